@@ -1,0 +1,1 @@
+"""The Elm-style core: messages, commands, the model, update, and the sans-IO session."""

@@ -1,0 +1,97 @@
+"""The whole state of one visitor's modal: plain frozen data, persisted as msgpack."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cache
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from ..slices.accounts import AccountsState
+from ..slices.connection import ConnectionState
+from ..slices.connectors import ConnectorsState, add, connector_from_announcement
+from ..slices.modal import ModalState
+from ..slices.networks import NetworksState
+from ..slices.options import HostOptions
+from ..slices.router import RouterState
+from ..slices.siwx import SiwxState
+from ..slices.snack import SnackState
+from ..slices.theme import ThemeState, from_options
+from ..wire.frames import AnnouncedWallet, Env
+from .cmds import Cmd
+
+
+@dataclass(frozen=True)
+class Model:
+    project_id: str = ""
+    origin: str = ""
+    options: HostOptions = field(default_factory=HostOptions)
+    env: Env = field(default_factory=Env)
+    modal: ModalState = field(default_factory=ModalState)
+    router: RouterState = field(default_factory=RouterState)
+    snack: SnackState = field(default_factory=SnackState)
+    theme: ThemeState = field(default_factory=ThemeState)
+    accounts: AccountsState = field(default_factory=AccountsState)
+    networks: NetworksState = field(default_factory=NetworksState)
+    siwx: SiwxState = field(default_factory=SiwxState)
+    connectors: ConnectorsState = field(default_factory=ConnectorsState)
+    connection: ConnectionState = field(default_factory=ConnectionState)
+    counter: int = 0
+
+    def next_id(self, prefix: str) -> tuple[Model, str]:
+        """A deterministic id (so replays match): the model counts what it has named."""
+        count = self.counter + 1
+        return replace(self, counter=count), f"{prefix}{count}"
+
+
+Step = tuple[Model, list[Cmd]]
+
+
+def initial_model(
+    project_id: str,
+    origin: str,
+    options: HostOptions,
+    env: Env,
+    wallets: list[AnnouncedWallet] | tuple[AnnouncedWallet, ...] = (),
+) -> Model:
+    connectors = ConnectorsState()
+    for wallet in wallets:
+        connectors = add(
+            connectors, connector_from_announcement(wallet.uuid, wallet.name, wallet.icon, wallet.rdns)
+        )
+    networks = NetworksState(
+        requested=options.networks,
+        active=options.defaultNetwork or (options.networks[0] if options.networks else None),
+    )
+    return Model(
+        project_id=project_id,
+        origin=origin,
+        options=options,
+        env=env,
+        theme=from_options(options.themeMode, options.themeVariables),
+        networks=networks,
+        connectors=connectors,
+        modal=ModalState(
+            initialized=True,
+            selected_network_id=networks.active,
+            active_chain=networks.active_namespace,
+        ),
+        siwx=SiwxState(
+            enabled=options.siwx is not None,
+            required=bool(options.siwx and options.siwx.required),
+        ),
+    )
+
+
+@cache
+def _adapter() -> TypeAdapter[Model]:
+    return TypeAdapter(Model)
+
+
+def model_to_data(model: Model) -> Any:
+    return _adapter().dump_python(model, mode="python")
+
+
+def model_from_data(data: Any) -> Model:
+    return _adapter().validate_python(data)

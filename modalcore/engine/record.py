@@ -1,0 +1,101 @@
+"""Recording a session's inputs and outputs, and replaying them (DESIGN.md: replayable sessions).
+
+A recording is JSON lines. Inputs: `join` (how the session began), `in` (a client frame),
+`msg` (a command result or a timer), `welcome` (a socket attached). Outputs: `out` (each frame the
+session produced). Replay feeds the inputs to a fresh session and compares every output.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import TypeAdapter
+
+from ..slices.options import parse_options
+from ..wire.frames import ClientFrame, Join
+from .model import initial_model
+from .msg import Msg, msg_from_data, msg_to_data
+
+_client_frame: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
+
+
+class Recorder:
+    def __init__(self, sink: IO[str]) -> None:
+        self.sink = sink
+
+    def write(self, event: dict[str, Any]) -> None:
+        self.sink.write(json.dumps(event, separators=(",", ":"), sort_keys=False) + "\n")
+        self.sink.flush()
+
+    def join(self, now: int, session_id: str, origin: str, frame: Join) -> None:
+        self.write({"k": "join", "now": now, "session": session_id, "origin": origin,
+                    "frame": frame.model_dump(mode="json")})
+
+    def welcome(self, now: int, token: str, resumed: bool, last: int | None) -> None:
+        self.write({"k": "welcome", "now": now, "token": token, "resumed": resumed, "last": last})
+
+    def frame_in(self, now: int, frame: ClientFrame) -> None:
+        self.write({"k": "in", "now": now, "frame": frame.model_dump(mode="json", exclude_none=True)})
+
+    def msg(self, now: int, msg: Msg) -> None:
+        self.write({"k": "msg", "now": now, "msg": msg_to_data(msg)})
+
+    def out(self, frames: list[dict[str, Any]]) -> None:
+        for frame in frames:
+            self.write({"k": "out", "frame": _jsonable(frame)})
+
+
+def _jsonable(value: Any) -> Any:
+    return json.loads(json.dumps(value))
+
+
+@dataclass
+class Divergence:
+    index: int
+    expected: Any
+    actual: Any
+
+
+def read_events(path: Path) -> Iterator[dict[str, Any]]:
+    with path.open() as lines:
+        for line in lines:
+            if line.strip():
+                yield json.loads(line)
+
+
+def replay(path: Path) -> Divergence | None:
+    """Re-run a recording; the first outbound frame that differs, or None when all match."""
+    from .session import Session
+
+    events = list(read_events(path))
+    session: Session | None = None
+    expected = [event["frame"] for event in events if event["k"] == "out"]
+    actual: list[Any] = []
+    for event in events:
+        kind = event["k"]
+        if kind == "join":
+            frame = Join.model_validate(event["frame"])
+            model = initial_model(frame.project, event["origin"], parse_options(frame.opts),
+                                  frame.env, frame.wallets)
+            session = Session(event["session"], model, event["now"])
+        elif session is None:
+            raise ValueError("a recording starts with a join event")
+        elif kind == "welcome":
+            out = session.welcome(event["token"], resumed=event["resumed"], last=event["last"])
+            actual.extend(_jsonable(f) for f in out.frames)
+        elif kind == "in":
+            out = session.receive(_client_frame.validate_python(event["frame"]), event["now"])
+            actual.extend(_jsonable(f) for f in out.frames)
+        elif kind == "msg":
+            out = session.deliver(msg_from_data(event["msg"]), event["now"])
+            actual.extend(_jsonable(f) for f in out.frames)
+    for index in range(max(len(expected), len(actual))):
+        want = expected[index] if index < len(expected) else None
+        got = actual[index] if index < len(actual) else None
+        if want != got:
+            return Divergence(index, want, got)
+    return None

@@ -1,0 +1,298 @@
+"""One visitor's session, sans I/O: frames and messages in, frames and commands out.
+
+The runtime feeds it client frames and command results with the current time; it answers with
+the frames to send and the commands to run. Everything here is deterministic, which is what
+record and replay rely on.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..slices.host import HOST_ACTIONS, HOST_NODE_ID
+from ..views import render
+from ..wire.codec import encode
+from ..wire.framing import choose_update
+from ..wire.frames import (
+    ClientFrame,
+    EffectResult,
+    FrameError,
+    Intent,
+    Resync,
+    WalletEvent,
+    validate_args,
+)
+from ..wire.nodes import Node, index_by_id
+from . import hostevents
+from .cmds import CancelEffect, CancelTimer, Cmd, Dispatch, Effect, EffectSettled, StartTimer
+from .model import Model
+from .msg import Msg
+from .record import Recorder
+from .update import update
+
+RING_SIZE = 256
+INTENT_MEMORY = 256
+RATE_BURST = 30.0
+RATE_PER_S = 30.0
+MAX_DISPATCH_DEPTH = 16
+
+
+@dataclass
+class Output:
+    frames: list[dict[str, Any]] = field(default_factory=list)
+    cmds: list[Cmd] = field(default_factory=list)
+
+    def extend(self, other: Output) -> None:
+        self.frames.extend(other.frames)
+        self.cmds.extend(other.cmds)
+
+
+class Session:
+    def __init__(self, session_id: str, model: Model, now: int) -> None:
+        self.id = session_id
+        self.model = model
+        self.tree: Node = render(model)
+        self.index: dict[str, Node] = index_by_id(self.tree)
+        self.version = 0
+        self.out_seq = 0
+        self.in_seq = 0  # highest client sequence number processed
+        self.acked = 0  # highest server sequence number the client processed
+        self.ring: deque[tuple[int, bytes]] = deque(maxlen=RING_SIZE)
+        self.intents: OrderedDict[str, str] = OrderedDict()
+        self.tokens = RATE_BURST
+        self.tokens_at = now
+        self.effects: dict[str, str] = {}  # eid -> purpose, pending in the browser
+        self.host_sent: dict[str, Any] = {}
+        self.theme_sent: dict[str, Any] | None = None
+        self.recorder: Recorder | None = None
+
+    # ----- frames out
+    def _frame(self, t: str, **fields: Any) -> dict[str, Any]:
+        self.out_seq += 1
+        frame: dict[str, Any] = {"t": t, "s": self.out_seq, "a": self.in_seq}
+        frame.update(fields)
+        self.ring.append((self.out_seq, encode(frame)))
+        return frame
+
+    def snapshot(self) -> dict[str, Any]:
+        self.version += 1
+        return self._frame("snapshot", v=self.version, tree=self.tree.to_wire())
+
+    def welcome(self, resume_token: str, *, resumed: bool, last: int | None, now: int = 0) -> Output:
+        """Frames for a socket that just joined: `joined`, then missed frames or a snapshot."""
+        if self.recorder:
+            self.recorder.welcome(now, resume_token, resumed, last)
+        out = self._welcome(resume_token, resumed=resumed, last=last)
+        if self.recorder:
+            self.recorder.out(out.frames)
+        return out
+
+    def _welcome(self, resume_token: str, *, resumed: bool, last: int | None) -> Output:
+        out = Output()
+        missed = self._missed_since(last) if resumed and last is not None else None
+        joined: dict[str, Any] = {
+            "t": "joined",
+            "s": 0,
+            "a": self.in_seq,
+            "session": self.id,
+            "resume": resume_token,
+            "resumed": resumed,
+        }
+        out.frames.append(joined)
+        if missed is not None:
+            out.frames.extend(missed)
+            return out
+        self.theme_sent = None
+        self.host_sent = {}
+        out.frames.extend(self._theme_frames())
+        out.frames.append(self.snapshot())
+        out.frames.extend(self._host_frames())
+        return out
+
+    def _missed_since(self, last: int) -> list[dict[str, Any]] | None:
+        from ..wire.codec import decode
+
+        if last == self.out_seq:
+            return []
+        if last > self.out_seq or not self.ring or self.ring[0][0] > last + 1:
+            return None
+        return [decode(data) for seq, data in self.ring if seq > last]
+
+    # ----- frames in
+    def receive(self, frame: ClientFrame, now: int) -> Output:
+        if self.recorder:
+            self.recorder.frame_in(now, frame)
+        out = self._receive(frame, now)
+        if self.recorder:
+            self.recorder.out(out.frames)
+        return out
+
+    def _receive(self, frame: ClientFrame, now: int) -> Output:
+        self.in_seq = max(self.in_seq, frame.s)
+        self._ack(frame.a)
+        if isinstance(frame, Intent):
+            return self._intent(frame, now)
+        if isinstance(frame, EffectResult):
+            return self._effect_result(frame, now)
+        if isinstance(frame, WalletEvent):
+            from ..slices.wallet_events import message_for
+
+            msg = message_for(frame)
+            return self._deliver(msg, now) if msg is not None else Output()
+        if isinstance(frame, Resync):
+            out = Output()
+            out.frames.append(self.snapshot())
+            return out
+        return Output()
+
+    def _ack(self, acked: int) -> None:
+        if acked > self.acked:
+            self.acked = acked
+        while self.ring and self.ring[0][0] <= self.acked:
+            self.ring.popleft()
+
+    def _intent(self, frame: Intent, now: int) -> Output:
+        out = Output()
+        earlier = self.intents.get(frame.iid)
+        if earlier is not None:
+            out.frames.append(self._frame("intent_ack", iid=frame.iid, status=earlier))
+            return out
+        if not self._take_token(now):
+            out.frames.append(self._frame("intent_ack", iid=frame.iid, status="rate_limited"))
+            return out
+        try:
+            msg = self._message_for(frame)
+        except FrameError as error:
+            status = "stale" if error.code == "stale" else "invalid"
+            self._remember(frame.iid, status)
+            out.frames.append(
+                self._frame("intent_ack", iid=frame.iid, status=status, error=error.message)
+            )
+            return out
+        self._remember(frame.iid, "ok")
+        out.frames.append(self._frame("intent_ack", iid=frame.iid, status="ok"))
+        out.extend(self._deliver(msg, now))
+        return out
+
+    def _message_for(self, frame: Intent) -> Msg:
+        if frame.node == HOST_NODE_ID:
+            handler: Any = HOST_ACTIONS.get(frame.act)
+        else:
+            node = self.index.get(frame.node)
+            if node is None:
+                code = "stale" if self.acked < self.out_seq else "invalid"
+                raise FrameError(code, f"no node {frame.node!r} in the current tree")
+            handler = node.handlers.get(frame.act)
+        if handler is None:
+            raise FrameError("invalid", f"{frame.node!r} offers no action {frame.act!r}")
+        args = validate_args(frame.act, frame.args)
+        message = handler if isinstance(handler, Msg) else handler(args)
+        if not isinstance(message, Msg):
+            raise FrameError("invalid", "the action has nothing to do")
+        return message
+
+    def _remember(self, iid: str, status: str) -> None:
+        self.intents[iid] = status
+        while len(self.intents) > INTENT_MEMORY:
+            self.intents.popitem(last=False)
+
+    def _take_token(self, now: int) -> bool:
+        elapsed = max(0, now - self.tokens_at) / 1000
+        self.tokens = min(RATE_BURST, self.tokens + elapsed * RATE_PER_S)
+        self.tokens_at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    def _effect_result(self, frame: EffectResult, now: int) -> Output:
+        purpose = self.effects.pop(frame.eid, None)
+        if purpose is None:
+            return Output()  # cancelled, timed out or unknown: ignored
+        error = frame.error
+        settled = EffectSettled(
+            eid=frame.eid,
+            purpose=purpose,
+            ok=frame.ok,
+            result=frame.result if frame.ok else None,
+            error_code=error.code if error and not frame.ok else 0,
+            error_message=error.message if error and not frame.ok else "",
+        )
+        out = self._deliver(settled, now)
+        out.cmds.insert(0, CancelTimer(f"effect:{frame.eid}"))
+        return out
+
+    # ----- messages in (command results, timers, wallet events)
+    def deliver(self, msg: Msg, now: int) -> Output:
+        if self.recorder:
+            self.recorder.msg(now, msg)
+        out = self._deliver(msg, now)
+        if self.recorder:
+            self.recorder.out(out.frames)
+        return out
+
+    def _deliver(self, msg: Msg, now: int) -> Output:
+        if isinstance(msg, EffectSettled) and msg.error_message == "timeout":
+            if self.effects.pop(msg.eid, None) is None:
+                return Output()
+        out = Output()
+        out.cmds = self._step(msg, now, 0, out)
+        out.frames.extend(self.render())
+        return out
+
+    def _step(self, msg: Msg, now: int, depth: int, out: Output) -> list[Cmd]:
+        self.model, cmds = update(self.model, msg, now)
+        remaining: list[Cmd] = []
+        for cmd in cmds:
+            if isinstance(cmd, Dispatch) and depth < MAX_DISPATCH_DEPTH:
+                remaining.extend(self._step(cmd.msg, now, depth + 1, out))
+            elif isinstance(cmd, Effect):
+                self.effects[cmd.eid] = cmd.purpose
+                out.frames.append(
+                    self._frame(
+                        "effect", eid=cmd.eid, kind=cmd.kind, timeout=cmd.timeout_ms, req=cmd.req
+                    )
+                )
+                timeout = EffectSettled(
+                    cmd.eid, cmd.purpose, False, error_code=-32603, error_message="timeout"
+                )
+                remaining.append(StartTimer(f"effect:{cmd.eid}", cmd.timeout_ms, timeout))
+            elif isinstance(cmd, CancelEffect):
+                if self.effects.pop(cmd.eid, None) is not None:
+                    out.frames.append(self._frame("effect_cancel", eid=cmd.eid))
+                    remaining.append(CancelTimer(f"effect:{cmd.eid}"))
+            else:
+                remaining.append(cmd)
+        return remaining
+
+    def render(self) -> list[dict[str, Any]]:
+        frames = self._theme_frames()
+        tree = render(self.model)
+        ops = choose_update(self.tree, tree)
+        self.tree = tree
+        self.index = index_by_id(tree)
+        if ops is None:
+            frames.append(self.snapshot())
+        elif ops:
+            self.version += 1
+            frames.append(self._frame("patch", base=self.version - 1, v=self.version, ops=ops))
+        frames.extend(self._host_frames())
+        return frames
+
+    def _theme_frames(self) -> list[dict[str, Any]]:
+        theme = {"mode": self.model.theme.mode, "vars": self.model.theme.css_variables()}
+        if theme == self.theme_sent:
+            return []
+        self.theme_sent = theme
+        return [self._frame("theme", **theme)]
+
+    def _host_frames(self) -> list[dict[str, Any]]:
+        frames = []
+        for kind, data in hostevents.host_state(self.model).items():
+            if self.host_sent.get(kind) != data:
+                self.host_sent[kind] = data
+                frames.append(self._frame("host_event", kind=kind, data=data))
+        return frames
+

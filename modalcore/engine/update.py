@@ -1,0 +1,57 @@
+"""`update(model, msg, now) -> (model, commands)`: one table from message type to handler.
+
+Each slice module exports `HANDLERS`; they are merged here. A message no slice handles is
+logged and leaves the model as it was.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from ..slices import connection, connectors, modal, navigation, snack, theme
+from .model import Model, Step
+from .msg import Msg
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[Model, Any, int], Step]
+
+_TABLES: list[dict[Any, Any]] = [
+    connection.HANDLERS,
+    connectors.HANDLERS,
+    modal.HANDLERS,
+    navigation.HANDLERS,
+    snack.HANDLERS,
+    theme.HANDLERS,
+]
+
+
+def _merge() -> dict[type[Msg], Handler]:
+    merged: dict[type[Msg], Handler] = {}
+    for table in _TABLES:
+        for msg_type, handler in table.items():
+            if msg_type in merged:
+                raise TypeError(f"{msg_type.__name__} is handled twice")
+            merged[msg_type] = handler
+    return merged
+
+
+HANDLERS = _merge()
+
+
+def register(table: dict[Any, Any]) -> None:
+    """Add a slice's handlers (used by slices that import the engine, to avoid cycles)."""
+    for msg_type, handler in table.items():
+        if msg_type in HANDLERS and HANDLERS[msg_type] is not handler:
+            raise TypeError(f"{msg_type.__name__} is handled twice")
+        HANDLERS[msg_type] = handler
+
+
+def update(model: Model, msg: Msg, now: int) -> Step:
+    handler = HANDLERS.get(type(msg))
+    if handler is None:
+        log.warning("no slice handles %s", type(msg).__name__)
+        return model, []
+    return handler(model, msg, now)

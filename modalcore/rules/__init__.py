@@ -1,0 +1,1 @@
+"""Validation rules of SPEC §5, each with its exact message."""

@@ -1,0 +1,52 @@
+"""Messages of the host API (PROTOCOL.md: the virtual node `host`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..engine.msg import Msg
+from ..wire.frames import NetworkArgs, OpenArgs, ThemeModeArgs, ThemeVariablesArgs
+from .navigation import HostClosed, HostOpened
+from .theme import HostSetThemeMode, HostSetThemeVariables
+
+
+@dataclass(frozen=True)
+class HostSwitchedNetwork(Msg):
+    network: str
+
+
+@dataclass(frozen=True)
+class HostDisconnected(Msg):
+    pass
+
+
+def _open(args: Any) -> Msg:
+    assert isinstance(args, OpenArgs)
+    return HostOpened(args.view)
+
+
+def _switch(args: Any) -> Msg:
+    assert isinstance(args, NetworkArgs)
+    return HostSwitchedNetwork(args.network)
+
+
+def _theme_mode(args: Any) -> Msg:
+    assert isinstance(args, ThemeModeArgs)
+    return HostSetThemeMode(args.mode)
+
+
+def _theme_variables(args: Any) -> Msg:
+    assert isinstance(args, ThemeVariablesArgs)
+    return HostSetThemeVariables(tuple((k, str(v)) for k, v in sorted(args.variables.items())))
+
+
+HOST_NODE_ID = "host"
+HOST_ACTIONS = {
+    "open": _open,
+    "close": HostClosed(),
+    "switch_network": _switch,
+    "disconnect": HostDisconnected(),
+    "set_theme_mode": _theme_mode,
+    "set_theme_variables": _theme_variables,
+}

@@ -1,0 +1,94 @@
+"""Opening and closing the modal (SPEC §2, "Opening rules")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from ..engine.cmds import StartTimer
+from ..engine.msg import Msg
+from . import router
+
+if TYPE_CHECKING:
+    from ..engine.model import Model, Step
+
+SHAKE_MS = 500
+SIGN_AND_APPROVE_VIEWS = ("SIWXSignMessage", "ConnectingSiwe", "ApproveTransaction")
+
+
+@dataclass(frozen=True)
+class ModalState:
+    open: bool = False
+    loading: bool = False
+    selected_network_id: str | None = None
+    active_chain: str | None = None
+    initialized: bool = False
+    shake: int = 0
+    shaking: bool = False
+
+
+@dataclass(frozen=True)
+class ShakeEnded(Msg):
+    pass
+
+
+def opening_view(model: Model) -> str:
+    """The view `open()` shows when the caller names none."""
+    has_address = model.accounts.active_address(model.networks.active_namespace) is not None
+    no_adapters = not model.options.networks
+    mobile = model.env.mobile
+    if model.options.manualWCControl or (no_adapters and not has_address):
+        return "AllWallets" if mobile else "ConnectingWalletConnectBasic"
+    if has_address:
+        return "Account"
+    if mobile:
+        return "AllWallets"
+    return "Connect"
+
+
+def open_modal(model: Model, view: str | None = None) -> Step:
+    target = view if view in router.VIEWS else opening_view(model)
+    return (
+        replace(
+            model,
+            router=router.reset(model.router, target),
+            modal=replace(model.modal, open=True),
+        ),
+        [],
+    )
+
+
+def closing_allowed(model: Model, *, force: bool = False) -> bool:
+    view = model.router.view
+    if force:
+        return True
+    if view == "ApproveTransaction":
+        return False
+    if view in SIGN_AND_APPROVE_VIEWS and model.siwx.required and not model.siwx.has_session:
+        return False
+    return True
+
+
+def close(model: Model, *, force: bool = False) -> Step:
+    if not closing_allowed(model, force=force):
+        return shake(model)
+    if model.options.embedded:
+        view = "Account" if model.accounts.active_address(model.networks.active_namespace) else "Connect"
+        return replace(model, router=router.push(model.router, view)), []
+    return replace(model, modal=replace(model.modal, open=False, loading=False)), []
+
+
+def shake(model: Model) -> Step:
+    modal = replace(model.modal, shake=model.modal.shake + 1, shaking=True)
+    return replace(model, modal=modal), [StartTimer("shake", SHAKE_MS, ShakeEnded())]
+
+
+def on_shake_ended(model: Model, msg: ShakeEnded, now: int) -> Step:
+    return replace(model, modal=replace(model.modal, shaking=False)), []
+
+
+def set_loading(model: Model, loading: bool) -> Model:
+    return replace(model, modal=replace(model.modal, loading=loading))
+
+
+HANDLERS = {ShakeEnded: on_shake_ended}

@@ -1,0 +1,69 @@
+"""Messages from the header, the overlay and the host API that move between views."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from ..engine.msg import Msg
+from . import modal, router
+
+if TYPE_CHECKING:
+    from ..engine.model import Model, Step
+
+
+@dataclass(frozen=True)
+class PressedBack(Msg):
+    pass
+
+
+@dataclass(frozen=True)
+class PressedClose(Msg):
+    pass
+
+
+@dataclass(frozen=True)
+class PressedNavigate(Msg):
+    view: str
+    param: str = ""
+
+
+@dataclass(frozen=True)
+class HostOpened(Msg):
+    view: str | None = None
+
+
+@dataclass(frozen=True)
+class HostClosed(Msg):
+    pass
+
+
+def on_back(model: Model, msg: PressedBack, now: int) -> Step:
+    return router.go_back(model)
+
+
+def on_close(model: Model, msg: PressedClose, now: int) -> Step:
+    return modal.close(model)
+
+
+def on_navigate(model: Model, msg: PressedNavigate, now: int) -> Step:
+    if msg.view not in router.VIEWS:
+        return model, []
+    return replace(model, router=router.push(model.router, msg.view, msg.param)), []
+
+
+def on_host_opened(model: Model, msg: HostOpened, now: int) -> Step:
+    return modal.open_modal(model, msg.view)
+
+
+def on_host_closed(model: Model, msg: HostClosed, now: int) -> Step:
+    return modal.close(model)
+
+
+HANDLERS = {
+    PressedBack: on_back,
+    PressedClose: on_close,
+    PressedNavigate: on_navigate,
+    HostOpened: on_host_opened,
+    HostClosed: on_host_closed,
+}

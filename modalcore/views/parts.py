@@ -1,0 +1,40 @@
+"""Pieces several views draw: the header, titled sections, wallet rows."""
+
+from __future__ import annotations
+
+from ..slices.navigation import PressedBack, PressedClose
+from ..wire.nodes import Node, node
+
+
+def header(title: str, *, back: bool, close: bool, leading: Node | None = None) -> Node:
+    children: list[Node] = []
+    if back:
+        children.append(
+            node("button", "header/back", on={"press": PressedBack()}, pending={"press": "spinner"},
+                 text="", icon="back", variant="ghost", label="Back")
+        )
+    elif leading is not None:
+        children.append(leading)
+    else:
+        children.append(node("icon", "header/start", name="info", hidden=True))
+    children.append(node("text", "header/title", text=title, variant="title"))
+    if close:
+        children.append(
+            node("button", "header/close", on={"press": PressedClose()}, pending={"press": "close"},
+                 text="", icon="close", variant="ghost", label="Close")
+        )
+    return node("header", "header", children, title=title, back=back, close=close)
+
+
+def column(id: str, children: list[Node], *, gap: int = 8, pad: int | None = None) -> Node:
+    return node("stack", id, children, dir="col", gap=gap, pad=pad)
+
+
+def row(id: str, children: list[Node], *, gap: int = 8, justify: str | None = None) -> Node:
+    return node("stack", id, children, dir="row", gap=gap, align="center", justify=justify)
+
+
+def truncate_address(address: str) -> str:
+    if len(address) <= 12:
+        return address
+    return f"{address[:6]}…{address[-4:]}"

@@ -1,0 +1,1 @@
+"""The wire contract of protocol/PROTOCOL.md: nodes, patches, frames, msgpack codec."""

@@ -1,0 +1,155 @@
+"""Keyed tree diff (PROTOCOL.md, "Patches"). Pure: trees in, ops out.
+
+Removals come first (so an id never stands twice in the client's tree), then a walk of the new
+tree in document order emits replacements, prop merges, inserts and moves.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from .nodes import Node
+
+INSERT, REMOVE, MOVE, PROPS, REPLACE = 0, 1, 2, 3, 4
+
+Op = list[Any]
+
+
+def _parents(root: Node) -> dict[str, str | None]:
+    parents: dict[str, str | None] = {root.id: None}
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        for child in current.c:
+            parents[child.id] = current.id
+            stack.append(child)
+    return parents
+
+
+def diff(old: Node, new: Node) -> list[Op]:
+    if old is new:
+        return []
+    if old.id != new.id or old.t != new.t:
+        return [[REPLACE, old.id, new.to_wire()]]
+    old_parents = _parents(old)
+    new_parents = _parents(new)
+    removals: list[Op] = []
+    _collect_removals(old, old_parents, new_parents, removals)
+    ops: list[Op] = []
+    _diff_node(old, new, old_parents, new_parents, ops)
+    return removals + ops
+
+
+def _collect_removals(
+    old: Node,
+    old_parents: dict[str, str | None],
+    new_parents: dict[str, str | None],
+    out: list[Op],
+) -> None:
+    for child in old.c:
+        if new_parents.get(child.id, "\0") != old.id:
+            out.append([REMOVE, child.id])
+        else:
+            _collect_removals(child, old_parents, new_parents, out)
+
+
+def _props_delta(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    delta = {key: value for key, value in new.items() if key not in old or old[key] != value}
+    for key in old:
+        if key not in new:
+            delta[key] = None
+    return delta
+
+
+def _diff_node(
+    old: Node,
+    new: Node,
+    old_parents: dict[str, str | None],
+    new_parents: dict[str, str | None],
+    ops: list[Op],
+) -> None:
+    if old is new:
+        return
+    if old.p != new.p:
+        ops.append([PROPS, new.id, _props_delta(old.p, new.p)])
+    if old.c == new.c:
+        return
+    kept = {child.id: child for child in old.c if new_parents.get(child.id) == old.id}
+    order = [child.id for child in old.c if child.id in kept]
+    for index, child in enumerate(new.c):
+        previous = kept.get(child.id)
+        if previous is None:
+            ops.append([INSERT, new.id, index, child.to_wire()])
+            order.insert(index, child.id)
+            continue
+        if order[index] != child.id:
+            order.remove(child.id)
+            order.insert(index, child.id)
+            ops.append([MOVE, new.id, child.id, index])
+        if previous.t != child.t:
+            ops.append([REPLACE, child.id, child.to_wire()])
+        else:
+            _diff_node(previous, child, old_parents, new_parents, ops)
+
+
+def apply(tree: dict[str, Any], ops: list[Op]) -> dict[str, Any]:
+    """Apply ops to a wire tree (a copy is returned). Mirrors the renderer's patcher."""
+    root = copy.deepcopy(tree)
+    index: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {}
+
+    def register(node: dict[str, Any], parent: dict[str, Any] | None) -> None:
+        index[node["id"]] = (node, parent)
+        for child in node.get("c", ()):
+            register(child, node)
+
+    def unregister(node: dict[str, Any]) -> None:
+        index.pop(node["id"], None)
+        for child in node.get("c", ()):
+            unregister(child)
+
+    register(root, None)
+    for op in ops:
+        code = op[0]
+        if code == INSERT:
+            parent, _ = index[op[1]]
+            child = copy.deepcopy(op[3])
+            parent.setdefault("c", []).insert(op[2], child)
+            register(child, parent)
+        elif code == REMOVE:
+            node, parent = index[op[1]]
+            if parent is None:
+                raise ValueError("cannot remove the root")
+            parent["c"].remove(node)
+            if not parent["c"]:
+                del parent["c"]
+            unregister(node)
+        elif code == MOVE:
+            parent, _ = index[op[1]]
+            node, _ = index[op[2]]
+            parent["c"].remove(node)
+            parent["c"].insert(op[3], node)
+        elif code == PROPS:
+            node, _ = index[op[1]]
+            props = node.setdefault("p", {})
+            for key, value in op[2].items():
+                if value is None:
+                    props.pop(key, None)
+                else:
+                    props[key] = value
+            if not props:
+                del node["p"]
+        elif code == REPLACE:
+            node, parent = index[op[1]]
+            replacement = copy.deepcopy(op[2])
+            unregister(node)
+            if parent is None:
+                root = replacement
+                register(root, None)
+            else:
+                position = parent["c"].index(node)
+                parent["c"][position] = replacement
+                register(replacement, parent)
+        else:
+            raise ValueError(f"unknown opcode {code}")
+    return root

@@ -1,0 +1,104 @@
+"""Tree nodes (PROTOCOL.md, "Tree nodes").
+
+A `Node` carries the wire fields (id, type, props, children) and, off the wire, the messages
+its actions produce. Handlers never take part in equality or encoding: two nodes that draw the
+same are the same to the diff.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+Props = Mapping[str, Any]
+# A handler is a message, or a function from validated intent args to a message.
+Handler = Any
+
+
+class Node:
+    __slots__ = ("id", "t", "p", "c", "handlers", "_wire")
+
+    def __init__(
+        self,
+        id: str,
+        t: str,
+        p: Props | None = None,
+        c: Iterable[Node] = (),
+        handlers: Mapping[str, Handler] | None = None,
+    ) -> None:
+        self.id = id
+        self.t = t
+        self.p: dict[str, Any] = dict(p) if p else {}
+        self.c: tuple[Node, ...] = tuple(c)
+        self.handlers: Mapping[str, Handler] = handlers or {}
+        self._wire: dict[str, Any] | None = None
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Node):
+            return NotImplemented
+        return self.id == other.id and self.t == other.t and self.p == other.p and self.c == other.c
+
+    def __hash__(self) -> int:
+        return hash((self.id, self.t))
+
+    def __repr__(self) -> str:
+        return f"Node({self.id!r}, {self.t!r}, {self.p!r}, {len(self.c)} children)"
+
+    def to_wire(self) -> dict[str, Any]:
+        if self._wire is None:
+            wire: dict[str, Any] = {"id": self.id, "t": self.t}
+            if self.p:
+                wire["p"] = self.p
+            if self.c:
+                wire["c"] = [child.to_wire() for child in self.c]
+            self._wire = wire
+        return self._wire
+
+    @staticmethod
+    def from_wire(wire: Mapping[str, Any]) -> Node:
+        return Node(
+            wire["id"],
+            wire["t"],
+            wire.get("p") or {},
+            [Node.from_wire(child) for child in wire.get("c") or ()],
+        )
+
+    def walk(self) -> Iterable[Node]:
+        yield self
+        for child in self.c:
+            yield from child.walk()
+
+    def find(self, node_id: str) -> Node | None:
+        for node in self.walk():
+            if node.id == node_id:
+                return node
+        return None
+
+
+def node(
+    t: str,
+    id: str,
+    children: Iterable[Node] = (),
+    *,
+    on: Mapping[str, Handler] | None = None,
+    pending: Mapping[str, Any] | None = None,
+    **props: Any,
+) -> Node:
+    """Build a node. `on` maps actions to handlers; `pending` gives actions' pending hints.
+
+    Props whose value is None are left out (the wire never carries nil props).
+    """
+    clean = {key: value for key, value in props.items() if value is not None}
+    if on:
+        hints = pending or {}
+        clean["on"] = {action: hints.get(action) for action in on}
+    return Node(id, t, clean, children, on)
+
+
+def index_by_id(root: Node) -> dict[str, Node]:
+    return {n.id: n for n in root.walk()}
+
+
+Factory = Callable[..., Node]
