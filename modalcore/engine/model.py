@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cache
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import TypeAdapter
 
+from ..chains.catalog import Network, catalog, pick
 from ..slices.accounts import AccountsState
+from ..slices.balances import BalancesState
+from ..slices.disconnect import DisconnectState
+from ..slices.send import SendState
+from ..slices.switching import SwitchState
 from ..slices.connection import ConnectionState
-from ..slices.connectors import ConnectorsState, add, connector_from_announcement
+from ..slices.connectors import ConnectorsState, from_wallets
 from ..slices.modal import ModalState
 from ..slices.networks import NetworksState
 from ..slices.options import HostOptions
@@ -37,6 +43,10 @@ class Model:
     siwx: SiwxState = field(default_factory=SiwxState)
     connectors: ConnectorsState = field(default_factory=ConnectorsState)
     connection: ConnectionState = field(default_factory=ConnectionState)
+    balances: BalancesState = field(default_factory=BalancesState)
+    disconnecting: DisconnectState = field(default_factory=DisconnectState)
+    switching: SwitchState = field(default_factory=SwitchState)
+    send: SendState = field(default_factory=SendState)
     counter: int = 0
 
     def next_id(self, prefix: str) -> tuple[Model, str]:
@@ -54,15 +64,14 @@ def initial_model(
     options: HostOptions,
     env: Env,
     wallets: list[AnnouncedWallet] | tuple[AnnouncedWallet, ...] = (),
+    known_networks: Mapping[str, Network] | None = None,
 ) -> Model:
-    connectors = ConnectorsState()
-    for wallet in wallets:
-        connectors = add(
-            connectors, connector_from_announcement(wallet.uuid, wallet.name, wallet.icon, wallet.rdns)
-        )
+    connectors = from_wallets((), wallets)
+    known = pick(known_networks if known_networks is not None else catalog(), options.networks)
+    default = options.defaultNetwork if options.defaultNetwork in options.networks else None
     networks = NetworksState(
-        requested=options.networks,
-        active=options.defaultNetwork or (options.networks[0] if options.networks else None),
+        known=known,
+        active=default or (known[0].id if known else None),
     )
     return Model(
         project_id=project_id,

@@ -10,7 +10,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from ..slices import connection, connectors, modal, navigation, snack, theme
+from ..slices import account_ui, connection, connectors, disconnect, modal, navigation, snack, switching, theme
+from . import results
 from .model import Model, Step
 from .msg import Msg
 
@@ -19,7 +20,11 @@ log = logging.getLogger(__name__)
 Handler = Callable[[Model, Any, int], Step]
 
 _TABLES: list[dict[Any, Any]] = [
+    account_ui.HANDLERS,
     connection.HANDLERS,
+    disconnect.HANDLERS,
+    switching.HANDLERS,
+    results.HANDLERS,
     connectors.HANDLERS,
     modal.HANDLERS,
     navigation.HANDLERS,

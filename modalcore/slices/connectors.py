@@ -1,10 +1,16 @@
-"""Connectors: wallets the visitor's browser announced (SPEC §3 Connector)."""
+"""Connectors: wallets the visitor's browser announced (SPEC §3 Connector).
+
+A connector's `id` is stable across page loads (the wallet's rdns when it has one); `ref` is the
+EIP-6963 uuid of this page load, which the renderer's bridge knows the provider by.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
+from ..wire.frames import AnnouncedWallet
 from .wallet_events import WalletAnnounced
 
 if TYPE_CHECKING:
@@ -12,11 +18,13 @@ if TYPE_CHECKING:
 
 ConnectorType = Literal["MULTI_CHAIN", "AUTH", "ANNOUNCED", "WALLET_CONNECT", "INJECTED", "EXTERNAL"]
 MAX_CONNECTORS = 32
+MAX_RECENT = 2
 
 
 @dataclass(frozen=True)
 class Connector:
-    id: str  # the EIP-6963 uuid, or "injected"
+    id: str
+    ref: str
     name: str
     type: ConnectorType
     chain: str = "eip155"
@@ -29,17 +37,27 @@ class ConnectorsState:
     items: tuple[Connector, ...] = ()
     recent: tuple[str, ...] = ()  # connector ids, newest first, at most 2
 
-    def get(self, connector_id: str) -> Connector | None:
+    def get(self, connector_id: str | None) -> Connector | None:
         return next((c for c in self.items if c.id == connector_id), None)
+
+    def by_ref(self, ref: str) -> Connector | None:
+        return next((c for c in self.items if c.ref == ref), None)
 
 
 def connector_from_announcement(uuid: str, name: str, icon: str, rdns: str) -> Connector:
-    kind: ConnectorType = "INJECTED" if uuid == "injected" else "ANNOUNCED"
-    return Connector(id=uuid, name=name or "Browser Wallet", type=kind, image_url=icon, rdns=rdns)
+    if uuid == "injected":
+        return Connector(id="injected", ref="injected", name=name or "Browser Wallet",
+                         type="INJECTED", image_url=icon)
+    return Connector(id=rdns or uuid, ref=uuid, name=name or "Browser Wallet", type="ANNOUNCED",
+                     image_url=icon, rdns=rdns)
 
 
 def add(state: ConnectorsState, connector: Connector) -> ConnectorsState:
-    if state.get(connector.id) is not None or len(state.items) >= MAX_CONNECTORS:
+    existing = state.get(connector.id)
+    if existing is not None:
+        items = tuple(connector if c.id == connector.id else c for c in state.items)
+        return replace(state, items=items)
+    if len(state.items) >= MAX_CONNECTORS:
         return state
     items = state.items
     if connector.type == "ANNOUNCED":
@@ -48,6 +66,32 @@ def add(state: ConnectorsState, connector: Connector) -> ConnectorsState:
     elif any(c.type == "ANNOUNCED" for c in items):
         return state
     return replace(state, items=(*items, connector))
+
+
+def from_wallets(recent: tuple[str, ...], wallets: Iterable[AnnouncedWallet]) -> ConnectorsState:
+    state = ConnectorsState(recent=recent)
+    for wallet in wallets:
+        state = add(state, connector_from_announcement(wallet.uuid, wallet.name, wallet.icon, wallet.rdns))
+    return state
+
+
+def remember_recent(state: ConnectorsState, connector_id: str) -> ConnectorsState:
+    """Recent wallets: at most 2, newest first, deduplicated by id."""
+    recent = (connector_id, *(r for r in state.recent if r != connector_id))[:MAX_RECENT]
+    return replace(state, recent=recent)
+
+
+def ordered(state: ConnectorsState) -> tuple[Connector, ...]:
+    """SPEC §1 connector order: walletConnect, recent, injected, featured, custom, external,
+    recommended (the directory kinds join this list with the wallet directory)."""
+    rank = {"WALLET_CONNECT": 0, "INJECTED": 2, "ANNOUNCED": 2, "MULTI_CHAIN": 2, "EXTERNAL": 5, "AUTH": 6}
+
+    def key(connector: Connector) -> tuple[int, int]:
+        if connector.id in state.recent:
+            return (1, state.recent.index(connector.id))
+        return (rank.get(connector.type, 6), 0)
+
+    return tuple(sorted(state.items, key=key))
 
 
 def on_announced(model: Model, msg: WalletAnnounced, now: int) -> Step:

@@ -2,17 +2,49 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from ..chains.catalog import Network, placeholder
 
 
 @dataclass(frozen=True)
 class NetworksState:
-    requested: tuple[str, ...] = ()
+    known: tuple[Network, ...] = ()  # the host's networks, in the host's order
     active: str | None = None
-    unsupported: str | None = None
+    unsupported: str | None = None  # a wallet chain the host did not request
+
+    @property
+    def requested(self) -> tuple[str, ...]:
+        return tuple(network.id for network in self.known)
 
     @property
     def active_namespace(self) -> str | None:
-        if self.active is None:
+        current = self.unsupported or self.active
+        if current is None:
             return None
-        return self.active.split(":", 1)[0]
+        return current.split(":", 1)[0]
+
+    def get(self, network_id: str | None) -> Network | None:
+        return next((n for n in self.known if n.id == network_id), None)
+
+    @property
+    def active_network(self) -> Network | None:
+        if self.unsupported is not None:
+            return placeholder(self.unsupported)
+        return self.get(self.active)
+
+    def is_requested(self, network_id: str) -> bool:
+        return self.get(network_id) is not None
+
+
+def activate(state: NetworksState, network_id: str) -> NetworksState:
+    if state.is_requested(network_id):
+        return replace(state, active=network_id, unsupported=None)
+    return replace(state, unsupported=network_id)
+
+
+def remove(state: NetworksState, network_id: str) -> NetworksState:
+    """Removing a network falls back to the first remaining one."""
+    known = tuple(n for n in state.known if n.id != network_id)
+    active = state.active if state.active != network_id else (known[0].id if known else None)
+    return replace(state, known=known, active=active)

@@ -13,7 +13,18 @@ from ..slices import modal as modal_slice
 from ..slices.navigation import PressedClose
 from ..slices.snack import PressedSnackbar
 from ..wire.nodes import Node, node
-from . import all_wallets, basic, connect, connecting_external, parts, what_is_a_wallet
+from . import (
+    account,
+    all_wallets,
+    basic,
+    connect,
+    connecting_external,
+    networks,
+    parts,
+    receive,
+    unsupported_chain,
+    what_is_a_wallet,
+)
 
 VIEW_MODULES: dict[str, ModuleType] = {
     "Connect": connect,
@@ -21,6 +32,10 @@ VIEW_MODULES: dict[str, ModuleType] = {
     "ConnectingWalletConnectBasic": basic,
     "ConnectingExternal": connecting_external,
     "WhatIsAWallet": what_is_a_wallet,
+    "Account": account,
+    "Networks": networks,
+    "UnsupportedChain": unsupported_chain,
+    "WalletReceive": receive,
 }
 
 

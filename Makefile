@@ -1,0 +1,58 @@
+# Two commands on a fresh machine: `make run` and `make test`. Each installs what it needs
+# (idempotent, quick the second time).
+
+PY      := .venv/bin/python
+STAMP   := .venv/.installed
+NPM_CI  := npm ci --no-audit --no-fund --loglevel=error
+HOST    ?= 127.0.0.1
+PORT    ?= 8700
+
+.PHONY: run test test-python test-renderer bench deps renderer chain chromium typecheck clean
+
+deps: $(STAMP) renderer/dist/modal.js chain/node_modules/.installed
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv .venv
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $@
+
+renderer/node_modules/.installed: renderer/package-lock.json
+	cd renderer && $(NPM_CI)
+	touch $@
+
+renderer/dist/modal.js: renderer/node_modules/.installed $(shell find renderer/src renderer/demo -type f 2>/dev/null) renderer/build.mjs
+	cd renderer && node build.mjs
+
+chain/node_modules/.installed: chain/package-lock.json
+	cd chain && $(NPM_CI)
+	touch $@
+
+renderer: renderer/dist/modal.js
+chain: chain/node_modules/.installed
+
+# Debian's Chromium for the end-to-end tests (CI runs as root). Playwright never downloads one.
+chromium:
+	@test -x /usr/bin/chromium || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "Chromium is missing: run 'sudo apt-get install -y chromium'"; exit 1; fi; }
+
+run: deps
+	$(PY) -m modalcore demo --host $(HOST) --port $(PORT)
+
+test: deps chromium
+	cd renderer && npm test --silent
+	cd renderer && npm run typecheck --silent
+	$(PY) -m pytest -q
+
+test-python: deps
+	$(PY) -m pytest -q -m "not e2e"
+
+bench: deps chromium
+	$(PY) -m modalcore.bench
+
+typecheck: deps
+	$(PY) -m mypy modalcore
+	cd renderer && npm run typecheck --silent
+
+clean:
+	rm -rf .venv renderer/node_modules renderer/dist chain/node_modules artifacts

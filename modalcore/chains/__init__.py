@@ -1,0 +1,1 @@
+"""Chain metadata the engine knows (SPEC §3 Network)."""

@@ -1,0 +1,81 @@
+"""Networks by CAIP-2 id: a built-in list of well-known chains plus what the operator configures."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class NativeCurrency:
+    name: str
+    symbol: str
+    decimals: int
+
+
+@dataclass(frozen=True)
+class Token:
+    address: str
+    symbol: str
+    name: str
+    decimals: int
+    price: float | None = None  # USD, when the operator knows it
+    icon_url: str = ""
+
+
+@dataclass(frozen=True)
+class Network:
+    id: str  # CAIP-2
+    name: str
+    native: NativeCurrency
+    rpc_urls: tuple[str, ...] = ()
+    explorer_url: str = ""
+    testnet: bool = False
+    image_url: str = ""
+    native_price: float | None = None
+    tokens: tuple[Token, ...] = field(default_factory=tuple)
+
+    @property
+    def namespace(self) -> str:
+        return self.id.split(":", 1)[0]
+
+    @property
+    def reference(self) -> str:
+        return self.id.split(":", 1)[1]
+
+    @property
+    def chain_id_hex(self) -> str:
+        return hex(int(self.reference))
+
+
+ETH = NativeCurrency("Ether", "ETH", 18)
+
+BUILTIN: tuple[Network, ...] = (
+    Network("eip155:1", "Ethereum", ETH, ("https://cloudflare-eth.com",), "https://etherscan.io"),
+    Network("eip155:10", "OP Mainnet", ETH, ("https://mainnet.optimism.io",), "https://optimistic.etherscan.io"),
+    Network("eip155:137", "Polygon", NativeCurrency("POL", "POL", 18), ("https://polygon-rpc.com",), "https://polygonscan.com"),
+    Network("eip155:42161", "Arbitrum One", ETH, ("https://arb1.arbitrum.io/rpc",), "https://arbiscan.io"),
+    Network("eip155:8453", "Base", ETH, ("https://mainnet.base.org",), "https://basescan.org"),
+    Network("eip155:56", "BNB Smart Chain", NativeCurrency("BNB", "BNB", 18), ("https://bsc-dataseed.binance.org",), "https://bscscan.com"),
+    Network("eip155:43114", "Avalanche", NativeCurrency("Avalanche", "AVAX", 18), ("https://api.avax.network/ext/bc/C/rpc",), "https://snowtrace.io"),
+    Network("eip155:11155111", "Sepolia", NativeCurrency("Sepolia Ether", "ETH", 18), ("https://rpc.sepolia.org",), "https://sepolia.etherscan.io", testnet=True),
+    Network("eip155:31337", "Hardhat", ETH, ("http://127.0.0.1:8545",), testnet=False),
+    Network("eip155:31338", "Hardhat Two", ETH, ("http://127.0.0.1:8546",), testnet=False),
+    Network("solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", "Solana", NativeCurrency("Solana", "SOL", 9), ("https://api.mainnet-beta.solana.com",), "https://solscan.io"),
+)
+
+
+def catalog(overrides: Iterable[Network] = ()) -> dict[str, Network]:
+    merged = {network.id: network for network in BUILTIN}
+    merged.update({network.id: network for network in overrides})
+    return merged
+
+
+def pick(known: Mapping[str, Network], ids: Iterable[str]) -> tuple[Network, ...]:
+    """The networks the host asked for; unknown ids get an unsupported-network placeholder."""
+    return tuple(known.get(network_id) or placeholder(network_id) for network_id in ids)
+
+
+def placeholder(network_id: str) -> Network:
+    reference = network_id.split(":", 1)[-1]
+    return Network(network_id, f"Unknown Network ({reference})", NativeCurrency("", "", 18))

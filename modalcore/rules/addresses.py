@@ -1,0 +1,29 @@
+"""Address formats (SPEC §5): EVM and Solana."""
+
+from __future__ import annotations
+
+import re
+
+import base58
+
+_EVM = re.compile(r"^(0x)?[0-9a-fA-F]{40}$")
+
+
+def is_evm_address(value: str) -> bool:
+    return bool(_EVM.match(value))
+
+
+def is_solana_address(value: str) -> bool:
+    if not 32 <= len(value) <= 44:
+        return False
+    try:
+        base58.b58decode(value)
+    except ValueError:
+        return False
+    return True
+
+
+def checksum(address: str) -> str:
+    from eth_utils import to_checksum_address
+
+    return str(to_checksum_address(address if address.startswith("0x") else "0x" + address))

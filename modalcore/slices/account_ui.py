@@ -1,0 +1,60 @@
+"""What the visitor does in the Account view: copy the address, pick a tab."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from ..engine.cmds import Effect, EffectSettled
+from ..engine.msg import Msg
+from ..engine.results import EFFECT_HANDLERS
+from . import snack
+
+if TYPE_CHECKING:
+    from ..engine.model import Model, Step
+
+TABS = ("Tokens", "NFTs", "Activity")
+
+
+@dataclass(frozen=True)
+class PressedCopyAddress(Msg):
+    pass
+
+
+@dataclass(frozen=True)
+class SelectedTab(Msg):
+    index: int
+
+
+def on_copy(model: Model, msg: PressedCopyAddress, now: int) -> Step:
+    address = model.accounts.get(model.networks.active_namespace).address
+    if not address:
+        return model, []
+    model, eid = model.next_id("e")
+    return model, [Effect(eid, "clipboard", {"text": address}, "clipboard", timeout_ms=5000)]
+
+
+def on_copied(model: Model, msg: EffectSettled, now: int, param: str) -> Step:
+    if msg.ok:
+        return snack.show(model, "Address copied")
+    return snack.show_error(model, "Failed to copy")
+
+
+def select_tab(args: Any) -> Msg:
+    value = getattr(args, "value", "0")
+    index = int(value) if value.isdigit() else 0
+    return SelectedTab(index)
+
+
+def on_tab(model: Model, msg: SelectedTab, now: int) -> Step:
+    if not 0 <= msg.index < len(TABS):
+        return model, []
+    namespace = model.networks.active_namespace or "eip155"
+    account = model.accounts.get(namespace)
+    return replace(model, accounts=model.accounts.with_account(
+        namespace, replace(account, current_tab=msg.index))), []
+
+
+EFFECT_HANDLERS["clipboard"] = on_copied
+
+HANDLERS = {PressedCopyAddress: on_copy, SelectedTab: on_tab}

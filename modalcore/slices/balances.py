@@ -1,0 +1,117 @@
+"""Balances of the active account (SPEC §4 "Balance fetch", §5, §9 caches and retry window).
+
+The engine fetches them itself (service `balances`: eth_getBalance and ERC-20 balanceOf over
+JSON-RPC). A failure blocks retries for 30 s and shows 'Token Balance Unavailable'.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from ..engine.cmds import Call, CallSettled
+from ..engine.results import CALL_HANDLERS, purpose
+from ..rules.format import floor3, quantity
+from . import snack
+from .accounts import TokenBalance
+
+if TYPE_CHECKING:
+    from ..engine.model import Model, Step
+
+RETRY_WINDOW_MS = 30_000
+CACHE_MS = 30_000  # portfolio and native balance caches
+SUPPORTED_NAMESPACES = ("eip155", "solana")
+UNAVAILABLE = "Token Balance Unavailable"
+
+
+@dataclass(frozen=True)
+class BalancesState:
+    loading: bool = False
+    last_failure_at: int | None = None
+    fetched_at: int | None = None
+    fetched_for: str | None = None  # caip address the cache holds
+
+
+def fetch(model: Model, now: int, *, force: bool = False) -> Step:
+    network = model.networks.active_network
+    namespace = model.networks.active_namespace
+    account = model.accounts.get(namespace)
+    if network is None or namespace is None or account.address is None:
+        return model, []
+    if namespace not in SUPPORTED_NAMESPACES or network.testnet or model.networks.unsupported:
+        zero = replace(account, balance="0.00", balance_symbol=network.native.symbol, token_balance=())
+        return replace(model, accounts=model.accounts.with_account(namespace, zero)), []
+    state = model.balances
+    if state.last_failure_at is not None and now - state.last_failure_at < RETRY_WINDOW_MS:
+        return replace(model, balances=replace(state, loading=False)), []
+    cached = state.fetched_for == account.caip_address and state.fetched_at is not None
+    if not force and cached and now - (state.fetched_at or 0) < CACHE_MS:
+        return model, []
+    if not network.rpc_urls:
+        return _failed(model, now)
+    args: dict[str, Any] = {
+        "rpc_url": network.rpc_urls[0],
+        "address": account.address,
+        "tokens": [token.address for token in network.tokens],
+    }
+    call = Call("balances", args, purpose("balances", account.caip_address or ""))
+    return replace(model, balances=replace(state, loading=True)), [call]
+
+
+def _failed(model: Model, now: int) -> Step:
+    model = replace(model, balances=replace(model.balances, loading=False, last_failure_at=now))
+    return snack.show_error(model, UNAVAILABLE)
+
+
+def on_balances(model: Model, msg: CallSettled, now: int, caip_address: str) -> Step:
+    namespace = model.networks.active_namespace
+    account = model.accounts.get(namespace)
+    network = model.networks.active_network
+    if account.caip_address != caip_address or network is None:
+        return replace(model, balances=replace(model.balances, loading=False)), []
+    if not msg.ok or not isinstance(msg.result, dict):
+        return _failed(model, now)
+    try:
+        tokens = _token_balances(network, msg.result)
+    except (KeyError, TypeError, ValueError):
+        return _failed(model, now)
+    native = tokens[0]
+    updated = replace(
+        account,
+        balance=floor3(native.quantity_numeric),
+        balance_symbol=network.native.symbol,
+        token_balance=tuple(tokens),
+    )
+    balances = replace(model.balances, loading=False, last_failure_at=None, fetched_at=now,
+                       fetched_for=caip_address)
+    return replace(model, accounts=model.accounts.with_account(namespace or "", updated),
+                   balances=balances), []
+
+
+def _token_balances(network: Any, result: dict[str, Any]) -> list[TokenBalance]:
+    native_amount = quantity(result["native"], network.native.decimals)
+    price = network.native_price or 0.0
+    rows = [TokenBalance(
+        name=network.native.name, symbol=network.native.symbol, chain_id=network.id, address=None,
+        value=float(native_amount) * price, price=price,
+        quantity_decimals=str(network.native.decimals), quantity_numeric=str(native_amount),
+    )]
+    raw_by_address = {str(k).lower(): v for k, v in dict(result["tokens"]).items()}
+    for token in network.tokens:
+        if token.decimals == 0:
+            continue  # SPEC §5: tokens with 0 decimals are dropped
+        raw = raw_by_address.get(token.address.lower())
+        if raw is None:
+            continue
+        amount = quantity(raw, token.decimals)
+        token_price = token.price or 0.0
+        rows.append(TokenBalance(
+            name=token.name, symbol=token.symbol, chain_id=network.id, address=token.address,
+            value=float(amount) * token_price, price=token_price,
+            quantity_decimals=str(token.decimals), quantity_numeric=str(amount),
+            icon_url=token.icon_url,
+        ))
+    return rows
+
+
+CALL_HANDLERS["balances"] = on_balances

@@ -1,0 +1,206 @@
+"""Switching networks, and following the wallet when it changes chain or account (SPEC §4)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from ..engine.cmds import EffectSettled
+from ..engine.msg import Msg
+from ..engine.results import EFFECT_HANDLERS
+from ..rules.addresses import checksum, is_evm_address
+from ..rules.caip import CaipError, parse_caip2, validate_evm_chain_id
+from ..rules.rpc_errors import classify
+from . import balances, modal, router, snack
+from .host import HostSwitchedNetwork
+from .networks import activate
+from .send import reset_send
+from .wallet_events import WalletAccountsChanged, WalletChainChanged, WalletDisconnected
+
+if TYPE_CHECKING:
+    from ..engine.model import Model, Step
+
+UNRECOGNIZED_CHAIN = 4902
+
+
+@dataclass(frozen=True)
+class SwitchState:
+    target: str | None = None  # CAIP-2 id the wallet is being asked to switch to
+
+
+@dataclass(frozen=True)
+class PressedNetwork(Msg):
+    network: str
+
+
+def _connected_connector(model: Model) -> str | None:
+    account = model.accounts.get("eip155")
+    return account.connector_id if account.status == "connected" else None
+
+
+def request_switch(model: Model, network_id: str) -> Step:
+    try:
+        parse_caip2(network_id)
+    except CaipError:
+        return model, []
+    network = model.networks.get(network_id)
+    if network is None:
+        return snack.show_error(model, "Switch network not found")
+    if network_id == model.networks.active and model.networks.unsupported is None:
+        return _after_switch(model)
+    connector_id = _connected_connector(model)
+    if connector_id is None or network.namespace != "eip155":
+        return _switched(model, network_id, 0)
+    from .connection import wallet_request
+
+    model, effect = wallet_request(
+        model, connector_id, "wallet_switchEthereumChain", [{"chainId": network.chain_id_hex}],
+        "switch", network_id,
+    )
+    return replace(model, switching=SwitchState(target=network_id)), [effect]
+
+
+def _add_chain_params(model: Model, network_id: str) -> list[dict[str, object]]:
+    network = model.networks.get(network_id)
+    assert network is not None
+    return [{
+        "chainId": network.chain_id_hex,
+        "rpcUrls": list(network.rpc_urls),
+        "chainName": network.name,
+        "nativeCurrency": {"name": network.native.name, "symbol": network.native.symbol,
+                           "decimals": network.native.decimals},
+        "blockExplorerUrls": [network.explorer_url] if network.explorer_url else [],
+    }]
+
+
+def on_switch_settled(model: Model, msg: EffectSettled, now: int, network_id: str) -> Step:
+    if model.switching.target != network_id:
+        return model, []
+    if msg.ok:
+        return _switched(model, network_id, now)
+    if msg.error_code == UNRECOGNIZED_CHAIN and model.networks.get(network_id) is not None:
+        connector_id = _connected_connector(model)
+        if connector_id is not None:
+            from .connection import wallet_request
+
+            model, effect = wallet_request(
+                model, connector_id, "wallet_addEthereumChain", _add_chain_params(model, network_id),
+                "add-chain", network_id,
+            )
+            return model, [effect]
+    model = replace(model, switching=SwitchState())
+    return snack.show_error(model, classify(msg.error_code, msg.error_message).message)
+
+
+def on_add_settled(model: Model, msg: EffectSettled, now: int, network_id: str) -> Step:
+    if model.switching.target != network_id:
+        return model, []
+    if msg.ok:
+        return _switched(model, network_id, now)
+    model = replace(model, switching=SwitchState())
+    return snack.show_error(model, "Chain is not supported")
+
+
+def _switched(model: Model, network_id: str, now: int) -> Step:
+    """The active network changed: address recomputed, send form reset, balances fetched."""
+    networks = activate(model.networks, network_id)
+    account = model.accounts.get("eip155")
+    accounts = model.accounts
+    if account.address and network_id.startswith("eip155:"):
+        accounts = accounts.with_account("eip155", replace(
+            account, caip_address=f"{network_id}:{account.address}", balance=None, token_balance=()))
+    model = replace(
+        model, networks=networks, accounts=accounts, switching=SwitchState(),
+        modal=replace(model.modal, selected_network_id=network_id, active_chain=networks.active_namespace),
+    )
+    model = reset_send(model)
+    model, cmds = enter_unsupported_if_needed(model)
+    if networks.unsupported is None:
+        model, more = _after_switch(model)
+        cmds += more
+    model, fetch = balances.fetch(model, now, force=True)
+    return model, [*cmds, *fetch]
+
+
+def _after_switch(model: Model) -> Step:
+    """Leaving UnsupportedChain or Networks after a successful switch."""
+    if model.router.contains("UnsupportedChain"):
+        model = replace(model, router=router.reset(model.router, "Account"))
+        return modal.close(model, force=True)
+    if model.router.view == "Networks":
+        return router.go_back(model)
+    return model, []
+
+
+def enter_unsupported_if_needed(model: Model) -> Step:
+    """UnsupportedChain opens when the wallet is on a network the host did not request,
+    network switching is on, unsupported chains are not allowed and the connection is not basic."""
+    options = model.options
+    if (
+        model.networks.unsupported is None
+        or not options.enableNetworkSwitch
+        or options.allowUnsupportedChain
+        or options.manualWCControl
+    ):
+        return model, []
+    routed = router.push(model.router, "UnsupportedChain") if model.modal.open else router.reset(
+        model.router, "UnsupportedChain")
+    return replace(model, router=routed, modal=replace(model.modal, open=True)), []
+
+
+def on_pressed_network(model: Model, msg: PressedNetwork | HostSwitchedNetwork, now: int) -> Step:
+    return request_switch(model, msg.network)
+
+
+def on_chain_changed(model: Model, msg: WalletChainChanged, now: int) -> Step:
+    account = model.accounts.get("eip155")
+    connector = model.connectors.get(account.connector_id)
+    if account.status != "connected" or connector is None or connector.ref != msg.connector:
+        return model, []
+    try:
+        chain_id = validate_evm_chain_id(int(msg.chain_id, 16))
+    except (ValueError, CaipError):
+        return model, []
+    return _switched(model, f"eip155:{chain_id}", now)
+
+
+def on_accounts_changed(model: Model, msg: WalletAccountsChanged, now: int) -> Step:
+    from .disconnect import cleared
+
+    account = model.accounts.get("eip155")
+    connector = model.connectors.get(account.connector_id)
+    if account.status != "connected" or connector is None or connector.ref != msg.connector:
+        return model, []
+    addresses = [checksum(a) for a in msg.accounts if is_evm_address(a)]
+    if not addresses:
+        model = replace(cleared(model), router=router.reset(model.router, "Connect"))
+        return model, []
+    if addresses[0] == account.address:
+        return model, []
+    network = model.networks.unsupported or model.networks.active or "eip155:1"
+    updated = replace(account, address=addresses[0], caip_address=f"{network}:{addresses[0]}",
+                      balance=None, token_balance=())
+    model = replace(model, accounts=model.accounts.with_account("eip155", updated))
+    return balances.fetch(model, now, force=True)
+
+
+def on_wallet_disconnected(model: Model, msg: WalletDisconnected, now: int) -> Step:
+    from .disconnect import cleared
+
+    account = model.accounts.get("eip155")
+    connector = model.connectors.get(account.connector_id)
+    if connector is None or connector.ref != msg.connector:
+        return model, []
+    return replace(cleared(model), router=router.reset(model.router, "Connect")), []
+
+
+EFFECT_HANDLERS["switch"] = on_switch_settled
+EFFECT_HANDLERS["add-chain"] = on_add_settled
+
+HANDLERS = {
+    PressedNetwork: on_pressed_network,
+    HostSwitchedNetwork: on_pressed_network,
+    WalletChainChanged: on_chain_changed,
+    WalletAccountsChanged: on_accounts_changed,
+    WalletDisconnected: on_wallet_disconnected,
+}

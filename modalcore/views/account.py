@@ -1,0 +1,105 @@
+"""The Account view: address, balance, network, wallet features, tabs, disconnect."""
+
+from __future__ import annotations
+
+from ..engine.model import Model
+from ..rules.format import floor3, usd
+from ..slices.account_ui import TABS, PressedCopyAddress, select_tab
+from ..slices.disconnect import PressedDisconnect
+from ..slices.navigation import PressedNavigate
+from ..wire.nodes import Node, node
+from . import parts
+
+TITLE = ""
+
+FEATURES = (  # SPEC §1 wallet feature order: onramp, swaps, receive, send
+    ("onramp", "Buy", "card", None),
+    ("swaps", "Swap", "swap", None),
+    ("receive", "Receive", "receive", "WalletReceive"),
+    ("send", "Send", "send", None),
+)
+
+
+def header_leading(model: Model) -> Node:
+    network = model.networks.active_network
+    name = network.name if network else "Select network"
+    return node("chip", "account/network", on={"press": PressedNavigate("Networks")},
+                pending={"press": "busy"}, text=name, image=(network.image_url or None) if network else None,
+                icon="network", label="Switch network")
+
+
+def body(model: Model) -> Node:
+    namespace = model.networks.active_namespace
+    account = model.accounts.get(namespace)
+    address = account.address or ""
+    balance = account.balance
+    symbol = account.balance_symbol or (model.networks.active_network.native.symbol
+                                        if model.networks.active_network else "")
+    amount: Node
+    if balance is None:
+        amount = node("skeleton", "account/balance", w=120, h=24)
+    else:
+        amount = node("text", "account/balance", text=f"{balance} {symbol}".strip(), variant="amount")
+    top = node("stack", "account/top", [
+        node("avatar", "account/avatar", address=address, image=account.profile_image, size=64),
+        parts.row("account/address-row", [
+            node("text", "account/address", text=account.profile_name or parts.truncate_address(address),
+                 variant="label"),
+            node("button", "account/copy", on={"press": PressedCopyAddress()}, text="", icon="copy",
+                 variant="ghost", label="Copy address"),
+        ], gap=4, justify="center"),
+        amount,
+    ], dir="col", gap=8, align="center")
+    return parts.column("account/body", [
+        top,
+        _features(model),
+        node("tabs", "account/tabs", on={"select": select_tab}, items=list(TABS), active=account.current_tab),
+        _tab_content(model),
+        node("list-item", "account/disconnect", on={"press": PressedDisconnect()}, pending={"press": "busy"},
+             title="Disconnect", icon="disconnect"),
+    ], gap=16)
+
+
+def _features(model: Model) -> Node:
+    features = model.options.features
+    buttons = []
+    for flag, label, icon, view in FEATURES:
+        if not getattr(features, flag):
+            continue
+        handlers = {"press": PressedNavigate(view)} if view else None
+        buttons.append(node("button", f"account/feature/{flag}", on=handlers, text=label, icon=icon,
+                            variant="secondary", disabled=None if view else True))
+    return parts.row("account/features", buttons, gap=8, justify="center")
+
+
+def _tab_content(model: Model) -> Node:
+    account = model.accounts.get(model.networks.active_namespace)
+    if account.current_tab == 0:
+        return _tokens(model)
+    if account.current_tab == 1:
+        return node("stack", "account/nfts", [
+            node("icon", "account/nfts/icon", name="wallet", size=32, tone="muted"),
+            node("text", "account/nfts/text", text="No NFTs found on this network", variant="small", tone="muted"),
+        ], dir="col", gap=8, align="center", pad=16)
+    from .activity_tab import activity
+
+    return activity(model)
+
+
+def _tokens(model: Model) -> Node:
+    account = model.accounts.get(model.networks.active_namespace)
+    if model.balances.loading and not account.token_balance:
+        rows = [node("skeleton", f"account/tokens/skeleton/{i}", w=312, h=56) for i in range(3)]
+        return parts.column("account/tokens", rows)
+    rows = []
+    for token in account.token_balance:
+        key = token.address or "native"
+        rows.append(node(
+            "token-item", f"account/token/{key}", name=token.name, symbol=token.symbol,
+            image=token.icon_url or None, amount=f"{floor3(token.quantity_numeric)} {token.symbol}",
+            value=usd(token.value) if token.price else None,
+        ))
+    if not rows:
+        rows = [node("text", "account/tokens/empty", text="No tokens on this network", variant="small",
+                     tone="muted")]
+    return parts.column("account/tokens", rows)

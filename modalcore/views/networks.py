@@ -1,0 +1,30 @@
+"""The Networks view: the host's networks, the active one marked."""
+
+from __future__ import annotations
+
+from ..engine.model import Model
+from ..slices.switching import PressedNetwork
+from ..wire.nodes import Node, node
+from . import parts
+
+TITLE = "Choose Network"
+
+
+def network_rows(model: Model, prefix: str) -> list[Node]:
+    active = None if model.networks.unsupported else model.networks.active
+    target = model.switching.target
+    return [
+        node("network-item", f"{prefix}/{network.id}", on={"press": PressedNetwork(network.id)},
+             pending={"press": "busy"}, name=network.name, image=network.image_url or None,
+             active=network.id == active, busy=True if network.id == target else None)
+        for network in model.networks.known
+    ]
+
+
+def body(model: Model) -> Node:
+    return parts.column("networks/body", [
+        parts.column("networks/list", network_rows(model, "networks")),
+        node("text", "networks/hint",
+             text="Your connected wallet may not support some of the networks available for this dApp",
+             variant="small", tone="muted"),
+    ], gap=12)
