@@ -16,7 +16,7 @@ from typing import IO, Any
 from pydantic import TypeAdapter
 
 from ..slices.options import parse_options
-from ..wire.frames import ClientFrame, Join
+from ..wire.frames import AnnouncedWallet, ClientFrame, Join
 from .model import initial_model
 from .msg import Msg, msg_from_data, msg_to_data
 
@@ -35,8 +35,10 @@ class Recorder:
         self.write({"k": "join", "now": now, "session": session_id, "origin": origin,
                     "frame": frame.model_dump(mode="json")})
 
-    def welcome(self, now: int, token: str, resumed: bool, last: int | None) -> None:
-        self.write({"k": "welcome", "now": now, "token": token, "resumed": resumed, "last": last})
+    def welcome(self, now: int, token: str, resumed: bool, last: int | None,
+                wallets: list[AnnouncedWallet] | None = None) -> None:
+        self.write({"k": "welcome", "now": now, "token": token, "resumed": resumed, "last": last,
+                    "wallets": [w.model_dump(mode="json") for w in wallets or []]})
 
     def frame_in(self, now: int, frame: ClientFrame) -> None:
         self.write({"k": "in", "now": now, "frame": frame.model_dump(mode="json", exclude_none=True)})
@@ -85,7 +87,9 @@ def replay(path: Path) -> Divergence | None:
         elif session is None:
             raise ValueError("a recording starts with a join event")
         elif kind == "welcome":
-            out = session.welcome(event["token"], resumed=event["resumed"], last=event["last"])
+            wallets = [AnnouncedWallet.model_validate(w) for w in event.get("wallets", [])]
+            out = session.welcome(event["token"], resumed=event["resumed"], last=event["last"],
+                                  now=event["now"], wallets=wallets)
             actual.extend(_jsonable(f) for f in out.frames)
         elif kind == "in":
             out = session.receive(_client_frame.validate_python(event["frame"]), event["now"])

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
+from ..slices.connection import Reattached
 from ..slices.host import HOST_ACTIONS, HOST_NODE_ID
 from ..views import render
 from ..wire.codec import encode
 from ..wire.framing import choose_update
 from ..wire.frames import (
+    AnnouncedWallet,
     ClientFrame,
     EffectResult,
     FrameError,
@@ -80,11 +83,25 @@ class Session:
         self.version += 1
         return self._frame("snapshot", v=self.version, tree=self.tree.to_wire())
 
-    def welcome(self, resume_token: str, *, resumed: bool, last: int | None, now: int = 0) -> Output:
-        """Frames for a socket that just joined: `joined`, then missed frames or a snapshot."""
+    def welcome(
+        self,
+        resume_token: str,
+        *,
+        resumed: bool,
+        last: int | None,
+        now: int = 0,
+        wallets: Sequence[AnnouncedWallet] = (),
+    ) -> Output:
+        """Frames for a socket that just joined: `joined`, then missed frames or a snapshot.
+
+        A resumed session learns the page's wallets again; after a reload (no `last`) the
+        connection is re-synced with the wallet (SPEC §4, "On start").
+        """
         if self.recorder:
-            self.recorder.welcome(now, resume_token, resumed, last)
+            self.recorder.welcome(now, resume_token, resumed, last, list(wallets))
         out = self._welcome(resume_token, resumed=resumed, last=last)
+        if resumed:
+            out.extend(self._deliver(Reattached(tuple(wallets), reloaded=last is None), now))
         if self.recorder:
             self.recorder.out(out.frames)
         return out

@@ -100,3 +100,15 @@ def on_announced(model: Model, msg: WalletAnnounced, now: int) -> Step:
 
 
 HANDLERS = {WalletAnnounced: on_announced}
+
+
+def connect_method_order(
+    configured: tuple[str, ...] | None, wallet_detected: bool
+) -> tuple[str, ...]:
+    """SPEC §1: email, social, wallet by default; wallet, email, social when an installed or
+    injected wallet is detected, unless the host configured an order."""
+    if configured:
+        return configured
+    if wallet_detected:
+        return ("wallet", "email", "social")
+    return ("email", "social", "wallet")

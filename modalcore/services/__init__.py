@@ -1,0 +1,20 @@
+"""Engine services behind `Call` commands: each is an async function of keyword arguments
+returning plain data. `default_services` builds the table the runtime runs them from."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import httpx
+
+from .balances import fetch_balances
+
+Service = Callable[..., Awaitable[Any]]
+
+
+def default_services(http: httpx.AsyncClient) -> dict[str, Service]:
+    async def balances(**args: Any) -> Any:
+        return await fetch_balances(http, **args)
+
+    return {"balances": balances}

@@ -1,0 +1,48 @@
+"""Client of the hosted Blockchain API (SPEC §7). Used when the operator configures its base URL;
+the self-hosted providers answer otherwise. Every call carries projectId, st and sv."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+SDK_TYPE = "html-wagmi-4.2.2"  # SPEC §9 default sdk type string
+SDK_VERSION = "4"
+
+
+class BlockchainApiError(RuntimeError):
+    pass
+
+
+class BlockchainApi:
+    def __init__(self, http: httpx.AsyncClient, base_url: str, project_id: str,
+                 st: str = SDK_TYPE, sv: str = SDK_VERSION) -> None:
+        self.http = http
+        self.base_url = base_url.rstrip("/")
+        self.project_id = project_id
+        self.st = st
+        self.sv = sv
+
+    def _params(self, extra: dict[str, Any]) -> dict[str, Any]:
+        params = {"projectId": self.project_id, "st": self.st, "sv": self.sv}
+        params.update({k: v for k, v in extra.items() if v is not None and v != ""})  # skip empty
+        return params
+
+    async def _get(self, path: str, **params: Any) -> Any:
+        response = await self.http.get(f"{self.base_url}{path}", params=self._params(params))
+        if response.status_code != 200:
+            raise BlockchainApiError(f"HTTP status code: {response.status_code}")
+        return response.json()
+
+    async def balance(self, address: str, chain_id: str, currency: str = "usd",
+                      force_update: str | None = None) -> Any:
+        """GET /v1/account/{address}/balance: currency, chainId, forceUpdate; returns balances."""
+        return await self._get(f"/v1/account/{address}/balance", currency=currency,
+                               chainId=chain_id, forceUpdate=force_update)
+
+    async def history(self, account: str, cursor: str | None = None, onramp: str | None = None,
+                      chain_id: str | None = None) -> Any:
+        """GET /v1/account/{account}/history: cursor, onramp, chainId; returns data, next."""
+        return await self._get(f"/v1/account/{account}/history", cursor=cursor, onramp=onramp,
+                               chainId=chain_id)
