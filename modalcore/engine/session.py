@@ -27,7 +27,7 @@ from ..wire.frames import (
     WalletEvent,
     validate_args,
 )
-from ..wire.nodes import Node, index_by_id
+from ..wire.nodes import Node, index_tree
 from . import hostevents
 from .cmds import CancelEffect, CancelTimer, Cmd, Dispatch, Effect, EffectSettled, StartTimer
 from .model import Model
@@ -57,7 +57,7 @@ class Session:
         self.id = session_id
         self.model = model
         self.tree: Node = render(model)
-        self.index: dict[str, Node] = index_by_id(self.tree)
+        self.index, self.parents = index_tree(self.tree)
         self.version = 0
         self.out_seq = 0
         self.in_seq = 0  # highest client sequence number processed
@@ -78,6 +78,15 @@ class Session:
         frame.update(fields)
         self.ring.append((self.out_seq, encode(frame)))
         return frame
+
+    def encoded(self, frame: dict[str, Any]) -> bytes:
+        """The bytes of a frame this session produced (from the ring, encoded once)."""
+        seq = frame["s"]
+        if self.ring and seq > 0:
+            first = self.ring[0][0]
+            if first <= seq < first + len(self.ring):
+                return self.ring[seq - first][1]
+        return encode(frame)
 
     def snapshot(self) -> dict[str, Any]:
         self.version += 1
@@ -287,9 +296,9 @@ class Session:
     def render(self) -> list[dict[str, Any]]:
         frames = self._theme_frames()
         tree = render(self.model)
-        ops = choose_update(self.tree, tree)
-        self.tree = tree
-        self.index = index_by_id(tree)
+        index, parents = index_tree(tree)
+        ops = choose_update(self.tree, tree, self.parents, parents)
+        self.tree, self.index, self.parents = tree, index, parents
         if ops is None:
             frames.append(self.snapshot())
         elif ops:

@@ -27,13 +27,19 @@ def _parents(root: Node) -> dict[str, str | None]:
     return parents
 
 
-def diff(old: Node, new: Node) -> list[Op]:
+def diff(
+    old: Node,
+    new: Node,
+    old_parents: dict[str, str | None] | None = None,
+    new_parents: dict[str, str | None] | None = None,
+) -> list[Op]:
+    """Ops turning `old` into `new`; parent maps may be passed when the caller has them."""
     if old is new:
         return []
     if old.id != new.id or old.t != new.t:
         return [[REPLACE, old.id, new.to_wire()]]
-    old_parents = _parents(old)
-    new_parents = _parents(new)
+    old_parents = old_parents if old_parents is not None else _parents(old)
+    new_parents = new_parents if new_parents is not None else _parents(new)
     removals: list[Op] = []
     _collect_removals(old, old_parents, new_parents, removals)
     ops: list[Op] = []

@@ -16,7 +16,7 @@ Handler = Any
 
 
 class Node:
-    __slots__ = ("id", "t", "p", "c", "handlers", "_wire")
+    __slots__ = ("id", "t", "p", "c", "handlers", "_wire", "floor")
 
     def __init__(
         self,
@@ -32,6 +32,8 @@ class Node:
         self.c: tuple[Node, ...] = tuple(c)
         self.handlers: Mapping[str, Handler] = handlers or {}
         self._wire: dict[str, Any] | None = None
+        # A lower bound of this subtree's msgpack size: a map with "id" and "t" and their values.
+        self.floor: int = 9 + len(id) + len(t) + sum(child.floor for child in self.c)
 
     def __eq__(self, other: object) -> bool:
         if self is other:
@@ -99,6 +101,20 @@ def node(
 
 def index_by_id(root: Node) -> dict[str, Node]:
     return {n.id: n for n in root.walk()}
+
+
+def index_tree(root: Node) -> tuple[dict[str, Node], dict[str, str | None]]:
+    """Nodes by id and each node's parent id, in one walk."""
+    nodes: dict[str, Node] = {root.id: root}
+    parents: dict[str, str | None] = {root.id: None}
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        for child in current.c:
+            nodes[child.id] = child
+            parents[child.id] = current.id
+            stack.append(child)
+    return nodes, parents
 
 
 Factory = Callable[..., Node]

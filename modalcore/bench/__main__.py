@@ -1,0 +1,19 @@
+"""Run every benchmark and print the figures."""
+
+from __future__ import annotations
+
+import sys
+
+from . import engine_bench
+
+
+def main() -> int:
+    sections = [engine_bench.run]
+    for section in sections:
+        for text in section():
+            print(text, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
