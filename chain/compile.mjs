@@ -1,0 +1,90 @@
+// Compiles chain/contracts/*.sol offline with solc-js (npm `solc`, wasm) and writes small
+// artifacts ({contractName, abi, bytecode, compiler}) to fixtures/chain/contracts/, which are
+// committed so deploying never needs a compiler. Also copies OpenZeppelin 4's published
+// ERC20PresetFixedSupply artifact there in the same trimmed shape.
+//
+//   node compile.mjs            write the artifacts
+//   node compile.mjs --check    exit 1 if the committed artifacts differ from a fresh build
+import { readFileSync, readdirSync, writeFileSync, mkdirSync, existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const solc = require("solc");
+
+const here = dirname(fileURLToPath(import.meta.url));
+const contractsDir = join(here, "contracts");
+const outDir = resolve(here, "..", "fixtures", "chain", "contracts");
+const check = process.argv.includes("--check");
+
+const SETTINGS = {
+  evmVersion: "paris",
+  optimizer: { enabled: true, runs: 200 },
+  outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } },
+};
+
+function findImport(path) {
+  const candidates = [join(here, "node_modules", path), join(contractsDir, path)];
+  for (const file of candidates) {
+    if (existsSync(file)) return { contents: readFileSync(file, "utf8") };
+  }
+  return { error: `not found: ${path}` };
+}
+
+function compile() {
+  const sources = {};
+  for (const name of readdirSync(contractsDir).filter((f) => f.endsWith(".sol")).sort()) {
+    sources[name] = { content: readFileSync(join(contractsDir, name), "utf8") };
+  }
+  const input = { language: "Solidity", sources, settings: SETTINGS };
+  const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImport }));
+  const errors = (output.errors ?? []).filter((e) => e.severity === "error");
+  for (const e of output.errors ?? []) console.error(e.formattedMessage);
+  if (errors.length > 0) process.exit(1);
+
+  const artifacts = {};
+  for (const sourceName of Object.keys(sources)) {
+    for (const [contractName, c] of Object.entries(output.contracts[sourceName])) {
+      artifacts[contractName] = {
+        contractName,
+        sourceName: `chain/contracts/${sourceName}`,
+        compiler: { solc: solc.version(), ...SETTINGS, outputSelection: undefined },
+        abi: c.abi,
+        bytecode: "0x" + c.evm.bytecode.object,
+      };
+    }
+  }
+  const oz = require("@openzeppelin/contracts/build/contracts/ERC20PresetFixedSupply.json");
+  const ozVersion = require("@openzeppelin/contracts/package.json").version;
+  artifacts.ERC20PresetFixedSupply = {
+    contractName: oz.contractName,
+    sourceName: `@openzeppelin/contracts@${ozVersion}/${oz.sourceName}`,
+    compiler: { published: "@openzeppelin/contracts build/contracts" },
+    abi: oz.abi,
+    bytecode: oz.bytecode,
+  };
+  return artifacts;
+}
+
+const artifacts = compile();
+mkdirSync(outDir, { recursive: true });
+let stale = 0;
+for (const [name, artifact] of Object.entries(artifacts)) {
+  const file = join(outDir, `${name}.json`);
+  const text = JSON.stringify(artifact, null, 1) + "\n";
+  if (check) {
+    const current = existsSync(file) ? readFileSync(file, "utf8") : "";
+    if (current !== text) {
+      console.error(`stale: ${file}`);
+      stale += 1;
+    }
+  } else {
+    writeFileSync(file, text);
+    console.log(`wrote ${file} (${text.length} bytes)`);
+  }
+}
+if (check) {
+  if (stale > 0) process.exit(1);
+  console.log(`artifacts up to date (${Object.keys(artifacts).length})`);
+}

@@ -1,0 +1,243 @@
+"""Deploy the dev-chain contracts with eth_sendTransaction from the node's dev account 0.
+
+On each chain, in this order (deployer nonces 0, 1, 2, so the addresses are the same on every
+fresh Hardhat chain and on both chains):
+
+- "Demo Token" DEMO, 18 decimals: OpenZeppelin 4's published ERC20PresetFixedSupply artifact;
+- "Test USD" TUSD, 6 decimals: chain/contracts/TestUSD.sol (OpenZeppelin 4 ERC20, solc-js);
+- DevContractWallet: an EIP-1271 contract wallet owned by dev account 0.
+
+Then dev accounts 1..4 get FUND_AMOUNT of each token (account 0 keeps the rest) and the
+contract wallet gets 1 ETH and WALLET_FUND_AMOUNT of each token. Artifacts are read from the
+committed fixtures/chain/contracts/ (regenerate with `node chain/compile.mjs`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from eth_abi.abi import encode
+from eth_utils.address import to_checksum_address
+
+from .nodes import REPO_ROOT
+from .rpc import Rpc
+
+FIXTURE_DIR = REPO_ROOT / "fixtures" / "chain"
+ARTIFACT_DIR = FIXTURE_DIR / "contracts"
+DEPLOYMENT_PATH = FIXTURE_DIR / "deployment.json"
+
+EIP1271_MAGIC_VALUE = "0x1626ba7e"
+FUNDED_ACCOUNTS = 5  # dev accounts 0..4
+WALLET_ETH = 10**18
+
+
+@dataclass(frozen=True)
+class TokenSpec:
+    artifact: str
+    name: str
+    symbol: str
+    decimals: int
+    supply_units: int = 1_000_000
+    fund_units: int = 10_000
+    wallet_fund_units: int = 1_000
+
+    @property
+    def unit(self) -> int:
+        return int(10**self.decimals)
+
+
+TOKENS: tuple[TokenSpec, ...] = (
+    TokenSpec("ERC20PresetFixedSupply", "Demo Token", "DEMO", 18),
+    TokenSpec("TestUSD", "Test USD", "TUSD", 6),
+)
+WALLET_ARTIFACT = "DevContractWallet"
+
+
+class DeploymentError(Exception):
+    """The chain is not in the state a deployment expects (not fresh, wrong decimals, ...)."""
+
+
+class DeploymentMismatch(DeploymentError):
+    """Deployed addresses differ from the committed fixtures/chain/deployment.json."""
+
+
+def load_artifact(name: str, artifact_dir: Path = ARTIFACT_DIR) -> dict[str, Any]:
+    """{contractName, abi, bytecode, ...} from fixtures/chain/contracts/<name>.json."""
+    data: dict[str, Any] = json.loads((artifact_dir / f"{name}.json").read_text())
+    return data
+
+
+def _deploy(rpc: Rpc, sender: str, artifact: str, types: list[str], args: list[Any]) -> str:
+    bytecode = str(load_artifact(artifact)["bytecode"])
+    data = bytecode + encode(types, args).hex()
+    receipt = rpc.transact({"from": sender, "data": data})
+    address = receipt.get("contractAddress")
+    if not address:
+        raise DeploymentError(f"{artifact}: receipt has no contract address")
+    return to_checksum_address(str(address))
+
+
+def _read_token(rpc: Rpc, address: str) -> tuple[str, str, int, int]:
+    (name,) = rpc.eth_call(address, "name()", returns=["string"])
+    (symbol,) = rpc.eth_call(address, "symbol()", returns=["string"])
+    (decimals,) = rpc.eth_call(address, "decimals()", returns=["uint8"])
+    (supply,) = rpc.eth_call(address, "totalSupply()", returns=["uint256"])
+    return str(name), str(symbol), int(decimals), int(supply)
+
+
+def deploy_chain(rpc_url: str, expected: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Deploy and fund everything on the (fresh) chain at `rpc_url`; return its entry.
+
+    When the deployer's nonce is not 0 and `expected` names contracts that already have code,
+    the chain is taken as already deployed and its entry is re-read (idempotent `deploy`).
+    """
+    with Rpc(rpc_url) as rpc:
+        chain_id = rpc.chain_id()
+        accounts = [str(to_checksum_address(a)) for a in rpc.accounts()[:FUNDED_ACCOUNTS]]
+        if len(accounts) < FUNDED_ACCOUNTS:
+            raise DeploymentError(f"chain {chain_id} has fewer than {FUNDED_ACCOUNTS} dev accounts")
+        deployer = accounts[0]
+        if rpc.nonce(deployer) != 0:
+            return _existing(rpc, chain_id, rpc_url, accounts, expected)
+
+        tokens: list[dict[str, Any]] = []
+        for spec in TOKENS:
+            address = _deploy(
+                rpc, deployer, spec.artifact,
+                ["string", "string", "uint256", "address"],
+                [spec.name, spec.symbol, spec.supply_units * spec.unit, deployer],
+            )
+            tokens.append({"address": address, "spec": spec})
+        wallet = _deploy(rpc, deployer, WALLET_ARTIFACT, ["address"], [deployer])
+
+        for entry in tokens:
+            spec = entry["spec"]
+            for account in accounts[1:]:
+                rpc.send_call(deployer, entry["address"], "transfer(address,uint256)",
+                              [account, spec.fund_units * spec.unit])
+            rpc.send_call(deployer, entry["address"], "transfer(address,uint256)",
+                          [wallet, spec.wallet_fund_units * spec.unit])
+        rpc.transact({"from": deployer, "to": wallet, "value": hex(WALLET_ETH)})
+
+        return _describe(rpc, chain_id, rpc_url, accounts,
+                         [str(t["address"]) for t in tokens], wallet)
+
+
+def _existing(
+    rpc: Rpc, chain_id: int, rpc_url: str, accounts: list[str], expected: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    if not expected:
+        raise DeploymentError(
+            f"chain {chain_id} at {rpc_url} is not fresh (deployer nonce > 0) and there is no "
+            "expected deployment to check it against; restart the node"
+        )
+    token_addresses = [str(t["address"]) for t in expected["tokens"]]
+    wallet = str(expected["eip1271Wallet"]["address"])
+    for address in [*token_addresses, wallet]:
+        if rpc.code(address) in ("0x", "0x0", ""):
+            raise DeploymentError(
+                f"chain {chain_id} at {rpc_url} is not fresh and has no contract at {address}; "
+                "restart the node"
+            )
+    return _describe(rpc, chain_id, rpc_url, accounts, token_addresses, wallet)
+
+
+def _describe(
+    rpc: Rpc, chain_id: int, rpc_url: str, accounts: list[str], token_addresses: list[str],
+    wallet: str,
+) -> dict[str, Any]:
+    tokens: list[dict[str, Any]] = []
+    for spec, address in zip(TOKENS, token_addresses, strict=True):
+        name, symbol, decimals, supply = _read_token(rpc, address)
+        if (name, symbol, decimals) != (spec.name, spec.symbol, spec.decimals):
+            raise DeploymentError(
+                f"{address} on chain {chain_id} is {name!r} {symbol} ({decimals} decimals), "
+                f"expected {spec.name!r} {spec.symbol} ({spec.decimals})"
+            )
+        tokens.append({
+            "address": address,
+            "symbol": symbol,
+            "name": name,
+            "decimals": decimals,
+            "totalSupply": str(supply),
+            "artifact": spec.artifact,
+        })
+    (owner,) = rpc.eth_call(wallet, "owner()", returns=["address"])
+    return {
+        "chainId": chain_id,
+        "name": f"Dev Chain {chain_id}",
+        "rpc": rpc_url,
+        "nativeCurrency": {"name": "Ether", "symbol": "ETH", "decimals": 18},
+        "deployer": accounts[0],
+        "accounts": accounts,
+        "tokens": tokens,
+        "eip1271Wallet": {
+            "address": wallet,
+            "owner": to_checksum_address(str(owner)),
+            "artifact": WALLET_ARTIFACT,
+            "magicValue": EIP1271_MAGIC_VALUE,
+        },
+        # Balances right after deployment (raw integer strings, smallest units).
+        "funding": {
+            spec.symbol: {
+                **{a: str(spec.fund_units * spec.unit) for a in accounts[1:]},
+                accounts[0]: str(
+                    (spec.supply_units - spec.fund_units * (len(accounts) - 1)
+                     - spec.wallet_fund_units) * spec.unit
+                ),
+                wallet: str(spec.wallet_fund_units * spec.unit),
+            }
+            for spec in TOKENS
+        },
+        "walletEth": str(WALLET_ETH),
+    }
+
+
+def _addresses(entry: Mapping[str, Any]) -> tuple[list[str], str]:
+    return [str(t["address"]) for t in entry["tokens"]], str(entry["eip1271Wallet"]["address"])
+
+
+def check_against(deployment: Mapping[str, Any], expected: Mapping[str, Any]) -> None:
+    """Raise DeploymentMismatch when a chain's contract addresses differ from `expected`."""
+    for chain_id, entry in deployment.items():
+        if chain_id not in expected:
+            continue
+        if _addresses(entry) != _addresses(expected[chain_id]):
+            raise DeploymentMismatch(
+                f"chain {chain_id}: deployed {_addresses(entry)}, "
+                f"fixture has {_addresses(expected[chain_id])}"
+            )
+
+
+def load_deployment(path: Path = DEPLOYMENT_PATH) -> dict[str, Any] | None:
+    if not path.exists():
+        return None
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
+def write_deployment(deployment: Mapping[str, Any], path: Path = DEPLOYMENT_PATH) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(deployment, indent=2) + "\n")
+
+
+def deploy_all(
+    rpc_urls: Iterable[str] | Mapping[int, str], expected_path: Path | None = DEPLOYMENT_PATH
+) -> dict[str, Any]:
+    """Deploy on every chain; return {"<chainId>": entry}. Verifies the addresses against the
+    committed deployment fixture (`expected_path`, None to skip)."""
+    urls = list(rpc_urls.values()) if isinstance(rpc_urls, Mapping) else list(rpc_urls)
+    expected = load_deployment(expected_path) if expected_path is not None else None
+    deployment: dict[str, Any] = {}
+    for url in urls:
+        with Rpc(url) as rpc:
+            chain_key = str(rpc.chain_id())
+        entry = deploy_chain(url, expected.get(chain_key) if expected else None)
+        deployment[chain_key] = entry
+    if expected is not None:
+        check_against(deployment, expected)
+    return dict(sorted(deployment.items()))

@@ -1,0 +1,38 @@
+"""Committed contract artifacts: present, small, and what chain/compile.mjs builds today."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from modalcore.devchain.deploy import ARTIFACT_DIR, load_artifact
+from modalcore.devchain.nodes import CHAIN_DIR, ensure_node_modules
+
+
+@pytest.mark.parametrize("name", ["ERC20PresetFixedSupply", "TestUSD", "DevContractWallet"])
+def test_artifact_has_abi_and_bytecode(name: str) -> None:
+    artifact = load_artifact(name)
+    assert artifact["contractName"] == name
+    assert artifact["bytecode"].startswith("0x60") and len(artifact["bytecode"]) > 1000
+    assert any(item.get("type") == "function" for item in artifact["abi"])
+    assert (ARTIFACT_DIR / f"{name}.json").stat().st_size < 64_000
+
+
+def test_wallet_abi_has_eip1271_and_execute() -> None:
+    names = {i.get("name") for i in load_artifact("DevContractWallet")["abi"]}
+    assert {"isValidSignature", "execute", "owner"} <= names
+
+
+@pytest.mark.chain
+def test_committed_artifacts_match_a_fresh_compile() -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    ensure_node_modules()
+    result = subprocess.run(
+        [node, str(CHAIN_DIR / "compile.mjs"), "--check"], capture_output=True, text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
