@@ -75,8 +75,11 @@ def close(model: Model, *, force: bool = False) -> Step:
     if not closing_allowed(model, force=force):
         return shake(model)
     if model.options.embedded:
+        # the embedded modal stays on the page: it starts over on Account or Connect, with no
+        # back step into the views it was closed from
         view = "Account" if model.accounts.active_address(model.networks.active_namespace) else "Connect"
-        return replace(model, router=router.push(model.router, view)), []
+        return replace(model, router=router.reset(model.router, view),
+                       modal=replace(model.modal, loading=False)), []
     return replace(model, modal=replace(model.modal, open=False, loading=False)), []
 
 
