@@ -1,0 +1,9 @@
+"""Server side of Sign-In with Ethereum (SPEC §3, §4, §7).
+
+- `message`: EIP-4361 text, `SiwxMessage` (pure: safe to use in update functions)
+- `verify`: signature, nonce, domain, uri, chain and time checks (EOA and EIP-1271)
+- `store`: nonces and sessions (`SiwxStore`, `SqliteSiwxStore`)
+- `tokens`: session tokens a host verifies offline with eth-account
+- `service`: `siwx_services(store, http, signer)`, the runtime's `siwx.*` services
+- `http`: `routes(store, engine_address=...)`, GET/POST /v1/sessions/{address}[/revoke]
+"""

@@ -1,0 +1,333 @@
+"""Where SIWX nonces and sessions live: the `SiwxStore` interface and a SQLite implementation.
+
+Nonces are issued to one engine session (`session_key`), used at most once and expire after
+`nonce_ttl_ms` (10 minutes). A SIWX session (SPEC §3: data, message, signature, cacao) is kept
+per signed-in address; `sessions_for` returns only unrevoked, unexpired ones. All times are unix
+milliseconds and are passed in by the caller (no clock reads here).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+import threading
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from .message import SiwxMessage
+
+NONCE_TTL_MS = 10 * 60 * 1000
+NONCE_KEEP_MS = 24 * 60 * 60 * 1000  # used/expired nonces are pruned after a day
+DEFAULT_SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000  # when the message has no expiration time
+
+
+class NonceStatus(str, Enum):
+    OK = "ok"
+    UNKNOWN = "unknown"
+    USED = "used"
+    EXPIRED = "expired"
+    OTHER_SESSION = "other_session"
+
+
+def build_cacao(message: SiwxMessage, signature: str) -> dict[str, Any]:
+    """A CAIP-74 CACAO (header caip122, EIP-191 signature) for a signed EIP-4361 message."""
+    payload: dict[str, Any] = {
+        "domain": message.domain,
+        "iss": f"did:pkh:eip155:{message.chain_id}:{message.account_address}",
+        "aud": message.uri,
+        "version": message.version,
+        "nonce": message.nonce,
+        "iat": message.issued_at,
+    }
+    optional = {
+        "exp": message.expiration_time,
+        "nbf": message.not_before,
+        "requestId": message.request_id,
+        "resources": None if message.resources is None else list(message.resources),
+        "statement": message.statement,
+    }
+    payload.update({key: value for key, value in optional.items() if value is not None})
+    return {"h": {"t": "caip122"}, "p": payload, "s": {"t": "eip191", "s": signature}}
+
+
+def new_session_id() -> str:
+    return secrets.token_urlsafe(18)
+
+
+@dataclass(frozen=True)
+class SiwxSession:
+    """One sign-in. `address` is lowercase; times are unix ms."""
+
+    id: str
+    address: str
+    chain_id: int
+    domain: str
+    message: str
+    signature: str
+    data: dict[str, Any] = field(hash=False)
+    cacao: dict[str, Any] = field(hash=False)
+    issued_at: int
+    expires_at: int
+    created_at: int
+    revoked: bool = False
+
+    @classmethod
+    def from_message(
+        cls,
+        message: SiwxMessage,
+        text: str,
+        signature: str,
+        *,
+        now_ms: int,
+        session_id: str | None = None,
+        default_ttl_ms: int = DEFAULT_SESSION_TTL_MS,
+    ) -> SiwxSession:
+        """A session for a verified message. It ends at the message's expiration time, or
+        `default_ttl_ms` after `now_ms` when the message has none."""
+        expires = message.expiration_time_ms
+        return cls(
+            id=session_id or new_session_id(),
+            address=message.account_address.lower(),
+            chain_id=message.chain_id,
+            domain=message.domain,
+            message=text,
+            signature=signature,
+            data=message.to_data(),
+            cacao=build_cacao(message, signature),
+            issued_at=message.issued_at_ms,
+            expires_at=expires if expires is not None else now_ms + default_ttl_ms,
+            created_at=now_ms,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The SPEC §3 shape (data, message, signature, cacao) plus the session `id`."""
+        return {
+            "id": self.id,
+            "data": self.data,
+            "message": self.message,
+            "signature": self.signature,
+            "cacao": self.cacao,
+        }
+
+
+class SiwxStore(ABC):
+    """Nonces and sessions. Implementations must make `consume_nonce` atomic."""
+
+    def __init__(self, nonce_ttl_ms: int = NONCE_TTL_MS) -> None:
+        self.nonce_ttl_ms = nonce_ttl_ms
+
+    @abstractmethod
+    async def issue_nonce(self, session_key: str, now_ms: int) -> str:
+        """A fresh random nonce (32 hex digits) bound to `session_key`."""
+
+    @abstractmethod
+    async def check_nonce(self, nonce: str, session_key: str, now_ms: int) -> NonceStatus:
+        """What `consume_nonce` would answer, without using the nonce."""
+
+    @abstractmethod
+    async def consume_nonce(self, nonce: str, session_key: str, now_ms: int) -> NonceStatus:
+        """Mark the nonce used if it is OK (issued to this session, unused, unexpired)."""
+
+    @abstractmethod
+    async def add_session(self, session: SiwxSession) -> None: ...
+
+    @abstractmethod
+    async def get_session(self, session_id: str) -> SiwxSession | None: ...
+
+    @abstractmethod
+    async def sessions_for(
+        self, address: str, domain: str | None, chain_id: int | None, now_ms: int
+    ) -> list[SiwxSession]:
+        """Unrevoked, unexpired sessions of an address, oldest first; None matches any."""
+
+    @abstractmethod
+    async def revoke(self, address: str, domain: str | None) -> int:
+        """Revoke every session of the address (on the domain, if given); how many."""
+
+    @abstractmethod
+    async def revoke_session(self, session_id: str) -> bool:
+        """Revoke one session; False if it does not exist or was already revoked."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release resources."""
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS siwx_nonces (
+    nonce TEXT PRIMARY KEY,
+    session_key TEXT NOT NULL,
+    issued_at INTEGER NOT NULL,
+    used INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS siwx_nonces_issued ON siwx_nonces (issued_at);
+CREATE TABLE IF NOT EXISTS siwx_sessions (
+    id TEXT PRIMARY KEY,
+    address TEXT NOT NULL,
+    chain_id INTEGER NOT NULL,
+    domain TEXT NOT NULL,
+    message TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    data TEXT NOT NULL,
+    cacao TEXT NOT NULL,
+    issued_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    revoked INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS siwx_sessions_owner ON siwx_sessions (address, domain);
+"""
+
+_SESSION_COLUMNS = (
+    "id, address, chain_id, domain, message, signature, data, cacao, "
+    "issued_at, expires_at, revoked, created_at"
+)
+
+
+class SqliteSiwxStore(SiwxStore):
+    """SQLite (stdlib, WAL, autocommit). `path` may be ":memory:". Statements are tiny and run
+    in-line under a lock, so one store may serve several threads (e.g. a TestClient)."""
+
+    def __init__(self, path: str | Path, nonce_ttl_ms: int = NONCE_TTL_MS) -> None:
+        super().__init__(nonce_ttl_ms)
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+
+    def _run(self, sql: str, args: tuple[Any, ...] = ()) -> sqlite3.Cursor:
+        with self._lock:
+            return self._db.execute(sql, args)
+
+    # -- nonces ----------------------------------------------------------------------------
+
+    async def issue_nonce(self, session_key: str, now_ms: int) -> str:
+        if not session_key:
+            raise ValueError("a nonce must be bound to a session")
+        nonce = secrets.token_hex(16)
+        with self._lock:
+            self._db.execute("DELETE FROM siwx_nonces WHERE issued_at < ?", (now_ms - NONCE_KEEP_MS,))
+            self._db.execute(
+                "INSERT INTO siwx_nonces (nonce, session_key, issued_at) VALUES (?, ?, ?)",
+                (nonce, session_key, now_ms),
+            )
+        return nonce
+
+    def _status(self, nonce: str, session_key: str, now_ms: int) -> NonceStatus:
+        row = self._db.execute(
+            "SELECT session_key, issued_at, used FROM siwx_nonces WHERE nonce = ?", (nonce,)
+        ).fetchone()
+        if row is None:
+            return NonceStatus.UNKNOWN
+        owner, issued_at, used = row
+        if owner != session_key:
+            return NonceStatus.OTHER_SESSION
+        if used:
+            return NonceStatus.USED
+        if now_ms - int(issued_at) > self.nonce_ttl_ms:
+            return NonceStatus.EXPIRED
+        return NonceStatus.OK
+
+    async def check_nonce(self, nonce: str, session_key: str, now_ms: int) -> NonceStatus:
+        with self._lock:
+            return self._status(nonce, session_key, now_ms)
+
+    async def consume_nonce(self, nonce: str, session_key: str, now_ms: int) -> NonceStatus:
+        with self._lock:
+            cursor = self._db.execute(
+                "UPDATE siwx_nonces SET used = 1 "
+                "WHERE nonce = ? AND session_key = ? AND used = 0 AND issued_at >= ?",
+                (nonce, session_key, now_ms - self.nonce_ttl_ms),
+            )
+            if cursor.rowcount == 1:
+                return NonceStatus.OK
+            return self._status(nonce, session_key, now_ms)
+
+    # -- sessions --------------------------------------------------------------------------
+
+    async def add_session(self, session: SiwxSession) -> None:
+        self._run(
+            f"INSERT INTO siwx_sessions ({_SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                session.id,
+                session.address.lower(),
+                session.chain_id,
+                session.domain,
+                session.message,
+                session.signature,
+                json.dumps(session.data, separators=(",", ":")),
+                json.dumps(session.cacao, separators=(",", ":")),
+                session.issued_at,
+                session.expires_at,
+                int(session.revoked),
+                session.created_at,
+            ),
+        )
+
+    @staticmethod
+    def _session(row: tuple[Any, ...]) -> SiwxSession:
+        (sid, address, chain_id, domain, message, signature, data, cacao,
+         issued_at, expires_at, revoked, created_at) = row
+        return SiwxSession(
+            id=sid,
+            address=address,
+            chain_id=int(chain_id),
+            domain=domain,
+            message=message,
+            signature=signature,
+            data=json.loads(data),
+            cacao=json.loads(cacao),
+            issued_at=int(issued_at),
+            expires_at=int(expires_at),
+            created_at=int(created_at),
+            revoked=bool(revoked),
+        )
+
+    async def get_session(self, session_id: str) -> SiwxSession | None:
+        row = self._run(
+            f"SELECT {_SESSION_COLUMNS} FROM siwx_sessions WHERE id = ?", (session_id,)
+        ).fetchone()
+        return None if row is None else self._session(row)
+
+    async def sessions_for(
+        self, address: str, domain: str | None, chain_id: int | None, now_ms: int
+    ) -> list[SiwxSession]:
+        sql = (
+            f"SELECT {_SESSION_COLUMNS} FROM siwx_sessions "
+            "WHERE address = ? AND revoked = 0 AND expires_at > ?"
+        )
+        args: list[Any] = [address.lower(), now_ms]
+        if domain is not None:
+            sql += " AND domain = ?"
+            args.append(domain)
+        if chain_id is not None:
+            sql += " AND chain_id = ?"
+            args.append(chain_id)
+        with self._lock:
+            rows = self._db.execute(sql + " ORDER BY created_at, id", tuple(args)).fetchall()
+        return [self._session(row) for row in rows]
+
+    async def revoke(self, address: str, domain: str | None) -> int:
+        sql = "UPDATE siwx_sessions SET revoked = 1 WHERE address = ? AND revoked = 0"
+        args: list[Any] = [address.lower()]
+        if domain is not None:
+            sql += " AND domain = ?"
+            args.append(domain)
+        return self._run(sql, tuple(args)).rowcount
+
+    async def revoke_session(self, session_id: str) -> bool:
+        cursor = self._run(
+            "UPDATE siwx_sessions SET revoked = 1 WHERE id = ? AND revoked = 0", (session_id,)
+        )
+        return cursor.rowcount == 1
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
