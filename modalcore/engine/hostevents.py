@@ -27,6 +27,11 @@ def host_state(model: Model) -> dict[str, dict[str, Any]]:
             "status": account.status,
             "connector": account.connector_id or "",
         },
+        "siwx": {
+            "enabled": model.siwx.enabled,
+            "signedIn": model.siwx.has_session,
+            "token": model.siwx.token or "",
+        },
         "network": {
             "caipNetworkId": network or "",
             "chainId": network.split(":", 1)[1] if network else "",

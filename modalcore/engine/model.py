@@ -13,6 +13,7 @@ from ..chains.catalog import Network, catalog, pick
 from ..slices.accounts import AccountsState
 from ..slices.balances import BalancesState
 from ..slices.disconnect import DisconnectState
+from ..slices.history import HistoryState
 from ..slices.send import SendState
 from ..slices.switching import SwitchState
 from ..slices.connection import ConnectionState
@@ -31,6 +32,7 @@ from .cmds import Cmd
 @dataclass(frozen=True)
 class Model:
     project_id: str = ""
+    session_id: str = ""
     origin: str = ""
     options: HostOptions = field(default_factory=HostOptions)
     env: Env = field(default_factory=Env)
@@ -47,6 +49,7 @@ class Model:
     disconnecting: DisconnectState = field(default_factory=DisconnectState)
     switching: SwitchState = field(default_factory=SwitchState)
     send: SendState = field(default_factory=SendState)
+    history: HistoryState = field(default_factory=HistoryState)
     counter: int = 0
 
     def next_id(self, prefix: str) -> tuple[Model, str]:

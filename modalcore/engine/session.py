@@ -8,7 +8,7 @@ record and replay rely on.
 from __future__ import annotations
 
 from collections import OrderedDict, deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from collections.abc import Sequence
 from typing import Any
 
@@ -55,6 +55,8 @@ class Output:
 class Session:
     def __init__(self, session_id: str, model: Model, now: int) -> None:
         self.id = session_id
+        if model.session_id != session_id:
+            model = replace(model, session_id=session_id)
         self.model = model
         self.tree: Node = render(model)
         self.index, self.parents = index_tree(self.tree)

@@ -10,7 +10,9 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from ..slices import account_ui, connection, connectors, disconnect, modal, navigation, snack, switching, theme
+from ..slices import account_ui, connection, siwx, connectors, disconnect, modal, navigation, snack, switching, theme
+from ..slices import history as history_slice
+from ..slices import send as send_slice
 from . import results
 from .model import Model, Step
 from .msg import Msg
@@ -22,6 +24,7 @@ Handler = Callable[[Model, Any, int], Step]
 _TABLES: list[dict[Any, Any]] = [
     account_ui.HANDLERS,
     connection.HANDLERS,
+    siwx.HANDLERS,
     disconnect.HANDLERS,
     switching.HANDLERS,
     results.HANDLERS,
@@ -30,6 +33,8 @@ _TABLES: list[dict[Any, Any]] = [
     navigation.HANDLERS,
     snack.HANDLERS,
     theme.HANDLERS,
+    send_slice.HANDLERS,
+    history_slice.HANDLERS,
 ]
 
 

@@ -9,6 +9,8 @@ from typing import Any
 import httpx
 
 from .balances import fetch_balances
+from .history import fetch_history
+from .send import estimate_fee as estimate_send_fee
 
 Service = Callable[..., Awaitable[Any]]
 
@@ -17,4 +19,10 @@ def default_services(http: httpx.AsyncClient) -> dict[str, Service]:
     async def balances(**args: Any) -> Any:
         return await fetch_balances(http, **args)
 
-    return {"balances": balances}
+    async def history(**args: Any) -> Any:
+        return await fetch_history(http, **args)
+
+    async def estimate_fee(**args: Any) -> Any:
+        return await estimate_send_fee(http, **args)
+
+    return {"balances": balances, "history": history, "estimate_fee": estimate_fee}

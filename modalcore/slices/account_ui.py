@@ -51,8 +51,13 @@ def on_tab(model: Model, msg: SelectedTab, now: int) -> Step:
         return model, []
     namespace = model.networks.active_namespace or "eip155"
     account = model.accounts.get(namespace)
-    return replace(model, accounts=model.accounts.with_account(
-        namespace, replace(account, current_tab=msg.index))), []
+    model = replace(model, accounts=model.accounts.with_account(
+        namespace, replace(account, current_tab=msg.index)))
+    if msg.index == 2:  # Activity: its history fetch starts
+        from .history import fetch
+
+        return fetch(model, now)
+    return model, []
 
 
 EFFECT_HANDLERS["clipboard"] = on_copied

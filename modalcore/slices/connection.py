@@ -6,9 +6,9 @@ Every wallet call is an `eip1193` effect on the connector's provider; its answer
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..engine.cmds import Cmd, Effect, EffectSettled
 from ..engine.msg import Msg
@@ -17,7 +17,7 @@ from ..rules.addresses import checksum, is_evm_address
 from ..rules.caip import CaipError, validate_evm_chain_id
 from ..rules.rpc_errors import classify
 from ..wire.frames import AnnouncedWallet
-from . import balances, modal, router
+from . import balances, modal, router, siwx
 from .accounts import AccountState, WalletInfo
 from .connectors import from_wallets, remember_recent
 from .networks import activate
@@ -168,16 +168,33 @@ def connected(model: Model, connector_id: str, address: str, chain: str, now: in
                       active_chain=NAMESPACE),
     )
     cmds: list[Cmd] = []
-    if fresh:
+    signing_in = model.siwx.enabled and model.networks.unsupported is None
+    if fresh and not signing_in:
         model = replace(model, router=router.reset(model.router, "Account"))
         model, cmds = modal.close(model, force=True)
     model, more = enter_unsupported_if_needed(model)
+    cmds += more
+    model, more = siwx.check_sessions(model)
     cmds += more
     model, fetch = balances.fetch(model, now)
     return model, [*cmds, *fetch]
 
 
+# Other slices that must know about a reattach (e.g. a send whose wallet request a reload lost)
+# register a function here; each runs before the re-sync below.
+REATTACH_HOOKS: list[Callable[[Model, Reattached, int], Any]] = []
+
+
 def on_reattached(model: Model, msg: Reattached, now: int) -> Step:
+    hooked: list[Cmd] = []
+    for hook in REATTACH_HOOKS:
+        model, more = hook(model, msg, now)
+        hooked += more
+    model, cmds = _resync(model, msg, now)
+    return model, [*hooked, *cmds]
+
+
+def _resync(model: Model, msg: Reattached, now: int) -> Step:
     """SPEC §4 "On start": connected becomes connecting, re-synced with `eth_accounts`."""
     model = replace(model, connectors=from_wallets(model.connectors.recent, msg.wallets))
     if not msg.reloaded:

@@ -9,7 +9,7 @@ from ..engine.cmds import CancelTimer, Cmd, EffectSettled, StartTimer, Track
 from ..engine.msg import Msg
 from ..engine.results import EFFECT_HANDLERS
 from ..rules.rpc_errors import classify
-from . import modal, router, snack
+from . import modal, router, siwx, snack
 from .balances import BalancesState
 from .host import HostDisconnected
 
@@ -46,6 +46,7 @@ def cleared(model: Model, namespaces: tuple[str, ...] | None = None) -> Model:
     for namespace in targets:
         accounts = accounts.cleared(namespace)
     networks = replace(model.networks, unsupported=None)
+    model = siwx.forget(model)
     return replace(model, accounts=accounts, networks=networks, connection=ConnectionState(),
                    balances=BalancesState(), disconnecting=DisconnectState())
 

@@ -114,8 +114,8 @@ def pop_tx(model: Model, *, cancel: bool = False) -> Step:
     entry = router.tx_stack[-1]
     model = replace(model, router=replace(router, tx_stack=router.tx_stack[:-1]))
     if cancel:
-        model, cmds = go_back(model)
-        return _dispatch_callback(model, cmds, entry.on_cancel)
+        model, back = go_back(model)
+        return _dispatch_callback(model, back, entry.on_cancel)
     cmds: list[Cmd] = []
     if entry.go_back:
         model, cmds = go_back(model)

@@ -11,7 +11,7 @@ from ..engine.results import EFFECT_HANDLERS
 from ..rules.addresses import checksum, is_evm_address
 from ..rules.caip import CaipError, parse_caip2, validate_evm_chain_id
 from ..rules.rpc_errors import classify
-from . import balances, modal, router, snack
+from . import balances, modal, router, siwx, snack
 from .host import HostSwitchedNetwork
 from .networks import activate
 from .send import reset_send
@@ -181,7 +181,9 @@ def on_accounts_changed(model: Model, msg: WalletAccountsChanged, now: int) -> S
     updated = replace(account, address=addresses[0], caip_address=f"{network}:{addresses[0]}",
                       balance=None, token_balance=())
     model = replace(model, accounts=model.accounts.with_account("eip155", updated))
-    return balances.fetch(model, now, force=True)
+    model, cmds = siwx.check_sessions(model)
+    model, more = balances.fetch(model, now, force=True)
+    return model, [*cmds, *more]
 
 
 def on_wallet_disconnected(model: Model, msg: WalletDisconnected, now: int) -> Step:

@@ -22,6 +22,9 @@ from . import (
     networks,
     parts,
     receive,
+    siwx_sign,
+    send,
+    send_preview,
     unsupported_chain,
     what_is_a_wallet,
 )
@@ -36,6 +39,9 @@ VIEW_MODULES: dict[str, ModuleType] = {
     "Networks": networks,
     "UnsupportedChain": unsupported_chain,
     "WalletReceive": receive,
+    "WalletSend": send,
+    "WalletSendPreview": send_preview,
+    "SIWXSignMessage": siwx_sign,
 }
 
 

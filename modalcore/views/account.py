@@ -16,7 +16,7 @@ FEATURES = (  # SPEC §1 wallet feature order: onramp, swaps, receive, send
     ("onramp", "Buy", "card", None),
     ("swaps", "Swap", "swap", None),
     ("receive", "Receive", "receive", "WalletReceive"),
-    ("send", "Send", "send", None),
+    ("send", "Send", "send", "WalletSend"),
 )
 
 

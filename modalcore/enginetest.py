@@ -1,0 +1,384 @@
+"""A small harness for testing the engine sans I/O: a `Session` on a fake clock.
+
+    h = Harness(options={"networks": ["eip155:1"]})
+    h.intent("host", "open")            # a host API call, acknowledged "ok"
+    h.press("connect/all-wallets")      # an intent by node id
+    h.advance(500)                      # fire due timers (StartTimer commands), in order
+    assert h.model.router.view == "AllWallets"
+    assert h.find_text("All Wallets")
+
+The harness plays the client: it numbers its frames, acknowledges every server frame it has
+seen, keeps the timers the session asks for and fires them when the fake clock passes their due
+time, and records every frame and command it got. Nothing here sleeps or touches the network.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .engine.cmds import CancelTimer, Cmd, Effect, StartTimer
+from .engine.model import Model, Step, initial_model
+from .engine.msg import Msg
+from .engine.record import Recorder
+from .engine.session import Output, Session
+from .engine.update import register
+from .slices.accounts import AccountsState, AccountState
+from .slices.options import parse_options
+from .slices.router import Route, TxEntry
+from .slices.siwx import SiwxState
+from .wire.frames import (
+    AnnouncedWallet,
+    ClientFrame,
+    EffectResult,
+    Env,
+    Intent,
+    Join,
+    Resync,
+    WalletEvent,
+)
+from .wire.nodes import Node
+
+DEFAULT_OPTIONS: dict[str, Any] = {"networks": ["eip155:1"]}
+DEV_ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+METAMASK = {"uuid": "mm-uuid", "name": "MetaMask", "icon": "data:image/svg+xml,mm", "rdns": "io.metamask"}
+
+
+# ----- building models
+
+
+def connected_accounts(
+    address: str = DEV_ADDRESS, namespace: str = "eip155", chain: str = "1"
+) -> AccountsState:
+    """Accounts with one connected address in `namespace`."""
+    state = AccountState(
+        address=address, status="connected", caip_address=f"{namespace}:{chain}:{address}"
+    )
+    return AccountsState().with_account(namespace, state)
+
+
+def build_model(
+    options: Mapping[str, Any] | None = None,
+    *,
+    env: Mapping[str, Any] | None = None,
+    wallets: Iterable[Mapping[str, Any]] = (),
+    accounts: AccountsState | None = None,
+    siwx: SiwxState | None = None,
+    history: Iterable[str] | None = None,
+    is_open: bool = False,
+    project: str = "test-project",
+    origin: str = "http://localhost:8000",
+) -> Model:
+    """The model a session starts with, as `join` builds it, then the overrides given.
+
+    `history` puts views on the stack directly (views without a view module yet included);
+    `is_open` starts with the modal open.
+    """
+    model = initial_model(
+        project,
+        origin,
+        parse_options(dict(options if options is not None else DEFAULT_OPTIONS)),
+        Env.model_validate(dict(env or {})),
+        [AnnouncedWallet.model_validate(dict(wallet)) for wallet in wallets],
+    )
+    if accounts is not None:
+        model = replace(model, accounts=accounts)
+    if siwx is not None:
+        model = replace(model, siwx=siwx)
+    if history is not None:
+        routes = tuple(Route(view) for view in history)
+        model = replace(model, router=replace(model.router, history=routes))
+    if is_open:
+        model = replace(model, modal=replace(model.modal, open=True))
+    return model
+
+
+def with_history(model: Model, *views: str, tx_stack: tuple[TxEntry, ...] = ()) -> Model:
+    """`model` with the view stack `views` (bottom first) and the transaction stack `tx_stack`."""
+    routes = tuple(Route(view) for view in views)
+    return replace(model, router=replace(model.router, history=routes, tx_stack=tx_stack))
+
+
+# ----- running a pure slice step through a session
+
+
+@dataclass(frozen=True)
+class HarnessStepApplied(Msg):
+    """Runs `step(model)` as if it were a message handler (not recordable: holds a function)."""
+
+    step: Callable[[Model], Step] = field(compare=False)
+
+
+def _apply_step(model: Model, msg: HarnessStepApplied, now: int) -> Step:
+    return msg.step(model)
+
+
+register({HarnessStepApplied: _apply_step})
+
+
+# ----- the harness
+
+
+@dataclass
+class Timer:
+    due: int
+    order: int
+    msg: Msg
+
+
+class Harness:
+    """One session driven by a scripted client on a fake clock (milliseconds)."""
+
+    def __init__(
+        self,
+        model: Model | None = None,
+        *,
+        now: int = 0,
+        session_id: str = "session-1",
+        token: str = "resume-token",
+        recorder: Recorder | None = None,
+        join: Join | None = None,
+        origin: str = "http://localhost:8000",
+        **build: Any,
+    ) -> None:
+        self.now = now
+        if model is None:
+            model = build_model(origin=origin, **build)
+        self.session = Session(session_id, model, now)
+        self.frames: list[dict[str, Any]] = []  # every server frame, in order
+        self.last: list[dict[str, Any]] = []  # the frames of the latest call
+        self.cmds: list[Cmd] = []  # commands other than timers, in order
+        self.timers: dict[str, Timer] = {}
+        self.client_seq = 0 if join is None else join.s
+        self.server_seq = 0  # highest server `s` seen (acknowledged on the next frame)
+        self._order = 0
+        self._iids = 0
+        self.acks: dict[str, dict[str, Any]] = {}
+        self.token = token
+        self.wallets: list[AnnouncedWallet] = (
+            list(join.wallets) if join is not None
+            else [AnnouncedWallet.model_validate(dict(w)) for w in build.get("wallets", ())]
+        )
+        if recorder is not None:
+            if join is None:
+                raise ValueError("a recorded session starts with its join frame")
+            recorder.join(now, session_id, origin, join)
+            self.session.recorder = recorder
+        self._take(self.session.welcome(token, resumed=False, last=None, now=now))
+
+    @classmethod
+    def from_join(
+        cls,
+        join: Mapping[str, Any],
+        *,
+        origin: str = "http://localhost:8000",
+        **kwargs: Any,
+    ) -> Harness:
+        """A session started by a `join` frame (fields after the envelope), as the server does."""
+        frame = Join.model_validate({"t": "join", "s": 1, "a": 0, **join})
+        model = initial_model(
+            frame.project, origin, parse_options(frame.opts), frame.env, frame.wallets
+        )
+        return cls(model, join=frame, origin=origin, **kwargs)
+
+    # ----- what the client holds
+
+    @property
+    def model(self) -> Model:
+        return self.session.model
+
+    @property
+    def tree(self) -> Node:
+        return self.session.tree
+
+    @property
+    def view(self) -> str:
+        return self.model.router.view
+
+    @property
+    def history(self) -> list[str]:
+        return [route.view for route in self.model.router.history]
+
+    def find(self, node_id: str) -> Node | None:
+        return self.tree.find(node_id)
+
+    def node(self, node_id: str) -> Node:
+        found = self.find(node_id)
+        if found is None:
+            raise KeyError(f"no node {node_id!r} in the tree; ids: {sorted(self.ids())}")
+        return found
+
+    def ids(self) -> set[str]:
+        return {n.id for n in self.tree.walk()}
+
+    def texts(self) -> list[str]:
+        """Every string a visitor could read, in document order."""
+        keys = ("text", "title", "subtitle", "name", "message", "label")
+        return [n.p[k] for n in self.tree.walk() for k in keys if isinstance(n.p.get(k), str) and n.p[k]]
+
+    def find_text(self, text: str, *, exact: bool = False) -> list[Node]:
+        keys = ("text", "title", "subtitle", "name", "message", "label")
+        found = []
+        for n in self.tree.walk():
+            for key in keys:
+                value = n.p.get(key)
+                if isinstance(value, str) and (value == text if exact else text in value):
+                    found.append(n)
+                    break
+        return found
+
+    def of_type(self, t: str) -> list[Node]:
+        return [n for n in self.tree.walk() if n.t == t]
+
+    def frames_of(self, t: str, frames: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+        return [f for f in (self.frames if frames is None else frames) if f["t"] == t]
+
+    def latest(self, t: str, **match: Any) -> dict[str, Any]:
+        """The newest frame of type `t` (whose fields equal `match`)."""
+        for frame in reversed(self.frames):
+            if frame["t"] == t and all(frame.get(k) == v for k, v in match.items()):
+                found: dict[str, Any] = frame
+                return found
+        raise KeyError(f"no {t} frame matching {match}")
+
+    def host_state(self, kind: str = "state") -> dict[str, Any]:
+        data: dict[str, Any] = self.latest("host_event", kind=kind)["data"]
+        return data
+
+    def theme(self) -> dict[str, Any]:
+        return self.latest("theme")
+
+    def effects(self) -> list[dict[str, Any]]:
+        return self.frames_of("effect")
+
+    def pending_effects(self) -> list[dict[str, Any]]:
+        return [f for f in self.effects() if f["eid"] in self.session.effects]
+
+    # ----- client frames
+
+    def _next_seq(self) -> int:
+        self.client_seq += 1
+        return self.client_seq
+
+    def send(self, frame: ClientFrame) -> list[dict[str, Any]]:
+        return self._take(self.session.receive(frame, self.now))
+
+    def intent(
+        self,
+        node: str,
+        act: str = "press",
+        args: Mapping[str, Any] | None = None,
+        *,
+        iid: str | None = None,
+    ) -> str:
+        """Send an intent; returns the status of its `intent_ack`."""
+        if iid is None:
+            self._iids += 1
+            iid = f"i{self._iids}"
+        frame = Intent(
+            t="intent", s=self._next_seq(), a=self.server_seq, iid=iid, node=node, act=act,
+            args=dict(args or {}),
+        )
+        frames = self.send(frame)
+        ack = next(f for f in frames if f["t"] == "intent_ack" and f["iid"] == iid)
+        self.acks[iid] = ack
+        status: str = ack["status"]
+        return status
+
+    def press(self, node: str, *, iid: str | None = None) -> str:
+        status = self.intent(node, "press", iid=iid)
+        if status != "ok":
+            raise AssertionError(f"press on {node!r} was {status}: {self.acks}")
+        return status
+
+    def host(self, act: str, **args: Any) -> str:
+        return self.intent("host", act, args)
+
+    def effect_result(
+        self,
+        eid: str,
+        *,
+        ok: bool = True,
+        result: Any = None,
+        code: int | None = None,
+        message: str = "",
+    ) -> list[dict[str, Any]]:
+        fields: dict[str, Any] = {"t": "effect_result", "s": self._next_seq(), "a": self.server_seq,
+                                  "eid": eid, "ok": ok}
+        if ok:
+            fields["result"] = result
+        else:
+            fields["error"] = {"code": -32603 if code is None else code, "message": message}
+        return self.send(EffectResult.model_validate(fields))
+
+    def wallet_event(self, connector: str, event: str, data: Any = None) -> list[dict[str, Any]]:
+        return self.send(WalletEvent.model_validate({
+            "t": "wallet_event", "s": self._next_seq(), "a": self.server_seq,
+            "connector": connector, "event": event, "data": data,
+        }))
+
+    def resync(self, version: int = 0) -> list[dict[str, Any]]:
+        return self.send(Resync(t="resync", s=self._next_seq(), a=self.server_seq, v=version))
+
+    def rejoin(
+        self, *, last: int | None, wallets: Iterable[Mapping[str, Any]] | None = None
+    ) -> list[dict[str, Any]]:
+        """A new socket for this session: `last` when the page kept its tree, None after a
+        reload. The page announces `wallets` again (by default the ones it joined with)."""
+        announced = (
+            self.wallets if wallets is None
+            else [AnnouncedWallet.model_validate(dict(w)) for w in wallets]
+        )
+        out = self.session.welcome(self.token, resumed=True, last=last, now=self.now, wallets=announced)
+        return self._take(out)
+
+    # ----- messages and time
+
+    def deliver(self, msg: Msg) -> list[dict[str, Any]]:
+        return self._take(self.session.deliver(msg, self.now))
+
+    def apply(self, step: Callable[[Model], Step]) -> list[dict[str, Any]]:
+        """Run a pure slice function `model -> (model, cmds)` through the session."""
+        return self.deliver(HarnessStepApplied(step))
+
+    def advance(self, ms: int) -> list[dict[str, Any]]:
+        """Move the clock on by `ms`, firing every timer that falls due, earliest first."""
+        target = self.now + ms
+        frames: list[dict[str, Any]] = []
+        while True:
+            due = [(t.due, t.order, key) for key, t in self.timers.items() if t.due <= target]
+            if not due:
+                break
+            _, _, key = min(due)
+            timer = self.timers.pop(key)
+            self.now = max(self.now, timer.due)
+            frames.extend(self.deliver(timer.msg))
+        self.now = target
+        self.last = frames
+        return frames
+
+    def timer_due(self, key: str) -> int | None:
+        timer = self.timers.get(key)
+        return None if timer is None else timer.due
+
+    # ----- bookkeeping
+
+    def _take(self, out: Output) -> list[dict[str, Any]]:
+        for frame in out.frames:
+            self.server_seq = max(self.server_seq, frame["s"])
+        self.frames.extend(out.frames)
+        for cmd in out.cmds:
+            if isinstance(cmd, StartTimer):
+                self._order += 1
+                self.timers[cmd.key] = Timer(self.now + cmd.delay_ms, self._order, cmd.msg)
+            elif isinstance(cmd, CancelTimer):
+                self.timers.pop(cmd.key, None)
+            else:
+                self.cmds.append(cmd)
+        self.last = list(out.frames)
+        return self.last
+
+
+def effect_cmds(cmds: Iterable[Cmd]) -> list[Effect]:
+    return [cmd for cmd in cmds if isinstance(cmd, Effect)]

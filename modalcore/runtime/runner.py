@@ -1,0 +1,447 @@
+"""One asyncio task per live session: inputs are processed one at a time, in arrival order.
+
+Client frames, command results, timer firings, socket attach/detach all go through the
+session's inbound queue, so `update` never runs concurrently for a session. The runner executes
+the commands the session returns (timers, service calls, tracking), sends outbound frames on
+the attached socket (if any; the session keeps them in its ring for resume), sends a bare `ack`
+when it has had nothing to say for 1 s after a client frame, and saves the session to the
+store after each batch of inputs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from collections.abc import Sequence, Callable, Iterable
+from dataclasses import dataclass
+from typing import IO, Any, Protocol
+
+from ..engine.cmds import Call, CancelTimer, Cmd, StartTimer, Track
+from ..engine.msg import Msg
+from ..engine.persist import PendingTimer, session_to_bytes
+from ..wire.frames import AnnouncedWallet
+from ..engine.session import Output, Session
+from ..store.base import SessionStore
+from ..wire.codec import encode
+from ..wire.frames import ClientFrame
+from .analytics import AnalyticsSink, TrackedEvent
+from .clock import Clock, TimerHandle
+from .services import ServiceContext, ServiceRegistry
+
+log = logging.getLogger(__name__)
+
+ACK_DELAY_MS = 1000
+CLOSE_REPLACED = 4004
+CLOSE_GOING_AWAY = 1001
+
+
+class SessionClosing(RuntimeError):
+    """The session ended (evicted or engine stopping) before the socket could attach."""
+
+
+class Outlet(Protocol):
+    """The sending half of a websocket (Starlette's WebSocket fits)."""
+
+    async def send_bytes(self, data: bytes) -> None: ...
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
+
+
+# ----- inbound queue items
+@dataclass(frozen=True)
+class _Frame:
+    frame: ClientFrame
+    outlet: Outlet
+
+
+@dataclass(frozen=True)
+class _Deliver:
+    msg: Msg
+
+
+@dataclass(frozen=True)
+class _TimerFired:
+    key: str
+    generation: int
+
+
+@dataclass(frozen=True)
+class _Attach:
+    outlet: Outlet
+    token: str
+    resumed: bool
+    last: int | None
+    done: asyncio.Future[None]
+    wallets: tuple[AnnouncedWallet, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Detach:
+    outlet: Outlet
+
+
+@dataclass(frozen=True)
+class _SendError:
+    outlet: Outlet
+    code: str
+    message: str
+    close_code: int | None = None
+
+
+@dataclass(frozen=True)
+class _AckDue:
+    pass
+
+
+@dataclass(frozen=True)
+class _Evict:
+    pass
+
+
+@dataclass(frozen=True)
+class _Stop:
+    pass
+
+
+_Item = _Frame | _Deliver | _TimerFired | _Attach | _Detach | _SendError | _AckDue | _Evict | _Stop
+
+
+@dataclass
+class _Timer:
+    due_ms: int
+    msg: Msg
+    generation: int
+    handle: TimerHandle
+
+
+@dataclass
+class RunnerDeps:
+    """What every runner of a hub shares."""
+
+    clock: Clock
+    services: ServiceRegistry
+    analytics: AnalyticsSink
+    store: SessionStore | None = None
+    make_context: Callable[[Session], ServiceContext] | None = None
+    idle_evict_ms: int = 600_000
+    on_closed: Callable[[SessionRunner], None] | None = None
+
+
+class SessionRunner:
+    def __init__(
+        self,
+        session: Session,
+        deps: RunnerDeps,
+        *,
+        timers: Iterable[PendingTimer] = (),
+        record_file: IO[str] | None = None,
+    ) -> None:
+        self.session = session
+        self.deps = deps
+        self.clock = deps.clock
+        self.outlet: Outlet | None = None
+        self.closing = False
+        self.finished: asyncio.Future[None] | None = None
+        self._queue: asyncio.Queue[_Item] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._timers: dict[str, _Timer] = {}
+        self._generations = itertools.count(1)
+        self._calls: set[asyncio.Task[None]] = set()
+        self._told = 0  # highest client seq any frame we sent has acknowledged
+        self._ack_handle: TimerHandle | None = None
+        self._idle_handle: TimerHandle | None = None
+        self._record_file = record_file
+        self._restored_timers = list(timers)
+        self.context = (
+            deps.make_context(session)
+            if deps.make_context
+            else ServiceContext(session.id, session.model.project_id, deps.clock)
+        )
+
+    @property
+    def id(self) -> str:
+        return self.session.id
+
+    # ----- lifecycle
+    def start(self) -> None:
+        if self._task is not None:
+            raise RuntimeError("runner already started")
+        loop = asyncio.get_running_loop()
+        self.finished = loop.create_future()
+        now = self.clock.now_ms()
+        for timer in self._restored_timers:
+            self._start_timer(timer.key, max(0, timer.due_ms - now), timer.msg, now)
+        self._restored_timers = []
+        self._arm_idle()
+        self._task = asyncio.create_task(self._run(), name=f"session-{self.id}")
+
+    async def stop(self) -> None:
+        """Save, close the socket (1001: the client should reconnect) and end the task."""
+        if self._task is None or self._task.done():
+            return
+        self._queue.put_nowait(_Stop())
+        await asyncio.shield(self._task)
+
+    # ----- inputs (callable from the socket task or clock callbacks; never block)
+    def put_frame(self, frame: ClientFrame, outlet: Outlet) -> None:
+        self._queue.put_nowait(_Frame(frame, outlet))
+
+    def deliver(self, msg: Msg) -> None:
+        self._queue.put_nowait(_Deliver(msg))
+
+    async def attach(
+        self,
+        outlet: Outlet,
+        token: str,
+        *,
+        resumed: bool,
+        last: int | None,
+        wallets: Sequence[AnnouncedWallet] = (),
+    ) -> None:
+        """Attach a socket and send it the welcome; returns once the welcome went out.
+
+        Raises SessionClosing when the session ended first (ask the hub for it again).
+        """
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(_Attach(outlet, token, resumed, last, done, tuple(wallets)))
+        await done
+
+    def detach(self, outlet: Outlet) -> None:
+        self._queue.put_nowait(_Detach(outlet))
+
+    def send_error(self, outlet: Outlet, code: str, message: str, *, close: int | None = None) -> None:
+        """An `error` frame on that socket, in order with the session's frames; then maybe close."""
+        self._queue.put_nowait(_SendError(outlet, code, message, close))
+
+    async def settled(self) -> None:
+        """Wait until every queued input and in-flight service call has been processed."""
+        while True:
+            await self._queue.join()
+            if not self._calls:
+                return
+            await asyncio.gather(*list(self._calls), return_exceptions=True)
+
+    def pending_timers(self) -> list[PendingTimer]:
+        return [PendingTimer(key, t.due_ms, t.msg) for key, t in self._timers.items()]
+
+    # ----- the loop
+    async def _run(self) -> None:
+        try:
+            while not self.closing:
+                items = [await self._queue.get()]
+                while not self._queue.empty():
+                    items.append(self._queue.get_nowait())
+                try:
+                    changed = False
+                    for item in items:
+                        if self.closing:
+                            if isinstance(item, _Attach) and not item.done.done():
+                                item.done.set_exception(SessionClosing(self.id))
+                            continue
+                        changed = await self._process(item) or changed
+                    if changed or self.closing:
+                        await self._save()
+                finally:
+                    for _ in items:
+                        self._queue.task_done()
+        finally:
+            await self._shutdown()
+
+    async def _process(self, item: _Item) -> bool:
+        """Handle one input; True when the session may have changed."""
+        now = self.clock.now_ms()
+        try:
+            if isinstance(item, _Frame):
+                if item.outlet is not self.outlet:
+                    return False  # a socket that was replaced: its frames are ignored
+                out = self.session.receive(item.frame, now)
+                await self._apply(out, now)
+                self._maybe_arm_ack()
+                return True
+            if isinstance(item, _Deliver):
+                await self._apply(self.session.deliver(item.msg, now), now)
+                return True
+            if isinstance(item, _TimerFired):
+                timer = self._timers.get(item.key)
+                if timer is None or timer.generation != item.generation:
+                    return False  # cancelled or replaced after it fired
+                del self._timers[item.key]
+                await self._apply(self.session.deliver(timer.msg, now), now)
+                return True
+            if isinstance(item, _Attach):
+                await self._attach(item, now)
+                return True
+            if isinstance(item, _Detach):
+                if item.outlet is self.outlet:
+                    self.outlet = None
+                    self._arm_idle()
+                return False
+            if isinstance(item, _SendError):
+                if item.outlet is self.outlet:
+                    error = {"t": "error", "s": 0, "a": self.session.in_seq,
+                             "code": item.code, "message": item.message}
+                    await self._send([error])
+                    if item.close_code is not None and self.outlet is item.outlet:
+                        self.outlet = None
+                        await _close_quietly(item.outlet, item.close_code, item.code)
+                        self._arm_idle()
+                return False
+            if isinstance(item, _AckDue):
+                self._ack_handle = None
+                if self.outlet is not None and self.session.in_seq > self._told:
+                    await self._send([{"t": "ack", "s": 0, "a": self.session.in_seq}])
+                return False
+            if isinstance(item, _Evict):
+                if self.outlet is None and not self._calls:
+                    self.closing = True
+                else:
+                    self._arm_idle()
+                return False
+            if isinstance(item, _Stop):
+                self.closing = True
+                return True
+        except Exception:  # one bad input must not end the session
+            log.exception("session %s failed to process %s", self.id, type(item).__name__)
+            if isinstance(item, _Attach) and not item.done.done():
+                item.done.set_result(None)
+        return False
+
+    async def _attach(self, item: _Attach, now: int) -> None:
+        previous = self.outlet
+        self.outlet = item.outlet
+        self._told = 0
+        if self._idle_handle is not None:
+            self._idle_handle.cancel()
+            self._idle_handle = None
+        if previous is not None and previous is not item.outlet:
+            await _close_quietly(previous, CLOSE_REPLACED, "replaced by a newer socket")
+        try:
+            out = self.session.welcome(
+                item.token, resumed=item.resumed, last=item.last, now=now, wallets=item.wallets
+            )
+            await self._apply(out, now)
+        finally:
+            if not item.done.done():
+                item.done.set_result(None)
+
+    async def _apply(self, out: Output, now: int) -> None:
+        await self._send(out.frames)
+        self._run_cmds(out.cmds, now)
+
+    async def _send(self, frames: list[dict[str, Any]]) -> None:
+        outlet = self.outlet
+        if outlet is None or not frames:
+            return
+        try:
+            for frame in frames:
+                await outlet.send_bytes(encode(frame))
+                self._told = max(self._told, int(frame.get("a", 0)))
+        except Exception:
+            log.info("session %s: socket went away while sending", self.id)
+            if self.outlet is outlet:
+                self.outlet = None
+                self._arm_idle()
+            return
+        if self.session.in_seq <= self._told and self._ack_handle is not None:
+            self._ack_handle.cancel()
+            self._ack_handle = None
+
+    def _maybe_arm_ack(self) -> None:
+        if self.session.in_seq > self._told and self._ack_handle is None and self.outlet:
+            self._ack_handle = self.clock.call_later(
+                ACK_DELAY_MS, lambda: self._queue.put_nowait(_AckDue())
+            )
+
+    def _arm_idle(self) -> None:
+        if self._idle_handle is not None:
+            self._idle_handle.cancel()
+        self._idle_handle = None
+        if self.outlet is None and not self.closing:
+            self._idle_handle = self.clock.call_later(
+                self.deps.idle_evict_ms, lambda: self._queue.put_nowait(_Evict())
+            )
+
+    # ----- commands
+    def _run_cmds(self, cmds: list[Cmd], now: int) -> None:
+        for cmd in cmds:
+            if isinstance(cmd, StartTimer):
+                self._start_timer(cmd.key, cmd.delay_ms, cmd.msg, now)
+            elif isinstance(cmd, CancelTimer):
+                timer = self._timers.pop(cmd.key, None)
+                if timer is not None:
+                    timer.handle.cancel()
+            elif isinstance(cmd, Call):
+                task = asyncio.create_task(self._call(cmd))
+                self._calls.add(task)
+                task.add_done_callback(self._calls.discard)
+            elif isinstance(cmd, Track):
+                self._track(cmd, now)
+            else:
+                log.warning("session %s: the runtime does not run %s", self.id, type(cmd).__name__)
+
+    def _start_timer(self, key: str, delay_ms: int, msg: Msg, now: int) -> None:
+        previous = self._timers.pop(key, None)
+        if previous is not None:
+            previous.handle.cancel()
+        generation = next(self._generations)
+
+        def fire() -> None:
+            self._queue.put_nowait(_TimerFired(key, generation))
+
+        handle = self.clock.call_later(delay_ms, fire)
+        self._timers[key] = _Timer(now + max(0, delay_ms), msg, generation, handle)
+
+    async def _call(self, cmd: Call) -> None:
+        settled = await self.deps.services.call(cmd, self.context)
+        if not self.closing:
+            self._queue.put_nowait(_Deliver(settled))
+
+    def _track(self, cmd: Track, now: int) -> None:
+        event = TrackedEvent(self.id, self.session.model.project_id, cmd.event, now, dict(cmd.props))
+        try:
+            self.deps.analytics.track(event)
+        except Exception:
+            log.exception("analytics sink failed")
+
+    # ----- persistence and shutdown
+    async def _save(self) -> None:
+        store = self.deps.store
+        if store is None:
+            return
+        try:
+            data = session_to_bytes(self.session, self.pending_timers())
+            await store.save(self.id, data, self.clock.now_ms())
+        except Exception:
+            log.exception("session %s: saving failed", self.id)
+
+    async def _shutdown(self) -> None:
+        self.closing = True
+        for timer in self._timers.values():
+            timer.handle.cancel()
+        for handle in (self._ack_handle, self._idle_handle):
+            if handle is not None:
+                handle.cancel()
+        for task in list(self._calls):
+            task.cancel()
+        while not self._queue.empty():  # inputs that arrived after the end are dropped
+            item = self._queue.get_nowait()
+            if isinstance(item, _Attach) and not item.done.done():
+                item.done.set_exception(SessionClosing(self.id))
+            self._queue.task_done()
+        if self.outlet is not None:
+            await _close_quietly(self.outlet, CLOSE_GOING_AWAY, "engine shutting down")
+            self.outlet = None
+        if self._record_file is not None:
+            self._record_file.close()
+        if self.finished is not None and not self.finished.done():
+            self.finished.set_result(None)
+        if self.deps.on_closed is not None:
+            self.deps.on_closed(self)
+
+
+async def _close_quietly(outlet: Outlet, code: int, reason: str) -> None:
+    try:
+        await outlet.close(code, reason)
+    except Exception:
+        pass

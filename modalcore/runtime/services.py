@@ -1,0 +1,99 @@
+"""Named async services that `Call(service, args, purpose)` commands run.
+
+A service is `async def service(ctx: ServiceContext, **args) -> result`. Its result (or its
+failure) comes back to the session as `CallSettled(purpose, ok, result, error, context)`.
+Other modules register real implementations (chain RPC, wallet directory, ...) on the registry
+the app is built with; the registry itself only ships `clock`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from ..engine.cmds import Call, CallSettled
+from .clock import Clock
+
+if TYPE_CHECKING:
+    from ..server.config import EngineConfig
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT_S = 30.0
+
+
+@dataclass(frozen=True)
+class ServiceContext:
+    """What a service may use besides its arguments: who is calling, the time, HTTP, config."""
+
+    session_id: str
+    project_id: str
+    clock: Clock
+    http: httpx.AsyncClient | None = None
+    config: EngineConfig | None = None
+
+
+Service = Callable[..., Awaitable[Any]]
+
+
+class ServiceError(Exception):
+    """A service failure whose message is meant for the session (CallSettled.error)."""
+
+
+class ServiceRegistry:
+    def __init__(self, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+        self._services: dict[str, tuple[Service, float]] = {}
+        self.timeout_s = timeout_s
+
+    def register(
+        self, name: str, service: Service, *, timeout_s: float | None = None, replace: bool = False
+    ) -> None:
+        if name in self._services and not replace:
+            raise ValueError(f"service {name!r} is already registered")
+        self._services[name] = (service, timeout_s if timeout_s is not None else self.timeout_s)
+
+    def names(self) -> list[str]:
+        return sorted(self._services)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._services
+
+    async def call(self, cmd: Call, ctx: ServiceContext) -> CallSettled:
+        entry = self._services.get(cmd.service)
+        if entry is None:
+            return _failed(cmd, "unknown service")
+        service, timeout_s = entry
+        try:
+            result = await asyncio.wait_for(service(ctx, **cmd.args), timeout_s)
+        except asyncio.CancelledError:
+            raise
+        except TimeoutError:
+            return _failed(cmd, "timeout")
+        except ServiceError as error:
+            return _failed(cmd, str(error) or "service error")
+        except Exception as error:  # a service bug must not take the session down
+            log.warning("service %s failed", cmd.service, exc_info=True)
+            return _failed(cmd, str(error) or type(error).__name__)
+        return CallSettled(purpose=cmd.purpose, ok=True, result=result, context=dict(cmd.context))
+
+
+def _failed(cmd: Call, error: str) -> CallSettled:
+    return CallSettled(purpose=cmd.purpose, ok=False, error=error, context=dict(cmd.context))
+
+
+async def clock_service(ctx: ServiceContext) -> int:
+    """The current time in ms (what a session asks for when it needs a fresh timestamp)."""
+    return ctx.clock.now_ms()
+
+
+def default_services(extra: Iterable[tuple[str, Service]] = ()) -> ServiceRegistry:
+    registry = ServiceRegistry()
+    registry.register("clock", clock_service)
+    for name, service in extra:
+        registry.register(name, service)
+    return registry

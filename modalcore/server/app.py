@@ -1,0 +1,141 @@
+"""`create_app(config) -> Starlette`: the websocket, health, static renderer and dev-chain proxy.
+
+Everything a request needs hangs off `app.state` (config, hub, store, http); there are no
+module-level singletons, so several apps (e.g. before and after a simulated restart) can live
+in one process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+
+from eth_account.signers.local import LocalAccount
+
+from ..services.wiring import register_engine_services
+from ..siwx.http import routes as siwx_routes
+from ..siwx.store import SqliteSiwxStore
+from ..siwx.tokens import load_or_create_key
+from ..runtime.analytics import AnalyticsSink, LogSink
+from ..runtime.clock import Clock, RealClock
+from ..runtime.services import ServiceRegistry, default_services
+from ..store.base import SessionStore
+from ..store.memory import MemoryStore
+from ..store.sqlite import SqliteStore
+from .config import EngineConfig, default_config, resolve_secret
+from .devproxy import devchain_proxy
+from .hub import Hub
+from .endpoint import WS_MAX_SIZE, websocket_endpoint
+
+BUILD_HINT = (
+    "The renderer is not built yet: run `make renderer` (or `cd renderer && npm ci && "
+    "node build.mjs`) and reload.\n"
+)
+
+
+def open_store(config: EngineConfig) -> SessionStore:
+    if config.store.kind == "sqlite":
+        return SqliteStore(config.path(config.store.path), ttl_ms=config.store.ttl_ms)
+    return MemoryStore(ttl_ms=config.store.ttl_ms)
+
+
+def uvicorn_options() -> dict[str, Any]:
+    """Options the app expects from uvicorn (frames past 64 KiB are answered, not dropped)."""
+    return {"ws_max_size": WS_MAX_SIZE}
+
+
+async def healthz(request: Request) -> Response:
+    hub: Hub = request.app.state.hub
+    return JSONResponse({"ok": True, "sessions": len(hub)})
+
+
+def _index(static_dir: Path) -> Any:
+    async def index(request: Request) -> Response:
+        page = static_dir / "index.html"
+        if page.is_file():
+            return FileResponse(page)
+        return PlainTextResponse(BUILD_HINT)
+
+    return index
+
+
+def open_siwx(config: EngineConfig) -> tuple[SqliteSiwxStore, LocalAccount]:
+    """The sign-in store and the engine's signing key, from the config's `[siwx]` section."""
+    section = (config.model_extra or {}).get("siwx") or {}
+    db = str(section.get("db", ".modalcore/siwx.db"))
+    store = SqliteSiwxStore(db if db == ":memory:" else config.path(db))
+    signer = load_or_create_key(config.path(str(section.get("key_file", ".modalcore/engine.key"))))
+    return store, signer
+
+
+def _engine_identity(address: str) -> Any:
+    async def identity(request: Request) -> Response:
+        """The address session tokens are signed by: hosts check tokens offline against it."""
+        return JSONResponse({"address": address})
+
+    return identity
+
+
+def create_app(
+    config: EngineConfig | None = None,
+    *,
+    clock: Clock | None = None,
+    services: ServiceRegistry | None = None,
+    analytics: AnalyticsSink | None = None,
+    store: SessionStore | None = None,
+    record_dir: Path | str | None = None,
+) -> Starlette:
+    """The engine app. Anything not given comes from `config` (or the built-in default)."""
+    config = config or default_config()
+    own_store = store is None
+    session_store = store if store is not None else open_store(config)
+    hub = Hub(
+        config=config,
+        secret=resolve_secret(config),
+        clock=clock or RealClock(),
+        services=services or default_services(),
+        analytics=analytics or LogSink(),
+        store=session_store,
+        record_dir=Path(record_dir) if record_dir is not None else None,
+    )
+    static_dir = config.static_path()
+    siwx_store, signer = open_siwx(config)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with httpx.AsyncClient() as http:
+            app.state.http = http
+            hub.http = http
+            register_engine_services(hub.deps.services, http, siwx_store, signer)
+            hub.start()
+            try:
+                yield
+            finally:
+                await hub.close()
+                if own_store:
+                    await session_store.close()
+                siwx_store.close()
+
+    routes = [
+        WebSocketRoute("/ws", websocket_endpoint),
+        Route("/healthz", healthz),
+        Route("/devchain/{chainId:str}", devchain_proxy, methods=["POST"]),
+        Route("/v1/engine", _engine_identity(signer.address)),
+        *siwx_routes(siwx_store, engine_address=signer.address),
+        Route("/", _index(static_dir)),
+        Mount("/static", StaticFiles(directory=static_dir, check_dir=False), name="static"),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.config = config
+    app.state.hub = hub
+    app.state.store = session_store
+    return app

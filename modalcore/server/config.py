@@ -1,0 +1,249 @@
+"""Operator configuration (TOML or JSON): projects, networks, store, secret.
+
+Relative paths (store path, secret file, static dir) resolve against the config file's folder,
+or the working directory for the built-in default config.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import secrets
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ..chains import catalog
+from ..rules.caip import parse_caip2
+from .origins import DEFAULT_ALLOWED_ANCESTORS, OriginPolicy, parse_pattern
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_STATIC_DIR = REPO_ROOT / "renderer" / "dist"
+
+
+class ConfigError(ValueError):
+    """A config file that cannot be read or does not validate."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class NativeCurrency(_Strict):
+    name: str
+    symbol: str
+    decimals: Annotated[int, Field(ge=0, le=36)] = 18
+
+
+class TokenConfig(_Strict):
+    """An ERC-20 whose balance the engine reads for every account on that network."""
+
+    address: str
+    symbol: str
+    name: str
+    decimals: Annotated[int, Field(ge=0, le=36)]
+    price: float | None = None  # USD, when the operator knows it (fiat shown only then)
+    icon: str = ""
+
+
+class Network(_Strict):
+    """One chain the engine knows, keyed by its CAIP-2 id in `EngineConfig.networks`."""
+
+    name: str
+    rpc: Annotated[list[str], Field(min_length=1)]
+    native: NativeCurrency
+    native_price: float | None = None
+    explorer: str = ""
+    image: str = ""
+    testnet: bool = False
+    dev: bool = False  # a local dev chain: reachable through /devchain/{chainId}
+    tokens: list[TokenConfig] = []
+
+    def to_catalog(self, network_id: str) -> catalog.Network:
+        return catalog.Network(
+            id=network_id,
+            name=self.name,
+            native=catalog.NativeCurrency(self.native.name, self.native.symbol, self.native.decimals),
+            rpc_urls=tuple(self.rpc),
+            explorer_url=self.explorer,
+            testnet=self.testnet,
+            image_url=self.image,
+            native_price=self.native_price,
+            tokens=tuple(
+                catalog.Token(t.address, t.symbol, t.name, t.decimals, t.price, t.icon)
+                for t in self.tokens
+            ),
+        )
+
+
+class Project(_Strict):
+    name: str = ""
+    origins: list[str] = []
+    default_origins: bool = True  # also allow SPEC §9's default allowed ancestors
+    features: dict[str, Any] = {}  # operator overrides of the host's `features` (operator wins)
+
+    @field_validator("origins")
+    @classmethod
+    def _patterns(cls, origins: list[str]) -> list[str]:
+        for text in origins:
+            parse_pattern(text)
+        return origins
+
+    def origin_policy(self) -> OriginPolicy:
+        return _policy(tuple(self.origins), self.default_origins)
+
+
+@functools.lru_cache(maxsize=256)
+def _policy(origins: tuple[str, ...], include_defaults: bool) -> OriginPolicy:
+    return OriginPolicy(origins, include_defaults=include_defaults)
+
+
+class StoreConfig(_Strict):
+    kind: Literal["memory", "sqlite"] = "memory"
+    path: str = ".modalcore/sessions.db"
+    ttl_hours: Annotated[float, Field(gt=0)] = 24.0
+
+    @property
+    def ttl_ms(self) -> int:
+        return int(self.ttl_hours * 3600 * 1000)
+
+
+class EngineConfig(BaseModel):
+    # Other modules may add their own top-level sections (read them from `model_extra`).
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    projects: dict[str, Project] = {}
+    networks: dict[str, Network] = {}
+    store: StoreConfig = StoreConfig()
+    secret: str = ""  # when empty, read from (or generated into) `secret_file`
+    secret_file: str = ".modalcore/secret"
+    static_dir: str = ""  # default: renderer/dist of this repository
+    idle_evict_s: Annotated[float, Field(gt=0)] = 600.0  # detached sessions leave memory
+    base_dir: str = ""  # folder relative paths resolve against (set by load_config)
+
+    @field_validator("networks")
+    @classmethod
+    def _caip2(cls, networks: dict[str, Network]) -> dict[str, Network]:
+        for network_id in networks:
+            parse_caip2(network_id)
+        return networks
+
+    def path(self, text: str) -> Path:
+        path = Path(text).expanduser()
+        if path.is_absolute():
+            return path
+        return Path(os.path.normpath(Path(self.base_dir or os.getcwd()) / path))
+
+    def static_path(self) -> Path:
+        return self.path(self.static_dir) if self.static_dir else DEFAULT_STATIC_DIR
+
+    def known_networks(self) -> dict[str, catalog.Network]:
+        """The built-in chains, with the operator's networks over them."""
+        return catalog.catalog(n.to_catalog(network_id) for network_id, n in self.networks.items())
+
+    def dev_network(self, chain_id: str) -> Network | None:
+        network = self.networks.get(f"eip155:{chain_id}")
+        return network if network is not None and network.dev else None
+
+
+def parse_config(data: dict[str, Any], base_dir: str | Path = "") -> EngineConfig:
+    try:
+        return EngineConfig.model_validate({**data, "base_dir": str(base_dir)})
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ConfigError(f"{where}: {first['msg']}") from error
+
+
+def load_config(path: str | Path) -> EngineConfig:
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as error:
+        raise ConfigError(f"cannot read {path}: {error}") from error
+    try:
+        data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+    except (ValueError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{path}: {error}") from error
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level is a table")
+    return parse_config(data, path.resolve().parent)
+
+
+DEPLOYMENT = REPO_ROOT / "fixtures" / "chain" / "deployment.json"
+TOKEN_PRICES = {"TUSD": 1.0}  # the demo's stable token; other dev tokens have no known price
+
+
+def dev_networks(rpc_urls: dict[int, str], deployment: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Config entries for the local dev chains, with the tokens the deploy step created.
+
+    They are configured as non-test networks so the demo shows balances (SPEC §5 fetches
+    balances for non-test networks only)."""
+    if deployment is None:
+        deployment = json.loads(DEPLOYMENT.read_text()) if DEPLOYMENT.is_file() else {}
+    names = {31337: "Hardhat", 31338: "Hardhat Two"}
+    networks: dict[str, Any] = {}
+    for chain_id, url in sorted(rpc_urls.items()):
+        entry = deployment.get(str(chain_id), {})
+        networks[f"eip155:{chain_id}"] = {
+            "name": names.get(chain_id, f"Dev Chain {chain_id}"),
+            "rpc": [url],
+            "native": {"name": "Ether", "symbol": "ETH", "decimals": 18},
+            "testnet": False,
+            "dev": True,
+            "tokens": [
+                {"address": t["address"], "symbol": t["symbol"], "name": t["name"],
+                 "decimals": t["decimals"], "price": TOKEN_PRICES.get(t["symbol"])}
+                for t in entry.get("tokens", [])
+            ],
+        }
+    return networks
+
+
+def default_config() -> EngineConfig:
+    """A `demo` project open to the default ancestors (localhost), the two local dev chains."""
+    return parse_config({
+        "projects": {"demo": {"name": "Demo dApp", "origins": []}},
+        "networks": dev_networks({31337: "http://127.0.0.1:8545", 31338: "http://127.0.0.1:8546"}),
+    })
+
+
+def resolve_secret(config: EngineConfig) -> bytes:
+    """The HMAC secret: from the config, else from `secret_file`, generated there if absent."""
+    if config.secret:
+        return config.secret.encode()
+    path = config.path(config.secret_file)
+    try:
+        text = path.read_text().strip()
+    except FileNotFoundError:
+        text = ""
+    if text:
+        return text.encode()
+    text = secrets.token_hex(32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process wrote it first
+        return path.read_text().strip().encode()
+    with os.fdopen(fd, "w") as handle:
+        handle.write(text + "\n")
+    return text.encode()
+
+
+__all__ = [
+    "DEFAULT_ALLOWED_ANCESTORS",
+    "ConfigError",
+    "EngineConfig",
+    "Network",
+    "Project",
+    "StoreConfig",
+    "TokenConfig",
+    "dev_networks",
+    "default_config",
+    "load_config",
+    "parse_config",
+    "resolve_secret",
+]

@@ -1,0 +1,176 @@
+"""The `/ws` endpoint: handshake (project, origin, join), then frames in to the session runner.
+
+Nothing here raises out on bad input: every refused frame gets a typed `error` frame, and a
+socket problem ends only that socket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from starlette.websockets import WebSocket, WebSocketState
+
+from ..runtime.runner import SessionRunner
+from ..slices.options import OptionsError, parse_options
+from ..wire.codec import MAX_FRAME_BYTES, encode
+from ..wire.frames import FrameError, Join, parse_client_frame
+from .config import EngineConfig, Project
+from .hub import Hub
+
+log = logging.getLogger(__name__)
+
+JOIN_TIMEOUT_S = 10.0
+TOO_LARGE_LIMIT = 3
+CLOSE_BAD_ORIGIN = 4001
+CLOSE_NO_PROJECT = 4002
+CLOSE_NOT_JOINED = 4003
+CLOSE_INVALID_OPTIONS = 1008
+CLOSE_TOO_LARGE = 1009
+# The server answers frames up to this size itself; past it the websocket library closes 1009.
+WS_MAX_SIZE = 256 * 1024
+
+
+class _Gone(Exception):
+    """The client left during the handshake."""
+
+
+class Refused(Exception):
+    """The handshake ends: send `t` {code, message}, then close the socket with `close_code`."""
+
+    def __init__(self, code: str, message: str, close_code: int, frame_type: str = "error") -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.close_code = close_code
+        self.frame_type = frame_type
+
+
+async def websocket_endpoint(ws: WebSocket) -> None:
+    hub: Hub = ws.app.state.hub
+    config: EngineConfig = ws.app.state.config
+    await ws.accept()
+    runner: SessionRunner | None = None
+    try:
+        runner = await _handshake(ws, hub, config)
+        await _read_frames(ws, runner)
+    except Refused as refused:
+        await _refuse(ws, refused)
+    except _Gone:
+        pass
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        log.exception("websocket task failed")
+        await _close(ws, 1011)
+    finally:
+        if runner is not None:
+            runner.detach(ws)
+
+
+async def _handshake(ws: WebSocket, hub: Hub, config: EngineConfig) -> SessionRunner:
+    project_id = ws.query_params.get("project", "")
+    project = config.projects.get(project_id) if project_id else None
+    if project is None:
+        raise Refused("no_project", "Project ID is not configured", CLOSE_NO_PROJECT)
+    origin = ws.headers.get("origin")
+    if origin is None or not project.origin_policy().allows(origin):
+        raise Refused("bad_origin", "Invalid App Configuration", CLOSE_BAD_ORIGIN)
+    join = await _first_frame(ws)
+    if join.project != project_id:
+        raise Refused("no_project", "Project ID does not match the socket's", CLOSE_NO_PROJECT)
+    if join.resume:
+        session_id = hub.session_for_token(join.resume)
+        if session_id is not None:
+            resumed = await hub.resume(session_id, project_id, ws, join.last, join.wallets)
+            if resumed is not None:
+                return resumed
+    join = _with_project_features(join, project)
+    try:
+        options = parse_options(join.opts)
+    except OptionsError as error:
+        raise Refused("invalid_options", str(error), CLOSE_INVALID_OPTIONS, "goodbye") from error
+    runner = await hub.create(origin, join, options)
+    await runner.attach(ws, hub.issue_token(runner.id), resumed=False, last=None)
+    return runner
+
+
+async def _first_frame(ws: WebSocket) -> Join:
+    try:
+        message = await asyncio.wait_for(ws.receive(), JOIN_TIMEOUT_S)
+    except TimeoutError as error:
+        raise Refused("not_joined", "no join frame in time", CLOSE_NOT_JOINED) from error
+    if message["type"] == "websocket.disconnect":
+        raise _Gone()
+    data = message.get("bytes")
+    if data is None:
+        raise Refused("not_joined", "the first frame must be a binary join", CLOSE_NOT_JOINED)
+    try:
+        frame = parse_client_frame(data)
+    except FrameError as error:
+        raise Refused("not_joined", f"the first frame must be a join ({error.message})",
+                      CLOSE_NOT_JOINED) from error
+    if not isinstance(frame, Join):
+        raise Refused("not_joined", "the first frame must be a join", CLOSE_NOT_JOINED)
+    return frame
+
+
+def _with_project_features(join: Join, project: Project) -> Join:
+    """The operator's feature overrides win over the host's (they are recorded as sent)."""
+    if not project.features:
+        return join
+    features: Any = join.opts.get("features")
+    if features is None:
+        merged: Any = dict(project.features)
+    elif isinstance(features, dict):
+        merged = {**features, **project.features}
+    else:
+        return join  # not a map: parse_options reports it
+    return join.model_copy(update={"opts": {**join.opts, "features": merged}})
+
+
+async def _read_frames(ws: WebSocket, runner: SessionRunner) -> None:
+    too_large = 0
+    while True:
+        message = await ws.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        data = message.get("bytes")
+        if data is None:
+            runner.send_error(ws, "malformed", "text frames are refused: send binary msgpack")
+            continue
+        if len(data) > MAX_FRAME_BYTES:
+            too_large += 1
+            close = CLOSE_TOO_LARGE if too_large >= TOO_LARGE_LIMIT else None
+            runner.send_error(ws, "too_large", f"frames are at most {MAX_FRAME_BYTES} bytes",
+                              close=close)
+            continue
+        try:
+            frame = parse_client_frame(data)
+        except FrameError as error:
+            runner.send_error(ws, error.code, error.message)
+            continue
+        if isinstance(frame, Join):
+            runner.send_error(ws, "malformed", "this socket has already joined")
+            continue
+        runner.put_frame(frame, ws)
+
+
+async def _refuse(ws: WebSocket, refused: Refused) -> None:
+    frame = {"t": refused.frame_type, "s": 0, "a": 0,
+             "code": refused.code, "message": refused.message}
+    try:
+        await ws.send_bytes(encode(frame))
+    except Exception:
+        return
+    await _close(ws, refused.close_code)
+
+
+async def _close(ws: WebSocket, code: int) -> None:
+    if ws.application_state == WebSocketState.DISCONNECTED:
+        return
+    try:
+        await ws.close(code)
+    except Exception:
+        pass

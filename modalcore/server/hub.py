@@ -1,0 +1,214 @@
+"""The live sessions of one engine process, and the way back to saved ones.
+
+A session is live while its runner task runs: from its creation, or from being restored from
+the store when a client rejoins with a valid token, until it has been detached for
+`idle_evict_s` (or the engine stops). Saved state outlives it in the store for the store's TTL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+import logging
+import secrets
+from pathlib import Path
+
+import httpx
+
+from ..engine.model import initial_model
+from ..wire.frames import AnnouncedWallet
+from ..engine.persist import PersistError, load_bytes
+from ..engine.record import Recorder
+from ..engine.session import Session
+from ..runtime.analytics import AnalyticsSink
+from ..runtime.clock import Clock, TimerHandle
+from ..runtime.runner import Outlet, RunnerDeps, SessionClosing, SessionRunner
+from ..runtime.services import ServiceContext, ServiceRegistry
+from ..slices.options import HostOptions
+from ..store.base import SessionStore
+from ..wire.frames import Join
+from . import tokens
+from .config import EngineConfig
+
+log = logging.getLogger(__name__)
+
+SWEEP_EVERY_MS = 3600 * 1000
+
+
+class Hub:
+    def __init__(
+        self,
+        *,
+        config: EngineConfig,
+        secret: bytes,
+        clock: Clock,
+        services: ServiceRegistry,
+        analytics: AnalyticsSink,
+        store: SessionStore,
+        record_dir: Path | None = None,
+    ) -> None:
+        self.config = config
+        self.known_networks = config.known_networks()  # shared by every session's model
+        self.clock = clock
+        self.store = store
+        self.record_dir = record_dir
+        self.http: httpx.AsyncClient | None = None
+        self.runners: dict[str, SessionRunner] = {}
+        self._secret = secret
+        self._restoring: dict[str, asyncio.Future[SessionRunner | None]] = {}
+        self._sweep_handle: TimerHandle | None = None
+        self._tasks: set[asyncio.Task[object]] = set()
+        self.deps = RunnerDeps(
+            clock=clock,
+            services=services,
+            analytics=analytics,
+            store=store,
+            make_context=self._context,
+            idle_evict_ms=int(config.idle_evict_s * 1000),
+            on_closed=self._closed,
+        )
+
+    def __len__(self) -> int:
+        return len(self.runners)
+
+    # ----- tokens
+    def issue_token(self, session_id: str) -> str:
+        expiry_s = self.clock.now_ms() // 1000 + self.store.ttl_ms // 1000
+        return tokens.sign(self._secret, session_id, expiry_s)
+
+    def session_for_token(self, token: str) -> str | None:
+        try:
+            return tokens.verify(self._secret, token, self.clock.now_ms() // 1000)
+        except tokens.TokenError as error:
+            log.info("resume refused: %s", error)
+            return None
+
+    # ----- sessions
+    async def create(self, origin: str, join: Join, options: HostOptions) -> SessionRunner:
+        now = self.clock.now_ms()
+        session_id = secrets.token_urlsafe(16)
+        model = initial_model(
+            join.project, origin, options, join.env, join.wallets, known_networks=self.known_networks
+        )
+        session = Session(session_id, model, now)
+        record_file = None
+        if self.record_dir is not None:
+            self.record_dir.mkdir(parents=True, exist_ok=True)
+            record_file = (self.record_dir / f"{session_id}.jsonl").open("w")
+            session.recorder = Recorder(record_file)
+            session.recorder.join(now, session_id, origin, join)
+        runner = SessionRunner(session, self.deps, record_file=record_file)
+        self.runners[session_id] = runner
+        runner.start()
+        return runner
+
+    async def find(self, session_id: str) -> SessionRunner | None:
+        """The live session, or the saved one brought back to life; None when gone."""
+        runner = self.runners.get(session_id)
+        if runner is not None and runner.closing and runner.finished is not None:
+            await runner.finished  # being evicted: wait, then restore what it saved
+            runner = self.runners.get(session_id)
+        if runner is not None and not runner.closing:
+            return runner
+        pending = self._restoring.get(session_id)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[SessionRunner | None] = asyncio.get_running_loop().create_future()
+        self._restoring[session_id] = future
+        try:
+            restored = await self._restore(session_id)
+            future.set_result(restored)
+            return restored
+        except BaseException as error:
+            future.set_exception(error)
+            future.exception()  # retrieved: no "never retrieved" warning when nobody waits
+            raise
+        finally:
+            del self._restoring[session_id]
+
+    async def resume(
+        self,
+        session_id: str,
+        project_id: str,
+        outlet: Outlet,
+        last: int | None,
+        wallets: Sequence[AnnouncedWallet] = (),
+    ) -> SessionRunner | None:
+        """Attach `outlet` to that session of that project (live or restored); None when gone."""
+        for _ in range(3):  # the session may end (idle eviction) between find and attach
+            runner = await self.find(session_id)
+            if runner is None or runner.session.model.project_id != project_id:
+                return None
+            try:
+                await runner.attach(
+                    outlet, self.issue_token(runner.id), resumed=True, last=last, wallets=wallets
+                )
+            except SessionClosing:
+                continue
+            return runner
+        return None
+
+    async def _restore(self, session_id: str) -> SessionRunner | None:
+        data = await self.store.load(session_id, self.clock.now_ms())
+        if data is None:
+            return None
+        try:
+            session, timers = load_bytes(data)
+        except PersistError:
+            log.warning("session %s: saved state unreadable, dropped", session_id, exc_info=True)
+            await self.store.delete(session_id)
+            return None
+        if session.id != session_id:
+            log.warning("session %s: saved state names %s, dropped", session_id, session.id)
+            return None
+        runner = SessionRunner(session, self.deps, timers=timers)
+        self.runners[session_id] = runner
+        runner.start()
+        log.info("session %s restored from the store", session_id)
+        return runner
+
+    def _closed(self, runner: SessionRunner) -> None:
+        if self.runners.get(runner.id) is runner:
+            del self.runners[runner.id]
+
+    def _context(self, session: Session) -> ServiceContext:
+        return ServiceContext(
+            session_id=session.id,
+            project_id=session.model.project_id,
+            clock=self.clock,
+            http=self.http,
+            config=self.config,
+        )
+
+    # ----- lifecycle
+    def start(self) -> None:
+        self._arm_sweep()
+
+    def _arm_sweep(self) -> None:
+        self._sweep_handle = self.clock.call_later(SWEEP_EVERY_MS, self._sweep)
+
+    def _sweep(self) -> None:
+        task: asyncio.Task[object] = asyncio.ensure_future(self.sweep())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        self._arm_sweep()
+
+    async def sweep(self) -> int:
+        """Drop saved sessions idle past the store's TTL (live ones are touched on save)."""
+        try:
+            dropped = await self.store.expire(self.clock.now_ms())
+        except Exception:
+            log.exception("expiring sessions failed")
+            return 0
+        if dropped:
+            log.info("expired %d idle sessions", dropped)
+        return dropped
+
+    async def close(self) -> None:
+        """Stop every session (each saves itself and closes its socket with 1001)."""
+        if self._sweep_handle is not None:
+            self._sweep_handle.cancel()
+        runners = list(self.runners.values())
+        await asyncio.gather(*(runner.stop() for runner in runners), return_exceptions=True)
+        for task in list(self._tasks):
+            task.cancel()

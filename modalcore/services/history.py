@@ -1,0 +1,263 @@
+"""Transaction history (SPEC §3 "Transaction", §7 history call): a self-hosted provider that
+indexes an EVM chain for one account, and an adapter over the hosted Blockchain API call.
+
+Both answer in the hosted call's shape, `{"data": [transaction, ...], "next": cursor | None}`,
+newest first, each transaction `{id, metadata: {operationType, hash, minedAt, sentFrom, sentTo,
+status, nonce, chain}, transfers: [{fungible_info: {name, symbol, icon: {url}}, direction,
+quantity: {numeric}}]}`.
+
+The self-hosted provider reads native transfers from blocks (eth_getBlockByNumber with full
+transactions) and ERC-20 transfers from `Transfer` logs (eth_getLogs, the account as sender or
+receiver). Its cursor `"<block>:<tx index>"` names the last transaction of the page; the next
+page holds the transactions before it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+import httpx
+from eth_utils.address import to_checksum_address
+from eth_utils.crypto import keccak
+
+from .jsonrpc import RPC_TIMEOUT_S, RpcCallError
+
+if TYPE_CHECKING:
+    from .blockchain_api import BlockchainApi
+
+PAGE_SIZE = 10
+CHUNK_BLOCKS = 64  # blocks fetched per JSON-RPC batch while scanning back
+NO_ACCOUNT = "Transactions can't be fetched without an accountAddress"
+TRANSFER_TOPIC = "0x" + keccak(text="Transfer(address,address,uint256)").hex()
+NAME, SYMBOL, DECIMALS = "0x06fdde03", "0x95d89b41", "0x313ce567"
+
+
+class HistoryError(ValueError):
+    pass
+
+
+@dataclass
+class _Item:
+    """One transaction that touches the account."""
+
+    block: int
+    index: int
+    tx: dict[str, Any]
+    timestamp: int
+    native: bool = False
+    logs: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def position(self) -> tuple[int, int]:
+        return self.block, self.index
+
+
+def parse_cursor(cursor: str | None) -> tuple[int, int] | None:
+    if not cursor:
+        return None
+    block, sep, index = cursor.partition(":")
+    if not sep or not block.isdigit() or not index.isdigit():
+        raise HistoryError(f"invalid cursor {cursor!r}")
+    return int(block), int(index)
+
+
+async def _batch(http: httpx.AsyncClient, url: str, calls: list[tuple[str, list[Any]]]) -> list[Any]:
+    """A JSON-RPC batch whose failed calls give None (one bad token must not hide the rest)."""
+    if not calls:
+        return []
+    body = [{"jsonrpc": "2.0", "id": i + 1, "method": m, "params": p} for i, (m, p) in enumerate(calls)]
+    response = await http.post(url, json=body, timeout=RPC_TIMEOUT_S)
+    if response.status_code != 200:
+        raise RpcCallError(-32000, f"HTTP status code: {response.status_code}")
+    payload = response.json()
+    if isinstance(payload, dict):
+        error = payload.get("error") or {}
+        raise RpcCallError(int(error.get("code", -32603)), str(error.get("message", "bad response")))
+    by_id = {item.get("id"): item for item in payload if isinstance(item, dict)}
+    return [(by_id.get(i + 1) or {}).get("result") for i in range(len(calls))]
+
+
+async def _strict(http: httpx.AsyncClient, url: str, calls: list[tuple[str, list[Any]]]) -> list[Any]:
+    results = await _batch(http, url, calls)
+    if any(result is None for result in results):
+        raise RpcCallError(-32603, "the node did not answer every history call")
+    return results
+
+
+def _topic(address: str) -> str:
+    return "0x" + address.removeprefix("0x").rjust(64, "0")
+
+
+async def _scan(http: httpx.AsyncClient, url: str, account: str, lo: int, hi: int,
+                before: tuple[int, int] | None, items: dict[str, _Item]) -> None:
+    calls: list[tuple[str, list[Any]]] = [
+        ("eth_getBlockByNumber", [hex(n), True]) for n in range(lo, hi + 1)
+    ]
+    span = {"fromBlock": hex(lo), "toBlock": hex(hi)}
+    calls.append(("eth_getLogs", [{**span, "topics": [TRANSFER_TOPIC, _topic(account)]}]))
+    calls.append(("eth_getLogs", [{**span, "topics": [TRANSFER_TOPIC, None, _topic(account)]}]))
+    results = await _strict(http, url, calls)
+    blocks, sent_logs, received_logs = results[:-2], results[-2], results[-1]
+    txs: dict[str, tuple[dict[str, Any], int]] = {}
+    for block in blocks:
+        timestamp = int(block["timestamp"], 16)
+        for tx in block["transactions"]:
+            txs[tx["hash"]] = (tx, timestamp)
+            position = (int(tx["blockNumber"], 16), int(tx["transactionIndex"], 16))
+            if before is not None and position >= before:
+                continue
+            touches = account in (str(tx["from"]).lower(), str(tx.get("to") or "").lower())
+            if touches and tx.get("to") and int(tx["value"], 16) > 0:
+                items[tx["hash"]] = _Item(*position, tx, timestamp, native=True)
+    seen: set[tuple[str, str]] = set()
+    for log in [*sent_logs, *received_logs]:
+        key = (log["transactionHash"], log["logIndex"])
+        if key in seen or log.get("removed") or len(log["topics"]) != 3:
+            continue  # ERC-721 transfers index their token id: four topics
+        seen.add(key)
+        position = (int(log["blockNumber"], 16), int(log["transactionIndex"], 16))
+        if (before is not None and position >= before) or log["transactionHash"] not in txs:
+            continue
+        item = items.get(log["transactionHash"])
+        if item is None:
+            tx, timestamp = txs[log["transactionHash"]]
+            item = items[log["transactionHash"]] = _Item(*position, tx, timestamp)
+        item.logs.append(log)
+
+
+def _decode_string(raw: str | None) -> str | None:
+    if not raw or raw == "0x":
+        return None
+    data = bytes.fromhex(raw.removeprefix("0x"))
+    try:
+        if len(data) >= 64:
+            offset = int.from_bytes(data[:32], "big")
+            length = int.from_bytes(data[offset : offset + 32], "big")
+            return data[offset + 32 : offset + 32 + length].decode("utf-8")
+        if len(data) == 32:  # bytes32 names (older tokens)
+            return data.rstrip(b"\0").decode("utf-8")
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return None
+
+
+async def _token_meta(http: httpx.AsyncClient, url: str, tokens: list[str]) -> dict[str, tuple[str, str, int]]:
+    calls: list[tuple[str, list[Any]]] = []
+    for token in tokens:
+        calls += [("eth_call", [{"to": token, "data": data}, "latest"]) for data in (NAME, SYMBOL, DECIMALS)]
+    results = await _batch(http, url, calls)
+    meta = {}
+    for i, token in enumerate(tokens):
+        name, symbol, decimals = results[3 * i : 3 * i + 3]
+        symbol_text = _decode_string(symbol) or "?"
+        digits = int(decimals, 16) if decimals and decimals != "0x" else 0
+        meta[token] = (_decode_string(name) or symbol_text, symbol_text, digits if digits <= 77 else 0)
+    return meta
+
+
+def _units(raw: int, decimals: int) -> str:
+    return format(Decimal(raw).scaleb(-decimals).normalize(), "f") if raw else "0"
+
+
+def _direction(sender: str, receiver: str, account: str) -> str:
+    if sender == account and receiver == account:
+        return "self"
+    return "out" if sender == account else "in"
+
+
+@dataclass(frozen=True)
+class Native:
+    name: str = "Ether"
+    symbol: str = "ETH"
+    decimals: int = 18
+
+
+def _transaction(item: _Item, account: str, chain: str, status: str, native: Native,
+                 tokens: dict[str, tuple[str, str, int]]) -> dict[str, Any]:
+    tx = item.tx
+    parties: list[tuple[str, str]] = []
+    transfers: list[dict[str, Any]] = []
+    if item.native:
+        sender, receiver = str(tx["from"]).lower(), str(tx["to"]).lower()
+        parties.append((sender, receiver))
+        transfers.append({
+            "fungible_info": {"name": native.name, "symbol": native.symbol, "icon": {"url": ""}},
+            "direction": _direction(sender, receiver, account),
+            "quantity": {"numeric": _units(int(tx["value"], 16), native.decimals)},
+        })
+    for log in sorted(item.logs, key=lambda entry: int(entry["logIndex"], 16)):
+        sender, receiver = "0x" + log["topics"][1][-40:], "0x" + log["topics"][2][-40:]
+        parties.append((sender, receiver))
+        name, symbol, decimals = tokens[str(log["address"]).lower()]
+        transfers.append({
+            "fungible_info": {"name": name, "symbol": symbol, "icon": {"url": ""},
+                              "address": to_checksum_address(log["address"])},
+            "direction": _direction(sender, receiver, account),
+            "quantity": {"numeric": _units(int(log["data"], 16) if log["data"] != "0x" else 0, decimals)},
+        })
+    sender, receiver = parties[0]
+    mined = datetime.fromtimestamp(item.timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return {
+        "id": tx["hash"],
+        "metadata": {
+            "operationType": "send" if str(tx["from"]).lower() == account else "receive",
+            "hash": tx["hash"],
+            "minedAt": mined,
+            "sentFrom": to_checksum_address(sender),
+            "sentTo": to_checksum_address(receiver),
+            "status": status,
+            "nonce": int(tx["nonce"], 16),
+            "chain": chain,
+        },
+        "transfers": transfers,
+    }
+
+
+async def fetch_history(
+    http: httpx.AsyncClient, *, rpc_url: str, address: str, chain: str, cursor: str | None = None,
+    limit: int = PAGE_SIZE, native_name: str = "Ether", native_symbol: str = "ETH",
+    native_decimals: int = 18,
+) -> dict[str, Any]:
+    """One page of the account's transactions on the chain at `rpc_url`, newest first."""
+    if not address:
+        raise HistoryError(NO_ACCOUNT)
+    if limit < 1:
+        raise HistoryError("limit must be at least 1")
+    account = address.lower()
+    before = parse_cursor(cursor)
+    (latest_hex,) = await _strict(http, rpc_url, [("eth_blockNumber", [])])
+    latest = int(latest_hex, 16)
+    items: dict[str, _Item] = {}
+    hi = latest if before is None else min(before[0], latest)
+    while hi >= 0 and len(items) <= limit:
+        lo = max(0, hi - CHUNK_BLOCKS + 1)
+        await _scan(http, rpc_url, account, lo, hi, before, items)
+        hi = lo - 1
+    ordered = sorted(items.values(), key=lambda item: item.position, reverse=True)
+    page = ordered[:limit]
+    receipts = await _strict(
+        http, rpc_url, [("eth_getTransactionReceipt", [item.tx["hash"]]) for item in page])
+    token_addresses = sorted({str(log["address"]).lower() for item in page for log in item.logs})
+    tokens = await _token_meta(http, rpc_url, token_addresses)
+    native = Native(native_name, native_symbol, native_decimals)
+    data = [
+        _transaction(item, account, chain,
+                     "confirmed" if int(receipt["status"], 16) == 1 else "failed", native, tokens)
+        for item, receipt in zip(page, receipts, strict=True)
+    ]
+    next_cursor = f"{page[-1].block}:{page[-1].index}" if len(ordered) > limit else None
+    return {"data": data, "next": next_cursor}
+
+
+async def hosted_history(api: BlockchainApi, *, address: str, chain: str, cursor: str | None = None,
+                         onramp: str | None = None, **_: Any) -> dict[str, Any]:
+    """The hosted call (GET /v1/account/{account}/history: cursor, onramp, chainId)."""
+    if not address:
+        raise HistoryError(NO_ACCOUNT)
+    result = await api.history(address, cursor=cursor, onramp=onramp, chain_id=chain)
+    if not isinstance(result, dict):
+        raise HistoryError("unexpected history response")
+    return {"data": list(result.get("data") or []), "next": result.get("next") or None}

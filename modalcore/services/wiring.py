@@ -1,0 +1,32 @@
+"""Putting the engine's services on the runtime's registry (called when the app starts, once the
+shared HTTP client exists)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+from eth_account.signers.local import LocalAccount
+
+from ..runtime.services import ServiceContext, ServiceRegistry
+from ..siwx.service import siwx_services
+from ..siwx.store import SiwxStore
+from . import Service, default_services
+
+
+def _with_context(service: Service) -> Service:
+    async def call(ctx: ServiceContext, **args: Any) -> Any:
+        return await service(**args)
+
+    return call
+
+
+def register_engine_services(
+    registry: ServiceRegistry, http: httpx.AsyncClient, siwx_store: SiwxStore, signer: LocalAccount
+) -> None:
+    """Register what the registry does not have yet (tests may bring their own)."""
+    services: dict[str, Service] = {name: _with_context(fn) for name, fn in default_services(http).items()}
+    services.update(siwx_services(siwx_store, http, signer))
+    for name, service in services.items():
+        if name not in registry:
+            registry.register(name, service)

@@ -1,0 +1,40 @@
+"""Sessions in a dict: nothing survives the process (the default for tests and `serve`)."""
+
+from __future__ import annotations
+
+from .base import DEFAULT_TTL_MS, SessionStore
+
+
+class MemoryStore(SessionStore):
+    def __init__(self, ttl_ms: int = DEFAULT_TTL_MS) -> None:
+        super().__init__(ttl_ms)
+        self._rows: dict[str, tuple[bytes, int]] = {}
+
+    async def load(self, session_id: str, now_ms: int) -> bytes | None:
+        row = self._rows.get(session_id)
+        if row is None:
+            return None
+        if self._expired(row[1], now_ms):
+            del self._rows[session_id]
+            return None
+        return row[0]
+
+    async def save(self, session_id: str, data: bytes, now_ms: int) -> None:
+        self._rows[session_id] = (bytes(data), now_ms)
+
+    async def delete(self, session_id: str) -> None:
+        self._rows.pop(session_id, None)
+
+    async def touch(self, session_id: str, now_ms: int) -> None:
+        row = self._rows.get(session_id)
+        if row is not None:
+            self._rows[session_id] = (row[0], now_ms)
+
+    async def expire(self, now_ms: int) -> int:
+        gone = [sid for sid, (_, touched) in self._rows.items() if self._expired(touched, now_ms)]
+        for sid in gone:
+            del self._rows[sid]
+        return len(gone)
+
+    async def count(self) -> int:
+        return len(self._rows)

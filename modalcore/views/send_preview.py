@@ -1,0 +1,90 @@
+"""WalletSendPreview: what will be sent, to whom, on which network, for which network fee; then
+Send (one wallet request), or, when that request was lost, Try again / Discard."""
+
+from __future__ import annotations
+
+from decimal import ROUND_UP, Decimal
+
+from ..engine.model import Model
+from ..rules.format import usd
+from ..slices.navigation import PressedBack
+from ..slices.send import PressedDiscardSend, PressedRetrySend, PressedSend, fiat_value, selected_token
+from ..wire.nodes import Node, node
+from . import parts
+
+TITLE = "Review send"
+LOST_HINT = "Check your wallet's activity before trying again."
+
+
+def fee_text(model: Model) -> str | None:
+    fee = model.send.fee
+    network = model.networks.active_network
+    if fee.fee_wei is None or network is None:
+        return None
+    amount = Decimal(fee.fee_wei).scaleb(-network.native.decimals)
+    if network.native_price:
+        return f"~{usd(amount * Decimal(str(network.native_price)))}"
+    shown = amount.quantize(Decimal("0.000001"), rounding=ROUND_UP) if amount else Decimal(0)
+    return f"~{shown.normalize():f} {network.native.symbol}"
+
+
+def lost_request(model: Model, prefix: str) -> Node | None:
+    pending = model.send.pending
+    if pending is None or pending.status != "lost":
+        return None
+    return node("stack", f"{prefix}/lost", [
+        node("alert", f"{prefix}/lost/alert", title="Wallet request lost",
+             message=f"{pending.reason}. {LOST_HINT}", variant="warning"),
+        parts.row(f"{prefix}/lost/actions", [
+            node("button", f"{prefix}/lost/discard", on={"press": PressedDiscardSend()}, text="Discard",
+                 variant="secondary"),
+            node("button", f"{prefix}/lost/retry", on={"press": PressedRetrySend()},
+                 pending={"press": "spinner"}, text="Try again", variant="main"),
+        ], justify="center"),
+    ], dir="col", gap=8)
+
+
+def body(model: Model) -> Node:
+    state = model.send
+    token = selected_token(model)
+    account = model.accounts.get(model.networks.active_namespace)
+    network = model.networks.active_network
+    symbol = token.symbol if token else ""
+    fiat = fiat_value(model)
+    fee = state.fee
+    fee_value: Node
+    if fee.loading:
+        fee_value = node("skeleton", "send-preview/fee/value", w=80, h=16)
+    else:
+        fee_value = node("text", "send-preview/fee/value", text=fee_text(model) or "—", variant="small")
+    children = [
+        node("text", "send-preview/amount", text=f"{state.amount} {symbol}".strip(), variant="amount"),
+        node("text", "send-preview/fiat", text=fiat or "", variant="small", tone="muted",
+             hidden=None if fiat else True),
+        node("list-item", "send-preview/from", title="From",
+             trailing=parts.truncate_address(account.address or "")),
+        node("list-item", "send-preview/to", title="To", subtitle=state.receiver_profile_name,
+             trailing=parts.truncate_address(state.receiver)),
+        node("list-item", "send-preview/network", title="Network", image=(network.image_url or None)
+             if network else None, trailing=network.name if network else ""),
+        parts.row("send-preview/fee", [
+            node("text", "send-preview/fee/label", text="Network fee", variant="small", tone="muted"),
+            fee_value,
+        ], justify="space-between"),
+    ]
+    if fee.error:
+        children.append(node("text", "send-preview/fee/error", text=fee.error, variant="small", tone="error"))
+    if state.error:
+        children.append(node("text", "send-preview/error", text=state.error, variant="small", tone="error"))
+    lost = lost_request(model, "send-preview")
+    if lost is not None:
+        children.append(lost)
+    else:
+        children.append(parts.row("send-preview/actions", [
+            node("button", "send-preview/cancel", on={"press": PressedBack()}, text="Cancel",
+                 variant="secondary"),
+            node("button", "send-preview/send", on={"press": PressedSend()}, pending={"press": "spinner"},
+                 text="Send", variant="main", busy=True if state.loading else None,
+                 disabled=True if state.loading or state.pending is not None else None),
+        ], justify="center"))
+    return parts.column("send-preview/body", children, gap=12)

@@ -1,0 +1,93 @@
+// Builds dist/modal.js (global ModalCore, React included), dist/demo.js and dist/index.html.
+// `node build.mjs --tests` compiles test/*.test.ts into dist/test/*.test.mjs instead.
+import { build, transform } from 'esbuild';
+import { copyFile, mkdir, readdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dist = join(here, 'dist');
+const BUDGET_GZIP = 85 * 1024;
+
+const common = {
+  bundle: true,
+  target: 'es2020',
+  jsx: 'automatic',
+  logLevel: 'warning',
+  legalComments: 'none',
+  define: { 'process.env.NODE_ENV': '"production"' },
+};
+
+/** Stylesheets are imported as text (the modal injects them in its shadow root), minified. */
+const cssText = {
+  name: 'css-text',
+  setup(b) {
+    b.onLoad({ filter: /\.css$/ }, async (args) => {
+      const { code } = await transform(await readFile(args.path, 'utf8'), { loader: 'css', minify: true });
+      return { contents: code.trim(), loader: 'text' };
+    });
+  },
+};
+
+/** The demo draws with the React copy inside modal.js (window.ModalCore), not a second one. */
+const sharedReact = {
+  name: 'shared-react',
+  setup(b) {
+    const globals = { react: 'React', 'react-dom/client': 'ReactDOMClient' };
+    b.onResolve({ filter: /^(react|react-dom\/client)$/ }, (args) => ({ path: args.path, namespace: 'shared-react' }));
+    b.onLoad({ filter: /.*/, namespace: 'shared-react' }, (args) => ({
+      contents: `module.exports = window.ModalCore.${globals[args.path]};`,
+      loader: 'js',
+    }));
+  },
+};
+
+async function buildBundles() {
+  await mkdir(dist, { recursive: true });
+  await build({
+    ...common,
+    entryPoints: [join(here, 'src/index.ts')],
+    outfile: join(dist, 'modal.js'),
+    format: 'iife',
+    globalName: 'ModalCore',
+    minify: true,
+    plugins: [cssText],
+  });
+  await build({
+    ...common,
+    entryPoints: [join(here, 'demo/demo.tsx')],
+    outfile: join(dist, 'demo.js'),
+    format: 'iife',
+    minify: true,
+    plugins: [sharedReact, cssText],
+  });
+  await copyFile(join(here, 'demo/index.html'), join(dist, 'index.html'));
+  const modal = await readFile(join(dist, 'modal.js'));
+  const gzip = gzipSync(modal, { level: 9 }).length;
+  const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+  console.log(`dist/modal.js: ${kb(modal.length)} minified, ${kb(gzip)} gzip (budget ${kb(BUDGET_GZIP)})`);
+  if (gzip > BUDGET_GZIP) {
+    console.error('dist/modal.js is over its gzip budget');
+    process.exit(1);
+  }
+}
+
+async function buildTests() {
+  const dir = join(here, 'test');
+  const entries = (await readdir(dir)).filter((name) => name.endsWith('.test.ts'));
+  await build({
+    ...common,
+    entryPoints: entries.map((name) => join(dir, name)),
+    outdir: join(dist, 'test'),
+    outExtension: { '.js': '.mjs' },
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'inline',
+    plugins: [cssText],
+  });
+}
+
+if (process.argv.includes('--tests')) await buildTests();
+else await buildBundles();

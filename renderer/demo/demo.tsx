@@ -1,0 +1,138 @@
+/**
+ * The demo dApp: a host page that uses the modal through its public API only. It draws with the
+ * React copy inside /static/modal.js (the build maps `react` to window.ModalCore.React).
+ */
+import { useEffect, useState } from 'react';
+import { createRoot } from 'react-dom/client';
+import { installDevWallet } from './devwallet';
+import type * as ModalCoreApi from '../src/index';
+import type { Modal } from '../src/host';
+
+declare global {
+  interface Window {
+    ModalCore: typeof ModalCoreApi;
+    demoModal?: Modal;
+  }
+}
+
+type Dict = Record<string, unknown>;
+
+installDevWallet();
+
+function meta(name: string, fallback: string): string {
+  return document.querySelector(`meta[name="${name}"]`)?.getAttribute('content')?.trim() || fallback;
+}
+
+const projectId = meta('modalcore-project', 'demo');
+const networks = meta('modalcore-networks', 'eip155:31337,eip155:31338')
+  .split(',')
+  .map((id) => id.trim())
+  .filter(Boolean);
+
+const { createModal, ConnectButton } = window.ModalCore;
+const modal = createModal({
+  projectId,
+  networks,
+  defaultNetwork: networks[0],
+  metadata: {
+    name: 'Modalcore demo dApp',
+    description: 'A small dApp that uses the modalcore modal',
+    url: location.origin,
+    icons: [],
+  },
+  debug: true,
+});
+window.demoModal = modal;
+
+function useHost(subscribe: (cb: (data: Dict) => void) => () => void): Dict | null {
+  const [data, setData] = useState<Dict | null>(null);
+  useEffect(() => subscribe(setData), [subscribe]);
+  return data;
+}
+
+const show = (value: unknown) => (value ? JSON.stringify(value, null, 1) : '—');
+
+function utf8Hex(text: string): string {
+  return `0x${Array.from(new TextEncoder().encode(text), (b) => b.toString(16).padStart(2, '0')).join('')}`;
+}
+
+function describe(error: unknown): string {
+  const e = error as { code?: unknown; message?: unknown };
+  return `error ${String(e?.code ?? '')}: ${String(e?.message ?? error)}`;
+}
+
+function App() {
+  const state = useHost(modal.subscribeState);
+  const account = useHost(modal.subscribeAccount);
+  const network = useHost(modal.subscribeNetwork);
+  const [result, setResult] = useState('');
+  const address = account?.isConnected && typeof account.address === 'string' ? account.address : '';
+
+  const run = async (label: string, request: () => Promise<unknown>) => {
+    setResult(`${label}…`);
+    try {
+      setResult(`${label}: ${JSON.stringify(await request())}`);
+    } catch (error) {
+      setResult(`${label}: ${describe(error)}`);
+    }
+  };
+  const provider = () => modal.getProvider();
+  const from = async () => {
+    if (address) return address;
+    const accounts = (await provider().request({ method: 'eth_accounts' })) as string[];
+    return accounts[0] ?? '';
+  };
+  const sign = () =>
+    run('personal_sign', async () =>
+      provider().request({ method: 'personal_sign', params: [utf8Hex('Hello from the demo dApp'), await from()] }),
+    );
+  const send = () =>
+    run('eth_sendTransaction', async () => {
+      const self = await from();
+      // 0.001 ETH to self
+      return provider().request({ method: 'eth_sendTransaction', params: [{ from: self, to: self, value: '0x38d7ea4c68000' }] });
+    });
+  const active = typeof network?.caipNetworkId === 'string' ? network.caipNetworkId : '';
+  const other = networks.find((id) => id !== active) ?? networks[0] ?? '';
+  const switchNetwork = () => run(`switchNetwork ${other}`, () => modal.switchNetwork(other).then(() => 'requested'));
+
+  return (
+    <>
+      <header>
+        <h1>Modalcore demo dApp</h1>
+        <ConnectButton modal={modal} />
+      </header>
+      <main>
+        <section>
+          <h2>Modal</h2>
+          <dl>
+            <dt>state</dt>
+            <dd id="state">{show(state)}</dd>
+            <dt>account</dt>
+            <dd id="account">{show(account)}</dd>
+            <dt>network</dt>
+            <dd id="network">{show(network)}</dd>
+          </dl>
+        </section>
+        <section>
+          <h2>Wallet</h2>
+          <div className="actions">
+            <button id="sign" type="button" onClick={() => void sign()}>
+              Sign a message
+            </button>
+            <button id="send" type="button" onClick={() => void send()}>
+              Send 0.001 ETH to self
+            </button>
+            <button id="switch" className="secondary" type="button" onClick={() => void switchNetwork()}>
+              Switch to {other}
+            </button>
+          </div>
+          <p id="result">{result}</p>
+        </section>
+      </main>
+    </>
+  );
+}
+
+const app = document.getElementById('app');
+if (app) createRoot(app).render(<App />);

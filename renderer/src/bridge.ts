@@ -1,0 +1,247 @@
+/**
+ * The wallet bridge: what only the page can do for the engine (PROTOCOL.md, "Effect kinds").
+ * EIP-6963 discovery, the legacy `window.ethereum`, EIP-1193 requests, clipboard, links.
+ * It runs what the engine asks and reports what wallets say; it decides nothing.
+ */
+
+export interface Eip1193Provider {
+  request(args: { method: string; params?: unknown }): Promise<unknown>;
+  on?(event: string, listener: (...args: unknown[]) => void): unknown;
+  removeListener?(event: string, listener: (...args: unknown[]) => void): unknown;
+}
+
+export interface WalletInfo {
+  uuid: string;
+  name: string;
+  icon: string;
+  rdns: string;
+}
+
+export type EffectError = { code: number; message: string };
+export type EffectOutcome = { ok: true; result: unknown } | { ok: false; error: EffectError };
+export type WalletEventSink = (connector: string, event: string, data: unknown) => void;
+
+type Req = Record<string, unknown>;
+type Listener = (...args: unknown[]) => void;
+
+/** The part of `window` the bridge uses (a fake in tests). */
+export interface BridgeWindow {
+  addEventListener(type: string, listener: (event: Event) => void): void;
+  removeEventListener(type: string, listener: (event: Event) => void): void;
+  dispatchEvent(event: Event): boolean;
+  ethereum?: unknown;
+  open?(url: string, target?: string, features?: string): unknown;
+  location?: { assign(url: string): void };
+  navigator?: { clipboard?: { writeText(text: string): Promise<void> } };
+  document?: Document;
+}
+
+export const INJECTED = 'injected';
+const WALLET_EVENTS = ['accountsChanged', 'chainChanged', 'disconnect'] as const;
+
+function isProvider(value: unknown): value is Eip1193Provider {
+  return typeof value === 'object' && value !== null && typeof (value as Eip1193Provider).request === 'function';
+}
+
+function str(value: unknown, max: number): string {
+  return typeof value === 'string' ? value.slice(0, max) : '';
+}
+
+/** EIP-1193 errors keep their numeric code; anything else is an internal error. */
+export function toEffectError(error: unknown): EffectError {
+  const e = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; message?: unknown };
+  const code = typeof e.code === 'number' && Number.isInteger(e.code) ? e.code : -32603;
+  const message = typeof e.message === 'string' ? e.message : String(error);
+  return { code, message: message.slice(0, 4096) };
+}
+
+/** A value that survives msgpack: plain JSON data (bigints become decimal strings). */
+function plain(value: unknown): unknown {
+  if (value === undefined) return null;
+  return JSON.parse(JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+}
+
+function eventData(event: string, args: unknown[]): unknown {
+  const [first] = args;
+  if (event === 'disconnect') return null;
+  if (event === 'chainChanged' && typeof first === 'number') return `0x${first.toString(16)}`;
+  return plain(first);
+}
+
+export class WalletBridge {
+  private announced = new Map<string, { info: WalletInfo; provider: Eip1193Provider }>();
+  private watched = new Map<string, Array<[string, Listener]>>();
+  private timers = new Map<string, ReturnType<typeof setTimeout>>();
+  private listeners = new Set<WalletEventSink>();
+  private readonly onAnnounce = (event: Event): void => this.announce(event);
+
+  constructor(
+    private readonly win: BridgeWindow,
+    /** Receives every wallet event to forward to the engine. */
+    private readonly sink: WalletEventSink,
+  ) {}
+
+  start(): void {
+    this.win.addEventListener('eip6963:announceProvider', this.onAnnounce);
+    this.discover();
+  }
+
+  stop(): void {
+    this.win.removeEventListener('eip6963:announceProvider', this.onAnnounce);
+    for (const uuid of [...this.watched.keys()]) this.unwatch(uuid);
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  discover(): void {
+    this.win.dispatchEvent(new Event('eip6963:requestProvider'));
+  }
+
+  /** Wallets for `join.wallets`: the announced ones, plus the legacy injected provider. */
+  wallets(): WalletInfo[] {
+    const list = [...this.announced.values()].map(({ info }) => info);
+    if (this.legacy()) list.push({ uuid: INJECTED, name: 'Browser Wallet', icon: '', rdns: '' });
+    return list.slice(0, 64);
+  }
+
+  /** The provider of a connector: by EIP-6963 uuid, `injected`, or else by rdns. */
+  provider(connector: string): Eip1193Provider | undefined {
+    if (connector === INJECTED) return this.legacy();
+    const found = this.announced.get(connector);
+    if (found || !connector) return found?.provider;
+    for (const { info, provider } of this.announced.values()) if (info.rdns === connector) return provider;
+    return undefined;
+  }
+
+  /** Listen to the wallet events the bridge forwards (the host's EIP-1193 provider uses it). */
+  onWalletEvent(listener: WalletEventSink): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private legacy(): Eip1193Provider | undefined {
+    const eth = this.win.ethereum;
+    if (!isProvider(eth)) return undefined;
+    for (const { provider } of this.announced.values()) if (provider === eth) return undefined;
+    return eth;
+  }
+
+  private announce(event: Event): void {
+    const detail = (event as CustomEvent<unknown>).detail as { info?: Req; provider?: unknown } | undefined;
+    const info = detail?.info;
+    if (!info || !isProvider(detail.provider)) return;
+    const uuid = str(info.uuid, 128);
+    if (!uuid || uuid === INJECTED) return;
+    const icon = str(info.icon, 16_385);
+    const clean: WalletInfo = {
+      uuid,
+      name: str(info.name, 128),
+      icon: icon.length > 16_384 ? '' : icon,
+      rdns: str(info.rdns, 256),
+    };
+    const known = this.announced.get(uuid);
+    this.announced.set(uuid, { info: clean, provider: detail.provider });
+    if (!known) this.sink(uuid, 'announce', clean);
+  }
+
+  /** Forward a provider's events to the engine from now on. */
+  watch(connector: string): void {
+    const provider = this.provider(connector);
+    if (this.watched.has(connector) || !provider?.on) return;
+    const subs: Array<[string, Listener]> = WALLET_EVENTS.map((name) => {
+      const listener = (...args: unknown[]): void => {
+        const data = eventData(name, args);
+        this.sink(connector, name, data);
+        for (const l of this.listeners) l(connector, name, data);
+      };
+      provider.on?.(name, listener);
+      return [name, listener];
+    });
+    this.watched.set(connector, subs);
+  }
+
+  private unwatch(connector: string): void {
+    const provider = this.provider(connector);
+    for (const [name, listener] of this.watched.get(connector) ?? []) provider?.removeListener?.(name, listener);
+    this.watched.delete(connector);
+  }
+
+  /** Runs one effect; resolves with its outcome (never rejects). */
+  run(eid: string, kind: string, req: Req, timeoutMs: number): Promise<EffectOutcome> {
+    const work = this.perform(kind, req).then(
+      (result): EffectOutcome => ({ ok: true, result: plain(result) }),
+      (error: unknown): EffectOutcome => ({ ok: false, error: toEffectError(error) }),
+    );
+    const timeout = new Promise<EffectOutcome>((resolve) => {
+      this.timers.set(
+        eid,
+        setTimeout(() => resolve({ ok: false, error: { code: -32603, message: 'timeout' } }), Math.max(0, timeoutMs)),
+      );
+    });
+    return Promise.race([work, timeout]).finally(() => {
+      clearTimeout(this.timers.get(eid));
+      this.timers.delete(eid);
+    });
+  }
+
+  /** The engine dropped an effect: stop its timer (a wallet prompt cannot be withdrawn). */
+  cancel(eid: string): void {
+    clearTimeout(this.timers.get(eid));
+    this.timers.delete(eid);
+  }
+
+  private async perform(kind: string, req: Req): Promise<unknown> {
+    switch (kind) {
+      case 'eip1193':
+        return this.request(req);
+      case 'clipboard':
+        return this.copy(str(req.text, 1 << 20));
+      case 'open_url':
+        return this.openUrl(str(req.url, 8192), req.target === '_self' ? '_self' : '_blank');
+      case 'discover':
+        this.discover();
+        return null;
+      default:
+        throw { code: -32601, message: `unknown effect kind ${kind}` };
+    }
+  }
+
+  private async request(req: Req): Promise<unknown> {
+    const connector = str(req.connector, 128);
+    const provider = this.provider(connector);
+    if (!provider) throw { code: 4900, message: `connector ${connector} is not available` };
+    this.watch(connector);
+    const args: { method: string; params?: unknown } = { method: str(req.method, 256) };
+    if (req.params !== undefined && req.params !== null) args.params = req.params;
+    return provider.request(args);
+  }
+
+  private async copy(text: string): Promise<null> {
+    const clipboard = this.win.navigator?.clipboard;
+    try {
+      if (!clipboard) throw new Error('no clipboard');
+      await clipboard.writeText(text);
+      return null;
+    } catch (error) {
+      const doc = this.win.document;
+      if (!doc) throw error;
+      const area = doc.createElement('textarea');
+      area.value = text;
+      area.setAttribute('readonly', '');
+      area.style.cssText = 'position:fixed;top:0;left:0;opacity:0';
+      doc.body.appendChild(area);
+      area.select();
+      const copied = doc.execCommand('copy');
+      area.remove();
+      if (!copied) throw { code: -32603, message: 'clipboard unavailable' };
+      return null;
+    }
+  }
+
+  private openUrl(url: string, target: '_blank' | '_self'): null {
+    if (/^\s*(javascript|data|vbscript):/i.test(url)) throw { code: -32602, message: 'url scheme refused' };
+    if (target === '_self' && this.win.location) this.win.location.assign(url);
+    else this.win.open?.(url, '_blank', 'noopener,noreferrer');
+    return null;
+  }
+}

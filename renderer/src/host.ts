@@ -1,0 +1,254 @@
+/**
+ * The host API: `createModal(options)`. Wires the transport, the wallet bridge and the store,
+ * and mounts the React root in a shadow root. Every call is an intent on the virtual `host`
+ * node; what the subscribers see comes from the engine's `host_event` frames.
+ */
+import { createElement, useMemo, useSyncExternalStore } from 'react';
+import { type Root, createRoot } from 'react-dom/client';
+import { MODAL_CSS, ModalRoot } from './components/index';
+import { type Eip1193Provider, type WalletInfo, WalletBridge } from './bridge';
+import { type Dict, ModalStore, type ThemeMode } from './store';
+import { Transport, type IntentStatus, type SocketLike, type StorageLike } from './transport';
+import { HOST_NODE, type RenderCtx } from './tree';
+
+export interface ModalOptions {
+  projectId: string;
+  /** CAIP-2 network ids. */
+  networks: string[];
+  defaultNetwork?: string;
+  metadata?: { name: string; description: string; url: string; icons: string[] };
+  features?: Dict;
+  themeMode?: ThemeMode;
+  themeVariables?: Record<string, string | number>;
+  siwx?: Dict;
+  embedded?: boolean;
+  disableAppend?: boolean;
+  /** Where the modal mounts when `embedded` or `disableAppend` is set. */
+  container?: Element | null;
+  featuredWalletIds?: string[];
+  includeWalletIds?: string[];
+  excludeWalletIds?: string[];
+  customWallets?: Dict[];
+  manualWCControl?: boolean;
+  allowUnsupportedChain?: boolean;
+  enableNetworkSwitch?: boolean;
+  debug?: boolean;
+  /** The engine's base URL; default: the origin this script was loaded from. */
+  engineUrl?: string;
+  /** For tests: another socket or storage. */
+  socket?: (url: string) => SocketLike;
+  storage?: StorageLike | null;
+}
+
+export type Unsubscribe = () => void;
+export type HostProvider = Eip1193Provider & {
+  on(event: string, listener: (...args: unknown[]) => void): HostProvider;
+  removeListener(event: string, listener: (...args: unknown[]) => void): HostProvider;
+};
+
+export interface Modal {
+  open(options?: { view?: string }): Promise<void>;
+  close(): Promise<void>;
+  getState(): Dict;
+  subscribeState(callback: (state: Dict) => void): Unsubscribe;
+  subscribeAccount(callback: (account: Dict) => void): Unsubscribe;
+  subscribeNetwork(callback: (network: Dict) => void): Unsubscribe;
+  switchNetwork(caip2: string): Promise<void>;
+  disconnect(): Promise<void>;
+  setThemeMode(mode: ThemeMode): Promise<void>;
+  setThemeVariables(variables: Record<string, string | number>): Promise<void>;
+  getProvider(): HostProvider;
+  destroy(): void;
+  /** The element holding the modal's shadow root. */
+  readonly element: HTMLElement;
+}
+
+/** The live modal of each project id (the `<modalcore-button>` element reuses it). */
+export const liveModals = new Map<string, Modal>();
+
+const SCRIPT_SRC = typeof document !== 'undefined' ? (document.currentScript as HTMLScriptElement | null)?.src : undefined;
+const LOCAL_OPTIONS = new Set(['projectId', 'container', 'engineUrl', 'socket', 'storage']);
+
+/** The engine's websocket URL for a project. */
+export function socketUrl(engineUrl: string | undefined, projectId: string): string {
+  const base = new URL(engineUrl ?? (SCRIPT_SRC ? new URL(SCRIPT_SRC).origin : location.origin), location.href);
+  base.protocol = base.protocol === 'https:' ? 'wss:' : 'ws:';
+  base.pathname = `${base.pathname.replace(/\/$/, '')}/ws`;
+  base.search = '';
+  base.searchParams.set('project', projectId);
+  return base.toString();
+}
+
+/** `join.env`, as the browser tells it. */
+export function readEnv(): Dict {
+  const ua = navigator.userAgent;
+  const touchMac = /Macintosh/.test(ua) && navigator.maxTouchPoints > 1;
+  const platform = /iPhone|iPad|iPod/.test(ua) || touchMac ? 'ios' : /Android/.test(ua) ? 'android'
+    : /Mac/.test(ua) ? 'mac' : /Win/.test(ua) ? 'windows' : /Linux|CrOS/.test(ua) ? 'linux' : 'other';
+  const coarse = typeof matchMedia === 'function' && matchMedia('(pointer: coarse)').matches;
+  const webApp = (window as { Telegram?: { WebApp?: { initData?: string; platform?: string } } }).Telegram?.WebApp;
+  return {
+    mobile: platform === 'ios' || platform === 'android' || /Mobi/.test(ua) || (coarse && innerWidth < 768),
+    platform,
+    telegram: Boolean(webApp && (webApp.initData || (webApp.platform && webApp.platform !== 'unknown'))),
+    safari: /^((?!chrome|chromium|android|crios|fxios|edgios).)*safari/i.test(ua),
+    timezone: Intl.DateTimeFormat().resolvedOptions().timeZone ?? '',
+    origin: location.origin,
+    width: Math.round(innerWidth),
+  };
+}
+
+/** Wallet icons in `join` share this many characters, so that the frame stays under 64 KiB;
+ * a wallet past it goes without its icon (its later announcements carry it one by one). */
+const JOIN_ICON_BUDGET = 40_000;
+
+export function fitWallets(wallets: readonly WalletInfo[]): Dict[] {
+  let budget = JOIN_ICON_BUDGET;
+  return wallets.map((wallet) => {
+    const fits = wallet.icon.length <= budget;
+    if (fits) budget -= wallet.icon.length;
+    return { uuid: wallet.uuid, name: wallet.name, icon: fits ? wallet.icon : '', rdns: wallet.rdns };
+  });
+}
+
+/** `join.opts`: the host options the engine reads, as plain data. */
+function engineOptions(options: ModalOptions): Dict {
+  const opts: Dict = {};
+  for (const [key, value] of Object.entries(options)) {
+    if (!LOCAL_OPTIONS.has(key) && value !== undefined && typeof value !== 'function') opts[key] = value;
+  }
+  return JSON.parse(JSON.stringify(opts)) as Dict;
+}
+
+function Shell({ store }: { store: ModalStore }) {
+  const view = useSyncExternalStore(store.subscribe, store.getView, store.getView);
+  const ctx = useMemo<RenderCtx>(
+    () => ({ send: store.press, pending: view.pending, themeMode: view.themeMode, themeVars: view.themeVars }),
+    [store, view.pending, view.themeMode, view.themeVars],
+  );
+  return createElement(ModalRoot, { tree: view.tree, ctx });
+}
+
+function mount(options: ModalOptions, store: ModalStore): { element: HTMLElement; root: Root } {
+  const element = document.createElement('modalcore-modal');
+  const shadow = element.attachShadow({ mode: 'open' });
+  const style = document.createElement('style');
+  style.textContent = MODAL_CSS;
+  const point = document.createElement('div');
+  point.setAttribute('data-modalcore-root', '');
+  shadow.append(style, point);
+  const inPlace = options.embedded || options.disableAppend;
+  const attach = () => (inPlace ? options.container : document.body)?.appendChild(element);
+  if (inPlace || document.body) attach();
+  else document.addEventListener('DOMContentLoaded', attach, { once: true });
+  const root = createRoot(point);
+  root.render(createElement(Shell, { store }));
+  return { element, root };
+}
+
+/** The EIP-1193 provider the host dApp uses: forwards to the connected wallet's provider. */
+function hostProvider(bridge: WalletBridge, store: ModalStore): HostProvider {
+  const listeners = new Map<string, Set<(...args: unknown[]) => void>>();
+  let lastAccounts = '';
+  const connector = () => String(store.hostData('account')?.connector ?? '');
+  const emit = (event: string, value: unknown) => {
+    if (event === 'accountsChanged') {
+      const key = JSON.stringify(value).toLowerCase();
+      if (key === lastAccounts) return;
+      lastAccounts = key;
+    }
+    for (const listener of listeners.get(event) ?? []) listener(value);
+  };
+  bridge.onWalletEvent((from, event, data) => {
+    const wallet = bridge.provider(from);
+    if (wallet && wallet === bridge.provider(connector())) emit(event, data);
+  });
+  store.subscribeHost('account', (account) => {
+    const address = typeof account.address === 'string' ? account.address : '';
+    emit('accountsChanged', account.isConnected && address ? [address] : []);
+  });
+  const provider: HostProvider = {
+    request(args) {
+      const wallet = bridge.provider(connector());
+      if (!wallet) return Promise.reject(Object.assign(new Error('Disconnected'), { code: 4900 }));
+      return wallet.request(args);
+    },
+    on(event, listener) {
+      let set = listeners.get(event);
+      if (!set) listeners.set(event, (set = new Set()));
+      set.add(listener);
+      return provider;
+    },
+    removeListener(event, listener) {
+      listeners.get(event)?.delete(listener);
+      return provider;
+    },
+  };
+  return provider;
+}
+
+export function createModal(options: ModalOptions): Modal {
+  const log = options.debug ? console.warn.bind(console, '[modalcore]') : () => undefined;
+  const waiting = new Map<string, (status: IntentStatus) => void>();
+  const opts = engineOptions(options);
+  const send = (node: string, act: string, args: Dict) => transport.sendIntent(node, act, args);
+  const store = new ModalStore(send, options.themeMode ?? 'dark');
+  const bridge = new WalletBridge(window as never, (connector, event, data) => {
+    if (event !== 'announce' || transport.joinedSocket) transport.sendWalletEvent(connector, event, data);
+  });
+  const transport: Transport = new Transport({
+    url: socketUrl(options.engineUrl, options.projectId),
+    projectId: options.projectId,
+    join: () => ({ env: readEnv(), opts, wallets: fitWallets(bridge.wallets()) }),
+    effects: bridge,
+    socket: options.socket,
+    storage: options.storage,
+    sink: {
+      tree: (tree) => store.setTree(tree),
+      intentAck: (iid, status, error) => {
+        if (status !== 'ok') log('intent', status, error ?? '');
+        store.intentAck(iid, status);
+        waiting.get(iid)?.(status);
+        waiting.delete(iid);
+      },
+      hostEvent: (kind, data) => store.hostEvent(kind, data),
+      theme: (mode, vars) => store.setTheme(mode, vars),
+      problem: (code, message) => log(code, message),
+    },
+  });
+  const settle = (iid: string) =>
+    new Promise<void>((resolve, reject) => {
+      waiting.set(iid, (status) => (status === 'ok' ? resolve() : reject(new Error(`intent ${status}`))));
+    });
+  const intent = (act: string, args: Dict = {}) => settle(send(HOST_NODE, act, args));
+
+  bridge.start();
+  const { element, root } = mount(options, store);
+  transport.connect();
+  let provider: HostProvider | null = null;
+
+  const modal: Modal = {
+    element,
+    // open/close resolve whatever the engine says: its next frame shows the outcome.
+    open: (o) => settle(store.hostOpen(true, 'open', o?.view ? { view: o.view } : {})).catch(() => undefined),
+    close: () => settle(store.hostOpen(false, 'close', {})).catch(() => undefined),
+    getState: () => ({ ...store.hostData('state') }),
+    subscribeState: (cb) => store.subscribeHost('state', cb),
+    subscribeAccount: (cb) => store.subscribeHost('account', cb),
+    subscribeNetwork: (cb) => store.subscribeHost('network', cb),
+    switchNetwork: (caip2) => intent('switch_network', { network: caip2 }),
+    disconnect: () => intent('disconnect'),
+    setThemeMode: (mode) => intent('set_theme_mode', { mode }),
+    setThemeVariables: (variables) => intent('set_theme_variables', { variables }),
+    getProvider: () => (provider ??= hostProvider(bridge, store)),
+    destroy: () => {
+      if (liveModals.get(options.projectId) === modal) liveModals.delete(options.projectId);
+      transport.destroy();
+      bridge.stop();
+      root.unmount();
+      element.remove();
+    },
+  };
+  liveModals.set(options.projectId, modal);
+  return modal;
+}

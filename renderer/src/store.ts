@@ -1,0 +1,170 @@
+/**
+ * What the React tree draws, and what the host's subscribers see. The engine's frames are the
+ * truth; the only local state is the pending hints of pressed actions and the open override of
+ * `open()` / `close()`, each kept until the engine has answered its intent and sent the next
+ * tree (or refused the intent).
+ */
+import { type PendingHint, type WireNode, indexTree, pendingHintOf } from './tree';
+
+export type Dict = Record<string, unknown>;
+export type ThemeMode = 'light' | 'dark';
+
+export interface ViewState {
+  /** The engine's tree with the local open override applied to the root modal node. */
+  tree: WireNode | null;
+  pending: ReadonlyMap<string, PendingHint>;
+  themeMode: ThemeMode;
+  themeVars: Record<string, string>;
+}
+
+type Local<T> = { value: T; iid: string | null; acked: boolean };
+type HostListener = (data: Dict) => void;
+
+export class ModalStore {
+  private raw: WireNode | null = null;
+  private index: Map<string, WireNode> | null = null;
+  private pending = new Map<string, Local<PendingHint>>();
+  private openOverride: Local<boolean> | null = null;
+  private themeMode: ThemeMode;
+  private themeVars: Record<string, string> = {};
+  private view: ViewState;
+  private listeners = new Set<() => void>();
+  private host = new Map<string, Dict>();
+  private hostListeners = new Map<string, Set<HostListener>>();
+
+  constructor(
+    /** Sends an intent to the engine and returns its id. */
+    private readonly sendIntent: (node: string, act: string, args: Dict) => string,
+    themeMode: ThemeMode = 'dark',
+  ) {
+    this.themeMode = themeMode;
+    this.view = this.compute();
+  }
+
+  // ----- React side (useSyncExternalStore)
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  readonly getView = (): ViewState => this.view;
+
+  /** `ctx.send`: applies the node's pending hint for `act` at once, then sends the intent. */
+  readonly press = (nodeId: string, act: string, args: Dict = {}): void => {
+    this.index ??= indexTree(this.raw);
+    const hint = pendingHintOf(this.index.get(nodeId), act);
+    const local: Local<PendingHint> | null = hint ? { value: hint, iid: null, acked: false } : null;
+    const close: Local<boolean> | null = hint === 'close' ? { value: false, iid: null, acked: false } : null;
+    if (local) this.pending.set(nodeId, local);
+    if (close) this.setOverride(close);
+    if (local) this.publish();
+    const iid = this.sendIntent(nodeId, act, args);
+    if (local) local.iid = iid;
+    if (close) close.iid = iid;
+  };
+
+  /** `open()` / `close()` of the host API: shown locally now, confirmed by the engine later. */
+  hostOpen(open: boolean, act: string, args: Dict): string {
+    const local: Local<boolean> = { value: open, iid: null, acked: false };
+    this.setOverride(local);
+    this.publish();
+    local.iid = this.sendIntent('host', act, args);
+    return local.iid;
+  }
+
+  // ----- engine side (the transport's sink)
+
+  setTree(tree: WireNode): void {
+    this.raw = tree;
+    this.index = null;
+    for (const [id, local] of this.pending) if (local.acked) this.pending.delete(id);
+    if (this.openOverride?.acked) this.setOverride(null);
+    this.publish();
+  }
+
+  intentAck(iid: string, status: string): void {
+    let changed = false;
+    for (const [id, local] of this.pending) {
+      if (local.iid !== iid) continue;
+      if (status === 'ok') local.acked = true;
+      else changed = this.pending.delete(id) || changed;
+    }
+    if (this.openOverride?.iid === iid) {
+      if (status === 'ok') this.openOverride.acked = true;
+      else {
+        this.setOverride(null);
+        changed = true;
+      }
+    }
+    if (changed) this.publish();
+  }
+
+  setTheme(mode: string, vars: Dict): void {
+    this.themeMode = mode === 'light' ? 'light' : 'dark';
+    this.themeVars = Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, String(v)]));
+    this.publish();
+  }
+
+  hostEvent(kind: string, data: Dict): void {
+    this.host.set(kind, data);
+    this.notifyHost(kind);
+  }
+
+  // ----- host subscribers (`subscribeState`, `subscribeAccount`, `subscribeNetwork`)
+
+  hostData(kind: string): Dict | undefined {
+    const data = this.host.get(kind);
+    if (kind !== 'state' || !this.openOverride) return data;
+    return { ...data, open: this.openOverride.value };
+  }
+
+  /** Calls `listener` on every change of `kind`, and at once when a value is known. */
+  subscribeHost(kind: string, listener: HostListener): () => void {
+    let set = this.hostListeners.get(kind);
+    if (!set) this.hostListeners.set(kind, (set = new Set()));
+    set.add(listener);
+    const now = this.hostData(kind);
+    if (now) listener(now);
+    return () => set.delete(listener);
+  }
+
+  // ----- internals
+
+  private setOverride(next: Local<boolean> | null): void {
+    const before = this.hostData('state')?.open;
+    this.openOverride = next;
+    if (this.hostData('state')?.open !== before) this.notifyHost('state');
+  }
+
+  private notifyHost(kind: string): void {
+    const data = this.hostData(kind);
+    if (!data) return;
+    for (const listener of this.hostListeners.get(kind) ?? []) {
+      try {
+        listener(data);
+      } catch (error) {
+        console.error(error);
+      }
+    }
+  }
+
+  private publish(): void {
+    this.view = this.compute();
+    for (const listener of this.listeners) listener();
+  }
+
+  private compute(): ViewState {
+    let tree = this.raw;
+    const open = this.openOverride?.value;
+    if (tree && open !== undefined && tree.t === 'modal' && tree.p?.open !== open) {
+      tree = { ...tree, p: { ...tree.p, open } };
+    }
+    const previous = this.view?.pending;
+    let pending: ReadonlyMap<string, PendingHint> = previous;
+    const same = previous && previous.size === this.pending.size &&
+      [...this.pending].every(([id, local]) => previous.get(id) === local.value);
+    if (!same) pending = new Map([...this.pending].map(([id, local]) => [id, local.value]));
+    return { tree, pending, themeMode: this.themeMode, themeVars: this.themeVars };
+  }
+}

@@ -1,0 +1,40 @@
+// Bundles the components' logic (QR encoder, avatar gradient) and the React components into one
+// ESM file for test/components.test.mjs. React stays external: it resolves from node_modules.
+// Run directly (`node test/build-components-test.mjs`) it just builds and prints the path.
+import { build } from 'esbuild';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Builds the bundle and returns its file URL (for `import()`). */
+export async function buildComponentsForTest() {
+  const outfile = join(root, 'dist', 'components-test', 'components.mjs');
+  await build({
+    stdin: {
+      contents: [
+        "export { encodeQR, penalty } from './src/components/qr.ts';",
+        "export { avatarGradient } from './src/components/avatar.ts';",
+        "export { qrPaths } from './src/components/layout.tsx';",
+        "export { ModalRoot, renderNode, MODAL_CSS } from './src/components/index.tsx';",
+      ].join('\n'),
+      resolveDir: root,
+      loader: 'ts',
+      sourcefile: 'components-test-entry.ts',
+    },
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    jsx: 'automatic',
+    loader: { '.css': 'text' },
+    external: ['react', 'react-dom', 'react/*', 'react-dom/*'],
+    outfile,
+    logLevel: 'warning',
+  });
+  return pathToFileURL(outfile).href;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  console.log(await buildComponentsForTest());
+}

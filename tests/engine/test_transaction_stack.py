@@ -1,0 +1,140 @@
+"""SPEC §2: the transaction stack records what happens after a transaction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from modalcore.engine.model import Model, Step
+from modalcore.engine.msg import Msg
+from modalcore.engine.update import register
+from modalcore.enginetest import Harness, build_model, with_history
+from modalcore.slices import router, snack
+from modalcore.slices.router import TxEntry
+
+CALLS: list[str] = []
+
+
+@dataclass(frozen=True)
+class TestTxFinished(Msg):
+    """What a send or a sign flow would deliver when the wallet answered (or was cancelled)."""
+
+    __test__ = False
+    cancel: bool = False
+
+
+@dataclass(frozen=True)
+class TestTxSucceededCallback(Msg):
+    __test__ = False
+
+
+@dataclass(frozen=True)
+class TestTxCancelledCallback(Msg):
+    __test__ = False
+
+
+def _finished(model: Model, msg: TestTxFinished, now: int) -> Step:
+    return router.pop_tx(model, cancel=msg.cancel)
+
+
+def _succeeded(model: Model, msg: TestTxSucceededCallback, now: int) -> Step:
+    CALLS.append("success")
+    return snack.show(model, "Transaction sent")
+
+
+def _cancelled(model: Model, msg: TestTxCancelledCallback, now: int) -> Step:
+    CALLS.append("cancel")
+    return snack.show(model, "Transaction cancelled", "error")
+
+
+register({TestTxFinished: _finished, TestTxSucceededCallback: _succeeded,
+          TestTxCancelledCallback: _cancelled})
+
+
+def session(*views: str, entries: tuple[TxEntry, ...]) -> Harness:
+    base = build_model()
+    model = replace(with_history(base, *views, tx_stack=entries), modal=replace(base.modal, open=True))
+    CALLS.clear()
+    return Harness(model)
+
+
+def test_tx_go_back_entry_pops_one_view() -> None:
+    h = session("Account", "WalletSend", "ApproveTransaction", entries=(TxEntry(go_back=True),))
+    h.deliver(TestTxFinished())
+    assert h.history == ["Account", "WalletSend"]
+    assert h.model.router.tx_stack == ()
+    assert h.model.modal.open
+
+
+def test_tx_replace_entry_jumps_to_the_entry_before_connecting_siwe() -> None:
+    h = session("Connect", "ConnectingExternal", "ConnectingSiwe", "ApproveTransaction",
+                entries=(TxEntry(replace=True),))
+    h.deliver(TestTxFinished())
+    assert h.history == ["Connect", "ConnectingExternal"]
+    assert h.model.modal.open
+
+
+def test_tx_replace_entry_without_connecting_siwe_closes_modal_and_empties_history() -> None:
+    h = session("Account", "ApproveTransaction", entries=(TxEntry(replace=True),))
+    h.deliver(TestTxFinished())
+    assert h.model.modal.open is False
+    assert h.history == []
+    assert h.node("modal").p["open"] is False
+
+
+def test_tx_replace_entry_with_connecting_siwe_at_the_bottom_closes_modal() -> None:
+    h = session("ConnectingSiwe", "ApproveTransaction", entries=(TxEntry(replace=True),))
+    h.deliver(TestTxFinished())
+    assert h.model.modal.open is False
+    assert h.history == []
+
+
+def test_tx_view_entry_resets_to_the_view() -> None:
+    h = session("Account", "WalletSend", "WalletSendPreview", entries=(TxEntry(view="Account"),))
+    h.deliver(TestTxFinished())
+    assert h.history == ["Account"]
+    assert h.node("modal").p["view"] == "Account"
+
+
+def test_tx_entry_with_no_view_and_no_go_back_only_pops() -> None:
+    h = session("Account", "WalletSend", entries=(TxEntry(view=None, go_back=False),))
+    h.deliver(TestTxFinished())
+    assert h.history == ["Account", "WalletSend"]
+    assert h.model.router.tx_stack == ()
+
+
+def test_tx_success_dispatches_the_success_callback() -> None:
+    entry = TxEntry(view="Account", on_success="TestTxSucceededCallback", on_cancel="TestTxCancelledCallback")
+    h = session("Account", "WalletSendPreview", entries=(entry,))
+    frames = h.deliver(TestTxFinished())
+    assert CALLS == ["success"]
+    assert h.history == ["Account"]
+    # the callback ran before the tree was drawn: one tree update carries both changes
+    assert [f["t"] for f in frames if f["t"] in ("patch", "snapshot")] in (["patch"], ["snapshot"])
+    assert h.node("snackbar").p["message"] == "Transaction sent"
+
+
+def test_tx_cancel_goes_back_and_runs_the_cancel_callback() -> None:
+    entry = TxEntry(view="Account", on_success="TestTxSucceededCallback", on_cancel="TestTxCancelledCallback")
+    h = session("Account", "WalletSend", "ApproveTransaction", entries=(entry,))
+    h.deliver(TestTxFinished(cancel=True))
+    assert CALLS == ["cancel"]
+    assert h.history == ["Account", "WalletSend"]
+    assert h.model.router.tx_stack == ()
+    bar = h.node("snackbar").p
+    assert (bar["message"], bar["variant"], bar["open"]) == ("Transaction cancelled", "error", True)
+
+
+def test_tx_entries_pop_last_first() -> None:
+    first, second = TxEntry(view="Account"), TxEntry(go_back=True)
+    h = session("Account", "WalletSend", "WalletSendPreview", entries=(first, second))
+    h.deliver(TestTxFinished())
+    assert h.history == ["Account", "WalletSend"]
+    assert h.model.router.tx_stack == (first,)
+
+
+def test_tx_pop_with_an_empty_stack_does_nothing() -> None:
+    h = session("Account", "WalletSend", entries=())
+    before = h.model
+    frames = h.deliver(TestTxFinished())
+    assert h.model == before
+    assert frames == []

@@ -1,0 +1,129 @@
+"""Runtime tests: a session runner on a FakeClock with an in-memory outlet (no sockets).
+
+The messages below exist only for these tests (their names are unique to this folder); the
+fixtures hand out factories for them so test modules never import this file. No
+`from __future__ import annotations` here: pydantic (recording) must see real annotations,
+since another folder's module is also named `conftest`.
+"""
+
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from modalcore.engine.cmds import Call, CancelEffect, Effect, Track
+from modalcore.engine.model import Model, Step
+from modalcore.engine.msg import Msg
+from modalcore.engine.session import Session
+from modalcore.engine.update import register
+from modalcore.runtime.clock import FakeClock
+from modalcore.slices import snack
+from modalcore.testing import RunnerRig, new_session, runner_rig
+from modalcore.wire.frames import Intent
+
+
+@dataclass(frozen=True)
+class RtShowedSnack(Msg):
+    message: str
+
+
+@dataclass(frozen=True)
+class RtAskedService(Msg):
+    service: str
+    args: dict[str, Any]
+    purpose: str
+
+
+@dataclass(frozen=True)
+class RtAskedEffect(Msg):
+    eid: str
+    timeout_ms: int
+
+
+@dataclass(frozen=True)
+class RtCancelledEffect(Msg):
+    eid: str
+
+
+@dataclass(frozen=True)
+class RtTracked(Msg):
+    event: str
+
+
+def _show(model: Model, msg: RtShowedSnack, now: int) -> Step:
+    return snack.show(model, msg.message)
+
+
+def _ask(model: Model, msg: RtAskedService, now: int) -> Step:
+    return model, [Call(msg.service, msg.args, msg.purpose, context={"n": 1})]
+
+
+def _effect(model: Model, msg: RtAskedEffect, now: int) -> Step:
+    return model, [Effect(msg.eid, "clipboard", {"text": "x"}, "copy", msg.timeout_ms)]
+
+
+def _cancel(model: Model, msg: RtCancelledEffect, now: int) -> Step:
+    return model, [CancelEffect(msg.eid)]
+
+
+def _track(model: Model, msg: RtTracked, now: int) -> Step:
+    return model, [Track(msg.event, {"k": "v"})]
+
+
+register({
+    RtShowedSnack: _show,
+    RtAskedService: _ask,
+    RtAskedEffect: _effect,
+    RtCancelledEffect: _cancel,
+    RtTracked: _track,
+})
+
+
+@pytest.fixture
+async def rig() -> AsyncIterator[RunnerRig]:
+    async with runner_rig() as started:
+        yield started
+
+
+@pytest.fixture
+def show_snack() -> Callable[[str], Msg]:
+    return RtShowedSnack
+
+
+@pytest.fixture
+def ask_service() -> Callable[[str, dict[str, Any], str], Msg]:
+    return RtAskedService
+
+
+@pytest.fixture
+def ask_effect() -> Callable[[str, int], Msg]:
+    return RtAskedEffect
+
+
+@pytest.fixture
+def cancel_effect() -> Callable[[str], Msg]:
+    return RtCancelledEffect
+
+
+@pytest.fixture
+def track() -> Callable[[str], Msg]:
+    return RtTracked
+
+
+@pytest.fixture
+def make_session() -> Callable[[FakeClock], Session]:
+    return new_session
+
+
+IntentFactory = Callable[..., Intent]
+
+
+@pytest.fixture
+def intent() -> IntentFactory:
+    def make(s: int, node: str, act: str, args: dict[str, Any] | None = None,
+             iid: str | None = None, a: int = 0) -> Intent:
+        return Intent(t="intent", s=s, a=a, iid=iid or f"i{s}", node=node, act=act,
+                      args=args or {})
+
+    return make
