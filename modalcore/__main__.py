@@ -29,6 +29,12 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _demo(args: argparse.Namespace) -> int:
+    from .demo import run
+
+    return run(args.host, args.port, args.record_dir)
+
+
 def _short(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
@@ -65,6 +71,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--record-dir", help="record every new session to DIR/<session>.jsonl")
     serve.add_argument("--log-level", default="info")
     serve.set_defaults(run=_serve)
+    demo = commands.add_parser("demo", help="local chains + engine + demo page (make run)")
+    demo.add_argument("--host", default="127.0.0.1")
+    demo.add_argument("--port", type=int, default=8700)
+    demo.add_argument("--record-dir", help="record every new session to DIR/<session>.jsonl")
+    demo.set_defaults(run=_demo)
+
     replay = commands.add_parser("replay", help="re-run a recorded session and compare frames")
     replay.add_argument("file")
     replay.set_defaults(run=_replay)

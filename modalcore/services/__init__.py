@@ -9,17 +9,24 @@ from typing import Any
 import httpx
 
 from .balances import fetch_balances
-from .history import fetch_history
+from .blockchain_api import BlockchainApi
+from .history import fetch_history, hosted_history
 from .send import estimate_fee as estimate_send_fee
 
 Service = Callable[..., Awaitable[Any]]
 
 
-def default_services(http: httpx.AsyncClient) -> dict[str, Service]:
+def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | None = None,
+                     ) -> dict[str, Service]:
+    """With `blockchain_api` (an operator-configured hosted API), history comes from its
+    history call; otherwise from the self-hosted indexer over the network's RPC."""
+
     async def balances(**args: Any) -> Any:
         return await fetch_balances(http, **args)
 
     async def history(**args: Any) -> Any:
+        if blockchain_api is not None:
+            return await hosted_history(blockchain_api, **args)
         return await fetch_history(http, **args)
 
     async def estimate_fee(**args: Any) -> Any:

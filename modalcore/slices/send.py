@@ -307,12 +307,10 @@ def on_preview(model: Model, msg: PressedSendPreview, now: int) -> Step:
     issue = problem(model)
     if issue is not None:
         return _with_send(model, error=issue), []
-    token = selected_token(model)
     native = next((t for t in tokens(model) if t.address is None), None)
     network_usd = str(Decimal(str(native.value)).quantize(Decimal("0.01"))) if native else None
     model = replace(model, router=router.push(model.router, "WalletSendPreview"))
-    model = _with_send(model, error=None, picking=False, network_balance_usd=network_usd)
-    return estimate(model) if token is not None else (model, [])
+    return estimate(_with_send(model, error=None, picking=False, network_balance_usd=network_usd))
 
 
 def _build_tx(model: Model) -> tuple[dict[str, str], TokenBalance] | None:

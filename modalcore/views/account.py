@@ -96,7 +96,7 @@ def _tokens(model: Model) -> Node:
         key = token.address or "native"
         rows.append(node(
             "token-item", f"account/token/{key}", name=token.name, symbol=token.symbol,
-            image=token.icon_url or None, amount=f"{floor3(token.quantity_numeric)} {token.symbol}",
+            image=token.icon_url or None, amount=floor3(token.quantity_numeric),
             value=usd(token.value) if token.price else None,
         ))
     if not rows:

@@ -55,7 +55,7 @@ def _token_row(model: Model) -> Node:
     token = selected_token(model)
     if token is None:
         return node("list-item", "send/token", on={"press": PressedSendTokenPicker()}, title="Select token",
-                    icon="coins", chevron=True)
+                    icon="wallet", chevron=True)
     return node("list-item", "send/token", on={"press": PressedSendTokenPicker()}, title=token.symbol,
                 subtitle=f"Balance: {floor3(token.quantity_numeric)} {token.symbol}",
                 image=token.icon_url or None, chevron=True)

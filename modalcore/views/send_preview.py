@@ -70,7 +70,7 @@ def body(model: Model) -> Node:
         parts.row("send-preview/fee", [
             node("text", "send-preview/fee/label", text="Network fee", variant="small", tone="muted"),
             fee_value,
-        ], justify="space-between"),
+        ], justify="between"),
     ]
     if fee.error:
         children.append(node("text", "send-preview/fee/error", text=fee.error, variant="small", tone="error"))

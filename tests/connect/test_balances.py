@@ -41,7 +41,8 @@ def test_token_with_six_decimals_and_a_price_shows_fiat(driver: Driver) -> None:
     driver.connect()
     driver.settle_balances(10**18, {TUSD.address: "1234567890", ZERO.address: "5"})
     row = driver.node(f"account/token/{TUSD.address}")
-    assert row.p["amount"] == "1234.567 TUSD"
+    assert row.p["amount"] == "1234.567"
+    assert row.p["symbol"] == "TUSD"
     assert row.p["value"] == "$1234.57"
 
 

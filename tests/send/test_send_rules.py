@@ -403,3 +403,19 @@ def test_send_state_survives_persistence(driver: Driver) -> None:
     driver.rejoin(reloaded=True)
     model = driver.model
     assert model_from_data(model_to_data(model)) == model
+
+
+def test_a_successful_send_refreshes_the_activity_list(driver: Driver) -> None:
+    ready(driver)
+    driver.intent("header/back")
+    driver.intent("account/tabs", "select", value="2")
+    driver.settle(driver.calls("history")[-1], {"data": [], "next": None})
+    calls = len(driver.calls("history"))
+    driver.intent("account/feature/send")
+    fill(driver)
+    driver.intent("send/preview")
+    driver.intent("send-preview/send")
+    driver.answer(HASH, eid=driver.effects("eth_sendTransaction")[-1]["eid"])
+    assert driver.model.router.view == "Account"
+    assert len(driver.calls("history")) == calls + 1
+    assert driver.model.history.loading is True

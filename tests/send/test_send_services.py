@@ -146,3 +146,14 @@ def test_a_malformed_data_list_is_refused(tmp_path: Path) -> None:
         "function": "transfer(address,uint256)", "returns": ["bool"]}}, "contracts": {"0x1": "tron"}}))
     with pytest.raises(TransferInterfaceError, match="unknown interfaces"):
         load_interfaces(path)
+
+
+async def test_with_a_hosted_api_the_history_service_uses_its_call() -> None:
+    seen, http = _recording({"data": [], "next": None})
+    async with http:
+        services = default_services(http, BlockchainApi(http, "https://rpc.example", "proj1"))
+        result = await services["history"](rpc_url="http://node", address="0xabc", chain="eip155:1",
+                                           cursor=None, limit=10, native_name="Ether",
+                                           native_symbol="ETH", native_decimals=18)
+    assert result == {"data": [], "next": None}
+    assert seen[0].url.path == "/v1/account/0xabc/history"
