@@ -61,7 +61,7 @@ export interface TransportOptions {
 
 const OPEN = 1;
 /** Close codes after which reconnecting cannot help (PROTOCOL.md, "Close codes"). */
-const REFUSED: Record<number, string> = { 4001: 'bad_origin', 4002: 'no_project' };
+const REFUSED: Record<number, string> = { 4001: 'bad_origin', 4002: 'no_project', 4004: 'replaced' };
 
 type Outgoing = { body: ClientBody; s: number };
 
