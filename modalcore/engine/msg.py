@@ -7,7 +7,6 @@ a recorded session can turn them back into objects (`msg_to_data` / `msg_from_da
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 from typing import Any, ClassVar
 
 from pydantic import TypeAdapter
@@ -26,9 +25,14 @@ class Msg:
         _REGISTRY[cls.__name__] = cls
 
 
-@cache
+_ADAPTERS: dict[str, TypeAdapter[Any]] = {}
+
+
 def _adapter(cls: type[Msg]) -> TypeAdapter[Any]:
-    return TypeAdapter(cls)
+    adapter = _ADAPTERS.get(cls.__qualname__ + "@" + cls.__module__)
+    if adapter is None:
+        adapter = _ADAPTERS[cls.__qualname__ + "@" + cls.__module__] = TypeAdapter(cls)
+    return adapter
 
 
 def msg_to_data(msg: Msg) -> dict[str, Any]:

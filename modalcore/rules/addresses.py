@@ -24,6 +24,6 @@ def is_solana_address(value: str) -> bool:
 
 
 def checksum(address: str) -> str:
-    from eth_utils import to_checksum_address
+    from eth_utils.address import to_checksum_address
 
     return str(to_checksum_address(address if address.startswith("0x") else "0x" + address))

@@ -123,12 +123,12 @@ def apply(tree: dict[str, Any], ops: list[Op]) -> dict[str, Any]:
             parent.setdefault("c", []).insert(op[2], child)
             register(child, parent)
         elif code == REMOVE:
-            node, parent = index[op[1]]
-            if parent is None:
+            node, holder = index[op[1]]
+            if holder is None:
                 raise ValueError("cannot remove the root")
-            parent["c"].remove(node)
-            if not parent["c"]:
-                del parent["c"]
+            holder["c"].remove(node)
+            if not holder["c"]:
+                del holder["c"]
             unregister(node)
         elif code == MOVE:
             parent, _ = index[op[1]]
@@ -146,16 +146,16 @@ def apply(tree: dict[str, Any], ops: list[Op]) -> dict[str, Any]:
             if not props:
                 del node["p"]
         elif code == REPLACE:
-            node, parent = index[op[1]]
+            node, holder = index[op[1]]
             replacement = copy.deepcopy(op[2])
             unregister(node)
-            if parent is None:
+            if holder is None:
                 root = replacement
                 register(root, None)
             else:
-                position = parent["c"].index(node)
-                parent["c"][position] = replacement
-                register(replacement, parent)
+                position = holder["c"].index(node)
+                holder["c"][position] = replacement
+                register(replacement, holder)
         else:
             raise ValueError(f"unknown opcode {code}")
     return root

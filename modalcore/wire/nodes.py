@@ -32,8 +32,8 @@ class Node:
         self.c: tuple[Node, ...] = tuple(c)
         self.handlers: Mapping[str, Handler] = handlers or {}
         self._wire: dict[str, Any] | None = None
-        # A lower bound of this subtree's msgpack size: a map with "id" and "t" and their values.
-        self.floor: int = 9 + len(id) + len(t) + sum(child.floor for child in self.c)
+        # A lower bound of this subtree's msgpack size: map header, "id" and "t" keys and values.
+        self.floor: int = 8 + len(id) + len(t) + sum(child.floor for child in self.c)
 
     def __eq__(self, other: object) -> bool:
         if self is other:
