@@ -1,0 +1,82 @@
+"""Balances in the Account view equal what the real Hardhat node reports (issue 4)."""
+
+from __future__ import annotations
+
+import asyncio
+from decimal import Decimal
+
+import httpx
+import pytest
+
+from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore.engine.cmds import CallSettled
+from modalcore.rules.format import floor3
+from modalcore.server.config import dev_networks, parse_config
+from modalcore.services.balances import fetch_balances
+
+from .conftest import ADDRESS, Driver
+
+pytestmark = pytest.mark.chain
+RECEIVER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
+
+
+def _driver(chains: ChainsInfo) -> Driver:
+    config = parse_config({"networks": dev_networks(chains.rpc_urls, chains.deployment)})
+    driver = Driver()
+    from dataclasses import replace
+
+    from modalcore.chains.catalog import pick
+
+    known = pick(config.known_networks(), ("eip155:31337", "eip155:31338"))
+    driver.session.model = replace(driver.model, networks=replace(driver.model.networks, known=known))
+    return driver
+
+
+def _fetch(driver: Driver) -> None:
+    call = driver.calls("balances")[-1]
+
+    async def run() -> dict[str, object]:
+        async with httpx.AsyncClient() as http:
+            return await fetch_balances(http, **call.args)
+
+    driver.deliver(CallSettled(call.purpose, True, asyncio.run(run())))
+
+
+def _node_balance(chains: ChainsInfo, address: str) -> int:
+    with chains.rpc(31337) as rpc:
+        return int(rpc.call("eth_getBalance", [address, "latest"]), 16)
+
+
+def test_account_balance_equals_the_node_before_and_after_a_real_transfer(devchain: ChainsInfo) -> None:
+    driver = _driver(devchain)
+    driver.connect()
+    _fetch(driver)
+    expected = floor3(Decimal(_node_balance(devchain, ADDRESS)) / Decimal(10**18))
+    assert driver.node("account/balance").p["text"] == f"{expected} ETH"
+
+    with devchain.rpc(31337) as rpc:
+        tx = rpc.call("eth_sendTransaction", [{"from": ADDRESS, "to": RECEIVER, "value": hex(12_345 * 10**15)}])
+        rpc.call("eth_getTransactionReceipt", [tx])
+
+    driver.advance(30_000)  # past the native-balance cache
+    driver.intent("host", "switch_network", network="eip155:31338")
+    driver.answer(None)
+    driver.intent("host", "switch_network", network="eip155:31337")
+    driver.answer(None)
+    _fetch(driver)
+    after = floor3(Decimal(_node_balance(devchain, ADDRESS)) / Decimal(10**18))
+    assert after != expected
+    assert driver.node("account/balance").p["text"] == f"{after} ETH"
+
+
+def test_a_token_with_six_decimals_displays_correctly(devchain: ChainsInfo) -> None:
+    driver = _driver(devchain)
+    driver.connect(address=RECEIVER)
+    _fetch(driver)
+    tusd = devchain.token(31337, "TUSD")
+    row = driver.node(f"account/token/{tusd['address']}")
+    raw = int(devchain.chain(31337)["funding"]["TUSD"][RECEIVER])
+    assert raw == 10_000 * 10**6
+    assert row.p["amount"] == floor3(Decimal(raw) / Decimal(10**6))
+    assert row.p["symbol"] == "TUSD"
+    assert row.p["value"] == "$" + f"{Decimal(raw) / Decimal(10**6):.2f}"
