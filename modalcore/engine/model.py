@@ -13,6 +13,7 @@ from ..chains.catalog import Network, catalog, pick
 from ..slices.accounts import AccountsState
 from ..slices.balances import BalancesState
 from ..slices.disconnect import DisconnectState
+from ..slices.directory import DirectoryState
 from ..slices.history import HistoryState
 from ..slices.send import SendState
 from ..slices.switching import SwitchState
@@ -50,6 +51,7 @@ class Model:
     switching: SwitchState = field(default_factory=SwitchState)
     send: SendState = field(default_factory=SendState)
     history: HistoryState = field(default_factory=HistoryState)
+    directory: DirectoryState = field(default_factory=DirectoryState)
     counter: int = 0
 
     def next_id(self, prefix: str) -> tuple[Model, str]:

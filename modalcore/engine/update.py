@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..slices import account_ui, connection, siwx, connectors, disconnect, modal, navigation, snack, switching, theme
+from ..slices import directory as directory_slice
 from ..slices import history as history_slice
 from ..slices import send as send_slice
 from . import results
@@ -35,6 +36,7 @@ _TABLES: list[dict[Any, Any]] = [
     theme.HANDLERS,
     send_slice.HANDLERS,
     history_slice.HANDLERS,
+    directory_slice.HANDLERS,
 ]
 
 
@@ -50,6 +52,11 @@ def _merge() -> dict[type[Msg], Handler]:
 
 HANDLERS = _merge()
 
+# Run after every handled message with (before, after, now): slices that react to a change of
+# state rather than to one message (the directory fetches what a view needs once it is in sight).
+Observer = Callable[[Model, Model, int], Step]
+OBSERVERS: list[Observer] = [directory_slice.observe]
+
 
 def register(table: dict[Any, Any]) -> None:
     """Add a slice's handlers (used by slices that import the engine, to avoid cycles)."""
@@ -64,4 +71,9 @@ def update(model: Model, msg: Msg, now: int) -> Step:
     if handler is None:
         log.warning("no slice handles %s", type(msg).__name__)
         return model, []
-    return handler(model, msg, now)
+    after, cmds = handler(model, msg, now)
+    for observe in OBSERVERS:
+        after, more = observe(model, after, now)
+        if more:
+            cmds = [*cmds, *more]
+    return after, cmds

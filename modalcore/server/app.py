@@ -21,6 +21,7 @@ from starlette.staticfiles import StaticFiles
 
 from eth_account.signers.local import LocalAccount
 
+from ..directory.routes import routes as directory_routes
 from ..services.wiring import register_engine_services
 from ..siwx.http import routes as siwx_routes
 from ..siwx.store import SqliteSiwxStore
@@ -131,6 +132,7 @@ def create_app(
         Route("/devchain/{chainId:str}", devchain_proxy, methods=["POST"]),
         Route("/v1/engine", _engine_identity(signer.address)),
         *siwx_routes(siwx_store, engine_address=signer.address),
+        *directory_routes(),
         Route("/", _index(static_dir)),
         Mount("/static", StaticFiles(directory=static_dir, check_dir=False), name="static"),
     ]

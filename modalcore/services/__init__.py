@@ -32,4 +32,10 @@ def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | No
     async def estimate_fee(**args: Any) -> Any:
         return await estimate_send_fee(http, **args)
 
-    return {"balances": balances, "history": history, "estimate_fee": estimate_fee}
+    async def directory(**args: Any) -> Any:
+        from ..directory.source import run_query  # the local directory; wiring adds the config
+
+        return await run_query(None, http, "", args)
+
+    return {"balances": balances, "history": history, "estimate_fee": estimate_fee,
+            "directory": directory}

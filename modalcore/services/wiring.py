@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 from eth_account.signers.local import LocalAccount
 
+from ..directory.source import directory_services
 from ..runtime.services import ServiceContext, ServiceRegistry
 from ..siwx.service import siwx_services
 from ..siwx.store import SiwxStore
@@ -27,6 +28,7 @@ def register_engine_services(
     """Register what the registry does not have yet (tests may bring their own)."""
     services: dict[str, Service] = {name: _with_context(fn) for name, fn in default_services(http).items()}
     services.update(siwx_services(siwx_store, http, signer))
+    services.update(directory_services())
     for name, service in services.items():
         if name not in registry:
             registry.register(name, service)

@@ -80,6 +80,7 @@ class HostOptions(BaseModel):
     allowUnsupportedChain: bool = False
     enableNetworkSwitch: bool = True
     debug: bool = False
+    universalProvider: bool = False  # a universal-provider setup: wallets need a link (SPEC §5)
 
     @field_validator("networks")
     @classmethod

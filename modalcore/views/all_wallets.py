@@ -1,18 +1,64 @@
-"""AllWallets: every wallet the visitor can pick (the directory arrives with its own issue)."""
+"""AllWallets: every wallet the visitor can pick, with search and infinite scroll (SPEC §9).
+
+Pages of 40 arrive as the end of the list comes into view (the list offers `more` while the
+directory has more); a search input waits 300 ms after typing and shows at most 100 results.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..engine.model import Model
+from ..slices import directory as dir_slice
+from ..slices.directory import RequestedMoreWallets, TypedWalletSearch
+from ..wire.frames import TextArgs
 from ..wire.nodes import Node, node
 from . import parts
-from .wallet_list import installed_wallets
+from .wallet_list import all_wallet_rows, search_rows
 
 TITLE = "All Wallets"
+SKELETONS_FIRST = 8
+SKELETONS_MORE = 4
+
+
+def _typed(args: Any) -> TypedWalletSearch:
+    if not isinstance(args, TextArgs):
+        raise TypeError("a change carries text")
+    return TypedWalletSearch(args.value)
+
+
+def _skeletons(count: int) -> Node:
+    tiles = [node("skeleton", f"all/skeleton/{i}", w=72, h=96) for i in range(count)]
+    return node("stack", "all/loading", tiles, dir="row", gap=8, wrap=True, label="Loading wallets")
+
+
+def _search(model: Model) -> Node:
+    state = model.directory
+    total = dir_slice.total(model)
+    placeholder = f"Search {dir_slice.rounded_count(total)} wallets" if total else "Search wallet"
+    return node("input", "all/search", on={"change": _typed}, value=state.search_text,
+                placeholder=placeholder, kind="search", label="Search wallet")
 
 
 def body(model: Model) -> Node:
-    rows = installed_wallets(model, "all")
-    if not rows:
-        rows = [node("text", "all/empty", text="No wallet was detected in this browser.",
-                     variant="body", tone="muted")]
-    return parts.column("all/body", rows)
+    state = model.directory
+    children: list[Node] = [_search(model)]
+    if state.search_text.strip():
+        if state.searching:
+            children.append(_skeletons(SKELETONS_MORE))
+        else:
+            rows = search_rows(model)
+            children.append(node("stack", "all/list", rows, dir="row", gap=8, wrap=True) if rows else
+                            node("text", "all/empty", text="No Wallet found", variant="body", tone="muted"))
+        return parts.column("all/body", children, gap=12)
+    rows = all_wallet_rows(model)
+    more = {"more": RequestedMoreWallets()} if state.has_more else None
+    if rows:
+        children.append(node("stack", "all/list", rows, on=more, dir="row", gap=8, wrap=True))
+    if state.pages in ("idle", "loading"):
+        children.append(_skeletons(SKELETONS_MORE if rows else SKELETONS_FIRST))
+    elif not rows:
+        text = ("The wallet list is unavailable right now." if state.pages == "error"
+                else "No Wallet found")
+        children.append(node("text", "all/empty", text=text, variant="body", tone="muted"))
+    return parts.column("all/body", children, gap=12)

@@ -1,20 +1,28 @@
-"""The Connect view: installed wallets first, then the way to every other wallet."""
+"""The Connect view: wallets in the SPEC §1 connector order, then the way to every other wallet.
+
+Installed (announced) wallets come first, then the host's featured and custom wallets, external
+connectors and 4 recommended wallets from the directory (they appear once fetched; nothing
+stands in for them meanwhile). "All Wallets" carries the directory's total, rounded ("120+").
+"""
 
 from __future__ import annotations
 
 from ..engine.model import Model
+from ..slices import directory as dir_slice
 from ..slices.navigation import PressedNavigate
 from ..wire.nodes import Node, node
 from . import parts
-from .wallet_list import installed_wallets
+from .wallet_list import connect_rows
 
 
 def body(model: Model) -> Node:
-    items = installed_wallets(model, "connect")
+    items = connect_rows(model)
     if model.options.features.allWallets:
+        total = dir_slice.total(model)
         items.append(
             node("wallet-item", "connect/all-wallets", on={"press": PressedNavigate("AllWallets")},
-                 pending={"press": "busy"}, name="All Wallets", image="", tag="")
+                 pending={"press": "busy"}, name="All Wallets", image="",
+                 tag=dir_slice.rounded_count(total) if total else "")
         )
     footer = parts.row("connect/footer", [
         node("text", "connect/footer/text", text="Haven't got a wallet?", variant="small", tone="muted"),

@@ -1,21 +1,108 @@
-"""Rows for the wallets the visitor's browser announced, in the SPEC's connector order."""
+"""Wallet rows in the SPEC §1 connector order: walletConnect, recent, injected, featured, custom,
+external, recommended.
+
+Installed wallets are the browser's announced connectors; a directory wallet whose rdns matches
+one of them is that installed wallet (shown once, as the connector, tagged and connectable).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from ..directory.wallets import Wallet
 from ..engine.model import Model
+from ..slices import directory as dir_slice
 from ..slices.connection import PressedWallet
-from ..slices.connectors import ordered
+from ..slices.connectors import Connector, ordered
+from ..slices.directory import PressedDirectoryWallet
 from ..wire.nodes import Node, node
+
+LATE_TYPES = ("EXTERNAL", "AUTH")  # connectors listed after featured and custom wallets
+
+
+def connector_row(model: Model, connector: Connector, prefix: str) -> Node:
+    tag = "RECENT" if connector.id in model.connectors.recent else "INSTALLED"
+    return node("wallet-item", f"{prefix}/wallet/{connector.id}",
+                on={"press": PressedWallet(connector.id)}, pending={"press": "busy"},
+                name=connector.name, image=connector.image_url, tag=tag)
 
 
 def installed_wallets(model: Model, prefix: str) -> list[Node]:
-    recent = model.connectors.recent
+    """Rows for every connector the browser announced, recent first."""
+    return [connector_row(model, connector, prefix) for connector in ordered(model.connectors)]
+
+
+def wallet_row(model: Model, wallet: Wallet, node_id: str, *, image: bool, custom: bool = False) -> Node:
+    if custom:
+        src = dir_slice.custom_image(model, wallet)
+    else:
+        src = dir_slice.wallet_image(model.directory, wallet) if image else ""
+    return node("wallet-item", node_id, on={"press": PressedDirectoryWallet(wallet.id, custom)},
+                pending={"press": "busy"}, name=wallet.name, image=src)
+
+
+def _directory_rows(model: Model, wallets: Iterable[Wallet], prefix: str, seen: set[str],
+                    *, images: int | None = None, paged: bool = False) -> list[Node]:
+    """Rows for directory wallets not shown yet and not installed; with `images`, only the
+    first `images` (of each page of 40 when `paged`) carry an image (SPEC §9)."""
+    rdns = dir_slice.installed(model)
     rows = []
-    for connector in ordered(model.connectors):
-        tag = "RECENT" if connector.id in recent else "INSTALLED"
-        rows.append(
-            node("wallet-item", f"{prefix}/wallet/{connector.id}",
-                 on={"press": PressedWallet(connector.id)}, pending={"press": "busy"},
-                 name=connector.name, image=connector.image_url, tag=tag)
-        )
+    for index, wallet in enumerate(wallets):
+        if wallet.id in seen or (wallet.rdns and wallet.rdns in rdns):
+            continue
+        seen.add(wallet.id)
+        position = index % dir_slice.PAGE_ENTRIES if paged else index
+        with_image = images is None or position < images
+        rows.append(wallet_row(model, wallet, f"{prefix}/w/{wallet.id}", image=with_image))
+    return rows
+
+
+def _custom_rows(model: Model, prefix: str, needle: str | None = None) -> list[Node]:
+    """Rows for the host's custom wallets (those whose name contains `needle`, when given);
+    their node ids number them in the host's list."""
+    return [wallet_row(model, w, f"{prefix}/custom/{i}", image=True, custom=True)
+            for i, w in enumerate(dir_slice.custom_wallets(model))
+            if needle is None or needle in w.name.lower()]
+
+
+def connect_rows(model: Model) -> list[Node]:
+    """The Connect view's wallets in connector order."""
+    connectors = ordered(model.connectors)
+    early = [c for c in connectors if c.type not in LATE_TYPES]
+    late = [c for c in connectors if c.type in LATE_TYPES]
+    state = model.directory
+    seen: set[str] = set()
+    rows = [connector_row(model, c, "connect") for c in early]
+    rows += _directory_rows(model, state.featured, "connect", seen)
+    rows += _custom_rows(model, "connect")
+    rows += [connector_row(model, c, "connect") for c in late]
+    rows += _directory_rows(model, state.recommended, "connect", seen)
+    return rows
+
+
+def all_wallet_rows(model: Model) -> list[Node]:
+    """All Wallets without a search: recent and installed first, then featured, custom and
+    the directory's pages."""
+    state = model.directory
+    seen: set[str] = set()
+    rows = installed_wallets(model, "all")
+    rows += _directory_rows(model, state.featured, "all", seen)
+    rows += _custom_rows(model, "all")
+    rows += _directory_rows(model, state.wallets, "all", seen, images=dir_slice.IMAGES_PER_PAGE,
+                            paged=True)
+    return rows
+
+
+def search_rows(model: Model) -> list[Node]:
+    """All Wallets while searching: matching installed and custom wallets, then the directory's
+    answer (at most 100, images for the first 20); installed ones appear as the connector."""
+    state = model.directory
+    needle = state.search_query.lower()
+    rdns = dir_slice.installed(model)
+    found = {w.rdns for w in state.results if w.rdns in rdns}
+    rows = [connector_row(model, c, "all") for c in ordered(model.connectors)
+            if needle in c.name.lower() or c.rdns in found]
+    rows += _custom_rows(model, "all", needle)
+    rows += _directory_rows(model, state.results[:dir_slice.SEARCH_ENTRIES], "all", set(),
+                            images=dir_slice.IMAGES_PER_PAGE)
     return rows

@@ -26,6 +26,7 @@ async def test_duplicate_intent_is_applied_once(running_server: RunningServer) -
         await client.intent("host", "open", iid="dup-open")
         first = await client.recv_until(lambda f: f["t"] == "host_event")
         assert [f["t"] for f in first if f["t"] == "patch"] == ["patch"]
+        await client.quiet(0.3)  # the Connect view's directory wallets arrive in a later patch
         # the same iid again (a retransmission after a reconnect): ack only, no second patch
         await client.intent("host", "open", iid="dup-open")
         again = await client.quiet(0.3)
