@@ -209,7 +209,7 @@ class Session:
             handler: Any = HOST_ACTIONS.get(frame.act)
         else:
             node = self.index.get(frame.node)
-            if node is None:
+            if node is None or self._in_hidden(frame.node):
                 code = "stale" if self.acked < self.out_seq else "invalid"
                 raise FrameError(code, f"no node {frame.node!r} in the current tree")
             handler = node.handlers.get(frame.act)
@@ -220,6 +220,16 @@ class Session:
         if not isinstance(message, Msg):
             raise FrameError("invalid", "the action has nothing to do")
         return message
+
+    def _in_hidden(self, node_id: str) -> bool:
+        """The node or one of its ancestors is `hidden` (e.g. the view "back" would show): not
+        drawn, so not pressable."""
+        current: str | None = node_id
+        while current is not None:
+            if self.index[current].p.get("hidden") is True:
+                return True
+            current = self.parents.get(current)
+        return False
 
     def _remember(self, iid: str, status: str) -> None:
         self.intents[iid] = status

@@ -6,10 +6,13 @@ One module per view; each exports `body(model) -> Node` and `TITLE` (or `title(m
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from types import ModuleType
+from typing import Any
 
 from ..engine.model import Model
 from ..slices import modal as modal_slice
+from ..slices import router as router_slice
 from ..slices.navigation import PressedClose
 from ..slices.snack import PressedSnackbar
 from ..wire.nodes import Node, node
@@ -26,6 +29,7 @@ from . import (
     send,
     send_preview,
     unsupported_chain,
+    wallet_page,
     what_is_a_wallet,
 )
 
@@ -42,6 +46,7 @@ VIEW_MODULES: dict[str, ModuleType] = {
     "WalletSend": send,
     "WalletSendPreview": send_preview,
     "SIWXSignMessage": siwx_sign,
+    "WalletPage": wallet_page,
 }
 
 
@@ -55,15 +60,28 @@ def _title(module: ModuleType, model: Model) -> str:
 
 
 def render(model: Model) -> Node:
+    """The whole tree. Two derivations keep the renderer's local guesses ready (DESIGN, "Latency"):
+
+    - while the modal is closed (and not embedded) it draws the view `open()` would show
+      (`opening_view`, SPEC §2), so that opening is a local prop change the engine confirms;
+    - with more than one view on the stack, the view "back" returns to is kept as a hidden
+      sibling, and the header's back button names it in its pending hint `{back: id}`.
+    """
+    if not model.modal.open and not model.options.embedded:
+        opening = modal_slice.opening_view(model)
+        if model.router.view != opening or len(model.router.history) > 1:
+            model = replace(model, router=router_slice.reset(model.router, opening))
     view = model.router.view
     module = VIEW_MODULES.get(view, connect)
     closable = modal_slice.closing_allowed(model)
     leading = getattr(module, "header_leading", None)
+    previous, back_hint = _back(model, closable)
     head = parts.header(
         _title(module, model),
         back=len(model.router.history) > 1,
         close=not model.options.embedded,
         leading=leading(model) if leading is not None else None,
+        back_hint=back_hint,
     )
     snack = model.snack
     snackbar = node(
@@ -71,10 +89,11 @@ def render(model: Model) -> Node:
         message=snack.message, variant=snack.variant, open=snack.open,
     )
     view_node = node("view", f"view/{view}", [module.body(model)], name=view)
+    views = [view_node] if previous is None else [previous, view_node]
     return node(
         "modal",
         "modal",
-        [head, view_node, snackbar],
+        [head, *views, snackbar],
         on={"close": PressedClose()},
         pending={"close": "close" if closable else None},
         open=model.modal.open,
@@ -84,3 +103,21 @@ def render(model: Model) -> Node:
         view=view,
         loading=model.modal.loading,
     )
+
+
+def _back(model: Model, closable: bool) -> tuple[Node | None, Any]:
+    """The hidden view "back" shows and the back button's pending hint (mirrors `go_back`)."""
+    history = model.router.history
+    if len(history) < 2:
+        return None, None
+    if history[-2].view == history[-1].view or model.router.contains("UnsupportedChain"):
+        # back closes here (or the target shares the current view's node ids): no local view
+        return None, "close" if closable and not model.options.embedded else "spinner"
+    target = history[-2].view
+    module = VIEW_MODULES.get(target)
+    if module is None:
+        return None, "spinner"
+    after = replace(model, router=replace(model.router, history=history[:-1]))
+    hidden = node("view", f"view/{target}", [module.body(after)], name=target, hidden=True,
+                  title=_title(module, after))
+    return hidden, {"back": hidden.id}

@@ -6,11 +6,15 @@ from ..slices.navigation import PressedBack, PressedClose
 from ..wire.nodes import Node, node
 
 
-def header(title: str, *, back: bool, close: bool, leading: Node | None = None) -> Node:
+def header(
+    title: str, *, back: bool, close: bool, leading: Node | None = None, back_hint: object = "spinner"
+) -> Node:
+    """`back_hint`: the back button's pending hint (`{back: viewNodeId}` when the client holds
+    the previous view)."""
     children: list[Node] = []
     if back:
         children.append(
-            node("button", "header/back", on={"press": PressedBack()}, pending={"press": "spinner"},
+            node("button", "header/back", on={"press": PressedBack()}, pending={"press": back_hint or "spinner"},
                  text="", icon="back", variant="ghost", label="Back")
         )
     elif leading is not None:

@@ -97,10 +97,33 @@ TREE = {
     ],
 }
 
+# Two views on the stack: the one "back" returns to is held hidden, with its header title.
+TREE_BACK = {
+    "id": "modal", "t": "modal",
+    "p": {"open": True, "closable": True, "shake": 0, "embedded": False, "view": "AllWallets",
+          "loading": False, "on": {"close": "close"}},
+    "c": [
+        {"id": "header", "t": "header", "p": {"title": "All Wallets", "back": True, "close": True},
+         "c": [{"id": "header/back", "t": "button",
+                "p": {"text": "", "icon": "back", "variant": "ghost", "label": "Back",
+                      "on": {"press": {"back": "view/Connect"}}}},
+               {"id": "header/title", "t": "text", "p": {"text": "All Wallets", "variant": "title"}},
+               {"id": "header/close", "t": "button",
+                "p": {"text": "", "icon": "close", "variant": "ghost", "label": "Close", "on": {"press": "close"}}}]},
+        {"id": "view/Connect", "t": "view", "p": {"name": "Connect", "hidden": True, "title": "Connect Wallet"},
+         "c": [{"id": "connect/all-wallets", "t": "wallet-item",
+                "p": {"name": "All Wallets", "image": "", "on": {"press": "busy"}}}]},
+        {"id": "view/AllWallets", "t": "view", "p": {"name": "AllWallets"},
+         "c": [{"id": "all/skeleton", "t": "skeleton", "p": {"w": 76, "h": 96}}]},
+        {"id": "snackbar", "t": "snackbar", "p": {"message": "", "variant": "success", "open": False}},
+    ],
+}
+
 SERVER: list[tuple[str, Any]] = [
     ("server/joined", {"t": "joined", "s": 0, "a": 1, "session": "s1",
                        "resume": "s1.1700000000.ab12", "resumed": False}),
     ("server/snapshot", {"t": "snapshot", "s": 2, "a": 1, "v": 1, "tree": TREE}),
+    ("server/snapshot-back-hint", {"t": "snapshot", "s": 2, "a": 1, "v": 1, "tree": TREE_BACK}),
     ("server/patch-all-ops", {"t": "patch", "s": 3, "a": 2, "base": 1, "v": 2, "ops": [
         [1, "spacer"],
         [4, "header/title", {"id": "header/title", "t": "text",
@@ -223,6 +246,26 @@ def edit(tree: dict[str, Any], path: list[int], **changes: Any) -> dict[str, Any
     return copy
 
 
+# Latency hiding (PROTOCOL.md, "Local guesses"): going forward keeps the previous view as a hidden
+# sibling named by the back button's hint; going back removes the current view and shows it again.
+BACK_HINT = {"back": "view/Connect"}
+
+
+def _modal(view: str, header: dict[str, Any], views: list[dict[str, Any]]) -> dict[str, Any]:
+    return n("modal", "modal", {"open": True, "view": view},
+             [header, *views, n("snackbar", "snackbar", {"message": "", "open": False})])
+
+
+ON_CONNECT = _modal("Connect", n("header", "header", {"title": "Connect Wallet", "back": False}, [
+    n("header/start", "icon", {"name": "info", "hidden": True}), text("header/title", "Connect Wallet"),
+]), [n("view/Connect", "view", {"name": "Connect"}, [text("c1", "MetaMask")])])
+ON_ALL_WALLETS = _modal("AllWallets", n("header", "header", {"title": "All Wallets", "back": True}, [
+    n("header/back", "button", {"icon": "back", "on": {"press": BACK_HINT}}), text("header/title", "All Wallets"),
+]), [
+    n("view/Connect", "view", {"name": "Connect", "hidden": True, "title": "Connect Wallet"}, [text("c1", "MetaMask")]),
+    n("view/AllWallets", "view", {"name": "AllWallets"}, [text("w1", "Rainbow")]),
+])
+
 DIFFS: list[tuple[str, dict[str, Any], dict[str, Any], list[Any]]] = [
     ("no change", BASE, BASE, []),
     ("props change", BASE, edit(BASE, [0], p={"title": "All Wallets", "back": True, "close": True}),
@@ -285,6 +328,16 @@ DIFFS: list[tuple[str, dict[str, Any], dict[str, Any], list[Any]]] = [
      edit(edit(BASE, [1], t="view", p={"name": "X"}, c=[text("a", "A"), text("c", "C")]), [2], c=[text("d", "D"), text("b", "B")]),
      [[1, "b"], [4, "body", n("body", "view", {"name": "X"}, [text("a", "A"), text("c", "C")])],
       [0, "side", 1, text("b", "B")]]),
+    ("forward: the previous view stays, hidden, named by the back hint", ON_CONNECT, ON_ALL_WALLETS,
+     [[1, "header/start"], [3, "modal", {"view": "AllWallets"}], [3, "header", {"title": "All Wallets", "back": True}],
+      [0, "header", 0, n("header/back", "button", {"icon": "back", "on": {"press": BACK_HINT}})],
+      [3, "header/title", {"text": "All Wallets"}], [3, "view/Connect", {"hidden": True, "title": "Connect Wallet"}],
+      [0, "modal", 2, n("view/AllWallets", "view", {"name": "AllWallets"}, [text("w1", "Rainbow")])]]),
+    ("back: the current view goes, the hidden one is shown", ON_ALL_WALLETS, ON_CONNECT,
+     [[1, "header/back"], [1, "view/AllWallets"], [3, "modal", {"view": "Connect"}],
+      [3, "header", {"title": "Connect Wallet", "back": False}],
+      [0, "header", 0, n("header/start", "icon", {"name": "info", "hidden": True})],
+      [3, "header/title", {"text": "Connect Wallet"}], [3, "view/Connect", {"hidden": None, "title": None}]]),
     ("parent and child swap", n("r", "stack", None, [n("p", "stack", None, [n("q", "stack")])]),
      n("r", "stack", None, [n("q", "stack", None, [n("p", "stack")])]),
      [[1, "p"], [0, "r", 0, n("q", "stack", None, [n("p", "stack")])]]),

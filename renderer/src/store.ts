@@ -66,6 +66,8 @@ export class ModalStore {
 
   /** `open()` / `close()` of the host API: shown locally now, confirmed by the engine later. */
   hostOpen(open: boolean, act: string, args: Dict): string {
+    // The prepared tree holds the opening view: `open({view})` naming another view waits for the engine.
+    if (args.view !== undefined && this.raw?.p?.view !== args.view) return this.sendIntent('host', act, args);
     const local: Local<boolean> = { value: open, iid: null, acked: false };
     this.setOverride(local);
     this.publish();

@@ -294,6 +294,15 @@ test('render: pending hints', () => {
   const back = draw(tree(), ctxOf(new Map([['h/back', { back: 'v0' }]])));
   assert.match(back, /PREVIOUS VIEW/);
   assert.doesNotMatch(back, /data-view="Connect"/);
+  const titled = tree({}, [
+    n('v1', 'view', { name: 'AllWallets' }, [n('t1', 'text', { text: 'CURRENT VIEW' })]),
+    n('v0', 'view', { name: 'Connect', hidden: true, title: 'Previous Title' }, [n('t0', 'text', { text: 'PREVIOUS VIEW' })]),
+  ]);
+  const backTitled = draw(titled, ctxOf(new Map([['h/back', { back: 'v0' }]])));
+  assert.match(backTitled, /PREVIOUS VIEW/);
+  assert.match(backTitled, />Previous Title</, 'the header shows the title the hidden view carries');
+  assert.doesNotMatch(backTitled, />Connect Wallet</);
+  assert.match(draw(titled, ctxOf()), />Connect Wallet</, 'no hint: the header as sent');
   const bogus = draw(tree(), ctxOf(new Map([['h/back', { back: 'nope' }]])));
   assert.match(bogus, /data-view="Connect"/, 'an unknown back target changes nothing');
   const closed = draw(tree(), ctxOf(new Map([['h/close', 'close']])));

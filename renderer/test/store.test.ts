@@ -94,6 +94,16 @@ test('open() shows the held tree in the next render and the engine confirms or c
   assert.equal(store.getView().tree?.p?.open, false);
 });
 
+test('open({view}) naming a view the held tree does not show waits for the engine', () => {
+  const { store, sent } = setup();
+  store.setTree(tree(false, { view: 'Connect' }));
+  store.hostOpen(true, 'open', { view: 'Networks' });
+  assert.deepEqual(sent.at(-1), ['host', 'open', { view: 'Networks' }]);
+  assert.equal(store.getView().tree?.p?.open, false, 'no local guess: it would show the wrong view');
+  store.hostOpen(true, 'open', { view: 'Connect' });
+  assert.equal(store.getView().tree?.p?.open, true, 'the held view is the one asked for');
+});
+
 test('theme frames reach the render context', () => {
   const { store } = setup();
   store.setTheme('light', { '--w3m-accent': '#ff0000', '--z': 999 });

@@ -92,7 +92,8 @@ function themeStyle(themeVars: Record<string, string>): Record<string, string> {
 }
 
 export function ModalRoot(props: { tree: WireNode | null; ctx: RenderCtx; localOpen?: boolean }): JSX.Element {
-  const { tree, ctx } = props;
+  const { ctx } = props;
+  let tree = props.tree;
   const p = tree?.p;
   const embedded = bool(p, 'embedded');
   const closable = p?.closable !== false;
@@ -102,8 +103,6 @@ export function ModalRoot(props: { tree: WireNode | null; ctx: RenderCtx; localO
     if (h === 'close') closing = true;
     else if (typeof h === 'object') back = h.back;
   }
-  const kids = tree?.c ?? [];
-  if (back !== null && !kids.some((k) => k.id === back && k.t === 'view')) back = null;
   const visible = tree !== null && (embedded || ((bool(p, 'open') || props.localOpen === true) && !(closing && closable)));
 
   // Open / closing / closed, keeping the DOM mounted (prepared) while closed.
@@ -117,6 +116,13 @@ export function ModalRoot(props: { tree: WireNode | null; ctx: RenderCtx; localO
     return () => clearTimeout(t);
   }, [visible]);
   const state = visible ? 'open' : shown ? 'closing' : 'closed';
+  // While it fades out, the card keeps what it showed (the engine already prepares the next opening).
+  const held = useRef(tree);
+  if (visible) held.current = tree;
+  else if (shown) tree = held.current;
+  const kids = tree?.c ?? [];
+  const backView = kids.find((k) => k.id === back && k.t === 'view');
+  if (!backView) back = null;
 
   // Shake: each increment of the counter plays the 500 ms animation once.
   const shake = num(p, 'shake', 0);
@@ -209,13 +215,18 @@ export function ModalRoot(props: { tree: WireNode | null; ctx: RenderCtx; localO
   };
   if (!tree) return <div {...rootProps} />;
 
-  const header = kids.find((k) => k.t === 'header' && !bool(k.p, 'hidden'));
+  let header = kids.find((k) => k.t === 'header' && !bool(k.p, 'hidden'));
+  // A back hint shows the previous view with its own title.
+  const backTitle = backView?.p?.title;
+  if (header && typeof backTitle === 'string') {
+    header = { ...header, p: { ...header.p, title: backTitle }, c: header.c?.map((k) => (k.t === 'text' ? { ...k, p: { ...k.p, text: backTitle } } : k)) };
+  }
   const title = header ? headerTitle(header) : '';
   const alerts = kids.filter((k) => k.t === 'alert');
   const snacks = kids.filter((k) => k.t === 'snackbar');
   const content = kids.filter((k) => k.t !== 'header' && k.t !== 'alert' && k.t !== 'snackbar');
   const anyView = content.some((k) => k.t !== 'view' || (back !== null ? k.id === back : !bool(k.p, 'hidden')));
-  const loading = bool(p, 'loading');
+  const loading = bool(tree.p, 'loading');
 
   const dialog = (
     <div
@@ -227,7 +238,7 @@ export function ModalRoot(props: { tree: WireNode | null; ctx: RenderCtx; localO
       aria-busy={loading || undefined}
       tabIndex={-1}
       data-shake={shaking ?? undefined}
-      data-view={str(p, 'view') || undefined}
+      data-view={str(tree.p, 'view') || undefined}
     >
       {loading && <div className="wm-progress" aria-hidden="true" />}
       {header && renderNode(header, ctx)}
