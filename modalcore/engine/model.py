@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from .evolve import replace
 from functools import cache
 from collections.abc import Mapping
 from typing import Any

@@ -8,7 +8,8 @@ record and replay rely on.
 from __future__ import annotations
 
 from collections import OrderedDict, deque
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from .evolve import replace
 from collections.abc import Sequence
 from typing import Any
 
@@ -70,6 +71,7 @@ class Session:
         self.tokens_at = now
         self.effects: dict[str, str] = {}  # eid -> purpose, pending in the browser
         self.host_sent: dict[str, Any] = {}
+        self._host_inputs: tuple[Any, ...] = ()
         self.theme_sent: dict[str, Any] | None = None
         self.recorder: Recorder | None = None
 
@@ -327,8 +329,17 @@ class Session:
         return [self._frame("theme", **theme)]
 
     def _host_frames(self) -> list[dict[str, Any]]:
+        # host_state reads these slices only; they are immutable, so the same objects mean
+        # nothing changed for the host and nothing needs comparing.
+        model = self.model
+        inputs = (model.modal, model.router, model.accounts, model.networks, model.siwx)
+        if self.host_sent and self._host_inputs and all(
+            a is b for a, b in zip(inputs, self._host_inputs, strict=True)
+        ):
+            return []
+        self._host_inputs = inputs
         frames = []
-        for kind, data in hostevents.host_state(self.model).items():
+        for kind, data in hostevents.host_state(model).items():
             if self.host_sent.get(kind) != data:
                 self.host_sent[kind] = data
                 frames.append(self._frame("host_event", kind=kind, data=data))

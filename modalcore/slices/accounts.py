@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from ..engine.evolve import replace
 from typing import Literal
 
 Status = Literal["disconnected", "connecting", "connected"]

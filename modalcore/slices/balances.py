@@ -6,7 +6,8 @@ JSON-RPC). A failure blocks retries for 30 s and shows 'Token Balance Unavailabl
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from ..engine.evolve import replace
 from typing import TYPE_CHECKING, Any
 
 from ..engine.cmds import Call, CallSettled

@@ -7,7 +7,8 @@ Every wallet call is an `eip1193` effect on the connector's provider; its answer
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from ..engine.evolve import replace
 from typing import TYPE_CHECKING, Any
 
 from ..engine.cmds import Cmd, Effect, EffectSettled

@@ -7,7 +7,8 @@ EIP-6963 uuid of this page load, which the renderer's bridge knows the provider 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from ..engine.evolve import replace
 from typing import TYPE_CHECKING, Literal
 
 from ..wire.frames import AnnouncedWallet

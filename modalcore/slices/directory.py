@@ -11,7 +11,8 @@ for at most 100 results. Platform facts go with every query from the join's env.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from ..engine.evolve import replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 

@@ -10,7 +10,8 @@ ERROR_FETCH_TRANSACTIONS.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from ..engine.evolve import replace
 from datetime import UTC, datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError

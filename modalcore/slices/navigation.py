@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from ..engine.evolve import replace
 from typing import TYPE_CHECKING
 
 from ..engine.msg import Msg

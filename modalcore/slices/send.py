@@ -11,7 +11,8 @@ is never re-issued by the engine itself.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from ..engine.evolve import replace
 from decimal import Decimal, InvalidOperation, localcontext
 from typing import TYPE_CHECKING, Any, Literal
 

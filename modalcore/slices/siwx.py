@@ -7,7 +7,8 @@ origin verified at the handshake, has the wallet `personal_sign` it and the engi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from ..engine.evolve import replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 

@@ -6,7 +6,7 @@ One module per view; each exports `body(model) -> Node` and `TITLE` (or `title(m
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from ..engine.evolve import replace
 from types import ModuleType
 from typing import Any
 

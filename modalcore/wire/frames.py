@@ -174,10 +174,15 @@ ACTION_ARGS: dict[str, type[_Args]] = {
 }
 
 
+_NO_ARGS = NoArgs()
+
+
 def validate_args(action: str, args: dict[str, Any]) -> _Args:
     model = ACTION_ARGS.get(action)
     if model is None:
         raise FrameError("invalid", f"unknown action {action!r}")
+    if model is NoArgs and not args:
+        return _NO_ARGS  # the common press: nothing to validate
     try:
         return model.model_validate(args)
     except ValidationError as error:
