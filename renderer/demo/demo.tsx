@@ -17,8 +17,6 @@ declare global {
 
 type Dict = Record<string, unknown>;
 
-installDevWallet();
-
 function meta(name: string, fallback: string): string {
   return document.querySelector(`meta[name="${name}"]`)?.getAttribute('content')?.trim() || fallback;
 }
@@ -28,6 +26,22 @@ const networks = meta('modalcore-networks', 'eip155:31337,eip155:31338')
   .split(',')
   .map((id) => id.trim())
   .filter(Boolean);
+const query = new URLSearchParams(location.search);
+
+// The Dev Wallet reaches each dev chain through the engine's `/devchain/{chainId}` proxy (same
+// origin, whatever port the node runs on); `?rpc31337=<url>` points one chain elsewhere.
+installDevWallet({
+  chains: networks
+    .filter((id) => id.startsWith('eip155:'))
+    .map((id) => {
+      const chainId = Number(id.slice('eip155:'.length));
+      return { chainId, rpcUrl: query.get(`rpc${chainId}`) || `/devchain/${chainId}`, name: `Dev Chain ${chainId}` };
+    }),
+});
+
+// `?siwx=required` or `?siwx=optional` turns sign-in on.
+const siwxMode = query.get('siwx');
+const siwx = siwxMode === 'required' || siwxMode === 'optional' ? { required: siwxMode === 'required' } : undefined;
 
 const { createModal, ConnectButton } = window.ModalCore;
 const modal = createModal({
@@ -41,6 +55,7 @@ const modal = createModal({
     icons: [],
   },
   debug: true,
+  ...(siwx ? { siwx } : {}),
 });
 window.demoModal = modal;
 
@@ -65,6 +80,7 @@ function App() {
   const state = useHost(modal.subscribeState);
   const account = useHost(modal.subscribeAccount);
   const network = useHost(modal.subscribeNetwork);
+  const signIn = useHost(modal.subscribeSiwx);
   const [result, setResult] = useState('');
   const address = account?.isConnected && typeof account.address === 'string' ? account.address : '';
 
@@ -112,6 +128,8 @@ function App() {
             <dd id="account">{show(account)}</dd>
             <dt>network</dt>
             <dd id="network">{show(network)}</dd>
+            <dt>sign-in</dt>
+            <dd id="siwx">{show(signIn)}</dd>
           </dl>
         </section>
         <section>

@@ -53,6 +53,8 @@ export interface Modal {
   subscribeState(callback: (state: Dict) => void): Unsubscribe;
   subscribeAccount(callback: (account: Dict) => void): Unsubscribe;
   subscribeNetwork(callback: (network: Dict) => void): Unsubscribe;
+  /** Sign-in state: `{enabled, signedIn, token}` (the token is for the host's backend). */
+  subscribeSiwx(callback: (siwx: Dict) => void): Unsubscribe;
   switchNetwork(caip2: string): Promise<void>;
   disconnect(): Promise<void>;
   setThemeMode(mode: ThemeMode): Promise<void>;
@@ -236,6 +238,7 @@ export function createModal(options: ModalOptions): Modal {
     subscribeState: (cb) => store.subscribeHost('state', cb),
     subscribeAccount: (cb) => store.subscribeHost('account', cb),
     subscribeNetwork: (cb) => store.subscribeHost('network', cb),
+    subscribeSiwx: (cb) => store.subscribeHost('siwx', cb),
     switchNetwork: (caip2) => intent('switch_network', { network: caip2 }),
     disconnect: () => intent('disconnect'),
     setThemeMode: (mode) => intent('set_theme_mode', { mode }),

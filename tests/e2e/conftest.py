@@ -1,0 +1,282 @@
+"""End-to-end fixtures: Debian's Chromium (Playwright) against the real engine and dev chains.
+
+Composition as `make run` does it (modalcore/demo.py): both Hardhat nodes with their contracts,
+the `demo` project on the dev networks, a SQLite session store and a `[siwx]` section, all in a
+temporary folder. One engine serves the whole session and one Chromium each test module;
+every test gets a new browser context (so a fresh localStorage, hence a fresh engine session
+and a fresh Dev Wallet) and chains reverted to their pre-test state afterwards. Every test
+fails on a console error, an uncaught exception or a `[modalcore]` warning in the page.
+
+The demo page's Dev Wallet reaches the chains through the engine's `/devchain/{chainId}` proxy,
+so the nodes may run on any port.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+
+from modalcore.devchain import pytest_plugin as devchain_plugin
+from modalcore.devchain.pytest_plugin import ChainsInfo, isolated
+from modalcore.server.app import create_app, uvicorn_options
+from modalcore.server.config import EngineConfig, dev_networks, parse_config
+from modalcore.testing import RunningServer
+
+PLUGIN = "modalcore.devchain.pytest_plugin"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO_ROOT / "artifacts" / "screenshots"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]
+SECRET = "e2e-secret-not-for-production"
+HOST = "127.0.0.1"
+TIMEOUT_MS = 10_000
+
+# The Hardhat dev accounts (public, well known), as the Dev Wallet reports them: lower-case.
+ACCOUNT_0 = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
+ACCOUNT_1 = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The dev-chain fixtures (`devchains`), registered once for the whole run (tests/devchain
+    # does the same): the nodes start once however many test folders use them.
+    if not config.pluginmanager.has_plugin(PLUGIN):
+        config.pluginmanager.register(devchain_plugin, PLUGIN)
+    config.addinivalue_line("markers", "demo_query(query): open the demo page with this query string")
+
+
+def engine_config(chains: ChainsInfo, folder: Path) -> EngineConfig:
+    """The demo composition (modalcore/demo.py) with every file in `folder`."""
+    return parse_config({
+        "secret": SECRET,
+        "projects": {"demo": {"name": "Modalcore demo dApp", "origins": []}},
+        "networks": dev_networks(chains.rpc_urls, chains.deployment),
+        "store": {"kind": "sqlite", "path": str(folder / "sessions.db")},
+        "siwx": {"db": str(folder / "siwx.db"), "key_file": str(folder / "engine.key")},
+    })
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextlib.contextmanager
+def serve(config: EngineConfig, port: int) -> Iterator[RunningServer]:
+    """The engine app under uvicorn on 127.0.0.1:`port` in a thread (port reusable at once)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((HOST, port))
+    app = create_app(config)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", **uvicorn_options()))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            sock.close()
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.01)
+    running = RunningServer(app, server, thread)
+    try:
+        yield running
+    finally:
+        running.stop()
+        sock.close()
+
+
+@pytest.fixture(scope="session")
+def e2e_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("e2e-engine")
+
+
+@pytest.fixture(scope="session")
+def engine(devchains: ChainsInfo, e2e_folder: Path) -> Iterator[RunningServer]:
+    """The engine serving the demo page, for the whole session."""
+    with serve(engine_config(devchains, e2e_folder), free_port()) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def renderer_dist() -> Path:
+    """renderer/dist as the engine serves it, rebuilt when a source is newer than the bundle."""
+    renderer = REPO_ROOT / "renderer"
+    assert (renderer / "node_modules").is_dir(), "needs renderer/node_modules (make renderer)"
+    built = [renderer / "dist" / name for name in ("modal.js", "demo.js", "index.html")]
+    sources = [*renderer.glob("src/**/*"), *renderer.glob("demo/*"), renderer / "build.mjs"]
+    newest = max(path.stat().st_mtime for path in sources if path.is_file())
+    if not all(path.exists() for path in built) or min(p.stat().st_mtime for p in built) < newest:
+        subprocess.run(["node", "build.mjs"], cwd=renderer, check=True, timeout=120,
+                       stdout=subprocess.DEVNULL)
+    return renderer / "dist"
+
+
+@pytest.fixture(scope="module")
+def browser(renderer_dist: Path) -> Iterator[Any]:
+    """Chromium for one test module (module scope: one sync Playwright may run at a time in a
+    process, and other folders' modules start their own)."""
+    # `make test` installs Chromium; a missing one is a broken setup, not a reason to skip.
+    assert CHROMIUM.exists(), "needs /usr/bin/chromium (make chromium)"
+    import playwright.sync_api as playwright_api
+
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@dataclass
+class Demo:
+    """One browser context on the demo page, with what the page logged."""
+
+    context: Any
+    page: Any
+    base_url: str
+    errors: list[str] = field(default_factory=list)
+
+    def goto(self, query: str = "") -> None:
+        self.page.goto(f"{self.base_url}/{query}")
+        self.page.wait_for_function("window.demoModal !== undefined && window.devWallet !== undefined")
+
+    def reload(self) -> None:
+        self.page.reload()
+        self.page.wait_for_function("window.demoModal !== undefined && window.devWallet !== undefined")
+
+    def eval(self, script: str, arg: Any = None) -> Any:
+        return self.page.evaluate(script, arg)
+
+    # The modal lives in an open shadow root: Playwright's CSS and role selectors pierce it.
+    @property
+    def dialog(self) -> Any:
+        return self.page.get_by_role("dialog")
+
+    def view(self, name: str) -> Any:
+        """The modal card while it shows view `name`."""
+        return self.page.locator(f'.wm-card[data-view="{name}"]')
+
+    def wait_view(self, name: str) -> Any:
+        card = self.view(name)
+        card.wait_for(state="visible")
+        return card
+
+    def wallet_requests(self, method: str) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = self.eval(
+            "(m) => window.devWallet.requests.filter((r) => r.method === m)", method)
+        return found
+
+    def call(self, expression: str, timeout_ms: int = TIMEOUT_MS) -> None:
+        """Run a host API call (e.g. `window.demoModal.open()`) and wait for its promise, at most
+        `timeout_ms`: a promise that never settles fails the test instead of hanging it."""
+        outcome = self.page.evaluate(
+            f"""() => Promise.race([
+                Promise.resolve({expression}).then(() => 'settled', (e) => 'rejected: ' + e),
+                new Promise((resolve) => setTimeout(() => resolve('timeout'), {timeout_ms})),
+            ])""")
+        assert outcome == "settled", f"{expression}: {outcome}"
+
+    def wait_list(self, method: str, count: int, timeout: float = 10.0) -> list[dict[str, Any]]:
+        """The Dev Wallet's `method` requests, once there are `count` of them."""
+        ok = self.poll(lambda: len(self.wallet_requests(method)) >= count, timeout)
+        found = self.wallet_requests(method)
+        if not ok:
+            raise AssertionError(f"{count} {method} requests expected, saw {found}")
+        return found
+
+    def poll(self, condition: Callable[[], bool], timeout: float = 10.0) -> bool:
+        """True once `condition()` holds (checked every 50 ms, the page keeps running)."""
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() > deadline:
+                return False
+            self.page.wait_for_timeout(50)
+        return True
+
+    def host(self, panel: str) -> dict[str, Any]:
+        """What the demo page shows in one of its panels (#state, #account, #network, #siwx)."""
+        import json
+
+        text = self.page.locator(f"#{panel}").inner_text()
+        return {} if text.strip() in ("", "—") else dict(json.loads(text))
+
+    def wait_host(self, panel: str, predicate: Callable[[dict[str, Any]], bool], timeout: float = 10.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            data = self.host(panel)
+            if predicate(data):
+                return data
+            if time.monotonic() > deadline:
+                raise AssertionError(f"#{panel} never matched: {data}")
+            self.page.wait_for_timeout(50)
+
+
+def watch(demo: Demo) -> None:
+    """Collect console errors, uncaught exceptions and the modal's own warnings (`debug: true`
+    logs refused intents and engine errors as `[modalcore] ...`)."""
+
+    def on_console(msg: Any) -> None:
+        if msg.type == "error" or (msg.type == "warning" and msg.text.startswith("[modalcore]")):
+            demo.errors.append(f"{msg.type}: {msg.text}")
+
+    demo.page.on("console", on_console)
+    demo.page.on("pageerror", lambda error: demo.errors.append(f"pageerror: {error}"))
+
+
+@pytest.fixture
+def chains(devchains: ChainsInfo) -> Iterator[ChainsInfo]:
+    """Both chains, reverted after the test (evm_snapshot / evm_revert)."""
+    with isolated(devchains) as info:
+        yield info
+
+
+@pytest.fixture
+def demo(
+    request: pytest.FixtureRequest, browser: Any, engine: RunningServer, chains: ChainsInfo
+) -> Iterator[Demo]:
+    """A fresh context (fresh localStorage: new engine session, new Dev Wallet) on the demo page,
+    opened with the query string of the test's `demo_query` marker if it has one."""
+    marker = request.node.get_closest_marker("demo_query")
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    demo = Demo(context, page, engine.http_url)
+    watch(demo)
+    demo.goto(marker.args[0] if marker else "")
+    try:
+        yield demo
+    finally:
+        context.close()
+    # Every test, not only the one about loading: nothing went wrong in the page.
+    assert demo.errors == [], f"the page logged problems: {demo.errors}"
+
+
+def open_modal(demo: Demo) -> None:
+    """The Connect button of the demo page (the connected address once connected)."""
+    if demo.host("state").get("open") is not True:
+        demo.page.locator(".modalcore-connect-button").click()
+    demo.wait_host("state", lambda s: s.get("open") is True)
+
+
+def connect_dev_wallet(demo: Demo) -> Any:
+    """Connect button → Dev Wallet → connected; then the modal open on the Account view."""
+    open_modal(demo)
+    demo.wait_view("Connect").get_by_role("button", name="Dev Wallet").click()
+    demo.wait_host("account", lambda a: a.get("isConnected") is True)
+    open_modal(demo)
+    return demo.wait_view("Account")
