@@ -8,19 +8,21 @@ session produced). Replay feeds the inputs to a fresh session and compares every
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from pydantic import TypeAdapter
 
-from ..slices.options import parse_options
+from ..chains.catalog import Network
+from ..slices.options import HostOptions, parse_options
 from ..wire.frames import AnnouncedWallet, ClientFrame, Join
 from .model import initial_model
 from .msg import Msg, msg_from_data, msg_to_data
 
 _client_frame: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
+_networks: TypeAdapter[tuple[Network, ...]] = TypeAdapter(tuple[Network, ...])
 
 
 class Recorder:
@@ -31,14 +33,21 @@ class Recorder:
         self.sink.write(json.dumps(event, separators=(",", ":"), sort_keys=False) + "\n")
         self.sink.flush()
 
-    def join(self, now: int, session_id: str, origin: str, frame: Join) -> None:
+    def join(self, now: int, session_id: str, origin: str, frame: Join,
+             networks: Sequence[Network] = ()) -> None:
+        """How the session began; `networks` are the catalog entries its model was built with
+        (the operator's config), so a replay needs no config."""
         self.write({"k": "join", "now": now, "session": session_id, "origin": origin,
-                    "frame": frame.model_dump(mode="json")})
+                    "frame": frame.model_dump(mode="json"),
+                    "networks": _networks.dump_python(tuple(networks), mode="json")})
 
     def welcome(self, now: int, token: str, resumed: bool, last: int | None,
-                wallets: list[AnnouncedWallet] | None = None) -> None:
+                wallets: list[AnnouncedWallet] | None = None, options: HostOptions | None = None,
+                networks: Sequence[Network] = ()) -> None:
         self.write({"k": "welcome", "now": now, "token": token, "resumed": resumed, "last": last,
-                    "wallets": [w.model_dump(mode="json") for w in wallets or []]})
+                    "wallets": [w.model_dump(mode="json") for w in wallets or []],
+                    "options": options.model_dump(mode="json") if options is not None else None,
+                    "networks": _networks.dump_python(tuple(networks), mode="json")})
 
     def frame_in(self, now: int, frame: ClientFrame) -> None:
         self.write({"k": "in", "now": now, "frame": frame.model_dump(mode="json", exclude_none=True)})
@@ -81,15 +90,22 @@ def replay(path: Path) -> Divergence | None:
         kind = event["k"]
         if kind == "join":
             frame = Join.model_validate(event["frame"])
+            recorded = _networks.validate_python(event.get("networks") or [])
+            known = {network.id: network for network in recorded} if recorded else None
             model = initial_model(frame.project, event["origin"], parse_options(frame.opts),
-                                  frame.env, frame.wallets)
+                                  frame.env, frame.wallets, known_networks=known)
             session = Session(event["session"], model, event["now"])
         elif session is None:
             raise ValueError("a recording starts with a join event")
         elif kind == "welcome":
             wallets = [AnnouncedWallet.model_validate(w) for w in event.get("wallets", [])]
-            out = session.welcome(event["token"], resumed=event["resumed"], last=event["last"],
-                                  now=event["now"], wallets=wallets)
+            options = event.get("options")
+            out = session.welcome(
+                event["token"], resumed=event["resumed"], last=event["last"], now=event["now"],
+                wallets=wallets,
+                options=HostOptions.model_validate(options) if options is not None else None,
+                networks=_networks.validate_python(event.get("networks") or []),
+            )
             actual.extend(_jsonable(f) for f in out.frames)
         elif kind == "in":
             out = session.receive(_client_frame.validate_python(event["frame"]), event["now"])

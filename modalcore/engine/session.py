@@ -13,7 +13,9 @@ from .evolve import replace
 from collections.abc import Sequence
 from typing import Any
 
+from ..chains.catalog import Network
 from ..slices.connection import Reattached
+from ..slices.options import HostOptions
 from ..slices.host import HOST_ACTIONS, HOST_NODE_ID
 from ..views import render
 from ..wire.codec import encode
@@ -104,6 +106,8 @@ class Session:
         last: int | None,
         now: int = 0,
         wallets: Sequence[AnnouncedWallet] = (),
+        options: HostOptions | None = None,
+        networks: Sequence[Network] = (),
     ) -> Output:
         """Frames for a socket that just joined: `joined`, then missed frames or a snapshot.
 
@@ -111,10 +115,11 @@ class Session:
         connection is re-synced with the wallet (SPEC §4, "On start").
         """
         if self.recorder:
-            self.recorder.welcome(now, resume_token, resumed, last, list(wallets))
+            self.recorder.welcome(now, resume_token, resumed, last, list(wallets), options, networks)
         out = self._welcome(resume_token, resumed=resumed, last=last)
         if resumed:
-            out.extend(self._deliver(Reattached(tuple(wallets), reloaded=last is None), now))
+            reattached = Reattached(tuple(wallets), last is None, options, tuple(networks))
+            out.extend(self._deliver(reattached, now))
         if self.recorder:
             self.recorder.out(out.frames)
         return out

@@ -20,6 +20,8 @@ from typing import IO, Any, Protocol
 from ..engine.cmds import Call, CancelTimer, Cmd, StartTimer, Track
 from ..engine.msg import Msg
 from ..engine.persist import PendingTimer, session_to_bytes
+from ..chains.catalog import Network
+from ..slices.options import HostOptions
 from ..wire.frames import AnnouncedWallet
 from ..engine.session import Output, Session
 from ..store.base import SessionStore
@@ -74,6 +76,8 @@ class _Attach:
     last: int | None
     done: asyncio.Future[None]
     wallets: tuple[AnnouncedWallet, ...] = ()
+    options: HostOptions | None = None
+    networks: tuple[Network, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -198,13 +202,15 @@ class SessionRunner:
         resumed: bool,
         last: int | None,
         wallets: Sequence[AnnouncedWallet] = (),
+        options: HostOptions | None = None,
+        networks: Sequence[Network] = (),
     ) -> None:
         """Attach a socket and send it the welcome; returns once the welcome went out.
 
         Raises SessionClosing when the session ended first (ask the hub for it again).
         """
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait(_Attach(outlet, token, resumed, last, done, tuple(wallets)))
+        self._queue.put_nowait(_Attach(outlet, token, resumed, last, done, tuple(wallets), options, tuple(networks)))
         await done
 
     def detach(self, outlet: Outlet) -> None:
@@ -318,7 +324,8 @@ class SessionRunner:
             await _close_quietly(previous, CLOSE_REPLACED, "replaced by a newer socket")
         try:
             out = self.session.welcome(
-                item.token, resumed=item.resumed, last=item.last, now=now, wallets=item.wallets
+                item.token, resumed=item.resumed, last=item.last, now=now, wallets=item.wallets,
+                options=item.options, networks=item.networks,
             )
             await self._apply(out, now)
         finally:

@@ -83,7 +83,15 @@ async def _handshake(ws: WebSocket, hub: Hub, config: EngineConfig) -> SessionRu
     if join.resume:
         session_id = hub.session_for_token(join.resume)
         if session_id is not None:
-            resumed = await hub.resume(session_id, project_id, ws, join.last, join.wallets)
+            options = None
+            if join.last is None:  # a reloaded page: its createModal options are the truth
+                try:
+                    options = parse_options(_with_project_features(join, project).opts)
+                except OptionsError:
+                    options = None  # the stored options stay
+            resumed = await hub.resume(
+                session_id, project_id, ws, join.last, join.wallets, options
+            )
             if resumed is not None:
                 return resumed
     join = _with_project_features(join, project)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import httpx
 
+from ..chains.catalog import pick
 from ..engine.model import initial_model
 from ..wire.frames import AnnouncedWallet
 from ..engine.persist import PersistError, load_bytes
@@ -96,7 +97,7 @@ class Hub:
             self.record_dir.mkdir(parents=True, exist_ok=True)
             record_file = (self.record_dir / f"{session_id}.jsonl").open("w")
             session.recorder = Recorder(record_file)
-            session.recorder.join(now, session_id, origin, join)
+            session.recorder.join(now, session_id, origin, join, model.networks.known)
         runner = SessionRunner(session, self.deps, record_file=record_file)
         self.runners[session_id] = runner
         runner.start()
@@ -133,15 +134,20 @@ class Hub:
         outlet: Outlet,
         last: int | None,
         wallets: Sequence[AnnouncedWallet] = (),
+        options: HostOptions | None = None,
     ) -> SessionRunner | None:
-        """Attach `outlet` to that session of that project (live or restored); None when gone."""
+        """Attach `outlet` to that session of that project (live or restored); None when gone.
+
+        `options` are a reloaded page's host options: they replace the stored ones."""
+        networks = pick(self.known_networks, options.networks) if options is not None else ()
         for _ in range(3):  # the session may end (idle eviction) between find and attach
             runner = await self.find(session_id)
             if runner is None or runner.session.model.project_id != project_id:
                 return None
             try:
                 await runner.attach(
-                    outlet, self.issue_token(runner.id), resumed=True, last=last, wallets=wallets
+                    outlet, self.issue_token(runner.id), resumed=True, last=last, wallets=wallets,
+                    options=options, networks=networks,
                 )
             except SessionClosing:
                 continue

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ..engine.evolve import replace
 from typing import TYPE_CHECKING, Any
 
+from ..chains.catalog import Network
 from ..engine.cmds import Cmd, Effect, EffectSettled
 from ..engine.msg import Msg
 from ..engine.results import EFFECT_HANDLERS, purpose
@@ -21,6 +22,7 @@ from ..wire.frames import AnnouncedWallet
 from . import balances, modal, router, siwx
 from .accounts import AccountState, WalletInfo
 from .connectors import from_wallets, remember_recent
+from .options import HostOptions, apply_options
 from .networks import activate
 
 if TYPE_CHECKING:
@@ -54,6 +56,8 @@ class Reattached(Msg):
 
     wallets: tuple[AnnouncedWallet, ...]
     reloaded: bool
+    options: HostOptions | None = None  # the reloaded page's createModal options
+    networks: tuple[Network, ...] = ()  # the networks those options name, from the catalog
 
 
 def wallet_request(model: Model, connector_id: str, method: str, params: object, name: str,
@@ -187,6 +191,8 @@ REATTACH_HOOKS: list[Callable[[Model, Reattached, int], Any]] = []
 
 
 def on_reattached(model: Model, msg: Reattached, now: int) -> Step:
+    if msg.reloaded and msg.options is not None:
+        model = apply_options(model, msg.options, msg.networks)
     hooked: list[Cmd] = []
     for hook in REATTACH_HOOKS:
         model, more = hook(model, msg, now)
@@ -246,8 +252,6 @@ def on_resync_chain(model: Model, msg: EffectSettled, now: int, connector_id: st
     return connected(model, connector_id, address, chain, now, fresh=False)
 
 
-def reattached_message(wallets: Sequence[AnnouncedWallet], reloaded: bool) -> Reattached:
-    return Reattached(tuple(wallets), reloaded)
 
 
 EFFECT_HANDLERS.update({

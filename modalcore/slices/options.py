@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..rules.caip import parse_caip2
+
+if TYPE_CHECKING:
+    from ..chains.catalog import Network
+    from ..engine.model import Model
 
 SOCIALS = ("google", "x", "discord", "farcaster", "github", "apple", "facebook")
 CONNECT_METHODS = ("email", "social", "wallet")
@@ -102,3 +106,26 @@ def parse_options(raw: dict[str, Any]) -> HostOptions:
             raise OptionsError(str(cause)) from error
         where = ".".join(str(part) for part in first["loc"])
         raise OptionsError(f"{where}: {first['msg']}") from error
+
+
+def apply_options(model: Model, options: HostOptions, networks: tuple[Network, ...]) -> Model:
+    """A reloaded page may bring changed options: they replace the stored ones (the page's
+    createModal call is the truth), keeping what the visitor did (connection, sign-in session)."""
+    from ..engine.evolve import replace
+    from .theme import from_options
+
+    if options == model.options:
+        return model
+    siwx = replace(model.siwx, enabled=options.siwx is not None,
+                   required=bool(options.siwx and options.siwx.required))
+    known = networks if networks else model.networks.known
+    ids = tuple(n.id for n in known)
+    active = model.networks.active if model.networks.active in ids else (
+        options.defaultNetwork if options.defaultNetwork in ids else (ids[0] if ids else None))
+    return replace(
+        model,
+        options=options,
+        siwx=siwx,
+        theme=from_options(options.themeMode, options.themeVariables),
+        networks=replace(model.networks, known=known, active=active),
+    )
