@@ -76,8 +76,9 @@ def render(model: Model) -> Node:
     closable = modal_slice.closing_allowed(model)
     leading = getattr(module, "header_leading", None)
     previous, back_hint = _back(model, closable)
+    title = _title(module, model)
     head = parts.header(
-        _title(module, model),
+        title,
         back=len(model.router.history) > 1,
         close=not model.options.embedded,
         leading=leading(model) if leading is not None else None,
@@ -102,6 +103,7 @@ def render(model: Model) -> Node:
         embedded=model.options.embedded,
         view=view,
         loading=model.modal.loading,
+        label=title or str(getattr(module, "LABEL", "")) or None,  # the dialog's accessible name
     )
 
 

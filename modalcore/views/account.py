@@ -11,6 +11,7 @@ from ..wire.nodes import Node, node
 from . import parts
 
 TITLE = ""
+LABEL = "Account"
 
 FEATURES = (  # SPEC §1 wallet feature order: onramp, swaps, receive, send
     ("onramp", "Buy", "card", None),

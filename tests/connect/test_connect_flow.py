@@ -136,3 +136,11 @@ def test_reconnect_of_the_same_page_does_not_resync(driver: Driver) -> None:
     driver._take(driver.session.welcome("token", resumed=True, last=driver.session.out_seq, wallets=[DEV_WALLET]))
     assert len(driver.effects()) == effects
     assert driver.model.accounts.get("eip155").status == "connected"
+
+
+def test_every_view_gives_the_dialog_an_accessible_name(driver: Driver) -> None:
+    driver.intent("host", "open")
+    assert driver.node("modal").p["label"] == "Connect Wallet"
+    driver.connect()
+    driver.intent("host", "open")
+    assert driver.node("modal").p["label"] == "Account"
