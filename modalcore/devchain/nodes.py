@@ -209,6 +209,7 @@ def spawn_node(
         stderr=subprocess.STDOUT,
         env=env,
         start_new_session=True,  # Ctrl-C in a foreground CLI reaches us, and we stop it cleanly
+        preexec_fn=_die_with_parent,
     )
     log.close()
     dev_node = DevNode(chain_id=chain_id, port=port, process=process, log_path=Path(log.name),
@@ -247,6 +248,17 @@ def wait_ready(node: DevNode, timeout: float = 60.0, started: float | None = Non
                 f"{node.log_tail()}"
             )
         time.sleep(0.1)
+
+
+def _die_with_parent() -> None:
+    """A node must not outlive the process that started it (a killed test run, a timeout)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
 
 
 def start_node(
