@@ -59,6 +59,34 @@ def _title(module: ModuleType, model: Model) -> str:
     return title(model) if title is not None else str(getattr(module, "TITLE", ""))
 
 
+class _BodyCache:
+    """The last body drawn per view, with the model slices it was drawn from.
+
+    A view module that names the slices its body reads (`READS`) is a pure function of them:
+    when they are the same objects (the model is immutable), the body is the same node, and
+    the diff skips it by identity. Opening, closing and snack changes then cost no view work.
+    Keys compare by identity and the cache holds its inputs, so a hit is always exact.
+    """
+
+    def __init__(self) -> None:
+        self._last: dict[str, tuple[tuple[object, ...], Node]] = {}
+
+    def body(self, name: str, module: ModuleType, model: Model) -> Node:
+        reads: tuple[str, ...] | None = getattr(module, "READS", None)
+        if reads is None:
+            return module.body(model)  # type: ignore[no-any-return]
+        inputs = tuple(getattr(model, slice_name) for slice_name in reads)
+        hit = self._last.get(name)
+        if hit is not None and all(a is b for a, b in zip(hit[0], inputs, strict=True)):
+            return hit[1]
+        drawn: Node = module.body(model)
+        self._last[name] = (inputs, drawn)
+        return drawn
+
+
+_BODIES = _BodyCache()
+
+
 def render(model: Model) -> Node:
     """The whole tree. Two derivations keep the renderer's local guesses ready (DESIGN, "Latency"):
 
@@ -89,7 +117,7 @@ def render(model: Model) -> Node:
         "snackbar", "snackbar", on={"press": PressedSnackbar()},
         message=snack.message, variant=snack.variant, open=snack.open,
     )
-    view_node = node("view", f"view/{view}", [module.body(model)], name=view)
+    view_node = node("view", f"view/{view}", [_BODIES.body(view, module, model)], name=view)
     views = [view_node] if previous is None else [previous, view_node]
     return node(
         "modal",
@@ -120,6 +148,6 @@ def _back(model: Model, closable: bool) -> tuple[Node | None, Any]:
     if module is None:
         return None, "spinner"
     after = replace(model, router=replace(model.router, history=history[:-1]))
-    hidden = node("view", f"view/{target}", [module.body(after)], name=target, hidden=True,
+    hidden = node("view", f"view/{target}", [_BODIES.body(target, module, after)], name=target, hidden=True,
                   title=_title(module, after))
     return hidden, {"back": hidden.id}

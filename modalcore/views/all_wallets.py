@@ -17,6 +17,8 @@ from . import parts
 from .wallet_list import all_wallet_rows, search_rows
 
 TITLE = "All Wallets"
+# What body() reads (views/__init__.py memoises it on these slices being the same objects).
+READS = ("connectors", "directory", "options", "env", "origin")
 SKELETONS_FIRST = 8
 SKELETONS_MORE = 4
 

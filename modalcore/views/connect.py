@@ -33,3 +33,5 @@ def body(model: Model) -> Node:
 
 
 TITLE = "Connect Wallet"
+# What body() reads (views/__init__.py memoises it on these slices being the same objects).
+READS = ("connectors", "directory", "options", "env", "origin")
