@@ -2,8 +2,8 @@
 
 It offers the links this device can open (desktop app, web app, or on mobile the wallet's deep
 link or, for the two special wallets, a link opening this dApp in the wallet's browser), each
-through an `open_url` effect. No QR code: pairing through WalletConnect does not exist yet, and
-a QR that cannot connect would be a dead end.
+through an `open_url` effect. No QR code is drawn: a QR that no pairing stands behind would be a
+dead end.
 """
 
 from __future__ import annotations
@@ -45,10 +45,15 @@ def body(model: Model) -> Node:
             for i, (kind, _url) in enumerate(links)
         ]
         children.append(node("stack", "wallet/links", buttons, dir="col", gap=8))
-    else:
+    elif wallet.rdns:
+        # an extension wallet: once installed it announces itself (EIP-6963) and is connectable
         children.append(node(
             "text", "wallet/hint",
-            text=f"{wallet.name} connects through WalletConnect (QR code or deep link), "
-                 "which is not available here yet.",
+            text=f"Install the {wallet.name} extension in this browser, then come back: "
+                 "it will be listed as installed.",
+            variant="small", tone="muted"))
+    else:
+        children.append(node(
+            "text", "wallet/hint", text=f"{wallet.name} offers no app or link for this device.",
             variant="small", tone="muted"))
     return node("stack", "wallet/body", children, dir="col", gap=12, align="center", pad=16)

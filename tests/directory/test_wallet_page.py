@@ -18,13 +18,14 @@ def _open_wallet(h: DirHarness, wallet_id: str) -> None:
     h.press(f"all/w/{wallet_id}")
 
 
-def test_a_wallet_with_no_usable_link_here_explains_instead_of_a_dead_qr() -> None:
+def test_an_extension_wallet_without_a_link_here_says_how_to_get_it_instead_of_a_dead_qr() -> None:
     h = all_wallets()
     h.press("all/w/rainbow")
     assert h.view == "WalletPage" and h.history == ["AllWallets", "WalletPage"]
     assert h.node("header").p["title"] == "Rainbow"
     assert h.node("wallet/logo").p["src"] == "/getWalletImage/rainbow"
-    assert "WalletConnect" in h.node("wallet/hint").p["text"]
+    assert h.node("wallet/hint").p["text"] == (
+        "Install the Rainbow extension in this browser, then come back: it will be listed as installed.")
     assert h.of_type("qr") == [] and h.find("wallet/links") is None
 
 
