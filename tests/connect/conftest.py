@@ -1,114 +1,12 @@
-"""A sans-IO harness: a Session driven by intents, effect results and messages."""
+"""The connect-flow tests use the shared sans-IO Driver (tests/driver.py)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from modalcore.engine.cmds import Call, CallSettled, Cmd, StartTimer
-from modalcore.engine.model import initial_model
-from modalcore.engine.msg import Msg
-from modalcore.engine.session import Output, Session
-from modalcore.slices.options import parse_options
-from modalcore.wire.frames import AnnouncedWallet, EffectError, EffectResult, Env, Intent, WalletEvent
+from ..driver import ADDRESS, DEV_WALLET, OTHER, WALLET_NODE, Driver
 
-ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
-OTHER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
-DEV_WALLET = AnnouncedWallet(uuid="uuid-1", name="Dev Wallet", icon="data:x", rdns="dev.modalcore.devwallet")
-
-
-class Driver:
-    def __init__(self, options: dict[str, Any] | None = None, wallets: list[AnnouncedWallet] | None = None,
-                 env: Env | None = None) -> None:
-        opts = {"networks": ["eip155:31337", "eip155:31338"], **(options or {})}
-        model = initial_model("demo", "http://localhost:1", parse_options(opts), env or Env(),
-                              wallets if wallets is not None else [DEV_WALLET])
-        self.session = Session("s1", model, 0)
-        self.now = 0
-        self.seq = 0
-        self.frames: list[dict[str, Any]] = []
-        self.cmds: list[Cmd] = []
-        self.timers: dict[str, tuple[int, Msg]] = {}
-        self._take(self.session.welcome("token", resumed=False, last=None))
-
-    @property
-    def model(self) -> Any:
-        return self.session.model
-
-    def _take(self, out: Output) -> Output:
-        self.frames.extend(out.frames)
-        self.cmds.extend(out.cmds)
-        for cmd in out.cmds:
-            if isinstance(cmd, StartTimer):
-                self.timers[cmd.key] = (self.now + cmd.delay_ms, cmd.msg)
-            elif type(cmd).__name__ == "CancelTimer":
-                self.timers.pop(cmd.key, None)  # type: ignore[union-attr]
-        return out
-
-    def intent(self, node: str, act: str = "press", **args: Any) -> Output:
-        self.seq += 1
-        frame = Intent(t="intent", s=self.seq, a=self.session.out_seq, iid=f"i{self.seq}", node=node,
-                       act=act, args=args)
-        return self._take(self.session.receive(frame, self.now))
-
-    def last_effect(self) -> dict[str, Any]:
-        return [f for f in self.frames if f["t"] == "effect"][-1]
-
-    def effects(self) -> list[dict[str, Any]]:
-        return [f for f in self.frames if f["t"] == "effect"]
-
-    def answer(self, result: Any = None, *, error: tuple[int, str] | None = None, eid: str | None = None) -> Output:
-        self.seq += 1
-        eid = eid or self.last_effect()["eid"]
-        frame = EffectResult(
-            t="effect_result", s=self.seq, a=self.session.out_seq, eid=eid, ok=error is None,
-            result=result, error=EffectError(code=error[0], message=error[1]) if error else None)
-        return self._take(self.session.receive(frame, self.now))
-
-    def wallet_event(self, event: str, data: Any, connector: str = "uuid-1") -> Output:
-        self.seq += 1
-        frame = WalletEvent(t="wallet_event", s=self.seq, a=self.session.out_seq, connector=connector,
-                            event=event, data=data)  # type: ignore[arg-type]
-        return self._take(self.session.receive(frame, self.now))
-
-    def deliver(self, msg: Msg) -> Output:
-        return self._take(self.session.deliver(msg, self.now))
-
-    def advance(self, ms: int) -> None:
-        target = self.now + ms
-        while True:
-            due = sorted((at, key) for key, (at, _) in self.timers.items() if at <= target)
-            if not due:
-                break
-            at, key = due[0]
-            _, msg = self.timers.pop(key)
-            self.now = at
-            self.deliver(msg)
-        self.now = target
-
-    def calls(self, service: str) -> list[Call]:
-        return [c for c in self.cmds if isinstance(c, Call) and c.service == service]
-
-    def settle_balances(self, native_wei: int, tokens: dict[str, str] | None = None, ok: bool = True) -> Output:
-        call = self.calls("balances")[-1]
-        return self.deliver(CallSettled(call.purpose, ok, {"native": str(native_wei), "tokens": tokens or {}}
-                                        if ok else None, "" if ok else "boom"))
-
-    def connect(self, address: str = ADDRESS, chain: str = "0x7a69") -> None:
-        self.intent("host", "open")
-        self.intent("connect/wallet/dev.modalcore.devwallet")
-        self.answer([address.lower()])
-        self.answer(chain)
-
-    def tree(self) -> Any:
-        return self.session.tree
-
-    def node(self, node_id: str) -> Any:
-        return self.session.index.get(node_id)
-
-    def texts(self) -> list[str]:
-        return [str(n.p.get("text") or n.p.get("title") or n.p.get("name") or "") for n in self.session.tree.walk()]
+__all__ = ["ADDRESS", "DEV_WALLET", "OTHER", "WALLET_NODE", "Driver"]
 
 
 @pytest.fixture
