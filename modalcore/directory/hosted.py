@@ -10,9 +10,8 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
-import httpx
 
-from ..services.blockchain_api import SDK_TYPE, SDK_VERSION
+from ..services.hosted import HostedApi
 from .query import Page, WalletQuery
 from .wallets import DirectoryError, wallets_from_data
 
@@ -27,22 +26,7 @@ IMAGE_PATHS = {
 }
 
 
-class HostedDirectory:
-    def __init__(self, http: httpx.AsyncClient, base_url: str, project_id: str,
-                 st: str = SDK_TYPE, sv: str = SDK_VERSION) -> None:
-        self.http = http
-        self.base_url = base_url.rstrip("/")
-        self.project_id = project_id
-        self.st = st
-        self.sv = sv
-
-    def _params(self, extra: dict[str, Any]) -> dict[str, str]:
-        params = {"projectId": self.project_id, "st": self.st, "sv": self.sv}
-        for key, value in extra.items():
-            if value is None or value == "" or value == ():
-                continue
-            params[key] = ",".join(value) if isinstance(value, (list, tuple)) else str(value)
-        return params
+class HostedDirectory(HostedApi):
 
     async def get_wallets(self, *, page: int, entries: int, include: Sequence[str] = (),
                           exclude: Sequence[str] = (), search: str = "", badge_type: str = "",

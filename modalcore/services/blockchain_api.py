@@ -5,30 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
 
-SDK_TYPE = "html-wagmi-4.2.2"  # SPEC §9 default sdk type string
-SDK_VERSION = "4"
+from .hosted import SDK_TYPE, SDK_VERSION, HostedApi
+
+__all__ = ["SDK_TYPE", "SDK_VERSION", "BlockchainApi", "BlockchainApiError"]
 
 
 class BlockchainApiError(RuntimeError):
     pass
 
 
-class BlockchainApi:
-    def __init__(self, http: httpx.AsyncClient, base_url: str, project_id: str,
-                 st: str = SDK_TYPE, sv: str = SDK_VERSION) -> None:
-        self.http = http
-        self.base_url = base_url.rstrip("/")
-        self.project_id = project_id
-        self.st = st
-        self.sv = sv
-
-    def _params(self, extra: dict[str, Any]) -> dict[str, Any]:
-        params = {"projectId": self.project_id, "st": self.st, "sv": self.sv}
-        params.update({k: v for k, v in extra.items() if v is not None and v != ""})  # skip empty
-        return params
-
+class BlockchainApi(HostedApi):
     async def _get(self, path: str, **params: Any) -> Any:
         response = await self.http.get(f"{self.base_url}{path}", params=self._params(params))
         if response.status_code != 200:
