@@ -1,7 +1,8 @@
 // Compiles chain/contracts/*.sol offline with solc-js (npm `solc`, wasm) and writes small
 // artifacts ({contractName, abi, bytecode, compiler}) to fixtures/chain/contracts/, which are
 // committed so deploying never needs a compiler. Also copies OpenZeppelin 4's published
-// ERC20PresetFixedSupply artifact there in the same trimmed shape.
+// ERC20PresetFixedSupply and ERC721PresetMinterPauserAutoId artifacts there in the same
+// trimmed shape.
 //
 //   node compile.mjs            write the artifacts
 //   node compile.mjs --check    exit 1 if the committed artifacts differ from a fresh build
@@ -55,15 +56,17 @@ function compile() {
       };
     }
   }
-  const oz = require("@openzeppelin/contracts/build/contracts/ERC20PresetFixedSupply.json");
   const ozVersion = require("@openzeppelin/contracts/package.json").version;
-  artifacts.ERC20PresetFixedSupply = {
-    contractName: oz.contractName,
-    sourceName: `@openzeppelin/contracts@${ozVersion}/${oz.sourceName}`,
-    compiler: { published: "@openzeppelin/contracts build/contracts" },
-    abi: oz.abi,
-    bytecode: oz.bytecode,
-  };
+  for (const name of ["ERC20PresetFixedSupply", "ERC721PresetMinterPauserAutoId"]) {
+    const oz = require(`@openzeppelin/contracts/build/contracts/${name}.json`);
+    artifacts[name] = {
+      contractName: oz.contractName,
+      sourceName: `@openzeppelin/contracts@${ozVersion}/${oz.sourceName}`,
+      compiler: { published: "@openzeppelin/contracts build/contracts" },
+      abi: oz.abi,
+      bytecode: oz.bytecode,
+    };
+  }
   return artifacts;
 }
 

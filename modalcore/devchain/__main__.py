@@ -42,6 +42,8 @@ def _summary(deployment: dict[str, Any]) -> str:
             lines.append(f"  {token['symbol']:<5} {token['decimals']:>2} dec  {token['address']}")
         wallet = entry["eip1271Wallet"]
         lines.append(f"  EIP-1271 wallet     {wallet['address']} (owner {wallet['owner']})")
+        for nft in entry.get("nfts", []):
+            lines.append(f"  {nft['symbol']:<5} ERC-721     {nft['address']} ({len(nft['owners'])} minted)")
     return "\n".join(lines)
 
 

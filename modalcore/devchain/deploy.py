@@ -8,8 +8,16 @@ fresh Hardhat chain and on both chains):
 - DevContractWallet: an EIP-1271 contract wallet owned by dev account 0.
 
 Then dev accounts 1..4 get FUND_AMOUNT of each token (account 0 keeps the rest) and the
-contract wallet gets 1 ETH and WALLET_FUND_AMOUNT of each token. Artifacts are read from the
-committed fixtures/chain/contracts/ (regenerate with `node chain/compile.mjs`).
+contract wallet gets 1 ETH and WALLET_FUND_AMOUNT of each token.
+
+After all of that (so the addresses above stay what they were), an ERC-721 collection:
+
+- "Demo Collectibles" DCOL: OpenZeppelin 4's published ERC721PresetMinterPauserAutoId artifact
+  (base token URI https://example.invalid/dcol/, never fetched); tokens 0, 1, 2 minted to dev
+  account 0 and 3, 4 to dev account 1.
+
+Artifacts are read from the committed fixtures/chain/contracts/ (regenerate with
+`node chain/compile.mjs`).
 """
 
 from __future__ import annotations
@@ -55,6 +63,24 @@ TOKENS: tuple[TokenSpec, ...] = (
     TokenSpec("TestUSD", "Test USD", "TUSD", 6),
 )
 WALLET_ARTIFACT = "DevContractWallet"
+
+
+@dataclass(frozen=True)
+class CollectionSpec:
+    """An ERC-721 collection; `mints` lists the dev account index of each minted token, in
+    mint order (the preset numbers its tokens 0, 1, 2, ...)."""
+
+    artifact: str
+    name: str
+    symbol: str
+    base_uri: str
+    mints: tuple[int, ...]
+
+
+COLLECTIONS: tuple[CollectionSpec, ...] = (
+    CollectionSpec("ERC721PresetMinterPauserAutoId", "Demo Collectibles", "DCOL",
+                   "https://example.invalid/dcol/", (0, 0, 0, 1, 1)),
+)
 
 
 class DeploymentError(Exception):
@@ -123,8 +149,16 @@ def deploy_chain(rpc_url: str, expected: Mapping[str, Any] | None = None) -> dic
                           [wallet, spec.wallet_fund_units * spec.unit])
         rpc.transact({"from": deployer, "to": wallet, "value": hex(WALLET_ETH)})
 
+        collections: list[str] = []
+        for collection in COLLECTIONS:
+            address = _deploy(rpc, deployer, collection.artifact, ["string", "string", "string"],
+                              [collection.name, collection.symbol, collection.base_uri])
+            for index in collection.mints:
+                rpc.send_call(deployer, address, "mint(address)", [accounts[index]])
+            collections.append(address)
+
         return _describe(rpc, chain_id, rpc_url, accounts,
-                         [str(t["address"]) for t in tokens], wallet)
+                         [str(t["address"]) for t in tokens], wallet, collections)
 
 
 def _existing(
@@ -137,18 +171,24 @@ def _existing(
         )
     token_addresses = [str(t["address"]) for t in expected["tokens"]]
     wallet = str(expected["eip1271Wallet"]["address"])
-    for address in [*token_addresses, wallet]:
+    collections = [str(c["address"]) for c in expected.get("nfts", [])]
+    if len(collections) != len(COLLECTIONS):
+        raise DeploymentError(
+            f"chain {chain_id} at {rpc_url} is not fresh and the expected deployment names "
+            f"{len(collections)} NFT collection(s), not {len(COLLECTIONS)}; restart the node"
+        )
+    for address in [*token_addresses, wallet, *collections]:
         if rpc.code(address) in ("0x", "0x0", ""):
             raise DeploymentError(
                 f"chain {chain_id} at {rpc_url} is not fresh and has no contract at {address}; "
                 "restart the node"
             )
-    return _describe(rpc, chain_id, rpc_url, accounts, token_addresses, wallet)
+    return _describe(rpc, chain_id, rpc_url, accounts, token_addresses, wallet, collections)
 
 
 def _describe(
     rpc: Rpc, chain_id: int, rpc_url: str, accounts: list[str], token_addresses: list[str],
-    wallet: str,
+    wallet: str, collection_addresses: list[str],
 ) -> dict[str, Any]:
     tokens: list[dict[str, Any]] = []
     for spec, address in zip(TOKENS, token_addresses, strict=True):
@@ -167,6 +207,25 @@ def _describe(
             "artifact": spec.artifact,
         })
     (owner,) = rpc.eth_call(wallet, "owner()", returns=["address"])
+    nfts: list[dict[str, Any]] = []
+    for collection, address in zip(COLLECTIONS, collection_addresses, strict=True):
+        (name,) = rpc.eth_call(address, "name()", returns=["string"])
+        (symbol,) = rpc.eth_call(address, "symbol()", returns=["string"])
+        if (name, symbol) != (collection.name, collection.symbol):
+            raise DeploymentError(
+                f"{address} on chain {chain_id} is {name!r} {symbol}, "
+                f"expected {collection.name!r} {collection.symbol}"
+            )
+        nfts.append({
+            "address": address,
+            "symbol": collection.symbol,
+            "name": collection.name,
+            "baseTokenURI": collection.base_uri,
+            "artifact": collection.artifact,
+            # Owners right after deployment: token id → dev account.
+            "owners": {str(token_id): accounts[index]
+                       for token_id, index in enumerate(collection.mints)},
+        })
     return {
         "chainId": chain_id,
         "name": f"Dev Chain {chain_id}",
@@ -194,11 +253,13 @@ def _describe(
             for spec in TOKENS
         },
         "walletEth": str(WALLET_ETH),
+        "nfts": nfts,
     }
 
 
-def _addresses(entry: Mapping[str, Any]) -> tuple[list[str], str]:
-    return [str(t["address"]) for t in entry["tokens"]], str(entry["eip1271Wallet"]["address"])
+def _addresses(entry: Mapping[str, Any]) -> tuple[list[str], str, list[str]]:
+    return ([str(t["address"]) for t in entry["tokens"]], str(entry["eip1271Wallet"]["address"]),
+            [str(c["address"]) for c in entry.get("nfts", [])])
 
 
 def check_against(deployment: Mapping[str, Any], expected: Mapping[str, Any]) -> None:

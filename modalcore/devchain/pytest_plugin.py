@@ -56,6 +56,13 @@ class ChainsInfo:
                 return dict(token)
         raise KeyError(f"no token {symbol} on chain {chain_id}")
 
+    def nft(self, chain_id: int, symbol: str) -> dict[str, Any]:
+        """An ERC-721 collection of the deployment (address, name, symbol, owners)."""
+        for collection in self.chain(chain_id).get("nfts", []):
+            if collection["symbol"] == symbol:
+                return dict(collection)
+        raise KeyError(f"no NFT collection {symbol} on chain {chain_id}")
+
 
 def snapshot(rpc_url: str) -> str:
     """evm_snapshot on one chain; returns the snapshot id."""

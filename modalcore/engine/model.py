@@ -16,6 +16,7 @@ from ..slices.balances import BalancesState
 from ..slices.disconnect import DisconnectState
 from ..slices.directory import DirectoryState
 from ..slices.history import HistoryState
+from ..slices.nfts import NftsState
 from ..slices.send import SendState
 from ..slices.switching import SwitchState
 from ..slices.connection import ConnectionState
@@ -52,6 +53,7 @@ class Model:
     switching: SwitchState = field(default_factory=SwitchState)
     send: SendState = field(default_factory=SendState)
     history: HistoryState = field(default_factory=HistoryState)
+    nfts: NftsState = field(default_factory=NftsState)
     directory: DirectoryState = field(default_factory=DirectoryState)
     counter: int = 0
 

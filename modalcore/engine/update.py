@@ -13,6 +13,7 @@ from typing import Any
 from ..slices import account_ui, connection, siwx, connectors, disconnect, modal, navigation, snack, switching, theme
 from ..slices import directory as directory_slice
 from ..slices import history as history_slice
+from ..slices import nfts as nfts_slice
 from ..slices import send as send_slice
 from . import results
 from .model import Model, Step
@@ -55,7 +56,7 @@ HANDLERS = _merge()
 # Run after every handled message with (before, after, now): slices that react to a change of
 # state rather than to one message (the directory fetches what a view needs once it is in sight).
 Observer = Callable[[Model, Model, int], Step]
-OBSERVERS: list[Observer] = [directory_slice.observe]
+OBSERVERS: list[Observer] = [directory_slice.observe, nfts_slice.observe]
 
 
 def register(table: dict[Any, Any]) -> None:

@@ -11,6 +11,7 @@ import httpx
 from .balances import fetch_balances
 from .blockchain_api import BlockchainApi
 from .history import fetch_history, hosted_history
+from .nfts import fetch_nfts
 from .send import estimate_fee as estimate_send_fee
 
 Service = Callable[..., Awaitable[Any]]
@@ -29,6 +30,9 @@ def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | No
             return await hosted_history(blockchain_api, **args)
         return await fetch_history(http, **args)
 
+    async def nfts(**args: Any) -> Any:
+        return await fetch_nfts(http, **args)
+
     async def estimate_fee(**args: Any) -> Any:
         return await estimate_send_fee(http, **args)
 
@@ -38,4 +42,4 @@ def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | No
         return await run_query(None, http, "", args)
 
     return {"balances": balances, "history": history, "estimate_fee": estimate_fee,
-            "directory": directory}
+            "directory": directory, "nfts": nfts}

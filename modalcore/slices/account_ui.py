@@ -58,6 +58,10 @@ def on_tab(model: Model, msg: SelectedTab, now: int) -> Step:
         from .history import fetch
 
         return fetch(model, now)
+    if msg.index == 1:  # NFTs: the ERC-721 scan starts (unless fresh)
+        from . import nfts
+
+        return nfts.fetch(model, now)
     return model, []
 
 

@@ -78,10 +78,9 @@ def _tab_content(model: Model) -> Node:
     if account.current_tab == 0:
         return _tokens(model)
     if account.current_tab == 1:
-        return node("stack", "account/nfts", [
-            node("icon", "account/nfts/icon", name="wallet", size=32, tone="muted"),
-            node("text", "account/nfts/text", text="No NFTs found on this network", variant="small", tone="muted"),
-        ], dir="col", gap=8, align="center", pad=16)
+        from .nfts_tab import nfts
+
+        return nfts(model)
     from .activity_tab import activity
 
     return activity(model)

@@ -11,7 +11,8 @@ from modalcore.devchain.deploy import ARTIFACT_DIR, load_artifact
 from modalcore.devchain.nodes import CHAIN_DIR, ensure_node_modules
 
 
-@pytest.mark.parametrize("name", ["ERC20PresetFixedSupply", "TestUSD", "DevContractWallet"])
+@pytest.mark.parametrize("name", ["ERC20PresetFixedSupply", "TestUSD", "DevContractWallet",
+                                  "ERC721PresetMinterPauserAutoId"])
 def test_artifact_has_abi_and_bytecode(name: str) -> None:
     artifact = load_artifact(name)
     assert artifact["contractName"] == name
