@@ -120,8 +120,8 @@ class DelayProxy:
 
     async def _accept(self, client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
-        assert task is not None
-        self._tasks.add(task)
+        if task is not None:  # always inside the server's connection task
+            self._tasks.add(task)
         self._writers.add(client_writer)
         self.connections += 1
         upstream_writer: asyncio.StreamWriter | None = None

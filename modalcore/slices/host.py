@@ -21,28 +21,25 @@ class HostDisconnected(Msg):
     pass
 
 
-def _open(args: Any) -> Msg:
-    assert isinstance(args, OpenArgs)
+# Each handler receives the args model the session validated for its action (frames.ACTION_ARGS).
+def _open(args: OpenArgs) -> Msg:
     return HostOpened(args.view)
 
 
-def _switch(args: Any) -> Msg:
-    assert isinstance(args, NetworkArgs)
+def _switch(args: NetworkArgs) -> Msg:
     return HostSwitchedNetwork(args.network)
 
 
-def _theme_mode(args: Any) -> Msg:
-    assert isinstance(args, ThemeModeArgs)
+def _theme_mode(args: ThemeModeArgs) -> Msg:
     return HostSetThemeMode(args.mode)
 
 
-def _theme_variables(args: Any) -> Msg:
-    assert isinstance(args, ThemeVariablesArgs)
+def _theme_variables(args: ThemeVariablesArgs) -> Msg:
     return HostSetThemeVariables(tuple((k, str(v)) for k, v in sorted(args.variables.items())))
 
 
 HOST_NODE_ID = "host"
-HOST_ACTIONS = {
+HOST_ACTIONS: dict[str, Any] = {
     "open": _open,
     "close": HostClosed(),
     "switch_network": _switch,

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from ..engine.evolve import replace
 from typing import TYPE_CHECKING
 
+from ..chains.catalog import Network
 from ..engine.cmds import EffectSettled
 from ..engine.msg import Msg
 from ..engine.results import EFFECT_HANDLERS
@@ -61,9 +62,7 @@ def request_switch(model: Model, network_id: str) -> Step:
     return replace(model, switching=SwitchState(target=network_id)), [effect]
 
 
-def _add_chain_params(model: Model, network_id: str) -> list[dict[str, object]]:
-    network = model.networks.get(network_id)
-    assert network is not None
+def _add_chain_params(network: Network) -> list[dict[str, object]]:
     return [{
         "chainId": network.chain_id_hex,
         "rpcUrls": list(network.rpc_urls),
@@ -79,13 +78,14 @@ def on_switch_settled(model: Model, msg: EffectSettled, now: int, network_id: st
         return model, []
     if msg.ok:
         return _switched(model, network_id, now)
-    if msg.error_code == UNRECOGNIZED_CHAIN and model.networks.get(network_id) is not None:
+    network = model.networks.get(network_id)
+    if msg.error_code == UNRECOGNIZED_CHAIN and network is not None:
         connector_id = _connected_connector(model)
         if connector_id is not None:
             from .connection import wallet_request
 
             model, effect = wallet_request(
-                model, connector_id, "wallet_addEthereumChain", _add_chain_params(model, network_id),
+                model, connector_id, "wallet_addEthereumChain", _add_chain_params(network),
                 "add-chain", network_id,
             )
             return model, [effect]
