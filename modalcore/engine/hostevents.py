@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..views.parts import truncate_address
 from .model import Model
 
 
@@ -26,6 +27,8 @@ def host_state(model: Model) -> dict[str, dict[str, Any]]:
             "isConnected": account.status == "connected",
             "status": account.status,
             "connector": account.connector_id or "",
+            # what a connect button shows: the profile name or the truncated address
+            "display": account.profile_name or truncate_address(account.address or ""),
         },
         "siwx": {
             "enabled": model.siwx.enabled,

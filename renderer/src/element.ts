@@ -2,7 +2,7 @@
  * `<modalcore-button project-id="..." networks="eip155:1,eip155:137">` for pages without React.
  * It uses the live modal of its project id (or creates one); assign `modal` to pick another.
  */
-import { connectedAddress, truncateAddress } from './connect-button';
+import { connectedAddress, connectedLabel } from './connect-button';
 import { type Modal, createModal, liveModals } from './host';
 
 const STYLE = `button{font:600 14px/1 system-ui,sans-serif;padding:10px 16px;border-radius:12px;border:1px solid
@@ -40,8 +40,9 @@ export function defineButtonElement(name = 'modalcore-button'): void {
       const label = this.getAttribute('label') ?? 'Connect Wallet';
       this.button.textContent = label;
       this.unsubscribe = this.modal.subscribeAccount((account) => {
-        const address = connectedAddress(account);
-        if (this.button) this.button.textContent = address ? truncateAddress(address) : label;
+        if (!this.button) return;
+        this.button.textContent = connectedLabel(account) || label;
+        this.button.title = connectedAddress(account);
       });
     }
 

@@ -4,7 +4,7 @@ import * as ReactDOMClient from 'react-dom/client';
 import { defineButtonElement } from './element';
 
 export { createModal, type Modal, type ModalOptions, type HostProvider } from './host';
-export { ConnectButton, truncateAddress } from './connect-button';
+export { ConnectButton } from './connect-button';
 export { defineButtonElement } from './element';
 export type { WireNode, PendingHint, RenderCtx } from './tree';
 /** The bundle's own React, for host pages that want to draw with the same copy (the demo). */
