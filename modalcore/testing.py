@@ -118,11 +118,12 @@ def start_server(config: EngineConfig | None = None, **app_kwargs: Any) -> Itera
 
 
 @contextlib.contextmanager
-def serve_app(app: Starlette) -> Iterator[RunningServer]:
-    """Run any ASGI app under uvicorn on a free port of 127.0.0.1 in a thread."""
+def serve_app(app: Starlette, port: int = 0) -> Iterator[RunningServer]:
+    """Run any ASGI app under uvicorn on 127.0.0.1 in a thread: on a free port, or on `port`
+    (reusable at once, so a test can restart an engine where the page expects it)."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((HOST, 0))
+    sock.bind((HOST, port))
     uv_config = uvicorn.Config(app, log_level="warning", lifespan="on", **uvicorn_options())
     server = uvicorn.Server(uv_config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
@@ -130,6 +131,7 @@ def serve_app(app: Starlette) -> Iterator[RunningServer]:
     deadline = time.monotonic() + 10
     while not server.started:
         if not thread.is_alive() or time.monotonic() > deadline:
+            sock.close()
             raise RuntimeError("uvicorn did not start")
         time.sleep(0.01)
     running = RunningServer(app, server, thread)

@@ -126,3 +126,10 @@ class Driver:
 
     def tree(self) -> Any:
         return self.session.tree
+
+
+def chain_networks(rpc_urls: dict[int, str], deployment: dict[str, Any]) -> dict[str, Network]:
+    """The engine's networks for running dev chains, as an operator config would give them."""
+    from modalcore.server.config import dev_networks, parse_config
+
+    return parse_config({"networks": dev_networks(rpc_urls, deployment)}).known_networks()

@@ -11,9 +11,9 @@ import pytest
 from modalcore.devchain.pytest_plugin import ChainsInfo
 from modalcore.engine.cmds import CallSettled
 from modalcore.rules.format import floor3
-from modalcore.server.config import dev_networks, parse_config
 from modalcore.services.balances import fetch_balances
 
+from ..driver import chain_networks
 from .conftest import ADDRESS, Driver
 
 pytestmark = pytest.mark.chain
@@ -21,15 +21,7 @@ RECEIVER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
 
 
 def _driver(chains: ChainsInfo) -> Driver:
-    config = parse_config({"networks": dev_networks(chains.rpc_urls, chains.deployment)})
-    driver = Driver()
-    from dataclasses import replace
-
-    from modalcore.chains.catalog import pick
-
-    known = pick(config.known_networks(), ("eip155:31337", "eip155:31338"))
-    driver.session.model = replace(driver.model, networks=replace(driver.model.networks, known=known))
-    return driver
+    return Driver(networks=chain_networks(chains.rpc_urls, chains.deployment))
 
 
 def _fetch(driver: Driver) -> None:

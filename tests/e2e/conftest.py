@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import socket
 import subprocess
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -24,13 +23,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 
 from modalcore.devchain import pytest_plugin as devchain_plugin
 from modalcore.devchain.pytest_plugin import ChainsInfo, isolated
-from modalcore.server.app import create_app, uvicorn_options
+from modalcore.server.app import create_app
 from modalcore.server.config import EngineConfig, dev_networks, parse_config
-from modalcore.testing import RunningServer
+from modalcore.testing import RunningServer, serve_app
 
 PLUGIN = "modalcore.devchain.pytest_plugin"
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -78,26 +76,9 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def serve(config: EngineConfig, port: int) -> Iterator[RunningServer]:
-    """The engine app under uvicorn on 127.0.0.1:`port` in a thread (port reusable at once)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((HOST, port))
-    app = create_app(config)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", **uvicorn_options()))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            sock.close()
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.01)
-    running = RunningServer(app, server, thread)
-    try:
+    """The engine app on 127.0.0.1:`port` (the same port again after a restart)."""
+    with serve_app(create_app(config), port) as running:
         yield running
-    finally:
-        running.stop()
-        sock.close()
 
 
 @pytest.fixture(scope="session")

@@ -4,18 +4,16 @@ found by the `nfts` service's log scan, before and after a real `transferFrom`."
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from typing import Any
 
 import httpx
 import pytest
 
-from modalcore.chains.catalog import pick
 from modalcore.devchain.pytest_plugin import ChainsInfo
 from modalcore.engine.cmds import CallSettled
-from modalcore.server.config import dev_networks, parse_config
 from modalcore.services.nfts import fetch_nfts
 
+from ..driver import chain_networks
 from .conftest import ADDRESS, OTHER, Driver
 
 pytestmark = pytest.mark.chain
@@ -84,11 +82,7 @@ def test_a_transfer_to_oneself_keeps_the_token(devchain: ChainsInfo) -> None:
 
 
 def _driver(chains: ChainsInfo) -> Driver:
-    config = parse_config({"networks": dev_networks(chains.rpc_urls, chains.deployment)})
-    driver = Driver()
-    known = pick(config.known_networks(), ("eip155:31337", "eip155:31338"))
-    driver.session.model = replace(driver.model, networks=replace(driver.model.networks, known=known))
-    return driver
+    return Driver(networks=chain_networks(chains.rpc_urls, chains.deployment))
 
 
 def _run_nfts_call(driver: Driver) -> None:
