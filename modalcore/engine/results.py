@@ -29,22 +29,22 @@ def _split(value: str) -> tuple[str, str]:
     return name, param
 
 
-def on_effect_settled(model: Model, msg: EffectSettled, now: int) -> Step:
+def _route(table: dict[str, ResultHandler], kind: str, model: Model, msg: EffectSettled | CallSettled,
+           now: int) -> Step:
     name, param = _split(msg.purpose)
-    handler = EFFECT_HANDLERS.get(name)
+    handler = table.get(name)
     if handler is None:
-        log.warning("no slice handles effect results for %s", name)
+        log.warning("no slice handles %s results for %s", kind, name)
         return model, []
     return handler(model, msg, now, param)
+
+
+def on_effect_settled(model: Model, msg: EffectSettled, now: int) -> Step:
+    return _route(EFFECT_HANDLERS, "effect", model, msg, now)
 
 
 def on_call_settled(model: Model, msg: CallSettled, now: int) -> Step:
-    name, param = _split(msg.purpose)
-    handler = CALL_HANDLERS.get(name)
-    if handler is None:
-        log.warning("no slice handles call results for %s", name)
-        return model, []
-    return handler(model, msg, now, param)
+    return _route(CALL_HANDLERS, "call", model, msg, now)
 
 
 HANDLERS = {EffectSettled: on_effect_settled, CallSettled: on_call_settled}

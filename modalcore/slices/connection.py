@@ -6,7 +6,7 @@ Every wallet call is an `eip1193` effect on the connector's provider; its answer
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from ..engine.evolve import replace
 from typing import TYPE_CHECKING, Any

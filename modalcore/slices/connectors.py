@@ -41,9 +41,6 @@ class ConnectorsState:
     def get(self, connector_id: str | None) -> Connector | None:
         return next((c for c in self.items if c.id == connector_id), None)
 
-    def by_ref(self, ref: str) -> Connector | None:
-        return next((c for c in self.items if c.ref == ref), None)
-
 
 def connector_from_announcement(uuid: str, name: str, icon: str, rdns: str) -> Connector:
     if uuid == "injected":

@@ -5,7 +5,6 @@ from __future__ import annotations
 from ..engine.model import Model
 from ..slices.connection import PressedRetryConnect
 from ..wire.nodes import Node, node
-from . import parts
 
 
 def title(model: Model) -> str:

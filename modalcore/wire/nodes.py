@@ -7,7 +7,7 @@ same are the same to the diff.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 Props = Mapping[str, Any]
@@ -99,10 +99,6 @@ def node(
     return Node(id, t, clean, children, on)
 
 
-def index_by_id(root: Node) -> dict[str, Node]:
-    return {n.id: n for n in root.walk()}
-
-
 def index_tree(root: Node) -> tuple[dict[str, Node], dict[str, str | None]]:
     """Nodes by id and each node's parent id, in one walk."""
     nodes: dict[str, Node] = {root.id: root}
@@ -116,5 +112,3 @@ def index_tree(root: Node) -> tuple[dict[str, Node], dict[str, str | None]]:
             stack.append(child)
     return nodes, parents
 
-
-Factory = Callable[..., Node]

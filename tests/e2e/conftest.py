@@ -24,13 +24,11 @@ from typing import Any
 
 import pytest
 
-from modalcore.devchain import pytest_plugin as devchain_plugin
 from modalcore.devchain.pytest_plugin import ChainsInfo, isolated
 from modalcore.server.app import create_app
 from modalcore.server.config import EngineConfig, dev_networks, parse_config
 from modalcore.testing import RunningServer, serve_app
 
-PLUGIN = "modalcore.devchain.pytest_plugin"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO_ROOT / "artifacts" / "screenshots"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -49,10 +47,6 @@ ACCOUNT_1 = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8"
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    # The dev-chain fixtures (`devchains`), registered once for the whole run (tests/devchain
-    # does the same): the nodes start once however many test folders use them.
-    if not config.pluginmanager.has_plugin(PLUGIN):
-        config.pluginmanager.register(devchain_plugin, PLUGIN)
     config.addinivalue_line("markers", "demo_query(query): open the demo page with this query string")
 
 

@@ -18,14 +18,9 @@ from modalcore.latency.browser import BrowserThread, DemoPage, chromium, demo_co
 from modalcore.latency.proxy import ThreadedProxy, running_proxy
 from modalcore.testing import RunningServer, start_server
 
-PLUGIN = "modalcore.devchain.pytest_plugin"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ONE_WAY_MS = 50  # 100 ms round trip
 
-
-def pytest_configure(config: pytest.Config) -> None:
-    if not config.pluginmanager.has_plugin(PLUGIN):
-        config.pluginmanager.import_plugin(PLUGIN)
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,6 @@ from modalcore.engine.cmds import Call, CallSettled
 from modalcore.services import default_services
 from modalcore.wire.frames import AnnouncedWallet, Env
 
-PLUGIN = "modalcore.devchain.pytest_plugin"
 
 from ..driver import ADDRESS, DEV_WALLET, OTHER, WALLET_NODE
 from ..driver import Driver as BaseDriver
@@ -32,10 +31,6 @@ __all__ = ["ADDRESS", "DEV_WALLET", "OTHER", "WALLET_NODE", "ChainDriver", "Driv
 DEMO = Token("0x5FbDB2315678afecb367f032d93F642f64180aa3", "DEMO", "Demo Token", 18, price=2.0)
 TUSD = Token("0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512", "TUSD", "Test USD", 6, price=1.0)
 
-
-def pytest_configure(config: pytest.Config) -> None:
-    if not config.pluginmanager.has_plugin(PLUGIN):
-        config.pluginmanager.import_plugin(PLUGIN)
 
 
 def local_networks(rpc_urls: dict[int, str] | None = None,

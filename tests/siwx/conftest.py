@@ -21,7 +21,6 @@ from modalcore.siwx.service import Service, siwx_services
 from modalcore.siwx.store import SqliteSiwxStore
 from modalcore.siwx.tokens import load_or_create_key
 
-PLUGIN = "modalcore.devchain.pytest_plugin"
 
 # Hardhat's public dev keys (accounts #0 and #1 of the test mnemonic).
 KEY_0 = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
@@ -35,10 +34,6 @@ CHAIN_ID = 31337
 NOW_MS = 1_700_000_000_000
 SESSION = "engine-session-1"
 
-
-def pytest_configure(config: pytest.Config) -> None:
-    if not config.pluginmanager.has_plugin(PLUGIN):
-        config.pluginmanager.import_plugin(PLUGIN)
 
 
 def sign(text: str, key: str = KEY_0) -> str:

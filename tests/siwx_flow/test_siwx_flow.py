@@ -6,7 +6,6 @@ import asyncio
 from typing import Any
 
 import httpx
-import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct
 
@@ -206,8 +205,3 @@ def test_a_failing_session_lookup_reports_init_failure_and_disconnects() -> None
     world.driver.answer(None)
     assert world.driver.model.accounts.get("eip155").status == "disconnected"
     assert world.driver.model.router.view == "Connect"
-
-
-@pytest.fixture(autouse=True)
-def _no_event_loop_leak() -> None:
-    return None
