@@ -48,9 +48,7 @@ def opening_view(model: Model) -> str:
 
 
 def open_modal(model: Model, view: str | None = None) -> Step:
-    from ..views import VIEW_MODULES  # views import slices; resolved at call time
-
-    target = view if view in VIEW_MODULES else opening_view(model)
+    target = view if view in router.VIEWS else opening_view(model)
     return (
         replace(
             model,
