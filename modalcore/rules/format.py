@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
+from .texts import ZERO_AMOUNT
 
 
 def quantity(raw: int | str, decimals: int) -> Decimal:
@@ -12,7 +13,7 @@ def quantity(raw: int | str, decimals: int) -> Decimal:
 def floor3(value: Decimal | str) -> str:
     amount = Decimal(value)
     if amount <= 0:
-        return "0.000"
+        return ZERO_AMOUNT
     return str(amount.quantize(Decimal("0.001"), rounding=ROUND_DOWN))
 
 

@@ -24,6 +24,7 @@ from .accounts import AccountState, WalletInfo
 from .connectors import from_wallets, remember_recent
 from .options import HostOptions, apply_options
 from .networks import activate
+from ..rules.texts import INVALID_CHAIN_ID
 
 if TYPE_CHECKING:
     from ..engine.model import Model, Step
@@ -134,7 +135,7 @@ def on_chain(model: Model, msg: EffectSettled, now: int, connector_id: str) -> S
         return _failed(model, msg)
     chain = _chain_of(msg.result)
     if chain is None:
-        return _failed(model, replace(msg, error_code=-32603, error_message="Invalid chainId"))
+        return _failed(model, replace(msg, error_code=-32603, error_message=INVALID_CHAIN_ID))
     return connected(model, connector_id, model.connection.pending_accounts[0], chain, now, fresh=True)
 
 

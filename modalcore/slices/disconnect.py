@@ -13,6 +13,7 @@ from ..rules.rpc_errors import classify
 from . import modal, router, siwx, snack
 from .balances import BalancesState
 from .host import HostDisconnected
+from ..rules import texts
 
 if TYPE_CHECKING:
     from ..engine.model import Model, Step
@@ -86,7 +87,7 @@ def on_settled(model: Model, msg: EffectSettled, now: int, namespace: str) -> St
     failures = state.failures
     if not msg.ok and msg.error_code not in NOTHING_TO_REVOKE:
         reason = classify(msg.error_code, msg.error_message).message
-        failures = (*failures, f"Failed to disconnect chain {namespace}: {reason}")
+        failures = (*failures, texts.failed_to_disconnect_chain(namespace, reason))
     pending = tuple(ns for ns in state.pending if ns != namespace)
     model = replace(model, disconnecting=DisconnectState(pending=pending, failures=failures))
     if pending:
@@ -99,7 +100,7 @@ def on_bound_reached(model: Model, msg: DisconnectBoundReached, now: int) -> Ste
     state = model.disconnecting
     if not state.pending:
         return model, []
-    failures = (*state.failures, *(f"Failed to disconnect chain {ns}: timeout" for ns in state.pending))
+    failures = (*state.failures, *(texts.failed_to_disconnect_chain(ns, "timeout") for ns in state.pending))
     model = replace(model, disconnecting=DisconnectState(failures=failures))
     return _finish(model)
 
@@ -111,7 +112,7 @@ def _finish(model: Model) -> Step:
     model, cmds = modal.close(model, force=True)
     if not failures:
         return model, cmds
-    message = "Failed to disconnect"
+    message = texts.FAILED_TO_DISCONNECT
     model, more = snack.show_error(model, message)
     track = Track("DISCONNECT_ERROR", {"message": message, "errors": list(failures)})
     return model, [*cmds, *more, track]

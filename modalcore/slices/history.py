@@ -20,6 +20,7 @@ from ..engine.cmds import Call, CallSettled, Track
 from ..engine.msg import Msg
 from ..engine.results import CALL_HANDLERS, purpose
 from . import snack
+from ..rules import texts
 
 if TYPE_CHECKING:
     from ..engine.model import Model, Step
@@ -30,8 +31,8 @@ PAGE_SIZE = 10
 FRESH_MS = 30_000  # selecting the tab again within this window keeps the list
 ACTIVITY_TAB = 2
 ACTIVITY_NAMESPACES = ("eip155",)
-FAILED = "Failed to fetch transactions"
-NO_ACCOUNT = "Transactions can't be fetched without an accountAddress"
+FAILED = texts.FAILED_TO_FETCH_TRANSACTIONS
+NO_ACCOUNT = texts.NO_ACCOUNT_ADDRESS_FOR_TRANSACTIONS
 
 
 @dataclass(frozen=True)

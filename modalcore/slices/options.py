@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..rules.caip import parse_caip2
+from ..rules import texts
 
 if TYPE_CHECKING:
     from ..chains.catalog import Network
@@ -96,7 +97,7 @@ class HostOptions(BaseModel):
 
 def parse_options(raw: dict[str, Any]) -> HostOptions:
     if raw.get("siweConfig") is not None and raw.get("siwx") is not None:
-        raise OptionsError("Cannot set both `siweConfig` and `siwx` options")
+        raise OptionsError(texts.BOTH_SIWE_AND_SIWX)
     try:
         return HostOptions.model_validate(raw)
     except ValidationError as error:

@@ -24,6 +24,7 @@ from ..rules.format import usd
 from ..rules.rpc_errors import classify, readable
 from . import router, snack
 from .connection import REATTACH_HOOKS, wallet_request
+from ..rules import texts
 
 if TYPE_CHECKING:
     from ..engine.model import Model, Step
@@ -34,13 +35,13 @@ FEE_MARGIN = 2  # "max" of the native token keeps twice the estimated fee (walle
 SEND_VIEWS = ("WalletSend", "WalletSendPreview")
 NATIVE = "native"
 
-AMOUNT_AND_RECEIVER_REQUIRED = "An amount and receiver address are required"
-TOKEN_REQUIRED = "A token is required"
+AMOUNT_AND_RECEIVER_REQUIRED = texts.AMOUNT_AND_RECEIVER_REQUIRED
+TOKEN_REQUIRED = texts.TOKEN_REQUIRED
 INVALID_ADDRESS = "Invalid address"
 INVALID_AMOUNT = "Invalid amount"
 INSUFFICIENT_FUNDS = "Insufficient funds"
-UNSUPPORTED_CHAIN = "Unsupported chain"
-NO_ACCOUNT = "No ActiveCaipAddress found"
+UNSUPPORTED_CHAIN = texts.UNSUPPORTED_CHAIN
+NO_ACCOUNT = texts.NO_ACTIVE_CAIP_ADDRESS
 DECLINED = "Transaction declined in the wallet"
 BAD_HASH = "The wallet returned an invalid transaction hash"
 LOST_RELOAD = "The wallet request was lost when the page reloaded"

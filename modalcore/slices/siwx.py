@@ -17,14 +17,15 @@ from ..engine.msg import Msg
 from ..engine.results import CALL_HANDLERS, EFFECT_HANDLERS, purpose
 from ..siwx.message import SiwxMessage, SiwxMessageError
 from . import modal, router, snack
+from ..rules import texts
 
 if TYPE_CHECKING:
     from ..engine.model import Model, Step
 
-AUTHENTICATING = "Authenticating..."
-DECLINED = "Signature declined"
-SMART_ACCOUNTS = "This application might not support Smart Accounts"
-INIT_FAILED = "A problem occurred while trying initialize authentication"
+AUTHENTICATING = texts.AUTHENTICATING
+DECLINED = texts.SIGNATURE_DECLINED
+SMART_ACCOUNTS = texts.SMART_ACCOUNTS
+INIT_FAILED = texts.SIWX_INIT_FAILED
 
 
 @dataclass(frozen=True)

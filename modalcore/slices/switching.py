@@ -18,6 +18,7 @@ from .host import HostSwitchedNetwork
 from .networks import activate
 from .send import reset_send
 from .wallet_events import WalletAccountsChanged, WalletChainChanged, WalletDisconnected
+from ..rules import texts
 
 if TYPE_CHECKING:
     from ..engine.model import Model, Step
@@ -99,7 +100,7 @@ def on_add_settled(model: Model, msg: EffectSettled, now: int, network_id: str) 
     if msg.ok:
         return _switched(model, network_id, now)
     model = replace(model, switching=SwitchState())
-    return snack.show_error(model, "Chain is not supported")
+    return snack.show_error(model, texts.CHAIN_NOT_SUPPORTED)
 
 
 def _switched(model: Model, network_id: str, now: int) -> Step:
