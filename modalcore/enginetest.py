@@ -23,7 +23,8 @@ from .engine.model import Model, Step, initial_model
 from .engine.msg import Msg
 from .engine.record import Recorder
 from .engine.session import Output, Session
-from .engine.update import register
+from .engine.shape import Slice, Table
+from .engine.update import FLOWS, SLICES
 from .slices.accounts import AccountsState, AccountState
 from .slices.options import parse_options
 from .slices.router import Route, TxEntry
@@ -114,7 +115,16 @@ def _apply_step(model: Model, msg: HarnessStepApplied, now: int) -> Step:
     return msg.step(model)
 
 
-register({HarnessStepApplied: _apply_step})
+HARNESS = Slice("harness", {HarnessStepApplied: _apply_step})
+
+
+def table_with(*extra: Slice) -> Table:
+    """The engine's slices and flows, the harness's own message and `extra` (a test's slices):
+    a new table, so nothing a test adds reaches the production one."""
+    return Table.of(*SLICES, *FLOWS, HARNESS, *extra)
+
+
+HARNESS_TABLE = table_with()
 
 
 # ----- the harness
@@ -140,12 +150,13 @@ class Harness:
         recorder: Recorder | None = None,
         join: Join | None = None,
         origin: str = "http://localhost:8000",
+        table: Table = HARNESS_TABLE,
         **build: Any,
     ) -> None:
         self.now = now
         if model is None:
             model = build_model(origin=origin, **build)
-        self.session = Session(session_id, model, now)
+        self.session = Session(session_id, model, now, table)
         self.frames: list[dict[str, Any]] = []  # every server frame, in order
         self.last: list[dict[str, Any]] = []  # the frames of the latest call
         self.cmds: list[Cmd] = []  # commands other than timers, in order

@@ -36,7 +36,8 @@ from .cmds import CancelEffect, CancelTimer, Cmd, Dispatch, Effect, EffectSettle
 from .model import Model
 from .msg import Msg
 from .record import Recorder
-from .update import update
+from .shape import Table
+from .update import ENGINE, update
 
 RING_SIZE = 256
 INTENT_MEMORY = 256
@@ -56,8 +57,9 @@ class Output:
 
 
 class Session:
-    def __init__(self, session_id: str, model: Model, now: int) -> None:
+    def __init__(self, session_id: str, model: Model, now: int, table: Table = ENGINE) -> None:
         self.id = session_id
+        self.table = table  # message -> handler (tests pass their own)
         if model.session_id != session_id:
             model = replace(model, session_id=session_id)
         self.model = model
@@ -288,7 +290,7 @@ class Session:
         return out
 
     def _step(self, msg: Msg, now: int, depth: int, out: Output) -> list[Cmd]:
-        self.model, cmds = update(self.model, msg, now)
+        self.model, cmds = update(self.model, msg, now, self.table)
         remaining: list[Cmd] = []
         for cmd in cmds:
             if isinstance(cmd, Dispatch) and depth < MAX_DISPATCH_DEPTH:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..engine.cmds import Effect, EffectSettled
 from ..engine.msg import Msg
-from ..engine.results import EFFECT_HANDLERS
+from ..engine.shape import Handler, Slice
 from . import snack
 
 if TYPE_CHECKING:
@@ -65,6 +65,6 @@ def on_tab(model: Model, msg: SelectedTab, now: int) -> Step:
     return model, []
 
 
-EFFECT_HANDLERS["clipboard"] = on_copied
+HANDLERS: dict[type[Msg], Handler] = {PressedCopyAddress: on_copy, SelectedTab: on_tab}
 
-HANDLERS = {PressedCopyAddress: on_copy, SelectedTab: on_tab}
+SLICE = Slice("account_ui", HANDLERS, effect_results={"clipboard": on_copied})

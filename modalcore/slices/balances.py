@@ -11,7 +11,7 @@ from ..engine.evolve import replace
 from typing import TYPE_CHECKING, Any
 
 from ..engine.cmds import Call, CallSettled
-from ..engine.results import CALL_HANDLERS, purpose
+from ..engine.shape import Slice, purpose
 from ..rules.format import floor3, quantity
 from . import snack
 from .accounts import TokenBalance
@@ -116,4 +116,4 @@ def _token_balances(network: Any, result: dict[str, Any]) -> list[TokenBalance]:
     return rows
 
 
-CALL_HANDLERS["balances"] = on_balances
+SLICE = Slice("balances", call_results={"balances": on_balances})

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..chains.catalog import Network
 from ..engine.cmds import Cmd, Effect, EffectSettled
 from ..engine.msg import Msg
-from ..engine.results import EFFECT_HANDLERS, purpose
+from ..engine.shape import Handler, Slice, purpose
 from ..rules.addresses import checksum, is_evm_address
 from ..rules.caip import CaipError, validate_evm_chain_id
 from ..rules.rpc_errors import classify
@@ -186,23 +186,14 @@ def connected(model: Model, connector_id: str, address: str, chain: str, now: in
     return model, [*cmds, *fetch]
 
 
-# Other slices that must know about a reattach (e.g. a send whose wallet request a reload lost)
-# register a function here; each runs before the re-sync below.
-REATTACH_HOOKS: list[Callable[[Model, Reattached, int], Any]] = []
-
-
-def on_reattached(model: Model, msg: Reattached, now: int) -> Step:
+def with_reattach_options(model: Model, msg: Reattached) -> Model:
+    """After a reload the page's options (and the operator's networks) apply again."""
     if msg.reloaded and msg.options is not None:
-        model = apply_options(model, msg.options, msg.networks)
-    hooked: list[Cmd] = []
-    for hook in REATTACH_HOOKS:
-        model, more = hook(model, msg, now)
-        hooked += more
-    model, cmds = _resync(model, msg, now)
-    return model, [*hooked, *cmds]
+        return apply_options(model, msg.options, msg.networks)
+    return model
 
 
-def _resync(model: Model, msg: Reattached, now: int) -> Step:
+def resync(model: Model, msg: Reattached, now: int) -> Step:
     """SPEC §4 "On start": connected becomes connecting, re-synced with `eth_accounts`."""
     model = replace(model, connectors=from_wallets(model.connectors.recent, msg.wallets))
     if not msg.reloaded:
@@ -255,11 +246,12 @@ def on_resync_chain(model: Model, msg: EffectSettled, now: int, connector_id: st
 
 
 
-EFFECT_HANDLERS.update({
+
+HANDLERS: dict[type[Msg], Handler] = {PressedWallet: on_pressed_wallet, PressedRetryConnect: on_retry}
+
+SLICE = Slice("connection", HANDLERS, effect_results={
     "connect.accounts": on_accounts,
     "connect.chain": on_chain,
     "resync.accounts": on_resync_accounts,
     "resync.chain": on_resync_chain,
 })
-
-HANDLERS = {PressedWallet: on_pressed_wallet, PressedRetryConnect: on_retry, Reattached: on_reattached}

@@ -6,6 +6,9 @@ EIP-6963 uuid of this page load, which the renderer's bridge knows the provider 
 
 from __future__ import annotations
 
+from ..engine.msg import Msg
+from ..engine.shape import Handler, Slice
+
 from collections.abc import Iterable
 from dataclasses import dataclass
 from ..engine.evolve import replace
@@ -97,7 +100,9 @@ def on_announced(model: Model, msg: WalletAnnounced, now: int) -> Step:
     return replace(model, connectors=add(model.connectors, connector)), []
 
 
-HANDLERS = {WalletAnnounced: on_announced}
+HANDLERS: dict[type[Msg], Handler] = {WalletAnnounced: on_announced}
+
+SLICE = Slice("connectors", HANDLERS)
 
 
 def connect_method_order(

@@ -20,9 +20,9 @@ from ..directory import platform
 from ..directory.wallets import Wallet, wallets_from_data
 from ..engine.cmds import CancelTimer, Call, CallSettled, Cmd, Dispatch, Effect, EffectSettled, StartTimer
 from ..engine.msg import Msg
-from ..engine.results import CALL_HANDLERS, EFFECT_HANDLERS, purpose
+from ..engine.shape import Handler, Slice, purpose
 from . import router
-from .connection import REATTACH_HOOKS, PressedWallet, Reattached
+from .connection import PressedWallet, Reattached
 from .connectors import Connector
 
 if TYPE_CHECKING:
@@ -389,14 +389,13 @@ def socials(model: Model) -> tuple[str, ...]:
     return platform.visible_socials(model.options.features.socials, model.env)
 
 
-CALL_HANDLERS[SERVICE] = on_result
-REATTACH_HOOKS.append(on_reattached)
-EFFECT_HANDLERS["directory.open"] = on_opened
-
-HANDLERS: dict[type[Msg], Any] = {
+HANDLERS: dict[type[Msg], Handler] = {
     PressedDirectoryWallet: on_pressed_wallet,
     RequestedMoreWallets: on_more,
     TypedWalletSearch: on_typed,
     WalletSearchDue: on_search_due,
     PressedWalletLink: on_pressed_link,
 }
+
+SLICE = Slice("directory", HANDLERS, effect_results={"directory.open": on_opened},
+              call_results={SERVICE: on_result}, observe=observe)

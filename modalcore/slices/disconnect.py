@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..engine.cmds import CancelTimer, Cmd, EffectSettled, StartTimer, Track
 from ..engine.msg import Msg
-from ..engine.results import EFFECT_HANDLERS
+from ..engine.shape import Handler, Slice
 from ..rules.rpc_errors import classify
 from . import modal, router, siwx, snack
 from .balances import BalancesState
@@ -122,10 +122,10 @@ def on_pressed(model: Model, msg: PressedDisconnect | HostDisconnected, now: int
     return start(model)
 
 
-EFFECT_HANDLERS["disconnect"] = on_settled
-
-HANDLERS = {
+HANDLERS: dict[type[Msg], Handler] = {
     PressedDisconnect: on_pressed,
     HostDisconnected: on_pressed,
     DisconnectBoundReached: on_bound_reached,
 }
+
+SLICE = Slice("disconnect", HANDLERS, effect_results={"disconnect": on_settled})

@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..engine.cmds import Call, CallSettled, Track
 from ..engine.msg import Msg
-from ..engine.results import CALL_HANDLERS, purpose
+from ..engine.shape import Handler, Slice, purpose
 from . import snack
 from ..rules import texts
 
@@ -237,6 +237,6 @@ def on_history(model: Model, msg: CallSettled, now: int, caip_address: str) -> S
     return replace(model, history=state), []
 
 
-CALL_HANDLERS["history"] = on_history
+HANDLERS: dict[type[Msg], Handler] = {RequestedMoreHistory: on_more}
 
-HANDLERS: dict[type[Msg], Any] = {RequestedMoreHistory: on_more}
+SLICE = Slice("history", HANDLERS, call_results={"history": on_history})

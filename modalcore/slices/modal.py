@@ -7,6 +7,7 @@ from ..engine.evolve import replace
 from typing import TYPE_CHECKING
 
 from ..engine.cmds import StartTimer
+from ..engine.shape import Handler, Slice
 from ..engine.msg import Msg
 from . import router
 
@@ -95,4 +96,6 @@ def set_loading(model: Model, loading: bool) -> Model:
     return replace(model, modal=replace(model.modal, loading=loading))
 
 
-HANDLERS = {ShakeEnded: on_shake_ended}
+HANDLERS: dict[type[Msg], Handler] = {ShakeEnded: on_shake_ended}
+
+SLICE = Slice("modal", HANDLERS)

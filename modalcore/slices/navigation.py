@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from ..engine.evolve import replace
 from typing import TYPE_CHECKING
 
+from ..engine.shape import Handler, Slice
 from ..engine.msg import Msg
 from . import modal, router
 
@@ -61,10 +62,12 @@ def on_host_closed(model: Model, msg: HostClosed, now: int) -> Step:
     return modal.close(model)
 
 
-HANDLERS = {
+HANDLERS: dict[type[Msg], Handler] = {
     PressedBack: on_back,
     PressedClose: on_close,
     PressedNavigate: on_navigate,
     HostOpened: on_host_opened,
     HostClosed: on_host_closed,
 }
+
+SLICE = Slice("navigation", HANDLERS)

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..engine.cmds import Call, CallSettled
 from ..engine.evolve import replace
-from ..engine.results import CALL_HANDLERS, purpose
+from ..engine.shape import Slice, purpose
 from . import snack
-from .connection import REATTACH_HOOKS, Reattached
+from .connection import Reattached
 
 if TYPE_CHECKING:
     from ..engine.model import Model, Step
@@ -139,5 +139,4 @@ def on_reattached(model: Model, msg: Reattached, now: int) -> Step:
     return model, []
 
 
-CALL_HANDLERS["nfts"] = on_nfts
-REATTACH_HOOKS.append(on_reattached)
+SLICE = Slice("nfts", call_results={"nfts": on_nfts}, observe=observe)

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..engine.cmds import Call, CallSettled, CancelEffect, EffectSettled, Track
 from ..engine.msg import Msg
-from ..engine.results import CALL_HANDLERS, EFFECT_HANDLERS, purpose
+from ..engine.shape import Handler, Slice, purpose
 from ..rules.addresses import checksum, is_evm_address
 from ..rules.format import usd
 from ..rules.rpc_errors import classify, readable
 from . import router, snack
-from .connection import REATTACH_HOOKS, wallet_request
+from .connection import wallet_request
 from ..rules import texts
 
 if TYPE_CHECKING:
@@ -484,12 +484,7 @@ def on_discard(model: Model, msg: PressedDiscardSend, now: int) -> Step:
     return _with_send(model, pending=None, loading=False), []
 
 
-REATTACH_HOOKS.append(on_reattached)
-EFFECT_HANDLERS["send.tx"] = on_tx_result
-CALL_HANDLERS["send.fee"] = on_fee
-CALL_HANDLERS["send.max"] = on_max_fee
-
-HANDLERS: dict[type[Msg], Any] = {
+HANDLERS: dict[type[Msg], Handler] = {
     PressedSendTokenPicker: on_token_picker,
     SelectedSendToken: on_select_token,
     ChangedSendAmount: on_amount,
@@ -500,3 +495,6 @@ HANDLERS: dict[type[Msg], Any] = {
     PressedRetrySend: on_retry,
     PressedDiscardSend: on_discard,
 }
+
+SLICE = Slice("send", HANDLERS, effect_results={"send.tx": on_tx_result},
+              call_results={"send.fee": on_fee, "send.max": on_max_fee})

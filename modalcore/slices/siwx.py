@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from ..engine.cmds import Call, CallSettled, Cmd, EffectSettled, Track
 from ..engine.msg import Msg
-from ..engine.results import CALL_HANDLERS, EFFECT_HANDLERS, purpose
+from ..engine.shape import Handler, Slice, purpose
 from ..siwx.message import SiwxMessage, SiwxMessageError
 from . import modal, router, snack
 from ..rules import texts
@@ -204,11 +204,7 @@ def forget(model: Model) -> Model:
                                        message=None, signing=False))
 
 
-EFFECT_HANDLERS["siwx.sign"] = on_signed
-CALL_HANDLERS.update({
-    "siwx.sessions": on_sessions,
-    "siwx.nonce": on_nonce,
-    "siwx.verify": on_verified,
-})
+HANDLERS: dict[type[Msg], Handler] = {PressedSignIn: on_pressed_sign, PressedCancelSignIn: on_cancel}
 
-HANDLERS = {PressedSignIn: on_pressed_sign, PressedCancelSignIn: on_cancel}
+SLICE = Slice("siwx", HANDLERS, effect_results={"siwx.sign": on_signed},
+              call_results={"siwx.sessions": on_sessions, "siwx.nonce": on_nonce, "siwx.verify": on_verified})

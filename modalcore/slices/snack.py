@@ -7,6 +7,7 @@ from ..engine.evolve import replace
 from typing import TYPE_CHECKING, Literal
 
 from ..engine.cmds import CancelTimer, Cmd, StartTimer
+from ..engine.shape import Handler, Slice
 from ..engine.msg import Msg
 
 if TYPE_CHECKING:
@@ -94,8 +95,10 @@ def on_pressed(model: Model, msg: PressedSnackbar, now: int) -> Step:
     return hide(model)
 
 
-HANDLERS = {
+HANDLERS: dict[type[Msg], Handler] = {
     SnackReshowDue: on_reshow_due,
     SnackAutoCloseDue: on_auto_close_due,
     PressedSnackbar: on_pressed,
 }
+
+SLICE = Slice("snack", HANDLERS)

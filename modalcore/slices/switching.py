@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ..chains.catalog import Network
 from ..engine.cmds import EffectSettled
 from ..engine.msg import Msg
-from ..engine.results import EFFECT_HANDLERS
+from ..engine.shape import Handler, Slice
 from ..rules.addresses import checksum, is_evm_address
 from ..rules.caip import CaipError, parse_caip2, validate_evm_chain_id
 from ..rules.rpc_errors import classify
@@ -198,13 +198,12 @@ def on_wallet_disconnected(model: Model, msg: WalletDisconnected, now: int) -> S
     return replace(cleared(model), router=router.reset(model.router, "Connect")), []
 
 
-EFFECT_HANDLERS["switch"] = on_switch_settled
-EFFECT_HANDLERS["add-chain"] = on_add_settled
-
-HANDLERS = {
+HANDLERS: dict[type[Msg], Handler] = {
     PressedNetwork: on_pressed_network,
     HostSwitchedNetwork: on_pressed_network,
     WalletChainChanged: on_chain_changed,
     WalletAccountsChanged: on_accounts_changed,
     WalletDisconnected: on_wallet_disconnected,
 }
+
+SLICE = Slice("switching", HANDLERS, effect_results={"switch": on_switch_settled, "add-chain": on_add_settled})

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from ..engine.evolve import replace
 from typing import TYPE_CHECKING, Literal
 
+from ..engine.shape import Handler, Slice
 from ..engine.msg import Msg
 
 if TYPE_CHECKING:
@@ -68,4 +69,6 @@ def on_set_variables(model: Model, msg: HostSetThemeVariables, now: int) -> Step
     return replace(model, theme=replace(model.theme, variables=_clean(dict(merged)))), []
 
 
-HANDLERS = {HostSetThemeMode: on_set_mode, HostSetThemeVariables: on_set_variables}
+HANDLERS: dict[type[Msg], Handler] = {HostSetThemeMode: on_set_mode, HostSetThemeVariables: on_set_variables}
+
+SLICE = Slice("theme", HANDLERS)

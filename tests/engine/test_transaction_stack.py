@@ -6,8 +6,8 @@ from dataclasses import dataclass, replace
 
 from modalcore.engine.model import Model, Step
 from modalcore.engine.msg import Msg
-from modalcore.engine.update import register
-from modalcore.enginetest import Harness, build_model, with_history
+from modalcore.engine.shape import Slice
+from modalcore.enginetest import Harness, build_model, table_with, with_history
 from modalcore.slices import router, snack
 from modalcore.slices.router import TxEntry
 
@@ -46,15 +46,15 @@ def _cancelled(model: Model, msg: TestTxCancelledCallback, now: int) -> Step:
     return snack.show(model, "Transaction cancelled", "error")
 
 
-register({TestTxFinished: _finished, TestTxSucceededCallback: _succeeded,
-          TestTxCancelledCallback: _cancelled})
+TABLE = table_with(Slice("tx-stack-tests", {TestTxFinished: _finished, TestTxSucceededCallback: _succeeded,
+                                               TestTxCancelledCallback: _cancelled}))
 
 
 def session(*views: str, entries: tuple[TxEntry, ...]) -> Harness:
     base = build_model()
     model = replace(with_history(base, *views, tx_stack=entries), modal=replace(base.modal, open=True))
     CALLS.clear()
-    return Harness(model)
+    return Harness(model, table=TABLE)
 
 
 def test_tx_go_back_entry_pops_one_view() -> None:
