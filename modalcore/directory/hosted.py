@@ -12,6 +12,7 @@ from urllib.parse import quote
 
 
 from ..services.hosted import HostedApi
+from . import platform
 from .query import Page, WalletQuery
 from .wallets import DirectoryError, wallets_from_data
 from ..rules.texts import http_status
@@ -50,8 +51,6 @@ class HostedDirectory(HostedApi):
     async def wallets(self, query: WalletQuery) -> Page:
         """A page as the engine's sessions use it: validated records, then the platform rules
         applied to what came back (the hosted directory does not know the visitor's device)."""
-        from . import platform
-
         body = await self.get_wallets(
             page=query.page, entries=query.entries, include=query.include, exclude=query.exclude,
             search=query.search, badge_type=query.badge_type, chains=query.chains,

@@ -19,7 +19,7 @@ from ..slices.history import HistoryState
 from ..slices.nfts import NftsState
 from ..slices.send import SendState
 from ..slices.switching import SwitchState
-from ..slices.connection import ConnectionState
+from ..slices.connecting import ConnectionState
 from ..slices.connectors import ConnectorsState, from_wallets
 from ..slices.modal import ModalState
 from ..slices.networks import NetworksState

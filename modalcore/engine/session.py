@@ -17,8 +17,9 @@ from ..chains.catalog import Network
 from ..slices.connection import Reattached
 from ..slices.options import HostOptions
 from ..slices.host import HOST_ACTIONS, HOST_NODE_ID
+from ..slices.wallet_events import message_for
 from ..views import render
-from ..wire.codec import encode
+from ..wire.codec import decode, encode
 from ..wire.framing import choose_update
 from ..wire.frames import (
     AnnouncedWallet,
@@ -149,8 +150,6 @@ class Session:
         return out
 
     def _missed_since(self, last: int) -> list[dict[str, Any]] | None:
-        from ..wire.codec import decode
-
         if last == self.out_seq:
             return []
         if last > self.out_seq or not self.ring or self.ring[0][0] > last + 1:
@@ -174,8 +173,6 @@ class Session:
         if isinstance(frame, EffectResult):
             return self._effect_result(frame, now)
         if isinstance(frame, WalletEvent):
-            from ..slices.wallet_events import message_for
-
             msg = message_for(frame)
             return self._deliver(msg, now) if msg is not None else Output()
         if isinstance(frame, Resync):

@@ -10,6 +10,8 @@ from ..engine.cmds import Effect, EffectSettled
 from ..engine.msg import Msg
 from ..engine.shape import Handler, Slice
 from . import snack
+from . import nfts
+from .history import fetch
 
 if TYPE_CHECKING:
     from ..engine.model import Model, Step
@@ -55,12 +57,8 @@ def on_tab(model: Model, msg: SelectedTab, now: int) -> Step:
     model = replace(model, accounts=model.accounts.with_account(
         namespace, replace(account, current_tab=msg.index)))
     if msg.index == 2:  # Activity: its history fetch starts
-        from .history import fetch
-
         return fetch(model, now)
     if msg.index == 1:  # NFTs: the ERC-721 scan starts (unless fresh)
-        from . import nfts
-
         return nfts.fetch(model, now)
     return model, []
 

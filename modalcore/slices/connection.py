@@ -21,24 +21,19 @@ from ..rules.rpc_errors import classify
 from ..wire.frames import AnnouncedWallet
 from . import balances, modal, router, siwx
 from .accounts import AccountState, WalletInfo
+from .connecting import CONNECT_TIMEOUT_MS, ConnectionState, wallet_request
 from .connectors import from_wallets, remember_recent
 from .options import HostOptions, apply_options
 from .networks import activate
 from ..rules.texts import INVALID_CHAIN_ID
+from .disconnect import cleared
+from .switching import enter_unsupported_if_needed
 
 if TYPE_CHECKING:
     from ..engine.model import Model, Step
 
-CONNECT_TIMEOUT_MS = 120_000
 RESYNC_TIMEOUT_MS = 10_000
 NAMESPACE = "eip155"
-
-
-@dataclass(frozen=True)
-class ConnectionState:
-    connecting: str | None = None  # connector id being connected or re-synced
-    error: str | None = None  # what ConnectingExternal shows after a failure
-    pending_accounts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -59,17 +54,6 @@ class Reattached(Msg):
     reloaded: bool
     options: HostOptions | None = None  # the reloaded page's createModal options
     networks: tuple[Network, ...] = ()  # the networks those options name, from the catalog
-
-
-def wallet_request(model: Model, connector_id: str, method: str, params: object, name: str,
-                   param: str = "", timeout_ms: int = CONNECT_TIMEOUT_MS) -> tuple[Model, Effect]:
-    connector = model.connectors.get(connector_id)
-    ref = connector.ref if connector else connector_id
-    model, eid = model.next_id("e")
-    effect = Effect(eid=eid, kind="eip1193",
-                    req={"connector": ref, "method": method, "params": params},
-                    purpose=purpose(name, param or connector_id), timeout_ms=timeout_ms)
-    return model, effect
 
 
 def request_accounts(model: Model, connector_id: str) -> Step:
@@ -142,8 +126,6 @@ def on_chain(model: Model, msg: EffectSettled, now: int, connector_id: str) -> S
 def connected(model: Model, connector_id: str, address: str, chain: str, now: int, *,
               fresh: bool) -> Step:
     """The wallet answered with an account and a chain: the account is connected."""
-    from .switching import enter_unsupported_if_needed
-
     connector = model.connectors.get(connector_id)
     networks = activate(model.networks, chain)
     previous = model.accounts.get(NAMESPACE)
@@ -215,8 +197,6 @@ def resync(model: Model, msg: Reattached, now: int) -> Step:
 
 
 def _resync_lost(model: Model) -> Step:
-    from .disconnect import cleared
-
     return cleared(model), []
 
 

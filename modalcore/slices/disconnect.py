@@ -10,8 +10,9 @@ from ..engine.cmds import CancelTimer, Cmd, EffectSettled, StartTimer, Track
 from ..engine.msg import Msg
 from ..engine.shape import Handler, Slice
 from ..rules.rpc_errors import classify
-from . import modal, router, siwx, snack
+from . import modal, router, snack
 from .balances import BalancesState
+from .connecting import ConnectionState, wallet_request
 from .host import HostDisconnected
 from ..rules import texts
 
@@ -41,22 +42,18 @@ class DisconnectBoundReached(Msg):
 
 def cleared(model: Model, namespaces: tuple[str, ...] | None = None) -> Model:
     """Account state of the namespaces back to disconnected; stored login data gone."""
-    from .connection import ConnectionState
-
     targets = namespaces if namespaces is not None else tuple(ns for ns, _ in model.accounts.by_namespace)
     accounts = model.accounts
     for namespace in targets:
         accounts = accounts.cleared(namespace)
     networks = replace(model.networks, unsupported=None)
-    model = siwx.forget(model)
+    model = replace(model, siwx=model.siwx.forgotten())
     return replace(model, accounts=accounts, networks=networks, connection=ConnectionState(),
                    balances=BalancesState(), disconnecting=DisconnectState())
 
 
 def start(model: Model, namespace: str | None = None) -> Step:
     """Disconnect one namespace, or every connected one."""
-    from .connection import wallet_request
-
     connected = [
         (ns, account) for ns, account in model.accounts.by_namespace
         if account.status != "disconnected" and (namespace is None or ns == namespace)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..engine.shape import Handler, Slice
 from ..engine.msg import Msg
-from . import modal, router
+from . import modal, router, stack
 
 if TYPE_CHECKING:
     from ..engine.model import Model, Step
@@ -41,7 +41,7 @@ class HostClosed(Msg):
 
 
 def on_back(model: Model, msg: PressedBack, now: int) -> Step:
-    return router.go_back(model)
+    return stack.go_back(model)
 
 
 def on_close(model: Model, msg: PressedClose, now: int) -> Step:

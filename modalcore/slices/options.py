@@ -8,6 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..rules.caip import parse_caip2
 from ..rules import texts
+from ..engine.evolve import replace
+from .theme import from_options
 
 if TYPE_CHECKING:
     from ..chains.catalog import Network
@@ -112,9 +114,6 @@ def parse_options(raw: dict[str, Any]) -> HostOptions:
 def apply_options(model: Model, options: HostOptions, networks: tuple[Network, ...]) -> Model:
     """A reloaded page may bring changed options: they replace the stored ones (the page's
     createModal call is the truth), keeping what the visitor did (connection, sign-in session)."""
-    from ..engine.evolve import replace
-    from .theme import from_options
-
     if options == model.options:
         return model
     siwx = replace(model.siwx, enabled=options.siwx is not None,

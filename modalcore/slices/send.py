@@ -22,9 +22,11 @@ from ..engine.shape import Handler, Slice, purpose
 from ..rules.addresses import checksum, is_evm_address
 from ..rules.format import usd
 from ..rules.rpc_errors import classify, readable
-from . import router, snack
-from .connection import wallet_request
+from . import router, snack, stack
+from .connecting import wallet_request
 from ..rules import texts
+from ..services.send import erc20_tx, native_tx
+from . import balances, history
 
 if TYPE_CHECKING:
     from ..engine.model import Model, Step
@@ -272,8 +274,6 @@ def on_max(model: Model, msg: PressedSendMax, now: int) -> Step:
     rpc_url = _rpc_url(model)
     if address is None or rpc_url is None:
         return _with_send(model, error=FEE_UNAVAILABLE), []
-    from ..services.send import native_tx
-
     receiver = model.send.receiver if is_evm_address(model.send.receiver) else address
     tx = native_tx(address, checksum(receiver), 0)
     return model, [Call("estimate_fee", {"rpc_url": rpc_url, "tx": tx}, purpose("send.max", NATIVE))]
@@ -316,8 +316,6 @@ def on_preview(model: Model, msg: PressedSendPreview, now: int) -> Step:
 
 
 def _build_tx(model: Model) -> tuple[dict[str, str], TokenBalance] | None:
-    from ..services.send import erc20_tx, native_tx
-
     token = selected_token(model)
     address = model.accounts.get(model.networks.active_namespace).address
     if token is None or address is None:
@@ -432,18 +430,16 @@ def on_tx_result(model: Model, msg: EffectSettled, now: int, send_id: str) -> St
         error = classify(msg.error_code, msg.error_message)
         text = DECLINED if error.user_rejected else error.message
     model = _with_send(model, loading=False, pending=None, error=text)
-    return router.pop_tx(model, cancel=True)  # back to the form, which stays as it was
+    return stack.pop_tx(model, cancel=True)  # back to the form, which stays as it was
 
 
 def _succeeded(model: Model, now: int, pending: PendingSend) -> Step:
-    from . import balances, history
-
     token = selected_token(model)
     props = (_track_props(model, token, pending.amount) if token is not None
              else {"isSmartAccount": False, "token": pending.token, "amount": pending.amount,
                    "network": model.networks.active or ""})
     model = _with_send(model, loading=False, pending=None)
-    model, cmds = router.pop_tx(model)
+    model, cmds = stack.pop_tx(model)
     if model.router.view in SEND_VIEWS:
         model = replace(model, router=router.reset(model.router, "Account"))
     model, fetch = balances.fetch(reset_send(model), now, force=True)

@@ -13,12 +13,14 @@ from ..engine.shape import Handler, Slice
 from ..rules.addresses import checksum, is_evm_address
 from ..rules.caip import CaipError, parse_caip2, validate_evm_chain_id
 from ..rules.rpc_errors import classify
-from . import balances, modal, router, siwx, snack
+from . import balances, modal, router, siwx, snack, stack
 from .host import HostSwitchedNetwork
 from .networks import activate
 from .send import reset_send
 from .wallet_events import WalletAccountsChanged, WalletChainChanged, WalletDisconnected
 from ..rules import texts
+from .connecting import wallet_request
+from .disconnect import cleared
 
 if TYPE_CHECKING:
     from ..engine.model import Model, Step
@@ -54,8 +56,6 @@ def request_switch(model: Model, network_id: str) -> Step:
     connector_id = _connected_connector(model)
     if connector_id is None or network.namespace != "eip155":
         return _switched(model, network_id, 0)
-    from .connection import wallet_request
-
     model, effect = wallet_request(
         model, connector_id, "wallet_switchEthereumChain", [{"chainId": network.chain_id_hex}],
         "switch", network_id,
@@ -83,8 +83,6 @@ def on_switch_settled(model: Model, msg: EffectSettled, now: int, network_id: st
     if msg.error_code == UNRECOGNIZED_CHAIN and network is not None:
         connector_id = _connected_connector(model)
         if connector_id is not None:
-            from .connection import wallet_request
-
             model, effect = wallet_request(
                 model, connector_id, "wallet_addEthereumChain", _add_chain_params(network),
                 "add-chain", network_id,
@@ -130,7 +128,7 @@ def _after_switch(model: Model) -> Step:
         model = replace(model, router=router.reset(model.router, "Account"))
         return modal.close(model, force=True)
     if model.router.view == "Networks":
-        return router.go_back(model)
+        return stack.go_back(model)
     return model, []
 
 
@@ -167,8 +165,6 @@ def on_chain_changed(model: Model, msg: WalletChainChanged, now: int) -> Step:
 
 
 def on_accounts_changed(model: Model, msg: WalletAccountsChanged, now: int) -> Step:
-    from .disconnect import cleared
-
     account = model.accounts.get("eip155")
     connector = model.connectors.get(account.connector_id)
     if account.status != "connected" or connector is None or connector.ref != msg.connector:
@@ -189,8 +185,6 @@ def on_accounts_changed(model: Model, msg: WalletAccountsChanged, now: int) -> S
 
 
 def on_wallet_disconnected(model: Model, msg: WalletDisconnected, now: int) -> Step:
-    from .disconnect import cleared
-
     account = model.accounts.get("eip155")
     connector = model.connectors.get(account.connector_id)
     if connector is None or connector.ref != msg.connector:

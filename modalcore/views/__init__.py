@@ -144,7 +144,7 @@ def render(model: Model) -> Node:
 
 
 def _back(model: Model, closable: bool) -> tuple[Node | None, Any]:
-    """The hidden view "back" shows and the back button's pending hint (mirrors `go_back`)."""
+    """The hidden view "back" shows and the back button's pending hint (mirrors `stack.go_back`)."""
     history = model.router.history
     if len(history) < 2:
         return None, None

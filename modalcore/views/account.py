@@ -9,6 +9,8 @@ from ..slices.disconnect import PressedDisconnect
 from ..slices.navigation import PressedNavigate
 from ..wire.nodes import Node, node
 from . import parts
+from .activity_tab import activity
+from .nfts_tab import nfts
 
 TITLE = ""
 LABEL = "Account"
@@ -78,11 +80,7 @@ def _tab_content(model: Model) -> Node:
     if account.current_tab == 0:
         return _tokens(model)
     if account.current_tab == 1:
-        from .nfts_tab import nfts
-
         return nfts(model)
-    from .activity_tab import activity
-
     return activity(model)
 
 

@@ -8,7 +8,7 @@ from modalcore.engine.model import Model, Step
 from modalcore.engine.msg import Msg
 from modalcore.engine.shape import Slice
 from modalcore.enginetest import Harness, build_model, table_with, with_history
-from modalcore.slices import router, snack
+from modalcore.slices import snack, stack
 from modalcore.slices.router import TxEntry
 
 CALLS: list[str] = []
@@ -33,7 +33,7 @@ class TestTxCancelledCallback(Msg):
 
 
 def _finished(model: Model, msg: TestTxFinished, now: int) -> Step:
-    return router.pop_tx(model, cancel=msg.cancel)
+    return stack.pop_tx(model, cancel=msg.cancel)
 
 
 def _succeeded(model: Model, msg: TestTxSucceededCallback, now: int) -> Step:
@@ -66,7 +66,7 @@ def test_tx_go_back_entry_pops_one_view() -> None:
 
 
 # ConnectingSiwe and ApproveTransaction have no view module yet (router.VIEWS): the replace
-# rule is checked on the model, through `router.pop_tx` itself.
+# rule is checked on the model, through `stack.pop_tx` itself.
 def opened_model(*views: str, entries: tuple[TxEntry, ...]) -> Model:
     base = build_model()
     return replace(with_history(base, *views, tx_stack=entries), modal=replace(base.modal, open=True))
@@ -75,7 +75,7 @@ def opened_model(*views: str, entries: tuple[TxEntry, ...]) -> Model:
 def test_tx_replace_entry_jumps_to_the_entry_before_connecting_siwe() -> None:
     model = opened_model("Connect", "ConnectingExternal", "ConnectingSiwe", "ApproveTransaction",
                          entries=(TxEntry(replace=True),))
-    after, cmds = router.pop_tx(model)
+    after, cmds = stack.pop_tx(model)
     assert [route.view for route in after.router.history] == ["Connect", "ConnectingExternal"]
     assert after.modal.open and after.router.tx_stack == () and cmds == []
 
@@ -90,7 +90,7 @@ def test_tx_replace_entry_without_connecting_siwe_closes_modal_and_empties_histo
 
 def test_tx_replace_entry_with_connecting_siwe_at_the_bottom_closes_modal() -> None:
     model = opened_model("ConnectingSiwe", "ApproveTransaction", entries=(TxEntry(replace=True),))
-    after, _ = router.pop_tx(model)
+    after, _ = stack.pop_tx(model)
     assert after.modal.open is False
     assert after.router.history == ()
 

@@ -20,7 +20,7 @@ import pytest
 
 from modalcore.chains.catalog import Network, Token, catalog
 from modalcore.engine.cmds import Call, CallSettled
-from modalcore.services import default_services
+from modalcore.services.table import default_services
 from modalcore.wire.frames import AnnouncedWallet, Env
 
 
