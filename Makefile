@@ -39,9 +39,8 @@ chromium:
 run: deps
 	$(PY) -m modalcore demo --host $(HOST) --port $(PORT)
 
-test: deps chromium
+test: deps chromium typecheck
 	cd renderer && npm test --silent
-	cd renderer && npm run typecheck --silent
 	$(PY) -m pytest -q
 
 test-python: deps
@@ -50,8 +49,9 @@ test-python: deps
 bench: deps chromium
 	$(PY) -m modalcore.bench
 
+# mypy strict over the engine and its tests (issue 12 item 10)
 typecheck: deps
-	$(PY) -m mypy modalcore
+	$(PY) -m mypy modalcore tests
 	cd renderer && npm run typecheck --silent
 
 clean:
