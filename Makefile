@@ -7,7 +7,7 @@ NPM_CI  := npm ci --no-audit --no-fund --loglevel=error
 HOST    ?= 127.0.0.1
 PORT    ?= 8700
 
-.PHONY: run test test-python test-renderer bench deps renderer chain chromium typecheck clean
+.PHONY: run test test-python test-renderer bench deps renderer chain chromium typecheck imports clean
 
 deps: $(STAMP) renderer/dist/modal.js chain/node_modules/.installed
 
@@ -39,7 +39,7 @@ chromium:
 run: deps
 	$(PY) -m modalcore demo --host $(HOST) --port $(PORT)
 
-test: deps chromium typecheck
+test: deps chromium typecheck imports
 	cd renderer && npm test --silent
 	$(PY) -m pytest -q
 
@@ -48,6 +48,10 @@ test-python: deps
 
 bench: deps chromium
 	$(PY) -m modalcore.bench
+
+# Imports only go down: wire < core < rules < slices < flows < views < engine < runtime < server
+imports: deps
+	.venv/bin/lint-imports
 
 # mypy strict over the engine and its tests (issue 12 item 10)
 typecheck: deps

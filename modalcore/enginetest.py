@@ -18,12 +18,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .engine.cmds import CancelTimer, Cmd, Effect, StartTimer
-from .engine.model import Model, Step, initial_model
-from .engine.msg import Msg
+from .core.cmds import CancelTimer, Cmd, Effect, StartTimer
+from .slices.model import Model, Step, initial_model
+from .core.msg import Msg
 from .engine.record import Recorder
 from .engine.session import Output, Session
-from .engine.shape import Slice, Table
+from .core.shape import Slice, Table
 from .engine.update import FLOWS, SLICES
 from .slices.accounts import AccountsState, AccountState
 from .slices.options import parse_options

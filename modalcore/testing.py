@@ -37,11 +37,11 @@ from starlette.applications import Starlette
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from .engine.model import initial_model
-from .engine.msg import Msg
+from .slices.model import initial_model
+from .core.msg import Msg
 from .engine.record import Recorder
 from .engine.session import Session
-from .engine.shape import Table
+from .core.shape import Table
 from .engine.update import ENGINE
 from .runtime.analytics import MemorySink
 from .runtime.clock import Clock, FakeClock

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from modalcore.chains.catalog import Network
-from modalcore.engine.cmds import Call, CallSettled, Cmd, StartTimer, Track
-from modalcore.engine.model import initial_model
-from modalcore.engine.msg import Msg
+from modalcore.core.cmds import Call, CallSettled, Cmd, StartTimer, Track
+from modalcore.slices.model import initial_model
+from modalcore.core.msg import Msg
 from modalcore.engine.session import Output, Session
 from modalcore.slices.options import parse_options
 from modalcore.wire.frames import AnnouncedWallet, EffectError, EffectResult, Env, Intent, WalletEvent

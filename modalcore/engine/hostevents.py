@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..views.parts import truncate_address
-from .model import Model
+from ..slices.model import Model
 
 
 def host_state(model: Model) -> dict[str, dict[str, Any]]:

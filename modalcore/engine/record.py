@@ -18,8 +18,9 @@ from pydantic import TypeAdapter
 from ..chains.catalog import Network
 from ..slices.options import HostOptions, parse_options
 from ..wire.frames import AnnouncedWallet, ClientFrame, Join
-from .model import initial_model
-from .msg import Msg, msg_from_data, msg_to_data
+from ..slices.model import initial_model
+from ..core.msg import Msg, msg_from_data, msg_to_data
+from .session import Session
 
 _client_frame: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
 _networks: TypeAdapter[tuple[Network, ...]] = TypeAdapter(tuple[Network, ...])
@@ -80,8 +81,6 @@ def read_events(path: Path) -> Iterator[dict[str, Any]]:
 
 def replay(path: Path) -> Divergence | None:
     """Re-run a recording; the first outbound frame that differs, or None when all match."""
-    from .session import Session
-
     events = list(read_events(path))
     session: Session | None = None
     expected = [event["frame"] for event in events if event["k"] == "out"]

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
-from .evolve import replace
+from ..core.evolve import replace
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..chains.catalog import Network
 from ..slices.connection import Reattached
@@ -33,12 +33,14 @@ from ..wire.frames import (
 )
 from ..wire.nodes import Node, index_tree
 from . import hostevents
-from .cmds import CancelEffect, CancelTimer, Cmd, Dispatch, Effect, EffectSettled, StartTimer
-from .model import Model
-from .msg import Msg
-from .record import Recorder
-from .shape import Table
+from ..core.cmds import CancelEffect, CancelTimer, Cmd, Dispatch, Effect, EffectSettled, StartTimer
+from ..slices.model import Model
+from ..core.msg import Msg
+from ..core.shape import Table
 from .update import ENGINE, update
+
+if TYPE_CHECKING:
+    from .record import Recorder
 
 RING_SIZE = 256
 INTENT_MEMORY = 256

@@ -27,9 +27,9 @@ from ..slices import (
     switching,
     theme,
 )
-from .model import Model, Step
-from .msg import Msg
-from .shape import Slice, Table
+from ..slices.model import Model, Step
+from ..core.msg import Msg
+from ..core.shape import Slice, Table
 
 log = logging.getLogger(__name__)
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..engine.cmds import Cmd
-from ..engine.shape import Slice
+from ..core.cmds import Cmd
+from ..core.shape import Slice
 from ..slices import connection, directory, nfts, send
 from ..slices.connection import Reattached
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from ..slices.model import Model, Step
 
 AFTER_RELOAD = (directory.on_reattached, nfts.on_reattached, send.on_reattached)
 

@@ -17,8 +17,8 @@ from collections.abc import Sequence, Callable, Iterable
 from dataclasses import dataclass
 from typing import IO, Any, Protocol
 
-from ..engine.cmds import Call, CancelTimer, Cmd, StartTimer, Track
-from ..engine.msg import Msg
+from ..core.cmds import Call, CancelTimer, Cmd, StartTimer, Track
+from ..core.msg import Msg
 from ..engine.persist import PendingTimer, session_to_bytes
 from ..chains.catalog import Network
 from ..slices.options import HostOptions

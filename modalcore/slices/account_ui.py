@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import TYPE_CHECKING, Any
 
-from ..engine.cmds import Effect, EffectSettled
-from ..engine.msg import Msg
-from ..engine.shape import Handler, Slice
+from ..core.cmds import Effect, EffectSettled
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice
 from . import snack
 from . import nfts
 from .history import fetch
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 TABS = ("Tokens", "NFTs", "Activity")
 

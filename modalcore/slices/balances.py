@@ -7,18 +7,18 @@ JSON-RPC). A failure blocks retries for 30 s and shows 'Token Balance Unavailabl
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import TYPE_CHECKING, Any
 
-from ..engine.cmds import Call, CallSettled
-from ..engine.shape import Slice, purpose
+from ..core.cmds import Call, CallSettled
+from ..core.shape import Slice, purpose
 from ..rules.format import floor3, quantity
 from . import snack
 from .accounts import TokenBalance
 from ..rules import texts
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 RETRY_WINDOW_MS = 30_000
 CACHE_MS = 30_000  # portfolio and native balance caches

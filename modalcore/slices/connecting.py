@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..engine.cmds import Effect
-from ..engine.shape import purpose
+from ..core.cmds import Effect
+from ..core.shape import purpose
 
 if TYPE_CHECKING:
-    from ..engine.model import Model
+    from .model import Model
 
 CONNECT_TIMEOUT_MS = 120_000
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import TYPE_CHECKING, Any
 
 from ..chains.catalog import Network
-from ..engine.cmds import Cmd, Effect, EffectSettled
-from ..engine.msg import Msg
-from ..engine.shape import Handler, Slice, purpose
+from ..core.cmds import Cmd, Effect, EffectSettled
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice, purpose
 from ..rules.addresses import checksum, is_evm_address
 from ..rules.caip import CaipError, validate_evm_chain_id
 from ..rules.rpc_errors import classify
@@ -30,7 +30,7 @@ from .disconnect import cleared
 from .switching import enter_unsupported_if_needed
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 RESYNC_TIMEOUT_MS = 10_000
 NAMESPACE = "eip155"

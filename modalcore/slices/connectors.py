@@ -6,19 +6,19 @@ EIP-6963 uuid of this page load, which the renderer's bridge knows the provider 
 
 from __future__ import annotations
 
-from ..engine.msg import Msg
-from ..engine.shape import Handler, Slice
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import TYPE_CHECKING, Literal
 
 from ..wire.frames import AnnouncedWallet
 from .wallet_events import WalletAnnounced
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 ConnectorType = Literal["MULTI_CHAIN", "AUTH", "ANNOUNCED", "WALLET_CONNECT", "INJECTED", "EXTERNAL"]
 MAX_CONNECTORS = 32

@@ -12,21 +12,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ..directory import platform
 from ..directory.wallets import Wallet, wallets_from_data
-from ..engine.cmds import CancelTimer, Call, CallSettled, Cmd, Dispatch, Effect, EffectSettled, StartTimer
-from ..engine.msg import Msg
-from ..engine.shape import Handler, Slice, purpose
+from ..core.cmds import CancelTimer, Call, CallSettled, Cmd, Dispatch, Effect, EffectSettled, StartTimer
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice, purpose
 from . import router
 from .connection import PressedWallet, Reattached
 from .connectors import Connector
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 PAGE_ENTRIES = 40
 IMAGES_PER_PAGE = 20  # SPEC §9: images for the first 20 of each page

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import TYPE_CHECKING
 
-from ..engine.cmds import CancelTimer, Cmd, EffectSettled, StartTimer, Track
-from ..engine.msg import Msg
-from ..engine.shape import Handler, Slice
+from ..core.cmds import CancelTimer, Cmd, EffectSettled, StartTimer, Track
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice
 from ..rules.rpc_errors import classify
 from . import modal, router, snack
 from .balances import BalancesState
@@ -17,7 +17,7 @@ from .host import HostDisconnected
 from ..rules import texts
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 DISCONNECT_BOUND_MS = 3000
 # A wallet that has no permission to revoke has nothing to undo: not a failure.

@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from datetime import UTC, datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from ..engine.cmds import Call, CallSettled, Track
-from ..engine.msg import Msg
-from ..engine.shape import Handler, Slice, purpose
+from ..core.cmds import Call, CallSettled, Track
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice, purpose
 from . import snack
 from ..rules import texts
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 log = logging.getLogger(__name__)
 

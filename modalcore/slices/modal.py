@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import TYPE_CHECKING
 
-from ..engine.cmds import StartTimer
-from ..engine.shape import Handler, Slice
-from ..engine.msg import Msg
+from ..core.cmds import StartTimer
+from ..core.shape import Handler, Slice
+from ..core.msg import Msg
 from . import router
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 SHAKE_MS = 500
 SIGN_AND_APPROVE_VIEWS = ("SIWXSignMessage", "ConnectingSiwe", "ApproveTransaction")

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import TYPE_CHECKING
 
-from ..engine.shape import Handler, Slice
-from ..engine.msg import Msg
+from ..core.shape import Handler, Slice
+from ..core.msg import Msg
 from . import modal, router, stack
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 
 @dataclass(frozen=True)

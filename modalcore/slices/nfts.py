@@ -14,14 +14,14 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..engine.cmds import Call, CallSettled
-from ..engine.evolve import replace
-from ..engine.shape import Slice, purpose
+from ..core.cmds import Call, CallSettled
+from ..core.evolve import replace
+from ..core.shape import Slice, purpose
 from . import snack
 from .connection import Reattached
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 log = logging.getLogger(__name__)
 

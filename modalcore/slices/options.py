@@ -8,12 +8,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..rules.caip import parse_caip2
 from ..rules import texts
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from .theme import from_options
 
 if TYPE_CHECKING:
     from ..chains.catalog import Network
-    from ..engine.model import Model
+    from .model import Model
 
 SOCIALS = ("google", "x", "discord", "farcaster", "github", "apple", "facebook")
 CONNECT_METHODS = ("email", "social", "wallet")

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import TYPE_CHECKING
 
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 # The views the router can show: each has a module in `views/` (VIEW_MODULES, checked by
 # tests/engine/test_view_registry.py). SPEC §2 names more (ConnectingWalletConnect,

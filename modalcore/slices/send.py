@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from decimal import Decimal, InvalidOperation, localcontext
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..engine.cmds import Call, CallSettled, CancelEffect, EffectSettled, Track
-from ..engine.msg import Msg
-from ..engine.shape import Handler, Slice, purpose
+from ..core.cmds import Call, CallSettled, CancelEffect, EffectSettled, Track
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice, purpose
 from ..rules.addresses import checksum, is_evm_address
 from ..rules.format import usd
 from ..rules.rpc_errors import classify, readable
@@ -29,7 +29,7 @@ from ..services.send import erc20_tx, native_tx
 from . import balances, history
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
     from .accounts import TokenBalance
 
 SEND_TIMEOUT_MS = 300_000  # the visitor may take a while in the wallet

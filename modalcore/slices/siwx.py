@@ -8,13 +8,13 @@ origin verified at the handshake, has the wallet `personal_sign` it and the engi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ..engine.cmds import Call, CallSettled, Cmd, EffectSettled, Track
-from ..engine.msg import Msg
-from ..engine.shape import Handler, Slice, purpose
+from ..core.cmds import Call, CallSettled, Cmd, EffectSettled, Track
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice, purpose
 from ..siwx.message import SiwxMessage, SiwxMessageError
 from . import modal, router, snack
 from ..rules import texts
@@ -22,7 +22,7 @@ from .connecting import wallet_request
 from .disconnect import start as disconnect
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 AUTHENTICATING = texts.AUTHENTICATING
 DECLINED = texts.SIGNATURE_DECLINED

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import TYPE_CHECKING, Literal
 
-from ..engine.cmds import CancelTimer, Cmd, StartTimer
-from ..engine.shape import Handler, Slice
-from ..engine.msg import Msg
+from ..core.cmds import CancelTimer, Cmd, StartTimer
+from ..core.shape import Handler, Slice
+from ..core.msg import Msg
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 RESHOW_DELAY_MS = 150
 AUTO_CLOSE_MS = 2500

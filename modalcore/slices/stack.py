@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..engine.cmds import Cmd, Dispatch
-from ..engine.evolve import replace
-from ..engine.msg import Msg
+from ..core.cmds import Cmd, Dispatch
+from ..core.evolve import replace
+from ..core.msg import Msg
 from . import modal
 from .router import back_to_index, reset
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 
 def go_back(model: Model) -> Step:

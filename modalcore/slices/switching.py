@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import TYPE_CHECKING
 
 from ..chains.catalog import Network
-from ..engine.cmds import EffectSettled
-from ..engine.msg import Msg
-from ..engine.shape import Handler, Slice
+from ..core.cmds import EffectSettled
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice
 from ..rules.addresses import checksum, is_evm_address
 from ..rules.caip import CaipError, parse_caip2, validate_evm_chain_id
 from ..rules.rpc_errors import classify
@@ -23,7 +23,7 @@ from .connecting import wallet_request
 from .disconnect import cleared
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 UNRECOGNIZED_CHAIN = 4902
 

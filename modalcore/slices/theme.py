@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import TYPE_CHECKING, Literal
 
-from ..engine.shape import Handler, Slice
-from ..engine.msg import Msg
+from ..core.shape import Handler, Slice
+from ..core.msg import Msg
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 ThemeMode = Literal["light", "dark"]
 

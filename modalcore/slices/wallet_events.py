@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..engine.msg import Msg
+from ..core.msg import Msg
 from ..wire.frames import AnnouncedWallet, WalletEvent
 
 

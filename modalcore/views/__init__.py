@@ -6,11 +6,11 @@ One module per view; each exports `body(model) -> Node` and `TITLE` (or `title(m
 from __future__ import annotations
 
 from collections.abc import Callable
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from types import ModuleType
 from typing import Any
 
-from ..engine.model import Model
+from ..slices.model import Model
 from ..slices import modal as modal_slice
 from ..slices import router as router_slice
 from ..slices.navigation import PressedClose

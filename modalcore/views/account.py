@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..engine.model import Model
+from ..slices.model import Model
 from ..rules.format import floor3, usd
 from ..slices.account_ui import TABS, PressedCopyAddress, select_tab
 from ..slices.disconnect import PressedDisconnect

@@ -3,7 +3,7 @@ value, receiver address), then a preview."""
 
 from __future__ import annotations
 
-from ..engine.model import Model
+from ..slices.model import Model
 from ..rules.format import floor3, usd
 from ..slices.send import (
     PressedSendMax,

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from modalcore.engine.model import Model, Step
-from modalcore.engine.msg import Msg
-from modalcore.engine.shape import Slice, Table
+from modalcore.slices.model import Model, Step
+from modalcore.core.msg import Msg
+from modalcore.core.shape import Slice, Table
 from modalcore.engine.update import ENGINE, FLOWS, SLICES, update
 from modalcore.enginetest import HARNESS_TABLE, HarnessStepApplied, build_model, table_with
 from modalcore.slices.navigation import PressedBack

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from modalcore.engine.model import Model, Step
-from modalcore.engine.msg import Msg
-from modalcore.engine.shape import Slice
+from modalcore.slices.model import Model, Step
+from modalcore.core.msg import Msg
+from modalcore.core.shape import Slice
 from modalcore.enginetest import Harness, build_model, table_with, with_history
 from modalcore.slices import snack, stack
 from modalcore.slices.router import TxEntry

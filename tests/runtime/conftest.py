@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from modalcore.engine.cmds import Call, CancelEffect, Effect, Track
-from modalcore.engine.model import Model, Step
-from modalcore.engine.msg import Msg
+from modalcore.core.cmds import Call, CancelEffect, Effect, Track
+from modalcore.slices.model import Model, Step
+from modalcore.core.msg import Msg
 from modalcore.engine.session import Session
-from modalcore.engine.shape import Slice, Table
+from modalcore.core.shape import Slice, Table
 from modalcore.engine.update import FLOWS, SLICES
 from modalcore.runtime.clock import FakeClock
 from modalcore.slices import snack

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from modalcore.engine.cmds import Call
+from modalcore.core.cmds import Call
 from modalcore.runtime.clock import FakeClock
 from modalcore.runtime.services import ServiceContext, ServiceError, default_services
 

@@ -10,7 +10,7 @@ import httpx
 from eth_account import Account
 from eth_account.messages import encode_defunct
 
-from modalcore.engine.cmds import Call, CallSettled, Track
+from modalcore.core.cmds import Call, CallSettled, Track
 from modalcore.siwx.service import siwx_services
 from modalcore.siwx.store import SqliteSiwxStore
 from modalcore.siwx.tokens import verify_token

@@ -18,7 +18,7 @@ from .cmds import CallSettled, EffectSettled
 from .msg import Msg
 
 if TYPE_CHECKING:
-    from .model import Model, Step
+    from ..slices.model import Model, Step
 
 log = logging.getLogger(__name__)
 
