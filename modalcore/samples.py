@@ -85,7 +85,7 @@ def fee(gas: int = 21_000, gas_price_wei: int = 1_000_000_000, transfer_ok: bool
     return {"fee": gas * gas_price_wei, "gas": gas, "gas_price": gas_price_wei, "transfer_ok": transfer_ok}
 
 
-def siwx_nonce(nonce: str = "sample-nonce-1234") -> dict[str, Any]:
+def siwx_nonce(nonce: str = "Sample0Nonce1234") -> dict[str, Any]:
     return {"nonce": nonce}
 
 

@@ -62,7 +62,9 @@ class Totals:
         return 2 if self.bad else 1 if self.diverged else 0
 
 
-def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
     files = list(_files(args.paths))
     if args.tree_at is not None and len(files) != 1:
         print("replay: --tree-at takes one file", file=err)
@@ -114,7 +116,8 @@ def _one(path: Path, args: argparse.Namespace, totals: Totals, out: TextIO) -> N
     for item in explained if args.all else explained[:1]:
         print("\n".join(f"    {line}" for line in item.lines(full=args.full)), file=out)
     if len(explained) > 1 and not args.all:
-        print(f"    … {len(explained) - 1} more diverging frames (--all lists them)", file=out)
+        more = len(explained) - 1
+        print(f"    … {more} more diverging frame{'s' if more > 1 else ''} (--all lists every one)", file=out)
 
 
 def _show(run_: Replay, args: argparse.Namespace, out: TextIO) -> None:
