@@ -63,9 +63,12 @@ class Scrubber:
         if not self.secrets:
             return value
         if isinstance(value, str):
-            for secret, placeholder in self.secrets.items():
+            exact = self.secrets.get(value)
+            if exact is not None:
+                return exact
+            for secret in sorted(self.secrets, key=len, reverse=True):  # a token holding another
                 if secret in value:
-                    value = value.replace(secret, placeholder)
+                    value = value.replace(secret, self.secrets[secret])
             return value
         if isinstance(value, dict):
             return {key: self.scrub(item) for key, item in value.items()}

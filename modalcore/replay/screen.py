@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-TEXT_PROPS = ("text", "title", "subtitle", "name", "message")  # `label` is for screen readers
+TEXT_PROPS = ("text", "title", "subtitle", "name", "amount", "message")  # `label` is for screen readers
 NOT_TEXT = ("view", "icon", "header")  # a view's name, an icon's name, the header's title (drawn by header/title)
 
 
@@ -29,7 +29,6 @@ def texts_on_screen(tree: dict[str, Any] | None) -> list[str]:
             value = props.get(key)
             if isinstance(value, str) and value.strip() and node.get("t") not in NOT_TEXT:
                 texts.append(value)
-                break
     return texts
 
 

@@ -15,12 +15,12 @@ ROOT = Path(__file__).resolve().parents[2]
 SESSIONS = ROOT / "fixtures" / "sessions"
 SEQUENCES = ROOT / "fixtures" / "sequences"
 COPIED = "Address copied"
-RENAMED = "Address copied to clipboard"
+RENAMED = "Copied to clipboard"
 
 
 @pytest.fixture
 def renamed_snack(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Today's engine says 'Address copied to clipboard' where the SPEC says 'Address copied'."""
+    """Today's engine says 'Copied to clipboard' where the SPEC says 'Address copied'."""
     original = snack.show
 
     def show(model: Any, message: str, *args: Any, **kwargs: Any) -> Any:

@@ -13,7 +13,7 @@ from modalcore.__main__ import main
 from modalcore.engine.record import replay_file
 from modalcore.replay.report import explain
 
-from .conftest import SESSIONS
+from .conftest import RENAMED, SESSIONS
 
 
 def _replay(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
@@ -35,7 +35,7 @@ def test_a_changed_text_is_named_by_node_and_prop_after_the_effect_result(
     first_patch = _line_of(path, '"message":"Address copied"')
     assert (f"diverged at frame 25 (patch) on line {first_patch}, after line {first_patch - 1}: "
             "effect_result e3 for clipboard") in out
-    assert "snackbar/message: 'Address copied' → 'Address copied to clipboard'" in out
+    assert "snackbar/message: 'Address copied' → 'Copied to clipboard'" in out
     assert "1 more diverging frame (--all lists every one)" in out
     assert "expected:" not in out  # the raw frames only with --full
     assert len(out) < 1000
@@ -58,7 +58,7 @@ def test_full_keeps_the_raw_frames(capsys: pytest.CaptureFixture[str]) -> None:
     expected = next(line for line in out.splitlines() if line.strip().startswith("expected:"))
     actual = next(line for line in out.splitlines() if line.strip().startswith("actual:"))
     assert json.loads(expected.split(":", 1)[1])["ops"][0][2]["message"] == "Address copied"
-    assert json.loads(actual.split(":", 1)[1])["ops"][0][2]["message"] == "Address copied to clipboard"
+    assert json.loads(actual.split(":", 1)[1])["ops"][0][2]["message"] == RENAMED
 
 
 def test_a_tampered_snapshot_names_the_node_and_the_socket_join(tmp_path: Path,
