@@ -36,9 +36,15 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    import os
+
     from .replay.cli import run
 
-    return run(args)
+    try:
+        return run(args)
+    except BrokenPipeError:  # piped into `head`: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,15 +1,21 @@
-"""A small harness for testing the engine sans I/O: a `Session` on a fake clock.
+"""The harness for testing the engine sans I/O: one `Session` on a fake clock, played by a
+scripted client (README "For testers"; the JSON sequences `replay` runs call these methods).
 
-    h = Harness(options={"networks": ["eip155:1"]})
-    h.intent("host", "open")            # a host API call, acknowledged "ok"
-    h.press("connect/all-wallets")      # an intent by node id
-    h.advance(500)                      # fire due timers (StartTimer commands), in order
-    assert h.model.router.view == "AllWallets"
-    assert h.find_text("All Wallets")
+    from modalcore import samples
+    h = Harness.from_join(samples.join())       # or Harness(options={...}) / Harness(build_model(...))
+    h.host("open")                              # a host API call; returns the intent_ack status
+    h.press("connect/all-wallets")              # an intent by node id (intent(node, act, args))
+    h.advance(500)                              # fire due timers (StartTimer commands), in order
+    h.expect(view="AllWallets", text="Dev Wallet")   # AssertionError naming every failed check
+
+    h.connect_wallet()                          # open, press the Dev Wallet, grant the account
+    h.settle_call("balances", samples.balances())    # the newest pending balances call returns
+    h.answer("clipboard", None)                 # the browser answers the pending effect
 
 The harness plays the client: it numbers its frames, acknowledges every server frame it has
 seen, keeps the timers the session asks for and fires them when the fake clock passes their due
 time, and records every frame and command it got. Nothing here sleeps or touches the network.
+Results come back in the shapes the services return (`modalcore.samples`).
 """
 
 from __future__ import annotations

@@ -78,6 +78,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
             continue
         try:
             _one(path, args, totals, out)
+        except BrokenPipeError:
+            raise
         except (ValueError, KeyError, OSError) as error:
             print(f"replay: bad recording {path}: {error}", file=err)
             totals.bad += 1
@@ -112,6 +114,10 @@ def _one(path: Path, args: argparse.Namespace, totals: Totals, out: TextIO) -> N
             print("\n".join(f"    {line}" for line in item.lines(full=args.full)), file=out)
         return
     totals.diverged += 1
+    if run_.frame_count() == 0:
+        print(f"DIVERGED  {path}: no expected frames recorded; --update saves today's "
+              f"{len(run_.actual())} (a hand-written sequence has no \"k\" fields)", file=out)
+        return
     print(f"DIVERGED  {path}: {len(explained)} of {run_.frame_count()} frames differ", file=out)
     for item in explained if args.all else explained[:1]:
         print("\n".join(f"    {line}" for line in item.lines(full=args.full)), file=out)

@@ -122,3 +122,14 @@ def test_serve_and_demo_take_a_record_name() -> None:
     for command in ("serve", "demo"):
         args = build_parser().parse_args([command, "--record-dir", "rec", "--record-name", "send flow"])
         assert (args.record_dir, args.record_name) == ("rec", "send flow")
+
+
+def test_a_recording_without_outputs_points_to_update(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "inputs.jsonl"
+    path.write_text("".join(line + "\n" for line in (SESSIONS / "navigate.jsonl").read_text().splitlines()
+                            if '"k":"out"' not in line))
+    status, out = _replay(capsys, str(path))
+    assert status == 1
+    assert "no expected frames recorded; --update saves today's 38" in out
+    assert main(["replay", "--update", str(path)]) == 0
+    assert replay(path) is None

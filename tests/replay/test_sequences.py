@@ -13,7 +13,7 @@ from modalcore.__main__ import main
 from modalcore.enginetest import Harness
 from modalcore.replay.sequence import run_sequence
 
-from .conftest import RENAMED, SEQUENCES
+from .conftest import RENAMED, ROOT, SEQUENCES
 
 
 def _write(tmp_path: Path, text: str) -> Path:
@@ -114,3 +114,26 @@ def test_harness_sample_results_are_what_the_slices_read() -> None:
     h.intent("account/tabs", "select", {"value": "2"})  # Activity
     h.settle_call("history", samples.history(samples.transaction(quantity="1.5", symbol="ETH")))
     h.expect(text=["Sent", "-1.500 ETH", "To 0x7099…79C8"])
+
+
+# ----- the README's worked example is the one that runs
+
+
+def _readme_block(after: str, language: str) -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index(f"```{language}\n", text.index(after)) + len(language) + 4
+    return text[start:text.index("```", start)]
+
+
+def test_the_readme_sequence_is_the_fixture() -> None:
+    block = _readme_block("### Write a sequence by hand", "")
+    fixture = (SEQUENCES / "connect_and_copy.jsonl").read_text(encoding="utf-8")
+    assert block.splitlines()[1:] == fixture.splitlines()[1:]
+
+
+def test_the_readme_pytest_example_passes() -> None:
+    namespace: dict[str, object] = {}
+    exec(compile(_readme_block("### The same from pytest", "python"), "README.md", "exec"), namespace)
+    test = namespace["test_copying_the_address_says_so"]
+    assert callable(test)
+    test()
