@@ -49,6 +49,7 @@ from .wire.frames import (
     WalletEvent,
 )
 from .wire.nodes import Node
+from .wire.registry import tree_errors
 
 DEFAULT_OPTIONS: dict[str, Any] = {"networks": ["eip155:1"]}
 DEV_ADDRESS = samples.DEV_ADDRESS
@@ -478,6 +479,8 @@ class Harness:
     # ----- bookkeeping
 
     def _take(self, out: Output) -> list[dict[str, Any]]:
+        if any(frame["t"] in ("snapshot", "patch") for frame in out.frames):
+            check_tree(self.session.tree)
         for frame in out.frames:
             self.server_seq = max(self.server_seq, frame["s"])
         self.frames.extend(out.frames)
@@ -491,6 +494,13 @@ class Harness:
                 self.cmds.append(cmd)
         self.last = list(out.frames)
         return self.last
+
+
+def check_tree(tree: Node) -> None:
+    """Every tree a test sees validates against the node registry (wire/registry.py)."""
+    errors = tree_errors(tree.to_wire())
+    if errors:
+        raise AssertionError("the tree breaks the node contract:\n" + "\n".join(errors[:20]))
 
 
 def effect_cmds(cmds: Iterable[Cmd]) -> list[Effect]:
