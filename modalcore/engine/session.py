@@ -36,7 +36,7 @@ from .cmds import CancelEffect, CancelTimer, Cmd, Dispatch, Effect, EffectSettle
 from .model import Model
 from .msg import Msg
 from .record import Recorder
-from .update import update
+from .update import refusal, update
 
 RING_SIZE = 256
 INTENT_MEMORY = 256
@@ -172,15 +172,31 @@ class Session:
         if isinstance(frame, EffectResult):
             return self._effect_result(frame, now)
         if isinstance(frame, WalletEvent):
-            from ..slices.wallet_events import message_for
-
-            msg = message_for(frame)
-            return self._deliver(msg, now) if msg is not None else Output()
+            return self._wallet_event(frame, now)
         if isinstance(frame, Resync):
             out = Output()
             out.frames.append(self.snapshot())
             return out
         return Output()
+
+    def _wallet_event(self, frame: WalletEvent, now: int) -> Output:
+        """A wallet event is applied, or refused with an `error` frame (it has no ack): data of
+        the wrong shape or over its bounds is `malformed`, an input that would take the session
+        past a total bound is `over_limit`. A refused event changes nothing."""
+        from ..slices.wallet_events import message_for
+
+        try:
+            msg = message_for(frame)
+        except FrameError as error:
+            return Output(frames=[self._error(error.code, error.message)])
+        reason = refusal(self.model, msg)
+        if reason is not None:
+            return Output(frames=[self._error("over_limit", reason)])
+        return self._deliver(msg, now)
+
+    def _error(self, code: str, message: str) -> dict[str, Any]:
+        """An `error` frame: not numbered, not kept in the ring (like the socket's own)."""
+        return {"t": "error", "s": 0, "a": self.in_seq, "code": code, "message": message}
 
     def _ack(self, acked: int) -> None:
         if acked > self.acked:
@@ -226,6 +242,9 @@ class Session:
         message = handler if isinstance(handler, Msg) else handler(args)
         if not isinstance(message, Msg):
             raise FrameError("invalid", "the action has nothing to do")
+        reason = refusal(self.model, message)
+        if reason is not None:
+            raise FrameError("invalid", reason)
         return message
 
     def _in_hidden(self, node_id: str) -> bool:

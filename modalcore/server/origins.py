@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from ..rules import limits as L
+
 DEFAULT_ALLOWED_ANCESTORS: tuple[str, ...] = (
     "http://localhost:*",
     "http://127.0.0.1:*",
@@ -117,8 +119,8 @@ class OriginPolicy:
         self.patterns = [parse_pattern(text) for text in texts]
 
     def allows(self, origin_header: str | None) -> bool:
-        if origin_header is None:
-            return False
+        if origin_header is None or len(origin_header) > L.ORIGIN_CHARS:
+            return False  # a session keeps its origin: bounded like any other input
         origin = parse_origin(origin_header)
         if origin is None:
             return False
