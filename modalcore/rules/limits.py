@@ -13,7 +13,7 @@ from __future__ import annotations
 MAX_FRAME_BYTES = 64 * 1024  # one client frame, encoded
 
 # ----- join
-ORIGIN_CHARS = 2048  # the handshake's Origin header (the session keeps it); longer is bad_origin
+ORIGIN_CHARS = 2048  # the handshake Origin header (the session keeps it); longer: bad_origin
 PROJECT_ID_CHARS = 128
 RESUME_TOKEN_CHARS = 512
 ENV_TIMEZONE_CHARS = 256
