@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..chains.catalog import Network
+from ..rules.limits import INTENT_MEMORY, RATE_BURST, RATE_PER_S, RING_SIZE
 from ..slices.connection import Reattached
 from ..slices.options import HostOptions
 from ..slices.host import HOST_ACTIONS, HOST_NODE_ID
@@ -38,10 +39,6 @@ from .msg import Msg
 from .record import Recorder
 from .update import refusal, update
 
-RING_SIZE = 256
-INTENT_MEMORY = 256
-RATE_BURST = 30.0
-RATE_PER_S = 30.0
 MAX_DISPATCH_DEPTH = 16
 
 

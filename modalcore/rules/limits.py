@@ -11,6 +11,10 @@ from __future__ import annotations
 
 # ----- frames (PROTOCOL.md, "Limits")
 MAX_FRAME_BYTES = 64 * 1024  # one client frame, encoded
+RATE_BURST = 30.0  # intents per session: a token bucket of 30 …
+RATE_PER_S = 30.0  # … refilled at 30 a second; beyond it `intent_ack rate_limited`
+RING_SIZE = 256  # server frames a session keeps for a reconnect to replay
+INTENT_MEMORY = 256  # intent ids a session remembers (a retransmission is acked, not re-applied)
 
 # ----- join
 ORIGIN_CHARS = 2048  # the handshake Origin header (the session keeps it); longer: bad_origin
@@ -68,4 +72,5 @@ VIEW_NAME_CHARS = 64
 
 # ----- lists a session grows as the visitor scrolls
 MAX_HISTORY_TRANSACTIONS = 200  # Activity: pages of 10 stop being offered past this
+MAX_NFTS = 100  # NFTs kept from a scan of the account (the count of the rest is kept)
 MAX_LISTED_WALLETS = 1000  # All Wallets: pages of 40 stop being offered past this (search finds the rest)
