@@ -70,6 +70,9 @@ TEXT_INPUT_CHARS = 256  # change / submit: search text, send amount, send receiv
 SELECT_CHARS = 128
 VIEW_NAME_CHARS = 64
 
+# ----- sign-in
+MAX_OPEN_NONCES = 4  # unused SIWX nonces kept per engine session (older ones are dropped)
+
 # ----- lists a session grows as the visitor scrolls
 MAX_HISTORY_TRANSACTIONS = 200  # Activity: pages of 10 stop being offered past this
 MAX_NFTS = 100  # NFTs kept from a scan of the account (the count of the rest is kept)
