@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..chains.catalog import Network
-from ..rules.limits import INTENT_MEMORY, RATE_BURST, RATE_PER_S, RING_SIZE
+from ..rules.limits import INTENT_MEMORY, RATE_BURST, RATE_PER_S, RING_BYTES, RING_SIZE
 from ..slices.connection import Reattached
 from ..slices.options import HostOptions
 from ..slices.host import HOST_ACTIONS, HOST_NODE_ID
@@ -64,7 +64,8 @@ class Session:
         self.out_seq = 0
         self.in_seq = 0  # highest client sequence number processed
         self.acked = 0  # highest server sequence number the client processed
-        self.ring: deque[tuple[int, bytes]] = deque(maxlen=RING_SIZE)
+        self.ring: deque[tuple[int, bytes]] = deque()  # at most RING_SIZE frames, RING_BYTES bytes
+        self.ring_bytes = 0
         self.intents: OrderedDict[str, str] = OrderedDict()
         self.tokens = RATE_BURST
         self.tokens_at = now
@@ -79,8 +80,17 @@ class Session:
         self.out_seq += 1
         frame: dict[str, Any] = {"t": t, "s": self.out_seq, "a": self.in_seq}
         frame.update(fields)
-        self.ring.append((self.out_seq, encode(frame)))
+        data = encode(frame)
+        self.ring.append((self.out_seq, data))
+        self.ring_bytes += len(data)
+        # bounded in frames and in bytes (the newest frame always stays): a client that stops
+        # acknowledging, or whose frames dropped out, gets a snapshot when it comes back
+        while len(self.ring) > RING_SIZE or (self.ring_bytes > RING_BYTES and len(self.ring) > 1):
+            self._drop_oldest()
         return frame
+
+    def _drop_oldest(self) -> None:
+        self.ring_bytes -= len(self.ring.popleft()[1])
 
     def encoded(self, frame: dict[str, Any]) -> bytes:
         """The bytes of a frame this session produced (from the ring, encoded once)."""
@@ -199,7 +209,7 @@ class Session:
         if acked > self.acked:
             self.acked = acked
         while self.ring and self.ring[0][0] <= self.acked:
-            self.ring.popleft()
+            self._drop_oldest()
 
     def _intent(self, frame: Intent, now: int) -> Output:
         out = Output()

@@ -13,7 +13,8 @@ from __future__ import annotations
 MAX_FRAME_BYTES = 64 * 1024  # one client frame, encoded
 RATE_BURST = 30.0  # intents per session: a token bucket of 30 …
 RATE_PER_S = 30.0  # … refilled at 30 a second; beyond it `intent_ack rate_limited`
-RING_SIZE = 256  # server frames a session keeps for a reconnect to replay
+RING_SIZE = 256  # server frames a session keeps for a reconnect to replay …
+RING_BYTES = 1024 * 1024  # … and their bytes at most (past either, a reconnect gets a snapshot)
 INTENT_MEMORY = 256  # intent ids a session remembers (a retransmission is acked, not re-applied)
 
 # ----- join

@@ -237,3 +237,27 @@ def test_an_origin_longer_than_the_bound_is_not_allowed() -> None:
     policy = OriginPolicy(["https://*.example.com"], include_defaults=False)
     assert policy.allows("https://app.example.com")
     assert not policy.allows("https://" + "b" * L.ORIGIN_CHARS + ".example.com")
+
+
+# ----- the frames a session keeps for a reconnect
+
+
+def test_the_frame_ring_is_bounded_in_bytes_for_a_client_that_never_acknowledges(h: Harness) -> None:
+    from modalcore.wire.frames import Intent
+
+    session = h.session
+    for n in range(300):  # theme frames of ~9 KB each; the client acknowledges nothing
+        value = f"{n:04d}" + "x" * (L.THEME_VALUE_CHARS - 4)
+        variables = {f"--w3m-v{k}": value for k in range(L.MAX_THEME_VARIABLES)}
+        frame = Intent(t="intent", s=n + 1, a=0, iid=f"t{n}", node="host", act="set_theme_variables",
+                       args={"variables": variables})
+        out = session.receive(frame, 100 * n)
+        assert [f["status"] for f in out.frames if f["t"] == "intent_ack"] == ["ok"]
+    held = sum(len(data) for _, data in session.ring)
+    assert held <= L.RING_BYTES
+    assert held == session.ring_bytes
+    seqs = [seq for seq, _ in session.ring]
+    assert seqs == list(range(seqs[0], session.out_seq + 1))  # contiguous, the newest kept
+    # the frames that fell out cannot be replayed: a reconnect from the start gets a snapshot
+    frames = h.rejoin(last=1)
+    assert [f["t"] for f in frames][:3] == ["joined", "theme", "snapshot"]
