@@ -50,6 +50,9 @@ def test_theme_variables_stay_bounded_in_total_over_400_calls(h: Harness) -> Non
     overrides = [key for key in h.theme()["vars"] if key.startswith("--w3m-k")]
     assert len(overrides) == L.MAX_THEME_VARIABLES
     assert len(encode(h.theme())) < 20_000
+    from modalcore.engine.persist import session_to_bytes
+
+    assert len(session_to_bytes(h.session)) < 64 * 1024  # what the store saves, and a resume restores
 
 
 def test_theme_variables_over_the_total_are_refused_and_change_nothing(h: Harness) -> None:
