@@ -103,8 +103,12 @@ def refuse_announcement(model: Model, msg: WalletAnnounced) -> str | None:
     """Announcements accumulate over a page's life: a wallet that is not known yet is refused once
     the session holds MAX_CONNECTORS (PROTOCOL.md, "Bounds")."""
     connector = connector_from_announcement(msg.uuid, msg.name, msg.icon, msg.rdns)
-    if model.connectors.get(connector.id) is None and len(model.connectors.items) >= MAX_CONNECTORS:
+    items = model.connectors.items
+    if model.connectors.get(connector.id) is None and len(items) >= MAX_CONNECTORS:
         return f"announce: at most {MAX_CONNECTORS} wallets in a session"
+    icons = sum(len(c.image_url) for c in items if c.id != connector.id) + len(connector.image_url)
+    if icons > L.MAX_ANNOUNCED_ICON_CHARS:
+        return f"announce: the wallets' icons hold at most {L.MAX_ANNOUNCED_ICON_CHARS} characters in a session"
     return None
 
 

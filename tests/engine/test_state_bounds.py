@@ -119,6 +119,22 @@ def test_announced_wallets_accumulate_up_to_the_bound_then_are_refused(h: Harnes
     assert h.model.connectors.get("io.metamask").ref == "mm-uuid-2"  # type: ignore[union-attr]
 
 
+def test_announced_icons_are_bounded_in_total(h: Harness) -> None:
+    icon = "data:image/png;base64," + "A" * (L.WALLET_ICON_CHARS - 22)
+    fit = (L.MAX_ANNOUNCED_ICON_CHARS - len(METAMASK["icon"])) // len(icon)
+    for n in range(fit):
+        frames = h.wallet_event(f"uuid-{n}", "announce", announcement(n, icon=icon))
+        assert "error" not in [f["t"] for f in frames]
+    before = snapshot(h)
+    frames = h.wallet_event("uuid-99", "announce", announcement(99, icon=icon))
+    assert [(f["t"], f["code"]) for f in frames] == [("error", "over_limit")]
+    assert_unchanged(h, before)
+    # a wallet already known may change its icon within the budget (here: a smaller one)
+    frames = h.wallet_event("uuid-0", "announce", announcement(0, icon="data:image/svg+xml,x"))
+    assert "error" not in [f["t"] for f in frames]
+    assert len(h.model.connectors.items) == fit + 1
+
+
 @pytest.mark.parametrize("fields", [
     {"icon": "data:image/svg+xml," + "x" * L.WALLET_ICON_CHARS},
     {"name": "n" * (L.WALLET_NAME_CHARS + 1)},
