@@ -7,6 +7,14 @@ an operator reading the code finds them together.
 
 from __future__ import annotations
 
+# A new socket must send its `join` within this time (else close 4003); until then no session
+# exists for it.
+JOIN_TIMEOUT_S = 10.0
+
+# Frames over the size limit are answered `error too_large`; the socket is closed (1009) at
+# this many.
+TOO_LARGE_LIMIT = 3
+
 # A resume token stays valid this long after the next `joined` replaced it (a reconnect that
 # raced the `joined` frame still resumes); older generations are refused.
 RESUME_GRACE_MS = 30_000

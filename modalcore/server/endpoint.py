@@ -12,6 +12,7 @@ from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketState
 
+from ..limits import JOIN_TIMEOUT_S, TOO_LARGE_LIMIT
 from ..runtime.runner import SessionRunner
 from ..slices.options import OptionsError, parse_options
 from ..wire.codec import MAX_FRAME_BYTES, encode
@@ -21,8 +22,6 @@ from .hub import Hub
 
 log = logging.getLogger(__name__)
 
-JOIN_TIMEOUT_S = 10.0
-TOO_LARGE_LIMIT = 3
 CLOSE_BAD_ORIGIN = 4001
 CLOSE_NO_PROJECT = 4002
 CLOSE_NOT_JOINED = 4003
