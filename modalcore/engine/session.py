@@ -106,14 +106,17 @@ class Session:
 
     # ----- resume tokens (PROTOCOL.md, "Resume"): the runtime signs, the session counts
     def accepts_token(self, generation: int, now: int) -> bool:
-        """A token of this generation may resume the session: the newest one, or the one it
-        replaced for RESUME_GRACE_MS."""
-        if generation == self.token_gen:
+        """A (verified) token of this generation may resume the session: the newest one, or the
+        one it replaced for RESUME_GRACE_MS. A newer generation than the saved one was issued
+        too, and its rotation lost in a crash before the save: accepted."""
+        if generation >= self.token_gen:
             return True
         return generation == self.token_gen - 1 and now < self.token_prev_until
 
-    def rotate_token(self, now: int) -> int:
-        """The generation of the next token (each `joined` carries a new one)."""
+    def rotate_token(self, now: int, presented: int | None = None) -> int:
+        """The generation of the next token (each `joined` carries a new one); `presented` is
+        the generation the client resumed with."""
+        self.token_gen = max(self.token_gen, presented or 0)
         if self.token_gen > 0:
             self.token_prev_until = now + RESUME_GRACE_MS
         self.token_gen += 1

@@ -354,7 +354,7 @@ class SessionRunner:
             item.done.set_exception(TokenRefused(self.id))
             item.done.exception()  # retrieved here: the caller may be gone
             return
-        token = item.issue(self.session.rotate_token(now))
+        token = item.issue(self.session.rotate_token(now, item.presented))
         previous = self.outlet
         self.outlet = item.outlet
         self._told = 0

@@ -209,3 +209,16 @@ async def test_live_sessions_are_counted_per_client_address() -> None:
         assert finished is not None
         await finished
         assert not hub.address_full("10.0.0.1")
+
+
+async def test_a_token_whose_rotation_was_lost_in_a_crash_still_resumes(hub: Hub) -> None:
+    """The engine signed generation 2 and died before saving that: the saved session says 1.
+    Only the engine can sign a generation, so a newer one than the saved one is accepted."""
+    session_id, _ = await new_runner(hub)
+    assert hub.runners[session_id].session.token_gen == 1
+    issued_before_the_crash = hub.token_issuer(session_id, TEST_PROJECT, TEST_ORIGIN)(2)
+    again = await resume_with(hub, issued_before_the_crash)
+    assert again is not None and again.frames[0]["resumed"] is True
+    assert again.frames[0]["resume"].split(".")[1] == "3"
+    clock_of(hub).advance(RESUME_GRACE_MS)
+    assert await resume_with(hub, issued_before_the_crash) is None
