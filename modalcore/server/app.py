@@ -95,6 +95,7 @@ def create_app(
     analytics: AnalyticsSink | None = None,
     store: SessionStore | None = None,
     record_dir: Path | str | None = None,
+    record_name: str | None = None,
 ) -> Starlette:
     """The engine app. Anything not given comes from `config` (or the built-in default)."""
     config = config or default_config()
@@ -108,6 +109,7 @@ def create_app(
         analytics=analytics or LogSink(),
         store=session_store,
         record_dir=Path(record_dir) if record_dir is not None else None,
+        record_name=record_name,
     )
     static_dir = config.static_path()
     siwx_store, signer = open_siwx(config)

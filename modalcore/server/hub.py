@@ -58,12 +58,14 @@ class Hub:
         analytics: AnalyticsSink,
         store: SessionStore,
         record_dir: Path | None = None,
+        record_name: str | None = None,
     ) -> None:
         self.config = config
         self.known_networks = config.known_networks()  # shared by every session's model
         self.clock = clock
         self.store = store
         self.record_dir = record_dir
+        self.record_name = record_name  # written in each recording's header
         self.http: httpx.AsyncClient | None = None
         self.runners: dict[str, SessionRunner] = {}
         self._addresses: dict[str, str] = {}  # session id -> the client address it is counted for
@@ -140,7 +142,7 @@ class Hub:
         if self.record_dir is not None:
             self.record_dir.mkdir(parents=True, exist_ok=True)
             record_file = (self.record_dir / f"{session_id}.jsonl").open("w")
-            session.recorder = Recorder(record_file)
+            session.recorder = Recorder(record_file, name=self.record_name)
             session.recorder.join(now, session_id, origin, join, model.networks.known)
         runner = SessionRunner(session, self.deps, record_file=record_file)
         self.runners[session_id] = runner
