@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..chains.catalog import Network
+from ..rules.limits import RESUME_GRACE_MS
 from ..rules.limits import INTENT_MEMORY, RATE_BURST, RATE_PER_S, RING_BYTES, RING_SIZE
 from ..slices.connection import Reattached
 from ..slices.options import HostOptions
@@ -73,6 +74,10 @@ class Session:
         self.host_sent: dict[str, Any] = {}
         self._host_inputs: tuple[Any, ...] = ()
         self.theme_sent: dict[str, Any] | None = None
+        self.snapshot_v = 0  # the tree version the latest snapshot carried
+        self.acted = False  # one of its intents was applied (only then is it worth saving)
+        self.token_gen = 0  # generation of the newest resume token
+        self.token_prev_until = 0  # until then (ms) the generation before it is accepted too
         self.recorder: Recorder | None = None
 
     # ----- frames out
@@ -103,7 +108,26 @@ class Session:
 
     def snapshot(self) -> dict[str, Any]:
         self.version += 1
+        self.snapshot_v = self.version
         return self._frame("snapshot", v=self.version, tree=self.tree.to_wire())
+
+    # ----- resume tokens (PROTOCOL.md, "Resume"): the runtime signs, the session counts
+    def accepts_token(self, generation: int, now: int) -> bool:
+        """A (verified) token of this generation may resume the session: the newest one, or the
+        one it replaced for RESUME_GRACE_MS. A newer generation than the saved one was issued
+        too, and its rotation lost in a crash before the save: accepted."""
+        if generation >= self.token_gen:
+            return True
+        return generation == self.token_gen - 1 and now < self.token_prev_until
+
+    def rotate_token(self, now: int, presented: int | None = None) -> int:
+        """The generation of the next token (each `joined` carries a new one); `presented` is
+        the generation the client resumed with."""
+        self.token_gen = max(self.token_gen, presented or 0)
+        if self.token_gen > 0:
+            self.token_prev_until = now + RESUME_GRACE_MS
+        self.token_gen += 1
+        return self.token_gen
 
     def welcome(
         self,
@@ -182,7 +206,8 @@ class Session:
             return self._wallet_event(frame, now)
         if isinstance(frame, Resync):
             out = Output()
-            out.frames.append(self.snapshot())
+            if self.snapshot_v != self.version:  # else the snapshot of this version is on its way
+                out.frames.append(self.snapshot())
             return out
         return Output()
 
@@ -230,6 +255,7 @@ class Session:
             )
             return out
         self._remember(frame.iid, "ok")
+        self.acted = True
         out.frames.append(self._frame("intent_ack", iid=frame.iid, status="ok"))
         out.extend(self._deliver(msg, now))
         return out

@@ -20,7 +20,6 @@ INTENT_MEMORY = 256  # intent ids a session remembers (a retransmission is acked
 # ----- join
 ORIGIN_CHARS = 2048  # the handshake Origin header (the session keeps it); longer: bad_origin
 PROJECT_ID_CHARS = 128
-RESUME_TOKEN_CHARS = 512
 ENV_TIMEZONE_CHARS = 256
 ENV_ORIGIN_CHARS = 2048
 ENV_MAX_WIDTH = 100_000
@@ -79,3 +78,24 @@ MAX_OPEN_NONCES = 4  # unused SIWX nonces kept per engine session (older ones ar
 MAX_HISTORY_TRANSACTIONS = 200  # Activity: pages of 10 stop being offered past this
 MAX_NFTS = 100  # NFTs kept from a scan of the account (the count of the rest is kept)
 MAX_LISTED_WALLETS = 1000  # All Wallets: pages of 40 stop being offered past this (search finds the rest)
+
+# ----- connection handling (operator settings are in server/config.py)
+# A new socket must send its `join` within this time (else close 4003); until then no session
+# exists for it.
+JOIN_TIMEOUT_S = 10.0
+
+# Frames over the size limit are answered `error too_large`; the socket is closed (1009) at
+# this many.
+TOO_LARGE_LIMIT = 3
+
+# A resume token stays valid this long after the next `joined` replaced it (a reconnect that
+# raced the `joined` frame still resumes); older generations are refused.
+RESUME_GRACE_MS = 30_000
+
+# A session none of whose intents was ever applied leaves memory this long after its last
+# socket closed (a used one stays `idle_evict_s`); it is never written to the store.
+UNUSED_SESSION_EVICT_MS = 60_000
+
+# Live sessions one client address may hold, unless the config says otherwise
+# (`max_sessions_per_address`).
+DEFAULT_MAX_SESSIONS_PER_ADDRESS = 64

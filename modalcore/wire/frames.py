@@ -45,7 +45,8 @@ class AnnouncedWallet(BaseModel):
 class Join(_Frame):
     t: Literal["join"]
     project: Annotated[str, Field(max_length=L.PROJECT_ID_CHARS)]
-    resume: Annotated[str, Field(max_length=L.RESUME_TOKEN_CHARS)] | None = None
+    # Any string (the frame size bounds it): a token that does not verify means a new session.
+    resume: str | None = None
     last: Seq | None = None
     env: Env = Env()
     opts: dict[str, Any] = {}
@@ -87,12 +88,18 @@ class Resync(_Frame):
     v: Seq
 
 
+class Leave(_Frame):
+    """The host destroyed the modal: end the session (PROTOCOL.md, "Client → server")."""
+
+    t: Literal["leave"]
+
+
 class Ack(_Frame):
     t: Literal["ack"]
 
 
 ClientFrame = Annotated[
-    Join | Intent | EffectResult | WalletEvent | Resync | Ack, Field(discriminator="t")
+    Join | Intent | EffectResult | WalletEvent | Resync | Leave | Ack, Field(discriminator="t")
 ]
 _client_frame: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
 
