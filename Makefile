@@ -49,7 +49,7 @@ test-python: deps
 bench: deps chromium
 	$(PY) -m modalcore.bench
 
-# Imports only go down: wire < core < rules < slices < flows < views < engine < runtime < server
+# Imports only go down: rules < wire < core < slices < flows < views < engine < runtime < server
 imports: deps
 	.venv/bin/lint-imports
 

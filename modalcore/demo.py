@@ -43,6 +43,7 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
             "projects": {"demo": {"name": "Modalcore demo dApp", "origins": []}},
             "networks": dev_networks(rpc_urls, deployment),
             "store": {"kind": "sqlite", "path": ".modalcore/sessions.db"},
+            "devchain_proxy": True,  # the Dev Wallet reaches the chains through /devchain
         })
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
         for chain_id, url in sorted(rpc_urls.items()):

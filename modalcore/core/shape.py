@@ -27,6 +27,8 @@ Handler = Callable[["Model", Any, int], "Step"]
 ResultHandler = Callable[["Model", Any, int, str], "Step"]
 # (model before, model after, now): reacts to a change of state rather than to one message
 Observer = Callable[["Model", "Model", int], "Step"]
+# (model, a client's input): a reason refuses the input (typed error, nothing changes); None lets it in
+Guard = Callable[["Model", Any], "str | None"]
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class Slice:
     effect_results: Mapping[str, ResultHandler] = field(default_factory=dict)
     call_results: Mapping[str, ResultHandler] = field(default_factory=dict)
     observe: Observer | None = None
+    guards: Mapping[type[Msg], Guard] = field(default_factory=dict)
 
 
 def purpose(name: str, param: str = "") -> str:
@@ -58,12 +61,14 @@ def _merge(kind: str, tables: list[tuple[str, Mapping[Any, Any]]]) -> dict[Any, 
 
 @dataclass(frozen=True)
 class Table:
-    """Message type -> handler, purpose name -> result handler, and the observers in order."""
+    """Message type -> handler, purpose name -> result handler, the observers in order, and the
+    guards run before a client's input is applied (rules/limits.py; PROTOCOL.md, "Bounds")."""
 
     handlers: Mapping[type[Msg], Handler]
     effect_results: Mapping[str, ResultHandler]
     call_results: Mapping[str, ResultHandler]
     observers: tuple[Observer, ...]
+    guards: Mapping[type[Msg], Guard] = field(default_factory=dict)
 
     @classmethod
     def of(cls, *slices: Slice) -> Table:
@@ -72,6 +77,7 @@ class Table:
             effect_results=MappingProxyType(_merge("effect result", [(s.name, s.effect_results) for s in slices])),
             call_results=MappingProxyType(_merge("call result", [(s.name, s.call_results) for s in slices])),
             observers=tuple(s.observe for s in slices if s.observe is not None),
+            guards=MappingProxyType(_merge("guard of", [(s.name, s.guards) for s in slices])),
         )
 
     def route(self, model: Model, msg: Msg, now: int) -> Step | None:

@@ -56,6 +56,13 @@ FLOWS: tuple[Slice, ...] = (reattach.SLICE,)
 ENGINE = Table.of(*SLICES, *FLOWS)
 
 
+def refusal(model: Model, msg: Msg, table: Table = ENGINE) -> str | None:
+    """Why `msg`, a client's input, must not be applied to `model`; None when it may. Slices bound
+    here what accumulates across inputs (`Slice.guards`; rules/limits.py; PROTOCOL.md, "Bounds")."""
+    guard = table.guards.get(type(msg))
+    return guard(model, msg) if guard is not None else None
+
+
 def update(model: Model, msg: Msg, now: int, table: Table = ENGINE) -> Step:
     step = table.route(model, msg, now)
     if step is None:

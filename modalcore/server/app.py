@@ -1,4 +1,5 @@
-"""`create_app(config) -> Starlette`: the websocket, health, static renderer and dev-chain proxy.
+"""`create_app(config) -> Starlette`: the websocket, health, static renderer and (when the
+config turns it on) the dev-chain proxy.
 
 Everything a request needs hangs off `app.state` (config, hub, store, http); there are no
 module-level singletons, so several apps (e.g. before and after a simulated restart) can live
@@ -131,13 +132,14 @@ def create_app(
     routes = [
         WebSocketRoute("/ws", websocket_endpoint),
         Route("/healthz", healthz),
-        Route("/devchain/{chainId:str}", devchain_proxy, methods=["POST"]),
         Route("/v1/engine", _engine_identity(signer.address)),
         *siwx_routes(siwx_store, engine_address=signer.address),
         *directory_routes(),
         Route("/", _index(static_dir)),
         Mount("/static", StaticFiles(directory=static_dir, check_dir=False), name="static"),
     ]
+    if config.devchain_proxy:  # a test asset: off unless the operator turns it on
+        routes.append(Route("/devchain/{chainId:str}", devchain_proxy, methods=["POST"]))
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.config = config
     app.state.hub = hub

@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from ..core.cmds import Call, CallSettled, Track
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice, purpose
+from ..rules import limits as L
 from . import snack
 from ..rules import texts
 
@@ -224,6 +225,9 @@ def on_history(model: Model, msg: CallSettled, now: int, caip_address: str) -> S
     known = {tx.id for tx in state.transactions}
     transactions = (*state.transactions, *(tx for tx in kept if tx.id not in known))
     next_cursor = result.get("next")
+    if len(transactions) >= L.MAX_HISTORY_TRANSACTIONS:
+        # the list a visitor scrolls is bounded: it ends here (no `more` is offered past it)
+        transactions, next_cursor = transactions[:L.MAX_HISTORY_TRANSACTIONS], None
     state = replace(
         state,
         transactions=transactions,
