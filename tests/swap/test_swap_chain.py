@@ -99,7 +99,7 @@ async def test_demo_to_tusd_approves_then_swaps_exactly_at_the_quote(
     assert await uniswap.allowance(demo, user) == 0  # the deployment leaves no allowance behind
     with devchain.rpc(31337) as rpc:
         demo_before, tusd_before = rpc.erc20_balance(demo, user), rpc.erc20_balance(tusd, user)
-        send(rpc, await uniswap.approve_tx(demo, user, amount))
+        send(rpc, await uniswap.approve_tx(quote, user))
         assert await uniswap.allowance(demo, user) == amount  # exactly the swap's amount
         tx = await uniswap.swap_tx(quote, user, deadline(rpc))
         assert tx.data.startswith("0x38ed1739") and tx.value == 0  # swapExactTokensForTokens
@@ -116,7 +116,7 @@ async def test_tusd_to_eth_uses_the_eth_router_function(devchain: ChainsInfo, ht
     quote = await uniswap.quote(tusd, NATIVE, 1_000 * 10**6)
     with devchain.rpc(31338) as rpc:
         eth_before = rpc.balance(user)
-        approve = send(rpc, await uniswap.approve_tx(tusd, user, quote.amount_in))
+        approve = send(rpc, await uniswap.approve_tx(quote, user))
         tx = await uniswap.swap_tx(quote, user, deadline(rpc))
         assert tx.data.startswith("0x18cbafe5")  # swapExactTokensForETH
         swap = send(rpc, tx)
@@ -197,5 +197,5 @@ async def test_bad_requests_are_typed_errors(devchains: ChainsInfo, http: httpx.
         await uniswap.quote(demo, demo, 1)
     with pytest.raises(SwapError, match="^Enter an amount greater than 0$"):
         await uniswap.quote(NATIVE, demo, 0)
-    with pytest.raises(SwapError):
-        await uniswap.approve_tx(NATIVE, demo, 1)
+    with pytest.raises(SwapError, match="^The native currency needs no approval$"):
+        await uniswap.approve_tx(await uniswap.quote(NATIVE, demo, 10**15), demo)

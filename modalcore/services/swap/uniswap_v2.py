@@ -30,6 +30,7 @@ from .types import (
 MAX_UINT256 = 2**256 - 1
 SAME_TOKEN = "Choose two different tokens"
 NO_AMOUNT = "Enter an amount greater than 0"
+NO_APPROVAL = "The native currency needs no approval"
 
 
 @dataclass(frozen=True)
@@ -124,12 +125,12 @@ class UniswapV2Provider:
             _eth_call(token, "allowance(address,address)", [owner, self.market.router])])
         return int(_decode(["uint256"], result)[0])
 
-    async def approve_tx(self, token: str, owner: str, amount: int) -> TxRequest:
-        """approve(router, amount): the exact amount by default (issue 16)."""
-        if token == NATIVE:
-            raise SwapError("The native currency needs no approval")
-        return TxRequest(owner, to_checksum_address(token),
-                         call_data("approve(address,uint256)", [self.market.router, amount]))
+    async def approve_tx(self, quote: Quote, owner: str) -> TxRequest:
+        """approve(router, amount_in): the exact amount by default (issue 16)."""
+        if quote.from_token == NATIVE:
+            raise SwapError(NO_APPROVAL)
+        return TxRequest(owner, to_checksum_address(quote.from_token),
+                         call_data("approve(address,uint256)", [self.market.router, quote.amount_in]))
 
     async def swap_tx(self, quote: Quote, user: str, deadline_s: int) -> TxRequest:
         path = list(quote.path)
