@@ -147,6 +147,22 @@ async def test_a_price_moved_beyond_slippage_reverts_with_a_readable_reason(
     assert error.message == "The price moved beyond the slippage tolerance"
 
 
+async def test_a_swap_past_its_deadline_reverts_with_a_readable_reason(
+    devchain: ChainsInfo, http: httpx.AsyncClient
+) -> None:
+    user = devchain.chain(31337)["accounts"][3]
+    demo = devchain.token(31337, "DEMO")["address"]
+    uniswap = provider(devchain, http)
+    quote = await uniswap.quote(NATIVE, demo, ETH)
+    with devchain.rpc(31337) as rpc:
+        tx = await uniswap.swap_tx(quote, user, deadline(rpc) - 1200)  # the latest block's time
+        rpc.call("evm_increaseTime", [60])
+        with pytest.raises(RpcError) as failure:
+            send(rpc, tx)
+    assert classify(failure.value.code, failure.value.message).message == (
+        "The swap deadline passed before it was mined")
+
+
 async def test_a_move_within_slippage_still_swaps(devchain: ChainsInfo, http: httpx.AsyncClient) -> None:
     entry = devchain.chain(31337)
     user, other = entry["accounts"][3], entry["accounts"][4]
