@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 from eth_utils.address import to_checksum_address
@@ -40,6 +40,7 @@ class EnsNames:
         self.http = http
         self.rpc_url = rpc_url
         self.ens = ens
+        self.chain_id = ens.chain_id
 
     async def _resolver(self, node: bytes) -> str | None:
         (resolver,) = await eth_call(self.http, self.rpc_url, self.ens.registry,
@@ -72,22 +73,36 @@ class EnsNames:
             raise NameLookupError(ERROR_NAMES_FOR_ADDRESS) from error
         if not name:
             return None
-        forward = await self.address_of(str(name))
+        try:
+            forward = await self.address_of(str(name))
+        except NameLookupError as error:
+            raise NameLookupError(ERROR_NAMES_FOR_ADDRESS) from error
         if forward is None or forward.lower() != address.lower():
             return None
         return str(name)
 
 
-class CachedNames:
-    """EnsNames behind a TimedCache; every call takes the time (ms) from its caller."""
+class NameSource(Protocol):
+    """Where names come from: a chain's ENS (EnsNames) or the hosted profile API
+    (profile_api.HostedNames)."""
 
-    def __init__(self, names: EnsNames, cache: TimedCache[str | None] | None = None) -> None:
+    chain_id: int
+
+    async def address_of(self, name: str) -> str | None: ...
+
+    async def name_of(self, address: str) -> str | None: ...
+
+
+class CachedNames:
+    """A NameSource behind a TimedCache; every call takes the time (ms) from its caller."""
+
+    def __init__(self, names: NameSource, cache: TimedCache[str | None] | None = None) -> None:
         self.names = names
         self.cache: TimedCache[str | None] = cache if cache is not None else TimedCache()
         self.lookups = 0  # chain lookups made (cache misses)
 
     async def address_of(self, name: str, now_ms: int) -> str | None:
-        key = name_key(self.names.ens.chain_id, name)
+        key = name_key(self.names.chain_id, name)
         hit = self.cache.get(key, now_ms)
         if hit is not None:
             return hit.value
@@ -97,7 +112,7 @@ class CachedNames:
         return value
 
     async def name_of(self, address: str, now_ms: int) -> str | None:
-        key = address_key(self.names.ens.chain_id, address)
+        key = address_key(self.names.chain_id, address)
         hit = self.cache.get(key, now_ms)
         if hit is not None:
             return hit.value

@@ -77,3 +77,37 @@ class ProfileApi(BlockchainApi):
         return await self._send("POST", "/v1/profile/account", error_registering(name), {},
                                 {"coin_type": coin_type, "address": address, "message": message,
                                  "signature": signature})
+
+
+class HostedNames:
+    """The name-source interface (services.ens.NameSource) over the profile API: a name's
+    address for this chain's coin type (ENSIP-11), and an address's first name whose record
+    points back at it."""
+
+    def __init__(self, api: ProfileApi, chain_id: int) -> None:
+        self.api = api
+        self.chain_id = chain_id
+
+    def _address_in(self, profile: Any) -> str | None:
+        keys = [str(evm_coin_type(self.chain_id))]
+        if self.chain_id == 1:  # mainnet records may also be keyed 0x80000000 | 1
+            keys.append(str(0x80000000 | 1))
+        for key in keys:
+            try:
+                address = str(profile["addresses"][key]["address"])
+            except (KeyError, TypeError):
+                continue
+            if address:
+                return address
+        return None
+
+    async def address_of(self, name: str) -> str | None:
+        return self._address_in(await self.api.account(name))
+
+    async def name_of(self, address: str) -> str | None:
+        profiles = await self.api.reverse(address)
+        for profile in profiles if isinstance(profiles, list) else []:
+            pointed = self._address_in(profile)
+            if pointed is not None and pointed.lower() == address.lower() and profile.get("name"):
+                return str(profile["name"])
+        return None

@@ -103,3 +103,31 @@ async def test_an_answer_that_is_not_json_is_the_default_message() -> None:
     async with httpx.AsyncClient(transport=httpx.MockTransport(lambda r: httpx.Response(200, text="<html>"))) as http:
         with pytest.raises(ProfileApiError, match="^Error fetching name suggestions$"):
             await ProfileApi(http, "https://rpc.example", "p").suggestions("alice")
+
+
+async def test_hosted_names_read_the_chains_coin_type_and_check_the_reverse_points_back() -> None:
+    from modalcore.services.ens import CachedNames
+    from modalcore.services.profile_api import HostedNames
+
+    base = {"name": "alice.reown.id", "addresses": {str(0x80002105): {"address": ADDRESS}}}
+    other = {"name": "mallory.reown.id", "addresses": {str(0x80002105): {"address": "0x" + "44" * 20}}}
+    answers = {
+        "/v1/profile/account/alice.reown.id": base,
+        "/v1/profile/account/ghost.reown.id": {"name": "ghost.reown.id", "addresses": {"60": {"address": ADDRESS}}},
+        f"/v1/profile/reverse/{ADDRESS}": [other, base],
+    }
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json=answers[request.url.path])
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
+        names = HostedNames(ProfileApi(http, "https://rpc.example", "p"), 8453)
+        assert await names.address_of("alice.reown.id") == ADDRESS
+        assert await names.address_of("ghost.reown.id") is None  # no record for Base's coin type
+        assert await names.name_of(ADDRESS) == "alice.reown.id"  # mallory's record points elsewhere
+        cached = CachedNames(names)
+        assert await cached.name_of(ADDRESS, now_ms=0) == "alice.reown.id"
+        assert await cached.name_of(ADDRESS, now_ms=299_999) == "alice.reown.id"
+    assert len(seen) == 4 and cached.lookups == 1
