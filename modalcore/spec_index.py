@@ -34,7 +34,7 @@ SPEC_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
         "SIWX session and message": ("modalcore.siwx.message", "modalcore.siwx.store"),
     },
     "4. States and transitions": {
-        "connect, reconnect after reload": ("modalcore.slices.connection",),
+        "connect, reconnect after reload": ("modalcore.flows.connect", "modalcore.slices.connecting"),
         "disconnect": ("modalcore.slices.disconnect",),
         "switching network, wallet chain and account changes": ("modalcore.slices.switching",),
         "send": ("modalcore.slices.send", "modalcore.services.send"),

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..chains.catalog import Network
 from ..rules.limits import RESUME_GRACE_MS
 from ..rules.limits import INTENT_MEMORY, RATE_BURST, RATE_PER_S, RING_BYTES, RING_SIZE
-from ..slices.connection import Reattached
+from ..slices.connecting import Reattached
 from ..slices.options import HostOptions
 from ..slices.host import HOST_ACTIONS, HOST_NODE_ID
 from ..slices.wallet_events import message_for

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import logging
 
-from ..flows import reattach
+from ..flows import connect, reattach
 from ..slices import (
     account_ui,
     balances,
-    connection,
     connectors,
     directory,
     disconnect,
@@ -37,7 +36,6 @@ log = logging.getLogger(__name__)
 SLICES: tuple[Slice, ...] = (
     account_ui.SLICE,
     balances.SLICE,
-    connection.SLICE,
     connectors.SLICE,
     directory.SLICE,
     disconnect.SLICE,
@@ -51,7 +49,7 @@ SLICES: tuple[Slice, ...] = (
     switching.SLICE,
     theme.SLICE,
 )
-FLOWS: tuple[Slice, ...] = (reattach.SLICE,)
+FLOWS: tuple[Slice, ...] = (connect.SLICE, reattach.SLICE)
 
 ENGINE = Table.of(*SLICES, *FLOWS)
 

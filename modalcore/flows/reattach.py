@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 
 from ..core.cmds import Cmd
 from ..core.shape import Slice
-from ..slices import connection, directory, nfts, send
-from ..slices.connection import Reattached
+from ..slices import directory, nfts, send
+from ..slices.connecting import Reattached
+from . import connect as connection
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step

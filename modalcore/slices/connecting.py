@@ -1,4 +1,4 @@
-"""The connection slice's state and the one way a slice asks the wallet something.
+"""The connection slice: its state, its messages, and the one way a slice asks the wallet something.
 
 Low in the slices: connection, disconnect, switching, siwx and send all talk to the wallet
 through `wallet_request` (an `eip1193` effect on the connector's provider, its result routed by
@@ -10,8 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..chains.catalog import Network
 from ..core.cmds import Effect
+from ..core.msg import Msg
 from ..core.shape import purpose
+from ..wire.frames import AnnouncedWallet
+from .options import HostOptions
 
 if TYPE_CHECKING:
     from .model import Model
@@ -36,3 +40,23 @@ def wallet_request(model: Model, connector_id: str, method: str, params: object,
                     req={"connector": ref, "method": method, "params": params},
                     purpose=purpose(name, param or connector_id), timeout_ms=timeout_ms)
     return model, effect
+
+
+@dataclass(frozen=True)
+class PressedWallet(Msg):
+    connector_id: str
+
+
+@dataclass(frozen=True)
+class PressedRetryConnect(Msg):
+    pass
+
+
+@dataclass(frozen=True)
+class Reattached(Msg):
+    """A socket attached to an existing session; `reloaded` when the page was loaded anew."""
+
+    wallets: tuple[AnnouncedWallet, ...]
+    reloaded: bool
+    options: HostOptions | None = None  # the reloaded page's createModal options
+    networks: tuple[Network, ...] = ()  # the networks those options name, from the catalog

@@ -23,7 +23,7 @@ from ..core.msg import Msg
 from ..core.shape import Handler, Slice, purpose
 from ..rules import limits as L
 from . import router
-from .connection import PressedWallet, Reattached
+from .connecting import PressedWallet, Reattached
 from .connectors import Connector
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from ..core.evolve import replace
 from ..core.shape import Slice, purpose
 from ..rules import limits as L
 from . import snack
-from .connection import Reattached
+from .connecting import Reattached
 
 if TYPE_CHECKING:
     from .model import Model, Step

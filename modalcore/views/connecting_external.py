@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..slices.model import Model
-from ..slices.connection import PressedRetryConnect
+from ..slices.connecting import PressedRetryConnect
 from ..wire.nodes import Node, node
 
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from ..directory.wallets import Wallet
 from ..slices.model import Model
 from ..slices import directory as dir_slice
-from ..slices.connection import PressedWallet
+from ..slices.connecting import PressedWallet
 from ..slices.connectors import Connector, ordered
 from ..slices.directory import PressedDirectoryWallet
 from ..wire.nodes import Node, node

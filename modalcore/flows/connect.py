@@ -1,61 +1,44 @@
-"""Connecting a browser wallet, and re-syncing it after a page reload (SPEC §4).
+"""The connect flow: connecting a browser wallet, then sign-in, network and balances; and
+re-syncing it after a page reload (SPEC §4). A flow (above the slices) because it spans them.
 
 Every wallet call is an `eip1193` effect on the connector's provider; its answer comes back as
-`EffectSettled` with one of the purposes registered at the bottom.
+`EffectSettled` with one of the purposes named in SLICE at the bottom.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from ..core.evolve import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ..chains.catalog import Network
-from ..core.cmds import Cmd, Effect, EffectSettled
+from ..core.cmds import Cmd, EffectSettled
 from ..core.msg import Msg
-from ..core.shape import Handler, Slice, purpose
+from ..core.shape import Handler, Slice
 from ..rules import limits as L
 from ..rules.addresses import checksum, is_evm_address
 from ..rules.caip import CaipError, validate_evm_chain_id
 from ..rules.rpc_errors import classify
-from ..wire.frames import AnnouncedWallet
-from . import balances, modal, router, siwx
-from .accounts import AccountState, WalletInfo
-from .connecting import CONNECT_TIMEOUT_MS, ConnectionState, wallet_request
-from .connectors import from_wallets, remember_recent
-from .options import HostOptions, apply_options
-from .networks import activate
+from ..slices import balances, modal, router, siwx
+from ..slices.accounts import AccountState, WalletInfo
+from ..slices.connecting import (
+    ConnectionState,
+    PressedRetryConnect,
+    PressedWallet,
+    Reattached,
+    wallet_request,
+)
+from ..slices.connectors import from_wallets, remember_recent
+from ..slices.options import apply_options
+from ..slices.networks import activate
 from ..rules.texts import INVALID_CHAIN_ID
-from .disconnect import cleared
-from .switching import enter_unsupported_if_needed
+from ..slices.disconnect import cleared
+from ..slices.switching import enter_unsupported_if_needed
 
 if TYPE_CHECKING:
-    from .model import Model, Step
+    from ..slices.model import Model, Step
 
 NO_ACCOUNT = "The wallet returned no account"
 RESYNC_TIMEOUT_MS = 10_000
 NAMESPACE = "eip155"
-
-
-@dataclass(frozen=True)
-class PressedWallet(Msg):
-    connector_id: str
-
-
-@dataclass(frozen=True)
-class PressedRetryConnect(Msg):
-    pass
-
-
-@dataclass(frozen=True)
-class Reattached(Msg):
-    """A socket attached to an existing session; `reloaded` when the page was loaded anew."""
-
-    wallets: tuple[AnnouncedWallet, ...]
-    reloaded: bool
-    options: HostOptions | None = None  # the reloaded page's createModal options
-    networks: tuple[Network, ...] = ()  # the networks those options name, from the catalog
 
 
 def request_accounts(model: Model, connector_id: str) -> Step:
