@@ -253,12 +253,13 @@ def _on_request(out: _Builder, topic: str, key: str, request: RpcRequest, now_ms
         out.state = _update(out.state, sessions={**out.state.sessions, topic: updated})
         out.events.append(SessionUpdated(updated))
     elif isinstance(params, SessionExtendParams):
-        if not session.expiry <= params.expiry <= now + SESSION_EXPIRY:
+        expiry = params.expiry if params.expiry is not None else now + SESSION_EXPIRY  # SDK: no params
+        if not session.expiry <= expiry <= now + SESSION_EXPIRY:
             out.send(topic, key, jsonrpc.failure(request.id, 1004, "Invalid extend request"), method, "res")
             return out.drop(topic, "extend beyond 7 days or backwards")
-        extended = session.model_copy(update={"expiry": params.expiry})
+        extended = session.model_copy(update={"expiry": expiry})
         out.state = _update(out.state, sessions={**out.state.sessions, topic: extended})
-        out.events.append(SessionExtended(topic, params.expiry))
+        out.events.append(SessionExtended(topic, expiry))
     elif isinstance(params, SessionEventParams):
         out.events.append(SessionEvent(topic, params.event.name, params.event.data, params.chain_id))
     elif isinstance(params, SessionDeleteParams):

@@ -1,6 +1,6 @@
 """Typed params and results of every sign RPC (walletconnect-specs sign/rpc-methods), as sent
-by the SDK 2.25 (which adds `expiryTimestamp`, `pairingTopic` and `id` to a proposal and names a
-request's expiry `expiryTimestamp`). Unknown extra fields are kept out, not refused."""
+by the SDK 2.25 (which adds `expiryTimestamp`, `pairingTopic` and `id` to a proposal, names a
+request's expiry `expiryTimestamp`, and sends wc_sessionExtend with empty params). Unknown extra fields are kept out, not refused."""
 
 from __future__ import annotations
 
@@ -75,7 +75,9 @@ class SessionUpdateParams(_Model):
 
 
 class SessionExtendParams(_Model):
-    expiry: int
+    """The spec sends the new absolute expiry; SDK 2.25 sends `{}` and each side sets now + 7 days."""
+
+    expiry: int | None = None
 
 
 class SessionPingParams(_Model):

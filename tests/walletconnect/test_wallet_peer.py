@@ -12,10 +12,12 @@ from eth_account.messages import encode_defunct
 
 from modalcore.devchain.pytest_plugin import ChainsInfo
 from modalcore.walletconnect.errors import ProposalRejected
-from modalcore.walletconnect.events import Event, SessionDeleted, SessionEvent
+from modalcore.walletconnect.events import Event, SessionDeleted, SessionEvent, SessionExtended, SessionUpdated
+from modalcore.walletconnect.relay_client import RelayClient
+from modalcore.walletconnect.signclient import SignClient
 from modalcore.walletconnect.state import DappState
 
-from .conftest import DEV_ADDRESS, WAIT, dapp_on_relay, wallet_peer
+from .conftest import DAPP, DEV_ADDRESS, WAIT, dapp_on_relay, wallet_peer
 
 pytestmark = pytest.mark.chain
 NETWORKS = ["eip155:31337", "eip155:31338"]
@@ -61,6 +63,37 @@ async def test_pair_approve_sign_and_send_exactly_once(devchain: ChainsInfo) -> 
         await wallet.send(cmd="event", name="accountsChanged", data=[DEV_ADDRESS], chainId="eip155:31337")
         await wallet.expect("emitted")
         await _until(lambda: any(isinstance(e, SessionEvent) and e.name == "accountsChanged" for e in events))
+        await wallet.send(cmd="update")
+        await wallet.expect("updated")
+        assert any(isinstance(e, SessionUpdated) and e.session.topic == session.topic for e in events)
+        events.clear()
+        await wallet.send(cmd="extend")  # SDK 2.25 sends empty params: now + 7 days on both sides
+        await wallet.expect("extended")
+        assert [e.topic for e in events if isinstance(e, SessionExtended)] == [session.topic]
+
+
+async def test_a_restarted_engine_continues_the_session_from_its_saved_state(devchain: ChainsInfo) -> None:
+    """Rule: the state is all a new process needs: a new relay connection and a new sign client
+    restored from the saved JSON answer through the same session, without pairing again."""
+    async with dapp_on_relay() as (relay, client, dapp), wallet_peer(relay.url, devchain.rpc_urls) as wallet:
+        connection = await dapp.connect(NETWORKS)
+        await wallet.send(cmd="pair", uri=connection.uri)
+        session = await asyncio.wait_for(connection.approval, WAIT)
+        await wallet.expect("acknowledged")
+        saved = dapp.state.model_dump_json()
+        await client.close()  # the engine process stops
+
+        fresh = RelayClient(relay.url, backoff=(0.05, 0.5))
+        await fresh.start()
+        try:
+            restored = SignClient(fresh, DAPP, state=DappState.model_validate_json(saved))
+            await restored.restore()
+            signature = await restored.request(session.topic, "eip155:31338", "personal_sign",
+                                               ["0x" + b"after restart".hex(), DEV_ADDRESS])
+            assert Account.recover_message(encode_defunct(b"after restart"), signature=signature) == DEV_ADDRESS
+            assert [e["event"] for e in wallet.events].count("proposal") == 1
+        finally:
+            await fresh.close()
 
 
 async def test_the_wallet_rejects_the_proposal(devchain: ChainsInfo) -> None:
@@ -77,16 +110,17 @@ async def test_the_wallet_rejects_the_proposal(devchain: ChainsInfo) -> None:
 
 
 async def test_deletes_in_both_directions(devchain: ChainsInfo) -> None:
-    """Rule: a wallet-side delete ends the session on the dApp side; a dApp-side delete reaches
-    the wallet."""
+    """Rule: a wallet-side delete ends the session on the dApp side (the wallet's delete-after
+    policy: it answers one request, then deletes); a dApp-side delete reaches the wallet."""
     events: list[Event] = []
-    async with dapp_on_relay() as (relay, _, dapp), wallet_peer(relay.url, devchain.rpc_urls) as wallet:
+    async with dapp_on_relay() as (relay, _, dapp), \
+            wallet_peer(relay.url, devchain.rpc_urls, delete_after=1) as wallet:
         dapp.on_event = events.append
         first = await dapp.connect(NETWORKS)
         await wallet.send(cmd="pair", uri=first.uri)
         session = await asyncio.wait_for(first.approval, WAIT)
         await wallet.expect("acknowledged")
-        await wallet.send(cmd="delete")
+        await dapp.request(session.topic, "eip155:31337", "personal_sign", ["0x00", DEV_ADDRESS])
         await wallet.expect("deleted")
         await _until(lambda: any(isinstance(e, SessionDeleted) and e.by_peer for e in events))
         assert session.topic not in dapp.state.sessions
