@@ -4,6 +4,10 @@ Everything a later engine slice keeps in the session store: pairing and session 
 expiries, the proposal in flight and the requests awaiting an answer. `DappState.model_dump_json()`
 and `DappState.model_validate_json()` round-trip it; the key material sits in the `*_key`
 fields only (`secret_fields()`), so encrypting at rest can wrap exactly those.
+
+The relay identity (`didjwt.ClientIdentity.seed`) is per process, not per visitor: persist it
+beside the states so a restarted engine presents the same client id and the relay's mailbox does
+not hand back what it already acknowledged.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import sys
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -196,3 +197,29 @@ def test_mailbox_ttl_and_per_topic_bound_are_enforced() -> None:
     assert [m.message for m in box.pending_for(TOPIC_A, "c", now_ms=0)] == ["m1", "m2"]
     assert [m.message for m in box.pending_for(TOPIC_A, "c", now_ms=1001)] == ["m2"]
     assert box.pending_for(TOPIC_A, "c", now_ms=1002) == [] and box.count(TOPIC_A) == 0
+
+
+async def test_a_bearer_header_authenticates_too(relay: RelayServer) -> None:
+    token = sign_jwt(ClientIdentity.generate(), sub="ab" * 32, aud=relay.url, iat=int(time.time()))
+    async with connect(relay.url, additional_headers={"Authorization": f"Bearer {token}"}) as ws:
+        client = Raw(ws)
+        assert (await client.call("irn_subscribe", {"topic": TOPIC_A}))["result"]
+        client._reader.cancel()
+
+
+async def test_python_dash_m_runs_the_relay_on_127_0_0_1() -> None:
+    """Rule: `python -m modalcore.walletconnect.relay --port N` serves on 127.0.0.1 (0: any free port)."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "modalcore.walletconnect.relay", "--port", "0",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+    try:
+        assert process.stdout is not None
+        line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
+        url = line.strip().rsplit(" ", 1)[-1]
+        assert url.startswith("ws://127.0.0.1:")
+        server = RelayServer(port=int(url.rsplit(":", 1)[1]))
+        async with raw_client(server) as a:
+            assert (await a.call("irn_subscribe", {"topic": TOPIC_A}))["result"]
+    finally:
+        process.terminate()
+        await process.wait()

@@ -72,9 +72,11 @@ async def test_pair_approve_sign_and_send_exactly_once(devchain: ChainsInfo) -> 
         assert [e.topic for e in events if isinstance(e, SessionExtended)] == [session.topic]
 
 
-async def test_a_restarted_engine_continues_the_session_from_its_saved_state(devchain: ChainsInfo) -> None:
-    """Rule: the state is all a new process needs: a new relay connection and a new sign client
-    restored from the saved JSON answer through the same session, without pairing again."""
+async def test_a_restarted_engine_continues_the_session_from_its_saved_state(
+        devchain: ChainsInfo, caplog: pytest.LogCaptureFixture) -> None:
+    """Rule: the saved state (plus the process's persisted relay identity) is all a new process
+    needs: a new relay connection and a restored sign client answer through the same session,
+    without pairing again and without replaying what the old process already handled."""
     async with dapp_on_relay() as (relay, client, dapp), wallet_peer(relay.url, devchain.rpc_urls) as wallet:
         connection = await dapp.connect(NETWORKS)
         await wallet.send(cmd="pair", uri=connection.uri)
@@ -83,7 +85,8 @@ async def test_a_restarted_engine_continues_the_session_from_its_saved_state(dev
         saved = dapp.state.model_dump_json()
         await client.close()  # the engine process stops
 
-        fresh = RelayClient(relay.url, backoff=(0.05, 0.5))
+        caplog.clear()
+        fresh = RelayClient(relay.url, client.identity, backoff=(0.05, 0.5))
         await fresh.start()
         try:
             restored = SignClient(fresh, DAPP, state=DappState.model_validate_json(saved))
@@ -92,6 +95,7 @@ async def test_a_restarted_engine_continues_the_session_from_its_saved_state(dev
                                                ["0x" + b"after restart".hex(), DEV_ADDRESS])
             assert Account.recover_message(encode_defunct(b"after restart"), signature=signature) == DEV_ADDRESS
             assert [e["event"] for e in wallet.events].count("proposal") == 1
+            assert not [r.getMessage() for r in caplog.records if "dropped" in r.getMessage()]
         finally:
             await fresh.close()
 

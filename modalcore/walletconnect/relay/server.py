@@ -72,6 +72,7 @@ class RelayServer:
         self.published = 0
         self.delivered = 0
         self._server: Server | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
         self._next_id = int(time.time() * 1000) * 1000
 
     @property
@@ -237,9 +238,10 @@ class RelayServer:
         for topic in topics:
             client.topics.add(topic)
             self.subscribers.setdefault(topic, set()).add(client)
-        if deliver:
-            asyncio.get_running_loop().call_soon(
-                lambda: asyncio.ensure_future(self._deliver_pending(client, topics)))
+        if deliver:  # after the subscribe answer has gone out
+            task = asyncio.create_task(self._deliver_pending(client, topics))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         return [hashlib.sha256(f"{t}{client.client_id}".encode()).hexdigest() for t in topics]
 
     def unsubscribe(self, client: Client, topics: list[str]) -> None:
