@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 from . import errors, jsonrpc
 from .crypto import EnvelopeError, KeyPair, derive_sym_key, topic_of, unseal
 from .errors import WalletConnectError
-from .events import (Dropped, Event, Outgoing, PairingExpired, ProposalApproved, ProposalDeclined,
+from .events import (Dropped, Event, Outgoing, PairingExpired, ProposalApproved, ProposalDeclined, ProposalExpired,
                      RequestTimedOut, ResponseReceived, SessionDeleted, SessionEvent, SessionExpired,
                      SessionExtended, SessionSettled, SessionUpdated)
 from .jsonrpc import PayloadError, RpcFailure, RpcRequest, RpcResult
@@ -170,6 +170,7 @@ def expire(state: DappState, now_ms: int) -> Step:
         out.events.append(RequestTimedOut(request.id, request.topic, request.method))
     for proposal in [p for p in state.proposals.values() if p.expiry <= now]:
         out.state = _update(out.state, proposals=_without(out.state.proposals, proposal.id))
+        out.events.append(ProposalExpired(proposal.id))
     for session in [s for s in state.sessions.values() if s.settled and s.expiry <= now]:
         out.state = _forget_session(out.state, session.topic)
         out.unsubscribe.append(session.topic)

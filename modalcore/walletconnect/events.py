@@ -33,6 +33,13 @@ class ProposalDeclined:
 
 
 @dataclass(frozen=True)
+class ProposalExpired:
+    """No answer from a wallet before the proposal's expiry."""
+
+    proposal_id: int
+
+
+@dataclass(frozen=True)
 class SessionSettled:
     session: SessionState
 
@@ -102,6 +109,6 @@ class Dropped:
     reason: str
 
 
-Event = (ProposalApproved | ProposalDeclined | SessionSettled | SessionUpdated | SessionExtended
+Event = (ProposalApproved | ProposalDeclined | ProposalExpired | SessionSettled | SessionUpdated | SessionExtended
          | SessionEvent | SessionDeleted | SessionExpired | PairingExpired | ResponseReceived
          | RequestTimedOut | Dropped)

@@ -20,7 +20,7 @@ from typing import Any
 from . import core, errors
 from .crypto import KeyPair, generate_sym_key, seal
 from .errors import ProposalRejected, RequestExpired, RequestRejected, SessionGone, WalletConnectError
-from .events import (Dropped, Event, ProposalDeclined, RequestTimedOut, ResponseReceived, SessionDeleted,
+from .events import (Dropped, Event, ProposalDeclined, ProposalExpired, RequestTimedOut, ResponseReceived, SessionDeleted,
                      SessionExpired, SessionSettled)
 from .relay_client import RelayClient
 from .sign_rpc import Metadata
@@ -157,6 +157,10 @@ class SignClient:
             future = self._approvals.pop(event.proposal_id, None)
             if future is not None and not future.done():
                 future.set_exception(ProposalRejected(event.code, event.message))
+        elif isinstance(event, ProposalExpired):
+            future = self._approvals.pop(event.proposal_id, None)
+            if future is not None and not future.done():
+                future.set_exception(RequestExpired(errors.SESSION_REQUEST_EXPIRED, "The proposal expired"))
         elif isinstance(event, ResponseReceived):
             answer = self._answers.pop(event.id, None)
             if answer is not None and not answer.done():

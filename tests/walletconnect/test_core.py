@@ -11,7 +11,7 @@ import pytest
 from modalcore.walletconnect import core, jsonrpc
 from modalcore.walletconnect.crypto import KeyPair, derive_sym_key, seal, topic_of, unseal
 from modalcore.walletconnect.errors import UNAUTHORIZED_CHAIN, UNAUTHORIZED_METHOD, WalletConnectError
-from modalcore.walletconnect.events import (Dropped, PairingExpired, ProposalApproved, ProposalDeclined,
+from modalcore.walletconnect.events import (Dropped, PairingExpired, ProposalApproved, ProposalDeclined, ProposalExpired,
                                             RequestTimedOut, ResponseReceived, SessionDeleted, SessionSettled)
 from modalcore.walletconnect.proposal import EIP155_EVENTS, EIP155_METHODS, ProposalError, build_namespaces
 from modalcore.walletconnect.sign_rpc import Metadata
@@ -173,3 +173,10 @@ def test_proposals_need_an_eip155_network() -> None:
         build_namespaces(["eip155:1"], required=["eip155:10"])
     with pytest.raises(ProposalError):
         build_namespaces(["eip155:x"])
+
+
+def test_an_unanswered_proposal_expires_after_its_ttl() -> None:
+    step, _ = _proposed()
+    assert not any(isinstance(e, ProposalExpired) for e in core.expire(step.state, NOW + 299_000).events)
+    expired = core.expire(step.state, NOW + 300_000)
+    assert ProposalExpired(7) in expired.events and expired.state.proposals == {}
