@@ -224,8 +224,8 @@ def _on_request(out: _Builder, topic: str, key: str, request: RpcRequest, now_ms
     try:
         params: BaseModel = model.model_validate(request.params)
     except ValidationError as error:
-        out.send(topic, key, jsonrpc.failure(request.id, errors.SESSION_SETTLEMENT_FAILED if method == "wc_sessionSettle"
-                                             else 1001, f"Invalid {method} params"), method, "res")
+        code = errors.INVALID_PARAMS_CODES.get(method, errors.INVALID_METHOD)
+        out.send(topic, key, jsonrpc.failure(request.id, code, f"Invalid {method} params"), method, "res")
         out.events.append(Dropped(topic, f"invalid {method} params ({error.error_count()} error(s))"))
         return out.step()
     now = now_ms // 1000
@@ -256,7 +256,8 @@ def _on_request(out: _Builder, topic: str, key: str, request: RpcRequest, now_ms
     elif isinstance(params, SessionExtendParams):
         expiry = params.expiry if params.expiry is not None else now + SESSION_EXPIRY  # SDK: no params
         if not session.expiry <= expiry <= now + SESSION_EXPIRY:
-            out.send(topic, key, jsonrpc.failure(request.id, 1004, "Invalid extend request"), method, "res")
+            out.send(topic, key, jsonrpc.failure(request.id, errors.INVALID_EXTEND_REQUEST, "Invalid extend request"),
+                     method, "res")
             return out.drop(topic, "extend beyond 7 days or backwards")
         extended = session.model_copy(update={"expiry": expiry})
         out.state = _update(out.state, sessions={**out.state.sessions, topic: extended})

@@ -223,3 +223,10 @@ async def test_python_dash_m_runs_the_relay_on_127_0_0_1() -> None:
     finally:
         process.terminate()
         await process.wait()
+
+
+def test_mailbox_topic_count_is_bounded() -> None:
+    box = Mailbox(Limits(max_topics=2))
+    for topic in (TOPIC_A, TOPIC_B, TOPIC_C):
+        box.put(Stored(1, topic, "m", 1, published_at=0, expires_at=10))
+    assert (box.count(TOPIC_A), box.count(TOPIC_B), box.count(TOPIC_C)) == (0, 1, 1)

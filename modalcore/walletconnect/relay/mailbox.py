@@ -13,6 +13,8 @@ class Limits:
     max_per_topic: int = 200  # messages kept per topic (oldest dropped)
     max_topics_per_client: int = 10_000
     max_ttl: int = 30 * 86400
+    max_topics: int = 50_000  # topics with stored messages (the oldest topic is dropped)
+    max_outstanding: int = 1_000  # deliveries awaiting one client's acknowledgement
 
 
 @dataclass
@@ -34,9 +36,11 @@ class Stored:
 class Mailbox:
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
-        self._topics: dict[str, OrderedDict[int, Stored]] = {}
+        self._topics: OrderedDict[str, OrderedDict[int, Stored]] = OrderedDict()
 
     def put(self, stored: Stored) -> None:
+        if stored.topic not in self._topics and len(self._topics) >= self.limits.max_topics:
+            self._topics.popitem(last=False)
         box = self._topics.setdefault(stored.topic, OrderedDict())
         box[stored.id] = stored
         while len(box) > self.limits.max_per_topic:

@@ -273,6 +273,8 @@ class RelayServer:
             return
         delivery_id = self._new_id()
         client.outstanding[delivery_id] = stored
+        if len(client.outstanding) > self.limits.max_outstanding:  # a client that never acknowledges
+            del client.outstanding[next(iter(client.outstanding))]
         self.delivered += 1
         await self._send(client, {"id": delivery_id, "jsonrpc": "2.0", "method": "irn_subscription",
                                   "params": {"id": hashlib.sha256(f"{stored.topic}{client.client_id}".encode())
