@@ -5,10 +5,12 @@ account and broadcasts to the Hardhat node."""
 from __future__ import annotations
 
 import asyncio
+import json
+import time
 
 import pytest
 from eth_account import Account
-from eth_account.messages import encode_defunct
+from eth_account.messages import encode_defunct, encode_typed_data
 
 from modalcore.devchain.pytest_plugin import ChainsInfo
 from modalcore.walletconnect.errors import ProposalRejected
@@ -55,6 +57,19 @@ async def test_pair_approve_sign_and_send_exactly_once(devchain: ChainsInfo) -> 
             assert rpc.nonce(DEV_ADDRESS) == nonce_before + 1
             assert rpc.balance(RECIPIENT) == balance_before + CENT_ETH
         assert [e["method"] for e in wallet.events if e["event"] == "request"].count("eth_sendTransaction") == 1
+
+        typed = {"types": {"EIP712Domain": [{"name": "name", "type": "string"}, {"name": "chainId", "type": "uint256"}],
+                           "Mail": [{"name": "contents", "type": "string"}]},
+                 "primaryType": "Mail", "domain": {"name": "modalcore", "chainId": 31337},
+                 "message": {"contents": "hello"}}
+        typed_signature = await dapp.request(session.topic, "eip155:31337", "eth_signTypedData_v4",
+                                             [DEV_ADDRESS, json.dumps(typed)], expiry=int(time.time()) + 600)
+        assert Account.recover_message(encode_typed_data(full_message=typed), signature=typed_signature) == DEV_ADDRESS
+
+        assert await dapp.request(session.topic, "eip155:31337", "wallet_switchEthereumChain",
+                                  [{"chainId": hex(31338)}]) is None
+        await _until(lambda: any(isinstance(e, SessionEvent) and e.name == "chainChanged" and e.chain_id == "eip155:31338"
+                                 for e in events))
 
         await dapp.ping(session.topic)
         expiry = await dapp.extend(session.topic)
