@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from ..rules import limits as L
 from . import errors, jsonrpc
 from .crypto import EnvelopeError, KeyPair, derive_sym_key, topic_of, unseal
 from .errors import WalletConnectError
@@ -30,7 +31,7 @@ from .uri import PairingUri, pairing_expiry
 
 SESSION_EXPIRY = 7 * 86400  # seconds (SDK SESSION_EXPIRY)
 PING_TIMEOUT = 30
-SEEN_LIMIT = 64
+SEEN_LIMIT = L.WC_SEEN_REQUESTS
 
 
 @dataclass(frozen=True)

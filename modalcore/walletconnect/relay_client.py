@@ -22,6 +22,7 @@ from urllib.parse import urlencode
 import websockets
 from websockets.asyncio.client import ClientConnection, connect
 
+from ..rules import limits as L
 from .dedupe import RecentSet
 from .didjwt import ClientIdentity, sign_jwt
 
@@ -29,11 +30,11 @@ log = logging.getLogger(__name__)
 
 Handler = Callable[[str, str, int], Awaitable[None] | None]  # (topic, message, publishedAt ms)
 
-MAX_MESSAGE = 256 * 1024  # characters of one relayed message
-MAX_FRAME = 1024 * 1024
-DEDUPE_LIMIT = 4096
+MAX_MESSAGE = L.WC_MESSAGE_CHARS
+MAX_FRAME = L.WC_FRAME_BYTES
+DEDUPE_LIMIT = L.WC_DEDUPE_IDS
+BATCH_LIMIT = L.WC_BATCH_TOPICS
 REQUEST_TIMEOUT = 10.0
-BATCH_LIMIT = 500
 SDK_UA = "wc-2/python-3.11/modalcore"
 
 
