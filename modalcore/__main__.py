@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import sys
 from collections.abc import Sequence
+
+import uvicorn
+
+from .demo import run as run_demo
+from .replay.cli import add_arguments
+from .replay.cli import run as run_replay
+from .server.app import create_app, uvicorn_options
+from .server.config import ConfigError, default_config, load_config
 
 RECORD_DIR_HELP = "record every new session to DIR/<session>.jsonl (tokens become placeholders)"
 RECORD_NAME_HELP = "a name written in the header of each recording (e.g. what you are testing)"
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import logging
-
-    import uvicorn
-
-    from .server.app import create_app, uvicorn_options
-    from .server.config import ConfigError, default_config, load_config
-
     try:
         config = load_config(args.config) if args.config else default_config()
     except ConfigError as error:
@@ -30,18 +33,12 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from .demo import run
-
-    return run(args.host, args.port, args.record_dir, args.record_name)
+    return run_demo(args.host, args.port, args.record_dir, args.record_name)
 
 
 def _replay(args: argparse.Namespace) -> int:
-    import os
-
-    from .replay.cli import run
-
     try:
-        return run(args)
+        return run_replay(args)
     except BrokenPipeError:  # piped into `head`: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
@@ -64,8 +61,6 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--record-dir", metavar="DIR", help=RECORD_DIR_HELP)
     demo.add_argument("--record-name", metavar="NAME", help=RECORD_NAME_HELP)
     demo.set_defaults(run=_demo)
-
-    from .replay.cli import add_arguments
 
     replay = commands.add_parser(
         "replay", help="re-run recordings and hand-written sequences, and compare what they show")
