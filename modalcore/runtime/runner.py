@@ -161,6 +161,11 @@ class SessionRunner:
         record_file: IO[str] | None = None,
     ) -> None:
         self.session = session
+        # command type -> how the runtime runs it (the one interpreter of the session's commands)
+        self._interpreter: dict[type[Cmd], Callable[[Any, int], None]] = {
+            StartTimer: self._run_start_timer, CancelTimer: self._run_cancel_timer,
+            Call: self._run_call, Track: self._track,
+        }
         self.deps = deps
         self.clock = deps.clock
         self.outlet: Outlet | None = None
@@ -415,21 +420,28 @@ class SessionRunner:
 
     # ----- commands
     def _run_cmds(self, cmds: list[Cmd], now: int) -> None:
+        """Run the commands the session returned, through one table from command type to
+        handler. (Effect, CancelEffect and Dispatch never get here: they become frames or
+        messages inside the same session step, so replay reproduces them without a runtime.)"""
         for cmd in cmds:
-            if isinstance(cmd, StartTimer):
-                self._start_timer(cmd.key, cmd.delay_ms, cmd.msg, now)
-            elif isinstance(cmd, CancelTimer):
-                timer = self._timers.pop(cmd.key, None)
-                if timer is not None:
-                    timer.handle.cancel()
-            elif isinstance(cmd, Call):
-                task = asyncio.create_task(self._call(cmd))
-                self._calls.add(task)
-                task.add_done_callback(self._calls.discard)
-            elif isinstance(cmd, Track):
-                self._track(cmd, now)
-            else:
+            run = self._interpreter.get(type(cmd))
+            if run is None:
                 log.warning("session %s: the runtime does not run %s", self.id, type(cmd).__name__)
+                continue
+            run(cmd, now)
+
+    def _run_start_timer(self, cmd: StartTimer, now: int) -> None:
+        self._start_timer(cmd.key, cmd.delay_ms, cmd.msg, now)
+
+    def _run_cancel_timer(self, cmd: CancelTimer, now: int) -> None:
+        timer = self._timers.pop(cmd.key, None)
+        if timer is not None:
+            timer.handle.cancel()
+
+    def _run_call(self, cmd: Call, now: int) -> None:
+        task = asyncio.create_task(self._call(cmd))
+        self._calls.add(task)
+        task.add_done_callback(self._calls.discard)
 
     def _start_timer(self, key: str, delay_ms: int, msg: Msg, now: int) -> None:
         previous = self._timers.pop(key, None)
