@@ -28,7 +28,7 @@ def test_send_tokens_with_the_dev_wallet_and_see_the_transfer_in_activity(
     form = demo.wait_view("WalletSend")
     form.get_by_role("button", name="Select token").click()
     form.get_by_role("button", name="Test USD").click()
-    expect(form.get_by_role("button", name="TUSD")).to_contain_text("Balance: 959000.000 TUSD")
+    expect(form.get_by_role("button", name="TUSD")).to_contain_text("Balance: 959,000.000 TUSD")
     form.get_by_role("textbox", name="Amount").fill("12.5")
     expect(form.get_by_text("$12.50")).to_be_visible()  # TUSD's known price: 1 USD
     form.get_by_role("textbox", name="Receiver address").fill(RECEIVER)
