@@ -33,5 +33,5 @@ export function ConnectButton(props: { modal: Modal } & Partial<ButtonOptions>) 
       offN();
     };
   }, [modal, label, className, balance, avatar, network]);
-  return <span ref={ref} style={{ display: 'inline-flex', gap: 8, alignItems: 'center', maxWidth: '100%' }} />;
+  return <span ref={ref} style={{ display: 'inline-flex', flexWrap: 'wrap', justifyContent: 'flex-end', gap: 8, alignItems: 'center', maxWidth: '100%' }} />;
 }

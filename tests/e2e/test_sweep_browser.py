@@ -94,7 +94,9 @@ def walk(s: Sweep, browser: Any, engine: RunningServer) -> None:
     card.locator(".wm-stack[data-grid] .wm-row").nth(12).wait_for()
     s.check("AllWallets")
     card.get_by_role("searchbox").fill("trust")
-    card.locator('[data-nav]', has_text="Trust").first.wait_for()
+    d.page.wait_for_function(  # the answer drawn: no skeletons, fewer tiles than the whole list
+        "() => { const r = document.querySelector('modalcore-modal').shadowRoot;"
+        " return !r.querySelector('[aria-label=\"Loading wallets\"]') && r.querySelectorAll('.wm-card [data-nav]').length < 12; }")
     s.check("AllWallets-search")
     card.locator('[data-nav]', has_text="Trust").first.click()
     d.wait_view("WalletPage")

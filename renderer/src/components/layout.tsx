@@ -60,7 +60,7 @@ export function Stack({ node, ctx }: NodeProps): JSX.Element {
     padding: pad !== undefined ? num(p, 'pad', 0) : undefined,
   };
   return (
-    <div className="wm-stack" data-dir={dir} data-align={opt(p, 'align')} data-grid={grid || undefined} style={style} aria-label={opt(p, 'label')}>
+    <div className="wm-stack" data-dir={dir} data-align={opt(p, 'align')} data-grid={grid || undefined} style={style} role={opt(p, 'label') ? 'group' : undefined} aria-label={opt(p, 'label')}>
       {kids.map((k) => renderNode(k, ctx))}
       {offers(node, 'more') && <More count={kids.length} onMore={() => ctx.send(node.id, 'more', {})} />}
     </div>
