@@ -96,7 +96,7 @@ def test_the_snackbar_never_covers_the_content(demo: Demo) -> None:
     """Defect 3: the snackbar lay over the Disconnect row (and the Networks hint)."""
     account = connect_dev_wallet(demo)
     account.get_by_role("button", name="Copy address").click()
-    demo.page.locator(".wm-snack-slot[data-open]").wait_for()
+    demo.page.wait_for_function(f"() => getComputedStyle({ROOT}.querySelector('.wm-snack')).opacity === '1'")
     card_box(demo)  # settled
     snack, body = box(demo, ".wm-snack"), box(demo, ".wm-body")
     disconnect = box(demo, ".wm-card .wm-row:has(.wm-row-icon) .wm-row-title")
