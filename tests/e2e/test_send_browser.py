@@ -51,7 +51,7 @@ def test_send_tokens_with_the_dev_wallet_and_see_the_transfer_in_activity(
 
     # back on the Account view (SPEC §4: an ERC-20 send's stack entry shows Account)
     account = demo.wait_view("Account")
-    expect(account.locator(".wm-token", has_text="Test USD")).to_contain_text("958987.500 TUSD")
+    expect(account.locator(".wm-token", has_text="Test USD")).to_contain_text("958,987.500 TUSD")
     account.get_by_role("tab", name="Activity").click()
     newest = account.locator(".wm-activity").first
     expect(newest).to_contain_text("Sent")
