@@ -10,9 +10,10 @@ from .model import Model
 
 
 def _balance(model: Model) -> str:
-    """What an account button shows as the balance: '9,998.992 ETH' once known, else ''."""
+    """What an account button shows as the balance: '9,998.992 ETH' once known, else '' (also on
+    a network the host did not request: no balance is known there)."""
     account = model.accounts.get(model.networks.active_namespace)
-    if account.status != "connected" or account.balance is None:
+    if account.status != "connected" or account.balance is None or model.networks.unsupported:
         return ""
     network = model.networks.active_network
     symbol = account.balance_symbol or (network.native.symbol if network else "")

@@ -38,7 +38,7 @@ class Sweep:
     seen: list[str] = field(default_factory=list)
 
     def set_theme(self, mode: str) -> None:
-        self.demo.call(f"window.demoModal.setThemeMode('{mode}')")
+        self.demo.eval(f"document.getElementById('theme-{mode}').click()")  # the page's switch: page and modal
         self.demo.page.locator(f'.wm-root[data-theme="{mode}"]').wait_for(state="attached")
         self.theme = mode
 

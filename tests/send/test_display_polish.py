@@ -123,3 +123,4 @@ def test_on_an_unsupported_chain_state_and_network_tell_one_story(driver: Driver
     state, network = host(driver, "state"), host(driver, "network")
     assert state["selectedNetworkId"] == network["caipNetworkId"] == "eip155:1"
     assert network["supported"] is False
+    assert host(driver, "account")["balance"] == ""  # no balance is known on that chain
