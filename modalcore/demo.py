@@ -88,9 +88,7 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
         quiet_logging()
         for chain_id, url in sorted(rpc_urls.items()):
             print(f"chain {chain_id}: {url}", flush=True)
-        print(f"
-  Modalcore demo: http://{host}:{port}/   (stop: Ctrl-C)
-", flush=True)
+        print(f"\n  Modalcore demo: http://{host}:{port}/   (stop: Ctrl-C)\n", flush=True)
         app = create_app(config, record_dir=record_dir, record_name=record_name)
         uvicorn.run(app, host=host, port=port, log_level="warning", **uvicorn_options())
     finally:
