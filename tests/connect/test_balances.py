@@ -43,7 +43,7 @@ def test_token_with_six_decimals_and_a_price_shows_fiat(driver: Driver) -> None:
     row = driver.node(f"account/token/{TUSD.address}")
     assert row.p["amount"] == "1,234.567"
     assert row.p["symbol"] == "TUSD"
-    assert row.p["value"] == "$1234.57"
+    assert row.p["value"] == "$1,234.57"
 
 
 def test_tokens_with_zero_decimals_are_dropped(driver: Driver) -> None:

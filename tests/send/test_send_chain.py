@@ -78,8 +78,8 @@ def test_native_send_moves_the_balance_by_the_amount_plus_gas(devchain: ChainsIn
         after = rpc.balance(SENDER)
     state = d.model.send
     assert (state.token, state.amount, state.receiver, state.loading) == (None, "", "", False)
-    assert d.model.accounts.get("eip155").balance == str(
-        (Decimal(after) / 10**18).quantize(Decimal("0.001"), rounding="ROUND_DOWN"))
+    assert d.model.accounts.get("eip155").balance == (
+        f"{(Decimal(after) / 10**18).quantize(Decimal('0.001'), rounding='ROUND_DOWN'):,f}")
     assert [t.event for t in d.tracks() if t.event.startswith("SEND_")] == ["SEND_INITIATED", "SEND_SUCCESS"]
 
 
