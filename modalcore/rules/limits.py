@@ -99,3 +99,10 @@ UNUSED_SESSION_EVICT_MS = 60_000
 # Live sessions one client address may hold, unless the config says otherwise
 # (`max_sessions_per_address`).
 DEFAULT_MAX_SESSIONS_PER_ADDRESS = 64
+
+# ----- WalletConnect (modalcore/walletconnect): what the relay connection may feed the engine
+WC_MESSAGE_CHARS = 256 * 1024  # one relayed message; longer: dropped with a log line
+WC_FRAME_BYTES = 1024 * 1024  # one relay websocket frame (beyond it the library closes, 1009)
+WC_DEDUPE_IDS = 4096  # delivery ids and message digests remembered against replays
+WC_BATCH_TOPICS = 500  # topics per irn_batchSubscribe / irn_batchUnsubscribe
+WC_SEEN_REQUESTS = 64  # a wallet's request ids a dApp state remembers (a replay is dropped)
