@@ -3,6 +3,7 @@
 
 PY      := .venv/bin/python
 STAMP   := .venv/.installed
+RUNSTAMP := .venv/.installed-run
 NPM_CI  := npm ci --no-audit --no-fund --loglevel=error
 HOST    ?= 127.0.0.1
 PORT    ?= 8700
@@ -14,6 +15,12 @@ deps: $(STAMP) renderer/dist/modal.js chain/node_modules/.installed walletpeer/n
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv .venv
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $@ $(RUNSTAMP)
+
+# `make run` needs the engine's own packages only (no playwright, mypy, hypothesis, pytest).
+$(RUNSTAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv .venv
+	$(PY) -m pip install --quiet --disable-pip-version-check -e .
 	touch $@
 
 renderer/node_modules/.installed: renderer/package-lock.json
@@ -41,7 +48,7 @@ chromium:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "Chromium is missing: run 'sudo apt-get install -y chromium'"; exit 1; fi; }
 
-run: deps
+run: $(RUNSTAMP) renderer/dist/modal.js chain/node_modules/.installed
 	$(PY) -m modalcore demo --host $(HOST) --port $(PORT)
 
 test: deps chromium typecheck imports

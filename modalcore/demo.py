@@ -1,28 +1,53 @@
 """`python -m modalcore demo` (what `make run` starts): the two local chains with their
-contracts, the engine, and the demo page, on 127.0.0.1."""
+contracts, the engine, and the demo page, on 127.0.0.1.
+
+The engine's port is checked before anything starts (a port in use stops here with what to do).
+The chains listen on free ports by default, so two demos run side by side (the Dev Wallet
+reaches them through the engine's `/devchain/{chainId}` proxy); `CHAIN_PORTS=8545,8546` pins
+them. One line per RPC call is not logged (httpx stays at WARNING).
+"""
 
 from __future__ import annotations
 
 import logging
+import os
+import socket
 import sys
 
 from .devchain.deploy import deploy_all
 from .devchain.nodes import NodeStartError, ensure_node_modules, free_port, start_nodes, stop_nodes
 from .server.config import dev_networks, parse_config
 
-CHAIN_PORTS = {31337: 8545, 31338: 8546}
+CHAIN_IDS = (31337, 31338)
+QUIET_LOGGERS = ("httpx", "httpcore")
 
 
-def _ports() -> dict[int, int]:
-    """The usual ports, or free ones when something else already listens there."""
-    import socket
+def port_problem(host: str, port: int) -> str | None:
+    """Why the engine cannot listen on host:port, with what to do; None when it can."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            return (f"{host}:{port} is not available ({error.strerror or error}). Another demo or "
+                    f"program is using it: stop it (Ctrl-C in its terminal), or run on another port: "
+                    f"make run PORT={port + 1}")
+    return None
 
-    ports = {}
-    for chain_id, port in CHAIN_PORTS.items():
-        with socket.socket() as probe:
-            busy = probe.connect_ex(("127.0.0.1", port)) == 0
-        ports[chain_id] = free_port() if busy else port
-    return ports
+
+def chain_ports(setting: str | None) -> dict[int, int]:
+    """Ports for the two chains: `CHAIN_PORTS=8545,8546` as given, otherwise free ones."""
+    if setting:
+        ports = [int(p) for p in setting.replace(" ", "").split(",") if p]
+        if len(ports) != len(CHAIN_IDS):
+            raise ValueError(f"CHAIN_PORTS needs {len(CHAIN_IDS)} ports, got {setting!r}")
+        return dict(zip(CHAIN_IDS, ports, strict=True))
+    return {chain_id: free_port() for chain_id in CHAIN_IDS}
+
+
+def quiet_logging() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
 
 
 def run(host: str, port: int, record_dir: str | None = None, record_name: str | None = None) -> int:
@@ -30,9 +55,24 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
 
     from .server.app import create_app, uvicorn_options
 
+    problem = port_problem(host, port)
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
+        return 1
+    try:
+        ports = chain_ports(os.environ.get("CHAIN_PORTS"))
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    for chain_id, chain_port in ports.items():
+        problem = port_problem("127.0.0.1", chain_port)
+        if problem is not None:
+            print(f"error: chain {chain_id}: {problem.split(' Another')[0]} Pick other CHAIN_PORTS "
+                  "or leave CHAIN_PORTS unset (free ports).", file=sys.stderr)
+            return 1
     ensure_node_modules()
     try:
-        nodes = start_nodes(_ports())
+        nodes = start_nodes(ports)
     except NodeStartError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -45,10 +85,10 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
             "store": {"kind": "sqlite", "path": ".modalcore/sessions.db"},
             "devchain_proxy": True,  # the Dev Wallet reaches the chains through /devchain
         })
-        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+        quiet_logging()
         for chain_id, url in sorted(rpc_urls.items()):
             print(f"chain {chain_id}: {url}", flush=True)
-        print(f"\n  Modalcore demo: http://{host}:{port}/\n", flush=True)
+        print(f"\n  Modalcore demo: http://{host}:{port}/   (stop: Ctrl-C)\n", flush=True)
         app = create_app(config, record_dir=record_dir, record_name=record_name)
         uvicorn.run(app, host=host, port=port, log_level="warning", **uvicorn_options())
     finally:

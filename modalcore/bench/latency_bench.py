@@ -81,6 +81,24 @@ async def _rounds(browser: BrowserThread, base_url: str, rtt_ms: float, rounds: 
     return samples
 
 
+COLD_LOADS = 20
+
+
+async def _cold_opens(browser: BrowserThread, base_url: str, loads: int) -> list[dict[str, Any]]:
+    """Click → shown / visible, each on a freshly loaded page once the network is idle."""
+    out = []
+    for _ in range(loads):
+        demo = await DemoPage.open(browser.browser, base_url)
+        try:
+            await demo.page.wait_for_load_state("networkidle")
+            out.append(await demo.open_times(CONNECT_BUTTON))
+            if demo.errors:
+                raise RuntimeError(f"the page logged errors: {demo.errors[:3]}")
+        finally:
+            await demo.close()
+    return out
+
+
 def _figures(results: list[dict[str, Any]]) -> tuple[float, float, int]:
     times = [r["ms"] for r in results if r.get("ok")]
     if len(times) < len(results):
@@ -99,12 +117,20 @@ def run() -> list[str]:
     with tempfile.TemporaryDirectory() as folder, \
             start_server(demo_config(RPC_URLS, None, Path(folder))) as engine, \
             running_proxy(engine.port, delay_ms=0) as proxy, chromium() as browser:
+        cold = browser.run(_cold_opens(browser, engine.http_url, COLD_LOADS), timeout=600)
         for rtt in RTTS_MS:
             proxy.delay_ms = rtt / 2
             by_rtt[rtt] = browser.run(_rounds(browser, proxy.http_url, rtt, ROUNDS), timeout=300)
-    opens0 = [r["ms"] for r in by_rtt[0]["open modal"] if r.get("ok")]
-    out.append(line(f"click → modal visible, p50 of {ROUNDS} opens", f"{percentile(opens0, 50):.1f} ms",
-                    "AppKit 135 ms, RainbowKit 68 ms"))
+    shown = [r["shown"] for r in cold if r.get("shown") is not None]
+    visible = [r["visible"] for r in cold if r.get("visible") is not None]
+    out.append(f"  click → card shown (non-zero box, opacity > 0 along its ancestors, its fades started) and"
+               f" visible (opacity 1, no fade running), {COLD_LOADS} cold page loads after network idle:")
+    out.append(line("  click → shown, p50 (min–max)",
+                    f"{percentile(shown, 50):.1f} ms ({min(shown):.1f}–{max(shown):.1f})" if len(shown) == len(cold)
+                    else f"not shown in {len(cold) - len(shown)} of {len(cold)} loads", "p50 ≤ 20 ms"))
+    out.append(line("  click → visible, p50 (min–max)",
+                    f"{percentile(visible, 50):.1f} ms ({min(visible):.1f}–{max(visible):.1f})" if len(visible) == len(cold)
+                    else f"not visible in {len(cold) - len(visible)} of {len(cold)} loads", "p50 ≤ 170 ms"))
     out.append(f"  click → first frame showing the change, {ROUNDS} rounds (p50 / p90, local = before any engine frame):")
     for name, _, _ in STEPS:
         for rtt in RTTS_MS:

@@ -4,20 +4,35 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..rules.format import amount_with_symbol
 from ..views.parts import truncate_address
 from ..slices.model import Model
+
+
+def _balance(model: Model) -> str:
+    """What an account button shows as the balance: '9,998.992 ETH' once known, else '' (also on
+    a network the host did not request: no balance is known there)."""
+    account = model.accounts.get(model.networks.active_namespace)
+    if account.status != "connected" or account.balance is None or model.networks.unsupported:
+        return ""
+    network = model.networks.active_network
+    symbol = account.balance_symbol or (network.native.symbol if network else "")
+    return amount_with_symbol(account.balance, symbol)
 
 
 def host_state(model: Model) -> dict[str, dict[str, Any]]:
     namespace = model.networks.active_namespace
     account = model.accounts.get(namespace)
-    network = model.networks.active
+    # One story for the host: the network the wallet is on, even one the host did not request
+    # (then `supported` is false and the modal shows UnsupportedChain).
+    network = model.networks.unsupported or model.networks.active
+    shown = model.networks.active_network
     return {
         "state": {
             "open": model.modal.open,
             "loading": model.modal.loading,
             "view": model.router.view,
-            "selectedNetworkId": model.modal.selected_network_id or "",
+            "selectedNetworkId": network or "",
             "activeChain": model.modal.active_chain or "",
             "initialized": model.modal.initialized,
         },
@@ -27,8 +42,12 @@ def host_state(model: Model) -> dict[str, dict[str, Any]]:
             "isConnected": account.status == "connected",
             "status": account.status,
             "connector": account.connector_id or "",
-            # what a connect button shows: the profile name or the truncated address
+            # what an account button shows (ConnectButton / <modalcore-button>): the profile
+            # name or the truncated address, the balance, the avatar's image (else a gradient
+            # derived from the address)
             "display": account.profile_name or truncate_address(account.address or ""),
+            "balance": _balance(model),
+            "avatar": account.profile_image or "",
         },
         "siwx": {
             "enabled": model.siwx.enabled,
@@ -38,5 +57,9 @@ def host_state(model: Model) -> dict[str, dict[str, Any]]:
         "network": {
             "caipNetworkId": network or "",
             "chainId": network.split(":", 1)[1] if network else "",
+            # what a network button shows
+            "name": shown.name if shown is not None else "",
+            "image": (shown.image_url or "") if shown is not None else "",
+            "supported": model.networks.unsupported is None,
         },
     }

@@ -108,7 +108,8 @@ PROBE_SCRIPT = r"""
     }
   };
   const root = () => document.querySelector('modalcore-modal')?.shadowRoot ?? null;
-  const shown = (el) => el.getClientRects().length > 0;
+  // drawn: laid out and not visibility:hidden (a closed modal stays laid out, invisible)
+  const shown = (el) => el.getClientRects().length > 0 && el.checkVisibility({ visibilityProperty: true });
   L.root = root;
   L.state = () => {
     const r = root();
@@ -160,6 +161,50 @@ PROBE_SCRIPT = r"""
                   mutationMs: mutatedAt === null ? null : mutatedAt - t0 });
         return;
       }
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  // Click to *shown* and *visible* (issue 14), polled every animation frame after a synthetic
+  // click dispatched in the page (`performance.now()` taken just before it). The card is shown at
+  // the first frame where it has a non-zero box, the product of the computed opacities along its
+  // ancestor chain (crossing shadow roots) is above 0, and every opacity animation on that chain
+  // has started; visible at the first frame where that product is 1 and no opacity animation on
+  // the chain is running.
+  const chain = (el) => {
+    const out = [];
+    for (let e = el; e; e = e.parentElement || (e.getRootNode() instanceof ShadowRoot ? e.getRootNode().host : null)) out.push(e);
+    return out;
+  };
+  const fades = (e) => e.getAnimations().filter((a) => a.effect && a.effect.getKeyframes().some((k) => 'opacity' in k));
+  L.look = () => {
+    const card = root()?.querySelector('.wm-card');
+    if (!card) return { box: false, opacity: 0, started: false, running: false };
+    const r = card.getBoundingClientRect();
+    let opacity = 1;
+    let started = true;
+    let running = false;
+    for (const e of chain(card)) {
+      opacity *= Number(getComputedStyle(e).opacity);
+      for (const a of fades(e)) {
+        if (a.startTime === null || a.pending) started = false;
+        if (a.playState === 'running' || a.pending) running = true;
+      }
+    }
+    return { box: r.width > 0 && r.height > 0, opacity, started, running };
+  };
+  L.openTimes = ({ click, timeout }) => new Promise((resolve) => {
+    const el = L.find(click);
+    if (!el) { resolve({ error: 'nothing to click: ' + JSON.stringify(click), state: L.state() }); return; }
+    let shown = null;
+    const t0 = performance.now();
+    el.click();
+    const tick = () => {
+      const now = performance.now();
+      const s = L.look();
+      if (shown === null && s.box && s.opacity > 0 && s.started) shown = now - t0;
+      if (shown !== null && s.opacity >= 0.999 && !s.running) { resolve({ shown, visible: now - t0 }); return; }
+      if (now - t0 > timeout) { resolve({ shown, visible: null, look: s }); return; }
       requestAnimationFrame(tick);
     };
     requestAnimationFrame(tick);
@@ -245,6 +290,13 @@ class DemoPage:
         """Click and follow the frames until `expect` holds (see the module docstring)."""
         result: dict[str, Any] = await self.eval("(a) => window.__lat.measure(a)",
                                                  {"click": click, "expect": expect, "timeout": timeout})
+        if "error" in result:
+            raise AssertionError(f"{result['error']}; the modal shows {result['state']}")
+        return result
+
+    async def open_times(self, click: list[str], timeout: float = 5000) -> dict[str, Any]:
+        """Click and follow the frames until the card is visible: `{shown, visible}` in ms."""
+        result: dict[str, Any] = await self.eval("(a) => window.__lat.openTimes(a)", {"click": click, "timeout": timeout})
         if "error" in result:
             raise AssertionError(f"{result['error']}; the modal shows {result['state']}")
         return result

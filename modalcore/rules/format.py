@@ -1,4 +1,9 @@
-"""Number display (SPEC §5: balances floored to 3 decimals or '0.000'; fiat with 2 decimals)."""
+"""Number display (SPEC §5: balances floored to 3 decimals or '0.000'; fiat with 2 decimals).
+
+Every number the modal shows is grouped in thousands ("9,998.992 ETH", "$959,000.00"), the way
+the Activity tab already shows quantities. Values the visitor edits (the send amount) are never
+grouped: the amount field reads "," as a decimal separator.
+"""
 
 from __future__ import annotations
 
@@ -11,15 +16,22 @@ def quantity(raw: int | str, decimals: int) -> Decimal:
 
 
 def floor3(value: Decimal | str) -> str:
+    """A balance: floored to 3 decimals, thousands grouped ('9,998.992'), or '0.000'."""
     amount = Decimal(value)
     if amount <= 0:
         return ZERO_AMOUNT
-    return str(amount.quantize(Decimal("0.001"), rounding=ROUND_DOWN))
+    return f"{amount.quantize(Decimal('0.001'), rounding=ROUND_DOWN):,f}"
 
 
 def fiat(value: Decimal | float | str) -> str:
-    return str(Decimal(str(value)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+    """A fiat amount: 2 decimals, rounded half up, thousands grouped ('959,000.00')."""
+    return f"{Decimal(str(value)).quantize(Decimal('0.01'), rounding=ROUND_HALF_UP):,f}"
 
 
 def usd(value: Decimal | float | str) -> str:
     return f"${fiat(value)}"
+
+
+def amount_with_symbol(amount: str, symbol: str) -> str:
+    """'9,998.992 ETH' (an amount already formatted, then its symbol when there is one)."""
+    return f"{amount} {symbol}".strip()

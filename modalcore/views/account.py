@@ -15,7 +15,10 @@ from .nfts_tab import nfts
 TITLE = ""
 LABEL = "Account"
 
-FEATURES = (  # SPEC §1 wallet feature order: onramp, swaps, receive, send
+# SPEC §1 wallet feature order: onramp, swaps, receive, send. A feature is drawn only when this
+# engine has its view: Buy (onramp) and Swap have none yet, so they are not drawn at all (a
+# disabled button that can never work reads as unfinished).
+FEATURES = (
     ("onramp", "Buy", "card", None),
     ("swaps", "Swap", "swap", None),
     ("receive", "Receive", "receive", "WalletReceive"),
@@ -28,7 +31,7 @@ def header_leading(model: Model) -> Node:
     name = network.name if network else "Select network"
     return node("chip", "account/network", on={"press": PressedNavigate("Networks")},
                 pending={"press": "busy"}, text=name, image=(network.image_url or None) if network else None,
-                icon="network", label="Switch network")
+                icon="network", label=f"{name}, switch network")
 
 
 def body(model: Model) -> Node:
@@ -67,11 +70,10 @@ def _features(model: Model) -> Node:
     features = model.options.features
     buttons = []
     for flag, label, icon, view in FEATURES:
-        if not getattr(features, flag):
+        if view is None or not getattr(features, flag):
             continue
-        handlers = {"press": PressedNavigate(view)} if view else None
-        buttons.append(node("button", f"account/feature/{flag}", on=handlers, text=label, icon=icon,
-                            variant="secondary", disabled=None if view else True))
+        buttons.append(node("button", f"account/feature/{flag}", on={"press": PressedNavigate(view)},
+                            text=label, icon=icon, variant="secondary"))
     return parts.row("account/features", buttons, gap=8, justify="center")
 
 
@@ -94,7 +96,8 @@ def _tokens(model: Model) -> Node:
         key = token.address or "native"
         rows.append(node(
             "token-item", f"account/token/{key}", name=token.name, symbol=token.symbol,
-            image=token.icon_url or None, amount=floor3(token.quantity_numeric),
+            image=parts.token_image(token.symbol, token.icon_url, token.address or f"native:{token.symbol}"),
+            amount=floor3(token.quantity_numeric),
             value=usd(token.value) if token.price else None,
         ))
     if not rows:

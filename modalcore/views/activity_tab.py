@@ -20,16 +20,18 @@ SKELETONS = 3
 # (upper bound in seconds, unit seconds, singular label, plural format): abbreviated labels
 # (SPEC §9: min, hr, d, mo, yr) with dayjs's relative-time thresholds.
 _MINUTE, _HOUR, _DAY = 60, 3600, 86400
+JUST_NOW = "just now"
 _MONTH = 30.4375 * _DAY
 _YEAR = 365.25 * _DAY
 
 
 def relative_time(mined_at: int, now_ms: int) -> str:
-    """How long ago, abbreviated: '12 sec', '1 min', '5 min', '1 hr', '3 hrs', '1 d', '4 d',
-    '1 mo', '5 mo', '1 yr', '2 yr'."""
+    """How long ago, abbreviated: 'just now' (under 45 s, dayjs's "a few seconds": a count of
+    seconds would read '0 sec' and go stale at once), '1 min', '5 min', '1 hr', '3 hrs', '1 d',
+    '4 d', '1 mo', '5 mo', '1 yr', '2 yr'."""
     seconds = max(0, now_ms // 1000 - mined_at)
     if seconds < 45:
-        return f"{seconds} sec"
+        return JUST_NOW
     if seconds < 90:
         return "1 min"
     if seconds < 45 * _MINUTE:

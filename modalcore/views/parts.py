@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+from functools import lru_cache
+
+from ..directory.monogram import monogram_svg
 from ..slices.navigation import PressedBack, PressedClose
 from ..wire.nodes import Node, node
 
@@ -42,3 +46,15 @@ def truncate_address(address: str) -> str:
     if len(address) <= 12:
         return address
     return f"{address[:6]}…{address[-4:]}"
+
+
+def token_image(symbol: str, icon_url: str, seed: str) -> str:
+    """A token's icon, or (none known) its monogram: every token row, the selected token and the
+    send review draw an icon, never an empty slot. Memoised: a handful of tokens per session."""
+    return icon_url or _monogram_uri(seed or symbol, symbol or "?")
+
+
+@lru_cache(maxsize=256)
+def _monogram_uri(seed: str, symbol: str) -> str:
+    svg = monogram_svg(seed.lower(), symbol).replace("rx=\"24\"", "rx=\"48\"")  # round, like coins
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode("ascii")

@@ -1,11 +1,13 @@
-"""WalletSend: the send form (token from the visitor's balances, amount with max and its fiat
-value, receiver address), then a preview."""
+"""WalletSend: the send form (token from the visitor's balances, amount with its symbol, max and
+its fiat value, receiver address), then a preview. Every token row draws the token's icon (or its
+monogram); an amount above the balance says so while it is typed."""
 
 from __future__ import annotations
 
 from ..slices.model import Model
 from ..rules.format import floor3, usd
 from ..slices.send import (
+    INSUFFICIENT_FUNDS,
     PressedSendMax,
     PressedSendPreview,
     PressedSendTokenPicker,
@@ -14,12 +16,14 @@ from ..slices.send import (
     change_receiver,
     fiat_value,
     selected_token,
+    to_units,
     token_key,
     tokens,
 )
+from ..slices.accounts import TokenBalance
 from ..wire.nodes import Node, node
 from . import parts
-from .send_preview import lost_request
+from .send_preview import lost_request, send_icon
 
 TITLE = "Send"
 
@@ -29,26 +33,45 @@ def body(model: Model) -> Node:
     children = [_token_row(model)]
     if state.picking:
         children.append(_token_list(model))
-    fiat = fiat_value(model)
+    token = selected_token(model)
+    fiat = fiat_value(model) or ("$0.00" if token is not None and token.price else None)
+    amount_error = _amount_error(token, state.amount)
     children += [
         parts.row("send/amount-row", [
             node("input", "send/amount", on={"change": change_amount}, value=state.amount, placeholder="0",
-                 kind="amount", label="Amount"),
-            node("button", "send/max", on={"press": PressedSendMax()}, text="Max", variant="ghost",
-                 label="Send the whole balance"),
+                 kind="amount", label="Amount", unit=token.symbol if token else None,
+                 invalid=True if amount_error else None),
+            node("button", "send/max", on={"press": PressedSendMax()}, text="Max", variant="accent",
+                 label="Max, send the whole balance"),
         ]),
         node("text", "send/fiat", text=fiat or "", variant="small", tone="muted", hidden=None if fiat else True),
         node("input", "send/receiver", on={"change": change_receiver}, value=state.receiver,
              placeholder="Type or paste address", kind="address", label="Receiver address"),
     ]
-    if state.error:
-        children.append(node("text", "send/error", text=state.error, variant="small", tone="error"))
+    error = state.error or amount_error  # the last refusal, else what is wrong while typing
+    if error:
+        children.append(node("text", "send/error", text=error, variant="small", tone="error"))
     lost = lost_request(model, "send")
     if lost is not None:
         children.append(lost)
     children.append(node("button", "send/preview", on={"press": PressedSendPreview()}, text="Preview send",
                          variant="main"))
     return parts.column("send/body", children, gap=12)
+
+
+def _amount_error(token: TokenBalance | None, amount: str) -> str | None:
+    """'Insufficient funds' as soon as a well-formed amount exceeds the balance (SPEC §5's
+    message; the preview refuses it with the same words)."""
+    if token is None or not amount.strip():
+        return None
+    decimals = int(token.quantity_decimals)
+    units = to_units(amount, decimals)
+    balance = to_units(token.quantity_numeric, decimals) or 0
+    return INSUFFICIENT_FUNDS if units is not None and units > balance else None
+
+
+def icon(token: TokenBalance) -> str:
+    return send_icon(token)
 
 
 def _token_row(model: Model) -> Node:
@@ -58,7 +81,7 @@ def _token_row(model: Model) -> Node:
                     icon="wallet", chevron=True)
     return node("list-item", "send/token", on={"press": PressedSendTokenPicker()}, title=token.symbol,
                 subtitle=f"Balance: {floor3(token.quantity_numeric)} {token.symbol}",
-                image=token.icon_url or None, chevron=True)
+                image=icon(token), chevron=True)
 
 
 def _token_list(model: Model) -> Node:
@@ -67,7 +90,7 @@ def _token_list(model: Model) -> Node:
         key = token_key(token)
         rows.append(node(
             "list-item", f"send/token/{key}", on={"press": SelectedSendToken(key)}, title=token.name,
-            subtitle=f"{floor3(token.quantity_numeric)} {token.symbol}", image=token.icon_url or None,
+            subtitle=f"{floor3(token.quantity_numeric)} {token.symbol}", image=icon(token),
             trailing=usd(token.value) if token.price else None,
         ))
     if not rows and model.balances.loading:

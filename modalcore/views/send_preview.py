@@ -6,9 +6,10 @@ from __future__ import annotations
 from decimal import ROUND_UP, Decimal
 
 from ..slices.model import Model
-from ..rules.format import usd
+from ..rules.format import amount_with_symbol, usd
 from ..slices.navigation import PressedBack
 from ..slices.send import PressedDiscardSend, PressedRetrySend, PressedSend, fiat_value, selected_token
+from ..slices.accounts import TokenBalance
 from ..wire.nodes import Node, node
 from . import parts
 
@@ -44,6 +45,10 @@ def lost_request(model: Model, prefix: str) -> Node | None:
     ], dir="col", gap=8)
 
 
+def send_icon(token: TokenBalance) -> str:
+    return parts.token_image(token.symbol, token.icon_url, token.address or f"native:{token.symbol}")
+
+
 def body(model: Model) -> Node:
     state = model.send
     token = selected_token(model)
@@ -57,10 +62,17 @@ def body(model: Model) -> Node:
         fee_value = node("skeleton", "send-preview/fee/value", w=80, h=16)
     else:
         fee_value = node("text", "send-preview/fee/value", text=fee_text(model) or "—", variant="small")
-    children = [
-        node("text", "send-preview/amount", text=f"{state.amount} {symbol}".strip(), variant="amount"),
-        node("text", "send-preview/fiat", text=fiat or "", variant="small", tone="muted",
+    summary = node("stack", "send-preview/summary", [
+        parts.row("send-preview/amount-row", [
+            node("image", "send-preview/token", src=send_icon(token) if token else "", alt=symbol, size=36,
+                 round=True),
+            node("text", "send-preview/amount", text=amount_with_symbol(state.amount, symbol), variant="amount"),
+        ], gap=10, justify="center"),
+        node("text", "send-preview/fiat", text=fiat or "", variant="body", tone="muted",
              hidden=None if fiat else True),
+    ], dir="col", gap=6, align="center", pad=12)
+    children = [
+        summary,
         node("list-item", "send-preview/from", title="From",
              trailing=parts.truncate_address(account.address or "")),
         node("list-item", "send-preview/to", title="To", subtitle=state.receiver_profile_name,

@@ -31,7 +31,7 @@ def body(model: Model) -> Node:
             node("button", "siwx/cancel", on={"press": PressedCancelSignIn()}, pending={"press": "spinner"},
                  text="Cancel", variant="secondary"),
             node("button", "siwx/sign", on={"press": PressedSignIn()}, pending={"press": "spinner"},
-                 text="Signing" if signing else "Sign", variant="accent", busy=True if signing else None,
+                 text="Signing" if signing else "Sign", variant="main", busy=True if signing else None,
                  disabled=True if signing else None),
         ], gap=12, justify="center"),
     ], dir="col", gap=16, align="center", pad=8)

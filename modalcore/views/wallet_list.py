@@ -33,18 +33,17 @@ def installed_wallets(model: Model, prefix: str) -> list[Node]:
 
 
 def wallet_row(model: Model, wallet: Wallet, node_id: str, *, image: bool, custom: bool = False) -> Node:
-    if custom:
-        src = dir_slice.custom_image(model, wallet)
-    else:
-        src = dir_slice.wallet_image(model.directory, wallet) if image else ""
+    """`image` False: the row's image is fetched only once it scrolls into view (`lazy`)."""
+    src = dir_slice.custom_image(model, wallet) if custom else dir_slice.wallet_image(model.directory, wallet)
     return node("wallet-item", node_id, on={"press": PressedDirectoryWallet(wallet.id, custom)},
-                pending={"press": "busy"}, name=wallet.name, image=src)
+                pending={"press": "busy"}, name=wallet.name, image=src, lazy=None if image else True)
 
 
 def _directory_rows(model: Model, wallets: Iterable[Wallet], prefix: str, seen: set[str],
                     *, images: int | None = None, paged: bool = False) -> list[Node]:
-    """Rows for directory wallets not shown yet and not installed; with `images`, only the
-    first `images` (of each page of 40 when `paged`) carry an image (SPEC §9)."""
+    """Rows for directory wallets not shown yet and not installed; with `images`, the images of
+    only the first `images` (of each page of 40 when `paged`) are fetched at once (SPEC §9), the
+    others as they scroll into view."""
     rdns = dir_slice.installed(model)
     rows = []
     for index, wallet in enumerate(wallets):

@@ -39,8 +39,11 @@ installDevWallet({
     }),
 });
 
-// `?siwx=required` or `?siwx=optional` turns sign-in on.
+// `?siwx=required` or `?siwx=optional` turns sign-in on (the page's "Sign-in" switch sets it);
+// `?theme=light` starts in the light theme (the page's "Theme" switch changes it live).
 const siwxMode = query.get('siwx');
+const startTheme = query.get('theme') === 'light' ? 'light' : 'dark';
+document.documentElement.dataset.theme = startTheme;
 const siwx = siwxMode === 'required' || siwxMode === 'optional' ? { required: siwxMode === 'required' } : undefined;
 
 const { createModal, ConnectButton } = window.ModalCore;
@@ -55,6 +58,7 @@ const modal = createModal({
     icons: [],
   },
   debug: true,
+  themeMode: startTheme,
   ...(siwx ? { siwx } : {}),
 });
 window.demoModal = modal;
@@ -111,14 +115,47 @@ function App() {
   const active = typeof network?.caipNetworkId === 'string' ? network.caipNetworkId : '';
   const other = networks.find((id) => id !== active) ?? networks[0] ?? '';
   const switchNetwork = () => run(`switchNetwork ${other}`, () => modal.switchNetwork(other).then(() => 'requested'));
+  const [theme, setTheme] = useState<'dark' | 'light'>(startTheme);
+  const pickTheme = (mode: 'dark' | 'light') => {
+    setTheme(mode);
+    document.documentElement.dataset.theme = mode;
+    void modal.setThemeMode(mode);
+  };
+  const siwxHref = (mode: string) => {
+    const next = new URLSearchParams(location.search);
+    if (mode === 'off') next.delete('siwx');
+    else next.set('siwx', mode);
+    const q = next.toString();
+    return q ? `?${q}` : location.pathname;
+  };
+  const siwxNow = siwxMode === 'required' || siwxMode === 'optional' ? siwxMode : 'off';
 
   return (
     <>
       <header>
         <h1>Modalcore demo dApp</h1>
-        <ConnectButton modal={modal} />
+        <ConnectButton modal={modal} network />
       </header>
       <main>
+        <section>
+          <h2>Settings</h2>
+          <div className="actions" role="group" aria-label="Theme">
+            <span className="label">Theme</span>
+            {(['dark', 'light'] as const).map((mode) => (
+              <button key={mode} id={`theme-${mode}`} type="button" className="secondary" aria-pressed={theme === mode} onClick={() => pickTheme(mode)}>
+                {mode === 'dark' ? 'Dark' : 'Light'}
+              </button>
+            ))}
+          </div>
+          <div className="actions" role="group" aria-label="Sign-in (SIWX)">
+            <span className="label">Sign-in</span>
+            {['off', 'optional', 'required'].map((mode) => (
+              <a key={mode} id={`siwx-${mode}`} className="choice" href={siwxHref(mode)} aria-current={siwxNow === mode ? 'true' : undefined}>
+                {mode === 'off' ? 'Off' : mode === 'optional' ? 'Optional' : 'Required'}
+              </a>
+            ))}
+          </div>
+        </section>
         <section>
           <h2>Modal</h2>
           <dl>

@@ -1,30 +1,37 @@
-/** `<ConnectButton modal={modal}/>`: "Connect Wallet", or the connected address; opens the modal. */
-import { useEffect, useState } from 'react';
+/**
+ * `<ConnectButton modal={modal}/>`: "Connect Wallet", or once connected the account button
+ * (avatar, address or name, balance) and, with `network`, a network button; opens the modal.
+ * What each part says is the engine's (host events `account` and `network`).
+ */
+import { useEffect, useRef } from 'react';
+import { type ButtonOptions, drawButtons } from './button-view';
 import type { Modal } from './host';
 
-/** What the engine says a button shows for the connected account (`display`), or ''. */
-export function connectedLabel(account: Record<string, unknown> | undefined): string {
-  return account?.isConnected && typeof account.display === 'string' ? account.display : '';
-}
+type Dict = Record<string, unknown>;
 
-/** The connected address (for the button's title), or ''. */
-export function connectedAddress(account: Record<string, unknown> | undefined): string {
-  return account?.isConnected && typeof account.address === 'string' ? account.address : '';
-}
-
-export function ConnectButton(props: { modal: Modal; label?: string; className?: string }) {
-  const { modal, label = 'Connect Wallet', className = 'modalcore-connect-button' } = props;
-  const [account, setAccount] = useState({ address: '', display: '' });
-  useEffect(
-    () =>
-      modal.subscribeAccount((state) =>
-        setAccount({ address: connectedAddress(state), display: connectedLabel(state) }),
-      ),
-    [modal],
-  );
-  return (
-    <button type="button" className={className} title={account.address || undefined} onClick={() => void modal.open()}>
-      {account.display || label}
-    </button>
-  );
+export function ConnectButton(props: { modal: Modal } & Partial<ButtonOptions>) {
+  const { modal, label = 'Connect Wallet', className = 'modalcore-connect-button', balance, avatar, network } = props;
+  const ref = useRef<HTMLSpanElement>(null);
+  useEffect(() => {
+    const host = ref.current;
+    if (!host) return;
+    let account: Dict | undefined;
+    let net: Dict | undefined;
+    const draw = (): void =>
+      drawButtons(host, account, net, { label, className, balance, avatar, network }, (view) => void modal.open(view ? { view } : undefined));
+    draw();
+    const offA = modal.subscribeAccount((a) => {
+      account = a;
+      draw();
+    });
+    const offN = modal.subscribeNetwork((n) => {
+      net = n;
+      draw();
+    });
+    return () => {
+      offA();
+      offN();
+    };
+  }, [modal, label, className, balance, avatar, network]);
+  return <span ref={ref} style={{ display: 'inline-flex', flexWrap: 'wrap', justifyContent: 'flex-end', gap: 8, alignItems: 'center', maxWidth: '100%' }} />;
 }

@@ -1,12 +1,14 @@
 /**
  * `<modalcore-button project-id="..." networks="eip155:1,eip155:137">` for pages without React.
  * It uses the live modal of its project id (or creates one); assign `modal` to pick another.
+ * Options as attributes: `label`, `balance="hide"`, `avatar="hide"`, `network="show"` (a network
+ * button before the account button). What the parts say comes from the engine.
  */
-import { connectedAddress, connectedLabel } from './connect-button';
+import { drawButtons } from './button-view';
 import { type Modal, createModal, liveModals } from './host';
 
-const STYLE = `button{font:600 14px/1 system-ui,sans-serif;padding:10px 16px;border-radius:12px;border:1px solid
-rgba(0,0,0,.1);background:var(--modalcore-button-bg,#3396ff);color:var(--modalcore-button-fg,#fff);cursor:pointer}`;
+const STYLE = `:host{display:inline-flex;gap:8px}button{font:600 14px/1 system-ui,sans-serif;padding:10px 16px;border-radius:12px;border:1px solid
+rgba(0,0,0,.1);background:var(--modalcore-button-bg,#1f6fd1);color:var(--modalcore-button-fg,#fff);cursor:pointer}`;
 
 function modalFor(element: HTMLElement): Modal {
   const projectId = element.getAttribute('project-id') ?? 'demo';
@@ -23,27 +25,43 @@ export function defineButtonElement(name = 'modalcore-button'): void {
   class ModalcoreButton extends HTMLElement {
     modal: Modal | null = null;
     private unsubscribe: (() => void) | null = null;
-    private button: HTMLButtonElement | null = null;
+    private holder: HTMLElement | null = null;
 
     connectedCallback(): void {
-      if (!this.button) {
+      if (!this.holder) {
         const shadow = this.attachShadow({ mode: 'open' });
         const style = document.createElement('style');
         style.textContent = STYLE;
-        this.button = document.createElement('button');
-        this.button.type = 'button';
-        this.button.part.add('button');
-        this.button.addEventListener('click', () => void this.modal?.open());
-        shadow.append(style, this.button);
+        this.holder = document.createElement('span');
+        this.holder.style.cssText = 'display:inline-flex;gap:8px';
+        shadow.append(style, this.holder);
       }
-      this.modal ??= modalFor(this);
-      const label = this.getAttribute('label') ?? 'Connect Wallet';
-      this.button.textContent = label;
-      this.unsubscribe = this.modal.subscribeAccount((account) => {
-        if (!this.button) return;
-        this.button.textContent = connectedLabel(account) || label;
-        this.button.title = connectedAddress(account);
+      const modal = (this.modal ??= modalFor(this));
+      const opts = {
+        label: this.getAttribute('label') ?? 'Connect Wallet',
+        balance: this.getAttribute('balance') !== 'hide',
+        avatar: this.getAttribute('avatar') !== 'hide',
+        network: this.getAttribute('network') === 'show',
+        className: 'b',
+      };
+      let account: Record<string, unknown> | undefined;
+      let network: Record<string, unknown> | undefined;
+      const draw = (): void => {
+        if (this.holder) drawButtons(this.holder, account, network, opts, (view) => void modal.open(view ? { view } : undefined));
+      };
+      draw();
+      const offA = modal.subscribeAccount((a) => {
+        account = a;
+        draw();
       });
+      const offN = modal.subscribeNetwork((n) => {
+        network = n;
+        draw();
+      });
+      this.unsubscribe = () => {
+        offA();
+        offN();
+      };
     }
 
     disconnectedCallback(): void {

@@ -77,6 +77,7 @@ export interface ListItemProps {
 export interface WalletItemProps {
   readonly name?: string;
   readonly image?: string;
+  readonly lazy?: boolean;
   readonly tag?: string;
   readonly disabled?: boolean;
   readonly on?: OnMap;
@@ -100,6 +101,7 @@ export interface IconProps {
   readonly name?: string;
   readonly size?: number;
   readonly tone?: string;
+  readonly badge?: boolean;
   readonly on?: OnMap;
   readonly hidden?: boolean;
   readonly label?: string;
@@ -110,7 +112,9 @@ export interface InputProps {
   readonly value?: string;
   readonly placeholder?: string;
   readonly kind?: string;
+  readonly unit?: string;
   readonly error?: string;
+  readonly invalid?: boolean;
   readonly autofocus?: boolean;
   readonly max?: number;
   readonly on?: OnMap;
@@ -328,10 +332,10 @@ export const NODE_PROPS: { readonly [T in NodeType]: readonly (keyof NodePropsBy
   "text": ["text", "variant", "tone", "on", "hidden", "label", "busy"],
   "button": ["text", "variant", "icon", "disabled", "on", "hidden", "label", "busy"],
   "list-item": ["title", "subtitle", "icon", "image", "trailing", "chevron", "disabled", "on", "hidden", "label", "busy"],
-  "wallet-item": ["name", "image", "tag", "disabled", "on", "hidden", "label", "busy"],
+  "wallet-item": ["name", "image", "lazy", "tag", "disabled", "on", "hidden", "label", "busy"],
   "image": ["src", "alt", "size", "round", "on", "hidden", "label", "busy"],
-  "icon": ["name", "size", "tone", "on", "hidden", "label", "busy"],
-  "input": ["value", "placeholder", "kind", "error", "autofocus", "max", "on", "hidden", "label", "busy"],
+  "icon": ["name", "size", "tone", "badge", "on", "hidden", "label", "busy"],
+  "input": ["value", "placeholder", "kind", "unit", "error", "invalid", "autofocus", "max", "on", "hidden", "label", "busy"],
   "otp-input": ["length", "value", "error", "on", "hidden", "label", "busy"],
   "qr": ["data", "size", "image", "on", "hidden", "label", "busy"],
   "tabs": ["items", "active", "on", "hidden", "label", "busy"],

@@ -29,6 +29,7 @@ function sample(t, id, reads, children, overrides = {}) {
     p[key] = SPECIAL[key] ?? SAMPLES[prop.type];
   }
   Object.assign(p, overrides);
+  for (const key of Object.keys(p)) if (p[key] === undefined) delete p[key];
   const seen = (reads[t] ??= new Set());
   const traced = new Proxy(p, {
     get(target, key, receiver) {
@@ -52,14 +53,16 @@ function ctxOf(pending = new Map()) {
 }
 
 /** Draws every node type inside a modal, in the states that read different props: no pending
- * hint, every node busy, the back hint showing the hidden view; embedded or not. */
+ * hint, every node busy, the back hint showing the hidden view, optional props left out
+ * (`bare`: a prop read only when another is absent); embedded or not. */
+const BARE = { error: undefined, href: undefined, image: undefined, icon: undefined, text: undefined };
 function drawAll() {
   const reads = {};
-  for (const state of ['plain', 'busy', 'back']) {
+  for (const state of ['plain', 'busy', 'back', 'bare']) {
     for (const variant of ['main', 'title', 'amount']) {
       const leaves = TYPES.filter((t) => !['modal', 'view', 'header', 'snackbar'].includes(t))
         .map((t, i) => sample(t, `n${i}`, reads, t === 'stack' || t === 'group' ? [] : undefined,
-          t === 'text' || t === 'button' ? { variant } : {}));
+          { ...(t === 'text' || t === 'button' ? { variant } : {}), ...(state === 'bare' ? BARE : {}) }));
       const back = { press: { back: 'view/Back' } };
       const tree = sample('modal', 'modal', reads, [
         sample('header', 'header', reads, [sample('button', 'header/back', reads, undefined, { on: back })]),

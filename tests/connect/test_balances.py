@@ -33,7 +33,7 @@ def test_fiat_has_two_decimals() -> None:
 def test_account_view_shows_the_native_balance(driver: Driver) -> None:
     driver.connect()
     driver.settle_balances(9_999_123_456_789_000_000_000)
-    assert driver.node("account/balance").p["text"] == "9999.123 ETH"
+    assert driver.node("account/balance").p["text"] == "9,999.123 ETH"
 
 
 def test_token_with_six_decimals_and_a_price_shows_fiat(driver: Driver) -> None:
@@ -41,9 +41,9 @@ def test_token_with_six_decimals_and_a_price_shows_fiat(driver: Driver) -> None:
     driver.connect()
     driver.settle_balances(10**18, {TUSD.address: "1234567890", ZERO.address: "5"})
     row = driver.node(f"account/token/{TUSD.address}")
-    assert row.p["amount"] == "1234.567"
+    assert row.p["amount"] == "1,234.567"
     assert row.p["symbol"] == "TUSD"
-    assert row.p["value"] == "$1234.57"
+    assert row.p["value"] == "$1,234.57"
 
 
 def test_tokens_with_zero_decimals_are_dropped(driver: Driver) -> None:

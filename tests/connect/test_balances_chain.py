@@ -71,4 +71,4 @@ def test_a_token_with_six_decimals_displays_correctly(devchain: ChainsInfo) -> N
     assert raw == 10_000 * 10**6
     assert row.p["amount"] == floor3(Decimal(raw) / Decimal(10**6))
     assert row.p["symbol"] == "TUSD"
-    assert row.p["value"] == "$" + f"{Decimal(raw) / Decimal(10**6):.2f}"
+    assert row.p["value"] == "$" + f"{Decimal(raw) / Decimal(10**6):,.2f}"

@@ -18,8 +18,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.chain]
 
 
 def floored(raw: int, decimals: int) -> str:
-    """SPEC §5: floored to 3 decimals."""
-    return str(Decimal(raw).scaleb(-decimals).quantize(Decimal("0.001"), rounding=ROUND_DOWN))
+    """SPEC §5: floored to 3 decimals (grouped in thousands, issue 14)."""
+    return f"{Decimal(raw).scaleb(-decimals).quantize(Decimal('0.001'), rounding=ROUND_DOWN):,f}"
 
 
 def test_connect_dev_wallet_shows_the_real_balance(demo: Demo, chains: ChainsInfo) -> None:
@@ -55,7 +55,7 @@ def test_token_with_six_decimals_displays_correctly(demo: Demo, chains: ChainsIn
     assert amount.endswith(".765")  # ...998.765433 floored, not rounded up
     expect(row).to_contain_text(f"{amount} TUSD")
     fiat = Decimal(raw).scaleb(-6).quantize(Decimal("0.01"))
-    expect(row.locator(".wm-row-value")).to_have_text(f"${fiat}")
+    expect(row.locator(".wm-row-value")).to_have_text(f"${fiat:,f}")
 
 
 def test_switch_network_from_the_networks_view(demo: Demo) -> None:
@@ -102,7 +102,7 @@ def test_reload_stays_connected_without_a_wallet_prompt(demo: Demo) -> None:
     assert account["address"].lower() == ACCOUNT_0
     assert demo.wallet_requests("eth_requestAccounts") == []  # no prompt
     assert demo.wallet_requests("eth_accounts"), "re-synced through eth_accounts"
-    expect(demo.page.locator(".modalcore-connect-button")).to_have_text("0xf39F…2266")
+    expect(demo.page.locator(".modalcore-connect-button")).to_contain_text("0xf39F…2266")
     open_modal(demo)
     demo.wait_view("Account")
 

@@ -134,7 +134,7 @@ def test_an_item_shows_title_counterparty_time_amount_and_status(driver: Driver)
 
 
 @pytest.mark.parametrize("seconds,label", [
-    (0, "0 sec"), (44, "44 sec"), (45, "1 min"), (89, "1 min"), (90, "2 min"), (44 * 60, "44 min"),
+    (0, "just now"), (44, "just now"), (45, "1 min"), (89, "1 min"), (90, "2 min"), (44 * 60, "44 min"),
     (45 * 60, "1 hr"), (89 * 60, "1 hr"), (3 * 3600, "3 hrs"), (21 * 3600, "21 hrs"), (22 * 3600, "1 d"),
     (35 * 3600, "1 d"), (36 * 3600, "2 d"), (25 * 86400, "25 d"), (26 * 86400, "1 mo"),
     (60 * 86400, "2 mo"), (300 * 86400, "10 mo"), (340 * 86400, "1 yr"), (600 * 86400, "2 yr"),

@@ -63,7 +63,7 @@ def test_the_token_is_picked_from_the_visitors_balances(driver: Driver) -> None:
     driver.intent(f"send/token/{TUSD.address}")
     assert driver.model.send.token == TUSD.address
     assert driver.node("send/tokens") is None
-    assert driver.node("send/token").p["subtitle"] == "Balance: 1234.567 TUSD"
+    assert driver.node("send/token").p["subtitle"] == "Balance: 1,234.567 TUSD"
 
 
 @pytest.mark.parametrize("form", [

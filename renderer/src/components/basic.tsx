@@ -25,6 +25,8 @@ export function Img(props: {
   size?: number;
   round?: boolean;
   className?: string;
+  /** Fetched once it scrolls into view (the engine marks images not to fetch at once). */
+  lazy?: boolean;
 }): JSX.Element {
   const [failed, setFailed] = useState<string | null>(null);
   const { src, alt, size, round } = props;
@@ -51,6 +53,7 @@ export function Img(props: {
       width={size}
       height={size}
       decoding="async"
+      loading={props.lazy ? 'lazy' : undefined}
       draggable={false}
       referrerPolicy="no-referrer"
       onError={() => setFailed(src)}
@@ -124,7 +127,7 @@ export function IconNode({ node }: NodeProps): JSX.Element {
   const name = str(node.p, 'name');
   const size = num(node.p, 'size', 20);
   return (
-    <span className="wm-icon-node" data-tone={opt(node.p, 'tone')} role={node.p?.label ? 'img' : undefined} aria-label={opt(node.p, 'label')}>
+    <span className="wm-icon-node" data-badge={bool(node.p, 'badge') || undefined} data-tone={opt(node.p, 'tone')} role={node.p?.label ? 'img' : undefined} aria-label={opt(node.p, 'label')}>
       {name === 'spinner' ? <Spinner size={size} /> : <Icon name={name} size={size} />}
     </span>
   );

@@ -41,6 +41,8 @@ export function Input({ node, ctx }: NodeProps): JSX.Element {
   const kind = str(p, 'kind', 'text');
   const [value, setValue] = useEcho(str(p, 'value'));
   const error = opt(p, 'error');
+  const invalid = error !== undefined || bool(p, 'invalid');
+  const unit = opt(p, 'unit');
   const errId = useId();
   const ref = useRef<HTMLInputElement>(null);
   const autofocus = bool(p, 'autofocus');
@@ -52,14 +54,14 @@ export function Input({ node, ctx }: NodeProps): JSX.Element {
   const max = Math.min(num(p, 'max', MAX), MAX);
   return (
     <div className="wm-field">
-      <div className="wm-input" data-kind={kind} data-error={error !== undefined || undefined}>
+      <div className="wm-input" data-kind={kind} data-error={invalid || undefined}>
         {lead && <Icon name={lead} size={kind === 'search' ? 16 : 18} />}
         <input
           ref={ref}
           value={value}
           placeholder={str(p, 'placeholder')}
           aria-label={str(p, 'label') || str(p, 'placeholder') || kind}
-          aria-invalid={error !== undefined || undefined}
+          aria-invalid={invalid || undefined}
           aria-describedby={error !== undefined ? errId : undefined}
           data-autofocus={autofocus || undefined}
           type={kind === 'email' ? 'email' : 'text'}
@@ -83,6 +85,7 @@ export function Input({ node, ctx }: NodeProps): JSX.Element {
             }
           }}
         />
+        {unit && <span className="wm-unit">{unit}</span>}
         {busy && <Spinner size={18} />}
       </div>
       {error !== undefined && (

@@ -95,7 +95,7 @@ export function WalletItem(props: NodeProps): JSX.Element {
   const kind = tag === undefined ? undefined : tagKind(tag);
   return (
     <Row {...props} className="wm-wallet" tag={kind}>
-      <Img src={opt(p, 'image')} alt={name} className="wm-row-img" />
+      <Img src={opt(p, 'image')} alt={name} className="wm-row-img" lazy={bool(p, 'lazy')} />
       <Main title={name} />
       <span className="wm-row-end">
         {tag !== undefined && (

@@ -60,7 +60,7 @@ export function Stack({ node, ctx }: NodeProps): JSX.Element {
     padding: pad !== undefined ? num(p, 'pad', 0) : undefined,
   };
   return (
-    <div className="wm-stack" data-dir={dir} data-align={opt(p, 'align')} data-grid={grid || undefined} style={style} aria-label={opt(p, 'label')}>
+    <div className="wm-stack" data-dir={dir} data-align={opt(p, 'align')} data-grid={grid || undefined} style={style} role={opt(p, 'label') ? 'group' : undefined} aria-label={opt(p, 'label')}>
       {kids.map((k) => renderNode(k, ctx))}
       {offers(node, 'more') && <More count={kids.length} onMore={() => ctx.send(node.id, 'more', {})} />}
     </div>
@@ -112,11 +112,15 @@ export function Snackbar({ node }: NodeProps): JSX.Element {
   const variant = str(node.p, 'variant', 'success');
   const open = bool(node.p, 'open');
   return (
-    <div className="wm-snack" data-open={open || undefined} data-variant={variant} role="status" aria-live="polite">
-      <span className="wm-snack-ic">
-        {variant === 'loading' ? <Spinner size={14} /> : <Icon name={SNACK_ICON[variant] ?? 'info'} size={12} />}
-      </span>
-      <span className="wm-snack-msg">{str(node.p, 'message')}</span>
+    <div className="wm-snack-slot" data-open={open || undefined}>
+      <div className="wm-snack-clip">
+        <div className="wm-snack" data-variant={variant} role="status" aria-live="polite">
+          <span className="wm-snack-ic">
+            {variant === 'loading' ? <Spinner size={14} /> : <Icon name={SNACK_ICON[variant] ?? 'info'} size={12} />}
+          </span>
+          <span className="wm-snack-msg">{str(node.p, 'message')}</span>
+        </div>
+      </div>
     </div>
   );
 }

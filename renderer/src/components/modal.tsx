@@ -73,6 +73,26 @@ function useAutoHeight(body: RefObject<HTMLDivElement | null>, inner: RefObject<
   }, [on, body, inner]);
 }
 
+/**
+ * The opening fade (backdrop 100 ms; card 120 ms, rising on desktop, sliding up as a sheet on a
+ * phone), played with the Web Animations API and started at the current frame's time: the card's
+ * first frame after the click already shows the fade under way (a CSS animation would wait a
+ * frame before it starts), and it ends ~120 ms after the click.
+ */
+function playOpening(overlay: HTMLElement | null, frame: HTMLElement | null): void {
+  if (!overlay || !frame || typeof overlay.animate !== 'function') return;
+  if (typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches) return;
+  const sheet = typeof matchMedia === 'function' && matchMedia('(max-width: 430px)').matches;
+  const now = document.timeline?.currentTime ?? null;
+  const run = (el: HTMLElement, keyframes: Keyframe[], duration: number): void => {
+    const a = el.animate(keyframes, { duration, easing: 'cubic-bezier(0.2, 0.8, 0.2, 1)' });
+    if (now !== null) a.startTime = now;
+  };
+  run(overlay, [{ opacity: 0 }, { opacity: 1 }], 100);
+  run(frame, sheet ? [{ transform: 'translateY(40%)', opacity: 0 }, { transform: 'none', opacity: 1 }]
+    : [{ transform: 'translateY(6px) scale(0.97)', opacity: 0 }, { transform: 'none', opacity: 1 }], 120);
+}
+
 const UNIT: Record<string, string> = {
   '--w3m-color-mix-strength': '%',
   '--w3m-font-size-master': 'px',
@@ -140,6 +160,11 @@ export function ModalRoot(props: { tree: WireNode | null; ctx: RenderCtx; localO
   }, [shake]);
 
   const card = useRef<HTMLDivElement>(null);
+  const overlayRef = useRef<HTMLDivElement>(null);
+  const frameRef = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => {
+    if (visible && !embedded) playOpening(overlayRef.current, frameRef.current);
+  }, [visible, embedded]);
   const downOnOverlay = useRef(false);
   const body = useRef<HTMLDivElement>(null);
   const inner = useRef<HTMLDivElement>(null);
@@ -267,6 +292,7 @@ export function ModalRoot(props: { tree: WireNode | null; ctx: RenderCtx; localO
   return (
     <div {...rootProps}>
       <div
+        ref={overlayRef}
         className="wm-overlay"
         data-state={state}
         onMouseDown={(e) => {
@@ -277,7 +303,9 @@ export function ModalRoot(props: { tree: WireNode | null; ctx: RenderCtx; localO
           downOnOverlay.current = false;
         }}
       >
-        <div className="wm-frame">{dialog}</div>
+        <div ref={frameRef} className="wm-frame">
+          {dialog}
+        </div>
       </div>
     </div>
   );

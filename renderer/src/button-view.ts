@@ -1,0 +1,77 @@
+/**
+ * The account button and the network button a host page shows (`ConnectButton`,
+ * `<modalcore-button>`), drawn without React into a container. What they show comes from the
+ * engine's host events: `account.display` (profile name or truncated address), `account.balance`
+ * ('9,998.992 ETH' once known), `account.avatar` (a profile image, else the address gradient),
+ * `network.name` / `network.image`. The options only choose which of those parts are drawn.
+ */
+import { avatarGradient } from './components/avatar';
+
+type Dict = Record<string, unknown>;
+
+export interface ButtonOptions {
+  /** Text while not connected. */
+  label: string;
+  /** The balance beside the address (AppKit's `balance="show"`); default true. */
+  balance?: boolean;
+  /** The avatar before the address; default true. */
+  avatar?: boolean;
+  /** A network button before the account button (opens the Networks view); default false. */
+  network?: boolean;
+  /** The account button's class (the page styles it). */
+  className?: string;
+}
+
+const text = (d: Dict | undefined, k: string): string => (typeof d?.[k] === 'string' ? (d[k] as string) : '');
+const ROW = 'display:inline-flex;align-items:center;gap:8px;white-space:nowrap;max-width:100%';
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, style: string, content?: string): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  e.style.cssText = style;
+  if (content !== undefined) e.textContent = content;
+  return e;
+}
+
+function image(src: string, size: number, background: string): HTMLElement {
+  const s = el('span', `flex:none;width:${size}px;height:${size}px;border-radius:50%;overflow:hidden;background:${background} center/cover`);
+  if (/^(https?:|data:image\/|\/)/i.test(src)) s.style.backgroundImage = `url("${src.replace(/"/g, '%22')}")`;
+  s.setAttribute('aria-hidden', 'true');
+  return s;
+}
+
+/** Draws the buttons into `host` (replacing what it held). */
+export function drawButtons(host: HTMLElement, account: Dict | undefined, network: Dict | undefined, opts: ButtonOptions, open: (view?: string) => void): void {
+  const connected = account?.isConnected === true && text(account, 'display') !== '';
+  // Redraw only when something shown changed (keeps focus and hover on the same element).
+  const key = JSON.stringify(connected ? [opts, account, network?.name, network?.image] : [opts.label, opts.className]);
+  if (host.dataset.drawn === key) return;
+  host.dataset.drawn = key;
+  const parts: HTMLElement[] = [];
+  if (connected && opts.network) {
+    const nb = el('button', ROW, '');
+    nb.type = 'button';
+    nb.className = 'modalcore-network-button';
+    nb.setAttribute('part', 'network');
+    nb.setAttribute('aria-label', `Network: ${text(network, 'name') || 'unknown'}`);
+    nb.append(image(text(network, 'image'), 20, 'rgba(128,128,128,.35)'), el('span', '', text(network, 'name') || 'Network'));
+    nb.addEventListener('click', () => open('Networks'));
+    parts.push(nb);
+  }
+  const b = el('button', ROW);
+  b.type = 'button';
+  b.className = opts.className ?? 'modalcore-connect-button';
+  b.setAttribute('part', 'button');
+  b.addEventListener('click', () => open());
+  if (connected) {
+    const address = text(account, 'address');
+    b.title = address;
+    const balance = text(account, 'balance');
+    if (opts.balance !== false && balance) b.append(el('span', 'font-variant-numeric:tabular-nums', balance), el('span', 'width:1px;align-self:stretch;background:currentColor;opacity:.3'));
+    if (opts.avatar !== false) b.append(image(text(account, 'avatar'), 20, avatarGradient(address)));
+    b.append(el('span', '', text(account, 'display')));
+  } else {
+    b.textContent = opts.label;
+  }
+  parts.push(b);
+  host.replaceChildren(...parts);
+}
