@@ -1,0 +1,256 @@
+"""One hostile socket against a running engine, and one honest one (issue 11, fuzz).
+
+`fuzz_socket` opens a socket, sends a first frame (a join, or garbage), then a burst of fuzz
+frames and a probe intent, and reads until the probe is answered or the server closes. It checks
+the protocol's promises for every frame (`fuzz_frames.expected_reply`) and that every server
+frame is typed. `HonestSession` joins normally and later checks that its tree is unchanged and
+its intents still work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from ..wire.codec import decode, encode
+from .fuzz_frames import (
+    ACK_STATUSES,
+    ALLOWED_CLOSE_CODES,
+    ERROR_CODES,
+    SERVER_FRAME_TYPES,
+    Expect,
+    MUTATIONS,
+    FrameFuzzer,
+    expected_reply,
+    first_frame,
+)
+
+PROBE_IID = "probe"
+READ_TIMEOUT_S = 10.0
+
+
+@dataclass
+class SocketReport:
+    """What one socket saw: frames sent, replies by kind, close code, broken promises."""
+
+    sent: int = 0
+    replies: Counter[str] = field(default_factory=Counter)
+    close_code: int | None = None
+    violations: list[str] = field(default_factory=list)
+    sent_kinds: Counter[str] = field(default_factory=Counter)
+
+    def merge(self, other: SocketReport) -> None:
+        self.sent += other.sent
+        self.replies.update(other.replies)
+        self.sent_kinds.update(other.sent_kinds)
+        self.violations.extend(other.violations)
+
+
+def reply_kind(frame: dict[str, Any]) -> str:
+    kind = str(frame.get("t"))
+    if kind == "error" or kind == "goodbye":
+        return f"{kind}:{frame.get('code')}"
+    if kind == "intent_ack":
+        return f"intent_ack:{frame.get('status')}"
+    return kind
+
+
+def typed_problem(frame: Any) -> str | None:
+    """Why a server frame breaks PROTOCOL.md, or None."""
+    if not isinstance(frame, dict) or frame.get("t") not in SERVER_FRAME_TYPES:
+        return f"untyped server frame {str(frame)[:120]}"
+    if frame["t"] == "error" and frame.get("code") not in ERROR_CODES:
+        return f"unknown error code {frame.get('code')!r}"
+    if frame["t"] == "intent_ack" and frame.get("status") not in ACK_STATUSES:
+        return f"unknown intent_ack status {frame.get('status')!r}"
+    return None
+
+
+async def _recv(ws: ClientConnection, report: SocketReport, fuzzer: FrameFuzzer | None) -> dict[str, Any]:
+    data = await asyncio.wait_for(ws.recv(), READ_TIMEOUT_S)
+    if not isinstance(data, bytes):
+        report.violations.append("the server sent a text frame")
+        return {}
+    frame = decode(data)
+    problem = typed_problem(frame)
+    if problem:
+        report.violations.append(problem)
+        return {}
+    if frame["t"] != "ack":
+        report.replies[reply_kind(frame)] += 1
+    if fuzzer is not None:
+        fuzzer.observe(frame)
+    return frame  # type: ignore[no-any-return]
+
+
+async def fuzz_socket(
+    url: str, origin: str, rng: random.Random, count: int, *, first: str = "join_valid",
+    kinds: Sequence[str] = MUTATIONS, plan: Sequence[str] | None = None, project: str = "test",
+) -> SocketReport:
+    """Open a socket, send `first` then fuzz frames and a probe; check every reply. The frames
+    are `count` of kinds drawn from `kinds`, or exactly the kinds in `plan`, in order."""
+    report = SocketReport()
+    fuzzer = FrameFuzzer(rng)
+    try:
+        async with connect(url, additional_headers={"Origin": origin}, max_size=2**24,
+                           open_timeout=10, close_timeout=2) as ws:
+            frames = ((kind, fuzzer.frame(kind)) for kind in plan) if plan is not None \
+                else fuzzer.frames(count, kinds)
+            await _run(ws, report, fuzzer, rng, frames, first, project)
+            report.close_code = ws.close_code
+    except ConnectionClosed as closed:
+        report.close_code = closed.rcvd.code if closed.rcvd else None
+    except TimeoutError:
+        report.violations.append("no answer from the server in time")
+    if report.close_code is not None and report.close_code not in ALLOWED_CLOSE_CODES:
+        report.violations.append(f"close code {report.close_code}")
+    return report
+
+
+async def _run(
+    ws: ClientConnection, report: SocketReport, fuzzer: FrameFuzzer, rng: random.Random,
+    frames: Iterator[tuple[str, bytes | str]], first: str, project: str,
+) -> None:
+    opening = first_frame(rng, first, project)
+    await ws.send(opening)
+    report.sent += 1
+    report.sent_kinds[first] += 1
+    while True:  # the welcome, or a refusal then a close
+        frame = await _recv(ws, report, fuzzer)
+        if frame.get("t") == "joined":
+            break
+        if frame.get("t") in ("error", "goodbye"):  # a refused handshake: the close follows
+            try:
+                await asyncio.wait_for(ws.recv(), READ_TIMEOUT_S)
+            except ConnectionClosed:
+                raise
+            report.violations.append(f"a frame after {reply_kind(frame)} on a refused socket")
+            return
+    expects: list[Expect] = []
+    for kind, data in frames:
+        expects.append(expected_reply(data))
+        report.sent_kinds[kind] += 1
+        await ws.send(data)
+        report.sent += 1
+    await ws.send(encode({"t": "intent", "s": fuzzer.seq + 1, "a": fuzzer.last, "iid": PROBE_IID,
+                          "node": "host", "act": "close", "args": {}}))
+    report.sent += 1
+    acked: Counter[str] = Counter()
+    errors: Counter[str] = Counter()
+    snapshots = 0
+    while True:
+        frame = await _recv(ws, report, fuzzer)
+        if frame.get("t") == "intent_ack":
+            if frame["iid"] == PROBE_IID:
+                break
+            acked[frame["iid"]] += 1
+        elif frame.get("t") == "error":
+            errors[frame["code"]] += 1
+        elif frame.get("t") == "snapshot":
+            snapshots += 1
+        elif frame.get("t") == "goodbye":
+            return  # the server ended the session (and closes): allowed, the close code is checked
+    want_errors = Counter(e.code for e in expects if e.kind == "error")
+    want_acks = Counter(e.iid for e in expects if e.kind == "ack")
+    if errors != want_errors:
+        report.violations.append(f"error frames {dict(errors)} for {dict(want_errors)}")
+    if acked != want_acks:
+        missing = want_acks - acked
+        extra = acked - want_acks
+        report.violations.append(f"intent_ack mismatch: missing {dict(missing)}, extra {dict(extra)}")
+    want_snapshots = sum(1 for e in expects if e.kind == "snapshot")
+    if snapshots < want_snapshots:
+        report.violations.append(f"{snapshots} snapshots for {want_snapshots} resyncs")
+    await ws.close()
+
+
+class HonestSession:
+    """A well-behaved visitor: joins, opens the modal, and later checks nothing leaked into it."""
+
+    def __init__(self, url: str, origin: str, project: str = "test") -> None:
+        self.url = url
+        self.origin = origin
+        self.project = project
+        self.seq = 0
+        self.last = 0
+        self.tree: Any = None
+        self._stack: contextlib.AsyncExitStack | None = None
+        self.ws: ClientConnection | None = None
+
+    async def _send(self, frame: dict[str, Any]) -> None:
+        assert self.ws is not None
+        self.seq += 1
+        await self.ws.send(encode({**frame, "s": self.seq, "a": self.last}))
+
+    async def _until(self, predicate: Any) -> list[dict[str, Any]]:
+        assert self.ws is not None
+        got: list[dict[str, Any]] = []
+        while True:
+            data = await asyncio.wait_for(self.ws.recv(), READ_TIMEOUT_S)
+            frame = decode(data if isinstance(data, bytes) else b"\xc1")
+            self.last = max(self.last, int(frame.get("s", 0)))
+            got.append(frame)
+            if predicate(frame):
+                return got
+
+    async def start(self) -> None:
+        self._stack = contextlib.AsyncExitStack()
+        self.ws = await self._stack.enter_async_context(
+            connect(self.url, additional_headers={"Origin": self.origin}, max_size=2**24))
+        await self._send({"t": "join", "project": self.project,
+                          "env": {"platform": "linux", "timezone": "UTC", "width": 1280},
+                          "opts": {"networks": ["eip155:1"], "metadata": {"name": "Honest dApp"}},
+                          "wallets": []})
+        await self._until(lambda f: f.get("t") == "joined")
+        self.tree = await self.open_and_snapshot()
+
+    async def _quiet(self, seconds: float) -> None:
+        """Read until nothing arrives for `seconds` (the wallet directory loads after a join)."""
+        assert self.ws is not None
+        with contextlib.suppress(TimeoutError):
+            while True:
+                data = await asyncio.wait_for(self.ws.recv(), seconds)
+                frame = decode(data if isinstance(data, bytes) else b"\xc1")
+                self.last = max(self.last, int(frame.get("s", 0)))
+
+    async def open_and_snapshot(self) -> Any:
+        """Press host/open (ok), let the session settle, return its tree (a fresh snapshot)."""
+        await self._send({"t": "intent", "iid": f"h{self.seq}", "node": "host", "act": "open", "args": {}})
+        frames = await self._until(lambda f: f.get("t") == "intent_ack")
+        if frames[-1].get("status") != "ok":
+            raise AssertionError(f"honest open answered {frames[-1]}")
+        await self._quiet(0.5)
+        await self._send({"t": "resync", "v": 0})
+        return (await self._until(lambda f: f.get("t") == "snapshot"))[-1]["tree"]
+
+    async def check(self) -> list[str]:
+        """Problems seen by the honest session after the fuzzing (none expected)."""
+        problems: list[str] = []
+        try:
+            tree = await self.open_and_snapshot()
+            for _ in range(2):  # a slow machine may still be loading what the baseline held
+                if tree == self.tree:
+                    break
+                tree = await self.open_and_snapshot()
+            if tree != self.tree:
+                problems.append("the honest session's tree changed")
+            await self._send({"t": "intent", "iid": f"h{self.seq}", "node": "host", "act": "close", "args": {}})
+            frames = await self._until(lambda f: f.get("t") in ("patch", "snapshot"))
+            acks = [f for f in frames if f.get("t") == "intent_ack"]
+            if [a.get("status") for a in acks] != ["ok"]:
+                problems.append(f"the honest close was answered {acks}")
+        except (ConnectionClosed, TimeoutError, AssertionError) as error:
+            problems.append(f"the honest session broke: {error!r}")
+        return problems
+
+    async def stop(self) -> None:
+        if self._stack is not None:
+            await self._stack.aclose()

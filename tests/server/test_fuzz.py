@@ -1,0 +1,94 @@
+"""Issue 11, fuzz: hypothesis-chosen hostile frames over real sockets to a real uvicorn.
+
+Rules checked (PROTOCOL.md "Limits", "Intents", "Close codes"; BRIEF "Bad input gets a clear
+typed error and changes nothing; no traceback in logs"):
+- every frame gets the reply the protocol promises: `error malformed|too_large` for a refused
+  frame, one `intent_ack` per intent (replayed iids included), a snapshot per resync;
+- every server frame is a typed protocol frame; closes use the protocol's codes, never 1011;
+- nothing is logged at ERROR or with a traceback (the engine's loggers and uvicorn's);
+- an honest session on another socket keeps its tree and its intents keep working.
+
+Hypothesis picks, per socket, the first frame, a seed and the list of mutation kinds (so a
+failure shrinks to a short list of kinds); `modalcore.bench.fuzz_frames` makes the bytes.
+`make fuzz` runs the long campaign (python -m modalcore.bench.fuzz).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from modalcore.bench.fuzz_client import HonestSession, SocketReport, fuzz_socket
+from modalcore.bench.fuzz_frames import FIRST_MUTATIONS, MUTATIONS, RARE_MUTATIONS
+from modalcore.testing import TEST_ORIGIN, RunningServer
+
+SOCKETS = 40  # hypothesis examples, one hostile socket each
+
+
+class Collect(logging.Handler):
+    """Keeps every record at ERROR or above, or carrying a traceback."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.NOTSET)
+        self.bad: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno >= logging.ERROR or record.exc_info or "Traceback" in record.getMessage():
+            self.bad.append(record)
+
+
+@pytest.fixture
+def server_log() -> Iterator[Collect]:
+    """Records from the engine (root logger) and from uvicorn (which does not propagate)."""
+    handler = Collect()
+    loggers = [logging.getLogger(), logging.getLogger("uvicorn"), logging.getLogger("uvicorn.error")]
+    for logger in loggers:
+        logger.addHandler(handler)
+    yield handler
+    for logger in loggers:
+        logger.removeHandler(handler)
+
+
+socket_plans = st.tuples(
+    st.sampled_from(FIRST_MUTATIONS + ("join_valid",) * 4),  # mostly joined sockets
+    st.integers(0, 2**32 - 1),
+    st.lists(st.sampled_from(MUTATIONS + RARE_MUTATIONS), min_size=1, max_size=40),
+)
+
+
+def test_hostile_frames_get_typed_replies_and_leave_an_honest_session_alone(
+    running_server: RunningServer, server_log: Collect
+) -> None:
+    url = running_server.ws_url()
+    loop = asyncio.new_event_loop()
+    honest = HonestSession(url, TEST_ORIGIN)
+    total = SocketReport()
+    try:
+        loop.run_until_complete(honest.start())
+
+        @settings(max_examples=SOCKETS, deadline=None, database=None,
+                  suppress_health_check=[HealthCheck.too_slow])
+        @given(plan=socket_plans)
+        def one_socket(plan: tuple[str, int, list[str]]) -> None:
+            first, seed, kinds = plan
+            report = loop.run_until_complete(
+                fuzz_socket(url, TEST_ORIGIN, random.Random(seed), 0, first=first, plan=kinds))
+            total.merge(report)
+            assert report.violations == [], (plan, report.violations)
+            assert not server_log.bad, [r.getMessage() for r in server_log.bad]
+
+        one_socket()
+        assert loop.run_until_complete(honest.check()) == []
+    finally:
+        loop.run_until_complete(honest.stop())
+        loop.close()
+    assert not server_log.bad, [record.getMessage() for record in server_log.bad]
+    # the run was not vacuous: refusals, acks and joins all happened
+    assert total.replies["error:malformed"] > 0 and total.replies["joined"] > 0
+    assert total.replies["intent_ack:ok"] + total.replies["intent_ack:invalid"] > 0
