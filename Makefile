@@ -10,7 +10,7 @@ NPM_CI  := npm ci --no-audit --no-fund --loglevel=error
 HOST    ?= 127.0.0.1
 PORT    ?= 8700
 
-.PHONY: run test test-python test-renderer bench deps renderer chain chromium typecheck clean
+.PHONY: run test test-python test-renderer bench fuzz deps renderer chain chromium typecheck clean
 
 deps: $(STAMP) $(SIWE_STAMP) renderer/dist/modal.js chain/node_modules/.installed
 
@@ -57,6 +57,14 @@ test-python: deps
 
 bench: deps chromium
 	$(PY) -m modalcore.bench
+
+# A long fuzz campaign (issue 11) against `python -m modalcore serve` in its own process:
+# at least 100,000 hostile frames over many sockets, bounded in time; prints frames/s, replies
+# by kind and the server's RSS before and after; fails on any broken promise or traceback.
+FUZZ_FRAMES  ?= 110000
+FUZZ_SECONDS ?= 900
+fuzz: deps
+	$(PY) -m modalcore.bench.fuzz --frames $(FUZZ_FRAMES) --seconds $(FUZZ_SECONDS)
 
 typecheck: deps
 	$(PY) -m mypy modalcore

@@ -46,11 +46,13 @@ class SocketReport:
     close_code: int | None = None
     violations: list[str] = field(default_factory=list)
     sent_kinds: Counter[str] = field(default_factory=Counter)
+    closes: Counter[str] = field(default_factory=Counter)  # close code → sockets
 
     def merge(self, other: SocketReport) -> None:
         self.sent += other.sent
         self.replies.update(other.replies)
         self.sent_kinds.update(other.sent_kinds)
+        self.closes.update(other.closes)
         self.violations.extend(other.violations)
 
 
@@ -110,6 +112,7 @@ async def fuzz_socket(
         report.close_code = closed.rcvd.code if closed.rcvd else None
     except TimeoutError:
         report.violations.append("no answer from the server in time")
+    report.closes[str(report.close_code)] += 1
     if report.close_code is not None and report.close_code not in ALLOWED_CLOSE_CODES:
         report.violations.append(f"close code {report.close_code}")
     return report
