@@ -34,6 +34,8 @@ from .fuzz_frames import (
 )
 
 PROBE_IID = "probe"
+PROBE_NODE = "fuzz/probe"  # no such node: the probe's ack changes nothing
+SYNC_EVERY = 10  # fuzz frames between probes (the fuzzer sees the replies before going on)
 READ_TIMEOUT_S = 10.0
 
 
@@ -104,8 +106,7 @@ async def fuzz_socket(
     try:
         async with connect(url, additional_headers={"Origin": origin}, max_size=2**24,
                            open_timeout=10, close_timeout=2) as ws:
-            frames = ((kind, fuzzer.frame(kind)) for kind in plan) if plan is not None \
-                else fuzzer.frames(count, kinds)
+            frames = fuzzer.planned(plan) if plan is not None else fuzzer.frames(count, kinds)
             await _run(ws, report, fuzzer, rng, frames, first, project)
             report.close_code = ws.close_code
     except ConnectionClosed as closed:
@@ -137,14 +138,36 @@ async def _run(
                 raise
             report.violations.append(f"a frame after {reply_kind(frame)} on a refused socket")
             return
+    chunk: list[tuple[str, bytes | str]] = []
+    probes = 0
+    for item in frames:
+        chunk.append(item)
+        if len(chunk) >= SYNC_EVERY:
+            probes += 1
+            if not await _exchange(ws, report, fuzzer, chunk, f"{PROBE_IID}{probes}"):
+                return
+            chunk = []
+    if chunk and not await _exchange(ws, report, fuzzer, chunk, f"{PROBE_IID}{probes + 1}"):
+        return
+    await ws.close()
+
+
+async def _exchange(
+    ws: ClientConnection, report: SocketReport, fuzzer: FrameFuzzer,
+    chunk: list[tuple[str, bytes | str]], probe: str,
+) -> bool:
+    """Send a chunk of fuzz frames and a probe intent (on a node that does not exist, so it
+    changes nothing); read up to the probe's ack; check the chunk's replies. False when the
+    server ended the session."""
     expects: list[Expect] = []
-    for kind, data in frames:
+    for kind, data in chunk:
         expects.append(expected_reply(data))
         report.sent_kinds[kind] += 1
         await ws.send(data)
         report.sent += 1
-    await ws.send(encode({"t": "intent", "s": fuzzer.seq + 1, "a": fuzzer.last, "iid": PROBE_IID,
-                          "node": "host", "act": "close", "args": {}}))
+    fuzzer.seq += 1
+    await ws.send(encode({"t": "intent", "s": fuzzer.seq, "a": fuzzer.last, "iid": probe,
+                          "node": PROBE_NODE, "act": "press", "args": {}}))
     report.sent += 1
     acked: Counter[str] = Counter()
     errors: Counter[str] = Counter()
@@ -152,7 +175,7 @@ async def _run(
     while True:
         frame = await _recv(ws, report, fuzzer)
         if frame.get("t") == "intent_ack":
-            if frame["iid"] == PROBE_IID:
+            if frame["iid"] == probe:
                 break
             acked[frame["iid"]] += 1
         elif frame.get("t") == "error":
@@ -160,7 +183,7 @@ async def _run(
         elif frame.get("t") == "snapshot":
             snapshots += 1
         elif frame.get("t") == "goodbye":
-            return  # the server ended the session (and closes): allowed, the close code is checked
+            return False  # the server ended the session (and closes): the close code is checked
     want_errors = Counter(e.code for e in expects if e.kind == "error")
     want_acks = Counter(e.iid for e in expects if e.kind == "ack")
     if errors != want_errors:
@@ -172,7 +195,7 @@ async def _run(
     want_snapshots = sum(1 for e in expects if e.kind == "snapshot")
     if snapshots < want_snapshots:
         report.violations.append(f"{snapshots} snapshots for {want_snapshots} resyncs")
-    await ws.close()
+    return True
 
 
 class HonestSession:

@@ -29,13 +29,23 @@ MUTATIONS: Final = (
     "huge_int", "deep", "unknown_type", "random_bytes", "text", "join_again", "missing_field",
     "extra_field", "effect_result", "wallet_event", "resync", "ack", "random_value",
 )
-# Three of these close the socket (1009), so they are drawn only when asked for.
-RARE_MUTATIONS: Final = ("too_large",)
+# Drawn only when asked for: three frames over 64 KiB close the socket (1009), and a burst of
+# BURST intents mostly tests the rate limit.
+RARE_MUTATIONS: Final = ("too_large", "burst")
 FIRST_MUTATIONS: Final = (
     "join_garbage_opts", "join_garbage_env", "join_garbage_wallets", "join_garbage_resume",
     "first_not_join", "truncated_join", "join_valid",
 )
 HUGE_INTS: Final = (2**64 - 1, 2**63, -(2**63), 2**53 + 1, -(2**53) - 1, 2**32, -1)
+BURST: Final = 35  # intents in one go: past the bucket of 30, so some are rate_limited
+# The wallet every fuzz join announces, so that presses on it start real connect flows.
+FUZZ_WALLET: Final = {"uuid": "fuzz-wallet", "name": "Fuzz Wallet", "icon": "", "rdns": "com.fuzz"}
+ADDRESS: Final = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
+# Effect results a wallet could plausibly give (accounts, chain ids, hashes, signatures, null).
+PLAUSIBLE_RESULTS: Final[tuple[Any, ...]] = (
+    [ADDRESS], [ADDRESS, "0x" + "ab" * 20], [], ["0x12"], [7], "0x1", "0x7a69", "0x0",
+    "0x" + "ff" * 32, "0x" + "11" * 65, None, True, {"accounts": [ADDRESS]}, "0x" + "f" * 200,
+)
 CLIENT_TYPES: Final = ("join", "intent", "effect_result", "wallet_event", "resync", "ack")
 ACTIONS: Final = ("press", "change", "submit", "select", "toggle", "more", "close")
 HOST_ACTIONS: Final = ("open", "close", "switch_network", "disconnect", "set_theme_mode",
@@ -216,22 +226,23 @@ class FrameFuzzer:
             return self.intent("host", rng.choice(HOST_ACTIONS))
         if kind == "effect_result":
             eid = rng.choice(self.eids) if self.eids and rng.random() < 0.6 else random_text(rng) or "e"
-            frame = {**self._envelope("effect_result"), "eid": eid, "ok": rng.random() < 0.5}
+            frame = {**self._envelope("effect_result"), "eid": eid, "ok": rng.random() < 0.6}
             if frame["ok"]:
-                frame["result"] = random_value(rng)
+                frame["result"] = rng.choice(PLAUSIBLE_RESULTS) if rng.random() < 0.6 else random_value(rng)
             else:
                 frame["error"] = {"code": rng.choice((4001, -32603, 4100)), "message": random_text(rng)}
             return frame
         if kind == "wallet_event":
             event = rng.choice(WALLET_EVENTS)
             data: Any = {
-                "accountsChanged": [rng.choice(("0x" + "ab" * 20, random_text(rng)))],
+                "accountsChanged": [rng.choice((ADDRESS, "0x" + "ab" * 20, random_text(rng)))],
                 "chainChanged": rng.choice(("0x1", "0x7a69", 31337, random_text(rng))),
                 "disconnect": None,
                 "announce": {"uuid": random_text(rng, 12) or "u", "name": random_text(rng),
                              "icon": "", "rdns": random_text(rng)},
             }[event]
-            return {**self._envelope("wallet_event"), "connector": rng.choice(("injected", "dev", "x")),
+            connector = rng.choice(("injected", FUZZ_WALLET["uuid"], FUZZ_WALLET["uuid"], "x"))
+            return {**self._envelope("wallet_event"), "connector": connector,
                     "event": event, "data": data if rng.random() < 0.8 else random_value(rng)}
         if kind == "resync":
             return {**self._envelope("resync"), "v": rng.choice((0, 1, 2, 2**53))}
@@ -311,19 +322,32 @@ class FrameFuzzer:
                          "args": {"view": "x" * (MAX_FRAME_BYTES + rng.randrange(1, 1000))}})
         raise ValueError(f"unknown mutation {kind!r}")
 
+    def frames_of(self, kind: str) -> list[bytes | str]:
+        """One frame of `kind`, or BURST host intents in a row for "burst"."""
+        if kind == "burst":
+            return [self.frame("host_intent") for _ in range(BURST)]
+        return [self.frame(kind)]
+
     def frames(self, count: int, kinds: Sequence[str] = MUTATIONS) -> Iterator[tuple[str, bytes | str]]:
-        """`count` frames of kinds drawn from `kinds`."""
+        """About `count` frames, of kinds drawn from `kinds` (a burst counts as one draw)."""
         for _ in range(count):
             kind = self.rng.choice(kinds)
-            yield kind, self.frame(kind)
+            for data in self.frames_of(kind):
+                yield kind, data
+
+    def planned(self, kinds: Sequence[str]) -> Iterator[tuple[str, bytes | str]]:
+        """The frames of exactly these kinds, in order."""
+        for kind in kinds:
+            for data in self.frames_of(kind):
+                yield kind, data
 
 
 def join_frame(rng: random.Random, project: str = "test", seq: int = 1) -> dict[str, Any]:
     return {
         "t": "join", "s": seq, "a": 0, "project": project,
         "env": {"platform": "linux", "timezone": "UTC", "width": 1280},
-        "opts": {"networks": ["eip155:1"], "metadata": {"name": "Fuzz dApp"}},
-        "wallets": [],
+        "opts": {"networks": ["eip155:1", "eip155:137"], "metadata": {"name": "Fuzz dApp"}},
+        "wallets": [FUZZ_WALLET],
     }
 
 
@@ -349,7 +373,11 @@ def first_frame(rng: random.Random, kind: str, project: str = "test") -> bytes |
     if kind == "join_garbage_resume":
         # ASCII only: a non-ASCII MAC is issue 11 item 4, fixed on another branch
         alphabet = string.ascii_letters + string.digits + ".-_"
-        frame["resume"] = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 120)))
+        garbage = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 120)))
+        session = "".join(rng.choice(string.ascii_letters + "-_") for _ in range(22))
+        expiry = str(rng.choice((0, 1, 2**31, 10**12 - 1, 10**13)))
+        mac = rng.choice(("", "0" * 64, rng.randbytes(32).hex(), garbage))
+        frame["resume"] = rng.choice((garbage, f"{session}.{expiry}.{mac}", f"{session}..{mac}"))
         if rng.random() < 0.5:
             frame["last"] = rng.choice((0, 1, 5, 2**53))
         return pack(frame)

@@ -28,7 +28,7 @@ from modalcore.bench.fuzz_client import HonestSession, SocketReport, fuzz_socket
 from modalcore.bench.fuzz_frames import FIRST_MUTATIONS, MUTATIONS, RARE_MUTATIONS
 from modalcore.testing import TEST_ORIGIN, RunningServer
 
-SOCKETS = 40  # hypothesis examples, one hostile socket each
+SOCKETS = 30  # hypothesis examples, one hostile socket each
 
 
 class Collect(logging.Handler):
@@ -58,7 +58,7 @@ def server_log() -> Iterator[Collect]:
 socket_plans = st.tuples(
     st.sampled_from(FIRST_MUTATIONS + ("join_valid",) * 4),  # mostly joined sockets
     st.integers(0, 2**32 - 1),
-    st.lists(st.sampled_from(MUTATIONS + RARE_MUTATIONS), min_size=1, max_size=40),
+    st.lists(st.sampled_from(MUTATIONS + RARE_MUTATIONS), min_size=1, max_size=30),
 )
 
 
@@ -77,11 +77,12 @@ def test_hostile_frames_get_typed_replies_and_leave_an_honest_session_alone(
         @given(plan=socket_plans)
         def one_socket(plan: tuple[str, int, list[str]]) -> None:
             first, seed, kinds = plan
+            logged = len(server_log.bad)
             report = loop.run_until_complete(
                 fuzz_socket(url, TEST_ORIGIN, random.Random(seed), 0, first=first, plan=kinds))
             total.merge(report)
             assert report.violations == [], (plan, report.violations)
-            assert not server_log.bad, [r.getMessage() for r in server_log.bad]
+            assert not server_log.bad[logged:], [r.getMessage() for r in server_log.bad[logged:]]
 
         one_socket()
         assert loop.run_until_complete(honest.check()) == []
