@@ -3,16 +3,18 @@
 
 PY      := .venv/bin/python
 STAMP   := .venv/.installed
-# SpruceID's siwe, an independent EIP-4361 implementation the tests check sign-in messages with;
-# its own venv because its pins would pull the engine's back (tests/siwx/interop/requirements.txt).
+# SpruceID's siwe for Python and for JavaScript: independent EIP-4361 implementations the tests
+# check sign-in messages with. The Python one has its own venv because its pins would pull the
+# engine's back (tests/siwx/interop/requirements.txt).
 SIWE_STAMP := .venv-siwe/.installed
+SIWE_JS    := tests/siwx/interop/node_modules/.installed
 NPM_CI  := npm ci --no-audit --no-fund --loglevel=error
 HOST    ?= 127.0.0.1
 PORT    ?= 8700
 
 .PHONY: run test test-python test-renderer bench fuzz deps renderer chain chromium typecheck clean
 
-deps: $(STAMP) $(SIWE_STAMP) renderer/dist/modal.js chain/node_modules/.installed
+deps: $(STAMP) $(SIWE_STAMP) $(SIWE_JS) renderer/dist/modal.js chain/node_modules/.installed
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv .venv
@@ -22,6 +24,10 @@ $(STAMP): pyproject.toml
 $(SIWE_STAMP): tests/siwx/interop/requirements.txt
 	test -x .venv-siwe/bin/python || python3 -m venv .venv-siwe
 	.venv-siwe/bin/python -m pip install --quiet --disable-pip-version-check -r tests/siwx/interop/requirements.txt
+	touch $@
+
+$(SIWE_JS): tests/siwx/interop/package-lock.json
+	cd tests/siwx/interop && $(NPM_CI)
 	touch $@
 
 renderer/node_modules/.installed: renderer/package-lock.json
@@ -71,4 +77,4 @@ typecheck: deps
 	cd renderer && npm run typecheck --silent
 
 clean:
-	rm -rf .venv .venv-siwe renderer/node_modules renderer/dist chain/node_modules artifacts
+	rm -rf .venv .venv-siwe tests/siwx/interop/node_modules renderer/node_modules renderer/dist chain/node_modules artifacts

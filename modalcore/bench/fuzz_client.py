@@ -110,7 +110,7 @@ async def fuzz_socket(
             await _run(ws, report, fuzzer, rng, frames, first, project)
             report.close_code = ws.close_code
     except ConnectionClosed as closed:
-        report.close_code = closed.rcvd.code if closed.rcvd else None
+        report.close_code = closed.rcvd.code if closed.rcvd else 1006  # no close frame: abnormal
     except TimeoutError:
         report.violations.append("no answer from the server in time")
     report.closes[str(report.close_code)] += 1
