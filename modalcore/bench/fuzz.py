@@ -3,12 +3,13 @@
     python -m modalcore.bench.fuzz [--frames 100000] [--per-socket 70] [--concurrency 8]
                                    [--seconds 600] [--seed 1]
 
-Starts the engine on a free loopback port with a temporary config (one project, memory store),
-keeps one honest session open, then runs hostile sockets (`fuzz_client.fuzz_socket`, a random
+Starts the engine on a free loopback port with a temporary config (one project, memory store)
+recording every session (`--record-dir`), keeps one honest session open, then runs hostile sockets (`fuzz_client.fuzz_socket`, a random
 first frame and `--per-socket` fuzz frames each) until `--frames` frames were sent or `--seconds`
 passed. Prints frames/s, the server's replies by kind, the server's RSS before and after, and
 every broken promise; exits 1 if any (a wrong or missing reply, a close code outside PROTOCOL.md,
-a traceback or ERROR line in the server's log, the honest session disturbed).
+a traceback or ERROR line in the server's log, the honest session disturbed, a recorded session
+that does not replay to the same frames).
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def start_engine(folder: Path, port: int) -> subprocess.Popen[bytes]:
     log = (folder / "engine.log").open("wb")
     process = subprocess.Popen(
         [sys.executable, "-m", "modalcore", "serve", "--config", str(config), "--host", HOST,
-         "--port", str(port), "--log-level", "warning"],
+         "--port", str(port), "--log-level", "warning", "--record-dir", str(folder / "recordings")],
         stdout=log, stderr=subprocess.STDOUT,
     )
     deadline = time.monotonic() + 30
@@ -100,6 +101,23 @@ async def campaign(url: str, args: argparse.Namespace, pid: int) -> tuple[Socket
     return total, problems, rss_before, rss_kib(pid), elapsed, sockets
 
 
+def replay_all(folder: Path) -> tuple[int, list[str]]:
+    """Replay every session the engine recorded; the ones whose frames came out different."""
+    from ..engine.record import replay
+
+    files = sorted(folder.glob("*.jsonl"))
+    diverged: list[str] = []
+    for path in files:
+        try:
+            divergence = replay(path)
+        except (ValueError, KeyError) as error:
+            diverged.append(f"replay {path.name}: unreadable recording: {error}")
+            continue
+        if divergence is not None:
+            diverged.append(f"replay {path.name}: frame {divergence.index} differs")
+    return len(files), diverged
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m modalcore.bench.fuzz")
     parser.add_argument("--frames", type=int, default=100_000)
@@ -123,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
             except subprocess.TimeoutExpired:
                 engine.kill()
         log_lines = (folder / "engine.log").read_text(errors="replace").splitlines()
+        replayed, diverged = replay_all(folder / "recordings")
     bad_log = [line for line in log_lines if BAD_LOG.search(line)]
 
     print(f"Fuzz campaign against `python -m modalcore serve` (pid {engine.pid}, its own process):")
@@ -135,7 +154,8 @@ def main(argv: list[str] | None = None) -> int:
           f"({(after - before) / 1024:+.1f} MiB)")
     print(f"  server log           {len(log_lines)} lines, {len(bad_log)} with a traceback or ERROR")
     print(f"  honest session       {'unaffected' if not problems else '; '.join(problems)}")
-    violations = total.violations + problems + [f"log: {line}" for line in bad_log[:20]]
+    print(f"  recordings           {replayed:,} sessions replayed, {len(diverged)} diverged")
+    violations = total.violations + problems + [f"log: {line}" for line in bad_log[:20]] + diverged
     for violation in violations[:40]:
         print(f"  VIOLATION {violation}")
     print(f"fuzz: {'FAILED' if violations else 'clean'} ({len(violations)} violations)")

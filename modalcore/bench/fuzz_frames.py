@@ -30,13 +30,13 @@ from ..wire.frames import FrameError, Intent, Join, Resync, parse_client_frame
 MUTATIONS: Final = (
     "valid_intent", "host_intent", "unknown_node", "replayed_iid", "truncated", "wrong_type",
     "huge_int", "deep", "unknown_type", "random_bytes", "text", "join_again", "missing_field",
-    "extra_field", "effect_result", "wallet_event", "resync", "ack", "random_value",
+    "extra_field", "effect_result", "wallet_event", "resync", "ack", "random_value", "binary",
 )
 # Drawn only when asked for: three frames over 64 KiB close the socket (1009), and a burst of
 # BURST intents mostly tests the rate limit.
 RARE_MUTATIONS: Final = ("too_large", "burst")
 FIRST_MUTATIONS: Final = (
-    "join_garbage_opts", "join_garbage_env", "join_garbage_wallets", "join_garbage_resume",
+    "join_odd_opts", "join_garbage_opts", "join_garbage_env", "join_garbage_wallets", "join_garbage_resume",
     "first_not_join", "truncated_join", "join_valid",
 )
 HUGE_INTS: Final = (2**64 - 1, 2**63, -(2**63), 2**53 + 1, -(2**53) - 1, 2**32, -1)
@@ -56,6 +56,13 @@ HOST_ACTIONS: Final = ("open", "close", "switch_network", "disconnect", "set_the
                        "set_theme_variables")
 VIEWS: Final = ("Connect", "Account", "Networks", "AllWallets", "WhatIsAWallet", "WalletSend",
                 "SIWXSignMessage", "Nope", "")
+# Where each client frame holds values of any shape.
+_FREE_FIELD: Final = {"intent": "args", "effect_result": "result", "wallet_event": "data", "join": "opts"}
+ODD_NETWORKS: Final = (
+    "eip155:1", "eip155:137", "eip155:31337", "eip155:0", "eip155:-1", "eip155:0x1", "eip155:01",
+    "eip155:99999999999999999999999999", "eip155:", "eip155", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+    "bip122:000000000019d6689c085ae165831e93", "cosmos:x", ":", "", "eip155:1:2",
+)
 WALLET_EVENTS: Final = ("accountsChanged", "chainChanged", "disconnect", "announce")
 OPTION_KEYS: Final = (
     "networks", "defaultNetwork", "metadata", "features", "themeMode", "themeVariables", "siwx",
@@ -287,15 +294,22 @@ class FrameFuzzer:
             else:
                 frame[key] = rng.choice(HUGE_INTS)
             return pack(frame)
-        if kind == "deep":
-            depth = rng.choice((32, 200, 1000, 1023, 1024, 5000))
+        if kind == "deep":  # nesting in the field that holds free values, past every limit
+            depth = rng.choice((8, 31, 32, 33, 200, 1000, 1022, 1023, 1024, 5000))
             frame = self.valid_frame()
-            key = rng.choice(("args", "data", "result", "extra"))
-            if depth < 1000:
-                frame[key] = nested(rng, depth)
-                return pack(frame)
-            body = pack(frame)  # a fixmap (fewer than 16 keys): add one key with a deep value
-            return bytes([body[0] + 1]) + body[1:] + pack(key) + deep_bytes(depth)
+            key = _FREE_FIELD.get(frame["t"], "extra")
+            frame.pop(key, None)
+            body = pack(frame)  # a fixmap (fewer than 16 keys): add the key with a deep value
+            value = deep_bytes(depth) if depth >= 1000 else pack(nested(rng, depth))
+            if key in ("args", "opts"):
+                value = b"\x81" + pack("value") + value
+            return bytes([body[0] + 1]) + body[1:] + pack(key) + value
+        if kind == "binary":  # msgpack `bin` where free values go (PROTOCOL.md: JSON-like only)
+            frame = self.valid_frame()
+            key = _FREE_FIELD.get(frame["t"], "extra")
+            blob = rng.choice((b"", b"ok", b"\xff\xfe", rng.randbytes(8)))
+            frame[key] = rng.choice((blob, [blob], {"k": blob}, {"value": blob}))
+            return pack(frame)
         if kind == "unknown_type":
             frame = self.valid_frame()
             frame["t"] = rng.choice(("nope", "JOIN", "snapshot", "goodbye", "", 7, None, b"intent",
@@ -360,6 +374,33 @@ def first_frame(rng: random.Random, kind: str, project: str = "test") -> bytes |
     """The first frame on a new socket: a join with garbage somewhere, or not a join."""
     frame = join_frame(rng, project)
     if kind == "join_valid":
+        return pack(frame)
+    if kind == "join_odd_opts":  # well-typed options with edge values, to get past validation
+        odd: dict[str, Any] = {
+            "networks": rng.sample(ODD_NETWORKS, rng.randrange(0, 6)),
+            "defaultNetwork": rng.choice(ODD_NETWORKS),
+            "metadata": {"name": random_text(rng, 128), "url": random_text(rng), "icons": [random_text(rng)]},
+            "themeMode": rng.choice(("light", "dark")),
+            "themeVariables": {f"--w3m-{random_text(rng, 8)}": rng.choice((random_text(rng), 0, -1, 2**31))
+                               for _ in range(rng.randrange(0, 8))},
+            "siwx": {"required": rng.random() < 0.5, "statement": random_text(rng, 64),
+                     "resources": [random_text(rng) for _ in range(rng.randrange(0, 3))],
+                     "expirationSeconds": rng.choice((60, 86400, 30 * 86400))},
+            "featuredWalletIds": [random_text(rng, 12) for _ in range(rng.randrange(0, 4))],
+            "includeWalletIds": rng.choice(([], ["metamask"], [random_text(rng, 12)])),
+            "excludeWalletIds": rng.choice(([], ["metamask", "rainbow"], [random_text(rng, 12)])),
+            "customWallets": [{"id": random_text(rng, 12) or "c", "name": random_text(rng, 20),
+                               "image_url": random_text(rng), "mobile_link": rng.choice((None, random_text(rng))),
+                               "desktop_link": rng.choice((None, "https://x.example/", random_text(rng))),
+                               "webapp_link": rng.choice((None, "javascript:alert(1)", random_text(rng)))}
+                              for _ in range(rng.randrange(0, 3))],
+            "features": {"email": rng.random() < 0.5, "socials": [random_text(rng, 8)],
+                         "connectMethodsOrder": rng.choice((["wallet"], ["email", "social", "wallet"], []))},
+        }
+        for flag in ("embedded", "disableAppend", "manualWCControl", "allowUnsupportedChain",
+                     "enableNetworkSwitch", "universalProvider", "debug"):
+            odd[flag] = rng.random() < 0.5
+        frame["opts"] = {key: odd[key] for key in rng.sample(sorted(odd), rng.randrange(1, len(odd)))}
         return pack(frame)
     if kind == "join_garbage_opts":
         opts: dict[str, Any] = dict(frame["opts"])

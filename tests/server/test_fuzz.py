@@ -6,7 +6,8 @@ typed error and changes nothing; no traceback in logs"):
   frame, one `intent_ack` per intent (replayed iids included), a snapshot per resync;
 - every server frame is a typed protocol frame; closes use the protocol's codes, never 1011;
 - nothing is logged at ERROR or with a traceback (the engine's loggers and uvicorn's);
-- an honest session on another socket keeps its tree and its intents keep working.
+- an honest session on another socket keeps its tree and its intents keep working;
+- the server records every session (`--record-dir`), and each recording replays exactly.
 
 Hypothesis picks, per socket, the first frame, a seed and the list of mutation kinds (so a
 failure shrinks to a short list of kinds); `modalcore.bench.fuzz_frames` makes the bytes.
@@ -19,14 +20,17 @@ import asyncio
 import logging
 import random
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from modalcore.bench.fuzz_client import HonestSession, SocketReport, fuzz_socket
-from modalcore.bench.fuzz_frames import FIRST_MUTATIONS, MUTATIONS, RARE_MUTATIONS
-from modalcore.testing import TEST_ORIGIN, RunningServer
+from modalcore.bench.fuzz_frames import FIRST_MUTATIONS, MUTATIONS, RARE_MUTATIONS, deep_bytes
+from modalcore.engine.record import replay
+from modalcore.testing import TEST_ORIGIN, RunningServer, recordings, start_server
+from modalcore.wire.codec import encode
 
 SOCKETS = 30  # hypothesis examples, one hostile socket each
 
@@ -55,6 +59,14 @@ def server_log() -> Iterator[Collect]:
         logger.removeHandler(handler)
 
 
+@pytest.fixture(scope="module")
+def recording_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunningServer, Path]]:
+    """A server that records every session, as `serve --record-dir` does."""
+    folder = tmp_path_factory.mktemp("fuzz-recordings")
+    with start_server(record_dir=folder) as server:
+        yield server, folder
+
+
 socket_plans = st.tuples(
     st.sampled_from(FIRST_MUTATIONS + ("join_valid",) * 4),  # mostly joined sockets
     st.integers(0, 2**32 - 1),
@@ -63,9 +75,10 @@ socket_plans = st.tuples(
 
 
 def test_hostile_frames_get_typed_replies_and_leave_an_honest_session_alone(
-    running_server: RunningServer, server_log: Collect
+    recording_server: tuple[RunningServer, Path], server_log: Collect
 ) -> None:
-    url = running_server.ws_url()
+    server, folder = recording_server
+    url = server.ws_url()
     loop = asyncio.new_event_loop()
     honest = HonestSession(url, TEST_ORIGIN)
     total = SocketReport()
@@ -93,3 +106,39 @@ def test_hostile_frames_get_typed_replies_and_leave_an_honest_session_alone(
     # the run was not vacuous: refusals, acks and joins all happened
     assert total.replies["error:malformed"] > 0 and total.replies["joined"] > 0
     assert total.replies["intent_ack:ok"] + total.replies["intent_ack:invalid"] > 0
+    # every session the fuzz opened replays to the same frames (nothing random got in)
+    files = recordings(folder)
+    assert len(files) >= total.replies["joined"] > 0
+    assert [(path.name, replay(path)) for path in files] == [(path.name, None) for path in files]
+
+
+async def _deep_and_binary_frames(server: RunningServer) -> list[dict[str, object]]:
+    async with server.client() as client:
+        await client.join()
+        for frame, key, tail in [
+            ({"t": "wallet_event", "s": 2, "a": 0, "connector": "x", "event": "announce"},
+             "data", deep_bytes(1000)),
+            ({"t": "effect_result", "s": 3, "a": 0, "eid": "e1", "ok": True}, "result",
+             encode(b"\xff\xfe")),
+            ({"t": "intent", "s": 4, "a": 0, "iid": "i1", "node": "host", "act": "open"}, "args",
+             b"\x81\xa1k" + deep_bytes(1000)),
+        ]:
+            body = encode(frame)  # a fixmap: one more key, whose value msgpack-python won't pack
+            await client.send_raw(bytes([body[0] + 1]) + body[1:] + encode(key) + tail)
+        replies = [await client.recv() for _ in range(3)]
+        await client.intent("host", "open")
+        replies.append(await client.recv())
+        return replies
+
+
+def test_deep_or_binary_values_are_refused_on_a_recording_server(
+    recording_server: tuple[RunningServer, Path], server_log: Collect
+) -> None:
+    """Found by this fuzz: with recording on, a value nested 1,000 deep or a non-UTF-8 `bin`
+    made the recorder raise (a traceback; the frame, even an intent, went unanswered). Now the
+    socket edge refuses them (PROTOCOL.md "Limits") and the session goes on."""
+    server, _ = recording_server
+    replies = asyncio.run(_deep_and_binary_frames(server))
+    assert [(r["t"], r.get("code")) for r in replies[:3]] == [("error", "malformed")] * 3
+    assert (replies[3]["t"], replies[3].get("status")) == ("intent_ack", "ok")
+    assert not server_log.bad, [record.getMessage() for record in server_log.bad]
