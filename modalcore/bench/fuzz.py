@@ -141,8 +141,13 @@ def main(argv: list[str] | None = None) -> int:
             except subprocess.TimeoutExpired:
                 engine.kill()
         log_lines = (folder / "engine.log").read_text(errors="replace").splitlines()
+        kept = Path("artifacts") / "fuzz-engine.log"  # the last campaign's server log, to read
+        kept.parent.mkdir(exist_ok=True)
+        kept.write_text("\n".join(log_lines) + "\n")
         replayed, diverged = replay_all(folder / "recordings")
     bad_log = [line for line in log_lines if BAD_LOG.search(line)]
+    for index in [i for i, line in enumerate(log_lines) if BAD_LOG.search(line)][:3]:
+        print("server log:", *log_lines[max(0, index - 2): index + 30], sep="\n  ")
 
     print(f"Fuzz campaign against `python -m modalcore serve` (pid {engine.pid}, its own process):")
     print(f"  frames sent          {total.sent:,} over {sockets:,} sockets in {elapsed:.1f} s "
