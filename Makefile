@@ -14,7 +14,7 @@ PORT    ?= 8700
 
 .PHONY: run test test-python test-renderer bench fuzz deps renderer chain chromium typecheck clean
 
-deps: $(STAMP) $(SIWE_STAMP) $(SIWE_JS) renderer/dist/modal.js chain/node_modules/.installed
+deps: $(STAMP) $(SIWE_STAMP) $(SIWE_JS) renderer/dist/modal.js chain/node_modules/.installed walletpeer/node_modules/.installed
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv .venv
@@ -39,6 +39,11 @@ renderer/dist/modal.js: renderer/node_modules/.installed $(shell find renderer/s
 
 chain/node_modules/.installed: chain/package-lock.json
 	cd chain && $(NPM_CI)
+	touch $@
+
+# The WalletConnect test wallet: the official sign-client, pinned (walletpeer/package-lock.json).
+walletpeer/node_modules/.installed: walletpeer/package-lock.json
+	cd walletpeer && $(NPM_CI)
 	touch $@
 
 renderer: renderer/dist/modal.js
@@ -77,4 +82,4 @@ typecheck: deps
 	cd renderer && npm run typecheck --silent
 
 clean:
-	rm -rf .venv .venv-siwe tests/siwx/interop/node_modules renderer/node_modules renderer/dist chain/node_modules artifacts
+	rm -rf .venv .venv-siwe tests/siwx/interop/node_modules renderer/node_modules renderer/dist chain/node_modules walletpeer/node_modules artifacts

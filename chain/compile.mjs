@@ -2,7 +2,8 @@
 // artifacts ({contractName, abi, bytecode, compiler}) to fixtures/chain/contracts/, which are
 // committed so deploying never needs a compiler. Also copies OpenZeppelin 4's published
 // ERC20PresetFixedSupply and ERC721PresetMinterPauserAutoId artifacts there in the same
-// trimmed shape.
+// trimmed shape, and the published Uniswap V2 (WETH9, factory, Router02) and ENS (registry,
+// reverse registrar, public resolver) artifacts listed in PUBLISHED.
 //
 //   node compile.mjs            write the artifacts
 //   node compile.mjs --check    exit 1 if the committed artifacts differ from a fresh build
@@ -24,6 +25,15 @@ const SETTINGS = {
   optimizer: { enabled: true, runs: 200 },
   outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } },
 };
+
+// Artifacts copied as published (bytecode included, never recompiled: the npm Router02's
+// init-code hash is the keccak of the npm UniswapV2Pair bytecode the npm factory deploys).
+const PUBLISHED = [
+  ["@uniswap/v2-core", "build", ["UniswapV2Factory"]],
+  ["@uniswap/v2-periphery", "build", ["WETH9", "UniswapV2Router02"]],
+  ["@ensdomains/ens", "build/contracts", ["ENSRegistry", "ReverseRegistrar"]],
+  ["@ensdomains/resolver", "build/contracts", ["PublicResolver"]],
+];
 
 function findImport(path) {
   const candidates = [join(here, "node_modules", path), join(contractsDir, path)];
@@ -66,6 +76,20 @@ function compile() {
       abi: oz.abi,
       bytecode: oz.bytecode,
     };
+  }
+  for (const [pkg, dir, names] of PUBLISHED) {
+    const version = require(`${pkg}/package.json`).version;
+    for (const name of names) {
+      const published = require(`${pkg}/${dir}/${name}.json`);
+      const bytecode = String(published.bytecode);
+      artifacts[name] = {
+        contractName: name,
+        sourceName: `${pkg}@${version}/${dir}/${name}.json`,
+        compiler: { published: `${pkg} ${dir}` },
+        abi: published.abi,
+        bytecode: bytecode.startsWith("0x") ? bytecode : "0x" + bytecode,
+      };
+    }
   }
   return artifacts;
 }

@@ -1,13 +1,13 @@
-"""Command line: `python -m modalcore serve ...` and `python -m modalcore replay FILE`."""
+"""Command line: `python -m modalcore serve ...`, `demo ...` and `replay PATH...`."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
+
+RECORD_DIR_HELP = "record every new session to DIR/<session>.jsonl (tokens become placeholders)"
+RECORD_NAME_HELP = "a name written in the header of each recording (e.g. what you are testing)"
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -24,7 +24,7 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"config: {error}", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    app = create_app(config, record_dir=args.record_dir)
+    app = create_app(config, record_dir=args.record_dir, record_name=args.record_name)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, **uvicorn_options())
     return 0
 
@@ -32,33 +32,19 @@ def _serve(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from .demo import run
 
-    return run(args.host, args.port, args.record_dir)
-
-
-def _short(value: Any) -> str:
-    return json.dumps(value, sort_keys=True)
+    return run(args.host, args.port, args.record_dir, args.record_name)
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from .engine.record import read_events, replay
+    import os
 
-    path = Path(args.file)
-    if not path.is_file():
-        print(f"replay: no such file {path}", file=sys.stderr)
-        return 2
+    from .replay.cli import run
+
     try:
-        divergence = replay(path)
-    except (ValueError, KeyError) as error:
-        print(f"replay: bad recording: {error}", file=sys.stderr)
-        return 2
-    if divergence is not None:
-        print(f"diverged at frame {divergence.index}")
-        print(f"expected: {_short(divergence.expected)}")
-        print(f"actual:   {_short(divergence.actual)}")
-        return 1
-    frames = sum(1 for event in read_events(path) if event.get("k") == "out")
-    print(f"ok: {frames} frames")
-    return 0
+        return run(args)
+    except BrokenPipeError:  # piped into `head`: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -68,17 +54,22 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--config", help="operator config (.toml or .json)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8700)
-    serve.add_argument("--record-dir", help="record every new session to DIR/<session>.jsonl")
+    serve.add_argument("--record-dir", metavar="DIR", help=RECORD_DIR_HELP)
+    serve.add_argument("--record-name", metavar="NAME", help=RECORD_NAME_HELP)
     serve.add_argument("--log-level", default="info")
     serve.set_defaults(run=_serve)
     demo = commands.add_parser("demo", help="local chains + engine + demo page (make run)")
     demo.add_argument("--host", default="127.0.0.1")
     demo.add_argument("--port", type=int, default=8700)
-    demo.add_argument("--record-dir", help="record every new session to DIR/<session>.jsonl")
+    demo.add_argument("--record-dir", metavar="DIR", help=RECORD_DIR_HELP)
+    demo.add_argument("--record-name", metavar="NAME", help=RECORD_NAME_HELP)
     demo.set_defaults(run=_demo)
 
-    replay = commands.add_parser("replay", help="re-run a recorded session and compare frames")
-    replay.add_argument("file")
+    from .replay.cli import add_arguments
+
+    replay = commands.add_parser(
+        "replay", help="re-run recordings and hand-written sequences, and compare what they show")
+    add_arguments(replay)
     replay.set_defaults(run=_replay)
     return parser
 

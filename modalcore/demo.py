@@ -25,7 +25,7 @@ def _ports() -> dict[int, int]:
     return ports
 
 
-def run(host: str, port: int, record_dir: str | None = None) -> int:
+def run(host: str, port: int, record_dir: str | None = None, record_name: str | None = None) -> int:
     import uvicorn
 
     from .server.app import create_app, uvicorn_options
@@ -43,12 +43,13 @@ def run(host: str, port: int, record_dir: str | None = None) -> int:
             "projects": {"demo": {"name": "Modalcore demo dApp", "origins": []}},
             "networks": dev_networks(rpc_urls, deployment),
             "store": {"kind": "sqlite", "path": ".modalcore/sessions.db"},
+            "devchain_proxy": True,  # the Dev Wallet reaches the chains through /devchain
         })
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
         for chain_id, url in sorted(rpc_urls.items()):
             print(f"chain {chain_id}: {url}", flush=True)
         print(f"\n  Modalcore demo: http://{host}:{port}/\n", flush=True)
-        app = create_app(config, record_dir=record_dir)
+        app = create_app(config, record_dir=record_dir, record_name=record_name)
         uvicorn.run(app, host=host, port=port, log_level="warning", **uvicorn_options())
     finally:
         stop_nodes(nodes)

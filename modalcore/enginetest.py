@@ -1,15 +1,21 @@
-"""A small harness for testing the engine sans I/O: a `Session` on a fake clock.
+"""The harness for testing the engine sans I/O: one `Session` on a fake clock, played by a
+scripted client (README "For testers"; the JSON sequences `replay` runs call these methods).
 
-    h = Harness(options={"networks": ["eip155:1"]})
-    h.intent("host", "open")            # a host API call, acknowledged "ok"
-    h.press("connect/all-wallets")      # an intent by node id
-    h.advance(500)                      # fire due timers (StartTimer commands), in order
-    assert h.model.router.view == "AllWallets"
-    assert h.find_text("All Wallets")
+    from modalcore import samples
+    h = Harness.from_join(samples.join())       # or Harness(options={...}) / Harness(build_model(...))
+    h.host("open")                              # a host API call; returns the intent_ack status
+    h.press("connect/all-wallets")              # an intent by node id (intent(node, act, args))
+    h.advance(500)                              # fire due timers (StartTimer commands), in order
+    h.expect(view="AllWallets", text="Dev Wallet")   # AssertionError naming every failed check
+
+    h.connect_wallet()                          # open, press the Dev Wallet, grant the account
+    h.settle_call("balances", samples.balances())    # the newest pending balances call returns
+    h.answer("clipboard", None)                 # the browser answers the pending effect
 
 The harness plays the client: it numbers its frames, acknowledges every server frame it has
 seen, keeps the timers the session asks for and fires them when the fake clock passes their due
 time, and records every frame and command it got. Nothing here sleeps or touches the network.
+Results come back in the shapes the services return (`modalcore.samples`).
 """
 
 from __future__ import annotations
@@ -18,12 +24,15 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .engine.cmds import CancelTimer, Cmd, Effect, StartTimer
+from .engine.cmds import Call, CallSettled, CancelTimer, Cmd, Effect, StartTimer
 from .engine.model import Model, Step, initial_model
 from .engine.msg import Msg
+from . import samples
 from .engine.record import Recorder
 from .engine.session import Output, Session
 from .engine.update import register
+from .replay.expect import expectation_failures
+from .replay.screen import texts_on_screen
 from .slices.accounts import AccountsState, AccountState
 from .slices.options import parse_options
 from .slices.router import Route, TxEntry
@@ -41,7 +50,7 @@ from .wire.frames import (
 from .wire.nodes import Node
 
 DEFAULT_OPTIONS: dict[str, Any] = {"networks": ["eip155:1"]}
-DEV_ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+DEV_ADDRESS = samples.DEV_ADDRESS
 METAMASK = {"uuid": "mm-uuid", "name": "MetaMask", "icon": "data:image/svg+xml,mm", "rdns": "io.metamask"}
 
 
@@ -361,6 +370,99 @@ class Harness:
     def timer_due(self, key: str) -> int | None:
         timer = self.timers.get(key)
         return None if timer is None else timer.due
+
+    # ----- playing the wallet and the services
+
+    def pending_effect(self, method: str) -> dict[str, Any]:
+        """The oldest pending effect asking `method` (an EIP-1193 method such as
+        "eth_requestAccounts", or an effect kind such as "clipboard")."""
+        for effect in self.pending_effects():
+            if effect["req"].get("method") == method or effect["kind"] == method:
+                return effect
+        asked = [e["req"].get("method") or e["kind"] for e in self.pending_effects()]
+        raise AssertionError(f"no pending {method} effect in view {self.view}; pending: {asked}")
+
+    def answer(
+        self,
+        method: str,
+        result: Any = None,
+        *,
+        code: int | None = None,
+        message: str = "",
+        after_ms: int = 0,
+    ) -> list[dict[str, Any]]:
+        """The browser answers the pending `method` effect `after_ms` later: with `result`, or
+        with the error `code` (e.g. 4001, the user rejected) and `message`."""
+        effect = self.pending_effect(method)
+        if after_ms:
+            self.advance(after_ms)
+        if code is None:
+            return self.effect_result(effect["eid"], result=result)
+        return self.effect_result(effect["eid"], ok=False, code=code, message=message)
+
+    def pending_calls(self, service: str | None = None) -> list[Call]:
+        """Service calls the session asked for and nobody settled yet, oldest first."""
+        return [c for c in self.cmds if isinstance(c, Call) and (service is None or c.service == service)]
+
+    def settle_call(
+        self,
+        service: str,
+        result: Any = None,
+        *,
+        ok: bool = True,
+        error: str = "",
+        after_ms: int = 0,
+    ) -> list[dict[str, Any]]:
+        """The newest pending call to `service` comes back `after_ms` later, as the runtime
+        delivers it: `result` in the service's shape (see `modalcore.samples`), or `ok=False`
+        with an `error` text."""
+        calls = self.pending_calls(service)
+        if not calls:
+            asked = sorted({c.service for c in self.pending_calls()})
+            raise AssertionError(f"no {service} call was asked for; pending calls: {asked}")
+        call = calls[-1]
+        self.cmds.remove(call)
+        if after_ms:
+            self.advance(after_ms)
+        return self.deliver(CallSettled(purpose=call.purpose, ok=ok, result=result if ok else None,
+                                        error=error, context=call.context))
+
+    def connect_wallet(
+        self,
+        wallet: str = "Dev Wallet",
+        *,
+        address: str = DEV_ADDRESS,
+        chain_id: str = "0x7a69",
+        after_ms: int = 0,
+    ) -> None:
+        """Open the modal, press the announced `wallet` and let it grant `address` on
+        `chain_id` (hex, as eth_chainId answers). Service calls it causes stay pending."""
+        self.host("open")
+        pressable = [n for n in self.find_text(wallet, exact=True) if n.t == "wallet-item"]
+        if not pressable:
+            raise AssertionError(f"no wallet {wallet!r} in view {self.view}: {self.texts()}")
+        self.press(pressable[0].id)
+        self.answer("eth_requestAccounts", [address.lower()], after_ms=after_ms)
+        self.answer("eth_chainId", chain_id, after_ms=after_ms)
+
+    # ----- checking what the visitor sees
+
+    def screen_texts(self) -> list[str]:
+        """The texts on screen: none while the modal is closed, none in hidden parts."""
+        return texts_on_screen(self.tree.to_wire())
+
+    def expect(self, **checks: Any) -> None:
+        """Assert what the session shows; every failed check is named in one AssertionError.
+
+        view="Account"  open=True  text="Address copied" (or a list; substrings of texts on
+        screen)  no_text=...  node="account/copy" (or a list)  no_node=...
+        props={"snackbar": {"variant": "error"}}  ack="ok" (the latest intent's status)
+        effect="eth_sendTransaction" (pending)  call="balances" (pending)
+        host={"account": {"isConnected": True}} (latest host events, the keys given)
+        """
+        failures = expectation_failures(self, checks)
+        if failures:
+            raise AssertionError("; ".join(failures))
 
     # ----- bookkeeping
 

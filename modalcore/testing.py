@@ -349,7 +349,7 @@ async def runner_rig(
     runner = SessionRunner(session, deps)
     runner.start()
     outlet = FakeOutlet()
-    await runner.attach(outlet, "token", resumed=False, last=None)
+    await runner.attach(outlet, lambda generation: f"token{generation}", resumed=False, last=None)
     await runner.settled()
     try:
         yield RunnerRig(clock, deps.services, analytics, store, runner, outlet, record, closed)

@@ -54,6 +54,9 @@ def start_engine(folder: Path, port: int) -> subprocess.Popen[bytes]:
     config.write_text(json.dumps({
         "secret": "fuzz-secret-not-for-production",
         "projects": {PROJECT: {"name": "Fuzz dApp", "origins": [ORIGIN]}},
+        # every fuzz socket comes from 127.0.0.1: lift the per-address cap (64 by default) so
+        # the campaign reaches sessions rather than testing that cap 1,800 times
+        "max_sessions_per_address": 100_000,
     }))
     log = (folder / "engine.log").open("wb")
     process = subprocess.Popen(

@@ -3,17 +3,15 @@ mutations of them, from a seeded `random.Random`, plus the reply the protocol pr
 
 `FrameFuzzer(rng).frame(kind)` makes one frame of a kind in `MUTATIONS` (sent on a joined
 socket); `first_frame(rng, kind)` one of `FIRST_MUTATIONS` (the first frame on a new socket).
-`expected_reply(data)` is the oracle (PROTOCOL.md, "Limits" and "Intents"): an `error` with a
-code, an `intent_ack` for an iid, a `snapshot`, or nothing required. `observe(frame)` feeds the
-server's frames back so later intents can name real nodes and effect results real effect ids.
-The oracle decides "malformed or not" with the engine's own `parse_client_frame` (tests/wire
-checks the parser's rules): the fuzz checks that the socket keeps its promise for each frame.
+`expected_reply(data)` is the oracle (PROTOCOL.md, "Limits", "Bounds" and "Intents"): an `error`
+with a code, an `intent_ack` for an iid, maybe `error over_limit` for a wallet event, or nothing
+required. `observe(frame)` feeds the server's frames back so later intents can name real nodes and
+effect results real effect ids. The oracle decides "malformed or not" with the engine's own
+`parse_client_frame` and `message_for` (tests/wire and the wallet-event tests check their rules):
+the fuzz checks that the socket keeps its promise for each frame.
 
-Left out for now (fixed on other branches of issue 11; the lead re-enables them on merge):
-- `resume` tokens with non-ASCII characters (a TypeError in `hmac.compare_digest`, issue item 4):
-  set AVOID_NON_ASCII_RESUME to False once that fix is in;
-- `set_theme_variables` with many keys: at most 4 per intent here, so that the unbounded total
-  (item 1) does not turn the campaign into a theme-size benchmark.
+Resume tokens of any text (non-ASCII MACs included) and theme variables up to past their total
+bound are in: both were fixed on the issue-11 server branch and are checked here since.
 """
 
 from __future__ import annotations
@@ -25,22 +23,22 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ..wire.codec import MAX_FRAME_BYTES, encode
-from ..wire.frames import FrameError, Intent, Join, Resync, parse_client_frame
+from ..slices.wallet_events import message_for
+from ..wire.frames import FrameError, Intent, Join, WalletEvent, parse_client_frame
 
 MUTATIONS: Final = (
     "valid_intent", "host_intent", "unknown_node", "replayed_iid", "truncated", "wrong_type",
     "huge_int", "deep", "unknown_type", "random_bytes", "text", "join_again", "missing_field",
     "extra_field", "effect_result", "wallet_event", "resync", "ack", "random_value", "binary",
 )
-# Drawn only when asked for: three frames over 64 KiB close the socket (1009), and a burst of
-# BURST intents mostly tests the rate limit.
-RARE_MUTATIONS: Final = ("too_large", "burst")
+# Drawn only when asked for: three frames over 64 KiB close the socket (1009), a burst of BURST
+# intents mostly tests the rate limit, and `leave` ends the session (close 1000).
+RARE_MUTATIONS: Final = ("too_large", "burst", "leave")
 FIRST_MUTATIONS: Final = (
     "join_odd_opts", "join_garbage_opts", "join_garbage_env", "join_garbage_wallets", "join_garbage_resume",
     "first_not_join", "truncated_join", "join_valid",
 )
 HUGE_INTS: Final = (2**64 - 1, 2**63, -(2**63), 2**53 + 1, -(2**53) - 1, 2**32, -1)
-AVOID_NON_ASCII_RESUME: Final = True  # issue 11 item 4 (another branch): see the module doc
 BURST: Final = 35  # intents in one go: past the bucket of 30, so some are rate_limited
 # The wallet every fuzz join announces, so that presses on it start real connect flows.
 FUZZ_WALLET: Final = {"uuid": "fuzz-wallet", "name": "Fuzz Wallet", "icon": "", "rdns": "com.fuzz"}
@@ -50,7 +48,6 @@ PLAUSIBLE_RESULTS: Final[tuple[Any, ...]] = (
     [ADDRESS], [ADDRESS, "0x" + "ab" * 20], [], ["0x12"], [7], "0x1", "0x7a69", "0x0",
     "0x" + "ff" * 32, "0x" + "11" * 65, None, True, {"accounts": [ADDRESS]}, "0x" + "f" * 200,
 )
-CLIENT_TYPES: Final = ("join", "intent", "effect_result", "wallet_event", "resync", "ack")
 ACTIONS: Final = ("press", "change", "submit", "select", "toggle", "more", "close")
 HOST_ACTIONS: Final = ("open", "close", "switch_network", "disconnect", "set_theme_mode",
                        "set_theme_variables")
@@ -70,20 +67,23 @@ OPTION_KEYS: Final = (
     "customWallets", "manualWCControl", "allowUnsupportedChain", "enableNetworkSwitch",
     "universalProvider", "debug",
 )
-# PROTOCOL.md "Close codes", and 1000 for the fuzzer's own close; never 1011 or 1006 (abnormal).
-ALLOWED_CLOSE_CODES: Final = frozenset({1000, 1001, 1008, 1009, 4001, 4002, 4003, 4004})
+# PROTOCOL.md "Close codes" (1000 is also the fuzzer's own close); never 1011 or 1006 (abnormal).
+ALLOWED_CLOSE_CODES: Final = frozenset({1000, 1001, 1008, 1009, 4001, 4002, 4003, 4004, 4005})
 SERVER_FRAME_TYPES: Final = frozenset({
     "joined", "snapshot", "patch", "effect", "effect_cancel", "intent_ack", "host_event",
     "theme", "error", "goodbye", "ack",
 })
-ERROR_CODES: Final = frozenset({"malformed", "too_large", "not_joined", "bad_origin", "no_project"})
+ERROR_CODES: Final = frozenset({"malformed", "too_large", "not_joined", "bad_origin", "no_project",
+                                "over_limit", "too_many_sessions"})
 ACK_STATUSES: Final = frozenset({"ok", "stale", "invalid", "rate_limited"})
 
 
 @dataclass(frozen=True)
 class Expect:
-    """What the server owes a frame: `error` (with `code`), `ack` (for `iid`), `snapshot`, or
-    `none` (no reply required, e.g. an `ack` frame or an effect result nobody waits for)."""
+    """What the server owes a frame: `error` (with `code`), `ack` (for `iid`), `may_refuse` (a
+    well-formed wallet event: applied, or `error over_limit` past a session total), or `none` (no
+    reply required: an `ack`, an effect result nobody waits for, a `resync`, which gets a
+    snapshot unless the one of the current tree version is already on its way)."""
 
     kind: str
     code: str = ""
@@ -104,8 +104,12 @@ def expected_reply(data: bytes | str) -> Expect:
         return Expect("error", "malformed")
     if isinstance(frame, Intent):
         return Expect("ack", iid=frame.iid)
-    if isinstance(frame, Resync):
-        return Expect("snapshot")
+    if isinstance(frame, WalletEvent):
+        try:
+            message_for(frame)  # the event's data against its shape and bounds (pure)
+        except FrameError as error:
+            return Expect("error", error.code)
+        return Expect("may_refuse", "over_limit")
     return Expect("none")
 
 
@@ -218,8 +222,9 @@ class FrameFuzzer:
         if act == "set_theme_mode":
             return {"mode": rng.choice(("light", "dark"))}
         if act == "set_theme_variables":
+            count = rng.choice((0, 1, 4, 20, 33, 64))  # past the per-call and per-session bound
             return {"variables": {f"--w3m-{random_text(rng, 6)}": random_text(rng, 12)
-                                  for _ in range(rng.randrange(0, 5))}}
+                                  for _ in range(count)}}
         return {}
 
     def intent(self, node: str, act: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -336,6 +341,8 @@ class FrameFuzzer:
             return pack(frame)
         if kind == "random_value":
             return pack(random_value(rng, 4))
+        if kind == "leave":
+            return pack(self._envelope("leave"))
         if kind == "too_large":
             return pack({**self._envelope("intent"), "iid": "big", "node": "host", "act": "open",
                          "args": {"view": "x" * (MAX_FRAME_BYTES + rng.randrange(1, 1000))}})
@@ -417,9 +424,7 @@ def first_frame(rng: random.Random, kind: str, project: str = "test") -> bytes |
                                         random_value(rng))) for _ in range(rng.randrange(0, 70))]
         return pack(frame)
     if kind == "join_garbage_resume":
-        alphabet = string.ascii_letters + string.digits + ".-_"
-        if not AVOID_NON_ASCII_RESUME:
-            alphabet += "é漢\u0000\U0001f600"
+        alphabet = string.ascii_letters + string.digits + ".-_é漢\u0000\U0001f600"
         garbage = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 120)))
         session = "".join(rng.choice(string.ascii_letters + "-_") for _ in range(22))
         expiry = str(rng.choice((0, 1, 2**31, 10**12 - 1, 10**13)))

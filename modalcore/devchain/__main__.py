@@ -44,6 +44,14 @@ def _summary(deployment: dict[str, Any]) -> str:
         lines.append(f"  EIP-1271 wallet     {wallet['address']} (owner {wallet['owner']})")
         for nft in entry.get("nfts", []):
             lines.append(f"  {nft['symbol']:<5} ERC-721     {nft['address']} ({len(nft['owners'])} minted)")
+        market = entry.get("uniswapV2")
+        if market:
+            lines.append(f"  Uniswap V2 router   {market['router']} (WETH {market['weth']})")
+            for pair in market["pairs"]:
+                lines.append(f"  pool {'/'.join(pair['symbols']):<10}     {pair['address']}")
+        ens = entry.get("ens")
+        if ens:
+            lines.append(f"  ENS registry        {ens['registry']}: " + ", ".join(ens["names"]))
     return "\n".join(lines)
 
 

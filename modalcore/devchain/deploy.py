@@ -16,6 +16,11 @@ After all of that (so the addresses above stay what they were), an ERC-721 colle
   (base token URI https://example.invalid/dcol/, never fetched); tokens 0, 1, 2 minted to dev
   account 0 and 3, 4 to dev account 1.
 
+After that, a local Uniswap V2 market (market.py): WETH9, UniswapV2Factory, UniswapV2Router02
+from the published npm artifacts and the ETH/DEMO, ETH/TUSD and DEMO/TUSD pools, funded by
+dev account 0. Then ENS (ens.py): registry, public resolver, reverse registrar, and the names
+alice.eth, bob.eth, carol.eth for dev accounts 0, 1, 2 (forward and reverse records).
+
 Artifacts are read from the committed fixtures/chain/contracts/ (regenerate with
 `node chain/compile.mjs`).
 """
@@ -28,14 +33,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from eth_abi.abi import encode
 from eth_utils.address import to_checksum_address
 
-from .nodes import REPO_ROOT
+from .contracts import ARTIFACT_DIR, FIXTURE_DIR, DeploymentError, deploy_contract, load_artifact
+from .ens import deploy_ens, describe_ens, register_names
+from .market import NATIVE, TokenRef, deploy_market, describe_market
 from .rpc import Rpc
 
-FIXTURE_DIR = REPO_ROOT / "fixtures" / "chain"
-ARTIFACT_DIR = FIXTURE_DIR / "contracts"
+__all__ = ["ARTIFACT_DIR", "DEPLOYMENT_PATH", "FIXTURE_DIR", "DeploymentError", "DeploymentMismatch",
+           "check_against", "deploy_all", "deploy_chain", "load_artifact", "load_deployment",
+           "write_deployment"]
+
 DEPLOYMENT_PATH = FIXTURE_DIR / "deployment.json"
 
 EIP1271_MAGIC_VALUE = "0x1626ba7e"
@@ -83,28 +91,13 @@ COLLECTIONS: tuple[CollectionSpec, ...] = (
 )
 
 
-class DeploymentError(Exception):
-    """The chain is not in the state a deployment expects (not fresh, wrong decimals, ...)."""
-
-
 class DeploymentMismatch(DeploymentError):
     """Deployed addresses differ from the committed fixtures/chain/deployment.json."""
 
 
-def load_artifact(name: str, artifact_dir: Path = ARTIFACT_DIR) -> dict[str, Any]:
-    """{contractName, abi, bytecode, ...} from fixtures/chain/contracts/<name>.json."""
-    data: dict[str, Any] = json.loads((artifact_dir / f"{name}.json").read_text())
-    return data
-
-
-def _deploy(rpc: Rpc, sender: str, artifact: str, types: list[str], args: list[Any]) -> str:
-    bytecode = str(load_artifact(artifact)["bytecode"])
-    data = bytecode + encode(types, args).hex()
-    receipt = rpc.transact({"from": sender, "data": data})
-    address = receipt.get("contractAddress")
-    if not address:
-        raise DeploymentError(f"{artifact}: receipt has no contract address")
-    return to_checksum_address(str(address))
+def _token_refs(token_addresses: list[str]) -> dict[str, TokenRef]:
+    return {spec.symbol: TokenRef(address, spec.unit)
+            for spec, address in zip(TOKENS, token_addresses, strict=True)}
 
 
 def _read_token(rpc: Rpc, address: str) -> tuple[str, str, int, int]:
@@ -132,13 +125,13 @@ def deploy_chain(rpc_url: str, expected: Mapping[str, Any] | None = None) -> dic
 
         tokens: list[dict[str, Any]] = []
         for spec in TOKENS:
-            address = _deploy(
+            address = deploy_contract(
                 rpc, deployer, spec.artifact,
                 ["string", "string", "uint256", "address"],
                 [spec.name, spec.symbol, spec.supply_units * spec.unit, deployer],
             )
             tokens.append({"address": address, "spec": spec})
-        wallet = _deploy(rpc, deployer, WALLET_ARTIFACT, ["address"], [deployer])
+        wallet = deploy_contract(rpc, deployer, WALLET_ARTIFACT, ["address"], [deployer])
 
         for entry in tokens:
             spec = entry["spec"]
@@ -151,14 +144,19 @@ def deploy_chain(rpc_url: str, expected: Mapping[str, Any] | None = None) -> dic
 
         collections: list[str] = []
         for collection in COLLECTIONS:
-            address = _deploy(rpc, deployer, collection.artifact, ["string", "string", "string"],
+            address = deploy_contract(rpc, deployer, collection.artifact, ["string", "string", "string"],
                               [collection.name, collection.symbol, collection.base_uri])
             for index in collection.mints:
                 rpc.send_call(deployer, address, "mint(address)", [accounts[index]])
             collections.append(address)
 
-        return _describe(rpc, chain_id, rpc_url, accounts,
-                         [str(t["address"]) for t in tokens], wallet, collections)
+        token_addresses = [str(t["address"]) for t in tokens]
+        market = deploy_market(rpc, deployer, _token_refs(token_addresses))
+        ens = deploy_ens(rpc, deployer)
+        register_names(rpc, deployer, ens, accounts)
+
+        return _describe(rpc, chain_id, rpc_url, accounts, token_addresses, wallet, collections,
+                         market, ens)
 
 
 def _existing(
@@ -177,18 +175,38 @@ def _existing(
             f"chain {chain_id} at {rpc_url} is not fresh and the expected deployment names "
             f"{len(collections)} NFT collection(s), not {len(COLLECTIONS)}; restart the node"
         )
-    for address in [*token_addresses, wallet, *collections]:
+    if "uniswapV2" not in expected or "ens" not in expected:
+        raise DeploymentError(
+            f"chain {chain_id} at {rpc_url} is not fresh and the expected deployment has no "
+            "Uniswap V2 market or ENS; restart the node"
+        )
+    market = {key: str(expected["uniswapV2"][key]) for key in ("weth", "factory", "router")}
+    ens = {key: str(expected["ens"][key])
+           for key in ("registry", "publicResolver", "reverseRegistrar")}
+    for address in [*token_addresses, wallet, *collections, *market.values(), *ens.values()]:
         if rpc.code(address) in ("0x", "0x0", ""):
             raise DeploymentError(
                 f"chain {chain_id} at {rpc_url} is not fresh and has no contract at {address}; "
                 "restart the node"
             )
-    return _describe(rpc, chain_id, rpc_url, accounts, token_addresses, wallet, collections)
+    return _describe(rpc, chain_id, rpc_url, accounts, token_addresses, wallet, collections,
+                     market, ens)
+
+
+def _pool_holdings(market: Mapping[str, Any]) -> dict[str, dict[str, int]]:
+    """symbol → {pair address: raw amount} right after deployment."""
+    holdings: dict[str, dict[str, int]] = {spec.symbol: {} for spec in TOKENS}
+    for pair in market["pairs"]:
+        for symbol, amount in pair["liquidity"].items():
+            if symbol != NATIVE:
+                holdings[symbol][str(pair["address"])] = int(amount)
+    return holdings
 
 
 def _describe(
     rpc: Rpc, chain_id: int, rpc_url: str, accounts: list[str], token_addresses: list[str],
-    wallet: str, collection_addresses: list[str],
+    wallet: str, collection_addresses: list[str], market_addresses: Mapping[str, str],
+    ens_addresses: dict[str, str],
 ) -> dict[str, Any]:
     tokens: list[dict[str, Any]] = []
     for spec, address in zip(TOKENS, token_addresses, strict=True):
@@ -226,6 +244,11 @@ def _describe(
             "owners": {str(token_id): accounts[index]
                        for token_id, index in enumerate(collection.mints)},
         })
+    try:
+        market = describe_market(rpc, market_addresses, _token_refs(token_addresses))
+    except ValueError as error:
+        raise DeploymentError(f"chain {chain_id}: {error}") from error
+    pools = _pool_holdings(market)
     return {
         "chainId": chain_id,
         "name": f"Dev Chain {chain_id}",
@@ -246,31 +269,50 @@ def _describe(
                 **{a: str(spec.fund_units * spec.unit) for a in accounts[1:]},
                 accounts[0]: str(
                     (spec.supply_units - spec.fund_units * (len(accounts) - 1)
-                     - spec.wallet_fund_units) * spec.unit
+                     - spec.wallet_fund_units) * spec.unit - sum(pools[spec.symbol].values())
                 ),
                 wallet: str(spec.wallet_fund_units * spec.unit),
+                **{pair: str(amount) for pair, amount in pools[spec.symbol].items()},
             }
             for spec in TOKENS
         },
         "walletEth": str(WALLET_ETH),
         "nfts": nfts,
+        "uniswapV2": market,
+        "ens": describe_ens(rpc, ens_addresses, accounts),
     }
 
 
-def _addresses(entry: Mapping[str, Any]) -> tuple[list[str], str, list[str]]:
-    return ([str(t["address"]) for t in entry["tokens"]], str(entry["eip1271Wallet"]["address"]),
-            [str(c["address"]) for c in entry.get("nfts", [])])
+def _addresses(entry: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Contract addresses by section; a section the entry does not have is absent."""
+    sections: dict[str, list[str]] = {
+        "tokens": [str(t["address"]) for t in entry["tokens"]],
+        "eip1271Wallet": [str(entry["eip1271Wallet"]["address"])],
+        "nfts": [str(c["address"]) for c in entry.get("nfts", [])],
+    }
+    if "uniswapV2" in entry:
+        market = entry["uniswapV2"]
+        sections["uniswapV2"] = ([str(market[k]) for k in ("weth", "factory", "router")]
+                                 + [str(p["address"]) for p in market["pairs"]])
+    if "ens" in entry:
+        sections["ens"] = [str(entry["ens"][k])
+                           for k in ("registry", "publicResolver", "reverseRegistrar")]
+    return sections
 
 
 def check_against(deployment: Mapping[str, Any], expected: Mapping[str, Any]) -> None:
-    """Raise DeploymentMismatch when a chain's contract addresses differ from `expected`."""
+    """Raise DeploymentMismatch when a chain's contract addresses differ from `expected` (in
+    every section `expected` has: a fixture written before a section existed still checks the
+    addresses it names, so it can be regenerated)."""
     for chain_id, entry in deployment.items():
         if chain_id not in expected:
             continue
-        if _addresses(entry) != _addresses(expected[chain_id]):
+        deployed, wanted = _addresses(entry), _addresses(expected[chain_id])
+        mismatched = {key: deployed.get(key) for key in wanted if deployed.get(key) != wanted[key]}
+        if mismatched:
             raise DeploymentMismatch(
-                f"chain {chain_id}: deployed {_addresses(entry)}, "
-                f"fixture has {_addresses(expected[chain_id])}"
+                f"chain {chain_id}: deployed {mismatched}, "
+                f"fixture has { {key: wanted[key] for key in mismatched} }"
             )
 
 

@@ -2,7 +2,8 @@
 
 What survives a restart: the model (via `model_to_data`), the sequence counters, the tree
 version, the remembered intent ids and their outcomes, the rate-limit bucket, the effects
-pending in the browser, what the host and theme frames last said, and the timers still due.
+pending in the browser, what the host and theme frames last said, whether an intent was ever
+applied, the resume-token generation, and the timers still due.
 The frame ring does not survive: a client that rejoins a restored session gets a snapshot.
 """
 
@@ -50,6 +51,9 @@ def session_to_bytes(session: Session, timers: Iterable[PendingTimer] = ()) -> b
         "effects": dict(session.effects),
         "host_sent": session.host_sent,
         "theme_sent": session.theme_sent,
+        "acted": session.acted,
+        "token_gen": session.token_gen,
+        "token_prev_until": session.token_prev_until,
         "timers": [[t.key, t.due_ms, msg_to_data(t.msg)] for t in timers],
     }
     packed: bytes = msgpack.packb(data, use_bin_type=True)
@@ -76,6 +80,11 @@ def load_bytes(data: bytes) -> tuple[Session, list[PendingTimer]]:
         session.effects = {str(k): str(v) for k, v in raw["effects"].items()}
         session.host_sent = dict(raw["host_sent"])
         session.theme_sent = raw["theme_sent"]
+        # Absent from sessions saved before these fields existed (their tokens, of an older
+        # format, no longer verify, so they are never resumed anyway).
+        session.acted = bool(raw.get("acted", True))
+        session.token_gen = int(raw.get("token_gen", 0))
+        session.token_prev_until = int(raw.get("token_prev_until", 0))
         timers = [
             PendingTimer(str(key), int(due), msg_from_data(msg)) for key, due, msg in raw["timers"]
         ]

@@ -1,15 +1,25 @@
-"""Recording a session's inputs and outputs, and replaying them (DESIGN.md: replayable sessions).
+"""Recording a session's inputs and outputs, and replaying them (README: "For testers").
 
-A recording is JSON lines. Inputs: `join` (how the session began), `in` (a client frame),
-`msg` (a command result or a timer), `welcome` (a socket attached). Outputs: `out` (each frame the
-session produced). Replay feeds the inputs to a fresh session and compares every output.
+A recording is JSON lines, each an event `{"k": kind, ...}`:
+
+- `header`: what recorded it: `format`, `engine` (package version), `commit` (git, when known),
+  `recorded_at` (UTC, ISO 8601) and an optional `name`; absent from recordings made before it.
+- Inputs: `join` (how the session began), `welcome` (a socket attached), `in` (a client frame),
+  `msg` (a command result or a timer). Each carries `now`, the session clock (ms).
+- Outputs: `out`, each frame the session produced, after the input that produced it.
+
+Replay feeds the inputs to a fresh session and compares every output. Resume and sign-in
+tokens are written as placeholders (`scrub.py`); the engine passes them through unchanged.
 """
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+import subprocess
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
@@ -20,102 +30,283 @@ from ..slices.options import HostOptions, parse_options
 from ..wire.frames import AnnouncedWallet, ClientFrame, Join
 from .model import initial_model
 from .msg import Msg, msg_from_data, msg_to_data
+from .scrub import Scrubber
 
+FORMAT = 2
 _client_frame: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
 _networks: TypeAdapter[tuple[Network, ...]] = TypeAdapter(tuple[Network, ...])
+INPUTS = ("join", "welcome", "in", "msg")
+
+
+def engine_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("modalcore")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+@functools.cache
+def engine_commit() -> str | None:
+    """The git commit the engine runs from, when it runs from a checkout."""
+    try:
+        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent,
+                              capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = done.stdout.strip()
+    return commit if done.returncode == 0 and commit else None
+
+
+def header(name: str | None = None) -> dict[str, Any]:
+    event: dict[str, Any] = {
+        "k": "header", "format": FORMAT, "engine": engine_version(), "commit": engine_commit(),
+        "recorded_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+    if name:
+        event["name"] = name
+    return event
 
 
 class Recorder:
-    def __init__(self, sink: IO[str]) -> None:
+    """Writes a recording to `sink`: a header first, then each input followed by its outputs.
+
+    An input is held until its outputs are known, so a token first revealed by an output
+    (`joined`, the `siwx` host event) is already a placeholder in the input that carried it.
+    """
+
+    def __init__(self, sink: IO[str], *, name: str | None = None, with_header: bool = True) -> None:
         self.sink = sink
+        self.scrubber = Scrubber()
+        self._held: list[dict[str, Any]] = []
+        if with_header:
+            self._emit(header(name))
+
+    def _emit(self, event: dict[str, Any]) -> None:
+        self.sink.write(json.dumps(self.scrubber.scrub(event), separators=(",", ":")) + "\n")
 
     def write(self, event: dict[str, Any]) -> None:
-        self.sink.write(json.dumps(event, separators=(",", ":"), sort_keys=False) + "\n")
+        """Write an event now (with the inputs held before it)."""
+        for held in self._held:
+            self._emit(held)
+        self._held = []
+        self._emit(event)
+        self.sink.flush()
+
+    def _hold(self, event: dict[str, Any]) -> None:
+        if self._held:
+            self.flush()
+        self._held.append(event)
+
+    def flush(self) -> None:
+        for held in self._held:
+            self._emit(held)
+        self._held = []
         self.sink.flush()
 
     def join(self, now: int, session_id: str, origin: str, frame: Join,
              networks: Sequence[Network] = ()) -> None:
         """How the session began; `networks` are the catalog entries its model was built with
         (the operator's config), so a replay needs no config."""
-        self.write({"k": "join", "now": now, "session": session_id, "origin": origin,
-                    "frame": frame.model_dump(mode="json"),
+        data = frame.model_dump(mode="json")
+        self.scrubber.learn(data.get("resume"), "resume-token")
+        self.write({"k": "join", "now": now, "session": session_id, "origin": origin, "frame": data,
                     "networks": _networks.dump_python(tuple(networks), mode="json")})
 
     def welcome(self, now: int, token: str, resumed: bool, last: int | None,
                 wallets: list[AnnouncedWallet] | None = None, options: HostOptions | None = None,
                 networks: Sequence[Network] = ()) -> None:
-        self.write({"k": "welcome", "now": now, "token": token, "resumed": resumed, "last": last,
+        self.scrubber.learn(token, "resume-token")
+        self._hold({"k": "welcome", "now": now, "token": token, "resumed": resumed, "last": last,
                     "wallets": [w.model_dump(mode="json") for w in wallets or []],
                     "options": options.model_dump(mode="json") if options is not None else None,
                     "networks": _networks.dump_python(tuple(networks), mode="json")})
 
     def frame_in(self, now: int, frame: ClientFrame) -> None:
-        self.write({"k": "in", "now": now, "frame": frame.model_dump(mode="json", exclude_none=True)})
+        data = frame.model_dump(mode="json", exclude_none=True)
+        self._hold({"k": "in", "now": now, "frame": data})
 
     def msg(self, now: int, msg: Msg) -> None:
-        self.write({"k": "msg", "now": now, "msg": msg_to_data(msg)})
+        data = msg_to_data(msg)
+        self.scrubber.learn_keys(data["data"].get("result"), "session-token")
+        self._hold({"k": "msg", "now": now, "msg": data})
 
     def out(self, frames: list[dict[str, Any]]) -> None:
-        for frame in frames:
-            self.write({"k": "out", "frame": _jsonable(frame)})
+        events = [{"k": "out", "frame": _jsonable(frame)} for frame in frames]
+        for event in events:
+            self.scrubber.learn_frame(event["frame"])
+        for held in self._held:
+            self._emit(held)
+        self._held = []
+        for event in events:
+            self._emit(event)
+        self.sink.flush()
 
 
 def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
-@dataclass
-class Divergence:
-    index: int
-    expected: Any
-    actual: Any
+# ----- reading
 
 
 def read_events(path: Path) -> Iterator[dict[str, Any]]:
-    with path.open() as lines:
-        for line in lines:
+    """The events of a recording, in order (blank lines skipped)."""
+    for _, event in read_lines(path):
+        yield event
+
+
+def read_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number from 1, event) for every event of a recording."""
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
             if line.strip():
-                yield json.loads(line)
+                try:
+                    event = json.loads(line)
+                except json.JSONDecodeError as error:
+                    raise ValueError(f"line {number}: not JSON ({error.msg})") from None
+                if not isinstance(event, dict):
+                    raise ValueError(f"line {number}: not a JSON object")
+                yield number, event
+
+
+# ----- replaying
+
+
+@dataclass
+class Step:
+    """One input of a recording and the frames it produced, recorded and replayed."""
+
+    line: int
+    event: dict[str, Any]
+    expected: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (line, frame)
+    actual: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class Divergence:
+    index: int  # position among the outbound frames
+    expected: Any
+    actual: Any
+    line: int | None = None  # the expected frame's line in the recording
+    step: Step | None = None  # the input just before it
+
+
+@dataclass
+class Replay:
+    header: dict[str, Any] | None
+    steps: list[Step]
+
+    def expected(self) -> list[tuple[int, dict[str, Any], Step]]:
+        return [(line, frame, step) for step in self.steps for line, frame in step.expected]
+
+    def actual(self) -> list[tuple[dict[str, Any], Step]]:
+        return [(frame, step) for step in self.steps for frame in step.actual]
+
+    def divergences(self) -> list[Divergence]:
+        """Every outbound frame that differs, compared position by position."""
+        expected, actual = self.expected(), self.actual()
+        found = []
+        for index in range(max(len(expected), len(actual))):
+            want = expected[index] if index < len(expected) else None
+            got = actual[index] if index < len(actual) else None
+            want_frame = want[1] if want else None
+            got_frame = got[0] if got else None
+            if want_frame != got_frame:
+                step = want[2] if want else got[1] if got else None
+                found.append(Divergence(index, want_frame, got_frame, want[0] if want else None, step))
+        return found
+
+    def frame_count(self) -> int:
+        return sum(len(step.expected) for step in self.steps)
+
+
+def run_events(lines: Iterable[tuple[int, dict[str, Any]]]) -> Replay:
+    """Feed a recording's inputs to a fresh session; raises ValueError for a bad recording."""
+    from .session import Session
+
+    session: Session | None = None
+    head: dict[str, Any] | None = None
+    steps: list[Step] = []
+    for line, event in lines:
+        kind = event.get("k")
+        if kind == "header":
+            head = event
+            continue
+        if kind == "out":
+            if not steps:
+                raise ValueError(f"line {line}: an output before any input")
+            steps[-1].expected.append((line, event.get("frame")))  # type: ignore[arg-type]
+            continue
+        if kind not in INPUTS:
+            raise ValueError(f"line {line}: unknown event kind {kind!r}")
+        step = Step(line, event)
+        steps.append(step)
+        try:
+            if kind == "join":
+                session = _start(event)
+                continue
+            if session is None:
+                raise ValueError("a recording starts with a join event")
+            step.actual = [_jsonable(f) for f in _feed(session, event)]
+        except (KeyError, TypeError) as error:
+            raise ValueError(f"line {line}: bad {kind} event ({error!r})") from None
+        except ValueError as error:
+            raise ValueError(f"line {line}: {error}") from None
+    if session is None:
+        raise ValueError("a recording starts with a join event")
+    return Replay(head, steps)
+
+
+def _start(event: dict[str, Any]) -> Any:
+    from .session import Session
+
+    frame = Join.model_validate(event["frame"])
+    recorded = _networks.validate_python(event.get("networks") or [])
+    known = {network.id: network for network in recorded} if recorded else None
+    model = initial_model(frame.project, event["origin"], parse_options(frame.opts),
+                          frame.env, frame.wallets, known_networks=known)
+    return Session(event["session"], model, event["now"])
+
+
+def _feed(session: Any, event: dict[str, Any]) -> list[dict[str, Any]]:
+    kind = event["k"]
+    if kind == "welcome":
+        wallets = [AnnouncedWallet.model_validate(w) for w in event.get("wallets", [])]
+        options = event.get("options")
+        out = session.welcome(
+            event["token"], resumed=event["resumed"], last=event["last"], now=event["now"],
+            wallets=wallets,
+            options=HostOptions.model_validate(options) if options is not None else None,
+            networks=_networks.validate_python(event.get("networks") or []),
+        )
+    elif kind == "in":
+        out = session.receive(_client_frame.validate_python(event["frame"]), event["now"])
+    else:
+        out = session.deliver(msg_from_data(event["msg"]), event["now"])
+    frames: list[dict[str, Any]] = out.frames
+    return frames
+
+
+def replay_file(path: Path) -> Replay:
+    return run_events(read_lines(path))
 
 
 def replay(path: Path) -> Divergence | None:
     """Re-run a recording; the first outbound frame that differs, or None when all match."""
-    from .session import Session
+    found = replay_file(path).divergences()
+    return found[0] if found else None
 
-    events = list(read_events(path))
-    session: Session | None = None
-    expected = [event["frame"] for event in events if event["k"] == "out"]
-    actual: list[Any] = []
-    for event in events:
-        kind = event["k"]
-        if kind == "join":
-            frame = Join.model_validate(event["frame"])
-            recorded = _networks.validate_python(event.get("networks") or [])
-            known = {network.id: network for network in recorded} if recorded else None
-            model = initial_model(frame.project, event["origin"], parse_options(frame.opts),
-                                  frame.env, frame.wallets, known_networks=known)
-            session = Session(event["session"], model, event["now"])
-        elif session is None:
-            raise ValueError("a recording starts with a join event")
-        elif kind == "welcome":
-            wallets = [AnnouncedWallet.model_validate(w) for w in event.get("wallets", [])]
-            options = event.get("options")
-            out = session.welcome(
-                event["token"], resumed=event["resumed"], last=event["last"], now=event["now"],
-                wallets=wallets,
-                options=HostOptions.model_validate(options) if options is not None else None,
-                networks=_networks.validate_python(event.get("networks") or []),
-            )
-            actual.extend(_jsonable(f) for f in out.frames)
-        elif kind == "in":
-            out = session.receive(_client_frame.validate_python(event["frame"]), event["now"])
-            actual.extend(_jsonable(f) for f in out.frames)
-        elif kind == "msg":
-            out = session.deliver(msg_from_data(event["msg"]), event["now"])
-            actual.extend(_jsonable(f) for f in out.frames)
-    for index in range(max(len(expected), len(actual))):
-        want = expected[index] if index < len(expected) else None
-        got = actual[index] if index < len(actual) else None
-        if want != got:
-            return Divergence(index, want, got)
-    return None
+
+def updated_lines(run: Replay) -> list[str]:
+    """The recording with today's frames as the expected ones (inputs and header kept)."""
+    lines = []
+    if run.header is not None:
+        head = {**run.header, "updated": {"engine": engine_version(), "commit": engine_commit(),
+                                          "at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}}
+        lines.append(head)
+    for step in run.steps:
+        lines.append(step.event)
+        lines.extend({"k": "out", "frame": frame} for frame in step.actual)
+    return [json.dumps(event, separators=(",", ":")) + "\n" for event in lines]

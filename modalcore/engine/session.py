@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..chains.catalog import Network
+from ..rules.limits import RESUME_GRACE_MS
+from ..rules.limits import INTENT_MEMORY, RATE_BURST, RATE_PER_S, RING_BYTES, RING_SIZE
 from ..slices.connection import Reattached
 from ..slices.options import HostOptions
 from ..slices.host import HOST_ACTIONS, HOST_NODE_ID
@@ -36,12 +38,8 @@ from .cmds import CancelEffect, CancelTimer, Cmd, Dispatch, Effect, EffectSettle
 from .model import Model
 from .msg import Msg
 from .record import Recorder
-from .update import update
+from .update import refusal, update
 
-RING_SIZE = 256
-INTENT_MEMORY = 256
-RATE_BURST = 30.0
-RATE_PER_S = 30.0
 MAX_DISPATCH_DEPTH = 16
 
 
@@ -67,7 +65,8 @@ class Session:
         self.out_seq = 0
         self.in_seq = 0  # highest client sequence number processed
         self.acked = 0  # highest server sequence number the client processed
-        self.ring: deque[tuple[int, bytes]] = deque(maxlen=RING_SIZE)
+        self.ring: deque[tuple[int, bytes]] = deque()  # at most RING_SIZE frames, RING_BYTES bytes
+        self.ring_bytes = 0
         self.intents: OrderedDict[str, str] = OrderedDict()
         self.tokens = RATE_BURST
         self.tokens_at = now
@@ -75,6 +74,10 @@ class Session:
         self.host_sent: dict[str, Any] = {}
         self._host_inputs: tuple[Any, ...] = ()
         self.theme_sent: dict[str, Any] | None = None
+        self.snapshot_v = 0  # the tree version the latest snapshot carried
+        self.acted = False  # one of its intents was applied (only then is it worth saving)
+        self.token_gen = 0  # generation of the newest resume token
+        self.token_prev_until = 0  # until then (ms) the generation before it is accepted too
         self.recorder: Recorder | None = None
 
     # ----- frames out
@@ -82,8 +85,17 @@ class Session:
         self.out_seq += 1
         frame: dict[str, Any] = {"t": t, "s": self.out_seq, "a": self.in_seq}
         frame.update(fields)
-        self.ring.append((self.out_seq, encode(frame)))
+        data = encode(frame)
+        self.ring.append((self.out_seq, data))
+        self.ring_bytes += len(data)
+        # bounded in frames and in bytes (the newest frame always stays): a client that stops
+        # acknowledging, or whose frames dropped out, gets a snapshot when it comes back
+        while len(self.ring) > RING_SIZE or (self.ring_bytes > RING_BYTES and len(self.ring) > 1):
+            self._drop_oldest()
         return frame
+
+    def _drop_oldest(self) -> None:
+        self.ring_bytes -= len(self.ring.popleft()[1])
 
     def encoded(self, frame: dict[str, Any]) -> bytes:
         """The bytes of a frame this session produced (from the ring, encoded once)."""
@@ -96,7 +108,26 @@ class Session:
 
     def snapshot(self) -> dict[str, Any]:
         self.version += 1
+        self.snapshot_v = self.version
         return self._frame("snapshot", v=self.version, tree=self.tree.to_wire())
+
+    # ----- resume tokens (PROTOCOL.md, "Resume"): the runtime signs, the session counts
+    def accepts_token(self, generation: int, now: int) -> bool:
+        """A (verified) token of this generation may resume the session: the newest one, or the
+        one it replaced for RESUME_GRACE_MS. A newer generation than the saved one was issued
+        too, and its rotation lost in a crash before the save: accepted."""
+        if generation >= self.token_gen:
+            return True
+        return generation == self.token_gen - 1 and now < self.token_prev_until
+
+    def rotate_token(self, now: int, presented: int | None = None) -> int:
+        """The generation of the next token (each `joined` carries a new one); `presented` is
+        the generation the client resumed with."""
+        self.token_gen = max(self.token_gen, presented or 0)
+        if self.token_gen > 0:
+            self.token_prev_until = now + RESUME_GRACE_MS
+        self.token_gen += 1
+        return self.token_gen
 
     def welcome(
         self,
@@ -172,21 +203,38 @@ class Session:
         if isinstance(frame, EffectResult):
             return self._effect_result(frame, now)
         if isinstance(frame, WalletEvent):
-            from ..slices.wallet_events import message_for
-
-            msg = message_for(frame)
-            return self._deliver(msg, now) if msg is not None else Output()
+            return self._wallet_event(frame, now)
         if isinstance(frame, Resync):
             out = Output()
-            out.frames.append(self.snapshot())
+            if self.snapshot_v != self.version:  # else the snapshot of this version is on its way
+                out.frames.append(self.snapshot())
             return out
         return Output()
+
+    def _wallet_event(self, frame: WalletEvent, now: int) -> Output:
+        """A wallet event is applied, or refused with an `error` frame (it has no ack): data of
+        the wrong shape or over its bounds is `malformed`, an input that would take the session
+        past a total bound is `over_limit`. A refused event changes nothing."""
+        from ..slices.wallet_events import message_for
+
+        try:
+            msg = message_for(frame)
+        except FrameError as error:
+            return Output(frames=[self._error(error.code, error.message)])
+        reason = refusal(self.model, msg)
+        if reason is not None:
+            return Output(frames=[self._error("over_limit", reason)])
+        return self._deliver(msg, now)
+
+    def _error(self, code: str, message: str) -> dict[str, Any]:
+        """An `error` frame: not numbered, not kept in the ring (like the socket's own)."""
+        return {"t": "error", "s": 0, "a": self.in_seq, "code": code, "message": message}
 
     def _ack(self, acked: int) -> None:
         if acked > self.acked:
             self.acked = acked
         while self.ring and self.ring[0][0] <= self.acked:
-            self.ring.popleft()
+            self._drop_oldest()
 
     def _intent(self, frame: Intent, now: int) -> Output:
         out = Output()
@@ -207,6 +255,7 @@ class Session:
             )
             return out
         self._remember(frame.iid, "ok")
+        self.acted = True
         out.frames.append(self._frame("intent_ack", iid=frame.iid, status="ok"))
         out.extend(self._deliver(msg, now))
         return out
@@ -226,6 +275,9 @@ class Session:
         message = handler if isinstance(handler, Msg) else handler(args)
         if not isinstance(message, Msg):
             raise FrameError("invalid", "the action has nothing to do")
+        reason = refusal(self.model, message)
+        if reason is not None:
+            raise FrameError("invalid", reason)
         return message
 
     def _in_hidden(self, node_id: str) -> bool:

@@ -59,6 +59,19 @@ Observer = Callable[[Model, Model, int], Step]
 OBSERVERS: list[Observer] = [directory_slice.observe, nfts_slice.observe]
 
 
+# Run before a client's input (an intent, a wallet event) is applied, with (model, msg): a reason
+# refuses the input with a typed error and the model stays as it was. Slices bound here what
+# accumulates across inputs (rules/limits.py; PROTOCOL.md, "Bounds").
+Guard = Callable[[Model, Any], str | None]
+GUARDS: dict[type[Msg], Guard] = {**theme.GUARDS, **connectors.GUARDS}
+
+
+def refusal(model: Model, msg: Msg) -> str | None:
+    """Why `msg`, a client's input, must not be applied to `model`; None when it may."""
+    guard = GUARDS.get(type(msg))
+    return guard(model, msg) if guard is not None else None
+
+
 def register(table: dict[Any, Any]) -> None:
     """Add a slice's handlers (used by slices that import the engine, to avoid cycles)."""
     for msg_type, handler in table.items():

@@ -34,6 +34,12 @@ NODE_MESSAGES = (
     ("intrinsic gas too low", "Gas limit is too low"),
     ("out of gas", "The transaction ran out of gas"),
     ("gas required exceeds allowance", "Gas required exceeds the gas limit"),
+    # Uniswap V2 router revert reasons (swaps), before the generic revert
+    ("insufficient_output_amount", "The price moved beyond the slippage tolerance"),
+    ("excessive_input_amount", "The price moved beyond the slippage tolerance"),
+    ("uniswapv2router: expired", "The swap deadline passed before it was mined"),
+    ("insufficient_liquidity", "Insufficient liquidity"),
+    ("transfer_from_failed", "The token transfer failed: check the allowance and the balance"),
     ("execution reverted", "The transaction was reverted"),
     ("reverted", "The transaction was reverted"),
 )

@@ -5,7 +5,8 @@ session's inbound queue, so `update` never runs concurrently for a session. The 
 the commands the session returns (timers, service calls, tracking), sends outbound frames on
 the attached socket (if any; the session keeps them in its ring for resume), sends a bare `ack`
 when it has had nothing to say for 1 s after a client frame, and saves the session to the
-store after each batch of inputs.
+store after each batch of inputs once one of its intents was applied (an unused session is
+never written, and leaves memory UNUSED_SESSION_EVICT_MS after its socket closed).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ..chains.catalog import Network
 from ..slices.options import HostOptions
 from ..wire.frames import AnnouncedWallet
 from ..engine.session import Output, Session
+from ..rules.limits import UNUSED_SESSION_EVICT_MS
 from ..store.base import SessionStore
 from ..wire.codec import encode
 from ..wire.frames import ClientFrame
@@ -36,10 +38,17 @@ log = logging.getLogger(__name__)
 ACK_DELAY_MS = 1000
 CLOSE_REPLACED = 4004
 CLOSE_GOING_AWAY = 1001
+CLOSE_LEFT = 1000
+
+TokenIssuer = Callable[[int], str]  # generation -> the signed resume token
 
 
 class SessionClosing(RuntimeError):
     """The session ended (evicted or engine stopping) before the socket could attach."""
+
+
+class TokenRefused(RuntimeError):
+    """The resume token's generation was rotated out (PROTOCOL.md, "Resume")."""
 
 
 class Outlet(Protocol):
@@ -71,7 +80,8 @@ class _TimerFired:
 @dataclass(frozen=True)
 class _Attach:
     outlet: Outlet
-    token: str
+    issue: TokenIssuer
+    presented: int | None  # the generation of the token the client resumed with
     resumed: bool
     last: int | None
     done: asyncio.Future[None]
@@ -82,6 +92,11 @@ class _Attach:
 
 @dataclass(frozen=True)
 class _Detach:
+    outlet: Outlet
+
+
+@dataclass(frozen=True)
+class _Leave:
     outlet: Outlet
 
 
@@ -108,7 +123,10 @@ class _Stop:
     pass
 
 
-_Item = _Frame | _Deliver | _TimerFired | _Attach | _Detach | _SendError | _AckDue | _Evict | _Stop
+_Item = (
+    _Frame | _Deliver | _TimerFired | _Attach | _Detach | _Leave | _SendError | _AckDue | _Evict
+    | _Stop
+)
 
 
 @dataclass
@@ -129,6 +147,7 @@ class RunnerDeps:
     store: SessionStore | None = None
     make_context: Callable[[Session], ServiceContext] | None = None
     idle_evict_ms: int = 600_000
+    unused_evict_ms: int = UNUSED_SESSION_EVICT_MS
     on_closed: Callable[[SessionRunner], None] | None = None
 
 
@@ -146,6 +165,7 @@ class SessionRunner:
         self.clock = deps.clock
         self.outlet: Outlet | None = None
         self.closing = False
+        self.ended = False  # the host left: the saved state is deleted, not written
         self.finished: asyncio.Future[None] | None = None
         self._queue: asyncio.Queue[_Item] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
@@ -197,24 +217,33 @@ class SessionRunner:
     async def attach(
         self,
         outlet: Outlet,
-        token: str,
+        issue: TokenIssuer,
         *,
+        presented: int | None = None,
         resumed: bool,
         last: int | None,
         wallets: Sequence[AnnouncedWallet] = (),
         options: HostOptions | None = None,
         networks: Sequence[Network] = (),
     ) -> None:
-        """Attach a socket and send it the welcome; returns once the welcome went out.
+        """Attach a socket and send it the welcome with a new token (`issue(generation)`);
+        returns once the welcome went out.
 
-        Raises SessionClosing when the session ended first (ask the hub for it again).
+        `presented` is the generation of the token a resuming client sent: TokenRefused when
+        the session no longer accepts it. Raises SessionClosing when the session ended first
+        (ask the hub for it again).
         """
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait(_Attach(outlet, token, resumed, last, done, tuple(wallets), options, tuple(networks)))
+        self._queue.put_nowait(_Attach(outlet, issue, presented, resumed, last, done,
+                                       tuple(wallets), options, tuple(networks)))
         await done
 
     def detach(self, outlet: Outlet) -> None:
         self._queue.put_nowait(_Detach(outlet))
+
+    def leave(self, outlet: Outlet) -> None:
+        """The host destroyed the modal on that socket: end the session and forget it."""
+        self._queue.put_nowait(_Leave(outlet))
 
     def send_error(self, outlet: Outlet, code: str, message: str, *, close: int | None = None) -> None:
         """An `error` frame on that socket, in order with the session's frames; then maybe close."""
@@ -283,6 +312,13 @@ class SessionRunner:
                     self.outlet = None
                     self._arm_idle()
                 return False
+            if isinstance(item, _Leave):
+                if item.outlet is self.outlet:
+                    self.outlet = None
+                    self.ended = self.closing = True
+                    await _close_quietly(item.outlet, CLOSE_LEFT, "left")
+                    log.info("session %s ended by its host", self.id)
+                return False
             if isinstance(item, _SendError):
                 if item.outlet is self.outlet:
                     error = {"t": "error", "s": 0, "a": self.session.in_seq,
@@ -314,6 +350,11 @@ class SessionRunner:
         return False
 
     async def _attach(self, item: _Attach, now: int) -> None:
+        if item.presented is not None and not self.session.accepts_token(item.presented, now):
+            item.done.set_exception(TokenRefused(self.id))
+            item.done.exception()  # retrieved here: the caller may be gone
+            return
+        token = item.issue(self.session.rotate_token(now, item.presented))
         previous = self.outlet
         self.outlet = item.outlet
         self._told = 0
@@ -324,7 +365,7 @@ class SessionRunner:
             await _close_quietly(previous, CLOSE_REPLACED, "replaced by a newer socket")
         try:
             out = self.session.welcome(
-                item.token, resumed=item.resumed, last=item.last, now=now, wallets=item.wallets,
+                token, resumed=item.resumed, last=item.last, now=now, wallets=item.wallets,
                 options=item.options, networks=item.networks,
             )
             await self._apply(out, now)
@@ -365,8 +406,11 @@ class SessionRunner:
             self._idle_handle.cancel()
         self._idle_handle = None
         if self.outlet is None and not self.closing:
+            delay = self.deps.idle_evict_ms
+            if not self.session.acted:
+                delay = min(delay, self.deps.unused_evict_ms)
             self._idle_handle = self.clock.call_later(
-                self.deps.idle_evict_ms, lambda: self._queue.put_nowait(_Evict())
+                delay, lambda: self._queue.put_nowait(_Evict())
             )
 
     # ----- commands
@@ -416,6 +460,14 @@ class SessionRunner:
         store = self.deps.store
         if store is None:
             return
+        if self.ended:
+            try:
+                await store.delete(self.id)
+            except Exception:
+                log.exception("session %s: deleting failed", self.id)
+            return
+        if not self.session.acted:
+            return  # nothing a visitor did: nothing worth keeping past this process
         try:
             data = session_to_bytes(self.session, self.pending_timers())
             await store.save(self.id, data, self.clock.now_ms())

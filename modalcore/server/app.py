@@ -1,4 +1,5 @@
-"""`create_app(config) -> Starlette`: the websocket, health, static renderer and dev-chain proxy.
+"""`create_app(config) -> Starlette`: the websocket, health, static renderer and (when the
+config turns it on) the dev-chain proxy.
 
 Everything a request needs hangs off `app.state` (config, hub, store, http); there are no
 module-level singletons, so several apps (e.g. before and after a simulated restart) can live
@@ -94,6 +95,7 @@ def create_app(
     analytics: AnalyticsSink | None = None,
     store: SessionStore | None = None,
     record_dir: Path | str | None = None,
+    record_name: str | None = None,
 ) -> Starlette:
     """The engine app. Anything not given comes from `config` (or the built-in default)."""
     config = config or default_config()
@@ -107,6 +109,7 @@ def create_app(
         analytics=analytics or LogSink(),
         store=session_store,
         record_dir=Path(record_dir) if record_dir is not None else None,
+        record_name=record_name,
     )
     static_dir = config.static_path()
     siwx_store, signer = open_siwx(config)
@@ -129,13 +132,14 @@ def create_app(
     routes = [
         WebSocketRoute("/ws", websocket_endpoint),
         Route("/healthz", healthz),
-        Route("/devchain/{chainId:str}", devchain_proxy, methods=["POST"]),
         Route("/v1/engine", _engine_identity(signer.address)),
         *siwx_routes(siwx_store, engine_address=signer.address),
         *directory_routes(),
         Route("/", _index(static_dir)),
         Mount("/static", StaticFiles(directory=static_dir, check_dir=False), name="static"),
     ]
+    if config.devchain_proxy:  # a test asset: off unless the operator turns it on
+        routes.append(Route("/devchain/{chainId:str}", devchain_proxy, methods=["POST"]))
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.config = config
     app.state.hub = hub

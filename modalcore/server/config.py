@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..chains import catalog
+from ..rules.limits import DEFAULT_MAX_SESSIONS_PER_ADDRESS
 from ..rules.caip import parse_caip2
 from .origins import DEFAULT_ALLOWED_ANCESTORS, OriginPolicy, parse_pattern
 
@@ -59,7 +60,7 @@ class Network(_Strict):
     explorer: str = ""
     image: str = ""
     testnet: bool = False
-    dev: bool = False  # a local dev chain: reachable through /devchain/{chainId}
+    dev: bool = False  # a local dev chain: reachable through /devchain/{chainId} if devchain_proxy
     tokens: list[TokenConfig] = []
 
     def to_catalog(self, network_id: str) -> catalog.Network:
@@ -122,6 +123,11 @@ class EngineConfig(BaseModel):
     secret_file: str = ".modalcore/secret"
     static_dir: str = ""  # default: renderer/dist of this repository
     idle_evict_s: Annotated[float, Field(gt=0)] = 600.0  # detached sessions leave memory
+    # Live sessions one client address may hold; one more is refused (close 4005).
+    max_sessions_per_address: Annotated[int, Field(ge=1)] = DEFAULT_MAX_SESSIONS_PER_ADDRESS
+    # POST /devchain/{chainId} for `dev` networks (the demo's Dev Wallet). A test asset: it lets
+    # any allowed origin use the dev node's unlocked accounts. Off unless turned on (`demo` does).
+    devchain_proxy: bool = False
     base_dir: str = ""  # folder relative paths resolve against (set by load_config)
 
     @field_validator("networks")
@@ -147,6 +153,10 @@ class EngineConfig(BaseModel):
     def dev_network(self, chain_id: str) -> Network | None:
         network = self.networks.get(f"eip155:{chain_id}")
         return network if network is not None and network.dev else None
+
+    def allows_origin(self, origin_header: str | None) -> bool:
+        """Some project accepts this Origin (the websocket handshake's matcher)."""
+        return any(p.origin_policy().allows(origin_header) for p in self.projects.values())
 
 
 def parse_config(data: dict[str, Any], base_dir: str | Path = "") -> EngineConfig:

@@ -1,7 +1,14 @@
 """`POST /devchain/{chainId}`: a JSON-RPC proxy to a local dev chain (networks with `dev: true`).
 
-For the demo page's Dev Wallet when the node sends no CORS headers. Only POST, only JSON-RPC
-request bodies (one request or a batch) of at most 64 KiB.
+A test asset for the demo page's Dev Wallet, routed only when the config says
+`devchain_proxy = true` (`python -m modalcore demo` does; `serve` does not by default). Its node
+holds unlocked accounts, so a request is forwarded only when
+- its `Origin` is allowed by one of the configured projects (the websocket handshake's matcher);
+- its `Content-Type` is `application/json` (a cross-site form or `text/plain` POST, which a
+  browser sends without asking first, never qualifies);
+- it is one JSON-RPC request, or a batch of at most MAX_BATCH, of at most MAX_BODY_BYTES, each
+  naming a method of ALLOWED_METHODS: what the Dev Wallet (renderer/demo/devwallet.ts) sends
+  to a node, no `hardhat_*`, `evm_*` or raw-transaction methods.
 """
 
 from __future__ import annotations
@@ -21,6 +28,33 @@ log = logging.getLogger(__name__)
 MAX_BODY_BYTES = 64 * 1024
 MAX_BATCH = 100
 UPSTREAM_TIMEOUT_S = 30.0
+
+# The Dev Wallet's own calls to its node (accounts, signatures and transactions from the
+# selected dev account), then the reads an EIP-1193 wallet passes on for the page.
+ALLOWED_METHODS = frozenset({
+    "eth_accounts",
+    "personal_sign",
+    "eth_sign",
+    "eth_signTypedData_v4",
+    "eth_sendTransaction",
+    "eth_blockNumber",
+    "eth_call",
+    "eth_chainId",
+    "eth_estimateGas",
+    "eth_feeHistory",
+    "eth_gasPrice",
+    "eth_getBalance",
+    "eth_getBlockByHash",
+    "eth_getBlockByNumber",
+    "eth_getCode",
+    "eth_getLogs",
+    "eth_getStorageAt",
+    "eth_getTransactionByHash",
+    "eth_getTransactionCount",
+    "eth_getTransactionReceipt",
+    "eth_maxPriorityFeePerGas",
+    "net_version",
+})
 
 
 def _rpc_error(status: int, code: int, message: str) -> JSONResponse:
@@ -43,6 +77,19 @@ def _valid_body(value: Any) -> bool:
     return _is_request(value)
 
 
+def _refused_method(value: Any) -> str | None:
+    """The first method of a valid body that is not allowed, if any."""
+    for item in value if isinstance(value, list) else [value]:
+        if item["method"] not in ALLOWED_METHODS:
+            return str(item["method"])
+    return None
+
+
+def _is_json(content_type: str | None) -> bool:
+    media_type = (content_type or "").split(";", 1)[0].strip().lower()
+    return media_type == "application/json"
+
+
 async def _read_body(request: Request) -> bytes | None:
     """The body, or None when it is larger than MAX_BODY_BYTES."""
     declared = request.headers.get("content-length")
@@ -60,6 +107,10 @@ async def _read_body(request: Request) -> bytes | None:
 
 async def devchain_proxy(request: Request) -> Response:
     config: EngineConfig = request.app.state.config
+    if not config.allows_origin(request.headers.get("origin")):
+        return _rpc_error(403, -32600, "origin not allowed")
+    if not _is_json(request.headers.get("content-type")):
+        return _rpc_error(415, -32600, "the content type must be application/json")
     network = config.dev_network(request.path_params["chainId"])
     if network is None:
         return _rpc_error(404, -32601, "no dev chain with this id")
@@ -68,10 +119,13 @@ async def devchain_proxy(request: Request) -> Response:
         return _rpc_error(413, -32600, f"request bodies are at most {MAX_BODY_BYTES} bytes")
     try:
         value = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         return _rpc_error(400, -32700, "parse error")
     if not _valid_body(value):
         return _rpc_error(400, -32600, "invalid request")
+    refused = _refused_method(value)
+    if refused is not None:
+        return _rpc_error(403, -32601, f"method {refused!r} is not available through this proxy")
     http: httpx.AsyncClient = request.app.state.http
     try:
         upstream = await http.post(

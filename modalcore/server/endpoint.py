@@ -12,20 +12,20 @@ from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketState
 
+from ..rules.limits import JOIN_TIMEOUT_S, TOO_LARGE_LIMIT
 from ..runtime.runner import SessionRunner
 from ..slices.options import OptionsError, parse_options
 from ..wire.codec import MAX_FRAME_BYTES, encode
-from ..wire.frames import FrameError, Join, parse_client_frame
+from ..wire.frames import FrameError, Join, Leave, parse_client_frame
 from .config import EngineConfig, Project
 from .hub import Hub
 
 log = logging.getLogger(__name__)
 
-JOIN_TIMEOUT_S = 10.0
-TOO_LARGE_LIMIT = 3
 CLOSE_BAD_ORIGIN = 4001
 CLOSE_NO_PROJECT = 4002
 CLOSE_NOT_JOINED = 4003
+CLOSE_TOO_MANY_SESSIONS = 4005
 CLOSE_INVALID_OPTIONS = 1008
 CLOSE_TOO_LARGE = 1009
 # The server answers frames up to this size itself; past it the websocket library closes 1009.
@@ -80,28 +80,40 @@ async def _handshake(ws: WebSocket, hub: Hub, config: EngineConfig) -> SessionRu
     join = await _first_frame(ws)
     if join.project != project_id:
         raise Refused("no_project", "Project ID does not match the socket's", CLOSE_NO_PROJECT)
-    if join.resume:
-        session_id = hub.session_for_token(join.resume)
-        if session_id is not None:
-            options = None
-            if join.last is None:  # a reloaded page: its createModal options are the truth
-                try:
-                    options = parse_options(_with_project_features(join, project).opts)
-                except OptionsError:
-                    options = None  # the stored options stay
-            resumed = await hub.resume(
-                session_id, project_id, ws, join.last, join.wallets, options
-            )
-            if resumed is not None:
-                return resumed
+    address = ws.client.host if ws.client is not None else ""
+    # A token that does not verify, for any reason, means a new session (PROTOCOL.md, "Resume").
+    claim = hub.read_token(join.resume, project_id, origin) if join.resume else None
+    if claim is not None:
+        if not hub.is_live(claim.session_id):
+            _check_address(hub, address)  # restoring it would add a live session
+        options = None
+        if join.last is None:  # a reloaded page: its createModal options are the truth
+            try:
+                options = parse_options(_with_project_features(join, project).opts)
+            except OptionsError:
+                options = None  # the stored options stay
+        resumed = await hub.resume(
+            claim, project_id, origin, ws, join.last, join.wallets, options, address
+        )
+        if resumed is not None:
+            return resumed
     join = _with_project_features(join, project)
     try:
         options = parse_options(join.opts)
     except OptionsError as error:
         raise Refused("invalid_options", str(error), CLOSE_INVALID_OPTIONS, "goodbye") from error
-    runner = await hub.create(origin, join, options)
-    await runner.attach(ws, hub.issue_token(runner.id), resumed=False, last=None)
+    _check_address(hub, address)
+    runner = await hub.create(origin, join, options, address)
+    await runner.attach(ws, hub.token_issuer(runner.id, project_id, origin), resumed=False,
+                        last=None)
     return runner
+
+
+def _check_address(hub: Hub, address: str) -> None:
+    if hub.address_full(address):
+        raise Refused("too_many_sessions",
+                      f"this address holds {hub.config.max_sessions_per_address} sessions already",
+                      CLOSE_TOO_MANY_SESSIONS)
 
 
 async def _first_frame(ws: WebSocket) -> Join:
@@ -161,6 +173,9 @@ async def _read_frames(ws: WebSocket, runner: SessionRunner) -> None:
             continue
         if isinstance(frame, Join):
             runner.send_error(ws, "malformed", "this socket has already joined")
+            continue
+        if isinstance(frame, Leave):
+            runner.leave(ws)
             continue
         runner.put_frame(frame, ws)
 

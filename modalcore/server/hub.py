@@ -2,12 +2,16 @@
 
 A session is live while its runner task runs: from its creation, or from being restored from
 the store when a client rejoins with a valid token, until it has been detached for
-`idle_evict_s` (or the engine stops). Saved state outlives it in the store for the store's TTL.
+`idle_evict_s` (60 s for a session never used, see `modalcore/rules/limits.py`), its host left, or
+the engine stops. Saved state outlives it in the store for the store's TTL.
+
+The hub also counts live sessions per client address (`max_sessions_per_address`).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Sequence
 import logging
 import secrets
@@ -23,7 +27,14 @@ from ..engine.record import Recorder
 from ..engine.session import Session
 from ..runtime.analytics import AnalyticsSink
 from ..runtime.clock import Clock, TimerHandle
-from ..runtime.runner import Outlet, RunnerDeps, SessionClosing, SessionRunner
+from ..runtime.runner import (
+    Outlet,
+    RunnerDeps,
+    SessionClosing,
+    SessionRunner,
+    TokenIssuer,
+    TokenRefused,
+)
 from ..runtime.services import ServiceContext, ServiceRegistry
 from ..slices.options import HostOptions
 from ..store.base import SessionStore
@@ -47,14 +58,18 @@ class Hub:
         analytics: AnalyticsSink,
         store: SessionStore,
         record_dir: Path | None = None,
+        record_name: str | None = None,
     ) -> None:
         self.config = config
         self.known_networks = config.known_networks()  # shared by every session's model
         self.clock = clock
         self.store = store
         self.record_dir = record_dir
+        self.record_name = record_name  # written in each recording's header
         self.http: httpx.AsyncClient | None = None
         self.runners: dict[str, SessionRunner] = {}
+        self._addresses: dict[str, str] = {}  # session id -> the client address it is counted for
+        self._per_address: Counter[str] = Counter()
         self._secret = secret
         self._restoring: dict[str, asyncio.Future[SessionRunner | None]] = {}
         self._sweep_handle: TimerHandle | None = None
@@ -72,20 +87,51 @@ class Hub:
     def __len__(self) -> int:
         return len(self.runners)
 
-    # ----- tokens
-    def issue_token(self, session_id: str) -> str:
-        expiry_s = self.clock.now_ms() // 1000 + self.store.ttl_ms // 1000
-        return tokens.sign(self._secret, session_id, expiry_s)
+    # ----- tokens (bound to the project and origin they were issued to)
+    def token_issuer(self, session_id: str, project_id: str, origin: str) -> TokenIssuer:
+        aud = tokens.audience(project_id, origin)
 
-    def session_for_token(self, token: str) -> str | None:
+        def issue(generation: int) -> str:
+            expiry_s = self.clock.now_ms() // 1000 + self.store.ttl_ms // 1000
+            return tokens.sign(self._secret, session_id, generation, expiry_s, aud)
+
+        return issue
+
+    def read_token(self, token: str, project_id: str, origin: str) -> tokens.Claim | None:
+        """What a token presented by this project's page at `origin` claims; None when it is
+        malformed, forged, expired or was issued to another project or origin."""
         try:
-            return tokens.verify(self._secret, token, self.clock.now_ms() // 1000)
+            return tokens.verify(self._secret, token, self.clock.now_ms() // 1000,
+                                 tokens.audience(project_id, origin))
         except tokens.TokenError as error:
             log.info("resume refused: %s", error)
             return None
 
+    # ----- sessions per client address
+    def is_live(self, session_id: str) -> bool:
+        runner = self.runners.get(session_id)
+        return runner is not None and not runner.closing
+
+    def address_full(self, address: str) -> bool:
+        """This client address holds as many live sessions as it may."""
+        return self._per_address[address] >= self.config.max_sessions_per_address
+
+    def _count(self, session_id: str, address: str) -> None:
+        self._uncount(session_id)
+        self._addresses[session_id] = address
+        self._per_address[address] += 1
+
+    def _uncount(self, session_id: str) -> None:
+        address = self._addresses.pop(session_id, None)
+        if address is not None:
+            self._per_address[address] -= 1
+            if self._per_address[address] <= 0:
+                del self._per_address[address]
+
     # ----- sessions
-    async def create(self, origin: str, join: Join, options: HostOptions) -> SessionRunner:
+    async def create(
+        self, origin: str, join: Join, options: HostOptions, address: str = ""
+    ) -> SessionRunner:
         now = self.clock.now_ms()
         session_id = secrets.token_urlsafe(16)
         model = initial_model(
@@ -96,10 +142,11 @@ class Hub:
         if self.record_dir is not None:
             self.record_dir.mkdir(parents=True, exist_ok=True)
             record_file = (self.record_dir / f"{session_id}.jsonl").open("w")
-            session.recorder = Recorder(record_file)
+            session.recorder = Recorder(record_file, name=self.record_name)
             session.recorder.join(now, session_id, origin, join, model.networks.known)
         runner = SessionRunner(session, self.deps, record_file=record_file)
         self.runners[session_id] = runner
+        self._count(session_id, address)
         runner.start()
         return runner
 
@@ -129,28 +176,37 @@ class Hub:
 
     async def resume(
         self,
-        session_id: str,
+        claim: tokens.Claim,
         project_id: str,
+        origin: str,
         outlet: Outlet,
         last: int | None,
         wallets: Sequence[AnnouncedWallet] = (),
         options: HostOptions | None = None,
+        address: str = "",
     ) -> SessionRunner | None:
-        """Attach `outlet` to that session of that project (live or restored); None when gone.
+        """Attach `outlet` to the session a verified token claims (live or restored), with a
+        new token; None when it is gone, of another project, or no longer takes that token.
 
         `options` are a reloaded page's host options: they replace the stored ones."""
         networks = pick(self.known_networks, options.networks) if options is not None else ()
+        session_id = claim.session_id
         for _ in range(3):  # the session may end (idle eviction) between find and attach
             runner = await self.find(session_id)
             if runner is None or runner.session.model.project_id != project_id:
                 return None
             try:
                 await runner.attach(
-                    outlet, self.issue_token(runner.id), resumed=True, last=last, wallets=wallets,
+                    outlet, self.token_issuer(session_id, project_id, origin),
+                    presented=claim.generation, resumed=True, last=last, wallets=wallets,
                     options=options, networks=networks,
                 )
             except SessionClosing:
                 continue
+            except TokenRefused:
+                log.info("resume refused: session %s has rotated that token out", session_id)
+                return None
+            self._count(session_id, address)
             return runner
         return None
 
@@ -176,6 +232,7 @@ class Hub:
     def _closed(self, runner: SessionRunner) -> None:
         if self.runners.get(runner.id) is runner:
             del self.runners[runner.id]
+            self._uncount(runner.id)
 
     def _context(self, session: Session) -> ServiceContext:
         return ServiceContext(

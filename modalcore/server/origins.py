@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from ..rules import limits as L
+
 DEFAULT_ALLOWED_ANCESTORS: tuple[str, ...] = (
     "http://localhost:*",
     "http://127.0.0.1:*",
@@ -91,7 +93,7 @@ def parse_pattern(text: str) -> OriginPattern:
 def parse_origin(text: str) -> Origin | None:
     """The parts of an `Origin` header value, or None for `null` and anything malformed."""
     text = text.strip()
-    if not text or text == "null" or len(text) > 2048:
+    if not text or text == "null" or len(text) > L.ORIGIN_CHARS:
         return None
     try:
         parts = urlsplit(text)

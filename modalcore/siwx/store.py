@@ -18,6 +18,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from ..rules import limits as L
 from .message import SiwxMessage
 
 NONCE_TTL_MS = 10 * 60 * 1000
@@ -217,6 +218,14 @@ class SqliteSiwxStore(SiwxStore):
             self._db.execute(
                 "INSERT INTO siwx_nonces (nonce, session_key, issued_at) VALUES (?, ?, ?)",
                 (nonce, session_key, now_ms),
+            )
+            # a session signs one message at a time: its older open nonces beyond a few are
+            # dropped, so pressing Sign over and over holds a bounded number (rules/limits.py)
+            self._db.execute(
+                "DELETE FROM siwx_nonces WHERE session_key = ? AND used = 0 AND rowid NOT IN ("
+                "SELECT rowid FROM siwx_nonces WHERE session_key = ? AND used = 0 "
+                "ORDER BY issued_at DESC, rowid DESC LIMIT ?)",
+                (session_key, session_key, L.MAX_OPEN_NONCES),
             )
         return nonce
 

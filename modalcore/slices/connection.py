@@ -15,6 +15,7 @@ from ..chains.catalog import Network
 from ..engine.cmds import Cmd, Effect, EffectSettled
 from ..engine.msg import Msg
 from ..engine.results import EFFECT_HANDLERS, purpose
+from ..rules import limits as L
 from ..rules.addresses import checksum, is_evm_address
 from ..rules.caip import CaipError, validate_evm_chain_id
 from ..rules.rpc_errors import classify
@@ -28,6 +29,7 @@ from .networks import activate
 if TYPE_CHECKING:
     from ..engine.model import Model, Step
 
+NO_ACCOUNT = "The wallet returned no account"
 CONNECT_TIMEOUT_MS = 120_000
 RESYNC_TIMEOUT_MS = 10_000
 NAMESPACE = "eip155"
@@ -98,7 +100,11 @@ def _failed(model: Model, msg: EffectSettled) -> Step:
 
 
 def _valid_accounts(result: object) -> tuple[str, ...] | None:
-    if not isinstance(result, list) or not all(isinstance(a, str) and is_evm_address(a) for a in result):
+    """The addresses a wallet answered, checksummed; None unless a list of at most
+    MAX_WALLET_ACCOUNTS addresses (the session keeps them until the chain id arrives)."""
+    if not isinstance(result, list) or len(result) > L.MAX_WALLET_ACCOUNTS:
+        return None
+    if not all(isinstance(a, str) and is_evm_address(a) for a in result):
         return None
     return tuple(checksum(a) for a in result)
 
@@ -110,7 +116,9 @@ def on_accounts(model: Model, msg: EffectSettled, now: int, connector_id: str) -
         return _failed(model, msg)
     accounts = _valid_accounts(msg.result)
     if not accounts:
-        return _failed(model, replace(msg, error_code=-32603, error_message="The wallet returned no account"))
+        many = isinstance(msg.result, list) and len(msg.result) > L.MAX_WALLET_ACCOUNTS
+        reason = f"The wallet returned more than {L.MAX_WALLET_ACCOUNTS} accounts" if many else NO_ACCOUNT
+        return _failed(model, replace(msg, error_code=-32603, error_message=reason))
     model = replace(model, connection=replace(model.connection, pending_accounts=accounts))
     model, effect = wallet_request(model, connector_id, "eth_chainId", [], "connect.chain")
     return model, [effect]

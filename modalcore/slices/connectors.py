@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from ..engine.evolve import replace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+from ..engine.msg import Msg
+from ..rules import limits as L
 from ..wire.frames import AnnouncedWallet
 from .wallet_events import WalletAnnounced
 
@@ -18,8 +20,8 @@ if TYPE_CHECKING:
     from ..engine.model import Model, Step
 
 ConnectorType = Literal["MULTI_CHAIN", "AUTH", "ANNOUNCED", "WALLET_CONNECT", "INJECTED", "EXTERNAL"]
-MAX_CONNECTORS = 32
-MAX_RECENT = 2
+MAX_CONNECTORS = L.MAX_ANNOUNCED_WALLETS
+MAX_RECENT = L.MAX_RECENT_WALLETS
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,21 @@ def on_announced(model: Model, msg: WalletAnnounced, now: int) -> Step:
     return replace(model, connectors=add(model.connectors, connector)), []
 
 
+def refuse_announcement(model: Model, msg: WalletAnnounced) -> str | None:
+    """Announcements accumulate over a page's life: a wallet that is not known yet is refused once
+    the session holds MAX_CONNECTORS (PROTOCOL.md, "Bounds")."""
+    connector = connector_from_announcement(msg.uuid, msg.name, msg.icon, msg.rdns)
+    items = model.connectors.items
+    if model.connectors.get(connector.id) is None and len(items) >= MAX_CONNECTORS:
+        return f"announce: at most {MAX_CONNECTORS} wallets in a session"
+    icons = sum(len(c.image_url) for c in items if c.id != connector.id) + len(connector.image_url)
+    if icons > L.MAX_ANNOUNCED_ICON_CHARS:
+        return f"announce: the wallets' icons hold at most {L.MAX_ANNOUNCED_ICON_CHARS} characters in a session"
+    return None
+
+
 HANDLERS = {WalletAnnounced: on_announced}
+GUARDS: dict[type[Msg], Any] = {WalletAnnounced: refuse_announcement}
 
 
 def connect_method_order(

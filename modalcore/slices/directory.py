@@ -21,6 +21,7 @@ from ..directory.wallets import Wallet, wallets_from_data
 from ..engine.cmds import CancelTimer, Call, CallSettled, Cmd, Dispatch, Effect, EffectSettled, StartTimer
 from ..engine.msg import Msg
 from ..engine.results import CALL_HANDLERS, EFFECT_HANDLERS, purpose
+from ..rules import limits as L
 from . import router
 from .connection import REATTACH_HOOKS, PressedWallet, Reattached
 from .connectors import Connector
@@ -62,7 +63,9 @@ class DirectoryState:
 
     @property
     def has_more(self) -> bool:
-        return self.pages == "ready" and self.page * PAGE_ENTRIES < self.count
+        """Another page exists and the list is under its bound (past it, search finds the rest)."""
+        return (self.pages == "ready" and self.page * PAGE_ENTRIES < self.count
+                and len(self.wallets) < L.MAX_LISTED_WALLETS)
 
 
 # ----- messages
@@ -283,7 +286,7 @@ def on_more(model: Model, msg: RequestedMoreWallets, now: int) -> Step:
 
 def on_typed(model: Model, msg: TypedWalletSearch, now: int) -> Step:
     """Every keystroke restarts the 300 ms wait and outdates any query in flight."""
-    text = msg.value[:256]
+    text = msg.value[:L.TEXT_INPUT_CHARS]
     state = replace(model.directory, search_text=text, search_seq=model.directory.search_seq + 1)
     if not text.strip():
         state = replace(state, search_query="", results=(), searching=False)

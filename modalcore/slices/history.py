@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from ..engine.cmds import Call, CallSettled, Track
 from ..engine.msg import Msg
 from ..engine.results import CALL_HANDLERS, purpose
+from ..rules import limits as L
 from . import snack
 
 if TYPE_CHECKING:
@@ -223,6 +224,9 @@ def on_history(model: Model, msg: CallSettled, now: int, caip_address: str) -> S
     known = {tx.id for tx in state.transactions}
     transactions = (*state.transactions, *(tx for tx in kept if tx.id not in known))
     next_cursor = result.get("next")
+    if len(transactions) >= L.MAX_HISTORY_TRANSACTIONS:
+        # the list a visitor scrolls is bounded: it ends here (no `more` is offered past it)
+        transactions, next_cursor = transactions[:L.MAX_HISTORY_TRANSACTIONS], None
     state = replace(
         state,
         transactions=transactions,

@@ -15,6 +15,12 @@ if TYPE_CHECKING:
 
 SHAKE_MS = 500
 SIGN_AND_APPROVE_VIEWS = ("SIWXSignMessage", "ConnectingSiwe", "ApproveTransaction")
+# Views that draw the connected account (its address, balances, the wallet it signs with or the
+# network it is on): `open({view})` naming one of them with no account follows the opening rules.
+NEEDS_ACCOUNT = ("Account", "WalletSend", "WalletSendPreview", "WalletReceive", "SIWXSignMessage",
+                 "UnsupportedChain")
+# Views about one wallet, named by a route parameter the host API cannot give: the same.
+NEEDS_PARAM = ("ConnectingExternal", "WalletPage")
 
 
 @dataclass(frozen=True)
@@ -47,10 +53,19 @@ def opening_view(model: Model) -> str:
     return "Connect"
 
 
-def open_modal(model: Model, view: str | None = None) -> Step:
+def host_can_open(model: Model, view: str | None) -> bool:
+    """The caller's view is drawn only when it exists and the state can fill it (SPEC §2)."""
     from ..views import VIEW_MODULES  # views import slices; resolved at call time
 
-    target = view if view in VIEW_MODULES else opening_view(model)
+    if view is None or view not in VIEW_MODULES or view in NEEDS_PARAM:
+        return False
+    if view in NEEDS_ACCOUNT:
+        return model.accounts.active_address(model.networks.active_namespace) is not None
+    return True
+
+
+def open_modal(model: Model, view: str | None = None) -> Step:
+    target = view if view is not None and host_can_open(model, view) else opening_view(model)
     return (
         replace(
             model,

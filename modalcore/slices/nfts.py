@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine.cmds import Call, CallSettled
 from ..engine.evolve import replace
 from ..engine.results import CALL_HANDLERS, purpose
+from ..rules import limits as L
 from . import snack
 from .connection import REATTACH_HOOKS, Reattached
 
@@ -49,6 +50,7 @@ class NftsState:
     fetched_at: int | None = None  # when the items arrived (None: never, or the fetch failed)
     requested_at: int | None = None
     supported: bool = True  # False: the namespace has no NFT scan (non-EVM)
+    total: int = 0  # how many the scan found; at most MAX_NFTS of them are kept in `items`
 
 
 def _current(model: Model) -> tuple[str | None, Any]:
@@ -75,8 +77,8 @@ def fetch(model: Model, now: int, *, force: bool = False) -> Step:
         return _failed(replace(model, nfts=NftsState(fetched_for=caip)))
     call = Call("nfts", {"rpc_url": network.rpc_urls[0], "address": account.address}, purpose("nfts", caip))
     # Refreshing the same account keeps its items on screen while the scan runs.
-    state = NftsState(loading=True, items=state.items if mine else (), fetched_for=caip,
-                      fetched_at=state.fetched_at if mine else None, requested_at=now)
+    state = NftsState(loading=True, items=state.items if mine else (), total=state.total if mine else 0,
+                      fetched_for=caip, fetched_at=state.fetched_at if mine else None, requested_at=now)
     return replace(model, nfts=state), [call]
 
 
@@ -111,7 +113,9 @@ def on_nfts(model: Model, msg: CallSettled, now: int, caip_address: str) -> Step
     except (KeyError, TypeError, ValueError, AttributeError):
         log.warning("dropped a malformed nfts answer")
         return _failed(model)
-    return replace(model, nfts=NftsState(items=items, fetched_for=caip_address, fetched_at=now)), []
+    # an address may hold any number: the session keeps a bounded few and the count
+    return replace(model, nfts=NftsState(items=items[:L.MAX_NFTS], total=len(items), fetched_for=caip_address,
+                                         fetched_at=now)), []
 
 
 def in_sight(model: Model) -> bool:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..rules import limits as L
 from ..rules.caip import parse_caip2
 
 if TYPE_CHECKING:
@@ -18,6 +19,18 @@ CONNECT_METHODS = ("email", "social", "wallet")
 
 class OptionsError(ValueError):
     """Host options that the engine refuses; the message is the SPEC's text."""
+
+
+# Every string and list a host page sends is bounded (rules/limits.py; PROTOCOL.md, "Bounds").
+WalletId = Annotated[str, Field(min_length=1, max_length=L.WALLET_ID_CHARS)]
+WalletIds = Annotated[tuple[WalletId, ...], Field(max_length=L.MAX_WALLET_IDS)]
+Link = Annotated[str, Field(max_length=L.WALLET_LINK_CHARS)]
+IconUrl = Annotated[str, Field(max_length=L.ICON_URL_CHARS)]
+NetworkId = Annotated[str, Field(max_length=L.NETWORK_ID_CHARS)]
+Social = Annotated[str, Field(max_length=L.SOCIAL_CHARS)]
+SiwxResource = Annotated[str, Field(max_length=L.SIWX_RESOURCE_CHARS)]
+ThemeKey = Annotated[str, Field(max_length=L.THEME_KEY_CHARS)]
+ThemeValue = Annotated[str, Field(max_length=L.THEME_VALUE_CHARS)]
 
 
 class Features(BaseModel):
@@ -35,51 +48,53 @@ class Features(BaseModel):
     smartSessions: bool = False
     collapseWallets: bool = False
     pay: bool = False
-    socials: tuple[str, ...] = SOCIALS
-    connectMethodsOrder: tuple[Literal["email", "social", "wallet"], ...] | None = None
+    socials: Annotated[tuple[Social, ...], Field(max_length=L.MAX_SOCIALS)] = SOCIALS
+    connectMethodsOrder: Annotated[tuple[Literal["email", "social", "wallet"], ...], Field(max_length=L.MAX_CONNECT_METHODS)] | None = None
 
 
 class Metadata(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
-    name: Annotated[str, Field(max_length=128)] = "Demo dApp"
-    description: Annotated[str, Field(max_length=512)] = ""
-    url: Annotated[str, Field(max_length=512)] = ""
-    icons: tuple[Annotated[str, Field(max_length=2048)], ...] = ()
+    name: Annotated[str, Field(max_length=L.METADATA_NAME_CHARS)] = "Demo dApp"
+    description: Annotated[str, Field(max_length=L.METADATA_DESCRIPTION_CHARS)] = ""
+    url: Annotated[str, Field(max_length=L.METADATA_URL_CHARS)] = ""
+    icons: Annotated[tuple[IconUrl, ...], Field(max_length=L.MAX_METADATA_ICONS)] = ()
 
 
 class SiwxOptions(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
     required: bool = False
-    statement: Annotated[str, Field(max_length=512)] = "Sign in to continue"
-    resources: tuple[Annotated[str, Field(max_length=512)], ...] = ()
+    statement: Annotated[str, Field(max_length=L.SIWX_STATEMENT_CHARS)] = "Sign in to continue"
+    resources: Annotated[tuple[SiwxResource, ...], Field(max_length=L.MAX_SIWX_RESOURCES)] = ()
     expirationSeconds: Annotated[int, Field(ge=60, le=30 * 86400)] = 86400
 
 
 class CustomWallet(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
-    id: Annotated[str, Field(max_length=128)]
-    name: Annotated[str, Field(max_length=128)]
-    image_url: Annotated[str, Field(max_length=2048)] = ""
-    mobile_link: str | None = None
-    desktop_link: str | None = None
-    webapp_link: str | None = None
+    id: WalletId
+    name: Annotated[str, Field(max_length=L.WALLET_NAME_CHARS)]
+    image_url: IconUrl = ""
+    mobile_link: Link | None = None
+    desktop_link: Link | None = None
+    webapp_link: Link | None = None
 
 
 class HostOptions(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
-    networks: tuple[str, ...] = ()
-    defaultNetwork: str | None = None
+    networks: Annotated[tuple[NetworkId, ...], Field(max_length=L.MAX_NETWORKS)] = ()
+    defaultNetwork: NetworkId | None = None
     metadata: Metadata = Metadata()
     features: Features = Features()
     themeMode: Literal["light", "dark"] = "dark"
-    themeVariables: dict[str, str | int] = {}
+    themeVariables: Annotated[
+        dict[ThemeKey, ThemeValue | int], Field(max_length=L.MAX_THEME_VARIABLES)
+    ] = {}
     siwx: SiwxOptions | None = None
     embedded: bool = False
     disableAppend: bool = False
-    featuredWalletIds: tuple[str, ...] = ()
-    includeWalletIds: tuple[str, ...] = ()
-    excludeWalletIds: tuple[str, ...] = ()
-    customWallets: tuple[CustomWallet, ...] = ()
+    featuredWalletIds: WalletIds = ()
+    includeWalletIds: WalletIds = ()
+    excludeWalletIds: WalletIds = ()
+    customWallets: Annotated[tuple[CustomWallet, ...], Field(max_length=L.MAX_CUSTOM_WALLETS)] = ()
     manualWCControl: bool = False
     allowUnsupportedChain: bool = False
     enableNetworkSwitch: bool = True

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from ..engine.evolve import replace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..engine.msg import Msg
+from ..rules import limits as L
 
 if TYPE_CHECKING:
     from ..engine.model import Model, Step
 
 ThemeMode = Literal["light", "dark"]
+PREFIX = "--w3m-"  # other names are ignored (not CSS the modal reads)
 
 DEFAULT_VARIABLES: dict[str, str] = {
     "--w3m-modal-width": "360px",
@@ -54,7 +56,7 @@ def _clean(variables: dict[str, str | int]) -> tuple[tuple[str, str], ...]:
     return tuple(
         (key, str(value))
         for key, value in sorted(variables.items())
-        if key.startswith("--w3m-") and len(key) <= 64 and len(str(value)) <= 256
+        if key.startswith(PREFIX) and len(key) <= L.THEME_KEY_CHARS and len(str(value)) <= L.THEME_VALUE_CHARS
     )
 
 
@@ -62,10 +64,32 @@ def on_set_mode(model: Model, msg: HostSetThemeMode, now: int) -> Step:
     return replace(model, theme=replace(model.theme, mode=msg.mode)), []
 
 
-def on_set_variables(model: Model, msg: HostSetThemeVariables, now: int) -> Step:
-    merged = dict(model.theme.variables)
+def _merged(model: Model, msg: HostSetThemeVariables) -> tuple[tuple[str, str], ...]:
+    merged: dict[str, str | int] = dict(model.theme.variables)
     merged.update(dict(msg.variables))
-    return replace(model, theme=replace(model.theme, variables=_clean(dict(merged)))), []
+    return _clean(merged)
+
+
+def refuse_variables(model: Model, msg: HostSetThemeVariables) -> str | None:
+    """The variables set call after call are bounded in total, not only per call: a call that
+    would hold more than MAX_THEME_VARIABLES is refused whole (PROTOCOL.md, "Bounds")."""
+    for key, value in msg.variables:
+        if len(key) > L.THEME_KEY_CHARS or len(value) > L.THEME_VALUE_CHARS:
+            return (f"theme variables: names are at most {L.THEME_KEY_CHARS} characters, "
+                    f"values at most {L.THEME_VALUE_CHARS}")
+    count = len(_merged(model, msg))
+    if count > L.MAX_THEME_VARIABLES:
+        return (f"theme variables: at most {L.MAX_THEME_VARIABLES} in a session "
+                f"(this call would make {count})")
+    return None
+
+
+def on_set_variables(model: Model, msg: HostSetThemeVariables, now: int) -> Step:
+    if refuse_variables(model, msg) is not None:
+        return model, []  # refused at the edge already; kept bounded whatever the caller
+    return replace(model, theme=replace(model.theme, variables=_merged(model, msg))), []
 
 
 HANDLERS = {HostSetThemeMode: on_set_mode, HostSetThemeVariables: on_set_variables}
+# Checked before a client's input is applied: a reason refuses it (engine/update.py, `refusal`).
+GUARDS: dict[type[Msg], Any] = {HostSetThemeVariables: refuse_variables}

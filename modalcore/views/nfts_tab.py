@@ -82,7 +82,7 @@ def nfts(model: Model) -> Node:
     if not state.items:
         return _empty("No NFTs yet")
     tiles = [_tile(nft) for nft in state.items[:MAX_TILES]]
-    rest = len(state.items) - MAX_TILES
+    rest = max(state.total, len(state.items)) - len(tiles)  # the session keeps a bounded few
     if rest > 0:
         tiles.append(node("text", "account/nfts/more", text=f"+{rest} more", variant="small", tone="muted"))
     return node("stack", "account/nfts", tiles, dir="row", gap=12, wrap=True)

@@ -6,7 +6,7 @@ from typing import Any
 
 import msgpack
 
-MAX_FRAME_BYTES = 64 * 1024
+from ..rules.limits import MAX_FRAME_BYTES as MAX_FRAME_BYTES
 
 
 class DecodeError(ValueError):

@@ -10,11 +10,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from ..rules import limits as L
 from .codec import DecodeError, decode
 
 Seq = Annotated[int, Field(ge=0, le=2**53)]
-ShortStr = Annotated[str, Field(max_length=256)]
-IdStr = Annotated[str, Field(min_length=1, max_length=128)]
+IdStr = Annotated[str, Field(min_length=1, max_length=L.NODE_ID_CHARS)]
 
 
 class _Frame(BaseModel):
@@ -29,41 +29,42 @@ class Env(BaseModel):
     platform: Literal["ios", "android", "mac", "windows", "linux", "other"] = "other"
     telegram: bool = False
     safari: bool = False
-    timezone: ShortStr = ""
-    origin: Annotated[str, Field(max_length=2048)] = ""
-    width: Annotated[int, Field(ge=0, le=100_000)] = 1280
+    timezone: Annotated[str, Field(max_length=L.ENV_TIMEZONE_CHARS)] = ""
+    origin: Annotated[str, Field(max_length=L.ENV_ORIGIN_CHARS)] = ""
+    width: Annotated[int, Field(ge=0, le=L.ENV_MAX_WIDTH)] = 1280
 
 
 class AnnouncedWallet(BaseModel):
     model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
-    uuid: IdStr
-    name: Annotated[str, Field(max_length=128)]
-    icon: Annotated[str, Field(max_length=16_384)] = ""
-    rdns: Annotated[str, Field(max_length=256)] = ""
+    uuid: Annotated[str, Field(min_length=1, max_length=L.WALLET_UUID_CHARS)]
+    name: Annotated[str, Field(max_length=L.WALLET_NAME_CHARS)]
+    icon: Annotated[str, Field(max_length=L.WALLET_ICON_CHARS)] = ""
+    rdns: Annotated[str, Field(max_length=L.WALLET_RDNS_CHARS)] = ""
 
 
 class Join(_Frame):
     t: Literal["join"]
-    project: Annotated[str, Field(max_length=128)]
-    resume: Annotated[str, Field(max_length=512)] | None = None
+    project: Annotated[str, Field(max_length=L.PROJECT_ID_CHARS)]
+    # Any string (the frame size bounds it): a token that does not verify means a new session.
+    resume: str | None = None
     last: Seq | None = None
     env: Env = Env()
     opts: dict[str, Any] = {}
-    wallets: Annotated[list[AnnouncedWallet], Field(max_length=64)] = []
+    wallets: Annotated[list[AnnouncedWallet], Field(max_length=L.MAX_ANNOUNCED_WALLETS)] = []
 
 
 class Intent(_Frame):
     t: Literal["intent"]
-    iid: Annotated[str, Field(min_length=1, max_length=64)]
+    iid: Annotated[str, Field(min_length=1, max_length=L.INTENT_ID_CHARS)]
     node: IdStr
-    act: Annotated[str, Field(min_length=1, max_length=32)]
+    act: Annotated[str, Field(min_length=1, max_length=L.ACTION_CHARS)]
     args: dict[str, Any] = {}
 
 
 class EffectError(BaseModel):
     model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
     code: int
-    message: Annotated[str, Field(max_length=4096)] = ""
+    message: Annotated[str, Field(max_length=L.WALLET_ERROR_CHARS)] = ""
     data: Any = None
 
 
@@ -87,12 +88,18 @@ class Resync(_Frame):
     v: Seq
 
 
+class Leave(_Frame):
+    """The host destroyed the modal: end the session (PROTOCOL.md, "Client → server")."""
+
+    t: Literal["leave"]
+
+
 class Ack(_Frame):
     t: Literal["ack"]
 
 
 ClientFrame = Annotated[
-    Join | Intent | EffectResult | WalletEvent | Resync | Ack, Field(discriminator="t")
+    Join | Intent | EffectResult | WalletEvent | Resync | Leave | Ack, Field(discriminator="t")
 ]
 _client_frame: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
 
@@ -104,12 +111,9 @@ class FrameError(ValueError):
         self.message = message
 
 
-MAX_NESTING = 32  # PROTOCOL.md, "Limits": the frame map is level 1
-
-
 def _shape_problem(value: dict[str, Any]) -> str | None:
     """Why a decoded client frame breaks the protocol's value rules, or None: values nested
-    deeper than MAX_NESTING, or msgpack `bin` anywhere (client frames hold only JSON-like
+    deeper than L.MAX_NESTING, or msgpack `bin` anywhere (client frames hold only JSON-like
     values). Checked before any model sees the frame, so nothing downstream (validation, the
     session recorder's JSON) meets such a value."""
     stack: list[tuple[Any, int]] = [(value, 1)]
@@ -125,8 +129,8 @@ def _shape_problem(value: dict[str, Any]) -> str | None:
             return "binary values are refused: strings are UTF-8 str"
         else:
             continue
-        if depth > MAX_NESTING:
-            return f"values nest at most {MAX_NESTING} levels deep"
+        if depth > L.MAX_NESTING:
+            return f"values nest at most {L.MAX_NESTING} levels deep"
         stack.extend((child, depth + 1) for child in children)
     return None
 
@@ -160,11 +164,11 @@ class NoArgs(_Args):
 
 
 class TextArgs(_Args):
-    value: Annotated[str, Field(max_length=256)]
+    value: Annotated[str, Field(max_length=L.TEXT_INPUT_CHARS)]
 
 
 class SelectArgs(_Args):
-    value: Annotated[str, Field(max_length=128)]
+    value: Annotated[str, Field(max_length=L.SELECT_CHARS)]
 
 
 class ToggleArgs(_Args):
@@ -172,19 +176,23 @@ class ToggleArgs(_Args):
 
 
 class OpenArgs(_Args):
-    view: Annotated[str, Field(max_length=64)] | None = None
+    view: Annotated[str, Field(max_length=L.VIEW_NAME_CHARS)] | None = None
 
 
 class NetworkArgs(_Args):
-    network: Annotated[str, Field(max_length=128)]
+    network: Annotated[str, Field(max_length=L.NETWORK_ID_CHARS)]
 
 
 class ThemeModeArgs(_Args):
     mode: Literal["light", "dark"]
 
 
+ThemeKey = Annotated[str, Field(max_length=L.THEME_KEY_CHARS)]
+ThemeValue = Annotated[str, Field(max_length=L.THEME_VALUE_CHARS)]
+
+
 class ThemeVariablesArgs(_Args):
-    variables: Annotated[dict[str, str | int], Field(max_length=64)]
+    variables: Annotated[dict[ThemeKey, ThemeValue | int], Field(max_length=L.MAX_THEME_VARIABLES)]
 
 
 ACTION_ARGS: dict[str, type[_Args]] = {

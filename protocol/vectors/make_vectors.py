@@ -53,7 +53,7 @@ CLIENT: list[tuple[str, Any]] = [
     ("client/join", {"t": "join", "s": 1, "a": 0, "project": "demo-project", "env": ENV,
                      "opts": OPTS, "wallets": WALLETS}),
     ("client/join-resume", {"t": "join", "s": 7, "a": 12, "project": "demo-project",
-                            "resume": "s1.1700000000.ab12", "last": 12,
+                            "resume": "s1.2.1700000000.ab12", "last": 12,
                             "env": {"mobile": True, "platform": "ios", "telegram": False,
                                     "safari": True, "timezone": "UTC", "origin": "", "width": 390},
                             "opts": {}, "wallets": []}),
@@ -75,6 +75,7 @@ CLIENT: list[tuple[str, Any]] = [
     ("client/wallet_event-disconnect", {"t": "wallet_event", "s": 9, "a": 8, "connector": "injected",
                                         "event": "disconnect", "data": None}),
     ("client/resync", {"t": "resync", "s": 10, "a": 9, "v": 4}),
+    ("client/leave", {"t": "leave", "s": 11, "a": 9}),
     ("client/ack", {"t": "ack", "s": 0, "a": 9}),
 ]
 
@@ -121,7 +122,7 @@ TREE_BACK = {
 
 SERVER: list[tuple[str, Any]] = [
     ("server/joined", {"t": "joined", "s": 0, "a": 1, "session": "s1",
-                       "resume": "s1.1700000000.ab12", "resumed": False}),
+                       "resume": "s1.2.1700000000.ab12", "resumed": False}),
     ("server/snapshot", {"t": "snapshot", "s": 2, "a": 1, "v": 1, "tree": TREE}),
     ("server/snapshot-back-hint", {"t": "snapshot", "s": 2, "a": 1, "v": 1, "tree": TREE_BACK}),
     ("server/patch-all-ops", {"t": "patch", "s": 3, "a": 2, "base": 1, "v": 2, "ops": [

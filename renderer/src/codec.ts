@@ -236,6 +236,7 @@ export type ClientBody =
     }
   | { t: 'wallet_event'; connector: string; event: string; data: unknown }
   | { t: 'resync'; v: number }
+  | { t: 'leave' }
   | { t: 'ack' };
 
 /** Field order of each client frame after the envelope, as PROTOCOL.md lists it. */
@@ -245,6 +246,7 @@ const CLIENT_FIELDS: Record<ClientBody['t'], readonly string[]> = {
   effect_result: ['eid', 'ok', 'result', 'error'],
   wallet_event: ['connector', 'event', 'data'],
   resync: ['v'],
+  leave: [],
   ack: [],
 };
 

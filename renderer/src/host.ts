@@ -103,11 +103,15 @@ export function readEnv(): Dict {
 /** Wallet icons in `join` share this many characters, so that the frame stays under 64 KiB;
  * a wallet past it goes without its icon (its later announcements carry it one by one). */
 const JOIN_ICON_BUDGET = 40_000;
+/** PROTOCOL.md "Bounds": a session holds at most 32 announced wallets, icons of at most 16,384
+ * characters; a join over them would be refused. */
+const MAX_WALLETS = 32;
+const MAX_ICON = 16_384;
 
 export function fitWallets(wallets: readonly WalletInfo[]): Dict[] {
   let budget = JOIN_ICON_BUDGET;
-  return wallets.map((wallet) => {
-    const fits = wallet.icon.length <= budget;
+  return wallets.slice(0, MAX_WALLETS).map((wallet) => {
+    const fits = wallet.icon.length <= Math.min(budget, MAX_ICON);
     if (fits) budget -= wallet.icon.length;
     return { uuid: wallet.uuid, name: wallet.name, icon: fits ? wallet.icon : '', rdns: wallet.rdns };
   });

@@ -136,11 +136,18 @@ export class Transport {
     socket.onerror = () => undefined;
   }
 
-  /** Closes for good (the modal is destroyed). */
+  /**
+   * Closes for good (the modal is destroyed): tells the engine to end the session (`leave`, so
+   * its resume token stops working) and forgets the token here.
+   */
   destroy(): void {
+    if (this.destroyed) return;
+    if (this.joinSent) this.write({ t: 'leave' }, this.nextSeq());
     this.destroyed = true;
     this.clock.clearTimeout(this.retryTimer);
     this.clock.clearTimeout(this.ackTimer);
+    this.writeStr('resume', null);
+    this.writeStr('last', null);
     const socket = this.socket;
     this.socket = null;
     socket?.close(1000, 'destroyed');

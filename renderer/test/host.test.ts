@@ -12,9 +12,17 @@ test('join keeps under the 64 KiB frame limit however many big icons are announc
     rdns: `com.wallet${i}`,
   }));
   const fitted = fitWallets(wallets);
-  assert.equal(fitted.length, 64);
+  assert.equal(fitted.length, 32); // PROTOCOL.md "Bounds": at most 32 wallets in a session
   assert.equal(fitted[0]?.icon, wallets[0]?.icon);
-  assert.equal(fitted[63]?.icon, '');
+  assert.equal(fitted[31]?.icon, '');
   const join = encodeClientFrame({ t: 'join', project: 'demo', env: {}, opts: {}, wallets: fitted }, 1, 0);
   assert.ok(join.length < 64 * 1024, `${join.length} bytes`);
+});
+
+test('join leaves out icons longer than the engine keeps (PROTOCOL.md "Bounds")', () => {
+  const big = { uuid: 'big', name: 'Big', icon: `data:image/png;base64,${'A'.repeat(16_385)}`, rdns: 'com.big' };
+  const small = { uuid: 'small', name: 'Small', icon: 'data:image/svg+xml,x', rdns: 'com.small' };
+  const fitted = fitWallets([big, small]);
+  assert.equal(fitted[0]?.icon, '');
+  assert.equal(fitted[1]?.icon, small.icon);
 });

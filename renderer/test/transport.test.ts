@@ -179,7 +179,7 @@ test('a reloaded page resumes from localStorage: token, and numbering, no last w
   first.join();
   first.current().deliver({ t: 'snapshot', s: 1, a: 1, v: 1, tree: TREE });
   first.transport.sendIntent('b', 'press');
-  first.transport.destroy();
+  first.current().drop(1001); // the page goes away (a reload, not destroy())
   assert.equal(storage.getItem('modalcore:demo:seq'), '2');
   const second = setup({ storage });
   second.transport.connect();
@@ -188,6 +188,33 @@ test('a reloaded page resumes from localStorage: token, and numbering, no last w
   assert.equal(join?.resume, 's1.9.sig');
   assert.equal(join?.s, 3);
   assert.equal('last' in (join ?? {}), false, 'no tree held: ask for a snapshot, not a replay');
+});
+
+test('destroy() sends leave on a joined socket, closes it and forgets the resume token', () => {
+  const { transport, current, clock, join, storage, sockets } = setup();
+  join();
+  current().deliver({ t: 'snapshot', s: 1, a: 1, v: 1, tree: TREE });
+  assert.equal(storage.getItem('modalcore:demo:resume'), 's1.9.sig');
+  transport.destroy();
+  const socket = current();
+  assert.deepEqual(socket.sent.at(-1), { t: 'leave', s: 2, a: 1 });
+  assert.equal(socket.closedWith, 1000);
+  assert.equal(storage.getItem('modalcore:demo:resume'), null);
+  assert.equal(storage.getItem('modalcore:demo:last'), null);
+  transport.destroy();
+  assert.equal(socket.framesOf('leave').length, 1, 'once');
+  clock.advance(20_000);
+  transport.connect();
+  assert.equal(sockets.length, 1, 'no reconnect after destroy');
+});
+
+test('destroy() before the socket opened sends nothing (there is no session yet)', () => {
+  const { transport, current, storage } = setup();
+  storage.setItem('modalcore:demo:resume', 'old.token');
+  transport.connect();
+  transport.destroy();
+  assert.deepEqual(current().sent, []);
+  assert.equal(storage.getItem('modalcore:demo:resume'), null);
 });
 
 test('reconnect backoff doubles from 250 ms to 8 s with ±30 % jitter', () => {

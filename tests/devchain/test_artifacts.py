@@ -12,7 +12,9 @@ from modalcore.devchain.nodes import CHAIN_DIR, ensure_node_modules
 
 
 @pytest.mark.parametrize("name", ["ERC20PresetFixedSupply", "TestUSD", "DevContractWallet",
-                                  "ERC721PresetMinterPauserAutoId"])
+                                  "ERC721PresetMinterPauserAutoId", "WETH9", "UniswapV2Factory",
+                                  "UniswapV2Router02", "ENSRegistry", "ReverseRegistrar",
+                                  "PublicResolver"])
 def test_artifact_has_abi_and_bytecode(name: str) -> None:
     artifact = load_artifact(name)
     assert artifact["contractName"] == name
@@ -36,3 +38,22 @@ def test_committed_artifacts_match_a_fresh_compile() -> None:
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_router_and_factory_are_the_published_npm_builds() -> None:
+    """The pair is never recompiled: the factory and Router02 come from the npm packages, whose
+    pair init-code hash (hard-coded in Router02) matches the factory's pair bytecode."""
+    from eth_utils.crypto import keccak
+
+    factory = load_artifact("UniswapV2Factory")
+    router = load_artifact("UniswapV2Router02")
+    assert factory["sourceName"].startswith("@uniswap/v2-core@1.0.1/")
+    assert router["sourceName"].startswith("@uniswap/v2-periphery@1.1.0-beta.0/")
+    pair = (CHAIN_DIR / "node_modules" / "@uniswap" / "v2-core" / "build" / "UniswapV2Pair.json")
+    if not pair.exists():
+        ensure_node_modules()
+    import json
+
+    init_code = bytes.fromhex(json.loads(pair.read_text())["bytecode"].removeprefix("0x"))
+    assert init_code.hex() in factory["bytecode"]
+    assert keccak(init_code).hex() in router["bytecode"]

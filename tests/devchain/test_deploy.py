@@ -65,6 +65,37 @@ def test_deploying_again_on_a_deployed_chain_rereads_it(devchains: ChainsInfo) -
     for key, entry in again.items():
         assert entry["tokens"] == devchains.deployment[key]["tokens"]
         assert entry["eip1271Wallet"] == devchains.deployment[key]["eip1271Wallet"]
+        assert entry["uniswapV2"] == devchains.deployment[key]["uniswapV2"]
+        assert entry["ens"] == devchains.deployment[key]["ens"]
+
+
+def test_market_and_ens_come_after_the_earlier_contracts_and_match_the_fixture(
+    devchains: ChainsInfo,
+) -> None:
+    fixture = load_deployment(DEPLOYMENT_PATH)
+    assert fixture is not None
+    for key in ("31337", "31338"):
+        assert devchains.deployment[key]["uniswapV2"] == fixture[key]["uniswapV2"]
+        assert devchains.deployment[key]["ens"] == fixture[key]["ens"]
+    # the addresses from before the market and ENS existed did not move
+    assert fixture["31337"]["nfts"][0]["address"] == "0x9A676e781A523b5d0C0e43731313A708CB607508"
+    assert fixture["31337"]["eip1271Wallet"]["address"] == "0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0"
+
+
+def test_a_different_router_is_reported_and_an_older_fixture_still_checks(devchains: ChainsInfo) -> None:
+    fixture = load_deployment(DEPLOYMENT_PATH)
+    assert fixture is not None
+    fixture["31338"]["uniswapV2"]["router"] = "0x" + "22" * 20
+    with pytest.raises(DeploymentMismatch, match="uniswapV2"):
+        check_against(devchains.deployment, fixture)
+    older = load_deployment(DEPLOYMENT_PATH)
+    assert older is not None
+    for entry in older.values():  # a fixture written before the market and ENS existed
+        del entry["uniswapV2"], entry["ens"]
+    check_against(devchains.deployment, older)
+    older["31337"]["tokens"][1]["address"] = "0x" + "33" * 20
+    with pytest.raises(DeploymentMismatch, match="tokens"):
+        check_against(devchains.deployment, older)
 
 
 def test_transfer_moves_balances_exactly(devchain: ChainsInfo) -> None:

@@ -57,6 +57,7 @@ def engine_config(chains: ChainsInfo, folder: Path) -> EngineConfig:
         "projects": {"demo": {"name": "Modalcore demo dApp", "origins": []}},
         "networks": dev_networks(chains.rpc_urls, chains.deployment),
         "store": {"kind": "sqlite", "path": str(folder / "sessions.db")},
+        "devchain_proxy": True,  # the Dev Wallet reaches the chains through /devchain
         "siwx": {"db": str(folder / "siwx.db"), "key_file": str(folder / "engine.key")},
     })
 

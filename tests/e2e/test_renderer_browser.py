@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore.testing import Client, RunningServer
 
 from .conftest import ARTIFACTS, TIMEOUT_MS, Demo, connect_dev_wallet, engine_config, free_port, serve
 
@@ -159,6 +162,28 @@ def test_dropped_websocket_reconnects_to_the_same_view(
             demo.wait_host("state", lambda s: s.get("view") == "Connect" and s.get("open") is True)
     finally:
         context.close()
+
+
+def test_destroy_ends_the_session_in_the_engine(demo: Demo, engine: RunningServer) -> None:
+    """The host's destroy() sends `leave`: the engine ends the session and deletes its saved
+    state, so the resume token (also forgotten by the page) resumes nothing any more."""
+    demo.call("window.demoModal.open()")
+    demo.wait_view("Connect")
+    token = demo.eval("localStorage.getItem('modalcore:demo:resume')")
+    session = token.split(".")[0]
+    engine.wait_for(lambda: session in engine.hub.runners)
+    demo.eval("window.demoModal.destroy()")
+    engine.wait_for(lambda: session not in engine.hub.runners)
+    assert demo.eval("localStorage.getItem('modalcore:demo:resume')") is None
+
+    async def rejoin() -> list[dict[str, Any]]:  # the same origin, with the old token
+        async with Client.open(engine.ws_url("demo"), origin=demo.base_url, project="demo") as c:
+            return await c.join(resume=token)
+
+    with ThreadPoolExecutor(1) as other_thread:  # sync Playwright runs a loop in this one
+        frames = other_thread.submit(asyncio.run, rejoin()).result(timeout=10)
+    assert frames[0]["t"] == "joined"
+    assert frames[0]["resumed"] is False and frames[0]["session"] != session
 
 
 def test_keyboard_focus_stays_inside_the_open_modal(demo: Demo) -> None:

@@ -88,3 +88,49 @@ def test_open_twice_resets_to_the_opening_view(make: Make, view: str) -> None:
     h.host("open", view=view)
     h.host("open")
     assert h.history == ["Connect"]
+
+
+# Views that draw the connected account; `open({view})` naming one with no account follows the
+# opening rules above instead (issue 11).
+NEEDS_ACCOUNT = ["Account", "WalletSend", "WalletSendPreview", "WalletReceive", "SIWXSignMessage",
+                 "UnsupportedChain"]
+
+
+@pytest.mark.parametrize("view", NEEDS_ACCOUNT)
+def test_open_naming_a_view_that_needs_an_account_without_one_follows_the_rules(make: Make, view: str) -> None:
+    h = make()
+    assert h.host("open", view=view) == "ok"
+    assert h.history == ["Connect"]
+    assert h.node("modal").p["view"] == "Connect"
+    assert h.find(f"view/{view}") is None
+
+
+@pytest.mark.parametrize("view", NEEDS_ACCOUNT)
+def test_open_naming_a_view_that_needs_an_account_on_mobile_without_one_shows_all_wallets(
+        make: Make, view: str) -> None:
+    h = make(env=MOBILE)
+    assert h.host("open", view=view) == "ok"
+    assert h.history == ["AllWallets"]
+
+
+@pytest.mark.parametrize("view", NEEDS_ACCOUNT)
+def test_open_naming_a_view_that_needs_an_account_with_one_shows_it(make: Make, view: str) -> None:
+    h = make(accounts=connected_accounts())
+    assert h.host("open", view=view) == "ok"
+    assert h.history == [view]
+    assert h.node("modal").p["view"] == view
+
+
+@pytest.mark.parametrize("view", ["ConnectingExternal", "WalletPage"])
+def test_open_naming_a_view_about_one_wallet_follows_the_rules(make: Make, view: str) -> None:
+    # the host API cannot name the wallet: such a view would wait on nothing
+    h = make()
+    assert h.host("open", view=view) == "ok"
+    assert h.history == ["Connect"]
+
+
+@pytest.mark.parametrize("view", ["Networks", "WhatIsAWallet", "AllWallets", "ConnectingWalletConnectBasic"])
+def test_open_naming_a_view_that_needs_no_account_shows_it_without_one(make: Make, view: str) -> None:
+    h = make()
+    assert h.host("open", view=view) == "ok"
+    assert h.history == [view]

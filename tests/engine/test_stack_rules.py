@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from modalcore.engine.update import update
-from modalcore.enginetest import Harness, build_model, with_history
+from modalcore.enginetest import Harness, build_model, connected_accounts, with_history
 from modalcore.slices import router
 from modalcore.slices.navigation import PressedBack, PressedNavigate
 
@@ -27,7 +27,7 @@ def test_reset_sets_a_one_entry_history() -> None:
     state = router.RouterState(history=(router.Route("Connect"), router.Route("AllWallets")))
     assert router.reset(state, "Account").history == (router.Route("Account"),)
     # opening resets: whatever was stacked before, the modal opens on one view
-    h = Harness(with_history(build_model(), "Connect", "AllWallets", "WhatIsAWallet"))
+    h = Harness(with_history(build_model(accounts=connected_accounts()), "Connect", "AllWallets", "WhatIsAWallet"))
     assert h.host("open", view="Account") == "ok"
     assert h.history == ["Account"]
 

@@ -73,9 +73,9 @@ def test_a_fresh_recording_replays(fresh: Path) -> None:
 
 
 @pytest.mark.parametrize("path", RECORDINGS, ids=[p.stem for p in RECORDINGS])
-def test_recording_starts_with_a_join_and_feeds_inputs(path: Path) -> None:
+def test_recording_starts_with_a_header_and_a_join_and_feeds_inputs(path: Path) -> None:
     events = _events(path)
-    assert events[0]["k"] == "join"
+    assert [events[0]["k"], events[1]["k"]] == ["header", "join"]
     assert {event["k"] for event in events} >= {"join", "welcome", "in", "out"}
 
 

@@ -138,7 +138,8 @@ async def test_frames_from_a_replaced_socket_are_ignored(
     rig: RunnerRig, intent: IntentFactory
 ) -> None:
     newer = type(rig.outlet)()
-    await rig.runner.attach(newer, "token2", resumed=True, last=rig.session.out_seq)
+    await rig.runner.attach(newer, lambda generation: f"token{generation}", resumed=True,
+                            last=rig.session.out_seq)
     assert rig.outlet.closed == 4004
     rig.runner.put_frame(intent(1, "host", "open"), rig.outlet)
     await rig.runner.settled()

@@ -1,32 +1,45 @@
-"""The hub without sockets: tokens, restore from the store, eviction races, the TTL sweep."""
+"""The hub without sockets: tokens, restore from the store, eviction races, the TTL sweep,
+unused sessions, sessions per address."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
 from modalcore.runtime.analytics import MemorySink
 from modalcore.runtime.clock import FakeClock
 from modalcore.runtime.services import default_services
+from modalcore.rules.limits import RESUME_GRACE_MS, UNUSED_SESSION_EVICT_MS
 from modalcore.server.hub import SWEEP_EVERY_MS, Hub
+from modalcore.server.tokens import Claim
 from modalcore.slices.options import parse_options
 from modalcore.store.memory import MemoryStore
-from modalcore.testing import FakeOutlet, join_frame, make_test_config
-from modalcore.wire.frames import Join
+from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, FakeOutlet, join_frame, make_test_config
+from modalcore.wire.frames import Intent, Join
 
 HOUR_MS = 3600 * 1000
 
 
-@pytest.fixture
-async def hub() -> AsyncIterator[Hub]:
-    config = make_test_config(idle_evict_s=60, store={"ttl_hours": 2})
+@contextlib.asynccontextmanager
+async def make_hub(**config_data: Any) -> AsyncIterator[Hub]:
+    config = make_test_config(**config_data)
     store = MemoryStore(ttl_ms=config.store.ttl_ms)
     the_hub = Hub(config=config, secret=b"s", clock=FakeClock(), services=default_services(),
                   analytics=MemorySink(), store=store)
     the_hub.start()
-    yield the_hub
-    await the_hub.close()
+    try:
+        yield the_hub
+    finally:
+        await the_hub.close()
+
+
+@pytest.fixture
+async def hub() -> AsyncIterator[Hub]:
+    async with make_hub(idle_evict_s=60, store={"ttl_hours": 2}) as the_hub:
+        yield the_hub
 
 
 def clock_of(hub: Hub) -> FakeClock:
@@ -35,21 +48,26 @@ def clock_of(hub: Hub) -> FakeClock:
     return hub.clock
 
 
-async def new_runner(hub: Hub) -> tuple[str, FakeOutlet]:
+async def new_runner(hub: Hub, *, used: bool = True, address: str = "") -> tuple[str, FakeOutlet]:
+    """A session with a socket attached; `used`: one of its intents was applied."""
     join = Join.model_validate(join_frame())
-    runner = await hub.create("https://app.example.com", join, parse_options(join.opts))
+    runner = await hub.create(TEST_ORIGIN, join, parse_options(join.opts), address)
     outlet = FakeOutlet()
-    await runner.attach(outlet, hub.issue_token(runner.id), resumed=False, last=None)
+    await runner.attach(outlet, hub.token_issuer(runner.id, TEST_PROJECT, TEST_ORIGIN),
+                        resumed=False, last=None)
+    if used:
+        runner.put_frame(Intent(t="intent", s=2, a=0, iid="i1", node="host", act="open"), outlet)
+        await runner.settled()
     return runner.id, outlet
 
 
 async def test_tokens_name_their_session_until_they_expire(hub: Hub) -> None:
-    session_id, _ = await new_runner(hub)
-    token = hub.issue_token(session_id)
-    assert hub.session_for_token(token) == session_id
-    assert hub.session_for_token(token + "0") is None
+    session_id, outlet = await new_runner(hub)
+    token = outlet.frames[0]["resume"]
+    assert hub.read_token(token, TEST_PROJECT, TEST_ORIGIN) == Claim(session_id, 1)
+    assert hub.read_token(token + "0", TEST_PROJECT, TEST_ORIGIN) is None
     clock_of(hub).advance(2 * HOUR_MS + 1000)
-    assert hub.session_for_token(token) is None
+    assert hub.read_token(token, TEST_PROJECT, TEST_ORIGIN) is None
 
 
 async def test_evicted_session_is_restored_on_find(hub: Hub) -> None:
@@ -77,12 +95,14 @@ async def test_find_waits_for_an_eviction_in_progress(hub: Hub) -> None:
     clock_of(hub).advance(60_000)  # the evict input is queued, not processed yet
     assert await hub.find(session_id) is runner
     newer = FakeOutlet()
-    resumed = await hub.resume(session_id, "test", newer, last=None)
+    claim = Claim(session_id, 1)
+    resumed = await hub.resume(claim, TEST_PROJECT, TEST_ORIGIN, newer, last=None)
     assert resumed is not None and resumed is not runner and not resumed.closing
     assert runner.closing
     assert newer.types()[:3] == ["joined", "theme", "snapshot"]
     assert newer.frames[0]["resumed"] is True
-    assert await hub.resume(session_id, "another-project", FakeOutlet(), last=None) is None
+    assert await hub.resume(Claim(session_id, 2), "another-project", TEST_ORIGIN, FakeOutlet(),
+                            last=None) is None
 
 
 async def test_sweep_drops_sessions_past_the_ttl(hub: Hub) -> None:
@@ -91,3 +111,114 @@ async def test_sweep_drops_sessions_past_the_ttl(hub: Hub) -> None:
     assert await hub.sweep() == 0  # 1 h idle < 2 h TTL
     clock_of(hub).advance(2 * SWEEP_EVERY_MS)
     assert await hub.store.load("old", clock_of(hub).now_ms()) is None
+
+
+async def test_a_session_never_used_is_not_stored_and_leaves_memory_after_a_minute() -> None:
+    async with make_hub(idle_evict_s=600) as hub:
+        await check_unused_session_leaves(hub)
+
+
+async def check_unused_session_leaves(hub: Hub) -> None:
+    unused_id, unused_outlet = await new_runner(hub, used=False)
+    used_id, used_outlet = await new_runner(hub, used=True)
+    unused, used = hub.runners[unused_id], hub.runners[used_id]
+    assert await hub.store.load(unused_id, clock_of(hub).now_ms()) is None
+    assert await hub.store.load(used_id, clock_of(hub).now_ms()) is not None
+    clock_of(hub).advance(10 * UNUSED_SESSION_EVICT_MS)  # attached: nothing leaves
+    await unused.settled()
+    assert not unused.closing
+    unused.detach(unused_outlet)
+    used.detach(used_outlet)
+    await unused.settled()
+    await used.settled()
+    clock_of(hub).advance(UNUSED_SESSION_EVICT_MS - 1)
+    await unused.settled()
+    assert unused_id in hub.runners
+    clock_of(hub).advance(1)
+    assert unused.finished is not None
+    await unused.finished
+    assert unused_id not in hub.runners and used_id in hub.runners  # a used one stays 600 s
+    assert await hub.store.count() == 1
+    assert await hub.find(unused_id) is None
+
+
+async def resume_with(hub: Hub, token: str, origin: str = TEST_ORIGIN) -> FakeOutlet | None:
+    """Rejoin with `token` from `origin`: the new socket's outlet, or None when refused."""
+    claim = hub.read_token(token, TEST_PROJECT, origin)
+    if claim is None:
+        return None
+    outlet = FakeOutlet()
+    runner = await hub.resume(claim, TEST_PROJECT, origin, outlet, last=None)
+    return outlet if runner is not None else None
+
+
+async def test_each_join_rotates_the_token_and_the_previous_one_has_a_grace(hub: Hub) -> None:
+    session_id, outlet = await new_runner(hub)
+    first = outlet.frames[0]["resume"]
+    again = await resume_with(hub, first)
+    assert again is not None
+    second = again.frames[0]["resume"]
+    assert second != first and second.split(".")[:2] == [session_id, "2"]
+    clock_of(hub).advance(RESUME_GRACE_MS - 1)
+    racing = await resume_with(hub, first)  # a reconnect that raced the `joined` frame
+    assert racing is not None and racing.frames[0]["session"] == session_id
+    third = racing.frames[0]["resume"]
+    assert await resume_with(hub, first) is None  # two generations back
+    clock_of(hub).advance(RESUME_GRACE_MS)
+    assert await resume_with(hub, second) is None  # replaced more than the grace ago
+    latest = await resume_with(hub, third)
+    assert latest is not None and latest.frames[0]["resumed"] is True
+
+
+async def test_a_token_is_bound_to_its_origin_and_project(hub: Hub) -> None:
+    _, outlet = await new_runner(hub)
+    token = outlet.frames[0]["resume"]
+    assert hub.read_token(token, TEST_PROJECT, "https://other.vercel.app") is None
+    assert hub.read_token(token, "another-project", TEST_ORIGIN) is None
+    assert hub.read_token(token, TEST_PROJECT, TEST_ORIGIN.upper()) is not None  # same origin
+
+
+async def test_leave_ends_the_session_and_forgets_it(hub: Hub) -> None:
+    session_id, outlet = await new_runner(hub)
+    token = outlet.frames[0]["resume"]
+    runner = hub.runners[session_id]
+    assert await hub.store.load(session_id, clock_of(hub).now_ms()) is not None
+    runner.leave(FakeOutlet())  # another socket than the session's: ignored
+    await runner.settled()
+    assert not runner.closing
+    runner.leave(outlet)
+    assert runner.finished is not None
+    await runner.finished
+    assert outlet.closed == 1000
+    assert session_id not in hub.runners
+    assert await hub.store.load(session_id, clock_of(hub).now_ms()) is None
+    assert await resume_with(hub, token) is None
+
+
+async def test_live_sessions_are_counted_per_client_address() -> None:
+    async with make_hub(max_sessions_per_address=2) as hub:
+        first, outlet = await new_runner(hub, used=False, address="10.0.0.1")
+        assert not hub.address_full("10.0.0.1")
+        await new_runner(hub, used=False, address="10.0.0.1")
+        assert hub.address_full("10.0.0.1")
+        assert not hub.address_full("10.0.0.2")
+        hub.runners[first].detach(outlet)
+        await hub.runners[first].settled()
+        clock_of(hub).advance(UNUSED_SESSION_EVICT_MS)
+        finished = hub.runners[first].finished
+        assert finished is not None
+        await finished
+        assert not hub.address_full("10.0.0.1")
+
+
+async def test_a_token_whose_rotation_was_lost_in_a_crash_still_resumes(hub: Hub) -> None:
+    """The engine signed generation 2 and died before saving that: the saved session says 1.
+    Only the engine can sign a generation, so a newer one than the saved one is accepted."""
+    session_id, _ = await new_runner(hub)
+    assert hub.runners[session_id].session.token_gen == 1
+    issued_before_the_crash = hub.token_issuer(session_id, TEST_PROJECT, TEST_ORIGIN)(2)
+    again = await resume_with(hub, issued_before_the_crash)
+    assert again is not None and again.frames[0]["resumed"] is True
+    assert again.frames[0]["resume"].split(".")[1] == "3"
+    clock_of(hub).advance(RESUME_GRACE_MS)
+    assert await resume_with(hub, issued_before_the_crash) is None

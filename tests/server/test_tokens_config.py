@@ -17,22 +17,47 @@ from modalcore.server.config import (
 REPO = Path(__file__).resolve().parents[2]
 
 
+AUD = tokens.audience("demo", "https://app.example.com")
+
+# Every way a token can be malformed; each must be a TokenError, never another exception.
+MALFORMED = [
+    "", ".", "...", "a.b", "a.b.c", "a.1.2.3.4", "a.x1.2000.ff", "a b.1.2000." + "0" * 64,
+    "abc.1.2000." + "é" * 64, "abc.1.2000." + "\u0661" * 64, "abc.١.2000." + "0" * 64,
+    "abc.².2000." + "0" * 64, "abc.1.2000." + "0" * 63 + "\n", "abc.1.2000." + "A" * 64,
+    "abc.1.2000." + "0" * 65, "abc.-1.2000." + "0" * 64, "abc.1.99999999999999." + "0" * 64,
+    "x" * 100_000, "." * 511, "abc\x00.1.2000." + "0" * 64, "☃.1.2000." + "0" * 64,
+    "YWJj.MQ.MjAwMA." + "0" * 64,  # base64 parts
+]
+
+
 def test_token_round_trip_and_refusals() -> None:
-    token = tokens.sign(b"k", "abc_DEF-1", 2000)
-    assert token.startswith("abc_DEF-1.2000.")
-    assert tokens.verify(b"k", token, 1999) == "abc_DEF-1"
+    token = tokens.sign(b"k", "abc_DEF-1", 3, 2000, AUD)
+    assert token.startswith("abc_DEF-1.3.2000.")
+    assert tokens.verify(b"k", token, 1999, AUD) == tokens.Claim("abc_DEF-1", 3)
     with pytest.raises(tokens.TokenError, match="expired"):
-        tokens.verify(b"k", token, 2001)
+        tokens.verify(b"k", token, 2001, AUD)
     with pytest.raises(tokens.TokenError, match="signature"):
-        tokens.verify(b"other", token, 0)
-    forged = token.replace("abc_DEF-1", "abc_DEF-2")
+        tokens.verify(b"other", token, 0, AUD)
+    forged = token.replace("abc_DEF-1.3", "abc_DEF-1.4")
     with pytest.raises(tokens.TokenError):
-        tokens.verify(b"k", forged, 0)
-    for bad in ["", "a.b", "a.b.c.d", "a.x1.ff", "a b.1.ff"]:
-        with pytest.raises(tokens.TokenError):
-            tokens.verify(b"k", bad, 0)
+        tokens.verify(b"k", forged, 0, AUD)
     with pytest.raises(ValueError):
-        tokens.sign(b"k", "has.dot", 1)
+        tokens.sign(b"k", "has.dot", 1, 1, AUD)
+
+
+def test_a_token_verifies_only_for_its_project_and_origin() -> None:
+    token = tokens.sign(b"k", "abc", 1, 2000, AUD)
+    for project, origin in [("demo", "https://evil.vercel.app"), ("other", "https://app.example.com"),
+                            ("demo", "http://app.example.com"), ("demo", "https://app.example.com:444")]:
+        with pytest.raises(tokens.TokenError, match="signature"):
+            tokens.verify(b"k", token, 0, tokens.audience(project, origin))
+
+
+@pytest.mark.parametrize("bad", MALFORMED, ids=range(len(MALFORMED)))
+def test_any_malformed_token_is_a_token_error(bad: str) -> None:
+    """A resume token is client input: nothing in it may raise anything but TokenError."""
+    with pytest.raises(tokens.TokenError):
+        tokens.verify(b"k", bad, 0, AUD)
 
 
 def test_example_config_loads() -> None:

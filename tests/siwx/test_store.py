@@ -122,3 +122,18 @@ def test_cacao_is_built_from_the_message() -> None:
     }
     bare = build_cacao(make_message("abcdefgh1", statement=None, ttl_ms=None), "0xsig")
     assert set(bare["p"]) == {"domain", "iss", "aud", "version", "nonce", "iat"}
+
+
+async def test_open_nonces_per_session_are_bounded(store: SqliteSiwxStore) -> None:
+    """Pressing Sign again and again (each press issues a nonce) holds at most MAX_OPEN_NONCES
+    unused nonces for the session; the newest stay usable, other sessions' are untouched."""
+    from modalcore.rules.limits import MAX_OPEN_NONCES
+
+    other = await store.issue_nonce("s2", NOW_MS)
+    nonces = [await store.issue_nonce("s1", NOW_MS + n) for n in range(500)]
+    statuses = [await store.check_nonce(n, "s1", NOW_MS + 500) for n in nonces]
+    assert statuses[-MAX_OPEN_NONCES:] == [NonceStatus.OK] * MAX_OPEN_NONCES
+    assert set(statuses[:-MAX_OPEN_NONCES]) == {NonceStatus.UNKNOWN}
+    assert await store.check_nonce(other, "s2", NOW_MS + 500) is NonceStatus.OK
+    (rows,) = store._run("SELECT COUNT(*) FROM siwx_nonces WHERE session_key = 's1'").fetchone()
+    assert rows == MAX_OPEN_NONCES

@@ -17,7 +17,7 @@ VECTORS = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
 CODEC: list[dict[str, Any]] = json.loads((VECTORS / "codec.json").read_text(encoding="utf-8"))
 DIFFS: list[dict[str, Any]] = json.loads((VECTORS / "diff.json").read_text(encoding="utf-8"))
 
-CLIENT_TYPES = {"join", "intent", "effect_result", "wallet_event", "resync", "ack"}
+CLIENT_TYPES = {"join", "intent", "effect_result", "wallet_event", "resync", "leave", "ack"}
 SERVER_TYPES = {"joined", "snapshot", "patch", "effect", "effect_cancel", "intent_ack", "host_event",
                 "theme", "error", "goodbye"}
 # PROTOCOL.md field order after the envelope (t, s, a); optional fields in brackets are omitted
@@ -27,6 +27,7 @@ FIELD_ORDER = {
     "effect_result": ["eid", "ok", "result", "error"],
     "wallet_event": ["connector", "event", "data"],
     "resync": ["v"],
+    "leave": [],
     "ack": [],
     "joined": ["session", "resume", "resumed"],
     "snapshot": ["v", "tree"],

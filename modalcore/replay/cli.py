@@ -1,0 +1,158 @@
+"""`python -m modalcore replay PATH...`: recordings and hand-written sequences, files or folders.
+
+Prints one line per file and the totals; exit status 0 when all replayed exactly and every
+expectation held, 1 when one diverged or failed, 2 when a file is missing or malformed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from ..engine.record import Replay, read_lines, replay_file, run_events, updated_lines
+from .report import explain, transcript, tree_at
+from .sequence import SequenceError, is_sequence, run_sequence
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="+", metavar="PATH",
+                        help="recordings (.jsonl) or sequences, or folders holding them")
+    parser.add_argument("--all", action="store_true", help="explain every diverging frame, not the first")
+    parser.add_argument("--full", action="store_true", help="also print the raw expected and actual frames")
+    parser.add_argument("--update", action="store_true",
+                        help="re-save the expected frames from today's engine and say what changed")
+    parser.add_argument("--transcript", action="store_true", help="print each recording as readable steps")
+    parser.add_argument("--tree-at", type=int, metavar="LINE",
+                        help="print the tree after the input at LINE (one file)")
+
+
+def _files(paths: list[str]) -> Iterator[Path]:
+    for name in paths:
+        path = Path(name)
+        if path.is_dir():
+            yield from sorted(p for p in path.rglob("*.jsonl") if p.is_file())
+        else:
+            yield path
+
+
+@dataclass
+class Totals:
+    files: int = 0
+    ok: int = 0
+    diverged: int = 0
+    updated: int = 0
+    bad: int = 0
+    frames: int = 0
+
+    def line(self) -> str:
+        parts = [f"{self.files} file{'s' if self.files != 1 else ''}", f"{self.ok} ok"]
+        if self.diverged:
+            parts.append(f"{self.diverged} diverged or failed")
+        if self.updated:
+            parts.append(f"{self.updated} updated")
+        if self.bad:
+            parts.append(f"{self.bad} unreadable")
+        return f"total: {', '.join(parts)} ({self.frames} frames)"
+
+    def status(self) -> int:
+        return 2 if self.bad else 1 if self.diverged else 0
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    files = list(_files(args.paths))
+    if args.tree_at is not None and len(files) != 1:
+        print("replay: --tree-at takes one file", file=err)
+        return 2
+    totals = Totals()
+    for path in files:
+        totals.files += 1
+        if not path.is_file():
+            print(f"replay: no such file {path}", file=err)
+            totals.bad += 1
+            continue
+        try:
+            _one(path, args, totals, out)
+        except BrokenPipeError:
+            raise
+        except (ValueError, KeyError, OSError) as error:
+            print(f"replay: bad recording {path}: {error}", file=err)
+            totals.bad += 1
+    if not files:
+        print("replay: no recordings found", file=err)
+        return 2
+    if args.tree_at is None:
+        print(totals.line(), file=out)
+    return totals.status()
+
+
+def _one(path: Path, args: argparse.Namespace, totals: Totals, out: TextIO) -> None:
+    if is_sequence(path):
+        _sequence(path, args, totals, out)
+        return
+    run_ = replay_file(path)
+    _show(run_, args, out)
+    if args.tree_at is not None:
+        return
+    totals.frames += run_.frame_count()
+    explained = explain(run_)
+    if not explained:
+        totals.ok += 1
+        print(f"ok        {path}: {run_.frame_count()} frames", file=out)
+        return
+    if args.update:
+        path.write_text("".join(updated_lines(run_)), encoding="utf-8")
+        totals.updated += 1
+        print(f"updated   {path}: {len(explained)} of {run_.frame_count()} frames changed, "
+              f"now {len(run_.actual())} frames", file=out)
+        for item in explained:
+            print("\n".join(f"    {line}" for line in item.lines(full=args.full)), file=out)
+        return
+    totals.diverged += 1
+    if run_.frame_count() == 0:
+        print(f"DIVERGED  {path}: no expected frames recorded; --update saves today's "
+              f"{len(run_.actual())} (a hand-written sequence has no \"k\" fields)", file=out)
+        return
+    print(f"DIVERGED  {path}: {len(explained)} of {run_.frame_count()} frames differ", file=out)
+    for item in explained if args.all else explained[:1]:
+        print("\n".join(f"    {line}" for line in item.lines(full=args.full)), file=out)
+    if len(explained) > 1 and not args.all:
+        more = len(explained) - 1
+        print(f"    … {more} more diverging frame{'s' if more > 1 else ''} (--all lists every one)", file=out)
+
+
+def _show(run_: Replay, args: argparse.Namespace, out: TextIO) -> None:
+    if args.transcript:
+        print("\n".join(transcript(run_)), file=out)
+    if args.tree_at is not None:
+        print("\n".join(tree_at(run_, args.tree_at)), file=out)
+
+
+def _sequence(path: Path, args: argparse.Namespace, totals: Totals, out: TextIO) -> None:
+    try:
+        result = run_sequence(path)
+    except SequenceError as error:
+        raise ValueError(str(error)) from None
+    replayed = run_events(result.events)
+    if args.transcript:
+        print("\n".join(transcript(replayed, result.source)), file=out)
+    if args.tree_at is not None:
+        print("\n".join(tree_at(replayed, result.recording_line(args.tree_at), result.source)), file=out)
+        return
+    frames = sum(1 for _, event in result.events if event.get("k") == "out")
+    totals.frames += frames
+    if result.failure is None:
+        totals.ok += 1
+        print(f"ok        {path}: {result.steps} steps, {result.expectations} expectations held", file=out)
+        return
+    totals.diverged += 1
+    line, message = result.failure
+    print(f"FAILED    {path} line {line}: {message}", file=out)
+
+
+__all__ = ["add_arguments", "run", "read_lines"]

@@ -1,0 +1,109 @@
+"""Every bound the engine puts on what a client or a host page can feed in: one place to read
+and change them (README, "Limits the engine enforces"; PROTOCOL.md, "Bounds").
+
+A per-frame bound alone is not enough: inputs that accumulate (theme variables set call after
+call, wallets announced one by one) have a total bound too, checked before the input is applied.
+Input over a bound is refused with a typed error (`intent_ack invalid`, `error over_limit` or
+`malformed`, `goodbye invalid_options` at join) and changes nothing.
+"""
+
+from __future__ import annotations
+
+# ----- frames (PROTOCOL.md, "Limits")
+MAX_FRAME_BYTES = 64 * 1024  # one client frame, encoded
+RATE_BURST = 30.0  # intents per session: a token bucket of 30 …
+RATE_PER_S = 30.0  # … refilled at 30 a second; beyond it `intent_ack rate_limited`
+RING_SIZE = 256  # server frames a session keeps for a reconnect to replay …
+RING_BYTES = 1024 * 1024  # … and their bytes at most (past either, a reconnect gets a snapshot)
+INTENT_MEMORY = 256  # intent ids a session remembers (a retransmission is acked, not re-applied)
+MAX_NESTING = 32  # levels of maps and lists in a client frame (the frame map is level 1)
+
+# ----- join
+ORIGIN_CHARS = 2048  # the handshake Origin header (the session keeps it); longer: bad_origin
+PROJECT_ID_CHARS = 128
+ENV_TIMEZONE_CHARS = 256
+ENV_ORIGIN_CHARS = 2048
+ENV_MAX_WIDTH = 100_000
+
+# ----- host options (join.opts, SPEC §1)
+MAX_NETWORKS = 64  # networks, CAIP-2 ids
+NETWORK_ID_CHARS = 128  # networks[], defaultNetwork, switch_network
+METADATA_NAME_CHARS = 128
+METADATA_DESCRIPTION_CHARS = 512
+METADATA_URL_CHARS = 512
+MAX_METADATA_ICONS = 8
+ICON_URL_CHARS = 2048  # metadata.icons[], customWallets[].image_url
+MAX_WALLET_IDS = 100  # featuredWalletIds, includeWalletIds, excludeWalletIds, each
+WALLET_ID_CHARS = 128  # a directory wallet id, a custom wallet id
+MAX_CUSTOM_WALLETS = 16
+WALLET_NAME_CHARS = 128  # a custom wallet's or an announced wallet's name
+WALLET_LINK_CHARS = 2048  # customWallets[] mobile, desktop and webapp links
+MAX_SOCIALS = 16  # features.socials
+SOCIAL_CHARS = 32
+MAX_CONNECT_METHODS = 3  # features.connectMethodsOrder (email, social, wallet)
+SIWX_STATEMENT_CHARS = 512
+MAX_SIWX_RESOURCES = 16
+SIWX_RESOURCE_CHARS = 512
+
+# ----- theme (join.opts.themeVariables and the host call set_theme_variables)
+MAX_THEME_VARIABLES = 32  # in one call, and in total in a session
+THEME_KEY_CHARS = 64
+THEME_VALUE_CHARS = 256
+
+# ----- wallets the page announces (join.wallets, wallet_event announce): in total per session
+MAX_ANNOUNCED_WALLETS = 32
+WALLET_UUID_CHARS = 128
+WALLET_ICON_CHARS = 16_384  # a data: URI
+MAX_ANNOUNCED_ICON_CHARS = 131_072  # all announced wallets' icons together
+WALLET_RDNS_CHARS = 256
+MAX_RECENT_WALLETS = 2  # SPEC §1: recent wallets shown
+
+# ----- what a wallet answers (wallet_event accountsChanged / chainChanged, effect results)
+MAX_WALLET_ACCOUNTS = 32
+WALLET_ACCOUNT_CHARS = 128
+WALLET_CHAIN_CHARS = 32
+WALLET_ERROR_CHARS = 4096  # an effect_result error message
+
+# ----- intents (PROTOCOL.md, "Intents")
+INTENT_ID_CHARS = 64
+NODE_ID_CHARS = 128
+ACTION_CHARS = 32
+TEXT_INPUT_CHARS = 256  # change / submit: search text, send amount, send receiver, …
+SELECT_CHARS = 128
+VIEW_NAME_CHARS = 64
+
+# ----- sign-in
+MAX_OPEN_NONCES = 4  # unused SIWX nonces kept per engine session (older ones are dropped)
+
+# ----- lists a session grows as the visitor scrolls
+MAX_HISTORY_TRANSACTIONS = 200  # Activity: pages of 10 stop being offered past this
+MAX_NFTS = 100  # NFTs kept from a scan of the account (the count of the rest is kept)
+MAX_LISTED_WALLETS = 1000  # All Wallets: pages of 40 stop being offered past this (search finds the rest)
+
+# ----- connection handling (operator settings are in server/config.py)
+# A new socket must send its `join` within this time (else close 4003); until then no session
+# exists for it.
+JOIN_TIMEOUT_S = 10.0
+
+# Frames over the size limit are answered `error too_large`; the socket is closed (1009) at
+# this many.
+TOO_LARGE_LIMIT = 3
+
+# A resume token stays valid this long after the next `joined` replaced it (a reconnect that
+# raced the `joined` frame still resumes); older generations are refused.
+RESUME_GRACE_MS = 30_000
+
+# A session none of whose intents was ever applied leaves memory this long after its last
+# socket closed (a used one stays `idle_evict_s`); it is never written to the store.
+UNUSED_SESSION_EVICT_MS = 60_000
+
+# Live sessions one client address may hold, unless the config says otherwise
+# (`max_sessions_per_address`).
+DEFAULT_MAX_SESSIONS_PER_ADDRESS = 64
+
+# ----- WalletConnect (modalcore/walletconnect): what the relay connection may feed the engine
+WC_MESSAGE_CHARS = 256 * 1024  # one relayed message; longer: dropped with a log line
+WC_FRAME_BYTES = 1024 * 1024  # one relay websocket frame (beyond it the library closes, 1009)
+WC_DEDUPE_IDS = 4096  # delivery ids and message digests remembered against replays
+WC_BATCH_TOPICS = 500  # topics per irn_batchSubscribe / irn_batchUnsubscribe
+WC_SEEN_REQUESTS = 64  # a wallet's request ids a dApp state remembers (a replay is dropped)

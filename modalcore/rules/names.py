@@ -1,0 +1,66 @@
+"""Account names (SPEC §5, §8, §9): what a name may be, and what registration needs.
+
+SPEC §5: letters, digits, hyphens, at least 4 characters; registration needs an active
+network, an address and the auth connector. SPEC §9: names are eip155 only, with the operator's
+suffix (default .reown.id). The two validation messages are this project's (SPEC names none);
+the others are SPEC §8's."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MIN_LENGTH = 4
+DEFAULT_SUFFIX = ".reown.id"
+
+TOO_SHORT = f"Name must be at least {MIN_LENGTH} characters"
+BAD_CHARACTERS = "Name can only contain letters, digits and hyphens"
+NETWORK_NOT_FOUND = "Network not found"  # SPEC §8
+NO_ADDRESS_OR_AUTH = "Address or auth connector not found"  # SPEC §8
+UNSUPPORTED_CHAIN = "Unsupported chain"  # SPEC §8; names are eip155 only (SPEC §9)
+ERROR_RESOLVING = "Error resolving name"
+ERROR_SUGGESTIONS = "Error fetching name suggestions"
+ERROR_NAMES_FOR_ADDRESS = "Error fetching names for address"
+
+
+def error_registering(name: str) -> str:
+    return f"Error registering name {name}"
+
+
+_ALLOWED = re.compile(r"[A-Za-z0-9-]+")
+
+
+@dataclass(frozen=True)
+class NameProblem:
+    message: str
+
+
+def name_problem(label: str) -> NameProblem | None:
+    """Why `label` (the part before the suffix) cannot be a name, or None. Other characters
+    are reported before length, so 'a.b' says what is wrong with it."""
+    if label and not _ALLOWED.fullmatch(label):
+        return NameProblem(BAD_CHARACTERS)
+    if len(label) < MIN_LENGTH:
+        return NameProblem(TOO_SHORT)
+    return None
+
+
+def is_valid_name(label: str) -> bool:
+    return name_problem(label) is None
+
+
+def full_name(label: str, suffix: str = DEFAULT_SUFFIX) -> str:
+    """The registered name: the label, lower-cased, with the operator's suffix."""
+    return label.lower() + (suffix if suffix.startswith(".") else "." + suffix)
+
+
+def registration_problem(label: str, network_id: str | None, address: str | None,
+                         auth_connected: bool) -> NameProblem | None:
+    """Everything registration checks before it asks for a signature (SPEC §5, §8, §9)."""
+    if not network_id:
+        return NameProblem(NETWORK_NOT_FOUND)
+    if not network_id.startswith("eip155:"):
+        return NameProblem(UNSUPPORTED_CHAIN)
+    if not address or not auth_connected:
+        return NameProblem(NO_ADDRESS_OR_AUTH)
+    return name_problem(label)

@@ -1,0 +1,139 @@
+"""Rule: a hand-written, input-only sequence runs (sequence numbers, effect ids and call
+purposes filled in) and its expectations are checked; a failed one is named in words with its
+line. The same steps from pytest through `modalcore.enginetest.Harness`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from modalcore import samples
+from modalcore.__main__ import main
+from modalcore.enginetest import Harness
+from modalcore.replay.sequence import run_sequence
+
+from .conftest import RENAMED, ROOT, SEQUENCES
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "seq.jsonl"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("path", sorted(SEQUENCES.glob("*.jsonl")), ids=lambda p: p.stem)
+def test_fixture_sequences_hold(path: Path) -> None:
+    result = run_sequence(path)
+    assert result.failure is None, result.failure
+    assert result.expectations >= 3
+
+
+def test_a_sequence_passes_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, """# open, go to All Wallets and back
+{"host": "open"}
+{"expect": {"view": "Connect", "open": true, "text": ["Dev Wallet", "Get started"]}}
+{"press": "connect/all-wallets"}
+{"wait": 500}
+{"expect": {"view": "AllWallets", "node": "header/back", "no_text": "Get started"}}
+{"press": "header/back"}
+{"expect": {"view": "Connect"}}
+""")
+    assert main(["replay", str(path)]) == 0
+    assert f"ok        {path}: 7 steps, 3 expectations held" in capsys.readouterr().out
+
+
+def test_a_failed_expectation_is_named_with_its_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, """{"host": "open"}
+{"press": "connect/all-wallets"}
+{"expect": {"view": "Connect", "text": "Get started"}}
+{"press": "header/back"}
+""")
+    assert main(["replay", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert (f"FAILED    {path} line 3: expected view 'Connect', the view is 'AllWallets'; "
+            "expected 'Get started' on screen (AllWallets); texts on screen: 'All Wallets', 'Dev Wallet'") in out
+    assert "total: 1 file, 0 ok, 1 diverged or failed" in out
+
+
+@pytest.mark.usefixtures("renamed_snack")
+def test_an_expectation_fails_on_a_changed_engine() -> None:
+    result = run_sequence(SEQUENCES / "connect_and_copy.jsonl")
+    assert result.failure is not None
+    line, message = result.failure
+    assert line == 9  # {"expect": {"text": "Address copied"}}
+    assert message.startswith("expected 'Address copied' on screen (Account); texts on screen: ")
+    assert repr(RENAMED) in message
+
+
+def test_a_refused_intent_fails_unless_its_status_is_expected(tmp_path: Path) -> None:
+    result = run_sequence(_write(tmp_path, '{"press": "no/such/node"}\n'))
+    assert result.failure == (1, "press no/such/node was acknowledged 'invalid' "
+                                 "(no node 'no/such/node' in the current tree), expected 'ok'")
+    result = run_sequence(_write(tmp_path, '{"press": "no/such/node", "status": "invalid"}\n'))
+    assert result.failure is None
+
+
+def test_an_answer_nobody_asked_for_is_a_failure_in_words(tmp_path: Path) -> None:
+    result = run_sequence(_write(tmp_path, '{"call": "balances"}\n'))
+    assert result.failure == (1, "no balances call was asked for; pending calls: []")
+
+
+def test_a_malformed_sequence_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, '{"host": "open"}\n{"jump": 3}\n')
+    assert main(["replay", str(path)]) == 2
+    assert "line 2: a step names one of join, host, press" in capsys.readouterr().err
+
+
+def test_the_sequence_transcript_uses_the_sequence_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", "--transcript", str(SEQUENCES / "rejected_then_retry.jsonl")]) == 0
+    out = capsys.readouterr().out
+    assert "line 4 " in out and "press connect/wallet/dev.modal.wallet → ConnectingExternal" in out
+    assert "effect_result e1 for eth_requestAccounts: error 4001" in out
+
+
+# ----- the same from pytest: the Harness
+
+
+def test_harness_connects_settles_and_expects() -> None:
+    h = Harness.from_join(samples.join())
+    h.connect_wallet()
+    h.expect(view="Account", open=False, call="balances", host={"account": {"isConnected": True}})
+    h.settle_call("balances", samples.balances(native_wei=2 * samples.ETHER))
+    h.host("open")
+    h.expect(text="2.000 ETH", node="account/copy")
+    with pytest.raises(AssertionError, match="expected view 'Connect', the view is 'Account'"):
+        h.expect(view="Connect")
+
+
+def test_harness_sample_results_are_what_the_slices_read() -> None:
+    h = Harness.from_join(samples.join())
+    h.connect_wallet()
+    h.settle_call("balances", samples.SAMPLES["balances"])
+    h.host("open")
+    h.intent("account/tabs", "select", {"value": "2"})  # Activity
+    h.settle_call("history", samples.history(samples.transaction(quantity="1.5", symbol="ETH")))
+    h.expect(text=["Sent", "-1.500 ETH", "To 0x7099…79C8"])
+
+
+# ----- the README's worked example is the one that runs
+
+
+def _readme_block(after: str, language: str) -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index(f"```{language}\n", text.index(after)) + len(language) + 4
+    return text[start:text.index("```", start)]
+
+
+def test_the_readme_sequence_is_the_fixture() -> None:
+    block = _readme_block("### Write a sequence by hand", "")
+    fixture = (SEQUENCES / "connect_and_copy.jsonl").read_text(encoding="utf-8")
+    assert block.splitlines()[1:] == fixture.splitlines()[1:]
+
+
+def test_the_readme_pytest_example_passes() -> None:
+    namespace: dict[str, object] = {}
+    exec(compile(_readme_block("### The same from pytest", "python"), "README.md", "exec"), namespace)
+    test = namespace["test_copying_the_address_says_so"]
+    assert callable(test)
+    test()
