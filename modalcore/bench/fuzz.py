@@ -72,7 +72,8 @@ def start_engine(folder: Path, port: int) -> subprocess.Popen[bytes]:
         except OSError:
             if process.poll() is not None or time.monotonic() > deadline:
                 process.kill()
-                raise RuntimeError(f"the engine did not start: {(folder / 'engine.log').read_text()}")
+                raise RuntimeError(
+                    f"the engine did not start: {(folder / 'engine.log').read_text()}") from None
             time.sleep(0.1)
 
 

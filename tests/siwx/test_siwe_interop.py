@@ -220,7 +220,7 @@ def test_every_combination_of_optional_fields_round_trips_through_an_independent
     empty, one or three: 64 messages, each parsed, rebuilt byte for byte and verified."""
     _, run = checked
     assert len(run.cases["combinations"]) == 64
-    for case, result in zip(run.cases["combinations"], run.results["combinations"]):
+    for case, result in zip(run.cases["combinations"], run.results["combinations"], strict=True):
         assert_interoperable(case, result)
 
 
@@ -231,7 +231,7 @@ def test_messages_a_session_asks_the_wallet_to_sign_verify_independently(
     with 0, 1 and 3 resources) verify in the independent library as they did in the engine."""
     _, run = checked
     for (statement, resources), case, result in zip(
-        SESSION_OPTIONS, run.cases["sessions"], run.results["sessions"]
+        SESSION_OPTIONS, run.cases["sessions"], run.results["sessions"], strict=True
     ):
         assert case.message is not None
         assert case.message.statement == (statement or "Sign in to continue")
