@@ -47,6 +47,12 @@ def _replay(args: argparse.Namespace) -> int:
         return 0
 
 
+def _audit(args: argparse.Namespace) -> int:
+    from .audit.cli import run
+
+    return run(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m modalcore")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -71,6 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
         "replay", help="re-run recordings and hand-written sequences, and compare what they show")
     add_arguments(replay)
     replay.set_defaults(run=_replay)
+
+    from .audit.cli import add_arguments as audit_arguments
+
+    audit = commands.add_parser("audit", help="check the audit log's hash chains")
+    audit_arguments(audit)
+    audit.set_defaults(run=_audit)
     return parser
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import IO, Any, Protocol
 
 from ..engine.cmds import Call, CancelTimer, Cmd, StartTimer, Track
+from ..engine.model import Model
 from ..engine.msg import Msg
 from ..engine.persist import PendingTimer, session_to_bytes
 from ..chains.catalog import Network
@@ -31,6 +32,7 @@ from ..wire.codec import encode
 from ..wire.frames import ClientFrame
 from .analytics import AnalyticsSink, TrackedEvent
 from .clock import Clock, TimerHandle
+from .observe import SessionObserver, Step
 from .services import ServiceContext, ServiceRegistry
 
 log = logging.getLogger(__name__)
@@ -149,6 +151,7 @@ class RunnerDeps:
     idle_evict_ms: int = 600_000
     unused_evict_ms: int = UNUSED_SESSION_EVICT_MS
     on_closed: Callable[[SessionRunner], None] | None = None
+    observers: tuple[SessionObserver, ...] = ()  # see what each update produced (audit, ...)
 
 
 class SessionRunner:
@@ -290,19 +293,27 @@ class SessionRunner:
             if isinstance(item, _Frame):
                 if item.outlet is not self.outlet:
                     return False  # a socket that was replaced: its frames are ignored
+                before, effects = self.session.model, dict(self.session.effects)
                 out = self.session.receive(item.frame, now)
                 await self._apply(out, now)
+                await self._observe(before, effects, item.frame, out, now)
                 self._maybe_arm_ack()
                 return True
             if isinstance(item, _Deliver):
-                await self._apply(self.session.deliver(item.msg, now), now)
+                before, effects = self.session.model, dict(self.session.effects)
+                out = self.session.deliver(item.msg, now)
+                await self._apply(out, now)
+                await self._observe(before, effects, item.msg, out, now)
                 return True
             if isinstance(item, _TimerFired):
                 timer = self._timers.get(item.key)
                 if timer is None or timer.generation != item.generation:
                     return False  # cancelled or replaced after it fired
                 del self._timers[item.key]
-                await self._apply(self.session.deliver(timer.msg, now), now)
+                before, effects = self.session.model, dict(self.session.effects)
+                out = self.session.deliver(timer.msg, now)
+                await self._apply(out, now)
+                await self._observe(before, effects, timer.msg, out, now)
                 return True
             if isinstance(item, _Attach):
                 await self._attach(item, now)
@@ -364,11 +375,13 @@ class SessionRunner:
         if previous is not None and previous is not item.outlet:
             await _close_quietly(previous, CLOSE_REPLACED, "replaced by a newer socket")
         try:
+            before, effects = self.session.model, dict(self.session.effects)
             out = self.session.welcome(
                 token, resumed=item.resumed, last=item.last, now=now, wallets=item.wallets,
                 options=item.options, networks=item.networks,
             )
             await self._apply(out, now)
+            await self._observe(before, effects, None, out, now)
         finally:
             if not item.done.done():
                 item.done.set_result(None)
@@ -376,6 +389,17 @@ class SessionRunner:
     async def _apply(self, out: Output, now: int) -> None:
         await self._send(out.frames)
         self._run_cmds(out.cmds, now)
+
+    async def _observe(self, before: Model, effects: dict[str, str],
+                       cause: ClientFrame | Msg | None, out: Output, now: int) -> None:
+        if not self.deps.observers:
+            return
+        step = Step(self.id, now, before, self.session.model, cause, out.frames, out.cmds, effects)
+        for observer in self.deps.observers:
+            try:
+                await observer.observe(step)
+            except Exception:
+                log.exception("session %s: an observer failed", self.id)
 
     async def _send(self, frames: list[dict[str, Any]]) -> None:
         outlet = self.outlet

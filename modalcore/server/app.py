@@ -22,6 +22,8 @@ from starlette.staticfiles import StaticFiles
 
 from eth_account.signers.local import LocalAccount
 
+from ..audit.observer import AuditObserver
+from ..audit.routes import routes as audit_routes
 from ..directory.routes import routes as directory_routes
 from ..services.wiring import register_engine_services
 from ..siwx.http import routes as siwx_routes
@@ -111,6 +113,7 @@ def create_app(
         record_dir=Path(record_dir) if record_dir is not None else None,
         record_name=record_name,
     )
+    hub.deps.observers = (*hub.deps.observers, AuditObserver(session_store))
     static_dir = config.static_path()
     siwx_store, signer = open_siwx(config)
 
@@ -135,6 +138,7 @@ def create_app(
         Route("/v1/engine", _engine_identity(signer.address)),
         *siwx_routes(siwx_store, engine_address=signer.address),
         *directory_routes(),
+        *audit_routes(),
         Route("/", _index(static_dir)),
         Mount("/static", StaticFiles(directory=static_dir, check_dir=False), name="static"),
     ]

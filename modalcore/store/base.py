@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
+from ..audit.chain import StoredEntry
+
 DEFAULT_TTL_MS = 24 * 3600 * 1000
+
+
+class AuditConflict(RuntimeError):
+    """An audit entry at that (session, seq) exists: the log is append-only."""
 
 
 class SessionStore(ABC):
@@ -36,6 +42,24 @@ class SessionStore(ABC):
 
     @abstractmethod
     async def count(self) -> int: ...
+
+    # ----- the audit log (append-only; it outlives the session's TTL)
+    @abstractmethod
+    async def audit_append(self, entry: StoredEntry) -> None:
+        """Add the entry; an entry already at that (session, seq) is an error, never replaced."""
+
+    @abstractmethod
+    async def audit_entries(self, session_id: str) -> list[StoredEntry]:
+        """The session's entries in seq order."""
+
+    @abstractmethod
+    async def audit_sessions(self) -> list[str]:
+        """Every session with audit entries."""
+
+    async def audit_head(self, session_id: str) -> StoredEntry | None:
+        """The session's newest entry (the chain continues from it)."""
+        entries = await self.audit_entries(session_id)
+        return entries[-1] if entries else None
 
     async def close(self) -> None:
         return None
