@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import traceback
 from collections.abc import Sequence, Callable, Iterable
 from dataclasses import dataclass
 from typing import IO, Any, Protocol
@@ -30,6 +31,7 @@ from ..rules.limits import UNUSED_SESSION_EVICT_MS
 from ..store.base import SessionStore
 from ..wire.codec import encode
 from ..wire.frames import ClientFrame
+from ..analytics import events
 from .analytics import AnalyticsSink, TrackedEvent
 from .clock import Clock, TimerHandle
 from .observe import SessionObserver, Step
@@ -354,8 +356,9 @@ class SessionRunner:
             if isinstance(item, _Stop):
                 self.closing = True
                 return True
-        except Exception:  # one bad input must not end the session
+        except Exception as error:  # one bad input must not end the session
             log.exception("session %s failed to process %s", self.id, type(item).__name__)
+            self._report_error(item, error)
             if isinstance(item, _Attach) and not item.done.done():
                 item.done.set_result(None)
         return False
@@ -439,7 +442,7 @@ class SessionRunner:
 
     # ----- commands
     def _run_cmds(self, cmds: list[Cmd], now: int) -> None:
-        for cmd in cmds:
+        for index, cmd in enumerate(cmds):
             if isinstance(cmd, StartTimer):
                 self._start_timer(cmd.key, cmd.delay_ms, cmd.msg, now)
             elif isinstance(cmd, CancelTimer):
@@ -451,7 +454,7 @@ class SessionRunner:
                 self._calls.add(task)
                 task.add_done_callback(self._calls.discard)
             elif isinstance(cmd, Track):
-                self._track(cmd, now)
+                self._track(cmd, now, index)
             else:
                 log.warning("session %s: the runtime does not run %s", self.id, type(cmd).__name__)
 
@@ -472,8 +475,25 @@ class SessionRunner:
         if not self.closing:
             self._queue.put_nowait(_Deliver(settled))
 
-    def _track(self, cmd: Track, now: int) -> None:
-        event = TrackedEvent(self.id, self.session.model.project_id, cmd.event, now, dict(cmd.props))
+    def _track(self, cmd: Track, now: int, index: int = 0) -> None:
+        model = self.session.model
+        if not events.enabled(model):
+            return  # the host's `analytics: false`
+        event = events.make_event(model, self.id, now, cmd.event, dict(cmd.props), index)
+        self._to_sink(event)
+
+    def _report_error(self, item: object, error: BaseException) -> None:
+        """Unexpected errors are reported as telemetry (SPEC §8); the sink gates and caps it."""
+        model = self.session.model
+        if not events.enabled(model):
+            return
+        props = {"type": "error", "event": f"PROCESS_{type(item).__name__.strip('_').upper()}",
+                 "errorType": type(error).__name__, "errorMessage": str(error)[:512],
+                 "stackTrace": "".join(traceback.format_exception(error))[-4096:]}
+        now = self.clock.now_ms()
+        self._to_sink(events.make_event(model, self.id, now, "ERROR", props, 0, kind="error"))
+
+    def _to_sink(self, event: TrackedEvent) -> None:
         try:
             self.deps.analytics.track(event)
         except Exception:

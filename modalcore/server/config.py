@@ -14,7 +14,8 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_validator,
+                      model_validator)
 
 from ..chains import catalog
 from ..rules.limits import DEFAULT_MAX_SESSIONS_PER_ADDRESS
@@ -120,6 +121,12 @@ class AnalyticsConfig(_Strict):
     mode: Literal["local", "hosted", "off"] = "local"
     endpoint: str = ""  # the hosted API's base URL (`/e` and `/getAnalyticsConfig` under it)
     test: bool = False
+
+    @model_validator(mode="after")
+    def _endpoint(self) -> AnalyticsConfig:
+        if self.mode == "hosted" and not self.endpoint.startswith(("https://", "http://")):
+            raise ValueError("mode 'hosted' needs an http(s) endpoint")
+        return self
 
 
 class EngineConfig(BaseModel):

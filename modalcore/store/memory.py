@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from ..audit.chain import StoredEntry
-from .base import DEFAULT_TTL_MS, AuditConflict, SessionStore
+from collections import Counter
+
+from .base import DEFAULT_TTL_MS, AuditConflict, SessionStore, StoredEvent
+
+MAX_EVENTS_HELD = 100_000  # event ids remembered (for dropping repeats); counts are kept whole
 
 
 class MemoryStore(SessionStore):
@@ -11,6 +15,8 @@ class MemoryStore(SessionStore):
         super().__init__(ttl_ms)
         self._rows: dict[str, tuple[bytes, int]] = {}
         self._audit: dict[str, list[StoredEntry]] = {}
+        self._event_ids: dict[str, None] = {}
+        self._counts: Counter[tuple[str, str, str]] = Counter()
 
     async def load(self, session_id: str, now_ms: int) -> bytes | None:
         row = self._rows.get(session_id)
@@ -56,3 +62,14 @@ class MemoryStore(SessionStore):
     async def audit_head(self, session_id: str) -> StoredEntry | None:
         entries = self._audit.get(session_id)
         return entries[-1] if entries else None
+
+    async def events_add(self, event: StoredEvent) -> None:
+        if event.event_id in self._event_ids:
+            return
+        self._event_ids[event.event_id] = None
+        if len(self._event_ids) > MAX_EVENTS_HELD:
+            del self._event_ids[next(iter(self._event_ids))]
+        self._counts[(event.project_id, event.day, event.event)] += 1
+
+    async def event_counts(self) -> list[tuple[str, str, str, int]]:
+        return sorted((*key, count) for key, count in self._counts.items())

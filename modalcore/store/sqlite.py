@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from ..audit.chain import StoredEntry
-from .base import DEFAULT_TTL_MS, AuditConflict, SessionStore
+from .base import DEFAULT_TTL_MS, AuditConflict, SessionStore, StoredEvent
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -22,6 +22,16 @@ CREATE TABLE IF NOT EXISTS audit (
     hash TEXT NOT NULL,
     PRIMARY KEY (session, seq)
 );
+CREATE TABLE IF NOT EXISTS analytics_events (
+    event_id TEXT PRIMARY KEY,
+    project TEXT NOT NULL,
+    session TEXT NOT NULL,
+    event TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    day TEXT NOT NULL,
+    props BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS analytics_events_count ON analytics_events (project, day, event);
 CREATE TRIGGER IF NOT EXISTS audit_no_update BEFORE UPDATE ON audit
 BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS audit_no_delete BEFORE DELETE ON audit
@@ -101,6 +111,21 @@ class SqliteStore(SessionStore):
             (session_id,),
         ).fetchone()
         return StoredEntry(str(row[0]), int(row[1]), bytes(row[2]), str(row[3])) if row else None
+
+    async def events_add(self, event: StoredEvent) -> None:
+        self._db.execute(
+            "INSERT OR IGNORE INTO analytics_events (event_id, project, session, event, at, day, "
+            "props) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (event.event_id, event.project_id, event.session_id, event.event, event.at,
+             event.day, sqlite3.Binary(event.props)),
+        )
+
+    async def event_counts(self) -> list[tuple[str, str, str, int]]:
+        rows = self._db.execute(
+            "SELECT project, day, event, COUNT(*) FROM analytics_events "
+            "GROUP BY project, day, event ORDER BY project, day, event"
+        ).fetchall()
+        return [(str(r[0]), str(r[1]), str(r[2]), int(r[3])) for r in rows]
 
     async def close(self) -> None:
         self._db.close()
