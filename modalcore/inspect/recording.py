@@ -140,8 +140,10 @@ def inspect_file(path: Path) -> Inspection:
                 continue
             if kind not in INPUTS:
                 raise ValueError(f"line {line}: unknown event kind {kind!r}")
-            now = event.get("now") if isinstance(event.get("now"), int) else 0
-            start = now if start is None else start
+            stamp = event.get("now")
+            now = stamp if isinstance(stamp, int) else 0
+            if start is None:
+                start = now
             step = InspectedStep(len(steps), line, event, _kind(event), describer.describe(event),
                                  now - start, recorded_tree=recorded.tree,
                                  replayed_tree=replayed.tree, theme=theme)
