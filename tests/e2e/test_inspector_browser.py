@@ -24,7 +24,7 @@ from modalcore.testing import serve_app
 from .conftest import ARTIFACTS, REPO_ROOT, TIMEOUT_MS
 from .recorded_send import record_send
 
-pytestmark = pytest.mark.chain
+pytestmark = [pytest.mark.e2e, pytest.mark.chain]
 
 TAMPERED_TEXT = "9.99"
 
