@@ -137,3 +137,35 @@ def test_rule_track_commands_reach_the_sink_with_their_id_and_the_visitor_addres
     (cancel,) = [e for e in sink.events if e.event == "CLICK_CANCEL_SIWX"]
     assert cancel.address == ADDRESS and len(cancel.event_id) == 36
     assert cancel.project_id == "demo" and cancel.kind == "track"
+
+
+def test_rule_an_unexpected_error_processing_an_input_is_reported_as_error_telemetry() -> None:
+    from modalcore.engine.msg import Msg
+
+    class Boom(Msg):
+        pass
+
+    sink = MemorySink()
+
+    async def run() -> None:
+        clock = FakeClock()
+        model = initial_model("demo", "https://app.example.com",
+                              parse_options({"networks": ["eip155:31337"]}), Env(), [])
+        runner = SessionRunner(Session("s-err", model, clock.now_ms()),
+                               RunnerDeps(clock=clock, services=default_services(), analytics=sink))
+
+        def explode(msg: Msg, now: int) -> Any:
+            raise KeyError("boom")
+
+        runner.session.deliver = explode  # type: ignore[method-assign]
+        runner.start()
+        runner.deliver(Boom())
+        await runner.settled()
+        await runner.stop()
+
+    asyncio.run(run())
+    (report,) = [e for e in sink.events if e.kind == "error"]
+    assert report.event == "ERROR" and report.props["type"] == "error"
+    assert report.props["event"] == "PROCESS_DELIVER"
+    assert (report.props["errorType"], report.props["errorMessage"]) == ("KeyError", "'boom'")
+    assert "Traceback" in report.props["stackTrace"]
