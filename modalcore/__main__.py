@@ -1,4 +1,5 @@
-"""Command line: `python -m modalcore serve ...`, `demo ...` and `replay PATH...`."""
+"""Command line: `python -m modalcore serve ...`, `demo ...`, `replay PATH...`, `audit verify`
+and `inspect DIR`."""
 
 from __future__ import annotations
 
@@ -47,6 +48,18 @@ def _replay(args: argparse.Namespace) -> int:
         return 0
 
 
+def _audit(args: argparse.Namespace) -> int:
+    from .audit.cli import run
+
+    return run(args)
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    from .inspect.cli import run
+
+    return run(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m modalcore")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -71,6 +84,19 @@ def build_parser() -> argparse.ArgumentParser:
         "replay", help="re-run recordings and hand-written sequences, and compare what they show")
     add_arguments(replay)
     replay.set_defaults(run=_replay)
+
+    from .audit.cli import add_arguments as audit_arguments
+
+    audit = commands.add_parser("audit", help="check the audit log's hash chains")
+    audit_arguments(audit)
+    audit.set_defaults(run=_audit)
+
+    from .inspect.cli import add_arguments as inspect_arguments
+
+    inspect = commands.add_parser(
+        "inspect", help="a loopback page to step through recordings and their divergences")
+    inspect_arguments(inspect)
+    inspect.set_defaults(run=_inspect)
     return parser
 
 
