@@ -4,13 +4,18 @@
 PY      := .venv/bin/python
 STAMP   := .venv/.installed
 RUNSTAMP := .venv/.installed-run
+# SpruceID's siwe for Python and for JavaScript: independent EIP-4361 implementations the tests
+# check sign-in messages with. The Python one has its own venv because its pins would pull the
+# engine's back (tests/siwx/interop/requirements.txt).
+SIWE_STAMP := .venv-siwe/.installed
+SIWE_JS    := tests/siwx/interop/node_modules/.installed
 NPM_CI  := npm ci --no-audit --no-fund --loglevel=error
 HOST    ?= 127.0.0.1
 PORT    ?= 8700
 
-.PHONY: run test test-python test-renderer bench deps renderer chain chromium typecheck imports clean
+.PHONY: run test test-python test-renderer bench fuzz deps renderer chain chromium typecheck imports clean
 
-deps: $(STAMP) renderer/dist/modal.js chain/node_modules/.installed walletpeer/node_modules/.installed
+deps: $(STAMP) $(SIWE_STAMP) $(SIWE_JS) renderer/dist/modal.js chain/node_modules/.installed walletpeer/node_modules/.installed
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv .venv
@@ -21,6 +26,15 @@ $(STAMP): pyproject.toml
 $(RUNSTAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv .venv
 	$(PY) -m pip install --quiet --disable-pip-version-check -e .
+	touch $@
+
+$(SIWE_STAMP): tests/siwx/interop/requirements.txt
+	test -x .venv-siwe/bin/python || python3 -m venv .venv-siwe
+	.venv-siwe/bin/python -m pip install --quiet --disable-pip-version-check -r tests/siwx/interop/requirements.txt
+	touch $@
+
+$(SIWE_JS): tests/siwx/interop/package-lock.json
+	cd tests/siwx/interop && $(NPM_CI)
 	touch $@
 
 renderer/node_modules/.installed: renderer/package-lock.json
@@ -61,6 +75,14 @@ test-python: deps
 bench: deps chromium
 	$(PY) -m modalcore.bench
 
+# A long fuzz campaign (issue 11) against `python -m modalcore serve` in its own process:
+# at least 100,000 hostile frames over many sockets, bounded in time; prints frames/s, replies
+# by kind and the server's RSS before and after; fails on any broken promise or traceback.
+FUZZ_FRAMES  ?= 110000
+FUZZ_SECONDS ?= 900
+fuzz: deps
+	$(PY) -m modalcore.bench.fuzz --frames $(FUZZ_FRAMES) --seconds $(FUZZ_SECONDS)
+
 # Imports only go down: rules < wire < core < slices < flows < views < engine < runtime < server
 imports: deps
 	.venv/bin/lint-imports
@@ -71,4 +93,4 @@ typecheck: deps
 	cd renderer && npm run typecheck --silent
 
 clean:
-	rm -rf .venv renderer/node_modules renderer/dist chain/node_modules walletpeer/node_modules artifacts
+	rm -rf .venv .venv-siwe tests/siwx/interop/node_modules renderer/node_modules renderer/dist chain/node_modules walletpeer/node_modules artifacts

@@ -1,4 +1,5 @@
-"""Command line: `python -m modalcore serve ...`, `demo ...` and `replay PATH...`."""
+"""Command line: `python -m modalcore serve ...`, `demo ...`, `replay PATH...`, `audit verify`
+and `inspect DIR`."""
 
 from __future__ import annotations
 
@@ -10,7 +11,11 @@ from collections.abc import Sequence
 
 import uvicorn
 
+from .audit.cli import add_arguments as audit_arguments
+from .audit.cli import run as run_audit
 from .demo import run as run_demo
+from .inspect.cli import add_arguments as inspect_arguments
+from .inspect.cli import run as run_inspect
 from .replay.cli import add_arguments
 from .replay.cli import run as run_replay
 from .server.app import create_app, uvicorn_options
@@ -44,6 +49,14 @@ def _replay(args: argparse.Namespace) -> int:
         return 0
 
 
+def _audit(args: argparse.Namespace) -> int:
+    return run_audit(args)
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    return run_inspect(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m modalcore")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -66,6 +79,15 @@ def build_parser() -> argparse.ArgumentParser:
         "replay", help="re-run recordings and hand-written sequences, and compare what they show")
     add_arguments(replay)
     replay.set_defaults(run=_replay)
+
+    audit = commands.add_parser("audit", help="check the audit log's hash chains")
+    audit_arguments(audit)
+    audit.set_defaults(run=_audit)
+
+    inspect = commands.add_parser(
+        "inspect", help="a loopback page to step through recordings and their divergences")
+    inspect_arguments(inspect)
+    inspect.set_defaults(run=_inspect)
     return parser
 
 

@@ -1,4 +1,5 @@
-// Builds dist/modal.js (global ModalCore, React included), dist/demo.js and dist/index.html.
+// Builds dist/modal.js (global ModalCore, React included), dist/demo.js, dist/inspect.js (the
+// session inspector's stage, global ModalInspect) and dist/index.html.
 // `node build.mjs --tests` compiles test/*.test.ts into dist/test/*.test.mjs instead.
 import { build, transform } from 'esbuild';
 import { copyFile, mkdir, readdir, readFile } from 'node:fs/promises';
@@ -61,6 +62,15 @@ async function buildBundles() {
     format: 'iife',
     minify: true,
     plugins: [sharedReact, cssText],
+  });
+  await build({ // the session inspector's stage (python -m modalcore inspect), not for host pages
+    ...common,
+    entryPoints: [join(here, 'inspect/viewer.tsx')],
+    outfile: join(dist, 'inspect.js'),
+    format: 'iife',
+    globalName: 'ModalInspect',
+    minify: true,
+    plugins: [cssText],
   });
   await copyFile(join(here, 'demo/index.html'), join(dist, 'index.html'));
   const modal = await readFile(join(dist, 'modal.js'));

@@ -16,6 +16,7 @@ RATE_PER_S = 30.0  # … refilled at 30 a second; beyond it `intent_ack rate_lim
 RING_SIZE = 256  # server frames a session keeps for a reconnect to replay …
 RING_BYTES = 1024 * 1024  # … and their bytes at most (past either, a reconnect gets a snapshot)
 INTENT_MEMORY = 256  # intent ids a session remembers (a retransmission is acked, not re-applied)
+MAX_NESTING = 32  # levels of maps and lists in a client frame (the frame map is level 1)
 
 # ----- join
 ORIGIN_CHARS = 2048  # the handshake Origin header (the session keeps it); longer: bad_origin

@@ -16,6 +16,10 @@ class TrackedEvent:
     event: str
     at: int
     props: dict[str, Any] = field(default_factory=dict)
+    event_id: str = ""  # derived deterministically (modalcore/analytics/events.py)
+    address: str = ""  # the visitor's connected address, if any
+    url: str = ""  # the host page (its origin, as verified at the handshake)
+    kind: str = "track"  # or "error": error telemetry (SPEC §7)
 
 
 class AnalyticsSink(Protocol):

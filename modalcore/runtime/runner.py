@@ -14,12 +14,14 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import traceback
 from collections.abc import Sequence, Callable, Iterable
 from dataclasses import dataclass
 from typing import IO, Any, Protocol
 
 from ..core.cmds import Call, CancelTimer, Cmd, StartTimer, Track
 from ..core.msg import Msg
+from ..slices.model import Model
 from ..engine.persist import PendingTimer, session_to_bytes
 from ..chains.catalog import Network
 from ..slices.options import HostOptions
@@ -29,8 +31,10 @@ from ..rules.limits import UNUSED_SESSION_EVICT_MS
 from ..store.base import SessionStore
 from ..wire.codec import encode
 from ..wire.frames import ClientFrame
+from ..analytics import events
 from .analytics import AnalyticsSink, TrackedEvent
 from .clock import Clock, TimerHandle
+from .observe import SessionObserver, Step
 from .services import ServiceContext, ServiceRegistry
 
 log = logging.getLogger(__name__)
@@ -149,6 +153,7 @@ class RunnerDeps:
     idle_evict_ms: int = 600_000
     unused_evict_ms: int = UNUSED_SESSION_EVICT_MS
     on_closed: Callable[[SessionRunner], None] | None = None
+    observers: tuple[SessionObserver, ...] = ()  # see what each update produced (audit, ...)
 
 
 class SessionRunner:
@@ -161,8 +166,8 @@ class SessionRunner:
         record_file: IO[str] | None = None,
     ) -> None:
         self.session = session
-        # command type -> how the runtime runs it (the one interpreter of the session's commands)
-        self._interpreter: dict[type[Cmd], Callable[[Any, int], None]] = {
+        # command type -> how the runtime runs it, with (command, now, its index in the batch)
+        self._interpreter: dict[type[Cmd], Callable[[Any, int, int], None]] = {
             StartTimer: self._run_start_timer, CancelTimer: self._run_cancel_timer,
             Call: self._run_call, Track: self._track,
         }
@@ -295,19 +300,27 @@ class SessionRunner:
             if isinstance(item, _Frame):
                 if item.outlet is not self.outlet:
                     return False  # a socket that was replaced: its frames are ignored
+                before, effects = self.session.model, dict(self.session.effects)
                 out = self.session.receive(item.frame, now)
                 await self._apply(out, now)
+                await self._observe(before, effects, item.frame, out, now)
                 self._maybe_arm_ack()
                 return True
             if isinstance(item, _Deliver):
-                await self._apply(self.session.deliver(item.msg, now), now)
+                before, effects = self.session.model, dict(self.session.effects)
+                out = self.session.deliver(item.msg, now)
+                await self._apply(out, now)
+                await self._observe(before, effects, item.msg, out, now)
                 return True
             if isinstance(item, _TimerFired):
                 timer = self._timers.get(item.key)
                 if timer is None or timer.generation != item.generation:
                     return False  # cancelled or replaced after it fired
                 del self._timers[item.key]
-                await self._apply(self.session.deliver(timer.msg, now), now)
+                before, effects = self.session.model, dict(self.session.effects)
+                out = self.session.deliver(timer.msg, now)
+                await self._apply(out, now)
+                await self._observe(before, effects, timer.msg, out, now)
                 return True
             if isinstance(item, _Attach):
                 await self._attach(item, now)
@@ -348,8 +361,9 @@ class SessionRunner:
             if isinstance(item, _Stop):
                 self.closing = True
                 return True
-        except Exception:  # one bad input must not end the session
+        except Exception as error:  # one bad input must not end the session
             log.exception("session %s failed to process %s", self.id, type(item).__name__)
+            self._report_error(item, error)
             if isinstance(item, _Attach) and not item.done.done():
                 item.done.set_result(None)
         return False
@@ -369,11 +383,13 @@ class SessionRunner:
         if previous is not None and previous is not item.outlet:
             await _close_quietly(previous, CLOSE_REPLACED, "replaced by a newer socket")
         try:
+            before, effects = self.session.model, dict(self.session.effects)
             out = self.session.welcome(
                 token, resumed=item.resumed, last=item.last, now=now, wallets=item.wallets,
                 options=item.options, networks=item.networks,
             )
             await self._apply(out, now)
+            await self._observe(before, effects, None, out, now)
         finally:
             if not item.done.done():
                 item.done.set_result(None)
@@ -381,6 +397,17 @@ class SessionRunner:
     async def _apply(self, out: Output, now: int) -> None:
         await self._send(out.frames)
         self._run_cmds(out.cmds, now)
+
+    async def _observe(self, before: Model, effects: dict[str, str],
+                       cause: ClientFrame | Msg | None, out: Output, now: int) -> None:
+        if not self.deps.observers:
+            return
+        step = Step(self.id, now, before, self.session.model, cause, out.frames, out.cmds, effects)
+        for observer in self.deps.observers:
+            try:
+                await observer.observe(step)
+            except Exception:
+                log.exception("session %s: an observer failed", self.id)
 
     async def _send(self, frames: list[dict[str, Any]]) -> None:
         outlet = self.outlet
@@ -423,22 +450,22 @@ class SessionRunner:
         """Run the commands the session returned, through one table from command type to
         handler. (Effect, CancelEffect and Dispatch never get here: they become frames or
         messages inside the same session step, so replay reproduces them without a runtime.)"""
-        for cmd in cmds:
+        for index, cmd in enumerate(cmds):
             run = self._interpreter.get(type(cmd))
             if run is None:
                 log.warning("session %s: the runtime does not run %s", self.id, type(cmd).__name__)
                 continue
-            run(cmd, now)
+            run(cmd, now, index)
 
-    def _run_start_timer(self, cmd: StartTimer, now: int) -> None:
+    def _run_start_timer(self, cmd: StartTimer, now: int, index: int) -> None:
         self._start_timer(cmd.key, cmd.delay_ms, cmd.msg, now)
 
-    def _run_cancel_timer(self, cmd: CancelTimer, now: int) -> None:
+    def _run_cancel_timer(self, cmd: CancelTimer, now: int, index: int) -> None:
         timer = self._timers.pop(cmd.key, None)
         if timer is not None:
             timer.handle.cancel()
 
-    def _run_call(self, cmd: Call, now: int) -> None:
+    def _run_call(self, cmd: Call, now: int, index: int) -> None:
         task = asyncio.create_task(self._call(cmd))
         self._calls.add(task)
         task.add_done_callback(self._calls.discard)
@@ -460,8 +487,25 @@ class SessionRunner:
         if not self.closing:
             self._queue.put_nowait(_Deliver(settled))
 
-    def _track(self, cmd: Track, now: int) -> None:
-        event = TrackedEvent(self.id, self.session.model.project_id, cmd.event, now, dict(cmd.props))
+    def _track(self, cmd: Track, now: int, index: int = 0) -> None:
+        model = self.session.model
+        if not events.enabled(model):
+            return  # the host's `analytics: false`
+        event = events.make_event(model, self.id, now, cmd.event, dict(cmd.props), index)
+        self._to_sink(event)
+
+    def _report_error(self, item: object, error: BaseException) -> None:
+        """Unexpected errors are reported as telemetry (SPEC §8); the sink gates and caps it."""
+        model = self.session.model
+        if not events.enabled(model):
+            return
+        props = {"type": "error", "event": f"PROCESS_{type(item).__name__.strip('_').upper()}",
+                 "errorType": type(error).__name__, "errorMessage": str(error)[:512],
+                 "stackTrace": "".join(traceback.format_exception(error))[-4096:]}
+        now = self.clock.now_ms()
+        self._to_sink(events.make_event(model, self.id, now, "ERROR", props, 0, kind="error"))
+
+    def _to_sink(self, event: TrackedEvent) -> None:
         try:
             self.deps.analytics.track(event)
         except Exception:

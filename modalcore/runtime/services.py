@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from ..core.cmds import Call, CallSettled
+from ..services.jsonrpc import RpcCallError
 from .clock import Clock
 
 if TYPE_CHECKING:
@@ -76,6 +77,11 @@ class ServiceRegistry:
             return _failed(cmd, "timeout")
         except ServiceError as error:
             return _failed(cmd, str(error) or "service error")
+        except (httpx.HTTPError, RpcCallError) as error:
+            # an upstream (chain RPC, directory) that cannot be reached or refuses: not a bug, so
+            # one line and no traceback (any visitor can make a session call a dead RPC)
+            log.warning("service %s: upstream failed: %s: %s", cmd.service, type(error).__name__, error)
+            return _failed(cmd, str(error) or type(error).__name__)
         except Exception as error:  # a service bug must not take the session down
             log.warning("service %s failed", cmd.service, exc_info=True)
             return _failed(cmd, str(error) or type(error).__name__)

@@ -22,12 +22,19 @@ from starlette.staticfiles import StaticFiles
 
 from eth_account.signers.local import LocalAccount
 
+from ..analytics.events import AnalyticsObserver
+from ..analytics.hosted import HostedAnalyticsSink
+from ..analytics.local import LocalAnalyticsSink
+from ..analytics.routes import routes as analytics_routes
+from ..analytics.sinks import build_sink
+from ..audit.observer import AuditObserver
+from ..audit.routes import routes as audit_routes
 from ..directory.routes import routes as directory_routes
 from ..services.wiring import register_engine_services
 from ..siwx.http import routes as siwx_routes
 from ..siwx.store import SqliteSiwxStore
 from ..siwx.tokens import load_or_create_key
-from ..runtime.analytics import AnalyticsSink, LogSink
+from ..runtime.analytics import AnalyticsSink
 from ..runtime.clock import Clock, RealClock
 from ..runtime.services import ServiceRegistry, default_services
 from ..store.base import SessionStore
@@ -101,16 +108,20 @@ def create_app(
     config = config or default_config()
     own_store = store is None
     session_store = store if store is not None else open_store(config)
+    clock = clock or RealClock()
+    sink = analytics or build_sink(config.analytics, session_store, clock)
     hub = Hub(
         config=config,
         secret=resolve_secret(config),
-        clock=clock or RealClock(),
+        clock=clock,
         services=services or default_services(),
-        analytics=analytics or LogSink(),
+        analytics=sink,
         store=session_store,
         record_dir=Path(record_dir) if record_dir is not None else None,
         record_name=record_name,
     )
+    hub.deps.observers = (*hub.deps.observers, AuditObserver(session_store),
+                          AnalyticsObserver(sink))
     static_dir = config.static_path()
     siwx_store, signer = open_siwx(config)
 
@@ -119,12 +130,16 @@ def create_app(
         async with httpx.AsyncClient() as http:
             app.state.http = http
             hub.http = http
+            if isinstance(sink, HostedAnalyticsSink):
+                sink.http = http
             register_engine_services(hub.deps.services, http, siwx_store, signer)
             hub.start()
             try:
                 yield
             finally:
                 await hub.close()
+                if isinstance(sink, (HostedAnalyticsSink, LocalAnalyticsSink)):
+                    await sink.flush()
                 if own_store:
                     await session_store.close()
                 siwx_store.close()
@@ -135,6 +150,8 @@ def create_app(
         Route("/v1/engine", _engine_identity(signer.address)),
         *siwx_routes(siwx_store, engine_address=signer.address),
         *directory_routes(),
+        *audit_routes(),
+        *analytics_routes(),
         Route("/", _index(static_dir)),
         Mount("/static", StaticFiles(directory=static_dir, check_dir=False), name="static"),
     ]

@@ -14,7 +14,8 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_validator,
+                      model_validator)
 
 from ..chains import catalog
 from ..rules.limits import DEFAULT_MAX_SESSIONS_PER_ADDRESS
@@ -112,6 +113,22 @@ class StoreConfig(_Strict):
         return int(self.ttl_hours * 3600 * 1000)
 
 
+class AnalyticsConfig(_Strict):
+    """Where tracking events go (SPEC §7, Analytics): `local` keeps them in the engine's own
+    store (counts on the operator page), `hosted` posts them to `endpoint` as `POST /e`,
+    `off` drops them. `test` turns error telemetry on (at most 5 per 60 s)."""
+
+    mode: Literal["local", "hosted", "off"] = "local"
+    endpoint: str = ""  # the hosted API's base URL (`/e` and `/getAnalyticsConfig` under it)
+    test: bool = False
+
+    @model_validator(mode="after")
+    def _endpoint(self) -> AnalyticsConfig:
+        if self.mode == "hosted" and not self.endpoint.startswith(("https://", "http://")):
+            raise ValueError("mode 'hosted' needs an http(s) endpoint")
+        return self
+
+
 class EngineConfig(BaseModel):
     # Other modules may add their own top-level sections (read them from `model_extra`).
     model_config = ConfigDict(extra="allow", frozen=True)
@@ -128,6 +145,10 @@ class EngineConfig(BaseModel):
     # POST /devchain/{chainId} for `dev` networks (the demo's Dev Wallet). A test asset: it lets
     # any allowed origin use the dev node's unlocked accounts. Off unless turned on (`demo` does).
     devchain_proxy: bool = False
+    # Bearer token of the operator endpoints (GET /v1/audit/{session}, the analytics page);
+    # empty turns them off (404).
+    operator_token: str = ""
+    analytics: AnalyticsConfig = AnalyticsConfig()
     base_dir: str = ""  # folder relative paths resolve against (set by load_config)
 
     @field_validator("networks")

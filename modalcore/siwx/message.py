@@ -15,9 +15,12 @@ The text layout follows the EIP-4361 ABNF exactly::
     Expiration Time: {expirationTime}      (optional)
     Not Before: {notBefore}                (optional)
     Request ID: {requestId}                (optional)
-    Resources:                             (optional)
+    Resources:                             (optional, only with at least one resource)
     - {resource}
 
+The ABNF lets `Resources:` stand with no item under it, but the common libraries (SpruceID's
+`siwe` for Python) rebuild such a message without the line and then refuse its signature, so an
+empty resource list is the same as none: it is never written, and parsing it gives None.
 Without a statement the ABNF (`address LF LF [ statement LF ] LF "URI: "`) leaves two blank
 lines between the address and the URI line. No trailing newline. Everything here is pure (no
 clock, no randomness) so the engine's update functions may use it.
@@ -170,6 +173,8 @@ class SiwxMessage:
         if self.resources is not None:
             if not isinstance(self.resources, tuple):
                 object.__setattr__(self, "resources", tuple(self.resources))
+            if not self.resources:  # no resources: no `Resources:` line (see the module doc)
+                object.__setattr__(self, "resources", None)
             for resource in self.resources or ():
                 if not isinstance(resource, str) or not _URI.match(resource):
                     raise SiwxMessageError(f"invalid resource uri: {resource!r}", "resources")
@@ -208,7 +213,7 @@ class SiwxMessage:
             lines.append(f"Not Before: {self.not_before}")
         if self.request_id is not None:
             lines.append(f"Request ID: {self.request_id}")
-        if self.resources is not None:
+        if self.resources:
             lines.append("Resources:")
             lines += [f"- {resource}" for resource in self.resources]
         return "\n".join(lines)

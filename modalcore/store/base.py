@@ -3,8 +3,30 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from ..audit.chain import StoredEntry
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    event_id: str
+    project_id: str
+    session_id: str
+    event: str
+    at: int  # epoch ms
+    props: bytes  # canonical JSON
+
+    @property
+    def day(self) -> str:
+        return datetime.fromtimestamp(self.at / 1000, tz=timezone.utc).strftime("%Y-%m-%d")
 
 DEFAULT_TTL_MS = 24 * 3600 * 1000
+
+
+class AuditConflict(RuntimeError):
+    """An audit entry at that (session, seq) exists: the log is append-only."""
 
 
 class SessionStore(ABC):
@@ -36,6 +58,33 @@ class SessionStore(ABC):
 
     @abstractmethod
     async def count(self) -> int: ...
+
+    # ----- the audit log (append-only; it outlives the session's TTL)
+    @abstractmethod
+    async def audit_append(self, entry: StoredEntry) -> None:
+        """Add the entry; an entry already at that (session, seq) is an error, never replaced."""
+
+    @abstractmethod
+    async def audit_entries(self, session_id: str) -> list[StoredEntry]:
+        """The session's entries in seq order."""
+
+    @abstractmethod
+    async def audit_sessions(self) -> list[str]:
+        """Every session with audit entries."""
+
+    async def audit_head(self, session_id: str) -> StoredEntry | None:
+        """The session's newest entry (the chain continues from it)."""
+        entries = await self.audit_entries(session_id)
+        return entries[-1] if entries else None
+
+    # ----- analytics events kept by the engine itself (the self-hosted default)
+    @abstractmethod
+    async def events_add(self, event: StoredEvent) -> None:
+        """Keep one tracking event (an event id seen before is ignored)."""
+
+    @abstractmethod
+    async def event_counts(self) -> list[tuple[str, str, str, int]]:
+        """(project, day as YYYY-MM-DD UTC, event, count), sorted."""
 
     async def close(self) -> None:
         return None

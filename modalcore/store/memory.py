@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from .base import DEFAULT_TTL_MS, SessionStore
+from ..audit.chain import StoredEntry
+from collections import Counter
+
+from .base import DEFAULT_TTL_MS, AuditConflict, SessionStore, StoredEvent
+
+MAX_EVENTS_HELD = 100_000  # event ids remembered (for dropping repeats); counts are kept whole
 
 
 class MemoryStore(SessionStore):
     def __init__(self, ttl_ms: int = DEFAULT_TTL_MS) -> None:
         super().__init__(ttl_ms)
         self._rows: dict[str, tuple[bytes, int]] = {}
+        self._audit: dict[str, list[StoredEntry]] = {}
+        self._event_ids: dict[str, None] = {}
+        self._counts: Counter[tuple[str, str, str]] = Counter()
 
     async def load(self, session_id: str, now_ms: int) -> bytes | None:
         row = self._rows.get(session_id)
@@ -38,3 +46,30 @@ class MemoryStore(SessionStore):
 
     async def count(self) -> int:
         return len(self._rows)
+
+    async def audit_append(self, entry: StoredEntry) -> None:
+        entries = self._audit.setdefault(entry.session_id, [])
+        if entries and entries[-1].seq >= entry.seq:
+            raise AuditConflict(f"audit entry {entry.session_id}/{entry.seq} exists")
+        entries.append(entry)
+
+    async def audit_entries(self, session_id: str) -> list[StoredEntry]:
+        return list(self._audit.get(session_id, ()))
+
+    async def audit_sessions(self) -> list[str]:
+        return sorted(self._audit)
+
+    async def audit_head(self, session_id: str) -> StoredEntry | None:
+        entries = self._audit.get(session_id)
+        return entries[-1] if entries else None
+
+    async def events_add(self, event: StoredEvent) -> None:
+        if event.event_id in self._event_ids:
+            return
+        self._event_ids[event.event_id] = None
+        if len(self._event_ids) > MAX_EVENTS_HELD:
+            del self._event_ids[next(iter(self._event_ids))]
+        self._counts[(event.project_id, event.day, event.event)] += 1
+
+    async def event_counts(self) -> list[tuple[str, str, str, int]]:
+        return sorted((*key, count) for key, count in self._counts.items())

@@ -111,6 +111,30 @@ class FrameError(ValueError):
         self.message = message
 
 
+def _shape_problem(value: dict[str, Any]) -> str | None:
+    """Why a decoded client frame breaks the protocol's value rules, or None: values nested
+    deeper than L.MAX_NESTING, or msgpack `bin` anywhere (client frames hold only JSON-like
+    values). Checked before any model sees the frame, so nothing downstream (validation, the
+    session recorder's JSON) meets such a value."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            if any(isinstance(key, bytes) for key in item):
+                return "binary map keys are refused: keys are UTF-8 str"
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        elif isinstance(item, bytes):
+            return "binary values are refused: strings are UTF-8 str"
+        else:
+            continue
+        if depth > L.MAX_NESTING:
+            return f"values nest at most {L.MAX_NESTING} levels deep"
+        stack.extend((child, depth + 1) for child in children)
+    return None
+
+
 def parse_client_frame(data: bytes) -> ClientFrame:
     try:
         value = decode(data)
@@ -119,6 +143,9 @@ def parse_client_frame(data: bytes) -> ClientFrame:
         raise FrameError(code, str(error)) from error
     if not isinstance(value, dict):
         raise FrameError("malformed", "a frame is a msgpack map")
+    problem = _shape_problem(value)
+    if problem is not None:
+        raise FrameError("malformed", problem)
     try:
         return _client_frame.validate_python(value)
     except ValidationError as error:

@@ -87,11 +87,26 @@ def test_create_renders_the_eip4361_layout() -> None:
     assert message.issued_at_ms == 1_700_000_000_000
 
 
-def test_empty_resources_list_round_trips() -> None:
-    text = MINIMAL + "\nResources:"
-    message = SiwxMessage.parse(text)
-    assert message.resources == ()
-    assert message.to_text() == text
+def test_an_empty_resources_list_writes_no_resources_line() -> None:
+    """Issue 11: `Resources:` with nothing under it is dropped by SIWE libraries when they
+    rebuild the message, which then fails their signature check; so none is ever written."""
+    message = SiwxMessage.parse(MINIMAL)
+    empties: tuple[tuple[str, ...], list[str]] = ((), [])
+    for empty in empties:
+        made = SiwxMessage.create(
+            domain="localhost:3000", address=ADDRESS_0, uri="http://localhost:3000",
+            chain_id=31337, nonce="abcdEFGH1234", now_ms=1_700_000_000_000, resources=empty,
+        )
+        assert made.to_text() == MINIMAL
+        assert made == message and made.resources is None
+        assert "resources" not in made.to_data()
+
+
+def test_a_bare_resources_line_is_still_accepted() -> None:
+    """The ABNF allows `Resources:` with no item; such a message (signed elsewhere) parses."""
+    message = SiwxMessage.parse(MINIMAL + "\nResources:")
+    assert message.resources is None
+    assert message.to_text() == MINIMAL
 
 
 def test_data_round_trip_uses_spec_names() -> None:

@@ -135,6 +135,49 @@ def test_frames_with_bad_fields_are_malformed(frame: dict[str, Any]) -> None:
     assert _code(encode(frame)) == "malformed"
 
 
+def _nested(depth: int) -> Any:
+    value: Any = 0
+    for level in range(depth):
+        value = [value] if level % 2 else {"k": value}
+    return value
+
+
+EFFECT: dict[str, Any] = {"t": "effect_result", "s": 1, "a": 0, "eid": "e", "ok": True}
+
+
+def test_values_may_nest_32_levels() -> None:
+    """PROTOCOL.md "Limits": the frame map is level 1, its `result` level 2 ... 32."""
+    frame = parse_client_frame(encode({**EFFECT, "result": _nested(31)}))
+    assert isinstance(frame, EffectResult)
+
+
+@pytest.mark.parametrize("frame", [
+    {**EFFECT, "result": _nested(32)},                          # 33 levels
+    {**EFFECT, "result": _nested(1000)},                        # what msgpack still decodes
+    {"t": "wallet_event", "s": 1, "a": 0, "connector": "c", "event": "announce",
+     "data": {"uuid": "u", "name": "n", "x": _nested(40)}},
+    {**INTENT, "args": {"value": _nested(40)}},
+    {**JOIN, "opts": {"networks": ["eip155:1"], "features": _nested(40)}},
+])
+def test_values_nested_deeper_than_32_levels_are_malformed(frame: dict[str, Any]) -> None:
+    """Issue 11 fuzz: with recording on (`serve --record-dir`), such a frame made the recorder
+    raise (a traceback, and the frame went unanswered); now the socket edge refuses it."""
+    assert _code(encode(frame)) == "malformed"
+
+
+@pytest.mark.parametrize("frame", [
+    {**EFFECT, "result": b"\xff\xfe"},
+    {**EFFECT, "result": ["0x1", {"k": b"ok"}]},
+    {"t": "wallet_event", "s": 1, "a": 0, "connector": "c", "event": "announce", "data": b"\x80"},
+    {**INTENT, "args": {"value": b"x"}},
+    {**EFFECT, "result": {b"key": 1}},
+])
+def test_binary_values_and_keys_are_malformed(frame: dict[str, Any]) -> None:
+    """Issue 11 fuzz: a msgpack `bin` (not UTF-8) in `result`/`data` made the session recorder
+    raise UnicodeDecodeError; client frames hold JSON-like values only."""
+    assert _code(encode(frame)) == "malformed"
+
+
 def test_a_frame_over_64_kib_is_too_large() -> None:
     data = encode({**INTENT, "args": {"value": "x" * MAX_FRAME_BYTES}})
     assert len(data) > MAX_FRAME_BYTES

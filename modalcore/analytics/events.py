@@ -1,0 +1,75 @@
+"""Tracking events derived at the runtime edge, and their deterministic ids (no randomness:
+the same session input yields the same event id, in a replay too)."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from typing import Any
+
+from ..slices.model import Model
+from ..runtime.analytics import AnalyticsSink, TrackedEvent
+from ..runtime.observe import Step
+
+MODAL_CREATED = "MODAL_CREATED"  # counted locally, never posted (SPEC §7)
+
+
+def event_id(session_id: str, at: int, event: str, index: int) -> str:
+    """A UUID-shaped id from the session, the time, the event and its place in the step."""
+    data = hashlib.sha256(f"{session_id}|{at}|{event}|{index}".encode()).digest()[:16]
+    return str(uuid.UUID(bytes=data, version=4))
+
+
+def visitor_address(model: Model) -> str:
+    return model.accounts.get(model.networks.active_namespace).address or ""
+
+
+def enabled(model: Model) -> bool:
+    """The host's `features.analytics` (`analytics: false` sends nothing)."""
+    return bool(model.options.features.analytics)
+
+
+def make_event(model: Model, session_id: str, at: int, name: str, props: dict[str, Any],
+               index: int, kind: str = "track") -> TrackedEvent:
+    return TrackedEvent(session_id, model.project_id, name, at, props,
+                        event_id=event_id(session_id, at, name, index),
+                        address=visitor_address(model), url=model.origin, kind=kind)
+
+
+def derived(step: Step) -> list[tuple[str, dict[str, Any]]]:
+    """CONNECT_SUCCESS, CONNECT_ERROR, DISCONNECT_SUCCESS, MODAL_OPEN, MODAL_CLOSE and
+    MODAL_CREATED, from the model before and after one input."""
+    before, after = step.before, step.after
+    events: list[tuple[str, dict[str, Any]]] = []
+    first = step.frames[0] if step.frames else {}
+    if step.cause is None and first.get("t") == "joined" and first.get("resumed") is False:
+        events.append((MODAL_CREATED, {}))
+    old = before.accounts.get(before.networks.active_namespace)
+    new = after.accounts.get(after.networks.active_namespace)
+    if new.status == "connected" and (old.status != "connected" or old.address != new.address):
+        wallet = new.connected_wallet_info
+        events.append(("CONNECT_SUCCESS", {"method": "browser",
+                                           "name": wallet.name if wallet else ""}))
+    elif old.status == "connected" and new.status != "connected":
+        events.append(("DISCONNECT_SUCCESS", {}))
+    if after.connection.error and after.connection.error != before.connection.error:
+        events.append(("CONNECT_ERROR", {"message": after.connection.error}))
+    if after.modal.open != before.modal.open:
+        connected = new.status == "connected"
+        events.append(("MODAL_OPEN" if after.modal.open else "MODAL_CLOSE",
+                       {"connected": connected}))
+    return events
+
+
+class AnalyticsObserver:
+    """Hands the derived events of each step to the analytics sink."""
+
+    def __init__(self, sink: AnalyticsSink) -> None:
+        self.sink = sink
+
+    async def observe(self, step: Step) -> None:
+        if not enabled(step.after):
+            return
+        for index, (name, props) in enumerate(derived(step)):
+            self.sink.track(make_event(step.after, step.session_id, step.at, name, props,
+                                       1000 + index))

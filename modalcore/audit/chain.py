@@ -1,0 +1,83 @@
+"""Audit entries and their chain: each entry holds the sha256 of the previous entry's
+canonical bytes; `verify_chain` finds the first broken link."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+GENESIS = "0" * 64  # what the first entry of a session holds as its previous hash
+
+
+@dataclass(frozen=True)
+class StoredEntry:
+    """One row of the audit table: the canonical bytes of the entry and their sha256."""
+
+    session_id: str
+    seq: int
+    body: bytes
+    hash: str
+
+
+@dataclass(frozen=True)
+class Broken:
+    """The first link that does not hold."""
+
+    session_id: str
+    seq: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"session {self.session_id} entry {self.seq}: {self.reason}"
+
+
+def canonical(value: Any) -> bytes:
+    """JSON with sorted keys, no spaces, UTF-8: the bytes that are hashed."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False).encode()
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def make_entry(session_id: str, seq: int, at: int, kind: str, data: dict[str, Any],
+               prev: str) -> StoredEntry:
+    body = canonical({"session": session_id, "seq": seq, "at": at, "kind": kind, "data": data,
+                      "prev": prev})
+    return StoredEntry(session_id, seq, body, digest(body))
+
+
+def entry_json(entry: StoredEntry) -> dict[str, Any]:
+    """What the operator endpoint shows for one entry."""
+    value: dict[str, Any] = json.loads(entry.body)
+    value["hash"] = entry.hash
+    return value
+
+
+def verify_chain(entries: Iterable[StoredEntry]) -> tuple[int, Broken | None]:
+    """Check one session's entries (in seq order): how many held, and the first broken link."""
+    prev = GENESIS
+    expected = 1
+    count = 0
+    for entry in entries:
+        where = (entry.session_id, entry.seq)
+        if entry.seq != expected:
+            return count, Broken(*where, f"expected entry {expected} (an entry is missing)")
+        if digest(entry.body) != entry.hash:
+            return count, Broken(*where, "its bytes do not match its hash (edited)")
+        try:
+            value = json.loads(entry.body)
+        except ValueError:
+            return count, Broken(*where, "its bytes are not JSON")
+        if not isinstance(value, dict) or value.get("prev") != prev:
+            return count, Broken(*where, "it does not hold the hash of the entry before it")
+        if value.get("session") != entry.session_id or value.get("seq") != entry.seq:
+            return count, Broken(*where, "its bytes name another session or position")
+        prev = entry.hash
+        expected += 1
+        count += 1
+    return count, None

@@ -1,0 +1,164 @@
+"""Which audit records one processed input yields: pure, from the model before and after, the
+input and the frames that went out (a `Step`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.cmds import EffectSettled
+from ..slices.model import Model
+from ..runtime.observe import Step
+from ..slices.accounts import AccountState
+from ..wire.frames import EffectResult
+from .chain import canonical, digest
+
+SIGN_METHODS = frozenset({
+    "personal_sign", "eth_sign", "eth_signTypedData", "eth_signTypedData_v3",
+    "eth_signTypedData_v4", "solana_signMessage", "solana_signTransaction",
+})
+TX_METHODS = frozenset({"eth_sendTransaction", "wallet_sendCalls", "solana_signAndSendTransaction"})
+# SPEC §8: 4001 is the user's rejection, and 5000 and 5700 to 5760 are treated as one
+REJECTED_CODES = frozenset({4001, 5000, *range(5700, 5761)})
+
+
+@dataclass(frozen=True)
+class Record:
+    kind: str
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A signature or transaction request awaiting its outcome."""
+
+    kind: str  # "signature" or "transaction"
+    method: str
+    connector: str
+
+
+def _chain(account: AccountState) -> str:
+    caip = account.caip_address or ""
+    return caip.rsplit(":", 1)[0] if caip.count(":") >= 2 else ""
+
+
+def _accounts(model: Model) -> dict[str, AccountState]:
+    return dict(model.accounts.by_namespace)
+
+
+def connection_records(before: Model, after: Model) -> list[Record]:
+    records: list[Record] = []
+    old, new = _accounts(before), _accounts(after)
+    for namespace in sorted(set(old) | set(new)):
+        was, now = old.get(namespace, AccountState()), new.get(namespace, AccountState())
+        was_on, now_on = was.status == "connected", now.status == "connected"
+        if now_on and (not was_on or was.address != now.address
+                       or was.connector_id != now.connector_id):
+            if was_on:
+                records.append(Record("disconnect", _who(was)))
+            records.append(Record("connect", {**_who(now), "origin": after.origin}))
+        elif was_on and not now_on:
+            records.append(Record("disconnect", _who(was)))
+        elif was_on and now_on and _chain(was) != _chain(now):
+            records.append(Record("chain_switch", {**_who(now), "from": _chain(was)}))
+    if after.siwx.has_session and not before.siwx.has_session:
+        records.append(Record("sign_in", {"address": after.siwx.session_address or ""}))
+    elif before.siwx.has_session and not after.siwx.has_session:
+        records.append(Record("sign_out", {"address": before.siwx.session_address or ""}))
+    return records
+
+
+def _who(account: AccountState) -> dict[str, Any]:
+    return {"connector": account.connector_id or "", "address": account.address or "",
+            "chain": _chain(account)}
+
+
+def request_records(frames: list[dict[str, Any]]) -> tuple[list[Record], dict[str, Pending]]:
+    """Signature and transaction requests the session asked the browser to make."""
+    records: list[Record] = []
+    pending: dict[str, Pending] = {}
+    for frame in frames:
+        if frame.get("t") != "effect" or frame.get("kind") != "eip1193":
+            continue
+        req = frame.get("req") or {}
+        method = str(req.get("method", ""))
+        kind = ("signature" if method in SIGN_METHODS
+                else "transaction" if method in TX_METHODS else "")
+        if not kind:
+            continue
+        eid = str(frame.get("eid", ""))
+        connector = str(req.get("connector", ""))
+        records.append(Record(f"{kind}_request", {
+            "eid": eid, "method": method, "connector": connector,
+            "request_hash": digest(canonical(req.get("params"))),
+        }))
+        pending[eid] = Pending(kind, method, connector)
+    return records, pending
+
+
+def outcome_record(step: Step, pending: Mapping[str, Pending]) -> tuple[str, Record] | None:
+    """The outcome of a request this step settled (a wallet's answer or a time-out)."""
+    cause = step.cause
+    if isinstance(cause, EffectResult):
+        eid, ok, result = cause.eid, cause.ok, cause.result
+        code = cause.error.code if cause.error and not ok else 0
+        message = cause.error.message if cause.error and not ok else ""
+        if eid not in step.effects_before:
+            return None  # cancelled, timed out or unknown: the session ignored it
+    elif isinstance(cause, EffectSettled):
+        eid, ok, result, code, message = (cause.eid, cause.ok, cause.result, cause.error_code,
+                                          cause.error_message)
+        if eid not in step.effects_before:
+            return None
+    else:
+        return None
+    request = pending.get(eid)
+    if request is None:
+        return None
+    if ok:
+        outcome = "approved"
+    elif message == "timeout" and isinstance(cause, EffectSettled):
+        outcome = "timeout"
+    elif code in REJECTED_CODES:
+        outcome = "rejected"
+    else:
+        outcome = "failed"
+    data: dict[str, Any] = {"eid": eid, "method": request.method, "outcome": outcome}
+    if ok:
+        if request.kind == "transaction" and isinstance(result, str):
+            data["tx_hash"] = result
+        else:
+            data["result_hash"] = digest(canonical(result))
+    else:
+        data["error_code"] = code
+    return eid, Record(f"{request.kind}_result", data)
+
+
+def cancelled(frames: list[dict[str, Any]], pending: Mapping[str, Pending]) -> list[tuple[str, Record]]:
+    out = []
+    for frame in frames:
+        eid = str(frame.get("eid", ""))
+        if frame.get("t") == "effect_cancel" and eid in pending:
+            request = pending[eid]
+            out.append((eid, Record(f"{request.kind}_result",
+                                    {"eid": eid, "method": request.method, "outcome": "cancelled"})))
+    return out
+
+
+def derive(step: Step, pending: Mapping[str, Pending]) -> tuple[list[Record], dict[str, Pending]]:
+    """The records of one step, and the requests still pending after it."""
+    still = dict(pending)
+    records: list[Record] = []
+    settled = outcome_record(step, still)
+    if settled is not None:
+        records.append(settled[1])
+        still.pop(settled[0], None)
+    for eid, record in cancelled(step.frames, still):
+        records.append(record)
+        still.pop(eid, None)
+    records.extend(connection_records(step.before, step.after))
+    asked, new = request_records(step.frames)
+    records.extend(asked)
+    still.update(new)
+    return records, still

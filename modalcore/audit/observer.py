@@ -1,0 +1,56 @@
+"""The runtime observer that writes a session's audit records to the store, chained."""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from ..runtime.observe import Step
+from ..store.base import SessionStore
+from .chain import GENESIS, make_entry
+from .derive import Pending, derive
+
+log = logging.getLogger(__name__)
+
+MAX_SESSIONS_HELD = 10_000  # chain heads kept in memory; others are read back from the store
+
+
+@dataclass
+class _Head:
+    seq: int
+    hash: str
+    pending: dict[str, Pending] = field(default_factory=dict)
+
+
+class AuditObserver:
+    def __init__(self, store: SessionStore) -> None:
+        self.store = store
+        self._heads: OrderedDict[str, _Head] = OrderedDict()
+
+    async def _head(self, session_id: str) -> _Head:
+        head = self._heads.get(session_id)
+        if head is None:
+            last = await self.store.audit_head(session_id)
+            head = _Head(last.seq, last.hash) if last else _Head(0, GENESIS)
+            self._heads[session_id] = head
+            while len(self._heads) > MAX_SESSIONS_HELD:
+                self._heads.popitem(last=False)
+        else:
+            self._heads.move_to_end(session_id)
+        return head
+
+    async def observe(self, step: Step) -> None:
+        head = self._heads.get(step.session_id)
+        records, pending = derive(step, head.pending if head else {})
+        if not records and head is None:
+            if pending:
+                (await self._head(step.session_id)).pending = pending
+            return
+        head = await self._head(step.session_id)
+        head.pending = pending
+        for record in records:
+            entry = make_entry(step.session_id, head.seq + 1, step.at, record.kind, record.data,
+                               head.hash)
+            await self.store.audit_append(entry)
+            head.seq, head.hash = entry.seq, entry.hash

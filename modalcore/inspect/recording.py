@@ -1,0 +1,185 @@
+"""One recording, inspected: each input with what it produced as recorded and as today's engine
+produces it (trees, frames and their bytes, the model), and where the two first differ."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..slices.model import Model, model_to_data
+from ..engine.record import INPUTS, _feed, _start, read_lines
+from ..replay.screen import is_open, view_of
+from ..replay.trees import TreeTracker, json_diff, tree_diff
+from ..replay.words import Describer
+from ..wire.codec import encode
+
+
+@dataclass
+class InspectedStep:
+    index: int
+    line: int
+    event: dict[str, Any]
+    kind: str
+    said: str
+    at: int  # ms since the recording began
+    recorded: list[dict[str, Any]] = field(default_factory=list)  # frames as recorded
+    replayed: list[dict[str, Any]] = field(default_factory=list)  # frames today's engine sent
+    recorded_tree: dict[str, Any] | None = None  # the client's tree after this step
+    replayed_tree: dict[str, Any] | None = None
+    theme: dict[str, Any] = field(default_factory=dict)
+    model: Model | None = None  # today's engine's model after this step
+    error: str = ""  # the engine refused the recorded input
+
+    @property
+    def diverges(self) -> bool:
+        return self.recorded != self.replayed
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "index": self.index, "line": self.line, "kind": self.kind, "said": self.said,
+            "at": self.at, "frames": len(self.recorded),
+            "bytes": sum(len(encode(f)) for f in self.recorded),
+            "view": view_of(self.recorded_tree), "open": is_open(self.recorded_tree),
+            "diverges": self.diverges,
+        }
+
+
+@dataclass
+class Inspection:
+    path: Path
+    header: dict[str, Any] | None
+    project: str
+    origin: str
+    steps: list[InspectedStep]
+    problem: str = ""  # the recording could not be read to its end
+
+    @property
+    def first_divergence(self) -> int | None:
+        return next((s.index for s in self.steps if s.diverges), None)
+
+    @property
+    def outcome(self) -> str:
+        if self.problem:
+            return f"unreadable: {self.problem}"
+        first = self.first_divergence
+        return "replays identically" if first is None else f"diverges at step {first}"
+
+    def listing(self) -> dict[str, Any]:
+        return {"name": self.path.name, "title": (self.header or {}).get("name") or self.path.stem,
+                "project": self.project, "origin": self.origin, "length": len(self.steps),
+                "outcome": self.outcome, "diverges_at": self.first_divergence}
+
+    def step_detail(self, index: int) -> dict[str, Any]:
+        step = self.steps[index]
+        return {
+            **step.summary(), "event": step.event, "error": step.error,
+            "recorded_tree": step.recorded_tree, "replayed_tree": step.replayed_tree,
+            "theme": step.theme,
+            "recorded_frames": [_frame_row(f) for f in step.recorded],
+            "replayed_frames": [_frame_row(f) for f in step.replayed],
+            "tree_diff": tree_diff(step.recorded_tree, step.replayed_tree),
+        }
+
+    def model_diff(self, a: int, b: int) -> list[str]:
+        """Today's engine's model at step a against step b, leaf by leaf."""
+        old, new = self.steps[a].model, self.steps[b].model
+        return list(json_diff(_plain(old), _plain(new)))
+
+
+def _plain(model: Model | None) -> Any:
+    return json.loads(json.dumps(model_to_data(model), default=str)) if model is not None else None
+
+
+def _frame_row(frame: dict[str, Any]) -> dict[str, Any]:
+    return {"t": frame.get("t"), "s": frame.get("s"), "bytes": len(encode(frame)),
+            "frame": frame if frame.get("t") not in ("snapshot",) else {**frame, "tree": "…"}}
+
+
+def _kind(event: dict[str, Any]) -> str:
+    kind = str(event.get("k"))
+    if kind == "in":
+        return str((event.get("frame") or {}).get("t", "in"))
+    if kind == "msg":
+        msg = event.get("msg") or {}
+        name, data = msg.get("type"), msg.get("data") or {}
+        if name == "CallSettled":
+            return "result"
+        if name == "EffectSettled":
+            return "timer" if data.get("error_message") == "timeout" else "result"
+        return "timer"
+    return kind
+
+
+def inspect_file(path: Path) -> Inspection:
+    """Replay the recording with today's engine, keeping everything the inspector shows."""
+    steps: list[InspectedStep] = []
+    header: dict[str, Any] | None = None
+    project = origin = problem = ""
+    session: Any = None
+    recorded, replayed = TreeTracker(), TreeTracker()
+    describer = Describer()
+    theme: dict[str, Any] = {}
+    start: int | None = None
+    try:
+        for line, event in read_lines(path):
+            kind = event.get("k")
+            if kind == "header":
+                header = event
+                continue
+            if kind == "out":
+                if not steps:
+                    raise ValueError(f"line {line}: an output before any input")
+                frame = event.get("frame")
+                if isinstance(frame, dict):
+                    _take(steps[-1], frame, recorded, describer)
+                    if frame.get("t") == "theme":
+                        theme = {"mode": frame.get("mode"), "vars": frame.get("vars") or {}}
+                    steps[-1].theme = theme
+                continue
+            if kind not in INPUTS:
+                raise ValueError(f"line {line}: unknown event kind {kind!r}")
+            stamp = event.get("now")
+            now = stamp if isinstance(stamp, int) else 0
+            if start is None:
+                start = now
+            step = InspectedStep(len(steps), line, event, _kind(event), describer.describe(event),
+                                 now - start, recorded_tree=recorded.tree,
+                                 replayed_tree=replayed.tree, theme=theme)
+            steps.append(step)
+            if kind == "join":
+                session = _start(event)
+                frame = event.get("frame") or {}
+                project, origin = str(frame.get("project", "")), str(event.get("origin", ""))
+            elif session is None:
+                raise ValueError("a recording starts with a join event")
+            else:
+                try:
+                    step.replayed = json.loads(json.dumps(_feed(session, event)))
+                except (KeyError, TypeError, ValueError) as error:
+                    step.error = f"the engine refused this input: {error!r}"
+                for frame in step.replayed:
+                    replayed.feed(frame)
+                step.replayed_tree = replayed.tree
+            step.model = session.model if session is not None else None
+    except (OSError, ValueError) as error:
+        problem = str(error)
+    return Inspection(path, header, project, origin, steps, problem)
+
+
+def _take(step: InspectedStep, frame: dict[str, Any], tracker: TreeTracker,
+          describer: Describer) -> None:
+    step.recorded.append(frame)
+    tracker.feed(frame)
+    describer.saw(frame)
+    step.recorded_tree = tracker.tree
+
+
+def tree_after_step(path: Path, index: int) -> dict[str, Any] | None:
+    """The tree today's engine draws after the recording's input number `index` (exported
+    tests replay up to there and assert on it)."""
+    inspection = inspect_file(path)
+    if inspection.problem:
+        raise ValueError(inspection.problem)
+    return inspection.steps[index].replayed_tree

@@ -1,0 +1,33 @@
+"""What each update produced, seen from the runtime edge (the audit log and derived analytics
+events read it; `update` stays pure and knows nothing of them)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..core.cmds import Cmd
+from ..slices.model import Model
+from ..core.msg import Msg
+from ..wire.frames import ClientFrame
+
+
+@dataclass(frozen=True)
+class Step:
+    """One input the session processed: the model before and after, the input (a client frame,
+    a message, or None for a socket attaching), what went out, and the browser effects pending
+    before and after (eid -> purpose)."""
+
+    session_id: str
+    at: int
+    before: Model
+    after: Model
+    cause: ClientFrame | Msg | None
+    frames: list[dict[str, Any]]
+    cmds: list[Cmd]
+    effects_before: Mapping[str, str] = field(default_factory=dict)
+
+
+class SessionObserver(Protocol):
+    async def observe(self, step: Step) -> None: ...

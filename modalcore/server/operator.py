@@ -1,0 +1,25 @@
+"""Operator-only endpoints (audit log, analytics counts) sit behind the config's
+`operator_token`: unset turns them off (404), a missing or wrong bearer token is 401."""
+
+from __future__ import annotations
+
+import hmac
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from .config import EngineConfig
+
+
+def refuse_operator(request: Request) -> Response | None:
+    """None when the request carries the operator token; else the response to send."""
+    config: EngineConfig = request.app.state.config
+    token = config.operator_token
+    if not token:
+        return JSONResponse({"error": "not_found"}, status_code=404)
+    header = request.headers.get("authorization", "")
+    presented = header[7:] if header[:7].lower() == "bearer " else ""
+    if not presented or not hmac.compare_digest(presented.encode(), token.encode()):
+        return JSONResponse({"error": "unauthorized"}, status_code=401,
+                            headers={"WWW-Authenticate": "Bearer"})
+    return None

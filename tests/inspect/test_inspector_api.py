@@ -1,0 +1,69 @@
+"""The inspector's API over a folder of recordings (issue 20, part 1), without a browser."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from modalcore.__main__ import main
+from modalcore.inspect.server import create_inspector
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "sessions"
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    for name in ("navigate.jsonl", "snack_timers.jsonl"):
+        shutil.copy(FIXTURES / name, tmp_path / name)
+    (tmp_path / "broken.jsonl").write_text('{"k":"out","frame":{}}\n')
+    return tmp_path
+
+
+def test_rule_the_listing_names_project_origin_length_and_outcome(folder: Path) -> None:
+    client = TestClient(create_inspector(folder))
+    listed = {r["name"]: r for r in client.get("/api/recordings").json()["recordings"]}
+    assert listed["navigate.jsonl"] == {
+        "name": "navigate.jsonl", "title": "navigate", "project": "demo",
+        "origin": "http://localhost:8000", "length": 11, "outcome": "replays identically",
+        "diverges_at": None}
+    assert listed["broken.jsonl"]["outcome"] == "unreadable: line 1: an output before any input"
+
+
+def test_rule_only_recordings_of_the_folder_are_served(folder: Path) -> None:
+    client = TestClient(create_inspector(folder))
+    for name in ("..%2Fsecret.jsonl", "nope.jsonl", "%2Fetc%2Fpasswd"):
+        assert client.get(f"/api/recordings/{name}").status_code == 404
+    assert client.get("/api/recordings/navigate.jsonl/steps/99").status_code == 404
+    assert client.get("/api/recordings/navigate.jsonl/diff?a=0&b=x").status_code == 400
+
+
+def test_rule_a_step_carries_both_trees_the_frames_bytes_and_the_model_diff(folder: Path) -> None:
+    client = TestClient(create_inspector(folder))
+    step = client.get("/api/recordings/navigate.jsonl/steps/3").json()
+    assert step["said"] == "press connect/all-wallets" and step["diverges"] is False
+    assert step["recorded_tree"] == step["replayed_tree"] and step["tree_diff"] == []
+    assert step["bytes"] == sum(f["bytes"] for f in step["recorded_frames"]) > 0
+    diff = client.get("/api/recordings/navigate.jsonl/diff?a=2&b=3").json()
+    assert "directory.pages: 'idle' → 'loading'" in diff["lines"]
+    assert any("AllWallets" in line for line in diff["lines"] if line.startswith("router.history"))
+
+
+def test_rule_an_exported_test_replays_to_its_step_and_passes(folder: Path, tmp_path: Path) -> None:
+    client = TestClient(create_inspector(folder, tmp_path / "out"))
+    written = Path(client.post("/api/recordings/navigate.jsonl/export?step=5").json()["path"])
+    assert written.parent == tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           str(written)], capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_rule_inspect_on_a_missing_folder_is_a_clear_error(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", str(tmp_path / "none")]) == 2
+    assert "is not a folder" in capsys.readouterr().err
