@@ -25,13 +25,36 @@ class CancelEffect:
 
 
 @dataclass(frozen=True)
+class Reply(Msg):
+    """A call's result as `update` sees it, typed. A slice subclasses it per call and narrows
+    `result` to a pydantic model (`result: Balances | None = None`); the engine's edge
+    (`engine/replies.py`) validates the raw result into it, so a handler never reads a raw dict.
+    `ok=False` (with `error`) is the failure: the service failed or its result did not validate.
+    `key` says what the call was for (the account, the page, the token) and `context` carries
+    what the slice asked to get back (strings)."""
+
+    key: str = ""
+    ok: bool = True
+    result: object = None
+    error: str = ""
+    context: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Call:
-    """Call a named engine service with keyword args. Settles as CallSettled(purpose, ...)."""
+    """Call a named engine service with keyword args. Its result comes back as `reply`
+    (a `Reply` subclass) for `key`; on the way it travels as the raw envelope `CallSettled`
+    whose purpose is `"<reply name>|<key>"` (what a recording stores)."""
 
     service: str
-    args: dict[str, Any]
-    purpose: str
-    context: dict[str, Any] = field(default_factory=dict)
+    args: dict[str, Any]  # the service's keyword arguments (services take `**args`)
+    reply: type[Reply]
+    key: str = ""
+    context: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def purpose(self) -> str:
+        return f"{self.reply.__name__}|{self.key}"
 
 
 @dataclass(frozen=True)

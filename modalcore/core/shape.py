@@ -1,8 +1,9 @@
 """The one shape of a slice, and the table the engine assembles from a list of them.
 
-A slice module ends with `SLICE = Slice(name, handlers=..., ...)`: its message handlers, the
-handlers of the effect and call results it asked for (by purpose name), and optionally an
-observer run after every message. Nothing registers itself at import time: `engine/update.py`
+A slice module ends with `SLICE = Slice(name, handlers=..., ...)`: its message handlers (a
+call's result is a message like any other: the `Reply` subclass the call named, typed at the
+engine's edge by `engine/replies.py`), the handlers of the effect results it asked for (by
+purpose name), and optionally an observer run after every message. Nothing registers itself at import time: `engine/update.py`
 lists the slices and builds the production `Table`; a test builds its own with `Table.of`.
 """
 
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from .cmds import CallSettled, EffectSettled
+from .cmds import EffectSettled
 from .msg import Msg
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Handler = Callable[["Model", Any, int], "Step"]
-# (model, EffectSettled | CallSettled, now, the purpose's parameter)
+# (model, EffectSettled, now, the purpose's parameter)
 ResultHandler = Callable[["Model", Any, int, str], "Step"]
 # (model before, model after, now): reacts to a change of state rather than to one message
 Observer = Callable[["Model", "Model", int], "Step"]
@@ -36,7 +37,6 @@ class Slice:
     name: str
     handlers: Mapping[type[Msg], Handler] = field(default_factory=dict)
     effect_results: Mapping[str, ResultHandler] = field(default_factory=dict)
-    call_results: Mapping[str, ResultHandler] = field(default_factory=dict)
     observe: Observer | None = None
     guards: Mapping[type[Msg], Guard] = field(default_factory=dict)
 
@@ -66,7 +66,6 @@ class Table:
 
     handlers: Mapping[type[Msg], Handler]
     effect_results: Mapping[str, ResultHandler]
-    call_results: Mapping[str, ResultHandler]
     observers: tuple[Observer, ...]
     guards: Mapping[type[Msg], Guard] = field(default_factory=dict)
 
@@ -75,7 +74,6 @@ class Table:
         return cls(
             handlers=MappingProxyType(_merge("message", [(s.name, s.handlers) for s in slices])),
             effect_results=MappingProxyType(_merge("effect result", [(s.name, s.effect_results) for s in slices])),
-            call_results=MappingProxyType(_merge("call result", [(s.name, s.call_results) for s in slices])),
             observers=tuple(s.observe for s in slices if s.observe is not None),
             guards=MappingProxyType(_merge("guard of", [(s.name, s.guards) for s in slices])),
         )
@@ -87,13 +85,11 @@ class Table:
             return handler(model, msg, now)
         if isinstance(msg, EffectSettled):
             return self._result(self.effect_results, "effect", model, msg, now)
-        if isinstance(msg, CallSettled):
-            return self._result(self.call_results, "call", model, msg, now)
         return None
 
     @staticmethod
     def _result(table: Mapping[str, ResultHandler], kind: str, model: Model,
-                msg: EffectSettled | CallSettled, now: int) -> Step:
+                msg: EffectSettled, now: int) -> Step:
         name, _, param = msg.purpose.partition("|")
         result_handler = table.get(name)
         if result_handler is None:

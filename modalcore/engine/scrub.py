@@ -7,7 +7,7 @@ around, so the recorder learns every such value as it appears and writes a place
 
 - the token a socket was welcomed with, and the `resume` of every `join` and `joined` frame;
 - any string under a key naming a token in `siwx` host events (`data.token`) and in command
-  results (e.g. `siwx.verify` → `{"ok": true, "token": ...}`).
+  results (e.g. `SiwxVerified` → `{"ok": true, "token": ...}`).
 
 Nothing here knows how tokens are built (their format may change); it replaces the values seen
 in those places, wherever they appear later. The engine only passes these values through, so a

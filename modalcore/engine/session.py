@@ -35,7 +35,8 @@ from ..wire.frames import (
 )
 from ..wire.nodes import Node, index_tree
 from . import hostevents
-from ..core.cmds import CancelEffect, CancelTimer, Cmd, Dispatch, Effect, EffectSettled, StartTimer
+from ..core.cmds import CallSettled, CancelEffect, CancelTimer, Cmd, Dispatch, Effect, EffectSettled, StartTimer
+from .replies import typed
 from ..slices.model import Model
 from ..core.msg import Msg
 from ..core.shape import Table
@@ -335,6 +336,8 @@ class Session:
         if isinstance(msg, EffectSettled) and msg.error_message == "timeout":
             if self.effects.pop(msg.eid, None) is None:
                 return Output()
+        if isinstance(msg, CallSettled):
+            msg = typed(msg)  # the edge: a raw result becomes its typed Reply (engine/replies.py)
         out = Output()
         out.cmds = self._step(msg, now, 0, out)
         out.frames.extend(self.render())

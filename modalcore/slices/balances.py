@@ -7,11 +7,15 @@ JSON-RPC). A failure blocks retries for 30 s and shows 'Token Balance Unavailabl
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ..core.evolve import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ..core.cmds import Call, CallSettled
-from ..core.shape import Slice, purpose
+from pydantic import BaseModel, ConfigDict
+
+from ..chains.catalog import Network
+from ..core.cmds import Call, Reply
+from ..core.evolve import replace
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice
 from ..rules.format import floor3, quantity
 from . import snack
 from .accounts import TokenBalance
@@ -24,6 +28,22 @@ RETRY_WINDOW_MS = 30_000
 CACHE_MS = 30_000  # portfolio and native balance caches
 SUPPORTED_NAMESPACES = ("eip155", "solana")
 UNAVAILABLE = texts.TOKEN_BALANCE_UNAVAILABLE
+
+
+class Balances(BaseModel):
+    """What service `balances` returns: the native balance and ERC-20 balances by token
+    address, in base units (ints, or the decimal / hex strings an RPC answers)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    native: int | str
+    tokens: dict[str, int | str] = {}
+
+
+@dataclass(frozen=True)
+class BalancesFetched(Reply):
+    """The balances of `key` (a CAIP address) came back."""
+
+    result: Balances | None = None
 
 
 @dataclass(frozen=True)
@@ -51,12 +71,12 @@ def fetch(model: Model, now: int, *, force: bool = False) -> Step:
         return model, []
     if not network.rpc_urls:
         return _failed(model, now)
-    args: dict[str, Any] = {
+    args: dict[str, object] = {
         "rpc_url": network.rpc_urls[0],
         "address": account.address,
         "tokens": [token.address for token in network.tokens],
     }
-    call = Call("balances", args, purpose("balances", account.caip_address or ""))
+    call = Call("balances", args, BalancesFetched, account.caip_address or "")
     return replace(model, balances=replace(state, loading=True)), [call]
 
 
@@ -65,17 +85,18 @@ def _failed(model: Model, now: int) -> Step:
     return snack.show_error(model, UNAVAILABLE)
 
 
-def on_balances(model: Model, msg: CallSettled, now: int, caip_address: str) -> Step:
+def on_balances(model: Model, msg: BalancesFetched, now: int) -> Step:
+    caip_address = msg.key
     namespace = model.networks.active_namespace
     account = model.accounts.get(namespace)
     network = model.networks.active_network
     if account.caip_address != caip_address or network is None:
         return replace(model, balances=replace(model.balances, loading=False)), []
-    if not msg.ok or not isinstance(msg.result, dict):
+    if msg.result is None:
         return _failed(model, now)
     try:
         tokens = _token_balances(network, msg.result)
-    except (KeyError, TypeError, ValueError):
+    except ValueError:
         return _failed(model, now)
     native = tokens[0]
     updated = replace(
@@ -90,15 +111,15 @@ def on_balances(model: Model, msg: CallSettled, now: int, caip_address: str) -> 
                    balances=balances), []
 
 
-def _token_balances(network: Any, result: dict[str, Any]) -> list[TokenBalance]:
-    native_amount = quantity(result["native"], network.native.decimals)
+def _token_balances(network: Network, result: Balances) -> list[TokenBalance]:
+    native_amount = quantity(result.native, network.native.decimals)
     price = network.native_price or 0.0
     rows = [TokenBalance(
         name=network.native.name, symbol=network.native.symbol, chain_id=network.id, address=None,
         value=float(native_amount) * price, price=price,
         quantity_decimals=str(network.native.decimals), quantity_numeric=str(native_amount),
     )]
-    raw_by_address = {str(k).lower(): v for k, v in dict(result["tokens"]).items()}
+    raw_by_address = {str(k).lower(): v for k, v in result.tokens.items()}
     for token in network.tokens:
         if token.decimals == 0:
             continue  # SPEC §5: tokens with 0 decimals are dropped
@@ -116,4 +137,6 @@ def _token_balances(network: Any, result: dict[str, Any]) -> list[TokenBalance]:
     return rows
 
 
-SLICE = Slice("balances", call_results={"balances": on_balances})
+HANDLERS: dict[type[Msg], Handler] = {BalancesFetched: on_balances}
+
+SLICE = Slice("balances", HANDLERS)

@@ -18,7 +18,9 @@ from urllib.parse import quote
 
 from ..directory import platform
 from ..directory.wallets import Wallet, wallets_from_data
-from ..core.cmds import CancelTimer, Call, CallSettled, Cmd, Dispatch, Effect, EffectSettled, StartTimer
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from ..core.cmds import CancelTimer, Call, Cmd, Dispatch, Effect, EffectSettled, Reply, StartTimer
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice, purpose
 from ..rules import limits as L
@@ -196,8 +198,35 @@ def _args(model: Model, *, page: int, entries: int, include: Iterable[str] | Non
     }
 
 
+class DirectoryPage(BaseModel):
+    """What service `directory` returns: a page of wallets (a record that does not validate is
+    skipped, the rest of the page is still good), the directory's size and its image base."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    data: tuple[Wallet, ...] = ()
+    count: int | None = None
+    image_base: str | None = None
+
+    @field_validator("data", mode="before")
+    @classmethod
+    def _valid_wallets(cls, value: object) -> tuple[Wallet, ...]:
+        if not isinstance(value, (list, tuple)):
+            return ()
+        if all(isinstance(item, Wallet) for item in value):
+            return tuple(value)
+        return tuple(wallets_from_data(value))
+
+
+@dataclass(frozen=True)
+class DirectoryFetched(Reply):
+    """A directory page came back; `key` is what it was for: `featured`, `recommended`,
+    `page:<n>` or `search:<query seq>`."""
+
+    result: DirectoryPage | None = None
+
+
 def _call(args: dict[str, Any], param: str) -> Call:
-    return Call(SERVICE, args, purpose(SERVICE, param))
+    return Call(SERVICE, args, DirectoryFetched, param)
 
 
 def fetch_picks(model: Model, *, retry: bool = False) -> Step:
@@ -350,14 +379,14 @@ def on_opened(model: Model, msg: EffectSettled, now: int, kind: str) -> Step:
     return model, []  # the browser opened the link (or could not): nothing to change
 
 
-def on_result(model: Model, msg: CallSettled, now: int, param: str) -> Step:
-    kind, _, arg = param.partition(":")
+def on_result(model: Model, msg: DirectoryFetched, now: int) -> Step:
+    kind, _, arg = msg.key.partition(":")
     state = model.directory
-    result = msg.result if msg.ok and isinstance(msg.result, dict) else None
-    wallets = tuple(wallets_from_data(result.get("data") or ())) if result is not None else ()
-    count = result.get("count") if result is not None else None
-    if result is not None and isinstance(result.get("image_base"), str):
-        state = replace(state, image_base=result["image_base"][:512])
+    result = msg.result
+    wallets = result.data if result is not None else ()
+    count = result.count if result is not None else None
+    if result is not None and result.image_base is not None:
+        state = replace(state, image_base=result.image_base[:512])
     if kind == "featured":
         order = {wallet_id: i for i, wallet_id in enumerate(model.options.featuredWalletIds)}
         ranked = tuple(sorted(wallets, key=lambda w: order.get(w.id, len(order))))
@@ -398,7 +427,7 @@ HANDLERS: dict[type[Msg], Handler] = {
     TypedWalletSearch: on_typed,
     WalletSearchDue: on_search_due,
     PressedWalletLink: on_pressed_link,
+    DirectoryFetched: on_result,
 }
 
-SLICE = Slice("directory", HANDLERS, effect_results={"directory.open": on_opened},
-              call_results={SERVICE: on_result}, observe=observe)
+SLICE = Slice("directory", HANDLERS, effect_results={"directory.open": on_opened}, observe=observe)

@@ -16,9 +16,11 @@ from datetime import UTC, datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from ..core.cmds import Call, CallSettled, Track
+from pydantic import BaseModel, ConfigDict
+
+from ..core.cmds import Call, Reply, Track
 from ..core.msg import Msg
-from ..core.shape import Handler, Slice, purpose
+from ..core.shape import Handler, Slice
 from ..rules import limits as L
 from . import snack
 from ..rules import texts
@@ -173,7 +175,7 @@ def fetch(model: Model, now: int, *, more: bool = False) -> Step:
         "native_symbol": network.native.symbol,
         "native_decimals": network.native.decimals,
     }
-    call = Call("history", args, purpose("history", account.caip_address or ""), {"cursor": cursor or ""})
+    call = Call("history", args, HistoryFetched, account.caip_address or "", {"cursor": cursor or ""})
     state = replace(state, loading=True, requested=cursor or "", now=now, error=None)
     return replace(model, history=state), [call]
 
@@ -207,16 +209,33 @@ def _failed(model: Model, now: int, cursor: str | None) -> Step:
     return model, [track, *cmds]
 
 
-def on_history(model: Model, msg: CallSettled, now: int, caip_address: str) -> Step:
+class HistoryPage(BaseModel):
+    """What service `history` returns: a page of transactions (each parsed on its own, a
+    malformed one is dropped) and the cursor of the next page."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    data: list[dict[str, object]]
+    next: str | int | None = None
+
+
+@dataclass(frozen=True)
+class HistoryFetched(Reply):
+    """A page of `key`'s (a CAIP address) transactions came back; context["cursor"] is the page."""
+
+    result: HistoryPage | None = None
+
+
+def on_history(model: Model, msg: HistoryFetched, now: int) -> Step:
     state = model.history
-    cursor = str(msg.context.get("cursor", ""))
+    caip_address = msg.key
+    cursor = msg.context.get("cursor", "")
     if state.account != caip_address or not state.loading or state.requested != cursor:
         return model, []  # an answer for another account, network or page
     result = msg.result
-    if not msg.ok or not isinstance(result, dict) or not isinstance(result.get("data"), list):
+    if result is None:
         return _failed(model, now, cursor or None)
     page = []
-    for item in result["data"]:
+    for item in result.data:
         try:
             page.append(parse_transaction(item))
         except (KeyError, TypeError, ValueError, AttributeError):
@@ -224,7 +243,7 @@ def on_history(model: Model, msg: CallSettled, now: int, caip_address: str) -> S
     kept = [tx for tx in page if not is_spam(tx) and tx.chain == state.last_network_in_view]
     known = {tx.id for tx in state.transactions}
     transactions = (*state.transactions, *(tx for tx in kept if tx.id not in known))
-    next_cursor = result.get("next")
+    next_cursor = result.next
     if len(transactions) >= L.MAX_HISTORY_TRANSACTIONS:
         # the list a visitor scrolls is bounded: it ends here (no `more` is offered past it)
         transactions, next_cursor = transactions[:L.MAX_HISTORY_TRANSACTIONS], None
@@ -241,6 +260,6 @@ def on_history(model: Model, msg: CallSettled, now: int, caip_address: str) -> S
     return replace(model, history=state), []
 
 
-HANDLERS: dict[type[Msg], Handler] = {RequestedMoreHistory: on_more}
+HANDLERS: dict[type[Msg], Handler] = {RequestedMoreHistory: on_more, HistoryFetched: on_history}
 
-SLICE = Slice("history", HANDLERS, call_results={"history": on_history})
+SLICE = Slice("history", HANDLERS)

@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ..core.cmds import Call, CallSettled
+from pydantic import BaseModel, ConfigDict
+
+from ..core.cmds import Call, Reply
 from ..core.evolve import replace
-from ..core.shape import Slice, purpose
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice
 from ..rules import limits as L
 from . import snack
+from .accounts import AccountState
 from .connecting import Reattached
 
 if TYPE_CHECKING:
@@ -53,7 +57,7 @@ class NftsState:
     total: int = 0  # how many the scan found; at most MAX_NFTS of them are kept in `items`
 
 
-def _current(model: Model) -> tuple[str | None, Any]:
+def _current(model: Model) -> tuple[str | None, AccountState]:
     account = model.accounts.get(model.networks.active_namespace)
     return account.caip_address, account
 
@@ -75,7 +79,7 @@ def fetch(model: Model, now: int, *, force: bool = False) -> Step:
         return model, []
     if not network.rpc_urls:
         return _failed(replace(model, nfts=NftsState(fetched_for=caip)))
-    call = Call("nfts", {"rpc_url": network.rpc_urls[0], "address": account.address}, purpose("nfts", caip))
+    call = Call("nfts", {"rpc_url": network.rpc_urls[0], "address": account.address}, NftsFetched, caip)
     # Refreshing the same account keeps its items on screen while the scan runs.
     state = NftsState(loading=True, items=state.items if mine else (), total=state.total if mine else 0,
                       fetched_for=caip, fetched_at=state.fetched_at if mine else None, requested_at=now)
@@ -87,30 +91,51 @@ def _failed(model: Model) -> Step:
     return snack.show_error(replace(model, nfts=state), FAILED)
 
 
-def parse_items(result: Any) -> tuple[Nft, ...]:
-    """The service's answer; raises KeyError/TypeError/ValueError when it is not one."""
-    if not isinstance(result, dict) or not isinstance(result.get("items"), list):
-        raise ValueError("not an nfts answer")
+class NftItem(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    contract: str
+    token_id: int | str
+    name: str | None = ""
+    symbol: str | None = ""
+
+
+class NftList(BaseModel):
+    """What service `nfts` returns: the tokens the address holds."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    items: list[NftItem]
+
+
+@dataclass(frozen=True)
+class NftsFetched(Reply):
+    """The NFTs of `key` (a CAIP address) came back."""
+
+    result: NftList | None = None
+
+
+def parse_items(result: NftList) -> tuple[Nft, ...]:
+    """The service's answer as the slice keeps it; raises ValueError on a token id that is not
+    a decimal number."""
     items = []
-    for item in result["items"]:
-        token_id = str(item["token_id"])
+    for item in result.items:
+        token_id = str(item.token_id)
         if not token_id.isdigit():
             raise ValueError(f"bad token id {token_id!r}")
-        items.append(Nft(contract=str(item["contract"]), token_id=token_id,
-                         name=str(item.get("name") or ""), symbol=str(item.get("symbol") or "")))
+        items.append(Nft(contract=item.contract, token_id=token_id, name=item.name or "", symbol=item.symbol or ""))
     return tuple(items)
 
 
-def on_nfts(model: Model, msg: CallSettled, now: int, caip_address: str) -> Step:
+def on_nfts(model: Model, msg: NftsFetched, now: int) -> Step:
     state = model.nfts
+    caip_address = msg.key
     if state.fetched_for != caip_address or not state.loading:
         return model, []  # an answer for another account or network, or a duplicate
-    if not msg.ok:
+    if msg.result is None:
         log.info("nfts scan failed: %s", msg.error)
         return _failed(model)
     try:
         items = parse_items(msg.result)
-    except (KeyError, TypeError, ValueError, AttributeError):
+    except ValueError:
         log.warning("dropped a malformed nfts answer")
         return _failed(model)
     # an address may hold any number: the session keeps a bounded few and the count
@@ -143,4 +168,6 @@ def on_reattached(model: Model, msg: Reattached, now: int) -> Step:
     return model, []
 
 
-SLICE = Slice("nfts", call_results={"nfts": on_nfts}, observe=observe)
+HANDLERS: dict[type[Msg], Handler] = {NftsFetched: on_nfts}
+
+SLICE = Slice("nfts", HANDLERS, observe=observe)

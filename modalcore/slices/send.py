@@ -16,9 +16,11 @@ from ..core.evolve import replace
 from decimal import Decimal, InvalidOperation, localcontext
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..core.cmds import Call, CallSettled, CancelEffect, EffectSettled, Track
+from pydantic import BaseModel, ConfigDict
+
+from ..core.cmds import Call, CancelEffect, EffectSettled, Reply, Track
 from ..core.msg import Msg
-from ..core.shape import Handler, Slice, purpose
+from ..core.shape import Handler, Slice
 from ..rules.addresses import checksum, is_evm_address
 from ..rules.format import usd
 from ..rules.rpc_errors import classify, readable
@@ -258,6 +260,31 @@ def on_receiver(model: Model, msg: ChangedSendReceiver, now: int) -> Step:
                       receiver_profile_name=None, receiver_profile_image_url=None), []
 
 
+class Fee(BaseModel):
+    """What service `estimate_fee` returns: the fee in wei, its gas and price, and for a token
+    whether its contract accepts the transfer (None: not asked)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    fee: int
+    gas: int
+    gas_price: int
+    transfer_ok: bool | None = None
+
+
+@dataclass(frozen=True)
+class FeeEstimated(Reply):
+    """The fee of the form `key` (the form's key) came back."""
+
+    result: Fee | None = None
+
+
+@dataclass(frozen=True)
+class MaxFeeEstimated(Reply):
+    """The fee of sending the whole native balance (`key`: the token's key) came back."""
+
+    result: Fee | None = None
+
+
 def _rpc_url(model: Model) -> str | None:
     network = model.networks.active_network
     return network.rpc_urls[0] if network is not None and network.rpc_urls else None
@@ -276,7 +303,7 @@ def on_max(model: Model, msg: PressedSendMax, now: int) -> Step:
         return _with_send(model, error=FEE_UNAVAILABLE), []
     receiver = model.send.receiver if is_evm_address(model.send.receiver) else address
     tx = native_tx(address, checksum(receiver), 0)
-    return model, [Call("estimate_fee", {"rpc_url": rpc_url, "tx": tx}, purpose("send.max", NATIVE))]
+    return model, [Call("estimate_fee", {"rpc_url": rpc_url, "tx": tx}, MaxFeeEstimated, NATIVE)]
 
 
 def _plain(numeric: str) -> str:
@@ -284,15 +311,15 @@ def _plain(numeric: str) -> str:
     return format(value.normalize(), "f") if value else "0"
 
 
-def on_max_fee(model: Model, msg: CallSettled, now: int, key: str) -> Step:
+def on_max_fee(model: Model, msg: MaxFeeEstimated, now: int) -> Step:
     token = selected_token(model)
-    if token is None or token_key(token) != key:
+    if token is None or token_key(token) != msg.key:
         return model, []
-    if not msg.ok or not isinstance(msg.result, dict):
+    if msg.result is None:
         return _with_send(model, error=_fee_error(msg.error)), []
     decimals = int(token.quantity_decimals)
     balance = to_units(token.quantity_numeric, decimals) or 0
-    spendable = max(0, balance - int(msg.result["fee"]) * FEE_MARGIN)
+    spendable = max(0, balance - msg.result.fee * FEE_MARGIN)
     amount = format(Decimal(spendable).scaleb(-decimals).normalize(), "f") if spendable else "0"
     return _with_send(model, amount=amount, error=None, fee=FeeEstimate()), []
 
@@ -336,23 +363,24 @@ def estimate(model: Model) -> Step:
     if built is None or rpc_url is None:
         return _with_send(model, fee=FeeEstimate(key=key, error=FEE_UNAVAILABLE)), []
     tx, token = built
-    args: dict[str, Any] = {"rpc_url": rpc_url, "tx": tx}
+    args: dict[str, object] = {"rpc_url": rpc_url, "tx": tx}
     if token.address is not None:
         args["token"] = token.address
     model = _with_send(model, fee=FeeEstimate(key=key, loading=True))
-    return model, [Call("estimate_fee", args, purpose("send.fee", key))]
+    return model, [Call("estimate_fee", args, FeeEstimated, key)]
 
 
-def on_fee(model: Model, msg: CallSettled, now: int, key: str) -> Step:
+def on_fee(model: Model, msg: FeeEstimated, now: int) -> Step:
     fee = model.send.fee
+    key = msg.key
     if fee.key != key or not fee.loading:
         return model, []
-    if not msg.ok or not isinstance(msg.result, dict):
+    if msg.result is None:
         return _with_send(model, fee=FeeEstimate(key=key, error=_fee_error(msg.error))), []
     result = msg.result
-    ok = result.get("transfer_ok")
+    ok = result.transfer_ok
     return _with_send(model, fee=FeeEstimate(
-        key=key, fee_wei=str(result["fee"]), gas=str(result["gas"]), gas_price=str(result["gas_price"]),
+        key=key, fee_wei=str(result.fee), gas=str(result.gas), gas_price=str(result.gas_price),
         transfer_ok=bool(ok) if ok is not None else None,
         error=TRANSFER_REFUSED if ok is False else None,
     )), []
@@ -490,7 +518,9 @@ HANDLERS: dict[type[Msg], Handler] = {
     PressedSend: on_send,
     PressedRetrySend: on_retry,
     PressedDiscardSend: on_discard,
+    FeeEstimated: on_fee,
+    MaxFeeEstimated: on_max_fee,
 }
 
 SLICE = Slice("send", HANDLERS, effect_results={"send.tx": on_tx_result},
-              call_results={"send.fee": on_fee, "send.max": on_max_fee})
+)

@@ -12,9 +12,11 @@ from ..core.evolve import replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ..core.cmds import Call, CallSettled, Cmd, EffectSettled, Track
+from pydantic import BaseModel, ConfigDict
+
+from ..core.cmds import Call, Cmd, EffectSettled, Reply, Track
 from ..core.msg import Msg
-from ..core.shape import Handler, Slice, purpose
+from ..core.shape import Handler, Slice
 from ..siwx.message import SiwxMessage, SiwxMessageError
 from . import modal, router, snack
 from ..rules import texts
@@ -69,6 +71,47 @@ def _active(model: Model) -> tuple[str, str, int] | None:
     return account.address, account.caip_address or "", int(network.split(":", 1)[1])
 
 
+class SiwxSessions(BaseModel):
+    """What service `siwx.sessions` returns: the stored sessions of an address on a domain."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    sessions: list[dict[str, object]] | None = None
+
+
+class SiwxNonce(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    nonce: str
+
+
+class SiwxVerdict(BaseModel):
+    """What service `siwx.verify` returns: ok with the session token, or refused and why."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    ok: bool
+    token: str | None = None
+    reason: str = ""
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class SiwxSessionsFetched(Reply):
+    """The sign-in sessions of `key` (a CAIP address) came back."""
+
+    result: SiwxSessions | None = None
+
+
+@dataclass(frozen=True)
+class SiwxNonceFetched(Reply):
+    result: SiwxNonce | None = None
+
+
+@dataclass(frozen=True)
+class SiwxVerified(Reply):
+    """The engine checked the signed message of `key` (a CAIP address)."""
+
+    result: SiwxVerdict | None = None
+
+
 def check_sessions(model: Model) -> Step:
     """After connect: with sign-in set up, an active address and a supported network,
     look up sessions (SPEC §4)."""
@@ -81,17 +124,18 @@ def check_sessions(model: Model) -> Step:
     domain, _ = origin_parts(model.origin)
     siwx = replace(model.siwx, has_session=False, token=None, session_address=None)
     call = Call("siwx.sessions", {"address": address, "domain": domain, "chain_id": chain_id},
-                purpose("siwx.sessions", caip))
+                SiwxSessionsFetched, caip)
     return replace(model, siwx=siwx), [call]
 
 
-def on_sessions(model: Model, msg: CallSettled, now: int, caip: str) -> Step:
+def on_sessions(model: Model, msg: SiwxSessionsFetched, now: int) -> Step:
     active = _active(model)
-    if active is None or active[1] != caip:
+    if active is None or active[1] != msg.key:
         return model, []
-    if not msg.ok or not isinstance(msg.result, dict):
+    caip = msg.key
+    if msg.result is None:
         return _init_failed(model)
-    sessions = msg.result.get("sessions") or []
+    sessions = msg.result.sessions or []
     if sessions:
         siwx = replace(model.siwx, has_session=True, session_address=caip)
         model = replace(model, siwx=siwx)
@@ -109,17 +153,17 @@ def on_pressed_sign(model: Model, msg: PressedSignIn, now: int) -> Step:
         return model, []
     model = replace(model, siwx=replace(model.siwx, signing=True))
     model, cmds = snack.show_loading(model, AUTHENTICATING)
-    call = Call("siwx.nonce", {"session_key": model.session_id}, "siwx.nonce")
+    call = Call("siwx.nonce", {"session_key": model.session_id}, SiwxNonceFetched)
     return model, [*cmds, call]
 
 
-def on_nonce(model: Model, msg: CallSettled, now: int, param: str) -> Step:
+def on_nonce(model: Model, msg: SiwxNonceFetched, now: int) -> Step:
     active = _active(model)
     if not model.siwx.signing or active is None:
         return model, []
-    nonce = msg.result.get("nonce") if msg.ok and isinstance(msg.result, dict) else None
-    if not isinstance(nonce, str):
+    if msg.result is None:
         return _init_failed(model)
+    nonce = msg.result.nonce
     address, _, chain_id = active
     options = model.options.siwx
     domain, uri = origin_parts(model.origin)
@@ -150,21 +194,22 @@ def on_signed(model: Model, msg: EffectSettled, now: int, param: str) -> Step:
     address, caip, chain_id = active
     domain, uri = origin_parts(model.origin)
     network = model.networks.active_network
-    args: dict[str, Any] = {
+    args: dict[str, object] = {
         "message": model.siwx.message, "signature": msg.result, "session_key": model.session_id,
         "domain": domain, "uri": uri, "chain_id": chain_id, "address": address,
         "rpc_url": network.rpc_urls[0] if network and network.rpc_urls else None,
     }
-    return model, [Call("siwx.verify", args, purpose("siwx.verify", caip))]
+    return model, [Call("siwx.verify", args, SiwxVerified, caip)]
 
 
-def on_verified(model: Model, msg: CallSettled, now: int, caip: str) -> Step:
+def on_verified(model: Model, msg: SiwxVerified, now: int) -> Step:
     if not model.siwx.signing:
         return model, []
-    result = msg.result if msg.ok and isinstance(msg.result, dict) else {}
-    if not result.get("ok"):
-        return _sign_failed(model, str(result.get("error") or msg.error or "verification failed"))
-    siwx = replace(model.siwx, has_session=True, session_address=caip, token=result.get("token"),
+    caip = msg.key
+    result = msg.result
+    if result is None or not result.ok:
+        return _sign_failed(model, (result.error if result else "") or msg.error or "verification failed")
+    siwx = replace(model.siwx, has_session=True, session_address=caip, token=result.token,
                    message=None, signing=False)
     model, cmds = snack.hide(replace(model, siwx=siwx))
     model = replace(model, router=router.reset(model.router, "Account"))
@@ -203,7 +248,12 @@ def forget(model: Model) -> Model:
     return replace(model, siwx=model.siwx.forgotten())
 
 
-HANDLERS: dict[type[Msg], Handler] = {PressedSignIn: on_pressed_sign, PressedCancelSignIn: on_cancel}
+HANDLERS: dict[type[Msg], Handler] = {
+    PressedSignIn: on_pressed_sign,
+    PressedCancelSignIn: on_cancel,
+    SiwxSessionsFetched: on_sessions,
+    SiwxNonceFetched: on_nonce,
+    SiwxVerified: on_verified,
+}
 
-SLICE = Slice("siwx", HANDLERS, effect_results={"siwx.sign": on_signed},
-              call_results={"siwx.sessions": on_sessions, "siwx.nonce": on_nonce, "siwx.verify": on_verified})
+SLICE = Slice("siwx", HANDLERS, effect_results={"siwx.sign": on_signed})

@@ -14,7 +14,7 @@ from .conftest import METAMASK, all_wallets, harness
 def test_opening_all_wallets_fetches_page_one_and_shows_skeletons_meanwhile() -> None:
     h = harness()
     h.host("open", view="AllWallets")
-    pages = [c for c in h.directory_calls() if c.purpose == "directory|page:1"]
+    pages = [c for c in h.directory_calls() if c.key == "page:1"]
     assert len(pages) == 1
     assert pages[0].args["page"] == 1 and pages[0].args["entries"] == 40
     assert pages[0].args["chains"] == ["eip155:1"] and pages[0].args["mobile"] is False
@@ -176,7 +176,7 @@ def test_a_failed_page_says_so_and_is_retried_on_the_next_visit() -> None:
     assert h.node("all/empty").p["text"] == "The wallet list is unavailable right now."
     h.host("close")
     h.host("open", view="AllWallets")
-    assert [c.purpose for c in h.directory_calls() if "page" in c.purpose] == ["directory|page:1"]
+    assert [c.key for c in h.directory_calls() if "page" in c.key] == ["page:1"]
 
 
 def test_every_query_carries_the_hosts_filters() -> None:
@@ -184,7 +184,7 @@ def test_every_query_carries_the_hosts_filters() -> None:
                "includeWalletIds": ["a", "b"], "excludeWalletIds": ["x"], "featuredWalletIds": ["f"]}
     h = harness(options)
     h.host("open", view="AllWallets")
-    by_purpose = {c.purpose: c.args for c in h.directory_calls()}
+    by_purpose = {"directory|" + c.key: c.args for c in h.directory_calls()}
     assert by_purpose["directory|page:1"]["include"] == ["a", "b"]
     assert by_purpose["directory|page:1"]["exclude"] == ["x", "f"]
     assert by_purpose["directory|page:1"]["chains"] == options["networks"]

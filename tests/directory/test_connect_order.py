@@ -17,7 +17,7 @@ def test_connect_asks_for_4_recommended_wallets_once_open() -> None:
     assert h.directory_calls() == []  # nothing before the modal shows
     h.host("open")
     calls = h.directory_calls()
-    assert [c.purpose for c in calls] == ["directory|recommended"]
+    assert [c.key for c in calls] == ["recommended"]
     assert calls[0].args["entries"] == RECOMMENDED_ENTRIES == 4 and calls[0].args["page"] == 1
     ids_before = [n.id for n in h.of_type("wallet-item")]
     assert ids_before == ["connect/wallet/dev.modalcore.devwallet", "connect/all-wallets"]  # no placeholders

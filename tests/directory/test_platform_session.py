@@ -14,7 +14,7 @@ def test_on_mobile_opening_shows_all_wallets_with_mobile_wallets_only() -> None:
     h = harness(env=IOS)
     h.host("open")
     assert h.view == "AllWallets"
-    page = next(c for c in h.directory_calls() if c.purpose == "directory|page:1")
+    page = next(c for c in h.directory_calls() if c.key == "page:1")
     assert page.args["mobile"] is True
     h.settle()
     ids = {n.id.removeprefix("all/w/") for n in h.items()}

@@ -13,7 +13,7 @@ from modalcore.runtime.clock import FakeClock
 from modalcore.runtime.services import ServiceContext, ServiceRegistry
 from modalcore.server.config import parse_config
 from modalcore.services.wiring import register_engine_services
-from modalcore.slices.directory import SEARCH_TIMER, WalletSearchDue
+from modalcore.slices.directory import SEARCH_TIMER, DirectoryFetched, WalletSearchDue
 
 from .conftest import all_wallets
 
@@ -32,7 +32,7 @@ async def test_the_service_answers_from_the_configured_file_with_the_public_url(
         register_engine_services(registry, http, None, None)  # type: ignore[arg-type]
     assert "directory" in registry
     ctx = _context({"directory": {"file": str(path), "public_url": "https://engine.example/"}})
-    call = Call("directory", {"page": 1, "entries": 40, "mobile": True}, "directory|page:1")
+    call = Call("directory", {"page": 1, "entries": 40, "mobile": True}, DirectoryFetched, "page:1")
     settled = await registry.call(call, ctx)
     assert settled.ok, settled.error
     assert settled.result == {"data": [{"id": "one", "name": "One", "image_id": "", "rdns": "",
@@ -52,8 +52,8 @@ async def test_a_hosted_directory_gets_the_sessions_project_and_bad_args_fail_th
     async with httpx.AsyncClient(transport=httpx.MockTransport(hosted)) as http:
         register_engine_services(registry, http, None, None)  # type: ignore[arg-type]
         ctx = _context({"directory": {"api_url": "https://dir.example"}}, http)
-        ok = await registry.call(Call("directory", {"page": 1, "entries": 4, "chains": ["eip155:1"]}, "p"), ctx)
-        bad = await registry.call(Call("directory", {"page": 0}, "p"), ctx)
+        ok = await registry.call(Call("directory", {"page": 1, "entries": 4, "chains": ["eip155:1"]}, DirectoryFetched, "p"), ctx)
+        bad = await registry.call(Call("directory", {"page": 0}, DirectoryFetched, "p"), ctx)
     assert ok.ok and ok.result["count"] == 0
     assert seen[0].url.params["projectId"] == "proj" and seen[0].url.params["chains"] == "eip155:1"
     assert not bad.ok and "page" in bad.error
@@ -76,10 +76,10 @@ def test_calls_lost_with_a_restart_are_asked_for_again_on_rejoin() -> None:
 
     h = harness()
     h.host("open", view="AllWallets")
-    assert {c.purpose for c in h.directory_calls()} == {"directory|recommended", "directory|page:1"}
+    assert {c.key for c in h.directory_calls()} == {"recommended", "page:1"}
     h.cmds.clear()  # the engine went down with its calls in flight
     h.rejoin(last=None)
-    assert sorted(c.purpose for c in h.directory_calls()) == ["directory|page:1", "directory|recommended"]
+    assert sorted(c.key for c in h.directory_calls()) == ["page:1", "recommended"]
     h.settle()
     assert len(h.items()) == 40
     h.type("rain")

@@ -71,7 +71,7 @@ def test_sign_in_tokens_become_placeholders_and_replay_stays_exact(tmp_path: Pat
     siwx = [e["frame"]["data"] for e in read_events(path)
             if e["k"] == "out" and e["frame"]["t"] == "host_event" and e["frame"]["kind"] == "siwx"]
     assert siwx[-1]["token"] == "<session-token-1>"
-    verified = [e for e in read_events(path) if e["k"] == "msg" and "siwx.verify" in str(e["msg"])]
+    verified = [e for e in read_events(path) if e["k"] == "msg" and "SiwxVerified|" in str(e["msg"])]
     assert verified[0]["msg"]["data"]["result"]["token"] == "<session-token-1>"
     assert replay(path) is None
 

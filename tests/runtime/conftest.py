@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from modalcore.core.cmds import Call, CancelEffect, Effect, Track
+from modalcore.core.cmds import Call, CancelEffect, Effect, Reply, Track
 from modalcore.slices.model import Model, Step
 from modalcore.core.msg import Msg
 from modalcore.engine.session import Session
@@ -33,7 +33,12 @@ class RtShowedSnack(Msg):
 class RtAskedService(Msg):
     service: str
     args: dict[str, Any]
-    purpose: str
+    key: str
+
+
+@dataclass(frozen=True)
+class RtServiceAnswered(Reply):
+    result: dict[str, object] | None = None
 
 
 @dataclass(frozen=True)
@@ -57,7 +62,7 @@ def _show(model: Model, msg: RtShowedSnack, now: int) -> Step:
 
 
 def _ask(model: Model, msg: RtAskedService, now: int) -> Step:
-    return model, [Call(msg.service, msg.args, msg.purpose, context={"n": 1})]
+    return model, [Call(msg.service, msg.args, RtServiceAnswered, msg.key, context={"n": "1"})]
 
 
 def _effect(model: Model, msg: RtAskedEffect, now: int) -> Step:
@@ -79,6 +84,7 @@ TABLE = Table.of(*SLICES, *FLOWS, Slice("runtime-tests", {
     RtAskedEffect: _effect,
     RtCancelledEffect: _cancel,
     RtTracked: _track,
+    RtServiceAnswered: lambda model, msg, now: (model, []),
 }))
 
 

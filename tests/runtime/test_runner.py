@@ -76,10 +76,11 @@ async def test_calls_settle_back_into_the_session(rig: RunnerRig, ask_service: F
     await rig.runner.settled()
     settled = [e["msg"]["data"] for e in rig.recorded()
                if e["k"] == "msg" and e["msg"]["type"] == "CallSettled"]
-    by_purpose = {data["purpose"]: data for data in settled}
+    by_purpose = {data["purpose"].partition("|")[2]: data for data in settled}
+    assert {data["purpose"].partition("|")[0] for data in settled} == {"RtServiceAnswered"}
     assert by_purpose["test-echo"]["ok"] is True
     assert by_purpose["test-echo"]["result"] == {"args": {"a": 1}, "session": "s1"}
-    assert by_purpose["test-echo"]["context"] == {"n": 1}
+    assert by_purpose["test-echo"]["context"] == {"n": "1"}
     assert by_purpose["test-missing"]["ok"] is False
     assert by_purpose["test-missing"]["error"] == "unknown service"
 

@@ -7,22 +7,29 @@ from typing import Any
 import httpx
 import pytest
 
-from modalcore.core.cmds import Call
+from dataclasses import dataclass
+
+from modalcore.core.cmds import Call, Reply
 from modalcore.runtime.clock import FakeClock
 from modalcore.runtime.services import ServiceContext, ServiceError, default_services
 from modalcore.services.jsonrpc import RpcCallError, batch
+
+@dataclass(frozen=True)
+class Clocked(Reply):
+    result: int | None = None
+
 
 CTX = ServiceContext("s1", "test", FakeClock(start_ms=42))
 
 
 async def test_clock_service() -> None:
-    settled = await default_services().call(Call("clock", {}, "now", {"x": 1}), CTX)
-    assert (settled.ok, settled.result, settled.purpose, settled.context) == (True, 42, "now", {"x": 1})
+    settled = await default_services().call(Call("clock", {}, Clocked, "now", {"x": "1"}), CTX)
+    assert (settled.ok, settled.result, settled.purpose, settled.context) == (True, 42, "Clocked|now", {"x": "1"})
 
 
 async def test_unknown_service() -> None:
-    settled = await default_services().call(Call("nope", {}, "p"), CTX)
-    assert (settled.ok, settled.error, settled.purpose) == (False, "unknown service", "p")
+    settled = await default_services().call(Call("nope", {}, Clocked, "p"), CTX)
+    assert (settled.ok, settled.error, settled.purpose) == (False, "unknown service", "Clocked|p")
 
 
 async def test_service_failures_become_errors() -> None:
@@ -40,11 +47,11 @@ async def test_service_failures_become_errors() -> None:
     registry.register("boom", boom)
     registry.register("bug", bug)
     registry.register("slow", slow, timeout_s=0.01)
-    assert (await registry.call(Call("boom", {}, "p"), CTX)).error == "No ActiveCaipAddress found"
-    assert not (await registry.call(Call("bug", {}, "p"), CTX)).ok
-    assert (await registry.call(Call("slow", {}, "p"), CTX)).error == "timeout"
+    assert (await registry.call(Call("boom", {}, Clocked, "p"), CTX)).error == "No ActiveCaipAddress found"
+    assert not (await registry.call(Call("bug", {}, Clocked, "p"), CTX)).ok
+    assert (await registry.call(Call("slow", {}, Clocked, "p"), CTX)).error == "timeout"
     # wrong keyword arguments are a failure, not a crash
-    assert not (await registry.call(Call("clock", {"bad": 1}, "p"), CTX)).ok
+    assert not (await registry.call(Call("clock", {"bad": 1}, Clocked, "p"), CTX)).ok
     with pytest.raises(ValueError):
         registry.register("clock", slow)
     assert registry.names() == ["boom", "bug", "clock", "slow"]
@@ -72,13 +79,13 @@ async def test_an_unreachable_upstream_fails_the_call_without_a_traceback(
     registry.register("refusing", refusing_rpc)
     registry.register("bug", bug)
     with caplog.at_level(logging.WARNING, logger="modalcore.runtime.services"):
-        dead = await registry.call(Call("dead", {}, "p"), CTX)
-        refusing = await registry.call(Call("refusing", {}, "p"), CTX)
+        dead = await registry.call(Call("dead", {}, Clocked, "p"), CTX)
+        refusing = await registry.call(Call("refusing", {}, Clocked, "p"), CTX)
     assert (dead.ok, refusing.ok) == (False, False)
     assert refusing.error == "-32000: header not found"
     assert [r.exc_info for r in caplog.records] == [None, None]
     assert "ConnectError" in caplog.records[0].getMessage()
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="modalcore.runtime.services"):
-        assert not (await registry.call(Call("bug", {}, "p"), CTX)).ok
+        assert not (await registry.call(Call("bug", {}, Clocked, "p"), CTX)).ok
     assert caplog.records[0].exc_info is not None
