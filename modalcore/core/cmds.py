@@ -5,18 +5,43 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import JsonValue
+
 from .msg import Msg
 
 
 @dataclass(frozen=True)
+class EffectReply(Msg):
+    """An effect's answer as `update` sees it: the `EffectReply` subclass the effect named, for
+    `key` (what it was for). A browser's and a wallet's answers are untrusted input: `result` is
+    a JSON value (validated as one at the engine's edge, `engine/replies.py`) that the handler
+    checks further (an address list, a chain id, a transaction hash). `ok=False` carries the
+    EIP-1193 error (`error_code`, `error_message`; "timeout" when the effect timed out)."""
+
+    eid: str = ""
+    key: str = ""
+    ok: bool = True
+    result: JsonValue = None
+    error_code: int = 0
+    error_message: str = ""
+
+
+@dataclass(frozen=True)
 class Effect:
-    """Ask the browser to do something (PROTOCOL.md, effect kinds). Settles as EffectSettled."""
+    """Ask the browser to do something (PROTOCOL.md, effect kinds). Its answer comes back as
+    `reply` for `key`; on the way it travels as the envelope `EffectSettled` whose purpose is
+    `"<reply name>|<key>"` (what the session keeps per effect id and a recording stores)."""
 
     eid: str
     kind: str
     req: dict[str, Any]
-    purpose: str
+    reply: type[EffectReply]
+    key: str = ""
     timeout_ms: int = 10_000
+
+    @property
+    def purpose(self) -> str:
+        return f"{self.reply.__name__}|{self.key}"
 
 
 @dataclass(frozen=True)

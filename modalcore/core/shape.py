@@ -1,9 +1,9 @@
 """The one shape of a slice, and the table the engine assembles from a list of them.
 
 A slice module ends with `SLICE = Slice(name, handlers=..., ...)`: its message handlers (a
-call's result is a message like any other: the `Reply` subclass the call named, typed at the
-engine's edge by `engine/replies.py`), the handlers of the effect results it asked for (by
-purpose name), and optionally an observer run after every message. Nothing registers itself at import time: `engine/update.py`
+call's or an effect's result is a message like any other: the `Reply` / `EffectReply` subclass
+the command named, typed at the engine's edge by `engine/replies.py`), and optionally an
+observer run after every message and guards on a client's input. Nothing registers itself at import time: `engine/update.py`
 lists the slices and builds the production `Table`; a test builds its own with `Table.of`.
 """
 
@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from .cmds import EffectSettled
 from .msg import Msg
 
 if TYPE_CHECKING:
@@ -24,8 +23,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Handler = Callable[["Model", Any, int], "Step"]
-# (model, EffectSettled, now, the purpose's parameter)
-ResultHandler = Callable[["Model", Any, int, str], "Step"]
 # (model before, model after, now): reacts to a change of state rather than to one message
 Observer = Callable[["Model", "Model", int], "Step"]
 # (model, a client's input): a reason refuses the input (typed error, nothing changes); None lets it in
@@ -36,14 +33,8 @@ Guard = Callable[["Model", Any], "str | None"]
 class Slice:
     name: str
     handlers: Mapping[type[Msg], Handler] = field(default_factory=dict)
-    effect_results: Mapping[str, ResultHandler] = field(default_factory=dict)
     observe: Observer | None = None
     guards: Mapping[type[Msg], Guard] = field(default_factory=dict)
-
-
-def purpose(name: str, param: str = "") -> str:
-    """The purpose a result is routed by: `"<name>|<param>"`."""
-    return f"{name}|{param}" if param else name
 
 
 def _merge(kind: str, tables: list[tuple[str, Mapping[Any, Any]]]) -> dict[Any, Any]:
@@ -61,11 +52,10 @@ def _merge(kind: str, tables: list[tuple[str, Mapping[Any, Any]]]) -> dict[Any, 
 
 @dataclass(frozen=True)
 class Table:
-    """Message type -> handler, purpose name -> result handler, the observers in order, and the
+    """Message type -> handler (results included: they are typed messages), the observers in order, and the
     guards run before a client's input is applied (rules/limits.py; PROTOCOL.md, "Bounds")."""
 
     handlers: Mapping[type[Msg], Handler]
-    effect_results: Mapping[str, ResultHandler]
     observers: tuple[Observer, ...]
     guards: Mapping[type[Msg], Guard] = field(default_factory=dict)
 
@@ -73,7 +63,6 @@ class Table:
     def of(cls, *slices: Slice) -> Table:
         return cls(
             handlers=MappingProxyType(_merge("message", [(s.name, s.handlers) for s in slices])),
-            effect_results=MappingProxyType(_merge("effect result", [(s.name, s.effect_results) for s in slices])),
             observers=tuple(s.observe for s in slices if s.observe is not None),
             guards=MappingProxyType(_merge("guard of", [(s.name, s.guards) for s in slices])),
         )
@@ -83,16 +72,4 @@ class Table:
         handler = self.handlers.get(type(msg))
         if handler is not None:
             return handler(model, msg, now)
-        if isinstance(msg, EffectSettled):
-            return self._result(self.effect_results, "effect", model, msg, now)
         return None
-
-    @staticmethod
-    def _result(table: Mapping[str, ResultHandler], kind: str, model: Model,
-                msg: EffectSettled, now: int) -> Step:
-        name, _, param = msg.purpose.partition("|")
-        result_handler = table.get(name)
-        if result_handler is None:
-            log.warning("no slice handles %s results for %s", kind, name)
-            return model, []
-        return result_handler(model, msg, now, param)

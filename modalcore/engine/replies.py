@@ -4,8 +4,9 @@ The runtime (and a test, and a recording) hands the session `CallSettled(purpose
 error, context)`: the raw envelope, JSON-able, what a recorded session stores. Its purpose names
 the `Reply` subclass the call asked for (`"BalancesFetched|eip155:1:0x.."`). Here the result is
 validated into that message; a result that does not validate becomes the same message with
-`ok=False` and `error="invalid result"`, logged once (one line, no traceback). Nothing past this
-module sees a purpose string or an untyped result.
+`ok=False` and `error="invalid result"`, logged once (one line, no traceback). An effect's answer
+(`EffectSettled`, from the browser) becomes the `EffectReply` the effect named the same way.
+Nothing past this module sees a purpose string or an untyped result.
 """
 
 from __future__ import annotations
@@ -14,15 +15,27 @@ import logging
 
 from pydantic import TypeAdapter, ValidationError
 
-from ..core.cmds import CallSettled, Reply
+from ..core.cmds import CallSettled, EffectReply, EffectSettled, Reply
 from ..core.msg import Msg
 
 log = logging.getLogger(__name__)
 
 INVALID_RESULT = "invalid result"
 
-# Recordings made before results were typed name the purpose, not the reply: they still replay.
+# Recordings (and stored sessions) made before results were typed name the purpose, not the
+# reply: they still replay (and resume).
 LEGACY_PURPOSES: dict[str, str] = {
+    "connect.accounts": "WalletAccountsAnswered",
+    "connect.chain": "WalletChainAnswered",
+    "resync.accounts": "ResyncAccountsAnswered",
+    "resync.chain": "ResyncChainAnswered",
+    "disconnect": "PermissionsRevokeAnswered",
+    "clipboard": "AddressCopyAnswered",
+    "siwx.sign": "SiwxMessageSigned",
+    "switch": "ChainSwitchAnswered",
+    "add-chain": "ChainAddAnswered",
+    "send.tx": "TransactionAnswered",
+    "directory.open": "WalletLinkOpened",
     "balances": "BalancesFetched",
     "history": "HistoryFetched",
     "nfts": "NftsFetched",
@@ -44,17 +57,38 @@ def _adapter(cls: type[Reply]) -> TypeAdapter[Reply]:
     return adapter
 
 
-def reply_class(name: str) -> type[Reply] | None:
-    cls = Msg.registry.get(name)
-    return cls if isinstance(cls, type) and issubclass(cls, Reply) else None
+def _reply_named(purpose: str) -> tuple[str, str, type[Msg] | None]:
+    name, _, key = purpose.partition("|")
+    name = LEGACY_PURPOSES.get(name, name)
+    return name, key, Msg.registry.get(name)
+
+
+_EFFECT_ADAPTERS: dict[type[EffectReply], TypeAdapter[EffectReply]] = {}
+
+
+def typed_effect(settled: EffectSettled) -> Msg:
+    """The typed `EffectReply` for an effect's answer; a result that is not a JSON value
+    becomes the failure (-32603, "invalid result"), logged once."""
+    name, key, cls = _reply_named(settled.purpose)
+    if not (isinstance(cls, type) and issubclass(cls, EffectReply)):
+        return settled
+    fields = {"eid": settled.eid, "key": key, "ok": settled.ok, "result": settled.result if settled.ok else None,
+              "error_code": settled.error_code, "error_message": settled.error_message}
+    adapter = _EFFECT_ADAPTERS.get(cls)
+    if adapter is None:
+        adapter = _EFFECT_ADAPTERS[cls] = TypeAdapter(cls)
+    try:
+        return adapter.validate_python(fields)
+    except ValidationError as error:
+        log.warning("%s: answer did not validate (%d errors)", name, error.error_count())
+        return cls(eid=settled.eid, key=key, ok=False, error_code=-32603, error_message=INVALID_RESULT)
 
 
 def typed(settled: CallSettled) -> Msg:
     """The typed `Reply` for `settled`; a purpose that names no Reply is left as it is (the
     message is then logged by `update` as handled by no slice)."""
-    name, _, key = settled.purpose.partition("|")
-    name = LEGACY_PURPOSES.get(name, name)
-    cls = reply_class(name)
+    name, key, named = _reply_named(settled.purpose)
+    cls = named if isinstance(named, type) and issubclass(named, Reply) else None
     if cls is None:
         return settled
     context = {str(k): str(v) for k, v in settled.context.items()}

@@ -36,7 +36,7 @@ from ..wire.frames import (
 from ..wire.nodes import Node, index_tree
 from . import hostevents
 from ..core.cmds import CallSettled, CancelEffect, CancelTimer, Cmd, Dispatch, Effect, EffectSettled, StartTimer
-from .replies import typed
+from .replies import typed, typed_effect
 from ..slices.model import Model
 from ..core.msg import Msg
 from ..core.shape import Table
@@ -338,6 +338,8 @@ class Session:
                 return Output()
         if isinstance(msg, CallSettled):
             msg = typed(msg)  # the edge: a raw result becomes its typed Reply (engine/replies.py)
+        elif isinstance(msg, EffectSettled):
+            msg = typed_effect(msg)
         out = Output()
         out.cmds = self._step(msg, now, 0, out)
         out.frames.extend(self.render())

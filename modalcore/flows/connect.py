@@ -2,15 +2,17 @@
 re-syncing it after a page reload (SPEC §4). A flow (above the slices) because it spans them.
 
 Every wallet call is an `eip1193` effect on the connector's provider; its answer comes back as
-`EffectSettled` with one of the purposes named in SLICE at the bottom.
+the `EffectReply` messages its wallet requests named.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..core.evolve import replace
 from typing import TYPE_CHECKING
 
-from ..core.cmds import Cmd, EffectSettled
+from ..core.cmds import Cmd, EffectReply
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
 from ..rules import limits as L
@@ -42,7 +44,7 @@ NAMESPACE = "eip155"
 
 
 def request_accounts(model: Model, connector_id: str) -> Step:
-    model, effect = wallet_request(model, connector_id, "eth_requestAccounts", [], "connect.accounts")
+    model, effect = wallet_request(model, connector_id, "eth_requestAccounts", [], WalletAccountsAnswered)
     connection = ConnectionState(connecting=connector_id)
     return replace(model, connection=connection), [effect]
 
@@ -61,7 +63,7 @@ def on_retry(model: Model, msg: PressedRetryConnect, now: int) -> Step:
     return request_accounts(model, connector_id)
 
 
-def _failed(model: Model, msg: EffectSettled) -> Step:
+def _failed(model: Model, msg: EffectReply) -> Step:
     error = classify(msg.error_code, msg.error_message)
     text = "Connection declined" if error.user_rejected else (error.message or "Connection failed")
     return replace(model, connection=replace(model.connection, error=text, pending_accounts=())), []
@@ -77,7 +79,13 @@ def _valid_accounts(result: object) -> tuple[str, ...] | None:
     return tuple(checksum(a) for a in result)
 
 
-def on_accounts(model: Model, msg: EffectSettled, now: int, connector_id: str) -> Step:
+@dataclass(frozen=True)
+class WalletAccountsAnswered(EffectReply):
+    """The wallet answered eth_requestAccounts (`key`: the connector id)."""
+
+
+def on_accounts(model: Model, msg: WalletAccountsAnswered, now: int) -> Step:
+    connector_id = msg.key
     if model.connection.connecting != connector_id:
         return model, []
     if not msg.ok:
@@ -88,7 +96,7 @@ def on_accounts(model: Model, msg: EffectSettled, now: int, connector_id: str) -
         reason = f"The wallet returned more than {L.MAX_WALLET_ACCOUNTS} accounts" if many else NO_ACCOUNT
         return _failed(model, replace(msg, error_code=-32603, error_message=reason))
     model = replace(model, connection=replace(model.connection, pending_accounts=accounts))
-    model, effect = wallet_request(model, connector_id, "eth_chainId", [], "connect.chain")
+    model, effect = wallet_request(model, connector_id, "eth_chainId", [], WalletChainAnswered)
     return model, [effect]
 
 
@@ -103,7 +111,13 @@ def _chain_of(result: object) -> str | None:
     return None
 
 
-def on_chain(model: Model, msg: EffectSettled, now: int, connector_id: str) -> Step:
+@dataclass(frozen=True)
+class WalletChainAnswered(EffectReply):
+    """The wallet answered eth_chainId while connecting (`key`: the connector id)."""
+
+
+def on_chain(model: Model, msg: WalletChainAnswered, now: int) -> Step:
+    connector_id = msg.key
     if model.connection.connecting != connector_id:
         return model, []
     if not msg.ok:
@@ -182,7 +196,7 @@ def resync(model: Model, msg: Reattached, now: int) -> Step:
         accounts=model.accounts.with_account(NAMESPACE, replace(account, status="connecting")),
         connection=ConnectionState(connecting=connector_id),
     )
-    model, effect = wallet_request(model, connector_id, "eth_accounts", [], "resync.accounts",
+    model, effect = wallet_request(model, connector_id, "eth_accounts", [], ResyncAccountsAnswered,
                                    timeout_ms=RESYNC_TIMEOUT_MS)
     return model, [effect]
 
@@ -191,19 +205,31 @@ def _resync_lost(model: Model) -> Step:
     return cleared(model), []
 
 
-def on_resync_accounts(model: Model, msg: EffectSettled, now: int, connector_id: str) -> Step:
+@dataclass(frozen=True)
+class ResyncAccountsAnswered(EffectReply):
+    """The wallet answered eth_accounts after a reload (`key`: the connector id)."""
+
+
+def on_resync_accounts(model: Model, msg: ResyncAccountsAnswered, now: int) -> Step:
+    connector_id = msg.key
     if model.connection.connecting != connector_id:
         return model, []
     accounts = _valid_accounts(msg.result) if msg.ok else None
     if not accounts:
         return _resync_lost(model)
     model = replace(model, connection=replace(model.connection, pending_accounts=accounts))
-    model, effect = wallet_request(model, connector_id, "eth_chainId", [], "resync.chain",
+    model, effect = wallet_request(model, connector_id, "eth_chainId", [], ResyncChainAnswered,
                                    timeout_ms=RESYNC_TIMEOUT_MS)
     return model, [effect]
 
 
-def on_resync_chain(model: Model, msg: EffectSettled, now: int, connector_id: str) -> Step:
+@dataclass(frozen=True)
+class ResyncChainAnswered(EffectReply):
+    """The wallet answered eth_chainId after a reload (`key`: the connector id)."""
+
+
+def on_resync_chain(model: Model, msg: ResyncChainAnswered, now: int) -> Step:
+    connector_id = msg.key
     if model.connection.connecting != connector_id:
         return model, []
     chain = _chain_of(msg.result) if msg.ok else None
@@ -218,11 +244,13 @@ def on_resync_chain(model: Model, msg: EffectSettled, now: int, connector_id: st
 
 
 
-HANDLERS: dict[type[Msg], Handler] = {PressedWallet: on_pressed_wallet, PressedRetryConnect: on_retry}
+HANDLERS: dict[type[Msg], Handler] = {
+    ResyncChainAnswered: on_resync_chain,
+    ResyncAccountsAnswered: on_resync_accounts,
+    WalletChainAnswered: on_chain,
+    WalletAccountsAnswered: on_accounts,
+    PressedWallet: on_pressed_wallet,
+    PressedRetryConnect: on_retry,
+}
 
-SLICE = Slice("connection", HANDLERS, effect_results={
-    "connect.accounts": on_accounts,
-    "connect.chain": on_chain,
-    "resync.accounts": on_resync_accounts,
-    "resync.chain": on_resync_chain,
-})
+SLICE = Slice("connection", HANDLERS)

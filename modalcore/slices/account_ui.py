@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from ..core.evolve import replace
 from typing import TYPE_CHECKING, Any
 
-from ..core.cmds import Effect, EffectSettled
+from ..core.cmds import Effect, EffectReply
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
 from . import snack
@@ -34,10 +34,15 @@ def on_copy(model: Model, msg: PressedCopyAddress, now: int) -> Step:
     if not address:
         return model, []
     model, eid = model.next_id("e")
-    return model, [Effect(eid, "clipboard", {"text": address}, "clipboard", timeout_ms=5000)]
+    return model, [Effect(eid, "clipboard", {"text": address}, AddressCopyAnswered, timeout_ms=5000)]
 
 
-def on_copied(model: Model, msg: EffectSettled, now: int, param: str) -> Step:
+@dataclass(frozen=True)
+class AddressCopyAnswered(EffectReply):
+    """The browser copied the address to the clipboard, or could not."""
+
+
+def on_copied(model: Model, msg: AddressCopyAnswered, now: int) -> Step:
     if msg.ok:
         return snack.show(model, "Address copied")
     return snack.show_error(model, "Failed to copy")
@@ -63,6 +68,10 @@ def on_tab(model: Model, msg: SelectedTab, now: int) -> Step:
     return model, []
 
 
-HANDLERS: dict[type[Msg], Handler] = {PressedCopyAddress: on_copy, SelectedTab: on_tab}
+HANDLERS: dict[type[Msg], Handler] = {
+    AddressCopyAnswered: on_copied,
+    PressedCopyAddress: on_copy,
+    SelectedTab: on_tab,
+}
 
-SLICE = Slice("account_ui", HANDLERS, effect_results={"clipboard": on_copied})
+SLICE = Slice("account_ui", HANDLERS)

@@ -1,8 +1,8 @@
 """The connection slice: its state, its messages, and the one way a slice asks the wallet something.
 
 Low in the slices: connection, disconnect, switching, siwx and send all talk to the wallet
-through `wallet_request` (an `eip1193` effect on the connector's provider, its result routed by
-purpose), so it lives below them all.
+through `wallet_request` (an `eip1193` effect on the connector's provider, its answer comes back
+as the EffectReply it names), so it lives below them all.
 """
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..chains.catalog import Network
-from ..core.cmds import Effect
+from ..core.cmds import Effect, EffectReply
 from ..core.msg import Msg
-from ..core.shape import purpose
 from ..wire.frames import AnnouncedWallet
 from .options import HostOptions
 
@@ -31,14 +30,16 @@ class ConnectionState:
 
 
 
-def wallet_request(model: Model, connector_id: str, method: str, params: object, name: str,
-                   param: str = "", timeout_ms: int = CONNECT_TIMEOUT_MS) -> tuple[Model, Effect]:
+def wallet_request(model: Model, connector_id: str, method: str, params: object, reply: type[EffectReply],
+                   key: str = "", timeout_ms: int = CONNECT_TIMEOUT_MS) -> tuple[Model, Effect]:
+    """An `eip1193` request to the connector's provider; its answer comes back as `reply` for
+    `key` (the connector id when no key is given)."""
     connector = model.connectors.get(connector_id)
     ref = connector.ref if connector else connector_id
     model, eid = model.next_id("e")
     effect = Effect(eid=eid, kind="eip1193",
                     req={"connector": ref, "method": method, "params": params},
-                    purpose=purpose(name, param or connector_id), timeout_ms=timeout_ms)
+                    reply=reply, key=key or connector_id, timeout_ms=timeout_ms)
     return model, effect
 
 

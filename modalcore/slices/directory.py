@@ -20,9 +20,9 @@ from ..directory import platform
 from ..directory.wallets import Wallet, wallets_from_data
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from ..core.cmds import CancelTimer, Call, Cmd, Dispatch, Effect, EffectSettled, Reply, StartTimer
+from ..core.cmds import CancelTimer, Call, Cmd, Dispatch, Effect, EffectReply, Reply, StartTimer
 from ..core.msg import Msg
-from ..core.shape import Handler, Slice, purpose
+from ..core.shape import Handler, Slice
 from ..rules import limits as L
 from . import router
 from .connecting import PressedWallet, Reattached
@@ -371,11 +371,16 @@ def on_pressed_link(model: Model, msg: PressedWalletLink, now: int) -> Step:
         return model, []
     model, eid = model.next_id("e")
     effect = Effect(eid=eid, kind="open_url", req={"url": url, "target": platform.link_target(url)},
-                    purpose=purpose("directory.open", msg.kind), timeout_ms=OPEN_TIMEOUT_MS)
+                    reply=WalletLinkOpened, key=msg.kind, timeout_ms=OPEN_TIMEOUT_MS)
     return model, [effect]
 
 
-def on_opened(model: Model, msg: EffectSettled, now: int, kind: str) -> Step:
+@dataclass(frozen=True)
+class WalletLinkOpened(EffectReply):
+    """The browser opened a wallet link, or could not (`key`: the link kind)."""
+
+
+def on_opened(model: Model, msg: WalletLinkOpened, now: int) -> Step:
     return model, []  # the browser opened the link (or could not): nothing to change
 
 
@@ -422,6 +427,7 @@ def socials(model: Model) -> tuple[str, ...]:
 
 
 HANDLERS: dict[type[Msg], Handler] = {
+    WalletLinkOpened: on_opened,
     PressedDirectoryWallet: on_pressed_wallet,
     RequestedMoreWallets: on_more,
     TypedWalletSearch: on_typed,
@@ -430,4 +436,4 @@ HANDLERS: dict[type[Msg], Handler] = {
     DirectoryFetched: on_result,
 }
 
-SLICE = Slice("directory", HANDLERS, effect_results={"directory.open": on_opened}, observe=observe)
+SLICE = Slice("directory", HANDLERS, observe=observe)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from ..core.evolve import replace
 from typing import TYPE_CHECKING
 
-from ..core.cmds import CancelTimer, Cmd, EffectSettled, StartTimer, Track
+from ..core.cmds import CancelTimer, Cmd, EffectReply, StartTimer, Track
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
 from ..rules.rpc_errors import classify
@@ -66,7 +66,7 @@ def start(model: Model, namespace: str | None = None) -> Step:
         if account.connector_id and model.connectors.get(account.connector_id):
             model, effect = wallet_request(
                 model, account.connector_id, "wallet_revokePermissions", [{"eth_accounts": {}}],
-                "disconnect", ns, timeout_ms=DISCONNECT_BOUND_MS,
+                PermissionsRevokeAnswered, ns, timeout_ms=DISCONNECT_BOUND_MS,
             )
             cmds.append(effect)
             pending.append(ns)
@@ -77,7 +77,13 @@ def start(model: Model, namespace: str | None = None) -> Step:
     return model, cmds
 
 
-def on_settled(model: Model, msg: EffectSettled, now: int, namespace: str) -> Step:
+@dataclass(frozen=True)
+class PermissionsRevokeAnswered(EffectReply):
+    """The wallet answered wallet_revokePermissions (`key`: the namespace)."""
+
+
+def on_settled(model: Model, msg: PermissionsRevokeAnswered, now: int) -> Step:
+    namespace = msg.key
     state = model.disconnecting
     if namespace not in state.pending:
         return model, []
@@ -120,9 +126,10 @@ def on_pressed(model: Model, msg: PressedDisconnect | HostDisconnected, now: int
 
 
 HANDLERS: dict[type[Msg], Handler] = {
+    PermissionsRevokeAnswered: on_settled,
     PressedDisconnect: on_pressed,
     HostDisconnected: on_pressed,
     DisconnectBoundReached: on_bound_reached,
 }
 
-SLICE = Slice("disconnect", HANDLERS, effect_results={"disconnect": on_settled})
+SLICE = Slice("disconnect", HANDLERS)

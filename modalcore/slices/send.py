@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from ..core.cmds import Call, CancelEffect, EffectSettled, Reply, Track
+from ..core.cmds import Call, CancelEffect, EffectReply, Reply, Track
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
 from ..rules.addresses import checksum, is_evm_address
@@ -432,7 +432,7 @@ def _send_evm(model: Model, now: int) -> Step:
     # SPEC §4: a native send's stack entry has no view; a token send's shows Account.
     entry = router.TxEntry(view=None if token.address is None else "Account", go_back=False)
     model, send_id = model.next_id("send")
-    model, effect = wallet_request(model, account.connector_id, "eth_sendTransaction", [tx], "send.tx",
+    model, effect = wallet_request(model, account.connector_id, "eth_sendTransaction", [tx], TransactionAnswered,
                                    send_id, timeout_ms=SEND_TIMEOUT_MS)
     amount = model.send.amount
     pending = PendingSend(send_id, effect.eid, tuple(tx.items()), token_key(token), amount, tx["to"])
@@ -444,7 +444,13 @@ def _send_evm(model: Model, now: int) -> Step:
 SENDERS = {"eip155": _send_evm}
 
 
-def on_tx_result(model: Model, msg: EffectSettled, now: int, send_id: str) -> Step:
+@dataclass(frozen=True)
+class TransactionAnswered(EffectReply):
+    """The wallet answered eth_sendTransaction (`key`: the send id)."""
+
+
+def on_tx_result(model: Model, msg: TransactionAnswered, now: int) -> Step:
+    send_id = msg.key
     pending = model.send.pending
     if pending is None or pending.send_id != send_id or pending.status != "waiting":
         return model, []  # an answer to a request this session no longer waits for
@@ -509,6 +515,7 @@ def on_discard(model: Model, msg: PressedDiscardSend, now: int) -> Step:
 
 
 HANDLERS: dict[type[Msg], Handler] = {
+    TransactionAnswered: on_tx_result,
     PressedSendTokenPicker: on_token_picker,
     SelectedSendToken: on_select_token,
     ChangedSendAmount: on_amount,
@@ -522,5 +529,4 @@ HANDLERS: dict[type[Msg], Handler] = {
     MaxFeeEstimated: on_max_fee,
 }
 
-SLICE = Slice("send", HANDLERS, effect_results={"send.tx": on_tx_result},
-)
+SLICE = Slice("send", HANDLERS)

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict
 
-from ..core.cmds import Call, Cmd, EffectSettled, Reply, Track
+from ..core.cmds import Call, Cmd, EffectReply, Reply, Track
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
 from ..siwx.message import SiwxMessage, SiwxMessageError
@@ -180,12 +180,17 @@ def on_nonce(model: Model, msg: SiwxNonceFetched, now: int) -> Step:
     model = replace(model, siwx=replace(model.siwx, message=message))
     model, effect = wallet_request(
         model, account.connector_id or "", "personal_sign",
-        ["0x" + message.encode().hex(), address.lower()], "siwx.sign",
+        ["0x" + message.encode().hex(), address.lower()], SiwxMessageSigned,
     )
     return model, [effect]
 
 
-def on_signed(model: Model, msg: EffectSettled, now: int, param: str) -> Step:
+@dataclass(frozen=True)
+class SiwxMessageSigned(EffectReply):
+    """The wallet answered personal_sign of the sign-in message."""
+
+
+def on_signed(model: Model, msg: SiwxMessageSigned, now: int) -> Step:
     active = _active(model)
     if not model.siwx.signing or active is None or model.siwx.message is None:
         return model, []
@@ -249,6 +254,7 @@ def forget(model: Model) -> Model:
 
 
 HANDLERS: dict[type[Msg], Handler] = {
+    SiwxMessageSigned: on_signed,
     PressedSignIn: on_pressed_sign,
     PressedCancelSignIn: on_cancel,
     SiwxSessionsFetched: on_sessions,
@@ -256,4 +262,4 @@ HANDLERS: dict[type[Msg], Handler] = {
     SiwxVerified: on_verified,
 }
 
-SLICE = Slice("siwx", HANDLERS, effect_results={"siwx.sign": on_signed})
+SLICE = Slice("siwx", HANDLERS)

@@ -7,7 +7,7 @@ from ..core.evolve import replace
 from typing import TYPE_CHECKING
 
 from ..chains.catalog import Network
-from ..core.cmds import EffectSettled
+from ..core.cmds import EffectReply
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
 from ..rules.addresses import checksum, is_evm_address
@@ -58,7 +58,7 @@ def request_switch(model: Model, network_id: str) -> Step:
         return _switched(model, network_id, 0)
     model, effect = wallet_request(
         model, connector_id, "wallet_switchEthereumChain", [{"chainId": network.chain_id_hex}],
-        "switch", network_id,
+        ChainSwitchAnswered, network_id,
     )
     return replace(model, switching=SwitchState(target=network_id)), [effect]
 
@@ -74,7 +74,13 @@ def _add_chain_params(network: Network) -> list[dict[str, object]]:
     }]
 
 
-def on_switch_settled(model: Model, msg: EffectSettled, now: int, network_id: str) -> Step:
+@dataclass(frozen=True)
+class ChainSwitchAnswered(EffectReply):
+    """The wallet answered wallet_switchEthereumChain (`key`: the network id)."""
+
+
+def on_switch_settled(model: Model, msg: ChainSwitchAnswered, now: int) -> Step:
+    network_id = msg.key
     if model.switching.target != network_id:
         return model, []
     if msg.ok:
@@ -85,14 +91,20 @@ def on_switch_settled(model: Model, msg: EffectSettled, now: int, network_id: st
         if connector_id is not None:
             model, effect = wallet_request(
                 model, connector_id, "wallet_addEthereumChain", _add_chain_params(network),
-                "add-chain", network_id,
+                ChainAddAnswered, network_id,
             )
             return model, [effect]
     model = replace(model, switching=SwitchState())
     return snack.show_error(model, classify(msg.error_code, msg.error_message).message)
 
 
-def on_add_settled(model: Model, msg: EffectSettled, now: int, network_id: str) -> Step:
+@dataclass(frozen=True)
+class ChainAddAnswered(EffectReply):
+    """The wallet answered wallet_addEthereumChain (`key`: the network id)."""
+
+
+def on_add_settled(model: Model, msg: ChainAddAnswered, now: int) -> Step:
+    network_id = msg.key
     if model.switching.target != network_id:
         return model, []
     if msg.ok:
@@ -193,6 +205,8 @@ def on_wallet_disconnected(model: Model, msg: WalletDisconnected, now: int) -> S
 
 
 HANDLERS: dict[type[Msg], Handler] = {
+    ChainAddAnswered: on_add_settled,
+    ChainSwitchAnswered: on_switch_settled,
     PressedNetwork: on_pressed_network,
     HostSwitchedNetwork: on_pressed_network,
     WalletChainChanged: on_chain_changed,
@@ -200,4 +214,4 @@ HANDLERS: dict[type[Msg], Handler] = {
     WalletDisconnected: on_wallet_disconnected,
 }
 
-SLICE = Slice("switching", HANDLERS, effect_results={"switch": on_switch_settled, "add-chain": on_add_settled})
+SLICE = Slice("switching", HANDLERS)

@@ -8,11 +8,12 @@ import logging
 
 import pytest
 
-from modalcore.core.cmds import CallSettled
+from modalcore.core.cmds import CallSettled, EffectSettled
 from modalcore.core.msg import Msg
 from modalcore.core.shape import Table
 from modalcore.engine import update as engine_update
-from modalcore.engine.replies import INVALID_RESULT, typed
+from modalcore.engine.replies import INVALID_RESULT, typed, typed_effect
+from modalcore.slices.account_ui import AddressCopyAnswered
 from modalcore.slices.balances import Balances, BalancesFetched
 from modalcore.slices.model import Model, Step
 
@@ -63,3 +64,10 @@ def test_the_edge_keeps_the_key_and_context_and_turns_failures_typed() -> None:
 def test_recordings_made_before_typed_results_still_route() -> None:
     legacy = typed(CallSettled("balances|eip155:1:0xabc", True, {"native": 5, "tokens": {}}))
     assert legacy == BalancesFetched(key="eip155:1:0xabc", result=Balances(native=5, tokens={}))
+
+
+def test_an_effect_answer_arrives_as_the_reply_the_effect_named() -> None:
+    answered = typed_effect(EffectSettled("e3", "AddressCopyAnswered|", True, None))
+    assert answered == AddressCopyAnswered(eid="e3", key="", ok=True, result=None)
+    legacy = typed_effect(EffectSettled("e4", "clipboard", False, error_code=-32603, error_message="timeout"))
+    assert legacy == AddressCopyAnswered(eid="e4", ok=False, error_code=-32603, error_message="timeout")

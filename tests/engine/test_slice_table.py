@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import pytest
 
+from modalcore.slices.account_ui import AddressCopyAnswered
+
 from modalcore.slices.model import Model, Step
 from modalcore.core.msg import Msg
 from modalcore.core.shape import Slice, Table
@@ -43,9 +45,9 @@ def test_a_message_handled_by_two_slices_is_an_error() -> None:
         Table.of(*SLICES, Slice("again", {PressedBack: _pinged}))
 
 
-def test_a_result_purpose_claimed_twice_is_an_error() -> None:
-    twice = Slice("twice", effect_results={"clipboard": lambda model, msg, now, param: (model, [])})
-    with pytest.raises(TypeError, match="clipboard"):
+def test_a_result_claimed_twice_is_an_error() -> None:
+    twice = Slice("twice", {AddressCopyAnswered: lambda model, msg, now: (model, [])})
+    with pytest.raises(TypeError, match="AddressCopyAnswered"):
         Table.of(*SLICES, twice)
 
 

@@ -17,6 +17,7 @@ from modalcore.slices.model import Model, Step
 from modalcore.core.msg import Msg
 from modalcore.engine.session import Session
 from modalcore.core.shape import Slice, Table
+from modalcore.slices.account_ui import AddressCopyAnswered
 from modalcore.engine.update import FLOWS, SLICES
 from modalcore.runtime.clock import FakeClock
 from modalcore.slices import snack
@@ -66,7 +67,7 @@ def _ask(model: Model, msg: RtAskedService, now: int) -> Step:
 
 
 def _effect(model: Model, msg: RtAskedEffect, now: int) -> Step:
-    return model, [Effect(msg.eid, "clipboard", {"text": "x"}, "copy", msg.timeout_ms)]
+    return model, [Effect(msg.eid, "clipboard", {"text": "x"}, AddressCopyAnswered, "copy", msg.timeout_ms)]
 
 
 def _cancel(model: Model, msg: RtCancelledEffect, now: int) -> Step:

@@ -97,7 +97,7 @@ async def test_effect_times_out_on_the_fake_clock(rig: RunnerRig, ask_effect: Fa
     await rig.deliver(ask_effect("e1", 5000))
     effect = rig.outlet.take()[0]
     assert (effect["t"], effect["eid"], effect["timeout"]) == ("effect", "e1", 5000)
-    assert rig.session.effects == {"e1": "copy"}
+    assert rig.session.effects == {"e1": "AddressCopyAnswered|copy"}
     await rig.advance(5000)
     assert rig.session.effects == {}
     timeouts = [e for e in rig.recorded() if e["k"] == "msg" and e["msg"]["type"] == "EffectSettled"]
