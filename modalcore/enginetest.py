@@ -43,10 +43,11 @@ from .wire.frames import (
     ClientFrame,
     EffectResult,
     Env,
+    FrameError,
     Intent,
     Join,
     Resync,
-    WalletEvent,
+    client_frame,
 )
 from .wire.nodes import Node
 from .wire.registry import tree_errors
@@ -334,10 +335,16 @@ class Harness:
         return self.send(EffectResult.model_validate(fields))
 
     def wallet_event(self, connector: str, event: str, data: Any = None) -> list[dict[str, Any]]:
-        return self.send(WalletEvent.model_validate({
-            "t": "wallet_event", "s": self._next_seq(), "a": self.server_seq,
-            "connector": connector, "event": event, "data": data,
-        }))
+        """A wallet event through the socket edge, as the endpoint parses it: data of the wrong
+        shape comes back as the `error` frame the socket sends."""
+        try:
+            frame = client_frame({
+                "t": "wallet_event", "s": self._next_seq(), "a": self.server_seq,
+                "connector": connector, "event": event, "data": data,
+            })
+        except FrameError as error:
+            return [{"t": "error", "s": 0, "a": self.session.in_seq, "code": error.code, "message": error.message}]
+        return self.send(frame)
 
     def resync(self, version: int = 0) -> list[dict[str, Any]]:
         return self.send(Resync(t="resync", s=self._next_seq(), a=self.server_seq, v=version))

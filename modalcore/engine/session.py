@@ -216,13 +216,11 @@ class Session:
         return Output()
 
     def _wallet_event(self, frame: WalletEvent, now: int) -> Output:
-        """A wallet event is applied, or refused with an `error` frame (it has no ack): data of
-        the wrong shape or over its bounds is `malformed`, an input that would take the session
-        past a total bound is `over_limit`. A refused event changes nothing."""
-        try:
-            msg = message_for(frame)
-        except FrameError as error:
-            return Output(frames=[self._error(error.code, error.message)])
+        """A wallet event is applied, or refused with an `error` frame (it has no ack): an input
+        that would take the session past a total bound is `over_limit` (data of the wrong shape
+        or over its own bounds never gets here: `wire/frames.WalletEvent` refuses it at the
+        socket edge). A refused event changes nothing."""
+        msg = message_for(frame)
         reason = refusal(self.model, msg, self.table)
         if reason is not None:
             return Output(frames=[self._error("over_limit", reason)])

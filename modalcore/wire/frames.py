@@ -8,13 +8,20 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError, model_validator
 
 from ..rules import limits as L
 from .codec import DecodeError, decode
 
 Seq = Annotated[int, Field(ge=0, le=2**53)]
 IdStr = Annotated[str, Field(min_length=1, max_length=L.NODE_ID_CHARS)]
+
+
+class FrameError(ValueError):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
 
 
 class _Frame(BaseModel):
@@ -76,11 +83,57 @@ class EffectResult(_Frame):
     error: EffectError | None = None
 
 
+# What a wallet event's data is once validated: the announced wallet, the accounts, the chain id
+# (hex string), or nothing (disconnect).
+WalletEventData = AnnouncedWallet | tuple[str, ...] | str | None
+
+
 class WalletEvent(_Frame):
+    """A wallet event; its `data` (as sent, and as a recording stores it) is validated here, at
+    the socket edge, against the event's shape and bounds (PROTOCOL.md, "Bounds") into
+    `payload`. Data of the wrong shape is a `FrameError` (malformed) like any bad frame."""
+
     t: Literal["wallet_event"]
     connector: IdStr
     event: Literal["accountsChanged", "chainChanged", "disconnect", "announce"]
     data: Any = None
+    _payload: WalletEventData = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _typed(self) -> WalletEvent:
+        self._payload = wallet_event_data(self.event, self.data)
+        return self
+
+    @property
+    def payload(self) -> WalletEventData:
+        return self._payload
+
+
+def wallet_event_data(event: str, data: object) -> WalletEventData:
+    """The typed data of a wallet event; `FrameError` (malformed, with the reason) for data of the
+    wrong shape or over its bounds."""
+    if event == "announce":
+        try:
+            return AnnouncedWallet.model_validate(data)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "data"
+            raise FrameError("malformed", f"announce: {where}: {first['msg']}") from None
+    if event == "accountsChanged":
+        if not isinstance(data, list) or not all(isinstance(a, str) for a in data):
+            raise FrameError("malformed", "accountsChanged: data is a list of addresses")
+        if len(data) > L.MAX_WALLET_ACCOUNTS or any(len(a) > L.WALLET_ACCOUNT_CHARS for a in data):
+            raise FrameError("malformed", f"accountsChanged: at most {L.MAX_WALLET_ACCOUNTS} addresses "
+                                          f"of at most {L.WALLET_ACCOUNT_CHARS} characters")
+        return tuple(data)
+    if event == "chainChanged":
+        if isinstance(data, int) and not isinstance(data, bool):
+            data = hex(data)
+        if not isinstance(data, str) or len(data) > L.WALLET_CHAIN_CHARS:
+            raise FrameError("malformed", f"chainChanged: data is a chain id of at most "
+                                          f"{L.WALLET_CHAIN_CHARS} characters")
+        return data
+    return None
 
 
 class Resync(_Frame):
@@ -102,13 +155,6 @@ ClientFrame = Annotated[
     Join | Intent | EffectResult | WalletEvent | Resync | Leave | Ack, Field(discriminator="t")
 ]
 _client_frame: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
-
-
-class FrameError(ValueError):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
 
 
 def _shape_problem(value: dict[str, Any]) -> str | None:
@@ -141,6 +187,11 @@ def parse_client_frame(data: bytes) -> ClientFrame:
     except DecodeError as error:
         code = "too_large" if str(error) == "too_large" else "malformed"
         raise FrameError(code, str(error)) from error
+    return client_frame(value)
+
+
+def client_frame(value: object) -> ClientFrame:
+    """A decoded frame validated into its model (what `parse_client_frame` does after msgpack)."""
     if not isinstance(value, dict):
         raise FrameError("malformed", "a frame is a msgpack map")
     problem = _shape_problem(value)
@@ -150,6 +201,9 @@ def parse_client_frame(data: bytes) -> ClientFrame:
         return _client_frame.validate_python(value)
     except ValidationError as error:
         first = error.errors()[0]
+        cause = first.get("ctx", {}).get("error")
+        if isinstance(cause, FrameError):  # a wallet event's data (its own message)
+            raise cause from None
         where = ".".join(str(part) for part in first["loc"])
         raise FrameError("malformed", f"{where}: {first['msg']}") from error
 

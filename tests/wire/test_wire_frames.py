@@ -220,3 +220,19 @@ def test_intent_args_of_the_wrong_shape_are_invalid(action: str, args: dict[str,
     with pytest.raises(FrameError) as caught:
         validate_args(action, args)
     assert caught.value.code == "invalid"
+
+
+def test_wallet_event_data_is_validated_at_the_socket_edge() -> None:
+    """Rule (issue 12 item 4): a wallet event's data is parsed with the other frames, into a typed
+    payload; data of the wrong shape never reaches the session."""
+    def frame(event: str, data: object) -> bytes:
+        return encode({"t": "wallet_event", "s": 1, "a": 0, "connector": "c", "event": event, "data": data})
+
+    accounts = parse_client_frame(frame("accountsChanged", ["0x" + "1" * 40]))
+    assert isinstance(accounts, WalletEvent) and accounts.payload == ("0x" + "1" * 40,)
+    chain = parse_client_frame(frame("chainChanged", 10))
+    assert isinstance(chain, WalletEvent) and chain.payload == "0xa"
+    with pytest.raises(FrameError, match="accountsChanged: data is a list of addresses"):
+        parse_client_frame(frame("accountsChanged", "0x1"))
+    with pytest.raises(FrameError, match="announce: "):
+        parse_client_frame(frame("announce", {"name": "no uuid"}))
