@@ -1,7 +1,8 @@
 """Named async services that `Call(service, args, purpose)` commands run.
 
 A service is `async def service(ctx: ServiceContext, **args) -> result`. Its result (or its
-failure) comes back to the session as `CallSettled(purpose, ok, result, error, context)`.
+failure) comes back to the session as the envelope `CallSettled(purpose, ok, result, error,
+context)`, which the session's edge (`engine/replies.py`) validates into the `Reply` the call named.
 Other modules register real implementations (chain RPC, wallet directory, ...) on the registry
 the app is built with; the registry itself only ships `clock`.
 """
