@@ -1,5 +1,5 @@
-"""Command line: `python -m modalcore serve ...`, `demo ...`, `replay PATH...`, `audit verify`
-and `inspect DIR`."""
+"""Command line: `python -m modalcore serve ...`, `demo ...`, `replay PATH...`, `audit verify`,
+`inspect DIR` and `keys rotate-master-key`."""
 
 from __future__ import annotations
 
@@ -54,6 +54,12 @@ def _audit(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def _keys(args: argparse.Namespace) -> int:
+    from .embedded.keys_cli import run
+
+    return run(args)
+
+
 def _inspect(args: argparse.Namespace) -> int:
     from .inspect.cli import run
 
@@ -97,6 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
         "inspect", help="a loopback page to step through recordings and their divergences")
     inspect_arguments(inspect)
     inspect.set_defaults(run=_inspect)
+
+    from .embedded.keys_cli import add_arguments as keys_arguments
+
+    keys = commands.add_parser("keys", help="embedded wallet master key: generate, rotate")
+    keys_arguments(keys)
+    keys.set_defaults(run=_keys)
     return parser
 
 
