@@ -19,6 +19,7 @@ from ..wire.codec import MAX_FRAME_BYTES, encode
 from ..wire.frames import FrameError, Join, Leave, parse_client_frame
 from .config import EngineConfig, Project
 from .hub import Hub
+from ..rules.texts import INVALID_APP_CONFIGURATION
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +77,7 @@ async def _handshake(ws: WebSocket, hub: Hub, config: EngineConfig) -> SessionRu
         raise Refused("no_project", "Project ID is not configured", CLOSE_NO_PROJECT)
     origin = ws.headers.get("origin")
     if origin is None or not project.origin_policy().allows(origin):
-        raise Refused("bad_origin", "Invalid App Configuration", CLOSE_BAD_ORIGIN)
+        raise Refused("bad_origin", INVALID_APP_CONFIGURATION, CLOSE_BAD_ORIGIN)
     join = await _first_frame(ws)
     if join.project != project_id:
         raise Refused("no_project", "Project ID does not match the socket's", CLOSE_NO_PROJECT)
