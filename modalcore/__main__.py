@@ -14,6 +14,8 @@ import uvicorn
 from .audit.cli import add_arguments as audit_arguments
 from .audit.cli import run as run_audit
 from .demo import run as run_demo
+from .embedded.keys_cli import add_arguments as keys_arguments
+from .embedded.keys_cli import run as run_keys
 from .inspect.cli import add_arguments as inspect_arguments
 from .inspect.cli import run as run_inspect
 from .replay.cli import add_arguments
@@ -54,9 +56,7 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _keys(args: argparse.Namespace) -> int:
-    from .embedded.keys_cli import run
-
-    return run(args)
+    return run_keys(args)
 
 
 def _inspect(args: argparse.Namespace) -> int:
@@ -94,8 +94,6 @@ def build_parser() -> argparse.ArgumentParser:
         "inspect", help="a loopback page to step through recordings and their divergences")
     inspect_arguments(inspect)
     inspect.set_defaults(run=_inspect)
-
-    from .embedded.keys_cli import add_arguments as keys_arguments
 
     keys = commands.add_parser("keys", help="embedded wallet master key: generate, rotate")
     keys_arguments(keys)

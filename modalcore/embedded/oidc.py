@@ -39,6 +39,10 @@ class ProviderConfig:
     client_secret: str | None = field(default=None, repr=False)
     scope: str = "openid email profile"
 
+    def __post_init__(self) -> None:
+        if self.name not in SOCIAL_PROVIDERS:  # SPEC §5: the social provider's payload check
+            raise OidcError(f"social provider must be one of {', '.join(SOCIAL_PROVIDERS)}")
+
 
 @dataclass(frozen=True)
 class Pending:

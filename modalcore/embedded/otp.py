@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass, replace
 from enum import Enum
 
+from ..rules.texts import email_code_rate_limited
+
 CODE_DIGITS = 6
 CODE_TTL_MS = 10 * 60 * 1000
 MAX_ATTEMPTS = 5
@@ -44,11 +46,7 @@ class RateLimited(OtpError):
 
     def __init__(self, seconds: int) -> None:
         self.seconds = seconds
-        super().__init__(rate_limit_message(seconds))
-
-
-def rate_limit_message(seconds: int) -> str:
-    return f"Please try again after {seconds} seconds"
+        super().__init__(email_code_rate_limited(seconds))
 
 
 def normalize_email(email: object) -> str:

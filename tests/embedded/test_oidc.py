@@ -169,3 +169,9 @@ def test_begin_uses_the_randomness_passed_in(config: ProviderConfig) -> None:
     assert first[0].state != begin(config, b"\x01" * 96)[0].state
     with pytest.raises(ValueError):
         begin(config, b"short")
+
+
+@pytest.mark.parametrize("name", ["farcaster", "telegram", "Google", ""])
+def test_only_the_spec_social_providers_are_configured(config: ProviderConfig, name: str) -> None:
+    with pytest.raises(OidcError, match="social provider must be one of"):
+        replace(config, name=name)
