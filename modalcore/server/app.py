@@ -44,6 +44,7 @@ from .config import EngineConfig, default_config, resolve_secret
 from .devproxy import devchain_proxy
 from .hub import Hub
 from .endpoint import WS_MAX_SIZE, websocket_endpoint
+from .metrics import CountingStore, Metrics, MetricsObserver, metrics_endpoint
 
 BUILD_HINT = (
     "The renderer is not built yet: run `make renderer` (or `cd renderer && npm ci && "
@@ -107,7 +108,9 @@ def create_app(
     """The engine app. Anything not given comes from `config` (or the built-in default)."""
     config = config or default_config()
     own_store = store is None
-    session_store = store if store is not None else open_store(config)
+    metrics = Metrics()
+    session_store: SessionStore = CountingStore(
+        store if store is not None else open_store(config), metrics)
     clock = clock or RealClock()
     sink = analytics or build_sink(config.analytics, session_store, clock)
     hub = Hub(
@@ -120,7 +123,8 @@ def create_app(
         record_dir=Path(record_dir) if record_dir is not None else None,
         record_name=record_name,
     )
-    hub.deps.observers = (*hub.deps.observers, AuditObserver(session_store),
+    hub.deps.observers = (MetricsObserver(metrics), *hub.deps.observers,
+                          AuditObserver(session_store),
                           AnalyticsObserver(sink))
     static_dir = config.static_path()
     siwx_store, signer = open_siwx(config)
@@ -147,6 +151,7 @@ def create_app(
     routes = [
         WebSocketRoute("/ws", websocket_endpoint),
         Route("/healthz", healthz),
+        Route("/metrics", metrics_endpoint),
         Route("/v1/engine", _engine_identity(signer.address)),
         *siwx_routes(siwx_store, engine_address=signer.address),
         *directory_routes(),
@@ -161,4 +166,5 @@ def create_app(
     app.state.config = config
     app.state.hub = hub
     app.state.store = session_store
+    app.state.metrics = metrics
     return app
