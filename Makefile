@@ -73,8 +73,15 @@ test: deps chromium
 test-python: deps
 	$(PY) -m pytest -q -m "not e2e"
 
+# The load tool (issue 17) against `python -m modalcore serve` workers over real websockets,
+# bounded here; run it by hand with larger sizes (see README, "Running as a service").
+LOAD_IDLE    ?= 200
+LOAD_ACTIVE  ?= 100
+LOAD_RATE    ?= 1
+LOAD_SECONDS ?= 10
 bench: deps chromium
 	$(PY) -m modalcore.bench
+	$(PY) -m modalcore.bench.load --idle $(LOAD_IDLE) --active $(LOAD_ACTIVE) --rate $(LOAD_RATE) --seconds $(LOAD_SECONDS)
 
 # A long fuzz campaign (issue 11) against `python -m modalcore serve` in its own process:
 # at least 100,000 hostile frames over many sockets, bounded in time; prints frames/s, replies
