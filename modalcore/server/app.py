@@ -39,6 +39,7 @@ from ..runtime.clock import Clock, RealClock
 from ..runtime.services import ServiceRegistry, default_services
 from ..store.base import SessionStore
 from ..store.memory import MemoryStore
+from ..store.redis import RedisStore
 from ..store.sqlite import SqliteStore
 from .config import EngineConfig, default_config, resolve_secret
 from .devproxy import devchain_proxy
@@ -55,6 +56,8 @@ BUILD_HINT = (
 def open_store(config: EngineConfig) -> SessionStore:
     if config.store.kind == "sqlite":
         return SqliteStore(config.path(config.store.path), ttl_ms=config.store.ttl_ms)
+    if config.store.kind == "redis":
+        return RedisStore.from_url(config.store.url, config.store.ttl_ms, config.store.prefix)
     return MemoryStore(ttl_ms=config.store.ttl_ms)
 
 

@@ -1,0 +1,88 @@
+"""The Redis store against a real redis-server (issue 17): the audit log's append-only rule,
+analytics counts, what a save costs in Redis commands, and a session resumed by another engine
+process sharing the Redis."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import AsyncIterator
+
+import pytest
+from redis.asyncio import Redis
+
+from modalcore.audit.chain import StoredEntry
+from modalcore.store.base import AuditConflict, StoredEvent
+from modalcore.store.redis import RedisStore
+from modalcore.testing import Client, make_test_config, start_server
+
+_prefixes = itertools.count()
+
+
+@pytest.fixture()
+async def store(redis_url: str) -> AsyncIterator[RedisStore]:
+    redis_store = RedisStore.from_url(redis_url, prefix=f"r{next(_prefixes)}:")
+    yield redis_store
+    await redis_store.close()
+
+
+async def test_rule_the_redis_audit_log_is_append_only(store: RedisStore) -> None:
+    await store.audit_append(StoredEntry("s1", 2, b"two", "h2"))
+    await store.audit_append(StoredEntry("s1", 1, b"one", "h1"))
+    await store.audit_append(StoredEntry("s2", 1, b"x", "hx"))
+    with pytest.raises(AuditConflict):
+        await store.audit_append(StoredEntry("s1", 1, b"forged", "hf"))
+    entries = await store.audit_entries("s1")
+    assert [(e.seq, e.body, e.hash) for e in entries] == [(1, b"one", "h1"), (2, b"two", "h2")]
+    assert await store.audit_head("s1") == StoredEntry("s1", 2, b"two", "h2")
+    assert await store.audit_sessions() == ["s1", "s2"]
+    await store.expire(10**15)  # sessions expire; their audit log stays
+    assert len(await store.audit_entries("s1")) == 2
+
+
+async def test_analytics_events_are_counted_once_per_id(store: RedisStore) -> None:
+    day = 1_700_000_000_000
+    for event_id in ("e1", "e2", "e1"):
+        await store.events_add(StoredEvent(event_id, "p", "s", "MODAL_OPEN", day, b"{}"))
+    await store.events_add(StoredEvent("e3", "p", "s", "MODAL_CLOSE", day, b"{}"))
+    assert await store.event_counts() == [
+        ("p", "2023-11-14", "MODAL_CLOSE", 1), ("p", "2023-11-14", "MODAL_OPEN", 2)]
+
+
+async def test_a_save_is_two_redis_commands(store: RedisStore, redis_url: str) -> None:
+    """Counted by the server itself (INFO commandstats), not only by the store."""
+    admin = Redis.from_url(redis_url)
+    try:
+        await store.save("warm", b"x", 0)
+        before = await admin.info("commandstats")
+        await store.save("s", b"state", 1)
+        after = await admin.info("commandstats")
+    finally:
+        await admin.aclose()
+
+    def calls(info: dict[str, dict[str, int]], name: str) -> int:
+        return int(info.get(f"cmdstat_{name}", {}).get("calls", 0))
+
+    written = {name: calls(after, name) - calls(before, name) for name in ("set", "zadd")}
+    assert written == {"set": 1, "zadd": 1}
+
+
+async def test_another_engine_on_the_same_redis_resumes_the_session(redis_url: str) -> None:
+    """Worker A serves a session and stops; worker B, sharing only the Redis, takes the rejoin
+    with the same tree."""
+    config = make_test_config(store={"kind": "redis", "url": redis_url,
+                                     "prefix": f"w{next(_prefixes)}:"})
+    with start_server(config) as first:
+        async with first.client() as client:
+            await client.join()
+            await client.intent("host", "open")
+            await client.recv_until(lambda f: f["t"] == "host_event")
+            await client.quiet(0.3)
+            runner = first.hub.runners[client.session]
+            tree = runner.session.tree.to_wire()
+    with start_server(config) as second:
+        assert len(second.hub) == 0
+        async with Client.open(second.ws_url(), seq=client.seq) as again:
+            frames = await again.join(resume=client.resume, last=5)
+        assert frames[0]["session"] == client.session and frames[0]["resumed"] is True
+        snapshot = next(f for f in frames if f["t"] == "snapshot")
+        assert snapshot["tree"] == tree and snapshot["tree"]["p"]["open"] is True
