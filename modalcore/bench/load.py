@@ -9,9 +9,12 @@ temporary config and SQLite store, then drives them over real websockets from th
   that follows its `intent_ack ok`; anything else (a refused ack, an `error` frame, a timeout, a
   socket that fails) counts as an error.
 
-With `--workers 2` the sessions are spread over two independent worker processes (each with its
-own SQLite store; no shared store, no takeover). Bounded in count and time, loopback only; the
-client shares the machine with the server, so figures are pessimistic.
+With `--workers 2` the sessions are spread round-robin over two worker processes: with
+`--store sqlite` (the default) each has its own SQLite file (independent workers); with
+`--store redis` they share one `redis-server` the tool starts on a free loopback port, and the
+active row also gives the Redis commands per intent (the server's own `total_commands_processed`).
+Bounded in count and time, loopback only; the client shares the machine with the server, so
+figures are pessimistic.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from pathlib import Path
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
 
+from ..store.redis_server import redis_server
 from ..testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, join_frame
 from ..wire.codec import decode, encode
 from .stats import percentile
@@ -74,8 +78,10 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def start_workers(count: int, sessions: int) -> Iterator[list[Worker]]:
-    """`count` engine processes, each with its own temp config and SQLite store; stopped after."""
+def start_workers(count: int, sessions: int, redis_url: str | None = None
+                  ) -> Iterator[list[Worker]]:
+    """`count` engine processes, each with its own temp config and SQLite store (or all on the
+    Redis at `redis_url`, under one key prefix); stopped after."""
     with tempfile.TemporaryDirectory(prefix="modalcore-load-") as tmp:
         workers: list[Worker] = []
         try:
@@ -85,7 +91,8 @@ def start_workers(count: int, sessions: int) -> Iterator[list[Worker]]:
                 config = {
                     "secret": TEST_SECRET,
                     "projects": {TEST_PROJECT: {"name": "Load", "origins": [TEST_ORIGIN]}},
-                    "store": {"kind": "sqlite", "path": "sessions.db"},
+                    "store": ({"kind": "redis", "url": redis_url, "prefix": "load:"}
+                              if redis_url else {"kind": "sqlite", "path": "sessions.db"}),
                     "max_sessions_per_address": max(1, sessions),
                     "analytics": {"mode": "off"},
                     "siwx": {"db": "siwx.db", "key_file": "engine.key"},
@@ -241,8 +248,23 @@ async def idle(workers: Sequence[Worker], count: int) -> Row:
     })
 
 
-async def active(workers: Sequence[Worker], count: int, rate: float, seconds: float) -> Row:
+def _redis_commands(redis_url: str | None) -> int:
+    if redis_url is None:
+        return 0
+    from redis import Redis
+
+    client = Redis.from_url(redis_url)
+    try:
+        return int(client.info("stats")["total_commands_processed"])
+    finally:
+        client.close()
+
+
+async def active(workers: Sequence[Worker], count: int, rate: float, seconds: float,
+                 redis_url: str | None = None) -> Row:
     sessions, failed = await _open_all(workers, count)
+    await asyncio.sleep(0.5)  # joins settled
+    commands_before = _redis_commands(redis_url)
     cpu_before = sum(w.cpu_s() for w in workers)
     began = time.perf_counter()
     period = 1 / rate
@@ -252,20 +274,25 @@ async def active(workers: Sequence[Worker], count: int, rate: float, seconds: fl
     ))
     elapsed = time.perf_counter() - began
     cpu = sum(w.cpu_s() for w in workers) - cpu_before
+    # the INFO asking for it is one more command
+    commands = _redis_commands(redis_url) - commands_before - 1
     await _close_all(sessions)
     samples = [ms for s in sessions for ms in s.latencies]
     errors = failed + sum(s.errors for s in sessions)
-    return Row(len(workers), f"active {rate:g}/s × {seconds:g} s", count, {
+    figures = {
         "p50": f"{percentile(samples, 50):.1f} ms",
         "p99": f"{percentile(samples, 99):.1f} ms",
         "intents/s": f"{len(samples) / elapsed:.0f}",
         "server CPU": f"{100 * cpu / elapsed:.0f} %",
-        "errors": str(errors),
-    })
+    }
+    if redis_url is not None:
+        figures["Redis commands/intent"] = f"{commands / max(1, len(samples)):.2f}"
+    figures["errors"] = str(errors)
+    return Row(len(workers), f"active {rate:g}/s × {seconds:g} s", count, figures)
 
 
-def table(rows: Sequence[Row]) -> list[str]:
-    lines = ["Load over real websockets (loopback, SQLite store, client on the same machine):",
+def table(rows: Sequence[Row], store: str) -> list[str]:
+    lines = [f"Load over real websockets (loopback, {store} store, client on the same machine):",
              f"  {'workers':>7}  {'scenario':<22} {'sessions':>8}  figures"]
     for row in rows:
         figures = ", ".join(f"{k} {v}" for k, v in row.figures.items())
@@ -274,20 +301,27 @@ def table(rows: Sequence[Row]) -> list[str]:
 
 
 def run(idle_sessions: int = 200, active_sessions: int = 100, rate: float = 1.0,
-        seconds: float = 10.0, worker_counts: Sequence[int] = (1, 2)) -> list[str]:
+        seconds: float = 10.0, worker_counts: Sequence[int] = (1, 2),
+        store: str = "sqlite") -> list[str]:
     if not (0 <= idle_sessions <= MAX_SESSIONS and 0 <= active_sessions <= MAX_SESSIONS):
         raise ValueError(f"sessions are bounded to {MAX_SESSIONS}")
     if not (0 < rate <= 30 and 0 < seconds <= MAX_SECONDS):
         raise ValueError(f"rate is in (0, 30] per second, seconds in (0, {MAX_SECONDS:g}]")
+    if store not in ("sqlite", "redis"):
+        raise ValueError("the store is sqlite or redis")
     rows: list[Row] = []
-    for count in worker_counts:
-        with start_workers(count, max(idle_sessions, active_sessions)) as workers:
+    with contextlib.ExitStack() as stack:
+        redis_url = stack.enter_context(redis_server()) if store == "redis" else None
+        limit = max(idle_sessions, active_sessions)
+        for count in worker_counts:
             if idle_sessions:
-                rows.append(asyncio.run(idle(workers, idle_sessions)))
-        with start_workers(count, max(idle_sessions, active_sessions)) as workers:
+                with start_workers(count, limit, redis_url) as workers:
+                    rows.append(asyncio.run(idle(workers, idle_sessions)))
             if active_sessions:
-                rows.append(asyncio.run(active(workers, active_sessions, rate, seconds)))
-    return table(rows)
+                with start_workers(count, limit, redis_url) as workers:
+                    rows.append(asyncio.run(
+                        active(workers, active_sessions, rate, seconds, redis_url)))
+    return table(rows, "Redis" if store == "redis" else "SQLite")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -298,9 +332,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=10.0, help="how long the active run lasts")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2],
                         help="worker counts to measure (default: 1 2)")
+    parser.add_argument("--store", choices=("sqlite", "redis"), default="sqlite",
+                        help="sqlite: one file per worker; redis: one redis-server they share")
     args = parser.parse_args(argv)
     try:
-        lines = run(args.idle, args.active, args.rate, args.seconds, args.workers)
+        lines = run(args.idle, args.active, args.rate, args.seconds, args.workers, args.store)
     except ValueError as error:
         print(f"load: {error}", file=sys.stderr)
         return 2

@@ -62,8 +62,9 @@ async def test_a_save_is_two_redis_commands(store: RedisStore, redis_url: str) -
     def calls(info: dict[str, dict[str, int]], name: str) -> int:
         return int(info.get(f"cmdstat_{name}", {}).get("calls", 0))
 
-    written = {name: calls(after, name) - calls(before, name) for name in ("set", "zadd")}
-    assert written == {"set": 1, "zadd": 1}
+    written = {name: calls(after, name) - calls(before, name)
+               for name in ("set", "zadd", "multi", "exec")}
+    assert written == {"set": 1, "zadd": 1, "multi": 0, "exec": 0}
 
 
 async def test_another_engine_on_the_same_redis_resumes_the_session(redis_url: str) -> None:

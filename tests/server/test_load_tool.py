@@ -27,6 +27,18 @@ def test_load_tool_prints_a_table_for_one_and_two_workers() -> None:
     assert re.search(r"p50 [0-9.]+ ms, p99 [0-9.]+ ms, intents/s \d+", result.stdout)
 
 
+def test_load_tool_on_two_workers_sharing_a_redis_counts_redis_commands_per_intent() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "modalcore.bench.load", "--store", "redis", "--idle", "0",
+         "--active", "4", "--rate", "2", "--seconds", "1", "--workers", "2"],
+        capture_output=True, text=True, timeout=180, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Redis store" in result.stdout
+    row = next(line for line in result.stdout.splitlines() if re.match(r"^\s+2\s+active", line))
+    assert re.search(r"Redis commands/intent [1-9][0-9.]*, errors 0$", row.rstrip()), row
+
+
 def test_load_tool_refuses_unbounded_sizes() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "modalcore.bench.load", "--idle", "1000000"],
