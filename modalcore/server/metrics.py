@@ -180,6 +180,14 @@ class CountingStore(SessionStore):
         self._op("count")
         return await self.inner.count()
 
+    async def claim(self, session_id: str) -> None:
+        self._op("claim")
+        await self.inner.claim(session_id)
+
+    async def owns(self, session_id: str) -> bool:
+        self._op("owns")
+        return await self.inner.owns(session_id)
+
     async def audit_append(self, entry: StoredEntry) -> None:
         self._op("audit_append")
         await self.inner.audit_append(entry)

@@ -7,15 +7,21 @@ Keys (all under `prefix`, default `modalcore:`):
              test's fake clock means the same thing here;
 - `a:{id}`   the session's audit log, a hash seq -> msgpack [body, hash], written with HSETNX
              (an existing (session, seq) is a conflict, never replaced);
+- `l:{id}`   the session's lease: the id of the engine process that owns it. A save is refused
+             (and logged) unless this process holds the lease or nobody does; `claim` (a rejoin
+             landing here) takes it over unconditionally, so a crashed owner never blocks it;
 - `ev:{id}`  an analytics event id seen (SET NX, kept for `EVENT_ID_TTL_S`), and `evc` the counts
              by "project|day|event".
 
-Cost on the hot path: a save is one round trip of 2 commands (ZADD + SET, pipelined); an audit
-entry is 1 (HSETNX). `commands` counts the commands this store sent.
+Cost on the hot path: a save is one request, EVALSHA of a script that checks the lease, ZADDs
+and SETs atomically (3 commands inside Redis); an audit entry is 1 (HSETNX). The lease has no
+TTL of its own: it goes with the session (delete, expire). `commands` counts the commands this store sent.
 """
 
 from __future__ import annotations
 
+import logging
+import secrets
 from typing import Any
 
 import msgpack
@@ -24,8 +30,19 @@ from redis.asyncio import Redis
 from ..audit.chain import StoredEntry
 from .base import DEFAULT_TTL_MS, AuditConflict, SessionStore, StoredEvent
 
+log = logging.getLogger(__name__)
+
 EVENT_ID_TTL_S = 7 * 24 * 3600
 _SEP = "|"
+# KEYS: lease, touched, data; ARGV: owner, session id, now ms, data
+_SAVE = """
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return 0 end
+if not holder then redis.call('SET', KEYS[1], ARGV[1]) end
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
+redis.call('SET', KEYS[3], ARGV[4])
+return 1
+"""
 
 
 class RedisStore(SessionStore):
@@ -35,6 +52,8 @@ class RedisStore(SessionStore):
         self._redis = client
         self._prefix = prefix
         self._touched = f"{prefix}touched"
+        self.owner = secrets.token_hex(8)  # this process, as lease holder
+        self._save_script = client.register_script(_SAVE)
         self.commands = 0
 
     @classmethod
@@ -44,6 +63,9 @@ class RedisStore(SessionStore):
 
     def _key(self, session_id: str) -> str:
         return f"{self._prefix}s:{session_id}"
+
+    def _lease_key(self, session_id: str) -> str:
+        return f"{self._prefix}l:{session_id}"
 
     def _audit_key(self, session_id: str) -> str:
         return f"{self._prefix}a:{session_id}"
@@ -63,17 +85,25 @@ class RedisStore(SessionStore):
         return bytes(data)
 
     async def save(self, session_id: str, data: bytes, now_ms: int) -> None:
-        # One round trip, no MULTI/EXEC (2 commands, not 4). Touched first: a writer dying
-        # between the two leaves the previous bytes (or none), never bytes without a time.
-        async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.zadd(self._touched, {session_id: now_ms})
-            pipe.set(self._key(session_id), data)
-            await pipe.execute()
-        self.commands += 2
+        keys = [self._lease_key(session_id), self._touched, self._key(session_id)]
+        saved = await self._save_script(
+            keys=keys, args=[self.owner, session_id, now_ms, data])
+        self.commands += 1
+        if not saved:
+            log.info("session %s: not saved, another engine process owns it now", session_id)
+
+    async def claim(self, session_id: str) -> None:
+        await self._redis.set(self._lease_key(session_id), self.owner)
+        self.commands += 1
+
+    async def owns(self, session_id: str) -> bool:
+        holder = await self._redis.get(self._lease_key(session_id))
+        self.commands += 1
+        return holder is None or holder == self.owner.encode()
 
     async def delete(self, session_id: str) -> None:
         async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.delete(self._key(session_id))
+            pipe.delete(self._key(session_id), self._lease_key(session_id))
             pipe.zrem(self._touched, session_id)
             await pipe.execute()
         self.commands += 2
@@ -91,7 +121,7 @@ class RedisStore(SessionStore):
             return 0
         ids = [g.decode() if isinstance(g, bytes) else str(g) for g in gone]
         async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.delete(*(self._key(i) for i in ids))
+            pipe.delete(*(self._key(i) for i in ids), *(self._lease_key(i) for i in ids))
             pipe.zrem(self._touched, *ids)
             await pipe.execute()
         self.commands += 2

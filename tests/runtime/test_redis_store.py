@@ -48,11 +48,13 @@ async def test_analytics_events_are_counted_once_per_id(store: RedisStore) -> No
         ("p", "2023-11-14", "MODAL_CLOSE", 1), ("p", "2023-11-14", "MODAL_OPEN", 2)]
 
 
-async def test_a_save_is_two_redis_commands(store: RedisStore, redis_url: str) -> None:
-    """Counted by the server itself (INFO commandstats), not only by the store."""
+async def test_a_save_is_one_request_of_three_commands_inside_redis(
+        store: RedisStore, redis_url: str) -> None:
+    """Counted by the server itself (INFO commandstats): one EVALSHA, inside it the lease check,
+    the touched time and the bytes; no MULTI/EXEC."""
     admin = Redis.from_url(redis_url)
     try:
-        await store.save("warm", b"x", 0)
+        await store.save("s", b"x", 0)  # the first save also takes the lease
         before = await admin.info("commandstats")
         await store.save("s", b"state", 1)
         after = await admin.info("commandstats")
@@ -63,8 +65,30 @@ async def test_a_save_is_two_redis_commands(store: RedisStore, redis_url: str) -
         return int(info.get(f"cmdstat_{name}", {}).get("calls", 0))
 
     written = {name: calls(after, name) - calls(before, name)
-               for name in ("set", "zadd", "multi", "exec")}
-    assert written == {"set": 1, "zadd": 1, "multi": 0, "exec": 0}
+               for name in ("evalsha", "get", "set", "zadd", "multi", "exec")}
+    assert written == {"evalsha": 1, "get": 1, "set": 1, "zadd": 1, "multi": 0, "exec": 0}
+    assert await store.load("s", 2) == b"state"
+
+
+async def test_rule_one_owner_a_claim_takes_the_session_over(redis_url: str) -> None:
+    """Two engine processes' stores on one Redis: after B claims the session, A's saves of its
+    stale copy are refused, and A knows it no longer owns it."""
+    prefix = f"o{next(_prefixes)}:"
+    a = RedisStore.from_url(redis_url, prefix=prefix)
+    b = RedisStore.from_url(redis_url, prefix=prefix)
+    try:
+        await a.save("s", b"by a", 0)
+        assert await a.owns("s") and not await b.owns("s")
+        await b.save("s", b"b without the lease", 1)
+        assert await b.load("s", 2) == b"by a"
+        await b.claim("s")
+        await b.save("s", b"by b", 3)
+        await a.save("s", b"stale a", 4)
+        assert await a.load("s", 5) == b"by b"
+        assert not await a.owns("s") and await b.owns("s")
+    finally:
+        await a.close()
+        await b.close()
 
 
 async def test_another_engine_on_the_same_redis_resumes_the_session(redis_url: str) -> None:
