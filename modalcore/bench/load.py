@@ -11,8 +11,10 @@ temporary config and SQLite store, then drives them over real websockets from th
 
 With `--workers 2` the sessions are spread round-robin over two worker processes: with
 `--store sqlite` (the default) each has its own SQLite file (independent workers); with
-`--store redis` they share one `redis-server` the tool starts on a free loopback port, and the
-active row also gives the Redis commands per intent (the server's own `total_commands_processed`).
+`--store redis` they share one `redis-server` the tool starts on a free loopback port. The
+active row gives the session store calls per intent (the workers' /metrics; with Redis each is one
+request) and, with Redis, the commands Redis executed per intent (its own
+`total_commands_processed`, so the save script's body counts).
 Bounded in count and time, loopback only; the client shares the machine with the server, so
 figures are pessimistic.
 """
@@ -260,11 +262,23 @@ def _redis_commands(redis_url: str | None) -> int:
         client.close()
 
 
+def _store_calls(workers: Sequence[Worker]) -> int:
+    """Session store calls the workers made (their /metrics); with Redis, one request each."""
+    total = 0
+    for worker in workers:
+        text = httpx.get(f"http://{HOST}:{worker.port}/metrics", timeout=5).text
+        for line in text.splitlines():
+            if line.startswith("modalcore_store_operations_total{"):
+                total += int(float(line.rsplit(" ", 1)[1]))
+    return total
+
+
 async def active(workers: Sequence[Worker], count: int, rate: float, seconds: float,
                  redis_url: str | None = None) -> Row:
     sessions, failed = await _open_all(workers, count)
     await asyncio.sleep(0.5)  # joins settled
     commands_before = _redis_commands(redis_url)
+    calls_before = _store_calls(workers)
     cpu_before = sum(w.cpu_s() for w in workers)
     began = time.perf_counter()
     period = 1 / rate
@@ -276,6 +290,7 @@ async def active(workers: Sequence[Worker], count: int, rate: float, seconds: fl
     cpu = sum(w.cpu_s() for w in workers) - cpu_before
     # the INFO asking for it is one more command
     commands = _redis_commands(redis_url) - commands_before - 1
+    calls = _store_calls(workers) - calls_before
     await _close_all(sessions)
     samples = [ms for s in sessions for ms in s.latencies]
     errors = failed + sum(s.errors for s in sessions)
@@ -285,8 +300,10 @@ async def active(workers: Sequence[Worker], count: int, rate: float, seconds: fl
         "intents/s": f"{len(samples) / elapsed:.0f}",
         "server CPU": f"{100 * cpu / elapsed:.0f} %",
     }
-    if redis_url is not None:
-        figures["Redis commands/intent"] = f"{commands / max(1, len(samples)):.2f}"
+    answered = max(1, len(samples))
+    figures["store calls/intent"] = f"{calls / answered:.2f}"
+    if redis_url is not None:  # what Redis executed, script bodies included
+        figures["Redis commands/intent"] = f"{commands / answered:.2f}"
     figures["errors"] = str(errors)
     return Row(len(workers), f"active {rate:g}/s × {seconds:g} s", count, figures)
 
