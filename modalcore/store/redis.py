@@ -25,7 +25,7 @@ import secrets
 from typing import Any
 
 import msgpack
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 
 from ..audit.chain import StoredEntry
 from .base import DEFAULT_TTL_MS, AuditConflict, SessionStore, StoredEvent
@@ -33,6 +33,8 @@ from .base import DEFAULT_TTL_MS, AuditConflict, SessionStore, StoredEvent
 log = logging.getLogger(__name__)
 
 EVENT_ID_TTL_S = 7 * 24 * 3600
+MAX_CONNECTIONS = 32  # per engine process
+POOL_WAIT_S = 10.0  # a call waits this long for a free connection before it fails
 _SEP = "|"
 # KEYS: lease, touched, data; ARGV: owner, session id, now ms, data
 _SAVE = """
@@ -59,7 +61,11 @@ class RedisStore(SessionStore):
     @classmethod
     def from_url(cls, url: str, ttl_ms: int = DEFAULT_TTL_MS,
                  prefix: str = "modalcore:") -> RedisStore:
-        return cls(Redis.from_url(url), ttl_ms, prefix)
+        # Sessions wait their turn for one of a bounded set of connections: redis-py's default
+        # pool refuses a call outright past its limit (every session saving at once under load).
+        pool = BlockingConnectionPool.from_url(url, max_connections=MAX_CONNECTIONS,
+                                               timeout=POOL_WAIT_S)
+        return cls(Redis(connection_pool=pool), ttl_ms, prefix)
 
     def _key(self, session_id: str) -> str:
         return f"{self._prefix}s:{session_id}"

@@ -4,6 +4,7 @@ process sharing the Redis."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from collections.abc import AsyncIterator
 
@@ -111,3 +112,10 @@ async def test_another_engine_on_the_same_redis_resumes_the_session(redis_url: s
         assert frames[0]["session"] == client.session and frames[0]["resumed"] is True
         snapshot = next(f for f in frames if f["t"] == "snapshot")
         assert snapshot["tree"] == tree and snapshot["tree"]["p"]["open"] is True
+
+
+async def test_many_sessions_saving_at_once_all_land(store: RedisStore) -> None:
+    """Hundreds of sessions saving in the same instant (a load peak) wait for a connection of
+    the bounded pool instead of failing."""
+    await asyncio.gather(*(store.save(f"s{i}", b"x", i) for i in range(400)))
+    assert await store.count() == 400
