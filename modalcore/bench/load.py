@@ -7,7 +7,8 @@ temporary config and SQLite store, then drives them over real websockets from th
 - active: N sessions send R intents/s each for D seconds, open loop (an intent is sent on its
   schedule whether or not the previous one was answered), and measure intent sent → the patch
   that follows its `intent_ack ok`; anything else (a refused ack, an `error` frame, a timeout, a
-  socket that fails) counts as an error.
+  socket that fails) counts as an error, and so does a session store call that failed in a
+  worker (its /metrics).
 
 With `--workers 2` the sessions are spread round-robin over two worker processes: with
 `--store sqlite` (the default) each has its own SQLite file (independent workers); with
@@ -262,15 +263,19 @@ def _redis_commands(redis_url: str | None) -> int:
         client.close()
 
 
-def _store_calls(workers: Sequence[Worker]) -> int:
-    """Session store calls the workers made (their /metrics); with Redis, one request each."""
-    total = 0
+def _store_calls(workers: Sequence[Worker]) -> tuple[int, int]:
+    """Session store calls the workers made and how many failed (their /metrics); with Redis,
+    each call is one request."""
+    calls = failed = 0
     for worker in workers:
         text = httpx.get(f"http://{HOST}:{worker.port}/metrics", timeout=5).text
         for line in text.splitlines():
+            value = int(float(line.rsplit(" ", 1)[-1])) if not line.startswith("#") else 0
             if line.startswith("modalcore_store_operations_total{"):
-                total += int(float(line.rsplit(" ", 1)[1]))
-    return total
+                calls += value
+            elif line.startswith("modalcore_store_errors_total "):
+                failed += value
+    return calls, failed
 
 
 async def active(workers: Sequence[Worker], count: int, rate: float, seconds: float,
@@ -290,7 +295,9 @@ async def active(workers: Sequence[Worker], count: int, rate: float, seconds: fl
     cpu = sum(w.cpu_s() for w in workers) - cpu_before
     # the INFO asking for it is one more command
     commands = _redis_commands(redis_url) - commands_before - 1
-    calls = _store_calls(workers) - calls_before
+    calls_after = _store_calls(workers)
+    calls = calls_after[0] - calls_before[0]
+    store_errors = calls_after[1] - calls_before[1]
     await _close_all(sessions)
     samples = [ms for s in sessions for ms in s.latencies]
     errors = failed + sum(s.errors for s in sessions)
@@ -304,7 +311,7 @@ async def active(workers: Sequence[Worker], count: int, rate: float, seconds: fl
     figures["store calls/intent"] = f"{calls / answered:.2f}"
     if redis_url is not None:  # what Redis executed, script bodies included
         figures["Redis commands/intent"] = f"{commands / answered:.2f}"
-    figures["errors"] = str(errors)
+    figures["errors"] = str(errors + store_errors)  # the client's, and failed store calls
     return Row(len(workers), f"active {rate:g}/s × {seconds:g} s", count, figures)
 
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import bisect
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
+from typing import TypeVar
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -24,6 +25,8 @@ from ..runtime.observe import Step
 from ..runtime.runner import Outlet
 from ..store.base import SessionStore, StoredEvent
 from ..wire.frames import Intent
+
+T = TypeVar("T")
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 # Seconds; the top bucket is +Inf.
@@ -54,6 +57,7 @@ class Metrics:
         self.frames_out = 0
         self.bytes_out = 0
         self.store_ops: dict[str, int] = {}
+        self.store_errors = 0
         self.intent_seconds = Histogram(LATENCY_BUCKETS)
         self.relay_connections = 0  # WalletConnect relay sockets this worker holds (none yet)
         self._pending: dict[int, tuple[Intent, float]] = {}
@@ -106,6 +110,8 @@ class Metrics:
         metric("modalcore_store_operations_total", "counter", "Session store calls by operation.",
                [(f'modalcore_store_operations_total{{op="{op}"}}', n)
                 for op, n in sorted(self.store_ops.items())])
+        metric("modalcore_store_errors_total", "counter", "Session store calls that failed.",
+               [("modalcore_store_errors_total", self.store_errors)])
         metric("modalcore_relay_connections", "gauge", "WalletConnect relay connections held.",
                [("modalcore_relay_connections", self.relay_connections)])
         return "\n".join(out) + "\n"
@@ -153,64 +159,55 @@ class CountingStore(SessionStore):
         self.inner = inner
         self._metrics = metrics
 
-    def _op(self, name: str) -> None:
+    async def _call(self, name: str, call: Awaitable[T]) -> T:
         self._metrics.store_op(name)
+        try:
+            return await call
+        except Exception:
+            self._metrics.store_errors += 1
+            raise
 
     async def load(self, session_id: str, now_ms: int) -> bytes | None:
-        self._op("load")
-        return await self.inner.load(session_id, now_ms)
+        return await self._call("load", self.inner.load(session_id, now_ms))
 
     async def save(self, session_id: str, data: bytes, now_ms: int) -> None:
-        self._op("save")
-        await self.inner.save(session_id, data, now_ms)
+        await self._call("save", self.inner.save(session_id, data, now_ms))
 
     async def delete(self, session_id: str) -> None:
-        self._op("delete")
-        await self.inner.delete(session_id)
+        await self._call("delete", self.inner.delete(session_id))
 
     async def touch(self, session_id: str, now_ms: int) -> None:
-        self._op("touch")
-        await self.inner.touch(session_id, now_ms)
+        await self._call("touch", self.inner.touch(session_id, now_ms))
 
     async def expire(self, now_ms: int) -> int:
-        self._op("expire")
-        return await self.inner.expire(now_ms)
+        return await self._call("expire", self.inner.expire(now_ms))
 
     async def count(self) -> int:
-        self._op("count")
-        return await self.inner.count()
+        return await self._call("count", self.inner.count())
 
     async def claim(self, session_id: str) -> None:
-        self._op("claim")
-        await self.inner.claim(session_id)
+        await self._call("claim", self.inner.claim(session_id))
 
     async def owns(self, session_id: str) -> bool:
-        self._op("owns")
-        return await self.inner.owns(session_id)
+        return await self._call("owns", self.inner.owns(session_id))
 
     async def audit_append(self, entry: StoredEntry) -> None:
-        self._op("audit_append")
-        await self.inner.audit_append(entry)
+        await self._call("audit_append", self.inner.audit_append(entry))
 
     async def audit_entries(self, session_id: str) -> list[StoredEntry]:
-        self._op("audit_entries")
-        return await self.inner.audit_entries(session_id)
+        return await self._call("audit_entries", self.inner.audit_entries(session_id))
 
     async def audit_sessions(self) -> list[str]:
-        self._op("audit_sessions")
-        return await self.inner.audit_sessions()
+        return await self._call("audit_sessions", self.inner.audit_sessions())
 
     async def audit_head(self, session_id: str) -> StoredEntry | None:
-        self._op("audit_head")
-        return await self.inner.audit_head(session_id)
+        return await self._call("audit_head", self.inner.audit_head(session_id))
 
     async def events_add(self, event: StoredEvent) -> None:
-        self._op("events_add")
-        await self.inner.events_add(event)
+        await self._call("events_add", self.inner.events_add(event))
 
     async def event_counts(self) -> list[tuple[str, str, str, int]]:
-        self._op("event_counts")
-        return await self.inner.event_counts()
+        return await self._call("event_counts", self.inner.event_counts())
 
     async def close(self) -> None:
         await self.inner.close()

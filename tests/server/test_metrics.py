@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from modalcore.store.memory import MemoryStore
 from modalcore.testing import RunningServer, make_test_config, start_server
 
 _SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$')
@@ -91,4 +92,22 @@ async def test_metrics_count_what_a_session_did_over_its_socket(server: RunningS
     assert buckets[-1] == (float("inf"), 3)
     assert samples[("modalcore_frames_out_total", ())] >= len(client.frames)
     assert samples[("modalcore_bytes_out_total", ())] > samples[("modalcore_frames_out_total", ())]
+    assert samples[("modalcore_store_operations_total", (("op", "save"),))] >= 1
+    assert samples[("modalcore_store_errors_total", ())] == 0
+
+
+class _FailingStore(MemoryStore):
+    async def save(self, session_id: str, data: bytes, now_ms: int) -> None:
+        raise ConnectionError("the store is down")
+
+
+async def test_failed_store_calls_are_counted() -> None:
+    with start_server(make_test_config(), store=_FailingStore()) as failing:
+        async with failing.client() as client:
+            await client.join()
+            await client.intent("host", "open")
+            await client.recv_until(lambda f: f["t"] in ("patch", "snapshot"))
+            failing.wait_for(lambda: failing.app.state.metrics.store_errors >= 1)
+            _, samples = scrape(failing)
+    assert samples[("modalcore_store_errors_total", ())] >= 1
     assert samples[("modalcore_store_operations_total", (("op", "save"),))] >= 1
