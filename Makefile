@@ -13,7 +13,7 @@ NPM_CI  := npm ci --no-audit --no-fund --loglevel=error
 HOST    ?= 127.0.0.1
 PORT    ?= 8700
 
-.PHONY: run test test-python test-renderer bench fuzz deps renderer chain chromium redis typecheck clean
+.PHONY: run test test-python test-renderer bench fuzz deps renderer chain chromium redis typecheck imports clean
 
 deps: $(STAMP) $(SIWE_STAMP) $(SIWE_JS) renderer/dist/modal.js chain/node_modules/.installed walletpeer/node_modules/.installed
 
@@ -72,9 +72,8 @@ redis:
 run: $(RUNSTAMP) renderer/dist/modal.js chain/node_modules/.installed
 	$(PY) -m modalcore demo --host $(HOST) --port $(PORT)
 
-test: deps chromium redis
+test: deps chromium redis typecheck imports
 	cd renderer && npm test --silent
-	cd renderer && npm run typecheck --silent
 	$(PY) -m pytest -q
 
 test-python: deps redis
@@ -98,8 +97,13 @@ FUZZ_SECONDS ?= 900
 fuzz: deps
 	$(PY) -m modalcore.bench.fuzz --frames $(FUZZ_FRAMES) --seconds $(FUZZ_SECONDS)
 
+# Imports only go down: rules < wire < core < slices < flows < views < engine < runtime < server
+imports: deps
+	.venv/bin/lint-imports
+
+# mypy strict over the engine and its tests (issue 12 item 10)
 typecheck: deps
-	$(PY) -m mypy modalcore
+	$(PY) -m mypy modalcore tests
 	cd renderer && npm run typecheck --silent
 
 clean:

@@ -4,21 +4,28 @@ and `inspect DIR`."""
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import sys
 from collections.abc import Sequence
+
+import uvicorn
+
+from .audit.cli import add_arguments as audit_arguments
+from .audit.cli import run as run_audit
+from .demo import run as run_demo
+from .inspect.cli import add_arguments as inspect_arguments
+from .inspect.cli import run as run_inspect
+from .replay.cli import add_arguments
+from .replay.cli import run as run_replay
+from .server.app import create_app, uvicorn_options
+from .server.config import ConfigError, default_config, load_config
 
 RECORD_DIR_HELP = "record every new session to DIR/<session>.jsonl (tokens become placeholders)"
 RECORD_NAME_HELP = "a name written in the header of each recording (e.g. what you are testing)"
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import logging
-
-    import uvicorn
-
-    from .server.app import create_app, uvicorn_options
-    from .server.config import ConfigError, default_config, load_config
-
     try:
         config = load_config(args.config) if args.config else default_config()
     except ConfigError as error:
@@ -31,33 +38,23 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from .demo import run
-
-    return run(args.host, args.port, args.record_dir, args.record_name)
+    return run_demo(args.host, args.port, args.record_dir, args.record_name)
 
 
 def _replay(args: argparse.Namespace) -> int:
-    import os
-
-    from .replay.cli import run
-
     try:
-        return run(args)
+        return run_replay(args)
     except BrokenPipeError:  # piped into `head`: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
 
 
 def _audit(args: argparse.Namespace) -> int:
-    from .audit.cli import run
-
-    return run(args)
+    return run_audit(args)
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    from .inspect.cli import run
-
-    return run(args)
+    return run_inspect(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -78,20 +75,14 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--record-name", metavar="NAME", help=RECORD_NAME_HELP)
     demo.set_defaults(run=_demo)
 
-    from .replay.cli import add_arguments
-
     replay = commands.add_parser(
         "replay", help="re-run recordings and hand-written sequences, and compare what they show")
     add_arguments(replay)
     replay.set_defaults(run=_replay)
 
-    from .audit.cli import add_arguments as audit_arguments
-
     audit = commands.add_parser("audit", help="check the audit log's hash chains")
     audit_arguments(audit)
     audit.set_defaults(run=_audit)
-
-    from .inspect.cli import add_arguments as inspect_arguments
 
     inspect = commands.add_parser(
         "inspect", help="a loopback page to step through recordings and their divergences")

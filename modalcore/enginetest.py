@@ -24,13 +24,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .engine.cmds import Call, CallSettled, CancelTimer, Cmd, Effect, StartTimer
-from .engine.model import Model, Step, initial_model
-from .engine.msg import Msg
+from .core.cmds import Call, CallSettled, CancelTimer, Cmd, Effect, StartTimer
+from .slices.model import Model, Step, initial_model
+from .core.msg import Msg
 from . import samples
 from .engine.record import Recorder
 from .engine.session import Output, Session
-from .engine.update import register
+from .core.shape import Slice, Table
+from .engine.update import FLOWS, SLICES
 from .replay.expect import expectation_failures
 from .replay.screen import texts_on_screen
 from .slices.accounts import AccountsState, AccountState
@@ -48,6 +49,7 @@ from .wire.frames import (
     WalletEvent,
 )
 from .wire.nodes import Node
+from .wire.registry import tree_errors
 
 DEFAULT_OPTIONS: dict[str, Any] = {"networks": ["eip155:1"]}
 DEV_ADDRESS = samples.DEV_ADDRESS
@@ -123,7 +125,16 @@ def _apply_step(model: Model, msg: HarnessStepApplied, now: int) -> Step:
     return msg.step(model)
 
 
-register({HarnessStepApplied: _apply_step})
+HARNESS = Slice("harness", {HarnessStepApplied: _apply_step})
+
+
+def table_with(*extra: Slice) -> Table:
+    """The engine's slices and flows, the harness's own message and `extra` (a test's slices):
+    a new table, so nothing a test adds reaches the production one."""
+    return Table.of(*SLICES, *FLOWS, HARNESS, *extra)
+
+
+HARNESS_TABLE = table_with()
 
 
 # ----- the harness
@@ -149,12 +160,13 @@ class Harness:
         recorder: Recorder | None = None,
         join: Join | None = None,
         origin: str = "http://localhost:8000",
+        table: Table = HARNESS_TABLE,
         **build: Any,
     ) -> None:
         self.now = now
         if model is None:
             model = build_model(origin=origin, **build)
-        self.session = Session(session_id, model, now)
+        self.session = Session(session_id, model, now, table)
         self.frames: list[dict[str, Any]] = []  # every server frame, in order
         self.last: list[dict[str, Any]] = []  # the frames of the latest call
         self.cmds: list[Cmd] = []  # commands other than timers, in order
@@ -467,6 +479,8 @@ class Harness:
     # ----- bookkeeping
 
     def _take(self, out: Output) -> list[dict[str, Any]]:
+        if any(frame["t"] in ("snapshot", "patch") for frame in out.frames):
+            check_tree(self.session.tree)
         for frame in out.frames:
             self.server_seq = max(self.server_seq, frame["s"])
         self.frames.extend(out.frames)
@@ -480,6 +494,13 @@ class Harness:
                 self.cmds.append(cmd)
         self.last = list(out.frames)
         return self.last
+
+
+def check_tree(tree: Node) -> None:
+    """Every tree a test sees validates against the node registry (wire/registry.py)."""
+    errors = tree_errors(tree.to_wire())
+    if errors:
+        raise AssertionError("the tree breaks the node contract:\n" + "\n".join(errors[:20]))
 
 
 def effect_cmds(cmds: Iterable[Cmd]) -> list[Effect]:

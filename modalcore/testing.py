@@ -37,10 +37,12 @@ from starlette.applications import Starlette
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from .engine.model import initial_model
-from .engine.msg import Msg
+from .slices.model import initial_model
+from .core.msg import Msg
 from .engine.record import Recorder
 from .engine.session import Session
+from .core.shape import Table
+from .engine.update import ENGINE
 from .runtime.analytics import MemorySink
 from .runtime.clock import Clock, FakeClock
 from .runtime.runner import RunnerDeps, SessionRunner
@@ -325,16 +327,16 @@ class RunnerRig:
 
 
 def new_session(
-    clock: Clock, session_id: str = "s1", opts: dict[str, Any] | None = None
+    clock: Clock, session_id: str = "s1", opts: dict[str, Any] | None = None, *, table: Table = ENGINE
 ) -> Session:
     options = parse_options(opts if opts is not None else {"networks": ["eip155:1"]})
     model = initial_model(TEST_PROJECT, TEST_ORIGIN, options, Env(), [])
-    return Session(session_id, model, clock.now_ms())
+    return Session(session_id, model, clock.now_ms(), table)
 
 
 @contextlib.asynccontextmanager
 async def runner_rig(
-    session: Session | None = None, *, idle_evict_ms: int = 60_000
+    session: Session | None = None, *, idle_evict_ms: int = 60_000, table: Table = ENGINE
 ) -> AsyncIterator[RunnerRig]:
     """A RunnerRig whose welcome has been sent; stops the runner at the end."""
     clock = FakeClock()
@@ -343,7 +345,7 @@ async def runner_rig(
     store = MemoryStore()
     deps = RunnerDeps(clock=clock, services=default_services(), analytics=analytics,
                       store=store, idle_evict_ms=idle_evict_ms, on_closed=closed.append)
-    session = session or new_session(clock)
+    session = session or new_session(clock, table=table)
     record = StringIO()
     session.recorder = Recorder(record)
     runner = SessionRunner(session, deps)

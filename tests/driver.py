@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from modalcore.chains.catalog import Network
-from modalcore.engine.cmds import Call, CallSettled, Cmd, StartTimer, Track
-from modalcore.engine.model import initial_model
-from modalcore.engine.msg import Msg
+from modalcore.core.cmds import Call, CallSettled, Cmd, StartTimer, Track
+from modalcore.slices.model import initial_model
+from modalcore.core.msg import Msg
 from modalcore.engine.session import Output, Session
+from modalcore.enginetest import check_tree
 from modalcore.slices.options import parse_options
 from modalcore.wire.frames import AnnouncedWallet, EffectError, EffectResult, Env, Intent, WalletEvent
 
@@ -40,6 +41,8 @@ class Driver:
         return self.session.model
 
     def _take(self, out: Output) -> Output:
+        if any(frame["t"] in ("snapshot", "patch") for frame in out.frames):
+            check_tree(self.session.tree)
         self.frames.extend(out.frames)
         self.cmds.extend(out.cmds)
         for cmd in out.cmds:

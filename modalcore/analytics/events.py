@@ -7,7 +7,7 @@ import hashlib
 import uuid
 from typing import Any
 
-from ..engine.model import Model
+from ..slices.model import Model
 from ..runtime.analytics import AnalyticsSink, TrackedEvent
 from ..runtime.observe import Step
 

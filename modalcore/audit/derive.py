@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine.cmds import EffectSettled
-from ..engine.model import Model
+from ..core.cmds import EffectSettled
+from ..slices.model import Model
 from ..runtime.observe import Step
 from ..slices.accounts import AccountState
 from ..wire.frames import EffectResult

@@ -9,8 +9,8 @@ import time
 from ..directory.query import Directory, WalletQuery, load_directory
 from ..directory.source import run_query
 from ..directory.wallets import Wallet
-from ..engine.cmds import Call, CallSettled, Cmd
-from ..engine.model import initial_model
+from ..core.cmds import Call, CallSettled, Cmd
+from ..slices.model import initial_model
 from ..engine.session import Session
 from ..slices.options import parse_options
 from ..wire.codec import encode

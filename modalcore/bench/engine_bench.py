@@ -11,8 +11,8 @@ from typing import Any
 import asyncio
 
 from ..directory.source import run_query
-from ..engine.cmds import Call, CallSettled
-from ..engine.model import initial_model
+from ..core.cmds import Call, CallSettled
+from ..slices.model import initial_model
 from ..engine.session import Session
 from ..slices.options import parse_options
 from ..wire.codec import encode

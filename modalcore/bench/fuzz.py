@@ -26,6 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..engine.record import replay
 from .fuzz_client import HonestSession, SocketReport, fuzz_socket
 from .fuzz_frames import FIRST_MUTATIONS, MUTATIONS, RARE_MUTATIONS
 
@@ -107,8 +108,6 @@ async def campaign(url: str, args: argparse.Namespace, pid: int) -> tuple[Socket
 
 def replay_all(folder: Path) -> tuple[int, list[str]]:
     """Replay every session the engine recorded; the ones whose frames came out different."""
-    from ..engine.record import replay
-
     files = sorted(folder.glob("*.jsonl"))
     diverged: list[str] = []
     for path in files:

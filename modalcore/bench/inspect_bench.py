@@ -10,7 +10,7 @@ import time
 from io import StringIO
 from pathlib import Path
 
-from ..engine.model import initial_model
+from ..slices.model import initial_model
 from ..engine.record import Recorder
 from ..engine.session import Session
 from ..inspect.recording import inspect_file

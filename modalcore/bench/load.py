@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+from redis import Redis
 from websockets.asyncio.client import ClientConnection, connect
 
 from ..store.redis_server import redis_server
@@ -254,8 +255,6 @@ async def idle(workers: Sequence[Worker], count: int) -> Row:
 def _redis_commands(redis_url: str | None) -> int:
     if redis_url is None:
         return 0
-    from redis import Redis
-
     client = Redis.from_url(redis_url)
     try:
         return int(client.info("stats")["total_commands_processed"])

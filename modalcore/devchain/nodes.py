@@ -9,6 +9,7 @@ is the listener's PID. `chain/node_modules` is installed with `npm ci` when miss
 from __future__ import annotations
 
 import atexit
+import ctypes
 import fcntl
 import hashlib
 import os
@@ -253,8 +254,6 @@ def wait_ready(node: DevNode, timeout: float = 60.0, started: float | None = Non
 def _die_with_parent() -> None:
     """A node must not outlive the process that started it (a killed test run, a timeout)."""
     try:
-        import ctypes
-
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     except OSError:

@@ -1,6 +1,6 @@
 """The wallet directory (SPEC §3 Wallet, §5 platform rules, §7 directory calls, §9 limits).
 
-- `wallets`: the Wallet record and reading a directory file (`fixtures/wallets.json`);
+- `wallets`: the Wallet record and reading a directory file (`modalcore/data/wallets.json`);
 - `query`: `/getWallets` semantics over an in-process directory (filters, search, pages);
 - `platform`: mobile, universal-provider and Telegram rules (pure, from the join's env);
 - `monogram`: the SVG drawn for a wallet without an image;

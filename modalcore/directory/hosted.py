@@ -12,8 +12,10 @@ from urllib.parse import quote
 
 
 from ..services.hosted import HostedApi
+from . import platform
 from .query import Page, WalletQuery
 from .wallets import DirectoryError, wallets_from_data
+from ..rules.texts import http_status
 
 IMAGE_TIMEOUT_S = 2.0  # SPEC §9: image preload time-out
 CALL_TIMEOUT_S = 10.0
@@ -40,7 +42,7 @@ class HostedDirectory(HostedApi):
         response = await self.http.get(f"{self.base_url}/getWallets", params=params,
                                        timeout=CALL_TIMEOUT_S)
         if response.status_code != 200:
-            raise DirectoryError(f"HTTP status code: {response.status_code}")
+            raise DirectoryError(http_status(response.status_code))
         body = response.json()
         if not isinstance(body, dict) or not isinstance(body.get("data"), list):
             raise DirectoryError("the directory answered without a data list")
@@ -49,8 +51,6 @@ class HostedDirectory(HostedApi):
     async def wallets(self, query: WalletQuery) -> Page:
         """A page as the engine's sessions use it: validated records, then the platform rules
         applied to what came back (the hosted directory does not know the visitor's device)."""
-        from . import platform
-
         body = await self.get_wallets(
             page=query.page, entries=query.entries, include=query.include, exclude=query.exclude,
             search=query.search, badge_type=query.badge_type, chains=query.chains,
@@ -66,7 +66,7 @@ class HostedDirectory(HostedApi):
         response = await self.http.get(f"{self.base_url}{path}", params=self._params({}),
                                        timeout=IMAGE_TIMEOUT_S)
         if response.status_code != 200:
-            raise DirectoryError(f"HTTP status code: {response.status_code}")
+            raise DirectoryError(http_status(response.status_code))
         content_type = response.headers.get("content-type", "application/octet-stream")
         if not content_type.startswith("image/") or len(response.content) > MAX_IMAGE_BYTES:
             raise DirectoryError("the directory answered with something that is not an image")

@@ -234,9 +234,9 @@ class Directory:
 
 
 @functools.lru_cache(maxsize=8)
-def load_directory(path: str = str(DEFAULT_FILE)) -> Directory:
-    """The directory of a file, read once per process."""
-    return Directory(read_wallets(path))
+def load_directory(path: str | None = None) -> Directory:
+    """The directory of a file (None: the packaged one), read once per process."""
+    return Directory(read_wallets(DEFAULT_FILE if path is None else path))
 
 
 __all__ = ["Directory", "DirectoryError", "Page", "QueryError", "WalletQuery", "load_directory"]

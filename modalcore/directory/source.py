@@ -3,7 +3,7 @@
 Operator config, section `[directory]` of the engine config (all optional):
 
     [directory]
-    file = "fixtures/wallets.json"   # the local directory (default: the repository's fixture)
+    file = "my-wallets.json"   # the local directory (default: modalcore/data/wallets.json)
     images = ""                      # a folder of images named <image_id>.<svg|png|webp|jpg>
     api_url = ""                     # a hosted directory (SPEC §7) instead of the file
     project_id = ""                  # its project id (default: the session's project id)
@@ -23,7 +23,6 @@ from pydantic import BaseModel, ConfigDict
 
 from .hosted import HostedDirectory
 from .query import Directory, Page, WalletQuery, load_directory
-from .wallets import DEFAULT_FILE
 
 if TYPE_CHECKING:
     from ..runtime.services import ServiceContext
@@ -58,8 +57,9 @@ def directory_config(config: EngineConfig | None) -> DirectoryConfig:
 
 def local_directory(config: EngineConfig | None) -> Directory:
     settings = directory_config(config)
-    path = config.path(settings.file) if config is not None and settings.file else DEFAULT_FILE
-    return load_directory(str(path))
+    if config is not None and settings.file:
+        return load_directory(str(config.path(settings.file)))
+    return load_directory()
 
 
 def images_dir(config: EngineConfig | None) -> Path | None:

@@ -10,13 +10,14 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_FILE = REPO_ROOT / "fixtures" / "wallets.json"
+DEFAULT_FILE: Traversable = files("modalcore.data") / "wallets.json"  # package data (wheel-safe)
 MAX_CHAINS = 64
 
 
@@ -123,10 +124,11 @@ def wallets_from_data(items: Iterable[Any]) -> list[Wallet]:
     return wallets
 
 
-def read_wallets(path: Path | str) -> tuple[Wallet, ...]:
+def read_wallets(path: Traversable | str) -> tuple[Wallet, ...]:
     """The wallets of a directory file: `{"wallets": [...]}` or a bare list."""
+    source = Path(path) if isinstance(path, str) else path
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = json.loads(source.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         raise DirectoryError(f"cannot read the wallet directory {path}: {error}") from error
     items = data.get("wallets") if isinstance(data, dict) else data

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..rules.format import amount_with_symbol
 from ..views.parts import truncate_address
-from .model import Model
+from ..slices.model import Model
 
 
 def _balance(model: Model) -> str:

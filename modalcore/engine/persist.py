@@ -16,8 +16,8 @@ from typing import Any
 
 import msgpack
 
-from .model import model_from_data, model_to_data
-from .msg import Msg, msg_from_data, msg_to_data
+from ..slices.model import model_from_data, model_to_data
+from ..core.msg import Msg, msg_from_data, msg_to_data
 from .session import Session
 
 FORMAT = 1

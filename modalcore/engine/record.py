@@ -20,6 +20,7 @@ import subprocess
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import IO, Any
 
@@ -28,9 +29,10 @@ from pydantic import TypeAdapter
 from ..chains.catalog import Network
 from ..slices.options import HostOptions, parse_options
 from ..wire.frames import AnnouncedWallet, ClientFrame, Join
-from .model import initial_model
-from .msg import Msg, msg_from_data, msg_to_data
+from ..slices.model import initial_model
+from ..core.msg import Msg, msg_from_data, msg_to_data
 from .scrub import Scrubber
+from .session import Session
 
 FORMAT = 2
 _client_frame: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
@@ -39,8 +41,6 @@ INPUTS = ("join", "welcome", "in", "msg")
 
 
 def engine_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         return version("modalcore")
     except PackageNotFoundError:
@@ -224,8 +224,6 @@ class Replay:
 
 def run_events(lines: Iterable[tuple[int, dict[str, Any]]]) -> Replay:
     """Feed a recording's inputs to a fresh session; raises ValueError for a bad recording."""
-    from .session import Session
-
     session: Session | None = None
     head: dict[str, Any] | None = None
     steps: list[Step] = []
@@ -260,8 +258,6 @@ def run_events(lines: Iterable[tuple[int, dict[str, Any]]]) -> Replay:
 
 
 def _start(event: dict[str, Any]) -> Any:
-    from .session import Session
-
     frame = Join.model_validate(event["frame"])
     recorded = _networks.validate_python(event.get("networks") or [])
     known = {network.id: network for network in recorded} if recorded else None

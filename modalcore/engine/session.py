@@ -9,18 +9,19 @@ from __future__ import annotations
 
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
-from .evolve import replace
+from ..core.evolve import replace
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..chains.catalog import Network
 from ..rules.limits import RESUME_GRACE_MS
 from ..rules.limits import INTENT_MEMORY, RATE_BURST, RATE_PER_S, RING_BYTES, RING_SIZE
-from ..slices.connection import Reattached
+from ..slices.connecting import Reattached
 from ..slices.options import HostOptions
 from ..slices.host import HOST_ACTIONS, HOST_NODE_ID
+from ..slices.wallet_events import message_for
 from ..views import render
-from ..wire.codec import encode
+from ..wire.codec import decode, encode
 from ..wire.framing import choose_update
 from ..wire.frames import (
     AnnouncedWallet,
@@ -34,11 +35,14 @@ from ..wire.frames import (
 )
 from ..wire.nodes import Node, index_tree
 from . import hostevents
-from .cmds import CancelEffect, CancelTimer, Cmd, Dispatch, Effect, EffectSettled, StartTimer
-from .model import Model
-from .msg import Msg
-from .record import Recorder
-from .update import refusal, update
+from ..core.cmds import CancelEffect, CancelTimer, Cmd, Dispatch, Effect, EffectSettled, StartTimer
+from ..slices.model import Model
+from ..core.msg import Msg
+from ..core.shape import Table
+from .update import ENGINE, refusal, update
+
+if TYPE_CHECKING:
+    from .record import Recorder
 
 MAX_DISPATCH_DEPTH = 16
 
@@ -54,8 +58,9 @@ class Output:
 
 
 class Session:
-    def __init__(self, session_id: str, model: Model, now: int) -> None:
+    def __init__(self, session_id: str, model: Model, now: int, table: Table = ENGINE) -> None:
         self.id = session_id
+        self.table = table  # message -> handler (tests pass their own)
         if model.session_id != session_id:
             model = replace(model, session_id=session_id)
         self.model = model
@@ -178,8 +183,6 @@ class Session:
         return out
 
     def _missed_since(self, last: int) -> list[dict[str, Any]] | None:
-        from ..wire.codec import decode
-
         if last == self.out_seq:
             return []
         if last > self.out_seq or not self.ring or self.ring[0][0] > last + 1:
@@ -215,13 +218,11 @@ class Session:
         """A wallet event is applied, or refused with an `error` frame (it has no ack): data of
         the wrong shape or over its bounds is `malformed`, an input that would take the session
         past a total bound is `over_limit`. A refused event changes nothing."""
-        from ..slices.wallet_events import message_for
-
         try:
             msg = message_for(frame)
         except FrameError as error:
             return Output(frames=[self._error(error.code, error.message)])
-        reason = refusal(self.model, msg)
+        reason = refusal(self.model, msg, self.table)
         if reason is not None:
             return Output(frames=[self._error("over_limit", reason)])
         return self._deliver(msg, now)
@@ -275,7 +276,7 @@ class Session:
         message = handler if isinstance(handler, Msg) else handler(args)
         if not isinstance(message, Msg):
             raise FrameError("invalid", "the action has nothing to do")
-        reason = refusal(self.model, message)
+        reason = refusal(self.model, message, self.table)
         if reason is not None:
             raise FrameError("invalid", reason)
         return message
@@ -340,7 +341,7 @@ class Session:
         return out
 
     def _step(self, msg: Msg, now: int, depth: int, out: Output) -> list[Cmd]:
-        self.model, cmds = update(self.model, msg, now)
+        self.model, cmds = update(self.model, msg, now, self.table)
         remaining: list[Cmd] = []
         for cmd in cmds:
             if isinstance(cmd, Dispatch) and depth < MAX_DISPATCH_DEPTH:

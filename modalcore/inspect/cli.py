@@ -7,6 +7,8 @@ import socket
 import sys
 from pathlib import Path
 
+import uvicorn
+
 from .server import create_inspector
 
 
@@ -19,8 +21,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import uvicorn
-
     folder = Path(args.folder)
     if not folder.is_dir():
         print(f"inspect: {folder} is not a folder", file=sys.stderr)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engine.model import Model, model_to_data
+from ..slices.model import Model, model_to_data
 from ..engine.record import INPUTS, _feed, _start, read_lines
 from ..replay.screen import is_open, view_of
 from ..replay.trees import TreeTracker, json_diff, tree_diff

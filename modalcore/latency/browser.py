@@ -25,6 +25,8 @@ from collections.abc import Coroutine, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from playwright.async_api import async_playwright
+
 from ..server.config import EngineConfig, dev_networks, parse_config
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -68,8 +70,6 @@ class BrowserThread:
         return self
 
     async def _launch(self) -> None:
-        from playwright.async_api import async_playwright
-
         self.playwright = await async_playwright().start()
         self.browser = await self.playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
 

@@ -33,6 +33,7 @@ from typing import Any
 
 from .. import samples
 from ..engine.record import Recorder
+from ..enginetest import Harness
 
 START = 1_700_000_000_000  # the fake clock (ms) a sequence starts at
 STEP_KEYS = ("join", "host", "press", "intent", "effect", "call", "connect", "wait", "wallet_event",
@@ -87,8 +88,6 @@ def read_steps(path: Path, *, strict: bool = True) -> Iterator[tuple[int, dict[s
 
 def run_sequence(path: Path) -> SequenceResult:
     """Run a sequence through the harness; raises SequenceError for a malformed file."""
-    from ..enginetest import Harness
-
     steps = list(read_steps(path))
     join_fields = samples.join()
     origin = "http://localhost:8000"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import base58
+from eth_utils.address import to_checksum_address
 
 _EVM = re.compile(r"^(0x)?[0-9a-fA-F]{40}$")
 
@@ -24,6 +25,4 @@ def is_solana_address(value: str) -> bool:
 
 
 def checksum(address: str) -> str:
-    from eth_utils.address import to_checksum_address
-
     return str(to_checksum_address(address if address.startswith("0x") else "0x" + address))

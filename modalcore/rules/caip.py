@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from .texts import INVALID_CAIP2, INVALID_CAIP10, INVALID_CHAIN_ID
 
 NAMESPACES = ("eip155", "solana", "polkadot", "bip122", "cosmos")
 MAX_EVM_CHAIN_ID = 2147483648
@@ -35,7 +36,7 @@ class Caip10:
 def parse_caip2(value: str) -> Caip2:
     parts = value.split(":")
     if len(parts) != 2 or not all(parts):
-        raise CaipError("Invalid CAIP-2 network id")
+        raise CaipError(INVALID_CAIP2)
     namespace, reference = parts
     if namespace == "eip155":
         validate_evm_chain_id(reference)
@@ -45,7 +46,7 @@ def parse_caip2(value: str) -> Caip2:
 def parse_caip10(value: str) -> Caip10:
     parts = value.split(":")
     if len(parts) != 3 or not all(parts) or parts[0] not in NAMESPACES:
-        raise CaipError("Invalid CAIP-10 address")
+        raise CaipError(INVALID_CAIP10)
     return Caip10(parts[0], parts[1], parts[2])
 
 
@@ -53,7 +54,7 @@ def validate_evm_chain_id(reference: str | int) -> int:
     try:
         chain_id = int(reference)
     except ValueError as error:
-        raise CaipError("Invalid chainId") from error
+        raise CaipError(INVALID_CHAIN_ID) from error
     if chain_id < 0 or chain_id >= MAX_EVM_CHAIN_ID:
-        raise CaipError("Invalid chainId")
+        raise CaipError(INVALID_CHAIN_ID)
     return chain_id

@@ -8,6 +8,7 @@ grouped: the amount field reads "," as a decimal separator.
 from __future__ import annotations
 
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
+from .texts import ZERO_AMOUNT
 
 
 def quantity(raw: int | str, decimals: int) -> Decimal:
@@ -18,7 +19,7 @@ def floor3(value: Decimal | str) -> str:
     """A balance: floored to 3 decimals, thousands grouped ('9,998.992'), or '0.000'."""
     amount = Decimal(value)
     if amount <= 0:
-        return "0.000"
+        return ZERO_AMOUNT
     return f"{amount.quantize(Decimal('0.001'), rounding=ROUND_DOWN):,f}"
 
 

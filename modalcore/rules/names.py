@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from . import texts
+
 MIN_LENGTH = 4
 DEFAULT_SUFFIX = ".reown.id"
 
@@ -17,7 +19,7 @@ TOO_SHORT = f"Name must be at least {MIN_LENGTH} characters"
 BAD_CHARACTERS = "Name can only contain letters, digits and hyphens"
 NETWORK_NOT_FOUND = "Network not found"  # SPEC §8
 NO_ADDRESS_OR_AUTH = "Address or auth connector not found"  # SPEC §8
-UNSUPPORTED_CHAIN = "Unsupported chain"  # SPEC §8; names are eip155 only (SPEC §9)
+UNSUPPORTED_CHAIN = texts.UNSUPPORTED_CHAIN  # SPEC §8; names are eip155 only (SPEC §9)
 ERROR_RESOLVING = "Error resolving name"
 ERROR_SUGGESTIONS = "Error fetching name suggestions"
 ERROR_NAMES_FOR_ADDRESS = "Error fetching names for address"

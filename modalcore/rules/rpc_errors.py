@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from .texts import UNKNOWN_ERROR
 
 NAMED = {
     -32700: "Parse error",
@@ -66,7 +67,7 @@ def classify(code: int, message: str = "") -> RpcError:
     elif -32099 <= code <= -32000:
         name = "Server error"
     else:
-        name = "Unknown error"
+        name = UNKNOWN_ERROR
     return RpcError(code, name, readable(message) or name, rejected)
 
 

@@ -88,6 +88,10 @@ class FakeClock:
         self._now = target
         return fired
 
+    def advance_to(self, ms: int) -> int:
+        """Move time forward to `ms` (never back), as `advance` does."""
+        return self.advance(max(0, ms - self._now))
+
     def pending(self) -> int:
         """How many callbacks are set and not cancelled."""
         return sum(1 for handle in self._heap if not handle.cancelled)

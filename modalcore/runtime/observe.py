@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..engine.cmds import Cmd
-from ..engine.model import Model
-from ..engine.msg import Msg
+from ..core.cmds import Cmd
+from ..slices.model import Model
+from ..core.msg import Msg
 from ..wire.frames import ClientFrame
 
 

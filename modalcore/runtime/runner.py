@@ -19,9 +19,9 @@ from collections.abc import Sequence, Callable, Iterable
 from dataclasses import dataclass
 from typing import IO, Any, Protocol
 
-from ..engine.cmds import Call, CancelTimer, Cmd, StartTimer, Track
-from ..engine.model import Model
-from ..engine.msg import Msg
+from ..core.cmds import Call, CancelTimer, Cmd, StartTimer, Track
+from ..core.msg import Msg
+from ..slices.model import Model
 from ..engine.persist import PendingTimer, session_to_bytes
 from ..chains.catalog import Network
 from ..slices.options import HostOptions
@@ -166,6 +166,11 @@ class SessionRunner:
         record_file: IO[str] | None = None,
     ) -> None:
         self.session = session
+        # command type -> how the runtime runs it, with (command, now, its index in the batch)
+        self._interpreter: dict[type[Cmd], Callable[[Any, int, int], None]] = {
+            StartTimer: self._run_start_timer, CancelTimer: self._run_cancel_timer,
+            Call: self._run_call, Track: self._track,
+        }
         self.deps = deps
         self.clock = deps.clock
         self.outlet: Outlet | None = None
@@ -442,21 +447,28 @@ class SessionRunner:
 
     # ----- commands
     def _run_cmds(self, cmds: list[Cmd], now: int) -> None:
+        """Run the commands the session returned, through one table from command type to
+        handler. (Effect, CancelEffect and Dispatch never get here: they become frames or
+        messages inside the same session step, so replay reproduces them without a runtime.)"""
         for index, cmd in enumerate(cmds):
-            if isinstance(cmd, StartTimer):
-                self._start_timer(cmd.key, cmd.delay_ms, cmd.msg, now)
-            elif isinstance(cmd, CancelTimer):
-                timer = self._timers.pop(cmd.key, None)
-                if timer is not None:
-                    timer.handle.cancel()
-            elif isinstance(cmd, Call):
-                task = asyncio.create_task(self._call(cmd))
-                self._calls.add(task)
-                task.add_done_callback(self._calls.discard)
-            elif isinstance(cmd, Track):
-                self._track(cmd, now, index)
-            else:
+            run = self._interpreter.get(type(cmd))
+            if run is None:
                 log.warning("session %s: the runtime does not run %s", self.id, type(cmd).__name__)
+                continue
+            run(cmd, now, index)
+
+    def _run_start_timer(self, cmd: StartTimer, now: int, index: int) -> None:
+        self._start_timer(cmd.key, cmd.delay_ms, cmd.msg, now)
+
+    def _run_cancel_timer(self, cmd: CancelTimer, now: int, index: int) -> None:
+        timer = self._timers.pop(cmd.key, None)
+        if timer is not None:
+            timer.handle.cancel()
+
+    def _run_call(self, cmd: Call, now: int, index: int) -> None:
+        task = asyncio.create_task(self._call(cmd))
+        self._calls.add(task)
+        task.add_done_callback(self._calls.discard)
 
     def _start_timer(self, key: str, delay_ms: int, msg: Msg, now: int) -> None:
         previous = self._timers.pop(key, None)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from ..engine.cmds import Call, CallSettled
+from ..core.cmds import Call, CallSettled
 from ..services.jsonrpc import RpcCallError
 from .clock import Clock
 

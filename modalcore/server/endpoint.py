@@ -20,6 +20,7 @@ from ..wire.frames import FrameError, Intent, Join, Leave, parse_client_frame
 from .config import EngineConfig, Project
 from .hub import Hub
 from .metrics import MeteredOutlet, Metrics
+from ..rules.texts import INVALID_APP_CONFIGURATION
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +81,7 @@ async def _handshake(ws: WebSocket, outlet: MeteredOutlet, hub: Hub,
         raise Refused("no_project", "Project ID is not configured", CLOSE_NO_PROJECT)
     origin = ws.headers.get("origin")
     if origin is None or not project.origin_policy().allows(origin):
-        raise Refused("bad_origin", "Invalid App Configuration", CLOSE_BAD_ORIGIN)
+        raise Refused("bad_origin", INVALID_APP_CONFIGURATION, CLOSE_BAD_ORIGIN)
     join = await _first_frame(ws)
     if join.project != project_id:
         raise Refused("no_project", "Project ID does not match the socket's", CLOSE_NO_PROJECT)

@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 
 from ..chains.catalog import pick
-from ..engine.model import initial_model
+from ..slices.model import initial_model
 from ..wire.frames import AnnouncedWallet
 from ..engine.persist import PersistError, load_bytes
 from ..engine.record import Recorder

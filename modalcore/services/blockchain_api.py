@@ -7,6 +7,7 @@ from typing import Any
 
 
 from .hosted import SDK_TYPE, SDK_VERSION, HostedApi
+from ..rules.texts import http_status
 
 __all__ = ["SDK_TYPE", "SDK_VERSION", "BlockchainApi", "BlockchainApiError"]
 
@@ -19,7 +20,7 @@ class BlockchainApi(HostedApi):
     async def _get(self, path: str, **params: Any) -> Any:
         response = await self.http.get(f"{self.base_url}{path}", params=self._params(params))
         if response.status_code != 200:
-            raise BlockchainApiError(f"HTTP status code: {response.status_code}")
+            raise BlockchainApiError(http_status(response.status_code))
         return response.json()
 
     async def balance(self, address: str, chain_id: str, currency: str = "usd",

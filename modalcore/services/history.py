@@ -24,13 +24,15 @@ from eth_utils.address import to_checksum_address
 from eth_utils.crypto import keccak
 
 from .jsonrpc import RPC_TIMEOUT_S, RpcCallError
+from ..rules import texts
+from ..rules.texts import http_status
 
 if TYPE_CHECKING:
     from .blockchain_api import BlockchainApi
 
 PAGE_SIZE = 10
 CHUNK_BLOCKS = 64  # blocks fetched per JSON-RPC batch while scanning back
-NO_ACCOUNT = "Transactions can't be fetched without an accountAddress"
+NO_ACCOUNT = texts.NO_ACCOUNT_ADDRESS_FOR_TRANSACTIONS
 TRANSFER_TOPIC = "0x" + keccak(text="Transfer(address,address,uint256)").hex()
 NAME, SYMBOL, DECIMALS = "0x06fdde03", "0x95d89b41", "0x313ce567"
 
@@ -71,7 +73,7 @@ async def _batch(http: httpx.AsyncClient, url: str, calls: list[tuple[str, list[
     body = [{"jsonrpc": "2.0", "id": i + 1, "method": m, "params": p} for i, (m, p) in enumerate(calls)]
     response = await http.post(url, json=body, timeout=RPC_TIMEOUT_S)
     if response.status_code != 200:
-        raise RpcCallError(-32000, f"HTTP status code: {response.status_code}")
+        raise RpcCallError(-32000, http_status(response.status_code))
     payload = response.json()
     if isinstance(payload, dict):
         error = payload.get("error") or {}

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+from ..rules import texts
 
-SDK_TYPE = "html-wagmi-4.2.2"  # SPEC §9 default sdk type string
+SDK_TYPE = texts.SDK_TYPE  # SPEC §9 default sdk type string
 SDK_VERSION = "4"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+from ..rules.texts import http_status
 
 RPC_TIMEOUT_S = 10.0  # SPEC §9: RPC default time-out 10000 ms
 
@@ -29,7 +30,7 @@ async def batch(http: httpx.AsyncClient, url: str, calls: list[tuple[str, list[A
     ]
     response = await http.post(url, json=body, timeout=RPC_TIMEOUT_S)
     if response.status_code != 200:
-        raise RpcCallError(-32000, f"HTTP status code: {response.status_code}")
+        raise RpcCallError(-32000, http_status(response.status_code))
     payload = response.json()
     if isinstance(payload, dict):  # some nodes answer a batch error as one object
         error = payload.get("error") or {}

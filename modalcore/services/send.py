@@ -3,7 +3,7 @@ for, and the network fee estimate the preview shows (eth_estimateGas + eth_gasPr
 
 Native sends are a transaction with to, value and data. ERC-20 sends call `transfer` on the
 token contract; which `transfer` interface a contract has comes from a data list
-(`fixtures/tokens/transfer_interfaces.json`), never from code naming contracts.
+(`modalcore/data/transfer_interfaces.json`, package data), never from code naming contracts.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from typing import Any
 
 import httpx
@@ -20,9 +21,7 @@ from eth_utils.crypto import keccak
 
 from .jsonrpc import batch
 
-TRANSFER_INTERFACES_PATH = (
-    Path(__file__).resolve().parents[2] / "fixtures" / "tokens" / "transfer_interfaces.json"
-)
+TRANSFER_INTERFACES_PATH: Traversable = files("modalcore.data") / "transfer_interfaces.json"
 
 
 class TransferInterfaceError(ValueError):
@@ -56,7 +55,7 @@ class TransferInterfaces:
         return self.interfaces[name]
 
 
-def load_interfaces(path: Path = TRANSFER_INTERFACES_PATH) -> TransferInterfaces:
+def load_interfaces(path: Traversable = TRANSFER_INTERFACES_PATH) -> TransferInterfaces:
     try:
         raw = json.loads(path.read_text())
         interfaces = {

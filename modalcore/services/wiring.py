@@ -12,7 +12,7 @@ from ..directory.source import directory_services
 from ..runtime.services import ServiceContext, ServiceRegistry
 from ..siwx.service import siwx_services
 from ..siwx.store import SiwxStore
-from . import Service, default_services
+from .table import Service, default_services
 
 
 def _with_context(service: Service) -> Service:

@@ -34,6 +34,7 @@ from .message import SiwxMessageError, parse_chain_id
 from .store import SiwxStore
 from .tokens import TokenError, verify_token
 from .verify import SiwxVerifyError, recover_eoa, signature_bytes
+from ..rules.texts import INVALID_CHAIN_ID
 
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 MAX_BODY_BYTES = 16 * 1024
@@ -69,7 +70,7 @@ def routes(
         try:
             chain_id = None if chain_text is None else parse_chain_id(chain_text)
         except SiwxMessageError:
-            return _error(400, "Invalid chainId")
+            return _error(400, INVALID_CHAIN_ID)
         found = await store.sessions_for(address, domain, chain_id, now_ms())
         return JSONResponse([session.to_json() for session in found])
 

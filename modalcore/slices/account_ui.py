@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import TYPE_CHECKING, Any
 
-from ..engine.cmds import Effect, EffectSettled
-from ..engine.msg import Msg
-from ..engine.results import EFFECT_HANDLERS
+from ..core.cmds import Effect, EffectSettled
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice
 from . import snack
+from . import nfts
+from .history import fetch
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 TABS = ("Tokens", "NFTs", "Activity")
 
@@ -55,16 +57,12 @@ def on_tab(model: Model, msg: SelectedTab, now: int) -> Step:
     model = replace(model, accounts=model.accounts.with_account(
         namespace, replace(account, current_tab=msg.index)))
     if msg.index == 2:  # Activity: its history fetch starts
-        from .history import fetch
-
         return fetch(model, now)
     if msg.index == 1:  # NFTs: the ERC-721 scan starts (unless fresh)
-        from . import nfts
-
         return nfts.fetch(model, now)
     return model, []
 
 
-EFFECT_HANDLERS["clipboard"] = on_copied
+HANDLERS: dict[type[Msg], Handler] = {PressedCopyAddress: on_copy, SelectedTab: on_tab}
 
-HANDLERS = {PressedCopyAddress: on_copy, SelectedTab: on_tab}
+SLICE = Slice("account_ui", HANDLERS, effect_results={"clipboard": on_copied})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import Literal
 
 Status = Literal["disconnected", "connecting", "connected"]

@@ -7,22 +7,23 @@ JSON-RPC). A failure blocks retries for 30 s and shows 'Token Balance Unavailabl
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import TYPE_CHECKING, Any
 
-from ..engine.cmds import Call, CallSettled
-from ..engine.results import CALL_HANDLERS, purpose
+from ..core.cmds import Call, CallSettled
+from ..core.shape import Slice, purpose
 from ..rules.format import floor3, quantity
 from . import snack
 from .accounts import TokenBalance
+from ..rules import texts
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 RETRY_WINDOW_MS = 30_000
 CACHE_MS = 30_000  # portfolio and native balance caches
 SUPPORTED_NAMESPACES = ("eip155", "solana")
-UNAVAILABLE = "Token Balance Unavailable"
+UNAVAILABLE = texts.TOKEN_BALANCE_UNAVAILABLE
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ def fetch(model: Model, now: int, *, force: bool = False) -> Step:
     if network is None or namespace is None or account.address is None:
         return model, []
     if namespace not in SUPPORTED_NAMESPACES or network.testnet or model.networks.unsupported:
-        zero = replace(account, balance="0.00", balance_symbol=network.native.symbol, token_balance=())
+        zero = replace(account, balance=texts.ZERO_BALANCE, balance_symbol=network.native.symbol, token_balance=())
         return replace(model, accounts=model.accounts.with_account(namespace, zero)), []
     state = model.balances
     if state.last_failure_at is not None and now - state.last_failure_at < RETRY_WINDOW_MS:
@@ -115,4 +116,4 @@ def _token_balances(network: Any, result: dict[str, Any]) -> list[TokenBalance]:
     return rows
 
 
-CALL_HANDLERS["balances"] = on_balances
+SLICE = Slice("balances", call_results={"balances": on_balances})

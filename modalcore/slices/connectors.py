@@ -6,18 +6,20 @@ EIP-6963 uuid of this page load, which the renderer's bridge knows the provider 
 
 from __future__ import annotations
 
+from ..core.msg import Msg
+from ..core.shape import Guard, Handler, Slice
+
 from collections.abc import Iterable
 from dataclasses import dataclass
-from ..engine.evolve import replace
-from typing import TYPE_CHECKING, Any, Literal
+from ..core.evolve import replace
+from typing import TYPE_CHECKING, Literal
 
-from ..engine.msg import Msg
 from ..rules import limits as L
 from ..wire.frames import AnnouncedWallet
 from .wallet_events import WalletAnnounced
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 ConnectorType = Literal["MULTI_CHAIN", "AUTH", "ANNOUNCED", "WALLET_CONNECT", "INJECTED", "EXTERNAL"]
 MAX_CONNECTORS = L.MAX_ANNOUNCED_WALLETS
@@ -112,8 +114,10 @@ def refuse_announcement(model: Model, msg: WalletAnnounced) -> str | None:
     return None
 
 
-HANDLERS = {WalletAnnounced: on_announced}
-GUARDS: dict[type[Msg], Any] = {WalletAnnounced: refuse_announcement}
+HANDLERS: dict[type[Msg], Handler] = {WalletAnnounced: on_announced}
+GUARDS: dict[type[Msg], Guard] = {WalletAnnounced: refuse_announcement}
+
+SLICE = Slice("connectors", HANDLERS, guards=GUARDS)
 
 
 def connect_method_order(

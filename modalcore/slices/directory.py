@@ -12,22 +12,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ..directory import platform
 from ..directory.wallets import Wallet, wallets_from_data
-from ..engine.cmds import CancelTimer, Call, CallSettled, Cmd, Dispatch, Effect, EffectSettled, StartTimer
-from ..engine.msg import Msg
-from ..engine.results import CALL_HANDLERS, EFFECT_HANDLERS, purpose
+from ..core.cmds import CancelTimer, Call, CallSettled, Cmd, Dispatch, Effect, EffectSettled, StartTimer
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice, purpose
 from ..rules import limits as L
 from . import router
-from .connection import REATTACH_HOOKS, PressedWallet, Reattached
+from .connecting import PressedWallet, Reattached
 from .connectors import Connector
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 PAGE_ENTRIES = 40
 IMAGES_PER_PAGE = 20  # SPEC §9: images for the first 20 of each page
@@ -392,14 +392,13 @@ def socials(model: Model) -> tuple[str, ...]:
     return platform.visible_socials(model.options.features.socials, model.env)
 
 
-CALL_HANDLERS[SERVICE] = on_result
-REATTACH_HOOKS.append(on_reattached)
-EFFECT_HANDLERS["directory.open"] = on_opened
-
-HANDLERS: dict[type[Msg], Any] = {
+HANDLERS: dict[type[Msg], Handler] = {
     PressedDirectoryWallet: on_pressed_wallet,
     RequestedMoreWallets: on_more,
     TypedWalletSearch: on_typed,
     WalletSearchDue: on_search_due,
     PressedWalletLink: on_pressed_link,
 }
+
+SLICE = Slice("directory", HANDLERS, effect_results={"directory.open": on_opened},
+              call_results={SERVICE: on_result}, observe=observe)

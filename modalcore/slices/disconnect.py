@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import TYPE_CHECKING
 
-from ..engine.cmds import CancelTimer, Cmd, EffectSettled, StartTimer, Track
-from ..engine.msg import Msg
-from ..engine.results import EFFECT_HANDLERS
+from ..core.cmds import CancelTimer, Cmd, EffectSettled, StartTimer, Track
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice
 from ..rules.rpc_errors import classify
-from . import modal, router, siwx, snack
+from . import modal, router, snack
 from .balances import BalancesState
+from .connecting import ConnectionState, wallet_request
 from .host import HostDisconnected
+from ..rules import texts
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 DISCONNECT_BOUND_MS = 3000
 # A wallet that has no permission to revoke has nothing to undo: not a failure.
@@ -40,22 +42,18 @@ class DisconnectBoundReached(Msg):
 
 def cleared(model: Model, namespaces: tuple[str, ...] | None = None) -> Model:
     """Account state of the namespaces back to disconnected; stored login data gone."""
-    from .connection import ConnectionState
-
     targets = namespaces if namespaces is not None else tuple(ns for ns, _ in model.accounts.by_namespace)
     accounts = model.accounts
     for namespace in targets:
         accounts = accounts.cleared(namespace)
     networks = replace(model.networks, unsupported=None)
-    model = siwx.forget(model)
+    model = replace(model, siwx=model.siwx.forgotten())
     return replace(model, accounts=accounts, networks=networks, connection=ConnectionState(),
                    balances=BalancesState(), disconnecting=DisconnectState())
 
 
 def start(model: Model, namespace: str | None = None) -> Step:
     """Disconnect one namespace, or every connected one."""
-    from .connection import wallet_request
-
     connected = [
         (ns, account) for ns, account in model.accounts.by_namespace
         if account.status != "disconnected" and (namespace is None or ns == namespace)
@@ -86,7 +84,7 @@ def on_settled(model: Model, msg: EffectSettled, now: int, namespace: str) -> St
     failures = state.failures
     if not msg.ok and msg.error_code not in NOTHING_TO_REVOKE:
         reason = classify(msg.error_code, msg.error_message).message
-        failures = (*failures, f"Failed to disconnect chain {namespace}: {reason}")
+        failures = (*failures, texts.failed_to_disconnect_chain(namespace, reason))
     pending = tuple(ns for ns in state.pending if ns != namespace)
     model = replace(model, disconnecting=DisconnectState(pending=pending, failures=failures))
     if pending:
@@ -99,7 +97,7 @@ def on_bound_reached(model: Model, msg: DisconnectBoundReached, now: int) -> Ste
     state = model.disconnecting
     if not state.pending:
         return model, []
-    failures = (*state.failures, *(f"Failed to disconnect chain {ns}: timeout" for ns in state.pending))
+    failures = (*state.failures, *(texts.failed_to_disconnect_chain(ns, "timeout") for ns in state.pending))
     model = replace(model, disconnecting=DisconnectState(failures=failures))
     return _finish(model)
 
@@ -111,7 +109,7 @@ def _finish(model: Model) -> Step:
     model, cmds = modal.close(model, force=True)
     if not failures:
         return model, cmds
-    message = "Failed to disconnect"
+    message = texts.FAILED_TO_DISCONNECT
     model, more = snack.show_error(model, message)
     track = Track("DISCONNECT_ERROR", {"message": message, "errors": list(failures)})
     return model, [*cmds, *more, track]
@@ -121,10 +119,10 @@ def on_pressed(model: Model, msg: PressedDisconnect | HostDisconnected, now: int
     return start(model)
 
 
-EFFECT_HANDLERS["disconnect"] = on_settled
-
-HANDLERS = {
+HANDLERS: dict[type[Msg], Handler] = {
     PressedDisconnect: on_pressed,
     HostDisconnected: on_pressed,
     DisconnectBoundReached: on_bound_reached,
 }
+
+SLICE = Slice("disconnect", HANDLERS, effect_results={"disconnect": on_settled})

@@ -11,19 +11,20 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from datetime import UTC, datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from ..engine.cmds import Call, CallSettled, Track
-from ..engine.msg import Msg
-from ..engine.results import CALL_HANDLERS, purpose
+from ..core.cmds import Call, CallSettled, Track
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice, purpose
 from ..rules import limits as L
 from . import snack
+from ..rules import texts
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 log = logging.getLogger(__name__)
 
@@ -31,8 +32,8 @@ PAGE_SIZE = 10
 FRESH_MS = 30_000  # selecting the tab again within this window keeps the list
 ACTIVITY_TAB = 2
 ACTIVITY_NAMESPACES = ("eip155",)
-FAILED = "Failed to fetch transactions"
-NO_ACCOUNT = "Transactions can't be fetched without an accountAddress"
+FAILED = texts.FAILED_TO_FETCH_TRANSACTIONS
+NO_ACCOUNT = texts.NO_ACCOUNT_ADDRESS_FOR_TRANSACTIONS
 
 
 @dataclass(frozen=True)
@@ -240,6 +241,6 @@ def on_history(model: Model, msg: CallSettled, now: int, caip_address: str) -> S
     return replace(model, history=state), []
 
 
-CALL_HANDLERS["history"] = on_history
+HANDLERS: dict[type[Msg], Handler] = {RequestedMoreHistory: on_more}
 
-HANDLERS: dict[type[Msg], Any] = {RequestedMoreHistory: on_more}
+SLICE = Slice("history", HANDLERS, call_results={"history": on_history})

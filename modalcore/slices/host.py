@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine.msg import Msg
+from ..core.msg import Msg
 from ..wire.frames import NetworkArgs, OpenArgs, ThemeModeArgs, ThemeVariablesArgs
 from .navigation import HostClosed, HostOpened
 from .theme import HostSetThemeMode, HostSetThemeVariables

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import TYPE_CHECKING
 
-from ..engine.cmds import StartTimer
-from ..engine.msg import Msg
+from ..core.cmds import StartTimer
+from ..core.shape import Handler, Slice
+from ..core.msg import Msg
 from . import router
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 SHAKE_MS = 500
 SIGN_AND_APPROVE_VIEWS = ("SIWXSignMessage", "ConnectingSiwe", "ApproveTransaction")
@@ -55,9 +56,7 @@ def opening_view(model: Model) -> str:
 
 def host_can_open(model: Model, view: str | None) -> bool:
     """The caller's view is drawn only when it exists and the state can fill it (SPEC §2)."""
-    from ..views import VIEW_MODULES  # views import slices; resolved at call time
-
-    if view is None or view not in VIEW_MODULES or view in NEEDS_PARAM:
+    if view is None or view not in router.VIEWS or view in NEEDS_PARAM:
         return False
     if view in NEEDS_ACCOUNT:
         return model.accounts.active_address(model.networks.active_namespace) is not None
@@ -112,4 +111,6 @@ def set_loading(model: Model, loading: bool) -> Model:
     return replace(model, modal=replace(model.modal, loading=loading))
 
 
-HANDLERS = {ShakeEnded: on_shake_ended}
+HANDLERS: dict[type[Msg], Handler] = {ShakeEnded: on_shake_ended}
+
+SLICE = Slice("modal", HANDLERS)

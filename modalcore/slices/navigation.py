@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import TYPE_CHECKING
 
-from ..engine.msg import Msg
-from . import modal, router
+from ..core.shape import Handler, Slice
+from ..core.msg import Msg
+from . import modal, router, stack
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class HostClosed(Msg):
 
 
 def on_back(model: Model, msg: PressedBack, now: int) -> Step:
-    return router.go_back(model)
+    return stack.go_back(model)
 
 
 def on_close(model: Model, msg: PressedClose, now: int) -> Step:
@@ -61,10 +62,12 @@ def on_host_closed(model: Model, msg: HostClosed, now: int) -> Step:
     return modal.close(model)
 
 
-HANDLERS = {
+HANDLERS: dict[type[Msg], Handler] = {
     PressedBack: on_back,
     PressedClose: on_close,
     PressedNavigate: on_navigate,
     HostOpened: on_host_opened,
     HostClosed: on_host_closed,
 }
+
+SLICE = Slice("navigation", HANDLERS)

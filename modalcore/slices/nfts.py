@@ -14,15 +14,15 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..engine.cmds import Call, CallSettled
-from ..engine.evolve import replace
-from ..engine.results import CALL_HANDLERS, purpose
+from ..core.cmds import Call, CallSettled
+from ..core.evolve import replace
+from ..core.shape import Slice, purpose
 from ..rules import limits as L
 from . import snack
-from .connection import REATTACH_HOOKS, Reattached
+from .connecting import Reattached
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 log = logging.getLogger(__name__)
 
@@ -143,5 +143,4 @@ def on_reattached(model: Model, msg: Reattached, now: int) -> Step:
     return model, []
 
 
-CALL_HANDLERS["nfts"] = on_nfts
-REATTACH_HOOKS.append(on_reattached)
+SLICE = Slice("nfts", call_results={"nfts": on_nfts}, observe=observe)

@@ -8,10 +8,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..rules import limits as L
 from ..rules.caip import parse_caip2
+from ..rules import texts
+from ..core.evolve import replace
+from .theme import from_options
 
 if TYPE_CHECKING:
     from ..chains.catalog import Network
-    from ..engine.model import Model
+    from .model import Model
 
 SOCIALS = ("google", "x", "discord", "farcaster", "github", "apple", "facebook")
 CONNECT_METHODS = ("email", "social", "wallet")
@@ -111,7 +114,7 @@ class HostOptions(BaseModel):
 
 def parse_options(raw: dict[str, Any]) -> HostOptions:
     if raw.get("siweConfig") is not None and raw.get("siwx") is not None:
-        raise OptionsError("Cannot set both `siweConfig` and `siwx` options")
+        raise OptionsError(texts.BOTH_SIWE_AND_SIWX)
     try:
         return HostOptions.model_validate(raw)
     except ValidationError as error:
@@ -126,9 +129,6 @@ def parse_options(raw: dict[str, Any]) -> HostOptions:
 def apply_options(model: Model, options: HostOptions, networks: tuple[Network, ...]) -> Model:
     """A reloaded page may bring changed options: they replace the stored ones (the page's
     createModal call is the truth), keeping what the visitor did (connection, sign-in session)."""
-    from ..engine.evolve import replace
-    from .theme import from_options
-
     if options == model.options:
         return model
     siwx = replace(model.siwx, enabled=options.siwx is not None,

@@ -12,21 +12,24 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from decimal import Decimal, InvalidOperation, localcontext
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..engine.cmds import Call, CallSettled, CancelEffect, EffectSettled, Track
-from ..engine.msg import Msg
-from ..engine.results import CALL_HANDLERS, EFFECT_HANDLERS, purpose
+from ..core.cmds import Call, CallSettled, CancelEffect, EffectSettled, Track
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice, purpose
 from ..rules.addresses import checksum, is_evm_address
 from ..rules.format import usd
 from ..rules.rpc_errors import classify, readable
-from . import router, snack
-from .connection import REATTACH_HOOKS, wallet_request
+from . import router, snack, stack
+from .connecting import wallet_request
+from ..rules import texts
+from ..services.send import erc20_tx, native_tx
+from . import balances, history
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
     from .accounts import TokenBalance
 
 SEND_TIMEOUT_MS = 300_000  # the visitor may take a while in the wallet
@@ -34,13 +37,13 @@ FEE_MARGIN = 2  # "max" of the native token keeps twice the estimated fee (walle
 SEND_VIEWS = ("WalletSend", "WalletSendPreview")
 NATIVE = "native"
 
-AMOUNT_AND_RECEIVER_REQUIRED = "An amount and receiver address are required"
-TOKEN_REQUIRED = "A token is required"
+AMOUNT_AND_RECEIVER_REQUIRED = texts.AMOUNT_AND_RECEIVER_REQUIRED
+TOKEN_REQUIRED = texts.TOKEN_REQUIRED
 INVALID_ADDRESS = "Invalid address"
 INVALID_AMOUNT = "Invalid amount"
 INSUFFICIENT_FUNDS = "Insufficient funds"
-UNSUPPORTED_CHAIN = "Unsupported chain"
-NO_ACCOUNT = "No ActiveCaipAddress found"
+UNSUPPORTED_CHAIN = texts.UNSUPPORTED_CHAIN
+NO_ACCOUNT = texts.NO_ACTIVE_CAIP_ADDRESS
 DECLINED = "Transaction declined in the wallet"
 BAD_HASH = "The wallet returned an invalid transaction hash"
 LOST_RELOAD = "The wallet request was lost when the page reloaded"
@@ -271,8 +274,6 @@ def on_max(model: Model, msg: PressedSendMax, now: int) -> Step:
     rpc_url = _rpc_url(model)
     if address is None or rpc_url is None:
         return _with_send(model, error=FEE_UNAVAILABLE), []
-    from ..services.send import native_tx
-
     receiver = model.send.receiver if is_evm_address(model.send.receiver) else address
     tx = native_tx(address, checksum(receiver), 0)
     return model, [Call("estimate_fee", {"rpc_url": rpc_url, "tx": tx}, purpose("send.max", NATIVE))]
@@ -315,8 +316,6 @@ def on_preview(model: Model, msg: PressedSendPreview, now: int) -> Step:
 
 
 def _build_tx(model: Model) -> tuple[dict[str, str], TokenBalance] | None:
-    from ..services.send import erc20_tx, native_tx
-
     token = selected_token(model)
     address = model.accounts.get(model.networks.active_namespace).address
     if token is None or address is None:
@@ -431,18 +430,16 @@ def on_tx_result(model: Model, msg: EffectSettled, now: int, send_id: str) -> St
         error = classify(msg.error_code, msg.error_message)
         text = DECLINED if error.user_rejected else error.message
     model = _with_send(model, loading=False, pending=None, error=text)
-    return router.pop_tx(model, cancel=True)  # back to the form, which stays as it was
+    return stack.pop_tx(model, cancel=True)  # back to the form, which stays as it was
 
 
 def _succeeded(model: Model, now: int, pending: PendingSend) -> Step:
-    from . import balances, history
-
     token = selected_token(model)
     props = (_track_props(model, token, pending.amount) if token is not None
              else {"isSmartAccount": False, "token": pending.token, "amount": pending.amount,
                    "network": model.networks.active or ""})
     model = _with_send(model, loading=False, pending=None)
-    model, cmds = router.pop_tx(model)
+    model, cmds = stack.pop_tx(model)
     if model.router.view in SEND_VIEWS:
         model = replace(model, router=router.reset(model.router, "Account"))
     model, fetch = balances.fetch(reset_send(model), now, force=True)
@@ -483,12 +480,7 @@ def on_discard(model: Model, msg: PressedDiscardSend, now: int) -> Step:
     return _with_send(model, pending=None, loading=False), []
 
 
-REATTACH_HOOKS.append(on_reattached)
-EFFECT_HANDLERS["send.tx"] = on_tx_result
-CALL_HANDLERS["send.fee"] = on_fee
-CALL_HANDLERS["send.max"] = on_max_fee
-
-HANDLERS: dict[type[Msg], Any] = {
+HANDLERS: dict[type[Msg], Handler] = {
     PressedSendTokenPicker: on_token_picker,
     SelectedSendToken: on_select_token,
     ChangedSendAmount: on_amount,
@@ -499,3 +491,6 @@ HANDLERS: dict[type[Msg], Any] = {
     PressedRetrySend: on_retry,
     PressedDiscardSend: on_discard,
 }
+
+SLICE = Slice("send", HANDLERS, effect_results={"send.tx": on_tx_result},
+              call_results={"send.fee": on_fee, "send.max": on_max_fee})

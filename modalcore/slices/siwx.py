@@ -8,23 +8,26 @@ origin verified at the handshake, has the wallet `personal_sign` it and the engi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ..engine.cmds import Call, CallSettled, Cmd, EffectSettled, Track
-from ..engine.msg import Msg
-from ..engine.results import CALL_HANDLERS, EFFECT_HANDLERS, purpose
+from ..core.cmds import Call, CallSettled, Cmd, EffectSettled, Track
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice, purpose
 from ..siwx.message import SiwxMessage, SiwxMessageError
 from . import modal, router, snack
+from ..rules import texts
+from .connecting import wallet_request
+from .disconnect import start as disconnect
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
-AUTHENTICATING = "Authenticating..."
-DECLINED = "Signature declined"
-SMART_ACCOUNTS = "This application might not support Smart Accounts"
-INIT_FAILED = "A problem occurred while trying initialize authentication"
+AUTHENTICATING = texts.AUTHENTICATING
+DECLINED = texts.SIGNATURE_DECLINED
+SMART_ACCOUNTS = texts.SMART_ACCOUNTS
+INIT_FAILED = texts.SIWX_INIT_FAILED
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,10 @@ class SiwxState:
     token: str | None = None  # for the host's backend (host_event "account")
     message: str | None = None  # the message being signed
     signing: bool = False
+
+    def forgotten(self) -> SiwxState:
+        """Disconnected: the sign-in belongs to the account that left."""
+        return replace(self, has_session=False, session_address=None, token=None, message=None, signing=False)
 
 
 @dataclass(frozen=True)
@@ -107,8 +114,6 @@ def on_pressed_sign(model: Model, msg: PressedSignIn, now: int) -> Step:
 
 
 def on_nonce(model: Model, msg: CallSettled, now: int, param: str) -> Step:
-    from .connection import wallet_request
-
     active = _active(model)
     if not model.siwx.signing or active is None:
         return model, []
@@ -175,8 +180,6 @@ def _sign_failed(model: Model, detail: str) -> Step:
 
 
 def _init_failed(model: Model) -> Step:
-    from .disconnect import start as disconnect
-
     model = replace(model, siwx=replace(model.siwx, signing=False, message=None))
     model, cmds = snack.show_error(model, INIT_FAILED)
     model, more = disconnect(model)
@@ -185,8 +188,6 @@ def _init_failed(model: Model) -> Step:
 
 def on_cancel(model: Model, msg: PressedCancelSignIn, now: int) -> Step:
     """Cancelling disconnects if sign-in is required, otherwise closes; then resets to Connect."""
-    from .disconnect import start as disconnect
-
     track: list[Cmd] = [Track("CLICK_CANCEL_SIWX", {})]
     model = replace(model, siwx=replace(model.siwx, signing=False, message=None))
     model, hidden = snack.hide(model)
@@ -199,15 +200,10 @@ def on_cancel(model: Model, msg: PressedCancelSignIn, now: int) -> Step:
 
 def forget(model: Model) -> Model:
     """Disconnected: the sign-in belongs to the account that left."""
-    return replace(model, siwx=replace(model.siwx, has_session=False, session_address=None, token=None,
-                                       message=None, signing=False))
+    return replace(model, siwx=model.siwx.forgotten())
 
 
-EFFECT_HANDLERS["siwx.sign"] = on_signed
-CALL_HANDLERS.update({
-    "siwx.sessions": on_sessions,
-    "siwx.nonce": on_nonce,
-    "siwx.verify": on_verified,
-})
+HANDLERS: dict[type[Msg], Handler] = {PressedSignIn: on_pressed_sign, PressedCancelSignIn: on_cancel}
 
-HANDLERS = {PressedSignIn: on_pressed_sign, PressedCancelSignIn: on_cancel}
+SLICE = Slice("siwx", HANDLERS, effect_results={"siwx.sign": on_signed},
+              call_results={"siwx.sessions": on_sessions, "siwx.nonce": on_nonce, "siwx.verify": on_verified})

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import TYPE_CHECKING, Literal
 
-from ..engine.cmds import CancelTimer, Cmd, StartTimer
-from ..engine.msg import Msg
+from ..core.cmds import CancelTimer, Cmd, StartTimer
+from ..core.shape import Handler, Slice
+from ..core.msg import Msg
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 RESHOW_DELAY_MS = 150
 AUTO_CLOSE_MS = 2500
@@ -94,8 +95,10 @@ def on_pressed(model: Model, msg: PressedSnackbar, now: int) -> Step:
     return hide(model)
 
 
-HANDLERS = {
+HANDLERS: dict[type[Msg], Handler] = {
     SnackReshowDue: on_reshow_due,
     SnackAutoCloseDue: on_auto_close_due,
     PressedSnackbar: on_pressed,
 }
+
+SLICE = Slice("snack", HANDLERS)

@@ -3,24 +3,27 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import TYPE_CHECKING
 
 from ..chains.catalog import Network
-from ..engine.cmds import EffectSettled
-from ..engine.msg import Msg
-from ..engine.results import EFFECT_HANDLERS
+from ..core.cmds import EffectSettled
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice
 from ..rules.addresses import checksum, is_evm_address
 from ..rules.caip import CaipError, parse_caip2, validate_evm_chain_id
 from ..rules.rpc_errors import classify
-from . import balances, modal, router, siwx, snack
+from . import balances, modal, router, siwx, snack, stack
 from .host import HostSwitchedNetwork
 from .networks import activate
 from .send import reset_send
 from .wallet_events import WalletAccountsChanged, WalletChainChanged, WalletDisconnected
+from ..rules import texts
+from .connecting import wallet_request
+from .disconnect import cleared
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 UNRECOGNIZED_CHAIN = 4902
 
@@ -53,8 +56,6 @@ def request_switch(model: Model, network_id: str) -> Step:
     connector_id = _connected_connector(model)
     if connector_id is None or network.namespace != "eip155":
         return _switched(model, network_id, 0)
-    from .connection import wallet_request
-
     model, effect = wallet_request(
         model, connector_id, "wallet_switchEthereumChain", [{"chainId": network.chain_id_hex}],
         "switch", network_id,
@@ -82,8 +83,6 @@ def on_switch_settled(model: Model, msg: EffectSettled, now: int, network_id: st
     if msg.error_code == UNRECOGNIZED_CHAIN and network is not None:
         connector_id = _connected_connector(model)
         if connector_id is not None:
-            from .connection import wallet_request
-
             model, effect = wallet_request(
                 model, connector_id, "wallet_addEthereumChain", _add_chain_params(network),
                 "add-chain", network_id,
@@ -99,7 +98,7 @@ def on_add_settled(model: Model, msg: EffectSettled, now: int, network_id: str) 
     if msg.ok:
         return _switched(model, network_id, now)
     model = replace(model, switching=SwitchState())
-    return snack.show_error(model, "Chain is not supported")
+    return snack.show_error(model, texts.CHAIN_NOT_SUPPORTED)
 
 
 def _switched(model: Model, network_id: str, now: int) -> Step:
@@ -129,7 +128,7 @@ def _after_switch(model: Model) -> Step:
         model = replace(model, router=router.reset(model.router, "Account"))
         return modal.close(model, force=True)
     if model.router.view == "Networks":
-        return router.go_back(model)
+        return stack.go_back(model)
     return model, []
 
 
@@ -166,8 +165,6 @@ def on_chain_changed(model: Model, msg: WalletChainChanged, now: int) -> Step:
 
 
 def on_accounts_changed(model: Model, msg: WalletAccountsChanged, now: int) -> Step:
-    from .disconnect import cleared
-
     account = model.accounts.get("eip155")
     connector = model.connectors.get(account.connector_id)
     if account.status != "connected" or connector is None or connector.ref != msg.connector:
@@ -188,8 +185,6 @@ def on_accounts_changed(model: Model, msg: WalletAccountsChanged, now: int) -> S
 
 
 def on_wallet_disconnected(model: Model, msg: WalletDisconnected, now: int) -> Step:
-    from .disconnect import cleared
-
     account = model.accounts.get("eip155")
     connector = model.connectors.get(account.connector_id)
     if connector is None or connector.ref != msg.connector:
@@ -197,13 +192,12 @@ def on_wallet_disconnected(model: Model, msg: WalletDisconnected, now: int) -> S
     return replace(cleared(model), router=router.reset(model.router, "Connect")), []
 
 
-EFFECT_HANDLERS["switch"] = on_switch_settled
-EFFECT_HANDLERS["add-chain"] = on_add_settled
-
-HANDLERS = {
+HANDLERS: dict[type[Msg], Handler] = {
     PressedNetwork: on_pressed_network,
     HostSwitchedNetwork: on_pressed_network,
     WalletChainChanged: on_chain_changed,
     WalletAccountsChanged: on_accounts_changed,
     WalletDisconnected: on_wallet_disconnected,
 }
+
+SLICE = Slice("switching", HANDLERS, effect_results={"switch": on_switch_settled, "add-chain": on_add_settled})

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..engine.msg import Msg
+from ..core.msg import Msg
+from ..core.shape import Guard, Handler, Slice
 from ..rules import limits as L
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from .model import Model, Step
 
 ThemeMode = Literal["light", "dark"]
 PREFIX = "--w3m-"  # other names are ignored (not CSS the modal reads)
@@ -90,6 +91,8 @@ def on_set_variables(model: Model, msg: HostSetThemeVariables, now: int) -> Step
     return replace(model, theme=replace(model.theme, variables=_merged(model, msg))), []
 
 
-HANDLERS = {HostSetThemeMode: on_set_mode, HostSetThemeVariables: on_set_variables}
+HANDLERS: dict[type[Msg], Handler] = {HostSetThemeMode: on_set_mode, HostSetThemeVariables: on_set_variables}
 # Checked before a client's input is applied: a reason refuses it (engine/update.py, `refusal`).
-GUARDS: dict[type[Msg], Any] = {HostSetThemeVariables: refuse_variables}
+GUARDS: dict[type[Msg], Guard] = {HostSetThemeVariables: refuse_variables}
+
+SLICE = Slice("theme", HANDLERS, guards=GUARDS)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
-from ..engine.msg import Msg
+from ..core.msg import Msg
 from ..rules import limits as L
 from ..wire.frames import AnnouncedWallet, FrameError, WalletEvent
 

@@ -6,11 +6,11 @@ One module per view; each exports `body(model) -> Node` and `TITLE` (or `title(m
 from __future__ import annotations
 
 from collections.abc import Callable
-from ..engine.evolve import replace
+from ..core.evolve import replace
 from types import ModuleType
 from typing import Any
 
-from ..engine.model import Model
+from ..slices.model import Model
 from ..slices import modal as modal_slice
 from ..slices import router as router_slice
 from ..slices.navigation import PressedClose
@@ -50,8 +50,16 @@ VIEW_MODULES: dict[str, ModuleType] = {
 }
 
 
-def register_view(name: str, module: ModuleType) -> None:
-    VIEW_MODULES[name] = module
+class UnknownView(LookupError):
+    """The router holds a view with no module: every entry point checks `router.VIEWS`, so this
+    is a bug, never input (tests fail on it rather than silently drawing Connect)."""
+
+
+def view_module(name: str) -> ModuleType:
+    module = VIEW_MODULES.get(name)
+    if module is None:
+        raise UnknownView(f"no view module for {name!r}; views: {sorted(VIEW_MODULES)}")
+    return module
 
 
 def _title(module: ModuleType, model: Model) -> str:
@@ -100,7 +108,7 @@ def render(model: Model) -> Node:
         if model.router.view != opening or len(model.router.history) > 1:
             model = replace(model, router=router_slice.reset(model.router, opening))
     view = model.router.view
-    module = VIEW_MODULES.get(view, connect)
+    module = view_module(view)
     closable = modal_slice.closing_allowed(model)
     leading = getattr(module, "header_leading", None)
     previous, back_hint = _back(model, closable)
@@ -136,7 +144,7 @@ def render(model: Model) -> Node:
 
 
 def _back(model: Model, closable: bool) -> tuple[Node | None, Any]:
-    """The hidden view "back" shows and the back button's pending hint (mirrors `go_back`)."""
+    """The hidden view "back" shows and the back button's pending hint (mirrors `stack.go_back`)."""
     history = model.router.history
     if len(history) < 2:
         return None, None
@@ -144,9 +152,7 @@ def _back(model: Model, closable: bool) -> tuple[Node | None, Any]:
         # back closes here (or the target shares the current view's node ids): no local view
         return None, "close" if closable and not model.options.embedded else "spinner"
     target = history[-2].view
-    module = VIEW_MODULES.get(target)
-    if module is None:
-        return None, "spinner"
+    module = view_module(target)
     after = replace(model, router=replace(model.router, history=history[:-1]))
     hidden = node("view", f"view/{target}", [_BODIES.body(target, module, after)], name=target, hidden=True,
                   title=_title(module, after))

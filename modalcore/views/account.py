@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from ..engine.model import Model
+from ..slices.model import Model
 from ..rules.format import floor3, usd
 from ..slices.account_ui import TABS, PressedCopyAddress, select_tab
 from ..slices.disconnect import PressedDisconnect
 from ..slices.navigation import PressedNavigate
 from ..wire.nodes import Node, node
 from . import parts
+from .activity_tab import activity
+from .nfts_tab import nfts
 
 TITLE = ""
 LABEL = "Account"
@@ -80,11 +82,7 @@ def _tab_content(model: Model) -> Node:
     if account.current_tab == 0:
         return _tokens(model)
     if account.current_tab == 1:
-        from .nfts_tab import nfts
-
         return nfts(model)
-    from .activity_tab import activity
-
     return activity(model)
 
 

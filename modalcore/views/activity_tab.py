@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
-from ..engine.model import Model
+from ..slices.model import Model
 from ..slices.history import RequestedMoreHistory, Transaction, time_zone, by_year_and_month
 from ..wire.nodes import Node, node
 from . import parts

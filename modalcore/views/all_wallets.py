@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine.model import Model
+from ..slices.model import Model
 from ..slices import directory as dir_slice
 from ..slices.directory import RequestedMoreWallets, TypedWalletSearch
 from ..wire.frames import TextArgs

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..engine.model import Model
+from ..slices.model import Model
 from ..slices.navigation import PressedNavigate
 from ..wire.nodes import Node, node
 from . import parts

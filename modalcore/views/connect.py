@@ -7,7 +7,7 @@ stands in for them meanwhile). "All Wallets" carries the directory's total, roun
 
 from __future__ import annotations
 
-from ..engine.model import Model
+from ..slices.model import Model
 from ..slices import directory as dir_slice
 from ..slices.navigation import PressedNavigate
 from ..wire.nodes import Node, node

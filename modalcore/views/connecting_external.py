@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..engine.model import Model
-from ..slices.connection import PressedRetryConnect
+from ..slices.model import Model
+from ..slices.connecting import PressedRetryConnect
 from ..wire.nodes import Node, node
 
 

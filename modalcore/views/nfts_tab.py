@@ -12,7 +12,7 @@ import base64
 from xml.sax.saxutils import escape
 
 from ..directory.monogram import colours, initials
-from ..engine.model import Model
+from ..slices.model import Model
 from ..slices.nfts import Nft
 from ..wire.nodes import Node, node
 

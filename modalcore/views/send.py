@@ -4,7 +4,7 @@ monogram); an amount above the balance says so while it is typed."""
 
 from __future__ import annotations
 
-from ..engine.model import Model
+from ..slices.model import Model
 from ..rules.format import floor3, usd
 from ..slices.send import (
     INSUFFICIENT_FUNDS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from decimal import ROUND_UP, Decimal
 
-from ..engine.model import Model
+from ..slices.model import Model
 from ..rules.format import amount_with_symbol, usd
 from ..slices.navigation import PressedBack
 from ..slices.send import PressedDiscardSend, PressedRetrySend, PressedSend, fiat_value, selected_token

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..engine.model import Model
+from ..slices.model import Model
 from ..slices.siwx import PressedCancelSignIn, PressedSignIn
 from ..wire.nodes import Node, node
 from . import parts

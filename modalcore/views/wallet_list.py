@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..directory.wallets import Wallet
-from ..engine.model import Model
+from ..slices.model import Model
 from ..slices import directory as dir_slice
-from ..slices.connection import PressedWallet
+from ..slices.connecting import PressedWallet
 from ..slices.connectors import Connector, ordered
 from ..slices.directory import PressedDirectoryWallet
 from ..wire.nodes import Node, node

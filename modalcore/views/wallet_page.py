@@ -8,7 +8,7 @@ dead end.
 
 from __future__ import annotations
 
-from ..engine.model import Model
+from ..slices.model import Model
 from ..slices import directory as dir_slice
 from ..slices.directory import PressedWalletLink
 from ..wire.nodes import Node, node

@@ -6,7 +6,7 @@ All Wallets, where a wallet that is not installed opens its page with its downlo
 
 from __future__ import annotations
 
-from ..engine.model import Model
+from ..slices.model import Model
 from ..slices.navigation import PressedNavigate
 from ..wire.nodes import Node, node
 from . import parts

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .registry import check_names
+
 Props = Mapping[str, Any]
 # A handler is a message, or a function from validated intent args to a message.
 Handler = Any
@@ -90,9 +92,11 @@ def node(
 ) -> Node:
     """Build a node. `on` maps actions to handlers; `pending` gives actions' pending hints.
 
-    Props whose value is None are left out (the wire never carries nil props).
+    Props whose value is None are left out (the wire never carries nil props). A type or a prop
+    the registry (wire/registry.py) lacks raises NodeContractError.
     """
     clean = {key: value for key, value in props.items() if value is not None}
+    check_names(t, clean)
     if on:
         hints = pending or {}
         clean["on"] = {action: hints.get(action) for action in on}

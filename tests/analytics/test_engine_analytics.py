@@ -10,7 +10,7 @@ import httpx
 
 from modalcore.analytics.events import AnalyticsObserver
 from modalcore.analytics.local import LocalAnalyticsSink
-from modalcore.engine.model import initial_model
+from modalcore.slices.model import initial_model
 from modalcore.engine.session import Session
 from modalcore.runtime.analytics import MemorySink
 from modalcore.runtime.clock import FakeClock
@@ -140,7 +140,7 @@ def test_rule_track_commands_reach_the_sink_with_their_id_and_the_visitor_addres
 
 
 def test_rule_an_unexpected_error_processing_an_input_is_reported_as_error_telemetry() -> None:
-    from modalcore.engine.msg import Msg
+    from modalcore.core.msg import Msg
 
     class Boom(Msg):
         pass

@@ -15,7 +15,7 @@ from modalcore.__main__ import main
 from modalcore.audit.chain import GENESIS, digest, verify_chain
 from modalcore.audit.cli import verify_store
 from modalcore.audit.observer import AuditObserver
-from modalcore.engine.model import initial_model
+from modalcore.slices.model import initial_model
 from modalcore.engine.session import Session
 from modalcore.runtime.analytics import MemorySink
 from modalcore.runtime.clock import FakeClock
@@ -48,7 +48,7 @@ class Browser:
         self.runner, self.outlet, self.seq = runner, outlet, 0
 
     async def _put(self, frame: Any) -> None:
-        self.runner.put_frame(frame, self.outlet)  # type: ignore[arg-type]
+        self.runner.put_frame(frame, self.outlet)
         await self.runner.settled()
 
     def _next(self) -> tuple[int, int]:
@@ -231,7 +231,7 @@ def test_rule_verify_on_a_missing_store_is_a_clear_error(tmp_path: Path,
 
 def test_rule_a_transaction_request_and_its_outcome_carry_the_transaction_hash() -> None:
     from modalcore.audit.derive import derive
-    from modalcore.engine.model import Model
+    from modalcore.slices.model import Model
 
     model = Model(session_id="s")
     tx = {"from": ADDRESS, "to": ADDRESS, "value": "0x1"}

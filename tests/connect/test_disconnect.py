@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from modalcore.engine.cmds import Track
+from modalcore.core.cmds import Track
 
 from .conftest import Driver
 

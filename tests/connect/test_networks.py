@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from modalcore.engine.cmds import StartTimer
+from modalcore.core.cmds import StartTimer
 
 from .conftest import ADDRESS, Driver
 

@@ -6,7 +6,7 @@ import io
 from pathlib import Path
 
 from modalcore.chains.catalog import NativeCurrency, Network, Token
-from modalcore.engine.model import initial_model
+from modalcore.slices.model import initial_model
 from modalcore.engine.record import Recorder, replay
 from modalcore.engine.session import Session
 from modalcore.slices.options import parse_options

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from modalcore.views import _BODIES, VIEW_MODULES
 
 from .conftest import DEV_WALLET, Driver
@@ -18,7 +20,7 @@ def _check(driver: Driver) -> None:
 
 def test_memoised_bodies_equal_fresh_ones_through_a_session() -> None:
     driver = Driver()
-    steps = [
+    steps: list[Callable[[], object]] = [
         lambda: driver.intent("host", "open"),
         lambda: driver.intent("connect/all-wallets"),
         lambda: driver.wallet_event("announce", {"uuid": "u9", "name": "Late Wallet", "icon": "",

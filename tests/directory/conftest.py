@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from modalcore.directory.source import run_query
-from modalcore.engine.cmds import Call, CallSettled
+from modalcore.core.cmds import Call, CallSettled
 from modalcore.enginetest import Harness
 from modalcore.wire.nodes import Node
 

@@ -4,7 +4,7 @@ directory is."""
 
 from __future__ import annotations
 
-from modalcore.engine.cmds import CallSettled
+from modalcore.core.cmds import CallSettled
 from modalcore.rules import limits as L
 from modalcore.slices.directory import PAGE_ENTRIES
 

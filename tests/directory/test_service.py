@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 
-from modalcore.engine.cmds import Call
+from modalcore.core.cmds import Call
 from modalcore.engine.persist import PendingTimer, load_bytes, session_to_bytes
 from modalcore.runtime.clock import FakeClock
 from modalcore.runtime.services import ServiceContext, ServiceRegistry

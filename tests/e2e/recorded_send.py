@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from modalcore.devchain.pytest_plugin import ChainsInfo
-from modalcore.engine.model import initial_model
+from modalcore.slices.model import initial_model
 from modalcore.engine.record import Recorder
 from modalcore.engine.session import Session
 from modalcore.slices.options import parse_options

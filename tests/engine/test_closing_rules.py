@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from modalcore.enginetest import Harness, connected_accounts
+from modalcore.enginetest import Harness, build_model, connected_accounts
 from modalcore.slices import modal
 from modalcore.slices.modal import SHAKE_MS
 from modalcore.slices.siwx import SiwxState
@@ -14,6 +14,12 @@ from modalcore.slices.siwx import SiwxState
 Make = Callable[..., Harness]
 EMBEDDED = {"networks": ["eip155:1"], "embedded": True}
 SIGN_IN_REQUIRED = SiwxState(enabled=True, required=True, has_session=False)
+
+
+def unclosable(make: Make) -> Harness:
+    """A modal that refuses to close: the sign-in view while sign-in is required (SPEC §2)."""
+    return make(siwx=SIGN_IN_REQUIRED, accounts=connected_accounts(), history=["Account", "SIWXSignMessage"],
+                is_open=True)
 
 
 def test_close_hides_the_modal(opened: Harness) -> None:
@@ -60,17 +66,18 @@ def test_embedded_modal_has_no_close_button(make: Make) -> None:
     assert h.find("header/close") is None
 
 
-def test_approve_transaction_cannot_be_closed_unless_forced(make: Make) -> None:
-    h = make(history=["Account", "ApproveTransaction"], is_open=True)
-    h.host("close")
-    assert h.model.modal.open is True
-    assert h.node("modal").p["closable"] is False
-    h.apply(lambda model: modal.close(model, force=True))
-    assert h.model.modal.open is False
+def test_approve_transaction_cannot_be_closed_unless_forced() -> None:
+    # ApproveTransaction has no view module yet (router.VIEWS): the rule is checked on the model
+    model = build_model(history=["Account", "ApproveTransaction"], is_open=True)
+    assert modal.closing_allowed(model) is False
+    refused, _ = modal.close(model)
+    assert refused.modal.open is True and refused.modal.shake == 1
+    forced, _ = modal.close(model, force=True)
+    assert forced.modal.open is False
 
 
 def test_refused_close_shakes(make: Make) -> None:
-    h = make(history=["Account", "ApproveTransaction"], is_open=True)
+    h = unclosable(make)
     assert h.node("modal").p["shake"] == 0
     h.intent("modal", "close")
     assert h.node("modal").p["shake"] == 1
@@ -80,21 +87,31 @@ def test_refused_close_shakes(make: Make) -> None:
 
 
 def test_refused_close_has_no_pending_close_hint(make: Make) -> None:
-    h = make(history=["Account", "ApproveTransaction"], is_open=True)
+    h = unclosable(make)
     assert h.node("modal").p["on"] == {"close": None}
     h.host("open", view="Connect")
     assert h.node("modal").p["on"] == {"close": "close"}
 
 
-@pytest.mark.parametrize("view", ["SIWXSignMessage", "ApproveTransaction"])
-def test_closing_disabled_in_sign_and_approve_views_when_sign_in_required_without_session(
-    make: Make, view: str
-) -> None:
-    h = make(siwx=SIGN_IN_REQUIRED, accounts=connected_accounts(), history=[view], is_open=True)
+def test_closing_disabled_in_the_sign_view_when_sign_in_required_without_session(make: Make) -> None:
+    h = make(siwx=SIGN_IN_REQUIRED, accounts=connected_accounts(), history=["SIWXSignMessage"], is_open=True)
     h.host("close")
     assert h.model.modal.open is True
     assert h.node("modal").p["closable"] is False
     assert h.model.modal.shake == 1
+
+
+@pytest.mark.parametrize("view", ["SIWXSignMessage", "ConnectingSiwe", "ApproveTransaction"])
+def test_closing_disabled_in_sign_and_approve_views_when_sign_in_required_without_session(view: str) -> None:
+    model = build_model(siwx=SIGN_IN_REQUIRED, accounts=connected_accounts(), history=[view], is_open=True)
+    assert modal.closing_allowed(model) is False
+    assert modal.close(model)[0].modal.open is True
+
+
+def test_connecting_siwe_closes_once_a_session_exists() -> None:
+    model = build_model(siwx=SiwxState(enabled=True, required=True, has_session=True),
+                        accounts=connected_accounts(), history=["ConnectingSiwe"], is_open=True)
+    assert modal.closing_allowed(model) is True
 
 
 def test_closing_allowed_in_sign_view_once_a_session_exists(make: Make) -> None:
@@ -120,7 +137,7 @@ def test_closing_allowed_in_other_views_when_sign_in_required(make: Make) -> Non
 
 
 def test_shake_lasts_500_ms(make: Make) -> None:
-    h = make(history=["Account", "ApproveTransaction"], is_open=True)
+    h = unclosable(make)
     h.host("close")
     assert SHAKE_MS == 500
     assert h.timer_due("shake") == h.now + 500
@@ -133,7 +150,7 @@ def test_shake_lasts_500_ms(make: Make) -> None:
 
 
 def test_a_second_refused_close_restarts_the_shake(make: Make) -> None:
-    h = make(history=["Account", "ApproveTransaction"], is_open=True)
+    h = unclosable(make)
     h.host("close")
     h.advance(300)
     h.host("close")

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from modalcore.enginetest import Harness, connected_accounts
+from modalcore.slices.siwx import SiwxState
 from modalcore.wire.frames import Intent
 
 
@@ -76,7 +77,8 @@ def test_select_args_of_the_wrong_type_are_invalid_and_change_nothing(make: Any,
 
 
 def test_retransmitted_intent_is_applied_once(make: Any) -> None:
-    h = make(history=["Account", "ApproveTransaction"], is_open=True)
+    h = make(siwx=SiwxState(enabled=True, required=True, has_session=False), accounts=connected_accounts(),
+             history=["Account", "SIWXSignMessage"], is_open=True)
     assert h.host("close") == "ok"  # refused: the modal shakes once
     assert h.model.modal.shake == 1
     for _ in range(3):

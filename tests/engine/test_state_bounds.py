@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from modalcore.engine.model import Model
+from modalcore.slices.model import Model
 from modalcore.enginetest import METAMASK, Harness
 from modalcore.rules import limits as L
 from modalcore.wire.codec import encode

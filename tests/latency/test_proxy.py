@@ -63,7 +63,7 @@ def in_thread(test: Callable[[int], Coroutine[Any, Any, None]]) -> Callable[[], 
         if errors:
             raise errors[0]
 
-    del sync_test.__wrapped__  # type: ignore[attr-defined]  # pytest must see no arguments
+    del sync_test.__wrapped__  # pytest must see no arguments
     return sync_test
 
 

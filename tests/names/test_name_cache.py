@@ -10,7 +10,7 @@ from modalcore.services.name_cache import ENS_TTL_MS, TimedCache, address_key, n
 
 def test_an_entry_lives_exactly_5_minutes() -> None:
     assert ENS_TTL_MS == 300_000
-    cache: TimedCache[str | None] = TimedCache().put("k", "alice.eth", 10_000)
+    cache: TimedCache[str | None] = TimedCache[str | None]().put("k", "alice.eth", 10_000)
     assert cache.get("k", 10_000).value == "alice.eth"  # type: ignore[union-attr]
     assert cache.get("k", 10_000 + ENS_TTL_MS - 1) is not None
     assert cache.get("k", 10_000 + ENS_TTL_MS) is None
@@ -18,7 +18,7 @@ def test_an_entry_lives_exactly_5_minutes() -> None:
 
 
 def test_a_miss_is_cached_as_none() -> None:
-    cache: TimedCache[str | None] = TimedCache().put("k", None, 0)
+    cache: TimedCache[str | None] = TimedCache[str | None]().put("k", None, 0)
     hit = cache.get("k", 1)
     assert hit is not None and hit.value is None
     assert TimedCache[str]().get("k", 1) is None

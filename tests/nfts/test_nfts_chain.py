@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from modalcore.devchain.pytest_plugin import ChainsInfo
-from modalcore.engine.cmds import CallSettled
+from modalcore.core.cmds import CallSettled
 from modalcore.services.nfts import fetch_nfts
 
 from ..driver import chain_networks

@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from modalcore.engine.model import model_from_data, model_to_data
+from modalcore.slices.model import model_from_data, model_to_data
 from modalcore.slices import nfts
 from modalcore.slices.nfts import Nft
 from modalcore.views.nfts_tab import MAX_TILES, image_uri, placeholder_svg

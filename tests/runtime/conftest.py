@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 
-from modalcore.engine.cmds import Call, CancelEffect, Effect, Track
-from modalcore.engine.model import Model, Step
-from modalcore.engine.msg import Msg
+from modalcore.core.cmds import Call, CancelEffect, Effect, Track
+from modalcore.slices.model import Model, Step
+from modalcore.core.msg import Msg
 from modalcore.engine.session import Session
-from modalcore.engine.update import register
+from modalcore.core.shape import Slice, Table
+from modalcore.engine.update import FLOWS, SLICES
 from modalcore.runtime.clock import FakeClock
 from modalcore.slices import snack
 from modalcore.testing import RunnerRig, new_session, runner_rig
@@ -71,18 +72,19 @@ def _track(model: Model, msg: RtTracked, now: int) -> Step:
     return model, [Track(msg.event, {"k": "v"})]
 
 
-register({
+# The engine's slices plus these tests' messages: a table of their own, never the engine's.
+TABLE = Table.of(*SLICES, *FLOWS, Slice("runtime-tests", {
     RtShowedSnack: _show,
     RtAskedService: _ask,
     RtAskedEffect: _effect,
     RtCancelledEffect: _cancel,
     RtTracked: _track,
-})
+}))
 
 
 @pytest.fixture
 async def rig() -> AsyncIterator[RunnerRig]:
-    async with runner_rig() as started:
+    async with runner_rig(table=TABLE) as started:
         yield started
 
 
@@ -113,7 +115,7 @@ def track() -> Callable[[str], Msg]:
 
 @pytest.fixture
 def make_session() -> Callable[[FakeClock], Session]:
-    return new_session
+    return lambda clock: new_session(clock, table=TABLE)
 
 
 IntentFactory = Callable[..., Intent]

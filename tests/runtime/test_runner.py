@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from modalcore.engine.msg import Msg
+from modalcore.core.msg import Msg
 from modalcore.engine.persist import PendingTimer, load_bytes
 from modalcore.engine.session import Session
 from modalcore.runtime.analytics import MemorySink

@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from modalcore.engine.cmds import Call
+from modalcore.core.cmds import Call
 from modalcore.runtime.clock import FakeClock
 from modalcore.runtime.services import ServiceContext, ServiceError, default_services
 from modalcore.services.jsonrpc import RpcCallError, batch

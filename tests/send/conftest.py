@@ -19,8 +19,8 @@ import httpx
 import pytest
 
 from modalcore.chains.catalog import Network, Token, catalog
-from modalcore.engine.cmds import Call, CallSettled
-from modalcore.services import default_services
+from modalcore.core.cmds import Call, CallSettled
+from modalcore.services.table import default_services
 from modalcore.wire.frames import AnnouncedWallet, Env
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from modalcore.engine.model import model_from_data, model_to_data
+from modalcore.slices.model import model_from_data, model_to_data
 from modalcore.slices import history
 from modalcore.views.activity_tab import group_title, quantity3, relative_time
 from modalcore.wire.frames import Env
@@ -203,7 +203,7 @@ def test_an_answer_for_another_account_or_page_is_ignored(driver: Driver) -> Non
 
 
 def _settled(call: Any, data: list[dict[str, Any]]) -> Any:
-    from modalcore.engine.cmds import CallSettled
+    from modalcore.core.cmds import CallSettled
 
     return CallSettled(call.purpose, True, {"data": data, "next": None}, "", dict(call.context))
 

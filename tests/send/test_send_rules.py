@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from modalcore.engine.model import model_from_data, model_to_data
+from modalcore.slices.model import model_from_data, model_to_data
 from modalcore.slices import send as send_slice
 from modalcore.slices.router import TxEntry
 

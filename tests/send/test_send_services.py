@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from modalcore.services import default_services
+from modalcore.services.table import default_services
 from modalcore.services.blockchain_api import BlockchainApi
 from modalcore.services.history import NO_ACCOUNT, HistoryError, fetch_history, hosted_history, parse_cursor
 from modalcore.services.send import (

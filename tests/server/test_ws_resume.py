@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
+from modalcore.engine.session import Session
 from modalcore.testing import Client, RunningServer, make_test_config, start_server
+
+
+def settled(session: Session) -> None:
+    """Wait until the session sends nothing more: the intent's answer, and the frames of the
+    service calls it started (the directory), have all been numbered."""
+    seen = -1
+    while session.out_seq != seen:
+        seen = session.out_seq
+        time.sleep(0.1)
 
 
 def seqs(frames: list[dict[str, object]]) -> list[object]:
@@ -18,6 +29,7 @@ async def test_rejoin_gets_exactly_the_missed_frames(running_server: RunningServ
         sent = await first.intent("host", "open", iid="mid-flow")
         session = running_server.hub.runners[first.session].session
         running_server.wait_for(lambda: session.in_seq >= sent["s"])
+        settled(session)
     # the socket dropped before the client read (or acked) the answer
     missed = list(range(welcome_last + 1, session.out_seq + 1))
     assert len(missed) >= 3

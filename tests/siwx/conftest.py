@@ -16,6 +16,7 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 from eth_account.signers.local import LocalAccount
 
+from modalcore.runtime.clock import FakeClock
 from modalcore.siwx.message import SiwxMessage
 from modalcore.siwx.service import Service, siwx_services
 from modalcore.siwx.store import SqliteSiwxStore
@@ -55,14 +56,6 @@ def make_message(nonce: str, **overrides: Any) -> SiwxMessage:
     }
     args.update(overrides)
     return SiwxMessage.create(**args)
-
-
-@dataclass
-class FakeClock:
-    ms: int = NOW_MS
-
-    def __call__(self) -> int:
-        return self.ms
 
 
 @dataclass
@@ -117,6 +110,6 @@ def signer(tmp_path: Path) -> LocalAccount:
 
 @pytest.fixture
 async def siwx(store: SqliteSiwxStore, signer: LocalAccount) -> AsyncIterator[Siwx]:
-    clock = FakeClock()
+    clock = FakeClock(NOW_MS)
     async with httpx.AsyncClient() as http:
-        yield Siwx(store, signer, clock, siwx_services(store, http, signer, clock=clock))
+        yield Siwx(store, signer, clock, siwx_services(store, http, signer, clock=clock.now_ms))

@@ -72,7 +72,7 @@ def node() -> MockNode:
 @pytest.fixture
 async def mocked(siwx: Siwx, node: MockNode) -> AsyncIterator[Siwx]:
     async with httpx.AsyncClient(transport=httpx.MockTransport(node.handler)) as http:
-        siwx.services = siwx_services(siwx.store, http, siwx.signer, clock=siwx.clock)
+        siwx.services = siwx_services(siwx.store, http, siwx.signer, clock=siwx.clock.now_ms)
         yield siwx
 
 

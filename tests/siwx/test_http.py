@@ -20,7 +20,7 @@ from .conftest import ADDRESS_0, ADDRESS_1, CHAIN_ID, DOMAIN, KEY_0, KEY_1, Siwx
 
 @pytest.fixture
 def client(siwx: Siwx) -> TestClient:
-    app = Starlette(routes=routes(siwx.store, engine_address=siwx.signer.address, clock=siwx.clock))
+    app = Starlette(routes=routes(siwx.store, engine_address=siwx.signer.address, clock=siwx.clock.now_ms))
     return TestClient(app)
 
 
@@ -109,7 +109,7 @@ async def test_revoke_refusals(siwx: Siwx, client: TestClient) -> None:
 
 async def test_expired_token_cannot_revoke(siwx: Siwx, client: TestClient) -> None:
     signed = await _signed_in(siwx, ttl_ms=60_000)
-    siwx.clock.ms += 60_000
+    siwx.clock.advance(60_000)
     response = client.post(
         f"/v1/sessions/{ADDRESS_0}/revoke",
         json={"pci": signed["session"]["id"], "signature": signed["token"]},
@@ -118,7 +118,7 @@ async def test_expired_token_cannot_revoke(siwx: Siwx, client: TestClient) -> No
 
 
 async def test_without_engine_address_only_account_signatures_revoke(siwx: Siwx) -> None:
-    client = TestClient(Starlette(routes=routes(siwx.store, clock=siwx.clock)))
+    client = TestClient(Starlette(routes=routes(siwx.store, clock=siwx.clock.now_ms)))
     signed = await _signed_in(siwx)
     pci = signed["session"]["id"]
     url = f"/v1/sessions/{ADDRESS_0}/revoke"

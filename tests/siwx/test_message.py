@@ -91,7 +91,8 @@ def test_an_empty_resources_list_writes_no_resources_line() -> None:
     """Issue 11: `Resources:` with nothing under it is dropped by SIWE libraries when they
     rebuild the message, which then fails their signature check; so none is ever written."""
     message = SiwxMessage.parse(MINIMAL)
-    for empty in ((), []):
+    empties: tuple[tuple[str, ...], list[str]] = ((), [])
+    for empty in empties:
         made = SiwxMessage.create(
             domain="localhost:3000", address=ADDRESS_0, uri="http://localhost:3000",
             chain_id=31337, nonce="abcdEFGH1234", now_ms=1_700_000_000_000, resources=empty,

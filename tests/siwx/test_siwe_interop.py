@@ -22,7 +22,7 @@ import httpx
 import pytest
 from eth_account import Account
 
-from modalcore.engine.cmds import Call, CallSettled
+from modalcore.core.cmds import Call, CallSettled
 from modalcore.siwx.message import SiwxMessage, iso_from_ms
 from modalcore.siwx.service import siwx_services
 from modalcore.siwx.store import SqliteSiwxStore

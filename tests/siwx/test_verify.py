@@ -68,7 +68,7 @@ async def test_session_without_expiration_time_lasts_the_default_ttl(siwx: Siwx)
 
 async def test_session_expires_with_its_message(siwx: Siwx) -> None:
     assert (await siwx.sign_in())["ok"]
-    siwx.clock.ms = NOW_MS + 3_600_000
+    siwx.clock.advance_to(NOW_MS + 3_600_000)
     assert await siwx.sessions() == []
 
 
@@ -117,14 +117,14 @@ async def test_wrong_address(siwx: Siwx) -> None:
 
 async def test_expired(siwx: Siwx) -> None:
     text = make_message(await siwx.nonce(), ttl_ms=60_000).to_text()
-    siwx.clock.ms = NOW_MS + 60_000
+    siwx.clock.advance_to(NOW_MS + 60_000)
     await _refused(siwx, await siwx.verify(text, sign(text)), "expired")
 
 
 async def test_not_yet_valid(siwx: Siwx) -> None:
     text = make_message(await siwx.nonce(), not_before_ms=NOW_MS + 60_000).to_text()
     await _refused(siwx, await siwx.verify(text, sign(text)), "not_yet_valid")
-    siwx.clock.ms = NOW_MS + 60_000  # the same message is fine once its time has come
+    siwx.clock.advance_to(NOW_MS + 60_000)  # the same message is fine once its time has come
     assert (await siwx.verify(text, sign(text)))["ok"]
 
 
@@ -154,7 +154,7 @@ async def test_nonce_unknown(siwx: Siwx) -> None:
 
 async def test_nonce_expires_after_ten_minutes(siwx: Siwx) -> None:
     text = make_message(await siwx.nonce(), ttl_ms=None).to_text()
-    siwx.clock.ms = NOW_MS + 10 * 60_000 + 1
+    siwx.clock.advance_to(NOW_MS + 10 * 60_000 + 1)
     await _refused(siwx, await siwx.verify(text, sign(text)), "nonce_expired")
 
 

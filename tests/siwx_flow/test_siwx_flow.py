@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from typing import Any
 
 import httpx
 from eth_account import Account
 from eth_account.messages import encode_defunct
 
-from modalcore.engine.cmds import Call, CallSettled, Track
+from modalcore.core.cmds import Call, CallSettled, Track
 from modalcore.siwx.service import siwx_services
 from modalcore.siwx.store import SqliteSiwxStore
 from modalcore.siwx.tokens import verify_token
 
 from ..connect.conftest import ADDRESS, Driver
+
+
+def run(awaitable: Awaitable[Any]) -> Any:
+    """A service's answer, from synchronous test code."""
+
+    async def wait() -> Any:
+        return await awaitable
+
+    return asyncio.run(wait())
 
 KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
 OTHER_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
@@ -43,7 +53,7 @@ class SiwxWorld:
             for call in calls:
                 if not call.service.startswith("siwx."):
                     continue
-                result = asyncio.run(self.services[call.service](**call.args))
+                result = run(self.services[call.service](**call.args))
                 self.driver.deliver(CallSettled(call.purpose, True, result))
 
     def wallet_signs(self, key: str = KEY, tamper: bool = False) -> None:
@@ -179,7 +189,7 @@ def test_a_revoked_session_asks_to_sign_again() -> None:
     first = SiwxWorld(store=store)
     first.connect()
     first.sign_in()
-    asyncio.run(first.services["siwx.revoke"](address=ADDRESS, domain="localhost:1"))
+    run(first.services["siwx.revoke"](address=ADDRESS, domain="localhost:1"))
     second = SiwxWorld(store=store)
     second.connect()
     assert second.driver.model.router.view == "SIWXSignMessage"

@@ -100,6 +100,14 @@ def test_the_supported_swap_networks_are_spec_9s() -> None:
                                      1313161554}
 
 
+def recording(seen: list[httpx.Request]) -> Callable[[httpx.Request], httpx.Response]:
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200)
+
+    return handler
+
+
 @pytest.mark.parametrize("call", [
     lambda api: api.tokens("eip155:31337"),
     lambda api: api.quotes(1, USER, "eip155:5:0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee", USDC),
@@ -111,7 +119,7 @@ async def test_other_networks_are_not_supported_for_swaps_and_nothing_is_sent(
     call: Callable[[ConvertApi], Awaitable[Any]]
 ) -> None:
     seen: list[httpx.Request] = []
-    async with httpx.AsyncClient(transport=httpx.MockTransport(lambda r: seen.append(r) or httpx.Response(200))) as http:
+    async with httpx.AsyncClient(transport=httpx.MockTransport(recording(seen))) as http:
         with pytest.raises(SwapNotSupported, match=f"^{NOT_SUPPORTED_SWAPS}$"):
             await call(ConvertApi(http, "https://rpc.example", "p"))
     assert seen == []
@@ -119,7 +127,7 @@ async def test_other_networks_are_not_supported_for_swaps_and_nothing_is_sent(
 
 async def test_gas_price_on_another_network_is_not_supported_for_gas_price() -> None:
     seen: list[httpx.Request] = []
-    async with httpx.AsyncClient(transport=httpx.MockTransport(lambda r: seen.append(r) or httpx.Response(200))) as http:
+    async with httpx.AsyncClient(transport=httpx.MockTransport(recording(seen))) as http:
         with pytest.raises(SwapNotSupported, match=f"^{NOT_SUPPORTED_GAS_PRICE}$"):
             await ConvertApi(http, "https://rpc.example", "p").gas_price("eip155:31337")
     assert seen == []

@@ -3,6 +3,8 @@ answers' shapes out; and which provider serves which network."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import json
 from decimal import Decimal
 
@@ -29,7 +31,7 @@ ROUTER = "0x1111111254EEB25477B68fb85Ed929f73A960582"
 NATIVE_CAIP = "eip155:8453:0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"
 
 
-def hosted(answers: dict[str, object], seen: list[httpx.Request]) -> httpx.AsyncClient:
+def hosted(answers: Mapping[str, object], seen: list[httpx.Request]) -> httpx.AsyncClient:
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request)
         return httpx.Response(200, json=answers[request.url.path])

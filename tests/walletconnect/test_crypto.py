@@ -40,6 +40,7 @@ def test_type_1_envelope_carries_the_sender_key_and_matches_the_sdk() -> None:
     assert sealed == VECTORS["type1"]
     envelope = decode_envelope(VECTORS["type1"])
     assert envelope.type == 1 and envelope.sender_public_key == VECTORS["selfPublic"]
+    assert envelope.sender_public_key is not None
     # the receiver derives the key from the sender's public key in the envelope
     key = derive_sym_key(VECTORS["peerPrivate"], envelope.sender_public_key)
     assert open_envelope(envelope, key) == VECTORS["message"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from ...rules.texts import http_status
 from ..blockchain_api import BlockchainApi, BlockchainApiError
 from .networks import require_gas_price_network, require_swap_network
 from .types import DEFAULT_SLIPPAGE
@@ -22,7 +23,7 @@ class ConvertApi(BlockchainApi):
     async def _post(self, path: str, body: dict[str, Any]) -> Any:
         response = await self.http.post(f"{self.base_url}{path}", params=self._params({}), json=body)
         if response.status_code != 200:
-            raise BlockchainApiError(f"HTTP status code: {response.status_code}")
+            raise BlockchainApiError(http_status(response.status_code))
         return response.json()
 
     async def tokens(self, chain_id: str) -> Any:

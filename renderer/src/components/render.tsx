@@ -1,5 +1,6 @@
 // One component per node type (PROTOCOL.md, "Node vocabulary"), dispatched through one table.
 import type { JSX } from 'react';
+import type { NodeType } from '../nodes.gen';
 import type { RenderCtx, WireNode } from '../tree';
 import { Alert, Avatar, Button, Checkbox, Chip, IconNode, ImageNode, Link, Separator, Skeleton, SpinnerNode, Text } from './basic';
 import { Input, OtpInput, Tabs } from './inputs';
@@ -12,7 +13,9 @@ function ModalNode({ node, ctx }: NodeProps): JSX.Element {
   return <ModalRoot tree={node} ctx={ctx} />;
 }
 
-const TABLE: Record<string, NodeComponent> = {
+// Keyed by the registry's node types (nodes.gen.ts): tsc fails on a type without a component
+// or a component for a type the engine does not send.
+const TABLE: Record<NodeType, NodeComponent> = {
   modal: ModalNode,
   view: View,
   stack: Stack,
@@ -46,7 +49,7 @@ const warned = new Set<string>();
 
 /** Draws one node; unknown types draw nothing (warned once), hidden nodes draw nothing. */
 export function renderNode(node: WireNode, ctx: RenderCtx): JSX.Element | null {
-  const C = Object.prototype.hasOwnProperty.call(TABLE, node.t) ? TABLE[node.t] : undefined;
+  const C = Object.prototype.hasOwnProperty.call(TABLE, node.t) ? TABLE[node.t as NodeType] : undefined;
   if (C === undefined) {
     if (!warned.has(node.t)) {
       warned.add(node.t);

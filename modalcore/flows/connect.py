@@ -1,76 +1,44 @@
-"""Connecting a browser wallet, and re-syncing it after a page reload (SPEC §4).
+"""The connect flow: connecting a browser wallet, then sign-in, network and balances; and
+re-syncing it after a page reload (SPEC §4). A flow (above the slices) because it spans them.
 
 Every wallet call is an `eip1193` effect on the connector's provider; its answer comes back as
-`EffectSettled` with one of the purposes registered at the bottom.
+`EffectSettled` with one of the purposes named in SLICE at the bottom.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from ..engine.evolve import replace
-from typing import TYPE_CHECKING, Any
+from ..core.evolve import replace
+from typing import TYPE_CHECKING
 
-from ..chains.catalog import Network
-from ..engine.cmds import Cmd, Effect, EffectSettled
-from ..engine.msg import Msg
-from ..engine.results import EFFECT_HANDLERS, purpose
+from ..core.cmds import Cmd, EffectSettled
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice
 from ..rules import limits as L
 from ..rules.addresses import checksum, is_evm_address
 from ..rules.caip import CaipError, validate_evm_chain_id
 from ..rules.rpc_errors import classify
-from ..wire.frames import AnnouncedWallet
-from . import balances, modal, router, siwx
-from .accounts import AccountState, WalletInfo
-from .connectors import from_wallets, remember_recent
-from .options import HostOptions, apply_options
-from .networks import activate
+from ..slices import balances, modal, router, siwx
+from ..slices.accounts import AccountState, WalletInfo
+from ..slices.connecting import (
+    ConnectionState,
+    PressedRetryConnect,
+    PressedWallet,
+    Reattached,
+    wallet_request,
+)
+from ..slices.connectors import from_wallets, remember_recent
+from ..slices.options import apply_options
+from ..slices.networks import activate
+from ..rules.texts import INVALID_CHAIN_ID
+from ..slices.disconnect import cleared
+from ..slices.switching import enter_unsupported_if_needed
 
 if TYPE_CHECKING:
-    from ..engine.model import Model, Step
+    from ..slices.model import Model, Step
 
 NO_ACCOUNT = "The wallet returned no account"
-CONNECT_TIMEOUT_MS = 120_000
 RESYNC_TIMEOUT_MS = 10_000
 NAMESPACE = "eip155"
-
-
-@dataclass(frozen=True)
-class ConnectionState:
-    connecting: str | None = None  # connector id being connected or re-synced
-    error: str | None = None  # what ConnectingExternal shows after a failure
-    pending_accounts: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class PressedWallet(Msg):
-    connector_id: str
-
-
-@dataclass(frozen=True)
-class PressedRetryConnect(Msg):
-    pass
-
-
-@dataclass(frozen=True)
-class Reattached(Msg):
-    """A socket attached to an existing session; `reloaded` when the page was loaded anew."""
-
-    wallets: tuple[AnnouncedWallet, ...]
-    reloaded: bool
-    options: HostOptions | None = None  # the reloaded page's createModal options
-    networks: tuple[Network, ...] = ()  # the networks those options name, from the catalog
-
-
-def wallet_request(model: Model, connector_id: str, method: str, params: object, name: str,
-                   param: str = "", timeout_ms: int = CONNECT_TIMEOUT_MS) -> tuple[Model, Effect]:
-    connector = model.connectors.get(connector_id)
-    ref = connector.ref if connector else connector_id
-    model, eid = model.next_id("e")
-    effect = Effect(eid=eid, kind="eip1193",
-                    req={"connector": ref, "method": method, "params": params},
-                    purpose=purpose(name, param or connector_id), timeout_ms=timeout_ms)
-    return model, effect
 
 
 def request_accounts(model: Model, connector_id: str) -> Step:
@@ -142,15 +110,13 @@ def on_chain(model: Model, msg: EffectSettled, now: int, connector_id: str) -> S
         return _failed(model, msg)
     chain = _chain_of(msg.result)
     if chain is None:
-        return _failed(model, replace(msg, error_code=-32603, error_message="Invalid chainId"))
+        return _failed(model, replace(msg, error_code=-32603, error_message=INVALID_CHAIN_ID))
     return connected(model, connector_id, model.connection.pending_accounts[0], chain, now, fresh=True)
 
 
 def connected(model: Model, connector_id: str, address: str, chain: str, now: int, *,
               fresh: bool) -> Step:
     """The wallet answered with an account and a chain: the account is connected."""
-    from .switching import enter_unsupported_if_needed
-
     connector = model.connectors.get(connector_id)
     networks = activate(model.networks, chain)
     previous = model.accounts.get(NAMESPACE)
@@ -193,23 +159,14 @@ def connected(model: Model, connector_id: str, address: str, chain: str, now: in
     return model, [*cmds, *fetch]
 
 
-# Other slices that must know about a reattach (e.g. a send whose wallet request a reload lost)
-# register a function here; each runs before the re-sync below.
-REATTACH_HOOKS: list[Callable[[Model, Reattached, int], Any]] = []
-
-
-def on_reattached(model: Model, msg: Reattached, now: int) -> Step:
+def with_reattach_options(model: Model, msg: Reattached) -> Model:
+    """After a reload the page's options (and the operator's networks) apply again."""
     if msg.reloaded and msg.options is not None:
-        model = apply_options(model, msg.options, msg.networks)
-    hooked: list[Cmd] = []
-    for hook in REATTACH_HOOKS:
-        model, more = hook(model, msg, now)
-        hooked += more
-    model, cmds = _resync(model, msg, now)
-    return model, [*hooked, *cmds]
+        return apply_options(model, msg.options, msg.networks)
+    return model
 
 
-def _resync(model: Model, msg: Reattached, now: int) -> Step:
+def resync(model: Model, msg: Reattached, now: int) -> Step:
     """SPEC §4 "On start": connected becomes connecting, re-synced with `eth_accounts`."""
     model = replace(model, connectors=from_wallets(model.connectors.recent, msg.wallets))
     if not msg.reloaded:
@@ -231,8 +188,6 @@ def _resync(model: Model, msg: Reattached, now: int) -> Step:
 
 
 def _resync_lost(model: Model) -> Step:
-    from .disconnect import cleared
-
     return cleared(model), []
 
 
@@ -262,11 +217,12 @@ def on_resync_chain(model: Model, msg: EffectSettled, now: int, connector_id: st
 
 
 
-EFFECT_HANDLERS.update({
+
+HANDLERS: dict[type[Msg], Handler] = {PressedWallet: on_pressed_wallet, PressedRetryConnect: on_retry}
+
+SLICE = Slice("connection", HANDLERS, effect_results={
     "connect.accounts": on_accounts,
     "connect.chain": on_chain,
     "resync.accounts": on_resync_accounts,
     "resync.chain": on_resync_chain,
 })
-
-HANDLERS = {PressedWallet: on_pressed_wallet, PressedRetryConnect: on_retry, Reattached: on_reattached}

@@ -1,0 +1,34 @@
+"""A socket joined an existing session again (SPEC §4 "On start").
+
+In order: the page's options apply again after a reload; the slices that lose something with
+a reload react (the directory's pending wallet link, the NFTs fetch, a send whose wallet
+request the page lost); then the connection re-syncs with the wallet.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..core.cmds import Cmd
+from ..core.shape import Slice
+from ..slices import directory, nfts, send
+from ..slices.connecting import Reattached
+from . import connect as connection
+
+if TYPE_CHECKING:
+    from ..slices.model import Model, Step
+
+AFTER_RELOAD = (directory.on_reattached, nfts.on_reattached, send.on_reattached)
+
+
+def on_reattached(model: Model, msg: Reattached, now: int) -> Step:
+    model = connection.with_reattach_options(model, msg)
+    cmds: list[Cmd] = []
+    for react in AFTER_RELOAD:
+        model, more = react(model, msg, now)
+        cmds += more
+    model, resynced = connection.resync(model, msg, now)
+    return model, [*cmds, *resynced]
+
+
+SLICE = Slice("reattach", {Reattached: on_reattached})

@@ -1,0 +1,62 @@
+"""The connection slice: its state, its messages, and the one way a slice asks the wallet something.
+
+Low in the slices: connection, disconnect, switching, siwx and send all talk to the wallet
+through `wallet_request` (an `eip1193` effect on the connector's provider, its result routed by
+purpose), so it lives below them all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..chains.catalog import Network
+from ..core.cmds import Effect
+from ..core.msg import Msg
+from ..core.shape import purpose
+from ..wire.frames import AnnouncedWallet
+from .options import HostOptions
+
+if TYPE_CHECKING:
+    from .model import Model
+
+CONNECT_TIMEOUT_MS = 120_000
+
+
+@dataclass(frozen=True)
+class ConnectionState:
+    connecting: str | None = None  # connector id being connected or re-synced
+    error: str | None = None  # what ConnectingExternal shows after a failure
+    pending_accounts: tuple[str, ...] = ()
+
+
+
+def wallet_request(model: Model, connector_id: str, method: str, params: object, name: str,
+                   param: str = "", timeout_ms: int = CONNECT_TIMEOUT_MS) -> tuple[Model, Effect]:
+    connector = model.connectors.get(connector_id)
+    ref = connector.ref if connector else connector_id
+    model, eid = model.next_id("e")
+    effect = Effect(eid=eid, kind="eip1193",
+                    req={"connector": ref, "method": method, "params": params},
+                    purpose=purpose(name, param or connector_id), timeout_ms=timeout_ms)
+    return model, effect
+
+
+@dataclass(frozen=True)
+class PressedWallet(Msg):
+    connector_id: str
+
+
+@dataclass(frozen=True)
+class PressedRetryConnect(Msg):
+    pass
+
+
+@dataclass(frozen=True)
+class Reattached(Msg):
+    """A socket attached to an existing session; `reloaded` when the page was loaded anew."""
+
+    wallets: tuple[AnnouncedWallet, ...]
+    reloaded: bool
+    options: HostOptions | None = None  # the reloaded page's createModal options
+    networks: tuple[Network, ...] = ()  # the networks those options name, from the catalog

@@ -1,0 +1,58 @@
+"""Moves on the view stack and the transaction stack that may close the modal (SPEC §2,
+"Stack rules"): going back, and popping a transaction entry with its callbacks.
+
+Above `router` (the stacks as data) and `modal` (closing), so neither imports the other.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..core.cmds import Cmd, Dispatch
+from ..core.evolve import replace
+from ..core.msg import Msg
+from . import modal
+from .router import back_to_index, reset
+
+if TYPE_CHECKING:
+    from .model import Model, Step
+
+
+def go_back(model: Model) -> Step:
+    """Pop one entry; with one entry left or UnsupportedChain in the history, close instead."""
+    state = model.router
+    if len(state.history) > 1 and not state.contains("UnsupportedChain"):
+        return replace(model, router=replace(state, history=state.history[:-1])), []
+    return modal.close(model)
+
+
+def pop_tx(model: Model, *, cancel: bool = False) -> Step:
+    state = model.router
+    if not state.tx_stack:
+        return model, []
+    entry = state.tx_stack[-1]
+    model = replace(model, router=replace(state, tx_stack=state.tx_stack[:-1]))
+    if cancel:
+        model, back = go_back(model)
+        return _dispatch_callback(model, back, entry.on_cancel)
+    cmds: list[Cmd] = []
+    if entry.go_back:
+        model, cmds = go_back(model)
+    elif entry.replace:
+        siwe_index = next(
+            (i for i, route in enumerate(model.router.history) if route.view == "ConnectingSiwe"), -1
+        )
+        if siwe_index > 0:
+            model = replace(model, router=back_to_index(model.router, siwe_index - 1))
+        else:
+            model, cmds = modal.close(model, force=True)
+            model = replace(model, router=replace(model.router, history=()))
+    elif entry.view:
+        model = replace(model, router=reset(model.router, entry.view))
+    return _dispatch_callback(model, cmds, entry.on_success)
+
+
+def _dispatch_callback(model: Model, cmds: list[Cmd], callback: str | None) -> Step:
+    if callback is None:
+        return model, cmds
+    return model, [*cmds, Dispatch(Msg.registry[callback]())]

@@ -1,0 +1,84 @@
+"""Where each SPEC.md section's rules live (issue 12 item 9): section -> topic -> modules.
+
+Read it to find a rule; tests/test_spec_index.py checks that every module named here exists
+and every section 1-9 is listed. SPEC strings themselves are in `modalcore.rules.texts`.
+Views of SPEC §2 that have no module yet are listed under "not built" (see `slices.router.VIEWS`).
+"""
+
+from __future__ import annotations
+
+SPEC_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
+    "1. What the product does and for whom": {
+        "host options and feature flags": ("modalcore.slices.options",),
+        "account view features (onramp, swaps, receive, send)": ("modalcore.views.account",),
+    },
+    "2. Screens and routes": {
+        "views (one module each)": ("modalcore.views", "modalcore.slices.router"),
+        "opening rules, closing, shake": ("modalcore.slices.modal",),
+        "stack rules, transaction stack": ("modalcore.slices.router",),
+        "header and host navigation": ("modalcore.slices.navigation",),
+        "account tabs": ("modalcore.slices.account_ui", "modalcore.views.account"),
+        "not built (no view module): ConnectingWalletConnect, ConnectingSiwe, ConnectingFarcaster, "
+        "RegisterAccountName, RegisterAccountNameSuccess, ApproveTransaction, Swap": (),
+    },
+    "3. Entities and their fields": {
+        "wallet (directory)": ("modalcore.directory.wallets",),
+        "connector": ("modalcore.slices.connectors",),
+        "network": ("modalcore.slices.networks", "modalcore.chains.catalog"),
+        "account state per namespace": ("modalcore.slices.accounts",),
+        "token balance, wallet asset": ("modalcore.slices.balances", "modalcore.services.balances"),
+        "send state": ("modalcore.slices.send",),
+        "transaction and its store": ("modalcore.slices.history", "modalcore.services.history"),
+        "snack message": ("modalcore.slices.snack",),
+        "theme": ("modalcore.slices.theme",),
+        "SIWX session and message": ("modalcore.siwx.message", "modalcore.siwx.store"),
+    },
+    "4. States and transitions": {
+        "connect, reconnect after reload": ("modalcore.flows.connect", "modalcore.slices.connecting"),
+        "disconnect": ("modalcore.slices.disconnect",),
+        "switching network, wallet chain and account changes": ("modalcore.slices.switching",),
+        "send": ("modalcore.slices.send", "modalcore.services.send"),
+        "snack": ("modalcore.slices.snack",),
+        "balance fetch": ("modalcore.slices.balances",),
+        "transactions": ("modalcore.slices.history",),
+        "SIWX": ("modalcore.slices.siwx", "modalcore.siwx.verify"),
+        "NFTs tab": ("modalcore.slices.nfts", "modalcore.services.nfts"),
+    },
+    "5. Validation rules": {
+        "CAIP-10, CAIP-2, EVM chain id": ("modalcore.rules.caip",),
+        "EVM and Solana addresses": ("modalcore.rules.addresses",),
+        "send amount, receiver, token": ("modalcore.slices.send",),
+        "spam and chain filters on transactions": ("modalcore.slices.history",),
+        "balance display, fiat": ("modalcore.rules.format",),
+        "Telegram socials, mobile wallets": ("modalcore.directory.platform",),
+        "siweConfig and siwx together": ("modalcore.slices.options",),
+        "origin allow-list": ("modalcore.server.origins",),
+    },
+    "6. Roles and permissions": {
+        "allowed origins": ("modalcore.server.origins", "modalcore.server.endpoint"),
+        "feature flags": ("modalcore.slices.options",),
+    },
+    "7. Calls": {
+        "wallet directory API": ("modalcore.directory.hosted", "modalcore.directory.query",
+                                 "modalcore.directory.routes"),
+        "blockchain API": ("modalcore.services.blockchain_api", "modalcore.services.hosted"),
+        "history call": ("modalcore.services.history",),
+        "sessions (SIWX) for the host's backend": ("modalcore.siwx.http",),
+        "chain RPC": ("modalcore.services.jsonrpc", "modalcore.services.send"),
+        "analytics": ("modalcore.runtime.analytics",),
+    },
+    "8. Error catalogue": {
+        "every SPEC message": ("modalcore.rules.texts",),
+        "RPC codes": ("modalcore.rules.rpc_errors",),
+        "tracking events": ("modalcore.slices.send", "modalcore.slices.history", "modalcore.slices.siwx"),
+    },
+    "9. Business constants and limits": {
+        "wallet list pages, search, recommended": ("modalcore.slices.directory", "modalcore.directory.query"),
+        "balance retry window, caches": ("modalcore.slices.balances",),
+        "snack re-show delay, modal shake": ("modalcore.slices.snack", "modalcore.slices.modal"),
+        "recent wallets": ("modalcore.slices.connectors",),
+        "default allowed ancestors": ("modalcore.server.origins",),
+        "modal theme defaults": ("modalcore.slices.theme",),
+        "sdk type string": ("modalcore.rules.texts", "modalcore.services.hosted"),
+    },
+}
