@@ -86,8 +86,14 @@ def open_siwx(config: EngineConfig) -> tuple[SqliteSiwxStore, LocalAccount]:
     section = (config.model_extra or {}).get("siwx") or {}
     db = str(section.get("db", ".modalcore/siwx.db"))
     store = SqliteSiwxStore(db if db == ":memory:" else config.path(db))
-    signer = load_or_create_key(config.path(str(section.get("key_file", ".modalcore/engine.key"))))
+    signer = load_or_create_key(siwx_key_file(config))
     return store, signer
+
+
+def siwx_key_file(config: EngineConfig) -> Path:
+    """Where the engine's signing key lives (the config's `[siwx] key_file`)."""
+    section = (config.model_extra or {}).get("siwx") or {}
+    return config.path(str(section.get("key_file", ".modalcore/engine.key")))
 
 
 def _engine_identity(address: str) -> Any:
