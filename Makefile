@@ -15,7 +15,7 @@ PORT    ?= 8700
 
 .PHONY: run test test-python test-renderer bench fuzz deps renderer chain chromium redis typecheck imports clean
 
-deps: $(STAMP) $(SIWE_STAMP) $(SIWE_JS) renderer/dist/modal.js chain/node_modules/.installed walletpeer/node_modules/.installed
+deps: $(STAMP) $(SIWE_STAMP) $(SIWE_JS) renderer/dist/modal.js chain/node_modules/.installed walletpeer/node_modules/.installed oidcprovider/node_modules/.installed
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv .venv
@@ -51,6 +51,11 @@ chain/node_modules/.installed: chain/package-lock.json
 # The WalletConnect test wallet: the official sign-client, pinned (walletpeer/package-lock.json).
 walletpeer/node_modules/.installed: walletpeer/package-lock.json
 	cd walletpeer && $(NPM_CI)
+	touch $@
+
+# A real OpenID Connect provider (panva's oidc-provider, pinned) for social sign-in (issue 15).
+oidcprovider/node_modules/.installed: oidcprovider/package-lock.json
+	cd oidcprovider && $(NPM_CI)
 	touch $@
 
 renderer: renderer/dist/modal.js
@@ -107,4 +112,4 @@ typecheck: deps
 	cd renderer && npm run typecheck --silent
 
 clean:
-	rm -rf .venv .venv-siwe tests/siwx/interop/node_modules renderer/node_modules renderer/dist chain/node_modules walletpeer/node_modules artifacts
+	rm -rf .venv .venv-siwe tests/siwx/interop/node_modules renderer/node_modules renderer/dist chain/node_modules walletpeer/node_modules oidcprovider/node_modules artifacts

@@ -1,5 +1,5 @@
-"""Command line: `python -m modalcore serve ...`, `demo ...`, `replay PATH...`, `audit verify`
-and `inspect DIR`."""
+"""Command line: `python -m modalcore serve ...`, `demo ...`, `replay PATH...`, `audit verify`,
+`inspect DIR` and `keys rotate-master-key`."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ import uvicorn
 from .audit.cli import add_arguments as audit_arguments
 from .audit.cli import run as run_audit
 from .demo import run as run_demo
+from .embedded.keys_cli import add_arguments as keys_arguments
+from .embedded.keys_cli import run as run_keys
 from .inspect.cli import add_arguments as inspect_arguments
 from .inspect.cli import run as run_inspect
 from .replay.cli import add_arguments
@@ -70,6 +72,10 @@ def _audit(args: argparse.Namespace) -> int:
     return run_audit(args)
 
 
+def _keys(args: argparse.Namespace) -> int:
+    return run_keys(args)
+
+
 def _inspect(args: argparse.Namespace) -> int:
     return run_inspect(args)
 
@@ -107,6 +113,10 @@ def build_parser() -> argparse.ArgumentParser:
         "inspect", help="a loopback page to step through recordings and their divergences")
     inspect_arguments(inspect)
     inspect.set_defaults(run=_inspect)
+
+    keys = commands.add_parser("keys", help="embedded wallet master key: generate, rotate")
+    keys_arguments(keys)
+    keys.set_defaults(run=_keys)
     return parser
 
 

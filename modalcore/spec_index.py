@@ -53,6 +53,8 @@ SPEC_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
         "Telegram socials, mobile wallets": ("modalcore.directory.platform",),
         "siweConfig and siwx together": ("modalcore.slices.options",),
         "origin allow-list": ("modalcore.server.origins",),
+        "email-code requests one per 30 s": ("modalcore.embedded.otp",),
+        "social provider of a sign-in": ("modalcore.embedded.oidc",),
     },
     "6. Roles and permissions": {
         "allowed origins": ("modalcore.server.origins", "modalcore.server.endpoint"),
@@ -78,6 +80,7 @@ SPEC_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
         "snack re-show delay, modal shake": ("modalcore.slices.snack", "modalcore.slices.modal"),
         "recent wallets": ("modalcore.slices.connectors",),
         "default allowed ancestors": ("modalcore.server.origins",),
+        "email code rate limit 30 s": ("modalcore.embedded.otp",),
         "modal theme defaults": ("modalcore.slices.theme",),
         "sdk type string": ("modalcore.rules.texts", "modalcore.services.hosted"),
     },

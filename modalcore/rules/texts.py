@@ -34,6 +34,7 @@ NO_ACTIVE_CAIP_ADDRESS = "No ActiveCaipAddress found"
 NO_ACCOUNT_ADDRESS_FOR_TRANSACTIONS = "Transactions can't be fetched without an accountAddress"
 HTTP_STATUS = "HTTP status code: {n}"
 CHAIN_NOT_SUPPORTED = "Chain is not supported"
+EMAIL_CODE_RATE_LIMITED = "Please try again after {n} seconds"  # n rounded up
 
 # §8 disconnect
 FAILED_TO_DISCONNECT = "Failed to disconnect"
@@ -44,6 +45,10 @@ UNKNOWN_ERROR = "Unknown error"
 
 # §9 constants
 SDK_TYPE = "html-wagmi-4.2.2"
+
+
+def email_code_rate_limited(seconds: int) -> str:
+    return EMAIL_CODE_RATE_LIMITED.format(n=seconds)
 
 
 def http_status(code: int) -> str:

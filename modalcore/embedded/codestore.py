@@ -1,0 +1,48 @@
+"""Email codes in SQLite: one row per email holding the latest code's digest (never the code)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from .otp import CodeRecord
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS email_codes (
+    email TEXT PRIMARY KEY,
+    digest BLOB NOT NULL,
+    issued_ms INTEGER NOT NULL,
+    attempts INTEGER NOT NULL,
+    used INTEGER NOT NULL
+);
+"""
+
+
+class CodeStore:
+    def __init__(self, path: str | Path) -> None:
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.executescript(_SCHEMA)
+
+    def get(self, email: str) -> CodeRecord | None:
+        row = self._db.execute(
+            "SELECT digest, issued_ms, attempts, used FROM email_codes WHERE email = ?", (email,)
+        ).fetchone()
+        if row is None:
+            return None
+        digest, issued_ms, attempts, used = row
+        return CodeRecord(email, bytes(digest), int(issued_ms), int(attempts), bool(used))
+
+    def put(self, record: CodeRecord) -> None:
+        self._db.execute(
+            "INSERT INTO email_codes (email, digest, issued_ms, attempts, used) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT(email) DO UPDATE SET digest = excluded.digest, "
+            "issued_ms = excluded.issued_ms, attempts = excluded.attempts, used = excluded.used",
+            (record.email, sqlite3.Binary(record.digest), record.issued_ms, record.attempts,
+             int(record.used)),
+        )
+
+    def close(self) -> None:
+        self._db.close()

@@ -1,0 +1,151 @@
+"""Social sign-in as an OpenID Connect relying party (issue 15 §2): authorization code + PKCE.
+
+`begin` (pure: randomness passed in) makes the state, nonce and S256 code verifier and the
+authorization URL; `finish` checks the callback's state (and `iss` when sent, RFC 9207),
+exchanges the code at the token endpoint and verifies the ID token (idtoken.py). Provider
+endpoints come from the operator config or the provider's discovery document.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+
+from .idtoken import IdTokenError, verify_id_token
+
+SOCIAL_PROVIDERS = ("google", "x", "discord", "github", "apple", "facebook")
+RANDOM_BYTES = 96  # 32 each for state, nonce and the code verifier
+
+
+class OidcError(ValueError):
+    """The sign-in failed: refused by the user or provider, forged or stale callback, bad token."""
+
+
+@dataclass(frozen=True)
+class ProviderConfig:
+    name: str
+    issuer: str
+    client_id: str
+    redirect_uri: str
+    authorization_endpoint: str
+    token_endpoint: str
+    jwks_uri: str
+    client_secret: str | None = field(default=None, repr=False)
+    scope: str = "openid email profile"
+
+    def __post_init__(self) -> None:
+        if self.name not in SOCIAL_PROVIDERS:  # SPEC §5: the social provider's payload check
+            raise OidcError(f"social provider must be one of {', '.join(SOCIAL_PROVIDERS)}")
+
+
+@dataclass(frozen=True)
+class Pending:
+    """What the engine keeps between the popup opening and the callback."""
+
+    provider: str
+    state: str
+    nonce: str
+    code_verifier: str
+
+
+@dataclass(frozen=True)
+class SignedIn:
+    provider: str
+    subject: str
+    email: str | None
+    username: str | None
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def begin(config: ProviderConfig, random_bytes: bytes) -> tuple[Pending, str]:
+    if len(random_bytes) < RANDOM_BYTES:
+        raise ValueError(f"need {RANDOM_BYTES} random bytes")
+    pending = Pending(config.name, _b64(random_bytes[:32]), _b64(random_bytes[32:64]),
+                      _b64(random_bytes[64:96]))
+    challenge = _b64(hashlib.sha256(pending.code_verifier.encode()).digest())
+    query = urlencode({
+        "response_type": "code", "client_id": config.client_id,
+        "redirect_uri": config.redirect_uri, "scope": config.scope, "state": pending.state,
+        "nonce": pending.nonce, "code_challenge": challenge, "code_challenge_method": "S256",
+    })
+    return pending, f"{config.authorization_endpoint}?{query}"
+
+
+def check_callback(config: ProviderConfig, pending: Pending, params: dict[str, str]) -> str:
+    """The authorization code, once the callback is known to answer this sign-in."""
+    state = params.get("state", "")
+    if not hmac.compare_digest(state.encode(), pending.state.encode()):
+        raise OidcError("the sign-in callback does not match this sign-in (state)")
+    if "iss" in params and params["iss"] != config.issuer:
+        raise OidcError("the sign-in callback is from another issuer")
+    if "error" in params:
+        raise OidcError(f"the provider refused the sign-in ({params['error'][:64]})")
+    code = params.get("code", "")
+    if not code:
+        raise OidcError("the sign-in callback has no code")
+    return code
+
+
+async def discover(http: httpx.AsyncClient, name: str, issuer: str, client_id: str,
+                   redirect_uri: str, client_secret: str | None = None) -> ProviderConfig:
+    response = await http.get(f"{issuer.rstrip('/')}/.well-known/openid-configuration")
+    response.raise_for_status()
+    doc = response.json()
+    if doc.get("issuer") != issuer:
+        raise OidcError("the discovery document names another issuer")
+    return ProviderConfig(name, issuer, client_id, redirect_uri, doc["authorization_endpoint"],
+                          doc["token_endpoint"], doc["jwks_uri"], client_secret)
+
+
+async def finish(http: httpx.AsyncClient, config: ProviderConfig, pending: Pending,
+                 params: dict[str, str], now_s: int) -> SignedIn:
+    code = check_callback(config, pending, params)
+    form = {"grant_type": "authorization_code", "code": code,
+            "redirect_uri": config.redirect_uri, "code_verifier": pending.code_verifier,
+            "client_id": config.client_id}
+    try:
+        if config.client_secret is not None:
+            response = await http.post(config.token_endpoint, data=form, auth=httpx.BasicAuth(
+                config.client_id, config.client_secret))
+        else:
+            response = await http.post(config.token_endpoint, data=form)
+        if response.status_code != 200:
+            error = _field(response, "error")
+            raise OidcError(f"the provider refused the code (HTTP {response.status_code}"
+                            f"{', ' + error if error else ''})")
+        id_token = response.json().get("id_token")
+        jwks = (await http.get(config.jwks_uri)).json()
+    except (httpx.HTTPError, ValueError) as error:
+        if isinstance(error, OidcError):
+            raise
+        raise OidcError(f"the provider could not be reached ({type(error).__name__})") from None
+    if not isinstance(id_token, str):
+        raise OidcError("the provider sent no ID token")
+    try:
+        claims = verify_id_token(id_token, jwks, config.issuer, config.client_id,
+                                 pending.nonce, now_s)
+    except IdTokenError as error:
+        raise OidcError(str(error)) from None
+    return SignedIn(config.name, claims["sub"], _str(claims.get("email")),
+                    _str(claims.get("preferred_username")))
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _field(response: httpx.Response, name: str) -> str:
+    try:
+        value = response.json().get(name)
+    except ValueError:
+        return ""
+    return value[:64] if isinstance(value, str) else ""

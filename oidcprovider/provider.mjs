@@ -1,0 +1,53 @@
+// A real OpenID Connect provider for development and tests (issue 15 §6): panva's
+// oidc-provider with its built-in development login and consent pages (any login name is
+// accepted and becomes the subject). The engine's social sign-in talks to it exactly as it
+// would to Google or GitHub's OpenID endpoints.
+//
+// Environment: PORT (required), CLIENT_ID, REDIRECT_URI (required), CLIENT_SECRET (optional:
+// without it the client is public and PKCE is mandatory). Prints one JSON line
+// {"ready": true, "issuer": ...} on stdout once listening on 127.0.0.1.
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import Provider from 'oidc-provider';
+
+const port = Number(process.env.PORT);
+const redirectUri = process.env.REDIRECT_URI;
+if (!port || !redirectUri) {
+  console.error('PORT and REDIRECT_URI are required');
+  process.exit(2);
+}
+const issuer = `http://127.0.0.1:${port}`;
+const secret = process.env.CLIENT_SECRET;
+const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const jwk = { ...privateKey.export({ format: 'jwk' }), kid: 'dev-rsa', use: 'sig', alg: 'RS256' };
+
+const provider = new Provider(issuer, {
+  clients: [{
+    client_id: process.env.CLIENT_ID || 'modalcore-dev',
+    ...(secret ? { client_secret: secret } : { token_endpoint_auth_method: 'none' }),
+    redirect_uris: [redirectUri],
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+  }],
+  jwks: { keys: [jwk] },
+  cookies: { keys: [randomBytes(32).toString('hex')] },
+  claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['preferred_username'] },
+  pkce: { required: () => true },
+  // Put the scope's claims (email, preferred_username) in the ID token, as Google does.
+  conformIdTokenClaims: false,
+  async findAccount(ctx, id) {
+    return {
+      accountId: id,
+      async claims() {
+        return { sub: id, email: `${id}@oidc.test`, email_verified: true, preferred_username: id };
+      },
+    };
+  },
+});
+provider.on('server_error', (ctx, error) => console.error('server_error', error));
+
+const server = provider.listen(port, '127.0.0.1', () => {
+  process.stdout.write(`${JSON.stringify({ ready: true, issuer })}\n`);
+});
+for (const signal of ['SIGTERM', 'SIGINT']) {
+  process.on(signal, () => server.close(() => process.exit(0)));
+}
