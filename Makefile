@@ -13,7 +13,7 @@ NPM_CI  := npm ci --no-audit --no-fund --loglevel=error
 HOST    ?= 127.0.0.1
 PORT    ?= 8700
 
-.PHONY: run test test-python test-renderer bench fuzz deps renderer chain chromium typecheck imports clean
+.PHONY: run test test-python test-renderer bench fuzz deps renderer chain chromium redis typecheck imports clean
 
 deps: $(STAMP) $(SIWE_STAMP) $(SIWE_JS) renderer/dist/modal.js chain/node_modules/.installed walletpeer/node_modules/.installed oidcprovider/node_modules/.installed
 
@@ -67,18 +67,32 @@ chromium:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "Chromium is missing: run 'sudo apt-get install -y chromium'"; exit 1; fi; }
 
+# Debian's redis-server for the Redis store's tests and the load tool (started by them on a free
+# loopback port, no persistence; never as a system service here).
+redis:
+	@command -v redis-server >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
+	  else echo "redis-server is missing: run 'sudo apt-get install -y redis-server'"; exit 1; fi; }
+
 run: $(RUNSTAMP) renderer/dist/modal.js chain/node_modules/.installed
 	$(PY) -m modalcore demo --host $(HOST) --port $(PORT)
 
-test: deps chromium typecheck imports
+test: deps chromium redis typecheck imports
 	cd renderer && npm test --silent
 	$(PY) -m pytest -q
 
-test-python: deps
+test-python: deps redis
 	$(PY) -m pytest -q -m "not e2e"
 
-bench: deps chromium
+# The load tool (issue 17) against `python -m modalcore serve` workers over real websockets,
+# bounded here; run it by hand with larger sizes (see README, "Running as a service").
+LOAD_IDLE    ?= 200
+LOAD_ACTIVE  ?= 100
+LOAD_RATE    ?= 1
+LOAD_SECONDS ?= 10
+bench: deps chromium redis
 	$(PY) -m modalcore.bench
+	$(PY) -m modalcore.bench.load --idle $(LOAD_IDLE) --active $(LOAD_ACTIVE) --rate $(LOAD_RATE) --seconds $(LOAD_SECONDS)
 
 # A long fuzz campaign (issue 11) against `python -m modalcore serve` in its own process:
 # at least 100,000 hostile frames over many sockets, bounded in time; prints frames/s, replies

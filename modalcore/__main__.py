@@ -22,6 +22,8 @@ from .replay.cli import add_arguments
 from .replay.cli import run as run_replay
 from .server.app import create_app, uvicorn_options
 from .server.config import ConfigError, default_config, load_config
+from .server.workers import CONFIG_ENV
+from .server.workers import check as check_workers
 
 RECORD_DIR_HELP = "record every new session to DIR/<session>.jsonl (tokens become placeholders)"
 RECORD_NAME_HELP = "a name written in the header of each recording (e.g. what you are testing)"
@@ -34,6 +36,21 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"config: {error}", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    if args.workers > 1:
+        if args.record_dir:
+            print("--record-dir records one process's sessions: use it with --workers 1",
+                  file=sys.stderr)
+            return 2
+        try:
+            check_workers(config, args.workers)
+        except ConfigError as error:
+            print(f"config: {error}", file=sys.stderr)
+            return 2
+        if args.config:
+            os.environ[CONFIG_ENV] = os.path.abspath(args.config)
+        uvicorn.run("modalcore.server.workers:app", factory=True, workers=args.workers,
+                    host=args.host, port=args.port, log_level=args.log_level, **uvicorn_options())
+        return 0
     app = create_app(config, record_dir=args.record_dir, record_name=args.record_name)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, **uvicorn_options())
     return 0
@@ -73,6 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--record-dir", metavar="DIR", help=RECORD_DIR_HELP)
     serve.add_argument("--record-name", metavar="NAME", help=RECORD_NAME_HELP)
     serve.add_argument("--log-level", default="info")
+    serve.add_argument("--workers", type=int, default=1,
+                       help="worker processes on the port (more than 1 needs the redis store)")
     serve.set_defaults(run=_serve)
     demo = commands.add_parser("demo", help="local chains + engine + demo page (make run)")
     demo.add_argument("--host", default="127.0.0.1")

@@ -1,3 +1,17 @@
-"""Fixtures every test folder may use: the local dev chains (`devchains`, `devchain`)."""
+"""Fixtures every test folder may use: the local dev chains (`devchains`, `devchain`) and a
+real `redis-server` on a free loopback port (`redis_url`)."""
+
+from collections.abc import Iterator
+
+import pytest
+
+from modalcore.store.redis_server import redis_server
 
 pytest_plugins = ["modalcore.devchain.pytest_plugin"]
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """A real redis-server for the whole run (tests keep apart by key prefix)."""
+    with redis_server() as url:
+        yield url

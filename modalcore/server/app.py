@@ -39,11 +39,13 @@ from ..runtime.clock import Clock, RealClock
 from ..runtime.services import ServiceRegistry, default_services
 from ..store.base import SessionStore
 from ..store.memory import MemoryStore
+from ..store.redis import RedisStore
 from ..store.sqlite import SqliteStore
 from .config import EngineConfig, default_config, resolve_secret
 from .devproxy import devchain_proxy
 from .hub import Hub
 from .endpoint import WS_MAX_SIZE, websocket_endpoint
+from .metrics import CountingStore, Metrics, MetricsObserver, metrics_endpoint
 
 BUILD_HINT = (
     "The renderer is not built yet: run `make renderer` (or `cd renderer && npm ci && "
@@ -54,6 +56,8 @@ BUILD_HINT = (
 def open_store(config: EngineConfig) -> SessionStore:
     if config.store.kind == "sqlite":
         return SqliteStore(config.path(config.store.path), ttl_ms=config.store.ttl_ms)
+    if config.store.kind == "redis":
+        return RedisStore.from_url(config.store.url, config.store.ttl_ms, config.store.prefix)
     return MemoryStore(ttl_ms=config.store.ttl_ms)
 
 
@@ -82,8 +86,14 @@ def open_siwx(config: EngineConfig) -> tuple[SqliteSiwxStore, LocalAccount]:
     section = (config.model_extra or {}).get("siwx") or {}
     db = str(section.get("db", ".modalcore/siwx.db"))
     store = SqliteSiwxStore(db if db == ":memory:" else config.path(db))
-    signer = load_or_create_key(config.path(str(section.get("key_file", ".modalcore/engine.key"))))
+    signer = load_or_create_key(siwx_key_file(config))
     return store, signer
+
+
+def siwx_key_file(config: EngineConfig) -> Path:
+    """Where the engine's signing key lives (the config's `[siwx] key_file`)."""
+    section = (config.model_extra or {}).get("siwx") or {}
+    return config.path(str(section.get("key_file", ".modalcore/engine.key")))
 
 
 def _engine_identity(address: str) -> Any:
@@ -107,7 +117,9 @@ def create_app(
     """The engine app. Anything not given comes from `config` (or the built-in default)."""
     config = config or default_config()
     own_store = store is None
-    session_store = store if store is not None else open_store(config)
+    metrics = Metrics()
+    session_store: SessionStore = CountingStore(
+        store if store is not None else open_store(config), metrics)
     clock = clock or RealClock()
     sink = analytics or build_sink(config.analytics, session_store, clock)
     hub = Hub(
@@ -120,7 +132,8 @@ def create_app(
         record_dir=Path(record_dir) if record_dir is not None else None,
         record_name=record_name,
     )
-    hub.deps.observers = (*hub.deps.observers, AuditObserver(session_store),
+    hub.deps.observers = (MetricsObserver(metrics), *hub.deps.observers,
+                          AuditObserver(session_store),
                           AnalyticsObserver(sink))
     static_dir = config.static_path()
     siwx_store, signer = open_siwx(config)
@@ -147,6 +160,7 @@ def create_app(
     routes = [
         WebSocketRoute("/ws", websocket_endpoint),
         Route("/healthz", healthz),
+        Route("/metrics", metrics_endpoint),
         Route("/v1/engine", _engine_identity(signer.address)),
         *siwx_routes(siwx_store, engine_address=signer.address),
         *directory_routes(),
@@ -161,4 +175,5 @@ def create_app(
     app.state.config = config
     app.state.hub = hub
     app.state.store = session_store
+    app.state.metrics = metrics
     return app

@@ -104,8 +104,10 @@ def _policy(origins: tuple[str, ...], include_defaults: bool) -> OriginPolicy:
 
 
 class StoreConfig(_Strict):
-    kind: Literal["memory", "sqlite"] = "memory"
+    kind: Literal["memory", "sqlite", "redis"] = "memory"
     path: str = ".modalcore/sessions.db"
+    url: str = "redis://127.0.0.1:6379/0"  # kind "redis"
+    prefix: str = "modalcore:"  # kind "redis": every key starts with it
     ttl_hours: Annotated[float, Field(gt=0)] = 24.0
 
     @property

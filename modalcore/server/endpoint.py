@@ -16,9 +16,10 @@ from ..rules.limits import JOIN_TIMEOUT_S, TOO_LARGE_LIMIT
 from ..runtime.runner import SessionRunner
 from ..slices.options import OptionsError, parse_options
 from ..wire.codec import MAX_FRAME_BYTES, encode
-from ..wire.frames import FrameError, Join, Leave, parse_client_frame
+from ..wire.frames import FrameError, Intent, Join, Leave, parse_client_frame
 from .config import EngineConfig, Project
 from .hub import Hub
+from .metrics import MeteredOutlet, Metrics
 from ..rules.texts import INVALID_APP_CONFIGURATION
 
 log = logging.getLogger(__name__)
@@ -51,11 +52,13 @@ class Refused(Exception):
 async def websocket_endpoint(ws: WebSocket) -> None:
     hub: Hub = ws.app.state.hub
     config: EngineConfig = ws.app.state.config
+    metrics: Metrics = ws.app.state.metrics
+    outlet = MeteredOutlet(ws, metrics)  # what the runner sends through: counted
     await ws.accept()
     runner: SessionRunner | None = None
     try:
-        runner = await _handshake(ws, hub, config)
-        await _read_frames(ws, runner)
+        runner = await _handshake(ws, outlet, hub, config)
+        await _read_frames(ws, outlet, runner, metrics)
     except Refused as refused:
         await _refuse(ws, refused)
     except _Gone:
@@ -67,10 +70,11 @@ async def websocket_endpoint(ws: WebSocket) -> None:
         await _close(ws, 1011)
     finally:
         if runner is not None:
-            runner.detach(ws)
+            runner.detach(outlet)
 
 
-async def _handshake(ws: WebSocket, hub: Hub, config: EngineConfig) -> SessionRunner:
+async def _handshake(ws: WebSocket, outlet: MeteredOutlet, hub: Hub,
+                     config: EngineConfig) -> SessionRunner:
     project_id = ws.query_params.get("project", "")
     project = config.projects.get(project_id) if project_id else None
     if project is None:
@@ -94,7 +98,7 @@ async def _handshake(ws: WebSocket, hub: Hub, config: EngineConfig) -> SessionRu
             except OptionsError:
                 options = None  # the stored options stay
         resumed = await hub.resume(
-            claim, project_id, origin, ws, join.last, join.wallets, options, address
+            claim, project_id, origin, outlet, join.last, join.wallets, options, address
         )
         if resumed is not None:
             return resumed
@@ -105,7 +109,7 @@ async def _handshake(ws: WebSocket, hub: Hub, config: EngineConfig) -> SessionRu
         raise Refused("invalid_options", str(error), CLOSE_INVALID_OPTIONS, "goodbye") from error
     _check_address(hub, address)
     runner = await hub.create(origin, join, options, address)
-    await runner.attach(ws, hub.token_issuer(runner.id, project_id, origin), resumed=False,
+    await runner.attach(outlet, hub.token_issuer(runner.id, project_id, origin), resumed=False,
                         last=None)
     return runner
 
@@ -151,7 +155,8 @@ def _with_project_features(join: Join, project: Project) -> Join:
     return join.model_copy(update={"opts": {**join.opts, "features": merged}})
 
 
-async def _read_frames(ws: WebSocket, runner: SessionRunner) -> None:
+async def _read_frames(ws: WebSocket, outlet: MeteredOutlet, runner: SessionRunner,
+                       metrics: Metrics) -> None:
     too_large = 0
     while True:
         message = await ws.receive()
@@ -159,26 +164,28 @@ async def _read_frames(ws: WebSocket, runner: SessionRunner) -> None:
             return
         data = message.get("bytes")
         if data is None:
-            runner.send_error(ws, "malformed", "text frames are refused: send binary msgpack")
+            runner.send_error(outlet, "malformed", "text frames are refused: send binary msgpack")
             continue
         if len(data) > MAX_FRAME_BYTES:
             too_large += 1
             close = CLOSE_TOO_LARGE if too_large >= TOO_LARGE_LIMIT else None
-            runner.send_error(ws, "too_large", f"frames are at most {MAX_FRAME_BYTES} bytes",
+            runner.send_error(outlet, "too_large", f"frames are at most {MAX_FRAME_BYTES} bytes",
                               close=close)
             continue
         try:
             frame = parse_client_frame(data)
         except FrameError as error:
-            runner.send_error(ws, error.code, error.message)
+            runner.send_error(outlet, error.code, error.message)
             continue
         if isinstance(frame, Join):
-            runner.send_error(ws, "malformed", "this socket has already joined")
+            runner.send_error(outlet, "malformed", "this socket has already joined")
             continue
         if isinstance(frame, Leave):
-            runner.leave(ws)
+            runner.leave(outlet)
             continue
-        runner.put_frame(frame, ws)
+        if isinstance(frame, Intent):
+            metrics.intent_read(frame)
+        runner.put_frame(frame, outlet)
 
 
 async def _refuse(ws: WebSocket, refused: Refused) -> None:

@@ -157,7 +157,12 @@ class Hub:
             await runner.finished  # being evicted: wait, then restore what it saved
             runner = self.runners.get(session_id)
         if runner is not None and not runner.closing:
-            return runner
+            if await self.store.owns(session_id):
+                return runner
+            # Another engine process took it over (a rejoin landed there): this copy is stale.
+            # Its last save is refused by the store; what that process saved is restored below.
+            log.info("session %s: taken over by another engine process", session_id)
+            await runner.stop()
         pending = self._restoring.get(session_id)
         if pending is not None:
             return await asyncio.shield(pending)
@@ -223,6 +228,7 @@ class Hub:
         if session.id != session_id:
             log.warning("session %s: saved state names %s, dropped", session_id, session.id)
             return None
+        await self.store.claim(session_id)  # one owner: the process the visitor came back to
         runner = SessionRunner(session, self.deps, timers=timers)
         self.runners[session_id] = runner
         runner.start()

@@ -59,6 +59,17 @@ class SessionStore(ABC):
     @abstractmethod
     async def count(self) -> int: ...
 
+    # ----- ownership, for stores several engine processes share (one owner per session)
+    async def claim(self, session_id: str) -> None:
+        """This process takes the session over (a rejoin landed here): from now on another
+        process's saves of it are refused. A store only one process uses has nothing to do."""
+        return None
+
+    async def owns(self, session_id: str) -> bool:
+        """Whether this process still holds the session (False: another one took it over, so a
+        copy live here is stale)."""
+        return True
+
     # ----- the audit log (append-only; it outlives the session's TTL)
     @abstractmethod
     async def audit_append(self, entry: StoredEntry) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from modalcore.runtime.clock import FakeClock
 from modalcore.slices.snack import SnackReshowDue
 from modalcore.store.base import SessionStore
 from modalcore.store.memory import MemoryStore
+from modalcore.store.redis import RedisStore
 from modalcore.store.sqlite import SqliteStore
 from modalcore.wire.codec import encode
 from modalcore.wire.frames import parse_client_frame
@@ -58,11 +60,17 @@ def test_unreadable_bytes(data: bytes) -> None:
         load_bytes(data)
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "redis"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> SessionStore:
     if request.param == "memory":
         return MemoryStore(ttl_ms=1000)
+    if request.param == "redis":
+        url: str = request.getfixturevalue("redis_url")
+        return RedisStore.from_url(url, ttl_ms=1000, prefix=f"t{next(_prefixes)}:")
     return SqliteStore(tmp_path / "s.db", ttl_ms=1000)
+
+
+_prefixes = itertools.count()
 
 
 async def test_store_contract(store: SessionStore) -> None:

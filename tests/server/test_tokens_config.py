@@ -81,7 +81,7 @@ def test_json_config_and_errors(tmp_path: Path) -> None:
         parse_config({"networks": {"nocolon": {"name": "x", "rpc": ["u"],
                                                "native": {"name": "E", "symbol": "E"}}}})
     with pytest.raises(ConfigError):
-        parse_config({"store": {"kind": "redis"}})
+        parse_config({"store": {"kind": "postgres"}})
     with pytest.raises(ConfigError):
         load_config(tmp_path / "missing.toml")
 

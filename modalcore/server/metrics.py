@@ -1,0 +1,219 @@
+"""`/metrics` in the Prometheus text format (version 0.0.4), counted at the socket edge.
+
+What is counted where:
+- intents in, frames and bytes out: `MeteredOutlet`, the wrapper the websocket endpoint hands to
+  the session runner instead of the bare socket;
+- intent latency (a client intent read off the socket → the update that applied it has sent its
+  frames): the endpoint stamps each intent as it is read, `MetricsObserver` (a session observer,
+  called after the frames went out) closes it;
+- store operations: `CountingStore` around the session store;
+- sessions: the hub's live runners, read at scrape time.
+"""
+
+from __future__ import annotations
+
+import bisect
+import time
+from collections.abc import Awaitable, Sequence
+from typing import TypeVar
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from ..audit.chain import StoredEntry
+from ..runtime.observe import Step
+from ..runtime.runner import Outlet
+from ..store.base import SessionStore, StoredEvent
+from ..wire.frames import Intent
+
+T = TypeVar("T")
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+# Seconds; the top bucket is +Inf.
+LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+                   5.0, 10.0)
+# Intents stamped but never applied (their socket was replaced first) are forgotten past this.
+MAX_PENDING = 10_000
+
+
+class Histogram:
+    def __init__(self, buckets: Sequence[float]) -> None:
+        self.buckets = tuple(buckets)
+        self.counts = [0] * (len(self.buckets) + 1)
+        self.sum = 0.0
+        self.count = 0
+
+    def observe(self, value: float) -> None:
+        self.counts[bisect.bisect_left(self.buckets, value)] += 1
+        self.sum += value
+        self.count += 1
+
+
+class Metrics:
+    """The engine process's counters (one per app; nothing module-global)."""
+
+    def __init__(self) -> None:
+        self.intents = 0
+        self.frames_out = 0
+        self.bytes_out = 0
+        self.store_ops: dict[str, int] = {}
+        self.store_errors = 0
+        self.intent_seconds = Histogram(LATENCY_BUCKETS)
+        self.relay_connections = 0  # WalletConnect relay sockets this worker holds (none yet)
+        self._pending: dict[int, tuple[Intent, float]] = {}
+
+    def intent_read(self, intent: Intent) -> None:
+        self.intents += 1
+        if len(self._pending) >= MAX_PENDING:
+            self._pending.pop(next(iter(self._pending)))
+        self._pending[id(intent)] = (intent, time.perf_counter())
+
+    def intent_applied(self, intent: Intent) -> None:
+        stamped = self._pending.pop(id(intent), None)
+        if stamped is not None and stamped[0] is intent:
+            self.intent_seconds.observe(time.perf_counter() - stamped[1])
+
+    def sent(self, size: int) -> None:
+        self.frames_out += 1
+        self.bytes_out += size
+
+    def store_op(self, op: str) -> None:
+        self.store_ops[op] = self.store_ops.get(op, 0) + 1
+
+    def render(self, sessions: int) -> str:
+        out: list[str] = []
+
+        def metric(name: str, kind: str, help_text: str, samples: list[tuple[str, float]]) -> None:
+            out.append(f"# HELP {name} {help_text}")
+            out.append(f"# TYPE {name} {kind}")
+            out.extend(f"{sample} {_number(value)}" for sample, value in samples)
+
+        metric("modalcore_sessions", "gauge", "Live sessions in this worker.",
+               [("modalcore_sessions", sessions)])
+        metric("modalcore_intents_total", "counter", "Client intents read off the sockets.",
+               [("modalcore_intents_total", self.intents)])
+        h = self.intent_seconds
+        cumulative = 0
+        buckets: list[tuple[str, float]] = []
+        for bound, count in zip((*h.buckets, float("inf")), h.counts, strict=True):
+            cumulative += count
+            buckets.append((f'modalcore_intent_seconds_bucket{{le="{_number(bound)}"}}',
+                            cumulative))
+        metric("modalcore_intent_seconds", "histogram",
+               "Intent read off the socket to its update's frames sent.",
+               [*buckets, ("modalcore_intent_seconds_sum", h.sum),
+                ("modalcore_intent_seconds_count", h.count)])
+        metric("modalcore_frames_out_total", "counter", "Frames sent to clients.",
+               [("modalcore_frames_out_total", self.frames_out)])
+        metric("modalcore_bytes_out_total", "counter", "Bytes of frames sent to clients.",
+               [("modalcore_bytes_out_total", self.bytes_out)])
+        metric("modalcore_store_operations_total", "counter", "Session store calls by operation.",
+               [(f'modalcore_store_operations_total{{op="{op}"}}', n)
+                for op, n in sorted(self.store_ops.items())])
+        metric("modalcore_store_errors_total", "counter", "Session store calls that failed.",
+               [("modalcore_store_errors_total", self.store_errors)])
+        metric("modalcore_relay_connections", "gauge", "WalletConnect relay connections held.",
+               [("modalcore_relay_connections", self.relay_connections)])
+        return "\n".join(out) + "\n"
+
+
+def _number(value: float) -> str:
+    if value == float("inf"):
+        return "+Inf"
+    if float(value).is_integer():
+        return str(int(value))
+    return repr(float(value))
+
+
+class MeteredOutlet:
+    """The socket as the runner sees it: sends are counted, everything else passes through."""
+
+    def __init__(self, outlet: Outlet, metrics: Metrics) -> None:
+        self._outlet = outlet
+        self._metrics = metrics
+
+    async def send_bytes(self, data: bytes) -> None:
+        await self._outlet.send_bytes(data)
+        self._metrics.sent(len(data))
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        await self._outlet.close(code, reason)
+
+
+class MetricsObserver:
+    """Closes an intent's latency once the runner has applied it and sent what it produced."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
+
+    async def observe(self, step: Step) -> None:
+        if isinstance(step.cause, Intent):
+            self.metrics.intent_applied(step.cause)
+
+
+class CountingStore(SessionStore):
+    """Another store, with each call counted by operation name."""
+
+    def __init__(self, inner: SessionStore, metrics: Metrics) -> None:
+        super().__init__(inner.ttl_ms)
+        self.inner = inner
+        self._metrics = metrics
+
+    async def _call(self, name: str, call: Awaitable[T]) -> T:
+        self._metrics.store_op(name)
+        try:
+            return await call
+        except Exception:
+            self._metrics.store_errors += 1
+            raise
+
+    async def load(self, session_id: str, now_ms: int) -> bytes | None:
+        return await self._call("load", self.inner.load(session_id, now_ms))
+
+    async def save(self, session_id: str, data: bytes, now_ms: int) -> None:
+        await self._call("save", self.inner.save(session_id, data, now_ms))
+
+    async def delete(self, session_id: str) -> None:
+        await self._call("delete", self.inner.delete(session_id))
+
+    async def touch(self, session_id: str, now_ms: int) -> None:
+        await self._call("touch", self.inner.touch(session_id, now_ms))
+
+    async def expire(self, now_ms: int) -> int:
+        return await self._call("expire", self.inner.expire(now_ms))
+
+    async def count(self) -> int:
+        return await self._call("count", self.inner.count())
+
+    async def claim(self, session_id: str) -> None:
+        await self._call("claim", self.inner.claim(session_id))
+
+    async def owns(self, session_id: str) -> bool:
+        return await self._call("owns", self.inner.owns(session_id))
+
+    async def audit_append(self, entry: StoredEntry) -> None:
+        await self._call("audit_append", self.inner.audit_append(entry))
+
+    async def audit_entries(self, session_id: str) -> list[StoredEntry]:
+        return await self._call("audit_entries", self.inner.audit_entries(session_id))
+
+    async def audit_sessions(self) -> list[str]:
+        return await self._call("audit_sessions", self.inner.audit_sessions())
+
+    async def audit_head(self, session_id: str) -> StoredEntry | None:
+        return await self._call("audit_head", self.inner.audit_head(session_id))
+
+    async def events_add(self, event: StoredEvent) -> None:
+        await self._call("events_add", self.inner.events_add(event))
+
+    async def event_counts(self) -> list[tuple[str, str, str, int]]:
+        return await self._call("event_counts", self.inner.event_counts())
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+
+async def metrics_endpoint(request: Request) -> Response:
+    metrics: Metrics = request.app.state.metrics
+    sessions = len(request.app.state.hub)
+    return Response(metrics.render(sessions), media_type=CONTENT_TYPE)

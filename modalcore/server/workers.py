@@ -1,0 +1,35 @@
+"""`python -m modalcore serve --workers N`: N uvicorn worker processes on one port (the kernel
+spreads the connections), each building its app from the config named in the environment.
+
+Sessions live in one process each, so N > 1 needs a store they share (`kind = "redis"`): a
+visitor whose reconnect lands on another worker is resumed there from Redis, and that worker takes
+the session over (the store's lease). The secret and the engine's signing key are made once,
+before the workers start, so every worker signs and verifies with the same ones.
+"""
+
+from __future__ import annotations
+
+import os
+
+from starlette.applications import Starlette
+
+from ..siwx.tokens import load_or_create_key
+from .app import create_app, siwx_key_file
+from .config import EngineConfig, ConfigError, default_config, load_config, resolve_secret
+
+CONFIG_ENV = "MODALCORE_CONFIG"
+
+
+def check(config: EngineConfig, workers: int) -> None:
+    """Refuse N > 1 without a shared store; make the shared secret and key before forking."""
+    if workers > 1 and config.store.kind != "redis":
+        raise ConfigError(f"--workers {workers} needs [store] kind = \"redis\" (sessions are "
+                          f"shared through it), not {config.store.kind!r}")
+    resolve_secret(config)
+    load_or_create_key(siwx_key_file(config))
+
+
+def app() -> Starlette:
+    """The app factory each worker process calls (uvicorn `factory=True`)."""
+    path = os.environ.get(CONFIG_ENV, "")
+    return create_app(load_config(path) if path else default_config())

@@ -1,0 +1,187 @@
+"""Sessions in Redis (redis.asyncio), so several engine processes can share them.
+
+Keys (all under `prefix`, default `modalcore:`):
+- `s:{id}`   the session's saved bytes;
+- `touched`  a sorted set, session id -> when it was last used (epoch ms of the caller's clock):
+             the TTL is decided on it (on read and by `expire`), as the SQLite store does, so a
+             test's fake clock means the same thing here;
+- `a:{id}`   the session's audit log, a hash seq -> msgpack [body, hash], written with HSETNX
+             (an existing (session, seq) is a conflict, never replaced);
+- `l:{id}`   the session's lease: the id of the engine process that owns it. A save is refused
+             (and logged) unless this process holds the lease or nobody does; `claim` (a rejoin
+             landing here) takes it over unconditionally, so a crashed owner never blocks it;
+- `ev:{id}`  an analytics event id seen (SET NX, kept for `EVENT_ID_TTL_S`), and `evc` the counts
+             by "project|day|event".
+
+Cost on the hot path: a save is one request, EVALSHA of a script that checks the lease, ZADDs
+and SETs atomically (3 commands inside Redis); an audit entry is 1 (HSETNX). The lease has no
+TTL of its own: it goes with the session (delete, expire). `commands` counts the commands this store sent.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import Any
+
+import msgpack
+from redis.asyncio import BlockingConnectionPool, Redis
+
+from ..audit.chain import StoredEntry
+from .base import DEFAULT_TTL_MS, AuditConflict, SessionStore, StoredEvent
+
+log = logging.getLogger(__name__)
+
+EVENT_ID_TTL_S = 7 * 24 * 3600
+MAX_CONNECTIONS = 32  # per engine process
+POOL_WAIT_S = 10.0  # a call waits this long for a free connection before it fails
+_SEP = "|"
+# KEYS: lease, touched, data; ARGV: owner, session id, now ms, data
+_SAVE = """
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return 0 end
+if not holder then redis.call('SET', KEYS[1], ARGV[1]) end
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
+redis.call('SET', KEYS[3], ARGV[4])
+return 1
+"""
+
+
+class RedisStore(SessionStore):
+    def __init__(self, client: Redis, ttl_ms: int = DEFAULT_TTL_MS,
+                 prefix: str = "modalcore:") -> None:
+        super().__init__(ttl_ms)
+        self._redis = client
+        self._prefix = prefix
+        self._touched = f"{prefix}touched"
+        self.owner = secrets.token_hex(8)  # this process, as lease holder
+        self._save_script = client.register_script(_SAVE)
+        self.commands = 0
+
+    @classmethod
+    def from_url(cls, url: str, ttl_ms: int = DEFAULT_TTL_MS,
+                 prefix: str = "modalcore:") -> RedisStore:
+        # Sessions wait their turn for one of a bounded set of connections: redis-py's default
+        # pool refuses a call outright past its limit (every session saving at once under load).
+        pool = BlockingConnectionPool.from_url(url, max_connections=MAX_CONNECTIONS,
+                                               timeout=POOL_WAIT_S)
+        return cls(Redis(connection_pool=pool), ttl_ms, prefix)
+
+    def _key(self, session_id: str) -> str:
+        return f"{self._prefix}s:{session_id}"
+
+    def _lease_key(self, session_id: str) -> str:
+        return f"{self._prefix}l:{session_id}"
+
+    def _audit_key(self, session_id: str) -> str:
+        return f"{self._prefix}a:{session_id}"
+
+    # ----- sessions
+    async def load(self, session_id: str, now_ms: int) -> bytes | None:
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.get(self._key(session_id))
+            pipe.zscore(self._touched, session_id)
+            data, touched = await pipe.execute()
+        self.commands += 2
+        if data is None:
+            return None
+        if touched is None or self._expired(int(touched), now_ms):
+            await self.delete(session_id)
+            return None
+        return bytes(data)
+
+    async def save(self, session_id: str, data: bytes, now_ms: int) -> None:
+        keys = [self._lease_key(session_id), self._touched, self._key(session_id)]
+        saved = await self._save_script(
+            keys=keys, args=[self.owner, session_id, now_ms, data])
+        self.commands += 1
+        if not saved:
+            log.info("session %s: not saved, another engine process owns it now", session_id)
+
+    async def claim(self, session_id: str) -> None:
+        await self._redis.set(self._lease_key(session_id), self.owner)
+        self.commands += 1
+
+    async def owns(self, session_id: str) -> bool:
+        holder = await self._redis.get(self._lease_key(session_id))
+        self.commands += 1
+        return holder is None or holder == self.owner.encode()
+
+    async def delete(self, session_id: str) -> None:
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.delete(self._key(session_id), self._lease_key(session_id))
+            pipe.zrem(self._touched, session_id)
+            await pipe.execute()
+        self.commands += 2
+
+    async def touch(self, session_id: str, now_ms: int) -> None:
+        await self._redis.zadd(self._touched, {session_id: now_ms}, xx=True)
+        self.commands += 1
+
+    async def expire(self, now_ms: int) -> int:
+        cutoff = now_ms - self.ttl_ms
+        # strictly older than the cutoff: `_expired` is `now - touched > ttl`
+        gone: list[Any] = await self._redis.zrangebyscore(self._touched, "-inf", f"({cutoff}")
+        self.commands += 1
+        if not gone:
+            return 0
+        ids = [g.decode() if isinstance(g, bytes) else str(g) for g in gone]
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.delete(*(self._key(i) for i in ids), *(self._lease_key(i) for i in ids))
+            pipe.zrem(self._touched, *ids)
+            await pipe.execute()
+        self.commands += 2
+        return len(ids)
+
+    async def count(self) -> int:
+        self.commands += 1
+        return int(await self._redis.zcard(self._touched))
+
+    # ----- the audit log
+    async def audit_append(self, entry: StoredEntry) -> None:
+        packed = msgpack.packb([entry.body, entry.hash])
+        added = await self._redis.hsetnx(self._audit_key(entry.session_id), str(entry.seq), packed)
+        self.commands += 1
+        if not added:
+            raise AuditConflict(f"audit entry {entry.session_id}/{entry.seq} exists")
+
+    async def audit_entries(self, session_id: str) -> list[StoredEntry]:
+        rows: dict[Any, Any] = await self._redis.hgetall(self._audit_key(session_id))
+        self.commands += 1
+        entries = []
+        for seq, packed in rows.items():
+            body, digest = msgpack.unpackb(packed)
+            entries.append(StoredEntry(session_id, int(seq), bytes(body), str(digest)))
+        return sorted(entries, key=lambda e: e.seq)
+
+    async def audit_sessions(self) -> list[str]:
+        pattern = self._audit_key("*")
+        skip = len(self._audit_key(""))
+        found: set[str] = set()
+        async for key in self._redis.scan_iter(match=pattern, count=1000):
+            self.commands += 1
+            text = key.decode() if isinstance(key, bytes) else str(key)
+            found.add(text[skip:])
+        return sorted(found)
+
+    # ----- analytics events
+    async def events_add(self, event: StoredEvent) -> None:
+        fresh = await self._redis.set(f"{self._prefix}ev:{event.event_id}", b"1", nx=True,
+                                      ex=EVENT_ID_TTL_S)
+        self.commands += 1
+        if fresh:
+            field = _SEP.join((event.project_id, event.day, event.event))
+            await self._redis.hincrby(f"{self._prefix}evc", field, 1)
+            self.commands += 1
+
+    async def event_counts(self) -> list[tuple[str, str, str, int]]:
+        rows: dict[Any, Any] = await self._redis.hgetall(f"{self._prefix}evc")
+        self.commands += 1
+        counts = []
+        for field, count in rows.items():
+            project, day, name = field.decode().split(_SEP, 2)
+            counts.append((project, day, name, int(count)))
+        return sorted(counts)
+
+    async def close(self) -> None:
+        await self._redis.aclose()

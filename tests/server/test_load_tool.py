@@ -1,0 +1,48 @@
+"""The load tool (`python -m modalcore.bench.load`, issue 17) against real `serve` workers:
+tiny sizes, the table it prints, and that its sessions were really served (no errors)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+
+def test_load_tool_prints_a_table_for_one_and_two_workers() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "modalcore.bench.load", "--idle", "6", "--active", "4",
+         "--rate", "2", "--seconds", "1", "--workers", "1", "2"],
+        capture_output=True, text=True, timeout=180, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    rows = [line.split() for line in result.stdout.splitlines()
+            if re.match(r"^\s+[12]\s+(idle|active)", line)]
+    assert [(row[0], row[1]) for row in rows] == [
+        ("1", "idle"), ("1", "active"), ("2", "idle"), ("2", "active")]
+    for line in result.stdout.splitlines():
+        if re.match(r"^\s+[12]\s+(idle|active)", line):
+            assert line.rstrip().endswith("errors 0"), line
+    assert re.search(r"RSS per session -?[0-9.]+ KiB", result.stdout)
+    # 4 sessions × 2/s × 1 s: every intent answered by its patch
+    assert re.search(r"p50 [0-9.]+ ms, p99 [0-9.]+ ms, intents/s \d+", result.stdout)
+
+
+def test_load_tool_on_two_workers_sharing_a_redis_counts_redis_commands_per_intent() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "modalcore.bench.load", "--store", "redis", "--idle", "0",
+         "--active", "4", "--rate", "2", "--seconds", "1", "--workers", "2"],
+        capture_output=True, text=True, timeout=180, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Redis store" in result.stdout
+    row = next(line for line in result.stdout.splitlines() if re.match(r"^\s+2\s+active", line))
+    assert re.search(r"Redis commands/intent [1-9][0-9.]*, errors 0$", row.rstrip()), row
+
+
+def test_load_tool_refuses_unbounded_sizes() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "modalcore.bench.load", "--idle", "1000000"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert result.returncode == 2
+    assert "bounded" in result.stderr
