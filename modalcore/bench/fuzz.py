@@ -29,18 +29,12 @@ from pathlib import Path
 from ..engine.record import replay
 from .fuzz_client import HonestSession, SocketReport, fuzz_socket
 from .fuzz_frames import FIRST_MUTATIONS, MUTATIONS, RARE_MUTATIONS
+from ..netports import free_port
 
 PROJECT = "fuzz"
 ORIGIN = "https://fuzz.example"
 HOST = "127.0.0.1"
 BAD_LOG = re.compile(r"Traceback|\bERROR\b|\bCRITICAL\b")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def rss_kib(pid: int) -> int:

@@ -27,7 +27,6 @@ import asyncio
 import contextlib
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -44,6 +43,7 @@ from ..store.redis_server import redis_server
 from ..testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, join_frame
 from ..wire.codec import decode, encode
 from .stats import percentile
+from ..netports import free_port
 
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 30.0
@@ -74,13 +74,6 @@ class Worker:
         return ticks / os.sysconf("SC_CLK_TCK")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @contextlib.contextmanager
 def start_workers(count: int, sessions: int, redis_url: str | None = None
                   ) -> Iterator[list[Worker]]:
@@ -102,7 +95,7 @@ def start_workers(count: int, sessions: int, redis_url: str | None = None
                     "siwx": {"db": "siwx.db", "key_file": "engine.key"},
                 }
                 (folder / "config.json").write_text(json.dumps(config))
-                port = _free_port()
+                port = free_port()
                 process = subprocess.Popen(
                     [sys.executable, "-m", "modalcore", "serve", "--config",
                      str(folder / "config.json"), "--host", HOST, "--port", str(port),

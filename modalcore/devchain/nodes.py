@@ -15,7 +15,6 @@ import hashlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -24,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+
+from ..netports import free_port as free_port, port_in_use as port_in_use
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CHAIN_DIR = Path(os.environ.get("MODALCORE_CHAIN_DIR", REPO_ROOT / "chain"))
@@ -44,17 +45,6 @@ def rpc_url(port: int, host: str = HOST) -> str:
     return f"http://{host}:{port}"
 
 
-def free_port(host: str = HOST) -> int:
-    """A TCP port that is free right now on `host` (the OS picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
-
-
-def port_in_use(port: int, host: str = HOST) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.settimeout(0.2)
-        return sock.connect_ex((host, port)) == 0
 
 
 def hardhat_bin(chain_dir: Path = CHAIN_DIR) -> Path:

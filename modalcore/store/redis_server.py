@@ -11,19 +11,14 @@ import tempfile
 import time
 from collections.abc import Iterator
 
+from ..netports import free_port
+
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 10.0
 
 
 class RedisMissing(RuntimeError):
     """redis-server is not installed (`make redis` installs it)."""
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _ping(port: int) -> bool:
@@ -42,7 +37,7 @@ def redis_server() -> Iterator[str]:
     if binary is None:
         raise RedisMissing("redis-server is missing: run `make redis`")
     with tempfile.TemporaryDirectory(prefix="modalcore-redis-") as folder:
-        port = _free_port()
+        port = free_port()
         process = subprocess.Popen(
             [binary, "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no",
              "--dir", folder, "--protected-mode", "yes"],

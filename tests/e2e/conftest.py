@@ -14,7 +14,6 @@ so the nodes may run on any port.
 from __future__ import annotations
 
 import contextlib
-import socket
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -28,6 +27,7 @@ from modalcore.devchain.pytest_plugin import ChainsInfo, isolated
 from modalcore.server.app import create_app
 from modalcore.server.config import EngineConfig, dev_networks, parse_config
 from modalcore.testing import RunningServer, serve_app
+from modalcore.netports import free_port as free_port
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO_ROOT / "artifacts" / "screenshots"
@@ -60,13 +60,6 @@ def engine_config(chains: ChainsInfo, folder: Path) -> EngineConfig:
         "devchain_proxy": True,  # the Dev Wallet reaches the chains through /devchain
         "siwx": {"db": str(folder / "siwx.db"), "key_file": str(folder / "engine.key")},
     })
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @contextlib.contextmanager

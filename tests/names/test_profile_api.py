@@ -11,20 +11,15 @@ import httpx
 import pytest
 
 from modalcore.services.profile_api import ProfileApi, ProfileApiError, evm_coin_type
+from ..hosted_http import SDK_PARAMS, recording_http
 
-SDK = {"projectId": "proj1", "st": "html-wagmi-4.2.2", "sv": "4"}
+SDK = SDK_PARAMS
 ADDRESS = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
 
 
 async def sent(call: Callable[[ProfileApi], Awaitable[Any]], answer: Any = None,
                status: int = 200) -> tuple[list[httpx.Request], Any]:
-    seen: list[httpx.Request] = []
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        seen.append(request)
-        return httpx.Response(status, json=answer if answer is not None else {})
-
-    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
+    async with recording_http(answer, status) as (seen, http):
         try:
             result = await call(ProfileApi(http, "https://rpc.example/", "proj1"))
         except ProfileApiError as error:

@@ -4,7 +4,6 @@ each reconnect, the visitor gets the same session back, with the state it left."
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 import time
@@ -14,14 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from modalcore.netports import free_port
 from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _config(tmp_path: Path, store: dict[str, str]) -> Path:
@@ -36,7 +29,7 @@ def _config(tmp_path: Path, store: dict[str, str]) -> Path:
 
 @pytest.fixture()
 def two_workers(tmp_path: Path, redis_url: str) -> Iterator[int]:
-    port = _free_port()
+    port = free_port()
     config = _config(tmp_path, {"kind": "redis", "url": redis_url, "prefix": "serve2:"})
     process = subprocess.Popen(
         [sys.executable, "-m", "modalcore", "serve", "--config", str(config), "--port", str(port),

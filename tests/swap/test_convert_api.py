@@ -19,8 +19,9 @@ from modalcore.services.swap import (
     ConvertApi,
     SwapNotSupported,
 )
+from ..hosted_http import SDK_PARAMS, recording_http
 
-SDK = {"projectId": "proj1", "st": "html-wagmi-4.2.2", "sv": "4"}
+SDK = SDK_PARAMS
 USER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
 ETH = "eip155:1:0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"
 USDC = "eip155:1:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
@@ -28,13 +29,7 @@ USDC = "eip155:1:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
 
 async def sent(call: Callable[[ConvertApi], Awaitable[Any]], answer: Any = None,
                status: int = 200) -> tuple[list[httpx.Request], Any]:
-    seen: list[httpx.Request] = []
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        seen.append(request)
-        return httpx.Response(status, json=answer if answer is not None else {})
-
-    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
+    async with recording_http(answer, status) as (seen, http):
         result = await call(ConvertApi(http, "https://rpc.example/", "proj1"))
     return seen, result
 
