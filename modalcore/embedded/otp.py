@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, replace
 from enum import Enum
 
+from ..rules import embedded as rules
 from ..rules.texts import email_code_rate_limited
 
 CODE_DIGITS = 6
@@ -23,7 +24,6 @@ MAX_ATTEMPTS = 5
 REQUEST_INTERVAL_MS = 30 * 1000
 RANDOM_BYTES = 8  # 2**64 values reduced mod 10**6: bias below 1e-13
 
-_EMAIL = re.compile(r"^[^@\s]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.)+[A-Za-z]{2,63}$")
 _CODE = re.compile(r"^[0-9]{6}$")
 
 
@@ -33,7 +33,7 @@ class OtpError(ValueError):
 
 class InvalidEmail(OtpError):
     def __init__(self) -> None:
-        super().__init__("Invalid email")
+        super().__init__(rules.INVALID_EMAIL)
 
 
 class InvalidCodeFormat(OtpError):
@@ -50,10 +50,8 @@ class RateLimited(OtpError):
 
 
 def normalize_email(email: object) -> str:
-    if not isinstance(email, str) or len(email) > 254:
-        raise InvalidEmail()
-    value = email.strip().lower()
-    if not _EMAIL.match(value):
+    value = rules.normalize_email(email)
+    if value is None:
         raise InvalidEmail()
     return value
 

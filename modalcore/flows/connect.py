@@ -17,6 +17,7 @@ from ..core.msg import Msg
 from ..core.shape import Handler, Slice
 from ..rules import limits as L
 from ..rules.addresses import checksum, is_evm_address
+from ..rules.embedded import AUTH_CONNECTOR_ID
 from ..rules.caip import CaipError, validate_evm_chain_id
 from ..rules.rpc_errors import classify
 from ..slices import balances, modal, router, siwx
@@ -129,8 +130,9 @@ def on_chain(model: Model, msg: WalletChainAnswered, now: int) -> Step:
 
 
 def connected(model: Model, connector_id: str, address: str, chain: str, now: int, *,
-              fresh: bool) -> Step:
-    """The wallet answered with an account and a chain: the account is connected."""
+              fresh: bool, info: WalletInfo | None = None, user_email: str | None = None) -> Step:
+    """The wallet answered with an account and a chain: the account is connected. `info` names a
+    wallet that is no announced connector (the embedded wallet), `user_email` its user."""
     connector = model.connectors.get(connector_id)
     networks = activate(model.networks, chain)
     previous = model.accounts.get(NAMESPACE)
@@ -143,20 +145,21 @@ def connected(model: Model, connector_id: str, address: str, chain: str, now: in
         token_balance=previous.token_balance if previous.address == address else (),
         current_tab=previous.current_tab,
         connector_id=connector_id,
-        connected_wallet_info=WalletInfo(
+        connected_wallet_info=info or WalletInfo(
             name=connector.name if connector else connector_id,
             icon=connector.image_url if connector else "",
             type=connector.type if connector else "",
             identifier=connector.rdns if connector else "",
         ),
         preferred_account_type="eoa",
+        user_email=user_email,
     )
     model = replace(
         model,
         accounts=model.accounts.with_account(NAMESPACE, account),
         networks=networks,
         connection=ConnectionState(),
-        connectors=remember_recent(model.connectors, connector_id) if fresh else model.connectors,
+        connectors=remember_recent(model.connectors, connector_id) if fresh and connector else model.connectors,
         modal=replace(model.modal, selected_network_id=networks.unsupported or networks.active,
                       active_chain=NAMESPACE),
     )
@@ -189,6 +192,8 @@ def resync(model: Model, msg: Reattached, now: int) -> Step:
     if account.status == "disconnected":
         return model, []
     connector_id = account.connector_id
+    if connector_id == AUTH_CONNECTOR_ID and model.embedded.identity:
+        return model, []  # the engine holds the embedded wallet's key: the page has nothing to answer
     if connector_id is None or model.connectors.get(connector_id) is None:
         return _resync_lost(model)
     model = replace(

@@ -30,6 +30,8 @@ from ..analytics.sinks import build_sink
 from ..audit.observer import AuditObserver
 from ..audit.routes import routes as audit_routes
 from ..directory.routes import routes as directory_routes
+from ..embedded.service import EmbeddedWallet, embedded_services
+from ..embedded.setup import open_wallet, section_of
 from ..services.wiring import register_engine_services
 from ..siwx.http import routes as siwx_routes
 from ..siwx.store import SqliteSiwxStore
@@ -113,6 +115,7 @@ def create_app(
     store: SessionStore | None = None,
     record_dir: Path | str | None = None,
     record_name: str | None = None,
+    embedded: EmbeddedWallet | None = None,
 ) -> Starlette:
     """The engine app. Anything not given comes from `config` (or the built-in default)."""
     config = config or default_config()
@@ -137,6 +140,9 @@ def create_app(
                           AnalyticsObserver(sink))
     static_dir = config.static_path()
     siwx_store, signer = open_siwx(config)
+    if embedded is None:  # the operator's [embedded] section (None: no SMTP, no email sign-in)
+        embedded = open_wallet(section_of(config.model_extra), config.path, resolve_secret(config))
+    app_embedded = embedded
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -146,6 +152,10 @@ def create_app(
             if isinstance(sink, HostedAnalyticsSink):
                 sink.http = http
             register_engine_services(hub.deps.services, http, siwx_store, signer)
+            if app_embedded is not None:
+                for name, service in embedded_services(app_embedded).items():
+                    if name not in hub.deps.services:
+                        hub.deps.services.register(name, service)
             hub.start()
             try:
                 yield
@@ -176,4 +186,5 @@ def create_app(
     app.state.hub = hub
     app.state.store = session_store
     app.state.metrics = metrics
+    app.state.embedded = app_embedded
     return app

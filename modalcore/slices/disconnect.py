@@ -13,6 +13,7 @@ from ..rules.rpc_errors import classify
 from . import modal, router, snack
 from .balances import BalancesState
 from .connecting import ConnectionState, wallet_request
+from .embedded import EmbeddedState
 from .host import HostDisconnected
 from ..rules import texts
 
@@ -49,7 +50,7 @@ def cleared(model: Model, namespaces: tuple[str, ...] | None = None) -> Model:
     networks = replace(model.networks, unsupported=None)
     model = replace(model, siwx=model.siwx.forgotten())
     return replace(model, accounts=accounts, networks=networks, connection=ConnectionState(),
-                   balances=BalancesState(), disconnecting=DisconnectState())
+                   balances=BalancesState(), disconnecting=DisconnectState(), embedded=EmbeddedState())
 
 
 def start(model: Model, namespace: str | None = None) -> Step:

@@ -15,6 +15,7 @@ from .accounts import AccountsState
 from .balances import BalancesState
 from .disconnect import DisconnectState
 from .directory import DirectoryState
+from .embedded import EmbeddedState
 from .history import HistoryState
 from .nfts import NftsState
 from .send import SendState
@@ -55,6 +56,7 @@ class Model:
     history: HistoryState = field(default_factory=HistoryState)
     nfts: NftsState = field(default_factory=NftsState)
     directory: DirectoryState = field(default_factory=DirectoryState)
+    embedded: EmbeddedState = field(default_factory=EmbeddedState)
     counter: int = 0
 
     def next_id(self, prefix: str) -> tuple[Model, str]:

@@ -30,6 +30,7 @@ VIEWS = (
     "WalletSendPreview",
     "WalletReceive",
     "WalletPage",
+    "EmailVerifyOtp",
 )
 
 

@@ -22,6 +22,7 @@ from . import (
     basic,
     connect,
     connecting_external,
+    email_verify_otp,
     networks,
     parts,
     receive,
@@ -47,6 +48,7 @@ VIEW_MODULES: dict[str, ModuleType] = {
     "WalletSendPreview": send_preview,
     "SIWXSignMessage": siwx_sign,
     "WalletPage": wallet_page,
+    "EmailVerifyOtp": email_verify_otp,
 }
 
 

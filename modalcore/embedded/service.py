@@ -1,0 +1,77 @@
+"""The embedded wallet's engine services (what the session's `Call` commands run; issue 15).
+
+- ``embedded.email_code(email)`` → ``{"status": "sent"}`` after mailing a new 6-digit code, or
+  ``{"status": "rate_limited", "seconds": n}`` within 30 s of the email's last code (SPEC §5).
+- ``embedded.email_verify(email, code)`` → ``{"verdict", "attempts_left", "address"}``: on
+  ``accepted`` the address of the email's key, created on first sign-in (same email, same address).
+
+The time is the runtime clock's (`ServiceContext.clock`), randomness `os.urandom`: both stay out
+of `update`. An invalid email or code raises `ServiceError` (the slice checked them already; a
+session never sends one). A mail failure is a `ServiceError` naming the SMTP step, never the
+password.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..runtime.services import ServiceError
+from .codes import EmailCodes
+from .keys import Identity, KeyVault
+from .mail import MailError
+from .otp import RANDOM_BYTES, OtpError, RateLimited, Verdict
+
+log = logging.getLogger(__name__)
+
+Service = Callable[..., Awaitable[Any]]
+
+
+class CodeMailer(Protocol):
+    async def send_code(self, to: str, code: str) -> None: ...
+
+
+@dataclass
+class EmbeddedWallet:
+    """What the services share: the code store, the mailer and the key vault."""
+
+    codes: EmailCodes
+    mailer: CodeMailer
+    vault: KeyVault
+    random: Callable[[int], bytes] = os.urandom
+
+
+def _now(ctx: Any) -> int:
+    return int(ctx.clock.now_ms())
+
+
+def embedded_services(wallet: EmbeddedWallet) -> dict[str, Service]:
+    async def email_code(ctx: Any, *, email: str) -> dict[str, Any]:
+        try:
+            address, code = wallet.codes.request(email, _now(ctx), wallet.random(RANDOM_BYTES))
+        except RateLimited as limited:
+            return {"status": "rate_limited", "seconds": limited.seconds}
+        except OtpError as error:
+            raise ServiceError(str(error)) from None
+        try:
+            await wallet.mailer.send_code(address, code)
+        except MailError as error:
+            log.warning("email code not sent: %s", error)
+            raise ServiceError(str(error)) from None
+        return {"status": "sent"}
+
+    async def email_verify(ctx: Any, *, email: str, code: str) -> dict[str, Any]:
+        now = _now(ctx)
+        try:
+            result = wallet.codes.submit(email, code, now)
+        except OtpError as error:
+            raise ServiceError(str(error)) from None
+        answer: dict[str, Any] = {"verdict": result.verdict.value, "attempts_left": result.attempts_left}
+        if result.verdict is Verdict.ACCEPTED:
+            answer["address"] = wallet.vault.get_or_create(Identity("email", email.strip().lower()), now)
+        return answer
+
+    return {"embedded.email_code": email_code, "embedded.email_verify": email_verify}

@@ -1,0 +1,71 @@
+"""The operator's `[embedded]` config section, and opening what the embedded wallet's services
+need from it (issue 15).
+
+    [embedded]
+    db = ".modalcore/embedded.db"        # email codes (digests) and sealed keys
+    master_key_file = ""                 # else MODALCORE_MASTER_KEY / MODALCORE_MASTER_KEY_FILE
+    [embedded.smtp]
+    host = "smtp.example"  port = 587  tls = "starttls"   # "none", "starttls" or "ssl"
+    user = "..."  password = "..."  sender = "Wallet <no-reply@example>"
+
+Without an `[embedded.smtp]` section the embedded wallet is off: its services are not
+registered (a code request then fails with 'The code could not be sent. Try again').
+The codes' HMAC key is derived from the engine's secret, so it survives restarts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .codes import EmailCodes
+from .codestore import CodeStore
+from .keys import KeyVault
+from .mail import SmtpConfig, SmtpSender
+from .masterkey import MasterKey, load_master_key
+from .service import EmbeddedWallet
+
+
+class SmtpSection(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    host: str
+    port: int = Field(ge=1, le=65535)
+    tls: Literal["none", "starttls", "ssl"] = "starttls"
+    user: str | None = None
+    password: str | None = Field(default=None, repr=False)
+    sender: str
+    ca_file: str | None = None
+
+
+class EmbeddedSection(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    db: str = ".modalcore/embedded.db"
+    master_key_file: str = ""
+    smtp: SmtpSection | None = None
+
+
+def section_of(extra: dict[str, Any] | None) -> EmbeddedSection:
+    return EmbeddedSection.model_validate((extra or {}).get("embedded") or {})
+
+
+def code_key(engine_secret: bytes) -> bytes:
+    return hmac.new(engine_secret, b"modalcore email codes", hashlib.sha256).digest()
+
+
+def open_wallet(section: EmbeddedSection, resolve: Any, engine_secret: bytes) -> EmbeddedWallet | None:
+    """The codes, mailer and vault of `section` (`resolve(path) -> Path` resolves relative
+    paths); None when no SMTP server is configured."""
+    if section.smtp is None:
+        return None
+    smtp = section.smtp
+    master = (MasterKey.read_file(resolve(section.master_key_file)) if section.master_key_file
+              else load_master_key())
+    db: Path | str = section.db if section.db == ":memory:" else resolve(section.db)
+    sender = SmtpSender(SmtpConfig(host=smtp.host, port=smtp.port, sender=smtp.sender, tls=smtp.tls,
+                                   user=smtp.user, password=smtp.password, ca_file=smtp.ca_file))
+    codes = EmailCodes(CodeStore(db), code_key(engine_secret))
+    return EmbeddedWallet(codes=codes, mailer=sender, vault=KeyVault(db, master))

@@ -1,0 +1,159 @@
+"""The embedded wallet's email sign-in (issue 15; SPEC §1 email, §5 'Please try again after {n}
+seconds'): Connect's email field → the engine mails a 6-digit code → EmailVerifyOtp → the code
+is checked by the engine → the visitor is connected with the auth connector.
+
+Sending and checking the code are service calls (`embedded.email_code`, `embedded.email_verify`,
+`modalcore/embedded/service.py`): the code store, its clock and randomness, SMTP and the key
+vault stay out of `update`; their answers come back as `EmailCodeRequested` / `EmailCodeChecked`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..core.cmds import Call
+from ..core.evolve import replace
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice
+from ..rules import embedded as rules
+from ..rules.addresses import checksum
+from ..rules.texts import email_code_rate_limited
+from ..slices import router
+from ..slices.accounts import WalletInfo
+from ..slices.embedded import (
+    ChangedEmailCode,
+    ChangedEmailDraft,
+    EmailCodeChecked,
+    EmailCodeRequested,
+    EmbeddedState,
+    PressedChangeEmail,
+    PressedResendCode,
+    SubmittedEmail,
+    code_ready,
+    email_identity,
+)
+from .connect import NAMESPACE, connected
+
+if TYPE_CHECKING:
+    from ..slices.model import Model, Step
+
+OTP_VIEW = "EmailVerifyOtp"
+REQUEST_SERVICE = "embedded.email_code"
+VERIFY_SERVICE = "embedded.email_verify"
+
+
+def _state(model: Model, **changes: object) -> Model:
+    return replace(model, embedded=replace(model.embedded, **changes))
+
+
+def on_draft(model: Model, msg: ChangedEmailDraft, now: int) -> Step:
+    return _state(model, email_draft=msg.value, email_error=None), []
+
+
+def request_code(model: Model, email: str) -> Step:
+    model = _state(model, email=email, requesting=True, email_error=None, notice=None)
+    return model, [Call(REQUEST_SERVICE, {"email": email}, EmailCodeRequested, key=email)]
+
+
+def on_submit(model: Model, msg: SubmittedEmail, now: int) -> Step:
+    if not model.options.features.email or model.embedded.requesting:
+        return model, []
+    typed = model.embedded.email_draft if msg.value is None else msg.value
+    email = rules.normalize_email(typed)
+    if email is None:
+        return _state(model, email_draft=typed, email_error=rules.INVALID_EMAIL), []
+    return request_code(_state(model, email_draft=typed), email)
+
+
+def on_requested(model: Model, msg: EmailCodeRequested, now: int) -> Step:
+    state = model.embedded
+    if msg.key != state.email or not state.requesting:
+        return model, []
+    on_code_view = model.router.view == OTP_VIEW
+    if not msg.ok or msg.result is None:
+        field = "notice" if on_code_view else "email_error"
+        return _state(model, requesting=False, **{field: rules.CODE_SEND_FAILED}), []
+    if msg.result.status == "rate_limited":
+        text = email_code_rate_limited(msg.result.seconds)
+        return _state(model, requesting=False, **{"notice" if on_code_view else "email_error": text}), []
+    notice = rules.code_sent_to(state.email) if on_code_view else None
+    model = _state(model, requesting=False, code="", code_error=None, verifying=False, notice=notice)
+    if not on_code_view:
+        model = replace(model, router=router.push(model.router, OTP_VIEW, state.email))
+    return model, []
+
+
+def on_code(model: Model, msg: ChangedEmailCode, now: int) -> Step:
+    state = model.embedded
+    if model.router.view != OTP_VIEW or state.verifying or not state.email:
+        return model, []
+    code = msg.value.strip()[: rules.CODE_DIGITS]
+    model = _state(model, code=code, code_error=None)
+    if not code_ready(code):
+        return model, []
+    model = _state(model, verifying=True)
+    return model, [Call(VERIFY_SERVICE, {"email": state.email, "code": code}, EmailCodeChecked,
+                        key=state.email)]
+
+
+def on_checked(model: Model, msg: EmailCodeChecked, now: int) -> Step:
+    state = model.embedded
+    if msg.key != state.email or not state.verifying:
+        return model, []
+    model = _state(model, verifying=False)
+    result = msg.result
+    if not msg.ok or result is None:
+        return _state(model, code_error=rules.CODE_CHECK_FAILED), []
+    if result.verdict == "wrong":
+        return _state(model, code="", code_error=rules.wrong_code(result.attempts_left)), []
+    if result.verdict == "locked":
+        return _state(model, code="", code_error=rules.CODE_LOCKED), []
+    if result.verdict in ("expired", "no_code"):
+        return _state(model, code="", code_error=rules.CODE_EXPIRED), []
+    if not result.address:
+        return _state(model, code_error=rules.CODE_CHECK_FAILED), []
+    return signed_in(model, state.email, checksum(result.address), now)
+
+
+def signed_in(model: Model, email: str, address: str, now: int) -> Step:
+    """A verified email: its key's address is connected with the auth connector, on the active
+    network (the embedded wallet supports only configured chains, SPEC §5)."""
+    chain = model.networks.active or (model.networks.known[0].id if model.networks.known else "eip155:1")
+    model = replace(model, embedded=EmbeddedState(identity=email_identity(email), user_email=email,
+                                                  email=email))
+    info = WalletInfo(name=rules.AUTH_CONNECTOR_NAME, type="AUTH", identifier=rules.AUTH_CONNECTOR_ID)
+    return connected(model, rules.AUTH_CONNECTOR_ID, address, chain, now, fresh=True, info=info,
+                     user_email=email)
+
+
+def on_resend(model: Model, msg: PressedResendCode, now: int) -> Step:
+    state = model.embedded
+    if model.router.view != OTP_VIEW or state.requesting or not state.email:
+        return model, []
+    return request_code(_state(model, code="", code_error=None), state.email)
+
+
+def on_change_email(model: Model, msg: PressedChangeEmail, now: int) -> Step:
+    if model.router.view != OTP_VIEW:
+        return model, []
+    history = model.router.history
+    model = replace(model, router=replace(model.router, history=history[:-1] or (router.Route("Connect"),)))
+    return _state(model, code="", code_error=None, notice=None, requesting=False, verifying=False), []
+
+
+def is_embedded(model: Model) -> bool:
+    """The connected account is the embedded wallet's."""
+    return model.accounts.get(NAMESPACE).connector_id == rules.AUTH_CONNECTOR_ID
+
+
+HANDLERS: dict[type[Msg], Handler] = {
+    ChangedEmailDraft: on_draft,
+    SubmittedEmail: on_submit,
+    EmailCodeRequested: on_requested,
+    ChangedEmailCode: on_code,
+    EmailCodeChecked: on_checked,
+    PressedResendCode: on_resend,
+    PressedChangeEmail: on_change_email,
+}
+
+SLICE = Slice("embedded", HANDLERS)

@@ -1,0 +1,118 @@
+"""The embedded wallet's sign-in state (issue 15): the email typed on Connect, the code view,
+and who is signed in. The messages live here; what they do across slices (connect the account,
+open the code view) is the embedded flow (`flows/embedded.py`).
+
+The code itself never enters the model: the engine's code service (`embedded.email_code`,
+`embedded.email_verify`) sends and checks it; the session only learns the verdict, and on
+success the address of the visitor's key (`identity`, kept here, is what later signing calls
+name; it is set only from a verified reply, never from what the page sends).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..core.cmds import Reply
+from ..core.msg import Msg
+from ..rules import embedded as rules
+
+
+@dataclass(frozen=True)
+class EmbeddedState:
+    email_draft: str = ""  # what the visitor typed in Connect's email field
+    email_error: str | None = None  # shown under that field
+    email: str = ""  # the normalized address the last code was requested for
+    requesting: bool = False  # a code request is on its way
+    code: str = ""  # the digits typed in EmailVerifyOtp
+    code_error: str | None = None  # wrong, expired or locked code
+    notice: str | None = None  # 'Please try again after {n} seconds', 'A new code was sent'
+    verifying: bool = False
+    identity: str = ""  # "email:alice@example.com" once a code was accepted
+    user_email: str = ""
+
+
+# ----- what the visitor does
+
+
+@dataclass(frozen=True)
+class ChangedEmailDraft(Msg):
+    value: str
+
+
+@dataclass(frozen=True)
+class SubmittedEmail(Msg):
+    """Enter in the email field, or its Continue button (`value` None: the draft)."""
+
+    value: str | None = None
+
+
+@dataclass(frozen=True)
+class ChangedEmailCode(Msg):
+    value: str
+
+
+@dataclass(frozen=True)
+class PressedResendCode(Msg):
+    pass
+
+
+@dataclass(frozen=True)
+class PressedChangeEmail(Msg):
+    pass
+
+
+def change_email(args: Any) -> Msg:
+    return ChangedEmailDraft(str(getattr(args, "value", "")))
+
+
+def submit_email(args: Any) -> Msg:
+    return SubmittedEmail(str(getattr(args, "value", "")))
+
+
+def change_code(args: Any) -> Msg:
+    return ChangedEmailCode(str(getattr(args, "value", "")))
+
+
+# ----- what the engine's code service answers
+
+
+class CodeRequestResult(BaseModel):
+    """`embedded.email_code`: the code was mailed, or the email asked less than 30 s ago."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    status: Literal["sent", "rate_limited"]
+    seconds: int = Field(default=0, ge=0, le=30)
+
+
+@dataclass(frozen=True)
+class EmailCodeRequested(Reply):
+    """`key`: the normalized email."""
+
+    result: CodeRequestResult | None = None
+
+
+class CodeCheckResult(BaseModel):
+    """`embedded.email_verify`: the verdict; on `accepted`, the address of the email's key."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    verdict: Literal["accepted", "wrong", "expired", "locked", "no_code"]
+    attempts_left: int = Field(ge=0, le=5)
+    address: str = Field(default="", pattern=r"^(0x[0-9a-fA-F]{40})?$")
+
+
+@dataclass(frozen=True)
+class EmailCodeChecked(Reply):
+    """`key`: the normalized email."""
+
+    result: CodeCheckResult | None = None
+
+
+def email_identity(email: str) -> str:
+    return f"email:{email}"
+
+
+def code_ready(code: str) -> bool:
+    return len(code) == rules.CODE_DIGITS and rules.is_code(code)

@@ -1,0 +1,97 @@
+"""An engine session whose `embedded.*` calls run the real services: a real SQLite code store
+and key vault, real SMTP to a local aiosmtpd server (the code is read from the received mail)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from modalcore.core.cmds import Call, CallSettled
+from modalcore.embedded.codes import EmailCodes
+from modalcore.embedded.codestore import CodeStore
+from modalcore.embedded.devmail import LocalSmtpServer
+from modalcore.embedded.keys import KeyVault
+from modalcore.embedded.mail import SmtpConfig, SmtpSender
+from modalcore.embedded.masterkey import MasterKey
+from modalcore.embedded.service import EmbeddedWallet, embedded_services
+from modalcore.enginetest import Harness
+
+START_MS = 1_700_000_000_000
+MASTER = MasterKey(bytes(range(32)))
+SENDER = "Wallet <no-reply@modal.test>"
+
+
+@dataclass
+class _Clock:
+    ms: int
+
+    def now_ms(self) -> int:
+        return self.ms
+
+
+@dataclass
+class _Ctx:
+    clock: _Clock
+
+
+def open_wallet(db: Path, smtp: LocalSmtpServer) -> EmbeddedWallet:
+    sender = SmtpSender(SmtpConfig("127.0.0.1", smtp.port, SENDER, tls="none"))
+    return EmbeddedWallet(codes=EmailCodes(CodeStore(db), b"k" * 32), mailer=sender,
+                          vault=KeyVault(db, MASTER))
+
+
+class EmailWorld:
+    """One visitor's session (a Harness on a fake clock) against the shared embedded wallet."""
+
+    def __init__(self, wallet: EmbeddedWallet, smtp: LocalSmtpServer, *, now: int = START_MS,
+                 **build: Any) -> None:
+        self.wallet = wallet
+        self.smtp = smtp
+        self.services = embedded_services(wallet)
+        build.setdefault("options", {"networks": ["eip155:31337"]})
+        self.h = Harness(now=now, is_open=True, **build)
+
+    def run_calls(self) -> list[CallSettled]:
+        """Run every pending embedded.* call through the real service and deliver its answer."""
+        settled = []
+        for call in [c for c in self.h.cmds if isinstance(c, Call) and c.service.startswith("embedded.")]:
+            self.h.cmds.remove(call)
+            settled.append(self._run(call))
+        for answer in settled:
+            self.h.deliver(answer)
+        return settled
+
+    def _run(self, call: Call) -> CallSettled:
+        async def go() -> Any:
+            return await self.services[call.service](_Ctx(_Clock(self.h.now)), **call.args)
+
+        try:
+            return CallSettled(call.purpose, True, asyncio.run(go()), context=call.context)
+        except Exception as error:  # what the runtime's registry does with a ServiceError
+            return CallSettled(call.purpose, False, None, error=str(error), context=call.context)
+
+    def submit_email(self, email: str) -> None:
+        assert self.h.intent("connect/email", "change", {"value": email}) == "ok"
+        assert self.h.intent("connect/email", "submit", {"value": email}) == "ok"
+        self.run_calls()
+
+    def code_for(self, email: str) -> str:
+        mails = self.smtp.mailbox.to(email)
+        assert mails, f"no mail to {email}"
+        found = re.search(r"\b(\d{6})\b", mails[-1].body)
+        assert found is not None, mails[-1].body
+        return found.group(1)
+
+    def type_code(self, code: str) -> None:
+        assert self.h.intent("otp/code", "change", {"value": code}) == "ok"
+        self.run_calls()
+
+    def sign_in(self, email: str) -> str:
+        self.submit_email(email)
+        self.type_code(self.code_for(email))
+        address = self.h.model.accounts.get("eip155").address
+        assert address is not None
+        return address
