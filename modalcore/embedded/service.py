@@ -23,6 +23,7 @@ from ..runtime.services import ServiceError
 from .codes import EmailCodes
 from .keys import Identity, KeyVault
 from .mail import MailError
+from .signer import sign
 from .otp import RANDOM_BYTES, OtpError, RateLimited, Verdict
 
 log = logging.getLogger(__name__)
@@ -74,4 +75,8 @@ def embedded_services(wallet: EmbeddedWallet) -> dict[str, Service]:
             answer["address"] = wallet.vault.get_or_create(Identity("email", email.strip().lower()), now)
         return answer
 
-    return {"embedded.email_code": email_code, "embedded.email_verify": email_verify}
+    async def sign_request(ctx: Any, **args: Any) -> dict[str, str]:
+        return await sign(wallet.vault, ctx, **args)
+
+    return {"embedded.email_code": email_code, "embedded.email_verify": email_verify,
+            "embedded.sign": sign_request}

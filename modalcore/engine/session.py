@@ -37,6 +37,7 @@ from ..wire.nodes import Node, index_tree
 from . import hostevents
 from ..core.cmds import CallSettled, CancelEffect, CancelTimer, Cmd, Dispatch, Effect, EffectSettled, StartTimer
 from .replies import typed, typed_effect
+from ..slices.embedded import EMBEDDED_EFFECT
 from ..slices.model import Model
 from ..core.msg import Msg
 from ..core.shape import Table
@@ -349,6 +350,8 @@ class Session:
         for cmd in cmds:
             if isinstance(cmd, Dispatch) and depth < MAX_DISPATCH_DEPTH:
                 remaining.extend(self._step(cmd.msg, now, depth + 1, out))
+            elif isinstance(cmd, Effect) and cmd.kind == EMBEDDED_EFFECT:
+                continue  # the engine is that wallet (flows/approval.py): the page never sees it
             elif isinstance(cmd, Effect):
                 self.effects[cmd.eid] = cmd.purpose
                 out.frames.append(

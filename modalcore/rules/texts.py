@@ -14,6 +14,8 @@ INVALID_CHAIN_ID = "Invalid chainId"
 AMOUNT_AND_RECEIVER_REQUIRED = "An amount and receiver address are required"
 TOKEN_REQUIRED = "A token is required"
 BOTH_SIWE_AND_SIWX = "Cannot set both `siweConfig` and `siwx` options"
+RPC_CALL_NOT_ALLOWED = "Requested RPC call is not allowed"
+ACTION_NOT_ALLOWED = "Action not allowed"  # the UI's words for it
 ZERO_BALANCE = "0.00"  # unsupported namespace or test network
 ZERO_AMOUNT = "0.000"  # a balance floored to 3 decimals
 

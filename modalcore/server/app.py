@@ -45,6 +45,7 @@ from ..store.redis import RedisStore
 from ..store.sqlite import SqliteStore
 from .config import EngineConfig, default_config, resolve_secret
 from .devproxy import devchain_proxy
+from .approval import routes as approval_routes
 from .hub import Hub
 from .endpoint import WS_MAX_SIZE, websocket_endpoint
 from .metrics import CountingStore, Metrics, MetricsObserver, metrics_endpoint
@@ -125,9 +126,10 @@ def create_app(
         store if store is not None else open_store(config), metrics)
     clock = clock or RealClock()
     sink = analytics or build_sink(config.analytics, session_store, clock)
+    engine_secret = resolve_secret(config)
     hub = Hub(
         config=config,
-        secret=resolve_secret(config),
+        secret=engine_secret,
         clock=clock,
         services=services or default_services(),
         analytics=sink,
@@ -141,7 +143,7 @@ def create_app(
     static_dir = config.static_path()
     siwx_store, signer = open_siwx(config)
     if embedded is None:  # the operator's [embedded] section (None: no SMTP, no email sign-in)
-        embedded = open_wallet(section_of(config.model_extra), config.path, resolve_secret(config))
+        embedded = open_wallet(section_of(config.model_extra), config.path, engine_secret)
     app_embedded = embedded
 
     @contextlib.asynccontextmanager
@@ -175,6 +177,7 @@ def create_app(
         *siwx_routes(siwx_store, engine_address=signer.address),
         *directory_routes(),
         *audit_routes(),
+        *approval_routes(hub, engine_secret),
         *analytics_routes(),
         Route("/", _index(static_dir)),
         Mount("/static", StaticFiles(directory=static_dir, check_dir=False), name="static"),

@@ -11,9 +11,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..chains.catalog import Network
+import json
+
 from ..core.cmds import Effect, EffectReply
+from ..core.evolve import replace
 from ..core.msg import Msg
+from ..rules.embedded import AUTH_CONNECTOR_ID
 from ..wire.frames import AnnouncedWallet
+from .embedded import EMBEDDED_EFFECT, EmbeddedRequest
 from .options import HostOptions
 
 if TYPE_CHECKING:
@@ -37,6 +42,14 @@ def wallet_request(model: Model, connector_id: str, method: str, params: object,
     connector = model.connectors.get(connector_id)
     ref = connector.ref if connector else connector_id
     model, eid = model.next_id("e")
+    if connector_id == AUTH_CONNECTOR_ID:
+        # The engine is the embedded wallet: the request stays here (the session never sends an
+        # "embedded" effect to the page); the embedded flow answers or asks for approval.
+        request = EmbeddedRequest(eid=eid, method=method, params=json.dumps(params), reply=reply.__name__,
+                                  key=key or connector_id, chain=model.networks.active or "")
+        model = replace(model, embedded=replace(model.embedded, request=request))
+        return model, Effect(eid=eid, kind=EMBEDDED_EFFECT, req={"method": method}, reply=reply,
+                             key=key or connector_id, timeout_ms=timeout_ms)
     effect = Effect(eid=eid, kind="eip1193",
                     req={"connector": ref, "method": method, "params": params},
                     reply=reply, key=key or connector_id, timeout_ms=timeout_ms)

@@ -20,6 +20,29 @@ from ..core.msg import Msg
 from ..rules import embedded as rules
 
 
+# SPEC §6: what the embedded wallet runs at once, and what waits for the visitor's approval in
+# the engine-origin frame; any other method is refused (rules/texts.py RPC_CALL_NOT_ALLOWED).
+SAFE_METHODS = ("eth_call", "eth_getBalance", "eth_chainId", "wallet_getAssets", "eth_accounts",
+                "eth_requestAccounts", "wallet_switchEthereumChain")
+APPROVAL_METHODS = ("personal_sign", "eth_signTypedData_v4", "eth_sendTransaction")
+EMBEDDED_EFFECT = "embedded"  # the effect kind the session never sends to the page
+
+
+@dataclass(frozen=True)
+class EmbeddedRequest:
+    """A wallet request to the embedded wallet, held until answered. `reply` names the
+    EffectReply the asking slice waits for, `key` what it was for; `params` the JSON text."""
+
+    eid: str
+    method: str
+    params: str
+    reply: str
+    key: str
+    chain: str = ""
+    signing: bool = False  # approved: the engine's signer is at work
+    at: int = 0
+
+
 @dataclass(frozen=True)
 class EmbeddedState:
     email_draft: str = ""  # what the visitor typed in Connect's email field
@@ -32,6 +55,7 @@ class EmbeddedState:
     verifying: bool = False
     identity: str = ""  # "email:alice@example.com" once a code was accepted
     user_email: str = ""
+    request: EmbeddedRequest | None = None  # what the wallet was asked, not answered yet
 
 
 # ----- what the visitor does
@@ -116,3 +140,40 @@ def email_identity(email: str) -> str:
 
 def code_ready(code: str) -> bool:
     return len(code) == rules.CODE_DIGITS and rules.is_code(code)
+
+
+# ----- the embedded wallet's requests
+
+
+@dataclass(frozen=True)
+class EmbeddedRequested(Msg):
+    """A slice asked the embedded wallet something (`wallet_request` on the auth connector)."""
+
+    eid: str
+
+
+@dataclass(frozen=True)
+class ApprovalDecided(Msg):
+    """The visitor pressed Approve or Reject in the approval frame. Only the engine's approval
+    route delivers it (server/approval.py), after checking the frame's one-time token and origin:
+    no node of the host page's tree produces it."""
+
+    eid: str
+    approve: bool
+
+
+@dataclass(frozen=True)
+class ApprovalTimedOut(Msg):
+    eid: str
+
+
+class SignResult(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    result: str = Field(pattern=r"^0x[0-9a-fA-F]{62,}$")  # SPEC §5: a hash or a signature
+
+
+@dataclass(frozen=True)
+class EmbeddedSigned(Reply):
+    """`embedded.sign` answered (`key`: the request's eid)."""
+
+    result: SignResult | None = None

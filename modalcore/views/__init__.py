@@ -19,6 +19,7 @@ from ..wire.nodes import Node, node
 from . import (
     account,
     all_wallets,
+    approve_transaction,
     basic,
     connect,
     connecting_external,
@@ -49,6 +50,7 @@ VIEW_MODULES: dict[str, ModuleType] = {
     "SIWXSignMessage": siwx_sign,
     "WalletPage": wallet_page,
     "EmailVerifyOtp": email_verify_otp,
+    "ApproveTransaction": approve_transaction,
 }
 
 

@@ -69,6 +69,9 @@ NODE_TYPES: dict[str, dict[str, Prop]] = {
     "activity-item": {"title": S, "subtitle": S, "time": S, "amount": S, "status": S, "image": S,
                       "disabled": B},
     "group": {"title": S},
+    # a page of the engine's own origin (`src` is a path on the engine), drawn in a cross-origin
+    # iframe: the embedded wallet's approval frame (issue 15)
+    "frame": {"src": S, "title": S, "height": I},
 }
 
 ALLOWED: dict[str, frozenset[str]] = {t: frozenset({*props, *COMMON}) for t, props in NODE_TYPES.items()}

@@ -126,11 +126,16 @@ function engineOptions(options: ModalOptions): Dict {
   return JSON.parse(JSON.stringify(opts)) as Dict;
 }
 
-function Shell({ store }: { store: ModalStore }) {
+/** The engine's base URL (http), where its own pages (the approval frame) are served. */
+export function engineBase(engineUrl: string | undefined): string {
+  return new URL(engineUrl ?? (SCRIPT_SRC ? new URL(SCRIPT_SRC).origin : location.origin), location.href).toString();
+}
+
+function Shell({ store, engine }: { store: ModalStore; engine: string }) {
   const view = useSyncExternalStore(store.subscribe, store.getView, store.getView);
   const ctx = useMemo<RenderCtx>(
-    () => ({ send: store.press, pending: view.pending, themeMode: view.themeMode, themeVars: view.themeVars }),
-    [store, view.pending, view.themeMode, view.themeVars],
+    () => ({ send: store.press, pending: view.pending, themeMode: view.themeMode, themeVars: view.themeVars, engine }),
+    [store, view.pending, view.themeMode, view.themeVars, engine],
   );
   return createElement(ModalRoot, { tree: view.tree, ctx });
 }
@@ -148,7 +153,7 @@ function mount(options: ModalOptions, store: ModalStore): { element: HTMLElement
   if (inPlace || document.body) attach();
   else document.addEventListener('DOMContentLoaded', attach, { once: true });
   const root = createRoot(point);
-  root.render(createElement(Shell, { store }));
+  root.render(createElement(Shell, { store, engine: engineBase(options.engineUrl) }));
   return { element, root };
 }
 

@@ -292,6 +292,16 @@ export interface GroupProps {
   readonly busy?: boolean;
 }
 
+export interface FrameProps {
+  readonly src?: string;
+  readonly title?: string;
+  readonly height?: number;
+  readonly on?: OnMap;
+  readonly hidden?: boolean;
+  readonly label?: string;
+  readonly busy?: boolean;
+}
+
 export interface NodePropsByType {
   "modal": ModalProps;
   "view": ViewProps;
@@ -320,6 +330,7 @@ export interface NodePropsByType {
   "token-item": TokenItemProps;
   "activity-item": ActivityItemProps;
   "group": GroupProps;
+  "frame": FrameProps;
 }
 
 export type NodeType = keyof NodePropsByType;
@@ -353,4 +364,5 @@ export const NODE_PROPS: { readonly [T in NodeType]: readonly (keyof NodePropsBy
   "token-item": ["name", "symbol", "image", "amount", "value", "disabled", "on", "hidden", "label", "busy"],
   "activity-item": ["title", "subtitle", "time", "amount", "status", "image", "disabled", "on", "hidden", "label", "busy"],
   "group": ["title", "on", "hidden", "label", "busy"],
+  "frame": ["src", "title", "height", "on", "hidden", "label", "busy"],
 };

@@ -14,6 +14,8 @@ export interface RenderCtx {
   pending: ReadonlyMap<string, PendingHint>;
   themeMode: 'light' | 'dark';
   themeVars: Record<string, string>;
+  /** The engine's base URL (a `frame` node's `src` is a path on it). */
+  engine?: string;
 }
 
 /** The virtual node that offers the host API calls (PROTOCOL.md, "Intents"). */

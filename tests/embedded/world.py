@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from modalcore.core.cmds import Call, CallSettled
 from modalcore.embedded.codes import EmailCodes
 from modalcore.embedded.codestore import CodeStore
@@ -35,6 +37,8 @@ class _Clock:
 @dataclass
 class _Ctx:
     clock: _Clock
+    config: Any = None
+    http: Any = None
 
 
 def open_wallet(db: Path, smtp: LocalSmtpServer) -> EmbeddedWallet:
@@ -47,17 +51,22 @@ class EmailWorld:
     """One visitor's session (a Harness on a fake clock) against the shared embedded wallet."""
 
     def __init__(self, wallet: EmbeddedWallet, smtp: LocalSmtpServer, *, now: int = START_MS,
-                 **build: Any) -> None:
+                 services: dict[str, Any] | None = None, config: Any = None, **build: Any) -> None:
         self.wallet = wallet
         self.smtp = smtp
-        self.services = embedded_services(wallet)
+        self.config = config
+        self.services = {**embedded_services(wallet), **(services or {})}
         build.setdefault("options", {"networks": ["eip155:31337"]})
+        self.loop = asyncio.new_event_loop()
+        self.http: Any = None
         self.h = Harness(now=now, is_open=True, **build)
 
     def run_calls(self) -> list[CallSettled]:
         """Run every pending embedded.* call through the real service and deliver its answer."""
         settled = []
-        for call in [c for c in self.h.cmds if isinstance(c, Call) and c.service.startswith("embedded.")]:
+        if self.config is not None and self.http is None:
+            self.http = httpx.AsyncClient()
+        for call in [c for c in self.h.cmds if isinstance(c, Call) and c.service in self.services]:
             self.h.cmds.remove(call)
             settled.append(self._run(call))
         for answer in settled:
@@ -66,10 +75,11 @@ class EmailWorld:
 
     def _run(self, call: Call) -> CallSettled:
         async def go() -> Any:
-            return await self.services[call.service](_Ctx(_Clock(self.h.now)), **call.args)
+            ctx = _Ctx(_Clock(self.h.now), self.config, self.http)
+            return await self.services[call.service](ctx, **call.args)
 
         try:
-            return CallSettled(call.purpose, True, asyncio.run(go()), context=call.context)
+            return CallSettled(call.purpose, True, self.loop.run_until_complete(go()), context=call.context)
         except Exception as error:  # what the runtime's registry does with a ServiceError
             return CallSettled(call.purpose, False, None, error=str(error), context=call.context)
 
@@ -95,3 +105,9 @@ class EmailWorld:
         address = self.h.model.accounts.get("eip155").address
         assert address is not None
         return address
+
+    def settle_all(self) -> None:
+        """Run calls until none is pending (a reply may ask for the next one)."""
+        for _ in range(20):
+            if not self.run_calls():
+                return

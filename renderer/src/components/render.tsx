@@ -3,6 +3,7 @@ import type { JSX } from 'react';
 import type { NodeType } from '../nodes.gen';
 import type { RenderCtx, WireNode } from '../tree';
 import { Alert, Avatar, Button, Checkbox, Chip, IconNode, ImageNode, Link, Separator, Skeleton, SpinnerNode, Text } from './basic';
+import { Frame } from './frame';
 import { Input, OtpInput, Tabs } from './inputs';
 import { ActivityItem, Group, ListItem, NetworkItem, TokenItem, WalletItem } from './items';
 import { Header, Qr, Snackbar, Stack, View } from './layout';
@@ -43,6 +44,7 @@ const TABLE: Record<NodeType, NodeComponent> = {
   'token-item': TokenItem,
   'activity-item': ActivityItem,
   group: Group,
+  frame: Frame,
 };
 
 const warned = new Set<string>();

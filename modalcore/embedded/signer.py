@@ -1,0 +1,113 @@
+"""`embedded.sign`: the engine's signer for an approved request (issue 15 §3-4).
+
+Runs only after the visitor approved in the engine-origin frame (flows/approval.py asks for it
+on `ApprovalDecided`). The key is opened from the vault for this one signature and never leaves
+the engine; the result is the signature, or the transaction's hash once the chain accepted it.
+
+- personal_sign [message hex, address]
+- eth_signTypedData_v4 [address, typed data (JSON text or object)]
+- eth_sendTransaction [{to, value?, data?, gas?}]: nonce, gas and fees from the chain's RPC, an
+  EIP-1559 transaction signed here and sent with eth_sendRawTransaction. Only configured chains.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+from eth_account.messages import encode_defunct, encode_typed_data
+from eth_account.signers.local import LocalAccount
+
+from ..rules import texts
+from ..runtime.services import ServiceError
+from ..services import jsonrpc
+from .keys import Identity, KeyVault
+
+
+def identity_of(text: str) -> Identity:
+    kind, _, subject = text.partition(":")
+    try:
+        return Identity(kind, subject)
+    except ValueError:
+        raise ServiceError("no signed-in identity") from None
+
+
+def _hex(value: Any, default: int = 0) -> int:
+    if value is None:
+        return default
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        return int(value, 16) if value.startswith("0x") else int(value)
+    raise ServiceError("a number is malformed")
+
+
+def _sign_personal(account: LocalAccount, params: list[Any]) -> str:
+    message = params[0] if params else None
+    if not isinstance(message, str):
+        raise ServiceError("personal_sign needs a message")
+    signable = encode_defunct(hexstr=message) if message.startswith("0x") else encode_defunct(text=message)
+    return "0x" + account.sign_message(signable).signature.hex().removeprefix("0x")
+
+
+def _sign_typed(account: LocalAccount, params: list[Any]) -> str:
+    data = params[1] if len(params) > 1 else None
+    if isinstance(data, str):
+        data = json.loads(data)
+    if not isinstance(data, dict):
+        raise ServiceError("eth_signTypedData_v4 needs typed data")
+    signable = encode_typed_data(full_message=data)
+    return "0x" + account.sign_message(signable).signature.hex().removeprefix("0x")
+
+
+async def _send(account: LocalAccount, params: list[Any], rpc_url: str, chain_id: int,
+                http: httpx.AsyncClient) -> str:
+    tx = params[0] if params else None
+    if not isinstance(tx, dict) or not isinstance(tx.get("to"), str) or not tx["to"].startswith("0x"):
+        raise ServiceError("eth_sendTransaction needs a 0x-prefixed 'to'")  # SPEC §5
+    base = {"from": account.address, "to": tx["to"], "value": hex(_hex(tx.get("value"))),
+            "data": tx.get("data") or "0x"}
+    nonce, gas, block, tip = await jsonrpc.batch(http, rpc_url, [
+        ("eth_getTransactionCount", [account.address, "pending"]),
+        ("eth_estimateGas", [base]),
+        ("eth_getBlockByNumber", ["latest", False]),
+        ("eth_maxPriorityFeePerGas", []),
+    ])
+    base_fee = _hex(block.get("baseFeePerGas") if isinstance(block, dict) else None)
+    priority = _hex(tip)
+    signed = account.sign_transaction({
+        "type": 2, "chainId": chain_id, "nonce": _hex(nonce), "to": tx["to"],
+        "value": _hex(tx.get("value")), "data": base["data"], "gas": _hex(tx.get("gas"), _hex(gas)),
+        "maxPriorityFeePerGas": priority, "maxFeePerGas": 2 * base_fee + priority,
+    })
+    raw = "0x" + signed.raw_transaction.hex().removeprefix("0x")
+    result = await jsonrpc.call(http, rpc_url, "eth_sendRawTransaction", [raw])
+    if not isinstance(result, str):
+        raise ServiceError("the chain returned no transaction hash")
+    return result
+
+
+async def sign(vault: KeyVault, ctx: Any, *, identity: str, method: str, params: str, chain: str) -> dict[str, str]:
+    try:
+        parsed = json.loads(params)
+    except ValueError:
+        raise ServiceError("the request's params are malformed") from None
+    if not isinstance(parsed, list):
+        raise ServiceError("the request's params are malformed")
+    account = vault.account(identity_of(identity))
+    if method == "personal_sign":
+        return {"result": _sign_personal(account, parsed)}
+    if method == "eth_signTypedData_v4":
+        return {"result": _sign_typed(account, parsed)}
+    if method == "eth_sendTransaction":
+        config = getattr(ctx, "config", None)
+        http = getattr(ctx, "http", None)
+        network = config.known_networks().get(chain) if config is not None else None
+        if network is None or not network.rpc_urls or http is None or network.namespace != "eip155":
+            raise ServiceError(texts.CHAIN_NOT_SUPPORTED)
+        try:
+            return {"result": await _send(account, parsed, network.rpc_urls[0], int(network.reference), http)}
+        except jsonrpc.RpcCallError as error:
+            raise ServiceError(str(error)) from None
+    raise ServiceError(texts.RPC_CALL_NOT_ALLOWED)

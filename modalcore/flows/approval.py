@@ -1,0 +1,155 @@
+"""The embedded wallet answering wallet requests (issue 15 §4; SPEC §6 method lists).
+
+A slice asks the embedded wallet through `wallet_request` like any wallet; on the auth connector
+the request is kept in `model.embedded.request` and never sent to the page. This flow answers it:
+
+- safe methods at once (eth_chainId, eth_accounts, eth_requestAccounts; wallet_switchEthereumChain
+  to a configured chain only, SPEC §5);
+- approval methods (personal_sign, eth_signTypedData_v4, eth_sendTransaction) open
+  ApproveTransaction, which draws the approval frame served by the engine's own origin; only
+  `ApprovalDecided` (delivered by the engine's approval route, never by a node of the page's
+  tree) approves, then the engine's signer runs as the call `embedded.sign`;
+- anything else is refused with 'Requested RPC call is not allowed', and 'Action not allowed'
+  shows 300 ms later (SPEC §5, §8).
+
+The answer reaches the asking slice as the `EffectReply` it named, as a browser wallet's would.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..core.cmds import Call, CancelTimer, Cmd, Dispatch, EffectReply, StartTimer
+from ..core.evolve import replace
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice
+from ..rules import texts
+from ..slices import router, snack
+from ..slices.embedded import (
+    APPROVAL_METHODS,
+    SAFE_METHODS,
+    ApprovalDecided,
+    ApprovalTimedOut,
+    EmbeddedRequest,
+    EmbeddedSigned,
+)
+
+if TYPE_CHECKING:
+    from ..slices.model import Model, Step
+
+APPROVE_VIEW = "ApproveTransaction"
+APPROVAL_TIMEOUT_MS = 10 * 60 * 1000  # the frame waits this long for the visitor
+NOT_ALLOWED_DELAY_MS = 300  # SPEC: the UI says 'Action not allowed' after 300 ms
+USER_REJECTED = 4001
+NOT_ALLOWED = 4200
+UNRECOGNIZED_CHAIN = 4902
+SIGN_SERVICE = "embedded.sign"
+TIMER = "embedded-approval"
+
+
+@dataclass(frozen=True)
+class ActionNotAllowedDue(Msg):
+    pass
+
+
+def _answer(model: Model, request: EmbeddedRequest, *, result: Any = None, code: int = 0,
+            message: str = "") -> Step:
+    """Clear the request, leave the approval view, and hand the asking slice its reply."""
+    model = replace(model, embedded=replace(model.embedded, request=None))
+    if model.router.view == APPROVE_VIEW:
+        history = model.router.history
+        model = replace(model, router=replace(model.router, history=history[:-1] or history))
+    cls = Msg.registry.get(request.reply)
+    cmds: list[Cmd] = [CancelTimer(TIMER)]
+    if isinstance(cls, type) and issubclass(cls, EffectReply):
+        ok = code == 0
+        reply = cls(eid=request.eid, key=request.key, ok=ok, result=result if ok else None,
+                    error_code=code, error_message=message)
+        cmds.append(Dispatch(reply))
+    return model, cmds
+
+
+def _safe(model: Model, request: EmbeddedRequest) -> Step:
+    address = model.accounts.get("eip155").address
+    network = model.networks.get(request.chain) if request.chain else None
+    if request.method == "eth_chainId":
+        return _answer(model, request, result=network.chain_id_hex if network else "0x1")
+    if request.method in ("eth_accounts", "eth_requestAccounts"):
+        return _answer(model, request, result=[address] if address else [])
+    if request.method == "wallet_switchEthereumChain":
+        params = json.loads(request.params)
+        wanted = params[0].get("chainId") if params and isinstance(params[0], dict) else None
+        known = [n for n in model.networks.known if n.namespace == "eip155" and n.chain_id_hex == wanted]
+        if not known:  # the embedded wallet supports only configured chains (SPEC §5)
+            return _answer(model, request, code=UNRECOGNIZED_CHAIN, message=texts.CHAIN_NOT_SUPPORTED)
+        return _answer(model, request, result=None)
+    return _not_allowed(model, request)  # a read the engine does not serve through a wallet
+
+
+def _not_allowed(model: Model, request: EmbeddedRequest) -> Step:
+    model, cmds = _answer(model, request, code=NOT_ALLOWED, message=texts.RPC_CALL_NOT_ALLOWED)
+    return model, [*cmds, StartTimer("embedded-not-allowed", NOT_ALLOWED_DELAY_MS, ActionNotAllowedDue())]
+
+
+def observe(before: Model, after: Model, now: int) -> Step:
+    """A new request to the embedded wallet is answered, or waits for approval; an approval
+    view the visitor left (back) rejects its request."""
+    request = after.embedded.request
+    previous = before.embedded.request
+    if request is not None and (previous is None or previous.eid != request.eid):
+        if request.method in APPROVAL_METHODS:
+            model = replace(after, router=router.push(after.router, APPROVE_VIEW, request.eid))
+            return model, [StartTimer(TIMER, APPROVAL_TIMEOUT_MS, ApprovalTimedOut(request.eid))]
+        if request.method in SAFE_METHODS:
+            return _safe(after, request)
+        return _not_allowed(after, request)
+    if (request is not None and previous is not None and previous.eid == request.eid
+            and not request.signing and before.router.view == APPROVE_VIEW
+            and not after.router.contains(APPROVE_VIEW)):
+        return _answer(after, request, code=USER_REJECTED, message="User rejected the request.")
+    return after, []
+
+
+def on_decided(model: Model, msg: ApprovalDecided, now: int) -> Step:
+    request = model.embedded.request
+    if request is None or request.eid != msg.eid or request.signing:
+        return model, []
+    if not msg.approve:
+        return _answer(model, request, code=USER_REJECTED, message="User rejected the request.")
+    signing = replace(request, signing=True)
+    model = replace(model, embedded=replace(model.embedded, request=signing))
+    args = {"identity": model.embedded.identity, "method": request.method, "params": request.params,
+            "chain": request.chain}
+    return model, [Call(SIGN_SERVICE, args, EmbeddedSigned, key=request.eid)]
+
+
+def on_signed(model: Model, msg: EmbeddedSigned, now: int) -> Step:
+    request = model.embedded.request
+    if request is None or request.eid != msg.key or not request.signing:
+        return model, []
+    if not msg.ok or msg.result is None:
+        return _answer(model, request, code=-32603, message=msg.error or "The request failed")
+    return _answer(model, request, result=msg.result.result)
+
+
+def on_timed_out(model: Model, msg: ApprovalTimedOut, now: int) -> Step:
+    request = model.embedded.request
+    if request is None or request.eid != msg.eid or request.signing:
+        return model, []
+    return _answer(model, request, code=-32603, message="timeout")
+
+
+def on_not_allowed_due(model: Model, msg: ActionNotAllowedDue, now: int) -> Step:
+    return snack.show_error(model, texts.ACTION_NOT_ALLOWED)
+
+
+HANDLERS: dict[type[Msg], Handler] = {
+    ApprovalDecided: on_decided,
+    EmbeddedSigned: on_signed,
+    ApprovalTimedOut: on_timed_out,
+    ActionNotAllowedDue: on_not_allowed_due,
+}
+
+SLICE = Slice("approval", HANDLERS, observe=observe)

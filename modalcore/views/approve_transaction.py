@@ -1,0 +1,34 @@
+"""ApproveTransaction (SPEC §2): the embedded wallet's approval, drawn by the engine itself.
+
+What is approved (the message, the typed data, the transaction, decoded) and the Approve and
+Reject buttons are a page of the engine's own origin in a cross-origin iframe
+(`/embedded/approve`, server/approval.py): a script of the host page can neither read nor click
+inside it, and only that frame's request approves (issue 15 §4). This view holds the frame only.
+The view cannot be closed unless forced (SPEC §2, `modal.closing_allowed`).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from ..slices.model import Model
+from ..wire.nodes import Node, node
+from . import parts
+
+TITLE = "Approve Transaction"
+FRAME_HEIGHT = 420
+APPROVE_PATH = "/embedded/approve"
+
+
+def frame_src(session_id: str, eid: str) -> str:
+    return f"{APPROVE_PATH}?{urlencode({'session': session_id, 'request': eid})}"
+
+
+def body(model: Model) -> Node:
+    request = model.embedded.request
+    if request is None:
+        return parts.column("approve/body", [node("spinner", "approve/waiting", size=32)])
+    return parts.column("approve/body", [
+        node("frame", f"approve/frame/{request.eid}", src=frame_src(model.session_id, request.eid),
+             title="Approve with your email wallet", height=FRAME_HEIGHT),
+    ])

@@ -1,0 +1,208 @@
+"""The embedded wallet answering wallet requests (issue 15 §4; SPEC §6 method lists; SPEC §2
+ApproveTransaction): nothing reaches the page, approval methods wait in ApproveTransaction for
+`ApprovalDecided` (which only the engine's approval route delivers), the engine-held key signs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from eth_account import Account
+from eth_account.messages import encode_defunct, encode_typed_data
+
+from modalcore.core.cmds import Call, EffectReply
+from modalcore.embedded.devmail import LocalSmtpServer
+from modalcore.embedded.service import EmbeddedWallet
+from modalcore.rules.embedded import AUTH_CONNECTOR_ID
+from modalcore.siwx.service import siwx_services
+from modalcore.siwx.store import SqliteSiwxStore
+from modalcore.slices.connecting import wallet_request
+from modalcore.slices.embedded import ApprovalDecided
+from modalcore.slices.model import Model, Step
+
+from .world import EmailWorld, open_wallet
+
+SIGNER = Account.from_key("0x" + "22" * 32)
+EMAIL = "dora@example.com"
+
+
+class Answered(EffectReply):
+    """What a test's wallet request asks for (the reply a slice would name)."""
+
+
+Answers: list[EffectReply] = []
+
+
+@pytest.fixture
+def smtp() -> Iterator[LocalSmtpServer]:
+    server = LocalSmtpServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def wallet(tmp_path: Path, smtp: LocalSmtpServer) -> EmbeddedWallet:
+    return open_wallet(tmp_path / "embedded.db", smtp)
+
+
+def _siwx_world(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> EmailWorld:
+    services = siwx_services(SqliteSiwxStore(":memory:"), None, SIGNER)
+    return EmailWorld(wallet, smtp, services=services,
+                      options={"networks": ["eip155:31337"], "siwx": {"required": True}})
+
+
+def _ask(world: EmailWorld, method: str, params: object) -> None:
+    def step(model: Model) -> Step:
+        model, effect = wallet_request(model, AUTH_CONNECTOR_ID, method, params, Answered, "test")
+        return model, [effect]
+
+    world.h.apply(step)
+
+
+def test_sign_in_with_siwx_waits_in_approve_transaction_and_nothing_reaches_the_page(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world = _siwx_world(wallet, smtp)
+    world.submit_email(EMAIL)
+    world.type_code(world.code_for(EMAIL))
+    world.settle_all()
+    world.h.press("siwx/sign")
+    world.settle_all()
+    assert world.h.view == "ApproveTransaction"
+    request = world.h.model.embedded.request
+    assert request is not None and request.method == "personal_sign"
+    frame = world.h.node(f"approve/frame/{request.eid}")
+    assert frame.t == "frame"
+    assert frame.p["src"] == f"/embedded/approve?session=session-1&request={request.eid}"
+    assert world.h.effects() == []  # no effect frame: the page is never asked to sign
+    # ApproveTransaction cannot be closed unless forced (SPEC §2)
+    world.h.intent("modal", "close")
+    assert world.h.view == "ApproveTransaction"
+
+
+def test_the_page_cannot_approve_through_the_tree(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world = _siwx_world(wallet, smtp)
+    world.submit_email(EMAIL)
+    world.type_code(world.code_for(EMAIL))
+    world.settle_all()
+    world.h.press("siwx/sign")
+    world.settle_all()
+    request = world.h.model.embedded.request
+    assert request is not None
+    before = world.h.model
+    for act in ("press", "submit", "change"):
+        assert world.h.intent(f"approve/frame/{request.eid}", act, {"value": "approve"}) == "invalid"
+    assert world.h.intent("approve/body", "press") == "invalid"
+    assert world.h.model.embedded == before.embedded
+    assert not [c for c in world.h.cmds if isinstance(c, Call) and c.service == "embedded.sign"]
+
+
+def test_approving_signs_the_sign_in_message_with_the_engine_held_key(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world = _siwx_world(wallet, smtp)
+    world.submit_email(EMAIL)
+    world.type_code(world.code_for(EMAIL))
+    world.settle_all()
+    world.h.press("siwx/sign")
+    world.settle_all()
+    request = world.h.model.embedded.request
+    assert request is not None
+    message = json.loads(request.params)[0]
+    address = world.h.model.accounts.get("eip155").address
+    world.h.deliver(ApprovalDecided(request.eid, approve=True))
+    [sign] = [c for c in world.h.cmds if isinstance(c, Call) and c.service == "embedded.sign"]
+    settled = world.run_calls()
+    signature = next(s.result["result"] for s in settled if s.purpose.startswith("EmbeddedSigned"))
+    assert Account.recover_message(encode_defunct(hexstr=message), signature=signature) == address
+    world.settle_all()
+    assert world.h.model.siwx.has_session
+    assert world.h.model.embedded.request is None
+    assert world.h.view != "ApproveTransaction"
+
+
+def test_rejecting_declines_the_signature_and_signs_nothing(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world = _siwx_world(wallet, smtp)
+    world.submit_email(EMAIL)
+    world.type_code(world.code_for(EMAIL))
+    world.settle_all()
+    world.h.press("siwx/sign")
+    world.settle_all()
+    request = world.h.model.embedded.request
+    assert request is not None
+    world.h.deliver(ApprovalDecided(request.eid, approve=False))
+    assert world.h.model.embedded.request is None
+    world.h.advance(150)  # the snack re-shows with the error
+    assert world.h.model.snack.message == "Signature declined"
+    assert not [c for c in world.h.cmds if isinstance(c, Call) and c.service == "embedded.sign"]
+    assert not world.h.model.siwx.has_session
+
+
+def test_a_decision_for_another_request_changes_nothing(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world = _siwx_world(wallet, smtp)
+    world.submit_email(EMAIL)
+    world.type_code(world.code_for(EMAIL))
+    world.settle_all()
+    world.h.press("siwx/sign")
+    world.settle_all()
+    before = world.h.model.embedded
+    world.h.deliver(ApprovalDecided("e999", approve=True))
+    assert world.h.model.embedded == before
+    assert not [c for c in world.h.cmds if isinstance(c, Call) and c.service == "embedded.sign"]
+
+
+def test_typed_data_is_signed_by_the_embedded_key(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world = EmailWorld(wallet, smtp)
+    address = world.sign_in(EMAIL)
+    typed = {"types": {"EIP712Domain": [{"name": "name", "type": "string"}, {"name": "chainId", "type": "uint256"}],
+                       "Mail": [{"name": "contents", "type": "string"}]},
+             "primaryType": "Mail", "domain": {"name": "Demo", "chainId": 31337},
+             "message": {"contents": "hello"}}
+    _ask(world, "eth_signTypedData_v4", [address, json.dumps(typed)])
+    request = world.h.model.embedded.request
+    assert request is not None and world.h.view == "ApproveTransaction"
+    world.h.deliver(ApprovalDecided(request.eid, approve=True))
+    settled = world.run_calls()
+    signature = settled[0].result["result"]
+    assert Account.recover_message(encode_typed_data(full_message=typed), signature=signature) == address
+
+
+def test_safe_methods_are_answered_at_once(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world = EmailWorld(wallet, smtp)
+    world.sign_in(EMAIL)
+    _ask(world, "eth_chainId", [])
+    assert world.h.model.embedded.request is None
+    assert world.h.view != "ApproveTransaction"
+
+
+def test_a_method_on_neither_list_is_refused_and_the_ui_says_so_after_300_ms(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world = EmailWorld(wallet, smtp)
+    world.sign_in(EMAIL)
+    _ask(world, "eth_sign", ["0x00", "0x00"])
+    assert world.h.model.embedded.request is None
+    assert world.h.model.snack.message != "Action not allowed"
+    world.h.advance(299)
+    assert world.h.model.snack.message != "Action not allowed"
+    world.h.advance(1)
+    assert world.h.model.snack.message == "Action not allowed"
+    assert not [c for c in world.h.cmds if isinstance(c, Call) and c.service == "embedded.sign"]
+
+
+def test_switching_to_a_chain_that_is_not_configured_is_refused(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world = EmailWorld(wallet, smtp)
+    world.sign_in(EMAIL)
+    _ask(world, "wallet_switchEthereumChain", [{"chainId": "0x89"}])
+    assert world.h.model.embedded.request is None
+
+
+def test_going_back_from_the_approval_rejects_it(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world = EmailWorld(wallet, smtp)
+    address = world.sign_in(EMAIL)
+    world.h.host("open")
+    _ask(world, "personal_sign", ["0x68656c6c6f", address])
+    assert world.h.view == "ApproveTransaction"
+    world.h.press("header/back")
+    assert world.h.model.embedded.request is None
+    assert world.h.view == "Account"
+    assert not [c for c in world.h.cmds if isinstance(c, Call) and c.service == "embedded.sign"]
