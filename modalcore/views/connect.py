@@ -11,7 +11,7 @@ wallets from the directory (they appear once fetched; nothing stands in for them
 from __future__ import annotations
 
 from ..slices.model import Model
-from ..slices import directory as dir_slice
+from ..slices import directory_wallets
 from ..slices.connectors import connect_method_order
 from ..slices.embedded import SubmittedEmail, change_email, submit_email
 from ..slices.navigation import PressedNavigate
@@ -23,11 +23,11 @@ from .wallet_list import connect_rows
 def _wallets(model: Model) -> list[Node]:
     items = connect_rows(model)
     if model.options.features.allWallets:
-        total = dir_slice.total(model)
+        total = directory_wallets.total(model)
         items.append(
             node("wallet-item", "connect/all-wallets", on={"press": PressedNavigate("AllWallets")},
                  pending={"press": "busy"}, name="All Wallets", image="",
-                 tag=dir_slice.rounded_count(total) if total else "")
+                 tag=directory_wallets.rounded_count(total) if total else "")
         )
     return [parts.column("connect/list", items)]
 
