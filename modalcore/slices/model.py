@@ -14,12 +14,8 @@ from ..chains.catalog import Network, catalog, pick
 from .accounts import AccountsState
 from .balances import BalancesState
 from .disconnect import DisconnectState
-<<<<<<< HEAD
-from .directory import DirectoryState
-from .embedded import EmbeddedState
-=======
 from .directory_query import DirectoryState
->>>>>>> main
+from .embedded import EmbeddedState
 from .history import HistoryState
 from .nfts import NftsState
 from .send_form import SendState
