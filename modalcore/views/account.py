@@ -55,6 +55,7 @@ def body(model: Model) -> Node:
                  variant="ghost", label="Copy address"),
         ], gap=4, justify="center"),
         amount,
+        *_embedded_user(account.user_email, account.user_name, account.social_provider),
     ], dir="col", gap=8, align="center")
     return parts.column("account/body", [
         top,
@@ -64,6 +65,16 @@ def body(model: Model) -> Node:
         node("list-item", "account/disconnect", on={"press": PressedDisconnect()}, pending={"press": "busy"},
              title="Disconnect", icon="disconnect"),
     ], gap=16)
+
+
+def _embedded_user(email: str | None, username: str | None, provider: str | None) -> list[Node]:
+    """An embedded wallet's user (issue 15 §5): the email, or the social provider's username."""
+    if email:
+        return [node("chip", "account/user", text=email, icon="mail", label=f"Signed in as {email}")]
+    if username:
+        return [node("chip", "account/user", text=username, icon="wallet",
+                     label=f"Signed in with {provider or 'a social account'} as {username}")]
+    return []
 
 
 def _features(model: Model) -> Node:

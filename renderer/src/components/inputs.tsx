@@ -103,6 +103,10 @@ export function OtpInput({ node, ctx }: NodeProps): JSX.Element {
   const [value, setValue] = useEcho(str(p, 'value').slice(0, length));
   const error = opt(p, 'error');
   const refs = useRef<(HTMLInputElement | null)[]>([]);
+  // The latest value, also between a keystroke and the re-render it causes: focusing the next
+  // box runs before React draws the new value, and its focus handler must see the new length.
+  const latest = useRef(value);
+  latest.current = value;
   const busy = isBusy(node, ctx);
   const focus = (i: number): void => {
     const el = refs.current[Math.max(0, Math.min(length - 1, i))];
@@ -116,7 +120,8 @@ export function OtpInput({ node, ctx }: NodeProps): JSX.Element {
   }, []);
   const update = (v: string): void => {
     const next = v.replace(/[^0-9a-z]/gi, '').slice(0, length);
-    if (next === value) return;
+    if (next === latest.current) return;
+    latest.current = next;
     setValue(next);
     if (offers(node, 'change')) ctx.send(node.id, 'change', { value: next });
   };
@@ -151,7 +156,7 @@ export function OtpInput({ node, ctx }: NodeProps): JSX.Element {
             aria-invalid={error !== undefined || undefined}
             data-autofocus={i === Math.min(value.length, length - 1) || undefined}
             onFocus={(e) => {
-              if (i > value.length) focus(value.length);
+              if (i > latest.current.length) focus(latest.current.length);
               else e.currentTarget.select();
             }}
             onKeyDown={(e) => onKey(i, e)}
