@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 from eth_account.messages import encode_defunct, encode_typed_data
 from eth_account.signers.local import LocalAccount
+from eth_utils import to_checksum_address
 
 from ..rules import texts
 from ..runtime.services import ServiceError
@@ -66,7 +67,11 @@ async def _send(account: LocalAccount, params: list[Any], rpc_url: str, chain_id
     tx = params[0] if params else None
     if not isinstance(tx, dict) or not isinstance(tx.get("to"), str) or not tx["to"].startswith("0x"):
         raise ServiceError("eth_sendTransaction needs a 0x-prefixed 'to'")  # SPEC §5
-    base = {"from": account.address, "to": tx["to"], "value": hex(_hex(tx.get("value"))),
+    try:
+        to = to_checksum_address(tx["to"])
+    except ValueError:
+        raise ServiceError("eth_sendTransaction needs a 0x-prefixed 'to'") from None
+    base = {"from": account.address, "to": to, "value": hex(_hex(tx.get("value"))),
             "data": tx.get("data") or "0x"}
     nonce, gas, block, tip = await jsonrpc.batch(http, rpc_url, [
         ("eth_getTransactionCount", [account.address, "pending"]),
@@ -77,7 +82,7 @@ async def _send(account: LocalAccount, params: list[Any], rpc_url: str, chain_id
     base_fee = _hex(block.get("baseFeePerGas") if isinstance(block, dict) else None)
     priority = _hex(tip)
     signed = account.sign_transaction({
-        "type": 2, "chainId": chain_id, "nonce": _hex(nonce), "to": tx["to"],
+        "type": 2, "chainId": chain_id, "nonce": _hex(nonce), "to": to,
         "value": _hex(tx.get("value")), "data": base["data"], "gas": _hex(tx.get("gas"), _hex(gas)),
         "maxPriorityFeePerGas": priority, "maxFeePerGas": 2 * base_fee + priority,
     })
