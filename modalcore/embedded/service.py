@@ -24,6 +24,7 @@ from .codes import EmailCodes
 from .keys import Identity, KeyVault
 from .mail import MailError
 from .signer import sign
+from .social import SocialSignIns, social_services
 from .otp import RANDOM_BYTES, OtpError, RateLimited, Verdict
 
 log = logging.getLogger(__name__)
@@ -40,9 +41,14 @@ class EmbeddedWallet:
     """What the services share: the code store, the mailer and the key vault."""
 
     codes: EmailCodes
-    mailer: CodeMailer
+    mailer: CodeMailer | None
     vault: KeyVault
     random: Callable[[int], bytes] = os.urandom
+    socials: SocialSignIns | None = None
+
+    def offer(self) -> tuple[bool, tuple[str, ...]]:
+        """What sessions may use: email sign-in (an SMTP server is set), the social providers."""
+        return self.mailer is not None, self.socials.providers() if self.socials else ()
 
 
 def _now(ctx: Any) -> int:
@@ -51,6 +57,8 @@ def _now(ctx: Any) -> int:
 
 def embedded_services(wallet: EmbeddedWallet) -> dict[str, Service]:
     async def email_code(ctx: Any, *, email: str) -> dict[str, Any]:
+        if wallet.mailer is None:
+            raise ServiceError("email sign-in is not configured")
         try:
             address, code = wallet.codes.request(email, _now(ctx), wallet.random(RANDOM_BYTES))
         except RateLimited as limited:
@@ -78,5 +86,8 @@ def embedded_services(wallet: EmbeddedWallet) -> dict[str, Service]:
     async def sign_request(ctx: Any, **args: Any) -> dict[str, str]:
         return await sign(wallet.vault, ctx, **args)
 
-    return {"embedded.email_code": email_code, "embedded.email_verify": email_verify,
-            "embedded.sign": sign_request}
+    services: dict[str, Service] = {"embedded.email_code": email_code, "embedded.email_verify": email_verify,
+                                    "embedded.sign": sign_request}
+    if wallet.socials is not None:
+        services.update(social_services(wallet.socials))
+    return services

@@ -28,6 +28,7 @@ from .keys import KeyVault
 from .mail import SmtpConfig, SmtpSender
 from .masterkey import MasterKey, load_master_key
 from .service import EmbeddedWallet
+from .social import ProviderSetting, SocialSignIns
 
 
 class SmtpSection(BaseModel):
@@ -41,11 +42,25 @@ class SmtpSection(BaseModel):
     ca_file: str | None = None
 
 
+class SocialSection(BaseModel):
+    """One provider: its issuer (discovery) or all three endpoints, and the client."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    issuer: str
+    client_id: str
+    client_secret: str | None = Field(default=None, repr=False)
+    authorization_endpoint: str = ""
+    token_endpoint: str = ""
+    jwks_uri: str = ""
+
+
 class EmbeddedSection(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     db: str = ".modalcore/embedded.db"
     master_key_file: str = ""
+    public_url: str = ""  # the engine's URL as browsers reach it (the providers' redirect)
     smtp: SmtpSection | None = None
+    socials: dict[Literal["google", "x", "discord", "github", "apple", "facebook"], SocialSection] = {}
 
 
 def section_of(extra: dict[str, Any] | None) -> EmbeddedSection:
@@ -57,15 +72,20 @@ def code_key(engine_secret: bytes) -> bytes:
 
 
 def open_wallet(section: EmbeddedSection, resolve: Any, engine_secret: bytes) -> EmbeddedWallet | None:
-    """The codes, mailer and vault of `section` (`resolve(path) -> Path` resolves relative
-    paths); None when no SMTP server is configured."""
-    if section.smtp is None:
+    """The codes, mailer, vault and social sign-ins of `section` (`resolve(path) -> Path`
+    resolves relative paths); None when neither SMTP nor a social provider is configured."""
+    if section.smtp is None and not section.socials:
         return None
     smtp = section.smtp
     master = (MasterKey.read_file(resolve(section.master_key_file)) if section.master_key_file
               else load_master_key())
     db: Path | str = section.db if section.db == ":memory:" else resolve(section.db)
-    sender = SmtpSender(SmtpConfig(host=smtp.host, port=smtp.port, sender=smtp.sender, tls=smtp.tls,
-                                   user=smtp.user, password=smtp.password, ca_file=smtp.ca_file))
+    sender = None if smtp is None else SmtpSender(SmtpConfig(
+        host=smtp.host, port=smtp.port, sender=smtp.sender, tls=smtp.tls, user=smtp.user,
+        password=smtp.password, ca_file=smtp.ca_file))
     codes = EmailCodes(CodeStore(db), code_key(engine_secret))
-    return EmbeddedWallet(codes=codes, mailer=sender, vault=KeyVault(db, master))
+    vault = KeyVault(db, master)
+    settings: dict[str, ProviderSetting] = {name: ProviderSetting(name, s.issuer, s.client_id, s.client_secret, s.authorization_endpoint,
+                                      s.token_endpoint, s.jwks_uri) for name, s in section.socials.items()}
+    socials = SocialSignIns(settings, section.public_url, vault) if settings else None
+    return EmbeddedWallet(codes=codes, mailer=sender, vault=vault, socials=socials)

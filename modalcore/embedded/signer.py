@@ -18,7 +18,8 @@ from typing import Any
 import httpx
 from eth_account.messages import encode_defunct, encode_typed_data
 from eth_account.signers.local import LocalAccount
-from eth_utils import to_checksum_address
+from eth_typing import HexStr
+from eth_utils.address import to_checksum_address
 
 from ..rules import texts
 from ..runtime.services import ServiceError
@@ -81,9 +82,10 @@ async def _send(account: LocalAccount, params: list[Any], rpc_url: str, chain_id
     ])
     base_fee = _hex(block.get("baseFeePerGas") if isinstance(block, dict) else None)
     priority = _hex(tip)
+    data = HexStr(str(base["data"]))
     signed = account.sign_transaction({
         "type": 2, "chainId": chain_id, "nonce": _hex(nonce), "to": to,
-        "value": _hex(tx.get("value")), "data": base["data"], "gas": _hex(tx.get("gas"), _hex(gas)),
+        "value": _hex(tx.get("value")), "data": data, "gas": _hex(tx.get("gas"), _hex(gas)),
         "maxPriorityFeePerGas": priority, "maxFeePerGas": 2 * base_fee + priority,
     })
     raw = "0x" + signed.raw_transaction.hex().removeprefix("0x")

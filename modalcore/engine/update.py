@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 
-from ..flows import approval, connect, embedded, reattach
+from ..flows import approval, connect, embedded, reattach, social
 from ..slices import (
     account_ui,
     balances,
@@ -49,7 +49,7 @@ SLICES: tuple[Slice, ...] = (
     switching.SLICE,
     theme.SLICE,
 )
-FLOWS: tuple[Slice, ...] = (connect.SLICE, embedded.SLICE, approval.SLICE, reattach.SLICE)
+FLOWS: tuple[Slice, ...] = (connect.SLICE, embedded.SLICE, social.SLICE, approval.SLICE, reattach.SLICE)
 
 ENGINE = Table.of(*SLICES, *FLOWS)
 

@@ -56,7 +56,7 @@ def request_code(model: Model, email: str) -> Step:
 
 
 def on_submit(model: Model, msg: SubmittedEmail, now: int) -> Step:
-    if not model.options.features.email or model.embedded.requesting:
+    if not model.options.features.email or not model.embedded.email_offered or model.embedded.requesting:
         return model, []
     typed = model.embedded.email_draft if msg.value is None else msg.value
     email = rules.normalize_email(typed)
@@ -119,8 +119,9 @@ def signed_in(model: Model, email: str, address: str, now: int) -> Step:
     """A verified email: its key's address is connected with the auth connector, on the active
     network (the embedded wallet supports only configured chains, SPEC §5)."""
     chain = model.networks.active or (model.networks.known[0].id if model.networks.known else "eip155:1")
-    model = replace(model, embedded=EmbeddedState(identity=email_identity(email), user_email=email,
-                                                  email=email))
+    model = replace(model, embedded=EmbeddedState(identity=email_identity(email), user_email=email, email=email,
+                                                  email_offered=model.embedded.email_offered,
+                                                  socials=model.embedded.socials))
     info = WalletInfo(name=rules.AUTH_CONNECTOR_NAME, type="AUTH", identifier=rules.AUTH_CONNECTOR_ID)
     return connected(model, rules.AUTH_CONNECTOR_ID, address, chain, now, fresh=True, info=info,
                      user_email=email)

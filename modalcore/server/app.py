@@ -46,6 +46,7 @@ from ..store.sqlite import SqliteStore
 from .config import EngineConfig, default_config, resolve_secret
 from .devproxy import devchain_proxy
 from .approval import routes as approval_routes
+from .social import routes as social_routes
 from .hub import Hub
 from .endpoint import WS_MAX_SIZE, websocket_endpoint
 from .metrics import CountingStore, Metrics, MetricsObserver, metrics_endpoint
@@ -145,6 +146,7 @@ def create_app(
     if embedded is None:  # the operator's [embedded] section (None: no SMTP, no email sign-in)
         embedded = open_wallet(section_of(config.model_extra), config.path, engine_secret)
     app_embedded = embedded
+    hub.embedded_offer = app_embedded.offer() if app_embedded is not None else (False, ())
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -155,6 +157,8 @@ def create_app(
                 sink.http = http
             register_engine_services(hub.deps.services, http, siwx_store, signer)
             if app_embedded is not None:
+                if app_embedded.socials is not None:
+                    app_embedded.socials.http = http
                 for name, service in embedded_services(app_embedded).items():
                     if name not in hub.deps.services:
                         hub.deps.services.register(name, service)
@@ -178,6 +182,7 @@ def create_app(
         *directory_routes(),
         *audit_routes(),
         *approval_routes(hub, engine_secret),
+        *(social_routes(hub, app_embedded.socials) if app_embedded and app_embedded.socials else []),
         *analytics_routes(),
         Route("/", _index(static_dir)),
         Mount("/static", StaticFiles(directory=static_dir, check_dir=False), name="static"),

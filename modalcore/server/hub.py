@@ -20,6 +20,7 @@ from pathlib import Path
 import httpx
 
 from ..chains.catalog import pick
+from ..core.evolve import replace
 from ..slices.model import initial_model
 from ..wire.frames import AnnouncedWallet
 from ..engine.persist import PersistError, load_bytes
@@ -63,6 +64,8 @@ class Hub:
         self.config = config
         self.known_networks = config.known_networks()  # shared by every session's model
         self.clock = clock
+        # (email sign-in offered, social providers): set by create_app from [embedded]
+        self.embedded_offer: tuple[bool, tuple[str, ...]] = (False, ())
         self.store = store
         self.record_dir = record_dir
         self.record_name = record_name  # written in each recording's header
@@ -137,6 +140,8 @@ class Hub:
         model = initial_model(
             join.project, origin, options, join.env, join.wallets, known_networks=self.known_networks
         )
+        email, socials = self.embedded_offer  # what this engine's [embedded] config offers
+        model = replace(model, embedded=replace(model.embedded, email_offered=email, socials=socials))
         session = Session(session_id, model, now)
         record_file = None
         if self.record_dir is not None:

@@ -50,7 +50,9 @@ def cleared(model: Model, namespaces: tuple[str, ...] | None = None) -> Model:
     networks = replace(model.networks, unsupported=None)
     model = replace(model, siwx=model.siwx.forgotten())
     return replace(model, accounts=accounts, networks=networks, connection=ConnectionState(),
-                   balances=BalancesState(), disconnecting=DisconnectState(), embedded=EmbeddedState())
+                   balances=BalancesState(), disconnecting=DisconnectState(),
+                   embedded=EmbeddedState(email_offered=model.embedded.email_offered,
+                                          socials=model.embedded.socials))
 
 
 def start(model: Model, namespace: str | None = None) -> Step:

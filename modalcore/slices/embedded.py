@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..core.cmds import Reply
+from ..core.cmds import EffectReply, Reply
 from ..core.msg import Msg
 from ..rules import embedded as rules
 
@@ -56,6 +56,12 @@ class EmbeddedState:
     identity: str = ""  # "email:alice@example.com" once a code was accepted
     user_email: str = ""
     request: EmbeddedRequest | None = None  # what the wallet was asked, not answered yet
+    # What this engine offers (set at join from the operator's [embedded] config): email needs
+    # an SMTP server, a social provider its OpenID configuration.
+    email_offered: bool = True
+    socials: tuple[str, ...] = ()
+    social: str = ""  # the provider whose popup is open
+    social_error: str | None = None
 
 
 # ----- what the visitor does
@@ -177,3 +183,46 @@ class EmbeddedSigned(Reply):
     """`embedded.sign` answered (`key`: the request's eid)."""
 
     result: SignResult | None = None
+
+
+# ----- social sign-in (OpenID Connect in a popup; the callback is served by the engine)
+
+
+@dataclass(frozen=True)
+class PressedSocial(Msg):
+    provider: str
+
+
+class SocialStart(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    url: str = Field(pattern=r"^https?://", max_length=4096)
+
+
+@dataclass(frozen=True)
+class SocialBegun(Reply):
+    """`embedded.social_begin` answered with the provider's authorization URL (`key`: provider)."""
+
+    result: SocialStart | None = None
+
+
+@dataclass(frozen=True)
+class SocialPopupOpened(EffectReply):
+    """The browser opened (or failed to open) the provider's page (`key`: provider)."""
+
+
+@dataclass(frozen=True)
+class SocialSignedIn(Msg):
+    """The engine's callback route verified the provider's answer (state, PKCE, ID token with
+    its nonce) and opened the identity's key: only that route delivers it."""
+
+    provider: str
+    subject: str
+    address: str
+    username: str = ""
+    email: str = ""
+
+
+@dataclass(frozen=True)
+class SocialFailed(Msg):
+    provider: str
+    error: str

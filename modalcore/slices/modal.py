@@ -21,7 +21,8 @@ SIGN_AND_APPROVE_VIEWS = ("SIWXSignMessage", "ConnectingSiwe", "ApproveTransacti
 NEEDS_ACCOUNT = ("Account", "WalletSend", "WalletSendPreview", "WalletReceive", "SIWXSignMessage",
                  "UnsupportedChain")
 # Views about one wallet, named by a route parameter the host API cannot give: the same.
-NEEDS_PARAM = ("ConnectingExternal", "WalletPage", "EmailVerifyOtp", "ApproveTransaction")
+NEEDS_PARAM = ("ConnectingExternal", "WalletPage", "EmailVerifyOtp", "ApproveTransaction",
+               "ConnectingSocial")
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ VIEWS = (
     "WalletPage",
     "EmailVerifyOtp",
     "ApproveTransaction",
+    "ConnectingSocial",
 )
 
 

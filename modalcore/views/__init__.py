@@ -23,6 +23,7 @@ from . import (
     basic,
     connect,
     connecting_external,
+    connecting_social,
     email_verify_otp,
     networks,
     parts,
@@ -51,6 +52,7 @@ VIEW_MODULES: dict[str, ModuleType] = {
     "WalletPage": wallet_page,
     "EmailVerifyOtp": email_verify_otp,
     "ApproveTransaction": approve_transaction,
+    "ConnectingSocial": connecting_social,
 }
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 from ..slices.model import Model
 from ..slices import directory_wallets
 from ..slices.connectors import connect_method_order
-from ..slices.embedded import SubmittedEmail, change_email, submit_email
+from ..flows.social import NAMES, offered_socials
+from ..slices.embedded import PressedSocial, SubmittedEmail, change_email, submit_email
 from ..slices.navigation import PressedNavigate
 from ..wire.nodes import Node, node
 from . import parts
@@ -43,11 +44,19 @@ def _email(model: Model) -> list[Node]:
     return [parts.column("connect/email-method", [field, go])]
 
 
+def _socials(model: Model) -> list[Node]:
+    rows = [node("list-item", f"connect/social/{p}", on={"press": PressedSocial(p)}, pending={"press": "busy"},
+                 title=f"Continue with {NAMES[p]}", icon="wallet", chevron=True)
+            for p in offered_socials(model)]
+    return [parts.column("connect/social-method", rows)]
+
+
 def methods(model: Model) -> list[str]:
     """The connect methods drawn, in order (a method that offers nothing is left out)."""
     detected = bool(model.connectors.items)
     order = connect_method_order(model.options.features.connectMethodsOrder, detected)
-    offered = {"wallet": True, "email": model.options.features.email, "social": False}
+    offered = {"wallet": True, "email": model.options.features.email and model.embedded.email_offered,
+               "social": bool(offered_socials(model))}
     return [m for m in order if offered.get(m)]
 
 
@@ -56,7 +65,7 @@ def body(model: Model) -> Node:
     for method in methods(model):
         if sections:
             sections.append(node("separator", f"connect/or/{method}", text="or"))
-        sections += _email(model) if method == "email" else _wallets(model)
+        sections += {"email": _email, "social": _socials}.get(method, _wallets)(model)
     footer = parts.row("connect/footer", [
         node("text", "connect/footer/text", text="Haven't got a wallet?", variant="small", tone="muted"),
         node("link", "connect/footer/link", on={"press": PressedNavigate("WhatIsAWallet")},

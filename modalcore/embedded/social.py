@@ -1,0 +1,137 @@
+"""Social sign-in for the engine (issue 15 §2): providers from the operator config, the pending
+sign-ins between popup and callback, and the callback's checks (oidc.py) ending in the
+identity's key (keys.py).
+
+- ``embedded.social_begin(provider, session)`` → ``{"url": authorization URL}``; the state,
+  nonce and PKCE verifier stay here (at most MAX_PENDING, each for PENDING_TTL_MS).
+- `SocialSignIns.complete(provider, params)` (the callback route) → the session id and who
+  signed in, with the address of their key: `state` must name a pending sign-in of that
+  provider (used once), the code is exchanged with the verifier, the ID token's signature,
+  issuer, audience, expiry and nonce are checked.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from ..runtime.services import ServiceError
+from .keys import Identity, KeyVault
+from .oidc import RANDOM_BYTES, OidcError, Pending, ProviderConfig, begin, discover, finish
+
+MAX_PENDING = 10_000
+PENDING_TTL_MS = 10 * 60 * 1000
+
+
+@dataclass(frozen=True)
+class ProviderSetting:
+    name: str
+    issuer: str
+    client_id: str
+    client_secret: str | None = None
+    authorization_endpoint: str = ""
+    token_endpoint: str = ""
+    jwks_uri: str = ""
+
+
+class SocialFailure(Exception):
+    """The callback did not sign anyone in; `session` is the session that asked, when known."""
+
+    def __init__(self, message: str, session: str = "") -> None:
+        super().__init__(message)
+        self.session = session
+
+
+@dataclass(frozen=True)
+class SocialResult:
+    session: str
+    provider: str
+    subject: str
+    address: str
+    email: str
+    username: str
+
+
+class SocialSignIns:
+    def __init__(self, settings: dict[str, ProviderSetting], public_url: str, vault: KeyVault,
+                 random: Callable[[int], bytes] = os.urandom) -> None:
+        self.settings = settings
+        self.public_url = public_url.rstrip("/")
+        self.vault = vault
+        self.random = random
+        self.http: httpx.AsyncClient | None = None
+        self._configs: dict[str, ProviderConfig] = {}
+        self._pending: OrderedDict[str, tuple[Pending, str, int]] = OrderedDict()
+
+    def providers(self) -> tuple[str, ...]:
+        return tuple(self.settings)
+
+    def redirect_uri(self, provider: str) -> str:
+        return f"{self.public_url}/embedded/oidc/callback/{provider}"
+
+    async def config(self, provider: str) -> ProviderConfig:
+        known = self._configs.get(provider)
+        if known is not None:
+            return known
+        setting = self.settings[provider]
+        if setting.authorization_endpoint and setting.token_endpoint and setting.jwks_uri:
+            config = ProviderConfig(provider, setting.issuer, setting.client_id, self.redirect_uri(provider),
+                                    setting.authorization_endpoint, setting.token_endpoint, setting.jwks_uri,
+                                    setting.client_secret)
+        else:
+            if self.http is None:
+                raise OidcError("the engine has no HTTP client yet")
+            config = await discover(self.http, provider, setting.issuer, setting.client_id,
+                                    self.redirect_uri(provider), setting.client_secret)
+        self._configs[provider] = config
+        return config
+
+    def _sweep(self, now: int) -> None:
+        while self._pending:
+            state, (_, _, at) = next(iter(self._pending.items()))
+            if now - at < PENDING_TTL_MS and len(self._pending) <= MAX_PENDING:
+                return
+            del self._pending[state]
+
+    async def start(self, provider: str, session: str, now: int) -> str:
+        if provider not in self.settings:
+            raise ServiceError(f"{provider} sign-in is not configured")
+        try:
+            config = await self.config(provider)
+        except (OidcError, httpx.HTTPError) as error:
+            raise ServiceError(f"{provider} cannot be reached ({type(error).__name__})") from None
+        pending, url = begin(config, self.random(RANDOM_BYTES))
+        self._pending[pending.state] = (pending, session, now)
+        self._sweep(now)
+        return url
+
+    async def complete(self, provider: str, params: dict[str, str], now: int) -> SocialResult:
+        """Raises SocialFailure (naming the session when the state was known)."""
+        entry = self._pending.pop(params.get("state", ""), None)
+        if entry is None or entry[0].provider != provider or now - entry[2] >= PENDING_TTL_MS:
+            raise SocialFailure("the sign-in callback does not match a sign-in in progress (state)")
+        pending, session, _ = entry
+        if self.http is None:
+            raise SocialFailure("the engine has no HTTP client yet", session)
+        try:
+            signed = await finish(self.http, await self.config(provider), pending, params, now // 1000)
+        except (OidcError, httpx.HTTPError) as error:
+            raise SocialFailure(str(error) or type(error).__name__, session) from None
+        address = self.vault.get_or_create(Identity(provider, signed.subject), now)
+        return SocialResult(session, provider, signed.subject, address, signed.email or "",
+                            signed.username or "")
+
+
+def social_services(signins: SocialSignIns) -> dict[str, Any]:
+    async def social_begin(ctx: Any, *, provider: str, session: str) -> dict[str, str]:
+        clock = getattr(ctx, "clock", None)
+        now = int(clock.now_ms()) if clock is not None else time.time_ns() // 1_000_000
+        return {"url": await signins.start(provider, session, now)}
+
+    return {"embedded.social_begin": social_begin}

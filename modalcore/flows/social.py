@@ -1,0 +1,109 @@
+"""Social sign-in (issue 15 §2; SPEC §1 socials, §5 provider check): the provider's button on
+Connect → the engine makes the authorization URL (state, nonce, S256 PKCE; `embedded.social_begin`)
+→ the browser opens it in a popup (`open_url`) → the provider redirects to the engine's callback,
+which verifies everything and delivers `SocialSignedIn` → connected with the auth connector.
+
+Farcaster is never offered: its sign-in needs a Farcaster relay and account, which cannot be
+exercised end to end here (the README's issue-15 section says why).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..core.cmds import Call, Effect
+from ..core.evolve import replace
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice
+from ..rules import embedded as rules
+from ..rules.addresses import checksum, is_evm_address
+from ..slices import router
+from ..slices.accounts import WalletInfo
+from ..slices.embedded import (
+    EmbeddedState,
+    PressedSocial,
+    SocialBegun,
+    SocialFailed,
+    SocialPopupOpened,
+    SocialSignedIn,
+)
+from ..slices.directory_wallets import socials as visible_socials
+from .connect import NAMESPACE, connected
+
+if TYPE_CHECKING:
+    from ..slices.model import Model, Step
+
+SOCIAL_VIEW = "ConnectingSocial"
+BEGIN_SERVICE = "embedded.social_begin"
+NAMES = {"google": "Google", "x": "X", "discord": "Discord", "github": "GitHub", "apple": "Apple",
+         "facebook": "Facebook"}
+POPUP_FAILED = "The sign-in window could not be opened"
+
+
+def offered_socials(model: Model) -> tuple[str, ...]:
+    """The host's socials (SPEC §5 Telegram rules applied) that this engine is configured for,
+    and that SPEC §5 allows in a frame payload (farcaster is not among them)."""
+    configured = model.embedded.socials
+    return tuple(p for p in visible_socials(model) if p in configured and p in rules.SOCIAL_PROVIDERS)
+
+
+def _state(model: Model, **changes: object) -> Model:
+    return replace(model, embedded=replace(model.embedded, **changes))
+
+
+def on_pressed(model: Model, msg: PressedSocial, now: int) -> Step:
+    if msg.provider not in offered_socials(model):
+        return model, []
+    model = _state(model, social=msg.provider, social_error=None)
+    model = replace(model, router=router.push(model.router, SOCIAL_VIEW, msg.provider))
+    return model, [Call(BEGIN_SERVICE, {"provider": msg.provider, "session": model.session_id}, SocialBegun,
+                        key=msg.provider)]
+
+
+def on_begun(model: Model, msg: SocialBegun, now: int) -> Step:
+    if msg.key != model.embedded.social:
+        return model, []
+    if not msg.ok or msg.result is None:
+        return _state(model, social_error=msg.error or POPUP_FAILED), []
+    model, eid = model.next_id("e")
+    return model, [Effect(eid=eid, kind="open_url", req={"url": msg.result.url, "target": "_blank"},
+                          reply=SocialPopupOpened, key=msg.key)]
+
+
+def on_popup(model: Model, msg: SocialPopupOpened, now: int) -> Step:
+    if msg.key != model.embedded.social or msg.ok:
+        return model, []
+    return _state(model, social_error=POPUP_FAILED), []
+
+
+def on_signed_in(model: Model, msg: SocialSignedIn, now: int) -> Step:
+    if msg.provider != model.embedded.social or not is_evm_address(msg.address):
+        return model, []
+    chain = model.networks.active or (model.networks.known[0].id if model.networks.known else "eip155:1")
+    state = EmbeddedState(identity=f"{msg.provider}:{msg.subject}", user_email=msg.email,
+                          email_offered=model.embedded.email_offered, socials=model.embedded.socials)
+    model = replace(model, embedded=state)
+    info = WalletInfo(name=rules.AUTH_CONNECTOR_NAME, type="AUTH", identifier=rules.AUTH_CONNECTOR_ID,
+                      social=msg.provider)
+    model, cmds = connected(model, rules.AUTH_CONNECTOR_ID, checksum(msg.address), chain, now, fresh=True,
+                            info=info, user_email=msg.email or None)
+    account = replace(model.accounts.get(NAMESPACE), social_provider=msg.provider,
+                      user_name=msg.username or None)
+    return replace(model, accounts=model.accounts.with_account(NAMESPACE, account)), cmds
+
+
+def on_failed(model: Model, msg: SocialFailed, now: int) -> Step:
+    if msg.provider != model.embedded.social:
+        return model, []
+    return _state(model, social_error=msg.error[:200]), []
+
+
+HANDLERS: dict[type[Msg], Handler] = {
+    PressedSocial: on_pressed,
+    SocialBegun: on_begun,
+    SocialPopupOpened: on_popup,
+    SocialSignedIn: on_signed_in,
+    SocialFailed: on_failed,
+}
+
+SLICE = Slice("social", HANDLERS)

@@ -1,0 +1,73 @@
+"""Social sign-in in the session (issue 15 §2; SPEC §1 socials, §5 provider list and Telegram
+rules): which buttons Connect draws, the popup effect, the callback's verdicts."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from modalcore.core.cmds import Call
+from modalcore.enginetest import Harness
+from modalcore.rules.embedded import AUTH_CONNECTOR_ID
+from modalcore.slices.embedded import SocialFailed, SocialSignedIn
+
+ADDRESS = "0x" + "ab" * 20
+
+
+def _harness(socials: tuple[str, ...] = ("google", "github"), env: dict[str, object] | None = None,
+             host: list[str] | None = None) -> Harness:
+    options: dict[str, object] = {"networks": ["eip155:1"]}
+    if host is not None:
+        options["features"] = {"socials": host}
+    h = Harness(is_open=True, options=options, env=env)
+    h.session.model = replace(h.model, embedded=replace(h.model.embedded, socials=socials))
+    h.session.render()
+    return h
+
+
+def test_connect_offers_the_configured_socials_only_and_never_farcaster() -> None:
+    h = _harness(socials=("google", "github", "apple"), host=["google", "farcaster", "github"])
+    ids = {n.id for n in h.tree.walk() if n.id.startswith("connect/social/")}
+    assert ids == {"connect/social/google", "connect/social/github"}
+    assert h.node("connect/social/google").p["title"] == "Continue with Google"
+
+
+def test_no_configured_provider_draws_no_social_section() -> None:
+    h = _harness(socials=())
+    assert h.find("connect/social-method") is None
+
+
+def test_telegram_on_ios_removes_google() -> None:
+    h = _harness(socials=("google", "github"), env={"telegram": True, "platform": "ios", "mobile": False})
+    assert h.find("connect/social/google") is None and h.find("connect/social/github") is not None
+
+
+def test_pressing_a_provider_asks_for_its_url_then_opens_the_popup() -> None:
+    h = _harness()
+    h.press("connect/social/github")
+    assert h.view == "ConnectingSocial"
+    [call] = [c for c in h.cmds if isinstance(c, Call) and c.service == "embedded.social_begin"]
+    assert call.args == {"provider": "github", "session": "session-1"}
+    h.settle_call("embedded.social_begin", {"url": "https://github.example/authorize?state=s"})
+    [effect] = [e for e in h.effects() if e["kind"] == "open_url"]
+    assert effect["req"] == {"url": "https://github.example/authorize?state=s", "target": "_blank"}
+
+
+def test_the_callbacks_verdict_connects_or_says_what_failed() -> None:
+    h = _harness()
+    h.press("connect/social/google")
+    h.deliver(SocialFailed("google", "the provider refused the sign-in (access_denied)"))
+    assert h.node("social/error").p["text"] == "the provider refused the sign-in (access_denied)"
+    assert h.find("social/retry") is not None
+    h.deliver(SocialSignedIn("github", "sub-1", ADDRESS, "zoe"))  # not the provider asked for
+    assert h.model.accounts.get("eip155").status == "disconnected"
+    h.deliver(SocialSignedIn("google", "sub-1", ADDRESS, "zoe", "zoe@example.com"))
+    account = h.model.accounts.get("eip155")
+    assert account.status == "connected" and account.connector_id == AUTH_CONNECTOR_ID
+    assert account.social_provider == "google" and account.user_name == "zoe"
+    assert h.model.embedded.identity == "google:sub-1"
+
+
+def test_a_provider_not_offered_cannot_be_started_by_an_intent() -> None:
+    h = _harness(socials=("google",))
+    assert h.intent("connect/social/github", "press") in ("invalid", "stale")
+    assert not [c for c in h.cmds if isinstance(c, Call) and c.service == "embedded.social_begin"]

@@ -1,0 +1,128 @@
+"""Social sign-in through the running engine (issue 15 §2): a socket session presses "Continue
+with Google", gets the authorization URL as an `open_url` effect, the popup signs in at a real
+local OpenID provider (panva's oidc-provider), the provider sends it to the engine's callback,
+and the session is connected with the auth connector; the same subject gets the same address;
+a forged state or a callback replay connects nothing."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin
+
+import httpx
+import pytest
+
+from modalcore.embedded.devoidc import DevOidcProvider
+from modalcore.embedded.masterkey import MasterKey
+from modalcore.netports import free_port
+from modalcore.server.app import create_app
+from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
+from modalcore.server.config import parse_config
+
+
+@pytest.fixture(scope="module")
+def port() -> int:
+    return free_port()
+
+
+@pytest.fixture(scope="module")
+def provider(port: int) -> Iterator[DevOidcProvider]:
+    running = DevOidcProvider(f"http://127.0.0.1:{port}/embedded/oidc/callback/google").start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def engine(port: int, provider: DevOidcProvider, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    folder = tmp_path_factory.mktemp("social")
+    key = folder / "master.key"
+    key.write_text(MasterKey.generate().hex())
+    config = parse_config({
+        "secret": TEST_SECRET,
+        "projects": {TEST_PROJECT: {"name": "Test dApp", "origins": [TEST_ORIGIN]}},
+        "siwx": {"db": str(folder / "siwx.db"), "key_file": str(folder / "engine.key")},
+        "embedded": {"db": str(folder / "embedded.db"), "master_key_file": str(key),
+                     "public_url": f"http://127.0.0.1:{port}",
+                     "socials": {"google": {"issuer": provider.issuer, "client_id": provider.client_id}}},
+    })
+    with serve_app(create_app(config), port) as running:
+        yield running
+
+
+async def popup(url: str, login: str) -> httpx.Response:
+    """What the visitor does in the popup: the provider's login and consent pages, then the
+    redirect to the engine's callback, followed."""
+    async with httpx.AsyncClient(timeout=30, follow_redirects=False) as browser:
+        response = await browser.get(url)
+        for _ in range(12):
+            if response.status_code in (302, 303):
+                location = urljoin(str(response.url), response.headers["location"])
+                response = await browser.get(location)
+                if "/embedded/oidc/callback/" in location:
+                    return response
+                continue
+            action = re.search(r'<form[^>]*action="([^"]+)"', response.text)
+            prompt = re.search(r'name="prompt" value="(\w+)"', response.text)
+            assert action and prompt, response.text[:300]
+            form = {"prompt": prompt.group(1)}
+            if prompt.group(1) == "login":
+                form.update(login=login, password="any")
+            response = await browser.post(urljoin(str(response.url), action.group(1)), data=form)
+    raise AssertionError("the provider never redirected to the callback")
+
+
+def _account(frames: list[dict[str, Any]]) -> dict[str, Any]:
+    found = [f["data"] for f in frames if f["t"] == "host_event" and f.get("kind") == "account"]
+    return found[-1] if found else {}
+
+
+async def _start(client: Client) -> str:
+    frames = await client.join(opts={"networks": ["eip155:1"], "features": {"socials": ["google", "farcaster"]}})
+    tree = next(f for f in frames if f["t"] == "snapshot")["tree"]
+    assert "connect/social/google" in str(tree) and "farcaster" not in str(tree)
+    await client.intent("host", "open", {})
+    await client.quiet(0.2)
+    await client.intent("connect/social/google", "press")
+    frames = await client.recv_until(lambda f: f["t"] == "effect" and f["kind"] == "open_url")
+    url: str = frames[-1]["req"]["url"]
+    assert "code_challenge_method=S256" in url and "nonce=" in url and "state=" in url
+    return url
+
+
+async def test_google_sign_in_connects_the_embedded_wallet_and_the_same_subject_gets_the_same_address(
+        engine: RunningServer) -> None:
+    addresses = []
+    for _ in range(2):
+        async with engine.client() as client:
+            url = await _start(client)
+            answer = await popup(url, "zoe")
+            assert answer.status_code == 200 and "signed in" in answer.text
+            frames = await client.recv_until(lambda f: _account([f]).get("isConnected") is True, timeout=10)
+            account = _account(frames)
+            assert account["connector"] == "ID_AUTH"
+            addresses.append(account["address"])
+    assert addresses[0] == addresses[1]
+    async with engine.client() as client:
+        answer = await popup(await _start(client), "yan")
+        frames = await client.recv_until(lambda f: _account([f]).get("isConnected") is True, timeout=10)
+        assert _account(frames)["address"] != addresses[0]
+
+
+async def test_a_forged_state_or_a_replayed_callback_connects_nothing(engine: RunningServer) -> None:
+    async with httpx.AsyncClient(timeout=10) as http:
+        forged = await http.get(f"{engine.http_url}/embedded/oidc/callback/google",
+                                params={"code": "abc", "state": "forged"})
+        assert forged.status_code == 400
+        unknown = await http.get(f"{engine.http_url}/embedded/oidc/callback/farcaster", params={"state": "x"})
+        assert unknown.status_code == 404
+    async with engine.client() as client:
+        url = await _start(client)
+        answer = await popup(url, "wes")
+        assert answer.status_code == 200
+        await client.recv_until(lambda f: _account([f]).get("isConnected") is True, timeout=10)
+        async with httpx.AsyncClient(timeout=10) as http:
+            replay = await http.get(str(answer.url))
+        assert replay.status_code == 400  # the state was used once
