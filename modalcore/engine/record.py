@@ -19,6 +19,7 @@ import json
 import subprocess
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from ..core.evolve import replace
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -106,13 +107,17 @@ class Recorder:
         self.sink.flush()
 
     def join(self, now: int, session_id: str, origin: str, frame: Join,
-             networks: Sequence[Network] = ()) -> None:
+             networks: Sequence[Network] = (), embedded: tuple[bool, tuple[str, ...]] = (False, ())) -> None:
         """How the session began; `networks` are the catalog entries its model was built with
-        (the operator's config), so a replay needs no config."""
+        (the operator's config) and `embedded` what its embedded wallet offered (email, socials),
+        so a replay needs no config."""
         data = frame.model_dump(mode="json")
         self.scrubber.learn(data.get("resume"), "resume-token")
-        self.write({"k": "join", "now": now, "session": session_id, "origin": origin, "frame": data,
-                    "networks": _networks.dump_python(tuple(networks), mode="json")})
+        event: dict[str, Any] = {"k": "join", "now": now, "session": session_id, "origin": origin, "frame": data,
+                                 "networks": _networks.dump_python(tuple(networks), mode="json")}
+        if embedded != (False, ()):
+            event["embedded"] = {"email": embedded[0], "socials": list(embedded[1])}
+        self.write(event)
 
     def welcome(self, now: int, token: str, resumed: bool, last: int | None,
                 wallets: list[AnnouncedWallet] | None = None, options: HostOptions | None = None,
@@ -263,6 +268,11 @@ def _start(event: dict[str, Any]) -> Any:
     known = {network.id: network for network in recorded} if recorded else None
     model = initial_model(frame.project, event["origin"], parse_options(frame.opts),
                           frame.env, frame.wallets, known_networks=known)
+    offer = event.get("embedded") or {}
+    if offer:
+        embedded = replace(model.embedded, email_offered=bool(offer.get("email")),
+                           socials=tuple(str(s) for s in offer.get("socials") or ()))
+        model = replace(model, embedded=embedded)
     return Session(event["session"], model, event["now"])
 
 

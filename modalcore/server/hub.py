@@ -148,7 +148,7 @@ class Hub:
             self.record_dir.mkdir(parents=True, exist_ok=True)
             record_file = (self.record_dir / f"{session_id}.jsonl").open("w")
             session.recorder = Recorder(record_file, name=self.record_name)
-            session.recorder.join(now, session_id, origin, join, model.networks.known)
+            session.recorder.join(now, session_id, origin, join, model.networks.known, self.embedded_offer)
         runner = SessionRunner(session, self.deps, record_file=record_file)
         self.runners[session_id] = runner
         self._count(session_id, address)

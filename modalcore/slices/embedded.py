@@ -57,8 +57,8 @@ class EmbeddedState:
     user_email: str = ""
     request: EmbeddedRequest | None = None  # what the wallet was asked, not answered yet
     # What this engine offers (set at join from the operator's [embedded] config): email needs
-    # an SMTP server, a social provider its OpenID configuration.
-    email_offered: bool = True
+    # an SMTP server, a social provider its OpenID configuration. Off unless the engine says.
+    email_offered: bool = False
     socials: tuple[str, ...] = ()
     social: str = ""  # the provider whose popup is open
     social_error: str | None = None

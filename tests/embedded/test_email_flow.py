@@ -18,7 +18,7 @@ from modalcore.enginetest import METAMASK, Harness
 from modalcore.rules.embedded import AUTH_CONNECTOR_ID
 from modalcore.views.connect import methods
 
-from .world import EmailWorld, open_wallet
+from .world import EmailWorld, offer_email, open_wallet
 
 EMAIL = "Alice@Example.com"
 
@@ -53,25 +53,28 @@ def _ids(h: Harness) -> list[str]:
 
 
 def test_connect_puts_email_first_then_wallets_by_default() -> None:
-    h = Harness(is_open=True)
+    h = offer_email(Harness(is_open=True))
     assert methods(h.model) == ["email", "wallet"]
     assert _ids(h)[:3] == ["connect/email-method", "connect/or/wallet", "connect/list"]
     assert h.node("connect/email").p["kind"] == "email"
 
 
 def test_connect_puts_wallets_first_when_a_wallet_is_installed() -> None:
-    h = Harness(is_open=True, wallets=[METAMASK])
+    h = offer_email(Harness(is_open=True, wallets=[METAMASK]))
     assert methods(h.model) == ["wallet", "email"]
     assert _ids(h)[:3] == ["connect/list", "connect/or/email", "connect/email-method"]
 
 
 def test_the_hosts_configured_order_wins_and_email_off_hides_the_field() -> None:
-    h = Harness(is_open=True, wallets=[METAMASK],
-                options={"networks": ["eip155:1"], "features": {"connectMethodsOrder": ["email", "wallet"]}})
+    h = offer_email(Harness(is_open=True, wallets=[METAMASK], options={
+        "networks": ["eip155:1"], "features": {"connectMethodsOrder": ["email", "wallet"]}}))
     assert methods(h.model) == ["email", "wallet"]
-    off = Harness(is_open=True, options={"networks": ["eip155:1"], "features": {"email": False}})
+    off = offer_email(Harness(is_open=True, options={"networks": ["eip155:1"], "features": {"email": False}}))
     assert methods(off.model) == ["wallet"]
     assert off.find("connect/email") is None
+    # an engine without an SMTP server does not offer email (the default of a new session)
+    bare = Harness(is_open=True)
+    assert methods(bare.model) == ["wallet"] and bare.find("connect/email") is None
 
 
 # ----- SPEC §5: email valid

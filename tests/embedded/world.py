@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,13 @@ def open_wallet(db: Path, smtp: LocalSmtpServer) -> EmbeddedWallet:
                           vault=KeyVault(db, MASTER))
 
 
+def offer_email(h: Harness) -> Harness:
+    """The session as an engine with an SMTP server starts it: email sign-in offered."""
+    h.session.model = replace(h.model, embedded=replace(h.model.embedded, email_offered=True))
+    h.session.render()
+    return h
+
+
 class EmailWorld:
     """One visitor's session (a Harness on a fake clock) against the shared embedded wallet."""
 
@@ -60,6 +67,7 @@ class EmailWorld:
         self.loop = asyncio.new_event_loop()
         self.http: Any = None
         self.h = Harness(now=now, is_open=True, **build)
+        offer_email(self.h)
 
     def run_calls(self) -> list[CallSettled]:
         """Run every pending embedded.* call through the real service and deliver its answer."""
