@@ -74,7 +74,7 @@ redis:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
 	  else echo "redis-server is missing: run 'sudo apt-get install -y redis-server'"; exit 1; fi; }
 
-run: $(RUNSTAMP) renderer/dist/modal.js chain/node_modules/.installed
+run: $(RUNSTAMP) renderer/dist/modal.js chain/node_modules/.installed oidcprovider/node_modules/.installed
 	$(PY) -m modalcore demo --host $(HOST) --port $(PORT)
 
 test: deps chromium redis typecheck imports

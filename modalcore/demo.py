@@ -1,5 +1,7 @@
 """`python -m modalcore demo` (what `make run` starts): the two local chains with their
-contracts, the engine, and the demo page, on 127.0.0.1.
+contracts, the engine, and the demo page, on 127.0.0.1; for the embedded wallet (issue 15) a
+local SMTP server whose mail is shown at /dev/mail (to read the sign-in code), and the local
+OpenID provider as "google" when `oidcprovider/` is installed.
 
 The engine's port is checked before anything starts (a port in use stops here with what to do).
 The chains listen on free ports by default, so two demos run side by side (the Dev Wallet
@@ -13,12 +15,53 @@ import logging
 import os
 import socket
 import sys
+from pathlib import Path
 
 from .devchain.deploy import deploy_all
+from .embedded.devmail import LocalSmtpServer
+from .embedded.devoidc import SCRIPT as OIDC_SCRIPT
+from .embedded.devoidc import DevOidcProvider, OidcProviderStartError
+from .embedded.devpage import PATH as MAIL_PATH
+from .embedded.devpage import mail_route
+from .embedded.masterkey import MasterKey
 from .devchain.nodes import NodeStartError, ensure_node_modules, free_port, start_nodes, stop_nodes
 from .server.config import dev_networks, parse_config
 
 CHAIN_IDS = (31337, 31338)
+MASTER_KEY_FILE = Path(".modalcore/demo-master.key")
+
+
+def demo_master_key(path: Path = MASTER_KEY_FILE) -> Path:
+    """The demo's master key file (made once, owner-only): a real deployment brings its own
+    (MODALCORE_MASTER_KEY or MODALCORE_MASTER_KEY_FILE, README's issue-15 section)."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(MasterKey.generate().hex() + "\n")
+    return path
+
+
+def embedded_section(engine_url: str, smtp_port: int, provider: DevOidcProvider | None) -> dict[str, object]:
+    """The demo's [embedded] section: the local SMTP server, and the local OpenID provider as
+    "google" when it runs (its login page takes any name)."""
+    section: dict[str, object] = {
+        "db": ".modalcore/embedded.db", "master_key_file": str(demo_master_key().resolve()),
+        "public_url": engine_url,
+        "smtp": {"host": "127.0.0.1", "port": smtp_port, "tls": "none", "sender": "Modalcore demo <wallet@demo.test>"},
+    }
+    if provider is not None:
+        section["socials"] = {"google": {"issuer": provider.issuer, "client_id": provider.client_id}}
+    return section
+
+
+def start_provider(engine_url: str) -> DevOidcProvider | None:
+    if not (OIDC_SCRIPT.parent / "node_modules").is_dir():
+        return None
+    try:
+        return DevOidcProvider(f"{engine_url}/embedded/oidc/callback/google").start()
+    except OidcProviderStartError:
+        return None
 QUIET_LOGGERS = ("httpx", "httpcore")
 
 
@@ -76,6 +119,9 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
     except NodeStartError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
+    smtp = LocalSmtpServer().start()
+    engine_url = f"http://{host}:{port}"
+    provider = start_provider(engine_url)
     try:
         rpc_urls = {node.chain_id: node.rpc_url for node in nodes}
         deployment = deploy_all(rpc_urls, expected_path=None)
@@ -84,13 +130,21 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
             "networks": dev_networks(rpc_urls, deployment),
             "store": {"kind": "sqlite", "path": ".modalcore/sessions.db"},
             "devchain_proxy": True,  # the Dev Wallet reaches the chains through /devchain
+            "embedded": embedded_section(engine_url, smtp.port, provider),
         })
         quiet_logging()
         for chain_id, url in sorted(rpc_urls.items()):
             print(f"chain {chain_id}: {url}", flush=True)
+        print(f"email codes: {engine_url}{MAIL_PATH}   (local SMTP on 127.0.0.1:{smtp.port})", flush=True)
+        if provider is not None:
+            print(f"social sign-in: Google is the local OpenID provider {provider.issuer}", flush=True)
         print(f"\n  Modalcore demo: http://{host}:{port}/   (stop: Ctrl-C)\n", flush=True)
         app = create_app(config, record_dir=record_dir, record_name=record_name)
+        app.router.routes.append(mail_route(smtp.mailbox))  # demo only: read the codes
         uvicorn.run(app, host=host, port=port, log_level="warning", **uvicorn_options())
     finally:
         stop_nodes(nodes)
+        smtp.stop()
+        if provider is not None:
+            provider.stop()
     return 0
