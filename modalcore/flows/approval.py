@@ -100,7 +100,9 @@ def observe(before: Model, after: Model, now: int) -> Step:
     previous = before.embedded.request
     if request is not None and (previous is None or previous.eid != request.eid):
         if request.method in APPROVAL_METHODS:
-            model = replace(after, router=router.push(after.router, APPROVE_VIEW, request.eid))
+            # the approval is drawn in the modal: it opens if it was closed
+            model = replace(after, router=router.push(after.router, APPROVE_VIEW, request.eid),
+                            modal=replace(after.modal, open=True))
             return model, [StartTimer(TIMER, APPROVAL_TIMEOUT_MS, ApprovalTimedOut(request.eid))]
         if request.method in SAFE_METHODS:
             return _safe(after, request)

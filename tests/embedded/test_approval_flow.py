@@ -206,3 +206,14 @@ def test_going_back_from_the_approval_rejects_it(wallet: EmbeddedWallet, smtp: L
     assert world.h.model.embedded.request is None
     assert world.h.view == "Account"
     assert not [c for c in world.h.cmds if isinstance(c, Call) and c.service == "embedded.sign"]
+
+
+def test_a_request_while_the_modal_is_closed_opens_it_on_the_approval(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world = EmailWorld(wallet, smtp)
+    address = world.sign_in(EMAIL)
+    assert not world.h.model.modal.open  # connecting closed it
+    _ask(world, "personal_sign", ["0x68656c6c6f", address])
+    request = world.h.model.embedded.request
+    assert request is not None and world.h.model.modal.open
+    assert world.h.find(f"approve/frame/{request.eid}") is not None

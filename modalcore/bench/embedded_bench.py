@@ -1,0 +1,116 @@
+"""Embedded wallet figures (issue 15), engine side, with the real parts: the SQLite code store
+and key vault, SMTP to a local aiosmtpd server, one session driven through its intents.
+
+- email submitted → code sent: the submit intent, `embedded.email_code` (digest stored, mail
+  accepted by the SMTP server), its reply applied (EmailVerifyOtp drawn);
+- code submitted → Account: the sixth digit, `embedded.email_verify` (the key created on first
+  sign-in), the reply applied (connected, Account);
+- approval frame drawn after a sign request: the request on the auth connector → the
+  ApproveTransaction tree holding the engine-origin frame, and that frame's page rendered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from ..core.cmds import Call, CallSettled, EffectReply
+from ..embedded.codes import EmailCodes
+from ..embedded.codestore import CodeStore
+from ..embedded.decode import describe
+from ..embedded.devmail import LocalSmtpServer
+from ..embedded.keys import KeyVault
+from ..embedded.mail import SmtpConfig, SmtpSender
+from ..embedded.masterkey import MasterKey
+from ..embedded.service import EmbeddedWallet, embedded_services
+from ..enginetest import Harness
+from ..core.evolve import replace
+from ..rules.embedded import AUTH_CONNECTOR_ID
+from ..slices.connecting import wallet_request
+from ..slices.model import Model, Step
+from .stats import line, summary
+
+ROUNDS = 40
+
+
+class BenchSigned(EffectReply):
+    """The reply the bench's sign request names (nothing handles it: it is never answered)."""
+
+
+class _Clock:
+    def now_ms(self) -> int:
+        return time.time_ns() // 1_000_000
+
+
+class _Ctx:
+    clock = _Clock()
+
+
+def _ms(samples: list[float]) -> str:
+    s = summary(samples)
+    return f"p50 {s['p50']:.1f} ms, p99 {s['p99']:.1f} ms ({len(samples)} runs)"
+
+
+def run() -> list[str]:
+    smtp = LocalSmtpServer().start()
+    loop = asyncio.new_event_loop()
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            db = Path(folder) / "embedded.db"
+            wallet = EmbeddedWallet(
+                codes=EmailCodes(CodeStore(db), b"b" * 32),
+                mailer=SmtpSender(SmtpConfig("127.0.0.1", smtp.port, "bench@modal.test", tls="none")),
+                vault=KeyVault(db, MasterKey.generate()))
+            services = embedded_services(wallet)
+
+            def settle(h: Harness) -> None:
+                for call in [c for c in h.cmds if isinstance(c, Call) and c.service in services]:
+                    h.cmds.remove(call)
+                    result: Any = loop.run_until_complete(services[call.service](_Ctx(), **call.args))
+                    h.deliver(CallSettled(call.purpose, True, result, context=call.context))
+
+            sent, connected, framed = [], [], []
+            for i in range(ROUNDS):
+                h = Harness(is_open=True, options={"networks": ["eip155:1"]})
+                h.session.model = replace(h.model, embedded=replace(h.model.embedded, email_offered=True))
+                h.session.render()
+                email = f"bench{i}@example.com"
+                h.intent("connect/email", "change", {"value": email})
+                start = time.perf_counter()
+                h.intent("connect/email", "submit", {"value": email})
+                settle(h)
+                sent.append(1000 * (time.perf_counter() - start))
+                assert h.view == "EmailVerifyOtp"
+                found = re.search(r"\b(\d{6})\b", smtp.mailbox.to(email)[-1].body)
+                assert found is not None
+                start = time.perf_counter()
+                h.intent("otp/code", "change", {"value": found.group(1)})
+                settle(h)
+                connected.append(1000 * (time.perf_counter() - start))
+                assert h.model.accounts.get("eip155").connector_id == AUTH_CONNECTOR_ID
+                address = h.model.accounts.get("eip155").address or ""
+
+                def ask(model: Model) -> Step:
+                    model, effect = wallet_request(model, AUTH_CONNECTOR_ID, "personal_sign",
+                                                   ["0x68656c6c6f", address], BenchSigned)
+                    return model, [effect]
+
+                start = time.perf_counter()
+                h.apply(ask)
+                request = h.model.embedded.request
+                assert request is not None and h.find(f"approve/frame/{request.eid}") is not None
+                describe(request.method, request.params, h.model.networks.active_network)
+                framed.append(1000 * (time.perf_counter() - start))
+    finally:
+        loop.close()
+        smtp.stop()
+    return [
+        "Embedded wallet (engine side, local SMTP and SQLite)",
+        line("email submitted → code sent (SMTP accepted)", _ms(sent)),
+        line("code submitted → Account (key created)", _ms(connected)),
+        line("sign request → approval frame in the tree", _ms(framed)),
+    ]
