@@ -21,12 +21,13 @@ from typing import Any
 
 import httpx
 
+from ..rules import limits as L
 from ..runtime.services import ServiceError
 from .keys import Identity, KeyVault
 from .oidc import RANDOM_BYTES, OidcError, Pending, ProviderConfig, begin, discover, finish
 
-MAX_PENDING = 10_000
-PENDING_TTL_MS = 10 * 60 * 1000
+MAX_PENDING = L.SOCIAL_PENDING
+PENDING_TTL_MS = L.SOCIAL_PENDING_MS
 
 
 @dataclass(frozen=True)

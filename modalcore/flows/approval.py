@@ -25,6 +25,7 @@ from ..core.cmds import Call, CancelTimer, Cmd, Dispatch, EffectReply, StartTime
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
+from ..rules import limits as L
 from ..rules import texts
 from ..slices import router, snack
 from ..slices.embedded import (
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from ..slices.model import Model, Step
 
 APPROVE_VIEW = "ApproveTransaction"
-APPROVAL_TIMEOUT_MS = 10 * 60 * 1000  # the frame waits this long for the visitor
+APPROVAL_TIMEOUT_MS = L.APPROVAL_TIMEOUT_MS  # the frame waits this long for the visitor
 NOT_ALLOWED_DELAY_MS = 300  # SPEC: the UI says 'Action not allowed' after 300 ms
 USER_REJECTED = 4001
 NOT_ALLOWED = 4200

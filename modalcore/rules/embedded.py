@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 
+from .limits import EMAIL_CHARS
+
 AUTH_CONNECTOR_ID = "ID_AUTH"
 AUTH_CONNECTOR_NAME = "Email Wallet"
 CODE_DIGITS = 6
-EMAIL_CHARS = 254  # RFC 5321's path limit; a longer address is invalid
 INVALID_EMAIL = "Invalid email"
 SOCIAL_PROVIDERS = ("google", "github", "apple", "facebook", "x", "discord")  # SPEC §5 frame payloads
 

@@ -107,3 +107,12 @@ WC_FRAME_BYTES = 1024 * 1024  # one relay websocket frame (beyond it the library
 WC_DEDUPE_IDS = 4096  # delivery ids and message digests remembered against replays
 WC_BATCH_TOPICS = 500  # topics per irn_batchSubscribe / irn_batchUnsubscribe
 WC_SEEN_REQUESTS = 64  # a wallet's request ids a dApp state remembers (a replay is dropped)
+
+# ----- the embedded wallet (issue 15)
+EMAIL_CHARS = 254  # an email address (RFC 5321's path); longer is 'Invalid email'
+APPROVAL_BODY_BYTES = 2048  # POST /embedded/approve: larger is 400
+APPROVAL_ID_CHARS = 128  # its session and request ids
+APPROVAL_TIMEOUT_MS = 10 * 60 * 1000  # an approval not decided by then fails ("timeout")
+SOCIAL_PENDING = 10_000  # social sign-ins between popup and callback, engine-wide (oldest dropped)
+SOCIAL_PENDING_MS = 10 * 60 * 1000  # … each kept this long
+SOCIAL_PARAM_CHARS = 4096  # a callback query value (longer is cut)

@@ -29,6 +29,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from ..embedded.decode import TITLES, describe
+from ..rules import limits as L
 from ..slices.embedded import ApprovalDecided
 from .origins import DEFAULT_ALLOWED_ANCESTORS
 
@@ -37,8 +38,8 @@ if TYPE_CHECKING:
     from .hub import Hub
 
 PATH = "/embedded/approve"
-MAX_BODY_BYTES = 2048
-MAX_ID_CHARS = 128
+MAX_BODY_BYTES = L.APPROVAL_BODY_BYTES
+MAX_ID_CHARS = L.APPROVAL_ID_CHARS
 
 
 def _token_mac(secret: bytes, session: str, request: str, nonce: str) -> str:

@@ -13,12 +13,13 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from ..embedded.social import SocialFailure, SocialSignIns
+from ..rules import limits as L
 from ..slices.embedded import SocialFailed, SocialSignedIn
 
 if TYPE_CHECKING:
     from .hub import Hub
 
-MAX_PARAM_CHARS = 4096
+MAX_PARAM_CHARS = L.SOCIAL_PARAM_CHARS
 _CLOSE = ("<!doctype html><meta charset=utf-8><title>{title}</title><p>{text}</p>"
           "<script nonce={nonce}>setTimeout(() => window.close(), 300)</script>")
 
