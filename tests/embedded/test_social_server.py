@@ -126,3 +126,54 @@ async def test_a_forged_state_or_a_replayed_callback_connects_nothing(engine: Ru
         async with httpx.AsyncClient(timeout=10) as http:
             replay = await http.get(str(answer.url))
         assert replay.status_code == 400  # the state was used once
+
+
+async def test_only_the_frames_own_post_with_its_token_approves(engine: RunningServer) -> None:
+    """The approval routes (issue 15 §4): the frame page carries CSP frame-ancestors and a token;
+    a decision from another origin, without the page's token, for another request, or malformed
+    changes nothing; the frame's own request approves and the sign-in completes."""
+    async with engine.client() as client:
+        frames = await client.join(opts={"networks": ["eip155:1"], "siwx": {"required": True},
+                                         "features": {"socials": ["google"]}})
+        await client.intent("host", "open", {})
+        await client.quiet(0.2)
+        await client.intent("connect/social/google", "press")
+        got = await client.recv_until(lambda f: f["t"] == "effect" and f["kind"] == "open_url")
+        await popup(got[-1]["req"]["url"], "uma")
+        await client.recv_until(lambda f: "siwx/sign" in str(f), timeout=10)
+        await client.intent("siwx/sign", "press")
+        got = await client.recv_until(lambda f: "approve/frame/" in str(f), timeout=10)
+        assert not [f for f in client.frames if f["t"] == "effect" and f["kind"] == "eip1193"]
+        src = re.search(r"/embedded/approve\?session=[^'\"]+?&request=e\d+", str(got[-1]))
+        assert src is not None
+        session = client.session
+        eid = src.group(0).rsplit("=", 1)[1]
+        async with httpx.AsyncClient(timeout=10, base_url=engine.http_url) as http:
+            page = await http.get(src.group(0))
+            assert page.status_code == 200
+            csp = page.headers["content-security-policy"]
+            assert f"frame-ancestors {TEST_ORIGIN}" in csp and "http://localhost:*" in csp
+            assert "wants you to sign in with your Ethereum account" in page.text
+            token = re.search(r'token: "([^"]+)"', page.text)
+            assert token is not None
+            good = {"session": session, "request": eid, "token": token.group(1), "approve": True}
+            own = {"Origin": engine.http_url, "Content-Type": "application/json"}
+            refused = [
+                await http.post("/embedded/approve", json=good, headers={"Origin": TEST_ORIGIN}),
+                await http.post("/embedded/approve", json=good),  # no Origin
+                await http.post("/embedded/approve", json=good, headers={**own, "Sec-Fetch-Site": "cross-site"}),
+                await http.post("/embedded/approve", json={**good, "token": "x.y"}, headers=own),
+                await http.post("/embedded/approve", json={**good, "request": "e999"}, headers=own),
+                await http.post("/embedded/approve", content=b"{" * 3000, headers=own),
+                await http.post("/embedded/approve", json={**good, "approve": "yes"}, headers=own),
+            ]
+            assert [r.status_code for r in refused] == [403, 403, 403, 403, 403, 400, 400]
+            assert "signedIn\": true" not in str(await client.quiet(0.3))
+            answer = await http.post("/embedded/approve", json=good, headers=own)
+            assert answer.status_code == 200
+            again = await http.post("/embedded/approve", json=good, headers=own)
+            assert again.status_code == 404  # decided: nothing waits any more
+        frames = await client.recv_until(
+            lambda f: f["t"] == "host_event" and f.get("kind") == "siwx" and f["data"].get("signedIn") is True,
+            timeout=10)
+        assert frames
