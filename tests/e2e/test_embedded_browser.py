@@ -29,7 +29,10 @@ from modalcore.netports import free_port
 from modalcore.server.config import dev_networks, parse_config
 from modalcore.testing import RunningServer, serve_app
 
-from .conftest import SECRET, TIMEOUT_MS, serve, watch
+from .checks import axe, clipped, outside, screenshot
+from .conftest import REPO_ROOT, SECRET, TIMEOUT_MS, Demo, serve
+
+SWEEP = REPO_ROOT / "artifacts" / "sweep"
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
 
@@ -279,3 +282,37 @@ def test_the_rate_limit_message_is_exact_in_the_browser(
         otp.wait_for(state="visible")
         otp.get_by_role("button", name="Resend code").click()
         expect(otp.get_by_text(re.compile(r"^Please try again after (30|29|28|27) seconds$"))).to_be_visible()
+
+
+def test_the_embedded_views_pass_the_sweep_checks(
+        browser: Any, host_site: str, smtp: LocalSmtpServer, embedded_engine: RunningServer) -> None:
+    """Connect with the email field, EmailVerifyOtp and ApproveTransaction: no text cut, nothing
+    outside the card, no serious or critical axe-core violation (as tests/e2e/test_sweep_browser.py)."""
+    with host_page(browser, host_site + "/?siwx=1") as page:
+        demo = Demo(page.context, page, host_site)
+        problems: list[str] = []
+
+        def check(name: str) -> None:
+            page.wait_for_timeout(300)
+            screenshot(demo, SWEEP, f"embedded-{name}")
+            problems.extend(f"{name}: text cut: {t}" for t in clipped(demo))
+            problems.extend(f"{name}: outside the card: {t}" for t in outside(demo)[:5])
+            problems.extend(f"{name}: axe {v['impact']} {v['id']}: {v['help']} {v['nodes']}" for v in axe(demo))
+
+        page.click("#open")
+        page.locator('.wm-card[data-view="Connect"]').wait_for(state="visible")
+        check("Connect")
+        email = "kim@example.com"
+        card = page.locator('.wm-card[data-view="Connect"]')
+        card.get_by_label("Email").fill(email)
+        card.get_by_role("button", name="Continue").click()
+        page.locator('.wm-card[data-view="EmailVerifyOtp"]').wait_for(state="visible")
+        check("EmailVerifyOtp")
+        page.get_by_label(re.compile(r"Digit \d of 6")).first.click()
+        page.keyboard.type(code_for(smtp, email))
+        sign = page.locator('.wm-card[data-view="SIWXSignMessage"]')
+        sign.wait_for(state="visible")
+        sign.get_by_role("button", name="Sign").click()
+        page.frame_locator("iframe.wm-frame").get_by_role("button", name="Approve").wait_for(state="visible")
+        check("ApproveTransaction")
+        assert problems == [], problems
