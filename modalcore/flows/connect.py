@@ -193,7 +193,9 @@ def resync(model: Model, msg: Reattached, now: int) -> Step:
         return model, []
     connector_id = account.connector_id
     if connector_id == AUTH_CONNECTOR_ID and model.embedded.identity:
-        return model, []  # the engine holds the embedded wallet's key: the page has nothing to answer
+        # the engine holds the embedded wallet's key: the page has nothing to answer; the
+        # balances are fetched again as for any reload
+        return balances.fetch(model, now, force=True)
     if connector_id is None or model.connectors.get(connector_id) is None:
         return _resync_lost(model)
     model = replace(

@@ -316,3 +316,51 @@ def test_the_embedded_views_pass_the_sweep_checks(
         page.frame_locator("iframe.wm-frame").get_by_role("button", name="Approve").wait_for(state="visible")
         check("ApproveTransaction")
         assert problems == [], problems
+
+
+def test_send_from_the_funded_embedded_address_through_the_approval_frame(
+        browser: Any, host_site: str, smtp: LocalSmtpServer, embedded_engine: RunningServer,
+        devchain: ChainsInfo) -> None:
+    """Email → connected → the embedded address funded on Hardhat → Send approved in the frame →
+    one transaction on chain, from the embedded address."""
+    from playwright.sync_api import expect
+
+    receiver = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65"
+    with devchain.rpc(31337) as rpc:
+        before = int(rpc.call("eth_getBalance", [receiver, "latest"]), 16)
+    with host_page(browser, host_site) as page:
+        sign_in_by_email(page, smtp, "lea@example.com")
+        address = re.search(r'"address":"(0x[0-9a-fA-F]{40})"', page.locator("#account").inner_text())
+        assert address is not None
+        with devchain.rpc(31337) as rpc:
+            rpc.call("hardhat_setBalance", [address.group(1), hex(2 * 10**18)])
+        page.reload()  # the balances are fetched again; the visitor is still signed in
+        page.wait_for_function("window.hostModal !== undefined")
+        page.wait_for_function("document.getElementById('account').textContent.includes('2.000 ETH')")
+        page.click("#open")
+        account = page.locator('.wm-card[data-view="Account"]')
+        account.get_by_role("button", name="Send", exact=True).click()
+        form = page.locator('.wm-card[data-view="WalletSend"]')
+        form.wait_for(state="visible")
+        form.get_by_role("button", name="Select token").click()
+        form.get_by_role("button", name=re.compile("Ether|ETH")).first.click()
+        form.get_by_role("textbox", name="Amount").fill("0.25")
+        form.get_by_role("textbox", name="Receiver address").fill(receiver)
+        form.get_by_role("button", name="Preview send").click()
+        preview = page.locator('.wm-card[data-view="WalletSendPreview"]')
+        preview.get_by_role("button", name="Send", exact=True).click()
+        started = time.monotonic()
+        frame = page.frame_locator("iframe.wm-frame")
+        frame.get_by_role("button", name="Approve").wait_for(state="visible")
+        print(f"send press → approval frame visible: {1000 * (time.monotonic() - started):.0f} ms")
+        expect(frame.get_by_text("0.25 ETH")).to_be_visible()
+        expect(frame.get_by_text(receiver)).to_be_visible()
+        with devchain.rpc(31337) as rpc:
+            assert int(rpc.call("eth_getTransactionCount", [address.group(1), "latest"]), 16) == 0
+        frame.get_by_role("button", name="Approve").click()
+        deadline = time.monotonic() + 10
+        with devchain.rpc(31337) as rpc:
+            while int(rpc.call("eth_getBalance", [receiver, "latest"]), 16) != before + 25 * 10**16:
+                assert time.monotonic() < deadline, "the send never reached the receiver"
+                time.sleep(0.1)
+            assert int(rpc.call("eth_getTransactionCount", [address.group(1), "latest"]), 16) == 1
