@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from modalcore.embedded.devoidc import DevOidcProvider
+from modalcore.embedded.keys import Identity, KeyVault
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.netports import free_port
 from modalcore.server.app import create_app
@@ -36,8 +37,12 @@ def provider(port: int) -> Iterator[DevOidcProvider]:
 
 
 @pytest.fixture(scope="module")
-def engine(port: int, provider: DevOidcProvider, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    folder = tmp_path_factory.mktemp("social")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("social")
+
+
+@pytest.fixture(scope="module")
+def engine(port: int, provider: DevOidcProvider, folder: Path) -> Iterator[RunningServer]:
     key = folder / "master.key"
     key.write_text(MasterKey.generate().hex())
     config = parse_config({
@@ -177,3 +182,19 @@ async def test_only_the_frames_own_post_with_its_token_approves(engine: RunningS
             lambda f: f["t"] == "host_event" and f.get("kind") == "siwx" and f["data"].get("signedIn") is True,
             timeout=10)
         assert frames
+
+
+async def test_no_private_key_is_stored_or_logged_in_the_clear(
+        engine: RunningServer, folder: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """After sign-ins and a signature, the engine's files (sessions, sign-in, keys; SQLite main,
+    WAL and journal files) and its logs hold no embedded private key (raw, hex or 0x-hex)."""
+    async with engine.client() as client:
+        await popup(await _start(client), "vic")
+        await client.recv_until(lambda f: _account([f]).get("isConnected") is True, timeout=10)
+    vault = KeyVault(folder / "embedded.db", MasterKey.parse((folder / "master.key").read_text()))
+    secrets = [vault.account(Identity("google", name)).key for name in ("vic", "zoe", "uma")]
+    stored = b"".join(path.read_bytes() for path in folder.iterdir() if path.is_file())
+    logged = caplog.text.encode()
+    for key in secrets:
+        for form in (bytes(key), key.hex().encode(), ("0x" + key.hex()).encode()):
+            assert form not in stored and form not in logged
