@@ -217,3 +217,18 @@ def test_a_request_while_the_modal_is_closed_opens_it_on_the_approval(
     request = world.h.model.embedded.request
     assert request is not None and world.h.model.modal.open
     assert world.h.find(f"approve/frame/{request.eid}") is not None
+
+
+def test_an_approval_not_decided_in_10_minutes_fails_and_signs_nothing(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world = EmailWorld(wallet, smtp)
+    address = world.sign_in(EMAIL)
+    _ask(world, "personal_sign", ["0x68656c6c6f", address])
+    request = world.h.model.embedded.request
+    assert request is not None
+    world.h.advance(10 * 60 * 1000 - 1)
+    assert world.h.model.embedded.request == request
+    world.h.advance(1)
+    assert world.h.model.embedded.request is None and world.h.view != "ApproveTransaction"
+    world.h.deliver(ApprovalDecided(request.eid, approve=True))  # too late
+    assert not [c for c in world.h.cmds if isinstance(c, Call) and c.service == "embedded.sign"]
