@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import logging
 
-from ..flows import connect, reattach
+from ..flows import connect, disconnect, reattach, signin
 from ..slices import (
     account_ui,
     balances,
     connectors,
     directory,
-    disconnect,
     history,
     modal,
     navigation,
@@ -38,7 +37,6 @@ SLICES: tuple[Slice, ...] = (
     balances.SLICE,
     connectors.SLICE,
     directory.SLICE,
-    disconnect.SLICE,
     history.SLICE,
     modal.SLICE,
     navigation.SLICE,
@@ -49,7 +47,7 @@ SLICES: tuple[Slice, ...] = (
     switching.SLICE,
     theme.SLICE,
 )
-FLOWS: tuple[Slice, ...] = (connect.SLICE, reattach.SLICE)
+FLOWS: tuple[Slice, ...] = (connect.SLICE, disconnect.SLICE, reattach.SLICE, signin.SLICE)
 
 ENGINE = Table.of(*SLICES, *FLOWS)
 
