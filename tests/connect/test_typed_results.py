@@ -55,19 +55,19 @@ def test_a_result_that_does_not_validate_is_the_typed_failure_logged_once(
 
 
 def test_the_edge_keeps_the_key_and_context_and_turns_failures_typed() -> None:
-    failed = typed(CallSettled("BalancesFetched|eip155:1:0xabc", False, None, "boom", {"n": 1}))
+    failed = typed(CallSettled("BalancesFetched|eip155:1:0xabc", False, None, "boom", {"n": 1}), engine_update.ENGINE.messages)
     assert failed == BalancesFetched(key="eip155:1:0xabc", ok=False, error="boom", context={"n": "1"})
-    empty = typed(CallSettled("BalancesFetched|k", True, None))
+    empty = typed(CallSettled("BalancesFetched|k", True, None), engine_update.ENGINE.messages)
     assert isinstance(empty, BalancesFetched) and empty.error == INVALID_RESULT and empty.result is None
 
 
 def test_recordings_made_before_typed_results_still_route() -> None:
-    legacy = typed(CallSettled("balances|eip155:1:0xabc", True, {"native": 5, "tokens": {}}))
+    legacy = typed(CallSettled("balances|eip155:1:0xabc", True, {"native": 5, "tokens": {}}), engine_update.ENGINE.messages)
     assert legacy == BalancesFetched(key="eip155:1:0xabc", result=Balances(native=5, tokens={}))
 
 
 def test_an_effect_answer_arrives_as_the_reply_the_effect_named() -> None:
-    answered = typed_effect(EffectSettled("e3", "AddressCopyAnswered|", True, None))
+    answered = typed_effect(EffectSettled("e3", "AddressCopyAnswered|", True, None), engine_update.ENGINE.messages)
     assert answered == AddressCopyAnswered(eid="e3", key="", ok=True, result=None)
-    legacy = typed_effect(EffectSettled("e4", "clipboard", False, error_code=-32603, error_message="timeout"))
+    legacy = typed_effect(EffectSettled("e4", "clipboard", False, error_code=-32603, error_message="timeout"), engine_update.ENGINE.messages)
     assert legacy == AddressCopyAnswered(eid="e4", ok=False, error_code=-32603, error_message="timeout")
