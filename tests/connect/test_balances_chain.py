@@ -12,6 +12,7 @@ from modalcore.devchain.pytest_plugin import ChainsInfo
 from modalcore.core.cmds import CallSettled
 from modalcore.rules.format import floor3
 from modalcore.services.balances import fetch_balances
+from modalcore.services.shapes import BalancesResult
 
 from ..driver import chain_networks
 from .conftest import ADDRESS, Driver
@@ -27,7 +28,7 @@ def _driver(chains: ChainsInfo) -> Driver:
 def _fetch(driver: Driver) -> None:
     call = driver.calls("balances")[-1]
 
-    async def run() -> dict[str, object]:
+    async def run() -> BalancesResult:
         async with httpx.AsyncClient() as http:
             return await fetch_balances(http, **call.args)
 

@@ -12,6 +12,7 @@ import pytest
 from modalcore.devchain.pytest_plugin import ChainsInfo
 from modalcore.core.cmds import CallSettled
 from modalcore.services.nfts import fetch_nfts
+from modalcore.services.shapes import NftsResult
 
 from ..driver import chain_networks
 from .conftest import ADDRESS, OTHER, Driver
@@ -19,15 +20,15 @@ from .conftest import ADDRESS, OTHER, Driver
 pytestmark = pytest.mark.chain
 
 
-def scan(chains: ChainsInfo, chain_id: int, address: str) -> dict[str, Any]:
-    async def run() -> dict[str, Any]:
+def scan(chains: ChainsInfo, chain_id: int, address: str) -> NftsResult:
+    async def run() -> NftsResult:
         async with httpx.AsyncClient() as http:
             return await fetch_nfts(http, rpc_url=chains.rpc_urls[chain_id], address=address)
 
     return asyncio.run(run())
 
 
-def token_ids(result: dict[str, Any]) -> list[str]:
+def token_ids(result: NftsResult) -> list[str]:
     return [item["token_id"] for item in result["items"]]
 
 

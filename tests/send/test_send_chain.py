@@ -266,13 +266,13 @@ async def test_the_indexer_pages_by_cursor_without_gaps_or_repeats(devchain: Cha
             page = await fetch_history(http, rpc_url=url, address=SENDER, chain="eip155:31337",
                                        cursor=cursor, limit=2)
             pages.append([tx["id"] for tx in page["data"]])
-            cursor = page["next"]
-            if cursor is None:
+            if page["next"] is None:
                 break
+            cursor = str(page["next"])
     assert full["next"] is None and len(full["data"]) == 7
     assert [len(p) for p in pages] == [2, 2, 2, 1]
     assert [i for p in pages for i in p] == [tx["id"] for tx in full["data"]]
-    newest = full["data"][0]
+    newest: dict[str, Any] = full["data"][0]
     assert newest["metadata"]["chain"] == "eip155:31337" and newest["metadata"]["status"] == "confirmed"
     assert newest["transfers"] == [{"fungible_info": {"name": "Ether", "symbol": "ETH", "icon": {"url": ""}},
                                     "direction": "out", "quantity": {"numeric": "0.005"}}]
