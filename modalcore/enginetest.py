@@ -20,7 +20,7 @@ Results come back in the shapes the services return (`modalcore.samples`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -166,6 +166,7 @@ class Harness:
         join: Join | None = None,
         origin: str = "http://localhost:8000",
         table: Table = HARNESS_TABLE,
+        networks: Sequence[Network] = (),
         **build: Any,
     ) -> None:
         self.now = now
@@ -190,7 +191,7 @@ class Harness:
         if recorder is not None:
             if join is None:
                 raise ValueError("a recorded session starts with its join frame")
-            recorder.join(now, session_id, origin, join)
+            recorder.join(now, session_id, origin, join, networks)  # `networks`: the operator's
             self.session.recorder = recorder
         self._take(self.session.welcome(token, resumed=False, last=None, now=now))
 

@@ -20,16 +20,23 @@ CONNECTOR = DEV_WALLET.uuid
 DEV_CHAINS = ["eip155:31337", "eip155:31338"]
 
 
+def dev_settings(options: Mapping[str, Any] | None = None, *, wallets: list[AnnouncedWallet] | None = None,
+                 env: Env | None = None, networks: Mapping[str, Network] | None = None) -> dict[str, Any]:
+    """`Harness` keywords for a session on the dev chains (and the host's `options`), with the
+    Dev Wallet announced."""
+    return {
+        "session_id": "s1", "token": "token", "origin": "http://localhost:1", "project": "demo",
+        "options": {"networks": DEV_CHAINS, **(options or {})},
+        "wallets": [w.model_dump() for w in (wallets if wallets is not None else [DEV_WALLET])],
+        "env": env.model_dump() if env is not None else None, "known_networks": networks,
+    }
+
+
 def dev_session(options: Mapping[str, Any] | None = None, *, wallets: list[AnnouncedWallet] | None = None,
                 env: Env | None = None, networks: Mapping[str, Network] | None = None, now: int = 0,
                 table: Table = HARNESS_TABLE) -> Harness:
     """A session on the dev chains (and the host's `options`), with the Dev Wallet announced."""
-    return Harness(
-        now=now, session_id="s1", token="token", table=table, origin="http://localhost:1", project="demo",
-        options={"networks": DEV_CHAINS, **(options or {})},
-        wallets=[w.model_dump() for w in (wallets if wallets is not None else [DEV_WALLET])],
-        env=env.model_dump() if env is not None else None, known_networks=networks,
-    )
+    return Harness(now=now, table=table, **dev_settings(options, wallets=wallets, env=env, networks=networks))
 
 
 def chain_networks(rpc_urls: dict[int, str], deployment: dict[str, Any]) -> dict[str, Network]:
