@@ -60,7 +60,7 @@ class Catalogue:
         for message in catalog:
             if not message.id or message.fuzzy:
                 continue
-            msgid = message.id[0] if isinstance(message.id, tuple) else message.id
+            msgid = str(message.id[0] if isinstance(message.id, tuple | list) else message.id)
             strings = message.string if isinstance(message.string, tuple) else (message.string,)
             forms = tuple(str(s) for s in strings)
             if not all(forms):
@@ -96,13 +96,13 @@ class Catalogue:
             match = template.pattern.fullmatch(text)
             if match is None:
                 continue
-            args = match.groupdict()
+            args: dict[str, str] = match.groupdict()
             form = 0
             if "n" in args:
                 counted = formats.count(args["n"], self.locale)
                 if counted is not None:
-                    args["n"], value = counted
-                    form = self.plural(value) if len(template.forms) > 1 else 0
+                    args["n"], count = counted
+                    form = self.plural(count) if len(template.forms) > 1 else 0
             for name, value in args.items():  # an argument may itself be a text ('your wallet')
                 if name == "amount":
                     args[name] = formats.number(value, self.locale) or value

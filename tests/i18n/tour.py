@@ -16,6 +16,8 @@ from modalcore.enginetest import Harness, build_model
 from modalcore.slices import router
 from modalcore.slices.model import Model
 
+from ..directory.conftest import all_wallets
+
 DAY_S = 86_400
 NOW_S = 1_795_000_000  # 2026-11-18
 
@@ -71,7 +73,32 @@ def tour() -> Iterator[tuple[str, Model]]:
     for view in ("Networks", "WalletReceive", "WalletSend"):
         h.host("open", view=view)
         yield view, h.model
+    h.press("send/token")
+    yield "WalletSend/tokens", h.model
+    h.press("send/token/native")
+    h.intent("send/amount", "change", {"value": "99999"})
+    h.intent("send/receiver", "change", {"value": "0xnot-an-address"})
+    yield "WalletSend/errors", h.model
+    h.intent("send/amount", "change", {"value": "0.5"})
+    h.intent("send/receiver", "change", {"value": samples.SECOND_ADDRESS})
+    h.press("send/preview")
+    yield "WalletSendPreview/fee-loading", h.model
+    if h.pending_calls("estimate_fee"):
+        h.settle_call("estimate_fee", samples.fee())
+    yield "WalletSendPreview", h.model
     yield "UnsupportedChain", replace(h.model, router=replace(h.model.router, history=(router.Route("UnsupportedChain"),)))
+
+    d = all_wallets()
+    yield "AllWallets/loaded", d.model
+    d.press("all/w/rainbow")
+    yield "WalletPage/extension", d.model
+    d.press("header/back")
+    d.type("safe")
+    d.advance(300)
+    d.settle()
+    yield "AllWallets/search", d.model
+    d.press("all/w/safe")
+    yield "WalletPage/links", d.model
 
     s = Harness.from_join(samples.join(siwx={"required": True}), now=NOW_S * 1000)
     s.connect_wallet()
