@@ -19,6 +19,7 @@ from ..slices.snack import PressedSnackbar
 from ..wire.nodes import Node, node
 from . import (
     account,
+    alerts,
     all_wallets,
     basic,
     connect,
@@ -137,7 +138,7 @@ def _render(model: Model) -> Node:
     return node(
         "modal",
         "modal",
-        [head, *views, snackbar],
+        [head, *alerts.drawn(model), *views, snackbar],
         on={"close": PressedClose()},
         pending={"close": "close" if closable else None},
         open=model.modal.open,

@@ -3,7 +3,7 @@
 Disconnected views (Connect, All Wallets, What is a wallet, the WalletConnect view, a wallet
 page, connecting to an extension, its declined error), connected ones (Account with tokens,
 NFTs and activity of several ages, Networks, Receive, Send with an error, the send preview,
-the unsupported chain, a snack message), and sign-in.
+the unsupported chain, a snack message), the 'Invalid App Configuration' alert, and sign-in.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from modalcore import samples
 from modalcore.core.evolve import replace
 from modalcore.enginetest import Harness, build_model
 from modalcore.slices import router
+from modalcore.slices.alerts import AnalyticsForbidden
 from modalcore.slices.model import Model
 
 from ..directory.conftest import all_wallets
@@ -37,6 +38,9 @@ def tour() -> Iterator[tuple[str, Model]]:
     yield "closed", h.model
     h.host("open")
     yield "Connect", h.model
+    h.deliver(AnalyticsForbidden())
+    yield "Connect/alert", h.model
+    h.intent("alert/app-config", "close")
     h.press("connect/all-wallets")
     yield "AllWallets", h.model
     h.host("open", view="WhatIsAWallet")
