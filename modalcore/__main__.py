@@ -1,5 +1,5 @@
 """Command line: `python -m modalcore serve ...`, `demo ...`, `replay PATH...`, `audit verify`,
-`inspect DIR`, `i18n extract|check` and `keys rotate-master-key`."""
+`analytics prune`, `inspect DIR`, `i18n extract|check` and `keys rotate-master-key`."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from collections.abc import Sequence
 
 import uvicorn
 
+from .analytics.cli import add_arguments as analytics_arguments
+from .analytics.cli import run as run_analytics
 from .audit.cli import add_arguments as audit_arguments
 from .audit.cli import run as run_audit
 from .demo import run as run_demo
@@ -110,6 +112,10 @@ def build_parser() -> argparse.ArgumentParser:
     audit = commands.add_parser("audit", help="check the audit log's hash chains")
     audit_arguments(audit)
     audit.set_defaults(run=_audit)
+
+    analytics = commands.add_parser("analytics", help="locally kept analytics events: prune past the retention")
+    analytics_arguments(analytics)
+    analytics.set_defaults(run=run_analytics)
 
     inspect = commands.add_parser(
         "inspect", help="a loopback page to step through recordings and their divergences")
