@@ -11,9 +11,11 @@ a dictionary hit per node.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Iterable
 from typing import Any
 
 from ..wire.nodes import Node
+from ..wire.registry import ALLOWED
 from . import formats
 from .catalog import ENGLISH, Catalogue, catalogue, direction
 
@@ -25,6 +27,26 @@ NAMED = frozenset(("wallet-item",))
 # Amounts as the views write them ('1,234.500 ETH', '$9.99').
 NUMBER_PROPS = {"token-item": ("amount", "value"), "activity-item": ("amount",)}
 NODES_KEPT = 8192  # translated subtrees remembered per language
+
+
+def _plan(t: str, props: Iterable[str]) -> tuple[tuple[str, str], ...]:
+    """What to do with each prop of a node type: translate its words, format its month or
+    amount, translate each item; props not listed are left as they are."""
+    plan = []
+    for key in props:
+        if t == "group" and key == "title":
+            plan.append((key, "month"))
+        elif key in TEXT_PROPS or (key == "name" and t in NAMED):
+            plan.append((key, "text"))
+        elif key in NUMBER_PROPS.get(t, ()):
+            plan.append((key, "number"))
+        elif key == "items":
+            plan.append((key, "items"))
+    return tuple(plan)
+
+
+# per node type, from the registry: the walk reads only the props that can hold words
+_TRANSLATABLE = {t: _plan(t, allowed) for t, allowed in ALLOWED.items()}
 
 
 class _Translator:
@@ -47,27 +69,27 @@ class _Translator:
         return out
 
     def props(self, source: Node) -> dict[str, Any]:
+        p = source.p
         changed: dict[str, Any] | None = None
-        for key, value in source.p.items():
-            new = self.prop(source, key, value)
-            if new is not value and new != value:
+        for key, kind in _TRANSLATABLE.get(source.t, ()):
+            value = p.get(key)
+            if not value:
+                continue
+            if kind == "text" and isinstance(value, str):
+                new: Any = self.text(value)
+            elif kind == "month" and isinstance(value, str):
+                new = formats.month_title(value, self.language) or self.text(value)
+            elif kind == "number" and isinstance(value, str):
+                new = formats.number(value, self.language) or value
+            elif kind == "items" and isinstance(value, list | tuple):
+                new = [self.text(item) if isinstance(item, str) else item for item in value]
+            else:
+                continue
+            if new != value:
                 if changed is None:
-                    changed = dict(source.p)
+                    changed = dict(p)
                 changed[key] = new
-        return source.p if changed is None else changed
-
-    def prop(self, source: Node, key: str, value: Any) -> Any:
-        t = source.t
-        if isinstance(value, str) and value:
-            if key in TEXT_PROPS or (key == "name" and t in NAMED):
-                if t == "group" and key == "title":
-                    return formats.month_title(value, self.language) or self.text(value)
-                return self.text(value)
-            if key in NUMBER_PROPS.get(t, ()):
-                return formats.number(value, self.language) or value
-        elif key == "items" and isinstance(value, list | tuple):
-            return [self.text(item) if isinstance(item, str) else item for item in value]
-        return value
+        return p if changed is None else changed
 
     def text(self, value: str) -> str:
         translated = self.catalogue.translate(value)
