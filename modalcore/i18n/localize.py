@@ -26,7 +26,7 @@ TEXT_PROPS = frozenset(("text", "title", "subtitle", "label", "placeholder", "me
 NAMED = frozenset(("wallet-item",))
 # Amounts as the views write them ('1,234.500 ETH', '$9.99').
 NUMBER_PROPS = {"token-item": ("amount", "value"), "activity-item": ("amount",)}
-NODES_KEPT = 8192  # translated subtrees remembered per language
+NODES_KEPT = 2048  # translated subtrees remembered per language (shared by the sessions)
 
 
 def _plan(t: str, props: Iterable[str]) -> tuple[tuple[str, str], ...]:
