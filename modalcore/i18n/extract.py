@@ -136,9 +136,7 @@ class _Collector(ast.NodeVisitor):
             self.generic_visit(node)
             return
         self.found.extend((variant, node.lineno) for variant in variants)
-        for part in variants:  # each piece alone is drawn too when the other side is empty
-            del part
-        self._pieces(node)
+        self._pieces(node)  # the expressions inside (a call's own texts), not the string pieces
 
     def _pieces(self, node: ast.expr) -> None:
         if isinstance(node, ast.BinOp):
