@@ -18,7 +18,7 @@ from modalcore.enginetest import Harness
 from modalcore.rules import texts
 from modalcore.runtime.clock import FakeClock, RealClock
 from modalcore.slices.alerts import AnalyticsForbidden
-from modalcore.testing import make_test_config, serve_app, start_server
+from modalcore.testing import RunningServer, make_test_config, serve_app, start_server
 from modalcore.wire.nodes import Node
 
 from .test_hosted_analytics import ENDPOINT, Endpoint, event
@@ -86,7 +86,7 @@ def test_rule_a_live_engine_shows_the_alert_when_the_analytics_api_refuses_the_o
 
     api = Starlette(routes=[Route("/getAnalyticsConfig", config), Route("/e", post, methods=["POST"])])
 
-    async def visit(server: Any) -> list[dict[str, Any]]:
+    async def visit(server: RunningServer) -> list[dict[str, Any]]:
         async with server.client() as client:
             await client.join()
             await client.intent("host", "open")
