@@ -9,6 +9,7 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
+from babel import Locale
 from babel.dates import format_skeleton, get_month_names
 from babel.numbers import format_currency, format_decimal
 
@@ -21,6 +22,11 @@ _MONTHS = {name: i + 1 for i, name in enumerate(
      "November", "December"))}
 assert set(_MONTHS) == AUTOMATIC
 _MONTH_TITLE = re.compile(r"^([A-Z][a-z]+)(?: (\d{4}))?$")
+
+
+@lru_cache(maxsize=64)
+def _right_to_left(locale: str) -> bool:
+    return bool(Locale.parse(locale).character_order == "right-to-left")
 
 
 @lru_cache(maxsize=64)
@@ -45,6 +51,8 @@ def number(text: str, locale: str) -> str | None:
     if dollar:
         body = format_currency(value, "USD", format=None, locale=locale, currency_digits=False,
                                numbering_system="default", decimal_quantization=True)
+        if _right_to_left(locale):
+            body = body.replace("US$", "US$\u200e")  # keeps '$' after 'US' in a right-to-left line
     else:
         body = format_decimal(value, format=_pattern(digits), locale=locale, numbering_system="default")
     return f"{sign}{body}{rest}"

@@ -81,6 +81,18 @@ def test_every_view_in_each_language_fits_and_reads_its_way(
         for index, name in enumerate(("Account-Tokens", "Account-NFTs", "Account-Activity")):
             account.get_by_role("tab").nth(index).click()
             check(name)
+            # the sliding indicator sits under the selected tab, whichever way the tabs run
+            under = demo.eval(f"""() => {{
+  const tabs = {ROOT}.querySelector('.wm-tabs');
+  const ind = tabs.querySelector('.wm-tab-ind').getBoundingClientRect();
+  const tab = tabs.querySelector('[aria-selected=true]').getBoundingClientRect();
+  return Math.abs((ind.left + ind.right) / 2 - (tab.left + tab.right) / 2);
+}}""")
+            assert under < 4, f"{language}/{name}: the tab indicator is {under}px off its tab"
+        if language == "ar":  # the arrow keys follow the reading direction
+            account.get_by_role("tab").nth(2).focus()
+            demo.page.keyboard.press("ArrowLeft")
+            demo.page.wait_for_function(f"{ROOT}.querySelectorAll('[role=tab]')[0].getAttribute('aria-selected') === 'true'")
         for view in ("Networks", "WalletReceive", "WalletSend"):
             show(view)
         if language == "ar":  # the back arrow points right, the way Arabic reads

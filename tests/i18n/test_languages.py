@@ -146,7 +146,7 @@ NUMBERS = {  # (a balance, a dollar value, an activity group of another year)
     "de": ("1.234,500 ETH", "1.234,50\xa0$", "Oktober 2025"),
     "es": ("1.234,500 ETH", "1.234,50\xa0US$", "octubre de 2025"),
     "ja": ("1,234.500 ETH", "$1,234.50", "2025年10月"),
-    "ar": ("1,234.500 ETH", "\u200f1,234.50\xa0US$", "أكتوبر 2025"),
+    "ar": ("1,234.500 ETH", "\u200f1,234.50\xa0US$\u200e", "أكتوبر 2025"),
 }
 
 
