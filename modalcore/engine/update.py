@@ -12,6 +12,7 @@ import logging
 from ..flows import connect, disconnect, reattach, signin
 from ..slices import (
     account_ui,
+    alerts,
     balances,
     connectors,
     directory,
@@ -34,6 +35,7 @@ log = logging.getLogger(__name__)
 # Observers run in this order (the directory before the NFTs tab).
 SLICES: tuple[Slice, ...] = (
     account_ui.SLICE,
+    alerts.SLICE,
     balances.SLICE,
     connectors.SLICE,
     directory.SLICE,
