@@ -32,6 +32,8 @@ from ..core.evolve import replace
 from ..rules.embedded import AUTH_CONNECTOR_ID
 from ..slices.connecting import wallet_request
 from ..slices.model import Model, Step
+from ..runtime.clock import RealClock
+from ..runtime.services import ServiceContext
 from .stats import line, summary
 
 ROUNDS = 40
@@ -41,13 +43,7 @@ class BenchSigned(EffectReply):
     """The reply the bench's sign request names (nothing handles it: it is never answered)."""
 
 
-class _Clock:
-    def now_ms(self) -> int:
-        return time.time_ns() // 1_000_000
-
-
-class _Ctx:
-    clock = _Clock()
+CTX = ServiceContext(session_id="bench", project_id="bench", clock=RealClock())
 
 
 def _ms(samples: list[float]) -> str:
@@ -70,7 +66,7 @@ def run() -> list[str]:
             def settle(h: Harness) -> None:
                 for call in [c for c in h.cmds if isinstance(c, Call) and c.service in services]:
                     h.cmds.remove(call)
-                    result: Any = loop.run_until_complete(services[call.service](_Ctx(), **call.args))
+                    result: Any = loop.run_until_complete(services[call.service](CTX, **call.args))
                     h.deliver(CallSettled(call.purpose, True, result, context=call.context))
 
             sent, connected, framed = [], [], []

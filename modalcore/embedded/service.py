@@ -19,7 +19,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..runtime.services import ServiceError
+from pydantic import BaseModel, ConfigDict
+
+from ..runtime.services import AnyService, Service, ServiceError
 from .codes import EmailCodes
 from .keys import Identity, KeyVault
 from .mail import MailError
@@ -28,8 +30,6 @@ from .social import SocialSignIns, social_services
 from .otp import RANDOM_BYTES, OtpError, RateLimited, Verdict
 
 log = logging.getLogger(__name__)
-
-Service = Callable[..., Awaitable[Any]]
 
 
 class CodeMailer(Protocol):
@@ -55,12 +55,32 @@ def _now(ctx: Any) -> int:
     return int(ctx.clock.now_ms())
 
 
-def embedded_services(wallet: EmbeddedWallet) -> dict[str, Service]:
-    async def email_code(ctx: Any, *, email: str) -> dict[str, Any]:
+class _Args(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class EmailArgs(_Args):
+    email: str
+
+
+class VerifyArgs(_Args):
+    email: str
+    code: str
+
+
+class SignArgs(_Args):
+    identity: str
+    method: str
+    params: str
+    chain: str
+
+
+def embedded_services(wallet: EmbeddedWallet) -> dict[str, AnyService]:
+    async def email_code(ctx: Any, args: EmailArgs) -> dict[str, Any]:
         if wallet.mailer is None:
             raise ServiceError("email sign-in is not configured")
         try:
-            address, code = wallet.codes.request(email, _now(ctx), wallet.random(RANDOM_BYTES))
+            address, code = wallet.codes.request(args.email, _now(ctx), wallet.random(RANDOM_BYTES))
         except RateLimited as limited:
             return {"status": "rate_limited", "seconds": limited.seconds}
         except OtpError as error:
@@ -72,22 +92,26 @@ def embedded_services(wallet: EmbeddedWallet) -> dict[str, Service]:
             raise ServiceError(str(error)) from None
         return {"status": "sent"}
 
-    async def email_verify(ctx: Any, *, email: str, code: str) -> dict[str, Any]:
+    async def email_verify(ctx: Any, args: VerifyArgs) -> dict[str, Any]:
         now = _now(ctx)
         try:
-            result = wallet.codes.submit(email, code, now)
+            result = wallet.codes.submit(args.email, args.code, now)
         except OtpError as error:
             raise ServiceError(str(error)) from None
         answer: dict[str, Any] = {"verdict": result.verdict.value, "attempts_left": result.attempts_left}
         if result.verdict is Verdict.ACCEPTED:
-            answer["address"] = wallet.vault.get_or_create(Identity("email", email.strip().lower()), now)
+            answer["address"] = wallet.vault.get_or_create(Identity("email", args.email.strip().lower()), now)
         return answer
 
-    async def sign_request(ctx: Any, **args: Any) -> dict[str, str]:
-        return await sign(wallet.vault, ctx, **args)
+    async def sign_request(ctx: Any, args: SignArgs) -> dict[str, str]:
+        return await sign(wallet.vault, ctx, identity=args.identity, method=args.method, params=args.params,
+                          chain=args.chain)
 
-    services: dict[str, Service] = {"embedded.email_code": email_code, "embedded.email_verify": email_verify,
-                                    "embedded.sign": sign_request}
+    services: dict[str, AnyService] = {
+        "embedded.email_code": Service(EmailArgs, email_code),
+        "embedded.email_verify": Service(VerifyArgs, email_verify),
+        "embedded.sign": Service(SignArgs, sign_request),
+    }
     if wallet.socials is not None:
         services.update(social_services(wallet.socials))
     return services

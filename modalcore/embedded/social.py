@@ -22,7 +22,9 @@ from typing import Any
 import httpx
 
 from ..rules import limits as L
-from ..runtime.services import ServiceError
+from pydantic import BaseModel, ConfigDict
+
+from ..runtime.services import AnyService, Service, ServiceError
 from .keys import Identity, KeyVault
 from .oidc import RANDOM_BYTES, OidcError, Pending, ProviderConfig, begin, discover, finish
 
@@ -129,10 +131,16 @@ class SocialSignIns:
                             signed.username or "")
 
 
-def social_services(signins: SocialSignIns) -> dict[str, Any]:
-    async def social_begin(ctx: Any, *, provider: str, session: str) -> dict[str, str]:
+class SocialBeginArgs(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    provider: str
+    session: str
+
+
+def social_services(signins: SocialSignIns) -> dict[str, AnyService]:
+    async def social_begin(ctx: Any, args: SocialBeginArgs) -> dict[str, str]:
         clock = getattr(ctx, "clock", None)
         now = int(clock.now_ms()) if clock is not None else time.time_ns() // 1_000_000
-        return {"url": await signins.start(provider, session, now)}
+        return {"url": await signins.start(args.provider, args.session, now)}
 
-    return {"embedded.social_begin": social_begin}
+    return {"embedded.social_begin": Service(SocialBeginArgs, social_begin)}

@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..core.cmds import Call, CancelTimer, Cmd, Dispatch, EffectReply, StartTimer
+from ..core.cmds import Call, CancelTimer, Dispatch, EffectSettled, StartTimer
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
@@ -62,14 +62,12 @@ def _answer(model: Model, request: EmbeddedRequest, *, result: Any = None, code:
     if model.router.view == APPROVE_VIEW:
         history = model.router.history
         model = replace(model, router=replace(model.router, history=history[:-1] or history))
-    cls = Msg.registry.get(request.reply)
-    cmds: list[Cmd] = [CancelTimer(TIMER)]
-    if isinstance(cls, type) and issubclass(cls, EffectReply):
-        ok = code == 0
-        reply = cls(eid=request.eid, key=request.key, ok=ok, result=result if ok else None,
-                    error_code=code, error_message=message)
-        cmds.append(Dispatch(reply))
-    return model, cmds
+    ok = code == 0
+    # the answer travels as a browser wallet's would: the envelope naming the reply the asking
+    # slice waits for, typed at the session's edge (engine/replies.py) with its table
+    settled = EffectSettled(request.eid, f"{request.reply}|{request.key}", ok, result if ok else None,
+                            error_code=code, error_message=message)
+    return model, [CancelTimer(TIMER), Dispatch(settled)]
 
 
 def _safe(model: Model, request: EmbeddedRequest) -> Step:

@@ -37,6 +37,7 @@ from ..siwx.http import routes as siwx_routes
 from ..siwx.store import SqliteSiwxStore
 from ..siwx.tokens import load_or_create_key
 from ..runtime.analytics import AnalyticsSink
+from ..slices.alerts import AnalyticsForbidden
 from ..runtime.clock import Clock, RealClock
 from ..runtime.services import ServiceRegistry, default_services
 from ..store.base import SessionStore
@@ -148,6 +149,10 @@ def create_app(
     app_embedded = embedded
     hub.embedded_offer = app_embedded.offer() if app_embedded is not None else (False, ())
 
+    def forbidden(session_id: str) -> None:
+        """The analytics API refused this session's origin: its modal shows the alert (SPEC §8)."""
+        hub.deliver(session_id, AnalyticsForbidden())
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with httpx.AsyncClient() as http:
@@ -155,6 +160,7 @@ def create_app(
             hub.http = http
             if isinstance(sink, HostedAnalyticsSink):
                 sink.http = http
+                sink.on_forbidden = forbidden
             register_engine_services(hub.deps.services, http, siwx_store, signer)
             if app_embedded is not None:
                 if app_embedded.socials is not None:

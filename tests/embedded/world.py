@@ -20,25 +20,14 @@ from modalcore.embedded.mail import SmtpConfig, SmtpSender
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.embedded.service import EmbeddedWallet, embedded_services
 from modalcore.enginetest import Harness
+from modalcore.runtime.clock import FakeClock
+from modalcore.runtime.services import ServiceContext
 
 START_MS = 1_700_000_000_000
 MASTER = MasterKey(bytes(range(32)))
 SENDER = "Wallet <no-reply@modal.test>"
 
 
-@dataclass
-class _Clock:
-    ms: int
-
-    def now_ms(self) -> int:
-        return self.ms
-
-
-@dataclass
-class _Ctx:
-    clock: _Clock
-    config: Any = None
-    http: Any = None
 
 
 def open_wallet(db: Path, smtp: LocalSmtpServer) -> EmbeddedWallet:
@@ -83,7 +72,8 @@ class EmailWorld:
 
     def _run(self, call: Call) -> CallSettled:
         async def go() -> Any:
-            ctx = _Ctx(_Clock(self.h.now), self.config, self.http)
+            ctx = ServiceContext(session_id="session-1", project_id="test", clock=FakeClock(self.h.now),
+                                 http=self.http, config=self.config)
             return await self.services[call.service](ctx, **call.args)
 
         try:
