@@ -22,14 +22,13 @@ from typing import IO, Any, Protocol
 from ..core.cmds import Call, CancelTimer, Cmd, StartTimer, Track
 from ..core.msg import Msg
 from ..slices.model import Model
-from ..engine.persist import PendingTimer, session_to_bytes
+from ..engine.persist import ModelPacker, PendingTimer, session_to_bytes
 from ..chains.catalog import Network
 from ..slices.options import HostOptions
 from ..wire.frames import AnnouncedWallet
 from ..engine.session import Output, Session
 from ..rules.limits import UNUSED_SESSION_EVICT_MS
 from ..store.base import SessionStore
-from ..wire.codec import encode
 from ..wire.frames import ClientFrame
 from ..analytics import events
 from .analytics import AnalyticsSink, TrackedEvent
@@ -187,6 +186,7 @@ class SessionRunner:
         self._idle_handle: TimerHandle | None = None
         self._record_file = record_file
         self._restored_timers = list(timers)
+        self._packer = ModelPacker()  # a save re-packs only the slices that changed
         self.context = (
             deps.make_context(session)
             if deps.make_context
@@ -415,7 +415,7 @@ class SessionRunner:
             return
         try:
             for frame in frames:
-                await outlet.send_bytes(encode(frame))
+                await outlet.send_bytes(self.session.encoded(frame))  # the ring's bytes
                 self._told = max(self._told, int(frame.get("a", 0)))
         except Exception:
             log.info("session %s: socket went away while sending", self.id)
@@ -525,7 +525,7 @@ class SessionRunner:
         if not self.session.acted:
             return  # nothing a visitor did: nothing worth keeping past this process
         try:
-            data = session_to_bytes(self.session, self.pending_timers())
+            data = session_to_bytes(self.session, self.pending_timers(), self._packer)
             await store.save(self.id, data, self.clock.now_ms())
         except Exception:
             log.exception("session %s: saving failed", self.id)
