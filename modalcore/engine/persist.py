@@ -18,12 +18,13 @@ from typing import Any, get_type_hints
 import msgpack
 from pydantic import TypeAdapter
 
-from ..slices.model import Model, model_from_data, model_to_data
-from ..wire.codec import encode, encode_with, map_header
+from ..slices.model import Model, model_from_data
+from ..wire.codec import encode, map_header
 from ..core.msg import Msg, msg_from_data, msg_to_data
 from .session import Session
 
-FORMAT = 1
+FORMAT = 2  # 2: the model is its own msgpack bytes (packed slice by slice); 1: inline
+READABLE = (1, 2)
 
 
 class PersistError(ValueError):
@@ -40,9 +41,10 @@ class PendingTimer:
 
 
 @cache
-def _field_adapters() -> tuple[tuple[str, TypeAdapter[Any]], ...]:
+def _field_adapters() -> tuple[tuple[str, bytes, TypeAdapter[Any]], ...]:
+    """(field name, its msgpack bytes, its pydantic adapter) for every field of the model."""
     hints = get_type_hints(Model)
-    return tuple((f.name, TypeAdapter(hints[f.name])) for f in fields(Model))
+    return tuple((f.name, encode(f.name), TypeAdapter(hints[f.name])) for f in fields(Model))
 
 
 class ModelPacker:
@@ -51,6 +53,7 @@ class ModelPacker:
     The model is immutable and every change replaces the slices it touches, so a slice that is
     the same object as last time has the same bytes: saving costs what changed. The bytes are
     exactly those of `encode(model_to_data(model))` (tests hold it to that).
+    One packer per live session (the runner's); a save without one packs everything.
     """
 
     def __init__(self) -> None:
@@ -60,14 +63,14 @@ class ModelPacker:
     def pack(self, model: Model) -> bytes:
         adapters = _field_adapters()
         parts = [map_header(len(adapters))]
-        for name, adapter in adapters:
+        for name, key, adapter in adapters:
             value = getattr(model, name)
             hit = self._last.get(name)
             if hit is None or hit[0] is not value:
                 hit = (value, encode(adapter.dump_python(value, mode="python")))
                 self._last[name] = hit
                 self.packed += 1
-            parts.append(encode(name))
+            parts.append(key)
             parts.append(hit[1])
         return b"".join(parts)
 
@@ -76,16 +79,16 @@ def session_to_bytes(session: Session, timers: Iterable[PendingTimer] = (),
                      packer: ModelPacker | None = None) -> bytes:
     """The persisted bytes; with a `packer` (one per live session) the model's unchanged slices
     are not serialised again."""
-    model_bytes = packer.pack(session.model) if packer is not None else None
+    packer = packer if packer is not None else ModelPacker()
     data: dict[str, Any] = {
         "format": FORMAT,
         "id": session.id,
-        "model": model_to_data(session.model) if model_bytes is None else None,
+        "model": packer.pack(session.model),  # msgpack inside: unchanged slices are reused
         "version": session.version,
         "out_seq": session.out_seq,
         "in_seq": session.in_seq,
         "acked": session.acked,
-        "intents": [[iid, status] for iid, status in session.intents.items()],
+        "intents": list(session.intents.items()),
         "tokens": float(session.tokens),
         "tokens_at": session.tokens_at,
         "effects": dict(session.effects),
@@ -96,8 +99,6 @@ def session_to_bytes(session: Session, timers: Iterable[PendingTimer] = (),
         "token_prev_until": session.token_prev_until,
         "timers": [[t.key, t.due_ms, msg_to_data(t.msg)] for t in timers],
     }
-    if model_bytes is not None:
-        return encode_with(data, {"model": model_bytes})
     packed: bytes = msgpack.packb(data, use_bin_type=True)
     return packed
 
@@ -108,10 +109,13 @@ def load_bytes(data: bytes) -> tuple[Session, list[PendingTimer]]:
         raw = msgpack.unpackb(data, raw=False, strict_map_key=False)
     except Exception as error:  # msgpack raises several unrelated types
         raise PersistError(f"not msgpack: {type(error).__name__}") from error
-    if not isinstance(raw, dict) or raw.get("format") != FORMAT:
-        raise PersistError("not a persisted session of format 1")
+    if not isinstance(raw, dict) or raw.get("format") not in READABLE:
+        raise PersistError(f"not a persisted session of format {' or '.join(map(str, READABLE))}")
     try:
-        model = model_from_data(raw["model"])
+        model_data = raw["model"]
+        if raw["format"] == 2:  # the model's own msgpack, as bytes
+            model_data = msgpack.unpackb(model_data, raw=False, strict_map_key=False)
+        model = model_from_data(model_data)
         session = Session(str(raw["id"]), model, int(raw["tokens_at"]))
         session.version = int(raw["version"])
         session.out_seq = int(raw["out_seq"])
