@@ -3,7 +3,8 @@
 Starts `python -m modalcore serve` subprocesses (one per worker) on free loopback ports with a
 temporary config and SQLite store, then drives them over real websockets from this process:
 
-- idle: N sessions join and stay; the servers' RSS growth (VmRSS of /proc/PID/status) per session;
+- idle: N sessions join, acknowledge their welcome as the renderer does, and stay; the servers' RSS
+  growth (VmRSS of /proc/PID/status) per session;
 - active: N sessions send R intents/s each for D seconds, open loop (an intent is sent on its
   schedule whether or not the previous one was answered), and measure intent sent → the patch
   that follows its `intent_ack ok`; anything else (a refused ack, an `error` frame, a timeout, a
@@ -231,9 +232,26 @@ class Row:
     figures: dict[str, str]
 
 
+async def _settle_like_a_page(session: Session) -> None:
+    """What the renderer does once the welcome is in: it reads the frames (theme, snapshot,
+    host events) and acknowledges them with a bare `ack`, so the server's resume ring empties."""
+    with contextlib.suppress(TimeoutError):
+        while True:
+            frame = decode(await asyncio.wait_for(session.ws.recv(), 0.3))  # type: ignore[arg-type]
+            session.last = max(session.last, int(frame.get("s", 0)))
+    await session.ws.send(encode({"t": "ack", "s": 0, "a": session.last}))
+
+
 async def idle(workers: Sequence[Worker], count: int) -> Row:
     before = sum(w.rss_kib() for w in workers)
     sessions, failed = await _open_all(workers, count)
+    gate = asyncio.Semaphore(CONNECT_CONCURRENCY * 4)
+
+    async def settle(session: Session) -> None:
+        async with gate:
+            await _settle_like_a_page(session)
+
+    await asyncio.gather(*(settle(s) for s in sessions), return_exceptions=True)
     await asyncio.sleep(1.0)  # let the servers settle (joins processed, buffers freed)
     after = sum(w.rss_kib() for w in workers)
     await _close_all(sessions)

@@ -33,6 +33,7 @@ from ..wire.frames import ClientFrame
 from ..analytics import events
 from .analytics import AnalyticsSink, TrackedEvent
 from .clock import Clock, TimerHandle
+from .inbox import Inbox
 from .observe import SessionObserver, Step
 from .services import ServiceContext, ServiceRegistry
 
@@ -176,7 +177,7 @@ class SessionRunner:
         self.closing = False
         self.ended = False  # the host left: the saved state is deleted, not written
         self.finished: asyncio.Future[None] | None = None
-        self._queue: asyncio.Queue[_Item] = asyncio.Queue()
+        self._queue: Inbox[_Item] = Inbox()
         self._task: asyncio.Task[None] | None = None
         self._timers: dict[str, _Timer] = {}
         self._generations = itertools.count(1)

@@ -11,11 +11,12 @@ The hub also counts live sessions per client address (`max_sessions_per_address`
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 import logging
 import secrets
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -36,7 +37,8 @@ from ..runtime.runner import (
     TokenRefused,
 )
 from ..runtime.services import ServiceContext, ServiceRegistry
-from ..slices.options import HostOptions
+from ..slices.options import HostOptions, parse_options
+from ..wire.codec import encode
 from ..store.base import SessionStore
 from ..wire.frames import Join
 from . import tokens
@@ -45,6 +47,7 @@ from .config import EngineConfig
 log = logging.getLogger(__name__)
 
 SWEEP_EVERY_MS = 3600 * 1000
+OPTIONS_REMEMBERED = 256  # distinct host option maps whose parsed (immutable) form is shared
 
 
 class Hub:
@@ -72,6 +75,7 @@ class Hub:
         self._per_address: Counter[str] = Counter()
         self._secret = secret
         self._restoring: dict[str, asyncio.Future[SessionRunner | None]] = {}
+        self._options: OrderedDict[bytes, HostOptions] = OrderedDict()
         self._sweep_handle: TimerHandle | None = None
         self._tasks: set[asyncio.Task[object]] = set()
         self.deps = RunnerDeps(
@@ -106,6 +110,21 @@ class Hub:
         except tokens.TokenError as error:
             log.info("resume refused: %s", error)
             return None
+
+    # ----- host options: the pages of one site send the same map; one parsed copy serves them
+    def options(self, raw: dict[str, Any]) -> HostOptions:
+        """`parse_options(raw)` (OptionsError as it raises), shared between sessions sending
+        the same map: HostOptions is immutable, and each session's own copy cost ~1 KiB."""
+        key = encode(raw)
+        known = self._options.get(key)
+        if known is not None:
+            self._options.move_to_end(key)
+            return known
+        parsed = parse_options(raw)
+        self._options[key] = parsed
+        while len(self._options) > OPTIONS_REMEMBERED:
+            self._options.popitem(last=False)
+        return parsed
 
     # ----- sessions per client address
     def is_live(self, session_id: str) -> bool:
