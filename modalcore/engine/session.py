@@ -171,7 +171,16 @@ class Session:
 
     def _welcome(self, resume_token: str, *, resumed: bool, last: int | None) -> Output:
         out = Output()
-        missed = self._missed_since(last) if resumed and last is not None else None
+        missed = None
+        if resumed and last is not None and last > self.out_seq:
+            # The client saw frames this copy never numbered: the engine process that sent them
+            # died before saving them (issue 17). Number on from there (the client ignores
+            # frames it thinks it processed) and send a snapshot of the state as saved.
+            self.out_seq = last
+            self.ring.clear()
+            self.ring_bytes = 0
+        elif resumed and last is not None:
+            missed = self._missed_since(last)
         joined: dict[str, Any] = {
             "t": "joined",
             "s": 0,

@@ -396,6 +396,16 @@ class SessionRunner:
                 item.done.set_result(None)
 
     async def _apply(self, out: Output, now: int) -> None:
+        if any(frame["t"] == "effect" for frame in out.frames):
+            # Write-ahead for requests to the browser (a wallet request may move money): the
+            # state that awaits the answer, with its time-out timer, is saved before the request
+            # leaves. A worker killed after sending leaves a saved session that knows the
+            # request is pending: the one that takes the visitor over applies the answer, or
+            # shows the request lost, and never issues it again (issue 17).
+            self._run_cmds(out.cmds, now)
+            await self._save()
+            await self._send(out.frames)
+            return
         await self._send(out.frames)
         self._run_cmds(out.cmds, now)
 
