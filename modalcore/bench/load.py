@@ -278,7 +278,7 @@ def _store_calls(workers: Sequence[Worker]) -> tuple[int, int]:
     each call is one request."""
     calls = failed = 0
     for worker in workers:
-        text = httpx.get(f"http://{HOST}:{worker.port}/metrics", timeout=5).text
+        text = httpx.get(f"http://{HOST}:{worker.port}/metrics", timeout=60)  # a worker may still drain its backlog.text
         for line in text.splitlines():
             value = int(float(line.rsplit(" ", 1)[-1])) if not line.startswith("#") else 0
             if line.startswith("modalcore_store_operations_total{"):
