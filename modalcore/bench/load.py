@@ -278,7 +278,8 @@ def _store_calls(workers: Sequence[Worker]) -> tuple[int, int]:
     each call is one request."""
     calls = failed = 0
     for worker in workers:
-        text = httpx.get(f"http://{HOST}:{worker.port}/metrics", timeout=60)  # a worker may still drain its backlog.text
+        # a worker may still be draining its backlog: wait for its answer
+        text = httpx.get(f"http://{HOST}:{worker.port}/metrics", timeout=60).text
         for line in text.splitlines():
             value = int(float(line.rsplit(" ", 1)[-1])) if not line.startswith("#") else 0
             if line.startswith("modalcore_store_operations_total{"):
