@@ -270,8 +270,17 @@ async def test_rule_killed_mid_send_a_reloaded_page_sees_the_request_lost_with_t
         for frame in await reloaded.quiet(0.5):
             taken.take(frame)
         assert [f for f in taken.requests if f["req"]["method"] == "eth_sendTransaction"] == []
-        # only the visitor's Try again asks the wallet again, once
+        # only the visitor's Try again asks the wallet again, once (after the reloaded page's
+        # connection re-synced and the balance is known again)
+        await taken.until(lambda p: p.host.get("account", {}).get("isConnected") is True
+                          and bool(p.host.get("account", {}).get("balance")))
         await reloaded.intent("send-preview/lost/retry", "press")
-        await taken.until(lambda p: bool(p.held))
+
+        def asked_or_refused(p: Page) -> bool:
+            return bool(p.held) or p.node("send-preview/error") is not None
+
+        await taken.until(asked_or_refused)
+        error = taken.node("send-preview/error")
+        assert error is None, error
         assert len(taken.held) == 1
     assert _nonce(devchain) == nonce  # nothing reached the chain behind the visitor's back
