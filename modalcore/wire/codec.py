@@ -22,6 +22,17 @@ def encode_with(frame: dict[str, Any], encoded: dict[str, bytes]) -> bytes:
     key -> the msgpack of `frame[key]`), so that a patch's ops measured once are not packed again."""
     if not encoded:
         return encode(frame)
+    keys = list(frame)
+    tail = keys[len(keys) - len(encoded):]
+    if set(tail) == set(encoded) and len(keys) - len(encoded) < 16:
+        # the usual case (a patch's ops, a snapshot's tree come last): pack the head in one call
+        # and append the known bytes under a header counting every entry
+        head = encode({key: frame[key] for key in keys[:len(keys) - len(encoded)]})
+        parts = [map_header(len(frame)), head[1:]]
+        for key in tail:
+            parts.append(encode(key))
+            parts.append(encoded[key])
+        return b"".join(parts)
     parts = [map_header(len(frame))]
     for key, value in frame.items():
         parts.append(encode(key))

@@ -33,8 +33,11 @@ class Node:
         self.p: dict[str, Any] = dict(p) if p else {}
         self.c: tuple[Node, ...] = tuple(c)
         self.handlers: Mapping[str, Handler] = handlers or {}
-        # A lower bound of this subtree's msgpack size: map header, "id" and "t" keys and values.
+        # A lower bound of this subtree's msgpack size: map header, "id" and "t" keys and values,
+        # each prop's key and at least a byte of its value (a string: its length and a byte).
         self.floor: int = 8 + len(id) + len(t) + sum(child.floor for child in self.c)
+        for key, value in self.p.items():
+            self.floor += len(key) + 2 + (len(value) if isinstance(value, str) else 0)
 
     def __eq__(self, other: object) -> bool:
         if self is other:

@@ -165,7 +165,10 @@ class Page:
     async def until(self, done: Callable[[Page], bool]) -> None:
         deadline = time.monotonic() + STEP_S
         while not done(self):
-            frame = await self.client.recv(max(0.1, deadline - time.monotonic()))
+            try:
+                frame = await self.client.recv(max(0.1, deadline - time.monotonic()))
+            except TimeoutError as error:
+                raise AssertionError(f"not reached; host state {self.host}") from error
             self.take(frame)
             if frame["t"] == "effect":
                 await self.answer(frame)
