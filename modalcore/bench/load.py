@@ -27,6 +27,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -35,6 +36,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 from redis import Redis
@@ -326,6 +328,70 @@ async def active(workers: Sequence[Worker], count: int, rate: float, seconds: fl
     return Row(len(workers), f"active {rate:g}/s × {seconds:g} s", count, figures)
 
 
+# ----- the active run from several client processes (one Python process cannot drive much more
+# than ~1,000 intents/s over websockets: past that the client, not the engine, is measured)
+def _client_process(urls: list[str], offsets: list[float], rate: float, seconds: float,
+                    barrier: Any, results: Any) -> None:
+    async def main() -> tuple[list[float], int, int]:
+        gate = asyncio.Semaphore(CONNECT_CONCURRENCY)
+        opened = await asyncio.gather(*(_open(url, gate) for url in urls), return_exceptions=True)
+        sessions = [(s, offsets[i]) for i, s in enumerate(opened) if isinstance(s, Session)]
+        await asyncio.sleep(0.5)  # joins settled
+        await asyncio.get_running_loop().run_in_executor(None, barrier.wait, 600)
+        await asyncio.gather(*(_drive(s, rate, seconds, offset) for s, offset in sessions))
+        await _close_all([s for s, _ in sessions])
+        latencies = [ms for s, _ in sessions for ms in s.latencies]
+        return latencies, sum(s.errors for s, _ in sessions), len(urls) - len(sessions)
+
+    results.put(asyncio.run(main()))
+
+
+def active_from_processes(workers: Sequence[Worker], count: int, rate: float, seconds: float,
+                          redis_url: str | None, clients: int) -> Row:
+    context = multiprocessing.get_context("spawn")
+    barrier = context.Barrier(clients + 1)
+    results = context.Queue()
+    period = 1 / rate
+    processes = []
+    for index in range(clients):
+        mine = range(index, count, clients)
+        processes.append(context.Process(target=_client_process, args=(
+            [workers[j % len(workers)].ws_url for j in mine],
+            [period * j / max(1, count) for j in mine], rate, seconds, barrier, results)))
+    for process in processes:
+        process.start()
+    try:
+        barrier.wait(600)  # every client has its sessions open
+        commands_before = _redis_commands(redis_url)
+        calls_before = _store_calls(workers)
+        cpu_before = sum(w.cpu_s() for w in workers)
+        began = time.perf_counter()
+        gathered = [results.get(timeout=seconds + 600) for _ in processes]
+        elapsed = time.perf_counter() - began
+        cpu = sum(w.cpu_s() for w in workers) - cpu_before
+        commands = _redis_commands(redis_url) - commands_before - 1
+        calls_after = _store_calls(workers)
+    finally:
+        for process in processes:
+            process.join(30)
+            if process.is_alive():
+                process.kill()
+    samples = [ms for latencies, _, _ in gathered for ms in latencies]
+    errors = sum(e + f for _, e, f in gathered) + calls_after[1] - calls_before[1]
+    answered = max(1, len(samples))
+    figures = {
+        "p50": f"{percentile(samples, 50):.1f} ms",
+        "p99": f"{percentile(samples, 99):.1f} ms",
+        "intents/s": f"{len(samples) / elapsed:.0f}",
+        "server CPU": f"{100 * cpu / elapsed:.0f} %",
+        "store calls/intent": f"{(calls_after[0] - calls_before[0]) / answered:.2f}",
+    }
+    if redis_url is not None:
+        figures["Redis commands/intent"] = f"{commands / answered:.2f}"
+    figures["errors"] = str(errors)
+    return Row(len(workers), f"active {rate:g}/s × {seconds:g} s, {clients} clients", count, figures)
+
+
 def table(rows: Sequence[Row], store: str) -> list[str]:
     lines = [f"Load over real websockets (loopback, {store} store, client on the same machine):",
              f"  {'workers':>7}  {'scenario':<22} {'sessions':>8}  figures"]
@@ -337,13 +403,15 @@ def table(rows: Sequence[Row], store: str) -> list[str]:
 
 def run(idle_sessions: int = 200, active_sessions: int = 100, rate: float = 1.0,
         seconds: float = 10.0, worker_counts: Sequence[int] = (1, 2),
-        store: str = "sqlite") -> list[str]:
+        store: str = "sqlite", clients: int = 1) -> list[str]:
     if not (0 <= idle_sessions <= MAX_SESSIONS and 0 <= active_sessions <= MAX_SESSIONS):
         raise ValueError(f"sessions are bounded to {MAX_SESSIONS}")
     if not (0 < rate <= 30 and 0 < seconds <= MAX_SECONDS):
         raise ValueError(f"rate is in (0, 30] per second, seconds in (0, {MAX_SECONDS:g}]")
     if store not in ("sqlite", "redis"):
         raise ValueError("the store is sqlite or redis")
+    if not 1 <= clients <= 8:
+        raise ValueError("clients is 1 to 8 processes")
     rows: list[Row] = []
     with contextlib.ExitStack() as stack:
         redis_url = stack.enter_context(redis_server()) if store == "redis" else None
@@ -354,8 +422,12 @@ def run(idle_sessions: int = 200, active_sessions: int = 100, rate: float = 1.0,
                     rows.append(asyncio.run(idle(workers, idle_sessions)))
             if active_sessions:
                 with start_workers(count, limit, redis_url) as workers:
-                    rows.append(asyncio.run(
-                        active(workers, active_sessions, rate, seconds, redis_url)))
+                    if clients > 1:
+                        rows.append(active_from_processes(
+                            workers, active_sessions, rate, seconds, redis_url, clients))
+                    else:
+                        rows.append(asyncio.run(
+                            active(workers, active_sessions, rate, seconds, redis_url)))
     return table(rows, "Redis" if store == "redis" else "SQLite")
 
 
@@ -369,9 +441,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="worker counts to measure (default: 1 2)")
     parser.add_argument("--store", choices=("sqlite", "redis"), default="sqlite",
                         help="sqlite: one file per worker; redis: one redis-server they share")
+    parser.add_argument("--clients", type=int, default=1,
+                        help="client processes driving the active sessions (default 1)")
     args = parser.parse_args(argv)
     try:
-        lines = run(args.idle, args.active, args.rate, args.seconds, args.workers, args.store)
+        lines = run(args.idle, args.active, args.rate, args.seconds, args.workers, args.store,
+                    args.clients)
     except ValueError as error:
         print(f"load: {error}", file=sys.stderr)
         return 2
