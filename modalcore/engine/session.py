@@ -88,9 +88,12 @@ class Session:
         self.recorder: Recorder | None = None
 
     # ----- frames out
-    def _frame(self, t: str, _encoded: dict[str, bytes] | None = None, **fields: Any) -> dict[str, Any]:
-        """A numbered frame, encoded once into the ring (`_encoded`: bytes of field values
-        already packed, reused as they are)."""
+    def _frame(self, t: str, **fields: Any) -> dict[str, Any]:
+        """A numbered frame, encoded once into the ring."""
+        return self._frame_reusing(t, None, **fields)
+
+    def _frame_reusing(self, t: str, _encoded: dict[str, bytes] | None, **fields: Any) -> dict[str, Any]:
+        """`_frame`, reusing the bytes of field values already packed (`_encoded`)."""
         self.out_seq += 1
         frame: dict[str, Any] = {"t": t, "s": self.out_seq, "a": self.in_seq}
         frame.update(fields)
@@ -122,8 +125,8 @@ class Session:
         self.snapshot_v = self.version
         if wire is None:
             return self._frame("snapshot", v=self.version, tree=self.tree.to_wire())
-        return self._frame("snapshot", {"tree": encoded} if encoded is not None else None,
-                           v=self.version, tree=wire)
+        return self._frame_reusing("snapshot", {"tree": encoded} if encoded is not None else None,
+                                   v=self.version, tree=wire)
 
     # ----- resume tokens (PROTOCOL.md, "Resume"): the runtime signs, the session counts
     def accepts_token(self, generation: int, now: int) -> bool:
@@ -396,8 +399,8 @@ class Session:
         elif update.ops:
             self.version += 1
             encoded = {"ops": update.ops_bytes} if update.ops_bytes is not None else None
-            frames.append(self._frame("patch", encoded, base=self.version - 1, v=self.version,
-                                      ops=update.ops))
+            frames.append(self._frame_reusing("patch", encoded, base=self.version - 1,
+                                              v=self.version, ops=update.ops))
         frames.extend(self._host_frames())
         return frames
 

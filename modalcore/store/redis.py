@@ -147,7 +147,7 @@ class RedisStore(SessionStore):
                     log.exception("a routed event failed")
         finally:
             self.listening.clear()
-            await pubsub.aclose()
+            await pubsub.aclose()  # type: ignore[no-untyped-call]
 
     async def delete(self, session_id: str) -> None:
         async with self._redis.pipeline(transaction=True) as pipe:

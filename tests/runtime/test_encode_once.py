@@ -9,7 +9,7 @@ import msgpack
 
 from modalcore.testing import RunnerRig
 from modalcore.wire.codec import encode, encode_with
-from modalcore.wire import framing
+from modalcore.wire import codec
 
 
 class _KeepingOutlet:
@@ -42,13 +42,13 @@ async def test_the_socket_gets_the_ring_bytes_and_ops_are_packed_once(
     await rig.runner.attach(outlet, lambda g: f"t{g}", resumed=True, last=rig.session.out_seq)
     await rig.runner.settled()
     packed: list[Any] = []
-    real = framing.encode
+    real = codec.encode
 
     def counting(value: Any) -> bytes:
         packed.append(value)
         return real(value)
 
-    monkeypatch.setattr(framing, "encode", counting)
+    monkeypatch.setattr("modalcore.wire.framing.encode", counting)
     outlet.sent.clear()
     rig.runner.put_frame(intent(1, "host", "open"), outlet)
     await rig.runner.settled()

@@ -9,7 +9,7 @@ import itertools
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-from modalcore.slices.host import HostClosed
+from modalcore.slices.navigation import HostClosed
 from modalcore.store.redis import RedisStore
 from modalcore.testing import Client, RunningServer, make_test_config, start_server
 
