@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from . import texts
 
 MIN_LENGTH = 4
+NAME_NAMESPACES = ("eip155",)  # SPEC §9: names are eip155 only
+AUTH_CONNECTOR_ID = "ID_AUTH"  # SPEC §2: the auth connector (the embedded wallet)
 DEFAULT_SUFFIX = ".reown.id"
 
 TOO_SHORT = f"Name must be at least {MIN_LENGTH} characters"

@@ -12,6 +12,7 @@ from ..directory.source import run_query
 from .balances import fetch_balances
 from .blockchain_api import BlockchainApi
 from .history import fetch_history, hosted_history
+from .names import name_services
 from .nfts import fetch_nfts
 from .send import estimate_fee as estimate_send_fee
 
@@ -42,4 +43,4 @@ def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | No
         return await run_query(None, http, "", args)
 
     return {"balances": balances, "history": history, "estimate_fee": estimate_fee,
-            "directory": directory, "nfts": nfts}
+            "directory": directory, "nfts": nfts, **name_services(http)}

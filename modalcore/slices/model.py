@@ -16,6 +16,7 @@ from .balances import BalancesState
 from .disconnect import DisconnectState
 from .directory import DirectoryState
 from .history import HistoryState
+from .names import NamesState
 from .nfts import NftsState
 from .send import SendState
 from .switching import SwitchState
@@ -55,6 +56,7 @@ class Model:
     history: HistoryState = field(default_factory=HistoryState)
     nfts: NftsState = field(default_factory=NftsState)
     directory: DirectoryState = field(default_factory=DirectoryState)
+    names: NamesState = field(default_factory=NamesState)
     counter: int = 0
 
     def next_id(self, prefix: str) -> tuple[Model, str]:
