@@ -7,6 +7,7 @@ the others are SPEC §8's."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -68,3 +69,9 @@ def registration_problem(label: str, network_id: str | None, address: str | None
     if not address or not auth_connected:
         return NameProblem(NO_ADDRESS_OR_AUTH)
     return name_problem(label)
+
+
+def registration_message(name: str, address: str, timestamp_ms: int) -> str:
+    """The text the visitor signs to register `name` (full, with suffix) for `address`."""
+    return json.dumps({"name": name.lower(), "address": address.lower(), "timestamp": timestamp_ms},
+                      separators=(",", ":"), sort_keys=True)

@@ -30,6 +30,7 @@ from ..analytics.sinks import build_sink
 from ..audit.observer import AuditObserver
 from ..audit.routes import routes as audit_routes
 from ..directory.routes import routes as directory_routes
+from ..services.name_registry import NameRegistry
 from ..services.wiring import register_engine_services
 from ..siwx.http import routes as siwx_routes
 from ..siwx.store import SqliteSiwxStore
@@ -41,6 +42,7 @@ from ..store.base import SessionStore
 from ..store.memory import MemoryStore
 from ..store.redis import RedisStore
 from ..store.sqlite import SqliteStore
+from ..rules.names import DEFAULT_SUFFIX
 from .config import EngineConfig, default_config, resolve_secret
 from .devproxy import devchain_proxy
 from .hub import Hub
@@ -90,6 +92,17 @@ def open_siwx(config: EngineConfig) -> tuple[SqliteSiwxStore, LocalAccount]:
     return store, signer
 
 
+def open_names(config: EngineConfig) -> NameRegistry:
+    """The engine's own name registry, from the config's `[names]` section: `db` (SQLite file)
+    and `suffix` (SPEC §9: default .reown.id)."""
+    section = (config.model_extra or {}).get("names") or {}
+    db = str(section.get("db", ".modalcore/names.db"))
+    path = db if db == ":memory:" else config.path(db)
+    if path != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    return NameRegistry(path, str(section.get("suffix", DEFAULT_SUFFIX)))
+
+
 def siwx_key_file(config: EngineConfig) -> Path:
     """Where the engine's signing key lives (the config's `[siwx] key_file`)."""
     section = (config.model_extra or {}).get("siwx") or {}
@@ -137,6 +150,7 @@ def create_app(
                           AnalyticsObserver(sink))
     static_dir = config.static_path()
     siwx_store, signer = open_siwx(config)
+    name_registry = open_names(config)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -145,7 +159,7 @@ def create_app(
             hub.http = http
             if isinstance(sink, HostedAnalyticsSink):
                 sink.http = http
-            register_engine_services(hub.deps.services, http, siwx_store, signer)
+            register_engine_services(hub.deps.services, http, siwx_store, signer, name_registry)
             hub.start()
             try:
                 yield
@@ -156,6 +170,7 @@ def create_app(
                 if own_store:
                     await session_store.close()
                 siwx_store.close()
+                name_registry.close()
 
     routes = [
         WebSocketRoute("/ws", websocket_endpoint),

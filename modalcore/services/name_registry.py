@@ -3,7 +3,7 @@
 
 A registration is a message the visitor's account signed (EIP-191 `personal_sign`): the JSON
 `{"name": "<label><suffix>", "address": "0x..", "timestamp": <unix ms>}`, built by the engine
-(`registration_message`). `register` checks the name rules (SPEC §5), that the message names
+(`rules.names.registration_message`). `register` checks the name rules (SPEC §5), that the message names
 this name and address, that it is recent, that the signature recovers to the address
 (eth-account), and that the name is free; then it stores the name. Every refusal is a
 `RegistrationError` whose text is what the visitor sees; nothing is stored then. Names are kept
@@ -21,11 +21,11 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 from eth_utils.address import is_address, to_checksum_address
 
+from ..rules import limits as L
 from ..rules.names import DEFAULT_SUFFIX, error_registering, full_name, name_problem
 
 MESSAGE_MAX_AGE_MS = 10 * 60 * 1000  # a signed registration older than this is refused
 MESSAGE_CHARS = 1024
-MAX_SUGGESTIONS = 3
 SUGGESTION_TAILS = ("-1", "-2", "-eth", "-web3", "-id", "123", "-app")
 
 
@@ -37,12 +37,6 @@ class RegistrationError(ValueError):
 class Registered:
     name: str
     address: str
-
-
-def registration_message(name: str, address: str, timestamp_ms: int) -> str:
-    """The text the visitor signs to register `name` (full, with suffix) for `address`."""
-    return json.dumps({"name": name.lower(), "address": address.lower(), "timestamp": timestamp_ms},
-                      separators=(",", ":"), sort_keys=True)
 
 
 def label_of(name: str, suffix: str) -> str:
@@ -91,13 +85,13 @@ class NameRegistry:
         return self.address_of(full_name(label, self.suffix)) is None
 
     def suggestions(self, label: str) -> list[str]:
-        """Free names near `label` (full names), at most MAX_SUGGESTIONS: the label itself when
+        """Free names near `label` (full names), at most L.MAX_NAME_SUGGESTIONS: the label itself when
         free, then the label with a tail."""
         found: list[str] = []
         for candidate in (label, *(label + tail for tail in SUGGESTION_TAILS)):
             if name_problem(candidate) is None and self.available(candidate):
                 found.append(full_name(candidate, self.suffix))
-            if len(found) == MAX_SUGGESTIONS:
+            if len(found) == L.MAX_NAME_SUGGESTIONS:
                 break
         return found
 

@@ -12,6 +12,8 @@ from ..directory.source import directory_services
 from ..runtime.services import ServiceContext, ServiceRegistry
 from ..siwx.service import siwx_services
 from ..siwx.store import SiwxStore
+from .name_registry import NameRegistry
+from .names import name_services
 from .table import Service, default_services
 
 
@@ -23,10 +25,13 @@ def _with_context(service: Service) -> Service:
 
 
 def register_engine_services(
-    registry: ServiceRegistry, http: httpx.AsyncClient, siwx_store: SiwxStore, signer: LocalAccount
+    registry: ServiceRegistry, http: httpx.AsyncClient, siwx_store: SiwxStore, signer: LocalAccount,
+    names: NameRegistry | None = None,
 ) -> None:
-    """Register what the registry does not have yet (tests may bring their own)."""
-    services: dict[str, Service] = {name: _with_context(fn) for name, fn in default_services(http).items()}
+    """Register what the registry does not have yet (tests may bring their own). `names` is the
+    engine's own name registry (lookups include it; registration needs it)."""
+    engine_services = {**default_services(http), **name_services(http, names)}
+    services: dict[str, Service] = {name: _with_context(fn) for name, fn in engine_services.items()}
     services.update(siwx_services(siwx_store, http, signer))
     services.update(directory_services())
     for name, service in services.items():

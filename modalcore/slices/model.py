@@ -18,6 +18,7 @@ from .directory import DirectoryState
 from .history import HistoryState
 from .names import NamesState
 from .nfts import NftsState
+from .register_name import RegisterState
 from .send import SendState
 from .switching import SwitchState
 from .connecting import ConnectionState
@@ -57,6 +58,7 @@ class Model:
     nfts: NftsState = field(default_factory=NftsState)
     directory: DirectoryState = field(default_factory=DirectoryState)
     names: NamesState = field(default_factory=NamesState)
+    register_name: RegisterState = field(default_factory=RegisterState)
     counter: int = 0
 
     def next_id(self, prefix: str) -> tuple[Model, str]:

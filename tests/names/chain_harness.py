@@ -17,6 +17,7 @@ from modalcore.chains.catalog import Network, Token, catalog
 from modalcore.core.cmds import Call, CallSettled
 from modalcore.devchain.pytest_plugin import ChainsInfo
 from modalcore.enginetest import Harness
+from modalcore.rules.names import AUTH_CONNECTOR_ID
 from modalcore.services.name_registry import NameRegistry
 from modalcore.services.names import name_services
 from modalcore.services.table import default_services
@@ -25,13 +26,20 @@ from modalcore.slices.options import parse_options
 from modalcore.wire.frames import AnnouncedWallet, Env
 
 DEV_WALLET = {"uuid": "dev-uuid", "name": "Dev Wallet", "icon": "data:image/svg+xml,dev", "rdns": "dev.wallet"}
-# Hardhat's well-known dev keys (accounts 0-3): the test signs as the wallet would
+# a wallet whose connector id is the auth connector's (SPEC §2 ID_AUTH): the embedded wallet
+# stands behind that id; here the node's unlocked account answers for it
+AUTH_WALLET = {"uuid": AUTH_CONNECTOR_ID, "name": "Email Wallet", "icon": "data:image/svg+xml,e", "rdns": ""}
+# Hardhat's well-known dev keys (accounts 0-4): the test signs as the wallet would
 DEV_KEYS = (
     "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
     "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
     "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3d73b974a8ff4a2e",
     "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6",
+    "0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a",
 )
+
+
+FORGER = Account.from_key("0x" + "42" * 32)  # signs in place of the account when forging
 
 
 def dev_networks(info: ChainsInfo) -> dict[str, Network]:
@@ -53,6 +61,7 @@ class ChainHarness(Harness):
         self.info = info
         self.address: str = info.chain(31337)["accounts"][account]
         self.key = DEV_KEYS[account]
+        assert Account.from_key(self.key).address == self.address
         self.registry = registry
         self.chain_hex = "0x7a69"
         self.answered: set[str] = set()
@@ -88,7 +97,7 @@ class ChainHarness(Harness):
             if self.hold_signatures:
                 return
             message = bytes.fromhex(str(params[0]).removeprefix("0x")).decode()
-            key = DEV_KEYS[3] if self.forge_signature else self.key
+            key = FORGER.key if self.forge_signature else self.key
             signed = Account.sign_message(encode_defunct(text=message), private_key=key)
             self.effect_result(frame["eid"], result="0x" + signed.signature.hex().removeprefix("0x"))
         else:
@@ -123,8 +132,8 @@ class ChainHarness(Harness):
                 return
         raise AssertionError("the engine kept asking for more")
 
-    def connect(self) -> None:
+    def connect(self, wallet: str = "Dev Wallet") -> None:
         self.host("open")
-        item = next(n for n in self.find_text("Dev Wallet", exact=True) if n.t == "wallet-item")
+        item = next(n for n in self.find_text(wallet, exact=True) if n.t == "wallet-item")
         self.press(item.id)
         self.pump()
