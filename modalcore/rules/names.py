@@ -75,3 +75,21 @@ def registration_message(name: str, address: str, timestamp_ms: int) -> str:
     """The text the visitor signs to register `name` (full, with suffix) for `address`."""
     return json.dumps({"name": name.lower(), "address": address.lower(), "timestamp": timestamp_ms},
                       separators=(",", ":"), sort_keys=True)
+
+
+_DOTTED_LABEL = re.compile(r"^[a-z0-9-]+$")
+_EVM_ADDRESS = re.compile(r"^0x[0-9a-f]{40}$")
+
+
+def looks_like_name(text: str) -> bool:
+    """A dotted name of letters, digits and hyphens (`alice.eth`, `satoshi.reown.id`), not an
+    address: what a send's receiver field resolves (slices/send_name.py)."""
+    lowered = text.strip().lower()
+    if _EVM_ADDRESS.match(lowered) or "." not in lowered:
+        return False
+    return all(_DOTTED_LABEL.match(label) for label in lowered.split("."))
+
+
+def no_address_for(name: str) -> str:
+    """A send to a name that resolves to no address (this project's words; SPEC gives none)."""
+    return f"No address found for {name}"

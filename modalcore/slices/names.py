@@ -48,9 +48,17 @@ class KnownName:
 
 
 @dataclass(frozen=True)
+class KnownAddress:
+    key: str  # `<caip2>:<name lower>`
+    value: str | None  # the address it resolves to, or None
+    at: int
+
+
+@dataclass(frozen=True)
 class NamesState:
     known: tuple[KnownName, ...] = ()
     pending: tuple[tuple[str, int], ...] = ()  # (key, asked at)
+    addresses: tuple[KnownAddress, ...] = ()  # names resolved (a send to a name)
 
 
 def name_key(network_id: str, address: str) -> str:
@@ -126,6 +134,26 @@ def remember(state: NamesState, key: str, name: str | None, now: int) -> NamesSt
     if len(known) > L.MAX_KNOWN_NAMES:
         known = tuple(sorted(known, key=lambda k: k.at)[-L.MAX_KNOWN_NAMES:])
     return replace(state, known=known, pending=tuple(p for p in state.pending if p[0] != key))
+
+
+def known_address(model: Model, name: str, now: int) -> KnownAddress | None:
+    """What `name` resolved to on the active network less than 5 minutes ago, if anything."""
+    network = model.networks.active
+    if network is None:
+        return None
+    key = name_key(network, name)
+    return next((k for k in model.names.addresses if k.key == key and 0 <= now - k.at < NAME_TTL_MS), None)
+
+
+def remember_address(model: Model, name: str, address: str | None, now: int) -> NamesState:
+    state = model.names
+    network = model.networks.active
+    if network is None:
+        return state
+    key = name_key(network, name)
+    kept = tuple(k for k in state.addresses if k.key != key and 0 <= now - k.at < NAME_TTL_MS)
+    addresses = (*kept, KnownAddress(key, address, now))[-L.MAX_KNOWN_NAMES:]
+    return replace(state, addresses=addresses)
 
 
 def on_name(model: Model, msg: NameOfAddressFetched, now: int) -> Step:

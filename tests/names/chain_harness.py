@@ -68,6 +68,7 @@ class ChainHarness(Harness):
         self.ran = 0
         self.hold_signatures = False
         self.forge_signature = False
+        self.sent: list[str] = []  # hashes of the transactions the wallet sent
         now = int(time.time() * 1000)
         model = initial_model("test-project", "http://localhost:8000",
                               parse_options({"networks": ["eip155:31337", "eip155:31338"]}), Env(),
@@ -92,7 +93,9 @@ class ChainHarness(Harness):
         elif method == "eth_chainId":
             self.effect_result(frame["eid"], result=self.chain_hex)
         elif method == "eth_sendTransaction":
-            self.effect_result(frame["eid"], result=self.rpc(method, params))
+            tx_hash = self.rpc(method, params)
+            self.sent.append(str(tx_hash))
+            self.effect_result(frame["eid"], result=tx_hash)
         elif method == "personal_sign":
             if self.hold_signatures:
                 return
