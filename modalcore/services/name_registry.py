@@ -19,7 +19,9 @@ from pathlib import Path
 
 from eth_account import Account
 from eth_account.messages import encode_defunct
+from eth_keys.exceptions import BadSignature
 from eth_utils.address import is_address, to_checksum_address
+from eth_utils.exceptions import ValidationError
 
 from ..rules import limits as L
 from ..rules.names import DEFAULT_SUFFIX, error_registering, full_name, name_problem
@@ -106,7 +108,7 @@ class NameRegistry:
         try:
             fields = json.loads(message)
             signer = Account.recover_message(encode_defunct(text=message), signature=signature)
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, BadSignature, ValidationError):
             raise RegistrationError(failed) from None
         if (not isinstance(fields, dict) or fields.get("name") != name
                 or str(fields.get("address", "")).lower() != address.lower()

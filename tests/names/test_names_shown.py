@@ -6,12 +6,16 @@ shows truncated; drawing never waits for a name."""
 from __future__ import annotations
 
 import pytest
+from eth_account import Account
+from eth_account.messages import encode_defunct
 
 from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore.rules.names import registration_message
+from modalcore.services.name_registry import NameRegistry
 from modalcore.slices.names import NAME_TTL_MS
 from modalcore.views.parts import truncate_address
 
-from .chain_harness import ChainHarness
+from .chain_harness import DEV_KEYS, ChainHarness
 
 pytestmark = pytest.mark.chain
 
@@ -76,3 +80,17 @@ def test_activity_rows_show_the_counterpartys_name(devchain: ChainsInfo) -> None
     h.pump()
     subtitles = [n.p["subtitle"] for n in h.of_type("activity-item")]
     assert "To bob.eth" in subtitles
+
+
+def test_a_name_in_the_engines_registry_shows_for_its_address(devchain: ChainsInfo) -> None:
+    """Reverse lookups include the engine's own registry (before ENS)."""
+    registry = NameRegistry(":memory:", ".reown.id")
+    dave = devchain.chain(31337)["accounts"][3]
+    message = registration_message("dave.reown.id", dave, 1_000)
+    signature = Account.sign_message(encode_defunct(text=message), DEV_KEYS[3]).signature.hex()
+    registry.register("dave", dave, message, signature, 1_000)
+    h = ChainHarness(devchain, account=3, registry=registry)
+    h.connect()
+    h.host("open")
+    assert h.node("account/address").p["text"] == "dave.reown.id"
+    assert h.host_state("account")["display"] == "dave.reown.id"
