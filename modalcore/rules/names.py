@@ -71,10 +71,12 @@ def registration_problem(label: str, network_id: str | None, address: str | None
     return name_problem(label)
 
 
-def registration_message(name: str, address: str, timestamp_ms: int) -> str:
-    """The text the visitor signs to register `name` (full, with suffix) for `address`."""
-    return json.dumps({"name": name.lower(), "address": address.lower(), "timestamp": timestamp_ms},
-                      separators=(",", ":"), sort_keys=True)
+def registration_message(name: str, now_ms: int) -> str:
+    """The text the visitor signs to register `name` (full, with suffix): the hosted profile
+    API's shape, `{"name":…,"attributes":{},"timestamp":<unix s>}` (JSON.stringify's), so one
+    signature serves the engine's registry and `POST /v1/profile/account` alike."""
+    return json.dumps({"name": name.lower(), "attributes": {}, "timestamp": now_ms // 1000},
+                      separators=(",", ":"))
 
 
 _DOTTED_LABEL = re.compile(r"^[a-z0-9-]+$")

@@ -31,6 +31,7 @@ from ..audit.observer import AuditObserver
 from ..audit.routes import routes as audit_routes
 from ..directory.routes import routes as directory_routes
 from ..services.name_registry import NameRegistry
+from ..services.profile_api import ProfileApi
 from ..services.wiring import register_engine_services
 from ..siwx.http import routes as siwx_routes
 from ..siwx.store import SqliteSiwxStore
@@ -94,13 +95,21 @@ def open_siwx(config: EngineConfig) -> tuple[SqliteSiwxStore, LocalAccount]:
 
 def open_names(config: EngineConfig) -> NameRegistry:
     """The engine's own name registry, from the config's `[names]` section: `db` (SQLite file)
-    and `suffix` (SPEC §9: default .reown.id)."""
+    and `suffix` (SPEC §9: default .reown.id). `api_url` and `project_id` there use the hosted
+    profile API instead (`names_api`)."""
     section = (config.model_extra or {}).get("names") or {}
     db = str(section.get("db", ".modalcore/names.db"))
     path = db if db == ":memory:" else config.path(db)
     if path != ":memory:":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     return NameRegistry(path, str(section.get("suffix", DEFAULT_SUFFIX)))
+
+
+def names_api(config: EngineConfig, http: httpx.AsyncClient) -> ProfileApi | None:
+    """The hosted profile API (SPEC §7) when `[names] api_url` is set."""
+    section = (config.model_extra or {}).get("names") or {}
+    url = str(section.get("api_url", ""))
+    return ProfileApi(http, url, str(section.get("project_id", ""))) if url else None
 
 
 def siwx_key_file(config: EngineConfig) -> Path:
@@ -159,7 +168,8 @@ def create_app(
             hub.http = http
             if isinstance(sink, HostedAnalyticsSink):
                 sink.http = http
-            register_engine_services(hub.deps.services, http, siwx_store, signer, name_registry)
+            register_engine_services(hub.deps.services, http, siwx_store, signer, name_registry,
+                                     names_api(config, http))
             hub.start()
             try:
                 yield

@@ -2,10 +2,10 @@
 `POST /v1/profile/account` (SPEC §7), stored in SQLite.
 
 A registration is a message the visitor's account signed (EIP-191 `personal_sign`): the JSON
-`{"name": "<label><suffix>", "address": "0x..", "timestamp": <unix ms>}`, built by the engine
-(`rules.names.registration_message`). `register` checks the name rules (SPEC §5), that the message names
-this name and address, that it is recent, that the signature recovers to the address
-(eth-account), and that the name is free; then it stores the name. Every refusal is a
+`{"name":"<label><suffix>","attributes":{},"timestamp":<unix s>}` (the hosted API's shape), built
+by the engine (`rules.names.registration_message`). `register` checks the name rules (SPEC §5),
+that the message names this name, that it is recent, that the signature recovers to the
+address (eth-account), and that the name is free; then it stores the name. Every refusal is a
 `RegistrationError` whose text is what the visitor sees; nothing is stored then. Names are kept
 lower-cased with the operator's suffix (SPEC §9: default .reown.id)."""
 
@@ -111,9 +111,8 @@ class NameRegistry:
         except (ValueError, TypeError, BadSignature, ValidationError):
             raise RegistrationError(failed) from None
         if (not isinstance(fields, dict) or fields.get("name") != name
-                or str(fields.get("address", "")).lower() != address.lower()
                 or not isinstance(fields.get("timestamp"), int)
-                or abs(now_ms - fields["timestamp"]) > MESSAGE_MAX_AGE_MS
+                or abs(now_ms - fields["timestamp"] * 1000) > MESSAGE_MAX_AGE_MS
                 or signer.lower() != address.lower()):
             raise RegistrationError(failed)
         try:

@@ -1,9 +1,11 @@
 """The name services behind `Call` commands: an address's name, a name's address, suggestions
-and registration. Names under the engine's own registry's suffix live there (NameRegistry);
-other names are read from the chain's ENS (services/ens.py) when the network has a registry.
-An address's name comes from the engine's registry first, then from ENS (reverse, checked
-forward). Caching is the session's (5 minutes, SPEC §9, slices/names.py): these read fresh.
-Failures raise with SPEC §8's message."""
+and registration. Names under the account-name suffix live in the engine's own registry
+(NameRegistry), or, when the operator configures the hosted Blockchain API, there (SPEC §7
+profile endpoints, `ProfileApi`: the production path); other names are read from the chain's
+ENS (services/ens.py) when the network has a registry. An address's name comes from the
+account-name registry first, then from ENS (reverse, checked forward). Caching is the
+session's (5 minutes, SPEC §9, slices/names.py): these read fresh. Failures raise (or, for a
+registration, answer) with SPEC §8's message."""
 
 from __future__ import annotations
 
@@ -13,9 +15,11 @@ from typing import Any
 
 import httpx
 
-from ..rules.names import DEFAULT_SUFFIX
+from ..rules import limits as L
+from ..rules.names import DEFAULT_SUFFIX, error_registering, full_name, name_problem
 from .ens import EnsDeployment, EnsNames
 from .name_registry import NameRegistry, RegistrationError, label_of
+from .profile_api import HostedNames, ProfileApi, ProfileApiError, evm_coin_type
 
 
 Service = Callable[..., Awaitable[Any]]
@@ -27,10 +31,18 @@ def _ens(http: httpx.AsyncClient, chain_id: int, rpc_url: str, registry: str) ->
     return EnsNames(http, rpc_url, EnsDeployment(chain_id, registry))
 
 
+def _suffix(suffix: str) -> str:
+    return suffix if suffix.startswith(".") else "." + suffix
+
+
 def name_services(http: httpx.AsyncClient, own: NameRegistry | None = None,
-                  clock_ms: Callable[[], int] | None = None) -> dict[str, Service]:
+                  clock_ms: Callable[[], int] | None = None, hosted: ProfileApi | None = None,
+                  hosted_suffix: str = DEFAULT_SUFFIX) -> dict[str, Service]:
     """`name_of`, `address_of`, `name_suggestions`, `register_name`. `clock_ms` (a function
-    returning unix ms) dates registrations; the runtime's clock by default."""
+    returning unix ms) dates registrations; the runtime's clock by default. With `hosted`, the
+    account names (suffix `hosted_suffix`) are the hosted API's, not `own`'s."""
+    if hosted is not None:
+        return _hosted_services(http, hosted, _suffix(hosted_suffix))
 
     def now_ms() -> int:
         return clock_ms() if clock_ms is not None else int(time.time() * 1000)
@@ -54,7 +66,8 @@ def name_services(http: httpx.AsyncClient, own: NameRegistry | None = None,
         return {"label": label, "suffix": registry.suffix, "available": registry.available(label),
                 "suggestions": registry.suggestions(label)}
 
-    async def register_name(*, label: str, address: str, message: str, signature: str) -> Any:
+    async def register_name(*, label: str, address: str, message: str, signature: str,
+                            chain_id: int = 1) -> Any:
         registry = _required(own)
         try:
             done = registry.register(label_of(label, registry.suffix), address, message, signature,
@@ -62,6 +75,48 @@ def name_services(http: httpx.AsyncClient, own: NameRegistry | None = None,
         except RegistrationError as error:
             return {"ok": False, "error": str(error), "name": "", "address": address}
         return {"ok": True, "error": "", "name": done.name, "address": done.address}
+
+    return {"name_of": name_of, "address_of": address_of, "name_suggestions": name_suggestions,
+            "register_name": register_name}
+
+
+def _hosted_services(http: httpx.AsyncClient, api: ProfileApi, suffix: str) -> dict[str, Service]:
+    async def name_of(*, chain_id: int, rpc_url: str, registry: str, address: str) -> Any:
+        found = await HostedNames(api, chain_id).name_of(address)
+        if found is not None:
+            return {"name": found}
+        ens = _ens(http, chain_id, rpc_url, registry)
+        return {"name": await ens.name_of(address) if ens is not None else None}
+
+    async def address_of(*, chain_id: int, rpc_url: str, registry: str, name: str) -> Any:
+        if name.lower().endswith(suffix):
+            return {"name": name.lower(), "address": await HostedNames(api, chain_id).address_of(name.lower())}
+        ens = _ens(http, chain_id, rpc_url, registry)
+        return {"name": name.lower(), "address": await ens.address_of(name) if ens is not None else None}
+
+    async def name_suggestions(*, label: str) -> Any:
+        wanted = full_name(label, suffix)
+        answer = await api.suggestions(label, zone=suffix.lstrip("."))
+        rows = answer.get("suggestions") if isinstance(answer, dict) else None
+        entries = [(str(r.get("name", "")).lower(), bool(r.get("registered")))
+                   for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+        taken = any(name == wanted and registered for name, registered in entries)
+        free = [name for name, registered in entries if not registered and name != wanted and name]
+        return {"label": label, "suffix": suffix, "available": not taken,
+                "suggestions": free[: L.MAX_NAME_SUGGESTIONS]}
+
+    async def register_name(*, label: str, address: str, message: str, signature: str,
+                            chain_id: int = 1) -> Any:
+        bare = label_of(label, suffix)
+        problem = name_problem(bare)
+        if problem is not None:
+            return {"ok": False, "error": problem.message, "name": "", "address": address}
+        name = full_name(bare, suffix)
+        try:
+            await api.register(name, evm_coin_type(chain_id), address, message, signature)
+        except ProfileApiError as error:
+            return {"ok": False, "error": str(error) or error_registering(name), "name": "", "address": address}
+        return {"ok": True, "error": "", "name": name, "address": address}
 
     return {"name_of": name_of, "address_of": address_of, "name_suggestions": name_suggestions,
             "register_name": register_name}

@@ -202,7 +202,7 @@ def on_register(model: Model, msg: PressedRegisterName, now: int) -> Step:
     if state.checked != state.label or not state.available or not state.suffix:
         return _refused(model, error_registering(name))
     address = account.address or ""
-    message = registration_message(name, address, now)
+    message = registration_message(name, now)
     model = replace(model, register_name=replace(state, registering=name, message=message, error=None),
                     router=router.push(model.router, SUCCESS_VIEW))
     model, effect = wallet_request(model, account.connector_id or "", "personal_sign",
@@ -217,9 +217,10 @@ def on_signed(model: Model, msg: RegistrationSigned, now: int) -> Step:
     if not msg.ok or not isinstance(msg.result, str):
         return _refused(model, error_registering(state.registering))
     account = model.accounts.get(model.networks.active_namespace)
-    return model, [Call("register_name", {"label": state.label, "address": account.address or "",
-                                          "message": state.message, "signature": msg.result},
-                        NameRegistered, state.registering)]
+    network = model.networks.active_network
+    args = {"label": state.label, "address": account.address or "", "message": state.message,
+            "signature": msg.result, "chain_id": int(network.reference) if network else 1}
+    return model, [Call("register_name", args, NameRegistered, state.registering)]
 
 
 def on_registered(model: Model, msg: NameRegistered, now: int) -> Step:

@@ -86,7 +86,7 @@ def test_a_name_in_the_engines_registry_shows_for_its_address(devchain: ChainsIn
     """Reverse lookups include the engine's own registry (before ENS)."""
     registry = NameRegistry(":memory:", ".reown.id")
     dave = devchain.chain(31337)["accounts"][3]
-    message = registration_message("dave.reown.id", dave, 1_000)
+    message = registration_message("dave.reown.id", 1_000)
     signature = Account.sign_message(encode_defunct(text=message), DEV_KEYS[3]).signature.hex()
     registry.register("dave", dave, message, signature, 1_000)
     h = ChainHarness(devchain, account=3, registry=registry)

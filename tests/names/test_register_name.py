@@ -127,7 +127,7 @@ def test_a_name_against_the_rule_is_refused_with_its_message(devchain: ChainsInf
 def test_the_registry_itself_refuses_what_the_rule_refuses(registry: NameRegistry) -> None:
     account = Account.create()
     for label, message in (("abc", TOO_SHORT), ("a_bc", BAD_CHARACTERS)):
-        text = registration_message(f"{label}.reown.id", account.address, 1_000)
+        text = registration_message(f"{label}.reown.id", 1_000)
         signature = Account.sign_message(encode_defunct(text=text), account.key).signature.hex()
         with pytest.raises(RegistrationError, match=f"^{message}$"):
             registry.register(label, account.address, text, signature, 1_000)

@@ -81,7 +81,7 @@ def test_an_unknown_name_is_refused_and_nothing_is_signed(devchain: ChainsInfo) 
 def test_a_name_from_the_engines_registry_resolves_too(devchain: ChainsInfo) -> None:
     registry = NameRegistry(":memory:", ".reown.id")
     dave = devchain.chain(31337)["accounts"][3]
-    message = registration_message("dave.reown.id", dave, 1_000)  # dave registered it earlier
+    message = registration_message("dave.reown.id", 1_000)  # dave registered it earlier
     signature = Account.sign_message(encode_defunct(text=message), DEV_KEYS[3]).signature.hex()
     registry.register("dave", dave, message, signature, 1_000)
     h = ChainHarness(devchain, account=1, registry=registry)
