@@ -87,10 +87,10 @@ class NameRegistry:
         return self.address_of(full_name(label, self.suffix)) is None
 
     def suggestions(self, label: str) -> list[str]:
-        """Free names near `label` (full names), at most L.MAX_NAME_SUGGESTIONS: the label itself when
-        free, then the label with a tail."""
+        """Other free names near `label` (full names, the label with a tail), at most
+        L.MAX_NAME_SUGGESTIONS."""
         found: list[str] = []
-        for candidate in (label, *(label + tail for tail in SUGGESTION_TAILS)):
+        for candidate in (label + tail for tail in SUGGESTION_TAILS):
             if name_problem(candidate) is None and self.available(candidate):
                 found.append(full_name(candidate, self.suffix))
             if len(found) == L.MAX_NAME_SUGGESTIONS:

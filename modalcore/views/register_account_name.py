@@ -50,11 +50,11 @@ def body(model: Model) -> Node:
     if status is not None:
         children.append(status)
     if state.suggestions and state.checked == state.label and not state.problem:
-        children.append(parts.row("register-name/suggestions", [
+        children.append(node("stack", "register-name/suggestions", [
             node("button", f"register-name/suggestion/{name}", on={"press": PressedNameSuggestion(name)},
                  text=name, variant="secondary")
             for name in state.suggestions
-        ], gap=8, justify="center"))
+        ], dir="row", gap=8, justify="center", wrap=True))
     ready = bool(state.available) and state.checked == state.label and not state.problem
     children.append(node("button", "register-name/submit", on={"press": PressedRegisterName()},
                          pending={"press": "busy"}, text="Register", variant="main",
