@@ -59,6 +59,7 @@ class NamesState:
     known: tuple[KnownName, ...] = ()
     pending: tuple[tuple[str, int], ...] = ()  # (key, asked at)
     addresses: tuple[KnownAddress, ...] = ()  # names resolved (a send to a name)
+    due: int = 0  # when a wanted name next needs asking (a lifetime or a lost call ends)
 
 
 def name_key(network_id: str, address: str) -> str:
@@ -77,22 +78,17 @@ def shown_name(model: Model, address: str | None) -> str | None:
 def wanted_addresses(model: Model) -> list[str]:
     """The connected account, then the Activity tab's counterparties (newest first), bounded."""
     account = model.accounts.get(model.networks.active_namespace)
-    seen: list[str] = []
+    seen: dict[str, None] = {}
     if account.address:
-        seen.append(account.address.lower())
+        seen[account.address.lower()] = None
     if model.history.account == account.caip_address:
         for tx in model.history.transactions:
+            if len(seen) >= L.MAX_NAME_LOOKUPS:
+                break
             for address in (tx.sent_from, tx.sent_to):
-                lowered = address.lower()
-                if lowered and lowered not in seen and len(seen) < L.MAX_NAME_LOOKUPS:
-                    seen.append(lowered)
-    return seen
-
-
-def _fresh(state: NamesState, key: str, now: int) -> bool:
-    if any(k == key and now - at < PENDING_MS for k, at in state.pending):
-        return True
-    return any(k.key == key and 0 <= now - k.at < NAME_TTL_MS for k in state.known)
+                if address and len(seen) < L.MAX_NAME_LOOKUPS:
+                    seen.setdefault(address.lower(), None)
+    return list(seen)
 
 
 def _with_profile_name(model: Model) -> Model:
@@ -106,25 +102,44 @@ def _with_profile_name(model: Model) -> Model:
     return replace(model, accounts=model.accounts.with_account(namespace, replace(account, profile_name=name)))
 
 
+def _unchanged(before: Model, after: Model, now: int) -> bool:
+    """Nothing a lookup depends on changed, and no lifetime has ended since the last look."""
+    if not (before.history is after.history and before.networks is after.networks
+            and before.names is after.names and now < after.names.due):
+        return False
+    if before.accounts is after.accounts:
+        return True
+    was, now_is = (m.accounts.get(m.networks.active_namespace) for m in (before, after))
+    return (was.address, was.status, was.profile_name) == (now_is.address, now_is.status, now_is.profile_name)
+
+
 def observe(before: Model, after: Model, now: int) -> Step:
     network = after.networks.active_network
     if network is None or network.namespace not in NAME_NAMESPACES or after.networks.unsupported:
         return after, []
-    if not network.ens_registry or not network.rpc_urls:
+    if not network.ens_registry or not network.rpc_urls or _unchanged(before, after, now):
         return after, []
     state = after.names
-    pending = tuple((k, at) for k, at in state.pending if now - at < PENDING_MS)
+    asked = {k: at for k, at in state.pending if now - at < PENDING_MS}
+    learnt = {k.key: k.at for k in state.known if 0 <= now - k.at < NAME_TTL_MS}
     cmds: list[Cmd] = []
+    due = now + NAME_TTL_MS
     for address in wanted_addresses(after):
         key = name_key(network.id, address)
-        if _fresh(replace(state, pending=pending), key, now):
+        if key in asked:
+            due = min(due, asked[key] + PENDING_MS)
             continue
-        pending = (*pending, (key, now))
+        if key in learnt:
+            due = min(due, learnt[key] + NAME_TTL_MS)
+            continue
+        asked[key] = now
+        due = min(due, now + PENDING_MS)
         cmds.append(Call("name_of", {"chain_id": int(network.reference), "rpc_url": network.rpc_urls[0],
                                      "registry": network.ens_registry, "address": address},
                          NameOfAddressFetched, key))
-    if pending != state.pending:
-        after = replace(after, names=replace(state, pending=pending))
+    pending = tuple(asked.items())
+    if pending != state.pending or due != state.due:
+        after = replace(after, names=replace(state, pending=pending, due=due))
     return _with_profile_name(after), cmds
 
 
