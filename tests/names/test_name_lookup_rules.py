@@ -89,6 +89,6 @@ def test_another_account_never_shows_the_previous_accounts_name() -> None:
     h.settle_call("name_of", {"name": "alice.eth"})
     h.wallet_event(samples.DEV_WALLET["uuid"], "accountsChanged",
                    [samples.SECOND_ADDRESS.lower()])
-    assert h.model.accounts.get("eip155").address.lower() == samples.SECOND_ADDRESS.lower()
+    assert str(h.model.accounts.get("eip155").address).lower() == samples.SECOND_ADDRESS.lower()
     assert h.host_state("account")["display"] == truncate_address(samples.SECOND_ADDRESS)
     assert lookups(h) == [samples.SECOND_ADDRESS.lower()]
