@@ -32,6 +32,8 @@ from ..audit.routes import routes as audit_routes
 from ..directory.routes import routes as directory_routes
 from ..embedded.service import EmbeddedWallet, embedded_services
 from ..embedded.setup import open_wallet, section_of
+from ..services.name_registry import NameRegistry
+from ..services.profile_api import ProfileApi
 from ..services.wiring import register_engine_services
 from ..siwx.http import routes as siwx_routes
 from ..siwx.store import SqliteSiwxStore
@@ -44,6 +46,7 @@ from ..store.base import SessionStore
 from ..store.memory import MemoryStore
 from ..store.redis import RedisStore
 from ..store.sqlite import SqliteStore
+from ..rules.names import DEFAULT_SUFFIX
 from .config import EngineConfig, default_config, resolve_secret
 from .devproxy import devchain_proxy
 from .approval import routes as approval_routes
@@ -67,8 +70,10 @@ def open_store(config: EngineConfig) -> SessionStore:
 
 
 def uvicorn_options() -> dict[str, Any]:
-    """Options the app expects from uvicorn (frames past 64 KiB are answered, not dropped)."""
-    return {"ws_max_size": WS_MAX_SIZE}
+    """Options the app expects from uvicorn: frames past 64 KiB are answered, not dropped; no
+    permessage-deflate (frames are small msgpack patches that barely compress, and each socket's
+    zlib contexts cost far more memory than its session: issue 17's idle figure)."""
+    return {"ws_max_size": WS_MAX_SIZE, "ws_per_message_deflate": False}
 
 
 async def healthz(request: Request) -> Response:
@@ -93,6 +98,25 @@ def open_siwx(config: EngineConfig) -> tuple[SqliteSiwxStore, LocalAccount]:
     store = SqliteSiwxStore(db if db == ":memory:" else config.path(db))
     signer = load_or_create_key(siwx_key_file(config))
     return store, signer
+
+
+def open_names(config: EngineConfig) -> NameRegistry:
+    """The engine's own name registry, from the config's `[names]` section: `db` (SQLite file)
+    and `suffix` (SPEC §9: default .reown.id). `api_url` and `project_id` there use the hosted
+    profile API instead (`names_api`)."""
+    section = (config.model_extra or {}).get("names") or {}
+    db = str(section.get("db", ".modalcore/names.db"))
+    path = db if db == ":memory:" else config.path(db)
+    if path != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    return NameRegistry(path, str(section.get("suffix", DEFAULT_SUFFIX)))
+
+
+def names_api(config: EngineConfig, http: httpx.AsyncClient) -> ProfileApi | None:
+    """The hosted profile API (SPEC §7) when `[names] api_url` is set."""
+    section = (config.model_extra or {}).get("names") or {}
+    url = str(section.get("api_url", ""))
+    return ProfileApi(http, url, str(section.get("project_id", ""))) if url else None
 
 
 def siwx_key_file(config: EngineConfig) -> Path:
@@ -148,6 +172,7 @@ def create_app(
         embedded = open_wallet(section_of(config.model_extra), config.path, engine_secret)
     app_embedded = embedded
     hub.embedded_offer = app_embedded.offer() if app_embedded is not None else (False, ())
+    name_registry = open_names(config)
 
     def forbidden(session_id: str) -> None:
         """The analytics API refused this session's origin: its modal shows the alert (SPEC §8)."""
@@ -161,7 +186,8 @@ def create_app(
             if isinstance(sink, HostedAnalyticsSink):
                 sink.http = http
                 sink.on_forbidden = forbidden
-            register_engine_services(hub.deps.services, http, siwx_store, signer)
+            register_engine_services(hub.deps.services, http, siwx_store, signer, name_registry,
+                                     names_api(config, http))
             if app_embedded is not None:
                 if app_embedded.socials is not None:
                     app_embedded.socials.http = http
@@ -178,6 +204,7 @@ def create_app(
                 if own_store:
                     await session_store.close()
                 siwx_store.close()
+                name_registry.close()
 
     routes = [
         WebSocketRoute("/ws", websocket_endpoint),

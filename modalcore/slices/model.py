@@ -18,7 +18,9 @@ from .disconnect import DisconnectState
 from .directory_query import DirectoryState
 from .embedded import EmbeddedState
 from .history import HistoryState
+from .names import NamesState
 from .nfts import NftsState
+from .register_name import RegisterState
 from .send_form import SendState
 from .switching import SwitchState
 from .connecting import ConnectionState
@@ -58,6 +60,8 @@ class Model:
     history: HistoryState = field(default_factory=HistoryState)
     nfts: NftsState = field(default_factory=NftsState)
     directory: DirectoryState = field(default_factory=DirectoryState)
+    names: NamesState = field(default_factory=NamesState)
+    register_name: RegisterState = field(default_factory=RegisterState)
     embedded: EmbeddedState = field(default_factory=EmbeddedState)
     counter: int = 0
 
