@@ -43,9 +43,10 @@ def wallet_request(model: Model, connector_id: str, method: str, params: object,
     connector = model.connectors.get(connector_id)
     ref = connector.ref if connector else connector_id
     model, eid = model.next_id("e")
-    if connector_id == AUTH_CONNECTOR_ID:
-        # The engine is the embedded wallet: the request stays here (the session never sends an
-        # "embedded" effect to the page); the embedded flow answers or asks for approval.
+    if connector_id == AUTH_CONNECTOR_ID and model.embedded.identity:
+        # The engine is the embedded wallet of the signed-in visitor: the request stays here (the
+        # session never sends an "embedded" effect to the page, whatever wallets the page
+        # announces); the approval flow answers or asks for approval.
         request = EmbeddedRequest(eid=eid, method=method, params=json.dumps(params), reply=reply.__name__,
                                   key=key or connector_id, chain=model.networks.active or "")
         model = replace(model, embedded=replace(model.embedded, request=request))

@@ -74,8 +74,9 @@ def _embedded_user(email: str | None, username: str | None, provider: str | None
     if email:
         return [node("chip", "account/user", text=email, icon="mail", label=f"Signed in as {email}")]
     if username:
+        service = provider or "a social account"
         return [node("chip", "account/user", text=username, icon="wallet",
-                     label=f"Signed in with {provider or 'a social account'} as {username}")]
+                     label=f"Signed in with {service} as {username}")]
     return []
 
 

@@ -45,9 +45,11 @@ def _email(model: Model) -> list[Node]:
 
 
 def _socials(model: Model) -> list[Node]:
-    rows = [node("list-item", f"connect/social/{p}", on={"press": PressedSocial(p)}, pending={"press": "busy"},
-                 title=f"Continue with {NAMES[p]}", icon="wallet", chevron=True)
-            for p in offered_socials(model)]
+    rows = []
+    for provider in offered_socials(model):
+        service = NAMES[provider]
+        rows.append(node("list-item", f"connect/social/{provider}", on={"press": PressedSocial(provider)},
+                         pending={"press": "busy"}, title=f"Continue with {service}", icon="wallet", chevron=True))
     return [parts.column("connect/social-method", rows)]
 
 
