@@ -12,13 +12,16 @@ import logging
 from ..flows import connect, disconnect, reattach, signin
 from ..slices import (
     account_ui,
+    alerts,
     balances,
     connectors,
     directory,
     history,
     modal,
+    names,
     navigation,
     nfts,
+    register_name,
     send,
     siwx,
     snack,
@@ -34,13 +37,16 @@ log = logging.getLogger(__name__)
 # Observers run in this order (the directory before the NFTs tab).
 SLICES: tuple[Slice, ...] = (
     account_ui.SLICE,
+    alerts.SLICE,
     balances.SLICE,
     connectors.SLICE,
     directory.SLICE,
     history.SLICE,
     modal.SLICE,
+    names.SLICE,
     navigation.SLICE,
     nfts.SLICE,
+    register_name.SLICE,
     send.SLICE,
     siwx.SLICE,
     snack.SLICE,
