@@ -23,6 +23,7 @@ from ..slices import (
     send,
     siwx,
     snack,
+    swap_tx,
     switching,
     theme,
 )
@@ -46,6 +47,7 @@ SLICES: tuple[Slice, ...] = (
     send.SLICE,
     siwx.SLICE,
     snack.SLICE,
+    swap_tx.SLICE,
     switching.SLICE,
     theme.SLICE,
 )

@@ -14,6 +14,8 @@ from .blockchain_api import BlockchainApi
 from .history import fetch_history, hosted_history
 from .nfts import fetch_nfts
 from .send import estimate_fee as estimate_send_fee
+from .swap.convert_api import ConvertApi
+from .swap.service import dev_markets, swap_quote, tx_receipt
 
 Service = Callable[..., Awaitable[Any]]
 
@@ -41,5 +43,15 @@ def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | No
         # the local directory; wiring adds the config
         return await run_query(None, http, "", args)
 
-    return {"balances": balances, "history": history, "estimate_fee": estimate_fee,
+    markets = dev_markets()
+    hosted = (ConvertApi(http, blockchain_api.base_url, blockchain_api.project_id, blockchain_api.st,
+                         blockchain_api.sv) if blockchain_api is not None else None)
+
+    async def quote(**args: Any) -> Any:
+        return await swap_quote(http, markets, hosted, **args)
+
+    async def receipt(**args: Any) -> Any:
+        return await tx_receipt(http, **args)
+
+    return {"swap_quote": quote, "tx_receipt": receipt, "balances": balances, "history": history, "estimate_fee": estimate_fee,
             "directory": directory, "nfts": nfts}

@@ -18,6 +18,7 @@ from .directory import DirectoryState
 from .history import HistoryState
 from .nfts import NftsState
 from .send import SendState
+from .swap import SwapState
 from .switching import SwitchState
 from .connecting import ConnectionState
 from .connectors import ConnectorsState, from_wallets
@@ -52,6 +53,7 @@ class Model:
     disconnecting: DisconnectState = field(default_factory=DisconnectState)
     switching: SwitchState = field(default_factory=SwitchState)
     send: SendState = field(default_factory=SendState)
+    swap: SwapState = field(default_factory=SwapState)
     history: HistoryState = field(default_factory=HistoryState)
     nfts: NftsState = field(default_factory=NftsState)
     directory: DirectoryState = field(default_factory=DirectoryState)

@@ -28,6 +28,8 @@ from . import (
     siwx_sign,
     send,
     send_preview,
+    swap,
+    swap_preview,
     unsupported_chain,
     wallet_page,
     what_is_a_wallet,
@@ -47,6 +49,8 @@ VIEW_MODULES: dict[str, ModuleType] = {
     "WalletSendPreview": send_preview,
     "SIWXSignMessage": siwx_sign,
     "WalletPage": wallet_page,
+    "Swap": swap,
+    "SwapPreview": swap_preview,
 }
 
 

@@ -16,11 +16,11 @@ TITLE = ""
 LABEL = "Account"
 
 # SPEC §1 wallet feature order: onramp, swaps, receive, send. A feature is drawn only when this
-# engine has its view: Buy (onramp) and Swap have none yet, so they are not drawn at all (a
-# disabled button that can never work reads as unfinished).
+# engine has its view: Buy (onramp) has none yet, so it is not drawn at all (a disabled button
+# that can never work reads as unfinished).
 FEATURES = (
     ("onramp", "Buy", "card", None),
-    ("swaps", "Swap", "swap", None),
+    ("swaps", "Swap", "swap", "Swap"),
     ("receive", "Receive", "receive", "WalletReceive"),
     ("send", "Send", "send", "WalletSend"),
 )

@@ -1,0 +1,114 @@
+"""The engine service behind the Swap view's `Call("swap_quote", ...)`: one answer holds all the
+visitor's next press needs (the quote, the allowance, the approve transaction when the allowance
+is short, the swap transaction with its deadline, and the network fee), so pressing Swap sends
+the wallet request at once, with no round trip.
+
+The provider is the network's local Uniswap V2 market when it has one (the dev chains), else the
+hosted `/v1/convert/*` API on SPEC §9's swap networks, else 'Network not supported for Swaps'.
+A quote that cannot be given (no pool, insufficient liquidity, an unsupported network) fails
+with its readable message as a `ServiceError`, never a traceback."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from ...runtime.services import ServiceError
+from ..jsonrpc import RpcCallError, batch
+from .amounts import parse_slippage
+from .convert_api import ConvertApi
+from .networks import chain_of
+from .select import swap_provider
+from .types import NATIVE, SwapError, TxRequest
+from .uniswap_v2 import UniswapV2Market
+
+DEADLINE_S = 20 * 60  # the swap must be mined within 20 minutes of the quote's block
+SWAP_GAS_GUESS = 200_000  # a swap's gas when it cannot be estimated yet (before its approval)
+DEPLOYMENT = Path(__file__).resolve().parents[3] / "fixtures" / "chain" / "deployment.json"
+
+
+def dev_markets(path: Path = DEPLOYMENT) -> dict[int, UniswapV2Market]:
+    """The local markets of the dev chains (fixtures/chain/deployment.json); none without it."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    markets = {}
+    for entry in data.values() if isinstance(data, dict) else ():
+        if isinstance(entry, dict) and "uniswapV2" in entry:
+            market = UniswapV2Market.from_deployment(entry)
+            markets[market.chain_id] = market
+    return markets
+
+
+async def _fee_and_deadline(http: httpx.AsyncClient, rpc_url: str, approve: TxRequest | None,
+                            swap: TxRequest) -> tuple[int | None, int, int]:
+    """(fee in wei or None, the gas the fee counts, the latest block's timestamp)."""
+    block, price = await batch(http, rpc_url, [("eth_getBlockByNumber", ["latest", False]),
+                                                ("eth_gasPrice", [])])
+    timestamp = int(block["timestamp"], 16)
+    try:
+        if approve is None:
+            (gas_hex,) = await batch(http, rpc_url, [("eth_estimateGas", [swap.to_params()])])
+            gas = int(gas_hex, 16)
+        else:
+            (gas_hex,) = await batch(http, rpc_url, [("eth_estimateGas", [approve.to_params()])])
+            gas = int(gas_hex, 16) + SWAP_GAS_GUESS
+    except RpcCallError:
+        return None, 0, timestamp  # e.g. the balance cannot pay: the form says so already
+    return gas * int(price, 16), gas, timestamp
+
+
+async def swap_quote(http: httpx.AsyncClient, markets: Mapping[int, UniswapV2Market],
+                     hosted: ConvertApi | None = None, *, network: str, rpc_url: str,
+                     from_token: str, to_token: str, amount: str, slippage: str,
+                     user: str) -> dict[str, Any]:
+    """The quote for `amount` (raw units) of `from_token` (an address or "native") into
+    `to_token`, for `user`, at `slippage` percent."""
+    try:
+        chain_id = chain_of(network)
+        provider = swap_provider(network, http, rpc_url=rpc_url,
+                                 market=markets.get(chain_id) if chain_id is not None else None,
+                                 hosted=hosted)
+        quote = await provider.quote(from_token, to_token, int(amount),
+                                     slippage=parse_slippage(slippage), user=user)
+        allowance = await provider.allowance(from_token, user)
+        approve = None
+        if from_token != NATIVE and allowance < quote.amount_in:
+            approve = await provider.approve_tx(quote, user)
+        probe = await provider.swap_tx(quote, user, 2**32)  # the gas does not depend on the deadline
+        fee, gas, now_s = await _fee_and_deadline(http, rpc_url, approve, probe)
+        swap = await provider.swap_tx(quote, user, now_s + DEADLINE_S)
+    except SwapError as error:
+        raise ServiceError(str(error)) from None
+    except ValueError as error:
+        raise ServiceError(f"Invalid swap request: {error}") from None
+    return {
+        "amountIn": str(quote.amount_in), "amountOut": str(quote.amount_out),
+        "minOut": str(quote.min_out),
+        "priceImpact": None if quote.price_impact is None else str(quote.price_impact),
+        "allowance": str(min(allowance, 2**256 - 1)),
+        "approve": None if approve is None else approve.to_params(),
+        "swap": swap.to_params(), "fee": None if fee is None else str(fee), "gas": str(gas),
+        "path": list(quote.path),
+    }
+
+
+RECEIPT_POLL_S = 0.2
+
+
+async def tx_receipt(http: httpx.AsyncClient, *, rpc_url: str, hash: str, polls: int = 600) -> dict[str, Any]:
+    """Wait until transaction `hash` is mined: {"status": "confirmed" | "failed", "block"}.
+    (An approval must be mined before the swap that spends it is sent to the wallet.)"""
+    for _ in range(polls):
+        (receipt,) = await batch(http, rpc_url, [("eth_getTransactionReceipt", [hash])])
+        if isinstance(receipt, dict) and receipt.get("blockNumber"):
+            status = "confirmed" if int(str(receipt.get("status", "0x0")), 16) == 1 else "failed"
+            return {"status": status, "block": str(int(str(receipt["blockNumber"]), 16))}
+        await asyncio.sleep(RECEIPT_POLL_S)
+    raise ServiceError("The transaction was not mined in time")
