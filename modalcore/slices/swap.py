@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 from ..core.cmds import Call, CancelTimer, Cmd, Reply, StartTimer
 from ..core.evolve import replace
 from ..core.msg import Msg
+from ..core.shape import Handler
 from ..services.swap.types import DEFAULT_SLIPPAGE, INSUFFICIENT_LIQUIDITY, NATIVE, NOT_SUPPORTED_SWAPS
 from .send import to_units
 
@@ -361,7 +362,7 @@ def observe(before: Model, after: Model, now: int) -> Step:
     return replace(after, swap=SwapState(network=marker, pending=pending, loading=loading)), cmds
 
 
-HANDLERS = {
+HANDLERS: dict[type[Msg], Handler] = {
     PressedSwapPicker: on_picker,
     SelectedSwapToken: on_select,
     ChangedSwapAmount: on_amount,

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from ..core.cmds import Call, CancelEffect, EffectReply, Reply
 from ..core.evolve import replace
 from ..core.msg import Msg
-from ..core.shape import Slice
+from ..core.shape import Handler, Slice
 from ..rules.rpc_errors import classify
 from . import balances, history, router, snack, stack
 from .connecting import wallet_request
@@ -236,7 +236,7 @@ def on_discard(model: Model, msg: PressedDiscardSwap, now: int) -> Step:
     return _with(model, pending=None, loading=False), []
 
 
-HANDLERS = {
+HANDLERS: dict[type[Msg], Handler] = {
     **FORM_HANDLERS,
     PressedSwapReview: on_review,
     PressedSwapConfirm: on_confirm,

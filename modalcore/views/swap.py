@@ -9,11 +9,11 @@ from __future__ import annotations
 from decimal import ROUND_DOWN, ROUND_UP, Decimal
 
 from ..rules.format import floor3, usd
+from ..services.swap.types import NOT_SUPPORTED_SWAPS
 from ..slices.model import Model
 from ..slices.swap import (
     INSUFFICIENT_BALANCE,
     INVALID_AMOUNT,
-    NOT_SUPPORTED_SWAPS,
     SELECT_TOKEN,
     SLIPPAGES,
     PressedSwapFlip,
@@ -78,7 +78,8 @@ def _picker_row(model: Model, side: str, key: str | None) -> Node:
 
 def _token_list(model: Model, side: str) -> Node:
     """Your tokens (those held), then the network's tokens (its suggested / popular list)."""
-    held, popular = [], []
+    held: list[Node] = []
+    popular: list[Node] = []
     for t in tokens(model):
         row = node("list-item", f"swap/pick/{side}/{t.key}", on={"press": SelectedSwapToken(side, t.key)},
                    title=t.symbol, subtitle=t.name, image=token_icon(t),

@@ -175,7 +175,7 @@ def test_a_quote_failure_shows_its_reason() -> None:
 
 
 def to_preview(**answer: object):  # type: ignore[no-untyped-def]
-    h = quoted(**answer)
+    h = quoted(**answer)  # type: ignore[arg-type]
     h.press("swap/review")
     assert h.view == "SwapPreview"
     return h
