@@ -96,7 +96,6 @@ class SwapState:
     quote: SwapQuote | None = None
     quote_error: str | None = None
     error: str | None = None  # the last refusal
-    network: str | None = None  # the network the form belongs to
     pending: PendingSwap | None = None  # one wallet request at a time
     loading: bool = False
 
@@ -353,13 +352,15 @@ def on_quoted(model: Model, msg: SwapQuoted, now: int) -> Step:
 
 def observe(before: Model, after: Model, now: int) -> Step:
     """A new network or account starts a new form (a waiting wallet request stays known)."""
-    address = after.accounts.get(after.networks.active_namespace).address
-    marker = f"{after.networks.active}|{address}"
-    if after.swap.network == marker:
+    if _owner(before) == _owner(after):
         return after, []
     pending, loading = after.swap.pending, after.swap.loading
     cmds: list[Cmd] = [CancelTimer(QUOTE_TIMER)] if after.swap.quoting else []
-    return replace(after, swap=SwapState(network=marker, pending=pending, loading=loading)), cmds
+    return replace(after, swap=SwapState(pending=pending, loading=loading)), cmds
+
+
+def _owner(model: Model) -> tuple[str | None, str | None]:
+    return model.networks.active, model.accounts.get(model.networks.active_namespace).address
 
 
 HANDLERS: dict[type[Msg], Handler] = {
