@@ -69,7 +69,8 @@ def _picker_row(model: Model, side: str, key: str | None) -> Node:
     chosen = token(model, key)
     on = {"press": PressedSwapPicker(side)}
     if chosen is None:
-        return node("list-item", f"swap/{side}/token", on=on, title=SELECT_TOKEN, icon="wallet", chevron=True)
+        return node("list-item", f"swap/{side}/token", on=on, title=SELECT_TOKEN, icon="wallet", chevron=True,
+                    label=f"{SELECT_TOKEN} to {'pay with' if side == 'from' else 'receive'}")
     balance = f"Balance: {floor3(chosen.balance)} {chosen.symbol}" if chosen.balance is not None else None
     return node("list-item", f"swap/{side}/token", on=on, title=chosen.symbol, subtitle=balance,
                 image=token_icon(chosen), chevron=True, label=f"{'Pay with' if side == 'from' else 'Receive'} "
