@@ -133,9 +133,10 @@ def _slippage(model: Model) -> Node:
                     text=f"{value}%", variant="main" if model.swap.slippage == value else "secondary",
                     label=f"Slippage {value}%")
                for value in SLIPPAGES]
-    return parts.row("swap/slippage", [
-        node("text", "swap/slippage/label", text="Slippage", variant="small", tone="muted"), *buttons,
-    ], gap=6, justify="between")
+    return parts.column("swap/slippage", [
+        node("text", "swap/slippage/label", text="Slippage tolerance", variant="small", tone="muted"),
+        parts.row("swap/slippage/options", buttons, gap=6),
+    ], gap=4)
 
 
 def review_label(model: Model) -> tuple[str, bool]:
