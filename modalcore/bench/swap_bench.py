@@ -129,15 +129,16 @@ def run() -> list[str]:
             for i in range(20):
                 bench.quote_ms(f"0.{i + 1}")  # warm up
             quotes = [bench.quote_ms(f"{(i % 97) / 100 + 0.01:.2f}") for i in range(QUOTES)]
-            sent, done = [], []
+            sent: list[float] = []
+            done: list[float] = []
             for _ in range(SWAPS):
                 bench.h.advance(QUOTE_DEBOUNCE_MS)
                 if bench.h.view == "Account":
                     bench.h.press("account/feature/swaps")
                 bench.quote_ms("0.01")
-                s, d = bench.swap_ms()
-                sent.append(s)
-                done.append(d)
+                to_effect, round_trip = bench.swap_ms()
+                sent.append(to_effect)
+                done.append(round_trip)
         finally:
             bench.close()
     q, s, d = summary(quotes), summary(sent), summary(done)
