@@ -26,7 +26,7 @@ from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler
 from ..services.swap.types import DEFAULT_SLIPPAGE, INSUFFICIENT_LIQUIDITY, NATIVE, NOT_SUPPORTED_SWAPS
-from .send import to_units
+from .send_form import to_units
 
 if TYPE_CHECKING:
     from .model import Model, Step

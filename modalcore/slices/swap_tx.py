@@ -24,7 +24,7 @@ from ..core.shape import Handler, Slice
 from ..rules.rpc_errors import classify
 from . import balances, history, router, snack, stack
 from .connecting import wallet_request
-from .send import BAD_HASH, DECLINED, LOST_RELOAD, LOST_TIMEOUT, NO_ACCOUNT, SEND_TIMEOUT_MS
+from .send_tx import BAD_HASH, DECLINED, LOST_RELOAD, LOST_TIMEOUT, NO_ACCOUNT, SEND_TIMEOUT_MS
 from .swap import HANDLERS as FORM_HANDLERS
 from .swap import QUOTE_NOT_READY, PendingSwap, current_quote, observe, problem, requote
 
