@@ -43,6 +43,8 @@ from ..store.redis import RedisStore
 from ..store.sqlite import SqliteStore
 from .config import EngineConfig, default_config, resolve_secret
 from .devproxy import devchain_proxy
+from .onramp_local import local_onramp
+from .onramp_local import routes as onramp_routes
 from .hub import Hub
 from .endpoint import WS_MAX_SIZE, websocket_endpoint
 from .metrics import CountingStore, Metrics, MetricsObserver, metrics_endpoint
@@ -137,6 +139,7 @@ def create_app(
                           AnalyticsObserver(sink))
     static_dir = config.static_path()
     siwx_store, signer = open_siwx(config)
+    onramp = local_onramp(config)  # the dev chains' local onramp provider (demo mode)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -145,7 +148,7 @@ def create_app(
             hub.http = http
             if isinstance(sink, HostedAnalyticsSink):
                 sink.http = http
-            register_engine_services(hub.deps.services, http, siwx_store, signer)
+            register_engine_services(hub.deps.services, http, siwx_store, signer, onramp)
             hub.start()
             try:
                 yield
@@ -171,6 +174,8 @@ def create_app(
     ]
     if config.devchain_proxy:  # a test asset: off unless the operator turns it on
         routes.append(Route("/devchain/{chainId:str}", devchain_proxy, methods=["POST"]))
+    if onramp is not None:
+        routes += onramp_routes(onramp)
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.config = config
     app.state.hub = hub

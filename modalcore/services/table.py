@@ -14,6 +14,9 @@ from .blockchain_api import BlockchainApi
 from .history import fetch_history, hosted_history
 from .nfts import fetch_nfts
 from .send import estimate_fee as estimate_send_fee
+from .onramp.api import OnrampApi
+from .onramp.local import LocalOnramp
+from .onramp.service import onramp_services
 from .swap.convert_api import ConvertApi
 from .swap.service import dev_markets, swap_quote, tx_receipt
 
@@ -21,7 +24,7 @@ Service = Callable[..., Awaitable[Any]]
 
 
 def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | None = None,
-                     ) -> dict[str, Service]:
+                     local_onramp: LocalOnramp | None = None) -> dict[str, Service]:
     """With `blockchain_api` (an operator-configured hosted API), history comes from its
     history call; otherwise from the self-hosted indexer over the network's RPC."""
 
@@ -53,5 +56,7 @@ def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | No
     async def receipt(**args: Any) -> Any:
         return await tx_receipt(http, **args)
 
-    return {"swap_quote": quote, "tx_receipt": receipt, "balances": balances, "history": history, "estimate_fee": estimate_fee,
+    onramp_api = (OnrampApi(http, blockchain_api.base_url, blockchain_api.project_id, blockchain_api.st,
+                            blockchain_api.sv) if blockchain_api is not None else None)
+    return {**onramp_services(local_onramp, onramp_api), "swap_quote": quote, "tx_receipt": receipt, "balances": balances, "history": history, "estimate_fee": estimate_fee,
             "directory": directory, "nfts": nfts}

@@ -12,6 +12,7 @@ from ..directory.source import directory_services
 from ..runtime.services import ServiceContext, ServiceRegistry
 from ..siwx.service import siwx_services
 from ..siwx.store import SiwxStore
+from .onramp.local import LocalOnramp
 from .table import Service, default_services
 
 
@@ -23,10 +24,12 @@ def _with_context(service: Service) -> Service:
 
 
 def register_engine_services(
-    registry: ServiceRegistry, http: httpx.AsyncClient, siwx_store: SiwxStore, signer: LocalAccount
+    registry: ServiceRegistry, http: httpx.AsyncClient, siwx_store: SiwxStore, signer: LocalAccount,
+    local_onramp: LocalOnramp | None = None,
 ) -> None:
     """Register what the registry does not have yet (tests may bring their own)."""
-    services: dict[str, Service] = {name: _with_context(fn) for name, fn in default_services(http).items()}
+    services: dict[str, Service] = {name: _with_context(fn)
+                                    for name, fn in default_services(http, local_onramp=local_onramp).items()}
     services.update(siwx_services(siwx_store, http, signer))
     services.update(directory_services())
     for name, service in services.items():
