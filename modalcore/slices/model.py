@@ -19,6 +19,7 @@ from .history import HistoryState
 from .nfts import NftsState
 from .send_form import SendState
 from .swap import SwapState
+from .onramp import OnrampState
 from .switching import SwitchState
 from .connecting import ConnectionState
 from .connectors import ConnectorsState, from_wallets
@@ -54,6 +55,7 @@ class Model:
     switching: SwitchState = field(default_factory=SwitchState)
     send: SendState = field(default_factory=SendState)
     swap: SwapState = field(default_factory=SwapState)
+    onramp: OnrampState = field(default_factory=OnrampState)
     history: HistoryState = field(default_factory=HistoryState)
     nfts: NftsState = field(default_factory=NftsState)
     directory: DirectoryState = field(default_factory=DirectoryState)

@@ -32,6 +32,7 @@ VIEWS = (
     "WalletPage",
     "Swap",
     "SwapPreview",
+    "OnRamp",
 )
 
 

@@ -23,6 +23,7 @@ from . import (
     connect,
     connecting_external,
     networks,
+    onramp,
     parts,
     receive,
     siwx_sign,
@@ -51,6 +52,7 @@ VIEW_MODULES: dict[str, ModuleType] = {
     "WalletPage": wallet_page,
     "Swap": swap,
     "SwapPreview": swap_preview,
+    "OnRamp": onramp,
 }
 
 
