@@ -67,7 +67,7 @@ async def test_options_failure_falls_back_to_the_built_in_defaults() -> None:
         options = await onramp_services(None, api(http))["onramp_options"](network="eip155:1", purchase=purchase)
     assert len(seen) == 1
     assert options == {"paymentCurrencies": PAYMENT_CURRENCIES, "purchaseCurrencies": purchase}
-    limits = {m["id"]: (m["min"], m["max"]) for m in PAYMENT_CURRENCIES[0]["payment_method_limits"]}  # type: ignore[index, union-attr]
+    limits = {m["id"]: (m["min"], m["max"]) for m in PAYMENT_CURRENCIES[0]["payment_method_limits"]}  # type: ignore[index]
     assert limits == {"card": ("10", "7500"), "ach_bank_account": ("10", "25000")}
     assert [c["id"] for c in PAYMENT_CURRENCIES] == ["USD", "EUR"]
 
