@@ -43,11 +43,11 @@ def test_a_transfer_seconds_old_reads_just_now_not_0_sec() -> None:
     assert relative_time(1_000, (1_000 + 60) * 1000) == "1 min"
 
 
-def test_buy_is_not_drawn_until_it_exists_and_swap_is_enabled() -> None:
+def test_buy_and_swap_are_enabled_in_the_spec_feature_order() -> None:
     d = Driver({"features": {"onramp": True, "swaps": True}})
     ready(d)
     features = d.node("account/features")
-    assert [n.p["text"] for n in features.c] == ["Swap", "Receive", "Send"]
+    assert [n.p["text"] for n in features.c] == ["Buy", "Swap", "Receive", "Send"]
     assert all(not n.p.get("disabled") for n in features.c)
 
 
