@@ -80,6 +80,9 @@ MAX_HISTORY_TRANSACTIONS = 200  # Activity: pages of 10 stop being offered past 
 MAX_NFTS = 100  # NFTs kept from a scan of the account (the count of the rest is kept)
 MAX_LISTED_WALLETS = 1000  # All Wallets: pages of 40 stop being offered past this (search finds the rest)
 
+# ----- demo mode only
+MAX_LOCAL_ONRAMP_ORDERS = 1000  # the local onramp provider's open orders, engine-wide (the oldest dropped)
+
 # ----- connection handling (operator settings are in server/config.py)
 # A new socket must send its `join` within this time (else close 4003); until then no session
 # exists for it.

@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 from eth_utils.address import is_address, to_checksum_address
 
+from ...rules import limits as L
 from ..jsonrpc import batch
 from ..send import erc20_tx, native_tx
 from .defaults import PAYMENT_CURRENCIES
@@ -25,7 +26,7 @@ FEE = Decimal("0.01")
 MAX_FIAT = Decimal(25_000)  # SPEC §9: the highest default payment limit
 NATIVE_TREASURY = "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720"  # Hardhat account 9
 TOKEN_TREASURY = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65"  # Hardhat account 4 (funded with the dev tokens)
-MAX_ORDERS = 1000
+MAX_ORDERS = L.MAX_LOCAL_ONRAMP_ORDERS
 
 
 class OnrampRefused(ValueError):
