@@ -223,6 +223,15 @@ def on_retry(model: Model, msg: PressedRetrySwap, now: int) -> Step:
     pending = model.swap.pending
     if pending is None or pending.status != "lost":
         return model, []
+    if pending.step == "swap":  # the approval is done: only the swap is asked again
+        account = model.accounts.get(model.networks.active_namespace)
+        if account.connector_id is None:
+            return _failed(model, NO_ACCOUNT)
+        model, effect = wallet_request(model, account.connector_id, "eth_sendTransaction", [dict(pending.swap)],
+                                       SwapTxAnswered, pending.swap_id, timeout_ms=SEND_TIMEOUT_MS)
+        model = replace(model, router=router.push_tx(model.router, router.TxEntry(view="Account")))
+        return _with(model, loading=True, error=None,
+                     pending=replace(pending, eid=effect.eid, status="waiting", reason="")), [effect]
     model = _with(model, pending=None)
     if current_quote(model) is None:  # the quote went with the form: ask again first
         return requote(model)

@@ -283,3 +283,17 @@ def test_a_new_network_starts_a_new_form() -> None:
     h = quoted()
     h.apply(lambda m: (replace(m, networks=replace(m.networks, active="eip155:31338")), []))
     assert h.model.swap.amount == "" and h.model.swap.quote is None
+
+
+def test_a_swap_lost_after_its_approval_asks_only_the_swap_again() -> None:
+    h = to_preview(approve=True)
+    h.press("swap-preview/confirm")
+    h.answer("eth_sendTransaction", HASH)
+    h.settle_call("tx_receipt", {"status": "confirmed", "block": "12"})
+    h.rejoin(last=None)
+    h.expect(text="Wallet request lost")
+    h.press("swap-preview/lost/retry")
+    retried = h.pending_effect("eth_sendTransaction")
+    assert retried["req"]["params"] == [quote_answer(approve=True)["swap"]]  # not the approve again
+    h.answer("eth_sendTransaction", HASH2)
+    h.expect(view="Account", text="Swap sent")
