@@ -46,22 +46,22 @@ def dev_markets(path: Path = DEPLOYMENT) -> dict[int, UniswapV2Market]:
     return markets
 
 
-async def _fee_and_deadline(http: httpx.AsyncClient, rpc_url: str, approve: TxRequest | None,
-                            swap: TxRequest) -> tuple[int | None, int, int]:
-    """(fee in wei or None, the gas the fee counts, the latest block's timestamp)."""
+async def _block_and_price(http: httpx.AsyncClient, rpc_url: str) -> tuple[int, int]:
+    """(the latest block's timestamp, the gas price)."""
     block, price = await batch(http, rpc_url, [("eth_getBlockByNumber", ["latest", False]),
                                                 ("eth_gasPrice", [])])
-    timestamp = int(block["timestamp"], 16)
+    return int(block["timestamp"], 16), int(price, 16)
+
+
+async def _gas(http: httpx.AsyncClient, rpc_url: str, approve: TxRequest | None, swap: TxRequest) -> int | None:
+    """The gas the fee counts: the swap's estimate, or with an approval first, the approval's and
+    a typical swap's (the swap cannot be estimated before its approval); None when it cannot be
+    estimated (e.g. the balance cannot pay: the form says so already)."""
     try:
-        if approve is None:
-            (gas_hex,) = await batch(http, rpc_url, [("eth_estimateGas", [swap.to_params()])])
-            gas = int(gas_hex, 16)
-        else:
-            (gas_hex,) = await batch(http, rpc_url, [("eth_estimateGas", [approve.to_params()])])
-            gas = int(gas_hex, 16) + SWAP_GAS_GUESS
+        (gas_hex,) = await batch(http, rpc_url, [("eth_estimateGas", [(approve or swap).to_params()])])
     except RpcCallError:
-        return None, 0, timestamp  # e.g. the balance cannot pay: the form says so already
-    return gas * int(price, 16), gas, timestamp
+        return None
+    return int(gas_hex, 16) + (SWAP_GAS_GUESS if approve is not None else 0)
 
 
 async def swap_quote(http: httpx.AsyncClient, markets: Mapping[int, UniswapV2Market],
@@ -77,13 +77,13 @@ async def swap_quote(http: httpx.AsyncClient, markets: Mapping[int, UniswapV2Mar
                                  hosted=hosted)
         quote = await provider.quote(from_token, to_token, int(amount),
                                      slippage=parse_slippage(slippage), user=user)
-        allowance = await provider.allowance(from_token, user)
+        allowance, (now_s, price) = await asyncio.gather(provider.allowance(from_token, user),
+                                                         _block_and_price(http, rpc_url))
         approve = None
         if from_token != NATIVE and allowance < quote.amount_in:
             approve = await provider.approve_tx(quote, user)
-        probe = await provider.swap_tx(quote, user, 2**32)  # the gas does not depend on the deadline
-        fee, gas, now_s = await _fee_and_deadline(http, rpc_url, approve, probe)
         swap = await provider.swap_tx(quote, user, now_s + DEADLINE_S)
+        gas = await _gas(http, rpc_url, approve, swap)
     except SwapError as error:
         raise ServiceError(str(error)) from None
     except ValueError as error:
@@ -94,7 +94,7 @@ async def swap_quote(http: httpx.AsyncClient, markets: Mapping[int, UniswapV2Mar
         "priceImpact": None if quote.price_impact is None else str(quote.price_impact),
         "allowance": str(min(allowance, 2**256 - 1)),
         "approve": None if approve is None else approve.to_params(),
-        "swap": swap.to_params(), "fee": None if fee is None else str(fee), "gas": str(gas),
+        "swap": swap.to_params(), "fee": None if gas is None else str(gas * price), "gas": str(gas or 0),
         "path": list(quote.path),
     }
 
