@@ -297,3 +297,14 @@ def test_a_swap_lost_after_its_approval_asks_only_the_swap_again() -> None:
     assert retried["req"]["params"] == [quote_answer(approve=True)["swap"]]  # not the approve again
     h.answer("eth_sendTransaction", HASH2)
     h.expect(view="Account", text="Swap sent")
+
+
+def test_a_swap_waiting_in_the_wallet_survives_persistence_exactly() -> None:
+    import msgpack
+
+    from modalcore.slices.model import model_from_data, model_to_data
+
+    h = to_preview(approve=True)
+    h.press("swap-preview/confirm")
+    data = msgpack.unpackb(msgpack.packb(model_to_data(h.model)), strict_map_key=False)
+    assert model_from_data(data).swap == h.model.swap
