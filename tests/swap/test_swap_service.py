@@ -30,13 +30,13 @@ def transport(seen: list[httpx.Request]) -> httpx.MockTransport:
                        "eth_estimateGas": hex(46_000)}
             return httpx.Response(200, json=[{"jsonrpc": "2.0", "id": c["id"], "result": answers[c["method"]]}
                                              for c in calls])
-        answers: dict[str, dict[str, Any]] = {
+        hosted: dict[str, dict[str, Any]] = {
             "/v1/convert/quotes": {"quotes": [{"toAmount": "2990000000"}]},
             "/v1/convert/allowance": {"allowance": "0"},
             "/v1/convert/build-approve": {"tx": {"to": f"eip155:1:{USDC}", "data": "0x095ea7b3"}},
             "/v1/convert/build-transaction": {"tx": {"to": f"eip155:1:{ROUTER}", "data": "0x12aa3caf", "amount": "0"}},
         }
-        return httpx.Response(200, json=answers[path])
+        return httpx.Response(200, json=hosted[path])
 
     return httpx.MockTransport(handler)
 
