@@ -42,6 +42,7 @@ SELECT_TOKEN = "Select a token"
 ENTER_AMOUNT = "Enter an amount"
 INVALID_AMOUNT = "Invalid amount"
 QUOTE_NOT_READY = "The quote is not ready yet"
+READING_BALANCE = "Reading your balance…"
 
 
 @dataclass(frozen=True)
@@ -215,8 +216,10 @@ def problem(model: Model) -> str | None:
     units = amount_units(model)
     if units is None or units <= 0:
         return INVALID_AMOUNT
-    balance = to_units(source.balance, source.decimals) if source.balance is not None else None
-    if balance is None or units > balance:
+    if source.balance is None:
+        return READING_BALANCE if model.balances.loading else INSUFFICIENT_BALANCE
+    balance = to_units(source.balance, source.decimals) or 0
+    if units > balance:
         return INSUFFICIENT_BALANCE
     return None
 
@@ -235,7 +238,7 @@ def current_quote(model: Model) -> SwapQuote | None:
 
 def _quotable(model: Model) -> bool:
     issue = problem(model)
-    return issue is None or issue == INSUFFICIENT_BALANCE  # a quote still shows what it would give
+    return issue in (None, INSUFFICIENT_BALANCE, READING_BALANCE)  # a quote still shows what it would give
 
 
 def _with(model: Model, **changes: Any) -> Model:

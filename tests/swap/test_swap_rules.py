@@ -308,3 +308,19 @@ def test_a_swap_waiting_in_the_wallet_survives_persistence_exactly() -> None:
     h.press("swap-preview/confirm")
     data = msgpack.unpackb(msgpack.packb(model_to_data(h.model)), strict_map_key=False)
     assert model_from_data(data).swap == h.model.swap
+
+
+def test_while_the_balances_load_the_form_says_so_rather_than_insufficient_balance() -> None:
+    from .harness import harness
+
+    h = harness()
+    h.connect_wallet()  # the balances call is still pending
+    if not h.model.modal.open:
+        h.host("open")
+    h.press("account/feature/swaps")
+    typed(h, "1")
+    assert h.node("swap/review").p["text"] == "Reading your balance…"
+    h.settle_call("balances", {"native": 10 * ETH, "tokens": {}})
+    h.advance(QUOTE_DEBOUNCE_MS)
+    h.settle_call("swap_quote", quote_answer())
+    assert h.node("swap/review").p["text"] == "Review swap"
