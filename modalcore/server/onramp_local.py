@@ -52,8 +52,11 @@ def routes(provider: LocalOnramp) -> list[Route]:
         return HTMLResponse(PAGE.format(body=_order_text(order) + form))
 
     async def complete(request: Request) -> HTMLResponse:
+        order_id = request.query_params.get("order", "")
+        if order_id not in provider.orders:
+            return HTMLResponse(PAGE.format(body="<p>No such order.</p>"), status_code=404)
         try:
-            order = await provider.complete(request.app.state.http, request.query_params.get("order", ""))
+            order = await provider.complete(request.app.state.http, order_id)
         except OnrampRefused as error:
             return HTMLResponse(PAGE.format(body=f"<p>{html.escape(str(error))}</p>"), status_code=404)
         return HTMLResponse(PAGE.format(body=_order_text(order) + "<p role=status>Purchase complete</p>"
