@@ -9,10 +9,13 @@ import html
 from decimal import Decimal
 from typing import Any
 
+import httpx
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
+from ..rules.rpc_errors import readable
+from ..services.jsonrpc import RpcCallError
 from ..services.onramp.local import LocalOnramp, Order, OnrampRefused
 from .config import EngineConfig
 
@@ -59,6 +62,9 @@ def routes(provider: LocalOnramp) -> list[Route]:
             order = await provider.complete(request.app.state.http, order_id)
         except OnrampRefused as error:
             return HTMLResponse(PAGE.format(body=f"<p>{html.escape(str(error))}</p>"), status_code=404)
+        except (RpcCallError, httpx.HTTPError) as error:  # e.g. the dev account cannot pay: said, not a traceback
+            text = f"The transfer failed: {readable(str(error))}"
+            return HTMLResponse(PAGE.format(body=f"<p role=alert>{html.escape(text)}</p>"), status_code=502)
         return HTMLResponse(PAGE.format(body=_order_text(order) + "<p role=status>Purchase complete</p>"
                                         f"<p><small>{html.escape(order.tx)}</small></p>"))
 
