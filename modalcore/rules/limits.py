@@ -80,6 +80,8 @@ MAX_HISTORY_TRANSACTIONS = 200  # Activity: pages of 10 stop being offered past 
 MAX_NFTS = 100  # NFTs kept from a scan of the account (the count of the rest is kept)
 MAX_LISTED_WALLETS = 1000  # All Wallets: pages of 40 stop being offered past this (search finds the rest)
 
+MAX_SWAP_TOKENS = 200  # tokens of a hosted swap token list kept for the pickers (the rest dropped)
+
 # ----- demo mode only
 MAX_LOCAL_ONRAMP_ORDERS = 1000  # the local onramp provider's open orders, engine-wide (the oldest dropped)
 

@@ -18,7 +18,7 @@ from .onramp.api import OnrampApi
 from .onramp.local import LocalOnramp
 from .onramp.service import onramp_services
 from .swap.convert_api import ConvertApi
-from .swap.service import dev_markets, swap_quote, tx_receipt
+from .swap.service import dev_markets, swap_quote, swap_tokens, tx_receipt
 
 Service = Callable[..., Awaitable[Any]]
 
@@ -53,10 +53,13 @@ def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | No
     async def quote(**args: Any) -> Any:
         return await swap_quote(http, markets, hosted, **args)
 
+    async def tokens(**args: Any) -> Any:
+        return await swap_tokens(http, markets, hosted, **args)
+
     async def receipt(**args: Any) -> Any:
         return await tx_receipt(http, **args)
 
     onramp_api = (OnrampApi(http, blockchain_api.base_url, blockchain_api.project_id, blockchain_api.st,
                             blockchain_api.sv) if blockchain_api is not None else None)
-    return {**onramp_services(local_onramp, onramp_api), "swap_quote": quote, "tx_receipt": receipt, "balances": balances, "history": history, "estimate_fee": estimate_fee,
+    return {**onramp_services(local_onramp, onramp_api), "swap_quote": quote, "swap_tokens": tokens, "tx_receipt": receipt, "balances": balances, "history": history, "estimate_fee": estimate_fee,
             "directory": directory, "nfts": nfts}

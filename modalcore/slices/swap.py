@@ -99,6 +99,9 @@ class SwapState:
     error: str | None = None  # the last refusal
     pending: PendingSwap | None = None  # one wallet request at a time
     loading: bool = False
+    listed_for: str | None = None  # the network `listed` is for ("loading:<id>" while asked)
+    listed: tuple[SwapToken, ...] = ()  # the hosted swap token list beyond the configured tokens
+    not_supported: bool = False  # the network has no swap provider (SPEC §8)
 
 
 class QuoteAnswer(BaseModel):
@@ -113,6 +116,29 @@ class QuoteAnswer(BaseModel):
     approve: dict[str, str] | None = None
     swap: dict[str, str]
     fee: str | None = None
+
+
+class _ListedToken(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    address: str
+    symbol: str
+    name: str
+    decimals: int
+    icon: str = ""
+
+
+class TokensAnswer(BaseModel):
+    """What service `swap_tokens` returns."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    tokens: list[_ListedToken] = []
+
+
+@dataclass(frozen=True)
+class SwapTokensFetched(Reply):
+    """The swap token list of network `key` came back (or the network has no swaps)."""
+
+    result: TokensAnswer | None = None
 
 
 @dataclass(frozen=True)
@@ -184,6 +210,8 @@ def tokens(model: Model) -> tuple[SwapToken, ...]:
         row = held.get(token.address.lower())
         rows.append(SwapToken(token.address, token.symbol, token.name, token.decimals,
                               row.quantity_numeric if row else None, token.price, token.icon_url))
+    known = {row.key.lower() for row in rows}
+    rows += [t for t in model.swap.listed if t.key.lower() not in known]
     return tuple(rows)
 
 
@@ -193,7 +221,8 @@ def token(model: Model, key: str | None) -> SwapToken | None:
 
 def supported(model: Model) -> bool:
     """Swaps are EVM only (SPEC §9 lists eip155 swap networks)."""
-    return model.networks.active_namespace == "eip155" and not model.networks.unsupported
+    return (model.networks.active_namespace == "eip155" and not model.networks.unsupported
+            and not model.swap.not_supported)
 
 
 def amount_units(model: Model) -> int | None:
@@ -353,13 +382,32 @@ def on_quoted(model: Model, msg: SwapQuoted, now: int) -> Step:
     return _with(model, quoting=None, quote=quote, quote_error=None), []
 
 
+def on_tokens(model: Model, msg: SwapTokensFetched, now: int) -> Step:
+    if msg.key != model.networks.active or model.swap.listed_for != f"loading:{msg.key}":
+        return model, []
+    if msg.result is None:
+        return _with(model, listed_for=msg.key, not_supported=msg.error == NOT_SUPPORTED_SWAPS), []
+    listed = tuple(SwapToken(t.address, t.symbol, t.name, t.decimals, None, None, t.icon)
+                   for t in msg.result.tokens)
+    return _with(model, listed_for=msg.key, listed=listed, not_supported=False), []
+
+
 def observe(before: Model, after: Model, now: int) -> Step:
-    """A new network or account starts a new form (a waiting wallet request stays known)."""
-    if _owner(before) == _owner(after):
-        return after, []
-    pending, loading = after.swap.pending, after.swap.loading
-    cmds: list[Cmd] = [CancelTimer(QUOTE_TIMER)] if after.swap.quoting else []
-    return replace(after, swap=SwapState(pending=pending, loading=loading)), cmds
+    """A new network or account starts a new form (a waiting wallet request stays known). The
+    Swap view shown on an EVM network whose swap token list is not known asks for it (which
+    also says whether the network has swaps at all)."""
+    cmds: list[Cmd] = []
+    if _owner(before) != _owner(after):
+        pending, loading = after.swap.pending, after.swap.loading
+        cmds = [CancelTimer(QUOTE_TIMER)] if after.swap.quoting else []
+        after = replace(after, swap=SwapState(pending=pending, loading=loading))
+    active = after.networks.active
+    state = after.swap
+    if (after.router.view == "Swap" and active is not None and after.networks.active_namespace == "eip155"
+            and state.listed_for not in (active, f"loading:{active}")):
+        after = _with(after, listed_for=f"loading:{active}")
+        cmds.append(Call("swap_tokens", {"network": active}, SwapTokensFetched, active))
+    return after, cmds
 
 
 def _owner(model: Model) -> tuple[str | None, str | None]:
@@ -375,4 +423,5 @@ HANDLERS: dict[type[Msg], Handler] = {
     SelectedSwapSlippage: on_slippage,
     SwapQuoteDue: on_quote_due,
     SwapQuoted: on_quoted,
+    SwapTokensFetched: on_tokens,
 }

@@ -324,3 +324,27 @@ def test_while_the_balances_load_the_form_says_so_rather_than_insufficient_balan
     h.advance(QUOTE_DEBOUNCE_MS)
     h.settle_call("swap_quote", quote_answer())
     assert h.node("swap/review").p["text"] == "Review swap"
+
+
+def test_the_swap_view_asks_for_the_networks_swap_token_list_and_offers_it_as_popular() -> None:
+    h = on_swap()
+    (call,) = h.pending_calls("swap_tokens")
+    assert call.args == {"network": "eip155:31337"}
+    usdc = {"address": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48", "symbol": "USDC", "name": "USD Coin",
+            "decimals": 6, "icon": "https://icons.example/usdc.png"}
+    h.settle_call("swap_tokens", {"tokens": [usdc, {"address": DEMO.address, "symbol": "DEMO", "name": "Demo",
+                                                    "decimals": 18}]})
+    h.press("swap/to/token")
+    popular = [n.id for n in h.node("swap/pick/to/popular").c]
+    assert popular == [f"swap/pick/to/{usdc['address']}"]  # DEMO is configured already: listed once
+    h.press(f"swap/pick/to/{usdc['address']}")
+    assert h.node("swap/to/token").p["title"] == "USDC"
+    h.press("header/back")
+    h.press("account/feature/swaps")
+    assert h.pending_calls("swap_tokens") == []  # asked once per network
+
+
+def test_a_network_without_swaps_says_so_as_soon_as_the_view_opens() -> None:
+    h = on_swap()
+    h.settle_call("swap_tokens", ok=False, error="Network not supported for Swaps")
+    h.expect(view="Swap", text="Network not supported for Swaps", no_node=["swap/amount", "swap/review"])

@@ -76,3 +76,32 @@ async def test_without_a_hosted_api_a_network_without_a_market_has_no_swaps() ->
         with pytest.raises(ServiceError, match="^Network not supported for Swaps$"):
             await swap_quote(http, {}, None, network="eip155:1", rpc_url="https://node.example/rpc",
                              from_token=USDC, to_token="native", amount="1", slippage="1", user=USER)
+
+
+async def test_the_swap_token_list_comes_from_the_hosted_api_without_the_native_placeholder() -> None:
+    from modalcore.services.swap.service import swap_tokens
+
+    answer = {"tokens": [
+        {"name": "Ether", "symbol": "ETH", "address": "eip155:1:0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee", "decimals": 18},
+        {"name": "USD Coin", "symbol": "USDC", "address": f"eip155:1:{USDC}", "decimals": 6, "logoUri": "https://i/u.png"},
+    ]}
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json=answer)
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
+        listed = await swap_tokens(http, {}, ConvertApi(http, "https://api.example", "proj1"), network="eip155:1")
+        with pytest.raises(ServiceError, match="^Network not supported for Swaps$"):
+            await swap_tokens(http, {}, ConvertApi(http, "https://api.example", "proj1"), network="eip155:11155111")
+    assert listed == {"tokens": [{"address": USDC, "symbol": "USDC", "name": "USD Coin", "decimals": 6,
+                                  "icon": "https://i/u.png"}]}
+    assert [(r.url.path, r.url.params["chainId"]) for r in seen] == [("/v1/convert/tokens", "eip155:1")]
+
+
+async def test_a_local_market_needs_no_token_list() -> None:
+    from modalcore.services.swap.service import dev_markets, swap_tokens
+
+    async with httpx.AsyncClient(transport=transport([])) as http:
+        assert await swap_tokens(http, dev_markets(), None, network="eip155:31337") == {"tokens": []}

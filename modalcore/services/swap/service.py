@@ -21,12 +21,14 @@ import httpx
 from ...runtime.services import ServiceError
 from ..jsonrpc import RpcCallError, batch
 from .amounts import parse_slippage
-from .convert_api import ConvertApi
+from ...rules import limits as L
+from .convert_api import NATIVE_TOKEN_ADDRESS, ConvertApi
 from .networks import chain_of
 from .select import swap_provider
-from .types import NATIVE, SwapError, TxRequest
+from .types import NATIVE, NOT_SUPPORTED_SWAPS, SwapError, TxRequest
 from .uniswap_v2 import UniswapV2Market
 
+MAX_SWAP_TOKENS = L.MAX_SWAP_TOKENS
 DEADLINE_S = 20 * 60  # the swap must be mined within 20 minutes of the quote's block
 SWAP_GAS_GUESS = 200_000  # a swap's gas when it cannot be estimated yet (before its approval)
 DEPLOYMENT = Path(__file__).resolve().parents[3] / "fixtures" / "chain" / "deployment.json"
@@ -112,3 +114,36 @@ async def tx_receipt(http: httpx.AsyncClient, *, rpc_url: str, hash: str, polls:
             return {"status": status, "block": str(int(str(receipt["blockNumber"]), 16))}
         await asyncio.sleep(RECEIPT_POLL_S)
     raise ServiceError("The transaction was not mined in time")
+
+
+async def swap_tokens(http: httpx.AsyncClient, markets: Mapping[int, UniswapV2Market],
+                      hosted: ConvertApi | None = None, *, network: str) -> dict[str, Any]:
+    """The network's swap token list beyond its configured tokens: none for a local market (its
+    configured tokens are its list); the hosted `/v1/convert/tokens` list on SPEC §9's swap
+    networks; 'Network not supported for Swaps' elsewhere, before any request."""
+    chain_id = chain_of(network)
+    if chain_id is not None and chain_id in markets:
+        return {"tokens": []}
+    if hosted is None or chain_id is None:
+        raise ServiceError(NOT_SUPPORTED_SWAPS)
+    try:
+        answer = await hosted.tokens(network)
+    except SwapError as error:
+        raise ServiceError(str(error)) from None
+    tokens = []
+    for token in (answer.get("tokens") if isinstance(answer, dict) else None) or []:
+        if not isinstance(token, dict):
+            continue
+        address = str(token.get("address", "")).rsplit(":", 1)[-1]
+        if not address.startswith("0x") or address.lower() == NATIVE_TOKEN_ADDRESS:
+            continue
+        try:
+            decimals = int(token.get("decimals", 18))
+        except (TypeError, ValueError):
+            continue
+        tokens.append({"address": address, "symbol": str(token.get("symbol", ""))[:32],
+                       "name": str(token.get("name", ""))[:64], "decimals": decimals,
+                       "icon": str(token.get("logoUri", ""))[:2048]})
+        if len(tokens) >= MAX_SWAP_TOKENS:
+            break
+    return {"tokens": tokens}
