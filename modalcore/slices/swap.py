@@ -84,6 +84,8 @@ class PendingSwap:
     swap: tuple[tuple[str, str], ...]
     status: Literal["waiting", "lost"] = "waiting"
     reason: str = ""
+    approve_hash: str = ""
+    receipt_asks: int = 0
 
 
 @dataclass(frozen=True)

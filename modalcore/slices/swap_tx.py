@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from .model import Model, Step
 
 APPROVAL_FAILED = "The approval failed on chain"
+APPROVAL_NOT_MINED = "The approval was not mined in time: check your wallet's activity"
+MAX_RECEIPT_ASKS = 30  # × 20 s: ten minutes for an approval to be mined
 SWAPPED = "Swap sent"
 SWAP_VIEWS = ("Swap", "SwapPreview")
 _TX_HASH = re.compile(r"^0x[0-9a-fA-F]{64}$")
@@ -162,7 +164,7 @@ def on_approve_answered(model: Model, msg: SwapApproveAnswered, now: int) -> Ste
         return _failed(model, error)
     network = model.networks.active_network
     rpc_url = network.rpc_urls[0] if network is not None and network.rpc_urls else ""
-    model = _with(model, pending=replace(pending, step="approving"))
+    model = _with(model, pending=replace(pending, step="approving", approve_hash=str(msg.result)))
     return model, [Call("tx_receipt", {"rpc_url": rpc_url, "hash": msg.result}, SwapApprovalMined,
                         pending.swap_id)]
 
@@ -171,6 +173,14 @@ def on_approval_mined(model: Model, msg: SwapApprovalMined, now: int) -> Step:
     pending = model.swap.pending
     if pending is None or pending.swap_id != msg.key or pending.step != "approving":
         return model, []
+    if msg.result is not None and msg.result.status == "pending" and pending.receipt_asks < MAX_RECEIPT_ASKS:
+        network = model.networks.active_network
+        rpc_url = network.rpc_urls[0] if network is not None and network.rpc_urls else ""
+        model = _with(model, pending=replace(pending, receipt_asks=pending.receipt_asks + 1))
+        return model, [Call("tx_receipt", {"rpc_url": rpc_url, "hash": pending.approve_hash}, SwapApprovalMined,
+                            pending.swap_id)]
+    if msg.result is not None and msg.result.status == "pending":
+        return _failed(model, APPROVAL_NOT_MINED)
     if msg.result is None or msg.result.status != "confirmed":
         return _failed(model, APPROVAL_FAILED if msg.result is not None else msg.error or APPROVAL_FAILED)
     account = model.accounts.get(model.networks.active_namespace)

@@ -348,3 +348,18 @@ def test_a_network_without_swaps_says_so_as_soon_as_the_view_opens() -> None:
     h = on_swap()
     h.settle_call("swap_tokens", ok=False, error="Network not supported for Swaps")
     h.expect(view="Swap", text="Network not supported for Swaps", no_node=["swap/amount", "swap/review"])
+
+
+def test_an_approval_not_mined_yet_is_awaited_again_then_given_up_with_a_reason() -> None:
+    from modalcore.slices.swap_tx import MAX_RECEIPT_ASKS
+
+    h = to_preview(approve=True)
+    h.press("swap-preview/confirm")
+    h.answer("eth_sendTransaction", HASH)
+    for _ in range(MAX_RECEIPT_ASKS):
+        h.settle_call("tx_receipt", {"status": "pending", "block": ""})
+        (again,) = h.pending_calls("tx_receipt")
+        assert again.args["hash"] == HASH
+    h.settle_call("tx_receipt", {"status": "pending", "block": ""})
+    h.expect(view="Swap", text="The approval was not mined in time")
+    assert not [e for e in h.pending_effects() if e["req"].get("method") == "eth_sendTransaction"]
