@@ -5,6 +5,7 @@ and the Activity tab draws it once, what went out and what came in."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import httpx
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from modalcore import samples
 from modalcore.devchain.pytest_plugin import ChainsInfo
 from modalcore.services.history import fetch_history
+from modalcore.services.shapes import HistoryResult
 
 from .chain_harness import ChainHarness
 from .harness import HASH, connected
@@ -52,13 +54,12 @@ def test_the_history_service_names_a_swap_a_trade_with_both_legs(devchain: Chain
     h.pump()
     assert len(h.sent) == 3  # ETH→DEMO; approve DEMO; DEMO→TUSD
 
-    async def history() -> dict[str, object]:
+    async def history() -> HistoryResult:
         async with httpx.AsyncClient() as http:
             return await fetch_history(http, rpc_url=devchain.rpc_urls[31337], address=user,
                                        chain="eip155:31337")
 
-    data = asyncio.run(history())["data"]
-    assert isinstance(data, list)
+    data: list[Any] = list(asyncio.run(history())["data"])
     by_hash = {tx["id"]: tx for tx in data}
     eth_demo, demo_tusd = by_hash[h.sent[0]], by_hash[h.sent[2]]
     assert h.sent[1] not in by_hash  # the approval moves no token: not an Activity entry

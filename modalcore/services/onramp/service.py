@@ -6,25 +6,61 @@ an estimate at the highest fee, marked `"estimate": true`."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from ...runtime.services import ServiceError
+import httpx
+from pydantic import BaseModel, ConfigDict
+
+from ...runtime.services import AnyService, Service, ServiceContext, ServiceError
+from ..blockchain_api import BlockchainApi
 from .api import OnrampApi
 from .defaults import default_options, estimate
 from .local import LocalOnramp, OnrampRefused
 
 log = logging.getLogger(__name__)
-Service = Callable[..., Awaitable[Any]]
 NO_PROVIDER = "No onramp provider is available for this network"
 
 
-def onramp_services(local: LocalOnramp | None, hosted: OnrampApi | None) -> dict[str, Service]:
+class _Args(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class OptionsArgs(_Args):
+    network: str
+    purchase: list[dict[str, Any]] = []  # the built-in fallback's purchase currencies
+
+
+class QuoteArgs(_Args):
+    network: str
+    purchase_currency: str
+    payment_currency: str
+    amount: str
+    price: str | None = None  # USD per unit, for an estimate
+    decimals: int = 6
+
+
+class UrlArgs(_Args):
+    network: str
+    address: str
+    purchase_currency: str
+    payment_currency: str
+    amount: str
+    network_name: str = ""
+
+
+def onramp_api(http: httpx.AsyncClient, blockchain_api: BlockchainApi | None) -> OnrampApi | None:
+    if blockchain_api is None:
+        return None
+    return OnrampApi(http, blockchain_api.base_url, blockchain_api.project_id, blockchain_api.st, blockchain_api.sv)
+
+
+def onramp_services(local: LocalOnramp | None, hosted: OnrampApi | None) -> dict[str, AnyService]:
     def _local(network: str) -> LocalOnramp | None:
         return local if local is not None and network in local.networks else None
 
-    async def options(*, network: str, purchase: list[dict[str, Any]]) -> Any:
+    async def options(ctx: ServiceContext | None, args: OptionsArgs) -> Any:
+        network, purchase = args.network, args.purchase
         provider = _local(network)
         if provider is not None:
             return provider.options(network)
@@ -35,8 +71,9 @@ def onramp_services(local: LocalOnramp | None, hosted: OnrampApi | None) -> dict
                 log.warning("onramp options failed (%s): built-in defaults", error)
         return default_options(purchase)
 
-    async def quote(*, network: str, purchase_currency: str, payment_currency: str, amount: str,
-                    price: str | None = None, decimals: int = 6) -> Any:
+    async def quote(ctx: ServiceContext | None, args: QuoteArgs) -> Any:
+        network, purchase_currency, payment_currency = args.network, args.purchase_currency, args.payment_currency
+        amount, price, decimals = args.amount, args.price, args.decimals
         provider = _local(network)
         try:
             if provider is not None:
@@ -54,8 +91,9 @@ def onramp_services(local: LocalOnramp | None, hosted: OnrampApi | None) -> dict
         except InvalidOperation:
             raise ServiceError("Invalid amount") from None
 
-    async def url(*, network: str, address: str, purchase_currency: str, payment_currency: str,
-                  amount: str, network_name: str = "") -> Any:
+    async def url(ctx: ServiceContext | None, args: UrlArgs) -> Any:
+        network, address, purchase_currency = args.network, args.address, args.purchase_currency
+        payment_currency, amount, network_name = args.payment_currency, args.amount, args.network_name
         provider = _local(network)
         try:
             if provider is not None:
@@ -67,4 +105,5 @@ def onramp_services(local: LocalOnramp | None, hosted: OnrampApi | None) -> dict
         wallets = [{"address": address, "blockchains": [network_name or network], "assets": [purchase_currency]}]
         return {"url": await hosted.onramp_url(wallets, network_name or network, preset_fiat_amount=amount)}
 
-    return {"onramp_options": options, "onramp_quote": quote, "onramp_url": url}
+    return {"onramp_options": Service(OptionsArgs, options), "onramp_quote": Service(QuoteArgs, quote),
+            "onramp_url": Service(UrlArgs, url)}

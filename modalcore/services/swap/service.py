@@ -18,7 +18,10 @@ from typing import Any
 
 import httpx
 
-from ...runtime.services import ServiceError
+from pydantic import BaseModel, ConfigDict
+
+from ...runtime.services import AnyService, Service, ServiceContext, ServiceError
+from ..blockchain_api import BlockchainApi
 from ..jsonrpc import RpcCallError, batch
 from .amounts import parse_slippage
 from ...rules import limits as L
@@ -148,3 +151,46 @@ async def swap_tokens(http: httpx.AsyncClient, markets: Mapping[int, UniswapV2Ma
         if len(tokens) >= MAX_SWAP_TOKENS:
             break
     return {"tokens": tokens}
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SwapQuoteArgs(_Args):
+    network: str
+    rpc_url: str
+    from_token: str
+    to_token: str
+    amount: str
+    slippage: str
+    user: str
+
+
+class SwapTokensArgs(_Args):
+    network: str
+
+
+class TxReceiptArgs(_Args):
+    rpc_url: str
+    hash: str
+
+
+def swap_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | None = None) -> dict[str, AnyService]:
+    """`swap_quote`, `swap_tokens`, `tx_receipt`: the dev chains' local markets, and the hosted
+    `/v1/convert/*` API when the operator configures the Blockchain API."""
+    markets = dev_markets()
+    hosted = (ConvertApi(http, blockchain_api.base_url, blockchain_api.project_id, blockchain_api.st,
+                         blockchain_api.sv) if blockchain_api is not None else None)
+
+    async def quote(ctx: ServiceContext | None, args: SwapQuoteArgs) -> dict[str, Any]:
+        return await swap_quote(http, markets, hosted, **args.model_dump())
+
+    async def tokens(ctx: ServiceContext | None, args: SwapTokensArgs) -> dict[str, Any]:
+        return await swap_tokens(http, markets, hosted, network=args.network)
+
+    async def receipt(ctx: ServiceContext | None, args: TxReceiptArgs) -> dict[str, Any]:
+        return await tx_receipt(http, rpc_url=args.rpc_url, hash=args.hash)
+
+    return {"swap_quote": Service(SwapQuoteArgs, quote), "swap_tokens": Service(SwapTokensArgs, tokens),
+            "tx_receipt": Service(TxReceiptArgs, receipt)}
