@@ -51,6 +51,8 @@ from .config import EngineConfig, default_config, resolve_secret
 from .devproxy import devchain_proxy
 from .approval import routes as approval_routes
 from .social import routes as social_routes
+from .onramp_local import local_onramp
+from .onramp_local import routes as onramp_routes
 from .hub import Hub
 from .endpoint import WS_MAX_SIZE, websocket_endpoint
 from .metrics import CountingStore, Metrics, MetricsObserver, metrics_endpoint
@@ -173,6 +175,7 @@ def create_app(
     app_embedded = embedded
     hub.embedded_offer = app_embedded.offer() if app_embedded is not None else (False, ())
     name_registry = open_names(config)
+    onramp = local_onramp(config)  # the dev chains' local onramp provider (demo mode)
 
     def forbidden(session_id: str) -> None:
         """The analytics API refused this session's origin: its modal shows the alert (SPEC §8)."""
@@ -187,7 +190,7 @@ def create_app(
                 sink.http = http
                 sink.on_forbidden = forbidden
             register_engine_services(hub.deps.services, http, siwx_store, signer, name_registry,
-                                     names_api(config, http))
+                                     names_api(config, http), local_onramp=onramp)
             if app_embedded is not None:
                 if app_embedded.socials is not None:
                     app_embedded.socials.http = http
@@ -222,6 +225,8 @@ def create_app(
     ]
     if config.devchain_proxy:  # a test asset: off unless the operator turns it on
         routes.append(Route("/devchain/{chainId:str}", devchain_proxy, methods=["POST"]))
+    if onramp is not None:
+        routes += onramp_routes(onramp)
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.config = config
     app.state.hub = hub
