@@ -28,6 +28,7 @@ from .router import RouterState
 from .siwx import SiwxState
 from .snack import SnackState
 from .theme import ThemeState, from_options
+from .walletconnect import WcState
 from ..wire.frames import AnnouncedWallet, Env
 from ..core.cmds import Cmd
 
@@ -55,6 +56,7 @@ class Model:
     history: HistoryState = field(default_factory=HistoryState)
     nfts: NftsState = field(default_factory=NftsState)
     directory: DirectoryState = field(default_factory=DirectoryState)
+    walletconnect: WcState = field(default_factory=WcState)
     counter: int = 0
 
     def next_id(self, prefix: str) -> tuple[Model, str]:
@@ -74,7 +76,7 @@ def initial_model(
     wallets: list[AnnouncedWallet] | tuple[AnnouncedWallet, ...] = (),
     known_networks: Mapping[str, Network] | None = None,
 ) -> Model:
-    connectors = from_wallets((), wallets)
+    connectors = from_wallets((), wallets, walletconnect=options.enableWalletConnect)
     known = pick(known_networks if known_networks is not None else catalog(), options.networks)
     default = options.defaultNetwork if options.defaultNetwork in options.networks else None
     networks = NetworksState(

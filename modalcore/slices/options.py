@@ -103,6 +103,7 @@ class HostOptions(BaseModel):
     enableNetworkSwitch: bool = True
     debug: bool = False
     universalProvider: bool = False  # a universal-provider setup: wallets need a link (SPEC §5)
+    enableWalletConnect: bool = True  # the WalletConnect connector (QR code / deep link pairing)
 
     @field_validator("networks")
     @classmethod

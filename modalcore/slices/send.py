@@ -493,10 +493,14 @@ def _lost(model: Model, reason: str) -> Model:
 
 def on_reattached(model: Model, msg: Any, now: int) -> Step:
     """A reloaded page lost the wallet request it was running: show it as lost (and drop the
-    effect), never ask the wallet again by ourselves. (`msg` is connection.Reattached.)"""
+    effect), never ask the wallet again by ourselves. (`msg` is connection.Reattached.) A
+    WalletConnect request is the engine's, not the page's: it goes on."""
     pending = model.send.pending
     if not msg.reloaded or pending is None or pending.status != "waiting":
         return model, []
+    connector = model.connectors.get(model.accounts.get("eip155").connector_id)
+    if connector is not None and connector.type == "WALLET_CONNECT":
+        return model, []  # the request runs in the engine's WalletConnect session: not lost
     return _lost(model, LOST_RELOAD), [CancelEffect(pending.eid)]
 
 

@@ -13,7 +13,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,10 +47,12 @@ class Connection:
 class SignClient:
     def __init__(self, relay: RelayClient, metadata: Metadata, *, state: DappState | None = None,
                  on_event: Callable[[Event], None] | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 on_change: Callable[[DappState], Awaitable[None]] | None = None) -> None:
         self.relay = relay
         self.metadata = metadata
         self.on_event = on_event
+        self.on_change = on_change  # persist the state (awaited after each change, before events)
         self.clock = clock
         self._state = state or DappState()
         self._approvals: dict[int, asyncio.Future[SessionState]] = {}
@@ -134,7 +136,10 @@ class SignClient:
             await self.relay.subscribe(topics)
 
     async def _apply(self, step: core.Step) -> None:
+        changed = step.state != self._state
         self._state = step.state
+        if changed and self.on_change is not None:
+            await self.on_change(self._state)
         for event in step.events:
             self._settle(event)
         for out in step.outgoing:
