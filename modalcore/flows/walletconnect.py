@@ -110,7 +110,11 @@ def start(model: Model, route: str) -> Step:
     attempt = model.walletconnect.attempt + 1
     model = replace(model, walletconnect=WcState(attempt=attempt, route=route))
     model, eid = model.next_id("e")
-    effect = Effect(eid, KIND, {"method": "wc_pair", "networks": _networks(model)}, WcPairingCreated,
+    meta = model.options.metadata
+    metadata = {"name": meta.name, "description": meta.description, "url": meta.url or model.origin,
+                "icons": list(meta.icons)}
+    effect = Effect(eid, KIND, {"method": "wc_pair", "networks": _networks(model), "metadata": metadata},
+                    WcPairingCreated,
                     key=str(attempt), timeout_ms=PAIR_TIMEOUT_MS)
     return model, [CancelTimer(EXPIRY_TIMER), effect]
 

@@ -34,6 +34,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
+
 from ..core.msg import Msg
 from ..slices.wallet_events import WalletAccountsChanged, WalletChainChanged, WalletDisconnected
 from ..store.base import SessionStore
@@ -113,7 +115,11 @@ class WalletConnectRuntime:
             if self._relay is None:
                 identity = await self._identity()
                 relay = RelayClient(self.relay_url, identity, project_id=self.project_id)
-                await relay.start()
+                try:
+                    await relay.start()
+                except BaseException:
+                    await relay.close()  # no reconnect loop left behind: the next effect tries again
+                    raise
                 self._relay = relay
             return self._relay
 
@@ -199,7 +205,7 @@ class WalletConnectRuntime:
         try:
             visitor = await self._visitor(session_id)
             if method == "wc_pair":
-                return await self._pair(visitor, req.get("networks"))
+                return await self._pair(visitor, req.get("networks"), req.get("metadata"))
             if method == "wc_approval":
                 return await self._approval(session_id, visitor)
             if not isinstance(method, str):
@@ -211,9 +217,13 @@ class WalletConnectRuntime:
             log.warning("walletconnect: relay unavailable for %s: %s", method, error)
             return _fail(-32603, "The WalletConnect relay is unavailable")
 
-    async def _pair(self, visitor: _Visitor, networks: object) -> Outcome:
+    async def _pair(self, visitor: _Visitor, networks: object, metadata: object) -> Outcome:
         if not isinstance(networks, list) or not all(isinstance(n, str) for n in networks):
             return _fail(-32602, "networks must be a list of CAIP-2 ids")
+        try:  # the host's metadata (its createModal options), shown by the wallet
+            visitor.client.metadata = Metadata.model_validate(metadata) if metadata else self.metadata
+        except ValidationError:
+            visitor.client.metadata = self.metadata
         await visitor.client.expire()
         connection = await visitor.client.connect(networks)
         visitor.connection = connection
@@ -224,7 +234,11 @@ class WalletConnectRuntime:
         connection = visitor.connection
         if connection is None:
             return _fail(errors.NO_SESSION_FOR_TOPIC, "No pairing in flight")
-        session = await connection.approval
+        left = parse_uri(connection.uri).expiry_timestamp - time.time()
+        try:  # the proposal outlives the pairing URI by little: no wait past it
+            session = await asyncio.wait_for(asyncio.shield(connection.approval), max(1.0, left + 60))
+        except TimeoutError:
+            return _fail(errors.SESSION_REQUEST_EXPIRED, "The pairing expired")
         if visitor.connection is connection:
             visitor.connection = None
         # one session per visitor: an older one is deleted

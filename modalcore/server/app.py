@@ -37,10 +37,12 @@ from ..siwx.tokens import load_or_create_key
 from ..runtime.analytics import AnalyticsSink
 from ..runtime.clock import Clock, RealClock
 from ..runtime.services import ServiceRegistry, default_services
+from ..runtime.walletconnect import WalletConnectRuntime
 from ..store.base import SessionStore
 from ..store.memory import MemoryStore
 from ..store.redis import RedisStore
 from ..store.sqlite import SqliteStore
+from ..walletconnect.sign_rpc import Metadata
 from .config import EngineConfig, default_config, resolve_secret
 from .devproxy import devchain_proxy
 from .hub import Hub
@@ -104,6 +106,9 @@ def _engine_identity(address: str) -> Any:
     return identity
 
 
+WC_METADATA = Metadata(name="modalcore", description="A wallet-connection modal", url="https://modalcore.invalid")
+
+
 def create_app(
     config: EngineConfig | None = None,
     *,
@@ -137,6 +142,10 @@ def create_app(
                           AnalyticsObserver(sink))
     static_dir = config.static_path()
     siwx_store, signer = open_siwx(config)
+    walletconnect = WalletConnectRuntime(
+        config.walletconnect.relay_url, project_id=config.walletconnect.project_id,
+        metadata=WC_METADATA, secret=resolve_secret(config), store=session_store, deliver=hub.deliver)
+    hub.deps.walletconnect = walletconnect
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -151,6 +160,7 @@ def create_app(
                 yield
             finally:
                 await hub.close()
+                await walletconnect.close()
                 if isinstance(sink, (HostedAnalyticsSink, LocalAnalyticsSink)):
                     await sink.flush()
                 if own_store:

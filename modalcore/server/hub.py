@@ -20,6 +20,7 @@ from pathlib import Path
 import httpx
 
 from ..chains.catalog import pick
+from ..core.msg import Msg
 from ..slices.model import initial_model
 from ..wire.frames import AnnouncedWallet
 from ..engine.persist import PersistError, load_bytes
@@ -108,6 +109,13 @@ class Hub:
             return None
 
     # ----- sessions per client address
+    def deliver(self, session_id: str, msg: Msg) -> None:
+        """A message from outside the session (the wallet's WalletConnect events) to a live
+        session; a session not live here reads the change from the store when it comes back."""
+        runner = self.runners.get(session_id)
+        if runner is not None:
+            runner.deliver(msg)
+
     def is_live(self, session_id: str) -> bool:
         runner = self.runners.get(session_id)
         return runner is not None and not runner.closing
