@@ -81,6 +81,7 @@ def build_model(
     is_open: bool = False,
     project: str = "test-project",
     origin: str = "http://localhost:8000",
+    walletconnect: bool = False,
 ) -> Model:
     """The model a session starts with, as `join` builds it, then the overrides given.
 
@@ -93,6 +94,7 @@ def build_model(
         parse_options(dict(options if options is not None else DEFAULT_OPTIONS)),
         Env.model_validate(dict(env or {})),
         [AnnouncedWallet.model_validate(dict(wallet)) for wallet in wallets],
+        walletconnect=walletconnect,
     )
     if accounts is not None:
         model = replace(model, accounts=accounts)

@@ -186,7 +186,7 @@ def with_reattach_options(model: Model, msg: Reattached) -> Model:
 def resync(model: Model, msg: Reattached, now: int) -> Step:
     """SPEC §4 "On start": connected becomes connecting, re-synced with `eth_accounts`."""
     model = replace(model, connectors=from_wallets(model.connectors.recent, msg.wallets,
-                                                   walletconnect=model.options.enableWalletConnect))
+                                                   walletconnect=model.connectors.get(WALLET_CONNECT_ID) is not None))
     account = model.accounts.get(NAMESPACE)
     # a WalletConnect session lives in the engine: after a reconnect (an engine restart) too,
     # it is read back and re-synced, not only after a page reload

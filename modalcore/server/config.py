@@ -136,6 +136,7 @@ class WalletConnectConfig(_Strict):
     keeps one connection to (the public relay in production, with the operator's projectId; the
     local one, `python -m modalcore.walletconnect.relay`, in development and tests)."""
 
+    enabled: bool = True  # off: no WalletConnect connector is offered
     relay_url: str = "wss://relay.walletconnect.org"
     project_id: str = ""
 

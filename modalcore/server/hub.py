@@ -143,7 +143,8 @@ class Hub:
         now = self.clock.now_ms()
         session_id = secrets.token_urlsafe(16)
         model = initial_model(
-            join.project, origin, options, join.env, join.wallets, known_networks=self.known_networks
+            join.project, origin, options, join.env, join.wallets, known_networks=self.known_networks,
+            walletconnect=self.config.walletconnect.enabled,
         )
         session = Session(session_id, model, now)
         record_file = None
@@ -151,7 +152,8 @@ class Hub:
             self.record_dir.mkdir(parents=True, exist_ok=True)
             record_file = (self.record_dir / f"{session_id}.jsonl").open("w")
             session.recorder = Recorder(record_file, name=self.record_name)
-            session.recorder.join(now, session_id, origin, join, model.networks.known)
+            session.recorder.join(now, session_id, origin, join, model.networks.known,
+                                  walletconnect=self.config.walletconnect.enabled)
         runner = SessionRunner(session, self.deps, record_file=record_file)
         self.runners[session_id] = runner
         self._count(session_id, address)

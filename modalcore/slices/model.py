@@ -75,8 +75,11 @@ def initial_model(
     env: Env,
     wallets: list[AnnouncedWallet] | tuple[AnnouncedWallet, ...] = (),
     known_networks: Mapping[str, Network] | None = None,
+    walletconnect: bool = False,
 ) -> Model:
-    connectors = from_wallets((), wallets, walletconnect=options.enableWalletConnect)
+    """`walletconnect`: the engine runs WalletConnect (its operator configured a relay); the
+    connector is offered when the host does not turn it off (`enableWalletConnect`)."""
+    connectors = from_wallets((), wallets, walletconnect=walletconnect and options.enableWalletConnect)
     known = pick(known_networks if known_networks is not None else catalog(), options.networks)
     default = options.defaultNetwork if options.defaultNetwork in options.networks else None
     networks = NetworksState(

@@ -24,7 +24,7 @@ def uri(n: int = 1, expiry: int = 240) -> str:
 
 
 def harness(**options: Any) -> Harness:
-    return Harness(options={"networks": NETWORKS, **options})
+    return Harness(options={"networks": NETWORKS, **options}, walletconnect=True)
 
 
 def paired(h: Harness, expiry: int = 240) -> str:
@@ -48,7 +48,7 @@ def matrix_of(node_props: dict[str, Any]) -> list[list[bool]]:
 
 def test_walletconnect_is_the_first_connector_tagged_qr_code() -> None:
     """Rule: SPEC §1 connector order starts with walletConnect; its row carries 'QR CODE'."""
-    h = Harness(options={"networks": NETWORKS},
+    h = Harness(options={"networks": NETWORKS}, walletconnect=True,
                 wallets=[{"uuid": "mm", "name": "MetaMask", "icon": "data:image/svg+xml,mm", "rdns": "io.metamask"}])
     h.host("open")
     rows = h.of_type("wallet-item")
@@ -58,8 +58,11 @@ def test_walletconnect_is_the_first_connector_tagged_qr_code() -> None:
     assert "all/wallet/walletConnect" not in h.ids()
 
 
-def test_the_host_can_turn_walletconnect_off() -> None:
+def test_the_host_or_the_operator_can_turn_walletconnect_off() -> None:
     h = harness(enableWalletConnect=False)
+    h.host("open")
+    assert "connect/wallet/walletConnect" not in h.ids()
+    h = Harness(options={"networks": NETWORKS})  # an engine without WalletConnect
     h.host("open")
     assert "connect/wallet/walletConnect" not in h.ids()
 
@@ -149,7 +152,7 @@ def test_every_wallet_request_goes_over_the_session_when_walletconnect_is_active
 
 
 def test_a_rejected_signature_shows_the_same_message_as_for_injected_wallets() -> None:
-    h = Harness(options={"networks": NETWORKS, "siwx": {"required": False}})
+    h = Harness(options={"networks": NETWORKS, "siwx": {"required": False}}, walletconnect=True)
     connect(h)
     h.settle_call("siwx.sessions", samples.siwx_sessions())
     h.expect(view="SIWXSignMessage")
