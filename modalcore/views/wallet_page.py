@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from ..directory.wallets import Wallet
 from ..slices.model import Model
-from ..slices import directory as dir_slice
-from ..slices.directory import PressedWalletLink
+from ..slices import directory_wallets
+from ..slices.directory_wallets import PressedWalletLink
 from ..flows.walletconnect import pairing_links, pairs_with
 from ..slices.walletconnect import PressedOpenWcLink
 from ..wire.nodes import Node, node
@@ -33,9 +33,9 @@ def body(model: Model) -> Node:
         return node("stack", "wallet/body", [
             node("text", "wallet/missing", text="This wallet is not available.", variant="body", tone="muted"),
         ], dir="col", gap=12, align="center", pad=16)
-    image = (dir_slice.custom_image(model, wallet) if state.selected_custom
-             else dir_slice.wallet_image(state, wallet))
-    links = dir_slice.wallet_links(model, wallet)
+    image = (directory_wallets.custom_image(model, wallet) if state.selected_custom
+             else directory_wallets.wallet_image(state, wallet))
+    links = directory_wallets.wallet_links(model, wallet)
     if pairs_with(model, wallet):
         return _paired(model, wallet, image, links)
     children: list[Node] = [
