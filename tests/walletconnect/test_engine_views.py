@@ -5,6 +5,7 @@ view, expiry, rejection, routing of every wallet request through the session, wa
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 import segno
 
@@ -194,3 +195,41 @@ def test_the_receive_qr_is_encoded_by_the_engine_too() -> None:
     n, bits = encoded(ADDRESS, False)
     assert n == 25 or n == 29 or n >= 21
     assert len(bits) == -(-n * n // 4)
+
+
+def test_a_wallet_page_pairs_by_qr_on_desktop_and_by_deep_link_on_mobile() -> None:
+    """Rule: a directory wallet with a WalletConnect link leads to the pairing: on desktop the QR
+    code with the wallet's icon in its centre, 'Copy link' and its desktop app opened with the URI;
+    on mobile its deep link with the URI (`wc?uri=`, the URI percent-encoded)."""
+    from tests.directory.conftest import harness as dir_harness
+
+    h = dir_harness(walletconnect=True)
+    h.host("open", view="AllWallets")
+    h.settle()
+    h.type("ledger")
+    h.advance(300)
+    h.settle()
+    h.press("all/w/ledger")
+    assert h.view == "WalletPage"
+    link = uri()
+    h.relay("wc_pair", {"uri": link, "expiry": 240})
+    qr = h.node("wallet/qr")
+    assert qr.t == "qr" and qr.p["image"] == "/getWalletImage/ledger"
+    assert "wallet/copy" in h.ids()
+    h.press("wallet/wc/desktop")
+    assert h.effects()[-1]["req"]["url"] == f"ledgerlive://wc?uri={quote(link, safe='')}"
+
+    m = dir_harness({"metadata": {"name": "Demo", "url": "https://dapp.example"}}, walletconnect=True,
+                    env={"mobile": True, "platform": "android"})
+    m.host("open")
+    m.settle()
+    m.type("metamask")
+    m.advance(300)
+    m.settle()
+    m.press("all/w/metamask")
+    m.relay("wc_pair", {"uri": link, "expiry": 240})
+    assert not m.of_type("qr")
+    m.press("wallet/wc/mobile")
+    assert m.effects()[-1]["req"] == {"url": f"metamask://wc?uri={quote(link, safe='')}", "target": "_self"}
+    m.relay("wc_approval", {"accounts": [ADDRESS], "chain": "eip155:1", "peer": PEER})
+    assert m.model.accounts.get("eip155").status == "connected"
