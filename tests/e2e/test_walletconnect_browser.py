@@ -234,3 +234,36 @@ def test_a_wallet_that_declines_shows_connection_declined(
     finally:
         demo.context.close()
         wallet.stop()
+
+
+def test_sign_in_over_walletconnect_is_verified_by_the_engine(
+        browser: Any, devchains: ChainsInfo, relay: Relay, tmp_path: Path) -> None:
+    """Rule: with WalletConnect active, SIWX signs by personal_sign over the session; the
+    engine verifies the wallet's signature and stores the sign-in session."""
+    import httpx
+    from eth_account import Account
+    from eth_account.messages import encode_defunct
+
+    port = free_port()
+    wallet = Wallet(relay.url, devchains.rpc_urls)
+    demo = page(browser, port)
+    try:
+        with serve(wc_config(devchains, tmp_path, relay), port) as engine:
+            demo.goto("?siwx=required")
+            demo.wait_host("siwx", lambda s: s.get("enabled") is True and s.get("signedIn") is False)
+            pair_by_qr(demo, wallet)
+            card = demo.wait_view("SIWXSignMessage")
+            card.get_by_role("button", name="Sign", exact=True).click()
+            request = wallet.wait("request")
+            assert request["method"] == "personal_sign"
+            siwx = demo.wait_host("siwx", lambda s: s.get("signedIn") is True, timeout=WAIT)
+            assert siwx["token"]
+            address = Account.from_key(DEV_KEY).address
+            stored = httpx.get(f"{engine.http_url}/v1/sessions/{address}", timeout=5).json()
+            assert len(stored) == 1
+            assert Account.recover_message(encode_defunct(text=str(stored[0]["message"])),
+                                           signature=stored[0]["signature"]) == address
+        assert demo.errors == [], demo.errors
+    finally:
+        demo.context.close()
+        wallet.stop()
