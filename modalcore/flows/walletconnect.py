@@ -105,8 +105,27 @@ def _networks(model: Model) -> list[str]:
     return [n.id for n in model.networks.known if n.namespace == NAMESPACE]
 
 
-def start(model: Model, route: str) -> Step:
-    """A fresh pairing for `route`: the runtime makes the URI (`wc_pair`)."""
+def reuses_pairing(model: Model) -> bool:
+    """SPEC §4: on Telegram or iOS Safari a pending pairing is reused until its expiry (a new
+    URI would not reach the wallet app the visitor already switched to)."""
+    env = model.env
+    return env.telegram or (env.safari and env.platform == "ios")
+
+
+def _reusable(model: Model, now: int) -> bool:
+    state = model.walletconnect
+    return (reuses_pairing(model) and bool(state.uri) and state.error is None
+            and state.expiry * 1000 - now > EXPIRY_MARGIN_MS)
+
+
+def start(model: Model, route: str, now: int | None = None) -> Step:
+    """A fresh pairing for `route`: the runtime makes the URI (`wc_pair`); on Telegram or iOS
+    Safari a pending one is shown again instead, until its expiry."""
+    state = model.walletconnect
+    if now is not None and _reusable(model, now):
+        model = replace(model, walletconnect=replace(state, route=route))
+        timer = StartTimer(EXPIRY_TIMER, state.expiry * 1000 - now - EXPIRY_MARGIN_MS, WcPairingExpired(state.attempt))
+        return model, [timer]
     attempt = model.walletconnect.attempt + 1
     model = replace(model, walletconnect=WcState(attempt=attempt, route=route))
     model, eid = model.next_id("e")
@@ -124,8 +143,10 @@ def observe(before: Model, after: Model, now: int) -> Step:
     if wanted == after.walletconnect.route:
         return after, []
     if not wanted:
-        return replace(after, walletconnect=WcState(attempt=after.walletconnect.attempt)), [CancelTimer(EXPIRY_TIMER)]
-    return start(after, wanted)
+        state = after.walletconnect
+        kept = replace(state, route="") if _reusable(after, now) else WcState(attempt=state.attempt)
+        return replace(after, walletconnect=kept), [CancelTimer(EXPIRY_TIMER)]
+    return start(after, wanted, now)
 
 
 def _current(model: Model, key: str) -> bool:

@@ -233,3 +233,22 @@ def test_a_wallet_page_pairs_by_qr_on_desktop_and_by_deep_link_on_mobile() -> No
     assert m.effects()[-1]["req"] == {"url": f"metamask://wc?uri={quote(link, safe='')}", "target": "_self"}
     m.relay("wc_approval", {"accounts": [ADDRESS], "chain": "eip155:1", "peer": PEER})
     assert m.model.accounts.get("eip155").status == "connected"
+
+
+def test_telegram_and_ios_safari_reuse_a_pending_pairing_until_it_expires() -> None:
+    """Rule (SPEC §4): pairing on Telegram or iOS Safari reuses a pending pairing until expiry;
+    elsewhere coming back to the view pairs anew."""
+    for env, reused in (({"telegram": True}, True), ({"safari": True, "platform": "ios"}, True),
+                        ({"safari": True, "platform": "mac"}, False)):
+        h = Harness(options={"networks": NETWORKS}, walletconnect=True, env=env)
+        link = paired(h)
+        h.press("header/back")
+        assert h.view == "Connect"
+        h.press("connect/wallet/walletConnect")
+        pending = [c for c in h.cmds if getattr(c, "kind", "") == "walletconnect"
+                   and c.req.get("method") == "wc_pair" and c.eid in h.session.effects]
+        assert (not pending) is reused, env
+        if reused:
+            assert h.node("wc/qr").t == "qr" and h.model.walletconnect.uri == link
+            h.advance(236_000)  # past expiry - 5 s: a fresh URI after all
+            assert h.pending_relay("wc_pair")
