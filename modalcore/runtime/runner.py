@@ -163,6 +163,9 @@ class EffectRunner(Protocol):
 
     async def run(self, session_id: str, req: dict[str, Any]) -> tuple[bool, Any, int, str]: ...
 
+    async def forget(self, session_id: str) -> None:
+        """The session ended for good (its host left): drop what the runner kept for it."""
+
 
 class SessionRunner:
     def __init__(

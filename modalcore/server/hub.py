@@ -249,6 +249,11 @@ class Hub:
         if self.runners.get(runner.id) is runner:
             del self.runners[runner.id]
             self._uncount(runner.id)
+        if runner.ended and self.deps.walletconnect is not None:
+            # the host destroyed the modal: its WalletConnect session ends too (deleted at the wallet)
+            task: asyncio.Task[object] = asyncio.ensure_future(self.deps.walletconnect.forget(runner.id))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     def _context(self, session: Session) -> ServiceContext:
         return ServiceContext(

@@ -101,7 +101,8 @@ async def test_pair_sign_send_switch_and_delete_by_the_wallet(devchain: ChainsIn
 
 
 async def test_a_declined_proposal_and_a_rejected_request_carry_the_wallets_code(devchain: ChainsInfo) -> None:
-    """Rule: a rejection (5000) comes back as the effect's error code, as for injected wallets."""
+    """Rule: a rejection (5000) comes back as the effect's error code, as for injected wallets;
+    a session whose host left is deleted at the wallet and forgotten."""
     store, inbox = MemoryStore(), Inbox()
     async with running_relay() as relay, wallet_peer(relay.url, devchain.rpc_urls, policy="reject") as wallet:
         rt = runtime(relay.url, store, inbox)
@@ -117,6 +118,10 @@ async def test_a_declined_proposal_and_a_rejected_request_carry_the_wallets_code
             await wallet.send(cmd="policy", value="reject")
             success, _, code, _ = await rt.run(SID, {"method": "personal_sign", "params": ["0x68", DEV_ADDRESS]})
             assert not success and code in (4001, 5000)
+            # the host destroys the modal: the session is deleted at the wallet and in the store
+            await rt.forget(SID)
+            await wallet.expect("session_delete")
+            assert await store.load(store_key(SID), 0) is None
         finally:
             await rt.close()
 
