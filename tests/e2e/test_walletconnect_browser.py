@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -23,32 +22,14 @@ import pytest
 
 from modalcore.devchain.pytest_plugin import ChainsInfo
 from modalcore.netports import free_port
-from modalcore.server.config import EngineConfig, WalletConnectConfig
+from modalcore.server.config import EngineConfig
 
-from .conftest import ACCOUNT_0, REPO_ROOT, TIMEOUT_MS, Demo, engine_config, open_modal, serve, watch
+from .conftest import ACCOUNT_0, ARTIFACTS, REPO_ROOT, TIMEOUT_MS, Demo, Relay, engine_config, open_modal, serve, watch
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
 DEV_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"  # Hardhat account #0
 RECEIVER = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"  # Hardhat account #2
 WAIT = 60.0
-
-
-class Relay:
-    """`python -m modalcore.walletconnect.relay` in its own process (as `make run` starts it)."""
-
-    def __init__(self) -> None:
-        port = free_port()
-        self.url = f"ws://127.0.0.1:{port}"
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "modalcore.walletconnect.relay", "--port", str(port)],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        assert "listening" in line, line
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(10)
 
 
 class Wallet:
@@ -104,6 +85,7 @@ class Wallet:
 
 @pytest.fixture
 def relay() -> Iterator[Relay]:
+    """A relay of the test's own (its engines restart; the session's relay stays for others)."""
     running = Relay()
     try:
         yield running
@@ -112,8 +94,7 @@ def relay() -> Iterator[Relay]:
 
 
 def wc_config(chains: ChainsInfo, folder: Path, relay: Relay) -> EngineConfig:
-    return engine_config(chains, folder).model_copy(
-        update={"walletconnect": WalletConnectConfig(relay_url=relay.url)})
+    return engine_config(chains, folder, relay.url)
 
 
 def page(browser: Any, port: int) -> Demo:
@@ -133,6 +114,8 @@ def pair_by_qr(demo: Demo, wallet: Wallet) -> str:
     demo.wait_view("Connect").get_by_role("button", name="WalletConnect").click()
     card = demo.wait_view("ConnectingWalletConnect")
     expect(card.get_by_role("img", name="WalletConnect QR code")).to_be_visible()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    demo.page.screenshot(path=str(ARTIFACTS / "walletconnect-qr-dark.png"))
     card.get_by_role("button", name="Copy link").click()
     expect(demo.dialog.get_by_text("Link copied")).to_be_visible()
     uri = str(demo.eval("navigator.clipboard.readText()"))
