@@ -175,6 +175,12 @@ class WalletConnectRuntime:
         if visitor is not None:
             return visitor
         lock = self._loading.setdefault(session_id, asyncio.Lock())
+        try:
+            return await self._load_visitor(session_id, lock)
+        finally:
+            self._loading.pop(session_id, None)
+
+    async def _load_visitor(self, session_id: str, lock: asyncio.Lock) -> _Visitor:
         async with lock:
             visitor = self._visitors.get(session_id)
             if visitor is not None:
@@ -195,7 +201,6 @@ class WalletConnectRuntime:
                 await visitor.client.expire()
                 await visitor.client.restore()
                 log.info("walletconnect: session %s resumed from the store", session_id)
-        self._loading.pop(session_id, None)
         return visitor
 
     # ---------- the effect ---------------------------------------------------------------------
@@ -225,6 +230,7 @@ class WalletConnectRuntime:
         except ValidationError:
             visitor.client.metadata = self.metadata
         await visitor.client.expire()
+        await visitor.client.drop_unanswered()  # the URI shown before is replaced: one pending pairing
         connection = await visitor.client.connect(networks)
         visitor.connection = connection
         self.pairings += 1

@@ -113,6 +113,10 @@ class SignClient:
     async def disconnect(self, topic: str) -> None:
         await self._apply(core.delete(self._state, topic=topic, request_id=payload_id()))
 
+    async def drop_unanswered(self) -> None:
+        """Forget pairings no wallet answered on (their approvals fail as expired)."""
+        await self._apply(core.drop_unanswered(self._state))
+
     async def expire(self) -> None:
         """Drop whatever has expired (call periodically)."""
         await self._apply(core.expire(self._state, self._now_ms()))
