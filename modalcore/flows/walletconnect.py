@@ -91,6 +91,8 @@ def _wanted(model: Model) -> str:
     """The route a pairing should be in flight for ("" when none)."""
     if model.connectors.get(WALLET_CONNECT_ID) is None or not model.modal.open:
         return ""
+    if model.accounts.get(NAMESPACE).status != "disconnected":
+        return ""  # connected (signing in, say): nothing to pair
     view, param = model.router.view, model.router.param
     if view == CONNECTING_VIEW:
         return f"{view}|{param}"

@@ -164,6 +164,8 @@ def test_a_rejected_signature_shows_the_same_message_as_for_injected_wallets() -
     h.relay("personal_sign", code=5000, message="User rejected.")
     h.advance(150)
     h.expect(text="Signature declined")
+    # connected while signing in: no second pairing was started behind the sign-in view
+    assert [c.req.get("method") for c in h.cmds if getattr(c, "kind", "") == "walletconnect"].count("wc_pair") == 0
 
 
 def test_wallet_events_update_the_model() -> None:
