@@ -24,6 +24,7 @@ from ..rules.caip import CaipError, parse_caip2, validate_evm_chain_id
 from ..rules.rpc_errors import classify
 from ..slices import snack
 from ..slices.accounts import WalletInfo
+from ..slices.connecting import Reattached
 from ..slices.connectors import WALLET_CONNECT_ID
 from ..slices.walletconnect import (
     CONNECTING_VIEW,
@@ -175,6 +176,18 @@ def on_pairing_created(model: Model, msg: WcPairingCreated, now: int) -> Step:
     return model, [approval, timer]
 
 
+def on_reattached(model: Model, msg: Reattached, now: int) -> Step:
+    """A socket came back (a reload, or an engine restart that lost the runtime's waiting): the
+    pairing in flight is waited on again (the runtime reads it back from its store)."""
+    state = model.walletconnect
+    if not state.route or not state.uri or state.error is not None:
+        return model, []
+    model, eid = model.next_id("e")
+    left_ms = max(0, state.expiry * 1000 - now)
+    return model, [Effect(eid, KIND, {"method": "wc_approval"}, WcApprovalAnswered, key=str(state.attempt),
+                          timeout_ms=left_ms + APPROVAL_GRACE_MS)]
+
+
 def on_pairing_expired(model: Model, msg: WcPairingExpired, now: int) -> Step:
     state = model.walletconnect
     if msg.attempt != state.attempt or not state.route or state.error is not None:
@@ -208,8 +221,8 @@ def _approved(result: object) -> tuple[str, str, WalletInfo] | None:
 
 
 def on_approval(model: Model, msg: WcApprovalAnswered, now: int) -> Step:
-    if msg.key != str(model.walletconnect.attempt):
-        return model, []
+    if msg.key != str(model.walletconnect.attempt) or model.accounts.get(NAMESPACE).status == "connected":
+        return model, []  # another pairing's, or a second answer to this one
     state = model.walletconnect
     if not msg.ok:
         if msg.error_message == "timeout" or msg.error_code == EXPIRED_CODE or not state.route:

@@ -31,7 +31,7 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
@@ -72,6 +72,7 @@ class _Visitor:
     client: SignClient
     chain: str = ""  # the session's current CAIP-2 chain
     connection: Connection | None = None
+    answered: set[int] = field(default_factory=set)  # proposals whose approval was answered
 
 
 def _fail(code: int, message: str) -> Outcome:
@@ -238,6 +239,12 @@ class WalletConnectRuntime:
 
     async def _approval(self, session_id: str, visitor: _Visitor) -> Outcome:
         connection = visitor.connection
+        if connection is None:  # an engine restarted since: wait on the stored proposal again
+            for session in visitor.client.state.sessions.values():
+                if session.settled and visitor.client.settled_for(session.proposal_id) is session \
+                        and session.proposal_id not in visitor.answered:
+                    return await self._approved(session_id, visitor, session)
+            connection = visitor.connection = visitor.client.pending_connection()
         if connection is None:
             return _fail(errors.NO_SESSION_FOR_TOPIC, "No pairing in flight")
         left = parse_uri(connection.uri).expiry_timestamp - time.time()
@@ -247,6 +254,10 @@ class WalletConnectRuntime:
             return _fail(errors.SESSION_REQUEST_EXPIRED, "The pairing expired")
         if visitor.connection is connection:
             visitor.connection = None
+        return await self._approved(session_id, visitor, session)
+
+    async def _approved(self, session_id: str, visitor: _Visitor, session: SessionState) -> Outcome:
+        visitor.answered.add(session.proposal_id)
         # one session per visitor: an older one is deleted
         for topic in [t for t in visitor.client.state.sessions if t != session.topic]:
             await visitor.client.disconnect(topic)

@@ -25,6 +25,7 @@ from .events import (Dropped, Event, ProposalDeclined, ProposalExpired, RequestT
 from .relay_client import RelayClient
 from .sign_rpc import Metadata
 from .state import DappState, SessionState
+from .uri import PairingUri
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +88,26 @@ class SignClient:
                                        proposal_id=proposal_id, networks=networks, metadata=self.metadata,
                                        now_ms=self._now_ms(), required=required))
         return Connection(uri.format(), uri.topic, proposal_id, approval)
+
+    def pending_connection(self) -> Connection | None:
+        """The newest proposal still waiting for a wallet, with an approval to await: what a
+        restarted engine (state read back from its store) waits on again. A session the wallet
+        settled while nobody waited (delivered by the relay's mailbox on resubscribing) answers
+        at once."""
+        if not self._state.proposals:
+            return None
+        proposal = max(self._state.proposals.values(), key=lambda p: p.expiry)
+        pairing = self._state.pairings.get(proposal.pairing_topic)
+        if pairing is None:
+            return None
+        approval = self._approvals.get(proposal.id)
+        if approval is None:
+            approval = self._approvals[proposal.id] = asyncio.get_running_loop().create_future()
+        uri = PairingUri(pairing.topic, pairing.sym_key, pairing.expiry).format()
+        return Connection(uri, pairing.topic, proposal.id, approval)
+
+    def settled_for(self, proposal_id: int) -> SessionState | None:
+        return next((s for s in self._state.sessions.values() if s.proposal_id == proposal_id and s.settled), None)
 
     async def request(self, topic: str, chain_id: str, method: str, params: Any, *,
                       expiry: int | None = None) -> Any:

@@ -254,3 +254,14 @@ def test_telegram_and_ios_safari_reuse_a_pending_pairing_until_it_expires() -> N
             assert h.node("wc/qr").t == "qr" and h.model.walletconnect.uri == link
             h.advance(236_000)  # past expiry - 5 s: a fresh URI after all
             assert h.pending_relay("wc_pair")
+
+
+def test_a_pairing_in_flight_is_waited_on_again_when_the_socket_comes_back() -> None:
+    """Rule: after an engine restart (the runtime lost its waiting) the pairing shown is waited
+    on again; a second answer to the same pairing changes nothing."""
+    h = harness()
+    paired(h)
+    h.relay("wc_approval", code=8000, message="expired")  # the old runtime's wait ended with it
+    h.rejoin(last=h.server_seq)
+    h.relay("wc_approval", {"accounts": [ADDRESS], "chain": "eip155:31337", "peer": PEER})
+    assert h.model.accounts.get("eip155").status == "connected"

@@ -172,3 +172,23 @@ async def test_the_session_survives_an_engine_restart_and_is_encrypted_at_rest(d
             assert not success and code == 4900
         finally:
             await third.close()
+
+
+async def test_a_wallet_that_approves_while_the_engine_restarts_still_connects(devchain: ChainsInfo) -> None:
+    """Rule: the pairing and proposal are stored; an engine that restarted between showing the
+    QR code and the wallet's approval reads them back, and the approval (kept by the relay's
+    mailbox) connects the visitor."""
+    store, inbox = MemoryStore(), Inbox()
+    async with running_relay() as relay, wallet_peer(relay.url, devchain.rpc_urls) as wallet:
+        first = runtime(relay.url, store, inbox)
+        pairing = await ok(first, "wc_pair", networks=NETWORKS)
+        await first.close()  # the engine goes down with the QR code on screen
+        await wallet.send(cmd="pair", uri=pairing["uri"])
+        await wallet.expect("proposal")
+        second = runtime(relay.url, store, inbox)
+        try:
+            approved = await ok(second, "wc_approval")
+            assert approved["accounts"] == [DEV_ADDRESS]
+            assert await ok(second, "eth_chainId") == hex(31337)
+        finally:
+            await second.close()
