@@ -35,13 +35,13 @@ SPEC_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "4. States and transitions": {
         "connect, reconnect after reload": ("modalcore.flows.connect", "modalcore.slices.connecting"),
-        "disconnect": ("modalcore.slices.disconnect",),
+        "disconnect": ("modalcore.flows.disconnect", "modalcore.slices.disconnect"),
         "switching network, wallet chain and account changes": ("modalcore.slices.switching",),
         "send": ("modalcore.slices.send_tx", "modalcore.slices.send_fee", "modalcore.services.send"),
         "snack": ("modalcore.slices.snack",),
         "balance fetch": ("modalcore.slices.balances",),
         "transactions": ("modalcore.slices.history",),
-        "SIWX": ("modalcore.slices.siwx", "modalcore.siwx.verify"),
+        "SIWX": ("modalcore.slices.siwx", "modalcore.flows.signin", "modalcore.siwx.verify"),
         "NFTs tab": ("modalcore.slices.nfts", "modalcore.services.nfts"),
     },
     "5. Validation rules": {

@@ -96,7 +96,7 @@ def _chain_hex(chain: str) -> str:
 
 class WalletConnectRuntime:
     def __init__(self, relay_url: str, *, metadata: Metadata, secret: bytes, store: SessionStore | None = None,
-                 project_id: str = "", deliver: Callable[[str, Msg], None] | None = None) -> None:
+                 project_id: str = "", deliver: Callable[[str, Msg], object] | None = None) -> None:
         self.relay_url = relay_url
         self.project_id = project_id
         self.metadata = metadata

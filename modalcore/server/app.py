@@ -35,6 +35,7 @@ from ..siwx.http import routes as siwx_routes
 from ..siwx.store import SqliteSiwxStore
 from ..siwx.tokens import load_or_create_key
 from ..runtime.analytics import AnalyticsSink
+from ..slices.alerts import AnalyticsForbidden
 from ..runtime.clock import Clock, RealClock
 from ..runtime.services import ServiceRegistry, default_services
 from ..runtime.walletconnect import WalletConnectRuntime
@@ -64,8 +65,10 @@ def open_store(config: EngineConfig) -> SessionStore:
 
 
 def uvicorn_options() -> dict[str, Any]:
-    """Options the app expects from uvicorn (frames past 64 KiB are answered, not dropped)."""
-    return {"ws_max_size": WS_MAX_SIZE}
+    """Options the app expects from uvicorn: frames past 64 KiB are answered, not dropped; no
+    permessage-deflate (frames are small msgpack patches that barely compress, and each socket's
+    zlib contexts cost far more memory than its session: issue 17's idle figure)."""
+    return {"ws_max_size": WS_MAX_SIZE, "ws_per_message_deflate": False}
 
 
 async def healthz(request: Request) -> Response:
@@ -147,6 +150,10 @@ def create_app(
         metadata=WC_METADATA, secret=resolve_secret(config), store=session_store, deliver=hub.deliver)
     hub.deps.walletconnect = walletconnect
 
+    def forbidden(session_id: str) -> None:
+        """The analytics API refused this session's origin: its modal shows the alert (SPEC §8)."""
+        hub.deliver(session_id, AnalyticsForbidden())
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with httpx.AsyncClient() as http:
@@ -154,6 +161,7 @@ def create_app(
             hub.http = http
             if isinstance(sink, HostedAnalyticsSink):
                 sink.http = http
+                sink.on_forbidden = forbidden
             register_engine_services(hub.deps.services, http, siwx_store, signer)
             hub.start()
             try:

@@ -3,30 +3,21 @@ shared HTTP client exists)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx
 from eth_account.signers.local import LocalAccount
 
 from ..directory.source import directory_services
-from ..runtime.services import ServiceContext, ServiceRegistry
+from ..runtime.services import AnyService, ServiceRegistry
 from ..siwx.service import siwx_services
 from ..siwx.store import SiwxStore
-from .table import Service, default_services
-
-
-def _with_context(service: Service) -> Service:
-    async def call(ctx: ServiceContext, **args: Any) -> Any:
-        return await service(**args)
-
-    return call
+from .table import default_services
 
 
 def register_engine_services(
     registry: ServiceRegistry, http: httpx.AsyncClient, siwx_store: SiwxStore, signer: LocalAccount
 ) -> None:
     """Register what the registry does not have yet (tests may bring their own)."""
-    services: dict[str, Service] = {name: _with_context(fn) for name, fn in default_services(http).items()}
+    services: dict[str, AnyService] = default_services(http)
     services.update(siwx_services(siwx_store, http, signer))
     services.update(directory_services())
     for name, service in services.items():
