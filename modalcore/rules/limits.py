@@ -79,6 +79,9 @@ MAX_OPEN_NONCES = 4  # unused SIWX nonces kept per engine session (older ones ar
 
 # ----- lists a session grows as the visitor scrolls
 MAX_HISTORY_TRANSACTIONS = 200  # Activity: pages of 10 stop being offered past this
+MAX_NAME_LOOKUPS = 24  # addresses whose names a session looks up: the account, Activity's counterparties
+MAX_KNOWN_NAMES = 64  # names a session remembers (5 minutes each, SPEC §9); the oldest go first
+MAX_NAME_SUGGESTIONS = 3  # free names offered while a name is typed
 MAX_NFTS = 100  # NFTs kept from a scan of the account (the count of the rest is kept)
 MAX_LISTED_WALLETS = 1000  # All Wallets: pages of 40 stop being offered past this (search finds the rest)
 

@@ -30,6 +30,8 @@ from ..analytics.sinks import build_sink
 from ..audit.observer import AuditObserver
 from ..audit.routes import routes as audit_routes
 from ..directory.routes import routes as directory_routes
+from ..services.name_registry import NameRegistry
+from ..services.profile_api import ProfileApi
 from ..services.wiring import register_engine_services
 from ..siwx.http import routes as siwx_routes
 from ..siwx.store import SqliteSiwxStore
@@ -44,6 +46,7 @@ from ..store.memory import MemoryStore
 from ..store.redis import RedisStore
 from ..store.sqlite import SqliteStore
 from ..walletconnect.sign_rpc import Metadata
+from ..rules.names import DEFAULT_SUFFIX
 from .config import EngineConfig, default_config, resolve_secret
 from .devproxy import devchain_proxy
 from .hub import Hub
@@ -93,6 +96,25 @@ def open_siwx(config: EngineConfig) -> tuple[SqliteSiwxStore, LocalAccount]:
     store = SqliteSiwxStore(db if db == ":memory:" else config.path(db))
     signer = load_or_create_key(siwx_key_file(config))
     return store, signer
+
+
+def open_names(config: EngineConfig) -> NameRegistry:
+    """The engine's own name registry, from the config's `[names]` section: `db` (SQLite file)
+    and `suffix` (SPEC §9: default .reown.id). `api_url` and `project_id` there use the hosted
+    profile API instead (`names_api`)."""
+    section = (config.model_extra or {}).get("names") or {}
+    db = str(section.get("db", ".modalcore/names.db"))
+    path = db if db == ":memory:" else config.path(db)
+    if path != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    return NameRegistry(path, str(section.get("suffix", DEFAULT_SUFFIX)))
+
+
+def names_api(config: EngineConfig, http: httpx.AsyncClient) -> ProfileApi | None:
+    """The hosted profile API (SPEC §7) when `[names] api_url` is set."""
+    section = (config.model_extra or {}).get("names") or {}
+    url = str(section.get("api_url", ""))
+    return ProfileApi(http, url, str(section.get("project_id", ""))) if url else None
 
 
 def siwx_key_file(config: EngineConfig) -> Path:
@@ -149,6 +171,7 @@ def create_app(
         config.walletconnect.relay_url, project_id=config.walletconnect.project_id,
         metadata=WC_METADATA, secret=resolve_secret(config), store=session_store, deliver=hub.deliver)
     hub.deps.walletconnect = walletconnect
+    name_registry = open_names(config)
 
     def forbidden(session_id: str) -> None:
         """The analytics API refused this session's origin: its modal shows the alert (SPEC §8)."""
@@ -162,7 +185,8 @@ def create_app(
             if isinstance(sink, HostedAnalyticsSink):
                 sink.http = http
                 sink.on_forbidden = forbidden
-            register_engine_services(hub.deps.services, http, siwx_store, signer)
+            register_engine_services(hub.deps.services, http, siwx_store, signer, name_registry,
+                                     names_api(config, http))
             hub.start()
             try:
                 yield
@@ -174,6 +198,7 @@ def create_app(
                 if own_store:
                     await session_store.close()
                 siwx_store.close()
+                name_registry.close()
 
     routes = [
         WebSocketRoute("/ws", websocket_endpoint),

@@ -17,7 +17,9 @@ from .balances import BalancesState
 from .disconnect import DisconnectState
 from .directory_query import DirectoryState
 from .history import HistoryState
+from .names import NamesState
 from .nfts import NftsState
+from .register_name import RegisterState
 from .send_form import SendState
 from .switching import SwitchState
 from .connecting import ConnectionState
@@ -59,6 +61,8 @@ class Model:
     nfts: NftsState = field(default_factory=NftsState)
     directory: DirectoryState = field(default_factory=DirectoryState)
     walletconnect: WcState = field(default_factory=WcState)
+    names: NamesState = field(default_factory=NamesState)
+    register_name: RegisterState = field(default_factory=RegisterState)
     counter: int = 0
 
     def next_id(self, prefix: str) -> tuple[Model, str]:

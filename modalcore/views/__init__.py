@@ -28,6 +28,8 @@ from . import (
     networks,
     parts,
     receive,
+    register_account_name,
+    register_account_name_success,
     siwx_sign,
     send,
     send_preview,
@@ -51,6 +53,8 @@ VIEW_MODULES: dict[str, ModuleType] = {
     "WalletSendPreview": send_preview,
     "SIWXSignMessage": siwx_sign,
     "WalletPage": wallet_page,
+    "RegisterAccountName": register_account_name,
+    "RegisterAccountNameSuccess": register_account_name_success,
 }
 
 

@@ -83,7 +83,8 @@ def test_a_token_is_required(driver: Harness) -> None:
     assert driver.model.router.view == "WalletSend"
 
 
-@pytest.mark.parametrize("receiver", ["0x123", "vitalik.eth", "0x" + "g" * 40, OTHER + "00"])
+# (a dotted name such as vitalik.eth is resolved instead: tests/names/test_send_to_name.py)
+@pytest.mark.parametrize("receiver", ["0x123", "vitalik", "0x" + "g" * 40, OTHER + "00"])
 def test_an_invalid_address_is_refused(driver: Harness, receiver: str) -> None:
     to_preview(driver, receiver=receiver)
     assert driver.node("send/error").p["text"] == "Invalid address"
