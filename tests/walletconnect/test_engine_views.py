@@ -207,10 +207,10 @@ def test_a_wallet_page_pairs_by_qr_on_desktop_and_by_deep_link_on_mobile() -> No
 
     h = dir_harness(walletconnect=True)
     h.host("open", view="AllWallets")
-    h.settle()
+    h.settle_directory()
     h.type("ledger")
     h.advance(300)
-    h.settle()
+    h.settle_directory()
     h.press("all/w/ledger")
     assert h.view == "WalletPage"
     link = uri()
@@ -224,10 +224,10 @@ def test_a_wallet_page_pairs_by_qr_on_desktop_and_by_deep_link_on_mobile() -> No
     m = dir_harness({"metadata": {"name": "Demo", "url": "https://dapp.example"}}, walletconnect=True,
                     env={"mobile": True, "platform": "android"})
     m.host("open")
-    m.settle()
+    m.settle_directory()
     m.type("metamask")
     m.advance(300)
-    m.settle()
+    m.settle_directory()
     m.press("all/w/metamask")
     m.relay("wc_pair", {"uri": link, "expiry": 240})
     assert not m.of_type("qr")
