@@ -10,6 +10,7 @@ from urllib.parse import quote
 import segno
 
 from modalcore import samples
+from modalcore.core.cmds import Effect
 from modalcore.enginetest import Harness
 from modalcore.slices.wallet_events import WalletChainChanged, WalletDisconnected
 from modalcore.views.qrcode import encoded
@@ -39,6 +40,11 @@ def paired(h: Harness, expiry: int = 240) -> str:
 def connect(h: Harness) -> None:
     paired(h)
     h.relay("wc_approval", {"accounts": [ADDRESS.lower()], "chain": "eip155:31337", "peer": PEER})
+
+
+def wc_effects(h: Harness) -> list[Effect]:
+    """The commands the runtime would run on the WalletConnect session, not yet answered."""
+    return [c for c in h.cmds if isinstance(c, Effect) and c.kind == "walletconnect"]
 
 
 def matrix_of(node_props: dict[str, Any]) -> list[list[bool]]:
@@ -165,7 +171,7 @@ def test_a_rejected_signature_shows_the_same_message_as_for_injected_wallets() -
     h.advance(150)
     h.expect(text="Signature declined")
     # connected while signing in: no second pairing was started behind the sign-in view
-    assert [c.req.get("method") for c in h.cmds if getattr(c, "kind", "") == "walletconnect"].count("wc_pair") == 0
+    assert [c.req.get("method") for c in wc_effects(h)].count("wc_pair") == 0
 
 
 def test_wallet_events_update_the_model() -> None:
@@ -247,8 +253,7 @@ def test_telegram_and_ios_safari_reuse_a_pending_pairing_until_it_expires() -> N
         h.press("header/back")
         assert h.view == "Connect"
         h.press("connect/wallet/walletConnect")
-        pending = [c for c in h.cmds if getattr(c, "kind", "") == "walletconnect"
-                   and c.req.get("method") == "wc_pair" and c.eid in h.session.effects]
+        pending = [c for c in wc_effects(h) if c.req.get("method") == "wc_pair" and c.eid in h.session.effects]
         assert (not pending) is reused, env
         if reused:
             assert h.node("wc/qr").t == "qr" and h.model.walletconnect.uri == link
