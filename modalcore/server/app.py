@@ -49,6 +49,8 @@ from ..walletconnect.sign_rpc import Metadata
 from ..rules.names import DEFAULT_SUFFIX
 from .config import EngineConfig, default_config, resolve_secret
 from .devproxy import devchain_proxy
+from .onramp_local import local_onramp
+from .onramp_local import routes as onramp_routes
 from .hub import Hub
 from .endpoint import WS_MAX_SIZE, websocket_endpoint
 from .metrics import CountingStore, Metrics, MetricsObserver, metrics_endpoint
@@ -172,6 +174,7 @@ def create_app(
         metadata=WC_METADATA, secret=resolve_secret(config), store=session_store, deliver=hub.deliver)
     hub.deps.walletconnect = walletconnect
     name_registry = open_names(config)
+    onramp = local_onramp(config)  # the dev chains' local onramp provider (demo mode)
 
     def forbidden(session_id: str) -> None:
         """The analytics API refused this session's origin: its modal shows the alert (SPEC §8)."""
@@ -186,7 +189,7 @@ def create_app(
                 sink.http = http
                 sink.on_forbidden = forbidden
             register_engine_services(hub.deps.services, http, siwx_store, signer, name_registry,
-                                     names_api(config, http))
+                                     names_api(config, http), local_onramp=onramp)
             hub.start()
             try:
                 yield
@@ -214,6 +217,8 @@ def create_app(
     ]
     if config.devchain_proxy:  # a test asset: off unless the operator turns it on
         routes.append(Route("/devchain/{chainId:str}", devchain_proxy, methods=["POST"]))
+    if onramp is not None:
+        routes += onramp_routes(onramp)
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.config = config
     app.state.hub = hub

@@ -26,6 +26,7 @@ from . import (
     connecting_external,
     connecting_walletconnect,
     networks,
+    onramp,
     parts,
     receive,
     register_account_name,
@@ -33,6 +34,8 @@ from . import (
     siwx_sign,
     send,
     send_preview,
+    swap,
+    swap_preview,
     unsupported_chain,
     wallet_page,
     what_is_a_wallet,
@@ -55,6 +58,9 @@ VIEW_MODULES: dict[str, ModuleType] = {
     "WalletPage": wallet_page,
     "RegisterAccountName": register_account_name,
     "RegisterAccountNameSuccess": register_account_name_success,
+    "Swap": swap,
+    "SwapPreview": swap_preview,
+    "OnRamp": onramp,
 }
 
 
