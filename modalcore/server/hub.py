@@ -169,7 +169,8 @@ class Hub:
         now = self.clock.now_ms()
         session_id = secrets.token_urlsafe(16)
         model = initial_model(
-            join.project, origin, options, join.env, join.wallets, known_networks=self.known_networks
+            join.project, origin, options, join.env, join.wallets, known_networks=self.known_networks,
+            walletconnect=self.config.walletconnect.enabled,
         )
         session = Session(session_id, model, now)
         record_file = None
@@ -177,7 +178,8 @@ class Hub:
             self.record_dir.mkdir(parents=True, exist_ok=True)
             record_file = (self.record_dir / f"{session_id}.jsonl").open("w")
             session.recorder = Recorder(record_file, name=self.record_name)
-            session.recorder.join(now, session_id, origin, join, model.networks.known)
+            session.recorder.join(now, session_id, origin, join, model.networks.known,
+                                  walletconnect=self.config.walletconnect.enabled)
         runner = SessionRunner(session, self.deps, record_file=record_file)
         self.runners[session_id] = runner
         self._count(session_id, address)
@@ -317,6 +319,11 @@ class Hub:
         if self.runners.get(runner.id) is runner:
             del self.runners[runner.id]
             self._uncount(runner.id)
+        if runner.ended and self.deps.walletconnect is not None:
+            # the host destroyed the modal: its WalletConnect session ends too (deleted at the wallet)
+            task: asyncio.Task[object] = asyncio.ensure_future(self.deps.walletconnect.forget(runner.id))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     def _context(self, session: Session) -> ServiceContext:
         return ServiceContext(
