@@ -49,8 +49,9 @@ def fee(receipt: dict[str, object]) -> int:
 
 
 def deadline(rpc: Rpc) -> int:
-    """20 minutes from now: the later of the latest block and the clock (the chain is reverted
-    to a snapshot taken when the session began, so its latest block may be old)."""
+    # mine first: an idle chain's latest block can be older than the deadline window (a long
+    # test run), and the next block would take the wall-clock time
+    rpc.call("evm_mine")
     block = rpc.call("eth_getBlockByNumber", ["latest", False])
     return max(int(block["timestamp"], 16), int(time.time())) + 1200
 
