@@ -86,7 +86,7 @@ def load_bytes(data: bytes) -> tuple[Session, list[PendingTimer]]:
         session.token_gen = int(raw.get("token_gen", 0))
         session.token_prev_until = int(raw.get("token_prev_until", 0))
         timers = [
-            PendingTimer(str(key), int(due), msg_from_data(msg)) for key, due, msg in raw["timers"]
+            PendingTimer(str(key), int(due), msg_from_data(msg, session.table.messages)) for key, due, msg in raw["timers"]
         ]
     except PersistError:
         raise

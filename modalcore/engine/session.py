@@ -7,6 +7,7 @@ record and replay rely on.
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from ..core.evolve import replace
@@ -41,6 +42,8 @@ from ..slices.model import Model
 from ..core.msg import Msg
 from ..core.shape import Table
 from .update import ENGINE, refusal, update
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from .record import Recorder
@@ -335,9 +338,9 @@ class Session:
             if self.effects.pop(msg.eid, None) is None:
                 return Output()
         if isinstance(msg, CallSettled):
-            msg = typed(msg)  # the edge: a raw result becomes its typed Reply (engine/replies.py)
+            msg = typed(msg, self.table.messages)  # the edge: a raw result becomes its typed Reply (engine/replies.py)
         elif isinstance(msg, EffectSettled):
-            msg = typed_effect(msg)
+            msg = typed_effect(msg, self.table.messages)
         out = Output()
         out.cmds = self._step(msg, now, 0, out)
         out.frames.extend(self.render())
@@ -348,7 +351,9 @@ class Session:
         remaining: list[Cmd] = []
         for cmd in cmds:
             if isinstance(cmd, Dispatch) and depth < MAX_DISPATCH_DEPTH:
-                remaining.extend(self._step(cmd.msg, now, depth + 1, out))
+                dispatched = self._dispatched(cmd)
+                if dispatched is not None:
+                    remaining.extend(self._step(dispatched, now, depth + 1, out))
             elif isinstance(cmd, Effect):
                 self.effects[cmd.eid] = cmd.purpose
                 out.frames.append(
@@ -367,6 +372,17 @@ class Session:
             else:
                 remaining.append(cmd)
         return remaining
+
+    def _dispatched(self, cmd: Dispatch) -> Msg | None:
+        """The message a `Dispatch` feeds: itself, or (a callback stored in the model by name) a
+        message without fields of that name in this session's table."""
+        if isinstance(cmd.msg, Msg):
+            return cmd.msg
+        named = self.table.messages.get(cmd.msg)
+        if named is None:
+            log.warning("dispatch: no message named %s", cmd.msg[:64])
+            return None
+        return named()
 
     def render(self) -> list[dict[str, Any]]:
         frames = self._theme_frames()

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import logging
 
-from ..flows import connect, reattach
+from ..flows import connect, disconnect, reattach, signin
 from ..slices import (
     account_ui,
+    alerts,
     balances,
     connectors,
     directory,
-    disconnect,
     history,
     modal,
     names,
@@ -37,10 +37,10 @@ log = logging.getLogger(__name__)
 # Observers run in this order (the directory before the NFTs tab).
 SLICES: tuple[Slice, ...] = (
     account_ui.SLICE,
+    alerts.SLICE,
     balances.SLICE,
     connectors.SLICE,
     directory.SLICE,
-    disconnect.SLICE,
     history.SLICE,
     modal.SLICE,
     names.SLICE,
@@ -53,7 +53,7 @@ SLICES: tuple[Slice, ...] = (
     switching.SLICE,
     theme.SLICE,
 )
-FLOWS: tuple[Slice, ...] = (connect.SLICE, reattach.SLICE)
+FLOWS: tuple[Slice, ...] = (connect.SLICE, disconnect.SLICE, reattach.SLICE, signin.SLICE)
 
 ENGINE = Table.of(*SLICES, *FLOWS)
 

@@ -24,6 +24,8 @@ PROJECT_ID_CHARS = 128
 ENV_TIMEZONE_CHARS = 256
 ENV_ORIGIN_CHARS = 2048
 ENV_MAX_WIDTH = 100_000
+MAX_ENV_LANGUAGES = 8  # join.env.languages: the browser's preferred languages, first ones kept
+LOCALE_CHARS = 35  # a BCP 47 language tag: join.env.languages[], opts.locale
 
 # ----- host options (join.opts, SPEC §1)
 MAX_NETWORKS = 64  # networks, CAIP-2 ids

@@ -37,6 +37,7 @@ from ..siwx.http import routes as siwx_routes
 from ..siwx.store import SqliteSiwxStore
 from ..siwx.tokens import load_or_create_key
 from ..runtime.analytics import AnalyticsSink
+from ..slices.alerts import AnalyticsForbidden
 from ..runtime.clock import Clock, RealClock
 from ..runtime.services import ServiceRegistry, default_services
 from ..store.base import SessionStore
@@ -161,6 +162,10 @@ def create_app(
     siwx_store, signer = open_siwx(config)
     name_registry = open_names(config)
 
+    def forbidden(session_id: str) -> None:
+        """The analytics API refused this session's origin: its modal shows the alert (SPEC §8)."""
+        hub.deliver(session_id, AnalyticsForbidden())
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with httpx.AsyncClient() as http:
@@ -168,6 +173,7 @@ def create_app(
             hub.http = http
             if isinstance(sink, HostedAnalyticsSink):
                 sink.http = http
+                sink.on_forbidden = forbidden
             register_engine_services(hub.deps.services, http, siwx_store, signer, name_registry,
                                      names_api(config, http))
             hub.start()

@@ -125,6 +125,13 @@ class AnalyticsConfig(_Strict):
     mode: Literal["local", "hosted", "off"] = "local"
     endpoint: str = ""  # the hosted API's base URL (`/e` and `/getAnalyticsConfig` under it)
     test: bool = False
+    # `local`: events older than this many days are forgotten (by the engine once a day, and by
+    # `python -m modalcore analytics prune`)
+    retention_days: Annotated[int, Field(ge=1, le=36_500)] = 90
+
+    @property
+    def retention_ms(self) -> int:
+        return self.retention_days * 86_400_000
 
     @model_validator(mode="after")
     def _endpoint(self) -> AnalyticsConfig:

@@ -20,6 +20,7 @@ from pathlib import Path
 import httpx
 
 from ..chains.catalog import pick
+from ..core.msg import Msg
 from ..slices.model import initial_model
 from ..wire.frames import AnnouncedWallet
 from ..engine.persist import PersistError, load_bytes
@@ -111,6 +112,15 @@ class Hub:
     def is_live(self, session_id: str) -> bool:
         runner = self.runners.get(session_id)
         return runner is not None and not runner.closing
+
+    def deliver(self, session_id: str, msg: Msg) -> bool:
+        """Hand `msg` to a live session (from outside any request: the analytics sink's 403);
+        False when the session is not live here."""
+        runner = self.runners.get(session_id)
+        if runner is None or runner.closing:
+            return False
+        runner.deliver(msg)
+        return True
 
     def address_full(self, address: str) -> bool:
         """This client address holds as many live sessions as it may."""

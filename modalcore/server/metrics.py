@@ -209,6 +209,9 @@ class CountingStore(SessionStore):
     async def event_counts(self) -> list[tuple[str, str, str, int]]:
         return await self._call("event_counts", self.inner.event_counts())
 
+    async def events_prune(self, before_ms: int) -> int:
+        return await self._call("events_prune", self.inner.events_prune(before_ms))
+
     async def close(self) -> None:
         await self.inner.close()
 

@@ -10,19 +10,48 @@ registration, answer) with SPEC §8's message."""
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 import httpx
+from pydantic import BaseModel, ConfigDict
 
 from ..rules import limits as L
 from ..rules.names import DEFAULT_SUFFIX, error_registering, full_name, name_problem
+from ..runtime.services import AnyService, Service, ServiceContext
 from .ens import EnsDeployment, EnsNames
 from .name_registry import NameRegistry, RegistrationError, label_of
 from .profile_api import HostedNames, ProfileApi, ProfileApiError, evm_coin_type
 
 
-Service = Callable[..., Awaitable[Any]]
+class _Args(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class NameOfArgs(_Args):
+    chain_id: int
+    rpc_url: str = ""
+    registry: str = ""  # the chain's ENS registry ("" : none)
+    address: str
+
+
+class AddressOfArgs(_Args):
+    chain_id: int
+    rpc_url: str = ""
+    registry: str = ""
+    name: str
+
+
+class SuggestionsArgs(_Args):
+    label: str
+
+
+class RegisterArgs(_Args):
+    label: str
+    address: str
+    message: str
+    signature: str
+    chain_id: int = 1
 
 
 def _ens(http: httpx.AsyncClient, chain_id: int, rpc_url: str, registry: str) -> EnsNames | None:
@@ -35,97 +64,102 @@ def _suffix(suffix: str) -> str:
     return suffix if suffix.startswith(".") else "." + suffix
 
 
+def _required(own: NameRegistry | None) -> NameRegistry:
+    if own is None:
+        raise RuntimeError("this engine has no name registry")
+    return own
+
+
 def name_services(http: httpx.AsyncClient, own: NameRegistry | None = None,
                   clock_ms: Callable[[], int] | None = None, hosted: ProfileApi | None = None,
-                  hosted_suffix: str = DEFAULT_SUFFIX) -> dict[str, Service]:
+                  hosted_suffix: str = DEFAULT_SUFFIX) -> dict[str, AnyService]:
     """`name_of`, `address_of`, `name_suggestions`, `register_name`. `clock_ms` (a function
     returning unix ms) dates registrations; the runtime's clock by default. With `hosted`, the
     account names (suffix `hosted_suffix`) are the hosted API's, not `own`'s."""
     if hosted is not None:
         return _hosted_services(http, hosted, _suffix(hosted_suffix))
 
-    def now_ms() -> int:
-        return clock_ms() if clock_ms is not None else int(time.time() * 1000)
+    def now_ms(ctx: ServiceContext | None) -> int:
+        if clock_ms is not None:
+            return clock_ms()
+        return ctx.clock.now_ms() if ctx is not None else int(time.time() * 1000)
 
-    async def name_of(*, chain_id: int, rpc_url: str, registry: str, address: str) -> Any:
+    async def name_of(ctx: ServiceContext | None, args: NameOfArgs) -> dict[str, Any]:
         if own is not None:
-            found = own.name_of(address)
+            found = own.name_of(args.address)
             if found is not None:
                 return {"name": found}
-        ens = _ens(http, chain_id, rpc_url, registry)
-        return {"name": await ens.name_of(address) if ens is not None else None}
+        ens = _ens(http, args.chain_id, args.rpc_url, args.registry)
+        return {"name": await ens.name_of(args.address) if ens is not None else None}
 
-    async def address_of(*, chain_id: int, rpc_url: str, registry: str, name: str) -> Any:
+    async def address_of(ctx: ServiceContext | None, args: AddressOfArgs) -> dict[str, Any]:
+        name = args.name.lower()
         if own is not None and own.owns(name):
-            return {"name": name.lower(), "address": own.address_of(name)}
-        ens = _ens(http, chain_id, rpc_url, registry)
-        return {"name": name.lower(), "address": await ens.address_of(name) if ens is not None else None}
+            return {"name": name, "address": own.address_of(name)}
+        ens = _ens(http, args.chain_id, args.rpc_url, args.registry)
+        return {"name": name, "address": await ens.address_of(name) if ens is not None else None}
 
-    async def name_suggestions(*, label: str) -> Any:
+    async def name_suggestions(ctx: ServiceContext | None, args: SuggestionsArgs) -> dict[str, Any]:
         registry = _required(own)
-        return {"label": label, "suffix": registry.suffix, "available": registry.available(label),
-                "suggestions": registry.suggestions(label)}
+        return {"label": args.label, "suffix": registry.suffix, "available": registry.available(args.label),
+                "suggestions": registry.suggestions(args.label)}
 
-    async def register_name(*, label: str, address: str, message: str, signature: str,
-                            chain_id: int = 1) -> Any:
+    async def register_name(ctx: ServiceContext | None, args: RegisterArgs) -> dict[str, Any]:
         registry = _required(own)
         try:
-            done = registry.register(label_of(label, registry.suffix), address, message, signature,
-                                     now_ms())
+            done = registry.register(label_of(args.label, registry.suffix), args.address, args.message,
+                                     args.signature, now_ms(ctx))
         except RegistrationError as error:
-            return {"ok": False, "error": str(error), "name": "", "address": address}
+            return {"ok": False, "error": str(error), "name": "", "address": args.address}
         return {"ok": True, "error": "", "name": done.name, "address": done.address}
 
-    return {"name_of": name_of, "address_of": address_of, "name_suggestions": name_suggestions,
-            "register_name": register_name}
+    return {"name_of": Service(NameOfArgs, name_of), "address_of": Service(AddressOfArgs, address_of),
+            "name_suggestions": Service(SuggestionsArgs, name_suggestions),
+            "register_name": Service(RegisterArgs, register_name)}
 
 
-def _hosted_services(http: httpx.AsyncClient, api: ProfileApi, suffix: str) -> dict[str, Service]:
-    async def name_of(*, chain_id: int, rpc_url: str, registry: str, address: str) -> Any:
-        found = await HostedNames(api, chain_id).name_of(address)
+def _hosted_services(http: httpx.AsyncClient, api: ProfileApi, suffix: str) -> dict[str, AnyService]:
+    async def name_of(ctx: ServiceContext | None, args: NameOfArgs) -> dict[str, Any]:
+        found = await HostedNames(api, args.chain_id).name_of(args.address)
         if found is not None:
             return {"name": found}
-        ens = _ens(http, chain_id, rpc_url, registry)
-        return {"name": await ens.name_of(address) if ens is not None else None}
+        ens = _ens(http, args.chain_id, args.rpc_url, args.registry)
+        return {"name": await ens.name_of(args.address) if ens is not None else None}
 
-    async def address_of(*, chain_id: int, rpc_url: str, registry: str, name: str) -> Any:
-        if name.lower().endswith(suffix):
-            return {"name": name.lower(), "address": await HostedNames(api, chain_id).address_of(name.lower())}
-        ens = _ens(http, chain_id, rpc_url, registry)
-        return {"name": name.lower(), "address": await ens.address_of(name) if ens is not None else None}
+    async def address_of(ctx: ServiceContext | None, args: AddressOfArgs) -> dict[str, Any]:
+        name = args.name.lower()
+        if name.endswith(suffix):
+            return {"name": name, "address": await HostedNames(api, args.chain_id).address_of(name)}
+        ens = _ens(http, args.chain_id, args.rpc_url, args.registry)
+        return {"name": name, "address": await ens.address_of(name) if ens is not None else None}
 
-    async def name_suggestions(*, label: str) -> Any:
-        wanted = full_name(label, suffix)
-        answer = await api.suggestions(label, zone=suffix.lstrip("."))
+    async def name_suggestions(ctx: ServiceContext | None, args: SuggestionsArgs) -> dict[str, Any]:
+        wanted = full_name(args.label, suffix)
+        answer = await api.suggestions(args.label, zone=suffix.lstrip("."))
         rows = answer.get("suggestions") if isinstance(answer, dict) else None
         entries = [(str(r.get("name", "")).lower(), bool(r.get("registered")))
                    for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
         taken = any(name == wanted and registered for name, registered in entries)
         free = [name for name, registered in entries if not registered and name != wanted and name]
-        return {"label": label, "suffix": suffix, "available": not taken,
+        return {"label": args.label, "suffix": suffix, "available": not taken,
                 "suggestions": free[: L.MAX_NAME_SUGGESTIONS]}
 
-    async def register_name(*, label: str, address: str, message: str, signature: str,
-                            chain_id: int = 1) -> Any:
-        bare = label_of(label, suffix)
+    async def register_name(ctx: ServiceContext | None, args: RegisterArgs) -> dict[str, Any]:
+        bare = label_of(args.label, suffix)
         problem = name_problem(bare)
         if problem is not None:
-            return {"ok": False, "error": problem.message, "name": "", "address": address}
+            return {"ok": False, "error": problem.message, "name": "", "address": args.address}
         name = full_name(bare, suffix)
         try:
-            await api.register(name, evm_coin_type(chain_id), address, message, signature)
+            await api.register(name, evm_coin_type(args.chain_id), args.address, args.message, args.signature)
         except ProfileApiError as error:
-            return {"ok": False, "error": str(error) or error_registering(name), "name": "", "address": address}
-        return {"ok": True, "error": "", "name": name, "address": address}
+            return {"ok": False, "error": str(error) or error_registering(name), "name": "",
+                    "address": args.address}
+        return {"ok": True, "error": "", "name": name, "address": args.address}
 
-    return {"name_of": name_of, "address_of": address_of, "name_suggestions": name_suggestions,
-            "register_name": register_name}
-
-
-def _required(own: NameRegistry | None) -> NameRegistry:
-    if own is None:
-        raise RuntimeError("this engine has no name registry")
-    return own
+    return {"name_of": Service(NameOfArgs, name_of), "address_of": Service(AddressOfArgs, address_of),
+            "name_suggestions": Service(SuggestionsArgs, name_suggestions),
+            "register_name": Service(RegisterArgs, register_name)}
 
 
 __all__ = ["DEFAULT_SUFFIX", "name_services"]

@@ -12,6 +12,7 @@ from pydantic import TypeAdapter
 
 from ..chains.catalog import Network, catalog, pick
 from .accounts import AccountsState
+from .alerts import AlertState
 from .balances import BalancesState
 from .disconnect import DisconnectState
 from .directory_query import DirectoryState
@@ -44,6 +45,7 @@ class Model:
     modal: ModalState = field(default_factory=ModalState)
     router: RouterState = field(default_factory=RouterState)
     snack: SnackState = field(default_factory=SnackState)
+    alert: AlertState = field(default_factory=AlertState)
     theme: ThemeState = field(default_factory=ThemeState)
     accounts: AccountsState = field(default_factory=AccountsState)
     networks: NetworksState = field(default_factory=NetworksState)

@@ -3,25 +3,24 @@
 After a connect, sessions are looked up; none means SIWXSignMessage. Signing asks the engine
 for a nonce (a service, so replays stay deterministic), builds the EIP-4361 message for the
 origin verified at the handshake, has the wallet `personal_sign` it and the engine verify it.
+What the session lookup and the nonce answer, and the cancel and failure paths (which may
+disconnect), are the sign-in flow, `flows/signin.py`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from ..core.evolve import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict
 
-from ..core.cmds import Call, Cmd, EffectReply, Reply, Track
+from ..core.cmds import Call, EffectReply, Reply, Track
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
-from ..siwx.message import SiwxMessage, SiwxMessageError
 from . import modal, router, snack
 from ..rules import texts
-from .connecting import wallet_request
-from .disconnect import start as disconnect
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -63,7 +62,7 @@ def origin_parts(origin: str) -> tuple[str, str]:
     return parts.netloc, f"{parts.scheme}://{parts.netloc}"
 
 
-def _active(model: Model) -> tuple[str, str, int] | None:
+def signing_account(model: Model) -> tuple[str, str, int] | None:
     account = model.accounts.get("eip155")
     network = model.networks.active
     if account.address is None or network is None or model.networks.unsupported:
@@ -115,7 +114,7 @@ class SiwxVerified(Reply):
 def check_sessions(model: Model) -> Step:
     """After connect: with sign-in set up, an active address and a supported network,
     look up sessions (SPEC §4)."""
-    active = _active(model)
+    active = signing_account(model)
     if not model.siwx.enabled or active is None:
         return model, []
     address, caip, chain_id = active
@@ -128,61 +127,13 @@ def check_sessions(model: Model) -> Step:
     return replace(model, siwx=siwx), [call]
 
 
-def on_sessions(model: Model, msg: SiwxSessionsFetched, now: int) -> Step:
-    active = _active(model)
-    if active is None or active[1] != msg.key:
-        return model, []
-    caip = msg.key
-    if msg.result is None:
-        return _init_failed(model)
-    sessions = msg.result.sessions or []
-    if sessions:
-        siwx = replace(model.siwx, has_session=True, session_address=caip)
-        model = replace(model, siwx=siwx)
-        if model.router.view == "ConnectingExternal":  # the connect that started this is done
-            model = replace(model, router=router.reset(model.router, "Account"))
-            return modal.close(model, force=True)
-        return model, []
-    model = replace(model, router=router.reset(model.router, "SIWXSignMessage"),
-                    modal=replace(model.modal, open=True))
-    return model, []
-
-
 def on_pressed_sign(model: Model, msg: PressedSignIn, now: int) -> Step:
-    if model.siwx.signing or _active(model) is None:
+    if model.siwx.signing or signing_account(model) is None:
         return model, []
     model = replace(model, siwx=replace(model.siwx, signing=True))
     model, cmds = snack.show_loading(model, AUTHENTICATING)
     call = Call("siwx.nonce", {"session_key": model.session_id}, SiwxNonceFetched)
     return model, [*cmds, call]
-
-
-def on_nonce(model: Model, msg: SiwxNonceFetched, now: int) -> Step:
-    active = _active(model)
-    if not model.siwx.signing or active is None:
-        return model, []
-    if msg.result is None:
-        return _init_failed(model)
-    nonce = msg.result.nonce
-    address, _, chain_id = active
-    options = model.options.siwx
-    domain, uri = origin_parts(model.origin)
-    try:
-        message = SiwxMessage.create(
-            domain=domain, address=address, uri=uri, chain_id=chain_id, nonce=nonce, now_ms=now,
-            statement=options.statement if options else None,
-            ttl_ms=options.expirationSeconds * 1000 if options else None,
-            resources=list(options.resources) if options else None,
-        ).to_text()
-    except SiwxMessageError:
-        return _init_failed(model)
-    account = model.accounts.get("eip155")
-    model = replace(model, siwx=replace(model.siwx, message=message))
-    model, effect = wallet_request(
-        model, account.connector_id or "", "personal_sign",
-        ["0x" + message.encode().hex(), address.lower()], SiwxMessageSigned,
-    )
-    return model, [effect]
 
 
 @dataclass(frozen=True)
@@ -191,7 +142,7 @@ class SiwxMessageSigned(EffectReply):
 
 
 def on_signed(model: Model, msg: SiwxMessageSigned, now: int) -> Step:
-    active = _active(model)
+    active = signing_account(model)
     if not model.siwx.signing or active is None or model.siwx.message is None:
         return model, []
     if not msg.ok or not isinstance(msg.result, str):
@@ -229,25 +180,6 @@ def _sign_failed(model: Model, detail: str) -> Step:
     return model, [*cmds, Track("SIWX_AUTH_ERROR", {"message": detail})]
 
 
-def _init_failed(model: Model) -> Step:
-    model = replace(model, siwx=replace(model.siwx, signing=False, message=None))
-    model, cmds = snack.show_error(model, INIT_FAILED)
-    model, more = disconnect(model)
-    return replace(model, router=router.reset(model.router, "Connect")), [*cmds, *more]
-
-
-def on_cancel(model: Model, msg: PressedCancelSignIn, now: int) -> Step:
-    """Cancelling disconnects if sign-in is required, otherwise closes; then resets to Connect."""
-    track: list[Cmd] = [Track("CLICK_CANCEL_SIWX", {})]
-    model = replace(model, siwx=replace(model.siwx, signing=False, message=None))
-    model, hidden = snack.hide(model)
-    if model.siwx.required:
-        model, cmds = disconnect(model)
-    else:
-        model, cmds = modal.close(model, force=True)
-    return replace(model, router=router.reset(model.router, "Connect")), [*track, *hidden, *cmds]
-
-
 def forget(model: Model) -> Model:
     """Disconnected: the sign-in belongs to the account that left."""
     return replace(model, siwx=model.siwx.forgotten())
@@ -256,9 +188,6 @@ def forget(model: Model) -> Model:
 HANDLERS: dict[type[Msg], Handler] = {
     SiwxMessageSigned: on_signed,
     PressedSignIn: on_pressed_sign,
-    PressedCancelSignIn: on_cancel,
-    SiwxSessionsFetched: on_sessions,
-    SiwxNonceFetched: on_nonce,
     SiwxVerified: on_verified,
 }
 

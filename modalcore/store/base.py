@@ -20,9 +20,13 @@ class StoredEvent:
 
     @property
     def day(self) -> str:
-        return datetime.fromtimestamp(self.at / 1000, tz=timezone.utc).strftime("%Y-%m-%d")
+        return utc_day(self.at)
 
 DEFAULT_TTL_MS = 24 * 3600 * 1000
+
+
+def utc_day(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%d")
 
 
 class AuditConflict(RuntimeError):
@@ -96,6 +100,12 @@ class SessionStore(ABC):
     @abstractmethod
     async def event_counts(self) -> list[tuple[str, str, str, int]]:
         """(project, day as YYYY-MM-DD UTC, event, count), sorted."""
+
+    @abstractmethod
+    async def events_prune(self, before_ms: int) -> int:
+        """Forget the events of every UTC day before the day of `before_ms` (retention:
+        `[analytics] retention_days`); how many were forgotten (counted events for stores that
+        keep only counts)."""
 
     async def close(self) -> None:
         return None

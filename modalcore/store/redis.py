@@ -28,7 +28,7 @@ import msgpack
 from redis.asyncio import BlockingConnectionPool, Redis
 
 from ..audit.chain import StoredEntry
-from .base import DEFAULT_TTL_MS, AuditConflict, SessionStore, StoredEvent
+from .base import DEFAULT_TTL_MS, AuditConflict, SessionStore, StoredEvent, utc_day
 
 log = logging.getLogger(__name__)
 
@@ -182,6 +182,16 @@ class RedisStore(SessionStore):
             project, day, name = field.decode().split(_SEP, 2)
             counts.append((project, day, name, int(count)))
         return sorted(counts)
+
+    async def events_prune(self, before_ms: int) -> int:
+        cutoff = utc_day(before_ms)
+        rows: dict[Any, Any] = await self._redis.hgetall(f"{self._prefix}evc")
+        self.commands += 1
+        old = [field for field in rows if field.decode().split(_SEP, 2)[1] < cutoff]
+        if old:
+            await self._redis.hdel(f"{self._prefix}evc", *old)
+            self.commands += 1
+        return sum(int(rows[field]) for field in old)
 
     async def close(self) -> None:
         await self._redis.aclose()

@@ -10,6 +10,7 @@ from ..core.evolve import replace
 from types import ModuleType
 from typing import Any
 
+from ..i18n import localize, resolve
 from ..slices.model import Model
 from ..slices import modal as modal_slice
 from ..slices import router as router_slice
@@ -18,6 +19,7 @@ from ..slices.snack import PressedSnackbar
 from ..wire.nodes import Node, node
 from . import (
     account,
+    alerts,
     all_wallets,
     basic,
     connect,
@@ -100,7 +102,13 @@ _BODIES = _BodyCache()
 
 
 def render(model: Model) -> Node:
-    """The whole tree. Two derivations keep the renderer's local guesses ready (DESIGN, "Latency"):
+    """The whole tree, in the visitor's language (i18n/localize.py: the views draw English)."""
+    language = resolve(model.options.locale, model.env.languages)
+    return localize(_render(model), language)
+
+
+def _render(model: Model) -> Node:
+    """The whole tree in English. Two derivations keep the renderer's local guesses ready (DESIGN, "Latency"):
 
     - while the modal is closed (and not embedded) it draws the view `open()` would show
       (`opening_view`, SPEC §2), so that opening is a local prop change the engine confirms;
@@ -134,7 +142,7 @@ def render(model: Model) -> Node:
     return node(
         "modal",
         "modal",
-        [head, *views, snackbar],
+        [head, *alerts.drawn(model), *views, snackbar],
         on={"close": PressedClose()},
         pending={"close": "close" if closable else None},
         open=model.modal.open,

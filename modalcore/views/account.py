@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..slices.model import Model
 from ..rules.format import floor3, usd
 from ..slices.account_ui import TABS, PressedCopyAddress, select_tab
-from ..slices.disconnect import PressedDisconnect
+from ..flows.disconnect import PressedDisconnect
 from ..slices.navigation import PressedNavigate
 from ..slices.register_name import can_register
 from ..wire.nodes import Node, node
