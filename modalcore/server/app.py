@@ -66,8 +66,10 @@ def open_store(config: EngineConfig) -> SessionStore:
 
 
 def uvicorn_options() -> dict[str, Any]:
-    """Options the app expects from uvicorn (frames past 64 KiB are answered, not dropped)."""
-    return {"ws_max_size": WS_MAX_SIZE}
+    """Options the app expects from uvicorn: frames past 64 KiB are answered, not dropped; no
+    permessage-deflate (frames are small msgpack patches that barely compress, and each socket's
+    zlib contexts cost far more memory than its session: issue 17's idle figure)."""
+    return {"ws_max_size": WS_MAX_SIZE, "ws_per_message_deflate": False}
 
 
 async def healthz(request: Request) -> Response:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -73,6 +74,24 @@ class SessionStore(ABC):
         """Whether this process still holds the session (False: another one took it over, so a
         copy live here is stale)."""
         return True
+
+    # ----- events for a session, routed to the process that owns it (pub/sub)
+    worker_id = "local"  # this process, as an owner of sessions
+
+    async def holder(self, session_id: str) -> str | None:
+        """The process that owns the session (None: nobody does). A store only one process
+        uses: this one."""
+        return None
+
+    async def publish(self, worker_id: str, data: bytes) -> int:
+        """Send `data` to that process's listener; how many listeners got it (0: the process is
+        gone). A store only one process uses has nobody else to tell."""
+        return 0
+
+    async def listen(self, handler: Callable[[bytes], Awaitable[None]]) -> None:
+        """Call `handler` with what other processes publish to this one, until cancelled. A
+        store only one process uses returns at once."""
+        return None
 
     # ----- the audit log (append-only; it outlives the session's TTL)
     @abstractmethod

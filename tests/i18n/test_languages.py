@@ -18,7 +18,7 @@ from modalcore.i18n.extract import AUTOMATIC, extract
 from modalcore.i18n.localize import NAMED, TEXT_PROPS
 from modalcore.rules import texts
 from modalcore.slices.model import Model
-from modalcore.views import render
+from modalcore.views import BodyCache, render
 from modalcore.wire.nodes import Node
 
 from .tour import tour
@@ -166,9 +166,10 @@ def test_drawing_again_reuses_the_translated_nodes() -> None:
     """Render cost stays flat: an unchanged view body maps to the same translated object, so
     the diff skips it by identity."""
     model = dict(TOUR)["Connect"]  # views/connect.py names its READS: its body is memoised
-    assert render(model).find("connect/body") is render(model).find("connect/body")
+    bodies = BodyCache()  # a session's memo of view bodies
+    assert render(model, bodies).find("connect/body") is render(model, bodies).find("connect/body")
     local = in_language(model, "ar")
-    first, second = render(local), render(local)
+    first, second = render(local, bodies), render(local, bodies)
     body = first.find("connect/body")
     assert body is not None and body is second.find("connect/body")
     assert body.find("connect/footer/link").p["text"] == "ابدأ"  # type: ignore[union-attr]

@@ -99,7 +99,7 @@ def tour() -> Iterator[tuple[str, Model]]:
     d.press("header/back")
     d.type("safe")
     d.advance(300)
-    d.settle()
+    d.settle_directory()
     yield "AllWallets/search", d.model
     d.press("all/w/safe")
     yield "WalletPage/links", d.model
