@@ -24,6 +24,7 @@ from ..chains.catalog import pick
 from ..core.msg import Msg
 from ..slices.model import initial_model
 from ..wire.frames import AnnouncedWallet
+from ..engine.update import ENGINE
 from ..engine.persist import PersistError, load_bytes
 from ..engine.record import Recorder
 from ..engine.session import Session
@@ -291,7 +292,7 @@ class Hub:
         """An event another process published to this one (see `route`)."""
         try:
             session_id, raw, hops = decode(data)
-            msg = msg_from_data(raw)
+            msg = msg_from_data(raw, ENGINE.messages)
         except Exception:
             log.warning("a routed event could not be read; dropped")
             return

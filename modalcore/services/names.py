@@ -18,9 +18,9 @@ from pydantic import BaseModel, ConfigDict
 
 from ..rules import limits as L
 from ..rules.names import DEFAULT_SUFFIX, error_registering, full_name, name_problem
-from ..runtime.services import AnyService, Service, ServiceContext
 from .ens import EnsDeployment, EnsNames
 from .name_registry import NameRegistry, RegistrationError, label_of
+from ..runtime.services import AnyService, Service, ServiceContext
 from .profile_api import HostedNames, ProfileApi, ProfileApiError, evm_coin_type
 
 
@@ -30,15 +30,15 @@ class _Args(BaseModel):
 
 class NameOfArgs(_Args):
     chain_id: int
-    rpc_url: str = ""
-    registry: str = ""  # the chain's ENS registry ("" : none)
+    rpc_url: str
+    registry: str
     address: str
 
 
 class AddressOfArgs(_Args):
     chain_id: int
-    rpc_url: str = ""
-    registry: str = ""
+    rpc_url: str
+    registry: str
     name: str
 
 
@@ -54,6 +54,16 @@ class RegisterArgs(_Args):
     chain_id: int = 1
 
 
+Result = dict[str, Any]
+
+
+def _table(name_of: Callable[..., Any], address_of: Callable[..., Any], name_suggestions: Callable[..., Any],
+           register_name: Callable[..., Any]) -> dict[str, AnyService]:
+    return {"name_of": Service(NameOfArgs, name_of), "address_of": Service(AddressOfArgs, address_of),
+            "name_suggestions": Service(SuggestionsArgs, name_suggestions),
+            "register_name": Service(RegisterArgs, register_name)}
+
+
 def _ens(http: httpx.AsyncClient, chain_id: int, rpc_url: str, registry: str) -> EnsNames | None:
     if not registry or not rpc_url:
         return None
@@ -62,12 +72,6 @@ def _ens(http: httpx.AsyncClient, chain_id: int, rpc_url: str, registry: str) ->
 
 def _suffix(suffix: str) -> str:
     return suffix if suffix.startswith(".") else "." + suffix
-
-
-def _required(own: NameRegistry | None) -> NameRegistry:
-    if own is None:
-        raise RuntimeError("this engine has no name registry")
-    return own
 
 
 def name_services(http: httpx.AsyncClient, own: NameRegistry | None = None,
@@ -79,87 +83,92 @@ def name_services(http: httpx.AsyncClient, own: NameRegistry | None = None,
     if hosted is not None:
         return _hosted_services(http, hosted, _suffix(hosted_suffix))
 
-    def now_ms(ctx: ServiceContext | None) -> int:
-        if clock_ms is not None:
-            return clock_ms()
-        return ctx.clock.now_ms() if ctx is not None else int(time.time() * 1000)
+    def now_ms() -> int:
+        return clock_ms() if clock_ms is not None else int(time.time() * 1000)
 
-    async def name_of(ctx: ServiceContext | None, args: NameOfArgs) -> dict[str, Any]:
+    async def name_of(ctx: ServiceContext | None, a: NameOfArgs) -> Result:
+        chain_id, rpc_url, registry, address = a.chain_id, a.rpc_url, a.registry, a.address
         if own is not None:
-            found = own.name_of(args.address)
+            found = own.name_of(address)
             if found is not None:
                 return {"name": found}
-        ens = _ens(http, args.chain_id, args.rpc_url, args.registry)
-        return {"name": await ens.name_of(args.address) if ens is not None else None}
+        ens = _ens(http, chain_id, rpc_url, registry)
+        return {"name": await ens.name_of(address) if ens is not None else None}
 
-    async def address_of(ctx: ServiceContext | None, args: AddressOfArgs) -> dict[str, Any]:
-        name = args.name.lower()
+    async def address_of(ctx: ServiceContext | None, a: AddressOfArgs) -> Result:
+        chain_id, rpc_url, registry, name = a.chain_id, a.rpc_url, a.registry, a.name
         if own is not None and own.owns(name):
-            return {"name": name, "address": own.address_of(name)}
-        ens = _ens(http, args.chain_id, args.rpc_url, args.registry)
-        return {"name": name, "address": await ens.address_of(name) if ens is not None else None}
+            return {"name": name.lower(), "address": own.address_of(name)}
+        ens = _ens(http, chain_id, rpc_url, registry)
+        return {"name": name.lower(), "address": await ens.address_of(name) if ens is not None else None}
 
-    async def name_suggestions(ctx: ServiceContext | None, args: SuggestionsArgs) -> dict[str, Any]:
+    async def name_suggestions(ctx: ServiceContext | None, a: SuggestionsArgs) -> Result:
+        label = a.label
         registry = _required(own)
-        return {"label": args.label, "suffix": registry.suffix, "available": registry.available(args.label),
-                "suggestions": registry.suggestions(args.label)}
+        return {"label": label, "suffix": registry.suffix, "available": registry.available(label),
+                "suggestions": registry.suggestions(label)}
 
-    async def register_name(ctx: ServiceContext | None, args: RegisterArgs) -> dict[str, Any]:
+    async def register_name(ctx: ServiceContext | None, a: RegisterArgs) -> Result:
+        label, address, message, signature, chain_id = a.label, a.address, a.message, a.signature, a.chain_id
         registry = _required(own)
         try:
-            done = registry.register(label_of(args.label, registry.suffix), args.address, args.message,
-                                     args.signature, now_ms(ctx))
+            done = registry.register(label_of(label, registry.suffix), address, message, signature,
+                                     now_ms())
         except RegistrationError as error:
-            return {"ok": False, "error": str(error), "name": "", "address": args.address}
+            return {"ok": False, "error": str(error), "name": "", "address": address}
         return {"ok": True, "error": "", "name": done.name, "address": done.address}
 
-    return {"name_of": Service(NameOfArgs, name_of), "address_of": Service(AddressOfArgs, address_of),
-            "name_suggestions": Service(SuggestionsArgs, name_suggestions),
-            "register_name": Service(RegisterArgs, register_name)}
+    return _table(name_of, address_of, name_suggestions, register_name)
 
 
 def _hosted_services(http: httpx.AsyncClient, api: ProfileApi, suffix: str) -> dict[str, AnyService]:
-    async def name_of(ctx: ServiceContext | None, args: NameOfArgs) -> dict[str, Any]:
-        found = await HostedNames(api, args.chain_id).name_of(args.address)
+    async def name_of(ctx: ServiceContext | None, a: NameOfArgs) -> Result:
+        chain_id, rpc_url, registry, address = a.chain_id, a.rpc_url, a.registry, a.address
+        found = await HostedNames(api, chain_id).name_of(address)
         if found is not None:
             return {"name": found}
-        ens = _ens(http, args.chain_id, args.rpc_url, args.registry)
-        return {"name": await ens.name_of(args.address) if ens is not None else None}
+        ens = _ens(http, chain_id, rpc_url, registry)
+        return {"name": await ens.name_of(address) if ens is not None else None}
 
-    async def address_of(ctx: ServiceContext | None, args: AddressOfArgs) -> dict[str, Any]:
-        name = args.name.lower()
-        if name.endswith(suffix):
-            return {"name": name, "address": await HostedNames(api, args.chain_id).address_of(name)}
-        ens = _ens(http, args.chain_id, args.rpc_url, args.registry)
-        return {"name": name, "address": await ens.address_of(name) if ens is not None else None}
+    async def address_of(ctx: ServiceContext | None, a: AddressOfArgs) -> Result:
+        chain_id, rpc_url, registry, name = a.chain_id, a.rpc_url, a.registry, a.name
+        if name.lower().endswith(suffix):
+            return {"name": name.lower(), "address": await HostedNames(api, chain_id).address_of(name.lower())}
+        ens = _ens(http, chain_id, rpc_url, registry)
+        return {"name": name.lower(), "address": await ens.address_of(name) if ens is not None else None}
 
-    async def name_suggestions(ctx: ServiceContext | None, args: SuggestionsArgs) -> dict[str, Any]:
-        wanted = full_name(args.label, suffix)
-        answer = await api.suggestions(args.label, zone=suffix.lstrip("."))
+    async def name_suggestions(ctx: ServiceContext | None, a: SuggestionsArgs) -> Result:
+        label = a.label
+        wanted = full_name(label, suffix)
+        answer = await api.suggestions(label, zone=suffix.lstrip("."))
         rows = answer.get("suggestions") if isinstance(answer, dict) else None
         entries = [(str(r.get("name", "")).lower(), bool(r.get("registered")))
                    for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
         taken = any(name == wanted and registered for name, registered in entries)
         free = [name for name, registered in entries if not registered and name != wanted and name]
-        return {"label": args.label, "suffix": suffix, "available": not taken,
+        return {"label": label, "suffix": suffix, "available": not taken,
                 "suggestions": free[: L.MAX_NAME_SUGGESTIONS]}
 
-    async def register_name(ctx: ServiceContext | None, args: RegisterArgs) -> dict[str, Any]:
-        bare = label_of(args.label, suffix)
+    async def register_name(ctx: ServiceContext | None, a: RegisterArgs) -> Result:
+        label, address, message, signature, chain_id = a.label, a.address, a.message, a.signature, a.chain_id
+        bare = label_of(label, suffix)
         problem = name_problem(bare)
         if problem is not None:
-            return {"ok": False, "error": problem.message, "name": "", "address": args.address}
+            return {"ok": False, "error": problem.message, "name": "", "address": address}
         name = full_name(bare, suffix)
         try:
-            await api.register(name, evm_coin_type(args.chain_id), args.address, args.message, args.signature)
+            await api.register(name, evm_coin_type(chain_id), address, message, signature)
         except ProfileApiError as error:
-            return {"ok": False, "error": str(error) or error_registering(name), "name": "",
-                    "address": args.address}
-        return {"ok": True, "error": "", "name": name, "address": args.address}
+            return {"ok": False, "error": str(error) or error_registering(name), "name": "", "address": address}
+        return {"ok": True, "error": "", "name": name, "address": address}
 
-    return {"name_of": Service(NameOfArgs, name_of), "address_of": Service(AddressOfArgs, address_of),
-            "name_suggestions": Service(SuggestionsArgs, name_suggestions),
-            "register_name": Service(RegisterArgs, register_name)}
+    return _table(name_of, address_of, name_suggestions, register_name)
+
+
+def _required(own: NameRegistry | None) -> NameRegistry:
+    if own is None:
+        raise RuntimeError("this engine has no name registry")
+    return own
 
 
 __all__ = ["DEFAULT_SUFFIX", "name_services"]

@@ -11,7 +11,6 @@ from ..runtime.services import AnyService, Service, ServiceContext
 from .balances import fetch_balances
 from .blockchain_api import BlockchainApi
 from .history import fetch_history, hosted_history
-from .names import name_services
 from .nfts import fetch_nfts
 from .send import estimate_fee as estimate_send_fee
 from .shapes import (
@@ -58,4 +57,4 @@ def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | No
 
     return {"balances": Service(BalancesArgs, balances), "history": Service(HistoryArgs, history),
             "estimate_fee": Service(FeeArgs, estimate_fee), "directory": Service(DirectoryArgs, directory),
-            "nfts": Service(NftsArgs, nfts), **name_services(http)}
+            "nfts": Service(NftsArgs, nfts)}

@@ -25,8 +25,9 @@ def register_engine_services(
     engine's own name registry (lookups include it; registration needs it); `names_api`, when
     the operator configures the hosted profile API, takes its place."""
     suffix = names.suffix if names is not None else DEFAULT_SUFFIX
-    services: dict[str, AnyService] = default_services(http)
-    services.update(name_services(http, names, hosted=names_api, hosted_suffix=suffix))
+    engine_services = {**default_services(http),
+                       **name_services(http, names, hosted=names_api, hosted_suffix=suffix)}
+    services: dict[str, AnyService] = engine_services
     services.update(siwx_services(siwx_store, http, signer))
     services.update(directory_services())
     for name, service in services.items():
