@@ -50,6 +50,7 @@ from .config import EngineConfig
 log = logging.getLogger(__name__)
 
 SWEEP_EVERY_MS = 3600 * 1000
+LISTEN_RETRY_S = 1
 MAX_ROUTE_HOPS = 2  # a routed event follows an owner that changed meanwhile at most this often
 OPTIONS_REMEMBERED = 256  # distinct host option maps whose parsed (immutable) form is shared
 
@@ -288,6 +289,19 @@ class Hub:
         runner.deliver(msg)
         return "here"
 
+    async def _listen(self) -> None:
+        """Hear events other processes route here, again after a lost connection to Redis."""
+        while True:
+            try:
+                await self.store.listen(self._routed)
+                return  # a store only this process uses: nothing to hear
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("listening for routed events failed; again in %d s", LISTEN_RETRY_S,
+                            exc_info=True)
+                await asyncio.sleep(LISTEN_RETRY_S)
+
     async def _routed(self, data: bytes) -> None:
         """An event another process published to this one (see `route`)."""
         try:
@@ -317,7 +331,7 @@ class Hub:
     def start(self) -> None:
         self.loop = asyncio.get_running_loop()  # where `route` runs (tests call in from threads)
         self._arm_sweep()
-        listener: asyncio.Task[object] = asyncio.ensure_future(self.store.listen(self._routed))
+        listener: asyncio.Task[object] = asyncio.ensure_future(self._listen())
         self._tasks.add(listener)
         listener.add_done_callback(self._tasks.discard)
 

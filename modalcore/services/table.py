@@ -12,6 +12,9 @@ from .balances import fetch_balances
 from .blockchain_api import BlockchainApi
 from .history import fetch_history, hosted_history
 from .nfts import fetch_nfts
+from .onramp.local import LocalOnramp
+from .onramp.service import onramp_api, onramp_services
+from .swap.service import swap_services
 from .send import estimate_fee as estimate_send_fee
 from .shapes import (
     BalancesArgs,
@@ -28,7 +31,7 @@ from .shapes import (
 
 
 def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | None = None,
-                     ) -> dict[str, AnyService]:
+                     local_onramp: LocalOnramp | None = None) -> dict[str, AnyService]:
     """With `blockchain_api` (an operator-configured hosted API), history comes from its
     history call; otherwise from the self-hosted indexer over the network's RPC."""
 
@@ -57,4 +60,5 @@ def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | No
 
     return {"balances": Service(BalancesArgs, balances), "history": Service(HistoryArgs, history),
             "estimate_fee": Service(FeeArgs, estimate_fee), "directory": Service(DirectoryArgs, directory),
-            "nfts": Service(NftsArgs, nfts)}
+            "nfts": Service(NftsArgs, nfts), **swap_services(http, blockchain_api),
+            **onramp_services(local_onramp, onramp_api(http, blockchain_api))}
