@@ -107,16 +107,19 @@ class Recorder:
         self.sink.flush()
 
     def join(self, now: int, session_id: str, origin: str, frame: Join,
-             networks: Sequence[Network] = (), embedded: tuple[bool, tuple[str, ...]] = (False, ())) -> None:
-        """How the session began; `networks` are the catalog entries its model was built with
-        (the operator's config) and `embedded` what its embedded wallet offered (email, socials),
-        so a replay needs no config."""
+             networks: Sequence[Network] = (), embedded: tuple[bool, tuple[str, ...]] = (False, ()), *,
+             walletconnect: bool = False) -> None:
+        """How the session began; `networks` are the catalog entries its model was built with,
+        `embedded` what its embedded wallet offered (email, socials) and `walletconnect` whether the
+        engine ran WalletConnect (the operator's config), so a replay needs no config."""
         data = frame.model_dump(mode="json")
         self.scrubber.learn(data.get("resume"), "resume-token")
         event: dict[str, Any] = {"k": "join", "now": now, "session": session_id, "origin": origin, "frame": data,
                                  "networks": _networks.dump_python(tuple(networks), mode="json")}
         if embedded != (False, ()):
             event["embedded"] = {"email": embedded[0], "socials": list(embedded[1])}
+        if walletconnect:
+            event["walletconnect"] = True
         self.write(event)
 
     def welcome(self, now: int, token: str, resumed: bool, last: int | None,
@@ -267,7 +270,8 @@ def _start(event: dict[str, Any]) -> Any:
     recorded = _networks.validate_python(event.get("networks") or [])
     known = {network.id: network for network in recorded} if recorded else None
     model = initial_model(frame.project, event["origin"], parse_options(frame.opts),
-                          frame.env, frame.wallets, known_networks=known)
+                          frame.env, frame.wallets, known_networks=known,
+                          walletconnect=bool(event.get("walletconnect")))
     offer = event.get("embedded") or {}
     if offer:
         embedded = replace(model.embedded, email_offered=bool(offer.get("email")),

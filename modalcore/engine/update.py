@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 
-from ..flows import approval, connect, disconnect, embedded, reattach, signin, social
+from ..flows import approval, connect, disconnect, embedded, reattach, signin, social, walletconnect
 from ..slices import (
     account_ui,
     alerts,
@@ -58,7 +58,7 @@ SLICES: tuple[Slice, ...] = (
     theme.SLICE,
 )
 FLOWS: tuple[Slice, ...] = (connect.SLICE, disconnect.SLICE, embedded.SLICE, social.SLICE, approval.SLICE,
-                            reattach.SLICE, signin.SLICE)
+                            reattach.SLICE, signin.SLICE, walletconnect.SLICE)
 
 ENGINE = Table.of(*SLICES, *FLOWS)
 
