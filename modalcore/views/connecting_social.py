@@ -19,7 +19,8 @@ def body(model: Model) -> Node:
     name = NAMES.get(state.social, state.social)
     children = [node("spinner", "social/spinner", size=40) if not state.social_error else
                 node("icon", "social/failed", name="warning", size=40, tone="error"),
-                node("text", "social/title", text=f"Log in with {name}", variant="label"),
+                node("text", "social/title", text=f"Log in with {name}" if name else "Social login",
+                     variant="label"),
                 node("text", "social/hint", text="Connect in the provider window", variant="small", tone="muted")]
     if state.social_error:
         children.append(node("text", "social/error", text=state.social_error, variant="small", tone="error"))
