@@ -41,7 +41,7 @@ def test_check_lists_a_string_a_catalogue_lacks_and_extract_adds_it(tmp_path: Pa
 def test_extraction_keeps_words_and_drops_technical_strings() -> None:
     found = {f.msgid for f in extract()}
     assert {"Connect Wallet", "Please try again after {n} seconds", "Continue in {name} with a link below.",
-            "{n} min", "Balance: {amount} {symbol}", "From {address}", "Connection declined", "Tokens"} <= found
+            "{n} min", "Balance: {amount} {symbol}", "From {who}", "Connection declined", "Tokens"} <= found
     for technical in ("connect/all-wallets", "AllWallets", "READS", "col", "EXTERNAL", "March"):
         assert technical not in found
     assert is_text("Get started") and not is_text("wallet/open/{kind}") and not is_text("{sign}{n} {symbol}")
@@ -53,3 +53,18 @@ def test_an_fstring_becomes_a_template_with_named_placeholders() -> None:
     tree = ast.parse('f"Install the {wallet.name} extension, {round(s / 60)} min, {name}"')
     joined = tree.body[0].value  # type: ignore[attr-defined]
     assert template(joined) == "Install the {name} extension, {n} min, {name2}"
+
+
+def test_a_conditional_word_in_an_fstring_is_one_template_per_branch_not_a_count() -> None:
+    """`{'pay with' if side == 'from' else 'receive'}` draws words, not a number: each branch is
+    its own msgid (a `{n}` there would be read as a count and never match the drawn label)."""
+    import ast
+
+    from modalcore.i18n.extract import templates
+
+    tree = ast.parse("f\"{SELECT} to {'pay with' if side == 'from' else 'receive'}, {s.receiver.lower()}\"")
+    joined = tree.body[0].value  # type: ignore[attr-defined]
+    assert templates(joined) == ["{select} to pay with, {receiver}", "{select} to receive, {receiver}"]
+    found = {f.msgid for f in extract()}
+    assert {"Pay with {symbol}, change token", "Receive {symbol}, change token"} <= found
+    assert not any("{n}" in msgid and "change token" in msgid for msgid in found)
