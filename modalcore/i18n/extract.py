@@ -24,6 +24,8 @@ AUTOMATIC = frozenset((
 ))
 _WORDY = re.compile(r"[A-Za-z]")
 _ID_LIKE = re.compile(r"^[A-Za-z0-9_.:/-]*[/_:][A-Za-z0-9_.:/-]*$|^[A-Z][A-Za-z0-9]*[a-z][A-Z][A-Za-z0-9]*$")
+# Rule modules whose messages a view draws as they are (besides rules/texts.py and rpc_errors.py).
+SHOWN_RULES = ("names.py",)
 _SNACK_CALLS = frozenset(("show", "show_error", "show_loading", "show_success"))
 
 
@@ -244,6 +246,11 @@ def extract(package: Path = PACKAGE) -> list[Found]:
     for value, line in _strings(module, _docstrings(module)):  # wallet errors the views show
         if value[:1].isupper():  # the lowercase ones are what a node's message is matched on
             add(value, rpc, line)
+    for name in SHOWN_RULES:  # the refusals a rule module words for the views (name rules, SPEC §8)
+        path = package / "rules" / name
+        module = ast.parse(path.read_text())
+        for value, line in _strings(module, _docstrings(module)):
+            add(value, path, line)
     for path in [*sorted((package / "slices").glob("*.py")), *sorted((package / "flows").glob("*.py"))]:
         module = ast.parse(path.read_text())
         for value, line in [*_snack_literals(module), *_constants(module)]:

@@ -68,3 +68,11 @@ def test_a_conditional_word_in_an_fstring_is_one_template_per_branch_not_a_count
     found = {f.msgid for f in extract()}
     assert {"Pay with {symbol}, change token", "Receive {symbol}, change token"} <= found
     assert not any("{n}" in msgid and "change token" in msgid for msgid in found)
+
+
+def test_the_name_rules_refusals_are_extracted() -> None:
+    """The Register view draws rules/names.py's messages as they are (SPEC §8 'Address or auth
+    connector not found', the project's name checks): they are catalogue entries, not English."""
+    found = {f.msgid for f in extract()}
+    assert {"Address or auth connector not found", "Name must be at least {min_length} characters",
+            "Name can only contain letters, digits and hyphens", "No address found for {name}"} <= found
