@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 
-from ..flows import connect, disconnect, reattach, signin
+from ..flows import connect, disconnect, reattach, signin, walletconnect
 from ..slices import (
     account_ui,
     alerts,
@@ -57,7 +57,7 @@ SLICES: tuple[Slice, ...] = (
     switching.SLICE,
     theme.SLICE,
 )
-FLOWS: tuple[Slice, ...] = (connect.SLICE, disconnect.SLICE, reattach.SLICE, signin.SLICE)
+FLOWS: tuple[Slice, ...] = (connect.SLICE, disconnect.SLICE, reattach.SLICE, signin.SLICE, walletconnect.SLICE)
 
 ENGINE = Table.of(*SLICES, *FLOWS)
 

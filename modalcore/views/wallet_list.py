@@ -21,15 +21,20 @@ LATE_TYPES = ("EXTERNAL", "AUTH")  # connectors listed after featured and custom
 
 
 def connector_row(model: Model, connector: Connector, prefix: str) -> Node:
-    tag = "RECENT" if connector.id in model.connectors.recent else "INSTALLED"
+    if connector.type == "WALLET_CONNECT":
+        tag = "QR CODE"
+    else:
+        tag = "RECENT" if connector.id in model.connectors.recent else "INSTALLED"
     return node("wallet-item", f"{prefix}/wallet/{connector.id}",
                 on={"press": PressedWallet(connector.id)}, pending={"press": "busy"},
                 name=connector.name, image=connector.image_url, tag=tag)
 
 
 def installed_wallets(model: Model, prefix: str) -> list[Node]:
-    """Rows for every connector the browser announced, recent first."""
-    return [connector_row(model, connector, prefix) for connector in ordered(model.connectors)]
+    """Rows for every connector the browser announced, recent first (WalletConnect leads the
+    Connect view, not All Wallets: there each wallet's page pairs over it)."""
+    return [connector_row(model, connector, prefix) for connector in ordered(model.connectors)
+            if connector.type != "WALLET_CONNECT"]
 
 
 def wallet_row(model: Model, wallet: Wallet, node_id: str, *, image: bool, custom: bool = False) -> Node:
@@ -100,7 +105,7 @@ def search_rows(model: Model) -> list[Node]:
     rdns = directory_wallets.installed(model)
     found = {w.rdns for w in state.results if w.rdns in rdns}
     rows = [connector_row(model, c, "all") for c in ordered(model.connectors)
-            if needle in c.name.lower() or c.rdns in found]
+            if c.type != "WALLET_CONNECT" and (needle in c.name.lower() or c.rdns in found)]
     rows += _custom_rows(model, "all", needle)
     rows += _directory_rows(model, state.results[:directory_query.SEARCH_ENTRIES], "all", set(),
                             images=directory_query.IMAGES_PER_PAGE)
