@@ -41,7 +41,7 @@ def test_check_lists_a_string_a_catalogue_lacks_and_extract_adds_it(tmp_path: Pa
 def test_extraction_keeps_words_and_drops_technical_strings() -> None:
     found = {f.msgid for f in extract()}
     assert {"Connect Wallet", "Please try again after {n} seconds", "Continue in {name} with a link below.",
-            "{n} min", "Balance: {amount} {symbol}", "From {who}", "Connection declined", "Tokens"} <= found
+            "{n} min", "Balance: {amount} {symbol}", "From {address}", "Connection declined", "Tokens"} <= found
     for technical in ("connect/all-wallets", "AllWallets", "READS", "col", "EXTERNAL", "March"):
         assert technical not in found
     assert is_text("Get started") and not is_text("wallet/open/{kind}") and not is_text("{sign}{n} {symbol}")
