@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 
-from ..flows import connect, reattach
+from ..flows import connect, reattach, solana_connect
 from ..slices import (
     account_ui,
     balances,
@@ -49,7 +49,7 @@ SLICES: tuple[Slice, ...] = (
     switching.SLICE,
     theme.SLICE,
 )
-FLOWS: tuple[Slice, ...] = (connect.SLICE, reattach.SLICE)
+FLOWS: tuple[Slice, ...] = (connect.SLICE, reattach.SLICE, solana_connect.SLICE)
 
 ENGINE = Table.of(*SLICES, *FLOWS)
 

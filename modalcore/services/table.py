@@ -14,6 +14,7 @@ from .blockchain_api import BlockchainApi
 from .history import fetch_history, hosted_history
 from .nfts import fetch_nfts
 from .send import estimate_fee as estimate_send_fee
+from .solana_balances import fetch_solana_balances
 
 Service = Callable[..., Awaitable[Any]]
 
@@ -25,6 +26,9 @@ def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | No
 
     async def balances(**args: Any) -> Any:
         return await fetch_balances(http, **args)
+
+    async def solana_balances(**args: Any) -> Any:
+        return await fetch_solana_balances(http, **args)
 
     async def history(**args: Any) -> Any:
         if blockchain_api is not None:
@@ -42,4 +46,4 @@ def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | No
         return await run_query(None, http, "", args)
 
     return {"balances": balances, "history": history, "estimate_fee": estimate_fee,
-            "directory": directory, "nfts": nfts}
+            "directory": directory, "nfts": nfts, "solana_balances": solana_balances}

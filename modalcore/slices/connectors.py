@@ -35,6 +35,10 @@ class Connector:
     chain: str = "eip155"
     image_url: str = ""
     rdns: str = ""
+    namespaces: tuple[str, ...] = ("eip155",)  # what the wallet connects: eip155, solana or both
+
+    def supports(self, namespace: str) -> bool:
+        return namespace in self.namespaces
 
 
 @dataclass(frozen=True)
@@ -46,12 +50,14 @@ class ConnectorsState:
         return next((c for c in self.items if c.id == connector_id), None)
 
 
-def connector_from_announcement(uuid: str, name: str, icon: str, rdns: str) -> Connector:
+def connector_from_announcement(uuid: str, name: str, icon: str, rdns: str,
+                                namespaces: tuple[str, ...] = ("eip155",)) -> Connector:
     if uuid == "injected":
         return Connector(id="injected", ref="injected", name=name or "Browser Wallet",
                          type="INJECTED", image_url=icon)
+    namespaces = tuple(dict.fromkeys(namespaces)) or ("eip155",)
     return Connector(id=rdns or uuid, ref=uuid, name=name or "Browser Wallet", type="ANNOUNCED",
-                     image_url=icon, rdns=rdns)
+                     chain=namespaces[0], image_url=icon, rdns=rdns, namespaces=namespaces)
 
 
 def add(state: ConnectorsState, connector: Connector) -> ConnectorsState:
@@ -62,10 +68,10 @@ def add(state: ConnectorsState, connector: Connector) -> ConnectorsState:
     if len(state.items) >= MAX_CONNECTORS:
         return state
     items = state.items
-    if connector.type == "ANNOUNCED":
+    if connector.type == "ANNOUNCED" and connector.supports("eip155"):
         # a provider announced through EIP-6963 replaces the legacy injected stand-in
         items = tuple(c for c in items if c.type != "INJECTED")
-    elif any(c.type == "ANNOUNCED" for c in items):
+    elif any(c.type == "ANNOUNCED" and c.supports("eip155") for c in items):
         return state
     return replace(state, items=(*items, connector))
 
@@ -73,7 +79,8 @@ def add(state: ConnectorsState, connector: Connector) -> ConnectorsState:
 def from_wallets(recent: tuple[str, ...], wallets: Iterable[AnnouncedWallet]) -> ConnectorsState:
     state = ConnectorsState(recent=recent)
     for wallet in wallets:
-        state = add(state, connector_from_announcement(wallet.uuid, wallet.name, wallet.icon, wallet.rdns))
+        state = add(state, connector_from_announcement(wallet.uuid, wallet.name, wallet.icon, wallet.rdns,
+                                                       tuple(wallet.namespaces)))
     return state
 
 
@@ -97,14 +104,14 @@ def ordered(state: ConnectorsState) -> tuple[Connector, ...]:
 
 
 def on_announced(model: Model, msg: WalletAnnounced, now: int) -> Step:
-    connector = connector_from_announcement(msg.uuid, msg.name, msg.icon, msg.rdns)
+    connector = connector_from_announcement(msg.uuid, msg.name, msg.icon, msg.rdns, msg.namespaces)
     return replace(model, connectors=add(model.connectors, connector)), []
 
 
 def refuse_announcement(model: Model, msg: WalletAnnounced) -> str | None:
     """Announcements accumulate over a page's life: a wallet that is not known yet is refused once
     the session holds MAX_CONNECTORS (PROTOCOL.md, "Bounds")."""
-    connector = connector_from_announcement(msg.uuid, msg.name, msg.icon, msg.rdns)
+    connector = connector_from_announcement(msg.uuid, msg.name, msg.icon, msg.rdns, msg.namespaces)
     items = model.connectors.items
     if model.connectors.get(connector.id) is None and len(items) >= MAX_CONNECTORS:
         return f"announce: at most {MAX_CONNECTORS} wallets in a session"

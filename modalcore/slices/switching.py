@@ -116,10 +116,11 @@ def on_add_settled(model: Model, msg: ChainAddAnswered, now: int) -> Step:
 def _switched(model: Model, network_id: str, now: int) -> Step:
     """The active network changed: address recomputed, send form reset, balances fetched."""
     networks = activate(model.networks, network_id)
-    account = model.accounts.get("eip155")
+    namespace = network_id.split(":", 1)[0]  # the active namespace follows the network
+    account = model.accounts.get(namespace)
     accounts = model.accounts
-    if account.address and network_id.startswith("eip155:"):
-        accounts = accounts.with_account("eip155", replace(
+    if account.address:  # the address recomputed for the network (SPEC §4)
+        accounts = accounts.with_account(namespace, replace(
             account, caip_address=f"{network_id}:{account.address}", balance=None, token_balance=()))
     model = replace(
         model, networks=networks, accounts=accounts, switching=SwitchState(),
@@ -173,6 +174,10 @@ def on_chain_changed(model: Model, msg: WalletChainChanged, now: int) -> Step:
         chain_id = validate_evm_chain_id(int(msg.chain_id, 16))
     except (ValueError, CaipError):
         return model, []
+    if model.networks.active_namespace != "eip155":
+        # the visitor is on a Solana network: the EVM wallet's chain is noted, not activated
+        moved = replace(account, caip_address=f"eip155:{chain_id}:{account.address}")
+        return replace(model, accounts=model.accounts.with_account("eip155", moved)), []
     return _switched(model, f"eip155:{chain_id}", now)
 
 
@@ -188,6 +193,8 @@ def on_accounts_changed(model: Model, msg: WalletAccountsChanged, now: int) -> S
     if addresses[0] == account.address:
         return model, []
     network = model.networks.unsupported or model.networks.active or "eip155:1"
+    if not network.startswith("eip155:"):  # on a Solana network: keep the account's EVM chain
+        network = (account.caip_address or "eip155:1:").rsplit(":", 1)[0]
     updated = replace(account, address=addresses[0], caip_address=f"{network}:{addresses[0]}",
                       balance=None, token_balance=())
     model = replace(model, accounts=model.accounts.with_account("eip155", updated))

@@ -1,0 +1,114 @@
+"""Solana accounts in the engine (SPEC §3 accounts per namespace, §4 switching, §5 balance
+rules), driven through a session: a Wallet Standard wallet announced with the `solana`
+namespace, a wallet of both namespaces, switching between an eip155 and a solana network."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from modalcore.chains.catalog import SOLANA_DEVNET, SOLANA_LOCAL
+from modalcore.enginetest import Harness
+from modalcore.samples import DEV_ADDRESS, DEV_WALLET, SECOND_ADDRESS
+from modalcore.slices.send import ChangedSendAmount, ChangedSendReceiver
+
+SOL_ADDRESS = "SuJsQsCbtNtogXTXfXKnuqSeyde72ryvUz3JhqPKRKg"  # dev account 0 (on the curve)
+TOKEN_ACCOUNT = "5t6Zxgh551nei5WMBgh6eoLBXWnsyLsukL1zEgDaSLD"  # an associated token account: off the curve
+DUSD = "DT7iqkXzuftKJvyjkgx35cJNRQZmw246qtHqnetM1bJV"
+SOLANA_WALLET = {"uuid": "sol-uuid", "name": "Solana Dev Wallet", "icon": "data:image/svg+xml,s",
+                 "rdns": "dev.modal.solana", "namespaces": ["solana"]}
+BOTH_WALLET = {**DEV_WALLET, "namespaces": ["eip155", "solana"]}
+
+
+def harness(networks: list[str], wallets: list[dict[str, Any]]) -> Harness:
+    return Harness(options={"networks": networks}, wallets=wallets)
+
+
+def connect_solana(h: Harness, address: str = SOL_ADDRESS) -> None:
+    h.host("open")
+    [item] = [n for n in h.find_text("Solana Dev Wallet", exact=True) if n.t == "wallet-item"]
+    h.press(item.id)
+    h.answer("standard:connect", [address])
+
+
+def test_a_solana_wallet_connects_its_account_in_the_solana_namespace_as_eoa() -> None:
+    h = harness(["eip155:1", SOLANA_LOCAL], [SOLANA_WALLET])
+    connect_solana(h)
+    effect = [e for e in h.effects() if e["req"].get("method") == "standard:connect"][0]
+    assert effect["kind"] == "solana" and effect["req"]["connector"] == "sol-uuid"
+    account = h.model.accounts.get("solana")
+    assert account.status == "connected"
+    assert account.caip_address == f"{SOLANA_LOCAL}:{SOL_ADDRESS}"
+    assert account.preferred_account_type == "eoa"
+    assert h.model.networks.active == SOLANA_LOCAL
+    assert h.model.accounts.get("eip155").address is None
+    [call] = h.pending_calls("solana_balances")
+    assert call.args == {"rpc_url": "http://127.0.0.1:8899", "address": SOL_ADDRESS, "tokens": [DUSD]}
+
+
+def test_solana_balances_floor_to_three_decimals() -> None:
+    h = harness([SOLANA_LOCAL], [SOLANA_WALLET])
+    connect_solana(h)
+    h.settle_call("solana_balances", {"native": "1234567890", "tokens": {DUSD: "1500999"}})
+    h.host("open")
+    assert h.node("account/balance").p["text"] == "1.234 SOL"
+    row = h.node(f"account/token/{DUSD}")
+    assert row.p["amount"] == "1.500" and row.p["symbol"] == "DUSD"
+
+
+def test_no_balance_fetch_on_a_solana_test_network() -> None:
+    h = harness([SOLANA_DEVNET], [SOLANA_WALLET])
+    connect_solana(h)
+    assert h.pending_calls("solana_balances") == []
+    assert h.model.accounts.get("solana").balance == "0.00"
+
+
+def test_an_off_curve_or_malformed_address_is_not_an_account() -> None:
+    for answer in ([TOKEN_ACCOUNT], ["0x" + "ab" * 20], [], "nope"):
+        h = harness([SOLANA_LOCAL], [SOLANA_WALLET])
+        h.host("open")
+        [item] = [n for n in h.find_text("Solana Dev Wallet", exact=True) if n.t == "wallet-item"]
+        h.press(item.id)
+        h.answer("standard:connect", answer)
+        assert h.model.accounts.get("solana").status == "disconnected"
+        assert h.model.connection.error == "The wallet returned no account"
+        assert h.pending_calls("solana_balances") == []
+
+
+def test_a_solana_wallet_without_a_solana_network_is_refused() -> None:
+    h = harness(["eip155:1"], [SOLANA_WALLET])
+    connect_solana(h)
+    assert h.model.accounts.get("solana").status == "disconnected"
+    assert h.model.connection.error == "Unsupported chain"
+
+
+def test_a_wallet_of_both_namespaces_connects_both() -> None:
+    h = harness(["eip155:31337", SOLANA_LOCAL], [BOTH_WALLET])
+    h.connect_wallet()
+    h.answer("standard:connect", [SOL_ADDRESS])
+    assert h.model.accounts.get("eip155").address == DEV_ADDRESS
+    assert h.model.accounts.get("solana").caip_address == f"{SOLANA_LOCAL}:{SOL_ADDRESS}"
+    assert h.model.networks.active == "eip155:31337"  # the eip155 network stays active
+
+
+def test_switching_between_eip155_and_solana_recomputes_the_address_and_resets_send() -> None:
+    h = harness(["eip155:31337", SOLANA_LOCAL], [BOTH_WALLET])
+    h.connect_wallet()
+    h.answer("standard:connect", [SOL_ADDRESS])
+    h.settle_call("balances", {"native": "1000000000000000000", "tokens": {}})
+    h.host("open")
+    assert h.node("account/balance").p["text"] == "1.000 ETH"
+    h.deliver(ChangedSendAmount("0.5"))
+    h.deliver(ChangedSendReceiver(SECOND_ADDRESS))
+    assert h.model.send.amount == "0.5"
+    h.host("switch_network", network=SOLANA_LOCAL)
+    assert h.model.send.amount == "" and h.model.send.receiver == ""  # the send form reset
+    assert h.model.networks.active_namespace == "solana"
+    assert h.model.modal.active_chain == "solana"
+    assert h.model.accounts.get("solana").caip_address == f"{SOLANA_LOCAL}:{SOL_ADDRESS}"
+    assert h.pending_calls("solana_balances")
+    h.settle_call("solana_balances", {"native": "2500000000", "tokens": {}})
+    assert h.node("account/balance").p["text"] == "2.500 SOL"
+    h.host("switch_network", network="eip155:31337")
+    h.answer("wallet_switchEthereumChain", None)
+    assert h.model.networks.active_namespace == "eip155"
+    assert h.model.accounts.get("eip155").caip_address == f"eip155:31337:{DEV_ADDRESS}"
