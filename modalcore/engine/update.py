@@ -23,6 +23,7 @@ from ..slices import (
     send,
     siwx,
     snack,
+    solana_send,
     switching,
     theme,
 )
@@ -46,6 +47,7 @@ SLICES: tuple[Slice, ...] = (
     send.SLICE,
     siwx.SLICE,
     snack.SLICE,
+    solana_send.SLICE,
     switching.SLICE,
     theme.SLICE,
 )

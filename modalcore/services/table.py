@@ -15,6 +15,7 @@ from .history import fetch_history, hosted_history
 from .nfts import fetch_nfts
 from .send import estimate_fee as estimate_send_fee
 from .solana_balances import fetch_solana_balances
+from .solana_send import estimate_solana_fee, prepare_solana_send, submit_solana_send
 
 Service = Callable[..., Awaitable[Any]]
 
@@ -29,6 +30,15 @@ def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | No
 
     async def solana_balances(**args: Any) -> Any:
         return await fetch_solana_balances(http, **args)
+
+    async def solana_estimate_fee(**args: Any) -> Any:
+        return await estimate_solana_fee(http, **args)
+
+    async def solana_prepare_send(**args: Any) -> Any:
+        return await prepare_solana_send(http, **args)
+
+    async def solana_submit_send(**args: Any) -> Any:
+        return await submit_solana_send(http, **args)
 
     async def history(**args: Any) -> Any:
         if blockchain_api is not None:
@@ -46,4 +56,6 @@ def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | No
         return await run_query(None, http, "", args)
 
     return {"balances": balances, "history": history, "estimate_fee": estimate_fee,
-            "directory": directory, "nfts": nfts, "solana_balances": solana_balances}
+            "directory": directory, "nfts": nfts, "solana_balances": solana_balances,
+            "solana_estimate_fee": solana_estimate_fee, "solana_prepare_send": solana_prepare_send,
+            "solana_submit_send": solana_submit_send}

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 from ..core.cmds import Call, CancelEffect, EffectReply, Reply, Track
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
-from ..rules.addresses import checksum, is_evm_address
+from ..rules.addresses import checksum, is_evm_address, is_solana_wallet_address
 from ..rules.format import usd
 from ..rules.rpc_errors import classify, readable
 from . import router, snack, stack
@@ -29,6 +29,7 @@ from .connecting import wallet_request
 from ..rules import texts
 from ..services.send import erc20_tx, native_tx
 from . import balances, history
+from .solana_send_replies import SolanaSendPrepared
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -208,6 +209,8 @@ def fiat_value(model: Model) -> str | None:
 
 
 def _valid_receiver(namespace: str | None, receiver: str) -> bool:
+    if namespace == "solana":  # base58 of 32 to 44 characters naming a key on the curve (SPEC §5)
+        return is_solana_wallet_address(receiver)
     return namespace == "eip155" and is_evm_address(receiver)
 
 
@@ -301,6 +304,10 @@ def on_max(model: Model, msg: PressedSendMax, now: int) -> Step:
     rpc_url = _rpc_url(model)
     if address is None or rpc_url is None:
         return _with_send(model, error=FEE_UNAVAILABLE), []
+    if model.networks.active_namespace == "solana":
+        args = {"rpc_url": rpc_url, "sender": address, "receiver": address, "mint": None, "amount": 0,
+                "decimals": int(token.quantity_decimals)}
+        return model, [Call("solana_estimate_fee", args, MaxFeeEstimated, NATIVE)]
     receiver = model.send.receiver if is_evm_address(model.send.receiver) else address
     tx = native_tx(address, checksum(receiver), 0)
     return model, [Call("estimate_fee", {"rpc_url": rpc_url, "tx": tx}, MaxFeeEstimated, NATIVE)]
@@ -357,9 +364,15 @@ def _build_tx(model: Model) -> tuple[dict[str, str], TokenBalance] | None:
 def estimate(model: Model) -> Step:
     """Ask for the network fee of the transaction the form describes (and, for a token, whether
     its contract accepts the transfer, read with the contract's transfer interface)."""
+    key = _form_key(model.send)
+    if model.networks.active_namespace == "solana":
+        solana = _solana_args(model)
+        if solana is None:
+            return _with_send(model, fee=FeeEstimate(key=key, error=FEE_UNAVAILABLE)), []
+        model = _with_send(model, fee=FeeEstimate(key=key, loading=True))
+        return model, [Call("solana_estimate_fee", solana, FeeEstimated, key)]
     built = _build_tx(model)
     rpc_url = _rpc_url(model)
-    key = _form_key(model.send)
     if built is None or rpc_url is None:
         return _with_send(model, fee=FeeEstimate(key=key, error=FEE_UNAVAILABLE)), []
     tx, token = built
@@ -441,7 +454,41 @@ def _send_evm(model: Model, now: int) -> Step:
     return model, [Track("SEND_INITIATED", _track_props(model, token, amount)), effect]
 
 
-SENDERS = {"eip155": _send_evm}
+def _solana_args(model: Model) -> dict[str, object] | None:
+    """What the Solana send services need: sender, receiver, mint (None for SOL), base units."""
+    token = selected_token(model)
+    address = model.accounts.get("solana").address
+    rpc_url = _rpc_url(model)
+    if token is None or address is None or rpc_url is None:
+        return None
+    units = to_units(model.send.amount, int(token.quantity_decimals)) or 0
+    return {"rpc_url": rpc_url, "sender": address, "receiver": model.send.receiver.strip(),
+            "mint": token.address, "amount": units, "decimals": int(token.quantity_decimals)}
+
+
+def _send_solana(model: Model, now: int) -> Step:
+    """The engine prepares the transaction, the wallet signs it, the engine submits it and
+    follows its confirmation (slices/solana_send.py handles the steps' replies)."""
+    account = model.accounts.get("solana")
+    if account.address is None or account.connector_id is None:
+        return _refuse(model, NO_ACCOUNT)
+    issue = problem(model)
+    args = _solana_args(model) if issue is None else None
+    token = selected_token(model)
+    if args is None or token is None:
+        return _refuse(model, issue or TOKEN_REQUIRED)
+    # SPEC §4: a Solana send pushes a transaction-stack entry with view Account, goBack false
+    entry = router.TxEntry(view="Account", go_back=False)
+    model, send_id = model.next_id("send")
+    amount = model.send.amount
+    pending = PendingSend(send_id, "", (), token_key(token), amount, str(args["receiver"]))
+    model = replace(model, router=router.push_tx(model.router, entry))
+    model = _with_send(model, loading=True, error=None, pending=pending)
+    return model, [Track("SEND_INITIATED", _track_props(model, token, amount)),
+                   Call("solana_prepare_send", args, SolanaSendPrepared, send_id)]
+
+
+SENDERS = {"eip155": _send_evm, "solana": _send_solana}
 
 
 @dataclass(frozen=True)
