@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 
 from ..core.cmds import Cmd
 from ..core.shape import Slice
-from ..slices import directory, nfts, send
+from ..slices import directory_listing, nfts, send_tx
 from ..slices.connecting import Reattached
 from . import connect as connection
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
 
-AFTER_RELOAD = (directory.on_reattached, nfts.on_reattached, send.on_reattached)
+AFTER_RELOAD = (directory_listing.on_reattached, nfts.on_reattached, send_tx.on_reattached)
 
 
 def on_reattached(model: Model, msg: Reattached, now: int) -> Step:

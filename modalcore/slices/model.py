@@ -14,10 +14,10 @@ from ..chains.catalog import Network, catalog, pick
 from .accounts import AccountsState
 from .balances import BalancesState
 from .disconnect import DisconnectState
-from .directory import DirectoryState
+from .directory_query import DirectoryState
 from .history import HistoryState
 from .nfts import NftsState
-from .send import SendState
+from .send_form import SendState
 from .switching import SwitchState
 from .connecting import ConnectionState
 from .connectors import ConnectorsState, from_wallets

@@ -15,7 +15,9 @@ from ..core.shape import Handler, Slice
 from ..rules.rpc_errors import classify, readable
 from . import stack
 from .connecting import solana_request
-from .send import DECLINED, LOST_TIMEOUT, SEND_TIMEOUT_MS, _lost, _rpc_url, _succeeded, _with_send
+from .send_fee import _rpc_url
+from .send_form import with_send as _with_send
+from .send_tx import DECLINED, LOST_TIMEOUT, SEND_TIMEOUT_MS, _lost, _succeeded
 from .solana_send_replies import SolanaSendPrepared, SolanaSendSubmitted, SolanaTransactionSigned
 
 if TYPE_CHECKING:

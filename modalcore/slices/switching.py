@@ -16,7 +16,7 @@ from ..rules.rpc_errors import classify
 from . import balances, modal, router, siwx, snack, stack
 from .host import HostSwitchedNetwork
 from .networks import activate
-from .send import reset_send
+from .send_form import reset_send
 from .wallet_events import WalletAccountsChanged, WalletChainChanged, WalletDisconnected
 from ..rules import texts
 from .connecting import wallet_request

@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..slices.model import Model
-from ..slices import directory as dir_slice
-from ..slices.directory import RequestedMoreWallets, TypedWalletSearch
+from ..slices import directory_wallets
+from ..slices.directory_listing import RequestedMoreWallets
+from ..slices.directory_search import TypedWalletSearch
 from ..wire.frames import TextArgs
 from ..wire.nodes import Node, node
 from . import parts
@@ -36,8 +37,8 @@ def _skeletons(count: int) -> Node:
 
 def _search(model: Model) -> Node:
     state = model.directory
-    total = dir_slice.total(model)
-    placeholder = f"Search {dir_slice.rounded_count(total)} wallets" if total else "Search wallet"
+    total = directory_wallets.total(model)
+    placeholder = f"Search {directory_wallets.rounded_count(total)} wallets" if total else "Search wallet"
     return node("input", "all/search", on={"change": _typed}, value=state.search_text,
                 placeholder=placeholder, kind="search", label="Search wallet")
 

@@ -8,7 +8,7 @@ stands in for them meanwhile). "All Wallets" carries the directory's total, roun
 from __future__ import annotations
 
 from ..slices.model import Model
-from ..slices import directory as dir_slice
+from ..slices import directory_wallets
 from ..slices.navigation import PressedNavigate
 from ..wire.nodes import Node, node
 from . import parts
@@ -18,11 +18,11 @@ from .wallet_list import connect_rows
 def body(model: Model) -> Node:
     items = connect_rows(model)
     if model.options.features.allWallets:
-        total = dir_slice.total(model)
+        total = directory_wallets.total(model)
         items.append(
             node("wallet-item", "connect/all-wallets", on={"press": PressedNavigate("AllWallets")},
                  pending={"press": "busy"}, name="All Wallets", image="",
-                 tag=dir_slice.rounded_count(total) if total else "")
+                 tag=directory_wallets.rounded_count(total) if total else "")
         )
     footer = parts.row("connect/footer", [
         node("text", "connect/footer/text", text="Haven't got a wallet?", variant="small", tone="muted"),

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from ..slices.model import Model
 from ..rules.format import floor3, usd
-from ..slices.send import (
+from ..slices.send_fee import PressedSendMax, PressedSendPreview
+from ..slices.send_form import (
     INSUFFICIENT_FUNDS,
-    PressedSendMax,
-    PressedSendPreview,
     PressedSendTokenPicker,
     SelectedSendToken,
     change_amount,

@@ -8,7 +8,8 @@ from decimal import ROUND_UP, Decimal
 from ..slices.model import Model
 from ..rules.format import amount_with_symbol, usd
 from ..slices.navigation import PressedBack
-from ..slices.send import PressedDiscardSend, PressedRetrySend, PressedSend, fiat_value, selected_token
+from ..slices.send_form import fiat_value, selected_token
+from ..slices.send_tx import PressedDiscardSend, PressedRetrySend, PressedSend
 from ..slices.accounts import TokenBalance
 from ..wire.nodes import Node, node
 from . import parts

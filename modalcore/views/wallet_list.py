@@ -11,10 +11,10 @@ from collections.abc import Iterable
 
 from ..directory.wallets import Wallet
 from ..slices.model import Model
-from ..slices import directory as dir_slice
+from ..slices import directory_query, directory_wallets
 from ..slices.connecting import PressedWallet
 from ..slices.connectors import Connector, ordered
-from ..slices.directory import PressedDirectoryWallet
+from ..slices.directory_wallets import PressedDirectoryWallet
 from ..wire.nodes import Node, node
 
 LATE_TYPES = ("EXTERNAL", "AUTH")  # connectors listed after featured and custom wallets
@@ -34,7 +34,7 @@ def installed_wallets(model: Model, prefix: str) -> list[Node]:
 
 def wallet_row(model: Model, wallet: Wallet, node_id: str, *, image: bool, custom: bool = False) -> Node:
     """`image` False: the row's image is fetched only once it scrolls into view (`lazy`)."""
-    src = dir_slice.custom_image(model, wallet) if custom else dir_slice.wallet_image(model.directory, wallet)
+    src = directory_wallets.custom_image(model, wallet) if custom else directory_wallets.wallet_image(model.directory, wallet)
     return node("wallet-item", node_id, on={"press": PressedDirectoryWallet(wallet.id, custom)},
                 pending={"press": "busy"}, name=wallet.name, image=src, lazy=None if image else True)
 
@@ -44,13 +44,13 @@ def _directory_rows(model: Model, wallets: Iterable[Wallet], prefix: str, seen: 
     """Rows for directory wallets not shown yet and not installed; with `images`, the images of
     only the first `images` (of each page of 40 when `paged`) are fetched at once (SPEC §9), the
     others as they scroll into view."""
-    rdns = dir_slice.installed(model)
+    rdns = directory_wallets.installed(model)
     rows = []
     for index, wallet in enumerate(wallets):
         if wallet.id in seen or (wallet.rdns and wallet.rdns in rdns):
             continue
         seen.add(wallet.id)
-        position = index % dir_slice.PAGE_ENTRIES if paged else index
+        position = index % directory_query.PAGE_ENTRIES if paged else index
         with_image = images is None or position < images
         rows.append(wallet_row(model, wallet, f"{prefix}/w/{wallet.id}", image=with_image))
     return rows
@@ -60,7 +60,7 @@ def _custom_rows(model: Model, prefix: str, needle: str | None = None) -> list[N
     """Rows for the host's custom wallets (those whose name contains `needle`, when given);
     their node ids number them in the host's list."""
     return [wallet_row(model, w, f"{prefix}/custom/{i}", image=True, custom=True)
-            for i, w in enumerate(dir_slice.custom_wallets(model))
+            for i, w in enumerate(directory_wallets.custom_wallets(model))
             if needle is None or needle in w.name.lower()]
 
 
@@ -87,7 +87,7 @@ def all_wallet_rows(model: Model) -> list[Node]:
     rows = installed_wallets(model, "all")
     rows += _directory_rows(model, state.featured, "all", seen)
     rows += _custom_rows(model, "all")
-    rows += _directory_rows(model, state.wallets, "all", seen, images=dir_slice.IMAGES_PER_PAGE,
+    rows += _directory_rows(model, state.wallets, "all", seen, images=directory_query.IMAGES_PER_PAGE,
                             paged=True)
     return rows
 
@@ -97,11 +97,11 @@ def search_rows(model: Model) -> list[Node]:
     answer (at most 100, images for the first 20); installed ones appear as the connector."""
     state = model.directory
     needle = state.search_query.lower()
-    rdns = dir_slice.installed(model)
+    rdns = directory_wallets.installed(model)
     found = {w.rdns for w in state.results if w.rdns in rdns}
     rows = [connector_row(model, c, "all") for c in ordered(model.connectors)
             if needle in c.name.lower() or c.rdns in found]
     rows += _custom_rows(model, "all", needle)
-    rows += _directory_rows(model, state.results[:dir_slice.SEARCH_ENTRIES], "all", set(),
-                            images=dir_slice.IMAGES_PER_PAGE)
+    rows += _directory_rows(model, state.results[:directory_query.SEARCH_ENTRIES], "all", set(),
+                            images=directory_query.IMAGES_PER_PAGE)
     return rows

@@ -9,8 +9,8 @@ dead end.
 from __future__ import annotations
 
 from ..slices.model import Model
-from ..slices import directory as dir_slice
-from ..slices.directory import PressedWalletLink
+from ..slices import directory_wallets
+from ..slices.directory_wallets import PressedWalletLink
 from ..wire.nodes import Node, node
 
 LABELS = {"mobile": "Open {name}", "desktop": "Open desktop app", "webapp": "Open web app"}
@@ -28,9 +28,9 @@ def body(model: Model) -> Node:
         return node("stack", "wallet/body", [
             node("text", "wallet/missing", text="This wallet is not available.", variant="body", tone="muted"),
         ], dir="col", gap=12, align="center", pad=16)
-    image = (dir_slice.custom_image(model, wallet) if state.selected_custom
-             else dir_slice.wallet_image(state, wallet))
-    links = dir_slice.wallet_links(model, wallet)
+    image = (directory_wallets.custom_image(model, wallet) if state.selected_custom
+             else directory_wallets.wallet_image(state, wallet))
+    links = directory_wallets.wallet_links(model, wallet)
     children: list[Node] = [
         node("image", "wallet/logo", src=image, alt=wallet.name, size=80),
         node("text", "wallet/status", text="Not installed in this browser", variant="label"),

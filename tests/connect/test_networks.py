@@ -45,7 +45,7 @@ def test_unrecognised_chain_4902_adds_the_chain_with_its_parameters(driver: Driv
 def test_switching_resets_the_send_form(driver: Driver) -> None:
     from dataclasses import replace
 
-    from modalcore.slices.send import SendState
+    from modalcore.slices.send_form import SendState
 
     driver.connect()
     driver.session.model = replace(driver.model, send=SendState(amount="1", receiver=ADDRESS))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from modalcore.core.cmds import Call
-from modalcore.slices.directory import SEARCH_TIMER
+from modalcore.slices.directory_search import SEARCH_TIMER
 
 from .conftest import METAMASK, all_wallets, harness
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from modalcore.core.cmds import CallSettled
 from modalcore.rules import limits as L
-from modalcore.slices.directory import PAGE_ENTRIES
+from modalcore.slices.directory_query import PAGE_ENTRIES
 
 from .conftest import harness
 

@@ -3,7 +3,7 @@ recent, injected, featured, custom, external, recommended; include / exclude ids
 
 from __future__ import annotations
 
-from modalcore.slices.directory import RECOMMENDED_ENTRIES
+from modalcore.slices.directory_query import RECOMMENDED_ENTRIES
 
 from .conftest import DEV, METAMASK, all_wallets, harness
 

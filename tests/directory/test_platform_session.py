@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from modalcore.slices import directory as dir_slice
+from modalcore.slices import directory_wallets
 from modalcore.enginetest import build_model
 
 from .conftest import all_wallets, harness
@@ -41,15 +41,15 @@ def test_custom_wallets_follow_the_same_rules() -> None:
     custom = [{"id": "web", "name": "Web Only", "webapp_link": "https://w.example"},
               {"id": "bare", "name": "Bare"}, {"id": "app", "name": "App", "mobile_link": "app://"}]
     mobile = build_model({"networks": ["eip155:1"], "customWallets": custom}, env=IOS)
-    assert [w.id for w in dir_slice.custom_wallets(mobile)] == ["app"]
+    assert [w.id for w in directory_wallets.custom_wallets(mobile)] == ["app"]
     universal = build_model({"networks": ["eip155:1"], "customWallets": custom, "universalProvider": True})
-    assert [w.id for w in dir_slice.custom_wallets(universal)] == ["web", "app"]
+    assert [w.id for w in directory_wallets.custom_wallets(universal)] == ["web", "app"]
 
 
 def test_telegram_socials_come_from_the_join_env() -> None:
     android = build_model(env={"mobile": True, "platform": "android", "telegram": True})
-    assert dir_slice.socials(android) == ("google", "discord", "farcaster", "github", "apple")
+    assert directory_wallets.socials(android) == ("google", "discord", "farcaster", "github", "apple")
     mac = build_model(env={"platform": "mac", "telegram": True})
-    assert "x" not in dir_slice.socials(mac) and "google" in dir_slice.socials(mac)
+    assert "x" not in directory_wallets.socials(mac) and "google" in directory_wallets.socials(mac)
     plain = build_model(env={"platform": "ios", "mobile": True})
-    assert "google" in dir_slice.socials(plain)
+    assert "google" in directory_wallets.socials(plain)

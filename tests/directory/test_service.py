@@ -13,7 +13,8 @@ from modalcore.runtime.clock import FakeClock
 from modalcore.runtime.services import ServiceContext, ServiceRegistry
 from modalcore.server.config import parse_config
 from modalcore.services.wiring import register_engine_services
-from modalcore.slices.directory import SEARCH_TIMER, DirectoryFetched, WalletSearchDue
+from modalcore.slices.directory_query import DirectoryFetched
+from modalcore.slices.directory_search import SEARCH_TIMER, WalletSearchDue
 
 from .conftest import all_wallets
 

@@ -3,7 +3,7 @@ through `open_url` effects, and no QR code while WalletConnect pairing does not 
 
 from __future__ import annotations
 
-from modalcore.slices.directory import PressedDirectoryWallet, PressedWalletLink
+from modalcore.slices.directory_wallets import PressedDirectoryWallet, PressedWalletLink
 
 from .conftest import METAMASK, DirHarness, all_wallets, harness
 

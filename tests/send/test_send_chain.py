@@ -13,7 +13,7 @@ import pytest
 from modalcore.devchain.pytest_plugin import ChainsInfo
 from modalcore.devchain.rpc import Rpc, encode_call
 from modalcore.services.history import fetch_history
-from modalcore.slices import send as send_slice
+from modalcore.slices import send_tx
 from modalcore.views.activity_tab import MONTHS
 
 from .conftest import WALLET_NODE, ChainDriver
@@ -121,7 +121,7 @@ def test_each_bad_input_is_refused_and_nothing_reaches_wallet_or_chain(
         nonce, block = rpc.nonce(SENDER), rpc.call("eth_blockNumber")
         fill(d, fields["key"], fields["amount"], fields["receiver"])
         d.intent("send/preview")
-        d.deliver(send_slice.PressedSend())  # even a send forced past the preview is refused
+        d.deliver(send_tx.PressedSend())  # even a send forced past the preview is refused
         d.pump()
         assert d.node("send/error").p["text"] == message
         assert d.effects("eth_sendTransaction") == [] and d.sent == []

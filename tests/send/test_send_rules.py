@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from modalcore.slices.model import model_from_data, model_to_data
-from modalcore.slices import send as send_slice
+from modalcore.slices import send_tx
 from modalcore.slices.router import TxEntry
 
 from .conftest import ADDRESS, DEMO, OTHER, TUSD, Driver
@@ -218,7 +218,7 @@ def test_loading_turns_on_while_the_wallet_is_asked(driver: Driver) -> None:
 def test_loading_is_always_turned_off_at_the_end(driver: Driver, outcome: dict[str, Any]) -> None:
     effect = send(driver)
     if outcome.get("timeout"):
-        driver.advance(send_slice.SEND_TIMEOUT_MS)
+        driver.advance(send_tx.SEND_TIMEOUT_MS)
     elif outcome.get("reload"):
         driver.rejoin(reloaded=True)
     elif "error" in outcome:
@@ -280,7 +280,7 @@ def test_the_chain_is_chosen_by_the_namespace_else_unsupported_chain(driver: Dri
     networks = driver.model.networks
     driver.session.model = replace(driver.model, networks=replace(
         networks, active="bip122:000000000019d6689c085ae165831e93"))
-    out = driver.deliver(send_slice.PressedSend())
+    out = driver.deliver(send_tx.PressedSend())
     assert driver.model.send.error == "Unsupported chain"
     assert driver.model.send.loading is False
     assert [f for f in out.frames if f["t"] == "effect"] == []
@@ -292,7 +292,7 @@ def test_without_an_account_nothing_is_sent(driver: Driver) -> None:
     account = accounts.get("eip155")
     driver.session.model = replace(driver.model, accounts=accounts.with_account(
         "eip155", replace(account, address=None, connector_id=None)))
-    driver.deliver(send_slice.PressedSend())
+    driver.deliver(send_tx.PressedSend())
     assert driver.model.send.error == "No ActiveCaipAddress found"
     assert driver.effects("eth_sendTransaction") == []
 
@@ -303,7 +303,7 @@ def test_without_an_account_nothing_is_sent(driver: Driver) -> None:
 def test_a_second_press_while_waiting_sends_nothing(driver: Driver) -> None:
     send(driver)
     driver.intent("send-preview/send")
-    driver.deliver(send_slice.PressedSend())
+    driver.deliver(send_tx.PressedSend())
     assert len(driver.effects("eth_sendTransaction")) == 1
 
 
@@ -339,7 +339,7 @@ def test_a_request_lost_with_a_reload_is_shown_lost_and_never_reissued(driver: D
     assert alert.p["message"].startswith("The wallet request was lost when the page reloaded.")
     assert driver.node("send-preview/lost/retry").p["text"] == "Try again"
     assert driver.node("send-preview/send") is None
-    driver.deliver(send_slice.PressedSend())  # the plain send does not re-issue it either
+    driver.deliver(send_tx.PressedSend())  # the plain send does not re-issue it either
     assert driver.effects("eth_sendTransaction") == [effect]
     assert driver.model.router.tx_stack == ()
 
@@ -382,7 +382,7 @@ def test_discarding_a_lost_request_keeps_the_form(driver: Driver) -> None:
 
 def test_a_wallet_that_never_answers_is_shown_as_lost(driver: Driver) -> None:
     send(driver)
-    driver.advance(send_slice.SEND_TIMEOUT_MS)
+    driver.advance(send_tx.SEND_TIMEOUT_MS)
     assert driver.model.send.pending.status == "lost"
     assert driver.model.send.pending.reason == "The wallet did not answer in time"
 
@@ -394,7 +394,7 @@ def test_a_network_switch_resets_the_form_but_not_a_waiting_request(driver: Driv
     assert driver.model.networks.active == "eip155:31338"
     assert driver.model.send.amount == ""
     assert driver.model.send.pending is not None and driver.model.send.loading is True
-    driver.deliver(send_slice.PressedSend())
+    driver.deliver(send_tx.PressedSend())
     assert len(driver.effects("eth_sendTransaction")) == 1
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from modalcore.chains.catalog import SOLANA_DEVNET, SOLANA_LOCAL
 from modalcore.enginetest import Harness
 from modalcore.samples import DEV_ADDRESS, DEV_WALLET, SECOND_ADDRESS
-from modalcore.slices.send import ChangedSendAmount, ChangedSendReceiver
+from modalcore.slices.send_form import ChangedSendAmount, ChangedSendReceiver
 
 SOL_ADDRESS = "SuJsQsCbtNtogXTXfXKnuqSeyde72ryvUz3JhqPKRKg"  # dev account 0 (on the curve)
 TOKEN_ACCOUNT = "5t6Zxgh551nei5WMBgh6eoLBXWnsyLsukL1zEgDaSLD"  # an associated token account: off the curve

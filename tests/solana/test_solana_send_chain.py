@@ -16,7 +16,8 @@ from solders.transaction import Transaction
 
 from modalcore.rules.format import floor3
 from modalcore.services.solana_rpc import SolanaRpc
-from modalcore.slices.send import ChangedSendAmount, ChangedSendReceiver, PressedSend, SelectedSendToken
+from modalcore.slices.send_form import ChangedSendAmount, ChangedSendReceiver, SelectedSendToken
+from modalcore.slices.send_tx import PressedSend
 from modalcore.solana.devchain.accounts import DEV_TOKEN, dev_keypair
 from modalcore.solana.devchain.process import SolanaDevchain
 

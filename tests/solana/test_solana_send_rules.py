@@ -10,8 +10,8 @@ import pytest
 from modalcore.chains.catalog import SOLANA_LOCAL
 from modalcore.enginetest import Harness
 from modalcore.slices.router import TxEntry
-from modalcore.slices.send import (
-    ChangedSendAmount, ChangedSendReceiver, PressedSend, SelectedSendToken)
+from modalcore.slices.send_form import ChangedSendAmount, ChangedSendReceiver, SelectedSendToken
+from modalcore.slices.send_tx import PressedSend
 
 from .harness import solana_harness
 

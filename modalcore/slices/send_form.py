@@ -1,0 +1,213 @@
+"""The send form (SPEC §3 "Send state", §5): its state, the messages that edit it, and the
+rules that read it (the selected token, the amount in units, what is wrong with the form).
+
+The form (token, amount, receiver) is reset when the network switches and after a successful
+send; a wallet request still waiting stays known through a reset, so it is never sent twice.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation, localcontext
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..core.evolve import replace
+from ..core.msg import Msg
+from ..rules import texts
+from ..rules.addresses import is_evm_address, is_solana_wallet_address
+from ..rules.format import usd
+
+if TYPE_CHECKING:
+    from .accounts import TokenBalance
+    from .model import Model, Step
+
+NATIVE = "native"
+
+AMOUNT_AND_RECEIVER_REQUIRED = texts.AMOUNT_AND_RECEIVER_REQUIRED
+TOKEN_REQUIRED = texts.TOKEN_REQUIRED
+INVALID_ADDRESS = "Invalid address"
+INVALID_AMOUNT = "Invalid amount"
+INSUFFICIENT_FUNDS = "Insufficient funds"
+
+_AMOUNT = re.compile(r"^(\d+(\.\d*)?|\.\d+)$")
+
+
+@dataclass(frozen=True)
+class FeeEstimate:
+    key: str = ""  # the form the estimate is for (token, amount, receiver)
+    loading: bool = False
+    fee_wei: str | None = None
+    gas: str | None = None
+    gas_price: str | None = None
+    error: str | None = None
+    transfer_ok: bool | None = None
+
+
+@dataclass(frozen=True)
+class PendingSend:
+    """The one wallet request of a send: waiting for its answer, or lost."""
+
+    send_id: str
+    eid: str
+    tx: tuple[tuple[str, str], ...]
+    token: str
+    amount: str
+    receiver: str
+    status: Literal["waiting", "lost"] = "waiting"
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class SendState:
+    token: str | None = None  # token address, or "native"
+    amount: str = ""
+    receiver: str = ""
+    receiver_profile_name: str | None = None
+    receiver_profile_image_url: str | None = None
+    network_balance_usd: str | None = None
+    loading: bool = False
+    last_retry: int | None = None
+    picking: bool = False  # the token list is open
+    error: str | None = None
+    fee: FeeEstimate = field(default_factory=FeeEstimate)
+    pending: PendingSend | None = None
+
+
+def reset_send(model: Model) -> Model:
+    """An empty form. A wallet request still waiting stays known, so it is never sent twice."""
+    pending = model.send.pending
+    waiting = pending is not None and pending.status == "waiting"
+    return replace(model, send=SendState(pending=pending, loading=waiting))
+
+
+# ----- messages
+
+
+@dataclass(frozen=True)
+class PressedSendTokenPicker(Msg):
+    pass
+
+
+@dataclass(frozen=True)
+class SelectedSendToken(Msg):
+    key: str
+
+
+@dataclass(frozen=True)
+class ChangedSendAmount(Msg):
+    value: str
+
+
+@dataclass(frozen=True)
+class ChangedSendReceiver(Msg):
+    value: str
+
+
+
+def change_amount(args: Any) -> Msg:
+    return ChangedSendAmount(str(getattr(args, "value", "")))
+
+
+def change_receiver(args: Any) -> Msg:
+    return ChangedSendReceiver(str(getattr(args, "value", "")))
+
+
+# ----- reading the form
+
+
+def token_key(token: TokenBalance) -> str:
+    return token.address or NATIVE
+
+
+def tokens(model: Model) -> tuple[TokenBalance, ...]:
+    return model.accounts.get(model.networks.active_namespace).token_balance
+
+
+def selected_token(model: Model) -> TokenBalance | None:
+    key = model.send.token
+    return next((t for t in tokens(model) if token_key(t) == key), None)
+
+
+def to_units(amount: str, decimals: int) -> int | None:
+    """The amount in the token's smallest unit; None unless it is a plain decimal number that
+    the token's decimals can hold exactly."""
+    text = amount.strip().replace(",", ".")
+    if not _AMOUNT.match(text):
+        return None
+    with localcontext() as ctx:
+        ctx.prec = 200
+        value = Decimal(text).scaleb(decimals)
+        if value != value.to_integral_value():
+            return None
+        return int(value)
+
+
+def _decimal(text: str) -> Decimal | None:
+    try:
+        return Decimal(text.strip().replace(",", "."))
+    except InvalidOperation:
+        return None
+
+
+def fiat_value(model: Model) -> str | None:
+    token = selected_token(model)
+    amount = _decimal(model.send.amount) if model.send.amount else None
+    if token is None or not token.price or amount is None or not amount.is_finite():
+        return None
+    return usd(amount * Decimal(str(token.price)))
+
+
+def _valid_receiver(namespace: str | None, receiver: str) -> bool:
+    if namespace == "solana":  # base58 of 32 to 44 characters naming a key on the curve (SPEC §5)
+        return is_solana_wallet_address(receiver)
+    return namespace == "eip155" and is_evm_address(receiver)
+
+
+def problem(model: Model) -> str | None:
+    """What is wrong with the form, first problem first (SPEC §5 messages), or None."""
+    state = model.send
+    if not state.amount.strip() or not state.receiver.strip():
+        return AMOUNT_AND_RECEIVER_REQUIRED
+    token = selected_token(model)
+    if state.token is None or token is None:
+        return TOKEN_REQUIRED
+    if not _valid_receiver(model.networks.active_namespace, state.receiver.strip()):
+        return INVALID_ADDRESS
+    units = to_units(state.amount, int(token.quantity_decimals))
+    if units is None or units <= 0:
+        return INVALID_AMOUNT
+    balance = to_units(token.quantity_numeric, int(token.quantity_decimals)) or 0
+    if units > balance:
+        return INSUFFICIENT_FUNDS
+    return None
+
+
+def form_key(state: SendState) -> str:
+    return f"{state.token}|{state.amount.strip()}|{state.receiver.strip().lower()}"
+
+
+def with_send(model: Model, **changes: Any) -> Model:
+    return replace(model, send=replace(model.send, **changes))
+
+
+# ----- the form
+
+
+def on_token_picker(model: Model, msg: PressedSendTokenPicker, now: int) -> Step:
+    return with_send(model, picking=not model.send.picking), []
+
+
+def on_select_token(model: Model, msg: SelectedSendToken, now: int) -> Step:
+    if not any(token_key(t) == msg.key for t in tokens(model)):
+        return model, []
+    return with_send(model, token=msg.key, picking=False, error=None, fee=FeeEstimate()), []
+
+
+def on_amount(model: Model, msg: ChangedSendAmount, now: int) -> Step:
+    return with_send(model, amount=msg.value.strip(), error=None, fee=FeeEstimate()), []
+
+
+def on_receiver(model: Model, msg: ChangedSendReceiver, now: int) -> Step:
+    return with_send(model, receiver=msg.value.strip(), error=None, fee=FeeEstimate(),
+                      receiver_profile_name=None, receiver_profile_image_url=None), []
