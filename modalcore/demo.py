@@ -1,5 +1,5 @@
 """`python -m modalcore demo` (what `make run` starts): the two local chains with their
-contracts, the engine, and the demo page, on 127.0.0.1.
+contracts, the local Solana dev chain, the engine, and the demo page, on 127.0.0.1.
 
 The engine's port is checked before anything starts (a port in use stops here with what to do).
 The chains listen on free ports by default, so two demos run side by side (the Dev Wallet
@@ -17,6 +17,9 @@ import sys
 from .devchain.deploy import deploy_all
 from .devchain.nodes import NodeStartError, ensure_node_modules, free_port, start_nodes, stop_nodes
 from .server.config import dev_networks, parse_config
+from .solana.devchain.network import solana_dev_network
+from .solana.devchain.process import SolanaDevchainError
+from .solana.devchain.process import start as start_solana
 
 CHAIN_IDS = (31337, 31338)
 QUIET_LOGGERS = ("httpx", "httpcore")
@@ -77,20 +80,28 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
         print(f"error: {error}", file=sys.stderr)
         return 1
     try:
+        solana = start_solana()
+    except SolanaDevchainError as error:
+        stop_nodes(nodes)
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    try:
         rpc_urls = {node.chain_id: node.rpc_url for node in nodes}
         deployment = deploy_all(rpc_urls, expected_path=None)
         config = parse_config({
             "projects": {"demo": {"name": "Modalcore demo dApp", "origins": []}},
-            "networks": dev_networks(rpc_urls, deployment),
+            "networks": {**dev_networks(rpc_urls, deployment), **solana_dev_network(solana.rpc_url)},
             "store": {"kind": "sqlite", "path": ".modalcore/sessions.db"},
             "devchain_proxy": True,  # the Dev Wallet reaches the chains through /devchain
         })
         quiet_logging()
         for chain_id, url in sorted(rpc_urls.items()):
             print(f"chain {chain_id}: {url}", flush=True)
+        print(f"chain {solana.caip2}: {solana.rpc_url}", flush=True)
         print(f"\n  Modalcore demo: http://{host}:{port}/   (stop: Ctrl-C)\n", flush=True)
         app = create_app(config, record_dir=record_dir, record_name=record_name)
         uvicorn.run(app, host=host, port=port, log_level="warning", **uvicorn_options())
     finally:
+        solana.stop()
         stop_nodes(nodes)
     return 0

@@ -12,6 +12,7 @@ from solders.keypair import Keypair
 from solders.signature import Signature
 from solders.transaction import Transaction
 
+from modalcore.chains.catalog import SOLANA_LOCAL, catalog
 from modalcore.services.jsonrpc import RpcCallError
 from modalcore.services.solana_rpc import SolanaRpc
 from modalcore.solana.devchain.accounts import DEV_LAMPORTS, DEV_TOKEN, dev_keypair
@@ -143,3 +144,9 @@ async def test_batch_requests(solana_devchain: SolanaDevchain) -> None:
     assert [a.get("result") for a in answers][0] == "ok"
     assert isinstance(answers[1]["result"], int)
     assert answers[2]["error"]["code"] == -32601
+
+
+def test_the_catalogue_names_the_dev_chain_by_its_genesis_hash(solana_devchain: SolanaDevchain) -> None:
+    assert solana_devchain.caip2 == SOLANA_LOCAL
+    [token] = catalog()[SOLANA_LOCAL].tokens
+    assert token.address == str(DEV_TOKEN.mint) and token.decimals == DEV_TOKEN.decimals
