@@ -8,6 +8,9 @@
   rpc_url=None)`` → ``{"ok": True, "token": str, "session": session}`` or
   ``{"ok": False, "reason": code, "error": text}`` (never raises for a bad sign-in)
 - ``siwx.revoke(address, domain=None)`` → ``{"revoked": int}``
+- ``siws.sessions(address, domain, chain)`` and ``siws.verify(message, signature, session_key,
+  domain, uri, chain, address)``: the same for Sign-In with Solana (modalcore/siwx/solana.py;
+  `chain` a CAIP-2 id, `signature` base64 Ed25519)
 
 A session is ``{"id", "data", "message", "signature", "cacao"}`` (SPEC §3, see
 `SiwxSession.to_json`). `chain_id` may be an int or a CAIP-2 id ("eip155:1"); `address` may be
@@ -30,6 +33,7 @@ from eth_account.signers.local import LocalAccount
 from .message import SiwxMessageError, parse_chain_id
 from .store import DEFAULT_SESSION_TTL_MS, SiwxSession, SiwxStore
 from .tokens import issue_token
+from .solana import SOLANA_CHAIN_ID, is_session_of, siws_session, verify_siws
 from .verify import SiwxVerifyError, verify
 
 Service = Callable[..., Awaitable[Any]]
@@ -125,6 +129,26 @@ def siwx_services(
         )
         return {"ok": True, "token": token, "session": session.to_json()}
 
+    async def siws_sessions(ctx: Any = None, /, *, address: str, domain: str | None = None,
+                            chain: str) -> dict[str, Any]:
+        found = await store.sessions_for(address, domain, SOLANA_CHAIN_ID, now(ctx))
+        return {"sessions": [s.to_json() for s in found if is_session_of(s, address, chain)]}
+
+    async def siws_verify(ctx: Any = None, /, *, message: str, signature: str, session_key: str,
+                          domain: str, uri: str, chain: str, address: str | None = None) -> dict[str, Any]:
+        now_ms = now(ctx)
+        try:
+            parsed = await verify_siws(message, signature, expected_domain=domain, expected_uri=uri,
+                                       expected_chain=chain, expected_address=address,
+                                       nonce_store=store, session_key=session_key, now_ms=now_ms)
+        except SiwxVerifyError as error:
+            return {"ok": False, "reason": error.reason, "error": error.detail}
+        session = siws_session(parsed, message, signature, now_ms=now_ms, default_ttl_ms=session_ttl_ms)
+        await store.add_session(session)
+        token = issue_token(signer, address=parsed.address, chain_id=SOLANA_CHAIN_ID, domain=parsed.domain,
+                            sid=session.id, iat=now_ms // 1000, exp=session.expires_at // 1000)
+        return {"ok": True, "token": token, "session": session.to_json()}
+
     async def revoke(
         ctx: Any = None, /, *, address: str, domain: str | None = None
     ) -> dict[str, Any]:
@@ -135,4 +159,6 @@ def siwx_services(
         "siwx.sessions": sessions,
         "siwx.verify": verify_service,
         "siwx.revoke": revoke,
+        "siws.sessions": siws_sessions,
+        "siws.verify": siws_verify,
     }
