@@ -56,6 +56,14 @@ SOLANA_MAINNET = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"
 SOLANA_DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"
 SOLANA_TESTNET = "solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z"
 SOLANA_LOCAL = "solana:CmpNeggWJ4JaWJeJ8YKN1Zypmk7uvQq3"  # LiteSVM's genesis blockhash
+# Wallet Standard names the clusters instead (solana:mainnet, ...); any other is a local one
+WALLET_STANDARD_CHAINS = {SOLANA_MAINNET: "solana:mainnet", SOLANA_DEVNET: "solana:devnet",
+                          SOLANA_TESTNET: "solana:testnet"}
+
+
+def wallet_standard_chain(network_id: str) -> str:
+    """The Wallet Standard chain id of a Solana CAIP-2 network (`solana:localnet` for others)."""
+    return WALLET_STANDARD_CHAINS.get(network_id, "solana:localnet")
 
 BUILTIN: tuple[Network, ...] = (
     Network("eip155:1", "Ethereum", ETH, ("https://cloudflare-eth.com",), "https://etherscan.io"),

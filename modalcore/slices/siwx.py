@@ -7,6 +7,7 @@ origin verified at the handshake, has the wallet `personal_sign` it and the engi
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 from ..core.evolve import replace
 from typing import TYPE_CHECKING, Any
@@ -20,7 +21,8 @@ from ..core.shape import Handler, Slice
 from ..siwx.message import SiwxMessage, SiwxMessageError
 from . import modal, router, snack
 from ..rules import texts
-from .connecting import wallet_request
+from .connecting import solana_request, wallet_request
+from ..siwx.solana import SiwsMessage
 from .disconnect import start as disconnect
 
 if TYPE_CHECKING:
@@ -30,6 +32,7 @@ AUTHENTICATING = texts.AUTHENTICATING
 DECLINED = texts.SIGNATURE_DECLINED
 SMART_ACCOUNTS = texts.SMART_ACCOUNTS
 INIT_FAILED = texts.SIWX_INIT_FAILED
+MAX_SIGNATURE_CHARS = 128  # base64 of a 64-byte Ed25519 signature is 88
 
 
 @dataclass(frozen=True)
@@ -64,11 +67,29 @@ def origin_parts(origin: str) -> tuple[str, str]:
 
 
 def _active(model: Model) -> tuple[str, str, int] | None:
+    if model.networks.active_namespace != "eip155":
+        return None
     account = model.accounts.get("eip155")
     network = model.networks.active
     if account.address is None or network is None or model.networks.unsupported:
         return None
     return account.address, account.caip_address or "", int(network.split(":", 1)[1])
+
+
+def _active_solana(model: Model) -> tuple[str, str, str] | None:
+    """(address, caip address, CAIP-2 network) when a Solana account is active (SIWS)."""
+    if model.networks.active_namespace != "solana":
+        return None
+    account = model.accounts.get("solana")
+    network = model.networks.active
+    if account.address is None or network is None or model.networks.unsupported:
+        return None
+    return account.address, account.caip_address or "", network
+
+
+def _active_caip(model: Model) -> str | None:
+    evm, sol = _active(model), _active_solana(model)
+    return evm[1] if evm else sol[1] if sol else None
 
 
 class SiwxSessions(BaseModel):
@@ -115,6 +136,9 @@ class SiwxVerified(Reply):
 def check_sessions(model: Model) -> Step:
     """After connect: with sign-in set up, an active address and a supported network,
     look up sessions (SPEC §4)."""
+    solana = _active_solana(model)
+    if model.siwx.enabled and solana is not None:
+        return _check_solana_sessions(model, *solana)
     active = _active(model)
     if not model.siwx.enabled or active is None:
         return model, []
@@ -128,9 +152,18 @@ def check_sessions(model: Model) -> Step:
     return replace(model, siwx=siwx), [call]
 
 
+def _check_solana_sessions(model: Model, address: str, caip: str, network: str) -> Step:
+    if model.siwx.has_session and model.siwx.session_address == caip:
+        return model, []
+    domain, _ = origin_parts(model.origin)
+    siwx = replace(model.siwx, has_session=False, token=None, session_address=None)
+    call = Call("siws.sessions", {"address": address, "domain": domain, "chain": network},
+                SiwxSessionsFetched, caip)
+    return replace(model, siwx=siwx), [call]
+
+
 def on_sessions(model: Model, msg: SiwxSessionsFetched, now: int) -> Step:
-    active = _active(model)
-    if active is None or active[1] != msg.key:
+    if _active_caip(model) != msg.key:
         return model, []
     caip = msg.key
     if msg.result is None:
@@ -149,7 +182,7 @@ def on_sessions(model: Model, msg: SiwxSessionsFetched, now: int) -> Step:
 
 
 def on_pressed_sign(model: Model, msg: PressedSignIn, now: int) -> Step:
-    if model.siwx.signing or _active(model) is None:
+    if model.siwx.signing or _active_caip(model) is None:
         return model, []
     model = replace(model, siwx=replace(model.siwx, signing=True))
     model, cmds = snack.show_loading(model, AUTHENTICATING)
@@ -158,6 +191,11 @@ def on_pressed_sign(model: Model, msg: PressedSignIn, now: int) -> Step:
 
 
 def on_nonce(model: Model, msg: SiwxNonceFetched, now: int) -> Step:
+    solana = _active_solana(model)
+    if model.siwx.signing and solana is not None:
+        if msg.result is None:
+            return _init_failed(model)
+        return _sign_solana(model, msg.result.nonce, now, *solana)
     active = _active(model)
     if not model.siwx.signing or active is None:
         return model, []
@@ -185,12 +223,48 @@ def on_nonce(model: Model, msg: SiwxNonceFetched, now: int) -> Step:
     return model, [effect]
 
 
+def _sign_solana(model: Model, nonce: str, now: int, address: str, caip: str, network: str) -> Step:
+    """SIWS: the CAIP-122 message for the Solana account, signed with solana:signMessage."""
+    options = model.options.siwx
+    domain, uri = origin_parts(model.origin)
+    try:
+        message = SiwsMessage.create(
+            domain=domain, address=address, uri=uri, chain_id=network, nonce=nonce, now_ms=now,
+            statement=options.statement if options else None,
+            ttl_ms=options.expirationSeconds * 1000 if options else None,
+            resources=list(options.resources) if options else None,
+        ).to_text()
+    except SiwxMessageError:
+        return _init_failed(model)
+    account = model.accounts.get("solana")
+    model = replace(model, siwx=replace(model.siwx, message=message))
+    params: dict[str, object] = {"message": base64.b64encode(message.encode()).decode(), "account": address}
+    model, effect = solana_request(model, account.connector_id or "", "solana:signMessage", params,
+                                   SiwxMessageSigned)
+    return model, [effect]
+
+
 @dataclass(frozen=True)
 class SiwxMessageSigned(EffectReply):
-    """The wallet answered personal_sign of the sign-in message."""
+    """The wallet answered personal_sign (or solana:signMessage) of the sign-in message."""
+
+
+def _on_solana_signed(model: Model, msg: SiwxMessageSigned, address: str, caip: str, network: str) -> Step:
+    signature = msg.result.get("signature") if isinstance(msg.result, dict) else None
+    if not msg.ok or not isinstance(signature, str) or len(signature) > MAX_SIGNATURE_CHARS:
+        return _sign_failed(model, msg.error_message)
+    domain, uri = origin_parts(model.origin)
+    args: dict[str, object] = {
+        "message": model.siwx.message, "signature": signature, "session_key": model.session_id,
+        "domain": domain, "uri": uri, "chain": network, "address": address,
+    }
+    return model, [Call("siws.verify", args, SiwxVerified, caip)]
 
 
 def on_signed(model: Model, msg: SiwxMessageSigned, now: int) -> Step:
+    solana = _active_solana(model)
+    if model.siwx.signing and solana is not None and model.siwx.message is not None:
+        return _on_solana_signed(model, msg, *solana)
     active = _active(model)
     if not model.siwx.signing or active is None or model.siwx.message is None:
         return model, []

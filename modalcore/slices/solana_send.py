@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..chains.catalog import wallet_standard_chain
 from ..core.cmds import Call
 from ..core.evolve import replace
 from ..core.msg import Msg
@@ -48,7 +49,7 @@ def on_prepared(model: Model, msg: SolanaSendPrepared, now: int) -> Step:
     if account.address is None or account.connector_id is None:
         return _failed(model, BAD_SIGNED)
     params: dict[str, object] = {"transaction": msg.result.transaction, "account": account.address,
-                                 "chain": model.networks.active or ""}
+                                 "chain": wallet_standard_chain(model.networks.active or "")}
     model, effect = solana_request(model, account.connector_id, "solana:signTransaction", params,
                                    SolanaTransactionSigned, msg.key, timeout_ms=SEND_TIMEOUT_MS)
     pending = replace(pending, eid=effect.eid, tx=(("message", msg.result.message),))

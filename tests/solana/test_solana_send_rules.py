@@ -68,7 +68,7 @@ def test_a_solana_send_is_prepared_signed_submitted_with_an_account_stack_entry(
     h.settle_call("solana_prepare_send", {"transaction": "AAAA", "message": MESSAGE})
     effect = h.pending_effect("solana:signTransaction")
     assert effect["kind"] == "solana"
-    assert effect["req"]["params"] == {"transaction": "AAAA", "account": SENDER, "chain": SOLANA_LOCAL}
+    assert effect["req"]["params"] == {"transaction": "AAAA", "account": SENDER, "chain": "solana:localnet"}
     h.answer("solana:signTransaction", {"transaction": "c2lnbmVk"})
     [submit] = h.pending_calls("solana_submit_send")
     assert submit.args == {"rpc_url": "http://127.0.0.1:9", "transaction": "c2lnbmVk", "message": MESSAGE}
