@@ -68,9 +68,10 @@ def add(state: ConnectorsState, connector: Connector) -> ConnectorsState:
     if len(state.items) >= MAX_CONNECTORS:
         return state
     items = state.items
-    if connector.type == "ANNOUNCED" and connector.supports("eip155"):
-        # a provider announced through EIP-6963 replaces the legacy injected stand-in
-        items = tuple(c for c in items if c.type != "INJECTED")
+    if connector.type == "ANNOUNCED":
+        if connector.supports("eip155"):
+            # a provider announced through EIP-6963 replaces the legacy injected stand-in
+            items = tuple(c for c in items if c.type != "INJECTED")
     elif any(c.type == "ANNOUNCED" and c.supports("eip155") for c in items):
         return state
     return replace(state, items=(*items, connector))

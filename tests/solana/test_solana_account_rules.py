@@ -112,3 +112,11 @@ def test_switching_between_eip155_and_solana_recomputes_the_address_and_resets_s
     h.answer("wallet_switchEthereumChain", None)
     assert h.model.networks.active_namespace == "eip155"
     assert h.model.accounts.get("eip155").caip_address == f"eip155:31337:{DEV_ADDRESS}"
+
+
+def test_a_solana_wallet_is_listed_beside_an_evm_wallet() -> None:
+    h = harness(["eip155:31337", SOLANA_LOCAL], [DEV_WALLET, SOLANA_WALLET])
+    h.host("open")
+    names = [n.p.get("name") or n.p.get("title") for n in h.of_type("wallet-item")]
+    assert h.find_text("Dev Wallet", exact=True) and h.find_text("Solana Dev Wallet", exact=True), names
+    assert [c.namespaces for c in h.model.connectors.items] == [("eip155",), ("solana",)]
