@@ -131,8 +131,15 @@ def _switched(model: Model, network_id: str, now: int) -> Step:
     if networks.unsupported is None:
         model, more = _after_switch(model)
         cmds += more
+        if account.status != "connected" and _connected_elsewhere(model, namespace) and model.modal.open:
+            # another namespace's network with no account there yet: connect a wallet for it
+            model = replace(model, router=router.reset(model.router, "Connect"))
     model, fetch = balances.fetch(model, now, force=True)
     return model, [*cmds, *fetch]
+
+
+def _connected_elsewhere(model: Model, namespace: str) -> bool:
+    return any(ns != namespace and acc.status == "connected" for ns, acc in model.accounts.by_namespace)
 
 
 def _after_switch(model: Model) -> Step:

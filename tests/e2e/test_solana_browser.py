@@ -4,6 +4,7 @@ by the wallet and submitted by the engine, landing on the chain exact to the lam
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -22,7 +23,7 @@ from modalcore.solana.devchain.network import solana_dev_network
 from modalcore.solana.devchain.process import SolanaDevchain
 from modalcore.testing import RunningServer
 
-from .conftest import TIMEOUT_MS, Demo, engine_config, free_port, open_modal, serve, watch
+from .conftest import ACCOUNT_0, TIMEOUT_MS, Demo, engine_config, free_port, open_modal, serve, watch
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
 
@@ -107,3 +108,29 @@ def test_connect_the_solana_dev_wallet_see_sol_and_send_it(
     # SPEC §4: a Solana send's stack entry shows Account; the balance refreshes
     account = demo.wait_view("Account")
     expect(account).to_contain_text(f"{sol(before - 500_000_000 - FEE)} SOL")
+
+
+def test_switch_between_a_solana_and_an_eip155_network(solana_demo: Demo) -> None:
+    from playwright.sync_api import expect
+
+    demo = solana_demo
+    open_modal(demo)
+    demo.wait_view("Connect").get_by_role("button", name="Solana Dev Wallet").click()
+    demo.wait_host("account", lambda a: a.get("caipAddress") == f"{SOLANA_LOCAL}:{WALLET}")
+    open_modal(demo)
+    account = demo.wait_view("Account")
+    account.get_by_role("button", name="Switch network").click()
+    demo.wait_view("Networks").get_by_role("button", name="Hardhat", exact=True).click()
+    # no eip155 account yet: Connect, and the EVM Dev Wallet connects it
+    demo.wait_view("Connect").get_by_role("button", name=re.compile(r"^Dev Wallet")).click()
+    demo.wait_host("account", lambda a: str(a.get("caipAddress", "")).lower() == f"eip155:31337:{ACCOUNT_0}")
+    open_modal(demo)
+    account = demo.wait_view("Account")
+    expect(account).to_contain_text("ETH")
+    account.get_by_role("button", name="Switch network").click()
+    demo.wait_view("Networks").get_by_role("button", name="Solana Local", exact=True).click()
+    demo.wait_host("account", lambda a: a.get("caipAddress") == f"{SOLANA_LOCAL}:{WALLET}")
+    demo.wait_host("network", lambda n: n.get("caipNetworkId") == SOLANA_LOCAL)
+    open_modal(demo)
+    expect(demo.wait_view("Account")).to_contain_text("SOL")
+    assert demo.wallet_requests("wallet_switchEthereumChain") == []  # a Solana network asks no EVM wallet

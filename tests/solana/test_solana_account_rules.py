@@ -120,3 +120,26 @@ def test_a_solana_wallet_is_listed_beside_an_evm_wallet() -> None:
     names = [n.p.get("name") or n.p.get("title") for n in h.of_type("wallet-item")]
     assert h.find_text("Dev Wallet", exact=True) and h.find_text("Solana Dev Wallet", exact=True), names
     assert [c.namespaces for c in h.model.connectors.items] == [("eip155",), ("solana",)]
+
+
+def test_switching_to_a_namespace_without_an_account_asks_to_connect_one() -> None:
+    h = harness([SOLANA_LOCAL, "eip155:31337"], [DEV_WALLET, SOLANA_WALLET])
+    connect_solana(h)
+    h.host("open")
+    h.press("account/network")
+    assert h.view == "Networks"
+    h.host("switch_network", network="eip155:31337")
+    assert h.model.networks.active_namespace == "eip155"
+    assert h.view == "Connect"  # no eip155 account yet: connect a wallet for it
+    [item] = [n for n in h.find_text("Dev Wallet", exact=True) if n.t == "wallet-item"]
+    h.press(item.id)
+    h.answer("eth_requestAccounts", [DEV_ADDRESS.lower()])
+    h.answer("eth_chainId", "0x7a69")
+    assert h.model.accounts.get("eip155").caip_address == f"eip155:31337:{DEV_ADDRESS}"
+    assert h.model.accounts.get("solana").caip_address == f"{SOLANA_LOCAL}:{SOL_ADDRESS}"  # still connected
+    h.host("switch_network", network=SOLANA_LOCAL)
+    assert h.model.networks.active_namespace == "solana"
+    h.host("open")
+    assert h.view == "Account"
+    assert h.node("account/address").p["text"] == "SuJsQs…KRKg"  # the Solana address again
+    assert h.host_state("account")["caipAddress"] == f"{SOLANA_LOCAL}:{SOL_ADDRESS}"
