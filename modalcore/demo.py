@@ -98,7 +98,9 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
         for chain_id, url in sorted(rpc_urls.items()):
             print(f"chain {chain_id}: {url}", flush=True)
         print(f"chain {solana.caip2}: {solana.rpc_url}", flush=True)
-        print(f"\n  Modalcore demo: http://{host}:{port}/   (stop: Ctrl-C)\n", flush=True)
+        print(f"\n  Modalcore demo: http://{host}:{port}/   (stop: Ctrl-C)", flush=True)
+        print(f"  with Solana:    http://{host}:{port}/?networks={solana.caip2},eip155:31337,eip155:31338\n",
+              flush=True)
         app = create_app(config, record_dir=record_dir, record_name=record_name)
         uvicorn.run(app, host=host, port=port, log_level="warning", **uvicorn_options())
     finally:

@@ -20,6 +20,7 @@ from ..core.msg import Msg
 from ..core.shape import Handler, Slice
 from ..siwx.message import SiwxMessage, SiwxMessageError
 from . import modal, router, snack
+from ..rules import limits as L
 from ..rules import texts
 from .connecting import solana_request, wallet_request
 from ..siwx.solana import SiwsMessage
@@ -32,7 +33,6 @@ AUTHENTICATING = texts.AUTHENTICATING
 DECLINED = texts.SIGNATURE_DECLINED
 SMART_ACCOUNTS = texts.SMART_ACCOUNTS
 INIT_FAILED = texts.SIWX_INIT_FAILED
-MAX_SIGNATURE_CHARS = 128  # base64 of a 64-byte Ed25519 signature is 88
 
 
 @dataclass(frozen=True)
@@ -251,7 +251,7 @@ class SiwxMessageSigned(EffectReply):
 
 def _on_solana_signed(model: Model, msg: SiwxMessageSigned, address: str, caip: str, network: str) -> Step:
     signature = msg.result.get("signature") if isinstance(msg.result, dict) else None
-    if not msg.ok or not isinstance(signature, str) or len(signature) > MAX_SIGNATURE_CHARS:
+    if not msg.ok or not isinstance(signature, str) or len(signature) > L.SOLANA_SIGNATURE_CHARS:
         return _sign_failed(model, msg.error_message)
     domain, uri = origin_parts(model.origin)
     args: dict[str, object] = {

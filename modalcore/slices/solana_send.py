@@ -13,6 +13,7 @@ from ..core.cmds import Call
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
+from ..rules import limits as L
 from ..rules.rpc_errors import classify, readable
 from . import stack
 from .connecting import solana_request
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
 
 TX_FAILED = "The transaction failed on the network"
 BAD_SIGNED = "The wallet returned no signed transaction"
-MAX_TRANSACTION_CHARS = 2_000  # base64 of a transaction (at most 1,232 bytes on Solana)
 
 
 def _waiting(model: Model, send_id: str) -> bool:
@@ -60,7 +60,7 @@ def _signed(result: object) -> str | None:
     if not isinstance(result, dict):
         return None
     transaction = result.get("transaction")
-    if not isinstance(transaction, str) or not 0 < len(transaction) <= MAX_TRANSACTION_CHARS:
+    if not isinstance(transaction, str) or not 0 < len(transaction) <= L.SOLANA_TRANSACTION_CHARS:
         return None
     return transaction
 

@@ -48,7 +48,7 @@ class AnnouncedWallet(BaseModel):
     icon: Annotated[str, Field(max_length=L.WALLET_ICON_CHARS)] = ""
     rdns: Annotated[str, Field(max_length=L.WALLET_RDNS_CHARS)] = ""
     # Wallet Standard wallets announce "solana" (PROTOCOL.md, join.wallets)
-    namespaces: Annotated[list[Literal["eip155", "solana"]], Field(min_length=1, max_length=2)] = ["eip155"]
+    namespaces: Annotated[list[Literal["eip155", "solana"]], Field(min_length=1, max_length=L.MAX_WALLET_NAMESPACES)] = ["eip155"]
 
 
 class Join(_Frame):
