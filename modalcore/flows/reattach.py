@@ -14,6 +14,7 @@ from ..core.shape import Slice
 from ..slices import directory_listing, nfts, send_tx
 from ..slices.connecting import Reattached
 from . import connect as connection
+from . import solana_connect
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
@@ -28,7 +29,8 @@ def on_reattached(model: Model, msg: Reattached, now: int) -> Step:
         model, more = react(model, msg, now)
         cmds += more
     model, resynced = connection.resync(model, msg, now)
-    return model, [*cmds, *resynced]
+    model, solana = solana_connect.resync_solana(model, msg, now)
+    return model, [*cmds, *resynced, *solana]
 
 
 SLICE = Slice("reattach", {Reattached: on_reattached})

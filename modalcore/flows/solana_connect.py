@@ -20,7 +20,7 @@ from ..rules.addresses import is_solana_wallet_address
 from ..rules.rpc_errors import classify
 from ..slices import balances, modal, router, siwx
 from ..slices.accounts import AccountState, WalletInfo
-from ..slices.connecting import ConnectionState, solana_request
+from ..slices.connecting import ConnectionState, Reattached, solana_request
 from ..slices.connectors import remember_recent
 from ..slices.networks import activate
 
@@ -129,6 +129,42 @@ def connected_solana(model: Model, connector_id: str, address: str, network: str
     return model, [*cmds, *fetch]
 
 
-HANDLERS: dict[type[Msg], Handler] = {SolanaAccountsAnswered: on_solana_accounts}
+RESYNC_TIMEOUT_MS = 10_000
+
+
+def resync_solana(model: Model, msg: Reattached, now: int) -> Step:
+    """After a reload a connected Solana account is asked for again, silently
+    (`standard:connect` with `silent`: no prompt); the wallet must still grant that address."""
+    account = model.accounts.get(NAMESPACE)
+    if not msg.reloaded or account.status == "disconnected":
+        return model, []
+    connector_id = account.connector_id
+    if connector_id is None or model.connectors.get(connector_id) is None:
+        return replace(model, accounts=model.accounts.cleared(NAMESPACE)), []
+    model = replace(model, accounts=model.accounts.with_account(NAMESPACE, replace(account, status="connecting")))
+    model, effect = solana_request(model, connector_id, "standard:connect", {"silent": True},
+                                   SolanaResyncAnswered, timeout_ms=RESYNC_TIMEOUT_MS)
+    return model, [effect]
+
+
+@dataclass(frozen=True)
+class SolanaResyncAnswered(EffectReply):
+    """The wallet answered the silent standard:connect after a reload (`key`: the connector id)."""
+
+
+def on_resync(model: Model, msg: SolanaResyncAnswered, now: int) -> Step:
+    account = model.accounts.get(NAMESPACE)
+    if account.status != "connecting" or account.connector_id != msg.key:
+        return model, []
+    accounts = _accounts(msg.result) if msg.ok else None
+    if not accounts or account.address not in accounts:
+        return replace(model, accounts=model.accounts.cleared(NAMESPACE)), []
+    model = replace(model, accounts=model.accounts.with_account(NAMESPACE, replace(account, status="connected")))
+    if model.networks.active_namespace != NAMESPACE:
+        return model, []
+    return balances.fetch(model, now)
+
+
+HANDLERS: dict[type[Msg], Handler] = {SolanaAccountsAnswered: on_solana_accounts, SolanaResyncAnswered: on_resync}
 
 SLICE = Slice("solana_connection", HANDLERS)

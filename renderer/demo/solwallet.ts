@@ -117,8 +117,14 @@ export async function installSolanaDevWallet(label = 'modalcore solana devchain 
     features: {
       'standard:connect': {
         version: '1.0.0',
-        connect: async () => {
+        connect: async (input?: { silent?: boolean }) => {
+          if (input?.silent) {
+            // no prompt: the page reloaded; granted again only if it was connected in this tab
+            connected = connected || sessionStorage.getItem('solanaDevWallet.connected') === '1';
+            return { accounts: connected ? [account] : [] };
+          }
           prompt('standard:connect');
+          sessionStorage.setItem('solanaDevWallet.connected', '1');
           connected = true;
           for (const l of listeners) l({ accounts: [account] });
           return { accounts: [account] };

@@ -71,7 +71,10 @@ export async function runSolana(wallet: StandardWallet, req: Req): Promise<unkno
   const params = (typeof req.params === 'object' && req.params !== null ? req.params : {}) as Req;
   switch (text(req.method, 64)) {
     case 'standard:connect': {
-      const out = (await method(wallet, 'standard:connect', 'connect')()) as { accounts?: StandardAccount[] };
+      const connect = method(wallet, 'standard:connect', 'connect');
+      const out = (await (params.silent === true ? connect({ silent: true }) : connect())) as {
+        accounts?: StandardAccount[];
+      };
       const accounts = out?.accounts ?? wallet.accounts ?? [];
       return accounts.map((a) => a.address).slice(0, 32);
     }

@@ -143,3 +143,24 @@ def test_switching_to_a_namespace_without_an_account_asks_to_connect_one() -> No
     assert h.view == "Account"
     assert h.node("account/address").p["text"] == "SuJsQs…KRKg"  # the Solana address again
     assert h.host_state("account")["caipAddress"] == f"{SOLANA_LOCAL}:{SOL_ADDRESS}"
+
+
+def test_after_a_reload_the_solana_account_is_asked_again_silently() -> None:
+    h = harness([SOLANA_LOCAL], [SOLANA_WALLET])
+    connect_solana(h)
+    h.rejoin(last=None)
+    effect = h.pending_effect("standard:connect")
+    assert effect["req"]["params"] == {"silent": True}
+    assert h.model.accounts.get("solana").status == "connecting"
+    h.answer("standard:connect", [SOL_ADDRESS])
+    assert h.model.accounts.get("solana").status == "connected"
+    assert h.model.accounts.get("solana").caip_address == f"{SOLANA_LOCAL}:{SOL_ADDRESS}"
+
+
+def test_after_a_reload_a_wallet_that_no_longer_grants_the_account_disconnects_it() -> None:
+    h = harness([SOLANA_LOCAL], [SOLANA_WALLET])
+    connect_solana(h)
+    h.rejoin(last=None)
+    h.answer("standard:connect", [])
+    assert h.model.accounts.get("solana").status == "disconnected"
+    assert h.model.accounts.get("solana").address is None
