@@ -20,8 +20,13 @@ from ..wire.nodes import Node, node
 LATE_TYPES = ("EXTERNAL", "AUTH")  # connectors listed after featured and custom wallets
 
 
+NAMESPACE_BADGES = {("solana",): "SOLANA", ("eip155", "solana"): "EVM + SOLANA"}
+
+
 def connector_row(model: Model, connector: Connector, prefix: str) -> Node:
-    tag = "RECENT" if connector.id in model.connectors.recent else "INSTALLED"
+    """A wallet of the solana namespace carries its namespace badge (issue 18)."""
+    badge = NAMESPACE_BADGES.get(connector.namespaces)
+    tag = "RECENT" if connector.id in model.connectors.recent else badge or "INSTALLED"
     return node("wallet-item", f"{prefix}/wallet/{connector.id}",
                 on={"press": PressedWallet(connector.id)}, pending={"press": "busy"},
                 name=connector.name, image=connector.image_url, tag=tag)

@@ -164,3 +164,12 @@ def test_after_a_reload_a_wallet_that_no_longer_grants_the_account_disconnects_i
     h.answer("standard:connect", [])
     assert h.model.accounts.get("solana").status == "disconnected"
     assert h.model.accounts.get("solana").address is None
+
+
+def test_solana_wallets_carry_a_namespace_badge() -> None:
+    h = harness(["eip155:31337", SOLANA_LOCAL], [DEV_WALLET, SOLANA_WALLET, {**BOTH_WALLET, "uuid": "b",
+                                                                           "name": "Both", "rdns": "both"}])
+    h.host("open")
+    tags = {n.p["name"]: n.p.get("tag") for n in h.of_type("wallet-item") if n.p.get("name") in
+            ("Dev Wallet", "Solana Dev Wallet", "Both")}
+    assert tags == {"Dev Wallet": "INSTALLED", "Solana Dev Wallet": "SOLANA", "Both": "EVM + SOLANA"}
