@@ -45,12 +45,14 @@ def solana_engine(devchains: ChainsInfo, solana_devchain: SolanaDevchain,
 
 
 @pytest.fixture
-def solana_demo(browser: Any, solana_engine: RunningServer) -> Iterator[Demo]:
+def solana_demo(request: pytest.FixtureRequest, browser: Any, solana_engine: RunningServer) -> Iterator[Demo]:
+    """The demo page asking for the Solana network (and the query of a `demo_query` marker)."""
+    marker = request.node.get_closest_marker("demo_query")
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     context.set_default_timeout(TIMEOUT_MS)
     demo = Demo(context, context.new_page(), solana_engine.http_url)
     watch(demo)
-    demo.goto(QUERY)
+    demo.goto(QUERY + (f"&{marker.args[0]}" if marker else ""))
     demo.page.wait_for_function("window.solanaDevWallet !== undefined")
     try:
         yield demo
@@ -134,3 +136,17 @@ def test_switch_between_a_solana_and_an_eip155_network(solana_demo: Demo) -> Non
     open_modal(demo)
     expect(demo.wait_view("Account")).to_contain_text("SOL")
     assert demo.wallet_requests("wallet_switchEthereumChain") == []  # a Solana network asks no EVM wallet
+
+
+@pytest.mark.demo_query("siwx=required")
+def test_sign_in_with_solana_with_the_dev_wallet(solana_demo: Demo) -> None:
+    demo = solana_demo
+    open_modal(demo)
+    demo.wait_view("Connect").get_by_role("button", name="Solana Dev Wallet").click()
+    sign = demo.wait_view("SIWXSignMessage")
+    sign.get_by_role("button", name="Sign", exact=True).click()
+    demo.wait_host("account", lambda a: a.get("isConnected") is True and a.get("caipAddress") == f"{SOLANA_LOCAL}:{WALLET}")
+    siwx = demo.wait_host("siwx", lambda s: s.get("signedIn") is True)
+    assert siwx["token"]
+    methods = demo.eval("window.solanaDevWallet.requests.map((r) => r.method)")
+    assert methods == ["standard:connect", "solana:signMessage"]

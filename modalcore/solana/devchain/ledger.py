@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from solders.account import Account
-from solders.hash import Hash
 from solders.keypair import Keypair
 from solders.litesvm import LiteSVM
 from solders.pubkey import Pubkey
@@ -171,7 +170,3 @@ class DevLedger:
 def _err_json(failed: FailedTransactionMetadata) -> Any:
     """A TransactionError in the RPC's JSON form ("AlreadyProcessed", {"InstructionError": ...})."""
     return json.loads(failed.to_json())["err"]
-
-
-def parse_blockhash(value: str) -> Hash:
-    return Hash.from_string(value)

@@ -18,7 +18,7 @@ from solders.token.state import TokenAccount
 from solders.transaction import VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata
 
-from ..programs import TOKEN_PROGRAM
+from ..programs import TOKEN_ACCOUNT_SIZE, TOKEN_PROGRAM
 from .ledger import DevLedger, LedgerError
 
 API_VERSION = "2.2.0"
@@ -113,7 +113,7 @@ class DevRpc:
     def _account_json(self, account: Account, encoding: str) -> dict[str, Any]:
         raw = bytes(account.data)
         data: Any
-        if encoding == "jsonParsed" and account.owner == TOKEN_PROGRAM and len(raw) == 165:
+        if encoding == "jsonParsed" and account.owner == TOKEN_PROGRAM and len(raw) == TOKEN_ACCOUNT_SIZE:
             data = self._parsed_token_account(TokenAccount.from_bytes(raw), len(raw))
         elif encoding in ("base64", "jsonParsed"):
             data = [base64.b64encode(raw).decode("ascii"), "base64"]
