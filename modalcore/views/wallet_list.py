@@ -32,9 +32,16 @@ def connector_row(model: Model, connector: Connector, prefix: str) -> Node:
                 name=connector.name, image=connector.image_url, tag=tag)
 
 
+def listed(model: Model) -> tuple[Connector, ...]:
+    """The connectors in connector order that can connect to a namespace the host asked for (a
+    Solana-only wallet is not offered to an eip155-only dApp)."""
+    namespaces = {network.namespace for network in model.networks.known} or {"eip155"}
+    return tuple(c for c in ordered(model.connectors) if any(c.supports(ns) for ns in namespaces))
+
+
 def installed_wallets(model: Model, prefix: str) -> list[Node]:
     """Rows for every connector the browser announced, recent first."""
-    return [connector_row(model, connector, prefix) for connector in ordered(model.connectors)]
+    return [connector_row(model, connector, prefix) for connector in listed(model)]
 
 
 def wallet_row(model: Model, wallet: Wallet, node_id: str, *, image: bool, custom: bool = False) -> Node:
@@ -71,7 +78,7 @@ def _custom_rows(model: Model, prefix: str, needle: str | None = None) -> list[N
 
 def connect_rows(model: Model) -> list[Node]:
     """The Connect view's wallets in connector order."""
-    connectors = ordered(model.connectors)
+    connectors = listed(model)
     early = [c for c in connectors if c.type not in LATE_TYPES]
     late = [c for c in connectors if c.type in LATE_TYPES]
     state = model.directory
@@ -104,7 +111,7 @@ def search_rows(model: Model) -> list[Node]:
     needle = state.search_query.lower()
     rdns = directory_wallets.installed(model)
     found = {w.rdns for w in state.results if w.rdns in rdns}
-    rows = [connector_row(model, c, "all") for c in ordered(model.connectors)
+    rows = [connector_row(model, c, "all") for c in listed(model)
             if needle in c.name.lower() or c.rdns in found]
     rows += _custom_rows(model, "all", needle)
     rows += _directory_rows(model, state.results[:directory_query.SEARCH_ENTRIES], "all", set(),

@@ -9,6 +9,7 @@ from typing import Any
 from modalcore.chains.catalog import SOLANA_DEVNET, SOLANA_LOCAL
 from modalcore.enginetest import Harness
 from modalcore.samples import DEV_ADDRESS, DEV_WALLET, SECOND_ADDRESS
+from modalcore.slices.connecting import PressedWallet
 from modalcore.slices.send_form import ChangedSendAmount, ChangedSendReceiver
 
 SOL_ADDRESS = "SuJsQsCbtNtogXTXfXKnuqSeyde72ryvUz3JhqPKRKg"  # dev account 0 (on the curve)
@@ -74,9 +75,12 @@ def test_an_off_curve_or_malformed_address_is_not_an_account() -> None:
         assert h.pending_calls("solana_balances") == []
 
 
-def test_a_solana_wallet_without_a_solana_network_is_refused() -> None:
-    h = harness(["eip155:1"], [SOLANA_WALLET])
-    connect_solana(h)
+def test_a_solana_wallet_is_not_offered_without_a_solana_network_and_refused_if_pressed() -> None:
+    h = harness(["eip155:1"], [DEV_WALLET, SOLANA_WALLET])
+    h.host("open")
+    assert h.find_text("Dev Wallet", exact=True) and not h.find_text("Solana Dev Wallet", exact=True)
+    h.deliver(PressedWallet("dev.modal.solana"))  # a stale press for it anyway
+    h.answer("standard:connect", [SOL_ADDRESS])
     assert h.model.accounts.get("solana").status == "disconnected"
     assert h.model.connection.error == "Unsupported chain"
 
