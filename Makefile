@@ -13,7 +13,7 @@ NPM_CI  := npm ci --no-audit --no-fund --loglevel=error
 HOST    ?= 127.0.0.1
 PORT    ?= 8700
 
-.PHONY: run test test-python test-renderer bench fuzz deps renderer chain chromium redis typecheck imports clean
+.PHONY: run test test-python test-renderer bench fuzz deps renderer chain chromium redis nginx typecheck imports clean
 
 deps: $(STAMP) $(SIWE_STAMP) $(SIWE_JS) renderer/dist/modal.js chain/node_modules/.installed walletpeer/node_modules/.installed oidcprovider/node_modules/.installed
 
@@ -74,14 +74,21 @@ redis:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
 	  else echo "redis-server is missing: run 'sudo apt-get install -y redis-server'"; exit 1; fi; }
 
+# Debian's nginx for the reverse-proxy test (config/nginx.example.conf, issue 17): the test runs
+# its own nginx on a free loopback port; never as a system service here.
+nginx:
+	@test -x /usr/sbin/nginx || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null; \
+	  else echo "nginx is missing: run 'sudo apt-get install -y nginx-light'"; exit 1; fi; }
+
 run: $(RUNSTAMP) renderer/dist/modal.js chain/node_modules/.installed
 	$(PY) -m modalcore demo --host $(HOST) --port $(PORT)
 
-test: deps chromium redis typecheck imports
+test: deps chromium redis nginx typecheck imports
 	cd renderer && npm test --silent
 	$(PY) -m pytest -q
 
-test-python: deps redis
+test-python: deps redis nginx
 	$(PY) -m pytest -q -m "not e2e"
 
 # The load tool (issue 17) against `python -m modalcore serve` workers over real websockets,

@@ -1,5 +1,5 @@
 """Command line: `python -m modalcore serve ...`, `demo ...`, `replay PATH...`, `audit verify`,
-`inspect DIR` and `keys rotate-master-key`."""
+`analytics prune`, `inspect DIR`, `i18n extract|check` and `keys rotate-master-key`."""
 
 from __future__ import annotations
 
@@ -11,11 +11,15 @@ from collections.abc import Sequence
 
 import uvicorn
 
+from .analytics.cli import add_arguments as analytics_arguments
+from .analytics.cli import run as run_analytics
 from .audit.cli import add_arguments as audit_arguments
 from .audit.cli import run as run_audit
 from .demo import run as run_demo
 from .embedded.keys_cli import add_arguments as keys_arguments
 from .embedded.keys_cli import run as run_keys
+from .i18n.cli import add_arguments as i18n_arguments
+from .i18n.cli import run as run_i18n
 from .inspect.cli import add_arguments as inspect_arguments
 from .inspect.cli import run as run_inspect
 from .replay.cli import add_arguments
@@ -109,10 +113,18 @@ def build_parser() -> argparse.ArgumentParser:
     audit_arguments(audit)
     audit.set_defaults(run=_audit)
 
+    analytics = commands.add_parser("analytics", help="locally kept analytics events: prune past the retention")
+    analytics_arguments(analytics)
+    analytics.set_defaults(run=run_analytics)
+
     inspect = commands.add_parser(
         "inspect", help="a loopback page to step through recordings and their divergences")
     inspect_arguments(inspect)
     inspect.set_defaults(run=_inspect)
+
+    i18n = commands.add_parser("i18n", help="message catalogues: extract new strings, list untranslated ones")
+    i18n_arguments(i18n)
+    i18n.set_defaults(run=run_i18n)
 
     keys = commands.add_parser("keys", help="embedded wallet master key: generate, rotate")
     keys_arguments(keys)

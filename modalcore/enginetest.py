@@ -20,11 +20,12 @@ Results come back in the shapes the services return (`modalcore.samples`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .core.cmds import Call, CallSettled, CancelTimer, Cmd, Effect, StartTimer
+from .chains.catalog import Network
+from .core.cmds import Call, CallSettled, CancelTimer, Cmd, Effect, StartTimer, Track
 from .slices.model import Model, Step, initial_model
 from .core.msg import Msg
 from . import samples
@@ -35,7 +36,7 @@ from .engine.update import FLOWS, SLICES
 from .replay.expect import expectation_failures
 from .replay.screen import texts_on_screen
 from .slices.accounts import AccountsState, AccountState
-from .slices.options import parse_options
+from .slices.options import HostOptions, parse_options
 from .slices.router import Route, TxEntry
 from .slices.siwx import SiwxState
 from .wire.frames import (
@@ -81,11 +82,13 @@ def build_model(
     is_open: bool = False,
     project: str = "test-project",
     origin: str = "http://localhost:8000",
+    known_networks: Mapping[str, Network] | None = None,
 ) -> Model:
     """The model a session starts with, as `join` builds it, then the overrides given.
 
     `history` puts views on the stack directly (views without a view module yet included);
-    `is_open` starts with the modal open.
+    `is_open` starts with the modal open; `known_networks` is the operator's network catalog
+    (e.g. the dev chains with their RPC URLs).
     """
     model = initial_model(
         project,
@@ -93,6 +96,7 @@ def build_model(
         parse_options(dict(options if options is not None else DEFAULT_OPTIONS)),
         Env.model_validate(dict(env or {})),
         [AnnouncedWallet.model_validate(dict(wallet)) for wallet in wallets],
+        known_networks=dict(known_networks) if known_networks is not None else None,
     )
     if accounts is not None:
         model = replace(model, accounts=accounts)
@@ -162,6 +166,7 @@ class Harness:
         join: Join | None = None,
         origin: str = "http://localhost:8000",
         table: Table = HARNESS_TABLE,
+        networks: Sequence[Network] = (),
         **build: Any,
     ) -> None:
         self.now = now
@@ -170,7 +175,8 @@ class Harness:
         self.session = Session(session_id, model, now, table)
         self.frames: list[dict[str, Any]] = []  # every server frame, in order
         self.last: list[dict[str, Any]] = []  # the frames of the latest call
-        self.cmds: list[Cmd] = []  # commands other than timers, in order
+        self.cmds: list[Cmd] = []  # commands other than timers, in order, until settled
+        self.log: list[Cmd] = []  # every command the session returned, in order (timers too)
         self.timers: dict[str, Timer] = {}
         self.client_seq = 0 if join is None else join.s
         self.server_seq = 0  # highest server `s` seen (acknowledged on the next frame)
@@ -185,7 +191,7 @@ class Harness:
         if recorder is not None:
             if join is None:
                 raise ValueError("a recorded session starts with its join frame")
-            recorder.join(now, session_id, origin, join)
+            recorder.join(now, session_id, origin, join, networks)  # `networks`: the operator's
             self.session.recorder = recorder
         self._take(self.session.welcome(token, resumed=False, last=None, now=now))
 
@@ -271,8 +277,15 @@ class Harness:
     def theme(self) -> dict[str, Any]:
         return self.latest("theme")
 
-    def effects(self) -> list[dict[str, Any]]:
-        return self.frames_of("effect")
+    def effects(self, method: str | None = None) -> list[dict[str, Any]]:
+        """Every effect frame sent (asking `method`, an EIP-1193 method, when given)."""
+        return [f for f in self.frames_of("effect") if method is None or f["req"].get("method") == method]
+
+    def last_effect(self) -> dict[str, Any]:
+        effects = self.effects()
+        if not effects:
+            raise AssertionError(f"no effect was sent; view {self.view}")
+        return effects[-1]
 
     def pending_effects(self) -> list[dict[str, Any]]:
         return [f for f in self.effects() if f["eid"] in self.session.effects]
@@ -350,15 +363,18 @@ class Harness:
         return self.send(Resync(t="resync", s=self._next_seq(), a=self.server_seq, v=version))
 
     def rejoin(
-        self, *, last: int | None, wallets: Iterable[Mapping[str, Any]] | None = None
+        self, *, last: int | None, wallets: Iterable[Mapping[str, Any]] | None = None,
+        options: HostOptions | None = None,
     ) -> list[dict[str, Any]]:
         """A new socket for this session: `last` when the page kept its tree, None after a
-        reload. The page announces `wallets` again (by default the ones it joined with)."""
+        reload. The page announces `wallets` again (by default the ones it joined with), and
+        after a reload may bring new `options`."""
         announced = (
             self.wallets if wallets is None
             else [AnnouncedWallet.model_validate(dict(w)) for w in wallets]
         )
-        out = self.session.welcome(self.token, resumed=True, last=last, now=self.now, wallets=announced)
+        out = self.session.welcome(self.token, resumed=True, last=last, now=self.now, wallets=announced,
+                                   options=options)
         return self._take(out)
 
     # ----- messages and time
@@ -419,6 +435,33 @@ class Harness:
             return self.effect_result(effect["eid"], result=result)
         return self.effect_result(effect["eid"], ok=False, code=code, message=message)
 
+    def answer_last(
+        self, result: Any = None, *, code: int | None = None, message: str = "", eid: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """The browser answers the newest effect sent (or effect `eid`): with `result`, or with
+        the error `code` and `message`."""
+        target = eid if eid is not None else self.last_effect()["eid"]
+        if code is None:
+            return self.effect_result(target, result=result)
+        return self.effect_result(target, ok=False, code=code, message=message)
+
+    def calls(self, service: str | None = None) -> list[Call]:
+        """Every service call the session asked for, settled or not, oldest first."""
+        return [c for c in self.log if isinstance(c, Call) and (service is None or c.service == service)]
+
+    def tracks(self, event: str | None = None) -> list[Track]:
+        """Every analytics event the session tracked (named `event`, when given)."""
+        return [c for c in self.log if isinstance(c, Track) and (event is None or c.event == event)]
+
+    def settle(
+        self, call: Call, result: Any = None, *, ok: bool = True, error: str = "",
+    ) -> list[dict[str, Any]]:
+        """`call` (pending or not: a duplicate answer) comes back, as the runtime delivers it."""
+        if call in self.cmds:
+            self.cmds.remove(call)
+        return self.deliver(CallSettled(purpose=call.purpose, ok=ok, result=result if ok else None,
+                                        error=error, context=dict(call.context)))
+
     def pending_calls(self, service: str | None = None) -> list[Call]:
         """Service calls the session asked for and nobody settled yet, oldest first."""
         return [c for c in self.cmds if isinstance(c, Call) and (service is None or c.service == service)]
@@ -443,8 +486,7 @@ class Harness:
         self.cmds.remove(call)
         if after_ms:
             self.advance(after_ms)
-        return self.deliver(CallSettled(purpose=call.purpose, ok=ok, result=result if ok else None,
-                                        error=error, context=call.context))
+        return self.settle(call, result, ok=ok, error=error)
 
     def connect_wallet(
         self,
@@ -491,6 +533,7 @@ class Harness:
         for frame in out.frames:
             self.server_seq = max(self.server_seq, frame["s"])
         self.frames.extend(out.frames)
+        self.log.extend(out.cmds)
         for cmd in out.cmds:
             if isinstance(cmd, StartTimer):
                 self._order += 1

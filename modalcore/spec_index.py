@@ -18,8 +18,10 @@ SPEC_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
         "stack rules, transaction stack": ("modalcore.slices.router",),
         "header and host navigation": ("modalcore.slices.navigation",),
         "account tabs": ("modalcore.slices.account_ui", "modalcore.views.account"),
+        "RegisterAccountName, RegisterAccountNameSuccess": (
+            "modalcore.views.register_account_name", "modalcore.views.register_account_name_success"),
         "not built (no view module): ConnectingWalletConnect, ConnectingSiwe, ConnectingFarcaster, "
-        "RegisterAccountName, RegisterAccountNameSuccess, ApproveTransaction, Swap": (),
+        "ApproveTransaction, Swap": (),
     },
     "3. Entities and their fields": {
         "wallet (directory)": ("modalcore.directory.wallets",),
@@ -35,14 +37,16 @@ SPEC_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "4. States and transitions": {
         "connect, reconnect after reload": ("modalcore.flows.connect", "modalcore.slices.connecting"),
-        "disconnect": ("modalcore.slices.disconnect",),
+        "disconnect": ("modalcore.flows.disconnect", "modalcore.slices.disconnect"),
         "switching network, wallet chain and account changes": ("modalcore.slices.switching",),
         "send": ("modalcore.slices.send_tx", "modalcore.slices.send_fee", "modalcore.services.send"),
         "snack": ("modalcore.slices.snack",),
         "balance fetch": ("modalcore.slices.balances",),
         "transactions": ("modalcore.slices.history",),
-        "SIWX": ("modalcore.slices.siwx", "modalcore.siwx.verify"),
+        "SIWX": ("modalcore.slices.siwx", "modalcore.flows.signin", "modalcore.siwx.verify"),
         "NFTs tab": ("modalcore.slices.nfts", "modalcore.services.nfts"),
+        "name registration": ("modalcore.slices.register_name", "modalcore.services.name_registry"),
+        "names for addresses, send to a name": ("modalcore.slices.names", "modalcore.slices.send_name"),
     },
     "5. Validation rules": {
         "CAIP-10, CAIP-2, EVM chain id": ("modalcore.rules.caip",),
@@ -55,6 +59,7 @@ SPEC_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
         "origin allow-list": ("modalcore.server.origins",),
         "email-code requests one per 30 s": ("modalcore.embedded.otp",),
         "social provider of a sign-in": ("modalcore.embedded.oidc",),
+        "account name, what registration needs": ("modalcore.rules.names",),
     },
     "6. Roles and permissions": {
         "allowed origins": ("modalcore.server.origins", "modalcore.server.endpoint"),
@@ -68,9 +73,12 @@ SPEC_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
         "sessions (SIWX) for the host's backend": ("modalcore.siwx.http",),
         "chain RPC": ("modalcore.services.jsonrpc", "modalcore.services.send"),
         "analytics": ("modalcore.runtime.analytics",),
+        "profile (name) endpoints, ENS over eth_call": ("modalcore.services.profile_api", "modalcore.services.ens",
+                                                       "modalcore.services.names"),
     },
     "8. Error catalogue": {
         "every SPEC message": ("modalcore.rules.texts",),
+        "name errors": ("modalcore.rules.names",),
         "RPC codes": ("modalcore.rules.rpc_errors",),
         "tracking events": ("modalcore.slices.send_tx", "modalcore.slices.history", "modalcore.slices.siwx"),
     },
@@ -83,5 +91,6 @@ SPEC_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
         "email code rate limit 30 s": ("modalcore.embedded.otp",),
         "modal theme defaults": ("modalcore.slices.theme",),
         "sdk type string": ("modalcore.rules.texts", "modalcore.services.hosted"),
+        "names: eip155 only, suffix, ENS cached 5 minutes": ("modalcore.rules.names", "modalcore.slices.names"),
     },
 }

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -65,9 +66,13 @@ class HostedAnalyticsSink:
     """An AnalyticsSink posting to a hosted endpoint from one background task, in order."""
 
     def __init__(self, endpoint: str, clock: Clock, *, test: bool = False,
-                 http: httpx.AsyncClient | None = None) -> None:
+                 http: httpx.AsyncClient | None = None,
+                 on_forbidden: Callable[[str], None] | None = None) -> None:
         self.endpoint = endpoint
         self.http = http
+        # told the session id of an event answered 403 (the server shows the visitor's modal
+        # 'Invalid App Configuration', SPEC §8)
+        self.on_forbidden = on_forbidden
         self.gate = TelemetryGate(clock, test)
         self._queue: asyncio.Queue[TrackedEvent] = asyncio.Queue(MAX_QUEUED)
         self._enabled: dict[str, bool] = {}
@@ -111,6 +116,8 @@ class HostedAnalyticsSink:
         if status == 403:
             log.warning("analytics: 403 for project %s: Invalid App Configuration "
                         "(the origin is not on the project's allowlist)", event.project_id)
+            if self.on_forbidden is not None:
+                self.on_forbidden(event.session_id)
         elif status >= 400:
             log.info("analytics %s: HTTP status code: %d", event.event, status)
 

@@ -21,5 +21,5 @@ def build_sink(config: AnalyticsConfig, store: SessionStore, clock: Clock) -> An
     if config.mode == "hosted":
         return HostedAnalyticsSink(config.endpoint, clock, test=config.test)
     if config.mode == "local":
-        return LocalAnalyticsSink(store, clock, test=config.test)
+        return LocalAnalyticsSink(store, clock, test=config.test, retention_days=config.retention_days)
     return NullSink()

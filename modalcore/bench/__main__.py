@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import sys
 
-from . import audit_bench, directory_bench, inspect_bench, engine_bench, latency_bench, socket_bench
+from . import (audit_bench, directory_bench, engine_bench, i18n_bench, inspect_bench, latency_bench,
+               production_bench, socket_bench)
 
 
 def main() -> int:
-    sections = [engine_bench.run, socket_bench.run, latency_bench.run, directory_bench.run,
-                audit_bench.run, inspect_bench.run]
+    sections = [production_bench.run, engine_bench.run, socket_bench.run, latency_bench.run, directory_bench.run,
+                audit_bench.run, inspect_bench.run, i18n_bench.run]
     for section in sections:
         for text in section():
             print(text, flush=True)

@@ -100,7 +100,7 @@ def memory_per_idle_session(count: int = 2000) -> float:
 def run() -> list[str]:
     timings, patch_bytes = intent_to_patch()
     s = summary(timings)
-    out = ["Engine, in process:"]
+    out = ["Engine, in process (a breakdown: the session alone, without runner, observers or store):"]
     out.append(line("intent → patch (update+view+diff+encode) p50", f"{s['p50']:.0f} µs", "≤ 100 µs"))
     out.append(line("intent → patch p99", f"{s['p99']:.0f} µs"))
     out.append(line("snapshot bytes, Connect view", f"{connect_snapshot_bytes()} B", "≤ 4 KB"))

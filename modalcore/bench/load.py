@@ -3,7 +3,8 @@
 Starts `python -m modalcore serve` subprocesses (one per worker) on free loopback ports with a
 temporary config and SQLite store, then drives them over real websockets from this process:
 
-- idle: N sessions join and stay; the servers' RSS growth (VmRSS of /proc/PID/status) per session;
+- idle: N sessions join, acknowledge their welcome as the renderer does, and stay; the servers' RSS
+  growth (VmRSS of /proc/PID/status) per session;
 - active: N sessions send R intents/s each for D seconds, open loop (an intent is sent on its
   schedule whether or not the previous one was answered), and measure intent sent → the patch
   that follows its `intent_ack ok`; anything else (a refused ack, an `error` frame, a timeout, a
@@ -26,6 +27,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -34,6 +36,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 from redis import Redis
@@ -46,7 +49,7 @@ from .stats import percentile
 from ..netports import free_port
 
 HOST = "127.0.0.1"
-START_TIMEOUT_S = 30.0
+START_TIMEOUT_S = 120.0  # a loaded shared machine starts Python slowly
 CONNECT_CONCURRENCY = 50
 REPLY_TIMEOUT_S = 10.0
 MAX_SESSIONS = 20_000
@@ -231,9 +234,26 @@ class Row:
     figures: dict[str, str]
 
 
+async def _settle_like_a_page(session: Session) -> None:
+    """What the renderer does once the welcome is in: it reads the frames (theme, snapshot,
+    host events) and acknowledges them with a bare `ack`, so the server's resume ring empties."""
+    with contextlib.suppress(TimeoutError):
+        while True:
+            frame = decode(await asyncio.wait_for(session.ws.recv(), 0.3))  # type: ignore[arg-type]
+            session.last = max(session.last, int(frame.get("s", 0)))
+    await session.ws.send(encode({"t": "ack", "s": 0, "a": session.last}))
+
+
 async def idle(workers: Sequence[Worker], count: int) -> Row:
     before = sum(w.rss_kib() for w in workers)
     sessions, failed = await _open_all(workers, count)
+    gate = asyncio.Semaphore(CONNECT_CONCURRENCY * 4)
+
+    async def settle(session: Session) -> None:
+        async with gate:
+            await _settle_like_a_page(session)
+
+    await asyncio.gather(*(settle(s) for s in sessions), return_exceptions=True)
     await asyncio.sleep(1.0)  # let the servers settle (joins processed, buffers freed)
     after = sum(w.rss_kib() for w in workers)
     await _close_all(sessions)
@@ -260,7 +280,8 @@ def _store_calls(workers: Sequence[Worker]) -> tuple[int, int]:
     each call is one request."""
     calls = failed = 0
     for worker in workers:
-        text = httpx.get(f"http://{HOST}:{worker.port}/metrics", timeout=5).text
+        # a worker may still be draining its backlog: wait for its answer
+        text = httpx.get(f"http://{HOST}:{worker.port}/metrics", timeout=60).text
         for line in text.splitlines():
             value = int(float(line.rsplit(" ", 1)[-1])) if not line.startswith("#") else 0
             if line.startswith("modalcore_store_operations_total{"):
@@ -307,6 +328,70 @@ async def active(workers: Sequence[Worker], count: int, rate: float, seconds: fl
     return Row(len(workers), f"active {rate:g}/s × {seconds:g} s", count, figures)
 
 
+# ----- the active run from several client processes (one Python process cannot drive much more
+# than ~1,000 intents/s over websockets: past that the client, not the engine, is measured)
+def _client_process(urls: list[str], offsets: list[float], rate: float, seconds: float,
+                    barrier: Any, results: Any) -> None:
+    async def main() -> tuple[list[float], int, int]:
+        gate = asyncio.Semaphore(CONNECT_CONCURRENCY)
+        opened = await asyncio.gather(*(_open(url, gate) for url in urls), return_exceptions=True)
+        sessions = [(s, offsets[i]) for i, s in enumerate(opened) if isinstance(s, Session)]
+        await asyncio.sleep(0.5)  # joins settled
+        await asyncio.get_running_loop().run_in_executor(None, barrier.wait, 600)
+        await asyncio.gather(*(_drive(s, rate, seconds, offset) for s, offset in sessions))
+        await _close_all([s for s, _ in sessions])
+        latencies = [ms for s, _ in sessions for ms in s.latencies]
+        return latencies, sum(s.errors for s, _ in sessions), len(urls) - len(sessions)
+
+    results.put(asyncio.run(main()))
+
+
+def active_from_processes(workers: Sequence[Worker], count: int, rate: float, seconds: float,
+                          redis_url: str | None, clients: int) -> Row:
+    context = multiprocessing.get_context("spawn")
+    barrier = context.Barrier(clients + 1)
+    results = context.Queue()
+    period = 1 / rate
+    processes = []
+    for index in range(clients):
+        mine = range(index, count, clients)
+        processes.append(context.Process(target=_client_process, args=(
+            [workers[j % len(workers)].ws_url for j in mine],
+            [period * j / max(1, count) for j in mine], rate, seconds, barrier, results)))
+    for process in processes:
+        process.start()
+    try:
+        barrier.wait(600)  # every client has its sessions open
+        commands_before = _redis_commands(redis_url)
+        calls_before = _store_calls(workers)
+        cpu_before = sum(w.cpu_s() for w in workers)
+        began = time.perf_counter()
+        gathered = [results.get(timeout=seconds + 600) for _ in processes]
+        elapsed = time.perf_counter() - began
+        cpu = sum(w.cpu_s() for w in workers) - cpu_before
+        commands = _redis_commands(redis_url) - commands_before - 1
+        calls_after = _store_calls(workers)
+    finally:
+        for process in processes:
+            process.join(30)
+            if process.is_alive():
+                process.kill()
+    samples = [ms for latencies, _, _ in gathered for ms in latencies]
+    errors = sum(e + f for _, e, f in gathered) + calls_after[1] - calls_before[1]
+    answered = max(1, len(samples))
+    figures = {
+        "p50": f"{percentile(samples, 50):.1f} ms",
+        "p99": f"{percentile(samples, 99):.1f} ms",
+        "intents/s": f"{len(samples) / elapsed:.0f}",
+        "server CPU": f"{100 * cpu / elapsed:.0f} %",
+        "store calls/intent": f"{(calls_after[0] - calls_before[0]) / answered:.2f}",
+    }
+    if redis_url is not None:
+        figures["Redis commands/intent"] = f"{commands / answered:.2f}"
+    figures["errors"] = str(errors)
+    return Row(len(workers), f"active {rate:g}/s × {seconds:g} s, {clients} clients", count, figures)
+
+
 def table(rows: Sequence[Row], store: str) -> list[str]:
     lines = [f"Load over real websockets (loopback, {store} store, client on the same machine):",
              f"  {'workers':>7}  {'scenario':<22} {'sessions':>8}  figures"]
@@ -318,13 +403,15 @@ def table(rows: Sequence[Row], store: str) -> list[str]:
 
 def run(idle_sessions: int = 200, active_sessions: int = 100, rate: float = 1.0,
         seconds: float = 10.0, worker_counts: Sequence[int] = (1, 2),
-        store: str = "sqlite") -> list[str]:
+        store: str = "sqlite", clients: int = 1) -> list[str]:
     if not (0 <= idle_sessions <= MAX_SESSIONS and 0 <= active_sessions <= MAX_SESSIONS):
         raise ValueError(f"sessions are bounded to {MAX_SESSIONS}")
     if not (0 < rate <= 30 and 0 < seconds <= MAX_SECONDS):
         raise ValueError(f"rate is in (0, 30] per second, seconds in (0, {MAX_SECONDS:g}]")
     if store not in ("sqlite", "redis"):
         raise ValueError("the store is sqlite or redis")
+    if not 1 <= clients <= 8:
+        raise ValueError("clients is 1 to 8 processes")
     rows: list[Row] = []
     with contextlib.ExitStack() as stack:
         redis_url = stack.enter_context(redis_server()) if store == "redis" else None
@@ -335,8 +422,12 @@ def run(idle_sessions: int = 200, active_sessions: int = 100, rate: float = 1.0,
                     rows.append(asyncio.run(idle(workers, idle_sessions)))
             if active_sessions:
                 with start_workers(count, limit, redis_url) as workers:
-                    rows.append(asyncio.run(
-                        active(workers, active_sessions, rate, seconds, redis_url)))
+                    if clients > 1:
+                        rows.append(active_from_processes(
+                            workers, active_sessions, rate, seconds, redis_url, clients))
+                    else:
+                        rows.append(asyncio.run(
+                            active(workers, active_sessions, rate, seconds, redis_url)))
     return table(rows, "Redis" if store == "redis" else "SQLite")
 
 
@@ -350,9 +441,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="worker counts to measure (default: 1 2)")
     parser.add_argument("--store", choices=("sqlite", "redis"), default="sqlite",
                         help="sqlite: one file per worker; redis: one redis-server they share")
+    parser.add_argument("--clients", type=int, default=1,
+                        help="client processes driving the active sessions (default 1)")
     args = parser.parse_args(argv)
     try:
-        lines = run(args.idle, args.active, args.rate, args.seconds, args.workers, args.store)
+        lines = run(args.idle, args.active, args.rate, args.seconds, args.workers, args.store,
+                    args.clients)
     except ValueError as error:
         print(f"load: {error}", file=sys.stderr)
         return 2

@@ -34,6 +34,7 @@ class Network:
     image_url: str = ""
     native_price: float | None = None
     tokens: tuple[Token, ...] = field(default_factory=tuple)
+    ens_registry: str = ""  # the chain's ENS registry (names for addresses, SPEC §7), if any
 
     @property
     def namespace(self) -> str:

@@ -106,9 +106,11 @@ class Track:
 
 @dataclass(frozen=True)
 class Dispatch:
-    """Feed `msg` to update at once, before the tree is drawn (callbacks of the tx stack)."""
+    """Feed `msg` to update at once, before the tree is drawn (callbacks of the tx stack). A
+    string names a message without fields, looked up in the session's table (a callback the
+    model stores by name, `router.TxEntry`)."""
 
-    msg: Msg
+    msg: Msg | str
 
 
 Cmd = Effect | CancelEffect | Call | StartTimer | CancelTimer | Track | Dispatch

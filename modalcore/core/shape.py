@@ -3,8 +3,9 @@
 A slice module ends with `SLICE = Slice(name, handlers=..., ...)`: its message handlers (a
 call's or an effect's result is a message like any other: the `Reply` / `EffectReply` subclass
 the command named, typed at the engine's edge by `engine/replies.py`), and optionally an
-observer run after every message and guards on a client's input. Nothing registers itself at import time: `engine/update.py`
-lists the slices and builds the production `Table`; a test builds its own with `Table.of`.
+observer run after every message and guards on a client's input. Nothing registers itself at
+import time: `engine/update.py` lists the slices and builds the production `Table` (its message
+name table included, which replay decodes recordings with); a test builds its own with `Table.of`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from .msg import Msg
+from .cmds import CallSettled, EffectSettled
+from .msg import MessageTypes, Msg
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
@@ -27,6 +29,9 @@ Handler = Callable[["Model", Any, int], "Step"]
 Observer = Callable[["Model", "Model", int], "Step"]
 # (model, a client's input): a reason refuses the input (typed error, nothing changes); None lets it in
 Guard = Callable[["Model", Any], "str | None"]
+# The raw result envelopes the engine's edge turns into typed replies (`engine/replies.py`): no
+# slice handles them, yet recordings and stored timers name them.
+ENVELOPES: tuple[type[Msg], ...] = (CallSettled, EffectSettled)
 
 
 @dataclass(frozen=True)
@@ -58,13 +63,17 @@ class Table:
     handlers: Mapping[type[Msg], Handler]
     observers: tuple[Observer, ...]
     guards: Mapping[type[Msg], Guard] = field(default_factory=dict)
+    messages: MessageTypes = field(default_factory=MessageTypes)  # name -> type, for decoding
 
     @classmethod
     def of(cls, *slices: Slice) -> Table:
+        handlers = _merge("message", [(s.name, s.handlers) for s in slices])
+        guards = _merge("guard of", [(s.name, s.guards) for s in slices])
         return cls(
-            handlers=MappingProxyType(_merge("message", [(s.name, s.handlers) for s in slices])),
+            handlers=MappingProxyType(handlers),
             observers=tuple(s.observe for s in slices if s.observe is not None),
-            guards=MappingProxyType(_merge("guard of", [(s.name, s.guards) for s in slices])),
+            guards=MappingProxyType(guards),
+            messages=MessageTypes.of([*ENVELOPES, *handlers, *guards]),
         )
 
     def route(self, model: Model, msg: Msg, now: int) -> Step | None:

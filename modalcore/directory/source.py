@@ -15,17 +15,19 @@ The `directory` service (a `Call` target) answers the sessions' queries; the HTT
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 from pydantic import BaseModel, ConfigDict
 
+from ..runtime.services import AnyService, Service, ServiceContext
+from ..services.shapes import DirectoryArgs, DirectoryResult
 from .hosted import HostedDirectory
 from .query import Directory, Page, WalletQuery, load_directory
 
 if TYPE_CHECKING:
-    from ..runtime.services import ServiceContext
     from ..server.config import EngineConfig
 
 
@@ -84,7 +86,7 @@ def public_url(config: EngineConfig | None) -> str:
 
 
 async def run_query(config: EngineConfig | None, http: httpx.AsyncClient | None, project_id: str,
-                    args: dict[str, Any]) -> dict[str, Any]:
+                    args: Mapping[str, object]) -> DirectoryResult:
     """One `/getWallets` query for a session (args as WalletQuery's fields, with the platform
     facts of the session's join env); plain data out, as `CallSettled.result`."""
     query = WalletQuery.from_args(args)
@@ -96,11 +98,16 @@ async def run_query(config: EngineConfig | None, http: httpx.AsyncClient | None,
     }
 
 
-async def directory_service(ctx: ServiceContext, **args: Any) -> dict[str, Any]:
-    """The `directory` service as the runtime registers it (with the engine's config)."""
-    return await run_query(ctx.config, ctx.http, ctx.project_id, args)
+async def _directory(ctx: ServiceContext | None, args: DirectoryArgs) -> DirectoryResult:
+    if ctx is None:
+        return await run_query(None, None, "", args.model_dump())
+    return await run_query(ctx.config, ctx.http, ctx.project_id, args.model_dump())
 
 
-def directory_services() -> dict[str, Any]:
+# The `directory` service as the runtime registers it (with the engine's config).
+directory_service = Service(DirectoryArgs, _directory)
+
+
+def directory_services() -> dict[str, AnyService]:
     """Services to register on the runtime's registry (they take the ServiceContext)."""
     return {"directory": directory_service}

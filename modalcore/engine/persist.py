@@ -11,16 +11,20 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields
+from functools import cache
+from typing import Any, get_type_hints
 
 import msgpack
+from pydantic import TypeAdapter
 
-from ..slices.model import model_from_data, model_to_data
+from ..slices.model import Model, model_from_data
+from ..wire.codec import encode, map_header
 from ..core.msg import Msg, msg_from_data, msg_to_data
 from .session import Session
 
-FORMAT = 1
+FORMAT = 2  # 2: the model is its own msgpack bytes (packed slice by slice); 1: inline
+READABLE = (1, 2)
 
 
 class PersistError(ValueError):
@@ -36,16 +40,55 @@ class PendingTimer:
     msg: Msg
 
 
-def session_to_bytes(session: Session, timers: Iterable[PendingTimer] = ()) -> bytes:
+@cache
+def _field_adapters() -> tuple[tuple[str, bytes, TypeAdapter[Any]], ...]:
+    """(field name, its msgpack bytes, its pydantic adapter) for every field of the model."""
+    hints = get_type_hints(Model)
+    return tuple((f.name, encode(f.name), TypeAdapter(hints[f.name])) for f in fields(Model))
+
+
+class ModelPacker:
+    """The model's msgpack bytes, re-packing only the slices that changed since the last call.
+
+    The model is immutable and every change replaces the slices it touches, so a slice that is
+    the same object as last time has the same bytes: saving costs what changed. The bytes are
+    exactly those of `encode(model_to_data(model))` (tests hold it to that).
+    One packer per live session (the runner's); a save without one packs everything.
+    """
+
+    def __init__(self) -> None:
+        self._last: dict[str, tuple[object, bytes]] = {}
+        self.packed = 0  # slices packed (not reused), for tests and figures
+
+    def pack(self, model: Model) -> bytes:
+        adapters = _field_adapters()
+        parts = [map_header(len(adapters))]
+        for name, key, adapter in adapters:
+            value = getattr(model, name)
+            hit = self._last.get(name)
+            if hit is None or hit[0] is not value:
+                hit = (value, encode(adapter.dump_python(value, mode="python")))
+                self._last[name] = hit
+                self.packed += 1
+            parts.append(key)
+            parts.append(hit[1])
+        return b"".join(parts)
+
+
+def session_to_bytes(session: Session, timers: Iterable[PendingTimer] = (),
+                     packer: ModelPacker | None = None) -> bytes:
+    """The persisted bytes; with a `packer` (one per live session) the model's unchanged slices
+    are not serialised again."""
+    packer = packer if packer is not None else ModelPacker()
     data: dict[str, Any] = {
         "format": FORMAT,
         "id": session.id,
-        "model": model_to_data(session.model),
+        "model": packer.pack(session.model),  # msgpack inside: unchanged slices are reused
         "version": session.version,
         "out_seq": session.out_seq,
         "in_seq": session.in_seq,
         "acked": session.acked,
-        "intents": [[iid, status] for iid, status in session.intents.items()],
+        "intents": list(session.intents.items()),
         "tokens": float(session.tokens),
         "tokens_at": session.tokens_at,
         "effects": dict(session.effects),
@@ -66,10 +109,13 @@ def load_bytes(data: bytes) -> tuple[Session, list[PendingTimer]]:
         raw = msgpack.unpackb(data, raw=False, strict_map_key=False)
     except Exception as error:  # msgpack raises several unrelated types
         raise PersistError(f"not msgpack: {type(error).__name__}") from error
-    if not isinstance(raw, dict) or raw.get("format") != FORMAT:
-        raise PersistError("not a persisted session of format 1")
+    if not isinstance(raw, dict) or raw.get("format") not in READABLE:
+        raise PersistError(f"not a persisted session of format {' or '.join(map(str, READABLE))}")
     try:
-        model = model_from_data(raw["model"])
+        model_data = raw["model"]
+        if raw["format"] == 2:  # the model's own msgpack, as bytes
+            model_data = msgpack.unpackb(model_data, raw=False, strict_map_key=False)
+        model = model_from_data(model_data)
         session = Session(str(raw["id"]), model, int(raw["tokens_at"]))
         session.version = int(raw["version"])
         session.out_seq = int(raw["out_seq"])
@@ -86,7 +132,7 @@ def load_bytes(data: bytes) -> tuple[Session, list[PendingTimer]]:
         session.token_gen = int(raw.get("token_gen", 0))
         session.token_prev_until = int(raw.get("token_prev_until", 0))
         timers = [
-            PendingTimer(str(key), int(due), msg_from_data(msg)) for key, due, msg in raw["timers"]
+            PendingTimer(str(key), int(due), msg_from_data(msg, session.table.messages)) for key, due, msg in raw["timers"]
         ]
     except PersistError:
         raise

@@ -280,7 +280,7 @@ def _feed(session: Any, event: dict[str, Any]) -> list[dict[str, Any]]:
     elif kind == "in":
         out = session.receive(_client_frame.validate_python(event["frame"]), event["now"])
     else:
-        out = session.deliver(msg_from_data(event["msg"]), event["now"])
+        out = session.deliver(msg_from_data(event["msg"], session.table.messages), event["now"])
     frames: list[dict[str, Any]] = out.frames
     return frames
 

@@ -16,7 +16,7 @@ import logging
 from pydantic import TypeAdapter, ValidationError
 
 from ..core.cmds import CallSettled, EffectReply, EffectSettled, Reply
-from ..core.msg import Msg
+from ..core.msg import MessageTypes, Msg
 
 log = logging.getLogger(__name__)
 
@@ -57,19 +57,20 @@ def _adapter(cls: type[Reply]) -> TypeAdapter[Reply]:
     return adapter
 
 
-def _reply_named(purpose: str) -> tuple[str, str, type[Msg] | None]:
+def _reply_named(purpose: str, types: MessageTypes) -> tuple[str, str, type[Msg] | None]:
     name, _, key = purpose.partition("|")
     name = LEGACY_PURPOSES.get(name, name)
-    return name, key, Msg.registry.get(name)
+    return name, key, types.get(name)
 
 
 _EFFECT_ADAPTERS: dict[type[EffectReply], TypeAdapter[EffectReply]] = {}
 
 
-def typed_effect(settled: EffectSettled) -> Msg:
+def typed_effect(settled: EffectSettled, types: MessageTypes) -> Msg:
     """The typed `EffectReply` for an effect's answer; a result that is not a JSON value
-    becomes the failure (-32603, "invalid result"), logged once."""
-    name, key, cls = _reply_named(settled.purpose)
+    becomes the failure (-32603, "invalid result"), logged once. `types`: the session's table of
+    message names (`Table.messages`)."""
+    name, key, cls = _reply_named(settled.purpose, types)
     if not (isinstance(cls, type) and issubclass(cls, EffectReply)):
         return settled
     fields = {"eid": settled.eid, "key": key, "ok": settled.ok, "result": settled.result if settled.ok else None,
@@ -84,10 +85,10 @@ def typed_effect(settled: EffectSettled) -> Msg:
         return cls(eid=settled.eid, key=key, ok=False, error_code=-32603, error_message=INVALID_RESULT)
 
 
-def typed(settled: CallSettled) -> Msg:
+def typed(settled: CallSettled, types: MessageTypes) -> Msg:
     """The typed `Reply` for `settled`; a purpose that names no Reply is left as it is (the
     message is then logged by `update` as handled by no slice)."""
-    name, key, named = _reply_named(settled.purpose)
+    name, key, named = _reply_named(settled.purpose, types)
     cls = named if isinstance(named, type) and issubclass(named, Reply) else None
     if cls is None:
         return settled

@@ -7,6 +7,7 @@ record and replay rely on.
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from ..core.evolve import replace
@@ -20,9 +21,9 @@ from ..slices.connecting import Reattached
 from ..slices.options import HostOptions
 from ..slices.host import HOST_ACTIONS, HOST_NODE_ID
 from ..slices.wallet_events import message_for
-from ..views import render
-from ..wire.codec import decode, encode
-from ..wire.framing import choose_update
+from ..views import BodyCache, render
+from ..wire.codec import decode, encode, encode_with
+from ..wire.framing import choose
 from ..wire.frames import (
     AnnouncedWallet,
     ClientFrame,
@@ -41,6 +42,8 @@ from ..slices.model import Model
 from ..core.msg import Msg
 from ..core.shape import Table
 from .update import ENGINE, refusal, update
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from .record import Recorder
@@ -65,7 +68,8 @@ class Session:
         if model.session_id != session_id:
             model = replace(model, session_id=session_id)
         self.model = model
-        self.tree: Node = render(model)
+        self.bodies = BodyCache()  # this session's memo of view bodies
+        self.tree: Node = render(model, self.bodies)
         self.index, self.parents = index_tree(self.tree)
         self.version = 0
         self.out_seq = 0
@@ -88,10 +92,15 @@ class Session:
 
     # ----- frames out
     def _frame(self, t: str, **fields: Any) -> dict[str, Any]:
+        """A numbered frame, encoded once into the ring."""
+        return self._frame_reusing(t, None, **fields)
+
+    def _frame_reusing(self, t: str, _encoded: dict[str, bytes] | None, **fields: Any) -> dict[str, Any]:
+        """`_frame`, reusing the bytes of field values already packed (`_encoded`)."""
         self.out_seq += 1
         frame: dict[str, Any] = {"t": t, "s": self.out_seq, "a": self.in_seq}
         frame.update(fields)
-        data = encode(frame)
+        data = encode_with(frame, _encoded) if _encoded else encode(frame)
         self.ring.append((self.out_seq, data))
         self.ring_bytes += len(data)
         # bounded in frames and in bytes (the newest frame always stays): a client that stops
@@ -112,10 +121,15 @@ class Session:
                 return self.ring[seq - first][1]
         return encode(frame)
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self, wire: Any = None, encoded: bytes | None = None) -> dict[str, Any]:
+        """A snapshot of the current tree (`wire`/`encoded`: its wire form and bytes, when the
+        caller has them already)."""
         self.version += 1
         self.snapshot_v = self.version
-        return self._frame("snapshot", v=self.version, tree=self.tree.to_wire())
+        if wire is None:
+            return self._frame("snapshot", v=self.version, tree=self.tree.to_wire())
+        return self._frame_reusing("snapshot", {"tree": encoded} if encoded is not None else None,
+                                   v=self.version, tree=wire)
 
     # ----- resume tokens (PROTOCOL.md, "Resume"): the runtime signs, the session counts
     def accepts_token(self, generation: int, now: int) -> bool:
@@ -163,7 +177,16 @@ class Session:
 
     def _welcome(self, resume_token: str, *, resumed: bool, last: int | None) -> Output:
         out = Output()
-        missed = self._missed_since(last) if resumed and last is not None else None
+        missed = None
+        if resumed and last is not None and last > self.out_seq:
+            # The client saw frames this copy never numbered: the engine process that sent them
+            # died before saving them (issue 17). Number on from there (the client ignores
+            # frames it thinks it processed) and send a snapshot of the state as saved.
+            self.out_seq = last
+            self.ring.clear()
+            self.ring_bytes = 0
+        elif resumed and last is not None:
+            missed = self._missed_since(last)
         joined: dict[str, Any] = {
             "t": "joined",
             "s": 0,
@@ -335,9 +358,9 @@ class Session:
             if self.effects.pop(msg.eid, None) is None:
                 return Output()
         if isinstance(msg, CallSettled):
-            msg = typed(msg)  # the edge: a raw result becomes its typed Reply (engine/replies.py)
+            msg = typed(msg, self.table.messages)  # the edge: a raw result becomes its typed Reply (engine/replies.py)
         elif isinstance(msg, EffectSettled):
-            msg = typed_effect(msg)
+            msg = typed_effect(msg, self.table.messages)
         out = Output()
         out.cmds = self._step(msg, now, 0, out)
         out.frames.extend(self.render())
@@ -348,7 +371,9 @@ class Session:
         remaining: list[Cmd] = []
         for cmd in cmds:
             if isinstance(cmd, Dispatch) and depth < MAX_DISPATCH_DEPTH:
-                remaining.extend(self._step(cmd.msg, now, depth + 1, out))
+                dispatched = self._dispatched(cmd)
+                if dispatched is not None:
+                    remaining.extend(self._step(dispatched, now, depth + 1, out))
             elif isinstance(cmd, Effect):
                 self.effects[cmd.eid] = cmd.purpose
                 out.frames.append(
@@ -368,17 +393,30 @@ class Session:
                 remaining.append(cmd)
         return remaining
 
+    def _dispatched(self, cmd: Dispatch) -> Msg | None:
+        """The message a `Dispatch` feeds: itself, or (a callback stored in the model by name) a
+        message without fields of that name in this session's table."""
+        if isinstance(cmd.msg, Msg):
+            return cmd.msg
+        named = self.table.messages.get(cmd.msg)
+        if named is None:
+            log.warning("dispatch: no message named %s", cmd.msg[:64])
+            return None
+        return named()
+
     def render(self) -> list[dict[str, Any]]:
         frames = self._theme_frames()
-        tree = render(self.model)
+        tree = render(self.model, self.bodies)
         index, parents = index_tree(tree)
-        ops = choose_update(self.tree, tree, self.parents, parents)
+        update = choose(self.tree, tree, self.parents, parents)
         self.tree, self.index, self.parents = tree, index, parents
-        if ops is None:
-            frames.append(self.snapshot())
-        elif ops:
+        if update.ops is None:
+            frames.append(self.snapshot(update.tree_wire, update.tree_bytes))
+        elif update.ops:
             self.version += 1
-            frames.append(self._frame("patch", base=self.version - 1, v=self.version, ops=ops))
+            encoded = {"ops": update.ops_bytes} if update.ops_bytes is not None else None
+            frames.append(self._frame_reusing("patch", encoded, base=self.version - 1,
+                                              v=self.version, ops=update.ops))
         frames.extend(self._host_frames())
         return frames
 

@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import logging
 
-from ..flows import connect, reattach, solana_connect
+from ..flows import connect, disconnect, reattach, signin, solana_connect
 from ..slices import (
     account_ui,
+    alerts,
     balances,
     connectors,
     directory,
-    disconnect,
     history,
     modal,
+    names,
     navigation,
     nfts,
+    register_name,
     send,
     siwx,
     snack,
@@ -36,14 +38,16 @@ log = logging.getLogger(__name__)
 # Observers run in this order (the directory before the NFTs tab).
 SLICES: tuple[Slice, ...] = (
     account_ui.SLICE,
+    alerts.SLICE,
     balances.SLICE,
     connectors.SLICE,
     directory.SLICE,
-    disconnect.SLICE,
     history.SLICE,
     modal.SLICE,
+    names.SLICE,
     navigation.SLICE,
     nfts.SLICE,
+    register_name.SLICE,
     send.SLICE,
     siwx.SLICE,
     snack.SLICE,
@@ -51,7 +55,7 @@ SLICES: tuple[Slice, ...] = (
     switching.SLICE,
     theme.SLICE,
 )
-FLOWS: tuple[Slice, ...] = (connect.SLICE, reattach.SLICE, solana_connect.SLICE)
+FLOWS: tuple[Slice, ...] = (connect.SLICE, disconnect.SLICE, reattach.SLICE, signin.SLICE, solana_connect.SLICE)
 
 ENGINE = Table.of(*SLICES, *FLOWS)
 

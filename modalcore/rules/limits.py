@@ -24,6 +24,8 @@ PROJECT_ID_CHARS = 128
 ENV_TIMEZONE_CHARS = 256
 ENV_ORIGIN_CHARS = 2048
 ENV_MAX_WIDTH = 100_000
+MAX_ENV_LANGUAGES = 8  # join.env.languages: the browser's preferred languages, first ones kept
+LOCALE_CHARS = 35  # a BCP 47 language tag: join.env.languages[], opts.locale
 
 # ----- host options (join.opts, SPEC §1)
 MAX_NETWORKS = 64  # networks, CAIP-2 ids
@@ -80,6 +82,9 @@ MAX_OPEN_NONCES = 4  # unused SIWX nonces kept per engine session (older ones ar
 
 # ----- lists a session grows as the visitor scrolls
 MAX_HISTORY_TRANSACTIONS = 200  # Activity: pages of 10 stop being offered past this
+MAX_NAME_LOOKUPS = 24  # addresses whose names a session looks up: the account, Activity's counterparties
+MAX_KNOWN_NAMES = 64  # names a session remembers (5 minutes each, SPEC §9); the oldest go first
+MAX_NAME_SUGGESTIONS = 3  # free names offered while a name is typed
 MAX_NFTS = 100  # NFTs kept from a scan of the account (the count of the rest is kept)
 MAX_LISTED_WALLETS = 1000  # All Wallets: pages of 40 stop being offered past this (search finds the rest)
 

@@ -7,12 +7,15 @@ the others are SPEC §8's."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
 from . import texts
 
 MIN_LENGTH = 4
+NAME_NAMESPACES = ("eip155",)  # SPEC §9: names are eip155 only
+AUTH_CONNECTOR_ID = "ID_AUTH"  # SPEC §2: the auth connector (the embedded wallet)
 DEFAULT_SUFFIX = ".reown.id"
 
 TOO_SHORT = f"Name must be at least {MIN_LENGTH} characters"
@@ -66,3 +69,29 @@ def registration_problem(label: str, network_id: str | None, address: str | None
     if not address or not auth_connected:
         return NameProblem(NO_ADDRESS_OR_AUTH)
     return name_problem(label)
+
+
+def registration_message(name: str, now_ms: int) -> str:
+    """The text the visitor signs to register `name` (full, with suffix): the hosted profile
+    API's shape, `{"name":…,"attributes":{},"timestamp":<unix s>}` (JSON.stringify's), so one
+    signature serves the engine's registry and `POST /v1/profile/account` alike."""
+    return json.dumps({"name": name.lower(), "attributes": {}, "timestamp": now_ms // 1000},
+                      separators=(",", ":"))
+
+
+_DOTTED_LABEL = re.compile(r"^[a-z0-9-]+$")
+_EVM_ADDRESS = re.compile(r"^0x[0-9a-f]{40}$")
+
+
+def looks_like_name(text: str) -> bool:
+    """A dotted name of letters, digits and hyphens (`alice.eth`, `satoshi.reown.id`), not an
+    address: what a send's receiver field resolves (slices/send_name.py)."""
+    lowered = text.strip().lower()
+    if _EVM_ADDRESS.match(lowered) or "." not in lowered:
+        return False
+    return all(_DOTTED_LABEL.match(label) for label in lowered.split("."))
+
+
+def no_address_for(name: str) -> str:
+    """A send to a name that resolves to no address (this project's words; SPEC gives none)."""
+    return f"No address found for {name}"

@@ -22,18 +22,18 @@ from typing import IO, Any, Protocol
 from ..core.cmds import Call, CancelTimer, Cmd, StartTimer, Track
 from ..core.msg import Msg
 from ..slices.model import Model
-from ..engine.persist import PendingTimer, session_to_bytes
+from ..engine.persist import ModelPacker, PendingTimer, session_to_bytes
 from ..chains.catalog import Network
 from ..slices.options import HostOptions
 from ..wire.frames import AnnouncedWallet
 from ..engine.session import Output, Session
 from ..rules.limits import UNUSED_SESSION_EVICT_MS
 from ..store.base import SessionStore
-from ..wire.codec import encode
 from ..wire.frames import ClientFrame
 from ..analytics import events
 from .analytics import AnalyticsSink, TrackedEvent
 from .clock import Clock, TimerHandle
+from .inbox import Inbox
 from .observe import SessionObserver, Step
 from .services import ServiceContext, ServiceRegistry
 
@@ -177,7 +177,7 @@ class SessionRunner:
         self.closing = False
         self.ended = False  # the host left: the saved state is deleted, not written
         self.finished: asyncio.Future[None] | None = None
-        self._queue: asyncio.Queue[_Item] = asyncio.Queue()
+        self._queue: Inbox[_Item] = Inbox()
         self._task: asyncio.Task[None] | None = None
         self._timers: dict[str, _Timer] = {}
         self._generations = itertools.count(1)
@@ -187,6 +187,7 @@ class SessionRunner:
         self._idle_handle: TimerHandle | None = None
         self._record_file = record_file
         self._restored_timers = list(timers)
+        self._packer = ModelPacker()  # a save re-packs only the slices that changed
         self.context = (
             deps.make_context(session)
             if deps.make_context
@@ -395,6 +396,16 @@ class SessionRunner:
                 item.done.set_result(None)
 
     async def _apply(self, out: Output, now: int) -> None:
+        if any(frame["t"] == "effect" for frame in out.frames):
+            # Write-ahead for requests to the browser (a wallet request may move money): the
+            # state that awaits the answer, with its time-out timer, is saved before the request
+            # leaves. A worker killed after sending leaves a saved session that knows the
+            # request is pending: the one that takes the visitor over applies the answer, or
+            # shows the request lost, and never issues it again (issue 17).
+            self._run_cmds(out.cmds, now)
+            await self._save()
+            await self._send(out.frames)
+            return
         await self._send(out.frames)
         self._run_cmds(out.cmds, now)
 
@@ -415,7 +426,7 @@ class SessionRunner:
             return
         try:
             for frame in frames:
-                await outlet.send_bytes(encode(frame))
+                await outlet.send_bytes(self.session.encoded(frame))  # the ring's bytes
                 self._told = max(self._told, int(frame.get("a", 0)))
         except Exception:
             log.info("session %s: socket went away while sending", self.id)
@@ -525,7 +536,7 @@ class SessionRunner:
         if not self.session.acted:
             return  # nothing a visitor did: nothing worth keeping past this process
         try:
-            data = session_to_bytes(self.session, self.pending_timers())
+            data = session_to_bytes(self.session, self.pending_timers(), self._packer)
             await store.save(self.id, data, self.clock.now_ms())
         except Exception:
             log.exception("session %s: saving failed", self.id)

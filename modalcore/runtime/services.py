@@ -1,21 +1,25 @@
 """Named async services that `Call(service, args, purpose)` commands run.
 
-A service is `async def service(ctx: ServiceContext, **args) -> result`. Its result (or its
-failure) comes back to the session as the envelope `CallSettled(purpose, ok, result, error,
-context)`, which the session's edge (`engine/replies.py`) validates into the `Reply` the call named.
-Other modules register real implementations (chain RPC, wallet directory, ...) on the registry
-the app is built with; the registry itself only ships `clock`.
+A service is typed: `Service(Args, run)` where `Args` is a pydantic model of its arguments and
+`run(ctx, args) -> result` returns plain data (a TypedDict or a JSON value). The registry
+validates a call's arguments into `Args` at the runtime's edge (arguments that do not validate
+fail the call, one warning line). The result (or the failure) comes back to the session as the
+envelope `CallSettled(purpose, ok, result, error, context)`, which the session's edge
+(`engine/replies.py`) validates into the `Reply` the call named. Other modules register real
+implementations (chain RPC, wallet directory, ...) on the registry the app is built with; the
+registry itself only ships `clock`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import httpx
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..core.cmds import Call, CallSettled
 from ..services.jsonrpc import RpcCallError
@@ -40,7 +44,32 @@ class ServiceContext:
     config: EngineConfig | None = None
 
 
-Service = Callable[..., Awaitable[Any]]
+A = TypeVar("A", bound=BaseModel)
+R = TypeVar("R")
+
+
+class NoArgs(BaseModel):
+    """The arguments of a service that takes none."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+@dataclass(frozen=True)
+class Service(Generic[A, R]):
+    """A service: its arguments' model and the function that runs it. Calling it directly
+    (`await service(ctx, **args)`, as tests and scripts do) validates the keywords the same way."""
+
+    args: type[A]
+    run: Callable[[ServiceContext | None, A], Awaitable[R]]
+
+    def parse(self, raw: Mapping[str, object]) -> A:
+        return self.args.model_validate(dict(raw))
+
+    async def __call__(self, ctx: ServiceContext | None = None, /, **raw: object) -> R:
+        return await self.run(ctx, self.parse(raw))
+
+
+AnyService = Service[Any, Any]  # a registry holds services of many argument and result types
 
 
 class ServiceError(Exception):
@@ -49,11 +78,11 @@ class ServiceError(Exception):
 
 class ServiceRegistry:
     def __init__(self, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
-        self._services: dict[str, tuple[Service, float]] = {}
+        self._services: dict[str, tuple[AnyService, float]] = {}
         self.timeout_s = timeout_s
 
     def register(
-        self, name: str, service: Service, *, timeout_s: float | None = None, replace: bool = False
+        self, name: str, service: AnyService, *, timeout_s: float | None = None, replace: bool = False
     ) -> None:
         if name in self._services and not replace:
             raise ValueError(f"service {name!r} is already registered")
@@ -71,7 +100,14 @@ class ServiceRegistry:
             return _failed(cmd, "unknown service")
         service, timeout_s = entry
         try:
-            result = await asyncio.wait_for(service(ctx, **cmd.args), timeout_s)
+            args = service.parse(cmd.args)
+        except ValidationError as error:
+            first = error.errors()[0]
+            log.warning("service %s: arguments did not validate (%d errors; first at %s: %s)", cmd.service,
+                        error.error_count(), ".".join(str(p) for p in first["loc"]), first["msg"])
+            return _failed(cmd, "invalid arguments")
+        try:
+            result = await asyncio.wait_for(service.run(ctx, args), timeout_s)
         except asyncio.CancelledError:
             raise
         except TimeoutError:
@@ -93,12 +129,17 @@ def _failed(cmd: Call, error: str) -> CallSettled:
     return CallSettled(purpose=cmd.purpose, ok=False, error=error, context=dict(cmd.context))
 
 
-async def clock_service(ctx: ServiceContext) -> int:
-    """The current time in ms (what a session asks for when it needs a fresh timestamp)."""
+async def _now_ms(ctx: ServiceContext | None, args: NoArgs) -> int:
+    if ctx is None:
+        raise ServiceError("clock: no context")
     return ctx.clock.now_ms()
 
 
-def default_services(extra: Iterable[tuple[str, Service]] = ()) -> ServiceRegistry:
+# The current time in ms (what a session asks for when it needs a fresh timestamp).
+clock_service = Service(NoArgs, _now_ms)
+
+
+def default_services(extra: Iterable[tuple[str, AnyService]] = ()) -> ServiceRegistry:
     registry = ServiceRegistry()
     registry.register("clock", clock_service)
     for name, service in extra:

@@ -30,17 +30,21 @@ from ..analytics.sinks import build_sink
 from ..audit.observer import AuditObserver
 from ..audit.routes import routes as audit_routes
 from ..directory.routes import routes as directory_routes
+from ..services.name_registry import NameRegistry
+from ..services.profile_api import ProfileApi
 from ..services.wiring import register_engine_services
 from ..siwx.http import routes as siwx_routes
 from ..siwx.store import SqliteSiwxStore
 from ..siwx.tokens import load_or_create_key
 from ..runtime.analytics import AnalyticsSink
+from ..slices.alerts import AnalyticsForbidden
 from ..runtime.clock import Clock, RealClock
 from ..runtime.services import ServiceRegistry, default_services
 from ..store.base import SessionStore
 from ..store.memory import MemoryStore
 from ..store.redis import RedisStore
 from ..store.sqlite import SqliteStore
+from ..rules.names import DEFAULT_SUFFIX
 from .config import EngineConfig, default_config, resolve_secret
 from .devproxy import devchain_proxy
 from .hub import Hub
@@ -62,8 +66,10 @@ def open_store(config: EngineConfig) -> SessionStore:
 
 
 def uvicorn_options() -> dict[str, Any]:
-    """Options the app expects from uvicorn (frames past 64 KiB are answered, not dropped)."""
-    return {"ws_max_size": WS_MAX_SIZE}
+    """Options the app expects from uvicorn: frames past 64 KiB are answered, not dropped; no
+    permessage-deflate (frames are small msgpack patches that barely compress, and each socket's
+    zlib contexts cost far more memory than its session: issue 17's idle figure)."""
+    return {"ws_max_size": WS_MAX_SIZE, "ws_per_message_deflate": False}
 
 
 async def healthz(request: Request) -> Response:
@@ -88,6 +94,25 @@ def open_siwx(config: EngineConfig) -> tuple[SqliteSiwxStore, LocalAccount]:
     store = SqliteSiwxStore(db if db == ":memory:" else config.path(db))
     signer = load_or_create_key(siwx_key_file(config))
     return store, signer
+
+
+def open_names(config: EngineConfig) -> NameRegistry:
+    """The engine's own name registry, from the config's `[names]` section: `db` (SQLite file)
+    and `suffix` (SPEC §9: default .reown.id). `api_url` and `project_id` there use the hosted
+    profile API instead (`names_api`)."""
+    section = (config.model_extra or {}).get("names") or {}
+    db = str(section.get("db", ".modalcore/names.db"))
+    path = db if db == ":memory:" else config.path(db)
+    if path != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    return NameRegistry(path, str(section.get("suffix", DEFAULT_SUFFIX)))
+
+
+def names_api(config: EngineConfig, http: httpx.AsyncClient) -> ProfileApi | None:
+    """The hosted profile API (SPEC §7) when `[names] api_url` is set."""
+    section = (config.model_extra or {}).get("names") or {}
+    url = str(section.get("api_url", ""))
+    return ProfileApi(http, url, str(section.get("project_id", ""))) if url else None
 
 
 def siwx_key_file(config: EngineConfig) -> Path:
@@ -137,6 +162,11 @@ def create_app(
                           AnalyticsObserver(sink))
     static_dir = config.static_path()
     siwx_store, signer = open_siwx(config)
+    name_registry = open_names(config)
+
+    def forbidden(session_id: str) -> None:
+        """The analytics API refused this session's origin: its modal shows the alert (SPEC §8)."""
+        hub.deliver(session_id, AnalyticsForbidden())
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -145,7 +175,9 @@ def create_app(
             hub.http = http
             if isinstance(sink, HostedAnalyticsSink):
                 sink.http = http
-            register_engine_services(hub.deps.services, http, siwx_store, signer)
+                sink.on_forbidden = forbidden
+            register_engine_services(hub.deps.services, http, siwx_store, signer, name_registry,
+                                     names_api(config, http))
             hub.start()
             try:
                 yield
@@ -156,6 +188,7 @@ def create_app(
                 if own_store:
                     await session_store.close()
                 siwx_store.close()
+                name_registry.close()
 
     routes = [
         WebSocketRoute("/ws", websocket_endpoint),

@@ -63,6 +63,7 @@ class Network(_Strict):
     testnet: bool = False
     dev: bool = False  # a local dev chain: reachable through /devchain/{chainId} if devchain_proxy
     tokens: list[TokenConfig] = []
+    ens: str = ""  # the chain's ENS registry address: names shown for addresses, sends to names
 
     def to_catalog(self, network_id: str) -> catalog.Network:
         return catalog.Network(
@@ -78,6 +79,7 @@ class Network(_Strict):
                 catalog.Token(t.address, t.symbol, t.name, t.decimals, t.price, t.icon)
                 for t in self.tokens
             ),
+            ens_registry=self.ens,
         )
 
 
@@ -123,6 +125,13 @@ class AnalyticsConfig(_Strict):
     mode: Literal["local", "hosted", "off"] = "local"
     endpoint: str = ""  # the hosted API's base URL (`/e` and `/getAnalyticsConfig` under it)
     test: bool = False
+    # `local`: events older than this many days are forgotten (by the engine once a day, and by
+    # `python -m modalcore analytics prune`)
+    retention_days: Annotated[int, Field(ge=1, le=36_500)] = 90
+
+    @property
+    def retention_ms(self) -> int:
+        return self.retention_days * 86_400_000
 
     @model_validator(mode="after")
     def _endpoint(self) -> AnalyticsConfig:
@@ -227,6 +236,7 @@ def dev_networks(rpc_urls: dict[int, str], deployment: dict[str, Any] | None = N
             "native": {"name": "Ether", "symbol": "ETH", "decimals": 18},
             "testnet": False,
             "dev": True,
+            "ens": str(entry.get("ens", {}).get("registry", "")),
             "tokens": [
                 {"address": t["address"], "symbol": t["symbol"], "name": t["name"],
                  "decimals": t["decimals"], "price": TOKEN_PRICES.get(t["symbol"])}

@@ -14,7 +14,7 @@ from starlette.websockets import WebSocket, WebSocketState
 
 from ..rules.limits import JOIN_TIMEOUT_S, TOO_LARGE_LIMIT
 from ..runtime.runner import SessionRunner
-from ..slices.options import OptionsError, parse_options
+from ..slices.options import OptionsError
 from ..wire.codec import MAX_FRAME_BYTES, encode
 from ..wire.frames import FrameError, Intent, Join, Leave, parse_client_frame
 from .config import EngineConfig, Project
@@ -94,7 +94,7 @@ async def _handshake(ws: WebSocket, outlet: MeteredOutlet, hub: Hub,
         options = None
         if join.last is None:  # a reloaded page: its createModal options are the truth
             try:
-                options = parse_options(_with_project_features(join, project).opts)
+                options = hub.options(_with_project_features(join, project).opts)
             except OptionsError:
                 options = None  # the stored options stay
         resumed = await hub.resume(
@@ -104,7 +104,7 @@ async def _handshake(ws: WebSocket, outlet: MeteredOutlet, hub: Hub,
             return resumed
     join = _with_project_features(join, project)
     try:
-        options = parse_options(join.opts)
+        options = hub.options(join.opts)
     except OptionsError as error:
         raise Refused("invalid_options", str(error), CLOSE_INVALID_OPTIONS, "goodbye") from error
     _check_address(hub, address)

@@ -11,17 +11,20 @@ The hub also counts live sessions per client address (`max_sessions_per_address`
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 import logging
 import secrets
 from pathlib import Path
+from typing import Any
 
 import httpx
 
 from ..chains.catalog import pick
+from ..core.msg import Msg
 from ..slices.model import initial_model
 from ..wire.frames import AnnouncedWallet
+from ..engine.update import ENGINE
 from ..engine.persist import PersistError, load_bytes
 from ..engine.record import Recorder
 from ..engine.session import Session
@@ -36,7 +39,9 @@ from ..runtime.runner import (
     TokenRefused,
 )
 from ..runtime.services import ServiceContext, ServiceRegistry
-from ..slices.options import HostOptions
+from ..slices.options import HostOptions, parse_options
+from ..core.msg import Msg, msg_from_data, msg_to_data
+from ..wire.codec import decode, encode
 from ..store.base import SessionStore
 from ..wire.frames import Join
 from . import tokens
@@ -45,6 +50,8 @@ from .config import EngineConfig
 log = logging.getLogger(__name__)
 
 SWEEP_EVERY_MS = 3600 * 1000
+MAX_ROUTE_HOPS = 2  # a routed event follows an owner that changed meanwhile at most this often
+OPTIONS_REMEMBERED = 256  # distinct host option maps whose parsed (immutable) form is shared
 
 
 class Hub:
@@ -72,6 +79,8 @@ class Hub:
         self._per_address: Counter[str] = Counter()
         self._secret = secret
         self._restoring: dict[str, asyncio.Future[SessionRunner | None]] = {}
+        self._options: OrderedDict[bytes, HostOptions] = OrderedDict()
+        self.loop: asyncio.AbstractEventLoop | None = None
         self._sweep_handle: TimerHandle | None = None
         self._tasks: set[asyncio.Task[object]] = set()
         self.deps = RunnerDeps(
@@ -107,10 +116,34 @@ class Hub:
             log.info("resume refused: %s", error)
             return None
 
+    # ----- host options: the pages of one site send the same map; one parsed copy serves them
+    def options(self, raw: dict[str, Any]) -> HostOptions:
+        """`parse_options(raw)` (OptionsError as it raises), shared between sessions sending
+        the same map: HostOptions is immutable, and each session's own copy cost ~1 KiB."""
+        key = encode(raw)
+        known = self._options.get(key)
+        if known is not None:
+            self._options.move_to_end(key)
+            return known
+        parsed = parse_options(raw)
+        self._options[key] = parsed
+        while len(self._options) > OPTIONS_REMEMBERED:
+            self._options.popitem(last=False)
+        return parsed
+
     # ----- sessions per client address
     def is_live(self, session_id: str) -> bool:
         runner = self.runners.get(session_id)
         return runner is not None and not runner.closing
+
+    def deliver(self, session_id: str, msg: Msg) -> bool:
+        """Hand `msg` to a live session (from outside any request: the analytics sink's 403);
+        False when the session is not live here."""
+        runner = self.runners.get(session_id)
+        if runner is None or runner.closing:
+            return False
+        runner.deliver(msg)
+        return True
 
     def address_full(self, address: str) -> bool:
         """This client address holds as many live sessions as it may."""
@@ -235,6 +268,37 @@ class Hub:
         log.info("session %s restored from the store", session_id)
         return runner
 
+    # ----- events for a session from outside its socket (a relay message, an email code
+    # confirmed, a chain event): delivered where the session lives
+    async def route(self, session_id: str, msg: Msg, *, hops: int = 0) -> str:
+        """Deliver `msg` to the session on the engine process that owns it: here (restoring it
+        when it is only saved), or published on that process's Redis channel. An owner that is
+        gone (nobody received it) is taken over here. "here", "forwarded" or "gone" (no such
+        session)."""
+        holder = await self.store.holder(session_id)
+        if holder is not None and holder != self.store.worker_id and hops < MAX_ROUTE_HOPS:
+            data = encode([session_id, msg_to_data(msg), hops + 1])
+            if await self.store.publish(holder, data):
+                return "forwarded"
+            log.info("session %s: its owner %s is gone; taken over here", session_id, holder)
+            await self.store.claim(session_id)
+        runner = await self.find(session_id)
+        if runner is None:
+            return "gone"
+        runner.deliver(msg)
+        return "here"
+
+    async def _routed(self, data: bytes) -> None:
+        """An event another process published to this one (see `route`)."""
+        try:
+            session_id, raw, hops = decode(data)
+            msg = msg_from_data(raw, ENGINE.messages)
+        except Exception:
+            log.warning("a routed event could not be read; dropped")
+            return
+        # the owner may have changed meanwhile: route again (a bounded number of times)
+        await self.route(str(session_id), msg, hops=int(hops))
+
     def _closed(self, runner: SessionRunner) -> None:
         if self.runners.get(runner.id) is runner:
             del self.runners[runner.id]
@@ -251,7 +315,11 @@ class Hub:
 
     # ----- lifecycle
     def start(self) -> None:
+        self.loop = asyncio.get_running_loop()  # where `route` runs (tests call in from threads)
         self._arm_sweep()
+        listener: asyncio.Task[object] = asyncio.ensure_future(self.store.listen(self._routed))
+        self._tasks.add(listener)
+        listener.add_done_callback(self._tasks.discard)
 
     def _arm_sweep(self) -> None:
         self._sweep_handle = self.clock.call_later(SWEEP_EVERY_MS, self._sweep)
@@ -279,5 +347,7 @@ class Hub:
             self._sweep_handle.cancel()
         runners = list(self.runners.values())
         await asyncio.gather(*(runner.stop() for runner in runners), return_exceptions=True)
-        for task in list(self._tasks):
+        tasks = list(self._tasks)
+        for task in tasks:
             task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

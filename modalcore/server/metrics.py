@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 import time
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 from starlette.requests import Request
@@ -191,6 +191,19 @@ class CountingStore(SessionStore):
     async def owns(self, session_id: str) -> bool:
         return await self._call("owns", self.inner.owns(session_id))
 
+    @property
+    def worker_id(self) -> str:  # type: ignore[override]
+        return self.inner.worker_id
+
+    async def holder(self, session_id: str) -> str | None:
+        return await self._call("holder", self.inner.holder(session_id))
+
+    async def publish(self, worker_id: str, data: bytes) -> int:
+        return await self._call("publish", self.inner.publish(worker_id, data))
+
+    async def listen(self, handler: Callable[[bytes], Awaitable[None]]) -> None:
+        await self.inner.listen(handler)
+
     async def audit_append(self, entry: StoredEntry) -> None:
         await self._call("audit_append", self.inner.audit_append(entry))
 
@@ -208,6 +221,9 @@ class CountingStore(SessionStore):
 
     async def event_counts(self) -> list[tuple[str, str, str, int]]:
         return await self._call("event_counts", self.inner.event_counts())
+
+    async def events_prune(self, before_ms: int) -> int:
+        return await self._call("events_prune", self.inner.events_prune(before_ms))
 
     async def close(self) -> None:
         await self.inner.close()

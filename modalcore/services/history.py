@@ -24,13 +24,14 @@ from eth_utils.address import to_checksum_address
 from eth_utils.crypto import keccak
 
 from .jsonrpc import RPC_TIMEOUT_S, RpcCallError
+from .shapes import HISTORY_PAGE_SIZE, HistoryResult
 from ..rules import texts
 from ..rules.texts import http_status
 
 if TYPE_CHECKING:
     from .blockchain_api import BlockchainApi
 
-PAGE_SIZE = 10
+PAGE_SIZE = HISTORY_PAGE_SIZE
 CHUNK_BLOCKS = 64  # blocks fetched per JSON-RPC batch while scanning back
 NO_ACCOUNT = texts.NO_ACCOUNT_ADDRESS_FOR_TRANSACTIONS
 TRANSFER_TOPIC = "0x" + keccak(text="Transfer(address,address,uint256)").hex()
@@ -178,7 +179,7 @@ class Native:
 
 
 def _transaction(item: _Item, account: str, chain: str, status: str, native: Native,
-                 tokens: dict[str, tuple[str, str, int]]) -> dict[str, Any]:
+                 tokens: dict[str, tuple[str, str, int]]) -> dict[str, object]:
     tx = item.tx
     parties: list[tuple[str, str]] = []
     transfers: list[dict[str, Any]] = []
@@ -222,7 +223,7 @@ async def fetch_history(
     http: httpx.AsyncClient, *, rpc_url: str, address: str, chain: str, cursor: str | None = None,
     limit: int = PAGE_SIZE, native_name: str = "Ether", native_symbol: str = "ETH",
     native_decimals: int = 18,
-) -> dict[str, Any]:
+) -> HistoryResult:
     """One page of the account's transactions on the chain at `rpc_url`, newest first."""
     if not address:
         raise HistoryError(NO_ACCOUNT)
@@ -255,11 +256,13 @@ async def fetch_history(
 
 
 async def hosted_history(api: BlockchainApi, *, address: str, chain: str, cursor: str | None = None,
-                         onramp: str | None = None, **_: Any) -> dict[str, Any]:
+                         onramp: str | None = None) -> HistoryResult:
     """The hosted call (GET /v1/account/{account}/history: cursor, onramp, chainId)."""
     if not address:
         raise HistoryError(NO_ACCOUNT)
     result = await api.history(address, cursor=cursor, onramp=onramp, chain_id=chain)
     if not isinstance(result, dict):
         raise HistoryError("unexpected history response")
-    return {"data": list(result.get("data") or []), "next": result.get("next") or None}
+    cursor_next = result.get("next")
+    return {"data": list(result.get("data") or []),
+            "next": cursor_next if isinstance(cursor_next, (str, int)) and cursor_next else None}

@@ -24,6 +24,7 @@ from .history import NAME, SYMBOL, TRANSFER_TOPIC
 from .history import _batch as tolerant_batch  # failed calls give None
 from .history import _decode_string as decode_string
 from .jsonrpc import RpcCallError, batch
+from .shapes import NftItem, NftsResult
 
 ERC721_TOPICS = 4  # Transfer(from, to, tokenId) with all three indexed
 
@@ -62,7 +63,7 @@ def holdings(logs: list[dict[str, Any]], address: str) -> list[tuple[str, int]]:
     return sorted(token for token, (_, owned) in last.items() if owned)
 
 
-async def fetch_nfts(http: httpx.AsyncClient, *, rpc_url: str, address: str) -> dict[str, Any]:
+async def fetch_nfts(http: httpx.AsyncClient, *, rpc_url: str, address: str) -> NftsResult:
     """The ERC-721 tokens `address` holds on the chain at `rpc_url` (module docstring)."""
     if not address:
         raise NftsError("NFTs can't be fetched without an address")
@@ -85,7 +86,7 @@ async def fetch_nfts(http: httpx.AsyncClient, *, rpc_url: str, address: str) -> 
     for i, contract in enumerate(contracts):
         name, symbol = decode_string(results[2 * i]), decode_string(results[2 * i + 1])
         meta[contract] = (name or symbol or "", symbol or "")
-    items = [
+    items: list[NftItem] = [
         {"contract": to_checksum_address(contract), "token_id": str(token_id),
          "name": meta[contract][0], "symbol": meta[contract][1]}
         for contract, token_id in owned

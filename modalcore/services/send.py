@@ -20,6 +20,7 @@ from eth_abi.abi import encode
 from eth_utils.crypto import keccak
 
 from .jsonrpc import batch
+from .shapes import FeeResult
 
 TRANSFER_INTERFACES_PATH: Traversable = files("modalcore.data") / "transfer_interfaces.json"
 
@@ -112,17 +113,17 @@ def transfer_accepted(token_address: str, returned: str) -> bool:
 
 
 async def estimate_fee(
-    http: httpx.AsyncClient, *, rpc_url: str, tx: dict[str, Any], token: str | None = None
-) -> dict[str, Any]:
+    http: httpx.AsyncClient, *, rpc_url: str, tx: dict[str, str], token: str | None = None
+) -> FeeResult:
     """{"gas", "gas_price", "fee"} as decimal strings (wei); with `token`, also
     "transfer_ok": whether the simulated transfer succeeded (eth_call)."""
-    calls: list[tuple[str, list[Any]]] = [("eth_estimateGas", [tx]), ("eth_gasPrice", [])]
+    calls: list[tuple[str, list[object]]] = [("eth_estimateGas", [tx]), ("eth_gasPrice", [])]
     if token:
         calls.append(("eth_call", [tx, "latest"]))
     results = await batch(http, rpc_url, calls)
     gas = int(results[0], 16)
     price = int(results[1], 16)
-    out: dict[str, Any] = {"gas": str(gas), "gas_price": str(price), "fee": str(gas * price)}
+    out: FeeResult = {"gas": str(gas), "gas_price": str(price), "fee": str(gas * price)}
     if token:
         out["transfer_ok"] = transfer_accepted(token, str(results[2] or "0x"))
     return out

@@ -3,16 +3,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx
 
+from .shapes import BalancesResult
 from .solana_rpc import SolanaRpc
 
 
 async def fetch_solana_balances(
     http: httpx.AsyncClient, *, rpc_url: str, address: str, tokens: list[str]
-) -> dict[str, Any]:
+) -> BalancesResult:
     rpc = SolanaRpc(http, rpc_url)
     native = await rpc.balance(address)
     held = await rpc.token_balances(address) if tokens else {}

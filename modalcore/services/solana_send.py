@@ -25,6 +25,7 @@ from ..solana.programs import LAMPORTS_PER_SOL
 from ..solana.transfers import (
     message_base64, sol_transfer_instructions, spl_transfer_instructions, to_base64, unsigned_transaction)
 from .solana_rpc import SolanaRpc
+from .solana_shapes import PreparedSend, SolanaFeeResult, SolanaSendArgs, SolanaSubmitArgs, SubmittedSend
 
 CONFIRM_BUDGET_S = 20.0
 CONFIRM_POLL_S = 0.4
@@ -48,28 +49,26 @@ async def _build(rpc: SolanaRpc, sender: str, receiver: str, mint: str | None, a
         Hash.from_string(blockhash))
 
 
-async def estimate_solana_fee(http: httpx.AsyncClient, *, rpc_url: str, sender: str, receiver: str,
-                              mint: str | None, amount: int, decimals: int) -> dict[str, Any]:
+async def estimate_solana_fee(http: httpx.AsyncClient, args: SolanaSendArgs) -> SolanaFeeResult:
     """The fee in lamports, in the shape service `estimate_fee` answers (gas fields 0)."""
-    rpc = SolanaRpc(http, rpc_url)
-    tx = await _build(rpc, sender, receiver, mint, amount, decimals)
+    rpc = SolanaRpc(http, args.rpc_url)
+    tx = await _build(rpc, args.sender, args.receiver, args.mint, args.amount, args.decimals)
     fee = await rpc.fee_for_message(message_base64(tx))
     if fee is None:
         raise ServiceError("Network fee unavailable")
     return {"fee": fee, "gas": 0, "gas_price": 0}
 
 
-async def prepare_solana_send(http: httpx.AsyncClient, *, rpc_url: str, sender: str, receiver: str,
-                              mint: str | None, amount: int, decimals: int) -> dict[str, Any]:
+async def prepare_solana_send(http: httpx.AsyncClient, args: SolanaSendArgs) -> PreparedSend:
     """{"transaction": base64 unsigned transaction, "message": base64 of its message}. A SOL
     send that would open a new account below the rent-exempt minimum is refused here."""
-    rpc = SolanaRpc(http, rpc_url)
-    if mint is None and not await rpc.account_exists(receiver):
+    rpc = SolanaRpc(http, args.rpc_url)
+    if args.mint is None and not await rpc.account_exists(args.receiver):
         minimum = await rpc.minimum_balance_for_rent_exemption(0)
-        if amount < minimum:
+        if args.amount < minimum:
             sol = f"{minimum / LAMPORTS_PER_SOL:.9f}".rstrip("0")
             raise ServiceError(f"A new account needs at least {sol} SOL")
-    tx = await _build(rpc, sender, receiver, mint, amount, decimals)
+    tx = await _build(rpc, args.sender, args.receiver, args.mint, args.amount, args.decimals)
     return {"transaction": to_base64(tx), "message": message_base64(tx)}
 
 
@@ -88,12 +87,11 @@ def signed_transaction(transaction: str, message: str) -> Transaction:
     return tx
 
 
-async def submit_solana_send(http: httpx.AsyncClient, *, rpc_url: str, transaction: str,
-                             message: str) -> dict[str, Any]:
+async def submit_solana_send(http: httpx.AsyncClient, args: SolanaSubmitArgs) -> SubmittedSend:
     """Submit the signed transaction and wait for confirmation:
     {"signature", "confirmed": bool, "err": the transaction error or None}."""
-    tx = signed_transaction(transaction, message)
-    rpc = SolanaRpc(http, rpc_url)
+    tx = signed_transaction(args.transaction, args.message)
+    rpc = SolanaRpc(http, args.rpc_url)
     signature = await rpc.send_transaction(to_base64(tx))
     loop = asyncio.get_running_loop()
     deadline = loop.time() + CONFIRM_BUDGET_S

@@ -1,61 +1,85 @@
-"""Engine services behind `Call` commands: each is an async function of keyword arguments
-returning plain data. `default_services` builds the table the runtime runs them from."""
+"""Engine services behind `Call` commands, typed: each validates its arguments into the model in
+`services/shapes.py` and returns that module's result shape. `default_services` builds the
+table the runtime runs them from."""
 
 from __future__ import annotations
-
-from collections.abc import Awaitable, Callable
-from typing import Any
 
 import httpx
 
 from ..directory.source import run_query
+from ..runtime.services import AnyService, Service, ServiceContext
 from .balances import fetch_balances
 from .blockchain_api import BlockchainApi
 from .history import fetch_history, hosted_history
 from .nfts import fetch_nfts
 from .send import estimate_fee as estimate_send_fee
+from .shapes import (
+    BalancesArgs,
+    BalancesResult,
+    DirectoryArgs,
+    DirectoryResult,
+    FeeArgs,
+    FeeResult,
+    HistoryArgs,
+    HistoryResult,
+    NftsArgs,
+    NftsResult,
+)
 from .solana_balances import fetch_solana_balances
 from .solana_send import estimate_solana_fee, prepare_solana_send, submit_solana_send
-
-Service = Callable[..., Awaitable[Any]]
+from .solana_shapes import (
+    PreparedSend,
+    SolanaBalancesArgs,
+    SolanaFeeResult,
+    SolanaSendArgs,
+    SolanaSubmitArgs,
+    SubmittedSend,
+)
 
 
 def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | None = None,
-                     ) -> dict[str, Service]:
+                     ) -> dict[str, AnyService]:
     """With `blockchain_api` (an operator-configured hosted API), history comes from its
     history call; otherwise from the self-hosted indexer over the network's RPC."""
 
-    async def balances(**args: Any) -> Any:
-        return await fetch_balances(http, **args)
+    async def balances(ctx: ServiceContext | None, args: BalancesArgs) -> BalancesResult:
+        return await fetch_balances(http, rpc_url=args.rpc_url, address=args.address, tokens=args.tokens)
 
-    async def solana_balances(**args: Any) -> Any:
-        return await fetch_solana_balances(http, **args)
+    async def solana_balances(ctx: ServiceContext | None, args: SolanaBalancesArgs) -> BalancesResult:
+        return await fetch_solana_balances(http, rpc_url=args.rpc_url, address=args.address, tokens=args.tokens)
 
-    async def solana_estimate_fee(**args: Any) -> Any:
-        return await estimate_solana_fee(http, **args)
+    async def solana_estimate_fee(ctx: ServiceContext | None, args: SolanaSendArgs) -> SolanaFeeResult:
+        return await estimate_solana_fee(http, args)
 
-    async def solana_prepare_send(**args: Any) -> Any:
-        return await prepare_solana_send(http, **args)
+    async def solana_prepare_send(ctx: ServiceContext | None, args: SolanaSendArgs) -> PreparedSend:
+        return await prepare_solana_send(http, args)
 
-    async def solana_submit_send(**args: Any) -> Any:
-        return await submit_solana_send(http, **args)
+    async def solana_submit_send(ctx: ServiceContext | None, args: SolanaSubmitArgs) -> SubmittedSend:
+        return await submit_solana_send(http, args)
 
-    async def history(**args: Any) -> Any:
+    async def history(ctx: ServiceContext | None, args: HistoryArgs) -> HistoryResult:
         if blockchain_api is not None:
-            return await hosted_history(blockchain_api, **args)
-        return await fetch_history(http, **args)
+            return await hosted_history(blockchain_api, address=args.address or "", chain=args.chain,
+                                        cursor=args.cursor, onramp=args.onramp)
+        return await fetch_history(
+            http, rpc_url=args.rpc_url, address=args.address or "", chain=args.chain, cursor=args.cursor,
+            limit=args.limit, native_name=args.native_name, native_symbol=args.native_symbol,
+            native_decimals=args.native_decimals,
+        )
 
-    async def nfts(**args: Any) -> Any:
-        return await fetch_nfts(http, **args)
+    async def nfts(ctx: ServiceContext | None, args: NftsArgs) -> NftsResult:
+        return await fetch_nfts(http, rpc_url=args.rpc_url, address=args.address)
 
-    async def estimate_fee(**args: Any) -> Any:
-        return await estimate_send_fee(http, **args)
+    async def estimate_fee(ctx: ServiceContext | None, args: FeeArgs) -> FeeResult:
+        return await estimate_send_fee(http, rpc_url=args.rpc_url, tx=args.tx, token=args.token)
 
-    async def directory(**args: Any) -> Any:
-        # the local directory; wiring adds the config
-        return await run_query(None, http, "", args)
+    async def directory(ctx: ServiceContext | None, args: DirectoryArgs) -> DirectoryResult:
+        # the local directory; wiring replaces it with the one that reads the engine's config
+        return await run_query(None, http, "", args.model_dump())
 
-    return {"balances": balances, "history": history, "estimate_fee": estimate_fee,
-            "directory": directory, "nfts": nfts, "solana_balances": solana_balances,
-            "solana_estimate_fee": solana_estimate_fee, "solana_prepare_send": solana_prepare_send,
-            "solana_submit_send": solana_submit_send}
+    return {"balances": Service(BalancesArgs, balances), "history": Service(HistoryArgs, history),
+            "estimate_fee": Service(FeeArgs, estimate_fee), "directory": Service(DirectoryArgs, directory),
+            "nfts": Service(NftsArgs, nfts), "solana_balances": Service(SolanaBalancesArgs, solana_balances),
+            "solana_estimate_fee": Service(SolanaSendArgs, solana_estimate_fee),
+            "solana_prepare_send": Service(SolanaSendArgs, solana_prepare_send),
+            "solana_submit_send": Service(SolanaSubmitArgs, solana_submit_send)}

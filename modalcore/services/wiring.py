@@ -3,30 +3,31 @@ shared HTTP client exists)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx
 from eth_account.signers.local import LocalAccount
 
 from ..directory.source import directory_services
-from ..runtime.services import ServiceContext, ServiceRegistry
+from ..runtime.services import AnyService, ServiceRegistry
 from ..siwx.service import siwx_services
 from ..siwx.store import SiwxStore
-from .table import Service, default_services
-
-
-def _with_context(service: Service) -> Service:
-    async def call(ctx: ServiceContext, **args: Any) -> Any:
-        return await service(**args)
-
-    return call
+from ..rules.names import DEFAULT_SUFFIX
+from .name_registry import NameRegistry
+from .names import name_services
+from .profile_api import ProfileApi
+from .table import default_services
 
 
 def register_engine_services(
-    registry: ServiceRegistry, http: httpx.AsyncClient, siwx_store: SiwxStore, signer: LocalAccount
+    registry: ServiceRegistry, http: httpx.AsyncClient, siwx_store: SiwxStore, signer: LocalAccount,
+    names: NameRegistry | None = None, names_api: ProfileApi | None = None,
 ) -> None:
-    """Register what the registry does not have yet (tests may bring their own)."""
-    services: dict[str, Service] = {name: _with_context(fn) for name, fn in default_services(http).items()}
+    """Register what the registry does not have yet (tests may bring their own). `names` is the
+    engine's own name registry (lookups include it; registration needs it); `names_api`, when
+    the operator configures the hosted profile API, takes its place."""
+    suffix = names.suffix if names is not None else DEFAULT_SUFFIX
+    engine_services = {**default_services(http),
+                       **name_services(http, names, hosted=names_api, hosted_suffix=suffix)}
+    services: dict[str, AnyService] = engine_services
     services.update(siwx_services(siwx_store, http, signer))
     services.update(directory_services())
     for name, service in services.items():

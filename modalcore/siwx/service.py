@@ -1,6 +1,7 @@
 """The SIWX services the runtime runs for `Call` commands (plain JSON-able data in and out).
 
-`siwx_services(store, http, signer)` returns ``{name: async service}``:
+`siwx_services(store, http, signer)` returns ``{name: Service}`` (typed: the arguments validate
+into the models below, the results are the TypedDicts below):
 
 - ``siwx.nonce(session_key)`` → ``{"nonce": str}``
 - ``siwx.sessions(address, domain=None, chain_id=None)`` → ``{"sessions": [session, ...]}``
@@ -8,15 +9,12 @@
   rpc_url=None)`` → ``{"ok": True, "token": str, "session": session}`` or
   ``{"ok": False, "reason": code, "error": text}`` (never raises for a bad sign-in)
 - ``siwx.revoke(address, domain=None)`` → ``{"revoked": int}``
-- ``siws.sessions(address, domain, chain)`` and ``siws.verify(message, signature, session_key,
-  domain, uri, chain, address)``: the same for Sign-In with Solana (modalcore/siwx/solana.py;
-  `chain` a CAIP-2 id, `signature` base64 Ed25519)
 
 A session is ``{"id", "data", "message", "signature", "cacao"}`` (SPEC §3, see
 `SiwxSession.to_json`). `chain_id` may be an int or a CAIP-2 id ("eip155:1"); `address` may be
-a plain or CAIP-10 address. Each service takes its arguments as keywords and accepts an optional
-leading positional context (the runtime's `ServiceContext`): when it has a `clock`, the time is
-read from it, so sessions driven by a fake clock stay deterministic. Otherwise `clock` (unix ms)
+a plain or CAIP-10 address. Called directly, a service takes its arguments as keywords after an
+optional leading positional context (the runtime's `ServiceContext`): with one, the time is read
+from its clock, so sessions driven by a fake clock stay deterministic. Otherwise `clock` (unix ms)
 given to `siwx_services` is used. Random nonces are fine for replay: their values come back to
 the engine as recorded messages.
 """
@@ -24,11 +22,14 @@ the engine as recorded messages.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Callable
+from typing import NotRequired, TypedDict
 
 import httpx
 from eth_account.signers.local import LocalAccount
+from pydantic import BaseModel, ConfigDict
+
+from ..runtime.services import AnyService, Service, ServiceContext
 
 from .message import SiwxMessageError, parse_chain_id
 from .store import DEFAULT_SESSION_TTL_MS, SiwxSession, SiwxStore
@@ -36,8 +37,73 @@ from .tokens import issue_token
 from .solana import SOLANA_CHAIN_ID, is_session_of, siws_session, verify_siws
 from .verify import SiwxVerifyError, verify
 
-Service = Callable[..., Awaitable[Any]]
 Clock = Callable[[], int]
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class NonceArgs(_Args):
+    session_key: str
+
+
+class SessionsArgs(_Args):
+    address: str
+    domain: str | None = None
+    chain_id: int | str | None = None
+
+
+class VerifyArgs(_Args):
+    message: str
+    signature: str
+    session_key: str
+    domain: str
+    uri: str
+    chain_id: int | str
+    address: str | None = None
+    rpc_url: str | None = None
+
+
+class SiwsSessionsArgs(_Args):
+    address: str  # base58, case kept
+    domain: str | None = None
+    chain: str  # CAIP-2 (solana:...)
+
+
+class SiwsVerifyArgs(_Args):
+    message: str
+    signature: str  # base64 Ed25519
+    session_key: str
+    domain: str
+    uri: str
+    chain: str
+    address: str | None = None
+
+
+class RevokeArgs(_Args):
+    address: str
+    domain: str | None = None
+
+
+class NonceResult(TypedDict):
+    nonce: str
+
+
+class SessionsResult(TypedDict):
+    sessions: list[dict[str, object]]  # SiwxSession.to_json
+
+
+class VerifyResult(TypedDict):
+    ok: bool
+    token: NotRequired[str]
+    session: NotRequired[dict[str, object]]
+    reason: NotRequired[str]
+    error: NotRequired[str]
+
+
+class RevokeResult(TypedDict):
+    revoked: int
 
 
 def system_clock_ms() -> int:
@@ -56,60 +122,43 @@ def siwx_services(
     *,
     clock: Clock = system_clock_ms,
     session_ttl_ms: int = DEFAULT_SESSION_TTL_MS,
-) -> dict[str, Service]:
+) -> dict[str, AnyService]:
     """The SIWX services, keyed by the names the siwx slice calls them by."""
 
-    def now(ctx: Any) -> int:
-        ctx_clock = getattr(ctx, "clock", None)
-        if ctx_clock is not None and hasattr(ctx_clock, "now_ms"):
-            return int(ctx_clock.now_ms())
-        return clock()
+    def now(ctx: ServiceContext | None) -> int:
+        return ctx.clock.now_ms() if ctx is not None else clock()
 
-    async def nonce(ctx: Any = None, /, *, session_key: str) -> dict[str, Any]:
-        return {"nonce": await store.issue_nonce(session_key, now(ctx))}
+    async def nonce(ctx: ServiceContext | None, args: NonceArgs) -> NonceResult:
+        return {"nonce": await store.issue_nonce(args.session_key, now(ctx))}
 
-    async def sessions(
-        ctx: Any = None, /, *, address: str, domain: str | None = None,
-        chain_id: int | str | None = None,
-    ) -> dict[str, Any]:
+    async def sessions(ctx: ServiceContext | None, args: SessionsArgs) -> SessionsResult:
         found = await store.sessions_for(
-            plain_address(address),
-            domain,
-            None if chain_id is None else parse_chain_id(chain_id),
+            plain_address(args.address),
+            args.domain,
+            None if args.chain_id is None else parse_chain_id(args.chain_id),
             now(ctx),
         )
         return {"sessions": [session.to_json() for session in found]}
 
-    async def verify_service(
-        ctx: Any = None,
-        /,
-        *,
-        message: str,
-        signature: str,
-        session_key: str,
-        domain: str,
-        uri: str,
-        chain_id: int | str,
-        address: str | None = None,
-        rpc_url: str | None = None,
-    ) -> dict[str, Any]:
+    async def verify_service(ctx: ServiceContext | None, args: VerifyArgs) -> VerifyResult:
+        message, signature, address = args.message, args.signature, args.address
         now_ms = now(ctx)
         try:
-            expected_chain = parse_chain_id(chain_id)
+            expected_chain = parse_chain_id(args.chain_id)
         except SiwxMessageError as error:
             return {"ok": False, "reason": "wrong_chain_id", "error": error.detail}
         try:
             parsed = await verify(
                 message,
                 signature,
-                expected_domain=domain,
-                expected_uri=uri,
+                expected_domain=args.domain,
+                expected_uri=args.uri,
                 expected_chain_id=expected_chain,
                 expected_address=None if address is None else plain_address(address),
                 nonce_store=store,
-                session_key=session_key,
+                session_key=args.session_key,
                 now_ms=now_ms,
-                rpc_url=rpc_url,
+                rpc_url=args.rpc_url,
                 http=http,
             )
         except SiwxVerifyError as error:
@@ -129,36 +178,34 @@ def siwx_services(
         )
         return {"ok": True, "token": token, "session": session.to_json()}
 
-    async def siws_sessions(ctx: Any = None, /, *, address: str, domain: str | None = None,
-                            chain: str) -> dict[str, Any]:
-        found = await store.sessions_for(address, domain, SOLANA_CHAIN_ID, now(ctx))
-        return {"sessions": [s.to_json() for s in found if is_session_of(s, address, chain)]}
+    async def siws_sessions(ctx: ServiceContext | None, args: SiwsSessionsArgs) -> SessionsResult:
+        found = await store.sessions_for(args.address, args.domain, SOLANA_CHAIN_ID, now(ctx))
+        return {"sessions": [s.to_json() for s in found if is_session_of(s, args.address, args.chain)]}
 
-    async def siws_verify(ctx: Any = None, /, *, message: str, signature: str, session_key: str,
-                          domain: str, uri: str, chain: str, address: str | None = None) -> dict[str, Any]:
+    async def siws_verify(ctx: ServiceContext | None, args: SiwsVerifyArgs) -> VerifyResult:
         now_ms = now(ctx)
         try:
-            parsed = await verify_siws(message, signature, expected_domain=domain, expected_uri=uri,
-                                       expected_chain=chain, expected_address=address,
-                                       nonce_store=store, session_key=session_key, now_ms=now_ms)
+            parsed = await verify_siws(args.message, args.signature, expected_domain=args.domain,
+                                       expected_uri=args.uri, expected_chain=args.chain,
+                                       expected_address=args.address, nonce_store=store,
+                                       session_key=args.session_key, now_ms=now_ms)
         except SiwxVerifyError as error:
             return {"ok": False, "reason": error.reason, "error": error.detail}
-        session = siws_session(parsed, message, signature, now_ms=now_ms, default_ttl_ms=session_ttl_ms)
+        session = siws_session(parsed, args.message, args.signature, now_ms=now_ms,
+                               default_ttl_ms=session_ttl_ms)
         await store.add_session(session)
         token = issue_token(signer, address=parsed.address, chain_id=SOLANA_CHAIN_ID, domain=parsed.domain,
                             sid=session.id, iat=now_ms // 1000, exp=session.expires_at // 1000)
         return {"ok": True, "token": token, "session": session.to_json()}
 
-    async def revoke(
-        ctx: Any = None, /, *, address: str, domain: str | None = None
-    ) -> dict[str, Any]:
-        return {"revoked": await store.revoke(plain_address(address), domain)}
+    async def revoke(ctx: ServiceContext | None, args: RevokeArgs) -> RevokeResult:
+        return {"revoked": await store.revoke(plain_address(args.address), args.domain)}
 
     return {
-        "siwx.nonce": nonce,
-        "siwx.sessions": sessions,
-        "siwx.verify": verify_service,
-        "siwx.revoke": revoke,
-        "siws.sessions": siws_sessions,
-        "siws.verify": siws_verify,
+        "siwx.nonce": Service(NonceArgs, nonce),
+        "siwx.sessions": Service(SessionsArgs, sessions),
+        "siwx.verify": Service(VerifyArgs, verify_service),
+        "siwx.revoke": Service(RevokeArgs, revoke),
+        "siws.sessions": Service(SiwsSessionsArgs, siws_sessions),
+        "siws.verify": Service(SiwsVerifyArgs, siws_verify),
     }

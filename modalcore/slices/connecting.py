@@ -1,6 +1,7 @@
 """The connection slice: its state, its messages, and the one way a slice asks the wallet something.
 
-Low in the slices: connection, disconnect, switching, siwx and send all talk to the wallet
+Low in the slices: connection, switching, siwx and send (and the connect, disconnect and sign-in
+flows) all talk to the wallet
 through `wallet_request` (an `eip1193` effect on the connector's provider, its answer comes back
 as the EffectReply it names), so it lives below them all.
 """

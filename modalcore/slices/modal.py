@@ -19,9 +19,10 @@ SIGN_AND_APPROVE_VIEWS = ("SIWXSignMessage", "ConnectingSiwe", "ApproveTransacti
 # Views that draw the connected account (its address, balances, the wallet it signs with or the
 # network it is on): `open({view})` naming one of them with no account follows the opening rules.
 NEEDS_ACCOUNT = ("Account", "WalletSend", "WalletSendPreview", "WalletReceive", "SIWXSignMessage",
-                 "UnsupportedChain")
-# Views about one wallet, named by a route parameter the host API cannot give: the same.
-NEEDS_PARAM = ("ConnectingExternal", "WalletPage")
+                 "UnsupportedChain", "RegisterAccountName")
+# Views about one wallet, named by a route parameter the host API cannot give, and the outcome of
+# a registration the visitor started (RegisterAccountNameSuccess): the same.
+NEEDS_PARAM = ("ConnectingExternal", "WalletPage", "RegisterAccountNameSuccess")
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,14 @@ from pydantic import TypeAdapter
 
 from ..chains.catalog import Network, catalog, pick
 from .accounts import AccountsState
+from .alerts import AlertState
 from .balances import BalancesState
 from .disconnect import DisconnectState
 from .directory_query import DirectoryState
 from .history import HistoryState
+from .names import NamesState
 from .nfts import NftsState
+from .register_name import RegisterState
 from .send_form import SendState
 from .switching import SwitchState
 from .connecting import ConnectionState
@@ -42,6 +45,7 @@ class Model:
     modal: ModalState = field(default_factory=ModalState)
     router: RouterState = field(default_factory=RouterState)
     snack: SnackState = field(default_factory=SnackState)
+    alert: AlertState = field(default_factory=AlertState)
     theme: ThemeState = field(default_factory=ThemeState)
     accounts: AccountsState = field(default_factory=AccountsState)
     networks: NetworksState = field(default_factory=NetworksState)
@@ -55,6 +59,8 @@ class Model:
     history: HistoryState = field(default_factory=HistoryState)
     nfts: NftsState = field(default_factory=NftsState)
     directory: DirectoryState = field(default_factory=DirectoryState)
+    names: NamesState = field(default_factory=NamesState)
+    register_name: RegisterState = field(default_factory=RegisterState)
     counter: int = 0
 
     def next_id(self, prefix: str) -> tuple[Model, str]:

@@ -103,6 +103,7 @@ class HostOptions(BaseModel):
     enableNetworkSwitch: bool = True
     debug: bool = False
     universalProvider: bool = False  # a universal-provider setup: wallets need a link (SPEC §5)
+    locale: Annotated[str, Field(max_length=L.LOCALE_CHARS)] | None = None  # BCP 47; else the browser's
 
     @field_validator("networks")
     @classmethod

@@ -12,10 +12,9 @@ if TYPE_CHECKING:
 
 # The views the router can show: each has a module in `views/` (VIEW_MODULES, checked by
 # tests/engine/test_view_registry.py). SPEC §2 names more (ConnectingWalletConnect,
-# ConnectingSiwe, ConnectingFarcaster, RegisterAccountName, RegisterAccountNameSuccess,
-# ApproveTransaction, Swap); they join this list with their view module, not before. The
-# stack and closing rules that name them (`pop_tx`, `modal.closing_allowed`) are tested on
-# the model (tests/engine/test_transaction_stack.py, test_closing_rules.py).
+# ConnectingSiwe, ConnectingFarcaster, ApproveTransaction, Swap); they join this list with
+# their view module, not before. The stack and closing rules that name them (`pop_tx`,
+# `modal.closing_allowed`) are tested on the model (tests/engine/test_transaction_stack.py, test_closing_rules.py).
 VIEWS = (
     "Connect",
     "Account",
@@ -30,6 +29,8 @@ VIEWS = (
     "WalletSendPreview",
     "WalletReceive",
     "WalletPage",
+    "RegisterAccountName",
+    "RegisterAccountNameSuccess",
 )
 
 

@@ -8,7 +8,7 @@ A request lost with a page reload (or never answered) is shown as lost with a re
 is never re-issued by the engine itself.
 
 The slice is assembled here from its parts: the form (`send_form`), the preview with its fee
-(`send_fee`) and the wallet request (`send_tx`).
+(`send_fee`), the wallet request (`send_tx`) and a receiver typed as a name (`send_name`).
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ from .send_form import (
     PressedSendTokenPicker,
     SelectedSendToken,
     on_amount,
-    on_receiver,
     on_select_token,
     on_token_picker,
 )
+from .send_name import ReceiverNameDebounced, ReceiverNameResolved, on_debounced, on_receiver, on_resolved
 from .send_tx import (
     PressedDiscardSend,
     PressedRetrySend,
@@ -59,6 +59,8 @@ HANDLERS: dict[type[Msg], Handler] = {
     PressedDiscardSend: on_discard,
     FeeEstimated: on_fee,
     MaxFeeEstimated: on_max_fee,
+    ReceiverNameDebounced: on_debounced,
+    ReceiverNameResolved: on_resolved,
 }
 
 SLICE = Slice("send", HANDLERS)

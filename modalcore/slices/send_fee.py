@@ -19,6 +19,7 @@ from ..rules.rpc_errors import readable
 from ..services.send import erc20_tx, native_tx
 from . import router
 from .send_form import (
+    receiver_address,
     NATIVE,
     TOKEN_REQUIRED,
     FeeEstimate,
@@ -96,7 +97,7 @@ def on_max(model: Model, msg: PressedSendMax, now: int) -> Step:
         args = {"rpc_url": rpc_url, "sender": address, "receiver": address, "mint": None, "amount": 0,
                 "decimals": int(token.quantity_decimals)}
         return model, [Call("solana_estimate_fee", args, MaxFeeEstimated, NATIVE)]
-    receiver = model.send.receiver if is_evm_address(model.send.receiver) else address
+    receiver = receiver_address(model.send) or address
     tx = native_tx(address, checksum(receiver), 0)
     return model, [Call("estimate_fee", {"rpc_url": rpc_url, "tx": tx}, MaxFeeEstimated, NATIVE)]
 
@@ -143,7 +144,10 @@ def build_tx(model: Model) -> tuple[dict[str, str], TokenBalance] | None:
     if token is None or address is None:
         return None
     units = to_units(model.send.amount, int(token.quantity_decimals)) or 0
-    receiver = checksum(model.send.receiver.strip())
+    to = receiver_address(model.send)
+    if to is None:
+        return None
+    receiver = checksum(to)
     if token.address is None:
         return native_tx(address, receiver, units), token
     return erc20_tx(address, token.address, receiver, units), token

@@ -17,6 +17,7 @@ from ..core.msg import Msg
 from ..rules import texts
 from ..rules.addresses import is_evm_address, is_solana_wallet_address
 from ..rules.format import usd
+from ..rules.names import ERROR_RESOLVING, NAME_NAMESPACES, looks_like_name, no_address_for
 
 if TYPE_CHECKING:
     from .accounts import TokenBalance
@@ -29,6 +30,7 @@ TOKEN_REQUIRED = texts.TOKEN_REQUIRED
 INVALID_ADDRESS = "Invalid address"
 INVALID_AMOUNT = "Invalid amount"
 INSUFFICIENT_FUNDS = "Insufficient funds"
+RESOLVING_NAME = "Resolving name"
 
 _AMOUNT = re.compile(r"^(\d+(\.\d*)?|\.\d+)$")
 
@@ -65,6 +67,8 @@ class SendState:
     receiver: str = ""
     receiver_profile_name: str | None = None
     receiver_profile_image_url: str | None = None
+    receiver_address: str | None = None  # what a receiver typed as a name resolved to (send_name)
+    resolving: bool = False  # the receiver is a name being resolved
     network_balance_usd: str | None = None
     loading: bool = False
     last_retry: int | None = None
@@ -158,10 +162,13 @@ def fiat_value(model: Model) -> str | None:
     return usd(amount * Decimal(str(token.price)))
 
 
-def _valid_receiver(namespace: str | None, receiver: str) -> bool:
-    if namespace == "solana":  # base58 of 32 to 44 characters naming a key on the curve (SPEC §5)
-        return is_solana_wallet_address(receiver)
-    return namespace == "eip155" and is_evm_address(receiver)
+def receiver_address(state: SendState) -> str | None:
+    """Where the send goes: the receiver typed as an address, or the address its name resolved
+    to (slices/send_name.py); None while neither."""
+    typed = state.receiver.strip()
+    if is_evm_address(typed):
+        return typed
+    return state.receiver_address
 
 
 def problem(model: Model) -> str | None:
@@ -172,7 +179,16 @@ def problem(model: Model) -> str | None:
     token = selected_token(model)
     if state.token is None or token is None:
         return TOKEN_REQUIRED
-    if not _valid_receiver(model.networks.active_namespace, state.receiver.strip()):
+    if state.resolving:
+        return RESOLVING_NAME
+    if model.networks.active_namespace == "solana":
+        # base58 of 32 to 44 characters naming a key on the curve (SPEC §5)
+        if not is_solana_wallet_address(state.receiver.strip()):
+            return INVALID_ADDRESS
+    elif receiver_address(state) is None or model.networks.active_namespace != "eip155":
+        typed = state.receiver.strip()
+        if looks_like_name(typed) and model.networks.active_namespace in NAME_NAMESPACES:
+            return ERROR_RESOLVING if state.error == ERROR_RESOLVING else no_address_for(typed.lower())
         return INVALID_ADDRESS
     units = to_units(state.amount, int(token.quantity_decimals))
     if units is None or units <= 0:
@@ -184,7 +200,8 @@ def problem(model: Model) -> str | None:
 
 
 def form_key(state: SendState) -> str:
-    return f"{state.token}|{state.amount.strip()}|{state.receiver.strip().lower()}"
+    to = (receiver_address(state) or state.receiver.strip()).lower()
+    return f"{state.token}|{state.amount.strip()}|{to}"
 
 
 def with_send(model: Model, **changes: Any) -> Model:

@@ -3,6 +3,8 @@
 After a connect, sessions are looked up; none means SIWXSignMessage. Signing asks the engine
 for a nonce (a service, so replays stay deterministic), builds the EIP-4361 message for the
 origin verified at the handshake, has the wallet `personal_sign` it and the engine verify it.
+What the session lookup and the nonce answer, and the cancel and failure paths (which may
+disconnect), are the sign-in flow, `flows/signin.py`.
 """
 
 from __future__ import annotations
@@ -10,21 +12,20 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass
 from ..core.evolve import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict
 
-from ..core.cmds import Call, Cmd, EffectReply, Reply, Track
+from ..core.cmds import Call, EffectReply, Reply, Track
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
-from ..siwx.message import SiwxMessage, SiwxMessageError
 from . import modal, router, snack
 from ..rules import limits as L
 from ..rules import texts
-from .connecting import solana_request, wallet_request
+from ..siwx.message import SiwxMessageError
 from ..siwx.solana import SiwsMessage
-from .disconnect import start as disconnect
+from .connecting import solana_request
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -66,7 +67,7 @@ def origin_parts(origin: str) -> tuple[str, str]:
     return parts.netloc, f"{parts.scheme}://{parts.netloc}"
 
 
-def _active(model: Model) -> tuple[str, str, int] | None:
+def signing_account(model: Model) -> tuple[str, str, int] | None:
     if model.networks.active_namespace != "eip155":
         return None
     account = model.accounts.get("eip155")
@@ -76,7 +77,7 @@ def _active(model: Model) -> tuple[str, str, int] | None:
     return account.address, account.caip_address or "", int(network.split(":", 1)[1])
 
 
-def _active_solana(model: Model) -> tuple[str, str, str] | None:
+def solana_signing_account(model: Model) -> tuple[str, str, str] | None:
     """(address, caip address, CAIP-2 network) when a Solana account is active (SIWS)."""
     if model.networks.active_namespace != "solana":
         return None
@@ -87,8 +88,9 @@ def _active_solana(model: Model) -> tuple[str, str, str] | None:
     return account.address, account.caip_address or "", network
 
 
-def _active_caip(model: Model) -> str | None:
-    evm, sol = _active(model), _active_solana(model)
+def active_caip(model: Model) -> str | None:
+    """The caip address that signs in: the active eip155 or solana account."""
+    evm, sol = signing_account(model), solana_signing_account(model)
     return evm[1] if evm else sol[1] if sol else None
 
 
@@ -136,10 +138,10 @@ class SiwxVerified(Reply):
 def check_sessions(model: Model) -> Step:
     """After connect: with sign-in set up, an active address and a supported network,
     look up sessions (SPEC §4)."""
-    solana = _active_solana(model)
+    solana = solana_signing_account(model)
     if model.siwx.enabled and solana is not None:
         return _check_solana_sessions(model, *solana)
-    active = _active(model)
+    active = signing_account(model)
     if not model.siwx.enabled or active is None:
         return model, []
     address, caip, chain_id = active
@@ -162,69 +164,13 @@ def _check_solana_sessions(model: Model, address: str, caip: str, network: str) 
     return replace(model, siwx=siwx), [call]
 
 
-def on_sessions(model: Model, msg: SiwxSessionsFetched, now: int) -> Step:
-    if _active_caip(model) != msg.key:
-        return model, []
-    caip = msg.key
-    if msg.result is None:
-        return _init_failed(model)
-    sessions = msg.result.sessions or []
-    if sessions:
-        siwx = replace(model.siwx, has_session=True, session_address=caip)
-        model = replace(model, siwx=siwx)
-        if model.router.view == "ConnectingExternal":  # the connect that started this is done
-            model = replace(model, router=router.reset(model.router, "Account"))
-            return modal.close(model, force=True)
-        return model, []
-    model = replace(model, router=router.reset(model.router, "SIWXSignMessage"),
-                    modal=replace(model.modal, open=True))
-    return model, []
-
-
-def on_pressed_sign(model: Model, msg: PressedSignIn, now: int) -> Step:
-    if model.siwx.signing or _active_caip(model) is None:
-        return model, []
-    model = replace(model, siwx=replace(model.siwx, signing=True))
-    model, cmds = snack.show_loading(model, AUTHENTICATING)
-    call = Call("siwx.nonce", {"session_key": model.session_id}, SiwxNonceFetched)
-    return model, [*cmds, call]
-
-
-def on_nonce(model: Model, msg: SiwxNonceFetched, now: int) -> Step:
-    solana = _active_solana(model)
-    if model.siwx.signing and solana is not None:
-        if msg.result is None:
-            return _init_failed(model)
-        return _sign_solana(model, msg.result.nonce, now, *solana)
-    active = _active(model)
-    if not model.siwx.signing or active is None:
-        return model, []
-    if msg.result is None:
-        return _init_failed(model)
-    nonce = msg.result.nonce
-    address, _, chain_id = active
-    options = model.options.siwx
-    domain, uri = origin_parts(model.origin)
-    try:
-        message = SiwxMessage.create(
-            domain=domain, address=address, uri=uri, chain_id=chain_id, nonce=nonce, now_ms=now,
-            statement=options.statement if options else None,
-            ttl_ms=options.expirationSeconds * 1000 if options else None,
-            resources=list(options.resources) if options else None,
-        ).to_text()
-    except SiwxMessageError:
-        return _init_failed(model)
-    account = model.accounts.get("eip155")
-    model = replace(model, siwx=replace(model.siwx, message=message))
-    model, effect = wallet_request(
-        model, account.connector_id or "", "personal_sign",
-        ["0x" + message.encode().hex(), address.lower()], SiwxMessageSigned,
-    )
-    return model, [effect]
-
-
-def _sign_solana(model: Model, nonce: str, now: int, address: str, caip: str, network: str) -> Step:
-    """SIWS: the CAIP-122 message for the Solana account, signed with solana:signMessage."""
+def solana_sign_request(model: Model, nonce: str, now: int) -> Step | None:
+    """SIWS: the CAIP-122 message for the active Solana account, to sign with
+    solana:signMessage; None when no Solana account signs in or the message cannot be built."""
+    solana = solana_signing_account(model)
+    if solana is None:
+        return None
+    address, _, network = solana
     options = model.options.siwx
     domain, uri = origin_parts(model.origin)
     try:
@@ -235,7 +181,7 @@ def _sign_solana(model: Model, nonce: str, now: int, address: str, caip: str, ne
             resources=list(options.resources) if options else None,
         ).to_text()
     except SiwxMessageError:
-        return _init_failed(model)
+        return None
     account = model.accounts.get("solana")
     model = replace(model, siwx=replace(model.siwx, message=message))
     params: dict[str, object] = {"message": base64.b64encode(message.encode()).decode(), "account": address}
@@ -244,9 +190,18 @@ def _sign_solana(model: Model, nonce: str, now: int, address: str, caip: str, ne
     return model, [effect]
 
 
+def on_pressed_sign(model: Model, msg: PressedSignIn, now: int) -> Step:
+    if model.siwx.signing or active_caip(model) is None:
+        return model, []
+    model = replace(model, siwx=replace(model.siwx, signing=True))
+    model, cmds = snack.show_loading(model, AUTHENTICATING)
+    call = Call("siwx.nonce", {"session_key": model.session_id}, SiwxNonceFetched)
+    return model, [*cmds, call]
+
+
 @dataclass(frozen=True)
 class SiwxMessageSigned(EffectReply):
-    """The wallet answered personal_sign (or solana:signMessage) of the sign-in message."""
+    """The wallet answered personal_sign of the sign-in message."""
 
 
 def _on_solana_signed(model: Model, msg: SiwxMessageSigned, address: str, caip: str, network: str) -> Step:
@@ -262,10 +217,10 @@ def _on_solana_signed(model: Model, msg: SiwxMessageSigned, address: str, caip: 
 
 
 def on_signed(model: Model, msg: SiwxMessageSigned, now: int) -> Step:
-    solana = _active_solana(model)
+    solana = solana_signing_account(model)
     if model.siwx.signing and solana is not None and model.siwx.message is not None:
         return _on_solana_signed(model, msg, *solana)
-    active = _active(model)
+    active = signing_account(model)
     if not model.siwx.signing or active is None or model.siwx.message is None:
         return model, []
     if not msg.ok or not isinstance(msg.result, str):
@@ -303,25 +258,6 @@ def _sign_failed(model: Model, detail: str) -> Step:
     return model, [*cmds, Track("SIWX_AUTH_ERROR", {"message": detail})]
 
 
-def _init_failed(model: Model) -> Step:
-    model = replace(model, siwx=replace(model.siwx, signing=False, message=None))
-    model, cmds = snack.show_error(model, INIT_FAILED)
-    model, more = disconnect(model)
-    return replace(model, router=router.reset(model.router, "Connect")), [*cmds, *more]
-
-
-def on_cancel(model: Model, msg: PressedCancelSignIn, now: int) -> Step:
-    """Cancelling disconnects if sign-in is required, otherwise closes; then resets to Connect."""
-    track: list[Cmd] = [Track("CLICK_CANCEL_SIWX", {})]
-    model = replace(model, siwx=replace(model.siwx, signing=False, message=None))
-    model, hidden = snack.hide(model)
-    if model.siwx.required:
-        model, cmds = disconnect(model)
-    else:
-        model, cmds = modal.close(model, force=True)
-    return replace(model, router=router.reset(model.router, "Connect")), [*track, *hidden, *cmds]
-
-
 def forget(model: Model) -> Model:
     """Disconnected: the sign-in belongs to the account that left."""
     return replace(model, siwx=model.siwx.forgotten())
@@ -330,9 +266,6 @@ def forget(model: Model) -> Model:
 HANDLERS: dict[type[Msg], Handler] = {
     SiwxMessageSigned: on_signed,
     PressedSignIn: on_pressed_sign,
-    PressedCancelSignIn: on_cancel,
-    SiwxSessionsFetched: on_sessions,
-    SiwxNonceFetched: on_nonce,
     SiwxVerified: on_verified,
 }
 

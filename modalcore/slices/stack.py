@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from ..core.cmds import Cmd, Dispatch
 from ..core.evolve import replace
-from ..core.msg import Msg
 from . import modal
 from .router import back_to_index, reset
 
@@ -55,4 +54,4 @@ def pop_tx(model: Model, *, cancel: bool = False) -> Step:
 def _dispatch_callback(model: Model, cmds: list[Cmd], callback: str | None) -> Step:
     if callback is None:
         return model, cmds
-    return model, [*cmds, Dispatch(Msg.registry[callback]())]
+    return model, [*cmds, Dispatch(callback)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -20,9 +21,13 @@ class StoredEvent:
 
     @property
     def day(self) -> str:
-        return datetime.fromtimestamp(self.at / 1000, tz=timezone.utc).strftime("%Y-%m-%d")
+        return utc_day(self.at)
 
 DEFAULT_TTL_MS = 24 * 3600 * 1000
+
+
+def utc_day(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%d")
 
 
 class AuditConflict(RuntimeError):
@@ -70,6 +75,24 @@ class SessionStore(ABC):
         copy live here is stale)."""
         return True
 
+    # ----- events for a session, routed to the process that owns it (pub/sub)
+    worker_id = "local"  # this process, as an owner of sessions
+
+    async def holder(self, session_id: str) -> str | None:
+        """The process that owns the session (None: nobody does). A store only one process
+        uses: this one."""
+        return None
+
+    async def publish(self, worker_id: str, data: bytes) -> int:
+        """Send `data` to that process's listener; how many listeners got it (0: the process is
+        gone). A store only one process uses has nobody else to tell."""
+        return 0
+
+    async def listen(self, handler: Callable[[bytes], Awaitable[None]]) -> None:
+        """Call `handler` with what other processes publish to this one, until cancelled. A
+        store only one process uses returns at once."""
+        return None
+
     # ----- the audit log (append-only; it outlives the session's TTL)
     @abstractmethod
     async def audit_append(self, entry: StoredEntry) -> None:
@@ -96,6 +119,12 @@ class SessionStore(ABC):
     @abstractmethod
     async def event_counts(self) -> list[tuple[str, str, str, int]]:
         """(project, day as YYYY-MM-DD UTC, event, count), sorted."""
+
+    @abstractmethod
+    async def events_prune(self, before_ms: int) -> int:
+        """Forget the events of every UTC day before the day of `before_ms` (retention:
+        `[analytics] retention_days`); how many were forgotten (counted events for stores that
+        keep only counts)."""
 
     async def close(self) -> None:
         return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..audit.chain import StoredEntry
 from collections import Counter
 
-from .base import DEFAULT_TTL_MS, AuditConflict, SessionStore, StoredEvent
+from .base import DEFAULT_TTL_MS, AuditConflict, SessionStore, StoredEvent, utc_day
 
 MAX_EVENTS_HELD = 100_000  # event ids remembered (for dropping repeats); counts are kept whole
 
@@ -73,3 +73,8 @@ class MemoryStore(SessionStore):
 
     async def event_counts(self) -> list[tuple[str, str, str, int]]:
         return sorted((*key, count) for key, count in self._counts.items())
+
+    async def events_prune(self, before_ms: int) -> int:
+        cutoff = utc_day(before_ms)
+        old = [key for key in self._counts if key[1] < cutoff]
+        return sum(self._counts.pop(key) for key in old)

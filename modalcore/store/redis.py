@@ -10,6 +10,8 @@ Keys (all under `prefix`, default `modalcore:`):
 - `l:{id}`   the session's lease: the id of the engine process that owns it. A save is refused
              (and logged) unless this process holds the lease or nobody does; `claim` (a rejoin
              landing here) takes it over unconditionally, so a crashed owner never blocks it;
+- `w:{owner}` (a pub/sub channel) events for sessions that process owns, published by another
+             process that received them (the hub's `route`);
 - `ev:{id}`  an analytics event id seen (SET NX, kept for `EVENT_ID_TTL_S`), and `evc` the counts
              by "project|day|event".
 
@@ -20,15 +22,17 @@ TTL of its own: it goes with the session (delete, expire). `commands` counts the
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgpack
 from redis.asyncio import BlockingConnectionPool, Redis
 
 from ..audit.chain import StoredEntry
-from .base import DEFAULT_TTL_MS, AuditConflict, SessionStore, StoredEvent
+from .base import DEFAULT_TTL_MS, AuditConflict, SessionStore, StoredEvent, utc_day
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +61,7 @@ class RedisStore(SessionStore):
         self.owner = secrets.token_hex(8)  # this process, as lease holder
         self._save_script = client.register_script(_SAVE)
         self.commands = 0
+        self.listening = asyncio.Event()  # set while this process is subscribed to its channel
 
     @classmethod
     def from_url(cls, url: str, ttl_ms: int = DEFAULT_TTL_MS,
@@ -106,6 +111,43 @@ class RedisStore(SessionStore):
         holder = await self._redis.get(self._lease_key(session_id))
         self.commands += 1
         return holder is None or holder == self.owner.encode()
+
+    # ----- events routed to a session's owner (pub/sub): one channel per engine process
+    @property
+    def worker_id(self) -> str:  # type: ignore[override]
+        return self.owner
+
+    def _channel(self, worker_id: str) -> str:
+        return f"{self._prefix}w:{worker_id}"
+
+    async def holder(self, session_id: str) -> str | None:
+        held = await self._redis.get(self._lease_key(session_id))
+        self.commands += 1
+        if held is None:
+            return None
+        return held.decode() if isinstance(held, bytes) else str(held)
+
+    async def publish(self, worker_id: str, data: bytes) -> int:
+        reached = await self._redis.publish(self._channel(worker_id), data)
+        self.commands += 1
+        return int(reached)
+
+    async def listen(self, handler: Callable[[bytes], Awaitable[None]]) -> None:
+        pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
+        try:
+            await pubsub.subscribe(self._channel(self.owner))
+            self.listening.set()
+            async for message in pubsub.listen():
+                data = message.get("data")
+                if message.get("type") != "message" or not isinstance(data, bytes):
+                    continue
+                try:
+                    await handler(data)
+                except Exception:
+                    log.exception("a routed event failed")
+        finally:
+            self.listening.clear()
+            await pubsub.aclose()  # type: ignore[no-untyped-call]
 
     async def delete(self, session_id: str) -> None:
         async with self._redis.pipeline(transaction=True) as pipe:
@@ -182,6 +224,16 @@ class RedisStore(SessionStore):
             project, day, name = field.decode().split(_SEP, 2)
             counts.append((project, day, name, int(count)))
         return sorted(counts)
+
+    async def events_prune(self, before_ms: int) -> int:
+        cutoff = utc_day(before_ms)
+        rows: dict[Any, Any] = await self._redis.hgetall(f"{self._prefix}evc")
+        self.commands += 1
+        old = [field for field in rows if field.decode().split(_SEP, 2)[1] < cutoff]
+        if old:
+            await self._redis.hdel(f"{self._prefix}evc", *old)
+            self.commands += 1
+        return sum(int(rows[field]) for field in old)
 
     async def close(self) -> None:
         await self._redis.aclose()

@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from ..audit.chain import StoredEntry
-from .base import DEFAULT_TTL_MS, AuditConflict, SessionStore, StoredEvent
+from .base import DEFAULT_TTL_MS, AuditConflict, SessionStore, StoredEvent, utc_day
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -126,6 +126,10 @@ class SqliteStore(SessionStore):
             "GROUP BY project, day, event ORDER BY project, day, event"
         ).fetchall()
         return [(str(r[0]), str(r[1]), str(r[2]), int(r[3])) for r in rows]
+
+    async def events_prune(self, before_ms: int) -> int:
+        cursor = self._db.execute("DELETE FROM analytics_events WHERE day < ?", (utc_day(before_ms),))
+        return int(cursor.rowcount)
 
     async def close(self) -> None:
         self._db.close()

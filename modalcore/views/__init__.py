@@ -10,6 +10,7 @@ from ..core.evolve import replace
 from types import ModuleType
 from typing import Any
 
+from ..i18n import localize, resolve
 from ..slices.model import Model
 from ..slices import modal as modal_slice
 from ..slices import router as router_slice
@@ -18,6 +19,7 @@ from ..slices.snack import PressedSnackbar
 from ..wire.nodes import Node, node
 from . import (
     account,
+    alerts,
     all_wallets,
     basic,
     connect,
@@ -25,6 +27,8 @@ from . import (
     networks,
     parts,
     receive,
+    register_account_name,
+    register_account_name_success,
     siwx_sign,
     send,
     send_preview,
@@ -47,6 +51,8 @@ VIEW_MODULES: dict[str, ModuleType] = {
     "WalletSendPreview": send_preview,
     "SIWXSignMessage": siwx_sign,
     "WalletPage": wallet_page,
+    "RegisterAccountName": register_account_name,
+    "RegisterAccountNameSuccess": register_account_name_success,
 }
 
 
@@ -67,8 +73,9 @@ def _title(module: ModuleType, model: Model) -> str:
     return title(model) if title is not None else str(getattr(module, "TITLE", ""))
 
 
-class _BodyCache:
-    """The last body drawn per view, with the model slices it was drawn from.
+class BodyCache:
+    """The last body drawn per view, with the model slices it was drawn from (one per session:
+    a cache shared by the sessions of a process misses whenever they interleave).
 
     A view module that names the slices its body reads (`READS`) is a pure function of them:
     when they are the same objects (the model is immutable), the body is the same node, and
@@ -92,17 +99,31 @@ class _BodyCache:
         return drawn
 
 
-_BODIES = _BodyCache()
+class _NoCache(BodyCache):
+    def body(self, name: str, module: ModuleType, model: Model) -> Node:
+        return module.body(model)  # type: ignore[no-any-return]
 
 
-def render(model: Model) -> Node:
-    """The whole tree. Two derivations keep the renderer's local guesses ready (DESIGN, "Latency"):
+_UNCACHED = _NoCache()
+
+
+def render(model: Model, bodies: BodyCache | None = None) -> Node:
+    """The whole tree, in the visitor's language (i18n/localize.py: the views draw English)."""
+    language = resolve(model.options.locale, model.env.languages)
+    return localize(_render(model, bodies), language)
+
+
+def _render(model: Model, bodies: BodyCache | None = None) -> Node:
+    """The whole tree in English. Two derivations keep the renderer's local guesses ready (DESIGN, "Latency"):
 
     - while the modal is closed (and not embedded) it draws the view `open()` would show
       (`opening_view`, SPEC §2), so that opening is a local prop change the engine confirms;
     - with more than one view on the stack, the view "back" returns to is kept as a hidden
       sibling, and the header's back button names it in its pending hint `{back: id}`.
+
+    `bodies` is the caller's (a session's) memo of view bodies; without one nothing is cached.
     """
+    bodies = bodies if bodies is not None else _UNCACHED
     if not model.modal.open and not model.options.embedded:
         opening = modal_slice.opening_view(model)
         if model.router.view != opening or len(model.router.history) > 1:
@@ -111,7 +132,7 @@ def render(model: Model) -> Node:
     module = view_module(view)
     closable = modal_slice.closing_allowed(model)
     leading = getattr(module, "header_leading", None)
-    previous, back_hint = _back(model, closable)
+    previous, back_hint = _back(model, closable, bodies)
     title = _title(module, model)
     head = parts.header(
         title,
@@ -125,12 +146,12 @@ def render(model: Model) -> Node:
         "snackbar", "snackbar", on={"press": PressedSnackbar()},
         message=snack.message, variant=snack.variant, open=snack.open,
     )
-    view_node = node("view", f"view/{view}", [_BODIES.body(view, module, model)], name=view)
+    view_node = node("view", f"view/{view}", [bodies.body(view, module, model)], name=view)
     views = [view_node] if previous is None else [previous, view_node]
     return node(
         "modal",
         "modal",
-        [head, *views, snackbar],
+        [head, *alerts.drawn(model), *views, snackbar],
         on={"close": PressedClose()},
         pending={"close": "close" if closable else None},
         open=model.modal.open,
@@ -143,7 +164,7 @@ def render(model: Model) -> Node:
     )
 
 
-def _back(model: Model, closable: bool) -> tuple[Node | None, Any]:
+def _back(model: Model, closable: bool, bodies: BodyCache) -> tuple[Node | None, Any]:
     """The hidden view "back" shows and the back button's pending hint (mirrors `stack.go_back`)."""
     history = model.router.history
     if len(history) < 2:
@@ -154,6 +175,6 @@ def _back(model: Model, closable: bool) -> tuple[Node | None, Any]:
     target = history[-2].view
     module = view_module(target)
     after = replace(model, router=replace(model.router, history=history[:-1]))
-    hidden = node("view", f"view/{target}", [_BODIES.body(target, module, after)], name=target, hidden=True,
+    hidden = node("view", f"view/{target}", [bodies.body(target, module, after)], name=target, hidden=True,
                   title=_title(module, after))
     return hidden, {"back": hidden.id}

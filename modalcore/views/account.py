@@ -5,8 +5,9 @@ from __future__ import annotations
 from ..slices.model import Model
 from ..rules.format import floor3, usd
 from ..slices.account_ui import TABS, PressedCopyAddress, select_tab
-from ..slices.disconnect import PressedDisconnect
+from ..flows.disconnect import PressedDisconnect
 from ..slices.navigation import PressedNavigate
+from ..slices.register_name import can_register
 from ..wire.nodes import Node, node
 from . import parts
 from .activity_tab import activity
@@ -59,11 +60,21 @@ def body(model: Model) -> Node:
     return parts.column("account/body", [
         top,
         _features(model),
+        *_register_name(model),
         node("tabs", "account/tabs", on={"select": select_tab}, items=list(TABS), active=account.current_tab),
         _tab_content(model),
         node("list-item", "account/disconnect", on={"press": PressedDisconnect()}, pending={"press": "busy"},
              title="Disconnect", icon="disconnect"),
     ], gap=16)
+
+
+def _register_name(model: Model) -> list[Node]:
+    """An account of the auth connector without a name may choose one (SPEC §5)."""
+    account = model.accounts.get(model.networks.active_namespace)
+    if account.profile_name or not can_register(model):
+        return []
+    return [node("list-item", "account/register-name", on={"press": PressedNavigate("RegisterAccountName")},
+                 title="Choose a name", subtitle="A name for your address", icon="plus", chevron=True)]
 
 
 def _features(model: Model) -> Node:

@@ -8,6 +8,7 @@ from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from ..slices.model import Model
+from ..slices.names import shown_name
 from ..slices.history import RequestedMoreHistory, Transaction, time_zone, by_year_and_month
 from ..wire.nodes import Node, node
 from . import parts
@@ -68,13 +69,18 @@ def group_title(year: int, month: int, current_year: int) -> str:
     return name if year == current_year else f"{name} {year}"
 
 
-def _item(tx: Transaction, now_ms: int) -> Node:
+def _who(model: Model, address: str) -> str:
+    """A counterparty: its name when one is known (slices/names.py), else the truncated address."""
+    return shown_name(model, address) or parts.truncate_address(address)
+
+
+def _item(model: Model, tx: Transaction, now_ms: int) -> Node:
     transfer = tx.transfers[0] if tx.transfers else None
     direction = transfer.direction if transfer else ""
     if direction == "in":
-        subtitle = f"From {parts.truncate_address(tx.sent_from)}"
+        subtitle = f"From {_who(model, tx.sent_from)}"
     else:
-        subtitle = f"To {parts.truncate_address(tx.sent_to)}"
+        subtitle = f"To {_who(model, tx.sent_to)}"
     sign = {"in": "+", "out": "-"}.get(direction, "")
     amount = f"{sign}{quantity3(transfer.quantity)} {transfer.symbol}".strip() if transfer else ""
     title = TITLES.get(tx.operation_type, tx.operation_type.capitalize() or "Transaction")
@@ -108,7 +114,7 @@ def activity(model: Model) -> Node:
     for year, months in by_year_and_month(state.transactions, model.env.timezone):
         for month, txs in months:
             groups.append(node("group", f"account/activity/group/{year}-{month + 1:02d}",
-                               [_item(tx, state.now) for tx in txs],
+                               [_item(model, tx, state.now) for tx in txs],
                                title=group_title(year, month, current_year)))
     if state.loading:
         groups += _skeletons("account/activity/loading", 1)

@@ -47,6 +47,9 @@ def body(model: Model) -> Node:
         node("input", "send/receiver", on={"change": change_receiver}, value=state.receiver,
              placeholder="Type or paste address", kind="address", label="Receiver address"),
     ]
+    resolved = _resolved_receiver(model)
+    if resolved is not None:
+        children.append(resolved)
     error = state.error or amount_error  # the last refusal, else what is wrong while typing
     if error:
         children.append(node("text", "send/error", text=error, variant="small", tone="error"))
@@ -56,6 +59,19 @@ def body(model: Model) -> Node:
     children.append(node("button", "send/preview", on={"press": PressedSendPreview()}, text="Preview send",
                          variant="main"))
     return parts.column("send/body", children, gap=12)
+
+
+def _resolved_receiver(model: Model) -> Node | None:
+    """A receiver typed as a name: the address it resolved to (shown before anything is
+    signed), or that it is being resolved."""
+    state = model.send
+    if state.resolving:
+        return node("text", "send/receiver-resolving", text=f"Resolving {state.receiver.lower()}",
+                    variant="small", tone="muted")
+    if state.receiver_address and state.receiver_profile_name:
+        return node("text", "send/receiver-address", text=state.receiver_address, variant="mono",
+                    label=f"{state.receiver_profile_name} resolves to {state.receiver_address}")
+    return None
 
 
 def _amount_error(token: TokenBalance | None, amount: str) -> str | None:

@@ -8,7 +8,7 @@ from decimal import ROUND_UP, Decimal
 from ..slices.model import Model
 from ..rules.format import amount_with_symbol, usd
 from ..slices.navigation import PressedBack
-from ..slices.send_form import fiat_value, selected_token
+from ..slices.send_form import fiat_value, receiver_address, selected_token
 from ..slices.send_tx import PressedDiscardSend, PressedRetrySend, PressedSend
 from ..slices.accounts import TokenBalance
 from ..wire.nodes import Node, node
@@ -77,7 +77,7 @@ def body(model: Model) -> Node:
         node("list-item", "send-preview/from", title="From",
              trailing=parts.truncate_address(account.address or "")),
         node("list-item", "send-preview/to", title="To", subtitle=state.receiver_profile_name,
-             trailing=parts.truncate_address(state.receiver)),
+             trailing=parts.truncate_address(receiver_address(state) or state.receiver)),
         node("list-item", "send-preview/network", title="Network", image=(network.image_url or None)
              if network else None, trailing=network.name if network else ""),
         parts.row("send-preview/fee", [

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..slices.model import Model
-from ..slices.disconnect import PressedDisconnect
+from ..flows.disconnect import PressedDisconnect
 from ..wire.nodes import Node, node
 from . import parts
 from .networks import network_rows

@@ -17,6 +17,39 @@ def encode(value: Any) -> bytes:
     return msgpack.packb(value, use_bin_type=True)  # type: ignore[no-any-return]
 
 
+def encode_with(frame: dict[str, Any], encoded: dict[str, bytes]) -> bytes:
+    """`encode(frame)`, byte for byte, reusing the bytes of values already encoded (`encoded`:
+    key -> the msgpack of `frame[key]`), so that a patch's ops measured once are not packed again."""
+    if not encoded:
+        return encode(frame)
+    keys = list(frame)
+    tail = keys[len(keys) - len(encoded):]
+    if set(tail) == set(encoded) and len(keys) - len(encoded) < 16:
+        # the usual case (a patch's ops, a snapshot's tree come last): pack the head in one call
+        # and append the known bytes under a header counting every entry
+        head = encode({key: frame[key] for key in keys[:len(keys) - len(encoded)]})
+        parts = [map_header(len(frame)), head[1:]]
+        for key in tail:
+            parts.append(encode(key))
+            parts.append(encoded[key])
+        return b"".join(parts)
+    parts = [map_header(len(frame))]
+    for key, value in frame.items():
+        parts.append(encode(key))
+        known = encoded.get(key)
+        parts.append(known if known is not None else encode(value))
+    return b"".join(parts)
+
+
+def map_header(size: int) -> bytes:
+    """The msgpack header of a map of `size` entries (its keys and values follow)."""
+    if size < 16:
+        return bytes((0x80 | size,))
+    if size < 0x10000:
+        return b"\xde" + size.to_bytes(2, "big")
+    return b"\xdf" + size.to_bytes(4, "big")
+
+
 def decode(data: bytes) -> Any:
     if len(data) > MAX_FRAME_BYTES:
         raise DecodeError("too_large")

@@ -39,6 +39,11 @@ class Env(BaseModel):
     timezone: Annotated[str, Field(max_length=L.ENV_TIMEZONE_CHARS)] = ""
     origin: Annotated[str, Field(max_length=L.ENV_ORIGIN_CHARS)] = ""
     width: Annotated[int, Field(ge=0, le=L.ENV_MAX_WIDTH)] = 1280
+    # navigator.languages, most preferred first (the engine's locale when the host sets none)
+    languages: Annotated[
+        tuple[Annotated[str, Field(max_length=L.LOCALE_CHARS)], ...],
+        Field(max_length=L.MAX_ENV_LANGUAGES, strict=False),
+    ] = ()
 
 
 class AnnouncedWallet(BaseModel):

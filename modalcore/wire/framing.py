@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from .codec import encode
 from .diff import Op, diff
 from .nodes import Node
+
+
+@dataclass(frozen=True)
+class Update:
+    """What to send for a new tree: `ops` ([] when nothing changed) or None for a snapshot,
+    with the msgpack bytes already made while choosing (the frame reuses them)."""
+
+    ops: list[Op] | None
+    ops_bytes: bytes | None = None
+    tree_wire: Any = None
+    tree_bytes: bytes | None = None
 
 
 def choose_update(
@@ -14,12 +28,25 @@ def choose_update(
     new_parents: dict[str, str | None] | None = None,
 ) -> list[Op] | None:
     """The ops to send, [] when nothing changed, or None when a snapshot is smaller."""
+    return choose(old, new, old_parents, new_parents).ops
+
+
+def choose(
+    old: Node,
+    new: Node,
+    old_parents: dict[str, str | None] | None = None,
+    new_parents: dict[str, str | None] | None = None,
+) -> Update:
+    """`choose_update`, keeping what it encoded to measure."""
     ops = diff(old, new, old_parents, new_parents)
     if not ops:
-        return ops
-    doubled = len(encode(ops)) * 2
+        return Update(ops)
+    ops_bytes = encode(ops)
+    doubled = len(ops_bytes) * 2
     if doubled <= new.floor:  # the snapshot is at least `floor` bytes: no need to encode it
-        return ops
-    if doubled > len(encode(new.to_wire())):
-        return None
-    return ops
+        return Update(ops, ops_bytes)
+    wire = new.to_wire()
+    tree_bytes = encode(wire)
+    if doubled > len(tree_bytes):
+        return Update(None, tree_wire=wire, tree_bytes=tree_bytes)
+    return Update(ops, ops_bytes)

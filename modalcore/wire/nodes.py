@@ -18,7 +18,7 @@ Handler = Any
 
 
 class Node:
-    __slots__ = ("id", "t", "p", "c", "handlers", "_wire", "floor")
+    __slots__ = ("id", "t", "p", "c", "handlers", "floor")
 
     def __init__(
         self,
@@ -33,9 +33,11 @@ class Node:
         self.p: dict[str, Any] = dict(p) if p else {}
         self.c: tuple[Node, ...] = tuple(c)
         self.handlers: Mapping[str, Handler] = handlers or {}
-        self._wire: dict[str, Any] | None = None
-        # A lower bound of this subtree's msgpack size: map header, "id" and "t" keys and values.
+        # A lower bound of this subtree's msgpack size: map header, "id" and "t" keys and values,
+        # each prop's key and at least a byte of its value (a string: its length and a byte).
         self.floor: int = 8 + len(id) + len(t) + sum(child.floor for child in self.c)
+        for key, value in self.p.items():
+            self.floor += len(key) + 2 + (len(value) if isinstance(value, str) else 0)
 
     def __eq__(self, other: object) -> bool:
         if self is other:
@@ -51,14 +53,14 @@ class Node:
         return f"Node({self.id!r}, {self.t!r}, {self.p!r}, {len(self.c)} children)"
 
     def to_wire(self) -> dict[str, Any]:
-        if self._wire is None:
-            wire: dict[str, Any] = {"id": self.id, "t": self.t}
-            if self.p:
-                wire["p"] = self.p
-            if self.c:
-                wire["c"] = [child.to_wire() for child in self.c]
-            self._wire = wire
-        return self._wire
+        """The node as the wire carries it; built on demand, never kept (a kept copy doubled a
+        live tree's memory for the rare snapshot it saves: issue 17's idle figure)."""
+        wire: dict[str, Any] = {"id": self.id, "t": self.t}
+        if self.p:
+            wire["p"] = self.p
+        if self.c:
+            wire["c"] = [child.to_wire() for child in self.c]
+        return wire
 
     @staticmethod
     def from_wire(wire: Mapping[str, Any]) -> Node:

@@ -39,7 +39,9 @@ COMMON: dict[str, Prop] = {
 }
 
 NODE_TYPES: dict[str, dict[str, Prop]] = {
-    "modal": {"open": B, "closable": B, "shake": I, "embedded": B, "view": S, "loading": B},
+    "modal": {"open": B, "closable": B, "shake": I, "embedded": B, "view": S, "loading": B,
+              "lang": Prop("string", "BCP 47 language of the texts; absent: en"),
+              "dir": Prop("string", "ltr or rtl; absent: ltr")},
     "view": {"name": S, "title": S},
     "stack": {"dir": S, "gap": I, "align": S, "justify": S, "wrap": B, "pad": I},
     "text": {"text": S, "variant": S, "tone": S},

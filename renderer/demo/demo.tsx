@@ -46,7 +46,9 @@ installDevWallet({
 void installSolanaDevWallet();
 
 // `?siwx=required` or `?siwx=optional` turns sign-in on (the page's "Sign-in" switch sets it);
-// `?theme=light` starts in the light theme (the page's "Theme" switch changes it live).
+// `?theme=light` starts in the light theme (the page's "Theme" switch changes it live);
+// `?locale=de` (or es, ja, ar) sets the language the engine renders, else the browser's.
+const locale = query.get('locale') || undefined;
 const siwxMode = query.get('siwx');
 const startTheme = query.get('theme') === 'light' ? 'light' : 'dark';
 document.documentElement.dataset.theme = startTheme;
@@ -66,6 +68,7 @@ const modal = createModal({
   debug: true,
   themeMode: startTheme,
   ...(siwx ? { siwx } : {}),
+  ...(locale ? { locale } : {}),
 });
 window.demoModal = modal;
 

@@ -33,6 +33,8 @@ export interface ModalOptions {
   allowUnsupportedChain?: boolean;
   enableNetworkSwitch?: boolean;
   debug?: boolean;
+  /** The language the engine renders (BCP 47, e.g. 'de'); default: the browser's languages. */
+  locale?: string;
   /** The engine's base URL; default: the origin this script was loaded from. */
   engineUrl?: string;
   /** For tests: another socket or storage. */
@@ -97,6 +99,8 @@ export function readEnv(): Dict {
     timezone: Intl.DateTimeFormat().resolvedOptions().timeZone ?? '',
     origin: location.origin,
     width: Math.round(innerWidth),
+    // the engine's language when the host sets no `locale` (PROTOCOL.md: at most 8 tags of 35)
+    languages: (navigator.languages ?? [navigator.language]).filter((tag) => tag && tag.length <= 35).slice(0, 8),
   };
 }
 

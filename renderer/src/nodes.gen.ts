@@ -11,6 +11,8 @@ export interface ModalProps {
   readonly embedded?: boolean;
   readonly view?: string;
   readonly loading?: boolean;
+  readonly lang?: string;
+  readonly dir?: string;
   readonly on?: OnMap;
   readonly hidden?: boolean;
   readonly label?: string;
@@ -326,7 +328,7 @@ export type NodeType = keyof NodePropsByType;
 
 /** Every prop name of each node type (the common ones included). */
 export const NODE_PROPS: { readonly [T in NodeType]: readonly (keyof NodePropsByType[T])[] } = {
-  "modal": ["open", "closable", "shake", "embedded", "view", "loading", "on", "hidden", "label", "busy"],
+  "modal": ["open", "closable", "shake", "embedded", "view", "loading", "lang", "dir", "on", "hidden", "label", "busy"],
   "view": ["name", "title", "on", "hidden", "label", "busy"],
   "stack": ["dir", "gap", "align", "justify", "wrap", "pad", "on", "hidden", "label", "busy"],
   "text": ["text", "variant", "tone", "on", "hidden", "label", "busy"],

@@ -22,7 +22,7 @@ from modalcore.testing import FakeOutlet, make_test_config, start_server
 from modalcore.wire.frames import Env
 
 from ..audit.test_audit_log import Browser
-from ..driver import ADDRESS, DEV_WALLET, WALLET_NODE
+from ..devwallet import ADDRESS, DEV_WALLET, WALLET_NODE
 
 
 async def drive(options: dict[str, Any], sink: Any) -> None:

@@ -29,7 +29,7 @@ from modalcore.store.sqlite import SqliteStore
 from modalcore.testing import FakeOutlet
 from modalcore.wire.frames import EffectError, EffectResult, Env, Intent, WalletEvent
 
-from ..driver import ADDRESS, DEV_WALLET, WALLET_NODE
+from ..devwallet import ADDRESS, DEV_WALLET, WALLET_NODE
 from ..siwx_flow.test_siwx_flow import SiwxWorld
 
 
@@ -157,7 +157,7 @@ def test_rule_a_declined_signature_is_audited_as_rejected_with_its_code() -> Non
     world.connect()
     world.driver.intent("siwx/sign")
     world.run_calls()
-    world.driver.answer(error=(4001, "User rejected the request."))
+    world.driver.answer_last(code=4001, message="User rejected the request.")
     entries = asyncio.run(store.audit_entries("s1"))
     assert kinds(entries)[:3] == ["connect", "signature_request", "signature_result"]
     assert datas(entries)[2]["outcome"] == "rejected"

@@ -1,14 +1,16 @@
-"""The connect-flow tests use the shared sans-IO Driver (tests/driver.py)."""
+"""The connect-flow tests drive a `Harness` on the dev chains with the Dev Wallet announced."""
 
 from __future__ import annotations
 
 import pytest
 
-from ..driver import ADDRESS, DEV_WALLET, OTHER, WALLET_NODE, Driver
+from modalcore.enginetest import Harness
 
-__all__ = ["ADDRESS", "DEV_WALLET", "OTHER", "WALLET_NODE", "Driver"]
+from ..devwallet import ADDRESS, DEV_WALLET, OTHER, WALLET_NODE, dev_session
+
+__all__ = ["ADDRESS", "DEV_WALLET", "OTHER", "WALLET_NODE", "dev_session"]
 
 
 @pytest.fixture
-def driver() -> Driver:
-    return Driver()
+def driver() -> Harness:
+    return dev_session()

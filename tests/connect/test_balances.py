@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from modalcore.enginetest import Harness
 from modalcore.chains.catalog import Token
 from modalcore.rules.format import fiat, floor3
 
-from .conftest import Driver
+from .conftest import dev_session
 
 TUSD = Token("0x5FbDB2315678afecb367f032d93F642f64180aa3", "TUSD", "Test USD", 6, price=1.0)
 ZERO = Token("0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512", "ZERO", "Zero decimals", 0)
 
 
-def _with_tokens(driver: Driver) -> None:
+def _with_tokens(driver: Harness) -> None:
     known = tuple(replace(n, tokens=(TUSD, ZERO)) if n.id == "eip155:31337" else n
                   for n in driver.model.networks.known)
     driver.session.model = replace(driver.model, networks=replace(driver.model.networks, known=known))
@@ -30,50 +31,50 @@ def test_fiat_has_two_decimals() -> None:
     assert fiat("3") == "3.00"
 
 
-def test_account_view_shows_the_native_balance(driver: Driver) -> None:
-    driver.connect()
-    driver.settle_balances(9_999_123_456_789_000_000_000)
+def test_account_view_shows_the_native_balance(driver: Harness) -> None:
+    driver.connect_wallet()
+    driver.settle(driver.calls("balances")[-1], {"native": str(9_999_123_456_789_000_000_000), "tokens": {}})
     assert driver.node("account/balance").p["text"] == "9,999.123 ETH"
 
 
-def test_token_with_six_decimals_and_a_price_shows_fiat(driver: Driver) -> None:
+def test_token_with_six_decimals_and_a_price_shows_fiat(driver: Harness) -> None:
     _with_tokens(driver)
-    driver.connect()
-    driver.settle_balances(10**18, {TUSD.address: "1234567890", ZERO.address: "5"})
+    driver.connect_wallet()
+    driver.settle(driver.calls("balances")[-1], {"native": str(10**18), "tokens": {TUSD.address: "1234567890", ZERO.address: "5"}})
     row = driver.node(f"account/token/{TUSD.address}")
     assert row.p["amount"] == "1,234.567"
     assert row.p["symbol"] == "TUSD"
     assert row.p["value"] == "$1,234.57"
 
 
-def test_tokens_with_zero_decimals_are_dropped(driver: Driver) -> None:
+def test_tokens_with_zero_decimals_are_dropped(driver: Harness) -> None:
     _with_tokens(driver)
-    driver.connect()
-    driver.settle_balances(10**18, {TUSD.address: "1", ZERO.address: "5"})
-    assert driver.node(f"account/token/{ZERO.address}") is None
+    driver.connect_wallet()
+    driver.settle(driver.calls("balances")[-1], {"native": str(10**18), "tokens": {TUSD.address: "1", ZERO.address: "5"}})
+    assert driver.find(f"account/token/{ZERO.address}") is None
 
 
-def test_failed_fetch_shows_the_snack_and_blocks_retries_for_30_s(driver: Driver) -> None:
-    driver.connect()
-    driver.settle_balances(0, ok=False)
+def test_failed_fetch_shows_the_snack_and_blocks_retries_for_30_s(driver: Harness) -> None:
+    driver.connect_wallet()
+    driver.settle(driver.calls("balances")[-1], {"native": str(0), "tokens": {}}, ok=False, error="boom")
     assert driver.model.snack.message == "Token Balance Unavailable"
     assert driver.model.snack.variant == "error"
     calls = len(driver.calls("balances"))
     driver.advance(29_999)
-    driver.intent("host", "switch_network", network="eip155:31338")
-    driver.answer(None)
+    driver.intent("host", "switch_network", {"network": "eip155:31338"})
+    driver.answer_last(None)
     assert len(driver.calls("balances")) == calls
     driver.advance(1)
-    driver.intent("host", "switch_network", network="eip155:31337")
-    driver.answer(None)
+    driver.intent("host", "switch_network", {"network": "eip155:31337"})
+    driver.answer_last(None)
     assert len(driver.calls("balances")) == calls + 1
 
 
-def test_native_balance_is_cached_for_30_s(driver: Driver) -> None:
+def test_native_balance_is_cached_for_30_s(driver: Harness) -> None:
     from modalcore.slices.balances import fetch
 
-    driver.connect()
-    driver.settle_balances(10**18)
+    driver.connect_wallet()
+    driver.settle(driver.calls("balances")[-1], {"native": str(10**18), "tokens": {}})
     model, cmds = fetch(driver.model, driver.now + 29_000)
     assert cmds == []
     model, cmds = fetch(driver.model, driver.now + 30_000)
@@ -81,15 +82,15 @@ def test_native_balance_is_cached_for_30_s(driver: Driver) -> None:
 
 
 def test_test_networks_show_zero_without_fetching() -> None:
-    d = Driver({"networks": ["eip155:11155111"]})
-    d.connect(chain=hex(11155111))
+    d = dev_session({"networks": ["eip155:11155111"]})
+    d.connect_wallet(chain_id=hex(11155111))
     assert d.model.accounts.get("eip155").balance == "0.00"
     assert d.calls("balances") == []
 
 
-def test_skeletons_render_while_balances_load(driver: Driver) -> None:
-    driver.connect()
+def test_skeletons_render_while_balances_load(driver: Harness) -> None:
+    driver.connect_wallet()
     driver.intent("host", "open")
     assert driver.node("account/balance").t == "skeleton"
-    driver.settle_balances(10**18)
+    driver.settle(driver.calls("balances")[-1], {"native": str(10**18), "tokens": {}})
     assert driver.node("account/balance").t == "text"

@@ -8,26 +8,28 @@ from decimal import Decimal
 import httpx
 import pytest
 
+from modalcore.enginetest import Harness
 from modalcore.devchain.pytest_plugin import ChainsInfo
 from modalcore.core.cmds import CallSettled
 from modalcore.rules.format import floor3
 from modalcore.services.balances import fetch_balances
+from modalcore.services.shapes import BalancesResult
 
-from ..driver import chain_networks
-from .conftest import ADDRESS, Driver
+from ..devwallet import chain_networks
+from .conftest import ADDRESS, dev_session
 
 pytestmark = pytest.mark.chain
 RECEIVER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
 
 
-def _driver(chains: ChainsInfo) -> Driver:
-    return Driver(networks=chain_networks(chains.rpc_urls, chains.deployment))
+def _driver(chains: ChainsInfo) -> Harness:
+    return dev_session(networks=chain_networks(chains.rpc_urls, chains.deployment))
 
 
-def _fetch(driver: Driver) -> None:
+def _fetch(driver: Harness) -> None:
     call = driver.calls("balances")[-1]
 
-    async def run() -> dict[str, object]:
+    async def run() -> BalancesResult:
         async with httpx.AsyncClient() as http:
             return await fetch_balances(http, **call.args)
 
@@ -41,7 +43,7 @@ def _node_balance(chains: ChainsInfo, address: str) -> int:
 
 def test_account_balance_equals_the_node_before_and_after_a_real_transfer(devchain: ChainsInfo) -> None:
     driver = _driver(devchain)
-    driver.connect()
+    driver.connect_wallet()
     _fetch(driver)
     expected = floor3(Decimal(_node_balance(devchain, ADDRESS)) / Decimal(10**18))
     assert driver.node("account/balance").p["text"] == f"{expected} ETH"
@@ -51,10 +53,10 @@ def test_account_balance_equals_the_node_before_and_after_a_real_transfer(devcha
         rpc.call("eth_getTransactionReceipt", [tx])
 
     driver.advance(30_000)  # past the native-balance cache
-    driver.intent("host", "switch_network", network="eip155:31338")
-    driver.answer(None)
-    driver.intent("host", "switch_network", network="eip155:31337")
-    driver.answer(None)
+    driver.intent("host", "switch_network", {"network": "eip155:31338"})
+    driver.answer_last(None)
+    driver.intent("host", "switch_network", {"network": "eip155:31337"})
+    driver.answer_last(None)
     _fetch(driver)
     after = floor3(Decimal(_node_balance(devchain, ADDRESS)) / Decimal(10**18))
     assert after != expected
@@ -63,7 +65,7 @@ def test_account_balance_equals_the_node_before_and_after_a_real_transfer(devcha
 
 def test_a_token_with_six_decimals_displays_correctly(devchain: ChainsInfo) -> None:
     driver = _driver(devchain)
-    driver.connect(address=RECEIVER)
+    driver.connect_wallet(address=RECEIVER)
     _fetch(driver)
     tusd = devchain.token(31337, "TUSD")
     row = driver.node(f"account/token/{tusd['address']}")

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from modalcore.enginetest import Harness
 from modalcore.core.cmds import Track
 
-from .conftest import Driver
 
 
-def test_disconnect_clears_the_account_and_shows_connect(driver: Driver) -> None:
-    driver.connect()
+
+def test_disconnect_clears_the_account_and_shows_connect(driver: Harness) -> None:
+    driver.connect_wallet()
     driver.intent("host", "open")
     driver.intent("account/disconnect")
     assert driver.last_effect()["req"]["method"] == "wallet_revokePermissions"
-    driver.answer(None)
+    driver.answer_last(None)
     account = driver.model.accounts.get("eip155")
     assert account.status == "disconnected"
     assert account.address is None and account.balance is None and account.token_balance == ()
@@ -23,16 +24,16 @@ def test_disconnect_clears_the_account_and_shows_connect(driver: Driver) -> None
         "isConnected"] is False
 
 
-def test_a_wallet_without_revoke_support_still_disconnects_without_error(driver: Driver) -> None:
-    driver.connect()
+def test_a_wallet_without_revoke_support_still_disconnects_without_error(driver: Harness) -> None:
+    driver.connect_wallet()
     driver.intent("host", "disconnect")
-    driver.answer(error=(4200, "Unsupported method"))
+    driver.answer_last(code=4200, message="Unsupported method")
     assert driver.model.accounts.get("eip155").status == "disconnected"
     assert not driver.model.snack.open
 
 
-def test_disconnect_waits_at_most_3000_ms(driver: Driver) -> None:
-    driver.connect()
+def test_disconnect_waits_at_most_3000_ms(driver: Harness) -> None:
+    driver.connect_wallet()
     driver.intent("host", "disconnect")
     assert driver.model.accounts.get("eip155").status == "connected"
     driver.advance(2999)
@@ -40,26 +41,26 @@ def test_disconnect_waits_at_most_3000_ms(driver: Driver) -> None:
     driver.advance(1)
     assert driver.model.accounts.get("eip155").status == "disconnected"
     assert driver.model.snack.message == "Failed to disconnect"
-    track = [c for c in driver.cmds if isinstance(c, Track)][-1]
+    track = [c for c in driver.log if isinstance(c, Track)][-1]
     assert track.props["errors"] == ["Failed to disconnect chain eip155: timeout"]
 
 
-def test_partial_failures_are_aggregated_into_one_error(driver: Driver) -> None:
-    driver.connect()
+def test_partial_failures_are_aggregated_into_one_error(driver: Harness) -> None:
+    driver.connect_wallet()
     driver.intent("host", "disconnect")
-    driver.answer(error=(-32603, "Internal error"))
+    driver.answer_last(code=-32603, message="Internal error")
     assert driver.model.snack.message == "Failed to disconnect"
-    track = [c for c in driver.cmds if isinstance(c, Track)][-1]
+    track = [c for c in driver.log if isinstance(c, Track)][-1]
     assert track.event == "DISCONNECT_ERROR"
     assert track.props["errors"] == ["Failed to disconnect chain eip155: Internal error"]
     assert driver.model.accounts.get("eip155").status == "disconnected"
 
 
-def test_a_late_wallet_answer_after_the_bound_changes_nothing(driver: Driver) -> None:
-    driver.connect()
+def test_a_late_wallet_answer_after_the_bound_changes_nothing(driver: Harness) -> None:
+    driver.connect_wallet()
     driver.intent("host", "disconnect")
     eid = driver.last_effect()["eid"]
     driver.advance(3000)
     frames = len(driver.frames)
-    driver.answer(None, eid=eid)
+    driver.answer_last(None, eid=eid)
     assert len(driver.frames) == frames

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from modalcore.enginetest import Harness
 from modalcore.chains.catalog import NativeCurrency, Network, Token
 from modalcore.slices.model import initial_model
 from modalcore.engine.record import Recorder, replay
@@ -12,25 +13,23 @@ from modalcore.engine.session import Session
 from modalcore.slices.options import parse_options
 from modalcore.wire.frames import EffectResult, Env, Intent, Join
 
-from .conftest import ADDRESS, DEV_WALLET, Driver
+from .conftest import ADDRESS, DEV_WALLET
 
 
-def test_reload_applies_the_pages_new_options_and_keeps_the_connection(driver: Driver) -> None:
-    driver.connect()
+def test_reload_applies_the_pages_new_options_and_keeps_the_connection(driver: Harness) -> None:
+    driver.connect_wallet()
     options = parse_options({"networks": ["eip155:31337"], "siwx": {"required": True},
                              "themeMode": "light"})
-    driver._take(driver.session.welcome("token", resumed=True, last=None, wallets=[DEV_WALLET],
-                                        options=options))
+    driver.rejoin(last=None, options=options)
     model = driver.model
     assert model.options.siwx is not None and model.siwx.required is True
     assert model.theme.mode == "light"
     assert model.accounts.get("eip155").status == "connecting"  # re-synced, not dropped
 
 
-def test_a_reconnect_of_the_same_page_keeps_the_stored_options(driver: Driver) -> None:
+def test_a_reconnect_of_the_same_page_keeps_the_stored_options(driver: Harness) -> None:
     options = parse_options({"networks": ["eip155:31337"], "themeMode": "light"})
-    driver._take(driver.session.welcome("token", resumed=True, last=driver.session.out_seq,
-                                        wallets=[DEV_WALLET], options=options))
+    driver.rejoin(last=driver.session.out_seq, options=options)
     assert driver.model.theme.mode == "dark"
 
 

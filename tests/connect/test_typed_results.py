@@ -8,6 +8,7 @@ import logging
 
 import pytest
 
+from modalcore.enginetest import Harness
 from modalcore.core.cmds import CallSettled, EffectSettled
 from modalcore.core.msg import Msg
 from modalcore.core.shape import Table
@@ -17,10 +18,10 @@ from modalcore.slices.account_ui import AddressCopyAnswered
 from modalcore.slices.balances import Balances, BalancesFetched
 from modalcore.slices.model import Model, Step
 
-from .conftest import Driver
 
 
-def test_a_balances_call_names_its_reply_and_the_result_arrives_typed(driver: Driver,
+
+def test_a_balances_call_names_its_reply_and_the_result_arrives_typed(driver: Harness,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[Msg] = []
     real = engine_update.update
@@ -30,10 +31,10 @@ def test_a_balances_call_names_its_reply_and_the_result_arrives_typed(driver: Dr
         return real(model, msg, now, table)
 
     monkeypatch.setattr("modalcore.engine.session.update", spy)
-    driver.connect()
+    driver.connect_wallet()
     call = driver.calls("balances")[-1]
     assert call.reply is BalancesFetched
-    driver.settle_balances(2 * 10**18)
+    driver.settle(driver.calls("balances")[-1], {"native": str(2 * 10**18), "tokens": {}})
     reply = seen[-1]
     assert isinstance(reply, BalancesFetched)
     assert reply.result == Balances(native=str(2 * 10**18), tokens={})
@@ -43,8 +44,8 @@ def test_a_balances_call_names_its_reply_and_the_result_arrives_typed(driver: Dr
 
 
 def test_a_result_that_does_not_validate_is_the_typed_failure_logged_once(
-        driver: Driver, caplog: pytest.LogCaptureFixture) -> None:
-    driver.connect()
+        driver: Harness, caplog: pytest.LogCaptureFixture) -> None:
+    driver.connect_wallet()
     call = driver.calls("balances")[-1]
     with caplog.at_level(logging.WARNING):
         driver.settle(call, {"tokens": "not a mapping"})
@@ -55,19 +56,19 @@ def test_a_result_that_does_not_validate_is_the_typed_failure_logged_once(
 
 
 def test_the_edge_keeps_the_key_and_context_and_turns_failures_typed() -> None:
-    failed = typed(CallSettled("BalancesFetched|eip155:1:0xabc", False, None, "boom", {"n": 1}))
+    failed = typed(CallSettled("BalancesFetched|eip155:1:0xabc", False, None, "boom", {"n": 1}), engine_update.ENGINE.messages)
     assert failed == BalancesFetched(key="eip155:1:0xabc", ok=False, error="boom", context={"n": "1"})
-    empty = typed(CallSettled("BalancesFetched|k", True, None))
+    empty = typed(CallSettled("BalancesFetched|k", True, None), engine_update.ENGINE.messages)
     assert isinstance(empty, BalancesFetched) and empty.error == INVALID_RESULT and empty.result is None
 
 
 def test_recordings_made_before_typed_results_still_route() -> None:
-    legacy = typed(CallSettled("balances|eip155:1:0xabc", True, {"native": 5, "tokens": {}}))
+    legacy = typed(CallSettled("balances|eip155:1:0xabc", True, {"native": 5, "tokens": {}}), engine_update.ENGINE.messages)
     assert legacy == BalancesFetched(key="eip155:1:0xabc", result=Balances(native=5, tokens={}))
 
 
 def test_an_effect_answer_arrives_as_the_reply_the_effect_named() -> None:
-    answered = typed_effect(EffectSettled("e3", "AddressCopyAnswered|", True, None))
+    answered = typed_effect(EffectSettled("e3", "AddressCopyAnswered|", True, None), engine_update.ENGINE.messages)
     assert answered == AddressCopyAnswered(eid="e3", key="", ok=True, result=None)
-    legacy = typed_effect(EffectSettled("e4", "clipboard", False, error_code=-32603, error_message="timeout"))
+    legacy = typed_effect(EffectSettled("e4", "clipboard", False, error_code=-32603, error_message="timeout"), engine_update.ENGINE.messages)
     assert legacy == AddressCopyAnswered(eid="e4", ok=False, error_code=-32603, error_message="timeout")

@@ -20,7 +20,7 @@ class DirHarness(Harness):
     def directory_calls(self) -> list[Call]:
         return [c for c in self.cmds if isinstance(c, Call) and c.service == "directory"]
 
-    def settle(self, *, ok: bool = True, keep: int = 0) -> list[Call]:
+    def settle_directory(self, *, ok: bool = True, keep: int = 0) -> list[Call]:
         """Answer every pending directory call (oldest first); returns the calls answered."""
         answered: list[Call] = []
         while True:
@@ -59,5 +59,5 @@ def all_wallets(options: dict[str, Any] | None = None, **kwargs: Any) -> DirHarn
     """A session showing All Wallets with its first page loaded."""
     h = harness(options, **kwargs)
     assert h.host("open", view="AllWallets") == "ok"
-    h.settle()
+    h.settle_directory()
     return h

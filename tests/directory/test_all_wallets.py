@@ -19,7 +19,7 @@ def test_opening_all_wallets_fetches_page_one_and_shows_skeletons_meanwhile() ->
     assert pages[0].args["page"] == 1 and pages[0].args["entries"] == 40
     assert pages[0].args["chains"] == ["eip155:1"] and pages[0].args["mobile"] is False
     assert h.find("all/list") is None and len(h.node("all/loading").c) == 8
-    h.settle()
+    h.settle_directory()
     assert h.find("all/loading") is None and len(h.items()) == 40
 
 
@@ -34,7 +34,7 @@ def test_the_list_asks_for_more_and_appends_the_next_page() -> None:
     assert len(h.node("all/loading").c) == 4
     h.intent("all/list", "more")  # a duplicate is harmless
     assert [c.args["page"] for c in h.directory_calls()] == [2]
-    h.settle()
+    h.settle_directory()
     assert h.names()[:40] == first and len(h.names()) == 80
 
 
@@ -44,7 +44,7 @@ def test_infinite_scroll_stops_at_the_end_of_the_directory() -> None:
     pages = 1
     while "more" in (h.node("all/list").p.get("on") or {}):
         h.intent("all/list", "more")
-        h.settle()
+        h.settle_directory()
         pages += 1
     assert pages == -(-total // 40) and len(h.items()) == total
     assert len({n.id for n in h.items()}) == total  # each wallet once
@@ -57,7 +57,7 @@ def test_images_fetched_at_once_for_the_first_20_of_each_page_the_rest_as_they_s
     grey placeholder for good."""
     h = all_wallets()
     h.intent("all/list", "more")
-    h.settle()
+    h.settle_directory()
     assert all(n.p["image"] for n in h.items())
     lazy = [n.p.get("lazy") is True for n in h.items()]
     assert lazy == [False] * 20 + [True] * 20 + [False] * 20 + [True] * 20
@@ -70,7 +70,7 @@ def test_the_total_is_rounded_down_to_tens_with_a_plus() -> None:
     assert h.node("all/search").p["placeholder"] == "Search 100+ wallets"
     h.host("close")
     h.host("open")
-    h.settle()
+    h.settle_directory()
     assert h.node("connect/all-wallets").p["tag"] == "100+"
 
 
@@ -89,7 +89,7 @@ def test_typing_fast_sends_one_query_after_300_ms() -> None:
     assert len(calls) == 1
     assert calls[0].args["search"] == "rain" and calls[0].args["entries"] == 100
     assert calls[0].args["page"] == 1
-    h.settle()
+    h.settle_directory()
     assert h.names() == ["Rainbow"]
     assert h.find("all/list") is not None and "more" not in (h.node("all/list").p.get("on") or {})
 
@@ -100,10 +100,10 @@ def test_an_answer_to_an_older_query_is_dropped() -> None:
     h.advance(300)
     assert len(h.directory_calls()) == 1
     h.type("meta")  # replaces the text before the first answer came back
-    h.settle()  # the old answer arrives now: it must not show
+    h.settle_directory()  # the old answer arrives now: it must not show
     assert h.model.directory.results == () and h.find("all/loading") is not None
     h.advance(300)
-    h.settle()
+    h.settle_directory()
     assert h.names()[0] == "MetaMask"
 
 
@@ -111,11 +111,11 @@ def test_search_shows_at_most_100_and_an_empty_answer_says_so() -> None:
     h = all_wallets({"networks": ["eip155:1"]})
     h.type("zzqx")
     h.advance(300)
-    h.settle()
+    h.settle_directory()
     assert h.node("all/empty").p["text"] == "No Wallet found"
     h.type("a")
     h.advance(300)
-    h.settle()
+    h.settle_directory()
     assert 40 < len(h.items()) <= 100
     assert [n.p.get("lazy") is True for n in h.items()][:21] == [False] * 20 + [True]
 
@@ -132,10 +132,10 @@ def test_search_is_reset_on_a_new_visit() -> None:
     h = all_wallets()
     h.type("rain")
     h.advance(300)
-    h.settle()
+    h.settle_directory()
     h.host("close")
     h.host("open", view="AllWallets")
-    h.settle()
+    h.settle_directory()
     assert h.node("all/search").p["value"] == "" and len(h.items()) == 40
 
 
@@ -153,7 +153,7 @@ def test_an_installed_wallet_found_by_search_connects() -> None:
     h = all_wallets(wallets=[METAMASK])
     h.type("metam")
     h.advance(300)
-    h.settle()
+    h.settle_directory()
     assert [n.id for n in h.items()] == ["all/wallet/io.metamask"]
     assert h.items()[0].p["tag"] == "INSTALLED"
 
@@ -163,7 +163,7 @@ def test_recent_wallets_come_first() -> None:
     h = harness(wallets=[METAMASK, rabby])
     h.session.model = replace(h.model, connectors=replace(h.model.connectors, recent=("io.rabby",)))
     h.host("open", view="AllWallets")
-    h.settle()
+    h.settle_directory()
     first = h.items()[:2]
     assert [(n.id, n.p["tag"]) for n in first] == [("all/wallet/io.rabby", "RECENT"),
                                                     ("all/wallet/io.metamask", "INSTALLED")]
@@ -172,7 +172,7 @@ def test_recent_wallets_come_first() -> None:
 def test_a_failed_page_says_so_and_is_retried_on_the_next_visit() -> None:
     h = harness()
     h.host("open", view="AllWallets")
-    h.settle(ok=False)
+    h.settle_directory(ok=False)
     assert h.node("all/empty").p["text"] == "The wallet list is unavailable right now."
     h.host("close")
     h.host("open", view="AllWallets")
@@ -190,7 +190,7 @@ def test_every_query_carries_the_hosts_filters() -> None:
     assert by_purpose["directory|page:1"]["chains"] == options["networks"]
     assert by_purpose["directory|featured"]["include"] == ["f"]
     assert by_purpose["directory|featured"]["exclude"] == ["x"]
-    h.settle()
+    h.settle_directory()
     h.type("q")
     h.advance(300)
     search = h.directory_calls()[0].args

@@ -21,7 +21,7 @@ def test_connect_asks_for_4_recommended_wallets_once_open() -> None:
     assert calls[0].args["entries"] == RECOMMENDED_ENTRIES == 4 and calls[0].args["page"] == 1
     ids_before = [n.id for n in h.of_type("wallet-item")]
     assert ids_before == ["connect/wallet/dev.modalcore.devwallet", "connect/all-wallets"]  # no placeholders
-    h.settle()
+    h.settle_directory()
     assert [n.id for n in h.of_type("wallet-item")] == [
         "connect/wallet/dev.modalcore.devwallet",
         "connect/w/metamask", "connect/w/trust", "connect/w/coinbase", "connect/w/rainbow",
@@ -34,7 +34,7 @@ def test_connect_asks_for_4_recommended_wallets_once_open() -> None:
 def test_recommended_skips_an_installed_wallet() -> None:
     h = harness(wallets=[METAMASK])
     h.host("open")
-    h.settle()
+    h.settle_directory()
     ids = [n.id for n in h.of_type("wallet-item")]
     assert ids[0] == "connect/wallet/io.metamask" and "connect/w/metamask" not in ids
     assert h.node("connect/wallet/io.metamask").p["tag"] == "INSTALLED"
@@ -43,7 +43,7 @@ def test_recommended_skips_an_installed_wallet() -> None:
 def test_featured_then_custom_then_recommended_in_the_hosts_order() -> None:
     h = harness({"featuredWalletIds": ["zerion", "ledger", "nope"], "customWallets": CUSTOM}, wallets=[DEV])
     h.host("open")
-    h.settle()
+    h.settle_directory()
     assert [n.id for n in h.of_type("wallet-item")] == [
         "connect/wallet/dev.modalcore.devwallet",
         "connect/w/zerion", "connect/w/ledger",  # featured, in the host's order
@@ -68,7 +68,7 @@ def test_exclude_removes_wallets_everywhere_and_include_restricts() -> None:
     assert "MetaMask" not in names and "Trust Wallet" not in names
     h.type("trust")
     h.advance(300)
-    h.settle()
+    h.settle_directory()
     assert h.find("all/empty") is not None
     only = all_wallets({"includeWalletIds": ["rainbow", "zerion", "xverse"]})
     assert only.names() == ["Rainbow", "Zerion"]  # xverse serves no EVM chain
@@ -79,12 +79,12 @@ def test_custom_wallets_are_found_by_search() -> None:
     h = all_wallets({"customWallets": CUSTOM})
     h.type("my w")
     h.advance(300)
-    h.settle()
+    h.settle_directory()
     assert [n.id for n in h.items()] == ["all/custom/0"]
 
 
 def test_the_all_wallets_entry_follows_features_all_wallets() -> None:
     h = harness({"features": {"allWallets": False}})
     h.host("open")
-    h.settle()
+    h.settle_directory()
     assert h.find("connect/all-wallets") is None

@@ -16,7 +16,7 @@ def test_on_mobile_opening_shows_all_wallets_with_mobile_wallets_only() -> None:
     assert h.view == "AllWallets"
     page = next(c for c in h.directory_calls() if c.key == "page:1")
     assert page.args["mobile"] is True
-    h.settle()
+    h.settle_directory()
     ids = {n.id.removeprefix("all/w/") for n in h.items()}
     assert {"metamask", "rainbow", "coinbase", "phantom"} <= ids
     assert {"rabby", "frame", "taho", "brave"}.isdisjoint(ids)  # extensions only: no mobile link
@@ -25,7 +25,7 @@ def test_on_mobile_opening_shows_all_wallets_with_mobile_wallets_only() -> None:
 def test_desktop_sees_extension_wallets() -> None:
     h = all_wallets()
     h.intent("all/list", "more")
-    h.settle()
+    h.settle_directory()
     assert {"rabby", "frame"} <= {n.id.removeprefix("all/w/") for n in h.items()}
 
 

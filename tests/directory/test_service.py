@@ -81,12 +81,12 @@ def test_calls_lost_with_a_restart_are_asked_for_again_on_rejoin() -> None:
     h.cmds.clear()  # the engine went down with its calls in flight
     h.rejoin(last=None)
     assert sorted(c.key for c in h.directory_calls()) == ["page:1", "recommended"]
-    h.settle()
+    h.settle_directory()
     assert len(h.items()) == 40
     h.type("rain")
     h.advance(300)
     h.cmds.clear()
     h.rejoin(last=None)
     assert [c.args["search"] for c in h.directory_calls()] == ["rain"]
-    h.settle()
+    h.settle_directory()
     assert h.names() == ["Rainbow"]

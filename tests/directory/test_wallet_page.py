@@ -14,7 +14,7 @@ CUSTOM = [{"id": "mine", "name": "My Wallet", "webapp_link": "https://mine.examp
 def _open_wallet(h: DirHarness, wallet_id: str) -> None:
     h.type(wallet_id)
     h.advance(300)
-    h.settle()
+    h.settle_directory()
     h.press(f"all/w/{wallet_id}")
 
 
@@ -58,7 +58,7 @@ def test_on_mobile_the_deep_link_and_the_special_wallets_browse_link() -> None:
     h = harness({"metadata": {"name": "Demo", "url": "https://dapp.example/swap"}},
                 env={"mobile": True, "platform": "android"})
     h.host("open")
-    h.settle()
+    h.settle_directory()
     _open_wallet(h, "metamask")
     assert [n.id for n in h.node("wallet/links").c] == ["wallet/open/mobile"]
     assert h.node("wallet/open/mobile").p["text"] == "Open MetaMask"
@@ -73,20 +73,20 @@ def test_on_mobile_the_deep_link_and_the_special_wallets_browse_link() -> None:
 def test_custom_wallet_links_are_checked_before_they_are_offered() -> None:
     h = harness({"customWallets": CUSTOM})
     h.host("open")
-    h.settle()
+    h.settle_directory()
     h.press("connect/custom/0")
     assert h.view == "WalletPage"
     assert [n.id for n in h.node("wallet/links").c] == ["wallet/open/desktop", "wallet/open/webapp"]
     mobile = harness({"customWallets": CUSTOM}, env={"mobile": True, "platform": "ios"})
     mobile.host("open")
-    mobile.settle()
+    mobile.settle_directory()
     assert mobile.find("all/custom/0") is None  # its only mobile link is not a link
 
 
 def test_pressing_an_installed_wallet_from_the_directory_connects_it() -> None:
     h = harness({"featuredWalletIds": ["metamask"]}, wallets=[METAMASK])
     h.host("open")
-    h.settle()
+    h.settle_directory()
     assert h.find("connect/w/metamask") is None
     h.deliver(PressedDirectoryWallet("metamask"))  # e.g. a featured row drawn before the announcement
     assert h.view == "ConnectingExternal"

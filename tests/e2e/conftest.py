@@ -59,6 +59,7 @@ def engine_config(chains: ChainsInfo, folder: Path) -> EngineConfig:
         "store": {"kind": "sqlite", "path": str(folder / "sessions.db")},
         "devchain_proxy": True,  # the Dev Wallet reaches the chains through /devchain
         "siwx": {"db": str(folder / "siwx.db"), "key_file": str(folder / "engine.key")},
+        "names": {"db": str(folder / "names.db")},
     })
 
 

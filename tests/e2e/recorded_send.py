@@ -8,11 +8,10 @@ from pathlib import Path
 from modalcore.devchain.pytest_plugin import ChainsInfo
 from modalcore.slices.model import initial_model
 from modalcore.engine.record import Recorder
-from modalcore.engine.session import Session
 from modalcore.slices.options import parse_options
 from modalcore.wire.frames import Env, Join
 
-from ..send.conftest import DEV_WALLET, WALLET_NODE, ChainDriver
+from ..send.conftest import DEV_WALLET, WALLET_NODE, ChainHarness
 
 SENDER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"  # dev account 1
 RECEIVER = "0x976EA74026E726554dB657fA54763abd0C3a0aa9"  # dev account 6
@@ -20,19 +19,15 @@ ORIGIN = "http://localhost:8000"
 OPTIONS = {"networks": ["eip155:31337", "eip155:31338"], "metadata": {"name": "Send dApp"}}
 
 
-def record_send(info: ChainsInfo, path: Path, amount: str = "1.25") -> ChainDriver:
-    d = ChainDriver(info, SENDER)
-    networks = d.session.model.networks.known
+def record_send(info: ChainsInfo, path: Path, amount: str = "1.25") -> ChainHarness:
+    networks = ChainHarness(info, SENDER).model.networks.known  # the dev chains with their RPC URLs
     known = {network.id: network for network in networks}
     model = initial_model("demo", ORIGIN, parse_options(OPTIONS), Env(), [DEV_WALLET],
                           known_networks=known)
-    session = Session("rec-send", model, d.now)
     sink = path.open("w", encoding="utf-8")
-    session.recorder = Recorder(sink, name="a native send")
     join = Join(t="join", s=1, a=0, project="demo", env=Env(), opts=OPTIONS, wallets=[DEV_WALLET])
-    session.recorder.join(d.now, session.id, ORIGIN, join, networks)
-    d.session, d.frames, d.cmds, d.timers, d.ran = session, [], [], {}, 0
-    d._take(session.welcome("token", resumed=False, last=None, now=d.now))
+    d = ChainHarness(info, SENDER, model=model, session_id="rec-send", origin=ORIGIN, join=join,
+                     recorder=Recorder(sink, name="a native send"), networks=networks)
     d.intent("host", "open")
     d.intent(WALLET_NODE)
     d.pump()
@@ -40,8 +35,8 @@ def record_send(info: ChainsInfo, path: Path, amount: str = "1.25") -> ChainDriv
     d.intent("account/feature/send")
     d.intent("send/token")
     d.intent("send/token/native")
-    d.intent("send/amount", "change", value=amount)
-    d.intent("send/receiver", "change", value=RECEIVER)
+    d.intent("send/amount", "change", {"value": amount})
+    d.intent("send/receiver", "change", {"value": RECEIVER})
     d.intent("send/preview")
     d.pump()
     assert d.model.router.view == "WalletSendPreview", d.model.send.error

@@ -30,7 +30,7 @@ def test_connect_dev_wallet_shows_the_real_balance(demo: Demo, chains: ChainsInf
         wei = rpc.balance(ACCOUNT_0)
     shown = f"{floored(wei, 18)} ETH"
     expect(card.locator('.wm-text[data-v="amount"]')).to_have_text(shown)
-    expect(card.get_by_text("0xf39F…2266")).to_be_visible()
+    expect(card.get_by_text("alice.eth", exact=True)).to_be_visible()  # its ENS name (issue 19)
     expect(card.get_by_role("button", name="Switch network")).to_have_text("Hardhat")
     expect(card.locator(".wm-token", has_text="Ether")).to_contain_text(shown)
     account = demo.host("account")
@@ -102,7 +102,7 @@ def test_reload_stays_connected_without_a_wallet_prompt(demo: Demo) -> None:
     assert account["address"].lower() == ACCOUNT_0
     assert demo.wallet_requests("eth_requestAccounts") == []  # no prompt
     assert demo.wallet_requests("eth_accounts"), "re-synced through eth_accounts"
-    expect(demo.page.locator(".modalcore-connect-button")).to_contain_text("0xf39F…2266")
+    expect(demo.page.locator(".modalcore-connect-button")).to_contain_text("alice.eth")
     open_modal(demo)
     demo.wait_view("Account")
 

@@ -120,11 +120,12 @@ def test_connect_button_stays_on_one_line_on_a_phone_and_shows_avatar_balance_ne
         assert height < 2 * font + 24  # one line of text plus its padding
         connect_dev_wallet(demo)
         demo.page.keyboard.press("Escape")
-        demo.page.wait_for_function("() => document.querySelector('.modalcore-connect-button').textContent.includes('ETH')")
+        demo.page.wait_for_function("() => { const t = document.querySelector('.modalcore-connect-button').textContent;"
+                                    " return t.includes('ETH') && t.includes('alice.eth'); }")
         text = button.inner_text()
         balance = demo.host("account")["balance"]  # the engine's words, drawn as they are
         assert re.fullmatch(r"\d{1,3}(,\d{3})*\.\d{3} ETH", balance), balance
-        assert balance in text and "0xf39F…2266" in text
+        assert balance in text and "alice.eth" in text  # account 0's ENS name (issue 19)
         assert demo.page.locator(".modalcore-connect-button span[aria-hidden=true]").count() == 1  # the avatar
         network = demo.page.get_by_role("button", name="Network: Hardhat")
         network.click()

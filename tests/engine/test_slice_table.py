@@ -10,7 +10,8 @@ import pytest
 from modalcore.slices.account_ui import AddressCopyAnswered
 
 from modalcore.slices.model import Model, Step
-from modalcore.core.msg import Msg
+from modalcore.core.cmds import CallSettled, EffectSettled
+from modalcore.core.msg import Msg, msg_from_data, msg_to_data
 from modalcore.core.shape import Slice, Table
 from modalcore.engine.update import ENGINE, FLOWS, SLICES, update
 from modalcore.enginetest import HARNESS_TABLE, HarnessStepApplied, build_model, table_with
@@ -55,3 +56,24 @@ def test_update_with_a_table_that_lacks_the_message_changes_nothing() -> None:
     model = build_model()
     assert update(model, TableTestPinged(), 0) == (model, [])
     assert update(model, TableTestPinged(), 0, table_with(Slice("t", {TableTestPinged: _pinged}))) == (model, [])
+
+
+def test_message_names_come_from_the_table_not_from_imports() -> None:
+    """Recordings and stored timers name messages; the names resolve in the table built from the
+    slice list (issue 12 item 1): a message no slice handles, merely imported, is unknown."""
+    data = msg_to_data(TableTestPinged())
+    with pytest.raises(ValueError, match="unknown message type 'TableTestPinged'"):
+        msg_from_data(data, ENGINE.messages)
+    table = table_with(Slice("t", {TableTestPinged: _pinged}))
+    assert msg_from_data(data, table.messages) == TableTestPinged()
+    assert ENGINE.messages.get("PressedBack") is PressedBack
+    assert set(ENGINE.messages.by_name.values()) == {*ENGINE.handlers, *ENGINE.guards, CallSettled, EffectSettled}
+
+
+def test_two_messages_of_one_name_in_one_table_are_an_error() -> None:
+    @dataclass(frozen=True)
+    class PressedBack(Msg):  # same name as navigation's, another class
+        pass
+
+    with pytest.raises(TypeError, match="two messages are named PressedBack"):
+        Table.of(*SLICES, Slice("clash", {PressedBack: _pinged}))

@@ -1,14 +1,16 @@
-"""The NFTs tab tests use the shared sans-IO Driver (through tests/connect/conftest.py)."""
+"""The NFTs tab tests drive a `Harness` on the dev chains (tests/devwallet.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from ..connect.conftest import ADDRESS, OTHER, Driver
+from modalcore.enginetest import Harness
 
-__all__ = ["ADDRESS", "OTHER", "Driver"]
+from ..devwallet import ADDRESS, OTHER, dev_session
+
+__all__ = ["ADDRESS", "OTHER", "dev_session"]
 
 
 @pytest.fixture
-def driver() -> Driver:
-    return Driver()
+def driver() -> Harness:
+    return dev_session()

@@ -3,14 +3,15 @@ the session keeps at most MAX_NFTS of them and the count of the rest (PROTOCOL.m
 
 from __future__ import annotations
 
+from modalcore.enginetest import Harness
 from modalcore.rules import limits as L
 from modalcore.views.nfts_tab import MAX_TILES
 
-from .conftest import Driver
+
 from .test_nfts_rules import answer, item, open_tab, tiles
 
 
-def test_a_scan_finding_thousands_of_nfts_keeps_a_bounded_few_and_the_count(driver: Driver) -> None:
+def test_a_scan_finding_thousands_of_nfts_keeps_a_bounded_few_and_the_count(driver: Harness) -> None:
     open_tab(driver)
     found = 5_000
     answer(driver, [item(i) for i in range(found)])
@@ -21,7 +22,7 @@ def test_a_scan_finding_thousands_of_nfts_keeps_a_bounded_few_and_the_count(driv
     assert driver.node("account/nfts/more").p["text"] == f"+{found - MAX_TILES} more"
     # a refresh keeps what is on screen, count included, while the scan runs
     driver.now += 60_000
-    driver.intent("account/tabs", "select", value="0")
-    driver.intent("account/tabs", "select", value="1")
+    driver.intent("account/tabs", "select", {"value": "0"})
+    driver.intent("account/tabs", "select", {"value": "1"})
     assert driver.model.nfts.loading
     assert driver.node("account/nfts/more").p["text"] == f"+{found - MAX_TILES} more"

@@ -9,25 +9,27 @@ from typing import Any
 import httpx
 import pytest
 
+from modalcore.enginetest import Harness
 from modalcore.devchain.pytest_plugin import ChainsInfo
 from modalcore.core.cmds import CallSettled
 from modalcore.services.nfts import fetch_nfts
+from modalcore.services.shapes import NftsResult
 
-from ..driver import chain_networks
-from .conftest import ADDRESS, OTHER, Driver
+from ..devwallet import chain_networks
+from .conftest import ADDRESS, OTHER, dev_session
 
 pytestmark = pytest.mark.chain
 
 
-def scan(chains: ChainsInfo, chain_id: int, address: str) -> dict[str, Any]:
-    async def run() -> dict[str, Any]:
+def scan(chains: ChainsInfo, chain_id: int, address: str) -> NftsResult:
+    async def run() -> NftsResult:
         async with httpx.AsyncClient() as http:
             return await fetch_nfts(http, rpc_url=chains.rpc_urls[chain_id], address=address)
 
     return asyncio.run(run())
 
 
-def token_ids(result: dict[str, Any]) -> list[str]:
+def token_ids(result: NftsResult) -> list[str]:
     return [item["token_id"] for item in result["items"]]
 
 
@@ -81,11 +83,11 @@ def test_a_transfer_to_oneself_keeps_the_token(devchain: ChainsInfo) -> None:
     assert token_ids(scan(devchain, 31337, ADDRESS)) == ["0", "1", "2"]
 
 
-def _driver(chains: ChainsInfo) -> Driver:
-    return Driver(networks=chain_networks(chains.rpc_urls, chains.deployment))
+def _driver(chains: ChainsInfo) -> Harness:
+    return dev_session(networks=chain_networks(chains.rpc_urls, chains.deployment))
 
 
-def _run_nfts_call(driver: Driver) -> None:
+def _run_nfts_call(driver: Harness) -> None:
     call = driver.calls("nfts")[-1]
 
     async def run() -> Any:
@@ -95,29 +97,29 @@ def _run_nfts_call(driver: Driver) -> None:
     driver.deliver(CallSettled(call.purpose, True, asyncio.run(run()), "", dict(call.context)))
 
 
-def _labels(driver: Driver) -> list[str]:
+def _labels(driver: Harness) -> list[str]:
     box = driver.node("account/nfts")
     return [child.c[1].p["text"] for child in box.c if child.t == "stack"]
 
 
 def test_the_tab_shows_the_tokens_before_and_after_a_real_transfer(devchain: ChainsInfo) -> None:
     driver = _driver(devchain)
-    driver.connect()
+    driver.connect_wallet()
     driver.intent("host", "open")
-    driver.intent("account/tabs", "select", value="1")
+    driver.intent("account/tabs", "select", {"value": "1"})
     _run_nfts_call(driver)
     assert _labels(driver) == ["DCOL #0", "DCOL #1", "DCOL #2"]
 
     transfer_from(devchain, 31337, ADDRESS, OTHER, 0)
     driver.advance(30_000)  # past the cache
-    driver.intent("account/tabs", "select", value="0")
-    driver.intent("account/tabs", "select", value="1")
+    driver.intent("account/tabs", "select", {"value": "0"})
+    driver.intent("account/tabs", "select", {"value": "1"})
     _run_nfts_call(driver)
     assert _labels(driver) == ["DCOL #1", "DCOL #2"]
 
     other = _driver(devchain)
-    other.connect(address=OTHER)
+    other.connect_wallet(address=OTHER)
     other.intent("host", "open")
-    other.intent("account/tabs", "select", value="1")
+    other.intent("account/tabs", "select", {"value": "1"})
     _run_nfts_call(other)
     assert _labels(other) == ["DCOL #0", "DCOL #3", "DCOL #4"]

@@ -6,12 +6,13 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from modalcore.enginetest import Harness
 from modalcore.slices.model import model_from_data, model_to_data
 from modalcore.slices import nfts
 from modalcore.slices.nfts import Nft
 from modalcore.views.nfts_tab import MAX_TILES, image_uri, placeholder_svg
 
-from .conftest import ADDRESS, Driver
+from .conftest import ADDRESS
 
 COLLECTION = "0x9A676e781A523b5d0C0e43731313A708CB607508"
 CAIP = f"eip155:31337:{ADDRESS}"
@@ -22,28 +23,28 @@ def item(token_id: int, contract: str = COLLECTION, name: str = "Demo Collectibl
     return {"contract": contract, "token_id": str(token_id), "name": name, "symbol": symbol}
 
 
-def open_tab(driver: Driver) -> None:
-    driver.connect()
-    driver.settle_balances(10**18)
+def open_tab(driver: Harness) -> None:
+    driver.connect_wallet()
+    driver.settle(driver.calls("balances")[-1], {"native": str(10**18), "tokens": {}})
     driver.intent("host", "open")
-    driver.intent("account/tabs", "select", value="1")
+    driver.intent("account/tabs", "select", {"value": "1"})
 
 
-def answer(driver: Driver, items: list[dict[str, Any]]) -> None:
+def answer(driver: Harness, items: list[dict[str, Any]]) -> None:
     driver.settle(driver.calls("nfts")[-1], {"block": 20, "items": items})
 
 
-def tiles(driver: Driver) -> list[str]:
+def tiles(driver: Harness) -> list[str]:
     box = driver.node("account/nfts")
     return [n.id.removeprefix("account/nfts/item/") for n in box.c if n.t == "stack"]
 
 
-def test_selecting_the_nfts_tab_starts_the_fetch(driver: Driver) -> None:
-    driver.connect()
-    driver.settle_balances(10**18)
+def test_selecting_the_nfts_tab_starts_the_fetch(driver: Harness) -> None:
+    driver.connect_wallet()
+    driver.settle(driver.calls("balances")[-1], {"native": str(10**18), "tokens": {}})
     driver.intent("host", "open")
     assert driver.calls("nfts") == []  # the Tokens tab shows first: nothing asked yet
-    driver.intent("account/tabs", "select", value="1")
+    driver.intent("account/tabs", "select", {"value": "1"})
     (call,) = driver.calls("nfts")
     assert call.args == {"rpc_url": "http://127.0.0.1:8545", "address": ADDRESS}
     assert call.key == f"{CAIP}"
@@ -51,22 +52,22 @@ def test_selecting_the_nfts_tab_starts_the_fetch(driver: Driver) -> None:
     assert driver.model.nfts.fetched_for == CAIP
 
 
-def test_other_tabs_do_not_fetch_nfts(driver: Driver) -> None:
-    driver.connect()
+def test_other_tabs_do_not_fetch_nfts(driver: Harness) -> None:
+    driver.connect_wallet()
     driver.intent("host", "open")
-    driver.intent("account/tabs", "select", value="2")
-    driver.intent("account/tabs", "select", value="0")
+    driver.intent("account/tabs", "select", {"value": "2"})
+    driver.intent("account/tabs", "select", {"value": "0"})
     assert driver.calls("nfts") == []
 
 
-def test_skeletons_while_loading(driver: Driver) -> None:
+def test_skeletons_while_loading(driver: Harness) -> None:
     open_tab(driver)
     box = driver.node("account/nfts")
     assert [n.t for n in box.c] == ["skeleton"] * 3
     assert "No NFTs found on this network" not in driver.texts()
 
 
-def test_items_are_drawn_as_a_wrapping_grid_of_tiles(driver: Driver) -> None:
+def test_items_are_drawn_as_a_wrapping_grid_of_tiles(driver: Harness) -> None:
     open_tab(driver)
     answer(driver, [item(0), item(1), item(2)])
     box = driver.node("account/nfts")
@@ -92,7 +93,7 @@ def test_placeholders_differ_per_token_and_are_deterministic() -> None:
     assert len(image_uri(a)) < 1200
 
 
-def test_a_long_token_id_is_shortened_on_the_tile(driver: Driver) -> None:
+def test_a_long_token_id_is_shortened_on_the_tile(driver: Harness) -> None:
     open_tab(driver)
     big = 2**255 + 7
     answer(driver, [item(big)])
@@ -102,14 +103,14 @@ def test_a_long_token_id_is_shortened_on_the_tile(driver: Driver) -> None:
     assert text == f"DCOL #{str(big)[:4]}…{str(big)[-3:]}"
 
 
-def test_many_items_are_capped_with_a_count(driver: Driver) -> None:
+def test_many_items_are_capped_with_a_count(driver: Harness) -> None:
     open_tab(driver)
     answer(driver, [item(i) for i in range(MAX_TILES + 5)])
     assert len(tiles(driver)) == MAX_TILES
     assert driver.node("account/nfts/more").p["text"] == "+5 more"
 
 
-def test_no_nfts_is_the_empty_state(driver: Driver) -> None:
+def test_no_nfts_is_the_empty_state(driver: Harness) -> None:
     open_tab(driver)
     answer(driver, [])
     assert driver.node("account/nfts/text").p["text"] == "No NFTs yet"
@@ -117,7 +118,7 @@ def test_no_nfts_is_the_empty_state(driver: Driver) -> None:
     assert driver.model.snack.open is False
 
 
-def test_a_failure_shows_the_snack_and_an_empty_state(driver: Driver) -> None:
+def test_a_failure_shows_the_snack_and_an_empty_state(driver: Harness) -> None:
     open_tab(driver)
     driver.settle(driver.calls("nfts")[-1], ok=False, error="connection refused")
     assert driver.model.snack.message == "Failed to fetch NFTs"
@@ -127,34 +128,34 @@ def test_a_failure_shows_the_snack_and_an_empty_state(driver: Driver) -> None:
     assert [n.t for n in driver.node("account/nfts").c] == ["icon", "text"]
 
 
-def test_a_malformed_answer_is_a_failure(driver: Driver) -> None:
+def test_a_malformed_answer_is_a_failure(driver: Harness) -> None:
     open_tab(driver)
     driver.settle(driver.calls("nfts")[-1], {"items": [{"contract": COLLECTION, "token_id": "x"}]})
     assert driver.model.snack.message == "Failed to fetch NFTs"
     assert driver.model.nfts.items == ()
 
 
-def test_a_failure_is_not_cached_selecting_the_tab_again_retries(driver: Driver) -> None:
+def test_a_failure_is_not_cached_selecting_the_tab_again_retries(driver: Harness) -> None:
     open_tab(driver)
     driver.settle(driver.calls("nfts")[-1], ok=False, error="boom")
-    driver.intent("account/tabs", "select", value="0")
-    driver.intent("account/tabs", "select", value="1")
+    driver.intent("account/tabs", "select", {"value": "0"})
+    driver.intent("account/tabs", "select", {"value": "1"})
     assert len(driver.calls("nfts")) == 2
     answer(driver, [item(4)])
     assert tiles(driver) == [f"{COLLECTION.lower()}/4"]
 
 
-def test_a_result_is_cached_for_30_seconds(driver: Driver) -> None:
+def test_a_result_is_cached_for_30_seconds(driver: Harness) -> None:
     open_tab(driver)
     answer(driver, [item(0)])
     driver.advance(29_000)
-    driver.intent("account/tabs", "select", value="0")
-    driver.intent("account/tabs", "select", value="1")
+    driver.intent("account/tabs", "select", {"value": "0"})
+    driver.intent("account/tabs", "select", {"value": "1"})
     assert len(driver.calls("nfts")) == 1
     assert tiles(driver) == [f"{COLLECTION.lower()}/0"]
     driver.advance(1_000)
-    driver.intent("account/tabs", "select", value="0")
-    driver.intent("account/tabs", "select", value="1")
+    driver.intent("account/tabs", "select", {"value": "0"})
+    driver.intent("account/tabs", "select", {"value": "1"})
     assert len(driver.calls("nfts")) == 2
     # refreshing keeps the items on screen (no skeletons), then shows the new answer
     assert tiles(driver) == [f"{COLLECTION.lower()}/0"]
@@ -162,19 +163,19 @@ def test_a_result_is_cached_for_30_seconds(driver: Driver) -> None:
     assert tiles(driver) == [f"{COLLECTION.lower()}/0", f"{COLLECTION.lower()}/3"]
 
 
-def test_selecting_the_tab_while_the_scan_runs_does_not_ask_twice(driver: Driver) -> None:
+def test_selecting_the_tab_while_the_scan_runs_does_not_ask_twice(driver: Harness) -> None:
     open_tab(driver)
-    driver.intent("account/tabs", "select", value="0")
-    driver.intent("account/tabs", "select", value="1")
+    driver.intent("account/tabs", "select", {"value": "0"})
+    driver.intent("account/tabs", "select", {"value": "1"})
     assert len(driver.calls("nfts")) == 1
 
 
-def test_a_switch_of_network_on_the_tab_fetches_for_the_new_chain(driver: Driver) -> None:
+def test_a_switch_of_network_on_the_tab_fetches_for_the_new_chain(driver: Harness) -> None:
     open_tab(driver)
     answer(driver, [item(0)])
     first = driver.calls("nfts")[-1]
-    driver.intent("host", "switch_network", network="eip155:31338")
-    driver.answer(None)
+    driver.intent("host", "switch_network", {"network": "eip155:31338"})
+    driver.answer_last(None)
     call = driver.calls("nfts")[-1]
     assert call is not first
     assert call.args == {"rpc_url": "http://127.0.0.1:8546", "address": ADDRESS}
@@ -186,15 +187,15 @@ def test_a_switch_of_network_on_the_tab_fetches_for_the_new_chain(driver: Driver
     assert driver.node("account/nfts/text").p["text"] == "No NFTs yet"
 
 
-def test_a_lost_call_is_asked_again_after_its_time(driver: Driver) -> None:
+def test_a_lost_call_is_asked_again_after_its_time(driver: Harness) -> None:
     open_tab(driver)
     driver.advance(nfts.IN_FLIGHT_MS)
-    driver.intent("account/tabs", "select", value="0")
-    driver.intent("account/tabs", "select", value="1")
+    driver.intent("account/tabs", "select", {"value": "0"})
+    driver.intent("account/tabs", "select", {"value": "1"})
     assert len(driver.calls("nfts")) == 2
 
 
-def test_the_nfts_state_survives_persistence(driver: Driver) -> None:
+def test_the_nfts_state_survives_persistence(driver: Harness) -> None:
     open_tab(driver)
     answer(driver, [item(0), item(2**200)])
     again = model_from_data(model_to_data(driver.model))

@@ -5,13 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from pydantic import BaseModel
+
 from modalcore.core.msg import Msg
 from modalcore.engine.persist import PendingTimer, load_bytes
 from modalcore.engine.session import Session
 from modalcore.runtime.analytics import MemorySink
 from modalcore.runtime.clock import FakeClock
 from modalcore.runtime.runner import RunnerDeps, SessionRunner
-from modalcore.runtime.services import ServiceContext, default_services
+from modalcore.runtime.services import Service, ServiceContext, default_services
 from modalcore.slices.snack import SnackReshowDue
 from modalcore.testing import RunnerRig
 from modalcore.wire.frames import Ack, EffectResult
@@ -67,10 +69,13 @@ async def test_replacing_and_cancelling_timers(rig: RunnerRig, show_snack: Facto
 
 
 async def test_calls_settle_back_into_the_session(rig: RunnerRig, ask_service: Factory) -> None:
-    async def echo(ctx: ServiceContext, **args: Any) -> Any:
-        return {"args": args, "session": ctx.session_id}
+    class EchoArgs(BaseModel):
+        a: int
 
-    rig.services.register("echo", echo)
+    async def echo(ctx: ServiceContext | None, args: EchoArgs) -> dict[str, object]:
+        return {"args": args.model_dump(), "session": ctx.session_id if ctx else ""}
+
+    rig.services.register("echo", Service(EchoArgs, echo))
     rig.runner.deliver(ask_service("echo", {"a": 1}, "test-echo"))
     rig.runner.deliver(ask_service("missing", {}, "test-missing"))
     await rig.runner.settled()

@@ -9,9 +9,11 @@ import pytest
 
 from dataclasses import dataclass
 
+from pydantic import BaseModel, ConfigDict
+
 from modalcore.core.cmds import Call, Reply
 from modalcore.runtime.clock import FakeClock
-from modalcore.runtime.services import ServiceContext, ServiceError, default_services
+from modalcore.runtime.services import NoArgs, Service, ServiceContext, ServiceError, default_services
 from modalcore.services.jsonrpc import RpcCallError, batch
 
 @dataclass(frozen=True)
@@ -35,25 +37,25 @@ async def test_unknown_service() -> None:
 async def test_service_failures_become_errors() -> None:
     registry = default_services()
 
-    async def boom(ctx: ServiceContext, **args: Any) -> Any:
+    async def boom(ctx: ServiceContext | None, args: NoArgs) -> Any:
         raise ServiceError("No ActiveCaipAddress found")
 
-    async def bug(ctx: ServiceContext, **args: Any) -> Any:
+    async def bug(ctx: ServiceContext | None, args: NoArgs) -> Any:
         raise KeyError("x")
 
-    async def slow(ctx: ServiceContext) -> Any:
+    async def slow(ctx: ServiceContext | None, args: NoArgs) -> Any:
         await asyncio.sleep(10)
 
-    registry.register("boom", boom)
-    registry.register("bug", bug)
-    registry.register("slow", slow, timeout_s=0.01)
+    registry.register("boom", Service(NoArgs, boom))
+    registry.register("bug", Service(NoArgs, bug))
+    registry.register("slow", Service(NoArgs, slow), timeout_s=0.01)
     assert (await registry.call(Call("boom", {}, Clocked, "p"), CTX)).error == "No ActiveCaipAddress found"
     assert not (await registry.call(Call("bug", {}, Clocked, "p"), CTX)).ok
     assert (await registry.call(Call("slow", {}, Clocked, "p"), CTX)).error == "timeout"
     # wrong keyword arguments are a failure, not a crash
     assert not (await registry.call(Call("clock", {"bad": 1}, Clocked, "p"), CTX)).ok
     with pytest.raises(ValueError):
-        registry.register("clock", slow)
+        registry.register("clock", Service(NoArgs, slow))
     assert registry.names() == ["boom", "bug", "clock", "slow"]
 
 
@@ -65,19 +67,19 @@ async def test_an_unreachable_upstream_fails_the_call_without_a_traceback(
     line; a real bug in a service still logs its traceback."""
     registry = default_services()
 
-    async def dead_rpc(ctx: ServiceContext) -> Any:
+    async def dead_rpc(ctx: ServiceContext | None, args: NoArgs) -> Any:
         async with httpx.AsyncClient() as http:  # nothing listens on port 9 of loopback
             return await batch(http, "http://127.0.0.1:9/", [("eth_chainId", [])])
 
-    async def refusing_rpc(ctx: ServiceContext) -> Any:
+    async def refusing_rpc(ctx: ServiceContext | None, args: NoArgs) -> Any:
         raise RpcCallError(-32000, "header not found")
 
-    async def bug(ctx: ServiceContext) -> Any:
+    async def bug(ctx: ServiceContext | None, args: NoArgs) -> Any:
         raise KeyError("x")
 
-    registry.register("dead", dead_rpc)
-    registry.register("refusing", refusing_rpc)
-    registry.register("bug", bug)
+    registry.register("dead", Service(NoArgs, dead_rpc))
+    registry.register("refusing", Service(NoArgs, refusing_rpc))
+    registry.register("bug", Service(NoArgs, bug))
     with caplog.at_level(logging.WARNING, logger="modalcore.runtime.services"):
         dead = await registry.call(Call("dead", {}, Clocked, "p"), CTX)
         refusing = await registry.call(Call("refusing", {}, Clocked, "p"), CTX)
@@ -89,3 +91,31 @@ async def test_an_unreachable_upstream_fails_the_call_without_a_traceback(
     with caplog.at_level(logging.WARNING, logger="modalcore.runtime.services"):
         assert not (await registry.call(Call("bug", {}, Clocked, "p"), CTX)).ok
     assert caplog.records[0].exc_info is not None
+
+
+async def test_arguments_validate_into_the_service_model_before_it_runs(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Typed services (issue 12 item 2): a call's arguments become the service's model at the
+    runtime's edge; arguments that do not fit fail the call, and the service never runs."""
+    ran: list[int] = []
+
+    class CountArgs(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        n: int
+
+    async def count(ctx: ServiceContext | None, args: CountArgs) -> int:
+        ran.append(args.n)
+        return args.n
+
+    registry = default_services()
+    registry.register("count", Service(CountArgs, count))
+    ok = await registry.call(Call("count", {"n": 3}, Clocked, "p"), CTX)
+    with caplog.at_level(logging.WARNING, logger="modalcore.runtime.services"):
+        wrong_type = await registry.call(Call("count", {"n": "three"}, Clocked, "p"), CTX)
+        extra = await registry.call(Call("count", {"n": 1, "m": 2}, Clocked, "p"), CTX)
+    assert (ok.ok, ok.result) == (True, 3)
+    assert (wrong_type.ok, wrong_type.error, extra.ok, extra.error) == (False, "invalid arguments", False, "invalid arguments")
+    assert ran == [3]
+    assert [r.exc_info for r in caplog.records] == [None, None]
+    assert await Service(CountArgs, count)(CTX, n=4) == 4  # called directly, the same validation

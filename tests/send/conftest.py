@@ -1,8 +1,8 @@
-"""Harnesses for the send and activity tests.
+"""Sessions for the send and activity tests.
 
-`Driver` is the sans-IO harness of tests/connect (a Session driven by intents, effect results
-and messages on a fake clock), with the local networks carrying their two tokens.
-`ChainDriver` plays both the browser wallet and the engine runtime against real Hardhat nodes:
+`dev_session` here is the `Harness` of tests/devwallet.py with the local networks carrying their
+two tokens. `ChainHarness`, a Harness, plays both the browser wallet and the engine runtime
+against real Hardhat nodes:
 it answers `eip1193` effects from the node's unlocked dev accounts (eth_sendTransaction is
 forwarded as is: a real transaction on a real chain) and runs `Call` commands with the real
 services.
@@ -20,14 +20,15 @@ import pytest
 
 from modalcore.chains.catalog import Network, Token, catalog
 from modalcore.core.cmds import Call, CallSettled
+from modalcore.enginetest import Harness
 from modalcore.services.table import default_services
+from modalcore.slices.model import Model
 from modalcore.wire.frames import AnnouncedWallet, Env
 
+from .. import devwallet
+from ..devwallet import ADDRESS, DEV_WALLET, OTHER, WALLET_NODE, dev_settings
 
-from ..driver import ADDRESS, DEV_WALLET, OTHER, WALLET_NODE
-from ..driver import Driver as BaseDriver
-
-__all__ = ["ADDRESS", "DEV_WALLET", "OTHER", "WALLET_NODE", "ChainDriver", "Driver", "local_networks"]
+__all__ = ["ADDRESS", "DEV_WALLET", "OTHER", "WALLET_NODE", "ChainHarness", "dev_session", "local_networks"]
 DEMO = Token("0x5FbDB2315678afecb367f032d93F642f64180aa3", "DEMO", "Demo Token", 18, price=2.0)
 TUSD = Token("0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512", "TUSD", "Test USD", 6, price=1.0)
 
@@ -45,18 +46,18 @@ def local_networks(rpc_urls: dict[int, str] | None = None,
     return catalog(overrides)
 
 
-class Driver(BaseDriver):
-    """The shared Driver, with the local networks carrying the dev tokens by default."""
+def dev_session(options: dict[str, Any] | None = None, *, wallets: list[AnnouncedWallet] | None = None,
+                env: Env | None = None, networks: dict[str, Network] | None = None, now: int = 0) -> Harness:
+    """The dev session, with the local networks carrying the dev tokens by default."""
+    return devwallet.dev_session(options, wallets=wallets, env=env, now=now,
+                                 networks=networks if networks is not None else local_networks())
 
-    def __init__(self, options: dict[str, Any] | None = None, wallets: list[AnnouncedWallet] | None = None,
-                 env: Env | None = None, networks: dict[str, Network] | None = None, now: int = 0) -> None:
-        super().__init__(options, wallets, env, networks if networks is not None else local_networks(), now)
 
+class ChainHarness(Harness):
+    """A Harness whose wallet is a Hardhat node's unlocked account and whose services are real."""
 
-class ChainDriver(Driver):
-    """A Driver whose wallet is a Hardhat node's unlocked account and whose services are real."""
-
-    def __init__(self, info: Any, address: str, **kwargs: Any) -> None:
+    def __init__(self, info: Any, address: str, *, model: Model | None = None, now: int | None = None,
+                 options: dict[str, Any] | None = None, **kwargs: Any) -> None:
         self.rpc_urls: dict[int, str] = dict(info.rpc_urls)
         self.address = address
         self.answered: set[str] = set()
@@ -66,8 +67,8 @@ class ChainDriver(Driver):
         self.hold_sends = False  # leave eth_sendTransaction unanswered (a lost request)
         tokens = tuple(Token(t["address"], t["symbol"], t["name"], int(t["decimals"]), price=1.0)
                        for t in info.chain(31337)["tokens"])
-        kwargs.setdefault("now", int(time.time() * 1000))
-        super().__init__(networks=local_networks(self.rpc_urls, tokens), **kwargs)
+        settings = dev_settings(options, networks=local_networks(self.rpc_urls, tokens))
+        super().__init__(model, now=int(time.time() * 1000) if now is None else now, **{**settings, **kwargs})
         self.chain_hex = "0x7a69"
 
     def rpc(self, method: str, params: list[Any], chain_id: int = 31337) -> Any:
@@ -81,25 +82,25 @@ class ChainDriver(Driver):
         req = frame["req"]
         method, params = req["method"], req["params"]
         if method in ("eth_requestAccounts", "eth_accounts"):
-            self.answer([self.address.lower()], eid=frame["eid"])
+            self.answer_last([self.address.lower()], eid=frame["eid"])
         elif method == "eth_chainId":
-            self.answer(self.chain_hex, eid=frame["eid"])
+            self.answer_last(self.chain_hex, eid=frame["eid"])
         elif method == "eth_sendTransaction":
             if self.hold_sends:
                 return
             if self.reject_next is not None:
-                error, self.reject_next = self.reject_next, None
-                self.answer(error=error, eid=frame["eid"])
+                (code, message), self.reject_next = self.reject_next, None
+                self.answer_last(code=code, message=message, eid=frame["eid"])
                 return
             try:
                 result = self.rpc(method, params, int(self.chain_hex, 16))
             except WalletError as failure:
-                self.answer(error=(failure.code, failure.message), eid=frame["eid"])
+                self.answer_last(code=failure.code, message=failure.message, eid=frame["eid"])
                 return
             self.sent.append(str(result))
-            self.answer(result, eid=frame["eid"])
+            self.answer_last(result, eid=frame["eid"])
         else:
-            self.answer(error=(4200, f"unsupported {method}"), eid=frame["eid"])
+            self.answer_last(code=4200, message=f"unsupported {method}", eid=frame["eid"])
 
     async def _run(self, cmd: Call) -> CallSettled:
         async with httpx.AsyncClient() as http:
@@ -121,7 +122,7 @@ class ChainDriver(Driver):
                 if frame["eid"] in self.session.effects:
                     self._wallet(frame)
                     progressed = True
-            pending, self.ran = self.cmds[self.ran:], len(self.cmds)
+            pending, self.ran = self.log[self.ran:], len(self.log)
             for cmd in pending:
                 if isinstance(cmd, Call):
                     self.deliver(asyncio.run(self._run(cmd)))
@@ -139,5 +140,5 @@ class WalletError(Exception):
 
 
 @pytest.fixture
-def driver() -> Driver:
-    return Driver()
+def driver() -> Harness:
+    return dev_session()

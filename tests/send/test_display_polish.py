@@ -7,22 +7,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from modalcore.enginetest import Harness
 from modalcore.rules.format import floor3, usd
 from modalcore.views.activity_tab import relative_time
 
-from .conftest import DEMO, OTHER, TUSD, Driver
+from .conftest import DEMO, OTHER, TUSD, dev_session
 
 NATIVE_WEI = 9998_992_000_000_000_000_000
 TUSD_RAW = str(959_000 * 10**6)
 
 
-def ready(d: Driver) -> None:
-    d.connect()
-    d.settle_balances(NATIVE_WEI, {DEMO.address: str(5000 * 10**18), TUSD.address: TUSD_RAW})
+def ready(d: Harness) -> None:
+    d.connect_wallet()
+    d.settle(d.calls("balances")[-1], {"native": str(NATIVE_WEI), "tokens": {DEMO.address: str(5000 * 10**18), TUSD.address: TUSD_RAW}})
     d.intent("host", "open")
 
 
-def host(d: Driver, kind: str) -> dict[str, Any]:
+def host(d: Harness, kind: str) -> dict[str, Any]:
     data: dict[str, Any] = [f for f in d.frames if f["t"] == "host_event" and f["kind"] == kind][-1]["data"]
     return data
 
@@ -30,7 +31,7 @@ def host(d: Driver, kind: str) -> dict[str, Any]:
 def test_balances_and_fiat_values_are_grouped_in_thousands() -> None:
     assert floor3("9998.9929") == "9,998.992"
     assert usd("959000") == "$959,000.00"
-    d = Driver()
+    d = dev_session()
     ready(d)
     assert d.node("account/balance").p["text"] == "9,998.992 ETH"
     tusd = d.node(f"account/token/{TUSD.address}")
@@ -44,14 +45,14 @@ def test_a_transfer_seconds_old_reads_just_now_not_0_sec() -> None:
 
 
 def test_buy_and_swap_are_not_drawn_until_they_exist() -> None:
-    d = Driver({"features": {"onramp": True, "swaps": True}})
+    d = dev_session({"features": {"onramp": True, "swaps": True}})
     ready(d)
     features = d.node("account/features")
     assert [n.p["text"] for n in features.c] == ["Receive", "Send"]
     assert all(not n.p.get("disabled") for n in features.c)
 
 
-def test_every_send_token_row_and_the_selected_token_draw_an_icon(driver: Driver) -> None:
+def test_every_send_token_row_and_the_selected_token_draw_an_icon(driver: Harness) -> None:
     ready(driver)
     driver.intent("account/feature/send")
     driver.intent("send/token")
@@ -61,43 +62,43 @@ def test_every_send_token_row_and_the_selected_token_draw_an_icon(driver: Driver
     assert driver.node("send/token").p["image"].startswith("data:image/svg+xml;base64,")
 
 
-def test_the_amount_field_shows_its_symbol_and_fiat_value(driver: Driver) -> None:
+def test_the_amount_field_shows_its_symbol_and_fiat_value(driver: Harness) -> None:
     ready(driver)
     driver.intent("account/feature/send")
     driver.intent("send/token")
     driver.intent(f"send/token/{TUSD.address}")
     assert driver.node("send/amount").p["unit"] == "TUSD"
     assert driver.node("send/fiat").p["text"] == "$0.00"  # before typing: the price is known
-    driver.intent("send/amount", "change", value="1500")
+    driver.intent("send/amount", "change", {"value": "1500"})
     assert driver.node("send/fiat").p["text"] == "$1,500.00"
 
 
-def test_an_amount_above_the_balance_says_insufficient_funds_while_typing(driver: Driver) -> None:
+def test_an_amount_above_the_balance_says_insufficient_funds_while_typing(driver: Harness) -> None:
     ready(driver)
     driver.intent("account/feature/send")
     driver.intent("send/token")
     driver.intent("send/token/native")
-    driver.intent("send/amount", "change", value="999999")
+    driver.intent("send/amount", "change", {"value": "999999"})
     assert driver.node("send/error").p["text"] == "Insufficient funds"
     assert driver.node("send/amount").p["invalid"] is True
-    driver.intent("send/amount", "change", value="1")
-    assert driver.node("send/error") is None and driver.node("send/amount").p.get("invalid") is None
+    driver.intent("send/amount", "change", {"value": "1"})
+    assert driver.find("send/error") is None and driver.node("send/amount").p.get("invalid") is None
 
 
-def test_the_send_review_shows_the_amount_with_its_icon_and_fiat_value(driver: Driver) -> None:
+def test_the_send_review_shows_the_amount_with_its_icon_and_fiat_value(driver: Harness) -> None:
     ready(driver)
     driver.intent("account/feature/send")
     driver.intent("send/token")
     driver.intent(f"send/token/{TUSD.address}")
-    driver.intent("send/amount", "change", value="1200")
-    driver.intent("send/receiver", "change", value=OTHER)
+    driver.intent("send/amount", "change", {"value": "1200"})
+    driver.intent("send/receiver", "change", {"value": OTHER})
     driver.intent("send/preview")
     assert driver.node("send-preview/amount").p["text"] == "1200 TUSD"
     assert driver.node("send-preview/token").p["src"].startswith("data:image/svg+xml")
     assert driver.node("send-preview/fiat").p["text"] == "$1,200.00"
 
 
-def test_what_is_a_wallet_draws_rows_and_offers_get_a_wallet(driver: Driver) -> None:
+def test_what_is_a_wallet_draws_rows_and_offers_get_a_wallet(driver: Harness) -> None:
     driver.intent("host", "open")
     driver.intent("connect/footer/link")
     assert driver.model.router.view == "WhatIsAWallet"
@@ -107,7 +108,7 @@ def test_what_is_a_wallet_draws_rows_and_offers_get_a_wallet(driver: Driver) -> 
     assert driver.model.router.view == "AllWallets"
 
 
-def test_the_account_button_parts_come_from_the_engine(driver: Driver) -> None:
+def test_the_account_button_parts_come_from_the_engine(driver: Harness) -> None:
     assert host(driver, "account")["balance"] == ""
     ready(driver)
     account = host(driver, "account")
@@ -116,9 +117,9 @@ def test_the_account_button_parts_come_from_the_engine(driver: Driver) -> None:
     assert (network["name"], network["supported"]) == ("Hardhat", True)
 
 
-def test_on_an_unsupported_chain_state_and_network_tell_one_story(driver: Driver) -> None:
+def test_on_an_unsupported_chain_state_and_network_tell_one_story(driver: Harness) -> None:
     ready(driver)
-    driver.wallet_event("chainChanged", "0x1")
+    driver.wallet_event("uuid-1", "chainChanged", "0x1")
     assert driver.model.router.view == "UnsupportedChain"
     state, network = host(driver, "state"), host(driver, "network")
     assert state["selectedNetworkId"] == network["caipNetworkId"] == "eip155:1"

@@ -3,13 +3,14 @@ MAX_HISTORY_TRANSACTIONS no next page is offered, whatever the history service s
 
 from __future__ import annotations
 
+from modalcore.enginetest import Harness
 from modalcore.rules import limits as L
 
-from .conftest import Driver
+
 from .test_history_rules import activity, answer, iso, tx
 
 
-def test_scrolling_the_activity_list_stops_at_the_bound(driver: Driver) -> None:
+def test_scrolling_the_activity_list_stops_at_the_bound(driver: Harness) -> None:
     activity(driver)
     page = 0
     while "on" in driver.node("account/activity").p:
@@ -18,12 +19,12 @@ def test_scrolling_the_activity_list_stops_at_the_bound(driver: Driver) -> None:
         page += 1
         if "on" in driver.node("account/activity").p:
             driver.now += 100
-            assert driver.ack_of(driver.intent("account/activity", "more")) == "ok"
+            assert driver.intent("account/activity", "more") == "ok"
         assert page <= L.MAX_HISTORY_TRANSACTIONS // 10
     state = driver.model.history
     assert len(state.transactions) == L.MAX_HISTORY_TRANSACTIONS
     assert state.next is None
     # the list end comes into view again: nothing is offered, so the intent is refused
     driver.now += 100
-    assert driver.ack_of(driver.intent("account/activity", "more")) == "invalid"
+    assert driver.intent("account/activity", "more") == "invalid"
     assert driver.model.history == state

@@ -9,12 +9,13 @@ from typing import Any
 
 import pytest
 
+from modalcore.enginetest import Harness
 from modalcore.slices.model import model_from_data, model_to_data
 from modalcore.slices import history
 from modalcore.views.activity_tab import group_title, quantity3, relative_time
 from modalcore.wire.frames import Env
 
-from .conftest import ADDRESS, OTHER, Driver
+from .conftest import ADDRESS, OTHER, dev_session
 
 NOW = int(datetime(2025, 3, 15, 12, 0, tzinfo=UTC).timestamp() * 1000)
 CHAIN = "eip155:31337"
@@ -40,23 +41,23 @@ def tx(id: str, mined: str, *, chain: str | None = CHAIN, op: str = "send", dire
     return {"id": id, "metadata": meta, "transfers": transfers}
 
 
-def activity(driver: Driver) -> None:
+def activity(driver: Harness) -> None:
     driver.now = NOW
-    driver.connect()
-    driver.settle_balances(10**18)
+    driver.connect_wallet()
+    driver.settle(driver.calls("balances")[-1], {"native": str(10**18), "tokens": {}})
     driver.intent("host", "open")
-    driver.intent("account/tabs", "select", value="2")
+    driver.intent("account/tabs", "select", {"value": "2"})
 
 
-def answer(driver: Driver, data: list[dict[str, Any]], next: str | None = None) -> None:
+def answer(driver: Harness, data: list[dict[str, Any]], next: str | None = None) -> None:
     driver.settle(driver.calls("history")[-1], {"data": data, "next": next})
 
 
-def items(driver: Driver) -> list[str]:
+def items(driver: Harness) -> list[str]:
     return [n.id.rsplit("/", 1)[-1] for n in driver.session.tree.walk() if n.t == "activity-item"]
 
 
-def test_selecting_the_activity_tab_starts_the_fetch(driver: Driver) -> None:
+def test_selecting_the_activity_tab_starts_the_fetch(driver: Harness) -> None:
     activity(driver)
     call = driver.calls("history")[-1]
     assert call.args == {"rpc_url": "http://127.0.0.1:8545", "address": ADDRESS, "chain": CHAIN,
@@ -65,26 +66,26 @@ def test_selecting_the_activity_tab_starts_the_fetch(driver: Driver) -> None:
     assert driver.model.history.loading is True
 
 
-def test_skeletons_while_loading(driver: Driver) -> None:
+def test_skeletons_while_loading(driver: Harness) -> None:
     activity(driver)
     box = driver.node("account/activity")
     assert [n.t for n in box.c] == ["skeleton"] * 3
 
 
-def test_no_transactions_is_empty(driver: Driver) -> None:
+def test_no_transactions_is_empty(driver: Harness) -> None:
     activity(driver)
     answer(driver, [])
     assert driver.model.history.empty is True
     assert driver.node("account/activity/text").p["text"] == "No activity yet"
 
 
-def test_transactions_cannot_be_fetched_without_an_account_address(driver: Driver) -> None:
+def test_transactions_cannot_be_fetched_without_an_account_address(driver: Harness) -> None:
     model, cmds = history.fetch(driver.model, 0)
     assert cmds == []
     assert model.history.error == "Transactions can't be fetched without an accountAddress"
 
 
-def test_history_is_grouped_by_year_then_month_newest_first(driver: Driver) -> None:
+def test_history_is_grouped_by_year_then_month_newest_first(driver: Harness) -> None:
     activity(driver)
     answer(driver, [tx("0xc", iso(2025, 3, 2)), tx("0xb", iso(2025, 3, 1)), tx("0xa", iso(2025, 1, 9)),
                     tx("0x9", iso(2024, 12, 31)), tx("0x8", iso(2024, 2, 1))])
@@ -101,27 +102,27 @@ def test_history_is_grouped_by_year_then_month_newest_first(driver: Driver) -> N
 
 
 def test_grouping_uses_the_visitors_time_zone() -> None:
-    driver = Driver(env=Env(timezone="America/New_York"))
+    driver = dev_session(env=Env(timezone="America/New_York"))
     activity(driver)
     answer(driver, [tx("0x1", iso(2025, 3, 1, hour=2))])  # still February in New York
     assert [n.p["title"] for n in driver.session.tree.walk() if n.t == "group"] == ["February"]
 
 
-def test_spam_transactions_are_dropped(driver: Driver) -> None:
+def test_spam_transactions_are_dropped(driver: Harness) -> None:
     activity(driver)
     answer(driver, [tx("0x1", iso(2025, 3, 1), spam=[True]), tx("0x2", iso(2025, 3, 1), spam=[True, False]),
                     tx("0x3", iso(2025, 3, 1), spam=[True, True]), tx("0x4", iso(2025, 3, 1))])
     assert items(driver) == ["0x2", "0x4"]
 
 
-def test_only_the_connected_chain_is_kept(driver: Driver) -> None:
+def test_only_the_connected_chain_is_kept(driver: Harness) -> None:
     activity(driver)
     answer(driver, [tx("0x1", iso(2025, 3, 1), chain="eip155:1"), tx("0x2", iso(2025, 3, 1)),
                     tx("0x3", iso(2025, 3, 1), chain=None)])
     assert items(driver) == ["0x2"]
 
 
-def test_an_item_shows_title_counterparty_time_amount_and_status(driver: Driver) -> None:
+def test_an_item_shows_title_counterparty_time_amount_and_status(driver: Harness) -> None:
     activity(driver)
     answer(driver, [tx("0x1", iso(2025, 3, 15, hour=11), qty="1234.56789", symbol="DEMO"),
                     tx("0x2", iso(2025, 3, 14), op="receive", direction="in", qty="0.0004", symbol="TUSD")])
@@ -156,7 +157,7 @@ def test_group_title_names_the_year_only_for_other_years() -> None:
     assert group_title(2024, 11, 2025) == "December 2024"
 
 
-def test_the_end_of_the_list_fetches_the_next_page_and_appends(driver: Driver) -> None:
+def test_the_end_of_the_list_fetches_the_next_page_and_appends(driver: Harness) -> None:
     activity(driver)
     answer(driver, [tx(f"0x{i}", iso(2025, 3, 10 - i)) for i in range(3)], next="cur-1")
     assert driver.model.history.next == "cur-1"
@@ -173,7 +174,7 @@ def test_the_end_of_the_list_fetches_the_next_page_and_appends(driver: Driver) -
     assert len(driver.calls("history")) == calls
 
 
-def test_a_failure_shows_the_snack_tracks_and_clears_the_cursor(driver: Driver) -> None:
+def test_a_failure_shows_the_snack_tracks_and_clears_the_cursor(driver: Harness) -> None:
     activity(driver)
     answer(driver, [tx("0x1", iso(2025, 3, 1))], next="cur-1")
     driver.intent("account/activity", "more")
@@ -186,14 +187,14 @@ def test_a_failure_shows_the_snack_tracks_and_clears_the_cursor(driver: Driver) 
         {"address": ADDRESS, "projectId": "demo", "cursor": "cur-1", "isSmartAccount": False}]
 
 
-def test_a_failed_first_page_is_empty(driver: Driver) -> None:
+def test_a_failed_first_page_is_empty(driver: Harness) -> None:
     activity(driver)
     driver.settle(driver.calls("history")[-1], ok=False, error="boom")
     assert driver.model.history.empty is True
     assert driver.node("account/activity/text").p["text"] == "No activity yet"
 
 
-def test_an_answer_for_another_account_or_page_is_ignored(driver: Driver) -> None:
+def test_an_answer_for_another_account_or_page_is_ignored(driver: Harness) -> None:
     activity(driver)
     call = driver.calls("history")[-1]
     driver.deliver(replace(_settled(call, [tx("0x1", iso(2025, 3, 1))]), context={"cursor": "other"}))
@@ -208,29 +209,29 @@ def _settled(call: Any, data: list[dict[str, Any]]) -> Any:
     return CallSettled(call.purpose, True, {"data": data, "next": None}, "", dict(call.context))
 
 
-def test_selecting_the_tab_again_soon_keeps_the_list(driver: Driver) -> None:
+def test_selecting_the_tab_again_soon_keeps_the_list(driver: Harness) -> None:
     activity(driver)
     answer(driver, [tx("0x1", iso(2025, 3, 1))])
-    driver.intent("account/tabs", "select", value="0")
-    driver.intent("account/tabs", "select", value="2")
+    driver.intent("account/tabs", "select", {"value": "0"})
+    driver.intent("account/tabs", "select", {"value": "2"})
     assert len(driver.calls("history")) == 1
     driver.now += history.FRESH_MS
-    driver.intent("account/tabs", "select", value="0")
-    driver.intent("account/tabs", "select", value="2")
+    driver.intent("account/tabs", "select", {"value": "0"})
+    driver.intent("account/tabs", "select", {"value": "2"})
     assert len(driver.calls("history")) == 2
 
 
-def test_another_network_starts_a_new_list(driver: Driver) -> None:
+def test_another_network_starts_a_new_list(driver: Harness) -> None:
     activity(driver)
     answer(driver, [tx("0x1", iso(2025, 3, 1))])
-    driver.intent("host", "switch_network", network="eip155:31338")
-    driver.answer(None)
+    driver.intent("host", "switch_network", {"network": "eip155:31338"})
+    driver.answer_last(None)
     assert [n.t for n in driver.node("account/activity").c] == ["skeleton"] * 3
     driver.intent("account/activity", "more")  # the list end in view loads the new network's page
     assert driver.calls("history")[-1].args["chain"] == "eip155:31338"
 
 
-def test_history_state_survives_persistence(driver: Driver) -> None:
+def test_history_state_survives_persistence(driver: Harness) -> None:
     activity(driver)
     answer(driver, [tx("0x1", iso(2025, 3, 1))], next="c")
     model = driver.model

@@ -16,7 +16,7 @@ from modalcore.services.history import fetch_history
 from modalcore.slices import send_tx
 from modalcore.views.activity_tab import MONTHS
 
-from .conftest import WALLET_NODE, ChainDriver
+from .conftest import WALLET_NODE, ChainHarness
 
 pytestmark = pytest.mark.chain
 
@@ -24,8 +24,8 @@ SENDER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"  # dev account 1: ETH, DEM
 RECEIVER = "0x976EA74026E726554dB657fA54763abd0C3a0aa9"  # dev account 6: ETH only
 
 
-def connected(info: ChainsInfo, address: str = SENDER) -> ChainDriver:
-    d = ChainDriver(info, address)
+def connected(info: ChainsInfo, address: str = SENDER) -> ChainHarness:
+    d = ChainHarness(info, address)
     d.intent("host", "open")
     d.intent(WALLET_NODE)
     d.pump()  # accounts, chain id, balances
@@ -37,19 +37,19 @@ def token(info: ChainsInfo, symbol: str) -> dict[str, Any]:
     return info.token(31337, symbol)
 
 
-def fill(d: ChainDriver, key: str | None, amount: str | None, receiver: str | None) -> None:
+def fill(d: ChainHarness, key: str | None, amount: str | None, receiver: str | None) -> None:
     d.intent("host", "open")
     d.intent("account/feature/send")
     if key is not None:
         d.intent("send/token")
         d.intent(f"send/token/{key}")
     if amount is not None:
-        d.intent("send/amount", "change", value=amount)
+        d.intent("send/amount", "change", {"value": amount})
     if receiver is not None:
-        d.intent("send/receiver", "change", value=receiver)
+        d.intent("send/receiver", "change", {"value": receiver})
 
 
-def send(d: ChainDriver, key: str, amount: str, receiver: str = RECEIVER) -> None:
+def send(d: ChainHarness, key: str, amount: str, receiver: str = RECEIVER) -> None:
     fill(d, key, amount, receiver)
     d.intent("send/preview")
     d.pump()  # the fee estimate
@@ -152,14 +152,14 @@ def test_a_socket_dropped_after_the_send_intent_gives_exactly_one_transaction(de
         d.hold_sends = True
         seen = d.session.out_seq  # the socket drops before the client sees the effect
         first = d.intent("send-preview/send", iid="send-intent-1")
-        out = d.rejoin(reloaded=False, last=seen)
+        out = d.rejoin(last=seen)
         again = d.intent("send-preview/send", iid="send-intent-1")  # the client retransmits
-        assert d.ack_of(first) == "ok" and d.ack_of(again) == "ok"
+        assert first == "ok" and again == "ok"
         eids = {f["eid"] for f in d.effects("eth_sendTransaction")}
-        assert len(eids) == 1 and [f["eid"] for f in out.frames if f["t"] == "effect"] == list(eids)
+        assert len(eids) == 1 and [f["eid"] for f in out if f["t"] == "effect"] == list(eids)
         d.hold_sends = False
         d.pump()
-        d.answer(d.sent[0], eid=eids.pop())  # a duplicated effect result changes nothing
+        d.answer_last(d.sent[0], eid=eids.pop())  # a duplicated effect result changes nothing
         d.pump()
         assert len(d.sent) == 1
         assert rpc.nonce(SENDER) == nonce + 1
@@ -176,10 +176,10 @@ def test_a_request_lost_with_a_reload_is_never_reissued_until_retry(devchain: Ch
         d.pump()
         d.hold_sends = True
         d.intent("send-preview/send")
-        d.rejoin(reloaded=True)
+        d.rejoin(last=None)
         d.pump()  # the re-sync after the reload (eth_accounts, eth_chainId, balances)
-        assert d.model.send.pending.status == "lost"
-        assert d.node("send-preview/lost/retry") is not None
+        assert d.model.send.pending is not None and d.model.send.pending.status == "lost"
+        assert d.find("send-preview/lost/retry") is not None
         d.hold_sends = False
         d.pump()
         assert rpc.nonce(SENDER) == nonce and d.sent == []
@@ -188,10 +188,10 @@ def test_a_request_lost_with_a_reload_is_never_reissued_until_retry(devchain: Ch
         assert rpc.nonce(SENDER) == nonce + 1 and len(d.sent) == 1
 
 
-def _activity(d: ChainDriver) -> list[Any]:
+def _activity(d: ChainHarness) -> list[Any]:
     d.now = int(time.time() * 1000)
     d.intent("host", "open")
-    d.intent("account/tabs", "select", value="2")
+    d.intent("account/tabs", "select", {"value": "2"})
     d.pump()
     return [n for n in d.session.tree.walk() if n.t == "activity-item"]
 
@@ -266,13 +266,13 @@ async def test_the_indexer_pages_by_cursor_without_gaps_or_repeats(devchain: Cha
             page = await fetch_history(http, rpc_url=url, address=SENDER, chain="eip155:31337",
                                        cursor=cursor, limit=2)
             pages.append([tx["id"] for tx in page["data"]])
-            cursor = page["next"]
-            if cursor is None:
+            if page["next"] is None:
                 break
+            cursor = str(page["next"])
     assert full["next"] is None and len(full["data"]) == 7
     assert [len(p) for p in pages] == [2, 2, 2, 1]
     assert [i for p in pages for i in p] == [tx["id"] for tx in full["data"]]
-    newest = full["data"][0]
+    newest: dict[str, Any] = full["data"][0]
     assert newest["metadata"]["chain"] == "eip155:31337" and newest["metadata"]["status"] == "confirmed"
     assert newest["transfers"] == [{"fungible_info": {"name": "Ether", "symbol": "ETH", "icon": {"url": ""}},
                                     "direction": "out", "quantity": {"numeric": "0.005"}}]

@@ -52,9 +52,8 @@ async def test_hosted_history_call_sends_cursor_onramp_and_chain_id() -> None:
     seen, http = _recording({"data": [], "next": "n2"})
     async with http:
         api = BlockchainApi(http, "https://rpc.example/", "proj1")
-        result = await hosted_history(api, address="0xabc", chain="eip155:1", cursor="n1", onramp="coinbase",
-                                      rpc_url="ignored", limit=10)
-    assert result == {"data": [], "next": "n2"}
+        result = await hosted_history(api, address="0xabc", chain="eip155:1", cursor="n1", onramp="coinbase")
+    assert dict(result) == {"data": [], "next": "n2"}
     request = seen[0]
     assert request.method == "GET"
     assert str(request.url).split("?")[0] == "https://rpc.example/v1/account/0xabc/history"

@@ -15,7 +15,7 @@ from modalcore.runtime.services import default_services
 from modalcore.rules.limits import RESUME_GRACE_MS, UNUSED_SESSION_EVICT_MS
 from modalcore.server.hub import SWEEP_EVERY_MS, Hub
 from modalcore.server.tokens import Claim
-from modalcore.slices.options import parse_options
+from modalcore.slices.options import OptionsError, parse_options
 from modalcore.store.memory import MemoryStore
 from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, FakeOutlet, join_frame, make_test_config
 from modalcore.wire.frames import Intent, Join
@@ -222,3 +222,14 @@ async def test_a_token_whose_rotation_was_lost_in_a_crash_still_resumes(hub: Hub
     assert again.frames[0]["resume"].split(".")[1] == "3"
     clock_of(hub).advance(RESUME_GRACE_MS)
     assert await resume_with(hub, issued_before_the_crash) is None
+
+
+def test_sessions_sending_the_same_options_share_one_parsed_copy(hub: Hub) -> None:
+    """Issue 17 (idle memory): HostOptions is immutable, so pages sending the same map share
+    one parsed copy; a different map gets its own, and bad maps are still refused."""
+    first = hub.options({"networks": ["eip155:1"], "themeMode": "light"})
+    assert hub.options({"networks": ["eip155:1"], "themeMode": "light"}) is first
+    other = hub.options({"networks": ["eip155:1"], "themeMode": "dark"})
+    assert other is not first and other.themeMode == "dark"
+    with pytest.raises(OptionsError):
+        hub.options({"themeMode": "purple"})

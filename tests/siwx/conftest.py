@@ -18,7 +18,8 @@ from eth_account.signers.local import LocalAccount
 
 from modalcore.runtime.clock import FakeClock
 from modalcore.siwx.message import SiwxMessage
-from modalcore.siwx.service import Service, siwx_services
+from modalcore.runtime.services import AnyService
+from modalcore.siwx.service import siwx_services
 from modalcore.siwx.store import SqliteSiwxStore
 from modalcore.siwx.tokens import load_or_create_key
 
@@ -65,7 +66,7 @@ class Siwx:
     store: SqliteSiwxStore
     signer: LocalAccount
     clock: FakeClock
-    services: dict[str, Service] = field(default_factory=dict)
+    services: dict[str, AnyService] = field(default_factory=dict)
 
     async def nonce(self, session_key: str = SESSION) -> str:
         result = await self.services["siwx.nonce"](session_key=session_key)

@@ -22,12 +22,12 @@ import httpx
 import pytest
 from eth_account import Account
 
-from modalcore.core.cmds import Call, CallSettled
 from modalcore.siwx.message import SiwxMessage, iso_from_ms
 from modalcore.siwx.service import siwx_services
 from modalcore.siwx.store import SqliteSiwxStore
 
-from ..driver import Driver
+
+from ..devwallet import dev_session
 from .conftest import ADDRESS_0, CHAIN_ID, DOMAIN, KEY_0, KEY_1, NOW_MS, URI, sign
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,27 +102,26 @@ def session_case(statement: str | None, resources: list[str]) -> Case:
     options: dict[str, Any] = {"required": True, "resources": resources}
     if statement is not None:
         options["statement"] = statement
-    driver = Driver({"siwx": options}, now=NOW_MS)
+    driver = dev_session({"siwx": options}, now=NOW_MS)
     store = SqliteSiwxStore(":memory:")
 
     async def run_calls(http: httpx.AsyncClient) -> None:
         """Run every pending siwx.* call and deliver its result, until none is left."""
         services = siwx_services(store, http, Account.from_key("0x" + "11" * 32), clock=lambda: NOW_MS)
-        while calls := [c for c in driver.cmds if isinstance(c, Call) and c.service.startswith("siwx.")]:
+        while calls := [c for c in driver.pending_calls() if c.service.startswith("siwx.")]:
             for call in calls:
-                driver.cmds.remove(call)
-                driver.deliver(CallSettled(call.purpose, True, await services[call.service](**call.args)))
+                driver.settle(call, await services[call.service](**call.args))
 
     async def flow() -> str:
         async with httpx.AsyncClient() as http:
-            driver.connect()
+            driver.connect_wallet()
             await run_calls(http)
             driver.intent("siwx/sign")
             await run_calls(http)
             effect = driver.last_effect()
             assert effect["req"]["method"] == "personal_sign"
             text = bytes.fromhex(effect["req"]["params"][0][2:]).decode()
-            driver.answer(sign(text, KEY_0))
+            driver.answer_last(sign(text, KEY_0))
             await run_calls(http)
             return text
 

@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 
+from modalcore.runtime.clock import FakeClock
+from modalcore.runtime.services import ServiceContext
 from modalcore.siwx.message import SiwxMessage
 from modalcore.siwx.tokens import verify_token
 from modalcore.siwx.verify import REASONS, SiwxVerifyError, personal_message_hash, recover_eoa, verify
@@ -241,21 +243,17 @@ def test_recover_and_hash_match_eth_account() -> None:
 
 
 async def test_services_accept_a_runtime_context(siwx: Siwx) -> None:
-    class Clock:
-        def now_ms(self) -> int:
-            return NOW_MS + 5
+    def ctx() -> ServiceContext:
+        return ServiceContext("s", "p", FakeClock(start_ms=NOW_MS + 5))
 
-    class Ctx:
-        clock = Clock()
-
-    nonce = (await siwx.services["siwx.nonce"](Ctx(), session_key=SESSION))["nonce"]
+    nonce = (await siwx.services["siwx.nonce"](ctx(), session_key=SESSION))["nonce"]
     text = make_message(nonce).to_text()
     result = await siwx.services["siwx.verify"](
-        Ctx(), message=text, signature=sign(text), session_key=SESSION, domain=DOMAIN, uri=URI,
+        ctx(), message=text, signature=sign(text), session_key=SESSION, domain=DOMAIN, uri=URI,
         chain_id=CHAIN_ID, address=ADDRESS_0, rpc_url=None,
     )
     assert result["ok"]
     assert verify_token(result["token"], siwx.signer.address, NOW_MS / 1000)["iat"] == (NOW_MS + 5) // 1000
-    revoked = await siwx.services["siwx.revoke"](Ctx(), address=ADDRESS_0, domain=DOMAIN)
+    revoked = await siwx.services["siwx.revoke"](ctx(), address=ADDRESS_0, domain=DOMAIN)
     assert revoked == {"revoked": 1}
-    assert await siwx.services["siwx.sessions"](Ctx(), address=ADDRESS_0) == {"sessions": []}
+    assert await siwx.services["siwx.sessions"](ctx(), address=ADDRESS_0) == {"sessions": []}

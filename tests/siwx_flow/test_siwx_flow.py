@@ -15,7 +15,7 @@ from modalcore.siwx.service import siwx_services
 from modalcore.siwx.store import SqliteSiwxStore
 from modalcore.siwx.tokens import verify_token
 
-from ..connect.conftest import ADDRESS, Driver
+from ..connect.conftest import ADDRESS, dev_session
 
 
 def run(awaitable: Awaitable[Any]) -> Any:
@@ -32,21 +32,21 @@ SIGNER = Account.from_key("0x" + "11" * 32)
 
 
 class SiwxWorld:
-    """A Driver whose service calls run the real SIWX services against one store."""
+    """A Harness whose service calls run the real SIWX services against one store."""
 
     def __init__(self, required: bool = True, store: SqliteSiwxStore | None = None) -> None:
         self.store = store or SqliteSiwxStore(":memory:")
         self.http = httpx.AsyncClient()
         self.clock_ms = 1_700_000_000_000
         self.services = siwx_services(self.store, self.http, SIGNER, clock=lambda: self.clock_ms)
-        self.driver = Driver({"siwx": {"required": required, "statement": "Sign in to the demo"}})
-        self.driver.now = self.clock_ms
+        self.driver = dev_session({"siwx": {"required": required, "statement": "Sign in to the demo"}},
+                                  now=self.clock_ms)
         self.done = 0
 
     def run_calls(self) -> None:
         """Run every new siwx.* call and deliver its result (repeat until quiet)."""
         while True:
-            calls = [c for c in self.driver.cmds if isinstance(c, Call)][self.done:]
+            calls = [c for c in self.driver.log if isinstance(c, Call)][self.done:]
             if not calls:
                 return
             self.done += len(calls)
@@ -63,11 +63,11 @@ class SiwxWorld:
         if tamper:
             text = text.replace("Sign in to the demo", "Sign in to the evil")
         signature = Account.sign_message(encode_defunct(text=text), private_key=key).signature.hex()
-        self.driver.answer(signature if signature.startswith("0x") else "0x" + signature)
+        self.driver.answer_last(signature if signature.startswith("0x") else "0x" + signature)
         self.run_calls()
 
     def connect(self) -> None:
-        self.driver.connect()
+        self.driver.connect_wallet()
         self.run_calls()
 
     def sign_in(self, **kwargs: Any) -> None:
@@ -91,7 +91,7 @@ def test_signing_verifies_on_the_server_stores_the_session_and_closes() -> None:
     assert model.siwx.has_session is True
     assert model.modal.open is False
     assert asyncio.run(world.store.sessions_for(ADDRESS.lower(), None, None, world.clock_ms))
-    assert any(isinstance(c, Track) and c.event == "SIWX_AUTH_SUCCESS" for c in world.driver.cmds)
+    assert any(isinstance(c, Track) and c.event == "SIWX_AUTH_SUCCESS" for c in world.driver.log)
     token = model.siwx.token
     assert token and verify_token(token, SIGNER.address, world.clock_ms // 1000)["address"] == ADDRESS
 
@@ -120,11 +120,11 @@ def test_a_declined_signature_shows_signature_declined() -> None:
     world.connect()
     world.driver.intent("siwx/sign")
     world.run_calls()
-    world.driver.answer(error=(4001, "User rejected the request."))
+    world.driver.answer_last(code=4001, message="User rejected the request.")
     world.driver.advance(150)  # the loading snack closes first, the new one shows 150 ms later
     assert world.driver.model.snack.message == "Signature declined"
     assert world.driver.model.siwx.has_session is False
-    assert any(isinstance(c, Track) and c.event == "SIWX_AUTH_ERROR" for c in world.driver.cmds)
+    assert any(isinstance(c, Track) and c.event == "SIWX_AUTH_ERROR" for c in world.driver.log)
 
 
 def test_a_message_altered_after_signing_is_refused_and_nothing_stored() -> None:
@@ -148,10 +148,10 @@ def test_cancel_when_sign_in_is_required_disconnects_and_resets_to_connect() -> 
     world = SiwxWorld(required=True)
     world.connect()
     world.driver.intent("siwx/cancel")
-    world.driver.answer(None)  # the wallet's revoke answer
+    world.driver.answer_last(None)  # the wallet's revoke answer
     assert world.driver.model.accounts.get("eip155").status == "disconnected"
     assert world.driver.model.router.view == "Connect"
-    assert any(isinstance(c, Track) and c.event == "CLICK_CANCEL_SIWX" for c in world.driver.cmds)
+    assert any(isinstance(c, Track) and c.event == "CLICK_CANCEL_SIWX" for c in world.driver.log)
 
 
 def test_cancel_when_sign_in_is_optional_closes_and_stays_connected() -> None:
@@ -200,7 +200,7 @@ def test_switching_to_an_account_without_a_session_asks_to_sign() -> None:
     world.connect()
     world.sign_in()
     other = Account.from_key(OTHER_KEY).address
-    world.driver.wallet_event("accountsChanged", [other.lower()])
+    world.driver.wallet_event("uuid-1", "accountsChanged", [other.lower()])
     world.run_calls()
     assert world.driver.model.router.view == "SIWXSignMessage"
     assert world.driver.model.modal.open is True
@@ -208,10 +208,10 @@ def test_switching_to_an_account_without_a_session_asks_to_sign() -> None:
 
 def test_a_failing_session_lookup_reports_init_failure_and_disconnects() -> None:
     world = SiwxWorld()
-    world.driver.connect()
-    call = [c for c in world.driver.cmds if isinstance(c, Call) and c.service == "siwx.sessions"][-1]
+    world.driver.connect_wallet()
+    call = [c for c in world.driver.log if isinstance(c, Call) and c.service == "siwx.sessions"][-1]
     world.driver.deliver(CallSettled(call.purpose, False, None, "store down"))
     assert world.driver.model.snack.message == "A problem occurred while trying initialize authentication"
-    world.driver.answer(None)
+    world.driver.answer_last(None)
     assert world.driver.model.accounts.get("eip155").status == "disconnected"
     assert world.driver.model.router.view == "Connect"

@@ -13,7 +13,10 @@ from solders.keypair import Keypair
 
 from modalcore.chains.catalog import SOLANA_LOCAL, SOLANA_MAINNET
 from modalcore.siwx.message import SiwxParseError
-from modalcore.siwx.service import Service, siwx_services
+from modalcore.runtime.clock import FakeClock
+from modalcore.runtime.services import AnyService as Service
+from modalcore.runtime.services import ServiceContext
+from modalcore.siwx.service import siwx_services
 from modalcore.siwx.solana import SiwsMessage
 from modalcore.siwx.store import SqliteSiwxStore
 from modalcore.solana.devchain.accounts import dev_keypair
@@ -25,13 +28,8 @@ SESSION = "engine-session-1"
 WALLET = dev_keypair(0)
 
 
-class Clock:
-    def now_ms(self) -> int:
-        return NOW_MS
-
-
-class Ctx:
-    clock = Clock()
+def Ctx() -> ServiceContext:
+    return ServiceContext(session_id=SESSION, project_id="demo", clock=FakeClock(NOW_MS))
 
 
 @pytest.fixture

@@ -41,7 +41,7 @@ FIELD_ORDER = {
     "goodbye": ["code", "message"],
 }
 NODE_ORDER = ["id", "t", "p", "c"]
-ENV_ORDER = ["mobile", "platform", "telegram", "safari", "timezone", "origin", "width"]
+ENV_ORDER = ["mobile", "platform", "telegram", "safari", "timezone", "origin", "width", "languages"]
 
 
 def _frames(prefix: str) -> list[dict[str, Any]]:

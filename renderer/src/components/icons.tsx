@@ -56,6 +56,7 @@ export function Icon(props: { name: string; size?: number; className?: string })
       strokeLinejoin="round"
       aria-hidden="true"
       focusable="false"
+      data-flip={props.name === 'back' || props.name === 'chevron-right' || undefined}
     >
       <path d={d} />
     </svg>

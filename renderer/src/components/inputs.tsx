@@ -192,7 +192,8 @@ export function Tabs({ node, ctx }: NodeProps): JSX.Element {
     ctx.send(node.id, 'select', { value: String(i) });
   };
   const onKey = (e: KeyboardEvent<HTMLDivElement>): void => {
-    const d = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
+    const forward = ref.current !== null && getComputedStyle(ref.current).direction === 'rtl' ? 'ArrowLeft' : 'ArrowRight';
+    const d = e.key === forward ? 1 : e.key === 'ArrowLeft' || e.key === 'ArrowRight' ? -1 : 0;
     if (!d) return;
     e.preventDefault();
     const i = (active + d + items.length) % items.length;

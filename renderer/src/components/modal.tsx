@@ -236,6 +236,9 @@ export function ModalRoot(props: { tree: WireNode | null; ctx: RenderCtx; localO
     className: 'wm-root',
     'data-theme': ctx.themeMode === 'light' ? 'light' : 'dark',
     'data-embedded': embedded || undefined,
+    // the engine's language and writing direction (absent: English, left to right)
+    dir: str(p, 'dir') === 'rtl' ? 'rtl' : 'ltr',
+    lang: str(p, 'lang') || 'en',
     style: vars as CSSProperties,
   };
   if (!tree) return <div {...rootProps} />;

@@ -1,0 +1,111 @@
+"""Sign-in's ways in and out (SPEC §4 "SIWX"): the sessions found after a connect, the nonce
+that starts signing, and the cancel and failure paths, which end in a disconnect when sign-in is
+required (or could not start). A flow (above the slices) because it spans the sign-in slice and
+the disconnect flow; signing and verifying stay in `slices/siwx.py`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..core.cmds import Cmd, Track
+from ..core.evolve import replace
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice
+from ..siwx.message import SiwxMessage, SiwxMessageError
+from ..slices import modal, router, snack
+from ..slices.connecting import wallet_request
+from ..slices.siwx import (
+    INIT_FAILED,
+    PressedCancelSignIn,
+    SiwxMessageSigned,
+    SiwxNonceFetched,
+    SiwxSessionsFetched,
+    active_caip,
+    origin_parts,
+    signing_account,
+    solana_sign_request,
+    solana_signing_account,
+)
+from .disconnect import start as disconnect
+
+if TYPE_CHECKING:
+    from ..slices.model import Model, Step
+
+
+def on_sessions(model: Model, msg: SiwxSessionsFetched, now: int) -> Step:
+    if active_caip(model) != msg.key:
+        return model, []
+    caip = msg.key
+    if msg.result is None:
+        return _init_failed(model)
+    sessions = msg.result.sessions or []
+    if sessions:
+        siwx = replace(model.siwx, has_session=True, session_address=caip)
+        model = replace(model, siwx=siwx)
+        if model.router.view == "ConnectingExternal":  # the connect that started this is done
+            model = replace(model, router=router.reset(model.router, "Account"))
+            return modal.close(model, force=True)
+        return model, []
+    model = replace(model, router=router.reset(model.router, "SIWXSignMessage"),
+                    modal=replace(model.modal, open=True))
+    return model, []
+
+
+def on_nonce(model: Model, msg: SiwxNonceFetched, now: int) -> Step:
+    if model.siwx.signing and solana_signing_account(model) is not None:  # SIWS
+        solana = solana_sign_request(model, msg.result.nonce, now) if msg.result is not None else None
+        return solana if solana is not None else _init_failed(model)
+    active = signing_account(model)
+    if not model.siwx.signing or active is None:
+        return model, []
+    if msg.result is None:
+        return _init_failed(model)
+    nonce = msg.result.nonce
+    address, _, chain_id = active
+    options = model.options.siwx
+    domain, uri = origin_parts(model.origin)
+    try:
+        message = SiwxMessage.create(
+            domain=domain, address=address, uri=uri, chain_id=chain_id, nonce=nonce, now_ms=now,
+            statement=options.statement if options else None,
+            ttl_ms=options.expirationSeconds * 1000 if options else None,
+            resources=list(options.resources) if options else None,
+        ).to_text()
+    except SiwxMessageError:
+        return _init_failed(model)
+    account = model.accounts.get("eip155")
+    model = replace(model, siwx=replace(model.siwx, message=message))
+    model, effect = wallet_request(
+        model, account.connector_id or "", "personal_sign",
+        ["0x" + message.encode().hex(), address.lower()], SiwxMessageSigned,
+    )
+    return model, [effect]
+
+
+def _init_failed(model: Model) -> Step:
+    model = replace(model, siwx=replace(model.siwx, signing=False, message=None))
+    model, cmds = snack.show_error(model, INIT_FAILED)
+    model, more = disconnect(model)
+    return replace(model, router=router.reset(model.router, "Connect")), [*cmds, *more]
+
+
+def on_cancel(model: Model, msg: PressedCancelSignIn, now: int) -> Step:
+    """Cancelling disconnects if sign-in is required, otherwise closes; then resets to Connect."""
+    track: list[Cmd] = [Track("CLICK_CANCEL_SIWX", {})]
+    model = replace(model, siwx=replace(model.siwx, signing=False, message=None))
+    model, hidden = snack.hide(model)
+    if model.siwx.required:
+        model, cmds = disconnect(model)
+    else:
+        model, cmds = modal.close(model, force=True)
+    return replace(model, router=router.reset(model.router, "Connect")), [*track, *hidden, *cmds]
+
+
+HANDLERS: dict[type[Msg], Handler] = {
+    SiwxSessionsFetched: on_sessions,
+    SiwxNonceFetched: on_nonce,
+    PressedCancelSignIn: on_cancel,
+}
+
+SLICE = Slice("signin", HANDLERS)

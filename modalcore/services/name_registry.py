@@ -1,0 +1,124 @@
+"""The engine's own name registry: the self-hosted equivalent of the hosted profile API's
+`POST /v1/profile/account` (SPEC §7), stored in SQLite.
+
+A registration is a message the visitor's account signed (EIP-191 `personal_sign`): the JSON
+`{"name":"<label><suffix>","attributes":{},"timestamp":<unix s>}` (the hosted API's shape), built
+by the engine (`rules.names.registration_message`). `register` checks the name rules (SPEC §5),
+that the message names this name, that it is recent, that the signature recovers to the
+address (eth-account), and that the name is free; then it stores the name. Every refusal is a
+`RegistrationError` whose text is what the visitor sees; nothing is stored then. Names are kept
+lower-cased with the operator's suffix (SPEC §9: default .reown.id)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from eth_account import Account
+from eth_account.messages import encode_defunct
+from eth_keys.exceptions import BadSignature
+from eth_utils.address import is_address, to_checksum_address
+from eth_utils.exceptions import ValidationError
+
+from ..rules import limits as L
+from ..rules.names import DEFAULT_SUFFIX, error_registering, full_name, name_problem
+
+MESSAGE_MAX_AGE_MS = 10 * 60 * 1000  # a signed registration older than this is refused
+MESSAGE_CHARS = 1024
+SUGGESTION_TAILS = ("-1", "-2", "-eth", "-web3", "-id", "123", "-app")
+
+
+class RegistrationError(ValueError):
+    """A refused registration; `str(error)` is the message shown (SPEC §8 or rules/names.py)."""
+
+
+@dataclass(frozen=True)
+class Registered:
+    name: str
+    address: str
+
+
+def label_of(name: str, suffix: str) -> str:
+    """The part before the suffix (`alice.reown.id` -> `alice`; a bare label stays as it is)."""
+    lowered = name.lower()
+    return lowered[: -len(suffix)] if suffix and lowered.endswith(suffix) else lowered
+
+
+class NameRegistry:
+    def __init__(self, path: str | Path = ":memory:", suffix: str = DEFAULT_SUFFIX) -> None:
+        self.suffix = suffix if suffix.startswith(".") else "." + suffix
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(path), check_same_thread=False)
+        with self._lock, self._db:
+            self._db.execute("CREATE TABLE IF NOT EXISTS names (name TEXT PRIMARY KEY, "
+                             "address TEXT NOT NULL, registered_at INTEGER NOT NULL)")
+            self._db.execute("CREATE INDEX IF NOT EXISTS names_address ON names (address)")
+
+    def close(self) -> None:
+        self._db.close()
+
+    def owns(self, name: str) -> bool:
+        """Whether `name` is under this registry's suffix."""
+        return name.lower().endswith(self.suffix)
+
+    def address_of(self, name: str) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT address FROM names WHERE name = ?",
+                                   (name.lower(),)).fetchone()
+        return None if row is None else to_checksum_address(str(row[0]))
+
+    def name_of(self, address: str) -> str | None:
+        """The newest name registered for `address`."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT name FROM names WHERE address = ? ORDER BY registered_at DESC, name LIMIT 1",
+                (address.lower(),)).fetchone()
+        return None if row is None else str(row[0])
+
+    def names(self) -> list[Registered]:
+        with self._lock:
+            rows = self._db.execute("SELECT name, address FROM names ORDER BY name").fetchall()
+        return [Registered(str(n), to_checksum_address(str(a))) for n, a in rows]
+
+    def available(self, label: str) -> bool:
+        return self.address_of(full_name(label, self.suffix)) is None
+
+    def suggestions(self, label: str) -> list[str]:
+        """Other free names near `label` (full names, the label with a tail), at most
+        L.MAX_NAME_SUGGESTIONS."""
+        found: list[str] = []
+        for candidate in (label + tail for tail in SUGGESTION_TAILS):
+            if name_problem(candidate) is None and self.available(candidate):
+                found.append(full_name(candidate, self.suffix))
+            if len(found) == L.MAX_NAME_SUGGESTIONS:
+                break
+        return found
+
+    def register(self, label: str, address: str, message: str, signature: str, now_ms: int) -> Registered:
+        problem = name_problem(label)
+        if problem is not None:
+            raise RegistrationError(problem.message)
+        name = full_name(label, self.suffix)
+        failed = error_registering(name)
+        if not is_address(address) or len(message) > MESSAGE_CHARS:
+            raise RegistrationError(failed)
+        try:
+            fields = json.loads(message)
+            signer = Account.recover_message(encode_defunct(text=message), signature=signature)
+        except (ValueError, TypeError, BadSignature, ValidationError):
+            raise RegistrationError(failed) from None
+        if (not isinstance(fields, dict) or fields.get("name") != name
+                or not isinstance(fields.get("timestamp"), int)
+                or abs(now_ms - fields["timestamp"] * 1000) > MESSAGE_MAX_AGE_MS
+                or signer.lower() != address.lower()):
+            raise RegistrationError(failed)
+        try:
+            with self._lock, self._db:
+                self._db.execute("INSERT INTO names (name, address, registered_at) VALUES (?, ?, ?)",
+                                 (name, address.lower(), now_ms))
+        except sqlite3.IntegrityError:
+            raise RegistrationError(failed) from None  # taken
+        return Registered(name, to_checksum_address(address))

@@ -1,0 +1,174 @@
+"""The name services behind `Call` commands: an address's name, a name's address, suggestions
+and registration. Names under the account-name suffix live in the engine's own registry
+(NameRegistry), or, when the operator configures the hosted Blockchain API, there (SPEC §7
+profile endpoints, `ProfileApi`: the production path); other names are read from the chain's
+ENS (services/ens.py) when the network has a registry. An address's name comes from the
+account-name registry first, then from ENS (reverse, checked forward). Caching is the
+session's (5 minutes, SPEC §9, slices/names.py): these read fresh. Failures raise (or, for a
+registration, answer) with SPEC §8's message."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+from pydantic import BaseModel, ConfigDict
+
+from ..rules import limits as L
+from ..rules.names import DEFAULT_SUFFIX, error_registering, full_name, name_problem
+from .ens import EnsDeployment, EnsNames
+from .name_registry import NameRegistry, RegistrationError, label_of
+from ..runtime.services import AnyService, Service, ServiceContext
+from .profile_api import HostedNames, ProfileApi, ProfileApiError, evm_coin_type
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class NameOfArgs(_Args):
+    chain_id: int
+    rpc_url: str
+    registry: str
+    address: str
+
+
+class AddressOfArgs(_Args):
+    chain_id: int
+    rpc_url: str
+    registry: str
+    name: str
+
+
+class SuggestionsArgs(_Args):
+    label: str
+
+
+class RegisterArgs(_Args):
+    label: str
+    address: str
+    message: str
+    signature: str
+    chain_id: int = 1
+
+
+Result = dict[str, Any]
+
+
+def _table(name_of: Callable[..., Any], address_of: Callable[..., Any], name_suggestions: Callable[..., Any],
+           register_name: Callable[..., Any]) -> dict[str, AnyService]:
+    return {"name_of": Service(NameOfArgs, name_of), "address_of": Service(AddressOfArgs, address_of),
+            "name_suggestions": Service(SuggestionsArgs, name_suggestions),
+            "register_name": Service(RegisterArgs, register_name)}
+
+
+def _ens(http: httpx.AsyncClient, chain_id: int, rpc_url: str, registry: str) -> EnsNames | None:
+    if not registry or not rpc_url:
+        return None
+    return EnsNames(http, rpc_url, EnsDeployment(chain_id, registry))
+
+
+def _suffix(suffix: str) -> str:
+    return suffix if suffix.startswith(".") else "." + suffix
+
+
+def name_services(http: httpx.AsyncClient, own: NameRegistry | None = None,
+                  clock_ms: Callable[[], int] | None = None, hosted: ProfileApi | None = None,
+                  hosted_suffix: str = DEFAULT_SUFFIX) -> dict[str, AnyService]:
+    """`name_of`, `address_of`, `name_suggestions`, `register_name`. `clock_ms` (a function
+    returning unix ms) dates registrations; the runtime's clock by default. With `hosted`, the
+    account names (suffix `hosted_suffix`) are the hosted API's, not `own`'s."""
+    if hosted is not None:
+        return _hosted_services(http, hosted, _suffix(hosted_suffix))
+
+    def now_ms() -> int:
+        return clock_ms() if clock_ms is not None else int(time.time() * 1000)
+
+    async def name_of(ctx: ServiceContext | None, a: NameOfArgs) -> Result:
+        chain_id, rpc_url, registry, address = a.chain_id, a.rpc_url, a.registry, a.address
+        if own is not None:
+            found = own.name_of(address)
+            if found is not None:
+                return {"name": found}
+        ens = _ens(http, chain_id, rpc_url, registry)
+        return {"name": await ens.name_of(address) if ens is not None else None}
+
+    async def address_of(ctx: ServiceContext | None, a: AddressOfArgs) -> Result:
+        chain_id, rpc_url, registry, name = a.chain_id, a.rpc_url, a.registry, a.name
+        if own is not None and own.owns(name):
+            return {"name": name.lower(), "address": own.address_of(name)}
+        ens = _ens(http, chain_id, rpc_url, registry)
+        return {"name": name.lower(), "address": await ens.address_of(name) if ens is not None else None}
+
+    async def name_suggestions(ctx: ServiceContext | None, a: SuggestionsArgs) -> Result:
+        label = a.label
+        registry = _required(own)
+        return {"label": label, "suffix": registry.suffix, "available": registry.available(label),
+                "suggestions": registry.suggestions(label)}
+
+    async def register_name(ctx: ServiceContext | None, a: RegisterArgs) -> Result:
+        label, address, message, signature, chain_id = a.label, a.address, a.message, a.signature, a.chain_id
+        registry = _required(own)
+        try:
+            done = registry.register(label_of(label, registry.suffix), address, message, signature,
+                                     now_ms())
+        except RegistrationError as error:
+            return {"ok": False, "error": str(error), "name": "", "address": address}
+        return {"ok": True, "error": "", "name": done.name, "address": done.address}
+
+    return _table(name_of, address_of, name_suggestions, register_name)
+
+
+def _hosted_services(http: httpx.AsyncClient, api: ProfileApi, suffix: str) -> dict[str, AnyService]:
+    async def name_of(ctx: ServiceContext | None, a: NameOfArgs) -> Result:
+        chain_id, rpc_url, registry, address = a.chain_id, a.rpc_url, a.registry, a.address
+        found = await HostedNames(api, chain_id).name_of(address)
+        if found is not None:
+            return {"name": found}
+        ens = _ens(http, chain_id, rpc_url, registry)
+        return {"name": await ens.name_of(address) if ens is not None else None}
+
+    async def address_of(ctx: ServiceContext | None, a: AddressOfArgs) -> Result:
+        chain_id, rpc_url, registry, name = a.chain_id, a.rpc_url, a.registry, a.name
+        if name.lower().endswith(suffix):
+            return {"name": name.lower(), "address": await HostedNames(api, chain_id).address_of(name.lower())}
+        ens = _ens(http, chain_id, rpc_url, registry)
+        return {"name": name.lower(), "address": await ens.address_of(name) if ens is not None else None}
+
+    async def name_suggestions(ctx: ServiceContext | None, a: SuggestionsArgs) -> Result:
+        label = a.label
+        wanted = full_name(label, suffix)
+        answer = await api.suggestions(label, zone=suffix.lstrip("."))
+        rows = answer.get("suggestions") if isinstance(answer, dict) else None
+        entries = [(str(r.get("name", "")).lower(), bool(r.get("registered")))
+                   for r in rows if isinstance(r, dict)] if isinstance(rows, list) else []
+        taken = any(name == wanted and registered for name, registered in entries)
+        free = [name for name, registered in entries if not registered and name != wanted and name]
+        return {"label": label, "suffix": suffix, "available": not taken,
+                "suggestions": free[: L.MAX_NAME_SUGGESTIONS]}
+
+    async def register_name(ctx: ServiceContext | None, a: RegisterArgs) -> Result:
+        label, address, message, signature, chain_id = a.label, a.address, a.message, a.signature, a.chain_id
+        bare = label_of(label, suffix)
+        problem = name_problem(bare)
+        if problem is not None:
+            return {"ok": False, "error": problem.message, "name": "", "address": address}
+        name = full_name(bare, suffix)
+        try:
+            await api.register(name, evm_coin_type(chain_id), address, message, signature)
+        except ProfileApiError as error:
+            return {"ok": False, "error": str(error) or error_registering(name), "name": "", "address": address}
+        return {"ok": True, "error": "", "name": name, "address": address}
+
+    return _table(name_of, address_of, name_suggestions, register_name)
+
+
+def _required(own: NameRegistry | None) -> NameRegistry:
+    if own is None:
+        raise RuntimeError("this engine has no name registry")
+    return own
+
+
+__all__ = ["DEFAULT_SUFFIX", "name_services"]

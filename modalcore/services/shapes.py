@@ -1,0 +1,98 @@
+"""The typed arguments and results of the engine's chain and directory services.
+
+A slice's `Call(name, args, Reply, key)` sends the arguments as plain data; the runtime
+validates them into the service's `...Args` model (`runtime/services.Service`) before the
+service runs. Results are TypedDicts: plain JSON-able data, what a recording stores and what the
+session's edge validates into the reply the call named (`engine/replies.py`; the reply models
+there stay lenient readers of older recordings, these are what the services produce now).
+"""
+
+from __future__ import annotations
+
+from typing import NotRequired, TypedDict
+
+from pydantic import BaseModel, ConfigDict
+
+HISTORY_PAGE_SIZE = 10  # transactions per history page unless a call asks for another limit
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class BalancesArgs(_Args):
+    rpc_url: str
+    address: str
+    tokens: list[str] = []
+
+
+class BalancesResult(TypedDict):
+    native: str  # wei, decimal
+    tokens: dict[str, str]  # token address -> raw balance, decimal
+
+
+class HistoryArgs(_Args):
+    rpc_url: str = ""
+    address: str | None = None  # none: the SPEC's "no account address" error
+    chain: str
+    cursor: str | None = None
+    limit: int = HISTORY_PAGE_SIZE
+    native_name: str = "Ether"
+    native_symbol: str = "ETH"
+    native_decimals: int = 18
+    onramp: str | None = None
+
+
+class HistoryResult(TypedDict):
+    data: list[dict[str, object]]  # transactions in the hosted call's shape (services/history.py)
+    next: str | int | None
+
+
+class NftsArgs(_Args):
+    rpc_url: str
+    address: str
+
+
+class NftItem(TypedDict):
+    contract: str
+    token_id: str
+    name: str
+    symbol: str
+
+
+class NftsResult(TypedDict):
+    block: int
+    items: list[NftItem]
+
+
+class FeeArgs(_Args):
+    rpc_url: str
+    tx: dict[str, str]
+    token: str | None = None  # a token send: also ask whether the contract accepts the transfer
+
+
+class FeeResult(TypedDict):
+    gas: str
+    gas_price: str
+    fee: str
+    transfer_ok: NotRequired[bool]
+
+
+class DirectoryArgs(_Args):
+    """A `/getWallets` query (directory/query.WalletQuery checks the bounds)."""
+
+    page: int = 1
+    entries: int = 40
+    include: list[str] | str | None = None  # ids, or a comma-separated string
+    exclude: list[str] | str | None = None
+    search: str = ""
+    badge_type: str = ""
+    chains: list[str] | str | None = None
+    mobile: bool = False
+    universal: bool = False
+
+
+class DirectoryResult(TypedDict):
+    data: list[dict[str, object]]  # wallets as `/getWallets` answers them (Wallet.to_json)
+    count: int
+    image_base: str

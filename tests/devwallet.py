@@ -1,0 +1,44 @@
+"""The dev wallet and dev chains the flow tests run sessions with (Hardhat's accounts, chains
+31337 and 31338), and `dev_session`, the `Harness` they start from."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from modalcore.chains.catalog import Network
+from modalcore.core.shape import Table
+from modalcore.enginetest import HARNESS_TABLE, Harness
+from modalcore.server.config import dev_networks, parse_config
+from modalcore.wire.frames import AnnouncedWallet, Env
+
+ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+OTHER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
+DEV_WALLET = AnnouncedWallet(uuid="uuid-1", name="Dev Wallet", icon="data:x", rdns="dev.modalcore.devwallet")
+WALLET_NODE = "connect/wallet/dev.modalcore.devwallet"
+CONNECTOR = DEV_WALLET.uuid
+DEV_CHAINS = ["eip155:31337", "eip155:31338"]
+
+
+def dev_settings(options: Mapping[str, Any] | None = None, *, wallets: list[AnnouncedWallet] | None = None,
+                 env: Env | None = None, networks: Mapping[str, Network] | None = None) -> dict[str, Any]:
+    """`Harness` keywords for a session on the dev chains (and the host's `options`), with the
+    Dev Wallet announced."""
+    return {
+        "session_id": "s1", "token": "token", "origin": "http://localhost:1", "project": "demo",
+        "options": {"networks": DEV_CHAINS, **(options or {})},
+        "wallets": [w.model_dump() for w in (wallets if wallets is not None else [DEV_WALLET])],
+        "env": env.model_dump() if env is not None else None, "known_networks": networks,
+    }
+
+
+def dev_session(options: Mapping[str, Any] | None = None, *, wallets: list[AnnouncedWallet] | None = None,
+                env: Env | None = None, networks: Mapping[str, Network] | None = None, now: int = 0,
+                table: Table = HARNESS_TABLE) -> Harness:
+    """A session on the dev chains (and the host's `options`), with the Dev Wallet announced."""
+    return Harness(now=now, table=table, **dev_settings(options, wallets=wallets, env=env, networks=networks))
+
+
+def chain_networks(rpc_urls: dict[int, str], deployment: dict[str, Any]) -> dict[str, Network]:
+    """The engine's networks for running dev chains, as an operator config would give them."""
+    return parse_config({"networks": dev_networks(rpc_urls, deployment)}).known_networks()

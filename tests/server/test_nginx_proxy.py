@@ -1,0 +1,94 @@
+"""Issue 17: the README's reverse-proxy config (config/nginx.example.conf), run by Debian's nginx
+(`make nginx`) in front of two engines on one Redis: the websocket upgrade goes through, a
+visitor joins and is answered, and its rejoin through the proxy resumes the same session."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from modalcore.netports import free_port
+from modalcore.testing import Client, RunningServer, make_test_config, start_server
+
+CONFIG = Path(__file__).resolve().parents[2] / "config" / "nginx.example.conf"
+NGINX = "/usr/sbin/nginx"
+_prefixes = itertools.count()
+
+
+def _nginx_conf(folder: Path, port: int, engines: list[int]) -> Path:
+    snippet = CONFIG.read_text()
+    assert "127.0.0.1:8001" in snippet and "127.0.0.1:8002" in snippet
+    snippet = (snippet.replace("127.0.0.1:8080", f"127.0.0.1:{port}")
+               .replace("127.0.0.1:8001", f"127.0.0.1:{engines[0]}")
+               .replace("127.0.0.1:8002", f"127.0.0.1:{engines[1]}"))
+    (folder / "modalcore.conf").write_text(snippet)
+    temp = folder / "temp"
+    temp.mkdir(mode=0o777)
+    conf = folder / "nginx.conf"
+    conf.write_text(f"""
+daemon off;
+worker_processes 1;
+pid {folder}/nginx.pid;
+error_log {folder}/error.log warn;
+events {{ worker_connections 256; }}
+http {{
+    access_log off;
+    client_body_temp_path {temp}/body;
+    proxy_temp_path {temp}/proxy;
+    fastcgi_temp_path {temp}/fastcgi;
+    uwsgi_temp_path {temp}/uwsgi;
+    scgi_temp_path {temp}/scgi;
+    include {folder}/modalcore.conf;
+}}
+""")
+    return conf
+
+
+@pytest.fixture()
+def proxied(tmp_path: Path, redis_url: str) -> Iterator[tuple[int, RunningServer, RunningServer]]:
+    config = make_test_config(store={"kind": "redis", "url": redis_url,
+                                     "prefix": f"nginx{next(_prefixes)}:"})
+    with start_server(config) as a, start_server(config) as b:
+        port = free_port()
+        conf = _nginx_conf(tmp_path, port, [a.port, b.port])
+        nginx = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(tmp_path)],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                assert nginx.poll() is None, (tmp_path / "error.log").read_text()
+                assert time.monotonic() < deadline, "nginx did not answer"
+                time.sleep(0.1)
+            yield port, a, b
+        finally:
+            nginx.terminate()
+            nginx.wait(10)
+
+
+async def test_the_documented_nginx_config_carries_the_websocket_and_the_rejoin(
+        proxied: tuple[int, RunningServer, RunningServer]) -> None:
+    port, a, b = proxied
+    url = f"ws://127.0.0.1:{port}/ws?project=test"
+    async with Client.open(url) as visitor:
+        frames = await visitor.join()
+        assert frames[0]["t"] == "joined" and frames[0]["resumed"] is False
+        await visitor.intent("host", "open")
+        got = await visitor.recv_until(lambda f: f["t"] == "patch")
+        assert got[-1]["ops"]
+        await visitor.quiet(0.3)
+    owners = [server for server in (a, b) if visitor.session in server.hub.runners]
+    assert len(owners) == 1  # one engine served it
+    async with Client.open(url, seq=visitor.seq) as again:
+        frames = await again.join(resume=visitor.resume, last=visitor.last)
+        assert frames[0]["session"] == visitor.session and frames[0]["resumed"] is True
