@@ -93,6 +93,7 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
             "networks": {**dev_networks(rpc_urls, deployment), **solana_dev_network(solana.rpc_url)},
             "store": {"kind": "sqlite", "path": ".modalcore/sessions.db"},
             "devchain_proxy": True,  # the Dev Wallet reaches the chains through /devchain
+            "public_url": f"http://{host}:{port}",  # the local onramp page (Buy) is served there
         })
         quiet_logging()
         for chain_id, url in sorted(rpc_urls.items()):

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..core.cmds import Cmd
 from ..core.shape import Slice
-from ..slices import directory_listing, nfts, send_tx
+from ..slices import directory_listing, nfts, send_tx, swap_tx
 from ..slices.connecting import Reattached
 from . import connect as connection
 from . import solana_connect
@@ -19,7 +19,7 @@ from . import solana_connect
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
 
-AFTER_RELOAD = (directory_listing.on_reattached, nfts.on_reattached, send_tx.on_reattached)
+AFTER_RELOAD = (directory_listing.on_reattached, nfts.on_reattached, send_tx.on_reattached, swap_tx.on_reattached)
 
 
 def on_reattached(model: Model, msg: Reattached, now: int) -> Step:

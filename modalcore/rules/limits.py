@@ -88,6 +88,11 @@ MAX_NAME_SUGGESTIONS = 3  # free names offered while a name is typed
 MAX_NFTS = 100  # NFTs kept from a scan of the account (the count of the rest is kept)
 MAX_LISTED_WALLETS = 1000  # All Wallets: pages of 40 stop being offered past this (search finds the rest)
 
+MAX_SWAP_TOKENS = 200  # tokens of a hosted swap token list kept for the pickers (the rest dropped)
+
+# ----- demo mode only
+MAX_LOCAL_ONRAMP_ORDERS = 1000  # the local onramp provider's open orders, engine-wide (the oldest dropped)
+
 # ----- connection handling (operator settings are in server/config.py)
 # A new socket must send its `join` within this time (else close 4003); until then no session
 # exists for it.

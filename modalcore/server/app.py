@@ -47,6 +47,8 @@ from ..store.sqlite import SqliteStore
 from ..rules.names import DEFAULT_SUFFIX
 from .config import EngineConfig, default_config, resolve_secret
 from .devproxy import devchain_proxy
+from .onramp_local import local_onramp
+from .onramp_local import routes as onramp_routes
 from .hub import Hub
 from .endpoint import WS_MAX_SIZE, websocket_endpoint
 from .metrics import CountingStore, Metrics, MetricsObserver, metrics_endpoint
@@ -163,6 +165,7 @@ def create_app(
     static_dir = config.static_path()
     siwx_store, signer = open_siwx(config)
     name_registry = open_names(config)
+    onramp = local_onramp(config)  # the dev chains' local onramp provider (demo mode)
 
     def forbidden(session_id: str) -> None:
         """The analytics API refused this session's origin: its modal shows the alert (SPEC §8)."""
@@ -177,7 +180,7 @@ def create_app(
                 sink.http = http
                 sink.on_forbidden = forbidden
             register_engine_services(hub.deps.services, http, siwx_store, signer, name_registry,
-                                     names_api(config, http))
+                                     names_api(config, http), local_onramp=onramp)
             hub.start()
             try:
                 yield
@@ -204,6 +207,8 @@ def create_app(
     ]
     if config.devchain_proxy:  # a test asset: off unless the operator turns it on
         routes.append(Route("/devchain/{chainId:str}", devchain_proxy, methods=["POST"]))
+    if onramp is not None:
+        routes += onramp_routes(onramp)
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.config = config
     app.state.hub = hub

@@ -156,6 +156,8 @@ class EngineConfig(BaseModel):
     # POST /devchain/{chainId} for `dev` networks (the demo's Dev Wallet). A test asset: it lets
     # any allowed origin use the dev node's unlocked accounts. Off unless turned on (`demo` does).
     devchain_proxy: bool = False
+    # the engine as browsers reach it; with devchain_proxy it serves the local onramp page there
+    public_url: str = ""
     # Bearer token of the operator endpoints (GET /v1/audit/{session}, the analytics page);
     # empty turns them off (404).
     operator_token: str = ""

@@ -202,11 +202,16 @@ def _transaction(item: _Item, account: str, chain: str, status: str, native: Nat
             "quantity": {"numeric": _units(int(log["data"], 16) if log["data"] != "0x" else 0, decimals)},
         })
     sender, receiver = parties[0]
+    directions = sorted(transfer["direction"] for transfer in transfers)
+    # a swap: one token went out and another came back in the same transaction (the hosted API's
+    # name for it is "trade"); adding liquidity (two out, one in) stays a send
+    operation = ("trade" if directions == ["in", "out"]
+                 else "send" if str(tx["from"]).lower() == account else "receive")
     mined = datetime.fromtimestamp(item.timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     return {
         "id": tx["hash"],
         "metadata": {
-            "operationType": "send" if str(tx["from"]).lower() == account else "receive",
+            "operationType": operation,
             "hash": tx["hash"],
             "minedAt": mined,
             "sentFrom": to_checksum_address(sender),

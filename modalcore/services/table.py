@@ -12,6 +12,9 @@ from .balances import fetch_balances
 from .blockchain_api import BlockchainApi
 from .history import fetch_history, hosted_history
 from .nfts import fetch_nfts
+from .onramp.local import LocalOnramp
+from .onramp.service import onramp_api, onramp_services
+from .swap.service import swap_services
 from .send import estimate_fee as estimate_send_fee
 from .shapes import (
     BalancesArgs,
@@ -38,7 +41,7 @@ from .solana_shapes import (
 
 
 def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | None = None,
-                     ) -> dict[str, AnyService]:
+                     local_onramp: LocalOnramp | None = None) -> dict[str, AnyService]:
     """With `blockchain_api` (an operator-configured hosted API), history comes from its
     history call; otherwise from the self-hosted indexer over the network's RPC."""
 
@@ -82,4 +85,6 @@ def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | No
             "nfts": Service(NftsArgs, nfts), "solana_balances": Service(SolanaBalancesArgs, solana_balances),
             "solana_estimate_fee": Service(SolanaSendArgs, solana_estimate_fee),
             "solana_prepare_send": Service(SolanaSendArgs, solana_prepare_send),
-            "solana_submit_send": Service(SolanaSubmitArgs, solana_submit_send)}
+            "solana_submit_send": Service(SolanaSubmitArgs, solana_submit_send),
+            **swap_services(http, blockchain_api),
+            **onramp_services(local_onramp, onramp_api(http, blockchain_api))}

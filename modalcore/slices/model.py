@@ -21,6 +21,8 @@ from .names import NamesState
 from .nfts import NftsState
 from .register_name import RegisterState
 from .send_form import SendState
+from .swap import SwapState
+from .onramp import OnrampState
 from .switching import SwitchState
 from .connecting import ConnectionState
 from .connectors import ConnectorsState, from_wallets
@@ -56,6 +58,8 @@ class Model:
     disconnecting: DisconnectState = field(default_factory=DisconnectState)
     switching: SwitchState = field(default_factory=SwitchState)
     send: SendState = field(default_factory=SendState)
+    swap: SwapState = field(default_factory=SwapState)
+    onramp: OnrampState = field(default_factory=OnrampState)
     history: HistoryState = field(default_factory=HistoryState)
     nfts: NftsState = field(default_factory=NftsState)
     directory: DirectoryState = field(default_factory=DirectoryState)

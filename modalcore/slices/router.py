@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 # The views the router can show: each has a module in `views/` (VIEW_MODULES, checked by
 # tests/engine/test_view_registry.py). SPEC §2 names more (ConnectingWalletConnect,
-# ConnectingSiwe, ConnectingFarcaster, ApproveTransaction, Swap); they join this list with
+# ConnectingSiwe, ConnectingFarcaster, ApproveTransaction); they join this list with
 # their view module, not before. The stack and closing rules that name them (`pop_tx`,
 # `modal.closing_allowed`) are tested on the model (tests/engine/test_transaction_stack.py, test_closing_rules.py).
 VIEWS = (
@@ -31,6 +31,9 @@ VIEWS = (
     "WalletPage",
     "RegisterAccountName",
     "RegisterAccountNameSuccess",
+    "Swap",
+    "SwapPreview",
+    "OnRamp",
 )
 
 

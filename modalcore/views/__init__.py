@@ -25,6 +25,7 @@ from . import (
     connect,
     connecting_external,
     networks,
+    onramp,
     parts,
     receive,
     register_account_name,
@@ -32,6 +33,8 @@ from . import (
     siwx_sign,
     send,
     send_preview,
+    swap,
+    swap_preview,
     unsupported_chain,
     wallet_page,
     what_is_a_wallet,
@@ -53,6 +56,9 @@ VIEW_MODULES: dict[str, ModuleType] = {
     "WalletPage": wallet_page,
     "RegisterAccountName": register_account_name,
     "RegisterAccountNameSuccess": register_account_name_success,
+    "Swap": swap,
+    "SwapPreview": swap_preview,
+    "OnRamp": onramp,
 }
 
 

@@ -16,12 +16,11 @@ from .nfts_tab import nfts
 TITLE = ""
 LABEL = "Account"
 
-# SPEC §1 wallet feature order: onramp, swaps, receive, send. A feature is drawn only when this
-# engine has its view: Buy (onramp) and Swap have none yet, so they are not drawn at all (a
-# disabled button that can never work reads as unfinished).
+# SPEC §1 wallet feature order: onramp, swaps, receive, send; each drawn when its feature flag is
+# on and this engine has its view.
 FEATURES = (
-    ("onramp", "Buy", "card", None),
-    ("swaps", "Swap", "swap", None),
+    ("onramp", "Buy", "card", "OnRamp"),
+    ("swaps", "Swap", "swap", "Swap"),
     ("receive", "Receive", "receive", "WalletReceive"),
     ("send", "Send", "send", "WalletSend"),
 )

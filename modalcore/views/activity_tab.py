@@ -15,7 +15,7 @@ from . import parts
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
           "October", "November", "December")
-TITLES = {"send": "Sent", "receive": "Received"}
+TITLES = {"send": "Sent", "receive": "Received", "trade": "Swapped"}
 SKELETONS = 3
 
 # (upper bound in seconds, unit seconds, singular label, plural format): abbreviated labels
@@ -74,7 +74,22 @@ def _who(model: Model, address: str) -> str:
     return shown_name(model, address) or parts.truncate_address(address)
 
 
+def _trade(tx: Transaction, now_ms: int) -> Node | None:
+    """A swap is one entry with both legs: what went out (subtitle) and what came in (amount)."""
+    out = next((t for t in tx.transfers if t.direction == "out"), None)
+    came = next((t for t in tx.transfers if t.direction == "in"), None)
+    if out is None or came is None:
+        return None
+    return node("activity-item", f"account/activity/tx/{tx.id}", title=TITLES["trade"],
+                subtitle=f"-{quantity3(out.quantity)} {out.symbol}", time=relative_time(tx.mined_at, now_ms),
+                amount=f"+{quantity3(came.quantity)} {came.symbol}", status=tx.status or "confirmed",
+                image=came.icon_url or None)
+
+
 def _item(model: Model, tx: Transaction, now_ms: int) -> Node:
+    trade = _trade(tx, now_ms) if tx.operation_type == "trade" else None
+    if trade is not None:
+        return trade
     transfer = tx.transfers[0] if tx.transfers else None
     direction = transfer.direction if transfer else ""
     if direction == "in":

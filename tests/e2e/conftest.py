@@ -78,7 +78,9 @@ def e2e_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def engine(devchains: ChainsInfo, e2e_folder: Path) -> Iterator[RunningServer]:
     """The engine serving the demo page, for the whole session."""
-    with serve(engine_config(devchains, e2e_folder), free_port()) as running:
+    port = free_port()
+    config = engine_config(devchains, e2e_folder).model_copy(update={"public_url": f"http://{HOST}:{port}"})
+    with serve(config, port) as running:
         yield running
 
 

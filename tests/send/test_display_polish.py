@@ -44,11 +44,11 @@ def test_a_transfer_seconds_old_reads_just_now_not_0_sec() -> None:
     assert relative_time(1_000, (1_000 + 60) * 1000) == "1 min"
 
 
-def test_buy_and_swap_are_not_drawn_until_they_exist() -> None:
+def test_buy_and_swap_are_enabled_in_the_spec_feature_order() -> None:
     d = dev_session({"features": {"onramp": True, "swaps": True}})
     ready(d)
     features = d.node("account/features")
-    assert [n.p["text"] for n in features.c] == ["Receive", "Send"]
+    assert [n.p["text"] for n in features.c] == ["Buy", "Swap", "Receive", "Send"]
     assert all(not n.p.get("disabled") for n in features.c)
 
 

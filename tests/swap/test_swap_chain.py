@@ -48,6 +48,9 @@ def fee(receipt: dict[str, object]) -> int:
 
 
 def deadline(rpc: Rpc) -> int:
+    # mine first: an idle chain's latest block can be older than the deadline window (a long
+    # test run), and the next block would take the wall-clock time
+    rpc.call("evm_mine")
     block = rpc.call("eth_getBlockByNumber", ["latest", False])
     return int(block["timestamp"], 16) + 1200
 

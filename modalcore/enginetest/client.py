@@ -1,0 +1,252 @@
+"""The client half of the harness: one `Session` on a fake clock, the frames a page sends it,
+the timers it asks for, and the bookkeeping of what came back."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Self
+
+from ..chains.catalog import Network
+from ..core.cmds import CancelTimer, Cmd, StartTimer
+from ..core.msg import Msg
+from ..core.shape import Table
+from ..engine.record import Recorder
+from ..engine.session import Output, Session
+from ..slices.model import Model, Step, initial_model
+from ..slices.options import HostOptions, parse_options
+from ..wire.frames import (
+    AnnouncedWallet,
+    ClientFrame,
+    EffectResult,
+    FrameError,
+    Intent,
+    Join,
+    Resync,
+    client_frame,
+)
+from ..wire.nodes import Node
+from ..wire.registry import tree_errors
+from .models import build_model
+from .table import HARNESS_TABLE, HarnessStepApplied
+
+
+@dataclass
+class Timer:
+    due: int
+    order: int
+    msg: Msg
+
+
+
+class SessionClient:
+    """One session driven by a scripted client on a fake clock (milliseconds); `Harness` adds
+    reading the screen, playing the wallet and the services, and checks."""
+
+    def __init__(
+        self,
+        model: Model | None = None,
+        *,
+        now: int = 0,
+        session_id: str = "session-1",
+        token: str = "resume-token",
+        recorder: Recorder | None = None,
+        join: Join | None = None,
+        origin: str = "http://localhost:8000",
+        table: Table = HARNESS_TABLE,
+        networks: Sequence[Network] = (),
+        **build: Any,
+    ) -> None:
+        self.now = now
+        if model is None:
+            model = build_model(origin=origin, **build)
+        self.session = Session(session_id, model, now, table)
+        self.frames: list[dict[str, Any]] = []  # every server frame, in order
+        self.last: list[dict[str, Any]] = []  # the frames of the latest call
+        self.cmds: list[Cmd] = []  # commands other than timers, in order, until settled
+        self.log: list[Cmd] = []  # every command the session returned, in order (timers too)
+        self.timers: dict[str, Timer] = {}
+        self.client_seq = 0 if join is None else join.s
+        self.server_seq = 0  # highest server `s` seen (acknowledged on the next frame)
+        self._order = 0
+        self._iids = 0
+        self.acks: dict[str, dict[str, Any]] = {}
+        self.token = token
+        self.wallets: list[AnnouncedWallet] = (
+            list(join.wallets) if join is not None
+            else [AnnouncedWallet.model_validate(dict(w)) for w in build.get("wallets", ())]
+        )
+        if recorder is not None:
+            if join is None:
+                raise ValueError("a recorded session starts with its join frame")
+            recorder.join(now, session_id, origin, join, networks)  # `networks`: the operator's
+            self.session.recorder = recorder
+        self._take(self.session.welcome(token, resumed=False, last=None, now=now))
+
+    @classmethod
+    def from_join(
+        cls,
+        join: Mapping[str, Any],
+        *,
+        origin: str = "http://localhost:8000",
+        **kwargs: Any,
+    ) -> Self:
+        """A session started by a `join` frame (fields after the envelope), as the server does."""
+        frame = Join.model_validate({"t": "join", "s": 1, "a": 0, **join})
+        model = initial_model(
+            frame.project, origin, parse_options(frame.opts), frame.env, frame.wallets
+        )
+        return cls(model, join=frame, origin=origin, **kwargs)
+
+    # ----- what the client holds
+
+    @property
+    def model(self) -> Model:
+        return self.session.model
+
+    @property
+    def tree(self) -> Node:
+        return self.session.tree
+
+    # ----- client frames
+
+    def _next_seq(self) -> int:
+        self.client_seq += 1
+        return self.client_seq
+
+    def send(self, frame: ClientFrame) -> list[dict[str, Any]]:
+        return self._take(self.session.receive(frame, self.now))
+
+    def intent(
+        self,
+        node: str,
+        act: str = "press",
+        args: Mapping[str, Any] | None = None,
+        *,
+        iid: str | None = None,
+    ) -> str:
+        """Send an intent; returns the status of its `intent_ack`."""
+        if iid is None:
+            self._iids += 1
+            iid = f"i{self._iids}"
+        frame = Intent(
+            t="intent", s=self._next_seq(), a=self.server_seq, iid=iid, node=node, act=act,
+            args=dict(args or {}),
+        )
+        frames = self.send(frame)
+        ack = next(f for f in frames if f["t"] == "intent_ack" and f["iid"] == iid)
+        self.acks[iid] = ack
+        status: str = ack["status"]
+        return status
+
+    def press(self, node: str, *, iid: str | None = None) -> str:
+        status = self.intent(node, "press", iid=iid)
+        if status != "ok":
+            raise AssertionError(f"press on {node!r} was {status}: {self.acks}")
+        return status
+
+    def host(self, act: str, **args: Any) -> str:
+        return self.intent("host", act, args)
+
+    def effect_result(
+        self,
+        eid: str,
+        *,
+        ok: bool = True,
+        result: Any = None,
+        code: int | None = None,
+        message: str = "",
+    ) -> list[dict[str, Any]]:
+        fields: dict[str, Any] = {"t": "effect_result", "s": self._next_seq(), "a": self.server_seq,
+                                  "eid": eid, "ok": ok}
+        if ok:
+            fields["result"] = result
+        else:
+            fields["error"] = {"code": -32603 if code is None else code, "message": message}
+        return self.send(EffectResult.model_validate(fields))
+
+    def wallet_event(self, connector: str, event: str, data: Any = None) -> list[dict[str, Any]]:
+        """A wallet event through the socket edge, as the endpoint parses it: data of the wrong
+        shape comes back as the `error` frame the socket sends."""
+        try:
+            frame = client_frame({
+                "t": "wallet_event", "s": self._next_seq(), "a": self.server_seq,
+                "connector": connector, "event": event, "data": data,
+            })
+        except FrameError as error:
+            return [{"t": "error", "s": 0, "a": self.session.in_seq, "code": error.code, "message": error.message}]
+        return self.send(frame)
+
+    def resync(self, version: int = 0) -> list[dict[str, Any]]:
+        return self.send(Resync(t="resync", s=self._next_seq(), a=self.server_seq, v=version))
+
+    def rejoin(
+        self, *, last: int | None, wallets: Iterable[Mapping[str, Any]] | None = None,
+        options: HostOptions | None = None,
+    ) -> list[dict[str, Any]]:
+        """A new socket for this session: `last` when the page kept its tree, None after a
+        reload. The page announces `wallets` again (by default the ones it joined with), and
+        after a reload may bring new `options`."""
+        announced = (
+            self.wallets if wallets is None
+            else [AnnouncedWallet.model_validate(dict(w)) for w in wallets]
+        )
+        out = self.session.welcome(self.token, resumed=True, last=last, now=self.now, wallets=announced,
+                                   options=options)
+        return self._take(out)
+
+    # ----- messages and time
+
+    def deliver(self, msg: Msg) -> list[dict[str, Any]]:
+        return self._take(self.session.deliver(msg, self.now))
+
+    def apply(self, step: Callable[[Model], Step]) -> list[dict[str, Any]]:
+        """Run a pure slice function `model -> (model, cmds)` through the session."""
+        return self.deliver(HarnessStepApplied(step))
+
+    def advance(self, ms: int) -> list[dict[str, Any]]:
+        """Move the clock on by `ms`, firing every timer that falls due, earliest first."""
+        target = self.now + ms
+        frames: list[dict[str, Any]] = []
+        while True:
+            due = [(t.due, t.order, key) for key, t in self.timers.items() if t.due <= target]
+            if not due:
+                break
+            _, _, key = min(due)
+            timer = self.timers.pop(key)
+            self.now = max(self.now, timer.due)
+            frames.extend(self.deliver(timer.msg))
+        self.now = target
+        self.last = frames
+        return frames
+
+    def timer_due(self, key: str) -> int | None:
+        timer = self.timers.get(key)
+        return None if timer is None else timer.due
+
+    # ----- bookkeeping
+
+    def _take(self, out: Output) -> list[dict[str, Any]]:
+        if any(frame["t"] in ("snapshot", "patch") for frame in out.frames):
+            check_tree(self.session.tree)
+        for frame in out.frames:
+            self.server_seq = max(self.server_seq, frame["s"])
+        self.frames.extend(out.frames)
+        self.log.extend(out.cmds)
+        for cmd in out.cmds:
+            if isinstance(cmd, StartTimer):
+                self._order += 1
+                self.timers[cmd.key] = Timer(self.now + cmd.delay_ms, self._order, cmd.msg)
+            elif isinstance(cmd, CancelTimer):
+                self.timers.pop(cmd.key, None)
+            else:
+                self.cmds.append(cmd)
+        self.last = list(out.frames)
+        return self.last
+
+
+def check_tree(tree: Node) -> None:
+    """Every tree a test sees validates against the node registry (wire/registry.py)."""
+    errors = tree_errors(tree.to_wire())
+    if errors:
+        raise AssertionError("the tree breaks the node contract:\n" + "\n".join(errors[:20]))

@@ -1,0 +1,213 @@
+"""The harness: a `SessionClient` that reads what the visitor sees, plays the wallet and the
+services, and checks the screen (`expect`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..core.cmds import Call, CallSettled, Cmd, Effect, Track
+from ..replay.expect import expectation_failures
+from ..replay.screen import texts_on_screen
+from ..wire.nodes import Node
+from .client import SessionClient
+from .models import DEV_ADDRESS
+
+
+class Harness(SessionClient):
+    """One session driven by a scripted client on a fake clock (milliseconds)."""
+
+    # ----- what the client holds
+
+    @property
+    def view(self) -> str:
+        return self.model.router.view
+
+    @property
+    def history(self) -> list[str]:
+        return [route.view for route in self.model.router.history]
+
+    def find(self, node_id: str) -> Node | None:
+        return self.tree.find(node_id)
+
+    def node(self, node_id: str) -> Node:
+        found = self.find(node_id)
+        if found is None:
+            raise KeyError(f"no node {node_id!r} in the tree; ids: {sorted(self.ids())}")
+        return found
+
+    def ids(self) -> set[str]:
+        return {n.id for n in self.tree.walk()}
+
+    def texts(self) -> list[str]:
+        """Every string a visitor could read, in document order."""
+        keys = ("text", "title", "subtitle", "name", "message", "label")
+        return [n.p[k] for n in self.tree.walk() for k in keys if isinstance(n.p.get(k), str) and n.p[k]]
+
+    def find_text(self, text: str, *, exact: bool = False) -> list[Node]:
+        keys = ("text", "title", "subtitle", "name", "message", "label")
+        found = []
+        for n in self.tree.walk():
+            for key in keys:
+                value = n.p.get(key)
+                if isinstance(value, str) and (value == text if exact else text in value):
+                    found.append(n)
+                    break
+        return found
+
+    def of_type(self, t: str) -> list[Node]:
+        return [n for n in self.tree.walk() if n.t == t]
+
+    def frames_of(self, t: str, frames: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+        return [f for f in (self.frames if frames is None else frames) if f["t"] == t]
+
+    def latest(self, t: str, **match: Any) -> dict[str, Any]:
+        """The newest frame of type `t` (whose fields equal `match`)."""
+        for frame in reversed(self.frames):
+            if frame["t"] == t and all(frame.get(k) == v for k, v in match.items()):
+                found: dict[str, Any] = frame
+                return found
+        raise KeyError(f"no {t} frame matching {match}")
+
+    def host_state(self, kind: str = "state") -> dict[str, Any]:
+        data: dict[str, Any] = self.latest("host_event", kind=kind)["data"]
+        return data
+
+    def theme(self) -> dict[str, Any]:
+        return self.latest("theme")
+
+    def effects(self, method: str | None = None) -> list[dict[str, Any]]:
+        """Every effect frame sent (asking `method`, an EIP-1193 method, when given)."""
+        return [f for f in self.frames_of("effect") if method is None or f["req"].get("method") == method]
+
+    def last_effect(self) -> dict[str, Any]:
+        effects = self.effects()
+        if not effects:
+            raise AssertionError(f"no effect was sent; view {self.view}")
+        return effects[-1]
+
+    def pending_effects(self) -> list[dict[str, Any]]:
+        return [f for f in self.effects() if f["eid"] in self.session.effects]
+
+    # ----- playing the wallet and the services
+
+    def pending_effect(self, method: str) -> dict[str, Any]:
+        """The oldest pending effect asking `method` (an EIP-1193 method such as
+        "eth_requestAccounts", or an effect kind such as "clipboard")."""
+        for effect in self.pending_effects():
+            if effect["req"].get("method") == method or effect["kind"] == method:
+                return effect
+        asked = [e["req"].get("method") or e["kind"] for e in self.pending_effects()]
+        raise AssertionError(f"no pending {method} effect in view {self.view}; pending: {asked}")
+
+    def answer(
+        self,
+        method: str,
+        result: Any = None,
+        *,
+        code: int | None = None,
+        message: str = "",
+        after_ms: int = 0,
+    ) -> list[dict[str, Any]]:
+        """The browser answers the pending `method` effect `after_ms` later: with `result`, or
+        with the error `code` (e.g. 4001, the user rejected) and `message`."""
+        effect = self.pending_effect(method)
+        if after_ms:
+            self.advance(after_ms)
+        if code is None:
+            return self.effect_result(effect["eid"], result=result)
+        return self.effect_result(effect["eid"], ok=False, code=code, message=message)
+
+    def answer_last(
+        self, result: Any = None, *, code: int | None = None, message: str = "", eid: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """The browser answers the newest effect sent (or effect `eid`): with `result`, or with
+        the error `code` and `message`."""
+        target = eid if eid is not None else self.last_effect()["eid"]
+        if code is None:
+            return self.effect_result(target, result=result)
+        return self.effect_result(target, ok=False, code=code, message=message)
+
+    def calls(self, service: str | None = None) -> list[Call]:
+        """Every service call the session asked for, settled or not, oldest first."""
+        return [c for c in self.log if isinstance(c, Call) and (service is None or c.service == service)]
+
+    def tracks(self, event: str | None = None) -> list[Track]:
+        """Every analytics event the session tracked (named `event`, when given)."""
+        return [c for c in self.log if isinstance(c, Track) and (event is None or c.event == event)]
+
+    def settle(
+        self, call: Call, result: Any = None, *, ok: bool = True, error: str = "",
+    ) -> list[dict[str, Any]]:
+        """`call` (pending or not: a duplicate answer) comes back, as the runtime delivers it."""
+        if call in self.cmds:
+            self.cmds.remove(call)
+        return self.deliver(CallSettled(purpose=call.purpose, ok=ok, result=result if ok else None,
+                                        error=error, context=dict(call.context)))
+
+    def pending_calls(self, service: str | None = None) -> list[Call]:
+        """Service calls the session asked for and nobody settled yet, oldest first."""
+        return [c for c in self.cmds if isinstance(c, Call) and (service is None or c.service == service)]
+
+    def settle_call(
+        self,
+        service: str,
+        result: Any = None,
+        *,
+        ok: bool = True,
+        error: str = "",
+        after_ms: int = 0,
+    ) -> list[dict[str, Any]]:
+        """The newest pending call to `service` comes back `after_ms` later, as the runtime
+        delivers it: `result` in the service's shape (see `modalcore.samples`), or `ok=False`
+        with an `error` text."""
+        calls = self.pending_calls(service)
+        if not calls:
+            asked = sorted({c.service for c in self.pending_calls()})
+            raise AssertionError(f"no {service} call was asked for; pending calls: {asked}")
+        call = calls[-1]
+        self.cmds.remove(call)
+        if after_ms:
+            self.advance(after_ms)
+        return self.settle(call, result, ok=ok, error=error)
+
+    def connect_wallet(
+        self,
+        wallet: str = "Dev Wallet",
+        *,
+        address: str = DEV_ADDRESS,
+        chain_id: str = "0x7a69",
+        after_ms: int = 0,
+    ) -> None:
+        """Open the modal, press the announced `wallet` and let it grant `address` on
+        `chain_id` (hex, as eth_chainId answers). Service calls it causes stay pending."""
+        self.host("open")
+        pressable = [n for n in self.find_text(wallet, exact=True) if n.t == "wallet-item"]
+        if not pressable:
+            raise AssertionError(f"no wallet {wallet!r} in view {self.view}: {self.texts()}")
+        self.press(pressable[0].id)
+        self.answer("eth_requestAccounts", [address.lower()], after_ms=after_ms)
+        self.answer("eth_chainId", chain_id, after_ms=after_ms)
+
+    # ----- checking what the visitor sees
+
+    def screen_texts(self) -> list[str]:
+        """The texts on screen: none while the modal is closed, none in hidden parts."""
+        return texts_on_screen(self.tree.to_wire())
+
+    def expect(self, **checks: Any) -> None:
+        """Assert what the session shows; every failed check is named in one AssertionError.
+
+        view="Account"  open=True  text="Address copied" (or a list; substrings of texts on
+        screen)  no_text=...  node="account/copy" (or a list)  no_node=...
+        props={"snackbar": {"variant": "error"}}  ack="ok" (the latest intent's status)
+        effect="eth_sendTransaction" (pending)  call="balances" (pending)
+        host={"account": {"isConnected": True}} (latest host events, the keys given)
+        """
+        failures = expectation_failures(self, checks)
+        if failures:
+            raise AssertionError("; ".join(failures))
+
+
+def effect_cmds(cmds: Iterable[Cmd]) -> list[Effect]:
+    return [cmd for cmd in cmds if isinstance(cmd, Effect)]

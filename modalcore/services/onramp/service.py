@@ -1,0 +1,109 @@
+"""The engine services behind the Buy view's calls: `onramp_options`, `onramp_quote`,
+`onramp_url`. The network's local provider answers on the dev chains (demo mode); else the
+hosted API; SPEC §8's fallbacks hold: options failure → the built-in defaults, quote failure →
+an estimate at the highest fee, marked `"estimate": true`."""
+
+from __future__ import annotations
+
+import logging
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+import httpx
+from pydantic import BaseModel, ConfigDict
+
+from ...runtime.services import AnyService, Service, ServiceContext, ServiceError
+from ..blockchain_api import BlockchainApi
+from .api import OnrampApi
+from .defaults import default_options, estimate
+from .local import LocalOnramp, OnrampRefused
+
+log = logging.getLogger(__name__)
+NO_PROVIDER = "No onramp provider is available for this network"
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class OptionsArgs(_Args):
+    network: str
+    purchase: list[dict[str, Any]] = []  # the built-in fallback's purchase currencies
+
+
+class QuoteArgs(_Args):
+    network: str
+    purchase_currency: str
+    payment_currency: str
+    amount: str
+    price: str | None = None  # USD per unit, for an estimate
+    decimals: int = 6
+
+
+class UrlArgs(_Args):
+    network: str
+    address: str
+    purchase_currency: str
+    payment_currency: str
+    amount: str
+    network_name: str = ""
+
+
+def onramp_api(http: httpx.AsyncClient, blockchain_api: BlockchainApi | None) -> OnrampApi | None:
+    if blockchain_api is None:
+        return None
+    return OnrampApi(http, blockchain_api.base_url, blockchain_api.project_id, blockchain_api.st, blockchain_api.sv)
+
+
+def onramp_services(local: LocalOnramp | None, hosted: OnrampApi | None) -> dict[str, AnyService]:
+    def _local(network: str) -> LocalOnramp | None:
+        return local if local is not None and network in local.networks else None
+
+    async def options(ctx: ServiceContext | None, args: OptionsArgs) -> Any:
+        network, purchase = args.network, args.purchase
+        provider = _local(network)
+        if provider is not None:
+            return provider.options(network)
+        if hosted is not None:
+            try:
+                return await hosted.options()
+            except Exception as error:  # SPEC §8: the built-in defaults instead
+                log.warning("onramp options failed (%s): built-in defaults", error)
+        return default_options(purchase)
+
+    async def quote(ctx: ServiceContext | None, args: QuoteArgs) -> Any:
+        network, purchase_currency, payment_currency = args.network, args.purchase_currency, args.payment_currency
+        amount, price, decimals = args.amount, args.price, args.decimals
+        provider = _local(network)
+        try:
+            if provider is not None:
+                return provider.quote(purchase_currency, payment_currency, amount, network)
+            if hosted is not None:
+                return await hosted.quote(purchase_currency, payment_currency, amount, network)
+        except OnrampRefused as error:
+            raise ServiceError(str(error)) from None
+        except Exception as error:  # SPEC §8: an estimate instead, labelled as one
+            log.warning("onramp quote failed (%s): an estimate", error)
+        try:
+            if price is None:
+                raise ServiceError("No price known for an estimate")
+            return {**estimate(Decimal(amount), Decimal(price), decimals), "estimate": True}
+        except InvalidOperation:
+            raise ServiceError("Invalid amount") from None
+
+    async def url(ctx: ServiceContext | None, args: UrlArgs) -> Any:
+        network, address, purchase_currency = args.network, args.address, args.purchase_currency
+        payment_currency, amount, network_name = args.payment_currency, args.amount, args.network_name
+        provider = _local(network)
+        try:
+            if provider is not None:
+                return {"url": provider.order_url(address, network, purchase_currency, payment_currency, amount)}
+        except OnrampRefused as error:
+            raise ServiceError(str(error)) from None
+        if hosted is None:
+            raise ServiceError(NO_PROVIDER)
+        wallets = [{"address": address, "blockchains": [network_name or network], "assets": [purchase_currency]}]
+        return {"url": await hosted.onramp_url(wallets, network_name or network, preset_fiat_amount=amount)}
+
+    return {"onramp_options": Service(OptionsArgs, options), "onramp_quote": Service(QuoteArgs, quote),
+            "onramp_url": Service(UrlArgs, url)}

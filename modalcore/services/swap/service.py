@@ -1,0 +1,196 @@
+"""The engine service behind the Swap view's `Call("swap_quote", ...)`: one answer holds all the
+visitor's next press needs (the quote, the allowance, the approve transaction when the allowance
+is short, the swap transaction with its deadline, and the network fee), so pressing Swap sends
+the wallet request at once, with no round trip.
+
+The provider is the network's local Uniswap V2 market when it has one (the dev chains), else the
+hosted `/v1/convert/*` API on SPEC §9's swap networks, else 'Network not supported for Swaps'.
+A quote that cannot be given (no pool, insufficient liquidity, an unsupported network) fails
+with its readable message as a `ServiceError`, never a traceback."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from pydantic import BaseModel, ConfigDict
+
+from ...runtime.services import AnyService, Service, ServiceContext, ServiceError
+from ..blockchain_api import BlockchainApi
+from ..jsonrpc import RpcCallError, batch
+from .amounts import parse_slippage
+from ...rules import limits as L
+from .convert_api import NATIVE_TOKEN_ADDRESS, ConvertApi
+from .networks import chain_of
+from .select import swap_provider
+from .types import NATIVE, NOT_SUPPORTED_SWAPS, SwapError, TxRequest
+from .uniswap_v2 import UniswapV2Market
+
+MAX_SWAP_TOKENS = L.MAX_SWAP_TOKENS
+DEADLINE_S = 20 * 60  # the swap must be mined within 20 minutes of the quote's block
+SWAP_GAS_GUESS = 200_000  # a swap's gas when it cannot be estimated yet (before its approval)
+DEPLOYMENT = Path(__file__).resolve().parents[3] / "fixtures" / "chain" / "deployment.json"
+
+
+def dev_markets(path: Path = DEPLOYMENT) -> dict[int, UniswapV2Market]:
+    """The local markets of the dev chains (fixtures/chain/deployment.json); none without it."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    markets = {}
+    for entry in data.values() if isinstance(data, dict) else ():
+        if isinstance(entry, dict) and "uniswapV2" in entry:
+            market = UniswapV2Market.from_deployment(entry)
+            markets[market.chain_id] = market
+    return markets
+
+
+async def _block_and_price(http: httpx.AsyncClient, rpc_url: str) -> tuple[int, int]:
+    """(the latest block's timestamp, the gas price)."""
+    block, price = await batch(http, rpc_url, [("eth_getBlockByNumber", ["latest", False]),
+                                                ("eth_gasPrice", [])])
+    return int(block["timestamp"], 16), int(price, 16)
+
+
+async def _gas(http: httpx.AsyncClient, rpc_url: str, approve: TxRequest | None, swap: TxRequest) -> int | None:
+    """The gas the fee counts: the swap's estimate, or with an approval first, the approval's and
+    a typical swap's (the swap cannot be estimated before its approval); None when it cannot be
+    estimated (e.g. the balance cannot pay: the form says so already)."""
+    try:
+        (gas_hex,) = await batch(http, rpc_url, [("eth_estimateGas", [(approve or swap).to_params()])])
+    except RpcCallError:
+        return None
+    return int(gas_hex, 16) + (SWAP_GAS_GUESS if approve is not None else 0)
+
+
+async def swap_quote(http: httpx.AsyncClient, markets: Mapping[int, UniswapV2Market],
+                     hosted: ConvertApi | None = None, *, network: str, rpc_url: str,
+                     from_token: str, to_token: str, amount: str, slippage: str,
+                     user: str) -> dict[str, Any]:
+    """The quote for `amount` (raw units) of `from_token` (an address or "native") into
+    `to_token`, for `user`, at `slippage` percent."""
+    try:
+        chain_id = chain_of(network)
+        provider = swap_provider(network, http, rpc_url=rpc_url,
+                                 market=markets.get(chain_id) if chain_id is not None else None,
+                                 hosted=hosted)
+        quote = await provider.quote(from_token, to_token, int(amount),
+                                     slippage=parse_slippage(slippage), user=user)
+        allowance, (now_s, price) = await asyncio.gather(provider.allowance(from_token, user),
+                                                         _block_and_price(http, rpc_url))
+        approve = None
+        if from_token != NATIVE and allowance < quote.amount_in:
+            approve = await provider.approve_tx(quote, user)
+        swap = await provider.swap_tx(quote, user, now_s + DEADLINE_S)
+        gas = await _gas(http, rpc_url, approve, swap)
+    except SwapError as error:
+        raise ServiceError(str(error)) from None
+    except ValueError as error:
+        raise ServiceError(f"Invalid swap request: {error}") from None
+    return {
+        "amountIn": str(quote.amount_in), "amountOut": str(quote.amount_out),
+        "minOut": str(quote.min_out),
+        "priceImpact": None if quote.price_impact is None else str(quote.price_impact),
+        "allowance": str(min(allowance, 2**256 - 1)),
+        "approve": None if approve is None else approve.to_params(),
+        "swap": swap.to_params(), "fee": None if gas is None else str(gas * price), "gas": str(gas or 0),
+        "path": list(quote.path),
+    }
+
+
+RECEIPT_POLL_S = 0.2
+
+
+async def tx_receipt(http: httpx.AsyncClient, *, rpc_url: str, hash: str, polls: int = 100) -> dict[str, Any]:
+    """Wait until transaction `hash` is mined: {"status": "confirmed" | "failed", "block"}; after
+    `polls` reads (20 s, under a call's time limit) {"status": "pending"}, and the caller asks
+    again. (An approval must be mined before the swap that spends it is sent to the wallet.)"""
+    for _ in range(polls):
+        (receipt,) = await batch(http, rpc_url, [("eth_getTransactionReceipt", [hash])])
+        if isinstance(receipt, dict) and receipt.get("blockNumber"):
+            status = "confirmed" if int(str(receipt.get("status", "0x0")), 16) == 1 else "failed"
+            return {"status": status, "block": str(int(str(receipt["blockNumber"]), 16))}
+        await asyncio.sleep(RECEIPT_POLL_S)
+    return {"status": "pending", "block": ""}
+
+
+async def swap_tokens(http: httpx.AsyncClient, markets: Mapping[int, UniswapV2Market],
+                      hosted: ConvertApi | None = None, *, network: str) -> dict[str, Any]:
+    """The network's swap token list beyond its configured tokens: none for a local market (its
+    configured tokens are its list); the hosted `/v1/convert/tokens` list on SPEC §9's swap
+    networks; 'Network not supported for Swaps' elsewhere, before any request."""
+    chain_id = chain_of(network)
+    if chain_id is not None and chain_id in markets:
+        return {"tokens": []}
+    if hosted is None or chain_id is None:
+        raise ServiceError(NOT_SUPPORTED_SWAPS)
+    try:
+        answer = await hosted.tokens(network)
+    except SwapError as error:
+        raise ServiceError(str(error)) from None
+    tokens = []
+    for token in (answer.get("tokens") if isinstance(answer, dict) else None) or []:
+        if not isinstance(token, dict):
+            continue
+        address = str(token.get("address", "")).rsplit(":", 1)[-1]
+        if not address.startswith("0x") or address.lower() == NATIVE_TOKEN_ADDRESS:
+            continue
+        try:
+            decimals = int(token.get("decimals", 18))
+        except (TypeError, ValueError):
+            continue
+        tokens.append({"address": address, "symbol": str(token.get("symbol", ""))[:32],
+                       "name": str(token.get("name", ""))[:64], "decimals": decimals,
+                       "icon": str(token.get("logoUri", ""))[:2048]})
+        if len(tokens) >= MAX_SWAP_TOKENS:
+            break
+    return {"tokens": tokens}
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SwapQuoteArgs(_Args):
+    network: str
+    rpc_url: str
+    from_token: str
+    to_token: str
+    amount: str
+    slippage: str
+    user: str
+
+
+class SwapTokensArgs(_Args):
+    network: str
+
+
+class TxReceiptArgs(_Args):
+    rpc_url: str
+    hash: str
+
+
+def swap_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | None = None) -> dict[str, AnyService]:
+    """`swap_quote`, `swap_tokens`, `tx_receipt`: the dev chains' local markets, and the hosted
+    `/v1/convert/*` API when the operator configures the Blockchain API."""
+    markets = dev_markets()
+    hosted = (ConvertApi(http, blockchain_api.base_url, blockchain_api.project_id, blockchain_api.st,
+                         blockchain_api.sv) if blockchain_api is not None else None)
+
+    async def quote(ctx: ServiceContext | None, args: SwapQuoteArgs) -> dict[str, Any]:
+        return await swap_quote(http, markets, hosted, **args.model_dump())
+
+    async def tokens(ctx: ServiceContext | None, args: SwapTokensArgs) -> dict[str, Any]:
+        return await swap_tokens(http, markets, hosted, network=args.network)
+
+    async def receipt(ctx: ServiceContext | None, args: TxReceiptArgs) -> dict[str, Any]:
+        return await tx_receipt(http, rpc_url=args.rpc_url, hash=args.hash)
+
+    return {"swap_quote": Service(SwapQuoteArgs, quote), "swap_tokens": Service(SwapTokensArgs, tokens),
+            "tx_receipt": Service(TxReceiptArgs, receipt)}

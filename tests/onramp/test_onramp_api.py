@@ -1,0 +1,86 @@
+"""The hosted onramp client (SPEC §7): the exact requests it sends; and the engine services'
+SPEC §8 fallbacks (options failure → built-in defaults, quote failure → an estimate, labelled)."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import httpx
+import pytest
+
+from modalcore.runtime.services import ServiceError
+from modalcore.services.blockchain_api import BlockchainApiError
+from modalcore.services.onramp.api import OnrampApi
+from modalcore.services.onramp.defaults import PAYMENT_CURRENCIES, estimate
+from modalcore.services.onramp.service import NO_PROVIDER, onramp_services
+
+from ..hosted_http import SDK_PARAMS, recording_http
+
+
+def api(http: httpx.AsyncClient) -> OnrampApi:
+    return OnrampApi(http, "https://rpc.example/", "proj1")
+
+
+async def test_options_is_a_get_with_the_sdk_params() -> None:
+    async with recording_http({"paymentCurrencies": []}) as (seen, http):
+        assert await api(http).options() == {"paymentCurrencies": []}
+    (request,) = seen
+    assert (request.method, request.url.path, dict(request.url.params)) == ("GET", "/v1/onramp/options", SDK_PARAMS)
+
+
+async def test_quote_posts_purchase_and_payment_currency_amount_and_network() -> None:
+    async with recording_http({"total": "100"}) as (seen, http):
+        await api(http).quote("ETH", "USD", "100", "ethereum")
+    (request,) = seen
+    assert (request.method, request.url.path, dict(request.url.params)) == ("POST", "/v1/onramp/quote", SDK_PARAMS)
+    assert json.loads(request.content) == {"purchaseCurrency": "ETH", "paymentCurrency": "USD", "amount": "100",
+                                           "network": "ethereum"}
+
+
+async def test_onramp_url_posts_the_wallets_network_preset_and_the_buy_experience() -> None:
+    wallets = [{"address": "0xabc", "blockchains": ["ethereum"], "assets": ["ETH"]}]
+    async with recording_http({"url": "https://pay.coinbase.com/buy?x=1"}) as (seen, http):
+        url = await api(http).onramp_url(wallets, "ethereum", preset_fiat_amount="100")
+    assert url == "https://pay.coinbase.com/buy?x=1"
+    (request,) = seen
+    assert (request.method, request.url.path) == ("POST", "/v1/generators/onrampurl")
+    assert json.loads(request.content) == {"destinationWallets": wallets, "defaultNetwork": "ethereum",
+                                           "defaultExperience": "buy", "presetFiatAmount": "100"}
+
+
+async def test_an_http_failure_names_its_status() -> None:
+    async with recording_http({}, status=503) as (_, http):
+        with pytest.raises(BlockchainApiError, match="HTTP status code: 503"):
+            await api(http).options()
+
+
+async def test_an_answer_without_an_https_url_is_refused() -> None:
+    async with recording_http({"url": "javascript:alert(1)"}) as (_, http):
+        with pytest.raises(BlockchainApiError):
+            await api(http).onramp_url([], "ethereum")
+
+
+async def test_options_failure_falls_back_to_the_built_in_defaults() -> None:
+    purchase = [{"id": "ETH", "name": "Ether"}]
+    async with recording_http({}, status=500) as (seen, http):
+        options = await onramp_services(None, api(http))["onramp_options"](network="eip155:1", purchase=purchase)
+    assert len(seen) == 1
+    assert options == {"paymentCurrencies": PAYMENT_CURRENCIES, "purchaseCurrencies": purchase}
+    limits = {m["id"]: (m["min"], m["max"]) for m in PAYMENT_CURRENCIES[0]["payment_method_limits"]}  # type: ignore[index]
+    assert limits == {"card": ("10", "7500"), "ach_bank_account": ("10", "25000")}
+    assert [c["id"] for c in PAYMENT_CURRENCIES] == ["USD", "EUR"]
+
+
+async def test_quote_failure_gives_an_estimate_labelled_as_one() -> None:
+    async with recording_http({}, status=500) as (_, http):
+        quote = await onramp_services(None, api(http))["onramp_quote"](
+            network="eip155:1", purchase_currency="ETH", payment_currency="USD", amount="100", price="2500")
+    assert quote == {**estimate(Decimal(100), Decimal(2500)), "estimate": True}
+    assert quote["fees"] == "2.00" and quote["purchaseAmount"] == "0.0392"  # the highest fee, 2 %
+
+
+async def test_without_a_provider_no_url_is_made() -> None:
+    with pytest.raises(ServiceError, match=NO_PROVIDER):
+        await onramp_services(None, None)["onramp_url"](network="eip155:1", address="0xabc",
+                                                        purchase_currency="ETH", payment_currency="USD", amount="100")
