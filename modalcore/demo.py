@@ -1,5 +1,6 @@
 """`python -m modalcore demo` (what `make run` starts): the two local chains with their
-contracts, the local Solana dev chain, the engine, and the demo page, on 127.0.0.1.
+contracts, the local Solana dev chain, the local WalletConnect relay, the engine (its WalletConnect relay is that one), and
+the demo page, on 127.0.0.1.
 
 The engine's port is checked before anything starts (a port in use stops here with what to do).
 The chains listen on free ports by default, so two demos run side by side (the Dev Wallet
@@ -12,16 +13,39 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import subprocess
 import sys
+from pathlib import Path
 
 from .devchain.deploy import deploy_all
 from .devchain.nodes import NodeStartError, ensure_node_modules, free_port, start_nodes, stop_nodes
 from .server.config import dev_networks, parse_config
 from .solana.devchain.network import solana_dev_network
-from .solana.devchain.process import SolanaDevchainError
+from .solana.devchain.process import SolanaDevchain, SolanaDevchainError
 from .solana.devchain.process import start as start_solana
 
 CHAIN_IDS = (31337, 31338)
+WALLET_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"  # Hardhat account #1
+WALLETPEER = Path(__file__).resolve().parents[1] / "walletpeer" / "wallet.mjs"
+
+
+def start_relay() -> tuple[subprocess.Popen[str], str]:
+    """The local WalletConnect relay (`python -m modalcore.walletconnect.relay`) on a free port."""
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "modalcore.walletconnect.relay", "--port", str(port)],
+                               stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    if "listening" not in line:
+        process.terminate()
+        raise NodeStartError(f"the WalletConnect relay did not start: {line.strip()}")
+    return process, f"ws://127.0.0.1:{port}"
+
+
+def wallet_command(relay_url: str, rpc_urls: dict[int, str]) -> str:
+    """The command that pairs the test wallet (walletpeer, the official sign-client) by hand."""
+    chains = " ".join(f"--chain {chain_id}={url}" for chain_id, url in sorted(rpc_urls.items()))
+    return f"node {WALLETPEER} --relay {relay_url} --key {WALLET_KEY} {chains} --uri 'wc:...'"
 QUIET_LOGGERS = ("httpx", "httpcore")
 
 
@@ -79,13 +103,11 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
     except NodeStartError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
+    relay: subprocess.Popen[str] | None = None
+    solana: SolanaDevchain | None = None
     try:
+        relay, relay_url = start_relay()
         solana = start_solana()
-    except SolanaDevchainError as error:
-        stop_nodes(nodes)
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    try:
         rpc_urls = {node.chain_id: node.rpc_url for node in nodes}
         deployment = deploy_all(rpc_urls, expected_path=None)
         config = parse_config({
@@ -93,18 +115,29 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
             "networks": {**dev_networks(rpc_urls, deployment), **solana_dev_network(solana.rpc_url)},
             "store": {"kind": "sqlite", "path": ".modalcore/sessions.db"},
             "devchain_proxy": True,  # the Dev Wallet reaches the chains through /devchain
+            "walletconnect": {"relay_url": relay_url},
             "public_url": f"http://{host}:{port}",  # the local onramp page (Buy) is served there
         })
         quiet_logging()
         for chain_id, url in sorted(rpc_urls.items()):
             print(f"chain {chain_id}: {url}", flush=True)
         print(f"chain {solana.caip2}: {solana.rpc_url}", flush=True)
+        print(f"walletconnect relay: {relay_url}", flush=True)
+        print("pair a wallet by hand (WalletConnect → Copy link, then):\n  "
+              + wallet_command(relay_url, rpc_urls), flush=True)
         print(f"\n  Modalcore demo: http://{host}:{port}/   (stop: Ctrl-C)", flush=True)
         print(f"  with Solana:    http://{host}:{port}/?networks={solana.caip2},eip155:31337,eip155:31338\n",
               flush=True)
         app = create_app(config, record_dir=record_dir, record_name=record_name)
         uvicorn.run(app, host=host, port=port, log_level="warning", **uvicorn_options())
+    except (NodeStartError, SolanaDevchainError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     finally:
-        solana.stop()
+        if solana is not None:
+            solana.stop()
+        if relay is not None:
+            relay.terminate()
+            relay.wait(10)
         stop_nodes(nodes)
     return 0

@@ -44,6 +44,12 @@ class Effect:
         return f"{self.reply.__name__}|{self.key}"
 
 
+# Effect kinds the engine's runtime runs itself instead of the browser: a request on the
+# visitor's WalletConnect session goes over the engine's relay connection (runtime/walletconnect.py).
+# Its answer comes back as the `EffectSettled` of that effect id, like a browser's.
+RUNTIME_EFFECT_KINDS = frozenset({"walletconnect"})
+
+
 @dataclass(frozen=True)
 class CancelEffect:
     eid: str

@@ -106,13 +106,17 @@ class Recorder:
         self.sink.flush()
 
     def join(self, now: int, session_id: str, origin: str, frame: Join,
-             networks: Sequence[Network] = ()) -> None:
+             networks: Sequence[Network] = (), *, walletconnect: bool = False) -> None:
         """How the session began; `networks` are the catalog entries its model was built with
-        (the operator's config), so a replay needs no config."""
+        and `walletconnect` whether the engine ran WalletConnect (the operator's config), so a
+        replay needs no config."""
         data = frame.model_dump(mode="json")
         self.scrubber.learn(data.get("resume"), "resume-token")
-        self.write({"k": "join", "now": now, "session": session_id, "origin": origin, "frame": data,
-                    "networks": _networks.dump_python(tuple(networks), mode="json")})
+        event: dict[str, Any] = {"k": "join", "now": now, "session": session_id, "origin": origin, "frame": data,
+                                 "networks": _networks.dump_python(tuple(networks), mode="json")}
+        if walletconnect:
+            event["walletconnect"] = True
+        self.write(event)
 
     def welcome(self, now: int, token: str, resumed: bool, last: int | None,
                 wallets: list[AnnouncedWallet] | None = None, options: HostOptions | None = None,
@@ -262,7 +266,8 @@ def _start(event: dict[str, Any]) -> Any:
     recorded = _networks.validate_python(event.get("networks") or [])
     known = {network.id: network for network in recorded} if recorded else None
     model = initial_model(frame.project, event["origin"], parse_options(frame.opts),
-                          frame.env, frame.wallets, known_networks=known)
+                          frame.env, frame.wallets, known_networks=known,
+                          walletconnect=bool(event.get("walletconnect")))
     return Session(event["session"], model, event["now"])
 
 

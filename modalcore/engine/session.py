@@ -36,7 +36,8 @@ from ..wire.frames import (
 )
 from ..wire.nodes import Node, index_tree
 from . import hostevents
-from ..core.cmds import CallSettled, CancelEffect, CancelTimer, Cmd, Dispatch, Effect, EffectSettled, StartTimer
+from ..core.cmds import (RUNTIME_EFFECT_KINDS, CallSettled, CancelEffect, CancelTimer, Cmd, Dispatch, Effect,
+                         EffectSettled, StartTimer)
 from .replies import typed, typed_effect
 from ..slices.model import Model
 from ..core.msg import Msg
@@ -348,7 +349,16 @@ class Session:
     def deliver(self, msg: Msg, now: int) -> Output:
         if self.recorder:
             self.recorder.msg(now, msg)
-        out = self._deliver(msg, now)
+        if isinstance(msg, EffectSettled) and msg.error_message != "timeout":
+            # the runtime's answer to an effect it ran (RUNTIME_EFFECT_KINDS): taken once, then
+            # its timeout timer is cancelled; a late or unknown answer is ignored
+            if self.effects.pop(msg.eid, None) is None:
+                out = Output()
+            else:
+                out = self._deliver(msg, now)
+                out.cmds.insert(0, CancelTimer(f"effect:{msg.eid}"))
+        else:
+            out = self._deliver(msg, now)
         if self.recorder:
             self.recorder.out(out.frames)
         return out
@@ -376,11 +386,11 @@ class Session:
                     remaining.extend(self._step(dispatched, now, depth + 1, out))
             elif isinstance(cmd, Effect):
                 self.effects[cmd.eid] = cmd.purpose
-                out.frames.append(
-                    self._frame(
-                        "effect", eid=cmd.eid, kind=cmd.kind, timeout=cmd.timeout_ms, req=cmd.req
-                    )
-                )
+                if cmd.kind in RUNTIME_EFFECT_KINDS:
+                    remaining.append(cmd)  # the runtime runs it (runner.py); no frame
+                else:
+                    out.frames.append(self._frame("effect", eid=cmd.eid, kind=cmd.kind,
+                                                  timeout=cmd.timeout_ms, req=cmd.req))
                 timeout = EffectSettled(
                     cmd.eid, cmd.purpose, False, error_code=-32603, error_message="timeout"
                 )

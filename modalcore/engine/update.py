@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 
-from ..flows import connect, disconnect, reattach, signin, solana_connect
+from ..flows import connect, disconnect, reattach, signin, solana_connect, walletconnect
 from ..slices import (
     account_ui,
     alerts,
@@ -59,7 +59,7 @@ SLICES: tuple[Slice, ...] = (
     switching.SLICE,
     theme.SLICE,
 )
-FLOWS: tuple[Slice, ...] = (connect.SLICE, disconnect.SLICE, reattach.SLICE, signin.SLICE, solana_connect.SLICE)
+FLOWS: tuple[Slice, ...] = (connect.SLICE, disconnect.SLICE, reattach.SLICE, signin.SLICE, walletconnect.SLICE, solana_connect.SLICE)
 
 ENGINE = Table.of(*SLICES, *FLOWS)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..core.cmds import Call, CallSettled, Cmd, Effect, Track
+from ..core.cmds import RUNTIME_EFFECT_KINDS, Call, CallSettled, Cmd, Effect, EffectSettled, Track
 from ..replay.expect import expectation_failures
 from ..replay.screen import texts_on_screen
 from ..wire.nodes import Node
@@ -127,6 +127,28 @@ class Harness(SessionClient):
         if code is None:
             return self.effect_result(target, result=result)
         return self.effect_result(target, ok=False, code=code, message=message)
+
+    def pending_relay(self, method: str) -> Effect:
+        """The oldest pending effect the runtime runs on the WalletConnect session (`wc_pair`,
+        `wc_approval`, or an EIP-1193 method such as `personal_sign`)."""
+        for cmd in self.cmds:
+            if isinstance(cmd, Effect) and cmd.kind in RUNTIME_EFFECT_KINDS and cmd.req.get("method") == method \
+                    and cmd.eid in self.session.effects:
+                return cmd
+        asked = [c.req.get("method") for c in self.cmds if isinstance(c, Effect) and c.eid in self.session.effects]
+        raise AssertionError(f"no pending WalletConnect {method} in view {self.view}; pending: {asked}")
+
+    def relay(self, method: str, result: Any = None, *, code: int | None = None, message: str = "",
+              after_ms: int = 0) -> list[dict[str, Any]]:
+        """The runtime answers the pending WalletConnect `method` effect `after_ms` later, as
+        runtime/walletconnect.py does: `result`, or the wallet's error `code` and `message`."""
+        effect = self.pending_relay(method)
+        self.cmds.remove(effect)
+        if after_ms:
+            self.advance(after_ms)
+        ok = code is None
+        return self.deliver(EffectSettled(effect.eid, effect.purpose, ok, result if ok else None,
+                                          0 if ok else int(code or 0), "" if ok else message))
 
     def calls(self, service: str | None = None) -> list[Call]:
         """Every service call the session asked for, settled or not, oldest first."""

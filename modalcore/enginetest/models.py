@@ -42,6 +42,7 @@ def build_model(
     project: str = "test-project",
     origin: str = "http://localhost:8000",
     known_networks: Mapping[str, Network] | None = None,
+    walletconnect: bool = False,
 ) -> Model:
     """The model a session starts with, as `join` builds it, then the overrides given.
 
@@ -56,6 +57,7 @@ def build_model(
         Env.model_validate(dict(env or {})),
         [AnnouncedWallet.model_validate(dict(wallet)) for wallet in wallets],
         known_networks=dict(known_networks) if known_networks is not None else None,
+        walletconnect=walletconnect,
     )
     if accounts is not None:
         model = replace(model, accounts=accounts)

@@ -30,7 +30,7 @@ from ..slices.connecting import (
     wallet_request,
 )
 from .solana_connect import SolanaAccountsAnswered, request_solana_accounts
-from ..slices.connectors import from_wallets, remember_recent
+from ..slices.connectors import WALLET_CONNECT_ID, from_wallets, remember_recent
 from ..slices.options import apply_options
 from ..slices.networks import activate
 from ..rules.texts import INVALID_CHAIN_ID
@@ -60,8 +60,11 @@ def _request(model: Model, connector_id: str) -> Step:
 
 
 def on_pressed_wallet(model: Model, msg: PressedWallet, now: int) -> Step:
-    if model.connectors.get(msg.connector_id) is None:
+    connector = model.connectors.get(msg.connector_id)
+    if connector is None:
         return model, []
+    if connector.type == "WALLET_CONNECT":  # the walletconnect flow pairs once the view is on top
+        return replace(model, router=router.push(model.router, "ConnectingWalletConnect")), []
     model = replace(model, router=router.push(model.router, "ConnectingExternal", msg.connector_id))
     return _request(model, msg.connector_id)
 
@@ -196,10 +199,14 @@ def with_reattach_options(model: Model, msg: Reattached) -> Model:
 
 def resync(model: Model, msg: Reattached, now: int) -> Step:
     """SPEC §4 "On start": connected becomes connecting, re-synced with `eth_accounts`."""
-    model = replace(model, connectors=from_wallets(model.connectors.recent, msg.wallets))
-    if not msg.reloaded:
-        return model, []
+    model = replace(model, connectors=from_wallets(model.connectors.recent, msg.wallets,
+                                                   walletconnect=model.connectors.get(WALLET_CONNECT_ID) is not None))
     account = model.accounts.get(NAMESPACE)
+    # a WalletConnect session lives in the engine: after a reconnect (an engine restart) too,
+    # it is read back and re-synced, not only after a page reload
+    walletconnect = account.connector_id == WALLET_CONNECT_ID
+    if not msg.reloaded and not walletconnect:
+        return model, []
     if account.status == "disconnected":
         return model, []
     connector_id = account.connector_id

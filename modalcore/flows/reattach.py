@@ -2,7 +2,8 @@
 
 In order: the page's options apply again after a reload; the slices that lose something with
 a reload react (the directory's pending wallet link, the NFTs fetch, a send whose wallet
-request the page lost); then the connection re-syncs with the wallet.
+request the page lost); then the connection re-syncs with the wallet, and a WalletConnect
+pairing in flight is waited on again.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from ..slices import directory_listing, nfts, send_tx, swap_tx
 from ..slices.connecting import Reattached
 from . import connect as connection
 from . import solana_connect
+from . import walletconnect
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
@@ -30,7 +32,8 @@ def on_reattached(model: Model, msg: Reattached, now: int) -> Step:
         cmds += more
     model, resynced = connection.resync(model, msg, now)
     model, solana = solana_connect.resync_solana(model, msg, now)
-    return model, [*cmds, *resynced, *solana]
+    model, waiting = walletconnect.on_reattached(model, msg, now)
+    return model, [*cmds, *resynced, *solana, *waiting]
 
 
 SLICE = Slice("reattach", {Reattached: on_reattached})

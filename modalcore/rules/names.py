@@ -20,16 +20,16 @@ DEFAULT_SUFFIX = ".reown.id"
 
 TOO_SHORT = f"Name must be at least {MIN_LENGTH} characters"
 BAD_CHARACTERS = "Name can only contain letters, digits and hyphens"
-NETWORK_NOT_FOUND = "Network not found"  # SPEC §8
-NO_ADDRESS_OR_AUTH = "Address or auth connector not found"  # SPEC §8
+NETWORK_NOT_FOUND = texts.NETWORK_NOT_FOUND  # SPEC §8
+NO_ADDRESS_OR_AUTH = texts.NO_ADDRESS_OR_AUTH  # SPEC §8
 UNSUPPORTED_CHAIN = texts.UNSUPPORTED_CHAIN  # SPEC §8; names are eip155 only (SPEC §9)
-ERROR_RESOLVING = "Error resolving name"
-ERROR_SUGGESTIONS = "Error fetching name suggestions"
-ERROR_NAMES_FOR_ADDRESS = "Error fetching names for address"
+ERROR_RESOLVING = texts.ERROR_RESOLVING_NAME
+ERROR_SUGGESTIONS = texts.ERROR_NAME_SUGGESTIONS
+ERROR_NAMES_FOR_ADDRESS = texts.ERROR_NAMES_FOR_ADDRESS
 
 
 def error_registering(name: str) -> str:
-    return f"Error registering name {name}"
+    return texts.error_registering_name(name)
 
 
 _ALLOWED = re.compile(r"[A-Za-z0-9-]+")

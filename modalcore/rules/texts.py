@@ -40,6 +40,14 @@ EMAIL_CODE_RATE_LIMITED = "Please try again after {n} seconds"  # n rounded up
 FAILED_TO_DISCONNECT = "Failed to disconnect"
 FAILED_TO_DISCONNECT_CHAIN = "Failed to disconnect chain {chain}: {reason}"
 
+# §8 name errors (account names)
+ERROR_RESOLVING_NAME = "Error resolving name"
+ERROR_NAME_SUGGESTIONS = "Error fetching name suggestions"
+ERROR_NAMES_FOR_ADDRESS = "Error fetching names for address"
+ERROR_REGISTERING_NAME = "Error registering name {name}"
+NETWORK_NOT_FOUND = "Network not found"
+NO_ADDRESS_OR_AUTH = "Address or auth connector not found"
+
 # §8 error parsing
 UNKNOWN_ERROR = "Unknown error"
 
@@ -53,6 +61,10 @@ def email_code_rate_limited(seconds: int) -> str:
 
 def http_status(code: int) -> str:
     return HTTP_STATUS.format(n=code)
+
+
+def error_registering_name(name: str) -> str:
+    return ERROR_REGISTERING_NAME.format(name=name)
 
 
 def failed_to_disconnect_chain(chain: str, reason: str) -> str:

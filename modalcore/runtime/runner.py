@@ -19,7 +19,7 @@ from collections.abc import Sequence, Callable, Iterable
 from dataclasses import dataclass
 from typing import IO, Any, Protocol
 
-from ..core.cmds import Call, CancelTimer, Cmd, StartTimer, Track
+from ..core.cmds import Call, CancelTimer, Cmd, Effect, EffectSettled, StartTimer, Track
 from ..core.msg import Msg
 from ..slices.model import Model
 from ..engine.persist import ModelPacker, PendingTimer, session_to_bytes
@@ -154,6 +154,17 @@ class RunnerDeps:
     unused_evict_ms: int = UNUSED_SESSION_EVICT_MS
     on_closed: Callable[[SessionRunner], None] | None = None
     observers: tuple[SessionObserver, ...] = ()  # see what each update produced (audit, ...)
+    walletconnect: EffectRunner | None = None  # runs the `walletconnect` effects (the relay)
+
+
+class EffectRunner(Protocol):
+    """Runs an effect the engine handles itself (core/cmds.RUNTIME_EFFECT_KINDS) for a session:
+    (ok, result, error code, error message), like a browser's answer."""
+
+    async def run(self, session_id: str, req: dict[str, Any]) -> tuple[bool, Any, int, str]: ...
+
+    async def forget(self, session_id: str) -> None:
+        """The session ended for good (its host left): drop what the runner kept for it."""
 
 
 class SessionRunner:
@@ -169,7 +180,7 @@ class SessionRunner:
         # command type -> how the runtime runs it, with (command, now, its index in the batch)
         self._interpreter: dict[type[Cmd], Callable[[Any, int, int], None]] = {
             StartTimer: self._run_start_timer, CancelTimer: self._run_cancel_timer,
-            Call: self._run_call, Track: self._track,
+            Call: self._run_call, Track: self._track, Effect: self._run_effect,
         }
         self.deps = deps
         self.clock = deps.clock
@@ -182,6 +193,7 @@ class SessionRunner:
         self._timers: dict[str, _Timer] = {}
         self._generations = itertools.count(1)
         self._calls: set[asyncio.Task[None]] = set()
+        self._effects: set[asyncio.Task[None]] = set()  # runtime effects (may wait minutes)
         self._told = 0  # highest client seq any frame we sent has acknowledged
         self._ack_handle: TimerHandle | None = None
         self._idle_handle: TimerHandle | None = None
@@ -481,6 +493,31 @@ class SessionRunner:
         self._calls.add(task)
         task.add_done_callback(self._calls.discard)
 
+    def _run_effect(self, cmd: Effect, now: int, index: int) -> None:
+        """A runtime effect (a WalletConnect request): its answer is delivered as the effect's
+        `EffectSettled`. Not counted as a call: an approval may wait for minutes, and neither
+        `settled()` nor eviction waits for it."""
+        runner = self.deps.walletconnect
+        if runner is None:
+            self._queue.put_nowait(_Deliver(EffectSettled(cmd.eid, cmd.purpose, False, error_code=4900,
+                                                          error_message="WalletConnect is not configured")))
+            return
+        task = asyncio.create_task(self._effect(runner, cmd))
+        self._effects.add(task)
+        task.add_done_callback(self._effects.discard)
+
+    async def _effect(self, runner: EffectRunner, cmd: Effect) -> None:
+        try:
+            ok, result, code, message = await runner.run(self.id, dict(cmd.req))
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            log.warning("session %s: %s effect failed: %s: %s", self.id, cmd.kind, type(error).__name__, error)
+            ok, result, code, message = False, None, -32603, str(error) or type(error).__name__
+        if not self.closing:
+            self._queue.put_nowait(_Deliver(EffectSettled(cmd.eid, cmd.purpose, ok, result if ok else None,
+                                                          0 if ok else code, "" if ok else message)))
+
     def _start_timer(self, key: str, delay_ms: int, msg: Msg, now: int) -> None:
         previous = self._timers.pop(key, None)
         if previous is not None:
@@ -548,7 +585,7 @@ class SessionRunner:
         for handle in (self._ack_handle, self._idle_handle):
             if handle is not None:
                 handle.cancel()
-        for task in list(self._calls):
+        for task in [*self._calls, *self._effects]:
             task.cancel()
         while not self._queue.empty():  # inputs that arrived after the end are dropped
             item = self._queue.get_nowait()

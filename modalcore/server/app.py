@@ -40,10 +40,12 @@ from ..runtime.analytics import AnalyticsSink
 from ..slices.alerts import AnalyticsForbidden
 from ..runtime.clock import Clock, RealClock
 from ..runtime.services import ServiceRegistry, default_services
+from ..runtime.walletconnect import WalletConnectRuntime
 from ..store.base import SessionStore
 from ..store.memory import MemoryStore
 from ..store.redis import RedisStore
 from ..store.sqlite import SqliteStore
+from ..walletconnect.sign_rpc import Metadata
 from ..rules.names import DEFAULT_SUFFIX
 from .config import EngineConfig, default_config, resolve_secret
 from .devproxy import devchain_proxy
@@ -131,6 +133,9 @@ def _engine_identity(address: str) -> Any:
     return identity
 
 
+WC_METADATA = Metadata(name="modalcore", description="A wallet-connection modal", url="https://modalcore.invalid")
+
+
 def create_app(
     config: EngineConfig | None = None,
     *,
@@ -164,6 +169,10 @@ def create_app(
                           AnalyticsObserver(sink))
     static_dir = config.static_path()
     siwx_store, signer = open_siwx(config)
+    walletconnect = WalletConnectRuntime(
+        config.walletconnect.relay_url, project_id=config.walletconnect.project_id,
+        metadata=WC_METADATA, secret=resolve_secret(config), store=session_store, deliver=hub.deliver)
+    hub.deps.walletconnect = walletconnect
     name_registry = open_names(config)
     onramp = local_onramp(config)  # the dev chains' local onramp provider (demo mode)
 
@@ -186,6 +195,7 @@ def create_app(
                 yield
             finally:
                 await hub.close()
+                await walletconnect.close()
                 if isinstance(sink, (HostedAnalyticsSink, LocalAnalyticsSink)):
                     await sink.flush()
                 if own_store:

@@ -140,6 +140,23 @@ class AnalyticsConfig(_Strict):
         return self
 
 
+class WalletConnectConfig(_Strict):
+    """The engine is every visitor's WalletConnect dApp (runtime/walletconnect.py): the relay it
+    keeps one connection to (the public relay in production, with the operator's projectId; the
+    local one, `python -m modalcore.walletconnect.relay`, in development and tests)."""
+
+    enabled: bool = True  # off: no WalletConnect connector is offered
+    relay_url: str = "wss://relay.walletconnect.org"
+    project_id: str = ""
+
+    @field_validator("relay_url")
+    @classmethod
+    def _ws(cls, url: str) -> str:
+        if not url.startswith(("wss://", "ws://")):
+            raise ValueError("relay_url must be a ws:// or wss:// URL")
+        return url
+
+
 class EngineConfig(BaseModel):
     # Other modules may add their own top-level sections (read them from `model_extra`).
     model_config = ConfigDict(extra="allow", frozen=True)
@@ -162,6 +179,7 @@ class EngineConfig(BaseModel):
     # empty turns them off (404).
     operator_token: str = ""
     analytics: AnalyticsConfig = AnalyticsConfig()
+    walletconnect: WalletConnectConfig = WalletConnectConfig()
     base_dir: str = ""  # folder relative paths resolve against (set by load_config)
 
     @field_validator("networks")
@@ -286,6 +304,7 @@ __all__ = [
     "Project",
     "StoreConfig",
     "TokenConfig",
+    "WalletConnectConfig",
     "dev_networks",
     "default_config",
     "load_config",

@@ -50,6 +50,7 @@ from .config import EngineConfig
 log = logging.getLogger(__name__)
 
 SWEEP_EVERY_MS = 3600 * 1000
+LISTEN_RETRY_S = 1
 MAX_ROUTE_HOPS = 2  # a routed event follows an owner that changed meanwhile at most this often
 OPTIONS_REMEMBERED = 256  # distinct host option maps whose parsed (immutable) form is shared
 
@@ -168,7 +169,8 @@ class Hub:
         now = self.clock.now_ms()
         session_id = secrets.token_urlsafe(16)
         model = initial_model(
-            join.project, origin, options, join.env, join.wallets, known_networks=self.known_networks
+            join.project, origin, options, join.env, join.wallets, known_networks=self.known_networks,
+            walletconnect=self.config.walletconnect.enabled,
         )
         session = Session(session_id, model, now)
         record_file = None
@@ -176,7 +178,8 @@ class Hub:
             self.record_dir.mkdir(parents=True, exist_ok=True)
             record_file = (self.record_dir / f"{session_id}.jsonl").open("w")
             session.recorder = Recorder(record_file, name=self.record_name)
-            session.recorder.join(now, session_id, origin, join, model.networks.known)
+            session.recorder.join(now, session_id, origin, join, model.networks.known,
+                                  walletconnect=self.config.walletconnect.enabled)
         runner = SessionRunner(session, self.deps, record_file=record_file)
         self.runners[session_id] = runner
         self._count(session_id, address)
@@ -288,6 +291,19 @@ class Hub:
         runner.deliver(msg)
         return "here"
 
+    async def _listen(self) -> None:
+        """Hear events other processes route here, again after a lost connection to Redis."""
+        while True:
+            try:
+                await self.store.listen(self._routed)
+                return  # a store only this process uses: nothing to hear
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("listening for routed events failed; again in %d s", LISTEN_RETRY_S,
+                            exc_info=True)
+                await asyncio.sleep(LISTEN_RETRY_S)
+
     async def _routed(self, data: bytes) -> None:
         """An event another process published to this one (see `route`)."""
         try:
@@ -303,6 +319,11 @@ class Hub:
         if self.runners.get(runner.id) is runner:
             del self.runners[runner.id]
             self._uncount(runner.id)
+        if runner.ended and self.deps.walletconnect is not None:
+            # the host destroyed the modal: its WalletConnect session ends too (deleted at the wallet)
+            task: asyncio.Task[object] = asyncio.ensure_future(self.deps.walletconnect.forget(runner.id))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     def _context(self, session: Session) -> ServiceContext:
         return ServiceContext(
@@ -317,7 +338,7 @@ class Hub:
     def start(self) -> None:
         self.loop = asyncio.get_running_loop()  # where `route` runs (tests call in from threads)
         self._arm_sweep()
-        listener: asyncio.Task[object] = asyncio.ensure_future(self.store.listen(self._routed))
+        listener: asyncio.Task[object] = asyncio.ensure_future(self._listen())
         self._tasks.add(listener)
         listener.add_done_callback(self._tasks.discard)
 

@@ -34,10 +34,16 @@ class ConnectionState:
 def wallet_request(model: Model, connector_id: str, method: str, params: object, reply: type[EffectReply],
                    key: str = "", timeout_ms: int = CONNECT_TIMEOUT_MS) -> tuple[Model, Effect]:
     """An `eip1193` request to the connector's provider; its answer comes back as `reply` for
-    `key` (the connector id when no key is given)."""
+    `key` (the connector id when no key is given). For WalletConnect the engine's runtime runs it
+    on the visitor's WalletConnect session instead of the browser (an effect of kind
+    `walletconnect`, core/cmds.RUNTIME_EFFECT_KINDS)."""
     connector = model.connectors.get(connector_id)
     ref = connector.ref if connector else connector_id
     model, eid = model.next_id("e")
+    if connector is not None and connector.type == "WALLET_CONNECT":
+        # the engine's WalletConnect session answers, over the relay (runtime/walletconnect.py)
+        return model, Effect(eid=eid, kind="walletconnect", req={"method": method, "params": params},
+                             reply=reply, key=key or connector_id, timeout_ms=timeout_ms)
     effect = Effect(eid=eid, kind="eip1193",
                     req={"connector": ref, "method": method, "params": params},
                     reply=reply, key=key or connector_id, timeout_ms=timeout_ms)

@@ -60,12 +60,17 @@ def connector_from_announcement(uuid: str, name: str, icon: str, rdns: str,
                      chain=namespaces[0], image_url=icon, rdns=rdns, namespaces=namespaces)
 
 
+def announced(state: ConnectorsState) -> tuple[Connector, ...]:
+    """The connectors the browser announced (WalletConnect is the engine's own)."""
+    return tuple(c for c in state.items if c.type != "WALLET_CONNECT")
+
+
 def add(state: ConnectorsState, connector: Connector) -> ConnectorsState:
     existing = state.get(connector.id)
     if existing is not None:
         items = tuple(connector if c.id == connector.id else c for c in state.items)
         return replace(state, items=items)
-    if len(state.items) >= MAX_CONNECTORS:
+    if len(announced(state)) >= MAX_CONNECTORS:
         return state
     items = state.items
     if connector.type == "ANNOUNCED":
@@ -77,8 +82,16 @@ def add(state: ConnectorsState, connector: Connector) -> ConnectorsState:
     return replace(state, items=(*items, connector))
 
 
-def from_wallets(recent: tuple[str, ...], wallets: Iterable[AnnouncedWallet]) -> ConnectorsState:
-    state = ConnectorsState(recent=recent)
+WALLET_CONNECT_ID = "walletConnect"
+WALLET_CONNECT = Connector(id=WALLET_CONNECT_ID, ref=WALLET_CONNECT_ID, name="WalletConnect",
+                           type="WALLET_CONNECT")
+
+
+def from_wallets(recent: tuple[str, ...], wallets: Iterable[AnnouncedWallet], *,
+                 walletconnect: bool = False) -> ConnectorsState:
+    """The connectors of a page: WalletConnect (when the host enables it, SPEC §1 first in the
+    order), then the wallets its browser announced."""
+    state = ConnectorsState(items=(WALLET_CONNECT,) if walletconnect else (), recent=recent)
     for wallet in wallets:
         state = add(state, connector_from_announcement(wallet.uuid, wallet.name, wallet.icon, wallet.rdns,
                                                        tuple(wallet.namespaces)))
@@ -113,7 +126,7 @@ def refuse_announcement(model: Model, msg: WalletAnnounced) -> str | None:
     """Announcements accumulate over a page's life: a wallet that is not known yet is refused once
     the session holds MAX_CONNECTORS (PROTOCOL.md, "Bounds")."""
     connector = connector_from_announcement(msg.uuid, msg.name, msg.icon, msg.rdns, msg.namespaces)
-    items = model.connectors.items
+    items = announced(model.connectors)
     if model.connectors.get(connector.id) is None and len(items) >= MAX_CONNECTORS:
         return f"announce: at most {MAX_CONNECTORS} wallets in a session"
     icons = sum(len(c.image_url) for c in items if c.id != connector.id) + len(connector.image_url)

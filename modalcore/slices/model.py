@@ -33,6 +33,7 @@ from .router import RouterState
 from .siwx import SiwxState
 from .snack import SnackState
 from .theme import ThemeState, from_options
+from .walletconnect import WcState
 from ..wire.frames import AnnouncedWallet, Env
 from ..core.cmds import Cmd
 
@@ -63,6 +64,7 @@ class Model:
     history: HistoryState = field(default_factory=HistoryState)
     nfts: NftsState = field(default_factory=NftsState)
     directory: DirectoryState = field(default_factory=DirectoryState)
+    walletconnect: WcState = field(default_factory=WcState)
     names: NamesState = field(default_factory=NamesState)
     register_name: RegisterState = field(default_factory=RegisterState)
     counter: int = 0
@@ -83,8 +85,11 @@ def initial_model(
     env: Env,
     wallets: list[AnnouncedWallet] | tuple[AnnouncedWallet, ...] = (),
     known_networks: Mapping[str, Network] | None = None,
+    walletconnect: bool = False,
 ) -> Model:
-    connectors = from_wallets((), wallets)
+    """`walletconnect`: the engine runs WalletConnect (its operator configured a relay); the
+    connector is offered when the host does not turn it off (`enableWalletConnect`)."""
+    connectors = from_wallets((), wallets, walletconnect=walletconnect and options.enableWalletConnect)
     known = pick(known_networks if known_networks is not None else catalog(), options.networks)
     default = options.defaultNetwork if options.defaultNetwork in options.networks else None
     networks = NetworksState(

@@ -103,6 +103,7 @@ class HostOptions(BaseModel):
     enableNetworkSwitch: bool = True
     debug: bool = False
     universalProvider: bool = False  # a universal-provider setup: wallets need a link (SPEC §5)
+    enableWalletConnect: bool = True  # the WalletConnect connector (QR code / deep link pairing)
     locale: Annotated[str, Field(max_length=L.LOCALE_CHARS)] | None = None  # BCP 47; else the browser's
 
     @field_validator("networks")

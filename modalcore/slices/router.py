@@ -11,16 +11,17 @@ if TYPE_CHECKING:
     from .model import Model, Step
 
 # The views the router can show: each has a module in `views/` (VIEW_MODULES, checked by
-# tests/engine/test_view_registry.py). SPEC §2 names more (ConnectingWalletConnect,
-# ConnectingSiwe, ConnectingFarcaster, ApproveTransaction); they join this list with
-# their view module, not before. The stack and closing rules that name them (`pop_tx`,
-# `modal.closing_allowed`) are tested on the model (tests/engine/test_transaction_stack.py, test_closing_rules.py).
+# tests/engine/test_view_registry.py). SPEC §2 names more (ConnectingSiwe, ConnectingFarcaster,
+# ApproveTransaction); they join this list with their view module, not before. The stack and
+# closing rules that name them (`pop_tx`, `modal.closing_allowed`) are tested on the model
+# (tests/engine/test_transaction_stack.py, test_closing_rules.py).
 VIEWS = (
     "Connect",
     "Account",
     "AllWallets",
     "ConnectingWalletConnectBasic",
     "ConnectingExternal",
+    "ConnectingWalletConnect",
     "UnsupportedChain",
     "SIWXSignMessage",
     "Networks",

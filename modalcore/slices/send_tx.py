@@ -188,6 +188,9 @@ def on_reattached(model: Model, msg: Any, now: int) -> Step:
     pending = model.send.pending
     if not msg.reloaded or pending is None or pending.status != "waiting":
         return model, []
+    connector = model.connectors.get(model.accounts.get("eip155").connector_id)
+    if connector is not None and connector.type == "WALLET_CONNECT":
+        return model, []  # the request runs in the engine's WalletConnect session: not lost
     return _lost(model, LOST_RELOAD), [CancelEffect(pending.eid)]
 
 

@@ -69,7 +69,7 @@ def group_title(year: int, month: int, current_year: int) -> str:
     return name if year == current_year else f"{name} {year}"
 
 
-def _who(model: Model, address: str) -> str:
+def _display_address(model: Model, address: str) -> str:
     """A counterparty: its name when one is known (slices/names.py), else the truncated address."""
     return shown_name(model, address) or parts.truncate_address(address)
 
@@ -93,9 +93,9 @@ def _item(model: Model, tx: Transaction, now_ms: int) -> Node:
     transfer = tx.transfers[0] if tx.transfers else None
     direction = transfer.direction if transfer else ""
     if direction == "in":
-        subtitle = f"From {_who(model, tx.sent_from)}"
+        subtitle = f"From {_display_address(model, tx.sent_from)}"
     else:
-        subtitle = f"To {_who(model, tx.sent_to)}"
+        subtitle = f"To {_display_address(model, tx.sent_to)}"
     sign = {"in": "+", "out": "-"}.get(direction, "")
     amount = f"{sign}{quantity3(transfer.quantity)} {transfer.symbol}".strip() if transfer else ""
     title = TITLES.get(tx.operation_type, tx.operation_type.capitalize() or "Transaction")

@@ -6,6 +6,7 @@ from ..slices.model import Model
 from ..slices.account_ui import PressedCopyAddress
 from ..wire.nodes import Node, node
 from . import parts
+from .qrcode import qr_node
 
 TITLE = "Receive"
 
@@ -15,7 +16,8 @@ def body(model: Model) -> Node:
     network = model.networks.active_network
     address = account.address or ""
     return node("stack", "receive/body", [
-        node("qr", "receive/qr", data=address, size=220),
+        qr_node("receive/qr", address, size=220, label="Address QR code") if address
+        else node("skeleton", "receive/qr", w=220, h=220),
         node("text", "receive/address", text=parts.truncate_address(address), variant="mono"),
         node("button", "receive/copy", on={"press": PressedCopyAddress()}, text="Copy address",
              icon="copy", variant="secondary"),

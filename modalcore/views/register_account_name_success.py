@@ -14,9 +14,10 @@ TITLE = "Account name"
 def body(model: Model) -> Node:
     state = model.register_name
     if state.registering:
+        name = state.registering
         return node("stack", "register-success/body", [
             node("spinner", "register-success/spinner", size=40),
-            node("text", "register-success/pending", text=f"Registering {state.registering}", variant="label"),
+            node("text", "register-success/pending", text=f"Registering {name}", variant="label"),
             node("text", "register-success/hint", text="Sign the message in your wallet", variant="small",
                  tone="muted"),
         ], dir="col", gap=12, align="center", pad=16)

@@ -65,12 +65,11 @@ def _resolved_receiver(model: Model) -> Node | None:
     """A receiver typed as a name: the address it resolved to (shown before anything is
     signed), or that it is being resolved."""
     state = model.send
+    name = state.receiver.lower()
     if state.resolving:
-        return node("text", "send/receiver-resolving", text=f"Resolving {state.receiver.lower()}",
-                    variant="small", tone="muted")
+        return node("text", "send/receiver-resolving", text=f"Resolving {name}", variant="small", tone="muted")
     if state.receiver_address and state.receiver_profile_name:
-        return node("text", "send/receiver-address", text=state.receiver_address, variant="mono",
-                    label=f"{state.receiver_profile_name} resolves to {state.receiver_address}")
+        return node("text", "send/receiver-address", text=state.receiver_address, variant="mono")
     return None
 
 

@@ -69,12 +69,14 @@ def _picker_row(model: Model, side: str, key: str | None) -> Node:
     chosen = token(model, key)
     on = {"press": PressedSwapPicker(side)}
     if chosen is None:
+        label = "Select a token to pay with" if side == "from" else "Select a token to receive"
         return node("list-item", f"swap/{side}/token", on=on, title=SELECT_TOKEN, icon="wallet", chevron=True,
-                    label=f"{SELECT_TOKEN} to {'pay with' if side == 'from' else 'receive'}")
+                    label=label)
     balance = f"Balance: {floor3(chosen.balance)} {chosen.symbol}" if chosen.balance is not None else None
+    symbol = chosen.symbol
+    label = f"Pay with {symbol}, change token" if side == "from" else f"Receive {symbol}, change token"
     return node("list-item", f"swap/{side}/token", on=on, title=chosen.symbol, subtitle=balance,
-                image=token_icon(chosen), chevron=True, label=f"{'Pay with' if side == 'from' else 'Receive'} "
-                f"{chosen.symbol}, change token")
+                image=token_icon(chosen), chevron=True, label=label)
 
 
 def _token_list(model: Model, side: str) -> Node:

@@ -24,9 +24,11 @@ NAMESPACE_BADGES = {("solana",): "SOLANA", ("eip155", "solana"): "EVM + SOLANA"}
 
 
 def connector_row(model: Model, connector: Connector, prefix: str) -> Node:
-    """A wallet of the solana namespace carries its namespace badge (issue 18)."""
-    badge = NAMESPACE_BADGES.get(connector.namespaces)
-    tag = "RECENT" if connector.id in model.connectors.recent else badge or "INSTALLED"
+    if connector.type == "WALLET_CONNECT":
+        tag = "QR CODE"
+    else:  # a wallet of the solana namespace carries its namespace badge (issue 18)
+        badge = NAMESPACE_BADGES.get(connector.namespaces)
+        tag = "RECENT" if connector.id in model.connectors.recent else badge or "INSTALLED"
     return node("wallet-item", f"{prefix}/wallet/{connector.id}",
                 on={"press": PressedWallet(connector.id)}, pending={"press": "busy"},
                 name=connector.name, image=connector.image_url, tag=tag)
@@ -36,12 +38,15 @@ def listed(model: Model) -> tuple[Connector, ...]:
     """The connectors in connector order that can connect to a namespace the host asked for (a
     Solana-only wallet is not offered to an eip155-only dApp)."""
     namespaces = {network.namespace for network in model.networks.known} or {"eip155"}
-    return tuple(c for c in ordered(model.connectors) if any(c.supports(ns) for ns in namespaces))
+    return tuple(c for c in ordered(model.connectors)
+                 if c.type == "WALLET_CONNECT" or any(c.supports(ns) for ns in namespaces))
 
 
 def installed_wallets(model: Model, prefix: str) -> list[Node]:
-    """Rows for every connector the browser announced, recent first."""
-    return [connector_row(model, connector, prefix) for connector in listed(model)]
+    """Rows for every connector the browser announced, recent first (WalletConnect leads the
+    Connect view, not All Wallets: there each wallet's page pairs over it)."""
+    return [connector_row(model, connector, prefix) for connector in listed(model)
+            if connector.type != "WALLET_CONNECT"]
 
 
 def wallet_row(model: Model, wallet: Wallet, node_id: str, *, image: bool, custom: bool = False) -> Node:
@@ -112,7 +117,7 @@ def search_rows(model: Model) -> list[Node]:
     rdns = directory_wallets.installed(model)
     found = {w.rdns for w in state.results if w.rdns in rdns}
     rows = [connector_row(model, c, "all") for c in listed(model)
-            if needle in c.name.lower() or c.rdns in found]
+            if c.type != "WALLET_CONNECT" and (needle in c.name.lower() or c.rdns in found)]
     rows += _custom_rows(model, "all", needle)
     rows += _directory_rows(model, state.results[:directory_query.SEARCH_ENTRIES], "all", set(),
                             images=directory_query.IMAGES_PER_PAGE)

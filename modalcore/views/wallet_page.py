@@ -1,17 +1,22 @@
 """WalletPage: a wallet of the directory that is not installed in this browser.
 
-It offers the links this device can open (desktop app, web app, or on mobile the wallet's deep
-link or, for the two special wallets, a link opening this dApp in the wallet's browser), each
-through an `open_url` effect. No QR code is drawn: a QR that no pairing stands behind would be a
-dead end.
+A wallet with a WalletConnect link pairs here: on a computer the pairing URI as a QR code with
+the wallet's icon in its centre (scanned by its phone app), "Copy link" and its desktop app
+opened with the URI; on a phone its deep link opened with the URI. It also offers the other
+links this device can open (web app, or for the two special wallets a link opening this dApp in
+the wallet's browser), each through an `open_url` effect.
 """
 
 from __future__ import annotations
 
+from ..directory.wallets import Wallet
 from ..slices.model import Model
 from ..slices import directory_wallets
 from ..slices.directory_wallets import PressedWalletLink
+from ..flows.walletconnect import pairing_links, pairs_with
+from ..slices.walletconnect import PressedOpenWcLink
 from ..wire.nodes import Node, node
+from .connecting_walletconnect import pairing_body
 
 LABELS = {"mobile": "Open {name}", "desktop": "Open desktop app", "webapp": "Open web app"}
 
@@ -31,6 +36,8 @@ def body(model: Model) -> Node:
     image = (directory_wallets.custom_image(model, wallet) if state.selected_custom
              else directory_wallets.wallet_image(state, wallet))
     links = directory_wallets.wallet_links(model, wallet)
+    if pairs_with(model, wallet):
+        return _paired(model, wallet, image, links)
     children: list[Node] = [
         node("image", "wallet/logo", src=image, alt=wallet.name, size=80),
         node("text", "wallet/status", text="Not installed in this browser", variant="label"),
@@ -56,4 +63,32 @@ def body(model: Model) -> Node:
         children.append(node(
             "text", "wallet/hint", text=f"{wallet.name} offers no app or link for this device.",
             variant="small", tone="muted"))
+    return node("stack", "wallet/body", children, dir="col", gap=12, align="center", pad=16)
+
+
+def _paired(model: Model, wallet: Wallet, image: str, links: list[tuple[str, str]]) -> Node:
+    """A wallet reached over WalletConnect: the QR code (desktop) or its deep link (mobile) with
+    the pairing URI, then its web app if it has one."""
+    uri_links = pairing_links(model, wallet) if model.walletconnect.uri else []
+    children: list[Node] = []
+    if model.env.mobile and not model.walletconnect.error:
+        children.append(node("image", "wallet/logo", src=image, alt=wallet.name, size=80))
+        children.append(node("text", "wallet/status", text=f"Continue in {wallet.name}", variant="label"))
+        children.append(node("text", "wallet/hint", text="Accept connection request in the wallet",
+                             variant="small", tone="muted"))
+    else:
+        children += pairing_body(model, "wallet", image)
+    buttons = [
+        node("button", f"wallet/wc/{kind}", on={"press": PressedOpenWcLink(kind)},
+             text=LABELS[kind].format(name=wallet.name), variant="main" if model.env.mobile else "secondary",
+             icon="external")
+        for kind, _url in uri_links
+    ]
+    buttons += [
+        node("button", f"wallet/open/{kind}", on={"press": PressedWalletLink(kind)},
+             text=LABELS[kind].format(name=wallet.name), variant="secondary", icon="external")
+        for kind, _url in links if kind == "webapp"
+    ]
+    if buttons:
+        children.append(node("stack", "wallet/links", buttons, dir="col", gap=8))
     return node("stack", "wallet/body", children, dir="col", gap=12, align="center", pad=16)

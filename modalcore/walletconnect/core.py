@@ -183,6 +183,19 @@ def expire(state: DappState, now_ms: int) -> Step:
     return out.step()
 
 
+def drop_unanswered(state: DappState) -> Step:
+    """Forget the pairings no wallet answered on, and their proposals (a newer URI replaced them;
+    so a visitor holds one pending pairing, however often a QR code is redrawn)."""
+    out = _Builder(state)
+    for pairing in [p for p in state.pairings.values() if not p.active]:
+        out.state = _update(out.state, pairings=_without(out.state.pairings, pairing.topic))
+        out.unsubscribe.append(pairing.topic)
+        for proposal in [p for p in out.state.proposals.values() if p.pairing_topic == pairing.topic]:
+            out.state = _update(out.state, proposals=_without(out.state.proposals, proposal.id))
+            out.events.append(ProposalExpired(proposal.id))
+    return out.step()
+
+
 # ---------- messages from the wallet ------------------------------------------------------------
 
 def receive(state: DappState, topic: str, message: str, now_ms: int) -> Step:

@@ -13,7 +13,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,7 @@ from .events import (Dropped, Event, ProposalDeclined, ProposalExpired, RequestT
 from .relay_client import RelayClient
 from .sign_rpc import Metadata
 from .state import DappState, SessionState
+from .uri import PairingUri
 
 log = logging.getLogger(__name__)
 
@@ -47,10 +48,12 @@ class Connection:
 class SignClient:
     def __init__(self, relay: RelayClient, metadata: Metadata, *, state: DappState | None = None,
                  on_event: Callable[[Event], None] | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 on_change: Callable[[DappState], Awaitable[None]] | None = None) -> None:
         self.relay = relay
         self.metadata = metadata
         self.on_event = on_event
+        self.on_change = on_change  # persist the state (awaited after each change, before events)
         self.clock = clock
         self._state = state or DappState()
         self._approvals: dict[int, asyncio.Future[SessionState]] = {}
@@ -86,6 +89,26 @@ class SignClient:
                                        now_ms=self._now_ms(), required=required))
         return Connection(uri.format(), uri.topic, proposal_id, approval)
 
+    def pending_connection(self) -> Connection | None:
+        """The newest proposal still waiting for a wallet, with an approval to await: what a
+        restarted engine (state read back from its store) waits on again. A session the wallet
+        settled while nobody waited (delivered by the relay's mailbox on resubscribing) answers
+        at once."""
+        if not self._state.proposals:
+            return None
+        proposal = max(self._state.proposals.values(), key=lambda p: p.expiry)
+        pairing = self._state.pairings.get(proposal.pairing_topic)
+        if pairing is None:
+            return None
+        approval = self._approvals.get(proposal.id)
+        if approval is None:
+            approval = self._approvals[proposal.id] = asyncio.get_running_loop().create_future()
+        uri = PairingUri(pairing.topic, pairing.sym_key, pairing.expiry).format()
+        return Connection(uri, pairing.topic, proposal.id, approval)
+
+    def settled_for(self, proposal_id: int) -> SessionState | None:
+        return next((s for s in self._state.sessions.values() if s.proposal_id == proposal_id and s.settled), None)
+
     async def request(self, topic: str, chain_id: str, method: str, params: Any, *,
                       expiry: int | None = None) -> Any:
         """A wc_sessionRequest; returns the wallet's result or raises RequestRejected / RequestExpired."""
@@ -111,6 +134,10 @@ class SignClient:
     async def disconnect(self, topic: str) -> None:
         await self._apply(core.delete(self._state, topic=topic, request_id=payload_id()))
 
+    async def drop_unanswered(self) -> None:
+        """Forget pairings no wallet answered on (their approvals fail as expired)."""
+        await self._apply(core.drop_unanswered(self._state))
+
     async def expire(self) -> None:
         """Drop whatever has expired (call periodically)."""
         await self._apply(core.expire(self._state, self._now_ms()))
@@ -134,7 +161,10 @@ class SignClient:
             await self.relay.subscribe(topics)
 
     async def _apply(self, step: core.Step) -> None:
+        changed = step.state != self._state
         self._state = step.state
+        if changed and self.on_change is not None:
+            await self.on_change(self._state)
         for event in step.events:
             self._settle(event)
         for out in step.outgoing:

@@ -136,7 +136,8 @@ export interface OtpInputProps {
 }
 
 export interface QrProps {
-  readonly data?: string;
+  readonly n?: number;
+  readonly bits?: string;
   readonly size?: number;
   readonly image?: string;
   readonly on?: OnMap;
@@ -339,7 +340,7 @@ export const NODE_PROPS: { readonly [T in NodeType]: readonly (keyof NodePropsBy
   "icon": ["name", "size", "tone", "badge", "on", "hidden", "label", "busy"],
   "input": ["value", "placeholder", "kind", "unit", "error", "invalid", "autofocus", "max", "on", "hidden", "label", "busy"],
   "otp-input": ["length", "value", "error", "on", "hidden", "label", "busy"],
-  "qr": ["data", "size", "image", "on", "hidden", "label", "busy"],
+  "qr": ["n", "bits", "size", "image", "on", "hidden", "label", "busy"],
   "tabs": ["items", "active", "on", "hidden", "label", "busy"],
   "header": ["title", "back", "close", "on", "hidden", "label", "busy"],
   "snackbar": ["message", "variant", "open", "on", "hidden", "label", "busy"],

@@ -1,4 +1,4 @@
-// Bundles the components' logic (QR encoder, avatar gradient) and the React components into one
+// Bundles the components' logic (QR matrix, avatar gradient) and the React components into one
 // ESM file for test/components.test.mjs. React stays external: it resolves from node_modules.
 // Run directly (`node test/build-components-test.mjs`) it just builds and prints the path.
 import { build } from 'esbuild';
@@ -13,9 +13,8 @@ export async function buildComponentsForTest() {
   await build({
     stdin: {
       contents: [
-        "export { encodeQR, penalty } from './src/components/qr.ts';",
         "export { avatarGradient } from './src/components/avatar.ts';",
-        "export { qrPaths } from './src/components/layout.tsx';",
+        "export { parseModules, qrPaths } from './src/components/layout.tsx';",
         "export { ModalRoot, renderNode, MODAL_CSS } from './src/components/index.tsx';",
       ].join('\n'),
       resolveDir: root,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -50,9 +51,40 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "demo_query(query): open the demo page with this query string")
 
 
-def engine_config(chains: ChainsInfo, folder: Path) -> EngineConfig:
-    """The demo composition (modalcore/demo.py) with every file in `folder`."""
+class Relay:
+    """The local WalletConnect relay (`python -m modalcore.walletconnect.relay`) in its own
+    process, as `make run` starts it."""
+
+    def __init__(self) -> None:
+        port = free_port()
+        self.url = f"ws://127.0.0.1:{port}"
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "modalcore.walletconnect.relay", "--port", str(port)],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        assert "listening" in line, line
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(10)
+
+
+@pytest.fixture(scope="session")
+def wc_relay() -> Iterator[Relay]:
+    """The relay the session's engine pairs WalletConnect wallets on."""
+    relay = Relay()
+    try:
+        yield relay
+    finally:
+        relay.stop()
+
+
+def engine_config(chains: ChainsInfo, folder: Path, relay_url: str = "") -> EngineConfig:
+    """The demo composition (modalcore/demo.py) with every file in `folder` (and the local
+    WalletConnect relay when `relay_url` is given)."""
     return parse_config({
+        **({"walletconnect": {"relay_url": relay_url}} if relay_url else {}),
         "secret": SECRET,
         "projects": {"demo": {"name": "Modalcore demo dApp", "origins": []}},
         "networks": dev_networks(chains.rpc_urls, chains.deployment),
@@ -76,10 +108,10 @@ def e2e_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def engine(devchains: ChainsInfo, e2e_folder: Path) -> Iterator[RunningServer]:
+def engine(devchains: ChainsInfo, e2e_folder: Path, wc_relay: Relay) -> Iterator[RunningServer]:
     """The engine serving the demo page, for the whole session."""
     port = free_port()
-    config = engine_config(devchains, e2e_folder).model_copy(update={"public_url": f"http://{HOST}:{port}"})
+    config = engine_config(devchains, e2e_folder, wc_relay.url).model_copy(update={"public_url": f"http://{HOST}:{port}"})
     with serve(config, port) as running:
         yield running
 

@@ -115,6 +115,13 @@ def walk(s: Sweep, browser: Any, engine: RunningServer) -> None:
     back_or_close.click()
     d.wait_host("state", lambda st: st.get("open") is False)
 
+    open_modal(d)
+    press("Connect", "WalletConnect")  # a live pairing on the session's local relay
+    d.wait_view("ConnectingWalletConnect").get_by_role("img", name="WalletConnect QR code").wait_for()
+    s.check("ConnectingWalletConnect")
+    d.page.keyboard.press("Escape")
+    d.wait_host("state", lambda st: st.get("open") is False)
+
     d.eval("window.devWallet.setPromptDelay(60000)")
     open_modal(d)
     press("Connect", "Dev Wallet")
@@ -184,7 +191,7 @@ def walk(s: Sweep, browser: Any, engine: RunningServer) -> None:
 
 def test_every_view_in_both_themes_draws_cleanly(sweep: Sweep, browser: Any, engine: RunningServer) -> None:
     walk(sweep, browser, engine)
-    assert len(sweep.seen) == 17
+    assert len(sweep.seen) == 18
     assert sweep.problems == [], "\n".join(sweep.problems)
     if sweep.size == "desktop":
         tops = {round(top) for top in sweep.tops.values()}

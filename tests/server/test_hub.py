@@ -3,6 +3,7 @@ unused sessions, sessions per address."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
@@ -233,3 +234,33 @@ def test_sessions_sending_the_same_options_share_one_parsed_copy(hub: Hub) -> No
     assert other is not first and other.themeMode == "dark"
     with pytest.raises(OptionsError):
         hub.options({"themeMode": "purple"})
+
+
+class _FlakyListenStore(MemoryStore):
+    """Its first subscription fails (Redis went away); the second one hears an event."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.attempts = 0
+        self.heard = asyncio.Event()
+
+    async def listen(self, handler: Any) -> None:
+        self.attempts += 1
+        if self.attempts == 1:
+            raise ConnectionError("redis went away")
+        self.heard.set()
+        await asyncio.Event().wait()  # subscribed until cancelled
+
+
+async def test_listening_for_routed_events_resumes_after_a_lost_connection() -> None:
+    """Issue 17: a worker whose pub/sub connection failed subscribes again (else events routed
+    to its sessions would be lost until a restart)."""
+    store = _FlakyListenStore()
+    the_hub = Hub(config=make_test_config(), secret=b"s", clock=FakeClock(),
+                  services=default_services(), analytics=MemorySink(), store=store)
+    the_hub.start()
+    try:
+        await asyncio.wait_for(store.heard.wait(), 10)
+        assert store.attempts == 2
+    finally:
+        await the_hub.close()

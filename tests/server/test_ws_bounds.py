@@ -6,6 +6,7 @@ from __future__ import annotations
 from modalcore.rules import limits as L
 from modalcore.testing import RunningServer
 from modalcore.wire.codec import encode
+from modalcore.slices.connectors import announced
 
 
 def fresh_keys(call: int, count: int) -> dict[str, str]:
@@ -62,4 +63,4 @@ async def test_announcements_past_the_bound_get_over_limit(running_server: Runni
         frames = await client.quiet(0.5)
         assert [(f["t"], f.get("code")) for f in frames] == [("error", "over_limit")]
         session = running_server.hub.runners[client.session].session
-        assert len(session.model.connectors.items) == L.MAX_ANNOUNCED_WALLETS
+        assert len(announced(session.model.connectors)) == L.MAX_ANNOUNCED_WALLETS  # WalletConnect is the engine's

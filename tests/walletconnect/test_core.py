@@ -180,3 +180,16 @@ def test_an_unanswered_proposal_expires_after_its_ttl() -> None:
     assert not any(isinstance(e, ProposalExpired) for e in core.expire(step.state, NOW + 299_000).events)
     expired = core.expire(step.state, NOW + 300_000)
     assert ProposalExpired(7) in expired.events and expired.state.proposals == {}
+
+
+def test_a_new_pairing_replaces_the_unanswered_ones_and_their_proposals() -> None:
+    """Rule: a visitor holds one pending pairing (a bound on what redrawing the QR accumulates):
+    unanswered pairings and their proposals are dropped (unsubscribed, the proposal expired);
+    a pairing a wallet answered on stays."""
+    step, _ = _proposed()
+    dropped = core.drop_unanswered(step.state)
+    assert dropped.state.pairings == {} and dropped.state.proposals == {}
+    assert dropped.unsubscribe == (topic_of(SYM),) and dropped.events == (ProposalExpired(7),)
+    state, _, _ = _settled()
+    kept = core.drop_unanswered(state)
+    assert kept.state.pairings == state.pairings and kept.unsubscribe == ()

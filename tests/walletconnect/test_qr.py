@@ -26,3 +26,14 @@ def test_same_text_same_matrix_and_border_is_optional() -> None:
     assert len(bordered) == len(qr_matrix(URI)) + 8 and not any(bordered[0])
     with pytest.raises(ValueError):
         qr_matrix("")
+
+
+
+def test_the_qr_node_carries_the_matrix_as_hex_bits() -> None:
+    from modalcore.views.qrcode import qr_node
+
+    node = qr_node("x/qr", URI, size=200, label="QR")
+    n, bits = node.p["n"], node.p["bits"]
+    flat = bin(int(bits, 16))[2:].zfill(len(bits) * 4)[: n * n]
+    assert [flat[y * n:(y + 1) * n] for y in range(n)] == [
+        "".join("1" if m else "0" for m in row) for row in qr_matrix(URI)]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -87,7 +88,9 @@ async def swap_quote(http: httpx.AsyncClient, markets: Mapping[int, UniswapV2Mar
         approve = None
         if from_token != NATIVE and allowance < quote.amount_in:
             approve = await provider.approve_tx(quote, user)
-        swap = await provider.swap_tx(quote, user, now_s + DEADLINE_S)
+        # the later of the chain's latest block and this machine's clock: a quiet chain's latest
+        # block may be old (a dev chain reverted to a snapshot, a chain with no traffic)
+        swap = await provider.swap_tx(quote, user, max(now_s, int(time.time())) + DEADLINE_S)
         gas = await _gas(http, rpc_url, approve, swap)
     except SwapError as error:
         raise ServiceError(str(error)) from None

@@ -1,9 +1,9 @@
-// Containers and chrome: view, stack (with the `more` sentinel), header, snackbar, qr.
+// Containers and chrome: view, stack (with the `more` sentinel), header, snackbar, qr (drawn from
+// the modules the engine encoded).
 import { type CSSProperties, type JSX, createContext, useContext, useEffect, useMemo, useRef } from 'react';
 import type { WireNode } from '../tree';
 import { Img } from './basic';
 import { Icon, Spinner } from './icons';
-import { type Ecl, type QrMatrix, encodeQR } from './qr';
 import { renderChildren, renderNode } from './render';
 import { type NodeProps, bool, flexValue, num, offers, opt, str } from './util';
 
@@ -125,16 +125,19 @@ export function Snackbar({ node }: NodeProps): JSX.Element {
   );
 }
 
-function bestQr(data: string, withLogo: boolean): QrMatrix | null {
-  const levels: Ecl[] = withLogo ? ['Q', 'M', 'L'] : ['M', 'L'];
-  for (const ecl of levels) {
-    try {
-      return encodeQR(data, { ecl });
-    } catch {
-      // too long at this level: try a lower one
-    }
-  }
-  return null;
+/** A QR code as the engine encoded it: `size` modules per side, row-major, dark = true. */
+export interface QrMatrix {
+  size: number;
+  modules: boolean[];
+}
+
+/** The modules of the `qr` node's `bits` (4 per hex digit, most significant first); null when
+ *  the props do not describe an n x n matrix. */
+export function parseModules(n: number, bits: string): QrMatrix | null {
+  if (!Number.isInteger(n) || n < 21 || n > 177 || bits.length !== Math.ceil((n * n) / 4) || !/^[0-9a-f]*$/.test(bits)) return null;
+  const modules: boolean[] = new Array(n * n);
+  for (let i = 0; i < n * n; i++) modules[i] = ((parseInt(bits[i >> 2], 16) >> (3 - (i & 3))) & 1) === 1;
+  return { size: n, modules };
 }
 
 const rrect = (x: number, y: number, w: number, r: number): string =>
@@ -162,10 +165,11 @@ export function qrPaths(m: QrMatrix, logoModules: number): { dots: string; eyes:
 }
 
 export function Qr({ node }: NodeProps): JSX.Element {
-  const data = str(node.p, 'data');
+  const n = num(node.p, 'n', 0);
+  const bits = str(node.p, 'bits');
   const size = num(node.p, 'size', 240);
   const image = opt(node.p, 'image');
-  const m = useMemo(() => bestQr(data, image !== undefined), [data, image]);
+  const m = useMemo(() => parseModules(n, bits), [n, bits]);
   const logo = m && image !== undefined ? Math.round(m.size * 0.22) | 1 : 0;
   const paths = useMemo(() => (m ? qrPaths(m, logo) : null), [m, logo]);
   const label = str(node.p, 'label') || 'QR code';

@@ -1,0 +1,288 @@
+"""The WalletConnect flow: pairing by QR code or deep link, then the account connected as for
+any connector (SPEC §1 connector `walletConnect`).
+
+A pairing starts whenever a view that shows one is on top (ConnectingWalletConnect, or the
+wallet page of a directory wallet with a WalletConnect link) and none is in flight for it: the
+runtime makes the `wc:` URI (`wc_pair`), then waits for the wallet's answer (`wc_approval`).
+A timer fires shortly before the pairing expires and a fresh URI replaces it. Leaving the view
+forgets the pairing (a late answer to it is ignored).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+from ..core.cmds import CancelTimer, Cmd, Effect, StartTimer
+from ..core.evolve import replace
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice
+from ..directory import platform
+from ..directory.wallets import Wallet
+from ..rules.addresses import checksum, is_evm_address
+from ..rules.caip import CaipError, parse_caip2, validate_evm_chain_id
+from ..rules.rpc_errors import classify
+from ..slices import snack
+from ..slices.accounts import WalletInfo
+from ..slices.connecting import Reattached
+from ..slices.connectors import WALLET_CONNECT_ID
+from ..slices.walletconnect import (
+    CONNECTING_VIEW,
+    EXPIRY_MARGIN_MS,
+    EXPIRY_TIMER,
+    PressedCopyWcLink,
+    PressedOpenWcLink,
+    PressedRetryWalletConnect,
+    WcApprovalAnswered,
+    WcLinkCopied,
+    WcLinkOpened,
+    WcPairingCreated,
+    WcPairingExpired,
+    WcState,
+)
+from .connect import NAMESPACE, connected
+
+if TYPE_CHECKING:
+    from ..slices.model import Model, Step
+
+KIND = "walletconnect"
+PAIR_TIMEOUT_MS = 30_000
+APPROVAL_GRACE_MS = 60_000
+MAX_URI = 2048
+WALLET_PAGE = "WalletPage"
+DECLINED = "Connection declined"
+EXPIRED_CODE = 8000
+
+
+def wallet_link(link: str | None) -> str | None:
+    """A wallet's native or universal link, ready for `wc?uri=` (AppKit's formatNativeUrl /
+    formatUniversalUrl: a scheme without `//` gets it, a trailing `/` is added)."""
+    safe = platform.safe_link(link)
+    if not safe:
+        return None
+    if "://" not in safe:
+        safe = safe.replace(":", "://", 1) if ":" in safe else f"{safe}://"
+    return safe if safe.endswith("/") else safe + "/"
+
+
+def pairing_link(link: str | None, uri: str) -> str | None:
+    base = wallet_link(link)
+    return f"{base}wc?uri={quote(uri, safe='')}" if base and uri else None
+
+
+def pairing_links(model: Model, wallet: Wallet) -> list[tuple[str, str]]:
+    """(kind, link with the URI) of a directory wallet's WalletConnect links for this device:
+    its mobile deep link on a phone, its desktop app link on a computer."""
+    uri = model.walletconnect.uri
+    link = pairing_link(wallet.mobile_link, uri) if model.env.mobile else pairing_link(wallet.desktop_link, uri)
+    if link is None:
+        return []
+    return [("mobile" if model.env.mobile else "desktop", link)]
+
+
+def pairs_with(model: Model, wallet: Wallet) -> bool:
+    """The wallet page pairs over WalletConnect: the wallet has a WalletConnect link (mobile or
+    desktop app; on desktop its phone app scans the QR code) and the host enabled it."""
+    if model.connectors.get(WALLET_CONNECT_ID) is None:
+        return False
+    return bool(platform.safe_link(wallet.mobile_link) or platform.safe_link(wallet.desktop_link))
+
+
+def _wanted(model: Model) -> str:
+    """The route a pairing should be in flight for ("" when none)."""
+    if model.connectors.get(WALLET_CONNECT_ID) is None or not model.modal.open:
+        return ""
+    if model.accounts.get(NAMESPACE).status != "disconnected":
+        return ""  # connected (signing in, say): nothing to pair
+    view, param = model.router.view, model.router.param
+    if view == CONNECTING_VIEW:
+        return f"{view}|{param}"
+    if view == WALLET_PAGE:
+        wallet = model.directory.selected
+        if wallet is not None and wallet.id == param and pairs_with(model, wallet):
+            return f"{view}|{param}"
+    return ""
+
+
+def _networks(model: Model) -> list[str]:
+    return [n.id for n in model.networks.known if n.namespace == NAMESPACE]
+
+
+def reuses_pairing(model: Model) -> bool:
+    """SPEC §4: on Telegram or iOS Safari a pending pairing is reused until its expiry (a new
+    URI would not reach the wallet app the visitor already switched to)."""
+    env = model.env
+    return env.telegram or (env.safari and env.platform == "ios")
+
+
+def _reusable(model: Model, now: int) -> bool:
+    state = model.walletconnect
+    return (reuses_pairing(model) and bool(state.uri) and state.error is None
+            and state.expiry * 1000 - now > EXPIRY_MARGIN_MS)
+
+
+def start(model: Model, route: str, now: int | None = None) -> Step:
+    """A fresh pairing for `route`: the runtime makes the URI (`wc_pair`); on Telegram or iOS
+    Safari a pending one is shown again instead, until its expiry."""
+    state = model.walletconnect
+    if now is not None and _reusable(model, now):
+        model = replace(model, walletconnect=replace(state, route=route))
+        timer = StartTimer(EXPIRY_TIMER, state.expiry * 1000 - now - EXPIRY_MARGIN_MS, WcPairingExpired(state.attempt))
+        return model, [timer]
+    attempt = model.walletconnect.attempt + 1
+    model = replace(model, walletconnect=WcState(attempt=attempt, route=route))
+    model, eid = model.next_id("e")
+    meta = model.options.metadata
+    metadata = {"name": meta.name, "description": meta.description, "url": meta.url or model.origin,
+                "icons": list(meta.icons)}
+    effect = Effect(eid, KIND, {"method": "wc_pair", "networks": _networks(model), "metadata": metadata},
+                    WcPairingCreated,
+                    key=str(attempt), timeout_ms=PAIR_TIMEOUT_MS)
+    return model, [CancelTimer(EXPIRY_TIMER), effect]
+
+
+def observe(before: Model, after: Model, now: int) -> Step:
+    wanted = _wanted(after)
+    if wanted == after.walletconnect.route:
+        return after, []
+    if not wanted:
+        state = after.walletconnect
+        kept = replace(state, route="") if _reusable(after, now) else WcState(attempt=state.attempt)
+        return replace(after, walletconnect=kept), [CancelTimer(EXPIRY_TIMER)]
+    return start(after, wanted, now)
+
+
+def _current(model: Model, key: str) -> bool:
+    state = model.walletconnect
+    return bool(state.route) and key == str(state.attempt)
+
+
+def on_pairing_created(model: Model, msg: WcPairingCreated, now: int) -> Step:
+    if not _current(model, msg.key):
+        return model, []
+    state = model.walletconnect
+    result = msg.result if isinstance(msg.result, dict) else {}
+    uri, expiry = result.get("uri"), result.get("expiry")
+    if not msg.ok or not isinstance(uri, str) or not uri.startswith("wc:") or len(uri) > MAX_URI \
+            or not isinstance(expiry, int) or isinstance(expiry, bool):
+        text = msg.error_message if not msg.ok and msg.error_message != "timeout" else "Connection failed"
+        return replace(model, walletconnect=replace(state, error=text)), []
+    model = replace(model, walletconnect=replace(state, uri=uri, expiry=expiry))
+    left_ms = max(0, expiry * 1000 - now)
+    model, eid = model.next_id("e")
+    approval = Effect(eid, KIND, {"method": "wc_approval"}, WcApprovalAnswered, key=msg.key,
+                      timeout_ms=left_ms + APPROVAL_GRACE_MS)
+    timer = StartTimer(EXPIRY_TIMER, max(0, left_ms - EXPIRY_MARGIN_MS), WcPairingExpired(state.attempt))
+    return model, [approval, timer]
+
+
+def on_reattached(model: Model, msg: Reattached, now: int) -> Step:
+    """A socket came back (a reload, or an engine restart that lost the runtime's waiting): the
+    pairing in flight is waited on again (the runtime reads it back from its store)."""
+    state = model.walletconnect
+    if not state.route or not state.uri or state.error is not None:
+        return model, []
+    model, eid = model.next_id("e")
+    left_ms = max(0, state.expiry * 1000 - now)
+    return model, [Effect(eid, KIND, {"method": "wc_approval"}, WcApprovalAnswered, key=str(state.attempt),
+                          timeout_ms=left_ms + APPROVAL_GRACE_MS)]
+
+
+def on_pairing_expired(model: Model, msg: WcPairingExpired, now: int) -> Step:
+    state = model.walletconnect
+    if msg.attempt != state.attempt or not state.route or state.error is not None:
+        return model, []
+    return start(model, state.route)  # a fresh URI
+
+
+def on_retry(model: Model, msg: PressedRetryWalletConnect, now: int) -> Step:
+    route = _wanted(model)
+    return start(model, route) if route else (model, [])
+
+
+def _approved(result: object) -> tuple[str, str, WalletInfo] | None:
+    """(address, CAIP-2 chain, wallet info) from the runtime's `{accounts, chain, peer}`."""
+    if not isinstance(result, dict):
+        return None
+    accounts, chain, peer = result.get("accounts"), result.get("chain"), result.get("peer")
+    if not isinstance(accounts, list) or not accounts or not isinstance(accounts[0], str) \
+            or not is_evm_address(accounts[0]) or not isinstance(chain, str):
+        return None
+    try:
+        caip = parse_caip2(chain)
+        validate_evm_chain_id(int(caip.reference))
+    except (CaipError, ValueError):
+        return None
+    peer = peer if isinstance(peer, dict) else {}
+    name, icon, url = (str(peer.get(k) or "")[:256] for k in ("name", "icon", "url"))
+    info = WalletInfo(name=name or "WalletConnect", icon=icon if icon.startswith("https://") else "",
+                      type="WALLET_CONNECT", identifier=url)
+    return checksum(accounts[0]), str(caip), info
+
+
+def on_approval(model: Model, msg: WcApprovalAnswered, now: int) -> Step:
+    if msg.key != str(model.walletconnect.attempt) or model.accounts.get(NAMESPACE).status == "connected":
+        return model, []  # another pairing's, or a second answer to this one
+    state = model.walletconnect
+    if not msg.ok:
+        if msg.error_message == "timeout" or msg.error_code == EXPIRED_CODE or not state.route:
+            return model, []  # the pairing expired: the expiry timer brings a fresh URI
+        error = classify(msg.error_code, msg.error_message)
+        text = DECLINED if error.user_rejected else (error.message or "Connection failed")
+        return replace(model, walletconnect=replace(state, error=text)), [CancelTimer(EXPIRY_TIMER)]
+    approved = _approved(msg.result)
+    if approved is None:
+        return replace(model, walletconnect=replace(state, error="Connection failed")), [CancelTimer(EXPIRY_TIMER)]
+    address, chain, info = approved
+    model = replace(model, walletconnect=WcState(attempt=state.attempt))
+    model, cmds = connected(model, WALLET_CONNECT_ID, address, chain, now, fresh=True)
+    account = model.accounts.get(NAMESPACE)
+    model = replace(model, accounts=model.accounts.with_account(
+        NAMESPACE, replace(account, connected_wallet_info=info)))
+    return model, [CancelTimer(EXPIRY_TIMER), *cmds]
+
+
+def on_copy(model: Model, msg: PressedCopyWcLink, now: int) -> Step:
+    uri = model.walletconnect.uri
+    if not uri:
+        return model, []
+    model, eid = model.next_id("e")
+    return model, [Effect(eid, "clipboard", {"text": uri}, WcLinkCopied, timeout_ms=5000)]
+
+
+def on_copied(model: Model, msg: WcLinkCopied, now: int) -> Step:
+    if msg.ok:
+        return snack.show(model, "Link copied")
+    return snack.show_error(model, "Failed to copy")
+
+
+def on_open(model: Model, msg: PressedOpenWcLink, now: int) -> Step:
+    wallet = model.directory.selected
+    if model.router.view != WALLET_PAGE or wallet is None or not model.walletconnect.uri:
+        return model, []
+    url = dict(pairing_links(model, wallet)).get(msg.kind)
+    if url is None:
+        return model, []
+    model, eid = model.next_id("e")
+    return model, [Effect(eid, "open_url", {"url": url, "target": platform.link_target(url)}, WcLinkOpened,
+                          key=msg.kind, timeout_ms=5000)]
+
+
+def on_opened(model: Model, msg: WcLinkOpened, now: int) -> Step:
+    return model, []  # the wallet app opened (or not): its answer comes over the relay
+
+
+HANDLERS: dict[type[Msg], Handler] = {
+    WcPairingCreated: on_pairing_created,
+    WcPairingExpired: on_pairing_expired,
+    WcApprovalAnswered: on_approval,
+    PressedRetryWalletConnect: on_retry,
+    PressedCopyWcLink: on_copy,
+    WcLinkCopied: on_copied,
+    PressedOpenWcLink: on_open,
+    WcLinkOpened: on_opened,
+}
+
+SLICE = Slice("walletconnect", HANDLERS, observe=observe)
+
+__all__ = ["SLICE", "pairing_links", "pairs_with", "start"]
