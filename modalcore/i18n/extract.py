@@ -24,6 +24,8 @@ AUTOMATIC = frozenset((
 ))
 _WORDY = re.compile(r"[A-Za-z]")
 _ID_LIKE = re.compile(r"^[A-Za-z0-9_.:/-]*[/_:][A-Za-z0-9_.:/-]*$|^[A-Z][A-Za-z0-9]*[a-z][A-Z][A-Za-z0-9]*$")
+# Rule modules whose messages a view draws as they are (besides rules/texts.py and rpc_errors.py).
+SHOWN_RULES = ("names.py",)
 _SNACK_CALLS = frozenset(("show", "show_error", "show_loading", "show_success"))
 
 
@@ -45,10 +47,14 @@ def is_text(value: str) -> bool:
 
 # Formatters of amounts (rules/format.py): their value is an {amount}, written in the locale.
 _AMOUNTS = {"floor3": "amount", "quantity3": "amount", "fiat": "amount", "usd": "amount"}
+_CASES = frozenset(("lower", "upper", "strip", "title"))
 _COUNTING = frozenset(("round", "max", "min", "len", "int", "abs", "sum", "rounded_count"))
 
 
 def _placeholder(expr: ast.expr, taken: set[str]) -> str:
+    if (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and not expr.args
+            and expr.func.attr in _CASES):
+        return _placeholder(expr.func.value, taken)  # `{state.receiver.lower()}` is a {receiver}
     if isinstance(expr, ast.Name):
         name = expr.id
     elif isinstance(expr, ast.Attribute):
@@ -67,15 +73,34 @@ def _placeholder(expr: ast.expr, taken: set[str]) -> str:
     return name
 
 
-def template(joined: ast.JoinedStr) -> str:
-    out: list[str] = []
+def _choices(expr: ast.expr) -> list[str] | None:
+    """The words an `{'pay with' if c else 'receive'}` inside an f-string draws; None when a
+    branch is not a plain string (then the expression is a placeholder)."""
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return [expr.value.replace("{", "{{").replace("}", "}}")]
+    if isinstance(expr, ast.IfExp):
+        body, orelse = _choices(expr.body), _choices(expr.orelse)
+        return None if body is None or orelse is None else body + orelse
+    return None
+
+
+def templates(joined: ast.JoinedStr) -> list[str]:
+    """The templates an f-string draws: one, or one per branch of a conditional word in it."""
+    out: list[str] = [""]
     taken: set[str] = set()
     for part in joined.values:
         if isinstance(part, ast.Constant) and isinstance(part.value, str):
-            out.append(part.value.replace("{", "{{").replace("}", "}}"))
+            pieces = [part.value.replace("{", "{{").replace("}", "}}")]
         elif isinstance(part, ast.FormattedValue):
-            out.append("{" + _placeholder(part.value, taken) + "}")
-    return "".join(out)
+            pieces = _choices(part.value) or ["{" + _placeholder(part.value, taken) + "}"]
+        else:
+            continue
+        out = [a + b for a in out for b in pieces]
+    return out
+
+
+def template(joined: ast.JoinedStr) -> str:
+    return templates(joined)[0]
 
 
 def _docstrings(tree: ast.Module) -> set[int]:
@@ -99,7 +124,7 @@ def _variants(expr: ast.expr, taken: set[str]) -> list[str] | None:
     if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
         return [expr.value.replace("{", "{{").replace("}", "}}")]
     if isinstance(expr, ast.JoinedStr):
-        return [template(expr)]
+        return templates(expr)
     if isinstance(expr, ast.IfExp):
         body, orelse = _variants(expr.body, taken), _variants(expr.orelse, taken)
         return None if body is None or orelse is None else body + orelse
@@ -150,7 +175,7 @@ class _Collector(ast.NodeVisitor):
             self.visit(node)
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
-        self.found.append((template(node), node.lineno))
+        self.found.extend((t, node.lineno) for t in templates(node))
 
     def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, str) and id(node) not in self.skip:
@@ -221,6 +246,11 @@ def extract(package: Path = PACKAGE) -> list[Found]:
     for value, line in _strings(module, _docstrings(module)):  # wallet errors the views show
         if value[:1].isupper():  # the lowercase ones are what a node's message is matched on
             add(value, rpc, line)
+    for name in SHOWN_RULES:  # the refusals a rule module words for the views (name rules, SPEC §8)
+        path = package / "rules" / name
+        module = ast.parse(path.read_text())
+        for value, line in _strings(module, _docstrings(module)):
+            add(value, path, line)
     for path in [*sorted((package / "slices").glob("*.py")), *sorted((package / "flows").glob("*.py"))]:
         module = ast.parse(path.read_text())
         for value, line in [*_snack_literals(module), *_constants(module)]:

@@ -53,3 +53,26 @@ def test_an_fstring_becomes_a_template_with_named_placeholders() -> None:
     tree = ast.parse('f"Install the {wallet.name} extension, {round(s / 60)} min, {name}"')
     joined = tree.body[0].value  # type: ignore[attr-defined]
     assert template(joined) == "Install the {name} extension, {n} min, {name2}"
+
+
+def test_a_conditional_word_in_an_fstring_is_one_template_per_branch_not_a_count() -> None:
+    """`{'pay with' if side == 'from' else 'receive'}` draws words, not a number: each branch is
+    its own msgid (a `{n}` there would be read as a count and never match the drawn label)."""
+    import ast
+
+    from modalcore.i18n.extract import templates
+
+    tree = ast.parse("f\"{SELECT} to {'pay with' if side == 'from' else 'receive'}, {s.receiver.lower()}\"")
+    joined = tree.body[0].value  # type: ignore[attr-defined]
+    assert templates(joined) == ["{select} to pay with, {receiver}", "{select} to receive, {receiver}"]
+    found = {f.msgid for f in extract()}
+    assert {"Pay with {symbol}, change token", "Receive {symbol}, change token"} <= found
+    assert not any("{n}" in msgid and "change token" in msgid for msgid in found)
+
+
+def test_the_name_rules_refusals_are_extracted() -> None:
+    """The Register view draws rules/names.py's messages as they are (SPEC §8 'Address or auth
+    connector not found', the project's name checks): they are catalogue entries, not English."""
+    found = {f.msgid for f in extract()}
+    assert {"Address or auth connector not found", "Name must be at least {min_length} characters",
+            "Name can only contain letters, digits and hyphens", "No address found for {name}"} <= found

@@ -173,3 +173,18 @@ def test_drawing_again_reuses_the_translated_nodes() -> None:
     body = first.find("connect/body")
     assert body is not None and body is second.find("connect/body")
     assert body.find("connect/footer/link").p["text"] == "ابدأ"  # type: ignore[union-attr]
+
+
+def test_the_tour_reaches_the_swap_buy_and_name_views_with_data() -> None:
+    """Rule: the views other branches merged are rendered in every language with their data, not
+    only bare: a quoted swap, a quoted Buy, a send to a resolved name, the account-name views."""
+    reached = {label: model for label, model in TOUR}
+    expected = {"Swap/quoted": "Swap", "SwapPreview": "SwapPreview", "OnRamp/quoted": "OnRamp", "WalletSend/name-resolved": "WalletSend",
+                "RegisterAccountName/available": "RegisterAccountName",
+                "RegisterAccountNameSuccess/done": "RegisterAccountNameSuccess"}
+    for label, view in expected.items():
+        assert reached[label].router.view == view, label
+    shown = {text for label in expected for _, _, text in texts_of(render(reached[label]))}
+    assert {"You pay", "Total", "satoshi.reown.id is available", "is now your account name"} <= shown
+    assert any(text.endswith(" resolves to " + samples.SECOND_ADDRESS) for text in shown) or \
+        samples.SECOND_ADDRESS in shown
