@@ -1,8 +1,8 @@
 """`python -m modalcore demo` (what `make run` starts): the two local chains with their
-contracts, the local WalletConnect relay, the engine (its WalletConnect relay is that one), and
-the demo page, on 127.0.0.1; for the embedded wallet (issue 15) a local SMTP server whose mail
-is shown at /dev/mail (to read the sign-in code), and the local OpenID provider as "google" when
-`oidcprovider/` is installed.
+contracts, the local Solana dev chain, the local WalletConnect relay, the engine (its
+WalletConnect relay is that one), and the demo page, on 127.0.0.1; for the embedded wallet (issue
+15) a local SMTP server whose mail is shown at /dev/mail (to read the sign-in code), and the local
+OpenID provider as "google" when `oidcprovider/` is installed.
 
 The engine's port is checked before anything starts (a port in use stops here with what to do).
 The chains listen on free ports by default, so two demos run side by side (the Dev Wallet
@@ -28,6 +28,9 @@ from .embedded.devpage import mail_route
 from .embedded.masterkey import MasterKey
 from .devchain.nodes import NodeStartError, ensure_node_modules, free_port, start_nodes, stop_nodes
 from .server.config import dev_networks, parse_config
+from .solana.devchain.network import solana_dev_network
+from .solana.devchain.process import SolanaDevchain, SolanaDevchainError
+from .solana.devchain.process import start as start_solana
 
 CHAIN_IDS = (31337, 31338)
 MASTER_KEY_FILE = Path(".modalcore/demo-master.key")
@@ -148,13 +151,15 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
     engine_url = f"http://{host}:{port}"
     provider = start_provider(engine_url)
     relay: subprocess.Popen[str] | None = None
+    solana: SolanaDevchain | None = None
     try:
         relay, relay_url = start_relay()
+        solana = start_solana()
         rpc_urls = {node.chain_id: node.rpc_url for node in nodes}
         deployment = deploy_all(rpc_urls, expected_path=None)
         config = parse_config({
             "projects": {"demo": {"name": "Modalcore demo dApp", "origins": []}},
-            "networks": dev_networks(rpc_urls, deployment),
+            "networks": {**dev_networks(rpc_urls, deployment), **solana_dev_network(solana.rpc_url)},
             "store": {"kind": "sqlite", "path": ".modalcore/sessions.db"},
             "devchain_proxy": True,  # the Dev Wallet reaches the chains through /devchain
             "walletconnect": {"relay_url": relay_url},
@@ -167,17 +172,22 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
         print(f"email codes: {engine_url}{MAIL_PATH}   (local SMTP on 127.0.0.1:{smtp.port})", flush=True)
         if provider is not None:
             print(f"social sign-in: Google is the local OpenID provider {provider.issuer}", flush=True)
+        print(f"chain {solana.caip2}: {solana.rpc_url}", flush=True)
         print(f"walletconnect relay: {relay_url}", flush=True)
         print("pair a wallet by hand (WalletConnect → Copy link, then):\n  "
               + wallet_command(relay_url, rpc_urls), flush=True)
-        print(f"\n  Modalcore demo: http://{host}:{port}/   (stop: Ctrl-C)\n", flush=True)
+        print(f"\n  Modalcore demo: http://{host}:{port}/   (stop: Ctrl-C)", flush=True)
+        print(f"  with Solana:    http://{host}:{port}/?networks={solana.caip2},eip155:31337,eip155:31338\n",
+              flush=True)
         app = create_app(config, record_dir=record_dir, record_name=record_name)
         app.router.routes.append(mail_route(smtp.mailbox))  # demo only: read the codes
         uvicorn.run(app, host=host, port=port, log_level="warning", **uvicorn_options())
-    except NodeStartError as error:
+    except (NodeStartError, SolanaDevchainError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     finally:
+        if solana is not None:
+            solana.stop()
         if relay is not None:
             relay.terminate()
             relay.wait(10)

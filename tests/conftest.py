@@ -7,7 +7,7 @@ import pytest
 
 from modalcore.store.redis_server import redis_server
 
-pytest_plugins = ["modalcore.devchain.pytest_plugin"]
+pytest_plugins = ["modalcore.devchain.pytest_plugin", "modalcore.solana.devchain.pytest_plugin"]
 
 
 @pytest.fixture(scope="session")

@@ -50,6 +50,21 @@ class Network:
 
 
 ETH = NativeCurrency("Ether", "ETH", 18)
+SOL = NativeCurrency("Solana", "SOL", 9)
+
+# Solana CAIP-2 ids: `solana:` + the first 32 characters of the cluster's genesis hash (CAIP-30)
+SOLANA_MAINNET = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"
+SOLANA_DEVNET = "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"
+SOLANA_TESTNET = "solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z"
+SOLANA_LOCAL = "solana:CmpNeggWJ4JaWJeJ8YKN1Zypmk7uvQq3"  # LiteSVM's genesis blockhash
+# Wallet Standard names the clusters instead (solana:mainnet, ...); any other is a local one
+WALLET_STANDARD_CHAINS = {SOLANA_MAINNET: "solana:mainnet", SOLANA_DEVNET: "solana:devnet",
+                          SOLANA_TESTNET: "solana:testnet"}
+
+
+def wallet_standard_chain(network_id: str) -> str:
+    """The Wallet Standard chain id of a Solana CAIP-2 network (`solana:localnet` for others)."""
+    return WALLET_STANDARD_CHAINS.get(network_id, "solana:localnet")
 
 BUILTIN: tuple[Network, ...] = (
     Network("eip155:1", "Ethereum", ETH, ("https://cloudflare-eth.com",), "https://etherscan.io"),
@@ -62,7 +77,15 @@ BUILTIN: tuple[Network, ...] = (
     Network("eip155:11155111", "Sepolia", NativeCurrency("Sepolia Ether", "ETH", 18), ("https://rpc.sepolia.org",), "https://sepolia.etherscan.io", testnet=True),
     Network("eip155:31337", "Hardhat", ETH, ("http://127.0.0.1:8545",), testnet=False),
     Network("eip155:31338", "Hardhat Two", ETH, ("http://127.0.0.1:8546",), testnet=False),
-    Network("solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", "Solana", NativeCurrency("Solana", "SOL", 9), ("https://api.mainnet-beta.solana.com",), "https://solscan.io"),
+    Network(SOLANA_MAINNET, "Solana", SOL, ("https://api.mainnet-beta.solana.com",), "https://solscan.io"),
+    Network(SOLANA_DEVNET, "Solana Devnet", SOL, ("https://api.devnet.solana.com",),
+            "https://explorer.solana.com/?cluster=devnet", testnet=True),
+    Network(SOLANA_TESTNET, "Solana Testnet", SOL, ("https://api.testnet.solana.com",),
+            "https://explorer.solana.com/?cluster=testnet", testnet=True),
+    # the local Solana dev chain (python -m modalcore.solana.devchain); like the Hardhat nodes a
+    # non-test network, so its balances show; `make run` and the tests set its RPC URL
+    Network(SOLANA_LOCAL, "Solana Local", SOL, ("http://127.0.0.1:8899",), testnet=False,
+            tokens=(Token("DT7iqkXzuftKJvyjkgx35cJNRQZmw246qtHqnetM1bJV", "DUSD", "Dev USD", 6, 1.0),)),
 )
 
 

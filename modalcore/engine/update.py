@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import logging
 
-from ..flows import approval, connect, disconnect, embedded, reattach, signin, social, walletconnect
+from ..flows import (approval, connect, disconnect, embedded, reattach, signin, social, solana_connect,
+                     walletconnect)
 from ..slices import (
     account_ui,
     alerts,
@@ -26,6 +27,7 @@ from ..slices import (
     send,
     siwx,
     snack,
+    solana_send,
     swap_tx,
     switching,
     theme,
@@ -53,12 +55,13 @@ SLICES: tuple[Slice, ...] = (
     send.SLICE,
     siwx.SLICE,
     snack.SLICE,
+    solana_send.SLICE,
     swap_tx.SLICE,
     switching.SLICE,
     theme.SLICE,
 )
 FLOWS: tuple[Slice, ...] = (connect.SLICE, disconnect.SLICE, embedded.SLICE, social.SLICE, approval.SLICE,
-                            reattach.SLICE, signin.SLICE, walletconnect.SLICE)
+                            reattach.SLICE, signin.SLICE, walletconnect.SLICE, solana_connect.SLICE)
 
 ENGINE = Table.of(*SLICES, *FLOWS)
 

@@ -27,8 +27,10 @@ from ..slices.connecting import (
     PressedRetryConnect,
     PressedWallet,
     Reattached,
+    solana_request,
     wallet_request,
 )
+from .solana_connect import SolanaAccountsAnswered, request_solana_accounts
 from ..slices.connectors import WALLET_CONNECT_ID, from_wallets, remember_recent
 from ..slices.options import apply_options
 from ..slices.networks import activate
@@ -50,6 +52,14 @@ def request_accounts(model: Model, connector_id: str) -> Step:
     return replace(model, connection=connection), [effect]
 
 
+def _request(model: Model, connector_id: str) -> Step:
+    """eip155 accounts first; a Solana-only wallet is asked for its Solana account."""
+    connector = model.connectors.get(connector_id)
+    if connector is not None and not connector.supports(NAMESPACE):
+        return request_solana_accounts(model, connector_id)
+    return request_accounts(model, connector_id)
+
+
 def on_pressed_wallet(model: Model, msg: PressedWallet, now: int) -> Step:
     connector = model.connectors.get(msg.connector_id)
     if connector is None:
@@ -57,14 +67,14 @@ def on_pressed_wallet(model: Model, msg: PressedWallet, now: int) -> Step:
     if connector.type == "WALLET_CONNECT":  # the walletconnect flow pairs once the view is on top
         return replace(model, router=router.push(model.router, "ConnectingWalletConnect")), []
     model = replace(model, router=router.push(model.router, "ConnectingExternal", msg.connector_id))
-    return request_accounts(model, msg.connector_id)
+    return _request(model, msg.connector_id)
 
 
 def on_retry(model: Model, msg: PressedRetryConnect, now: int) -> Step:
     connector_id = model.router.param
     if model.router.view != "ConnectingExternal" or model.connectors.get(connector_id) is None:
         return model, []
-    return request_accounts(model, connector_id)
+    return _request(model, connector_id)
 
 
 def _failed(model: Model, msg: EffectReply) -> Step:
@@ -176,7 +186,11 @@ def connected(model: Model, connector_id: str, address: str, chain: str, now: in
     model, more = siwx.check_sessions(model)
     cmds += more
     model, fetch = balances.fetch(model, now)
-    return model, [*cmds, *fetch]
+    cmds += fetch
+    if fresh and connector is not None and connector.supports("solana"):
+        model, effect = solana_request(model, connector_id, "standard:connect", {}, SolanaAccountsAnswered)
+        cmds.append(effect)  # a wallet of both namespaces connects its Solana account too
+    return model, cmds
 
 
 def with_reattach_options(model: Model, msg: Reattached) -> Model:

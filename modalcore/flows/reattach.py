@@ -15,6 +15,7 @@ from ..core.shape import Slice
 from ..slices import directory_listing, nfts, send_tx, swap_tx
 from ..slices.connecting import Reattached
 from . import connect as connection
+from . import solana_connect
 from . import walletconnect
 
 if TYPE_CHECKING:
@@ -30,8 +31,9 @@ def on_reattached(model: Model, msg: Reattached, now: int) -> Step:
         model, more = react(model, msg, now)
         cmds += more
     model, resynced = connection.resync(model, msg, now)
+    model, solana = solana_connect.resync_solana(model, msg, now)
     model, waiting = walletconnect.on_reattached(model, msg, now)
-    return model, [*cmds, *resynced, *waiting]
+    return model, [*cmds, *resynced, *solana, *waiting]
 
 
 SLICE = Slice("reattach", {Reattached: on_reattached})

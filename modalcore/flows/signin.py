@@ -21,8 +21,11 @@ from ..slices.siwx import (
     SiwxMessageSigned,
     SiwxNonceFetched,
     SiwxSessionsFetched,
+    active_caip,
     origin_parts,
     signing_account,
+    solana_sign_request,
+    solana_signing_account,
 )
 from .disconnect import start as disconnect
 
@@ -31,8 +34,7 @@ if TYPE_CHECKING:
 
 
 def on_sessions(model: Model, msg: SiwxSessionsFetched, now: int) -> Step:
-    active = signing_account(model)
-    if active is None or active[1] != msg.key:
+    if active_caip(model) != msg.key:
         return model, []
     caip = msg.key
     if msg.result is None:
@@ -51,6 +53,9 @@ def on_sessions(model: Model, msg: SiwxSessionsFetched, now: int) -> Step:
 
 
 def on_nonce(model: Model, msg: SiwxNonceFetched, now: int) -> Step:
+    if model.siwx.signing and solana_signing_account(model) is not None:  # SIWS
+        solana = solana_sign_request(model, msg.result.nonce, now) if msg.result is not None else None
+        return solana if solana is not None else _init_failed(model)
     active = signing_account(model)
     if not model.siwx.signing or active is None:
         return model, []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import base58
+from solders.pubkey import Pubkey
 from eth_utils.address import to_checksum_address
 
 _EVM = re.compile(r"^(0x)?[0-9a-fA-F]{40}$")
@@ -22,6 +23,22 @@ def is_solana_address(value: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def solana_key(value: str) -> bytes | None:
+    """The 32-byte public key a Solana address names; None unless the address is base58 of
+    32 to 44 characters that decodes to 32 bytes."""
+    if not is_solana_address(value):
+        return None
+    raw = bytes(base58.b58decode(value))
+    return raw if len(raw) == 32 else None
+
+
+def is_solana_wallet_address(value: str) -> bool:
+    """A Solana address a wallet can hold: a 32-byte key on the Ed25519 curve (a program-derived
+    address is off the curve: nobody can sign for it)."""
+    raw = solana_key(value)
+    return raw is not None and Pubkey(raw).is_on_curve()
 
 
 def checksum(address: str) -> str:

@@ -65,6 +65,9 @@ MAX_WALLET_ACCOUNTS = 32
 WALLET_ACCOUNT_CHARS = 128
 WALLET_CHAIN_CHARS = 32
 WALLET_ERROR_CHARS = 4096  # an effect_result error message
+MAX_WALLET_NAMESPACES = 2  # an announced wallet's `namespaces` (eip155, solana)
+SOLANA_TRANSACTION_CHARS = 2_000  # a signed transaction (base64 of at most 1,232 bytes)
+SOLANA_SIGNATURE_CHARS = 128  # a signMessage signature (base64 of 64 bytes is 88)
 
 # ----- intents (PROTOCOL.md, "Intents")
 INTENT_ID_CHARS = 64

@@ -28,6 +28,16 @@ from .shapes import (
     NftsArgs,
     NftsResult,
 )
+from .solana_balances import fetch_solana_balances
+from .solana_send import estimate_solana_fee, prepare_solana_send, submit_solana_send
+from .solana_shapes import (
+    PreparedSend,
+    SolanaBalancesArgs,
+    SolanaFeeResult,
+    SolanaSendArgs,
+    SolanaSubmitArgs,
+    SubmittedSend,
+)
 
 
 def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | None = None,
@@ -37,6 +47,18 @@ def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | No
 
     async def balances(ctx: ServiceContext | None, args: BalancesArgs) -> BalancesResult:
         return await fetch_balances(http, rpc_url=args.rpc_url, address=args.address, tokens=args.tokens)
+
+    async def solana_balances(ctx: ServiceContext | None, args: SolanaBalancesArgs) -> BalancesResult:
+        return await fetch_solana_balances(http, rpc_url=args.rpc_url, address=args.address, tokens=args.tokens)
+
+    async def solana_estimate_fee(ctx: ServiceContext | None, args: SolanaSendArgs) -> SolanaFeeResult:
+        return await estimate_solana_fee(http, args)
+
+    async def solana_prepare_send(ctx: ServiceContext | None, args: SolanaSendArgs) -> PreparedSend:
+        return await prepare_solana_send(http, args)
+
+    async def solana_submit_send(ctx: ServiceContext | None, args: SolanaSubmitArgs) -> SubmittedSend:
+        return await submit_solana_send(http, args)
 
     async def history(ctx: ServiceContext | None, args: HistoryArgs) -> HistoryResult:
         if blockchain_api is not None:
@@ -60,5 +82,9 @@ def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | No
 
     return {"balances": Service(BalancesArgs, balances), "history": Service(HistoryArgs, history),
             "estimate_fee": Service(FeeArgs, estimate_fee), "directory": Service(DirectoryArgs, directory),
-            "nfts": Service(NftsArgs, nfts), **swap_services(http, blockchain_api),
+            "nfts": Service(NftsArgs, nfts), "solana_balances": Service(SolanaBalancesArgs, solana_balances),
+            "solana_estimate_fee": Service(SolanaSendArgs, solana_estimate_fee),
+            "solana_prepare_send": Service(SolanaSendArgs, solana_prepare_send),
+            "solana_submit_send": Service(SolanaSubmitArgs, solana_submit_send),
+            **swap_services(http, blockchain_api),
             **onramp_services(local_onramp, onramp_api(http, blockchain_api))}

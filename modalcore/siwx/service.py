@@ -34,6 +34,7 @@ from ..runtime.services import AnyService, Service, ServiceContext
 from .message import SiwxMessageError, parse_chain_id
 from .store import DEFAULT_SESSION_TTL_MS, SiwxSession, SiwxStore
 from .tokens import issue_token
+from .solana import SOLANA_CHAIN_ID, is_session_of, siws_session, verify_siws
 from .verify import SiwxVerifyError, verify
 
 Clock = Callable[[], int]
@@ -62,6 +63,22 @@ class VerifyArgs(_Args):
     chain_id: int | str
     address: str | None = None
     rpc_url: str | None = None
+
+
+class SiwsSessionsArgs(_Args):
+    address: str  # base58, case kept
+    domain: str | None = None
+    chain: str  # CAIP-2 (solana:...)
+
+
+class SiwsVerifyArgs(_Args):
+    message: str
+    signature: str  # base64 Ed25519
+    session_key: str
+    domain: str
+    uri: str
+    chain: str
+    address: str | None = None
 
 
 class RevokeArgs(_Args):
@@ -161,6 +178,26 @@ def siwx_services(
         )
         return {"ok": True, "token": token, "session": session.to_json()}
 
+    async def siws_sessions(ctx: ServiceContext | None, args: SiwsSessionsArgs) -> SessionsResult:
+        found = await store.sessions_for(args.address, args.domain, SOLANA_CHAIN_ID, now(ctx))
+        return {"sessions": [s.to_json() for s in found if is_session_of(s, args.address, args.chain)]}
+
+    async def siws_verify(ctx: ServiceContext | None, args: SiwsVerifyArgs) -> VerifyResult:
+        now_ms = now(ctx)
+        try:
+            parsed = await verify_siws(args.message, args.signature, expected_domain=args.domain,
+                                       expected_uri=args.uri, expected_chain=args.chain,
+                                       expected_address=args.address, nonce_store=store,
+                                       session_key=args.session_key, now_ms=now_ms)
+        except SiwxVerifyError as error:
+            return {"ok": False, "reason": error.reason, "error": error.detail}
+        session = siws_session(parsed, args.message, args.signature, now_ms=now_ms,
+                               default_ttl_ms=session_ttl_ms)
+        await store.add_session(session)
+        token = issue_token(signer, address=parsed.address, chain_id=SOLANA_CHAIN_ID, domain=parsed.domain,
+                            sid=session.id, iat=now_ms // 1000, exp=session.expires_at // 1000)
+        return {"ok": True, "token": token, "session": session.to_json()}
+
     async def revoke(ctx: ServiceContext | None, args: RevokeArgs) -> RevokeResult:
         return {"revoked": await store.revoke(plain_address(args.address), args.domain)}
 
@@ -169,4 +206,6 @@ def siwx_services(
         "siwx.sessions": Service(SessionsArgs, sessions),
         "siwx.verify": Service(VerifyArgs, verify_service),
         "siwx.revoke": Service(RevokeArgs, revoke),
+        "siws.sessions": Service(SiwsSessionsArgs, siws_sessions),
+        "siws.verify": Service(SiwsVerifyArgs, siws_verify),
     }

@@ -1,7 +1,7 @@
 """Balances of the active account (SPEC §4 "Balance fetch", §5, §9 caches and retry window).
 
 The engine fetches them itself (service `balances`: eth_getBalance and ERC-20 balanceOf over
-JSON-RPC). A failure blocks retries for 30 s and shows 'Token Balance Unavailable'.
+JSON-RPC; for solana, service `solana_balances`: getBalance and getTokenAccountsByOwner). A failure blocks retries for 30 s and shows 'Token Balance Unavailable'.
 """
 
 from __future__ import annotations
@@ -76,7 +76,8 @@ def fetch(model: Model, now: int, *, force: bool = False) -> Step:
         "address": account.address,
         "tokens": [token.address for token in network.tokens],
     }
-    call = Call("balances", args, BalancesFetched, account.caip_address or "")
+    service = "solana_balances" if namespace == "solana" else "balances"
+    call = Call(service, args, BalancesFetched, account.caip_address or "")
     return replace(model, balances=replace(state, loading=True)), [call]
 
 

@@ -82,3 +82,17 @@ class Reattached(Msg):
     reloaded: bool
     options: HostOptions | None = None  # the reloaded page's createModal options
     networks: tuple[Network, ...] = ()  # the networks those options name, from the catalog
+
+
+def solana_request(model: Model, connector_id: str, method: str, params: dict[str, object],
+                   reply: type[EffectReply], key: str = "",
+                   timeout_ms: int = CONNECT_TIMEOUT_MS) -> tuple[Model, Effect]:
+    """A `solana` effect: a Wallet Standard feature (`standard:connect`, `solana:signTransaction`,
+    `solana:signMessage`) of the connector's wallet (PROTOCOL.md, effect kinds)."""
+    connector = model.connectors.get(connector_id)
+    ref = connector.ref if connector else connector_id
+    model, eid = model.next_id("e")
+    effect = Effect(eid=eid, kind="solana",
+                    req={"connector": ref, "method": method, "params": params},
+                    reply=reply, key=key or connector_id, timeout_ms=timeout_ms)
+    return model, effect

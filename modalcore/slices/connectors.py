@@ -35,6 +35,10 @@ class Connector:
     chain: str = "eip155"
     image_url: str = ""
     rdns: str = ""
+    namespaces: tuple[str, ...] = ("eip155",)  # what the wallet connects: eip155, solana or both
+
+    def supports(self, namespace: str) -> bool:
+        return namespace in self.namespaces
 
 
 @dataclass(frozen=True)
@@ -46,12 +50,14 @@ class ConnectorsState:
         return next((c for c in self.items if c.id == connector_id), None)
 
 
-def connector_from_announcement(uuid: str, name: str, icon: str, rdns: str) -> Connector:
+def connector_from_announcement(uuid: str, name: str, icon: str, rdns: str,
+                                namespaces: tuple[str, ...] = ("eip155",)) -> Connector:
     if uuid == "injected":
         return Connector(id="injected", ref="injected", name=name or "Browser Wallet",
                          type="INJECTED", image_url=icon)
+    namespaces = tuple(dict.fromkeys(namespaces)) or ("eip155",)
     return Connector(id=rdns or uuid, ref=uuid, name=name or "Browser Wallet", type="ANNOUNCED",
-                     image_url=icon, rdns=rdns)
+                     chain=namespaces[0], image_url=icon, rdns=rdns, namespaces=namespaces)
 
 
 def announced(state: ConnectorsState) -> tuple[Connector, ...]:
@@ -68,9 +74,10 @@ def add(state: ConnectorsState, connector: Connector) -> ConnectorsState:
         return state
     items = state.items
     if connector.type == "ANNOUNCED":
-        # a provider announced through EIP-6963 replaces the legacy injected stand-in
-        items = tuple(c for c in items if c.type != "INJECTED")
-    elif any(c.type == "ANNOUNCED" for c in items):
+        if connector.supports("eip155"):
+            # a provider announced through EIP-6963 replaces the legacy injected stand-in
+            items = tuple(c for c in items if c.type != "INJECTED")
+    elif any(c.type == "ANNOUNCED" and c.supports("eip155") for c in items):
         return state
     return replace(state, items=(*items, connector))
 
@@ -86,7 +93,8 @@ def from_wallets(recent: tuple[str, ...], wallets: Iterable[AnnouncedWallet], *,
     order), then the wallets its browser announced."""
     state = ConnectorsState(items=(WALLET_CONNECT,) if walletconnect else (), recent=recent)
     for wallet in wallets:
-        state = add(state, connector_from_announcement(wallet.uuid, wallet.name, wallet.icon, wallet.rdns))
+        state = add(state, connector_from_announcement(wallet.uuid, wallet.name, wallet.icon, wallet.rdns,
+                                                       tuple(wallet.namespaces)))
     return state
 
 
@@ -110,14 +118,14 @@ def ordered(state: ConnectorsState) -> tuple[Connector, ...]:
 
 
 def on_announced(model: Model, msg: WalletAnnounced, now: int) -> Step:
-    connector = connector_from_announcement(msg.uuid, msg.name, msg.icon, msg.rdns)
+    connector = connector_from_announcement(msg.uuid, msg.name, msg.icon, msg.rdns, msg.namespaces)
     return replace(model, connectors=add(model.connectors, connector)), []
 
 
 def refuse_announcement(model: Model, msg: WalletAnnounced) -> str | None:
     """Announcements accumulate over a page's life: a wallet that is not known yet is refused once
     the session holds MAX_CONNECTORS (PROTOCOL.md, "Bounds")."""
-    connector = connector_from_announcement(msg.uuid, msg.name, msg.icon, msg.rdns)
+    connector = connector_from_announcement(msg.uuid, msg.name, msg.icon, msg.rdns, msg.namespaces)
     items = announced(model.connectors)
     if model.connectors.get(connector.id) is None and len(items) >= MAX_CONNECTORS:
         return f"announce: at most {MAX_CONNECTORS} wallets in a session"

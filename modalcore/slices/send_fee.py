@@ -93,6 +93,10 @@ def on_max(model: Model, msg: PressedSendMax, now: int) -> Step:
     rpc_url = _rpc_url(model)
     if address is None or rpc_url is None:
         return with_send(model, error=FEE_UNAVAILABLE), []
+    if model.networks.active_namespace == "solana":
+        args = {"rpc_url": rpc_url, "sender": address, "receiver": address, "mint": None, "amount": 0,
+                "decimals": int(token.quantity_decimals)}
+        return model, [Call("solana_estimate_fee", args, MaxFeeEstimated, NATIVE)]
     receiver = receiver_address(model.send) or address
     tx = native_tx(address, checksum(receiver), 0)
     return model, [Call("estimate_fee", {"rpc_url": rpc_url, "tx": tx}, MaxFeeEstimated, NATIVE)]
@@ -149,12 +153,30 @@ def build_tx(model: Model) -> tuple[dict[str, str], TokenBalance] | None:
     return erc20_tx(address, token.address, receiver, units), token
 
 
+def solana_args(model: Model) -> dict[str, object] | None:
+    """What the Solana send services need: sender, receiver, mint (None for SOL), base units."""
+    token = selected_token(model)
+    address = model.accounts.get("solana").address
+    rpc_url = _rpc_url(model)
+    if token is None or address is None or rpc_url is None:
+        return None
+    units = to_units(model.send.amount, int(token.quantity_decimals)) or 0
+    return {"rpc_url": rpc_url, "sender": address, "receiver": model.send.receiver.strip(),
+            "mint": token.address, "amount": units, "decimals": int(token.quantity_decimals)}
+
+
 def estimate(model: Model) -> Step:
     """Ask for the network fee of the transaction the form describes (and, for a token, whether
     its contract accepts the transfer, read with the contract's transfer interface)."""
+    key = form_key(model.send)
+    if model.networks.active_namespace == "solana":
+        solana = solana_args(model)
+        if solana is None:
+            return with_send(model, fee=FeeEstimate(key=key, error=FEE_UNAVAILABLE)), []
+        model = with_send(model, fee=FeeEstimate(key=key, loading=True))
+        return model, [Call("solana_estimate_fee", solana, FeeEstimated, key)]
     built = build_tx(model)
     rpc_url = _rpc_url(model)
-    key = form_key(model.send)
     if built is None or rpc_url is None:
         return with_send(model, fee=FeeEstimate(key=key, error=FEE_UNAVAILABLE)), []
     tx, token = built

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..rules import texts
-from ..rules.addresses import is_evm_address
+from ..rules.addresses import is_evm_address, is_solana_wallet_address
 from ..rules.format import usd
 from ..rules.names import ERROR_RESOLVING, NAME_NAMESPACES, looks_like_name, no_address_for
 
@@ -181,7 +181,11 @@ def problem(model: Model) -> str | None:
         return TOKEN_REQUIRED
     if state.resolving:
         return RESOLVING_NAME
-    if receiver_address(state) is None or model.networks.active_namespace != "eip155":
+    if model.networks.active_namespace == "solana":
+        # base58 of 32 to 44 characters naming a key on the curve (SPEC §5)
+        if not is_solana_wallet_address(state.receiver.strip()):
+            return INVALID_ADDRESS
+    elif receiver_address(state) is None or model.networks.active_namespace != "eip155":
         typed = state.receiver.strip()
         if looks_like_name(typed) and model.networks.active_namespace in NAME_NAMESPACES:
             return ERROR_RESOLVING if state.error == ERROR_RESOLVING else no_address_for(typed.lower())

@@ -13,14 +13,15 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..core.cmds import CancelEffect, EffectReply, Track
+from ..core.cmds import Call, CancelEffect, EffectReply, Track
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..rules import texts
 from ..rules.rpc_errors import classify
 from . import balances, history, router, snack, stack
 from .connecting import wallet_request
-from .send_fee import build_tx
+from .send_fee import build_tx, solana_args
+from .solana_send_replies import SolanaSendPrepared
 from .send_form import TOKEN_REQUIRED, PendingSend, problem, reset_send, selected_token, token_key, with_send
 
 if TYPE_CHECKING:
@@ -109,7 +110,29 @@ def _send_evm(model: Model, now: int) -> Step:
     return model, [Track("SEND_INITIATED", _track_props(model, token, amount)), effect]
 
 
-SENDERS = {"eip155": _send_evm}
+def _send_solana(model: Model, now: int) -> Step:
+    """The engine prepares the transaction, the wallet signs it, the engine submits it and
+    follows its confirmation (slices/solana_send.py handles the steps' replies)."""
+    account = model.accounts.get("solana")
+    if account.address is None or account.connector_id is None:
+        return _refuse(model, NO_ACCOUNT)
+    issue = problem(model)
+    args = solana_args(model) if issue is None else None
+    token = selected_token(model)
+    if args is None or token is None:
+        return _refuse(model, issue or TOKEN_REQUIRED)
+    # SPEC §4: a Solana send pushes a transaction-stack entry with view Account, goBack false
+    entry = router.TxEntry(view="Account", go_back=False)
+    model, send_id = model.next_id("send")
+    amount = model.send.amount
+    pending = PendingSend(send_id, "", (), token_key(token), amount, str(args["receiver"]))
+    model = replace(model, router=router.push_tx(model.router, entry))
+    model = with_send(model, loading=True, error=None, pending=pending)
+    return model, [Track("SEND_INITIATED", _track_props(model, token, amount)),
+                   Call("solana_prepare_send", args, SolanaSendPrepared, send_id)]
+
+
+SENDERS = {"eip155": _send_evm, "solana": _send_solana}
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ disconnect), are the sign-in flow, `flows/signin.py`.
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 from ..core.evolve import replace
 from typing import TYPE_CHECKING
@@ -20,7 +21,11 @@ from ..core.cmds import Call, EffectReply, Reply, Track
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
 from . import modal, router, snack
+from ..rules import limits as L
 from ..rules import texts
+from ..siwx.message import SiwxMessageError
+from ..siwx.solana import SiwsMessage
+from .connecting import solana_request
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -63,11 +68,30 @@ def origin_parts(origin: str) -> tuple[str, str]:
 
 
 def signing_account(model: Model) -> tuple[str, str, int] | None:
+    if model.networks.active_namespace != "eip155":
+        return None
     account = model.accounts.get("eip155")
     network = model.networks.active
     if account.address is None or network is None or model.networks.unsupported:
         return None
     return account.address, account.caip_address or "", int(network.split(":", 1)[1])
+
+
+def solana_signing_account(model: Model) -> tuple[str, str, str] | None:
+    """(address, caip address, CAIP-2 network) when a Solana account is active (SIWS)."""
+    if model.networks.active_namespace != "solana":
+        return None
+    account = model.accounts.get("solana")
+    network = model.networks.active
+    if account.address is None or network is None or model.networks.unsupported:
+        return None
+    return account.address, account.caip_address or "", network
+
+
+def active_caip(model: Model) -> str | None:
+    """The caip address that signs in: the active eip155 or solana account."""
+    evm, sol = signing_account(model), solana_signing_account(model)
+    return evm[1] if evm else sol[1] if sol else None
 
 
 class SiwxSessions(BaseModel):
@@ -114,6 +138,9 @@ class SiwxVerified(Reply):
 def check_sessions(model: Model) -> Step:
     """After connect: with sign-in set up, an active address and a supported network,
     look up sessions (SPEC §4)."""
+    solana = solana_signing_account(model)
+    if model.siwx.enabled and solana is not None:
+        return _check_solana_sessions(model, *solana)
     active = signing_account(model)
     if not model.siwx.enabled or active is None:
         return model, []
@@ -127,8 +154,44 @@ def check_sessions(model: Model) -> Step:
     return replace(model, siwx=siwx), [call]
 
 
+def _check_solana_sessions(model: Model, address: str, caip: str, network: str) -> Step:
+    if model.siwx.has_session and model.siwx.session_address == caip:
+        return model, []
+    domain, _ = origin_parts(model.origin)
+    siwx = replace(model.siwx, has_session=False, token=None, session_address=None)
+    call = Call("siws.sessions", {"address": address, "domain": domain, "chain": network},
+                SiwxSessionsFetched, caip)
+    return replace(model, siwx=siwx), [call]
+
+
+def solana_sign_request(model: Model, nonce: str, now: int) -> Step | None:
+    """SIWS: the CAIP-122 message for the active Solana account, to sign with
+    solana:signMessage; None when no Solana account signs in or the message cannot be built."""
+    solana = solana_signing_account(model)
+    if solana is None:
+        return None
+    address, _, network = solana
+    options = model.options.siwx
+    domain, uri = origin_parts(model.origin)
+    try:
+        message = SiwsMessage.create(
+            domain=domain, address=address, uri=uri, chain_id=network, nonce=nonce, now_ms=now,
+            statement=options.statement if options else None,
+            ttl_ms=options.expirationSeconds * 1000 if options else None,
+            resources=list(options.resources) if options else None,
+        ).to_text()
+    except SiwxMessageError:
+        return None
+    account = model.accounts.get("solana")
+    model = replace(model, siwx=replace(model.siwx, message=message))
+    params: dict[str, object] = {"message": base64.b64encode(message.encode()).decode(), "account": address}
+    model, effect = solana_request(model, account.connector_id or "", "solana:signMessage", params,
+                                   SiwxMessageSigned)
+    return model, [effect]
+
+
 def on_pressed_sign(model: Model, msg: PressedSignIn, now: int) -> Step:
-    if model.siwx.signing or signing_account(model) is None:
+    if model.siwx.signing or active_caip(model) is None:
         return model, []
     model = replace(model, siwx=replace(model.siwx, signing=True))
     model, cmds = snack.show_loading(model, AUTHENTICATING)
@@ -141,7 +204,22 @@ class SiwxMessageSigned(EffectReply):
     """The wallet answered personal_sign of the sign-in message."""
 
 
+def _on_solana_signed(model: Model, msg: SiwxMessageSigned, address: str, caip: str, network: str) -> Step:
+    signature = msg.result.get("signature") if isinstance(msg.result, dict) else None
+    if not msg.ok or not isinstance(signature, str) or len(signature) > L.SOLANA_SIGNATURE_CHARS:
+        return _sign_failed(model, msg.error_message)
+    domain, uri = origin_parts(model.origin)
+    args: dict[str, object] = {
+        "message": model.siwx.message, "signature": signature, "session_key": model.session_id,
+        "domain": domain, "uri": uri, "chain": network, "address": address,
+    }
+    return model, [Call("siws.verify", args, SiwxVerified, caip)]
+
+
 def on_signed(model: Model, msg: SiwxMessageSigned, now: int) -> Step:
+    solana = solana_signing_account(model)
+    if model.siwx.signing and solana is not None and model.siwx.message is not None:
+        return _on_solana_signed(model, msg, *solana)
     active = signing_account(model)
     if not model.siwx.signing or active is None or model.siwx.message is None:
         return model, []

@@ -116,10 +116,11 @@ def on_add_settled(model: Model, msg: ChainAddAnswered, now: int) -> Step:
 def _switched(model: Model, network_id: str, now: int) -> Step:
     """The active network changed: address recomputed, send form reset, balances fetched."""
     networks = activate(model.networks, network_id)
-    account = model.accounts.get("eip155")
+    namespace = network_id.split(":", 1)[0]  # the active namespace follows the network
+    account = model.accounts.get(namespace)
     accounts = model.accounts
-    if account.address and network_id.startswith("eip155:"):
-        accounts = accounts.with_account("eip155", replace(
+    if account.address:  # the address recomputed for the network (SPEC §4)
+        accounts = accounts.with_account(namespace, replace(
             account, caip_address=f"{network_id}:{account.address}", balance=None, token_balance=()))
     model = replace(
         model, networks=networks, accounts=accounts, switching=SwitchState(),
@@ -130,8 +131,15 @@ def _switched(model: Model, network_id: str, now: int) -> Step:
     if networks.unsupported is None:
         model, more = _after_switch(model)
         cmds += more
+        if account.status != "connected" and _connected_elsewhere(model, namespace) and model.modal.open:
+            # another namespace's network with no account there yet: connect a wallet for it
+            model = replace(model, router=router.reset(model.router, "Connect"))
     model, fetch = balances.fetch(model, now, force=True)
     return model, [*cmds, *fetch]
+
+
+def _connected_elsewhere(model: Model, namespace: str) -> bool:
+    return any(ns != namespace and acc.status == "connected" for ns, acc in model.accounts.by_namespace)
 
 
 def _after_switch(model: Model) -> Step:
@@ -173,6 +181,10 @@ def on_chain_changed(model: Model, msg: WalletChainChanged, now: int) -> Step:
         chain_id = validate_evm_chain_id(int(msg.chain_id, 16))
     except (ValueError, CaipError):
         return model, []
+    if model.networks.active_namespace != "eip155":
+        # the visitor is on a Solana network: the EVM wallet's chain is noted, not activated
+        moved = replace(account, caip_address=f"eip155:{chain_id}:{account.address}")
+        return replace(model, accounts=model.accounts.with_account("eip155", moved)), []
     return _switched(model, f"eip155:{chain_id}", now)
 
 
@@ -188,6 +200,8 @@ def on_accounts_changed(model: Model, msg: WalletAccountsChanged, now: int) -> S
     if addresses[0] == account.address:
         return model, []
     network = model.networks.unsupported or model.networks.active or "eip155:1"
+    if not network.startswith("eip155:"):  # on a Solana network: keep the account's EVM chain
+        network = (account.caip_address or "eip155:1:").rsplit(":", 1)[0]
     updated = replace(account, address=addresses[0], caip_address=f"{network}:{addresses[0]}",
                       balance=None, token_balance=())
     model = replace(model, accounts=model.accounts.with_account("eip155", updated))

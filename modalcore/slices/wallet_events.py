@@ -14,6 +14,7 @@ class WalletAnnounced(Msg):
     name: str
     icon: str
     rdns: str
+    namespaces: tuple[str, ...] = ("eip155",)
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ def message_for(frame: WalletEvent) -> Msg:
     `wire/frames.WalletEvent.payload`)."""
     data = frame.payload
     if isinstance(data, AnnouncedWallet):
-        return WalletAnnounced(data.uuid, data.name, data.icon, data.rdns)
+        return WalletAnnounced(data.uuid, data.name, data.icon, data.rdns, tuple(data.namespaces))
     if isinstance(data, tuple):
         return WalletAccountsChanged(frame.connector, data)
     if isinstance(data, str):

@@ -14,7 +14,7 @@ def title(model: Model) -> str:
 
 def body(model: Model) -> Node:
     metadata = model.options.metadata
-    account = model.accounts.get("eip155")
+    account = model.accounts.get(model.networks.active_namespace or "eip155")
     icon = metadata.icons[0] if metadata.icons else ""
     signing = model.siwx.signing
     return node("stack", "siwx/body", [

@@ -20,20 +20,32 @@ from ..wire.nodes import Node, node
 LATE_TYPES = ("EXTERNAL", "AUTH")  # connectors listed after featured and custom wallets
 
 
+NAMESPACE_BADGES = {("solana",): "SOLANA", ("eip155", "solana"): "EVM + SOLANA"}
+
+
 def connector_row(model: Model, connector: Connector, prefix: str) -> Node:
     if connector.type == "WALLET_CONNECT":
         tag = "QR CODE"
-    else:
-        tag = "RECENT" if connector.id in model.connectors.recent else "INSTALLED"
+    else:  # a wallet of the solana namespace carries its namespace badge (issue 18)
+        badge = NAMESPACE_BADGES.get(connector.namespaces)
+        tag = "RECENT" if connector.id in model.connectors.recent else badge or "INSTALLED"
     return node("wallet-item", f"{prefix}/wallet/{connector.id}",
                 on={"press": PressedWallet(connector.id)}, pending={"press": "busy"},
                 name=connector.name, image=connector.image_url, tag=tag)
 
 
+def listed(model: Model) -> tuple[Connector, ...]:
+    """The connectors in connector order that can connect to a namespace the host asked for (a
+    Solana-only wallet is not offered to an eip155-only dApp)."""
+    namespaces = {network.namespace for network in model.networks.known} or {"eip155"}
+    return tuple(c for c in ordered(model.connectors)
+                 if c.type == "WALLET_CONNECT" or any(c.supports(ns) for ns in namespaces))
+
+
 def installed_wallets(model: Model, prefix: str) -> list[Node]:
     """Rows for every connector the browser announced, recent first (WalletConnect leads the
     Connect view, not All Wallets: there each wallet's page pairs over it)."""
-    return [connector_row(model, connector, prefix) for connector in ordered(model.connectors)
+    return [connector_row(model, connector, prefix) for connector in listed(model)
             if connector.type != "WALLET_CONNECT"]
 
 
@@ -71,7 +83,7 @@ def _custom_rows(model: Model, prefix: str, needle: str | None = None) -> list[N
 
 def connect_rows(model: Model) -> list[Node]:
     """The Connect view's wallets in connector order."""
-    connectors = ordered(model.connectors)
+    connectors = listed(model)
     early = [c for c in connectors if c.type not in LATE_TYPES]
     late = [c for c in connectors if c.type in LATE_TYPES]
     state = model.directory
@@ -104,7 +116,7 @@ def search_rows(model: Model) -> list[Node]:
     needle = state.search_query.lower()
     rdns = directory_wallets.installed(model)
     found = {w.rdns for w in state.results if w.rdns in rdns}
-    rows = [connector_row(model, c, "all") for c in ordered(model.connectors)
+    rows = [connector_row(model, c, "all") for c in listed(model)
             if c.type != "WALLET_CONNECT" and (needle in c.name.lower() or c.rdns in found)]
     rows += _custom_rows(model, "all", needle)
     rows += _directory_rows(model, state.results[:directory_query.SEARCH_ENTRIES], "all", set(),

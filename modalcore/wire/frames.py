@@ -52,6 +52,8 @@ class AnnouncedWallet(BaseModel):
     name: Annotated[str, Field(max_length=L.WALLET_NAME_CHARS)]
     icon: Annotated[str, Field(max_length=L.WALLET_ICON_CHARS)] = ""
     rdns: Annotated[str, Field(max_length=L.WALLET_RDNS_CHARS)] = ""
+    # Wallet Standard wallets announce "solana" (PROTOCOL.md, join.wallets)
+    namespaces: Annotated[list[Literal["eip155", "solana"]], Field(min_length=1, max_length=L.MAX_WALLET_NAMESPACES)] = ["eip155"]
 
 
 class Join(_Frame):

@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { installDevWallet } from './devwallet';
+import { installSolanaDevWallet } from './solwallet';
 import type * as ModalCoreApi from '../src/index';
 import type { Modal } from '../src/host';
 
@@ -22,11 +23,13 @@ function meta(name: string, fallback: string): string {
 }
 
 const projectId = meta('modalcore-project', 'demo');
-const networks = meta('modalcore-networks', 'eip155:31337,eip155:31338')
+const query = new URLSearchParams(location.search);
+// `?networks=eip155:31337,solana:CmpNeggWJ4JaWJeJ8YKN1Zypmk7uvQq3` asks for other networks
+// (`make run` prints the address with the local Solana dev chain).
+const networks = (query.get('networks') || meta('modalcore-networks', 'eip155:31337,eip155:31338'))
   .split(',')
   .map((id) => id.trim())
   .filter(Boolean);
-const query = new URLSearchParams(location.search);
 
 // The Dev Wallet reaches each dev chain through the engine's `/devchain/{chainId}` proxy (same
 // origin, whatever port the node runs on); `?rpc31337=<url>` points one chain elsewhere.
@@ -38,6 +41,9 @@ installDevWallet({
       return { chainId, rpcUrl: query.get(`rpc${chainId}`) || `/devchain/${chainId}`, name: `Dev Chain ${chainId}` };
     }),
 });
+
+// The Solana Dev Wallet (Wallet Standard), registered before the modal starts its bridge.
+void installSolanaDevWallet();
 
 // `?siwx=required` or `?siwx=optional` turns sign-in on (the page's "Sign-in" switch sets it);
 // `?theme=light` starts in the light theme (the page's "Theme" switch changes it live);

@@ -4,6 +4,8 @@
  * It runs what the engine asks and reports what wallets say; it decides nothing.
  */
 
+import { APP_READY, REGISTER, isSolanaWallet, runSolana, type StandardWallet } from './wallet-standard';
+
 export interface Eip1193Provider {
   request(args: { method: string; params?: unknown }): Promise<unknown>;
   on?(event: string, listener: (...args: unknown[]) => void): unknown;
@@ -15,6 +17,8 @@ export interface WalletInfo {
   name: string;
   icon: string;
   rdns: string;
+  /** Wallet Standard wallets: ["solana"] (PROTOCOL.md, join.wallets); absent means eip155. */
+  namespaces?: string[];
 }
 
 export type EffectError = { code: number; message: string };
@@ -37,6 +41,7 @@ export interface BridgeWindow {
 }
 
 export const INJECTED = 'injected';
+const STANDARD_PREFIX = 'wallet-standard:';
 const WALLET_EVENTS = ['accountsChanged', 'chainChanged', 'disconnect'] as const;
 
 function isProvider(value: unknown): value is Eip1193Provider {
@@ -73,7 +78,18 @@ export class WalletBridge {
   private watched = new Map<string, Array<[string, Listener]>>();
   private timers = new Map<string, ReturnType<typeof setTimeout>>();
   private listeners = new Set<WalletEventSink>();
+  private standard = new Map<string, { info: WalletInfo; wallet: StandardWallet }>();
   private readonly onAnnounce = (event: Event): void => this.announce(event);
+  private readonly onRegister = (event: Event): void => {
+    const callback = (event as CustomEvent<unknown>).detail;
+    if (typeof callback === 'function') callback(this.standardApi);
+  };
+  private readonly standardApi = {
+    register: (...wallets: unknown[]): (() => void) => {
+      for (const wallet of wallets) this.registerStandard(wallet);
+      return () => undefined;
+    },
+  };
 
   constructor(
     private readonly win: BridgeWindow,
@@ -83,11 +99,13 @@ export class WalletBridge {
 
   start(): void {
     this.win.addEventListener('eip6963:announceProvider', this.onAnnounce);
+    this.win.addEventListener(REGISTER, this.onRegister);
     this.discover();
   }
 
   stop(): void {
     this.win.removeEventListener('eip6963:announceProvider', this.onAnnounce);
+    this.win.removeEventListener(REGISTER, this.onRegister);
     for (const uuid of [...this.watched.keys()]) this.unwatch(uuid);
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
@@ -95,11 +113,12 @@ export class WalletBridge {
 
   discover(): void {
     this.win.dispatchEvent(new Event('eip6963:requestProvider'));
+    this.win.dispatchEvent(new CustomEvent(APP_READY, { detail: this.standardApi }));
   }
 
   /** Wallets for `join.wallets`: the announced ones, plus the legacy injected provider. */
   wallets(): WalletInfo[] {
-    const list = [...this.announced.values()].map(({ info }) => info);
+    const list = [...this.announced.values(), ...this.standard.values()].map(({ info }) => info);
     if (this.legacy()) list.push({ uuid: INJECTED, name: 'Browser Wallet', icon: '', rdns: '' });
     return list.slice(0, 64);
   }
@@ -142,6 +161,22 @@ export class WalletBridge {
     const known = this.announced.get(uuid);
     this.announced.set(uuid, { info: clean, provider: detail.provider });
     if (!known) this.sink(uuid, 'announce', clean);
+  }
+
+  private registerStandard(wallet: unknown): void {
+    if (!isSolanaWallet(wallet)) return;
+    const uuid = (STANDARD_PREFIX + str(wallet.name, 100)).slice(0, 128);
+    if (this.standard.has(uuid)) return;
+    const icon = str(wallet.icon, 16_385);
+    const info: WalletInfo = {
+      uuid,
+      name: str(wallet.name, 128),
+      icon: icon.length > 16_384 ? '' : icon,
+      rdns: '',
+      namespaces: ['solana'],
+    };
+    this.standard.set(uuid, { info, wallet });
+    this.sink(uuid, 'announce', info);
   }
 
   /** Forward a provider's events to the engine from now on. */
@@ -194,6 +229,11 @@ export class WalletBridge {
     switch (kind) {
       case 'eip1193':
         return this.request(req);
+      case 'solana': {
+        const found = this.standard.get(str(req.connector, 128));
+        if (!found) throw { code: 4900, message: `connector ${str(req.connector, 128)} is not available` };
+        return runSolana(found.wallet, req);
+      }
       case 'clipboard':
         return this.copy(str(req.text, 1 << 20));
       case 'open_url':

@@ -117,7 +117,9 @@ export function fitWallets(wallets: readonly WalletInfo[]): Dict[] {
   return wallets.slice(0, MAX_WALLETS).map((wallet) => {
     const fits = wallet.icon.length <= Math.min(budget, MAX_ICON);
     if (fits) budget -= wallet.icon.length;
-    return { uuid: wallet.uuid, name: wallet.name, icon: fits ? wallet.icon : '', rdns: wallet.rdns };
+    const info: Dict = { uuid: wallet.uuid, name: wallet.name, icon: fits ? wallet.icon : '', rdns: wallet.rdns };
+    if (wallet.namespaces) info.namespaces = wallet.namespaces;
+    return info;
   });
 }
 

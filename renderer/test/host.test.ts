@@ -26,3 +26,14 @@ test('join leaves out icons longer than the engine keeps (PROTOCOL.md "Bounds")'
   assert.equal(fitted[0]?.icon, '');
   assert.equal(fitted[1]?.icon, small.icon);
 });
+
+test('join.wallets keeps a Wallet Standard wallet\'s namespaces (PROTOCOL.md, join.wallets)', () => {
+  const fitted = fitWallets([
+    { uuid: 'a', name: 'EVM', icon: '', rdns: 'a' },
+    { uuid: 'wallet-standard:S', name: 'S', icon: '', rdns: '', namespaces: ['solana'] },
+  ]);
+  assert.deepEqual(fitted, [
+    { uuid: 'a', name: 'EVM', icon: '', rdns: 'a' },
+    { uuid: 'wallet-standard:S', name: 'S', icon: '', rdns: '', namespaces: ['solana'] },
+  ]);
+});

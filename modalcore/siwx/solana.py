@@ -1,0 +1,247 @@
+"""Sign-In with Solana (SIWS): the CAIP-122 message for the solana namespace, and its Ed25519
+verification. The same text layout as EIP-4361 with "Solana account", a base58 address and the
+cluster's CAIP-2 reference as its Chain ID::
+
+    {domain} wants you to sign in with your Solana account:
+    {address}
+
+    {statement}
+
+    URI: {uri}
+    Version: 1
+    Chain ID: {CAIP-2 reference, e.g. 5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp}
+    Nonce: {nonce}
+    Issued At: {issuedAt}
+    Expiration Time: {expirationTime}      (optional)
+    Not Before: {notBefore}                (optional)
+    Request ID: {requestId}                (optional)
+    Resources:                             (optional)
+    - {resource}
+
+The wallet signs the UTF-8 bytes of the text (`solana:signMessage`); the signature is 64 bytes of
+Ed25519 by the address's key. The nonce and session rules are SIWX's (modalcore/siwx/verify.py):
+a nonce issued to this session, unused, unexpired, used up by a valid sign-in only.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from ..rules.addresses import solana_key
+from .message import (
+    _DOMAIN,
+    _NONCE,
+    _REQUEST_ID,
+    _STATEMENT,
+    _URI,
+    SiwxMessageError,
+    SiwxParseError,
+    iso_from_ms,
+    timestamp_ms,
+)
+from .store import NonceStatus, SiwxSession, SiwxStore, new_session_id
+from .verify import _NONCE_REASONS, CLOCK_SKEW_MS, SiwxVerifyError
+
+HEADER_SUFFIX = " wants you to sign in with your Solana account:"
+_REFERENCE = re.compile(r"^[1-9A-HJ-NP-Za-km-z]{1,32}$")  # a CAIP-2 reference in base58
+_OPTIONAL = (("Expiration Time: ", "expiration_time"), ("Not Before: ", "not_before"),
+             ("Request ID: ", "request_id"))
+
+
+@dataclass(frozen=True)
+class SiwsMessage:
+    domain: str
+    address: str
+    uri: str
+    chain_id: str  # the CAIP-2 reference of the cluster
+    nonce: str
+    issued_at: str
+    statement: str | None = None
+    version: str = "1"
+    expiration_time: str | None = None
+    not_before: str | None = None
+    request_id: str | None = None
+    resources: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if not _DOMAIN.match(self.domain):
+            raise SiwxMessageError(f"invalid domain: {self.domain!r}", "domain")
+        if solana_key(self.address) is None:
+            raise SiwxMessageError("address must be a base58 Solana public key", "accountAddress")
+        if self.statement is not None and not _STATEMENT.match(self.statement):
+            raise SiwxMessageError("statement must be one line of URI-safe ASCII", "statement")
+        if not _URI.match(self.uri):
+            raise SiwxMessageError(f"invalid uri: {self.uri!r}", "uri")
+        if self.version != "1":
+            raise SiwxMessageError("version must be '1'", "version")
+        if not _REFERENCE.match(self.chain_id):
+            raise SiwxMessageError("chain id must be a CAIP-2 reference", "chainId")
+        if not _NONCE.match(self.nonce):
+            raise SiwxMessageError("nonce must be at least 8 letters or digits", "nonce")
+        for value in (self.issued_at, self.expiration_time, self.not_before):
+            if value is not None:
+                timestamp_ms(value)
+        if self.request_id is not None and not _REQUEST_ID.match(self.request_id):
+            raise SiwxMessageError("request id must be URI path characters", "requestId")
+        for resource in self.resources or ():
+            if not _URI.match(resource):
+                raise SiwxMessageError(f"invalid resource uri: {resource!r}", "resources")
+        if self.resources == ():
+            object.__setattr__(self, "resources", None)
+
+    @property
+    def caip2(self) -> str:
+        return f"solana:{self.chain_id}"
+
+    def to_text(self) -> str:
+        lines = [self.domain + HEADER_SUFFIX, self.address, ""]
+        if self.statement is not None:
+            lines.append(self.statement)
+        lines += ["", f"URI: {self.uri}", f"Version: {self.version}", f"Chain ID: {self.chain_id}",
+                  f"Nonce: {self.nonce}", f"Issued At: {self.issued_at}"]
+        lines += [f"{tag}{getattr(self, name)}" for tag, name in _OPTIONAL if getattr(self, name) is not None]
+        if self.resources:
+            lines += ["Resources:", *(f"- {resource}" for resource in self.resources)]
+        return "\n".join(lines)
+
+    def to_data(self) -> dict[str, Any]:
+        """SPEC §3 message fields; chainId as the CAIP-2 id."""
+        data: dict[str, Any] = {"domain": self.domain, "accountAddress": self.address, "uri": self.uri,
+                                "version": self.version, "chainId": self.caip2, "nonce": self.nonce,
+                                "issuedAt": self.issued_at}
+        optional = {"statement": self.statement, "expirationTime": self.expiration_time,
+                    "notBefore": self.not_before, "requestId": self.request_id,
+                    "resources": None if self.resources is None else list(self.resources)}
+        data.update({key: value for key, value in optional.items() if value is not None})
+        return data
+
+    @classmethod
+    def create(cls, *, domain: str, address: str, uri: str, chain_id: str, nonce: str, now_ms: int,
+               statement: str | None = None, ttl_ms: int | None = None,
+               resources: list[str] | tuple[str, ...] | None = None) -> SiwsMessage:
+        return cls(domain=domain, address=address, uri=uri, chain_id=chain_id.removeprefix("solana:"),
+                   nonce=nonce, issued_at=iso_from_ms(now_ms), statement=statement,
+                   expiration_time=None if ttl_ms is None else iso_from_ms(now_ms + ttl_ms),
+                   resources=None if resources is None else tuple(resources))
+
+    @classmethod
+    def parse(cls, text: str) -> SiwsMessage:
+        """Strict: the text must be exactly what `to_text` writes for the fields it holds."""
+        if not isinstance(text, str) or "\r" in text:
+            raise SiwxParseError("message must be text with LF line endings")
+        lines = text.split("\n")
+        if not lines[0].endswith(HEADER_SUFFIX) or len(lines) < 9:
+            raise SiwxParseError("not a Sign-In with Solana message")
+        fields: dict[str, Any] = {"domain": lines[0][: -len(HEADER_SUFFIX)], "address": lines[1]}
+        index = 3
+        if lines[index] != "":
+            fields["statement"] = lines[index]
+            index += 1
+        index += 1
+        tags = (("URI: ", "uri"), ("Version: ", "version"), ("Chain ID: ", "chain_id"),
+                ("Nonce: ", "nonce"), ("Issued At: ", "issued_at"), *_OPTIONAL)
+        for tag, name in tags:
+            if index < len(lines) and lines[index].startswith(tag):
+                fields[name] = lines[index][len(tag):]
+                index += 1
+        if index < len(lines) and lines[index] == "Resources:":
+            fields["resources"] = tuple(line[2:] for line in lines[index + 1:] if line.startswith("- "))
+        try:
+            message = cls(**fields)
+        except (SiwxMessageError, TypeError) as error:
+            raise SiwxParseError(str(error)) from None
+        if message.to_text() != text:
+            raise SiwxParseError("not a well-formed Sign-In with Solana message")
+        return message
+
+
+def signature_bytes(signature: str) -> bytes:
+    try:
+        raw = base64.b64decode(signature, validate=True)
+    except (ValueError, binascii.Error):
+        raise SiwxVerifyError("malformed_signature", "The signature must be 64 bytes in base64") from None
+    if len(raw) != 64:
+        raise SiwxVerifyError("malformed_signature", "The signature must be 64 bytes in base64")
+    return raw
+
+
+def ed25519_valid(address: str, text: str, signature: bytes) -> bool:
+    key = solana_key(address)
+    if key is None:
+        return False
+    try:
+        Ed25519PublicKey.from_public_bytes(key).verify(signature, text.encode("utf-8"))
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+async def verify_siws(message_text: str, signature: str, *, expected_domain: str, expected_uri: str,
+                      expected_chain: str, expected_address: str | None, nonce_store: SiwxStore,
+                      session_key: str, now_ms: int) -> SiwsMessage:
+    """The parsed message of a valid sign-in (its nonce now used); SiwxVerifyError otherwise."""
+    try:
+        message = SiwsMessage.parse(message_text)
+    except SiwxParseError as error:
+        raise SiwxVerifyError("malformed_message", f"Malformed message: {error.detail}") from None
+    raw = signature_bytes(signature)
+    if message.domain != expected_domain:
+        raise SiwxVerifyError("wrong_domain", f"The message is for {message.domain}, expected {expected_domain}")
+    if message.uri != expected_uri:
+        raise SiwxVerifyError("wrong_uri", f"The message is for {message.uri}, expected {expected_uri}")
+    if message.caip2 != expected_chain:
+        raise SiwxVerifyError("wrong_chain_id", f"The message is for {message.caip2}, expected {expected_chain}")
+    if expected_address is not None and message.address != expected_address:
+        raise SiwxVerifyError("wrong_address")
+    if message.expiration_time is not None and now_ms >= timestamp_ms(message.expiration_time):
+        raise SiwxVerifyError("expired", f"The message expired at {message.expiration_time}")
+    if message.not_before is not None and now_ms < timestamp_ms(message.not_before):
+        raise SiwxVerifyError("not_yet_valid", f"The message is valid from {message.not_before}")
+    if timestamp_ms(message.issued_at) > now_ms + CLOCK_SKEW_MS:
+        raise SiwxVerifyError("not_yet_valid", f"The message is issued in the future ({message.issued_at})")
+    status = await nonce_store.check_nonce(message.nonce, session_key, now_ms)
+    if status is not NonceStatus.OK:
+        raise SiwxVerifyError(_NONCE_REASONS[status])
+    if not ed25519_valid(message.address, message_text, raw):
+        raise SiwxVerifyError("signature_mismatch",
+                              "The signature was made by another account or the message was changed after signing")
+    status = await nonce_store.consume_nonce(message.nonce, session_key, now_ms)
+    if status is not NonceStatus.OK:
+        raise SiwxVerifyError(_NONCE_REASONS[status])
+    return message
+
+
+SOLANA_CHAIN_ID = 0  # the store's integer chain column for Solana sessions; data.chainId has the CAIP-2 id
+
+
+def siws_session(message: SiwsMessage, text: str, signature: str, *, now_ms: int,
+                 default_ttl_ms: int) -> SiwxSession:
+    """A stored session for a verified SIWS message (the same store as SIWX; its CACAO names the
+    signer as did:pkh:solana:... and the signature type solana:ed25519)."""
+    expires = None if message.expiration_time is None else timestamp_ms(message.expiration_time)
+    payload: dict[str, Any] = {"domain": message.domain, "iss": f"did:pkh:{message.caip2}:{message.address}",
+                               "aud": message.uri, "version": message.version, "nonce": message.nonce,
+                               "iat": message.issued_at}
+    optional = {"exp": message.expiration_time, "nbf": message.not_before, "requestId": message.request_id,
+                "resources": None if message.resources is None else list(message.resources),
+                "statement": message.statement}
+    payload.update({key: value for key, value in optional.items() if value is not None})
+    return SiwxSession(
+        id=new_session_id(), address=message.address.lower(), chain_id=SOLANA_CHAIN_ID,
+        domain=message.domain, message=text, signature=signature, data=message.to_data(),
+        cacao={"h": {"t": "caip122"}, "p": payload, "s": {"t": "solana:ed25519", "s": signature}},
+        issued_at=timestamp_ms(message.issued_at),
+        expires_at=expires if expires is not None else now_ms + default_ttl_ms, created_at=now_ms,
+    )
+
+
+def is_session_of(session: SiwxSession, address: str, chain: str) -> bool:
+    """The store keeps addresses lowercased; a Solana address is case-sensitive."""
+    return session.data.get("accountAddress") == address and session.data.get("chainId") == chain

@@ -1,0 +1,103 @@
+"""The steps of a Solana send after slices/send.py started it (SPEC §4 Send, solana): the
+prepared transaction goes to the wallet (`solana:signTransaction`), the signed one to the
+engine's submit service, which follows it to confirmation. Success is the same as for eip155
+(the stack entry pops, the form resets, balances refresh); any failure leaves the form as it was
+with the reason."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..chains.catalog import wallet_standard_chain
+from ..core.cmds import Call
+from ..core.evolve import replace
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice
+from ..rules import limits as L
+from ..rules.rpc_errors import classify, readable
+from . import stack
+from .connecting import solana_request
+from .send_fee import _rpc_url
+from .send_form import with_send as _with_send
+from .send_tx import DECLINED, LOST_TIMEOUT, SEND_TIMEOUT_MS, _lost, _succeeded
+from .solana_send_replies import SolanaSendPrepared, SolanaSendSubmitted, SolanaTransactionSigned
+
+if TYPE_CHECKING:
+    from .model import Model, Step
+
+TX_FAILED = "The transaction failed on the network"
+BAD_SIGNED = "The wallet returned no signed transaction"
+
+
+def _waiting(model: Model, send_id: str) -> bool:
+    pending = model.send.pending
+    return pending is not None and pending.send_id == send_id and pending.status == "waiting"
+
+
+def _failed(model: Model, text: str) -> Step:
+    model = _with_send(model, loading=False, pending=None, error=text)
+    return stack.pop_tx(model, cancel=True)  # back to the form, which stays as it was
+
+
+def on_prepared(model: Model, msg: SolanaSendPrepared, now: int) -> Step:
+    pending = model.send.pending
+    if pending is None or not _waiting(model, msg.key):
+        return model, []
+    if msg.result is None:
+        return _failed(model, readable(msg.error))
+    account = model.accounts.get("solana")
+    if account.address is None or account.connector_id is None:
+        return _failed(model, BAD_SIGNED)
+    params: dict[str, object] = {"transaction": msg.result.transaction, "account": account.address,
+                                 "chain": wallet_standard_chain(model.networks.active or "")}
+    model, effect = solana_request(model, account.connector_id, "solana:signTransaction", params,
+                                   SolanaTransactionSigned, msg.key, timeout_ms=SEND_TIMEOUT_MS)
+    pending = replace(pending, eid=effect.eid, tx=(("message", msg.result.message),))
+    return _with_send(model, pending=pending), [effect]
+
+
+def _signed(result: object) -> str | None:
+    if not isinstance(result, dict):
+        return None
+    transaction = result.get("transaction")
+    if not isinstance(transaction, str) or not 0 < len(transaction) <= L.SOLANA_TRANSACTION_CHARS:
+        return None
+    return transaction
+
+
+def on_signed(model: Model, msg: SolanaTransactionSigned, now: int) -> Step:
+    pending = model.send.pending
+    if pending is None or not _waiting(model, msg.key):
+        return model, []
+    if not msg.ok:
+        if msg.error_code == -32603 and msg.error_message == "timeout":
+            return _lost(model, LOST_TIMEOUT), []
+        error = classify(msg.error_code, msg.error_message)
+        return _failed(model, DECLINED if error.user_rejected else error.message)
+    transaction = _signed(msg.result)
+    message = dict(pending.tx).get("message")
+    rpc_url = _rpc_url(model)
+    if transaction is None or message is None or rpc_url is None:
+        return _failed(model, BAD_SIGNED)
+    args = {"rpc_url": rpc_url, "transaction": transaction, "message": message}
+    return model, [Call("solana_submit_send", args, SolanaSendSubmitted, msg.key)]
+
+
+def on_submitted(model: Model, msg: SolanaSendSubmitted, now: int) -> Step:
+    pending = model.send.pending
+    if pending is None or not _waiting(model, msg.key):
+        return model, []
+    if msg.result is None:
+        return _failed(model, readable(msg.error) or TX_FAILED)
+    if not msg.result.confirmed:
+        return _failed(model, TX_FAILED)
+    return _succeeded(model, now, pending)
+
+
+HANDLERS: dict[type[Msg], Handler] = {
+    SolanaSendPrepared: on_prepared,
+    SolanaTransactionSigned: on_signed,
+    SolanaSendSubmitted: on_submitted,
+}
+
+SLICE = Slice("solana_send", HANDLERS)

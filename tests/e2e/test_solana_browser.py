@@ -1,0 +1,152 @@
+"""Issue 18 in Chromium: the demo page's Solana Dev Wallet (a Wallet Standard wallet) found by
+the bridge, connected, its SOL balance read from the local Solana dev chain, a SOL send signed
+by the wallet and submitted by the engine, landing on the chain exact to the lamport."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from solders.keypair import Keypair
+
+from modalcore.chains.catalog import SOLANA_LOCAL
+from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore.rules.format import floor3
+from modalcore.server.config import parse_config
+from modalcore.solana.devchain.accounts import dev_keypair
+from modalcore.solana.devchain.network import solana_dev_network
+from modalcore.solana.devchain.process import SolanaDevchain
+from modalcore.testing import RunningServer
+
+from .conftest import ACCOUNT_0, TIMEOUT_MS, Demo, engine_config, free_port, open_modal, serve, watch
+
+pytestmark = [pytest.mark.e2e, pytest.mark.chain]
+
+QUERY = f"?networks={SOLANA_LOCAL},eip155:31337"
+WALLET = str(dev_keypair(0).pubkey())
+FEE = 5000
+
+
+@pytest.fixture(scope="module")
+def solana_engine(devchains: ChainsInfo, solana_devchain: SolanaDevchain,
+                  tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    """The demo composition of `make run`: the Hardhat networks and the local Solana dev chain."""
+    folder: Path = tmp_path_factory.mktemp("e2e-solana")
+    base = engine_config(devchains, folder).model_dump()
+    base["networks"].update(solana_dev_network(solana_devchain.rpc_url))
+    base.pop("base_dir", None)
+    with serve(parse_config(base), free_port()) as running:
+        yield running
+
+
+@pytest.fixture
+def solana_demo(request: pytest.FixtureRequest, browser: Any, solana_engine: RunningServer) -> Iterator[Demo]:
+    """The demo page asking for the Solana network (and the query of a `demo_query` marker)."""
+    marker = request.node.get_closest_marker("demo_query")
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)
+    demo = Demo(context, context.new_page(), solana_engine.http_url)
+    watch(demo)
+    demo.goto(QUERY + (f"&{marker.args[0]}" if marker else ""))
+    demo.page.wait_for_function("window.solanaDevWallet !== undefined")
+    try:
+        yield demo
+    finally:
+        context.close()
+    assert demo.errors == [], f"the page logged problems: {demo.errors}"
+
+
+def lamports(url: str, address: str) -> int:
+    """getBalance, read directly (Playwright's sync API holds this thread's event loop)."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "getBalance", "params": [address]}
+    return int(httpx.post(url, json=body, timeout=10).json()["result"]["value"])
+
+
+def sol(value: int) -> str:
+    return floor3(Decimal(value) / Decimal(10**9))
+
+
+def test_connect_the_solana_dev_wallet_see_sol_and_send_it(
+    solana_demo: Demo, solana_devchain: SolanaDevchain
+) -> None:
+    from playwright.sync_api import expect
+
+    demo = solana_demo
+    url = solana_devchain.rpc_url
+    assert demo.eval("window.solanaDevWallet.address") == WALLET  # the same key as the dev chain's account 0
+    before = lamports(url, WALLET)
+
+    open_modal(demo)
+    demo.wait_view("Connect").get_by_role("button", name="Solana Dev Wallet").click()
+    demo.wait_host("account", lambda a: a.get("isConnected") is True)
+    account_event = demo.host("account")
+    assert account_event.get("address") == WALLET
+    open_modal(demo)
+    account = demo.wait_view("Account")
+    expect(account).to_contain_text(f"{sol(before)} SOL")
+
+    receiver = str(Keypair().pubkey())
+    account.get_by_role("button", name="Send", exact=True).click()
+    form = demo.wait_view("WalletSend")
+    form.get_by_role("button", name="Select token").click()
+    form.get_by_role("button", name="Solana").click()
+    form.get_by_role("textbox", name="Amount").fill("0.5")
+    form.get_by_role("textbox", name="Receiver address").fill(receiver)
+    form.get_by_role("button", name="Preview send").click()
+    preview = demo.wait_view("WalletSendPreview")
+    expect(preview).to_contain_text("0.000005 SOL")  # the network fee, from getFeeForMessage
+    assert demo.eval("window.solanaDevWallet.requests.map((r) => r.method)") == ["standard:connect"]
+    preview.get_by_role("button", name="Send", exact=True).click()
+
+    assert demo.poll(lambda: lamports(url, receiver) == 500_000_000), "the transfer never landed"
+    assert lamports(url, WALLET) == before - 500_000_000 - FEE
+    methods = demo.eval("window.solanaDevWallet.requests.map((r) => r.method)")
+    assert methods == ["standard:connect", "solana:signTransaction"]
+    # SPEC §4: a Solana send's stack entry shows Account; the balance refreshes
+    account = demo.wait_view("Account")
+    expect(account).to_contain_text(f"{sol(before - 500_000_000 - FEE)} SOL")
+
+
+def test_switch_between_a_solana_and_an_eip155_network(solana_demo: Demo) -> None:
+    from playwright.sync_api import expect
+
+    demo = solana_demo
+    open_modal(demo)
+    demo.wait_view("Connect").get_by_role("button", name="Solana Dev Wallet").click()
+    demo.wait_host("account", lambda a: a.get("caipAddress") == f"{SOLANA_LOCAL}:{WALLET}")
+    open_modal(demo)
+    account = demo.wait_view("Account")
+    account.get_by_role("button", name="Switch network").click()
+    demo.wait_view("Networks").get_by_role("button", name="Hardhat", exact=True).click()
+    # no eip155 account yet: Connect, and the EVM Dev Wallet connects it
+    demo.wait_view("Connect").get_by_role("button", name=re.compile(r"^Dev Wallet")).click()
+    demo.wait_host("account", lambda a: str(a.get("caipAddress", "")).lower() == f"eip155:31337:{ACCOUNT_0}")
+    open_modal(demo)
+    account = demo.wait_view("Account")
+    expect(account).to_contain_text("ETH")
+    account.get_by_role("button", name="Switch network").click()
+    demo.wait_view("Networks").get_by_role("button", name="Solana Local", exact=True).click()
+    demo.wait_host("account", lambda a: a.get("caipAddress") == f"{SOLANA_LOCAL}:{WALLET}")
+    demo.wait_host("network", lambda n: n.get("caipNetworkId") == SOLANA_LOCAL)
+    open_modal(demo)
+    expect(demo.wait_view("Account")).to_contain_text("SOL")
+    assert demo.wallet_requests("wallet_switchEthereumChain") == []  # a Solana network asks no EVM wallet
+
+
+@pytest.mark.demo_query("siwx=required")
+def test_sign_in_with_solana_with_the_dev_wallet(solana_demo: Demo) -> None:
+    demo = solana_demo
+    open_modal(demo)
+    demo.wait_view("Connect").get_by_role("button", name="Solana Dev Wallet").click()
+    sign = demo.wait_view("SIWXSignMessage")
+    sign.get_by_role("button", name="Sign", exact=True).click()
+    demo.wait_host("account", lambda a: a.get("isConnected") is True and a.get("caipAddress") == f"{SOLANA_LOCAL}:{WALLET}")
+    siwx = demo.wait_host("siwx", lambda s: s.get("signedIn") is True)
+    assert siwx["token"]
+    methods = demo.eval("window.solanaDevWallet.requests.map((r) => r.method)")
+    assert methods == ["standard:connect", "solana:signMessage"]
