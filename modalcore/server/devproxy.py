@@ -8,7 +8,9 @@ holds unlocked accounts, so a request is forwarded only when
   browser sends without asking first, never qualifies);
 - it is one JSON-RPC request, or a batch of at most MAX_BATCH, of at most MAX_BODY_BYTES, each
   naming a method of ALLOWED_METHODS: what the Dev Wallet (renderer/demo/devwallet.ts) sends
-  to a node, no `hardhat_*`, `evm_*` or raw-transaction methods.
+  to a node, no `hardhat_*`, `evm_*` or raw-transaction methods; for a Solana dev chain, what
+  the Solana Dev Wallet (renderer/demo/solwallet.ts) sends: `sendTransaction` of a transaction
+  it signed (the dev chain holds no keys, so nothing unsigned can move funds) and reads.
 """
 
 from __future__ import annotations
@@ -54,6 +56,11 @@ ALLOWED_METHODS = frozenset({
     "eth_getTransactionReceipt",
     "eth_maxPriorityFeePerGas",
     "net_version",
+    # the Solana Dev Wallet's solana:signAndSendTransaction, and reads
+    "sendTransaction",
+    "getLatestBlockhash",
+    "getBalance",
+    "getSignatureStatuses",
 })
 
 
