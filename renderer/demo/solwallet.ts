@@ -247,15 +247,21 @@ export async function installSolanaDevWallet(
         version: '1.0.0',
         signIn: async (...inputs: SolanaSignInInput[]) => {
           prompt('solana:signIn');
-          return inputs.map((input) => {
+          const signed = inputs.map((input) => {
             if (input.address !== undefined && input.address !== address) {
               throw { code: 4100, message: 'this wallet has no such account' };
             }
             const text = signInMessage({ ...input, domain: input.domain ?? window.location.host, address });
             const signedMessage = new TextEncoder().encode(text);
-            connected = true;
             return { account, signedMessage, signature: ed25519.sign(signedMessage, seed), signatureType: 'ed25519' };
           });
+          // signing in connects the account (Wallet Standard solana:signIn)
+          sessionStorage.setItem('solanaDevWallet.connected', '1');
+          if (!connected) {
+            connected = true;
+            for (const l of listeners) l({ accounts: [account] });
+          }
+          return signed;
         },
       },
     },

@@ -208,11 +208,13 @@ def test_dev_wallet_sign_in_returns_a_siws_message_signed_by_its_account(solana_
               "requestId": "r-1", "resources": ["https://example.com/terms"]}
     out = demo.eval(f"""async (input) => {{
       const wallet = await ({WALLET_JS})();
+      const before = wallet.accounts.length;
       const [out] = await wallet.features['solana:signIn'].signIn(input);
-      return {{ address: out.account.address, message: new TextDecoder().decode(out.signedMessage),
+      return {{ connected: [before, wallet.accounts.length], address: out.account.address, message: new TextDecoder().decode(out.signedMessage),
                 signature: Array.from(out.signature), type: out.signatureType }};
     }}""", fields)
     assert out["address"] == WALLET and out["type"] == "ed25519"
+    assert out["connected"] == [0, 1]  # signing in connected the account
     message = SiwsMessage.parse(out["message"])
     assert (message.domain, message.address, message.statement, message.uri, message.chain_id, message.nonce,
             message.issued_at, message.expiration_time, message.request_id, message.resources) == (
