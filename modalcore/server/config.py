@@ -203,7 +203,8 @@ class EngineConfig(BaseModel):
         return catalog.catalog(n.to_catalog(network_id) for network_id, n in self.networks.items())
 
     def dev_network(self, chain_id: str) -> Network | None:
-        network = self.networks.get(f"eip155:{chain_id}")
+        """The dev network `eip155:<chain_id>`, else `solana:<chain_id>` (a genesis hash prefix)."""
+        network = self.networks.get(f"eip155:{chain_id}") or self.networks.get(f"solana:{chain_id}")
         return network if network is not None and network.dev else None
 
     def allows_origin(self, origin_header: str | None) -> bool:
