@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 PAGE_SIZE = HISTORY_PAGE_SIZE
+LOCAL_ONRAMP = "local"  # the `onramp` mark of purchases through the dev chains' local provider
 CHUNK_BLOCKS = 64  # blocks fetched per JSON-RPC batch while scanning back
 NO_ACCOUNT = texts.NO_ACCOUNT_ADDRESS_FOR_TRANSACTIONS
 TRANSFER_TOPIC = "0x" + keccak(text="Transfer(address,address,uint256)").hex()
@@ -330,3 +331,12 @@ async def with_onramp(api: BlockchainApi, page: HistoryResult, *, address: str, 
     extra = [{**tx, "onramp": onramp} for tx in bought["data"]
              if isinstance(tx, dict) and tx.get("id") not in known]
     return {"data": [*page["data"], *extra], "next": page["next"]}
+
+
+def mark_purchases(page: HistoryResult, hashes: frozenset[str], onramp: str) -> HistoryResult:
+    """The self-hosted page with the transactions an onramp provider sent (known by their hashes)
+    marked `"onramp": <name>`, as the hosted onramp transactions are."""
+    if not hashes:
+        return page
+    return {"data": [{**tx, "onramp": onramp} if str(tx.get("id", "")).lower() in hashes else tx
+                     for tx in page["data"]], "next": page["next"]}

@@ -16,6 +16,7 @@ from . import parts
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
           "October", "November", "December")
 TITLES = {"send": "Sent", "receive": "Received", "trade": "Swapped", "buy": "Bought"}
+PROVIDERS = {"coinbase": "Coinbase", "local": "Local onramp"}  # who an onramp purchase went through
 # Coinbase onramp statuses (the hosted history's onramp transactions) as Activity statuses
 ONRAMP_STATUS = {"ONRAMP_TRANSACTION_STATUS_SUCCESS": "confirmed",
                  "ONRAMP_TRANSACTION_STATUS_IN_PROGRESS": "pending",
@@ -95,7 +96,7 @@ def _purchase(tx: Transaction, now_ms: int) -> Node:
     bought = next((t for t in tx.transfers if t.direction == "in"), tx.transfers[0] if tx.transfers else None)
     amount = f"+{quantity3(bought.quantity)} {bought.symbol}" if bought else ""
     return node("activity-item", f"account/activity/tx/{tx.id}", title=TITLES["buy"],
-                subtitle=(tx.onramp or "").capitalize(), time=relative_time(tx.mined_at, now_ms),
+                subtitle=PROVIDERS.get(tx.onramp or "", (tx.onramp or "").capitalize()), time=relative_time(tx.mined_at, now_ms),
                 amount=amount, status=ONRAMP_STATUS.get(tx.status, tx.status or "confirmed"),
                 image=(bought.icon_url or None) if bought else None)
 

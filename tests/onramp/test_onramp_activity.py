@@ -86,3 +86,13 @@ def test_activity_asks_for_onramp_on_the_first_page_and_draws_a_purchase() -> No
         "Bought", "Coinbase", "+25.120 USDC", "confirmed")
     sent = next(n for n in h.tree.walk() if n.id == f"account/activity/tx/{'0x' + 'cd' * 32}")
     assert sent.p["title"] == "Sent"  # the account's own transactions are drawn as before
+
+
+def test_a_local_onramp_purchase_is_drawn_as_bought_not_received() -> None:
+    h = connected()
+    h.intent("account/tabs", "select", {"value": "2"})
+    tx = {**samples.transaction("0x" + "ef" * 32, symbol="TUSD", quantity="19.8", direction="in"),
+          "onramp": "local"}
+    h.settle_call("history", samples.history(tx))
+    item = next(n for n in h.tree.walk() if n.id == f"account/activity/tx/{'0x' + 'ef' * 32}")
+    assert (item.p["title"], item.p["subtitle"], item.p["amount"]) == ("Bought", "Local onramp", "+19.800 TUSD")
