@@ -76,7 +76,7 @@ async def test_a_failed_onramp_call_keeps_the_account_page() -> None:
 def test_activity_asks_for_onramp_on_the_first_page_and_draws_a_purchase() -> None:
     h = connected()
     h.intent("account/tabs", "select", {"value": "2"})
-    calls = [c for c in h.cmds if getattr(c, "service", None) == "history"]
+    calls = h.calls("history")
     assert calls and calls[-1].args["onramp"] == "coinbase" and calls[-1].args["cursor"] is None
     bought = {**RECORDED["data"][0], "onramp": "coinbase"}
     h.settle_call("history", samples.history(samples.transaction("0x" + "cd" * 32), bought))
