@@ -133,6 +133,11 @@ class LocalOnramp:
         self.orders[order.id] = order
         return f"{self.public_url.rstrip('/')}/onramp/local?order={order.id}"
 
+    def purchases(self) -> frozenset[str]:
+        """The hashes of the transfers this provider sent for completed orders (lowercase):
+        what Activity draws as purchases rather than as "Received"."""
+        return frozenset(order.tx.lower() for order in self.orders.values() if order.tx)
+
     async def complete(self, http: httpx.AsyncClient, order_id: str) -> Order:
         order = self.orders.get(order_id)
         if order is None:
