@@ -250,3 +250,61 @@ def test_sign_in_over_walletconnect_is_verified_by_the_engine(
     finally:
         demo.context.close()
         wallet.stop()
+
+
+def test_an_expired_uri_is_replaced_by_a_fresh_one(
+        browser: Any, devchains: ChainsInfo, relay: Relay, tmp_path: Path) -> None:
+    """Rule (SPEC §9 pairing expiry): when the pairing URI expires the QR code shows a fresh
+    `wc:` URI with a new topic, and that one pairs. The operator setting `pairing_expiry_ms`
+    (default SPEC's 240,000) is shortened to 15 s so the test sees it expire."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from playwright.sync_api import expect
+
+    config = wc_config(devchains, tmp_path, relay)
+    config = config.model_copy(update={"walletconnect": config.walletconnect.model_copy(
+        update={"pairing_expiry_ms": 15_000})})
+    port = free_port()
+    wallet = Wallet(relay.url, devchains.rpc_urls)
+    demo = page(browser, port)
+
+    def drawn() -> str:
+        """The QR code's drawn modules (its dots path)."""
+        qr = demo.wait_view("ConnectingWalletConnect").get_by_role("img", name="WalletConnect QR code")
+        expect(qr.locator("svg")).to_be_visible()
+        return str(qr.locator("svg path").last.get_attribute("d"))
+
+    def shown(before: str) -> tuple[str, str]:
+        """(the QR code's drawn modules, the URI 'Copy link' gives once the clipboard moved on
+        from `before`: the copy comes back from the engine)."""
+        modules = drawn()
+        demo.wait_view("ConnectingWalletConnect").get_by_role("button", name="Copy link").click()
+        def copied() -> str:
+            return str(demo.eval("navigator.clipboard.readText()"))
+
+        assert demo.poll(lambda: copied() != before, WAIT), "the link was never copied"
+        return modules, copied()
+
+    try:
+        with serve(config, port):
+            demo.goto()
+            open_modal(demo)
+            demo.wait_view("Connect").get_by_role("button", name="WalletConnect").click()
+            first_qr, first_uri = shown("")
+            assert first_uri.startswith("wc:")
+            first_expiry = int(parse_qs(urlsplit(first_uri).query)["expiryTimestamp"][0])
+            assert demo.poll(lambda: drawn() != first_qr, WAIT), "the QR code never changed"
+            fresh_qr, fresh_uri = shown(first_uri)
+            assert fresh_qr != first_qr
+            assert fresh_uri.startswith("wc:")
+            assert fresh_uri[3:].split("@")[0] != first_uri[3:].split("@")[0]  # a new topic
+            assert int(parse_qs(urlsplit(fresh_uri).query)["expiryTimestamp"][0]) > first_expiry
+            # the fresh URI is a live pairing: the wallet pairs with it and the modal connects
+            wallet.send(cmd="pair", uri=fresh_uri)
+            wallet.wait("approved")
+            account = demo.wait_host("account", lambda a: a.get("isConnected") is True, timeout=WAIT)
+            assert account["address"].lower() == ACCOUNT_0
+        assert demo.errors == [], demo.errors
+    finally:
+        demo.context.close()
+        wallet.stop()
