@@ -35,13 +35,15 @@ WAIT = 60.0
 class Wallet:
     """walletpeer/wallet.mjs: JSON commands in, JSON events out (read on a thread)."""
 
-    def __init__(self, relay_url: str, rpc_urls: dict[int, str], policy: str = "approve") -> None:
+    def __init__(self, relay_url: str, rpc_urls: dict[int, str], policy: str = "approve",
+                 extra: tuple[str, ...] = ()) -> None:
         node = shutil.which("node")
         assert node is not None
         args = [node, str(REPO_ROOT / "walletpeer" / "wallet.mjs"), "--relay", relay_url, "--key", DEV_KEY,
                 "--policy", policy]
         for chain_id, url in sorted(rpc_urls.items()):
             args += ["--chain", f"{chain_id}={url}"]
+        args += extra
         self.process = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, text=True, cwd=REPO_ROOT / "walletpeer")
         self.events: list[dict[str, Any]] = []
@@ -304,6 +306,46 @@ def test_an_expired_uri_is_replaced_by_a_fresh_one(
             wallet.wait("approved")
             account = demo.wait_host("account", lambda a: a.get("isConnected") is True, timeout=WAIT)
             assert account["address"].lower() == ACCOUNT_0
+        assert demo.errors == [], demo.errors
+    finally:
+        demo.context.close()
+        wallet.stop()
+
+
+def test_the_demo_wallet_page_pairs_and_approves_by_hand(
+        browser: Any, devchains: ChainsInfo, relay: Relay, tmp_path: Path) -> None:
+    """Issue 13 item 7: the demo wallet page (walletpeer/page.mjs, the same official sign-client
+    wallet) takes a pasted pairing link, shows the proposal, and Approve connects the modal."""
+    from playwright.sync_api import expect
+
+    port = free_port()
+    wallet = Wallet(relay.url, devchains.rpc_urls, policy="ask", extra=("--http", "0"))
+    page_url = str(wallet.named("ready")[0]["page"])
+    demo = page(browser, port)
+    try:
+        with serve(wc_config(devchains, tmp_path, relay), port):
+            demo.goto()
+            open_modal(demo)
+            demo.wait_view("Connect").get_by_role("button", name="WalletConnect").click()
+            card = demo.wait_view("ConnectingWalletConnect")
+            expect(card.get_by_role("img", name="WalletConnect QR code")).to_be_visible()
+            card.get_by_role("button", name="Copy link").click()
+            assert demo.poll(lambda: str(demo.eval("navigator.clipboard.readText()")).startswith("wc:"), WAIT)
+            uri = str(demo.eval("navigator.clipboard.readText()"))
+
+            tab = demo.context.new_page()
+            tab.goto(page_url)
+            tab.get_by_label("Pairing link").fill(uri)
+            tab.get_by_role("button", name="Pair").click()
+            proposal = tab.get_by_role("region", name="Connection proposal")
+            expect(proposal).to_contain_text("wants to connect", timeout=int(WAIT * 1000))
+            assert wallet.named("approved") == []  # nothing happens before the person decides
+            proposal.get_by_role("button", name="Approve").click()
+            wallet.wait("approved")
+            account = demo.wait_host("account", lambda a: a.get("isConnected") is True, timeout=WAIT)
+            assert account["address"].lower() == ACCOUNT_0
+            expect(tab.get_by_text("Nothing to approve.")).to_be_visible()
+            tab.close()
         assert demo.errors == [], demo.errors
     finally:
         demo.context.close()
