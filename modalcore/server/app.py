@@ -33,6 +33,7 @@ from ..directory.routes import routes as directory_routes
 from ..embedded.service import EmbeddedWallet, embedded_services
 from ..embedded.setup import open_wallet, section_of
 from ..services.name_registry import NameRegistry
+from ..services.blockchain_api import BlockchainApi
 from ..services.profile_api import ProfileApi
 from ..services.wiring import register_engine_services
 from ..siwx.http import routes as siwx_routes
@@ -123,6 +124,14 @@ def names_api(config: EngineConfig, http: httpx.AsyncClient) -> ProfileApi | Non
     return ProfileApi(http, url, str(section.get("project_id", ""))) if url else None
 
 
+def blockchain_api(config: EngineConfig, http: httpx.AsyncClient) -> BlockchainApi | None:
+    """The hosted Blockchain API (SPEC §7) when `[blockchain_api] base_url` is set; otherwise
+    history, swaps and onramp run on the engine's own services."""
+    section = (config.model_extra or {}).get("blockchain_api") or {}
+    url = str(section.get("base_url", ""))
+    return BlockchainApi(http, url, str(section.get("project_id", ""))) if url else None
+
+
 def siwx_key_file(config: EngineConfig) -> Path:
     """Where the engine's signing key lives (the config's `[siwx] key_file`)."""
     section = (config.model_extra or {}).get("siwx") or {}
@@ -200,7 +209,8 @@ def create_app(
                 sink.http = http
                 sink.on_forbidden = forbidden
             register_engine_services(hub.deps.services, http, siwx_store, signer, name_registry,
-                                     names_api(config, http), local_onramp=onramp)
+                                     names_api(config, http), local_onramp=onramp,
+                                     blockchain_api=blockchain_api(config, http))
             if app_embedded is not None:
                 if app_embedded.socials is not None:
                     app_embedded.socials.http = http

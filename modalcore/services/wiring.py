@@ -12,6 +12,7 @@ from ..siwx.service import siwx_services
 from ..siwx.store import SiwxStore
 from ..rules.names import DEFAULT_SUFFIX
 from .name_registry import NameRegistry
+from .blockchain_api import BlockchainApi
 from .names import name_services
 from .profile_api import ProfileApi
 from .onramp.local import LocalOnramp
@@ -21,13 +22,15 @@ from .table import default_services
 def register_engine_services(
     registry: ServiceRegistry, http: httpx.AsyncClient, siwx_store: SiwxStore, signer: LocalAccount,
     names: NameRegistry | None = None, names_api: ProfileApi | None = None,
-    local_onramp: LocalOnramp | None = None,
+    local_onramp: LocalOnramp | None = None, blockchain_api: BlockchainApi | None = None,
 ) -> None:
     """Register what the registry does not have yet (tests may bring their own). `names` is the
     engine's own name registry (lookups include it; registration needs it); `names_api`, when
-    the operator configures the hosted profile API, takes its place."""
+    the operator configures the hosted profile API, takes its place. `blockchain_api`, when the
+    operator configures the hosted Blockchain API (SPEC §7), serves history (with onramp
+    purchases), swap quotes on the networks it supports and onramp options, quotes and URLs."""
     suffix = names.suffix if names is not None else DEFAULT_SUFFIX
-    engine_services = {**default_services(http, local_onramp=local_onramp),
+    engine_services = {**default_services(http, blockchain_api, local_onramp=local_onramp),
                        **name_services(http, names, hosted=names_api, hosted_suffix=suffix)}
     services: dict[str, AnyService] = engine_services
     services.update(siwx_services(siwx_store, http, signer))
