@@ -169,7 +169,8 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
             "store": {"kind": "sqlite", "path": ".modalcore/sessions.db"},
             "devchain_proxy": True,  # the Dev Wallet reaches the chains through /devchain
             "walletconnect": {"relay_url": relay_url},
-            "public_url": f"http://{host}:{port}",  # the local onramp page (Buy) is served there
+            "public_url": engine_url,  # the local onramp page (Buy) is served there
+            "directory": {"public_url": engine_url},  # wallet images: the engine's, not the page's origin
             "embedded": embedded_section(engine_url, smtp.port, provider),
         })
         quiet_logging()
