@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from eth_account import Account
+from eth_account.messages import encode_defunct
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
@@ -103,5 +105,25 @@ def test_google_sign_in_in_a_popup_through_the_local_provider_reaches_account(
         account.wait_for(state="visible")
         # the provider's ID token carries zoe's email (as Google's does): Account names her by it
         expect(account.get_by_text("zoe@oidc.test")).to_be_visible()
+        provider_requests(page)
     finally:
         context.close()
+
+
+def provider_requests(page: Any) -> None:
+    """The host dApp's own EIP-1193 provider reaches the embedded wallet (issue 15 §4): a safe
+    method is answered, a method on neither list is refused, personal_sign is approved only by
+    the button inside the engine-origin frame."""
+    page.evaluate("window.hostModal.close()")
+    page.locator('.wm-card[data-view="Account"]').wait_for(state="hidden")
+    assert page.evaluate("window.hostModal.getProvider().request({method: 'eth_chainId'})") == "0x7a69"
+    refused = page.evaluate("""window.hostModal.getProvider().request({method: 'eth_sign', params: ['0x00', '0x00']})
+        .then(() => 'resolved', (e) => `${e.code} ${e.message}`)""")
+    assert refused == "4200 Requested RPC call is not allowed"
+    [address] = page.evaluate("window.hostModal.getProvider().request({method: 'eth_accounts'})")
+    page.evaluate("""(a) => { window.signed = window.hostModal.getProvider()
+        .request({method: 'personal_sign', params: ['0x68656c6c6f', a]}); }""", address)
+    frame = page.frame_locator("iframe.wm-frame")
+    frame.get_by_role("button", name="Approve").click()
+    signature = page.evaluate("window.signed")
+    assert Account.recover_message(encode_defunct(text="hello"), signature=signature) == address
