@@ -13,12 +13,15 @@ them. One line per RPC call is not logged (httpx stays at WARNING).
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+import shutil
 import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 
 from .demopage import create_page_app, demo_project
@@ -89,6 +92,35 @@ def start_relay() -> tuple[subprocess.Popen[str], str]:
     return process, f"ws://127.0.0.1:{port}"
 
 
+def _drain(lines: Iterable[str]) -> None:
+    """Read a child's output so its pipe never fills (the page shows the events)."""
+    for _ in lines:
+        pass
+
+
+def start_wallet_page(relay_url: str, rpc_urls: dict[int, str]) -> tuple[subprocess.Popen[str], str]:
+    """The demo wallet page (walletpeer/page.mjs): the official sign-client wallet over Hardhat
+    account #1, holding each proposal and request for a person's Approve or Reject."""
+    node = shutil.which("node")
+    if node is None:
+        raise NodeStartError("the demo wallet needs node on PATH")
+    chains = [arg for chain_id, url in sorted(rpc_urls.items()) for arg in ("--chain", f"{chain_id}={url}")]
+    process = subprocess.Popen([node, str(WALLETPEER), "--relay", relay_url, "--key", WALLET_KEY, *chains,
+                                "--policy", "ask", "--http", "0"],
+                               stdout=subprocess.PIPE, stdin=subprocess.PIPE, text=True, cwd=WALLETPEER.parent)
+    assert process.stdout is not None
+    for line in process.stdout:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if event.get("event") == "ready" and isinstance(event.get("page"), str):
+            threading.Thread(target=_drain, args=(process.stdout,), daemon=True).start()
+            return process, event["page"]
+    process.terminate()
+    raise NodeStartError("the demo wallet page did not start")
+
+
 def wallet_command(relay_url: str, rpc_urls: dict[int, str]) -> str:
     """The command that pairs the test wallet (walletpeer, the official sign-client) by hand."""
     chains = " ".join(f"--chain {chain_id}={url}" for chain_id, url in sorted(rpc_urls.items()))
@@ -156,6 +188,7 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
     page_url = f"http://{host}:{page_port}"
     provider = start_provider(engine_url)
     relay: subprocess.Popen[str] | None = None
+    wallet: subprocess.Popen[str] | None = None
     solana: SolanaDevchain | None = None
     page: uvicorn.Server | None = None
     try:
@@ -163,6 +196,7 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
         solana = start_solana()
         rpc_urls = {node.chain_id: node.rpc_url for node in nodes}
         deployment = deploy_all(rpc_urls, expected_path=None)
+        wallet, wallet_page = start_wallet_page(relay_url, rpc_urls)
         config = parse_config({
             "projects": {"demo": demo_project(host, page_port)},
             "networks": {**dev_networks(rpc_urls, deployment), **solana_dev_network(solana.rpc_url)},
@@ -181,8 +215,8 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
             print(f"social sign-in: Google is the local OpenID provider {provider.issuer}", flush=True)
         print(f"chain {solana.caip2}: {solana.rpc_url}", flush=True)
         print(f"walletconnect relay: {relay_url}", flush=True)
-        print("pair a wallet by hand (WalletConnect → Copy link, then):\n  "
-              + wallet_command(relay_url, rpc_urls), flush=True)
+        print(f"demo wallet (WalletConnect → Copy link, paste it there): {wallet_page}", flush=True)
+        print("or pair the test wallet from a shell:\n  " + wallet_command(relay_url, rpc_urls), flush=True)
         print(f"\n  Modalcore demo page: {page_url}/   (stop: Ctrl-C)", flush=True)
         print(f"  engine:              {engine_url}   (its own origin: the approval frame is served there)",
               flush=True)
@@ -203,6 +237,9 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
             page.should_exit = True
         if solana is not None:
             solana.stop()
+        if wallet is not None:
+            wallet.terminate()
+            wallet.wait(10)
         if relay is not None:
             relay.terminate()
             relay.wait(10)

@@ -3,7 +3,11 @@
 // to the Hardhat node.
 //
 //   node wallet.mjs --relay ws://127.0.0.1:PORT --key 0x... --chain 31337=http://127.0.0.1:8545 \
-//        [--chain 31338=...] [--policy approve|reject] [--delete-after N] [--uri wc:...]
+//        [--chain 31338=...] [--policy approve|reject|ask] [--delete-after N] [--uri wc:...] [--http PORT]
+//
+// `--policy ask` holds each proposal and request until {"cmd":"answer","id":N,"approve":true|false}.
+// `--http PORT` also serves the demo wallet page (page.mjs) on 127.0.0.1:PORT: a person pastes a
+// pairing link, sees the proposal and the requests, and presses Approve or Reject.
 //
 // Commands arrive as JSON lines on stdin: {"cmd":"pair","uri":"wc:..."}, {"cmd":"policy","value":
 // "approve"|"reject"}, {"cmd":"delete"}, {"cmd":"event","name":"chainChanged","data":..,"chainId":..},
@@ -13,6 +17,7 @@
 import { SignClient } from "@walletconnect/sign-client";
 import { Wallet, JsonRpcProvider, getBytes, isHexString, toUtf8Bytes } from "ethers";
 import { createInterface } from "node:readline";
+import { servePage } from "./page.mjs";
 
 function parseArgs(argv) {
   const args = { chains: {}, policy: "approve", deleteAfter: 0 };
@@ -27,6 +32,7 @@ function parseArgs(argv) {
     } else if (name === "--policy") args.policy = value;
     else if (name === "--delete-after") args.deleteAfter = Number(value);
     else if (name === "--uri") args.uri = value;
+    else if (name === "--http") args.http = Number(value);
     else continue;
     i++;
   }
@@ -46,7 +52,18 @@ class MemoryStorage {
   async removeItem(key) { this.map.delete(key); }
 }
 
-const emit = (event, fields = {}) => process.stdout.write(JSON.stringify({ event, ...fields }) + "\n");
+const LOG_LIMIT = 200; // events the demo page can read back
+const log = [];
+const emit = (event, fields = {}) => {
+  log.push({ event, ...fields });
+  if (log.length > LOG_LIMIT) log.shift();
+  process.stdout.write(JSON.stringify({ event, ...fields }) + "\n");
+};
+
+// `--policy ask`: what waits for a person's answer, by JSON-RPC id
+const pending = new Map();
+const decide = (id, kind, detail) => policy !== "ask" ? Promise.resolve(policy !== "reject")
+  : new Promise((resolve) => { pending.set(id, { id, kind, ...detail, resolve }); emit("asking", { id, kind }); });
 
 const args = parseArgs(process.argv.slice(2));
 const signers = Object.fromEntries(
@@ -85,7 +102,7 @@ client.on("session_proposal", async ({ id, params }) => {
   emit("proposal", { id, proposer: params.proposer.metadata.name, optionalNamespaces: params.optionalNamespaces,
     requiredNamespaces: params.requiredNamespaces, pairingTopic: params.pairingTopic });
   try {
-    if (policy === "reject") {
+    if (!(await decide(id, "proposal", { proposer: params.proposer.metadata.name, url: params.proposer.metadata.url }))) {
       await client.reject({ id, reason: { code: 5000, message: "User rejected." } });
       emit("rejected", { id });
       return;
@@ -139,7 +156,9 @@ client.on("session_request", async ({ topic, id, params }) => {
   emit("request", { id, topic, method: request.method, chainId });
   let response;
   try {
-    if (policy === "reject") throw Object.assign(new Error("User rejected the request."), { code: 4001 });
+    if (!(await decide(id, "request", { method: request.method, chainId, params: request.params }))) {
+      throw Object.assign(new Error("User rejected the request."), { code: 4001 });
+    }
     const result = await answer(request.method, request.params, chainId);
     response = { id, jsonrpc: "2.0", result };
     emit("responded", { id, method: request.method, result });
@@ -186,13 +205,23 @@ async function command(line) {
       await acknowledged();
       emit("extended", {});
     } else if (cmd.cmd === "ping") { await client.ping({ topic: cmd.topic ?? currentTopic }); emit("pong", {}); }
-    else if (cmd.cmd === "quit") { emit("bye", {}); process.exit(0); }
+    else if (cmd.cmd === "answer") {
+      const asked = pending.get(cmd.id);
+      if (!asked) { emit("error", { where: "answer", message: `nothing asked with id ${cmd.id}` }); return; }
+      pending.delete(cmd.id);
+      asked.resolve(cmd.approve === true);
+      emit("answered", { id: cmd.id, approve: cmd.approve === true });
+    } else if (cmd.cmd === "quit") { emit("bye", {}); process.exit(0); }
     else emit("error", { where: "stdin", message: `unknown command ${cmd.cmd}` });
   } catch (error) {
     emit("error", { where: cmd.cmd, message: String(error?.message ?? error) });
   }
 }
 
-emit("ready", { address, chains: supported, clientId: await client.core.crypto.getClientId() });
+const page = args.http !== undefined
+  ? await servePage(args.http, { command, log, pending: () => [...pending.values()].map(({ resolve, ...rest }) => rest), address })
+  : null;
+emit("ready", { address, chains: supported, clientId: await client.core.crypto.getClientId(),
+  ...(page ? { page: page.url } : {}) });
 if (args.uri) await command(JSON.stringify({ cmd: "pair", uri: args.uri }));
 createInterface({ input: process.stdin }).on("line", (line) => { if (line.trim()) command(line); });

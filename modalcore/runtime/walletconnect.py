@@ -50,7 +50,7 @@ from ..walletconnect.sign_rpc import Metadata
 from ..walletconnect.signclient import Connection, SignClient
 from ..walletconnect.state import DappState, SessionState
 from ..walletconnect.tags import MIN_REQUEST_EXPIRY
-from ..walletconnect.uri import parse_uri
+from ..walletconnect.uri import PAIRING_EXPIRY_MS, parse_uri
 
 log = logging.getLogger(__name__)
 
@@ -96,8 +96,10 @@ def _chain_hex(chain: str) -> str:
 
 class WalletConnectRuntime:
     def __init__(self, relay_url: str, *, metadata: Metadata, secret: bytes, store: SessionStore | None = None,
-                 project_id: str = "", deliver: Callable[[str, Msg], object] | None = None) -> None:
+                 project_id: str = "", deliver: Callable[[str, Msg], object] | None = None,
+                 pairing_ttl_ms: int = PAIRING_EXPIRY_MS) -> None:
         self.relay_url = relay_url
+        self.pairing_ttl_ms = pairing_ttl_ms  # SPEC's 240 s; shorter only by operator setting
         self.project_id = project_id
         self.metadata = metadata
         self.store = store
@@ -232,7 +234,7 @@ class WalletConnectRuntime:
             visitor.client.metadata = self.metadata
         await visitor.client.expire()
         await visitor.client.drop_unanswered()  # the URI shown before is replaced: one pending pairing
-        connection = await visitor.client.connect(networks)
+        connection = await visitor.client.connect(networks, pairing_ttl_ms=self.pairing_ttl_ms)
         visitor.connection = connection
         self.pairings += 1
         return True, {"uri": connection.uri, "expiry": parse_uri(connection.uri).expiry_timestamp}, 0, ""

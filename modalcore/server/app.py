@@ -181,7 +181,8 @@ def create_app(
     hub.embedded_offer = app_embedded.offer() if app_embedded is not None else (False, ())
     walletconnect = WalletConnectRuntime(
         config.walletconnect.relay_url, project_id=config.walletconnect.project_id,
-        metadata=WC_METADATA, secret=resolve_secret(config), store=session_store, deliver=hub.deliver)
+        metadata=WC_METADATA, secret=resolve_secret(config), store=session_store, deliver=hub.deliver,
+        pairing_ttl_ms=config.walletconnect.pairing_expiry_ms)
     hub.deps.walletconnect = walletconnect
     name_registry = open_names(config)
     onramp = local_onramp(config)  # the dev chains' local onramp provider (demo mode)

@@ -20,6 +20,7 @@ from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_valid
 from ..chains import catalog
 from ..rules.limits import DEFAULT_MAX_SESSIONS_PER_ADDRESS
 from ..rules.caip import parse_caip2
+from ..walletconnect.uri import PAIRING_EXPIRY_MS
 from .origins import DEFAULT_ALLOWED_ANCESTORS, OriginPolicy, parse_pattern
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -148,6 +149,9 @@ class WalletConnectConfig(_Strict):
     enabled: bool = True  # off: no WalletConnect connector is offered
     relay_url: str = "wss://relay.walletconnect.org"
     project_id: str = ""
+    # SPEC §9's pairing expiry (240,000 ms). Shorter only for tests that watch a URI expire;
+    # at least 15 s so the fresh URI (EXPIRY_MARGIN_MS before expiry) is shown for a while.
+    pairing_expiry_ms: int = Field(default=PAIRING_EXPIRY_MS, ge=15_000, le=PAIRING_EXPIRY_MS)
 
     @field_validator("relay_url")
     @classmethod
@@ -203,7 +207,8 @@ class EngineConfig(BaseModel):
         return catalog.catalog(n.to_catalog(network_id) for network_id, n in self.networks.items())
 
     def dev_network(self, chain_id: str) -> Network | None:
-        network = self.networks.get(f"eip155:{chain_id}")
+        """The dev network `eip155:<chain_id>`, else `solana:<chain_id>` (a genesis hash prefix)."""
+        network = self.networks.get(f"eip155:{chain_id}") or self.networks.get(f"solana:{chain_id}")
         return network if network is not None and network.dev else None
 
     def allows_origin(self, origin_header: str | None) -> bool:

@@ -8,7 +8,9 @@ holds unlocked accounts, so a request is forwarded only when
   browser sends without asking first, never qualifies);
 - it is one JSON-RPC request, or a batch of at most MAX_BATCH, of at most MAX_BODY_BYTES, each
   naming a method of ALLOWED_METHODS: what the Dev Wallet (renderer/demo/devwallet.ts) sends
-  to a node, no `hardhat_*`, `evm_*` or raw-transaction methods.
+  to a node, no `hardhat_*`, `evm_*` or raw-transaction methods; for a Solana dev chain, what
+  the Solana Dev Wallet (renderer/demo/solwallet.ts) sends: `sendTransaction` of a transaction
+  it signed (the dev chain holds no keys, so nothing unsigned can move funds) and reads.
 """
 
 from __future__ import annotations
@@ -55,6 +57,14 @@ ALLOWED_METHODS = frozenset({
     "eth_maxPriorityFeePerGas",
     "net_version",
 })
+# The Solana Dev Wallet's solana:signAndSendTransaction (a transaction it signed), and reads; no
+# `requestAirdrop`.
+SOLANA_METHODS = frozenset({
+    "sendTransaction",
+    "getLatestBlockhash",
+    "getBalance",
+    "getSignatureStatuses",
+})
 
 
 def _rpc_error(status: int, code: int, message: str) -> JSONResponse:
@@ -77,10 +87,10 @@ def _valid_body(value: Any) -> bool:
     return _is_request(value)
 
 
-def _refused_method(value: Any) -> str | None:
+def _refused_method(value: Any, allowed: frozenset[str]) -> str | None:
     """The first method of a valid body that is not allowed, if any."""
     for item in value if isinstance(value, list) else [value]:
-        if item["method"] not in ALLOWED_METHODS:
+        if item["method"] not in allowed:
             return str(item["method"])
     return None
 
@@ -111,9 +121,11 @@ async def devchain_proxy(request: Request) -> Response:
         return _rpc_error(403, -32600, "origin not allowed")
     if not _is_json(request.headers.get("content-type")):
         return _rpc_error(415, -32600, "the content type must be application/json")
-    network = config.dev_network(request.path_params["chainId"])
+    chain_id = request.path_params["chainId"]
+    network = config.dev_network(chain_id)
     if network is None:
         return _rpc_error(404, -32601, "no dev chain with this id")
+    allowed = ALLOWED_METHODS if f"eip155:{chain_id}" in config.networks else SOLANA_METHODS
     body = await _read_body(request)
     if body is None:
         return _rpc_error(413, -32600, f"request bodies are at most {MAX_BODY_BYTES} bytes")
@@ -123,7 +135,7 @@ async def devchain_proxy(request: Request) -> Response:
         return _rpc_error(400, -32700, "parse error")
     if not _valid_body(value):
         return _rpc_error(400, -32600, "invalid request")
-    refused = _refused_method(value)
+    refused = _refused_method(value, allowed)
     if refused is not None:
         return _rpc_error(403, -32601, f"method {refused!r} is not available through this proxy")
     http: httpx.AsyncClient = request.app.state.http

@@ -19,10 +19,13 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+import logging
+
 import httpx
 from eth_utils.address import to_checksum_address
 from eth_utils.crypto import keccak
 
+from .blockchain_api import BlockchainApiError
 from .jsonrpc import RPC_TIMEOUT_S, RpcCallError
 from .shapes import HISTORY_PAGE_SIZE, HistoryResult
 from ..rules import texts
@@ -31,11 +34,25 @@ from ..rules.texts import http_status
 if TYPE_CHECKING:
     from .blockchain_api import BlockchainApi
 
+log = logging.getLogger(__name__)
 PAGE_SIZE = HISTORY_PAGE_SIZE
+LOCAL_ONRAMP = "local"  # the `onramp` mark of purchases through the dev chains' local provider
 CHUNK_BLOCKS = 64  # blocks fetched per JSON-RPC batch while scanning back
 NO_ACCOUNT = texts.NO_ACCOUNT_ADDRESS_FOR_TRANSACTIONS
 TRANSFER_TOPIC = "0x" + keccak(text="Transfer(address,address,uint256)").hex()
 NAME, SYMBOL, DECIMALS = "0x06fdde03", "0x95d89b41", "0x313ce567"
+# WETH9's `Withdrawal(address indexed src, uint wad)`: a Uniswap V2 router unwraps the WETH a
+# token→ETH swap bought, then sends the ETH to the swap's `to` as an internal transfer that no
+# block or log shows; this log (src = the router) is where its exact amount can be read
+WITHDRAWAL_TOPIC = "0x" + keccak(text="Withdrawal(address,uint256)").hex()
+# the Router02 functions that pay ETH out of an unwrap; each has `to` as its fourth argument
+ETH_OUT_SELECTORS = frozenset({
+    "0x" + keccak(text=signature).hex()[:8] for signature in (
+        "swapExactTokensForETH(uint256,uint256,address[],address,uint256)",
+        "swapTokensForExactETH(uint256,uint256,address[],address,uint256)",
+        "swapExactTokensForETHSupportingFeeOnTransferTokens(uint256,uint256,address[],address,uint256)",
+    )
+})
 
 
 class HistoryError(ValueError):
@@ -178,8 +195,26 @@ class Native:
     decimals: int = 18
 
 
+def _eth_out(tx: dict[str, Any], account: str, receipt: dict[str, Any]) -> int:
+    """Wei the router paid the account as an internal transfer: the transaction is the account's
+    call to a router's token→ETH function naming the account as `to`, and its receipt holds the
+    WETH `Withdrawal` whose src is that router (the router unwraps exactly what it pays out)."""
+    data = str(tx.get("input") or tx.get("data") or "")
+    router = str(tx.get("to") or "").lower()
+    if (str(tx["from"]).lower() != account or not router or data[:10].lower() not in ETH_OUT_SELECTORS
+            or len(data) < 10 + 64 * 4 or "0x" + data[10 + 64 * 3 + 24 : 10 + 64 * 4].lower() != account):
+        return 0
+    wad = 0
+    for log in receipt.get("logs") or ():
+        topics = log.get("topics") or []
+        if (len(topics) == 2 and str(topics[0]).lower() == WITHDRAWAL_TOPIC
+                and "0x" + str(topics[1])[-40:].lower() == router and not log.get("removed")):
+            wad += int(log["data"], 16) if log.get("data") not in (None, "0x") else 0
+    return wad
+
+
 def _transaction(item: _Item, account: str, chain: str, status: str, native: Native,
-                 tokens: dict[str, tuple[str, str, int]]) -> dict[str, object]:
+                 tokens: dict[str, tuple[str, str, int]], eth_in: int = 0) -> dict[str, object]:
     tx = item.tx
     parties: list[tuple[str, str]] = []
     transfers: list[dict[str, Any]] = []
@@ -200,6 +235,14 @@ def _transaction(item: _Item, account: str, chain: str, status: str, native: Nat
                               "address": to_checksum_address(log["address"])},
             "direction": _direction(sender, receiver, account),
             "quantity": {"numeric": _units(int(log["data"], 16) if log["data"] != "0x" else 0, decimals)},
+        })
+    if eth_in:
+        router = str(tx["to"]).lower()
+        parties.append((router, account))
+        transfers.append({
+            "fungible_info": {"name": native.name, "symbol": native.symbol, "icon": {"url": ""}},
+            "direction": "in",
+            "quantity": {"numeric": _units(eth_in, native.decimals)},
         })
     sender, receiver = parties[0]
     directions = sorted(transfer["direction"] for transfer in transfers)
@@ -253,7 +296,8 @@ async def fetch_history(
     native = Native(native_name, native_symbol, native_decimals)
     data = [
         _transaction(item, account, chain,
-                     "confirmed" if int(receipt["status"], 16) == 1 else "failed", native, tokens)
+                     "confirmed" if int(receipt["status"], 16) == 1 else "failed", native, tokens,
+                     _eth_out(item.tx, account, receipt))
         for item, receipt in zip(page, receipts, strict=True)
     ]
     next_cursor = f"{page[-1].block}:{page[-1].index}" if len(ordered) > limit else None
@@ -271,3 +315,28 @@ async def hosted_history(api: BlockchainApi, *, address: str, chain: str, cursor
     cursor_next = result.get("next")
     return {"data": list(result.get("data") or []),
             "next": cursor_next if isinstance(cursor_next, (str, int)) and cursor_next else None}
+
+
+async def with_onramp(api: BlockchainApi, page: HistoryResult, *, address: str, chain: str,
+                      onramp: str) -> HistoryResult:
+    """The first Activity page with the account's onramp purchases (SPEC §3 coinbaseTransactions):
+    the hosted call asked again with `onramp`, each of its transactions marked `"onramp": <name>`
+    so Activity draws it as a purchase. A failed onramp call keeps the account's page as it is."""
+    try:
+        bought = await hosted_history(api, address=address, chain=chain, onramp=onramp)
+    except (httpx.HTTPError, BlockchainApiError, HistoryError, ValueError) as error:
+        log.warning("the onramp transactions could not be fetched: %s", type(error).__name__)
+        return page
+    known = {tx.get("id") for tx in page["data"]}
+    extra = [{**tx, "onramp": onramp} for tx in bought["data"]
+             if isinstance(tx, dict) and tx.get("id") not in known]
+    return {"data": [*page["data"], *extra], "next": page["next"]}
+
+
+def mark_purchases(page: HistoryResult, hashes: frozenset[str], onramp: str) -> HistoryResult:
+    """The self-hosted page with the transactions an onramp provider sent (known by their hashes)
+    marked `"onramp": <name>`, as the hosted onramp transactions are."""
+    if not hashes:
+        return page
+    return {"data": [{**tx, "onramp": onramp} if str(tx.get("id", "")).lower() in hashes else tx
+                     for tx in page["data"]], "next": page["next"]}

@@ -10,7 +10,7 @@ from ..directory.source import run_query
 from ..runtime.services import AnyService, Service, ServiceContext
 from .balances import fetch_balances
 from .blockchain_api import BlockchainApi
-from .history import fetch_history, hosted_history
+from .history import LOCAL_ONRAMP, fetch_history, hosted_history, mark_purchases, with_onramp
 from .nfts import fetch_nfts
 from .onramp.local import LocalOnramp
 from .onramp.service import onramp_api, onramp_services
@@ -62,13 +62,20 @@ def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | No
 
     async def history(ctx: ServiceContext | None, args: HistoryArgs) -> HistoryResult:
         if blockchain_api is not None:
-            return await hosted_history(blockchain_api, address=args.address or "", chain=args.chain,
-                                        cursor=args.cursor, onramp=args.onramp)
-        return await fetch_history(
+            page = await hosted_history(blockchain_api, address=args.address or "", chain=args.chain,
+                                        cursor=args.cursor)
+            if args.onramp and not args.cursor:
+                page = await with_onramp(blockchain_api, page, address=args.address or "",
+                                         chain=args.chain, onramp=args.onramp)
+            return page
+        page = await fetch_history(
             http, rpc_url=args.rpc_url, address=args.address or "", chain=args.chain, cursor=args.cursor,
             limit=args.limit, native_name=args.native_name, native_symbol=args.native_symbol,
             native_decimals=args.native_decimals,
         )
+        if local_onramp is not None:
+            page = mark_purchases(page, local_onramp.purchases(), LOCAL_ONRAMP)
+        return page
 
     async def nfts(ctx: ServiceContext | None, args: NftsArgs) -> NftsResult:
         return await fetch_nfts(http, rpc_url=args.rpc_url, address=args.address)

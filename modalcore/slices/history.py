@@ -36,6 +36,7 @@ ACTIVITY_TAB = 2
 ACTIVITY_NAMESPACES = ("eip155",)
 FAILED = texts.FAILED_TO_FETCH_TRANSACTIONS
 NO_ACCOUNT = texts.NO_ACCOUNT_ADDRESS_FOR_TRANSACTIONS
+ONRAMP_PROVIDER = "coinbase"
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class Transaction:
     sent_from: str
     sent_to: str
     transfers: tuple[Transfer, ...] = ()
+    onramp: str | None = None  # a purchase through this onramp provider ("coinbase")
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,7 @@ def parse_transaction(data: Any) -> Transaction:
         sent_from=str(meta.get("sentFrom") or ""),
         sent_to=str(meta.get("sentTo") or ""),
         transfers=tuple(transfers),
+        onramp=str(data["onramp"]) if data.get("onramp") else None,
     )
 
 
@@ -175,6 +178,10 @@ def fetch(model: Model, now: int, *, more: bool = False) -> Step:
         "native_symbol": network.native.symbol,
         "native_decimals": network.native.decimals,
     }
+    if cursor is None:
+        # SPEC §7 history `onramp`: the first page also brings the account's Coinbase purchases
+        # (the hosted call; the self-hosted indexer has no onramp records)
+        args["onramp"] = ONRAMP_PROVIDER
     call = Call("history", args, HistoryFetched, account.caip_address or "", {"cursor": cursor or ""})
     state = replace(state, loading=True, requested=cursor or "", now=now, error=None)
     return replace(model, history=state), [call]
@@ -247,9 +254,11 @@ def on_history(model: Model, msg: HistoryFetched, now: int) -> Step:
     if len(transactions) >= L.MAX_HISTORY_TRANSACTIONS:
         # the list a visitor scrolls is bounded: it ends here (no `more` is offered past it)
         transactions, next_cursor = transactions[:L.MAX_HISTORY_TRANSACTIONS], None
+    bought = tuple(tx for tx in transactions if tx.onramp)
     state = replace(
         state,
         transactions=transactions,
+        coinbase_transactions=bought,
         loading=False,
         loaded=True,
         empty=len(transactions) == 0,

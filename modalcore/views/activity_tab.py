@@ -15,7 +15,12 @@ from . import parts
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
           "October", "November", "December")
-TITLES = {"send": "Sent", "receive": "Received", "trade": "Swapped"}
+TITLES = {"send": "Sent", "receive": "Received", "trade": "Swapped", "buy": "Bought"}
+PROVIDERS = {"coinbase": "Coinbase", "local": "Local onramp"}  # who an onramp purchase went through
+# Coinbase onramp statuses (the hosted history's onramp transactions) as Activity statuses
+ONRAMP_STATUS = {"ONRAMP_TRANSACTION_STATUS_SUCCESS": "confirmed",
+                 "ONRAMP_TRANSACTION_STATUS_IN_PROGRESS": "pending",
+                 "ONRAMP_TRANSACTION_STATUS_FAILED": "failed"}
 SKELETONS = 3
 
 # (upper bound in seconds, unit seconds, singular label, plural format): abbreviated labels
@@ -86,10 +91,22 @@ def _trade(tx: Transaction, now_ms: int) -> Node | None:
                 image=came.icon_url or None)
 
 
+def _purchase(tx: Transaction, now_ms: int) -> Node:
+    """An onramp purchase: what was bought, and through which provider."""
+    bought = next((t for t in tx.transfers if t.direction == "in"), tx.transfers[0] if tx.transfers else None)
+    amount = f"+{quantity3(bought.quantity)} {bought.symbol}" if bought else ""
+    return node("activity-item", f"account/activity/tx/{tx.id}", title=TITLES["buy"],
+                subtitle=PROVIDERS.get(tx.onramp or "", (tx.onramp or "").capitalize()), time=relative_time(tx.mined_at, now_ms),
+                amount=amount, status=ONRAMP_STATUS.get(tx.status, tx.status or "confirmed"),
+                image=(bought.icon_url or None) if bought else None)
+
+
 def _item(model: Model, tx: Transaction, now_ms: int) -> Node:
     trade = _trade(tx, now_ms) if tx.operation_type == "trade" else None
     if trade is not None:
         return trade
+    if tx.onramp:
+        return _purchase(tx, now_ms)
     transfer = tx.transfers[0] if tx.transfers else None
     direction = transfer.direction if transfer else ""
     if direction == "in":

@@ -27,7 +27,7 @@ from .sign_rpc import (PARAMS, Metadata, SessionDeleteParams, SessionEventParams
                        SessionProposeResult, SessionSettleParams, SessionUpdateParams, dump)
 from .state import DappState, PairingState, PendingRequest, ProposalState, SessionState
 from .tags import MAX_REQUEST_EXPIRY, MIN_REQUEST_EXPIRY, irn, request_ttl
-from .uri import PairingUri, pairing_expiry
+from .uri import PAIRING_EXPIRY_MS, PairingUri, pairing_expiry
 
 SESSION_EXPIRY = 7 * 86400  # seconds (SDK SESSION_EXPIRY)
 PING_TIMEOUT = 30
@@ -75,10 +75,12 @@ def _without(mapping: dict[Any, Any], key: Any) -> dict[Any, Any]:
 
 # ---------- dApp-initiated steps ----------------------------------------------------------------
 
-def create_pairing(state: DappState, sym_key: str, now_ms: int) -> tuple[Step, PairingUri]:
-    """A new pairing (random `sym_key` from the caller) and its `wc:` URI, expiring in 240 s."""
+def create_pairing(state: DappState, sym_key: str, now_ms: int,
+                   ttl_ms: int = PAIRING_EXPIRY_MS) -> tuple[Step, PairingUri]:
+    """A new pairing (random `sym_key` from the caller) and its `wc:` URI, expiring in `ttl_ms`
+    (SPEC's 240 s by default)."""
     topic = topic_of(sym_key)
-    expiry = pairing_expiry(now_ms)
+    expiry = pairing_expiry(now_ms, ttl_ms)
     pairing = PairingState(topic=topic, sym_key=sym_key, expiry=expiry)
     new = _update(state, pairings={**state.pairings, topic: pairing})
     return Step(new, subscribe=(topic,)), PairingUri(topic, sym_key, expiry)

@@ -25,7 +25,7 @@ from .events import (Dropped, Event, ProposalDeclined, ProposalExpired, RequestT
 from .relay_client import RelayClient
 from .sign_rpc import Metadata
 from .state import DappState, SessionState
-from .uri import PairingUri
+from .uri import PAIRING_EXPIRY_MS, PairingUri
 
 log = logging.getLogger(__name__)
 
@@ -77,9 +77,10 @@ class SignClient:
 
     # ---------- dApp actions -----------------------------------------------------------------
 
-    async def connect(self, networks: Sequence[str], required: Sequence[str] = ()) -> Connection:
+    async def connect(self, networks: Sequence[str], required: Sequence[str] = (),
+                      pairing_ttl_ms: int = PAIRING_EXPIRY_MS) -> Connection:
         """A fresh pairing and a proposal on it; returns at once with the URI."""
-        step, uri = core.create_pairing(self._state, generate_sym_key(), self._now_ms())
+        step, uri = core.create_pairing(self._state, generate_sym_key(), self._now_ms(), pairing_ttl_ms)
         await self._apply(step)
         proposal_id = payload_id()
         approval: asyncio.Future[SessionState] = asyncio.get_running_loop().create_future()

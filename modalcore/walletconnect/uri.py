@@ -72,6 +72,7 @@ def parse_uri(value: str) -> PairingUri:
     return PairingUri(topic, sym_key, int(expiry), protocol, params.get("relay-data") or None, methods)
 
 
-def pairing_expiry(now_ms: int) -> int:
-    """The expiryTimestamp (unix seconds) of a pairing created at `now_ms`."""
-    return (now_ms + PAIRING_EXPIRY_MS) // 1000
+def pairing_expiry(now_ms: int, ttl_ms: int = PAIRING_EXPIRY_MS) -> int:
+    """The expiryTimestamp (unix seconds) of a pairing created at `now_ms` (SPEC's 240 s unless
+    the operator set another lifetime)."""
+    return (now_ms + ttl_ms) // 1000

@@ -42,8 +42,10 @@ installDevWallet({
     }),
 });
 
-// The Solana Dev Wallet (Wallet Standard), registered before the modal starts its bridge.
-void installSolanaDevWallet();
+// The Solana Dev Wallet (Wallet Standard), registered before the modal starts its bridge; its
+// solana:signAndSendTransaction submits through the same proxy to the local Solana dev chain
+// (LiteSVM's genesis hash; `?solrpc=<url>` points it elsewhere).
+void installSolanaDevWallet(query.get('solrpc') || '/devchain/CmpNeggWJ4JaWJeJ8YKN1Zypmk7uvQq3');
 
 // `?siwx=required` or `?siwx=optional` turns sign-in on (the page's "Sign-in" switch sets it);
 // `?theme=light` starts in the light theme (the page's "Theme" switch changes it live);

@@ -4,7 +4,10 @@
  * modalcore/solana/devchain/accounts.py: sha256("modalcore solana devchain account 0")), signing
  * with Ed25519 from `@noble/curves`. It registers itself with `wallet-standard:register-wallet`
  * and answers `wallet-standard:app-ready`; features: standard:connect, standard:events,
- * solana:signMessage, solana:signTransaction. It only signs: the engine submits.
+ * solana:signMessage, solana:signTransaction, solana:signAndSendTransaction (signs, submits
+ * with `sendTransaction` to its RPC URL, returns the signature) and solana:signIn (Sign-In With
+ * Solana: the input's fields written as the SIWS message, signed). The engine itself only asks
+ * for signatures and submits on its own.
  * Tests drive it through `window.solanaDevWallet` (reject the next prompt, read the prompts).
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
@@ -48,6 +51,53 @@ function shortVec(bytes: Uint8Array, at: number): [number, number] {
   throw new Error('bad length');
 }
 
+/** The transaction's first signature: its id on the chain. */
+function firstSignature(tx: Uint8Array): Uint8Array {
+  const [count, width] = shortVec(tx, 0);
+  if (count < 1) throw { code: -32602, message: 'the transaction has no signature slot' };
+  return tx.slice(width, width + 64);
+}
+
+function base64(bytes: Uint8Array): string {
+  let text = '';
+  for (const byte of bytes) text += String.fromCharCode(byte);
+  return btoa(text);
+}
+
+/** Sign-In With Solana input (Wallet Standard solana:signIn), every field optional. */
+export interface SolanaSignInInput {
+  domain?: string;
+  address?: string;
+  statement?: string;
+  uri?: string;
+  version?: string;
+  chainId?: string;
+  nonce?: string;
+  issuedAt?: string;
+  expirationTime?: string;
+  notBefore?: string;
+  requestId?: string;
+  resources?: string[];
+}
+
+/** The SIWS message text (the ABNF of the Solana sign-in spec, as @solana/wallet-standard-util writes it). */
+export function signInMessage(input: SolanaSignInInput & { domain: string; address: string }): string {
+  let message = `${input.domain} wants you to sign in with your Solana account:\n${input.address}`;
+  if (input.statement) message += `\n\n${input.statement}`;
+  const fields: string[] = [];
+  if (input.uri) fields.push(`URI: ${input.uri}`);
+  if (input.version) fields.push(`Version: ${input.version}`);
+  if (input.chainId) fields.push(`Chain ID: ${input.chainId}`);
+  if (input.nonce) fields.push(`Nonce: ${input.nonce}`);
+  if (input.issuedAt) fields.push(`Issued At: ${input.issuedAt}`);
+  if (input.expirationTime) fields.push(`Expiration Time: ${input.expirationTime}`);
+  if (input.notBefore) fields.push(`Not Before: ${input.notBefore}`);
+  if (input.requestId) fields.push(`Request ID: ${input.requestId}`);
+  if (input.resources?.length) fields.push(`Resources:${input.resources.map((r) => `\n- ${r}`).join('')}`);
+  if (fields.length) message += `\n\n${fields.join('\n')}`;
+  return message;
+}
+
 /** Sign a serialized transaction in place: our signature goes in our account's slot. */
 function signTransaction(tx: Uint8Array, secret: Uint8Array, publicKey: Uint8Array): Uint8Array {
   const [count, width] = shortVec(tx, 0);
@@ -86,7 +136,13 @@ declare global {
   }
 }
 
-export async function installSolanaDevWallet(label = 'modalcore solana devchain account 0'): Promise<void> {
+/**
+ * `rpcUrl`: where solana:signAndSendTransaction submits (the demo: the engine's dev chain proxy).
+ */
+export async function installSolanaDevWallet(
+  rpcUrl: string,
+  label = 'modalcore solana devchain account 0',
+): Promise<void> {
   const seed = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(label)));
   const publicKey = ed25519.getPublicKey(seed);
   const address = base58(publicKey);
@@ -94,7 +150,28 @@ export async function installSolanaDevWallet(label = 'modalcore solana devchain 
   let reject: { code: number; message: string } | null = null;
   let connected = false;
   const listeners = new Set<(props: unknown) => void>();
-  const account = { address, publicKey, chains: CHAINS, features: ['solana:signMessage', 'solana:signTransaction'] };
+  const account = { address, publicKey, chains: CHAINS, features: ['solana:signMessage', 'solana:signTransaction', 'solana:signAndSendTransaction', 'solana:signIn'],
+  };
+
+  async function send(signed: Uint8Array): Promise<Uint8Array> {
+    const response = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'sendTransaction',
+        params: [base64(signed), { encoding: 'base64', preflightCommitment: 'confirmed' }],
+      }),
+    });
+    const body = (await response.json()) as { result?: unknown; error?: { code?: number; message?: string } };
+    if (body.error || typeof body.result !== 'string') {
+      throw { code: body.error?.code ?? -32603, message: body.error?.message ?? 'the RPC gave no signature' };
+    }
+    const signature = firstSignature(signed);
+    if (body.result !== base58(signature)) throw { code: -32603, message: 'the RPC returned another signature' };
+    return signature;
+  }
 
   function prompt(method: string): void {
     requests.push({ method, at: Date.now() });
@@ -152,6 +229,39 @@ export async function installSolanaDevWallet(label = 'modalcore solana devchain 
           return inputs.map(({ transaction }) => ({
             signedTransaction: signTransaction(transaction, seed, publicKey),
           }));
+        },
+      },
+      'solana:signAndSendTransaction': {
+        version: '1.0.0',
+        supportedTransactionVersions: ['legacy', 0],
+        signAndSendTransaction: async (...inputs: Array<{ transaction: Uint8Array }>) => {
+          prompt('solana:signAndSendTransaction');
+          const out: Array<{ signature: Uint8Array }> = [];
+          for (const { transaction } of inputs) {
+            out.push({ signature: await send(signTransaction(transaction, seed, publicKey)) });
+          }
+          return out;
+        },
+      },
+      'solana:signIn': {
+        version: '1.0.0',
+        signIn: async (...inputs: SolanaSignInInput[]) => {
+          prompt('solana:signIn');
+          const signed = inputs.map((input) => {
+            if (input.address !== undefined && input.address !== address) {
+              throw { code: 4100, message: 'this wallet has no such account' };
+            }
+            const text = signInMessage({ ...input, domain: input.domain ?? window.location.host, address });
+            const signedMessage = new TextEncoder().encode(text);
+            return { account, signedMessage, signature: ed25519.sign(signedMessage, seed), signatureType: 'ed25519' };
+          });
+          // signing in connects the account (Wallet Standard solana:signIn)
+          sessionStorage.setItem('solanaDevWallet.connected', '1');
+          if (!connected) {
+            connected = true;
+            for (const l of listeners) l({ accounts: [account] });
+          }
+          return signed;
         },
       },
     },

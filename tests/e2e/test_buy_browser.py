@@ -1,6 +1,6 @@
 """Issue 16: Buy through the local onramp provider in Chromium: the Account view's Buy, a
 provider, TUSD for 100 USD, the provider's page (served by the engine) completes the purchase on
-the dev chain, and the new balance shows on Account."""
+the dev chain, the new balance shows on Account and Activity names it a purchase."""
 
 from __future__ import annotations
 
@@ -46,5 +46,6 @@ def test_buy_tusd_through_the_local_provider_ends_with_the_new_balance(demo: Dem
     expect(account.locator(".wm-token", has_text="Test USD")).to_contain_text("759,099.000 TUSD", timeout=15_000)
     account.get_by_role("tab", name="Activity").click()
     newest = account.locator(".wm-activity").first
-    expect(newest).to_contain_text("Received")
+    expect(newest).to_contain_text("Bought")  # the provider knows the transfer it sent
+    expect(newest).to_contain_text("Local onramp")
     expect(newest).to_contain_text("+99.000 TUSD")

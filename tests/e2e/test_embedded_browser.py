@@ -26,6 +26,7 @@ from modalcore.devchain.pytest_plugin import ChainsInfo
 from modalcore.embedded.devmail import LocalSmtpServer
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.netports import free_port
+from modalcore.services.name_registry import NameRegistry
 from modalcore.server.config import dev_networks, parse_config
 from modalcore.testing import RunningServer, serve_app
 
@@ -58,9 +59,14 @@ def smtp() -> Iterator[LocalSmtpServer]:
 
 
 @pytest.fixture(scope="module")
-def embedded_engine(devchains: ChainsInfo, smtp: LocalSmtpServer,
-                    tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    folder = tmp_path_factory.mktemp("embedded-e2e")
+def embedded_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The engine's files (stores, keys, the name registry)."""
+    return tmp_path_factory.mktemp("embedded-e2e")
+
+
+@pytest.fixture(scope="module")
+def embedded_engine(devchains: ChainsInfo, smtp: LocalSmtpServer, embedded_dir: Path) -> Iterator[RunningServer]:
+    folder = embedded_dir
     key_file = folder / "master.key"
     key_file.write_text(MasterKey.generate().hex())
     config = parse_config({
@@ -72,6 +78,7 @@ def embedded_engine(devchains: ChainsInfo, smtp: LocalSmtpServer,
         "embedded": {"db": str(folder / "embedded.db"), "master_key_file": str(key_file),
                      "smtp": {"host": "127.0.0.1", "port": smtp.port, "tls": "none",
                               "sender": "Wallet <no-reply@modal.test>"}},
+        "names": {"db": str(folder / "names.db")},
     })
     with serve(config, free_port()) as running:
         yield running
@@ -364,3 +371,36 @@ def test_send_from_the_funded_embedded_address_through_the_approval_frame(
                 assert time.monotonic() < deadline, "the send never reached the receiver"
                 time.sleep(0.1)
             assert int(rpc.call("eth_getTransactionCount", [address.group(1), "latest"]), 16) == 1
+
+
+def test_an_embedded_user_registers_a_name_approved_in_the_frame(
+        browser: Any, host_site: str, smtp: LocalSmtpServer, embedded_engine: RunningServer,
+        embedded_dir: Path) -> None:
+    """Issue 19 with the real embedded wallet: email → Account → Choose a name → Register → the
+    registration message approved in the engine-origin frame → the engine's registry holds the
+    name for the embedded address, and Account shows it."""
+    from playwright.sync_api import expect
+
+    with host_page(browser, host_site) as page:
+        sign_in_by_email(page, smtp, "nora@example.com")
+        address = re.search(r'"address":"(0x[0-9a-fA-F]{40})"', page.locator("#account").inner_text())
+        assert address is not None
+        page.click("#open")
+        account = page.locator('.wm-card[data-view="Account"]')
+        account.get_by_role("button", name=re.compile("Choose a name")).click()
+        card = page.locator('.wm-card[data-view="RegisterAccountName"]')
+        card.get_by_label("Account name").fill("nora-e2e")
+        expect(card.get_by_text("nora-e2e.reown.id is available")).to_be_visible()
+        card.get_by_role("button", name="Register").click()
+        page.locator('.wm-card[data-view="ApproveTransaction"]').wait_for(state="visible")
+        frame = page.frame_locator("iframe.wm-frame")
+        frame.get_by_role("button", name="Approve").click()
+        success = page.locator('.wm-card[data-view="RegisterAccountNameSuccess"]')
+        expect(success.get_by_text("nora-e2e.reown.id")).to_be_visible()
+        success.get_by_role("button", name="Done").click()
+        expect(account.get_by_text("nora-e2e.reown.id")).to_be_visible()
+    registry = NameRegistry(str(embedded_dir / "names.db"), ".reown.id")
+    try:
+        assert registry.name_of(address.group(1)) == "nora-e2e.reown.id"
+    finally:
+        registry.close()

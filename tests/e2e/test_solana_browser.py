@@ -12,15 +12,19 @@ from typing import Any
 
 import httpx
 import pytest
+from solders.hash import Hash
 from solders.keypair import Keypair
+from solders.signature import Signature
 
 from modalcore.chains.catalog import SOLANA_LOCAL
 from modalcore.devchain.pytest_plugin import ChainsInfo
 from modalcore.rules.format import floor3
 from modalcore.server.config import parse_config
+from modalcore.siwx.solana import SiwsMessage, ed25519_valid
 from modalcore.solana.devchain.accounts import dev_keypair
 from modalcore.solana.devchain.network import solana_dev_network
 from modalcore.solana.devchain.process import SolanaDevchain
+from modalcore.solana.transfers import sol_transfer_instructions, unsigned_transaction
 from modalcore.testing import RunningServer
 
 from .conftest import ACCOUNT_0, TIMEOUT_MS, Demo, engine_config, free_port, open_modal, serve, watch
@@ -150,3 +154,79 @@ def test_sign_in_with_solana_with_the_dev_wallet(solana_demo: Demo) -> None:
     assert siwx["token"]
     methods = demo.eval("window.solanaDevWallet.requests.map((r) => r.method)")
     assert methods == ["standard:connect", "solana:signMessage"]
+
+
+# The Wallet Standard way to reach a registered wallet: answer `wallet-standard:app-ready`.
+WALLET_JS = """async () => {
+  let found = null;
+  window.dispatchEvent(new CustomEvent('wallet-standard:app-ready', { detail: { register: (w) => {
+    if (w.name === 'Solana Dev Wallet') found = w; return () => {}; } } }));
+  return found;
+}"""
+
+
+def test_dev_wallet_sign_and_send_transaction_submits_to_the_dev_chain(
+    solana_demo: Demo, solana_devchain: SolanaDevchain
+) -> None:
+    """solana:signAndSendTransaction signs, submits through its RPC (the engine's dev chain
+    proxy) and returns the signature; the lamports land, exact to the fee."""
+    demo = solana_demo
+    url = solana_devchain.rpc_url
+    body = {"jsonrpc": "2.0", "id": 1, "method": "getLatestBlockhash", "params": [{"commitment": "confirmed"}]}
+    blockhash = httpx.post(url, json=body, timeout=10).json()["result"]["value"]["blockhash"]
+    receiver = Keypair().pubkey()
+    sender = dev_keypair(0).pubkey()
+    tx = unsigned_transaction(sol_transfer_instructions(sender, receiver, 250_000_000), sender,
+                              Hash.from_string(blockhash))
+    before = lamports(url, WALLET)
+    signature = demo.eval(f"""async (tx) => {{
+      const wallet = await ({WALLET_JS})();
+      await wallet.features['standard:connect'].connect();
+      const [out] = await wallet.features['solana:signAndSendTransaction'].signAndSendTransaction(
+        {{ transaction: new Uint8Array(tx), account: wallet.accounts[0], chain: 'solana:localnet' }});
+      return Array.from(out.signature);
+    }}""", list(bytes(tx)))
+    assert len(signature) == 64
+    sent = Signature(bytes(signature))
+    assert sent.verify(sender, bytes(tx.message_data()))  # the wallet's Ed25519 signature of this message
+    assert demo.poll(lambda: lamports(url, str(receiver)) == 250_000_000), "the transfer never landed"
+    assert lamports(url, WALLET) == before - 250_000_000 - FEE
+    status = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "getSignatureStatuses",
+                                   "params": [[str(sent)]]}, timeout=10).json()["result"]["value"][0]
+    assert status is not None and status["err"] is None  # the returned signature is the chain's
+    methods = demo.eval("window.solanaDevWallet.requests.map((r) => r.method)")
+    assert methods == ["standard:connect", "solana:signAndSendTransaction"]
+
+
+def test_dev_wallet_sign_in_returns_a_siws_message_signed_by_its_account(solana_demo: Demo) -> None:
+    """solana:signIn writes the input as a Sign-In With Solana message (the engine's parser reads
+    it field for field), signs it with its Ed25519 key and names its account."""
+    demo = solana_demo
+    fields = {"domain": "example.com", "statement": "Sign in to the demo", "uri": "https://example.com/login",
+              "version": "1", "chainId": SOLANA_LOCAL.split(":", 1)[1], "nonce": "abcdef123456",
+              "issuedAt": "2026-11-23T05:00:00.000Z", "expirationTime": "2026-11-23T06:00:00.000Z",
+              "requestId": "r-1", "resources": ["https://example.com/terms"]}
+    out = demo.eval(f"""async (input) => {{
+      const wallet = await ({WALLET_JS})();
+      const before = wallet.accounts.length;
+      const [out] = await wallet.features['solana:signIn'].signIn(input);
+      return {{ connected: [before, wallet.accounts.length], address: out.account.address, message: new TextDecoder().decode(out.signedMessage),
+                signature: Array.from(out.signature), type: out.signatureType }};
+    }}""", fields)
+    assert out["address"] == WALLET and out["type"] == "ed25519"
+    assert out["connected"] == [0, 1]  # signing in connected the account
+    message = SiwsMessage.parse(out["message"])
+    assert (message.domain, message.address, message.statement, message.uri, message.chain_id, message.nonce,
+            message.issued_at, message.expiration_time, message.request_id, message.resources) == (
+        "example.com", WALLET, "Sign in to the demo", "https://example.com/login", fields["chainId"],
+        "abcdef123456", fields["issuedAt"], fields["expirationTime"], "r-1", ("https://example.com/terms",))
+    assert ed25519_valid(WALLET, out["message"], bytes(out["signature"]))
+    assert not ed25519_valid(WALLET, out["message"].replace("demo", "dem0"), bytes(out["signature"]))
+    # another account's address is refused, nothing signed
+    other = str(Keypair().pubkey())
+    error = demo.eval(f"""async (address) => {{
+      const wallet = await ({WALLET_JS})();
+      try {{ await wallet.features['solana:signIn'].signIn({{ address }}); return null; }}
+      catch (e) {{ return e.code; }}
+    }}""", other)
+    assert error == 4100

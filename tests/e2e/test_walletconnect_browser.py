@@ -35,13 +35,15 @@ WAIT = 60.0
 class Wallet:
     """walletpeer/wallet.mjs: JSON commands in, JSON events out (read on a thread)."""
 
-    def __init__(self, relay_url: str, rpc_urls: dict[int, str], policy: str = "approve") -> None:
+    def __init__(self, relay_url: str, rpc_urls: dict[int, str], policy: str = "approve",
+                 extra: tuple[str, ...] = ()) -> None:
         node = shutil.which("node")
         assert node is not None
         args = [node, str(REPO_ROOT / "walletpeer" / "wallet.mjs"), "--relay", relay_url, "--key", DEV_KEY,
                 "--policy", policy]
         for chain_id, url in sorted(rpc_urls.items()):
             args += ["--chain", f"{chain_id}={url}"]
+        args += extra
         self.process = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, text=True, cwd=REPO_ROOT / "walletpeer")
         self.events: list[dict[str, Any]] = []
@@ -246,6 +248,105 @@ def test_sign_in_over_walletconnect_is_verified_by_the_engine(
             assert len(stored) == 1
             assert Account.recover_message(encode_defunct(text=str(stored[0]["message"])),
                                            signature=stored[0]["signature"]) == address
+        assert demo.errors == [], demo.errors
+    finally:
+        demo.context.close()
+        wallet.stop()
+
+
+def test_an_expired_uri_is_replaced_by_a_fresh_one(
+        browser: Any, devchains: ChainsInfo, relay: Relay, tmp_path: Path) -> None:
+    """Rule (SPEC §9 pairing expiry): when the pairing URI expires the QR code shows a fresh
+    `wc:` URI with a new topic, and that one pairs. The operator setting `pairing_expiry_ms`
+    (default SPEC's 240,000) is shortened to 30 s so the test sees it expire (and the fresh one
+    lives 25 s, time for the wallet to pair under load)."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from playwright.sync_api import expect
+
+    config = wc_config(devchains, tmp_path, relay)
+    config = config.model_copy(update={"walletconnect": config.walletconnect.model_copy(
+        update={"pairing_expiry_ms": 30_000})})
+    port = free_port()
+    wallet = Wallet(relay.url, devchains.rpc_urls)
+    demo = page(browser, port)
+
+    def drawn() -> str:
+        """The QR code's drawn modules (its dots path)."""
+        qr = demo.wait_view("ConnectingWalletConnect").get_by_role("img", name="WalletConnect QR code")
+        expect(qr.locator("svg")).to_be_visible()
+        return str(qr.locator("svg path").last.get_attribute("d"))
+
+    def shown(before: str) -> tuple[str, str]:
+        """(the QR code's drawn modules, the URI 'Copy link' gives once the clipboard moved on
+        from `before`: the copy comes back from the engine)."""
+        modules = drawn()
+        demo.wait_view("ConnectingWalletConnect").get_by_role("button", name="Copy link").click()
+        def copied() -> str:
+            return str(demo.eval("navigator.clipboard.readText()"))
+
+        assert demo.poll(lambda: copied() != before, WAIT), "the link was never copied"
+        return modules, copied()
+
+    try:
+        with serve(config, port):
+            demo.goto()
+            open_modal(demo)
+            demo.wait_view("Connect").get_by_role("button", name="WalletConnect").click()
+            first_qr, first_uri = shown("")
+            assert first_uri.startswith("wc:")
+            first_expiry = int(parse_qs(urlsplit(first_uri).query)["expiryTimestamp"][0])
+            assert demo.poll(lambda: drawn() != first_qr, WAIT), "the QR code never changed"
+            fresh_qr, fresh_uri = shown(first_uri)
+            assert fresh_qr != first_qr
+            assert fresh_uri.startswith("wc:")
+            assert fresh_uri[3:].split("@")[0] != first_uri[3:].split("@")[0]  # a new topic
+            assert int(parse_qs(urlsplit(fresh_uri).query)["expiryTimestamp"][0]) > first_expiry
+            # the fresh URI is a live pairing: the wallet pairs with it and the modal connects
+            wallet.send(cmd="pair", uri=fresh_uri)
+            wallet.wait("approved")
+            account = demo.wait_host("account", lambda a: a.get("isConnected") is True, timeout=WAIT)
+            assert account["address"].lower() == ACCOUNT_0
+        assert demo.errors == [], demo.errors
+    finally:
+        demo.context.close()
+        wallet.stop()
+
+
+def test_the_demo_wallet_page_pairs_and_approves_by_hand(
+        browser: Any, devchains: ChainsInfo, relay: Relay, tmp_path: Path) -> None:
+    """Issue 13 item 7: the demo wallet page (walletpeer/page.mjs, the same official sign-client
+    wallet) takes a pasted pairing link, shows the proposal, and Approve connects the modal."""
+    from playwright.sync_api import expect
+
+    port = free_port()
+    wallet = Wallet(relay.url, devchains.rpc_urls, policy="ask", extra=("--http", "0"))
+    page_url = str(wallet.named("ready")[0]["page"])
+    demo = page(browser, port)
+    try:
+        with serve(wc_config(devchains, tmp_path, relay), port):
+            demo.goto()
+            open_modal(demo)
+            demo.wait_view("Connect").get_by_role("button", name="WalletConnect").click()
+            card = demo.wait_view("ConnectingWalletConnect")
+            expect(card.get_by_role("img", name="WalletConnect QR code")).to_be_visible()
+            card.get_by_role("button", name="Copy link").click()
+            assert demo.poll(lambda: str(demo.eval("navigator.clipboard.readText()")).startswith("wc:"), WAIT)
+            uri = str(demo.eval("navigator.clipboard.readText()"))
+
+            tab = demo.context.new_page()
+            tab.goto(page_url)
+            tab.get_by_label("Pairing link").fill(uri)
+            tab.get_by_role("button", name="Pair").click()
+            proposal = tab.get_by_role("region", name="Connection proposal")
+            expect(proposal).to_contain_text("wants to connect", timeout=int(WAIT * 1000))
+            assert wallet.named("approved") == []  # nothing happens before the person decides
+            proposal.get_by_role("button", name="Approve").click()
+            wallet.wait("approved")
+            account = demo.wait_host("account", lambda a: a.get("isConnected") is True, timeout=WAIT)
+            assert account["address"].lower() == ACCOUNT_0
+            expect(tab.get_by_text("Nothing to approve.")).to_be_visible()
+            tab.close()
         assert demo.errors == [], demo.errors
     finally:
         demo.context.close()

@@ -84,3 +84,17 @@ async def test_without_a_provider_no_url_is_made() -> None:
     with pytest.raises(ServiceError, match=NO_PROVIDER):
         await onramp_services(None, None)["onramp_url"](network="eip155:1", address="0xabc",
                                                         purchase_currency="ETH", payment_currency="USD", amount="100")
+
+
+async def test_a_solana_destination_goes_to_the_hosted_url_request_as_it_is() -> None:
+    """SPEC §1 Meld for Solana: the base58 address and the Solana network in destinationWallets."""
+    address = "SuJsQsCbtNtogXTXfXKnuqSeyde72ryvUz3JhqPKRKg"
+    async with recording_http({"url": "https://meld.example/buy?x=1"}) as (seen, http):
+        answer = await onramp_services(None, api(http))["onramp_url"](
+            network="solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", network_name="Solana", address=address,
+            purchase_currency="SOL", payment_currency="USD", amount="100")
+    assert answer == {"url": "https://meld.example/buy?x=1"}
+    (request,) = seen
+    assert json.loads(request.content) == {
+        "destinationWallets": [{"address": address, "blockchains": ["Solana"], "assets": ["SOL"]}],
+        "defaultNetwork": "Solana", "defaultExperience": "buy", "presetFiatAmount": "100"}

@@ -11,6 +11,7 @@ import pytest
 
 from modalcore.devchain.pytest_plugin import ChainsInfo
 from modalcore.services.onramp.local import LocalOnramp, OnrampRefused
+from modalcore.services.table import default_services
 
 pytestmark = pytest.mark.chain
 USER = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"
@@ -57,3 +58,27 @@ def test_bad_orders_are_refused(devchains: ChainsInfo) -> None:
         local.quote("ETH", "USD", "100000", "eip155:31337")
     with pytest.raises(OnrampRefused):
         local.quote("BTC", "USD", "100", "eip155:31337")
+
+
+async def test_activity_names_a_local_purchase_by_its_transfer_hash(devchain: ChainsInfo) -> None:
+    """A purchase through the local page is a plain transfer from a Hardhat treasury; the
+    provider knows the hashes it sent, so the self-hosted history marks exactly those (another
+    transfer from the same treasury stays "Received")."""
+    local = provider(devchain)
+    tusd = devchain.token(31337, "TUSD")["address"]
+    url = local.order_url(USER, "eip155:31337", "TUSD", "USD", "20")
+    async with httpx.AsyncClient() as http:
+        order = await local.complete(http, url.rsplit("=", 1)[1])
+        with devchain.rpc(31337) as rpc:  # the same treasury sends outside the onramp
+            other = rpc.call("eth_sendTransaction", [{"from": "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65",
+                                                       "to": USER, "value": hex(10**15)}])
+        page = await default_services(http, local_onramp=local)["history"](
+            rpc_url=devchain.rpc_urls[31337], address=USER, chain="eip155:31337", cursor=None,
+            limit=10, native_name="Ether", native_symbol="ETH", native_decimals=18)
+    by_id = {tx["id"]: tx for tx in page["data"]}
+    bought = by_id[order.tx]
+    assert bought.get("onramp") == "local"
+    assert [(t["fungible_info"]["symbol"], t["direction"], t["quantity"]["numeric"])
+            for t in bought["transfers"]] == [("TUSD", "in", "19.8")]
+    assert tusd.lower() == bought["transfers"][0]["fungible_info"]["address"].lower()
+    assert "onramp" not in by_id[other]

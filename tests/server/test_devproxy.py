@@ -17,10 +17,12 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from modalcore.server.config import default_config
-from modalcore.server.devproxy import ALLOWED_METHODS
+from modalcore.server.devproxy import ALLOWED_METHODS, SOLANA_METHODS
 from modalcore.testing import TEST_ORIGIN, RunningServer, make_test_config, serve_app, start_server
 
 REPO = Path(__file__).resolve().parents[2]
+SOLANA_DEV = "solana:CmpNeggWJ4JaWJeJ8YKN1Zypmk7uvQq3"
+SOLANA_MAINNET = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"
 NATIVE = {"name": "Ether", "symbol": "ETH"}
 REQUEST = {"jsonrpc": "2.0", "id": 1, "method": "eth_chainId"}
 SEND = {"jsonrpc": "2.0", "id": 2, "method": "eth_sendTransaction",
@@ -52,6 +54,10 @@ def networks(upstream: RunningServer) -> dict[str, Any]:
         "eip155:31339": {"name": "Down", "rpc": ["http://127.0.0.1:9/"], "native": NATIVE,
                          "dev": True},
         "eip155:1": {"name": "Ethereum", "rpc": [upstream.http_url + "/"], "native": NATIVE},
+        SOLANA_DEV: {"name": "Solana Local", "rpc": [upstream.http_url + "/"], "dev": True,
+                     "native": {"name": "Solana", "symbol": "SOL", "decimals": 9}},
+        SOLANA_MAINNET: {"name": "Solana", "rpc": [upstream.http_url + "/"],
+                         "native": {"name": "Solana", "symbol": "SOL", "decimals": 9}},
     }
 
 
@@ -145,3 +151,24 @@ def test_proxy_is_off_unless_the_operator_turns_it_on(upstream: RunningServer) -
         response = post(plain, "/devchain/31337", REQUEST)
         assert response.status_code == 404
     assert received == []
+
+
+def test_the_solana_allow_list_covers_what_the_solana_dev_wallet_sends() -> None:
+    source = (REPO / "renderer" / "demo" / "solwallet.ts").read_text()
+    sent = set(re.findall(r"method: '([a-z][A-Za-z0-9_]+)'", source))
+    assert sent == {"sendTransaction"} and sent <= SOLANA_METHODS
+    assert not SOLANA_METHODS & ALLOWED_METHODS
+
+
+def test_a_solana_dev_chain_takes_the_solana_dev_wallets_methods_only(server: RunningServer) -> None:
+    """The Solana Dev Wallet submits what it signed (solana:signAndSendTransaction) through
+    /devchain/<genesis hash prefix>; an EVM method, an airdrop, or a non-dev Solana network is
+    refused there, and a Solana method on an EVM dev chain too."""
+    path = "/devchain/" + SOLANA_DEV.split(":", 1)[1]
+    body = {"jsonrpc": "2.0", "id": 4, "method": "sendTransaction", "params": ["AQ==", {"encoding": "base64"}]}
+    assert post(server, path, body).json()["result"] == {"echo": "sendTransaction"}
+    for method in ["requestAirdrop", "eth_sendTransaction", "eth_chainId"]:
+        assert post(server, path, {**body, "method": method}).status_code == 403, method
+    assert post(server, "/devchain/31337", body).status_code == 403  # not an EVM method
+    assert post(server, "/devchain/" + SOLANA_MAINNET.split(":", 1)[1], body).status_code == 404  # not a dev chain
+    assert [item["method"] for item in received] == ["sendTransaction"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from modalcore.server.config import ConfigError, parse_config
 from modalcore.walletconnect.uri import PAIRING_EXPIRY_MS, PairingUri, UriError, pairing_expiry, parse_uri
 
 TOPIC = "7f6e504bfad60b485450578e05678ed3e8e8c4751d3c6160be17160d63ec90f9"
@@ -41,3 +42,15 @@ def test_pairing_expiry_is_240000_ms() -> None:
 def test_bad_uris_raise_a_typed_error(text: str) -> None:
     with pytest.raises(UriError):
         parse_uri(text)
+
+
+def test_the_operator_pairing_expiry_defaults_to_spec_and_is_bounded() -> None:
+    """Rule: SPEC's 240,000 ms unless the operator sets `walletconnect.pairing_expiry_ms` (tests
+    that watch a URI expire); between 15 s and SPEC's value, else a config error."""
+    assert parse_config({}).walletconnect.pairing_expiry_ms == PAIRING_EXPIRY_MS == 240_000
+    short = parse_config({"walletconnect": {"pairing_expiry_ms": 15_000}})
+    assert short.walletconnect.pairing_expiry_ms == 15_000
+    assert pairing_expiry(1_700_000_000_000, 15_000) == 1_700_000_015
+    for bad in (14_999, 240_001):
+        with pytest.raises(ConfigError):
+            parse_config({"walletconnect": {"pairing_expiry_ms": bad}})

@@ -1,0 +1,38 @@
+"""The demo wallet page `make run` starts (modalcore/demo.py → walletpeer/page.mjs): it serves the
+page, reports the wallet's address and what waits for an answer, and accepts only the page's own
+commands (pair, answer) within a body bound. The pairing by hand is tested in Chromium
+(tests/e2e/test_walletconnect_browser.py)."""
+
+from __future__ import annotations
+
+import httpx
+from eth_account import Account
+
+from modalcore.demo import WALLET_KEY, start_relay, start_wallet_page
+
+
+def test_the_demo_wallet_page_serves_state_and_refuses_other_commands() -> None:
+    relay, relay_url = start_relay()
+    wallet = None
+    try:
+        wallet, url = start_wallet_page(relay_url, {31337: "http://127.0.0.1:9"})
+        assert url.startswith("http://127.0.0.1:")
+        page = httpx.get(url, timeout=10)
+        assert page.status_code == 200 and "Pairing link" in page.text and "Approve" in page.text
+        state = httpx.get(url + "state", timeout=10).json()
+        assert state["address"] == Account.from_key(WALLET_KEY).address
+        assert state["pending"] == []
+        # only the page's commands: a session delete or quit from a web page is refused
+        for body in ({"cmd": "delete"}, {"cmd": "quit"}, {"nope": 1}):
+            assert httpx.post(url + "command", json=body, timeout=10).status_code == 400
+        assert httpx.post(url + "command", content=b"{", timeout=10).status_code == 400
+        assert httpx.post(url + "command", content=b" " * 20_000, timeout=10).status_code == 413
+        assert httpx.post(url + "command", json={"cmd": "answer", "id": 5, "approve": True},
+                          timeout=10).status_code == 202
+        assert wallet.poll() is None  # still running
+    finally:
+        if wallet is not None:
+            wallet.terminate()
+            wallet.wait(10)
+        relay.terminate()
+        relay.wait(10)
