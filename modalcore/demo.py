@@ -1,6 +1,7 @@
 """`python -m modalcore demo` (what `make run` starts): the two local chains with their
 contracts, the local Solana dev chain, the local WalletConnect relay, the engine (its
-WalletConnect relay is that one), and the demo page, on 127.0.0.1; for the embedded wallet (issue
+WalletConnect relay is that one), and the demo page on its own port (its own origin, the only one the demo project allows:
+DESIGN.md "Trust boundaries"), on 127.0.0.1; for the embedded wallet (issue
 15) a local SMTP server whose mail is shown at /dev/mail (to read the sign-in code), and the local
 OpenID provider as "google" when `oidcprovider/` is installed.
 
@@ -23,6 +24,7 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
+from .demopage import create_page_app, demo_project
 from .devchain.deploy import deploy_all
 from .embedded.devmail import LocalSmtpServer
 from .embedded.devoidc import SCRIPT as OIDC_SCRIPT
@@ -182,10 +184,13 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
         return 1
     smtp = LocalSmtpServer().start()
     engine_url = f"http://{host}:{port}"
+    page_port = free_port()  # the demo page's own origin (DESIGN.md "Trust boundaries")
+    page_url = f"http://{host}:{page_port}"
     provider = start_provider(engine_url)
     relay: subprocess.Popen[str] | None = None
     wallet: subprocess.Popen[str] | None = None
     solana: SolanaDevchain | None = None
+    page: uvicorn.Server | None = None
     try:
         relay, relay_url = start_relay()
         solana = start_solana()
@@ -193,12 +198,13 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
         deployment = deploy_all(rpc_urls, expected_path=None)
         wallet, wallet_page = start_wallet_page(relay_url, rpc_urls)
         config = parse_config({
-            "projects": {"demo": {"name": "Modalcore demo dApp", "origins": []}},
+            "projects": {"demo": demo_project(host, page_port)},
             "networks": {**dev_networks(rpc_urls, deployment), **solana_dev_network(solana.rpc_url)},
             "store": {"kind": "sqlite", "path": ".modalcore/sessions.db"},
             "devchain_proxy": True,  # the Dev Wallet reaches the chains through /devchain
             "walletconnect": {"relay_url": relay_url},
-            "public_url": f"http://{host}:{port}",  # the local onramp page (Buy) is served there
+            "public_url": engine_url,  # the local onramp page (Buy) is served there
+            "directory": {"public_url": engine_url},  # wallet images: the engine's, not the page's origin
             "embedded": embedded_section(engine_url, smtp.port, provider),
         })
         quiet_logging()
@@ -211,9 +217,15 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
         print(f"walletconnect relay: {relay_url}", flush=True)
         print(f"demo wallet (WalletConnect → Copy link, paste it there): {wallet_page}", flush=True)
         print("or pair the test wallet from a shell:\n  " + wallet_command(relay_url, rpc_urls), flush=True)
-        print(f"\n  Modalcore demo: http://{host}:{port}/   (stop: Ctrl-C)", flush=True)
-        print(f"  with Solana:    http://{host}:{port}/?networks={solana.caip2},eip155:31337,eip155:31338\n",
+        print(f"\n  Modalcore demo page: {page_url}/   (stop: Ctrl-C)", flush=True)
+        print(f"  engine:              {engine_url}   (its own origin: the approval frame is served there)",
               flush=True)
+        print(f"  with Solana:         {page_url}/?networks={solana.caip2},eip155:31337,eip155:31338\n",
+              flush=True)
+        page = uvicorn.Server(uvicorn.Config(create_page_app(config.static_path(), engine_url),
+                                             host=host, port=page_port, log_level="warning"))
+        page_thread = threading.Thread(target=page.run, name="demo-page", daemon=True)
+        page_thread.start()
         app = create_app(config, record_dir=record_dir, record_name=record_name)
         app.router.routes.append(mail_route(smtp.mailbox))  # demo only: read the codes
         uvicorn.run(app, host=host, port=port, log_level="warning", **uvicorn_options())
@@ -221,6 +233,8 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
         print(f"error: {error}", file=sys.stderr)
         return 1
     finally:
+        if page is not None:
+            page.should_exit = True
         if solana is not None:
             solana.stop()
         if wallet is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..rules.format import amount_with_symbol
@@ -62,4 +63,6 @@ def host_state(model: Model) -> dict[str, dict[str, Any]]:
             "image": (shown.image_url or "") if shown is not None else "",
             "supported": model.networks.unsupported is None,
         },
+        # the embedded wallet's answer to the host dApp's last provider request (host intent rpc)
+        "rpc": json.loads(model.embedded.host_answer) if model.embedded.host_answer else {},
     }

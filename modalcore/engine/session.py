@@ -446,7 +446,7 @@ class Session:
         # host_state reads these slices only; they are immutable, so the same objects mean
         # nothing changed for the host and nothing needs comparing.
         model = self.model
-        inputs = (model.modal, model.router, model.accounts, model.networks, model.siwx)
+        inputs = (model.modal, model.router, model.accounts, model.networks, model.siwx, model.embedded)
         if self.host_sent and self._host_inputs and all(
             a is b for a, b in zip(inputs, self._host_inputs, strict=True)
         ):

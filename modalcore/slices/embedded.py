@@ -62,6 +62,9 @@ class EmbeddedState:
     socials: tuple[str, ...] = ()
     social: str = ""  # the provider whose popup is open
     social_error: str | None = None
+    # the last answer to the host dApp's provider (host_event "rpc"): JSON text of
+    # {"id", "ok", "result"} or {"id", "ok": false, "code", "message"}
+    host_answer: str = ""
 
 
 # ----- what the visitor does

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
 from ..core.msg import Msg
-from ..wire.frames import NetworkArgs, OpenArgs, ThemeModeArgs, ThemeVariablesArgs
+from ..wire.frames import NetworkArgs, OpenArgs, RpcArgs, ThemeModeArgs, ThemeVariablesArgs
 from .navigation import HostClosed, HostOpened
 from .theme import HostSetThemeMode, HostSetThemeVariables
 
@@ -19,6 +20,14 @@ class HostSwitchedNetwork(Msg):
 @dataclass(frozen=True)
 class HostDisconnected(Msg):
     pass
+
+
+@dataclass(frozen=True)
+class HostRequestedRpc(Msg):
+    """The host dApp's provider asked the active wallet (the embedded one: flows/hostrpc.py)."""
+    id: str
+    method: str
+    params: str  # the JSON text of the params list
 
 
 # Each handler receives the args model the session validated for its action (frames.ACTION_ARGS).
@@ -38,6 +47,10 @@ def _theme_variables(args: ThemeVariablesArgs) -> Msg:
     return HostSetThemeVariables(tuple((k, str(v)) for k, v in sorted(args.variables.items())))
 
 
+def _rpc(args: RpcArgs) -> Msg:
+    return HostRequestedRpc(args.id, args.method, json.dumps(args.params, separators=(",", ":")))
+
+
 HOST_NODE_ID = "host"
 HOST_ACTIONS: dict[str, Any] = {
     "open": _open,
@@ -46,4 +59,5 @@ HOST_ACTIONS: dict[str, Any] = {
     "disconnect": HostDisconnected(),
     "set_theme_mode": _theme_mode,
     "set_theme_variables": _theme_variables,
+    "rpc": _rpc,
 }

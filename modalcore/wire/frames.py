@@ -256,6 +256,13 @@ class ThemeVariablesArgs(_Args):
     variables: Annotated[dict[ThemeKey, ThemeValue | int], Field(max_length=L.MAX_THEME_VARIABLES)]
 
 
+class RpcArgs(_Args):
+    """The host dApp's EIP-1193 request for the embedded wallet (host intent `rpc`)."""
+    id: Annotated[str, Field(min_length=1, max_length=L.HOST_RPC_ID_CHARS)]
+    method: Annotated[str, Field(min_length=1, max_length=L.HOST_RPC_METHOD_CHARS)]
+    params: Annotated[list[Any], Field(max_length=L.HOST_RPC_PARAMS)]
+
+
 ACTION_ARGS: dict[str, type[_Args]] = {
     "press": NoArgs,
     "change": TextArgs,
@@ -270,6 +277,7 @@ ACTION_ARGS: dict[str, type[_Args]] = {
     "disconnect": NoArgs,
     "set_theme_mode": ThemeModeArgs,
     "set_theme_variables": ThemeVariablesArgs,
+    "rpc": RpcArgs,
 }
 
 

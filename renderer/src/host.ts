@@ -8,7 +8,8 @@ import { type Root, createRoot } from 'react-dom/client';
 import { MODAL_CSS, ModalRoot } from './components/index';
 import { type Eip1193Provider, type WalletInfo, WalletBridge } from './bridge';
 import { type Dict, ModalStore, type ThemeMode } from './store';
-import { Transport, type IntentStatus, type SocketLike, type StorageLike } from './transport';
+import { AUTH_CONNECTOR, embeddedRequest } from './embedded-rpc';
+import { Transport, randomId, type IntentStatus, type SocketLike, type StorageLike } from './transport';
 import { HOST_NODE, type RenderCtx } from './tree';
 
 export interface ModalOptions {
@@ -163,8 +164,9 @@ function mount(options: ModalOptions, store: ModalStore): { element: HTMLElement
   return { element, root };
 }
 
-/** The EIP-1193 provider the host dApp uses: forwards to the connected wallet's provider. */
-function hostProvider(bridge: WalletBridge, store: ModalStore): HostProvider {
+/** The EIP-1193 provider the host dApp uses: forwards to the connected wallet's provider; for
+ * the embedded wallet (the auth connector) to the engine, which is that wallet. */
+function hostProvider(bridge: WalletBridge, store: ModalStore, intent: (act: string, args: Dict) => Promise<void>): HostProvider {
   const listeners = new Map<string, Set<(...args: unknown[]) => void>>();
   let lastAccounts = '';
   const connector = () => String(store.hostData('account')?.connector ?? '');
@@ -186,6 +188,10 @@ function hostProvider(bridge: WalletBridge, store: ModalStore): HostProvider {
   });
   const provider: HostProvider = {
     request(args) {
+      if (connector() === AUTH_CONNECTOR) {
+        // a fresh id each time: the engine's last answer (sent again on resume) matches no new request
+        return embeddedRequest(intent, (listener) => store.subscribeHost('rpc', listener), randomId(), args);
+      }
       const wallet = bridge.provider(connector());
       if (!wallet) return Promise.reject(Object.assign(new Error('Disconnected'), { code: 4900 }));
       return wallet.request(args);
@@ -258,7 +264,7 @@ export function createModal(options: ModalOptions): Modal {
     disconnect: () => intent('disconnect'),
     setThemeMode: (mode) => intent('set_theme_mode', { mode }),
     setThemeVariables: (variables) => intent('set_theme_variables', { variables }),
-    getProvider: () => (provider ??= hostProvider(bridge, store)),
+    getProvider: () => (provider ??= hostProvider(bridge, store, intent)),
     destroy: () => {
       if (liveModals.get(options.projectId) === modal) liveModals.delete(options.projectId);
       transport.destroy();

@@ -1,0 +1,65 @@
+"""The host dApp's EIP-1193 provider when the embedded wallet is the active connector (issue 15 §4).
+
+The renderer's `getProvider()` forwards a request to the engine as the host intent `rpc`
+{id, method, params} when the account's connector is the auth connector: the engine is that
+wallet. The request goes through `wallet_request` like any slice's, so flows/approval.py applies
+SPEC §6's lists: safe methods are answered at once, approval methods wait for the approval frame
+on the engine's origin, anything else fails with 'Requested RPC call is not allowed'. The answer
+reaches the page as the host event `rpc` {id, ok, result} or {id, ok: false, code, message}.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..core.cmds import EffectReply
+from ..core.evolve import replace
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice
+from ..rules.embedded import AUTH_CONNECTOR_ID
+from ..slices.connecting import wallet_request
+from ..slices.host import HostRequestedRpc
+
+if TYPE_CHECKING:
+    from ..slices.model import Model, Step
+
+NAMESPACE = "eip155"
+DISCONNECTED = 4900  # EIP-1193: the provider is not connected
+PENDING = -32002  # a request to the embedded wallet is already waiting
+
+
+@dataclass(frozen=True)
+class HostRpcAnswered(EffectReply):
+    """The embedded wallet's answer to the host's request `key`."""
+
+
+def _answer(model: Model, answer: dict[str, Any]) -> Step:
+    text = json.dumps(answer, separators=(",", ":"))
+    return replace(model, embedded=replace(model.embedded, host_answer=text)), []
+
+
+def _refuse(model: Model, request_id: str, code: int, message: str) -> Step:
+    return _answer(model, {"id": request_id, "ok": False, "code": code, "message": message})
+
+
+def on_requested(model: Model, msg: HostRequestedRpc, now: int) -> Step:
+    account = model.accounts.get(NAMESPACE)
+    if account.status != "connected" or account.connector_id != AUTH_CONNECTOR_ID or not model.embedded.identity:
+        return _refuse(model, msg.id, DISCONNECTED, "Disconnected")
+    if model.embedded.request is not None:
+        return _refuse(model, msg.id, PENDING, "A request is already waiting for approval")
+    model, effect = wallet_request(model, AUTH_CONNECTOR_ID, msg.method, json.loads(msg.params),
+                                   HostRpcAnswered, key=msg.id)
+    return model, [effect]
+
+
+def on_answered(model: Model, msg: HostRpcAnswered, now: int) -> Step:
+    if msg.ok:
+        return _answer(model, {"id": msg.key, "ok": True, "result": msg.result})
+    return _refuse(model, msg.key, msg.error_code, msg.error_message)
+
+
+HANDLERS: dict[type[Msg], Handler] = {HostRequestedRpc: on_requested, HostRpcAnswered: on_answered}
+SLICE = Slice("hostrpc", HANDLERS)

@@ -1,0 +1,129 @@
+"""Issue 15 §2 in Chromium: social sign-in through the local OpenID provider (oidcprovider/,
+panva's oidc-provider, the same code path a real provider takes). The host dApp is on its own
+origin; pressing "Continue with Google" on Connect opens the provider in a popup, the visitor logs
+in there, the provider redirects to the callback the engine serves, and the modal reaches
+Account showing who signed in."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from eth_account import Account
+from eth_account.messages import encode_defunct
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+from starlette.routing import Route
+
+from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore.embedded.devoidc import DevOidcProvider
+from modalcore.embedded.masterkey import MasterKey
+from modalcore.netports import free_port
+from modalcore.server.config import dev_networks, parse_config
+from modalcore.testing import RunningServer, serve_app
+
+from .conftest import SECRET, TIMEOUT_MS, serve
+from .test_embedded_browser import HOST_PAGE
+
+pytestmark = [pytest.mark.e2e, pytest.mark.chain]
+
+
+@pytest.fixture(scope="module")
+def engine_port() -> int:
+    return free_port()
+
+
+@pytest.fixture(scope="module")
+def provider(engine_port: int) -> Iterator[DevOidcProvider]:
+    running = DevOidcProvider(f"http://127.0.0.1:{engine_port}/embedded/oidc/callback/google").start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def social_engine(devchains: ChainsInfo, provider: DevOidcProvider, engine_port: int,
+                  tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    folder: Path = tmp_path_factory.mktemp("social-e2e")
+    key_file = folder / "master.key"
+    key_file.write_text(MasterKey.generate().hex())
+    config = parse_config({
+        "secret": SECRET,
+        "projects": {"demo": {"name": "Modalcore demo dApp", "origins": []}},
+        "networks": dev_networks(devchains.rpc_urls, devchains.deployment),
+        "store": {"kind": "sqlite", "path": str(folder / "sessions.db")},
+        "siwx": {"db": str(folder / "siwx.db"), "key_file": str(folder / "engine.key")},
+        "embedded": {"db": str(folder / "embedded.db"), "master_key_file": str(key_file),
+                     "public_url": f"http://127.0.0.1:{engine_port}",
+                     "socials": {"google": {"issuer": provider.issuer, "client_id": provider.client_id}}},
+    })
+    with serve(config, engine_port) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def social_host(social_engine: RunningServer) -> Iterator[str]:
+    async def page(request: Request) -> HTMLResponse:
+        return HTMLResponse(HOST_PAGE % {"engine": social_engine.http_url, "siwx": ""})
+
+    with serve_app(Starlette(routes=[Route("/", page)])) as running:
+        yield running.http_url
+
+
+def test_google_sign_in_in_a_popup_through_the_local_provider_reaches_account(
+        browser: Any, social_host: str, provider: DevOidcProvider) -> None:
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)  # every wait is bounded
+    try:
+        page = context.new_page()
+        page.goto(social_host)
+        page.wait_for_function("window.hostModal !== undefined")
+        page.click("#open")
+        card = page.locator('.wm-card[data-view="Connect"]')
+        card.wait_for(state="visible")
+        with page.expect_popup(timeout=TIMEOUT_MS) as opened:
+            card.get_by_text("Continue with Google").click()
+        popup = opened.value
+        popup.wait_for_load_state()
+        assert popup.url.startswith(provider.issuer)  # the provider's own login page
+        popup.locator('input[name="login"]').fill("zoe")
+        popup.locator('input[name="password"]').fill("any")
+        popup.locator('button[type="submit"]').click()
+        popup.locator('button[type="submit"]').first.click()  # the provider's consent page
+        page.wait_for_function(
+            "document.getElementById('account').textContent.includes('\"isConnected\":true')",
+            timeout=TIMEOUT_MS)
+        assert '"connector":"ID_AUTH"' in page.locator("#account").inner_text()
+        if not popup.is_closed():  # the engine's callback page closes its popup itself
+            popup.wait_for_event("close", timeout=TIMEOUT_MS)
+        page.click("#open")
+        account = page.locator('.wm-card[data-view="Account"]')
+        account.wait_for(state="visible")
+        # the provider's ID token carries zoe's email (as Google's does): Account names her by it
+        expect(account.get_by_text("zoe@oidc.test")).to_be_visible()
+        provider_requests(page)
+    finally:
+        context.close()
+
+
+def provider_requests(page: Any) -> None:
+    """The host dApp's own EIP-1193 provider reaches the embedded wallet (issue 15 §4): a safe
+    method is answered, a method on neither list is refused, personal_sign is approved only by
+    the button inside the engine-origin frame."""
+    page.evaluate("window.hostModal.close()")
+    page.locator('.wm-card[data-view="Account"]').wait_for(state="hidden")
+    assert page.evaluate("window.hostModal.getProvider().request({method: 'eth_chainId'})") == "0x7a69"
+    refused = page.evaluate("""window.hostModal.getProvider().request({method: 'eth_sign', params: ['0x00', '0x00']})
+        .then(() => 'resolved', (e) => `${e.code} ${e.message}`)""")
+    assert refused == "4200 Requested RPC call is not allowed"
+    [address] = page.evaluate("window.hostModal.getProvider().request({method: 'eth_accounts'})")
+    page.evaluate("""(a) => { window.signed = window.hostModal.getProvider()
+        .request({method: 'personal_sign', params: ['0x68656c6c6f', a]}); }""", address)
+    frame = page.frame_locator("iframe.wm-frame")
+    frame.get_by_role("button", name="Approve").click()
+    signature = page.evaluate("window.signed")
+    assert Account.recover_message(encode_defunct(text="hello"), signature=signature) == address

@@ -1,0 +1,111 @@
+"""Issue 15 §4 for the host dApp's own EIP-1193 provider: when the embedded wallet is the active
+connector, `getProvider().request` reaches the engine as the host intent `rpc`, and SPEC §6's
+lists apply: safe methods answered at once, approval methods wait for the approval frame (only
+`ApprovalDecided`, which the engine's approval route delivers, approves), any other method
+fails with 'Requested RPC call is not allowed'. The answer is the host event `rpc`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from eth_account import Account
+from eth_account.messages import encode_defunct
+
+from modalcore.core.cmds import Call
+from modalcore.embedded.devmail import LocalSmtpServer
+from modalcore.embedded.service import EmbeddedWallet
+from modalcore.slices.embedded import ApprovalDecided
+
+from .world import EmailWorld, open_wallet
+
+EMAIL = "hal@example.com"
+
+
+@pytest.fixture
+def smtp() -> Iterator[LocalSmtpServer]:
+    server = LocalSmtpServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def wallet(tmp_path: Path, smtp: LocalSmtpServer) -> EmbeddedWallet:
+    return open_wallet(tmp_path / "embedded.db", smtp)
+
+
+def _signs(world: EmailWorld) -> list[Call]:
+    return [c for c in world.h.cmds if isinstance(c, Call) and c.service == "embedded.sign"]
+
+
+def test_safe_methods_are_answered_at_once(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world = EmailWorld(wallet, smtp)
+    address = world.sign_in(EMAIL)
+    assert world.h.intent("host", "rpc", {"id": "1", "method": "eth_chainId", "params": []}) == "ok"
+    assert world.h.host_state("rpc") == {"id": "1", "ok": True, "result": "0x7a69"}
+    assert world.h.intent("host", "rpc", {"id": "2", "method": "eth_accounts", "params": []}) == "ok"
+    assert world.h.host_state("rpc") == {"id": "2", "ok": True, "result": [address]}
+    assert world.h.effects() == [] and world.h.view != "ApproveTransaction"
+
+
+def test_personal_sign_waits_for_the_approval_frame_and_the_engine_key_signs(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world = EmailWorld(wallet, smtp)
+    address = world.sign_in(EMAIL)
+    message = "0x" + b"hello host".hex()
+    assert world.h.intent("host", "rpc", {"id": "7", "method": "personal_sign", "params": [message, address]}) == "ok"
+    assert world.h.view == "ApproveTransaction" and world.h.host_state("rpc").get("id") != "7"
+    request = world.h.model.embedded.request
+    assert request is not None and world.h.effects() == []  # the page is never asked to sign
+    # a second request while one waits is refused, and does not replace the waiting one
+    assert world.h.intent("host", "rpc", {"id": "8", "method": "eth_chainId", "params": []}) == "ok"
+    assert world.h.host_state("rpc") == {"id": "8", "ok": False, "code": -32002,
+                                         "message": "A request is already waiting for approval"}
+    assert world.h.model.embedded.request == request
+    world.h.deliver(ApprovalDecided(request.eid, approve=True))
+    world.run_calls()
+    answer = world.h.host_state("rpc")
+    assert answer["id"] == "7" and answer["ok"] is True
+    assert Account.recover_message(encode_defunct(hexstr=message), signature=answer["result"]) == address
+
+
+def test_rejecting_in_the_frame_answers_user_rejected(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world = EmailWorld(wallet, smtp)
+    address = world.sign_in(EMAIL)
+    world.h.intent("host", "rpc", {"id": "9", "method": "personal_sign", "params": ["0x00", address]})
+    request = world.h.model.embedded.request
+    assert request is not None
+    world.h.deliver(ApprovalDecided(request.eid, approve=False))
+    assert world.h.host_state("rpc") == {"id": "9", "ok": False, "code": 4001, "message": "User rejected the request."}
+    assert _signs(world) == []
+
+
+def test_a_method_on_neither_list_is_refused(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world = EmailWorld(wallet, smtp)
+    world.sign_in(EMAIL)
+    assert world.h.intent("host", "rpc", {"id": "3", "method": "eth_sign", "params": ["0x00", "0x00"]}) == "ok"
+    assert world.h.host_state("rpc") == {"id": "3", "ok": False, "code": 4200,
+                                         "message": "Requested RPC call is not allowed"}
+    world.h.advance(300)
+    assert world.h.model.snack.message == "Action not allowed"
+    assert _signs(world) == []
+
+
+def test_without_an_embedded_account_the_request_is_refused_and_nothing_changes(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world = EmailWorld(wallet, smtp)
+    before = world.h.model.embedded.request
+    assert world.h.intent("host", "rpc", {"id": "4", "method": "personal_sign", "params": ["0x00"]}) == "ok"
+    assert world.h.host_state("rpc") == {"id": "4", "ok": False, "code": 4900, "message": "Disconnected"}
+    assert world.h.model.embedded.request == before and world.h.effects() == []
+
+
+def test_bad_rpc_args_are_invalid(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world = EmailWorld(wallet, smtp)
+    world.sign_in(EMAIL)
+    before = world.h.model
+    assert world.h.intent("host", "rpc", {"id": "", "method": "eth_chainId", "params": []}) == "invalid"
+    assert world.h.intent("host", "rpc", {"id": "5", "method": "x" * 65, "params": []}) == "invalid"
+    assert world.h.intent("host", "rpc", {"id": "5", "method": "eth_chainId", "params": [0] * 9}) == "invalid"
+    assert world.h.model == before
