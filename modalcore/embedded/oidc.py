@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 import httpx
 
 from .idtoken import IdTokenError, verify_id_token
+from .userinfo import UserEndpoint, UserInfoError, identity
 
 SOCIAL_PROVIDERS = ("google", "x", "discord", "github", "apple", "facebook")
 RANDOM_BYTES = 96  # 32 each for state, nonce and the code verifier
@@ -38,10 +39,14 @@ class ProviderConfig:
     jwks_uri: str
     client_secret: str | None = field(default=None, repr=False)
     scope: str = "openid email profile"
+    kind: str = "oidc"  # "oauth2": no ID token, the identity comes from `user` (userinfo.py)
+    user: UserEndpoint | None = None
 
     def __post_init__(self) -> None:
         if self.name not in SOCIAL_PROVIDERS:  # SPEC §5: the social provider's payload check
             raise OidcError(f"social provider must be one of {', '.join(SOCIAL_PROVIDERS)}")
+        if self.kind not in ("oidc", "oauth2") or (self.kind == "oauth2") != (self.user is not None):
+            raise OidcError("an oauth2 provider needs a user endpoint, an oidc provider none")
 
 
 @dataclass(frozen=True)
@@ -72,11 +77,14 @@ def begin(config: ProviderConfig, random_bytes: bytes) -> tuple[Pending, str]:
     pending = Pending(config.name, _b64(random_bytes[:32]), _b64(random_bytes[32:64]),
                       _b64(random_bytes[64:96]))
     challenge = _b64(hashlib.sha256(pending.code_verifier.encode()).digest())
-    query = urlencode({
+    params = {
         "response_type": "code", "client_id": config.client_id,
         "redirect_uri": config.redirect_uri, "scope": config.scope, "state": pending.state,
         "nonce": pending.nonce, "code_challenge": challenge, "code_challenge_method": "S256",
-    })
+    }
+    if config.kind == "oauth2":
+        del params["nonce"]  # no ID token to carry it
+    query = urlencode(params)
     return pending, f"{config.authorization_endpoint}?{query}"
 
 
@@ -85,7 +93,7 @@ def check_callback(config: ProviderConfig, pending: Pending, params: dict[str, s
     state = params.get("state", "")
     if not hmac.compare_digest(state.encode(), pending.state.encode()):
         raise OidcError("the sign-in callback does not match this sign-in (state)")
-    if "iss" in params and params["iss"] != config.issuer:
+    if "iss" in params and config.issuer and params["iss"] != config.issuer:
         raise OidcError("the sign-in callback is from another issuer")
     if "error" in params:
         raise OidcError(f"the provider refused the sign-in ({params['error'][:64]})")
@@ -106,23 +114,37 @@ async def discover(http: httpx.AsyncClient, name: str, issuer: str, client_id: s
                           doc["token_endpoint"], doc["jwks_uri"], client_secret)
 
 
-async def finish(http: httpx.AsyncClient, config: ProviderConfig, pending: Pending,
-                 params: dict[str, str], now_s: int) -> SignedIn:
-    code = check_callback(config, pending, params)
+async def _exchange(http: httpx.AsyncClient, config: ProviderConfig, pending: Pending,
+                    code: str) -> dict[str, Any]:
+    """The token endpoint's JSON answer for the code (with the PKCE verifier)."""
     form = {"grant_type": "authorization_code", "code": code,
             "redirect_uri": config.redirect_uri, "code_verifier": pending.code_verifier,
             "client_id": config.client_id}
+    headers = {"Accept": "application/json"}  # GitHub answers form-encoded without it
+    if config.client_secret is not None:
+        response = await http.post(config.token_endpoint, data=form, headers=headers,
+                                   auth=httpx.BasicAuth(config.client_id, config.client_secret))
+    else:
+        response = await http.post(config.token_endpoint, data=form, headers=headers)
+    if response.status_code != 200:
+        error = _field(response, "error")
+        raise OidcError(f"the provider refused the code (HTTP {response.status_code}"
+                        f"{', ' + error if error else ''})")
+    doc = response.json()
+    if not isinstance(doc, dict):
+        raise OidcError("the provider's token answer is not an object")
+    if "error" in doc:  # GitHub refuses a code with HTTP 200 and an error field
+        raise OidcError(f"the provider refused the code ({_field(response, 'error')})")
+    return doc
+
+
+async def finish(http: httpx.AsyncClient, config: ProviderConfig, pending: Pending,
+                 params: dict[str, str], now_s: int) -> SignedIn:
+    code = check_callback(config, pending, params)
+    if config.kind == "oauth2":
+        return await _finish_oauth2(http, config, pending, code)
     try:
-        if config.client_secret is not None:
-            response = await http.post(config.token_endpoint, data=form, auth=httpx.BasicAuth(
-                config.client_id, config.client_secret))
-        else:
-            response = await http.post(config.token_endpoint, data=form)
-        if response.status_code != 200:
-            error = _field(response, "error")
-            raise OidcError(f"the provider refused the code (HTTP {response.status_code}"
-                            f"{', ' + error if error else ''})")
-        id_token = response.json().get("id_token")
+        id_token = (await _exchange(http, config, pending, code)).get("id_token")
         jwks = (await http.get(config.jwks_uri)).json()
     except (httpx.HTTPError, ValueError) as error:
         if isinstance(error, OidcError):
@@ -137,6 +159,28 @@ async def finish(http: httpx.AsyncClient, config: ProviderConfig, pending: Pendi
         raise OidcError(str(error)) from None
     return SignedIn(config.name, claims["sub"], _str(claims.get("email")),
                     _str(claims.get("preferred_username")))
+
+
+async def _finish_oauth2(http: httpx.AsyncClient, config: ProviderConfig, pending: Pending,
+                         code: str) -> SignedIn:
+    """OAuth 2.0 without ID token: the access token asks the provider's user endpoint."""
+    assert config.user is not None
+    try:
+        token = (await _exchange(http, config, pending, code)).get("access_token")
+        if not isinstance(token, str) or not token:
+            raise OidcError("the provider sent no access token")
+        response = await http.get(config.user.url, headers={
+            "Authorization": f"Bearer {token}", "Accept": "application/json"})
+        if response.status_code != 200:
+            raise OidcError(f"the provider's user endpoint refused (HTTP {response.status_code})")
+        subject, username, email = identity(config.user, response.json())
+    except UserInfoError as error:
+        raise OidcError(str(error)) from None
+    except (httpx.HTTPError, ValueError) as error:
+        if isinstance(error, OidcError):
+            raise
+        raise OidcError(f"the provider could not be reached ({type(error).__name__})") from None
+    return SignedIn(config.name, subject, email, username)
 
 
 def _str(value: Any) -> str | None:

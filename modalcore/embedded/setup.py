@@ -20,7 +20,7 @@ import hmac
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .codes import EmailCodes
 from .codestore import CodeStore
@@ -43,15 +43,33 @@ class SmtpSection(BaseModel):
 
 
 class SocialSection(BaseModel):
-    """One provider: its issuer (discovery) or all three endpoints, and the client."""
+    """One provider and its client. kind "oidc": its issuer (discovery) or all three endpoints.
+    kind "oauth2" (no ID token; GitHub, X, Discord): the identity comes from `userinfo_url`
+    (default: the provider's real user endpoint) through the provider's built-in field mapping;
+    every endpoint and field may be overridden (a provider without built-ins must name them)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    issuer: str
+    kind: Literal["oidc", "oauth2"] = "oidc"
+    issuer: str = ""
     client_id: str
     client_secret: str | None = Field(default=None, repr=False)
     authorization_endpoint: str = ""
     token_endpoint: str = ""
     jwks_uri: str = ""
+    userinfo_url: str = ""
+    scope: str = ""
+    id_field: str = ""
+    username_field: str = ""
+    email_field: str = ""
+
+    @model_validator(mode="after")
+    def _complete(self) -> SocialSection:
+        if self.kind == "oidc" and not self.issuer:
+            raise ValueError("an oidc social provider needs its issuer")
+        if self.kind == "oidc" and (self.userinfo_url or self.id_field or self.username_field
+                                    or self.email_field):
+            raise ValueError("userinfo_url and the *_field mapping are for kind = \"oauth2\"")
+        return self
 
 
 class EmbeddedSection(BaseModel):
@@ -85,7 +103,9 @@ def open_wallet(section: EmbeddedSection, resolve: Any, engine_secret: bytes) ->
         password=smtp.password, ca_file=smtp.ca_file))
     codes = EmailCodes(CodeStore(db), code_key(engine_secret))
     vault = KeyVault(db, master)
-    settings: dict[str, ProviderSetting] = {name: ProviderSetting(name, s.issuer, s.client_id, s.client_secret, s.authorization_endpoint,
-                                      s.token_endpoint, s.jwks_uri) for name, s in section.socials.items()}
+    settings: dict[str, ProviderSetting] = {name: ProviderSetting(
+        name, s.issuer, s.client_id, s.client_secret, s.authorization_endpoint, s.token_endpoint,
+        s.jwks_uri, s.kind, s.userinfo_url, s.scope, s.id_field, s.username_field, s.email_field)
+        for name, s in section.socials.items()}
     socials = SocialSignIns(settings, section.public_url, vault) if settings else None
     return EmbeddedWallet(codes=codes, mailer=sender, vault=vault, socials=socials)

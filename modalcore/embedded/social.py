@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..runtime.services import AnyService, Service, ServiceError
 from .keys import Identity, KeyVault
+from .userinfo import BUILT_IN, UserEndpoint
 from .oidc import RANDOM_BYTES, OidcError, Pending, ProviderConfig, begin, discover, finish
 
 MAX_PENDING = L.SOCIAL_PENDING
@@ -41,6 +42,29 @@ class ProviderSetting:
     authorization_endpoint: str = ""
     token_endpoint: str = ""
     jwks_uri: str = ""
+    kind: str = "oidc"  # "oauth2": identity from the user endpoint (userinfo.py)
+    userinfo_url: str = ""  # oauth2: else the provider's built-in user endpoint
+    scope: str = ""  # else the kind's / provider's default
+    id_field: str = ""  # oauth2 field mapping overrides (dotted paths), else built in
+    username_field: str = ""
+    email_field: str = ""
+
+
+def oauth2_config(setting: ProviderSetting, redirect_uri: str) -> ProviderConfig:
+    """An OAuth 2.0 provider's config: the setting over the provider's built-in defaults."""
+    known = BUILT_IN.get(setting.name)
+    user = known.user if known else UserEndpoint("", "")
+    endpoint = UserEndpoint(setting.userinfo_url or user.url, setting.id_field or user.id_field,
+                            setting.username_field or user.username_field,
+                            setting.email_field or user.email_field)
+    authorize = setting.authorization_endpoint or (known.authorization_endpoint if known else "")
+    token = setting.token_endpoint or (known.token_endpoint if known else "")
+    if not (endpoint.url and endpoint.id_field and authorize and token):
+        raise OidcError(f"{setting.name} has no built-in OAuth 2.0 endpoints: configure "
+                        "authorization_endpoint, token_endpoint, userinfo_url and id_field")
+    return ProviderConfig(setting.name, setting.issuer, setting.client_id, redirect_uri, authorize,
+                          token, "", setting.client_secret,
+                          setting.scope or (known.scope if known else ""), "oauth2", endpoint)
 
 
 class SocialFailure(Exception):
@@ -83,10 +107,12 @@ class SocialSignIns:
         if known is not None:
             return known
         setting = self.settings[provider]
-        if setting.authorization_endpoint and setting.token_endpoint and setting.jwks_uri:
+        if setting.kind == "oauth2":
+            config = oauth2_config(setting, self.redirect_uri(provider))
+        elif setting.authorization_endpoint and setting.token_endpoint and setting.jwks_uri:
             config = ProviderConfig(provider, setting.issuer, setting.client_id, self.redirect_uri(provider),
                                     setting.authorization_endpoint, setting.token_endpoint, setting.jwks_uri,
-                                    setting.client_secret)
+                                    setting.client_secret, setting.scope or "openid email profile")
         else:
             if self.http is None:
                 raise OidcError("the engine has no HTTP client yet")

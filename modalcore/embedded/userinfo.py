@@ -1,0 +1,70 @@
+"""Social sign-in with OAuth 2.0 providers that issue no ID token (issue 15: GitHub, X,
+Discord): who signed in comes from the provider's user endpoint, called with the access token
+(`Authorization: Bearer`). Each provider's endpoints, scope and field mapping are built in; the
+operator may point `userinfo_url` (and the fields, as dotted paths) elsewhere."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+MAX_ID_CHARS = 128  # a provider's user id (longer is refused)
+MAX_NAME_CHARS = 64  # username / email kept from the user endpoint (longer is cut)
+
+
+class UserInfoError(ValueError):
+    """The user endpoint's answer names nobody (no id, or not a string/number)."""
+
+
+@dataclass(frozen=True)
+class UserEndpoint:
+    url: str
+    id_field: str  # dotted path in the JSON answer: "id", "data.id"
+    username_field: str = ""
+    email_field: str = ""
+
+
+@dataclass(frozen=True)
+class OAuth2Defaults:
+    authorization_endpoint: str
+    token_endpoint: str
+    scope: str
+    user: UserEndpoint
+
+
+BUILT_IN: dict[str, OAuth2Defaults] = {
+    "github": OAuth2Defaults(
+        "https://github.com/login/oauth/authorize", "https://github.com/login/oauth/access_token",
+        "read:user user:email", UserEndpoint("https://api.github.com/user", "id", "login", "email")),
+    "discord": OAuth2Defaults(
+        "https://discord.com/oauth2/authorize", "https://discord.com/api/oauth2/token",
+        "identify email",
+        UserEndpoint("https://discord.com/api/users/@me", "id", "username", "email")),
+    "x": OAuth2Defaults(
+        "https://x.com/i/oauth2/authorize", "https://api.x.com/2/oauth2/token",
+        "users.read tweet.read",
+        UserEndpoint("https://api.x.com/2/users/me", "data.id", "data.username")),
+}
+
+
+def _at(doc: Any, path: str) -> Any:
+    for part in path.split(".") if path else ():
+        if not isinstance(doc, dict):
+            return None
+        doc = doc.get(part)
+    return doc if path else None
+
+
+def identity(endpoint: UserEndpoint, doc: Any) -> tuple[str, str | None, str | None]:
+    """(id, username, email) from the user endpoint's JSON; UserInfoError when there is no id."""
+    raw = _at(doc, endpoint.id_field)
+    if isinstance(raw, bool) or not isinstance(raw, (str, int)):
+        raise UserInfoError("the provider's user endpoint names no user (no id)")
+    subject = str(raw)
+    if not subject or len(subject) > MAX_ID_CHARS:
+        raise UserInfoError("the provider's user endpoint sent an empty or oversized id")
+    return subject, _text(_at(doc, endpoint.username_field)), _text(_at(doc, endpoint.email_field))
+
+
+def _text(value: Any) -> str | None:
+    return value[:MAX_NAME_CHARS] if isinstance(value, str) and value else None
