@@ -8,8 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-MAX_ID_CHARS = 128  # a provider's user id (longer is refused)
-MAX_NAME_CHARS = 64  # username / email kept from the user endpoint (longer is cut)
+from ..rules import limits as L
+
+MAX_ID_CHARS = L.SOCIAL_USER_ID_CHARS
+MAX_NAME_CHARS = L.SOCIAL_USER_NAME_CHARS
 
 
 class UserInfoError(ValueError):
