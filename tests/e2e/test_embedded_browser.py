@@ -291,6 +291,36 @@ def test_the_rate_limit_message_is_exact_in_the_browser(
         expect(otp.get_by_text(re.compile(r"^Please try again after (30|29|28|27) seconds$"))).to_be_visible()
 
 
+def test_five_wrong_codes_lock_the_code_in_the_browser(
+        browser: Any, host_site: str, smtp: LocalSmtpServer, embedded_engine: RunningServer) -> None:
+    """Five wrong codes lock the mailed one: even the right code is then refused and nobody is
+    connected (issue 15's tests; 5 attempts, SPEC-less wording in rules/embedded.py)."""
+    from playwright.sync_api import expect
+
+    with host_page(browser, host_site) as page:
+        page.click("#open")
+        card = page.locator('.wm-card[data-view="Connect"]')
+        card.get_by_label("Email").fill("lock@example.com")
+        card.get_by_role("button", name="Continue").click()
+        otp = page.locator('.wm-card[data-view="EmailVerifyOtp"]')
+        otp.wait_for(state="visible")
+        code = code_for(smtp, "lock@example.com")
+        wrong = f"{(int(code) + 1) % 1_000_000:06d}"
+        digits = page.get_by_label(re.compile(r"Digit \d of 6"))
+        for left in (4, 3, 2, 1):
+            digits.first.click()
+            page.keyboard.type(wrong)
+            expect(otp.get_by_text(f"Wrong code. {left} attempt{'' if left == 1 else 's'} left")).to_be_visible()
+        digits.first.click()
+        page.keyboard.type(wrong)
+        expect(otp.get_by_text("Too many wrong codes. Request a new code")).to_be_visible()
+        digits.first.click()
+        page.keyboard.type(code)  # the right code, too late
+        expect(digits.first).to_have_value("")  # the engine answered: it clears the digits
+        expect(otp.get_by_text("Too many wrong codes. Request a new code")).to_be_visible()
+        assert '"isConnected":true' not in page.locator("#account").inner_text()
+
+
 def test_the_embedded_views_pass_the_sweep_checks(
         browser: Any, host_site: str, smtp: LocalSmtpServer, embedded_engine: RunningServer) -> None:
     """Connect with the email field, EmailVerifyOtp and ApproveTransaction: no text cut, nothing
