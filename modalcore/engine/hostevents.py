@@ -28,7 +28,7 @@ def host_state(model: Model) -> dict[str, dict[str, Any]]:
     # (then `supported` is false and the modal shows UnsupportedChain).
     network = model.networks.unsupported or model.networks.active
     shown = model.networks.active_network
-    return {
+    events: dict[str, dict[str, Any]] = {
         "state": {
             "open": model.modal.open,
             "loading": model.modal.loading,
@@ -63,6 +63,9 @@ def host_state(model: Model) -> dict[str, dict[str, Any]]:
             "image": (shown.image_url or "") if shown is not None else "",
             "supported": model.networks.unsupported is None,
         },
-        # the embedded wallet's answer to the host dApp's last provider request (host intent rpc)
-        "rpc": json.loads(model.embedded.host_answer) if model.embedded.host_answer else {},
     }
+    # the answer to the host dApp's last provider request (host intent rpc), once there is one:
+    # a session whose host never asked sends no `rpc` event (recorded sessions replay unchanged)
+    if model.embedded.host_answer:
+        events["rpc"] = json.loads(model.embedded.host_answer)
+    return events

@@ -4,7 +4,7 @@ A slice asks the embedded wallet through `wallet_request` like any wallet; on th
 the request is kept in `model.embedded.request` and never sent to the page. This flow answers it:
 
 - safe methods at once (eth_chainId, eth_accounts, eth_requestAccounts; wallet_switchEthereumChain
-  to a configured chain only, SPEC §5);
+  to a configured chain only, SPEC §5; eth_call and eth_getBalance read from the network's RPC);
 - approval methods (personal_sign, eth_signTypedData_v4, eth_sendTransaction) open
   ApproveTransaction, which draws the approval frame served by the engine's own origin; only
   `ApprovalDecided` (delivered by the engine's approval route, never by a node of the page's
@@ -33,6 +33,7 @@ from ..slices.embedded import (
     SAFE_METHODS,
     ApprovalDecided,
     ApprovalTimedOut,
+    EmbeddedRead,
     EmbeddedRequest,
     EmbeddedSigned,
 )
@@ -47,6 +48,8 @@ USER_REJECTED = 4001
 NOT_ALLOWED = 4200
 UNRECOGNIZED_CHAIN = 4902
 SIGN_SERVICE = "embedded.sign"
+READ_SERVICE = "chain_read"  # services/table.py: a read on the network's RPC
+READS = ("eth_call", "eth_getBalance")
 TIMER = "embedded-approval"
 
 
@@ -84,7 +87,15 @@ def _safe(model: Model, request: EmbeddedRequest) -> Step:
         if not known:  # the embedded wallet supports only configured chains (SPEC §5)
             return _answer(model, request, code=UNRECOGNIZED_CHAIN, message=texts.CHAIN_NOT_SUPPORTED)
         return _answer(model, request, result=None)
-    return _not_allowed(model, request)  # a read the engine does not serve through a wallet
+    if request.method in READS:  # SPEC §6: read-only, no approval; the network's RPC answers
+        params = json.loads(request.params)
+        rpc_url = network.rpc_urls[0] if network is not None and network.rpc_urls else ""
+        if not rpc_url or not isinstance(params, list):
+            return _answer(model, request, code=-32603, message="The network has no RPC to read from")
+        model = replace(model, embedded=replace(model.embedded, request=replace(request, signing=True)))
+        args = {"rpc_url": rpc_url, "method": request.method, "params": params}
+        return model, [Call(READ_SERVICE, args, EmbeddedRead, key=request.eid)]
+    return _not_allowed(model, request)  # wallet_getAssets: not served through the wallet
 
 
 def _not_allowed(model: Model, request: EmbeddedRequest) -> Step:
@@ -135,6 +146,15 @@ def on_signed(model: Model, msg: EmbeddedSigned, now: int) -> Step:
     return _answer(model, request, result=msg.result.result)
 
 
+def on_read(model: Model, msg: EmbeddedRead, now: int) -> Step:
+    request = model.embedded.request
+    if request is None or request.eid != msg.key or not request.signing:
+        return model, []
+    if not msg.ok or msg.result is None:
+        return _answer(model, request, code=-32603, message=msg.error or "The request failed")
+    return _answer(model, request, result=msg.result.result)
+
+
 def on_timed_out(model: Model, msg: ApprovalTimedOut, now: int) -> Step:
     request = model.embedded.request
     if request is None or request.eid != msg.eid or request.signing:
@@ -149,6 +169,7 @@ def on_not_allowed_due(model: Model, msg: ActionNotAllowedDue, now: int) -> Step
 HANDLERS: dict[type[Msg], Handler] = {
     ApprovalDecided: on_decided,
     EmbeddedSigned: on_signed,
+    EmbeddedRead: on_read,
     ApprovalTimedOut: on_timed_out,
     ActionNotAllowedDue: on_not_allowed_due,
 }

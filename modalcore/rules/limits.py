@@ -136,3 +136,4 @@ SOCIAL_USER_NAME_CHARS = 64  # … its username / email (longer is cut)
 HOST_RPC_ID_CHARS = 64  # the request id the renderer picks
 HOST_RPC_METHOD_CHARS = 64  # an EIP-1193 method name
 HOST_RPC_PARAMS = 8  # positional params
+EMBEDDED_READ_CHARS = 65_538  # an eth_call or eth_getBalance answer the embedded wallet relays (0x + 32 KiB)

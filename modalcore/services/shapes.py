@@ -9,15 +9,28 @@ there stay lenient readers of older recordings, these are what the services prod
 
 from __future__ import annotations
 
-from typing import NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..rules import limits as L
 
 HISTORY_PAGE_SIZE = 10  # transactions per history page unless a call asks for another limit
 
 
 class _Args(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ChainReadArgs(_Args):
+    """A read-only request the embedded wallet serves without approval (SPEC §6)."""
+    rpc_url: str
+    method: Literal["eth_call", "eth_getBalance"]
+    params: list[Any] = Field(max_length=L.HOST_RPC_PARAMS)
+
+
+class ChainReadResult(TypedDict):
+    result: str
 
 
 class BalancesArgs(_Args):

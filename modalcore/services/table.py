@@ -7,7 +7,7 @@ from __future__ import annotations
 import httpx
 
 from ..directory.source import run_query
-from ..runtime.services import AnyService, Service, ServiceContext
+from ..runtime.services import AnyService, Service, ServiceContext, ServiceError
 from .balances import fetch_balances
 from .blockchain_api import BlockchainApi
 from .history import LOCAL_ONRAMP, fetch_history, hosted_history, mark_purchases, with_onramp
@@ -16,7 +16,10 @@ from .onramp.local import LocalOnramp
 from .onramp.service import onramp_api, onramp_services
 from .swap.service import swap_services
 from .send import estimate_fee as estimate_send_fee
+from . import jsonrpc
 from .shapes import (
+    ChainReadArgs,
+    ChainReadResult,
     BalancesArgs,
     BalancesResult,
     DirectoryArgs,
@@ -87,7 +90,14 @@ def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | No
         # the local directory; wiring replaces it with the one that reads the engine's config
         return await run_query(None, http, "", args.model_dump())
 
+    async def chain_read(ctx: ServiceContext | None, args: ChainReadArgs) -> ChainReadResult:
+        result = await jsonrpc.call(http, args.rpc_url, args.method, args.params)
+        if not isinstance(result, str):
+            raise ServiceError("unexpected answer from the network")
+        return {"result": result}
+
     return {"balances": Service(BalancesArgs, balances), "history": Service(HistoryArgs, history),
+            "chain_read": Service(ChainReadArgs, chain_read),
             "estimate_fee": Service(FeeArgs, estimate_fee), "directory": Service(DirectoryArgs, directory),
             "nfts": Service(NftsArgs, nfts), "solana_balances": Service(SolanaBalancesArgs, solana_balances),
             "solana_estimate_fee": Service(SolanaSendArgs, solana_estimate_fee),

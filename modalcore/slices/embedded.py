@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..core.cmds import EffectReply, Reply
 from ..core.msg import Msg
 from ..rules import embedded as rules
+from ..rules import limits as L
 
 
 # SPEC §6: what the embedded wallet runs at once, and what waits for the visitor's approval in
@@ -179,6 +180,18 @@ class ApprovalTimedOut(Msg):
 class SignResult(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     result: str = Field(pattern=r"^0x[0-9a-fA-F]{62,}$")  # SPEC §5: a hash or a signature
+
+
+class ReadResult(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    result: str = Field(pattern=r"^0x[0-9a-fA-F]*$", max_length=L.EMBEDDED_READ_CHARS)  # a quantity or call data
+
+
+@dataclass(frozen=True)
+class EmbeddedRead(Reply):
+    """`chain_read` answered for a safe read (eth_call, eth_getBalance; `key`: the request's eid)."""
+
+    result: ReadResult | None = None
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,8 @@ def test_personal_sign_waits_for_the_approval_frame_and_the_engine_key_signs(
     address = world.sign_in(EMAIL)
     message = "0x" + b"hello host".hex()
     assert world.h.intent("host", "rpc", {"id": "7", "method": "personal_sign", "params": [message, address]}) == "ok"
-    assert world.h.view == "ApproveTransaction" and world.h.host_state("rpc").get("id") != "7"
+    assert world.h.view == "ApproveTransaction"
+    assert [f for f in world.h.frames_of("host_event") if f.get("kind") == "rpc"] == []  # not answered yet
     request = world.h.model.embedded.request
     assert request is not None and world.h.effects() == []  # the page is never asked to sign
     # a second request while one waits is refused, and does not replace the waiting one
@@ -109,3 +110,23 @@ def test_bad_rpc_args_are_invalid(wallet: EmbeddedWallet, smtp: LocalSmtpServer)
     assert world.h.intent("host", "rpc", {"id": "5", "method": "x" * 65, "params": []}) == "invalid"
     assert world.h.intent("host", "rpc", {"id": "5", "method": "eth_chainId", "params": [0] * 9}) == "invalid"
     assert world.h.model == before
+
+
+def test_reads_go_to_the_network_rpc_without_approval(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    """SPEC §6: eth_call and eth_getBalance are safe: the engine reads them from the network's
+    RPC (the service `chain_read`), with no approval frame and nothing sent to the page."""
+    world = EmailWorld(wallet, smtp)
+    address = world.sign_in(EMAIL)
+    assert world.h.intent("host", "rpc", {"id": "r1", "method": "eth_getBalance",
+                                          "params": [address, "latest"]}) == "ok"
+    reads = [c for c in world.h.cmds if isinstance(c, Call) and c.service == "chain_read"]
+    assert [(c.args["method"], c.args["params"]) for c in reads] == [("eth_getBalance", [address, "latest"])]
+    assert reads[0].args["rpc_url"] and world.h.view != "ApproveTransaction" and world.h.effects() == []
+    world.h.settle(reads[0], {"result": "0x2a"})
+    assert world.h.host_state("rpc") == {"id": "r1", "ok": True, "result": "0x2a"}
+    # a failed read answers an error and leaves nothing waiting
+    world.h.intent("host", "rpc", {"id": "r2", "method": "eth_call", "params": [{"to": address}, "latest"]})
+    read = [c for c in world.h.cmds if isinstance(c, Call) and c.service == "chain_read"][-1]
+    world.h.settle(read, ok=False, error="execution reverted")
+    assert world.h.host_state("rpc") == {"id": "r2", "ok": False, "code": -32603, "message": "execution reverted"}
+    assert world.h.model.embedded.request is None
