@@ -36,7 +36,7 @@ async def test_personal_sign_from_the_host_provider_is_signed_by_the_walletconne
         devchain: ChainsInfo) -> None:
     """Rule: with WalletConnect active the host's `rpc` personal_sign is signed by the paired
     wallet and the host event `rpc` carries a signature recovering to the wallet's address;
-    eth_chainId is answered from the session."""
+    eth_chainId is answered from the session; the wallet's rejection reaches the host as 4001."""
     async with running_relay() as relay, wallet_peer(relay.url, devchain.rpc_urls) as wallet:
         rt = WalletConnectRuntime(relay.url, metadata=DAPP, secret=b"host-provider-secret",
                                   store=MemoryStore(), deliver=lambda _sid, _msg: None)
@@ -62,5 +62,11 @@ async def test_personal_sign_from_the_host_provider_is_signed_by_the_walletconne
             assert h.intent("host", "rpc", {"id": "h2", "method": "eth_chainId", "params": []}) == "ok"
             await run(h, rt, "eth_chainId")
             assert h.host_state("rpc") == {"id": "h2", "ok": True, "result": hex(31337)}
+
+            await wallet.send(cmd="policy", value="reject")
+            assert h.intent("host", "rpc", {"id": "h3", "method": "personal_sign", "params": params}) == "ok"
+            await run(h, rt, "personal_sign")
+            answer = h.host_state("rpc")
+            assert answer["id"] == "h3" and answer["ok"] is False and answer["code"] == 4001, answer
         finally:
             await rt.close()
