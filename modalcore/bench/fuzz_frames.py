@@ -49,7 +49,9 @@ PLAUSIBLE_RESULTS: Final[tuple[Any, ...]] = (
 )
 ACTIONS: Final = ("press", "change", "submit", "select", "toggle", "more", "close")
 HOST_ACTIONS: Final = ("open", "close", "switch_network", "disconnect", "set_theme_mode",
-                       "set_theme_variables")
+                       "set_theme_variables", "rpc")
+RPC_METHODS: Final = ("eth_chainId", "eth_accounts", "personal_sign", "eth_sendTransaction", "eth_sign",
+                      "wallet_switchEthereumChain", "x" * 65, "")
 VIEWS: Final = ("Connect", "Account", "Networks", "AllWallets", "WhatIsAWallet", "WalletSend",
                 "SIWXSignMessage", "Nope", "")
 # Where each client frame holds values of any shape.
@@ -216,6 +218,9 @@ class FrameFuzzer:
                                            random_text(rng)))}
         if act == "set_theme_mode":
             return {"mode": rng.choice(("light", "dark"))}
+        if act == "rpc":  # the host provider's request: past each bound now and then
+            return {"id": random_text(rng, rng.choice((1, 8, 65))), "method": rng.choice(RPC_METHODS),
+                    "params": [random_text(rng, 8) for _ in range(rng.choice((0, 1, 2, 9)))]}
         if act == "set_theme_variables":
             count = rng.choice((0, 1, 4, 20, 33, 64))  # past the per-call and per-session bound
             return {"variables": {f"--w3m-{random_text(rng, 6)}": random_text(rng, 12)
