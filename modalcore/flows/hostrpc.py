@@ -6,6 +6,12 @@ wallet. The request goes through `wallet_request` like any slice's, so flows/app
 SPEC §6's lists: safe methods are answered at once, approval methods wait for the approval frame
 on the engine's origin, anything else fails with 'Requested RPC call is not allowed'. The answer
 reaches the page as the host event `rpc` {id, ok, result} or {id, ok: false, code, message}.
+
+When WalletConnect is the active connector (issue 13) the same intent goes over the visitor's
+WalletConnect session (`wallet_request` makes a `walletconnect` effect, runtime/walletconnect.py):
+only the methods the session proposal asks for (walletconnect/proposal.py EIP155_METHODS) and the
+account/chain reads the runtime answers itself are allowed, one request at a time; a wallet's
+rejection (4001, 5000, 5700-5760) reaches the page as 4001.
 """
 
 from __future__ import annotations
@@ -18,9 +24,13 @@ from ..core.cmds import EffectReply
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
+from ..rules import texts
 from ..rules.embedded import AUTH_CONNECTOR_ID
+from ..rules.rpc_errors import is_user_rejection
 from ..slices.connecting import wallet_request
+from ..slices.connectors import WALLET_CONNECT_ID
 from ..slices.host import HostRequestedRpc
+from ..walletconnect.proposal import EIP155_METHODS
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
@@ -28,6 +38,11 @@ if TYPE_CHECKING:
 NAMESPACE = "eip155"
 DISCONNECTED = 4900  # EIP-1193: the provider is not connected
 PENDING = -32002  # a request to the embedded wallet is already waiting
+NOT_ALLOWED = 4200
+REJECTED = 4001
+# what the host may ask the WalletConnect wallet: the session's methods, and the reads the
+# engine's runtime answers from the session itself
+WC_METHODS = (*EIP155_METHODS, "eth_chainId", "eth_accounts", "eth_requestAccounts")
 
 
 @dataclass(frozen=True)
@@ -44,8 +59,20 @@ def _refuse(model: Model, request_id: str, code: int, message: str) -> Step:
     return _answer(model, {"id": request_id, "ok": False, "code": code, "message": message})
 
 
+def _walletconnect(model: Model, msg: HostRequestedRpc) -> Step:
+    if msg.method not in WC_METHODS:
+        return _refuse(model, msg.id, NOT_ALLOWED, texts.RPC_CALL_NOT_ALLOWED)
+    if model.embedded.host_pending:
+        return _refuse(model, msg.id, PENDING, "A request is already waiting for the wallet")
+    model, effect = wallet_request(model, WALLET_CONNECT_ID, msg.method, json.loads(msg.params),
+                                   HostRpcAnswered, key=msg.id)
+    return replace(model, embedded=replace(model.embedded, host_pending=msg.id)), [effect]
+
+
 def on_requested(model: Model, msg: HostRequestedRpc, now: int) -> Step:
     account = model.accounts.get(NAMESPACE)
+    if account.status == "connected" and account.connector_id == WALLET_CONNECT_ID:
+        return _walletconnect(model, msg)
     if account.status != "connected" or account.connector_id != AUTH_CONNECTOR_ID or not model.embedded.identity:
         return _refuse(model, msg.id, DISCONNECTED, "Disconnected")
     if model.embedded.request is not None:
@@ -56,6 +83,10 @@ def on_requested(model: Model, msg: HostRequestedRpc, now: int) -> Step:
 
 
 def on_answered(model: Model, msg: HostRpcAnswered, now: int) -> Step:
+    if model.embedded.host_pending == msg.key:
+        model = replace(model, embedded=replace(model.embedded, host_pending=""))
+        if not msg.ok and is_user_rejection(msg.error_code):
+            return _refuse(model, msg.key, REJECTED, msg.error_message or "User rejected the request")
     if msg.ok:
         return _answer(model, {"id": msg.key, "ok": True, "result": msg.result})
     return _refuse(model, msg.key, msg.error_code, msg.error_message)

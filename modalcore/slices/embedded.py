@@ -66,6 +66,7 @@ class EmbeddedState:
     # the last answer to the host dApp's provider (host_event "rpc"): JSON text of
     # {"id", "ok", "result"} or {"id", "ok": false, "code", "message"}
     host_answer: str = ""
+    host_pending: str = ""  # the id of the host's request waiting on the WalletConnect wallet
 
 
 # ----- what the visitor does

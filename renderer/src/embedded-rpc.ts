@@ -1,5 +1,6 @@
 // The host dApp's EIP-1193 requests when the embedded wallet is the active connector (issue 15
-// §4): the engine is that wallet, so a request travels as the host intent `rpc` {id, method,
+// §4) or WalletConnect is (issue 13: the engine holds the WalletConnect session and sends the
+// request over its relay): a request travels as the host intent `rpc` {id, method,
 // params} and its answer comes back as the host event `rpc` with the same id (PROTOCOL.md).
 // The engine applies SPEC §6's lists (safe methods at once, approval methods through the
 // approval frame on its own origin, others 'Requested RPC call is not allowed'); nothing here
@@ -8,6 +9,15 @@ import type { Dict } from './store';
 
 /** The auth connector's id (rules/embedded.py AUTH_CONNECTOR_ID). */
 export const AUTH_CONNECTOR = 'ID_AUTH';
+
+/** The WalletConnect connector's id (slices/connectors.py WALLET_CONNECT_ID). */
+export const WALLET_CONNECT = 'walletConnect';
+
+/** Whether the host's requests go to the engine for the active connector `connector`: the
+ * embedded wallet is the engine, and the WalletConnect session lives in the engine. */
+export function viaEngine(connector: string): boolean {
+  return connector === AUTH_CONNECTOR || connector === WALLET_CONNECT;
+}
 
 export type RpcError = Error & { code: number };
 

@@ -8,7 +8,7 @@ import { type Root, createRoot } from 'react-dom/client';
 import { MODAL_CSS, ModalRoot } from './components/index';
 import { type Eip1193Provider, type WalletInfo, WalletBridge } from './bridge';
 import { type Dict, ModalStore, type ThemeMode } from './store';
-import { AUTH_CONNECTOR, embeddedRequest } from './embedded-rpc';
+import { embeddedRequest, viaEngine } from './embedded-rpc';
 import { Transport, randomId, type IntentStatus, type SocketLike, type StorageLike } from './transport';
 import { HOST_NODE, type RenderCtx } from './tree';
 
@@ -165,7 +165,8 @@ function mount(options: ModalOptions, store: ModalStore): { element: HTMLElement
 }
 
 /** The EIP-1193 provider the host dApp uses: forwards to the connected wallet's provider; for
- * the embedded wallet (the auth connector) to the engine, which is that wallet. */
+ * the embedded wallet (the auth connector) to the engine, which is that wallet, and for
+ * WalletConnect to the engine, which holds the WalletConnect session. */
 function hostProvider(bridge: WalletBridge, store: ModalStore, intent: (act: string, args: Dict) => Promise<void>): HostProvider {
   const listeners = new Map<string, Set<(...args: unknown[]) => void>>();
   let lastAccounts = '';
@@ -188,7 +189,7 @@ function hostProvider(bridge: WalletBridge, store: ModalStore, intent: (act: str
   });
   const provider: HostProvider = {
     request(args) {
-      if (connector() === AUTH_CONNECTOR) {
+      if (viaEngine(connector())) {
         // a fresh id each time: the engine's last answer (sent again on resume) matches no new request
         return embeddedRequest(intent, (listener) => store.subscribeHost('rpc', listener), randomId(), args);
       }

@@ -3,7 +3,7 @@
 // ('Requested RPC call is not allowed', code 4200) rejects with its code and message.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { embeddedRequest } from '../src/embedded-rpc';
+import { embeddedRequest, viaEngine } from '../src/embedded-rpc';
 import { ModalStore, type Dict } from '../src/store';
 
 function world() {
@@ -42,4 +42,12 @@ test('params that are not a list, or an intent the engine calls invalid, reject'
   const refused = () => Promise.reject(new Error('intent invalid'));
   await assert.rejects(embeddedRequest(refused, subscribe, 'a4', { method: 'eth_chainId' }),
     (error: Error & { code: number }) => error.code === -32602);
+});
+
+test('the host provider routes to the engine for the embedded wallet and WalletConnect only (issue 13)', () => {
+  assert.equal(viaEngine('ID_AUTH'), true);
+  assert.equal(viaEngine('walletConnect'), true);
+  assert.equal(viaEngine('io.metamask'), false);
+  assert.equal(viaEngine('injected'), false);
+  assert.equal(viaEngine(''), false);
 });

@@ -351,3 +351,34 @@ def test_the_demo_wallet_page_pairs_and_approves_by_hand(
     finally:
         demo.context.close()
         wallet.stop()
+
+
+def test_the_host_provider_signs_over_walletconnect(
+        browser: Any, devchains: ChainsInfo, relay: Relay, tmp_path: Path) -> None:
+    """Issue 13: with WalletConnect active, the host dApp's getProvider().request goes over the
+    session: eth_chainId is answered, a method the session lacks is refused with 4200, and
+    personal_sign is signed by the wallet, recovering to its address."""
+    from eth_account import Account
+    from eth_account.messages import encode_defunct
+
+    port = free_port()
+    wallet = Wallet(relay.url, devchains.rpc_urls)
+    demo = page(browser, port)
+    try:
+        with serve(wc_config(devchains, tmp_path, relay), port):
+            demo.goto()
+            pair_by_qr(demo, wallet)
+            wallet.wait("approved")
+            account = demo.wait_host("account", lambda a: a.get("isConnected") is True, timeout=WAIT)
+            address = account["address"]
+            assert demo.eval("window.demoModal.getProvider().request({method: 'eth_chainId'})") == "0x7a69"
+            refused = demo.eval("""window.demoModal.getProvider().request({method: 'eth_sign', params: ['0x00', '0x00']})
+                .then(() => 'resolved', (e) => `${e.code} ${e.message}`)""")
+            assert refused == "4200 Requested RPC call is not allowed"
+            signature = demo.eval(f"""window.demoModal.getProvider()
+                .request({{method: 'personal_sign', params: ['0x68656c6c6f', '{address}']}})""")
+            assert Account.recover_message(encode_defunct(text="hello"), signature=signature).lower() == ACCOUNT_0
+        assert demo.errors == [], demo.errors
+    finally:
+        demo.context.close()
+        wallet.stop()
