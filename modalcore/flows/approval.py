@@ -137,16 +137,9 @@ def on_decided(model: Model, msg: ApprovalDecided, now: int) -> Step:
     return model, [Call(SIGN_SERVICE, args, EmbeddedSigned, key=request.eid)]
 
 
-def on_signed(model: Model, msg: EmbeddedSigned, now: int) -> Step:
-    request = model.embedded.request
-    if request is None or request.eid != msg.key or not request.signing:
-        return model, []
-    if not msg.ok or msg.result is None:
-        return _answer(model, request, code=-32603, message=msg.error or "The request failed")
-    return _answer(model, request, result=msg.result.result)
-
-
-def on_read(model: Model, msg: EmbeddedRead, now: int) -> Step:
+def on_signed(model: Model, msg: EmbeddedSigned | EmbeddedRead, now: int) -> Step:
+    """The engine's signer (`embedded.sign`) or the network (`chain_read`) answered the request
+    in flight: hand its result, or the failure, to the asking slice."""
     request = model.embedded.request
     if request is None or request.eid != msg.key or not request.signing:
         return model, []
@@ -169,7 +162,7 @@ def on_not_allowed_due(model: Model, msg: ActionNotAllowedDue, now: int) -> Step
 HANDLERS: dict[type[Msg], Handler] = {
     ApprovalDecided: on_decided,
     EmbeddedSigned: on_signed,
-    EmbeddedRead: on_read,
+    EmbeddedRead: on_signed,
     ApprovalTimedOut: on_timed_out,
     ActionNotAllowedDue: on_not_allowed_due,
 }
