@@ -20,10 +20,11 @@ from modalcore.enginetest import Harness
 from modalcore.rules.names import AUTH_CONNECTOR_ID
 from modalcore.services.name_registry import NameRegistry
 from modalcore.services.names import name_services
-from modalcore.services.table import default_services
 from modalcore.slices.model import initial_model
 from modalcore.slices.options import parse_options
 from modalcore.wire.frames import AnnouncedWallet, Env
+
+from ..chain_services import run_call
 
 DEV_WALLET = {"uuid": "dev-uuid", "name": "Dev Wallet", "icon": "data:image/svg+xml,dev", "rdns": "dev.wallet"}
 # a wallet whose connector id is the auth connector's (SPEC §2 ID_AUTH): the embedded wallet
@@ -107,13 +108,7 @@ class ChainHarness(Harness):
             self.effect_result(frame["eid"], ok=False, code=4200, message=f"unsupported {method}")
 
     async def _run(self, cmd: Call) -> CallSettled:
-        async with httpx.AsyncClient() as http:
-            services = {**default_services(http), **name_services(http, self.registry)}
-            try:
-                result = await services[cmd.service](**cmd.args)
-            except Exception as error:  # as the runtime does: the failure goes back as a message
-                return CallSettled(cmd.purpose, False, None, str(error) or type(error).__name__, dict(cmd.context))
-        return CallSettled(cmd.purpose, True, result, "", dict(cmd.context))
+        return await run_call(cmd, lambda http: name_services(http, self.registry))
 
     def pump(self, rounds: int = 100) -> None:
         """Answer wallet effects and run service calls until nothing is left to do."""

@@ -21,11 +21,11 @@ import pytest
 from modalcore.chains.catalog import Network, Token, catalog
 from modalcore.core.cmds import Call, CallSettled
 from modalcore.enginetest import Harness
-from modalcore.services.table import default_services
 from modalcore.slices.model import Model
 from modalcore.wire.frames import AnnouncedWallet, Env
 
 from .. import devwallet
+from ..chain_services import run_call
 from ..devwallet import ADDRESS, DEV_WALLET, OTHER, WALLET_NODE, dev_settings
 
 __all__ = ["ADDRESS", "DEV_WALLET", "OTHER", "WALLET_NODE", "ChainHarness", "dev_session", "local_networks"]
@@ -103,13 +103,7 @@ class ChainHarness(Harness):
             self.answer_last(code=4200, message=f"unsupported {method}", eid=frame["eid"])
 
     async def _run(self, cmd: Call) -> CallSettled:
-        async with httpx.AsyncClient() as http:
-            service = default_services(http)[cmd.service]
-            try:
-                result = await service(**cmd.args)
-            except Exception as error:  # as the runtime does: the failure goes back as a message
-                return CallSettled(cmd.purpose, False, None, str(error) or type(error).__name__, dict(cmd.context))
-        return CallSettled(cmd.purpose, True, result, "", dict(cmd.context))
+        return await run_call(cmd)
 
     def pump(self, rounds: int = 100) -> None:
         """Answer wallet effects and run service calls until nothing is left to do."""

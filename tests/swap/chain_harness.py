@@ -15,12 +15,12 @@ from modalcore.chains.catalog import Token
 from modalcore.core.cmds import Call, CallSettled
 from modalcore.devchain.pytest_plugin import ChainsInfo
 from modalcore.enginetest import Harness
-from modalcore.services.table import default_services
 from modalcore.slices.model import initial_model
 from modalcore.slices.options import parse_options
 from modalcore.slices.swap import QUOTE_DEBOUNCE_MS
 from modalcore.wire.frames import AnnouncedWallet, Env
 
+from ..chain_services import run_call
 from .harness import local_networks
 
 
@@ -62,13 +62,7 @@ class ChainHarness(Harness):
             self.effect_result(frame["eid"], ok=False, code=4200, message=f"unsupported {method}")
 
     async def _run(self, cmd: Call) -> CallSettled:
-        async with httpx.AsyncClient() as http:
-            service = default_services(http)[cmd.service]
-            try:
-                result = await service(**cmd.args)
-            except Exception as error:  # as the runtime does: the failure goes back as a message
-                return CallSettled(cmd.purpose, False, None, str(error) or type(error).__name__, dict(cmd.context))
-        return CallSettled(cmd.purpose, True, result, "", dict(cmd.context))
+        return await run_call(cmd)
 
     def pump(self, rounds: int = 50) -> None:
         """Answer wallet effects and run service calls until nothing is left to do."""
