@@ -17,8 +17,9 @@ import httpx
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
-from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import Receive, Scope, Send
 
 from eth_account.signers.local import LocalAccount
 
@@ -57,7 +58,9 @@ from .social import routes as social_routes
 from .onramp_local import local_onramp
 from .onramp_local import routes as onramp_routes
 from .hub import Hub
-from .endpoint import WS_MAX_SIZE, websocket_endpoint
+from .endpoint import WS_MAX_SIZE, WS_PATH, websocket_endpoint
+from .socket import Socket
+from .wsprotocol import LeanWebSocketProtocol
 from .metrics import CountingStore, Metrics, MetricsObserver, metrics_endpoint
 
 BUILD_HINT = (
@@ -77,8 +80,31 @@ def open_store(config: EngineConfig) -> SessionStore:
 def uvicorn_options() -> dict[str, Any]:
     """Options the app expects from uvicorn: frames past 64 KiB are answered, not dropped; no
     permessage-deflate (frames are small msgpack patches that barely compress, and each socket's
-    zlib contexts cost far more memory than its session: issue 17's idle figure)."""
-    return {"ws_max_size": WS_MAX_SIZE, "ws_per_message_deflate": False}
+    zlib contexts cost far more memory than its session: issue 17's idle figure); uvicorn's
+    websocket protocol holding less per connection (server/wsprotocol.py)."""
+    return {"ws_max_size": WS_MAX_SIZE, "ws_per_message_deflate": False,
+            "ws": LeanWebSocketProtocol}
+
+
+class EngineApp(Starlette):
+    """Starlette, except for the `/ws` socket: it is handed to the endpoint as plain ASGI
+    (server/socket.py), without the router's and middleware's per-connection wrapping that an
+    idle session would hold for hours."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket" and _route_path(scope) == WS_PATH:
+            state = self.state
+            await websocket_endpoint(Socket(scope, receive, send), state.hub, state.config,
+                                     state.metrics)
+            return
+        await super().__call__(scope, receive, send)
+
+
+def _route_path(scope: Scope) -> str:
+    """The path the router would match (the mount's root_path taken off, as Starlette does)."""
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    return path[len(root):] if root and path.startswith(root) else path
 
 
 async def healthz(request: Request) -> Response:
@@ -231,7 +257,6 @@ def create_app(
                 name_registry.close()
 
     routes = [
-        WebSocketRoute("/ws", websocket_endpoint),
         Route("/healthz", healthz),
         Route("/metrics", metrics_endpoint),
         Route("/v1/engine", _engine_identity(signer.address)),
@@ -248,7 +273,7 @@ def create_app(
         routes.append(Route("/devchain/{chainId:str}", devchain_proxy, methods=["POST"]))
     if onramp is not None:
         routes += onramp_routes(onramp)
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = EngineApp(routes=routes, lifespan=lifespan)
     app.state.config = config
     app.state.hub = hub
     app.state.store = session_store

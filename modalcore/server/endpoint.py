@@ -10,8 +10,6 @@ import asyncio
 import logging
 from typing import Any
 
-from starlette.websockets import WebSocket, WebSocketState
-
 from ..rules.limits import JOIN_TIMEOUT_S, TOO_LARGE_LIMIT
 from ..runtime.runner import SessionRunner
 from ..slices.options import OptionsError
@@ -20,6 +18,7 @@ from ..wire.frames import FrameError, Intent, Join, Leave, parse_client_frame
 from .config import EngineConfig, Project
 from .hub import Hub
 from .metrics import MeteredOutlet, Metrics
+from .socket import Socket, SocketClosed
 from ..rules.texts import INVALID_APP_CONFIGURATION
 
 log = logging.getLogger(__name__)
@@ -30,6 +29,7 @@ CLOSE_NOT_JOINED = 4003
 CLOSE_TOO_MANY_SESSIONS = 4005
 CLOSE_INVALID_OPTIONS = 1008
 CLOSE_TOO_LARGE = 1009
+WS_PATH = "/ws"
 # The server answers frames up to this size itself; past it the websocket library closes 1009.
 WS_MAX_SIZE = 256 * 1024
 
@@ -49,12 +49,12 @@ class Refused(Exception):
         self.frame_type = frame_type
 
 
-async def websocket_endpoint(ws: WebSocket) -> None:
-    hub: Hub = ws.app.state.hub
-    config: EngineConfig = ws.app.state.config
-    metrics: Metrics = ws.app.state.metrics
+async def websocket_endpoint(ws: Socket, hub: Hub, config: EngineConfig, metrics: Metrics) -> None:
     outlet = MeteredOutlet(ws, metrics)  # what the runner sends through: counted
-    await ws.accept()
+    try:
+        await ws.accept()
+    except (SocketClosed, OSError):
+        return  # the client left before the handshake completed
     runner: SessionRunner | None = None
     try:
         runner = await _handshake(ws, outlet, hub, config)
@@ -73,19 +73,19 @@ async def websocket_endpoint(ws: WebSocket) -> None:
             runner.detach(outlet)
 
 
-async def _handshake(ws: WebSocket, outlet: MeteredOutlet, hub: Hub,
+async def _handshake(ws: Socket, outlet: MeteredOutlet, hub: Hub,
                      config: EngineConfig) -> SessionRunner:
-    project_id = ws.query_params.get("project", "")
+    project_id = ws.project
     project = config.projects.get(project_id) if project_id else None
     if project is None:
         raise Refused("no_project", "Project ID is not configured", CLOSE_NO_PROJECT)
-    origin = ws.headers.get("origin")
+    origin = ws.origin
     if origin is None or not project.origin_policy().allows(origin):
         raise Refused("bad_origin", INVALID_APP_CONFIGURATION, CLOSE_BAD_ORIGIN)
     join = await _first_frame(ws)
     if join.project != project_id:
         raise Refused("no_project", "Project ID does not match the socket's", CLOSE_NO_PROJECT)
-    address = ws.client.host if ws.client is not None else ""
+    address = ws.client_host
     # A token that does not verify, for any reason, means a new session (PROTOCOL.md, "Resume").
     claim = hub.read_token(join.resume, project_id, origin) if join.resume else None
     if claim is not None:
@@ -121,7 +121,7 @@ def _check_address(hub: Hub, address: str) -> None:
                       CLOSE_TOO_MANY_SESSIONS)
 
 
-async def _first_frame(ws: WebSocket) -> Join:
+async def _first_frame(ws: Socket) -> Join:
     try:
         message = await asyncio.wait_for(ws.receive(), JOIN_TIMEOUT_S)
     except TimeoutError as error:
@@ -155,7 +155,7 @@ def _with_project_features(join: Join, project: Project) -> Join:
     return join.model_copy(update={"opts": {**join.opts, "features": merged}})
 
 
-async def _read_frames(ws: WebSocket, outlet: MeteredOutlet, runner: SessionRunner,
+async def _read_frames(ws: Socket, outlet: MeteredOutlet, runner: SessionRunner,
                        metrics: Metrics) -> None:
     too_large = 0
     while True:
@@ -188,7 +188,7 @@ async def _read_frames(ws: WebSocket, outlet: MeteredOutlet, runner: SessionRunn
         runner.put_frame(frame, outlet)
 
 
-async def _refuse(ws: WebSocket, refused: Refused) -> None:
+async def _refuse(ws: Socket, refused: Refused) -> None:
     frame = {"t": refused.frame_type, "s": 0, "a": 0,
              "code": refused.code, "message": refused.message}
     try:
@@ -198,9 +198,7 @@ async def _refuse(ws: WebSocket, refused: Refused) -> None:
     await _close(ws, refused.close_code)
 
 
-async def _close(ws: WebSocket, code: int) -> None:
-    if ws.application_state == WebSocketState.DISCONNECTED:
-        return
+async def _close(ws: Socket, code: int) -> None:
     try:
         await ws.close(code)
     except Exception:
