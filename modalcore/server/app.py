@@ -94,8 +94,11 @@ class EngineApp(Starlette):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket" and _route_path(scope) == WS_PATH:
             state = self.state
-            await websocket_endpoint(Socket(scope, receive, send), state.hub, state.config,
-                                     state.metrics)
+            socket = Socket(scope, receive, send)
+            # read: the scope's header list is not held for the socket's life (uvicorn's
+            # protocol keeps the scope)
+            scope["headers"] = []
+            await websocket_endpoint(socket, state.hub, state.config, state.metrics)
             return
         await super().__call__(scope, receive, send)
 

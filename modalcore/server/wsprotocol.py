@@ -3,7 +3,8 @@ with less held per open connection (issue 17's idle figure).
 
 Per connection, uvicorn's protocol keeps for the socket's whole life:
 - the handshake's request and response objects (their header maps, ~3 KiB) although nothing
-  reads them once the response went out: dropped once the socket is accepted;
+  reads them once the response went out: dropped (the request's headers emptied) once the
+  socket is accepted;
 - an `asyncio.Queue` (three deques and an Event, ~4 KiB) for the ASGI receive side, and an
   `asyncio.Event` for write back-pressure: replaced by the runner's `Inbox` and a one-waiter
   flag with the same semantics.
@@ -73,5 +74,8 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
     async def send(self, message: Any) -> None:
         await super().send(message)
         if self.handshake_complete and "response" in self.__dict__:
-            # the handshake is over: its request and response are never read again
+            # The handshake is over: its request and response are never read again. The
+            # request's headers are emptied in place too: the websockets parser's generator
+            # frame keeps the request object alive for the connection's life.
+            self.request.headers.clear()
             del self.request, self.response
