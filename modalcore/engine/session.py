@@ -71,8 +71,14 @@ class Session:
             model = replace(model, session_id=session_id)
         self.model = model
         self.bodies = BodyCache()  # this session's memo of view bodies
-        self.tree: Node = render(model, self.bodies)
-        self.index, self.parents = index_tree(self.tree)
+        # The tree the client has, its node index and parent map. An idle session drops them
+        # (`compact`): they are drawn again from the model they were drawn from on next use.
+        self._tree_model = model
+        self._tree: Node | None = None
+        self._index: dict[str, Node] | None = None
+        self._parents: dict[str, str | None] | None = None
+        self._used = True  # the tree was drawn or read since the last `compact_if_unused`
+        self.tree = render(model, self.bodies)
         self.version = 0
         self.out_seq = 0
         self.in_seq = 0  # highest client sequence number processed
@@ -91,6 +97,64 @@ class Session:
         self.token_gen = 0  # generation of the newest resume token
         self.token_prev_until = 0  # until then (ms) the generation before it is accepted too
         self.recorder: Recorder | None = None
+
+    # ----- the tree (dropped while idle, drawn again on demand)
+    @property
+    def tree(self) -> Node:
+        return self._unpacked()[0]
+
+    @tree.setter
+    def tree(self, tree: Node) -> None:
+        """The tree of the current model was drawn (its index is set just after, or made
+        on first use)."""
+        self._tree, self._tree_model, self._used = tree, self.model, True
+        self._index = self._parents = None
+
+    @property
+    def index(self) -> dict[str, Node]:
+        return self._unpacked()[1]
+
+    @index.setter
+    def index(self, index: dict[str, Node]) -> None:
+        self._index = index
+
+    @property
+    def parents(self) -> dict[str, str | None]:
+        return self._unpacked()[2]
+
+    @parents.setter
+    def parents(self, parents: dict[str, str | None]) -> None:
+        self._parents = parents
+
+    def _unpacked(self) -> tuple[Node, dict[str, Node], dict[str, str | None]]:
+        tree = self._tree
+        if tree is None:
+            # drawn again from the very model the dropped tree was drawn from (views are pure):
+            # the same tree the client has, whatever happened to the model since
+            tree = self._tree = render(self._tree_model, self.bodies)
+        index, parents = self._index, self._parents
+        if index is None or parents is None:
+            index, parents = self._index, self._parents = index_tree(tree)
+        self._used = True
+        return tree, index, parents
+
+    @property
+    def compacted(self) -> bool:
+        return self._tree is None
+
+    def compact(self) -> None:
+        """Drop the tree, its index and the view memo (an idle session's largest part, issue
+        17); they are drawn again on next use, identical."""
+        self._tree = self._index = self._parents = None
+        self.bodies = BodyCache()
+
+    def compact_if_unused(self) -> bool:
+        """Compact when the tree was not used since the previous call; True when compacted now."""
+        if self._used or self._tree is None:
+            self._used = False
+            return False
+        self.compact()
+        return True
 
     # ----- frames out
     def _frame(self, t: str, **fields: Any) -> dict[str, Any]:

@@ -172,6 +172,9 @@ class EngineConfig(BaseModel):
     secret_file: str = ".modalcore/secret"
     static_dir: str = ""  # default: renderer/dist of this repository
     idle_evict_s: Annotated[float, Field(gt=0)] = 600.0  # detached sessions leave memory
+    # A live session whose tree went unused for one to two of these periods drops it (and its
+    # index and view memo); the next input draws it again (issue 17's idle memory).
+    idle_compact_s: Annotated[float, Field(gt=0)] = 30.0
     # Live sessions one client address may hold; one more is refused (close 4005).
     max_sessions_per_address: Annotated[int, Field(ge=1)] = DEFAULT_MAX_SESSIONS_PER_ADDRESS
     # POST /devchain/{chainId} for `dev` networks (the demo's Dev Wallet). A test asset: it lets

@@ -86,6 +86,7 @@ class Hub:
         self._options: OrderedDict[bytes, HostOptions] = OrderedDict()
         self.loop: asyncio.AbstractEventLoop | None = None
         self._sweep_handle: TimerHandle | None = None
+        self._compact_handle: TimerHandle | None = None
         self._tasks: set[asyncio.Task[object]] = set()
         self.deps = RunnerDeps(
             clock=clock,
@@ -343,6 +344,7 @@ class Hub:
     def start(self) -> None:
         self.loop = asyncio.get_running_loop()  # where `route` runs (tests call in from threads)
         self._arm_sweep()
+        self._arm_compact()
         listener: asyncio.Task[object] = asyncio.ensure_future(self._listen())
         self._tasks.add(listener)
         listener.add_done_callback(self._tasks.discard)
@@ -355,6 +357,20 @@ class Hub:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         self._arm_sweep()
+
+    def _arm_compact(self) -> None:
+        self._compact_handle = self.clock.call_later(int(self.config.idle_compact_s * 1000),
+                                                     self._compact_idle)
+
+    def _compact_idle(self) -> None:
+        self.compact_idle()
+        self._arm_compact()
+
+    def compact_idle(self) -> int:
+        """Live sessions whose tree went unused since the previous call drop it (drawn again,
+        identical, on their next input); how many did now. Synchronous, so it never runs in
+        the middle of a session's update."""
+        return sum(runner.session.compact_if_unused() for runner in self.runners.values())
 
     async def sweep(self) -> int:
         """Drop saved sessions idle past the store's TTL (live ones are touched on save)."""
@@ -369,8 +385,9 @@ class Hub:
 
     async def close(self) -> None:
         """Stop every session (each saves itself and closes its socket with 1001)."""
-        if self._sweep_handle is not None:
-            self._sweep_handle.cancel()
+        for handle in (self._sweep_handle, self._compact_handle):
+            if handle is not None:
+                handle.cancel()
         runners = list(self.runners.values())
         await asyncio.gather(*(runner.stop() for runner in runners), return_exceptions=True)
         tasks = list(self._tasks)

@@ -1,0 +1,47 @@
+"""Issue 17, idle memory, over a real socket: what an idle connection no longer holds, and an
+idle session that dropped its tree answering its next intent as if it never had."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from modalcore.server.wsprotocol import LeanWebSocketProtocol
+from modalcore.testing import make_test_config, start_server
+
+
+def _connections(server: Any) -> list[Any]:
+    return list(server.server.server_state.connections)
+
+
+async def test_an_accepted_socket_keeps_no_handshake_headers() -> None:
+    with start_server() as server:
+        async with server.client() as client:
+            await client.join()
+            await client.quiet(0.2)
+            sockets = [c for c in _connections(server) if isinstance(c, LeanWebSocketProtocol)]
+            assert len(sockets) == 1
+            protocol = sockets[0]
+            assert "request" not in protocol.__dict__ and "response" not in protocol.__dict__
+            assert protocol.scope["headers"] == []
+            # and the socket still works both ways
+            await client.intent("host", "open", iid="after-trim")
+            frames = await client.recv_until(lambda f: f["t"] == "patch")
+            assert frames[0]["status"] == "ok"
+
+
+async def test_an_idle_session_drops_its_tree_and_patches_the_next_intent_as_before() -> None:
+    with start_server(make_test_config(idle_compact_s=0.1)) as server:
+        async with server.client() as client:
+            await client.join()
+            await client.quiet(0.2)
+            session = next(iter(server.hub.runners.values())).session
+            server.wait_for(lambda: session.compacted)
+            await client.intent("host", "open", iid="open-1")
+            frames = await client.recv_until(lambda f: f["t"] == "patch")
+            assert frames[0]["status"] == "ok"
+            # the same patch a session that never dropped its tree sends (test_ws_intents)
+            assert frames[1]["ops"] == [[3, "modal", {"open": True}]]
+            assert (frames[1]["base"], frames[1]["v"]) == (1, 2)
+            await client.intent("no/such/node", "press", iid="bad")
+            ack = (await client.recv_until(lambda f: f["t"] == "intent_ack"))[-1]
+            assert ack["status"] in ("invalid", "stale")  # refused: the index drawn again
