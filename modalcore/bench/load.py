@@ -4,7 +4,9 @@ Starts `python -m modalcore serve` subprocesses (one per worker) on free loopbac
 temporary config and SQLite store, then drives them over real websockets from this process:
 
 - idle: N sessions join, acknowledge their welcome as the renderer does, and stay; the servers' RSS
-  growth (VmRSS of /proc/PID/status) per session;
+  growth (VmRSS of /proc/PID/status) per session once they have been idle past two
+  `idle_compact_s` periods (5 s here, 30 s by default: idle sessions drop their trees), and
+  just after joining;
 - active: N sessions send R intents/s each for D seconds, open loop (an intent is sent on its
   schedule whether or not the previous one was answered), and measure intent sent → the patch
   that follows its `intent_ack ok`; anything else (a refused ack, an `error` frame, a timeout, a
@@ -54,6 +56,9 @@ CONNECT_CONCURRENCY = 50
 REPLY_TIMEOUT_S = 10.0
 MAX_SESSIONS = 20_000
 MAX_SECONDS = 600.0
+# The workers' `idle_compact_s` here (the engine's default is 30 s): an idle session drops its
+# tree after one to two of these periods; the idle row measures before and after that.
+IDLE_COMPACT_S = 5.0
 
 
 @dataclass
@@ -96,6 +101,7 @@ def start_workers(count: int, sessions: int, redis_url: str | None = None
                     "max_sessions_per_address": max(1, sessions),
                     "analytics": {"mode": "off"},
                     "siwx": {"db": "siwx.db", "key_file": "engine.key"},
+                    "idle_compact_s": IDLE_COMPACT_S,
                 }
                 (folder / "config.json").write_text(json.dumps(config))
                 port = free_port()
@@ -255,11 +261,15 @@ async def idle(workers: Sequence[Worker], count: int) -> Row:
 
     await asyncio.gather(*(settle(s) for s in sessions), return_exceptions=True)
     await asyncio.sleep(1.0)  # let the servers settle (joins processed, buffers freed)
+    fresh = sum(w.rss_kib() for w in workers)
+    # idle past two compaction periods: the sessions dropped their trees (still open, joined)
+    await asyncio.sleep(2 * IDLE_COMPACT_S + 1.0)
     after = sum(w.rss_kib() for w in workers)
     await _close_all(sessions)
-    per = (after - before) / max(1, len(sessions))
+    opened = max(1, len(sessions))
     return Row(len(workers), "idle", count, {
-        "RSS per session": f"{per:.1f} KiB",
+        "RSS per session": f"{(after - before) / opened:.1f} KiB",
+        "just joined": f"{(fresh - before) / opened:.1f} KiB",
         "RSS total": f"{after / 1024:.0f} MiB",
         "errors": str(failed),
     })
