@@ -329,6 +329,7 @@ async def active(workers: Sequence[Worker], count: int, rate: float, seconds: fl
         "p99": f"{percentile(samples, 99):.1f} ms",
         "intents/s": f"{len(samples) / elapsed:.0f}",
         "server CPU": f"{100 * cpu / elapsed:.0f} %",
+        "CPU/intent": f"{1000 * cpu / max(1, len(samples)):.2f} ms",
     }
     answered = max(1, len(samples))
     figures["store calls/intent"] = f"{calls / answered:.2f}"
@@ -394,6 +395,7 @@ def active_from_processes(workers: Sequence[Worker], count: int, rate: float, se
         "p99": f"{percentile(samples, 99):.1f} ms",
         "intents/s": f"{len(samples) / elapsed:.0f}",
         "server CPU": f"{100 * cpu / elapsed:.0f} %",
+        "CPU/intent": f"{1000 * cpu / answered:.2f} ms",
         "store calls/intent": f"{(calls_after[0] - calls_before[0]) / answered:.2f}",
     }
     if redis_url is not None:

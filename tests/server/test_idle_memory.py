@@ -45,3 +45,26 @@ async def test_an_idle_session_drops_its_tree_and_patches_the_next_intent_as_bef
             await client.intent("no/such/node", "press", iid="bad")
             ack = (await client.recv_until(lambda f: f["t"] == "intent_ack"))[-1]
             assert ack["status"] in ("invalid", "stale")  # refused: the index drawn again
+
+
+async def test_the_frames_of_one_intent_leave_in_one_write(monkeypatch: Any) -> None:
+    """The ack, patch and host event an intent produces are written together (one syscall),
+    in order."""
+    flushes: list[int] = []
+    real = LeanWebSocketProtocol.flush
+
+    def counting(self: LeanWebSocketProtocol) -> None:
+        flushes.append(1)
+        real(self)
+
+    monkeypatch.setattr(LeanWebSocketProtocol, "flush", counting)
+    with start_server() as server:
+        async with server.client() as client:
+            await client.join()
+            await client.quiet(0.3)
+            flushes.clear()
+            await client.intent("host", "open", iid="open-1")
+            frames = await client.recv_until(lambda f: f["t"] == "host_event")
+            assert [f["t"] for f in frames] == ["intent_ack", "patch", "host_event"]
+            assert [f["s"] for f in frames] == list(range(frames[0]["s"], frames[0]["s"] + 3))
+            assert len(flushes) == 1
