@@ -28,6 +28,7 @@ from .server.app import create_app, uvicorn_options
 from .server.config import ConfigError, default_config, load_config
 from .server.workers import CONFIG_ENV
 from .server.workers import check as check_workers
+from .server.workers import settle_process
 
 RECORD_DIR_HELP = "record every new session to DIR/<session>.jsonl (tokens become placeholders)"
 RECORD_NAME_HELP = "a name written in the header of each recording (e.g. what you are testing)"
@@ -56,6 +57,7 @@ def _serve(args: argparse.Namespace) -> int:
                     host=args.host, port=args.port, log_level=args.log_level, **uvicorn_options())
         return 0
     app = create_app(config, record_dir=args.record_dir, record_name=args.record_name)
+    settle_process()
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, **uvicorn_options())
     return 0
 

@@ -9,6 +9,7 @@ before the workers start, so every worker signs and verifies with the same ones.
 
 from __future__ import annotations
 
+import gc
 import os
 
 from starlette.applications import Starlette
@@ -29,7 +30,19 @@ def check(config: EngineConfig, workers: int) -> None:
     load_or_create_key(siwx_key_file(config))
 
 
+def settle_process() -> None:
+    """Once the engine is built, before it serves: everything allocated so far (modules, the
+    directory, tables; ~120,000 objects) lives as long as the process, so the cyclic garbage
+    collector stops walking it (`gc.freeze`). A full collection then walks the sessions only:
+    before, each one also walked the startup objects (~70 ms of CPU on this machine, longer
+    than the p99 goal of an intent, issue 17)."""
+    gc.collect()
+    gc.freeze()
+
+
 def app() -> Starlette:
     """The app factory each worker process calls (uvicorn `factory=True`)."""
     path = os.environ.get(CONFIG_ENV, "")
-    return create_app(load_config(path) if path else default_config())
+    built = create_app(load_config(path) if path else default_config())
+    settle_process()
+    return built
