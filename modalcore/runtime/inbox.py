@@ -3,21 +3,24 @@ fraction of its memory (an idle session's queue is a list and two counters; asyn
 allocates three deques and an Event up front, ~6 KiB per session: issue 17's idle figure).
 
 One consumer (the runner's task); any number of producers (never blocking); `join` waits until
-every item put has been marked done, as asyncio.Queue's does.
+every item put has been marked done, as asyncio.Queue's does. `on_put`, when set, is called after
+each item is put (the runner starts its task on demand: an idle session has none).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
 
 class Inbox(Generic[T]):
-    __slots__ = ("_items", "_waiter", "_unfinished", "_idle")
+    __slots__ = ("_items", "_waiter", "_unfinished", "_idle", "on_put")
 
     def __init__(self) -> None:
+        self.on_put: Callable[[], None] | None = None
         self._items: list[T] = []
         self._waiter: asyncio.Future[None] | None = None
         self._unfinished = 0
@@ -29,6 +32,8 @@ class Inbox(Generic[T]):
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
+        if self.on_put is not None:
+            self.on_put()
 
     def empty(self) -> bool:
         return not self._items

@@ -1,4 +1,7 @@
-"""One asyncio task per live session: inputs are processed one at a time, in arrival order.
+"""A live session's inputs are processed one at a time, in arrival order, by its task: started
+when an input arrives and ended once the inbox is empty, so an idle session holds no task, no
+coroutine frame and no waiter (issue 17's idle memory; its socket's reader is the one task an
+idle connection keeps).
 
 Client frames, command results, timer firings, socket attach/detach all go through the
 session's inbound queue, so `update` never runs concurrently for a session. The runner executes
@@ -212,7 +215,7 @@ class SessionRunner:
 
     # ----- lifecycle
     def start(self) -> None:
-        if self._task is not None:
+        if self.finished is not None:
             raise RuntimeError("runner already started")
         loop = asyncio.get_running_loop()
         self.finished = loop.create_future()
@@ -221,14 +224,23 @@ class SessionRunner:
             self._start_timer(timer.key, max(0, timer.due_ms - now), timer.msg, now)
         self._restored_timers = []
         self._arm_idle()
-        self._task = asyncio.create_task(self._run(), name=f"session-{self.id}")
+        self._queue.on_put = self._wake
+        if not self._queue.empty():
+            self._wake()
+
+    def _wake(self) -> None:
+        """An input arrived: start the task that processes the inbox, unless it runs already or
+        the session has ended."""
+        if self._task is None and self.finished is not None and not self.finished.done():
+            self._task = asyncio.get_running_loop().create_task(
+                self._run(), name=f"session-{self.id}")
 
     async def stop(self) -> None:
-        """Save, close the socket (1001: the client should reconnect) and end the task."""
-        if self._task is None or self._task.done():
+        """Save, close the socket (1001: the client should reconnect) and end the session."""
+        if self.finished is None or self.finished.done():
             return
         self._queue.put_nowait(_Stop())
-        await asyncio.shield(self._task)
+        await asyncio.shield(self.finished)
 
     # ----- inputs (callable from the socket task or clock callbacks; never block)
     def put_frame(self, frame: ClientFrame, outlet: Outlet) -> None:
@@ -285,9 +297,12 @@ class SessionRunner:
 
     # ----- the loop
     async def _run(self) -> None:
+        """Process the inbox in batches until it is empty (the task ends: the next input starts
+        another) or the session ends."""
+        ended = True  # unless the inbox emptied (a cancelled task ends the session, as before)
         try:
-            while not self.closing:
-                items = [await self._queue.get()]
+            while not self.closing and not self._queue.empty():
+                items = [self._queue.get_nowait()]
                 while not self._queue.empty():
                     items.append(self._queue.get_nowait())
                 try:
@@ -303,8 +318,11 @@ class SessionRunner:
                 finally:
                     for _ in items:
                         self._queue.task_done()
+            ended = self.closing
         finally:
-            await self._shutdown()
+            if ended:
+                await self._shutdown()  # the task stays set meanwhile: nothing starts another
+            self._task = None  # no await since the inbox was seen empty: no input is missed
 
     async def _process(self, item: _Item) -> bool:
         """Handle one input; True when the session may have changed."""
