@@ -32,6 +32,8 @@ def harness(**options: Any) -> Harness:
 def paired(h: Harness, expiry: int = 240) -> str:
     h.host("open")
     h.press("connect/wallet/walletConnect")
+    if h.model.siwx.enabled:  # one-click sign-in: the engine issues the nonce before pairing
+        h.settle_call("siwx.nonce", samples.siwx_nonce())
     link = uri(expiry=expiry)
     h.relay("wc_pair", {"uri": link, "expiry": expiry})
     return link
