@@ -109,7 +109,7 @@ def encode_recap(recap: dict[str, Any]) -> str:
 
 def request_recap(namespace: str, methods: Sequence[str]) -> str:
     """The SDK's `createEncodedRecap(namespace, "request", methods)`: actions sorted, no limits."""
-    actions = {f"request/{method}": [{}] for method in sorted(set(methods))}
+    actions: dict[str, list[dict[str, Any]]] = {f"request/{method}": [{}] for method in sorted(set(methods))}
     return encode_recap({"att": {namespace: actions}})
 
 
@@ -131,7 +131,7 @@ def decode_recap(resource: str) -> dict[str, Any]:
         for limits in abilities.values():
             if not isinstance(limits, list) or not limits or not all(isinstance(x, dict) for x in limits):
                 raise AuthError("recap limits must be a non-empty array of objects")
-    return recap
+    return {"att": att}
 
 
 def recap_of(resources: Sequence[str] | None) -> dict[str, Any] | None:
