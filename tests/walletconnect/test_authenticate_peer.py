@@ -27,6 +27,8 @@ from modalcore.runtime.walletconnect import WalletConnectRuntime, store_key
 from modalcore.siwx.service import siwx_services
 from modalcore.siwx.store import SqliteSiwxStore
 from modalcore.store.memory import MemoryStore
+from modalcore.walletconnect.auth import build_payload
+from modalcore.walletconnect.proposal import EIP155_METHODS
 from modalcore.walletconnect.relay import running_relay
 
 from .conftest import DAPP, DEV_ADDRESS, WalletPeer, wallet_peer
@@ -218,3 +220,28 @@ async def test_a_forged_mismatched_or_expired_cacao_is_refused_and_nothing_is_st
         verdict = await e.call("siwx.verify")
         assert verdict["ok"] is True and e.h.model.siwx.has_session
         assert len(await stored_sessions(e)) == 1
+
+
+async def test_a_one_click_approval_while_the_engine_restarts_still_signs_in(devchain: ChainsInfo) -> None:
+    """Rule: the authenticate request in flight (its key, its payload) is stored with the pairing;
+    an engine restarted between the QR code and the wallet's approval reads it back, resubscribes
+    the answer's topic, and the CACAO kept by the relay's mailbox still connects and signs in."""
+    store = MemoryStore()
+    payload = build_payload(chains=NETWORKS, methods=EIP155_METHODS, domain="app.example", aud="https://app.example",
+                            nonce="Restart0Nonce1", now_ms=time.time_ns() // 1_000_000, statement="Sign in")
+    async with running_relay() as relay, wallet_peer(relay.url, devchain.rpc_urls) as wallet:
+        first = WalletConnectRuntime(relay.url, metadata=DAPP, secret=b"restart", store=store)
+        ok, pairing, _, _ = await first.run(SID, {"method": "wc_pair", "networks": NETWORKS,
+                                                  "auth": payload.model_dump(exclude_none=True)})
+        assert ok
+        await first.close()  # the engine goes down with the QR code on screen
+        await wallet.send(cmd="pair", uri=pairing["uri"])
+        await wallet.expect("auth_approved")
+        second = WalletConnectRuntime(relay.url, metadata=DAPP, secret=b"restart", store=store)
+        try:
+            ok, approved, _, message = await second.run(SID, {"method": "wc_approval"})
+            assert ok, message
+            assert approved["accounts"][0] == DEV_ADDRESS
+            assert "Nonce: Restart0Nonce1" in approved["siwx"]["message"]
+        finally:
+            await second.close()
