@@ -27,6 +27,7 @@ from ..core.msg import Msg
 from ..core.shape import Handler, Slice
 from ..directory import platform
 from ..directory.wallets import Wallet
+from ..rules import limits as L
 from ..rules.addresses import checksum, is_evm_address
 from ..rules.caip import CaipError, parse_caip2, validate_evm_chain_id
 from ..rules.rpc_errors import classify
@@ -60,8 +61,8 @@ KIND = "walletconnect"
 PAIR_TIMEOUT_MS = 30_000
 APPROVAL_GRACE_MS = 60_000
 MAX_URI = 2048
-MAX_SIGNED_MESSAGE = 8192  # a one-click sign-in's message (EIP-4361 with a ReCap)
-MAX_SIGNATURE = 1024
+MAX_SIGNED_MESSAGE = L.WC_AUTH_MESSAGE_CHARS  # a one-click sign-in's message (EIP-4361 with a ReCap)
+MAX_SIGNATURE = L.WC_AUTH_SIGNATURE_CHARS
 WALLET_PAGE = "WalletPage"
 DECLINED = "Connection declined"
 AUTH_REFUSED = "Sign-in could not be verified"

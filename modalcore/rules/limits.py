@@ -120,6 +120,11 @@ WC_FRAME_BYTES = 1024 * 1024  # one relay websocket frame (beyond it the library
 WC_DEDUPE_IDS = 4096  # delivery ids and message digests remembered against replays
 WC_BATCH_TOPICS = 500  # topics per irn_batchSubscribe / irn_batchUnsubscribe
 WC_SEEN_REQUESTS = 64  # a wallet's request ids a dApp state remembers (a replay is dropped)
+WC_AUTH_CACAOS = 16  # CACAOs in one wc_sessionAuthenticate answer (more: the answer is refused)
+WC_AUTH_RESOURCES = 16  # resources of one authPayload or CACAO
+WC_AUTH_RECAP_CHARS = 8192  # one `urn:recap:` resource
+WC_AUTH_MESSAGE_CHARS = 8192  # a one-click sign-in's EIP-4361 message handed to siwx.verify
+WC_AUTH_SIGNATURE_CHARS = 1024  # its signature
 
 # ----- the embedded wallet (issue 15)
 EMAIL_CHARS = 254  # an email address (RFC 5321's path); longer is 'Invalid email'

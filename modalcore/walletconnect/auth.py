@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..rules import limits as L
 from ..siwx.message import SiwxMessage, SiwxMessageError, iso_from_ms, timestamp_ms
 from ..siwx.verify import recover_eoa
 from .sign_rpc import Participant, SessionNamespace
@@ -29,9 +30,9 @@ AUTH_METHOD = "wc_sessionAuthenticate"
 RECAP_PREFIX = "urn:recap:"
 RECAP_STATEMENT = "I further authorize the stated URI to perform the following actions on my behalf: "
 EVENTS = ["chainChanged", "accountsChanged"]
-MAX_CACAOS = 16
-MAX_RESOURCES = 16
-MAX_RECAP_CHARS = 8192
+MAX_CACAOS = L.WC_AUTH_CACAOS
+MAX_RESOURCES = L.WC_AUTH_RESOURCES
+MAX_RECAP_CHARS = L.WC_AUTH_RECAP_CHARS
 
 
 class AuthError(ValueError):

@@ -17,6 +17,7 @@ import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct
 
+from modalcore.rules import limits as L
 from modalcore.siwx.message import SiwxMessage
 from modalcore.walletconnect import core, jsonrpc
 from modalcore.walletconnect.auth import (AuthError, AuthPayload, Cacao, build_payload, cacao_message, check_cacao,
@@ -138,11 +139,12 @@ def test_a_verified_answer_makes_the_session_from_the_cacaos() -> None:
 
 
 @pytest.mark.parametrize("case", ["other key", "wrong nonce", "expired", "other domain", "other aud",
-                                  "unrequested chain", "malformed", "not type 1"])
+                                  "unrequested chain", "malformed", "too many", "not type 1"])
 def test_a_cacao_that_does_not_answer_the_request_is_refused(case: str) -> None:
     """Rule: a signature by another key, another nonce, domain or aud, an expired CACAO, a chain
-    not requested, a malformed result or an answer outside a type 1 envelope: refused with a
-    reason, no session, the proposal withdrawn (the visitor tries again)."""
+    not requested, a malformed result, more CACAOs than the bound (L.WC_AUTH_CACAOS) or an answer
+    outside a type 1 envelope: refused with a reason, no session, the proposal withdrawn (the
+    visitor tries again)."""
     step, dapp, _ = _authenticating()
     wallet = KeyPair.from_private("33" * 32)
     payload = _payload()
@@ -154,10 +156,12 @@ def test_a_cacao_that_does_not_answer_the_request_is_refused(case: str) -> None:
         "other aud": lambda: _cacao("eip155:31337", payload, aud="https://evil.example"),
         "unrequested chain": lambda: _cacao("eip155:1", payload),
         "malformed": lambda: "not a cacao",
+        "too many": lambda: _cacao("eip155:31337", payload),
         "not type 1": lambda: _cacao("eip155:31337", payload),
     }
     cacao = makers[case]()
-    result = {"cacaos": [cacao], "responder": {"publicKey": wallet.public_key, "metadata": {"name": "Wallet"}}}
+    cacaos = [cacao] * (L.WC_AUTH_CACAOS + 1 if case == "too many" else 1)
+    result = {"cacaos": cacaos, "responder": {"publicKey": wallet.public_key, "metadata": {"name": "Wallet"}}}
     done = _answer(step.state, dapp, result, type1=case != "not type 1")
     assert done.state.sessions == {}
     dropped = [e for e in done.events if isinstance(e, Dropped)]
