@@ -137,3 +137,9 @@ HOST_RPC_ID_CHARS = 64  # the request id the renderer picks
 HOST_RPC_METHOD_CHARS = 64  # an EIP-1193 method name
 HOST_RPC_PARAMS = 8  # positional params
 EMBEDDED_READ_CHARS = 65_538  # an eth_call or eth_getBalance answer the embedded wallet relays (0x + 32 KiB)
+# wallet_getAssets (EIP-7811) params: chains in chainFilter / assetFilter, assets per chain in
+# assetFilter, types in assetTypeFilter and the length of one type name; over them: -32602
+ASSETS_CHAINS = 16
+ASSETS_PER_CHAIN = 32
+ASSETS_TYPES = 8
+ASSET_TYPE_CHARS = 32
