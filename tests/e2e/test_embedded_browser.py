@@ -374,6 +374,17 @@ def test_send_from_the_funded_embedded_address_through_the_approval_frame(
         page.reload()  # the balances are fetched again; the visitor is still signed in
         page.wait_for_function("window.hostModal !== undefined")
         page.wait_for_function("document.getElementById('account').textContent.includes('2.000 ETH')")
+        # SPEC §6: wallet_getAssets is safe: the host's provider gets the engine's answer at
+        # once, no approval frame, with the balance the chain holds (EIP-7811, SPEC §3 shape)
+        started = time.monotonic()
+        assets = page.evaluate("""(a) => window.hostModal.getProvider().request(
+            {method: 'wallet_getAssets', params: [{account: a, chainFilter: ['0x7a69']}]})""", address.group(1))
+        print(f"wallet_getAssets → answer: {1000 * (time.monotonic() - started):.0f} ms")
+        assert list(assets) == ["0x7a69"] and assets["0x7a69"][0] == {
+            "address": "native", "balance": hex(2 * 10**18), "type": "NATIVE",
+            "metadata": {"name": "Ether", "symbol": "ETH", "decimals": 18, "price": 0, "iconUrl": ""}}
+        assert [a["metadata"]["symbol"] for a in assets["0x7a69"][1:]] == ["DEMO", "TUSD"]
+        assert page.locator('.wm-card[data-view="ApproveTransaction"]').count() == 0
         page.click("#open")
         account = page.locator('.wm-card[data-view="Account"]')
         account.get_by_role("button", name="Send", exact=True).click()
