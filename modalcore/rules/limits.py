@@ -131,6 +131,7 @@ SOCIAL_PENDING_MS = 10 * 60 * 1000  # … each kept this long
 SOCIAL_PARAM_CHARS = 4096  # a callback query value (longer is cut)
 SOCIAL_USER_ID_CHARS = 128  # an OAuth 2.0 provider user endpoint's id (longer is refused)
 SOCIAL_USER_NAME_CHARS = 64  # … its username / email (longer is cut)
+SOCIAL_USER_EMAILS = 100  # entries of a GitHub-style /user/emails list read for the primary one
 
 # The host dApp's EIP-1193 requests to the embedded wallet (host intent `rpc`, issue 15 §4)
 HOST_RPC_ID_CHARS = 64  # the request id the renderer picks
