@@ -208,7 +208,7 @@ def test_the_approval_frame_follows_the_host_theme_in_both_modes(
     """SPEC §3 Theme: the engine-origin approval frame is drawn in the host's themeMode (light or
     dark palette, as the modal around it) with its themeVariables (the accent)."""
     seen = {}
-    for mode, email in (("light", "gus@example.com"), ("dark", "hex@example.com")):
+    for mode, email in (("light", "theo@example.com"), ("dark", "tess@example.com")):
         with host_page(browser, host_site + f"/?siwx=1&theme={mode}") as page:
             frame = _to_approval(page, smtp, email)
             assert page.locator(".wm-root").first.get_attribute("data-theme") == mode
