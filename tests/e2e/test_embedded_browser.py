@@ -206,7 +206,8 @@ def test_siwx_is_approved_inside_the_engine_origin_frame(
 def test_the_approval_frame_follows_the_host_theme_in_both_modes(
         browser: Any, host_site: str, smtp: LocalSmtpServer, embedded_engine: RunningServer) -> None:
     """SPEC §3 Theme: the engine-origin approval frame is drawn in the host's themeMode (light or
-    dark palette, as the modal around it) with its themeVariables (the accent)."""
+    dark palette, as the modal around it) with its themeVariables (the accent), and follows a
+    setThemeMode while it is open."""
     seen = {}
     for mode, email in (("light", "theo@example.com"), ("dark", "tess@example.com")):
         with host_page(browser, host_site + f"/?siwx=1&theme={mode}") as page:
@@ -217,6 +218,10 @@ def test_the_approval_frame_follows_the_host_theme_in_both_modes(
             seen[mode] = root.evaluate("""(h) => { const s = getComputedStyle(h), b = getComputedStyle(document.body);
                 return {scheme: s.colorScheme, accent: s.getPropertyValue('--accent').trim(),
                         background: b.backgroundColor, color: b.color}; }""")
+            if mode == "light":  # the host switches while the frame is open: it follows
+                page.evaluate("window.hostModal.setThemeMode('dark')")
+                page.frame_locator("iframe.wm-frame").locator("html[data-theme=dark]").wait_for(state="attached")
+                page.frame_locator("iframe.wm-frame").get_by_role("button", name="Approve").wait_for(state="visible")
     assert seen["light"]["scheme"] == "light" and seen["dark"]["scheme"] == "dark"
     assert seen["light"]["accent"] == seen["dark"]["accent"] == "#ff00aa"
     assert seen["light"]["color"] == "rgb(20, 20, 20)" and seen["dark"]["color"] == "rgb(228, 231, 231)"

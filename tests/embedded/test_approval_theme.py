@@ -6,10 +6,24 @@ sheet is dropped (the default stands). Chromium: tests/e2e/test_embedded_browser
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
 import pytest
 
+from modalcore.embedded.devmail import LocalSmtpServer
 from modalcore.enginetest import Harness
 from modalcore.server.approval_theme import plain_value, properties, style
+
+from .world import EmailWorld, open_wallet
+
+
+@pytest.fixture
+def smtp() -> Iterator[LocalSmtpServer]:
+    server = LocalSmtpServer().start()
+    yield server
+    server.stop()
 
 
 def _session(**options: object) -> Harness:
@@ -56,3 +70,31 @@ def test_a_value_that_could_leave_the_declaration_is_dropped(value: str) -> None
     assert value not in sheet and "</style" not in sheet and "url(" not in sheet
     props = properties(h.model.theme)
     assert props["accent"] == "#3396ff" and props["font"].startswith("Inter")
+
+
+def _frame_query(world: EmailWorld) -> dict[str, list[str]]:
+    request = world.h.model.embedded.request
+    assert request is not None
+    return parse_qs(urlsplit(world.h.node(f"approve/frame/{request.eid}").p["src"]).query)
+
+
+def test_a_theme_change_while_the_frame_is_open_loads_it_again_in_the_new_theme(
+        tmp_path: Path, smtp: LocalSmtpServer) -> None:
+    """The frame's address names the session's theme (none for the default): when the host
+    changes the mode or a variable while an approval is open, the frame's `src` changes, so the
+    browser loads the page again, drawn in the new theme."""
+    world = EmailWorld(open_wallet(tmp_path / "e.db", smtp), smtp)
+    address = world.sign_in("ivy@example.com")
+    world.h.intent("host", "rpc", {"id": "1", "method": "personal_sign", "params": ["0x00", address]})
+    assert world.h.view == "ApproveTransaction"
+    assert "theme" not in _frame_query(world)  # the default theme: the address as before
+    world.h.host("set_theme_mode", mode="light")
+    [light] = _frame_query(world)["theme"]
+    assert light.startswith("light-")
+    world.h.host("set_theme_variables", variables={"--w3m-accent": "#ff00aa"})
+    [accent] = _frame_query(world)["theme"]
+    assert accent.startswith("light-") and accent != light
+    world.h.host("set_theme_mode", mode="dark")
+    [dark] = _frame_query(world)["theme"]
+    assert dark.startswith("dark-")
+    assert world.h.view == "ApproveTransaction" and world.h.model.embedded.request is not None
