@@ -136,9 +136,16 @@ SOCIAL_PENDING_MS = 10 * 60 * 1000  # … each kept this long
 SOCIAL_PARAM_CHARS = 4096  # a callback query value (longer is cut)
 SOCIAL_USER_ID_CHARS = 128  # an OAuth 2.0 provider user endpoint's id (longer is refused)
 SOCIAL_USER_NAME_CHARS = 64  # … its username / email (longer is cut)
+SOCIAL_USER_EMAILS = 100  # entries of a GitHub-style /user/emails list read for the primary one
 
 # The host dApp's EIP-1193 requests to the embedded wallet (host intent `rpc`, issue 15 §4)
 HOST_RPC_ID_CHARS = 64  # the request id the renderer picks
 HOST_RPC_METHOD_CHARS = 64  # an EIP-1193 method name
 HOST_RPC_PARAMS = 8  # positional params
 EMBEDDED_READ_CHARS = 65_538  # an eth_call or eth_getBalance answer the embedded wallet relays (0x + 32 KiB)
+# wallet_getAssets (EIP-7811) params: chains in chainFilter / assetFilter, assets per chain in
+# assetFilter, types in assetTypeFilter and the length of one type name; over them: -32602
+ASSETS_CHAINS = 16
+ASSETS_PER_CHAIN = 32
+ASSETS_TYPES = 8
+ASSET_TYPE_CHARS = 32
