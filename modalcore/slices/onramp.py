@@ -381,7 +381,7 @@ def on_continue(model: Model, msg: PressedOnrampContinue, now: int) -> Step:
     if issue is not None or account.address is None or network is None or currency is None:
         return _with(model, error=issue or NOT_SUPPORTED), []
     call = Call("onramp_url", {
-        "network": network.id, "network_name": network.name, "address": account.address,
+        "network": network.id, "address": account.address,
         "purchase_currency": currency.id, "payment_currency": state.payment, "amount": state.amount.strip(),
     }, OnrampUrlMade, quote_key(model))
     return _with(model, opening=True, error=None), [call]

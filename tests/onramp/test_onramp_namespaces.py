@@ -68,5 +68,5 @@ def test_the_onramp_url_request_carries_the_solana_destination() -> None:
     assert h.node("onramp/continue").p["text"] == "Continue with Meld"
     h.press("onramp/continue")
     (call,) = h.pending_calls("onramp_url")
-    assert call.args == {"network": SOLANA_LOCAL, "network_name": "Solana Local", "address": SOL_ADDRESS,
+    assert call.args == {"network": SOLANA_LOCAL, "address": SOL_ADDRESS,
                          "purchase_currency": "DUSD", "payment_currency": "USD", "amount": "100"}

@@ -125,8 +125,7 @@ def test_continue_opens_the_providers_page_then_account_reads_the_balances_while
     h.press("onramp/provider/meld")
     h.press("onramp/continue")
     (call,) = h.pending_calls("onramp_url")
-    assert call.args == {"network": "eip155:31337", "network_name": "Hardhat",
-                         "address": "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+    assert call.args == {"network": "eip155:31337", "address": "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
                          "purchase_currency": "ETH", "payment_currency": "USD", "amount": "100"}
     h.press("onramp/continue")  # pressed again while the URL is made: nothing more
     assert len(h.pending_calls("onramp_url")) == 1
