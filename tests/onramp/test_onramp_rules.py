@@ -8,7 +8,8 @@ from typing import Any
 
 from modalcore.enginetest import Harness
 from modalcore.services.onramp.defaults import PAYMENT_CURRENCIES
-from modalcore.slices.onramp import POLL_MS, QUOTE_DEBOUNCE_MS, PressedOnrampContinue
+from modalcore.slices.onramp_open import POLL_MS, PressedOnrampContinue
+from modalcore.slices.onramp_quote import QUOTE_DEBOUNCE_MS
 
 from ..swap.harness import SOLANA, TUSD, connected
 

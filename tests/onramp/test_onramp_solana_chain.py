@@ -16,7 +16,7 @@ from modalcore.chains.catalog import SOLANA_LOCAL
 from modalcore.enginetest import Harness
 from modalcore.services.onramp.local import LocalOnramp, OnrampRefused
 from modalcore.services.onramp.service import onramp_services
-from modalcore.slices.onramp import POLL_MS
+from modalcore.slices.onramp_open import POLL_MS
 from modalcore.solana.devchain.accounts import DEV_TOKEN
 from modalcore.solana.devchain.network import solana_dev_network
 from modalcore.solana.devchain.process import SolanaDevchain

@@ -17,7 +17,7 @@ from modalcore.devchain.pytest_plugin import ChainsInfo
 from modalcore.enginetest import Harness
 from modalcore.slices.model import initial_model
 from modalcore.slices.options import parse_options
-from modalcore.slices.swap import QUOTE_DEBOUNCE_MS
+from modalcore.slices.swap_quote import QUOTE_DEBOUNCE_MS
 from modalcore.wire.frames import AnnouncedWallet, Env
 
 from ..chain_services import run_call
