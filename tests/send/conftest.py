@@ -9,12 +9,11 @@ plays both the browser wallet (a Hardhat node's unlocked dev account) and the en
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from modalcore.chains.catalog import Network, Token, catalog
+from modalcore.chains.catalog import Network
 from modalcore.devchain.pytest_plugin import ChainsInfo
 from modalcore.enginetest import Harness
 from modalcore.slices.model import Model
@@ -22,23 +21,9 @@ from modalcore.wire.frames import AnnouncedWallet, Env
 
 from .. import devwallet
 from ..chain_services import RealChainHarness, dev_tokens
-from ..devwallet import ADDRESS, DEV_WALLET, OTHER, WALLET_NODE, dev_settings
+from ..devwallet import ADDRESS, DEMO, DEV_WALLET, OTHER, TUSD, WALLET_NODE, dev_settings, local_networks
 
-__all__ = ["ADDRESS", "DEV_WALLET", "OTHER", "WALLET_NODE", "ChainHarness", "dev_session", "local_networks"]
-DEMO = Token("0x5FbDB2315678afecb367f032d93F642f64180aa3", "DEMO", "Demo Token", 18, price=2.0)
-TUSD = Token("0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512", "TUSD", "Test USD", 6, price=1.0)
-
-
-def local_networks(rpc_urls: dict[int, str] | None = None,
-                   tokens: tuple[Token, ...] = (DEMO, TUSD)) -> dict[str, Network]:
-    """The catalog, with the two local chains carrying the dev tokens (and their RPC urls)."""
-    known = catalog()
-    overrides = []
-    for chain_id in (31337, 31338):
-        network = known[f"eip155:{chain_id}"]
-        urls = (rpc_urls[chain_id],) if rpc_urls and chain_id in rpc_urls else network.rpc_urls
-        overrides.append(replace(network, rpc_urls=urls, tokens=tokens))
-    return catalog(overrides)
+__all__ = ["ADDRESS", "DEMO", "DEV_WALLET", "OTHER", "TUSD", "WALLET_NODE", "ChainHarness", "dev_session", "local_networks"]
 
 
 def dev_session(options: dict[str, Any] | None = None, *, wallets: list[AnnouncedWallet] | None = None,

@@ -15,7 +15,7 @@ from modalcore.slices.swap_quote import QUOTE_DEBOUNCE_MS
 from modalcore.wire.frames import AnnouncedWallet, Env
 
 from ..chain_services import RealChainHarness, dev_tokens
-from .harness import local_networks
+from ..devwallet import local_networks
 
 
 class ChainHarness(RealChainHarness):
@@ -24,8 +24,7 @@ class ChainHarness(RealChainHarness):
         model = initial_model("test-project", "http://localhost:8000", parse_options(options),
                               Env.model_validate(samples.ENV),
                               [AnnouncedWallet.model_validate(samples.DEV_WALLET)],
-                              known_networks=local_networks(info.rpc_urls, dev_tokens(info) + extra_tokens,
-                                                            native_price=None))
+                              known_networks=local_networks(info.rpc_urls, dev_tokens(info) + extra_tokens))
         super().__init__(info.rpc_urls, address, model, wallets=[samples.DEV_WALLET], now=int(time.time() * 1000))
 
     def open_swap(self) -> None:
