@@ -11,7 +11,6 @@ again by the engine itself. The stack entry pushed at the press resets to Accoun
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -20,10 +19,9 @@ from pydantic import BaseModel, ConfigDict
 from ..core.cmds import Call, CancelEffect, EffectReply, Reply
 from ..core.evolve import replace
 from ..core.msg import Msg
-from ..rules.rpc_errors import classify
 from . import balances, history, router, snack, stack
 from .connecting import wallet_request
-from .send_tx import BAD_HASH, DECLINED, LOST_RELOAD, LOST_TIMEOUT, NO_ACCOUNT, SEND_TIMEOUT_MS
+from .send_tx import LOST_RELOAD, LOST_TIMEOUT, NO_ACCOUNT, SEND_TIMEOUT_MS, answer_error, timed_out
 from .swap_form import PendingSwap, current_quote, problem, with_swap
 from .swap_quote import QUOTE_NOT_READY, requote
 
@@ -35,7 +33,6 @@ APPROVAL_NOT_MINED = "The approval was not mined in time: check your wallet's ac
 MAX_RECEIPT_ASKS = 30  # × 20 s: ten minutes for an approval to be mined
 SWAPPED = "Swap sent"
 SWAP_VIEWS = ("Swap", "SwapPreview")
-_TX_HASH = re.compile(r"^0x[0-9a-fA-F]{64}$")
 
 
 @dataclass(frozen=True)
@@ -128,20 +125,6 @@ def _waiting(model: Model, msg: EffectReply, step: str) -> PendingSwap | None:
     return pending
 
 
-def _answer_error(msg: EffectReply) -> str | None:
-    """None for a transaction hash; else the readable reason."""
-    if msg.ok and isinstance(msg.result, str) and _TX_HASH.match(msg.result):
-        return None
-    if msg.ok:
-        return BAD_HASH
-    error = classify(msg.error_code, msg.error_message)
-    return DECLINED if error.user_rejected else error.message
-
-
-def _is_timeout(msg: EffectReply) -> bool:
-    return not msg.ok and msg.error_code == -32603 and msg.error_message == "timeout"
-
-
 def _failed(model: Model, text: str) -> Step:
     """Cancelled or refused: back to the form (SPEC §4 transaction stack), the reason shown."""
     model = with_swap(model, loading=False, pending=None, error=text)
@@ -152,9 +135,9 @@ def on_approve_answered(model: Model, msg: SwapApproveAnswered, now: int) -> Ste
     pending = _waiting(model, msg, "approve")
     if pending is None:
         return model, []
-    if _is_timeout(msg):
+    if timed_out(msg):
         return _lost(model, LOST_TIMEOUT), []
-    error = _answer_error(msg)
+    error = answer_error(msg)
     if error is not None:
         return _failed(model, error)
     network = model.networks.active_network
@@ -189,9 +172,9 @@ def on_approval_mined(model: Model, msg: SwapApprovalMined, now: int) -> Step:
 def on_swap_answered(model: Model, msg: SwapTxAnswered, now: int) -> Step:
     if _waiting(model, msg, "swap") is None:
         return model, []
-    if _is_timeout(msg):
+    if timed_out(msg):
         return _lost(model, LOST_TIMEOUT), []
-    error = _answer_error(msg)
+    error = answer_error(msg)
     if error is not None:
         return _failed(model, error)
     model = with_swap(model, loading=False, pending=None)
