@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from ..core.cmds import Call, CancelTimer, Reply, StartTimer
+from ..core.cmds import Call, Reply
 from ..core.msg import Msg
 from .onramp_state import OnrampQuote, PurchaseCurrency, problem, purchase, quote_key, with_onramp
+from .quoting import Quoting
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -62,28 +63,22 @@ def _quote_call(model: Model) -> Call | None:
     }, OnrampQuoted, quote_key(model))
 
 
+QUOTING = Quoting(QUOTE_TIMER, with_onramp, lambda model: problem(model) is None, quote_key,
+                  lambda model: model.onramp.quoting, _quote_call, OnrampQuoteDue)
+
+
 def requote(model: Model, *, delay_ms: int = 0) -> Step:
-    model = with_onramp(model, quote=None, quote_error=None, error=None, quoting=None)
-    if problem(model) is not None:
-        return model, [CancelTimer(QUOTE_TIMER)]
-    key = quote_key(model)
-    model = with_onramp(model, quoting=key)
-    if delay_ms:
-        return model, [StartTimer(QUOTE_TIMER, delay_ms, OnrampQuoteDue(key))]
-    call = _quote_call(model)
-    return (model, [CancelTimer(QUOTE_TIMER), call]) if call is not None else (with_onramp(model, quoting=None), [])
+    """The form changed: forget the quote, and ask for the new one (after `delay_ms` of quiet)."""
+    return QUOTING.requote(model, delay_ms)
 
 
 def on_quote_due(model: Model, msg: OnrampQuoteDue, now: int) -> Step:
-    if msg.key != quote_key(model) or model.onramp.quoting != msg.key:
-        return model, []
-    call = _quote_call(model)
-    return (model, [call]) if call is not None else (with_onramp(model, quoting=None), [])
+    return QUOTING.on_due(model, msg.key)
 
 
 def on_quoted(model: Model, msg: OnrampQuoted, now: int) -> Step:
-    if msg.key != quote_key(model) or model.onramp.quoting != msg.key:
-        return model, []
+    if not QUOTING.current(model, msg.key):
+        return model, []  # an answer for a form that changed since
     if msg.result is None:
         return with_onramp(model, quoting=None, quote_error=msg.error or "No quote"), []
     answer = msg.result

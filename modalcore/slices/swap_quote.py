@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from ..core.cmds import Call, CancelTimer, Reply, StartTimer
+from ..core.cmds import Call, Reply
 from ..core.msg import Msg
 from ..services.swap.types import INSUFFICIENT_LIQUIDITY
+from .quoting import Quoting
 from .swap_form import INSUFFICIENT_BALANCE, READING_BALANCE, SwapQuote, amount_units, form_key, problem, with_swap
 
 if TYPE_CHECKING:
@@ -72,28 +73,21 @@ def _quote_call(model: Model) -> Call | None:
     }, SwapQuoted, form_key(model))
 
 
+QUOTING = Quoting(QUOTE_TIMER, with_swap, _quotable, form_key, lambda model: model.swap.quoting, _quote_call,
+                  SwapQuoteDue)
+
+
 def requote(model: Model, *, delay_ms: int = 0) -> Step:
     """The form changed: forget the quote, and ask for the new one (after `delay_ms` of quiet)."""
-    model = with_swap(model, quote=None, quote_error=None, error=None, quoting=None)
-    if not _quotable(model):
-        return model, [CancelTimer(QUOTE_TIMER)]
-    key = form_key(model)
-    model = with_swap(model, quoting=key)
-    if delay_ms:
-        return model, [StartTimer(QUOTE_TIMER, delay_ms, SwapQuoteDue(key))]
-    call = _quote_call(model)
-    return (model, [CancelTimer(QUOTE_TIMER), call]) if call is not None else (with_swap(model, quoting=None), [])
+    return QUOTING.requote(model, delay_ms)
 
 
 def on_quote_due(model: Model, msg: SwapQuoteDue, now: int) -> Step:
-    if msg.key != form_key(model) or model.swap.quoting != msg.key:
-        return model, []
-    call = _quote_call(model)
-    return (model, [call]) if call is not None else (with_swap(model, quoting=None), [])
+    return QUOTING.on_due(model, msg.key)
 
 
 def on_quoted(model: Model, msg: SwapQuoted, now: int) -> Step:
-    if msg.key != form_key(model) or model.swap.quoting != msg.key:
+    if not QUOTING.current(model, msg.key):
         return model, []  # an answer for a form that changed since
     if msg.result is None:
         text = INSUFFICIENT_LIQUIDITY if "liquidity" in msg.error.lower() else msg.error

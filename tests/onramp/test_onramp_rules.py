@@ -95,6 +95,16 @@ def test_typing_an_amount_waits_for_a_pause_before_quoting() -> None:
     assert call.args["amount"] == "250"
 
 
+def test_a_quote_for_an_amount_changed_since_is_dropped() -> None:
+    h = with_options()
+    (first,) = h.pending_calls("onramp_quote")  # for the default 100
+    h.press("onramp/preset/250")  # the first answer arrives after this
+    h.settle(first, QUOTE)
+    assert h.model.onramp.quote is None and h.find("onramp/quote/get/value") is None
+    h.settle_call("onramp_quote", {**QUOTE, "total": "250", "purchaseAmount": "0.082"})
+    assert h.node("onramp/quote/get/value").p["text"] == "0.082 ETH"
+
+
 def test_a_preset_quotes_at_once_and_a_currency_change_too() -> None:
     h = quoted()
     h.press("onramp/preset/500")
