@@ -9,15 +9,13 @@ from typing import Any
 
 import pytest
 
+from modalcore.chromium import CHROMIUM, CHROMIUM_ARGS
 from modalcore.server.config import EngineConfig, dev_networks, parse_config
 from modalcore.testing import RunningServer, start_server
 
 pytestmark = pytest.mark.e2e
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 TIMEOUT_MS = 10_000
 WALLETS = ".wm-card .wm-wallet"
 ARTIFACTS = REPO_ROOT / "artifacts" / "screenshots"

@@ -24,6 +24,8 @@ from typing import Any
 
 import pytest
 
+from modalcore.chromium import CHROMIUM, LOOPBACK_ONLY
+from modalcore.chromium import CHROMIUM_ARGS as BASE_ARGS
 from modalcore.devchain.pytest_plugin import ChainsInfo, isolated
 from modalcore.server.app import create_app
 from modalcore.server.config import EngineConfig, dev_networks, parse_config
@@ -32,12 +34,7 @@ from modalcore.netports import free_port as free_port
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO_ROOT / "artifacts" / "screenshots"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-]
+CHROMIUM_ARGS = [*BASE_ARGS, LOOPBACK_ONLY]
 SECRET = "e2e-secret-not-for-production"
 HOST = "127.0.0.1"
 TIMEOUT_MS = 10_000
