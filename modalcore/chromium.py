@@ -5,7 +5,10 @@ nothing, so a page under test can reach only the local servers."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -13,3 +16,18 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 LOOPBACK_ONLY = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
+
+
+@contextlib.contextmanager
+def sync_chromium(*extra_args: str) -> Iterator[Any]:
+    """Chromium launched through Playwright's sync API, closed after; the page tests' browser.
+    A missing /usr/bin/chromium is a broken setup (`make chromium`), not a reason to skip."""
+    assert CHROMIUM.exists(), f"needs {CHROMIUM} (make chromium)"
+    import playwright.sync_api as playwright_api  # a test extra: imported when a test launches it
+
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=[*CHROMIUM_ARGS, *extra_args])
+        try:
+            yield browser
+        finally:
+            browser.close()
