@@ -51,6 +51,7 @@ from ..slices.walletconnect import (
     WcState,
 )
 from ..walletconnect.auth import build_payload
+from ..walletconnect.errors import AUTH_REFUSED, SESSION_SETTLEMENT_FAILED
 from ..walletconnect.proposal import EIP155_METHODS
 from .connect import NAMESPACE, connected
 
@@ -65,9 +66,7 @@ MAX_SIGNED_MESSAGE = L.WC_AUTH_MESSAGE_CHARS  # a one-click sign-in's message (E
 MAX_SIGNATURE = L.WC_AUTH_SIGNATURE_CHARS
 WALLET_PAGE = "WalletPage"
 DECLINED = "Connection declined"
-AUTH_REFUSED = "Sign-in could not be verified"
 EXPIRED_CODE = 8000
-AUTH_REFUSED_CODE = 7000  # SESSION_SETTLEMENT_FAILED: the runtime refused the wallet's CACAOs
 
 
 def wallet_link(link: str | None) -> str | None:
@@ -278,7 +277,7 @@ def on_approval(model: Model, msg: WcApprovalAnswered, now: int) -> Step:
         if msg.error_message == "timeout" or msg.error_code == EXPIRED_CODE or not state.route:
             return model, []  # the pairing expired: the expiry timer brings a fresh URI
         error = classify(msg.error_code, msg.error_message)
-        text = DECLINED if error.user_rejected else AUTH_REFUSED if msg.error_code == AUTH_REFUSED_CODE \
+        text = DECLINED if error.user_rejected else AUTH_REFUSED if msg.error_code == SESSION_SETTLEMENT_FAILED \
             else (error.message or "Connection failed")
         return replace(model, walletconnect=replace(state, error=text)), [CancelTimer(EXPIRY_TIMER)]
     approved = _approved(msg.result)

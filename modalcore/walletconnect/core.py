@@ -33,7 +33,6 @@ from .uri import PAIRING_EXPIRY_MS, PairingUri, pairing_expiry
 SESSION_EXPIRY = 7 * 86400  # seconds (SDK SESSION_EXPIRY)
 PING_TIMEOUT = 30
 SEEN_LIMIT = L.WC_SEEN_REQUESTS
-AUTH_REFUSED = "Sign-in could not be verified"
 
 
 @dataclass(frozen=True)
@@ -405,7 +404,7 @@ def _on_auth_message(out: _Builder, auth: AuthRequestState, message: str, now_ms
         out.state = _update(out.state, auths=_without(out.state.auths, auth.id),
                             proposals=_without(out.state.proposals, auth.proposal_id))
         out.unsubscribe.append(topic)
-        out.events.append(ProposalDeclined(auth.proposal_id, errors.SESSION_SETTLEMENT_FAILED, AUTH_REFUSED))
+        out.events.append(ProposalDeclined(auth.proposal_id, errors.SESSION_SETTLEMENT_FAILED, errors.AUTH_REFUSED))
         return out.drop(topic, f"authenticate answer refused: {error}")
     sym_key = derive_sym_key(auth.private_key, result.responder.public_key)
     session = SessionState(topic=topic_of(sym_key), sym_key=sym_key, pairing_topic=auth.pairing_topic,
