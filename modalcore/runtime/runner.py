@@ -458,6 +458,9 @@ class SessionRunner:
             for frame in frames:
                 await outlet.send_bytes(self.session.encoded(frame))  # the ring's bytes
                 self._told = max(self._told, int(frame.get("a", 0)))
+            # one event-loop turn: the socket writes these frames together now (they were queued
+            # in its buffer, server/wsprotocol.py), before the observers and the save run
+            await asyncio.sleep(0)
         except Exception:
             log.info("session %s: socket went away while sending", self.id)
             if self.outlet is outlet:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from modalcore.server.wsprotocol import LeanWebSocketProtocol
+from modalcore.store.memory import MemoryStore
 from modalcore.testing import make_test_config, start_server
 
 
@@ -75,3 +76,30 @@ async def test_the_frames_of_one_intent_leave_in_one_write(monkeypatch: Any) -> 
             assert [f["s"] for f in frames] == list(range(frames[0]["s"], frames[0]["s"] + 3))
             # (a later patch, e.g. the directory's wallets, is a write of its own)
             assert log[:4] == ["frame", "frame", "frame", "write"]
+
+
+async def test_the_frames_are_written_before_the_session_is_saved(monkeypatch: Any) -> None:
+    """Coalescing writes must not hold an intent's frames back behind the work that follows
+    them in the batch (observers, the save)."""
+    log: list[str] = []
+    real_flush, real_save = LeanWebSocketProtocol.flush, MemoryStore.save
+
+    def flush(self: LeanWebSocketProtocol) -> None:
+        log.append("write")
+        real_flush(self)
+
+    async def save(self: MemoryStore, session_id: str, data: bytes, now_ms: int) -> None:
+        log.append("save")
+        await real_save(self, session_id, data, now_ms)
+
+    monkeypatch.setattr(LeanWebSocketProtocol, "flush", flush)
+    monkeypatch.setattr(MemoryStore, "save", save)
+    with start_server() as server:
+        async with server.client() as client:
+            await client.join()
+            await client.quiet(0.3)
+            log.clear()
+            await client.intent("host", "open", iid="open-1")
+            await client.recv_until(lambda f: f["t"] == "host_event")
+            server.wait_for(lambda: "save" in log)
+            assert log.index("write") < log.index("save")
