@@ -7,6 +7,7 @@
  */
 import { avatarGradient } from './components/avatar';
 import { ICONS } from './components/icons';
+import type { Modal } from './host';
 
 type Dict = Record<string, unknown>;
 
@@ -92,4 +93,25 @@ export function drawButtons(host: HTMLElement, account: Dict | undefined, networ
   }
   parts.push(b);
   host.replaceChildren(...parts);
+}
+
+/** Draws the buttons into `host` now and again on every account or network event of `modal`
+ * (the `ConnectButton` and `<modalcore-button>` alike); returns the unsubscribe. */
+export function mountButtons(host: HTMLElement, modal: Pick<Modal, 'open' | 'subscribeAccount' | 'subscribeNetwork'>, opts: ButtonOptions): () => void {
+  let account: Dict | undefined;
+  let network: Dict | undefined;
+  const draw = (): void => drawButtons(host, account, network, opts, (view) => void modal.open(view ? { view } : undefined));
+  draw();
+  const offA = modal.subscribeAccount((a) => {
+    account = a;
+    draw();
+  });
+  const offN = modal.subscribeNetwork((n) => {
+    network = n;
+    draw();
+  });
+  return () => {
+    offA();
+    offN();
+  };
 }
