@@ -27,7 +27,7 @@ def _wallets(model: Model) -> list[Node]:
         total = directory_wallets.total(model)
         items.append(
             node("wallet-item", "connect/all-wallets", on={"press": PressedNavigate("AllWallets")},
-                 pending={"press": "busy"}, name="All Wallets", image="",
+                 pending={"press": "busy"}, name="All Wallets", image=logos.ALL_WALLETS,
                  tag=directory_wallets.rounded_count(total) if total else "")
         )
     return [parts.column("connect/list", items)]

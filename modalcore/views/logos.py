@@ -1,5 +1,5 @@
 """Brand marks the engine draws itself, as `data:image/svg+xml` images (no request leaves the
-page): WalletConnect for its connector row, and each social provider's mark for its "Continue
+page): WalletConnect for its connector row, a grid of tiles for All Wallets, and each social provider's mark for its "Continue
 with …" row and its ConnectingSocial view, as AppKit shows them (a wallet icon beside "Continue
 with Google" read as a defect). Each is a 40×40 tile with the mark centred on 24×24."""
 
@@ -55,7 +55,13 @@ def _data(bg: str, mark: str, scale: float = 1.0) -> str:
     return "data:image/svg+xml;utf8," + quote(svg, safe=" =:/'(),.")
 
 
+# All Wallets: four tiles in a neutral grey that reads on the light and the dark row alike (the
+# row showed the letter A)
+_GRID = "".join(f'<rect x="{x}" y="{y}" width="10" height="10" rx="3" fill="#8b9595"/>'
+                for x in (1, 13) for y in (1, 13))
+
 WALLETCONNECT = _data("#3396FF", _WALLETCONNECT)
+ALL_WALLETS = _data("rgba(139,149,149,0.16)", _GRID)
 SOCIALS: dict[str, str] = {
     "google": _data("#ffffff", _GOOGLE, 0.5),
     "x": _data("#000000", _X),

@@ -46,9 +46,14 @@ def test_the_walletconnect_row_shows_the_walletconnect_mark() -> None:
     assert row.p["image"] == logos.WALLETCONNECT and row.p["tag"] == "QR CODE"
 
 
+def test_the_all_wallets_row_shows_a_grid_of_tiles_not_a_letter() -> None:
+    h = _harness()
+    assert h.node("connect/all-wallets").p["image"] == logos.ALL_WALLETS
+
+
 def test_the_marks_are_self_contained_svg_data_uris() -> None:
     """No request leaves the page for them and a `#` (a URL fragment) never cuts one short."""
-    for uri in (logos.WALLETCONNECT, *logos.SOCIALS.values()):
+    for uri in (logos.WALLETCONNECT, logos.ALL_WALLETS, *logos.SOCIALS.values()):
         assert uri.startswith("data:image/svg+xml;utf8,%3Csvg") and "#" not in uri
         assert "http" not in uri.split("xmlns", 1)[1].split("%22", 2)[2]  # only the namespace
 
