@@ -7,8 +7,8 @@
 // GET /state   {address, pending: [{id, kind, proposer?, domain?, method?, chainId?}],
 //              sessions: [{topic, peer, url}], log: [...last events]}
 // POST /command {"cmd":"pair","uri":"wc:..."}, {"cmd":"answer","id":N,"approve":bool} or
-//              {"cmd":"delete","topic":"..."}; other commands are refused (400), bodies over
-//              BODY_LIMIT too (413).
+//              {"cmd":"delete","topic":"..."} (one of the listed sessions); other commands are
+//              refused (400), bodies over BODY_LIMIT too (413).
 import { createServer } from "node:http";
 
 const BODY_LIMIT = 16 * 1024;
@@ -116,6 +116,11 @@ export function servePage(port, { command, log, pending, sessions, address }) {
         let body;
         try { body = JSON.parse(Buffer.concat(chunks).toString("utf8")); } catch { return send(res, 400, "text/plain", "not JSON"); }
         if (!body || !PAGE_COMMANDS.has(body.cmd)) return send(res, 400, "text/plain", "unknown command");
+        // Disconnect names one of the sessions the page lists (never the bare stdin `delete`,
+        // which falls back to the latest session)
+        if (body.cmd === "delete" && !sessions().some((s) => s.topic === body.topic)) {
+          return send(res, 400, "text/plain", "no such session");
+        }
         command(JSON.stringify(body));
         send(res, 202, "application/json", "{}");
       });
