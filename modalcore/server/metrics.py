@@ -173,6 +173,9 @@ class CountingStore(SessionStore):
     async def save(self, session_id: str, data: bytes, now_ms: int) -> None:
         await self._call("save", self.inner.save(session_id, data, now_ms))
 
+    async def flush(self) -> None:
+        await self.inner.flush()  # not a store operation of its own: it commits earlier saves
+
     async def delete(self, session_id: str) -> None:
         await self._call("delete", self.inner.delete(session_id))
 

@@ -50,6 +50,12 @@ class SessionStore(ABC):
     async def save(self, session_id: str, data: bytes, now_ms: int) -> None:
         """Write the bytes and mark the session used at `now_ms`."""
 
+    async def flush(self) -> None:
+        """Make every save made so far durable before returning (a store that writes behind
+        commits what it holds; the others have nothing to do). The runner calls it before a
+        browser request leaves (write-ahead, issue 17)."""
+        return None
+
     @abstractmethod
     async def delete(self, session_id: str) -> None: ...
 
