@@ -34,7 +34,7 @@ from ..wire.frames import (
     WalletEvent,
     validate_args,
 )
-from ..wire.nodes import Node, index_tree
+from ..wire.nodes import Node, path_to
 from . import hostevents
 from ..core.cmds import (RUNTIME_EFFECT_KINDS, CallSettled, CancelEffect, CancelTimer, Cmd, Dispatch, Effect,
                          EffectSettled, StartTimer)
@@ -72,7 +72,6 @@ class Session:
         self.model = model
         self.bodies = BodyCache()  # this session's memo of view bodies
         self.tree: Node = render(model, self.bodies)
-        self.index, self.parents = index_tree(self.tree)
         self.version = 0
         self.out_seq = 0
         self.in_seq = 0  # highest client sequence number processed
@@ -289,11 +288,11 @@ class Session:
         if frame.node == HOST_NODE_ID:
             handler: Any = HOST_ACTIONS.get(frame.act)
         else:
-            node = self.index.get(frame.node)
-            if node is None or self._in_hidden(frame.node):
+            path = path_to(self.tree, frame.node)
+            if path is None or self._in_hidden(path):
                 code = "stale" if self.acked < self.out_seq else "invalid"
                 raise FrameError(code, f"no node {frame.node!r} in the current tree")
-            handler = node.handlers.get(frame.act)
+            handler = path[-1].handlers.get(frame.act)
         if handler is None:
             raise FrameError("invalid", f"{frame.node!r} offers no action {frame.act!r}")
         args = validate_args(frame.act, frame.args)
@@ -305,15 +304,11 @@ class Session:
             raise FrameError("invalid", reason)
         return message
 
-    def _in_hidden(self, node_id: str) -> bool:
-        """The node or one of its ancestors is `hidden` (e.g. the view "back" would show): not
-        drawn, so not pressable."""
-        current: str | None = node_id
-        while current is not None:
-            if self.index[current].p.get("hidden") is True:
-                return True
-            current = self.parents.get(current)
-        return False
+    @staticmethod
+    def _in_hidden(path: list[Node]) -> bool:
+        """The node or one of its ancestors (`path`: from the root to it) is `hidden` (e.g. the
+        view "back" would show): not drawn, so not pressable."""
+        return any(node.p.get("hidden") is True for node in path)
 
     def _remember(self, iid: str, status: str) -> None:
         self.intents[iid] = status
@@ -422,9 +417,8 @@ class Session:
     def render(self) -> list[dict[str, Any]]:
         frames = self._theme_frames()
         tree = render(self.model, self.bodies)
-        index, parents = index_tree(tree)
-        update = choose(self.tree, tree, self.parents, parents)
-        self.tree, self.index, self.parents = tree, index, parents
+        update = choose(self.tree, tree)
+        self.tree = tree
         if update.ops is None:
             frames.append(self.snapshot(update.tree_wire, update.tree_bytes))
         elif update.ops:

@@ -21,24 +21,14 @@ class Update:
     tree_bytes: bytes | None = None
 
 
-def choose_update(
-    old: Node,
-    new: Node,
-    old_parents: dict[str, str | None] | None = None,
-    new_parents: dict[str, str | None] | None = None,
-) -> list[Op] | None:
+def choose_update(old: Node, new: Node) -> list[Op] | None:
     """The ops to send, [] when nothing changed, or None when a snapshot is smaller."""
-    return choose(old, new, old_parents, new_parents).ops
+    return choose(old, new).ops
 
 
-def choose(
-    old: Node,
-    new: Node,
-    old_parents: dict[str, str | None] | None = None,
-    new_parents: dict[str, str | None] | None = None,
-) -> Update:
+def choose(old: Node, new: Node) -> Update:
     """`choose_update`, keeping what it encoded to measure."""
-    ops = diff(old, new, old_parents, new_parents)
+    ops = diff(old, new)
     if not ops:
         return Update(ops)
     ops_bytes = encode(ops)
