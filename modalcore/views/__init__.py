@@ -99,6 +99,22 @@ class BodyCache:
 
     def __init__(self) -> None:
         self._last: dict[str, tuple[tuple[object, ...], Node]] = {}
+        self._parts: dict[str, tuple[tuple[object, ...], Node]] = {}
+
+    def part(self, key: str, inputs: tuple[object, ...], build: Callable[[], Node]) -> Node:
+        """The node `build()` draws, the same object as last time when `inputs` are the same
+        (the frame around the views: header, view wrappers, snackbar). Nodes among the inputs
+        compare by identity (their handlers take no part in equality), other values by value;
+        `build` must depend on nothing else."""
+        hit = self._parts.get(key)
+        if hit is not None and len(hit[0]) == len(inputs) and all(
+            a is b or (not isinstance(a, Node) and type(a) is type(b) and a == b)
+            for a, b in zip(hit[0], inputs)
+        ):
+            return hit[1]
+        drawn = build()
+        self._parts[key] = (inputs, drawn)
+        return drawn
 
     def body(self, name: str, module: ModuleType, model: Model) -> Node:
         reads: tuple[str, ...] | None = getattr(module, "READS", None)
@@ -116,6 +132,9 @@ class BodyCache:
 class _NoCache(BodyCache):
     def body(self, name: str, module: ModuleType, model: Model) -> Node:
         return module.body(model)  # type: ignore[no-any-return]
+
+    def part(self, key: str, inputs: tuple[object, ...], build: Callable[[], Node]) -> Node:
+        return build()
 
 
 _UNCACHED = _NoCache()
@@ -148,24 +167,24 @@ def _render(model: Model, bodies: BodyCache | None = None) -> Node:
     leading = getattr(module, "header_leading", None)
     previous, back_hint = _back(model, closable, bodies)
     title = _title(module, model)
-    head = parts.header(
-        title,
-        back=len(model.router.history) > 1,
-        close=not model.options.embedded,
-        leading=leading(model) if leading is not None else None,
-        back_hint=back_hint,
-    )
+    back = len(model.router.history) > 1
+    close = not model.options.embedded
+    lead = leading(model) if leading is not None else None
+    head = bodies.part("header", (title, back, close, lead, back_hint), lambda: parts.header(
+        title, back=back, close=close, leading=lead, back_hint=back_hint))
     snack = model.snack
-    snackbar = node(
+    snackbar = bodies.part("snackbar", (snack,), lambda: node(
         "snackbar", "snackbar", on={"press": PressedSnackbar()},
         message=snack.message, variant=snack.variant, open=snack.open,
-    )
-    view_node = node("view", f"view/{view}", [bodies.body(view, module, model)], name=view)
+    ))
+    body = bodies.body(view, module, model)
+    view_node = bodies.part("view", (view, body), lambda: node("view", f"view/{view}", [body], name=view))
     views = [view_node] if previous is None else [previous, view_node]
+    drawn_alerts = alerts.drawn(model)
     return node(
         "modal",
         "modal",
-        [head, *alerts.drawn(model), *views, snackbar],
+        [head, *drawn_alerts, *views, snackbar],
         on={"close": PressedClose()},
         pending={"close": "close" if closable else None},
         open=model.modal.open,
@@ -189,6 +208,8 @@ def _back(model: Model, closable: bool, bodies: BodyCache) -> tuple[Node | None,
     target = history[-2].view
     module = view_module(target)
     after = replace(model, router=replace(model.router, history=history[:-1]))
-    hidden = node("view", f"view/{target}", [bodies.body(target, module, after)], name=target, hidden=True,
-                  title=_title(module, after))
+    body = bodies.body(target, module, after)
+    title = _title(module, after)
+    hidden = bodies.part("back", (target, body, title), lambda: node(
+        "view", f"view/{target}", [body], name=target, hidden=True, title=title))
     return hidden, {"back": hidden.id}

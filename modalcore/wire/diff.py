@@ -24,15 +24,34 @@ def diff(old: Node, new: Node) -> list[Op]:
     the same object in both trees: views drawn from unchanged slices are the same nodes (a
     session's memo, views/__init__.py), so their cost is nothing.
     """
+    return wire_ops(diff_nodes(old, new))
+
+
+def diff_nodes(old: Node, new: Node) -> list[Op]:
+    """`diff`, with the subtrees that INSERT and REPLACE carry left as nodes (`wire_ops` turns
+    them into their wire form): a caller that may send a snapshot instead need not build them."""
     if old is new:
         return []
     if old.id != new.id or old.t != new.t:
-        return [[REPLACE, old.id, new.to_wire()]]
+        return [[REPLACE, old.id, new]]
     removals: list[Op] = []
     _collect_removals(old, new, removals)
     ops: list[Op] = []
     _diff_node(old, new, ops)
     return removals + ops
+
+
+def carried(ops: list[Op]) -> list[Node]:
+    """The subtrees the ops of `diff_nodes` carry whole (inserted or replacing)."""
+    return [op[-1] for op in ops if op[0] == INSERT or op[0] == REPLACE]
+
+
+def wire_ops(ops: list[Op]) -> list[Op]:
+    """The ops of `diff_nodes` as the wire carries them (in place)."""
+    for op in ops:
+        if op[0] == INSERT or op[0] == REPLACE:
+            op[-1] = op[-1].to_wire()
+    return ops
 
 
 def _same_children(old: Node, new: Node) -> bool:
@@ -79,7 +98,7 @@ def _diff_node(old: Node, new: Node, ops: list[Op]) -> None:
     for index, child in enumerate(new.c):
         previous = kept.get(child.id)
         if previous is None:
-            ops.append([INSERT, new.id, index, child.to_wire()])
+            ops.append([INSERT, new.id, index, child])
             order.insert(index, child.id)
             continue
         if order[index] != child.id:
@@ -87,7 +106,7 @@ def _diff_node(old: Node, new: Node, ops: list[Op]) -> None:
             order.insert(index, child.id)
             ops.append([MOVE, new.id, child.id, index])
         if previous.t != child.t:
-            ops.append([REPLACE, child.id, child.to_wire()])
+            ops.append([REPLACE, child.id, child])
         else:
             _diff_node(previous, child, ops)
 
