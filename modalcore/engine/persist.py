@@ -10,7 +10,8 @@ The frame ring does not survive: a client that rejoins a restored session gets a
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
+import operator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from functools import cache
 from typing import Any, get_type_hints
@@ -57,22 +58,38 @@ class ModelPacker:
     """
 
     def __init__(self) -> None:
-        self._last: dict[str, tuple[object, bytes]] = {}
+        self._values: tuple[object, ...] = ()  # the slices packed last time
+        self._parts: list[bytes] = []  # map header, then each field's key and value bytes
         self.packed = 0  # slices packed (not reused), for tests and figures
 
     def pack(self, model: Model) -> bytes:
         adapters = _field_adapters()
-        parts = [map_header(len(adapters))]
-        for name, key, adapter in adapters:
-            value = getattr(model, name)
-            hit = self._last.get(name)
-            if hit is None or hit[0] is not value:
-                hit = (value, encode(adapter.dump_python(value, mode="python")))
-                self._last[name] = hit
-                self.packed += 1
-            parts.append(key)
-            parts.append(hit[1])
+        values: tuple[object, ...] = _slices(model)
+        parts = self._parts
+        if not parts:
+            parts = [map_header(len(adapters))]
+            for (_, key, adapter), value in zip(adapters, values, strict=True):
+                parts.append(key)
+                parts.append(encode(adapter.dump_python(value, mode="python")))
+            self.packed += len(adapters)
+            self._parts = parts
+        else:
+            for index, same in enumerate(map(operator.is_, values, self._values)):
+                if not same:
+                    parts[2 + 2 * index] = encode(adapters[index][2].dump_python(values[index], mode="python"))
+                    self.packed += 1
+        self._values = values
         return b"".join(parts)
+
+
+@cache
+def _slice_getter() -> Callable[[Model], tuple[object, ...]]:
+    return operator.attrgetter(*(name for name, _, _ in _field_adapters()))
+
+
+def _slices(model: Model) -> tuple[object, ...]:
+    """Every field of the model, in `_field_adapters` order (one C call)."""
+    return _slice_getter()(model)  # type: ignore[no-any-return]
 
 
 def session_to_bytes(session: Session, timers: Iterable[PendingTimer] = (),

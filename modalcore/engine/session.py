@@ -437,19 +437,21 @@ class Session:
         return [self._frame("theme", **theme)]
 
     def _host_frames(self) -> list[dict[str, Any]]:
-        # host_state reads these slices only; they are immutable, so the same objects mean
-        # nothing changed for the host and nothing needs comparing.
+        # Each host event reads a few slices (hostevents.KINDS); they are immutable, so when
+        # they are the same objects as last time that event cannot have changed: it is not
+        # derived again, nor compared.
         model = self.model
-        inputs = (model.modal, model.router, model.accounts, model.networks, model.siwx, model.embedded)
-        if self.host_sent and self._host_inputs and all(
-            a is b for a, b in zip(inputs, self._host_inputs, strict=True)
-        ):
+        now = hostevents.inputs(model)
+        before = self._host_inputs if self.host_sent else ()
+        if before and all(a is b for a, b in zip(now, before, strict=True)):
             return []
-        self._host_inputs = inputs
+        self._host_inputs = now
         frames = []
-        for kind, data in hostevents.host_state(model).items():
-            if self.host_sent.get(kind) != data:
+        for kind, reads, derive in hostevents.KINDS:
+            if before and all(now[i] is before[i] for i in reads):
+                continue
+            data = derive(model)
+            if data is not None and self.host_sent.get(kind) != data:
                 self.host_sent[kind] = data
                 frames.append(self._frame("host_event", kind=kind, data=data))
         return frames
-

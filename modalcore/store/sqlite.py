@@ -50,7 +50,7 @@ BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 """
 
 WRITE_BEHIND_MS = 20  # a save waits at most this long in memory before it is committed
-WRITE_BEHIND_ROWS = 32  # … or until this many sessions and events wait
+WRITE_BEHIND_ROWS = 16  # … or until this many sessions and events wait (one commit costs ~ its rows)
 
 _UPSERT = ("INSERT INTO sessions (id, data, touched) VALUES (?, ?, ?) "
            "ON CONFLICT(id) DO UPDATE SET data = excluded.data, touched = excluded.touched")
