@@ -85,6 +85,7 @@ class Session:
         self.host_sent: dict[str, Any] = {}
         self._host_inputs: tuple[Any, ...] = ()
         self.theme_sent: dict[str, Any] | None = None
+        self._theme_input: object = None  # the theme slice `theme_sent` was derived from
         self.snapshot_v = 0  # the tree version the latest snapshot carried
         self.acted = False  # one of its intents was applied (only then is it worth saving)
         self.token_gen = 0  # generation of the newest resume token
@@ -430,7 +431,11 @@ class Session:
         return frames
 
     def _theme_frames(self) -> list[dict[str, Any]]:
-        theme = {"mode": self.model.theme.mode, "vars": self.model.theme.css_variables()}
+        state = self.model.theme
+        if self.theme_sent is not None and state is self._theme_input:
+            return []  # the same (immutable) theme slice as last time: the frame it gives was sent
+        self._theme_input = state
+        theme = {"mode": state.mode, "vars": state.css_variables()}
         if theme == self.theme_sent:
             return []
         self.theme_sent = theme
