@@ -43,6 +43,25 @@ const provider = new Provider(issuer, {
     };
   },
 });
+// GitHub's GET /user/emails (what the engine asks when a user answer has no email, issue 15):
+// the account's addresses in GitHub's shape, for a valid access token only.
+provider.use(async (ctx, next) => {
+  if (ctx.method !== 'GET' || ctx.path !== '/user/emails') return next();
+  const [scheme, value] = (ctx.get('authorization') || '').split(' ');
+  const token = scheme === 'Bearer' && value ? await provider.AccessToken.find(value) : undefined;
+  if (!token) {
+    ctx.status = 401;
+    ctx.body = { message: 'Requires authentication' };
+    return undefined;
+  }
+  const id = token.accountId;
+  ctx.body = [
+    { email: `${id}@users.noreply.oidc.test`, primary: false, verified: true, visibility: null },
+    { email: `${id}.unverified@oidc.test`, primary: false, verified: false, visibility: null },
+    { email: `${id}@oidc.test`, primary: true, verified: true, visibility: 'private' },
+  ];
+  return undefined;
+});
 provider.on('server_error', (ctx, error) => console.error('server_error', error));
 
 const server = provider.listen(port, '127.0.0.1', () => {

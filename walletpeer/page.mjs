@@ -1,8 +1,9 @@
 // The demo wallet page: the official sign-client wallet (wallet.mjs) offered to a person. They
-// paste a pairing link, see each proposal and request, and press Approve or Reject.
+// paste a pairing link, see each proposal, one-click sign-in request (wc_sessionAuthenticate:
+// connect and sign in with one approval) and request, and press Approve or Reject.
 //
 // GET /        the page (no external assets)
-// GET /state   {address, pending: [{id, kind, proposer?, method?, chainId?}], log: [...last events]}
+// GET /state   {address, pending: [{id, kind, proposer?, domain?, method?, chainId?}], log: [...last events]}
 // POST /command {"cmd":"pair","uri":"wc:..."} or {"cmd":"answer","id":N,"approve":bool}; other
 //              commands are refused (400), bodies over BODY_LIMIT too (413).
 import { createServer } from "node:http";
@@ -45,9 +46,11 @@ async function refresh() {
   for (const ask of state.pending) {
     const card = document.createElement("section");
     card.className = "ask";
-    card.setAttribute("aria-label", ask.kind === "proposal" ? "Connection proposal" : "Request " + ask.method);
+    card.setAttribute("aria-label", ask.kind === "proposal" ? "Connection proposal"
+      : ask.kind === "authenticate" ? "Sign-in request" : "Request " + ask.method);
     const title = document.createElement("p");
     title.textContent = ask.kind === "proposal" ? ask.proposer + " wants to connect (" + ask.url + ")"
+      : ask.kind === "authenticate" ? ask.proposer + " wants you to connect and sign in (" + ask.domain + ")"
       : ask.method + " on " + ask.chainId;
     const detail = document.createElement("pre");
     detail.textContent = ask.kind === "request" ? JSON.stringify(ask.params, null, 1).slice(0, 2000) : "";

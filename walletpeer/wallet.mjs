@@ -4,6 +4,16 @@
 //
 //   node wallet.mjs --relay ws://127.0.0.1:PORT --key 0x... --chain 31337=http://127.0.0.1:8545 \
 //        [--chain 31338=...] [--policy approve|reject|ask] [--delete-after N] [--uri wc:...] [--http PORT]
+//        [--no-auth] [--auth-tamper none|forge|wrong_nonce|expired|malformed]
+//
+// One-click sign-in: the wallet listens for `session_authenticate` (wc_sessionAuthenticate) and,
+// by the same policy, approves it (one CACAO per supported chain, each an EIP-191 signature by
+// ethers over the SDK's `formatAuthMessage`, sent by `approveSessionAuthenticate`) or rejects it
+// (`rejectSessionAuthenticate`). `--no-auth` does not listen, so the SDK answers the fallback
+// proposal instead, as a wallet without one-click auth does. `--auth-tamper` (tests only) answers
+// with a CACAO the dApp must refuse: signed by another key (`forge`), for another nonce, already
+// expired, or a malformed result; `forge` and `malformed` go out through the SDK's own
+// `sendResult` (its `approveSessionAuthenticate` refuses to send a CACAO it cannot verify).
 //
 // `--policy ask` holds each proposal and request until {"cmd":"answer","id":N,"approve":true|false}.
 // `--http PORT` also serves the demo wallet page (page.mjs) on 127.0.0.1:PORT: a person pastes a
@@ -15,6 +25,7 @@
 // stdout, each with an "event" key (ready, proposal, approved, rejected, request, responded,
 // deleted, session_delete, error, ...). The SDK's own logging is silenced.
 import { SignClient } from "@walletconnect/sign-client";
+import { buildAuthObject, hashKey, populateAuthPayload, TYPE_1 } from "@walletconnect/utils";
 import { Wallet, JsonRpcProvider, getBytes, isHexString, toUtf8Bytes } from "ethers";
 import { createInterface } from "node:readline";
 import { servePage } from "./page.mjs";
@@ -33,6 +44,8 @@ function parseArgs(argv) {
     else if (name === "--delete-after") args.deleteAfter = Number(value);
     else if (name === "--uri") args.uri = value;
     else if (name === "--http") args.http = Number(value);
+    else if (name === "--no-auth") { args.noAuth = true; continue; }
+    else if (name === "--auth-tamper") args.authTamper = value;
     else continue;
     i++;
   }
@@ -177,6 +190,60 @@ client.on("session_request", async ({ topic, id, params }) => {
   }
 });
 
+const AUTH_METHODS = ["eth_sendTransaction", "personal_sign", "eth_signTypedData_v4", "wallet_switchEthereumChain",
+  "wallet_addEthereumChain"];
+let authTamper = args.authTamper ?? "none";
+
+// One CACAO per chain the wallet supports among those requested (the SDK's populateAuthPayload
+// narrows chains and the recap, and writes the recap statement).
+async function signCacaos(authPayload) {
+  const payload = populateAuthPayload({ authPayload, chains: supported, methods: AUTH_METHODS });
+  const auths = [];
+  for (const chain of payload.chains) {
+    let request = payload;
+    if (authTamper === "wrong_nonce") request = { ...payload, nonce: payload.nonce + "0000" };
+    if (authTamper === "expired") request = { ...payload, exp: new Date(Date.now() - 60_000).toISOString() };
+    const iss = `did:pkh:${chain}:${address}`;
+    const message = client.formatAuthMessage({ request, iss });
+    const signer = authTamper === "forge" ? Wallet.createRandom() : signers[chain.split(":")[1]];
+    auths.push(buildAuthObject(request, { t: "eip191", s: await signer.signMessage(message) }, iss));
+  }
+  return auths;
+}
+
+async function onAuthenticate({ id, topic, params }) {
+  const { authPayload, requester } = params;
+  emit("authenticate", { id, topic, domain: authPayload.domain, aud: authPayload.aud, nonce: authPayload.nonce,
+    chains: authPayload.chains, type: authPayload.type, requester: requester.metadata.name });
+  try {
+    if (!(await decide(id, "authenticate", { proposer: requester.metadata.name, url: requester.metadata.url,
+      domain: authPayload.domain }))) {
+      await client.rejectSessionAuthenticate({ id, reason: { code: 5000, message: "User rejected." } });
+      emit("auth_rejected", { id });
+      return;
+    }
+    const auths = await signCacaos(authPayload);
+    if (authTamper === "forge" || authTamper === "malformed") {
+      const receiverPublicKey = requester.publicKey;
+      const senderPublicKey = await client.core.crypto.generateKeyPair();
+      const responder = { publicKey: senderPublicKey, metadata: client.metadata };
+      const result = authTamper === "forge" ? { cacaos: auths, responder } : { cacaos: "none", responder };
+      await client.engine.sendResult({ id, topic: hashKey(receiverPublicKey), result, throwOnFailedPublish: true,
+        encodeOpts: { type: TYPE_1, receiverPublicKey, senderPublicKey } });
+      emit("auth_sent", { id, tamper: authTamper });
+      return;
+    }
+    const { session } = await client.approveSessionAuthenticate({ id, auths });
+    if (session) currentTopic = session.topic;
+    emit("auth_approved", { id, topic: session?.topic, accounts: session?.namespaces?.eip155?.accounts ?? [],
+      cacaos: auths.length, tamper: authTamper });
+  } catch (error) {
+    emit("error", { where: "authenticate", message: String(error?.message ?? error) });
+  }
+}
+
+if (!args.noAuth) client.on("session_authenticate", onAuthenticate);
+
 client.on("session_delete", ({ topic }) => emit("session_delete", { topic }));
 client.on("session_ping", ({ topic }) => emit("session_ping", { topic }));
 client.on("session_extend", ({ topic }) => emit("session_extend", { topic }));
@@ -187,6 +254,7 @@ async function command(line) {
   try {
     if (cmd.cmd === "pair") { await client.pair({ uri: cmd.uri }); emit("paired", {}); }
     else if (cmd.cmd === "policy") { policy = cmd.value; emit("policy", { value: policy }); }
+    else if (cmd.cmd === "auth_tamper") { authTamper = cmd.value; emit("auth_tamper", { value: authTamper }); }
     else if (cmd.cmd === "delete") {
       const topic = cmd.topic ?? currentTopic;
       await client.disconnect({ topic, reason: { code: 6000, message: "User disconnected." } });
@@ -221,7 +289,7 @@ async function command(line) {
 const page = args.http !== undefined
   ? await servePage(args.http, { command, log, pending: () => [...pending.values()].map(({ resolve, ...rest }) => rest), address })
   : null;
-emit("ready", { address, chains: supported, clientId: await client.core.crypto.getClientId(),
+emit("ready", { address, chains: supported, auth: !args.noAuth, clientId: await client.core.crypto.getClientId(),
   ...(page ? { page: page.url } : {}) });
 if (args.uri) await command(JSON.stringify({ cmd: "pair", uri: args.uri }));
 createInterface({ input: process.stdin }).on("line", (line) => { if (line.trim()) command(line); });

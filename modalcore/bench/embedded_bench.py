@@ -6,7 +6,9 @@ and key vault, SMTP to a local aiosmtpd server, one session driven through its i
 - code submitted → Account: the sixth digit, `embedded.email_verify` (the key created on first
   sign-in), the reply applied (connected, Account);
 - approval frame drawn after a sign request: the request on the auth connector → the
-  ApproveTransaction tree holding the engine-origin frame, and that frame's page rendered.
+  ApproveTransaction tree holding the engine-origin frame, and that frame's page rendered;
+- wallet_getAssets request → answer: the host's `rpc` intent → the engine's `balances` reads of
+  both local Hardhat chains (native + configured tokens) → the host event `rpc` with the assets.
 """
 
 from __future__ import annotations
@@ -18,7 +20,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from ..core.cmds import Call, CallSettled, EffectReply
+from ..devchain.pytest_plugin import start_chains
+from ..flows.assets import AssetBalancesFetched
+from ..server.config import dev_networks, parse_config
+from ..services.table import default_services
 from ..embedded.codes import EmailCodes
 from ..embedded.codestore import CodeStore
 from ..embedded.decode import describe
@@ -37,6 +45,7 @@ from ..runtime.services import ServiceContext
 from .stats import line, summary
 
 ROUNDS = 40
+ASSET_ASKS = 5  # wallet_getAssets requests per signed-in session
 
 
 class BenchSigned(EffectReply):
@@ -54,8 +63,11 @@ def _ms(samples: list[float]) -> str:
 def run() -> list[str]:
     smtp = LocalSmtpServer().start()
     loop = asyncio.new_event_loop()
+    http = httpx.AsyncClient()
     try:
-        with tempfile.TemporaryDirectory() as folder:
+        with tempfile.TemporaryDirectory() as folder, start_chains() as chains:
+            known = parse_config({"networks": dev_networks(chains.rpc_urls, chains.deployment)}).known_networks()
+            balances = default_services(http)["balances"]
             db = Path(folder) / "embedded.db"
             wallet = EmbeddedWallet(
                 codes=EmailCodes(CodeStore(db), b"b" * 32),
@@ -69,9 +81,16 @@ def run() -> list[str]:
                     result: Any = loop.run_until_complete(services[call.service](CTX, **call.args))
                     h.deliver(CallSettled(call.purpose, True, result, context=call.context))
 
-            sent, connected, framed = [], [], []
+            def read_assets(h: Harness) -> None:
+                for call in [c for c in h.cmds if isinstance(c, Call) and c.reply is AssetBalancesFetched]:
+                    h.cmds.remove(call)
+                    result: Any = loop.run_until_complete(balances(CTX, **call.args))
+                    h.deliver(CallSettled(call.purpose, True, result, context=call.context))
+
+            sent, connected, framed, assets = [], [], [], []
             for i in range(ROUNDS):
-                h = Harness(is_open=True, options={"networks": ["eip155:1"]})
+                h = Harness(is_open=True, options={"networks": ["eip155:31337", "eip155:31338"]},
+                            known_networks=known)
                 h.session.model = replace(h.model, embedded=replace(h.model.embedded, email_offered=True))
                 h.session.render()
                 email = f"bench{i}@example.com"
@@ -89,6 +108,14 @@ def run() -> list[str]:
                 connected.append(1000 * (time.perf_counter() - start))
                 assert h.model.accounts.get("eip155").connector_id == AUTH_CONNECTOR_ID
                 address = h.model.accounts.get("eip155").address or ""
+                for n in range(ASSET_ASKS):
+                    start = time.perf_counter()
+                    h.intent("host", "rpc", {"id": f"a{n}", "method": "wallet_getAssets",
+                                             "params": [{"account": address}]})
+                    read_assets(h)
+                    answer = h.host_state("rpc")
+                    assets.append(1000 * (time.perf_counter() - start))
+                    assert answer["ok"] and list(answer["result"]) == ["0x7a69", "0x7a6a"], answer
 
                 def ask(model: Model) -> Step:
                     model, effect = wallet_request(model, AUTH_CONNECTOR_ID, "personal_sign",
@@ -102,6 +129,7 @@ def run() -> list[str]:
                 describe(request.method, request.params, h.model.networks.active_network)
                 framed.append(1000 * (time.perf_counter() - start))
     finally:
+        loop.run_until_complete(http.aclose())
         loop.close()
         smtp.stop()
     return [
@@ -109,4 +137,5 @@ def run() -> list[str]:
         line("email submitted → code sent (SMTP accepted)", _ms(sent)),
         line("code submitted → Account (key created)", _ms(connected)),
         line("sign request → approval frame in the tree", _ms(framed)),
+        line("wallet_getAssets request → answer (2 Hardhat chains)", _ms(assets)),
     ]

@@ -6,8 +6,20 @@ calls give the same results in tests.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .codestore import CodeStore
-from .otp import Verification, issue, normalize_email, verify
+from .otp import CodeRecord, Verification, issue, normalize_email, verify
+
+
+@dataclass(frozen=True)
+class IssuedCode:
+    """A code just stored for `email`, and what the email's row held before it."""
+
+    email: str
+    code: str
+    digest: bytes
+    previous: CodeRecord | None
 
 
 class EmailCodes:
@@ -19,10 +31,23 @@ class EmailCodes:
 
     def request(self, email: object, now_ms: int, random_bytes: bytes) -> tuple[str, str]:
         """(normalized email, new code) or raises InvalidEmail / RateLimited, storing nothing."""
+        issued = self.issue(email, now_ms, random_bytes)
+        return issued.email, issued.code
+
+    def issue(self, email: object, now_ms: int, random_bytes: bytes) -> IssuedCode:
+        """A new code stored for the email (raises InvalidEmail / RateLimited, storing nothing);
+        `withdraw` takes it back if its mail cannot be sent."""
         address = normalize_email(email)
-        record, code = issue(self._store.get(address), address, random_bytes, self._key, now_ms)
+        previous = self._store.get(address)
+        record, code = issue(previous, address, random_bytes, self._key, now_ms)
         self._store.put(record)
-        return address, code
+        return IssuedCode(address, code, record.digest, previous)
+
+    def withdraw(self, issued: IssuedCode) -> bool:
+        """The mail with `issued` was not sent: the email's row is as it was before, so the 30 s
+        window (which starts only with a sent code) does not hold the visitor back. A newer code
+        stored meanwhile is left alone."""
+        return self._store.restore(issued.email, issued.digest, issued.previous)
 
     def submit(self, email: object, code: object, now_ms: int) -> Verification:
         address = normalize_email(email)

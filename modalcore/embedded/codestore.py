@@ -44,5 +44,19 @@ class CodeStore:
              int(record.used)),
         )
 
+    def restore(self, email: str, issued: bytes, previous: CodeRecord | None) -> bool:
+        """Put back `previous` (None: no row) if the row still holds the code digest `issued`:
+        a code whose mail was never sent is withdrawn, and its 30 s window with it."""
+        if previous is None:
+            cursor = self._db.execute("DELETE FROM email_codes WHERE email = ? AND digest = ?",
+                                      (email, sqlite3.Binary(issued)))
+        else:
+            cursor = self._db.execute(
+                "UPDATE email_codes SET digest = ?, issued_ms = ?, attempts = ?, used = ? "
+                "WHERE email = ? AND digest = ?",
+                (sqlite3.Binary(previous.digest), previous.issued_ms, previous.attempts,
+                 int(previous.used), email, sqlite3.Binary(issued)))
+        return cursor.rowcount == 1
+
     def close(self) -> None:
         self._db.close()

@@ -36,8 +36,11 @@ class Mailbox:
         self._lock = threading.Lock()
         self._mail: list[ReceivedMail] = []
         self._limit = limit
+        self.refusing = False  # answer every message with a permanent failure (tests)
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802
+        if self.refusing:
+            return "554 5.7.1 Message refused"
         parsed = message_from_bytes(envelope.original_content, policy=policy.default)
         assert isinstance(parsed, EmailMessage)
         part = parsed.get_body(preferencelist=("plain",))
@@ -81,6 +84,7 @@ class LocalSmtpServer:
         return AuthResult(success=ok, handled=False)
 
     def start(self) -> LocalSmtpServer:
+        """Listens on a free port; started again after `stop()`, on the same port."""
         extra: dict[str, Any] = {}
         if self._credentials is not None:
             extra = {"authenticator": self._authenticate, "auth_required": True,
@@ -89,7 +93,7 @@ class LocalSmtpServer:
                 warnings.filterwarnings("ignore", "Requiring AUTH while not requiring TLS")
         if self._tls is not None:
             extra.update(tls_context=self._tls, require_starttls=True)
-        self.port = free_port(HOST)
+        self.port = self.port or free_port(HOST)
         self._controller = Controller(self.mailbox, hostname=HOST, port=self.port, **extra)
         self._controller.start()
         return self

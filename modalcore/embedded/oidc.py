@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 import httpx
 
 from .idtoken import IdTokenError, verify_id_token
-from .userinfo import UserEndpoint, UserInfoError, identity
+from .userinfo import UserEndpoint, UserInfoError, identity, primary_email
 
 SOCIAL_PROVIDERS = ("google", "x", "discord", "github", "apple", "facebook")
 RANDOM_BYTES = 96  # 32 each for state, nonce and the code verifier
@@ -169,11 +169,15 @@ async def _finish_oauth2(http: httpx.AsyncClient, config: ProviderConfig, pendin
         token = (await _exchange(http, config, pending, code)).get("access_token")
         if not isinstance(token, str) or not token:
             raise OidcError("the provider sent no access token")
-        response = await http.get(config.user.url, headers={
-            "Authorization": f"Bearer {token}", "Accept": "application/json"})
+        headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
+        response = await http.get(config.user.url, headers=headers)
         if response.status_code != 200:
             raise OidcError(f"the provider's user endpoint refused (HTTP {response.status_code})")
         subject, username, email = identity(config.user, response.json())
+        if email is None and config.user.emails_url:
+            # GitHub leaves a private email out of /user; /user/emails (scope user:email) has it.
+            # Not answered (no scope, an error): signed in without an email.
+            email = await _primary_email(http, config.user.emails_url, headers)
     except UserInfoError as error:
         raise OidcError(str(error)) from None
     except (httpx.HTTPError, ValueError) as error:
@@ -181,6 +185,16 @@ async def _finish_oauth2(http: httpx.AsyncClient, config: ProviderConfig, pendin
             raise
         raise OidcError(f"the provider could not be reached ({type(error).__name__})") from None
     return SignedIn(config.name, subject, email, username)
+
+
+async def _primary_email(http: httpx.AsyncClient, url: str, headers: dict[str, str]) -> str | None:
+    response = await http.get(url, headers=headers)
+    if response.status_code != 200:
+        return None
+    try:
+        return primary_email(response.json())
+    except ValueError:
+        return None
 
 
 def _str(value: Any) -> str | None:

@@ -1,7 +1,8 @@
 """The embedded wallet's engine services (what the session's `Call` commands run; issue 15).
 
 - ``embedded.email_code(email)`` → ``{"status": "sent"}`` after mailing a new 6-digit code, or
-  ``{"status": "rate_limited", "seconds": n}`` within 30 s of the email's last code (SPEC §5).
+  ``{"status": "rate_limited", "seconds": n}`` within 30 s of the email's last sent code (SPEC
+  §5). A code whose mail fails is withdrawn: the failure does not start the 30 s window.
 - ``embedded.email_verify(email, code)`` → ``{"verdict", "attempts_left", "address"}``: on
   ``accepted`` the address of the email's key, created on first sign-in (same email, same address).
 
@@ -80,14 +81,16 @@ def embedded_services(wallet: EmbeddedWallet) -> dict[str, AnyService]:
         if wallet.mailer is None:
             raise ServiceError("email sign-in is not configured")
         try:
-            address, code = wallet.codes.request(args.email, _now(ctx), wallet.random(RANDOM_BYTES))
+            issued = wallet.codes.issue(args.email, _now(ctx), wallet.random(RANDOM_BYTES))
         except RateLimited as limited:
             return {"status": "rate_limited", "seconds": limited.seconds}
         except OtpError as error:
             raise ServiceError(str(error)) from None
         try:
-            await wallet.mailer.send_code(address, code)
+            await wallet.mailer.send_code(issued.email, issued.code)
         except MailError as error:
+            # no mail, no window: the visitor may ask again at once (the code is withdrawn)
+            wallet.codes.withdraw(issued)
             log.warning("email code not sent: %s", error)
             raise ServiceError(str(error)) from None
         return {"status": "sent"}

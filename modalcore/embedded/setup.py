@@ -61,13 +61,14 @@ class SocialSection(BaseModel):
     id_field: str = ""
     username_field: str = ""
     email_field: str = ""
+    emails_url: str = ""  # oauth2: asked when the user answer has no email (GitHub: /user/emails)
 
     @model_validator(mode="after")
     def _complete(self) -> SocialSection:
         if self.kind == "oidc" and not self.issuer:
             raise ValueError("an oidc social provider needs its issuer")
         if self.kind == "oidc" and (self.userinfo_url or self.id_field or self.username_field
-                                    or self.email_field):
+                                    or self.email_field or self.emails_url):
             raise ValueError("userinfo_url and the *_field mapping are for kind = \"oauth2\"")
         return self
 
@@ -105,7 +106,8 @@ def open_wallet(section: EmbeddedSection, resolve: Any, engine_secret: bytes) ->
     vault = KeyVault(db, master)
     settings: dict[str, ProviderSetting] = {name: ProviderSetting(
         name, s.issuer, s.client_id, s.client_secret, s.authorization_endpoint, s.token_endpoint,
-        s.jwks_uri, s.kind, s.userinfo_url, s.scope, s.id_field, s.username_field, s.email_field)
+        s.jwks_uri, s.kind, s.userinfo_url, s.scope, s.id_field, s.username_field, s.email_field,
+        s.emails_url)
         for name, s in section.socials.items()}
     socials = SocialSignIns(settings, section.public_url, vault) if settings else None
     return EmbeddedWallet(codes=codes, mailer=sender, vault=vault, socials=socials)

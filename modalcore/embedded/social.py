@@ -48,15 +48,19 @@ class ProviderSetting:
     id_field: str = ""  # oauth2 field mapping overrides (dotted paths), else built in
     username_field: str = ""
     email_field: str = ""
+    emails_url: str = ""  # oauth2: the email list asked when the user answer has none
 
 
 def oauth2_config(setting: ProviderSetting, redirect_uri: str) -> ProviderConfig:
     """An OAuth 2.0 provider's config: the setting over the provider's built-in defaults."""
     known = BUILT_IN.get(setting.name)
     user = known.user if known else UserEndpoint("", "")
+    # the built-in email list goes with the built-in user endpoint only: a token of another
+    # server (userinfo_url set, e.g. GitHub Enterprise) is never sent to the built-in one
+    emails_url = setting.emails_url or ("" if setting.userinfo_url else user.emails_url)
     endpoint = UserEndpoint(setting.userinfo_url or user.url, setting.id_field or user.id_field,
                             setting.username_field or user.username_field,
-                            setting.email_field or user.email_field)
+                            setting.email_field or user.email_field, emails_url)
     authorize = setting.authorization_endpoint or (known.authorization_endpoint if known else "")
     token = setting.token_endpoint or (known.token_endpoint if known else "")
     if not (endpoint.url and endpoint.id_field and authorize and token):

@@ -12,6 +12,7 @@ from ..rules import limits as L
 
 MAX_ID_CHARS = L.SOCIAL_USER_ID_CHARS
 MAX_NAME_CHARS = L.SOCIAL_USER_NAME_CHARS
+MAX_EMAILS = L.SOCIAL_USER_EMAILS
 
 
 class UserInfoError(ValueError):
@@ -24,6 +25,9 @@ class UserEndpoint:
     id_field: str  # dotted path in the JSON answer: "id", "data.id"
     username_field: str = ""
     email_field: str = ""
+    # asked when the user answer has no email (GitHub: a private email is not in /user): a
+    # list of {email, primary, verified}; the primary verified one is taken
+    emails_url: str = ""
 
 
 @dataclass(frozen=True)
@@ -37,7 +41,8 @@ class OAuth2Defaults:
 BUILT_IN: dict[str, OAuth2Defaults] = {
     "github": OAuth2Defaults(
         "https://github.com/login/oauth/authorize", "https://github.com/login/oauth/access_token",
-        "read:user user:email", UserEndpoint("https://api.github.com/user", "id", "login", "email")),
+        "read:user user:email", UserEndpoint("https://api.github.com/user", "id", "login", "email",
+                                             "https://api.github.com/user/emails")),
     "discord": OAuth2Defaults(
         "https://discord.com/oauth2/authorize", "https://discord.com/api/oauth2/token",
         "identify email",
@@ -70,3 +75,15 @@ def identity(endpoint: UserEndpoint, doc: Any) -> tuple[str, str | None, str | N
 
 def _text(value: Any) -> str | None:
     return value[:MAX_NAME_CHARS] if isinstance(value, str) and value else None
+
+
+def primary_email(doc: Any) -> str | None:
+    """The primary, verified address of a GitHub-style email list (`GET /user/emails`:
+    [{email, primary, verified, ...}]); None when there is none (only the first MAX_EMAILS
+    entries are read)."""
+    if not isinstance(doc, list):
+        return None
+    for entry in doc[:MAX_EMAILS]:
+        if isinstance(entry, dict) and entry.get("primary") is True and entry.get("verified") is True:
+            return _text(entry.get("email"))
+    return None

@@ -4,7 +4,8 @@ A slice asks the embedded wallet through `wallet_request` like any wallet; on th
 the request is kept in `model.embedded.request` and never sent to the page. This flow answers it:
 
 - safe methods at once (eth_chainId, eth_accounts, eth_requestAccounts; wallet_switchEthereumChain
-  to a configured chain only, SPEC §5; eth_call and eth_getBalance read from the network's RPC);
+  to a configured chain only, SPEC §5; eth_call and eth_getBalance read from the network's RPC;
+  wallet_getAssets from the configured chains' balances, flows/assets.py);
 - approval methods (personal_sign, eth_signTypedData_v4, eth_sendTransaction) open
   ApproveTransaction, which draws the approval frame served by the engine's own origin; only
   `ApprovalDecided` (delivered by the engine's approval route, never by a node of the page's
@@ -21,7 +22,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..core.cmds import Call, CancelTimer, Dispatch, EffectSettled, StartTimer
+from ..core.cmds import Call, StartTimer
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
@@ -37,11 +38,12 @@ from ..slices.embedded import (
     EmbeddedRequest,
     EmbeddedSigned,
 )
+from . import assets
+from .wallet_answer import APPROVE_VIEW, TIMER, answer
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
 
-APPROVE_VIEW = "ApproveTransaction"
 APPROVAL_TIMEOUT_MS = L.APPROVAL_TIMEOUT_MS  # the frame waits this long for the visitor
 NOT_ALLOWED_DELAY_MS = 300  # SPEC: the UI says 'Action not allowed' after 300 ms
 USER_REJECTED = 4001
@@ -50,7 +52,6 @@ UNRECOGNIZED_CHAIN = 4902
 SIGN_SERVICE = "embedded.sign"
 READ_SERVICE = "chain_read"  # services/table.py: a read on the network's RPC
 READS = ("eth_call", "eth_getBalance")
-TIMER = "embedded-approval"
 
 
 @dataclass(frozen=True)
@@ -58,48 +59,35 @@ class ActionNotAllowedDue(Msg):
     pass
 
 
-def _answer(model: Model, request: EmbeddedRequest, *, result: Any = None, code: int = 0,
-            message: str = "") -> Step:
-    """Clear the request, leave the approval view, and hand the asking slice its reply."""
-    model = replace(model, embedded=replace(model.embedded, request=None))
-    if model.router.view == APPROVE_VIEW:
-        history = model.router.history
-        model = replace(model, router=replace(model.router, history=history[:-1] or history))
-    ok = code == 0
-    # the answer travels as a browser wallet's would: the envelope naming the reply the asking
-    # slice waits for, typed at the session's edge (engine/replies.py) with its table
-    settled = EffectSettled(request.eid, f"{request.reply}|{request.key}", ok, result if ok else None,
-                            error_code=code, error_message=message)
-    return model, [CancelTimer(TIMER), Dispatch(settled)]
-
-
 def _safe(model: Model, request: EmbeddedRequest) -> Step:
     address = model.accounts.get("eip155").address
     network = model.networks.get(request.chain) if request.chain else None
     if request.method == "eth_chainId":
-        return _answer(model, request, result=network.chain_id_hex if network else "0x1")
+        return answer(model, request, result=network.chain_id_hex if network else "0x1")
     if request.method in ("eth_accounts", "eth_requestAccounts"):
-        return _answer(model, request, result=[address] if address else [])
+        return answer(model, request, result=[address] if address else [])
     if request.method == "wallet_switchEthereumChain":
         params = json.loads(request.params)
         wanted = params[0].get("chainId") if params and isinstance(params[0], dict) else None
         known = [n for n in model.networks.known if n.namespace == "eip155" and n.chain_id_hex == wanted]
         if not known:  # the embedded wallet supports only configured chains (SPEC §5)
-            return _answer(model, request, code=UNRECOGNIZED_CHAIN, message=texts.CHAIN_NOT_SUPPORTED)
-        return _answer(model, request, result=None)
+            return answer(model, request, code=UNRECOGNIZED_CHAIN, message=texts.CHAIN_NOT_SUPPORTED)
+        return answer(model, request, result=None)
     if request.method in READS:  # SPEC §6: read-only, no approval; the network's RPC answers
         params = json.loads(request.params)
         rpc_url = network.rpc_urls[0] if network is not None and network.rpc_urls else ""
         if not rpc_url or not isinstance(params, list):
-            return _answer(model, request, code=-32603, message="The network has no RPC to read from")
+            return answer(model, request, code=-32603, message="The network has no RPC to read from")
         model = replace(model, embedded=replace(model.embedded, request=replace(request, signing=True)))
         args = {"rpc_url": rpc_url, "method": request.method, "params": params}
         return model, [Call(READ_SERVICE, args, EmbeddedRead, key=request.eid)]
-    return _not_allowed(model, request)  # wallet_getAssets: not served through the wallet
+    if request.method == assets.METHOD:  # SPEC §6: read-only, no approval; EIP-7811
+        return assets.start(model, request)
+    return _not_allowed(model, request)
 
 
 def _not_allowed(model: Model, request: EmbeddedRequest) -> Step:
-    model, cmds = _answer(model, request, code=NOT_ALLOWED, message=texts.RPC_CALL_NOT_ALLOWED)
+    model, cmds = answer(model, request, code=NOT_ALLOWED, message=texts.RPC_CALL_NOT_ALLOWED)
     return model, [*cmds, StartTimer("embedded-not-allowed", NOT_ALLOWED_DELAY_MS, ActionNotAllowedDue())]
 
 
@@ -120,7 +108,7 @@ def observe(before: Model, after: Model, now: int) -> Step:
     if (request is not None and previous is not None and previous.eid == request.eid
             and not request.signing and before.router.view == APPROVE_VIEW
             and not after.router.contains(APPROVE_VIEW)):
-        return _answer(after, request, code=USER_REJECTED, message="User rejected the request.")
+        return answer(after, request, code=USER_REJECTED, message="User rejected the request.")
     return after, []
 
 
@@ -129,7 +117,7 @@ def on_decided(model: Model, msg: ApprovalDecided, now: int) -> Step:
     if request is None or request.eid != msg.eid or request.signing:
         return model, []
     if not msg.approve:
-        return _answer(model, request, code=USER_REJECTED, message="User rejected the request.")
+        return answer(model, request, code=USER_REJECTED, message="User rejected the request.")
     signing = replace(request, signing=True)
     model = replace(model, embedded=replace(model.embedded, request=signing))
     args = {"identity": model.embedded.identity, "method": request.method, "params": request.params,
@@ -144,15 +132,15 @@ def on_signed(model: Model, msg: EmbeddedSigned | EmbeddedRead, now: int) -> Ste
     if request is None or request.eid != msg.key or not request.signing:
         return model, []
     if not msg.ok or msg.result is None:
-        return _answer(model, request, code=-32603, message=msg.error or "The request failed")
-    return _answer(model, request, result=msg.result.result)
+        return answer(model, request, code=-32603, message=msg.error or "The request failed")
+    return answer(model, request, result=msg.result.result)
 
 
 def on_timed_out(model: Model, msg: ApprovalTimedOut, now: int) -> Step:
     request = model.embedded.request
     if request is None or request.eid != msg.eid or request.signing:
         return model, []
-    return _answer(model, request, code=-32603, message="timeout")
+    return answer(model, request, code=-32603, message="timeout")
 
 
 def on_not_allowed_due(model: Model, msg: ActionNotAllowedDue, now: int) -> Step:

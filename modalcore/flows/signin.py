@@ -12,7 +12,6 @@ from ..core.cmds import Cmd, Track
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
-from ..siwx.message import SiwxMessage, SiwxMessageError
 from ..slices import modal, router, snack
 from ..slices.connecting import wallet_request
 from ..slices.siwx import (
@@ -22,7 +21,7 @@ from ..slices.siwx import (
     SiwxNonceFetched,
     SiwxSessionsFetched,
     active_caip,
-    origin_parts,
+    sign_in_message,
     signing_account,
     solana_sign_request,
     solana_signing_account,
@@ -56,24 +55,12 @@ def on_nonce(model: Model, msg: SiwxNonceFetched, now: int) -> Step:
     if model.siwx.signing and solana_signing_account(model) is not None:  # SIWS
         solana = solana_sign_request(model, msg.result.nonce, now) if msg.result is not None else None
         return solana if solana is not None else _init_failed(model)
-    active = signing_account(model)
-    if not model.siwx.signing or active is None:
+    if not model.siwx.signing or signing_account(model) is None:
         return model, []
-    if msg.result is None:
+    built = sign_in_message(model, msg.result.nonce, now) if msg.result is not None else None
+    if built is None:
         return _init_failed(model)
-    nonce = msg.result.nonce
-    address, _, chain_id = active
-    options = model.options.siwx
-    domain, uri = origin_parts(model.origin)
-    try:
-        message = SiwxMessage.create(
-            domain=domain, address=address, uri=uri, chain_id=chain_id, nonce=nonce, now_ms=now,
-            statement=options.statement if options else None,
-            ttl_ms=options.expirationSeconds * 1000 if options else None,
-            resources=list(options.resources) if options else None,
-        ).to_text()
-    except SiwxMessageError:
-        return _init_failed(model)
+    _, address, message = built
     account = model.accounts.get("eip155")
     model = replace(model, siwx=replace(model.siwx, message=message))
     model, effect = wallet_request(

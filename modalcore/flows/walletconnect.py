@@ -6,6 +6,14 @@ wallet page of a directory wallet with a WalletConnect link) and none is in flig
 runtime makes the `wc:` URI (`wc_pair`), then waits for the wallet's answer (`wc_approval`).
 A timer fires shortly before the pairing expires and a fresh URI replaces it. Leaving the view
 forgets the pairing (a late answer to it is ignored).
+
+One-click sign-in (SPEC §7: WalletConnect authenticate for SIWX): when the host set up sign-in,
+the engine first issues a nonce (`siwx.nonce`), then pairs with an authPayload built from the
+same fields as every sign-in message (`slices/siwx.message_fields`); the runtime sends
+wc_sessionAuthenticate beside the fallback proposal. A wallet that signs in answers with CACAOs
+(checked by the runtime); the approval then carries the CACAO's message and signature, which the
+engine verifies and stores as the sign-in (`siwx.verify`, as after personal_sign): connected and
+signed in with one prompt. A wallet without it settles the proposal and signs in by personal_sign.
 """
 
 from __future__ import annotations
@@ -13,16 +21,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from ..core.cmds import CancelTimer, Cmd, Effect, StartTimer
+from ..core.cmds import Call, CancelTimer, Cmd, Effect, StartTimer
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
 from ..directory import platform
 from ..directory.wallets import Wallet
+from ..rules import limits as L
 from ..rules.addresses import checksum, is_evm_address
 from ..rules.caip import CaipError, parse_caip2, validate_evm_chain_id
 from ..rules.rpc_errors import classify
-from ..slices import snack
+from ..slices import siwx, snack
 from ..slices.accounts import WalletInfo
 from ..slices.connecting import Reattached
 from ..slices.connectors import WALLET_CONNECT_ID
@@ -36,10 +45,14 @@ from ..slices.walletconnect import (
     WcApprovalAnswered,
     WcLinkCopied,
     WcLinkOpened,
+    WcNonceFetched,
     WcPairingCreated,
     WcPairingExpired,
     WcState,
 )
+from ..walletconnect.auth import build_payload
+from ..walletconnect.errors import AUTH_REFUSED, SESSION_SETTLEMENT_FAILED
+from ..walletconnect.proposal import EIP155_METHODS
 from .connect import NAMESPACE, connected
 
 if TYPE_CHECKING:
@@ -49,6 +62,8 @@ KIND = "walletconnect"
 PAIR_TIMEOUT_MS = 30_000
 APPROVAL_GRACE_MS = 60_000
 MAX_URI = 2048
+MAX_SIGNED_MESSAGE = L.WC_AUTH_MESSAGE_CHARS  # a one-click sign-in's message (EIP-4361 with a ReCap)
+MAX_SIGNATURE = L.WC_AUTH_SIGNATURE_CHARS
 WALLET_PAGE = "WalletPage"
 DECLINED = "Connection declined"
 EXPIRED_CODE = 8000
@@ -131,14 +146,48 @@ def start(model: Model, route: str, now: int | None = None) -> Step:
         return model, [timer]
     attempt = model.walletconnect.attempt + 1
     model = replace(model, walletconnect=WcState(attempt=attempt, route=route))
+    if model.siwx.enabled and model.options.siwx is not None:  # one-click sign-in: the nonce first
+        call = Call("siwx.nonce", {"session_key": model.session_id}, WcNonceFetched, str(attempt))
+        return model, [CancelTimer(EXPIRY_TIMER), call]
+    model, effect = _pair(model, str(attempt))
+    return model, [CancelTimer(EXPIRY_TIMER), effect]
+
+
+def _pair(model: Model, key: str, auth: dict[str, object] | None = None) -> tuple[Model, Effect]:
+    """The runtime makes the pairing (`wc_pair`), with the one-click sign-in request when `auth`."""
     model, eid = model.next_id("e")
     meta = model.options.metadata
     metadata = {"name": meta.name, "description": meta.description, "url": meta.url or model.origin,
                 "icons": list(meta.icons)}
-    effect = Effect(eid, KIND, {"method": "wc_pair", "networks": _networks(model), "metadata": metadata},
-                    WcPairingCreated,
-                    key=str(attempt), timeout_ms=PAIR_TIMEOUT_MS)
-    return model, [CancelTimer(EXPIRY_TIMER), effect]
+    req: dict[str, object] = {"method": "wc_pair", "networks": _networks(model), "metadata": metadata}
+    if auth is not None:
+        req["auth"] = auth
+    return model, Effect(eid, KIND, req, WcPairingCreated, key=key, timeout_ms=PAIR_TIMEOUT_MS)
+
+
+def auth_payload(model: Model, nonce: str, now: int) -> dict[str, object] | None:
+    """The authPayload of a one-click sign-in: the fields of every sign-in message (domain, URI,
+    statement, lifetime, resources), the engine's nonce, the host's eip155 networks, issued now,
+    with a ReCap for the methods the session proposes. None without an eip155 network."""
+    chains = _networks(model)
+    if not chains:
+        return None
+    fields = siwx.message_fields(model)
+    payload = build_payload(chains=chains, methods=EIP155_METHODS, domain=fields.domain, aud=fields.uri,
+                            nonce=nonce, now_ms=now, statement=fields.statement, ttl_ms=fields.ttl_ms,
+                            resources=fields.resources or ())
+    return payload.model_dump(exclude_none=True)
+
+
+def on_nonce(model: Model, msg: WcNonceFetched, now: int) -> Step:
+    """The nonce of a one-click sign-in came back: pair with the authenticate request (without
+    it, should the nonce fail: the wallet then signs in by personal_sign after connecting)."""
+    state = model.walletconnect
+    if not _current(model, msg.key) or state.uri or state.error is not None:
+        return model, []
+    auth = auth_payload(model, msg.result.nonce, now) if msg.result is not None else None
+    model, effect = _pair(model, msg.key, auth)
+    return model, [effect]
 
 
 def observe(before: Model, after: Model, now: int) -> Step:
@@ -228,18 +277,39 @@ def on_approval(model: Model, msg: WcApprovalAnswered, now: int) -> Step:
         if msg.error_message == "timeout" or msg.error_code == EXPIRED_CODE or not state.route:
             return model, []  # the pairing expired: the expiry timer brings a fresh URI
         error = classify(msg.error_code, msg.error_message)
-        text = DECLINED if error.user_rejected else (error.message or "Connection failed")
+        text = DECLINED if error.user_rejected else AUTH_REFUSED if msg.error_code == SESSION_SETTLEMENT_FAILED \
+            else (error.message or "Connection failed")
         return replace(model, walletconnect=replace(state, error=text)), [CancelTimer(EXPIRY_TIMER)]
     approved = _approved(msg.result)
     if approved is None:
         return replace(model, walletconnect=replace(state, error="Connection failed")), [CancelTimer(EXPIRY_TIMER)]
     address, chain, info = approved
     model = replace(model, walletconnect=WcState(attempt=state.attempt))
+    signed = _signed_in(msg.result) if model.siwx.enabled else None
+    if signed is not None:  # one-click sign-in: no session lookup, no personal_sign
+        model = replace(model, siwx=replace(model.siwx, signing=True, message=signed[0]))
     model, cmds = connected(model, WALLET_CONNECT_ID, address, chain, now, fresh=True)
     account = model.accounts.get(NAMESPACE)
     model = replace(model, accounts=model.accounts.with_account(
         NAMESPACE, replace(account, connected_wallet_info=info)))
+    if signed is not None:
+        if siwx.signing_account(model) is None:  # an unsupported network: nothing to sign in on
+            model = replace(model, siwx=replace(model.siwx, signing=False, message=None))
+        else:
+            cmds = [*cmds, siwx.verify_call(model, signed[1])]
     return model, [CancelTimer(EXPIRY_TIMER), *cmds]
+
+
+def _signed_in(result: object) -> tuple[str, str] | None:
+    """(message, signature) of a one-click sign-in in the runtime's answer, if it has one."""
+    signed = result.get("siwx") if isinstance(result, dict) else None
+    if not isinstance(signed, dict):
+        return None
+    message, signature = signed.get("message"), signed.get("signature")
+    if not isinstance(message, str) or not isinstance(signature, str) \
+            or len(message) > MAX_SIGNED_MESSAGE or len(signature) > MAX_SIGNATURE:
+        return None
+    return message, signature
 
 
 def on_copy(model: Model, msg: PressedCopyWcLink, now: int) -> Step:
@@ -273,6 +343,7 @@ def on_opened(model: Model, msg: WcLinkOpened, now: int) -> Step:
 
 
 HANDLERS: dict[type[Msg], Handler] = {
+    WcNonceFetched: on_nonce,
     WcPairingCreated: on_pairing_created,
     WcPairingExpired: on_pairing_expired,
     WcApprovalAnswered: on_approval,

@@ -120,6 +120,11 @@ WC_FRAME_BYTES = 1024 * 1024  # one relay websocket frame (beyond it the library
 WC_DEDUPE_IDS = 4096  # delivery ids and message digests remembered against replays
 WC_BATCH_TOPICS = 500  # topics per irn_batchSubscribe / irn_batchUnsubscribe
 WC_SEEN_REQUESTS = 64  # a wallet's request ids a dApp state remembers (a replay is dropped)
+WC_AUTH_CACAOS = 16  # CACAOs in one wc_sessionAuthenticate answer (more: the answer is refused)
+WC_AUTH_RESOURCES = 16  # resources of one authPayload or CACAO
+WC_AUTH_RECAP_CHARS = 8192  # one `urn:recap:` resource
+WC_AUTH_MESSAGE_CHARS = 8192  # a one-click sign-in's EIP-4361 message handed to siwx.verify
+WC_AUTH_SIGNATURE_CHARS = 1024  # its signature
 
 # ----- the embedded wallet (issue 15)
 EMAIL_CHARS = 254  # an email address (RFC 5321's path); longer is 'Invalid email'
@@ -131,9 +136,16 @@ SOCIAL_PENDING_MS = 10 * 60 * 1000  # … each kept this long
 SOCIAL_PARAM_CHARS = 4096  # a callback query value (longer is cut)
 SOCIAL_USER_ID_CHARS = 128  # an OAuth 2.0 provider user endpoint's id (longer is refused)
 SOCIAL_USER_NAME_CHARS = 64  # … its username / email (longer is cut)
+SOCIAL_USER_EMAILS = 100  # entries of a GitHub-style /user/emails list read for the primary one
 
 # The host dApp's EIP-1193 requests to the embedded wallet (host intent `rpc`, issue 15 §4)
 HOST_RPC_ID_CHARS = 64  # the request id the renderer picks
 HOST_RPC_METHOD_CHARS = 64  # an EIP-1193 method name
 HOST_RPC_PARAMS = 8  # positional params
 EMBEDDED_READ_CHARS = 65_538  # an eth_call or eth_getBalance answer the embedded wallet relays (0x + 32 KiB)
+# wallet_getAssets (EIP-7811) params: chains in chainFilter / assetFilter, assets per chain in
+# assetFilter, types in assetTypeFilter and the length of one type name; over them: -32602
+ASSETS_CHAINS = 16
+ASSETS_PER_CHAIN = 32
+ASSETS_TYPES = 8
+ASSET_TYPE_CHARS = 32

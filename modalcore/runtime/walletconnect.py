@@ -4,9 +4,12 @@ One `RelayClient` per engine process (opened on first use) carries every visitor
 visitor session has its own `SignClient` (its pairings and session). A slice asks through an
 effect of kind `walletconnect` (core/cmds.RUNTIME_EFFECT_KINDS) whose `req` names a method:
 
-- `wc_pair` (`networks`): a fresh pairing and proposal; answers `{uri, expiry}` at once;
-- `wc_approval`: waits for the wallet's answer to that proposal; `{accounts, chain, peer}`, or
-  the wallet's error (5000: declined);
+- `wc_pair` (`networks`, optional `auth`): a fresh pairing and proposal; answers `{uri, expiry}`
+  at once. With `auth` (an authPayload: one-click sign-in) the pairing carries
+  `methods=wc_sessionAuthenticate` and a wc_sessionAuthenticate request goes beside the proposal;
+- `wc_approval`: waits for the wallet's answer to that proposal; `{accounts, chain, peer}` (plus
+  `siwx: {message, signature}` when the wallet signed in with a verified CACAO), or the wallet's
+  error (5000: declined; 7000: an authenticate answer refused);
 - an EIP-1193 method: `eth_accounts` / `eth_requestAccounts` / `eth_chainId` are answered from
   the session; `wallet_switchEthereumChain` goes to the wallet and then moves the session's
   chain; `wallet_revokePermissions` deletes the session (wc_sessionDelete); anything the
@@ -40,6 +43,7 @@ from ..core.msg import Msg
 from ..slices.wallet_events import WalletAccountsChanged, WalletChainChanged, WalletDisconnected
 from ..store.base import SessionStore
 from ..walletconnect import errors
+from ..walletconnect.auth import AuthPayload, signed_in
 from ..walletconnect.atrest import SealedStateError, derive_key, open_state, seal_state
 from ..walletconnect.core import session_chains
 from ..walletconnect.didjwt import ClientIdentity
@@ -213,7 +217,7 @@ class WalletConnectRuntime:
         try:
             visitor = await self._visitor(session_id)
             if method == "wc_pair":
-                return await self._pair(visitor, req.get("networks"), req.get("metadata"))
+                return await self._pair(visitor, req.get("networks"), req.get("metadata"), req.get("auth"))
             if method == "wc_approval":
                 return await self._approval(session_id, visitor)
             if not isinstance(method, str):
@@ -225,16 +229,25 @@ class WalletConnectRuntime:
             log.warning("walletconnect: relay unavailable for %s: %s", method, error)
             return _fail(-32603, "The WalletConnect relay is unavailable")
 
-    async def _pair(self, visitor: _Visitor, networks: object, metadata: object) -> Outcome:
+    async def _pair(self, visitor: _Visitor, networks: object, metadata: object, auth: object = None) -> Outcome:
         if not isinstance(networks, list) or not all(isinstance(n, str) for n in networks):
             return _fail(-32602, "networks must be a list of CAIP-2 ids")
+        payload: AuthPayload | None = None
+        if auth is not None:
+            try:
+                payload = AuthPayload.model_validate(auth)
+            except ValidationError:
+                return _fail(-32602, "auth must be an authPayload")
         try:  # the host's metadata (its createModal options), shown by the wallet
             visitor.client.metadata = Metadata.model_validate(metadata) if metadata else self.metadata
         except ValidationError:
             visitor.client.metadata = self.metadata
         await visitor.client.expire()
         await visitor.client.drop_unanswered()  # the URI shown before is replaced: one pending pairing
-        connection = await visitor.client.connect(networks, pairing_ttl_ms=self.pairing_ttl_ms)
+        if payload is not None:  # one-click sign-in (wc_sessionAuthenticate, with the fallback proposal)
+            connection = await visitor.client.authenticate(networks, payload, pairing_ttl_ms=self.pairing_ttl_ms)
+        else:
+            connection = await visitor.client.connect(networks, pairing_ttl_ms=self.pairing_ttl_ms)
         visitor.connection = connection
         self.pairings += 1
         return True, {"uri": connection.uri, "expiry": parse_uri(connection.uri).expiry_timestamp}, 0, ""
@@ -267,12 +280,16 @@ class WalletConnectRuntime:
         visitor.chain = chains[0] if chains else ""
         await self._persist(session_id)
         peer = session.peer
-        return True, {
+        answer: dict[str, Any] = {
             "accounts": _addresses(session, visitor.chain),
             "chain": visitor.chain,
             "peer": {"name": peer.name if peer else "", "icon": (peer.icons[0] if peer and peer.icons else ""),
                      "url": peer.url if peer else ""},
-        }, 0, ""
+        }
+        signed = signed_in(session.cacaos, visitor.chain) if session.cacaos else None
+        if signed is not None:  # one-click sign-in: the CACAO of the active chain, as a SIWE message
+            answer["siwx"] = signed
+        return True, answer, 0, ""
 
     def _session(self, visitor: _Visitor) -> SessionState:
         settled = [s for s in visitor.client.state.sessions.values() if s.settled]

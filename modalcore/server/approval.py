@@ -3,9 +3,10 @@
 GET  /embedded/approve?session=S&request=E
     The page ApproveTransaction draws in a cross-origin iframe: what is approved, decoded, and
     Approve / Reject. `Content-Security-Policy: frame-ancestors` lists the project's allowed
-    origins, so no other site can frame it; its only script carries a per-response nonce. The
-    page holds a one-time token (HMAC of the engine secret over S, E and a nonce): a script of
-    the host page cannot read it (cross-origin, no CORS), nor click or type inside the frame.
+    origins, so no other site can frame it; its only script carries a per-response nonce. It
+    follows the session's theme, light or dark and the theme variables (approval_theme.py).
+    The page holds a one-time token (HMAC of the engine secret over S, E and a nonce): a script
+    of the host page cannot read it (cross-origin, no CORS), nor click or type inside the frame.
 
 POST /embedded/approve   {session, request, token, approve}
     Accepted only from the engine's own origin (`Origin` equal to this engine's, and
@@ -31,6 +32,7 @@ from starlette.routing import Route
 from ..embedded.decode import TITLES, describe
 from ..rules import limits as L
 from ..slices.embedded import ApprovalDecided
+from .approval_theme import style
 from .origins import DEFAULT_ALLOWED_ANCESTORS
 
 if TYPE_CHECKING:
@@ -97,16 +99,6 @@ document.getElementById('approve').addEventListener('click', (e) => decide(true,
 document.getElementById('reject').addEventListener('click', (e) => decide(false, e));
 """
 
-_STYLE = """
-body{font:14px/1.4 system-ui,sans-serif;margin:0;padding:12px;background:#1b1b1f;color:#e4e7e7}
-h1{font-size:16px;margin:0 0 8px} dl{margin:0 0 12px} dt{color:#9a9a9a;font-size:12px;margin-top:6px}
-dd{margin:0;white-space:pre-wrap;word-break:break-all;max-height:160px;overflow:auto}
-.who{color:#9a9a9a;font-size:12px;margin-bottom:8px} .row{display:flex;gap:8px}
-button{flex:1;padding:10px;border-radius:12px;border:0;font-size:14px;cursor:pointer}
-#approve{background:#3396ff;color:#fff} #reject{background:#2a2a2f;color:#e4e7e7} #state{margin-top:8px}
-"""
-
-
 def _page(model: Model, session: str, eid: str, token: str, nonce: str) -> str:
     pending = model.embedded.request
     assert pending is not None
@@ -117,8 +109,9 @@ def _page(model: Model, session: str, eid: str, token: str, nonce: str) -> str:
     script = _SCRIPT % {"path": PATH, "session": json.dumps(session), "request": json.dumps(eid),
                         "token": json.dumps(token)}
     title = html.escape(TITLES.get(pending.method, pending.method))
-    return (f"<!doctype html><html><head><meta charset=utf-8><title>{title}</title>"
-            f"<style nonce=\"{nonce}\">{_STYLE}</style></head><body>"
+    mode = "light" if model.theme.mode == "light" else "dark"
+    return (f"<!doctype html><html data-theme={mode}><head><meta charset=utf-8><title>{title}</title>"
+            f"<style nonce=\"{nonce}\">{style(model.theme)}</style></head><body>"
             f"<h1>{title}</h1><div class=who>{who} · {html.escape(model.origin)}</div><dl>{items}</dl>"
             "<div class=row><button id=reject type=button>Reject</button>"
             "<button id=approve type=button>Approve</button></div><div id=state role=status></div>"

@@ -42,6 +42,10 @@ class EmbeddedRequest:
     chain: str = ""
     signing: bool = False  # approved: the engine's signer is at work
     at: int = 0
+    # wallet_getAssets (flows/assets.py): the chains whose balances are still being read, and
+    # the answer gathered so far (JSON text: hex chain id -> assets)
+    waiting: tuple[str, ...] = ()
+    assets: str = ""
 
 
 @dataclass(frozen=True)

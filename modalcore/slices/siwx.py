@@ -23,7 +23,7 @@ from ..core.shape import Handler, Slice
 from . import modal, router, snack
 from ..rules import limits as L
 from ..rules import texts
-from ..siwx.message import SiwxMessageError
+from ..siwx.message import SiwxMessage, SiwxMessageError
 from ..siwx.solana import SiwsMessage
 from .connecting import solana_request
 
@@ -138,6 +138,8 @@ class SiwxVerified(Reply):
 def check_sessions(model: Model) -> Step:
     """After connect: with sign-in set up, an active address and a supported network,
     look up sessions (SPEC §4)."""
+    if model.siwx.signing:
+        return model, []  # a sign-in is under way (a one-click sign-in connects while signing)
     solana = solana_signing_account(model)
     if model.siwx.enabled and solana is not None:
         return _check_solana_sessions(model, *solana)
@@ -164,24 +166,62 @@ def _check_solana_sessions(model: Model, address: str, caip: str, network: str) 
     return replace(model, siwx=siwx), [call]
 
 
+@dataclass(frozen=True)
+class MessageFields:
+    """What every sign-in message of this session shares, SIWE or SIWS, personal_sign or
+    one-click: the verified origin's domain and URI and the host's statement, lifetime and
+    resources (SPEC §3 SIWX)."""
+
+    domain: str
+    uri: str
+    statement: str | None
+    ttl_ms: int | None
+    resources: tuple[str, ...] | None
+
+
+def message_fields(model: Model) -> MessageFields:
+    options = model.options.siwx
+    domain, uri = origin_parts(model.origin)
+    return MessageFields(
+        domain=domain, uri=uri,
+        statement=options.statement if options else None,
+        ttl_ms=options.expirationSeconds * 1000 if options else None,
+        resources=tuple(options.resources) if options else None,
+    )
+
+
+def sign_in_message(model: Model, nonce: str, now: int) -> tuple[str, str, str] | None:
+    """The one sign-in message builder: (namespace, address, text) for the active account, the
+    EIP-4361 message (SIWE) for an eip155 account or the CAIP-122 one (SIWS) for a Solana
+    account, issued at `now` with the engine's `nonce`; None when no account signs in or a field
+    breaks the message grammar."""
+    f = message_fields(model)
+    resources = list(f.resources) if f.resources is not None else None
+    try:
+        solana = solana_signing_account(model)
+        if solana is not None:
+            address, _, network = solana
+            return "solana", address, SiwsMessage.create(
+                domain=f.domain, address=address, uri=f.uri, chain_id=network, nonce=nonce, now_ms=now,
+                statement=f.statement, ttl_ms=f.ttl_ms, resources=resources).to_text()
+        evm = signing_account(model)
+        if evm is not None:
+            address, _, chain_id = evm
+            return "eip155", address, SiwxMessage.create(
+                domain=f.domain, address=address, uri=f.uri, chain_id=chain_id, nonce=nonce, now_ms=now,
+                statement=f.statement, ttl_ms=f.ttl_ms, resources=resources).to_text()
+    except SiwxMessageError:
+        return None
+    return None
+
+
 def solana_sign_request(model: Model, nonce: str, now: int) -> Step | None:
     """SIWS: the CAIP-122 message for the active Solana account, to sign with
     solana:signMessage; None when no Solana account signs in or the message cannot be built."""
-    solana = solana_signing_account(model)
-    if solana is None:
+    built = sign_in_message(model, nonce, now)
+    if built is None or built[0] != "solana":
         return None
-    address, _, network = solana
-    options = model.options.siwx
-    domain, uri = origin_parts(model.origin)
-    try:
-        message = SiwsMessage.create(
-            domain=domain, address=address, uri=uri, chain_id=network, nonce=nonce, now_ms=now,
-            statement=options.statement if options else None,
-            ttl_ms=options.expirationSeconds * 1000 if options else None,
-            resources=list(options.resources) if options else None,
-        ).to_text()
-    except SiwxMessageError:
-        return None
+    _, address, message = built
     account = model.accounts.get("solana")
     model = replace(model, siwx=replace(model.siwx, message=message))
     params: dict[str, object] = {"message": base64.b64encode(message.encode()).decode(), "account": address}
@@ -225,15 +265,24 @@ def on_signed(model: Model, msg: SiwxMessageSigned, now: int) -> Step:
         return model, []
     if not msg.ok or not isinstance(msg.result, str):
         return _sign_failed(model, msg.error_message)
+    return model, [verify_call(model, msg.result)]
+
+
+def verify_call(model: Model, signature: str) -> Call:
+    """The engine verifies the signed message (`model.siwx.message`) of the active eip155
+    account and stores the sign-in (service `siwx.verify`): after personal_sign, and after a
+    one-click sign-in with the CACAO's message and signature."""
+    active = signing_account(model)
+    assert active is not None, "verify_call needs an active eip155 account"
     address, caip, chain_id = active
     domain, uri = origin_parts(model.origin)
     network = model.networks.active_network
     args: dict[str, object] = {
-        "message": model.siwx.message, "signature": msg.result, "session_key": model.session_id,
+        "message": model.siwx.message, "signature": signature, "session_key": model.session_id,
         "domain": domain, "uri": uri, "chain_id": chain_id, "address": address,
         "rpc_url": network.rpc_urls[0] if network and network.rpc_urls else None,
     }
-    return model, [Call("siwx.verify", args, SiwxVerified, caip)]
+    return Call("siwx.verify", args, SiwxVerified, caip)
 
 
 def on_verified(model: Model, msg: SiwxVerified, now: int) -> Step:
@@ -242,6 +291,8 @@ def on_verified(model: Model, msg: SiwxVerified, now: int) -> Step:
     caip = msg.key
     result = msg.result
     if result is None or not result.ok:
+        if model.router.view != "SIWXSignMessage":  # a one-click sign-in refused: sign with personal_sign
+            model = replace(model, router=router.reset(model.router, "SIWXSignMessage"))
         return _sign_failed(model, (result.error if result else "") or msg.error or "verification failed")
     siwx = replace(model.siwx, has_session=True, session_address=caip, token=result.token,
                    message=None, signing=False)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core.cmds import EffectReply
+from ..core.cmds import EffectReply, Reply
 from ..core.msg import Msg
+from .siwx import SiwxNonce
 
 CONNECTING_VIEW = "ConnectingWalletConnect"
 EXPIRY_TIMER = "wc:expiry"
@@ -54,8 +55,16 @@ class WcPairingCreated(EffectReply):
 
 
 @dataclass(frozen=True)
+class WcNonceFetched(Reply):
+    """The engine issued the nonce of a one-click sign-in pairing (`key`: the attempt)."""
+
+    result: SiwxNonce | None = None
+
+
+@dataclass(frozen=True)
 class WcApprovalAnswered(EffectReply):
-    """The wallet approved (`{accounts, chain, peer}`) or declined the proposal (`key`: the attempt)."""
+    """The wallet approved (`{accounts, chain, peer}`, plus `siwx: {message, signature}` after a
+    one-click sign-in) or declined the proposal (`key`: the attempt)."""
 
 
 @dataclass(frozen=True)

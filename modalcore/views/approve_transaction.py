@@ -9,9 +9,11 @@ The view cannot be closed unless forced (SPEC §2, `modal.closing_allowed`).
 
 from __future__ import annotations
 
+import hashlib
 from urllib.parse import urlencode
 
 from ..slices.model import Model
+from ..slices.theme import ThemeState
 from ..wire.nodes import Node, node
 from . import parts
 
@@ -20,8 +22,19 @@ FRAME_HEIGHT = 420
 APPROVE_PATH = "/embedded/approve"
 
 
-def frame_src(session_id: str, eid: str) -> str:
-    return f"{APPROVE_PATH}?{urlencode({'session': session_id, 'request': eid})}"
+def theme_key(theme: ThemeState) -> str:
+    """Names the session's theme in the frame's address, so the frame is loaded again in the new
+    theme when the host changes it (the page draws the theme the session has, SPEC §3 Theme);
+    empty for the default theme (dark, no variables)."""
+    if theme.mode == "dark" and not theme.variables:
+        return ""
+    digest = hashlib.sha256(repr((theme.mode, theme.variables)).encode()).hexdigest()[:12]
+    return f"{theme.mode}-{digest}"
+
+
+def frame_src(session_id: str, eid: str, theme: str = "") -> str:
+    query = {"session": session_id, "request": eid, **({"theme": theme} if theme else {})}
+    return f"{APPROVE_PATH}?{urlencode(query)}"
 
 
 def body(model: Model) -> Node:
@@ -29,6 +42,6 @@ def body(model: Model) -> Node:
     if request is None:
         return parts.column("approve/body", [node("spinner", "approve/waiting", size=32)])
     return parts.column("approve/body", [
-        node("frame", f"approve/frame/{request.eid}", src=frame_src(model.session_id, request.eid),
+        node("frame", f"approve/frame/{request.eid}", src=frame_src(model.session_id, request.eid, theme_key(model.theme)),
              title="Approve with your email wallet", height=FRAME_HEIGHT),
     ])

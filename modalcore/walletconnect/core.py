@@ -16,16 +16,17 @@ from pydantic import BaseModel, ValidationError
 
 from ..rules import limits as L
 from . import errors, jsonrpc
-from .crypto import EnvelopeError, KeyPair, derive_sym_key, topic_of, unseal
+from .auth import AUTH_METHOD, AuthError, AuthPayload, check_cacao, parse_result, request_params, session_namespaces
+from .crypto import TYPE_1, EnvelopeError, KeyPair, decode_envelope, derive_sym_key, open_envelope, topic_of, unseal
 from .errors import WalletConnectError
 from .events import (Dropped, Event, Outgoing, PairingExpired, ProposalApproved, ProposalDeclined, ProposalExpired,
                      RequestTimedOut, ResponseReceived, SessionDeleted, SessionEvent, SessionExpired,
                      SessionExtended, SessionSettled, SessionUpdated)
 from .jsonrpc import PayloadError, RpcFailure, RpcRequest, RpcResult
 from .proposal import build_proposal
-from .sign_rpc import (PARAMS, Metadata, SessionDeleteParams, SessionEventParams, SessionExtendParams,
+from .sign_rpc import (PARAMS, Metadata, Participant, SessionDeleteParams, SessionEventParams, SessionExtendParams,
                        SessionProposeResult, SessionSettleParams, SessionUpdateParams, dump)
-from .state import DappState, PairingState, PendingRequest, ProposalState, SessionState
+from .state import AuthRequestState, DappState, PairingState, PendingRequest, ProposalState, SessionState
 from .tags import MAX_REQUEST_EXPIRY, MIN_REQUEST_EXPIRY, irn, request_ttl
 from .uri import PAIRING_EXPIRY_MS, PairingUri, pairing_expiry
 
@@ -76,14 +77,15 @@ def _without(mapping: dict[Any, Any], key: Any) -> dict[Any, Any]:
 # ---------- dApp-initiated steps ----------------------------------------------------------------
 
 def create_pairing(state: DappState, sym_key: str, now_ms: int,
-                   ttl_ms: int = PAIRING_EXPIRY_MS) -> tuple[Step, PairingUri]:
+                   ttl_ms: int = PAIRING_EXPIRY_MS, methods: Sequence[str] = ()) -> tuple[Step, PairingUri]:
     """A new pairing (random `sym_key` from the caller) and its `wc:` URI, expiring in `ttl_ms`
-    (SPEC's 240 s by default)."""
+    (SPEC's 240 s by default); `methods` go into the URI (`wc_sessionAuthenticate` for one-click
+    sign-in, as the SDK's `authenticate()` pairs)."""
     topic = topic_of(sym_key)
     expiry = pairing_expiry(now_ms, ttl_ms)
-    pairing = PairingState(topic=topic, sym_key=sym_key, expiry=expiry)
+    pairing = PairingState(topic=topic, sym_key=sym_key, expiry=expiry, methods=list(methods))
     new = _update(state, pairings={**state.pairings, topic: pairing})
-    return Step(new, subscribe=(topic,)), PairingUri(topic, sym_key, expiry)
+    return Step(new, subscribe=(topic,)), PairingUri(topic, sym_key, expiry, methods=tuple(methods))
 
 
 def propose(state: DappState, *, pairing_topic: str, key_pair: KeyPair, proposal_id: int,
@@ -102,6 +104,29 @@ def propose(state: DappState, *, pairing_topic: str, key_pair: KeyPair, proposal
     out = _Builder(_update(state, proposals={**state.proposals, proposal_id: proposal}))
     out.send(pairing_topic, pairing.sym_key, jsonrpc.request(proposal_id, "wc_sessionPropose", dump(params)),
              "wc_sessionPropose", "req")
+    return out.step()
+
+
+def authenticate(state: DappState, *, pairing_topic: str, key_pair: KeyPair, request_id: int, proposal_id: int,
+                 networks: Sequence[str], metadata: Metadata, payload: AuthPayload, now_ms: int) -> Step:
+    """One-click sign-in as the SDK's `authenticate()` sends it: wc_sessionAuthenticate on the
+    pairing topic (its answer comes on sha256 of our public key, subscribed here) and, beside it,
+    the fallback wc_sessionPropose with the same key, for wallets that do not support it."""
+    pairing = state.pairings.get(pairing_topic)
+    if pairing is None:
+        raise WalletConnectError(errors.NO_SESSION_FOR_TOPIC, "No pairing for this topic")
+    expiry = now_ms // 1000 + irn(AUTH_METHOD, "req").ttl
+    response_topic = topic_of(key_pair.public_key)
+    auth = AuthRequestState(id=request_id, pairing_topic=pairing_topic, response_topic=response_topic,
+                            private_key=key_pair.private_key, public_key=key_pair.public_key,
+                            proposal_id=proposal_id, expiry=expiry, payload=payload.model_dump(exclude_none=True))
+    proposed = propose(state, pairing_topic=pairing_topic, key_pair=key_pair, proposal_id=proposal_id,
+                       networks=networks, metadata=metadata, now_ms=now_ms)
+    out = _Builder(_update(proposed.state, auths={**proposed.state.auths, request_id: auth}))
+    params = request_params(payload, Participant(publicKey=key_pair.public_key, metadata=metadata), expiry)
+    out.send(pairing_topic, pairing.sym_key, jsonrpc.request(request_id, AUTH_METHOD, params), AUTH_METHOD, "req")
+    out.outgoing.extend(proposed.outgoing)
+    out.subscribe.append(response_topic)
     return out.step()
 
 
@@ -171,6 +196,9 @@ def expire(state: DappState, now_ms: int) -> Step:
     for request in [r for r in state.requests.values() if r.expiry <= now]:
         out.state = _update(out.state, requests=_without(out.state.requests, request.id))
         out.events.append(RequestTimedOut(request.id, request.topic, request.method))
+    for auth in [a for a in state.auths.values() if a.expiry <= now]:
+        out.state = _update(out.state, auths=_without(out.state.auths, auth.id))
+        out.unsubscribe.append(auth.response_topic)
     for proposal in [p for p in state.proposals.values() if p.expiry <= now]:
         out.state = _update(out.state, proposals=_without(out.state.proposals, proposal.id))
         out.events.append(ProposalExpired(proposal.id))
@@ -195,6 +223,9 @@ def drop_unanswered(state: DappState) -> Step:
         for proposal in [p for p in out.state.proposals.values() if p.pairing_topic == pairing.topic]:
             out.state = _update(out.state, proposals=_without(out.state.proposals, proposal.id))
             out.events.append(ProposalExpired(proposal.id))
+        for auth in [a for a in out.state.auths.values() if a.pairing_topic == pairing.topic]:
+            out.state = _update(out.state, auths=_without(out.state.auths, auth.id))
+            out.unsubscribe.append(auth.response_topic)
     return out.step()
 
 
@@ -203,6 +234,9 @@ def drop_unanswered(state: DappState) -> Step:
 def receive(state: DappState, topic: str, message: str, now_ms: int) -> Step:
     """One relay message on `topic`: opened, parsed and acted on, or dropped with a reason."""
     out = _Builder(state)
+    auth = state.auth_on(topic)
+    if auth is not None:
+        return _on_auth_message(out, auth, message, now_ms)
     key = state.key_for(topic)
     if key is None:
         return out.drop(topic, "unknown topic")
@@ -329,6 +363,65 @@ def _on_proposal_response(out: _Builder, proposal: ProposalState, response: RpcR
     out.state = _update(out.state, sessions={**out.state.sessions, session_topic: session}, pairings=pairings)
     out.subscribe.append(session_topic)
     out.events.append(ProposalApproved(proposal.id, session_topic))
+    return out.step()
+
+
+def _on_auth_message(out: _Builder, auth: AuthRequestState, message: str, now_ms: int) -> Step:
+    """The wallet's answer to wc_sessionAuthenticate: a type 1 envelope whose sender key, with our
+    private key, gives the key that opens it and the session's key."""
+    topic = auth.response_topic
+    try:
+        envelope = decode_envelope(message)
+        if envelope.type != TYPE_1 or envelope.sender_public_key is None:
+            return out.drop(topic, "authenticate answer not in a type 1 envelope")
+        key = derive_sym_key(auth.private_key, envelope.sender_public_key)
+        payload = jsonrpc.parse_payload(open_envelope(envelope, key))
+    except EnvelopeError as error:
+        return out.drop(topic, f"undecryptable envelope ({error})")
+    except PayloadError as error:
+        return out.drop(topic, f"malformed payload ({error})")
+    if isinstance(payload, RpcRequest) or payload.id != auth.id:
+        return out.drop(topic, "not an answer to our authenticate request")
+    if isinstance(payload, RpcFailure):
+        out.state = _update(out.state, auths=_without(out.state.auths, auth.id))
+        out.unsubscribe.append(topic)
+        if payload.error.code == errors.METHOD_UNSUPPORTED:
+            return out.step()  # the wallet answers the fallback proposal instead
+        out.state = _update(out.state, proposals=_without(out.state.proposals, auth.proposal_id))
+        out.events.append(ProposalDeclined(auth.proposal_id, payload.error.code, payload.error.message))
+        return out.step()
+    try:
+        result = parse_result(payload.result)
+        if result.responder.public_key != envelope.sender_public_key:
+            raise AuthError("the responder key is not the envelope's sender key")
+        request = AuthPayload.model_validate(auth.payload)
+        for cacao in result.cacaos:
+            check_cacao(cacao, request, now_ms)
+        namespaces = session_namespaces(result.cacaos)
+        if not namespaces:
+            raise AuthError("the cacaos grant no method (no session)")
+    except AuthError as error:
+        out.state = _update(out.state, auths=_without(out.state.auths, auth.id),
+                            proposals=_without(out.state.proposals, auth.proposal_id))
+        out.unsubscribe.append(topic)
+        out.events.append(ProposalDeclined(auth.proposal_id, errors.SESSION_SETTLEMENT_FAILED, errors.AUTH_REFUSED))
+        return out.drop(topic, f"authenticate answer refused: {error}")
+    sym_key = derive_sym_key(auth.private_key, result.responder.public_key)
+    session = SessionState(topic=topic_of(sym_key), sym_key=sym_key, pairing_topic=auth.pairing_topic,
+                           proposal_id=auth.proposal_id, self_public_key=auth.public_key,
+                           peer_public_key=result.responder.public_key, peer=result.responder.metadata,
+                           namespaces=namespaces, expiry=now_ms // 1000 + SESSION_EXPIRY, settled=True,
+                           cacaos=[c.model_dump(by_alias=True, exclude_none=True) for c in result.cacaos])
+    pairings = dict(out.state.pairings)
+    pairing = pairings.get(auth.pairing_topic)
+    if pairing is not None:
+        pairings[pairing.topic] = pairing.model_copy(update={"active": True, "peer": result.responder.metadata})
+    out.state = _update(out.state, sessions={**out.state.sessions, session.topic: session}, pairings=pairings,
+                        auths=_without(out.state.auths, auth.id),
+                        proposals=_without(out.state.proposals, auth.proposal_id))
+    out.unsubscribe.append(topic)
+    out.subscribe.append(session.topic)
+    out.events.append(SessionSettled(session))
     return out.step()
 
 

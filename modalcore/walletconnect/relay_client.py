@@ -153,6 +153,8 @@ class RelayClient:
             await ws.send(json.dumps({"id": request_id, "jsonrpc": "2.0", "method": method, "params": params}))
         except websockets.ConnectionClosed as error:
             self._pending.pop(request_id, None)
+            if future.done() and not future.cancelled():
+                future.exception()  # failed by the reconnect loop meanwhile: read, so asyncio logs nothing
             raise _ConnectionLost() from error
         try:
             return await asyncio.wait_for(future, timeout=self.request_timeout)

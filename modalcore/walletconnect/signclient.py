@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import core, errors
+from .auth import AUTH_METHOD, AuthPayload
 from .crypto import KeyPair, generate_sym_key, seal
 from .errors import ProposalRejected, RequestExpired, RequestRejected, SessionGone, WalletConnectError
 from .events import (Dropped, Event, ProposalDeclined, ProposalExpired, RequestTimedOut, ResponseReceived, SessionDeleted,
@@ -90,6 +91,26 @@ class SignClient:
                                        now_ms=self._now_ms(), required=required))
         return Connection(uri.format(), uri.topic, proposal_id, approval)
 
+    async def authenticate(self, networks: Sequence[str], payload: AuthPayload,
+                           pairing_ttl_ms: int = PAIRING_EXPIRY_MS) -> Connection:
+        """One-click sign-in (the SDK's `authenticate()`): a pairing with
+        `methods=wc_sessionAuthenticate`, the authenticate request and the fallback proposal on it.
+        The approval is the session, made from the wallet's CACAOs (`SessionState.cacaos`) or
+        settled after the fallback proposal (no CACAOs); a refused answer is a ProposalRejected."""
+        step, uri = core.create_pairing(self._state, generate_sym_key(), self._now_ms(), pairing_ttl_ms,
+                                        methods=(AUTH_METHOD,))
+        await self._apply(step)
+        proposal_id = payload_id()
+        approval: asyncio.Future[SessionState] = asyncio.get_running_loop().create_future()
+        self._approvals[proposal_id] = approval
+        request_id = payload_id()
+        if request_id == proposal_id:
+            request_id += 1
+        await self._apply(core.authenticate(self._state, pairing_topic=uri.topic, key_pair=KeyPair.generate(),
+                                            request_id=request_id, proposal_id=proposal_id, networks=networks,
+                                            metadata=self.metadata, payload=payload, now_ms=self._now_ms()))
+        return Connection(uri.format(), uri.topic, proposal_id, approval)
+
     def pending_connection(self) -> Connection | None:
         """The newest proposal still waiting for a wallet, with an approval to await: what a
         restarted engine (state read back from its store) waits on again. A session the wallet
@@ -104,7 +125,7 @@ class SignClient:
         approval = self._approvals.get(proposal.id)
         if approval is None:
             approval = self._approvals[proposal.id] = asyncio.get_running_loop().create_future()
-        uri = PairingUri(pairing.topic, pairing.sym_key, pairing.expiry).format()
+        uri = PairingUri(pairing.topic, pairing.sym_key, pairing.expiry, methods=tuple(pairing.methods)).format()
         return Connection(uri, pairing.topic, proposal.id, approval)
 
     def settled_for(self, proposal_id: int) -> SessionState | None:

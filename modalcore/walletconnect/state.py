@@ -12,6 +12,8 @@ not hand back what it already acknowledged.
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from .sign_rpc import Metadata, SessionNamespace
@@ -27,6 +29,7 @@ class PairingState(_State):
     expiry: int  # unix seconds
     active: bool = False  # a wallet answered on it
     peer: Metadata | None = None
+    methods: list[str] = Field(default_factory=list)  # the URI's `methods` (wc_sessionAuthenticate)
 
 
 class ProposalState(_State):
@@ -49,11 +52,26 @@ class SessionState(_State):
     namespaces: dict[str, SessionNamespace] = Field(default_factory=dict)
     expiry: int = 0  # unix seconds; 0 until settled
     settled: bool = False
+    cacaos: list[dict[str, Any]] = Field(default_factory=list)  # one-click sign-in: the wallet's CACAOs
 
     @property
     def accounts(self) -> list[str]:
         """CAIP-10 accounts the wallet granted, in its order."""
         return [account for ns in self.namespaces.values() for account in ns.accounts]
+
+
+class AuthRequestState(_State):
+    """A wc_sessionAuthenticate in flight: its answer comes on `response_topic` (sha256 of our
+    public key) in a type 1 envelope; `proposal_id` is the fallback proposal sent beside it."""
+
+    id: int
+    pairing_topic: str
+    response_topic: str
+    private_key: str
+    public_key: str
+    proposal_id: int
+    expiry: int  # unix seconds
+    payload: dict[str, Any]  # the authPayload sent (what each CACAO must answer)
 
 
 class PendingRequest(_State):
@@ -68,6 +86,7 @@ class DappState(_State):
     proposals: dict[int, ProposalState] = Field(default_factory=dict)
     sessions: dict[str, SessionState] = Field(default_factory=dict)
     requests: dict[int, PendingRequest] = Field(default_factory=dict)
+    auths: dict[int, AuthRequestState] = Field(default_factory=dict)
     seen: tuple[int, ...] = ()  # ids of the last requests the wallet sent us (replays dropped)
 
     def key_for(self, topic: str) -> str | None:
@@ -80,7 +99,11 @@ class DappState(_State):
 
     def topics(self) -> list[str]:
         """Every topic to be subscribed for this state (pairings and sessions)."""
-        return [*self.pairings, *self.sessions]
+        return [*self.pairings, *self.sessions, *(a.response_topic for a in self.auths.values())]
+
+    def auth_on(self, topic: str) -> AuthRequestState | None:
+        """The authenticate request whose answers arrive on `topic`, if any."""
+        return next((a for a in self.auths.values() if a.response_topic == topic), None)
 
 
 SECRET_FIELDS = ("sym_key", "private_key")

@@ -43,7 +43,7 @@ HOST_PAGE = """<!doctype html><html><head><meta charset=utf-8><title>Host dApp</
 <script src="%(engine)s/static/modal.js"></script>
 <script>
   const modal = window.ModalCore.createModal({projectId: 'demo', networks: ['eip155:31337'],
-    engineUrl: '%(engine)s', debug: true %(siwx)s});
+    engineUrl: '%(engine)s', debug: true %(siwx)s %(theme)s});
   window.hostModal = modal;
   modal.subscribeSiwx((s) => { document.getElementById('siwx').textContent = JSON.stringify(s); });
   modal.subscribeAccount((a) => { document.getElementById('account').textContent = JSON.stringify(a); });
@@ -90,7 +90,10 @@ def host_site(embedded_engine: RunningServer) -> Iterator[str]:
 
     async def page(request: Request) -> HTMLResponse:
         siwx = ", siwx: {required: true}" if request.query_params.get("siwx") else ""
-        return HTMLResponse(HOST_PAGE % {"engine": embedded_engine.http_url, "siwx": siwx})
+        mode = request.query_params.get("theme")
+        theme = (f", themeMode: '{mode}', themeVariables: {{'--w3m-accent': '#ff00aa'}}"
+                 if mode in ("light", "dark") else "")
+        return HTMLResponse(HOST_PAGE % {"engine": embedded_engine.http_url, "siwx": siwx, "theme": theme})
 
     with serve_app(Starlette(routes=[Route("/", page)])) as running:
         yield running.http_url
@@ -198,6 +201,33 @@ def test_siwx_is_approved_inside_the_engine_origin_frame(
         frame.get_by_role("button", name="Approve").click()
         page.wait_for_function("document.getElementById('siwx').textContent.includes('\"signedIn\":true')")
         print(f"approval round trip: {1000 * (time.monotonic() - started):.0f} ms")
+
+
+def test_the_approval_frame_follows_the_host_theme_in_both_modes(
+        browser: Any, host_site: str, smtp: LocalSmtpServer, embedded_engine: RunningServer) -> None:
+    """SPEC §3 Theme: the engine-origin approval frame is drawn in the host's themeMode (light or
+    dark palette, as the modal around it) with its themeVariables (the accent), and follows a
+    setThemeMode while it is open."""
+    seen = {}
+    for mode, email in (("light", "theo@example.com"), ("dark", "tess@example.com")):
+        with host_page(browser, host_site + f"/?siwx=1&theme={mode}") as page:
+            frame = _to_approval(page, smtp, email)
+            assert page.locator(".wm-root").first.get_attribute("data-theme") == mode
+            root = frame.locator("html")
+            assert root.get_attribute("data-theme") == mode
+            seen[mode] = root.evaluate("""(h) => { const s = getComputedStyle(h), b = getComputedStyle(document.body);
+                return {scheme: s.colorScheme, accent: s.getPropertyValue('--accent').trim(),
+                        background: b.backgroundColor, color: b.color}; }""")
+            if mode == "light":  # the host switches while the frame is open: it follows
+                page.evaluate("window.hostModal.setThemeMode('dark')")
+                page.frame_locator("iframe.wm-frame").locator("html[data-theme=dark]").wait_for(state="attached")
+                page.frame_locator("iframe.wm-frame").get_by_role("button", name="Approve").wait_for(state="visible")
+    assert seen["light"]["scheme"] == "light" and seen["dark"]["scheme"] == "dark"
+    assert seen["light"]["accent"] == seen["dark"]["accent"] == "#ff00aa"
+    assert seen["light"]["color"] == "rgb(20, 20, 20)" and seen["dark"]["color"] == "rgb(228, 231, 231)"
+    # the palette's base (#ffffff, #191a1a) under the colour mix at its default 0 %
+    assert seen["light"]["background"] == "color(srgb 1 1 1)"
+    assert seen["dark"]["background"] == "color(srgb 0.0980392 0.101961 0.101961)"
 
 
 def test_a_script_in_the_host_page_cannot_approve(
@@ -374,6 +404,17 @@ def test_send_from_the_funded_embedded_address_through_the_approval_frame(
         page.reload()  # the balances are fetched again; the visitor is still signed in
         page.wait_for_function("window.hostModal !== undefined")
         page.wait_for_function("document.getElementById('account').textContent.includes('2.000 ETH')")
+        # SPEC §6: wallet_getAssets is safe: the host's provider gets the engine's answer at
+        # once, no approval frame, with the balance the chain holds (EIP-7811, SPEC §3 shape)
+        started = time.monotonic()
+        assets = page.evaluate("""(a) => window.hostModal.getProvider().request(
+            {method: 'wallet_getAssets', params: [{account: a, chainFilter: ['0x7a69']}]})""", address.group(1))
+        print(f"wallet_getAssets → answer: {1000 * (time.monotonic() - started):.0f} ms")
+        assert list(assets) == ["0x7a69"] and assets["0x7a69"][0] == {
+            "address": "native", "balance": hex(2 * 10**18), "type": "NATIVE",
+            "metadata": {"name": "Ether", "symbol": "ETH", "decimals": 18, "price": 0, "iconUrl": ""}}
+        assert [a["metadata"]["symbol"] for a in assets["0x7a69"][1:]] == ["DEMO", "TUSD"]
+        assert page.locator('.wm-card[data-view="ApproveTransaction"]').count() == 0
         page.click("#open")
         account = page.locator('.wm-card[data-view="Account"]')
         account.get_by_role("button", name="Send", exact=True).click()

@@ -66,7 +66,7 @@ def social_engine(devchains: ChainsInfo, provider: DevOidcProvider, engine_port:
 @pytest.fixture(scope="module")
 def social_host(social_engine: RunningServer) -> Iterator[str]:
     async def page(request: Request) -> HTMLResponse:
-        return HTMLResponse(HOST_PAGE % {"engine": social_engine.http_url, "siwx": ""})
+        return HTMLResponse(HOST_PAGE % {"engine": social_engine.http_url, "siwx": "", "theme": ""})
 
     with serve_app(Starlette(routes=[Route("/", page)])) as running:
         yield running.http_url

@@ -223,14 +223,16 @@ def test_a_wallet_that_declines_shows_connection_declined(
 
 def test_sign_in_over_walletconnect_is_verified_by_the_engine(
         browser: Any, devchains: ChainsInfo, relay: Relay, tmp_path: Path) -> None:
-    """Rule: with WalletConnect active, SIWX signs by personal_sign over the session; the
-    engine verifies the wallet's signature and stores the sign-in session."""
+    """Rule: with WalletConnect active and a wallet without one-click sign-in (it does not answer
+    wc_sessionAuthenticate, so it approves the fallback proposal), SIWX signs by personal_sign
+    over the session; the engine verifies the wallet's signature and stores the sign-in session.
+    (One-click sign-in: tests/e2e/test_walletconnect_auth_browser.py.)"""
     import httpx
     from eth_account import Account
     from eth_account.messages import encode_defunct
 
     port = free_port()
-    wallet = Wallet(relay.url, devchains.rpc_urls)
+    wallet = Wallet(relay.url, devchains.rpc_urls, extra=("--no-auth",))
     demo = page(browser, port)
     try:
         with serve(wc_config(devchains, tmp_path, relay), port) as engine:

@@ -227,6 +227,54 @@ def test_a_mail_server_that_is_down_says_so_and_connects_nothing(
     assert world.h.view == "Connect"
 
 
+def test_a_failed_send_does_not_use_up_the_30_s_window_and_a_sent_code_does(
+        tmp_path: Path, smtp: LocalSmtpServer) -> None:
+    """SPEC §5's one code per 30 s counts sent codes: with the real SMTP server stopped the
+    visitor reads the error and asks again at once (no 'Please try again after'); the code that
+    is then sent starts the window."""
+    wallet = open_wallet(tmp_path / "e.db", smtp)
+    smtp.stop()
+    world = EmailWorld(wallet, smtp)
+    world.submit_email(EMAIL)
+    assert world.h.node("connect/email").p["error"] == "The code could not be sent. Try again"
+    smtp.start()  # the same port again
+    world.h.now += 1
+    world.submit_email(EMAIL)
+    assert world.h.view == "EmailVerifyOtp"
+    assert len(smtp.mailbox.to("alice@example.com")) == 1
+    world.h.now += 1
+    world.h.press("otp/resend")
+    world.run_calls()
+    assert world.h.node("otp/notice").p["text"] == "Please try again after 30 seconds"
+    world.type_code(world.code_for("alice@example.com"))
+    assert world.h.model.accounts.get("eip155").status == "connected"
+
+
+def test_a_refused_resend_says_so_and_the_next_resend_is_sent_at_once(
+        world: EmailWorld, smtp: LocalSmtpServer) -> None:
+    """The server answers 554 to the resent code: the notice says it was not sent, the earlier
+    code still works until a new one is sent, and the next resend (no 30 s wait) mails one."""
+    world.submit_email(EMAIL)
+    first = world.code_for("alice@example.com")
+    world.h.now += 30_000
+    smtp.mailbox.refusing = True
+    world.h.press("otp/resend")
+    world.run_calls()
+    assert world.h.node("otp/notice").p["text"] == "The code could not be sent. Try again"
+    smtp.mailbox.refusing = False
+    world.h.now += 1
+    world.h.press("otp/resend")
+    world.run_calls()
+    assert world.h.node("otp/notice").p["text"] == "A new code was sent to alice@example.com"
+    assert len(smtp.mailbox.to("alice@example.com")) == 2
+    second = world.code_for("alice@example.com")
+    if second != first:
+        world.type_code(first)
+        assert world.h.model.accounts.get("eip155").status == "disconnected"
+    world.type_code(second)
+    assert world.h.model.accounts.get("eip155").status == "connected"
+
+
 def test_a_reload_keeps_the_visitor_signed_in_without_a_new_code(world: EmailWorld) -> None:
     address = world.sign_in(EMAIL)
     world.h.rejoin(last=None)

@@ -47,20 +47,38 @@ CASES = [
 ]
 
 
-class Provider:
-    """The hosted provider as recorded: its token endpoint and user endpoint."""
+GITHUB_EMAILS_URL = "https://api.github.com/user/emails"
+# Recorded GitHub answers for a user whose email is private: /user says "email": null, and
+# /user/emails (scope user:email) lists the addresses.
+GITHUB_PRIVATE_USER = {**GITHUB_USER, "email": None}
+GITHUB_EMAILS = [
+    {"email": "octocat@users.noreply.github.com", "primary": False, "verified": True, "visibility": None},
+    {"email": "old@example.com", "primary": False, "verified": False, "visibility": None},
+    {"email": "octocat@example.com", "primary": True, "verified": True, "visibility": "private"},
+]
 
-    def __init__(self, token_url: str, user_url: str, user: Any, user_status: int = 200) -> None:
+
+class Provider:
+    """The hosted provider as recorded: its token endpoint, user endpoint and (GitHub) email
+    list."""
+
+    def __init__(self, token_url: str, user_url: str, user: Any, user_status: int = 200,
+                 emails: Any = None, emails_status: int = 200) -> None:
         self.token_url, self.user_url, self.user, self.user_status = token_url, user_url, user, user_status
+        self.emails, self.emails_status = emails, emails_status
         self.requests: list[httpx.Request] = []
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request)
         if request.method == "POST" and str(request.url) == self.token_url:
             return httpx.Response(200, json={"access_token": TOKEN, "token_type": "bearer",
-                                             "scope": "read:user"})
+                                             "scope": "read:user,user:email"})
         if request.method == "GET" and str(request.url) == self.user_url:
             return httpx.Response(self.user_status, json=self.user)
+        if request.method == "GET" and str(request.url) == GITHUB_EMAILS_URL and self.emails is not None:
+            if self.emails_status != 200:
+                return httpx.Response(self.emails_status, json={"message": "Resource not accessible by integration"})
+            return httpx.Response(200, json=self.emails)
         return httpx.Response(404, json={"message": "Not Found"})
 
 
@@ -128,6 +146,43 @@ async def test_a_failing_user_endpoint_refuses_and_stores_nothing(
     assert not vault._db.execute("SELECT 1 FROM embedded_keys").fetchall()  # no key at all
 
 
+async def test_github_with_a_private_email_asks_user_emails_and_takes_the_primary_verified_one(
+        tmp_path: Path) -> None:
+    """GitHub's /user has no email when the user keeps it private: the engine then calls
+    GET /user/emails with the same Bearer token (scope user:email, asked in the authorization
+    URL) and takes the primary verified address, not the first one listed."""
+    provider = Provider(CASES[0][2], CASES[0][3], GITHUB_PRIVATE_USER, emails=GITHUB_EMAILS)
+    signins, vault = _signins(tmp_path, "github", provider)
+    url = await signins.start("github", "s1", NOW)
+    assert set(_query(url)["scope"].split()) == {"read:user", "user:email"}
+    result = await signins.complete("github", {"code": "c", "state": _query(url)["state"]}, NOW + 1000)
+    assert (result.subject, result.username, result.email) == ("583231", "octocat", "octocat@example.com")
+    exchange, me, emails = provider.requests
+    assert (me.method, str(me.url)) == ("GET", "https://api.github.com/user")
+    assert (emails.method, str(emails.url)) == ("GET", GITHUB_EMAILS_URL)
+    assert emails.headers["authorization"] == f"Bearer {TOKEN}"
+    assert emails.headers["accept"] == "application/json"
+    assert result.address == vault.address_of(Identity("github", "583231"))
+
+
+@pytest.mark.parametrize(("emails", "status"), [
+    ([{"email": "octocat@example.com", "primary": True, "verified": False}], 200),  # unverified
+    ([{"email": "octocat@example.com", "primary": "yes", "verified": True}], 200),
+    ({"email": "octocat@example.com"}, 200),  # not a list
+    (GITHUB_EMAILS, 403),  # no user:email scope granted
+    ([{"email": "x@example.com", "primary": False, "verified": True}] * 200
+     + [{"email": "late@example.com", "primary": True, "verified": True}], 200),  # past the bound
+])
+async def test_github_without_a_primary_verified_email_signs_in_with_none(
+        tmp_path: Path, emails: Any, status: int) -> None:
+    provider = Provider(CASES[0][2], CASES[0][3], GITHUB_PRIVATE_USER, emails=emails, emails_status=status)
+    signins, _ = _signins(tmp_path, "github", provider)
+    state = _query(await signins.start("github", "s1", NOW))["state"]
+    result = await signins.complete("github", {"code": "c", "state": state}, NOW + 1000)
+    assert (result.subject, result.email) == ("583231", "")
+    assert str(provider.requests[-1].url) == GITHUB_EMAILS_URL
+
+
 async def test_a_wrong_state_refuses_before_any_request(tmp_path: Path) -> None:
     provider = Provider(CASES[0][2], CASES[0][3], GITHUB_USER)
     signins, vault = _signins(tmp_path, "github", provider)
@@ -157,6 +212,8 @@ async def test_userinfo_url_and_fields_override_the_built_in_mapping(tmp_path: P
     result = await signins.complete("github", {"code": "c", "state": state}, NOW + 1000)
     assert (result.subject, result.username) == ("u-7", "ann")
     assert str(provider.requests[-1].url) == "https://ghe.example/api/v3/user"
+    # the answer had no email, yet the token is not sent to github.com's built-in email list
+    assert result.email == "" and all("api.github.com" not in str(r.url) for r in provider.requests)
 
 
 

@@ -162,3 +162,19 @@ def test_store_survives_reopening(tmp_path: Path) -> None:
     path = tmp_path / "codes.sqlite"
     _, code = EmailCodes(CodeStore(path), KEY).request(EMAIL, T0, rnd(5))
     assert EmailCodes(CodeStore(path), KEY).submit(EMAIL, code, T0 + 1).verdict is Verdict.ACCEPTED
+
+
+def test_a_withdrawn_code_frees_the_window_and_the_earlier_code_is_back(codes: EmailCodes) -> None:
+    """A code whose mail was not sent is withdrawn: the row is what it was before (no 30 s
+    window from it; the earlier sent code still works), and a newer code is never undone."""
+    first = codes.issue(EMAIL, T0, rnd(111111))
+    failed = codes.issue(EMAIL, T0 + 30_000, rnd(222222))
+    assert codes.withdraw(failed) is True
+    again = codes.issue(EMAIL, T0 + 30_001, rnd(333333))  # no RateLimited
+    assert codes.withdraw(failed) is False  # the newer code stays
+    assert codes.submit(EMAIL, again.code, T0 + 30_002).verdict is Verdict.ACCEPTED
+    assert codes.withdraw(first) is False
+    nothing = codes.issue("new@example.com", T0, rnd(444444))
+    assert codes.withdraw(nothing) is True
+    assert codes.submit("new@example.com", nothing.code, T0 + 1).verdict is Verdict.NO_CODE
+    codes.issue("new@example.com", T0 + 1, rnd(5))  # no window left behind

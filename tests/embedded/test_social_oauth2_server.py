@@ -42,7 +42,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("oauth2")
 
 
-def _config(port: int, provider: DevOidcProvider, folder: Path, userinfo_url: str) -> Any:
+def _config(port: int, provider: DevOidcProvider, folder: Path, userinfo_url: str, **more: str) -> Any:
     key = folder / "master.key"
     if not key.exists():
         key.write_text(MasterKey.generate().hex())
@@ -57,7 +57,7 @@ def _config(port: int, provider: DevOidcProvider, folder: Path, userinfo_url: st
                          "authorization_endpoint": f"{provider.issuer}/auth",
                          "token_endpoint": f"{provider.issuer}/token",
                          "userinfo_url": userinfo_url, "scope": "openid profile",
-                         "id_field": "sub", "username_field": "preferred_username"}}},
+                         "id_field": "sub", "username_field": "preferred_username", **more}}},
     })
 
 
@@ -128,5 +128,30 @@ async def test_a_failing_user_endpoint_refuses_with_a_typed_error_and_stores_no_
                 assert not _account(await client.quiet(0.3)).get("isConnected")
         vault = KeyVault(tmp_path / "embedded.db", MasterKey.parse((tmp_path / "master.key").read_text()))
         assert vault.address_of(Identity("github", "mallory")) is None
+    finally:
+        other.stop()
+
+
+async def test_a_user_answer_without_email_takes_the_primary_verified_one_from_the_email_list(
+        tmp_path: Path) -> None:
+    """GitHub's private-email path against the real local provider: its user endpoint (`/me`,
+    scope without `email`) names no email, so the engine asks the provider's `/user/emails` with
+    the access token and the Account view shows the primary verified address."""
+    port = free_port()
+    other = DevOidcProvider(f"http://127.0.0.1:{port}/embedded/oidc/callback/github").start()
+    try:
+        config = _config(port, other, tmp_path, f"{other.issuer}/me", emails_url=f"{other.issuer}/user/emails")
+        with serve_app(create_app(config), port) as running:
+            async with running.client() as client:
+                answer = await popup(await _start(client), "octo")
+                assert answer.status_code == 200 and "signed in" in answer.text
+                frames = await client.recv_until(lambda f: _account([f]).get("isConnected") is True, timeout=10)
+                assert _account(frames)["connector"] == "ID_AUTH"
+                await client.quiet(0.5)
+                assert "Signed in as octo@oidc.test" in str(client.frames)
+        async with httpx.AsyncClient(timeout=10) as http:  # the list wants the access token
+            assert (await http.get(f"{other.issuer}/user/emails")).status_code == 401
+            forged = await http.get(f"{other.issuer}/user/emails", headers={"Authorization": "Bearer forged"})
+            assert forged.status_code == 401
     finally:
         other.stop()

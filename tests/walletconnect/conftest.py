@@ -71,7 +71,8 @@ class WalletPeer:
 
 @asynccontextmanager
 async def wallet_peer(relay_url: str, rpc_urls: dict[int, str], *, policy: str = "approve",
-                      key: str = DEV_KEY, delete_after: int = 0) -> AsyncIterator[WalletPeer]:
+                      key: str = DEV_KEY, delete_after: int = 0, auth: bool = True,
+                      auth_tamper: str = "none") -> AsyncIterator[WalletPeer]:
     node = shutil.which("node")
     assert node is not None, "Node is required for the wallet peer (make deps)"
     assert (REPO / "walletpeer" / "node_modules").is_dir(), "run `make deps` (npm ci in walletpeer/)"
@@ -80,6 +81,10 @@ async def wallet_peer(relay_url: str, rpc_urls: dict[int, str], *, policy: str =
         args += ["--chain", f"{chain_id}={url}"]
     if delete_after:
         args += ["--delete-after", str(delete_after)]
+    if not auth:
+        args.append("--no-auth")  # the wallet does not listen for session_authenticate
+    if auth_tamper != "none":
+        args += ["--auth-tamper", auth_tamper]
     process = await asyncio.create_subprocess_exec(
         node, *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL, cwd=REPO / "walletpeer", env={**os.environ, "NODE_NO_WARNINGS": "1"})

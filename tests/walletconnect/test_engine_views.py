@@ -32,6 +32,8 @@ def harness(**options: Any) -> Harness:
 def paired(h: Harness, expiry: int = 240) -> str:
     h.host("open")
     h.press("connect/wallet/walletConnect")
+    if h.model.siwx.enabled:  # one-click sign-in: the engine issues the nonce before pairing
+        h.settle_call("siwx.nonce", samples.siwx_nonce())
     link = uri(expiry=expiry)
     h.relay("wc_pair", {"uri": link, "expiry": expiry})
     return link
@@ -270,3 +272,72 @@ def test_a_pairing_in_flight_is_waited_on_again_when_the_socket_comes_back() -> 
     h.rejoin(last=h.server_seq)
     h.relay("wc_approval", {"accounts": [ADDRESS], "chain": "eip155:31337", "peer": PEER})
     assert h.model.accounts.get("eip155").status == "connected"
+
+
+def _one_click(h: Harness) -> dict[str, Any]:
+    """Connect → WalletConnect with sign-in set up: the engine's nonce, then `wc_pair` with auth."""
+    h.host("open")
+    h.press("connect/wallet/walletConnect")
+    assert not [c for c in wc_effects(h) if c.req.get("method") == "wc_pair"]  # the nonce comes first
+    h.settle_call("siwx.nonce", samples.siwx_nonce("Engine0Nonce42"))
+    auth: dict[str, Any] = h.pending_relay("wc_pair").req["auth"]
+    h.relay("wc_pair", {"uri": uri(), "expiry": 240})
+    return auth
+
+
+SIGNED = {"message": "signed message", "signature": "0x" + "11" * 65}
+
+
+def test_one_click_sign_in_pairs_with_the_engines_nonce_and_stores_the_signed_cacao() -> None:
+    """Rule (SPEC §7 WalletConnect authenticate for SIWX): with sign-in set up the pairing carries
+    an authPayload with the engine's nonce, the page's domain and URI, the host's eip155 networks,
+    its statement and expiry; an approval with a signed CACAO connects and has the engine verify
+    and store it (siwx.verify), with no session lookup and no SIWXSignMessage."""
+    h = Harness(options={"networks": NETWORKS, "siwx": {"required": True, "statement": "Sign in to the dApp",
+                                                         "expirationSeconds": 3600}},
+                walletconnect=True, now=1_795_000_000_000)
+    auth = _one_click(h)
+    assert auth["nonce"] == "Engine0Nonce42" and auth["chains"] == NETWORKS and auth["type"] == "caip122"
+    assert auth["domain"] == "localhost:8000" and auth["aud"] == "http://localhost:8000"
+    assert auth["statement"] == "Sign in to the dApp"
+    assert auth["iat"] == "2026-11-18T11:06:40.000Z" and auth["exp"] == "2026-11-18T12:06:40.000Z"
+    assert auth["resources"][-1].startswith("urn:recap:")
+    h.relay("wc_approval", {"accounts": [ADDRESS], "chain": "eip155:31337", "peer": PEER, "siwx": SIGNED})
+    assert h.model.accounts.get("eip155").status == "connected"
+    assert not h.pending_calls("siwx.sessions") and not h.pending_calls("siwx.nonce")
+    verify = h.pending_calls("siwx.verify")[-1]
+    assert verify.args["message"] == SIGNED["message"] and verify.args["signature"] == SIGNED["signature"]
+    assert verify.args["chain_id"] == 31337 and verify.args["address"] == ADDRESS
+    h.settle_call("siwx.verify", samples.siwx_verified())
+    assert h.model.siwx.has_session and not h.model.modal.open
+    assert [c.req.get("method") for c in wc_effects(h)] == []  # no personal_sign
+
+
+def test_a_refused_one_click_sign_in_offers_personal_sign_and_a_refused_cacao_try_again() -> None:
+    """Rule: should the engine refuse the stored CACAO's message, the visitor is connected and
+    signs in by personal_sign (SIWXSignMessage, 'Signature declined'); a CACAO the runtime refused
+    (7000) shows 'Sign-in could not be verified' with Try again, which fetches a fresh nonce."""
+    h = Harness(options={"networks": NETWORKS, "siwx": {"required": True}}, walletconnect=True)
+    _one_click(h)
+    h.relay("wc_approval", {"accounts": [ADDRESS], "chain": "eip155:31337", "peer": PEER, "siwx": SIGNED})
+    h.settle_call("siwx.verify", samples.siwx_refused())
+    h.advance(150)
+    h.expect(view="SIWXSignMessage", text="Signature declined")
+    assert not h.model.siwx.has_session and not h.model.siwx.signing
+
+    h2 = Harness(options={"networks": NETWORKS, "siwx": {"required": True}}, walletconnect=True)
+    _one_click(h2)
+    h2.relay("wc_approval", code=7000, message="Sign-in could not be verified")
+    h2.expect(view="ConnectingWalletConnect", text="Sign-in could not be verified", node="wc/retry")
+    h2.press("wc/retry")
+    assert h2.pending_calls("siwx.nonce")
+
+
+def test_without_a_nonce_the_pairing_goes_without_the_authenticate_request() -> None:
+    """Rule: a nonce that cannot be issued does not block connecting: the pairing is a plain
+    proposal (the visitor then signs in by personal_sign)."""
+    h = Harness(options={"networks": NETWORKS, "siwx": {"required": False}}, walletconnect=True)
+    h.host("open")
+    h.press("connect/wallet/walletConnect")
+    h.settle_call("siwx.nonce", ok=False, error="store down")
+    assert "auth" not in h.pending_relay("wc_pair").req
