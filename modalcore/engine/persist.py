@@ -129,7 +129,7 @@ def _slice_getter() -> Callable[[Model], tuple[object, ...]]:
 
 def _slices(model: Model) -> tuple[object, ...]:
     """Every field of the model, in `_field_adapters` order (one C call)."""
-    return _slice_getter()(model)  # type: ignore[no-any-return]
+    return _slice_getter()(model)
 
 
 def session_to_bytes(session: Session, timers: Iterable[PendingTimer] = (),
