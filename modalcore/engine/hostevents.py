@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -95,8 +96,7 @@ KINDS: tuple[tuple[str, tuple[int, ...], Callable[[Model], dict[str, Any] | None
 )
 
 
-def inputs(model: Model) -> tuple[object, ...]:
-    return tuple(getattr(model, name) for name in INPUTS)
+inputs: Callable[[Model], tuple[object, ...]] = operator.attrgetter(*INPUTS)  # the slices, in INPUTS order
 
 
 def host_state(model: Model) -> dict[str, dict[str, Any]]:

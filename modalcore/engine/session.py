@@ -448,12 +448,13 @@ class Session:
         model = self.model
         now = hostevents.inputs(model)
         before = self._host_inputs if self.host_sent else ()
-        if before and all(a is b for a, b in zip(now, before, strict=True)):
+        changed = [a is not b for a, b in zip(now, before)] if before else None
+        if changed is not None and not any(changed):
             return []
         self._host_inputs = now
         frames = []
         for kind, reads, derive in hostevents.KINDS:
-            if before and all(now[i] is before[i] for i in reads):
+            if changed is not None and not any([changed[i] for i in reads]):
                 continue
             data = derive(model)
             if data is not None and self.host_sent.get(kind) != data:
