@@ -5,9 +5,11 @@ One module per view; each exports `body(model) -> Node` and `TITLE` (or `title(m
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
+from functools import cache
 from ..core.evolve import replace
-from types import ModuleType
+from types import MappingProxyType, ModuleType
 from typing import Any
 
 from ..i18n import localize, resolve
@@ -70,6 +72,9 @@ VIEW_MODULES: dict[str, ModuleType] = {
 }
 
 
+_ON_CLOSE = MappingProxyType({"close": PressedClose()})  # immutable: one for every render
+
+
 class UnknownView(LookupError):
     """The router holds a view with no module: every entry point checks `router.VIEWS`, so this
     is a bug, never input (tests fail on it rather than silently drawing Connect)."""
@@ -107,10 +112,7 @@ class BodyCache:
         compare by identity (their handlers take no part in equality), other values by value;
         `build` must depend on nothing else."""
         hit = self._parts.get(key)
-        if hit is not None and len(hit[0]) == len(inputs) and all(
-            a is b or (not isinstance(a, Node) and type(a) is type(b) and a == b)
-            for a, b in zip(hit[0], inputs)
-        ):
+        if hit is not None and _same_inputs(hit[0], inputs):
             return hit[1]
         drawn = build()
         self._parts[key] = (inputs, drawn)
@@ -120,13 +122,33 @@ class BodyCache:
         reads: tuple[str, ...] | None = getattr(module, "READS", None)
         if reads is None:
             return module.body(model)  # type: ignore[no-any-return]
-        inputs = tuple(getattr(model, slice_name) for slice_name in reads)
+        inputs = _reader(reads)(model)
         hit = self._last.get(name)
-        if hit is not None and all(a is b for a, b in zip(hit[0], inputs, strict=True)):
+        if hit is not None and not any(map(operator.is_not, hit[0], inputs)):
             return hit[1]
         drawn: Node = module.body(model)
         self._last[name] = (inputs, drawn)
         return drawn
+
+
+def _same_inputs(before: tuple[object, ...], now: tuple[object, ...]) -> bool:
+    if len(before) != len(now):
+        return False
+    for a, b in zip(before, now):
+        if a is b:
+            continue
+        if isinstance(a, Node) or type(a) is not type(b) or a != b:
+            return False
+    return True
+
+
+@cache
+def _reader(reads: tuple[str, ...]) -> Callable[[Model], tuple[object, ...]]:
+    """The slices a view reads, as a tuple, in one call."""
+    if len(reads) == 1:
+        one = operator.attrgetter(reads[0])
+        return lambda model: (one(model),)
+    return operator.attrgetter(*reads)
 
 
 class _NoCache(BodyCache):
@@ -185,7 +207,7 @@ def _render(model: Model, bodies: BodyCache | None = None) -> Node:
         "modal",
         "modal",
         [head, *drawn_alerts, *views, snackbar],
-        on={"close": PressedClose()},
+        on=_ON_CLOSE,
         pending={"close": "close" if closable else None},
         open=model.modal.open,
         closable=closable,
