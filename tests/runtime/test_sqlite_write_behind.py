@@ -143,3 +143,22 @@ async def test_rule_an_effect_leaves_only_after_its_state_is_committed(
     assert session.effects == {"e1": "AddressCopyAnswered|copy"}
     assert [t.key for t in timers] == ["effect:e1"]
     await store.close()
+
+
+async def test_rule_a_new_file_gets_pages_a_saved_session_fits_in(tmp_path: Path) -> None:
+    """16 KiB pages for a new file (a ~12 KiB session row needs no overflow chain); a file that
+    exists keeps the page size it was made with."""
+    store = SqliteStore(tmp_path / "new.db")
+    await store.close()
+    old = sqlite3.connect(str(tmp_path / "old.db"))
+    old.execute("CREATE TABLE t (x)")
+    old.close()
+    kept = SqliteStore(tmp_path / "old.db")
+    await kept.save("a", b"x", 1)
+    await kept.close()
+    sizes = []
+    for name in ("new.db", "old.db"):
+        db = sqlite3.connect(str(tmp_path / name))
+        sizes.append(int(db.execute("PRAGMA page_size").fetchone()[0]))
+        db.close()
+    assert sizes == [16384, 4096]
