@@ -29,7 +29,7 @@ def encode_with(frame: dict[str, Any], encoded: dict[str, bytes]) -> bytes:
         # and append the known bytes under a header counting every entry
         size = len(keys) - len(encoded)
         head = encode({key: frame[key] for key in keys[:size]})
-        parts = [map_header(len(frame)), head[len(map_header(size)):]]
+        parts: list[bytes | memoryview] = [map_header(len(frame)), memoryview(head)[len(map_header(size)):]]
         for key in tail:
             parts.append(encode(key))
             parts.append(encoded[key])
