@@ -222,6 +222,12 @@ class CountingStore(SessionStore):
     async def events_add(self, event: StoredEvent) -> None:
         await self._call("events_add", self.inner.events_add(event))
 
+    def events_add_nowait(self, event: StoredEvent) -> bool:
+        kept = self.inner.events_add_nowait(event)
+        if kept:
+            self._metrics.store_op("events_add")
+        return kept
+
     async def event_counts(self) -> list[tuple[str, str, str, int]]:
         return await self._call("event_counts", self.inner.event_counts())
 

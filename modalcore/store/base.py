@@ -122,6 +122,12 @@ class SessionStore(ABC):
     async def events_add(self, event: StoredEvent) -> None:
         """Keep one tracking event (an event id seen before is ignored)."""
 
+    def events_add_nowait(self, event: StoredEvent) -> bool:
+        """`events_add` without waiting, when this store can keep the event at once (in memory,
+        or held for a write-behind commit); False: it cannot, call `events_add`. Saves the
+        analytics sink a task per event (issue 17)."""
+        return False
+
     @abstractmethod
     async def event_counts(self) -> list[tuple[str, str, str, int]]:
         """(project, day as YYYY-MM-DD UTC, event, count), sorted."""

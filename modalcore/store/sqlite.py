@@ -200,6 +200,13 @@ class SqliteStore(SessionStore):
         self._events.append(event)
         self._hold()
 
+    def events_add_nowait(self, event: StoredEvent) -> bool:
+        if self.write_behind_ms <= 0:
+            return False  # committed as it comes: the caller awaits `events_add`
+        self._events.append(event)
+        self._hold()
+        return True
+
     async def event_counts(self) -> list[tuple[str, str, str, int]]:
         self._commit()
         rows = self._db.execute(

@@ -162,3 +162,20 @@ async def test_rule_a_new_file_gets_pages_a_saved_session_fits_in(tmp_path: Path
         sizes.append(int(db.execute("PRAGMA page_size").fetchone()[0]))
         db.close()
     assert sizes == [16384, 4096]
+
+
+async def test_rule_events_are_kept_without_a_task_only_by_a_store_that_holds_them(tmp_path: Path) -> None:
+    """`events_add_nowait`: a write-behind store keeps the event at once (counted on the next
+    commit); one that commits each write says no, and `events_add` still writes it."""
+    behind = SqliteStore(tmp_path / "a.db", write_behind_ms=60_000)
+    assert behind.events_add_nowait(StoredEvent("e1", "p", "s", "MODAL_OPEN", 10, b"{}")) is True
+    assert _events_on_disk(tmp_path / "a.db") == 0
+    assert [row[3] for row in await behind.event_counts()] == [1]
+    await behind.close()
+    direct = SqliteStore(tmp_path / "b.db", write_behind_ms=0)
+    event = StoredEvent("e2", "p", "s", "MODAL_OPEN", 10, b"{}")
+    assert direct.events_add_nowait(event) is False
+    assert _events_on_disk(tmp_path / "b.db") == 0
+    await direct.events_add(event)
+    assert _events_on_disk(tmp_path / "b.db") == 1
+    await direct.close()
