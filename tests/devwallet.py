@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from modalcore.chains.catalog import Network
+from modalcore.chains.catalog import Network, Token, catalog
 from modalcore.core.shape import Table
 from modalcore.enginetest import HARNESS_TABLE, Harness
 from modalcore.server.config import dev_networks, parse_config
@@ -18,6 +19,22 @@ DEV_WALLET = AnnouncedWallet(uuid="uuid-1", name="Dev Wallet", icon="data:x", rd
 WALLET_NODE = "connect/wallet/dev.modalcore.devwallet"
 CONNECTOR = DEV_WALLET.uuid
 DEV_CHAINS = ["eip155:31337", "eip155:31338"]
+# the dev tokens at the addresses the deployment gives them on a fresh chain (fixtures/chain)
+DEMO = Token("0x5FbDB2315678afecb367f032d93F642f64180aa3", "DEMO", "Demo Token", 18, price=2.0)
+TUSD = Token("0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512", "TUSD", "Test USD", 6, price=1.0)
+
+
+def local_networks(rpc_urls: Mapping[int, str] | None = None, tokens: tuple[Token, ...] = (DEMO, TUSD),
+                   native_price: float | None = None) -> dict[str, Network]:
+    """The catalog, with the two local chains carrying `tokens` (and their RPC urls, and the
+    native currency's USD price)."""
+    known = catalog()
+    overrides = []
+    for chain_id in (31337, 31338):
+        network = known[f"eip155:{chain_id}"]
+        urls = (rpc_urls[chain_id],) if rpc_urls and chain_id in rpc_urls else network.rpc_urls
+        overrides.append(replace(network, rpc_urls=urls, tokens=tokens, native_price=native_price))
+    return catalog(overrides)
 
 
 def dev_settings(options: Mapping[str, Any] | None = None, *, wallets: list[AnnouncedWallet] | None = None,

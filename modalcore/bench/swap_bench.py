@@ -24,7 +24,7 @@ from ..enginetest import Harness
 from ..services.table import default_services
 from ..slices.model import initial_model
 from ..slices.options import parse_options
-from ..slices.swap import QUOTE_DEBOUNCE_MS
+from ..slices.swap_quote import QUOTE_DEBOUNCE_MS
 from ..wire.frames import AnnouncedWallet, Env
 from .stats import line, summary
 

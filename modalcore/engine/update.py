@@ -28,7 +28,7 @@ from ..slices import (
     siwx,
     snack,
     solana_send,
-    swap_tx,
+    swap,
     switching,
     theme,
 )
@@ -56,7 +56,7 @@ SLICES: tuple[Slice, ...] = (
     siwx.SLICE,
     snack.SLICE,
     solana_send.SLICE,
-    swap_tx.SLICE,
+    swap.SLICE,
     switching.SLICE,
     theme.SLICE,
 )

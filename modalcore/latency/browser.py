@@ -27,13 +27,10 @@ from typing import Any, TypeVar
 
 from playwright.async_api import async_playwright
 
+from ..chromium import CHROMIUM as CHROMIUM  # re-exported: the benches launch it too
+from ..chromium import CHROMIUM_ARGS
 from ..server.config import EngineConfig, dev_networks, parse_config
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-]
 DEMO_PROJECT = "demo"
 
 T = TypeVar("T")

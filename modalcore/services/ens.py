@@ -6,7 +6,7 @@ time passed in."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -47,30 +47,28 @@ class EnsNames:
                                      "resolver(bytes32)", [node], ["address"])
         return None if int(resolver, 16) == 0 else str(resolver)
 
-    async def address_of(self, name: str) -> str | None:
-        """The address `name` resolves to, or None (no resolver, or no address set)."""
+    async def _record(self, node_of: Callable[[str], bytes], key: str, signature: str, kind: str,
+                      failed: str) -> Any:
+        """The resolver's `signature` record (of type `kind`) for the node of `key`, or None
+        without a resolver; a failed read raises NameLookupError(`failed`)."""
         try:
-            node = namehash(name)
+            node = node_of(key)
             resolver = await self._resolver(node)
             if resolver is None:
                 return None
-            (address,) = await eth_call(self.http, self.rpc_url, resolver, "addr(bytes32)",
-                                        [node], ["address"])
+            (value,) = await eth_call(self.http, self.rpc_url, resolver, signature, [node], [kind])
         except (RpcCallError, httpx.HTTPError, ValueError) as error:
-            raise NameLookupError(ERROR_RESOLVING) from error
-        return None if int(address, 16) == 0 else str(to_checksum_address(address))
+            raise NameLookupError(failed) from error
+        return value
+
+    async def address_of(self, name: str) -> str | None:
+        """The address `name` resolves to, or None (no resolver, or no address set)."""
+        address = await self._record(namehash, name, "addr(bytes32)", "address", ERROR_RESOLVING)
+        return None if address is None or int(address, 16) == 0 else str(to_checksum_address(address))
 
     async def name_of(self, address: str) -> str | None:
         """The reverse name of `address`, only when that name resolves back to it."""
-        try:
-            node = reverse_node(address)
-            resolver = await self._resolver(node)
-            if resolver is None:
-                return None
-            (name,) = await eth_call(self.http, self.rpc_url, resolver, "name(bytes32)", [node],
-                                     ["string"])
-        except (RpcCallError, httpx.HTTPError, ValueError) as error:
-            raise NameLookupError(ERROR_NAMES_FOR_ADDRESS) from error
+        name = await self._record(reverse_node, address, "name(bytes32)", "string", ERROR_NAMES_FOR_ADDRESS)
         if not name:
             return None
         try:
@@ -101,22 +99,18 @@ class CachedNames:
         self.cache: TimedCache[str | None] = cache if cache is not None else TimedCache()
         self.lookups = 0  # chain lookups made (cache misses)
 
-    async def address_of(self, name: str, now_ms: int) -> str | None:
-        key = name_key(self.names.chain_id, name)
+    async def _cached(self, key: str, now_ms: int, lookup: Callable[[], Awaitable[str | None]]) -> str | None:
         hit = self.cache.get(key, now_ms)
         if hit is not None:
             return hit.value
         self.lookups += 1
-        value = await self.names.address_of(name)
+        value = await lookup()
         self.cache = self.cache.put(key, value, now_ms)
         return value
 
+    async def address_of(self, name: str, now_ms: int) -> str | None:
+        return await self._cached(name_key(self.names.chain_id, name), now_ms, lambda: self.names.address_of(name))
+
     async def name_of(self, address: str, now_ms: int) -> str | None:
-        key = address_key(self.names.chain_id, address)
-        hit = self.cache.get(key, now_ms)
-        if hit is not None:
-            return hit.value
-        self.lookups += 1
-        value = await self.names.name_of(address)
-        self.cache = self.cache.put(key, value, now_ms)
-        return value
+        return await self._cached(address_key(self.names.chain_id, address), now_ms,
+                                  lambda: self.names.name_of(address))

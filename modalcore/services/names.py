@@ -70,6 +70,18 @@ def _ens(http: httpx.AsyncClient, chain_id: int, rpc_url: str, registry: str) ->
     return EnsNames(http, rpc_url, EnsDeployment(chain_id, registry))
 
 
+async def _ens_name_of(http: httpx.AsyncClient, a: NameOfArgs) -> Result:
+    """The address's ENS name (None on a network without ENS): where account names fall back to."""
+    ens = _ens(http, a.chain_id, a.rpc_url, a.registry)
+    return {"name": await ens.name_of(a.address) if ens is not None else None}
+
+
+async def _ens_address_of(http: httpx.AsyncClient, a: AddressOfArgs) -> Result:
+    """The ENS name's address (None on a network without ENS): a name not under the suffix."""
+    ens = _ens(http, a.chain_id, a.rpc_url, a.registry)
+    return {"name": a.name.lower(), "address": await ens.address_of(a.name) if ens is not None else None}
+
+
 def _suffix(suffix: str) -> str:
     return suffix if suffix.startswith(".") else "." + suffix
 
@@ -87,20 +99,13 @@ def name_services(http: httpx.AsyncClient, own: NameRegistry | None = None,
         return clock_ms() if clock_ms is not None else int(time.time() * 1000)
 
     async def name_of(ctx: ServiceContext | None, a: NameOfArgs) -> Result:
-        chain_id, rpc_url, registry, address = a.chain_id, a.rpc_url, a.registry, a.address
-        if own is not None:
-            found = own.name_of(address)
-            if found is not None:
-                return {"name": found}
-        ens = _ens(http, chain_id, rpc_url, registry)
-        return {"name": await ens.name_of(address) if ens is not None else None}
+        found = own.name_of(a.address) if own is not None else None
+        return {"name": found} if found is not None else await _ens_name_of(http, a)
 
     async def address_of(ctx: ServiceContext | None, a: AddressOfArgs) -> Result:
-        chain_id, rpc_url, registry, name = a.chain_id, a.rpc_url, a.registry, a.name
-        if own is not None and own.owns(name):
-            return {"name": name.lower(), "address": own.address_of(name)}
-        ens = _ens(http, chain_id, rpc_url, registry)
-        return {"name": name.lower(), "address": await ens.address_of(name) if ens is not None else None}
+        if own is not None and own.owns(a.name):
+            return {"name": a.name.lower(), "address": own.address_of(a.name)}
+        return await _ens_address_of(http, a)
 
     async def name_suggestions(ctx: ServiceContext | None, a: SuggestionsArgs) -> Result:
         label = a.label
@@ -123,19 +128,14 @@ def name_services(http: httpx.AsyncClient, own: NameRegistry | None = None,
 
 def _hosted_services(http: httpx.AsyncClient, api: ProfileApi, suffix: str) -> dict[str, AnyService]:
     async def name_of(ctx: ServiceContext | None, a: NameOfArgs) -> Result:
-        chain_id, rpc_url, registry, address = a.chain_id, a.rpc_url, a.registry, a.address
-        found = await HostedNames(api, chain_id).name_of(address)
-        if found is not None:
-            return {"name": found}
-        ens = _ens(http, chain_id, rpc_url, registry)
-        return {"name": await ens.name_of(address) if ens is not None else None}
+        found = await HostedNames(api, a.chain_id).name_of(a.address)
+        return {"name": found} if found is not None else await _ens_name_of(http, a)
 
     async def address_of(ctx: ServiceContext | None, a: AddressOfArgs) -> Result:
-        chain_id, rpc_url, registry, name = a.chain_id, a.rpc_url, a.registry, a.name
-        if name.lower().endswith(suffix):
-            return {"name": name.lower(), "address": await HostedNames(api, chain_id).address_of(name.lower())}
-        ens = _ens(http, chain_id, rpc_url, registry)
-        return {"name": name.lower(), "address": await ens.address_of(name) if ens is not None else None}
+        name = a.name.lower()
+        if name.endswith(suffix):
+            return {"name": name, "address": await HostedNames(api, a.chain_id).address_of(name)}
+        return await _ens_address_of(http, a)
 
     async def name_suggestions(ctx: ServiceContext | None, a: SuggestionsArgs) -> Result:
         label = a.label

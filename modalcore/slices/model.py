@@ -22,8 +22,8 @@ from .names import NamesState
 from .nfts import NftsState
 from .register_name import RegisterState
 from .send_form import SendState
-from .swap import SwapState
-from .onramp import OnrampState
+from .swap_form import SwapState
+from .onramp_state import OnrampState
 from .switching import SwitchState
 from .connecting import ConnectionState
 from .connectors import ConnectorsState, from_wallets

@@ -42,6 +42,24 @@ SENT = "Transaction sent"
 _TX_HASH = re.compile(r"^0x[0-9a-fA-F]{64}$")
 
 
+def timed_out(msg: EffectReply) -> bool:
+    """The wallet request went unanswered until its timeout (the runtime's answer): lost, not refused."""
+    return not msg.ok and msg.error_code == -32603 and msg.error_message == "timeout"
+
+
+def refusal(msg: EffectReply) -> str:
+    """What a wallet's error answer reads as: declined by the visitor, or the error's message."""
+    error = classify(msg.error_code, msg.error_message)
+    return DECLINED if error.user_rejected else error.message
+
+
+def answer_error(msg: EffectReply) -> str | None:
+    """None when the wallet answered eth_sendTransaction with a transaction hash; else the reason."""
+    if msg.ok and isinstance(msg.result, str) and _TX_HASH.match(msg.result):
+        return None
+    return BAD_HASH if msg.ok else refusal(msg)
+
+
 @dataclass(frozen=True)
 class PressedSend(Msg):
     pass
@@ -145,15 +163,11 @@ def on_tx_result(model: Model, msg: TransactionAnswered, now: int) -> Step:
     pending = model.send.pending
     if pending is None or pending.send_id != send_id or pending.status != "waiting":
         return model, []  # an answer to a request this session no longer waits for
-    if msg.ok and isinstance(msg.result, str) and _TX_HASH.match(msg.result):
-        return _succeeded(model, now, pending)
-    if not msg.ok and msg.error_code == -32603 and msg.error_message == "timeout":
+    if timed_out(msg):
         return _lost(model, LOST_TIMEOUT), []
-    if msg.ok:
-        text = BAD_HASH
-    else:
-        error = classify(msg.error_code, msg.error_message)
-        text = DECLINED if error.user_rejected else error.message
+    text = answer_error(msg)
+    if text is None:
+        return _succeeded(model, now, pending)
     model = with_send(model, loading=False, pending=None, error=text)
     return stack.pop_tx(model, cancel=True)  # back to the form, which stays as it was
 

@@ -14,12 +14,12 @@ from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
 from ..rules import limits as L
-from ..rules.rpc_errors import classify, readable
+from ..rules.rpc_errors import readable
 from . import stack
 from .connecting import solana_request
 from .send_fee import _rpc_url
 from .send_form import with_send as _with_send
-from .send_tx import DECLINED, LOST_TIMEOUT, SEND_TIMEOUT_MS, _lost, _succeeded
+from .send_tx import LOST_TIMEOUT, SEND_TIMEOUT_MS, _lost, _succeeded, refusal, timed_out
 from .solana_send_replies import SolanaSendPrepared, SolanaSendSubmitted, SolanaTransactionSigned
 
 if TYPE_CHECKING:
@@ -70,10 +70,9 @@ def on_signed(model: Model, msg: SolanaTransactionSigned, now: int) -> Step:
     if pending is None or not _waiting(model, msg.key):
         return model, []
     if not msg.ok:
-        if msg.error_code == -32603 and msg.error_message == "timeout":
+        if timed_out(msg):
             return _lost(model, LOST_TIMEOUT), []
-        error = classify(msg.error_code, msg.error_message)
-        return _failed(model, DECLINED if error.user_rejected else error.message)
+        return _failed(model, refusal(msg))
     transaction = _signed(msg.result)
     message = dict(pending.tx).get("message")
     rpc_url = _rpc_url(model)

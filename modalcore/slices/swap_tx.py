@@ -11,7 +11,6 @@ again by the engine itself. The stack entry pushed at the press resets to Accoun
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -20,13 +19,11 @@ from pydantic import BaseModel, ConfigDict
 from ..core.cmds import Call, CancelEffect, EffectReply, Reply
 from ..core.evolve import replace
 from ..core.msg import Msg
-from ..core.shape import Handler, Slice
-from ..rules.rpc_errors import classify
 from . import balances, history, router, snack, stack
 from .connecting import wallet_request
-from .send_tx import BAD_HASH, DECLINED, LOST_RELOAD, LOST_TIMEOUT, NO_ACCOUNT, SEND_TIMEOUT_MS
-from .swap import HANDLERS as FORM_HANDLERS
-from .swap import QUOTE_NOT_READY, PendingSwap, current_quote, observe, problem, requote
+from .send_tx import LOST_RELOAD, LOST_TIMEOUT, NO_ACCOUNT, SEND_TIMEOUT_MS, answer_error, timed_out
+from .swap_form import PendingSwap, current_quote, problem, with_swap
+from .swap_quote import QUOTE_NOT_READY, requote
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -36,7 +33,6 @@ APPROVAL_NOT_MINED = "The approval was not mined in time: check your wallet's ac
 MAX_RECEIPT_ASKS = 30  # × 20 s: ten minutes for an approval to be mined
 SWAPPED = "Swap sent"
 SWAP_VIEWS = ("Swap", "SwapPreview")
-_TX_HASH = re.compile(r"^0x[0-9a-fA-F]{64}$")
 
 
 @dataclass(frozen=True)
@@ -81,17 +77,13 @@ class SwapApprovalMined(Reply):
     result: Receipt | None = None
 
 
-def _with(model: Model, **changes: Any) -> Model:
-    return replace(model, swap=replace(model.swap, **changes))
-
-
 def on_review(model: Model, msg: PressedSwapReview, now: int) -> Step:
     issue = problem(model)
     if issue is not None:
-        return _with(model, error=issue), []
+        return with_swap(model, error=issue), []
     if current_quote(model) is None:
-        return _with(model, error=model.swap.quote_error or QUOTE_NOT_READY), []
-    model = _with(model, error=None, picking=None)
+        return with_swap(model, error=model.swap.quote_error or QUOTE_NOT_READY), []
+    model = with_swap(model, error=None, picking=None)
     return replace(model, router=router.push(model.router, "SwapPreview")), []
 
 
@@ -102,7 +94,7 @@ def on_confirm(model: Model, msg: PressedSwapConfirm, now: int) -> Step:
 
 
 def _refuse(model: Model, text: str) -> Step:
-    return _with(model, loading=False, error=text), []
+    return with_swap(model, loading=False, error=text), []
 
 
 def start(model: Model) -> Step:
@@ -122,7 +114,7 @@ def start(model: Model) -> Step:
                                    swap_id, timeout_ms=SEND_TIMEOUT_MS)
     pending = PendingSwap(swap_id, effect.eid, "approve" if quote.approve else "swap", quote.approve, quote.swap)
     model = replace(model, router=router.push_tx(model.router, router.TxEntry(view="Account")))
-    return _with(model, loading=True, error=None, pending=pending), [effect]
+    return with_swap(model, loading=True, error=None, pending=pending), [effect]
 
 
 def _waiting(model: Model, msg: EffectReply, step: str) -> PendingSwap | None:
@@ -133,23 +125,9 @@ def _waiting(model: Model, msg: EffectReply, step: str) -> PendingSwap | None:
     return pending
 
 
-def _answer_error(msg: EffectReply) -> str | None:
-    """None for a transaction hash; else the readable reason."""
-    if msg.ok and isinstance(msg.result, str) and _TX_HASH.match(msg.result):
-        return None
-    if msg.ok:
-        return BAD_HASH
-    error = classify(msg.error_code, msg.error_message)
-    return DECLINED if error.user_rejected else error.message
-
-
-def _is_timeout(msg: EffectReply) -> bool:
-    return not msg.ok and msg.error_code == -32603 and msg.error_message == "timeout"
-
-
 def _failed(model: Model, text: str) -> Step:
     """Cancelled or refused: back to the form (SPEC §4 transaction stack), the reason shown."""
-    model = _with(model, loading=False, pending=None, error=text)
+    model = with_swap(model, loading=False, pending=None, error=text)
     return stack.pop_tx(model, cancel=True)
 
 
@@ -157,14 +135,14 @@ def on_approve_answered(model: Model, msg: SwapApproveAnswered, now: int) -> Ste
     pending = _waiting(model, msg, "approve")
     if pending is None:
         return model, []
-    if _is_timeout(msg):
+    if timed_out(msg):
         return _lost(model, LOST_TIMEOUT), []
-    error = _answer_error(msg)
+    error = answer_error(msg)
     if error is not None:
         return _failed(model, error)
     network = model.networks.active_network
     rpc_url = network.rpc_urls[0] if network is not None and network.rpc_urls else ""
-    model = _with(model, pending=replace(pending, step="approving", approve_hash=str(msg.result)))
+    model = with_swap(model, pending=replace(pending, step="approving", approve_hash=str(msg.result)))
     return model, [Call("tx_receipt", {"rpc_url": rpc_url, "hash": msg.result}, SwapApprovalMined,
                         pending.swap_id)]
 
@@ -176,7 +154,7 @@ def on_approval_mined(model: Model, msg: SwapApprovalMined, now: int) -> Step:
     if msg.result is not None and msg.result.status == "pending" and pending.receipt_asks < MAX_RECEIPT_ASKS:
         network = model.networks.active_network
         rpc_url = network.rpc_urls[0] if network is not None and network.rpc_urls else ""
-        model = _with(model, pending=replace(pending, receipt_asks=pending.receipt_asks + 1))
+        model = with_swap(model, pending=replace(pending, receipt_asks=pending.receipt_asks + 1))
         return model, [Call("tx_receipt", {"rpc_url": rpc_url, "hash": pending.approve_hash}, SwapApprovalMined,
                             pending.swap_id)]
     if msg.result is not None and msg.result.status == "pending":
@@ -188,22 +166,22 @@ def on_approval_mined(model: Model, msg: SwapApprovalMined, now: int) -> Step:
         return _failed(model, NO_ACCOUNT)
     model, effect = wallet_request(model, account.connector_id, "eth_sendTransaction", [dict(pending.swap)],
                                    SwapTxAnswered, pending.swap_id, timeout_ms=SEND_TIMEOUT_MS)
-    return _with(model, pending=replace(pending, step="swap", eid=effect.eid)), [effect]
+    return with_swap(model, pending=replace(pending, step="swap", eid=effect.eid)), [effect]
 
 
 def on_swap_answered(model: Model, msg: SwapTxAnswered, now: int) -> Step:
     if _waiting(model, msg, "swap") is None:
         return model, []
-    if _is_timeout(msg):
+    if timed_out(msg):
         return _lost(model, LOST_TIMEOUT), []
-    error = _answer_error(msg)
+    error = answer_error(msg)
     if error is not None:
         return _failed(model, error)
-    model = _with(model, loading=False, pending=None)
+    model = with_swap(model, loading=False, pending=None)
     model, cmds = stack.pop_tx(model)
     if model.router.view in SWAP_VIEWS:
         model = replace(model, router=router.reset(model.router, "Account"))
-    model = _with(model, amount="", quote=None, quote_error=None, quoting=None, error=None)
+    model = with_swap(model, amount="", quote=None, quote_error=None, quoting=None, error=None)
     model, fetch = balances.fetch(model, now, force=True)
     model, refetch = history.refresh(model, now)
     model, shown = snack.show(model, SWAPPED)
@@ -216,7 +194,7 @@ def _lost(model: Model, reason: str) -> Model:
         return model
     tx_stack = model.router.tx_stack
     model = replace(model, router=replace(model.router, tx_stack=tx_stack[:-1]))
-    return _with(model, loading=False, pending=replace(pending, status="lost", reason=reason))
+    return with_swap(model, loading=False, pending=replace(pending, status="lost", reason=reason))
 
 
 def on_reattached(model: Model, msg: Any, now: int) -> Step:
@@ -240,9 +218,9 @@ def on_retry(model: Model, msg: PressedRetrySwap, now: int) -> Step:
         model, effect = wallet_request(model, account.connector_id, "eth_sendTransaction", [dict(pending.swap)],
                                        SwapTxAnswered, pending.swap_id, timeout_ms=SEND_TIMEOUT_MS)
         model = replace(model, router=router.push_tx(model.router, router.TxEntry(view="Account")))
-        return _with(model, loading=True, error=None,
-                     pending=replace(pending, eid=effect.eid, status="waiting", reason="")), [effect]
-    model = _with(model, pending=None)
+        return with_swap(model, loading=True, error=None,
+                         pending=replace(pending, eid=effect.eid, status="waiting", reason="")), [effect]
+    model = with_swap(model, pending=None)
     if current_quote(model) is None:  # the quote went with the form: ask again first
         return requote(model)
     return start(model)
@@ -252,18 +230,4 @@ def on_discard(model: Model, msg: PressedDiscardSwap, now: int) -> Step:
     pending = model.swap.pending
     if pending is None or pending.status != "lost":
         return model, []
-    return _with(model, pending=None, loading=False), []
-
-
-HANDLERS: dict[type[Msg], Handler] = {
-    **FORM_HANDLERS,
-    PressedSwapReview: on_review,
-    PressedSwapConfirm: on_confirm,
-    PressedRetrySwap: on_retry,
-    PressedDiscardSwap: on_discard,
-    SwapApproveAnswered: on_approve_answered,
-    SwapApprovalMined: on_approval_mined,
-    SwapTxAnswered: on_swap_answered,
-}
-
-SLICE = Slice("swap", HANDLERS, observe)
+    return with_swap(model, pending=None, loading=False), []

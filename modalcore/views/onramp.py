@@ -7,19 +7,16 @@ from __future__ import annotations
 
 from ..rules.format import fiat
 from ..slices.model import Model
-from ..slices.onramp import (
+from ..slices.onramp_input import (
     PRESETS,
-    PressedOnrampContinue,
     PressedOnrampPreset,
     PressedOnrampProvider,
     SelectedOnrampCurrency,
     SelectedOnrampPayment,
     change_amount,
-    current_quote,
-    problem,
-    providers,
-    purchase,
 )
+from ..slices.onramp_open import PressedOnrampContinue
+from ..slices.onramp_state import current_quote, problem, providers, purchase
 from ..wire.nodes import Node, node
 from . import parts
 

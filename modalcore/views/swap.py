@@ -11,23 +11,25 @@ from decimal import ROUND_DOWN, ROUND_UP, Decimal
 from ..rules.format import floor3, usd
 from ..services.swap.types import NOT_SUPPORTED_SWAPS
 from ..slices.model import Model
-from ..slices.swap import (
+from ..slices.swap_form import (
     INSUFFICIENT_BALANCE,
     INVALID_AMOUNT,
     SELECT_TOKEN,
+    SwapToken,
+    current_quote,
+    problem,
+    supported,
+    token,
+    tokens,
+)
+from ..slices.swap_input import (
     SLIPPAGES,
     PressedSwapFlip,
     PressedSwapMax,
     PressedSwapPicker,
     SelectedSwapSlippage,
     SelectedSwapToken,
-    SwapToken,
     change_amount,
-    current_quote,
-    problem,
-    supported,
-    token,
-    tokens,
 )
 from ..slices.swap_tx import PressedSwapReview
 from ..wire.nodes import Node, node

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..slices.model import Model
 from ..slices.navigation import PressedBack
-from ..slices.swap import current_quote, token
+from ..slices.swap_form import current_quote, token
 from ..slices.swap_tx import PressedDiscardSwap, PressedRetrySwap, PressedSwapConfirm
 from ..wire.nodes import Node, node
 from . import parts

@@ -52,6 +52,14 @@ function str(value: unknown, max: number): string {
   return typeof value === 'string' ? value.slice(0, max) : '';
 }
 
+const ICON_CHARS = 16_384; // rules/limits.py WALLET_ICON_CHARS: a longer icon is dropped, not cut
+
+/** What a wallet says of itself, within the join's bounds (PROTOCOL.md, join.wallets). */
+function walletInfo(uuid: string, name: unknown, icon: unknown, rdns: unknown): WalletInfo {
+  const image = str(icon, ICON_CHARS + 1);
+  return { uuid, name: str(name, 128), icon: image.length > ICON_CHARS ? '' : image, rdns: str(rdns, 256) };
+}
+
 /** EIP-1193 errors keep their numeric code; anything else is an internal error. */
 export function toEffectError(error: unknown): EffectError {
   const e = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; message?: unknown };
@@ -151,13 +159,7 @@ export class WalletBridge {
     if (!info || !isProvider(detail.provider)) return;
     const uuid = str(info.uuid, 128);
     if (!uuid || uuid === INJECTED) return;
-    const icon = str(info.icon, 16_385);
-    const clean: WalletInfo = {
-      uuid,
-      name: str(info.name, 128),
-      icon: icon.length > 16_384 ? '' : icon,
-      rdns: str(info.rdns, 256),
-    };
+    const clean = walletInfo(uuid, info.name, info.icon, info.rdns);
     const known = this.announced.get(uuid);
     this.announced.set(uuid, { info: clean, provider: detail.provider });
     if (!known) this.sink(uuid, 'announce', clean);
@@ -167,14 +169,7 @@ export class WalletBridge {
     if (!isSolanaWallet(wallet)) return;
     const uuid = (STANDARD_PREFIX + str(wallet.name, 100)).slice(0, 128);
     if (this.standard.has(uuid)) return;
-    const icon = str(wallet.icon, 16_385);
-    const info: WalletInfo = {
-      uuid,
-      name: str(wallet.name, 128),
-      icon: icon.length > 16_384 ? '' : icon,
-      rdns: '',
-      namespaces: ['solana'],
-    };
+    const info: WalletInfo = { ...walletInfo(uuid, wallet.name, wallet.icon, ''), namespaces: ['solana'] };
     this.standard.set(uuid, { info, wallet });
     this.sink(uuid, 'announce', info);
   }

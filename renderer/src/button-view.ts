@@ -6,6 +6,7 @@
  * `network.name` / `network.image`. The options only choose which of those parts are drawn.
  */
 import { avatarGradient } from './components/avatar';
+import type { Modal } from './host';
 
 type Dict = Record<string, unknown>;
 
@@ -74,4 +75,25 @@ export function drawButtons(host: HTMLElement, account: Dict | undefined, networ
   }
   parts.push(b);
   host.replaceChildren(...parts);
+}
+
+/** Draws the buttons into `host` now and again on every account or network event of `modal`
+ * (the `ConnectButton` and `<modalcore-button>` alike); returns the unsubscribe. */
+export function mountButtons(host: HTMLElement, modal: Pick<Modal, 'open' | 'subscribeAccount' | 'subscribeNetwork'>, opts: ButtonOptions): () => void {
+  let account: Dict | undefined;
+  let network: Dict | undefined;
+  const draw = (): void => drawButtons(host, account, network, opts, (view) => void modal.open(view ? { view } : undefined));
+  draw();
+  const offA = modal.subscribeAccount((a) => {
+    account = a;
+    draw();
+  });
+  const offN = modal.subscribeNetwork((n) => {
+    network = n;
+    draw();
+  });
+  return () => {
+    offA();
+    offN();
+  };
 }

@@ -4,10 +4,8 @@
  * What each part says is the engine's (host events `account` and `network`).
  */
 import { useEffect, useRef } from 'react';
-import { type ButtonOptions, drawButtons } from './button-view';
+import { type ButtonOptions, mountButtons } from './button-view';
 import type { Modal } from './host';
-
-type Dict = Record<string, unknown>;
 
 export function ConnectButton(props: { modal: Modal } & Partial<ButtonOptions>) {
   const { modal, label = 'Connect Wallet', className = 'modalcore-connect-button', balance, avatar, network } = props;
@@ -15,23 +13,7 @@ export function ConnectButton(props: { modal: Modal } & Partial<ButtonOptions>) 
   useEffect(() => {
     const host = ref.current;
     if (!host) return;
-    let account: Dict | undefined;
-    let net: Dict | undefined;
-    const draw = (): void =>
-      drawButtons(host, account, net, { label, className, balance, avatar, network }, (view) => void modal.open(view ? { view } : undefined));
-    draw();
-    const offA = modal.subscribeAccount((a) => {
-      account = a;
-      draw();
-    });
-    const offN = modal.subscribeNetwork((n) => {
-      net = n;
-      draw();
-    });
-    return () => {
-      offA();
-      offN();
-    };
+    return mountButtons(host, modal, { label, className, balance, avatar, network });
   }, [modal, label, className, balance, avatar, network]);
   return <span ref={ref} style={{ display: 'inline-flex', flexWrap: 'wrap', justifyContent: 'flex-end', gap: 8, alignItems: 'center', maxWidth: '100%' }} />;
 }

@@ -4,7 +4,7 @@
  * Options as attributes: `label`, `balance="hide"`, `avatar="hide"`, `network="show"` (a network
  * button before the account button). What the parts say comes from the engine.
  */
-import { drawButtons } from './button-view';
+import { mountButtons } from './button-view';
 import { type Modal, createModal, liveModals } from './host';
 
 const STYLE = `:host{display:inline-flex;gap:8px}button{font:600 14px/1 system-ui,sans-serif;padding:10px 16px;border-radius:12px;border:1px solid
@@ -44,24 +44,7 @@ export function defineButtonElement(name = 'modalcore-button'): void {
         network: this.getAttribute('network') === 'show',
         className: 'b',
       };
-      let account: Record<string, unknown> | undefined;
-      let network: Record<string, unknown> | undefined;
-      const draw = (): void => {
-        if (this.holder) drawButtons(this.holder, account, network, opts, (view) => void modal.open(view ? { view } : undefined));
-      };
-      draw();
-      const offA = modal.subscribeAccount((a) => {
-        account = a;
-        draw();
-      });
-      const offN = modal.subscribeNetwork((n) => {
-        network = n;
-        draw();
-      });
-      this.unsubscribe = () => {
-        offA();
-        offN();
-      };
+      this.unsubscribe = mountButtons(this.holder, modal, opts);
     }
 
     disconnectedCallback(): void {

@@ -11,26 +11,20 @@ import http.server
 import subprocess
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct, encode_typed_data
 
+from modalcore.chromium import CHROMIUM, LOOPBACK_ONLY, sync_chromium
 from modalcore.devchain.nodes import REPO_ROOT
 from modalcore.devchain.pytest_plugin import ChainsInfo
 
 pytestmark = [pytest.mark.chain, pytest.mark.e2e]
 
-CHROMIUM = Path("/usr/bin/chromium")
 ESBUILD = REPO_ROOT / "renderer" / "node_modules" / ".bin" / "esbuild"
 SOURCE = REPO_ROOT / "renderer" / "demo" / "devwallet.ts"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-]
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Dev Wallet test</title></head>
 <body><p>Dev Wallet — test asset</p><script src="devwallet.js"></script>
 <script>
@@ -95,13 +89,8 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def browser(site: str) -> Iterator[Any]:
-    import playwright.sync_api as playwright_api
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
+    with sync_chromium(LOOPBACK_ONLY) as b:
+        yield b
 
 
 @pytest.fixture

@@ -9,15 +9,13 @@ from typing import Any
 
 import pytest
 
+from modalcore.chromium import sync_chromium
 from modalcore.server.config import EngineConfig, dev_networks, parse_config
 from modalcore.testing import RunningServer, start_server
 
 pytestmark = pytest.mark.e2e
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 TIMEOUT_MS = 10_000
 WALLETS = ".wm-card .wm-wallet"
 ARTIFACTS = REPO_ROOT / "artifacts" / "screenshots"
@@ -42,22 +40,15 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
 
 @pytest.fixture(scope="module")
 def page(engine: RunningServer) -> Iterator[Any]:
-    # `make test` installs both; a missing one is a broken setup, not a reason to skip.
-    assert CHROMIUM.exists(), "needs /usr/bin/chromium (make chromium)"
+    # `make test` builds it; a missing one is a broken setup, not a reason to skip.
     assert (REPO_ROOT / "renderer" / "dist" / "modal.js").exists(), "needs renderer/dist (make renderer)"
-    import playwright.sync_api as playwright_api
-
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context(viewport={"width": 1280, "height": 800})
-            tab = context.new_page()
-            tab.set_default_timeout(TIMEOUT_MS)
-            tab.goto(engine.http_url + "/")
-            tab.wait_for_function("window.demoModal !== undefined")
-            yield tab
-        finally:
-            browser.close()
+    with sync_chromium() as browser:
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        tab = context.new_page()
+        tab.set_default_timeout(TIMEOUT_MS)
+        tab.goto(engine.http_url + "/")
+        tab.wait_for_function("window.demoModal !== undefined")
+        yield tab
 
 
 def _session(engine: RunningServer) -> Any:

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from modalcore.chromium import LOOPBACK_ONLY, sync_chromium
 from modalcore.devchain.pytest_plugin import ChainsInfo, isolated
 from modalcore.server.app import create_app
 from modalcore.server.config import EngineConfig, dev_networks, parse_config
@@ -32,12 +33,6 @@ from modalcore.netports import free_port as free_port
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO_ROOT / "artifacts" / "screenshots"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-]
 SECRET = "e2e-secret-not-for-production"
 HOST = "127.0.0.1"
 TIMEOUT_MS = 10_000
@@ -134,16 +129,8 @@ def renderer_dist() -> Path:
 def browser(renderer_dist: Path) -> Iterator[Any]:
     """Chromium for one test module (module scope: one sync Playwright may run at a time in a
     process, and other folders' modules start their own)."""
-    # `make test` installs Chromium; a missing one is a broken setup, not a reason to skip.
-    assert CHROMIUM.exists(), "needs /usr/bin/chromium (make chromium)"
-    import playwright.sync_api as playwright_api
-
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
+    with sync_chromium(LOOPBACK_ONLY) as b:
+        yield b
 
 
 @dataclass

@@ -1,10 +1,10 @@
 """A Harness whose wallet is a Hardhat node's unlocked dev account and whose services are the
 real ones (ENS over eth_call, the engine's own name registry in SQLite, balances, history, fee
-estimates): every effect the session asks is answered by the node, every Call runs for real."""
+estimates): every effect the session asks is answered by the node (tests/chain_services.py
+`RealChainHarness`) or signed with the account's key, every Call runs for real."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from dataclasses import replace
 from typing import Any
@@ -13,18 +13,17 @@ import httpx
 from eth_account import Account
 from eth_account.messages import encode_defunct
 
-from modalcore.chains.catalog import Network, Token, catalog
-from modalcore.core.cmds import Call, CallSettled
+from modalcore.chains.catalog import Network, catalog
 from modalcore.devchain.pytest_plugin import ChainsInfo
-from modalcore.enginetest import Harness
 from modalcore.rules.names import AUTH_CONNECTOR_ID
+from modalcore.runtime.services import AnyService
 from modalcore.services.name_registry import NameRegistry
 from modalcore.services.names import name_services
 from modalcore.slices.model import initial_model
 from modalcore.slices.options import parse_options
 from modalcore.wire.frames import AnnouncedWallet, Env
 
-from ..chain_services import run_call
+from ..chain_services import RealChainHarness, dev_tokens
 
 DEV_WALLET = {"uuid": "dev-uuid", "name": "Dev Wallet", "icon": "data:image/svg+xml,dev", "rdns": "dev.wallet"}
 # a wallet whose connector id is the auth connector's (SPEC §2 ID_AUTH): the embedded wallet
@@ -48,87 +47,43 @@ def dev_networks(info: ChainsInfo) -> dict[str, Network]:
     known = catalog()
     overrides = []
     for chain_id in info.chain_ids:
-        entry = info.chain(chain_id)
-        tokens = tuple(Token(t["address"], t["symbol"], t["name"], int(t["decimals"]), price=1.0)
-                       for t in entry.get("tokens", []))
         overrides.append(replace(known[f"eip155:{chain_id}"], rpc_urls=(info.rpc_urls[chain_id],),
-                                 tokens=tokens, ens_registry=str(entry["ens"]["registry"])))
+                                 tokens=dev_tokens(info, chain_id),
+                                 ens_registry=str(info.chain(chain_id)["ens"]["registry"])))
     return catalog(overrides)
 
 
-class ChainHarness(Harness):
+class ChainHarness(RealChainHarness):
+    """Also signs personal_sign with the account's key (or `forge_signature`: another key's), or
+    leaves it unanswered (`hold_signatures`); the names services run on `registry`."""
+
     def __init__(self, info: ChainsInfo, account: int = 0, *, registry: NameRegistry | None = None,
                  wallets: tuple[dict[str, Any], ...] = (DEV_WALLET,), **kwargs: Any) -> None:
         self.info = info
-        self.address: str = info.chain(31337)["accounts"][account]
         self.key = DEV_KEYS[account]
-        assert Account.from_key(self.key).address == self.address
         self.registry = registry
-        self.chain_hex = "0x7a69"
-        self.answered: set[str] = set()
-        self.ran = 0
         self.hold_signatures = False
         self.forge_signature = False
-        self.sent: list[str] = []  # hashes of the transactions the wallet sent
-        now = int(time.time() * 1000)
+        address: str = info.chain(31337)["accounts"][account]
+        assert Account.from_key(self.key).address == address
         model = initial_model("test-project", "http://localhost:8000",
                               parse_options({"networks": ["eip155:31337", "eip155:31338"]}), Env(),
                               [AnnouncedWallet.model_validate(w) for w in wallets], dev_networks(info))
-        super().__init__(model, now=now, wallets=wallets, **kwargs)
+        super().__init__(info.rpc_urls, address, model, now=int(time.time() * 1000), wallets=wallets, **kwargs)
 
-    def rpc(self, method: str, params: list[Any]) -> Any:
-        body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
-        payload = httpx.post(self.info.rpc_urls[int(self.chain_hex, 16)], json=body, timeout=30).json()
-        if "error" in payload:
-            raise AssertionError(payload["error"])
-        return payload["result"]
+    def extra_services(self, http: httpx.AsyncClient) -> dict[str, AnyService]:
+        return name_services(http, self.registry)
 
-    def balance(self, address: str) -> int:
-        return int(self.rpc("eth_getBalance", [address, "latest"]), 16)
+    def held(self, method: str) -> bool:
+        return super().held(method) or (self.hold_signatures and method == "personal_sign")
 
-    def _wallet(self, frame: dict[str, Any]) -> None:
-        req = frame["req"]
-        method, params = req.get("method"), req.get("params") or []
-        if method in ("eth_requestAccounts", "eth_accounts"):
-            self.effect_result(frame["eid"], result=[self.address.lower()])
-        elif method == "eth_chainId":
-            self.effect_result(frame["eid"], result=self.chain_hex)
-        elif method == "eth_sendTransaction":
-            tx_hash = self.rpc(method, params)
-            self.sent.append(str(tx_hash))
-            self.effect_result(frame["eid"], result=tx_hash)
-        elif method == "personal_sign":
-            if self.hold_signatures:
-                return
-            message = bytes.fromhex(str(params[0]).removeprefix("0x")).decode()
-            key = FORGER.key if self.forge_signature else self.key
-            signed = Account.sign_message(encode_defunct(text=message), private_key=key)
-            self.effect_result(frame["eid"], result="0x" + signed.signature.hex().removeprefix("0x"))
-        else:
-            self.effect_result(frame["eid"], ok=False, code=4200, message=f"unsupported {method}")
-
-    async def _run(self, cmd: Call) -> CallSettled:
-        return await run_call(cmd, lambda http: name_services(http, self.registry))
-
-    def pump(self, rounds: int = 100) -> None:
-        """Answer wallet effects and run service calls until nothing is left to do."""
-        for _ in range(rounds):
-            progressed = False
-            for frame in [f for f in self.frames if f["t"] == "effect" and f["eid"] not in self.answered]:
-                if frame["eid"] in self.session.effects:
-                    if self.hold_signatures and frame["req"].get("method") == "personal_sign":
-                        continue
-                    self.answered.add(frame["eid"])
-                    self._wallet(frame)
-                    progressed = True
-            pending, self.ran = self.cmds[self.ran:], len(self.cmds)
-            for cmd in pending:
-                if isinstance(cmd, Call):
-                    self.deliver(asyncio.run(self._run(cmd)))
-                    progressed = True
-            if not progressed:
-                return
-        raise AssertionError("the engine kept asking for more")
+    def answer_other(self, eid: str, method: str, params: list[Any]) -> None:
+        if method != "personal_sign":
+            return super().answer_other(eid, method, params)
+        message = bytes.fromhex(str(params[0]).removeprefix("0x")).decode()
+        key = FORGER.key if self.forge_signature else self.key
+        signed = Account.sign_message(encode_defunct(text=message), private_key=key)
+        self.effect_result(eid, result="0x" + signed.signature.hex().removeprefix("0x"))
 
     def connect(self, wallet: str = "Dev Wallet") -> None:
         self.host("open")

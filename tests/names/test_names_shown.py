@@ -58,13 +58,13 @@ def test_drawing_does_not_wait_for_the_name_and_the_lookup_is_a_call(devchain: C
 def test_a_name_is_looked_up_again_only_after_five_minutes(devchain: ChainsInfo) -> None:
     h = ChainHarness(devchain, account=0)
     h.connect()
-    asked = sum(1 for c in h.cmds if getattr(c, "service", "") == "name_of")
+    asked = len(h.calls("name_of"))
     h.advance(NAME_TTL_MS - 1)
     h.host("open")
-    assert sum(1 for c in h.cmds if getattr(c, "service", "") == "name_of") == asked
+    assert len(h.calls("name_of")) == asked
     h.advance(1)
     h.host("close")
-    assert sum(1 for c in h.cmds if getattr(c, "service", "") == "name_of") == asked + 1
+    assert len(h.calls("name_of")) == asked + 1
     h.pump()
     assert h.host_state("account")["display"] == "alice.eth"
 

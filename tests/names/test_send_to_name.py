@@ -75,7 +75,7 @@ def test_an_unknown_name_is_refused_and_nothing_is_signed(devchain: ChainsInfo) 
     assert h.view == "WalletSend"
     assert h.node("send/error").p["text"] == no_address_for("nobody.eth") == "No address found for nobody.eth"
     assert h.find("send/receiver-address") is None
-    assert sent_effects(h) == [] and h.pending_calls("estimate_fee") == []
+    assert sent_effects(h) == [] and h.calls("estimate_fee") == []
 
 
 def test_a_name_from_the_engines_registry_resolves_too(devchain: ChainsInfo) -> None:
@@ -98,9 +98,9 @@ def test_a_resolved_name_is_not_asked_again_within_five_minutes(devchain: Chains
     fill(h, "0.5", "carol.eth")
     h.advance(DEBOUNCE_MS)
     h.pump()
-    asked = sum(1 for c in h.cmds if getattr(c, "service", "") == "address_of")
+    asked = len(h.calls("address_of"))
     h.intent("send/receiver", "change", {"value": "carol.et"})
     h.intent("send/receiver", "change", {"value": "carol.eth"})
     h.advance(DEBOUNCE_MS)
     assert h.node("send/receiver-address").p["text"] == devchain.chain(31337)["accounts"][2]
-    assert sum(1 for c in h.cmds if getattr(c, "service", "") == "address_of") == asked
+    assert len(h.calls("address_of")) == asked

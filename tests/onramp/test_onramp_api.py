@@ -9,6 +9,7 @@ from decimal import Decimal
 import httpx
 import pytest
 
+from modalcore.chains.catalog import SOLANA_MAINNET, catalog
 from modalcore.runtime.services import ServiceError
 from modalcore.services.blockchain_api import BlockchainApiError
 from modalcore.services.onramp.api import OnrampApi
@@ -86,15 +87,50 @@ async def test_without_a_provider_no_url_is_made() -> None:
                                                         purchase_currency="ETH", payment_currency="USD", amount="100")
 
 
-async def test_a_solana_destination_goes_to_the_hosted_url_request_as_it_is() -> None:
-    """SPEC §1 Meld for Solana: the base58 address and the Solana network in destinationWallets."""
+async def test_a_solana_destination_goes_to_the_hosted_url_request_on_the_providers_solana() -> None:
+    """SPEC §1 Meld for Solana: the base58 address as it is, on the provider's "solana" network
+    (not the display name "Solana")."""
     address = "SuJsQsCbtNtogXTXfXKnuqSeyde72ryvUz3JhqPKRKg"
     async with recording_http({"url": "https://meld.example/buy?x=1"}) as (seen, http):
         answer = await onramp_services(None, api(http))["onramp_url"](
-            network="solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", network_name="Solana", address=address,
-            purchase_currency="SOL", payment_currency="USD", amount="100")
+            network=SOLANA_MAINNET, address=address, purchase_currency="SOL", payment_currency="USD", amount="100")
     assert answer == {"url": "https://meld.example/buy?x=1"}
     (request,) = seen
     assert json.loads(request.content) == {
-        "destinationWallets": [{"address": address, "blockchains": ["Solana"], "assets": ["SOL"]}],
-        "defaultNetwork": "Solana", "defaultExperience": "buy", "presetFiatAmount": "100"}
+        "destinationWallets": [{"address": address, "blockchains": ["solana"], "assets": ["SOL"]}],
+        "defaultNetwork": "solana", "defaultExperience": "buy", "presetFiatAmount": "100"}
+
+
+# SPEC §9 "Card onramp chains: ethereum, arbitrum, polygon, berachain, avalanche-c-chain, optimism,
+# celo, base; fallback ethereum": the provider's ids by CAIP-2 network, whatever the display name
+PROVIDER_IDS = [("eip155:1", "ethereum"), ("eip155:42161", "arbitrum"), ("eip155:137", "polygon"),
+                ("eip155:80094", "berachain"), ("eip155:43114", "avalanche-c-chain"), ("eip155:10", "optimism"),
+                ("eip155:42220", "celo"), ("eip155:8453", "base"),
+                ("eip155:56", "ethereum"), ("eip155:31337", "ethereum")]  # not card chains: the fallback
+
+
+@pytest.mark.parametrize(("network", "provider_id"), PROVIDER_IDS)
+async def test_the_onramp_url_request_names_the_providers_network_id_not_the_display_name(
+        network: str, provider_id: str) -> None:
+    address = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+    async with recording_http({"url": "https://pay.coinbase.com/buy?x=1"}) as (seen, http):
+        await onramp_services(None, api(http))["onramp_url"](
+            network=network, address=address, purchase_currency="USDC", payment_currency="EUR", amount="250")
+    (request,) = seen
+    assert (request.method, request.url.path, dict(request.url.params)) == (
+        "POST", "/v1/generators/onrampurl", SDK_PARAMS)
+    assert json.loads(request.content) == {
+        "destinationWallets": [{"address": address, "blockchains": [provider_id], "assets": ["USDC"]}],
+        "defaultNetwork": provider_id, "defaultExperience": "buy", "presetFiatAmount": "250"}
+    name = catalog().get(network)
+    if name is not None:  # e.g. "Arbitrum One", "OP Mainnet", "Avalanche", "Hardhat": never on the wire
+        assert name.name.encode() not in request.content
+
+
+@pytest.mark.parametrize(("network", "provider_id"), PROVIDER_IDS[:3] + [(SOLANA_MAINNET, "solana")])
+async def test_the_quote_request_names_the_providers_network_id(network: str, provider_id: str) -> None:
+    async with recording_http({"fees": "1", "subtotal": "99", "total": "100", "purchaseAmount": "1"}) as (seen, http):
+        await onramp_services(None, api(http))["onramp_quote"](
+            network=network, purchase_currency="USDC", payment_currency="USD", amount="100", price="1")
+    (request,) = seen
+    assert json.loads(request.content)["network"] == provider_id

@@ -8,7 +8,7 @@ from __future__ import annotations
 from modalcore.chains.catalog import SOLANA_LOCAL
 from modalcore.enginetest import Harness
 from modalcore.services.onramp.defaults import default_options
-from modalcore.slices.onramp import PressedOnrampProvider
+from modalcore.slices.onramp_input import PressedOnrampProvider
 
 from ..solana.test_solana_account_rules import DUSD, SOL_ADDRESS, SOLANA_WALLET, connect_solana
 from ..swap.harness import connected
@@ -68,5 +68,5 @@ def test_the_onramp_url_request_carries_the_solana_destination() -> None:
     assert h.node("onramp/continue").p["text"] == "Continue with Meld"
     h.press("onramp/continue")
     (call,) = h.pending_calls("onramp_url")
-    assert call.args == {"network": SOLANA_LOCAL, "network_name": "Solana Local", "address": SOL_ADDRESS,
+    assert call.args == {"network": SOLANA_LOCAL, "address": SOL_ADDRESS,
                          "purchase_currency": "DUSD", "payment_currency": "USD", "amount": "100"}

@@ -8,7 +8,8 @@ from typing import Any
 
 from modalcore.enginetest import Harness
 from modalcore.services.onramp.defaults import PAYMENT_CURRENCIES
-from modalcore.slices.onramp import POLL_MS, QUOTE_DEBOUNCE_MS, PressedOnrampContinue
+from modalcore.slices.onramp_open import POLL_MS, PressedOnrampContinue
+from modalcore.slices.onramp_quote import QUOTE_DEBOUNCE_MS
 
 from ..swap.harness import SOLANA, TUSD, connected
 
@@ -94,6 +95,16 @@ def test_typing_an_amount_waits_for_a_pause_before_quoting() -> None:
     assert call.args["amount"] == "250"
 
 
+def test_a_quote_for_an_amount_changed_since_is_dropped() -> None:
+    h = with_options()
+    (first,) = h.pending_calls("onramp_quote")  # for the default 100
+    h.press("onramp/preset/250")  # the first answer arrives after this
+    h.settle(first, QUOTE)
+    assert h.model.onramp.quote is None and h.find("onramp/quote/get/value") is None
+    h.settle_call("onramp_quote", {**QUOTE, "total": "250", "purchaseAmount": "0.082"})
+    assert h.node("onramp/quote/get/value").p["text"] == "0.082 ETH"
+
+
 def test_a_preset_quotes_at_once_and_a_currency_change_too() -> None:
     h = quoted()
     h.press("onramp/preset/500")
@@ -125,8 +136,7 @@ def test_continue_opens_the_providers_page_then_account_reads_the_balances_while
     h.press("onramp/provider/meld")
     h.press("onramp/continue")
     (call,) = h.pending_calls("onramp_url")
-    assert call.args == {"network": "eip155:31337", "network_name": "Hardhat",
-                         "address": "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+    assert call.args == {"network": "eip155:31337", "address": "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
                          "purchase_currency": "ETH", "payment_currency": "USD", "amount": "100"}
     h.press("onramp/continue")  # pressed again while the URL is made: nothing more
     assert len(h.pending_calls("onramp_url")) == 1

@@ -16,7 +16,7 @@ from modalcore.chains.catalog import SOLANA_LOCAL
 from modalcore.enginetest import Harness
 from modalcore.services.onramp.local import LocalOnramp, OnrampRefused
 from modalcore.services.onramp.service import onramp_services
-from modalcore.slices.onramp import POLL_MS
+from modalcore.slices.onramp_open import POLL_MS
 from modalcore.solana.devchain.accounts import DEV_TOKEN
 from modalcore.solana.devchain.network import solana_dev_network
 from modalcore.solana.devchain.process import SolanaDevchain
@@ -57,6 +57,17 @@ def open_buy(h: Harness, local: LocalOnramp) -> None:
     h.settle_call("onramp_quote", run(local, "onramp_quote", dict(h.pending_calls("onramp_quote")[-1].args)))
 
 
+def on_buy(url: str) -> tuple[Harness, LocalOnramp, Keypair]:
+    """A new visitor's Solana wallet connected, its balances read, on Buy with the local provider."""
+    local = provider(url)
+    visitor = Keypair()
+    h = solana_harness(url)
+    connect(h, visitor)
+    settle(h, "solana_balances")
+    open_buy(h, local)
+    return h, local, visitor
+
+
 def buy(h: Harness, local: LocalOnramp, currency: str) -> str:
     """On Buy: `currency` → Meld → 100 USD → Continue; the local provider's order URL."""
     if h.model.onramp.purchase != currency:
@@ -74,12 +85,7 @@ def buy(h: Harness, local: LocalOnramp, currency: str) -> str:
 
 def test_buying_sol_credits_exactly_the_quoted_lamports_once(solana_devchain: SolanaDevchain) -> None:
     url = solana_devchain.rpc_url
-    local = provider(url)
-    visitor = Keypair()
-    h = solana_harness(url)
-    connect(h, visitor)
-    settle(h, "solana_balances")
-    open_buy(h, local)
+    h, local, visitor = on_buy(url)
     assert [n.id for n in h.node("onramp/currencies").c] == ["onramp/currency/SOL", "onramp/currency/DUSD"]
     assert h.node("onramp/quote/get/value").p["text"] == "0.66 SOL"  # 99 USD at the provider's 150 USD
     order_url = buy(h, local, "SOL")
@@ -93,12 +99,7 @@ def test_buying_sol_credits_exactly_the_quoted_lamports_once(solana_devchain: So
 
 def test_buying_the_dev_spl_token_credits_its_token_account(solana_devchain: SolanaDevchain) -> None:
     url = solana_devchain.rpc_url
-    local = provider(url)
-    visitor = Keypair()
-    h = solana_harness(url)
-    connect(h, visitor)
-    settle(h, "solana_balances")
-    open_buy(h, local)
+    h, local, visitor = on_buy(url)
     order_url = buy(h, local, DEV_TOKEN.symbol)
     complete(local, order_url)
     assert tokens(url, str(visitor.pubkey())) == {str(DEV_TOKEN.mint): 99_000_000}  # 99 DUSD at 1 USD

@@ -3,40 +3,30 @@ Wallet is connected on Hardhat (31337) and the balances came back."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from modalcore import samples
-from modalcore.chains.catalog import Network, Token, catalog
+from modalcore.chains.catalog import Network
 from modalcore.enginetest import Harness
 from modalcore.slices.model import initial_model
 from modalcore.slices.options import parse_options
 from modalcore.wire.frames import AnnouncedWallet, Env
 
-DEMO = Token("0x5FbDB2315678afecb367f032d93F642f64180aa3", "DEMO", "Demo Token", 18, price=2.0)
-TUSD = Token("0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512", "TUSD", "Test USD", 6, price=1.0)
+from ..devwallet import DEMO, TUSD, local_networks
+
+__all__ = ["DEMO", "TUSD", "local_networks"]
+
 ETH = 10**18
 HASH = "0x" + "ab" * 32
 HASH2 = "0x" + "cd" * 32
 SOLANA = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"
 
 
-def local_networks(rpc_urls: dict[int, str] | None = None, tokens: tuple[Token, ...] = (DEMO, TUSD),
-                   native_price: float | None = 3000.0) -> dict[str, Network]:
-    known = catalog()
-    overrides = []
-    for chain_id in (31337, 31338):
-        network = known[f"eip155:{chain_id}"]
-        urls = (rpc_urls[chain_id],) if rpc_urls and chain_id in rpc_urls else network.rpc_urls
-        overrides.append(replace(network, rpc_urls=urls, tokens=tokens, native_price=native_price))
-    return catalog(overrides)
-
-
 def harness(networks: dict[str, Network] | None = None, **opts: Any) -> Harness:
     options = {"networks": ["eip155:31337", "eip155:31338", SOLANA], **opts}
     model = initial_model("test-project", "http://localhost:8000", parse_options(options),
                           Env.model_validate(samples.ENV), [AnnouncedWallet.model_validate(samples.DEV_WALLET)],
-                          known_networks=networks if networks is not None else local_networks())
+                          known_networks=networks if networks is not None else local_networks(native_price=3000.0))
     return Harness(model, wallets=[samples.DEV_WALLET])
 
 

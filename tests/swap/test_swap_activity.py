@@ -92,11 +92,11 @@ def test_a_token_to_eth_swap_shows_the_eth_the_router_paid_out_exactly(devchain:
     h.press("swap-preview/confirm")
     h.pump()
     assert len(h.sent) == 3  # ETH→TUSD; approve TUSD; TUSD→ETH
-    receipt = h.rpc("eth_getTransactionReceipt", [h.sent[2]])["result"]
+    receipt = h.rpc("eth_getTransactionReceipt", [h.sent[2]])
     assert int(receipt["status"], 16) == 1
     block = int(receipt["blockNumber"], 16)
-    before = int(h.rpc("eth_getBalance", [user, hex(block - 1)])["result"], 16)
-    after = int(h.rpc("eth_getBalance", [user, hex(block)])["result"], 16)
+    before = int(h.rpc("eth_getBalance", [user, hex(block - 1)]), 16)
+    after = int(h.rpc("eth_getBalance", [user, hex(block)]), 16)
     fee = int(receipt["gasUsed"], 16) * int(receipt["effectiveGasPrice"], 16)
     received = after - before + fee
     assert received > 0

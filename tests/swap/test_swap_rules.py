@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from modalcore.core.cmds import Call, CallSettled
-from modalcore.slices.swap import QUOTE_DEBOUNCE_MS, QUOTE_TIMER
+from modalcore.slices.swap_quote import QUOTE_DEBOUNCE_MS, QUOTE_TIMER
 
 from .harness import DEMO, ETH, HASH, HASH2, SOLANA, TUSD, connected, on_swap, quote_answer, typed
 

@@ -29,7 +29,7 @@ def test_the_engine_finds_each_dev_chains_market_from_the_deployment(devchains: 
 
 
 def fee_of(h: ChainHarness, tx_hash: str) -> int:
-    receipt = h.rpc("eth_getTransactionReceipt", [tx_hash])["result"]
+    receipt = h.rpc("eth_getTransactionReceipt", [tx_hash])
     return int(receipt["gasUsed"], 16) * int(receipt["effectiveGasPrice"], 16)
 
 

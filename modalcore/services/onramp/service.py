@@ -17,6 +17,7 @@ from ..blockchain_api import BlockchainApi
 from .api import OnrampApi
 from .defaults import default_options, estimate
 from .local import LocalOnramp, OnrampRefused
+from .networks import provider_network
 
 log = logging.getLogger(__name__)
 NO_PROVIDER = "No onramp provider is available for this network"
@@ -46,7 +47,6 @@ class UrlArgs(_Args):
     purchase_currency: str
     payment_currency: str
     amount: str
-    network_name: str = ""
 
 
 def onramp_api(http: httpx.AsyncClient, blockchain_api: BlockchainApi | None) -> OnrampApi | None:
@@ -79,7 +79,7 @@ def onramp_services(local: LocalOnramp | None, hosted: OnrampApi | None) -> dict
             if provider is not None:
                 return provider.quote(purchase_currency, payment_currency, amount, network)
             if hosted is not None:
-                return await hosted.quote(purchase_currency, payment_currency, amount, network)
+                return await hosted.quote(purchase_currency, payment_currency, amount, provider_network(network))
         except OnrampRefused as error:
             raise ServiceError(str(error)) from None
         except Exception as error:  # SPEC §8: an estimate instead, labelled as one
@@ -93,7 +93,7 @@ def onramp_services(local: LocalOnramp | None, hosted: OnrampApi | None) -> dict
 
     async def url(ctx: ServiceContext | None, args: UrlArgs) -> Any:
         network, address, purchase_currency = args.network, args.address, args.purchase_currency
-        payment_currency, amount, network_name = args.payment_currency, args.amount, args.network_name
+        payment_currency, amount = args.payment_currency, args.amount
         provider = _local(network)
         try:
             if provider is not None:
@@ -102,8 +102,9 @@ def onramp_services(local: LocalOnramp | None, hosted: OnrampApi | None) -> dict
             raise ServiceError(str(error)) from None
         if hosted is None:
             raise ServiceError(NO_PROVIDER)
-        wallets = [{"address": address, "blockchains": [network_name or network], "assets": [purchase_currency]}]
-        return {"url": await hosted.onramp_url(wallets, network_name or network, preset_fiat_amount=amount)}
+        chain = provider_network(network)
+        wallets = [{"address": address, "blockchains": [chain], "assets": [purchase_currency]}]
+        return {"url": await hosted.onramp_url(wallets, chain, preset_fiat_amount=amount)}
 
     return {"onramp_options": Service(OptionsArgs, options), "onramp_quote": Service(QuoteArgs, quote),
             "onramp_url": Service(UrlArgs, url)}
