@@ -34,7 +34,7 @@ from ..wire.frames import (
     WalletEvent,
     validate_args,
 )
-from ..wire.nodes import Node, index_tree
+from ..wire.nodes import Node, path_to
 from . import hostevents
 from ..core.cmds import (RUNTIME_EFFECT_KINDS, CallSettled, CancelEffect, CancelTimer, Cmd, Dispatch, Effect,
                          EffectSettled, StartTimer)
@@ -72,7 +72,6 @@ class Session:
         self.model = model
         self.bodies = BodyCache()  # this session's memo of view bodies
         self.tree: Node = render(model, self.bodies)
-        self.index, self.parents = index_tree(self.tree)
         self.version = 0
         self.out_seq = 0
         self.in_seq = 0  # highest client sequence number processed
@@ -86,6 +85,7 @@ class Session:
         self.host_sent: dict[str, Any] = {}
         self._host_inputs: tuple[Any, ...] = ()
         self.theme_sent: dict[str, Any] | None = None
+        self._theme_input: object = None  # the theme slice `theme_sent` was derived from
         self.snapshot_v = 0  # the tree version the latest snapshot carried
         self.acted = False  # one of its intents was applied (only then is it worth saving)
         self.token_gen = 0  # generation of the newest resume token
@@ -289,11 +289,11 @@ class Session:
         if frame.node == HOST_NODE_ID:
             handler: Any = HOST_ACTIONS.get(frame.act)
         else:
-            node = self.index.get(frame.node)
-            if node is None or self._in_hidden(frame.node):
+            path = path_to(self.tree, frame.node)
+            if path is None or self._in_hidden(path):
                 code = "stale" if self.acked < self.out_seq else "invalid"
                 raise FrameError(code, f"no node {frame.node!r} in the current tree")
-            handler = node.handlers.get(frame.act)
+            handler = path[-1].handlers.get(frame.act)
         if handler is None:
             raise FrameError("invalid", f"{frame.node!r} offers no action {frame.act!r}")
         args = validate_args(frame.act, frame.args)
@@ -305,15 +305,11 @@ class Session:
             raise FrameError("invalid", reason)
         return message
 
-    def _in_hidden(self, node_id: str) -> bool:
-        """The node or one of its ancestors is `hidden` (e.g. the view "back" would show): not
-        drawn, so not pressable."""
-        current: str | None = node_id
-        while current is not None:
-            if self.index[current].p.get("hidden") is True:
-                return True
-            current = self.parents.get(current)
-        return False
+    @staticmethod
+    def _in_hidden(path: list[Node]) -> bool:
+        """The node or one of its ancestors (`path`: from the root to it) is `hidden` (e.g. the
+        view "back" would show): not drawn, so not pressable."""
+        return any(node.p.get("hidden") is True for node in path)
 
     def _remember(self, iid: str, status: str) -> None:
         self.intents[iid] = status
@@ -422,9 +418,8 @@ class Session:
     def render(self) -> list[dict[str, Any]]:
         frames = self._theme_frames()
         tree = render(self.model, self.bodies)
-        index, parents = index_tree(tree)
-        update = choose(self.tree, tree, self.parents, parents)
-        self.tree, self.index, self.parents = tree, index, parents
+        update = choose(self.tree, tree)
+        self.tree = tree
         if update.ops is None:
             frames.append(self.snapshot(update.tree_wire, update.tree_bytes))
         elif update.ops:
@@ -436,26 +431,33 @@ class Session:
         return frames
 
     def _theme_frames(self) -> list[dict[str, Any]]:
-        theme = {"mode": self.model.theme.mode, "vars": self.model.theme.css_variables()}
+        state = self.model.theme
+        if self.theme_sent is not None and state is self._theme_input:
+            return []  # the same (immutable) theme slice as last time: the frame it gives was sent
+        self._theme_input = state
+        theme = {"mode": state.mode, "vars": state.css_variables()}
         if theme == self.theme_sent:
             return []
         self.theme_sent = theme
         return [self._frame("theme", **theme)]
 
     def _host_frames(self) -> list[dict[str, Any]]:
-        # host_state reads these slices only; they are immutable, so the same objects mean
-        # nothing changed for the host and nothing needs comparing.
+        # Each host event reads a few slices (hostevents.KINDS); they are immutable, so when
+        # they are the same objects as last time that event cannot have changed: it is not
+        # derived again, nor compared.
         model = self.model
-        inputs = (model.modal, model.router, model.accounts, model.networks, model.siwx, model.embedded)
-        if self.host_sent and self._host_inputs and all(
-            a is b for a, b in zip(inputs, self._host_inputs, strict=True)
-        ):
+        now = hostevents.inputs(model)
+        before = self._host_inputs if self.host_sent else ()
+        changed = [a is not b for a, b in zip(now, before)] if before else None
+        if changed is not None and not any(changed):
             return []
-        self._host_inputs = inputs
+        self._host_inputs = now
         frames = []
-        for kind, data in hostevents.host_state(model).items():
-            if self.host_sent.get(kind) != data:
+        for kind, reads, derive in hostevents.KINDS:
+            if changed is not None and not any([changed[i] for i in reads]):
+                continue
+            data = derive(model)
+            if data is not None and self.host_sent.get(kind) != data:
                 self.host_sent[kind] = data
                 frames.append(self._frame("host_event", kind=kind, data=data))
         return frames
-
