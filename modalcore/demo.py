@@ -28,6 +28,7 @@ from .demopage import create_page_app, demo_project
 from .devchain.deploy import deploy_all
 from .embedded.devmail import LocalSmtpServer
 from .embedded.devoidc import SCRIPT as OIDC_SCRIPT
+from .keyfiles import create_once
 from .embedded.devoidc import DevOidcProvider, OidcProviderStartError
 from .embedded.devpage import PATH as MAIL_PATH
 from .embedded.devpage import mail_route
@@ -46,10 +47,7 @@ def demo_master_key(path: Path = MASTER_KEY_FILE) -> Path:
     """The demo's master key file (made once, owner-only): a real deployment brings its own
     (MODALCORE_MASTER_KEY or MODALCORE_MASTER_KEY_FILE, README's issue-15 section)."""
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as handle:
-            handle.write(MasterKey.generate().hex() + "\n")
+        create_once(path, MasterKey.generate().hex())
     return path
 
 

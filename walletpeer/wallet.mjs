@@ -287,7 +287,9 @@ async function command(line) {
 }
 
 const page = args.http !== undefined
-  ? await servePage(args.http, { command, log, pending: () => [...pending.values()].map(({ resolve, ...rest }) => rest), address })
+  ? await servePage(args.http, { command, log, address,
+    pending: () => [...pending.values()].map(({ resolve, ...rest }) => rest),
+    sessions: () => client.session.getAll().map((s) => ({ topic: s.topic, peer: s.peer.metadata.name, url: s.peer.metadata.url })) })
   : null;
 emit("ready", { address, chains: supported, auth: !args.noAuth, clientId: await client.core.crypto.getClientId(),
   ...(page ? { page: page.url } : {}) });

@@ -48,6 +48,12 @@ class LocalAnalyticsSink:
             data = canonical({"unserialisable": True})
         stored = StoredEvent(event.event_id, event.project_id, event.session_id, event.event,
                              event.at, data)
+        try:
+            if self.store.events_add_nowait(stored):
+                return  # kept (in memory, or held for the store's next commit): no task needed
+        except Exception:
+            log.exception("analytics: keeping %s failed", stored.event)
+            return
         self._spawn(self._write(stored))
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:

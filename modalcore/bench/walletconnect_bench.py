@@ -37,6 +37,7 @@ from ..netports import free_port
 from ..runtime.walletconnect import WalletConnectRuntime
 from ..server.config import WalletConnectConfig
 from ..store.memory import MemoryStore
+from ..views import logos
 from ..views.qrcode import qr_node
 from ..walletconnect.relay import running_relay
 from ..walletconnect.sign_rpc import Metadata
@@ -111,7 +112,7 @@ async def _measure(rpc_urls: dict[int, str]) -> dict[str, Any]:
             await rt.close()
             process.terminate()
             await process.wait()
-    qr = qr_node("wc/qr", uri, size=232)
+    qr = qr_node("wc/qr", uri, size=232, image=logos.WALLETCONNECT)  # as ConnectingWalletConnect draws it
     return {"uri": summary(uri_ms), "connect": summary(connect_ms), "per_request": per_request,
             "qr_bytes": len(encode(qr.to_wire())), "uri_chars": len(uri)}
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import operator
+from collections.abc import Callable
 from typing import Any
 
 from ..rules.format import amount_with_symbol
@@ -21,51 +23,86 @@ def _balance(model: Model) -> str:
     return amount_with_symbol(account.balance, symbol)
 
 
-def host_state(model: Model) -> dict[str, dict[str, Any]]:
-    namespace = model.networks.active_namespace
-    account = model.accounts.get(namespace)
+def _state(model: Model) -> dict[str, Any]:
     # One story for the host: the network the wallet is on, even one the host did not request
     # (then `supported` is false and the modal shows UnsupportedChain).
     network = model.networks.unsupported or model.networks.active
-    shown = model.networks.active_network
-    events: dict[str, dict[str, Any]] = {
-        "state": {
-            "open": model.modal.open,
-            "loading": model.modal.loading,
-            "view": model.router.view,
-            "selectedNetworkId": network or "",
-            "activeChain": model.modal.active_chain or "",
-            "initialized": model.modal.initialized,
-        },
-        "account": {
-            "address": account.address or "",
-            "caipAddress": account.caip_address or "",
-            "isConnected": account.status == "connected",
-            "status": account.status,
-            "connector": account.connector_id or "",
-            # what an account button shows (ConnectButton / <modalcore-button>): the profile
-            # name or the truncated address, the balance, the avatar's image (else a gradient
-            # derived from the address)
-            "display": account.profile_name or truncate_address(account.address or ""),
-            "balance": _balance(model),
-            "avatar": account.profile_image or "",
-        },
-        "siwx": {
-            "enabled": model.siwx.enabled,
-            "signedIn": model.siwx.has_session,
-            "token": model.siwx.token or "",
-        },
-        "network": {
-            "caipNetworkId": network or "",
-            "chainId": network.split(":", 1)[1] if network else "",
-            # what a network button shows
-            "name": shown.name if shown is not None else "",
-            "image": (shown.image_url or "") if shown is not None else "",
-            "supported": model.networks.unsupported is None,
-        },
+    return {
+        "open": model.modal.open,
+        "loading": model.modal.loading,
+        "view": model.router.view,
+        "selectedNetworkId": network or "",
+        "activeChain": model.modal.active_chain or "",
+        "initialized": model.modal.initialized,
     }
+
+
+def _account(model: Model) -> dict[str, Any]:
+    account = model.accounts.get(model.networks.active_namespace)
+    return {
+        "address": account.address or "",
+        "caipAddress": account.caip_address or "",
+        "isConnected": account.status == "connected",
+        "status": account.status,
+        "connector": account.connector_id or "",
+        # what an account button shows (ConnectButton / <modalcore-button>): the profile
+        # name or the truncated address, the balance, the avatar's image (else a gradient
+        # derived from the address)
+        "display": account.profile_name or truncate_address(account.address or ""),
+        "balance": _balance(model),
+        "avatar": account.profile_image or "",
+    }
+
+
+def _siwx(model: Model) -> dict[str, Any]:
+    return {
+        "enabled": model.siwx.enabled,
+        "signedIn": model.siwx.has_session,
+        "token": model.siwx.token or "",
+    }
+
+
+def _network(model: Model) -> dict[str, Any]:
+    network = model.networks.unsupported or model.networks.active
+    shown = model.networks.active_network
+    return {
+        "caipNetworkId": network or "",
+        "chainId": network.split(":", 1)[1] if network else "",
+        # what a network button shows
+        "name": shown.name if shown is not None else "",
+        "image": (shown.image_url or "") if shown is not None else "",
+        "supported": model.networks.unsupported is None,
+    }
+
+
+def _rpc(model: Model) -> dict[str, Any] | None:
     # the answer to the host dApp's last provider request (host intent rpc), once there is one:
     # a session whose host never asked sends no `rpc` event (recorded sessions replay unchanged)
     if model.embedded.host_answer:
-        events["rpc"] = json.loads(model.embedded.host_answer)
+        answer: dict[str, Any] = json.loads(model.embedded.host_answer)
+        return answer
+    return None
+
+
+# The slices the host events read, and per event kind (in the order they are sent) the
+# positions in INPUTS of the slices it reads, and how it is derived (None: not sent).
+INPUTS = ("modal", "router", "accounts", "networks", "siwx", "embedded")
+KINDS: tuple[tuple[str, tuple[int, ...], Callable[[Model], dict[str, Any] | None]], ...] = (
+    ("state", (0, 1, 3), _state),
+    ("account", (2, 3), _account),
+    ("siwx", (4,), _siwx),
+    ("network", (3,), _network),
+    ("rpc", (5,), _rpc),
+)
+
+
+inputs: Callable[[Model], tuple[object, ...]] = operator.attrgetter(*INPUTS)  # the slices, in INPUTS order
+
+
+def host_state(model: Model) -> dict[str, dict[str, Any]]:
+    events: dict[str, dict[str, Any]] = {}
+    for kind, _, derive in KINDS:
+        data = derive(model)
+        if data is not None:
+            events[kind] = data
     return events

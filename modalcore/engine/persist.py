@@ -9,8 +9,9 @@ The frame ring does not survive: a client that rejoins a restored session gets a
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Iterable
+from collections import OrderedDict, deque
+import operator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from functools import cache
 from typing import Any, get_type_hints
@@ -19,7 +20,7 @@ import msgpack
 from pydantic import TypeAdapter
 
 from ..slices.model import Model, model_from_data
-from ..wire.codec import encode, map_header
+from ..wire.codec import array_header, encode, encode_with, map_header
 from ..core.msg import Msg, msg_from_data, msg_to_data
 from .session import Session
 
@@ -57,22 +58,78 @@ class ModelPacker:
     """
 
     def __init__(self) -> None:
-        self._last: dict[str, tuple[object, bytes]] = {}
+        self._values: tuple[object, ...] = ()  # the slices packed last time
+        self._parts: list[bytes] = []  # map header, then each field's key and value bytes
+        # the remembered intents packed last time: their ids, each entry's size, all the bytes
+        self._intent_ids: deque[str] = deque()
+        self._intent_sizes: deque[int] = deque()
+        self._intent_bytes = b""
         self.packed = 0  # slices packed (not reused), for tests and figures
 
     def pack(self, model: Model) -> bytes:
         adapters = _field_adapters()
-        parts = [map_header(len(adapters))]
-        for name, key, adapter in adapters:
-            value = getattr(model, name)
-            hit = self._last.get(name)
-            if hit is None or hit[0] is not value:
-                hit = (value, encode(adapter.dump_python(value, mode="python")))
-                self._last[name] = hit
-                self.packed += 1
-            parts.append(key)
-            parts.append(hit[1])
+        values: tuple[object, ...] = _slices(model)
+        parts = self._parts
+        if not parts:
+            parts = [map_header(len(adapters))]
+            for (_, key, adapter), value in zip(adapters, values, strict=True):
+                parts.append(key)
+                parts.append(encode(adapter.dump_python(value, mode="python")))
+            self.packed += len(adapters)
+            self._parts = parts
+        else:
+            for index, same in enumerate(map(operator.is_, values, self._values)):
+                if not same:
+                    parts[2 + 2 * index] = encode(adapters[index][2].dump_python(values[index], mode="python"))
+                    self.packed += 1
+        self._values = values
         return b"".join(parts)
+
+    def pack_intents(self, intents: OrderedDict[str, str]) -> bytes:
+        """The msgpack of `list(intents.items())`, byte for byte, packing only the entries added
+        since the last call (a session remembers up to INTENT_MEMORY intent ids: packing them
+        all was most of a save's cost). A session's remembered intents grow at the end (a new
+        id; an id's outcome never changes) and shrink at the front (the oldest forgotten), so
+        what is kept here is a window over them; anything else packs them all again."""
+        keys, sizes = self._intent_ids, self._intent_sizes
+        if keys and keys[-1] in intents:
+            added: list[str] = []
+            for iid in reversed(intents):
+                if iid == keys[-1]:
+                    break
+                added.append(iid)
+            parts = [self._intent_bytes]
+            for iid in reversed(added):
+                entry = encode((iid, intents[iid]))
+                parts.append(entry)
+                keys.append(iid)
+                sizes.append(len(entry))
+            cut = 0
+            while len(keys) > len(intents):
+                keys.popleft()
+                cut += sizes.popleft()
+            self._intent_bytes = b"".join(parts)[cut:]
+            if len(keys) != len(intents) or (keys and keys[0] != next(iter(intents))):
+                keys.clear()
+        else:
+            keys.clear()
+        if not keys:
+            sizes.clear()
+            entries = [encode(entry) for entry in intents.items()]
+            keys.extend(intents)
+            sizes.extend(len(entry) for entry in entries)
+            self._intent_bytes = b"".join(entries)
+        return array_header(len(keys)) + self._intent_bytes
+
+
+@cache
+def _slice_getter() -> Callable[[Model], tuple[object, ...]]:
+    return operator.attrgetter(*(name for name, _, _ in _field_adapters()))
+
+
+def _slices(model: Model) -> tuple[object, ...]:
+    """Every field of the model, in `_field_adapters` order (one C call)."""
+    return _slice_getter()(model)
 
 
 def session_to_bytes(session: Session, timers: Iterable[PendingTimer] = (),
@@ -88,7 +145,6 @@ def session_to_bytes(session: Session, timers: Iterable[PendingTimer] = (),
         "out_seq": session.out_seq,
         "in_seq": session.in_seq,
         "acked": session.acked,
-        "intents": list(session.intents.items()),
         "tokens": float(session.tokens),
         "tokens_at": session.tokens_at,
         "effects": dict(session.effects),
@@ -98,9 +154,9 @@ def session_to_bytes(session: Session, timers: Iterable[PendingTimer] = (),
         "token_gen": session.token_gen,
         "token_prev_until": session.token_prev_until,
         "timers": [[t.key, t.due_ms, msg_to_data(t.msg)] for t in timers],
+        "intents": None,  # packed by the packer: only the ids remembered since its last save
     }
-    packed: bytes = msgpack.packb(data, use_bin_type=True)
-    return packed
+    return encode_with(data, {"intents": packer.pack_intents(session.intents)})
 
 
 def load_bytes(data: bytes) -> tuple[Session, list[PendingTimer]]:

@@ -34,7 +34,7 @@ from ..wire.frames import (
     WalletEvent,
     validate_args,
 )
-from ..wire.nodes import Node, index_tree
+from ..wire.nodes import Node, path_to
 from . import hostevents
 from ..core.cmds import (RUNTIME_EFFECT_KINDS, CallSettled, CancelEffect, CancelTimer, Cmd, Dispatch, Effect,
                          EffectSettled, StartTimer)
@@ -71,12 +71,10 @@ class Session:
             model = replace(model, session_id=session_id)
         self.model = model
         self.bodies = BodyCache()  # this session's memo of view bodies
-        # The tree the client has, its node index and parent map. An idle session drops them
-        # (`compact`): they are drawn again from the model they were drawn from on next use.
+        # The tree the client has. An idle session drops it (`compact`): it is drawn again from
+        # the model it was drawn from on next use.
         self._tree_model = model
         self._tree: Node | None = None
-        self._index: dict[str, Node] | None = None
-        self._parents: dict[str, str | None] | None = None
         self._used = True  # the tree was drawn or read since the last `compact_if_unused`
         self.tree = render(model, self.bodies)
         self.version = 0
@@ -92,6 +90,7 @@ class Session:
         self.host_sent: dict[str, Any] = {}
         self._host_inputs: tuple[Any, ...] = ()
         self.theme_sent: dict[str, Any] | None = None
+        self._theme_input: object = None  # the theme slice `theme_sent` was derived from
         self.snapshot_v = 0  # the tree version the latest snapshot carried
         self.acted = False  # one of its intents was applied (only then is it worth saving)
         self.token_gen = 0  # generation of the newest resume token
@@ -101,51 +100,27 @@ class Session:
     # ----- the tree (dropped while idle, drawn again on demand)
     @property
     def tree(self) -> Node:
-        return self._unpacked()[0]
-
-    @tree.setter
-    def tree(self, tree: Node) -> None:
-        """The tree of the current model was drawn (its index is set just after, or made
-        on first use)."""
-        self._tree, self._tree_model, self._used = tree, self.model, True
-        self._index = self._parents = None
-
-    @property
-    def index(self) -> dict[str, Node]:
-        return self._unpacked()[1]
-
-    @index.setter
-    def index(self, index: dict[str, Node]) -> None:
-        self._index = index
-
-    @property
-    def parents(self) -> dict[str, str | None]:
-        return self._unpacked()[2]
-
-    @parents.setter
-    def parents(self, parents: dict[str, str | None]) -> None:
-        self._parents = parents
-
-    def _unpacked(self) -> tuple[Node, dict[str, Node], dict[str, str | None]]:
         tree = self._tree
         if tree is None:
             # drawn again from the very model the dropped tree was drawn from (views are pure):
             # the same tree the client has, whatever happened to the model since
             tree = self._tree = render(self._tree_model, self.bodies)
-        index, parents = self._index, self._parents
-        if index is None or parents is None:
-            index, parents = self._index, self._parents = index_tree(tree)
         self._used = True
-        return tree, index, parents
+        return tree
+
+    @tree.setter
+    def tree(self, tree: Node) -> None:
+        """The tree of the current model was drawn."""
+        self._tree, self._tree_model, self._used = tree, self.model, True
 
     @property
     def compacted(self) -> bool:
         return self._tree is None
 
     def compact(self) -> None:
-        """Drop the tree, its index and the view memo (an idle session's largest part, issue
-        17); they are drawn again on next use, identical."""
-        self._tree = self._index = self._parents = None
+        """Drop the tree and the view memo (an idle session's largest part, issue 17); the tree
+        is drawn again on next use, identical."""
+        self._tree = None
         self.bodies = BodyCache()
 
     def compact_if_unused(self) -> bool:
@@ -353,11 +328,11 @@ class Session:
         if frame.node == HOST_NODE_ID:
             handler: Any = HOST_ACTIONS.get(frame.act)
         else:
-            node = self.index.get(frame.node)
-            if node is None or self._in_hidden(frame.node):
+            path = path_to(self.tree, frame.node)
+            if path is None or self._in_hidden(path):
                 code = "stale" if self.acked < self.out_seq else "invalid"
                 raise FrameError(code, f"no node {frame.node!r} in the current tree")
-            handler = node.handlers.get(frame.act)
+            handler = path[-1].handlers.get(frame.act)
         if handler is None:
             raise FrameError("invalid", f"{frame.node!r} offers no action {frame.act!r}")
         args = validate_args(frame.act, frame.args)
@@ -369,15 +344,11 @@ class Session:
             raise FrameError("invalid", reason)
         return message
 
-    def _in_hidden(self, node_id: str) -> bool:
-        """The node or one of its ancestors is `hidden` (e.g. the view "back" would show): not
-        drawn, so not pressable."""
-        current: str | None = node_id
-        while current is not None:
-            if self.index[current].p.get("hidden") is True:
-                return True
-            current = self.parents.get(current)
-        return False
+    @staticmethod
+    def _in_hidden(path: list[Node]) -> bool:
+        """The node or one of its ancestors (`path`: from the root to it) is `hidden` (e.g. the
+        view "back" would show): not drawn, so not pressable."""
+        return any(node.p.get("hidden") is True for node in path)
 
     def _remember(self, iid: str, status: str) -> None:
         self.intents[iid] = status
@@ -486,9 +457,8 @@ class Session:
     def render(self) -> list[dict[str, Any]]:
         frames = self._theme_frames()
         tree = render(self.model, self.bodies)
-        index, parents = index_tree(tree)
-        update = choose(self.tree, tree, self.parents, parents)
-        self.tree, self.index, self.parents = tree, index, parents
+        update = choose(self.tree, tree)
+        self.tree = tree
         if update.ops is None:
             frames.append(self.snapshot(update.tree_wire, update.tree_bytes))
         elif update.ops:
@@ -500,26 +470,33 @@ class Session:
         return frames
 
     def _theme_frames(self) -> list[dict[str, Any]]:
-        theme = {"mode": self.model.theme.mode, "vars": self.model.theme.css_variables()}
+        state = self.model.theme
+        if self.theme_sent is not None and state is self._theme_input:
+            return []  # the same (immutable) theme slice as last time: the frame it gives was sent
+        self._theme_input = state
+        theme = {"mode": state.mode, "vars": state.css_variables()}
         if theme == self.theme_sent:
             return []
         self.theme_sent = theme
         return [self._frame("theme", **theme)]
 
     def _host_frames(self) -> list[dict[str, Any]]:
-        # host_state reads these slices only; they are immutable, so the same objects mean
-        # nothing changed for the host and nothing needs comparing.
+        # Each host event reads a few slices (hostevents.KINDS); they are immutable, so when
+        # they are the same objects as last time that event cannot have changed: it is not
+        # derived again, nor compared.
         model = self.model
-        inputs = (model.modal, model.router, model.accounts, model.networks, model.siwx, model.embedded)
-        if self.host_sent and self._host_inputs and all(
-            a is b for a, b in zip(inputs, self._host_inputs, strict=True)
-        ):
+        now = hostevents.inputs(model)
+        before = self._host_inputs if self.host_sent else ()
+        changed = [a is not b for a, b in zip(now, before)] if before else None
+        if changed is not None and not any(changed):
             return []
-        self._host_inputs = inputs
+        self._host_inputs = now
         frames = []
-        for kind, data in hostevents.host_state(model).items():
-            if self.host_sent.get(kind) != data:
+        for kind, reads, derive in hostevents.KINDS:
+            if changed is not None and not any([changed[i] for i in reads]):
+                continue
+            data = derive(model)
+            if data is not None and self.host_sent.get(kind) != data:
                 self.host_sent[kind] = data
                 frames.append(self._frame("host_event", kind=kind, data=data))
         return frames
-

@@ -433,7 +433,7 @@ class SessionRunner:
             # request is pending: the one that takes the visitor over applies the answer, or
             # shows the request lost, and never issues it again (issue 17).
             self._run_cmds(out.cmds, now)
-            await self._save()
+            await self._save(durable=True)
             await self._send(out.frames)
             return
         await self._send(out.frames)
@@ -581,7 +581,9 @@ class SessionRunner:
             log.exception("analytics sink failed")
 
     # ----- persistence and shutdown
-    async def _save(self) -> None:
+    async def _save(self, durable: bool = False) -> None:
+        """Hand the session to the store (which may write it behind); `durable`: return only
+        once it is committed."""
         store = self.deps.store
         if store is None:
             return
@@ -596,6 +598,8 @@ class SessionRunner:
         try:
             data = session_to_bytes(self.session, self.pending_timers(), self._packer)
             await store.save(self.id, data, self.clock.now_ms())
+            if durable:
+                await store.flush()
         except Exception:
             log.exception("session %s: saving failed", self.id)
 

@@ -256,6 +256,8 @@ def create_app(
                     await sink.flush()
                 if own_store:
                     await session_store.close()
+                else:
+                    await session_store.flush()  # the caller's store: what it holds is committed
                 siwx_store.close()
                 name_registry.close()
 

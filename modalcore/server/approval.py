@@ -4,7 +4,9 @@ GET  /embedded/approve?session=S&request=E
     The page ApproveTransaction draws in a cross-origin iframe: what is approved, decoded, and
     Approve / Reject. `Content-Security-Policy: frame-ancestors` lists the project's allowed
     origins, so no other site can frame it; its only script carries a per-response nonce. It
-    follows the session's theme, light or dark and the theme variables (approval_theme.py).
+    follows the session's theme, light or dark and the theme variables (approval_theme.py). It
+    posts its own height (`{modalcore: 'frame-height', height}`) to the page around it, so the
+    modal fits the frame to what it shows.
     The page holds a one-time token (HMAC of the engine secret over S, E and a nonce): a script
     of the host page cannot read it (cross-origin, no CORS), nor click or type inside the frame.
 
@@ -97,6 +99,11 @@ function decide(approve, event) {
 }
 document.getElementById('approve').addEventListener('click', (e) => decide(true, e));
 document.getElementById('reject').addEventListener('click', (e) => decide(false, e));
+// the page's height to the modal around it, which fits the frame to it (within the frame node's
+// height): only a number leaves the frame
+const fit = () => parent.postMessage({modalcore: 'frame-height',
+  height: Math.ceil(document.documentElement.getBoundingClientRect().height)}, '*');
+new ResizeObserver(fit).observe(document.documentElement);
 """
 
 def _page(model: Model, session: str, eid: str, token: str, nonce: str) -> str:

@@ -18,6 +18,7 @@ from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_valid
                       model_validator)
 
 from ..chains import catalog
+from ..keyfiles import create_once
 from ..rules.limits import DEFAULT_MAX_SESSIONS_PER_ADDRESS
 from ..rules.caip import parse_caip2
 from ..walletconnect.uri import PAIRING_EXPIRY_MS
@@ -293,15 +294,7 @@ def resolve_secret(config: EngineConfig) -> bytes:
         text = ""
     if text:
         return text.encode()
-    text = secrets.token_hex(32)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another process wrote it first
-        return path.read_text().strip().encode()
-    with os.fdopen(fd, "w") as handle:
-        handle.write(text + "\n")
-    return text.encode()
+    return create_once(path, secrets.token_hex(32)).encode()
 
 
 __all__ = [

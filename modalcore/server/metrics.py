@@ -173,6 +173,9 @@ class CountingStore(SessionStore):
     async def save(self, session_id: str, data: bytes, now_ms: int) -> None:
         await self._call("save", self.inner.save(session_id, data, now_ms))
 
+    async def flush(self) -> None:
+        await self.inner.flush()  # not a store operation of its own: it commits earlier saves
+
     async def delete(self, session_id: str) -> None:
         await self._call("delete", self.inner.delete(session_id))
 
@@ -218,6 +221,12 @@ class CountingStore(SessionStore):
 
     async def events_add(self, event: StoredEvent) -> None:
         await self._call("events_add", self.inner.events_add(event))
+
+    def events_add_nowait(self, event: StoredEvent) -> bool:
+        kept = self.inner.events_add_nowait(event)
+        if kept:
+            self._metrics.store_op("events_add")
+        return kept
 
     async def event_counts(self) -> list[tuple[str, str, str, int]]:
         return await self._call("event_counts", self.inner.event_counts())

@@ -32,7 +32,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -40,6 +39,8 @@ from typing import Any
 from eth_account import Account
 from eth_account.messages import encode_defunct
 from eth_account.signers.local import LocalAccount
+
+from ..keyfiles import create_once
 
 TOKEN_CLOCK_SKEW_S = 300
 _TOKEN = re.compile(r"^([A-Za-z0-9_-]+)\.(0x[0-9a-fA-F]{130})$")
@@ -60,16 +61,7 @@ def load_or_create_key(path: str | Path) -> LocalAccount:
     there (mode 0600, never overwritten) on first use."""
     path = Path(path)
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        account: LocalAccount = Account.create()
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:  # another process created it first: use theirs
-            pass
-        else:
-            with os.fdopen(fd, "w") as handle:
-                handle.write("0x" + bytes(account.key).hex() + "\n")
-            return account
+        create_once(path, "0x" + bytes(Account.create().key).hex())
     text = path.read_text().strip()
     if not _KEY.match(text):
         raise ValueError(f"{path} does not hold a 32-byte hex private key")

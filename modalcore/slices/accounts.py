@@ -54,6 +54,9 @@ class AccountState:
     connector_id: str | None = None
 
 
+_NO_ACCOUNT = AccountState()
+
+
 @dataclass(frozen=True)
 class AccountsState:
     by_namespace: tuple[tuple[str, AccountState], ...] = field(default_factory=tuple)
@@ -62,7 +65,7 @@ class AccountsState:
         for key, state in self.by_namespace:
             if key == namespace:
                 return state
-        return AccountState()
+        return _NO_ACCOUNT  # immutable: one shared empty account (building one was most of a get)
 
     def active_address(self, namespace: str | None) -> str | None:
         return self.get(namespace).address

@@ -50,6 +50,12 @@ class SessionStore(ABC):
     async def save(self, session_id: str, data: bytes, now_ms: int) -> None:
         """Write the bytes and mark the session used at `now_ms`."""
 
+    async def flush(self) -> None:
+        """Make every save made so far durable before returning (a store that writes behind
+        commits what it holds; the others have nothing to do). The runner calls it before a
+        browser request leaves (write-ahead, issue 17)."""
+        return None
+
     @abstractmethod
     async def delete(self, session_id: str) -> None: ...
 
@@ -115,6 +121,12 @@ class SessionStore(ABC):
     @abstractmethod
     async def events_add(self, event: StoredEvent) -> None:
         """Keep one tracking event (an event id seen before is ignored)."""
+
+    def events_add_nowait(self, event: StoredEvent) -> bool:
+        """`events_add` without waiting, when this store can keep the event at once (in memory,
+        or held for a write-behind commit); False: it cannot, call `events_add`. Saves the
+        analytics sink a task per event (issue 17)."""
+        return False
 
     @abstractmethod
     async def event_counts(self) -> list[tuple[str, str, str, int]]:

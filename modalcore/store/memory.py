@@ -64,12 +64,16 @@ class MemoryStore(SessionStore):
         return entries[-1] if entries else None
 
     async def events_add(self, event: StoredEvent) -> None:
+        self.events_add_nowait(event)
+
+    def events_add_nowait(self, event: StoredEvent) -> bool:
         if event.event_id in self._event_ids:
-            return
+            return True
         self._event_ids[event.event_id] = None
         if len(self._event_ids) > MAX_EVENTS_HELD:
             del self._event_ids[next(iter(self._event_ids))]
         self._counts[(event.project_id, event.day, event.event)] += 1
+        return True
 
     async def event_counts(self) -> list[tuple[str, str, str, int]]:
         return sorted((*key, count) for key, count in self._counts.items())

@@ -5,9 +5,11 @@ One module per view; each exports `body(model) -> Node` and `TITLE` (or `title(m
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
+from functools import cache
 from ..core.evolve import replace
-from types import ModuleType
+from types import MappingProxyType, ModuleType
 from typing import Any
 
 from ..i18n import localize, resolve
@@ -70,6 +72,9 @@ VIEW_MODULES: dict[str, ModuleType] = {
 }
 
 
+_ON_CLOSE = MappingProxyType({"close": PressedClose()})  # immutable: one for every render
+
+
 class UnknownView(LookupError):
     """The router holds a view with no module: every entry point checks `router.VIEWS`, so this
     is a bug, never input (tests fail on it rather than silently drawing Connect)."""
@@ -99,23 +104,59 @@ class BodyCache:
 
     def __init__(self) -> None:
         self._last: dict[str, tuple[tuple[object, ...], Node]] = {}
+        self._parts: dict[str, tuple[tuple[object, ...], Node]] = {}
+
+    def part(self, key: str, inputs: tuple[object, ...], build: Callable[[], Node]) -> Node:
+        """The node `build()` draws, the same object as last time when `inputs` are the same
+        (the frame around the views: header, view wrappers, snackbar). Nodes among the inputs
+        compare by identity (their handlers take no part in equality), other values by value;
+        `build` must depend on nothing else."""
+        hit = self._parts.get(key)
+        if hit is not None and _same_inputs(hit[0], inputs):
+            return hit[1]
+        drawn = build()
+        self._parts[key] = (inputs, drawn)
+        return drawn
 
     def body(self, name: str, module: ModuleType, model: Model) -> Node:
         reads: tuple[str, ...] | None = getattr(module, "READS", None)
         if reads is None:
             return module.body(model)  # type: ignore[no-any-return]
-        inputs = tuple(getattr(model, slice_name) for slice_name in reads)
+        inputs = _reader(reads)(model)
         hit = self._last.get(name)
-        if hit is not None and all(a is b for a, b in zip(hit[0], inputs, strict=True)):
+        if hit is not None and not any(map(operator.is_not, hit[0], inputs)):
             return hit[1]
         drawn: Node = module.body(model)
         self._last[name] = (inputs, drawn)
         return drawn
 
 
+def _same_inputs(before: tuple[object, ...], now: tuple[object, ...]) -> bool:
+    if len(before) != len(now):
+        return False
+    for a, b in zip(before, now):
+        if a is b:
+            continue
+        if isinstance(a, Node) or type(a) is not type(b) or a != b:
+            return False
+    return True
+
+
+@cache
+def _reader(reads: tuple[str, ...]) -> Callable[[Model], tuple[object, ...]]:
+    """The slices a view reads, as a tuple, in one call."""
+    if len(reads) == 1:
+        one = operator.attrgetter(reads[0])
+        return lambda model: (one(model),)
+    return operator.attrgetter(*reads)
+
+
 class _NoCache(BodyCache):
     def body(self, name: str, module: ModuleType, model: Model) -> Node:
         return module.body(model)  # type: ignore[no-any-return]
+
+    def part(self, key: str, inputs: tuple[object, ...], build: Callable[[], Node]) -> Node:
+        return build()
 
 
 _UNCACHED = _NoCache()
@@ -148,25 +189,25 @@ def _render(model: Model, bodies: BodyCache | None = None) -> Node:
     leading = getattr(module, "header_leading", None)
     previous, back_hint = _back(model, closable, bodies)
     title = _title(module, model)
-    head = parts.header(
-        title,
-        back=len(model.router.history) > 1,
-        close=not model.options.embedded,
-        leading=leading(model) if leading is not None else None,
-        back_hint=back_hint,
-    )
+    back = len(model.router.history) > 1
+    close = not model.options.embedded
+    lead = leading(model) if leading is not None else None
+    head = bodies.part("header", (title, back, close, lead, back_hint), lambda: parts.header(
+        title, back=back, close=close, leading=lead, back_hint=back_hint))
     snack = model.snack
-    snackbar = node(
+    snackbar = bodies.part("snackbar", (snack,), lambda: node(
         "snackbar", "snackbar", on={"press": PressedSnackbar()},
         message=snack.message, variant=snack.variant, open=snack.open,
-    )
-    view_node = node("view", f"view/{view}", [bodies.body(view, module, model)], name=view)
+    ))
+    body = bodies.body(view, module, model)
+    view_node = bodies.part("view", (view, body), lambda: node("view", f"view/{view}", [body], name=view))
     views = [view_node] if previous is None else [previous, view_node]
+    drawn_alerts = alerts.drawn(model)
     return node(
         "modal",
         "modal",
-        [head, *alerts.drawn(model), *views, snackbar],
-        on={"close": PressedClose()},
+        [head, *drawn_alerts, *views, snackbar],
+        on=_ON_CLOSE,
         pending={"close": "close" if closable else None},
         open=model.modal.open,
         closable=closable,
@@ -189,6 +230,8 @@ def _back(model: Model, closable: bool, bodies: BodyCache) -> tuple[Node | None,
     target = history[-2].view
     module = view_module(target)
     after = replace(model, router=replace(model.router, history=history[:-1]))
-    hidden = node("view", f"view/{target}", [bodies.body(target, module, after)], name=target, hidden=True,
-                  title=_title(module, after))
+    body = bodies.body(target, module, after)
+    title = _title(module, after)
+    hidden = bodies.part("back", (target, body, title), lambda: node(
+        "view", f"view/{target}", [body], name=target, hidden=True, title=title))
     return hidden, {"back": hidden.id}

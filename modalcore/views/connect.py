@@ -17,7 +17,7 @@ from ..flows.social import NAMES, offered_socials
 from ..slices.embedded import PressedSocial, SubmittedEmail, change_email, submit_email
 from ..slices.navigation import PressedNavigate
 from ..wire.nodes import Node, node
-from . import parts
+from . import logos, parts
 from .wallet_list import connect_rows
 
 
@@ -27,7 +27,7 @@ def _wallets(model: Model) -> list[Node]:
         total = directory_wallets.total(model)
         items.append(
             node("wallet-item", "connect/all-wallets", on={"press": PressedNavigate("AllWallets")},
-                 pending={"press": "busy"}, name="All Wallets", image="",
+                 pending={"press": "busy"}, name="All Wallets", image=logos.ALL_WALLETS,
                  tag=directory_wallets.rounded_count(total) if total else "")
         )
     return [parts.column("connect/list", items)]
@@ -49,7 +49,9 @@ def _socials(model: Model) -> list[Node]:
     for provider in offered_socials(model):
         service = NAMES[provider]
         rows.append(node("list-item", f"connect/social/{provider}", on={"press": PressedSocial(provider)},
-                         pending={"press": "busy"}, title=f"Continue with {service}", icon="wallet", chevron=True))
+                         pending={"press": "busy"}, title=f"Continue with {service}",
+                         image=logos.SOCIALS.get(provider), icon=None if provider in logos.SOCIALS else "user",
+                         chevron=True))
     return [parts.column("connect/social-method", rows)]
 
 

@@ -7,7 +7,7 @@ from ..flows.social import NAMES
 from ..slices.embedded import PressedSocial
 from ..slices.model import Model
 from ..wire.nodes import Node, node
-from . import parts
+from . import logos
 
 
 def title(model: Model) -> str:
@@ -17,16 +17,20 @@ def title(model: Model) -> str:
 def body(model: Model) -> Node:
     state = model.embedded
     name = NAMES.get(state.social, state.social)
-    children = [node("spinner", "social/spinner", size=40) if not state.social_error else
-                node("icon", "social/failed", name="warning", size=40, tone="error"),
-                node("text", "social/title", text=f"Log in with {name}" if name else "Social login",
-                     variant="label"),
-                node("text", "social/hint", text="Connect in the provider window", variant="small", tone="muted")]
+    logo = logos.SOCIALS.get(state.social)
+    children = [node("image", "social/logo", src=logo, alt=name, size=56, round=False)] if logo else []
+    children += [node("spinner", "social/spinner", size=24) if not state.social_error else
+                 node("icon", "social/failed", name="warning", size=24 if logo else 40, tone="error"),
+                 node("text", "social/title", text=f"Log in with {name}" if name else "Social login",
+                      variant="label"),
+                 node("text", "social/hint", text="Connect in the provider window", variant="small", tone="muted")]
     if state.social_error:
         children.append(node("text", "social/error", text=state.social_error, variant="small", tone="error"))
         children.append(node("button", "social/retry", on={"press": PressedSocial(state.social)},
                              text="Try again", variant="accent"))
-    return parts.column("social/body", children, gap=12)
+    # centred like ConnectingExternal and AppKit's social view (left-aligned text under a centred
+    # spinner read as a layout defect)
+    return node("stack", "social/body", children, dir="col", gap=12, align="center", pad=16)
 
 
 READS = ("embedded",)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..slices.model import Model
 from ..slices.walletconnect import PressedCopyWcLink, PressedRetryWalletConnect
 from ..wire.nodes import Node, node
+from . import logos
 from .qrcode import qr_node
 
 TITLE = "WalletConnect"
@@ -34,4 +35,7 @@ def pairing_body(model: Model, prefix: str, image: str | None) -> list[Node]:
 
 
 def body(model: Model) -> Node:
-    return node("stack", "wc/body", pairing_body(model, "wc", None), dir="col", gap=12, align="center", pad=16)
+    # WalletConnect's mark in the QR's centre, as AppKit draws it (the wallet pages put the
+    # wallet's icon there)
+    return node("stack", "wc/body", pairing_body(model, "wc", logos.WALLETCONNECT), dir="col", gap=12,
+                align="center", pad=16)

@@ -14,17 +14,26 @@ from . import parts
 TITLE = "Confirm Email"
 
 
+def _centred(node_id: str, children: list[Node]) -> Node:
+    return node("stack", node_id, children, dir="col", gap=4, align="center")
+
+
 def body(model: Model) -> Node:
     state = model.embedded
+    # the texts are centred, as the resend line and AppKit's view are (left-aligned texts above a
+    # centred line read as a layout defect)
+    notes = [node("text", "otp/expiry", text="The code expires in 10 minutes", variant="small", tone="muted")]
+    if state.notice:
+        notes.append(node("text", "otp/notice", text=state.notice, variant="small", tone="muted"))
     children = [
-        node("text", "otp/sent", text="Enter the code we sent to", variant="small", tone="muted"),
-        node("text", "otp/email", text=state.email, variant="body"),
+        _centred("otp/intro", [
+            node("text", "otp/sent", text="Enter the code we sent to", variant="small", tone="muted"),
+            node("text", "otp/email", text=state.email, variant="body"),
+        ]),
         node("otp-input", "otp/code", on={"change": change_code}, length=CODE_DIGITS, value=state.code,
              error=state.code_error, label="Verification code", busy=True if state.verifying else None),
-        node("text", "otp/expiry", text="The code expires in 10 minutes", variant="small", tone="muted"),
+        _centred("otp/notes", notes),
     ]
-    if state.notice:
-        children.append(node("text", "otp/notice", text=state.notice, variant="small", tone="muted"))
     children.append(parts.row("otp/actions", [
         node("text", "otp/resend/label", text="Didn't receive it?", variant="small", tone="muted"),
         node("link", "otp/resend", on={"press": PressedResendCode()}, text="Resend code"),

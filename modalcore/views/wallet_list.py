@@ -16,6 +16,7 @@ from ..slices.connecting import PressedWallet
 from ..slices.connectors import Connector, ordered
 from ..slices.directory_wallets import PressedDirectoryWallet
 from ..wire.nodes import Node, node
+from . import logos
 
 LATE_TYPES = ("EXTERNAL", "AUTH")  # connectors listed after featured and custom wallets
 
@@ -24,14 +25,16 @@ NAMESPACE_BADGES = {("solana",): "SOLANA", ("eip155", "solana"): "EVM + SOLANA"}
 
 
 def connector_row(model: Model, connector: Connector, prefix: str) -> Node:
+    image = connector.image_url
     if connector.type == "WALLET_CONNECT":
         tag = "QR CODE"
+        image = image or logos.WALLETCONNECT
     else:  # a wallet of the solana namespace carries its namespace badge (issue 18)
         badge = NAMESPACE_BADGES.get(connector.namespaces)
         tag = "RECENT" if connector.id in model.connectors.recent else badge or "INSTALLED"
     return node("wallet-item", f"{prefix}/wallet/{connector.id}",
                 on={"press": PressedWallet(connector.id)}, pending={"press": "busy"},
-                name=connector.name, image=connector.image_url, tag=tag)
+                name=connector.name, image=image, tag=tag)
 
 
 def listed(model: Model) -> tuple[Connector, ...]:

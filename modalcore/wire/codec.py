@@ -24,11 +24,12 @@ def encode_with(frame: dict[str, Any], encoded: dict[str, bytes]) -> bytes:
         return encode(frame)
     keys = list(frame)
     tail = keys[len(keys) - len(encoded):]
-    if set(tail) == set(encoded) and len(keys) - len(encoded) < 16:
+    if set(tail) == set(encoded):
         # the usual case (a patch's ops, a snapshot's tree come last): pack the head in one call
         # and append the known bytes under a header counting every entry
-        head = encode({key: frame[key] for key in keys[:len(keys) - len(encoded)]})
-        parts = [map_header(len(frame)), head[1:]]
+        size = len(keys) - len(encoded)
+        head = encode({key: frame[key] for key in keys[:size]})
+        parts: list[bytes | memoryview] = [map_header(len(frame)), memoryview(head)[len(map_header(size)):]]
         for key in tail:
             parts.append(encode(key))
             parts.append(encoded[key])
@@ -39,6 +40,15 @@ def encode_with(frame: dict[str, Any], encoded: dict[str, bytes]) -> bytes:
         known = encoded.get(key)
         parts.append(known if known is not None else encode(value))
     return b"".join(parts)
+
+
+def array_header(size: int) -> bytes:
+    """The msgpack header of an array of `size` items (the items follow)."""
+    if size < 16:
+        return bytes((0x90 | size,))
+    if size < 0x10000:
+        return b"\xdc" + size.to_bytes(2, "big")
+    return b"\xdd" + size.to_bytes(4, "big")
 
 
 def map_header(size: int) -> bytes:

@@ -16,48 +16,65 @@ INSERT, REMOVE, MOVE, PROPS, REPLACE = 0, 1, 2, 3, 4
 Op = list[Any]
 
 
-def _parents(root: Node) -> dict[str, str | None]:
-    parents: dict[str, str | None] = {root.id: None}
-    stack = [root]
-    while stack:
-        current = stack.pop()
-        for child in current.c:
-            parents[child.id] = current.id
-            stack.append(child)
-    return parents
+def diff(old: Node, new: Node) -> list[Op]:
+    """Ops turning `old` into `new`.
+
+    The walk pairs each old node with the new node of the same id under the same parent (ids
+    are unique in a tree, so that pairing is the whole keyed match), and skips a subtree that is
+    the same object in both trees: views drawn from unchanged slices are the same nodes (a
+    session's memo, views/__init__.py), so their cost is nothing.
+    """
+    return wire_ops(diff_nodes(old, new))
 
 
-def diff(
-    old: Node,
-    new: Node,
-    old_parents: dict[str, str | None] | None = None,
-    new_parents: dict[str, str | None] | None = None,
-) -> list[Op]:
-    """Ops turning `old` into `new`; parent maps may be passed when the caller has them."""
+def diff_nodes(old: Node, new: Node) -> list[Op]:
+    """`diff`, with the subtrees that INSERT and REPLACE carry left as nodes (`wire_ops` turns
+    them into their wire form): a caller that may send a snapshot instead need not build them."""
     if old is new:
         return []
     if old.id != new.id or old.t != new.t:
-        return [[REPLACE, old.id, new.to_wire()]]
-    old_parents = old_parents if old_parents is not None else _parents(old)
-    new_parents = new_parents if new_parents is not None else _parents(new)
+        return [[REPLACE, old.id, new]]
     removals: list[Op] = []
-    _collect_removals(old, old_parents, new_parents, removals)
+    _collect_removals(old, new, removals)
     ops: list[Op] = []
-    _diff_node(old, new, old_parents, new_parents, ops)
+    _diff_node(old, new, ops)
     return removals + ops
 
 
-def _collect_removals(
-    old: Node,
-    old_parents: dict[str, str | None],
-    new_parents: dict[str, str | None],
-    out: list[Op],
-) -> None:
+def carried(ops: list[Op]) -> list[Node]:
+    """The subtrees the ops of `diff_nodes` carry whole (inserted or replacing)."""
+    return [op[-1] for op in ops if op[0] == INSERT or op[0] == REPLACE]
+
+
+def wire_ops(ops: list[Op]) -> list[Op]:
+    """The ops of `diff_nodes` as the wire carries them (in place)."""
+    for op in ops:
+        if op[0] == INSERT or op[0] == REPLACE:
+            op[-1] = op[-1].to_wire()
+    return ops
+
+
+def _same_children(old: Node, new: Node) -> bool:
+    if len(old.c) != len(new.c):
+        return False
+    for a, b in zip(old.c, new.c):
+        if a is not b:
+            return False
+    return True
+
+
+def _collect_removals(old: Node, new: Node, out: list[Op]) -> None:
+    """REMOVE for every old child that is not a child of the new node of the same id, depth
+    first in document order; the children that stay are walked with their new selves."""
+    if _same_children(old, new):
+        return  # the very same nodes: nothing under them leaves
+    staying = {child.id: child for child in new.c}
     for child in old.c:
-        if new_parents.get(child.id, "\0") != old.id:
+        after = staying.get(child.id)
+        if after is None:
             out.append([REMOVE, child.id])
-        else:
-            _collect_removals(child, old_parents, new_parents, out)
+        elif after is not child:
+            _collect_removals(child, after, out)
 
 
 def _props_delta(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
@@ -68,25 +85,20 @@ def _props_delta(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     return delta
 
 
-def _diff_node(
-    old: Node,
-    new: Node,
-    old_parents: dict[str, str | None],
-    new_parents: dict[str, str | None],
-    ops: list[Op],
-) -> None:
+def _diff_node(old: Node, new: Node, ops: list[Op]) -> None:
     if old is new:
         return
     if old.p != new.p:
         ops.append([PROPS, new.id, _props_delta(old.p, new.p)])
-    if old.c == new.c:
+    if _same_children(old, new):
         return
-    kept = {child.id: child for child in old.c if new_parents.get(child.id) == old.id}
+    new_ids = {child.id for child in new.c}
+    kept = {child.id: child for child in old.c if child.id in new_ids}
     order = [child.id for child in old.c if child.id in kept]
     for index, child in enumerate(new.c):
         previous = kept.get(child.id)
         if previous is None:
-            ops.append([INSERT, new.id, index, child.to_wire()])
+            ops.append([INSERT, new.id, index, child])
             order.insert(index, child.id)
             continue
         if order[index] != child.id:
@@ -94,9 +106,9 @@ def _diff_node(
             order.insert(index, child.id)
             ops.append([MOVE, new.id, child.id, index])
         if previous.t != child.t:
-            ops.append([REPLACE, child.id, child.to_wire()])
+            ops.append([REPLACE, child.id, child])
         else:
-            _diff_node(previous, child, old_parents, new_parents, ops)
+            _diff_node(previous, child, ops)
 
 
 def apply(tree: dict[str, Any], ops: list[Op]) -> dict[str, Any]:

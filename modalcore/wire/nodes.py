@@ -105,16 +105,27 @@ def node(
     return Node(id, t, clean, children, on)
 
 
-def index_tree(root: Node) -> tuple[dict[str, Node], dict[str, str | None]]:
-    """Nodes by id and each node's parent id, in one walk."""
-    nodes: dict[str, Node] = {root.id: root}
-    parents: dict[str, str | None] = {root.id: None}
-    stack = [root]
-    while stack:
-        current = stack.pop()
-        for child in current.c:
-            nodes[child.id] = child
-            parents[child.id] = current.id
-            stack.append(child)
-    return nodes, parents
-
+def path_to(root: Node, node_id: str) -> list[Node] | None:
+    """The nodes from `root` down to the node with that id (it last), or None when the tree has
+    none: found by walking the tree, which costs less than keeping an index of every tree a
+    session draws (most trees are never looked into: one lookup per intent)."""
+    if root.id == node_id:
+        return [root]
+    path = [root]
+    positions = [0]  # the next child to visit, per node on the path
+    while path:
+        children = path[-1].c
+        position = positions[-1]
+        if position == len(children):
+            path.pop()
+            positions.pop()
+            continue
+        positions[-1] = position + 1
+        child = children[position]
+        if child.id == node_id:
+            path.append(child)
+            return path
+        if child.c:
+            path.append(child)
+            positions.append(0)
+    return None

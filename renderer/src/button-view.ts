@@ -6,6 +6,7 @@
  * `network.name` / `network.image`. The options only choose which of those parts are drawn.
  */
 import { avatarGradient } from './components/avatar';
+import { ICONS } from './components/icons';
 import type { Modal } from './host';
 
 type Dict = Record<string, unknown>;
@@ -40,6 +41,23 @@ function image(src: string, size: number, background: string): HTMLElement {
   return s;
 }
 
+/** The network's image, or (none known, e.g. a dev chain) the modal's network glyph, as AppKit
+ * shows a placeholder: an empty grey disc read as a missing icon. */
+function networkImage(src: string): Element {
+  if (src) return image(src, 20, 'rgba(128,128,128,.35)');
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  for (const [k, v] of Object.entries({ width: '18', height: '18', viewBox: '0 0 24 24', fill: 'none', stroke: 'currentColor',
+    'stroke-width': '2', 'stroke-linejoin': 'round', 'aria-hidden': 'true', focusable: 'false', 'data-network-icon': '' })) {
+    svg.setAttribute(k, v);
+  }
+  svg.style.cssText = 'flex:none';
+  const path = document.createElementNS(ns, 'path');
+  path.setAttribute('d', ICONS.network ?? '');
+  svg.append(path);
+  return svg;
+}
+
 /** Draws the buttons into `host` (replacing what it held). */
 export function drawButtons(host: HTMLElement, account: Dict | undefined, network: Dict | undefined, opts: ButtonOptions, open: (view?: string) => void): void {
   const connected = account?.isConnected === true && text(account, 'display') !== '';
@@ -54,7 +72,7 @@ export function drawButtons(host: HTMLElement, account: Dict | undefined, networ
     nb.className = 'modalcore-network-button';
     nb.setAttribute('part', 'network');
     nb.setAttribute('aria-label', `Network: ${text(network, 'name') || 'unknown'}`);
-    nb.append(image(text(network, 'image'), 20, 'rgba(128,128,128,.35)'), el('span', '', text(network, 'name') || 'Network'));
+    nb.append(networkImage(text(network, 'image')), el('span', '', text(network, 'name') || 'Network'));
     nb.addEventListener('click', () => open('Networks'));
     parts.push(nb);
   }

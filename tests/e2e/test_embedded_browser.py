@@ -433,6 +433,16 @@ def test_send_from_the_funded_embedded_address_through_the_approval_frame(
         print(f"send press → approval frame visible: {1000 * (time.monotonic() - started):.0f} ms")
         expect(frame.get_by_text("0.25 ETH")).to_be_visible()
         expect(frame.get_by_text(receiver)).to_be_visible()
+        # the frame is as tall as what it shows (acceptance: at a fixed 420 px, ~140 px stood
+        # blank under Approve); the page's own padding and status line stay under the buttons
+        def blank_under_approve() -> float:
+            outer = page.locator("iframe.wm-frame").bounding_box()
+            button = frame.get_by_role("button", name="Approve").bounding_box()
+            return float(outer["y"] + outer["height"] - (button["y"] + button["height"]))
+        deadline = time.monotonic() + 5
+        while blank_under_approve() > 48:
+            assert time.monotonic() < deadline, f"{blank_under_approve():.0f} px blank under Approve"
+            page.wait_for_timeout(50)
         with devchain.rpc(31337) as rpc:
             assert int(rpc.call("eth_getTransactionCount", [address.group(1), "latest"]), 16) == 0
         frame.get_by_role("button", name="Approve").click()

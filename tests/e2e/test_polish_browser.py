@@ -128,6 +128,10 @@ def test_connect_button_stays_on_one_line_on_a_phone_and_shows_avatar_balance_ne
         assert balance in text and "alice.eth" in text  # account 0's ENS name (issue 19)
         assert demo.page.locator(".modalcore-connect-button span[aria-hidden=true]").count() == 1  # the avatar
         network = demo.page.get_by_role("button", name="Network: Hardhat")
+        # a network without an image (the dev chain) shows the modal's network glyph, not an
+        # empty grey disc (acceptance: read as a missing icon)
+        assert demo.host("network")["image"] == ""
+        assert network.locator("svg[data-network-icon] path").count() == 1
         network.click()
         demo.wait_view("Networks")
     finally:

@@ -318,7 +318,10 @@ def test_an_expired_uri_is_replaced_by_a_fresh_one(
 def test_the_demo_wallet_page_pairs_and_approves_by_hand(
         browser: Any, devchains: ChainsInfo, relay: Relay, tmp_path: Path) -> None:
     """Issue 13 item 7: the demo wallet page (walletpeer/page.mjs, the same official sign-client
-    wallet) takes a pasted pairing link, shows the proposal, and Approve connects the modal."""
+    wallet) takes a pasted pairing link, shows the proposal, and Approve connects the modal;
+    Disconnect under 'Connected' deletes the session from the wallet's side and the modal shows
+    the visitor disconnected (item 5: "a wallet-side delete shows the visitor disconnected").
+    The wallet page itself logs no console error."""
     from playwright.sync_api import expect
 
     port = free_port()
@@ -337,7 +340,10 @@ def test_the_demo_wallet_page_pairs_and_approves_by_hand(
             uri = str(demo.eval("navigator.clipboard.readText()"))
 
             tab = demo.context.new_page()
+            tab_errors: list[str] = []
+            tab.on("console", lambda m: tab_errors.append(m.text) if m.type == "error" else None)
             tab.goto(page_url)
+            expect(tab.get_by_text("No dApp connected.")).to_be_visible()
             tab.get_by_label("Pairing link").fill(uri)
             tab.get_by_role("button", name="Pair").click()
             proposal = tab.get_by_role("region", name="Connection proposal")
@@ -348,6 +354,14 @@ def test_the_demo_wallet_page_pairs_and_approves_by_hand(
             account = demo.wait_host("account", lambda a: a.get("isConnected") is True, timeout=WAIT)
             assert account["address"].lower() == ACCOUNT_0
             expect(tab.get_by_text("Nothing to approve.")).to_be_visible()
+
+            connected = tab.get_by_role("region", name="Session with Modalcore demo dApp")
+            expect(connected).to_be_visible()
+            connected.get_by_role("button", name="Disconnect").click()
+            wallet.wait("deleted")
+            demo.wait_host("account", lambda a: a.get("isConnected") is False, timeout=WAIT)
+            expect(tab.get_by_text("No dApp connected.")).to_be_visible()
+            assert tab_errors == [], tab_errors
             tab.close()
         assert demo.errors == [], demo.errors
     finally:

@@ -23,7 +23,9 @@ IntentFactory = Callable[..., Any]
 
 
 def snack_props(rig: RunnerRig) -> dict[str, Any]:
-    return dict(rig.session.index["snackbar"].p)
+    snackbar = rig.session.tree.find("snackbar")
+    assert snackbar is not None
+    return dict(snackbar.p)
 
 
 async def test_welcome_goes_to_the_attached_outlet(rig: RunnerRig) -> None:

@@ -45,3 +45,33 @@ def test_a_session_saved_in_format_1_still_loads(rig: RunnerRig) -> None:
     current["model"] = model_to_data(rig.session.model)
     old = msgpack.packb(current, use_bin_type=True)
     assert load_bytes(old)[0].model == rig.session.model
+
+
+async def test_rule_remembered_intents_are_packed_once_and_saves_stay_exact(
+    rig: RunnerRig, intent: Any,
+) -> None:
+    """Issue 17: a save packs only the intent ids remembered since the previous one. Rule: with
+    the session remembering more ids than INTENT_MEMORY over time (the oldest forgotten), every
+    save through a packer is byte for byte a save without one, and loads the same ids."""
+    from modalcore.rules.limits import INTENT_MEMORY
+
+    packer = ModelPacker()
+    session = rig.session
+    cycle = [("host", "open"), ("host", "close")]
+    seq = 0
+    for round_ in range(INTENT_MEMORY // 2 + 20):
+        for node, act in cycle:
+            seq += 1
+            rig.clock.advance(100)  # within the rate limit
+            rig.runner.put_frame(intent(seq, node, act), rig.outlet)
+        await rig.runner.settled()
+        if round_ % 7 == 0 or round_ > INTENT_MEMORY // 2:
+            data = session_to_bytes(session, rig.runner.pending_timers(), packer)
+            assert data == session_to_bytes(session, rig.runner.pending_timers())
+            assert list(load_bytes(data)[0].intents.items()) == list(session.intents.items())
+    assert len(session.intents) == INTENT_MEMORY
+    fresh = ModelPacker()
+    packer.pack_intents(session.intents)
+    assert packer.pack_intents(session.intents) == fresh.pack_intents(session.intents)
+    assert msgpack.unpackb(fresh.pack_intents(session.intents), raw=False) == [
+        list(entry) for entry in session.intents.items()]

@@ -1,6 +1,6 @@
 """The demo wallet page `make run` starts (modalcore/demo.py → walletpeer/page.mjs): it serves the
 page, reports the wallet's address and what waits for an answer, and accepts only the page's own
-commands (pair, answer) within a body bound. The pairing by hand is tested in Chromium
+commands (pair, answer, and delete of a session it lists: its Disconnect) within a body bound. The pairing by hand is tested in Chromium
 (tests/e2e/test_walletconnect_browser.py)."""
 
 from __future__ import annotations
@@ -22,8 +22,10 @@ def test_the_demo_wallet_page_serves_state_and_refuses_other_commands() -> None:
         state = httpx.get(url + "state", timeout=10).json()
         assert state["address"] == Account.from_key(WALLET_KEY).address
         assert state["pending"] == []
-        # only the page's commands: a session delete or quit from a web page is refused
-        for body in ({"cmd": "delete"}, {"cmd": "quit"}, {"nope": 1}):
+        assert state["sessions"] == []
+        # only the page's commands: quit, and a delete that names no listed session (the bare
+        # stdin form would fall back to the latest session), are refused
+        for body in ({"cmd": "delete"}, {"cmd": "delete", "topic": "ab" * 32}, {"cmd": "quit"}, {"nope": 1}):
             assert httpx.post(url + "command", json=body, timeout=10).status_code == 400
         assert httpx.post(url + "command", content=b"{", timeout=10).status_code == 400
         assert httpx.post(url + "command", content=b" " * 20_000, timeout=10).status_code == 413
