@@ -202,7 +202,9 @@ class SessionRunner:
         self._idle_handle: TimerHandle | None = None
         self._record_file = record_file
         self._restored_timers = list(timers)
-        self._packer = ModelPacker()  # a save re-packs only the slices that changed
+        # a save re-packs only the slices that changed; made on the first save (a session never
+        # used is never saved: its packer's deques were ~1.5 KiB of an idle session, issue 17)
+        self._packer: ModelPacker | None = None
         self.context = (
             deps.make_context(session)
             if deps.make_context
@@ -596,6 +598,8 @@ class SessionRunner:
         if not self.session.acted:
             return  # nothing a visitor did: nothing worth keeping past this process
         try:
+            if self._packer is None:
+                self._packer = ModelPacker()
             data = session_to_bytes(self.session, self.pending_timers(), self._packer)
             await store.save(self.id, data, self.clock.now_ms())
             if durable:
