@@ -5,10 +5,7 @@ ApproveTransaction): nothing reaches the page, approval methods wait in ApproveT
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct, encode_typed_data
 
@@ -22,7 +19,7 @@ from modalcore.slices.connecting import wallet_request
 from modalcore.slices.embedded import ApprovalDecided
 from modalcore.slices.model import Model, Step
 
-from .world import EmailWorld, open_wallet
+from .world import EmailWorld
 
 SIGNER = Account.from_key("0x" + "22" * 32)
 EMAIL = "dora@example.com"
@@ -33,18 +30,6 @@ class Answered(EffectReply):
 
 
 Answers: list[EffectReply] = []
-
-
-@pytest.fixture
-def smtp() -> Iterator[LocalSmtpServer]:
-    server = LocalSmtpServer().start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def wallet(tmp_path: Path, smtp: LocalSmtpServer) -> EmbeddedWallet:
-    return open_wallet(tmp_path / "embedded.db", smtp)
 
 
 def _siwx_world(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> EmailWorld:

@@ -6,7 +6,6 @@ sheet is dropped (the default stands). Chromium: tests/e2e/test_embedded_browser
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -17,13 +16,6 @@ from modalcore.enginetest import Harness
 from modalcore.server.approval_theme import plain_value, properties, style
 
 from .world import EmailWorld, open_wallet
-
-
-@pytest.fixture
-def smtp() -> Iterator[LocalSmtpServer]:
-    server = LocalSmtpServer().start()
-    yield server
-    server.stop()
 
 
 def _session(**options: object) -> Harness:

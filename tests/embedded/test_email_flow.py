@@ -5,7 +5,6 @@ read back from the local server, EmailVerifyOtp, and the visitor connected with 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,18 +20,6 @@ from modalcore.views.connect import methods
 from .world import EmailWorld, offer_email, open_wallet
 
 EMAIL = "Alice@Example.com"
-
-
-@pytest.fixture
-def smtp() -> Iterator[LocalSmtpServer]:
-    server = LocalSmtpServer().start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def wallet(tmp_path: Path, smtp: LocalSmtpServer) -> EmbeddedWallet:
-    return open_wallet(tmp_path / "embedded.db", smtp)
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ refused method sends nothing."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,13 +19,6 @@ from .world import EmailWorld, open_wallet
 pytestmark = pytest.mark.chain
 RECEIVER = "0x70997970C51812dc3A010C7d01b50e0d17dC79C8"
 ONE_TENTH = 10**17
-
-
-@pytest.fixture
-def smtp() -> Iterator[LocalSmtpServer]:
-    server = LocalSmtpServer().start()
-    yield server
-    server.stop()
 
 
 def _world(chains: ChainsInfo, tmp_path: Path, smtp: LocalSmtpServer) -> tuple[EmailWorld, str]:

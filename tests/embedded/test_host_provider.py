@@ -6,10 +6,7 @@ fails with 'Requested RPC call is not allowed'. The answer is the host event `rp
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct
 
@@ -18,21 +15,9 @@ from modalcore.embedded.devmail import LocalSmtpServer
 from modalcore.embedded.service import EmbeddedWallet
 from modalcore.slices.embedded import ApprovalDecided
 
-from .world import EmailWorld, open_wallet
+from .world import EmailWorld
 
 EMAIL = "hal@example.com"
-
-
-@pytest.fixture
-def smtp() -> Iterator[LocalSmtpServer]:
-    server = LocalSmtpServer().start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def wallet(tmp_path: Path, smtp: LocalSmtpServer) -> EmbeddedWallet:
-    return open_wallet(tmp_path / "embedded.db", smtp)
 
 
 def _signs(world: EmailWorld) -> list[Call]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime
 import ipaddress
 import ssl
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,13 +20,6 @@ from modalcore.embedded.mail import CODE_SUBJECT, MailError, SmtpConfig, SmtpSen
 from modalcore.embedded.otp import Verdict
 
 SENDER = "Modal <no-reply@modal.test>"
-
-
-@pytest.fixture
-def smtp() -> Iterator[LocalSmtpServer]:
-    server = LocalSmtpServer().start()
-    yield server
-    server.stop()
 
 
 async def test_code_travels_through_real_smtp_and_is_accepted(

@@ -31,13 +31,6 @@ TRANSFER = "0xa9059cbb"
 
 
 @pytest.fixture
-def smtp() -> Iterator[LocalSmtpServer]:
-    server = LocalSmtpServer().start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
 def world(devchain: ChainsInfo, tmp_path: Path, smtp: LocalSmtpServer) -> Iterator[EmailWorld]:
     http = httpx.AsyncClient()
     world = EmailWorld(open_wallet(tmp_path / "e.db", smtp), smtp, services=default_services(http),

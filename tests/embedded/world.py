@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from modalcore.core.cmds import Call, CallSettled
 from modalcore.embedded.codes import EmailCodes
@@ -34,6 +36,20 @@ def open_wallet(db: Path, smtp: LocalSmtpServer) -> EmbeddedWallet:
     sender = SmtpSender(SmtpConfig("127.0.0.1", smtp.port, SENDER, tls="none"))
     return EmbeddedWallet(codes=EmailCodes(CodeStore(db), b"k" * 32), mailer=sender,
                           vault=KeyVault(db, MASTER))
+
+
+@pytest.fixture
+def smtp() -> Iterator[LocalSmtpServer]:
+    """A real local SMTP server (aiosmtpd) on a free loopback port."""
+    server = LocalSmtpServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def wallet(tmp_path: Path, smtp: LocalSmtpServer) -> EmbeddedWallet:
+    """The embedded wallet's real services over a fresh SQLite file, mailing through `smtp`."""
+    return open_wallet(tmp_path / "embedded.db", smtp)
 
 
 def offer_email(h: Harness) -> Harness:

@@ -28,21 +28,11 @@ from modalcore.services.names import name_services
 from modalcore.slices.embedded import ApprovalDecided
 from modalcore.slices.register_name import DEBOUNCE_MS
 
-from tests.embedded.world import EmailWorld, open_wallet
+from tests.embedded.world import EmailWorld, smtp, wallet
+
+__all__ = ["smtp", "wallet"]  # fixtures this module uses
 
 EMAIL = "erin@example.com"
-
-
-@pytest.fixture
-def smtp() -> Iterator[LocalSmtpServer]:
-    server = LocalSmtpServer().start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def wallet(tmp_path: Path, smtp: LocalSmtpServer) -> EmbeddedWallet:
-    return open_wallet(tmp_path / "embedded.db", smtp)
 
 
 @pytest.fixture
