@@ -27,7 +27,7 @@ from modalcore.embedded.devmail import LocalSmtpServer
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.netports import free_port
 from modalcore.services.name_registry import NameRegistry
-from modalcore.server.config import dev_networks, parse_config
+from modalcore.server.config import EngineConfig, dev_networks, parse_config
 from modalcore.testing import RunningServer, serve_app
 
 from .checks import axe, clipped, outside, screenshot
@@ -58,6 +58,23 @@ def smtp() -> Iterator[LocalSmtpServer]:
     server.stop()
 
 
+def embedded_engine_config(folder: Path, devchains: ChainsInfo, embedded: dict[str, Any],
+                           **sections: Any) -> EngineConfig:
+    """An engine with the embedded wallet on the dev chains, its files (stores, keys) in `folder`;
+    `embedded` adds to the [embedded] section (mail, socials), `sections` are further sections."""
+    key_file = folder / "master.key"
+    key_file.write_text(MasterKey.generate().hex())
+    return parse_config({
+        "secret": SECRET,
+        "projects": {"demo": {"name": "Modalcore demo dApp", "origins": []}},
+        "networks": dev_networks(devchains.rpc_urls, devchains.deployment),
+        "store": {"kind": "sqlite", "path": str(folder / "sessions.db")},
+        "siwx": {"db": str(folder / "siwx.db"), "key_file": str(folder / "engine.key")},
+        "embedded": {"db": str(folder / "embedded.db"), "master_key_file": str(key_file), **embedded},
+        **sections,
+    })
+
+
 @pytest.fixture(scope="module")
 def embedded_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The engine's files (stores, keys, the name registry)."""
@@ -66,20 +83,9 @@ def embedded_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def embedded_engine(devchains: ChainsInfo, smtp: LocalSmtpServer, embedded_dir: Path) -> Iterator[RunningServer]:
-    folder = embedded_dir
-    key_file = folder / "master.key"
-    key_file.write_text(MasterKey.generate().hex())
-    config = parse_config({
-        "secret": SECRET,
-        "projects": {"demo": {"name": "Modalcore demo dApp", "origins": []}},
-        "networks": dev_networks(devchains.rpc_urls, devchains.deployment),
-        "store": {"kind": "sqlite", "path": str(folder / "sessions.db")},
-        "siwx": {"db": str(folder / "siwx.db"), "key_file": str(folder / "engine.key")},
-        "embedded": {"db": str(folder / "embedded.db"), "master_key_file": str(key_file),
-                     "smtp": {"host": "127.0.0.1", "port": smtp.port, "tls": "none",
-                              "sender": "Wallet <no-reply@modal.test>"}},
-        "names": {"db": str(folder / "names.db")},
-    })
+    config = embedded_engine_config(embedded_dir, devchains, {
+        "smtp": {"host": "127.0.0.1", "port": smtp.port, "tls": "none", "sender": "Wallet <no-reply@modal.test>"},
+    }, names={"db": str(embedded_dir / "names.db")})
     with serve(config, free_port()) as running:
         yield running
 

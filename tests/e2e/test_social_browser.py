@@ -20,13 +20,11 @@ from starlette.routing import Route
 
 from modalcore.devchain.pytest_plugin import ChainsInfo
 from modalcore.embedded.devoidc import DevOidcProvider
-from modalcore.embedded.masterkey import MasterKey
 from modalcore.netports import free_port
-from modalcore.server.config import dev_networks, parse_config
 from modalcore.testing import RunningServer, serve_app
 
-from .conftest import SECRET, TIMEOUT_MS, serve
-from .test_embedded_browser import HOST_PAGE
+from .conftest import TIMEOUT_MS, serve
+from .test_embedded_browser import HOST_PAGE, embedded_engine_config
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
 
@@ -47,17 +45,9 @@ def provider(engine_port: int) -> Iterator[DevOidcProvider]:
 def social_engine(devchains: ChainsInfo, provider: DevOidcProvider, engine_port: int,
                   tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     folder: Path = tmp_path_factory.mktemp("social-e2e")
-    key_file = folder / "master.key"
-    key_file.write_text(MasterKey.generate().hex())
-    config = parse_config({
-        "secret": SECRET,
-        "projects": {"demo": {"name": "Modalcore demo dApp", "origins": []}},
-        "networks": dev_networks(devchains.rpc_urls, devchains.deployment),
-        "store": {"kind": "sqlite", "path": str(folder / "sessions.db")},
-        "siwx": {"db": str(folder / "siwx.db"), "key_file": str(folder / "engine.key")},
-        "embedded": {"db": str(folder / "embedded.db"), "master_key_file": str(key_file),
-                     "public_url": f"http://127.0.0.1:{engine_port}",
-                     "socials": {"google": {"issuer": provider.issuer, "client_id": provider.client_id}}},
+    config = embedded_engine_config(folder, devchains, {
+        "public_url": f"http://127.0.0.1:{engine_port}",
+        "socials": {"google": {"issuer": provider.issuer, "client_id": provider.client_id}},
     })
     with serve(config, engine_port) as running:
         yield running

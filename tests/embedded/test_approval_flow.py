@@ -16,7 +16,7 @@ from modalcore.rules.embedded import AUTH_CONNECTOR_ID
 from modalcore.siwx.service import siwx_services
 from modalcore.siwx.store import SqliteSiwxStore
 from modalcore.slices.connecting import wallet_request
-from modalcore.slices.embedded import ApprovalDecided
+from modalcore.slices.embedded import ApprovalDecided, EmbeddedRequest
 from modalcore.slices.model import Model, Step
 
 from .world import EmailWorld
@@ -36,6 +36,18 @@ def _siwx_world(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> EmailWorld:
     services = siwx_services(SqliteSiwxStore(":memory:"), None, SIGNER)
     return EmailWorld(wallet, smtp, services=services,
                       options={"networks": ["eip155:31337"], "siwx": {"required": True}})
+
+
+def _sign_in_waiting(world: EmailWorld) -> EmbeddedRequest:
+    """Email sign-in, then Sign on SIWXSignMessage: the request waiting in the approval frame."""
+    world.submit_email(EMAIL)
+    world.type_code(world.code_for(EMAIL))
+    world.settle_all()
+    world.h.press("siwx/sign")
+    world.settle_all()
+    request = world.h.model.embedded.request
+    assert request is not None
+    return request
 
 
 def _ask(world: EmailWorld, method: str, params: object) -> None:
@@ -68,13 +80,7 @@ def test_sign_in_with_siwx_waits_in_approve_transaction_and_nothing_reaches_the_
 
 def test_the_page_cannot_approve_through_the_tree(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
     world = _siwx_world(wallet, smtp)
-    world.submit_email(EMAIL)
-    world.type_code(world.code_for(EMAIL))
-    world.settle_all()
-    world.h.press("siwx/sign")
-    world.settle_all()
-    request = world.h.model.embedded.request
-    assert request is not None
+    request = _sign_in_waiting(world)
     before = world.h.model
     for act in ("press", "submit", "change"):
         assert world.h.intent(f"approve/frame/{request.eid}", act, {"value": "approve"}) == "invalid"
@@ -86,13 +92,7 @@ def test_the_page_cannot_approve_through_the_tree(wallet: EmbeddedWallet, smtp: 
 def test_approving_signs_the_sign_in_message_with_the_engine_held_key(
         wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
     world = _siwx_world(wallet, smtp)
-    world.submit_email(EMAIL)
-    world.type_code(world.code_for(EMAIL))
-    world.settle_all()
-    world.h.press("siwx/sign")
-    world.settle_all()
-    request = world.h.model.embedded.request
-    assert request is not None
+    request = _sign_in_waiting(world)
     message = json.loads(request.params)[0]
     address = world.h.model.accounts.get("eip155").address
     world.h.deliver(ApprovalDecided(request.eid, approve=True))
@@ -108,13 +108,7 @@ def test_approving_signs_the_sign_in_message_with_the_engine_held_key(
 
 def test_rejecting_declines_the_signature_and_signs_nothing(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
     world = _siwx_world(wallet, smtp)
-    world.submit_email(EMAIL)
-    world.type_code(world.code_for(EMAIL))
-    world.settle_all()
-    world.h.press("siwx/sign")
-    world.settle_all()
-    request = world.h.model.embedded.request
-    assert request is not None
+    request = _sign_in_waiting(world)
     world.h.deliver(ApprovalDecided(request.eid, approve=False))
     assert world.h.model.embedded.request is None
     world.h.advance(150)  # the snack re-shows with the error
