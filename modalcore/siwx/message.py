@@ -24,18 +24,21 @@ empty resource list is the same as none: it is never written, and parsing it giv
 Without a statement the ABNF (`address LF LF [ statement LF ] LF "URI: "`) leaves two blank
 lines between the address and the URI line. No trailing newline. Everything here is pure (no
 clock, no randomness) so the engine's update functions may use it.
+
+Sign-In with Solana (modalcore/siwx/solana.py) writes the same layout with its own header,
+address and Chain ID: `SignInMessage` holds what the two share (fields, rules, text, data,
+parser) and `SiwxMessage` is the eip155 one.
 """
 
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, fields
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, ClassVar, Self
 
 from eth_utils.address import is_checksum_address, to_checksum_address
-
-HEADER_SUFFIX = " wants you to sign in with your Ethereum account:"
 
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 # RFC 3986 authority: [ userinfo "@" ] host [ ":" port ]
@@ -118,42 +121,60 @@ def parse_chain_id(value: int | str) -> int:
     raise SiwxMessageError(f"not an EIP-155 chain id: {text!r}", "chainId")
 
 
-@dataclass(frozen=True)
-class SiwxMessage:
-    """One EIP-4361 message. Construction validates every field (SiwxMessageError)."""
+class SignInMessage(ABC):
+    """What SIWE and SIWS messages share (CAIP-122 in the EIP-4361 text layout): the fields
+    around the address and the chain id, their rules, the text, the SPEC §3 data and the strict
+    parser. A subclass is a frozen dataclass that declares every field and adds its header, its
+    address and chain id fields and their rules."""
 
+    HEADER_SUFFIX: ClassVar[str]
     domain: str
-    account_address: str
     uri: str
-    chain_id: int
     nonce: str
     issued_at: str
-    statement: str | None = None
-    version: str = "1"
-    expiration_time: str | None = None
-    not_before: str | None = None
-    request_id: str | None = None
-    resources: tuple[str, ...] | None = None
+    statement: str | None
+    version: str
+    expiration_time: str | None
+    not_before: str | None
+    request_id: str | None
+    resources: tuple[str, ...] | None
+
+    @property
+    @abstractmethod
+    def signer(self) -> str:
+        """The address line: the account as the message writes it."""
+
+    @property
+    @abstractmethod
+    def chain_reference(self) -> str:
+        """The Chain ID line (an EIP-155 number, a Solana cluster's CAIP-2 reference)."""
+
+    @property
+    @abstractmethod
+    def caip2(self) -> str:
+        """The chain as a CAIP-2 id ("eip155:1")."""
+
+    @abstractmethod
+    def _check_account(self) -> None:
+        """Refuse (SiwxMessageError) an address or chain id the namespace does not allow."""
+
+    @classmethod
+    @abstractmethod
+    def _from_layout(cls, address: str, chain: str, shared: dict[str, Any]) -> Self:
+        """The message of parsed text: its address and Chain ID lines and the shared fields."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.domain, str) or not _DOMAIN.match(self.domain):
             raise SiwxMessageError(f"invalid domain: {self.domain!r}", "domain")
-        if not isinstance(self.account_address, str) or not _ADDRESS.match(self.account_address):
-            raise SiwxMessageError("address must be 0x and 40 hex digits", "accountAddress")
-        if not is_checksum_address(self.account_address):
-            raise SiwxMessageError("address must be EIP-55 checksummed", "accountAddress")
+        self._check_account()
         if self.statement is not None and (
             not isinstance(self.statement, str) or not _STATEMENT.match(self.statement)
         ):
-            raise SiwxMessageError(
-                "statement must be one line of URI-safe ASCII (EIP-4361)", "statement"
-            )
+            raise SiwxMessageError("statement must be one line of URI-safe ASCII", "statement")
         if not isinstance(self.uri, str) or not _URI.match(self.uri):
             raise SiwxMessageError(f"invalid uri: {self.uri!r}", "uri")
         if self.version != "1":
             raise SiwxMessageError("version must be '1'", "version")
-        if isinstance(self.chain_id, bool) or not isinstance(self.chain_id, int) or self.chain_id <= 0:
-            raise SiwxMessageError("chain id must be a positive integer", "chainId")
         if not isinstance(self.nonce, str) or not _NONCE.match(self.nonce):
             raise SiwxMessageError("nonce must be at least 8 letters or digits", "nonce")
         for name in ("issued_at", "expiration_time", "not_before"):
@@ -196,14 +217,14 @@ class SiwxMessage:
     # -- text ------------------------------------------------------------------------------
 
     def to_text(self) -> str:
-        lines = [self.domain + HEADER_SUFFIX, self.account_address, ""]
+        lines = [self.domain + self.HEADER_SUFFIX, self.signer, ""]
         if self.statement is not None:
             lines.append(self.statement)
         lines.append("")
         lines += [
             f"URI: {self.uri}",
             f"Version: {self.version}",
-            f"Chain ID: {self.chain_id}",
+            f"Chain ID: {self.chain_reference}",
             f"Nonce: {self.nonce}",
             f"Issued At: {self.issued_at}",
         ]
@@ -219,9 +240,15 @@ class SiwxMessage:
         return "\n".join(lines)
 
     @classmethod
-    def parse(cls, text: str) -> SiwxMessage:
-        """Parse EIP-4361 text strictly; SiwxParseError names what is wrong."""
-        return _Parser(text).parse()
+    def parse(cls, text: str) -> Self:
+        """Parse the text strictly; SiwxParseError names what is wrong."""
+        address, chain, shared = _Parser(text, cls.HEADER_SUFFIX).parse()
+        try:
+            return cls._from_layout(address, chain, shared)
+        except SiwxParseError:
+            raise
+        except SiwxMessageError as error:
+            raise SiwxParseError(error.detail, error.field) from None
 
     # -- plain data (SPEC §3 names) --------------------------------------------------------
 
@@ -229,10 +256,10 @@ class SiwxMessage:
         """SPEC §3 message fields; chainId as a CAIP-2 id ("eip155:1"), absent fields omitted."""
         data: dict[str, Any] = {
             "domain": self.domain,
-            "accountAddress": self.account_address,
+            "accountAddress": self.signer,
             "uri": self.uri,
             "version": self.version,
-            "chainId": f"eip155:{self.chain_id}",
+            "chainId": self.caip2,
             "nonce": self.nonce,
             "issuedAt": self.issued_at,
         }
@@ -245,6 +272,54 @@ class SiwxMessage:
         }
         data.update({key: value for key, value in optional.items() if value is not None})
         return data
+
+
+@dataclass(frozen=True)
+class SiwxMessage(SignInMessage):
+    """One EIP-4361 message. Construction validates every field (SiwxMessageError)."""
+
+    HEADER_SUFFIX: ClassVar[str] = " wants you to sign in with your Ethereum account:"
+
+    domain: str
+    account_address: str
+    uri: str
+    chain_id: int
+    nonce: str
+    issued_at: str
+    statement: str | None = None
+    version: str = "1"
+    expiration_time: str | None = None
+    not_before: str | None = None
+    request_id: str | None = None
+    resources: tuple[str, ...] | None = None
+
+    @property
+    def signer(self) -> str:
+        return self.account_address
+
+    @property
+    def chain_reference(self) -> str:
+        return str(self.chain_id)
+
+    @property
+    def caip2(self) -> str:
+        return f"eip155:{self.chain_id}"
+
+    def _check_account(self) -> None:
+        if not isinstance(self.account_address, str) or not _ADDRESS.match(self.account_address):
+            raise SiwxMessageError("address must be 0x and 40 hex digits", "accountAddress")
+        if not is_checksum_address(self.account_address):
+            raise SiwxMessageError("address must be EIP-55 checksummed", "accountAddress")
+        if isinstance(self.chain_id, bool) or not isinstance(self.chain_id, int) or self.chain_id <= 0:
+            raise SiwxMessageError("chain id must be a positive integer", "chainId")
+
+    @classmethod
+    def _from_layout(cls, address: str, chain: str, shared: dict[str, Any]) -> SiwxMessage:
+        if not _CHAIN_ID.match(chain):
+            raise SiwxParseError(f"invalid chain id: {chain!r}", "chainId")
+        return cls(account_address=address, chain_id=int(chain), **shared)
+
+    # -- plain data (SPEC §3 names) --------------------------------------------------------
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> SiwxMessage:
@@ -313,15 +388,18 @@ def _camel(name: str) -> str:
 
 
 class _Parser:
-    """Line-by-line parser over the EIP-4361 grammar; one instance per text."""
+    """Line-by-line parser over the EIP-4361 grammar; one instance per text. It gives the
+    address and Chain ID lines as written and the shared fields by their attribute names; the
+    message class checks them."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, header_suffix: str) -> None:
         if not isinstance(text, str):
             raise SiwxParseError("message must be text")
         if "\r" in text:
             raise SiwxParseError("message must use LF line endings")
         self.lines = text.split("\n")
         self.index = 0
+        self.header_suffix = header_suffix
 
     def _peek(self) -> str | None:
         return self.lines[self.index] if self.index < len(self.lines) else None
@@ -345,11 +423,11 @@ class _Parser:
             return None
         return self._tagged(tag, field)
 
-    def parse(self) -> SiwxMessage:
+    def parse(self) -> tuple[str, str, dict[str, Any]]:
         header = self._take("the header")
-        if not header.endswith(HEADER_SUFFIX):
-            raise SiwxParseError("first line must end with" + HEADER_SUFFIX, "domain")
-        domain = header[: -len(HEADER_SUFFIX)]
+        if not header.endswith(self.header_suffix):
+            raise SiwxParseError("first line must end with" + self.header_suffix, "domain")
+        domain = header[: -len(self.header_suffix)]
         address = self._take("the address")
         if self._take("a blank line") != "":
             raise SiwxParseError("expected a blank line after the address")
@@ -361,9 +439,7 @@ class _Parser:
                 raise SiwxParseError("the statement must be one line followed by a blank line")
         uri = self._tagged("URI: ", "uri")
         version = self._tagged("Version: ", "version")
-        chain_text = self._tagged("Chain ID: ", "chainId")
-        if not _CHAIN_ID.match(chain_text):
-            raise SiwxParseError(f"invalid chain id: {chain_text!r}", "chainId")
+        chain = self._tagged("Chain ID: ", "chainId")
         nonce = self._tagged("Nonce: ", "nonce")
         issued_at = self._tagged("Issued At: ", "issuedAt")
         expiration_time = self._optional("Expiration Time: ", "expirationTime")
@@ -379,22 +455,16 @@ class _Parser:
             resources = tuple(items)
         if self.index != len(self.lines):
             raise SiwxParseError(f"unexpected text at line {self.index + 1}")
-        try:
-            return SiwxMessage(
-                domain=domain,
-                account_address=address,
-                uri=uri,
-                chain_id=int(chain_text),
-                nonce=nonce,
-                issued_at=issued_at,
-                statement=statement,
-                version=version,
-                expiration_time=expiration_time,
-                not_before=not_before,
-                request_id=request_id,
-                resources=resources,
-            )
-        except SiwxParseError:
-            raise
-        except SiwxMessageError as error:
-            raise SiwxParseError(error.detail, error.field) from None
+        shared = {
+            "domain": domain,
+            "uri": uri,
+            "nonce": nonce,
+            "issued_at": issued_at,
+            "statement": statement,
+            "version": version,
+            "expiration_time": expiration_time,
+            "not_before": not_before,
+            "request_id": request_id,
+            "resources": resources,
+        }
+        return address, chain, shared

@@ -29,34 +29,26 @@ import base64
 import binascii
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from ..rules.addresses import solana_key
-from .message import (
-    _DOMAIN,
-    _NONCE,
-    _REQUEST_ID,
-    _STATEMENT,
-    _URI,
-    SiwxMessageError,
-    SiwxParseError,
-    iso_from_ms,
-    timestamp_ms,
-)
+from .message import SignInMessage, SiwxMessageError, SiwxParseError, iso_from_ms, timestamp_ms
 from .store import NonceStatus, SiwxSession, SiwxStore, new_session_id
 from .verify import _NONCE_REASONS, CLOCK_SKEW_MS, SiwxVerifyError
 
-HEADER_SUFFIX = " wants you to sign in with your Solana account:"
 _REFERENCE = re.compile(r"^[1-9A-HJ-NP-Za-km-z]{1,32}$")  # a CAIP-2 reference in base58
-_OPTIONAL = (("Expiration Time: ", "expiration_time"), ("Not Before: ", "not_before"),
-             ("Request ID: ", "request_id"))
 
 
 @dataclass(frozen=True)
-class SiwsMessage:
+class SiwsMessage(SignInMessage):
+    """One SIWS message: SIWE's fields, rules, text and parser (SignInMessage) with a base58
+    address and the cluster's CAIP-2 reference as its chain id."""
+
+    HEADER_SUFFIX: ClassVar[str] = " wants you to sign in with your Solana account:"
+
     domain: str
     address: str
     uri: str
@@ -70,57 +62,27 @@ class SiwsMessage:
     request_id: str | None = None
     resources: tuple[str, ...] | None = None
 
-    def __post_init__(self) -> None:
-        if not _DOMAIN.match(self.domain):
-            raise SiwxMessageError(f"invalid domain: {self.domain!r}", "domain")
-        if solana_key(self.address) is None:
-            raise SiwxMessageError("address must be a base58 Solana public key", "accountAddress")
-        if self.statement is not None and not _STATEMENT.match(self.statement):
-            raise SiwxMessageError("statement must be one line of URI-safe ASCII", "statement")
-        if not _URI.match(self.uri):
-            raise SiwxMessageError(f"invalid uri: {self.uri!r}", "uri")
-        if self.version != "1":
-            raise SiwxMessageError("version must be '1'", "version")
-        if not _REFERENCE.match(self.chain_id):
-            raise SiwxMessageError("chain id must be a CAIP-2 reference", "chainId")
-        if not _NONCE.match(self.nonce):
-            raise SiwxMessageError("nonce must be at least 8 letters or digits", "nonce")
-        for value in (self.issued_at, self.expiration_time, self.not_before):
-            if value is not None:
-                timestamp_ms(value)
-        if self.request_id is not None and not _REQUEST_ID.match(self.request_id):
-            raise SiwxMessageError("request id must be URI path characters", "requestId")
-        for resource in self.resources or ():
-            if not _URI.match(resource):
-                raise SiwxMessageError(f"invalid resource uri: {resource!r}", "resources")
-        if self.resources == ():
-            object.__setattr__(self, "resources", None)
+    @property
+    def signer(self) -> str:
+        return self.address
+
+    @property
+    def chain_reference(self) -> str:
+        return self.chain_id
 
     @property
     def caip2(self) -> str:
         return f"solana:{self.chain_id}"
 
-    def to_text(self) -> str:
-        lines = [self.domain + HEADER_SUFFIX, self.address, ""]
-        if self.statement is not None:
-            lines.append(self.statement)
-        lines += ["", f"URI: {self.uri}", f"Version: {self.version}", f"Chain ID: {self.chain_id}",
-                  f"Nonce: {self.nonce}", f"Issued At: {self.issued_at}"]
-        lines += [f"{tag}{getattr(self, name)}" for tag, name in _OPTIONAL if getattr(self, name) is not None]
-        if self.resources:
-            lines += ["Resources:", *(f"- {resource}" for resource in self.resources)]
-        return "\n".join(lines)
+    def _check_account(self) -> None:
+        if not isinstance(self.address, str) or solana_key(self.address) is None:
+            raise SiwxMessageError("address must be a base58 Solana public key", "accountAddress")
+        if not isinstance(self.chain_id, str) or not _REFERENCE.match(self.chain_id):
+            raise SiwxMessageError("chain id must be a CAIP-2 reference", "chainId")
 
-    def to_data(self) -> dict[str, Any]:
-        """SPEC §3 message fields; chainId as the CAIP-2 id."""
-        data: dict[str, Any] = {"domain": self.domain, "accountAddress": self.address, "uri": self.uri,
-                                "version": self.version, "chainId": self.caip2, "nonce": self.nonce,
-                                "issuedAt": self.issued_at}
-        optional = {"statement": self.statement, "expirationTime": self.expiration_time,
-                    "notBefore": self.not_before, "requestId": self.request_id,
-                    "resources": None if self.resources is None else list(self.resources)}
-        data.update({key: value for key, value in optional.items() if value is not None})
-        return data
+    @classmethod
+    def _from_layout(cls, address: str, chain: str, shared: dict[str, Any]) -> SiwsMessage:
+        return cls(address=address, chain_id=chain, **shared)
 
     @classmethod
     def create(cls, *, domain: str, address: str, uri: str, chain_id: str, nonce: str, now_ms: int,
@@ -130,36 +92,6 @@ class SiwsMessage:
                    nonce=nonce, issued_at=iso_from_ms(now_ms), statement=statement,
                    expiration_time=None if ttl_ms is None else iso_from_ms(now_ms + ttl_ms),
                    resources=None if resources is None else tuple(resources))
-
-    @classmethod
-    def parse(cls, text: str) -> SiwsMessage:
-        """Strict: the text must be exactly what `to_text` writes for the fields it holds."""
-        if not isinstance(text, str) or "\r" in text:
-            raise SiwxParseError("message must be text with LF line endings")
-        lines = text.split("\n")
-        if not lines[0].endswith(HEADER_SUFFIX) or len(lines) < 9:
-            raise SiwxParseError("not a Sign-In with Solana message")
-        fields: dict[str, Any] = {"domain": lines[0][: -len(HEADER_SUFFIX)], "address": lines[1]}
-        index = 3
-        if lines[index] != "":
-            fields["statement"] = lines[index]
-            index += 1
-        index += 1
-        tags = (("URI: ", "uri"), ("Version: ", "version"), ("Chain ID: ", "chain_id"),
-                ("Nonce: ", "nonce"), ("Issued At: ", "issued_at"), *_OPTIONAL)
-        for tag, name in tags:
-            if index < len(lines) and lines[index].startswith(tag):
-                fields[name] = lines[index][len(tag):]
-                index += 1
-        if index < len(lines) and lines[index] == "Resources:":
-            fields["resources"] = tuple(line[2:] for line in lines[index + 1:] if line.startswith("- "))
-        try:
-            message = cls(**fields)
-        except (SiwxMessageError, TypeError) as error:
-            raise SiwxParseError(str(error)) from None
-        if message.to_text() != text:
-            raise SiwxParseError("not a well-formed Sign-In with Solana message")
-        return message
 
 
 def signature_bytes(signature: str) -> bytes:

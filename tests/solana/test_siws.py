@@ -120,3 +120,24 @@ async def test_another_session_nonce_domain_or_chain_is_refused(services: dict[s
     assert (await verify(services, text, sign(text), domain="evil.example"))["reason"] == "wrong_domain"
     assert (await verify(services, text, sign(text), chain=SOLANA_MAINNET))["reason"] == "wrong_chain_id"
     assert await stored(services) == []
+
+
+@pytest.mark.parametrize(("old", "new", "field"), [
+    ("Version: 1", "Version: 2", "version"),
+    ("Nonce: abcdef123456", "Nonce: abc", "nonce"),
+    ("Chain ID: 5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", "Chain ID: 0OIl", "chainId"),
+    ("URI: http://localhost:8000", "URI: not a uri", "uri"),
+    ("\nHi\n", "\nH\"i\"\n", "statement"),
+    ("Issued At: 2023-11-14T22:13:20.000Z", "Issued At: 2023-11-14", "issuedAt"),
+    (str(WALLET.pubkey()), "0x" + "ab" * 20, "accountAddress"),
+])
+def test_the_message_follows_the_sign_in_rules_siwe_has_and_names_the_field(old: str, new: str, field: str) -> None:
+    text = SiwsMessage.create(domain=DOMAIN, address=str(WALLET.pubkey()), uri=URI, chain_id=SOLANA_MAINNET,
+                              nonce="abcdef123456", now_ms=NOW_MS, statement="Hi").to_text()
+    assert old in text
+    with pytest.raises(SiwxParseError) as caught:
+        SiwsMessage.parse(text.replace(old, new, 1))
+    assert caught.value.field == field
+    for malformed in (text + "\n", text + "\nHello: there", text.replace("\n", "\r\n")):
+        with pytest.raises(SiwxParseError):
+            SiwsMessage.parse(malformed)
