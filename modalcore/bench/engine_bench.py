@@ -33,7 +33,7 @@ def new_session(index: int = 0) -> Session:
     return session
 
 
-class _Clicker:
+class Clicker:
     """Presses through a session; directory calls are answered at once from the local
     directory, as the runtime would, so the figures are those of a session with its data."""
 
@@ -62,7 +62,7 @@ class _Clicker:
 def intent_to_patch(rounds: int = 2000) -> tuple[list[float], list[int]]:
     """µs per intent (validate, update, view, diff, encode) on ordinary interactions; patch sizes."""
     session = new_session()
-    clicker = _Clicker(session)
+    clicker = Clicker(session)
     cycle = [("host", "open"), ("connect/all-wallets", "press"), ("header/back", "press"), ("host", "close")]
     timings: list[float] = []
     patch_bytes: list[int] = []

@@ -13,7 +13,7 @@ from ..slices.model import initial_model
 from ..slices.options import parse_options
 from ..wire.codec import encode
 from ..wire.frames import Env
-from .engine_bench import OPTIONS, WALLETS, _Clicker
+from .engine_bench import OPTIONS, WALLETS, Clicker
 from .stats import line, summary
 
 CYCLE = [("host", "open"), ("connect/all-wallets", "press"), ("header/back", "press"), ("host", "close")]
@@ -28,7 +28,7 @@ def new_session(language: str) -> Session:
 
 def intent_to_patch(language: str, rounds: int = 2000) -> list[float]:
     session = new_session(language)
-    clicker = _Clicker(session)
+    clicker = Clicker(session)
     timings = []
     for index in range(rounds):
         node, act = CYCLE[index % len(CYCLE)]

@@ -251,11 +251,11 @@ def run_events(lines: Iterable[tuple[int, dict[str, Any]]]) -> Replay:
         steps.append(step)
         try:
             if kind == "join":
-                session = _start(event)
+                session = start_session(event)
                 continue
             if session is None:
                 raise ValueError("a recording starts with a join event")
-            step.actual = [_jsonable(f) for f in _feed(session, event)]
+            step.actual = [_jsonable(f) for f in feed_input(session, event)]
         except (KeyError, TypeError) as error:
             raise ValueError(f"line {line}: bad {kind} event ({error!r})") from None
         except ValueError as error:
@@ -265,7 +265,8 @@ def run_events(lines: Iterable[tuple[int, dict[str, Any]]]) -> Replay:
     return Replay(head, steps)
 
 
-def _start(event: dict[str, Any]) -> Any:
+def start_session(event: dict[str, Any]) -> Session:
+    """The session a recording's join event starts, as the engine starts it."""
     frame = Join.model_validate(event["frame"])
     recorded = _networks.validate_python(event.get("networks") or [])
     known = {network.id: network for network in recorded} if recorded else None
@@ -280,7 +281,8 @@ def _start(event: dict[str, Any]) -> Any:
     return Session(event["session"], model, event["now"])
 
 
-def _feed(session: Any, event: dict[str, Any]) -> list[dict[str, Any]]:
+def feed_input(session: Session, event: dict[str, Any]) -> list[dict[str, Any]]:
+    """Give a recorded input (welcome, in, msg) to the session; the frames it sends."""
     kind = event["k"]
     if kind == "welcome":
         wallets = [AnnouncedWallet.model_validate(w) for w in event.get("wallets", [])]

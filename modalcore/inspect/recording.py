@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..slices.model import Model, model_to_data
-from ..engine.record import INPUTS, _feed, _start, read_lines
+from ..engine.record import INPUTS, feed_input, read_lines, start_session
 from ..replay.screen import is_open, view_of
 from ..replay.trees import TreeTracker, json_diff, tree_diff
 from ..replay.words import Describer
@@ -149,14 +149,14 @@ def inspect_file(path: Path) -> Inspection:
                                  replayed_tree=replayed.tree, theme=theme)
             steps.append(step)
             if kind == "join":
-                session = _start(event)
+                session = start_session(event)
                 frame = event.get("frame") or {}
                 project, origin = str(frame.get("project", "")), str(event.get("origin", ""))
             elif session is None:
                 raise ValueError("a recording starts with a join event")
             else:
                 try:
-                    step.replayed = json.loads(json.dumps(_feed(session, event)))
+                    step.replayed = json.loads(json.dumps(feed_input(session, event)))
                 except (KeyError, TypeError, ValueError) as error:
                     step.error = f"the engine refused this input: {error!r}"
                 for frame in step.replayed:

@@ -29,3 +29,21 @@ async def eth_call(http: httpx.AsyncClient, rpc_url: str, to: str, signature: st
     result = await call(http, rpc_url, "eth_call", [{"to": to, "data": call_data(signature, args)}, "latest"])
     raw = bytes.fromhex(str(result).removeprefix("0x"))
     return tuple(decode(list(returns), raw))
+
+
+def decode_string(raw: str | None) -> str | None:
+    """An ABI-encoded `string` return (or a bytes32 one, older tokens' `name()`); None when
+    empty or not text."""
+    if not raw or raw == "0x":
+        return None
+    data = bytes.fromhex(raw.removeprefix("0x"))
+    try:
+        if len(data) >= 64:
+            offset = int.from_bytes(data[:32], "big")
+            length = int.from_bytes(data[offset : offset + 32], "big")
+            return data[offset + 32 : offset + 32 + length].decode("utf-8")
+        if len(data) == 32:  # bytes32 names (older tokens)
+            return data.rstrip(b"\0").decode("utf-8")
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return None

@@ -26,10 +26,10 @@ from eth_utils.address import to_checksum_address
 from eth_utils.crypto import keccak
 
 from .blockchain_api import BlockchainApiError
-from .jsonrpc import RPC_TIMEOUT_S, RpcCallError
+from .abi import decode_string
+from .jsonrpc import RpcCallError, tolerant_batch
 from .shapes import HISTORY_PAGE_SIZE, HistoryResult
 from ..rules import texts
-from ..rules.texts import http_status
 
 if TYPE_CHECKING:
     from .blockchain_api import BlockchainApi
@@ -84,24 +84,8 @@ def parse_cursor(cursor: str | None) -> tuple[int, int] | None:
     return int(block), int(index)
 
 
-async def _batch(http: httpx.AsyncClient, url: str, calls: list[tuple[str, list[Any]]]) -> list[Any]:
-    """A JSON-RPC batch whose failed calls give None (one bad token must not hide the rest)."""
-    if not calls:
-        return []
-    body = [{"jsonrpc": "2.0", "id": i + 1, "method": m, "params": p} for i, (m, p) in enumerate(calls)]
-    response = await http.post(url, json=body, timeout=RPC_TIMEOUT_S)
-    if response.status_code != 200:
-        raise RpcCallError(-32000, http_status(response.status_code))
-    payload = response.json()
-    if isinstance(payload, dict):
-        error = payload.get("error") or {}
-        raise RpcCallError(int(error.get("code", -32603)), str(error.get("message", "bad response")))
-    by_id = {item.get("id"): item for item in payload if isinstance(item, dict)}
-    return [(by_id.get(i + 1) or {}).get("result") for i in range(len(calls))]
-
-
 async def _strict(http: httpx.AsyncClient, url: str, calls: list[tuple[str, list[Any]]]) -> list[Any]:
-    results = await _batch(http, url, calls)
+    results = await tolerant_batch(http, url, calls)
     if any(result is None for result in results):
         raise RpcCallError(-32603, "the node did not answer every history call")
     return results
@@ -148,33 +132,17 @@ async def _scan(http: httpx.AsyncClient, url: str, account: str, lo: int, hi: in
         item.logs.append(log)
 
 
-def _decode_string(raw: str | None) -> str | None:
-    if not raw or raw == "0x":
-        return None
-    data = bytes.fromhex(raw.removeprefix("0x"))
-    try:
-        if len(data) >= 64:
-            offset = int.from_bytes(data[:32], "big")
-            length = int.from_bytes(data[offset : offset + 32], "big")
-            return data[offset + 32 : offset + 32 + length].decode("utf-8")
-        if len(data) == 32:  # bytes32 names (older tokens)
-            return data.rstrip(b"\0").decode("utf-8")
-    except (UnicodeDecodeError, ValueError):
-        return None
-    return None
-
-
 async def _token_meta(http: httpx.AsyncClient, url: str, tokens: list[str]) -> dict[str, tuple[str, str, int]]:
     calls: list[tuple[str, list[Any]]] = []
     for token in tokens:
         calls += [("eth_call", [{"to": token, "data": data}, "latest"]) for data in (NAME, SYMBOL, DECIMALS)]
-    results = await _batch(http, url, calls)
+    results = await tolerant_batch(http, url, calls)
     meta = {}
     for i, token in enumerate(tokens):
         name, symbol, decimals = results[3 * i : 3 * i + 3]
-        symbol_text = _decode_string(symbol) or "?"
+        symbol_text = decode_string(symbol) or "?"
         digits = int(decimals, 16) if decimals and decimals != "0x" else 0
-        meta[token] = (_decode_string(name) or symbol_text, symbol_text, digits if digits <= 77 else 0)
+        meta[token] = (decode_string(name) or symbol_text, symbol_text, digits if digits <= 77 else 0)
     return meta
 
 

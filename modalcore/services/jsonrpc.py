@@ -22,8 +22,9 @@ async def call(http: httpx.AsyncClient, url: str, method: str, params: list[Any]
     return results[0]
 
 
-async def batch(http: httpx.AsyncClient, url: str, calls: list[tuple[str, list[Any]]]) -> list[Any]:
-    """Send calls as one batch; results in the calls' order. Any error fails the batch."""
+async def _answers(http: httpx.AsyncClient, url: str, calls: list[tuple[str, list[Any]]]) -> dict[Any, Any]:
+    """Post the calls as one batch (ids 1..n); the answers by id. RpcCallError when the batch as
+    a whole fails."""
     body = [
         {"jsonrpc": "2.0", "id": index + 1, "method": method, "params": params}
         for index, (method, params) in enumerate(calls)
@@ -35,7 +36,21 @@ async def batch(http: httpx.AsyncClient, url: str, calls: list[tuple[str, list[A
     if isinstance(payload, dict):  # some nodes answer a batch error as one object
         error = payload.get("error") or {}
         raise RpcCallError(int(error.get("code", -32603)), str(error.get("message", "bad response")))
-    by_id = {item.get("id"): item for item in payload if isinstance(item, dict)}
+    return {item.get("id"): item for item in payload if isinstance(item, dict)}
+
+
+async def tolerant_batch(http: httpx.AsyncClient, url: str, calls: list[tuple[str, list[Any]]]) -> list[Any]:
+    """A batch whose failed calls give None (one bad token must not hide the rest); only a
+    failure of the whole batch raises."""
+    if not calls:
+        return []
+    by_id = await _answers(http, url, calls)
+    return [(by_id.get(index + 1) or {}).get("result") for index in range(len(calls))]
+
+
+async def batch(http: httpx.AsyncClient, url: str, calls: list[tuple[str, list[Any]]]) -> list[Any]:
+    """Send calls as one batch; results in the calls' order. Any error fails the batch."""
+    by_id = await _answers(http, url, calls)
     results = []
     for index in range(len(calls)):
         item = by_id.get(index + 1)

@@ -20,10 +20,9 @@ from typing import Any
 import httpx
 from eth_utils.address import to_checksum_address
 
+from .abi import decode_string
 from .history import NAME, SYMBOL, TRANSFER_TOPIC
-from .history import _batch as tolerant_batch  # failed calls give None
-from .history import _decode_string as decode_string
-from .jsonrpc import RpcCallError, batch
+from .jsonrpc import RpcCallError, batch, tolerant_batch
 from .shapes import NftItem, NftsResult
 
 ERC721_TOPICS = 4  # Transfer(from, to, tokenId) with all three indexed

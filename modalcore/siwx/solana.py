@@ -36,8 +36,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from ..rules.addresses import solana_key
 from .message import SignInMessage, SiwxMessageError, SiwxParseError, iso_from_ms, timestamp_ms
-from .store import NonceStatus, SiwxSession, SiwxStore, new_session_id
-from .verify import _NONCE_REASONS, CLOCK_SKEW_MS, SiwxVerifyError
+from .store import SiwxSession, SiwxStore, new_session_id
+from .verify import SiwxVerifyError, check_nonce, check_origin, check_time, consume_nonce
 
 _REFERENCE = re.compile(r"^[1-9A-HJ-NP-Za-km-z]{1,32}$")  # a CAIP-2 reference in base58
 
@@ -124,29 +124,17 @@ async def verify_siws(message_text: str, signature: str, *, expected_domain: str
     except SiwxParseError as error:
         raise SiwxVerifyError("malformed_message", f"Malformed message: {error.detail}") from None
     raw = signature_bytes(signature)
-    if message.domain != expected_domain:
-        raise SiwxVerifyError("wrong_domain", f"The message is for {message.domain}, expected {expected_domain}")
-    if message.uri != expected_uri:
-        raise SiwxVerifyError("wrong_uri", f"The message is for {message.uri}, expected {expected_uri}")
+    check_origin(message, expected_domain, expected_uri)
     if message.caip2 != expected_chain:
         raise SiwxVerifyError("wrong_chain_id", f"The message is for {message.caip2}, expected {expected_chain}")
     if expected_address is not None and message.address != expected_address:
         raise SiwxVerifyError("wrong_address")
-    if message.expiration_time is not None and now_ms >= timestamp_ms(message.expiration_time):
-        raise SiwxVerifyError("expired", f"The message expired at {message.expiration_time}")
-    if message.not_before is not None and now_ms < timestamp_ms(message.not_before):
-        raise SiwxVerifyError("not_yet_valid", f"The message is valid from {message.not_before}")
-    if timestamp_ms(message.issued_at) > now_ms + CLOCK_SKEW_MS:
-        raise SiwxVerifyError("not_yet_valid", f"The message is issued in the future ({message.issued_at})")
-    status = await nonce_store.check_nonce(message.nonce, session_key, now_ms)
-    if status is not NonceStatus.OK:
-        raise SiwxVerifyError(_NONCE_REASONS[status])
+    check_time(message, now_ms)
+    await check_nonce(nonce_store, message.nonce, session_key, now_ms)
     if not ed25519_valid(message.address, message_text, raw):
         raise SiwxVerifyError("signature_mismatch",
                               "The signature was made by another account or the message was changed after signing")
-    status = await nonce_store.consume_nonce(message.nonce, session_key, now_ms)
-    if status is not NonceStatus.OK:
-        raise SiwxVerifyError(_NONCE_REASONS[status])
+    await consume_nonce(nonce_store, message.nonce, session_key, now_ms)
     return message
 
 

@@ -22,7 +22,7 @@ from eth_account.messages import encode_defunct
 from eth_utils.crypto import keccak
 
 from ..services.jsonrpc import RpcCallError, call
-from .message import SiwxMessage, SiwxParseError
+from .message import SignInMessage, SiwxMessage, SiwxParseError
 from .store import NonceStatus, SiwxStore
 
 EIP1271_MAGIC_VALUE: Final = "0x1626ba7e"  # bytes4(keccak256("isValidSignature(bytes32,bytes)"))
@@ -174,12 +174,7 @@ async def verify(
         raise SiwxVerifyError("malformed_message", f"Malformed message: {error.detail}") from None
     sig = signature_bytes(signature)
 
-    if message.domain != expected_domain:
-        raise SiwxVerifyError(
-            "wrong_domain", f"The message is for {message.domain}, expected {expected_domain}"
-        )
-    if message.uri != expected_uri:
-        raise SiwxVerifyError("wrong_uri", f"The message is for {message.uri}, expected {expected_uri}")
+    check_origin(message, expected_domain, expected_uri)
     if message.chain_id != expected_chain_id:
         raise SiwxVerifyError(
             "wrong_chain_id",
@@ -187,7 +182,28 @@ async def verify(
         )
     if expected_address is not None and message.account_address.lower() != expected_address.lower():
         raise SiwxVerifyError("wrong_address")
+    check_time(message, now_ms)
+    await check_nonce(nonce_store, message.nonce, session_key, now_ms)
+    await check_signature(message_text, message.account_address, sig, rpc_url=rpc_url, http=http)
+    await consume_nonce(nonce_store, message.nonce, session_key, now_ms)
+    return message
 
+
+# -- the checks SIWE and SIWS share ------------------------------------------------------------
+
+
+def check_origin(message: SignInMessage, expected_domain: str, expected_uri: str) -> None:
+    """The message was made for this domain and URI."""
+    if message.domain != expected_domain:
+        raise SiwxVerifyError(
+            "wrong_domain", f"The message is for {message.domain}, expected {expected_domain}"
+        )
+    if message.uri != expected_uri:
+        raise SiwxVerifyError("wrong_uri", f"The message is for {message.uri}, expected {expected_uri}")
+
+
+def check_time(message: SignInMessage, now_ms: int) -> None:
+    """Not expired, past its not-before, and issued at most CLOCK_SKEW_MS ahead of our clock."""
     expires = message.expiration_time_ms
     if expires is not None and now_ms >= expires:
         raise SiwxVerifyError("expired", f"The message expired at {message.expiration_time}")
@@ -197,13 +213,16 @@ async def verify(
     if message.issued_at_ms > now_ms + CLOCK_SKEW_MS:
         raise SiwxVerifyError("not_yet_valid", f"The message is issued in the future ({message.issued_at})")
 
-    status = await nonce_store.check_nonce(message.nonce, session_key, now_ms)
+
+async def check_nonce(store: SiwxStore, nonce: str, session_key: str, now_ms: int) -> None:
+    """The nonce was issued to this session, is unused and unexpired (it stays unused)."""
+    status = await store.check_nonce(nonce, session_key, now_ms)
     if status is not NonceStatus.OK:
         raise SiwxVerifyError(_NONCE_REASONS[status])
 
-    await check_signature(message_text, message.account_address, sig, rpc_url=rpc_url, http=http)
 
-    status = await nonce_store.consume_nonce(message.nonce, session_key, now_ms)
+async def consume_nonce(store: SiwxStore, nonce: str, session_key: str, now_ms: int) -> None:
+    """Use the nonce up, atomically, after the signature was found valid."""
+    status = await store.consume_nonce(nonce, session_key, now_ms)
     if status is not NonceStatus.OK:  # lost a race with another attempt
         raise SiwxVerifyError(_NONCE_REASONS[status])
-    return message

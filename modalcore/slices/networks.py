@@ -34,6 +34,12 @@ class NetworksState:
             return placeholder(self.unsupported)
         return self.get(self.active)
 
+    @property
+    def active_rpc_url(self) -> str | None:
+        """The active network's first RPC URL; None without an active network or URL."""
+        network = self.active_network
+        return network.rpc_urls[0] if network is not None and network.rpc_urls else None
+
     def is_requested(self, network_id: str) -> bool:
         return self.get(network_id) is not None
 

@@ -77,11 +77,6 @@ class MaxFeeEstimated(Reply):
     result: Fee | None = None
 
 
-def _rpc_url(model: Model) -> str | None:
-    network = model.networks.active_network
-    return network.rpc_urls[0] if network is not None and network.rpc_urls else None
-
-
 def on_max(model: Model, msg: PressedSendMax, now: int) -> Step:
     """The whole balance; for the native token, less twice the estimated network fee."""
     token = selected_token(model)
@@ -90,7 +85,7 @@ def on_max(model: Model, msg: PressedSendMax, now: int) -> Step:
     if token.address is not None:
         return with_send(model, amount=_plain(token.quantity_numeric), error=None, fee=FeeEstimate()), []
     address = model.accounts.get(model.networks.active_namespace).address
-    rpc_url = _rpc_url(model)
+    rpc_url = model.networks.active_rpc_url
     if address is None or rpc_url is None:
         return with_send(model, error=FEE_UNAVAILABLE), []
     if model.networks.active_namespace == "solana":
@@ -157,7 +152,7 @@ def solana_args(model: Model) -> dict[str, object] | None:
     """What the Solana send services need: sender, receiver, mint (None for SOL), base units."""
     token = selected_token(model)
     address = model.accounts.get("solana").address
-    rpc_url = _rpc_url(model)
+    rpc_url = model.networks.active_rpc_url
     if token is None or address is None or rpc_url is None:
         return None
     units = to_units(model.send.amount, int(token.quantity_decimals)) or 0
@@ -176,7 +171,7 @@ def estimate(model: Model) -> Step:
         model = with_send(model, fee=FeeEstimate(key=key, loading=True))
         return model, [Call("solana_estimate_fee", solana, FeeEstimated, key)]
     built = build_tx(model)
-    rpc_url = _rpc_url(model)
+    rpc_url = model.networks.active_rpc_url
     if built is None or rpc_url is None:
         return with_send(model, fee=FeeEstimate(key=key, error=FEE_UNAVAILABLE)), []
     tx, token = built

@@ -164,15 +164,17 @@ def on_tx_result(model: Model, msg: TransactionAnswered, now: int) -> Step:
     if pending is None or pending.send_id != send_id or pending.status != "waiting":
         return model, []  # an answer to a request this session no longer waits for
     if timed_out(msg):
-        return _lost(model, LOST_TIMEOUT), []
+        return send_lost(model, LOST_TIMEOUT), []
     text = answer_error(msg)
     if text is None:
-        return _succeeded(model, now, pending)
+        return send_succeeded(model, now, pending)
     model = with_send(model, loading=False, pending=None, error=text)
     return stack.pop_tx(model, cancel=True)  # back to the form, which stays as it was
 
 
-def _succeeded(model: Model, now: int, pending: PendingSend) -> Step:
+def send_succeeded(model: Model, now: int, pending: PendingSend) -> Step:
+    """A send went through (either namespace): the stack entry pops, the form resets, balances
+    and history refresh."""
     token = selected_token(model)
     props = (_track_props(model, token, pending.amount) if token is not None
              else {"isSmartAccount": False, "token": pending.token, "amount": pending.amount,
@@ -187,7 +189,9 @@ def _succeeded(model: Model, now: int, pending: PendingSend) -> Step:
     return model, [Track("SEND_SUCCESS", props), *cmds, *fetch, *refetch, *shown]
 
 
-def _lost(model: Model, reason: str) -> Model:
+def send_lost(model: Model, reason: str) -> Model:
+    """The wallet request of a waiting send is gone (timed out, page reloaded): keep it as lost,
+    never ask the wallet again by ourselves."""
     pending = model.send.pending
     if pending is None:
         return model
@@ -205,7 +209,7 @@ def on_reattached(model: Model, msg: Any, now: int) -> Step:
     connector = model.connectors.get(model.accounts.get("eip155").connector_id)
     if connector is not None and connector.type == "WALLET_CONNECT":
         return model, []  # the request runs in the engine's WalletConnect session: not lost
-    return _lost(model, LOST_RELOAD), [CancelEffect(pending.eid)]
+    return send_lost(model, LOST_RELOAD), [CancelEffect(pending.eid)]
 
 
 def on_retry(model: Model, msg: PressedRetrySend, now: int) -> Step:

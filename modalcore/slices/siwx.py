@@ -276,11 +276,10 @@ def verify_call(model: Model, signature: str) -> Call:
     assert active is not None, "verify_call needs an active eip155 account"
     address, caip, chain_id = active
     domain, uri = origin_parts(model.origin)
-    network = model.networks.active_network
     args: dict[str, object] = {
         "message": model.siwx.message, "signature": signature, "session_key": model.session_id,
         "domain": domain, "uri": uri, "chain_id": chain_id, "address": address,
-        "rpc_url": network.rpc_urls[0] if network and network.rpc_urls else None,
+        "rpc_url": model.networks.active_rpc_url,
     }
     return Call("siwx.verify", args, SiwxVerified, caip)
 

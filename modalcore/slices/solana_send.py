@@ -17,9 +17,8 @@ from ..rules import limits as L
 from ..rules.rpc_errors import readable
 from . import stack
 from .connecting import solana_request
-from .send_fee import _rpc_url
-from .send_form import with_send as _with_send
-from .send_tx import LOST_TIMEOUT, SEND_TIMEOUT_MS, _lost, _succeeded, refusal, timed_out
+from .send_form import with_send
+from .send_tx import LOST_TIMEOUT, SEND_TIMEOUT_MS, refusal, send_lost, send_succeeded, timed_out
 from .solana_send_replies import SolanaSendPrepared, SolanaSendSubmitted, SolanaTransactionSigned
 
 if TYPE_CHECKING:
@@ -35,7 +34,7 @@ def _waiting(model: Model, send_id: str) -> bool:
 
 
 def _failed(model: Model, text: str) -> Step:
-    model = _with_send(model, loading=False, pending=None, error=text)
+    model = with_send(model, loading=False, pending=None, error=text)
     return stack.pop_tx(model, cancel=True)  # back to the form, which stays as it was
 
 
@@ -53,7 +52,7 @@ def on_prepared(model: Model, msg: SolanaSendPrepared, now: int) -> Step:
     model, effect = solana_request(model, account.connector_id, "solana:signTransaction", params,
                                    SolanaTransactionSigned, msg.key, timeout_ms=SEND_TIMEOUT_MS)
     pending = replace(pending, eid=effect.eid, tx=(("message", msg.result.message),))
-    return _with_send(model, pending=pending), [effect]
+    return with_send(model, pending=pending), [effect]
 
 
 def _signed(result: object) -> str | None:
@@ -71,11 +70,11 @@ def on_signed(model: Model, msg: SolanaTransactionSigned, now: int) -> Step:
         return model, []
     if not msg.ok:
         if timed_out(msg):
-            return _lost(model, LOST_TIMEOUT), []
+            return send_lost(model, LOST_TIMEOUT), []
         return _failed(model, refusal(msg))
     transaction = _signed(msg.result)
     message = dict(pending.tx).get("message")
-    rpc_url = _rpc_url(model)
+    rpc_url = model.networks.active_rpc_url
     if transaction is None or message is None or rpc_url is None:
         return _failed(model, BAD_SIGNED)
     args = {"rpc_url": rpc_url, "transaction": transaction, "message": message}
@@ -90,7 +89,7 @@ def on_submitted(model: Model, msg: SolanaSendSubmitted, now: int) -> Step:
         return _failed(model, readable(msg.error) or TX_FAILED)
     if not msg.result.confirmed:
         return _failed(model, TX_FAILED)
-    return _succeeded(model, now, pending)
+    return send_succeeded(model, now, pending)
 
 
 HANDLERS: dict[type[Msg], Handler] = {

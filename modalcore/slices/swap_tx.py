@@ -140,8 +140,7 @@ def on_approve_answered(model: Model, msg: SwapApproveAnswered, now: int) -> Ste
     error = answer_error(msg)
     if error is not None:
         return _failed(model, error)
-    network = model.networks.active_network
-    rpc_url = network.rpc_urls[0] if network is not None and network.rpc_urls else ""
+    rpc_url = model.networks.active_rpc_url or ""
     model = with_swap(model, pending=replace(pending, step="approving", approve_hash=str(msg.result)))
     return model, [Call("tx_receipt", {"rpc_url": rpc_url, "hash": msg.result}, SwapApprovalMined,
                         pending.swap_id)]
@@ -152,8 +151,7 @@ def on_approval_mined(model: Model, msg: SwapApprovalMined, now: int) -> Step:
     if pending is None or pending.swap_id != msg.key or pending.step != "approving":
         return model, []
     if msg.result is not None and msg.result.status == "pending" and pending.receipt_asks < MAX_RECEIPT_ASKS:
-        network = model.networks.active_network
-        rpc_url = network.rpc_urls[0] if network is not None and network.rpc_urls else ""
+        rpc_url = model.networks.active_rpc_url or ""
         model = with_swap(model, pending=replace(pending, receipt_asks=pending.receipt_asks + 1))
         return model, [Call("tx_receipt", {"rpc_url": rpc_url, "hash": pending.approve_hash}, SwapApprovalMined,
                             pending.swap_id)]

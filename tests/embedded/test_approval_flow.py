@@ -9,27 +9,17 @@ import json
 from eth_account import Account
 from eth_account.messages import encode_defunct, encode_typed_data
 
-from modalcore.core.cmds import Call, EffectReply
+from modalcore.core.cmds import Call
 from modalcore.embedded.devmail import LocalSmtpServer
 from modalcore.embedded.service import EmbeddedWallet
-from modalcore.rules.embedded import AUTH_CONNECTOR_ID
 from modalcore.siwx.service import siwx_services
 from modalcore.siwx.store import SqliteSiwxStore
-from modalcore.slices.connecting import wallet_request
 from modalcore.slices.embedded import ApprovalDecided, EmbeddedRequest
-from modalcore.slices.model import Model, Step
 
 from .world import EmailWorld
 
 SIGNER = Account.from_key("0x" + "22" * 32)
 EMAIL = "dora@example.com"
-
-
-class Answered(EffectReply):
-    """What a test's wallet request asks for (the reply a slice would name)."""
-
-
-Answers: list[EffectReply] = []
 
 
 def _siwx_world(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> EmailWorld:
@@ -50,25 +40,12 @@ def _sign_in_waiting(world: EmailWorld) -> EmbeddedRequest:
     return request
 
 
-def _ask(world: EmailWorld, method: str, params: object) -> None:
-    def step(model: Model) -> Step:
-        model, effect = wallet_request(model, AUTH_CONNECTOR_ID, method, params, Answered, "test")
-        return model, [effect]
-
-    world.h.apply(step)
-
-
 def test_sign_in_with_siwx_waits_in_approve_transaction_and_nothing_reaches_the_page(
         wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
     world = _siwx_world(wallet, smtp)
-    world.submit_email(EMAIL)
-    world.type_code(world.code_for(EMAIL))
-    world.settle_all()
-    world.h.press("siwx/sign")
-    world.settle_all()
+    request = _sign_in_waiting(world)
     assert world.h.view == "ApproveTransaction"
-    request = world.h.model.embedded.request
-    assert request is not None and request.method == "personal_sign"
+    assert request.method == "personal_sign"
     frame = world.h.node(f"approve/frame/{request.eid}")
     assert frame.t == "frame"
     assert frame.p["src"] == f"/embedded/approve?session=session-1&request={request.eid}"
@@ -119,11 +96,7 @@ def test_rejecting_declines_the_signature_and_signs_nothing(wallet: EmbeddedWall
 
 def test_a_decision_for_another_request_changes_nothing(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
     world = _siwx_world(wallet, smtp)
-    world.submit_email(EMAIL)
-    world.type_code(world.code_for(EMAIL))
-    world.settle_all()
-    world.h.press("siwx/sign")
-    world.settle_all()
+    _sign_in_waiting(world)
     before = world.h.model.embedded
     world.h.deliver(ApprovalDecided("e999", approve=True))
     assert world.h.model.embedded == before
@@ -137,7 +110,7 @@ def test_typed_data_is_signed_by_the_embedded_key(wallet: EmbeddedWallet, smtp: 
                        "Mail": [{"name": "contents", "type": "string"}]},
              "primaryType": "Mail", "domain": {"name": "Demo", "chainId": 31337},
              "message": {"contents": "hello"}}
-    _ask(world, "eth_signTypedData_v4", [address, json.dumps(typed)])
+    world.ask_wallet("eth_signTypedData_v4", [address, json.dumps(typed)])
     request = world.h.model.embedded.request
     assert request is not None and world.h.view == "ApproveTransaction"
     world.h.deliver(ApprovalDecided(request.eid, approve=True))
@@ -149,7 +122,7 @@ def test_typed_data_is_signed_by_the_embedded_key(wallet: EmbeddedWallet, smtp: 
 def test_safe_methods_are_answered_at_once(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
     world = EmailWorld(wallet, smtp)
     world.sign_in(EMAIL)
-    _ask(world, "eth_chainId", [])
+    world.ask_wallet("eth_chainId", [])
     assert world.h.model.embedded.request is None
     assert world.h.view != "ApproveTransaction"
 
@@ -158,7 +131,7 @@ def test_a_method_on_neither_list_is_refused_and_the_ui_says_so_after_300_ms(
         wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
     world = EmailWorld(wallet, smtp)
     world.sign_in(EMAIL)
-    _ask(world, "eth_sign", ["0x00", "0x00"])
+    world.ask_wallet("eth_sign", ["0x00", "0x00"])
     assert world.h.model.embedded.request is None
     assert world.h.model.snack.message != "Action not allowed"
     world.h.advance(299)
@@ -171,7 +144,7 @@ def test_a_method_on_neither_list_is_refused_and_the_ui_says_so_after_300_ms(
 def test_switching_to_a_chain_that_is_not_configured_is_refused(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
     world = EmailWorld(wallet, smtp)
     world.sign_in(EMAIL)
-    _ask(world, "wallet_switchEthereumChain", [{"chainId": "0x89"}])
+    world.ask_wallet("wallet_switchEthereumChain", [{"chainId": "0x89"}])
     assert world.h.model.embedded.request is None
 
 
@@ -179,7 +152,7 @@ def test_going_back_from_the_approval_rejects_it(wallet: EmbeddedWallet, smtp: L
     world = EmailWorld(wallet, smtp)
     address = world.sign_in(EMAIL)
     world.h.host("open")
-    _ask(world, "personal_sign", ["0x68656c6c6f", address])
+    world.ask_wallet("personal_sign", ["0x68656c6c6f", address])
     assert world.h.view == "ApproveTransaction"
     world.h.press("header/back")
     assert world.h.model.embedded.request is None
@@ -192,7 +165,7 @@ def test_a_request_while_the_modal_is_closed_opens_it_on_the_approval(
     world = EmailWorld(wallet, smtp)
     address = world.sign_in(EMAIL)
     assert not world.h.model.modal.open  # connecting closed it
-    _ask(world, "personal_sign", ["0x68656c6c6f", address])
+    world.ask_wallet("personal_sign", ["0x68656c6c6f", address])
     request = world.h.model.embedded.request
     assert request is not None and world.h.model.modal.open
     assert world.h.find(f"approve/frame/{request.eid}") is not None
@@ -202,7 +175,7 @@ def test_an_approval_not_decided_in_10_minutes_fails_and_signs_nothing(
         wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
     world = EmailWorld(wallet, smtp)
     address = world.sign_in(EMAIL)
-    _ask(world, "personal_sign", ["0x68656c6c6f", address])
+    world.ask_wallet("personal_sign", ["0x68656c6c6f", address])
     request = world.h.model.embedded.request
     assert request is not None
     world.h.advance(10 * 60 * 1000 - 1)

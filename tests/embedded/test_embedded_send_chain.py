@@ -13,7 +13,6 @@ from modalcore.embedded.devmail import LocalSmtpServer
 from modalcore.server.config import dev_networks, parse_config
 from modalcore.slices.embedded import ApprovalDecided
 
-from .test_approval_flow import _ask
 from .world import EmailWorld, open_wallet
 
 pytestmark = pytest.mark.chain
@@ -45,7 +44,7 @@ def test_an_approved_send_puts_one_transaction_on_chain(
     chains = devchain
     world, address = _world(chains, tmp_path, smtp)
     before = _balance(chains, RECEIVER)
-    _ask(world, "eth_sendTransaction", [{"to": RECEIVER, "value": hex(ONE_TENTH)}])
+    world.ask_wallet("eth_sendTransaction", [{"to": RECEIVER, "value": hex(ONE_TENTH)}])
     request = world.h.model.embedded.request
     assert request is not None and world.h.view == "ApproveTransaction"
     assert _nonce(chains, address) == 0  # nothing is sent before the approval
@@ -65,7 +64,7 @@ def test_an_approved_send_puts_one_transaction_on_chain(
 def test_a_rejected_send_sends_nothing(devchain: ChainsInfo, tmp_path: Path, smtp: LocalSmtpServer) -> None:
     chains = devchain
     world, address = _world(chains, tmp_path, smtp)
-    _ask(world, "eth_sendTransaction", [{"to": RECEIVER, "value": hex(ONE_TENTH)}])
+    world.ask_wallet("eth_sendTransaction", [{"to": RECEIVER, "value": hex(ONE_TENTH)}])
     request = world.h.model.embedded.request
     assert request is not None
     world.h.deliver(ApprovalDecided(request.eid, approve=False))
@@ -77,7 +76,7 @@ def test_a_send_without_a_0x_to_is_refused_by_the_signer(
         devchain: ChainsInfo, tmp_path: Path, smtp: LocalSmtpServer) -> None:
     chains = devchain
     world, address = _world(chains, tmp_path, smtp)
-    _ask(world, "eth_sendTransaction", [{"to": "70997970C51812dc3A010C7d01b50e0d17dC79C8", "value": "0x1"}])
+    world.ask_wallet("eth_sendTransaction", [{"to": "70997970C51812dc3A010C7d01b50e0d17dC79C8", "value": "0x1"}])
     request = world.h.model.embedded.request
     assert request is not None
     world.h.deliver(ApprovalDecided(request.eid, approve=True))

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from modalcore.core.cmds import Call, CallSettled
+from modalcore.core.cmds import Call, CallSettled, EffectReply
 from modalcore.embedded.codes import EmailCodes
 from modalcore.embedded.codestore import CodeStore
 from modalcore.embedded.devmail import LocalSmtpServer
@@ -23,7 +23,10 @@ from modalcore.embedded.masterkey import MasterKey
 from modalcore.embedded.service import EmbeddedWallet, embedded_services
 from modalcore.enginetest import Harness
 from modalcore.runtime.clock import FakeClock
+from modalcore.rules.embedded import AUTH_CONNECTOR_ID
 from modalcore.runtime.services import ServiceContext
+from modalcore.slices.connecting import wallet_request
+from modalcore.slices.model import Model, Step
 
 START_MS = 1_700_000_000_000
 MASTER = MasterKey(bytes(range(32)))
@@ -57,6 +60,10 @@ def offer_email(h: Harness) -> Harness:
     h.session.model = replace(h.model, embedded=replace(h.model.embedded, email_offered=True))
     h.session.render()
     return h
+
+
+class Answered(EffectReply):
+    """What a test's wallet request asks for (the reply a slice would name)."""
 
 
 class EmailWorld:
@@ -119,6 +126,14 @@ class EmailWorld:
         address = self.h.model.accounts.get("eip155").address
         assert address is not None
         return address
+
+    def ask_wallet(self, method: str, params: object) -> None:
+        """The page asks the embedded wallet (`method`, `params`), as a slice would."""
+        def step(model: Model) -> Step:
+            model, effect = wallet_request(model, AUTH_CONNECTOR_ID, method, params, Answered, "test")
+            return model, [effect]
+
+        self.h.apply(step)
 
     def settle_all(self) -> None:
         """Run calls until none is pending (a reply may ask for the next one)."""
