@@ -128,6 +128,13 @@ def siwx_services(
     def now(ctx: ServiceContext | None) -> int:
         return ctx.clock.now_ms() if ctx is not None else clock()
 
+    async def signed_in(session: SiwxSession, address: str, now_ms: int) -> VerifyResult:
+        """Keep the verified sign-in's session; the answer with its token for `address`."""
+        await store.add_session(session)
+        token = issue_token(signer, address=address, chain_id=session.chain_id, domain=session.domain,
+                            sid=session.id, iat=now_ms // 1000, exp=session.expires_at // 1000)
+        return {"ok": True, "token": token, "session": session.to_json()}
+
     async def nonce(ctx: ServiceContext | None, args: NonceArgs) -> NonceResult:
         return {"nonce": await store.issue_nonce(args.session_key, now(ctx))}
 
@@ -166,17 +173,7 @@ def siwx_services(
         session = SiwxSession.from_message(
             parsed, message, signature, now_ms=now_ms, default_ttl_ms=session_ttl_ms
         )
-        await store.add_session(session)
-        token = issue_token(
-            signer,
-            address=parsed.account_address,
-            chain_id=parsed.chain_id,
-            domain=parsed.domain,
-            sid=session.id,
-            iat=now_ms // 1000,
-            exp=session.expires_at // 1000,
-        )
-        return {"ok": True, "token": token, "session": session.to_json()}
+        return await signed_in(session, parsed.account_address, now_ms)
 
     async def siws_sessions(ctx: ServiceContext | None, args: SiwsSessionsArgs) -> SessionsResult:
         found = await store.sessions_for(args.address, args.domain, SOLANA_CHAIN_ID, now(ctx))
@@ -193,10 +190,7 @@ def siwx_services(
             return {"ok": False, "reason": error.reason, "error": error.detail}
         session = siws_session(parsed, args.message, args.signature, now_ms=now_ms,
                                default_ttl_ms=session_ttl_ms)
-        await store.add_session(session)
-        token = issue_token(signer, address=parsed.address, chain_id=SOLANA_CHAIN_ID, domain=parsed.domain,
-                            sid=session.id, iat=now_ms // 1000, exp=session.expires_at // 1000)
-        return {"ok": True, "token": token, "session": session.to_json()}
+        return await signed_in(session, parsed.address, now_ms)
 
     async def revoke(ctx: ServiceContext | None, args: RevokeArgs) -> RevokeResult:
         return {"revoked": await store.revoke(plain_address(args.address), args.domain)}

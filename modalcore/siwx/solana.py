@@ -35,8 +35,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from ..rules.addresses import solana_key
-from .message import SignInMessage, SiwxMessageError, SiwxParseError, iso_from_ms, timestamp_ms
-from .store import SiwxSession, SiwxStore, new_session_id
+from .message import SignInMessage, SiwxMessageError, SiwxParseError, iso_from_ms
+from .store import SiwxSession, SiwxStore
 from .verify import SiwxVerifyError, check_nonce, check_origin, check_time, consume_nonce
 
 _REFERENCE = re.compile(r"^[1-9A-HJ-NP-Za-km-z]{1,32}$")  # a CAIP-2 reference in base58
@@ -145,21 +145,8 @@ def siws_session(message: SiwsMessage, text: str, signature: str, *, now_ms: int
                  default_ttl_ms: int) -> SiwxSession:
     """A stored session for a verified SIWS message (the same store as SIWX; its CACAO names the
     signer as did:pkh:solana:... and the signature type solana:ed25519)."""
-    expires = None if message.expiration_time is None else timestamp_ms(message.expiration_time)
-    payload: dict[str, Any] = {"domain": message.domain, "iss": f"did:pkh:{message.caip2}:{message.address}",
-                               "aud": message.uri, "version": message.version, "nonce": message.nonce,
-                               "iat": message.issued_at}
-    optional = {"exp": message.expiration_time, "nbf": message.not_before, "requestId": message.request_id,
-                "resources": None if message.resources is None else list(message.resources),
-                "statement": message.statement}
-    payload.update({key: value for key, value in optional.items() if value is not None})
-    return SiwxSession(
-        id=new_session_id(), address=message.address.lower(), chain_id=SOLANA_CHAIN_ID,
-        domain=message.domain, message=text, signature=signature, data=message.to_data(),
-        cacao={"h": {"t": "caip122"}, "p": payload, "s": {"t": "solana:ed25519", "s": signature}},
-        issued_at=timestamp_ms(message.issued_at),
-        expires_at=expires if expires is not None else now_ms + default_ttl_ms, created_at=now_ms,
-    )
+    return SiwxSession.signed_in(message, text, signature, chain_id=SOLANA_CHAIN_ID, now_ms=now_ms,
+                                 signature_type="solana:ed25519", default_ttl_ms=default_ttl_ms)
 
 
 def is_session_of(session: SiwxSession, address: str, chain: str) -> bool:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..rules import limits as L
-from .message import SiwxMessage
+from .message import SignInMessage, SiwxMessage
 
 NONCE_TTL_MS = 10 * 60 * 1000
 NONCE_KEEP_MS = 24 * 60 * 60 * 1000  # used/expired nonces are pruned after a day
@@ -34,11 +34,13 @@ class NonceStatus(str, Enum):
     OTHER_SESSION = "other_session"
 
 
-def build_cacao(message: SiwxMessage, signature: str) -> dict[str, Any]:
-    """A CAIP-74 CACAO (header caip122, EIP-191 signature) for a signed EIP-4361 message."""
+def build_cacao(message: SignInMessage, signature: str, signature_type: str = "eip191") -> dict[str, Any]:
+    """A CAIP-74 CACAO (header caip122) for a signed sign-in message: the signer as
+    did:pkh:{CAIP-2 chain}:{address}, the signature typed `signature_type` (EIP-191 for SIWE,
+    solana:ed25519 for SIWS)."""
     payload: dict[str, Any] = {
         "domain": message.domain,
-        "iss": f"did:pkh:eip155:{message.chain_id}:{message.account_address}",
+        "iss": f"did:pkh:{message.caip2}:{message.signer}",
         "aud": message.uri,
         "version": message.version,
         "nonce": message.nonce,
@@ -52,7 +54,7 @@ def build_cacao(message: SiwxMessage, signature: str) -> dict[str, Any]:
         "statement": message.statement,
     }
     payload.update({key: value for key, value in optional.items() if value is not None})
-    return {"h": {"t": "caip122"}, "p": payload, "s": {"t": "eip191", "s": signature}}
+    return {"h": {"t": "caip122"}, "p": payload, "s": {"t": signature_type, "s": signature}}
 
 
 def new_session_id() -> str:
@@ -87,18 +89,36 @@ class SiwxSession:
         session_id: str | None = None,
         default_ttl_ms: int = DEFAULT_SESSION_TTL_MS,
     ) -> SiwxSession:
-        """A session for a verified message. It ends at the message's expiration time, or
-        `default_ttl_ms` after `now_ms` when the message has none."""
+        """A session for a verified EIP-4361 message (see `signed_in`)."""
+        return cls.signed_in(message, text, signature, chain_id=message.chain_id, now_ms=now_ms,
+                             session_id=session_id, default_ttl_ms=default_ttl_ms)
+
+    @classmethod
+    def signed_in(
+        cls,
+        message: SignInMessage,
+        text: str,
+        signature: str,
+        *,
+        chain_id: int,
+        now_ms: int,
+        signature_type: str = "eip191",
+        session_id: str | None = None,
+        default_ttl_ms: int = DEFAULT_SESSION_TTL_MS,
+    ) -> SiwxSession:
+        """A session for a verified message of either namespace, kept under the store's integer
+        `chain_id`. It ends at the message's expiration time, or `default_ttl_ms` after `now_ms`
+        when the message has none."""
         expires = message.expiration_time_ms
         return cls(
             id=session_id or new_session_id(),
-            address=message.account_address.lower(),
-            chain_id=message.chain_id,
+            address=message.signer.lower(),
+            chain_id=chain_id,
             domain=message.domain,
             message=text,
             signature=signature,
             data=message.to_data(),
-            cacao=build_cacao(message, signature),
+            cacao=build_cacao(message, signature, signature_type),
             issued_at=message.issued_at_ms,
             expires_at=expires if expires is not None else now_ms + default_ttl_ms,
             created_at=now_ms,
