@@ -121,23 +121,24 @@ def parse_chain_id(value: int | str) -> int:
     raise SiwxMessageError(f"not an EIP-155 chain id: {text!r}", "chainId")
 
 
+@dataclass(frozen=True, kw_only=True)
 class SignInMessage(ABC):
     """What SIWE and SIWS messages share (CAIP-122 in the EIP-4361 text layout): the fields
     around the address and the chain id, their rules, the text, the SPEC §3 data and the strict
-    parser. A subclass is a frozen dataclass that declares every field and adds its header, its
-    address and chain id fields and their rules."""
+    parser. A subclass adds its header, its address and chain id fields and their rules.
+    Construction validates every field (SiwxMessageError); fields are given by keyword."""
 
     HEADER_SUFFIX: ClassVar[str]
     domain: str
     uri: str
     nonce: str
     issued_at: str
-    statement: str | None
-    version: str
-    expiration_time: str | None
-    not_before: str | None
-    request_id: str | None
-    resources: tuple[str, ...] | None
+    statement: str | None = None
+    version: str = "1"
+    expiration_time: str | None = None
+    not_before: str | None = None
+    request_id: str | None = None
+    resources: tuple[str, ...] | None = None
 
     @property
     @abstractmethod
@@ -274,24 +275,14 @@ class SignInMessage(ABC):
         return data
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SiwxMessage(SignInMessage):
-    """One EIP-4361 message. Construction validates every field (SiwxMessageError)."""
+    """One EIP-4361 message: an EIP-55 address and an EIP-155 chain id."""
 
     HEADER_SUFFIX: ClassVar[str] = " wants you to sign in with your Ethereum account:"
 
-    domain: str
     account_address: str
-    uri: str
     chain_id: int
-    nonce: str
-    issued_at: str
-    statement: str | None = None
-    version: str = "1"
-    expiration_time: str | None = None
-    not_before: str | None = None
-    request_id: str | None = None
-    resources: tuple[str, ...] | None = None
 
     @property
     def signer(self) -> str:

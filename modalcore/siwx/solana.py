@@ -42,25 +42,15 @@ from .verify import SiwxVerifyError, check_nonce, check_origin, check_time, cons
 _REFERENCE = re.compile(r"^[1-9A-HJ-NP-Za-km-z]{1,32}$")  # a CAIP-2 reference in base58
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SiwsMessage(SignInMessage):
     """One SIWS message: SIWE's fields, rules, text and parser (SignInMessage) with a base58
     address and the cluster's CAIP-2 reference as its chain id."""
 
     HEADER_SUFFIX: ClassVar[str] = " wants you to sign in with your Solana account:"
 
-    domain: str
     address: str
-    uri: str
     chain_id: str  # the CAIP-2 reference of the cluster
-    nonce: str
-    issued_at: str
-    statement: str | None = None
-    version: str = "1"
-    expiration_time: str | None = None
-    not_before: str | None = None
-    request_id: str | None = None
-    resources: tuple[str, ...] | None = None
 
     @property
     def signer(self) -> str:
