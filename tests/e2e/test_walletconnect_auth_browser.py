@@ -20,7 +20,7 @@ from modalcore.devchain.pytest_plugin import ChainsInfo
 from modalcore.netports import free_port
 
 from .conftest import ACCOUNT_0, Relay, open_modal, serve
-from .test_walletconnect_browser import DEV_KEY, WAIT, Wallet, page, relay, wc_config
+from .test_walletconnect_browser import DEV_KEY, WAIT, Wallet, copy_pairing_uri, page, relay, wc_config
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
 __all__ = ["relay"]  # the fixture, shared with the WalletConnect browser tests
@@ -44,13 +44,7 @@ def test_one_click_sign_in_over_walletconnect_needs_one_approval(
         with serve(wc_config(devchains, tmp_path, relay), port) as engine:
             demo.goto("?siwx=required")
             demo.wait_host("siwx", lambda s: s.get("enabled") is True and s.get("signedIn") is False)
-            open_modal(demo)
-            demo.wait_view("Connect").get_by_role("button", name="WalletConnect").click()
-            card = demo.wait_view("ConnectingWalletConnect")
-            expect(card.get_by_role("img", name="WalletConnect QR code")).to_be_visible()
-            card.get_by_role("button", name="Copy link").click()
-            assert demo.poll(lambda: str(demo.eval("navigator.clipboard.readText()")).startswith("wc:"), WAIT)
-            uri = str(demo.eval("navigator.clipboard.readText()"))
+            uri = copy_pairing_uri(demo)
             assert "methods=wc_sessionAuthenticate" in uri
             tab = demo.context.new_page()
             tab.goto(page_url)

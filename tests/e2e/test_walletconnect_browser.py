@@ -108,6 +108,19 @@ def page(browser: Any, port: int) -> Demo:
     return demo
 
 
+def copy_pairing_uri(demo: Demo) -> str:
+    """Connect → WalletConnect → the QR code; the URI 'Copy link' puts on the clipboard."""
+    from playwright.sync_api import expect
+
+    open_modal(demo)
+    demo.wait_view("Connect").get_by_role("button", name="WalletConnect").click()
+    card = demo.wait_view("ConnectingWalletConnect")
+    expect(card.get_by_role("img", name="WalletConnect QR code")).to_be_visible()
+    card.get_by_role("button", name="Copy link").click()
+    assert demo.poll(lambda: str(demo.eval("navigator.clipboard.readText()")).startswith("wc:"), WAIT)
+    return str(demo.eval("navigator.clipboard.readText()"))
+
+
 def pair_by_qr(demo: Demo, wallet: Wallet) -> str:
     """Connect → WalletConnect → the QR code; 'Copy link' gives the URI the wallet pairs with."""
     from playwright.sync_api import expect
@@ -331,13 +344,7 @@ def test_the_demo_wallet_page_pairs_and_approves_by_hand(
     try:
         with serve(wc_config(devchains, tmp_path, relay), port):
             demo.goto()
-            open_modal(demo)
-            demo.wait_view("Connect").get_by_role("button", name="WalletConnect").click()
-            card = demo.wait_view("ConnectingWalletConnect")
-            expect(card.get_by_role("img", name="WalletConnect QR code")).to_be_visible()
-            card.get_by_role("button", name="Copy link").click()
-            assert demo.poll(lambda: str(demo.eval("navigator.clipboard.readText()")).startswith("wc:"), WAIT)
-            uri = str(demo.eval("navigator.clipboard.readText()"))
+            uri = copy_pairing_uri(demo)
 
             tab = demo.context.new_page()
             tab_errors: list[str] = []

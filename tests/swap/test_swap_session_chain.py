@@ -33,12 +33,19 @@ def fee_of(h: ChainHarness, tx_hash: str) -> int:
     return int(receipt["gasUsed"], 16) * int(receipt["effectiveGasPrice"], 16)
 
 
-def test_eth_to_demo_from_the_account_view_lands_exactly_the_quoted_amount(devchain: ChainsInfo) -> None:
+def quoted_eth_to_demo(devchain: ChainsInfo) -> tuple[ChainHarness, str, str]:
+    """A visitor (dev account 2) on the Swap view with a quote for 1 ETH to DEMO: the harness,
+    the visitor's address and DEMO's."""
     user = devchain.chain(31337)["accounts"][2]
     demo = devchain.token(31337, "DEMO")["address"]
     h = ChainHarness(devchain, user)
     h.open_swap()
     h.quote("1", "native", demo)
+    return h, user, demo
+
+
+def test_eth_to_demo_from_the_account_view_lands_exactly_the_quoted_amount(devchain: ChainsInfo) -> None:
+    h, user, demo = quoted_eth_to_demo(devchain)
     quote = h.model.swap.quote
     assert quote is not None and quote.approve is None  # ETH needs no approval
     # 1 ETH into the 50 ETH / 50,000 DEMO pool, the 0.3 % fee kept
@@ -102,12 +109,8 @@ def test_insufficient_liquidity_is_refused_before_any_wallet_request(devchain: C
 
 
 def test_a_price_moved_beyond_slippage_reverts_and_reads_so(devchain: ChainsInfo) -> None:
-    entry = devchain.chain(31337)
-    user, other = entry["accounts"][2], entry["accounts"][4]
-    demo = devchain.token(31337, "DEMO")["address"]
-    h = ChainHarness(devchain, user)
-    h.open_swap()
-    h.quote("1", "native", demo)
+    h, user, demo = quoted_eth_to_demo(devchain)
+    other = devchain.chain(31337)["accounts"][4]
     h.press("swap/review")
     mover = ChainHarness(devchain, other)  # another visitor buys DEMO first
     mover.open_swap()
@@ -125,11 +128,7 @@ def test_a_price_moved_beyond_slippage_reverts_and_reads_so(devchain: ChainsInfo
 
 
 def test_a_socket_dropped_and_rejoined_during_a_swap_makes_one_swap(devchain: ChainsInfo) -> None:
-    user = devchain.chain(31337)["accounts"][2]
-    demo = devchain.token(31337, "DEMO")["address"]
-    h = ChainHarness(devchain, user)
-    h.open_swap()
-    h.quote("1", "native", demo)
+    h, user, demo = quoted_eth_to_demo(devchain)
     with devchain.rpc(31337) as rpc:
         nonce = rpc.nonce(user)
         h.press("swap/review")
@@ -144,11 +143,7 @@ def test_a_socket_dropped_and_rejoined_during_a_swap_makes_one_swap(devchain: Ch
 
 
 def test_a_reload_during_a_swap_shows_it_lost_and_sends_nothing_again(devchain: ChainsInfo) -> None:
-    user = devchain.chain(31337)["accounts"][2]
-    demo = devchain.token(31337, "DEMO")["address"]
-    h = ChainHarness(devchain, user)
-    h.open_swap()
-    h.quote("1", "native", demo)
+    h, user, demo = quoted_eth_to_demo(devchain)
     with devchain.rpc(31337) as rpc:
         nonce = rpc.nonce(user)
         h.press("swap/review")
