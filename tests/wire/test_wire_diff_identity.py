@@ -16,7 +16,7 @@ from hypothesis import given
 from modalcore.wire.diff import INSERT, MOVE, PROPS, REMOVE, REPLACE, Op, diff
 from modalcore.wire.nodes import Node
 
-from .test_wire_diff_properties import SETTINGS, Wire, _wire, edited, trees
+from .test_wire_diff_properties import SETTINGS, Wire, edited, trees, wire_form
 from hypothesis import strategies as st
 
 
@@ -97,7 +97,7 @@ def _sharing(old: Node, wire: Wire) -> Node:
 @st.composite
 def shared_pairs(draw: st.DrawFn) -> tuple[Node, Wire]:
     a = draw(trees())
-    return Node.from_wire(_wire(a)), _wire(draw(edited(a)))
+    return Node.from_wire(wire_form(a)), wire_form(draw(edited(a)))
 
 
 @SETTINGS

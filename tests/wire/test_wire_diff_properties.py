@@ -30,13 +30,13 @@ EDITS = ("props", "props", "reorder", "reorder", "reorder", "move", "move", "mov
          "insert", "remove", "type", "root-type", "reuse-id")
 
 
-def _wire(node: Wire) -> Wire:
+def wire_form(node: Wire) -> Wire:
     """Canonical wire form: `p` and `c` left out when empty."""
     out: Wire = {"id": node["id"], "t": node["t"]}
     if node["p"]:
         out["p"] = dict(node["p"])
     if node["c"]:
-        out["c"] = [_wire(child) for child in node["c"]]
+        out["c"] = [wire_form(child) for child in node["c"]]
     return out
 
 
@@ -154,7 +154,7 @@ def _find(root: Wire, node_id: str) -> Wire:
 def tree_pairs(draw: st.DrawFn) -> tuple[Node, Node]:
     a = draw(trees())
     b = draw(edited(a))
-    return Node.from_wire(_wire(a)), Node.from_wire(_wire(b))
+    return Node.from_wire(wire_form(a)), Node.from_wire(wire_form(b))
 
 
 @SETTINGS
@@ -174,8 +174,8 @@ def test_applying_the_diff_to_a_gives_b(pair: tuple[Node, Node]) -> None:
 @settings(max_examples=60, deadline=None)
 @given(trees())
 def test_diff_of_equal_trees_is_empty(tree: Wire) -> None:
-    a = Node.from_wire(_wire(tree))
-    b = Node.from_wire(_wire(tree))
+    a = Node.from_wire(wire_form(tree))
+    b = Node.from_wire(wire_form(tree))
     assert diff(a, b) == []
     assert choose_update(a, b) == []
 
