@@ -1,11 +1,16 @@
 """Fixtures every test folder may use: the local dev chains (`devchains`, `devchain`) and a
-real `redis-server` on a free loopback port (`redis_url`)."""
+real `redis-server` on a free loopback port (`redis_url`). Background servers' keepalive pings
+draw from a `random.Random` of their own, never the global one (tests/background_random.py)."""
 
 from collections.abc import Iterator
 
 import pytest
 
 from modalcore.store.redis_server import redis_server
+
+from . import background_random
+
+background_random.isolate()
 
 pytest_plugins = ["modalcore.devchain.pytest_plugin", "modalcore.solana.devchain.pytest_plugin"]
 
