@@ -83,9 +83,19 @@ def back(demo: Demo) -> None:
 
 
 def walk(s: Sweep, browser: Any, engine: RunningServer) -> None:
-    d = s.demo
-    press: Callable[[str, str], None] = lambda view, name: d.view(view).get_by_role("button", name=name).first.click()  # noqa: E731
+    """The disconnected views, then the connected ones, then the sign-in view on a page of its own."""
+    walk_disconnected(s)
+    walk_connected(s)
+    walk_sign_in(s, browser, engine)
 
+
+def presser(d: Demo) -> Callable[[str, str], None]:
+    """press(view, name): click the first button so named in that view."""
+    return lambda view, name: d.view(view).get_by_role("button", name=name).first.click()
+
+
+def walk_disconnected(s: Sweep) -> None:
+    d, press = s.demo, presser(s.demo)
     open_modal(d)
     d.wait_view("Connect").get_by_role("button", name="Dev Wallet").wait_for()
     s.check("Connect")
@@ -129,6 +139,10 @@ def walk(s: Sweep, browser: Any, engine: RunningServer) -> None:
     s.check("ConnectingExternal")
     d.eval("window.devWallet.setPromptDelay(0)")
     d.page.keyboard.press("Escape")
+
+
+def walk_connected(s: Sweep) -> None:
+    d, press = s.demo, presser(s.demo)
     d.reload()
     d.eval("window.devWallet.setPromptDelay(0)")
     s.set_theme(s.theme)
@@ -173,6 +187,8 @@ def walk(s: Sweep, browser: Any, engine: RunningServer) -> None:
     d.wait_view("UnsupportedChain")
     s.check("UnsupportedChain")
 
+
+def walk_sign_in(s: Sweep, browser: Any, engine: RunningServer) -> None:
     signin = new_demo(browser, engine, s.size, "?siwx=required")
     try:
         s2 = Sweep(signin, s.size)
