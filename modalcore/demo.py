@@ -154,26 +154,51 @@ def quiet_logging() -> None:
         logging.getLogger(name).setLevel(logging.WARNING)
 
 
+def preflight(host: str, port: int) -> dict[int, int]:
+    """The chains' ports, once the engine's port and theirs are known to be free; ValueError
+    says which one is not (before anything starts)."""
+    problem = port_problem(host, port)
+    if problem is not None:
+        raise ValueError(problem)
+    ports = chain_ports(os.environ.get("CHAIN_PORTS"))
+    for chain_id, chain_port in ports.items():
+        problem = port_problem("127.0.0.1", chain_port)
+        if problem is not None:
+            raise ValueError(f"chain {chain_id}: {problem.split(' Another')[0]} Pick other CHAIN_PORTS "
+                             "or leave CHAIN_PORTS unset (free ports).")
+    return ports
+
+
+def print_addresses(engine_url: str, page_url: str, rpc_urls: dict[int, str],
+                    smtp_port: int, provider: DevOidcProvider | None, solana: SolanaDevchain,
+                    relay_url: str, wallet_page: str) -> None:
+    """Where everything the demo started listens, for the person who ran `make run`."""
+    for chain_id, url in sorted(rpc_urls.items()):
+        print(f"chain {chain_id}: {url}", flush=True)
+    print(f"email codes: {engine_url}{MAIL_PATH}   (local SMTP on 127.0.0.1:{smtp_port})", flush=True)
+    if provider is not None:
+        print(f"social sign-in: Google is the local OpenID provider {provider.issuer}", flush=True)
+    print(f"chain {solana.caip2}: {solana.rpc_url}", flush=True)
+    print(f"walletconnect relay: {relay_url}", flush=True)
+    print(f"demo wallet (WalletConnect → Copy link, paste it there): {wallet_page}", flush=True)
+    print("or pair the test wallet from a shell:\n  " + wallet_command(relay_url, rpc_urls), flush=True)
+    print(f"\n  Modalcore demo page: {page_url}/   (stop: Ctrl-C)", flush=True)
+    print(f"  engine:              {engine_url}   (its own origin: the approval frame is served there)",
+          flush=True)
+    print(f"  with Solana:         {page_url}/?networks={solana.caip2},eip155:31337,eip155:31338\n",
+          flush=True)
+
+
 def run(host: str, port: int, record_dir: str | None = None, record_name: str | None = None) -> int:
     import uvicorn
 
     from .server.app import create_app, uvicorn_options
 
-    problem = port_problem(host, port)
-    if problem is not None:
-        print(f"error: {problem}", file=sys.stderr)
-        return 1
     try:
-        ports = chain_ports(os.environ.get("CHAIN_PORTS"))
+        ports = preflight(host, port)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    for chain_id, chain_port in ports.items():
-        problem = port_problem("127.0.0.1", chain_port)
-        if problem is not None:
-            print(f"error: chain {chain_id}: {problem.split(' Another')[0]} Pick other CHAIN_PORTS "
-                  "or leave CHAIN_PORTS unset (free ports).", file=sys.stderr)
-            return 1
     ensure_node_modules()
     try:
         nodes = start_nodes(ports)
@@ -206,20 +231,7 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
             "embedded": embedded_section(engine_url, smtp.port, provider),
         })
         quiet_logging()
-        for chain_id, url in sorted(rpc_urls.items()):
-            print(f"chain {chain_id}: {url}", flush=True)
-        print(f"email codes: {engine_url}{MAIL_PATH}   (local SMTP on 127.0.0.1:{smtp.port})", flush=True)
-        if provider is not None:
-            print(f"social sign-in: Google is the local OpenID provider {provider.issuer}", flush=True)
-        print(f"chain {solana.caip2}: {solana.rpc_url}", flush=True)
-        print(f"walletconnect relay: {relay_url}", flush=True)
-        print(f"demo wallet (WalletConnect → Copy link, paste it there): {wallet_page}", flush=True)
-        print("or pair the test wallet from a shell:\n  " + wallet_command(relay_url, rpc_urls), flush=True)
-        print(f"\n  Modalcore demo page: {page_url}/   (stop: Ctrl-C)", flush=True)
-        print(f"  engine:              {engine_url}   (its own origin: the approval frame is served there)",
-              flush=True)
-        print(f"  with Solana:         {page_url}/?networks={solana.caip2},eip155:31337,eip155:31338\n",
-              flush=True)
+        print_addresses(engine_url, page_url, rpc_urls, smtp.port, provider, solana, relay_url, wallet_page)
         page = uvicorn.Server(uvicorn.Config(create_page_app(config.static_path(), engine_url),
                                              host=host, port=page_port, log_level="warning"))
         page_thread = threading.Thread(target=page.run, name="demo-page", daemon=True)
