@@ -27,7 +27,7 @@ ESTIMATE = "Estimate: the provider's quote is unavailable"
 
 def _choice(prefix: str, value: str, text: str, chosen: bool, msg: object, label: str) -> Node:
     return node("button", f"{prefix}/{value}", on={"press": msg}, text=text,
-                variant="main" if chosen else "secondary", label=label)
+                variant="main" if chosen else "secondary", pressed=chosen, label=label)
 
 
 def body(model: Model) -> Node:

@@ -174,6 +174,17 @@ test('render: a list row draws a count or a capitalised word as a tag, an amount
   }
 });
 
+test('render: a choice button says whether it is the chosen one (aria-pressed); a plain button does not', () => {
+  const html = draw(tree({}, [n('v1', 'view', { name: 'Swap' }, [
+    n('s1', 'button', { text: '1%', variant: 'main', pressed: true, on: { press: null } }),
+    n('s2', 'button', { text: '2%', variant: 'secondary', pressed: false, on: { press: null } }),
+    n('go', 'button', { text: 'Review swap', variant: 'main', on: { press: null } }),
+  ])]), ctxOf());
+  assert.match(html, /aria-pressed="true"[^>]*>.*?1%</);
+  assert.match(html, /aria-pressed="false"[^>]*>.*?2%</);
+  assert.equal(html.match(/aria-pressed=/g)?.length, 2, 'Review swap is no toggle');
+});
+
 test('render: pending hints', () => {
   const spin = draw(tree(), ctxOf(new Map([['b', 'spinner'], ['w1', 'busy']])));
   assert.match(spin, /class="wm-btn"[^>]*aria-busy="true"/);

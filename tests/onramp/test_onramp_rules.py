@@ -157,3 +157,13 @@ def test_a_url_that_is_not_https_is_not_opened() -> None:
     h.settle_call("onramp_url", {"url": "javascript:alert(1)"})
     assert not [e for e in h.pending_effects() if e["kind"] == "open_url"]
     h.expect(view="OnRamp", text="The provider gave no page to open")
+
+
+def test_the_currency_payment_and_preset_choices_say_which_one_is_chosen() -> None:
+    """Acceptance (accessibility): the chosen currency, payment currency and preset amount
+    differed only by colour; they now carry `pressed` (aria-pressed)."""
+    h = with_options()
+    pressed = {n.id: n.p["pressed"] for row in ("onramp/currencies", "onramp/payments", "onramp/presets")
+               for n in h.node(row).c}
+    assert {k for k, v in pressed.items() if v} == {"onramp/currency/ETH", "onramp/payment/USD", "onramp/preset/100"}
+    assert len(pressed) == 8

@@ -363,3 +363,12 @@ def test_an_approval_not_mined_yet_is_awaited_again_then_given_up_with_a_reason(
     h.settle_call("tx_receipt", {"status": "pending", "block": ""})
     h.expect(view="Swap", text="The approval was not mined in time")
     assert not [e for e in h.pending_effects() if e["req"].get("method") == "eth_sendTransaction"]
+
+
+def test_the_slippage_choices_say_which_one_is_chosen_to_assistive_tech() -> None:
+    """Acceptance (accessibility): the chosen slippage differed only by colour; the choices now
+    carry `pressed` (aria-pressed), true on the chosen one only."""
+    h = quoted()
+    assert [h.node(f"swap/slippage/{v}").p["pressed"] for v in ("0.5", "1", "2", "3")] == [False, True, False, False]
+    h.press("swap/slippage/3")
+    assert [h.node(f"swap/slippage/{v}").p["pressed"] for v in ("0.5", "1", "2", "3")] == [False, False, False, True]
