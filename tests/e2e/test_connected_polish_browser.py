@@ -77,3 +77,20 @@ def test_an_invalid_amount_is_red_digits_without_a_ring_around_them(demo: Demo) 
     expect(amount).to_have_attribute("aria-invalid", "true")
     field = demo.eval(f"() => getComputedStyle({ROOT}.querySelector('.wm-card .wm-input[data-kind=amount]')).boxShadow")
     assert field == "none"
+
+
+def test_buy_choices_are_one_height_and_say_which_is_chosen(demo: Demo) -> None:
+    """Defect: Buy's rows of choices were 60 px (3 currencies), 48 px (2 payment currencies) and
+    60 px (4 presets) tall, the chosen one told apart by colour only."""
+    from playwright.sync_api import expect
+
+    account = connect_dev_wallet(demo)
+    account.get_by_role("button", name="Buy", exact=True).click()
+    buy = demo.wait_view("OnRamp")
+    expect(buy.get_by_role("button", name="Pay in EUR")).to_be_visible()
+    expect(buy.get_by_role("button", name="Pay in USD")).to_have_attribute("aria-pressed", "true")
+    expect(buy.get_by_role("button", name="Pay in EUR")).to_have_attribute("aria-pressed", "false")
+    heights = demo.eval(f"""() => [...{ROOT}.querySelectorAll('.wm-card .wm-btn[aria-pressed]')]
+        .map((b) => Math.round(b.getBoundingClientRect().height))""")
+    assert len(heights) == 9 and len(set(heights)) == 1, heights
+    assert clipped(demo) == [] and outside(demo) == []

@@ -167,3 +167,14 @@ def test_the_currency_payment_and_preset_choices_say_which_one_is_chosen() -> No
                for n in h.node(row).c}
     assert {k for k, v in pressed.items() if v} == {"onramp/currency/ETH", "onramp/payment/USD", "onramp/preset/100"}
     assert len(pressed) == 8
+
+
+def test_each_row_of_choices_says_what_it_chooses() -> None:
+    """Acceptance: 'ETH DEMO TUSD' and 'USD EUR' stood unlabelled under 'Provider'; a visitor
+    could not tell which row picks the token bought and which the money paid with."""
+    h = with_options()
+    body = [n.id for n in h.node("onramp/body").c]
+    assert body.index("onramp/currencies/label") + 1 == body.index("onramp/currencies")
+    assert body.index("onramp/payments/label") + 1 == body.index("onramp/payments")
+    assert h.node("onramp/currencies/label").p["text"] == "You receive"
+    assert h.node("onramp/payments/label").p["text"] == "You pay"
