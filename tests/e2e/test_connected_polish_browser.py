@@ -94,3 +94,22 @@ def test_buy_choices_are_one_height_and_say_which_is_chosen(demo: Demo) -> None:
         .map((b) => Math.round(b.getBoundingClientRect().height))""")
     assert len(heights) == 9 and len(set(heights)) == 1, heights
     assert clipped(demo) == [] and outside(demo) == []
+
+
+def test_a_wrapped_detail_row_keeps_its_label_at_the_start_and_its_value_at_the_end(demo: Demo) -> None:
+    """Defect: with Max of ETH swapped for TUSD, 'Minimum received (1% slippage)' and
+    '98,500.970927 TUSD' wrapped onto two lines each, both centred in the middle of the card."""
+    from playwright.sync_api import expect
+
+    account = connect_dev_wallet(demo)
+    account.get_by_role("button", name="Swap", exact=True).click()
+    form = demo.wait_view("Swap")
+    form.get_by_role("button", name="Select a token to receive").click()
+    form.get_by_role("button").filter(has_text="Test USD").first.click()
+    form.get_by_role("button", name="Max, swap the whole balance").click()
+    expect(form.get_by_role("button", name="Review swap")).to_be_enabled()
+    aligns = demo.eval(f"""() => {{
+        const row = [...{ROOT}.querySelectorAll('.wm-card .wm-stack[data-dir=row]')]
+            .find((r) => r.textContent.startsWith('Minimum received'));
+        return [...row.children].map((c) => getComputedStyle(c).textAlign); }}""")
+    assert aligns == ["start", "end"]

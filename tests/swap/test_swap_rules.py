@@ -372,3 +372,12 @@ def test_the_slippage_choices_say_which_one_is_chosen_to_assistive_tech() -> Non
     assert [h.node(f"swap/slippage/{v}").p["pressed"] for v in ("0.5", "1", "2", "3")] == [False, True, False, False]
     h.press("swap/slippage/3")
     assert [h.node(f"swap/slippage/{v}").p["pressed"] for v in ("0.5", "1", "2", "3")] == [False, False, False, True]
+
+
+def test_the_review_shortens_a_long_amount_paid_so_you_pay_stays_readable() -> None:
+    """Acceptance: Max on ETH typed 22 digits; on the review 'You pay' was squeezed to 'Y.' beside
+    them. Past 6 decimals the amount is floored to 6 and marked '~' (the swap still uses it all)."""
+    h = quoted("0.999957970800386842")
+    h.press("swap/review")
+    assert h.node("swap-preview/pay").p["trailing"] == "~0.999957 ETH"
+    assert h.model.swap.amount == "0.999957970800386842"
