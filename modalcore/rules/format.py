@@ -32,6 +32,21 @@ def usd(value: Decimal | float | str) -> str:
     return f"${fiat(value)}"
 
 
+REVIEW_DECIMALS = 6
+
+
+def review_amount(amount: str) -> str:
+    """The amount a review headline shows: as typed (never grouped, like the field), except a
+    fraction longer than 6 decimals ('Max' of an 18-decimal balance gives 22 digits, which wrapped
+    over three lines), floored to 6 and marked approximate: '~9999.999957'."""
+    typed = amount.strip().replace(",", ".")
+    whole, _, fraction = typed.partition(".")
+    if len(fraction) <= REVIEW_DECIMALS or not (whole + fraction).isdigit():
+        return amount
+    shown = Decimal(typed).quantize(Decimal(1).scaleb(-REVIEW_DECIMALS), rounding=ROUND_DOWN)
+    return f"~{shown.normalize():f}" if shown else amount  # a dust amount stays as typed
+
+
 def amount_with_symbol(amount: str, symbol: str) -> str:
     """'9,998.992 ETH' (an amount already formatted, then its symbol when there is one)."""
     return f"{amount} {symbol}".strip()

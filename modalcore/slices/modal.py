@@ -43,15 +43,25 @@ class ShakeEnded(Msg):
     pass
 
 
+def blocked_by_unsupported_chain(model: Model) -> bool:
+    """The wallet is on a network the host did not request, network switching is on, unsupported
+    chains are not allowed and the connection is not basic: UnsupportedChain stands for Account."""
+    options = model.options
+    return (model.networks.unsupported is not None and options.enableNetworkSwitch
+            and not options.allowUnsupportedChain and not options.manualWCControl)
+
+
 def opening_view(model: Model) -> str:
-    """The view `open()` shows when the caller names none."""
+    """The view `open()` shows when the caller names none. Connected on a network the host did not
+    request, that is UnsupportedChain (as AppKit's account button opens it), not an Account whose
+    balance, Buy, Swap and Send would all act on a network the app does not support."""
     has_address = model.accounts.active_address(model.networks.active_namespace) is not None
     no_adapters = not model.options.networks
     mobile = model.env.mobile
     if model.options.manualWCControl or (no_adapters and not has_address):
         return "AllWallets" if mobile else "ConnectingWalletConnectBasic"
     if has_address:
-        return "Account"
+        return "UnsupportedChain" if blocked_by_unsupported_chain(model) else "Account"
     if mobile:
         return "AllWallets"
     return "Connect"

@@ -155,13 +155,7 @@ def _after_switch(model: Model) -> Step:
 def enter_unsupported_if_needed(model: Model) -> Step:
     """UnsupportedChain opens when the wallet is on a network the host did not request,
     network switching is on, unsupported chains are not allowed and the connection is not basic."""
-    options = model.options
-    if (
-        model.networks.unsupported is None
-        or not options.enableNetworkSwitch
-        or options.allowUnsupportedChain
-        or options.manualWCControl
-    ):
+    if not modal.blocked_by_unsupported_chain(model):
         return model, []
     routed = router.push(model.router, "UnsupportedChain") if model.modal.open else router.reset(
         model.router, "UnsupportedChain")

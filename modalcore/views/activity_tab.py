@@ -9,7 +9,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from ..slices.model import Model
 from ..slices.names import shown_name
-from ..slices.history import RequestedMoreHistory, Transaction, time_zone, by_year_and_month
+from ..slices.history import RequestedMoreHistory, Transaction, Transfer, time_zone, by_year_and_month
 from ..wire.nodes import Node, node
 from . import parts
 
@@ -79,7 +79,18 @@ def _display_address(model: Model, address: str) -> str:
     return shown_name(model, address) or parts.truncate_address(address)
 
 
-def _trade(tx: Transaction, now_ms: int) -> Node | None:
+def _token_icon(model: Model, transfer: Transfer | None) -> str | None:
+    """The token a row moved, drawn as the Tokens tab draws it: its icon, else the same monogram
+    (same seed, so the same colour) when the account holds it, else a monogram of its symbol."""
+    if transfer is None or not transfer.symbol:
+        return (transfer.icon_url or None) if transfer else None
+    tokens = model.accounts.get(model.networks.active_namespace).token_balance
+    held = next((t for t in tokens if t.symbol == transfer.symbol), None)
+    seed = (held.address or f"native:{held.symbol}") if held else transfer.symbol
+    return parts.token_image(transfer.symbol, transfer.icon_url or (held.icon_url if held else ""), seed)
+
+
+def _trade(model: Model, tx: Transaction, now_ms: int) -> Node | None:
     """A swap is one entry with both legs: what went out (subtitle) and what came in (amount)."""
     out = next((t for t in tx.transfers if t.direction == "out"), None)
     came = next((t for t in tx.transfers if t.direction == "in"), None)
@@ -88,25 +99,25 @@ def _trade(tx: Transaction, now_ms: int) -> Node | None:
     return node("activity-item", f"account/activity/tx/{tx.id}", title=TITLES["trade"],
                 subtitle=f"-{quantity3(out.quantity)} {out.symbol}", time=relative_time(tx.mined_at, now_ms),
                 amount=f"+{quantity3(came.quantity)} {came.symbol}", status=tx.status or "confirmed",
-                image=came.icon_url or None)
+                image=_token_icon(model, came))
 
 
-def _purchase(tx: Transaction, now_ms: int) -> Node:
+def _purchase(model: Model, tx: Transaction, now_ms: int) -> Node:
     """An onramp purchase: what was bought, and through which provider."""
     bought = next((t for t in tx.transfers if t.direction == "in"), tx.transfers[0] if tx.transfers else None)
     amount = f"+{quantity3(bought.quantity)} {bought.symbol}" if bought else ""
     return node("activity-item", f"account/activity/tx/{tx.id}", title=TITLES["buy"],
                 subtitle=PROVIDERS.get(tx.onramp or "", (tx.onramp or "").capitalize()), time=relative_time(tx.mined_at, now_ms),
                 amount=amount, status=ONRAMP_STATUS.get(tx.status, tx.status or "confirmed"),
-                image=(bought.icon_url or None) if bought else None)
+                image=_token_icon(model, bought))
 
 
 def _item(model: Model, tx: Transaction, now_ms: int) -> Node:
-    trade = _trade(tx, now_ms) if tx.operation_type == "trade" else None
+    trade = _trade(model, tx, now_ms) if tx.operation_type == "trade" else None
     if trade is not None:
         return trade
     if tx.onramp:
-        return _purchase(tx, now_ms)
+        return _purchase(model, tx, now_ms)
     transfer = tx.transfers[0] if tx.transfers else None
     direction = transfer.direction if transfer else ""
     if direction == "in":
@@ -118,7 +129,7 @@ def _item(model: Model, tx: Transaction, now_ms: int) -> Node:
     title = TITLES.get(tx.operation_type, tx.operation_type.capitalize() or "Transaction")
     return node("activity-item", f"account/activity/tx/{tx.id}", title=title, subtitle=subtitle,
                 time=relative_time(tx.mined_at, now_ms), amount=amount, status=tx.status or "confirmed",
-                image=(transfer.icon_url or None) if transfer else None)
+                image=_token_icon(model, transfer))
 
 
 def _skeletons(prefix: str, count: int) -> list[Node]:

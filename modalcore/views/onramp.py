@@ -27,7 +27,7 @@ ESTIMATE = "Estimate: the provider's quote is unavailable"
 
 def _choice(prefix: str, value: str, text: str, chosen: bool, msg: object, label: str) -> Node:
     return node("button", f"{prefix}/{value}", on={"press": msg}, text=text,
-                variant="main" if chosen else "secondary", label=label)
+                variant="main" if chosen else "secondary", pressed=chosen, label=label)
 
 
 def body(model: Model) -> Node:
@@ -40,9 +40,12 @@ def body(model: Model) -> Node:
     if state.options_for is None or state.options_for.startswith("loading:"):
         children.append(node("skeleton", "onramp/options/loading", w=312, h=40))
     else:
+        # each row of choices says what it chooses, as "Provider" does above
+        children.append(node("text", "onramp/currencies/label", text="You receive", variant="small", tone="muted"))
         children.append(parts.row("onramp/currencies", [
             _choice("onramp/currency", c.id, c.symbol, c.id == state.purchase, SelectedOnrampCurrency(c.id),
                     f"Buy {c.name}") for c in state.purchases], gap=6))
+        children.append(node("text", "onramp/payments/label", text="You pay", variant="small", tone="muted"))
         children.append(parts.row("onramp/payments", [
             _choice("onramp/payment", p.id, p.id, p.id == state.payment, SelectedOnrampPayment(p.id),
                     f"Pay in {p.id}") for p in state.payments], gap=6))

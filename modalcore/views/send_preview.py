@@ -6,7 +6,7 @@ from __future__ import annotations
 from decimal import ROUND_UP, Decimal
 
 from ..slices.model import Model
-from ..rules.format import amount_with_symbol, usd
+from ..rules.format import amount_with_symbol, review_amount, usd
 from ..slices.navigation import PressedBack
 from ..slices.send_form import fiat_value, receiver_address, selected_token
 from ..slices.send_tx import PressedDiscardSend, PressedRetrySend, PressedSend
@@ -67,7 +67,8 @@ def body(model: Model) -> Node:
         parts.row("send-preview/amount-row", [
             node("image", "send-preview/token", src=send_icon(token) if token else "", alt=symbol, size=36,
                  round=True),
-            node("text", "send-preview/amount", text=amount_with_symbol(state.amount, symbol), variant="amount"),
+            node("text", "send-preview/amount", text=amount_with_symbol(review_amount(state.amount), symbol),
+                 variant="amount"),
         ], gap=10, justify="center"),
         node("text", "send-preview/fiat", text=fiat or "", variant="body", tone="muted",
              hidden=None if fiat else True),

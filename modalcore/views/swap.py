@@ -135,6 +135,7 @@ def details(model: Model, prefix: str) -> list[Node]:
 def _slippage(model: Model) -> Node:
     buttons = [node("button", f"swap/slippage/{value}", on={"press": SelectedSwapSlippage(value)},
                     text=f"{value}%", variant="main" if model.swap.slippage == value else "secondary",
+                    pressed=model.swap.slippage == value,
                     label=f"Slippage {value}%")
                for value in SLIPPAGES]
     return parts.column("swap/slippage", [

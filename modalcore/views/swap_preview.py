@@ -4,6 +4,7 @@ a reload is shown lost with Try again / Discard."""
 
 from __future__ import annotations
 
+from ..rules.format import review_amount
 from ..slices.model import Model
 from ..slices.navigation import PressedBack
 from ..slices.swap_form import current_quote, token
@@ -42,7 +43,7 @@ def body(model: Model) -> Node:
     rows: list[Node] = []
     if source is not None:
         rows.append(node("list-item", "swap-preview/pay", title="You pay", image=token_icon(source),
-                         trailing=f"{state.amount} {source.symbol}"))
+                         trailing=f"{review_amount(state.amount)} {source.symbol}"))
     if target is not None and quote is not None:
         rows.append(node("list-item", "swap-preview/receive", title="You receive", image=token_icon(target),
                          trailing=f"{units_text(quote.amount_out, target.decimals)} {target.symbol}"))

@@ -56,6 +56,7 @@ export interface ButtonProps {
   readonly variant?: string;
   readonly icon?: string;
   readonly disabled?: boolean;
+  readonly pressed?: boolean;
   readonly on?: OnMap;
   readonly hidden?: boolean;
   readonly label?: string;
@@ -344,7 +345,7 @@ export const NODE_PROPS: { readonly [T in NodeType]: readonly (keyof NodePropsBy
   "view": ["name", "title", "on", "hidden", "label", "busy"],
   "stack": ["dir", "gap", "align", "justify", "wrap", "pad", "on", "hidden", "label", "busy"],
   "text": ["text", "variant", "tone", "on", "hidden", "label", "busy"],
-  "button": ["text", "variant", "icon", "disabled", "on", "hidden", "label", "busy"],
+  "button": ["text", "variant", "icon", "disabled", "pressed", "on", "hidden", "label", "busy"],
   "list-item": ["title", "subtitle", "icon", "image", "trailing", "chevron", "disabled", "on", "hidden", "label", "busy"],
   "wallet-item": ["name", "image", "lazy", "tag", "disabled", "on", "hidden", "label", "busy"],
   "image": ["src", "alt", "size", "round", "on", "hidden", "label", "busy"],

@@ -159,6 +159,32 @@ test('render: every node type draws; dialog semantics; theme', () => {
   }
 });
 
+test('render: a list row draws a count or a capitalised word as a tag, an amount as plain text', () => {
+  const row = (id, trailing) => n(id, 'list-item', { title: id, trailing });
+  const html = draw(tree({}, [n('v1', 'view', { name: 'SwapPreview' }, [
+    row('wallets', '420+'), row('few', '7'), row('badge', 'QR CODE'), row('pay', '25 TUSD'), row('get', '12.459394 DEMO'),
+    row('balance', '9,898.718'),
+  ])]), ctxOf());
+  assert.match(html, /wm-tag[^>]*>420\+</);
+  assert.match(html, /wm-tag[^>]*>7</);
+  assert.match(html, /wm-tag[^>]*>QR CODE</);
+  // "You pay 25 TUSD" beside "You receive 12.459394 DEMO": the same kind of text, not one a badge
+  for (const amount of ['25 TUSD', '12.459394 DEMO', '9,898.718']) {
+    assert.match(html, new RegExp(`class="wm-trail">${amount}<`), amount);
+  }
+});
+
+test('render: a choice button says whether it is the chosen one (aria-pressed); a plain button does not', () => {
+  const html = draw(tree({}, [n('v1', 'view', { name: 'Swap' }, [
+    n('s1', 'button', { text: '1%', variant: 'main', pressed: true, on: { press: null } }),
+    n('s2', 'button', { text: '2%', variant: 'secondary', pressed: false, on: { press: null } }),
+    n('go', 'button', { text: 'Review swap', variant: 'main', on: { press: null } }),
+  ])]), ctxOf());
+  assert.match(html, /aria-pressed="true"[^>]*>.*?1%</);
+  assert.match(html, /aria-pressed="false"[^>]*>.*?2%</);
+  assert.equal(html.match(/aria-pressed=/g)?.length, 2, 'Review swap is no toggle');
+});
+
 test('render: pending hints', () => {
   const spin = draw(tree(), ctxOf(new Map([['b', 'spinner'], ['w1', 'busy']])));
   assert.match(spin, /class="wm-btn"[^>]*aria-busy="true"/);

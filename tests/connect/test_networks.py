@@ -129,3 +129,25 @@ def test_accounts_changed_updates_the_address_and_refetches(driver: Harness) -> 
     assert driver.model.accounts.get("eip155").address == other
     assert len(driver.calls("balances")) == calls + 1
     _ = StartTimer
+
+
+def test_opening_while_the_wallet_is_on_an_unsupported_network_shows_unsupported_chain(driver: Harness) -> None:
+    """Closed on UnsupportedChain, then opened again (the connect button): the visitor is still on
+    a network the app does not support, so the modal opens on UnsupportedChain (as AppKit's account
+    button does), not on an Account whose Buy, Swap and Send act on that network."""
+    driver.connect_wallet()
+    driver.wallet_event("uuid-1", "chainChanged", "0x1")
+    driver.intent("header/close")
+    assert driver.model.modal.open is False
+    driver.intent("host", "open")
+    assert driver.model.router.view == "UnsupportedChain"
+    assert driver.find("unsupported/eip155:31337") is not None
+    assert driver.find("account/feature/send") is None
+
+
+def test_opening_on_an_unsupported_network_shows_account_when_unsupported_chains_are_allowed() -> None:
+    d = dev_session({"allowUnsupportedChain": True})
+    d.connect_wallet()
+    d.wallet_event("uuid-1", "chainChanged", "0x1")
+    d.intent("host", "open")
+    assert d.model.router.view == "Account"

@@ -157,3 +157,24 @@ def test_a_url_that_is_not_https_is_not_opened() -> None:
     h.settle_call("onramp_url", {"url": "javascript:alert(1)"})
     assert not [e for e in h.pending_effects() if e["kind"] == "open_url"]
     h.expect(view="OnRamp", text="The provider gave no page to open")
+
+
+def test_the_currency_payment_and_preset_choices_say_which_one_is_chosen() -> None:
+    """Acceptance (accessibility): the chosen currency, payment currency and preset amount
+    differed only by colour; they now carry `pressed` (aria-pressed)."""
+    h = with_options()
+    pressed = {n.id: n.p["pressed"] for row in ("onramp/currencies", "onramp/payments", "onramp/presets")
+               for n in h.node(row).c}
+    assert {k for k, v in pressed.items() if v} == {"onramp/currency/ETH", "onramp/payment/USD", "onramp/preset/100"}
+    assert len(pressed) == 8
+
+
+def test_each_row_of_choices_says_what_it_chooses() -> None:
+    """Acceptance: 'ETH DEMO TUSD' and 'USD EUR' stood unlabelled under 'Provider'; a visitor
+    could not tell which row picks the token bought and which the money paid with."""
+    h = with_options()
+    body = [n.id for n in h.node("onramp/body").c]
+    assert body.index("onramp/currencies/label") + 1 == body.index("onramp/currencies")
+    assert body.index("onramp/payments/label") + 1 == body.index("onramp/payments")
+    assert h.node("onramp/currencies/label").p["text"] == "You receive"
+    assert h.node("onramp/payments/label").p["text"] == "You pay"

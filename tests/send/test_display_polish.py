@@ -125,3 +125,18 @@ def test_on_an_unsupported_chain_state_and_network_tell_one_story(driver: Harnes
     assert state["selectedNetworkId"] == network["caipNetworkId"] == "eip155:1"
     assert network["supported"] is False
     assert host(driver, "account")["balance"] == ""  # no balance is known on that chain
+
+
+def test_the_send_review_headline_shortens_a_long_fraction_and_says_so(driver: Harness) -> None:
+    """Acceptance: Max on ETH typed '9998.991957970800386842' and the review's headline wrapped
+    that over three lines; a fraction past 6 decimals is floored to 6 and marked '~' (the wallet
+    shows the exact amount it signs, and the transaction sends exactly what was typed)."""
+    ready(driver)
+    driver.intent("account/feature/send")
+    driver.intent("send/token")
+    driver.intent("send/token/native")
+    driver.intent("send/amount", "change", {"value": "9998.991957970800386842"})
+    driver.intent("send/receiver", "change", {"value": OTHER})
+    driver.intent("send/preview")
+    assert driver.node("send-preview/amount").p["text"] == "~9998.991957 ETH"
+    assert driver.model.send.amount == "9998.991957970800386842"

@@ -127,8 +127,9 @@ def test_an_item_shows_title_counterparty_time_amount_and_status(driver: Harness
     answer(driver, [tx("0x1", iso(2025, 3, 15, hour=11), qty="1234.56789", symbol="DEMO"),
                     tx("0x2", iso(2025, 3, 14), op="receive", direction="in", qty="0.0004", symbol="TUSD")])
     sent = driver.node("account/activity/tx/0x1")
-    assert sent.p == {"title": "Sent", "subtitle": "To 0x7099…79C8", "time": "1 hr",
-                      "amount": "-1,234.568 DEMO", "status": "confirmed"}
+    assert {k: v for k, v in sent.p.items() if k != "image"} == {
+        "title": "Sent", "subtitle": "To 0x7099…79C8", "time": "1 hr", "amount": "-1,234.568 DEMO",
+        "status": "confirmed"}
     received = driver.node("account/activity/tx/0x2")
     assert (received.p["title"], received.p["subtitle"], received.p["time"], received.p["amount"]) == (
         "Received", "From 0xf39F…2266", "1 d", "+0.000 TUSD")
@@ -237,3 +238,19 @@ def test_history_state_survives_persistence(driver: Harness) -> None:
     answer(driver, [tx("0x1", iso(2025, 3, 1))], next="c")
     model = driver.model
     assert model_from_data(model_to_data(model)) == model
+
+
+def test_every_activity_row_draws_the_token_it_moved_as_the_tokens_tab_does(driver: Harness) -> None:
+    """Acceptance: every row drew the same grey pulse icon, so a visitor could not tell at a glance
+    what moved; now a row draws the token (its icon, else the Tokens tab's monogram for it, same
+    colour), and a token the account does not hold gets its symbol's monogram."""
+    driver.now = NOW
+    driver.connect_wallet()
+    driver.settle(driver.calls("balances")[-1], {"native": str(10**18), "tokens": {}})
+    driver.intent("host", "open")
+    native_row = driver.node("account/token/native").p["image"]
+    driver.intent("account/tabs", "select", {"value": "2"})
+    answer(driver, [tx("0xa", iso(2025, 3, 14)), tx("0xb", iso(2025, 3, 13), symbol="XYZ", direction="in")])
+    sent, received = driver.node("account/activity/tx/0xa"), driver.node("account/activity/tx/0xb")
+    assert sent.p["image"] == native_row and native_row.startswith("data:image/svg+xml")
+    assert received.p["image"].startswith("data:image/svg+xml") and received.p["image"] != native_row

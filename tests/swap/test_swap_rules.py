@@ -363,3 +363,21 @@ def test_an_approval_not_mined_yet_is_awaited_again_then_given_up_with_a_reason(
     h.settle_call("tx_receipt", {"status": "pending", "block": ""})
     h.expect(view="Swap", text="The approval was not mined in time")
     assert not [e for e in h.pending_effects() if e["req"].get("method") == "eth_sendTransaction"]
+
+
+def test_the_slippage_choices_say_which_one_is_chosen_to_assistive_tech() -> None:
+    """Acceptance (accessibility): the chosen slippage differed only by colour; the choices now
+    carry `pressed` (aria-pressed), true on the chosen one only."""
+    h = quoted()
+    assert [h.node(f"swap/slippage/{v}").p["pressed"] for v in ("0.5", "1", "2", "3")] == [False, True, False, False]
+    h.press("swap/slippage/3")
+    assert [h.node(f"swap/slippage/{v}").p["pressed"] for v in ("0.5", "1", "2", "3")] == [False, False, False, True]
+
+
+def test_the_review_shortens_a_long_amount_paid_so_you_pay_stays_readable() -> None:
+    """Acceptance: Max on ETH typed 22 digits; on the review 'You pay' was squeezed to 'Y.' beside
+    them. Past 6 decimals the amount is floored to 6 and marked '~' (the swap still uses it all)."""
+    h = quoted("0.999957970800386842")
+    h.press("swap/review")
+    assert h.node("swap-preview/pay").p["trailing"] == "~0.999957 ETH"
+    assert h.model.swap.amount == "0.999957970800386842"

@@ -86,6 +86,7 @@ export function Button({ node, ctx }: NodeProps): JSX.Element {
       disabled={bool(p, 'disabled')}
       aria-disabled={busy || !press || undefined}
       aria-busy={busy || undefined}
+      aria-pressed={p?.pressed === undefined ? undefined : bool(p, 'pressed')}
       aria-label={str(p, 'label') || (iconOnly ? icon : undefined)}
       onClick={busy ? undefined : press}
     >

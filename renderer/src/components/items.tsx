@@ -61,7 +61,8 @@ export function ListItem(props: NodeProps): JSX.Element {
   const icon = opt(p, 'icon');
   const trailing = opt(p, 'trailing');
   const busy = isBusy(props.node, props.ctx);
-  const short = trailing !== undefined && trailing.length <= 12 && /^[A-Z0-9 +.,%-]+$/.test(trailing);
+  // a count ("420+", "7") or a capitalised word ("QR CODE") is a tag; an amount ("25 TUSD") is text
+  const short = trailing !== undefined && trailing.length <= 12 && /^(\d+\+?|[A-Z][A-Z ]*)$/.test(trailing);
   return (
     <Row {...props} className="wm-item">
       {image !== undefined ? (
