@@ -160,7 +160,7 @@ class Session:
 
     def encoded(self, frame: dict[str, Any]) -> bytes:
         """The bytes of a frame this session produced (from the ring, encoded once)."""
-        seq = frame["s"]
+        seq: int = frame["s"]
         if self.ring and seq > 0:
             first = self.ring[0][0]
             if first <= seq < first + len(self.ring):
