@@ -180,11 +180,6 @@ class SessionRunner:
         record_file: IO[str] | None = None,
     ) -> None:
         self.session = session
-        # command type -> how the runtime runs it, with (command, now, its index in the batch)
-        self._interpreter: dict[type[Cmd], Callable[[Any, int, int], None]] = {
-            StartTimer: self._run_start_timer, CancelTimer: self._run_cancel_timer,
-            Call: self._run_call, Track: self._track, Effect: self._run_effect,
-        }
         self.deps = deps
         self.clock = deps.clock
         self.outlet: Outlet | None = None
@@ -195,21 +190,31 @@ class SessionRunner:
         self._task: asyncio.Task[None] | None = None
         self._timers: dict[str, _Timer] = {}
         self._generations = itertools.count(1)
-        self._calls: set[asyncio.Task[None]] = set()
-        self._effects: set[asyncio.Task[None]] = set()  # runtime effects (may wait minutes)
+        # service calls and runtime effects (may wait minutes) in flight; made on first use (two
+        # empty sets were ~430 bytes of each idle session, issue 17)
+        self._calls: set[asyncio.Task[None]] | None = None
+        self._effects: set[asyncio.Task[None]] | None = None
         self._told = 0  # highest client seq any frame we sent has acknowledged
         self._ack_handle: TimerHandle | None = None
         self._idle_handle: TimerHandle | None = None
         self._record_file = record_file
-        self._restored_timers = list(timers)
+        self._restored_timers: Sequence[PendingTimer] = tuple(timers)
         # a save re-packs only the slices that changed; made on the first save (a session never
         # used is never saved: its packer's deques were ~1.5 KiB of an idle session, issue 17)
         self._packer: ModelPacker | None = None
-        self.context = (
-            deps.make_context(session)
-            if deps.make_context
-            else ServiceContext(session.id, session.model.project_id, deps.clock)
-        )
+        self._context: ServiceContext | None = None
+
+    @property
+    def context(self) -> ServiceContext:
+        """What the session's service calls run with (made on its first call)."""
+        if self._context is None:
+            deps = self.deps
+            self._context = (
+                deps.make_context(self.session)
+                if deps.make_context
+                else ServiceContext(self.session.id, self.session.model.project_id, deps.clock)
+            )
+        return self._context
 
     @property
     def id(self) -> str:
@@ -224,7 +229,7 @@ class SessionRunner:
         now = self.clock.now_ms()
         for timer in self._restored_timers:
             self._start_timer(timer.key, max(0, timer.due_ms - now), timer.msg, now)
-        self._restored_timers = []
+        self._restored_timers = ()
         self._arm_idle()
         self._queue.on_put = self._wake
         if not self._queue.empty():
@@ -497,11 +502,11 @@ class SessionRunner:
         handler. (Effect, CancelEffect and Dispatch never get here: they become frames or
         messages inside the same session step, so replay reproduces them without a runtime.)"""
         for index, cmd in enumerate(cmds):
-            run = self._interpreter.get(type(cmd))
+            run = _INTERPRETER.get(type(cmd))
             if run is None:
                 log.warning("session %s: the runtime does not run %s", self.id, type(cmd).__name__)
                 continue
-            run(cmd, now, index)
+            run(self, cmd, now, index)
 
     def _run_start_timer(self, cmd: StartTimer, now: int, index: int) -> None:
         self._start_timer(cmd.key, cmd.delay_ms, cmd.msg, now)
@@ -513,6 +518,8 @@ class SessionRunner:
 
     def _run_call(self, cmd: Call, now: int, index: int) -> None:
         task = asyncio.create_task(self._call(cmd))
+        if self._calls is None:
+            self._calls = set()
         self._calls.add(task)
         task.add_done_callback(self._calls.discard)
 
@@ -526,6 +533,8 @@ class SessionRunner:
                                                           error_message="WalletConnect is not configured")))
             return
         task = asyncio.create_task(self._effect(runner, cmd))
+        if self._effects is None:
+            self._effects = set()
         self._effects.add(task)
         task.add_done_callback(self._effects.discard)
 
@@ -614,7 +623,7 @@ class SessionRunner:
         for handle in (self._ack_handle, self._idle_handle):
             if handle is not None:
                 handle.cancel()
-        for task in [*self._calls, *self._effects]:
+        for task in [*(self._calls or ()), *(self._effects or ())]:
             task.cancel()
         while not self._queue.empty():  # inputs that arrived after the end are dropped
             item = self._queue.get_nowait()
@@ -630,6 +639,14 @@ class SessionRunner:
             self.finished.set_result(None)
         if self.deps.on_closed is not None:
             self.deps.on_closed(self)
+
+
+# command type -> how the runtime runs it, with (runner, command, now, its index in the batch);
+# one table for every runner (issue 17: a dict of bound methods per session was ~550 bytes)
+_INTERPRETER: dict[type[Cmd], Callable[[SessionRunner, Any, int, int], None]] = {
+    StartTimer: SessionRunner._run_start_timer, CancelTimer: SessionRunner._run_cancel_timer,
+    Call: SessionRunner._run_call, Track: SessionRunner._track, Effect: SessionRunner._run_effect,
+}
 
 
 async def _close_quietly(outlet: Outlet, code: int, reason: str) -> None:

@@ -95,12 +95,18 @@ class EngineApp(Starlette):
         if scope["type"] == "websocket" and _route_path(scope) == WS_PATH:
             state = self.state
             socket = Socket(scope, receive, send)
-            # read: the scope's header list is not held for the socket's life (uvicorn's
-            # protocol keeps the scope)
-            scope["headers"] = []
+            # read: uvicorn's protocol keeps the scope for the socket's life, and reads only
+            # the client and the path of it again (its log lines); the rest (headers, the asgi,
+            # extensions and state maps) is dropped (~1 KiB per socket, issue 17's idle figure)
+            kept = {key: scope[key] for key in _SCOPE_KEPT if key in scope}
+            scope.clear()
+            scope.update(kept)
             await websocket_endpoint(socket, state.hub, state.config, state.metrics)
             return
         await super().__call__(scope, receive, send)
+
+
+_SCOPE_KEPT = ("type", "client", "root_path", "path", "query_string")
 
 
 def _route_path(scope: Scope) -> str:

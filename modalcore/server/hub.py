@@ -23,7 +23,7 @@ import httpx
 from ..chains.catalog import pick
 from ..core.evolve import replace
 from ..core.msg import Msg
-from ..slices.model import initial_model
+from ..slices.model import initial_model, shared
 from ..wire.frames import AnnouncedWallet
 from ..engine.update import ENGINE
 from ..engine.persist import PersistError, load_bytes
@@ -177,7 +177,7 @@ class Hub:
             walletconnect=self.config.walletconnect.enabled,
         )
         email, socials = self.embedded_offer  # what this engine's [embedded] config offers
-        model = replace(model, embedded=replace(model.embedded, email_offered=email, socials=socials))
+        model = replace(model, embedded=shared(replace(model.embedded, email_offered=email, socials=socials)))
         session = Session(session_id, model, now)
         record_file = None
         if self.record_dir is not None:

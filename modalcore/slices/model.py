@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from ..core.evolve import replace
 from functools import cache
+from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import TypeAdapter
 
@@ -41,34 +42,37 @@ from ..core.cmds import Cmd
 
 @dataclass(frozen=True)
 class Model:
+    # A slice's default is one instance every model shares (slices are frozen, immutable all
+    # the way down, and a change replaces the slice): a new session's model holds ~20 fewer
+    # objects of its own (~2.4 KiB, issue 17's idle figure). `tests/slices/test_shared_defaults.py`.
     project_id: str = ""
     session_id: str = ""
     origin: str = ""
     options: HostOptions = field(default_factory=HostOptions)
     env: Env = field(default_factory=Env)
-    modal: ModalState = field(default_factory=ModalState)
-    router: RouterState = field(default_factory=RouterState)
-    snack: SnackState = field(default_factory=SnackState)
-    alert: AlertState = field(default_factory=AlertState)
-    theme: ThemeState = field(default_factory=ThemeState)
-    accounts: AccountsState = field(default_factory=AccountsState)
-    networks: NetworksState = field(default_factory=NetworksState)
-    siwx: SiwxState = field(default_factory=SiwxState)
-    connectors: ConnectorsState = field(default_factory=ConnectorsState)
-    connection: ConnectionState = field(default_factory=ConnectionState)
-    balances: BalancesState = field(default_factory=BalancesState)
-    disconnecting: DisconnectState = field(default_factory=DisconnectState)
-    switching: SwitchState = field(default_factory=SwitchState)
-    send: SendState = field(default_factory=SendState)
-    swap: SwapState = field(default_factory=SwapState)
-    onramp: OnrampState = field(default_factory=OnrampState)
-    history: HistoryState = field(default_factory=HistoryState)
-    nfts: NftsState = field(default_factory=NftsState)
-    directory: DirectoryState = field(default_factory=DirectoryState)
-    walletconnect: WcState = field(default_factory=WcState)
-    names: NamesState = field(default_factory=NamesState)
-    register_name: RegisterState = field(default_factory=RegisterState)
-    embedded: EmbeddedState = field(default_factory=EmbeddedState)
+    modal: ModalState = ModalState()
+    router: RouterState = RouterState()
+    snack: SnackState = SnackState()
+    alert: AlertState = AlertState()
+    theme: ThemeState = ThemeState()
+    accounts: AccountsState = AccountsState()
+    networks: NetworksState = NetworksState()
+    siwx: SiwxState = SiwxState()
+    connectors: ConnectorsState = ConnectorsState()
+    connection: ConnectionState = ConnectionState()
+    balances: BalancesState = BalancesState()
+    disconnecting: DisconnectState = DisconnectState()
+    switching: SwitchState = SwitchState()
+    send: SendState = SendState()
+    swap: SwapState = SwapState()
+    onramp: OnrampState = OnrampState()
+    history: HistoryState = HistoryState()
+    nfts: NftsState = NftsState()
+    directory: DirectoryState = DirectoryState()
+    walletconnect: WcState = WcState()
+    names: NamesState = NamesState()
+    register_name: RegisterState = RegisterState()
+    embedded: EmbeddedState = EmbeddedState()
     counter: int = 0
 
     def next_id(self, prefix: str) -> tuple[Model, str]:
@@ -78,6 +82,28 @@ class Model:
 
 
 Step = tuple[Model, list[Cmd]]
+
+S = TypeVar("S")
+SHARED_SLICES = 256  # distinct slice values `shared` keeps (new sessions' option-derived slices)
+_shared: OrderedDict[object, object] = OrderedDict()
+
+
+def shared(value: S) -> S:
+    """The one instance of an equal slice value made before (kept for the most recent
+    SHARED_SLICES values), else `value`: the sessions of one site build the same theme,
+    networks, connectors... from the same options, and a slice is immutable, so they can hold
+    one copy (issue 17's idle memory). An unhashable value is returned as is."""
+    try:
+        known = _shared.get(value)
+    except TypeError:
+        return value
+    if known is not None:
+        _shared.move_to_end(value)
+        return known  # type: ignore[return-value]
+    _shared[value] = value
+    while len(_shared) > SHARED_SLICES:
+        _shared.popitem(last=False)
+    return value
 
 
 def initial_model(
@@ -94,27 +120,27 @@ def initial_model(
     connectors = from_wallets((), wallets, walletconnect=walletconnect and options.enableWalletConnect)
     known = pick(known_networks if known_networks is not None else catalog(), options.networks)
     default = options.defaultNetwork if options.defaultNetwork in options.networks else None
-    networks = NetworksState(
+    networks = shared(NetworksState(
         known=known,
         active=default or (known[0].id if known else None),
-    )
+    ))
     return Model(
         project_id=project_id,
         origin=origin,
         options=options,
         env=env,
-        theme=from_options(options.themeMode, options.themeVariables),
+        theme=shared(from_options(options.themeMode, options.themeVariables)),
         networks=networks,
-        connectors=connectors,
-        modal=ModalState(
+        connectors=shared(connectors),
+        modal=shared(ModalState(
             initialized=True,
             selected_network_id=networks.active,
             active_chain=networks.active_namespace,
-        ),
-        siwx=SiwxState(
+        )),
+        siwx=shared(SiwxState(
             enabled=options.siwx is not None,
             required=bool(options.siwx and options.siwx.required),
-        ),
+        )),
     )
 
 

@@ -23,7 +23,8 @@ async def test_an_accepted_socket_keeps_no_handshake_headers() -> None:
             assert len(sockets) == 1
             protocol = sockets[0]
             assert "request" not in protocol.__dict__ and "response" not in protocol.__dict__
-            assert protocol.scope["headers"] == []
+            # the scope keeps only what uvicorn reads again (its log lines: client and path)
+            assert set(protocol.scope) == {"type", "client", "root_path", "path", "query_string"}
             # and the socket still works both ways
             await client.intent("host", "open", iid="after-trim")
             frames = await client.recv_until(lambda f: f["t"] == "patch")
@@ -103,3 +104,19 @@ async def test_the_frames_are_written_before_the_session_is_saved(monkeypatch: A
             await client.recv_until(lambda f: f["t"] == "host_event")
             server.wait_for(lambda: "save" in log)
             assert log.index("write") < log.index("save")
+
+
+async def test_an_idle_runner_holds_no_call_sets_context_or_frame_until_used() -> None:
+    """Issue 17: an idle session's runner makes its call and effect sets and its service
+    context on first use, and its socket's read loop keeps no frame it has handed on; a
+    session used afterwards works as before."""
+    with start_server() as server:
+        async with server.client() as client:
+            await client.join()
+            await client.quiet(0.2)
+            runner = next(iter(server.hub.runners.values()))
+            assert runner._calls is None and runner._effects is None and runner._context is None
+            await client.intent("host", "open", iid="open-1")
+            frames = await client.recv_until(lambda f: f["t"] == "patch")
+            assert frames[0]["status"] == "ok"
+            assert runner.context.session_id == runner.id  # made when asked for
