@@ -21,7 +21,9 @@ Keys (all under `prefix`, default `modalcore:`):
 Cost on the hot path: a save is one request, EVALSHA of a script that checks the lease, ZADDs
 and SETs atomically (3 commands inside Redis; a save that brings blobs this process has not
 written lately adds a SET NX and a ZADD for each, in the same script); an audit entry is 1
-(HSETNX). The lease has no
+(HSETNX). Analytics events are held for at most `EVENTS_BEHIND_MS` and sent together: one
+EVALSHA per batch (SET NX of each id, HINCRBY of its count when new); a kill -9 loses at most
+those, as with the SQLite store's write-behind. The lease has no
 TTL of its own: it goes with the session (delete, expire). `commands` counts the commands this store sent.
 """
 
@@ -72,6 +74,23 @@ end
 return #old
 """
 
+# KEYS: the counts, then each event id's key; ARGV: seconds an id is kept, then each event's
+# count field. One request for a batch of events: an id seen before is not counted again.
+_EVENTS = """
+local counted = 0
+for i = 2, #KEYS do
+  if redis.call('SET', KEYS[i], '1', 'NX', 'EX', ARGV[1]) then
+    redis.call('HINCRBY', KEYS[1], ARGV[i], 1)
+    counted = counted + 1
+  end
+end
+return counted
+"""
+EVENTS_BEHIND_MS = 20  # an analytics event waits at most this long to be sent with others
+EVENTS_BATCH = 256  # … or until this many wait (and at most this many go in one request)
+EVENTS_HELD = 10_000  # while Redis fails: past this many waiting, the oldest are dropped (logged)
+EVENTS_RETRY_S = 1.0
+
 
 class RedisStore(SessionStore):
     def __init__(self, client: Redis, ttl_ms: int = DEFAULT_TTL_MS,
@@ -84,6 +103,10 @@ class RedisStore(SessionStore):
         self.owner = secrets.token_hex(8)  # this process, as lease holder
         self._save_script = client.register_script(_SAVE)
         self._expire_blobs_script = client.register_script(_EXPIRE_BLOBS)
+        self._events_script = client.register_script(_EVENTS)
+        self._events: list[StoredEvent] = []  # held for the next batch (`events_add_nowait`)
+        self._events_timer: asyncio.TimerHandle | None = None
+        self._events_task: asyncio.Task[None] | None = None
         self.commands = 0
         self.listening = asyncio.Event()  # set while this process is subscribed to its channel
 
@@ -259,15 +282,72 @@ class RedisStore(SessionStore):
 
     # ----- analytics events
     async def events_add(self, event: StoredEvent) -> None:
-        fresh = await self._redis.set(f"{self._prefix}ev:{event.event_id}", b"1", nx=True,
-                                      ex=EVENT_ID_TTL_S)
+        await self._send_events([event])
+
+    def events_add_nowait(self, event: StoredEvent) -> bool:
+        """Held and sent with the others of the next `EVENTS_BEHIND_MS` in one request (a
+        request per event was half the Redis requests of an intent, issue 17)."""
+        self._events.append(event)
+        if len(self._events) > EVENTS_HELD:
+            del self._events[:len(self._events) - EVENTS_HELD]
+            log.warning("redis store: analytics events waiting past %d, the oldest dropped", EVENTS_HELD)
+        if len(self._events) >= EVENTS_BATCH:
+            self._kick_events()
+        elif self._events_timer is None and self._events_task is None:
+            self._events_timer = asyncio.get_running_loop().call_later(
+                EVENTS_BEHIND_MS / 1000, self._kick_events)
+        return True
+
+    def _kick_events(self) -> None:
+        if self._events_timer is not None:
+            self._events_timer.cancel()
+            self._events_timer = None
+        if self._events_task is None and self._events:
+            self._events_task = asyncio.get_running_loop().create_task(self._drain_events())
+
+    async def _drain_events(self) -> None:
+        """Send what waits, a batch per request; on failure keep it and try again later."""
+        try:
+            while self._events:
+                batch = self._events[:EVENTS_BATCH]
+                del self._events[:EVENTS_BATCH]
+                try:
+                    await self._send_events(batch)
+                except Exception:
+                    log.exception("redis store: sending %d analytics events failed", len(batch))
+                    self._events[:0] = batch
+                    if self._events_timer is None:
+                        self._events_timer = asyncio.get_running_loop().call_later(
+                            EVENTS_RETRY_S, self._kick_events)
+                    return
+        finally:
+            self._events_task = None
+
+    async def _send_events(self, events: list[StoredEvent]) -> None:
+        keys = [f"{self._prefix}evc"]
+        args: list[Any] = [EVENT_ID_TTL_S]
+        for event in events:
+            keys.append(f"{self._prefix}ev:{event.event_id}")
+            args.append(_SEP.join((event.project_id, event.day, event.event)))
+        await self._events_script(keys=keys, args=args)
         self.commands += 1
-        if fresh:
-            field = _SEP.join((event.project_id, event.day, event.event))
-            await self._redis.hincrby(f"{self._prefix}evc", field, 1)
-            self.commands += 1
+
+    async def _events_sent(self) -> None:
+        """Every event held so far is in Redis (before reading counts, and at close)."""
+        task = self._events_task
+        if task is not None:
+            await asyncio.shield(task)
+        if self._events:
+            if self._events_timer is not None:
+                self._events_timer.cancel()
+                self._events_timer = None
+            batch = list(self._events)
+            self._events.clear()
+            for start in range(0, len(batch), EVENTS_BATCH):
+                await self._send_events(batch[start:start + EVENTS_BATCH])
 
     async def event_counts(self) -> list[tuple[str, str, str, int]]:
+        await self._events_sent()
         rows: dict[Any, Any] = await self._redis.hgetall(f"{self._prefix}evc")
         self.commands += 1
         counts = []
@@ -277,6 +357,7 @@ class RedisStore(SessionStore):
         return sorted(counts)
 
     async def events_prune(self, before_ms: int) -> int:
+        await self._events_sent()
         cutoff = utc_day(before_ms)
         rows: dict[Any, Any] = await self._redis.hgetall(f"{self._prefix}evc")
         self.commands += 1
@@ -287,4 +368,8 @@ class RedisStore(SessionStore):
         return sum(int(rows[field]) for field in old)
 
     async def close(self) -> None:
+        try:
+            await self._events_sent()
+        except Exception:
+            log.exception("redis store: analytics events not sent at close")
         await self._redis.aclose()
