@@ -36,7 +36,8 @@ class MemoryStore(SessionStore):
             for digest, blob in fresh.items():
                 self._blobs[digest] = (bytes(blob), now_ms)
                 self.bytes_written += len(blob)
-            self._ledger.wrote(fresh, now_ms)
+            if fresh:
+                self._ledger.wrote(fresh, now_ms)
         self._rows[session_id] = (bytes(data), now_ms)
         self.bytes_written += len(data)
 

@@ -156,8 +156,9 @@ class RedisStore(SessionStore):
         saved = await self._save_script(keys=keys, args=args)
         self.commands += 1
         # marked once Redis has them: a save in flight meanwhile sends them too (SET NX: once)
-        self._ledger.wrote(fresh, now_ms)
-        self.bytes_written += sum(map(len, fresh.values()))
+        if fresh:
+            self._ledger.wrote(fresh, now_ms)
+            self.bytes_written += sum(map(len, fresh.values()))
         if not saved:
             log.info("session %s: not saved, another engine process owns it now", session_id)
             return
