@@ -96,7 +96,8 @@ async def _press(visitor: _Visitor, metrics: Metrics) -> tuple[float, float]:
 async def measure(store: SessionStore, sessions: int = 50, rounds: int = 2000,
                   commands: Callable[[], int] | None = None) -> dict[str, float]:
     """p50/p99 µs per intent over `rounds` presses spread over `sessions` sessions, and the
-    store calls (and the store's own count, given `commands`: Redis requests, SQLite commits) per intent."""
+    store calls (and the store's own count, given `commands`: Redis requests, SQLite commits) per intent,
+    and the bytes handed to the store to write per intent (sessions and shared blobs)."""
     config = make_test_config(max_sessions_per_address=10_000)
     app = create_app(config, store=store)
     async with AsyncExitStack() as stack:
@@ -109,14 +110,17 @@ async def measure(store: SessionStore, sessions: int = 50, rounds: int = 2000,
                 await _press(visitor, metrics)
         calls_before = sum(metrics.store_ops.values())
         commands_before = commands() if commands else 0
+        bytes_before = store.bytes_written
         timings = [await _press(visitors[i % sessions], metrics) for i in range(rounds)]
         calls = (sum(metrics.store_ops.values()) - calls_before) / rounds
         sent = (commands() - commands_before) / rounds if commands else float("nan")
+        saved = (store.bytes_written - bytes_before) / rounds
     result = summary([cpu for cpu, _ in timings])
     wall = summary([wall for _, wall in timings])
     result["wall_p50"], result["wall_p99"] = wall["p50"], wall["p99"]
     result["store_calls"] = calls
     result["commands"] = sent
+    result["saved_bytes"] = saved
     return result
 
 
@@ -130,6 +134,7 @@ def run() -> list[str]:
     out.append(line("SQLite: … wall p50 / p99", f"{figures['wall_p50']:.0f} / {figures['wall_p99']:.0f} µs"))
     out.append(line("SQLite: store calls / commits per intent (saves and events written behind)",
                     f"{figures['store_calls']:.2f} / {figures['commands']:.3f}"))
+    out.append(line("SQLite: bytes saved per intent (session and shared blobs)", f"{figures['saved_bytes']:,.0f} B"))
     if shutil.which("redis-server") is None:
         out.append("  Redis: redis-server is not installed (`make redis`): not measured")
         return out
@@ -140,6 +145,7 @@ def run() -> list[str]:
                     f"{figures['p50']:.0f} / {figures['p99']:.0f} µs"))
     out.append(line("Redis: … wall p50 / p99", f"{figures['wall_p50']:.0f} / {figures['wall_p99']:.0f} µs"))
     out.append(line("Redis: requests per intent", f"{figures['commands']:.2f}", "≤ 2"))
+    out.append(line("Redis: bytes saved per intent (session and shared blobs)", f"{figures['saved_bytes']:,.0f} B"))
     return out
 
 

@@ -5,6 +5,12 @@ version, the remembered intent ids and their outcomes, the rate-limit bucket, th
 pending in the browser, what the host and theme frames last said, whether an intent was ever
 applied, the resume-token generation, and the timers still due.
 The frame ring does not survive: a client that rejoins a restored session gets a snapshot.
+
+A live session's saves (`session_to_save`, format 3) refer to the wallet directory's lists by
+content hash instead of holding them (`shared.py`): the store keeps each list once for every
+session, and a save carries only the session's own data; a slice equal to its default is nil
+(issue 17: a save went from ~13.4 KB to ~2.7 KB after All Wallets). `session_to_bytes` gives
+self-contained bytes (format 2) for tools and tests.
 """
 
 from __future__ import annotations
@@ -12,8 +18,10 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 import operator
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, fields
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass, fields
 from functools import cache
+import logging
 from typing import Any, get_type_hints
 
 import msgpack
@@ -23,13 +31,36 @@ from ..slices.model import Model, model_from_data
 from ..wire.codec import array_header, encode, encode_with, map_header
 from ..core.msg import Msg, msg_from_data, msg_to_data
 from .session import Session
+from .shared import SHARED, SharedPacker, resolver, restore
 
 FORMAT = 2  # 2: the model is its own msgpack bytes (packed slice by slice); 1: inline
-READABLE = (1, 2)
+SHARED_FORMAT = 3  # 3: as 2, the directory's lists referred to by hash ("blobs"), default slices nil
+READABLE = (1, 2, 3)
+
+log = logging.getLogger(__name__)
+_NIL = encode(None)
 
 
 class PersistError(ValueError):
     """Bytes that are not a persisted session of a format this engine reads."""
+
+
+class BlobsNeeded(PersistError):
+    """The bytes refer to shared blobs and none were given: load them from the store
+    (`blob_refs`, `SessionStore.load_blobs`) and pass them to `load_bytes`."""
+
+    def __init__(self, digests: list[str]) -> None:
+        super().__init__(f"the session refers to {len(digests)} shared blobs; none were given")
+        self.digests = digests
+
+
+@dataclass(frozen=True)
+class Saved:
+    """What a save writes: the session's bytes, and the shared blobs they refer to (digest ->
+    bytes; the store writes those it does not have yet)."""
+
+    data: bytes
+    blobs: Mapping[str, bytes]
 
 
 @dataclass(frozen=True)
@@ -48,6 +79,24 @@ def _field_adapters() -> tuple[tuple[str, bytes, TypeAdapter[Any]], ...]:
     return tuple((f.name, encode(f.name), TypeAdapter(hints[f.name])) for f in fields(Model))
 
 
+@cache
+def _default_bytes() -> tuple[bytes | None, ...]:
+    """For every field of the model, the msgpack of its default value when it has a default
+    factory (the slices), else None: a format-3 save writes nil for a slice equal to it."""
+    adapters = _field_adapters()
+    out: list[bytes | None] = []
+    for (_, _, adapter), f in zip(adapters, fields(Model), strict=True):
+        factory = f.default_factory
+        out.append(None if factory is MISSING else encode(adapter.dump_python(factory(), mode="python")))
+    return tuple(out)
+
+
+@cache
+def _defaulted() -> frozenset[str]:
+    return frozenset(name for (name, _, _), packed in zip(_field_adapters(), _default_bytes(), strict=True)
+                     if packed is not None)
+
+
 class ModelPacker:
     """The model's msgpack bytes, re-packing only the slices that changed since the last call.
 
@@ -57,7 +106,12 @@ class ModelPacker:
     One packer per live session (the runner's); a save without one packs everything.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, shared: bool = False) -> None:
+        """`shared` (format 3): the directory's lists are packed as references (`blobs` then
+        holds what the last packed model refers to), and a slice equal to its default as nil."""
+        self._shared = SharedPacker() if shared else None
+        self._blobs_of: dict[int, dict[str, bytes]] = {}  # field index -> the blobs it refers to
+        self.blobs: Mapping[str, bytes] = {}
         self._values: tuple[object, ...] = ()  # the slices packed last time
         self._parts: list[bytes] = []  # map header, then each field's key and value bytes
         # the remembered intents packed last time: their ids, each entry's size, all the bytes
@@ -66,24 +120,42 @@ class ModelPacker:
         self._intent_bytes = b""
         self.packed = 0  # slices packed (not reused), for tests and figures
 
+    @property
+    def shared(self) -> bool:
+        """Whether the directory's lists are packed as references (format 3)."""
+        return self._shared is not None
+
     def pack(self, model: Model) -> bytes:
         adapters = _field_adapters()
         values: tuple[object, ...] = _slices(model)
         parts = self._parts
         if not parts:
             parts = [map_header(len(adapters))]
-            for (_, key, adapter), value in zip(adapters, values, strict=True):
-                parts.append(key)
-                parts.append(encode(adapter.dump_python(value, mode="python")))
+            for index, value in enumerate(values):
+                parts.append(adapters[index][1])
+                parts.append(self._pack_field(index, value))
             self.packed += len(adapters)
             self._parts = parts
         else:
             for index, same in enumerate(map(operator.is_, values, self._values)):
                 if not same:
-                    parts[2 + 2 * index] = encode(adapters[index][2].dump_python(values[index], mode="python"))
+                    parts[2 + 2 * index] = self._pack_field(index, values[index])
                     self.packed += 1
         self._values = values
         return b"".join(parts)
+
+    def _pack_field(self, index: int, value: object) -> bytes:
+        name, _, adapter = _field_adapters()[index]
+        if self._shared is None:
+            return encode(adapter.dump_python(value, mode="python"))
+        if name not in SHARED:
+            packed = encode(adapter.dump_python(value, mode="python"))
+            return _NIL if packed == _default_bytes()[index] else packed
+        packed, blobs = self._shared.pack(name, value)
+        if blobs != self._blobs_of.get(index):
+            self._blobs_of[index] = blobs
+            self.blobs = {d: b for refs in self._blobs_of.values() for d, b in refs.items()}
+        return packed
 
     def pack_intents(self, intents: OrderedDict[str, str]) -> bytes:
         """The msgpack of `list(intents.items())`, byte for byte, packing only the entries added
@@ -132,13 +204,10 @@ def _slices(model: Model) -> tuple[object, ...]:
     return _slice_getter()(model)
 
 
-def session_to_bytes(session: Session, timers: Iterable[PendingTimer] = (),
-                     packer: ModelPacker | None = None) -> bytes:
-    """The persisted bytes; with a `packer` (one per live session) the model's unchanged slices
-    are not serialised again."""
-    packer = packer if packer is not None else ModelPacker()
+def _session_data(session: Session, timers: Iterable[PendingTimer], packer: ModelPacker,
+                  fmt: int) -> bytes:
     data: dict[str, Any] = {
-        "format": FORMAT,
+        "format": fmt,
         "id": session.id,
         "model": packer.pack(session.model),  # msgpack inside: unchanged slices are reused
         "version": session.version,
@@ -154,22 +223,71 @@ def session_to_bytes(session: Session, timers: Iterable[PendingTimer] = (),
         "token_gen": session.token_gen,
         "token_prev_until": session.token_prev_until,
         "timers": [[t.key, t.due_ms, msg_to_data(t.msg)] for t in timers],
-        "intents": None,  # packed by the packer: only the ids remembered since its last save
     }
+    if fmt == SHARED_FORMAT:
+        data["blobs"] = list(packer.blobs)
+    data["intents"] = None  # packed by the packer: only the ids remembered since its last save
     return encode_with(data, {"intents": packer.pack_intents(session.intents)})
 
 
-def load_bytes(data: bytes) -> tuple[Session, list[PendingTimer]]:
-    """The session and its pending timers; raises PersistError on bytes it cannot read."""
+def session_to_bytes(session: Session, timers: Iterable[PendingTimer] = (),
+                     packer: ModelPacker | None = None) -> bytes:
+    """Self-contained persisted bytes (format 2); with a `packer` (one per live session) the
+    model's unchanged slices are not serialised again."""
+    packer = packer if packer is not None else ModelPacker()
+    if packer.shared:
+        raise ValueError("a packer of shared references saves with session_to_save")
+    return _session_data(session, timers, packer, FORMAT)
+
+
+def session_to_save(session: Session, timers: Iterable[PendingTimer], packer: ModelPacker) -> Saved:
+    """What a live session's save writes (format 3): its bytes, which refer to the directory's
+    lists by hash, and those lists (`packer`: the session's own, made with `shared=True`)."""
+    if not packer.shared:
+        raise ValueError("session_to_save needs a packer made with shared=True")
+    return Saved(_session_data(session, timers, packer, SHARED_FORMAT), packer.blobs)
+
+
+def _unpack(data: bytes) -> dict[str, Any]:
     try:
         raw = msgpack.unpackb(data, raw=False, strict_map_key=False)
     except Exception as error:  # msgpack raises several unrelated types
         raise PersistError(f"not msgpack: {type(error).__name__}") from error
     if not isinstance(raw, dict) or raw.get("format") not in READABLE:
         raise PersistError(f"not a persisted session of format {' or '.join(map(str, READABLE))}")
+    return raw
+
+
+def blob_refs(data: bytes) -> list[str]:
+    """The shared blobs (digests) that saved bytes refer to; PersistError on bytes it cannot read."""
+    refs = _unpack(data).get("blobs", [])
+    if not isinstance(refs, list) or not all(isinstance(ref, str) for ref in refs):
+        raise PersistError("bad persisted session: its blobs are not a list of digests")
+    return refs
+
+
+def load_bytes(data: bytes, blobs: Mapping[str, bytes] | None = None) -> tuple[Session, list[PendingTimer]]:
+    """The session and its pending timers; raises PersistError on bytes it cannot read.
+
+    `blobs`: the shared blobs the bytes refer to, as the store returned them (BlobsNeeded when
+    they refer to some and none are given). A list whose blob is missing is loaded as not
+    fetched, and the directory fetches it again."""
+    raw = _unpack(data)
     try:
         model_data = raw["model"]
-        if raw["format"] == 2:  # the model's own msgpack, as bytes
+        if raw["format"] == SHARED_FORMAT:
+            refs = list(raw["blobs"])
+            if refs and blobs is None:
+                raise BlobsNeeded(refs)
+            model_data = msgpack.unpackb(model_data, raw=False, strict_map_key=False,
+                                         ext_hook=resolver(blobs or {}))
+            for name in _defaulted().intersection(model_data):
+                if model_data[name] is None:  # saved as nil: equal to its default
+                    del model_data[name]
+            reset = restore(model_data)
+            if reset:
+                log.info("session %s: shared blobs missing, fetched again: %s", raw["id"], ", ".join(reset))
+        elif raw["format"] == 2:  # the model's own msgpack, as bytes
             model_data = msgpack.unpackb(model_data, raw=False, strict_map_key=False)
         model = model_from_data(model_data)
         session = Session(str(raw["id"]), model, int(raw["tokens_at"]))

@@ -25,7 +25,7 @@ from typing import IO, Any, Protocol
 from ..core.cmds import Call, CancelTimer, Cmd, Effect, EffectSettled, StartTimer, Track
 from ..core.msg import Msg
 from ..slices.model import Model
-from ..engine.persist import ModelPacker, PendingTimer, session_to_bytes
+from ..engine.persist import ModelPacker, PendingTimer, session_to_save
 from ..chains.catalog import Network
 from ..slices.options import HostOptions
 from ..wire.frames import AnnouncedWallet
@@ -608,9 +608,9 @@ class SessionRunner:
             return  # nothing a visitor did: nothing worth keeping past this process
         try:
             if self._packer is None:
-                self._packer = ModelPacker()
-            data = session_to_bytes(self.session, self.pending_timers(), self._packer)
-            await store.save(self.id, data, self.clock.now_ms())
+                self._packer = ModelPacker(shared=True)
+            saved = session_to_save(self.session, self.pending_timers(), self._packer)
+            await store.save(self.id, saved.data, self.clock.now_ms(), saved.blobs)
             if durable:
                 await store.flush()
         except Exception:

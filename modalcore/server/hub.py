@@ -26,7 +26,7 @@ from ..core.msg import Msg
 from ..slices.model import initial_model, shared
 from ..wire.frames import AnnouncedWallet
 from ..engine.update import ENGINE
-from ..engine.persist import PersistError, load_bytes
+from ..engine.persist import PersistError, blob_refs, load_bytes
 from ..engine.record import Recorder
 from ..engine.session import Session
 from ..runtime.analytics import AnalyticsSink
@@ -262,7 +262,9 @@ class Hub:
         if data is None:
             return None
         try:
-            session, timers = load_bytes(data)
+            refs = blob_refs(data)  # the directory's lists, kept once for every session (issue 17)
+            blobs = await self.store.load_blobs(refs, self.clock.now_ms()) if refs else {}
+            session, timers = load_bytes(data, blobs)
         except PersistError:
             log.warning("session %s: saved state unreadable, dropped", session_id, exc_info=True)
             await self.store.delete(session_id)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from starlette.requests import Request
@@ -23,7 +23,7 @@ from starlette.responses import Response
 from ..audit.chain import StoredEntry
 from ..runtime.observe import Step
 from ..runtime.runner import Outlet
-from ..store.base import SessionStore, StoredEvent
+from ..store.base import NO_BLOBS, SessionStore, StoredEvent
 from ..wire.frames import Intent
 
 T = TypeVar("T")
@@ -170,8 +170,12 @@ class CountingStore(SessionStore):
     async def load(self, session_id: str, now_ms: int) -> bytes | None:
         return await self._call("load", self.inner.load(session_id, now_ms))
 
-    async def save(self, session_id: str, data: bytes, now_ms: int) -> None:
-        await self._call("save", self.inner.save(session_id, data, now_ms))
+    async def save(self, session_id: str, data: bytes, now_ms: int,
+                   blobs: Mapping[str, bytes] = NO_BLOBS) -> None:
+        await self._call("save", self.inner.save(session_id, data, now_ms, blobs))
+
+    async def load_blobs(self, digests: Iterable[str], now_ms: int) -> dict[str, bytes]:
+        return await self._call("load_blobs", self.inner.load_blobs(digests, now_ms))
 
     async def flush(self) -> None:
         await self.inner.flush()  # not a store operation of its own: it commits earlier saves

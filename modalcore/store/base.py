@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -24,6 +25,8 @@ class StoredEvent:
         return utc_day(self.at)
 
 DEFAULT_TTL_MS = 24 * 3600 * 1000
+NO_BLOBS: Mapping[str, bytes] = {}
+MAX_BLOBS_REMEMBERED = 4096  # blobs a process remembers writing (past it, one is written again)
 
 
 def utc_day(ms: int) -> str:
@@ -34,21 +37,69 @@ class AuditConflict(RuntimeError):
     """An audit entry at that (session, seq) exists: the log is append-only."""
 
 
+class BlobLedger:
+    """The shared blobs this process wrote, and when: a save writes a blob only when it is not
+    here or was written more than a TTL ago (which renews its life in the store). Bounded: a
+    blob forgotten is merely written again."""
+
+    def __init__(self, ttl_ms: int) -> None:
+        self.ttl_ms = ttl_ms
+        self._written: OrderedDict[str, int] = OrderedDict()
+
+    def to_write(self, blobs: Mapping[str, bytes], now_ms: int) -> dict[str, bytes]:
+        written = self._written
+        fresh: dict[str, bytes] = {}
+        for digest, data in blobs.items():
+            at = written.get(digest)
+            if at is None or now_ms - at > self.ttl_ms:
+                fresh[digest] = data
+        return fresh
+
+    def wrote(self, digests: Iterable[str], now_ms: int) -> None:
+        for digest in digests:
+            self._written[digest] = now_ms
+            self._written.move_to_end(digest)
+        while len(self._written) > MAX_BLOBS_REMEMBERED:
+            self._written.popitem(last=False)
+
+    def forget(self, digests: Iterable[str]) -> None:
+        for digest in digests:
+            self._written.pop(digest, None)
+
+
 class SessionStore(ABC):
-    """Persistent session state by session id; a session idle for longer than `ttl_ms` is gone."""
+    """Persistent session state by session id; a session idle for longer than `ttl_ms` is gone.
+
+    Shared blobs (issue 17): data many sessions hold alike (the wallet directory's lists), kept
+    once by content digest. A save hands over the blobs its bytes refer to; the store writes
+    those it has not written lately, atomically with the session (a session is never stored
+    referring to a blob that is not). A blob lives `2 × ttl_ms` after it was last written and
+    a process writes it again when its own last write is older than `ttl_ms`, so a blob outlives
+    every session saved referring to it (one only touched since can outlive it: its list is then
+    fetched again, see `engine/shared.py`). Deleting a session leaves the blobs; `expire` drops them.
+    """
 
     def __init__(self, ttl_ms: int = DEFAULT_TTL_MS) -> None:
         if ttl_ms <= 0:
             raise ValueError("ttl_ms must be positive")
         self.ttl_ms = ttl_ms
+        self.blob_ttl_ms = 2 * ttl_ms
+        self._ledger = BlobLedger(ttl_ms)
+        self.bytes_written = 0  # session bytes and blobs handed to the store to write (figures)
 
     @abstractmethod
     async def load(self, session_id: str, now_ms: int) -> bytes | None:
         """The saved bytes, or None when there are none or they expired."""
 
     @abstractmethod
-    async def save(self, session_id: str, data: bytes, now_ms: int) -> None:
-        """Write the bytes and mark the session used at `now_ms`."""
+    async def save(self, session_id: str, data: bytes, now_ms: int,
+                   blobs: Mapping[str, bytes] = NO_BLOBS) -> None:
+        """Write the bytes and mark the session used at `now_ms`; with `blobs` (digest -> bytes,
+        what the bytes refer to) each blob not written lately is written in the same step."""
+
+    @abstractmethod
+    async def load_blobs(self, digests: Iterable[str], now_ms: int) -> dict[str, bytes]:
+        """The shared blobs the store has, of those asked (a missing one is simply absent)."""
 
     async def flush(self) -> None:
         """Make every save made so far durable before returning (a store that writes behind

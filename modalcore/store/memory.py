@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from ..audit.chain import StoredEntry
 from collections import Counter
+from collections.abc import Iterable, Mapping
 
-from .base import DEFAULT_TTL_MS, AuditConflict, SessionStore, StoredEvent, utc_day
+from .base import DEFAULT_TTL_MS, NO_BLOBS, AuditConflict, SessionStore, StoredEvent, utc_day
 
 MAX_EVENTS_HELD = 100_000  # event ids remembered (for dropping repeats); counts are kept whole
 
@@ -14,6 +15,7 @@ class MemoryStore(SessionStore):
     def __init__(self, ttl_ms: int = DEFAULT_TTL_MS) -> None:
         super().__init__(ttl_ms)
         self._rows: dict[str, tuple[bytes, int]] = {}
+        self._blobs: dict[str, tuple[bytes, int]] = {}  # digest -> (bytes, last written)
         self._audit: dict[str, list[StoredEntry]] = {}
         self._event_ids: dict[str, None] = {}
         self._counts: Counter[tuple[str, str, str]] = Counter()
@@ -27,8 +29,20 @@ class MemoryStore(SessionStore):
             return None
         return row[0]
 
-    async def save(self, session_id: str, data: bytes, now_ms: int) -> None:
+    async def save(self, session_id: str, data: bytes, now_ms: int,
+                   blobs: Mapping[str, bytes] = NO_BLOBS) -> None:
+        if blobs:
+            fresh = self._ledger.to_write(blobs, now_ms)
+            for digest, blob in fresh.items():
+                self._blobs[digest] = (bytes(blob), now_ms)
+                self.bytes_written += len(blob)
+            if fresh:
+                self._ledger.wrote(fresh, now_ms)
         self._rows[session_id] = (bytes(data), now_ms)
+        self.bytes_written += len(data)
+
+    async def load_blobs(self, digests: Iterable[str], now_ms: int) -> dict[str, bytes]:
+        return {d: self._blobs[d][0] for d in digests if d in self._blobs}
 
     async def delete(self, session_id: str) -> None:
         self._rows.pop(session_id, None)
@@ -42,6 +56,9 @@ class MemoryStore(SessionStore):
         gone = [sid for sid, (_, touched) in self._rows.items() if self._expired(touched, now_ms)]
         for sid in gone:
             del self._rows[sid]
+        old = [d for d, (_, written) in self._blobs.items() if now_ms - written > self.blob_ttl_ms]
+        for digest in old:
+            del self._blobs[digest]
         return len(gone)
 
     async def count(self) -> int:

@@ -12,11 +12,18 @@ Keys (all under `prefix`, default `modalcore:`):
              landing here) takes it over unconditionally, so a crashed owner never blocks it;
 - `w:{owner}` (a pub/sub channel) events for sessions that process owns, published by another
              process that received them (the hub's `route`);
+- `b:{digest}` a shared blob (the directory's lists, `engine/shared.py`), written once (SET NX),
+             and `blobs` a sorted set, digest -> when it was last written (caller's clock): `expire`
+             drops a blob `2 × ttl_ms` after, as the base class says;
 - `ev:{id}`  an analytics event id seen (SET NX, kept for `EVENT_ID_TTL_S`), and `evc` the counts
              by "project|day|event".
 
 Cost on the hot path: a save is one request, EVALSHA of a script that checks the lease, ZADDs
-and SETs atomically (3 commands inside Redis); an audit entry is 1 (HSETNX). The lease has no
+and SETs atomically (3 commands inside Redis; a save that brings blobs this process has not
+written lately adds a SET NX and a ZADD for each, in the same script); an audit entry is 1
+(HSETNX). Analytics events are held for at most `EVENTS_BEHIND_MS` and sent together: one
+EVALSHA per batch (SET NX of each id, HINCRBY of its count when new); a kill -9 loses at most
+those, as with the SQLite store's write-behind. The lease has no
 TTL of its own: it goes with the session (delete, expire). `commands` counts the commands this store sent.
 """
 
@@ -25,14 +32,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 import msgpack
 from redis.asyncio import BlockingConnectionPool, Redis
 
 from ..audit.chain import StoredEntry
-from .base import DEFAULT_TTL_MS, AuditConflict, SessionStore, StoredEvent, utc_day
+from .base import DEFAULT_TTL_MS, NO_BLOBS, AuditConflict, SessionStore, StoredEvent, utc_day
 
 log = logging.getLogger(__name__)
 
@@ -40,8 +47,14 @@ EVENT_ID_TTL_S = 7 * 24 * 3600
 MAX_CONNECTIONS = 32  # per engine process
 POOL_WAIT_S = 10.0  # a call waits this long for a free connection before it fails
 _SEP = "|"
-# KEYS: lease, touched, data; ARGV: owner, session id, now ms, data
+# KEYS: lease, touched, data, the blobs' sorted set, then each blob's key; ARGV: owner, session
+# id, now ms, data, then each blob's digest and bytes. Blobs are written even when the lease is
+# refused: they are shared, and another session may already count on them.
 _SAVE = """
+for i = 5, #KEYS do
+  redis.call('SET', KEYS[i], ARGV[2 * i - 4], 'NX')
+  redis.call('ZADD', KEYS[4], ARGV[3], ARGV[2 * i - 5])
+end
 local holder = redis.call('GET', KEYS[1])
 if holder and holder ~= ARGV[1] then return 0 end
 if not holder then redis.call('SET', KEYS[1], ARGV[1]) end
@@ -49,6 +62,34 @@ redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
 redis.call('SET', KEYS[3], ARGV[4])
 return 1
 """
+
+# KEYS: the blobs' sorted set; ARGV: cutoff (ms), the blob key prefix. Atomic, so a blob written
+# again meanwhile (its time renewed) is never dropped on its old time.
+_EXPIRE_BLOBS = """
+local old = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])
+for _, digest in ipairs(old) do
+  redis.call('DEL', ARGV[2] .. digest)
+  redis.call('ZREM', KEYS[1], digest)
+end
+return #old
+"""
+
+# KEYS: the counts, then each event id's key; ARGV: seconds an id is kept, then each event's
+# count field. One request for a batch of events: an id seen before is not counted again.
+_EVENTS = """
+local counted = 0
+for i = 2, #KEYS do
+  if redis.call('SET', KEYS[i], '1', 'NX', 'EX', ARGV[1]) then
+    redis.call('HINCRBY', KEYS[1], ARGV[i], 1)
+    counted = counted + 1
+  end
+end
+return counted
+"""
+EVENTS_BEHIND_MS = 20  # an analytics event waits at most this long to be sent with others
+EVENTS_BATCH = 256  # … or until this many wait (and at most this many go in one request)
+EVENTS_HELD = 10_000  # while Redis fails: past this many waiting, the oldest are dropped (logged)
+EVENTS_RETRY_S = 1.0
 
 
 class RedisStore(SessionStore):
@@ -58,8 +99,14 @@ class RedisStore(SessionStore):
         self._redis = client
         self._prefix = prefix
         self._touched = f"{prefix}touched"
+        self._blobs_touched = f"{prefix}blobs"
         self.owner = secrets.token_hex(8)  # this process, as lease holder
         self._save_script = client.register_script(_SAVE)
+        self._expire_blobs_script = client.register_script(_EXPIRE_BLOBS)
+        self._events_script = client.register_script(_EVENTS)
+        self._events: list[StoredEvent] = []  # held for the next batch (`events_add_nowait`)
+        self._events_timer: asyncio.TimerHandle | None = None
+        self._events_task: asyncio.Task[None] | None = None
         self.commands = 0
         self.listening = asyncio.Event()  # set while this process is subscribed to its channel
 
@@ -74,6 +121,9 @@ class RedisStore(SessionStore):
 
     def _key(self, session_id: str) -> str:
         return f"{self._prefix}s:{session_id}"
+
+    def _blob_key(self, digest: str) -> str:
+        return f"{self._prefix}b:{digest}"
 
     def _lease_key(self, session_id: str) -> str:
         return f"{self._prefix}l:{session_id}"
@@ -95,13 +145,32 @@ class RedisStore(SessionStore):
             return None
         return bytes(data)
 
-    async def save(self, session_id: str, data: bytes, now_ms: int) -> None:
-        keys = [self._lease_key(session_id), self._touched, self._key(session_id)]
-        saved = await self._save_script(
-            keys=keys, args=[self.owner, session_id, now_ms, data])
+    async def save(self, session_id: str, data: bytes, now_ms: int,
+                   blobs: Mapping[str, bytes] = NO_BLOBS) -> None:
+        keys = [self._lease_key(session_id), self._touched, self._key(session_id), self._blobs_touched]
+        args: list[Any] = [self.owner, session_id, now_ms, data]
+        fresh = self._ledger.to_write(blobs, now_ms) if blobs else NO_BLOBS
+        for digest, blob in fresh.items():
+            keys.append(self._blob_key(digest))
+            args += (digest, blob)
+        saved = await self._save_script(keys=keys, args=args)
         self.commands += 1
+        # marked once Redis has them: a save in flight meanwhile sends them too (SET NX: once)
+        if fresh:
+            self._ledger.wrote(fresh, now_ms)
+            self.bytes_written += sum(map(len, fresh.values()))
         if not saved:
             log.info("session %s: not saved, another engine process owns it now", session_id)
+            return
+        self.bytes_written += len(data)
+
+    async def load_blobs(self, digests: Iterable[str], now_ms: int) -> dict[str, bytes]:
+        wanted = list(digests)
+        if not wanted:
+            return {}
+        values: list[Any] = await self._redis.mget([self._blob_key(d) for d in wanted])
+        self.commands += 1
+        return {d: bytes(v) for d, v in zip(wanted, values, strict=True) if v is not None}
 
     async def claim(self, session_id: str) -> None:
         await self._redis.set(self._lease_key(session_id), self.owner)
@@ -165,6 +234,7 @@ class RedisStore(SessionStore):
         # strictly older than the cutoff: `_expired` is `now - touched > ttl`
         gone: list[Any] = await self._redis.zrangebyscore(self._touched, "-inf", f"({cutoff}")
         self.commands += 1
+        await self._expire_blobs(now_ms)
         if not gone:
             return 0
         ids = [g.decode() if isinstance(g, bytes) else str(g) for g in gone]
@@ -174,6 +244,11 @@ class RedisStore(SessionStore):
             await pipe.execute()
         self.commands += 2
         return len(ids)
+
+    async def _expire_blobs(self, now_ms: int) -> None:
+        await self._expire_blobs_script(keys=[self._blobs_touched],
+                                        args=[now_ms - self.blob_ttl_ms, self._blob_key("")])
+        self.commands += 1
 
     async def count(self) -> int:
         self.commands += 1
@@ -208,15 +283,72 @@ class RedisStore(SessionStore):
 
     # ----- analytics events
     async def events_add(self, event: StoredEvent) -> None:
-        fresh = await self._redis.set(f"{self._prefix}ev:{event.event_id}", b"1", nx=True,
-                                      ex=EVENT_ID_TTL_S)
+        await self._send_events([event])
+
+    def events_add_nowait(self, event: StoredEvent) -> bool:
+        """Held and sent with the others of the next `EVENTS_BEHIND_MS` in one request (a
+        request per event was half the Redis requests of an intent, issue 17)."""
+        self._events.append(event)
+        if len(self._events) > EVENTS_HELD:
+            del self._events[:len(self._events) - EVENTS_HELD]
+            log.warning("redis store: analytics events waiting past %d, the oldest dropped", EVENTS_HELD)
+        if len(self._events) >= EVENTS_BATCH:
+            self._kick_events()
+        elif self._events_timer is None and self._events_task is None:
+            self._events_timer = asyncio.get_running_loop().call_later(
+                EVENTS_BEHIND_MS / 1000, self._kick_events)
+        return True
+
+    def _kick_events(self) -> None:
+        if self._events_timer is not None:
+            self._events_timer.cancel()
+            self._events_timer = None
+        if self._events_task is None and self._events:
+            self._events_task = asyncio.get_running_loop().create_task(self._drain_events())
+
+    async def _drain_events(self) -> None:
+        """Send what waits, a batch per request; on failure keep it and try again later."""
+        try:
+            while self._events:
+                batch = self._events[:EVENTS_BATCH]
+                del self._events[:EVENTS_BATCH]
+                try:
+                    await self._send_events(batch)
+                except Exception:
+                    log.exception("redis store: sending %d analytics events failed", len(batch))
+                    self._events[:0] = batch
+                    if self._events_timer is None:
+                        self._events_timer = asyncio.get_running_loop().call_later(
+                            EVENTS_RETRY_S, self._kick_events)
+                    return
+        finally:
+            self._events_task = None
+
+    async def _send_events(self, events: list[StoredEvent]) -> None:
+        keys = [f"{self._prefix}evc"]
+        args: list[Any] = [EVENT_ID_TTL_S]
+        for event in events:
+            keys.append(f"{self._prefix}ev:{event.event_id}")
+            args.append(_SEP.join((event.project_id, event.day, event.event)))
+        await self._events_script(keys=keys, args=args)
         self.commands += 1
-        if fresh:
-            field = _SEP.join((event.project_id, event.day, event.event))
-            await self._redis.hincrby(f"{self._prefix}evc", field, 1)
-            self.commands += 1
+
+    async def _events_sent(self) -> None:
+        """Every event held so far is in Redis (before reading counts, and at close)."""
+        task = self._events_task
+        if task is not None:
+            await asyncio.shield(task)
+        if self._events:
+            if self._events_timer is not None:
+                self._events_timer.cancel()
+                self._events_timer = None
+            batch = list(self._events)
+            self._events.clear()
+            for start in range(0, len(batch), EVENTS_BATCH):
+                await self._send_events(batch[start:start + EVENTS_BATCH])
 
     async def event_counts(self) -> list[tuple[str, str, str, int]]:
+        await self._events_sent()
         rows: dict[Any, Any] = await self._redis.hgetall(f"{self._prefix}evc")
         self.commands += 1
         counts = []
@@ -226,6 +358,7 @@ class RedisStore(SessionStore):
         return sorted(counts)
 
     async def events_prune(self, before_ms: int) -> int:
+        await self._events_sent()
         cutoff = utc_day(before_ms)
         rows: dict[Any, Any] = await self._redis.hgetall(f"{self._prefix}evc")
         self.commands += 1
@@ -236,4 +369,8 @@ class RedisStore(SessionStore):
         return sum(int(rows[field]) for field in old)
 
     async def close(self) -> None:
+        try:
+            await self._events_sent()
+        except Exception:
+            log.exception("redis store: analytics events not sent at close")
         await self._redis.aclose()

@@ -11,13 +11,14 @@ tests/server/test_takeover_kill9.py):
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from modalcore.core.msg import Msg
 from modalcore.engine.persist import load_bytes, session_to_bytes
 from modalcore.runtime.clock import FakeClock
 from modalcore.engine.session import Session
+from modalcore.store.base import NO_BLOBS
 from modalcore.store.memory import MemoryStore
 from modalcore.testing import RunnerRig
 
@@ -30,10 +31,11 @@ class _GatedStore(MemoryStore):
         self.gate = asyncio.Event()
         self.saving = asyncio.Event()
 
-    async def save(self, session_id: str, data: bytes, now_ms: int) -> None:
+    async def save(self, session_id: str, data: bytes, now_ms: int,
+                   blobs: Mapping[str, bytes] = NO_BLOBS) -> None:
         self.saving.set()
         await self.gate.wait()
-        await super().save(session_id, data, now_ms)
+        await super().save(session_id, data, now_ms, blobs)
 
 
 async def test_rule_an_effect_leaves_only_after_its_state_is_saved(

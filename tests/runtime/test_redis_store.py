@@ -119,3 +119,40 @@ async def test_many_sessions_saving_at_once_all_land(store: RedisStore) -> None:
     the bounded pool instead of failing."""
     await asyncio.gather(*(store.save(f"s{i}", b"x", i) for i in range(400)))
     assert await store.count() == 400
+
+
+async def test_rule_analytics_events_are_held_and_sent_together_in_one_request(
+        store: RedisStore, redis_url: str) -> None:
+    """Issue 17: `events_add_nowait` keeps an event without a task or a request; within
+    EVENTS_BEHIND_MS the events waiting go in one request; a repeated id is counted once, and
+    counts read meanwhile include what waits."""
+    from modalcore.store.redis import EVENTS_BEHIND_MS
+
+    day = 1_700_000_000_000
+    admin = Redis.from_url(redis_url)
+    try:
+        before = store.commands
+        for event_id in ("h1", "h2", "h1", "h3"):
+            assert store.events_add_nowait(StoredEvent(event_id, "p", "s", "MODAL_OPEN", day, b"{}"))
+        assert store.commands == before  # nothing sent yet
+        assert await admin.hgetall(f"{store._prefix}evc") == {}
+        await asyncio.sleep(EVENTS_BEHIND_MS / 1000 * 5)
+        assert store.commands == before + 1  # one request for the four
+        assert await admin.hgetall(f"{store._prefix}evc") == {b"p|2023-11-14|MODAL_OPEN": b"3"}
+        store.events_add_nowait(StoredEvent("h4", "p", "s", "MODAL_CLOSE", day, b"{}"))
+        assert await store.event_counts() == [
+            ("p", "2023-11-14", "MODAL_CLOSE", 1), ("p", "2023-11-14", "MODAL_OPEN", 3)]
+    finally:
+        await admin.aclose()
+
+
+async def test_rule_held_analytics_events_are_sent_at_close(redis_url: str) -> None:
+    prefix = f"ev{next(_prefixes)}:"
+    first = RedisStore.from_url(redis_url, prefix=prefix)
+    first.events_add_nowait(StoredEvent("c1", "p", "s", "MODAL_OPEN", 1_700_000_000_000, b"{}"))
+    await first.close()
+    second = RedisStore.from_url(redis_url, prefix=prefix)
+    try:
+        assert await second.event_counts() == [("p", "2023-11-14", "MODAL_OPEN", 1)]
+    finally:
+        await second.close()

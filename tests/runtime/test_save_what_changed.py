@@ -75,3 +75,25 @@ async def test_rule_remembered_intents_are_packed_once_and_saves_stay_exact(
     assert packer.pack_intents(session.intents) == fresh.pack_intents(session.intents)
     assert msgpack.unpackb(fresh.pack_intents(session.intents), raw=False) == [
         list(entry) for entry in session.intents.items()]
+
+
+async def test_rule_a_live_save_writes_a_slice_equal_to_its_default_as_nil(
+    rig: RunnerRig, intent: Any,
+) -> None:
+    """Format 3 (a live session's save): a slice equal to its default is nil, and loads back
+    as that default; one that differs is written whole."""
+    from modalcore.engine.persist import session_to_save
+    from modalcore.slices.send_form import SendState
+
+    packer = ModelPacker(shared=True)
+    rig.runner.put_frame(intent(1, "host", "open"), rig.outlet)
+    await rig.runner.settled()
+    session = rig.session
+    saved = session_to_save(session, (), packer)
+    raw = msgpack.unpackb(saved.data, raw=False)
+    model = msgpack.unpackb(raw["model"], raw=False)
+    assert raw["format"] == 3
+    assert model["send"] is None and session.model.send == SendState()
+    assert model["modal"] is not None and model["modal"]["open"] is True
+    assert len(saved.data) < len(session_to_bytes(session)) - 1000
+    assert load_bytes(saved.data, {})[0].model == session.model

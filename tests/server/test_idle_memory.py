@@ -3,9 +3,11 @@ idle session that dropped its tree answering its next intent as if it never had.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from modalcore.server.wsprotocol import LeanWebSocketProtocol
+from modalcore.store.base import NO_BLOBS
 from modalcore.store.memory import MemoryStore
 from modalcore.testing import make_test_config, start_server
 
@@ -89,9 +91,10 @@ async def test_the_frames_are_written_before_the_session_is_saved(monkeypatch: A
         log.append("write")
         real_flush(self)
 
-    async def save(self: MemoryStore, session_id: str, data: bytes, now_ms: int) -> None:
+    async def save(self: MemoryStore, session_id: str, data: bytes, now_ms: int,
+                   blobs: Mapping[str, bytes] = NO_BLOBS) -> None:
         log.append("save")
-        await real_save(self, session_id, data, now_ms)
+        await real_save(self, session_id, data, now_ms, blobs)
 
     monkeypatch.setattr(LeanWebSocketProtocol, "flush", flush)
     monkeypatch.setattr(MemoryStore, "save", save)

@@ -7,12 +7,13 @@ belongs to a declared metric, histogram buckets are cumulative and end at +Inf =
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import httpx
 import pytest
 
+from modalcore.store.base import NO_BLOBS
 from modalcore.store.memory import MemoryStore
 from modalcore.testing import RunningServer, make_test_config, start_server
 
@@ -97,7 +98,8 @@ async def test_metrics_count_what_a_session_did_over_its_socket(server: RunningS
 
 
 class _FailingStore(MemoryStore):
-    async def save(self, session_id: str, data: bytes, now_ms: int) -> None:
+    async def save(self, session_id: str, data: bytes, now_ms: int,
+                   blobs: Mapping[str, bytes] = NO_BLOBS) -> None:
         raise ConnectionError("the store is down")
 
 
