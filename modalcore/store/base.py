@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import lru_cache
 
 from ..audit.chain import StoredEntry
 
@@ -27,7 +28,14 @@ DEFAULT_TTL_MS = 24 * 3600 * 1000
 
 
 def utc_day(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%d")
+    return _day_name(ms // 86_400_000)
+
+
+@lru_cache(maxsize=8)
+def _day_name(day: int) -> str:
+    """The UTC date of day number `day` since the epoch (formatting a date costs more than the
+    rest of keeping an event: one name per day, cached)."""
+    return datetime.fromtimestamp(day * 86_400, tz=timezone.utc).strftime("%Y-%m-%d")
 
 
 class AuditConflict(RuntimeError):
