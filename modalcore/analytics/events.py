@@ -4,7 +4,6 @@ the same session input yields the same event id, in a replay too)."""
 from __future__ import annotations
 
 import hashlib
-import uuid
 from typing import Any
 
 from ..slices.model import Model
@@ -16,8 +15,11 @@ MODAL_CREATED = "MODAL_CREATED"  # counted locally, never posted (SPEC §7)
 
 def event_id(session_id: str, at: int, event: str, index: int) -> str:
     """A UUID-shaped id from the session, the time, the event and its place in the step."""
-    data = hashlib.sha256(f"{session_id}|{at}|{event}|{index}".encode()).digest()[:16]
-    return str(uuid.UUID(bytes=data, version=4))
+    data = bytearray(hashlib.sha256(f"{session_id}|{at}|{event}|{index}".encode()).digest()[:16])
+    data[6] = (data[6] & 0x0F) | 0x40  # version 4
+    data[8] = (data[8] & 0x3F) | 0x80  # RFC 4122 variant
+    text = data.hex()
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
 def visitor_address(model: Model) -> str:
@@ -44,6 +46,9 @@ def derived(step: Step) -> list[tuple[str, dict[str, Any]]]:
     first = step.frames[0] if step.frames else {}
     if step.cause is None and first.get("t") == "joined" and first.get("resumed") is False:
         events.append((MODAL_CREATED, {}))
+    if (before.accounts is after.accounts and before.networks is after.networks
+            and before.connection is after.connection and before.modal is after.modal):
+        return events  # the slices every other event reads are the same (immutable) objects
     old = before.accounts.get(before.networks.active_namespace)
     new = after.accounts.get(after.networks.active_namespace)
     if new.status == "connected" and (old.status != "connected" or old.address != new.address):

@@ -34,10 +34,13 @@ class Broken:
         return f"session {self.session_id} entry {self.seq}: {self.reason}"
 
 
+# `json.dumps` with any option builds an encoder per call; this one is built once (it keeps no state)
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 def canonical(value: Any) -> bytes:
     """JSON with sorted keys, no spaces, UTF-8: the bytes that are hashed."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False).encode()
+    return _CANONICAL.encode(value).encode()
 
 
 def digest(data: bytes) -> str:

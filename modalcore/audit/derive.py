@@ -49,6 +49,8 @@ def _accounts(model: Model) -> dict[str, AccountState]:
 
 def connection_records(before: Model, after: Model) -> list[Record]:
     records: list[Record] = []
+    if before.accounts is after.accounts and before.siwx is after.siwx:
+        return records  # the same (immutable) slices: nothing connected, left or signed in
     old, new = _accounts(before), _accounts(after)
     for namespace in sorted(set(old) | set(new)):
         was, now = old.get(namespace, AccountState()), new.get(namespace, AccountState())
@@ -138,8 +140,10 @@ def outcome_record(step: Step, pending: Mapping[str, Pending]) -> tuple[str, Rec
 def cancelled(frames: list[dict[str, Any]], pending: Mapping[str, Pending]) -> list[tuple[str, Record]]:
     out = []
     for frame in frames:
+        if frame.get("t") != "effect_cancel":
+            continue
         eid = str(frame.get("eid", ""))
-        if frame.get("t") == "effect_cancel" and eid in pending:
+        if eid in pending:
             request = pending[eid]
             out.append((eid, Record(f"{request.kind}_result",
                                     {"eid": eid, "method": request.method, "outcome": "cancelled"})))

@@ -7,6 +7,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from functools import lru_cache
 
 from ..audit.chain import StoredEntry
 
@@ -30,7 +31,14 @@ MAX_BLOBS_REMEMBERED = 4096  # blobs a process remembers writing (past it, one i
 
 
 def utc_day(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%d")
+    return _day_name(ms // 86_400_000)
+
+
+@lru_cache(maxsize=8)
+def _day_name(day: int) -> str:
+    """The UTC date of day number `day` since the epoch (formatting a date costs more than the
+    rest of keeping an event: one name per day, cached)."""
+    return datetime.fromtimestamp(day * 86_400, tz=timezone.utc).strftime("%Y-%m-%d")
 
 
 class AuditConflict(RuntimeError):

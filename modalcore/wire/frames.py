@@ -169,22 +169,34 @@ def _shape_problem(value: dict[str, Any]) -> str | None:
     deeper than L.MAX_NESTING, or msgpack `bin` anywhere (client frames hold only JSON-like
     values). Checked before any model sees the frame, so nothing downstream (validation, the
     session recorder's JSON) meets such a value."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            if any(isinstance(key, bytes) for key in item):
+    return _container_problem(value, 1)
+
+
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
+def _container_problem(item: dict[Any, Any] | list[Any], depth: int) -> str | None:
+    """`_shape_problem` of a map or array at `depth` (recursion is bounded: a container deeper
+    than L.MAX_NESTING is refused before its children are looked at)."""
+    if isinstance(item, dict):
+        for key in item:
+            if type(key) is not str and isinstance(key, bytes):
                 return "binary map keys are refused: keys are UTF-8 str"
-            children: Any = item.values()
-        elif isinstance(item, list):
-            children = item
-        elif isinstance(item, bytes):
+        children: Any = item.values()
+    else:
+        children = item
+    if depth > L.MAX_NESTING:
+        return f"values nest at most {L.MAX_NESTING} levels deep"
+    for child in children:
+        kind = type(child)
+        if kind in _SCALARS:
+            continue  # the usual case, decided by one lookup
+        if isinstance(child, bytes):
             return "binary values are refused: strings are UTF-8 str"
-        else:
-            continue
-        if depth > L.MAX_NESTING:
-            return f"values nest at most {L.MAX_NESTING} levels deep"
-        stack.extend((child, depth + 1) for child in children)
+        if isinstance(child, (dict, list)):
+            problem = _container_problem(child, depth + 1)
+            if problem is not None:
+                return problem
     return None
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
+import uuid
 from typing import Any
 
 import httpx
@@ -118,3 +120,15 @@ def test_rule_error_telemetry_is_capped_at_five_per_sixty_seconds() -> None:
     asyncio.run(send(endpoint, [error() for _ in range(12)], test=True,
                      advance={7: 59_999, 9: 1}))
     assert len(endpoint.posts()) == 5 + 0 + 3
+
+
+def test_event_ids_are_version_4_uuids_of_the_inputs_digest() -> None:
+    """An event's id is the first 16 bytes of sha256(session|at|event|index) as a UUID v4, so a
+    replay posts the same ids and the collector sees valid UUIDs."""
+    for index, (session, at, name) in enumerate([("s1", 0, "MODAL_OPEN"), ("s-é", 1_700_000_000_123, "X"),
+                                                 ("", 2**41, "SEND_SUCCESS")]):
+        digest = hashlib.sha256(f"{session}|{at}|{name}|{index}".encode()).digest()[:16]
+        made = event_id(session, at, name, index)
+        assert made == str(uuid.UUID(bytes=digest, version=4))
+        assert uuid.UUID(made).version == 4
+    assert event_id("s1", 1, "A", 0) != event_id("s1", 1, "A", 1)
