@@ -51,6 +51,18 @@ async def test_an_idle_session_drops_its_tree_and_patches_the_next_intent_as_bef
             assert ack["status"] in ("invalid", "stale")  # refused: the index drawn again
 
 
+async def _open_on_a_quiet_session(server: Any, log: list[str]) -> list[dict[str, Any]]:
+    """Join, let the session settle, forget what was logged so far, then send the host's
+    `open` and return the frames up to its host event."""
+    async with server.client() as client:
+        await client.join()
+        await client.quiet(0.3)
+        log.clear()
+        await client.intent("host", "open", iid="open-1")
+        frames: list[dict[str, Any]] = await client.recv_until(lambda f: f["t"] == "host_event")
+        return frames
+
+
 async def test_the_frames_of_one_intent_leave_in_one_write(monkeypatch: Any) -> None:
     """The ack, patch and host event an intent produces are written together (one syscall),
     in order."""
@@ -69,16 +81,11 @@ async def test_the_frames_of_one_intent_leave_in_one_write(monkeypatch: Any) -> 
     monkeypatch.setattr(LeanWebSocketProtocol, "send", send)
     monkeypatch.setattr(LeanWebSocketProtocol, "flush", flush)
     with start_server() as server:
-        async with server.client() as client:
-            await client.join()
-            await client.quiet(0.3)
-            log.clear()
-            await client.intent("host", "open", iid="open-1")
-            frames = await client.recv_until(lambda f: f["t"] == "host_event")
-            assert [f["t"] for f in frames] == ["intent_ack", "patch", "host_event"]
-            assert [f["s"] for f in frames] == list(range(frames[0]["s"], frames[0]["s"] + 3))
-            # (a later patch, e.g. the directory's wallets, is a write of its own)
-            assert log[:4] == ["frame", "frame", "frame", "write"]
+        frames = await _open_on_a_quiet_session(server, log)
+        assert [f["t"] for f in frames] == ["intent_ack", "patch", "host_event"]
+        assert [f["s"] for f in frames] == list(range(frames[0]["s"], frames[0]["s"] + 3))
+        # (a later patch, e.g. the directory's wallets, is a write of its own)
+        assert log[:4] == ["frame", "frame", "frame", "write"]
 
 
 async def test_the_frames_are_written_before_the_session_is_saved(monkeypatch: Any) -> None:
@@ -99,14 +106,9 @@ async def test_the_frames_are_written_before_the_session_is_saved(monkeypatch: A
     monkeypatch.setattr(LeanWebSocketProtocol, "flush", flush)
     monkeypatch.setattr(MemoryStore, "save", save)
     with start_server() as server:
-        async with server.client() as client:
-            await client.join()
-            await client.quiet(0.3)
-            log.clear()
-            await client.intent("host", "open", iid="open-1")
-            await client.recv_until(lambda f: f["t"] == "host_event")
-            server.wait_for(lambda: "save" in log)
-            assert log.index("write") < log.index("save")
+        await _open_on_a_quiet_session(server, log)
+        server.wait_for(lambda: "save" in log)
+        assert log.index("write") < log.index("save")
 
 
 async def test_an_idle_runner_holds_no_call_sets_context_or_frame_until_used() -> None:
