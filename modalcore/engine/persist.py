@@ -19,7 +19,7 @@ from collections import OrderedDict, deque
 import operator
 from collections.abc import Callable, Iterable
 from collections.abc import Mapping
-from dataclasses import MISSING, dataclass, fields
+from dataclasses import MISSING, dataclass, fields, is_dataclass
 from functools import cache
 import logging
 from typing import Any, get_type_hints
@@ -81,13 +81,16 @@ def _field_adapters() -> tuple[tuple[str, bytes, TypeAdapter[Any]], ...]:
 
 @cache
 def _default_bytes() -> tuple[bytes | None, ...]:
-    """For every field of the model, the msgpack of its default value when it has a default
-    factory (the slices), else None: a format-3 save writes nil for a slice equal to it."""
+    """For every field of the model, the msgpack of its default value when it is a slice (a
+    shared default instance or a default factory), else None: a format-3 save writes nil for a
+    slice equal to it."""
     adapters = _field_adapters()
     out: list[bytes | None] = []
     for (_, _, adapter), f in zip(adapters, fields(Model), strict=True):
-        factory = f.default_factory
-        out.append(None if factory is MISSING else encode(adapter.dump_python(factory(), mode="python")))
+        made = f.default_factory is not MISSING
+        default = f.default_factory() if made else f.default
+        out.append(encode(adapter.dump_python(default, mode="python"))
+                   if made or is_dataclass(default) else None)
     return tuple(out)
 
 

@@ -107,3 +107,16 @@ def test_rule_a_missing_blob_is_a_typed_error_or_a_list_fetched_again() -> None:
     again.settle_directory()
     assert again.model.directory.wallets == h.model.directory.wallets
     assert again.names() == h.names()
+
+
+def test_rule_a_slice_equal_to_its_default_is_saved_as_nil() -> None:
+    """A format-3 save writes nil for every slice still at its default (the model's slices are
+    shared default instances, not default factories) and loads them back equal."""
+    h = all_wallets()
+    saved = session_to_save(h.session, (), ModelPacker(shared=True))
+    model_data = msgpack.unpackb(msgpack.unpackb(saved.data)["model"], raw=False,
+                                 ext_hook=lambda code, data: None)
+    assert h.model.swap == type(h.model.swap)() and model_data["swap"] is None
+    assert h.model.send == type(h.model.send)() and model_data["send"] is None
+    assert model_data["directory"] is not None  # changed from its default: saved
+    assert load_bytes(saved.data, dict(saved.blobs))[0].model == h.model
