@@ -265,8 +265,8 @@ class Hub:
             refs = blob_refs(data)  # the directory's lists, kept once for every session (issue 17)
             blobs = await self.store.load_blobs(refs, self.clock.now_ms()) if refs else {}
             session, timers = load_bytes(data, blobs)
-        except PersistError:
-            log.warning("session %s: saved state unreadable, dropped", session_id, exc_info=True)
+        except PersistError as error:  # typed: its message says what, no traceback
+            log.warning("session %s: saved state unreadable (%s), dropped", session_id, error)
             await self.store.delete(session_id)
             return None
         if session.id != session_id:

@@ -88,6 +88,17 @@ async def test_evicted_session_is_restored_on_find(hub: Hub) -> None:
     assert await hub.find("unknown-session") is None
 
 
+async def test_unreadable_saved_state_is_dropped_with_a_typed_warning_and_no_traceback(
+        hub: Hub, caplog: pytest.LogCaptureFixture) -> None:
+    await hub.store.save("broken", b"\xc1 not a session", clock_of(hub).now_ms())
+    with caplog.at_level("WARNING", logger="modalcore.server.hub"):
+        assert await hub.find("broken") is None
+    assert await hub.store.load("broken", clock_of(hub).now_ms()) is None
+    warnings = [r for r in caplog.records if "unreadable" in r.getMessage()]
+    assert len(warnings) == 1 and "not msgpack" in warnings[0].getMessage()
+    assert warnings[0].exc_info is None
+
+
 async def test_find_waits_for_an_eviction_in_progress(hub: Hub) -> None:
     session_id, outlet = await new_runner(hub)
     runner = hub.runners[session_id]
