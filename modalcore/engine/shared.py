@@ -33,9 +33,9 @@ SHARED: Mapping[str, tuple[str, ...]] = {"directory": ("wallets", "featured", "r
 # model field -> list field -> what the model's data becomes when a chunk of that list is gone
 REFETCH: Mapping[str, Mapping[str, Mapping[str, Any]]] = {
     "directory": {
-        "wallets": {"wallets": [], "page": 0, "pages": "idle"},
-        "featured": {"featured": [], "featured_status": "idle"},
-        "recommended": {"recommended": [], "recommended_status": "idle"},
+        "wallets": {"wallets": (), "page": 0, "pages": "idle"},
+        "featured": {"featured": (), "featured_status": "idle"},
+        "recommended": {"recommended": (), "recommended_status": "idle"},
     },
 }
 _TYPES: Mapping[str, type] = {"directory": DirectoryState}

@@ -44,7 +44,7 @@ from ..core.cmds import Cmd
 class Model:
     # A slice's default is one instance every model shares (slices are frozen, immutable all
     # the way down, and a change replaces the slice): a new session's model holds ~20 fewer
-    # objects of its own (~2.4 KiB, issue 17's idle figure). `tests/slices/test_shared_defaults.py`.
+    # objects of its own (~2.4 KiB, issue 17's idle figure). `tests/engine/test_shared_welcome.py`.
     project_id: str = ""
     session_id: str = ""
     origin: str = ""
