@@ -87,8 +87,9 @@ def _default_bytes() -> tuple[bytes | None, ...]:
     adapters = _field_adapters()
     out: list[bytes | None] = []
     for (_, _, adapter), f in zip(adapters, fields(Model), strict=True):
-        made = f.default_factory is not MISSING
-        default = f.default_factory() if made else f.default
+        factory = f.default_factory
+        made = factory is not MISSING
+        default = factory() if factory is not MISSING else f.default
         out.append(encode(adapter.dump_python(default, mode="python"))
                    if made or is_dataclass(default) else None)
     return tuple(out)
