@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from ..slices.accounts import holds_connection
 from ..slices.model import Model
 from ..runtime.analytics import AnalyticsSink, TrackedEvent
 from ..runtime.observe import Step
@@ -51,11 +52,13 @@ def derived(step: Step) -> list[tuple[str, dict[str, Any]]]:
         return events  # the slices every other event reads are the same (immutable) objects
     old = before.accounts.get(before.networks.active_namespace)
     new = after.accounts.get(after.networks.active_namespace)
-    if new.status == "connected" and (old.status != "connected" or old.address != new.address):
+    # a reload's re-sync (connected -> connecting -> connected) holds the connection: no
+    # DISCONNECT_SUCCESS, and no second CONNECT_SUCCESS for the same account (issue 31)
+    if new.status == "connected" and (not holds_connection(old) or old.address != new.address):
         wallet = new.connected_wallet_info
         events.append(("CONNECT_SUCCESS", {"method": "browser",
                                            "name": wallet.name if wallet else ""}))
-    elif old.status == "connected" and new.status != "connected":
+    elif holds_connection(old) and not holds_connection(new):
         events.append(("DISCONNECT_SUCCESS", {}))
     if after.connection.error and after.connection.error != before.connection.error:
         events.append(("CONNECT_ERROR", {"message": after.connection.error}))

@@ -10,7 +10,8 @@ from typing import Any
 from ..core.cmds import EffectSettled
 from ..slices.model import Model
 from ..runtime.observe import Step
-from ..slices.accounts import AccountState
+from ..slices.accounts import AccountState, holds_connection
+from ..slices.connectors import ConnectorsState
 from ..wire.frames import EffectResult
 from .chain import canonical, digest
 
@@ -54,7 +55,11 @@ def connection_records(before: Model, after: Model) -> list[Record]:
     old, new = _accounts(before), _accounts(after)
     for namespace in sorted(set(old) | set(new)):
         was, now = old.get(namespace, AccountState()), new.get(namespace, AccountState())
-        was_on, now_on = was.status == "connected", now.status == "connected"
+        # a reload's re-sync holds the connection: connected -> connecting -> connected (the
+        # same account, or the wallet's answer changed it) records nothing but that change
+        was_on, now_on = holds_connection(was), holds_connection(now)
+        if now.status == "connecting":
+            continue  # the wallet has not answered yet: nothing happened the visitor did
         if now_on and (not was_on or was.address != now.address
                        or was.connector_id != now.connector_id):
             if was_on:
@@ -76,7 +81,14 @@ def _who(account: AccountState) -> dict[str, Any]:
             "chain": _chain(account)}
 
 
-def request_records(frames: list[dict[str, Any]]) -> tuple[list[Record], dict[str, Pending]]:
+def connector_name(connectors: ConnectorsState, ref: str) -> str:
+    """The connector's stable id (the wallet's rdns when it has one), as `connect` entries name
+    it, for the page's per-load EIP-6963 uuid a browser request is addressed to."""
+    return next((c.id for c in connectors.items if c.ref == ref), ref)
+
+
+def request_records(frames: list[dict[str, Any]],
+                    connectors: ConnectorsState) -> tuple[list[Record], dict[str, Pending]]:
     """Signature and transaction requests the session asked the browser to make."""
     records: list[Record] = []
     pending: dict[str, Pending] = {}
@@ -90,7 +102,7 @@ def request_records(frames: list[dict[str, Any]]) -> tuple[list[Record], dict[st
         if not kind:
             continue
         eid = str(frame.get("eid", ""))
-        connector = str(req.get("connector", ""))
+        connector = connector_name(connectors, str(req.get("connector", "")))
         records.append(Record(f"{kind}_request", {
             "eid": eid, "method": method, "connector": connector,
             "request_hash": digest(canonical(req.get("params"))),
@@ -162,7 +174,7 @@ def derive(step: Step, pending: Mapping[str, Pending]) -> tuple[list[Record], di
         records.append(record)
         still.pop(eid, None)
     records.extend(connection_records(step.before, step.after))
-    asked, new = request_records(step.frames)
+    asked, new = request_records(step.frames, step.after.connectors)
     records.extend(asked)
     still.update(new)
     return records, still

@@ -57,6 +57,13 @@ class AccountState:
 _NO_ACCOUNT = AccountState()
 
 
+def holds_connection(account: AccountState) -> bool:
+    """Connected, or being re-synced with its wallet after a reload (status "connecting" is only
+    ever that, SPEC §4 "On start"): the visitor's connection stands until the wallet answers
+    otherwise, so a reload is no disconnect and its re-sync no new connect (issue 31)."""
+    return account.status != "disconnected"
+
+
 @dataclass(frozen=True)
 class AccountsState:
     by_namespace: tuple[tuple[str, AccountState], ...] = field(default_factory=tuple)

@@ -145,6 +145,8 @@ def test_rule_sign_in_is_audited_with_the_signature_request_its_outcome_and_hash
     assert kinds(entries) == ["connect", "signature_request", "signature_result", "sign_in"]
     request, result, sign_in = datas(entries)[1:]
     assert request["method"] == "personal_sign" and len(request["request_hash"]) == 64
+    # the connector as `connect` names it (its rdns), not this page load's EIP-6963 uuid
+    assert request["connector"] == datas(entries)[0]["connector"] == "dev.modalcore.devwallet"
     assert result["outcome"] == "approved" and result["eid"] == request["eid"]
     assert len(result["result_hash"]) == 64
     assert sign_in["address"].endswith(ADDRESS)
