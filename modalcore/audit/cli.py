@@ -1,60 +1,174 @@
-"""`python -m modalcore audit verify --store PATH`: check every session's chain in a SQLite
-session store; exit 1 at the first broken link, naming it."""
+"""`python -m modalcore audit verify|export-heads`: check every session's chain in a session
+store (SQLite or Redis) against the heads the engine signed, or print those signed heads for
+keeping elsewhere.
+
+`verify` exits 0 when everything holds (sessions without a signed head are reported as
+unanchored, not failed), else with the highest `Problem` found: 1 a broken link, 3 a log cut
+short, 4 a log written again, 5 signed heads (or anchors) that do not hold; 2 for a usage error
+(no store, no engine address to check signatures against).
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
+from eth_account import Account
+from redis.exceptions import RedisError
+
+from ..server.app import open_store, siwx_key_file
+from ..server.config import ConfigError, default_config, load_config
 from ..store.base import SessionStore
+from ..store.redis import RedisStore
 from ..store.sqlite import SqliteStore
-from .chain import Broken, verify_chain
+from .verify import Anchor, UnreadableAnchor, Verdict, read_anchor, verify_store
+
+__all__ = ["Verdict", "add_arguments", "run", "verify_store"]
+
+MAX_FINDINGS_PRINTED = 100
+MAX_ANCHORS = 10_000_000  # lines read from an anchors file
 
 
-@dataclass(frozen=True)
-class Verdict:
-    sessions: int
-    entries: int
-    broken: Broken | None
+class UsageError(Exception):
+    """What the command cannot start with (exit 2)."""
 
 
-async def verify_store(store: SessionStore) -> Verdict:
-    sessions = entries = 0
-    for session_id in await store.audit_sessions():
-        count, broken = verify_chain(await store.audit_entries(session_id))
-        sessions += 1
-        entries += count
-        if broken is not None:
-            return Verdict(sessions, entries, broken)
-    return Verdict(sessions, entries, None)
+def _store_arguments(parser: argparse.ArgumentParser) -> None:
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--store", metavar="PATH", help="a SQLite session store (the config's [store] path)")
+    where.add_argument("--redis", metavar="URL", help="a Redis session store (the config's [store] url)")
+    where.add_argument("--config", metavar="FILE", help="the engine's config: its store and its key file")
+    parser.add_argument("--prefix", default="modalcore:", help="with --redis: the keys' prefix")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", required=True)
-    verify = actions.add_parser("verify", help="check the hash chain of every session's audit log")
-    verify.add_argument("--store", required=True, metavar="PATH",
-                        help="the SQLite session store (the config's [store] path)")
+    verify = actions.add_parser(
+        "verify", help="check every session's audit chain against the heads the engine signed")
+    _store_arguments(verify)
+    verify.add_argument("--engine-address", metavar="0x…",
+                        help="the address signed heads must be signed by (GET /v1/engine); "
+                             "default: that of the config's [siwx] key_file")
+    verify.add_argument("--anchors", metavar="FILE",
+                        help="signed heads kept elsewhere: lines of `audit export-heads`, or the "
+                             "engine log's `audit heads signed {...}` lines")
+    export = actions.add_parser("export-heads", help="print every signed head set, one JSON line each")
+    _store_arguments(export)
+
+
+def _config(args: argparse.Namespace) -> tuple[SessionStore, Path]:
+    """The store to read, and where the engine's key would be."""
+    if args.store is not None:
+        path = Path(args.store)
+        if not path.is_file():
+            raise UsageError(f"no store at {path}")
+        return SqliteStore(path), siwx_key_file(default_config())
+    if args.redis is not None:
+        return RedisStore.from_url(args.redis, prefix=args.prefix), siwx_key_file(default_config())
+    try:
+        config = load_config(args.config)
+    except ConfigError as error:
+        raise UsageError(f"config: {error}") from None
+    if config.store.kind == "memory":
+        raise UsageError("the config's store is `memory`: nothing outlives the engine to verify")
+    if config.store.kind == "sqlite" and not config.path(config.store.path).is_file():
+        raise UsageError(f"no store at {config.path(config.store.path)}")
+    return open_store(config), siwx_key_file(config)
+
+
+def _engine_address(args: argparse.Namespace, key_file: Path) -> str | None:
+    if args.engine_address:
+        return str(args.engine_address)
+    try:
+        text = key_file.read_text().strip()
+    except OSError:
+        return None
+    try:
+        return str(Account.from_key(text).address)
+    except ValueError:
+        raise UsageError(f"{key_file} does not hold the engine's key") from None
+
+
+def _anchors(path: str | None) -> list[Anchor]:
+    if path is None:
+        return []
+    anchors = []
+    try:
+        with open(path, encoding="utf-8") as lines:
+            for number, line in enumerate(lines, 1):
+                if number > MAX_ANCHORS:
+                    raise UsageError(f"{path}: more than {MAX_ANCHORS} lines")
+                if line.strip():
+                    anchors.append(read_anchor(line))
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {type(error).__name__}") from None
+    except UnreadableAnchor as error:
+        raise UsageError(f"{path} line {number}: {error}") from None
+    return anchors
+
+
+def _summary(verdict: Verdict, engine: str | None) -> str:
+    parts = [f"{verdict.entries} entries in {verdict.sessions} sessions, every link holds"]
+    if verdict.signed_sets:
+        parts.append(f"{verdict.anchored_sessions} sessions anchored by {verdict.signed_sets} "
+                     f"signed head sets (signer {engine})")
+    if verdict.unanchored_sessions:
+        parts.append(f"{verdict.unanchored_sessions} sessions unanchored (no signed head: "
+                     "written before heads were signed, or just before the engine stopped)")
+    if verdict.unsigned_entries:
+        parts.append(f"{verdict.unsigned_entries} entries not covered by a signed head yet")
+    if verdict.anchors:
+        parts.append(f"{verdict.anchors} anchors held")
+    return "; ".join(parts)
+
+
+async def _verify(args: argparse.Namespace) -> tuple[Verdict, str | None]:
+    store, key_file = _config(args)
+    try:
+        engine = _engine_address(args, key_file)
+        anchors = _anchors(args.anchors)
+        if engine is None and (anchors or await store.heads_all()):
+            raise UsageError("the store holds signed heads: name the engine that signed them "
+                             "(--engine-address, as GET /v1/engine gives it, or --config)")
+        return await verify_store(store, engine, anchors), engine
+    finally:
+        await store.close()
+
+
+async def _export(args: argparse.Namespace) -> int:
+    store, _ = _config(args)
+    try:
+        for signed in await store.heads_all():
+            print(json.dumps({"worker": signed.worker, "n": signed.n, "digest": signed.digest,
+                              "signature": signed.signature, "body": signed.body.decode()},
+                             separators=(",", ":"), ensure_ascii=False))
+    finally:
+        await store.close()
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
-    path = Path(args.store)
-    if not path.is_file():
-        print(f"audit: no store at {path}", file=sys.stderr)
+    try:
+        if args.action == "export-heads":
+            return asyncio.run(_export(args))
+        verdict, engine = asyncio.run(_verify(args))
+    except UsageError as error:
+        print(f"audit: {error}", file=sys.stderr)
         return 2
-
-    async def check() -> Verdict:
-        store = SqliteStore(path)
-        try:
-            return await verify_store(store)
-        finally:
-            await store.close()
-
-    verdict = asyncio.run(check())
-    if verdict.broken is not None:
-        print(f"BROKEN {verdict.broken}")
-        return 1
-    print(f"ok: {verdict.entries} entries in {verdict.sessions} sessions, every link holds")
+    except (RedisError, OSError) as error:
+        print(f"audit: cannot read the store: {type(error).__name__}: {error}", file=sys.stderr)
+        return 2
+    for finding in verdict.findings[:MAX_FINDINGS_PRINTED]:
+        print(f"{finding.problem.name} {finding}")
+    if len(verdict.findings) > MAX_FINDINGS_PRINTED:
+        print(f"… and {len(verdict.findings) - MAX_FINDINGS_PRINTED} more")
+    if verdict.findings:
+        kinds = sorted({f.problem.name for f in verdict.findings})
+        print(f"FAILED ({', '.join(kinds)}): {verdict.entries} entries in {verdict.sessions} "
+              f"sessions checked")
+        return verdict.exit_code
+    print(f"ok: {_summary(verdict, engine)}")
     return 0

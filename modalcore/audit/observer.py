@@ -7,9 +7,10 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from ..runtime.observe import Step
-from ..store.base import SessionStore
+from ..store.base import AuditConflict, SessionStore
 from .chain import GENESIS, make_entry
-from .derive import Pending, derive
+from .derive import Pending, Record, derive
+from .signer import HeadSigner
 
 log = logging.getLogger(__name__)
 
@@ -24,8 +25,9 @@ class _Head:
 
 
 class AuditObserver:
-    def __init__(self, store: SessionStore) -> None:
+    def __init__(self, store: SessionStore, signer: HeadSigner | None = None) -> None:
         self.store = store
+        self.signer = signer  # signs the heads at a bounded rate (None: the log is not anchored)
         self._heads: OrderedDict[str, _Head] = OrderedDict()
 
     async def _head(self, session_id: str) -> _Head:
@@ -50,7 +52,21 @@ class AuditObserver:
         head = await self._head(step.session_id)
         head.pending = pending
         for record in records:
+            await self._append(step, head, record)
+        if records and self.signer is not None:
+            self.signer.advanced(step.session_id, head.seq, head.hash)
+
+    async def _append(self, step: Step, head: _Head, record: Record) -> None:
+        entry = make_entry(step.session_id, head.seq + 1, step.at, record.kind, record.data,
+                           head.hash)
+        try:
+            await self.store.audit_append(entry)
+        except AuditConflict:
+            # the head held here is stale: another engine process served the session since
+            # (a takeover) and wrote after it. The chain continues from the stored head.
+            last = await self.store.audit_head(step.session_id)
+            head.seq, head.hash = (last.seq, last.hash) if last else (0, GENESIS)
             entry = make_entry(step.session_id, head.seq + 1, step.at, record.kind, record.data,
                                head.hash)
             await self.store.audit_append(entry)
-            head.seq, head.hash = entry.seq, entry.hash
+        head.seq, head.hash = entry.seq, entry.hash

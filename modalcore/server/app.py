@@ -29,6 +29,7 @@ from ..analytics.local import LocalAnalyticsSink
 from ..analytics.routes import routes as analytics_routes
 from ..analytics.sinks import build_sink
 from ..audit.observer import AuditObserver
+from ..audit.signer import HeadSigner
 from ..audit.routes import routes as audit_routes
 from ..directory.routes import routes as directory_routes
 from ..embedded.service import EmbeddedWallet, embedded_services
@@ -214,11 +215,12 @@ def create_app(
         record_dir=Path(record_dir) if record_dir is not None else None,
         record_name=record_name,
     )
+    siwx_store, signer = open_siwx(config)
+    head_signer = HeadSigner(session_store, signer, clock.now_ms)  # anchors the audit log
     hub.deps.observers = (MetricsObserver(metrics), *hub.deps.observers,
-                          AuditObserver(session_store),
+                          AuditObserver(session_store, head_signer),
                           AnalyticsObserver(sink))
     static_dir = config.static_path()
-    siwx_store, signer = open_siwx(config)
     if embedded is None:  # the operator's [embedded] section (None: no SMTP, no email sign-in)
         embedded = open_wallet(section_of(config.model_extra), config.path, engine_secret)
     app_embedded = embedded
@@ -257,6 +259,7 @@ def create_app(
                 yield
             finally:
                 await hub.close()
+                await head_signer.flush()
                 await walletconnect.close()
                 if isinstance(sink, (HostedAnalyticsSink, LocalAnalyticsSink)):
                     await sink.flush()

@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ..audit.chain import StoredEntry
+from ..audit.heads import SignedHeads
 from ..runtime.observe import Step
 from ..runtime.runner import Outlet
 from ..store.base import NO_BLOBS, SessionStore, StoredEvent
@@ -222,6 +223,12 @@ class CountingStore(SessionStore):
 
     async def audit_head(self, session_id: str) -> StoredEntry | None:
         return await self._call("audit_head", self.inner.audit_head(session_id))
+
+    async def heads_append(self, signed: SignedHeads) -> None:
+        await self._call("heads_append", self.inner.heads_append(signed))
+
+    async def heads_all(self) -> list[SignedHeads]:
+        return await self._call("heads_all", self.inner.heads_all())
 
     async def events_add(self, event: StoredEvent) -> None:
         await self._call("events_add", self.inner.events_add(event))

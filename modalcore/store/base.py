@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from functools import lru_cache
 
 from ..audit.chain import StoredEntry
+from ..audit.heads import SignedHeads
 
 
 @dataclass(frozen=True)
@@ -175,6 +176,16 @@ class SessionStore(ABC):
         """The session's newest entry (the chain continues from it)."""
         entries = await self.audit_entries(session_id)
         return entries[-1] if entries else None
+
+    # ----- signed chain heads (audit/heads.py): append-only too, apart from the entries, so a
+    # log cut short or written again no longer matches what the engine signed
+    @abstractmethod
+    async def heads_append(self, signed: SignedHeads) -> None:
+        """Add one signed set; a set already at that (worker, n) is an error, never replaced."""
+
+    @abstractmethod
+    async def heads_all(self) -> list[SignedHeads]:
+        """Every signed set, by worker and then n."""
 
     # ----- analytics events kept by the engine itself (the self-hosted default)
     @abstractmethod

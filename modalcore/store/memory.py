@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..audit.chain import StoredEntry
+from ..audit.heads import SignedHeads
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
@@ -17,6 +18,7 @@ class MemoryStore(SessionStore):
         self._rows: dict[str, tuple[bytes, int]] = {}
         self._blobs: dict[str, tuple[bytes, int]] = {}  # digest -> (bytes, last written)
         self._audit: dict[str, list[StoredEntry]] = {}
+        self._heads: dict[tuple[str, int], SignedHeads] = {}
         self._event_ids: dict[str, None] = {}
         self._counts: Counter[tuple[str, str, str]] = Counter()
 
@@ -79,6 +81,14 @@ class MemoryStore(SessionStore):
     async def audit_head(self, session_id: str) -> StoredEntry | None:
         entries = self._audit.get(session_id)
         return entries[-1] if entries else None
+
+    async def heads_append(self, signed: SignedHeads) -> None:
+        if (signed.worker, signed.n) in self._heads:
+            raise AuditConflict(f"signed heads {signed.worker}/{signed.n} exist")
+        self._heads[(signed.worker, signed.n)] = signed
+
+    async def heads_all(self) -> list[SignedHeads]:
+        return [self._heads[key] for key in sorted(self._heads)]
 
     async def events_add(self, event: StoredEvent) -> None:
         self.events_add_nowait(event)

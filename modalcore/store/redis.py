@@ -7,6 +7,8 @@ Keys (all under `prefix`, default `modalcore:`):
              test's fake clock means the same thing here;
 - `a:{id}`   the session's audit log, a hash seq -> msgpack [body, hash], written with HSETNX
              (an existing (session, seq) is a conflict, never replaced);
+- `ah:{worker}` the chain heads that engine process signed (`audit/heads.py`), a hash n -> msgpack
+             [body, signature], written with HSETNX like the audit log;
 - `l:{id}`   the session's lease: the id of the engine process that owns it. A save is refused
              (and logged) unless this process holds the lease or nobody does; `claim` (a rejoin
              landing here) takes it over unconditionally, so a crashed owner never blocks it;
@@ -39,6 +41,7 @@ import msgpack
 from redis.asyncio import BlockingConnectionPool, Redis
 
 from ..audit.chain import StoredEntry
+from ..audit.heads import SignedHeads
 from .base import DEFAULT_TTL_MS, NO_BLOBS, AuditConflict, SessionStore, StoredEvent, utc_day
 
 log = logging.getLogger(__name__)
@@ -86,6 +89,13 @@ for i = 2, #KEYS do
 end
 return counted
 """
+# KEYS: the session's audit log. Its newest entry: entries are numbered 1..n without gaps, so
+# it is the one at HLEN (one request, not the whole log).
+_AUDIT_HEAD = """
+local n = redis.call('HLEN', KEYS[1])
+if n == 0 then return false end
+return {n, redis.call('HGET', KEYS[1], tostring(n))}
+"""
 EVENTS_BEHIND_MS = 20  # an analytics event waits at most this long to be sent with others
 EVENTS_BATCH = 256  # … or until this many wait (and at most this many go in one request)
 EVENTS_HELD = 10_000  # while Redis fails: past this many waiting, the oldest are dropped (logged)
@@ -104,6 +114,7 @@ class RedisStore(SessionStore):
         self._save_script = client.register_script(_SAVE)
         self._expire_blobs_script = client.register_script(_EXPIRE_BLOBS)
         self._events_script = client.register_script(_EVENTS)
+        self._audit_head_script = client.register_script(_AUDIT_HEAD)
         self._events: list[StoredEvent] = []  # held for the next batch (`events_add_nowait`)
         self._events_timer: asyncio.TimerHandle | None = None
         self._events_task: asyncio.Task[None] | None = None
@@ -280,6 +291,37 @@ class RedisStore(SessionStore):
             text = key.decode() if isinstance(key, bytes) else str(key)
             found.add(text[skip:])
         return sorted(found)
+
+    async def audit_head(self, session_id: str) -> StoredEntry | None:
+        found: Any = await self._audit_head_script(keys=[self._audit_key(session_id)])
+        self.commands += 1
+        if not found or found[1] is None:
+            return None
+        body, digest = msgpack.unpackb(found[1])
+        return StoredEntry(session_id, int(found[0]), bytes(body), str(digest))
+
+    def _heads_key(self, worker: str) -> str:
+        return f"{self._prefix}ah:{worker}"
+
+    async def heads_append(self, signed: SignedHeads) -> None:
+        packed = msgpack.packb([signed.body, signed.signature])
+        added = await self._redis.hsetnx(self._heads_key(signed.worker), str(signed.n), packed)
+        self.commands += 1
+        if not added:
+            raise AuditConflict(f"signed heads {signed.worker}/{signed.n} exist")
+
+    async def heads_all(self) -> list[SignedHeads]:
+        skip = len(self._heads_key(""))
+        found: list[SignedHeads] = []
+        async for key in self._redis.scan_iter(match=self._heads_key("*"), count=1000):
+            self.commands += 1
+            text = key.decode() if isinstance(key, bytes) else str(key)
+            rows: dict[Any, Any] = await self._redis.hgetall(key)
+            self.commands += 1
+            for n, packed in rows.items():
+                body, signature = msgpack.unpackb(packed)
+                found.append(SignedHeads(text[skip:], int(n), bytes(body), str(signature)))
+        return sorted(found, key=lambda h: (h.worker, h.n))
 
     # ----- analytics events
     async def events_add(self, event: StoredEvent) -> None:

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ..audit.chain import StoredEntry
+from ..audit.heads import SignedHeads
 from .base import DEFAULT_TTL_MS, NO_BLOBS, AuditConflict, SessionStore, StoredEvent, utc_day
 
 _SCHEMA = """
@@ -43,6 +44,17 @@ CREATE TABLE IF NOT EXISTS audit (
     hash TEXT NOT NULL,
     PRIMARY KEY (session, seq)
 );
+CREATE TABLE IF NOT EXISTS audit_heads (
+    worker TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    body BLOB NOT NULL,
+    signature TEXT NOT NULL,
+    PRIMARY KEY (worker, n)
+);
+CREATE TRIGGER IF NOT EXISTS audit_heads_no_update BEFORE UPDATE ON audit_heads
+BEGIN SELECT RAISE(ABORT, 'the signed audit heads are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS audit_heads_no_delete BEFORE DELETE ON audit_heads
+BEGIN SELECT RAISE(ABORT, 'the signed audit heads are append-only'); END;
 CREATE TABLE IF NOT EXISTS analytics_events (
     event_id TEXT PRIMARY KEY,
     project TEXT NOT NULL,
@@ -240,6 +252,20 @@ class SqliteStore(SessionStore):
             (session_id,),
         ).fetchone()
         return StoredEntry(str(row[0]), int(row[1]), bytes(row[2]), str(row[3])) if row else None
+
+    async def heads_append(self, signed: SignedHeads) -> None:
+        try:
+            self._db.execute(
+                "INSERT INTO audit_heads (worker, n, body, signature) VALUES (?, ?, ?, ?)",
+                (signed.worker, signed.n, sqlite3.Binary(signed.body), signed.signature),
+            )
+        except sqlite3.IntegrityError as error:
+            raise AuditConflict(f"signed heads {signed.worker}/{signed.n} exist") from error
+
+    async def heads_all(self) -> list[SignedHeads]:
+        rows = self._db.execute(
+            "SELECT worker, n, body, signature FROM audit_heads ORDER BY worker, n").fetchall()
+        return [SignedHeads(str(r[0]), int(r[1]), bytes(r[2]), str(r[3])) for r in rows]
 
     async def events_add(self, event: StoredEvent) -> None:
         self._events.append(event)

@@ -15,6 +15,7 @@ from modalcore.__main__ import main
 from modalcore.audit.chain import GENESIS, digest, verify_chain
 from modalcore.audit.cli import verify_store
 from modalcore.audit.observer import AuditObserver
+from modalcore.audit.signer import HeadSigner
 from modalcore.slices.model import initial_model
 from modalcore.engine.session import Session
 from modalcore.runtime.analytics import MemorySink
@@ -72,13 +73,16 @@ class Browser:
                                     event=event, data=data))  # type: ignore[arg-type]
 
 
-async def drive_connect_disconnect(store: SessionStore) -> None:
+async def drive_connect_disconnect(store: SessionStore, signer: HeadSigner | None = None,
+                                   session_id: str = "s-audit") -> None:
+    """Connect the Dev Wallet, switch chains, disconnect: three entries (their heads signed and
+    stored by `signer` before this returns, when given)."""
     clock = FakeClock()
     options = parse_options({"networks": ["eip155:31337", "eip155:31338"]})
     model = initial_model("demo", "http://localhost:1", options, Env(), [DEV_WALLET])
-    session = Session("s-audit", model, clock.now_ms())
+    session = Session(session_id, model, clock.now_ms())
     deps = RunnerDeps(clock=clock, services=default_services(), analytics=MemorySink(),
-                      store=store, observers=(AuditObserver(store),))
+                      store=store, observers=(AuditObserver(store, signer),))
     runner = SessionRunner(session, deps)
     runner.start()
     outlet = FakeOutlet()
@@ -91,6 +95,8 @@ async def drive_connect_disconnect(store: SessionStore) -> None:
     await browser.wallet_event("chainChanged", "0x7a6a")
     await browser.wallet_event("disconnect", None)
     await runner.stop()
+    if signer is not None:
+        await signer.flush()
 
 
 def test_rule_connects_chain_switches_and_disconnects_are_audited_through_the_runner() -> None:
