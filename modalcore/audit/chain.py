@@ -23,6 +23,21 @@ class StoredEntry:
 
 
 @dataclass(frozen=True)
+class SignedHeads:
+    """One stored set of signed chain heads (`heads.py`): who signed it (`worker`, `n`), its
+    canonical body and signature."""
+
+    worker: str
+    n: int
+    body: bytes
+    signature: str
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.body).hexdigest()
+
+
+@dataclass(frozen=True)
 class Broken:
     """The first link that does not hold."""
 

@@ -32,24 +32,10 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import Prehashed, encode_dss_signature
 
-from .chain import GENESIS, canonical, digest
+from .chain import GENESIS, SignedHeads, canonical, digest
 
 VERSION = 1
 MAX_HEADS_PER_SIGNATURE = 1000  # a body stays under ~150 KB; more wait for the next signature
-
-
-@dataclass(frozen=True)
-class SignedHeads:
-    """One stored set: who signed it (`worker`, `n`), its canonical body and signature."""
-
-    worker: str
-    n: int
-    body: bytes
-    signature: str
-
-    @property
-    def digest(self) -> str:
-        return digest(self.body)
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,8 @@ from .heads import MAX_HEADS_PER_SIGNATURE, Head, SignedHeads, make_body, sign
 log = logging.getLogger(__name__)
 
 SIGN_INTERVAL_MS = 1000
-RETRY_MS = 5000  # after the store refused a set: the heads wait (bounded by the sessions) and go again
+RETRY_MS = 5000  # after the store refused a set: the heads wait and go again
+MAX_HEADS_WAITING = 100_000  # past it (a store down for long) the oldest are dropped: unanchored, logged
 
 
 def anchor_line(signed: SignedHeads, sessions: int) -> str:
@@ -59,6 +60,11 @@ class HeadSigner:
         """A session's log has a new head: it is signed within `interval_ms`."""
         self._dirty.pop(session_id, None)  # re-inserted last: the oldest wait first
         self._dirty[session_id] = Head(session_id, seq, hash_)
+        if len(self._dirty) > MAX_HEADS_WAITING:
+            dropped = next(iter(self._dirty))
+            del self._dirty[dropped]
+            log.warning("audit: more than %d heads wait to be signed; session %s's is dropped "
+                        "(its newest entries stay unanchored)", MAX_HEADS_WAITING, dropped)
         self._arm(self.interval_ms)
 
     def _arm(self, delay_ms: int) -> None:

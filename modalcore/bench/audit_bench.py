@@ -9,13 +9,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+from eth_account import Account
+
 from ..audit.chain import GENESIS, make_entry
-from ..audit.cli import verify_store
+from ..audit.signer import HeadSigner
+from ..audit.verify import verify_store
 from ..store.sqlite import SqliteStore
 from .stats import line
 
 ENTRIES = 10_000
 PER_SESSION = 100
+SIGNED_SETS = 10  # the 100 sessions' heads in 10 sets of 10
 ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 
 
@@ -56,6 +60,25 @@ async def _fill(store: SqliteStore) -> tuple[list[int], list[float]]:
     return sizes, appends
 
 
+async def _sign(store: SqliteStore) -> tuple[list[float], str]:
+    """Sign every session's head, one set per `SIGNED_SETS` sessions (as one set per second
+    would while that many sessions each wrote); the time of each signature."""
+    key = Account.create()
+    signer = HeadSigner(store, key, lambda: 1_700_000_000_000)
+    signing = []
+    sessions = await store.audit_sessions()
+    per_set = len(sessions) // SIGNED_SETS
+    for start in range(0, len(sessions), per_set):
+        for session in sessions[start:start + per_set]:
+            head = await store.audit_head(session)
+            assert head is not None
+            signer.advanced(session, head.seq, head.hash)
+        began = time.perf_counter_ns()
+        await signer.flush()
+        signing.append((time.perf_counter_ns() - began) / 1e6)
+    return signing, key.address
+
+
 async def _measure(path: Path) -> list[str]:
     store = SqliteStore(path)
     sizes, appends = await _fill(store)
@@ -65,6 +88,13 @@ async def _measure(path: Path) -> list[str]:
         verdict = await verify_store(store)
         verify_ms.append((time.perf_counter_ns() - start) / 1e6)
         assert verdict.broken is None and verdict.entries == ENTRIES
+    signing, signer = await _sign(store)
+    anchored_ms = []
+    for _ in range(3):
+        start = time.perf_counter_ns()
+        verdict = await verify_store(store, signer)
+        anchored_ms.append((time.perf_counter_ns() - start) / 1e6)
+        assert not verdict.findings and verdict.anchored_sessions == ENTRIES // PER_SESSION
     await store.close()
     file_bytes = sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
     return [
@@ -74,6 +104,10 @@ async def _measure(path: Path) -> list[str]:
         line("append one entry p50 (hash + insert)", f"{statistics.median(appends):.1f} µs"),
         line(f"audit verify, {ENTRIES:,} entries (median of 5)",
              f"{statistics.median(verify_ms):.1f} ms"),
+        line(f"sign one set of {ENTRIES // PER_SESSION // SIGNED_SETS} heads (eth-account, p50)",
+             f"{statistics.median(signing):.1f} ms"),
+        line(f"audit verify, with {SIGNED_SETS} signed sets (median of 3)",
+             f"{statistics.median(anchored_ms):.1f} ms"),
     ]
 
 

@@ -20,8 +20,7 @@ from typing import TypeVar
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ..audit.chain import StoredEntry
-from ..audit.heads import SignedHeads
+from ..audit.chain import SignedHeads, StoredEntry
 from ..runtime.observe import Step
 from ..runtime.runner import Outlet
 from ..store.base import NO_BLOBS, SessionStore, StoredEvent

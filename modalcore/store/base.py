@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import lru_cache
 
-from ..audit.chain import StoredEntry
-from ..audit.heads import SignedHeads
+from ..audit.chain import SignedHeads, StoredEntry
 
 
 @dataclass(frozen=True)

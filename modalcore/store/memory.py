@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ..audit.chain import StoredEntry
-from ..audit.heads import SignedHeads
+from ..audit.chain import SignedHeads, StoredEntry
 from collections import Counter
 from collections.abc import Iterable, Mapping
 

@@ -40,8 +40,7 @@ from typing import Any
 import msgpack
 from redis.asyncio import BlockingConnectionPool, Redis
 
-from ..audit.chain import StoredEntry
-from ..audit.heads import SignedHeads
+from ..audit.chain import SignedHeads, StoredEntry
 from .base import DEFAULT_TTL_MS, NO_BLOBS, AuditConflict, SessionStore, StoredEvent, utc_day
 
 log = logging.getLogger(__name__)

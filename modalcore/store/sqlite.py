@@ -20,8 +20,7 @@ import sqlite3
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from ..audit.chain import StoredEntry
-from ..audit.heads import SignedHeads
+from ..audit.chain import SignedHeads, StoredEntry
 from .base import DEFAULT_TTL_MS, NO_BLOBS, AuditConflict, SessionStore, StoredEvent, utc_day
 
 _SCHEMA = """

@@ -25,7 +25,7 @@ from modalcore.audit.heads import Head, SignedHeads, make_body, sign
 from modalcore.audit.signer import HeadSigner
 from modalcore.audit.verify import Problem, verify_store
 from modalcore.siwx.tokens import load_or_create_key
-from modalcore.store.base import SessionStore
+from modalcore.store.base import AuditConflict, SessionStore
 from modalcore.store.redis import RedisStore
 from modalcore.store.sqlite import SqliteStore
 
@@ -325,3 +325,23 @@ def test_rule_the_signed_heads_table_is_append_only(tmp_path: Path, key: LocalAc
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
         db.execute("UPDATE audit_heads SET signature = '0x'")
     db.close()
+
+
+def test_rule_every_store_keeps_signed_sets_append_only_and_reads_a_logs_head(box: Box) -> None:
+    fill(box, None)
+
+    async def check() -> None:
+        store = box.open()
+        try:
+            signed = SignedHeads("w", 1, b"{}", "0x00")
+            await store.heads_append(signed)
+            with pytest.raises(AuditConflict):
+                await store.heads_append(SignedHeads("w", 1, b"{ }", "0x01"))
+            assert await store.heads_all() == [signed]
+            head = await store.audit_head("s-audit")
+            assert head == (await store.audit_entries("s-audit"))[-1] and head.seq == 3
+            assert await store.audit_head("nobody") is None
+        finally:
+            await store.close()
+
+    asyncio.run(check())

@@ -14,7 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from modalcore.audit.verify import verify_store
+from modalcore.server.app import siwx_key_file
 from modalcore.server.config import EngineConfig
+from modalcore.siwx.tokens import load_or_create_key
 from modalcore.store.base import SessionStore
 from modalcore.store.redis import RedisStore
 from modalcore.store.sqlite import SqliteStore
@@ -140,10 +143,13 @@ def open_store(config: EngineConfig) -> SessionStore:
 
 def recorded(config: EngineConfig, session: str) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """The session's audit entries and the analytics counts, read from the store once the
-    engines stopped."""
+    engines stopped (which signed the log's heads: it verifies, anchored)."""
     async def read() -> tuple[list[dict[str, Any]], dict[str, int]]:
         store = open_store(config)
         try:
+            verdict = await verify_store(store, load_or_create_key(siwx_key_file(config)).address)
+            assert verdict.findings == [] and verdict.unanchored_sessions == 0
+            assert verdict.unsigned_entries == 0 and verdict.anchored_sessions >= 1
             entries = [json.loads(e.body) for e in await store.audit_entries(session)]
             counts: dict[str, int] = {}
             for _, _, event, count in await store.event_counts():
