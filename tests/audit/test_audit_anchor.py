@@ -345,3 +345,15 @@ def test_rule_every_store_keeps_signed_sets_append_only_and_reads_a_logs_head(bo
             await store.close()
 
     asyncio.run(check())
+
+
+def test_rule_a_store_file_from_before_signed_heads_still_verifies_as_unanchored(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    box = SqliteBox(tmp_path)
+    fill(box, None)
+    db = sqlite3.connect(box.path)
+    db.execute("DROP TABLE audit_heads")  # the file as the engine before issue 31 left it
+    db.commit()
+    db.close()
+    assert verify(box, None) == 0
+    assert "3 entries in 1 sessions, every link holds; 1 sessions unanchored" in capsys.readouterr().out
