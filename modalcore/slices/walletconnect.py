@@ -26,6 +26,9 @@ class WcState:
     uri: str = ""  # the `wc:` URI (empty until the runtime made it)
     expiry: int = 0  # unix seconds
     error: str | None = None  # what the view shows after a failure (with Try again)
+    # a phone opened the wallet's deep link with this route's pairing (once per visit of the
+    # wallet page, as AppKit's ConnectingWcMobile; "Open" opens it again)
+    deep_linked: bool = False
 
     @property
     def pairing(self) -> bool:
