@@ -40,8 +40,10 @@ from ..slices.walletconnect import (
     EXPIRY_MARGIN_MS,
     EXPIRY_TIMER,
     PressedCopyWcLink,
+    PressedOpenWalletApp,
     PressedOpenWcLink,
     PressedRetryWalletConnect,
+    WalletAppOpened,
     WcApprovalAnswered,
     WcLinkCopied,
     WcLinkOpened,
@@ -322,6 +324,7 @@ def on_approval(model: Model, msg: WcApprovalAnswered, now: int) -> Step:
     if approved is None:
         return replace(model, walletconnect=replace(state, error="Connection failed")), [CancelTimer(EXPIRY_TIMER)]
     address, chain, info = approved
+    info = replace(info, link=_paired_link(model))
     model = replace(model, walletconnect=WcState(attempt=state.attempt))
     signed = _signed_in(msg.result) if model.siwx.enabled else None
     if signed is not None:  # one-click sign-in: no session lookup, no personal_sign
@@ -336,6 +339,29 @@ def on_approval(model: Model, msg: WcApprovalAnswered, now: int) -> Step:
         else:
             cmds = [*cmds, siwx.verify_call(model, signed[1])]
     return model, [CancelTimer(EXPIRY_TIMER), *cmds]
+
+
+def _paired_link(model: Model) -> str:
+    """The deep link of the wallet this phone paired with by it (its page), "" otherwise."""
+    wallet = model.directory.selected
+    if not model.env.mobile or model.router.view != WALLET_PAGE or wallet is None:
+        return ""
+    return wallet_link(wallet.mobile_link) or ""
+
+
+def on_open_wallet_app(model: Model, msg: PressedOpenWalletApp, now: int) -> Step:
+    """The wallet of this WalletConnect session opened on this phone, to approve what it was asked."""
+    account = model.accounts.get(model.networks.active_namespace or NAMESPACE)
+    info = account.connected_wallet_info
+    if account.connector_id != WALLET_CONNECT_ID or info is None or not info.link or not model.env.mobile:
+        return model, []
+    model, eid = model.next_id("e")
+    target = "_blank" if model.env.telegram else "_self"
+    return model, [Effect(eid, "open_url", {"url": info.link, "target": target}, WalletAppOpened, timeout_ms=5000)]
+
+
+def on_wallet_app_opened(model: Model, msg: WalletAppOpened, now: int) -> Step:
+    return model, []  # the wallet's answer comes over the relay
 
 
 def _signed_in(result: object) -> tuple[str, str] | None:
@@ -386,6 +412,8 @@ HANDLERS: dict[type[Msg], Handler] = {
     WcLinkCopied: on_copied,
     PressedOpenWcLink: on_open,
     WcLinkOpened: on_opened,
+    PressedOpenWalletApp: on_open_wallet_app,
+    WalletAppOpened: on_wallet_app_opened,
 }
 
 SLICE = Slice("walletconnect", HANDLERS, observe=observe)

@@ -53,6 +53,16 @@ class PressedOpenWcLink(Msg):
 
 
 @dataclass(frozen=True)
+class PressedOpenWalletApp(Msg):
+    """Open the WalletConnect wallet on this phone (its deep link) to approve a request."""
+
+
+@dataclass(frozen=True)
+class WalletAppOpened(EffectReply):
+    """The browser opened the wallet's deep link, or could not."""
+
+
+@dataclass(frozen=True)
 class WcPairingCreated(EffectReply):
     """The runtime made a pairing: `{uri, expiry}` (`key`: the attempt)."""
 
