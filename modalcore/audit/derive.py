@@ -132,7 +132,7 @@ def outcome_record(step: Step, pending: Mapping[str, Pending]) -> tuple[str, Rec
         return None
     if ok:
         outcome = "approved"
-    elif message == "timeout" and isinstance(cause, EffectSettled):
+    elif isinstance(cause, EffectSettled) and cause.timed_out:
         outcome = "timeout"
     elif code in REJECTED_CODES:
         outcome = "rejected"

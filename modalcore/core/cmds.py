@@ -16,7 +16,8 @@ class EffectReply(Msg):
     `key` (what it was for). A browser's and a wallet's answers are untrusted input: `result` is
     a JSON value (validated as one at the engine's edge, `engine/replies.py`) that the handler
     checks further (an address list, a chain id, a transaction hash). `ok=False` carries the
-    EIP-1193 error (`error_code`, `error_message`; "timeout" when the effect timed out)."""
+    EIP-1193 error (`error_code`, `error_message`); `timed_out` when no answer came before the
+    engine's own timer expired (never read from an answer's text: a wallet may say "timeout")."""
 
     eid: str = ""
     key: str = ""
@@ -24,6 +25,7 @@ class EffectReply(Msg):
     result: JsonValue = None
     error_code: int = 0
     error_message: str = ""
+    timed_out: bool = False
 
 
 @dataclass(frozen=True)
@@ -130,6 +132,9 @@ class EffectSettled(Msg):
     result: Any = None
     error_code: int = 0
     error_message: str = ""
+    # the engine's own timer for the effect expired (the session made this message); an answer
+    # from a browser, a wallet or the runtime is never one, whatever its text says (issue 30)
+    timed_out: bool = False
 
 
 @dataclass(frozen=True)

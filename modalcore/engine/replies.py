@@ -74,7 +74,8 @@ def typed_effect(settled: EffectSettled, types: MessageTypes) -> Msg:
     if not (isinstance(cls, type) and issubclass(cls, EffectReply)):
         return settled
     fields = {"eid": settled.eid, "key": key, "ok": settled.ok, "result": settled.result if settled.ok else None,
-              "error_code": settled.error_code, "error_message": settled.error_message}
+              "error_code": settled.error_code, "error_message": settled.error_message,
+              "timed_out": settled.timed_out}
     adapter = _EFFECT_ADAPTERS.get(cls)
     if adapter is None:
         adapter = _EFFECT_ADAPTERS[cls] = TypeAdapter(cls)
@@ -82,7 +83,8 @@ def typed_effect(settled: EffectSettled, types: MessageTypes) -> Msg:
         return adapter.validate_python(fields)
     except ValidationError as error:
         log.warning("%s: answer did not validate (%d errors)", name, error.error_count())
-        return cls(eid=settled.eid, key=key, ok=False, error_code=-32603, error_message=INVALID_RESULT)
+        return cls(eid=settled.eid, key=key, ok=False, error_code=-32603, error_message=INVALID_RESULT,
+                   timed_out=settled.timed_out)
 
 
 def typed(settled: CallSettled, types: MessageTypes) -> Msg:

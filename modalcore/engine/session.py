@@ -390,7 +390,7 @@ class Session:
     def deliver(self, msg: Msg, now: int) -> Output:
         if self.recorder:
             self.recorder.msg(now, msg)
-        if isinstance(msg, EffectSettled) and msg.error_message != "timeout":
+        if isinstance(msg, EffectSettled) and not msg.timed_out:
             # the runtime's answer to an effect it ran (RUNTIME_EFFECT_KINDS): taken once, then
             # its timeout timer is cancelled; a late or unknown answer is ignored
             if self.effects.pop(msg.eid, None) is None:
@@ -405,7 +405,7 @@ class Session:
         return out
 
     def _deliver(self, msg: Msg, now: int) -> Output:
-        if isinstance(msg, EffectSettled) and msg.error_message == "timeout":
+        if isinstance(msg, EffectSettled) and msg.timed_out:  # the engine's timer, not an answer
             if self.effects.pop(msg.eid, None) is None:
                 return Output()
         if isinstance(msg, CallSettled):
@@ -435,7 +435,7 @@ class Session:
                     out.frames.append(self._frame("effect", eid=cmd.eid, kind=cmd.kind,
                                                   timeout=cmd.timeout_ms, req=cmd.req))
                 timeout = EffectSettled(
-                    cmd.eid, cmd.purpose, False, error_code=-32603, error_message="timeout"
+                    cmd.eid, cmd.purpose, False, error_code=-32603, error_message="timeout", timed_out=True
                 )
                 remaining.append(StartTimer(f"effect:{cmd.eid}", cmd.timeout_ms, timeout))
             elif isinstance(cmd, CancelEffect):

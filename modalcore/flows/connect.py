@@ -65,7 +65,10 @@ def on_pressed_wallet(model: Model, msg: PressedWallet, now: int) -> Step:
     if connector is None:
         return model, []
     if connector.type == "WALLET_CONNECT":  # the walletconnect flow pairs once the view is on top
-        return replace(model, router=router.push(model.router, "ConnectingWalletConnect")), []
+        # on a phone a wallet opens by its deep link: the list to pick it from (AppKit's
+        # w3m-connector-list pushes AllWallets there); the QR code is for computers
+        view = "AllWallets" if model.env.mobile else "ConnectingWalletConnect"
+        return replace(model, router=router.push(model.router, view)), []
     model = replace(model, router=router.push(model.router, "ConnectingExternal", msg.connector_id))
     return _request(model, msg.connector_id)
 

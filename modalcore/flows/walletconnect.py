@@ -40,8 +40,10 @@ from ..slices.walletconnect import (
     EXPIRY_MARGIN_MS,
     EXPIRY_TIMER,
     PressedCopyWcLink,
+    PressedOpenWalletApp,
     PressedOpenWcLink,
     PressedRetryWalletConnect,
+    WalletAppOpened,
     WcApprovalAnswered,
     WcLinkCopied,
     WcLinkOpened,
@@ -80,16 +82,23 @@ def wallet_link(link: str | None) -> str | None:
     return safe if safe.endswith("/") else safe + "/"
 
 
-def pairing_link(link: str | None, uri: str) -> str | None:
+def pairing_link(link: str | None, uri: str, *, twice: bool = False) -> str | None:
+    """`{link}wc?uri={the URI percent-encoded}` (AppKit's formatNativeUrl, or formatUniversalUrl for
+    an https link); encoded `twice` for Android inside Telegram, as AppKit does there."""
     base = wallet_link(link)
-    return f"{base}wc?uri={quote(uri, safe='')}" if base and uri else None
+    if not base or not uri:
+        return None
+    encoded = quote(uri, safe="")
+    return f"{base}wc?uri={quote(encoded, safe='') if twice else encoded}"
 
 
 def pairing_links(model: Model, wallet: Wallet) -> list[tuple[str, str]]:
     """(kind, link with the URI) of a directory wallet's WalletConnect links for this device:
-    its mobile deep link on a phone, its desktop app link on a computer."""
+    its mobile deep link (or universal link) on a phone, its desktop app link on a computer."""
     uri = model.walletconnect.uri
-    link = pairing_link(wallet.mobile_link, uri) if model.env.mobile else pairing_link(wallet.desktop_link, uri)
+    twice = model.env.telegram and model.env.platform == "android"
+    link = (pairing_link(wallet.mobile_link, uri, twice=twice) if model.env.mobile
+            else pairing_link(wallet.desktop_link, uri))
     if link is None:
         return []
     return [("mobile" if model.env.mobile else "desktop", link)]
@@ -141,11 +150,13 @@ def start(model: Model, route: str, now: int | None = None) -> Step:
     Safari a pending one is shown again instead, until its expiry."""
     state = model.walletconnect
     if now is not None and _reusable(model, now):
-        model = replace(model, walletconnect=replace(state, route=route))
+        model = replace(model, walletconnect=replace(state, route=route, deep_linked=False))
         timer = StartTimer(EXPIRY_TIMER, state.expiry * 1000 - now - EXPIRY_MARGIN_MS, WcPairingExpired(state.attempt))
-        return model, [timer]
+        model, opened = open_deep_link(model)
+        return model, [timer, *opened]
     attempt = model.walletconnect.attempt + 1
-    model = replace(model, walletconnect=WcState(attempt=attempt, route=route))
+    linked = state.deep_linked and state.route == route  # a fresh URI does not reopen the wallet app
+    model = replace(model, walletconnect=WcState(attempt=attempt, route=route, deep_linked=linked))
     if model.siwx.enabled and model.options.siwx is not None:  # one-click sign-in: the nonce first
         call = Call("siwx.nonce", {"session_key": model.session_id}, WcNonceFetched, str(attempt))
         return model, [CancelTimer(EXPIRY_TIMER), call]
@@ -214,7 +225,7 @@ def on_pairing_created(model: Model, msg: WcPairingCreated, now: int) -> Step:
     uri, expiry = result.get("uri"), result.get("expiry")
     if not msg.ok or not isinstance(uri, str) or not uri.startswith("wc:") or len(uri) > MAX_URI \
             or not isinstance(expiry, int) or isinstance(expiry, bool):
-        text = msg.error_message if not msg.ok and msg.error_message != "timeout" else "Connection failed"
+        text = msg.error_message if not msg.ok and not msg.timed_out else "Connection failed"
         return replace(model, walletconnect=replace(state, error=text)), []
     model = replace(model, walletconnect=replace(state, uri=uri, expiry=expiry))
     left_ms = max(0, expiry * 1000 - now)
@@ -222,7 +233,32 @@ def on_pairing_created(model: Model, msg: WcPairingCreated, now: int) -> Step:
     approval = Effect(eid, KIND, {"method": "wc_approval"}, WcApprovalAnswered, key=msg.key,
                       timeout_ms=left_ms + APPROVAL_GRACE_MS)
     timer = StartTimer(EXPIRY_TIMER, max(0, left_ms - EXPIRY_MARGIN_MS), WcPairingExpired(state.attempt))
-    return model, [approval, timer]
+    model, opened = open_deep_link(model)
+    return model, [approval, timer, *opened]
+
+
+def open_deep_link(model: Model) -> tuple[Model, list[Cmd]]:
+    """On a phone, the wallet page opens the wallet's deep link with the pairing URI as soon as the
+    URI exists, once per visit (AppKit's ConnectingWcMobile: onHandleURI → onConnectMobile); the QR
+    code is for computers."""
+    state = model.walletconnect
+    wallet = model.directory.selected
+    if not model.env.mobile or state.deep_linked or model.router.view != WALLET_PAGE or wallet is None:
+        return model, []
+    model, effect = _open_link(model, wallet, "mobile")
+    if effect is None:
+        return model, []
+    return replace(model, walletconnect=replace(model.walletconnect, deep_linked=True)), [effect]
+
+
+def _open_link(model: Model, wallet: Wallet, kind: str) -> tuple[Model, Effect | None]:
+    url = dict(pairing_links(model, wallet)).get(kind)
+    if url is None or not model.walletconnect.uri:
+        return model, None
+    # AppKit opens a phone wallet's link in this tab (`_self`); Telegram only follows `_blank`
+    target = ("_blank" if model.env.telegram else "_self") if kind == "mobile" else platform.link_target(url)
+    model, eid = model.next_id("e")
+    return model, Effect(eid, "open_url", {"url": url, "target": target}, WcLinkOpened, key=kind, timeout_ms=5000)
 
 
 def on_reattached(model: Model, msg: Reattached, now: int) -> Step:
@@ -246,7 +282,11 @@ def on_pairing_expired(model: Model, msg: WcPairingExpired, now: int) -> Step:
 
 def on_retry(model: Model, msg: PressedRetryWalletConnect, now: int) -> Step:
     route = _wanted(model)
-    return start(model, route) if route else (model, [])
+    if not route:
+        return model, []
+    # a retry on a phone opens the wallet again with the fresh URI (AppKit's onTryAgain)
+    model = replace(model, walletconnect=replace(model.walletconnect, deep_linked=False))
+    return start(model, route)
 
 
 def _approved(result: object) -> tuple[str, str, WalletInfo] | None:
@@ -274,7 +314,7 @@ def on_approval(model: Model, msg: WcApprovalAnswered, now: int) -> Step:
         return model, []  # another pairing's, or a second answer to this one
     state = model.walletconnect
     if not msg.ok:
-        if msg.error_message == "timeout" or msg.error_code == EXPIRED_CODE or not state.route:
+        if msg.timed_out or msg.error_code == EXPIRED_CODE or not state.route:
             return model, []  # the pairing expired: the expiry timer brings a fresh URI
         error = classify(msg.error_code, msg.error_message)
         text = DECLINED if error.user_rejected else AUTH_REFUSED if msg.error_code == SESSION_SETTLEMENT_FAILED \
@@ -284,6 +324,7 @@ def on_approval(model: Model, msg: WcApprovalAnswered, now: int) -> Step:
     if approved is None:
         return replace(model, walletconnect=replace(state, error="Connection failed")), [CancelTimer(EXPIRY_TIMER)]
     address, chain, info = approved
+    info = replace(info, link=_paired_link(model))
     model = replace(model, walletconnect=WcState(attempt=state.attempt))
     signed = _signed_in(msg.result) if model.siwx.enabled else None
     if signed is not None:  # one-click sign-in: no session lookup, no personal_sign
@@ -298,6 +339,29 @@ def on_approval(model: Model, msg: WcApprovalAnswered, now: int) -> Step:
         else:
             cmds = [*cmds, siwx.verify_call(model, signed[1])]
     return model, [CancelTimer(EXPIRY_TIMER), *cmds]
+
+
+def _paired_link(model: Model) -> str:
+    """The deep link of the wallet this phone paired with by it (its page), "" otherwise."""
+    wallet = model.directory.selected
+    if not model.env.mobile or model.router.view != WALLET_PAGE or wallet is None:
+        return ""
+    return wallet_link(wallet.mobile_link) or ""
+
+
+def on_open_wallet_app(model: Model, msg: PressedOpenWalletApp, now: int) -> Step:
+    """The wallet of this WalletConnect session opened on this phone, to approve what it was asked."""
+    account = model.accounts.get(model.networks.active_namespace or NAMESPACE)
+    info = account.connected_wallet_info
+    if account.connector_id != WALLET_CONNECT_ID or info is None or not info.link or not model.env.mobile:
+        return model, []
+    model, eid = model.next_id("e")
+    target = "_blank" if model.env.telegram else "_self"
+    return model, [Effect(eid, "open_url", {"url": info.link, "target": target}, WalletAppOpened, timeout_ms=5000)]
+
+
+def on_wallet_app_opened(model: Model, msg: WalletAppOpened, now: int) -> Step:
+    return model, []  # the wallet's answer comes over the relay
 
 
 def _signed_in(result: object) -> tuple[str, str] | None:
@@ -330,12 +394,8 @@ def on_open(model: Model, msg: PressedOpenWcLink, now: int) -> Step:
     wallet = model.directory.selected
     if model.router.view != WALLET_PAGE or wallet is None or not model.walletconnect.uri:
         return model, []
-    url = dict(pairing_links(model, wallet)).get(msg.kind)
-    if url is None:
-        return model, []
-    model, eid = model.next_id("e")
-    return model, [Effect(eid, "open_url", {"url": url, "target": platform.link_target(url)}, WcLinkOpened,
-                          key=msg.kind, timeout_ms=5000)]
+    model, effect = _open_link(model, wallet, msg.kind)
+    return model, [effect] if effect is not None else []
 
 
 def on_opened(model: Model, msg: WcLinkOpened, now: int) -> Step:
@@ -352,6 +412,8 @@ HANDLERS: dict[type[Msg], Handler] = {
     WcLinkCopied: on_copied,
     PressedOpenWcLink: on_open,
     WcLinkOpened: on_opened,
+    PressedOpenWalletApp: on_open_wallet_app,
+    WalletAppOpened: on_wallet_app_opened,
 }
 
 SLICE = Slice("walletconnect", HANDLERS, observe=observe)

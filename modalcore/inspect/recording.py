@@ -107,7 +107,8 @@ def _kind(event: dict[str, Any]) -> str:
         if name == "CallSettled":
             return "result"
         if name == "EffectSettled":
-            return "timer" if data.get("error_message") == "timeout" else "result"
+            timer = data.get("timed_out", data.get("error_message") == "timeout")  # older recordings: the text
+            return "timer" if timer else "result"
         return "timer"
     return kind
 

@@ -86,7 +86,7 @@ class Describer:
         if name == "EffectSettled":
             eid = str(data.get("eid"))
             method = self.effects.get(eid, str(data.get("purpose")))
-            if data.get("error_message") == "timeout":
+            if data.get("timed_out", data.get("error_message") == "timeout"):  # older recordings: the text
                 return f"effect {eid} for {method} timed out"
             return f"effect {eid} for {method} settled"
         fields = ", ".join(f"{k}={quote(v, 30)}" for k, v in data.items()) if isinstance(data, dict) else ""

@@ -29,6 +29,9 @@ class WalletInfo:
     type: str = ""
     identifier: str = ""
     social: str = ""
+    # a WalletConnect wallet paired by its deep link on a phone: that link (`metamask://`, AppKit's
+    # wcLinking href), opened to bring the wallet forward for a request
+    link: str = ""
 
 
 @dataclass(frozen=True)

@@ -52,18 +52,19 @@ def blocked_by_unsupported_chain(model: Model) -> bool:
 
 
 def opening_view(model: Model) -> str:
-    """The view `open()` shows when the caller names none. Connected on a network the host did not
-    request, that is UnsupportedChain (as AppKit's account button opens it), not an Account whose
-    balance, Buy, Swap and Send would all act on a network the app does not support."""
+    """The view `open()` shows when the caller names none, as AppKit's ModalController.open picks
+    it: the plain wallet list (AllWallets on a phone) only with manual pairing control, or with no
+    adapters and no address; otherwise Account when connected, else Connect, on a phone too
+    (where email, socials, WalletConnect and "What is a wallet?" live; issue 28). Connected on a
+    network the host did not request, Account is UnsupportedChain (as AppKit's account button
+    opens it), not an Account whose balance, Buy, Swap and Send would all act on a network the
+    app does not support."""
     has_address = model.accounts.active_address(model.networks.active_namespace) is not None
     no_adapters = not model.options.networks
-    mobile = model.env.mobile
     if model.options.manualWCControl or (no_adapters and not has_address):
-        return "AllWallets" if mobile else "ConnectingWalletConnectBasic"
+        return "AllWallets" if model.env.mobile else "ConnectingWalletConnectBasic"
     if has_address:
         return "UnsupportedChain" if blocked_by_unsupported_chain(model) else "Account"
-    if mobile:
-        return "AllWallets"
     return "Connect"
 
 

@@ -26,6 +26,9 @@ class WcState:
     uri: str = ""  # the `wc:` URI (empty until the runtime made it)
     expiry: int = 0  # unix seconds
     error: str | None = None  # what the view shows after a failure (with Try again)
+    # a phone opened the wallet's deep link with this route's pairing (once per visit of the
+    # wallet page, as AppKit's ConnectingWcMobile; "Open" opens it again)
+    deep_linked: bool = False
 
     @property
     def pairing(self) -> bool:
@@ -47,6 +50,16 @@ class PressedOpenWcLink(Msg):
     """Open the wallet's deep link (mobile) or desktop link with the pairing URI."""
 
     kind: str  # "mobile" | "desktop"
+
+
+@dataclass(frozen=True)
+class PressedOpenWalletApp(Msg):
+    """Open the WalletConnect wallet on this phone (its deep link) to approve a request."""
+
+
+@dataclass(frozen=True)
+class WalletAppOpened(EffectReply):
+    """The browser opened the wallet's deep link, or could not."""
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from ..slices.model import Model
 from ..slices.switching import PressedNetwork
 from ..wire.nodes import Node, node
 from . import parts
+from .wallet_prompt import prompt
 
 TITLE = "Choose Network"
 
@@ -21,9 +22,15 @@ def network_rows(model: Model, prefix: str) -> list[Node]:
     ]
 
 
+def switch_prompt(model: Model, prefix: str) -> list[Node]:
+    """While the wallet is asked to switch: where to approve it."""
+    return prompt(model, prefix) if model.switching.target is not None else []
+
+
 def body(model: Model) -> Node:
     return parts.column("networks/body", [
         parts.column("networks/list", network_rows(model, "networks")),
+        *switch_prompt(model, "networks"),
         node("text", "networks/hint",
              text="Your connected wallet may not support some of the networks available for this dApp",
              variant="small", tone="muted"),

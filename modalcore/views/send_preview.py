@@ -13,6 +13,7 @@ from ..slices.send_tx import PressedDiscardSend, PressedRetrySend, PressedSend
 from ..slices.accounts import TokenBalance
 from ..wire.nodes import Node, node
 from . import parts
+from .wallet_prompt import prompt
 
 TITLE = "Review send"
 LOST_HINT = "Check your wallet's activity before trying again."
@@ -101,4 +102,6 @@ def body(model: Model) -> Node:
                  text="Send", variant="main", busy=True if state.loading else None,
                  disabled=True if state.loading or state.pending is not None else None),
         ], justify="center"))
+        if state.pending is not None and state.pending.status == "waiting":
+            children += prompt(model, "send-preview")
     return parts.column("send-preview/body", children, gap=12)

@@ -6,6 +6,7 @@ from ..slices.model import Model
 from ..slices.siwx import PressedCancelSignIn, PressedSignIn
 from ..wire.nodes import Node, node
 from . import parts
+from .wallet_prompt import prompt
 
 
 def title(model: Model) -> str:
@@ -34,4 +35,5 @@ def body(model: Model) -> Node:
                  text="Signing" if signing else "Sign", variant="main", busy=True if signing else None,
                  disabled=True if signing else None),
         ], gap=12, justify="center"),
+        *(prompt(model, "siwx") if signing else []),
     ], dir="col", gap=16, align="center", pad=8)

@@ -11,6 +11,7 @@ from ..slices.swap_form import current_quote, token
 from ..slices.swap_tx import PressedDiscardSwap, PressedRetrySwap, PressedSwapConfirm
 from ..wire.nodes import Node, node
 from . import parts
+from .wallet_prompt import prompt
 from .send_preview import LOST_HINT
 from .swap import details, token_icon, units_text
 
@@ -53,6 +54,8 @@ def body(model: Model) -> Node:
     if pending is not None and pending.status == "waiting":
         text = STEPS[pending.step].format(symbol=source.symbol if source else "")
         children.append(node("text", "swap-preview/step", text=text, variant="small", tone="muted"))
+        if pending.step != "approving":  # a request in the wallet (not the approval's confirmation)
+            children += prompt(model, "swap-preview")
     lost = _lost(model)
     if lost is not None:
         children.append(lost)

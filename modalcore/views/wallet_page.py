@@ -13,12 +13,13 @@ from ..directory.wallets import Wallet
 from ..slices.model import Model
 from ..slices import directory_wallets
 from ..slices.directory_wallets import PressedWalletLink
-from ..flows.walletconnect import pairing_links, pairs_with
-from ..slices.walletconnect import PressedOpenWcLink
+from ..flows.walletconnect import pairing_links, pairs_with, wallet_link
+from ..slices.walletconnect import PressedCopyWcLink, PressedOpenWcLink
 from ..wire.nodes import Node, node
 from .connecting_walletconnect import pairing_body
 
 LABELS = {"mobile": "Open {name}", "desktop": "Open desktop app", "webapp": "Open web app"}
+MOBILE_HINT = "Open and continue in the wallet app"  # AppKit's ConstantsUtil.CONNECT_LABELS.MOBILE
 
 
 def title(model: Model) -> str:
@@ -71,19 +72,29 @@ def _paired(model: Model, wallet: Wallet, image: str, links: list[tuple[str, str
     the pairing URI, then its web app if it has one."""
     uri_links = pairing_links(model, wallet) if model.walletconnect.uri else []
     children: list[Node] = []
+    buttons: list[Node]
     if model.env.mobile and not model.walletconnect.error:
-        children.append(node("image", "wallet/logo", src=image, alt=wallet.name, size=80))
-        children.append(node("text", "wallet/status", text=f"Continue in {wallet.name}", variant="label"))
-        children.append(node("text", "wallet/hint", text="Accept connection request in the wallet",
-                             variant="small", tone="muted"))
+        # AppKit's ConnectingWcMobile: the deep link opened as soon as the URI exists, "Open" to
+        # open it again and "Copy link"; no QR code on the phone that would have to scan it
+        ready = bool(model.walletconnect.uri)
+        children += [
+            node("image", "wallet/logo", src=image, alt=wallet.name, size=80),
+            node("text", "wallet/status", text=f"Continue in {wallet.name}", variant="label"),
+            node("text", "wallet/hint", text=MOBILE_HINT, variant="small", tone="muted"),
+        ]
+        buttons = [
+            node("button", "wallet/wc/mobile", on={"press": PressedOpenWcLink("mobile")}, text="Open",
+                 variant="main", icon="external", disabled=None if ready else True),
+            node("button", "wallet/copy", on={"press": PressedCopyWcLink()}, text="Copy link", icon="copy",
+                 variant="secondary", disabled=None if ready else True),
+        ] if wallet_link(wallet.mobile_link) else []
     else:
         children += pairing_body(model, "wallet", image)
-    buttons = [
-        node("button", f"wallet/wc/{kind}", on={"press": PressedOpenWcLink(kind)},
-             text=LABELS[kind].format(name=wallet.name), variant="main" if model.env.mobile else "secondary",
-             icon="external")
-        for kind, _url in uri_links
-    ]
+        buttons = [
+            node("button", f"wallet/wc/{kind}", on={"press": PressedOpenWcLink(kind)},
+                 text=LABELS[kind].format(name=wallet.name), variant="secondary", icon="external")
+            for kind, _url in uri_links
+        ]
     buttons += [
         node("button", f"wallet/open/{kind}", on={"press": PressedWalletLink(kind)},
              text=LABELS[kind].format(name=wallet.name), variant="secondary", icon="external")

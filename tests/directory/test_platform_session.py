@@ -10,9 +10,9 @@ from .conftest import all_wallets, harness
 IOS = {"mobile": True, "platform": "ios"}
 
 
-def test_on_mobile_opening_shows_all_wallets_with_mobile_wallets_only() -> None:
+def test_on_mobile_all_wallets_lists_mobile_wallets_only() -> None:
     h = harness(env=IOS)
-    h.host("open")
+    h.host("open", view="AllWallets")
     assert h.view == "AllWallets"
     page = next(c for c in h.directory_calls() if c.key == "page:1")
     assert page.args["mobile"] is True

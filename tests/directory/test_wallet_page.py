@@ -57,7 +57,7 @@ def test_coming_back_from_a_wallet_keeps_the_search() -> None:
 def test_on_mobile_the_deep_link_and_the_special_wallets_browse_link() -> None:
     h = harness({"metadata": {"name": "Demo", "url": "https://dapp.example/swap"}},
                 env={"mobile": True, "platform": "android"})
-    h.host("open")
+    h.host("open", view="AllWallets")
     h.settle_directory()
     _open_wallet(h, "metamask")
     assert [n.id for n in h.node("wallet/links").c] == ["wallet/open/mobile"]
@@ -78,8 +78,9 @@ def test_custom_wallet_links_are_checked_before_they_are_offered() -> None:
     assert h.view == "WalletPage"
     assert [n.id for n in h.node("wallet/links").c] == ["wallet/open/desktop", "wallet/open/webapp"]
     mobile = harness({"customWallets": CUSTOM}, env={"mobile": True, "platform": "ios"})
-    mobile.host("open")
+    mobile.host("open", view="AllWallets")
     mobile.settle_directory()
+    assert mobile.view == "AllWallets"
     assert mobile.find("all/custom/0") is None  # its only mobile link is not a link
 
 

@@ -56,10 +56,13 @@ def test_open_without_adapters_and_without_address_shows_all_wallets_on_mobile(m
     assert h.history == ["AllWallets"]
 
 
-def test_open_on_mobile_without_an_address_shows_all_wallets(make: Make) -> None:
+def test_open_on_mobile_with_adapters_and_without_an_address_shows_connect(make: Make) -> None:
+    # AppKit's ModalController.open: AllWallets on a phone only in the manual-pairing / no-adapter
+    # branch; otherwise Connect, where email, socials, WalletConnect and help are (issue 28)
     h = make(env=MOBILE)
     h.host("open")
-    assert h.history == ["AllWallets"]
+    assert h.history == ["Connect"]
+    assert h.find("view/Connect") is not None
 
 
 def test_open_with_an_address_shows_account(make: Make) -> None:
@@ -106,11 +109,11 @@ def test_open_naming_a_view_that_needs_an_account_without_one_follows_the_rules(
 
 
 @pytest.mark.parametrize("view", NEEDS_ACCOUNT)
-def test_open_naming_a_view_that_needs_an_account_on_mobile_without_one_shows_all_wallets(
+def test_open_naming_a_view_that_needs_an_account_on_mobile_without_one_shows_connect(
         make: Make, view: str) -> None:
     h = make(env=MOBILE)
     assert h.host("open", view=view) == "ok"
-    assert h.history == ["AllWallets"]
+    assert h.history == ["Connect"]
 
 
 @pytest.mark.parametrize("view", NEEDS_ACCOUNT)

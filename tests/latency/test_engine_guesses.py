@@ -44,7 +44,8 @@ def back_hint(h: Harness) -> object:
 @pytest.mark.parametrize("build,expected", [
     ({}, "Connect"),
     ({"accounts": connected_accounts()}, "Account"),
-    ({"env": MOBILE}, "AllWallets"),
+    ({"env": MOBILE}, "Connect"),
+    ({"env": MOBILE, "options": {"networks": ["eip155:1"], "manualWCControl": True}}, "AllWallets"),
     ({"options": {"networks": ["eip155:1"], "manualWCControl": True}}, "ConnectingWalletConnectBasic"),
 ])
 def test_the_closed_modal_holds_the_opening_view(make: Make, build: dict[str, object], expected: str) -> None:

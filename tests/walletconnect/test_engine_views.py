@@ -234,7 +234,7 @@ def test_a_wallet_page_pairs_by_qr_on_desktop_and_by_deep_link_on_mobile() -> No
 
     m = dir_harness({"metadata": {"name": "Demo", "url": "https://dapp.example"}}, walletconnect=True,
                     env={"mobile": True, "platform": "android"})
-    m.host("open")
+    m.host("open", view="AllWallets")
     m.settle_directory()
     m.type("metamask")
     m.advance(300)
