@@ -75,7 +75,7 @@ def body(model: Model) -> Node:
     ], dir="col", gap=6, align="center", pad=12)
     children = [
         summary,
-        node("list-item", "send-preview/from", title="From",
+        node("list-item", "send-preview/from", title="From", subtitle=account.profile_name,
              trailing=parts.truncate_address(account.address or "")),
         node("list-item", "send-preview/to", title="To", subtitle=state.receiver_profile_name,
              trailing=parts.truncate_address(receiver_address(state) or state.receiver)),

@@ -77,6 +77,32 @@ def test_an_amount_and_receiver_address_are_required(driver: Harness, form: dict
     assert driver.effects("eth_sendTransaction") == []
 
 
+@pytest.mark.parametrize("form,label", [
+    ({"token": None}, "Select token"),
+    ({"amount": None}, "Add amount"),
+    ({"amount": None, "receiver": None}, "Add amount"),
+    ({"receiver": None}, "Add address"),
+    ({"receiver": "   "}, "Add address"),
+])
+def test_the_preview_button_says_what_the_form_lacks_and_is_disabled(
+        driver: Harness, form: dict[str, Any], label: str) -> None:
+    """AppKit's send button: 'Select Token' / 'Add Amount' / 'Add Address' and disabled until
+    the form is complete (an empty form looked pressable)."""
+    ready(driver)
+    preview = driver.node("send/preview").p
+    assert (preview["text"], preview.get("disabled")) == ("Select token", True)
+    fill(driver, **form)
+    preview = driver.node("send/preview").p
+    assert (preview["text"], preview.get("disabled")) == (label, True)
+
+
+def test_a_complete_form_offers_preview_send(driver: Harness) -> None:
+    ready(driver)
+    fill(driver)
+    preview = driver.node("send/preview").p
+    assert (preview["text"], preview.get("disabled")) == ("Preview send", None)
+
+
 def test_a_token_is_required(driver: Harness) -> None:
     to_preview(driver, token=None)
     assert driver.node("send/error").p["text"] == "A token is required"
@@ -421,3 +447,15 @@ def test_a_successful_send_refreshes_the_activity_list(driver: Harness) -> None:
     assert driver.model.router.view == "Account"
     assert len(driver.calls("history")) == calls + 1
     assert driver.model.history.loading is True
+
+
+def test_the_review_names_the_sending_account_by_its_profile_name(driver: Harness) -> None:
+    """The review's From row reads 'alice.eth' beside the truncated address, as the Account view
+    and the connect button do, not the address alone."""
+    ready(driver)
+    fill(driver)
+    accounts = driver.model.accounts
+    named = replace(accounts.get("eip155"), profile_name="alice.eth")
+    driver.session.model = replace(driver.model, accounts=accounts.with_account("eip155", named))
+    driver.intent("send/preview")
+    assert driver.node("send-preview/from").p["subtitle"] == "alice.eth"
