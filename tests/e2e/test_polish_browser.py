@@ -169,3 +169,13 @@ def test_the_demo_page_switches_theme_and_sign_in(demo: Demo) -> None:
     demo.page.wait_for_url("**/?siwx=required")
     demo.page.wait_for_function("window.demoModal !== undefined")
     demo.wait_host("siwx", lambda s: s.get("enabled") is True)
+
+
+def test_the_page_and_the_resumed_modal_keep_one_theme_after_a_reload(demo: Demo) -> None:
+    """The page started dark after a reload while the resumed modal (the engine keeps the session)
+    stayed light: the demo remembers its theme switch."""
+    demo.page.locator("#theme-light").click()
+    demo.page.locator('.wm-root[data-theme="light"]').wait_for(state="attached")
+    demo.reload()
+    demo.page.locator('.wm-root[data-theme="light"]').wait_for(state="attached")
+    assert demo.eval("document.documentElement.dataset.theme") == "light"
