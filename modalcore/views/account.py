@@ -6,6 +6,7 @@ from ..slices.model import Model
 from ..rules.format import floor3, usd
 from ..slices.account_ui import TABS, PressedCopyAddress, select_tab
 from ..flows.disconnect import PressedDisconnect
+from ..flows.social import NAMES as SOCIAL_NAMES
 from ..slices.navigation import PressedNavigate
 from ..slices.register_name import can_register
 from ..wire.nodes import Node, node
@@ -70,12 +71,13 @@ def body(model: Model) -> Node:
 
 def _embedded_user(email: str | None, username: str | None, provider: str | None) -> list[Node]:
     """An embedded wallet's user (issue 15 §5): the email, or the social provider's username."""
+    if provider and (email or username):
+        # a social sign-in: the provider's account, not a mail address the visitor typed
+        shown = email or username or ""
+        service = SOCIAL_NAMES.get(provider, provider)
+        return [node("chip", "account/user", text=shown, icon="user", label=f"Signed in with {service} as {shown}")]
     if email:
         return [node("chip", "account/user", text=email, icon="mail", label=f"Signed in as {email}")]
-    if username:
-        service = provider or "a social account"
-        return [node("chip", "account/user", text=username, icon="wallet",
-                     label=f"Signed in with {service} as {username}")]
     return []
 
 
