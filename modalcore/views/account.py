@@ -124,7 +124,26 @@ def _tokens(model: Model) -> Node:
             amount=floor3(token.quantity_numeric),
             value=usd(token.value) if token.price else None,
         ))
-    if not rows:
-        rows = [node("text", "account/tokens/empty", text="No tokens on this network", variant="small",
-                     tone="muted")]
+    if all(not _held(token.quantity_numeric) for token in account.token_balance):
+        rows = _fund_your_wallet(model) or [node("text", "account/tokens/empty", text="No tokens on this network",
+                                                 variant="small", tone="muted")]
     return parts.column("account/tokens", rows)
+
+
+def _held(quantity: str) -> bool:
+    return any(c in "123456789" for c in quantity)
+
+
+def _fund_your_wallet(model: Model) -> list[Node]:
+    """An empty wallet (nothing held on this network) is offered ways to fund it, as AppKit's
+    tokens widget does, instead of a list of zeros."""
+    features = model.options.features
+    rows: list[Node] = []
+    if features.receive:
+        rows.append(node("list-item", "account/tokens/receive", on={"press": PressedNavigate("WalletReceive")},
+                         title="Receive funds", subtitle="Transfer tokens on your wallet", icon="receive",
+                         chevron=True))
+    if features.onramp:
+        rows.append(node("list-item", "account/tokens/buy", on={"press": PressedNavigate("OnRamp")},
+                         title="Buy Crypto", subtitle="Easy with card or bank account", icon="card", chevron=True))
+    return rows

@@ -94,3 +94,24 @@ def test_skeletons_render_while_balances_load(driver: Harness) -> None:
     assert driver.node("account/balance").t == "skeleton"
     driver.settle(driver.calls("balances")[-1], {"native": str(10**18), "tokens": {}})
     assert driver.node("account/balance").t == "text"
+
+
+def test_an_empty_wallet_is_offered_ways_to_fund_it_instead_of_zeros(driver: Harness) -> None:
+    """An embedded wallet with nothing on the network listed every token at 0: it gets AppKit's
+    'Receive funds' and 'Buy Crypto' entries instead, each leading to its view."""
+    _with_tokens(driver)
+    driver.connect_wallet()
+    driver.settle(driver.calls("balances")[-1], {"native": "0", "tokens": {TUSD.address: "0"}})
+    assert driver.find(f"account/token/{TUSD.address}") is None
+    assert driver.node("account/tokens/receive").p["title"] == "Receive funds"
+    assert driver.node("account/tokens/buy").p["title"] == "Buy Crypto"
+    driver.press("account/tokens/receive")
+    assert driver.model.router.view == "WalletReceive"
+
+
+def test_a_wallet_holding_something_lists_its_tokens(driver: Harness) -> None:
+    _with_tokens(driver)
+    driver.connect_wallet()
+    driver.settle(driver.calls("balances")[-1], {"native": "0", "tokens": {TUSD.address: "5"}})
+    assert driver.find(f"account/token/{TUSD.address}") is not None
+    assert driver.find("account/tokens/receive") is None
