@@ -64,11 +64,12 @@ def body(model: Model) -> Node:
 
 def _missing(model: Model) -> str | None:
     """What the form still lacks, as AppKit's send button says it ('Select Token', 'Add Amount',
-    'Add Address') while it is disabled. A press that arrives anyway is refused with SPEC §5's
+    'Add Address'; here 'Select a token', apart from the picker row's 'Select token') while it is
+    disabled. A press that arrives anyway is refused with SPEC §5's
     messages (slices/send_form.problem)."""
     state = model.send
     if selected_token(model) is None:
-        return "Select token"
+        return "Select a token"
     if not state.amount.strip():
         return "Add amount"
     if not state.receiver.strip():

@@ -115,3 +115,25 @@ def test_a_wallet_holding_something_lists_its_tokens(driver: Harness) -> None:
     driver.settle(driver.calls("balances")[-1], {"native": "0", "tokens": {TUSD.address: "5"}})
     assert driver.find(f"account/token/{TUSD.address}") is not None
     assert driver.find("account/tokens/receive") is None
+
+
+def test_the_dev_chains_price_eth_sol_and_demo_as_their_pools_do() -> None:
+    """ETH, SOL and DEMO showed no fiat value in the demo though its market prices them (ETH
+    2,000 USD, DEMO 2 USD, devchain/market.py; SOL 150 USD, the local onramp's)."""
+    from modalcore.server.config import dev_networks
+    from modalcore.solana.devchain.network import solana_dev_network
+
+    evm = dev_networks({31337: "http://127.0.0.1:1"})["eip155:31337"]
+    assert evm["native_price"] == 2000.0
+    assert {t["symbol"]: t["price"] for t in evm["tokens"]}["DEMO"] == 2.0
+    [sol] = solana_dev_network("http://127.0.0.1:1").values()
+    assert sol["native_price"] == 150.0
+
+
+def test_the_native_row_shows_its_fiat_value_where_the_network_prices_it(driver: Harness) -> None:
+    known = tuple(replace(n, native_price=2000.0) if n.id == "eip155:31337" else n
+                  for n in driver.model.networks.known)
+    driver.session.model = replace(driver.model, networks=replace(driver.model.networks, known=known))
+    driver.connect_wallet()
+    driver.settle(driver.calls("balances")[-1], {"native": str(10**18 // 2), "tokens": {}})
+    assert driver.node("account/token/native").p["value"] == "$1,000.00"

@@ -78,7 +78,7 @@ def test_an_amount_and_receiver_address_are_required(driver: Harness, form: dict
 
 
 @pytest.mark.parametrize("form,label", [
-    ({"token": None}, "Select token"),
+    ({"token": None}, "Select a token"),
     ({"amount": None}, "Add amount"),
     ({"amount": None, "receiver": None}, "Add amount"),
     ({"receiver": None}, "Add address"),
@@ -90,7 +90,7 @@ def test_the_preview_button_says_what_the_form_lacks_and_is_disabled(
     the form is complete (an empty form looked pressable)."""
     ready(driver)
     preview = driver.node("send/preview").p
-    assert (preview["text"], preview.get("disabled")) == ("Select token", True)
+    assert (preview["text"], preview.get("disabled")) == ("Select a token", True)
     fill(driver, **form)
     preview = driver.node("send/preview").p
     assert (preview["text"], preview.get("disabled")) == (label, True)
@@ -459,3 +459,13 @@ def test_the_review_names_the_sending_account_by_its_profile_name(driver: Harnes
     driver.session.model = replace(driver.model, accounts=accounts.with_account("eip155", named))
     driver.intent("send/preview")
     assert driver.node("send-preview/from").p["subtitle"] == "alice.eth"
+
+
+def test_a_fee_below_a_cent_reads_less_than_a_cent_not_zero() -> None:
+    from decimal import Decimal
+
+    from modalcore.rules.format import network_fee
+    assert network_fee(Decimal("0.000005"), 150.0, "SOL") == "<$0.01"
+    assert network_fee(Decimal("0.00021"), 2000.0, "ETH") == "~$0.42"
+    assert network_fee(Decimal("0.0000211"), None, "ETH") == "~0.000022 ETH"
+    assert network_fee(Decimal(0), 2000.0, "ETH") == "~$0.00"
