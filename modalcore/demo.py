@@ -123,7 +123,9 @@ def wallet_command(relay_url: str, rpc_urls: dict[int, str]) -> str:
     """The command that pairs the test wallet (walletpeer, the official sign-client) by hand."""
     chains = " ".join(f"--chain {chain_id}={url}" for chain_id, url in sorted(rpc_urls.items()))
     return f"node {WALLETPEER} --relay {relay_url} --key {WALLET_KEY} {chains} --uri 'wc:...'"
-QUIET_LOGGERS = ("httpx", "httpcore")
+# aiosmtpd logs ~11 lines per sign-in mail on "mail.log" (peer, each SMTP command): the dev mail
+# server is a stand-in, its traffic is not the operator's news.
+QUIET_LOGGERS = ("httpx", "httpcore", "mail.log")
 
 
 def port_problem(host: str, port: int) -> str | None:

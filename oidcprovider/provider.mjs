@@ -38,7 +38,9 @@ const provider = new Provider(issuer, {
     return {
       accountId: id,
       async claims() {
-        return { sub: id, email: `${id}@oidc.test`, email_verified: true, preferred_username: id };
+        // A login typed as an address ("walker@gmail.com") is that address, not "walker@gmail.com@oidc.test".
+        const email = id.includes('@') ? id : `${id}@oidc.test`;
+        return { sub: id, email, email_verified: true, preferred_username: id.split('@')[0] };
       },
     };
   },

@@ -7,7 +7,7 @@ grouped: the amount field reads "," as a decimal separator.
 
 from __future__ import annotations
 
-from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
+from decimal import ROUND_DOWN, ROUND_HALF_UP, ROUND_UP, Decimal
 from .texts import ZERO_AMOUNT
 
 
@@ -30,6 +30,16 @@ def fiat(value: Decimal | float | str) -> str:
 
 def usd(value: Decimal | float | str) -> str:
     return f"${fiat(value)}"
+
+
+def network_fee(amount: Decimal, native_price: float | None, symbol: str) -> str:
+    """An estimated network fee: '~$0.42' where the native currency has a price ('<$0.01' below a
+    cent, never '~$0.00' for a fee that is not free), else '~0.000021 ETH' rounded up to 6 places."""
+    if native_price:
+        value = amount * Decimal(str(native_price))
+        return "<$0.01" if 0 < value < Decimal("0.01") else f"~{usd(value)}"
+    shown = amount.quantize(Decimal("0.000001"), rounding=ROUND_UP) if amount else Decimal(0)
+    return f"~{shown.normalize():f} {symbol}"
 
 
 REVIEW_DECIMALS = 6

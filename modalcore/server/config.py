@@ -245,7 +245,10 @@ def load_config(path: str | Path) -> EngineConfig:
 
 
 DEPLOYMENT = REPO_ROOT / "fixtures" / "chain" / "deployment.json"
-TOKEN_PRICES = {"TUSD": 1.0}  # the demo's stable token; other dev tokens have no known price
+# The demo's known USD prices, the ones its Uniswap V2 pools are funded at (devchain/market.py):
+# fiat values show wherever a price exists, as they would against a price service.
+TOKEN_PRICES = {"TUSD": 1.0, "DEMO": 2.0}
+DEV_ETH_PRICE = 2000.0
 
 
 def dev_networks(rpc_urls: dict[int, str], deployment: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -263,6 +266,7 @@ def dev_networks(rpc_urls: dict[int, str], deployment: dict[str, Any] | None = N
             "name": names.get(chain_id, f"Dev Chain {chain_id}"),
             "rpc": [url],
             "native": {"name": "Ether", "symbol": "ETH", "decimals": 18},
+            "native_price": DEV_ETH_PRICE,
             "testnet": False,
             "dev": True,
             "ens": str(entry.get("ens", {}).get("registry", "")),

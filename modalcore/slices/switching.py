@@ -189,8 +189,7 @@ def on_accounts_changed(model: Model, msg: WalletAccountsChanged, now: int) -> S
         return model, []
     addresses = [checksum(a) for a in msg.accounts if is_evm_address(a)]
     if not addresses:
-        model = replace(cleared(model), router=router.reset(model.router, "Connect"))
-        return model, []
+        return _wallet_let_go(model), []
     if addresses[0] == account.address:
         return model, []
     network = model.networks.unsupported or model.networks.active or "eip155:1"
@@ -209,7 +208,15 @@ def on_wallet_disconnected(model: Model, msg: WalletDisconnected, now: int) -> S
     connector = model.connectors.get(account.connector_id)
     if connector is None or connector.ref != msg.connector:
         return model, []
-    return replace(cleared(model), router=router.reset(model.router, "Connect")), []
+    return _wallet_let_go(model), []
+
+
+def _wallet_let_go(model: Model) -> Model:
+    """The wallet dropped the account. During a disconnect the visitor pressed, wallets (the Dev
+    Wallet, MetaMask) say so before they answer wallet_revokePermissions: the disconnect stays
+    pending, so its answer still ends it as every disconnect ends (the modal closes) instead of
+    leaving the modal open on Connect."""
+    return replace(cleared(model), router=router.reset(model.router, "Connect"), disconnecting=model.disconnecting)
 
 
 HANDLERS: dict[type[Msg], Handler] = {

@@ -192,8 +192,8 @@ def _render(model: Model, bodies: BodyCache | None = None) -> Node:
     back = len(model.router.history) > 1
     close = not model.options.embedded
     lead = leading(model) if leading is not None else None
-    head = bodies.part("header", (title, back, close, lead, back_hint), lambda: parts.header(
-        title, back=back, close=close, leading=lead, back_hint=back_hint))
+    head = bodies.part("header", (title, back, close, lead, back_hint, closable), lambda: parts.header(
+        title, back=back, close=close, leading=lead, back_hint=back_hint, closable=closable))
     snack = model.snack
     snackbar = bodies.part("snackbar", (snack,), lambda: node(
         "snackbar", "snackbar", on={"press": PressedSnackbar()},

@@ -6,6 +6,7 @@ from ..slices.model import Model
 from ..rules.format import floor3, usd
 from ..slices.account_ui import TABS, PressedCopyAddress, select_tab
 from ..flows.disconnect import PressedDisconnect
+from ..flows.social import NAMES as SOCIAL_NAMES
 from ..slices.navigation import PressedNavigate
 from ..slices.register_name import can_register
 from ..wire.nodes import Node, node
@@ -70,12 +71,13 @@ def body(model: Model) -> Node:
 
 def _embedded_user(email: str | None, username: str | None, provider: str | None) -> list[Node]:
     """An embedded wallet's user (issue 15 §5): the email, or the social provider's username."""
+    if provider and (email or username):
+        # a social sign-in: the provider's account, not a mail address the visitor typed
+        shown = email or username or ""
+        service = SOCIAL_NAMES.get(provider, provider)
+        return [node("chip", "account/user", text=shown, icon="user", label=f"Signed in with {service} as {shown}")]
     if email:
         return [node("chip", "account/user", text=email, icon="mail", label=f"Signed in as {email}")]
-    if username:
-        service = provider or "a social account"
-        return [node("chip", "account/user", text=username, icon="wallet",
-                     label=f"Signed in with {service} as {username}")]
     return []
 
 
@@ -122,7 +124,26 @@ def _tokens(model: Model) -> Node:
             amount=floor3(token.quantity_numeric),
             value=usd(token.value) if token.price else None,
         ))
-    if not rows:
-        rows = [node("text", "account/tokens/empty", text="No tokens on this network", variant="small",
-                     tone="muted")]
+    if all(not _held(token.quantity_numeric) for token in account.token_balance):
+        rows = _fund_your_wallet(model) or [node("text", "account/tokens/empty", text="No tokens on this network",
+                                                 variant="small", tone="muted")]
     return parts.column("account/tokens", rows)
+
+
+def _held(quantity: str) -> bool:
+    return any(c in "123456789" for c in quantity)
+
+
+def _fund_your_wallet(model: Model) -> list[Node]:
+    """An empty wallet (nothing held on this network) is offered ways to fund it, as AppKit's
+    tokens widget does, instead of a list of zeros."""
+    features = model.options.features
+    rows: list[Node] = []
+    if features.receive:
+        rows.append(node("list-item", "account/tokens/receive", on={"press": PressedNavigate("WalletReceive")},
+                         title="Receive funds", subtitle="Transfer tokens on your wallet", icon="receive",
+                         chevron=True))
+    if features.onramp:
+        rows.append(node("list-item", "account/tokens/buy", on={"press": PressedNavigate("OnRamp")},
+                         title="Buy Crypto", subtitle="Easy with card or bank account", icon="card", chevron=True))
+    return rows

@@ -52,7 +52,7 @@ def body(model: Model) -> Node:
         else:
             rows = search_rows(model)
             children.append(node("stack", "all/list", rows, dir="row", gap=8, wrap=True) if rows else
-                            node("text", "all/empty", text="No Wallet found", variant="body", tone="muted"))
+                            _empty("No Wallet found"))
         return parts.column("all/body", children, gap=12)
     rows = all_wallet_rows(model)
     more = {"more": RequestedMoreWallets()} if state.has_more else None
@@ -63,5 +63,14 @@ def body(model: Model) -> Node:
     elif not rows:
         text = ("The wallet list is unavailable right now." if state.pages == "error"
                 else "No Wallet found")
-        children.append(node("text", "all/empty", text=text, variant="body", tone="muted"))
+        children.append(_empty(text))
     return parts.column("all/body", children, gap=12)
+
+
+def _empty(text: str) -> Node:
+    """An empty list as AppKit draws it: a muted wallet mark above the words, centred in the
+    space the grid would take, not a bare line of text."""
+    return node("stack", "all/empty", [
+        node("icon", "all/empty/icon", name="wallet", size=40, tone="muted"),
+        node("text", "all/empty/text", text=text, variant="body", tone="muted"),
+    ], dir="col", gap=12, align="center", pad=32)

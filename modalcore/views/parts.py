@@ -11,10 +11,12 @@ from ..wire.nodes import Node, node
 
 
 def header(
-    title: str, *, back: bool, close: bool, leading: Node | None = None, back_hint: object = "spinner"
+    title: str, *, back: bool, close: bool, leading: Node | None = None, back_hint: object = "spinner",
+    closable: bool = True,
 ) -> Node:
     """`back_hint`: the back button's pending hint (`{back: viewNodeId}` when the client holds
-    the previous view)."""
+    the previous view). `closable` False (ApproveTransaction, a required sign-in) draws the close
+    button disabled: it looked pressable and only shook the card."""
     children: list[Node] = []
     if back:
         children.append(
@@ -28,8 +30,9 @@ def header(
     children.append(node("text", "header/title", text=title, variant="title"))
     if close:
         children.append(
-            node("button", "header/close", on={"press": PressedClose()}, pending={"press": "close"},
-                 text="", icon="close", variant="ghost", label="Close")
+            node("button", "header/close", on={"press": PressedClose()},
+                 pending={"press": "close" if closable else None}, text="", icon="close", variant="ghost",
+                 label="Close", disabled=None if closable else True)
         )
     return node("header", "header", children, title=title, back=back, close=close)
 

@@ -56,9 +56,25 @@ def body(model: Model) -> Node:
     lost = lost_request(model, "send")
     if lost is not None:
         children.append(lost)
-    children.append(node("button", "send/preview", on={"press": PressedSendPreview()}, text="Preview send",
-                         variant="main"))
+    missing = _missing(model)
+    children.append(node("button", "send/preview", on={"press": PressedSendPreview()},
+                         text=missing or "Preview send", variant="main", disabled=True if missing else None))
     return parts.column("send/body", children, gap=12)
+
+
+def _missing(model: Model) -> str | None:
+    """What the form still lacks, as AppKit's send button says it ('Select Token', 'Add Amount',
+    'Add Address'; here 'Select a token', apart from the picker row's 'Select token') while it is
+    disabled. A press that arrives anyway is refused with SPEC §5's
+    messages (slices/send_form.problem)."""
+    state = model.send
+    if selected_token(model) is None:
+        return "Select a token"
+    if not state.amount.strip():
+        return "Add amount"
+    if not state.receiver.strip():
+        return "Add address"
+    return None
 
 
 def _resolved_receiver(model: Model) -> Node | None:

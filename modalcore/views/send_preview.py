@@ -3,10 +3,10 @@ Send (one wallet request), or, when that request was lost, Try again / Discard."
 
 from __future__ import annotations
 
-from decimal import ROUND_UP, Decimal
+from decimal import Decimal
 
 from ..slices.model import Model
-from ..rules.format import amount_with_symbol, review_amount, usd
+from ..rules.format import amount_with_symbol, network_fee, review_amount
 from ..slices.navigation import PressedBack
 from ..slices.send_form import fiat_value, receiver_address, selected_token
 from ..slices.send_tx import PressedDiscardSend, PressedRetrySend, PressedSend
@@ -25,10 +25,7 @@ def fee_text(model: Model) -> str | None:
     if fee.fee_wei is None or network is None:
         return None
     amount = Decimal(fee.fee_wei).scaleb(-network.native.decimals)
-    if network.native_price:
-        return f"~{usd(amount * Decimal(str(network.native_price)))}"
-    shown = amount.quantize(Decimal("0.000001"), rounding=ROUND_UP) if amount else Decimal(0)
-    return f"~{shown.normalize():f} {network.native.symbol}"
+    return network_fee(amount, network.native_price, network.native.symbol)
 
 
 def lost_request(model: Model, prefix: str) -> Node | None:
@@ -76,7 +73,7 @@ def body(model: Model) -> Node:
     ], dir="col", gap=6, align="center", pad=12)
     children = [
         summary,
-        node("list-item", "send-preview/from", title="From",
+        node("list-item", "send-preview/from", title="From", subtitle=account.profile_name,
              trailing=parts.truncate_address(account.address or "")),
         node("list-item", "send-preview/to", title="To", subtitle=state.receiver_profile_name,
              trailing=parts.truncate_address(receiver_address(state) or state.receiver)),

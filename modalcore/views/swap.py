@@ -6,9 +6,9 @@ any wallet request."""
 
 from __future__ import annotations
 
-from decimal import ROUND_DOWN, ROUND_UP, Decimal
+from decimal import ROUND_DOWN, Decimal
 
-from ..rules.format import floor3, usd
+from ..rules.format import floor3, network_fee, usd
 from ..services.swap.types import NOT_SUPPORTED_SWAPS
 from ..slices.model import Model
 from ..slices.swap_form import (
@@ -55,10 +55,7 @@ def fee_text(model: Model, fee_wei: str | None) -> str | None:
     if fee_wei is None or network is None:
         return None
     amount = Decimal(int(fee_wei)).scaleb(-network.native.decimals)
-    if network.native_price:
-        return f"~{usd(amount * Decimal(str(network.native_price)))}"
-    shown = amount.quantize(Decimal("0.000001"), rounding=ROUND_UP) if amount else Decimal(0)
-    return f"~{shown.normalize():f} {network.native.symbol}"
+    return network_fee(amount, network.native_price, network.native.symbol)
 
 
 def _fiat(t: SwapToken | None, amount: Decimal | None) -> str | None:

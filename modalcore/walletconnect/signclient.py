@@ -31,6 +31,14 @@ from .uri import PAIRING_EXPIRY_MS, PairingUri
 log = logging.getLogger(__name__)
 
 
+def _fail(future: asyncio.Future[Any], error: BaseException) -> None:
+    """Fail a waiter that may have been given up (the visitor went on, the pairing was
+    replaced): marking the exception read keeps asyncio from logging "Future exception was
+    never retrieved ... The proposal expired"; whoever still awaits it gets the exception."""
+    future.set_exception(error)
+    future.exception()
+
+
 def payload_id() -> int:
     """A JSON-RPC id as the SDK makes them: epoch ms × 1000 + 3 random digits."""
     return int(time.time() * 1000) * 1000 + secrets.randbelow(1000)
@@ -208,29 +216,29 @@ class SignClient:
         elif isinstance(event, ProposalDeclined):
             future = self._approvals.pop(event.proposal_id, None)
             if future is not None and not future.done():
-                future.set_exception(ProposalRejected(event.code, event.message))
+                _fail(future, ProposalRejected(event.code, event.message))
         elif isinstance(event, ProposalExpired):
             future = self._approvals.pop(event.proposal_id, None)
             if future is not None and not future.done():
-                future.set_exception(RequestExpired(errors.SESSION_REQUEST_EXPIRED, "The proposal expired"))
+                _fail(future, RequestExpired(errors.SESSION_REQUEST_EXPIRED, "The proposal expired"))
         elif isinstance(event, ResponseReceived):
             answer = self._answers.pop(event.id, None)
             if answer is not None and not answer.done():
                 if event.ok:
                     answer.set_result(event.result)
                 else:
-                    answer.set_exception(RequestRejected(event.code, event.message))
+                    _fail(answer, RequestRejected(event.code, event.message))
         elif isinstance(event, RequestTimedOut):
             answer = self._answers.pop(event.id, None)
             if answer is not None and not answer.done():
-                answer.set_exception(RequestExpired(errors.SESSION_REQUEST_EXPIRED, f"{event.method} expired"))
+                _fail(answer, RequestExpired(errors.SESSION_REQUEST_EXPIRED, f"{event.method} expired"))
         elif isinstance(event, (SessionDeleted, SessionExpired)):
             for request_id, topic in list(self._answer_topics.items()):
                 if topic != event.topic:
                     continue
                 answer = self._answers.pop(request_id, None)
                 if answer is not None and not answer.done():
-                    answer.set_exception(SessionGone(errors.USER_DISCONNECTED, "The session ended"))
+                    _fail(answer, SessionGone(errors.USER_DISCONNECTED, "The session ended"))
 
 
 __all__ = ["Connection", "SignClient", "WalletConnectError", "payload_id"]

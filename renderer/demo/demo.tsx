@@ -48,11 +48,14 @@ installDevWallet({
 void installSolanaDevWallet(query.get('solrpc') || '/devchain/CmpNeggWJ4JaWJeJ8YKN1Zypmk7uvQq3');
 
 // `?siwx=required` or `?siwx=optional` turns sign-in on (the page's "Sign-in" switch sets it);
-// `?theme=light` starts in the light theme (the page's "Theme" switch changes it live);
+// `?theme=light` starts in the light theme (the page's "Theme" switch changes it live and is
+// remembered, so after a reload the page and the resumed modal agree);
 // `?locale=de` (or es, ja, ar) sets the language the engine renders, else the browser's.
 const locale = query.get('locale') || undefined;
 const siwxMode = query.get('siwx');
-const startTheme = query.get('theme') === 'light' ? 'light' : 'dark';
+const THEME_KEY = 'modalcore-demo-theme';
+const storedTheme = (() => { try { return localStorage.getItem(THEME_KEY); } catch { return null; } })();
+const startTheme = (query.get('theme') ?? storedTheme) === 'light' ? 'light' : 'dark';
 document.documentElement.dataset.theme = startTheme;
 const siwx = siwxMode === 'required' || siwxMode === 'optional' ? { required: siwxMode === 'required' } : undefined;
 
@@ -130,6 +133,7 @@ function App() {
   const pickTheme = (mode: 'dark' | 'light') => {
     setTheme(mode);
     document.documentElement.dataset.theme = mode;
+    try { localStorage.setItem(THEME_KEY, mode); } catch { /* storage off: the switch still works */ }
     void modal.setThemeMode(mode);
   };
   const siwxHref = (mode: string) => {

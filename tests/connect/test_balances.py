@@ -94,3 +94,46 @@ def test_skeletons_render_while_balances_load(driver: Harness) -> None:
     assert driver.node("account/balance").t == "skeleton"
     driver.settle(driver.calls("balances")[-1], {"native": str(10**18), "tokens": {}})
     assert driver.node("account/balance").t == "text"
+
+
+def test_an_empty_wallet_is_offered_ways_to_fund_it_instead_of_zeros(driver: Harness) -> None:
+    """An embedded wallet with nothing on the network listed every token at 0: it gets AppKit's
+    'Receive funds' and 'Buy Crypto' entries instead, each leading to its view."""
+    _with_tokens(driver)
+    driver.connect_wallet()
+    driver.settle(driver.calls("balances")[-1], {"native": "0", "tokens": {TUSD.address: "0"}})
+    assert driver.find(f"account/token/{TUSD.address}") is None
+    assert driver.node("account/tokens/receive").p["title"] == "Receive funds"
+    assert driver.node("account/tokens/buy").p["title"] == "Buy Crypto"
+    driver.press("account/tokens/receive")
+    assert driver.model.router.view == "WalletReceive"
+
+
+def test_a_wallet_holding_something_lists_its_tokens(driver: Harness) -> None:
+    _with_tokens(driver)
+    driver.connect_wallet()
+    driver.settle(driver.calls("balances")[-1], {"native": "0", "tokens": {TUSD.address: "5"}})
+    assert driver.find(f"account/token/{TUSD.address}") is not None
+    assert driver.find("account/tokens/receive") is None
+
+
+def test_the_dev_chains_price_eth_sol_and_demo_as_their_pools_do() -> None:
+    """ETH, SOL and DEMO showed no fiat value in the demo though its market prices them (ETH
+    2,000 USD, DEMO 2 USD, devchain/market.py; SOL 150 USD, the local onramp's)."""
+    from modalcore.server.config import dev_networks
+    from modalcore.solana.devchain.network import solana_dev_network
+
+    evm = dev_networks({31337: "http://127.0.0.1:1"})["eip155:31337"]
+    assert evm["native_price"] == 2000.0
+    assert {t["symbol"]: t["price"] for t in evm["tokens"]}["DEMO"] == 2.0
+    [sol] = solana_dev_network("http://127.0.0.1:1").values()
+    assert sol["native_price"] == 150.0
+
+
+def test_the_native_row_shows_its_fiat_value_where_the_network_prices_it(driver: Harness) -> None:
+    known = tuple(replace(n, native_price=2000.0) if n.id == "eip155:31337" else n
+                  for n in driver.model.networks.known)
+    driver.session.model = replace(driver.model, networks=replace(driver.model.networks, known=known))
+    driver.connect_wallet()
+    driver.settle(driver.calls("balances")[-1], {"native": str(10**18 // 2), "tokens": {}})
+    assert driver.node("account/token/native").p["value"] == "$1,000.00"

@@ -64,3 +64,21 @@ def test_a_late_wallet_answer_after_the_bound_changes_nothing(driver: Harness) -
     frames = len(driver.frames)
     driver.answer_last(None, eid=eid)
     assert len(driver.frames) == frames
+
+
+def test_a_wallet_that_drops_the_account_before_answering_the_revoke_still_closes_the_modal(
+        driver: Harness) -> None:
+    """The Dev Wallet (like MetaMask) emits accountsChanged [] before it answers
+    wallet_revokePermissions: the modal stayed open on Connect for it, while an email account's
+    disconnect closed it. AppKit closes the modal after a disconnect, whatever the wallet."""
+    driver.connect_wallet()
+    driver.intent("host", "open")
+    driver.intent("account/disconnect")
+    connector = driver.model.connectors.get(driver.model.accounts.get("eip155").connector_id)
+    assert connector is not None
+    driver.wallet_event(connector.ref, "accountsChanged", [])
+    assert driver.model.accounts.get("eip155").status == "disconnected"
+    driver.answer_last(None)
+    assert driver.model.router.view == "Connect"
+    assert driver.model.modal.open is False
+    assert not driver.model.snack.open

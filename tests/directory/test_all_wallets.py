@@ -112,7 +112,8 @@ def test_search_shows_at_most_100_and_an_empty_answer_says_so() -> None:
     h.type("zzqx")
     h.advance(300)
     h.settle_directory()
-    assert h.node("all/empty").p["text"] == "No Wallet found"
+    assert h.node("all/empty/icon").p["name"] == "wallet"  # a mark above the words, not bare text
+    assert h.node("all/empty/text").p["text"] == "No Wallet found"
     h.type("a")
     h.advance(300)
     h.settle_directory()
@@ -173,7 +174,7 @@ def test_a_failed_page_says_so_and_is_retried_on_the_next_visit() -> None:
     h = harness()
     h.host("open", view="AllWallets")
     h.settle_directory(ok=False)
-    assert h.node("all/empty").p["text"] == "The wallet list is unavailable right now."
+    assert h.node("all/empty/text").p["text"] == "The wallet list is unavailable right now."
     h.host("close")
     h.host("open", view="AllWallets")
     assert [c.key for c in h.directory_calls() if "page" in c.key] == ["page:1"]

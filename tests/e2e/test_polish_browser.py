@@ -169,3 +169,28 @@ def test_the_demo_page_switches_theme_and_sign_in(demo: Demo) -> None:
     demo.page.wait_for_url("**/?siwx=required")
     demo.page.wait_for_function("window.demoModal !== undefined")
     demo.wait_host("siwx", lambda s: s.get("enabled") is True)
+
+
+def test_the_page_and_the_resumed_modal_keep_one_theme_after_a_reload(demo: Demo) -> None:
+    """The page started dark after a reload while the resumed modal (the engine keeps the session)
+    stayed light: the demo remembers its theme switch."""
+    demo.page.locator("#theme-light").click()
+    demo.page.locator('.wm-root[data-theme="light"]').wait_for(state="attached")
+    demo.reload()
+    demo.page.locator('.wm-root[data-theme="light"]').wait_for(state="attached")
+    assert demo.eval("document.documentElement.dataset.theme") == "light"
+
+
+def test_disconnecting_the_dev_wallet_closes_the_modal_before_and_after_a_reload(demo: Demo) -> None:
+    """Disconnect closed the modal for an email account but left it open on Connect for the Dev
+    Wallet (it drops the account before answering wallet_revokePermissions). AppKit closes it."""
+    for reload in (False, True):
+        account = connect_dev_wallet(demo)
+        if reload:
+            demo.reload()
+            demo.wait_host("account", lambda a: a.get("isConnected") is True)
+            open_modal(demo)
+            account = demo.wait_view("Account")
+        account.get_by_role("button", name="Disconnect").click()
+        demo.wait_host("account", lambda a: a.get("isConnected") is False)
+        demo.wait_host("state", lambda s: s.get("open") is False and s.get("view") == "Connect")

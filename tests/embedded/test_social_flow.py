@@ -71,3 +71,15 @@ def test_a_provider_not_offered_cannot_be_started_by_an_intent() -> None:
     h = _harness(socials=("google",))
     assert h.intent("connect/social/github", "press") in ("invalid", "stale")
     assert not [c for c in h.cmds if isinstance(c, Call) and c.service == "embedded.social_begin"]
+
+
+def test_a_social_account_is_shown_as_that_providers_account_not_as_a_typed_email() -> None:
+    """A Google sign-in's Account read the address beside a mail icon, as if an email code had
+    been used: it names the provider."""
+    h = _harness()
+    h.press("connect/social/google")
+    h.deliver(SocialSignedIn("google", "sub-1", ADDRESS, "zoe", "zoe@example.com"))
+    h.host("open")
+    chip = h.node("account/user").p
+    assert (chip["text"], chip["icon"], chip["label"]) == (
+        "zoe@example.com", "user", "Signed in with Google as zoe@example.com")

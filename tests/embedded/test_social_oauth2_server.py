@@ -95,7 +95,7 @@ async def test_oauth2_sign_in_maps_the_user_endpoint_id_to_the_same_address_and_
             assert _account(frames)["connector"] == "ID_AUTH"
             addresses.append(_account(frames)["address"])
             await client.quiet(0.5)
-            assert "Signed in with github as octo" in str(client.frames)
+            assert "Signed in with GitHub as octo" in str(client.frames)
     assert addresses[0] == addresses[1]
     vault = KeyVault(folder / "embedded.db", MasterKey.parse((folder / "master.key").read_text()))
     assert vault.address_of(Identity("github", "octo")) == addresses[0]  # github:<id>
@@ -148,7 +148,7 @@ async def test_a_user_answer_without_email_takes_the_primary_verified_one_from_t
                 frames = await client.recv_until(lambda f: _account([f]).get("isConnected") is True, timeout=10)
                 assert _account(frames)["connector"] == "ID_AUTH"
                 await client.quiet(0.5)
-                assert "Signed in as octo@oidc.test" in str(client.frames)
+                assert "Signed in with GitHub as octo@oidc.test" in str(client.frames)
         async with httpx.AsyncClient(timeout=10) as http:  # the list wants the access token
             assert (await http.get(f"{other.issuer}/user/emails")).status_code == 401
             forged = await http.get(f"{other.issuer}/user/emails", headers={"Authorization": "Bearer forged"})

@@ -16,6 +16,7 @@ import pytest
 
 from modalcore.core.cmds import Call
 from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore.server.config import DEV_ETH_PRICE
 from modalcore.embedded.devmail import LocalSmtpServer
 from modalcore.rules import limits as L
 from modalcore.services.table import default_services
@@ -88,7 +89,7 @@ def test_wallet_get_assets_answers_the_exact_native_and_token_balances_of_every_
     for chain_hex, chain_id in (("0x7a69", 31337), ("0x7a6a", 31338)):
         native, *tokens = result[chain_hex]
         assert native == {"address": "native", "balance": hex(_node(devchain, chain_id, address)), "type": "NATIVE",
-                          "metadata": {"name": "Ether", "symbol": "ETH", "decimals": 18, "price": 0, "iconUrl": ""}}
+                          "metadata": {"name": "Ether", "symbol": "ETH", "decimals": 18, "price": DEV_ETH_PRICE, "iconUrl": ""}}
         deployed = devchain.chain(chain_id)["tokens"]
         assert [t["address"] for t in tokens] == [t["address"] for t in deployed]
         for row, token in zip(tokens, deployed, strict=True):

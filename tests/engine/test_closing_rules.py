@@ -158,3 +158,16 @@ def test_a_second_refused_close_restarts_the_shake(make: Make) -> None:
     assert h.model.modal.shaking is True
     h.advance(200)
     assert h.model.modal.shaking is False
+
+
+def test_a_close_button_that_cannot_close_is_drawn_disabled(make: Make) -> None:
+    """The × on a required sign-in looked pressable and only shook the card: it is drawn
+    disabled, with no local 'close' hint; a press that arrives anyway still shakes."""
+    h = unclosable(make)
+    close = h.node("header/close")
+    assert close.p.get("disabled") is True
+    assert (close.p.get("on") or {}).get("press") is None
+
+
+def test_a_close_button_that_can_close_is_enabled(opened: Harness) -> None:
+    assert opened.node("header/close").p.get("disabled") is None

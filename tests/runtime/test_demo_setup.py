@@ -53,3 +53,9 @@ def test_make_run_installs_no_test_only_package() -> None:
     out = subprocess.run(["make", "-n", "-B", "run"], cwd=REPO, capture_output=True, text=True, check=True).stdout
     installs = [line for line in out.splitlines() if "pip install" in line]
     assert installs and all("[test]" not in line for line in installs)
+
+
+def test_the_dev_mail_server_does_not_log_every_smtp_command() -> None:
+    """aiosmtpd printed ~11 INFO lines per sign-in mail into make run's terminal."""
+    quiet_logging()
+    assert not logging.getLogger("mail.log").isEnabledFor(logging.INFO)

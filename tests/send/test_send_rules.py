@@ -77,6 +77,32 @@ def test_an_amount_and_receiver_address_are_required(driver: Harness, form: dict
     assert driver.effects("eth_sendTransaction") == []
 
 
+@pytest.mark.parametrize("form,label", [
+    ({"token": None}, "Select a token"),
+    ({"amount": None}, "Add amount"),
+    ({"amount": None, "receiver": None}, "Add amount"),
+    ({"receiver": None}, "Add address"),
+    ({"receiver": "   "}, "Add address"),
+])
+def test_the_preview_button_says_what_the_form_lacks_and_is_disabled(
+        driver: Harness, form: dict[str, Any], label: str) -> None:
+    """AppKit's send button: 'Select Token' / 'Add Amount' / 'Add Address' and disabled until
+    the form is complete (an empty form looked pressable)."""
+    ready(driver)
+    preview = driver.node("send/preview").p
+    assert (preview["text"], preview.get("disabled")) == ("Select a token", True)
+    fill(driver, **form)
+    preview = driver.node("send/preview").p
+    assert (preview["text"], preview.get("disabled")) == (label, True)
+
+
+def test_a_complete_form_offers_preview_send(driver: Harness) -> None:
+    ready(driver)
+    fill(driver)
+    preview = driver.node("send/preview").p
+    assert (preview["text"], preview.get("disabled")) == ("Preview send", None)
+
+
 def test_a_token_is_required(driver: Harness) -> None:
     to_preview(driver, token=None)
     assert driver.node("send/error").p["text"] == "A token is required"
@@ -421,3 +447,25 @@ def test_a_successful_send_refreshes_the_activity_list(driver: Harness) -> None:
     assert driver.model.router.view == "Account"
     assert len(driver.calls("history")) == calls + 1
     assert driver.model.history.loading is True
+
+
+def test_the_review_names_the_sending_account_by_its_profile_name(driver: Harness) -> None:
+    """The review's From row reads 'alice.eth' beside the truncated address, as the Account view
+    and the connect button do, not the address alone."""
+    ready(driver)
+    fill(driver)
+    accounts = driver.model.accounts
+    named = replace(accounts.get("eip155"), profile_name="alice.eth")
+    driver.session.model = replace(driver.model, accounts=accounts.with_account("eip155", named))
+    driver.intent("send/preview")
+    assert driver.node("send-preview/from").p["subtitle"] == "alice.eth"
+
+
+def test_a_fee_below_a_cent_reads_less_than_a_cent_not_zero() -> None:
+    from decimal import Decimal
+
+    from modalcore.rules.format import network_fee
+    assert network_fee(Decimal("0.000005"), 150.0, "SOL") == "<$0.01"
+    assert network_fee(Decimal("0.00021"), 2000.0, "ETH") == "~$0.42"
+    assert network_fee(Decimal("0.0000211"), None, "ETH") == "~0.000022 ETH"
+    assert network_fee(Decimal(0), 2000.0, "ETH") == "~$0.00"
