@@ -87,6 +87,19 @@ class SocialResult:
     address: str
     email: str
     username: str
+    key: str = ""  # a re-verification from the approval frame: the frame's public key (issue 27)
+    state: str = ""
+
+
+@dataclass(frozen=True)
+class Grant:
+    """A provider's sign-in that may register `key` for `identity`, once the frame that began it
+    confirms (server/social.py)."""
+
+    identity: str
+    key: str
+    state: str
+    at: int
 
 
 class SocialSignIns:
@@ -98,7 +111,8 @@ class SocialSignIns:
         self.random = random
         self.http: httpx.AsyncClient | None = None
         self._configs: dict[str, ProviderConfig] = {}
-        self._pending: OrderedDict[str, tuple[Pending, str, int]] = OrderedDict()
+        self._pending: OrderedDict[str, tuple[Pending, str, int, str]] = OrderedDict()
+        self._grants: OrderedDict[str, Grant] = OrderedDict()
 
     def providers(self) -> tuple[str, ...]:
         return tuple(self.settings)
@@ -127,12 +141,14 @@ class SocialSignIns:
 
     def _sweep(self, now: int) -> None:
         while self._pending:
-            state, (_, _, at) = next(iter(self._pending.items()))
+            state, (_, _, at, _) = next(iter(self._pending.items()))
             if now - at < PENDING_TTL_MS and len(self._pending) <= MAX_PENDING:
                 return
             del self._pending[state]
 
-    async def start(self, provider: str, session: str, now: int) -> str:
+    async def start(self, provider: str, session: str, now: int, key: str = "") -> str:
+        """The provider's authorization URL; `key`: the approval frame's public key, which the
+        completed sign-in may register (a re-verification, issue 27)."""
         if provider not in self.settings:
             raise ServiceError(f"{provider} sign-in is not configured")
         try:
@@ -140,7 +156,7 @@ class SocialSignIns:
         except (OidcError, httpx.HTTPError) as error:
             raise ServiceError(f"{provider} cannot be reached ({type(error).__name__})") from None
         pending, url = begin(config, self.random(RANDOM_BYTES))
-        self._pending[pending.state] = (pending, session, now)
+        self._pending[pending.state] = (pending, session, now, key)
         self._sweep(now)
         return url
 
@@ -149,7 +165,7 @@ class SocialSignIns:
         entry = self._pending.pop(params.get("state", ""), None)
         if entry is None or entry[0].provider != provider or now - entry[2] >= PENDING_TTL_MS:
             raise SocialFailure("the sign-in callback does not match a sign-in in progress (state)")
-        pending, session, _ = entry
+        pending, session, _, key = entry
         if self.http is None:
             raise SocialFailure("the engine has no HTTP client yet", session)
         try:
@@ -158,7 +174,20 @@ class SocialSignIns:
             raise SocialFailure(str(error) or type(error).__name__, session) from None
         address = self.vault.get_or_create(Identity(provider, signed.subject), now)
         return SocialResult(session, provider, signed.subject, address, signed.email or "",
-                            signed.username or "")
+                            signed.username or "", key, pending.state)
+
+    def grant(self, result: SocialResult, token: str, now: int) -> None:
+        """`token` (the popup's cookie) may register `result.key` for its identity, once."""
+        self._grants[token] = Grant(f"{result.provider}:{result.subject}", result.key, result.state, now)
+        while self._grants:
+            first = next(iter(self._grants.values()))
+            if now - first.at < PENDING_TTL_MS and len(self._grants) <= MAX_PENDING:
+                break
+            self._grants.popitem(last=False)
+
+    def redeem(self, token: str, now: int) -> Grant | None:
+        grant = self._grants.pop(token, None)
+        return grant if grant is not None and now - grant.at < PENDING_TTL_MS else None
 
 
 class SocialBeginArgs(BaseModel):

@@ -20,8 +20,12 @@ from modalcore.embedded.keys import Identity, KeyVault
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.netports import free_port
 from modalcore.server.app import create_app
+from modalcore.server.approval import approval_text
+from modalcore.server.social import social_text
 from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
 from modalcore.server.config import parse_config
+
+from .device import DeviceKey
 
 
 @pytest.fixture(scope="module")
@@ -133,18 +137,21 @@ async def test_a_forged_state_or_a_replayed_callback_connects_nothing(engine: Ru
         assert replay.status_code == 400  # the state was used once
 
 
-async def test_only_the_frames_own_post_with_its_token_approves(engine: RunningServer) -> None:
-    """The approval routes (issue 15 §4): the frame page carries CSP frame-ancestors and a token;
-    a decision from another origin, without the page's token, for another request, or malformed
-    changes nothing; the frame's own request approves and the sign-in completes."""
+async def test_a_google_visitor_verifies_in_a_popup_the_frame_opened_before_approving(
+        engine: RunningServer, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 27: the approval frame's routes carry CSP frame-ancestors and no secret; a social
+    identity's browser registers its key by a provider sign-in the frame began, finished by the
+    popup holding the callback's HttpOnly grant and the frame's signature. The host page's own
+    popup sign-in, the grant without the frame's signature, or the signature without the grant
+    register nothing; the registered key approves and the sign-in completes."""
     async with engine.client() as client:
-        frames = await client.join(opts={"networks": ["eip155:1"], "siwx": {"required": True},
-                                         "features": {"socials": ["google"]}})
+        await client.join(opts={"networks": ["eip155:1"], "siwx": {"required": True},
+                                "features": {"socials": ["google"]}})
         await client.intent("host", "open", {})
         await client.quiet(0.2)
         await client.intent("connect/social/google", "press")
         got = await client.recv_until(lambda f: f["t"] == "effect" and f["kind"] == "open_url")
-        await popup(got[-1]["req"]["url"], "uma")
+        await popup(got[-1]["req"]["url"], "uma")  # the host-opened popup: connects, registers no key
         await client.recv_until(lambda f: "siwx/sign" in str(f), timeout=10)
         await client.intent("siwx/sign", "press")
         got = await client.recv_until(lambda f: "approve/frame/" in str(f), timeout=10)
@@ -153,35 +160,63 @@ async def test_only_the_frames_own_post_with_its_token_approves(engine: RunningS
         assert src is not None
         session = client.session
         eid = src.group(0).rsplit("=", 1)[1]
+        frame = DeviceKey()
         async with httpx.AsyncClient(timeout=10, base_url=engine.http_url) as http:
             page = await http.get(src.group(0))
             assert page.status_code == 200
             csp = page.headers["content-security-policy"]
             assert f"frame-ancestors {TEST_ORIGIN}" in csp and "http://localhost:*" in csp
             assert "wants you to sign in with your Ethereum account" in page.text
-            token = re.search(r'token: "([^"]+)"', page.text)
-            assert token is not None
-            good = {"session": session, "request": eid, "token": token.group(1), "approve": True}
-            own = {"Origin": engine.http_url, "Content-Type": "application/json"}
+            begun = (await http.post("/embedded/approve/begin", json={"session": session, "request": eid,
+                                                                      "public_key": frame.spki})).json()
+            assert begun["registered"] is False and begun["verify"] == "google" and begun["provider"] == "Google"
+            assert (await http.post("/embedded/approve", content=b"{" * 3000)).status_code == 400
+            url = (await http.post("/embedded/verify/social", json={"session": session,
+                                                                   "public_key": frame.spki})).json()["url"]
+            callback = await popup(url, "uma")
+            assert callback.status_code == 200
+            grant = callback.cookies.get("modalcore_social_grant")
+            state = re.search(r'const state = "([^"]+)"', callback.text)
+            assert grant is not None and state is not None and grant not in callback.text
+            signature = frame.sign(social_text(state.group(1)))
             refused = [
-                await http.post("/embedded/approve", json=good, headers={"Origin": TEST_ORIGIN}),
-                await http.post("/embedded/approve", json=good),  # no Origin
-                await http.post("/embedded/approve", json=good, headers={**own, "Sec-Fetch-Site": "cross-site"}),
-                await http.post("/embedded/approve", json={**good, "token": "x.y"}, headers=own),
-                await http.post("/embedded/approve", json={**good, "request": "e999"}, headers=own),
-                await http.post("/embedded/approve", content=b"{" * 3000, headers=own),
-                await http.post("/embedded/approve", json={**good, "approve": "yes"}, headers=own),
+                await http.post("/embedded/social/finish", json={"signature": signature}),  # no grant
+                await http.post("/embedded/social/finish", json={"signature": DeviceKey().sign(b"x")},
+                                headers={"Cookie": f"modalcore_social_grant={grant}"}),  # not the frame
+                await http.post("/embedded/social/finish", json={"signature": signature},
+                                headers={"Cookie": f"modalcore_social_grant={grant}"}),  # the grant was spent
             ]
-            assert [r.status_code for r in refused] == [403, 403, 403, 403, 403, 400, 400]
+            assert [r.status_code for r in refused] == [403, 403, 403]
+            begun = (await http.post("/embedded/approve/begin", json={"session": session, "request": eid,
+                                                                      "public_key": frame.spki})).json()
+            assert begun["registered"] is False
+            # the frame's own verification, confirmed as the popup does it
+            url = (await http.post("/embedded/verify/social", json={"session": session,
+                                                                   "public_key": frame.spki})).json()["url"]
+            callback = await popup(url, "uma")
+            grant = callback.cookies.get("modalcore_social_grant")
+            state = re.search(r'const state = "([^"]+)"', callback.text)
+            assert grant is not None and state is not None
+            finished = await http.post("/embedded/social/finish",
+                                       json={"signature": frame.sign(social_text(state.group(1)))},
+                                       headers={"Cookie": f"modalcore_social_grant={grant}"})
+            assert finished.status_code == 200
             assert "signedIn\": true" not in str(await client.quiet(0.3))
-            answer = await http.post("/embedded/approve", json=good, headers=own)
+            begun = (await http.post("/embedded/approve/begin", json={"session": session, "request": eid,
+                                                                      "public_key": frame.spki})).json()
+            assert begun["registered"] is True
+            text = approval_text(session, eid, begun["digest"], begun["nonce"], True)
+            good = {"session": session, "request": eid, "approve": True, "nonce": begun["nonce"],
+                    "public_key": frame.spki, "signature": frame.sign(text)}
+            answer = await http.post("/embedded/approve", json=good)
             assert answer.status_code == 200
-            again = await http.post("/embedded/approve", json=good, headers=own)
-            assert again.status_code == 404  # decided: nothing waits any more
+            again = await http.post("/embedded/approve", json=good)
+            assert again.status_code == 403  # decided: the challenge is spent
         frames = await client.recv_until(
             lambda f: f["t"] == "host_event" and f.get("kind") == "siwx" and f["data"].get("signedIn") is True,
             timeout=10)
         assert frames
+    assert "Traceback" not in caplog.text
 
 
 async def test_no_private_key_is_stored_or_logged_in_the_clear(
