@@ -2,7 +2,8 @@
 panva's oidc-provider, the same code path a real provider takes). The host dApp is on its own
 origin; pressing "Continue with Google" on Connect opens the provider in a popup, the visitor logs
 in there, the provider redirects to the callback the engine serves, and the modal reaches
-Account showing who signed in."""
+Account showing who signed in. Approving needs this browser's key (issue 27): the approval frame
+opens the provider itself and registers its key when the popup comes back."""
 
 from __future__ import annotations
 
@@ -114,6 +115,20 @@ def provider_requests(page: Any) -> None:
     page.evaluate("""(a) => { window.signed = window.hostModal.getProvider()
         .request({method: 'personal_sign', params: ['0x68656c6c6f', a]}); }""", address)
     frame = page.frame_locator("iframe.wm-frame")
+    # issue 27: the host-opened popup signed the visitor in but registered no key in this
+    # browser; the frame opens the provider itself, and only then may this browser approve
+    verify = frame.get_by_role("button", name="Continue with Google")
+    verify.wait_for(state="visible")
+    assert frame.get_by_role("button", name="Approve").is_disabled()
+    with page.expect_popup(timeout=TIMEOUT_MS) as opened:
+        verify.click()
+    popup = opened.value
+    # the provider remembers zoe's login in this browser; it may ask for consent again
+    while not popup.is_closed() and frame.get_by_role("button", name="Approve").is_disabled():
+        consent = popup.locator('button[type="submit"]')
+        if consent.count():
+            consent.first.click()
+        page.wait_for_timeout(100)
     frame.get_by_role("button", name="Approve").click()
     signature = page.evaluate("window.signed")
     assert Account.recover_message(encode_defunct(text="hello"), signature=signature) == address
