@@ -231,3 +231,26 @@ async def test_a_browser_without_a_registered_key_verifies_by_email_inside_the_f
         assert answer.status_code == 200
         frames = await client.recv_until(lambda f: bool(_rpc_answers([f])), timeout=10)
         assert _rpc_answers(frames)[-1]["ok"] is True
+
+
+async def test_figures_approve_to_answer(engine: RunningServer, mail: LocalSmtpServer) -> None:
+    """Not a timing assertion: prints how long the engine takes from the frame's signed Approve
+    (signature checked, ApprovalDecided delivered, the engine key signs) to the host's answer."""
+    took: list[float] = []
+    async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
+        visitor = DeviceKey()
+        address = await sign_in(client, http, mail, "rho@example.com", visitor)
+        for n in range(20):
+            _, eid = await ask(client, str(n), "personal_sign", [hex(1000 + n), address])
+            begun = (await http.post("/embedded/approve/begin", json={"session": client.session, "request": eid,
+                                                                      "public_key": visitor.spki})).json()
+            text = approval_text(client.session, eid, begun["digest"], begun["nonce"], True)
+            body = {"session": client.session, "request": eid, "approve": True, "nonce": begun["nonce"],
+                    "public_key": visitor.spki, "signature": visitor.sign(text)}
+            started = time.perf_counter()
+            assert (await http.post("/embedded/approve", json=body)).status_code == 200
+            frames = await client.recv_until(lambda f: bool(_rpc_answers([f])), timeout=10)
+            took.append(1000 * (time.perf_counter() - started))
+            assert _rpc_answers(frames)[-1]["ok"] is True
+    took.sort()
+    print(f"signed Approve POST → host answer: p50 {took[len(took) // 2]:.1f} ms, max {took[-1]:.1f} ms (20 runs)")
