@@ -16,7 +16,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from cryptography.exceptions import InvalidSignature
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
@@ -52,7 +52,7 @@ def parse_public_key(spki_b64: str) -> tuple[str, bytes]:
     try:
         spki = _b64(spki_b64, MAX_SPKI_BYTES)
         key = load_der_public_key(spki)
-    except ValueError:
+    except (ValueError, UnsupportedAlgorithm):
         raise BadPublicKey("not a public key") from None
     if not isinstance(key, ec.EllipticCurvePublicKey) or not isinstance(key.curve, ec.SECP256R1):
         raise BadPublicKey("not a P-256 key")
@@ -63,7 +63,7 @@ def signature_ok(spki: bytes, message: bytes, signature_b64: str) -> bool:
     try:
         raw = _b64(signature_b64, SIGNATURE_BYTES)
         key = load_der_public_key(spki)
-    except ValueError:
+    except (ValueError, UnsupportedAlgorithm):
         return False
     if len(raw) != SIGNATURE_BYTES or not isinstance(key, ec.EllipticCurvePublicKey):
         return False

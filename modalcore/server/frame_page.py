@@ -111,6 +111,6 @@ async def json_body(request: Request, strings: tuple[str, ...]) -> dict[str, Any
         value = data.get(name)
         if not isinstance(value, str) or len(value) > MAX_BODY_BYTES:
             return None
-    if len(data.get("session", "")) > MAX_ID_CHARS or len(data.get("request", "")) > MAX_ID_CHARS:
+    if any(isinstance(data.get(name), str) and len(data[name]) > MAX_ID_CHARS for name in ("session", "request")):
         return None
     return data

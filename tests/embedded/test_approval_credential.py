@@ -254,3 +254,24 @@ async def test_figures_approve_to_answer(engine: RunningServer, mail: LocalSmtpS
             assert _rpc_answers(frames)[-1]["ok"] is True
     took.sort()
     print(f"signed Approve POST → host answer: p50 {took[len(took) // 2]:.1f} ms, max {took[-1]:.1f} ms (20 runs)")
+
+
+@pytest.mark.parametrize("path", ["/embedded/approve", "/embedded/approve/begin", "/embedded/signin",
+                                  "/embedded/verify/send", "/embedded/verify/code", "/embedded/verify/social"])
+async def test_malformed_bodies_are_refused_without_a_traceback(
+        engine: RunningServer, path: str, caplog: pytest.LogCaptureFixture) -> None:
+    """Every bound of the frame routes: too large, not JSON, not an object, wrong types, ids too
+    long, not a public key, not a signature: 4xx, nothing changes, no traceback."""
+    caplog.set_level(logging.INFO)
+    ed25519 = "MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE"  # a valid key, not P-256
+    bodies: list[Any] = [[], "x", 5, None, {"session": 5}, {"session": "s" * 200, "request": "e1"},
+                         {"session": "s", "request": "e1", "public_key": ed25519, "code": "123456",
+                          "nonce": "1.2.3", "signature": "!!", "approve": True},
+                         {"session": "s", "request": "e1", "public_key": "AAAA", "code": "12", "nonce": "",
+                          "signature": "", "approve": "yes"}]
+    async with httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
+        statuses = [(await http.post(path, json=body)).status_code for body in bodies]
+        statuses.append((await http.post(path, content=b"{" * 3000)).status_code)
+        statuses.append((await http.post(path, content=b"\xff\xfe")).status_code)
+    assert all(400 <= s < 500 for s in statuses), statuses
+    assert "Traceback" not in caplog.text
