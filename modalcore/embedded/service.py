@@ -30,7 +30,7 @@ from .devicekeys import DeviceKeys, parse_public_key
 from .keys import Identity, KeyVault
 from .mail import MailError
 from .signer import sign
-from .social import SocialSignIns, social_services
+from .social import SocialSignIns
 from .otp import RANDOM_BYTES, OtpError, RateLimited, Verdict
 
 log = logging.getLogger(__name__)
@@ -127,6 +127,4 @@ def embedded_services(wallet: EmbeddedWallet) -> dict[str, AnyService]:
         "embedded.email_code": Service(EmailArgs, email_code),
         "embedded.sign": Service(SignArgs, sign_request),
     }
-    if wallet.socials is not None:
-        services.update(social_services(wallet.socials))
     return services

@@ -2,8 +2,9 @@
 sign-ins between popup and callback, and the callback's checks (oidc.py) ending in the
 identity's key (keys.py).
 
-- ``embedded.social_begin(provider, session)`` → ``{"url": authorization URL}``; the state,
-  nonce and PKCE verifier stay here (at most MAX_PENDING, each for PENDING_TTL_MS).
+- `SocialSignIns.start(provider, session, now, key)` (the frame's route, server/verify.py) → the
+  authorization URL; the state, nonce, PKCE verifier and the frame's public key stay here (at
+  most MAX_PENDING, each for PENDING_TTL_MS).
 - `SocialSignIns.complete(provider, params)` (the callback route) → the session id and who
   signed in, with the address of their key: `state` must name a pending sign-in of that
   provider (used once), the code is exchanged with the verifier, the ID token's signature,
@@ -13,18 +14,15 @@ identity's key (keys.py).
 from __future__ import annotations
 
 import os
-import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import httpx
 
 from ..rules import limits as L
-from pydantic import BaseModel, ConfigDict
 
-from ..runtime.services import AnyService, Service, ServiceError
+from ..runtime.services import ServiceError
 from .keys import Identity, KeyVault
 from .userinfo import BUILT_IN, UserEndpoint
 from .oidc import RANDOM_BYTES, OidcError, Pending, ProviderConfig, begin, discover, finish
@@ -87,19 +85,21 @@ class SocialResult:
     address: str
     email: str
     username: str
-    key: str = ""  # a re-verification from the approval frame: the frame's public key (issue 27)
+    key: str = ""  # the public key of the frame that began the sign-in (issue 27)
     state: str = ""
 
 
 @dataclass(frozen=True)
 class Grant:
-    """A provider's sign-in that may register `key` for `identity`, once the frame that began it
-    confirms (server/social.py)."""
+    """A provider's sign-in that registers its frame's key and signs the session in, once the
+    frame that began it confirms (server/social.py)."""
 
-    identity: str
-    key: str
-    state: str
+    result: SocialResult
     at: int
+
+    @property
+    def identity(self) -> str:
+        return f"{self.result.provider}:{self.result.subject}"
 
 
 class SocialSignIns:
@@ -146,9 +146,9 @@ class SocialSignIns:
                 return
             del self._pending[state]
 
-    async def start(self, provider: str, session: str, now: int, key: str = "") -> str:
-        """The provider's authorization URL; `key`: the approval frame's public key, which the
-        completed sign-in may register (a re-verification, issue 27)."""
+    async def start(self, provider: str, session: str, now: int, key: str) -> str:
+        """The provider's authorization URL; `key`: the public key of the frame that opens the
+        popup, which the completed sign-in registers once that frame confirms (issue 27)."""
         if provider not in self.settings:
             raise ServiceError(f"{provider} sign-in is not configured")
         try:
@@ -178,7 +178,7 @@ class SocialSignIns:
 
     def grant(self, result: SocialResult, token: str, now: int) -> None:
         """`token` (the popup's cookie) may register `result.key` for its identity, once."""
-        self._grants[token] = Grant(f"{result.provider}:{result.subject}", result.key, result.state, now)
+        self._grants[token] = Grant(result, now)
         while self._grants:
             first = next(iter(self._grants.values()))
             if now - first.at < PENDING_TTL_MS and len(self._grants) <= MAX_PENDING:
@@ -188,18 +188,3 @@ class SocialSignIns:
     def redeem(self, token: str, now: int) -> Grant | None:
         grant = self._grants.pop(token, None)
         return grant if grant is not None and now - grant.at < PENDING_TTL_MS else None
-
-
-class SocialBeginArgs(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    provider: str
-    session: str
-
-
-def social_services(signins: SocialSignIns) -> dict[str, AnyService]:
-    async def social_begin(ctx: Any, args: SocialBeginArgs) -> dict[str, str]:
-        clock = getattr(ctx, "clock", None)
-        now = int(clock.now_ms()) if clock is not None else time.time_ns() // 1_000_000
-        return {"url": await signins.start(args.provider, args.session, now)}
-
-    return {"embedded.social_begin": Service(SocialBeginArgs, social_begin)}

@@ -1,15 +1,15 @@
 """GET /embedded/oidc/callback/{provider}: where a social provider sends the visitor's popup
-back (issue 15 §2). The sign-in is checked by `SocialSignIns.complete` (state used once, PKCE,
-ID token and nonce); then `SocialSignedIn` (or `SocialFailed`) goes to the session that started
-it, and the popup page closes itself. Nothing a page sends reaches a session any other way.
+back (issue 15 §2), the popup an engine-origin frame opened (ConnectingSocial's, or the approval
+frame's re-verification; server/verify.py). The sign-in is checked by `SocialSignIns.complete`
+(state used once, PKCE, ID token and nonce; a failure sends `SocialFailed` to the session).
 
-A re-verification the approval frame began (issue 27, server/verify.py) ends differently: the
-callback sets a one-time grant as an HttpOnly, SameSite=Strict cookie of the engine's origin
-(never in the HTML) and asks the window that opened the popup, if it is of the engine's origin,
-to confirm with its key; the popup then posts that signature with the cookie to
-POST /embedded/social/finish, which registers the frame's key for the identity. A popup the host
-page opened has the host page as opener: it never gets the question, nor a confirmation, and
-the host's server never holds the cookie.
+Then (issue 27) the callback sets a one-time grant as an HttpOnly, SameSite=Strict cookie of the
+engine's origin (never in the HTML) and asks the window that opened the popup, only if it is of
+the engine's origin, to confirm with its key; the popup posts that signature with the cookie to
+POST /embedded/social/finish, which registers the frame's key for the identity and, when the
+session is still signing in with that provider, delivers `SocialSignedIn`. A popup the host page
+opened has the host page as opener: it never gets the question nor a confirmation, and the
+host's server never holds the cookie. Nothing a page sends reaches a session any other way.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ window.addEventListener('message', async (e) => {
   const r = await fetch('%(finish)s', {method: 'POST', headers: {'Content-Type': 'application/json'},
     body: JSON.stringify({signature: String(e.data.signature)})});
   window.opener.postMessage({modalcore: 'social-finished', ok: r.ok}, location.origin);
-  text.textContent = r.ok ? 'You are verified. This window closes itself.' : 'The verification failed.';
+  text.textContent = r.ok ? 'You are signed in. This window closes itself.' : 'The sign-in failed.';
   if (r.ok) setTimeout(() => window.close(), 300);
 });
 """
@@ -69,7 +69,7 @@ def _page(title: str, text: str, status: int = 200) -> HTMLResponse:
 def _confirm_page(request: Request, result: SocialResult, token: str) -> HTMLResponse:
     nonce = secrets.token_urlsafe(16)
     script = _CONFIRM % {"state": json.dumps(result.state), "finish": FINISH_PATH}
-    body = (f"<!doctype html><meta charset=utf-8><title>Verify</title><p id=text>Confirming…</p>"
+    body = (f"<!doctype html><meta charset=utf-8><title>Sign-in</title><p id=text>Confirming…</p>"
             f"<script nonce={nonce}>{script}</script>")
     response = HTMLResponse(body, headers={
         "Content-Security-Policy": f"default-src 'none'; script-src 'nonce-{nonce}'; connect-src 'self'", **_HEADERS})
@@ -93,16 +93,9 @@ def routes(hub: Hub, signins: SocialSignIns, devices: DeviceKeys) -> list[Route]
                 if runner is not None:
                     runner.deliver(SocialFailed(provider, str(failure)))
             return _page("Sign-in failed", f"The sign-in failed: {failure}", 400)
-        if result.key:  # the approval frame's re-verification: its key, once it confirms
-            token = secrets.token_urlsafe(32)
-            signins.grant(result, token, now)
-            return _confirm_page(request, result, token)
-        runner = await hub.find(result.session)
-        if runner is None:
-            return _page("Sign-in", "This sign-in's session has ended.", 404)
-        runner.deliver(SocialSignedIn(provider=provider, subject=result.subject, address=result.address,
-                                      username=result.username, email=result.email))
-        return _page("Signed in", "You are signed in. This window closes itself.")
+        token = secrets.token_urlsafe(32)
+        signins.grant(result, token, now)
+        return _confirm_page(request, result, token)
 
     async def finish(request: Request) -> Response:
         data = await json_body(request, ("signature",))
@@ -112,10 +105,15 @@ def routes(hub: Hub, signins: SocialSignIns, devices: DeviceKeys) -> list[Route]
         grant = signins.redeem(token, hub.clock.now_ms())
         if grant is None:
             return refused(403, "no sign-in to finish")
-        _, spki = parse_public_key(grant.key)
-        if not signature_ok(spki, social_text(grant.state), data["signature"]):
+        result = grant.result
+        _, spki = parse_public_key(result.key)
+        if not signature_ok(spki, social_text(result.state), data["signature"]):
             return refused(403, "not the frame that began this sign-in")
-        devices.register(grant.identity, grant.key, hub.clock.now_ms())
+        devices.register(grant.identity, result.key, hub.clock.now_ms())
+        runner = await hub.find(result.session)
+        if runner is not None and not runner.session.model.embedded.identity:
+            runner.deliver(SocialSignedIn(provider=result.provider, subject=result.subject, address=result.address,
+                                          username=result.username, email=result.email))
         response = JSONResponse({"ok": True})
         response.delete_cookie(GRANT_COOKIE, path=FINISH_PATH)
         return response

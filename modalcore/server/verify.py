@@ -13,8 +13,12 @@ POST /embedded/verify/send   {session}
     email (the same code rules as sign-in: one per 30 s).
 POST /embedded/verify/code   {session, code, public_key}
     That code, typed in the approval frame: registers the frame's key for the session's email.
+GET  /embedded/social?session=S
+    ConnectingSocial's frame: "Continue with …" opens the provider in a popup of this frame.
 POST /embedded/verify/social   {session, public_key}
-    A social identity re-verifies in a popup the frame opens (server/social.py completes it).
+    The authorization URL for that popup, bound to the frame's key: the provider the session is
+    signing in with (ConnectingSocial), or a social identity re-verifying in the approval frame
+    (server/social.py completes both, with the frame's confirmation).
 
 What authorises a registration is the code or the provider's sign-in, which only the visitor's
 mailbox and popup see; the session id, the frame URL and the page's HTML are not enough.
@@ -35,6 +39,7 @@ from ..embedded.service import check_code, send_code
 from ..rules import embedded as rules
 from ..rules.texts import email_code_rate_limited
 from ..runtime.services import ServiceError
+from ..flows.social import NAMES, SOCIAL_VIEW
 from ..slices.embedded import CodeCheckResult, EmailCodeChecked
 from .approval_theme import style
 from .frame_page import MAX_ID_CHARS, gone, json_body, page, refused
@@ -47,6 +52,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 SIGNIN_PATH = "/embedded/signin"
 OTP_VIEW = "EmailVerifyOtp"
+SOCIAL_PATH = "/embedded/social"
 
 
 def verify_css() -> str:
@@ -88,7 +94,6 @@ input.focus();
 
 # the approval frame's part for a browser whose key is not registered (server/approval.py)
 VERIFY_SCRIPT = """
-let popup = null;
 function el(tag, props) { return Object.assign(document.createElement(tag), props); }
 function showVerify(c) {
   verify.textContent = '';
@@ -120,31 +125,60 @@ function showVerify(c) {
     });
     verify.append(send, input, msg);
   } else {
-    const go = el('button', {type: 'button', textContent: 'Continue with ' + c.provider});
-    go.addEventListener('click', async (e) => {
-      if (!e.isTrusted) return;
-      popup = window.open('about:blank', 'modalcore-social', 'popup,width=480,height=640');
-      const r = await post('/embedded/verify/social', {session: S.session, public_key: key.spki});
-      if (!r.ok || !popup) { msg.textContent = 'The sign-in window could not be opened'; if (popup) popup.close(); return; }
-      popup.location = r.data.url;
-    });
-    verify.append(go, msg);
+    verify.append(socialButton(c.provider, msg, ready), msg);
   }
 }
-// the engine's social callback, in the popup this frame opened, asks this frame to confirm with
-// its key; only a window of the engine's origin that this frame opened is answered
+"""
+
+# a button that opens the provider in a popup of this frame; the engine's callback, in that
+# popup, asks this frame to confirm with its key: only a window of the engine's origin that this
+# frame opened is answered
+SOCIAL_SCRIPT = """
+let popup = null, afterSocial = null;
+function socialButton(name, msg, done) {
+  const go = Object.assign(document.createElement('button'), {type: 'button', textContent: 'Continue with ' + name});
+  go.addEventListener('click', async (e) => {
+    if (!e.isTrusted) return;
+    popup = window.open('about:blank', 'modalcore-social', 'popup,width=480,height=640');
+    afterSocial = done;
+    key = key || await deviceKey();
+    const r = await post('/embedded/verify/social', {session: S.session, public_key: key.spki});
+    if (!r.ok || !popup) { msg.textContent = 'The sign-in window could not be opened'; if (popup) popup.close(); return; }
+    msg.textContent = 'Connect in the provider window';
+    popup.location = r.data.url;
+  });
+  return go;
+}
 window.addEventListener('message', async (e) => {
   if (e.origin !== location.origin || !popup || e.source !== popup || typeof e.data !== 'object' || !e.data) return;
   if (e.data.modalcore === 'social-confirm' && typeof e.data.state === 'string') {
     const signature = await signText(key.pair, 'modalcore-social\\n' + e.data.state);
     popup.postMessage({modalcore: 'social-confirmed', signature}, location.origin);
-  } else if (e.data.modalcore === 'social-finished') { popup = null; await ready(); }
+  } else if (e.data.modalcore === 'social-finished') { popup = null; if (afterSocial) await afterSocial(e.data.ok); }
 });
+"""
+
+SOCIAL_SIGNIN_SCRIPT = """
+const S = %(data)s;
+const msg = document.getElementById('state');
+let key = null;
+deviceKey().then((k) => { key = k; });
+document.getElementById('social').append(socialButton(S.name, msg, (ok) => {
+  msg.textContent = ok ? 'Signed in' : 'The sign-in failed. Try again';
+}));
 """
 
 
 def _signin_waiting(model: Model) -> bool:
     return model.router.view == OTP_VIEW and bool(model.embedded.email) and not model.embedded.identity
+
+
+def social_provider(model: Model) -> str:
+    """The provider a frame of this session may open: the one ConnectingSocial signs in with, or
+    the signed-in social identity's (re-verification); "" for none."""
+    if model.embedded.identity:
+        return model.embedded.identity.partition(":")[0]
+    return model.embedded.social if model.router.view == SOCIAL_VIEW else ""
 
 
 def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
@@ -227,7 +261,7 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
         signins = wallet.socials if wallet is not None else None
         if data is None or found is None or signins is None:
             return refused(404, "no social sign-in to verify")
-        provider = found[1].embedded.identity.partition(":")[0]
+        provider = social_provider(found[1])
         if provider not in signins.providers():
             return refused(404, "no social sign-in to verify")
         try:
@@ -240,7 +274,23 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
             return refused(503, "the sign-in cannot start")
         return JSONResponse({"url": url})
 
+    async def social_page(request: Request) -> Response:
+        session = request.query_params.get("session", "")
+        found = await find(session)
+        signins = wallet.socials if wallet is not None else None
+        if found is None or signins is None or found[1].embedded.identity \
+                or social_provider(found[1]) not in signins.providers():
+            return gone("This sign-in is no longer waiting.")
+        model = found[1]
+        provider = social_provider(model)
+        data = json.dumps({"session": session, "name": NAMES.get(provider, provider)}).replace("<", "\\u003c")
+        mode = "light" if model.theme.mode == "light" else "dark"
+        return page(hub, model.project_id, "Sign in", mode, style(model.theme) + verify_css(),
+                    "<div id=verify><div id=social></div></div><p id=state role=status></p>",
+                    SOCIAL_SCRIPT + SOCIAL_SIGNIN_SCRIPT % {"data": data})
+
     return [Route(SIGNIN_PATH, signin_page, methods=["GET"]), Route(SIGNIN_PATH, signin, methods=["POST"]),
+            Route(SOCIAL_PATH, social_page, methods=["GET"]),
             Route("/embedded/verify/send", send, methods=["POST"]),
             Route("/embedded/verify/code", code, methods=["POST"]),
             Route("/embedded/verify/social", social, methods=["POST"])]

@@ -195,7 +195,8 @@ class EmbeddedSigned(Reply):
     result: SignResult | None = None
 
 
-# ----- social sign-in (OpenID Connect in a popup; the callback is served by the engine)
+# ----- social sign-in (OpenID Connect in a popup of the engine-origin frame; the callback is
+# served by the engine)
 
 
 @dataclass(frozen=True)
@@ -203,27 +204,11 @@ class PressedSocial(Msg):
     provider: str
 
 
-class SocialStart(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    url: str = Field(pattern=r"^https?://", max_length=4096)
-
-
-@dataclass(frozen=True)
-class SocialBegun(Reply):
-    """`embedded.social_begin` answered with the provider's authorization URL (`key`: provider)."""
-
-    result: SocialStart | None = None
-
-
-@dataclass(frozen=True)
-class SocialPopupOpened(EffectReply):
-    """The browser opened (or failed to open) the provider's page (`key`: provider)."""
-
-
 @dataclass(frozen=True)
 class SocialSignedIn(Msg):
-    """The engine's callback route verified the provider's answer (state, PKCE, ID token with
-    its nonce) and opened the identity's key: only that route delivers it."""
+    """The engine's routes verified the provider's answer (state, PKCE, ID token with its nonce)
+    and the confirmation of the frame that opened the popup (its key, now registered), and
+    opened the identity's key: only they deliver it (server/social.py)."""
 
     provider: str
     subject: str
