@@ -266,10 +266,12 @@ def test_a_script_in_the_host_page_cannot_approve(
               document.dispatchEvent(new KeyboardEvent('keydown', {key, bubbles: true}));
             }
             // postMessage forgeries
-            for (const msg of [{approve: true}, 'approve', {type: 'approve', id: 1}]) {
+            // (and the social popup's messages: the frame answers only the popup it opened)
+            for (const msg of [{approve: true}, 'approve', {type: 'approve', id: 1},
+                               {modalcore: 'social-confirm', state: 'x'}, {modalcore: 'social-finished', ok: true}]) {
               iframe.contentWindow.postMessage(msg, '*');
             }
-            // the frame page itself: cross-origin, its token cannot be read
+            // the frame page itself: cross-origin, unreadable here (and it holds no secret)
             try { await (await fetch(src)).text(); seen.read = 'read'; } catch (e) { seen.read = 'blocked'; }
             // a decision posted from the host's origin
             const url = new URL(src);
