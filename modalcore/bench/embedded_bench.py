@@ -3,8 +3,9 @@ and key vault, SMTP to a local aiosmtpd server, one session driven through its i
 
 - email submitted → code sent: the submit intent, `embedded.email_code` (digest stored, mail
   accepted by the SMTP server), its reply applied (EmailVerifyOtp drawn);
-- code submitted → Account: the sixth digit, `embedded.email_verify` (the key created on first
-  sign-in), the reply applied (connected, Account);
+- code submitted → Account: the code as the sign-in frame's route checks it (`check_code`: the
+  key created on first sign-in, the frame's public key registered), `EmailCodeChecked` applied
+  (connected, Account);
 - approval frame drawn after a sign request: the request on the auth connector → the
   ApproveTransaction tree holding the engine-origin frame, and that frame's page rendered;
 - wallet_getAssets request → answer: the host's `rpc` intent → the engine's `balances` reads of
@@ -14,6 +15,7 @@ and key vault, SMTP to a local aiosmtpd server, one session driven through its i
 from __future__ import annotations
 
 import asyncio
+import base64
 import re
 import tempfile
 import time
@@ -34,7 +36,8 @@ from ..embedded.devmail import LocalSmtpServer
 from ..embedded.keys import KeyVault
 from ..embedded.mail import SmtpConfig, SmtpSender
 from ..embedded.masterkey import MasterKey
-from ..embedded.service import EmbeddedWallet, embedded_services
+from ..embedded.service import EmbeddedWallet, check_code, embedded_services
+from ..slices.embedded import CodeCheckResult, EmailCodeChecked
 from ..enginetest import Harness
 from ..core.evolve import replace
 from ..rules.embedded import AUTH_CONNECTOR_ID
@@ -60,6 +63,16 @@ def _ms(samples: list[float]) -> str:
     return f"p50 {s['p50']:.1f} ms, p99 {s['p99']:.1f} ms ({len(samples)} runs)"
 
 
+def _public_key() -> str:
+    """A P-256 public key as the frame sends it (base64url SubjectPublicKeyInfo)."""
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    spki = ec.generate_private_key(ec.SECP256R1()).public_key().public_bytes(
+        Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
+    return base64.urlsafe_b64encode(spki).rstrip(b"=").decode()
+
+
 def run() -> list[str]:
     smtp = LocalSmtpServer().start()
     loop = asyncio.new_event_loop()
@@ -74,6 +87,7 @@ def run() -> list[str]:
                 mailer=SmtpSender(SmtpConfig("127.0.0.1", smtp.port, "bench@modal.test", tls="none")),
                 vault=KeyVault(db, MasterKey.generate()))
             services = embedded_services(wallet)
+            device = _public_key()
 
             def settle(h: Harness) -> None:
                 for call in [c for c in h.cmds if isinstance(c, Call) and c.service in services]:
@@ -103,7 +117,8 @@ def run() -> list[str]:
                 found = re.search(r"\b(\d{6})\b", smtp.mailbox.to(email)[-1].body)
                 assert found is not None
                 start = time.perf_counter()
-                h.intent("otp/code", "change", {"value": found.group(1)})
+                checked = check_code(wallet, email, found.group(1), device, int(time.time() * 1000))
+                h.deliver(EmailCodeChecked(email=email, result=CodeCheckResult.model_validate(checked)))
                 settle(h)
                 connected.append(1000 * (time.perf_counter() - start))
                 assert h.model.accounts.get("eip155").connector_id == AUTH_CONNECTOR_ID

@@ -3,8 +3,10 @@
 - ``embedded.email_code(email)`` → ``{"status": "sent"}`` after mailing a new 6-digit code, or
   ``{"status": "rate_limited", "seconds": n}`` within 30 s of the email's last sent code (SPEC
   §5). A code whose mail fails is withdrawn: the failure does not start the 30 s window.
-- ``embedded.email_verify(email, code)`` → ``{"verdict", "attempts_left", "address"}``: on
-  ``accepted`` the address of the email's key, created on first sign-in (same email, same address).
+- `check_code(email, code, public_key)` (not a session's call: the sign-in frame's route,
+  server/verify.py) → ``{"verdict", "attempts_left", "address"}``: on ``accepted`` the address
+  of the email's key, created on first sign-in (same email, same address), and the frame's key
+  registered for the email (issue 27).
 
 The time is the runtime clock's (`ServiceContext.clock`), randomness `os.urandom`: both stay out
 of `update`. An invalid email or code raises `ServiceError` (the slice checked them already; a
@@ -17,17 +19,18 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
 from ..runtime.services import AnyService, Service, ServiceError
 from .codes import EmailCodes
+from .devicekeys import DeviceKeys, parse_public_key
 from .keys import Identity, KeyVault
 from .mail import MailError
 from .signer import sign
-from .social import SocialSignIns, social_services
+from .social import SocialSignIns
 from .otp import RANDOM_BYTES, OtpError, RateLimited, Verdict
 
 log = logging.getLogger(__name__)
@@ -46,6 +49,8 @@ class EmbeddedWallet:
     vault: KeyVault
     random: Callable[[int], bytes] = os.urandom
     socials: SocialSignIns | None = None
+    # the frames' public keys that may approve (issue 27): open_wallet keeps them in the db
+    devices: DeviceKeys = field(default_factory=DeviceKeys)
 
     def offer(self) -> tuple[bool, tuple[str, ...]]:
         """What sessions may use: email sign-in (an SMTP server is set), the social providers."""
@@ -64,11 +69,6 @@ class EmailArgs(_Args):
     email: str
 
 
-class VerifyArgs(_Args):
-    email: str
-    code: str
-
-
 class SignArgs(_Args):
     identity: str
     method: str
@@ -76,35 +76,48 @@ class SignArgs(_Args):
     chain: str
 
 
+async def send_code(wallet: EmbeddedWallet, email: str, now: int) -> dict[str, Any]:
+    """Mails a new code to `email`: `{"status": "sent"}` or `{"status": "rate_limited",
+    "seconds"}`; ServiceError when it cannot (not configured, invalid email, mail failed)."""
+    if wallet.mailer is None:
+        raise ServiceError("email sign-in is not configured")
+    try:
+        issued = wallet.codes.issue(email, now, wallet.random(RANDOM_BYTES))
+    except RateLimited as limited:
+        return {"status": "rate_limited", "seconds": limited.seconds}
+    except OtpError as error:
+        raise ServiceError(str(error)) from None
+    try:
+        await wallet.mailer.send_code(issued.email, issued.code)
+    except MailError as error:
+        # no mail, no window: the visitor may ask again at once (the code is withdrawn)
+        wallet.codes.withdraw(issued)
+        log.warning("email code not sent: %s", error)
+        raise ServiceError(str(error)) from None
+    return {"status": "sent"}
+
+
+def check_code(wallet: EmbeddedWallet, email: str, code: str, public_key: str, now: int) -> dict[str, Any]:
+    """The code typed inside the engine-origin frame, with that frame's public key (issue 27):
+    `{"verdict", "attempts_left"}`, and on `accepted` the address of the email's key (created on
+    first sign-in) with the frame's key registered for the email. Raises BadPublicKey (before
+    the code is spent) or ServiceError (not an email or a code)."""
+    parse_public_key(public_key)
+    try:
+        result = wallet.codes.submit(email, code, now)
+    except OtpError as error:
+        raise ServiceError(str(error)) from None
+    answer: dict[str, Any] = {"verdict": result.verdict.value, "attempts_left": result.attempts_left}
+    if result.verdict is Verdict.ACCEPTED:
+        normalized = email.strip().lower()
+        answer["address"] = wallet.vault.get_or_create(Identity("email", normalized), now)
+        wallet.devices.register(f"email:{normalized}", public_key, now)
+    return answer
+
+
 def embedded_services(wallet: EmbeddedWallet) -> dict[str, AnyService]:
     async def email_code(ctx: Any, args: EmailArgs) -> dict[str, Any]:
-        if wallet.mailer is None:
-            raise ServiceError("email sign-in is not configured")
-        try:
-            issued = wallet.codes.issue(args.email, _now(ctx), wallet.random(RANDOM_BYTES))
-        except RateLimited as limited:
-            return {"status": "rate_limited", "seconds": limited.seconds}
-        except OtpError as error:
-            raise ServiceError(str(error)) from None
-        try:
-            await wallet.mailer.send_code(issued.email, issued.code)
-        except MailError as error:
-            # no mail, no window: the visitor may ask again at once (the code is withdrawn)
-            wallet.codes.withdraw(issued)
-            log.warning("email code not sent: %s", error)
-            raise ServiceError(str(error)) from None
-        return {"status": "sent"}
-
-    async def email_verify(ctx: Any, args: VerifyArgs) -> dict[str, Any]:
-        now = _now(ctx)
-        try:
-            result = wallet.codes.submit(args.email, args.code, now)
-        except OtpError as error:
-            raise ServiceError(str(error)) from None
-        answer: dict[str, Any] = {"verdict": result.verdict.value, "attempts_left": result.attempts_left}
-        if result.verdict is Verdict.ACCEPTED:
-            answer["address"] = wallet.vault.get_or_create(Identity("email", args.email.strip().lower()), now)
-        return answer
+        return await send_code(wallet, args.email, _now(ctx))
 
     async def sign_request(ctx: Any, args: SignArgs) -> dict[str, str]:
         return await sign(wallet.vault, ctx, identity=args.identity, method=args.method, params=args.params,
@@ -112,9 +125,6 @@ def embedded_services(wallet: EmbeddedWallet) -> dict[str, AnyService]:
 
     services: dict[str, AnyService] = {
         "embedded.email_code": Service(EmailArgs, email_code),
-        "embedded.email_verify": Service(VerifyArgs, email_verify),
         "embedded.sign": Service(SignArgs, sign_request),
     }
-    if wallet.socials is not None:
-        services.update(social_services(wallet.socials))
     return services

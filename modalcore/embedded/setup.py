@@ -23,6 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .codes import EmailCodes
+from .devicekeys import DeviceKeys
 from .codestore import CodeStore
 from .keys import KeyVault
 from .mail import SmtpConfig, SmtpSender
@@ -110,4 +111,4 @@ def open_wallet(section: EmbeddedSection, resolve: Any, engine_secret: bytes) ->
         s.emails_url)
         for name, s in section.socials.items()}
     socials = SocialSignIns(settings, section.public_url, vault) if settings else None
-    return EmbeddedWallet(codes=codes, mailer=sender, vault=vault, socials=socials)
+    return EmbeddedWallet(codes=codes, mailer=sender, vault=vault, socials=socials, devices=DeviceKeys(db))

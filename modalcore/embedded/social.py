@@ -2,8 +2,9 @@
 sign-ins between popup and callback, and the callback's checks (oidc.py) ending in the
 identity's key (keys.py).
 
-- ``embedded.social_begin(provider, session)`` → ``{"url": authorization URL}``; the state,
-  nonce and PKCE verifier stay here (at most MAX_PENDING, each for PENDING_TTL_MS).
+- `SocialSignIns.start(provider, session, now, key)` (the frame's route, server/verify.py) → the
+  authorization URL; the state, nonce, PKCE verifier and the frame's public key stay here (at
+  most MAX_PENDING, each for PENDING_TTL_MS).
 - `SocialSignIns.complete(provider, params)` (the callback route) → the session id and who
   signed in, with the address of their key: `state` must name a pending sign-in of that
   provider (used once), the code is exchanged with the verifier, the ID token's signature,
@@ -13,18 +14,15 @@ identity's key (keys.py).
 from __future__ import annotations
 
 import os
-import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import httpx
 
 from ..rules import limits as L
-from pydantic import BaseModel, ConfigDict
 
-from ..runtime.services import AnyService, Service, ServiceError
+from ..runtime.services import ServiceError
 from .keys import Identity, KeyVault
 from .userinfo import BUILT_IN, UserEndpoint
 from .oidc import RANDOM_BYTES, OidcError, Pending, ProviderConfig, begin, discover, finish
@@ -87,6 +85,21 @@ class SocialResult:
     address: str
     email: str
     username: str
+    key: str = ""  # the public key of the frame that began the sign-in (issue 27)
+    state: str = ""
+
+
+@dataclass(frozen=True)
+class Grant:
+    """A provider's sign-in that registers its frame's key and signs the session in, once the
+    frame that began it confirms (server/social.py)."""
+
+    result: SocialResult
+    at: int
+
+    @property
+    def identity(self) -> str:
+        return f"{self.result.provider}:{self.result.subject}"
 
 
 class SocialSignIns:
@@ -98,7 +111,8 @@ class SocialSignIns:
         self.random = random
         self.http: httpx.AsyncClient | None = None
         self._configs: dict[str, ProviderConfig] = {}
-        self._pending: OrderedDict[str, tuple[Pending, str, int]] = OrderedDict()
+        self._pending: OrderedDict[str, tuple[Pending, str, int, str]] = OrderedDict()
+        self._grants: OrderedDict[str, Grant] = OrderedDict()
 
     def providers(self) -> tuple[str, ...]:
         return tuple(self.settings)
@@ -127,12 +141,14 @@ class SocialSignIns:
 
     def _sweep(self, now: int) -> None:
         while self._pending:
-            state, (_, _, at) = next(iter(self._pending.items()))
+            state, (_, _, at, _) = next(iter(self._pending.items()))
             if now - at < PENDING_TTL_MS and len(self._pending) <= MAX_PENDING:
                 return
             del self._pending[state]
 
-    async def start(self, provider: str, session: str, now: int) -> str:
+    async def start(self, provider: str, session: str, now: int, key: str) -> str:
+        """The provider's authorization URL; `key`: the public key of the frame that opens the
+        popup, which the completed sign-in registers once that frame confirms (issue 27)."""
         if provider not in self.settings:
             raise ServiceError(f"{provider} sign-in is not configured")
         try:
@@ -140,7 +156,7 @@ class SocialSignIns:
         except (OidcError, httpx.HTTPError) as error:
             raise ServiceError(f"{provider} cannot be reached ({type(error).__name__})") from None
         pending, url = begin(config, self.random(RANDOM_BYTES))
-        self._pending[pending.state] = (pending, session, now)
+        self._pending[pending.state] = (pending, session, now, key)
         self._sweep(now)
         return url
 
@@ -149,7 +165,7 @@ class SocialSignIns:
         entry = self._pending.pop(params.get("state", ""), None)
         if entry is None or entry[0].provider != provider or now - entry[2] >= PENDING_TTL_MS:
             raise SocialFailure("the sign-in callback does not match a sign-in in progress (state)")
-        pending, session, _ = entry
+        pending, session, _, key = entry
         if self.http is None:
             raise SocialFailure("the engine has no HTTP client yet", session)
         try:
@@ -158,19 +174,17 @@ class SocialSignIns:
             raise SocialFailure(str(error) or type(error).__name__, session) from None
         address = self.vault.get_or_create(Identity(provider, signed.subject), now)
         return SocialResult(session, provider, signed.subject, address, signed.email or "",
-                            signed.username or "")
+                            signed.username or "", key, pending.state)
 
+    def grant(self, result: SocialResult, token: str, now: int) -> None:
+        """`token` (the popup's cookie) may register `result.key` for its identity, once."""
+        self._grants[token] = Grant(result, now)
+        while self._grants:
+            first = next(iter(self._grants.values()))
+            if now - first.at < PENDING_TTL_MS and len(self._grants) <= MAX_PENDING:
+                break
+            self._grants.popitem(last=False)
 
-class SocialBeginArgs(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    provider: str
-    session: str
-
-
-def social_services(signins: SocialSignIns) -> dict[str, AnyService]:
-    async def social_begin(ctx: Any, args: SocialBeginArgs) -> dict[str, str]:
-        clock = getattr(ctx, "clock", None)
-        now = int(clock.now_ms()) if clock is not None else time.time_ns() // 1_000_000
-        return {"url": await signins.start(args.provider, args.session, now)}
-
-    return {"embedded.social_begin": Service(SocialBeginArgs, social_begin)}
+    def redeem(self, token: str, now: int) -> Grant | None:
+        grant = self._grants.pop(token, None)
+        return grant if grant is not None and now - grant.at < PENDING_TTL_MS else None

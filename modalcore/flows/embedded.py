@@ -2,9 +2,11 @@
 seconds'): Connect's email field → the engine mails a 6-digit code → EmailVerifyOtp → the code
 is checked by the engine → the visitor is connected with the auth connector.
 
-Sending and checking the code are service calls (`embedded.email_code`, `embedded.email_verify`,
-`modalcore/embedded/service.py`): the code store, its clock and randomness, SMTP and the key
-vault stay out of `update`; their answers come back as `EmailCodeRequested` / `EmailCodeChecked`.
+Sending the code is a service call (`embedded.email_code`, `modalcore/embedded/service.py`): the
+code store, its clock and randomness, SMTP and the key vault stay out of `update`; the answer
+comes back as `EmailCodeRequested`. The code is typed inside the engine-origin sign-in frame
+that EmailVerifyOtp draws (issue 27): its route checks it and registers that frame's key, then
+delivers `EmailCodeChecked`. The host page never sees the code.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ from ..rules.texts import email_code_rate_limited
 from ..slices import router
 from ..slices.accounts import WalletInfo
 from ..slices.embedded import (
-    ChangedEmailCode,
     ChangedEmailDraft,
     EmailCodeChecked,
     EmailCodeRequested,
@@ -29,7 +30,6 @@ from ..slices.embedded import (
     PressedChangeEmail,
     PressedResendCode,
     SubmittedEmail,
-    code_ready,
     email_identity,
 )
 from .connect import NAMESPACE, connected
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 
 OTP_VIEW = "EmailVerifyOtp"
 REQUEST_SERVICE = "embedded.email_code"
-VERIFY_SERVICE = "embedded.email_verify"
 
 
 def _state(model: Model, **changes: object) -> Model:
@@ -77,39 +76,23 @@ def on_requested(model: Model, msg: EmailCodeRequested, now: int) -> Step:
         text = email_code_rate_limited(msg.result.seconds)
         return _state(model, requesting=False, **{"notice" if on_code_view else "email_error": text}), []
     notice = rules.code_sent_to(state.email) if on_code_view else None
-    model = _state(model, requesting=False, code="", code_error=None, verifying=False, notice=notice)
+    model = _state(model, requesting=False, code_error=None, notice=notice)
     if not on_code_view:
         model = replace(model, router=router.push(model.router, OTP_VIEW, state.email))
     return model, []
 
 
-def on_code(model: Model, msg: ChangedEmailCode, now: int) -> Step:
-    state = model.embedded
-    if model.router.view != OTP_VIEW or state.verifying or not state.email:
-        return model, []
-    code = msg.value.strip()[: rules.CODE_DIGITS]
-    model = _state(model, code=code, code_error=None)
-    if not code_ready(code):
-        return model, []
-    model = _state(model, verifying=True)
-    return model, [Call(VERIFY_SERVICE, {"email": state.email, "code": code}, EmailCodeChecked,
-                        key=state.email)]
-
-
 def on_checked(model: Model, msg: EmailCodeChecked, now: int) -> Step:
     state = model.embedded
-    if msg.key != state.email or not state.verifying:
+    if msg.email != state.email or model.router.view != OTP_VIEW:
         return model, []
-    model = _state(model, verifying=False)
     result = msg.result
-    if not msg.ok or result is None:
-        return _state(model, code_error=rules.CODE_CHECK_FAILED), []
     if result.verdict == "wrong":
-        return _state(model, code="", code_error=rules.wrong_code(result.attempts_left)), []
+        return _state(model, code_error=rules.wrong_code(result.attempts_left)), []
     if result.verdict == "locked":
-        return _state(model, code="", code_error=rules.CODE_LOCKED), []
+        return _state(model, code_error=rules.CODE_LOCKED), []
     if result.verdict in ("expired", "no_code"):
-        return _state(model, code="", code_error=rules.CODE_EXPIRED), []
+        return _state(model, code_error=rules.CODE_EXPIRED), []
     if not result.address:
         return _state(model, code_error=rules.CODE_CHECK_FAILED), []
     return signed_in(model, state.email, checksum(result.address), now)
@@ -131,7 +114,7 @@ def on_resend(model: Model, msg: PressedResendCode, now: int) -> Step:
     state = model.embedded
     if model.router.view != OTP_VIEW or state.requesting or not state.email:
         return model, []
-    return request_code(_state(model, code="", code_error=None), state.email)
+    return request_code(_state(model, code_error=None), state.email)
 
 
 def on_change_email(model: Model, msg: PressedChangeEmail, now: int) -> Step:
@@ -139,7 +122,7 @@ def on_change_email(model: Model, msg: PressedChangeEmail, now: int) -> Step:
         return model, []
     history = model.router.history
     model = replace(model, router=replace(model.router, history=history[:-1] or (router.Route("Connect"),)))
-    return _state(model, code="", code_error=None, notice=None, requesting=False, verifying=False), []
+    return _state(model, code_error=None, notice=None, requesting=False), []
 
 
 def is_embedded(model: Model) -> bool:
@@ -151,7 +134,6 @@ HANDLERS: dict[type[Msg], Handler] = {
     ChangedEmailDraft: on_draft,
     SubmittedEmail: on_submit,
     EmailCodeRequested: on_requested,
-    ChangedEmailCode: on_code,
     EmailCodeChecked: on_checked,
     PressedResendCode: on_resend,
     PressedChangeEmail: on_change_email,

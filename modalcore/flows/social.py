@@ -1,7 +1,10 @@
 """Social sign-in (issue 15 §2; SPEC §1 socials, §5 provider check): the provider's button on
-Connect → the engine makes the authorization URL (state, nonce, S256 PKCE; `embedded.social_begin`)
-→ the browser opens it in a popup (`open_url`) → the provider redirects to the engine's callback,
-which verifies everything and delivers `SocialSignedIn` → connected with the auth connector.
+Connect → ConnectingSocial draws a frame of the engine's own origin (`/embedded/social`,
+server/verify.py) whose "Continue with …" opens the provider in a popup of that frame (state,
+nonce, S256 PKCE) → the provider redirects to the engine's callback, which verifies everything
+and asks the frame to confirm with its key (issue 27: the popup reports to the frame, not to
+the host page) → the frame's key is registered and `SocialSignedIn` is delivered → connected
+with the auth connector.
 
 Farcaster is never offered: its sign-in needs a Farcaster relay and account, which cannot be
 exercised end to end here (the README's issue-15 section says why).
@@ -11,7 +14,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.cmds import Call, Effect
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
@@ -22,9 +24,7 @@ from ..slices.accounts import WalletInfo
 from ..slices.embedded import (
     EmbeddedState,
     PressedSocial,
-    SocialBegun,
     SocialFailed,
-    SocialPopupOpened,
     SocialSignedIn,
 )
 from ..slices.directory_wallets import socials as visible_socials
@@ -34,10 +34,8 @@ if TYPE_CHECKING:
     from ..slices.model import Model, Step
 
 SOCIAL_VIEW = "ConnectingSocial"
-BEGIN_SERVICE = "embedded.social_begin"
 NAMES = {"google": "Google", "x": "X", "discord": "Discord", "github": "GitHub", "apple": "Apple",
          "facebook": "Facebook"}
-POPUP_FAILED = "The sign-in window could not be opened"
 
 
 def offered_socials(model: Model) -> tuple[str, ...]:
@@ -55,25 +53,9 @@ def on_pressed(model: Model, msg: PressedSocial, now: int) -> Step:
     if msg.provider not in offered_socials(model):
         return model, []
     model = _state(model, social=msg.provider, social_error=None)
-    model = replace(model, router=router.push(model.router, SOCIAL_VIEW, msg.provider))
-    return model, [Call(BEGIN_SERVICE, {"provider": msg.provider, "session": model.session_id}, SocialBegun,
-                        key=msg.provider)]
-
-
-def on_begun(model: Model, msg: SocialBegun, now: int) -> Step:
-    if msg.key != model.embedded.social:
+    if model.router.view == SOCIAL_VIEW:  # Try again: the error goes, the frame's button stays
         return model, []
-    if not msg.ok or msg.result is None:
-        return _state(model, social_error=msg.error or POPUP_FAILED), []
-    model, eid = model.next_id("e")
-    return model, [Effect(eid=eid, kind="open_url", req={"url": msg.result.url, "target": "_blank"},
-                          reply=SocialPopupOpened, key=msg.key)]
-
-
-def on_popup(model: Model, msg: SocialPopupOpened, now: int) -> Step:
-    if msg.key != model.embedded.social or msg.ok:
-        return model, []
-    return _state(model, social_error=POPUP_FAILED), []
+    return replace(model, router=router.push(model.router, SOCIAL_VIEW, msg.provider)), []
 
 
 def on_signed_in(model: Model, msg: SocialSignedIn, now: int) -> Step:
@@ -100,8 +82,6 @@ def on_failed(model: Model, msg: SocialFailed, now: int) -> Step:
 
 HANDLERS: dict[type[Msg], Handler] = {
     PressedSocial: on_pressed,
-    SocialBegun: on_begun,
-    SocialPopupOpened: on_popup,
     SocialSignedIn: on_signed_in,
     SocialFailed: on_failed,
 }

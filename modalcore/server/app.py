@@ -56,6 +56,7 @@ from .config import EngineConfig, default_config, resolve_secret
 from .devproxy import devchain_proxy
 from .approval import routes as approval_routes
 from .social import routes as social_routes
+from .verify import routes as verify_routes
 from .onramp_local import local_onramp
 from .onramp_local import routes as onramp_routes
 from .hub import Hub
@@ -277,8 +278,10 @@ def create_app(
         *siwx_routes(siwx_store, engine_address=signer.address),
         *directory_routes(),
         *audit_routes(),
-        *approval_routes(hub, engine_secret),
-        *(social_routes(hub, app_embedded.socials) if app_embedded and app_embedded.socials else []),
+        *approval_routes(hub, engine_secret, app_embedded),
+        *verify_routes(hub, app_embedded),
+        *(social_routes(hub, app_embedded.socials, app_embedded.devices)
+          if app_embedded and app_embedded.socials else []),
         *analytics_routes(),
         Route("/", _index(static_dir)),
         Mount("/static", StaticFiles(directory=static_dir, check_dir=False), name="static"),

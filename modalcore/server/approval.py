@@ -1,21 +1,23 @@
-"""The embedded wallet's approval frame, served by the engine's own origin (issue 15 §4).
+"""The embedded wallet's approval frame, served by the engine's own origin (issue 15 §4, issue 27).
 
 GET  /embedded/approve?session=S&request=E
     The page ApproveTransaction draws in a cross-origin iframe: what is approved, decoded, and
-    Approve / Reject. `Content-Security-Policy: frame-ancestors` lists the project's allowed
-    origins, so no other site can frame it; its only script carries a per-response nonce. It
-    follows the session's theme, light or dark and the theme variables (approval_theme.py). It
-    posts its own height (`{modalcore: 'frame-height', height}`) to the page around it, so the
-    modal fits the frame to what it shows.
-    The page holds a one-time token (HMAC of the engine secret over S, E and a nonce): a script
-    of the host page cannot read it (cross-origin, no CORS), nor click or type inside the frame.
+    Approve / Reject (frame_page.py: nonce CSP, frame-ancestors of the project's origins). It
+    follows the session's theme (approval_theme.py). It holds no secret: anyone may GET it.
 
-POST /embedded/approve   {session, request, token, approve}
-    Accepted only from the engine's own origin (`Origin` equal to this engine's, and
-    `Sec-Fetch-Site: same-origin` when the browser sends it), with a valid token for that very
-    request, while the session still waits for it: then `ApprovalDecided` is delivered to the
-    session, whose flow signs with the engine-held key. Anything else: 403/404/400, and nothing
-    changes.
+POST /embedded/approve/begin   {session, request, public_key}
+    A fresh challenge for this request: `{nonce, digest, registered, verify, who}`. `digest` is
+    the SHA-256 of the canonical request, the nonce is the engine's MAC over (session, request,
+    time, randomness), valid for the approval's lifetime and used once. `registered` says
+    whether the frame's key may approve for the session's identity; if not, the frame verifies
+    first (`verify`: "email" or the social provider; verify.py).
+
+POST /embedded/approve   {session, request, approve, nonce, public_key, signature}
+    Approve counts only with the signature of a key registered for the session's identity over
+    `modalcore-approve\\n{session}\\n{request}\\n{digest}\\n{nonce}\\napprove`: then
+    `ApprovalDecided` is delivered and the session's flow signs with the engine-held key. Reject
+    needs no key (the host can end a request anyway, by closing the view). Anything else:
+    403/404/400, nothing changes.
 """
 
 from __future__ import annotations
@@ -25,152 +27,194 @@ import hmac
 import html
 import json
 import secrets
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ..embedded.decode import TITLES, describe
+from ..flows.social import NAMES
+from ..embedded.devicekeys import BadPublicKey, parse_public_key
 from ..rules import limits as L
 from ..slices.embedded import ApprovalDecided
 from .approval_theme import style
-from .origins import DEFAULT_ALLOWED_ANCESTORS
+from .verify import SOCIAL_SCRIPT, VERIFY_SCRIPT, verify_css
+from .frame_page import MAX_ID_CHARS, from_own_frame, gone, json_body, page, refused
 
 if TYPE_CHECKING:
+    from ..embedded.service import EmbeddedWallet
+    from ..slices.embedded import EmbeddedRequest
     from ..slices.model import Model
     from .hub import Hub
 
 PATH = "/embedded/approve"
-MAX_BODY_BYTES = L.APPROVAL_BODY_BYTES
-MAX_ID_CHARS = L.APPROVAL_ID_CHARS
+NONCE_TTL_MS = L.APPROVAL_TIMEOUT_MS
+USED_NONCES = 65_536  # nonces spent recently, per process (a decided request waits no more anyway)
+_NONCE_PART = 22
 
 
-def _token_mac(secret: bytes, session: str, request: str, nonce: str) -> str:
-    text = f"approve\x00{session}\x00{request}\x00{nonce}".encode()
-    return hmac.new(secret, text, hashlib.sha256).hexdigest()
+def request_digest(request: EmbeddedRequest) -> str:
+    """SHA-256 of the canonical request (method, params JSON text, chain)."""
+    canonical = json.dumps([request.method, request.params, request.chain], separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def issue_token(secret: bytes, session: str, request: str) -> str:
-    nonce = secrets.token_urlsafe(16)
-    return f"{nonce}.{_token_mac(secret, session, request, nonce)}"
+def approval_text(session: str, eid: str, digest: str, nonce: str, approve: bool) -> bytes:
+    verdict = "approve" if approve else "reject"
+    return f"modalcore-approve\n{session}\n{eid}\n{digest}\n{nonce}\n{verdict}".encode()
 
 
-def token_ok(secret: bytes, session: str, request: str, token: str) -> bool:
-    nonce, _, mac = token.partition(".")
-    return bool(nonce) and hmac.compare_digest(mac, _token_mac(secret, session, request, nonce))
+def _mac(secret: bytes, session: str, eid: str, at: str, rand: str) -> str:
+    text = f"approve-nonce\x00{session}\x00{eid}\x00{at}\x00{rand}".encode()
+    return hmac.new(secret, text, hashlib.sha256).hexdigest()[:32]
 
 
-def frame_ancestors(hub: Hub, project_id: str) -> str:
-    project = hub.config.projects.get(project_id)
-    patterns = list(project.origins) if project else []
-    if project is None or project.default_origins:
-        patterns += list(DEFAULT_ALLOWED_ANCESTORS)
-    return " ".join(dict.fromkeys(patterns)) or "'none'"
+def issue_nonce(secret: bytes, session: str, eid: str, now_ms: int) -> str:
+    rand = secrets.token_urlsafe(16)
+    return f"{now_ms}.{rand}.{_mac(secret, session, eid, str(now_ms), rand)}"
 
 
-def own_origin(request: Request) -> str:
-    return f"{request.url.scheme}://{request.url.netloc}"
+def nonce_ok(secret: bytes, session: str, eid: str, nonce: str, now_ms: int) -> bool:
+    parts = nonce.split(".")
+    if len(parts) != 3 or not parts[0].isdigit() or len(parts[0]) > 16 or len(parts[1]) != _NONCE_PART:
+        return False
+    at, rand, mac = parts
+    return 0 <= now_ms - int(at) < NONCE_TTL_MS and hmac.compare_digest(mac, _mac(secret, session, eid, at, rand))
 
 
-async def _pending(hub: Hub, session: str, eid: str) -> tuple[Any, Model] | None:
+async def pending(hub: Hub, session: str, eid: str) -> tuple[Any, Model] | None:
     if not session or not eid or len(session) > MAX_ID_CHARS or len(eid) > MAX_ID_CHARS:
         return None
     runner = await hub.find(session)
     if runner is None:
         return None
     model = runner.session.model
-    pending = model.embedded.request
-    if pending is None or pending.eid != eid or pending.signing or not model.embedded.identity:
+    request = model.embedded.request
+    if request is None or request.eid != eid or request.signing or not model.embedded.identity:
         return None
     return runner, model
 
 
+def verify_kind(model: Model) -> str:
+    """How this session's visitor proves it is them inside the frame: "email" or the provider."""
+    return model.embedded.identity.partition(":")[0]
+
+
 _SCRIPT = """
-const state = document.getElementById('state');
-function decide(approve, event) {
-  if (!event.isTrusted) return;
-  for (const b of document.querySelectorAll('button')) b.disabled = true;
-  state.textContent = approve ? 'Approving…' : 'Rejecting…';
-  fetch('%(path)s', {method: 'POST', headers: {'Content-Type': 'application/json'},
-    body: JSON.stringify({session: %(session)s, request: %(request)s, token: %(token)s, approve})})
-    .then((r) => { state.textContent = r.ok ? (approve ? 'Approved' : 'Rejected') : 'This request is no longer waiting'; })
-    .catch(() => { state.textContent = 'Could not reach the wallet'; });
+const S = %(data)s;
+const state = document.getElementById('state'), approveButton = document.getElementById('approve');
+const verify = document.getElementById('verify');
+let key = null, challenge = null;
+async function ready() {
+  key = await deviceKey();
+  const r = await post(S.path + '/begin', {session: S.session, request: S.request, public_key: key.spki});
+  if (!r.ok) { state.textContent = 'This request is no longer waiting'; return; }
+  challenge = r.data;
+  verify.hidden = challenge.registered;
+  approveButton.disabled = !challenge.registered;
+  if (!challenge.registered) showVerify(challenge);
 }
-document.getElementById('approve').addEventListener('click', (e) => decide(true, e));
+async function decide(approve, event) {
+  if (!event.isTrusted || !challenge) return;
+  for (const b of document.querySelectorAll('.row button')) b.disabled = true;
+  state.textContent = approve ? 'Approving…' : 'Rejecting…';
+  try {
+    const text = ['modalcore-approve', S.session, S.request, challenge.digest, challenge.nonce,
+                  approve ? 'approve' : 'reject'].join('\\n');
+    const r = await post(S.path, {session: S.session, request: S.request, approve, nonce: challenge.nonce,
+                                  public_key: key.spki, signature: await signText(key.pair, text)});
+    state.textContent = r.ok ? (approve ? 'Approved' : 'Rejected') : 'This request is no longer waiting';
+  } catch (e) { state.textContent = 'Could not reach the wallet'; }
+}
+approveButton.addEventListener('click', (e) => decide(true, e));
 document.getElementById('reject').addEventListener('click', (e) => decide(false, e));
-// the page's height to the modal around it, which fits the frame to it (within the frame node's
-// height): only a number leaves the frame
-const fit = () => parent.postMessage({modalcore: 'frame-height',
-  height: Math.ceil(document.documentElement.getBoundingClientRect().height)}, '*');
-new ResizeObserver(fit).observe(document.documentElement);
+%(verify)s
+ready().catch(() => { state.textContent = 'This browser cannot hold a wallet key'; });
 """
 
-def _page(model: Model, session: str, eid: str, token: str, nonce: str) -> str:
-    pending = model.embedded.request
-    assert pending is not None
-    network = model.networks.get(pending.chain) if pending.chain else None
-    rows = describe(pending.method, pending.params, network)
+
+def _page_body(model: Model, eid: str) -> str:
+    request = model.embedded.request
+    assert request is not None
+    network = model.networks.get(request.chain) if request.chain else None
+    rows = describe(request.method, request.params, network)
     items = "".join(f"<dt>{html.escape(label)}</dt><dd>{html.escape(text)}</dd>" for label, text in rows)
     who = html.escape(model.embedded.user_email or model.embedded.identity)
-    script = _SCRIPT % {"path": PATH, "session": json.dumps(session), "request": json.dumps(eid),
-                        "token": json.dumps(token)}
-    title = html.escape(TITLES.get(pending.method, pending.method))
-    mode = "light" if model.theme.mode == "light" else "dark"
-    return (f"<!doctype html><html data-theme={mode}><head><meta charset=utf-8><title>{title}</title>"
-            f"<style nonce=\"{nonce}\">{style(model.theme)}</style></head><body>"
-            f"<h1>{title}</h1><div class=who>{who} · {html.escape(model.origin)}</div><dl>{items}</dl>"
+    title = html.escape(TITLES.get(request.method, request.method))
+    return (f"<h1>{title}</h1><div class=who>{who} · {html.escape(model.origin)}</div><dl>{items}</dl>"
+            "<div id=verify hidden></div>"
             "<div class=row><button id=reject type=button>Reject</button>"
-            "<button id=approve type=button>Approve</button></div><div id=state role=status></div>"
-            f"<script nonce=\"{nonce}\">{script}</script></body></html>")
+            "<button id=approve type=button disabled>Approve</button></div><div id=state role=status></div>")
 
 
-def _refused(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route]:
+    used: OrderedDict[str, None] = OrderedDict()
 
-
-def routes(hub: Hub, secret: bytes) -> list[Route]:
-    async def page(request: Request) -> Response:
+    async def show(request: Request) -> Response:
         session = request.query_params.get("session", "")
         eid = request.query_params.get("request", "")
-        found = await _pending(hub, session, eid)
+        found = await pending(hub, session, eid)
         if found is None:
-            return HTMLResponse("<!doctype html><p>This request is no longer waiting.</p>", status_code=404,
-                                headers={"Content-Security-Policy": "frame-ancestors *; default-src 'none'"})
+            return gone()
         _, model = found
-        nonce = secrets.token_urlsafe(16)
-        csp = (f"frame-ancestors {frame_ancestors(hub, model.project_id)}; default-src 'none'; "
-               f"script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; connect-src 'self'; "
-               "base-uri 'none'; form-action 'none'")
-        body = _page(model, session, eid, issue_token(secret, session, eid), nonce)
-        return HTMLResponse(body, headers={"Content-Security-Policy": csp, "Cache-Control": "no-store",
-                                           "X-Content-Type-Options": "nosniff",
-                                           "Referrer-Policy": "no-referrer"})
+        request_ = model.embedded.request
+        assert request_ is not None
+        data = json.dumps({"path": PATH, "session": session, "request": eid}).replace("<", "\\u003c")
+        mode = "light" if model.theme.mode == "light" else "dark"
+        title = html.escape(TITLES.get(request_.method, request_.method))
+        return page(hub, model.project_id, title, mode, style(model.theme) + verify_css(),
+                    _page_body(model, eid), _SCRIPT % {"data": data, "verify": SOCIAL_SCRIPT + VERIFY_SCRIPT})
+
+    async def begin(request: Request) -> Response:
+        data = await json_body(request, ("session", "request", "public_key"))
+        if data is None:
+            return refused(400, "malformed body")
+        try:
+            key_id, _ = parse_public_key(data["public_key"])
+        except BadPublicKey:
+            return refused(400, "not a public key")
+        found = await pending(hub, data["session"], data["request"])
+        if found is None:
+            return refused(404, "this request is no longer waiting")
+        _, model = found
+        assert model.embedded.request is not None
+        identity = model.embedded.identity
+        registered = wallet is not None and wallet.devices.public_key(identity, key_id) is not None
+        return JSONResponse({"nonce": issue_nonce(secret, data["session"], data["request"], hub.clock.now_ms()),
+                             "digest": request_digest(model.embedded.request), "registered": registered,
+                             "verify": verify_kind(model), "provider": NAMES.get(verify_kind(model), ""),
+                             "who": model.embedded.user_email})
 
     async def decide(request: Request) -> Response:
-        if request.headers.get("origin") != own_origin(request):
-            return _refused(403, "only the approval frame may decide")
-        site = request.headers.get("sec-fetch-site")
-        if site is not None and site != "same-origin":
-            return _refused(403, "only the approval frame may decide")
-        raw = await request.body()
-        if len(raw) > MAX_BODY_BYTES:
-            return _refused(400, "body too large")
-        try:
-            data = json.loads(raw)
-        except ValueError:
-            return _refused(400, "malformed body")
-        if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in ("session", "request", "token")) \
-                or not isinstance(data.get("approve"), bool):
-            return _refused(400, "malformed body")
-        session, eid = data["session"], data["request"]
-        if not token_ok(secret, session, eid, data["token"]):
-            return _refused(403, "not this request's frame")
-        found = await _pending(hub, session, eid)
+        data = await json_body(request, ("session", "request", "nonce", "public_key", "signature"))
+        if data is None or not isinstance(data.get("approve"), bool):
+            return refused(400, "malformed body")
+        session, eid, nonce, approve = data["session"], data["request"], data["nonce"], data["approve"]
+        if not approve and not from_own_frame(request):
+            return refused(403, "only the approval frame may decide")
+        now = hub.clock.now_ms()
+        if not nonce_ok(secret, session, eid, nonce, now) or nonce in used:
+            return refused(403, "not a challenge of this request")
+        found = await pending(hub, session, eid)
         if found is None:
-            return _refused(404, "this request is no longer waiting")
-        runner, _ = found
-        runner.deliver(ApprovalDecided(eid=eid, approve=data["approve"]))
+            return refused(404, "this request is no longer waiting")
+        runner, model = found
+        assert model.embedded.request is not None
+        if approve:
+            try:
+                key_id, _ = parse_public_key(data["public_key"])
+            except BadPublicKey:
+                return refused(403, "not a key of this wallet")
+            text = approval_text(session, eid, request_digest(model.embedded.request), nonce, True)
+            if wallet is None or not wallet.devices.verify(model.embedded.identity, key_id, text, data["signature"]):
+                return refused(403, "not a key of this wallet")
+        used[nonce] = None
+        while len(used) > USED_NONCES:
+            used.popitem(last=False)
+        runner.deliver(ApprovalDecided(eid=eid, approve=approve))
         return JSONResponse({"ok": True})
 
-    return [Route(PATH, page, methods=["GET"]), Route(PATH, decide, methods=["POST"])]
+    return [Route(PATH, show, methods=["GET"]), Route(PATH + "/begin", begin, methods=["POST"]),
+            Route(PATH, decide, methods=["POST"])]

@@ -2,8 +2,9 @@
 and who is signed in. The messages live here; what they do across slices (connect the account,
 open the code view) is the embedded flow (`flows/embedded.py`).
 
-The code itself never enters the model: the engine's code service (`embedded.email_code`,
-`embedded.email_verify`) sends and checks it; the session only learns the verdict, and on
+The code itself never enters the model: the engine's code service (`embedded.email_code`) sends
+it, the visitor types it inside the engine-origin sign-in frame, whose route checks it (issue
+27); the session only learns the verdict, and on
 success the address of the visitor's key (`identity`, kept here, is what later signing calls
 name; it is set only from a verified reply, never from what the page sends).
 """
@@ -54,10 +55,8 @@ class EmbeddedState:
     email_error: str | None = None  # shown under that field
     email: str = ""  # the normalized address the last code was requested for
     requesting: bool = False  # a code request is on its way
-    code: str = ""  # the digits typed in EmailVerifyOtp
-    code_error: str | None = None  # wrong, expired or locked code
+    code_error: str | None = None  # wrong, expired or locked code (typed in the sign-in frame)
     notice: str | None = None  # 'Please try again after {n} seconds', 'A new code was sent'
-    verifying: bool = False
     identity: str = ""  # "email:alice@example.com" once a code was accepted
     user_email: str = ""
     request: EmbeddedRequest | None = None  # what the wallet was asked, not answered yet
@@ -89,11 +88,6 @@ class SubmittedEmail(Msg):
 
 
 @dataclass(frozen=True)
-class ChangedEmailCode(Msg):
-    value: str
-
-
-@dataclass(frozen=True)
 class PressedResendCode(Msg):
     pass
 
@@ -109,10 +103,6 @@ def change_email(args: Any) -> Msg:
 
 def submit_email(args: Any) -> Msg:
     return SubmittedEmail(str(getattr(args, "value", "")))
-
-
-def change_code(args: Any) -> Msg:
-    return ChangedEmailCode(str(getattr(args, "value", "")))
 
 
 # ----- what the engine's code service answers
@@ -134,7 +124,7 @@ class EmailCodeRequested(Reply):
 
 
 class CodeCheckResult(BaseModel):
-    """`embedded.email_verify`: the verdict; on `accepted`, the address of the email's key."""
+    """The code's verdict; on `accepted`, the address of the email's key."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     verdict: Literal["accepted", "wrong", "expired", "locked", "no_code"]
@@ -143,18 +133,17 @@ class CodeCheckResult(BaseModel):
 
 
 @dataclass(frozen=True)
-class EmailCodeChecked(Reply):
-    """`key`: the normalized email."""
+class EmailCodeChecked(Msg):
+    """The code typed inside the engine-origin sign-in frame was checked (issue 27): only the
+    sign-in frame's route delivers it (server/verify.py), which registered that frame's key on
+    `accepted`. The host page never sees the code: no node of its tree takes it."""
 
-    result: CodeCheckResult | None = None
+    email: str
+    result: CodeCheckResult
 
 
 def email_identity(email: str) -> str:
     return f"email:{email}"
-
-
-def code_ready(code: str) -> bool:
-    return len(code) == rules.CODE_DIGITS and rules.is_code(code)
 
 
 # ----- the embedded wallet's requests
@@ -170,8 +159,8 @@ class EmbeddedRequested(Msg):
 @dataclass(frozen=True)
 class ApprovalDecided(Msg):
     """The visitor pressed Approve or Reject in the approval frame. Only the engine's approval
-    route delivers it (server/approval.py), after checking the frame's one-time token and origin:
-    no node of the host page's tree produces it."""
+    route delivers it (server/approval.py), after checking the signature of a key registered by a
+    sign-in inside the frame (issue 27): no node of the host page's tree produces it."""
 
     eid: str
     approve: bool
@@ -206,7 +195,8 @@ class EmbeddedSigned(Reply):
     result: SignResult | None = None
 
 
-# ----- social sign-in (OpenID Connect in a popup; the callback is served by the engine)
+# ----- social sign-in (OpenID Connect in a popup of the engine-origin frame; the callback is
+# served by the engine)
 
 
 @dataclass(frozen=True)
@@ -214,27 +204,11 @@ class PressedSocial(Msg):
     provider: str
 
 
-class SocialStart(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    url: str = Field(pattern=r"^https?://", max_length=4096)
-
-
-@dataclass(frozen=True)
-class SocialBegun(Reply):
-    """`embedded.social_begin` answered with the provider's authorization URL (`key`: provider)."""
-
-    result: SocialStart | None = None
-
-
-@dataclass(frozen=True)
-class SocialPopupOpened(EffectReply):
-    """The browser opened (or failed to open) the provider's page (`key`: provider)."""
-
-
 @dataclass(frozen=True)
 class SocialSignedIn(Msg):
-    """The engine's callback route verified the provider's answer (state, PKCE, ID token with
-    its nonce) and opened the identity's key: only that route delivers it."""
+    """The engine's routes verified the provider's answer (state, PKCE, ID token with its nonce)
+    and the confirmation of the frame that opened the popup (its key, now registered), and
+    opened the identity's key: only they deliver it (server/social.py)."""
 
     provider: str
     subject: str

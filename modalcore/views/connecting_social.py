@@ -1,5 +1,7 @@
 """ConnectingSocial: the provider's sign-in runs in a popup (AppKit's name for SPEC §2's
-"social login" view); the engine's callback connects the visitor when it comes back."""
+"social login" view) that a frame of the engine's own origin opens (`/embedded/social`,
+server/verify.py; issue 27): the popup reports back to that frame, which registers its key, and
+the engine connects the visitor. The host page never holds the popup."""
 
 from __future__ import annotations
 
@@ -7,7 +9,17 @@ from ..flows.social import NAMES
 from ..slices.embedded import PressedSocial
 from ..slices.model import Model
 from ..wire.nodes import Node, node
+from urllib.parse import urlencode
+
 from . import logos
+from .approve_transaction import theme_key
+
+SOCIAL_PATH = "/embedded/social"
+FRAME_HEIGHT = 120
+
+
+def frame_src(session_id: str, theme: str = "") -> str:
+    return f"{SOCIAL_PATH}?{urlencode({'session': session_id, **({'theme': theme} if theme else {})})}"
 
 
 def title(model: Model) -> str:
@@ -23,7 +35,9 @@ def body(model: Model) -> Node:
                  node("icon", "social/failed", name="warning", size=24 if logo else 40, tone="error"),
                  node("text", "social/title", text=f"Log in with {name}" if name else "Social login",
                       variant="label"),
-                 node("text", "social/hint", text="Connect in the provider window", variant="small", tone="muted")]
+                 node("text", "social/hint", text="Connect in the provider window", variant="small", tone="muted"),
+                 node("frame", "social/frame", src=frame_src(model.session_id, theme_key(model.theme)),
+                      title=f"Log in with {name}" if name else "Social login", height=FRAME_HEIGHT)]
     if state.social_error:
         children.append(node("text", "social/error", text=state.social_error, variant="small", tone="error"))
         children.append(node("button", "social/retry", on={"press": PressedSocial(state.social)},

@@ -1,15 +1,26 @@
 """EmailVerifyOtp: the 6-digit code mailed to the visitor (issue 15; AppKit's name for SPEC §2's
-"email login" view). The code is typed digit by digit or pasted whole (the `otp-input` node);
-the sixth digit sends it. Below: a wrong, expired or locked code; resend (SPEC §5's 'Please try
-again after {n} seconds' within 30 s of the last code); and changing the email."""
+"email login" view). The code is typed inside a frame of the engine's own origin
+(`/embedded/signin`, server/verify.py), never in the host page's DOM (issue 27): a script of the
+host page cannot read it, and the frame registers its own key with it, the key that later
+approves. The sixth digit sends it. Below: a wrong, expired or locked code; resend (SPEC §5's
+'Please try again after {n} seconds' within 30 s of the last code); and changing the email."""
 
 from __future__ import annotations
 
-from ..rules.embedded import CODE_DIGITS
-from ..slices.embedded import PressedChangeEmail, PressedResendCode, change_code
+from urllib.parse import urlencode
+
+from ..slices.embedded import PressedChangeEmail, PressedResendCode
 from ..slices.model import Model
 from ..wire.nodes import Node, node
 from . import parts
+from .approve_transaction import theme_key
+
+SIGNIN_PATH = "/embedded/signin"
+FRAME_HEIGHT = 96
+
+
+def frame_src(session_id: str, theme: str = "") -> str:
+    return f"{SIGNIN_PATH}?{urlencode({'session': session_id, **({'theme': theme} if theme else {})})}"
 
 TITLE = "Confirm Email"
 
@@ -30,8 +41,10 @@ def body(model: Model) -> Node:
             node("text", "otp/sent", text="Enter the code we sent to", variant="small", tone="muted"),
             node("text", "otp/email", text=state.email, variant="body"),
         ]),
-        node("otp-input", "otp/code", on={"change": change_code}, length=CODE_DIGITS, value=state.code,
-             error=state.code_error, label="Verification code", busy=True if state.verifying else None),
+        node("frame", "otp/frame", src=frame_src(model.session_id, theme_key(model.theme)),
+             title="Verification code", height=FRAME_HEIGHT),
+        *([node("text", "otp/error", text=state.code_error, variant="small", tone="error")]
+          if state.code_error else []),
         _centred("otp/notes", notes),
     ]
     children.append(parts.row("otp/actions", [

@@ -1,8 +1,9 @@
 """Issue 15 §2 in Chromium: social sign-in through the local OpenID provider (oidcprovider/,
 panva's oidc-provider, the same code path a real provider takes). The host dApp is on its own
-origin; pressing "Continue with Google" on Connect opens the provider in a popup, the visitor logs
+origin; pressing "Continue with Google" on Connect, then in the engine's frame, opens the provider in a popup, the visitor logs
 in there, the provider redirects to the callback the engine serves, and the modal reaches
-Account showing who signed in."""
+Account showing who signed in. Issue 27: the popup is opened by a frame of the engine's origin
+and reports back to it; that frame's key, registered then, is what approves."""
 
 from __future__ import annotations
 
@@ -75,11 +76,14 @@ def test_google_sign_in_in_a_popup_through_the_local_provider_reaches_account(
         page.click("#open")
         card = page.locator('.wm-card[data-view="Connect"]')
         card.wait_for(state="visible")
+        card.get_by_text("Continue with Google").click()
+        # issue 27: the popup is opened by the engine-origin frame, and reports back to it
+        social = page.locator('.wm-card[data-view="ConnectingSocial"]')
+        social.wait_for(state="visible")
         with page.expect_popup(timeout=TIMEOUT_MS) as opened:
-            card.get_by_text("Continue with Google").click()
+            page.frame_locator("iframe.wm-frame").get_by_role("button", name="Continue with Google").click()
         popup = opened.value
-        popup.wait_for_load_state()
-        assert popup.url.startswith(provider.issuer)  # the provider's own login page
+        popup.wait_for_url(provider.issuer + "/**")  # the provider's own login page (after about:blank)
         popup.locator('input[name="login"]').fill("zoe")
         popup.locator('input[name="password"]').fill("any")
         popup.locator('button[type="submit"]').click()
@@ -114,6 +118,6 @@ def provider_requests(page: Any) -> None:
     page.evaluate("""(a) => { window.signed = window.hostModal.getProvider()
         .request({method: 'personal_sign', params: ['0x68656c6c6f', a]}); }""", address)
     frame = page.frame_locator("iframe.wm-frame")
-    frame.get_by_role("button", name="Approve").click()
+    frame.get_by_role("button", name="Approve").click()  # the key the sign-in frame registered
     signature = page.evaluate("window.signed")
     assert Account.recover_message(encode_defunct(text="hello"), signature=signature) == address

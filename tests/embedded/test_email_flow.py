@@ -11,6 +11,7 @@ import pytest
 
 from modalcore.core.cmds import Call
 from modalcore.embedded.devmail import LocalSmtpServer
+from modalcore.embedded.devicekeys import parse_public_key
 from modalcore.embedded.keys import Identity
 from modalcore.embedded.service import EmbeddedWallet
 from modalcore.enginetest import METAMASK, Harness
@@ -106,15 +107,17 @@ def test_email_then_the_mailed_code_connects_the_embedded_wallet(world: EmailWor
     assert world.h.history == ["Account"]
 
 
-def test_the_code_typed_digit_by_digit_is_checked_only_at_the_sixth(world: EmailWorld) -> None:
+def test_the_code_is_typed_in_the_engine_origin_frame_never_in_the_host_tree(world: EmailWorld) -> None:
+    """Issue 27: the host page's tree has no code field (a host intent carrying a code is
+    refused); the view draws the engine's sign-in frame, whose route checks the code."""
     world.submit_email(EMAIL)
     code = world.code_for("alice@example.com")
-    for n in range(1, 6):
-        world.h.intent("otp/code", "change", {"value": code[:n]})
-        assert not _embedded_calls(world.h)
-        assert world.h.node("otp/code").p["value"] == code[:n]
+    assert world.h.node("otp/frame").p["src"] == "/embedded/signin?session=session-1"
+    assert world.h.intent("otp/code", "change", {"value": code}) != "ok"
+    assert not _embedded_calls(world.h) and world.h.model.accounts.get("eip155").status == "disconnected"
     world.type_code(code)
     assert world.h.model.accounts.get("eip155").connector_id == AUTH_CONNECTOR_ID
+    assert world.wallet.devices.public_key("email:alice@example.com", _key_id(world)) is not None
 
 
 def test_the_same_email_later_gets_the_same_address(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
@@ -129,8 +132,7 @@ def test_a_wrong_code_says_how_many_attempts_are_left(world: EmailWorld) -> None
     code = world.code_for("alice@example.com")
     wrong = "000000" if code != "000000" else "111111"
     world.type_code(wrong)
-    assert world.h.node("otp/code").p["error"] == "Wrong code. 4 attempts left"
-    assert world.h.node("otp/code").p["value"] == ""
+    assert world.h.node("otp/error").p["text"] == "Wrong code. 4 attempts left"
     assert world.h.model.accounts.get("eip155").status == "disconnected"
     assert world.h.view == "EmailVerifyOtp"
 
@@ -141,11 +143,12 @@ def test_five_wrong_codes_lock_the_code_and_the_right_one_is_then_refused(world:
     wrong = "000000" if code != "000000" else "111111"
     for _ in range(5):
         world.type_code(wrong)
-    assert world.h.node("otp/code").p["error"] == "Too many wrong codes. Request a new code"
+    assert world.h.node("otp/error").p["text"] == "Too many wrong codes. Request a new code"
     world.type_code(code)
-    assert world.h.node("otp/code").p["error"] == "Too many wrong codes. Request a new code"
+    assert world.h.node("otp/error").p["text"] == "Too many wrong codes. Request a new code"
     assert world.h.model.accounts.get("eip155").status == "disconnected"
     assert world.wallet.vault.address_of(Identity("email", "alice@example.com")) is None
+    assert world.wallet.devices.public_key("email:alice@example.com", _key_id(world)) is None
 
 
 def test_a_code_ten_minutes_old_is_expired(world: EmailWorld) -> None:
@@ -153,7 +156,7 @@ def test_a_code_ten_minutes_old_is_expired(world: EmailWorld) -> None:
     code = world.code_for("alice@example.com")
     world.h.now += 600_000
     world.type_code(code)
-    assert world.h.node("otp/code").p["error"] == "This code has expired. Request a new code"
+    assert world.h.node("otp/error").p["text"] == "This code has expired. Request a new code"
     assert world.h.model.accounts.get("eip155").status == "disconnected"
 
 
@@ -278,3 +281,7 @@ def test_disconnect_forgets_the_email_sign_in(world: EmailWorld) -> None:
     assert world.h.model.accounts.get("eip155").status == "disconnected"
     assert world.h.model.embedded.identity == ""
     assert not world.h.pending_effects()
+
+
+def _key_id(world: EmailWorld) -> str:
+    return parse_public_key(world.device.spki)[0]

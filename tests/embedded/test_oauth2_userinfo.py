@@ -103,7 +103,7 @@ async def test_built_in_provider_sends_exact_requests_and_maps_the_identity(
     signins, vault = _signins(tmp_path, name, provider)
     addresses = []
     for session in ("s1", "s2"):
-        url = await signins.start(name, session, NOW)
+        url = await signins.start(name, session, NOW, key="")
         assert url.startswith(authorize + "?")
         query = _query(url)
         assert "nonce" not in query and query["code_challenge_method"] == "S256"
@@ -138,7 +138,7 @@ async def test_a_failing_user_endpoint_refuses_and_stores_nothing(
         tmp_path: Path, status: int, user: Any, error: str) -> None:
     provider = Provider(CASES[0][2], CASES[0][3], user, status)
     signins, vault = _signins(tmp_path, "github", provider)
-    state = _query(await signins.start("github", "s1", NOW))["state"]
+    state = _query(await signins.start("github", "s1", NOW, key=""))["state"]
     with pytest.raises(SocialFailure, match=re.escape(error)) as failure:
         await signins.complete("github", {"code": "c", "state": state}, NOW + 1000)
     assert failure.value.session == "s1"
@@ -153,7 +153,7 @@ async def test_github_with_a_private_email_asks_user_emails_and_takes_the_primar
     URL) and takes the primary verified address, not the first one listed."""
     provider = Provider(CASES[0][2], CASES[0][3], GITHUB_PRIVATE_USER, emails=GITHUB_EMAILS)
     signins, vault = _signins(tmp_path, "github", provider)
-    url = await signins.start("github", "s1", NOW)
+    url = await signins.start("github", "s1", NOW, key="")
     assert set(_query(url)["scope"].split()) == {"read:user", "user:email"}
     result = await signins.complete("github", {"code": "c", "state": _query(url)["state"]}, NOW + 1000)
     assert (result.subject, result.username, result.email) == ("583231", "octocat", "octocat@example.com")
@@ -177,7 +177,7 @@ async def test_github_without_a_primary_verified_email_signs_in_with_none(
         tmp_path: Path, emails: Any, status: int) -> None:
     provider = Provider(CASES[0][2], CASES[0][3], GITHUB_PRIVATE_USER, emails=emails, emails_status=status)
     signins, _ = _signins(tmp_path, "github", provider)
-    state = _query(await signins.start("github", "s1", NOW))["state"]
+    state = _query(await signins.start("github", "s1", NOW, key=""))["state"]
     result = await signins.complete("github", {"code": "c", "state": state}, NOW + 1000)
     assert (result.subject, result.email) == ("583231", "")
     assert str(provider.requests[-1].url) == GITHUB_EMAILS_URL
@@ -186,7 +186,7 @@ async def test_github_without_a_primary_verified_email_signs_in_with_none(
 async def test_a_wrong_state_refuses_before_any_request(tmp_path: Path) -> None:
     provider = Provider(CASES[0][2], CASES[0][3], GITHUB_USER)
     signins, vault = _signins(tmp_path, "github", provider)
-    state = _query(await signins.start("github", "s1", NOW))["state"]
+    state = _query(await signins.start("github", "s1", NOW, key=""))["state"]
     with pytest.raises(SocialFailure, match="state"):
         await signins.complete("github", {"code": "c", "state": state + "x"}, NOW + 1000)
     with pytest.raises(SocialFailure, match="state"):  # another provider's callback
@@ -199,7 +199,7 @@ async def test_github_refusing_the_code_with_http_200_is_refused(tmp_path: Path)
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, json={"error": "bad_verification_code"})
     signins, _ = _signins(tmp_path, "github", handler)
-    state = _query(await signins.start("github", "s1", NOW))["state"]
+    state = _query(await signins.start("github", "s1", NOW, key=""))["state"]
     with pytest.raises(SocialFailure, match="bad_verification_code"):
         await signins.complete("github", {"code": "c", "state": state}, NOW + 1000)
 
@@ -208,7 +208,7 @@ async def test_userinfo_url_and_fields_override_the_built_in_mapping(tmp_path: P
     provider = Provider(CASES[0][2], "https://ghe.example/api/v3/user", {"sub": "u-7", "nick": "ann"})
     signins, _ = _signins(tmp_path, "github", provider, userinfo_url="https://ghe.example/api/v3/user",
                           id_field="sub", username_field="nick")
-    state = _query(await signins.start("github", "s1", NOW))["state"]
+    state = _query(await signins.start("github", "s1", NOW, key=""))["state"]
     result = await signins.complete("github", {"code": "c", "state": state}, NOW + 1000)
     assert (result.subject, result.username) == ("u-7", "ann")
     assert str(provider.requests[-1].url) == "https://ghe.example/api/v3/user"

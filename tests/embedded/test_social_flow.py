@@ -1,5 +1,6 @@
 """Social sign-in in the session (issue 15 §2; SPEC §1 socials, §5 provider list and Telegram
-rules): which buttons Connect draws, the popup effect, the callback's verdicts."""
+rules): which buttons Connect draws, the engine-origin frame that opens the popup, the
+callback's verdicts."""
 
 from __future__ import annotations
 
@@ -41,15 +42,13 @@ def test_telegram_on_ios_removes_google() -> None:
     assert h.find("connect/social/google") is None and h.find("connect/social/github") is not None
 
 
-def test_pressing_a_provider_asks_for_its_url_then_opens_the_popup() -> None:
+def test_pressing_a_provider_draws_the_engine_origin_frame_that_opens_the_popup() -> None:
+    """Issue 27: the popup is the engine frame's, not the host page's: no URL reaches the page."""
     h = _harness()
     h.press("connect/social/github")
     assert h.view == "ConnectingSocial"
-    [call] = [c for c in h.cmds if isinstance(c, Call) and c.service == "embedded.social_begin"]
-    assert call.args == {"provider": "github", "session": "session-1"}
-    h.settle_call("embedded.social_begin", {"url": "https://github.example/authorize?state=s"})
-    [effect] = [e for e in h.effects() if e["kind"] == "open_url"]
-    assert effect["req"] == {"url": "https://github.example/authorize?state=s", "target": "_blank"}
+    assert h.node("social/frame").p["src"] == "/embedded/social?session=session-1"
+    assert h.effects() == [] and not [c for c in h.cmds if isinstance(c, Call)]
 
 
 def test_the_callbacks_verdict_connects_or_says_what_failed() -> None:
@@ -70,7 +69,7 @@ def test_the_callbacks_verdict_connects_or_says_what_failed() -> None:
 def test_a_provider_not_offered_cannot_be_started_by_an_intent() -> None:
     h = _harness(socials=("google",))
     assert h.intent("connect/social/github", "press") in ("invalid", "stale")
-    assert not [c for c in h.cmds if isinstance(c, Call) and c.service == "embedded.social_begin"]
+    assert h.view != "ConnectingSocial" and not [c for c in h.cmds if isinstance(c, Call)]
 
 
 def test_a_social_account_is_shown_as_that_providers_account_not_as_a_typed_email() -> None:

@@ -22,6 +22,9 @@ from modalcore.server.app import create_app
 from modalcore.server.config import parse_config
 from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
 
+from .device import DeviceKey
+from .social_frame import authorization_url, confirm
+
 from .test_social_server import popup
 
 
@@ -72,13 +75,12 @@ def _account(frames: list[dict[str, Any]]) -> dict[str, Any]:
     return found[-1] if found else {}
 
 
-async def _start(client: Client) -> str:
+async def _start(client: Client, base: str, device: DeviceKey | None = None) -> str:
     await client.join(opts={"networks": ["eip155:1"], "features": {"socials": ["github"]}})
     await client.intent("host", "open", {})
     await client.quiet(0.2)
     await client.intent("connect/social/github", "press")
-    frames = await client.recv_until(lambda f: f["t"] == "effect" and f["kind"] == "open_url")
-    url: str = frames[-1]["req"]["url"]
+    url = await authorization_url(client, base, device or DeviceKey())
     assert url.startswith("http://127.0.0.1:")
     assert "code_challenge_method=S256" in url and "state=" in url and "nonce=" not in url
     return url
@@ -89,8 +91,10 @@ async def test_oauth2_sign_in_maps_the_user_endpoint_id_to_the_same_address_and_
     addresses = []
     for _ in range(2):
         async with engine.client() as client:
-            answer = await popup(await _start(client), "octo")
-            assert answer.status_code == 200 and "signed in" in answer.text
+            device = DeviceKey()
+            answer = await popup(await _start(client, engine.http_url, device), "octo")
+            assert answer.status_code == 200
+            assert (await confirm(engine.http_url, answer, device)).status_code == 200
             frames = await client.recv_until(lambda f: _account([f]).get("isConnected") is True, timeout=10)
             assert _account(frames)["connector"] == "ID_AUTH"
             addresses.append(_account(frames)["address"])
@@ -103,7 +107,7 @@ async def test_oauth2_sign_in_maps_the_user_endpoint_id_to_the_same_address_and_
 
 async def test_a_forged_state_connects_nothing(engine: RunningServer) -> None:
     async with engine.client() as client:
-        url = await _start(client)
+        url = await _start(client, engine.http_url)
         async with httpx.AsyncClient(timeout=10) as http:
             forged = await http.get(f"{engine.http_url}/embedded/oidc/callback/github",
                                     params={"code": "abc", "state": "forged"})
@@ -122,7 +126,7 @@ async def test_a_failing_user_endpoint_refuses_with_a_typed_error_and_stores_no_
         config = _config(port, other, tmp_path, f"{other.issuer}/no-such-user-endpoint")
         with serve_app(create_app(config), port) as running:
             async with running.client() as client:
-                answer = await popup(await _start(client), "mallory")
+                answer = await popup(await _start(client, running.http_url), "mallory")
                 assert answer.status_code == 400
                 assert "user endpoint refused (HTTP 404)" in answer.text
                 assert not _account(await client.quiet(0.3)).get("isConnected")
@@ -143,8 +147,10 @@ async def test_a_user_answer_without_email_takes_the_primary_verified_one_from_t
         config = _config(port, other, tmp_path, f"{other.issuer}/me", emails_url=f"{other.issuer}/user/emails")
         with serve_app(create_app(config), port) as running:
             async with running.client() as client:
-                answer = await popup(await _start(client), "octo")
-                assert answer.status_code == 200 and "signed in" in answer.text
+                device = DeviceKey()
+                answer = await popup(await _start(client, running.http_url, device), "octo")
+                assert answer.status_code == 200
+                assert (await confirm(running.http_url, answer, device)).status_code == 200
                 frames = await client.recv_until(lambda f: _account([f]).get("isConnected") is True, timeout=10)
                 assert _account(frames)["connector"] == "ID_AUTH"
                 await client.quiet(0.5)

@@ -20,8 +20,13 @@ from modalcore.embedded.keys import Identity, KeyVault
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.netports import free_port
 from modalcore.server.app import create_app
+from modalcore.server.approval import approval_text
+from modalcore.server.social import social_text
 from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
 from modalcore.server.config import parse_config
+
+from .device import DeviceKey
+from .social_frame import authorization_url, confirm
 
 
 @pytest.fixture(scope="module")
@@ -84,15 +89,14 @@ def _account(frames: list[dict[str, Any]]) -> dict[str, Any]:
     return found[-1] if found else {}
 
 
-async def _start(client: Client) -> str:
+async def _start(client: Client, base: str, device: DeviceKey | None = None) -> str:
     frames = await client.join(opts={"networks": ["eip155:1"], "features": {"socials": ["google", "farcaster"]}})
     tree = next(f for f in frames if f["t"] == "snapshot")["tree"]
     assert "connect/social/google" in str(tree) and "farcaster" not in str(tree)
     await client.intent("host", "open", {})
     await client.quiet(0.2)
     await client.intent("connect/social/google", "press")
-    frames = await client.recv_until(lambda f: f["t"] == "effect" and f["kind"] == "open_url")
-    url: str = frames[-1]["req"]["url"]
+    url = await authorization_url(client, base, device or DeviceKey())
     assert "code_challenge_method=S256" in url and "nonce=" in url and "state=" in url
     return url
 
@@ -102,16 +106,19 @@ async def test_google_sign_in_connects_the_embedded_wallet_and_the_same_subject_
     addresses = []
     for _ in range(2):
         async with engine.client() as client:
-            url = await _start(client)
-            answer = await popup(url, "zoe")
-            assert answer.status_code == 200 and "signed in" in answer.text
+            device = DeviceKey()
+            answer = await popup(await _start(client, engine.http_url, device), "zoe")
+            assert answer.status_code == 200
+            assert (await confirm(engine.http_url, answer, device)).status_code == 200
             frames = await client.recv_until(lambda f: _account([f]).get("isConnected") is True, timeout=10)
             account = _account(frames)
             assert account["connector"] == "ID_AUTH"
             addresses.append(account["address"])
     assert addresses[0] == addresses[1]
     async with engine.client() as client:
-        answer = await popup(await _start(client), "yan")
+        device = DeviceKey()
+        answer = await popup(await _start(client, engine.http_url, device), "yan")
+        await confirm(engine.http_url, answer, device)
         frames = await client.recv_until(lambda f: _account([f]).get("isConnected") is True, timeout=10)
         assert _account(frames)["address"] != addresses[0]
 
@@ -124,31 +131,55 @@ async def test_a_forged_state_or_a_replayed_callback_connects_nothing(engine: Ru
         unknown = await http.get(f"{engine.http_url}/embedded/oidc/callback/farcaster", params={"state": "x"})
         assert unknown.status_code == 404
     async with engine.client() as client:
-        url = await _start(client)
-        answer = await popup(url, "wes")
+        device = DeviceKey()
+        answer = await popup(await _start(client, engine.http_url, device), "wes")
         assert answer.status_code == 200
+        await confirm(engine.http_url, answer, device)
         await client.recv_until(lambda f: _account([f]).get("isConnected") is True, timeout=10)
         async with httpx.AsyncClient(timeout=10) as http:
             replay = await http.get(str(answer.url))
         assert replay.status_code == 400  # the state was used once
 
 
-async def test_only_the_frames_own_post_with_its_token_approves(engine: RunningServer) -> None:
-    """The approval routes (issue 15 §4): the frame page carries CSP frame-ancestors and a token;
-    a decision from another origin, without the page's token, for another request, or malformed
-    changes nothing; the frame's own request approves and the sign-in completes."""
+async def test_only_the_frame_that_opened_the_popup_signs_in_and_its_key_approves(
+        engine: RunningServer, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 27: the social sign-in registers the key of the engine-origin frame that began it,
+    finished by the popup holding the callback's HttpOnly grant with that frame's signature. A
+    sign-in begun by the host's server with its own key, the grant without the frame's
+    signature, or the signature without the grant sign in and register nothing. The frame's key
+    approves (CSP frame-ancestors on the approval page); another browser's key verifies in a
+    popup of its approval frame first."""
     async with engine.client() as client:
-        frames = await client.join(opts={"networks": ["eip155:1"], "siwx": {"required": True},
-                                         "features": {"socials": ["google"]}})
+        await client.join(opts={"networks": ["eip155:1"], "siwx": {"required": True},
+                                "features": {"socials": ["google"]}})
         await client.intent("host", "open", {})
         await client.quiet(0.2)
         await client.intent("connect/social/google", "press")
-        got = await client.recv_until(lambda f: f["t"] == "effect" and f["kind"] == "open_url")
-        await popup(got[-1]["req"]["url"], "uma")
+        frame, host = DeviceKey(), DeviceKey()
+        hosts_url = await authorization_url(client, engine.http_url, host)  # the host server's own key
+        callback = await popup(hosts_url, "uma")  # the visitor signs in at the provider
+        assert callback.status_code == 200 and callback.cookies["modalcore_social_grant"] not in callback.text
+        state = re.search(r'const state = "([^"]+)"', callback.text)
+        assert state is not None
+        signature = host.sign(social_text(state.group(1)))
+        grant = callback.cookies["modalcore_social_grant"]
+        async with httpx.AsyncClient(timeout=10, base_url=engine.http_url) as http:
+            refused = [
+                await http.post("/embedded/social/finish", json={"signature": signature}),  # no grant
+                await http.post("/embedded/social/finish", json={"signature": frame.sign(b"x")},
+                                headers={"Cookie": f"modalcore_social_grant={grant}"}),  # not the key that began
+                await http.post("/embedded/social/finish", json={"signature": signature},
+                                headers={"Cookie": f"modalcore_social_grant={grant}"}),  # the grant was spent
+            ]
+        assert [r.status_code for r in refused] == [403, 403, 403]
+        assert not _account(await client.quiet(0.3)).get("isConnected")
+        # the frame's own sign-in, confirmed as the popup does it
+        callback = await popup(await authorization_url(client, engine.http_url, frame, drawn=True), "uma")
+        assert (await confirm(engine.http_url, callback, frame)).status_code == 200
         await client.recv_until(lambda f: "siwx/sign" in str(f), timeout=10)
         await client.intent("siwx/sign", "press")
         got = await client.recv_until(lambda f: "approve/frame/" in str(f), timeout=10)
-        assert not [f for f in client.frames if f["t"] == "effect" and f["kind"] == "eip1193"]
+        assert not [f for f in client.frames if f["t"] == "effect" and f["kind"] in ("eip1193", "open_url")]
         src = re.search(r"/embedded/approve\?session=[^'\"]+?&request=e\d+", str(got[-1]))
         assert src is not None
         session = client.session
@@ -159,29 +190,28 @@ async def test_only_the_frames_own_post_with_its_token_approves(engine: RunningS
             csp = page.headers["content-security-policy"]
             assert f"frame-ancestors {TEST_ORIGIN}" in csp and "http://localhost:*" in csp
             assert "wants you to sign in with your Ethereum account" in page.text
-            token = re.search(r'token: "([^"]+)"', page.text)
-            assert token is not None
-            good = {"session": session, "request": eid, "token": token.group(1), "approve": True}
-            own = {"Origin": engine.http_url, "Content-Type": "application/json"}
-            refused = [
-                await http.post("/embedded/approve", json=good, headers={"Origin": TEST_ORIGIN}),
-                await http.post("/embedded/approve", json=good),  # no Origin
-                await http.post("/embedded/approve", json=good, headers={**own, "Sec-Fetch-Site": "cross-site"}),
-                await http.post("/embedded/approve", json={**good, "token": "x.y"}, headers=own),
-                await http.post("/embedded/approve", json={**good, "request": "e999"}, headers=own),
-                await http.post("/embedded/approve", content=b"{" * 3000, headers=own),
-                await http.post("/embedded/approve", json={**good, "approve": "yes"}, headers=own),
-            ]
-            assert [r.status_code for r in refused] == [403, 403, 403, 403, 403, 400, 400]
-            assert "signedIn\": true" not in str(await client.quiet(0.3))
-            answer = await http.post("/embedded/approve", json=good, headers=own)
-            assert answer.status_code == 200
-            again = await http.post("/embedded/approve", json=good, headers=own)
-            assert again.status_code == 404  # decided: nothing waits any more
+            for key, registered in ((host, False), (frame, True)):
+                begun = (await http.post("/embedded/approve/begin", json={"session": session, "request": eid,
+                                                                          "public_key": key.spki})).json()
+                assert begun["registered"] is registered
+            # another browser of the visitor: its approval frame verifies in its own popup first
+            other = DeviceKey()
+            url = (await http.post("/embedded/verify/social", json={"session": session,
+                                                                   "public_key": other.spki})).json()["url"]
+            assert (await confirm(engine.http_url, await popup(url, "uma"), other)).status_code == 200
+            begun = (await http.post("/embedded/approve/begin", json={"session": session, "request": eid,
+                                                                      "public_key": other.spki})).json()
+            assert begun["registered"] is True and begun["verify"] == "google" and begun["provider"] == "Google"
+            text = approval_text(session, eid, begun["digest"], begun["nonce"], True)
+            good = {"session": session, "request": eid, "approve": True, "nonce": begun["nonce"],
+                    "public_key": other.spki, "signature": other.sign(text)}
+            assert (await http.post("/embedded/approve", json=good)).status_code == 200
+            assert (await http.post("/embedded/approve", json=good)).status_code == 403  # spent
         frames = await client.recv_until(
             lambda f: f["t"] == "host_event" and f.get("kind") == "siwx" and f["data"].get("signedIn") is True,
             timeout=10)
         assert frames
+    assert "Traceback" not in caplog.text
 
 
 async def test_no_private_key_is_stored_or_logged_in_the_clear(
@@ -189,7 +219,8 @@ async def test_no_private_key_is_stored_or_logged_in_the_clear(
     """After sign-ins and a signature, the engine's files (sessions, sign-in, keys; SQLite main,
     WAL and journal files) and its logs hold no embedded private key (raw, hex or 0x-hex)."""
     async with engine.client() as client:
-        await popup(await _start(client), "vic")
+        device = DeviceKey()
+        await confirm(engine.http_url, await popup(await _start(client, engine.http_url, device), "vic"), device)
         await client.recv_until(lambda f: _account([f]).get("isConnected") is True, timeout=10)
     vault = KeyVault(folder / "embedded.db", MasterKey.parse((folder / "master.key").read_text()))
     secrets = [vault.account(Identity("google", name)).key for name in ("vic", "zoe", "uma")]

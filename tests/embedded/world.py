@@ -20,13 +20,16 @@ from modalcore.embedded.devmail import LocalSmtpServer
 from modalcore.embedded.keys import KeyVault
 from modalcore.embedded.mail import SmtpConfig, SmtpSender
 from modalcore.embedded.masterkey import MasterKey
-from modalcore.embedded.service import EmbeddedWallet, embedded_services
+from modalcore.embedded.service import EmbeddedWallet, check_code, embedded_services
 from modalcore.enginetest import Harness
 from modalcore.runtime.clock import FakeClock
 from modalcore.rules.embedded import AUTH_CONNECTOR_ID
 from modalcore.runtime.services import ServiceContext
 from modalcore.slices.connecting import wallet_request
+from modalcore.slices.embedded import CodeCheckResult, EmailCodeChecked
 from modalcore.slices.model import Model, Step
+
+from .device import DeviceKey
 
 START_MS = 1_700_000_000_000
 MASTER = MasterKey(bytes(range(32)))
@@ -79,6 +82,7 @@ class EmailWorld:
         self.loop = asyncio.new_event_loop()
         self.http: Any = None
         self.h = Harness(now=now, is_open=True, **build)
+        self.device = DeviceKey()  # the browser's key (the sign-in frame's)
         offer_email(self.h)
 
     def run_calls(self) -> list[CallSettled]:
@@ -117,7 +121,12 @@ class EmailWorld:
         return found.group(1)
 
     def type_code(self, code: str) -> None:
-        assert self.h.intent("otp/code", "change", {"value": code}) == "ok"
+        """The code typed in the engine-origin sign-in frame: its route checks it with the
+        frame's public key and delivers the verdict (server/verify.py; issue 27)."""
+        assert self.h.view == "EmailVerifyOtp"
+        email = self.h.model.embedded.email
+        answer = check_code(self.wallet, email, code, self.device.spki, self.h.now)
+        self.h.deliver(EmailCodeChecked(email=email, result=CodeCheckResult.model_validate(answer)))
         self.run_calls()
 
     def sign_in(self, email: str) -> str:

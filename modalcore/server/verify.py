@@ -1,0 +1,296 @@
+"""Sign-in and re-verification inside the engine-origin frame (issue 27 §1): where a browser's
+key becomes one that may approve.
+
+GET  /embedded/signin?session=S
+    EmailVerifyOtp's frame: the code field. The host page never sees the code.
+POST /embedded/signin   {session, code, public_key}
+    The code of the email the session asked a code for, checked with the code store (5 wrong
+    codes lock it); on `accepted` the frame's key is registered for the email and
+    `EmailCodeChecked` goes to the session, which connects the account. Every verdict goes to
+    the session (it shows the texts); the frame only clears its field.
+POST /embedded/verify/send   {session}
+    From the approval frame of a browser without a registered key: a new code to the signed-in
+    email (the same code rules as sign-in: one per 30 s).
+POST /embedded/verify/code   {session, code, public_key}
+    That code, typed in the approval frame: registers the frame's key for the session's email.
+GET  /embedded/social?session=S
+    ConnectingSocial's frame: "Continue with …" opens the provider in a popup of this frame.
+POST /embedded/verify/social   {session, public_key}
+    The authorization URL for that popup, bound to the frame's key: the provider the session is
+    signing in with (ConnectingSocial), or a social identity re-verifying in the approval frame
+    (server/social.py completes both, with the frame's confirmation).
+
+What authorises a registration is the code or the provider's sign-in, which only the visitor's
+mailbox and popup see; the session id, the frame URL and the page's HTML are not enough.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from ..embedded.devicekeys import BadPublicKey, parse_public_key
+from ..embedded.service import check_code, send_code
+from ..rules import embedded as rules
+from ..rules.texts import email_code_rate_limited
+from ..runtime.services import ServiceError
+from ..flows.social import NAMES, SOCIAL_VIEW
+from ..slices.embedded import CodeCheckResult, EmailCodeChecked
+from .approval_theme import style
+from .frame_page import MAX_ID_CHARS, gone, json_body, page, refused
+
+if TYPE_CHECKING:
+    from ..embedded.service import EmbeddedWallet
+    from ..slices.model import Model
+    from .hub import Hub
+
+log = logging.getLogger(__name__)
+SIGNIN_PATH = "/embedded/signin"
+OTP_VIEW = "EmailVerifyOtp"
+SOCIAL_PATH = "/embedded/social"
+
+
+def verify_css() -> str:
+    return ("input{width:100%;box-sizing:border-box;padding:10px;font:inherit;letter-spacing:.4em;text-align:center;"
+            "border-radius:calc(var(--rm) * 3);border:1px solid var(--line);background:var(--soft);color:var(--fg)}"
+            "#verify p{margin:0 0 8px} #verify button{width:100%;margin-bottom:8px;padding:10px;border:0;"
+            "border-radius:calc(var(--rm) * 3);font:inherit;background:var(--soft);color:var(--fg);cursor:pointer}")
+
+
+def verdict_text(verdict: str, attempts_left: int) -> str:
+    if verdict == "accepted":
+        return ""
+    if verdict == "wrong":
+        return rules.wrong_code(attempts_left)
+    return rules.CODE_LOCKED if verdict == "locked" else rules.CODE_EXPIRED
+
+
+CODE_FIELD = ("<input id=code inputmode=numeric autocomplete=one-time-code maxlength=6 "
+              "aria-label=\"Verification code\">")
+
+SIGNIN_SCRIPT = """
+const S = %(data)s;
+const input = document.getElementById('code');
+let key = null;
+deviceKey().then((k) => { key = k; });
+input.addEventListener('input', async (e) => {
+  if (!e.isTrusted) return;
+  const code = input.value.replace(/\\D/g, '').slice(0, 6);
+  input.value = code;
+  if (code.length !== 6) return;
+  input.disabled = true;
+  try {
+    key = key || await deviceKey();
+    await post(S.path, {session: S.session, code, public_key: key.spki});
+  } finally { input.disabled = false; input.value = ''; input.focus(); }
+});
+input.focus();
+"""
+
+# the approval frame's part for a browser whose key is not registered (server/approval.py)
+VERIFY_SCRIPT = """
+function el(tag, props) { return Object.assign(document.createElement(tag), props); }
+function showVerify(c) {
+  verify.textContent = '';
+  const msg = el('p', {id: 'verify-state'}); msg.setAttribute('role', 'status');
+  verify.append(el('p', {textContent: 'Verify it is you to approve from this browser'}));
+  if (c.verify === 'email') {
+    const send = el('button', {type: 'button', textContent: 'Send a code to ' + c.who});
+    const input = el('input', {id: 'verify-code', inputMode: 'numeric', autocomplete: 'one-time-code', maxLength: 6, hidden: true});
+    input.setAttribute('aria-label', 'Verification code');
+    send.addEventListener('click', async (e) => {
+      if (!e.isTrusted) return;
+      send.disabled = true;
+      const r = await post('/embedded/verify/send', {session: S.session});
+      send.disabled = false;
+      msg.textContent = r.ok ? (r.data.message || '') : 'The code could not be sent. Try again';
+      input.hidden = !r.ok || r.data.status !== 'sent';
+      if (!input.hidden) input.focus();
+    });
+    input.addEventListener('input', async (e) => {
+      if (!e.isTrusted) return;
+      const code = input.value.replace(/\\D/g, '').slice(0, 6);
+      input.value = code;
+      if (code.length !== 6) return;
+      input.disabled = true;
+      const r = await post('/embedded/verify/code', {session: S.session, code, public_key: key.spki});
+      input.disabled = false; input.value = '';
+      if (r.ok && r.data.verdict === 'accepted') await ready();
+      else msg.textContent = r.data.message || 'The code could not be checked. Try again';
+    });
+    verify.append(send, input, msg);
+  } else {
+    verify.append(socialButton(c.provider, msg, ready), msg);
+  }
+}
+"""
+
+# a button that opens the provider in a popup of this frame; the engine's callback, in that
+# popup, asks this frame to confirm with its key: only a window of the engine's origin that this
+# frame opened is answered
+SOCIAL_SCRIPT = """
+let popup = null, afterSocial = null;
+function socialButton(name, msg, done) {
+  const go = Object.assign(document.createElement('button'), {type: 'button', textContent: 'Continue with ' + name});
+  go.addEventListener('click', async (e) => {
+    if (!e.isTrusted) return;
+    popup = window.open('about:blank', 'modalcore-social', 'popup,width=480,height=640');
+    afterSocial = done;
+    key = key || await deviceKey();
+    const r = await post('/embedded/verify/social', {session: S.session, public_key: key.spki});
+    if (!r.ok || !popup) { msg.textContent = 'The sign-in window could not be opened'; if (popup) popup.close(); return; }
+    msg.textContent = 'Connect in the provider window';
+    popup.location = r.data.url;
+  });
+  return go;
+}
+window.addEventListener('message', async (e) => {
+  if (e.origin !== location.origin || !popup || e.source !== popup || typeof e.data !== 'object' || !e.data) return;
+  if (e.data.modalcore === 'social-confirm' && typeof e.data.state === 'string') {
+    const signature = await signText(key.pair, 'modalcore-social\\n' + e.data.state);
+    popup.postMessage({modalcore: 'social-confirmed', signature}, location.origin);
+  } else if (e.data.modalcore === 'social-finished') { popup = null; if (afterSocial) await afterSocial(e.data.ok); }
+});
+"""
+
+SOCIAL_SIGNIN_SCRIPT = """
+const S = %(data)s;
+const msg = document.getElementById('state');
+let key = null;
+deviceKey().then((k) => { key = k; });
+document.getElementById('social').append(socialButton(S.name, msg, (ok) => {
+  msg.textContent = ok ? 'Signed in' : 'The sign-in failed. Try again';
+}));
+"""
+
+
+def _signin_waiting(model: Model) -> bool:
+    return model.router.view == OTP_VIEW and bool(model.embedded.email) and not model.embedded.identity
+
+
+def social_provider(model: Model) -> str:
+    """The provider a frame of this session may open: the one ConnectingSocial signs in with, or
+    the signed-in social identity's (re-verification); "" for none."""
+    if model.embedded.identity:
+        return model.embedded.identity.partition(":")[0]
+    return model.embedded.social if model.router.view == SOCIAL_VIEW else ""
+
+
+def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
+    async def find(session: str) -> tuple[Any, Model] | None:
+        if not session or len(session) > MAX_ID_CHARS:
+            return None
+        runner = await hub.find(session)
+        return None if runner is None else (runner, runner.session.model)
+
+    async def signin_page(request: Request) -> Response:
+        session = request.query_params.get("session", "")
+        found = await find(session)
+        if found is None or wallet is None or not _signin_waiting(found[1]):
+            return gone("This sign-in is no longer waiting.")
+        model = found[1]
+        data = json.dumps({"path": SIGNIN_PATH, "session": session}).replace("<", "\\u003c")
+        mode = "light" if model.theme.mode == "light" else "dark"
+        return page(hub, model.project_id, "Verification code", mode, style(model.theme) + verify_css(),
+                    CODE_FIELD, SIGNIN_SCRIPT % {"data": data})
+
+    def checked(email: str, code: str, public_key: str) -> JSONResponse | dict[str, object]:
+        assert wallet is not None
+        try:
+            return check_code(wallet, email, code, public_key, hub.clock.now_ms())
+        except BadPublicKey:
+            return refused(400, "not a public key")
+        except ServiceError:
+            return refused(400, "not a code")
+
+    async def signin(request: Request) -> Response:
+        data = await json_body(request, ("session", "code", "public_key"))
+        if data is None:
+            return refused(400, "malformed body")
+        found = await find(data["session"])
+        if found is None or wallet is None or not _signin_waiting(found[1]):
+            return refused(404, "this sign-in is no longer waiting")
+        runner, model = found
+        email = model.embedded.email
+        answer = checked(email, data["code"], data["public_key"])
+        if isinstance(answer, JSONResponse):
+            return answer
+        result = CodeCheckResult.model_validate(answer)
+        runner.deliver(EmailCodeChecked(email=email, result=result))
+        return JSONResponse({"verdict": result.verdict})
+
+    async def signed_in_email(session: str) -> tuple[Any, Model, str] | None:
+        found = await find(session)
+        if found is None or wallet is None:
+            return None
+        kind, _, email = found[1].embedded.identity.partition(":")
+        return (found[0], found[1], email) if kind == "email" and email else None
+
+    async def send(request: Request) -> Response:
+        data = await json_body(request, ("session",))
+        found = None if data is None else await signed_in_email(data["session"])
+        if found is None or wallet is None:
+            return refused(404, "no email sign-in to verify")
+        try:
+            sent = await send_code(wallet, found[2], hub.clock.now_ms())
+        except ServiceError:
+            return refused(503, "the code could not be sent")
+        message = (rules.code_sent_to(found[2]) if sent["status"] == "sent"
+                   else email_code_rate_limited(int(sent.get("seconds", 0))))
+        return JSONResponse({"status": sent["status"], "message": message})
+
+    async def code(request: Request) -> Response:
+        data = await json_body(request, ("session", "code", "public_key"))
+        found = None if data is None else await signed_in_email(data["session"])
+        if data is None or found is None:
+            return refused(404, "no email sign-in to verify")
+        answer = checked(found[2], data["code"], data["public_key"])
+        if isinstance(answer, JSONResponse):
+            return answer
+        verdict, left = str(answer["verdict"]), int(str(answer["attempts_left"]))
+        return JSONResponse({"verdict": verdict, "message": verdict_text(verdict, left)})
+
+    async def social(request: Request) -> Response:
+        data = await json_body(request, ("session", "public_key"))
+        found = None if data is None else await find(data["session"])
+        signins = wallet.socials if wallet is not None else None
+        if data is None or found is None or signins is None:
+            return refused(404, "no social sign-in to verify")
+        provider = social_provider(found[1])
+        if provider not in signins.providers():
+            return refused(404, "no social sign-in to verify")
+        try:
+            parse_public_key(data["public_key"])
+            url = await signins.start(provider, data["session"], hub.clock.now_ms(), key=data["public_key"])
+        except BadPublicKey:
+            return refused(400, "not a public key")
+        except ServiceError as error:
+            log.warning("social verification not started: %s", error)
+            return refused(503, "the sign-in cannot start")
+        return JSONResponse({"url": url})
+
+    async def social_page(request: Request) -> Response:
+        session = request.query_params.get("session", "")
+        found = await find(session)
+        signins = wallet.socials if wallet is not None else None
+        if found is None or signins is None or found[1].embedded.identity \
+                or social_provider(found[1]) not in signins.providers():
+            return gone("This sign-in is no longer waiting.")
+        model = found[1]
+        provider = social_provider(model)
+        data = json.dumps({"session": session, "name": NAMES.get(provider, provider)}).replace("<", "\\u003c")
+        mode = "light" if model.theme.mode == "light" else "dark"
+        return page(hub, model.project_id, "Sign in", mode, style(model.theme) + verify_css(),
+                    "<div id=verify><div id=social></div></div><p id=state role=status></p>",
+                    SOCIAL_SCRIPT + SOCIAL_SIGNIN_SCRIPT % {"data": data})
+
+    return [Route(SIGNIN_PATH, signin_page, methods=["GET"]), Route(SIGNIN_PATH, signin, methods=["POST"]),
+            Route(SOCIAL_PATH, social_page, methods=["GET"]),
+            Route("/embedded/verify/send", send, methods=["POST"]),
+            Route("/embedded/verify/code", code, methods=["POST"]),
+            Route("/embedded/verify/social", social, methods=["POST"])]

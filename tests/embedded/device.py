@@ -1,0 +1,25 @@
+"""A browser's key as the engine-origin frame makes it (issue 27): ECDSA P-256, the public half
+as base64url SubjectPublicKeyInfo, signatures as base64url r || s (WebCrypto's form)."""
+
+from __future__ import annotations
+
+import base64
+
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+
+def b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+class DeviceKey:
+    def __init__(self) -> None:
+        self.private = ec.generate_private_key(ec.SECP256R1())
+        self.spki = b64(self.private.public_key().public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo))
+
+    def sign(self, text: bytes) -> str:
+        r, s = decode_dss_signature(self.private.sign(text, ec.ECDSA(hashes.SHA256())))
+        return b64(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
