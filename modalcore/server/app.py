@@ -64,6 +64,7 @@ from .endpoint import WS_MAX_SIZE, WS_PATH, websocket_endpoint
 from .socket import Socket
 from .wsprotocol import LeanWebSocketProtocol
 from .metrics_share import SharedMetrics
+from .operator_login import routes as operator_login_routes
 from .metrics import CountingStore, Metrics, MetricsObserver, metrics_endpoint
 
 BUILD_HINT = (
@@ -291,6 +292,7 @@ def create_app(
         *approval_routes(hub, engine_secret),
         *(social_routes(hub, app_embedded.socials) if app_embedded and app_embedded.socials else []),
         *analytics_routes(),
+        *operator_login_routes(),
         Route("/", _index(static_dir)),
         Mount("/static", StaticFiles(directory=static_dir, check_dir=False), name="static"),
     ]
