@@ -146,3 +146,38 @@ async def test_json_logs_are_one_object_a_line_with_the_pid(tmp_path: Path, redi
     ready = {r["pid"] for r in records if r["message"].startswith("engine ready")}
     assert len(ready) == 2 and process.pid not in ready
     assert not [line for line in output.read_text().splitlines() if TEXT_LINE.match(line)]
+
+
+async def test_rule_serve_logs_notable_happenings_not_a_line_per_intent(tmp_path: Path) -> None:
+    """What the README says `serve` prints: its start in the text format, a line per socket
+    opened, and nothing per intent."""
+    config = tmp_path / "engine.json"
+    config.write_text(json.dumps({
+        "secret": TEST_SECRET, "analytics": {"mode": "off"}, "store": {"kind": "sqlite", "path": "s.db"},
+        "projects": {TEST_PROJECT: {"name": "One", "origins": [TEST_ORIGIN]}},
+        "siwx": {"db": "siwx.db", "key_file": "engine.key"},
+    }))
+    port = free_port()
+    output = tmp_path / "serve.log"
+    with output.open("wb") as sink:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "modalcore", "serve", "--config", str(config), "--port", str(port)],
+            cwd=tmp_path, stdout=sink, stderr=subprocess.STDOUT)
+    with _stopped(process):
+        deadline = time.monotonic() + 60
+        while "engine ready" not in output.read_text():
+            assert process.poll() is None and time.monotonic() < deadline, output.read_text()
+            time.sleep(0.1)
+        async with Client.open(f"ws://127.0.0.1:{port}/ws?project={TEST_PROJECT}") as client:
+            await client.join()
+            await client.quiet(0.2)
+            before = len(output.read_text().splitlines())
+            for act in ("open", "close") * 5:
+                await client.intent("host", act)
+                await client.recv_until(lambda f: f["t"] == "host_event")
+            await client.quiet(0.3)
+            assert len(output.read_text().splitlines()) == before
+    lines = output.read_text().splitlines()
+    ready = next(line for line in lines if "engine ready" in line)
+    assert TEXT_LINE.match(ready) and f" {process.pid} INFO modalcore.server.app " in ready
+    assert any("WebSocket /ws" in line and TEXT_LINE.match(line) for line in lines)
