@@ -3,6 +3,7 @@ names its pid (text or JSON), and `/metrics` answers for all workers, whichever 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import re
@@ -22,9 +23,10 @@ from tests.server.test_metrics import parse
 TEXT_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (\d+) [A-Z]+ (\S+) (.*)$")
 
 
-def _serve(tmp_path: Path, redis_url: str, *extra: str) -> tuple[subprocess.Popen[bytes], int, Path]:
+def _serve(tmp_path: Path, redis_url: str, *extra: str,
+           **settings: object) -> tuple[subprocess.Popen[bytes], int, Path]:
     config = tmp_path / "engine.json"
-    config.write_text(json.dumps({
+    config.write_text(json.dumps({**settings,
         "secret": TEST_SECRET, "analytics": {"mode": "off"},
         "store": {"kind": "redis", "url": redis_url, "prefix": f"observed{free_port()}:"},
         "projects": {TEST_PROJECT: {"name": "Workers", "origins": [TEST_ORIGIN]}},
@@ -107,10 +109,11 @@ async def test_every_scrape_counts_every_workers_sessions(tmp_path: Path, redis_
     assert workers <= pids, f"engine lines only from {pids}, workers {workers}"
 
 
-async def test_both_workers_log_and_a_moved_session_is_restored(tmp_path: Path, redis_url: str) -> None:
+async def test_both_workers_log_and_a_saved_session_is_restored(tmp_path: Path, redis_url: str) -> None:
     """The engine's own lines ("engine ready", "restored from the store") come from both
-    worker pids, in the text format; a reconnect that lands on the other worker logs the restore."""
-    process, port, output = _serve(tmp_path, redis_url)
+    worker pids, in the text format; a session that left memory (idle_evict_s) and is rejoined,
+    on whichever worker, logs its restore there."""
+    process, port, output = _serve(tmp_path, redis_url, idle_evict_s=0.2)
     with _stopped(process):
         async with _clients_on_both_workers(port):
             pass
@@ -121,7 +124,8 @@ async def test_both_workers_log_and_a_moved_session_is_restored(tmp_path: Path, 
             await client.recv_until(lambda f: f["t"] == "host_event")
             await client.quiet(0.2)
             resume, seq = client.resume, client.seq
-        for _ in range(12):  # until a reconnect lands on the worker that did not hold it
+        for _ in range(20):  # the detached session leaves memory 0.2 s after its socket closed
+            await asyncio.sleep(0.3)
             async with Client.open(url, seq=seq) as again:
                 await again.join(resume=resume, last=0)
                 await again.quiet(0.1)
