@@ -4,6 +4,7 @@ inline SVG on the server (no script, no chart library)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date, timedelta
 from html import escape
 
 MAX_DAYS = 90  # the most recent days drawn (the table below has them all)
@@ -13,11 +14,22 @@ PALETTE = ("#3b6ef5", "#18a058", "#e0a100", "#d03050", "#8a4af3", "#0d9aa5", "#f
 WIDTH, HEIGHT, LEFT, BOTTOM, TOP = 720, 240, 44, 36, 12
 
 
+def _calendar(days: list[str]) -> list[str]:
+    """Every day from the first to the last (a day without events is an empty slot, not
+    skipped), the most recent MAX_DAYS; days that are not ISO dates are kept as they are."""
+    try:
+        first, last = date.fromisoformat(days[0]), date.fromisoformat(days[-1])
+    except ValueError:
+        return days[-MAX_DAYS:]
+    span = min((last - first).days, MAX_DAYS - 1)
+    return [(last - timedelta(days=back)).isoformat() for back in range(span, -1, -1)]
+
+
 def day_chart(rows: Sequence[tuple[str, str, str, int]]) -> str:
     """`rows` are (project, day, event, count); the figure, or "" when there is nothing."""
     if not rows:
         return ""
-    days = sorted({day for _, day, _, _ in rows})[-MAX_DAYS:]
+    days = _calendar(sorted({day for _, day, _, _ in rows}))
     totals: dict[str, int] = {}
     for _, _, event, n in rows:
         totals[event] = totals.get(event, 0) + n

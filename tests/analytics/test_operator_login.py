@@ -112,3 +112,5 @@ def test_rule_the_chart_stacks_each_days_counts() -> None:
     assert svg.count("<rect") == 4 and "2024-01-02 MODAL_OPEN: 3" in svg
     assert "<b>" not in svg and "&lt;b&gt;" in svg  # event names are escaped
     assert day_chart([]) == ""
+    gap = day_chart([("p", "2024-01-30", "A", 1), ("p", "2024-02-02", "A", 1)])
+    assert [d in gap for d in (">01-30<", ">01-31<", ">02-01<", ">02-02<")] == [True] * 4  # empty days too
