@@ -80,7 +80,10 @@ class SharedMetrics:
             await asyncio.sleep(WRITE_EVERY_S)
 
     def render(self) -> str:
-        self.write()
+        try:
+            self.write()
+        except OSError as error:  # the sum then holds this worker's last written numbers
+            log.warning("metrics for other workers not written: %s", error)
         total = Metrics()
         per_worker: dict[str, int] = {}
         for path in sorted(self.directory.glob("*.json"))[:MAX_FILES]:
