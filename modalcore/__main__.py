@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import logging.config
 import os
 import sys
 from collections.abc import Sequence
@@ -25,6 +26,8 @@ from .inspect.cli import run as run_inspect
 from .replay.cli import add_arguments
 from .replay.cli import run as run_replay
 from .server.app import create_app, uvicorn_options
+from .server.logs import LOG_FORMATS, log_config
+from .server.metrics_share import METRICS_DIR_ENV, shared_metrics_dir
 from .server.config import ConfigError, default_config, load_config
 from .server.workers import CONFIG_ENV
 from .server.workers import check as check_workers
@@ -40,7 +43,8 @@ def _serve(args: argparse.Namespace) -> int:
     except ConfigError as error:
         print(f"config: {error}", file=sys.stderr)
         return 2
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    logs = log_config(args.log_format)
+    logging.config.dictConfig(logs)  # this process's own lines (uvicorn applies it again in workers)
     if args.workers > 1:
         if args.record_dir:
             print("--record-dir records one process's sessions: use it with --workers 1",
@@ -53,12 +57,16 @@ def _serve(args: argparse.Namespace) -> int:
             return 2
         if args.config:
             os.environ[CONFIG_ENV] = os.path.abspath(args.config)
-        uvicorn.run("modalcore.server.workers:app", factory=True, workers=args.workers,
-                    host=args.host, port=args.port, log_level=args.log_level, **uvicorn_options())
+        with shared_metrics_dir() as metrics_dir:
+            os.environ[METRICS_DIR_ENV] = str(metrics_dir)
+            uvicorn.run("modalcore.server.workers:app", factory=True, workers=args.workers,
+                        host=args.host, port=args.port, log_level=args.log_level, log_config=logs,
+                        **uvicorn_options())
         return 0
     app = create_app(config, record_dir=args.record_dir, record_name=args.record_name)
     settle_process()
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, **uvicorn_options())
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, log_config=logs,
+                **uvicorn_options())
     return 0
 
 
@@ -96,6 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--record-dir", metavar="DIR", help=RECORD_DIR_HELP)
     serve.add_argument("--record-name", metavar="NAME", help=RECORD_NAME_HELP)
     serve.add_argument("--log-level", default="info")
+    serve.add_argument("--log-format", choices=LOG_FORMATS, default="text",
+                       help="text: 'time pid level logger message'; json: one object a line")
     serve.add_argument("--workers", type=int, default=1,
                        help="worker processes on the port (more than 1 needs the redis store)")
     serve.set_defaults(run=_serve)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import logging.config
 import os
 import shutil
 import socket
@@ -35,6 +36,7 @@ from .embedded.devpage import mail_route
 from .embedded.masterkey import MasterKey
 from .devchain.nodes import NodeStartError, ensure_node_modules, free_port, start_nodes, stop_nodes
 from .server.config import dev_networks, parse_config
+from .server.logs import log_config
 from .solana.devchain.network import solana_dev_network
 from .solana.devchain.process import SolanaDevchain, SolanaDevchainError
 from .solana.devchain.process import start as start_solana
@@ -151,7 +153,8 @@ def chain_ports(setting: str | None) -> dict[int, int]:
 
 
 def quiet_logging() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    """`serve`'s format (server/logs.py: `time pid level logger message`), httpx at WARNING."""
+    logging.config.dictConfig(log_config())
     for name in QUIET_LOGGERS:
         logging.getLogger(name).setLevel(logging.WARNING)
 
@@ -235,12 +238,14 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
         quiet_logging()
         print_addresses(engine_url, page_url, rpc_urls, smtp.port, provider, solana, relay_url, wallet_page)
         page = uvicorn.Server(uvicorn.Config(create_page_app(config.static_path(), engine_url),
-                                             host=host, port=page_port, log_level="warning"))
+                                             host=host, port=page_port, log_level="warning",
+                                             log_config=log_config()))
         page_thread = threading.Thread(target=page.run, name="demo-page", daemon=True)
         page_thread.start()
         app = create_app(config, record_dir=record_dir, record_name=record_name)
         app.router.routes.append(mail_route(smtp.mailbox))  # demo only: read the codes
-        uvicorn.run(app, host=host, port=port, log_level="warning", **uvicorn_options())
+        uvicorn.run(app, host=host, port=port, log_level="warning", log_config=log_config(),
+                    **uvicorn_options())
     except (NodeStartError, SolanaDevchainError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -7,20 +7,26 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
+from ..i18n import ENGLISH, formats, resolve
 from ..rules.format import amount_with_symbol
 from ..views.parts import truncate_address
 from ..slices.model import Model
 
 
 def _balance(model: Model) -> str:
-    """What an account button shows as the balance: '9,998.992 ETH' once known, else '' (also on
-    a network the host did not request: no balance is known there)."""
+    """What an account button shows as the balance: '9,998.992 ETH' once known, in the modal's
+    language like the amounts in the modal ('9.998,992 ETH' in German), else '' (also on a
+    network the host did not request: no balance is known there)."""
     account = model.accounts.get(model.networks.active_namespace)
     if account.status != "connected" or account.balance is None or model.networks.unsupported:
         return ""
     network = model.networks.active_network
     symbol = account.balance_symbol or (network.native.symbol if network else "")
-    return amount_with_symbol(account.balance, symbol)
+    shown = amount_with_symbol(account.balance, symbol)
+    language = resolve(model.options.locale, model.env.languages)
+    if language == ENGLISH:
+        return shown
+    return formats.number(shown, language) or shown
 
 
 def _state(model: Model) -> dict[str, Any]:
@@ -86,10 +92,10 @@ def _rpc(model: Model) -> dict[str, Any] | None:
 
 # The slices the host events read, and per event kind (in the order they are sent) the
 # positions in INPUTS of the slices it reads, and how it is derived (None: not sent).
-INPUTS = ("modal", "router", "accounts", "networks", "siwx", "embedded")
+INPUTS = ("modal", "router", "accounts", "networks", "siwx", "embedded", "options", "env")
 KINDS: tuple[tuple[str, tuple[int, ...], Callable[[Model], dict[str, Any] | None]], ...] = (
     ("state", (0, 1, 3), _state),
-    ("account", (2, 3), _account),
+    ("account", (2, 3, 6, 7), _account),  # options, env: the language of the balance
     ("siwx", (4,), _siwx),
     ("network", (3,), _network),
     ("rpc", (5,), _rpc),

@@ -2,7 +2,8 @@
 
 A recording is JSON lines, each an event `{"k": kind, ...}`:
 
-- `header`: what recorded it: `format`, `engine` (package version), `commit` (git, when known),
+- `header`: what recorded it: `format`, `engine` (package version), `commit` (git, when known;
+  `<commit>+dirty` when the engine's sources differ from it),
   `recorded_at` (UTC, ISO 8601) and an optional `name`; absent from recordings made before it.
 - Inputs: `join` (how the session began), `welcome` (a socket attached), `in` (a client frame),
   `msg` (a command result or a timer). Each carries `now`, the session clock (ms).
@@ -50,14 +51,27 @@ def engine_version() -> str:
 
 @functools.cache
 def engine_commit() -> str | None:
-    """The git commit the engine runs from, when it runs from a checkout."""
+    """The git commit the engine runs from, when it runs from a checkout; `<commit>+dirty` when
+    the engine's sources differ from it (a recording or `replay --update` made by uncommitted
+    code must not name a commit that never drew those frames)."""
+    return commit_of(Path(__file__).resolve().parents[1])
+
+
+def commit_of(directory: Path) -> str | None:
+    """HEAD of the checkout holding `directory`, `+dirty` when a file under it is changed,
+    added or not yet tracked; None outside a checkout (or without git)."""
     try:
-        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent,
+        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=directory,
                               capture_output=True, text=True, timeout=5, check=False)
+        if done.returncode != 0 or not done.stdout.strip():
+            return None
+        changed = subprocess.run(["git", "status", "--porcelain", "--", "."], cwd=directory,
+                                 capture_output=True, text=True, timeout=10, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
     commit = done.stdout.strip()
-    return commit if done.returncode == 0 and commit else None
+    dirty = changed.returncode != 0 or bool(changed.stdout.strip())
+    return f"{commit}+dirty" if dirty else commit
 
 
 def header(name: str | None = None) -> dict[str, Any]:

@@ -4,6 +4,7 @@ produces it (trees, frames and their bytes, the model), and where the two first 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 from ..slices.model import Model, model_to_data
 from ..engine.record import INPUTS, feed_input, read_lines, start_session
 from ..replay.screen import is_open, view_of
+from ..replay.sequence import SequenceError, is_sequence, run_sequence
 from ..replay.trees import TreeTracker, json_diff, tree_diff
 from ..replay.words import Describer
 from ..wire.codec import encode
@@ -54,6 +56,7 @@ class Inspection:
     origin: str
     steps: list[InspectedStep]
     problem: str = ""  # the recording could not be read to its end
+    failed: str = ""  # a hand-written sequence: the step that failed, and how
 
     @property
     def first_divergence(self) -> int | None:
@@ -63,13 +66,16 @@ class Inspection:
     def outcome(self) -> str:
         if self.problem:
             return f"unreadable: {self.problem}"
+        if self.failed:
+            return f"fails at {self.failed}"
         first = self.first_divergence
         return "replays identically" if first is None else f"diverges at step {first}"
 
     def listing(self) -> dict[str, Any]:
         return {"name": self.path.name, "title": (self.header or {}).get("name") or self.path.stem,
                 "project": self.project, "origin": self.origin, "length": len(self.steps),
-                "outcome": self.outcome, "diverges_at": self.first_divergence}
+                "outcome": self.outcome, "diverges_at": self.first_divergence,
+                "ok": not self.problem and not self.failed and self.first_divergence is None}
 
     def step_detail(self, index: int) -> dict[str, Any]:
         step = self.steps[index]
@@ -114,7 +120,28 @@ def _kind(event: dict[str, Any]) -> str:
 
 
 def inspect_file(path: Path) -> Inspection:
-    """Replay the recording with today's engine, keeping everything the inspector shows."""
+    """Replay the recording with today's engine, keeping everything the inspector shows. A
+    hand-written sequence (`replay`'s format, replay/sequence.py) is first run by the same
+    reader `replay` uses; its session's recording is inspected, each step numbered by the
+    sequence line that made it."""
+    try:
+        sequence = is_sequence(path)
+    except (OSError, ValueError) as error:
+        return Inspection(path, None, "", "", [], str(error))
+    if not sequence:
+        return _inspect_events(path, read_lines(path))
+    try:
+        result = run_sequence(path)
+    except (OSError, SequenceError) as error:
+        return Inspection(path, None, "", "", [], str(error))
+    events = ((result.source.get(line, 0), event) for line, event in result.events)
+    inspection = _inspect_events(path, events)
+    if result.failure is not None:
+        inspection.failed = f"line {result.failure[0]}: {result.failure[1]}"
+    return inspection
+
+
+def _inspect_events(path: Path, events: Iterable[tuple[int, dict[str, Any]]]) -> Inspection:
     steps: list[InspectedStep] = []
     header: dict[str, Any] | None = None
     project = origin = problem = ""
@@ -124,7 +151,7 @@ def inspect_file(path: Path) -> Inspection:
     theme: dict[str, Any] = {}
     start: int | None = None
     try:
-        for line, event in read_lines(path):
+        for line, event in events:
             kind = event.get("k")
             if kind == "header":
                 header = event

@@ -1,7 +1,9 @@
 """`python -m modalcore replay PATH...`: recordings and hand-written sequences, files or folders.
 
 Prints one line per file and the totals; exit status 0 when all replayed exactly and every
-expectation held, 1 when one diverged or failed, 2 when a file is missing or malformed.
+expectation held, 1 when one diverged or a sequence's step failed, 2 when a file is missing or
+malformed (not JSON, not a step, a step's fields of the wrong type) or `--tree-at` names no line
+of the file (EXIT_* below).
 """
 
 from __future__ import annotations
@@ -69,6 +71,11 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     if args.tree_at is not None and len(files) != 1:
         print("replay: --tree-at takes one file", file=err)
         return 2
+    if args.tree_at is not None and files[0].is_file():
+        problem = _tree_at_problem(files[0], args.tree_at)
+        if problem:
+            print(f"replay: {problem}", file=err)
+            return 2
     totals = Totals()
     for path in files:
         totals.files += 1
@@ -89,6 +96,20 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     if args.tree_at is None:
         print(totals.line(), file=out)
     return totals.status()
+
+
+def _tree_at_problem(path: Path, line: int) -> str:
+    """Why `--tree-at line` names no line of the file ("" when it does)."""
+    try:
+        with path.open(encoding="utf-8") as lines:
+            count = sum(1 for _ in lines)
+    except (OSError, UnicodeDecodeError) as error:
+        return f"cannot read {path}: {error}"
+    if line < 1:
+        return f"--tree-at {line}: lines are numbered from 1"
+    if line > count:
+        return f"--tree-at {line} is past the end of {path} ({count} lines)"
+    return ""
 
 
 def _one(path: Path, args: argparse.Namespace, totals: Totals, out: TextIO) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..engine.record import Divergence, Replay, Step
 from .screen import is_open, texts_on_screen, view_of
+from ..wire.diff import INSERT, MOVE, PROPS, REMOVE, REPLACE
 from .trees import ARROW, TreeTracker, json_diff, tree_diff, tree_lines
 from .words import Describer, quote
 
@@ -53,10 +54,72 @@ def _frame_differences(want: Any, got: Any, trees: tuple[Any, Any, Any, Any]) ->
         already = set(tree_diff(exp_before, act_before))
         lines.extend(line for line in tree_diff(exp_after, act_after) if line not in already)
         if not any(line for line in lines if not line.startswith(("s:", "a:", "v:", "base:"))):
-            for key in TREE_FIELDS:
-                if want.get(key) != got.get(key):
-                    lines.extend(json_diff(want.get(key), got.get(key), key))
+            # the trees after the frame agree (or differed already): name what the frames
+            # themselves change, by node id, never by a position in the frame's JSON
+            if want.get("tree") != got.get("tree"):
+                lines.extend(tree_diff(_tree_or_none(want.get("tree")), _tree_or_none(got.get("tree"))))
+            if want.get("ops") != got.get("ops"):
+                lines.extend(ops_diff(want.get("ops"), got.get("ops")))
     return lines or ["(frames differ in a way json cannot name)"]
+
+
+def _tree_or_none(tree: Any) -> dict[str, Any] | None:
+    return tree if isinstance(tree, dict) else None
+
+
+OP_NAMES = {INSERT: "inserts", REMOVE: "removes", MOVE: "moves", PROPS: "sets", REPLACE: "replaces"}
+
+
+def ops_diff(want: Any, got: Any) -> list[str]:
+    """Two patches' ops compared node by node: `id/prop (in the patch): old → new` for props
+    one patch sets and the other does not (or sets otherwise), `id: the patch inserts … →
+    (nothing)` for the other kinds of op."""
+    by_node_want, by_node_got = _ops_by_node(want), _ops_by_node(got)
+    lines: list[str] = []
+    for node in [*by_node_want, *(n for n in by_node_got if n not in by_node_want)]:
+        old, new = by_node_want.get(node, []), by_node_got.get(node, [])
+        if old == new:
+            continue
+        old_props = _props_set(old)
+        new_props = _props_set(new)
+        if old_props != new_props:
+            lines.extend(f"{node}/{line.replace(':', ' (in the patch):', 1)}"
+                         for line in json_diff(old_props, new_props))
+        old_rest = [_op_words(op) for op in old if op[0] != PROPS]
+        new_rest = [_op_words(op) for op in new if op[0] != PROPS]
+        if old_rest != new_rest:
+            lines.append(f"{node}: the patch {'; '.join(old_rest) or 'leaves it'} {ARROW} "
+                         f"{'; '.join(new_rest) or 'leaves it'}")
+    return lines
+
+
+def _ops_by_node(ops: Any) -> dict[str, list[list[Any]]]:
+    found: dict[str, list[list[Any]]] = {}
+    for op in ops if isinstance(ops, list) else ():
+        if isinstance(op, list) and len(op) >= 2 and isinstance(op[0], int):
+            found.setdefault(str(op[1]), []).append(op)
+    return found
+
+
+def _props_set(ops: list[list[Any]]) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for op in ops:
+        if op[0] == PROPS and len(op) > 2 and isinstance(op[2], dict):
+            merged.update(op[2])
+    return merged
+
+
+def _op_words(op: list[Any]) -> str:
+    name = OP_NAMES.get(op[0], f"op {op[0]}")
+    detail = op[2:] if op[0] in (MOVE, REMOVE) else [
+        _summary_of(part) for part in op[2:]]
+    return f"{name} {quote(detail, 80)}" if detail else name
+
+
+def _summary_of(part: Any) -> Any:
+    if isinstance(part, dict) and "t" in part:
+        return {"id": part.get("id"), "t": part.get("t")}
+    return part
 
 
 def _brief(frame: Any) -> str:

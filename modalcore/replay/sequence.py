@@ -34,10 +34,20 @@ from typing import Any
 from .. import samples
 from ..engine.record import Recorder
 from ..enginetest import Harness
+from .expect import CHECKS
 
 START = 1_700_000_000_000  # the fake clock (ms) a sequence starts at
 STEP_KEYS = ("join", "host", "press", "intent", "effect", "call", "connect", "wait", "wallet_event",
              "reload", "rejoin", "resync", "expect", "note")
+ANY = object()
+# What each step's value is, and the other fields it may carry (with their types).
+STEP_VALUES: dict[str, Any] = {
+    "join": (dict, type(None)), "host": str, "press": str, "intent": str, "effect": str,
+    "call": str, "connect": (dict, type(None), bool), "wait": int, "wallet_event": str,
+    "reload": ANY, "rejoin": (dict, type(None)), "resync": int, "expect": dict, "note": ANY,
+}
+FIELDS: dict[str, Any] = {"args": dict, "act": str, "status": str, "after_ms": int,
+                          "result": ANY, "error": (dict, str), "data": ANY, "connector": str}
 
 
 class SequenceError(ValueError):
@@ -79,11 +89,45 @@ def read_steps(path: Path, *, strict: bool = True) -> Iterator[tuple[int, dict[s
             if not isinstance(step, dict):
                 raise SequenceError(f"line {number}: not a JSON object")
             if strict:
-                known = [key for key in step if key in STEP_KEYS]
-                if len(known) != 1:
-                    raise SequenceError(f"line {number}: a step names one of {', '.join(STEP_KEYS)}; "
-                                        f"got {', '.join(step) or 'nothing'}")
+                check_shape(number, step)
             yield number, step
+
+
+def _fits(value: Any, kind: Any) -> bool:
+    if kind is ANY:
+        return True
+    if isinstance(value, bool) and kind is int:
+        return False
+    return isinstance(value, kind)
+
+
+def check_shape(number: int, step: dict[str, Any]) -> None:
+    """SequenceError unless the line is one step with fields of the right types: a malformed
+    sequence is refused before anything runs (`replay` exits 2), a step that runs and fails is a
+    failure (exit 1)."""
+    known = [key for key in step if key in STEP_KEYS]
+    if len(known) != 1:
+        raise SequenceError(f"line {number}: a step names one of {', '.join(STEP_KEYS)}; "
+                            f"got {', '.join(step) or 'nothing'}")
+    name = known[0]
+    if not _fits(step[name], STEP_VALUES[name]):
+        raise SequenceError(f"line {number}: {name!r} has the wrong type ({type(step[name]).__name__})")
+    for key, value in step.items():
+        if key == name:
+            continue
+        if key not in FIELDS:
+            raise SequenceError(f"line {number}: {name} does not take {key!r}")
+        if not _fits(value, FIELDS[key]):
+            raise SequenceError(f"line {number}: {key!r} has the wrong type ({type(value).__name__})")
+    if name in ("wait", "resync") and step[name] < 0 or step.get("after_ms", 0) < 0:
+        raise SequenceError(f"line {number}: a time or sequence number is not negative")
+    if name == "effect" and isinstance(step.get("error"), str):
+        raise SequenceError(f"line {number}: an effect's error is {{\"code\": …, \"message\": …}}")
+    if name == "expect":
+        unknown = sorted(set(step["expect"]) - set(CHECKS))
+        if unknown:
+            raise SequenceError(f"line {number}: unknown expectation {', '.join(unknown)} "
+                                f"(known: {', '.join(CHECKS)})")
 
 
 def run_sequence(path: Path) -> SequenceResult:

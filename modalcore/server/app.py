@@ -8,7 +8,9 @@ in one process.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -63,6 +65,8 @@ from .hub import Hub
 from .endpoint import WS_MAX_SIZE, WS_PATH, websocket_endpoint
 from .socket import Socket
 from .wsprotocol import LeanWebSocketProtocol
+from .metrics_share import SharedMetrics
+from .operator_login import routes as operator_login_routes
 from .metrics import CountingStore, Metrics, MetricsObserver, metrics_endpoint
 
 BUILD_HINT = (
@@ -183,6 +187,8 @@ def _engine_identity(address: str) -> Any:
     return identity
 
 
+log = logging.getLogger(__name__)
+
 WC_METADATA = Metadata(name="modalcore", description="A wallet-connection modal", url="https://modalcore.invalid")
 
 
@@ -196,8 +202,10 @@ def create_app(
     record_dir: Path | str | None = None,
     record_name: str | None = None,
     embedded: EmbeddedWallet | None = None,
+    metrics_dir: Path | None = None,
 ) -> Starlette:
-    """The engine app. Anything not given comes from `config` (or the built-in default)."""
+    """The engine app. Anything not given comes from `config` (or the built-in default).
+    `metrics_dir`: the directory `serve --workers N` shares, so `/metrics` sums all workers."""
     config = config or default_config()
     own_store = store is None
     metrics = Metrics()
@@ -234,6 +242,9 @@ def create_app(
     name_registry = open_names(config)
     onramp = local_onramp(config)  # the dev chains' local onramp provider (demo mode)
 
+    shared = (SharedMetrics(metrics_dir, metrics, lambda: len(hub))
+              if metrics_dir is not None else None)
+
     def forbidden(session_id: str) -> None:
         """The analytics API refused this session's origin: its modal shows the alert (SPEC §8)."""
         hub.deliver(session_id, AnalyticsForbidden())
@@ -256,9 +267,13 @@ def create_app(
                     if name not in hub.deps.services:
                         hub.deps.services.register(name, service)
             hub.start()
+            sharing = asyncio.create_task(shared.run()) if shared is not None else None
+            log.info("engine ready: %s store, %d projects", config.store.kind, len(config.projects))
             try:
                 yield
             finally:
+                if sharing is not None:
+                    sharing.cancel()
                 await hub.close()
                 await head_signer.flush()
                 await walletconnect.close()
@@ -283,6 +298,7 @@ def create_app(
         *(social_routes(hub, app_embedded.socials, app_embedded.devices)
           if app_embedded and app_embedded.socials else []),
         *analytics_routes(),
+        *operator_login_routes(),
         Route("/", _index(static_dir)),
         Mount("/static", StaticFiles(directory=static_dir, check_dir=False), name="static"),
     ]
@@ -295,5 +311,6 @@ def create_app(
     app.state.hub = hub
     app.state.store = session_store
     app.state.metrics = metrics
+    app.state.shared_metrics = shared
     app.state.embedded = app_embedded
     return app

@@ -80,7 +80,45 @@ class Metrics:
     def store_op(self, op: str) -> None:
         self.store_ops[op] = self.store_ops.get(op, 0) + 1
 
-    def render(self, sessions: int) -> str:
+    def snapshot(self, sessions: int) -> dict[str, object]:
+        """What this worker has counted, as JSON, for the other workers' scrapes
+        (server/metrics_share.py); `add` sums one back in."""
+        h = self.intent_seconds
+        return {"sessions": sessions, "relay_connections": self.relay_connections,
+                "intents": self.intents, "frames_out": self.frames_out,
+                "bytes_out": self.bytes_out, "store_ops": dict(self.store_ops),
+                "store_errors": self.store_errors, "intent_counts": list(h.counts),
+                "intent_sum": h.sum, "intent_count": h.count}
+
+    def add(self, snapshot: Mapping[str, object], *, live: bool) -> None:
+        """Sum another worker's counters in (gauges only from a `live` worker: a replaced
+        worker's sessions are gone, what it counted stays counted). A malformed snapshot
+        raises ValueError/TypeError/KeyError before changing anything."""
+        counts = [_int(n) for n in _items(snapshot["intent_counts"])]
+        ops = snapshot["store_ops"]
+        if len(counts) != len(self.intent_seconds.counts) or not isinstance(ops, Mapping):
+            raise ValueError("not a metrics snapshot of this version")
+        added = {str(op): _int(n) for op, n in ops.items()}
+        scalars = {name: _int(snapshot[name]) for name in
+                   ("intents", "frames_out", "bytes_out", "store_errors", "intent_count",
+                    "relay_connections")}
+        total = snapshot["intent_sum"]
+        if not isinstance(total, (int, float)):
+            raise TypeError("intent_sum is not a number")
+        self.intents += scalars["intents"]
+        self.frames_out += scalars["frames_out"]
+        self.bytes_out += scalars["bytes_out"]
+        self.store_errors += scalars["store_errors"]
+        for op, n in added.items():
+            self.store_ops[op] = self.store_ops.get(op, 0) + n
+        h = self.intent_seconds
+        h.counts = [a + b for a, b in zip(h.counts, counts, strict=True)]
+        h.sum += total
+        h.count += scalars["intent_count"]
+        if live:
+            self.relay_connections += scalars["relay_connections"]
+
+    def render(self, sessions: int, *, per_worker: Mapping[str, int] | None = None) -> str:
         out: list[str] = []
 
         def metric(name: str, kind: str, help_text: str, samples: list[tuple[str, float]]) -> None:
@@ -88,7 +126,7 @@ class Metrics:
             out.append(f"# TYPE {name} {kind}")
             out.extend(f"{sample} {_number(value)}" for sample, value in samples)
 
-        metric("modalcore_sessions", "gauge", "Live sessions in this worker.",
+        metric("modalcore_sessions", "gauge", "Live sessions (in all workers of `serve --workers N`).",
                [("modalcore_sessions", sessions)])
         metric("modalcore_intents_total", "counter", "Client intents read off the sockets.",
                [("modalcore_intents_total", self.intents)])
@@ -114,7 +152,23 @@ class Metrics:
                [("modalcore_store_errors_total", self.store_errors)])
         metric("modalcore_relay_connections", "gauge", "WalletConnect relay connections held.",
                [("modalcore_relay_connections", self.relay_connections)])
+        if per_worker is not None:
+            metric("modalcore_worker_sessions", "gauge", "Live sessions in each worker (by pid).",
+                   [(f'modalcore_worker_sessions{{worker="{pid}"}}', n)
+                    for pid, n in sorted(per_worker.items())])
         return "\n".join(out) + "\n"
+
+
+def _items(value: object) -> list[object]:
+    if not isinstance(value, list):
+        raise TypeError("expected a list")
+    return value
+
+
+def _int(value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError("expected an integer")
+    return value
 
 
 def _number(value: float) -> str:
@@ -249,6 +303,9 @@ class CountingStore(SessionStore):
 
 
 async def metrics_endpoint(request: Request) -> Response:
+    shared = getattr(request.app.state, "shared_metrics", None)
+    if shared is not None:  # serve --workers N: every worker's numbers, summed
+        return Response(shared.render(), media_type=CONTENT_TYPE)
     metrics: Metrics = request.app.state.metrics
     sessions = len(request.app.state.hub)
     return Response(metrics.render(sessions), media_type=CONTENT_TYPE)

@@ -1,5 +1,6 @@
 """Operator-only endpoints (audit log, analytics counts) sit behind the config's
-`operator_token`: unset turns them off (404), a missing or wrong bearer token is 401."""
+`operator_token`: unset turns them off (404), a missing or wrong bearer token is 401. A browser
+signed in through `/operator/login` (server/operator_login.py) carries a cookie instead."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from .config import EngineConfig
+from .operator_login import cookie_is_valid
 
 
 def refuse_operator(request: Request) -> Response | None:
@@ -19,6 +21,8 @@ def refuse_operator(request: Request) -> Response | None:
         return JSONResponse({"error": "not_found"}, status_code=404)
     header = request.headers.get("authorization", "")
     presented = header[7:] if header[:7].lower() == "bearer " else ""
+    if not presented and request.method in ("GET", "HEAD") and cookie_is_valid(request, token):
+        return None  # a signed-in browser (the cookie is SameSite=Strict; only reads accept it)
     if not presented or not hmac.compare_digest(presented.encode(), token.encode()):
         return JSONResponse({"error": "unauthorized"}, status_code=401,
                             headers={"WWW-Authenticate": "Bearer"})

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import gc
 import os
+from pathlib import Path
 
 from starlette.applications import Starlette
 
 from ..siwx.tokens import load_or_create_key
 from .app import create_app, siwx_key_file
+from .metrics_share import METRICS_DIR_ENV
 from .config import EngineConfig, ConfigError, default_config, load_config, resolve_secret
 
 CONFIG_ENV = "MODALCORE_CONFIG"
@@ -43,6 +45,8 @@ def settle_process() -> None:
 def app() -> Starlette:
     """The app factory each worker process calls (uvicorn `factory=True`)."""
     path = os.environ.get(CONFIG_ENV, "")
-    built = create_app(load_config(path) if path else default_config())
+    metrics_dir = os.environ.get(METRICS_DIR_ENV, "")
+    built = create_app(load_config(path) if path else default_config(),
+                       metrics_dir=Path(metrics_dir) if metrics_dir else None)
     settle_process()
     return built

@@ -19,13 +19,19 @@ export interface Stage {
 
 const NO_PENDING: ReadonlyMap<string, PendingHint> = new Map();
 
+// The stage is the viewport the modal lays itself out in (the host's `--stage-height`, not the window's):
+// the card's top and height cap follow it, so a tall card's body scrolls inside the stage and its
+// bottom (the snackbar, the last rows) stays reachable, as on a phone of that height.
+const STAGE_CSS = `.wm-root { --wm-top: 16px; }
+.wm-overlay .wm-card { max-height: min(calc(var(--stage-height, 600px) - 32px), 680px); }`;
+
 /** A stage in `host` (a shadow root holding the modal's CSS, like the host page's). Give the
  * host `transform: translateZ(0)` so the modal's fixed overlay stays inside it. */
 export function stage(host: HTMLElement, onIntent?: (node: string, act: string, args: Record<string, unknown>) => void): Stage {
   const shadow = host.shadowRoot ?? host.attachShadow({ mode: 'open' });
   shadow.replaceChildren();
   const style = document.createElement('style');
-  style.textContent = MODAL_CSS;
+  style.textContent = MODAL_CSS + STAGE_CSS;
   const point = document.createElement('div');
   point.setAttribute('data-modalcore-root', '');
   shadow.append(style, point);

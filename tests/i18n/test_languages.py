@@ -188,3 +188,15 @@ def test_the_tour_reaches_the_swap_buy_and_name_views_with_data() -> None:
     assert {"You pay", "Total", "satoshi.reown.id is available", "is now your account name"} <= shown
     assert any(text.endswith(" resolves to " + samples.SECOND_ADDRESS) for text in shown) or \
         samples.SECOND_ADDRESS in shown
+
+
+@pytest.mark.parametrize(("language", "shown"), [("en", "2,500.000 ETH"), ("de", "2.500,000 ETH")])
+def test_rule_the_connect_buttons_balance_is_in_the_modals_language(language: str, shown: str) -> None:
+    """The host event's `account.balance` (what ConnectButton shows) follows the locale like
+    the balance inside the modal (issue 31)."""
+    h = Harness.from_join(samples.join(locale=language))
+    h.connect_wallet()
+    h.settle_call("balances", samples.balances(native_wei=2500 * samples.ETHER))
+    assert h.host_state("account")["balance"] == shown
+    h.host("open")
+    assert shown in h.texts()

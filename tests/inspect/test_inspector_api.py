@@ -30,7 +30,7 @@ def test_rule_the_listing_names_project_origin_length_and_outcome(folder: Path) 
     assert listed["navigate.jsonl"] == {
         "name": "navigate.jsonl", "title": "navigate", "project": "demo",
         "origin": "http://localhost:8000", "length": 11, "outcome": "replays identically",
-        "diverges_at": None}
+        "diverges_at": None, "ok": True}
     assert listed["broken.jsonl"]["outcome"] == "unreadable: line 1: an output before any input"
 
 
@@ -67,3 +67,19 @@ def test_rule_inspect_on_a_missing_folder_is_a_clear_error(tmp_path: Path,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["inspect", str(tmp_path / "none")]) == 2
     assert "is not a folder" in capsys.readouterr().err
+
+
+def test_rule_a_hand_written_sequence_is_read_as_replay_reads_it(tmp_path: Path) -> None:
+    """Comments and steps by name (replay/sequence.py), not "unreadable: not JSON"; each step is
+    numbered by the sequence line that made it, and a failed expectation names its line."""
+    from modalcore.inspect.recording import inspect_file
+
+    source = Path(__file__).resolve().parents[2] / "fixtures" / "sequences" / "connect_and_copy.jsonl"
+    inspection = inspect_file(source)
+    assert inspection.listing()["outcome"] == "replays identically" and inspection.listing()["ok"]
+    assert [s.line for s in inspection.steps if s.kind == "timer"] == [10]  # {"wait": 3000}
+    failing = tmp_path / "failing.jsonl"
+    failing.write_text('# opens, then expects the wrong view\n{"host": "open"}\n'
+                       '{"expect": {"view": "Account"}}\n')
+    listed = inspect_file(failing).listing()
+    assert listed["outcome"].startswith("fails at line 3:") and not listed["ok"]

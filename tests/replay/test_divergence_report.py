@@ -93,3 +93,15 @@ def test_an_intent_on_a_missing_node_reads_as_a_refusal(tmp_path: Path) -> None:
     first = explain(replay_file(path))[0]
     assert first.before == f"after line {index + 1}: press no/such/node"
     assert "status: 'ok' → 'invalid'" in first.differences
+
+
+@pytest.mark.usefixtures("renamed_snack")
+def test_a_frame_after_the_trees_already_differed_is_named_by_node_not_by_json_path(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The re-shown snackbar's patch sets a message the recorded one did not: said by node id
+    and prop, never as `ops[0][2].message` (issue 31)."""
+    status, out = _replay(capsys, "--all", str(SESSIONS / "snack_timers.jsonl"))
+    assert status == 1
+    assert "snackbar/message (in the patch): (absent) → 'Address copied'" in out
+    assert "ops[" not in out and "tree." not in out

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from modalcore import samples
-from modalcore.engine.record import Recorder, engine_version, read_events, replay
+from modalcore.engine.record import Recorder, commit_of, engine_version, read_events, replay
 from modalcore.enginetest import Harness
 
 from .conftest import ROOT
@@ -35,7 +35,8 @@ def test_the_header_names_engine_commit_time_and_name(tmp_path: Path) -> None:
     head = next(read_events(_save(tmp_path, sink)))
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     assert head["k"] == "header" and head["format"] == 2
-    assert head["engine"] == engine_version() and head["commit"] == commit
+    assert head["engine"] == engine_version() and head["commit"] == commit_of(ROOT / "modalcore")
+    assert head["commit"].removesuffix("+dirty") == commit
     assert head["name"] == "copy flow"
     assert len(head["recorded_at"]) == 20 and head["recorded_at"].endswith("Z")
 
@@ -82,3 +83,24 @@ def test_a_recording_of_placeholders_is_left_as_it_is(tmp_path: Path) -> None:
     h = Harness.from_join(samples.join(), token="<resume-token-1>", recorder=Recorder(again))
     h.host("open")
     assert "<resume-token-1>" in again.getvalue() and "<resume-token-1>" in first.read_text()
+
+
+def test_rule_uncommitted_engine_code_is_stamped_dirty(tmp_path: Path) -> None:
+    """A recording or `replay --update` made by changed code names `<HEAD>+dirty`, never HEAD
+    alone (issue 31): a changed file, a new file, each makes it dirty."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=tmp_path, capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+    git("init", "-q")
+    (tmp_path / "engine.py").write_text("A = 1\n")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+    head = git("rev-parse", "HEAD")
+    assert commit_of(tmp_path) == head
+    (tmp_path / "engine.py").write_text("A = 2\n")
+    assert commit_of(tmp_path) == f"{head}+dirty"
+    git("checkout", "--", "engine.py")
+    (tmp_path / "new.py").write_text("")
+    assert commit_of(tmp_path) == f"{head}+dirty"
+    assert commit_of(tmp_path.parent / "nowhere") is None

@@ -133,3 +133,15 @@ def test_a_recording_without_outputs_points_to_update(tmp_path: Path, capsys: py
     assert "no expected frames recorded; --update saves today's 38" in out
     assert main(["replay", "--update", str(path)]) == 0
     assert replay(path) is None
+
+
+@pytest.mark.parametrize("name", ["sessions/navigate.jsonl", "sequences/connect_and_copy.jsonl"])
+def test_rule_tree_at_past_the_end_is_an_error_with_a_message(
+        capsys: pytest.CaptureFixture[str], name: str) -> None:
+    path = SESSIONS.parent / name
+    lines = len(path.read_text().splitlines())
+    assert main(["replay", "--tree-at", str(lines + 1), str(path)]) == 2
+    captured = capsys.readouterr()
+    assert f"--tree-at {lines + 1} is past the end of {path} ({lines} lines)" in captured.err
+    assert captured.out == ""
+    assert main(["replay", "--tree-at", str(lines), str(path)]) == 0  # the last line is one

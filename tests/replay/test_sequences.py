@@ -137,3 +137,26 @@ def test_the_readme_pytest_example_passes() -> None:
     test = namespace["test_copying_the_address_says_so"]
     assert callable(test)
     test()
+
+
+@pytest.mark.parametrize("line", [
+    '{"wait": "soon"}', '{"wait": -5}', '{"resync": true}', '{"host": 3}',
+    '{"expect": {"screen": "Account"}}', '{"expect": "Account"}',
+    '{"effect": "eth_chainId", "error": "rejected"}', '{"press": "x", "argz": {}}',
+    '{"call": "balances", "after_ms": "1s"}', 'not json', '[1]', '{"jump": 3}',
+])
+def test_rule_every_malformed_sequence_exits_2_before_anything_runs(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str) -> None:
+    """One documented code for a malformed file (README, replay/cli.py): a step that is not
+    one, or whose fields have the wrong types, is refused with its line; 1 is for a step that
+    runs and fails."""
+    path = _write(tmp_path, '{"host": "open"}\n' + line + "\n")
+    assert main(["replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "line 2:" in err and "Traceback" not in err
+
+
+def test_rule_a_well_formed_step_that_fails_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, '{"host": "open"}\n{"press": "no/such/node"}\n')
+    assert main(["replay", str(path)]) == 1
+    assert "FAILED" in capsys.readouterr().out
