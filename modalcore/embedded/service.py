@@ -115,7 +115,8 @@ def embedded_services(wallet: EmbeddedWallet) -> dict[str, AnyService]:
         try:
             await wallet.mailer.send_code(issued.email, issued.code)
         except MailError as error:
-            # no mail, no window: the visitor may ask again at once (the code is withdrawn)
+            # no mail, no window: the visitor may ask again at once (the code is withdrawn); the
+            # budgets stay spent: they bound what the engine asks of the SMTP server too
             wallet.codes.withdraw(issued)
             log.warning("email code not sent: %s", error)
             raise ServiceError(str(error)) from None
@@ -125,11 +126,15 @@ def embedded_services(wallet: EmbeddedWallet) -> dict[str, AnyService]:
         now = _now(ctx)
         try:
             email = normalize_email(args.email)
-            guess = wallet.budget.take_guess(now, email)
-            if isinstance(guess, OverBudget):
-                return {"verdict": Verdict.LOCKED.value, "attempts_left": 0}
+        except OtpError as error:
+            raise ServiceError(str(error)) from None
+        guess = wallet.budget.take_guess(now, email)
+        if isinstance(guess, OverBudget):
+            return {"verdict": Verdict.LOCKED.value, "attempts_left": 0}
+        try:
             result = wallet.codes.submit(email, args.code, now)
         except OtpError as error:
+            wallet.budget.give_back(guess)
             raise ServiceError(str(error)) from None
         if result.verdict not in (Verdict.WRONG, Verdict.LOCKED):
             wallet.budget.give_back(guess)  # only a wrong code is a guess
