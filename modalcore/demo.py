@@ -230,6 +230,7 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
             "networks": {**dev_networks(rpc_urls, deployment), **solana_dev_network(solana.rpc_url)},
             "store": {"kind": "sqlite", "path": ".modalcore/sessions.db"},
             "devchain_proxy": True,  # the Dev Wallet reaches the chains through /devchain
+            "demo_page": True,  # the page (on its own origin) loads demo.js from the engine
             "walletconnect": {"relay_url": relay_url},
             "public_url": engine_url,  # the local onramp page (Buy) is served there
             "directory": {"public_url": engine_url},  # wallet images: the engine's, not the page's origin

@@ -16,9 +16,11 @@ import httpx
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
+from starlette.middleware import Middleware
 from starlette.routing import Route
 
 from .server.devproxy import MAX_BODY_BYTES
+from .server.headers import DEMO_PAGE_CSP, SecurityHeaders
 
 PAGE_MISSING = "renderer/dist/index.html is missing: build the renderer (make deps)"
 
@@ -48,7 +50,8 @@ def create_page_app(static_dir: Path, engine_url: str) -> Starlette:
         page = static_dir / "index.html"
         if not page.is_file():
             return PlainTextResponse(PAGE_MISSING, status_code=503)
-        return HTMLResponse(page_html(page.read_text(encoding="utf-8"), engine_url))
+        return HTMLResponse(page_html(page.read_text(encoding="utf-8"), engine_url),
+                            headers={"Content-Security-Policy": DEMO_PAGE_CSP})
 
     async def devchain(request: Request) -> Response:
         chunks: list[bytes] = []
@@ -69,6 +72,7 @@ def create_page_app(static_dir: Path, engine_url: str) -> Starlette:
         return Response(reply.content, status_code=reply.status_code,
                         media_type=reply.headers.get("content-type", "application/json"))
 
-    app = Starlette(routes=[Route("/", index), Route("/devchain/{chainId:str}", devchain, methods=["POST"])])
+    app = Starlette(routes=[Route("/", index), Route("/devchain/{chainId:str}", devchain, methods=["POST"])],
+                    middleware=[Middleware(SecurityHeaders)])
     app.state.http = httpx.AsyncClient(timeout=30.0)
     return app

@@ -1,12 +1,14 @@
-"""Owner-only files made once and shared by every process that starts with them (the engine's
+"""Owner-only files: made once and shared by every process that starts with them (the engine's
 secret, its signing key, the demo's master key): however many start together, all read the one
-complete content that won."""
+complete content that won; and the stores' SQLite files, created 0600."""
 
 from __future__ import annotations
 
 import os
 import secrets
+import sqlite3
 from pathlib import Path
+from typing import Literal
 
 
 def create_once(path: Path, content: str) -> str:
@@ -34,3 +36,26 @@ def create_once(path: Path, content: str) -> str:
     finally:
         temporary.unlink(missing_ok=True)
     return path.read_text().strip()
+
+
+def private_file(path: Path) -> None:
+    """Make `path` (empty) readable by its owner only if it does not exist; an existing file
+    loses group and other permissions. Store files hold sessions, code digests and sealed keys
+    (issue 27): created 0600, never through the umask's 0644."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+        return
+    os.close(fd)
+
+
+def private_sqlite(path: str | Path, *,
+                   isolation_level: Literal["DEFERRED", "IMMEDIATE"] | None = None) -> sqlite3.Connection:
+    """A SQLite connection to `path` (":memory:" too) whose file is made by `private_file` first;
+    SQLite gives its -wal and -shm files the database file's permissions."""
+    if str(path) != ":memory:":
+        private_file(Path(path))
+    return sqlite3.connect(str(path), check_same_thread=False, isolation_level=isolation_level)

@@ -29,6 +29,7 @@ from ..devchain.pytest_plugin import start_chains
 from ..flows.assets import AssetBalancesFetched
 from ..server.config import dev_networks, parse_config
 from ..services.table import default_services
+from ..embedded.budget import BudgetLimits, memory_budget
 from ..embedded.codes import EmailCodes
 from ..embedded.codestore import CodeStore
 from ..embedded.decode import describe
@@ -85,7 +86,8 @@ def run() -> list[str]:
             wallet = EmbeddedWallet(
                 codes=EmailCodes(CodeStore(db), b"b" * 32),
                 mailer=SmtpSender(SmtpConfig("127.0.0.1", smtp.port, "bench@modal.test", tls="none")),
-                vault=KeyVault(db, MasterKey.generate()))
+                vault=KeyVault(db, MasterKey.generate()),
+                budget=memory_budget(BudgetLimits(session_per_hour=0)))  # every round is the session "bench"
             services = embedded_services(wallet)
             device = _public_key()
 

@@ -59,6 +59,7 @@ MAX_SECONDS = 600.0
 # The workers' `idle_compact_s` here (the engine's default is 30 s): an idle session drops its
 # tree after one to two of these periods; the idle row measures before and after that.
 IDLE_COMPACT_S = 5.0
+OPERATOR_TOKEN = "load-tool-operator-token"  # the workers' /metrics (a loopback tool: not a secret)
 
 
 @dataclass
@@ -102,6 +103,7 @@ def start_workers(count: int, sessions: int, redis_url: str | None = None
                     "analytics": {"mode": "off"},
                     "siwx": {"db": "siwx.db", "key_file": "engine.key"},
                     "idle_compact_s": IDLE_COMPACT_S,
+                    "operator_token": OPERATOR_TOKEN,  # /metrics is the operator's
                 }
                 (folder / "config.json").write_text(json.dumps(config))
                 port = free_port()
@@ -291,7 +293,8 @@ def _store_calls(workers: Sequence[Worker]) -> tuple[int, int]:
     calls = failed = 0
     for worker in workers:
         # a worker may still be draining its backlog: wait for its answer
-        text = httpx.get(f"http://{HOST}:{worker.port}/metrics", timeout=60).text
+        text = httpx.get(f"http://{HOST}:{worker.port}/metrics", timeout=60,
+                         headers={"Authorization": f"Bearer {OPERATOR_TOKEN}"}).text
         for line in text.splitlines():
             value = int(float(line.rsplit(" ", 1)[-1])) if not line.startswith("#") else 0
             if line.startswith("modalcore_store_operations_total{"):

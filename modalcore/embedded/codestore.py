@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from ..keyfiles import private_sqlite
 from .otp import CodeRecord
 
 _SCHEMA = """
@@ -20,9 +21,7 @@ CREATE TABLE IF NOT EXISTS email_codes (
 
 class CodeStore:
     def __init__(self, path: str | Path) -> None:
-        if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._db = private_sqlite(path)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(_SCHEMA)
 

@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from eth_account import Account
 from eth_account.signers.local import LocalAccount
 
+from ..keyfiles import private_sqlite
 from .masterkey import MasterKey, MasterKeyError, WrongMasterKey
 
 log = logging.getLogger(__name__)
@@ -83,9 +84,7 @@ def _sk_aad(identity: str, address: str) -> bytes:
 
 
 def _connect(path: str | Path) -> sqlite3.Connection:
-    if str(path) != ":memory:":
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-    db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+    db = private_sqlite(path)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA secure_delete=ON")  # replaced wrapped keys are zeroed, not left in pages
     db.executescript(_SCHEMA)

@@ -3,10 +3,15 @@
 - ``embedded.email_code(email)`` → ``{"status": "sent"}`` after mailing a new 6-digit code, or
   ``{"status": "rate_limited", "seconds": n}`` within 30 s of the email's last sent code (SPEC
   §5). A code whose mail fails is withdrawn: the failure does not start the 30 s window.
+  ``{"status": "over_budget", "scope": s, "seconds": n}`` when a mail budget (budget.py: per
+  client address, session, email, project, engine-wide; or the email's wrong-code guesses) has
+  no room: nothing stored, nothing mailed.
 - `check_code(email, code, public_key)` (not a session's call: the sign-in frame's route,
   server/verify.py) → ``{"verdict", "attempts_left", "address"}``: on ``accepted`` the address
   of the email's key, created on first sign-in (same email, same address), and the frame's key
   registered for the email (issue 27).
+  A wrong code spends one of the email's guesses for the hour; with none left the verdict is
+  ``locked`` and the code is not even compared.
 
 The time is the runtime clock's (`ServiceContext.clock`), randomness `os.urandom`: both stay out
 of `update`. An invalid email or code raises `ServiceError` (the slice checked them already; a
@@ -25,13 +30,14 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict
 
 from ..runtime.services import AnyService, Service, ServiceError
+from .budget import MailBudget, OverBudget, memory_budget
 from .codes import EmailCodes
 from .devicekeys import DeviceKeys, parse_public_key
 from .keys import Identity, KeyVault
 from .mail import MailError
 from .signer import sign
 from .social import SocialSignIns
-from .otp import RANDOM_BYTES, OtpError, RateLimited, Verdict
+from .otp import RANDOM_BYTES, OtpError, RateLimited, Verdict, normalize_email
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +57,7 @@ class EmbeddedWallet:
     socials: SocialSignIns | None = None
     # the frames' public keys that may approve (issue 27): open_wallet keeps them in the db
     devices: DeviceKeys = field(default_factory=DeviceKeys)
+    budget: MailBudget = field(default_factory=memory_budget)
 
     def offer(self) -> tuple[bool, tuple[str, ...]]:
         """What sessions may use: email sign-in (an SMTP server is set), the social providers."""
@@ -59,6 +66,18 @@ class EmbeddedWallet:
 
 def _now(ctx: Any) -> int:
     return int(ctx.clock.now_ms())
+
+
+def _address(ctx: Any) -> str:
+    return str(ctx.client_address()) if ctx is not None else ""
+
+
+def _session(ctx: Any) -> str:
+    return str(ctx.session_id) if ctx is not None else ""
+
+
+def _project(ctx: Any) -> str:
+    return str(ctx.project_id) if ctx is not None else ""
 
 
 class _Args(BaseModel):
@@ -76,9 +95,12 @@ class SignArgs(_Args):
     chain: str
 
 
-async def send_code(wallet: EmbeddedWallet, email: str, now: int) -> dict[str, Any]:
-    """Mails a new code to `email`: `{"status": "sent"}` or `{"status": "rate_limited",
-    "seconds"}`; ServiceError when it cannot (not configured, invalid email, mail failed)."""
+async def send_code(wallet: EmbeddedWallet, email: str, now: int, *, address: str = "", session: str = "",
+                    project: str = "") -> dict[str, Any]:
+    """Mails a new code to `email`: `{"status": "sent"}`, `{"status": "rate_limited", "seconds"}`
+    (SPEC §5's 30 s, checked first and spending nothing) or `{"status": "over_budget", "scope",
+    "seconds"}` (a mail budget of budget.py has no room: nothing stored, nothing mailed);
+    ServiceError when it cannot (not configured, invalid email, mail failed)."""
     if wallet.mailer is None:
         raise ServiceError("email sign-in is not configured")
     try:
@@ -87,10 +109,16 @@ async def send_code(wallet: EmbeddedWallet, email: str, now: int) -> dict[str, A
         return {"status": "rate_limited", "seconds": limited.seconds}
     except OtpError as error:
         raise ServiceError(str(error)) from None
+    spent = wallet.budget.take_code(now, address=address, session=session, email=issued.email, project=project)
+    if isinstance(spent, OverBudget):
+        wallet.codes.withdraw(issued)  # the email's row as it was: nothing changed
+        log.info("email code refused: the %s budget is spent for %d s", spent.scope, spent.seconds)
+        return {"status": "over_budget", "scope": spent.scope, "seconds": spent.seconds}
     try:
         await wallet.mailer.send_code(issued.email, issued.code)
     except MailError as error:
-        # no mail, no window: the visitor may ask again at once (the code is withdrawn)
+        # no mail, no window: the visitor may ask again at once (the code is withdrawn); the
+        # budgets stay spent: they bound what the engine asks of the SMTP server too
         wallet.codes.withdraw(issued)
         log.warning("email code not sent: %s", error)
         raise ServiceError(str(error)) from None
@@ -104,9 +132,19 @@ def check_code(wallet: EmbeddedWallet, email: str, code: str, public_key: str, n
     the code is spent) or ServiceError (not an email or a code)."""
     parse_public_key(public_key)
     try:
-        result = wallet.codes.submit(email, code, now)
+        normalized_email = normalize_email(email)
     except OtpError as error:
         raise ServiceError(str(error)) from None
+    guess = wallet.budget.take_guess(now, normalized_email)
+    if isinstance(guess, OverBudget):  # the email's wrong guesses for the hour are spent
+        return {"verdict": Verdict.LOCKED.value, "attempts_left": 0}
+    try:
+        result = wallet.codes.submit(email, code, now)
+    except OtpError as error:
+        wallet.budget.give_back(guess)
+        raise ServiceError(str(error)) from None
+    if result.verdict not in (Verdict.WRONG, Verdict.LOCKED):
+        wallet.budget.give_back(guess)  # only a wrong code is a guess
     answer: dict[str, Any] = {"verdict": result.verdict.value, "attempts_left": result.attempts_left}
     if result.verdict is Verdict.ACCEPTED:
         normalized = email.strip().lower()
@@ -117,7 +155,8 @@ def check_code(wallet: EmbeddedWallet, email: str, code: str, public_key: str, n
 
 def embedded_services(wallet: EmbeddedWallet) -> dict[str, AnyService]:
     async def email_code(ctx: Any, args: EmailArgs) -> dict[str, Any]:
-        return await send_code(wallet, args.email, _now(ctx))
+        return await send_code(wallet, args.email, _now(ctx), address=_address(ctx), session=_session(ctx),
+                               project=_project(ctx))
 
     async def sign_request(ctx: Any, args: SignArgs) -> dict[str, str]:
         return await sign(wallet.vault, ctx, identity=args.identity, method=args.method, params=args.params,

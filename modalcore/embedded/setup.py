@@ -7,6 +7,9 @@ need from it (issue 15).
     [embedded.smtp]
     host = "smtp.example"  port = 587  tls = "starttls"   # "none", "starttls" or "ssl"
     user = "..."  password = "..."  sender = "Wallet <no-reply@example>"
+    [embedded.mail_budget]               # sign-in codes mailed, sliding windows (0: off)
+    address_per_minute = 5  address_per_hour = 30  session_per_hour = 5  email_per_hour = 5
+    project_per_hour = 1000  engine_per_hour = 5000  email_guesses_per_hour = 10
 
 Without an `[embedded.smtp]` section the embedded wallet is off: its services are not
 registered (a code request then fails with 'The code could not be sent. Try again').
@@ -22,6 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from .budget import BudgetLimits, BudgetStore, MailBudget
 from .codes import EmailCodes
 from .devicekeys import DeviceKeys
 from .codestore import CodeStore
@@ -81,6 +85,7 @@ class EmbeddedSection(BaseModel):
     public_url: str = ""  # the engine's URL as browsers reach it (the providers' redirect)
     smtp: SmtpSection | None = None
     socials: dict[Literal["google", "x", "discord", "github", "apple", "facebook"], SocialSection] = {}
+    mail_budget: BudgetLimits = BudgetLimits()
 
 
 def section_of(extra: dict[str, Any] | None) -> EmbeddedSection:
@@ -111,4 +116,6 @@ def open_wallet(section: EmbeddedSection, resolve: Any, engine_secret: bytes) ->
         s.emails_url)
         for name, s in section.socials.items()}
     socials = SocialSignIns(settings, section.public_url, vault) if settings else None
-    return EmbeddedWallet(codes=codes, mailer=sender, vault=vault, socials=socials, devices=DeviceKeys(db))
+    budget = MailBudget(BudgetStore(db), section.mail_budget)
+    return EmbeddedWallet(codes=codes, mailer=sender, vault=vault, socials=socials, devices=DeviceKeys(db),
+                          budget=budget)

@@ -72,8 +72,10 @@ def on_requested(model: Model, msg: EmailCodeRequested, now: int) -> Step:
     if not msg.ok or msg.result is None:
         field = "notice" if on_code_view else "email_error"
         return _state(model, requesting=False, **{field: rules.CODE_SEND_FAILED}), []
-    if msg.result.status == "rate_limited":
-        text = email_code_rate_limited(msg.result.seconds)
+    if msg.result.status != "sent":
+        seconds = msg.result.seconds
+        text = (email_code_rate_limited(seconds) if msg.result.status == "rate_limited"
+                else rules.codes_over_budget(seconds))
         return _state(model, requesting=False, **{"notice" if on_code_view else "email_error": text}), []
     notice = rules.code_sent_to(state.email) if on_code_view else None
     model = _state(model, requesting=False, code_error=None, notice=notice)

@@ -43,6 +43,7 @@ def demo_config(rpc_urls: dict[int, str], deployment: dict[str, Any] | None, fol
         "projects": {DEMO_PROJECT: {"name": "Modalcore demo dApp", "origins": []}},
         "networks": dev_networks(rpc_urls, deployment),
         "devchain_proxy": True,  # the Dev Wallet reaches the chains through /devchain
+        "demo_page": True,  # the demo page at / on the engine's origin
         "siwx": {"db": str(folder / "siwx.db"), "key_file": str(folder / "engine.key")},
     })
 

@@ -41,6 +41,12 @@ CODE_SEND_FAILED = "The code could not be sent. Try again"
 CODE_CHECK_FAILED = "The code could not be checked. Try again"
 
 
+def codes_over_budget(seconds: int) -> str:
+    """A mail budget is spent (issue 27): the wait in whole minutes, rounded up."""
+    minutes = max(1, -(-seconds // 60))
+    return f"Too many codes were requested. Please try again in {minutes} minute{'' if minutes == 1 else 's'}"
+
+
 def wrong_code(attempts_left: int) -> str:
     return f"Wrong code. {attempts_left} attempt{'' if attempts_left == 1 else 's'} left"
 

@@ -283,6 +283,11 @@ class SessionRunner:
     def detach(self, outlet: Outlet) -> None:
         self._queue.put_nowait(_Detach(outlet))
 
+    def evict(self) -> None:
+        """Leave memory now if no socket is attached and no call is in flight (as at the end of
+        the idle time); its saved state stays in the store."""
+        self._queue.put_nowait(_Evict())
+
     def leave(self, outlet: Outlet) -> None:
         """The host destroyed the modal on that socket: end the session and forget it."""
         self._queue.put_nowait(_Leave(outlet))

@@ -33,15 +33,22 @@ log = logging.getLogger(__name__)
 DEFAULT_TIMEOUT_S = 30.0
 
 
+def no_address() -> str:
+    return ""
+
+
 @dataclass(frozen=True)
 class ServiceContext:
-    """What a service may use besides its arguments: who is calling, the time, HTTP, config."""
+    """What a service may use besides its arguments: who is calling, the time, HTTP, config.
+    `client_address()`: the address of the session's latest socket ("" when not known), asked
+    when needed (a session may come back from another address; budgets count per address)."""
 
     session_id: str
     project_id: str
     clock: Clock
     http: httpx.AsyncClient | None = None
     config: EngineConfig | None = None
+    client_address: Callable[[], str] = no_address
 
 
 A = TypeVar("A", bound=BaseModel)

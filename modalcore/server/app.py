@@ -1,5 +1,9 @@
-"""`create_app(config) -> Starlette`: the websocket, health, static renderer and (when the
-config turns it on) the dev-chain proxy.
+"""`create_app(config) -> Starlette`: the websocket, health, the renderer's `modal.js` and (when
+the config turns them on) the dev-chain proxy, the local onramp page and the demo dApp page.
+
+A production config (`python -m modalcore serve`) exposes the engine only: `/static/modal.js`,
+no demo page at `/`, no `/static/demo.js`, no dev route (issue 27 item 4). Every HTTP response
+passes `SecurityHeaders` (server/headers.py).
 
 Everything a request needs hangs off `app.state` (config, hub, store, http); there are no
 module-level singletons, so several apps (e.g. before and after a simulated restart) can live
@@ -19,6 +23,7 @@ import httpx
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.middleware import Middleware
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
@@ -67,6 +72,7 @@ from .socket import Socket
 from .wsprotocol import LeanWebSocketProtocol
 from .metrics_share import SharedMetrics
 from .operator_login import routes as operator_login_routes
+from .headers import DEMO_PAGE_CSP, SecurityHeaders
 from .metrics import CountingStore, Metrics, MetricsObserver, metrics_endpoint
 
 BUILD_HINT = (
@@ -131,10 +137,28 @@ def _index(static_dir: Path) -> Any:
     async def index(request: Request) -> Response:
         page = static_dir / "index.html"
         if page.is_file():
-            return FileResponse(page)
+            return FileResponse(page, headers={"Content-Security-Policy": DEMO_PAGE_CSP})
         return PlainTextResponse(BUILD_HINT)
 
     return index
+
+
+ENGINE_ASSETS = frozenset({"modal.js"})  # what host pages load from the engine
+DEMO_ASSETS = frozenset({"demo.js"})  # the demo dApp and its Dev Wallet: `demo_page` only
+
+
+class RendererFiles(StaticFiles):
+    """renderer/dist, but only the files named: a build folder holds more (the demo, the
+    inspector's stage, compiled tests) than a host page may load."""
+
+    def __init__(self, directory: Path, names: frozenset[str]) -> None:
+        super().__init__(directory=directory, check_dir=False)
+        self.names = names
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        if path not in self.names:
+            return PlainTextResponse("Not Found", status_code=404)
+        return await super().get_response(path, scope)
 
 
 def open_siwx(config: EngineConfig) -> tuple[SqliteSiwxStore, LocalAccount]:
@@ -286,6 +310,7 @@ def create_app(
                 siwx_store.close()
                 name_registry.close()
 
+    assets = ENGINE_ASSETS | (DEMO_ASSETS if config.demo_page else frozenset())
     routes = [
         Route("/healthz", healthz),
         Route("/metrics", metrics_endpoint),
@@ -299,14 +324,15 @@ def create_app(
           if app_embedded and app_embedded.socials else []),
         *analytics_routes(),
         *operator_login_routes(),
-        Route("/", _index(static_dir)),
-        Mount("/static", StaticFiles(directory=static_dir, check_dir=False), name="static"),
+        Mount("/static", RendererFiles(static_dir, assets), name="static"),
     ]
+    if config.demo_page:  # a test asset: the demo dApp on the engine's own origin
+        routes.append(Route("/", _index(static_dir)))
     if config.devchain_proxy:  # a test asset: off unless the operator turns it on
         routes.append(Route("/devchain/{chainId:str}", devchain_proxy, methods=["POST"]))
     if onramp is not None:
         routes += onramp_routes(onramp)
-    app = EngineApp(routes=routes, lifespan=lifespan)
+    app = EngineApp(routes=routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders)])
     app.state.config = config
     app.state.hub = hub
     app.state.store = session_store

@@ -181,10 +181,14 @@ class EngineConfig(BaseModel):
     # POST /devchain/{chainId} for `dev` networks (the demo's Dev Wallet). A test asset: it lets
     # any allowed origin use the dev node's unlocked accounts. Off unless turned on (`demo` does).
     devchain_proxy: bool = False
+    # The demo dApp page at `/` and its script `/static/demo.js` (with its Dev Wallet, which
+    # signs with the dev nodes' well-known keys). A test asset for browser tests and `demo`
+    # (which loads demo.js from the engine); a production engine serves neither.
+    demo_page: bool = False
     # the engine as browsers reach it; with devchain_proxy it serves the local onramp page there
     public_url: str = ""
-    # Bearer token of the operator endpoints (GET /v1/audit/{session}, the analytics page);
-    # empty turns them off (404).
+    # Bearer token of the operator endpoints (GET /v1/audit/{session}, the analytics page,
+    # /metrics); empty turns them off (404).
     operator_token: str = ""
     analytics: AnalyticsConfig = AnalyticsConfig()
     walletconnect: WalletConnectConfig = WalletConnectConfig()

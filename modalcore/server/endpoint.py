@@ -17,6 +17,7 @@ from ..wire.codec import MAX_FRAME_BYTES, encode
 from ..wire.frames import FrameError, Intent, Join, Leave, parse_client_frame
 from .config import EngineConfig, Project
 from .hub import Hub
+from .tokens import Claim
 from .metrics import MeteredOutlet, Metrics
 from .socket import Message, Socket, SocketClosed
 from ..rules.texts import INVALID_APP_CONFIGURATION
@@ -56,8 +57,15 @@ async def websocket_endpoint(ws: Socket, hub: Hub, config: EngineConfig, metrics
     except (SocketClosed, OSError):
         return  # the client left before the handshake completed
     runner: SessionRunner | None = None
+    address: str | None = None  # set while this socket counts toward its address's cap
     try:
-        runner = await _handshake(ws, outlet, hub, config)
+        project_id, project, origin, join = await _opening(ws, config)
+        # A token that does not verify, for any reason, means a new session (PROTOCOL.md, "Resume").
+        claim = hub.read_token(join.resume, project_id, origin) if join.resume else None
+        if not hub.admit(ws.client_host, claim.session_id if claim is not None else None):
+            raise _too_many(config)
+        address = ws.client_host
+        runner = await _handshake(outlet, hub, project_id, project, origin, join, claim, address)
         await _read_frames(ws, outlet, runner, metrics)
     except Refused as refused:
         await _refuse(ws, refused)
@@ -71,10 +79,18 @@ async def websocket_endpoint(ws: Socket, hub: Hub, config: EngineConfig, metrics
     finally:
         if runner is not None:
             runner.detach(outlet)
+        if address is not None:
+            hub.release(address)
 
 
-async def _handshake(ws: Socket, outlet: MeteredOutlet, hub: Hub,
-                     config: EngineConfig) -> SessionRunner:
+def _too_many(config: EngineConfig) -> Refused:
+    return Refused("too_many_sessions",
+                   f"this address holds {config.max_sessions_per_address} sessions already",
+                   CLOSE_TOO_MANY_SESSIONS)
+
+
+async def _opening(ws: Socket, config: EngineConfig) -> tuple[str, Project, str, Join]:
+    """The socket's project, its page's origin and its join frame, all checked."""
     project_id = ws.project
     project = config.projects.get(project_id) if project_id else None
     if project is None:
@@ -85,12 +101,13 @@ async def _handshake(ws: Socket, outlet: MeteredOutlet, hub: Hub,
     join = await _first_frame(ws)
     if join.project != project_id:
         raise Refused("no_project", "Project ID does not match the socket's", CLOSE_NO_PROJECT)
-    address = ws.client_host
-    # A token that does not verify, for any reason, means a new session (PROTOCOL.md, "Resume").
-    claim = hub.read_token(join.resume, project_id, origin) if join.resume else None
+    return project_id, project, origin, join
+
+
+async def _handshake(outlet: MeteredOutlet, hub: Hub, project_id: str, project: Project, origin: str,
+                     join: Join, claim: Claim | None, address: str) -> SessionRunner:
+    """The session this admitted socket joins: the one its token claims, else a new one."""
     if claim is not None:
-        if not hub.is_live(claim.session_id):
-            _check_address(hub, address)  # restoring it would add a live session
         options = None
         if join.last is None:  # a reloaded page: its createModal options are the truth
             try:
@@ -102,23 +119,17 @@ async def _handshake(ws: Socket, outlet: MeteredOutlet, hub: Hub,
         )
         if resumed is not None:
             return resumed
+        if hub.over_cap(address):  # admitted only to take over that session's socket
+            raise _too_many(hub.config)
     join = _with_project_features(join, project)
     try:
         options = hub.options(join.opts)
     except OptionsError as error:
         raise Refused("invalid_options", str(error), CLOSE_INVALID_OPTIONS, "goodbye") from error
-    _check_address(hub, address)
     runner = await hub.create(origin, join, options, address)
     await runner.attach(outlet, hub.token_issuer(runner.id, project_id, origin), resumed=False,
                         last=None)
     return runner
-
-
-def _check_address(hub: Hub, address: str) -> None:
-    if hub.address_full(address):
-        raise Refused("too_many_sessions",
-                      f"this address holds {hub.config.max_sessions_per_address} sessions already",
-                      CLOSE_TOO_MANY_SESSIONS)
 
 
 async def _first_frame(ws: Socket) -> Join:

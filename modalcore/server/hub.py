@@ -5,12 +5,16 @@ the store when a client rejoins with a valid token, until it has been detached f
 `idle_evict_s` (60 s for a session never used, see `modalcore/rules/limits.py`), its host left, or
 the engine stops. Saved state outlives it in the store for the store's TTL.
 
-The hub also counts live sessions per client address (`max_sessions_per_address`).
+The hub also counts live sockets per client address (`max_sessions_per_address`; a session
+whose socket closed no longer counts, issue 27), and keeps at most as many sessions without a
+socket per address in memory: past that the oldest leaves memory at once (its state stays in
+the store), so closing sockets and opening new ones cannot pile up sessions.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
 import logging
@@ -79,8 +83,9 @@ class Hub:
         self.record_name = record_name  # written in each recording's header
         self.http: httpx.AsyncClient | None = None
         self.runners: dict[str, SessionRunner] = {}
-        self._addresses: dict[str, str] = {}  # session id -> the client address it is counted for
-        self._per_address: Counter[str] = Counter()
+        self._addresses: dict[str, str] = {}  # session id -> the client address of its latest socket
+        self._sessions_of: dict[str, dict[str, None]] = {}  # address -> its sessions, oldest first
+        self._sockets: Counter[str] = Counter()  # address -> live sockets admitted
         self._secret = secret
         self._restoring: dict[str, asyncio.Future[SessionRunner | None]] = {}
         self._options: OrderedDict[bytes, HostOptions] = OrderedDict()
@@ -151,20 +156,58 @@ class Hub:
         return True
 
     def address_full(self, address: str) -> bool:
-        """This client address holds as many live sessions as it may."""
-        return self._per_address[address] >= self.config.max_sessions_per_address
+        """This client address holds as many live sockets as it may."""
+        return self._sockets[address] >= self.config.max_sessions_per_address
+
+    def live_sockets(self, address: str) -> int:
+        return self._sockets[address]
+
+    def over_cap(self, address: str) -> bool:
+        return self._sockets[address] > self.config.max_sessions_per_address
+
+    def admit(self, address: str, replacing: str | None = None) -> bool:
+        """Count one more live socket for `address` (False, nothing counted, when it holds its
+        cap already, unless the socket takes over `replacing`, a session with a socket attached:
+        that socket is closed by the takeover). Each admitted socket is `release`d once."""
+        runner = self.runners.get(replacing) if replacing is not None else None
+        takes_over = runner is not None and runner.outlet is not None and not runner.closing
+        if self.address_full(address) and not takes_over:
+            return False
+        self._sockets[address] += 1
+        self._evict_detached(address)
+        return True
+
+    def release(self, address: str) -> None:
+        """An admitted socket closed."""
+        self._sockets[address] -= 1
+        if self._sockets[address] <= 0:
+            del self._sockets[address]
+
+    def address_of(self, session_id: str) -> str:
+        """The client address of the session's latest socket ("" when not known)."""
+        return self._addresses.get(session_id, "")
+
+    def _evict_detached(self, address: str) -> None:
+        """Sessions of `address` without a socket beyond one less than the cap leave memory,
+        oldest first (the one the new socket may make fits then)."""
+        detached = [runner for session_id in self._sessions_of.get(address, ())
+                    if (runner := self.runners.get(session_id)) is not None
+                    and runner.outlet is None and not runner.closing]
+        for runner in detached[:max(0, len(detached) - self.config.max_sessions_per_address + 1)]:
+            runner.evict()
 
     def _count(self, session_id: str, address: str) -> None:
         self._uncount(session_id)
         self._addresses[session_id] = address
-        self._per_address[address] += 1
+        self._sessions_of.setdefault(address, {})[session_id] = None
 
     def _uncount(self, session_id: str) -> None:
         address = self._addresses.pop(session_id, None)
         if address is not None:
-            self._per_address[address] -= 1
-            if self._per_address[address] <= 0:
-                del self._per_address[address]
+            sessions = self._sessions_of.get(address, {})
+            sessions.pop(session_id, None)
+            if not sessions:
+                self._sessions_of.pop(address, None)
 
     # ----- sessions
     async def create(
@@ -340,6 +383,7 @@ class Hub:
             clock=self.clock,
             http=self.http,
             config=self.config,
+            client_address=functools.partial(self.address_of, session.id),
         )
 
     # ----- lifecycle

@@ -25,6 +25,7 @@ from ..runtime.observe import Step
 from ..runtime.runner import Outlet
 from ..store.base import NO_BLOBS, SessionStore, StoredEvent
 from ..wire.frames import Intent
+from .operator import refuse_operator
 
 T = TypeVar("T")
 
@@ -303,6 +304,11 @@ class CountingStore(SessionStore):
 
 
 async def metrics_endpoint(request: Request) -> Response:
+    """Behind the operator token, as the other operator routes (issue 27): the figures tell
+    anyone how busy the engine is and how its store fares."""
+    refused = refuse_operator(request)
+    if refused is not None:
+        return refused
     shared = getattr(request.app.state, "shared_metrics", None)
     if shared is not None:  # serve --workers N: every worker's numbers, summed
         return Response(shared.render(), media_type=CONTENT_TYPE)

@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
-_DIGITS = re.compile(r"[0-9]{1,12}")
+# a number as `sign` writes it: no sign, no leading zero (one token, one spelling: issue 27)
+_NUMBER = re.compile(r"0|[1-9][0-9]{0,11}")
 _MAC = re.compile(r"[0-9a-f]{64}")
 MAX_TOKEN_CHARS = 512
 
@@ -57,8 +58,8 @@ def verify(secret: bytes, token: object, now_s: int, aud: str) -> Claim:
         raise TokenError("malformed token")
     session_id, generation_text, expiry_text, mac = parts
     # Checked before anything is compared: compare_digest takes ASCII strings only.
-    if not (_SESSION_ID.fullmatch(session_id) and _DIGITS.fullmatch(generation_text)
-            and _DIGITS.fullmatch(expiry_text) and _MAC.fullmatch(mac)):
+    if not (_SESSION_ID.fullmatch(session_id) and _NUMBER.fullmatch(generation_text)
+            and _NUMBER.fullmatch(expiry_text) and _MAC.fullmatch(mac)):
         raise TokenError("malformed token")
     generation, expiry_s = int(generation_text), int(expiry_text)
     expected = _mac(secret, session_id, generation, expiry_s, aud)

@@ -234,14 +234,18 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
     async def send(request: Request) -> Response:
         data = await json_body(request, ("session",))
         found = None if data is None else await signed_in_email(data["session"])
-        if found is None or wallet is None:
+        if data is None or found is None or wallet is None:
             return refused(404, "no email sign-in to verify")
+        session = data["session"]
         try:
-            sent = await send_code(wallet, found[2], hub.clock.now_ms())
+            sent = await send_code(wallet, found[2], hub.clock.now_ms(), address=hub.address_of(session),
+                                   session=session, project=found[1].project_id)
         except ServiceError:
             return refused(503, "the code could not be sent")
+        seconds = int(sent.get("seconds", 0))
         message = (rules.code_sent_to(found[2]) if sent["status"] == "sent"
-                   else email_code_rate_limited(int(sent.get("seconds", 0))))
+                   else rules.codes_over_budget(seconds) if sent["status"] == "over_budget"
+                   else email_code_rate_limited(seconds))
         return JSONResponse({"status": sent["status"], "message": message})
 
     async def code(request: Request) -> Response:

@@ -23,6 +23,7 @@ from eth_keys.exceptions import BadSignature
 from eth_utils.address import is_address, to_checksum_address
 from eth_utils.exceptions import ValidationError
 
+from ..keyfiles import private_sqlite
 from ..rules import limits as L
 from ..rules.names import DEFAULT_SUFFIX, error_registering, full_name, name_problem
 
@@ -51,7 +52,7 @@ class NameRegistry:
     def __init__(self, path: str | Path = ":memory:", suffix: str = DEFAULT_SUFFIX) -> None:
         self.suffix = suffix if suffix.startswith(".") else "." + suffix
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False)
+        self._db = private_sqlite(path, isolation_level="DEFERRED")
         with self._lock, self._db:
             self._db.execute("CREATE TABLE IF NOT EXISTS names (name TEXT PRIMARY KEY, "
                              "address TEXT NOT NULL, registered_at INTEGER NOT NULL)")

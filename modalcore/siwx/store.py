@@ -18,6 +18,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from ..keyfiles import private_sqlite
 from ..rules import limits as L
 from .message import SignInMessage, SiwxMessage
 
@@ -215,10 +216,8 @@ class SqliteSiwxStore(SiwxStore):
     def __init__(self, path: str | Path, nonce_ttl_ms: int = NONCE_TTL_MS) -> None:
         super().__init__(nonce_ttl_ms)
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db = private_sqlite(self.path)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)

@@ -109,11 +109,14 @@ def submit_email(args: Any) -> Msg:
 
 
 class CodeRequestResult(BaseModel):
-    """`embedded.email_code`: the code was mailed, or the email asked less than 30 s ago."""
+    """`embedded.email_code`: the code was mailed, or the email asked less than 30 s ago
+    (`rate_limited`), or a mail budget is spent (`over_budget`: `scope` names it, `seconds`
+    until it has room)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    status: Literal["sent", "rate_limited"]
-    seconds: int = Field(default=0, ge=0, le=30)
+    status: Literal["sent", "rate_limited", "over_budget"]
+    scope: Literal["", "address", "session", "email", "project", "engine", "guess"] = ""
+    seconds: int = Field(default=0, ge=0, le=86_400)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ..audit.chain import SignedHeads, StoredEntry
+from ..keyfiles import private_sqlite
 from .base import DEFAULT_TTL_MS, NO_BLOBS, AuditConflict, SessionStore, StoredEvent, utc_day
 
 _SCHEMA = """
@@ -95,9 +96,7 @@ class SqliteStore(SessionStore):
         self._timer: asyncio.TimerHandle | None = None
         self.commits = 0  # transactions that wrote saves or events (figures, tests)
         self.path = Path(path)
-        if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._db = private_sqlite(path)
         # A new file gets 16 KiB pages: a commit writes fewer WAL frames (about a fifth less CPU
         # per commit measured with ~12 KiB rows). With the directory's pages saved once as blobs
         # (rows ~2.7 KiB) they still measured slightly cheaper than 4 KiB pages (8.2 vs 8.8 µs

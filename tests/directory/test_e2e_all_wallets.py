@@ -28,6 +28,7 @@ def config(folder: Path) -> EngineConfig:
         "projects": {"demo": {"name": "Modalcore demo dApp", "origins": []}},
         "networks": dev_networks({31337: "http://127.0.0.1:9", 31338: "http://127.0.0.1:9"}, {}),
         "store": {"kind": "memory"},
+        "demo_page": True,
         "siwx": {"db": ":memory:", "key_file": str(folder / "engine.key")},
     })
 

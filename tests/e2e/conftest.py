@@ -85,6 +85,7 @@ def engine_config(chains: ChainsInfo, folder: Path, relay_url: str = "") -> Engi
         "networks": dev_networks(chains.rpc_urls, chains.deployment),
         "store": {"kind": "sqlite", "path": str(folder / "sessions.db")},
         "devchain_proxy": True,  # the Dev Wallet reaches the chains through /devchain
+        "demo_page": True,  # the demo page at / on the engine's origin (production serves none)
         "siwx": {"db": str(folder / "siwx.db"), "key_file": str(folder / "engine.key")},
         "names": {"db": str(folder / "names.db")},
     })

@@ -85,6 +85,8 @@ def embedded_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def embedded_engine(devchains: ChainsInfo, smtp: LocalSmtpServer, embedded_dir: Path) -> Iterator[RunningServer]:
     config = embedded_engine_config(embedded_dir, devchains, {
         "smtp": {"host": "127.0.0.1", "port": smtp.port, "tls": "none", "sender": "Wallet <no-reply@modal.test>"},
+        # every visitor of this module signs in from 127.0.0.1 within a minute (budgets: issue 27)
+        "mail_budget": {"address_per_minute": 100},
     }, names={"db": str(embedded_dir / "names.db")})
     with serve(config, free_port()) as running:
         yield running

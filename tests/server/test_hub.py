@@ -207,20 +207,44 @@ async def test_leave_ends_the_session_and_forgets_it(hub: Hub) -> None:
     assert await resume_with(hub, token) is None
 
 
-async def test_live_sessions_are_counted_per_client_address() -> None:
+async def test_live_sockets_are_counted_per_client_address() -> None:
+    """Issue 27 item 6: the cap counts sockets admitted and not yet closed, not sessions."""
     async with make_hub(max_sessions_per_address=2) as hub:
-        first, outlet = await new_runner(hub, used=False, address="10.0.0.1")
-        assert not hub.address_full("10.0.0.1")
-        await new_runner(hub, used=False, address="10.0.0.1")
-        assert hub.address_full("10.0.0.1")
+        assert hub.admit("10.0.0.1") and not hub.address_full("10.0.0.1")
+        assert hub.admit("10.0.0.1") and hub.address_full("10.0.0.1")
+        assert not hub.admit("10.0.0.1")  # refused: nothing counted
         assert not hub.address_full("10.0.0.2")
-        hub.runners[first].detach(outlet)
-        await hub.runners[first].settled()
-        clock_of(hub).advance(UNUSED_SESSION_EVICT_MS)
-        finished = hub.runners[first].finished
-        assert finished is not None
-        await finished
-        assert not hub.address_full("10.0.0.1")
+        hub.release("10.0.0.1")
+        assert not hub.address_full("10.0.0.1") and hub.admit("10.0.0.1")
+
+
+async def test_a_socket_taking_over_its_attached_session_is_admitted_at_the_cap() -> None:
+    async with make_hub(max_sessions_per_address=1) as hub:
+        session_id, _ = await new_runner(hub, address="10.0.0.1")
+        assert hub.admit("10.0.0.1")
+        assert not hub.admit("10.0.0.1")
+        assert hub.admit("10.0.0.1", replacing=session_id)  # its old socket is closed by the takeover
+        assert hub.over_cap("10.0.0.1")
+
+
+async def test_sessions_without_a_socket_per_address_are_bounded_in_memory() -> None:
+    """Closing sockets frees the cap at once, so what they leave behind is bounded apart: at
+    each admission the address keeps fewer detached sessions than the cap, oldest leave first."""
+    async with make_hub(max_sessions_per_address=2) as hub:
+        made = []
+        for _ in range(5):
+            assert hub.admit("10.0.0.1")
+            session_id, outlet = await new_runner(hub, address="10.0.0.1")
+            hub.runners[session_id].detach(outlet)
+            await hub.runners[session_id].settled()
+            hub.release("10.0.0.1")
+            made.append(session_id)
+        for session_id in made:
+            runner = hub.runners.get(session_id)
+            if runner is not None and runner.closing and runner.finished is not None:
+                await runner.finished
+        assert [s for s in made if s in hub.runners] == made[-2:]
+        assert await hub.store.load(made[0], clock_of(hub).now_ms()) is not None  # saved, not lost
 
 
 async def test_a_token_whose_rotation_was_lost_in_a_crash_still_resumes(hub: Hub) -> None:

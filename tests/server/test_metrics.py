@@ -17,6 +17,7 @@ from modalcore.store.base import NO_BLOBS
 from modalcore.store.memory import MemoryStore
 from modalcore.testing import RunningServer, make_test_config, start_server
 
+OPERATOR = "metrics-operator-token"
 _SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$')
 _LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="([^"]*)"')
 
@@ -46,7 +47,7 @@ def parse(text: str) -> tuple[dict[str, str], dict[tuple[str, tuple[tuple[str, s
 
 
 def scrape(server: RunningServer) -> tuple[dict[str, str], dict[tuple[str, tuple[tuple[str, str], ...]], float]]:
-    response = httpx.get(server.http_url + "/metrics", timeout=5)
+    response = httpx.get(server.http_url + "/metrics", headers={"Authorization": f"Bearer {OPERATOR}"}, timeout=5)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/plain; version=0.0.4")
     return parse(response.text)
@@ -54,7 +55,7 @@ def scrape(server: RunningServer) -> tuple[dict[str, str], dict[tuple[str, tuple
 
 @pytest.fixture()
 def server(tmp_path: Path) -> Iterator[RunningServer]:
-    config = make_test_config(store={"kind": "sqlite", "path": str(tmp_path / "s.db")})
+    config = make_test_config(store={"kind": "sqlite", "path": str(tmp_path / "s.db")}, operator_token=OPERATOR)
     with start_server(config) as running:
         yield running
 
@@ -104,7 +105,7 @@ class _FailingStore(MemoryStore):
 
 
 async def test_failed_store_calls_are_counted() -> None:
-    with start_server(make_test_config(), store=_FailingStore()) as failing:
+    with start_server(make_test_config(operator_token=OPERATOR), store=_FailingStore()) as failing:
         async with failing.client() as client:
             await client.join()
             await client.intent("host", "open")
@@ -113,3 +114,15 @@ async def test_failed_store_calls_are_counted() -> None:
             _, samples = scrape(failing)
     assert samples[("modalcore_store_errors_total", ())] >= 1
     assert samples[("modalcore_store_operations_total", (("op", "save"),))] >= 1
+
+
+def test_metrics_are_for_the_operator_only(tmp_path: Path) -> None:
+    """Issue 27: no token configured, no /metrics (404); a missing or wrong token is 401."""
+    with start_server(make_test_config()) as closed:
+        assert httpx.get(closed.http_url + "/metrics", timeout=5).status_code == 404
+    with start_server(make_test_config(operator_token=OPERATOR)) as guarded:
+        assert httpx.get(guarded.http_url + "/metrics", timeout=5).status_code == 401
+        wrong = httpx.get(guarded.http_url + "/metrics", headers={"Authorization": "Bearer no"}, timeout=5)
+        assert wrong.status_code == 401
+        types, _ = scrape(guarded)
+        assert types["modalcore_sessions"] == "gauge"

@@ -80,6 +80,28 @@ async def test_a_session_that_never_did_anything_is_not_stored() -> None:
         assert await server.hub.store.load(used.session, server.hub.clock.now_ms()) is not None
 
 
+async def test_closed_sockets_stop_counting_toward_the_per_address_cap_at_once() -> None:
+    """Issue 27 item 6: 64 sockets from one address, used and closed, do not hold the address's
+    cap for the ~10 minutes their sessions stay in memory; 64 live ones still refuse the 65th."""
+    with start_server(make_test_config()) as server:
+        cap = server.hub.config.max_sessions_per_address
+        assert cap == 64
+        async with contextlib.AsyncExitStack() as stack:
+            for _ in range(cap):
+                client = await stack.enter_async_context(server.client())
+                assert (await client.join())[0]["t"] == "joined"
+                await client.intent("host", "open")  # used: kept in memory for idle_evict_s
+            async with server.client() as one_more:
+                frames = await one_more.join()
+                assert (frames[0]["t"], frames[0]["code"]) == ("error", "too_many_sessions")
+                assert await one_more.closed() == CLOSE_TOO_MANY_SESSIONS
+        server.wait_for(lambda: server.hub.live_sockets("127.0.0.1") == 0)
+        assert len(server.hub) == cap  # the closed sockets' sessions are still in memory
+        async with server.client() as newcomer:
+            assert (await newcomer.join())[0]["t"] == "joined"
+            assert await newcomer.quiet(0.2) is not None and server.hub.live_sockets("127.0.0.1") == 1
+
+
 async def test_sessions_per_client_address_are_capped() -> None:
     with start_server(make_test_config(max_sessions_per_address=3)) as server:
         async with contextlib.AsyncExitStack() as stack:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import pytest
 
@@ -101,3 +102,25 @@ async def test_after_leave_the_token_gives_a_fresh_session(running_server: Runni
     async with Client.open(running_server.ws_url()) as again:
         frames = await again.join(resume=client.resume)
         assert frames[0]["resumed"] is False and frames[0]["session"] != session
+
+
+@pytest.mark.parametrize("respell", [
+    lambda s, g, e, m: f"{s}.{g}.0{e}.{m}",  # a leading zero in the expiry (issue 27)
+    lambda s, g, e, m: f"{s}.0{g}.{e}.{m}",  # and in the generation
+    lambda s, g, e, m: f"{s}.{g}.+{e}.{m}",
+    lambda s, g, e, m: f"{s}.{g}.{e}.{m.upper()}",  # upper-case MAC
+    lambda s, g, e, m: f"{s}.{g}. {e}.{m}",
+    lambda s, g, e, m: f"{s}.{g}.{e}.{m}\n",
+])
+async def test_a_token_spelled_otherwise_than_issued_does_not_resume(
+    running_server: RunningServer, respell: Any,
+) -> None:
+    """The MAC covers the numbers, not their spelling: only the issued spelling resumes."""
+    first = await used_session(running_server)
+    session, generation, expiry, mac = first.resume.split(".")
+    async with Client.open(running_server.ws_url(), seq=first.seq) as again:
+        frames = await again.join(resume=respell(session, generation, expiry, mac))
+        assert frames[0]["resumed"] is False and frames[0]["session"] != first.session
+    async with Client.open(running_server.ws_url(), seq=first.seq) as honest:  # the issued one still does
+        frames = await honest.join(resume=first.resume)
+        assert frames[0]["resumed"] is True and frames[0]["session"] == first.session

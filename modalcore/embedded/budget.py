@@ -1,0 +1,200 @@
+"""How many sign-in codes the engine mails, and how many wrong codes an email may try (issue 27).
+
+Each budget is `limit` events per sliding `window`: per client address, per session, per email,
+per project and engine-wide for codes mailed; per email for wrong codes typed. A request over
+any budget is refused before anything is stored or mailed (`OverBudget`, with the seconds until
+the earliest budget that refused it has room again).
+
+The decision is pure (`refusal`): given the times each key spent in its longest window, is there
+room in every budget, and if not, how long until there is. The SQLite store (`BudgetStore`,
+in the embedded wallet's db beside the codes, so every worker of a host shares it) reads and
+writes in one `BEGIN IMMEDIATE` transaction: two workers never both take the last unit.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..keyfiles import private_sqlite
+
+MINUTE_MS = 60_000
+HOUR_MS = 3_600_000
+PRUNE_EVERY = 256  # takes between two sweeps of rows past every window
+
+
+class BudgetLimits(BaseModel):
+    """The operator's `[embedded.mail_budget]` (0 turns one budget off). The defaults let one
+    visitor ask a few codes and retype a few times; a script gets 5 mails a minute from one
+    address at most."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    address_per_minute: int = Field(default=5, ge=0)
+    address_per_hour: int = Field(default=30, ge=0)
+    session_per_hour: int = Field(default=5, ge=0)
+    email_per_hour: int = Field(default=5, ge=0)
+    project_per_hour: int = Field(default=1_000, ge=0)
+    engine_per_hour: int = Field(default=5_000, ge=0)
+    # wrong codes per email over the hour, whichever code they were typed for: a new code does
+    # not bring new guesses faster than this
+    email_guesses_per_hour: int = Field(default=10, ge=0)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """`limit` events for `key` in any `window_ms`."""
+
+    key: str
+    limit: int
+    window_ms: int
+
+
+@dataclass(frozen=True)
+class OverBudget:
+    """A refusal: which budget (its key's scope) and the whole seconds until it has room."""
+
+    scope: str
+    seconds: int
+
+
+def address_key(address: str) -> str:
+    """One budget per IPv4 address and per IPv6 /64 (one host's usual allocation, so rotating
+    through it buys nothing)."""
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{parsed}/64", strict=False))
+    return str(parsed)
+
+
+def code_rules(limits: BudgetLimits, *, address: str, session: str, email: str,
+               project: str) -> list[Rule]:
+    """The budgets a code request spends from (an empty address or session: not known, none)."""
+    candidates = [
+        (f"address:{address_key(address)}" if address else "", limits.address_per_minute, MINUTE_MS),
+        (f"address:{address_key(address)}" if address else "", limits.address_per_hour, HOUR_MS),
+        (f"session:{session}" if session else "", limits.session_per_hour, HOUR_MS),
+        (f"email:{email}", limits.email_per_hour, HOUR_MS),
+        (f"project:{project}", limits.project_per_hour, HOUR_MS),
+        ("engine", limits.engine_per_hour, HOUR_MS),
+    ]
+    return [Rule(key, limit, window) for key, limit, window in candidates if key and limit > 0]
+
+
+def guess_rules(limits: BudgetLimits, email: str) -> list[Rule]:
+    limit = limits.email_guesses_per_hour
+    return [Rule(f"guess:{email}", limit, HOUR_MS)] if limit > 0 else []
+
+
+def refusal(rules: Sequence[Rule], spent: Mapping[str, Sequence[int]], now_ms: int) -> OverBudget | None:
+    """None when every rule has room for one more at `now_ms`; else the rule that waits longest.
+    `spent[key]` holds the key's event times (any order, older ones ignored)."""
+    worst: OverBudget | None = None
+    for rule in rules:
+        recent = sorted(t for t in spent.get(rule.key, ()) if now_ms - t < rule.window_ms)
+        if len(recent) < rule.limit:
+            continue
+        # room again once the event that keeps the count at the limit leaves the window
+        frees_at = recent[len(recent) - rule.limit] + rule.window_ms
+        seconds = max(1, -(-(frees_at - now_ms) // 1000))
+        if worst is None or seconds > worst.seconds:
+            worst = OverBudget(rule.key.split(":", 1)[0], seconds)
+    return worst
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS mail_budget (
+    key TEXT NOT NULL,
+    at_ms INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS mail_budget_key ON mail_budget (key, at_ms);
+"""
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """What one take wrote (to give it back: a wrong-code budget spent for a right code)."""
+
+    rows: tuple[int, ...]
+
+
+class BudgetStore:
+    """Event times per key in SQLite (`path` may be ":memory:")."""
+
+    def __init__(self, path: str | Path, *, longest_window_ms: int = HOUR_MS) -> None:
+        self._db = private_sqlite(path)
+        self._db.execute("PRAGMA busy_timeout=5000")
+        self._db.executescript(_SCHEMA)
+        self._longest = longest_window_ms
+        self._takes = 0
+
+    def take(self, rules: Sequence[Rule], now_ms: int, *, check: Iterable[Rule] = ()) -> Receipt | OverBudget:
+        """One event for every key of `rules` if they and `check` (looked at, not spent) all have
+        room; else the refusal, nothing written."""
+        looked = [*rules, *check]
+        keys = sorted({rule.key for rule in looked})
+        longest = max((rule.window_ms for rule in looked), default=0)
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            spent: dict[str, list[int]] = {key: [] for key in keys}
+            for key in keys:
+                spent[key] = [row[0] for row in db.execute(
+                    "SELECT at_ms FROM mail_budget WHERE key = ? AND at_ms > ?", (key, now_ms - longest))]
+            refused = refusal(looked, spent, now_ms)
+            if refused is not None:
+                db.execute("ROLLBACK")
+                return refused
+            rows = tuple(int(db.execute("INSERT INTO mail_budget (key, at_ms) VALUES (?, ?)",
+                                        (key, now_ms)).lastrowid or 0)
+                         for key in sorted({rule.key for rule in rules}))
+            self._takes += 1
+            if self._takes % PRUNE_EVERY == 0:
+                db.execute("DELETE FROM mail_budget WHERE at_ms <= ?", (now_ms - self._longest,))
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        return Receipt(rows)
+
+    def give_back(self, receipt: Receipt) -> None:
+        self._db.executemany("DELETE FROM mail_budget WHERE rowid = ?", [(row,) for row in receipt.rows])
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class MailBudget:
+    """The budgets of one engine: `limits` over `store`."""
+
+    def __init__(self, store: BudgetStore, limits: BudgetLimits | None = None) -> None:
+        self.store = store
+        self.limits = limits or BudgetLimits()
+
+    def take_code(self, now_ms: int, *, address: str, session: str, email: str,
+                  project: str) -> Receipt | OverBudget:
+        """Room for one more code mailed to `email`: spent from every budget; also refused while
+        the email has no wrong-code guesses left (a code it could not use)."""
+        rules = code_rules(self.limits, address=address, session=session, email=email, project=project)
+        return self.store.take(rules, now_ms, check=guess_rules(self.limits, email))
+
+    def take_guess(self, now_ms: int, email: str) -> Receipt | OverBudget:
+        return self.store.take(guess_rules(self.limits, email), now_ms)
+
+    def give_back(self, receipt: Receipt) -> None:
+        self.store.give_back(receipt)
+
+
+def memory_budget(limits: BudgetLimits | None = None) -> MailBudget:
+    """A budget kept in this process only (tests, tools): a real engine keeps it in its db."""
+    return MailBudget(BudgetStore(":memory:"), limits)
