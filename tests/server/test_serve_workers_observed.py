@@ -18,7 +18,7 @@ import pytest
 
 from modalcore.netports import free_port
 from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client
-from tests.server.test_metrics import parse
+from tests.server.test_metrics import OPERATOR, parse
 
 TEXT_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (\d+) [A-Z]+ (\S+) (.*)$")
 
@@ -27,7 +27,7 @@ def _serve(tmp_path: Path, redis_url: str, *extra: str,
            **settings: object) -> tuple[subprocess.Popen[bytes], int, Path]:
     config = tmp_path / "engine.json"
     config.write_text(json.dumps({**settings,
-        "secret": TEST_SECRET, "analytics": {"mode": "off"},
+        "secret": TEST_SECRET, "operator_token": OPERATOR, "analytics": {"mode": "off"},
         "store": {"kind": "redis", "url": redis_url, "prefix": f"observed{free_port()}:"},
         "projects": {TEST_PROJECT: {"name": "Workers", "origins": [TEST_ORIGIN]}},
         "siwx": {"db": "siwx.db", "key_file": "engine.key"},
@@ -58,7 +58,8 @@ def _stopped(process: subprocess.Popen[bytes]) -> Iterator[None]:
 
 
 def _worker_sessions(port: int) -> tuple[float, dict[str, float]]:
-    response = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5)
+    response = httpx.get(f"http://127.0.0.1:{port}/metrics", headers={"Authorization": f"Bearer {OPERATOR}"},
+                         timeout=5)
     assert response.status_code == 200
     _, samples = parse(response.text)
     per_worker = {dict(labels)["worker"]: value for (name, labels), value in samples.items()
