@@ -14,6 +14,7 @@ from ..core.evolve import replace
 from ..core.msg import Msg
 from ..directory import platform
 from ..directory.wallets import Wallet
+from ..icons import wallet_mark
 from . import router
 from .connecting import PressedWallet
 from .connectors import Connector
@@ -44,6 +45,11 @@ def rounded_count(count: int) -> str:
 
 
 def wallet_image(state: DirectoryState, wallet: Wallet) -> str:
+    """The directory's image; a wallet without one wears the icon set's mark (MetaMask, Trust, ...)
+    when the set has it, else the monogram the engine draws."""
+    mark = None if wallet.image_id else wallet_mark(wallet.id)
+    if mark is not None:
+        return f"{state.image_base}{mark}"
     key = wallet.image_id or wallet.id
     return f"{state.image_base}/getWalletImage/{quote(key, safe='')}"
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import base64
 from functools import lru_cache
 
+from ..chains.catalog import Network
 from ..directory.monogram import monogram_svg
+from ..icons import network_mark, onramp_mark, token_mark
 from ..slices.navigation import PressedBack, PressedClose
 from ..wire.nodes import Node, node
 
@@ -49,9 +51,21 @@ def truncate_address(address: str) -> str:
 
 
 def token_image(symbol: str, icon_url: str, seed: str) -> str:
-    """A token's icon, or (none known) its monogram: every token row, the selected token and the
-    send review draw an icon, never an empty slot. Memoised: a handful of tokens per session."""
-    return icon_url or _monogram_uri(seed or symbol, symbol or "?")
+    """A token's icon: the configured one, else the icon set's mark for its symbol, else (none
+    known, e.g. the demo's DEMO and TUSD) its monogram: every token row, the selected token and
+    the send review draw an icon, never an empty slot. Memoised: a handful of tokens per session."""
+    return icon_url or token_mark(symbol) or _monogram_uri(seed or symbol, symbol or "?")
+
+
+def network_image(network: Network) -> str:
+    """A network's image: the configured one, else the icon set's mark for its CAIP-2 id, else (the
+    dev chains 31337 and 31338) a monogram of its name, so no two networks wear the same glyph."""
+    return network.image_url or network_mark(network.id) or _monogram_uri(network.id, network.name)
+
+
+def onramp_image(provider: str, name: str) -> str:
+    """An onramp provider's mark (Coinbase), else (Meld: the set has none) its monogram."""
+    return onramp_mark(provider) or _monogram_uri(provider, name)
 
 
 @lru_cache(maxsize=256)

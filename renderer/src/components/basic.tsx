@@ -1,6 +1,6 @@
 // Leaf nodes: text, button, link, icon, image, avatar, chip, spinner, separator, alert,
 // skeleton, checkbox.
-import { type JSX, useState } from 'react';
+import { type JSX, createContext, useContext, useState } from 'react';
 import { avatarGradient } from './avatar';
 import { Icon, Spinner } from './icons';
 import { type NodeProps, bool, cx, isBusy, labelOf, num, offers, opt, pressHandler, str } from './util';
@@ -19,6 +19,9 @@ export function useAdopted<T>(server: T): [T, (v: T) => void] {
 const SAFE_URL = /^(https?:|mailto:)/i;
 const IMG_URL = /^(https?:|data:image\/|blob:|\/)/i;
 
+/** The engine's base URL: an image path (`/icons/…`, PROTOCOL.md "Tree nodes") is on the engine. */
+export const EngineBase = createContext<string | undefined>(undefined);
+
 export function Img(props: {
   src?: string;
   alt: string;
@@ -29,7 +32,9 @@ export function Img(props: {
   lazy?: boolean;
 }): JSX.Element {
   const [failed, setFailed] = useState<string | null>(null);
-  const { src, alt, size, round } = props;
+  const base = useContext(EngineBase);
+  const { alt, size, round } = props;
+  const src = base && props.src && /^\/(?!\/)/.test(props.src) ? new URL(props.src, base).href : props.src;
   const style = size
     ? { width: size, height: size, borderRadius: round ? '50%' : `calc(var(--wm-rm) * ${(size * 0.07).toFixed(2)})` }
     : round
