@@ -69,7 +69,9 @@ def custom_wallets(model: Model) -> tuple[Wallet, ...]:
 def custom_image(model: Model, wallet: Wallet) -> str:
     for custom in model.options.customWallets:
         if custom.id == wallet.id and custom.image_url:
-            return custom.image_url
+            # a path names the host page's file: the renderer reads a path as the engine's
+            image = custom.image_url
+            return model.origin + image if image.startswith("/") and not image.startswith("//") else image
     base = model.directory.image_base
     return f"{base}/getWalletImage/{quote(wallet.id, safe='')}?name={quote(wallet.name, safe='')}"
 
