@@ -12,13 +12,14 @@ const here = dirname(fileURLToPath(import.meta.url));
 const out = process.argv[2] ?? join(here, '..', 'modalcore', 'data', 'icons');
 const core = join(here, 'node_modules', '@web3icons', 'core');
 
-// directory wallet id (modalcore/data/wallets.json) -> the set's wallet id
+// directory wallet id (modalcore/data/wallets.json) -> the set's wallet id (WalletConnect's own row
+// keeps the mark views/logos.py draws)
 const WALLETS = {
   metamask: 'metamask', trust: 'trust', coinbase: 'coinbase', rainbow: 'rainbow', okx: 'okx',
   phantom: 'phantom', rabby: 'rabby', zerion: 'zerion', ledger: 'ledger', safe: 'safe', argent: 'argent',
   exodus: 'exodus', imtoken: 'imtoken', tokenpocket: 'token-pocket', coin98: 'coin98', enkrypt: 'enkrypt',
   backpack: 'backpack', solflare: 'solflare', glow: 'glow', keplr: 'keplr', mew: 'my-ether-wallet',
-  sequence: 'sequence', unipass: 'unipass', xdefi: 'xdefi', walletconnect: 'wallet-connect',
+  sequence: 'sequence', unipass: 'unipass', xdefi: 'xdefi',
 };
 const TOKENS = ['ETH', 'USDC', 'USDT', 'DAI', 'SOL', 'WBTC', 'POL', 'MATIC', 'BNB', 'AVAX', 'OP', 'ARB',
   'LINK', 'UNI'];

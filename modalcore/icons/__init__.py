@@ -34,7 +34,7 @@ class IconSet:
 
 @lru_cache(maxsize=1)
 def icon_set() -> IconSet:
-    """Read once per process (49 small files, about 50 KB)."""
+    """Read once per process (48 small files, about 50 KB)."""
     manifest = json.loads((ROOT / "manifest.json").read_text(encoding="utf-8"))
     names: dict[str, dict[str, str]] = {kind: dict(manifest.get(kind) or {}) for kind in KINDS}
     files: dict[tuple[str, str], bytes] = {}

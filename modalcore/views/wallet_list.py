@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..directory.wallets import Wallet
-from ..icons import wallet_mark
 from ..slices.model import Model
 from ..slices import directory_query, directory_wallets
 from ..slices.connecting import PressedWallet
@@ -29,7 +28,7 @@ def connector_row(model: Model, connector: Connector, prefix: str) -> Node:
     image = connector.image_url
     if connector.type == "WALLET_CONNECT":
         tag = "QR CODE"
-        image = image or wallet_mark("walletconnect") or logos.WALLETCONNECT
+        image = image or logos.WALLETCONNECT
     else:  # a wallet of the solana namespace carries its namespace badge (issue 18)
         badge = NAMESPACE_BADGES.get(connector.namespaces)
         tag = "RECENT" if connector.id in model.connectors.recent else badge or "INSTALLED"
