@@ -73,6 +73,7 @@ class NftItem(TypedDict):
     token_id: str
     name: str
     symbol: str
+    image: str  # from on-chain metadata (services/nft_metadata.py), or ""
 
 
 class NftsResult(TypedDict):
