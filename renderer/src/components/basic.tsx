@@ -30,6 +30,8 @@ export function Img(props: {
   className?: string;
   /** Fetched once it scrolls into view (the engine marks images not to fetch at once). */
   lazy?: boolean;
+  /** Beside the text it shows (a network's mark): hidden from the accessible name. */
+  deco?: boolean;
 }): JSX.Element {
   const [failed, setFailed] = useState<string | null>(null);
   const base = useContext(EngineBase);
@@ -44,7 +46,7 @@ export function Img(props: {
   if (!src || failed === src || !IMG_URL.test(src)) {
     const letter = (alt.trim()[0] ?? '?').toUpperCase();
     return (
-      <span className={cx(cls, 'wm-mono')} style={{ ...style, fontSize: size ? Math.round(size * 0.42) : undefined }} role="img" aria-label={alt}>
+      <span className={cx(cls, 'wm-mono')} style={{ ...style, fontSize: size ? Math.round(size * 0.42) : undefined }} role={props.deco ? undefined : 'img'} aria-label={props.deco ? undefined : alt} aria-hidden={props.deco || undefined}>
         {letter}
       </span>
     );
@@ -54,7 +56,7 @@ export function Img(props: {
       className={cls}
       style={style}
       src={src}
-      alt={alt}
+      alt={props.deco ? '' : alt}
       width={size}
       height={size}
       decoding="async"
