@@ -64,8 +64,14 @@ def network_image(network: Network) -> str:
 
 
 def onramp_image(provider: str, name: str) -> str:
-    """An onramp provider's mark (Coinbase), else (Meld: the set has none) its monogram."""
-    return onramp_mark(provider) or _monogram_uri(provider, name)
+    """An onramp provider's mark (Coinbase), else (Meld: the set has none) its monogram, a
+    rounded square as the marks are."""
+    return onramp_mark(provider) or _square_monogram_uri(provider, name)
+
+
+@lru_cache(maxsize=16)
+def _square_monogram_uri(seed: str, name: str) -> str:
+    return "data:image/svg+xml;base64," + base64.b64encode(monogram_svg(seed, name).encode()).decode("ascii")
 
 
 @lru_cache(maxsize=256)
