@@ -50,11 +50,13 @@ def truncate_address(address: str) -> str:
     return f"{address[:6]}…{address[-4:]}"
 
 
-def token_image(symbol: str, icon_url: str, seed: str) -> str:
+def token_image(symbol: str, icon_url: str, seed: str, *, known: bool = True) -> str:
     """A token's icon: the configured one, else the icon set's mark for its symbol, else (none
     known, e.g. the demo's DEMO and TUSD) its monogram: every token row, the selected token and
-    the send review draw an icon, never an empty slot. Memoised: a handful of tokens per session."""
-    return icon_url or token_mark(symbol) or _monogram_uri(seed or symbol, symbol or "?")
+    the send review draw an icon, never an empty slot. Memoised: a handful of tokens per session.
+    `known` False (a token the network does not list, e.g. one that came in): a symbol anyone may
+    take gets no brand's mark, only its monogram."""
+    return icon_url or (token_mark(symbol) if known else None) or _monogram_uri(seed or symbol, symbol or "?")
 
 
 def network_image(network: Network) -> str:
