@@ -13,7 +13,7 @@ NPM_CI  := npm ci --no-audit --no-fund --loglevel=error
 HOST    ?= 127.0.0.1
 PORT    ?= 8700
 
-.PHONY: run test test-python test-renderer bench fuzz deps renderer chain chromium redis nginx typecheck imports clean
+.PHONY: run test test-python test-renderer bench fuzz deps renderer chain chromium redis nginx typecheck imports icons clean
 
 deps: $(STAMP) $(SIWE_STAMP) $(SIWE_JS) renderer/dist/modal.js chain/node_modules/.installed walletpeer/node_modules/.installed oidcprovider/node_modules/.installed
 
@@ -59,6 +59,12 @@ oidcprovider/node_modules/.installed: oidcprovider/package-lock.json
 	touch $@
 
 renderer: renderer/dist/modal.js
+
+# The brand marks the engine serves (issue 28): a handful of SVGs taken from the pinned icon set
+# (icons/package-lock.json, 81 MB installed) into modalcore/data/icons, which is committed, so
+# `make run` and `make test` never install the set. Run after a version bump or a new mark.
+icons:
+	cd icons && $(NPM_CI) && node extract.mjs
 chain: chain/node_modules/.installed
 
 # Debian's Chromium for the end-to-end tests (CI runs as root). Playwright never downloads one.
@@ -121,4 +127,4 @@ typecheck: deps
 	cd renderer && npm run typecheck --silent
 
 clean:
-	rm -rf .venv .venv-siwe tests/siwx/interop/node_modules renderer/node_modules renderer/dist chain/node_modules walletpeer/node_modules oidcprovider/node_modules artifacts
+	rm -rf .venv .venv-siwe tests/siwx/interop/node_modules icons/node_modules renderer/node_modules renderer/dist chain/node_modules walletpeer/node_modules oidcprovider/node_modules artifacts

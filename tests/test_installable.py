@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from modalcore.devchain.nodes import free_port
+from modalcore.icons import token_mark
 from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client
 
 REPO = Path(__file__).resolve().parents[1]
@@ -103,6 +104,9 @@ async def test_an_installed_engine_serves_a_session(installed: Path) -> None:
         with urllib.request.urlopen(f"{base}/getWallets?projectId={TEST_PROJECT}&page=1&entries=4",
                                     timeout=5) as response:
             assert json.loads(response.read())["count"] > 0
+        # the icon set's marks are packaged data too (issue 28)
+        with urllib.request.urlopen(f"{base}{token_mark('ETH')}", timeout=5) as response:
+            assert response.headers["content-type"] == "image/svg+xml" and response.read().startswith(b"<svg")
         async with Client.open(f"ws://127.0.0.1:{port}/ws?project={TEST_PROJECT}") as client:
             frames = await client.join()
             kinds = [frame["t"] for frame in frames]

@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from ..icons import svg
 from .hosted import HostedDirectory
 from .monogram import monogram_svg
 from .query import QueryError, WalletQuery
@@ -101,6 +102,9 @@ async def wallet_image(request: Request) -> Response:
         found = await _image(request, "wallet", wallet.image_id if wallet else key)
         if found is not None:
             return _image_response(found)
+    mark = svg("wallet", wallet.id) if wallet is not None and not wallet.image_id else None
+    if mark is not None:  # the icon set's mark (modalcore/icons) before a monogram
+        return Response(mark, media_type="image/svg+xml", headers=IMAGE_HEADERS)
     seed = wallet.id if wallet else key
     name = wallet.name if wallet else (request.query_params.get("name", "")[:128] or key)
     return Response(monogram_svg(seed, name), media_type="image/svg+xml", headers=IMAGE_HEADERS)

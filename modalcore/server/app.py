@@ -39,6 +39,7 @@ from ..audit.observer import AuditObserver
 from ..audit.signer import HeadSigner
 from ..audit.routes import routes as audit_routes
 from ..directory.routes import routes as directory_routes
+from ..icons.routes import routes as icon_routes
 from ..embedded.service import EmbeddedWallet, embedded_services
 from ..embedded.setup import open_wallet, section_of
 from ..services.name_registry import NameRegistry
@@ -317,6 +318,7 @@ def create_app(
         Route("/v1/engine", _engine_identity(signer.address)),
         *siwx_routes(siwx_store, engine_address=signer.address),
         *directory_routes(),
+        *icon_routes(),
         *audit_routes(),
         *approval_routes(hub, engine_secret, app_embedded),
         *verify_routes(hub, app_embedded),

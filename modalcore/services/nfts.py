@@ -6,11 +6,13 @@ JSON-RPC batch pinned to one block, for every `Transfer` log from block 0 with t
 sender and every one with the address as receiver, keeps the four-topic ones, and replays them
 in chain order per (contract, token id): the address owns a token when the last transfer of it
 went to the address (received minus sent; a transfer to oneself keeps it). Each collection's
-`name()` and `symbol()` are read with eth_call (a collection without them still counts).
+`name()` and `symbol()` are read with eth_call (a collection without them still counts), and
+each of the first MAX_NFTS tokens' `tokenURI` (services/nft_metadata.py: its image when the URI
+carries the metadata itself).
 
 Answer: `{"block": latest block scanned, "items": [{"contract": checksummed address,
-"token_id": decimal string, "name": collection name, "symbol": collection symbol}, ...]}`,
-sorted by contract, then token id. Token metadata (`tokenURI`) is never fetched.
+"token_id": decimal string, "name": collection name, "symbol": collection symbol, "image": the
+token's image or ""}, ...]}`, sorted by contract, then token id.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from eth_utils.address import to_checksum_address
 
 from .abi import decode_string
 from .history import NAME, SYMBOL, TRANSFER_TOPIC
+from ..rules.limits import MAX_NFTS
 from .jsonrpc import RpcCallError, batch, tolerant_batch
+from .nft_metadata import image_from_token_uri, token_uri_call
 from .shapes import NftItem, NftsResult
 
 ERC721_TOPICS = 4  # Transfer(from, to, tokenId) with all three indexed
@@ -62,6 +66,23 @@ def holdings(logs: list[dict[str, Any]], address: str) -> list[tuple[str, int]]:
     return sorted(token for token, (_, owned) in last.items() if owned)
 
 
+async def _images(http: httpx.AsyncClient, rpc_url: str, tokens: list[tuple[str, int]], block: str) -> list[str]:
+    """Each token's image from its tokenURI, "" where none; a node refusing the batch costs the
+    images only, never the holdings."""
+    try:
+        uris = await tolerant_batch(http, rpc_url, [
+            ("eth_call", [{"to": contract, "data": token_uri_call(token_id)}, block]) for contract, token_id in tokens])
+    except (httpx.HTTPError, RpcCallError, ValueError):
+        return [""] * len(tokens)
+    images = []
+    for uri in uris:
+        try:
+            images.append(image_from_token_uri(decode_string(uri if isinstance(uri, str) else None) or ""))
+        except ValueError:  # not hex
+            images.append("")
+    return images
+
+
 async def fetch_nfts(http: httpx.AsyncClient, *, rpc_url: str, address: str) -> NftsResult:
     """The ERC-721 tokens `address` holds on the chain at `rpc_url` (module docstring)."""
     if not address:
@@ -85,9 +106,11 @@ async def fetch_nfts(http: httpx.AsyncClient, *, rpc_url: str, address: str) -> 
     for i, contract in enumerate(contracts):
         name, symbol = decode_string(results[2 * i]), decode_string(results[2 * i + 1])
         meta[contract] = (name or symbol or "", symbol or "")
+    shown = owned[:MAX_NFTS]  # the session keeps no more (rules/limits.py)
+    images = await _images(http, rpc_url, shown, latest_hex)
     items: list[NftItem] = [
         {"contract": to_checksum_address(contract), "token_id": str(token_id),
-         "name": meta[contract][0], "symbol": meta[contract][1]}
-        for contract, token_id in owned
+         "name": meta[contract][0], "symbol": meta[contract][1], "image": images[i] if i < len(images) else ""}
+        for i, (contract, token_id) in enumerate(owned)
     ]
     return {"block": int(latest_hex, 16), "items": items}

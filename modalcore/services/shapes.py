@@ -54,6 +54,8 @@ class HistoryArgs(_Args):
     native_symbol: str = "ETH"
     native_decimals: int = 18
     onramp: str | None = None
+    # solana: the network's SPL tokens, mint -> [symbol, name] (Activity names what moved)
+    tokens: dict[str, list[str]] = {}
 
 
 class HistoryResult(TypedDict):
@@ -71,6 +73,7 @@ class NftItem(TypedDict):
     token_id: str
     name: str
     symbol: str
+    image: str  # from on-chain metadata (services/nft_metadata.py), or ""
 
 
 class NftsResult(TypedDict):

@@ -135,6 +135,26 @@ class SolanaRpc:
                 confirmation if isinstance(confirmation, str) else None))
         return statuses
 
+    async def signatures_for_address(self, address: str, *, limit: int, before: str | None = None) -> list[dict[str, Any]]:
+        """Newest first: {signature, slot, err, blockTime, ...} of the transactions naming `address`."""
+        config: dict[str, Any] = {"limit": limit, "commitment": COMMITMENT}
+        if before:
+            config["before"] = before
+        result = await self.request("getSignaturesForAddress", [address, config])
+        if not isinstance(result, list) or not all(
+                isinstance(row, dict) and isinstance(row.get("signature"), str) for row in result):
+            raise _bad("getSignaturesForAddress")
+        return result
+
+    async def parsed_transaction(self, signature: str) -> dict[str, Any] | None:
+        """The transaction with its instructions decoded by the node (`jsonParsed`); None when the
+        node does not hold it."""
+        result = await self.request("getTransaction", [signature, {
+            "encoding": "jsonParsed", "commitment": COMMITMENT, "maxSupportedTransactionVersion": 0}])
+        if result is not None and not isinstance(result, dict):
+            raise _bad("getTransaction")
+        return result
+
     async def request_airdrop(self, address: str, lamports: int) -> str:
         result = await self.request("requestAirdrop", [address, lamports])
         if not isinstance(result, str):

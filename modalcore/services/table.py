@@ -32,6 +32,7 @@ from .shapes import (
     NftsResult,
 )
 from .solana_balances import fetch_solana_balances
+from .solana_history import fetch_solana_history
 from .solana_send import estimate_solana_fee, prepare_solana_send, submit_solana_send
 from .solana_shapes import (
     PreparedSend,
@@ -64,6 +65,11 @@ def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | No
         return await submit_solana_send(http, args)
 
     async def history(ctx: ServiceContext | None, args: HistoryArgs) -> HistoryResult:
+        if args.chain.startswith("solana:"):  # read from the cluster, whatever serves eip155
+            return await fetch_solana_history(
+                http, rpc_url=args.rpc_url, address=args.address or "", chain=args.chain, cursor=args.cursor,
+                limit=args.limit, native_name=args.native_name, native_symbol=args.native_symbol,
+                native_decimals=args.native_decimals, tokens=args.tokens)
         if blockchain_api is not None:
             page = await hosted_history(blockchain_api, address=args.address or "", chain=args.chain,
                                         cursor=args.cursor)

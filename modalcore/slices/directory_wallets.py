@@ -14,6 +14,7 @@ from ..core.evolve import replace
 from ..core.msg import Msg
 from ..directory import platform
 from ..directory.wallets import Wallet
+from ..icons import wallet_mark
 from . import router
 from .connecting import PressedWallet
 from .connectors import Connector
@@ -44,6 +45,11 @@ def rounded_count(count: int) -> str:
 
 
 def wallet_image(state: DirectoryState, wallet: Wallet) -> str:
+    """The directory's image; a wallet without one wears the icon set's mark (MetaMask, Trust, ...)
+    when the set has it, else the monogram the engine draws."""
+    mark = None if wallet.image_id else wallet_mark(wallet.id)
+    if mark is not None:
+        return f"{state.image_base}{mark}"
     key = wallet.image_id or wallet.id
     return f"{state.image_base}/getWalletImage/{quote(key, safe='')}"
 
@@ -63,7 +69,9 @@ def custom_wallets(model: Model) -> tuple[Wallet, ...]:
 def custom_image(model: Model, wallet: Wallet) -> str:
     for custom in model.options.customWallets:
         if custom.id == wallet.id and custom.image_url:
-            return custom.image_url
+            # a path names the host page's file: the renderer reads a path as the engine's
+            image = custom.image_url
+            return model.origin + image if image.startswith("/") and not image.startswith("//") else image
     base = model.directory.image_base
     return f"{base}/getWalletImage/{quote(wallet.id, safe='')}?name={quote(wallet.name, safe='')}"
 

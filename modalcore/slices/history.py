@@ -1,5 +1,6 @@
 """Transaction history for the Activity tab (SPEC §3 "Transaction" and its store, §4
-"Transactions", §5 spam and chain filters, §8, §9 "Activity: eip155 only").
+"Transactions", §5 spam and chain filters, §8, §9 "Activity: eip155 only", which issue 28 widens
+to Solana).
 
 Pages come from the `history` service (self-hosted indexer or the hosted call) in the hosted
 call's shape. A fetch appends a page and stores the next cursor; no transactions means empty; a
@@ -33,7 +34,9 @@ log = logging.getLogger(__name__)
 PAGE_SIZE = 10
 FRESH_MS = 30_000  # selecting the tab again within this window keeps the list
 ACTIVITY_TAB = 2
-ACTIVITY_NAMESPACES = ("eip155",)
+# SPEC §9 says Activity is eip155 only (AppKit's reading); issue 28 asks for Solana's too, read
+# from the cluster (services/solana_history.py)
+ACTIVITY_NAMESPACES = ("eip155", "solana")
 FAILED = texts.FAILED_TO_FETCH_TRANSACTIONS
 NO_ACCOUNT = texts.NO_ACCOUNT_ADDRESS_FOR_TRANSACTIONS
 ONRAMP_PROVIDER = "coinbase"
@@ -178,7 +181,9 @@ def fetch(model: Model, now: int, *, more: bool = False) -> Step:
         "native_symbol": network.native.symbol,
         "native_decimals": network.native.decimals,
     }
-    if cursor is None:
+    if namespace == "solana":
+        args["tokens"] = {token.address: [token.symbol, token.name] for token in network.tokens}
+    elif cursor is None:
         # SPEC §7 history `onramp`: the first page also brings the account's Coinbase purchases
         # (the hosted call; the self-hosted indexer has no onramp records)
         args["onramp"] = ONRAMP_PROVIDER

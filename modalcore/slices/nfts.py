@@ -21,6 +21,7 @@ from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
 from ..rules import limits as L
+from ..rules.nft_images import usable_image
 from . import snack
 from .accounts import AccountState
 from .connecting import Reattached
@@ -43,6 +44,7 @@ class Nft:
     token_id: str  # decimal (uint256)
     name: str  # the collection's name()
     symbol: str  # the collection's symbol()
+    image: str = ""  # the token's image (an https URL or a small data:image), from on-chain metadata
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,7 @@ class NftItem(BaseModel):
     token_id: int | str
     name: str | None = ""
     symbol: str | None = ""
+    image: str | None = ""
 
 
 class NftList(BaseModel):
@@ -121,7 +124,8 @@ def parse_items(result: NftList) -> tuple[Nft, ...]:
         token_id = str(item.token_id)
         if not token_id.isdigit():
             raise ValueError(f"bad token id {token_id!r}")
-        items.append(Nft(contract=item.contract, token_id=token_id, name=item.name or "", symbol=item.symbol or ""))
+        items.append(Nft(contract=item.contract, token_id=token_id, name=item.name or "", symbol=item.symbol or "",
+                         image=usable_image(item.image)))  # checked again: the service may be another
     return tuple(items)
 
 

@@ -31,7 +31,7 @@ def header_leading(model: Model) -> Node:
     network = model.networks.active_network
     name = network.name if network else "Select network"
     return node("chip", "account/network", on={"press": PressedNavigate("Networks")},
-                pending={"press": "busy"}, text=name, image=(network.image_url or None) if network else None,
+                pending={"press": "busy"}, text=name, image=parts.network_image(network) if network else None,
                 icon="network", label=f"{name}, switch network")
 
 

@@ -87,7 +87,8 @@ def _token_icon(model: Model, transfer: Transfer | None) -> str | None:
     tokens = model.accounts.get(model.networks.active_namespace).token_balance
     held = next((t for t in tokens if t.symbol == transfer.symbol), None)
     seed = (held.address or f"native:{held.symbol}") if held else transfer.symbol
-    return parts.token_image(transfer.symbol, transfer.icon_url or (held.icon_url if held else ""), seed)
+    return parts.token_image(transfer.symbol, transfer.icon_url or (held.icon_url if held else ""), seed,
+                             known=held is not None)
 
 
 def _trade(model: Model, tx: Transaction, now_ms: int) -> Node | None:

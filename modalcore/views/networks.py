@@ -16,7 +16,7 @@ def network_rows(model: Model, prefix: str) -> list[Node]:
     target = model.switching.target
     return [
         node("network-item", f"{prefix}/{network.id}", on={"press": PressedNetwork(network.id)},
-             pending={"press": "busy"}, name=network.name, image=network.image_url or None,
+             pending={"press": "busy"}, name=network.name, image=parts.network_image(network),
              active=network.id == active, busy=True if network.id == target else None)
         for network in model.networks.known
     ]

@@ -1,15 +1,15 @@
 """The NFTs tab of the Account view: skeleton tiles while the scan runs, then a wrapping grid of
-tiles (a placeholder image the engine draws and "<symbol> #<token id>"), or "No NFTs yet".
+tiles (the token's image and "<symbol> #<token id>"), or "No NFTs yet".
 
-Token metadata (`tokenURI`) is never fetched: each tile's image is an SVG monogram of the
-collection's initials and the token id, on colours derived from the contract and token id, sent
-as a `data:image/svg+xml` URI.
+A token's image is the one its token URI carries (on-chain metadata, services/nft_metadata.py);
+without one the engine draws a placeholder: a picture glyph on colours derived from the contract
+and token id (each token its own), sent as a `data:image/svg+xml` URI. The tile's label names it,
+so the placeholder repeats no text (it read "DC #0" twice, issue 28).
 """
 
 from __future__ import annotations
 
 import base64
-from xml.sax.saxutils import escape
 
 from ..directory.monogram import colours, initials
 from ..slices.model import Model
@@ -31,11 +31,8 @@ def label(nft: Nft) -> str:
 
 
 def placeholder_svg(nft: Nft) -> str:
-    """A 96×96 rounded square: the collection's initials over `#<id>` on a gradient."""
+    """A 96×96 rounded square: a picture glyph (frame, sun, hills) on the token's gradient."""
     start, stop = colours(f"{nft.contract.lower()}:{nft.token_id}")
-    letters = escape(initials(nft.name or nft.symbol))
-    number = escape(f"#{short_id(nft.token_id)}")
-    font = "font-family='system-ui,sans-serif' font-weight='600' fill='#fff' text-anchor='middle'"
     return (
         f"<svg xmlns='http://www.w3.org/2000/svg' width='{TILE}' height='{TILE}' "
         f"viewBox='0 0 {TILE} {TILE}'>"
@@ -43,12 +40,17 @@ def placeholder_svg(nft: Nft) -> str:
         f"<stop offset='0' stop-color='{start}'/><stop offset='1' stop-color='{stop}'/>"
         "</linearGradient></defs>"
         f"<rect width='{TILE}' height='{TILE}' rx='16' fill='url(#g)'/>"
-        f"<text x='48' y='46' font-size='34' {font}>{letters}</text>"
-        f"<text x='48' y='74' font-size='16' {font}>{number}</text></svg>"
+        "<g fill='none' stroke='#fff' stroke-opacity='.85' stroke-width='3' stroke-linejoin='round'>"
+        "<rect x='26' y='30' width='44' height='36' rx='6'/>"
+        "<path d='M28 62l13-14 9 9 6-6 12 12'/></g>"
+        "<circle cx='58' cy='41' r='4' fill='#fff' fill-opacity='.85'/></svg>"
     )
 
 
 def image_uri(nft: Nft) -> str:
+    """The token's own image, else the placeholder."""
+    if nft.image:
+        return nft.image
     return "data:image/svg+xml;base64," + base64.b64encode(placeholder_svg(nft).encode()).decode("ascii")
 
 

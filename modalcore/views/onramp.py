@@ -35,7 +35,8 @@ def body(model: Model) -> Node:
     children: list[Node] = [node("text", "onramp/providers/label", text="Provider", variant="small", tone="muted")]
     for pid, provider_name, fees in providers(model):
         children.append(node("list-item", f"onramp/provider/{pid}", on={"press": PressedOnrampProvider(pid)},
-                             title=provider_name, subtitle=f"Fees {fees}", icon="card",
+                             title=provider_name, subtitle=f"Fees {fees}",
+                             image=parts.onramp_image(pid, provider_name),
                              trailing="Selected" if state.provider == pid else None))
     if state.options_for is None or state.options_for.startswith("loading:"):
         children.append(node("skeleton", "onramp/options/loading", w=312, h=40))

@@ -5,7 +5,9 @@ from __future__ import annotations
 import base64
 from functools import lru_cache
 
+from ..chains.catalog import Network
 from ..directory.monogram import monogram_svg
+from ..icons import network_mark, onramp_mark, token_mark
 from ..slices.navigation import PressedBack, PressedClose
 from ..wire.nodes import Node, node
 
@@ -51,10 +53,30 @@ def truncate_address(address: str) -> str:
     return f"{address[:6]}…{address[-4:]}"
 
 
-def token_image(symbol: str, icon_url: str, seed: str) -> str:
-    """A token's icon, or (none known) its monogram: every token row, the selected token and the
-    send review draw an icon, never an empty slot. Memoised: a handful of tokens per session."""
-    return icon_url or _monogram_uri(seed or symbol, symbol or "?")
+def token_image(symbol: str, icon_url: str, seed: str, *, known: bool = True) -> str:
+    """A token's icon: the configured one, else the icon set's mark for its symbol, else (none
+    known, e.g. the demo's DEMO and TUSD) its monogram: every token row, the selected token and
+    the send review draw an icon, never an empty slot. Memoised: a handful of tokens per session.
+    `known` False (a token the network does not list, e.g. one that came in): a symbol anyone may
+    take gets no brand's mark, only its monogram."""
+    return icon_url or (token_mark(symbol) if known else None) or _monogram_uri(seed or symbol, symbol or "?")
+
+
+def network_image(network: Network) -> str:
+    """A network's image: the configured one, else the icon set's mark for its CAIP-2 id, else (the
+    dev chains 31337 and 31338) a monogram of its name, so no two networks wear the same glyph."""
+    return network.image_url or network_mark(network.id) or _monogram_uri(network.id, network.name)
+
+
+def onramp_image(provider: str, name: str) -> str:
+    """An onramp provider's mark (Coinbase), else (Meld: the set has none) its monogram, a
+    rounded square as the marks are."""
+    return onramp_mark(provider) or _square_monogram_uri(provider, name)
+
+
+@lru_cache(maxsize=16)
+def _square_monogram_uri(seed: str, name: str) -> str:
+    return "data:image/svg+xml;base64," + base64.b64encode(monogram_svg(seed, name).encode()).decode("ascii")
 
 
 @lru_cache(maxsize=256)

@@ -77,7 +77,7 @@ def body(model: Model) -> Node:
              trailing=parts.truncate_address(account.address or "")),
         node("list-item", "send-preview/to", title="To", subtitle=state.receiver_profile_name,
              trailing=parts.truncate_address(receiver_address(state) or state.receiver)),
-        node("list-item", "send-preview/network", title="Network", image=(network.image_url or None)
+        node("list-item", "send-preview/network", title="Network", image=parts.network_image(network)
              if network else None, trailing=network.name if network else ""),
         parts.row("send-preview/fee", [
             node("text", "send-preview/fee/label", text="Network fee", variant="small", tone="muted"),

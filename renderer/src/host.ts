@@ -6,6 +6,7 @@
 import { createElement, useMemo, useSyncExternalStore } from 'react';
 import { type Root, createRoot } from 'react-dom/client';
 import { MODAL_CSS, ModalRoot } from './components/index';
+import { EngineBase } from './components/basic';
 import { type Eip1193Provider, type WalletInfo, WalletBridge } from './bridge';
 import { type Dict, ModalStore, type ThemeMode } from './store';
 import { embeddedRequest, viaEngine } from './embedded-rpc';
@@ -144,7 +145,7 @@ function Shell({ store, engine }: { store: ModalStore; engine: string }) {
     () => ({ send: store.press, pending: view.pending, themeMode: view.themeMode, themeVars: view.themeVars, engine }),
     [store, view.pending, view.themeMode, view.themeVars, engine],
   );
-  return createElement(ModalRoot, { tree: view.tree, ctx });
+  return createElement(EngineBase.Provider, { value: engine }, createElement(ModalRoot, { tree: view.tree, ctx }));
 }
 
 function mount(options: ModalOptions, store: ModalStore): { element: HTMLElement; root: Root } {

@@ -16,6 +16,7 @@ export async function buildComponentsForTest() {
         "export { avatarGradient } from './src/components/avatar.ts';",
         "export { parseModules, qrPaths } from './src/components/layout.tsx';",
         "export { ModalRoot, renderNode, MODAL_CSS } from './src/components/index.tsx';",
+        "export { EngineBase } from './src/components/basic.tsx';",
       ].join('\n'),
       resolveDir: root,
       loader: 'ts',

@@ -122,6 +122,19 @@ function tree(extra = {}, views) {
 
 const draw = (t, ctx, extra = {}) => renderToStaticMarkup(createElement(C.ModalRoot, { tree: t, ctx, ...extra }));
 
+test('render: an image path is on the engine (its icon route), a URL stays as it is', () => {
+  const icons = [
+    n('v1', 'view', { name: 'Account' }, [
+      n('t1', 'token-item', { name: 'Ether', symbol: 'ETH', amount: '1', image: '/icons/token/ETH.svg?v=1' }),
+      n('t2', 'token-item', { name: 'Demo', symbol: 'DEMO', amount: '1', image: 'https://cdn.example/d.svg' }),
+    ]),
+  ];
+  const html = renderToStaticMarkup(createElement(C.EngineBase.Provider, { value: 'https://engine.example:8700/' },
+    createElement(C.ModalRoot, { tree: tree({}, icons), ctx: ctxOf() })));
+  assert.match(html, /src="https:\/\/engine\.example:8700\/icons\/token\/ETH\.svg\?v=1"/);
+  assert.match(html, /src="https:\/\/cdn\.example\/d\.svg"/);
+});
+
 test('render: every node type draws; dialog semantics; theme', () => {
   const warns = [];
   const orig = console.warn;

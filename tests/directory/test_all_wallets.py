@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from modalcore.icons import icon_set
 from modalcore.core.cmds import Call
 from modalcore.slices.directory_search import SEARCH_TIMER
 
@@ -61,7 +62,9 @@ def test_images_fetched_at_once_for_the_first_20_of_each_page_the_rest_as_they_s
     assert all(n.p["image"] for n in h.items())
     lazy = [n.p.get("lazy") is True for n in h.items()]
     assert lazy == [False] * 20 + [True] * 20 + [False] * 20 + [True] * 20
-    assert h.items()[0].p["image"] == "/getWalletImage/metamask"
+    assert h.items()[0].p["image"] == icon_set().path("wallet", "metamask")  # a wallet with a mark
+    no_mark = next(n for n in h.items() if n.id.endswith("/uniswap"))
+    assert no_mark.p["image"] == "/getWalletImage/uniswap"  # none in the set: the engine's monogram
 
 
 def test_the_total_is_rounded_down_to_tens_with_a_plus() -> None:

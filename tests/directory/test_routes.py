@@ -13,6 +13,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from modalcore.directory.routes import routes
+from modalcore.icons import svg
 from modalcore.server.app import create_app
 from modalcore.server.config import parse_config
 from modalcore.testing import make_test_config
@@ -55,16 +56,23 @@ def test_bad_parameters_get_400(client: TestClient, params: dict[str, str]) -> N
     assert client.get("/getWallets", params=params).status_code == 400
 
 
-def test_a_wallet_without_an_image_gets_a_monogram(client: TestClient) -> None:
-    response = client.get("/getWalletImage/rainbow", params=PARAMS)
+def test_a_wallet_without_an_image_or_a_mark_gets_a_monogram(client: TestClient) -> None:
+    response = client.get("/getWalletImage/uniswap", params=PARAMS)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("image/svg+xml")
     assert response.headers["x-content-type-options"] == "nosniff"
     assert "default-src 'none'" in response.headers["content-security-policy"]
     root = ET.fromstring(response.text)
-    assert root.get("aria-label") == "Rainbow"
-    again = client.get("/getWalletImage/rainbow")
+    assert root.get("aria-label") == "Uniswap Wallet"
+    again = client.get("/getWalletImage/uniswap")
     assert again.content == response.content  # deterministic
+
+
+def test_a_wallet_without_an_image_wears_its_mark_from_the_icon_set(client: TestClient) -> None:
+    """Issue 28 item 6: Rainbow was a letter on a gradient; the icon set has its mark."""
+    response = client.get("/getWalletImage/rainbow", params=PARAMS)
+    assert response.status_code == 200 and response.headers["content-type"].startswith("image/svg+xml")
+    assert response.content == svg("wallet", "rainbow")
 
 
 def test_an_unknown_id_gets_a_monogram_of_the_given_name(client: TestClient) -> None:

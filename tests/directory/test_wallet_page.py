@@ -3,6 +3,7 @@ through `open_url` effects, and no QR code while WalletConnect pairing does not 
 
 from __future__ import annotations
 
+from modalcore.icons import icon_set
 from modalcore.slices.directory_wallets import PressedDirectoryWallet, PressedWalletLink
 
 from .conftest import METAMASK, DirHarness, all_wallets, harness
@@ -23,7 +24,7 @@ def test_an_extension_wallet_without_a_link_here_says_how_to_get_it_instead_of_a
     h.press("all/w/rainbow")
     assert h.view == "WalletPage" and h.history == ["AllWallets", "WalletPage"]
     assert h.node("header").p["title"] == "Rainbow"
-    assert h.node("wallet/logo").p["src"] == "/getWalletImage/rainbow"
+    assert h.node("wallet/logo").p["src"] == icon_set().path("wallet", "rainbow")
     assert h.node("wallet/hint").p["text"] == (
         "Install the Rainbow extension in this browser, then come back: it will be listed as installed.")
     assert h.of_type("qr") == [] and h.find("wallet/links") is None

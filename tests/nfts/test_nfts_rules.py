@@ -80,10 +80,25 @@ def test_items_are_drawn_as_a_wrapping_grid_of_tiles(driver: Harness) -> None:
     prefix = "data:image/svg+xml;base64,"
     assert image.p["src"].startswith(prefix)
     svg = base64.b64decode(image.p["src"].removeprefix(prefix)).decode()
-    assert svg.startswith("<svg") and ">DC</text>" in svg and ">#1</text>" in svg
-    assert "example.invalid" not in svg  # the token URI is never used
+    # a token without an image of its own: a picture placeholder, no text repeating the label
+    assert svg.startswith("<svg") and "<text" not in svg and "<path" in svg
+    assert "example.invalid" not in svg  # a token URI naming a server is not fetched
     assert driver.model.nfts.items[1] == Nft(COLLECTION, "1", "Demo Collectibles", "DCOL")
     assert driver.model.nfts.loading is False
+
+
+def test_a_token_with_an_image_of_its_own_draws_it(driver: Harness) -> None:
+    """Issue 28 item 6: the image the token URI gives (the service reads on-chain metadata) is
+    drawn; one the session may not keep (not https, too large) draws the placeholder."""
+    open_tab(driver)
+    answer(driver, [{**item(0), "image": "https://nft.example/0.png"},
+                    {**item(1), "image": "javascript:alert(1)"},
+                    {**item(2), "image": "data:image/svg+xml;base64," + "A" * 20_000}])
+    key = COLLECTION.lower()
+    assert driver.node(f"account/nfts/item/{key}/0/image").p["src"] == "https://nft.example/0.png"
+    for token in (1, 2):
+        assert driver.node(f"account/nfts/item/{key}/{token}/image").p["src"] == image_uri(
+            Nft(COLLECTION, str(token), "Demo Collectibles", "DCOL"))
 
 
 def test_placeholders_differ_per_token_and_are_deterministic() -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from modalcore.icons import icon_set
 from modalcore.enginetest import Harness
 from modalcore.slices.model import model_from_data, model_to_data
 from modalcore.slices import history
@@ -242,8 +243,9 @@ def test_history_state_survives_persistence(driver: Harness) -> None:
 
 def test_every_activity_row_draws_the_token_it_moved_as_the_tokens_tab_does(driver: Harness) -> None:
     """Acceptance: every row drew the same grey pulse icon, so a visitor could not tell at a glance
-    what moved; now a row draws the token (its icon, else the Tokens tab's monogram for it, same
-    colour), and a token the account does not hold gets its symbol's monogram."""
+    what moved; now a row draws the token (its icon or the icon set's mark, else the Tokens tab's
+    monogram for it, same colour), and a token the account does not hold gets its symbol's
+    monogram."""
     driver.now = NOW
     driver.connect_wallet()
     driver.settle(driver.calls("balances")[-1], {"native": str(10**18), "tokens": {}})
@@ -252,5 +254,18 @@ def test_every_activity_row_draws_the_token_it_moved_as_the_tokens_tab_does(driv
     driver.intent("account/tabs", "select", {"value": "2"})
     answer(driver, [tx("0xa", iso(2025, 3, 14)), tx("0xb", iso(2025, 3, 13), symbol="XYZ", direction="in")])
     sent, received = driver.node("account/activity/tx/0xa"), driver.node("account/activity/tx/0xb")
-    assert sent.p["image"] == native_row and native_row.startswith("data:image/svg+xml")
+    assert sent.p["image"] == native_row == icon_set().path("token", "ETH")  # the icon set's mark
     assert received.p["image"].startswith("data:image/svg+xml") and received.p["image"] != native_row
+
+
+def test_a_token_the_network_does_not_list_gets_no_brands_mark_for_its_symbol(driver: Harness) -> None:
+    """A token that came in calling itself USDC (anyone may take the symbol) is not drawn with
+    USDC's mark: only the network's own tokens wear the icon set's marks."""
+    driver.now = NOW
+    driver.connect_wallet()
+    driver.settle(driver.calls("balances")[-1], {"native": str(10**18), "tokens": {}})
+    driver.intent("host", "open")
+    driver.intent("account/tabs", "select", {"value": "2"})
+    answer(driver, [tx("0xc", iso(2025, 3, 14), symbol="USDC", direction="in")])
+    image = driver.node("account/activity/tx/0xc").p["image"]
+    assert image.startswith("data:image/svg+xml") and image != icon_set().path("token", "USDC")

@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 import segno
 
+from modalcore.icons import wallet_mark
 from modalcore import samples
 from modalcore.core.cmds import Effect
 from modalcore.enginetest import Harness
@@ -227,7 +228,7 @@ def test_a_wallet_page_pairs_by_qr_on_desktop_and_by_deep_link_on_mobile() -> No
     link = uri()
     h.relay("wc_pair", {"uri": link, "expiry": 240})
     qr = h.node("wallet/qr")
-    assert qr.t == "qr" and qr.p["image"] == "/getWalletImage/ledger"
+    assert qr.t == "qr" and qr.p["image"] == wallet_mark("ledger")  # the icon set's mark
     assert "wallet/copy" in h.ids()
     h.press("wallet/wc/desktop")
     assert h.effects()[-1]["req"]["url"] == f"ledgerlive://wc?uri={quote(link, safe='')}"

@@ -10,16 +10,20 @@ transfers sent one after the other are two transactions, as on a real cluster.
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from solders.account import Account
 from solders.keypair import Keypair
 from solders.litesvm import LiteSVM
+from solders.message import Message
 from solders.pubkey import Pubkey
 from solders.signature import Signature
 from solders.token.state import Mint, TokenAccount, TokenAccountState
-from solders.transaction import VersionedTransaction
+from solders.system_program import TransferParams, transfer
+from solders.transaction import Transaction, VersionedTransaction
 from solders.transaction_metadata import FailedTransactionMetadata, TransactionMetadata
 
 from ..programs import MINT_SIZE, TOKEN_ACCOUNT_SIZE, TOKEN_PROGRAM
@@ -35,6 +39,39 @@ FIRST_SLOT = 1
 class Landed:
     slot: int
     err: Any  # None, or the TransactionError as JSON ({"InstructionError": [0, {...}]}, "...")
+
+
+@dataclass(frozen=True)
+class TokenBalance:
+    """A token account's holding around a transaction (`preTokenBalances` / `postTokenBalances`)."""
+
+    index: int  # in the message's account keys
+    mint: str
+    owner: str
+    amount: int
+    decimals: int
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """A landed transaction as `getTransaction` tells it: what a node keeps in its ledger."""
+
+    signature: str
+    slot: int
+    block_time: int  # unix seconds
+    tx: VersionedTransaction | Transaction
+    err: Any
+    fee: int
+    logs: tuple[str, ...]
+    units: int
+    pre_balances: tuple[int, ...]
+    post_balances: tuple[int, ...]
+    pre_tokens: tuple[TokenBalance, ...]
+    post_tokens: tuple[TokenBalance, ...]
+
+    @property
+    def keys(self) -> Sequence[Pubkey]:
+        return self.tx.message.account_keys
 
 
 @dataclass(frozen=True)
@@ -57,6 +94,8 @@ class DevLedger:
         self.svm.warp_to_slot(self.slot)
         self._recent: list[tuple[str, int]] = [(self.genesis_hash, self.slot)]  # (hash, slot)
         self.statuses: dict[str, Landed] = {}
+        self.transactions: dict[str, Recorded] = {}  # by signature, as many as statuses
+        self._by_address: dict[str, list[str]] = {}  # address -> its signatures, oldest first
         self.preload()
 
     # -- set-up --------------------------------------------------------------------------------
@@ -99,10 +138,44 @@ class DevLedger:
         self._recent.append((str(self.svm.latest_blockhash()), self.slot))
         del self._recent[:-MAX_RECENT_BLOCKHASHES]
 
-    def _record(self, signature: str, err: Any) -> None:
+    def _record(self, signature: str, err: Any, landed: Recorded | None = None) -> None:
         self.statuses[signature] = Landed(self.slot, err)
+        if landed is not None:
+            self.transactions[signature] = landed
+            for key in {str(k) for k in landed.keys}:
+                self._by_address.setdefault(key, []).append(signature)
         while len(self.statuses) > MAX_STATUSES:
-            del self.statuses[next(iter(self.statuses))]
+            oldest = next(iter(self.statuses))
+            del self.statuses[oldest]
+            dropped = self.transactions.pop(oldest, None)
+            for key in {str(k) for k in dropped.keys} if dropped else ():
+                self._by_address[key] = [sig for sig in self._by_address[key] if sig != oldest]
+
+    def signatures_for(self, address: Pubkey) -> list[Recorded]:
+        """The landed transactions naming `address` among their accounts, newest first."""
+        return [self.transactions[sig] for sig in reversed(self._by_address.get(str(address), ()))
+                if sig in self.transactions]
+
+    def _token_balances(self, keys: Sequence[Pubkey]) -> tuple[TokenBalance, ...]:
+        found = []
+        for index, key in enumerate(keys):
+            account = self.svm.get_account(key)
+            if account is None or account.owner != TOKEN_PROGRAM or len(account.data) != TOKEN_ACCOUNT_SIZE:
+                continue
+            state = TokenAccount.from_bytes(bytes(account.data))
+            found.append(TokenBalance(index, str(state.mint), str(state.owner), int(state.amount),
+                                      self.mint_decimals(state.mint)))
+        return tuple(found)
+
+    def _before(self, keys: Sequence[Pubkey]) -> tuple[tuple[int, ...], tuple[TokenBalance, ...]]:
+        return tuple(self.balance(k) for k in keys), self._token_balances(keys)
+
+    def _landed(self, signature: str, tx: VersionedTransaction | Transaction, err: Any, fee: int,
+                before: tuple[tuple[int, ...], tuple[TokenBalance, ...]], logs: tuple[str, ...] = (),
+                units: int = 0) -> Recorded:
+        keys = tx.message.account_keys
+        return Recorded(signature, self.slot, int(time.time()), tx, err, fee, logs, units, before[0],
+                        tuple(self.balance(k) for k in keys), before[1], self._token_balances(keys))
 
     # -- what the RPC methods use --------------------------------------------------------------
     def balance(self, address: Pubkey) -> int:
@@ -145,24 +218,36 @@ class DevLedger:
                 meta = simulated.meta()
                 return SendOutcome(signature, _err_json(simulated), tuple(meta.logs()),
                                    int(meta.compute_units_consumed()))
+        before = self._before(tx.message.account_keys)
         result = self.svm.send_transaction(tx)
         if isinstance(result, TransactionMetadata):
-            self._record(signature, None)
+            logs, units = tuple(result.logs()), int(result.compute_units_consumed())
+            self._record(signature, None, self._landed(signature, tx, None, self.fee_for(tx), before, logs, units))
             self._advance()
-            return SendOutcome(signature, None, tuple(result.logs()), int(result.compute_units_consumed()))
+            return SendOutcome(signature, None, logs, units)
         err = _err_json(result)
         if err in ("AlreadyProcessed", "BlockhashNotFound", "SignatureFailure", "SanitizeFailure"):
             return SendOutcome(signature, err)  # rejected before execution: nothing landed
-        self._record(signature, err)  # landed and failed: the fee is charged, the status says why
+        # landed and failed: the fee is charged, the status says why
+        meta = result.meta()
+        self._record(signature, err, self._landed(signature, tx, err, self.fee_for(tx), before,
+                                                  tuple(meta.logs()), int(meta.compute_units_consumed())))
         self._advance()
         return SendOutcome(signature, None)
 
     def airdrop(self, address: Pubkey, lamports: int) -> str:
+        faucet = self.svm.airdrop_pubkey()
+        # the faucet's transfer as the ledger tells it (LiteSVM keeps no transaction of it)
+        told = Transaction.new_unsigned(Message.new_with_blockhash(
+            [transfer(TransferParams(from_pubkey=faucet, to_pubkey=address, lamports=lamports))], faucet,
+            self.svm.latest_blockhash()))
+        before = self._before(told.message.account_keys)
         result = self.svm.airdrop(address, lamports)
         if not isinstance(result, TransactionMetadata):
             raise LedgerError(f"airdrop failed: {_err_json(result)}")
         signature = str(result.signature())
-        self._record(signature, None)
+        told = Transaction.populate(told.message, [result.signature()])
+        self._record(signature, None, self._landed(signature, told, None, 5000, before, tuple(result.logs())))
         self._advance()
         return signature
 

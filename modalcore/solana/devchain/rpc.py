@@ -20,6 +20,7 @@ from solders.transaction_metadata import FailedTransactionMetadata
 
 from ..programs import TOKEN_ACCOUNT_SIZE, TOKEN_PROGRAM
 from .ledger import DevLedger, LedgerError
+from .parsed import transaction_json
 
 API_VERSION = "2.2.0"
 INVALID_PARAMS = -32602
@@ -27,6 +28,8 @@ METHOD_NOT_FOUND = -32601
 PREFLIGHT_FAILED = -32002
 SIGNATURE_FAILED = -32003
 MAX_SIGNATURES = 256  # getSignatureStatuses accepts up to 256 signatures
+MAX_SIGNATURES_FOR_ADDRESS = 1000  # getSignaturesForAddress's largest (and default) limit
+TRANSACTION_ENCODINGS = ("json", "jsonParsed", "base64", "base58")
 MAX_AIRDROP = 1_000 * 1_000_000_000
 
 
@@ -83,6 +86,8 @@ class DevRpc:
             "sendTransaction": self.send_transaction,
             "simulateTransaction": self.simulate_transaction,
             "getSignatureStatuses": self.get_signature_statuses,
+            "getSignaturesForAddress": self.get_signatures_for_address,
+            "getTransaction": self.get_transaction,
             "requestAirdrop": self.request_airdrop,
         }
 
@@ -193,6 +198,37 @@ class DevRpc:
                 "confirmationStatus": "finalized",
             })
         return self._context(values)
+
+    def get_signatures_for_address(self, params: list[Any]) -> Any:
+        """Newest first; `before` / `until` (signatures, exclusive) bound the page, `limit` 1-1000."""
+        address = _pubkey(_param(params, 0))
+        config = _config(params, 1)
+        limit = config.get("limit", MAX_SIGNATURES_FOR_ADDRESS)
+        if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_SIGNATURES_FOR_ADDRESS:
+            raise _invalid(f"Invalid limit; max {MAX_SIGNATURES_FOR_ADDRESS}")
+        before, until = config.get("before"), config.get("until")
+        for bound in (before, until):
+            if bound is not None:
+                _signature(bound)
+        rows = self.ledger.signatures_for(address)
+        if before is not None:
+            # a signature this ledger does not hold starts nowhere (a node answers [] for it too)
+            at = next((i for i, landed in enumerate(rows) if landed.signature == before), len(rows))
+            rows = rows[at + 1:]
+        if until is not None:
+            rows = rows[:next((i for i, landed in enumerate(rows) if landed.signature == until), len(rows))]
+        return [{"signature": landed.signature, "slot": landed.slot, "err": landed.err, "memo": None,
+                 "blockTime": landed.block_time, "confirmationStatus": "finalized"} for landed in rows[:limit]]
+
+    def get_transaction(self, params: list[Any]) -> Any:
+        signature = _param(params, 0)
+        _signature(signature)
+        config = _config(params, 1) if not isinstance(_param(params, 1), str) else {"encoding": params[1]}
+        encoding = config.get("encoding", "json")
+        if encoding not in TRANSACTION_ENCODINGS:
+            raise _invalid(f"Invalid params: unknown encoding {encoding!r}")
+        landed = self.ledger.transactions.get(signature)
+        return None if landed is None else transaction_json(landed, encoding)
 
     # -- writes --------------------------------------------------------------------------------
     def _transaction(self, params: list[Any]) -> tuple[VersionedTransaction, dict[str, Any]]:

@@ -1,6 +1,6 @@
 // Leaf nodes: text, button, link, icon, image, avatar, chip, spinner, separator, alert,
 // skeleton, checkbox.
-import { type JSX, useState } from 'react';
+import { type JSX, createContext, useContext, useState } from 'react';
 import { avatarGradient } from './avatar';
 import { Icon, Spinner } from './icons';
 import { type NodeProps, bool, cx, isBusy, labelOf, num, offers, opt, pressHandler, str } from './util';
@@ -19,6 +19,9 @@ export function useAdopted<T>(server: T): [T, (v: T) => void] {
 const SAFE_URL = /^(https?:|mailto:)/i;
 const IMG_URL = /^(https?:|data:image\/|blob:|\/)/i;
 
+/** The engine's base URL: an image path (`/icons/…`, PROTOCOL.md "Tree nodes") is on the engine. */
+export const EngineBase = createContext<string | undefined>(undefined);
+
 export function Img(props: {
   src?: string;
   alt: string;
@@ -27,9 +30,13 @@ export function Img(props: {
   className?: string;
   /** Fetched once it scrolls into view (the engine marks images not to fetch at once). */
   lazy?: boolean;
+  /** Beside the text it shows (a network's mark): hidden from the accessible name. */
+  deco?: boolean;
 }): JSX.Element {
   const [failed, setFailed] = useState<string | null>(null);
-  const { src, alt, size, round } = props;
+  const base = useContext(EngineBase);
+  const { alt, size, round } = props;
+  const src = base && props.src && /^\/(?!\/)/.test(props.src) ? new URL(props.src, base).href : props.src;
   const style = size
     ? { width: size, height: size, borderRadius: round ? '50%' : `calc(var(--wm-rm) * ${(size * 0.07).toFixed(2)})` }
     : round
@@ -39,7 +46,7 @@ export function Img(props: {
   if (!src || failed === src || !IMG_URL.test(src)) {
     const letter = (alt.trim()[0] ?? '?').toUpperCase();
     return (
-      <span className={cx(cls, 'wm-mono')} style={{ ...style, fontSize: size ? Math.round(size * 0.42) : undefined }} role="img" aria-label={alt}>
+      <span className={cx(cls, 'wm-mono')} style={{ ...style, fontSize: size ? Math.round(size * 0.42) : undefined }} role={props.deco ? undefined : 'img'} aria-label={props.deco ? undefined : alt} aria-hidden={props.deco || undefined}>
         {letter}
       </span>
     );
@@ -49,7 +56,7 @@ export function Img(props: {
       className={cls}
       style={style}
       src={src}
-      alt={alt}
+      alt={props.deco ? '' : alt}
       width={size}
       height={size}
       decoding="async"

@@ -119,7 +119,7 @@ export function NetworkItem(props: NodeProps): JSX.Element {
   return (
     <Row {...props} className="wm-net" current={active}>
       {image !== undefined ? (
-        <Img src={image} alt={name} className="wm-row-img" round />
+        <Img src={image} alt={name} className="wm-row-img" round deco />
       ) : (
         <span className="wm-row-icon">
           <Icon name="network" size={20} />
