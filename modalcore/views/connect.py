@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ..slices.model import Model
 from ..slices import directory_wallets
-from ..slices.connectors import connect_method_order
+from ..slices.connectors import connect_method_order, is_installed_wallet
 from ..flows.social import NAMES, offered_socials, social_layout
 from ..slices.embedded import PressedSocial, SubmittedEmail, change_email, submit_email
 from ..slices.modal import legal_gate_closed, legal_links, toggle_legal
@@ -27,7 +27,7 @@ from ..slices.navigation import PressedNavigate
 from ..wire.nodes import Node, node
 from ..wire.registry import NODE_TYPES
 from . import logos, parts
-from .wallet_list import connect_rows
+from .wallet_list import connect_rows, listed
 
 
 WHAT_IS_A_WALLET = "What is a wallet?"
@@ -52,9 +52,27 @@ def collapsed(model: Model) -> bool:
     return other and (features.collapseWallets or not features.emailShowWallets)
 
 
+DISPLAYED_WALLETS_AMOUNT = 4
+
+
+def recommended_cap(model: Model) -> int:
+    """How many recommended wallets Connect lists (AppKit's ConnectorUtil.getCappedRecommendedWallets):
+    four less one per featured, custom and installed wallet and one each for email and social
+    sign-in offered; none without WalletConnect, an installed or a custom wallet. This is what
+    keeps every method in sight on a desktop card without an inner scroll (issue 28 item 5)."""
+    installed = [c for c in listed(model) if is_installed_wallet(c)]
+    custom = len(model.options.customWallets)
+    if not installed and not custom and not any(c.type == "WALLET_CONNECT" for c in listed(model)):
+        return 0
+    features = model.options.features
+    shown = (len(model.options.featuredWalletIds) + custom + len(installed)
+             + int(features.email and model.embedded.email_offered) + int(bool(offered_socials(model))))
+    return max(0, DISPLAYED_WALLETS_AMOUNT - shown)
+
+
 def wallet_rows(model: Model) -> list[Node]:
     """The wallets in connector order, then All Wallets (Connect, or ConnectWallets)."""
-    items = connect_rows(model)
+    items = connect_rows(model, recommended_cap(model))
     if model.options.features.allWallets:
         total = directory_wallets.total(model)
         items.append(

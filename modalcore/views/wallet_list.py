@@ -84,8 +84,9 @@ def _custom_rows(model: Model, prefix: str, needle: str | None = None) -> list[N
             if needle is None or needle in w.name.lower()]
 
 
-def connect_rows(model: Model) -> list[Node]:
-    """The Connect view's wallets in connector order."""
+def connect_rows(model: Model, recommended: int | None = None) -> list[Node]:
+    """The Connect view's wallets in connector order; at most `recommended` directory wallets
+    (AppKit's capped recommended wallets, views/connect.py)."""
     connectors = listed(model)
     early = [c for c in connectors if c.type not in LATE_TYPES]
     late = [c for c in connectors if c.type in LATE_TYPES]
@@ -95,7 +96,7 @@ def connect_rows(model: Model) -> list[Node]:
     rows += _directory_rows(model, state.featured, "connect", seen)
     rows += _custom_rows(model, "connect")
     rows += [connector_row(model, c, "connect") for c in late]
-    rows += _directory_rows(model, state.recommended, "connect", seen)
+    rows += _directory_rows(model, state.recommended, "connect", seen)[:recommended]
     return rows
 
 
