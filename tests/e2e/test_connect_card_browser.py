@@ -20,7 +20,11 @@ from modalcore.embedded.masterkey import MasterKey
 from modalcore.netports import free_port
 from modalcore.rules.embedded import SOCIAL_PROVIDERS
 from modalcore.server.config import dev_networks, parse_config
-from modalcore.testing import RunningServer
+from modalcore.testing import RunningServer, serve_app
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+from starlette.routing import Route
 
 from .checks import clipped, outside
 from .conftest import ARTIFACTS, HOST, SECRET, TIMEOUT_MS, Demo, serve, watch
@@ -164,3 +168,54 @@ def test_help_opens_what_is_a_wallet_and_a_mark_signs_in_with_its_provider(
     popup.locator('button[type="submit"]').first.click()  # the provider's consent page
     demo.wait_host("account", lambda a: a.get("isConnected") is True and a.get("connector") == "ID_AUTH")
     assert demo.errors == []
+
+
+LEGAL_PAGE = """<!doctype html><html><head><meta charset=utf-8><title>Host dApp</title>
+<link rel="icon" href="data:,"></head><body><button id=open>Open</button>
+<script src="%(engine)s/static/modal.js"></script>
+<script>
+  window.hostModal = window.ModalCore.createModal({projectId: 'demo', networks: ['eip155:31337'],
+    engineUrl: '%(engine)s', debug: true, features: {legalCheckbox: true, collapseWallets: true},
+    termsConditionsUrl: 'https://dapp.example/terms', privacyPolicyUrl: 'https://dapp.example/privacy'});
+  document.getElementById('open').onclick = () => window.hostModal.open();
+</script></body></html>"""
+
+
+@pytest.fixture(scope="module")
+def legal_host(demo_engine: RunningServer) -> Iterator[str]:
+    async def page(request: Request) -> HTMLResponse:
+        return HTMLResponse(LEGAL_PAGE % {"engine": demo_engine.http_url})
+
+    with serve_app(Starlette(routes=[Route("/", page)])) as running:
+        yield running.http_url
+
+
+def test_legal_checkbox_gates_the_methods_and_collapsed_wallets_lead_to_the_list(
+        browser: Any, legal_host: str) -> None:
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = context.new_page()
+        page.goto(legal_host)
+        page.wait_for_function("window.hostModal !== undefined")
+        page.click("#open")
+        card = page.locator('.wm-card[data-view="Connect"]')
+        card.wait_for(state="visible")
+        wallets = card.get_by_role("button", name="Continue with a wallet")
+        expect(wallets).to_be_disabled()
+        expect(card.get_by_role("button", name="Continue with X")).to_be_disabled()
+        expect(card.locator('input[type="email"]')).to_be_disabled()
+        expect(card.get_by_role("link", name="terms of service")).to_have_attribute("href", "https://dapp.example/terms")
+        expect(card.get_by_role("link", name="privacy policy")).to_have_attribute("href", "https://dapp.example/privacy")
+        page.screenshot(path=str(ARTIFACTS / "connect-legal.png"))
+        card.get_by_text("I agree to our").click()
+        expect(wallets).to_be_enabled()
+        expect(card.locator('input[type="email"]')).to_be_enabled()
+        wallets.click()
+        listed = page.locator('.wm-card[data-view="ConnectWallets"]')
+        listed.wait_for(state="visible")
+        expect(listed.get_by_role("button", name="All Wallets")).to_be_visible()
+    finally:
+        context.close()
