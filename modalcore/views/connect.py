@@ -70,17 +70,18 @@ def recommended_cap(model: Model) -> int:
     return max(0, DISPLAYED_WALLETS_AMOUNT - shown)
 
 
-def wallet_rows(model: Model) -> list[Node]:
-    """The wallets in connector order, then All Wallets (Connect, or ConnectWallets)."""
-    items = connect_rows(model, recommended_cap(model))
+def wallet_rows(model: Model, prefix: str = "connect") -> list[Node]:
+    """The wallets in connector order, then All Wallets (Connect, or ConnectWallets: `prefix`
+    starts the node ids, which are unique in the tree)."""
+    items = connect_rows(model, recommended_cap(model), prefix)
     if model.options.features.allWallets:
         total = directory_wallets.total(model)
         items.append(
-            node("wallet-item", "connect/all-wallets", on={"press": PressedNavigate("AllWallets")},
+            node("wallet-item", f"{prefix}/all-wallets", on={"press": PressedNavigate("AllWallets")},
                  pending={"press": "busy"}, name="All Wallets", image=logos.ALL_WALLETS,
                  tag=directory_wallets.rounded_count(total) if total else "")
         )
-    return [parts.column("connect/list", items)]
+    return [parts.column(f"{prefix}/list", items)]
 
 
 def _wallets(model: Model) -> list[Node]:

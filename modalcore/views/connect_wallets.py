@@ -10,7 +10,7 @@ from .connect import wallet_rows
 
 
 def body(model: Model) -> Node:
-    return parts.column("wallets", wallet_rows(model))
+    return parts.column("wallets", wallet_rows(model, "wallets"))
 
 
 TITLE = "Connect Wallet"

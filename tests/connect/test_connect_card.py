@@ -114,8 +114,8 @@ def test_collapse_wallets_draws_one_continue_with_a_wallet_row_leading_to_the_wa
     assert h.find("connect/wallet/walletConnect") is None and h.find("connect/all-wallets") is None
     h.press("connect/wallets")
     assert h.view == "ConnectWallets" and h.node("header/title").p["text"] == "Connect Wallet"
-    assert h.find("connect/wallet/walletConnect") is not None and h.find("connect/all-wallets") is not None
-    h.press("connect/wallet/walletConnect")
+    assert h.find("wallets/wallet/walletConnect") is not None and h.find("wallets/all-wallets") is not None
+    h.press("wallets/wallet/walletConnect")
     assert h.view == "ConnectingWalletConnect"
 
 
