@@ -117,9 +117,17 @@ def _mark(provider: str) -> Node:
                 icon=None if provider in logos.SOCIALS else "user", label=f"Continue with {service}")
 
 
+def _wide(provider: str) -> Node:
+    """The first social as AppKit's wui-list-button: its mark and "Continue with {name}", centred."""
+    service = NAMES[provider]
+    return node("button", f"connect/social/{provider}", on={"press": PressedSocial(provider)},
+                pending={"press": "busy"}, text=f"Continue with {service}", variant="secondary",
+                image=logos.SOCIALS.get(provider), icon=None if provider in logos.SOCIALS else "user")
+
+
 def _socials(model: Model) -> list[Node]:
     layout = social_layout(offered_socials(model))
-    items = [social_row(layout.wide, "connect/social")] if layout.wide else []
+    items = [_wide(layout.wide)] if layout.wide else []
     marks = [_mark(p) for p in layout.marks]
     if layout.more:
         marks.append(node("button", "connect/social/more", on={"press": PressedNavigate("ConnectSocials")},

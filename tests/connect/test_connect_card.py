@@ -43,7 +43,7 @@ def test_appkit_split_of_the_socials_first_wide_then_marks_then_more() -> None:
 def test_connect_offers_every_oauth_social_google_wide_and_five_marks_named_as_appkit() -> None:
     h = _harness()
     wide = h.node("connect/social/google")
-    assert wide.t == "list-item" and wide.p["title"] == "Continue with Google"
+    assert wide.t == "button" and wide.p["text"] == "Continue with Google" and wide.p["image"] == logos.SOCIALS["google"]
     marks = h.node("connect/social-marks")
     assert [m.id for m in marks.c] == [f"connect/social/{p}" for p in OAUTH[1:]]
     labels = [m.p["label"] for m in marks.c]

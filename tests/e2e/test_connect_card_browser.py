@@ -49,7 +49,7 @@ MEASURE = """(ids) => {
 
 METHODS = {
     "email": '.wm-card input[type="email"]',
-    "google": '.wm-card [data-nav]:has(img[alt="Continue with Google"])',
+    "google": '.wm-card .wm-btn[data-v="secondary"]:has(img)',
     **{p: f'.wm-card button[aria-label="Continue with {n}"]'
        for p, n in (("x", "X"), ("discord", "Discord"), ("github", "GitHub"), ("apple", "Apple"),
                     ("facebook", "Facebook"))},
