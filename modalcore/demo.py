@@ -3,7 +3,8 @@ contracts, the local Solana dev chain, the local WalletConnect relay, the engine
 WalletConnect relay is that one), and the demo page on its own port (its own origin, the only one the demo project allows:
 DESIGN.md "Trust boundaries"), on 127.0.0.1; for the embedded wallet (issue
 15) a local SMTP server whose mail is shown at /dev/mail (to read the sign-in code), and the local
-OpenID provider as "google" when `oidcprovider/` is installed.
+OpenID provider as every social provider (google, x, discord, github, apple, facebook: one client
+each) when `oidcprovider/` is installed.
 
 The engine's port is checked before anything starts (a port in use stops here with what to do).
 The chains listen on free ports by default, so two demos run side by side (the Dev Wallet
@@ -30,6 +31,8 @@ from .devchain.deploy import deploy_all
 from .embedded.devmail import LocalSmtpServer
 from .embedded.devoidc import SCRIPT as OIDC_SCRIPT
 from .keyfiles import create_once
+from .flows.social import NAMES
+from .rules.embedded import SOCIAL_PROVIDERS
 from .embedded.devoidc import DevOidcProvider, OidcProviderStartError
 from .embedded.devpage import PATH as MAIL_PATH
 from .embedded.devpage import mail_route
@@ -55,14 +58,14 @@ def demo_master_key(path: Path = MASTER_KEY_FILE) -> Path:
 
 def embedded_section(engine_url: str, smtp_port: int, provider: DevOidcProvider | None) -> dict[str, object]:
     """The demo's [embedded] section: the local SMTP server, and the local OpenID provider as
-    "google" when it runs (its login page takes any name)."""
+    every social provider when it runs (its login page takes any name)."""
     section: dict[str, object] = {
         "db": ".modalcore/embedded.db", "master_key_file": str(demo_master_key().resolve()),
         "public_url": engine_url,
         "smtp": {"host": "127.0.0.1", "port": smtp_port, "tls": "none", "sender": "Modalcore demo <wallet@demo.test>"},
     }
     if provider is not None:
-        section["socials"] = {"google": {"issuer": provider.issuer, "client_id": provider.client_id}}
+        section["socials"] = provider.socials_section()
     return section
 
 
@@ -70,7 +73,7 @@ def start_provider(engine_url: str) -> DevOidcProvider | None:
     if not (OIDC_SCRIPT.parent / "node_modules").is_dir():
         return None
     try:
-        return DevOidcProvider(f"{engine_url}/embedded/oidc/callback/google").start()
+        return DevOidcProvider.for_socials(engine_url, SOCIAL_PROVIDERS).start()
     except OidcProviderStartError:
         return None
 
@@ -182,7 +185,8 @@ def print_addresses(engine_url: str, page_url: str, rpc_urls: dict[int, str],
         print(f"chain {chain_id}: {url}", flush=True)
     print(f"email codes: {engine_url}{MAIL_PATH}   (local SMTP on 127.0.0.1:{smtp_port})", flush=True)
     if provider is not None:
-        print(f"social sign-in: Google is the local OpenID provider {provider.issuer}", flush=True)
+        names = ", ".join(NAMES[p] for p in provider.clients)
+        print(f"social sign-in: {names} are the local OpenID provider {provider.issuer}", flush=True)
     print(f"chain {solana.caip2}: {solana.rpc_url}", flush=True)
     print(f"walletconnect relay: {relay_url}", flush=True)
     print(f"demo wallet (WalletConnect → Copy link, paste it there): {wallet_page}", flush=True)

@@ -3,31 +3,35 @@
 // accepted and becomes the subject). The engine's social sign-in talks to it exactly as it
 // would to Google or GitHub's OpenID endpoints.
 //
-// Environment: PORT (required), CLIENT_ID, REDIRECT_URI (required), CLIENT_SECRET (optional:
-// without it the client is public and PKCE is mandatory). Prints one JSON line
-// {"ready": true, "issuer": ...} on stdout once listening on 127.0.0.1.
+// Environment: PORT (required), and either CLIENTS (a JSON list of {client_id, redirect_uri,
+// client_secret?}: one client per social provider the engine names, issue 28) or CLIENT_ID,
+// REDIRECT_URI, CLIENT_SECRET (one client). Without a secret a client is public and PKCE is
+// mandatory. Prints one JSON line {"ready": true, "issuer": ...} on stdout once listening on
+// 127.0.0.1.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import Provider from 'oidc-provider';
 
 const port = Number(process.env.PORT);
-const redirectUri = process.env.REDIRECT_URI;
-if (!port || !redirectUri) {
-  console.error('PORT and REDIRECT_URI are required');
+const wanted = process.env.CLIENTS
+  ? JSON.parse(process.env.CLIENTS)
+  : [{ client_id: process.env.CLIENT_ID || 'modalcore-dev', redirect_uri: process.env.REDIRECT_URI,
+       client_secret: process.env.CLIENT_SECRET }];
+if (!port || !wanted.length || wanted.some((c) => !c.client_id || !c.redirect_uri)) {
+  console.error('PORT and REDIRECT_URI (or CLIENTS with client_id and redirect_uri) are required');
   process.exit(2);
 }
 const issuer = `http://127.0.0.1:${port}`;
-const secret = process.env.CLIENT_SECRET;
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const jwk = { ...privateKey.export({ format: 'jwk' }), kid: 'dev-rsa', use: 'sig', alg: 'RS256' };
 
 const provider = new Provider(issuer, {
-  clients: [{
-    client_id: process.env.CLIENT_ID || 'modalcore-dev',
-    ...(secret ? { client_secret: secret } : { token_endpoint_auth_method: 'none' }),
-    redirect_uris: [redirectUri],
+  clients: wanted.map((c) => ({
+    client_id: c.client_id,
+    ...(c.client_secret ? { client_secret: c.client_secret } : { token_endpoint_auth_method: 'none' }),
+    redirect_uris: [c.redirect_uri],
     grant_types: ['authorization_code'],
     response_types: ['code'],
-  }],
+  })),
   jwks: { keys: [jwk] },
   cookies: { keys: [randomBytes(32).toString('hex')] },
   claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['preferred_username'] },

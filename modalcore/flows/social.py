@@ -7,11 +7,17 @@ the host page) → the frame's key is registered and `SocialSignedIn` is deliver
 with the auth connector.
 
 Farcaster is never offered: its sign-in needs a Farcaster relay and account, which cannot be
-exercised end to end here (the README's issue-15 section says why).
+exercised end to end here (the README's issue-15 section says why), and ConnectingFarcaster is
+not built (issue 33): a button leading nowhere is worse than none.
+
+On Connect the offered socials are laid out as AppKit's w3m-social-login-widget does
+(`social_layout`): the first as a wide "Continue with …" button, the rest as a compact row of
+marks; more than six offered, the row holds four marks and "…", which leads to All Socials.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..core.evolve import replace
@@ -43,6 +49,28 @@ def offered_socials(model: Model) -> tuple[str, ...]:
     and that SPEC §5 allows in a frame payload (farcaster is not among them)."""
     configured = model.embedded.socials
     return tuple(p for p in visible_socials(model) if p in configured and p in rules.SOCIAL_PROVIDERS)
+
+
+MAX_TOP_VIEW = 2  # AppKit: two socials are two marks side by side, no wide button
+MAXIMUM_LENGTH = 6  # AppKit: more than this many and the row ends in "…" (All Socials)
+
+
+@dataclass(frozen=True)
+class SocialLayout:
+    wide: str | None  # the first provider, drawn as "Continue with {name}"
+    marks: tuple[str, ...]  # the compact row of marks
+    more: bool  # "…" ends the row: All Socials lists every provider
+
+
+def social_layout(providers: tuple[str, ...]) -> SocialLayout:
+    """AppKit's split (w3m-social-login-widget topViewTemplate / bottomViewTemplate)."""
+    if not providers:
+        return SocialLayout(None, (), False)
+    if len(providers) == MAX_TOP_VIEW:
+        return SocialLayout(None, providers, False)
+    if len(providers) > MAXIMUM_LENGTH:
+        return SocialLayout(providers[0], providers[1:MAXIMUM_LENGTH - 1], True)
+    return SocialLayout(providers[0], providers[1:], False)
 
 
 def _state(model: Model, **changes: object) -> Model:

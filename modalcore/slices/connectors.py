@@ -104,6 +104,12 @@ def remember_recent(state: ConnectorsState, connector_id: str) -> ConnectorsStat
     return replace(state, recent=recent)
 
 
+def is_installed_wallet(connector: Connector) -> bool:
+    """A wallet the browser has (AppKit's injected wallets, less the generic ones)."""
+    return (connector.type in ("INJECTED", "ANNOUNCED", "MULTI_CHAIN")
+            and connector.name not in ("Browser Wallet", "WalletConnect"))
+
+
 def ordered(state: ConnectorsState) -> tuple[Connector, ...]:
     """SPEC §1 connector order: walletConnect, recent, injected, featured, custom, external,
     recommended (the directory kinds join this list with the wallet directory)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from ..core.evolve import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..core.cmds import StartTimer
 from ..core.shape import Handler, Slice
@@ -36,6 +36,7 @@ class ModalState:
     initialized: bool = False
     shake: int = 0
     shaking: bool = False
+    legal_agreed: bool = False  # the visitor ticked the legal checkbox (features.legalCheckbox)
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,33 @@ def set_loading(model: Model, loading: bool) -> Model:
     return replace(model, modal=replace(model.modal, loading=loading))
 
 
-HANDLERS: dict[type[Msg], Handler] = {ShakeEnded: on_shake_ended}
+@dataclass(frozen=True)
+class ToggledLegal(Msg):
+    checked: bool
+
+
+def toggle_legal(args: Any) -> Msg:
+    return ToggledLegal(bool(getattr(args, "checked", False)))
+
+
+def legal_links(model: Model) -> tuple[str | None, str | None]:
+    """The host's terms and privacy links, when the legal checkbox is on (AppKit shows it only
+    with `features.legalCheckbox` and at least one of the two URLs)."""
+    options = model.options
+    if not options.features.legalCheckbox:
+        return None, None
+    return options.termsConditionsUrl, options.privacyPolicyUrl
+
+
+def legal_gate_closed(model: Model) -> bool:
+    """Wallets and connect methods are disabled until the legal checkbox is ticked."""
+    return any(legal_links(model)) and not model.modal.legal_agreed
+
+
+def on_toggled_legal(model: Model, msg: ToggledLegal, now: int) -> Step:
+    return replace(model, modal=replace(model.modal, legal_agreed=msg.checked)), []
+
+
+HANDLERS: dict[type[Msg], Handler] = {ShakeEnded: on_shake_ended, ToggledLegal: on_toggled_legal}
 
 SLICE = Slice("modal", HANDLERS)

@@ -105,6 +105,9 @@ class HostOptions(BaseModel):
     universalProvider: bool = False  # a universal-provider setup: wallets need a link (SPEC §5)
     enableWalletConnect: bool = True  # the WalletConnect connector (QR code / deep link pairing)
     locale: Annotated[str, Field(max_length=L.LOCALE_CHARS)] | None = None  # BCP 47; else the browser's
+    # the legal checkbox's links (AppKit's termsConditionsUrl / privacyPolicyUrl): http(s) only
+    termsConditionsUrl: Annotated[str, Field(max_length=L.METADATA_URL_CHARS, pattern=r"^https?://")] | None = None
+    privacyPolicyUrl: Annotated[str, Field(max_length=L.METADATA_URL_CHARS, pattern=r"^https?://")] | None = None
 
     @field_validator("networks")
     @classmethod

@@ -38,6 +38,8 @@ VIEWS = (
     "EmailVerifyOtp",
     "ApproveTransaction",
     "ConnectingSocial",
+    "ConnectSocials",
+    "ConnectWallets",
 )
 
 

@@ -26,6 +26,8 @@ from . import (
     approve_transaction,
     basic,
     connect,
+    connect_socials,
+    connect_wallets,
     connecting_external,
     connecting_social,
     email_verify_otp,
@@ -69,6 +71,8 @@ VIEW_MODULES: dict[str, ModuleType] = {
     "EmailVerifyOtp": email_verify_otp,
     "ApproveTransaction": approve_transaction,
     "ConnectingSocial": connecting_social,
+    "ConnectSocials": connect_socials,
+    "ConnectWallets": connect_wallets,
 }
 
 

@@ -6,31 +6,89 @@ off). The wallet method: wallets in the SPEC §1 connector order. Installed (ann
 come first, then the host's featured and custom wallets, external connectors and 4 recommended
 wallets from the directory (they appear once fetched; nothing stands in for them meanwhile).
 "All Wallets" carries the directory's total, rounded ("120+").
+
+As AppKit's w3m-connect-view (issue 28): the socials as a wide first button and a row of marks
+(flows/social.py `social_layout`); with `features.collapseWallets` (or `emailShowWallets` off)
+and email or socials offered, one "Continue with a wallet" row leads to ConnectWallets instead
+of the wallet rows; with `features.legalCheckbox` and a terms or privacy link, the checkbox comes
+first and every method is drawn disabled, offering no action, until it is ticked. The header's
+"?" leads to "What is a wallet?".
 """
 
 from __future__ import annotations
 
 from ..slices.model import Model
 from ..slices import directory_wallets
-from ..slices.connectors import connect_method_order
-from ..flows.social import NAMES, offered_socials
+from ..slices.connectors import connect_method_order, is_installed_wallet
+from ..flows.social import NAMES, offered_socials, social_layout
 from ..slices.embedded import PressedSocial, SubmittedEmail, change_email, submit_email
+from ..slices.modal import legal_gate_closed, legal_links, toggle_legal
 from ..slices.navigation import PressedNavigate
 from ..wire.nodes import Node, node
+from ..wire.registry import NODE_TYPES
 from . import logos, parts
-from .wallet_list import connect_rows
+from .wallet_list import connect_rows, listed
 
 
-def _wallets(model: Model) -> list[Node]:
-    items = connect_rows(model)
+WHAT_IS_A_WALLET = "What is a wallet?"
+CONTINUE_WITH_A_WALLET = "Continue with a wallet"
+ALL_SOCIALS = "All Socials"
+
+
+# AppKit's header "?" on Connect: the wallet guide (one node: the header memo keeps it by identity)
+_HELP = node("button", "header/help", on={"press": PressedNavigate("WhatIsAWallet")},
+             pending={"press": "spinner"}, text="", icon="help", variant="ghost", label=WHAT_IS_A_WALLET)
+
+
+def header_leading(model: Model) -> Node:
+    return _HELP
+
+
+def collapsed(model: Model) -> bool:
+    """One "Continue with a wallet" row stands for the wallets (AppKit: only beside email or
+    social sign-in; `emailShowWallets: false` is its older name)."""
+    features = model.options.features
+    other = (features.email and model.embedded.email_offered) or bool(offered_socials(model))
+    return other and (features.collapseWallets or not features.emailShowWallets)
+
+
+DISPLAYED_WALLETS_AMOUNT = 4
+
+
+def recommended_cap(model: Model) -> int:
+    """How many recommended wallets Connect lists (AppKit's ConnectorUtil.getCappedRecommendedWallets):
+    four less one per featured, custom and installed wallet and one each for email and social
+    sign-in offered; none without WalletConnect, an installed or a custom wallet. This is what
+    keeps every method in sight on a desktop card without an inner scroll (issue 28 item 5)."""
+    installed = [c for c in listed(model) if is_installed_wallet(c)]
+    custom = len(model.options.customWallets)
+    if not installed and not custom and not any(c.type == "WALLET_CONNECT" for c in listed(model)):
+        return 0
+    features = model.options.features
+    shown = (len(model.options.featuredWalletIds) + custom + len(installed)
+             + int(features.email and model.embedded.email_offered) + int(bool(offered_socials(model))))
+    return max(0, DISPLAYED_WALLETS_AMOUNT - shown)
+
+
+def wallet_rows(model: Model, prefix: str = "connect") -> list[Node]:
+    """The wallets in connector order, then All Wallets (Connect, or ConnectWallets: `prefix`
+    starts the node ids, which are unique in the tree)."""
+    items = connect_rows(model, recommended_cap(model), prefix)
     if model.options.features.allWallets:
         total = directory_wallets.total(model)
         items.append(
-            node("wallet-item", "connect/all-wallets", on={"press": PressedNavigate("AllWallets")},
+            node("wallet-item", f"{prefix}/all-wallets", on={"press": PressedNavigate("AllWallets")},
                  pending={"press": "busy"}, name="All Wallets", image=logos.ALL_WALLETS,
                  tag=directory_wallets.rounded_count(total) if total else "")
         )
-    return [parts.column("connect/list", items)]
+    return [parts.column(f"{prefix}/list", items)]
+
+
+def _wallets(model: Model) -> list[Node]:
+    if collapsed(model):
+        return [node("list-item", "connect/wallets", on={"press": PressedNavigate("ConnectWallets")},
+                     pending={"press": "spinner"}, title=CONTINUE_WITH_A_WALLET, icon="wallet", chevron=True)]
+    return wallet_rows(model)
 
 
 def _email(model: Model) -> list[Node]:
@@ -44,15 +102,64 @@ def _email(model: Model) -> list[Node]:
     return [parts.column("connect/email-method", [field, go])]
 
 
+def social_row(provider: str, prefix: str) -> Node:
+    """A provider as a wide row: "Continue with {name}" with its mark."""
+    service = NAMES[provider]
+    return node("list-item", f"{prefix}/{provider}", on={"press": PressedSocial(provider)},
+                pending={"press": "busy"}, title=f"Continue with {service}",
+                image=logos.SOCIALS.get(provider), icon=None if provider in logos.SOCIALS else "user")
+
+
+def _mark(provider: str) -> Node:
+    service = NAMES[provider]
+    return node("button", f"connect/social/{provider}", on={"press": PressedSocial(provider)},
+                pending={"press": "busy"}, text="", variant="mark", image=logos.SOCIALS.get(provider),
+                icon=None if provider in logos.SOCIALS else "user", label=f"Continue with {service}")
+
+
+def _wide(provider: str) -> Node:
+    """The first social as AppKit's wui-list-button: its mark and "Continue with {name}", centred."""
+    service = NAMES[provider]
+    return node("button", f"connect/social/{provider}", on={"press": PressedSocial(provider)},
+                pending={"press": "busy"}, text=f"Continue with {service}", variant="secondary",
+                image=logos.SOCIALS.get(provider), icon=None if provider in logos.SOCIALS else "user")
+
+
 def _socials(model: Model) -> list[Node]:
-    rows = []
-    for provider in offered_socials(model):
-        service = NAMES[provider]
-        rows.append(node("list-item", f"connect/social/{provider}", on={"press": PressedSocial(provider)},
-                         pending={"press": "busy"}, title=f"Continue with {service}",
-                         image=logos.SOCIALS.get(provider), icon=None if provider in logos.SOCIALS else "user",
-                         chevron=True))
-    return [parts.column("connect/social-method", rows)]
+    layout = social_layout(offered_socials(model))
+    items = [_wide(layout.wide)] if layout.wide else []
+    marks = [_mark(p) for p in layout.marks]
+    if layout.more:
+        marks.append(node("button", "connect/social/more", on={"press": PressedNavigate("ConnectSocials")},
+                          pending={"press": "spinner"}, text="", variant="mark", icon="more", label=ALL_SOCIALS))
+    if marks:
+        items.append(parts.row("connect/social-marks", marks))
+    return [parts.column("connect/social-method", items)]
+
+
+def _legal(model: Model) -> list[Node]:
+    """AppKit's w3m-legal-checkbox: "I agree to our terms of service and privacy policy"."""
+    terms, privacy = legal_links(model)
+    if not (terms or privacy):
+        return []
+    words: list[Node] = [node("checkbox", "connect/legal", on={"toggle": toggle_legal},
+                              checked=model.modal.legal_agreed, text="I agree to our")]
+    if terms:
+        words.append(node("link", "connect/legal/terms", text="terms of service", href=terms))
+    if terms and privacy:
+        words.append(node("text", "connect/legal/and", text="and", variant="small", tone="muted"))
+    if privacy:
+        words.append(node("link", "connect/legal/privacy", text="privacy policy", href=privacy))
+    return [node("stack", "connect/legal-row", words, dir="row", gap=4, align="center", wrap=True)]
+
+
+def _inert(item: Node) -> Node:
+    """The node drawn disabled, offering no action (the engine refuses an intent a node does
+    not offer), its children too."""
+    props = {k: v for k, v in item.p.items() if k != "on"}
+    if "disabled" in NODE_TYPES[item.t]:
+        props["disabled"] = True
+    return Node(item.id, item.t, props, [_inert(child) for child in item.c])
 
 
 def methods(model: Model) -> list[str]:
@@ -66,18 +173,23 @@ def methods(model: Model) -> list[str]:
 
 def body(model: Model) -> Node:
     sections: list[Node] = []
+    previous = ""
     for method in methods(model):
-        if sections:
+        # AppKit: no "or" between email and socials, which read as one sign-in block
+        if sections and {previous, method} != {"email", "social"}:
             sections.append(node("separator", f"connect/or/{method}", text="or"))
         sections += {"email": _email, "social": _socials}.get(method, _wallets)(model)
+        previous = method
+    if legal_gate_closed(model):
+        sections = [_inert(section) for section in sections]
     footer = parts.row("connect/footer", [
         node("text", "connect/footer/text", text="Haven't got a wallet?", variant="small", tone="muted"),
         node("link", "connect/footer/link", on={"press": PressedNavigate("WhatIsAWallet")},
              text="Get started"),
     ], justify="center")
-    return parts.column("connect/body", [*sections, footer], gap=16)
+    return parts.column("connect/body", [*_legal(model), *sections, footer], gap=12)
 
 
 TITLE = "Connect Wallet"
 # What body() reads (views/__init__.py memoises it on these slices being the same objects).
-READS = ("connectors", "directory", "options", "env", "origin", "embedded")
+READS = ("connectors", "directory", "options", "env", "origin", "embedded", "modal")

@@ -84,18 +84,20 @@ def _custom_rows(model: Model, prefix: str, needle: str | None = None) -> list[N
             if needle is None or needle in w.name.lower()]
 
 
-def connect_rows(model: Model) -> list[Node]:
-    """The Connect view's wallets in connector order."""
+def connect_rows(model: Model, recommended: int | None = None, prefix: str = "connect") -> list[Node]:
+    """The Connect view's wallets in connector order; at most `recommended` directory wallets
+    (AppKit's capped recommended wallets, views/connect.py). `prefix` starts their node ids
+    (ConnectWallets draws the same rows beside a hidden Connect: ids are tree-unique)."""
     connectors = listed(model)
     early = [c for c in connectors if c.type not in LATE_TYPES]
     late = [c for c in connectors if c.type in LATE_TYPES]
     state = model.directory
     seen: set[str] = set()
-    rows = [connector_row(model, c, "connect") for c in early]
-    rows += _directory_rows(model, state.featured, "connect", seen)
-    rows += _custom_rows(model, "connect")
-    rows += [connector_row(model, c, "connect") for c in late]
-    rows += _directory_rows(model, state.recommended, "connect", seen)
+    rows = [connector_row(model, c, prefix) for c in early]
+    rows += _directory_rows(model, state.featured, prefix, seen)
+    rows += _custom_rows(model, prefix)
+    rows += [connector_row(model, c, prefix) for c in late]
+    rows += _directory_rows(model, state.recommended, prefix, seen)[:recommended]
     return rows
 
 

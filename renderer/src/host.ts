@@ -32,6 +32,9 @@ export interface ModalOptions {
   excludeWalletIds?: string[];
   customWallets?: Dict[];
   manualWCControl?: boolean;
+  /** With `features.legalCheckbox`: the links of Connect's "I agree to our terms of service and privacy policy". */
+  termsConditionsUrl?: string;
+  privacyPolicyUrl?: string;
   allowUnsupportedChain?: boolean;
   enableNetworkSwitch?: boolean;
   debug?: boolean;

@@ -56,6 +56,7 @@ export interface ButtonProps {
   readonly variant?: string;
   readonly icon?: string;
   readonly disabled?: boolean;
+  readonly image?: string;
   readonly pressed?: boolean;
   readonly on?: OnMap;
   readonly hidden?: boolean;
@@ -120,6 +121,7 @@ export interface InputProps {
   readonly invalid?: boolean;
   readonly autofocus?: boolean;
   readonly max?: number;
+  readonly disabled?: boolean;
   readonly on?: OnMap;
   readonly hidden?: boolean;
   readonly label?: string;
@@ -345,12 +347,12 @@ export const NODE_PROPS: { readonly [T in NodeType]: readonly (keyof NodePropsBy
   "view": ["name", "title", "on", "hidden", "label", "busy"],
   "stack": ["dir", "gap", "align", "justify", "wrap", "pad", "on", "hidden", "label", "busy"],
   "text": ["text", "variant", "tone", "on", "hidden", "label", "busy"],
-  "button": ["text", "variant", "icon", "disabled", "pressed", "on", "hidden", "label", "busy"],
+  "button": ["text", "variant", "icon", "disabled", "image", "pressed", "on", "hidden", "label", "busy"],
   "list-item": ["title", "subtitle", "icon", "image", "trailing", "chevron", "disabled", "on", "hidden", "label", "busy"],
   "wallet-item": ["name", "image", "lazy", "tag", "disabled", "on", "hidden", "label", "busy"],
   "image": ["src", "alt", "size", "round", "on", "hidden", "label", "busy"],
   "icon": ["name", "size", "tone", "badge", "on", "hidden", "label", "busy"],
-  "input": ["value", "placeholder", "kind", "unit", "error", "invalid", "autofocus", "max", "on", "hidden", "label", "busy"],
+  "input": ["value", "placeholder", "kind", "unit", "error", "invalid", "autofocus", "max", "disabled", "on", "hidden", "label", "busy"],
   "otp-input": ["length", "value", "error", "on", "hidden", "label", "busy"],
   "qr": ["n", "bits", "size", "image", "on", "hidden", "label", "busy"],
   "tabs": ["items", "active", "on", "hidden", "label", "busy"],

@@ -22,9 +22,10 @@ def test_connect_asks_for_4_recommended_wallets_once_open() -> None:
     ids_before = [n.id for n in h.of_type("wallet-item")]
     assert ids_before == ["connect/wallet/dev.modalcore.devwallet", "connect/all-wallets"]  # no placeholders
     h.settle_directory()
+    # AppKit caps the recommended rows at four less the installed wallets (issue 28 item 5)
     assert [n.id for n in h.of_type("wallet-item")] == [
         "connect/wallet/dev.modalcore.devwallet",
-        "connect/w/metamask", "connect/w/trust", "connect/w/coinbase", "connect/w/rainbow",
+        "connect/w/metamask", "connect/w/trust", "connect/w/coinbase",
         "connect/all-wallets"]
     h.host("close")
     h.host("open")
@@ -48,7 +49,7 @@ def test_featured_then_custom_then_recommended_in_the_hosts_order() -> None:
         "connect/wallet/dev.modalcore.devwallet",
         "connect/w/zerion", "connect/w/ledger",  # featured, in the host's order
         "connect/custom/0", "connect/custom/1",
-        "connect/w/metamask", "connect/w/trust", "connect/w/coinbase", "connect/w/rainbow",
+        # no recommended row: featured, custom and installed wallets fill AppKit's four
         "connect/all-wallets"]
     assert h.node("connect/custom/0").p["image"] == "https://img.example/mine.png"
     assert h.node("connect/custom/1").p["image"] == "/getWalletImage/other?name=Other%20Wallet"
@@ -88,3 +89,17 @@ def test_the_all_wallets_entry_follows_features_all_wallets() -> None:
     h.host("open")
     h.settle_directory()
     assert h.find("connect/all-wallets") is None
+
+
+def test_recommended_rows_are_capped_as_appkit_one_less_for_email_and_for_socials_offered() -> None:
+    """AppKit's getCappedRecommendedWallets: four, less one per installed, featured and custom
+    wallet and one each for email and social sign-in (Connect keeps every method in sight)."""
+    from dataclasses import replace
+
+    h = harness(wallets=[DEV])
+    model = h.model
+    h.session.model = replace(model, embedded=replace(model.embedded, email_offered=True, socials=("google",)))
+    h.host("open")
+    h.settle_directory()
+    assert [n.id for n in h.of_type("wallet-item")] == [
+        "connect/wallet/dev.modalcore.devwallet", "connect/w/metamask", "connect/all-wallets"]

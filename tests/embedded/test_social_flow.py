@@ -29,7 +29,8 @@ def test_connect_offers_the_configured_socials_only_and_never_farcaster() -> Non
     h = _harness(socials=("google", "github", "apple"), host=["google", "farcaster", "github"])
     ids = {n.id for n in h.tree.walk() if n.id.startswith("connect/social/")}
     assert ids == {"connect/social/google", "connect/social/github"}
-    assert h.node("connect/social/google").p["title"] == "Continue with Google"
+    # two socials are two marks side by side (AppKit's w3m-social-login-widget), named by label
+    assert h.node("connect/social/google").p["label"] == "Continue with Google"
 
 
 def test_no_configured_provider_draws_no_social_section() -> None:

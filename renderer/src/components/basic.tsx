@@ -82,9 +82,10 @@ export function Button({ node, ctx }: NodeProps): JSX.Element {
   const p = node.p;
   const text = str(p, 'text');
   const icon = opt(p, 'icon');
+  const image = opt(p, 'image');
   const busy = isBusy(node, ctx);
   const press = pressHandler(node, ctx);
-  const iconOnly = !text && icon !== undefined;
+  const iconOnly = !text && (icon ?? image) !== undefined;
   return (
     <button
       type="button"
@@ -98,7 +99,7 @@ export function Button({ node, ctx }: NodeProps): JSX.Element {
       onClick={busy ? undefined : press}
     >
       <span className="wm-btn-label">
-        {icon !== undefined && <Icon name={icon} size={iconOnly ? 20 : 16} />}
+        {image !== undefined ? <Img src={image} alt="" size={24} /> : icon !== undefined && <Icon name={icon} size={iconOnly ? 20 : 16} />}
         {text && <span>{text}</span>}
       </span>
       {busy && (

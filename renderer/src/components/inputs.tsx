@@ -64,6 +64,7 @@ export function Input({ node, ctx }: NodeProps): JSX.Element {
           aria-invalid={invalid || undefined}
           aria-describedby={error !== undefined ? errId : undefined}
           data-autofocus={autofocus || undefined}
+          disabled={bool(p, 'disabled')}
           type={kind === 'email' ? 'email' : 'text'}
           role={kind === 'search' ? 'searchbox' : undefined}
           inputMode={kind === 'amount' ? 'decimal' : kind === 'email' ? 'email' : undefined}

@@ -12,7 +12,7 @@ function Row(props: NodeProps & { className: string; children: ReactNode; curren
   const busy = isBusy(node, ctx);
   const disabled = bool(node.p, 'disabled');
   const cls = cx('wm-row', props.className);
-  if (!press) {
+  if (!press && !disabled) {
     return (
       <div className={cls} aria-busy={busy || undefined} data-tag={props.tag}>
         {props.children}
