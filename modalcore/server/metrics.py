@@ -60,6 +60,9 @@ class Metrics:
         self.store_errors = 0
         self.intent_seconds = Histogram(LATENCY_BUCKETS)
         self.relay_connections = 0  # WalletConnect relay sockets this worker holds (none yet)
+        # sessions whose newest state is not saved (the store failing, issue 27), and how many
+        # such states were dropped past the bounds: set by the app from its runners' saves
+        self.unsaved: Callable[[], tuple[int, int]] = lambda: (0, 0)
         self._pending: dict[int, tuple[Intent, float]] = {}
 
     def intent_read(self, intent: Intent) -> None:
@@ -112,6 +115,13 @@ class Metrics:
                 for op, n in sorted(self.store_ops.items())])
         metric("modalcore_store_errors_total", "counter", "Session store calls that failed.",
                [("modalcore_store_errors_total", self.store_errors)])
+        unsaved, dropped = self.unsaved()
+        metric("modalcore_sessions_unsaved", "gauge",
+               "Sessions whose newest state is not saved yet (the store failing): retried.",
+               [("modalcore_sessions_unsaved", unsaved)])
+        metric("modalcore_unsaved_dropped_total", "counter",
+               "Unsaved session states dropped past the bounds while the store failed.",
+               [("modalcore_unsaved_dropped_total", dropped)])
         metric("modalcore_relay_connections", "gauge", "WalletConnect relay connections held.",
                [("modalcore_relay_connections", self.relay_connections)])
         return "\n".join(out) + "\n"
@@ -158,6 +168,10 @@ class CountingStore(SessionStore):
         super().__init__(inner.ttl_ms)
         self.inner = inner
         self._metrics = metrics
+        inner.on_write_error = self._write_failed  # a held write (SQLite's) failed in the background
+
+    def _write_failed(self) -> None:
+        self._metrics.store_errors += 1
 
     async def _call(self, name: str, call: Awaitable[T]) -> T:
         self._metrics.store_op(name)
@@ -179,6 +193,12 @@ class CountingStore(SessionStore):
 
     async def flush(self) -> None:
         await self.inner.flush()  # not a store operation of its own: it commits earlier saves
+
+    def failing(self) -> str | None:
+        return self.inner.failing()
+
+    def held_unsaved(self) -> int:
+        return self.inner.held_unsaved()
 
     async def delete(self, session_id: str) -> None:
         await self._call("delete", self.inner.delete(session_id))
