@@ -14,7 +14,6 @@ Rules checked:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
 
 import pytest
 
@@ -22,25 +21,7 @@ from modalcore.rules import limits as L
 from modalcore.runtime.clock import FakeClock
 from modalcore.runtime.saves import PendingSaves
 from modalcore.store.base import NO_BLOBS
-from modalcore.store.memory import MemoryStore
-
-
-class DownStore(MemoryStore):
-    """A memory store that refuses every save while `down` (as Redis does when it is stopped)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.down = False
-        self.attempts = 0
-        self.written: list[tuple[str, bytes]] = []
-
-    async def save(self, session_id: str, data: bytes, now_ms: int,
-                   blobs: Mapping[str, bytes] = NO_BLOBS) -> None:
-        self.attempts += 1
-        if self.down:
-            raise ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
-        self.written.append((session_id, data))
-        await super().save(session_id, data, now_ms, blobs)
+from modalcore.testing import DownStore
 
 
 async def _turns() -> None:

@@ -10,7 +10,7 @@ real annotations.)
 
 import asyncio
 import sqlite3
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from pathlib import Path
 from dataclasses import dataclass
 from typing import Any
@@ -26,23 +26,9 @@ from modalcore.rules.wallet_requests import EMBEDDED_SIGN_SERVICE, NOT_SAVED
 from modalcore.runtime.services import Service, ServiceContext
 from modalcore.slices import snack
 from modalcore.slices.model import Model, Step
-from modalcore.store.base import NO_BLOBS
-from modalcore.store.memory import MemoryStore
 from modalcore.store.sqlite import SqliteStore
-from modalcore.testing import RunnerRig, runner_rig
+from modalcore.testing import DownStore, RunnerRig, runner_rig
 from modalcore.wire.codec import decode
-
-
-class DownStore(MemoryStore):
-    def __init__(self) -> None:
-        super().__init__()
-        self.down = False
-
-    async def save(self, session_id: str, data: bytes, now_ms: int,
-                   blobs: Mapping[str, bytes] = NO_BLOBS) -> None:
-        if self.down:
-            raise ConnectionError("Connection refused")
-        await super().save(session_id, data, now_ms, blobs)
 
 
 @dataclass(frozen=True)

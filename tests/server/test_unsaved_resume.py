@@ -5,23 +5,7 @@ not from the older one in the store."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
-
-from modalcore.store.base import NO_BLOBS
-from modalcore.store.memory import MemoryStore
-from modalcore.testing import Client, make_test_config, start_server
-
-
-class DownStore(MemoryStore):
-    def __init__(self) -> None:
-        super().__init__()
-        self.down = False
-
-    async def save(self, session_id: str, data: bytes, now_ms: int,
-                   blobs: Mapping[str, bytes] = NO_BLOBS) -> None:
-        if self.down:
-            raise ConnectionError("Connection refused")
-        await super().save(session_id, data, now_ms, blobs)
+from modalcore.testing import Client, DownStore, make_test_config, start_server
 
 
 async def test_rule_a_session_back_while_its_save_waits_gets_its_newest_state() -> None:

@@ -6,13 +6,11 @@ while the session store is down. The wallet is never asked to `personal_sign`; t
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from modalcore.rules.wallet_requests import NOT_SAVED
-from modalcore.store.base import NO_BLOBS
-from modalcore.store.memory import MemoryStore
-from modalcore.testing import Client, make_test_config, start_server
+from modalcore.testing import Client, DownStore, find_node, make_test_config, start_server
 from modalcore.wire.diff import apply
 
 ADDRESS = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8"
@@ -20,28 +18,6 @@ WALLET = {"uuid": "uuid-1", "name": "Dev Wallet", "icon": "data:x", "rdns": "dev
 OPTS = {"networks": ["eip155:1"], "metadata": {"name": "Sign-in dApp"},
         "siwx": {"required": True, "statement": "Sign in to the dApp"}}
 STEP_S = 30.0
-
-
-class DownStore(MemoryStore):
-    def __init__(self) -> None:
-        super().__init__()
-        self.down = False
-
-    async def save(self, session_id: str, data: bytes, now_ms: int,
-                   blobs: Mapping[str, bytes] = NO_BLOBS) -> None:
-        if self.down:
-            raise ConnectionError("Connection refused")
-        await super().save(session_id, data, now_ms, blobs)
-
-
-def _find(tree: dict[str, Any] | None, node_id: str) -> dict[str, Any] | None:
-    stack = [tree] if tree else []
-    while stack:
-        current = stack.pop()
-        if current["id"] == node_id:
-            return current
-        stack.extend(current.get("c", ()))
-    return None
 
 
 class Page:
@@ -82,7 +58,7 @@ class Page:
             await self.take(await self.client.recv(max(0.1, deadline - time.monotonic())))
 
     def node(self, node_id: str) -> dict[str, Any] | None:
-        return _find(self.tree, node_id)
+        return find_node(self.tree, node_id)
 
     def snack(self) -> str:
         bar = self.node("snackbar")
