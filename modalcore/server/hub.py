@@ -332,9 +332,9 @@ class Hub:
                 return  # a store only this process uses: nothing to hear
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.warning("listening for routed events failed; again in %d s", LISTEN_RETRY_S,
-                            exc_info=True)
+            except Exception as error:  # the store is down (issue 27): one line, no traceback
+                log.warning("listening for routed events failed (%s: %s); again in %d s",
+                            type(error).__name__, error, LISTEN_RETRY_S)
                 await asyncio.sleep(LISTEN_RETRY_S)
 
     async def _routed(self, data: bytes) -> None:

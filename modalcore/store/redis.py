@@ -333,8 +333,10 @@ class RedisStore(SessionStore):
                 del self._events[:EVENTS_BATCH]
                 try:
                     await self._send_events(batch)
-                except Exception:
-                    log.exception("redis store: sending %d analytics events failed", len(batch))
+                except Exception as error:
+                    # one line per retry, no traceback: Redis being down is not a bug (issue 27)
+                    log.warning("redis store: sending %d analytics events failed (%s: %s); again in %g s",
+                                len(batch), type(error).__name__, error, EVENTS_RETRY_S)
                     self._events[:0] = batch
                     if self._events_timer is None:
                         self._events_timer = asyncio.get_running_loop().call_later(
