@@ -25,7 +25,7 @@ import json
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from io import StringIO
 from pathlib import Path
@@ -51,6 +51,7 @@ from .server.app import create_app, uvicorn_options
 from .server.config import EngineConfig, parse_config
 from .server.hub import Hub
 from .slices.options import parse_options
+from .store.base import NO_BLOBS
 from .store.memory import MemoryStore
 from .wire.codec import decode, encode
 from .wire.frames import Env
@@ -262,6 +263,36 @@ class Client:
             while True:
                 await self.recv(timeout)
         return self.ws.close_code
+
+
+def find_node(tree: dict[str, Any] | None, node_id: str) -> dict[str, Any] | None:
+    """The node `node_id` of a wire tree (a snapshot's, patched), or None."""
+    stack = [tree] if tree else []
+    while stack:
+        current = stack.pop()
+        if current["id"] == node_id:
+            return current
+        stack.extend(current.get("c", ()))
+    return None
+
+
+class DownStore(MemoryStore):
+    """A memory store whose saves fail while `down` (as Redis's do while it is stopped, issue
+    27); `attempts` counts the saves tried, `written` keeps those that landed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.down = False
+        self.attempts = 0
+        self.written: list[tuple[str, bytes]] = []
+
+    async def save(self, session_id: str, data: bytes, now_ms: int,
+                   blobs: Mapping[str, bytes] = NO_BLOBS) -> None:
+        self.attempts += 1
+        if self.down:
+            raise ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+        self.written.append((session_id, data))
+        await super().save(session_id, data, now_ms, blobs)
 
 
 def recordings(directory: Path) -> list[Path]:

@@ -11,7 +11,7 @@ import logging
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from ..core.evolve import replace
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..chains.catalog import Network
@@ -166,6 +166,23 @@ class Session:
             if first <= seq < first + len(self.ring):
                 return self.ring[seq - first][1]
         return encode(frame)
+
+    def withhold(self, frames: list[dict[str, Any]], eids: Collection[str]) -> list[dict[str, Any]]:
+        """`frames` with the `effect` frames of `eids` turned into `effect_cancel` frames of the
+        same number, in the ring too: the browser is not asked, now or by a reconnect's replay.
+        (The runner withholds a wallet request whose saved state did not land, issue 27; the
+        effect's failure reaches `update` as its answer.)"""
+        kept: list[dict[str, Any]] = []
+        for frame in frames:
+            if frame["t"] == "effect" and frame["eid"] in eids:
+                frame = {"t": "effect_cancel", "s": frame["s"], "a": frame["a"], "eid": frame["eid"]}
+                index = frame["s"] - self.ring[0][0] if self.ring else -1
+                if 0 <= index < len(self.ring):
+                    data = encode(frame)
+                    self.ring_bytes += len(data) - len(self.ring[index][1])
+                    self.ring[index] = (frame["s"], data)
+            kept.append(frame)
+        return kept
 
     def snapshot(self, wire: Any = None, encoded: bytes | None = None) -> dict[str, Any]:
         """A snapshot of the current tree (`wire`/`encoded`: its wire form and bytes, when the

@@ -28,6 +28,7 @@ from ..core.msg import Msg
 from ..core.shape import Handler, Slice
 from ..rules import limits as L
 from ..rules import texts
+from ..rules.wallet_requests import EMBEDDED_SIGN_SERVICE
 from ..slices import router, snack
 from ..slices.embedded import (
     APPROVAL_METHODS,
@@ -49,7 +50,7 @@ NOT_ALLOWED_DELAY_MS = 300  # SPEC: the UI says 'Action not allowed' after 300 m
 USER_REJECTED = 4001
 NOT_ALLOWED = 4200
 UNRECOGNIZED_CHAIN = 4902
-SIGN_SERVICE = "embedded.sign"
+SIGN_SERVICE = EMBEDDED_SIGN_SERVICE
 READ_SERVICE = "chain_read"  # services/table.py: a read on the network's RPC
 READS = ("eth_call", "eth_getBalance")
 

@@ -114,6 +114,14 @@ UNUSED_SESSION_EVICT_MS = 60_000
 # (`max_sessions_per_address`).
 DEFAULT_MAX_SESSIONS_PER_ADDRESS = 64
 
+# Saves that failed (the store down, issue 27) wait in memory to be retried: one, the newest, per
+# session, at most this many sessions and bytes per engine process (past them the oldest waiting
+# is dropped, logged and counted). Retries back off from SAVE_RETRY_FIRST_MS to SAVE_RETRY_MAX_MS.
+UNSAVED_SESSIONS = 10_000
+UNSAVED_BYTES = 64 * 1024 * 1024
+SAVE_RETRY_FIRST_MS = 50
+SAVE_RETRY_MAX_MS = 1000
+
 # ----- WalletConnect (modalcore/walletconnect): what the relay connection may feed the engine
 WC_MESSAGE_CHARS = 256 * 1024  # one relayed message; longer: dropped with a log line
 WC_FRAME_BYTES = 1024 * 1024  # one relay websocket frame (beyond it the library closes, 1009)

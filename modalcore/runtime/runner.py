@@ -19,10 +19,10 @@ import itertools
 import logging
 import traceback
 from collections.abc import Sequence, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
-from ..core.cmds import Call, CancelTimer, Cmd, Effect, EffectSettled, StartTimer, Track
+from ..core.cmds import Call, CallSettled, CancelTimer, Cmd, Effect, EffectSettled, StartTimer, Track
 from ..core.msg import Msg
 from ..slices.model import Model
 from ..engine.persist import ModelPacker, PendingTimer, session_to_save
@@ -31,6 +31,7 @@ from ..slices.options import HostOptions
 from ..wire.frames import AnnouncedWallet
 from ..engine.session import Output, Session
 from ..rules.limits import UNUSED_SESSION_EVICT_MS
+from ..rules.wallet_requests import EMBEDDED_SIGN_SERVICE, NOT_SAVED, NOT_SAVED_CODE, asks_to_sign
 from ..store.base import SessionStore
 from ..wire.frames import ClientFrame
 from ..analytics import events
@@ -38,6 +39,7 @@ from .analytics import AnalyticsSink, TrackedEvent
 from .clock import Clock, TimerHandle
 from .inbox import Inbox
 from .observe import SessionObserver, Step
+from .saves import PendingSaves
 from .services import ServiceContext, ServiceRegistry
 
 log = logging.getLogger(__name__)
@@ -158,6 +160,17 @@ class RunnerDeps:
     on_closed: Callable[[SessionRunner], None] | None = None
     observers: tuple[SessionObserver, ...] = ()  # see what each update produced (audit, ...)
     walletconnect: EffectRunner | None = None  # runs the `walletconnect` effects (the relay)
+    _saves: PendingSaves | None = field(default=None, init=False, repr=False)
+
+    @property
+    def saves(self) -> PendingSaves | None:
+        """Where every runner's saves go (kept and retried when the store fails, issue 27); one
+        per store (None: no store)."""
+        if self.store is None:
+            return None
+        if self._saves is None or self._saves.store is not self.store:
+            self._saves = PendingSaves(self.store, self.clock)
+        return self._saves
 
 
 class EffectRunner(Protocol):
@@ -438,18 +451,44 @@ class SessionRunner:
                 item.done.set_result(None)
 
     async def _apply(self, out: Output, now: int) -> None:
-        if any(frame["t"] == "effect" for frame in out.frames):
-            # Write-ahead for requests to the browser (a wallet request may move money): the
-            # state that awaits the answer, with its time-out timer, is saved before the request
-            # leaves. A worker killed after sending leaves a saved session that knows the
-            # request is pending: the one that takes the visitor over applies the answer, or
-            # shows the request lost, and never issues it again (issue 17).
-            self._run_cmds(out.cmds, now)
-            await self._save(durable=True)
+        guarded = [cmd for cmd in out.cmds if _signs(cmd)]
+        if not guarded and not any(frame["t"] == "effect" for frame in out.frames):
             await self._send(out.frames)
+            self._run_cmds(out.cmds, now)
             return
-        await self._send(out.frames)
-        self._run_cmds(out.cmds, now)
+        # Write-ahead for requests to the browser (a wallet request may move money): the
+        # state that awaits the answer, with its time-out timer, is saved before the request
+        # leaves. A worker killed after sending leaves a saved session that knows the
+        # request is pending: the one that takes the visitor over applies the answer, or
+        # shows the request lost, and never issues it again (issue 17). A request that asks a
+        # wallet to sign or send (here or run by the engine: WalletConnect, the embedded
+        # wallet's signer) is not sent at all when that save did not land (issue 27).
+        self._run_cmds([cmd for cmd in out.cmds if not _signs(cmd)], now)
+        landed = await self._save(durable=True)
+        held = [frame for frame in out.frames
+                if frame["t"] == "effect" and asks_to_sign(frame["kind"], frame["req"])]
+        if landed or (not held and not guarded):
+            await self._send(out.frames)
+            self._run_cmds(guarded, now)
+            return
+        log.warning("session %s: %d wallet requests not sent, their state is not saved", self.id,
+                    len(held) + len(guarded))
+        await self._send(self.session.withhold(out.frames, {frame["eid"] for frame in held}))
+        for frame in held:
+            self._refuse_effect(frame["eid"])
+        for cmd in guarded:
+            if isinstance(cmd, Call):
+                self._queue.put_nowait(_Deliver(CallSettled(cmd.purpose, False, error=NOT_SAVED,
+                                                            context=dict(cmd.context))))
+            elif isinstance(cmd, Effect):
+                self._refuse_effect(cmd.eid)
+
+    def _refuse_effect(self, eid: str) -> None:
+        """A wallet request not sent (its state is not saved): its answer is that failure,
+        delivered as an input, so `update` shows it and recordings replay it."""
+        purpose = self.session.effects.get(eid, "")
+        self._queue.put_nowait(_Deliver(EffectSettled(eid, purpose, False, error_code=NOT_SAVED_CODE,
+                                                      error_message=NOT_SAVED)))
 
     async def _observe(self, before: Model, effects: dict[str, str],
                        cause: ClientFrame | Msg | None, out: Output, now: int) -> None:
@@ -597,29 +636,30 @@ class SessionRunner:
             log.exception("analytics sink failed")
 
     # ----- persistence and shutdown
-    async def _save(self, durable: bool = False) -> None:
-        """Hand the session to the store (which may write it behind); `durable`: return only
-        once it is committed."""
-        store = self.deps.store
-        if store is None:
-            return
+    async def _save(self, durable: bool = False) -> bool:
+        """Hand the session to the store (which may write it behind; a save that fails is kept
+        and retried, runtime/saves.py). True when there is nothing to save or it landed
+        (`durable`: committed); False when it waits to be retried."""
+        saves = self.deps.saves
+        if saves is None:
+            return True
         if self.ended:
+            saves.forget(self.id)
             try:
-                await store.delete(self.id)
+                await saves.store.delete(self.id)
             except Exception:
                 log.exception("session %s: deleting failed", self.id)
-            return
+            return True
         if not self.session.acted:
-            return  # nothing a visitor did: nothing worth keeping past this process
+            return True  # nothing a visitor did: nothing worth keeping past this process
         try:
             if self._packer is None:
                 self._packer = ModelPacker(shared=True)
             saved = session_to_save(self.session, self.pending_timers(), self._packer)
-            await store.save(self.id, saved.data, self.clock.now_ms(), saved.blobs)
-            if durable:
-                await store.flush()
         except Exception:
-            log.exception("session %s: saving failed", self.id)
+            log.exception("session %s: packing its state failed", self.id)
+            return False
+        return await saves.save(self.id, saved.data, self.clock.now_ms(), saved.blobs, durable=durable)
 
     async def _shutdown(self) -> None:
         self.closing = True
@@ -644,6 +684,13 @@ class SessionRunner:
             self.finished.set_result(None)
         if self.deps.on_closed is not None:
             self.deps.on_closed(self)
+
+
+def _signs(cmd: Cmd) -> bool:
+    """A command the engine runs that asks a wallet to sign or send (held until its state is saved)."""
+    if isinstance(cmd, Call):
+        return cmd.service == EMBEDDED_SIGN_SERVICE
+    return isinstance(cmd, Effect) and asks_to_sign(cmd.kind, cmd.req)
 
 
 # command type -> how the runtime runs it, with (runner, command, now, its index in the batch);

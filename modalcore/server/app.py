@@ -130,8 +130,23 @@ def _route_path(scope: Scope) -> str:
 
 
 async def healthz(request: Request) -> Response:
+    """200 `{"ok": true, "sessions": n}`; 503 with the reason while session saves fail (the
+    store is down, issue 27: a load balancer drains this worker until they land again)."""
     hub: Hub = request.app.state.hub
+    saves = hub.deps.saves
+    health = saves.health() if saves is not None else None
+    if health is not None and health.reason is not None:
+        return JSONResponse({"ok": False, "sessions": len(hub), "reason": health.reason,
+                             "unsaved": health.unsaved}, status_code=503)
     return JSONResponse({"ok": True, "sessions": len(hub)})
+
+
+def _unsaved(hub: Hub) -> tuple[int, int]:
+    saves = hub.deps.saves
+    if saves is None:
+        return 0, 0
+    health = saves.health()
+    return health.unsaved, health.dropped
 
 
 def _index(static_dir: Path) -> Any:
@@ -251,6 +266,7 @@ def create_app(
     )
     siwx_store, signer = open_siwx(config)
     head_signer = HeadSigner(session_store, signer, clock.now_ms)  # anchors the audit log
+    metrics.unsaved = lambda: _unsaved(hub)
     hub.deps.observers = (MetricsObserver(metrics), *hub.deps.observers,
                           AuditObserver(session_store, head_signer),
                           AnalyticsObserver(sink))

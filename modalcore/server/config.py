@@ -113,6 +113,8 @@ class StoreConfig(_Strict):
     url: str = "redis://127.0.0.1:6379/0"  # kind "redis"
     prefix: str = "modalcore:"  # kind "redis": every key starts with it
     ttl_hours: Annotated[float, Field(gt=0)] = 24.0
+    # on shutdown, saves that failed (the store down) are retried at most this long (issue 27)
+    shutdown_wait_s: Annotated[float, Field(ge=0, le=600)] = 10.0
 
     @property
     def ttl_ms(self) -> int:

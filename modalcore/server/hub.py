@@ -242,7 +242,7 @@ class Hub:
             await runner.finished  # being evicted: wait, then restore what it saved
             runner = self.runners.get(session_id)
         if runner is not None and not runner.closing:
-            if await self.store.owns(session_id):
+            if await self._owns(session_id):
                 return runner
             # Another engine process took it over (a rejoin landed there): this copy is stale.
             # Its last save is refused by the store; what that process saved is restored below.
@@ -263,6 +263,16 @@ class Hub:
             raise
         finally:
             del self._restoring[session_id]
+
+    async def _owns(self, session_id: str) -> bool:
+        """Whether this process still owns the live session; while the store cannot say (it is
+        down, issue 27) the live copy is served: another process cannot have saved meanwhile."""
+        try:
+            return await self.store.owns(session_id)
+        except Exception as error:
+            log.warning("session %s: ownership not checked, the store failed (%s)", session_id,
+                        type(error).__name__)
+            return True
 
     async def resume(
         self,
@@ -301,12 +311,20 @@ class Hub:
         return None
 
     async def _restore(self, session_id: str) -> SessionRunner | None:
-        data = await self.store.load(session_id, self.clock.now_ms())
-        if data is None:
-            return None
+        saves = self.deps.saves
+        unsaved = saves.unsaved(session_id) if saves is not None else None
+        if unsaved is not None:  # its newest state waits to be saved here: newer than the store's
+            data, blobs = unsaved[0], dict(unsaved[1])
+        else:
+            loaded = await self.store.load(session_id, self.clock.now_ms())
+            if loaded is None:
+                return None
+            data, blobs = loaded, {}
         try:
             refs = blob_refs(data)  # the directory's lists, kept once for every session (issue 17)
-            blobs = await self.store.load_blobs(refs, self.clock.now_ms()) if refs else {}
+            missing = [ref for ref in refs if ref not in blobs]
+            if missing:
+                blobs.update(await self.store.load_blobs(missing, self.clock.now_ms()))
             session, timers = load_bytes(data, blobs)
         except PersistError as error:  # typed: its message says what, no traceback
             log.warning("session %s: saved state unreadable (%s), dropped", session_id, error)
@@ -315,7 +333,14 @@ class Hub:
         if session.id != session_id:
             log.warning("session %s: saved state names %s, dropped", session_id, session.id)
             return None
-        await self.store.claim(session_id)  # one owner: the process the visitor came back to
+        try:
+            await self.store.claim(session_id)  # one owner: the process the visitor came back to
+        except Exception:
+            if unsaved is None:
+                raise
+            # its newest state is here, unsaved (the store is down): the first save that lands
+            # takes the lease, unless another process took the session meanwhile
+            log.warning("session %s: restored from its unsaved state, not claimed", session_id)
         runner = SessionRunner(session, self.deps, timers=timers)
         self.runners[session_id] = runner
         runner.start()
@@ -350,9 +375,9 @@ class Hub:
                 return  # a store only this process uses: nothing to hear
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.warning("listening for routed events failed; again in %d s", LISTEN_RETRY_S,
-                            exc_info=True)
+            except Exception as error:  # the store is down (issue 27): one line, no traceback
+                log.warning("listening for routed events failed (%s: %s); again in %d s",
+                            type(error).__name__, error, LISTEN_RETRY_S)
                 await asyncio.sleep(LISTEN_RETRY_S)
 
     async def _routed(self, data: bytes) -> None:
@@ -436,6 +461,9 @@ class Hub:
                 handle.cancel()
         runners = list(self.runners.values())
         await asyncio.gather(*(runner.stop() for runner in runners), return_exceptions=True)
+        saves = self.deps.saves
+        if saves is not None:  # saves that failed (the store down): wait for them, bounded
+            await saves.drain(self.config.store.shutdown_wait_s)
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()

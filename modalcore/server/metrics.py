@@ -61,6 +61,10 @@ class Metrics:
         self.store_errors = 0
         self.intent_seconds = Histogram(LATENCY_BUCKETS)
         self.relay_connections = 0  # WalletConnect relay sockets this worker holds (none yet)
+        # sessions whose newest state is not saved (the store failing, issue 27), and how many
+        # such states were dropped past the bounds: set by the app from its runners' saves
+        self.unsaved: Callable[[], tuple[int, int]] = lambda: (0, 0)
+        self._added_unsaved = (0, 0)  # other workers' (unsaved, dropped), summed in by `add`
         self._pending: dict[int, tuple[Intent, float]] = {}
 
     def intent_read(self, intent: Intent) -> None:
@@ -89,7 +93,12 @@ class Metrics:
                 "intents": self.intents, "frames_out": self.frames_out,
                 "bytes_out": self.bytes_out, "store_ops": dict(self.store_ops),
                 "store_errors": self.store_errors, "intent_counts": list(h.counts),
-                "intent_sum": h.sum, "intent_count": h.count}
+                "intent_sum": h.sum, "intent_count": h.count,
+                "unsaved": self._unsaved_now()[0], "unsaved_dropped": self._unsaved_now()[1]}
+
+    def _unsaved_now(self) -> tuple[int, int]:
+        own_unsaved, own_dropped = self.unsaved()
+        return own_unsaved + self._added_unsaved[0], own_dropped + self._added_unsaved[1]
 
     def add(self, snapshot: Mapping[str, object], *, live: bool) -> None:
         """Sum another worker's counters in (gauges only from a `live` worker: a replaced
@@ -106,6 +115,7 @@ class Metrics:
         total = snapshot["intent_sum"]
         if not isinstance(total, (int, float)):
             raise TypeError("intent_sum is not a number")
+        unsaved, dropped = _int(snapshot.get("unsaved", 0)), _int(snapshot.get("unsaved_dropped", 0))
         self.intents += scalars["intents"]
         self.frames_out += scalars["frames_out"]
         self.bytes_out += scalars["bytes_out"]
@@ -116,6 +126,8 @@ class Metrics:
         h.counts = [a + b for a, b in zip(h.counts, counts, strict=True)]
         h.sum += total
         h.count += scalars["intent_count"]
+        # dropped states stay counted; a replaced worker's unsaved sessions are not held any more
+        self._added_unsaved = (self._added_unsaved[0] + (unsaved if live else 0), self._added_unsaved[1] + dropped)
         if live:
             self.relay_connections += scalars["relay_connections"]
 
@@ -151,6 +163,13 @@ class Metrics:
                 for op, n in sorted(self.store_ops.items())])
         metric("modalcore_store_errors_total", "counter", "Session store calls that failed.",
                [("modalcore_store_errors_total", self.store_errors)])
+        unsaved, dropped = self._unsaved_now()
+        metric("modalcore_sessions_unsaved", "gauge",
+               "Sessions whose newest state is not saved yet (the store failing): retried.",
+               [("modalcore_sessions_unsaved", unsaved)])
+        metric("modalcore_unsaved_dropped_total", "counter",
+               "Unsaved session states dropped past the bounds while the store failed.",
+               [("modalcore_unsaved_dropped_total", dropped)])
         metric("modalcore_relay_connections", "gauge", "WalletConnect relay connections held.",
                [("modalcore_relay_connections", self.relay_connections)])
         if per_worker is not None:
@@ -213,6 +232,10 @@ class CountingStore(SessionStore):
         super().__init__(inner.ttl_ms)
         self.inner = inner
         self._metrics = metrics
+        inner.on_write_error = self._write_failed  # a held write (SQLite's) failed in the background
+
+    def _write_failed(self) -> None:
+        self._metrics.store_errors += 1
 
     async def _call(self, name: str, call: Awaitable[T]) -> T:
         self._metrics.store_op(name)
@@ -234,6 +257,12 @@ class CountingStore(SessionStore):
 
     async def flush(self) -> None:
         await self.inner.flush()  # not a store operation of its own: it commits earlier saves
+
+    def failing(self) -> str | None:
+        return self.inner.failing()
+
+    def held_unsaved(self) -> int:
+        return self.inner.held_unsaved()
 
     async def delete(self, session_id: str) -> None:
         await self._call("delete", self.inner.delete(session_id))

@@ -23,6 +23,7 @@ from ..core.shape import Handler, Slice
 from . import modal, router, snack
 from ..rules import limits as L
 from ..rules import texts
+from ..rules.wallet_requests import NOT_SAVED, not_sent
 from ..siwx.message import SiwxMessage, SiwxMessageError
 from ..siwx.solana import SiwsMessage
 from .connecting import solana_request
@@ -247,7 +248,7 @@ class SiwxMessageSigned(EffectReply):
 def _on_solana_signed(model: Model, msg: SiwxMessageSigned, address: str, caip: str, network: str) -> Step:
     signature = msg.result.get("signature") if isinstance(msg.result, dict) else None
     if not msg.ok or not isinstance(signature, str) or len(signature) > L.SOLANA_SIGNATURE_CHARS:
-        return _sign_failed(model, msg.error_message)
+        return _sign_failed(model, msg.error_message, not_sent(msg.error_code, msg.error_message))
     domain, uri = origin_parts(model.origin)
     args: dict[str, object] = {
         "message": model.siwx.message, "signature": signature, "session_key": model.session_id,
@@ -264,7 +265,7 @@ def on_signed(model: Model, msg: SiwxMessageSigned, now: int) -> Step:
     if not model.siwx.signing or active is None or model.siwx.message is None:
         return model, []
     if not msg.ok or not isinstance(msg.result, str):
-        return _sign_failed(model, msg.error_message)
+        return _sign_failed(model, msg.error_message, not_sent(msg.error_code, msg.error_message))
     return model, [verify_call(model, msg.result)]
 
 
@@ -301,10 +302,11 @@ def on_verified(model: Model, msg: SiwxVerified, now: int) -> Step:
     return model, [*cmds, *more, Track("SIWX_AUTH_SUCCESS", {"caipAddress": caip})]
 
 
-def _sign_failed(model: Model, detail: str) -> Step:
+def _sign_failed(model: Model, detail: str, unsent: bool = False) -> Step:
+    """`unsent`: the wallet was never asked (the engine could not save the session first)."""
     smart = model.accounts.get("eip155").preferred_account_type == "smartAccount"
     model = replace(model, siwx=replace(model.siwx, signing=False, message=None))
-    model, cmds = snack.show_error(model, SMART_ACCOUNTS if smart else DECLINED)
+    model, cmds = snack.show_error(model, NOT_SAVED if unsent else SMART_ACCOUNTS if smart else DECLINED)
     return model, [*cmds, Track("SIWX_AUTH_ERROR", {"message": detail})]
 
 

@@ -41,6 +41,10 @@ def _day_name(day: int) -> str:
     return datetime.fromtimestamp(day * 86_400, tz=timezone.utc).strftime("%Y-%m-%d")
 
 
+class StoreWriteFailed(RuntimeError):
+    """Writes the store held could not be committed (`flush`): they are kept and retried."""
+
+
 class AuditConflict(RuntimeError):
     """An audit entry at that (session, seq) exists: the log is append-only."""
 
@@ -112,8 +116,21 @@ class SessionStore(ABC):
     async def flush(self) -> None:
         """Make every save made so far durable before returning (a store that writes behind
         commits what it holds; the others have nothing to do). The runner calls it before a
-        browser request leaves (write-ahead, issue 17)."""
+        browser request leaves (write-ahead, issue 17). StoreWriteFailed when it cannot."""
         return None
+
+    # ----- writes held behind that fail (issue 27): a store that writes behind keeps them and
+    # retries by itself; these say so to health checks and metrics. A store that writes as it
+    # is called raises from `save` instead (the runtime keeps and retries: runtime/saves.py).
+    on_write_error: Callable[[], None] | None = None  # called for each held write that failed
+
+    def failing(self) -> str | None:
+        """Why held writes are failing now (None: they are not)."""
+        return None
+
+    def held_unsaved(self) -> int:
+        """Sessions whose newest save is held because committing it fails."""
+        return 0
 
     @abstractmethod
     async def delete(self, session_id: str) -> None: ...

@@ -39,6 +39,9 @@ from typing import Any
 
 import msgpack
 from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from ..audit.chain import SignedHeads, StoredEntry
 from .base import DEFAULT_TTL_MS, NO_BLOBS, AuditConflict, SessionStore, StoredEvent, utc_day
@@ -48,6 +51,9 @@ log = logging.getLogger(__name__)
 EVENT_ID_TTL_S = 7 * 24 * 3600
 MAX_CONNECTIONS = 32  # per engine process
 POOL_WAIT_S = 10.0  # a call waits this long for a free connection before it fails
+SOCKET_TIMEOUT_S = 5.0  # a command unanswered this long fails (a save is then retried, issue 27)
+CONNECT_TIMEOUT_S = 2.0
+HEALTH_CHECK_S = 5.0  # a pooled connection idle longer is checked (PING) before it is used
 _SEP = "|"
 # KEYS: lease, touched, data, the blobs' sorted set, then each blob's key; ARGV: owner, session
 # id, now ms, data, then each blob's digest and bytes. Blobs are written even when the lease is
@@ -125,8 +131,16 @@ class RedisStore(SessionStore):
                  prefix: str = "modalcore:") -> RedisStore:
         # Sessions wait their turn for one of a bounded set of connections: redis-py's default
         # pool refuses a call outright past its limit (every session saving at once under load).
-        pool = BlockingConnectionPool.from_url(url, max_connections=MAX_CONNECTIONS,
-                                               timeout=POOL_WAIT_S)
+        # A connection made before Redis restarted is dead: a command on it fails once with
+        # "Connection closed by server" (issue 27: the shutdown save did, Redis back). It is
+        # retried once on a new connection; a connection idle past HEALTH_CHECK_S is PINGed
+        # (and made anew) before use. Only connection errors are retried: the command never
+        # reached the new server (a time-out is not retried: it may have run).
+        pool = BlockingConnectionPool.from_url(
+            url, max_connections=MAX_CONNECTIONS, timeout=POOL_WAIT_S,
+            retry=Retry(NoBackoff(), 1, (RedisConnectionError,)),
+            health_check_interval=HEALTH_CHECK_S, socket_timeout=SOCKET_TIMEOUT_S,
+            socket_connect_timeout=CONNECT_TIMEOUT_S)
         return cls(Redis(connection_pool=pool), ttl_ms, prefix)
 
     def _key(self, session_id: str) -> str:
@@ -163,7 +177,12 @@ class RedisStore(SessionStore):
         for digest, blob in fresh.items():
             keys.append(self._blob_key(digest))
             args += (digest, blob)
-        saved = await self._save_script(keys=keys, args=args)
+        try:
+            saved = await self._save_script(keys=keys, args=args)
+        except BaseException:
+            # Redis may have restarted without them: the retry of this save writes them again
+            self._ledger.forget(blobs)
+            raise
         self.commands += 1
         # marked once Redis has them: a save in flight meanwhile sends them too (SET NX: once)
         if fresh:
@@ -355,8 +374,10 @@ class RedisStore(SessionStore):
                 del self._events[:EVENTS_BATCH]
                 try:
                     await self._send_events(batch)
-                except Exception:
-                    log.exception("redis store: sending %d analytics events failed", len(batch))
+                except Exception as error:
+                    # one line per retry, no traceback: Redis being down is not a bug (issue 27)
+                    log.warning("redis store: sending %d analytics events failed (%s: %s); again in %g s",
+                                len(batch), type(error).__name__, error, EVENTS_RETRY_S)
                     self._events[:0] = batch
                     if self._events_timer is None:
                         self._events_timer = asyncio.get_running_loop().call_later(

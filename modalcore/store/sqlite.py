@@ -8,6 +8,12 @@ newest save); `flush()` commits at once (the runner calls it before a browser re
 and so do `close()` and every read that scans the table. `write_behind_ms=0` commits each save
 as it is made.
 
+A commit that fails (a locked or full disk, issue 27) keeps what waits, the newest save per
+session, bounded (`L.UNSAVED_SESSIONS`, `L.UNSAVED_BYTES`; past them the oldest is dropped and
+logged), and is tried again, backing off to `L.SAVE_RETRY_MAX_MS`; meanwhile `failing()` says
+why (the engine's /healthz answers 503) and `flush()` raises StoreWriteFailed (a wallet request
+waiting on it is not sent).
+
 Shared blobs (`blobs`, by content digest) wait with the saves that refer to them and are
 committed in the same transaction, before them.
 """
@@ -22,7 +28,9 @@ from pathlib import Path
 
 from ..audit.chain import SignedHeads, StoredEntry
 from ..keyfiles import private_sqlite
-from .base import DEFAULT_TTL_MS, NO_BLOBS, AuditConflict, SessionStore, StoredEvent, utc_day
+from ..rules import limits as L
+from .base import (DEFAULT_TTL_MS, NO_BLOBS, AuditConflict, SessionStore, StoredEvent,
+                   StoreWriteFailed, utc_day)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -73,6 +81,7 @@ BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 
 WRITE_BEHIND_MS = 20  # a save waits at most this long in memory before it is committed
 WRITE_BEHIND_ROWS = 16  # … or until this many sessions and events wait (one commit costs ~ its rows)
+EVENTS_HELD = 10_000  # while commits fail: past this many events waiting, the oldest are dropped
 
 _UPSERT = ("INSERT INTO sessions (id, data, touched) VALUES (?, ?, ?) "
            "ON CONFLICT(id) DO UPDATE SET data = excluded.data, touched = excluded.touched")
@@ -95,6 +104,9 @@ class SqliteStore(SessionStore):
         self._events: list[StoredEvent] = []
         self._timer: asyncio.TimerHandle | None = None
         self.commits = 0  # transactions that wrote saves or events (figures, tests)
+        self._failure: str | None = None  # why the last commit failed (None: it did not)
+        self._retry_ms = 0  # the wait before the next try while commits fail
+        self.dropped = 0  # saves dropped past the bounds while commits failed
         self.path = Path(path)
         self._db = private_sqlite(path)
         # A new file gets 16 KiB pages: a commit writes fewer WAL frames (about a fifth less CPU
@@ -108,18 +120,23 @@ class SqliteStore(SessionStore):
 
     # ----- write-behind
     def _hold(self) -> None:
-        """Something waits: commit it now when enough waits, else within `write_behind_ms`."""
+        """Something waits: commit it now when enough waits, else within `write_behind_ms`
+        (while commits fail, at the next retry)."""
+        if self._failure is not None:
+            self._bound()
+            return
         if self.write_behind_ms <= 0 or len(self._pending) + len(self._events) >= self.write_behind_rows:
             self._commit()
         elif self._timer is None:
             self._timer = asyncio.get_running_loop().call_later(self.write_behind_ms / 1000, self._commit)
 
-    def _commit(self) -> None:
+    def _commit(self) -> bool:
+        """Commit what waits; False when that failed (it waits for the next try)."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
         if not self._pending and not self._events and not self._pending_blobs:
-            return
+            return True
         rows = [(sid, sqlite3.Binary(data), touched) for sid, (data, touched) in self._pending.items()]
         blobs = [(digest, sqlite3.Binary(data), at) for digest, (data, at) in self._pending_blobs.items()]
         events = [(e.event_id, e.project_id, e.session_id, e.event, e.at, e.day, sqlite3.Binary(e.props))
@@ -135,21 +152,60 @@ class SqliteStore(SessionStore):
                     self._db.executemany(_EVENT, events)
                 self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
                 raise
-        except Exception:
-            # kept for the next commit (a full disk may free up); one row per session at most
-            log.exception("sqlite store: committing %d saves and %d events failed", len(rows), len(events))
-            if self._timer is None and self.write_behind_ms > 0:
-                self._timer = asyncio.get_running_loop().call_later(self.write_behind_ms / 1000, self._commit)
-            return
+        except Exception as error:
+            self._failed(f"{type(error).__name__}: {error}", len(rows), len(events))
+            return False
+        if self._failure is not None:
+            log.warning("sqlite store: commits work again (%d saves committed)", len(rows))
+        self._failure = None
+        self._retry_ms = 0
         self.commits += 1
         self._pending.clear()
         self._pending_blobs.clear()
         self._events.clear()
+        return True
+
+    def _failed(self, reason: str, rows: int, events: int) -> None:
+        """Keep what waits (the newest save per session, bounded) and try again later."""
+        if self._failure is None:
+            log.warning("sqlite store: committing %d saves and %d events failed (%s); kept, retried",
+                        rows, events, reason)
+        self._failure = reason
+        if self.on_write_error is not None:
+            self.on_write_error()
+        self._bound()
+        self._retry_ms = min(L.SAVE_RETRY_MAX_MS, max(L.SAVE_RETRY_FIRST_MS, 2 * self._retry_ms))
+        if self._timer is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return  # closing outside the loop: nothing to retry on
+            self._timer = loop.call_later(self._retry_ms / 1000, self._commit)
+
+    def _bound(self) -> None:
+        """While commits fail: the oldest saves past the bounds are dropped (logged)."""
+        held = sum(len(data) for data, _ in self._pending.values())
+        while self._pending and (len(self._pending) > L.UNSAVED_SESSIONS or held > L.UNSAVED_BYTES):
+            session_id, (data, _) = next(iter(self._pending.items()))
+            del self._pending[session_id]
+            held -= len(data)
+            self.dropped += 1
+            log.warning("sqlite store: session %s's unsaved state dropped (over the bound)", session_id)
+        if len(self._events) > EVENTS_HELD:
+            del self._events[:len(self._events) - EVENTS_HELD]
+
+    def failing(self) -> str | None:
+        return None if self._failure is None else f"sqlite store: saves are not committed: {self._failure}"
+
+    def held_unsaved(self) -> int:
+        return len(self._pending) if self._failure is not None else 0
 
     async def flush(self) -> None:
-        self._commit()
+        if not self._commit():
+            raise StoreWriteFailed(self.failing() or "sqlite store: commit failed")
 
     # ----- sessions
     async def load(self, session_id: str, now_ms: int) -> bytes | None:
@@ -290,5 +346,10 @@ class SqliteStore(SessionStore):
         return int(cursor.rowcount)
 
     async def close(self) -> None:
-        self._commit()
+        if not self._commit():
+            log.error("sqlite store: closed with %d sessions' saves not committed (%s)",
+                      len(self._pending), self._failure)
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         self._db.close()

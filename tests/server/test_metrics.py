@@ -105,7 +105,8 @@ class _FailingStore(MemoryStore):
 
 
 async def test_failed_store_calls_are_counted() -> None:
-    with start_server(make_test_config(operator_token=OPERATOR), store=_FailingStore()) as failing:
+    config = make_test_config(operator_token=OPERATOR, store={"shutdown_wait_s": 0})  # it never comes back: no wait
+    with start_server(config, store=_FailingStore()) as failing:
         async with failing.client() as client:
             await client.join()
             await client.intent("host", "open")

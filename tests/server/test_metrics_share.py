@@ -37,3 +37,16 @@ def test_rule_counters_of_every_worker_ever_and_gauges_of_live_ones(tmp_path: Pa
     assert samples[("modalcore_worker_sessions", (("worker", str(shared.pid)),))] == 2
     assert ("modalcore_worker_sessions", (("worker", str(GONE_PID)),)) not in samples
     assert json.loads((tmp_path / f"{shared.pid}.json").read_text())["intents"] == 3
+
+
+def test_rule_unsaved_sessions_are_a_live_gauge_and_dropped_states_a_counter(tmp_path: Path) -> None:
+    """The store-outage figures (sessions whose newest state is not saved, states dropped past
+    the bounds) are summed across workers like the others, not answered by one worker alone."""
+    mine = Metrics()
+    mine.unsaved = lambda: (2, 1)
+    gone = Metrics()
+    gone.unsaved = lambda: (5, 3)
+    (tmp_path / f"{GONE_PID}.json").write_text(json.dumps(gone.snapshot(0)))
+    _, samples = parse(SharedMetrics(tmp_path, mine, lambda: 0).render())
+    assert samples[("modalcore_sessions_unsaved", ())] == 2  # the gone worker holds nothing now
+    assert samples[("modalcore_unsaved_dropped_total", ())] == 4

@@ -32,7 +32,7 @@ import pytest
 from modalcore.devchain.pytest_plugin import ChainsInfo
 from modalcore.netports import free_port
 from modalcore.server.config import dev_networks
-from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client
+from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, find_node
 from modalcore.wire.diff import apply
 
 pytestmark = pytest.mark.chain
@@ -106,16 +106,6 @@ def _rpc(info: ChainsInfo, method: str, params: list[Any]) -> Any:
     return payload["result"]
 
 
-def _find(tree: dict[str, Any] | None, node_id: str) -> dict[str, Any] | None:
-    stack = [tree] if tree else []
-    while stack:
-        current = stack.pop()
-        if current["id"] == node_id:
-            return current
-        stack.extend(current.get("c", ()))
-    return None
-
-
 class Page:
     """The renderer's part, in Python: the tree from snapshots and patches, and the browser
     wallet answering `eip1193` effects from the dev account (eth_sendTransaction is held until
@@ -174,7 +164,7 @@ class Page:
                 await self.answer(frame)
 
     def node(self, node_id: str) -> dict[str, Any] | None:
-        return _find(self.tree, node_id)
+        return find_node(self.tree, node_id)
 
     async def press(self, node_id: str, act: str = "press", **args: Any) -> None:
         await self.until(lambda page: page.node(node_id) is not None)
@@ -237,7 +227,7 @@ async def test_rule_killed_mid_send_the_same_page_gets_one_send_on_the_other_wor
         await taken.welcome(frames)
         assert taken.tree == snapshot["tree"]
         assert taken.node("send-preview/send") is not None  # still waiting for the wallet
-        assert _find(tree, "send-preview/send") is not None
+        assert find_node(tree, "send-preview/send") is not None
         # the wallet approves: the transaction goes to the chain, the answer to worker B
         tx_hash = _rpc(devchain, "eth_sendTransaction", request["req"]["params"])
         await again.send({"t": "effect_result", "eid": request["eid"], "ok": True,
