@@ -28,6 +28,7 @@ from .keys import Identity, KeyVault
 from .mail import MailError
 from .signer import sign
 from .social import SocialSignIns, social_services
+from ..farcaster.service import FarcasterSignIns, farcaster_services
 from .otp import RANDOM_BYTES, OtpError, RateLimited, Verdict
 
 log = logging.getLogger(__name__)
@@ -46,10 +47,13 @@ class EmbeddedWallet:
     vault: KeyVault
     random: Callable[[int], bytes] = os.urandom
     socials: SocialSignIns | None = None
+    farcaster: FarcasterSignIns | None = None
 
     def offer(self) -> tuple[bool, tuple[str, ...]]:
-        """What sessions may use: email sign-in (an SMTP server is set), the social providers."""
-        return self.mailer is not None, self.socials.providers() if self.socials else ()
+        """What sessions may use: email sign-in (an SMTP server is set), the social providers
+        (Farcaster when its relay and registry are configured)."""
+        socials = self.socials.providers() if self.socials else ()
+        return self.mailer is not None, (*socials, *(("farcaster",) if self.farcaster else ()))
 
 
 def _now(ctx: Any) -> int:
@@ -117,4 +121,6 @@ def embedded_services(wallet: EmbeddedWallet) -> dict[str, AnyService]:
     }
     if wallet.socials is not None:
         services.update(social_services(wallet.socials))
+    if wallet.farcaster is not None:
+        services.update(farcaster_services(wallet.farcaster))
     return services

@@ -18,7 +18,6 @@ channel lives `ttl_ms` from its creation.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import secrets
@@ -34,9 +33,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from .bodies import json_body
+from .democlient import client_routes
+
 log = logging.getLogger(__name__)
 
-MAX_BODY = 16 * 1024
 MAX_FIELD = 1024
 MAX_MESSAGE = 4096
 NONCE = re.compile(r"^[A-Za-z0-9]{8,64}$")
@@ -103,6 +104,10 @@ class Channels:
         self._sweep()
         return self._open.get(token)
 
+    def pending_urls(self) -> list[str]:
+        self._sweep()
+        return [c.url for c in self._open.values() if not c.answer][-20:]
+
     def answer(self, token: str, answer: dict[str, Any]) -> Channel | None:
         channel = self.get(token)
         if channel is None or channel.answer:
@@ -114,19 +119,6 @@ class Channels:
 def _error(status: int, message: str) -> JSONResponse:
     log.info("farcaster relay refused: %s", message)
     return JSONResponse({"error": message}, status_code=status)
-
-
-async def _body(request: Request) -> dict[str, Any] | None:
-    raw = b""
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > MAX_BODY:
-            return None
-    try:
-        data = json.loads(raw or b"null")
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def _bearer(request: Request) -> str:
@@ -171,11 +163,14 @@ def _answer(data: dict[str, Any]) -> dict[str, Any] | str:
     return {**answer, "fid": fid, "verifications": verifications}
 
 
-def create_relay_app(limits: Limits | None = None, clock: Callable[[], int] | None = None) -> Starlette:
-    channels = Channels(limits or Limits(), clock or (lambda: time.time_ns() // 1_000_000))
+def create_relay_app(limits: Limits | None = None, clock: Callable[[], int] | None = None, *,
+                     demo_client: bool = False) -> Starlette:
+    """The relay; with `demo_client`, the demo Farcaster client page at /client too."""
+    now = clock or (lambda: time.time_ns() // 1_000_000)
+    channels = Channels(limits or Limits(), now)
 
     async def create(request: Request) -> Response:
-        data = await _body(request)
+        data = await json_body(request)
         if data is None:
             return _error(400, "the body must be a JSON object of at most 16 KB")
         parsed = _create_request(data)
@@ -195,7 +190,7 @@ def create_relay_app(limits: Limits | None = None, clock: Callable[[], int] | No
 
     async def authenticate(request: Request) -> Response:
         token = _bearer(request)
-        data = await _body(request)
+        data = await json_body(request)
         if data is None:
             return _error(400, "the body must be a JSON object of at most 16 KB")
         answer = _answer(data)
@@ -208,10 +203,13 @@ def create_relay_app(limits: Limits | None = None, clock: Callable[[], int] | No
             return _error(409, "the channel was answered already")
         return JSONResponse(channel.view(), status_code=201)
 
-    app = Starlette(routes=[
+    routes = [
         Route("/v1/channel", create, methods=["POST"]),
         Route("/v1/channel/status", status, methods=["GET"]),
         Route("/v1/channel/authenticate", authenticate, methods=["POST"]),
-    ])
+    ]
+    if demo_client:
+        routes += client_routes(channels, now)
+    app = Starlette(routes=routes)
     app.state.channels = channels
     return app

@@ -3,8 +3,8 @@ Connect → the engine makes the authorization URL (state, nonce, S256 PKCE; `em
 → the browser opens it in a popup (`open_url`) → the provider redirects to the engine's callback,
 which verifies everything and delivers `SocialSignedIn` → connected with the auth connector.
 
-Farcaster is never offered: its sign-in needs a Farcaster relay and account, which cannot be
-exercised end to end here (the README's issue-15 section says why).
+Farcaster (issue 33) is offered when the engine has a [embedded.farcaster] config: its button
+opens ConnectingFarcaster (`flows/farcaster.py`), not a popup.
 """
 
 from __future__ import annotations
@@ -16,11 +16,9 @@ from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
 from ..rules import embedded as rules
-from ..rules.addresses import checksum, is_evm_address
+from ..rules.addresses import is_evm_address
 from ..slices import router
-from ..slices.accounts import WalletInfo
 from ..slices.embedded import (
-    EmbeddedState,
     PressedSocial,
     SocialBegun,
     SocialFailed,
@@ -28,7 +26,8 @@ from ..slices.embedded import (
     SocialSignedIn,
 )
 from ..slices.directory_wallets import socials as visible_socials
-from .connect import NAMESPACE, connected
+from . import farcaster
+from .social_signin import sign_in
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
@@ -36,15 +35,18 @@ if TYPE_CHECKING:
 SOCIAL_VIEW = "ConnectingSocial"
 BEGIN_SERVICE = "embedded.social_begin"
 NAMES = {"google": "Google", "x": "X", "discord": "Discord", "github": "GitHub", "apple": "Apple",
-         "facebook": "Facebook"}
+         "facebook": "Facebook", "farcaster": "Farcaster"}
+FARCASTER = "farcaster"
 POPUP_FAILED = "The sign-in window could not be opened"
 
 
 def offered_socials(model: Model) -> tuple[str, ...]:
     """The host's socials (SPEC §5 Telegram rules applied) that this engine is configured for,
-    and that SPEC §5 allows in a frame payload (farcaster is not among them)."""
+    and that SPEC §5 allows in a frame payload, or Farcaster (signed in through its relay, not a
+    frame payload)."""
     configured = model.embedded.socials
-    return tuple(p for p in visible_socials(model) if p in configured and p in rules.SOCIAL_PROVIDERS)
+    return tuple(p for p in visible_socials(model)
+                 if p in configured and (p in rules.SOCIAL_PROVIDERS or p == FARCASTER))
 
 
 def _state(model: Model, **changes: object) -> Model:
@@ -54,6 +56,8 @@ def _state(model: Model, **changes: object) -> Model:
 def on_pressed(model: Model, msg: PressedSocial, now: int) -> Step:
     if msg.provider not in offered_socials(model):
         return model, []
+    if msg.provider == FARCASTER:
+        return farcaster.open_channel(model, now)
     model = _state(model, social=msg.provider, social_error=None)
     model = replace(model, router=router.push(model.router, SOCIAL_VIEW, msg.provider))
     return model, [Call(BEGIN_SERVICE, {"provider": msg.provider, "session": model.session_id}, SocialBegun,
@@ -79,17 +83,7 @@ def on_popup(model: Model, msg: SocialPopupOpened, now: int) -> Step:
 def on_signed_in(model: Model, msg: SocialSignedIn, now: int) -> Step:
     if msg.provider != model.embedded.social or not is_evm_address(msg.address):
         return model, []
-    chain = model.networks.active or (model.networks.known[0].id if model.networks.known else "eip155:1")
-    state = EmbeddedState(identity=f"{msg.provider}:{msg.subject}", user_email=msg.email,
-                          email_offered=model.embedded.email_offered, socials=model.embedded.socials)
-    model = replace(model, embedded=state)
-    info = WalletInfo(name=rules.AUTH_CONNECTOR_NAME, type="AUTH", identifier=rules.AUTH_CONNECTOR_ID,
-                      social=msg.provider)
-    model, cmds = connected(model, rules.AUTH_CONNECTOR_ID, checksum(msg.address), chain, now, fresh=True,
-                            info=info, user_email=msg.email or None)
-    account = replace(model.accounts.get(NAMESPACE), social_provider=msg.provider,
-                      user_name=msg.username or None)
-    return replace(model, accounts=model.accounts.with_account(NAMESPACE, account)), cmds
+    return sign_in(model, msg.provider, msg.subject, msg.address, now, username=msg.username, email=msg.email)
 
 
 def on_failed(model: Model, msg: SocialFailed, now: int) -> Step:

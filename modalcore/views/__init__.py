@@ -28,6 +28,7 @@ from . import (
     connect,
     connecting_external,
     connecting_social,
+    connecting_farcaster,
     email_verify_otp,
     connecting_walletconnect,
     networks,
@@ -69,6 +70,7 @@ VIEW_MODULES: dict[str, ModuleType] = {
     "EmailVerifyOtp": email_verify_otp,
     "ApproveTransaction": approve_transaction,
     "ConnectingSocial": connecting_social,
+    "ConnectingFarcaster": connecting_farcaster,
 }
 
 
