@@ -90,12 +90,12 @@ textarea{width:100%%;height:80px}button{margin:4px 4px 4px 0;padding:8px 12px}li
 <label for="url">Sign-in URL</label><textarea id="url" placeholder="farcaster://connect?channelToken=..."></textarea>
 <div>%s</div><p id="result" role="status"></p>
 <script>
-async function refresh(){const r=await fetch('channels');const list=document.getElementById('channels');
+async function refresh(){const r=await fetch('/client/channels');const list=document.getElementById('channels');
 list.innerHTML='';for(const url of (await r.json()).channels){const li=document.createElement('li');
 const b=document.createElement('button');b.textContent='Use';b.onclick=()=>{document.getElementById('url').value=url};
 li.append(b,url);list.append(li)}}
 async function approve(fid){const url=document.getElementById('url').value.trim();
-const r=await fetch('approve',{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify({url,fid})});
+const r=await fetch('/client/approve',{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify({url,fid})});
 const body=await r.json();document.getElementById('result').textContent=r.ok?'Approved as FID '+fid:'Refused: '+body.error;refresh()}
 refresh();setInterval(refresh,2000);
 </script></body></html>"""

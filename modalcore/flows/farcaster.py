@@ -102,8 +102,9 @@ def on_status(model: Model, msg: FarcasterStatusRead, now: int) -> Step:
         return _failed(model, REFUSED)
     model, cmds = sign_in(model, PROVIDER, str(status.fid), status.address, now,
                           username=status.username)
-    account = replace(model.accounts.get(NAMESPACE), profile_name=status.display_name or status.username or None,
-                      profile_image=status.pfp_url or None)
+    # the avatar only: profile_name is the account's name (ENS, the names slice's), and the user
+    # line shows the username, as for the other socials
+    account = replace(model.accounts.get(NAMESPACE), profile_image=status.pfp_url or None)
     return replace(model, accounts=model.accounts.with_account(NAMESPACE, account)), cmds
 
 

@@ -4,11 +4,13 @@ farcaster://connect URL of an open channel."""
 
 from __future__ import annotations
 
+import httpx
 from eth_account import Account
 from eth_account.messages import encode_defunct
 from starlette.testclient import TestClient
 
 from modalcore.farcaster.democlient import DEV_FIDS
+from modalcore.farcaster.devrelay import farcaster_section, start_farcaster_relay
 from modalcore.farcaster.relay import create_relay_app
 from modalcore.siwx.message import SiwxMessage
 
@@ -47,3 +49,17 @@ def test_the_dev_fids_keys_are_the_registered_dev_accounts() -> None:
     assert [Account.from_key(d.key).address for d in DEV_FIDS] == [
         "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
         "0x90F79bf6EB2c4f870365E785982E1f101E93b906"]
+
+
+def test_the_demo_starts_the_relay_with_its_client_and_configures_the_engine_for_it() -> None:
+    process, url = start_farcaster_relay()
+    try:
+        assert 'id="approve-1"' in httpx.get(f"{url}/client").text
+    finally:
+        process.terminate()
+        process.wait(10)
+    entry = {"rpc": "http://127.0.0.1:8545", "farcaster": {"idRegistry": "0x" + "12" * 20}}
+    assert farcaster_section(url, entry, "http://127.0.0.1:5173") == {
+        "relay_url": url, "rpc_url": "http://127.0.0.1:8545", "id_registry": "0x" + "12" * 20,
+        "domain": "127.0.0.1:5173", "siwe_uri": "http://127.0.0.1:5173/"}
+    assert farcaster_section(url, {"rpc": "http://x"}, "http://a") is None

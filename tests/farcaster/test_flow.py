@@ -72,7 +72,8 @@ def test_a_verified_answer_connects_the_fids_embedded_account() -> None:
     account = h.model.accounts.get("eip155")
     assert account.status == "connected" and account.connector_id == AUTH_CONNECTOR_ID
     assert (account.social_provider, account.user_name) == ("farcaster", "carol")
-    assert (account.profile_name, account.profile_image) == ("Carol Caster", "https://x.example/c.svg")
+    assert account.profile_image == "https://x.example/c.svg"
+    assert h.node("account/user").p["text"] == "carol"
     assert h.model.embedded.identity == "farcaster:2"
 
 
