@@ -123,3 +123,15 @@ def test_a_late_status_for_an_old_channel_is_ignored() -> None:
     h.press("header/back")
     h.settle(old, {"state": "verified", "fid": 1, "address": ADDRESS})
     assert h.model.accounts.get("eip155").status == "disconnected"
+
+
+def test_with_sign_in_required_a_verified_farcaster_account_goes_on_to_sign_in() -> None:
+    h = Harness(is_open=True, options={"networks": ["eip155:1"], "siwx": {"required": True}})
+    h.session.model = replace(h.model, embedded=replace(h.model.embedded, socials=("farcaster",)))
+    h.session.render()
+    h.press("connect/social/farcaster")
+    _channel(h)
+    h.advance(POLL_MS)
+    h.settle_call("farcaster.status", {"state": "verified", "fid": 2, "username": "carol", "address": ADDRESS})
+    h.settle_call("siwx.sessions", {"sessions": []})
+    assert h.view == "SIWXSignMessage"  # signed by the embedded key through the approval frame
