@@ -76,7 +76,10 @@ def on_opened(model: Model, msg: FarcasterChannelOpened, now: int) -> Step:
     if not msg.ok or msg.result is None:
         return _failed(model, UNREACHABLE)
     opened = FarcasterChannel(token=msg.result.channel_token, url=msg.result.url, nonce=msg.result.nonce)
-    return _channel(model, opened), [StartTimer(POLL_TIMER, POLL_MS, FarcasterPollDue(opened.token))]
+    # SPEC §3 farcasterUrl: the link being offered (AppKit's setFarcasterUrl), cleared by back
+    account = replace(model.accounts.get(NAMESPACE), farcaster_url=opened.url)
+    model = replace(_channel(model, opened), accounts=model.accounts.with_account(NAMESPACE, account))
+    return model, [StartTimer(POLL_TIMER, POLL_MS, FarcasterPollDue(opened.token))]
 
 
 def on_poll_due(model: Model, msg: FarcasterPollDue, now: int) -> Step:

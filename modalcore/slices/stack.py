@@ -29,11 +29,13 @@ def go_back(model: Model) -> Step:
 
 def _leave_farcaster(model: Model) -> Step:
     """SPEC §2: going back from ConnectingFarcaster while not connected clears the Farcaster
-    link (the channel, and its polling stops). The frame reload and the host re-sync that SPEC
+    link (the account's farcasterUrl and the channel; its polling stops). The frame reload and the host re-sync that SPEC
     names have no counterpart here: the engine, not a frame, holds the embedded wallet."""
-    connected = model.accounts.get("eip155").status == "connected"
+    account = model.accounts.get("eip155")
+    connected = account.status == "connected"
     if not connected:
-        model = replace(model, embedded=replace(model.embedded, farcaster=None, social="", social_error=None))
+        model = replace(model, embedded=replace(model.embedded, farcaster=None, social="", social_error=None),
+                        accounts=model.accounts.with_account("eip155", replace(account, farcaster_url=None)))
     state = model.router
     model, cmds = (replace(model, router=replace(state, history=state.history[:-1])), []) \
         if len(state.history) > 1 else modal.close(model)

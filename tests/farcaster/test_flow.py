@@ -105,8 +105,10 @@ def test_back_from_connecting_farcaster_clears_the_link_and_stops_polling() -> N
     h = _harness()
     h.press("connect/social/farcaster")
     _channel(h)
+    assert h.model.accounts.get("eip155").farcaster_url == URL.replace("tok", TOKEN)
     h.press("header/back")
     assert h.view == "Connect" and h.model.embedded.farcaster is None
+    assert h.model.accounts.get("eip155").farcaster_url is None
     assert h.timer_due(POLL_TIMER) is None
     h.advance(POLL_MS * 3)
     assert h.pending_calls("farcaster.status") == []
