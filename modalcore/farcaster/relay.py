@@ -2,18 +2,21 @@
 hosted relay.farcaster.xyz cannot be reached here):
 
 - ``POST /v1/channel`` {siweUri, domain, nonce?, notBefore?, expirationTime?, requestId?,
-  redirectUrl?} → 201 {channelToken, url, nonce}; the url is
+  redirectUrl?} → 201 {channelToken, url, connectUri, nonce}; the url is
   ``farcaster://connect?channelToken=…&nonce=…&siweUri=…&domain=…`` (+ the optional fields).
 - ``GET /v1/channel/status`` (``Authorization: Bearer <channelToken>``) → 202 {state: pending,
-  nonce, url} or 200 {state: completed, nonce, url, message, signature, fid, username,
-  displayName, bio, pfpUrl, custody, verifications}; 401 for an unknown or expired channel.
-- ``POST /v1/channel/authenticate`` (the Farcaster client, with the channel token) {message,
-  signature, fid, username?, displayName?, bio?, pfpUrl?, custody?, verifications?} → 201 the
-  completed channel; 409 when it was answered already.
+  nonce} or 200 {state: completed, nonce, message, signature, fid, username, displayName, bio,
+  pfpUrl, custody, verifications}, after which the channel is closed (as the hosted relay's
+  handlers do); 401 for an unknown, closed or expired channel.
+- ``POST /v1/channel/authenticate`` (the Farcaster client, with the channel token; with
+  `auth_key` set, also the ``X-Farcaster-Auth-Relay-Key`` header, as the hosted relay requires of
+  Warpcast) {message, signature, fid, username?, displayName?, bio?, pfpUrl?, custody?,
+  verifications?} → 201 the completed channel; 409 when it was answered already.
 
 Like the hosted relay it checks nothing of the answer: the app verifies the message, the
-signature and the ID registry itself. Bounded: body size, field lengths, open channels; a
-channel lives `ttl_ms` from its creation.
+signature and the ID registry itself (unlike it, this one does not look the FID's addresses up:
+the client's `custody` is passed on, and the app checks it). Bounded: body size, field lengths,
+open channels; a channel lives `ttl_ms` from its creation (the hosted relay: 3600 s).
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ ANSWER_TEXT = ("message", "signature", "username", "displayName", "bio", "pfpUrl
 class Limits:
     max_channels: int = 1000
     ttl_ms: int = 300_000
+    auth_key: str = ""  # required of /authenticate when set
 
 
 @dataclass(frozen=True)
@@ -63,7 +67,7 @@ class Channel:
 
     def view(self) -> dict[str, Any]:
         state = "completed" if self.answer else "pending"
-        return {"state": state, "nonce": self.nonce, "url": self.url, **self.answer}
+        return {"state": state, "nonce": self.nonce, **self.answer}
 
 
 def connect_url(token: str, nonce: str, request: dict[str, str]) -> str:
@@ -107,6 +111,9 @@ class Channels:
     def pending_urls(self) -> list[str]:
         self._sweep()
         return [c.url for c in self._open.values() if not c.answer][-20:]
+
+    def close(self, token: str) -> None:
+        self._open.pop(token, None)
 
     def answer(self, token: str, answer: dict[str, Any]) -> Channel | None:
         channel = self.get(token)
@@ -179,16 +186,21 @@ def create_relay_app(limits: Limits | None = None, clock: Callable[[], int] | No
         channel = channels.create(parsed)
         if channel is None:
             return _error(429, "too many open channels")
-        return JSONResponse({"channelToken": channel.token, "url": channel.url, "nonce": channel.nonce},
-                            status_code=201)
+        return JSONResponse({"channelToken": channel.token, "url": channel.url, "connectUri": channel.url,
+                             "nonce": channel.nonce}, status_code=201)
 
     async def status(request: Request) -> Response:
         channel = channels.get(_bearer(request))
         if channel is None:
             return _error(401, "unknown or expired channel")
+        if channel.answer:
+            channels.close(channel.token)
         return JSONResponse(channel.view(), status_code=200 if channel.answer else 202)
 
     async def authenticate(request: Request) -> Response:
+        key = channels.limits.auth_key
+        if key and not secrets.compare_digest(request.headers.get("x-farcaster-auth-relay-key", ""), key):
+            return _error(401, "the relay key is missing or wrong")
         token = _bearer(request)
         data = await json_body(request)
         if data is None:

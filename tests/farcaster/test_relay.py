@@ -1,6 +1,7 @@
 """The local Farcaster auth relay (issue 33) answers the auth-client's API: channel create →
 201 with the farcaster://connect URL, status 202 pending then 200 completed with the client's
-answer, a second answer refused, expiry, and bounds on every input."""
+answer once (then the channel is closed, as the hosted relay does), a second answer refused,
+the relay key when one is set, expiry, and bounds on every input."""
 
 from __future__ import annotations
 
@@ -35,7 +36,8 @@ def test_a_channel_is_created_with_the_connect_url_and_the_given_nonce() -> None
                                          "nonce": "abcdef123456", "expirationTime": "2030-01-01T00:00:00.000Z"})
     assert r.status_code == 201
     body = r.json()
-    assert set(body) == {"channelToken", "url", "nonce"} and body["nonce"] == "abcdef123456"
+    assert set(body) == {"channelToken", "url", "connectUri", "nonce"} and body["nonce"] == "abcdef123456"
+    assert body["connectUri"] == body["url"]
     url = urlsplit(body["url"])
     assert (url.scheme, url.netloc) == ("farcaster", "connect")
     query = {k: v[0] for k, v in parse_qs(url.query).items()}
@@ -54,7 +56,24 @@ def test_status_is_pending_then_completed_with_the_answer() -> None:
     done = client.get("/v1/channel/status", headers=auth)
     assert done.status_code == 200
     assert {k: done.json()[k] for k in ANSWER} == ANSWER and done.json()["state"] == "completed"
+    assert client.get("/v1/channel/status", headers=auth).status_code == 401  # read once, then closed
+
+
+def test_a_channel_is_answered_once() -> None:
+    client, _ = _relay()
+    token = client.post("/v1/channel", json={"siweUri": "https://a.example", "domain": "a.example"}).json()["channelToken"]
+    auth = {"Authorization": f"Bearer {token}"}
+    assert client.post("/v1/channel/authenticate", headers=auth, json=ANSWER).status_code == 201
     assert client.post("/v1/channel/authenticate", headers=auth, json=ANSWER).status_code == 409
+
+
+def test_with_a_relay_key_only_the_keyed_client_answers() -> None:
+    client, _ = _relay(Limits(auth_key="k" * 32))
+    token = client.post("/v1/channel", json={"siweUri": "https://a.example", "domain": "a.example"}).json()["channelToken"]
+    auth = {"Authorization": f"Bearer {token}"}
+    assert client.post("/v1/channel/authenticate", headers=auth, json=ANSWER).status_code == 401
+    keyed = {**auth, "X-Farcaster-Auth-Relay-Key": "k" * 32}
+    assert client.post("/v1/channel/authenticate", headers=keyed, json=ANSWER).status_code == 201
 
 
 def test_an_unknown_or_expired_channel_is_unauthorized() -> None:
