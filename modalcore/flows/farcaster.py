@@ -16,16 +16,18 @@ from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
 from ..rules.addresses import is_evm_address
-from ..slices import router
+from ..slices import router, snack
 from ..slices.farcaster import (
     POLL_MS,
     POLL_TIMER,
     VIEW,
     FarcasterChannel,
     FarcasterChannelOpened,
+    FarcasterLinkCopied,
     FarcasterLinkOpened,
     FarcasterPollDue,
     FarcasterStatusRead,
+    PressedCopyFarcasterLink,
     PressedOpenFarcaster,
     PressedRetryFarcaster,
 )
@@ -130,6 +132,18 @@ def on_link_opened(model: Model, msg: FarcasterLinkOpened, now: int) -> Step:
     return model, []
 
 
+def on_copy(model: Model, msg: PressedCopyFarcasterLink, now: int) -> Step:
+    channel = _waiting(model)
+    if channel is None or not channel.url:
+        return model, []
+    model, eid = model.next_id("e")
+    return model, [Effect(eid, "clipboard", {"text": channel.url}, FarcasterLinkCopied, timeout_ms=5000)]
+
+
+def on_copied(model: Model, msg: FarcasterLinkCopied, now: int) -> Step:
+    return snack.show(model, "Link copied") if msg.ok else snack.show_error(model, "Failed to copy")
+
+
 HANDLERS: dict[type[Msg], Handler] = {
     FarcasterChannelOpened: on_opened,
     FarcasterPollDue: on_poll_due,
@@ -137,6 +151,8 @@ HANDLERS: dict[type[Msg], Handler] = {
     PressedRetryFarcaster: on_retry,
     PressedOpenFarcaster: on_open_link,
     FarcasterLinkOpened: on_link_opened,
+    PressedCopyFarcasterLink: on_copy,
+    FarcasterLinkCopied: on_copied,
 }
 
 SLICE = Slice("farcaster", HANDLERS)

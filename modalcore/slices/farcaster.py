@@ -83,3 +83,13 @@ class FarcasterLinkOpened(EffectReply):
 @dataclass(frozen=True)
 class PressedRetryFarcaster(Msg):
     pass
+
+
+@dataclass(frozen=True)
+class PressedCopyFarcasterLink(Msg):
+    pass
+
+
+@dataclass(frozen=True)
+class FarcasterLinkCopied(EffectReply):
+    pass

@@ -1,12 +1,13 @@
 """ConnectingFarcaster (SPEC §2; issue 33): the relay channel's `farcaster://connect` URL as a
-QR code to scan with a Farcaster client on desktops, an "Open Farcaster" button on phones; a
+QR code to scan with a Farcaster client and Copy link on desktops, an "Open Farcaster" button on phones; a
 loading state until the channel exists; a refused or failed sign-in with Try again."""
 
 from __future__ import annotations
 
-from ..slices.farcaster import PressedOpenFarcaster, PressedRetryFarcaster
+from ..slices.farcaster import PressedCopyFarcasterLink, PressedOpenFarcaster, PressedRetryFarcaster
 from ..slices.model import Model
 from ..wire.nodes import Node, node
+from . import logos
 from .qrcode import qr_node
 
 TITLE = "Farcaster"
@@ -27,9 +28,13 @@ def _parts(model: Model) -> list[Node]:
         return [node("text", "farcaster/hint", text="Continue in Farcaster", variant="label"),
                 node("button", "farcaster/open", on={"press": PressedOpenFarcaster()}, text="Open Farcaster",
                      variant="main")]
-    return [qr_node("farcaster/qr", channel.url, size=QR_SIZE, label="Farcaster QR code"),
+    # Farcaster's mark in the QR's centre and Copy link, as AppKit's ConnectingFarcaster draws them
+    return [qr_node("farcaster/qr", channel.url, size=QR_SIZE, image=logos.SOCIALS["farcaster"],
+                    label="Farcaster QR code"),
             node("text", "farcaster/hint", text="Scan this QR Code with your phone", variant="small",
-                 tone="muted")]
+                 tone="muted"),
+            node("button", "farcaster/copy", on={"press": PressedCopyFarcasterLink()}, text="Copy link",
+                 icon="copy", variant="secondary")]
 
 
 def body(model: Model) -> Node:

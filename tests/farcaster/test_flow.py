@@ -49,6 +49,9 @@ def test_the_channel_url_is_a_qr_code_on_desktop_and_polled() -> None:
     assert status.args == {"token": TOKEN, "nonce": "abababababab"}
     h.settle_call("farcaster.status", {"state": "pending"})
     assert h.timer_due(POLL_TIMER) == h.now + POLL_MS
+    h.press("farcaster/copy")
+    [copy] = [e for e in h.effects() if e["kind"] == "clipboard"]
+    assert copy["req"] == {"text": URL.replace("tok", TOKEN)}
 
 
 def test_a_phone_gets_a_button_that_opens_the_link() -> None:
