@@ -37,6 +37,7 @@ from .embedded.devoidc import DevOidcProvider, OidcProviderStartError
 from .embedded.devpage import PATH as MAIL_PATH
 from .embedded.devpage import mail_route
 from .embedded.masterkey import MasterKey
+from .farcaster.devrelay import FarcasterRelayStartError, farcaster_section, start_farcaster_relay
 from .devchain.nodes import NodeStartError, ensure_node_modules, free_port, start_nodes, stop_nodes
 from .server.config import dev_networks, parse_config
 from .server.logs import log_config
@@ -56,9 +57,11 @@ def demo_master_key(path: Path = MASTER_KEY_FILE) -> Path:
     return path
 
 
-def embedded_section(engine_url: str, smtp_port: int, provider: DevOidcProvider | None) -> dict[str, object]:
-    """The demo's [embedded] section: the local SMTP server, and the local OpenID provider as
-    every social provider when it runs (its login page takes any name)."""
+def embedded_section(engine_url: str, smtp_port: int, provider: DevOidcProvider | None,
+                     farcaster: dict[str, object] | None = None) -> dict[str, object]:
+    """The demo's [embedded] section: the local SMTP server, the local OpenID provider as every
+    social provider when it runs (its login page takes any name), and Farcaster through the
+    local relay and the dev chain's ID registry."""
     section: dict[str, object] = {
         "db": ".modalcore/embedded.db", "master_key_file": str(demo_master_key().resolve()),
         "public_url": engine_url,
@@ -66,6 +69,8 @@ def embedded_section(engine_url: str, smtp_port: int, provider: DevOidcProvider 
     }
     if provider is not None:
         section["socials"] = provider.socials_section()
+    if farcaster is not None:
+        section["farcaster"] = farcaster
     return section
 
 
@@ -220,6 +225,7 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
     page_url = f"http://{host}:{page_port}"
     provider = start_provider(engine_url)
     relay: subprocess.Popen[str] | None = None
+    farcaster_relay: subprocess.Popen[bytes] | None = None
     wallet: subprocess.Popen[str] | None = None
     solana: SolanaDevchain | None = None
     page: uvicorn.Server | None = None
@@ -229,6 +235,8 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
         rpc_urls = {node.chain_id: node.rpc_url for node in nodes}
         deployment = deploy_all(rpc_urls, expected_path=None)
         wallet, wallet_page = start_wallet_page(relay_url, rpc_urls)
+        farcaster_relay, farcaster_url = start_farcaster_relay()
+        farcaster = farcaster_section(farcaster_url, deployment[str(min(rpc_urls))], page_url)
         config = parse_config({
             "projects": {"demo": demo_project(host, page_port)},
             "networks": {**dev_networks(rpc_urls, deployment), **solana_dev_network(solana.rpc_url)},
@@ -238,10 +246,12 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
             "walletconnect": {"relay_url": relay_url},
             "public_url": engine_url,  # the local onramp page (Buy) is served there
             "directory": {"public_url": engine_url},  # wallet images: the engine's, not the page's origin
-            "embedded": embedded_section(engine_url, smtp.port, provider),
+            "embedded": embedded_section(engine_url, smtp.port, provider, farcaster),
         })
         quiet_logging()
         print_addresses(engine_url, page_url, rpc_urls, smtp.port, provider, solana, relay_url, wallet_page)
+        print(f"demo Farcaster client (Continue with Farcaster, then approve there): {farcaster_url}/client",
+              flush=True)
         page = uvicorn.Server(uvicorn.Config(create_page_app(config.static_path(), engine_url),
                                              host=host, port=page_port, log_level="warning",
                                              log_config=log_config()))
@@ -251,7 +261,7 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
         app.router.routes.append(mail_route(smtp.mailbox))  # demo only: read the codes
         uvicorn.run(app, host=host, port=port, log_level="warning", log_config=log_config(),
                     **uvicorn_options())
-    except (NodeStartError, SolanaDevchainError) as error:
+    except (NodeStartError, SolanaDevchainError, FarcasterRelayStartError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     finally:
@@ -265,6 +275,9 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
         if relay is not None:
             relay.terminate()
             relay.wait(10)
+        if farcaster_relay is not None:
+            farcaster_relay.terminate()
+            farcaster_relay.wait(10)
         stop_nodes(nodes)
         smtp.stop()
         if provider is not None:

@@ -20,7 +20,7 @@ SPEC_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
         "account tabs": ("modalcore.slices.account_ui", "modalcore.views.account"),
         "RegisterAccountName, RegisterAccountNameSuccess": (
             "modalcore.views.register_account_name", "modalcore.views.register_account_name_success"),
-        "not built (no view module): ConnectingWalletConnect, ConnectingSiwe, ConnectingFarcaster, "
+        "not built (no view module): ConnectingWalletConnect, ConnectingSiwe, "
         "ApproveTransaction, Swap": (),
     },
     "3. Entities and their fields": {

@@ -19,7 +19,8 @@ After all of that (so the addresses above stay what they were), an ERC-721 colle
 After that, a local Uniswap V2 market (market.py): WETH9, UniswapV2Factory, UniswapV2Router02
 from the published npm artifacts and the ETH/DEMO, ETH/TUSD and DEMO/TUSD pools, funded by
 dev account 0. Then ENS (ens.py): registry, public resolver, reverse registrar, and the names
-alice.eth, bob.eth, carol.eth for dev accounts 0, 1, 2 (forward and reverse records).
+alice.eth, bob.eth, carol.eth for dev accounts 0, 1, 2 (forward and reverse records). Last,
+Farcaster's IdRegistry (farcaster.py) with dev accounts 1, 2, 3 registered as FIDs 1, 2, 3.
 
 Artifacts are read from the committed fixtures/chain/contracts/ (regenerate with
 `node chain/compile.mjs`).
@@ -37,6 +38,7 @@ from eth_utils.address import to_checksum_address
 
 from .contracts import ARTIFACT_DIR, FIXTURE_DIR, DeploymentError, deploy_contract, load_artifact
 from .ens import deploy_ens, describe_ens, register_names
+from .farcaster import deploy_id_registry, describe_id_registry
 from .market import NATIVE, TokenRef, deploy_market, describe_market
 from .rpc import Rpc
 
@@ -154,9 +156,10 @@ def deploy_chain(rpc_url: str, expected: Mapping[str, Any] | None = None) -> dic
         market = deploy_market(rpc, deployer, _token_refs(token_addresses))
         ens = deploy_ens(rpc, deployer)
         register_names(rpc, deployer, ens, accounts)
+        id_registry = deploy_id_registry(rpc, deployer, accounts)
 
         return _describe(rpc, chain_id, rpc_url, accounts, token_addresses, wallet, collections,
-                         market, ens)
+                         market, ens, id_registry)
 
 
 def _existing(
@@ -183,14 +186,16 @@ def _existing(
     market = {key: str(expected["uniswapV2"][key]) for key in ("weth", "factory", "router")}
     ens = {key: str(expected["ens"][key])
            for key in ("registry", "publicResolver", "reverseRegistrar")}
-    for address in [*token_addresses, wallet, *collections, *market.values(), *ens.values()]:
+    id_registry = str(expected.get("farcaster", {}).get("idRegistry", ""))
+    for address in [*token_addresses, wallet, *collections, *market.values(), *ens.values(),
+                    *([id_registry] if id_registry else [])]:
         if rpc.code(address) in ("0x", "0x0", ""):
             raise DeploymentError(
                 f"chain {chain_id} at {rpc_url} is not fresh and has no contract at {address}; "
                 "restart the node"
             )
     return _describe(rpc, chain_id, rpc_url, accounts, token_addresses, wallet, collections,
-                     market, ens)
+                     market, ens, id_registry)
 
 
 def _pool_holdings(market: Mapping[str, Any]) -> dict[str, dict[str, int]]:
@@ -206,7 +211,7 @@ def _pool_holdings(market: Mapping[str, Any]) -> dict[str, dict[str, int]]:
 def _describe(
     rpc: Rpc, chain_id: int, rpc_url: str, accounts: list[str], token_addresses: list[str],
     wallet: str, collection_addresses: list[str], market_addresses: Mapping[str, str],
-    ens_addresses: dict[str, str],
+    ens_addresses: dict[str, str], id_registry: str = "",
 ) -> dict[str, Any]:
     tokens: list[dict[str, Any]] = []
     for spec, address in zip(TOKENS, token_addresses, strict=True):
@@ -280,6 +285,7 @@ def _describe(
         "nfts": nfts,
         "uniswapV2": market,
         "ens": describe_ens(rpc, ens_addresses, accounts),
+        **({"farcaster": describe_id_registry(rpc, id_registry, accounts)} if id_registry else {}),
     }
 
 
@@ -297,6 +303,8 @@ def _addresses(entry: Mapping[str, Any]) -> dict[str, list[str]]:
     if "ens" in entry:
         sections["ens"] = [str(entry["ens"][k])
                            for k in ("registry", "publicResolver", "reverseRegistrar")]
+    if "farcaster" in entry:
+        sections["farcaster"] = [str(entry["farcaster"]["idRegistry"])]
     return sections
 
 

@@ -38,7 +38,7 @@ CREATE TABLE IF NOT EXISTS embedded_keys (
 );
 """
 
-IDENTITY_KINDS = ("email", "google", "x", "discord", "github", "apple", "facebook", "oidc")
+IDENTITY_KINDS = ("email", "google", "x", "discord", "github", "apple", "facebook", "oidc", "farcaster")
 
 
 class KeyVaultError(Exception):

@@ -38,6 +38,7 @@ from .mail import MailError
 from .signer import sign
 from .social import SocialSignIns
 from .otp import RANDOM_BYTES, OtpError, RateLimited, Verdict, normalize_email
+from ..farcaster.service import FarcasterSignIns, farcaster_services
 
 log = logging.getLogger(__name__)
 
@@ -58,10 +59,13 @@ class EmbeddedWallet:
     # the frames' public keys that may approve (issue 27): open_wallet keeps them in the db
     devices: DeviceKeys = field(default_factory=DeviceKeys)
     budget: MailBudget = field(default_factory=memory_budget)
+    farcaster: FarcasterSignIns | None = None
 
     def offer(self) -> tuple[bool, tuple[str, ...]]:
-        """What sessions may use: email sign-in (an SMTP server is set), the social providers."""
-        return self.mailer is not None, self.socials.providers() if self.socials else ()
+        """What sessions may use: email sign-in (an SMTP server is set), the social providers
+        (Farcaster when its relay and registry are configured)."""
+        socials = self.socials.providers() if self.socials else ()
+        return self.mailer is not None, (*socials, *(("farcaster",) if self.farcaster else ()))
 
 
 def _now(ctx: Any) -> int:
@@ -166,4 +170,6 @@ def embedded_services(wallet: EmbeddedWallet) -> dict[str, AnyService]:
         "embedded.email_code": Service(EmailArgs, email_code),
         "embedded.sign": Service(SignArgs, sign_request),
     }
+    if wallet.farcaster is not None:
+        services.update(farcaster_services(wallet.farcaster))
     return services

@@ -29,7 +29,8 @@ from .budget import BudgetLimits, BudgetStore, MailBudget
 from .codes import EmailCodes
 from .devicekeys import DeviceKeys
 from .codestore import CodeStore
-from .keys import KeyVault
+from ..farcaster.service import FarcasterSetting, FarcasterSignIns
+from .keys import Identity, KeyVault
 from .mail import SmtpConfig, SmtpSender
 from .masterkey import MasterKey, load_master_key
 from .service import EmbeddedWallet
@@ -78,6 +79,23 @@ class SocialSection(BaseModel):
         return self
 
 
+class FarcasterSection(BaseModel):
+    """Sign in with Farcaster (issue 33): the auth relay, and the ID registry with the RPC of its
+    chain (OP Mainnet; the demo's dev chain stands in); the domain and URI the messages name."""
+
+    model_config = ConfigDict(extra="forbid")
+    relay_url: str = Field(pattern=r"^https?://", max_length=512)
+    rpc_url: str = Field(pattern=r"^https?://", max_length=512)
+    id_registry: str = Field(pattern=r"^0x[0-9a-fA-F]{40}$")
+    domain: str = Field(min_length=1, max_length=253)
+    siwe_uri: str = Field(pattern=r"^https?://", max_length=512)
+    channel_ttl_ms: int = Field(default=300_000, ge=10_000, le=3_600_000)
+
+    def setting(self) -> FarcasterSetting:
+        return FarcasterSetting(self.relay_url.rstrip("/"), self.rpc_url, self.id_registry, self.domain,
+                                self.siwe_uri, self.channel_ttl_ms)
+
+
 class EmbeddedSection(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     db: str = ".modalcore/embedded.db"
@@ -86,6 +104,7 @@ class EmbeddedSection(BaseModel):
     smtp: SmtpSection | None = None
     socials: dict[Literal["google", "x", "discord", "github", "apple", "facebook"], SocialSection] = {}
     mail_budget: BudgetLimits = BudgetLimits()
+    farcaster: FarcasterSection | None = None
 
 
 def section_of(extra: dict[str, Any] | None) -> EmbeddedSection:
@@ -99,7 +118,7 @@ def code_key(engine_secret: bytes) -> bytes:
 def open_wallet(section: EmbeddedSection, resolve: Any, engine_secret: bytes) -> EmbeddedWallet | None:
     """The codes, mailer, vault and social sign-ins of `section` (`resolve(path) -> Path`
     resolves relative paths); None when neither SMTP nor a social provider is configured."""
-    if section.smtp is None and not section.socials:
+    if section.smtp is None and not section.socials and section.farcaster is None:
         return None
     smtp = section.smtp
     master = (MasterKey.read_file(resolve(section.master_key_file)) if section.master_key_file
@@ -117,5 +136,7 @@ def open_wallet(section: EmbeddedSection, resolve: Any, engine_secret: bytes) ->
         for name, s in section.socials.items()}
     socials = SocialSignIns(settings, section.public_url, vault) if settings else None
     budget = MailBudget(BudgetStore(db), section.mail_budget)
+    farcaster = None if section.farcaster is None else FarcasterSignIns(
+        section.farcaster.setting(), lambda fid, now: vault.get_or_create(Identity("farcaster", fid), now))
     return EmbeddedWallet(codes=codes, mailer=sender, vault=vault, socials=socials, devices=DeviceKeys(db),
-                          budget=budget)
+                          budget=budget, farcaster=farcaster)

@@ -6,9 +6,8 @@ and asks the frame to confirm with its key (issue 27: the popup reports to the f
 the host page) → the frame's key is registered and `SocialSignedIn` is delivered → connected
 with the auth connector.
 
-Farcaster is never offered: its sign-in needs a Farcaster relay and account, which cannot be
-exercised end to end here (the README's issue-15 section says why), and ConnectingFarcaster is
-not built (issue 33): a button leading nowhere is worse than none.
+Farcaster (issue 33) is offered when the engine has a [embedded.farcaster] config: its button
+opens ConnectingFarcaster (`flows/farcaster.py`), not a popup.
 
 On Connect the offered socials are laid out as AppKit's w3m-social-login-widget does
 (`social_layout`): the first as a wide "Continue with …" button, the rest as a compact row of
@@ -24,31 +23,33 @@ from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
 from ..rules import embedded as rules
-from ..rules.addresses import checksum, is_evm_address
+from ..rules.addresses import is_evm_address
 from ..slices import router
-from ..slices.accounts import WalletInfo
 from ..slices.embedded import (
-    EmbeddedState,
     PressedSocial,
     SocialFailed,
     SocialSignedIn,
 )
 from ..slices.directory_wallets import socials as visible_socials
-from .connect import NAMESPACE, connected
+from . import farcaster
+from .social_signin import sign_in
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
 
 SOCIAL_VIEW = "ConnectingSocial"
 NAMES = {"google": "Google", "x": "X", "discord": "Discord", "github": "GitHub", "apple": "Apple",
-         "facebook": "Facebook"}
+         "facebook": "Facebook", "farcaster": "Farcaster"}
+FARCASTER = "farcaster"
 
 
 def offered_socials(model: Model) -> tuple[str, ...]:
     """The host's socials (SPEC §5 Telegram rules applied) that this engine is configured for,
-    and that SPEC §5 allows in a frame payload (farcaster is not among them)."""
+    and that SPEC §5 allows in a frame payload, or Farcaster (signed in through its relay, not a
+    frame payload)."""
     configured = model.embedded.socials
-    return tuple(p for p in visible_socials(model) if p in configured and p in rules.SOCIAL_PROVIDERS)
+    return tuple(p for p in visible_socials(model)
+                 if p in configured and (p in rules.SOCIAL_PROVIDERS or p == FARCASTER))
 
 
 MAX_TOP_VIEW = 2  # AppKit: two socials are two marks side by side, no wide button
@@ -80,6 +81,8 @@ def _state(model: Model, **changes: object) -> Model:
 def on_pressed(model: Model, msg: PressedSocial, now: int) -> Step:
     if msg.provider not in offered_socials(model):
         return model, []
+    if msg.provider == FARCASTER:
+        return farcaster.open_channel(model, now)
     model = _state(model, social=msg.provider, social_error=None)
     if model.router.view == SOCIAL_VIEW:  # Try again: the error goes, the frame's button stays
         return model, []
@@ -89,17 +92,7 @@ def on_pressed(model: Model, msg: PressedSocial, now: int) -> Step:
 def on_signed_in(model: Model, msg: SocialSignedIn, now: int) -> Step:
     if msg.provider != model.embedded.social or not is_evm_address(msg.address):
         return model, []
-    chain = model.networks.active or (model.networks.known[0].id if model.networks.known else "eip155:1")
-    state = EmbeddedState(identity=f"{msg.provider}:{msg.subject}", user_email=msg.email,
-                          email_offered=model.embedded.email_offered, socials=model.embedded.socials)
-    model = replace(model, embedded=state)
-    info = WalletInfo(name=rules.AUTH_CONNECTOR_NAME, type="AUTH", identifier=rules.AUTH_CONNECTOR_ID,
-                      social=msg.provider)
-    model, cmds = connected(model, rules.AUTH_CONNECTOR_ID, checksum(msg.address), chain, now, fresh=True,
-                            info=info, user_email=msg.email or None)
-    account = replace(model.accounts.get(NAMESPACE), social_provider=msg.provider,
-                      user_name=msg.username or None)
-    return replace(model, accounts=model.accounts.with_account(NAMESPACE, account)), cmds
+    return sign_in(model, msg.provider, msg.subject, msg.address, now, username=msg.username, email=msg.email)
 
 
 def on_failed(model: Model, msg: SocialFailed, now: int) -> Step:

@@ -304,6 +304,8 @@ def create_app(
             if app_embedded is not None:
                 if app_embedded.socials is not None:
                     app_embedded.socials.http = http
+                if app_embedded.farcaster is not None:
+                    app_embedded.farcaster.http = http
                 for name, service in embedded_services(app_embedded).items():
                     if name not in hub.deps.services:
                         hub.deps.services.register(name, service)

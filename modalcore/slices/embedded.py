@@ -20,6 +20,7 @@ from ..core.cmds import EffectReply, Reply
 from ..core.msg import Msg
 from ..rules import embedded as rules
 from ..rules import limits as L
+from .farcaster import FarcasterChannel
 
 
 # SPEC §6: what the embedded wallet runs at once, and what waits for the visitor's approval in
@@ -66,6 +67,7 @@ class EmbeddedState:
     socials: tuple[str, ...] = ()
     social: str = ""  # the provider whose popup is open
     social_error: str | None = None
+    farcaster: FarcasterChannel | None = None  # ConnectingFarcaster's relay channel (issue 33)
     # the last answer to the host dApp's provider (host_event "rpc"): JSON text of
     # {"id", "ok", "result"} or {"id", "ok": false, "code", "message"}
     host_answer: str = ""

@@ -24,7 +24,7 @@ NEEDS_ACCOUNT = ("Account", "WalletSend", "WalletSendPreview", "WalletReceive", 
 # a registration the visitor started (RegisterAccountNameSuccess): the same; so are the embedded
 # wallet's views, which need a pending email, request or provider.
 NEEDS_PARAM = ("ConnectingExternal", "WalletPage", "RegisterAccountNameSuccess", "EmailVerifyOtp",
-               "ApproveTransaction", "ConnectingSocial")
+               "ApproveTransaction", "ConnectingSocial", "ConnectingFarcaster")
 
 
 @dataclass(frozen=True)

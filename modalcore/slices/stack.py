@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.cmds import Cmd, Dispatch
+from ..core.cmds import CancelTimer, Cmd, Dispatch
 from ..core.evolve import replace
-from . import modal
+from . import farcaster, modal
 from .router import back_to_index, reset
 
 if TYPE_CHECKING:
@@ -20,9 +20,26 @@ if TYPE_CHECKING:
 def go_back(model: Model) -> Step:
     """Pop one entry; with one entry left or UnsupportedChain in the history, close instead."""
     state = model.router
+    if state.view == farcaster.VIEW:
+        return _leave_farcaster(model)
     if len(state.history) > 1 and not state.contains("UnsupportedChain"):
         return replace(model, router=replace(state, history=state.history[:-1])), []
     return modal.close(model)
+
+
+def _leave_farcaster(model: Model) -> Step:
+    """SPEC §2: going back from ConnectingFarcaster while not connected clears the Farcaster
+    link (the account's farcasterUrl and the channel; its polling stops). The frame reload and the host re-sync that SPEC
+    names have no counterpart here: the engine, not a frame, holds the embedded wallet."""
+    account = model.accounts.get("eip155")
+    connected = account.status == "connected"
+    if not connected:
+        model = replace(model, embedded=replace(model.embedded, farcaster=None, social="", social_error=None),
+                        accounts=model.accounts.with_account("eip155", replace(account, farcaster_url=None)))
+    state = model.router
+    model, cmds = (replace(model, router=replace(state, history=state.history[:-1])), []) \
+        if len(state.history) > 1 else modal.close(model)
+    return model, [CancelTimer(farcaster.POLL_TIMER), *cmds] if not connected else cmds
 
 
 def pop_tx(model: Model, *, cancel: bool = False) -> Step:

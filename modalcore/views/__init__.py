@@ -30,6 +30,7 @@ from . import (
     connect_wallets,
     connecting_external,
     connecting_social,
+    connecting_farcaster,
     email_verify_otp,
     connecting_walletconnect,
     networks,
@@ -73,6 +74,7 @@ VIEW_MODULES: dict[str, ModuleType] = {
     "ConnectingSocial": connecting_social,
     "ConnectSocials": connect_socials,
     "ConnectWallets": connect_wallets,
+    "ConnectingFarcaster": connecting_farcaster,
 }
 
 

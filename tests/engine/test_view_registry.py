@@ -22,7 +22,7 @@ def test_every_router_view_renders(view: str) -> None:
 
 
 def test_an_unknown_view_is_an_error_not_connect() -> None:
-    model = build_model(history=["ConnectingFarcaster"], is_open=True)
+    model = build_model(history=["ConnectingSiwe"], is_open=True)
     with pytest.raises(UnknownView):
         render(model)
 
@@ -35,5 +35,5 @@ def test_an_unknown_view_under_the_top_is_an_error_too() -> None:
 
 def test_navigating_to_a_view_without_a_module_changes_nothing() -> None:
     model = build_model(history=["Account"], is_open=True)
-    after, cmds = on_navigate(model, PressedNavigate("ConnectingFarcaster"), 0)
+    after, cmds = on_navigate(model, PressedNavigate("ConnectingSiwe"), 0)
     assert after is model and cmds == []

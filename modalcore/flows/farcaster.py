@@ -1,0 +1,158 @@
+"""Sign in with Farcaster (issue 33; SPEC §2 ConnectingFarcaster): Connect's Farcaster row →
+the engine opens a channel on the auth relay (`farcaster.channel`) → ConnectingFarcaster draws
+its `farcaster://connect` URL (a QR code on desktops, an Open Farcaster button on phones) → the
+engine polls the channel (`farcaster.status`, every POLL_MS) until the Farcaster client answers.
+The service verifies the answer (EIP-4361 message, custody signature, ID registry) and, when it
+holds, opens the FID's embedded key: the visitor is connected like the other socials. A refused
+answer stores nothing and offers Try again; an expired channel is replaced by a fresh one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..core.cmds import CancelTimer, Call, Effect, StartTimer
+from ..core.evolve import replace
+from ..core.msg import Msg
+from ..core.shape import Handler, Slice
+from ..rules.addresses import is_evm_address
+from ..slices import router, snack
+from ..slices.farcaster import (
+    POLL_MS,
+    POLL_TIMER,
+    VIEW,
+    FarcasterChannel,
+    FarcasterChannelOpened,
+    FarcasterLinkCopied,
+    FarcasterLinkOpened,
+    FarcasterPollDue,
+    FarcasterStatusRead,
+    PressedCopyFarcasterLink,
+    PressedOpenFarcaster,
+    PressedRetryFarcaster,
+)
+from .connect import NAMESPACE
+from .social_signin import sign_in
+
+if TYPE_CHECKING:
+    from ..slices.model import Model, Step
+
+CHANNEL_SERVICE = "farcaster.channel"
+STATUS_SERVICE = "farcaster.status"
+PROVIDER = "farcaster"
+UNREACHABLE = "Farcaster could not be reached"
+REFUSED = "The Farcaster sign-in could not be verified"
+
+
+def _channel(model: Model, channel: FarcasterChannel | None) -> Model:
+    return replace(model, embedded=replace(model.embedded, farcaster=channel))
+
+
+def open_channel(model: Model, now: int) -> Step:
+    """A fresh channel (Connect's row, Try again, or the last one expired)."""
+    model = replace(model, embedded=replace(model.embedded, social=PROVIDER, social_error=None,
+                                            farcaster=FarcasterChannel()))
+    if model.router.view != VIEW:
+        model = replace(model, router=router.push(model.router, VIEW, PROVIDER))
+    return model, [CancelTimer(POLL_TIMER),
+                   Call(CHANNEL_SERVICE, {"session": model.session_id}, FarcasterChannelOpened,
+                        key=model.session_id)]
+
+
+def _waiting(model: Model) -> FarcasterChannel | None:
+    """The channel being shown, unless the visitor left it (back) or it failed."""
+    channel = model.embedded.farcaster
+    on_view = model.router.view == VIEW
+    return channel if channel is not None and channel.error is None and on_view else None
+
+
+def _failed(model: Model, error: str) -> Step:
+    channel = model.embedded.farcaster or FarcasterChannel()
+    return _channel(model, replace(channel, error=error)), [CancelTimer(POLL_TIMER)]
+
+
+def on_opened(model: Model, msg: FarcasterChannelOpened, now: int) -> Step:
+    channel = _waiting(model)
+    if channel is None or channel.token:
+        return model, []
+    if not msg.ok or msg.result is None:
+        return _failed(model, UNREACHABLE)
+    opened = FarcasterChannel(token=msg.result.channel_token, url=msg.result.url, nonce=msg.result.nonce)
+    # SPEC §3 farcasterUrl: the link being offered (AppKit's setFarcasterUrl), cleared by back
+    account = replace(model.accounts.get(NAMESPACE), farcaster_url=opened.url)
+    model = replace(_channel(model, opened), accounts=model.accounts.with_account(NAMESPACE, account))
+    return model, [StartTimer(POLL_TIMER, POLL_MS, FarcasterPollDue(opened.token))]
+
+
+def on_poll_due(model: Model, msg: FarcasterPollDue, now: int) -> Step:
+    channel = _waiting(model)
+    if channel is None or channel.token != msg.token:
+        return model, []
+    return model, [Call(STATUS_SERVICE, {"token": channel.token, "nonce": channel.nonce}, FarcasterStatusRead,
+                        key=channel.token)]
+
+
+def on_status(model: Model, msg: FarcasterStatusRead, now: int) -> Step:
+    channel = _waiting(model)
+    if channel is None or not channel.token or channel.token != msg.key:
+        return model, []
+    if not msg.ok or msg.result is None:
+        return _failed(model, UNREACHABLE)
+    status = msg.result
+    if status.state == "pending":
+        return model, [StartTimer(POLL_TIMER, POLL_MS, FarcasterPollDue(channel.token))]
+    if status.state == "expired":
+        return open_channel(model, now)
+    if status.state == "refused" or status.fid <= 0 or not is_evm_address(status.address):
+        return _failed(model, REFUSED)
+    model, cmds = sign_in(model, PROVIDER, str(status.fid), status.address, now,
+                          username=status.username)
+    # the avatar only: profile_name is the account's name (ENS, the names slice's), and the user
+    # line shows the username, as for the other socials
+    account = replace(model.accounts.get(NAMESPACE), profile_image=status.pfp_url or None)
+    return replace(model, accounts=model.accounts.with_account(NAMESPACE, account)), cmds
+
+
+def on_retry(model: Model, msg: PressedRetryFarcaster, now: int) -> Step:
+    if model.router.view != VIEW:
+        return model, []
+    return open_channel(model, now)
+
+
+def on_open_link(model: Model, msg: PressedOpenFarcaster, now: int) -> Step:
+    channel = _waiting(model)
+    if channel is None or not channel.url:
+        return model, []
+    model, eid = model.next_id("e")
+    return model, [Effect(eid=eid, kind="open_url", req={"url": channel.url, "target": "_self"},
+                          reply=FarcasterLinkOpened, key=channel.token)]
+
+
+def on_link_opened(model: Model, msg: FarcasterLinkOpened, now: int) -> Step:
+    return model, []
+
+
+def on_copy(model: Model, msg: PressedCopyFarcasterLink, now: int) -> Step:
+    channel = _waiting(model)
+    if channel is None or not channel.url:
+        return model, []
+    model, eid = model.next_id("e")
+    return model, [Effect(eid, "clipboard", {"text": channel.url}, FarcasterLinkCopied, timeout_ms=5000)]
+
+
+def on_copied(model: Model, msg: FarcasterLinkCopied, now: int) -> Step:
+    return snack.show(model, "Link copied") if msg.ok else snack.show_error(model, "Failed to copy")
+
+
+HANDLERS: dict[type[Msg], Handler] = {
+    FarcasterChannelOpened: on_opened,
+    FarcasterPollDue: on_poll_due,
+    FarcasterStatusRead: on_status,
+    PressedRetryFarcaster: on_retry,
+    PressedOpenFarcaster: on_open_link,
+    FarcasterLinkOpened: on_link_opened,
+    PressedCopyFarcasterLink: on_copy,
+    FarcasterLinkCopied: on_copied,
+}
+
+SLICE = Slice("farcaster", HANDLERS)

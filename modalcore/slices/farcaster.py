@@ -1,0 +1,95 @@
+"""Sign in with Farcaster (issue 33; SPEC §2 ConnectingFarcaster): the channel the engine opened
+on the auth relay, and the messages of its life. What they do across slices (connect the
+embedded account) is the Farcaster flow (`flows/farcaster.py`).
+
+The channel's token and nonce come from the engine's `farcaster.channel` service; the verdict
+on the relay's answer (message, signature, ID registry) from `farcaster.status`: the session
+only learns it, and on `verified` the address of the FID's embedded key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..core.cmds import EffectReply, Reply
+from ..core.msg import Msg
+
+VIEW = "ConnectingFarcaster"
+POLL_TIMER = "farcaster-poll"
+POLL_MS = 1000  # the auth-client's default status interval
+
+
+@dataclass(frozen=True)
+class FarcasterChannel:
+    token: str = ""  # empty while the channel is being opened
+    url: str = ""  # farcaster://connect?channelToken=...
+    nonce: str = ""
+    error: str | None = None  # refused, failed: shown with Try again
+
+
+class ChannelOpened(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    channel_token: str = Field(pattern=r"^[A-Za-z0-9_-]{16,64}$")
+    url: str = Field(pattern=r"^farcaster://connect\?", max_length=2048)
+    nonce: str = Field(pattern=r"^[A-Za-z0-9]{8,64}$")
+
+
+class ChannelStatus(BaseModel):
+    """`farcaster.status`: still pending, expired (open a fresh channel), refused (the answer
+    failed a check: `reason`), or verified with who signed in and the address of their key."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    state: Literal["pending", "expired", "refused", "verified"]
+    reason: str = Field(default="", max_length=200)
+    fid: int = Field(default=0, ge=0, lt=2**63)
+    username: str = Field(default="", max_length=64)
+    display_name: str = Field(default="", max_length=128)
+    pfp_url: str = Field(default="", max_length=1024)
+    address: str = Field(default="", pattern=r"^(0x[0-9a-fA-F]{40})?$")
+
+
+@dataclass(frozen=True)
+class FarcasterChannelOpened(Reply):
+    """`farcaster.channel` answered (`key`: the session id)."""
+
+    result: ChannelOpened | None = None
+
+
+@dataclass(frozen=True)
+class FarcasterStatusRead(Reply):
+    """`farcaster.status` answered (`key`: the channel token)."""
+
+    result: ChannelStatus | None = None
+
+
+@dataclass(frozen=True)
+class FarcasterPollDue(Msg):
+    token: str
+
+
+@dataclass(frozen=True)
+class PressedOpenFarcaster(Msg):
+    """The deep-link button on phones."""
+
+
+@dataclass(frozen=True)
+class FarcasterLinkOpened(EffectReply):
+    pass
+
+
+@dataclass(frozen=True)
+class PressedRetryFarcaster(Msg):
+    pass
+
+
+@dataclass(frozen=True)
+class PressedCopyFarcasterLink(Msg):
+    pass
+
+
+@dataclass(frozen=True)
+class FarcasterLinkCopied(EffectReply):
+    pass

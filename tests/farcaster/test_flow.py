@@ -1,0 +1,142 @@
+"""Sign in with Farcaster in the session (issue 33; SPEC §1 socials, §2 ConnectingFarcaster and
+its back rule): Connect offers it only when the engine is configured for it; the channel's URL
+as a QR code (desktop) or an Open Farcaster button (phone); polling; a verified answer connects
+the FID's embedded account; a refusal stores nothing and offers Try again; an expired channel is
+replaced; back from ConnectingFarcaster clears the link and stops polling."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from modalcore.enginetest import Harness
+from modalcore.rules.embedded import AUTH_CONNECTOR_ID
+from modalcore.slices.farcaster import POLL_MS, POLL_TIMER
+
+ADDRESS = "0x" + "ab" * 20
+URL = "farcaster://connect?channelToken=tok&nonce=abababababab&siweUri=https%3A%2F%2Fa&domain=a"
+TOKEN = "t" * 32
+
+
+def _harness(socials: tuple[str, ...] = ("google", "farcaster"), env: dict[str, object] | None = None) -> Harness:
+    h = Harness(is_open=True, options={"networks": ["eip155:1"]}, env=env)
+    h.session.model = replace(h.model, embedded=replace(h.model.embedded, socials=socials))
+    h.session.render()
+    return h
+
+
+def _channel(h: Harness, token: str = TOKEN) -> None:
+    h.settle_call("farcaster.channel", {"channel_token": token, "url": URL.replace("tok", token),
+                                        "nonce": "abababababab"})
+
+
+def test_farcaster_is_offered_only_when_the_engine_is_configured_for_it() -> None:
+    assert _harness(socials=("google",)).find("connect/social/farcaster") is None
+    h = _harness()
+    assert h.node("connect/social/farcaster").p["title"] == "Continue with Farcaster"
+
+
+def test_the_channel_url_is_a_qr_code_on_desktop_and_polled() -> None:
+    h = _harness()
+    h.press("connect/social/farcaster")
+    assert h.view == "ConnectingFarcaster" and h.find("farcaster/qr") is not None  # the skeleton
+    [call] = h.pending_calls("farcaster.channel")
+    assert call.args == {"session": "session-1"}
+    _channel(h)
+    assert h.node("farcaster/qr").t == "qr"
+    assert h.timer_due(POLL_TIMER) == h.now + POLL_MS
+    h.advance(POLL_MS)
+    [status] = h.pending_calls("farcaster.status")
+    assert status.args == {"token": TOKEN, "nonce": "abababababab"}
+    h.settle_call("farcaster.status", {"state": "pending"})
+    assert h.timer_due(POLL_TIMER) == h.now + POLL_MS
+    h.press("farcaster/copy")
+    [copy] = [e for e in h.effects() if e["kind"] == "clipboard"]
+    assert copy["req"] == {"text": URL.replace("tok", TOKEN)}
+
+
+def test_a_phone_gets_a_button_that_opens_the_link() -> None:
+    h = _harness(env={"mobile": True})
+    h.press("connect/social/farcaster")
+    _channel(h)
+    assert h.find("farcaster/qr") is None
+    h.press("farcaster/open")
+    [effect] = [e for e in h.effects() if e["kind"] == "open_url"]
+    assert effect["req"]["url"] == URL.replace("tok", TOKEN)
+
+
+def test_a_verified_answer_connects_the_fids_embedded_account() -> None:
+    h = _harness()
+    h.press("connect/social/farcaster")
+    _channel(h)
+    h.advance(POLL_MS)
+    h.settle_call("farcaster.status", {"state": "verified", "fid": 2, "username": "carol",
+                                       "display_name": "Carol Caster", "pfp_url": "https://x.example/c.svg",
+                                       "address": ADDRESS})
+    account = h.model.accounts.get("eip155")
+    assert account.status == "connected" and account.connector_id == AUTH_CONNECTOR_ID
+    assert (account.social_provider, account.user_name) == ("farcaster", "carol")
+    assert account.profile_image == "https://x.example/c.svg"
+    assert h.node("account/user").p["text"] == "carol"
+    assert h.model.embedded.identity == "farcaster:2"
+
+
+def test_a_refused_answer_stores_nothing_and_offers_try_again() -> None:
+    h = _harness()
+    h.press("connect/social/farcaster")
+    _channel(h)
+    h.advance(POLL_MS)
+    h.settle_call("farcaster.status", {"state": "refused", "reason": "registry"})
+    assert h.model.accounts.get("eip155").status == "disconnected" and h.model.embedded.identity == ""
+    assert h.node("farcaster/status").p["text"] == "The Farcaster sign-in could not be verified"
+    assert h.timer_due(POLL_TIMER) is None
+    h.press("farcaster/retry")
+    assert len(h.calls("farcaster.channel")) == 2 and h.find("farcaster/retry") is None
+
+
+def test_an_expired_channel_is_replaced_by_a_fresh_one() -> None:
+    h = _harness()
+    h.press("connect/social/farcaster")
+    _channel(h)
+    h.advance(POLL_MS)
+    h.settle_call("farcaster.status", {"state": "expired"})
+    assert len(h.pending_calls("farcaster.channel")) == 1 and h.view == "ConnectingFarcaster"
+    _channel(h, "n" * 32)
+    assert h.model.embedded.farcaster is not None and h.model.embedded.farcaster.token == "n" * 32
+
+
+def test_back_from_connecting_farcaster_clears_the_link_and_stops_polling() -> None:
+    h = _harness()
+    h.press("connect/social/farcaster")
+    _channel(h)
+    assert h.model.accounts.get("eip155").farcaster_url == URL.replace("tok", TOKEN)
+    h.press("header/back")
+    assert h.view == "Connect" and h.model.embedded.farcaster is None
+    assert h.model.accounts.get("eip155").farcaster_url is None
+    assert h.timer_due(POLL_TIMER) is None
+    h.advance(POLL_MS * 3)
+    assert h.pending_calls("farcaster.status") == []
+    h.settle(h.calls("farcaster.channel")[0], {"channel_token": "z" * 32, "url": URL, "nonce": "abababababab"})
+    assert h.model.embedded.farcaster is None  # a late answer does not reopen it
+
+
+def test_a_late_status_for_an_old_channel_is_ignored() -> None:
+    h = _harness()
+    h.press("connect/social/farcaster")
+    _channel(h)
+    h.advance(POLL_MS)
+    [old] = h.pending_calls("farcaster.status")
+    h.press("header/back")
+    h.settle(old, {"state": "verified", "fid": 1, "address": ADDRESS})
+    assert h.model.accounts.get("eip155").status == "disconnected"
+
+
+def test_with_sign_in_required_a_verified_farcaster_account_goes_on_to_sign_in() -> None:
+    h = Harness(is_open=True, options={"networks": ["eip155:1"], "siwx": {"required": True}})
+    h.session.model = replace(h.model, embedded=replace(h.model.embedded, socials=("farcaster",)))
+    h.session.render()
+    h.press("connect/social/farcaster")
+    _channel(h)
+    h.advance(POLL_MS)
+    h.settle_call("farcaster.status", {"state": "verified", "fid": 2, "username": "carol", "address": ADDRESS})
+    h.settle_call("siwx.sessions", {"sessions": []})
+    assert h.view == "SIWXSignMessage"  # signed by the embedded key through the approval frame
