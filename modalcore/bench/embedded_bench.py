@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from ..core.cmds import Call, CallSettled, EffectReply
 from ..devchain.pytest_plugin import start_chains
@@ -66,9 +68,6 @@ def _ms(samples: list[float]) -> str:
 
 def _public_key() -> str:
     """A P-256 public key as the frame sends it (base64url SubjectPublicKeyInfo)."""
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-
     spki = ec.generate_private_key(ec.SECP256R1()).public_key().public_bytes(
         Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
     return base64.urlsafe_b64encode(spki).rstrip(b"=").decode()

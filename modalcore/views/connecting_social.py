@@ -47,4 +47,4 @@ def body(model: Model) -> Node:
     return node("stack", "social/body", children, dir="col", gap=12, align="center", pad=16)
 
 
-READS = ("embedded",)
+READS = ("embedded", "theme", "session_id")  # the frame's src names the session and theme
