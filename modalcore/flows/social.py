@@ -7,7 +7,7 @@ the host page) → the frame's key is registered and `SocialSignedIn` is deliver
 with the auth connector.
 
 Farcaster is never offered: its sign-in needs a Farcaster relay and account, which cannot be
-exercised end to end here (the README's issue-15 section says why), and ConnectingFarcaster is
+exercised end to end here (docs/features/embedded-wallet.md says why), and ConnectingFarcaster is
 not built (issue 33): a button leading nowhere is worse than none.
 
 On Connect the offered socials are laid out as AppKit's w3m-social-login-widget does
