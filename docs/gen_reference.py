@@ -117,25 +117,29 @@ NOTES: dict[str, str] = {
     "TokenConfig.name": "",
     "TokenConfig.decimals": "",
     "TokenConfig.icon": "icon URL",
+    "AnalyticsConfig.mode": "`local`: kept in the store, counted at `/operator/analytics`; `hosted`: posted to `{endpoint}/e` (SPEC §7); `off`: dropped",
+    "AnalyticsConfig.test": "error telemetry (at most 5 per 60 s) only when true",
+    "WalletConnectConfig.relay_url": "the relay the engine keeps one connection to (`ws://` or `wss://`)",
+    "WalletConnectConfig.project_id": "your WalletConnect projectId, sent to the relay",
+    "SmtpSection.host": "the SMTP server",
+    "SmtpSection.port": "e.g. 587 with `starttls`, 465 with `ssl`",
+    "SmtpSection.tls": "`none`, `starttls` or `ssl`",
+    "SmtpSection.user": "login, when the server asks for one",
+    "SmtpSection.password": "",
+    "SocialSection.client_id": "the client registered at the provider; its redirect is `{public_url}/embedded/oidc/callback/{provider}`",
+    "SocialSection.client_secret": "",
+    "SocialSection.authorization_endpoint": "kind `oidc` without discovery, or an override",
+    "SocialSection.token_endpoint": "kind `oidc` without discovery, or an override",
+    "SocialSection.jwks_uri": "kind `oidc` without discovery: the keys ID tokens are signed with",
     "EmbeddedSection.db": "email codes (digests), sealed keys, device keys and mail budgets; one file every worker shares",
     "EmbeddedSection.master_key_file": "the master key wrapping the per-user data keys; else `MODALCORE_MASTER_KEY` / `MODALCORE_MASTER_KEY_FILE`",
     "EmbeddedSection.smtp": "absent: email sign-in is not offered",
     "EmbeddedSection.socials": "social providers by name; absent: no social button",
     "EmbeddedSection.mail_budget": "sign-in codes mailed, over sliding windows",
-    "SmtpSection.host": "",
-    "SmtpSection.port": "",
-    "SmtpSection.tls": "",
-    "SmtpSection.user": "",
-    "SmtpSection.password": "",
     "SmtpSection.sender": "the From header, e.g. `Wallet <no-reply@example.com>`",
     "SmtpSection.ca_file": "a CA bundle to trust for the server's certificate",
     "SocialSection.kind": "`oidc` (ID token) or `oauth2` (GitHub, X, Discord: identity from the user endpoint)",
     "SocialSection.issuer": "kind `oidc`: the issuer (discovery), or give the three endpoints",
-    "SocialSection.client_id": "",
-    "SocialSection.client_secret": "",
-    "SocialSection.authorization_endpoint": "",
-    "SocialSection.token_endpoint": "",
-    "SocialSection.jwks_uri": "",
     "SocialSection.userinfo_url": "kind `oauth2`: default the provider's real user endpoint",
     "SocialSection.scope": "default: the provider's (GitHub `read:user user:email`)",
     "SocialSection.id_field": "kind `oauth2`: override of the built-in field mapping",
@@ -155,6 +159,11 @@ NOTES: dict[str, str] = {
 }
 
 # Sections the server reads as plain tables (no model): key, default, meaning.
+PLAIN_INTRO = {
+    "siwx": "Sign-in (SIWX): the store of nonces and sessions, and the engine's signing key.",
+    "names": "Account names (see [Account names](../features/names.md)).",
+    "blockchain_api": "The hosted Blockchain API; unset, the engine's own services answer.",
+}
 PLAIN_SECTIONS: dict[str, list[tuple[str, str, str]]] = {
     "siwx": [
         ("db", '".modalcore/siwx.db"', "sign-in nonces and sessions (SQLite; `:memory:` for tests)"),
@@ -214,7 +223,11 @@ def bounds(metadata: list[Any], annotation: Any) -> list[str]:
                                     ("ge", "≥ {}"), ("gt", "> {}"), ("le", "≤ {}"), ("lt", "< {}"),
                                     ("pattern", "matches `{}`")):
             value = getattr(item, attribute, None)
-            if value is not None:
+            if value is None:
+                continue
+            if attribute == "min_length" and value == 1:
+                words.append("not empty")
+            else:
                 words.append(template.format(f"{value:,}" if isinstance(value, int) else value))
     return words
 
@@ -318,7 +331,7 @@ def operator_page() -> str:
         *section("[directory]", DirectoryConfig, "The wallet directory."),
     ]
     for name, keys in PLAIN_SECTIONS.items():
-        lines += [f"## `[{name}]`", "", "| key | default | meaning |", "| --- | --- | --- |",
+        lines += [f"## `[{name}]`", "", PLAIN_INTRO[name], "", "| key | default | meaning |", "| --- | --- | --- |",
                   *(f"| `{key}` | `{default}` | {meaning} |" for key, default, meaning in keys), ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
