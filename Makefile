@@ -92,15 +92,20 @@ nginx:
 run: $(RUNSTAMP) renderer/dist/modal.js chain/node_modules/.installed walletpeer/node_modules/.installed oidcprovider/node_modules/.installed
 	$(PY) -m modalcore demo --host $(HOST) --port $(PORT)
 
-test: deps chromium redis nginx typecheck imports
+test: deps chromium redis nginx typecheck imports docs
 	cd renderer && npm test --silent
 	$(PY) -m pytest -q
+
+# The documentation site (mkdocs.yml, docs/) into artifacts/site; --strict fails on a broken link
+# between pages. docs/gen_reference.py rewrites the generated reference pages (a test checks them).
+docs: $(STAMP)
+	$(PY) -m mkdocs build --strict --quiet
 
 test-python: deps redis nginx
 	$(PY) -m pytest -q -m "not e2e and not fresh_clone"
 
 # The load tool (issue 17) against `python -m modalcore serve` workers over real websockets,
-# bounded here; run it by hand with larger sizes (see README, "Running as a service").
+# bounded here; run it by hand with larger sizes (see docs/operators/capacity.md).
 LOAD_IDLE    ?= 200
 LOAD_ACTIVE  ?= 100
 LOAD_RATE    ?= 1

@@ -51,7 +51,7 @@ MASTER_KEY_FILE = Path(".modalcore/demo-master.key")
 
 def demo_master_key(path: Path = MASTER_KEY_FILE) -> Path:
     """The demo's master key file (made once, owner-only): a real deployment brings its own
-    (MODALCORE_MASTER_KEY or MODALCORE_MASTER_KEY_FILE, README's issue-15 section)."""
+    (MODALCORE_MASTER_KEY or MODALCORE_MASTER_KEY_FILE, docs/features/embedded-wallet.md)."""
     if not path.exists():
         create_once(path, MasterKey.generate().hex())
     return path

@@ -104,7 +104,7 @@ class EmbeddedSection(BaseModel):
     smtp: SmtpSection | None = None
     socials: dict[Literal["google", "x", "discord", "github", "apple", "facebook"], SocialSection] = {}
     mail_budget: BudgetLimits = BudgetLimits()
-    farcaster: FarcasterSection | None = None
+    farcaster: FarcasterSection | None = None  # Sign in with Farcaster: its relay, RPC and ID registry; absent: not offered
 
 
 def section_of(extra: dict[str, Any] | None) -> EmbeddedSection:

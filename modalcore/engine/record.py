@@ -1,4 +1,4 @@
-"""Recording a session's inputs and outputs, and replaying them (README: "For testers").
+"""Recording a session's inputs and outputs, and replaying them (docs/testers/record-replay.md).
 
 A recording is JSON lines, each an event `{"k": kind, ...}`:
 

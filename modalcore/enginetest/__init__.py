@@ -1,5 +1,5 @@
 """The harness for testing the engine sans I/O: one `Session` on a fake clock, played by a
-scripted client (README "For testers"; the JSON sequences `replay` runs call these methods).
+scripted client (docs/testers/pytest.md; the JSON sequences `replay` runs call these methods).
 
     from modalcore import samples
     h = Harness.from_join(samples.join())       # or Harness(options={...}) / Harness(build_model(...))

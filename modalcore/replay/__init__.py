@@ -1,2 +1,2 @@
 """Replay for testers: divergences in words, folders, `--update`, transcripts, trees, and
-hand-written sequences (`python -m modalcore replay --help`, README "For testers")."""
+hand-written sequences (`python -m modalcore replay --help`, docs/testers/)."""

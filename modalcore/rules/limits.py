@@ -1,5 +1,5 @@
 """Every bound the engine puts on what a client or a host page can feed in: one place to read
-and change them (README, "Limits the engine enforces"; PROTOCOL.md, "Bounds").
+and change them (docs/operators/limits.md; PROTOCOL.md, "Bounds").
 
 A per-frame bound alone is not enough: inputs that accumulate (theme variables set call after
 call, wallets announced one by one) have a total bound too, checked before the input is applied.

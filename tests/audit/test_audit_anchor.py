@@ -241,7 +241,7 @@ def test_rule_a_signed_set_missing_between_two_fails_verify(
 def test_rule_a_rewrite_by_the_key_holder_shows_against_heads_kept_elsewhere(
         box: Box, key: LocalAccount, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         caplog: pytest.LogCaptureFixture) -> None:
-    """The limit the README states: whoever holds the engine key can rewrite a log and sign new
+    """The limit docs/operators/audit.md states: whoever holds the engine key can rewrite a log and sign new
     heads for it, and the store alone cannot tell. The signed heads exported before (or the
     engine's log lines) can: they no longer match."""
     with caplog.at_level(logging.INFO, logger="modalcore.audit.signer"):

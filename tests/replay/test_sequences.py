@@ -116,24 +116,25 @@ def test_harness_sample_results_are_what_the_slices_read() -> None:
     h.expect(text=["Sent", "-1.500 ETH", "To 0x7099…79C8"])
 
 
-# ----- the README's worked example is the one that runs
+# ----- the testers' docs: their worked examples are the ones that run
 
 
-def _readme_block(after: str, language: str) -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = text.index(f"```{language}\n", text.index(after)) + len(language) + 4
+def _docs_block(page: str, language: str) -> str:
+    """The first fenced block of that language on a page of docs/testers/."""
+    text = (ROOT / "docs" / "testers" / page).read_text(encoding="utf-8")
+    start = text.index(f"```{language}\n") + len(language) + 4
     return text[start:text.index("```", start)]
 
 
-def test_the_readme_sequence_is_the_fixture() -> None:
-    block = _readme_block("### Write a sequence by hand", "")
+def test_the_documented_sequence_is_the_fixture() -> None:
+    block = _docs_block("sequences.md", "")
     fixture = (SEQUENCES / "connect_and_copy.jsonl").read_text(encoding="utf-8")
     assert block.splitlines()[1:] == fixture.splitlines()[1:]
 
 
-def test_the_readme_pytest_example_passes() -> None:
+def test_the_documented_pytest_example_passes() -> None:
     namespace: dict[str, object] = {}
-    exec(compile(_readme_block("### The same from pytest", "python"), "README.md", "exec"), namespace)
+    exec(compile(_docs_block("pytest.md", "python"), "docs/testers/pytest.md", "exec"), namespace)
     test = namespace["test_copying_the_address_says_so"]
     assert callable(test)
     test()
@@ -147,7 +148,7 @@ def test_the_readme_pytest_example_passes() -> None:
 ])
 def test_rule_every_malformed_sequence_exits_2_before_anything_runs(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str) -> None:
-    """One documented code for a malformed file (README, replay/cli.py): a step that is not
+    """One documented code for a malformed file (docs/testers/record-replay.md, replay/cli.py): a step that is not
     one, or whose fields have the wrong types, is refused with its line; 1 is for a step that
     runs and fails."""
     path = _write(tmp_path, '{"host": "open"}\n' + line + "\n")

@@ -1,4 +1,4 @@
-"""Issue 17: the README's reverse-proxy config (config/nginx.example.conf), run by Debian's nginx
+"""Issue 17: the reverse-proxy config of docs/operators/nginx.md (config/nginx.example.conf), run by Debian's nginx
 (`make nginx`) in front of two engines on one Redis: the websocket upgrade goes through, a
 visitor joins and is answered, and its rejoin through the proxy resumes the same session."""
 

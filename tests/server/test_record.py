@@ -1,5 +1,5 @@
 """`--record-dir` recordings replay frame for frame with `python -m modalcore replay`; they start
-with a header naming the engine, and hold no resume token (README "For testers")."""
+with a header naming the engine, and hold no resume token (docs/testers/record-replay.md)."""
 
 from __future__ import annotations
 

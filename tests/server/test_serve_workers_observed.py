@@ -154,7 +154,7 @@ async def test_json_logs_are_one_object_a_line_with_the_pid(tmp_path: Path, redi
 
 
 async def test_rule_serve_logs_notable_happenings_not_a_line_per_intent(tmp_path: Path) -> None:
-    """What the README says `serve` prints: its start in the text format, a line per socket
+    """What the docs say `serve` prints (docs/getting-started.md, docs/operators/metrics.md): its start in the text format, a line per socket
     opened, and nothing per intent."""
     config = tmp_path / "engine.json"
     config.write_text(json.dumps({
