@@ -32,7 +32,8 @@ def _channel(h: Harness, token: str = TOKEN) -> None:
 def test_farcaster_is_offered_only_when_the_engine_is_configured_for_it() -> None:
     assert _harness(socials=("google",)).find("connect/social/farcaster") is None
     h = _harness()
-    assert h.node("connect/social/farcaster").p["title"] == "Continue with Farcaster"
+    # two socials are two marks side by side (AppKit), each named by its label
+    assert h.node("connect/social/farcaster").p["label"] == "Continue with Farcaster"
 
 
 def test_the_channel_url_is_a_qr_code_on_desktop_and_polled() -> None:
