@@ -48,6 +48,15 @@ def _channel(model: Model, channel: FarcasterChannel | None) -> Model:
     return replace(model, embedded=replace(model.embedded, farcaster=channel))
 
 
+def user_line(display_name: str, username: str, fid: int) -> str:
+    """What Account's user chip says of a Farcaster user: "Carol Caster (@carol)", "@carol",
+    "Carol Caster", or "FID 2" when the client sent neither."""
+    handle = f"@{username}" if username else ""
+    if display_name and handle:
+        return f"{display_name} ({handle})"
+    return display_name or handle or f"FID {fid}"
+
+
 def open_channel(model: Model, now: int) -> Step:
     """A fresh channel (Connect's row, Try again, or the last one expired)."""
     model = replace(model, embedded=replace(model.embedded, social=PROVIDER, social_error=None,
@@ -106,9 +115,9 @@ def on_status(model: Model, msg: FarcasterStatusRead, now: int) -> Step:
     if status.state == "refused" or status.fid <= 0 or not is_evm_address(status.address):
         return _failed(model, REFUSED)
     model, cmds = sign_in(model, PROVIDER, str(status.fid), status.address, now,
-                          username=status.username)
-    # the avatar only: profile_name is the account's name (ENS, the names slice's), and the user
-    # line shows the username, as for the other socials
+                          username=user_line(status.display_name, status.username, status.fid))
+    # the avatar and the user chip only: profile_name is the account's name (ENS, the names
+    # slice's, which would overwrite anything put there)
     account = replace(model.accounts.get(NAMESPACE), profile_image=status.pfp_url or None)
     return replace(model, accounts=model.accounts.with_account(NAMESPACE, account)), cmds
 

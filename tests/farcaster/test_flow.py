@@ -8,7 +8,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from modalcore.chains.catalog import catalog
+from modalcore.slices.model import initial_model
 from modalcore.enginetest import Harness
+from modalcore.slices.options import parse_options
+from modalcore.wire.frames import Env
+from modalcore.flows.farcaster import user_line
 from modalcore.rules.embedded import AUTH_CONNECTOR_ID
 from modalcore.slices.farcaster import POLL_MS, POLL_TIMER
 
@@ -32,7 +37,7 @@ def _channel(h: Harness, token: str = TOKEN) -> None:
 def test_farcaster_is_offered_only_when_the_engine_is_configured_for_it() -> None:
     assert _harness(socials=("google",)).find("connect/social/farcaster") is None
     h = _harness()
-    assert h.node("connect/social/farcaster").p["title"] == "Continue with Farcaster"
+    assert h.node("connect/social/farcaster").p["label"] == "Continue with Farcaster"
 
 
 def test_the_channel_url_is_a_qr_code_on_desktop_and_polled() -> None:
@@ -74,10 +79,41 @@ def test_a_verified_answer_connects_the_fids_embedded_account() -> None:
                                        "address": ADDRESS})
     account = h.model.accounts.get("eip155")
     assert account.status == "connected" and account.connector_id == AUTH_CONNECTOR_ID
-    assert (account.social_provider, account.user_name) == ("farcaster", "carol")
+    assert (account.social_provider, account.user_name) == ("farcaster", "Carol Caster (@carol)")
     assert account.profile_image == "https://x.example/c.svg"
-    assert h.node("account/user").p["text"] == "carol"
+    assert h.node("account/user").p["text"] == "Carol Caster (@carol)"
     assert h.model.embedded.identity == "farcaster:2"
+
+
+def test_account_shows_the_farcaster_display_name_and_pfp_after_the_accounts_name_lookup() -> None:
+    """The display name is the user chip's and the pfp the avatar: an ENS name found for the
+    address (the names slice, profile_name) is shown as the address line, and overwrites neither."""
+    networks = catalog([replace(catalog()["eip155:31337"], rpc_urls=("http://127.0.0.1:1",),
+                                ens_registry="0x" + "e1" * 20)])
+    h = Harness(initial_model("p", "http://localhost:8000", parse_options({"networks": ["eip155:31337"]}),
+                              Env(), [], networks), is_open=True)
+    h.session.model = replace(h.model, embedded=replace(h.model.embedded, socials=("google", "farcaster")))
+    h.session.render()
+    h.press("connect/social/farcaster")
+    _channel(h)
+    h.advance(POLL_MS)
+    h.settle_call("farcaster.status", {"state": "verified", "fid": 2, "username": "carol",
+                                       "display_name": "Carol Caster", "pfp_url": "https://x.example/c.svg",
+                                       "address": ADDRESS})
+    h.settle_call("name_of", {"name": "carol.eth"})
+    account = h.model.accounts.get("eip155")
+    assert account.profile_name == "carol.eth"
+    assert h.node("account/address").p["text"] == "carol.eth"
+    assert h.node("account/user").p["text"] == "Carol Caster (@carol)"
+    assert h.node("account/user").p["label"] == "Signed in with Farcaster as Carol Caster (@carol)"
+    assert h.node("account/avatar").p["image"] == "https://x.example/c.svg"
+
+
+def test_the_user_chip_says_what_the_farcaster_client_sent() -> None:
+    assert user_line("Carol Caster", "carol", 2) == "Carol Caster (@carol)"
+    assert user_line("", "carol", 2) == "@carol"
+    assert user_line("Carol Caster", "", 2) == "Carol Caster"
+    assert user_line("", "", 2) == "FID 2"
 
 
 def test_a_refused_answer_stores_nothing_and_offers_try_again() -> None:
