@@ -91,7 +91,7 @@ def test_connect_farcaster_the_demo_client_approves_and_account_shows_the_user(
         page.click("#open")
         account = page.locator('.wm-card[data-view="Account"]')
         account.wait_for(state="visible")
-        expect(account.get_by_text("carol", exact=True)).to_be_visible()
+        expect(account.get_by_text("Carol Caster (@carol)", exact=True)).to_be_visible()
         assert '"avatar":"%s/client/pfp/2.svg"' % farcaster_relay.http_url in page.locator("#account").inner_text()
         avatar = account.locator('img[src$="/client/pfp/2.svg"]')
         expect(avatar.first).to_be_visible()

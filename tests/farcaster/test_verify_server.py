@@ -1,0 +1,165 @@
+"""Issue 33 with issue 27: a Farcaster account's browser key may approve only after a Farcaster
+sign-in of the same FID answered a channel opened for that key (the approval frame's "verify it
+is you"). The engine on the dev chain's IdRegistry, the local relay and its demo client; the
+visitor's frame is a `DeviceKey`.
+
+- the host's server, holding the session, opens a channel for a key of its own: another FID's
+  answer registers nothing; the key stays unable to approve;
+- the frame's key cannot be polled by another key (the channel is bound when it opens);
+- the frame's channel answered by the signed-in FID registers the frame's key: Approve signs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from eth_account import Account
+from eth_account.messages import encode_defunct
+
+from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore.embedded.masterkey import MasterKey
+from modalcore.farcaster.devrelay import farcaster_section
+from modalcore.farcaster.relay import create_relay_app
+from modalcore.netports import free_port
+from modalcore.server.app import create_app
+from modalcore.server.config import dev_networks, parse_config
+from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
+
+from ..embedded.device import DeviceKey
+from ..embedded.test_approval_credential import _address, _rpc_answers, approve, ask
+
+pytestmark = pytest.mark.chain
+
+
+@pytest.fixture(scope="module")
+def relay() -> Iterator[RunningServer]:
+    with serve_app(create_relay_app(demo_client=True)) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def engine(devchains: ChainsInfo, relay: RunningServer,
+           tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    folder: Path = tmp_path_factory.mktemp("farcaster-verify")
+    key = folder / "master.key"
+    key.write_text(MasterKey.generate().hex())
+    section = farcaster_section(relay.http_url, devchains.chain(31337), TEST_ORIGIN)
+    assert section is not None
+    config = parse_config({
+        "secret": TEST_SECRET,
+        "projects": {TEST_PROJECT: {"name": "Test dApp", "origins": [TEST_ORIGIN]}},
+        "networks": dev_networks(devchains.rpc_urls, devchains.deployment),
+        "embedded": {"db": str(folder / "embedded.db"), "master_key_file": str(key), "farcaster": section},
+    })
+    with serve_app(create_app(config), free_port()) as running:
+        yield running
+
+
+async def _open_channels(relay: httpx.AsyncClient) -> list[str]:
+    return list((await relay.get("/client/channels")).json()["channels"])
+
+
+async def _client_approves(relay: httpx.AsyncClient, fid: int, known: set[str]) -> str:
+    """The demo Farcaster client approves, as `fid`, the one open channel not in `known`."""
+    for _ in range(100):
+        fresh = [url for url in await _open_channels(relay) if url not in known]
+        if fresh:
+            assert (await relay.post("/client/approve", json={"url": fresh[0], "fid": fid})).status_code == 201
+            return fresh[0]
+        await asyncio.sleep(0.05)
+    raise AssertionError("no channel was opened")
+
+
+async def _signed_in_with_farcaster(client: Client, relay: httpx.AsyncClient) -> str:
+    await client.join(opts={"networks": ["eip155:31337"]})
+    await client.intent("host", "open", {})
+    known = set(await _open_channels(relay))
+    await client.intent("connect/social/farcaster", "press")
+    await _client_approves(relay, 2, known)
+    frames = await client.recv_until(lambda f: f["t"] == "host_event" and f.get("kind") == "account"
+                                     and f["data"].get("isConnected") is True, timeout=15)
+    return _address(frames)
+
+
+async def _verify(http: httpx.AsyncClient, session: str, device: DeviceKey) -> dict[str, Any]:
+    answer = await http.post("/embedded/verify/farcaster", json={"session": session, "public_key": device.spki})
+    assert answer.status_code == 200
+    return dict(answer.json())
+
+
+async def _status(http: httpx.AsyncClient, session: str, token: str, device: DeviceKey) -> httpx.Response:
+    body = {"session": session, "token": token, "public_key": device.spki}
+    for _ in range(100):
+        answer = await http.post("/embedded/verify/farcaster/status", json=body)
+        if answer.status_code != 200 or answer.json()["state"] != "pending":
+            return answer
+        await asyncio.sleep(0.05)
+    raise AssertionError("the channel stayed pending")
+
+
+async def _registered(http: httpx.AsyncClient, session: str, eid: str, device: DeviceKey) -> bool:
+    begun = await http.post("/embedded/approve/begin", json={"session": session, "request": eid,
+                                                            "public_key": device.spki})
+    return bool(begun.json()["registered"])
+
+
+async def test_a_farcaster_accounts_frame_key_approves_only_after_its_fid_answers_the_frames_channel(
+        engine: RunningServer, relay: RunningServer, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    async with engine.client() as client, \
+            httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http, \
+            httpx.AsyncClient(base_url=relay.http_url, timeout=10) as farcaster:
+        address = await _signed_in_with_farcaster(client, farcaster)
+        _, eid = await ask(client, "1", "personal_sign", ["0x68690a", address])
+        frame = DeviceKey()
+        begun = (await http.post("/embedded/approve/begin", json={"session": client.session, "request": eid,
+                                                                  "public_key": frame.spki})).json()
+        assert (begun["registered"], begun["verify"], begun["provider"]) == (False, "farcaster", "Farcaster")
+        assert (await approve(http, client.session, eid, frame))[0].status_code == 403
+
+        # the host's server opens a channel for its own key; another FID (1) answers it
+        host = DeviceKey()
+        hosts = await _verify(http, client.session, host)
+        assert (await farcaster.post("/client/approve", json={"url": hosts["url"], "fid": 1})).status_code == 201
+        assert (await _status(http, client.session, hosts["token"], host)).json() == {"state": "refused"}
+        assert await _registered(http, client.session, eid, host) is False
+
+        # the frame's channel: drawn in the frame as an SVG QR code; no other key may read it
+        mine = await _verify(http, client.session, frame)
+        assert mine["url"].startswith("farcaster://connect?channelToken=") and mine["qr"].startswith("<svg")
+        assert (await _status(http, client.session, mine["token"], host)).status_code == 404
+        assert (await _status(http, "another-session", mine["token"], frame)).status_code == 404
+        assert (await farcaster.post("/client/approve", json={"url": mine["url"], "fid": 2})).status_code == 201
+        assert (await _status(http, client.session, mine["token"], frame)).json() == {"state": "verified"}
+        assert await _registered(http, client.session, eid, frame) is True
+        assert await _registered(http, client.session, eid, host) is False
+        # the channel is read once: its answer registers nothing more
+        assert (await _status(http, client.session, mine["token"], frame)).status_code == 404
+
+        answer, _ = await approve(http, client.session, eid, frame)
+        assert answer.status_code == 200
+        frames = await client.recv_until(lambda f: bool(_rpc_answers([f])), timeout=10)
+        result = _rpc_answers(frames)[-1]
+        assert result["ok"] is True
+        signer = Account.recover_message(encode_defunct(primitive=bytes.fromhex("68690a")),
+                                         signature=result["result"])
+        assert signer == address
+    assert "Traceback" not in caplog.text
+    assert "farcaster verification refused: another FID answered" in caplog.text
+
+
+async def test_a_session_not_signed_in_with_farcaster_opens_no_channel(engine: RunningServer) -> None:
+    async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
+        await client.join(opts={"networks": ["eip155:31337"]})
+        device = DeviceKey()
+        for session, status in ((client.session, 404), ("nobody", 404), ("x" * 5000, 400)):
+            answer = await http.post("/embedded/verify/farcaster", json={"session": session,
+                                                                         "public_key": device.spki})
+            assert answer.status_code == status
+        assert (await http.post("/embedded/verify/farcaster", json={"session": client.session})).status_code == 400
