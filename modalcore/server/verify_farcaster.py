@@ -1,37 +1,50 @@
-"""A Farcaster identity proves it is them inside the approval frame (issue 33 with issue 27): the
-way a browser's frame key becomes one that may approve for `farcaster:<fid>`, as the code does
-for an email and the provider's popup for the other socials.
+"""Sign in with Farcaster inside the engine-origin frame (issue 33 with issue 27): the way a
+browser's frame key becomes one that may approve for `farcaster:<fid>`, as the code does for an
+email and the provider's popup for the other socials.
 
+GET  /embedded/farcaster?session=S&attempt=N
+    ConnectingFarcaster's frame: it opens the channel for its key and draws the URL inside
+    itself (QR code on desktops, Open Farcaster link on phones).
+POST /embedded/farcaster/channel   {session, attempt, public_key}
+    While the session shows ConnectingFarcaster with no channel open for that attempt: a relay
+    channel opened for the frame's key, delivered to the session (`FarcasterChannelOpened`,
+    which polls it); `{url, qr}`. The verified answer registers that key for the FID
+    (farcaster/service.py) and connects the session.
 POST /embedded/verify/farcaster   {session, public_key}
-    A relay channel opened for this frame's key (the engine's nonce, domain and siweUri, as on
-    ConnectingFarcaster): `{token, url, qr}` (`qr`: the URL as an SVG QR code, drawn inside the
-    frame; never by the host page).
+    The approval frame of a browser without a registered key for the session's Farcaster
+    identity: a channel opened for the frame's key, `{token, url, qr}`.
 POST /embedded/verify/farcaster/status   {session, token, public_key}
-    `{state: pending | expired | refused | verified}`: the channel's answer, verified as on
+    `{state: pending | expired | refused | verified}`: that channel's answer, verified as on
     Connect (message, custody signature, ID registry); only an answer by the session's own FID
     registers the key the channel was opened for.
 
-What the host can do: open a channel bound to a key of its own and show its QR (phishing, as a
-fake code field is: the genuine QR is drawn in the engine-origin frame). What it cannot: bind
-another key to the frame's channel (the key is fixed when the channel opens), or register a
-key without the custody signature of the signed-in FID.
+`qr` is the URL as an SVG QR code, drawn inside the frame. What the host can do: open a channel
+for a key of its own and show its QR (phishing, as a fake code field is: the genuine QR is drawn
+in the engine-origin frame); open ConnectingFarcaster's channel before the frame does (the
+frame is then refused and says so: the visitor sees no QR code to scan). What it cannot: bind
+another key to a channel (the key is fixed when the channel opens), or register a key without
+the custody signature of a registered FID.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from ..embedded.devicekeys import BadPublicKey, parse_public_key
+from ..flows.farcaster import awaiting_frame
 from ..runtime.services import ServiceError
+from ..slices.farcaster import ChannelOpened, FarcasterChannelOpened
 from ..walletconnect.qr import qr_matrix
-from .frame_page import MAX_ID_CHARS, json_body, refused
+from .approval_theme import style
+from .frame_page import MAX_ID_CHARS, gone, json_body, page, refused
 
 if TYPE_CHECKING:
     from ..embedded.service import EmbeddedWallet
@@ -39,6 +52,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 PATH = "/embedded/verify/farcaster"
+SIGNIN_PATH = "/embedded/farcaster"
 OPEN_CHANNELS = 1024  # channels opened for frames, waiting for their answer (the oldest dropped)
 
 
@@ -89,8 +103,64 @@ async function farcasterVerify(msg) {
 """
 
 
+SIGNIN_SCRIPT = """
+const S = %(data)s;
+const box = document.getElementById('farcaster'), state = document.getElementById('state');
+(async () => {
+  const key = await deviceKey();
+  const r = await post(S.path, {session: S.session, attempt: S.attempt, public_key: key.spki});
+  if (!r.ok) { state.textContent = r.status === 409 ? 'This sign-in is no longer waiting' : 'Farcaster could not be reached'; return; }
+  if (S.mobile) {
+    box.append(Object.assign(document.createElement('a'), {id: 'farcaster-open', href: r.data.url, target: '_top',
+                                                           className: 'open', textContent: 'Open Farcaster'}));
+  } else {
+    const qr = Object.assign(document.createElement('div'), {id: 'farcaster-qr'}); qr.innerHTML = r.data.qr;
+    box.append(qr);
+  }
+})().catch(() => { state.textContent = 'This browser cannot hold a wallet key'; });
+"""
+SIGNIN_CSS = ("#farcaster{display:flex;justify-content:center}#farcaster-qr svg{width:232px;height:232px;"
+              "border-radius:calc(var(--rm) * 4)}.open{display:block;padding:12px 16px;text-align:center;"
+              "border-radius:calc(var(--rm) * 3);background:var(--accent, #8a63d2);color:#fff;text-decoration:none}")
+
+
 def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
     pending: OrderedDict[str, Pending] = OrderedDict()
+
+    async def signin_page(request: Request) -> Response:
+        session = request.query_params.get("session", "")
+        runner = await hub.find(session) if session and len(session) <= MAX_ID_CHARS else None
+        if runner is None or wallet is None or wallet.farcaster is None:
+            return gone("This sign-in is no longer waiting.")
+        model = runner.session.model
+        attempt = request.query_params.get("attempt", "")
+        data = json.dumps({"path": SIGNIN_PATH + "/channel", "session": session, "attempt": attempt,
+                           "mobile": model.env.mobile}).replace("<", "\\u003c")
+        mode = "light" if model.theme.mode == "light" else "dark"
+        return page(hub, model.project_id, "Sign in with Farcaster", mode, style(model.theme) + SIGNIN_CSS,
+                    "<div id=farcaster></div><p id=state role=status></p>", SIGNIN_SCRIPT % {"data": data})
+
+    async def open_for_frame(request: Request) -> Response:
+        data = await json_body(request, ("session", "attempt", "public_key"))
+        if data is None:
+            return refused(400, "malformed body")
+        session = data["session"]
+        runner = await hub.find(session) if len(session) <= MAX_ID_CHARS else None
+        if runner is None or wallet is None or wallet.farcaster is None \
+                or str(awaiting_frame(runner.session.model)) != data["attempt"]:
+            return refused(409, "this sign-in is no longer waiting")
+        try:
+            parse_public_key(data["public_key"])
+            channel = await wallet.farcaster.open_channel(hub.clock.now_ms(), key=data["public_key"])
+            opened = ChannelOpened(channel_token=channel["channel_token"], url=channel["url"], nonce=channel["nonce"])
+        except BadPublicKey:
+            return refused(400, "not a public key")
+        except (ServiceError, ValueError) as error:
+            log.warning("farcaster channel not opened: %s", error)
+            runner.deliver(FarcasterChannelOpened(key=data["attempt"], ok=False, error="unreachable"))
+            return refused(503, "Farcaster cannot be reached")
+        runner.deliver(FarcasterChannelOpened(key=data["attempt"], result=opened))
+        return JSONResponse({"url": opened.url, "qr": qr_svg(opened.url)})
 
     async def identity_of(session: str) -> str | None:
         if not session or len(session) > MAX_ID_CHARS:
@@ -146,4 +216,6 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
             wallet.devices.register(waiting.identity, waiting.key, now)
         return JSONResponse({"state": state})
 
-    return [Route(PATH, start, methods=["POST"]), Route(PATH + "/status", status, methods=["POST"])]
+    return [Route(SIGNIN_PATH, signin_page, methods=["GET"]),
+            Route(SIGNIN_PATH + "/channel", open_for_frame, methods=["POST"]),
+            Route(PATH, start, methods=["POST"]), Route(PATH + "/status", status, methods=["POST"])]

@@ -1,12 +1,16 @@
 """Issue 33 with issue 27: a Farcaster account's browser key may approve only after a Farcaster
-sign-in of the same FID answered a channel opened for that key (the approval frame's "verify it
-is you"). The engine on the dev chain's IdRegistry, the local relay and its demo client; the
-visitor's frame is a `DeviceKey`.
+sign-in of that FID answered a channel opened for that key: ConnectingFarcaster's engine-origin
+frame (`/embedded/farcaster`), or the approval frame's "verify it is you" (another browser). The
+engine on the dev chain's IdRegistry, the local relay and its demo client; the visitor's frame
+is a `DeviceKey`.
 
-- the host's server, holding the session, opens a channel for a key of its own: another FID's
-  answer registers nothing; the key stays unable to approve;
-- the frame's key cannot be polled by another key (the channel is bound when it opens);
-- the frame's channel answered by the signed-in FID registers the frame's key: Approve signs.
+- Connect: the frame opens the channel for its key; the FID's answer connects the session and
+  registers that key: the first approval needs no second scan;
+- the host's server, holding the session, opens ConnectingFarcaster's channel first for a key of
+  its own: the frame is refused (no QR to scan), nothing is registered without an answer;
+- the approval frame of another browser: the host's own channel answered by another FID
+  registers nothing; the frame's channel cannot be read with another key; the FID's answer
+  registers the frame's key, and Approve signs.
 """
 
 from __future__ import annotations
@@ -61,27 +65,23 @@ def engine(devchains: ChainsInfo, relay: RunningServer,
         yield running
 
 
-async def _open_channels(relay: httpx.AsyncClient) -> list[str]:
-    return list((await relay.get("/client/channels")).json()["channels"])
+async def _frame_opens(http: httpx.AsyncClient, session: str, device: DeviceKey,
+                       attempt: str = "1") -> httpx.Response:
+    """What ConnectingFarcaster's frame does once loaded: open the channel for its key."""
+    return await http.post("/embedded/farcaster/channel", json={"session": session, "attempt": attempt,
+                                                                 "public_key": device.spki})
 
 
-async def _client_approves(relay: httpx.AsyncClient, fid: int, known: set[str]) -> str:
-    """The demo Farcaster client approves, as `fid`, the one open channel not in `known`."""
-    for _ in range(100):
-        fresh = [url for url in await _open_channels(relay) if url not in known]
-        if fresh:
-            assert (await relay.post("/client/approve", json={"url": fresh[0], "fid": fid})).status_code == 201
-            return fresh[0]
-        await asyncio.sleep(0.05)
-    raise AssertionError("no channel was opened")
-
-
-async def _signed_in_with_farcaster(client: Client, relay: httpx.AsyncClient) -> str:
+async def _signed_in_with_farcaster(client: Client, http: httpx.AsyncClient, relay: httpx.AsyncClient,
+                                    device: DeviceKey) -> str:
     await client.join(opts={"networks": ["eip155:31337"]})
     await client.intent("host", "open", {})
-    known = set(await _open_channels(relay))
     await client.intent("connect/social/farcaster", "press")
-    await _client_approves(relay, 2, known)
+    got = await client.recv_until(lambda f: "/embedded/farcaster?session=" in str(f))
+    assert (await http.get(f"/embedded/farcaster?session={client.session}&attempt=1")).status_code == 200
+    opened = await _frame_opens(http, client.session, device)
+    assert opened.status_code == 200 and opened.json()["qr"].startswith("<svg"), got
+    assert (await relay.post("/client/approve", json={"url": opened.json()["url"], "fid": 2})).status_code == 201
     frames = await client.recv_until(lambda f: f["t"] == "host_event" and f.get("kind") == "account"
                                      and f["data"].get("isConnected") is True, timeout=15)
     return _address(frames)
@@ -109,15 +109,49 @@ async def _registered(http: httpx.AsyncClient, session: str, eid: str, device: D
     return bool(begun.json()["registered"])
 
 
-async def test_a_farcaster_accounts_frame_key_approves_only_after_its_fid_answers_the_frames_channel(
+async def test_the_connect_frames_key_is_registered_by_the_fids_answer_and_approves_at_once(
+        engine: RunningServer, relay: RunningServer) -> None:
+    async with engine.client() as client, \
+            httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http, \
+            httpx.AsyncClient(base_url=relay.http_url, timeout=10) as farcaster:
+        device = DeviceKey()
+        address = await _signed_in_with_farcaster(client, http, farcaster, device)
+        assert (await _frame_opens(http, client.session, device)).status_code == 409  # connected: no more
+        _, eid = await ask(client, "1", "personal_sign", ["0x68690a", address])
+        assert await _registered(http, client.session, eid, device) is True
+        assert await _registered(http, client.session, eid, DeviceKey()) is False
+        answer, _ = await approve(http, client.session, eid, device)
+        assert answer.status_code == 200
+        frames = await client.recv_until(lambda f: bool(_rpc_answers([f])), timeout=10)
+        assert _rpc_answers(frames)[-1]["ok"] is True
+
+
+async def test_the_host_opening_connect_farcasters_channel_first_registers_nothing(
+        engine: RunningServer, relay: RunningServer) -> None:
+    async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
+        await client.join(opts={"networks": ["eip155:31337"]})
+        await client.intent("host", "open", {})
+        assert (await _frame_opens(http, client.session, DeviceKey())).status_code == 409  # not on the view
+        await client.intent("connect/social/farcaster", "press")
+        await client.recv_until(lambda f: "/embedded/farcaster?session=" in str(f))
+        host, frame = DeviceKey(), DeviceKey()
+        assert (await _frame_opens(http, client.session, host, attempt="2")).status_code == 409
+        assert (await _frame_opens(http, client.session, host)).status_code == 200
+        assert (await _frame_opens(http, client.session, frame)).status_code == 409  # the frame says so
+        bad = await http.post("/embedded/farcaster/channel", json={"session": client.session, "attempt": "1",
+                                                                   "public_key": "not-a-key"})
+        assert bad.status_code in (400, 409)
+
+
+async def test_another_browser_verifies_with_farcaster_inside_the_approval_frame(
         engine: RunningServer, relay: RunningServer, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO)
     async with engine.client() as client, \
             httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http, \
             httpx.AsyncClient(base_url=relay.http_url, timeout=10) as farcaster:
-        address = await _signed_in_with_farcaster(client, farcaster)
+        address = await _signed_in_with_farcaster(client, http, farcaster, DeviceKey())
         _, eid = await ask(client, "1", "personal_sign", ["0x68690a", address])
-        frame = DeviceKey()
+        frame = DeviceKey()  # another browser's frame
         begun = (await http.post("/embedded/approve/begin", json={"session": client.session, "request": eid,
                                                                   "public_key": frame.spki})).json()
         assert (begun["registered"], begun["verify"], begun["provider"]) == (False, "farcaster", "Farcaster")
