@@ -12,8 +12,8 @@ POST /embedded/farcaster/channel   {session, attempt, public_key}
     (farcaster/service.py) and connects the session.
 POST /embedded/verify/farcaster   {session, public_key}
     The approval frame of a browser without a registered key for the session's Farcaster
-    identity: a channel opened for the frame's key, `{token, url, qr}`.
-POST /embedded/verify/farcaster/status   {session, token, public_key}
+    identity: a channel opened for the frame's key, `{channel, url, qr}` (`channel`: its token).
+POST /embedded/verify/farcaster/status   {session, channel, public_key}
     `{state: pending | expired | refused | verified}`: that channel's answer, verified as on
     Connect (message, custody signature, ID registry); only an answer by the session's own FID
     registers the key the channel was opened for.
@@ -90,7 +90,7 @@ async function farcasterVerify(msg) {
   msg.textContent = 'Scan with Farcaster to verify it is you';
   box.append(qr, open);
   const poll = async () => {
-    const s = await post('/embedded/verify/farcaster/status', {session: S.session, token: r.data.token, public_key: key.spki});
+    const s = await post('/embedded/verify/farcaster/status', {session: S.session, channel: r.data.channel, public_key: key.spki});
     const state = s.ok ? s.data.state : 'failed';
     if (state === 'pending') { setTimeout(poll, 1000); return; }
     if (state === 'verified') { box.remove(); await ready(); return; }
@@ -188,27 +188,27 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
         pending[token] = Pending(data["session"], identity, data["public_key"], channel["nonce"])
         while len(pending) > OPEN_CHANNELS:
             pending.popitem(last=False)
-        return JSONResponse({"token": token, "url": channel["url"], "qr": qr_svg(channel["url"])})
+        return JSONResponse({"channel": token, "url": channel["url"], "qr": qr_svg(channel["url"])})
 
     async def status(request: Request) -> Response:
-        data = await json_body(request, ("session", "token", "public_key"))
+        data = await json_body(request, ("session", "channel", "public_key"))
         if data is None:
             return refused(400, "malformed body")
-        waiting = pending.get(data["token"])
+        waiting = pending.get(data["channel"])
         if (waiting is None or wallet is None or wallet.farcaster is None
                 or (waiting.session, waiting.key) != (data["session"], data["public_key"])
                 or await identity_of(waiting.session) != waiting.identity):
             return refused(404, "no Farcaster sign-in to verify")
         now = hub.clock.now_ms()
         try:
-            verdict = await wallet.farcaster.status(data["token"], waiting.nonce, now)
+            verdict = await wallet.farcaster.status(data["channel"], waiting.nonce, now)
         except ServiceError as error:
             log.warning("farcaster verification not read: %s", error)
             return refused(503, "Farcaster cannot be reached")
         state = str(verdict.get("state"))
         if state == "pending":
             return JSONResponse({"state": state})
-        del pending[data["token"]]
+        del pending[data["channel"]]
         if state == "verified" and verdict.get("fid") != farcaster_fid(waiting.identity):
             log.warning("farcaster verification refused: another FID answered")
             state = "refused"

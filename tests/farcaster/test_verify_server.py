@@ -94,7 +94,7 @@ async def _verify(http: httpx.AsyncClient, session: str, device: DeviceKey) -> d
 
 
 async def _status(http: httpx.AsyncClient, session: str, token: str, device: DeviceKey) -> httpx.Response:
-    body = {"session": session, "token": token, "public_key": device.spki}
+    body = {"session": session, "channel": token, "public_key": device.spki}
     for _ in range(100):
         answer = await http.post("/embedded/verify/farcaster/status", json=body)
         if answer.status_code != 200 or answer.json()["state"] != "pending":
@@ -161,20 +161,20 @@ async def test_another_browser_verifies_with_farcaster_inside_the_approval_frame
         host = DeviceKey()
         hosts = await _verify(http, client.session, host)
         assert (await farcaster.post("/client/approve", json={"url": hosts["url"], "fid": 1})).status_code == 201
-        assert (await _status(http, client.session, hosts["token"], host)).json() == {"state": "refused"}
+        assert (await _status(http, client.session, hosts["channel"], host)).json() == {"state": "refused"}
         assert await _registered(http, client.session, eid, host) is False
 
         # the frame's channel: drawn in the frame as an SVG QR code; no other key may read it
         mine = await _verify(http, client.session, frame)
         assert mine["url"].startswith("farcaster://connect?channelToken=") and mine["qr"].startswith("<svg")
-        assert (await _status(http, client.session, mine["token"], host)).status_code == 404
-        assert (await _status(http, "another-session", mine["token"], frame)).status_code == 404
+        assert (await _status(http, client.session, mine["channel"], host)).status_code == 404
+        assert (await _status(http, "another-session", mine["channel"], frame)).status_code == 404
         assert (await farcaster.post("/client/approve", json={"url": mine["url"], "fid": 2})).status_code == 201
-        assert (await _status(http, client.session, mine["token"], frame)).json() == {"state": "verified"}
+        assert (await _status(http, client.session, mine["channel"], frame)).json() == {"state": "verified"}
         assert await _registered(http, client.session, eid, frame) is True
         assert await _registered(http, client.session, eid, host) is False
         # the channel is read once: its answer registers nothing more
-        assert (await _status(http, client.session, mine["token"], frame)).status_code == 404
+        assert (await _status(http, client.session, mine["channel"], frame)).status_code == 404
 
         answer, _ = await approve(http, client.session, eid, frame)
         assert answer.status_code == 200
