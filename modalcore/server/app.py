@@ -65,6 +65,7 @@ from .devproxy import devchain_proxy
 from .approval import routes as approval_routes
 from .social import routes as social_routes
 from .verify import routes as verify_routes
+from .verify_farcaster import routes as verify_farcaster_routes
 from .onramp_local import local_onramp
 from .onramp_local import routes as onramp_routes
 from .hub import Hub
@@ -340,6 +341,7 @@ def create_app(
         *audit_routes(),
         *approval_routes(hub, engine_secret, app_embedded),
         *verify_routes(hub, app_embedded),
+        *verify_farcaster_routes(hub, app_embedded),
         *(social_routes(hub, app_embedded.socials, app_embedded.devices)
           if app_embedded and app_embedded.socials else []),
         *analytics_routes(),
