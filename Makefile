@@ -13,7 +13,7 @@ NPM_CI  := npm ci --no-audit --no-fund --loglevel=error
 HOST    ?= 127.0.0.1
 PORT    ?= 8700
 
-.PHONY: run test test-python test-renderer bench fuzz deps renderer chain chromium redis nginx typecheck imports clean
+.PHONY: run test test-python test-renderer bench fuzz deps renderer sdk chain chromium redis nginx typecheck imports clean
 
 deps: $(STAMP) $(SIWE_STAMP) $(SIWE_JS) renderer/dist/modal.js chain/node_modules/.installed walletpeer/node_modules/.installed oidcprovider/node_modules/.installed
 
@@ -59,6 +59,10 @@ oidcprovider/node_modules/.installed: oidcprovider/package-lock.json
 	touch $@
 
 renderer: renderer/dist/modal.js
+
+# The npm package @modalcore/sdk (sdk/, built from renderer/src/sdk into sdk/dist; `npm pack` there).
+sdk: renderer/dist/modal.js
+	cd renderer && node build-sdk.mjs
 chain: chain/node_modules/.installed
 
 # Debian's Chromium for the end-to-end tests (CI runs as root). Playwright never downloads one.
