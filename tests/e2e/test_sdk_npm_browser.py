@@ -32,9 +32,10 @@ APP_SOURCES = Path(__file__).parent / "sdk_app"
 # The scratch app's own packages, as a dApp would pin them (installed at test time).
 PINNED = [
     "react@19.1.10", "react-dom@19.1.10", "@types/react@19.1.17", "@types/react-dom@19.1.11",
-    "wagmi@3.7.7", "viem@2.57.20", "@tanstack/react-query@5.108.4", "typescript@5.9.3",
-    "esbuild@0.28.2",
+    "viem@2.57.20", "@tanstack/react-query@5.108.4", "typescript@5.9.3", "esbuild@0.28.2",
 ]
+# The connector is for wagmi 2 and 3 (wagmi 2 pulls its many connectors' packages: minutes).
+WAGMI = {"3": "wagmi@3.7.7", "2": "wagmi@2.19.5"}
 NPM = ["npm", "--no-audit", "--no-fund", "--loglevel=error"]
 # ACCOUNT_0 as viem reports it (EIP-55 checksum)
 ACCOUNT_0_CHECKSUM = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
@@ -53,9 +54,11 @@ def run(args: list[str], cwd: Path, timeout: float = 300) -> subprocess.Complete
 
 
 @pytest.fixture(scope="module")
-def scratch(renderer_dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Scratch:
-    """The packed SDK installed in a scratch app outside the repository, the host file
-    type-checked and bundled, the Dev Wallet built beside it."""
+def scratch(request: pytest.FixtureRequest, renderer_dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Scratch:
+    """The packed SDK installed in a scratch app outside the repository (with wagmi 3, or the
+    wagmi major given as the parameter), the host file type-checked and bundled, the Dev Wallet
+    built beside it."""
+    wagmi = WAGMI[getattr(request, "param", "3")]
     renderer = REPO_ROOT / "renderer"
     run(["node", "build-sdk.mjs"], renderer, 120)
     folder = tmp_path_factory.mktemp("sdk-scratch-app")
@@ -64,7 +67,7 @@ def scratch(renderer_dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Sc
     for source in APP_SOURCES.iterdir():
         shutil.copy(source, folder / source.name)
     (folder / "package.json").write_text(json.dumps({"name": "scratch-app", "private": True, "type": "module"}))
-    run([*NPM, "install", f"./{packed}", *PINNED], folder, 600)
+    run([*NPM, "install", f"./{packed}", *PINNED, wagmi], folder, 900)
     run(["node_modules/.bin/tsc", "-p", "tsconfig.json"], folder, 300)
     public = folder / "public"
     public.mkdir()
@@ -145,6 +148,7 @@ class App:
         return found
 
 
+@pytest.mark.parametrize("scratch", ["3", "2"], indirect=True, ids=["wagmi3", "wagmi2"])
 def test_wagmi_app_through_the_connector_with_the_dev_wallet(
         browser: Any, app_engine: RunningServer, chains: ChainsInfo) -> None:
     """useAccount, useBalance, useSignMessage, useSendTransaction (one transaction mined),
