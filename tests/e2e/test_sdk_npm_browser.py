@@ -203,3 +203,93 @@ def test_wagmi_app_through_the_connector_with_the_dev_wallet(
         assert errors == [], errors
     finally:
         context.close()
+
+
+def closed(page: Any, app: App) -> None:
+    """The modal closed (after an approval it may still show the Account view)."""
+    if app.out()["modal"]["isOpen"]:
+        page.get_by_role("dialog").get_by_role("button", name="Close").click()
+    app.wait("closed", lambda o: o["modal"]["isOpen"] is False)
+
+
+@pytest.fixture
+def embedded_app_engine(devchains: ChainsInfo, chains: ChainsInfo, scratch: Scratch,
+                        tmp_path: Path) -> Iterator[tuple[RunningServer, Any]]:
+    """An engine with the embedded wallet (email codes through a local SMTP server) serving the
+    scratch app's page."""
+    from modalcore.embedded.devmail import LocalSmtpServer
+
+    from .test_embedded_browser import embedded_engine_config
+
+    smtp = LocalSmtpServer().start()
+    port = free_port()
+    config = embedded_engine_config(tmp_path, devchains, {
+        "smtp": {"host": "127.0.0.1", "port": smtp.port, "tls": "none", "sender": "Wallet <no-reply@modal.test>"},
+    }).model_copy(update={"public_url": f"http://127.0.0.1:{port}", "static_dir": str(scratch.public),
+                          "devchain_proxy": True})
+    try:
+        with serve(config, port) as running:
+            yield running, smtp
+    finally:
+        smtp.stop()
+
+
+def test_wagmi_app_through_the_connector_with_the_embedded_wallet(
+        browser: Any, embedded_app_engine: tuple[RunningServer, Any], chains: ChainsInfo) -> None:
+    """The same hooks with the email wallet: connect() resolves once the code is typed in the
+    modal; signing and sending are approved in the engine-origin frame; one transaction mined."""
+    import re
+
+    from .test_embedded_browser import code_for
+
+    engine, smtp = embedded_app_engine
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    try:
+        page.goto(f"{engine.http_url}/")
+        app = App(page)
+        app.wait("rendered", lambda o: o["status"] == "disconnected")
+        email = "wagmi@example.com"
+        page.click("#connect")
+        card = page.locator('.wm-card[data-view="Connect"]')
+        card.get_by_label("Email").fill(email)
+        card.get_by_role("button", name="Continue").click()
+        page.locator('.wm-card[data-view="EmailVerifyOtp"]').wait_for(state="visible")
+        code = code_for(smtp, email)
+        page.get_by_label(re.compile(r"Digit \d of 6")).first.click()
+        page.keyboard.type(code)
+        out = app.wait("connected", lambda o: o["status"] == "connected")
+        address = out["address"]
+        assert out["connector"] == "modalcore" and out["chainId"] == 31337 and out["modal"]["connector"] == "ID_AUTH"
+        with chains.rpc(31337) as rpc:
+            rpc.call("hardhat_setBalance", [address, hex(10**18)])
+        frame = page.frame_locator("iframe.wm-frame")
+
+        page.click("#sign")
+        frame.get_by_role("button", name="Approve").click()
+        out = app.wait("signed", lambda o: o["signature"] is not None)
+        assert len(out["signature"]) == 132 and out["error"] is None
+        closed(page, app)
+
+        with chains.rpc(31337) as rpc:
+            nonce = rpc.nonce(address)
+            page.click("#send")
+            frame.get_by_role("button", name="Approve").click()
+            out = app.wait("mined", lambda o: o["receipt"] is not None, 30)
+            assert out["receipt"] == "success" and out["error"] is None
+            assert rpc.nonce(address) == nonce + 1  # exactly one transaction mined
+        closed(page, app)
+
+        page.click("#switch")
+        out = app.wait("switched", lambda o: o["chainId"] == 31338 or o["error"] is not None)
+        assert out["chainId"] == 31338 and out["modal"]["network"] == "eip155:31338", out
+
+        page.click("#disconnect")
+        app.wait("disconnected", lambda o: o["status"] == "disconnected" and o["modal"]["connected"] is False)
+        assert errors == [], errors
+    finally:
+        context.close()

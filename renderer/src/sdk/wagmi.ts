@@ -9,6 +9,7 @@
 import { type Address, SwitchChainError, UserRejectedRequestError, getAddress, numberToHex } from 'viem';
 import type { Modal, ModalOptions, Unsubscribe } from '../host';
 import type { AccountState, ModalState, NetworkState } from '../host-events';
+import { viaEngine } from '../embedded-rpc';
 import { type ModalSource, createModal, resolveModal } from './index';
 
 export type ModalcoreConnectorParameters = {
@@ -185,7 +186,11 @@ export function modalcore(parameters: ModalcoreConnectorParameters): ModalcoreCo
         const chain = config.chains.find((c) => c.id === chainId);
         const m = theModal();
         try {
-          await m.getProvider().request({ method: 'wallet_switchEthereumChain', params: [{ chainId: numberToHex(chainId) }] });
+          // a browser wallet switches itself (and its chainChanged moves the engine); the
+          // engine's own wallets (embedded, WalletConnect) switch through the host API
+          const engineWallet = viaEngine((lastAccount ?? (await account(m))).connector);
+          if (engineWallet) await m.switchNetwork(`eip155:${chainId}`);
+          else await m.getProvider().request({ method: 'wallet_switchEthereumChain', params: [{ chainId: numberToHex(chainId) }] });
           await next<NetworkState>((cb) => m.subscribeNetwork(cb), (n) => evmChainId(n) === chainId, switchMs,
             () => new Error(`the network did not become ${chainId}`));
         } catch (error) {

@@ -77,7 +77,7 @@ function App() {
     txHash: txHash ?? null,
     receipt: receipt.data ? receipt.data.status : null,
     error,
-    modal: { isOpen, connected: modalAccount.isConnected, address: modalAccount.address, network: network.caipNetworkId, signIn: signIn.enabled },
+    modal: { isOpen, connected: modalAccount.isConnected, connector: modalAccount.connector, address: modalAccount.address, network: network.caipNetworkId, signIn: signIn.enabled },
   };
   return (
     <main>
