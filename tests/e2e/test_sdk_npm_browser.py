@@ -86,6 +86,7 @@ def scratch(request: pytest.FixtureRequest, renderer_dist: Path, tmp_path_factor
     return Scratch(folder, public)
 
 
+@pytest.mark.parametrize("scratch", ["3"], indirect=True, ids=["wagmi3"])
 def test_the_declarations_refuse_a_wrong_host_file(scratch: Scratch) -> None:
     """The type check can fail: options of the wrong type are an error against the package's
     declarations (the app file passed the same check in the fixture)."""
@@ -101,6 +102,7 @@ def test_the_declarations_refuse_a_wrong_host_file(scratch: Scratch) -> None:
     assert "wrong.ts(3," in done.stdout and "wrong.ts(4," in done.stdout, done.stdout
 
 
+@pytest.mark.parametrize("scratch", ["3"], indirect=True, ids=["wagmi3"])
 def test_the_react_entry_renders_on_a_server(scratch: Scratch) -> None:
     """Every entry imports in Node, and `renderToString` of a tree with <ModalProvider>, the hooks
     and <ConnectButton> gives the defaults; Node has no window, localStorage or indexedDB, so
@@ -234,6 +236,7 @@ def embedded_app_engine(devchains: ChainsInfo, chains: ChainsInfo, scratch: Scra
         smtp.stop()
 
 
+@pytest.mark.parametrize("scratch", ["3"], indirect=True, ids=["wagmi3"])
 def test_wagmi_app_through_the_connector_with_the_embedded_wallet(
         browser: Any, embedded_app_engine: tuple[RunningServer, Any], chains: ChainsInfo) -> None:
     """The same hooks with the email wallet: connect() resolves once the code is typed in the
