@@ -154,8 +154,8 @@ class App:
 def test_wagmi_app_through_the_connector_with_the_dev_wallet(
         browser: Any, app_engine: RunningServer, chains: ChainsInfo) -> None:
     """useAccount, useBalance, useSignMessage, useSendTransaction (one transaction mined),
-    useSwitchChain and useDisconnect, and connect() rejected with 4001 when the visitor closes
-    the modal."""
+    useSwitchChain and useDisconnect, connect() rejected with 4001 when the visitor closes the
+    modal, and wagmi's reconnect after a reload."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
@@ -194,6 +194,12 @@ def test_wagmi_app_through_the_connector_with_the_dev_wallet(
             assert out["receipt"] == "success" and out["error"] is None
             assert rpc.nonce(ACCOUNT_0) == nonce + 1  # exactly one transaction mined
         assert len(app.wallet_requests("eth_sendTransaction")) == 1
+
+        # a reload: wagmi reconnects through isAuthorized() and connect({isReconnecting}), the
+        # modal's session resumed, without opening it
+        page.reload()
+        out = app.wait("reconnected", lambda o: o["status"] == "connected")
+        assert out["address"] == ACCOUNT_0_CHECKSUM and out["connector"] == "modalcore" and out["modal"]["isOpen"] is False
 
         page.click("#switch")
         out = app.wait("switched", lambda o: o["chainId"] == 31338 and o["modal"]["network"] == "eip155:31338")

@@ -117,9 +117,10 @@ export function modalcore(parameters: ModalcoreConnectorParameters): ModalcoreCo
     const ready = (m: Modal) =>
       next<ModalState>((cb) => m.subscribeState(cb), (s) => s.initialized, readyMs,
         () => new Error('modalcore: the engine did not answer'));
+    // the account once settled: a resumed session reports 'reconnecting' until its wallet answers
     const account = (m: Modal) =>
-      next<AccountState>((cb) => m.subscribeAccount(cb), () => true, readyMs,
-        () => new Error('modalcore: no account state'));
+      next<AccountState>((cb) => m.subscribeAccount(cb), (a) => a.status !== 'reconnecting' && a.status !== 'connecting',
+        readyMs, () => new Error('modalcore: no account state'));
     const addresses = (a: AccountState | undefined): Address[] =>
       a?.isConnected && a.address.startsWith('0x') ? [getAddress(a.address)] : [];
 
@@ -222,6 +223,7 @@ export function modalcore(parameters: ModalcoreConnectorParameters): ModalcoreCo
         let seenChain = evmChainId(lastNetwork);
         watching = [
           m.subscribeAccount((a) => {
+            if (a.status === 'connecting' || a.status === 'reconnecting') return; // re-synced after a reload
             lastAccount = a;
             const list = addresses(a);
             const key = JSON.stringify(list);
