@@ -47,4 +47,4 @@ def body(model: Model) -> Node:
     return node("stack", "social/body", children, dir="col", gap=12, align="center", pad=16)
 
 
-READS = ("embedded",)
+READS = ("embedded", "theme")  # the frame's address names the theme

@@ -56,4 +56,4 @@ def body(model: Model) -> Node:
     return parts.column("otp/body", children, gap=12)
 
 
-READS = ("embedded",)
+READS = ("embedded", "theme")  # the frame's address names the theme
