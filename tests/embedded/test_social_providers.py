@@ -21,6 +21,8 @@ from modalcore.server.app import create_app
 from modalcore.server.config import parse_config
 from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
 
+from .device import DeviceKey
+from .social_frame import authorization_url, confirm
 from .test_social_server import _account, popup
 
 
@@ -56,7 +58,7 @@ def engine(port: int, provider: DevOidcProvider, folder: Path) -> Iterator[Runni
         yield running
 
 
-async def _authorization_url(client: Client, social: str) -> str:
+async def _authorization_url(client: Client, social: str, base: str, device: DeviceKey) -> str:
     frames = await client.join(opts={"networks": ["eip155:1"]})  # the default socials (SPEC §1)
     tree = str(next(f for f in frames if f["t"] == "snapshot")["tree"])
     await client.intent("host", "open", {})
@@ -65,21 +67,23 @@ async def _authorization_url(client: Client, social: str) -> str:
         await client.intent("connect/social/more", "press")
         await client.quiet(0.2)
     await client.intent(f"connect/social/{social}", "press")
-    frames = await client.recv_until(lambda f: f["t"] == "effect" and f["kind"] == "open_url")
-    return str(frames[-1]["req"]["url"])
+    # issue 27: ConnectingSocial's engine-origin frame asks the provider's URL with its key
+    return await authorization_url(client, base, device)
 
 
 @pytest.mark.parametrize("social", SOCIAL_PROVIDERS)
 async def test_each_oauth_provider_signs_in_through_its_own_client_of_the_local_provider(
         engine: RunningServer, provider: DevOidcProvider, folder: Path, social: str) -> None:
     async with engine.client() as client:
-        url = await _authorization_url(client, social)
+        device = DeviceKey()
+        url = await _authorization_url(client, social, engine.http_url, device)
         query = parse_qs(urlparse(url).query)
         assert url.startswith(provider.issuer)
         assert query["client_id"] == [f"modalcore-{social}"]
         assert query["redirect_uri"] == [f"{engine.http_url}/embedded/oidc/callback/{social}"]
         answer = await popup(url, f"pat-{social}")
-        assert answer.status_code == 200 and "signed in" in answer.text
+        assert answer.status_code == 200  # the callback page; the frame's signature finishes (issue 27)
+        assert (await confirm(engine.http_url, answer, device)).status_code == 200
         frames = await client.recv_until(lambda f: _account([f]).get("isConnected") is True, timeout=10)
         account = _account(frames)
     assert account["connector"] == "ID_AUTH"
