@@ -27,7 +27,7 @@ from modalcore.embedded.devmail import LocalSmtpServer
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.netports import free_port
 from modalcore.services.name_registry import NameRegistry
-from modalcore.server.config import EngineConfig, dev_networks, parse_config
+from modalcore.server.config import DEV_ETH_PRICE, EngineConfig, dev_networks, parse_config
 from modalcore.testing import RunningServer, serve_app
 
 from .checks import axe, clipped, outside, screenshot
@@ -461,7 +461,8 @@ def test_send_from_the_funded_embedded_address_through_the_approval_frame(
         print(f"wallet_getAssets → answer: {1000 * (time.monotonic() - started):.0f} ms")
         assert list(assets) == ["0x7a69"] and assets["0x7a69"][0] == {
             "address": "native", "balance": hex(2 * 10**18), "type": "NATIVE",
-            "metadata": {"name": "Ether", "symbol": "ETH", "decimals": 18, "price": 0, "iconUrl": ""}}
+            # issue 28 item 9: the dev chain prices ETH (the demo's pools), so fiat is shown where a price exists
+            "metadata": {"name": "Ether", "symbol": "ETH", "decimals": 18, "price": DEV_ETH_PRICE, "iconUrl": ""}}
         assert [a["metadata"]["symbol"] for a in assets["0x7a69"][1:]] == ["DEMO", "TUSD"]
         assert page.locator('.wm-card[data-view="ApproveTransaction"]').count() == 0
         page.click("#open")
