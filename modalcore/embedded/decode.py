@@ -1,6 +1,8 @@
 """What the approval frame shows, decoded (issue 15 §4): chain, recipient, value in units and
 fiat, the contract call (known function names, else the 4-byte selector and the raw data), the
-EIP-712 domain and message, or the message text. Pure: a request in, rows of (label, text) out."""
+EIP-712 domain and message as fields (issue 28 item 9: read, not raw JSON), or the message as
+text when its bytes are readable UTF-8 (its hex otherwise). Pure: a request in, rows of
+(label, text) out."""
 
 from __future__ import annotations
 
@@ -21,6 +23,11 @@ KNOWN_FUNCTIONS = {
 TITLES = {"personal_sign": "Sign message", "eth_signTypedData_v4": "Sign typed data",
           "eth_sendTransaction": "Send transaction"}
 MAX_TEXT = 4000
+MAX_FIELDS = 40  # typed-data message fields shown; the rest are counted
+MAX_DEPTH = 6  # deeper structs are shown as compact JSON
+# EIP-712 domain fields, in the order a wallet names them
+DOMAIN_FIELDS = (("name", "Domain"), ("version", "Version"), ("chainId", "Chain ID"),
+                 ("verifyingContract", "Contract"), ("salt", "Salt"))
 
 
 def _int(value: Any) -> int:
@@ -36,13 +43,57 @@ def units(value: int, decimals: int) -> str:
     return text
 
 
+def readable(text: str) -> bool:
+    """Text a person can read: printable characters, line breaks and tabs (no control bytes)."""
+    return all(c.isprintable() or c in "\n\r\t" for c in text)
+
+
 def message_text(hex_or_text: str) -> str:
+    """A personal_sign message as its UTF-8 text when it is readable text, else its hex."""
     if hex_or_text.startswith("0x"):
         try:
-            return bytes.fromhex(hex_or_text[2:]).decode("utf-8")
+            text = bytes.fromhex(hex_or_text[2:]).decode("utf-8")
         except (ValueError, UnicodeDecodeError):
             return hex_or_text
+        return text if readable(text) else hex_or_text
     return hex_or_text
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def fields(value: Any, path: str = "", depth: int = 0) -> list[tuple[str, str]]:
+    """A typed-data message as (dotted field path, value) rows: `from.wallet`, `to[0].name`."""
+    if isinstance(value, dict) and depth < MAX_DEPTH:
+        rows: list[tuple[str, str]] = []
+        for key, item in value.items():
+            rows += fields(item, f"{path}.{key}" if path else str(key), depth + 1)
+        return rows or ([(path, "(none)")] if path else [])
+    if isinstance(value, list) and depth < MAX_DEPTH:
+        rows = []
+        for i, item in enumerate(value):
+            rows += fields(item, f"{path}[{i}]", depth + 1)
+        return rows or [(path, "(none)")]
+    if isinstance(value, dict | list):
+        return [(path, json.dumps(value, separators=(",", ":"))[:MAX_TEXT])]
+    return [(path or "Message", _scalar(value)[:MAX_TEXT])]
+
+
+def typed_data_rows(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """The domain's named fields, the primary type, then every message field (at most
+    MAX_FIELDS, the rest counted)."""
+    domain = data.get("domain")
+    domain = domain if isinstance(domain, dict) else {}
+    rows = [(label, _scalar(domain[key])[:MAX_TEXT]) for key, label in DOMAIN_FIELDS if key in domain]
+    rows.append(("Primary type", str(data.get("primaryType", ""))[:MAX_TEXT]))
+    message = fields(data.get("message", {}))
+    rows += message[:MAX_FIELDS]
+    if len(message) > MAX_FIELDS:
+        rows.append(("More fields", str(len(message) - MAX_FIELDS)))
+    return rows
 
 
 def call_rows(data: str) -> list[tuple[str, str]]:
@@ -79,10 +130,7 @@ def describe(method: str, params_json: str, network: Network | None) -> list[tup
                 return [*rows, ("Typed data", "malformed")]
         if not isinstance(data, dict):
             return [*rows, ("Typed data", "malformed")]
-        domain = json.dumps(data.get("domain", {}), indent=1, sort_keys=True)
-        message = json.dumps(data.get("message", {}), indent=1, sort_keys=True)
-        return [*rows, ("Primary type", str(data.get("primaryType", ""))), ("Domain", domain[:MAX_TEXT]),
-                ("Message", message[:MAX_TEXT])]
+        return [*rows, *typed_data_rows(data)]
     if method == "eth_sendTransaction" and params and isinstance(params[0], dict):
         tx = params[0]
         value = _int(tx.get("value"))

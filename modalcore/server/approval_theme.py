@@ -59,8 +59,9 @@ def style(theme: ThemeState) -> str:
         "body{font-family:var(--font);font-size:calc(var(--fm) * 1.4);line-height:1.4;margin:0;padding:12px;"
         "background:color-mix(in srgb,var(--mix) var(--mix-strength),var(--base));color:var(--fg)}"
         "h1{font-size:calc(var(--fm) * 1.6);margin:0 0 8px} dl{margin:0 0 12px}"
-        "dt{color:var(--fg-2);font-size:calc(var(--fm) * 1.2);margin-top:6px}"
-        "dd{margin:0;white-space:pre-wrap;word-break:break-all;max-height:160px;overflow:auto}"
+        "dt{color:var(--fg-2);font-size:calc(var(--fm) * 1.2);margin-top:6px;overflow-wrap:break-word}"
+        # words wrap between words; only a token longer than the line (an address, hex) breaks
+        "dd{margin:0;white-space:pre-wrap;overflow-wrap:break-word;max-height:160px;overflow:auto}"
         ".who{color:var(--fg-2);font-size:calc(var(--fm) * 1.2);margin-bottom:8px} .row{display:flex;gap:8px}"
         "button{flex:1;padding:10px;border-radius:calc(var(--rm) * 3);border:0;font:inherit;cursor:pointer}"
         "#approve{background:color-mix(in srgb,var(--accent) 74%,#000);color:#fff} #reject{background:var(--soft);color:var(--fg)}"

@@ -4,7 +4,9 @@ What is approved (the message, the typed data, the transaction, decoded) and the
 Reject buttons are a page of the engine's own origin in a cross-origin iframe
 (`/embedded/approve`, server/approval.py): a script of the host page can neither read nor click
 inside it, and only that frame's request approves (issue 15 §4). This view holds the frame only.
-The view cannot be closed unless forced (SPEC §2, `modal.closing_allowed`).
+The view cannot be closed unless forced (SPEC §2, `modal.closing_allowed`). Its title says what
+is approved (issue 28 item 9): a message or typed data is signed, not a transaction; the frame's
+heading says the same (embedded/decode.py TITLES).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from ..wire.nodes import Node, node
 from . import parts
 
 TITLE = "Approve Transaction"
+# method -> title; anything else (eth_sendTransaction) is TITLE
+SIGN_TITLES = {"personal_sign": "Sign message", "eth_signTypedData_v4": "Sign typed data"}
 FRAME_HEIGHT = 420
 APPROVE_PATH = "/embedded/approve"
 
@@ -35,6 +39,11 @@ def theme_key(theme: ThemeState) -> str:
 def frame_src(session_id: str, eid: str, theme: str = "") -> str:
     query = {"session": session_id, "request": eid, **({"theme": theme} if theme else {})}
     return f"{APPROVE_PATH}?{urlencode(query)}"
+
+
+def title(model: Model) -> str:
+    request = model.embedded.request
+    return SIGN_TITLES.get(request.method, TITLE) if request is not None else TITLE
 
 
 def body(model: Model) -> Node:

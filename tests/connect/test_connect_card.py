@@ -61,8 +61,10 @@ def test_each_mark_starts_its_providers_sign_in() -> None:
         h = _harness()
         h.press(f"connect/social/{provider}")
         assert h.view == "ConnectingSocial"
-        # the provider's popup is opened from the engine-origin frame ConnectingSocial draws
-        assert h.model.embedded.social == provider and h.find("social/frame") is not None
+        # issue 27: the sign-in starts in the engine-origin frame of ConnectingSocial, for this provider
+        assert h.model.embedded.social == provider
+        assert h.node("social/title").p["text"] == f"Log in with {social.NAMES[provider]}"
+        assert h.find("social/frame") is not None
 
 
 def test_no_or_between_email_and_socials_as_appkit() -> None:

@@ -91,6 +91,7 @@ def demo_engine(devchains: ChainsInfo, provider: DevOidcProvider, smtp: LocalSmt
         "networks": dev_networks(devchains.rpc_urls, devchains.deployment),
         "store": {"kind": "sqlite", "path": str(folder / "sessions.db")},
         "devchain_proxy": True,
+        "demo_page": True,  # the demo page at / (opt-in since issue 27)
         "public_url": f"http://{HOST}:{port}",
         "embedded": {"db": str(folder / "embedded.db"), "master_key_file": str(key),
                      "public_url": f"http://{HOST}:{port}", "socials": provider.socials_section(),
@@ -156,10 +157,13 @@ def test_help_opens_what_is_a_wallet_and_a_mark_signs_in_with_its_provider(
     card = demo.wait_view("Connect")
     asked: list[str] = []
     demo.context.on("request", lambda request: asked.append(request.url))
+    card.get_by_role("button", name="Continue with X").click()
+    # issue 27: the popup is opened by the engine-origin frame of ConnectingSocial
+    demo.wait_view("ConnectingSocial")
     with demo.page.expect_popup(timeout=TIMEOUT_MS) as opened:
-        card.get_by_role("button", name="Continue with X").click()
+        demo.page.frame_locator("iframe.wm-frame").get_by_role("button", name="Continue with X").click()
     popup = opened.value
-    popup.wait_for_load_state()
+    popup.wait_for_url(provider.issuer + "/**")  # the provider's own login page (after about:blank)
     assert popup.url.startswith(provider.issuer)
     assert [u for u in asked if u.startswith(f"{provider.issuer}/auth?") and "client_id=modalcore-x" in u]
     popup.locator('input[name="login"]').fill("xena")

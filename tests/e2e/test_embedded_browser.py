@@ -25,10 +25,9 @@ from starlette.routing import Route
 from modalcore.devchain.pytest_plugin import ChainsInfo
 from modalcore.embedded.devmail import LocalSmtpServer
 from modalcore.embedded.masterkey import MasterKey
-from modalcore.server.config import DEV_ETH_PRICE
 from modalcore.netports import free_port
 from modalcore.services.name_registry import NameRegistry
-from modalcore.server.config import EngineConfig, dev_networks, parse_config
+from modalcore.server.config import DEV_ETH_PRICE, EngineConfig, dev_networks, parse_config
 from modalcore.testing import RunningServer, serve_app
 
 from .checks import axe, clipped, outside, screenshot

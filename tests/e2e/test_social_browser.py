@@ -108,6 +108,8 @@ def provider_requests(page: Any) -> None:
     """The host dApp's own EIP-1193 provider reaches the embedded wallet (issue 15 §4): a safe
     method is answered, a method on neither list is refused, personal_sign is approved only by
     the button inside the engine-origin frame."""
+    from playwright.sync_api import expect
+
     page.evaluate("window.hostModal.close()")
     page.locator('.wm-card[data-view="Account"]').wait_for(state="hidden")
     assert page.evaluate("window.hostModal.getProvider().request({method: 'eth_chainId'})") == "0x7a69"
@@ -118,6 +120,11 @@ def provider_requests(page: Any) -> None:
     page.evaluate("""(a) => { window.signed = window.hostModal.getProvider()
         .request({method: 'personal_sign', params: ['0x68656c6c6f', a]}); }""", address)
     frame = page.frame_locator("iframe.wm-frame")
+    # issue 28 item 9: a message approval says so, and shows the message as its text
+    card = page.locator('.wm-card[data-view="ApproveTransaction"]')
+    expect(card.locator(".wm-header")).to_contain_text("Sign message")
+    expect(frame.get_by_role("heading", name="Sign message")).to_be_visible()
+    expect(frame.locator("dd", has_text="hello")).to_have_text("hello")
     frame.get_by_role("button", name="Approve").click()  # the key the sign-in frame registered
     signature = page.evaluate("window.signed")
     assert Account.recover_message(encode_defunct(text="hello"), signature=signature) == address
