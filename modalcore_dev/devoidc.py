@@ -17,7 +17,7 @@ from pathlib import Path
 
 from modalcore_dev.devchain.nodes import free_port
 
-SCRIPT = Path(__file__).resolve().parents[2] / "oidcprovider" / "provider.mjs"
+SCRIPT = Path(__file__).resolve().parents[1] / "oidcprovider" / "provider.mjs"
 READY_TIMEOUT_S = 30.0
 
 

@@ -1,4 +1,4 @@
-"""`python -m modalcore.farcaster --port N [--demo-client]`: the local Farcaster auth relay on
+"""`python -m modalcore_dev.farcaster --port N [--demo-client]`: the local Farcaster auth relay on
 127.0.0.1, with the demo Farcaster client page at /client (democlient.py)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from modalcore_dev.farcaster.relay import Limits, create_relay_app
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m modalcore.farcaster")
+    parser = argparse.ArgumentParser(prog="python -m modalcore_dev.farcaster")
     parser.add_argument("--port", type=int, default=8791, help="port on 127.0.0.1 (0: a free one)")
     parser.add_argument("--ttl-ms", type=int, default=Limits.ttl_ms)
     parser.add_argument("--max-channels", type=int, default=Limits.max_channels)

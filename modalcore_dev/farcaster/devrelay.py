@@ -1,5 +1,5 @@
 """The demo's local Farcaster relay with its demo client page, in a child process on a free
-port (`python -m modalcore.farcaster --demo-client`), and the engine's [embedded.farcaster]
+port (`python -m modalcore_dev.farcaster --demo-client`), and the engine's [embedded.farcaster]
 section naming it and the dev chain's ID registry (issue 33)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ class FarcasterRelayStartError(RuntimeError):
 
 def start_farcaster_relay(timeout_s: float = 20.0) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "modalcore.farcaster", "--port", str(port), "--demo-client"])
+    process = subprocess.Popen([sys.executable, "-m", "modalcore_dev.farcaster", "--port", str(port), "--demo-client"])
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:

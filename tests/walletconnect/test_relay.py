@@ -175,7 +175,7 @@ async def test_bad_requests_get_a_json_rpc_error_and_one_log_line(
         caplog.clear()
         answer = await a.call(method, params)
         assert answer["error"]["code"] == code
-        lines = [r for r in caplog.records if r.name.startswith("modalcore.walletconnect")]
+        lines = [r for r in caplog.records if r.name.startswith("modalcore_dev.walletconnect_relay")]
         assert len(lines) == 1 and lines[0].exc_info is None
         assert (await a.call("irn_subscribe", {"topic": TOPIC_A}))["result"]  # the connection carries on
 
