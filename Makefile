@@ -13,7 +13,7 @@ NPM_CI  := npm ci --no-audit --no-fund --loglevel=error
 HOST    ?= 127.0.0.1
 PORT    ?= 8700
 
-.PHONY: run test wheel test-python test-renderer bench fuzz deps renderer chain chromium redis nginx typecheck imports icons clean
+.PHONY: run test wheel test-python test-renderer bench fuzz deps renderer sdk chain chromium redis nginx typecheck imports icons clean
 
 deps: $(STAMP) $(SIWE_STAMP) $(SIWE_JS) renderer/dist/modal.js chain/node_modules/.installed walletpeer/node_modules/.installed oidcprovider/node_modules/.installed
 
@@ -73,6 +73,10 @@ wheel: renderer/dist/modal.js $(RUNSTAMP)
 # `make run` and `make test` never install the set. Run after a version bump or a new mark.
 icons:
 	cd icons && $(NPM_CI) && node extract.mjs
+
+# The npm package @modalcore/sdk (sdk/, built from renderer/src/sdk into sdk/dist; `npm pack` there).
+sdk: renderer/dist/modal.js
+	cd renderer && node build-sdk.mjs
 chain: chain/node_modules/.installed
 
 # Debian's Chromium for the end-to-end tests (CI runs as root). Playwright never downloads one.

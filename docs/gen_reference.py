@@ -73,7 +73,7 @@ NOTES: dict[str, str] = {
     "Features.smartSessions": "accepted for AppKit compatibility; no effect",
     "Features.collapseWallets": "one \"Continue with a wallet\" row instead of the wallet rows",
     "Features.pay": "accepted for AppKit compatibility; no effect",
-    "Features.socials": "social sign-ins offered, in order (each also needs the engine's `[embedded.socials.<name>]`); `farcaster` is accepted and not drawn",
+    "Features.socials": "social sign-ins offered, in order (each also needs the engine's `[embedded.socials.<name>]`); `farcaster` needs the engine's `[embedded.farcaster]`",
     "Features.connectMethodsOrder": "the order of email, social and wallet on Connect; default SPEC §1's (wallet first when one is installed)",
     "Metadata.name": "the dApp's name",
     "Metadata.description": "one line about the dApp",

@@ -136,7 +136,9 @@ def open_wallet(section: EmbeddedSection, resolve: Any, engine_secret: bytes) ->
         for name, s in section.socials.items()}
     socials = SocialSignIns(settings, section.public_url, vault) if settings else None
     budget = MailBudget(BudgetStore(db), section.mail_budget)
+    devices = DeviceKeys(db)
     farcaster = None if section.farcaster is None else FarcasterSignIns(
-        section.farcaster.setting(), lambda fid, now: vault.get_or_create(Identity("farcaster", fid), now))
-    return EmbeddedWallet(codes=codes, mailer=sender, vault=vault, socials=socials, devices=DeviceKeys(db),
+        section.farcaster.setting(), lambda fid, now: vault.get_or_create(Identity("farcaster", fid), now),
+        register_key=devices.register)
+    return EmbeddedWallet(codes=codes, mailer=sender, vault=vault, socials=socials, devices=devices,
                           budget=budget, farcaster=farcaster)

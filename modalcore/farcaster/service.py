@@ -1,7 +1,8 @@
 """The engine's Farcaster services (issue 33), from the `[embedded.farcaster]` config:
 
-- ``farcaster.channel(session)`` → ``{channel_token, url, nonce}``: a channel opened on the auth
-  relay with a fresh nonce, the configured domain and siweUri, expiring with the channel.
+- ``open_channel(now, key)`` → ``{channel_token, url, nonce}``: a channel opened on the auth
+  relay with a fresh nonce, the configured domain and siweUri, expiring with the channel, for an
+  engine-origin frame's key (server/verify_farcaster.py calls it; no session service does).
 - ``farcaster.status(token, nonce)`` → ``{state: pending}``, ``{state: expired}`` (the relay no
   longer knows the channel), ``{state: refused, reason}`` (the answer failed a check of
   verify.py; one log line, nothing stored) or ``{state: verified, fid, username, display_name,
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +31,7 @@ from .verify import Expected, Refusal, check_message, registry_fid
 log = logging.getLogger(__name__)
 
 MAX_ANSWER = 32 * 1024
+MAX_BOUND = 1024  # channels opened for frames' keys, not answered yet (the oldest dropped)
 TEXT_BOUNDS = {"username": 64, "displayName": 128, "pfpUrl": 1024}
 
 
@@ -43,11 +46,18 @@ class FarcasterSetting:
 
 
 class FarcasterSignIns:
+    """`register_key(identity, public_key, now)`: a channel opened for an engine-origin frame's
+    key (`open_channel(key=...)`, ConnectingFarcaster's frame) registers that key for the FID
+    that answered it (issue 27: the browser may then approve)."""
+
     def __init__(self, setting: FarcasterSetting, open_key: Callable[[str, int], str],
-                 random_hex: Callable[[int], str] = secrets.token_hex) -> None:
+                 random_hex: Callable[[int], str] = secrets.token_hex,
+                 register_key: Callable[[str, str, int], object] | None = None) -> None:
         self.setting = setting
         self.open_key = open_key
         self.random_hex = random_hex
+        self.register_key = register_key
+        self.bound: OrderedDict[str, str] = OrderedDict()  # channel token → the frame's key
         self.http: httpx.AsyncClient | None = None
 
     def _client(self) -> httpx.AsyncClient:
@@ -55,7 +65,7 @@ class FarcasterSignIns:
             raise ServiceError("the engine has no HTTP client yet")
         return self.http
 
-    async def open_channel(self, now_ms: int) -> dict[str, str]:
+    async def open_channel(self, now_ms: int, key: str | None = None) -> dict[str, str]:
         setting = self.setting
         body = {"siweUri": setting.siwe_uri, "domain": setting.domain, "nonce": self.random_hex(12),
                 "expirationTime": iso_from_ms(now_ms + setting.channel_ttl_ms)}
@@ -66,8 +76,12 @@ class FarcasterSignIns:
             data = None
         if not isinstance(data, dict) or data.get("nonce") != body["nonce"]:
             raise ServiceError("the Farcaster relay did not open a channel")
-        return {"channel_token": str(data.get("channelToken", "")), "url": str(data.get("url", "")),
-                "nonce": body["nonce"]}
+        token = str(data.get("channelToken", ""))
+        if key is not None:
+            self.bound[token] = key
+            while len(self.bound) > MAX_BOUND:
+                self.bound.popitem(last=False)
+        return {"channel_token": token, "url": str(data.get("url", "")), "nonce": body["nonce"]}
 
     async def status(self, token: str, nonce: str, now_ms: int) -> dict[str, Any]:
         try:
@@ -86,9 +100,12 @@ class FarcasterSignIns:
         except ValueError:
             answer = None
         verdict = await self._verify(answer, nonce, now_ms)
+        key = self.bound.pop(token, None)  # the relay answers a channel once
         if isinstance(verdict, Refusal):
             log.warning("farcaster sign-in refused: %s", verdict.value)
             return {"state": "refused", "reason": verdict.value}
+        if key is not None and self.register_key is not None:
+            self.register_key(f"farcaster:{verdict['fid']}", key, now_ms)
         return verdict
 
     async def _verify(self, answer: Any, nonce: str, now_ms: int) -> dict[str, Any] | Refusal:
@@ -117,11 +134,6 @@ class FarcasterSignIns:
                 "display_name": texts["displayName"], "pfp_url": texts["pfpUrl"], "address": address}
 
 
-class ChannelArgs(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    session: str
-
-
 class StatusArgs(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     token: str
@@ -133,10 +145,7 @@ def _now(ctx: Any) -> int:
 
 
 def farcaster_services(signins: FarcasterSignIns) -> dict[str, AnyService]:
-    async def channel(ctx: Any, args: ChannelArgs) -> dict[str, str]:
-        return await signins.open_channel(_now(ctx))
-
     async def status(ctx: Any, args: StatusArgs) -> dict[str, Any]:
         return await signins.status(args.token, args.nonce, _now(ctx))
 
-    return {"farcaster.channel": Service(ChannelArgs, channel), "farcaster.status": Service(StatusArgs, status)}
+    return {"farcaster.status": Service(StatusArgs, status)}

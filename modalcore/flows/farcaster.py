@@ -1,34 +1,37 @@
 """Sign in with Farcaster (issue 33; SPEC §2 ConnectingFarcaster): Connect's Farcaster row →
-the engine opens a channel on the auth relay (`farcaster.channel`) → ConnectingFarcaster draws
-its `farcaster://connect` URL (a QR code on desktops, an Open Farcaster button on phones) → the
-engine polls the channel (`farcaster.status`, every POLL_MS) until the Farcaster client answers.
-The service verifies the answer (EIP-4361 message, custody signature, ID registry) and, when it
-holds, opens the FID's embedded key: the visitor is connected like the other socials. A refused
-answer stores nothing and offers Try again; an expired channel is replaced by a fresh one.
+ConnectingFarcaster draws a frame of the engine's own origin (`/embedded/farcaster`,
+server/verify_farcaster.py), which opens a channel on the auth relay for its key and draws its
+`farcaster://connect` URL inside the frame (a QR code on desktops, an Open Farcaster link on
+phones); the route delivers the channel (`FarcasterChannelOpened`) and the engine polls it
+(`farcaster.status`, every POLL_MS) until the Farcaster client answers. The service verifies the
+answer (EIP-4361 message, custody signature, ID registry) and, when it holds, opens the FID's
+embedded key and registers the frame's key for it (issue 27: this browser may approve): the
+visitor is connected like the other socials. A refused answer stores nothing and offers Try
+again; an expired channel is replaced by a fresh one (a fresh frame).
+
+Why the frame opens the channel: the key registered is the one the channel was opened for, so
+the channel and its QR code must come from the engine-origin frame, never from the host page
+(which could draw a channel of its own key: that is phishing, as a fake code field is).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.cmds import CancelTimer, Call, Effect, StartTimer
+from ..core.cmds import CancelTimer, Call, StartTimer
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
 from ..rules.addresses import is_evm_address
-from ..slices import router, snack
+from ..slices import router
 from ..slices.farcaster import (
     POLL_MS,
     POLL_TIMER,
     VIEW,
     FarcasterChannel,
     FarcasterChannelOpened,
-    FarcasterLinkCopied,
-    FarcasterLinkOpened,
     FarcasterPollDue,
     FarcasterStatusRead,
-    PressedCopyFarcasterLink,
-    PressedOpenFarcaster,
     PressedRetryFarcaster,
 )
 from .connect import NAMESPACE
@@ -37,7 +40,6 @@ from .social_signin import sign_in
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
 
-CHANNEL_SERVICE = "farcaster.channel"
 STATUS_SERVICE = "farcaster.status"
 PROVIDER = "farcaster"
 UNREACHABLE = "Farcaster could not be reached"
@@ -48,15 +50,30 @@ def _channel(model: Model, channel: FarcasterChannel | None) -> Model:
     return replace(model, embedded=replace(model.embedded, farcaster=channel))
 
 
+def user_line(display_name: str, username: str, fid: int) -> str:
+    """What Account's user chip says of a Farcaster user: "Carol Caster (@carol)", "@carol",
+    "Carol Caster", or "FID 2" when the client sent neither."""
+    handle = f"@{username}" if username else ""
+    if display_name and handle:
+        return f"{display_name} ({handle})"
+    return display_name or handle or f"FID {fid}"
+
+
 def open_channel(model: Model, now: int) -> Step:
-    """A fresh channel (Connect's row, Try again, or the last one expired)."""
-    model = replace(model, embedded=replace(model.embedded, social=PROVIDER, social_error=None,
-                                            farcaster=FarcasterChannel()))
+    """A fresh channel (Connect's row, Try again, or the last one expired): a fresh frame opens it."""
+    last = model.embedded.farcaster
+    fresh = FarcasterChannel(attempt=(last.attempt if last is not None else 0) + 1)
+    model = replace(model, embedded=replace(model.embedded, social=PROVIDER, social_error=None, farcaster=fresh))
     if model.router.view != VIEW:
         model = replace(model, router=router.push(model.router, VIEW, PROVIDER))
-    return model, [CancelTimer(POLL_TIMER),
-                   Call(CHANNEL_SERVICE, {"session": model.session_id}, FarcasterChannelOpened,
-                        key=model.session_id)]
+    return model, [CancelTimer(POLL_TIMER)]
+
+
+def awaiting_frame(model: Model) -> int | None:
+    """The attempt whose frame may open the channel now (ConnectingFarcaster shown, none open)."""
+    channel = _waiting(model)
+    connected = model.accounts.get(NAMESPACE).status == "connected"
+    return channel.attempt if channel is not None and not channel.token and not connected else None
 
 
 def _waiting(model: Model) -> FarcasterChannel | None:
@@ -73,11 +90,11 @@ def _failed(model: Model, error: str) -> Step:
 
 def on_opened(model: Model, msg: FarcasterChannelOpened, now: int) -> Step:
     channel = _waiting(model)
-    if channel is None or channel.token:
+    if channel is None or channel.token or msg.key != str(channel.attempt):
         return model, []
     if not msg.ok or msg.result is None:
         return _failed(model, UNREACHABLE)
-    opened = FarcasterChannel(token=msg.result.channel_token, url=msg.result.url, nonce=msg.result.nonce)
+    opened = replace(channel, token=msg.result.channel_token, url=msg.result.url, nonce=msg.result.nonce)
     # SPEC §3 farcasterUrl: the link being offered (AppKit's setFarcasterUrl), cleared by back
     account = replace(model.accounts.get(NAMESPACE), farcaster_url=opened.url)
     model = replace(_channel(model, opened), accounts=model.accounts.with_account(NAMESPACE, account))
@@ -106,9 +123,9 @@ def on_status(model: Model, msg: FarcasterStatusRead, now: int) -> Step:
     if status.state == "refused" or status.fid <= 0 or not is_evm_address(status.address):
         return _failed(model, REFUSED)
     model, cmds = sign_in(model, PROVIDER, str(status.fid), status.address, now,
-                          username=status.username)
-    # the avatar only: profile_name is the account's name (ENS, the names slice's), and the user
-    # line shows the username, as for the other socials
+                          username=user_line(status.display_name, status.username, status.fid))
+    # the avatar and the user chip only: profile_name is the account's name (ENS, the names
+    # slice's, which would overwrite anything put there)
     account = replace(model.accounts.get(NAMESPACE), profile_image=status.pfp_url or None)
     return replace(model, accounts=model.accounts.with_account(NAMESPACE, account)), cmds
 
@@ -119,40 +136,11 @@ def on_retry(model: Model, msg: PressedRetryFarcaster, now: int) -> Step:
     return open_channel(model, now)
 
 
-def on_open_link(model: Model, msg: PressedOpenFarcaster, now: int) -> Step:
-    channel = _waiting(model)
-    if channel is None or not channel.url:
-        return model, []
-    model, eid = model.next_id("e")
-    return model, [Effect(eid=eid, kind="open_url", req={"url": channel.url, "target": "_self"},
-                          reply=FarcasterLinkOpened, key=channel.token)]
-
-
-def on_link_opened(model: Model, msg: FarcasterLinkOpened, now: int) -> Step:
-    return model, []
-
-
-def on_copy(model: Model, msg: PressedCopyFarcasterLink, now: int) -> Step:
-    channel = _waiting(model)
-    if channel is None or not channel.url:
-        return model, []
-    model, eid = model.next_id("e")
-    return model, [Effect(eid, "clipboard", {"text": channel.url}, FarcasterLinkCopied, timeout_ms=5000)]
-
-
-def on_copied(model: Model, msg: FarcasterLinkCopied, now: int) -> Step:
-    return snack.show(model, "Link copied") if msg.ok else snack.show_error(model, "Failed to copy")
-
-
 HANDLERS: dict[type[Msg], Handler] = {
     FarcasterChannelOpened: on_opened,
     FarcasterPollDue: on_poll_due,
     FarcasterStatusRead: on_status,
     PressedRetryFarcaster: on_retry,
-    PressedOpenFarcaster: on_open_link,
-    FarcasterLinkOpened: on_link_opened,
-    PressedCopyFarcasterLink: on_copy,
-    FarcasterLinkCopied: on_copied,
 }
 
 SLICE = Slice("farcaster", HANDLERS)

@@ -66,6 +66,7 @@ from .approval import routes as approval_routes
 from .social import routes as social_routes
 from .verify import routes as verify_routes
 from .rigs import DevRigs, check_rigs
+from .verify_farcaster import routes as verify_farcaster_routes
 from .hub import Hub
 from .endpoint import WS_MAX_SIZE, WS_PATH, websocket_endpoint
 from .socket import Socket
@@ -342,6 +343,7 @@ def create_app(
         *audit_routes(),
         *approval_routes(hub, engine_secret, app_embedded),
         *verify_routes(hub, app_embedded),
+        *verify_farcaster_routes(hub, app_embedded),
         *(social_routes(hub, app_embedded.socials, app_embedded.devices)
           if app_embedded and app_embedded.socials else []),
         *analytics_routes(),

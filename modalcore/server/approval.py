@@ -41,6 +41,7 @@ from ..rules import limits as L
 from ..slices.embedded import ApprovalDecided
 from .approval_theme import style
 from .verify import SOCIAL_SCRIPT, VERIFY_SCRIPT, verify_css
+from .verify_farcaster import FARCASTER_SCRIPT
 from .frame_page import MAX_ID_CHARS, from_own_frame, gone, json_body, page, refused
 
 if TYPE_CHECKING:
@@ -165,7 +166,7 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
         mode = "light" if model.theme.mode == "light" else "dark"
         title = html.escape(TITLES.get(request_.method, request_.method))
         return page(hub, model.project_id, title, mode, style(model.theme) + verify_css(),
-                    _page_body(model, eid), _SCRIPT % {"data": data, "verify": SOCIAL_SCRIPT + VERIFY_SCRIPT})
+                    _page_body(model, eid), _SCRIPT % {"data": data, "verify": SOCIAL_SCRIPT + FARCASTER_SCRIPT + VERIFY_SCRIPT})
 
     async def begin(request: Request) -> Response:
         data = await json_body(request, ("session", "request", "public_key"))

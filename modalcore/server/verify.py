@@ -124,6 +124,9 @@ function showVerify(c) {
       else msg.textContent = r.data.message || 'The code could not be checked. Try again';
     });
     verify.append(send, input, msg);
+  } else if (c.verify === 'farcaster') {
+    verify.append(msg);
+    farcasterVerify(msg).then((box) => verify.prepend(box));
   } else {
     verify.append(socialButton(c.provider, msg, ready), msg);
   }

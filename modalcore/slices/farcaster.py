@@ -2,7 +2,9 @@
 on the auth relay, and the messages of its life. What they do across slices (connect the
 embedded account) is the Farcaster flow (`flows/farcaster.py`).
 
-The channel's token and nonce come from the engine's `farcaster.channel` service; the verdict
+The channel is opened by ConnectingFarcaster's engine-origin frame, for its key
+(`/embedded/farcaster`, server/verify_farcaster.py), which delivers its token, URL and nonce as
+`FarcasterChannelOpened`; the verdict
 on the relay's answer (message, signature, ID registry) from `farcaster.status`: the session
 only learns it, and on `verified` the address of the FID's embedded key.
 """
@@ -14,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..core.cmds import EffectReply, Reply
+from ..core.cmds import Reply
 from ..core.msg import Msg
 
 VIEW = "ConnectingFarcaster"
@@ -24,6 +26,7 @@ POLL_MS = 1000  # the auth-client's default status interval
 
 @dataclass(frozen=True)
 class FarcasterChannel:
+    attempt: int = 0  # which frame opens it: a fresh channel is a fresh frame
     token: str = ""  # empty while the channel is being opened
     url: str = ""  # farcaster://connect?channelToken=...
     nonce: str = ""
@@ -53,7 +56,8 @@ class ChannelStatus(BaseModel):
 
 @dataclass(frozen=True)
 class FarcasterChannelOpened(Reply):
-    """`farcaster.channel` answered (`key`: the session id)."""
+    """ConnectingFarcaster's frame opened a channel for its key (`key`: the frame's attempt),
+    delivered by the engine's route; `ok=False`: the relay could not be reached."""
 
     result: ChannelOpened | None = None
 
@@ -71,25 +75,5 @@ class FarcasterPollDue(Msg):
 
 
 @dataclass(frozen=True)
-class PressedOpenFarcaster(Msg):
-    """The deep-link button on phones."""
-
-
-@dataclass(frozen=True)
-class FarcasterLinkOpened(EffectReply):
-    pass
-
-
-@dataclass(frozen=True)
 class PressedRetryFarcaster(Msg):
-    pass
-
-
-@dataclass(frozen=True)
-class PressedCopyFarcasterLink(Msg):
-    pass
-
-
-@dataclass(frozen=True)
-class FarcasterLinkCopied(EffectReply):
     pass

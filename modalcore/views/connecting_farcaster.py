@@ -1,18 +1,27 @@
-"""ConnectingFarcaster (SPEC §2; issue 33): the relay channel's `farcaster://connect` URL as a
-QR code to scan with a Farcaster client and Copy link on desktops, an "Open Farcaster" button on phones; a
-loading state until the channel exists; a refused or failed sign-in with Try again."""
+"""ConnectingFarcaster (SPEC §2; issue 33): a frame of the engine's own origin
+(`/embedded/farcaster`, server/verify_farcaster.py) opens the relay channel for its key and draws
+its `farcaster://connect` URL inside itself: a QR code to scan with a Farcaster client on
+desktops, an "Open Farcaster" link on phones (issue 27: the key registered is the frame's, so the
+host page never draws the link). A refused or failed sign-in shows Try again."""
 
 from __future__ import annotations
 
-from ..slices.farcaster import PressedCopyFarcasterLink, PressedOpenFarcaster, PressedRetryFarcaster
+from urllib.parse import urlencode
+
+from ..slices.farcaster import PressedRetryFarcaster
 from ..slices.model import Model
 from ..wire.nodes import Node, node
-from . import logos
-from .qrcode import qr_node
+from .approve_transaction import theme_key
 
 TITLE = "Farcaster"
-QR_SIZE = 232
-READS = ("embedded", "env")
+PATH = "/embedded/farcaster"
+FRAME_HEIGHT = 300
+READS = ("embedded", "env", "theme", "session_id")  # the frame's src names the session and theme
+
+
+def frame_src(session_id: str, attempt: int, theme: str = "") -> str:
+    query = {"session": session_id, "attempt": str(attempt), **({"theme": theme} if theme else {})}
+    return f"{PATH}?{urlencode(query)}"
 
 
 def _parts(model: Model) -> list[Node]:
@@ -21,20 +30,12 @@ def _parts(model: Model) -> list[Node]:
         return [node("text", "farcaster/status", text=channel.error, variant="label", tone="error"),
                 node("button", "farcaster/retry", on={"press": PressedRetryFarcaster()},
                      pending={"press": "spinner"}, text="Try again", variant="accent", icon="refresh")]
-    if channel is None or not channel.url:
-        return [node("skeleton", "farcaster/qr", w=QR_SIZE, h=QR_SIZE),
-                node("text", "farcaster/hint", text="Preparing the QR code", variant="small", tone="muted")]
-    if model.env.mobile:
-        return [node("text", "farcaster/hint", text="Continue in Farcaster", variant="label"),
-                node("button", "farcaster/open", on={"press": PressedOpenFarcaster()}, text="Open Farcaster",
-                     variant="main")]
-    # Farcaster's mark in the QR's centre and Copy link, as AppKit's ConnectingFarcaster draws them
-    return [qr_node("farcaster/qr", channel.url, size=QR_SIZE, image=logos.SOCIALS["farcaster"],
-                    label="Farcaster QR code"),
-            node("text", "farcaster/hint", text="Scan this QR Code with your phone", variant="small",
-                 tone="muted"),
-            node("button", "farcaster/copy", on={"press": PressedCopyFarcasterLink()}, text="Copy link",
-                 icon="copy", variant="secondary")]
+    if channel is None:
+        return []
+    hint = "Continue in Farcaster" if model.env.mobile else "Scan this QR Code with your phone"
+    return [node("frame", "farcaster/frame", src=frame_src(model.session_id, channel.attempt, theme_key(model.theme)),
+                 title="Sign in with Farcaster", height=FRAME_HEIGHT),
+            node("text", "farcaster/hint", text=hint, variant="small", tone="muted")]
 
 
 def body(model: Model) -> Node:

@@ -2,8 +2,9 @@
 (uvicorn, its demo client answering), Farcaster's IdRegistry on a Hardhat dev chain, the SQLite
 key vault, one session driven through its intents.
 
-- Farcaster pressed → QR drawn: the Connect row's intent, `farcaster.channel` (POST to the
-  relay), its reply applied (ConnectingFarcaster with the QR code);
+- Farcaster pressed → channel open: the Connect row's intent (ConnectingFarcaster with its
+  engine-origin frame), then what the frame's route does: the channel opened on the relay for
+  the frame's key, delivered to the session (the frame then draws the QR code it was answered);
 - approved → Account: the demo client's approve (message written and signed, channel answered),
   then the session's next status read: `farcaster.status` (relay read, message and signature
   checked, `idOf` on the chain, the FID's key opened) and its reply applied (connected, Account).
@@ -13,12 +14,15 @@ key vault, one session driven through its intents.
 from __future__ import annotations
 
 import asyncio
+import base64
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from modalcore.core.cmds import Call, CallSettled
 from modalcore.core.evolve import replace
@@ -33,11 +37,22 @@ from modalcore.embedded.setup import FarcasterSection
 from modalcore.runtime.clock import RealClock
 from modalcore.runtime.services import ServiceContext
 from modalcore.server.config import dev_networks, parse_config
-from modalcore.slices.farcaster import FarcasterPollDue
+from modalcore.embedded.devicekeys import DeviceKeys
+from modalcore.flows.farcaster import awaiting_frame
+from modalcore.slices.farcaster import ChannelOpened, FarcasterChannelOpened, FarcasterPollDue
 from modalcore_testing import serve_app
 from modalcore_dev.bench.stats import line, summary
 
 ROUNDS = 30
+
+
+def frame_key() -> str:
+    """A frame's P-256 public key as the frame sends it (SubjectPublicKeyInfo, base64url)."""
+    spki = ec.generate_private_key(ec.SECP256R1()).public_key().public_bytes(
+        Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
+    return base64.urlsafe_b64encode(spki).rstrip(b"=").decode()
+
+
 CTX = ServiceContext(session_id="bench", project_id="bench", clock=RealClock())
 
 
@@ -56,8 +71,10 @@ def run() -> list[str]:
             section = farcaster_section(relay.http_url, chains.chain(31337), "http://127.0.0.1:5173")
             assert section is not None
             vault = KeyVault(Path(folder) / "embedded.db", MasterKey.generate())
+            devices = DeviceKeys(Path(folder) / "embedded.db")
             signins = FarcasterSignIns(FarcasterSection.model_validate(section).setting(),
-                                       lambda fid, now: vault.get_or_create(Identity("farcaster", fid), now))
+                                       lambda fid, now: vault.get_or_create(Identity("farcaster", fid), now),
+                                       register_key=devices.register)
             signins.http = http
             services = farcaster_services(signins)
 
@@ -74,10 +91,14 @@ def run() -> list[str]:
                 h.session.render()
                 start = time.perf_counter()
                 h.press("connect/social/farcaster")
-                settle(h)
+                attempt = awaiting_frame(h.model)
+                assert attempt is not None and h.find("farcaster/frame") is not None
+                opened = loop.run_until_complete(signins.open_channel(int(time.time() * 1000), key=frame_key()))
+                h.deliver(FarcasterChannelOpened(key=str(attempt), result=ChannelOpened(
+                    channel_token=opened["channel_token"], url=opened["url"], nonce=opened["nonce"])))
                 drawn.append(1000 * (time.perf_counter() - start))
                 channel = h.model.embedded.farcaster
-                assert channel is not None and h.find("farcaster/qr") is not None
+                assert channel is not None and channel.token
                 start = time.perf_counter()
                 answer = httpx.post(f"{relay.http_url}/client/approve", json={"url": channel.url, "fid": 1 + i % 3})
                 assert answer.status_code == 201, answer.text
@@ -90,8 +111,8 @@ def run() -> list[str]:
         loop.close()
     return [
         "Sign in with Farcaster (engine side, local relay, IdRegistry on Hardhat, SQLite vault)",
-        line("Farcaster pressed → QR drawn (channel opened)", _ms(drawn)),
-        line("demo client approves → Account (verified, idOf, key)", _ms(approved)),
+        line("Farcaster pressed → channel opened for the frame's key", _ms(drawn)),
+        line("demo client approves → Account (verified, idOf, key opened, frame key registered)", _ms(approved)),
     ]
 
 

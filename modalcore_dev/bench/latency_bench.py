@@ -13,6 +13,8 @@ reached the page.
 from __future__ import annotations
 
 import gzip
+import json
+import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -35,6 +37,8 @@ from modalcore_dev.bench.stats import line, percentile
 ROUNDS = 20
 RTTS_MS = (0, 100)
 BUNDLE = REPO_ROOT / "renderer" / "dist" / "modal.js"
+# written by renderer/build-sdk.mjs: gzip bytes of each npm entry with its chunks, React excluded
+SDK_SIZES = REPO_ROOT / "renderer" / "dist" / "sdk-sizes.json"
 # The chains are not started: no round connects a wallet (the Dev Wallet declines at once).
 RPC_URLS = {31337: "http://127.0.0.1:8545", 31338: "http://127.0.0.1:8546"}
 
@@ -54,7 +58,22 @@ def bundle_lines() -> list[str]:
     return [
         line("initial JS the host loads (dist/modal.js, React incl.)", f"{len(data):,} B"),
         line("  gzip", f"{packed:,} B ({packed / 1024:.1f} KB)", "≤ 85 KB"),
+        *sdk_lines(),
     ]
+
+
+def sdk_lines() -> list[str]:
+    """The npm package's entries (@modalcore/sdk, built from renderer/src/sdk), React excluded."""
+    built = subprocess.run(["node", "build-sdk.mjs"], cwd=REPO_ROOT / "renderer", capture_output=True,
+                           text=True, timeout=300)
+    if built.returncode != 0 or not SDK_SIZES.exists():
+        return [line("npm entries (@modalcore/sdk)", "not built (cd renderer && node build-sdk.mjs)")]
+    sizes: dict[str, int] = json.loads(SDK_SIZES.read_text())
+    out = [line(f"  npm @modalcore/sdk{'' if name == 'index' else '/' + name}, gzip without React",
+                f"{size:,} B ({size / 1024:.1f} KB)") for name, size in sizes.items() if name != "index+react"]
+    both = sizes["index+react"]
+    out.append(line("  npm plain + React entries, gzip without React", f"{both:,} B ({both / 1024:.1f} KB)", "≤ 30 KB"))
+    return out
 
 
 async def _rounds(browser: BrowserThread, base_url: str, rtt_ms: float, rounds: int) -> dict[str, list[dict[str, Any]]]:

@@ -6,7 +6,9 @@ from the relay's open channels), writes the FIP-11 sign-in message for a dev FID
 as FIDs 1..3 on the dev chains) and answers the channel.
 
 - ``GET /client``: the page; ``GET /client/channels``: the open, unanswered channels' URLs.
-- ``POST /client/approve`` {url, fid} → 201 {fid, message} once the channel is answered.
+- ``POST /client/approve`` {url, fid[, forge]} → 201 {fid, message} once the channel is answered;
+  ``forge: "custody"`` (the page's ``?forge=custody``) answers with another dev FID's custody
+  address beside the genuine signature: a forged answer the engine must refuse.
 - ``GET /client/pfp/{fid}.svg``: the dev FIDs' avatars."""
 
 from __future__ import annotations
@@ -75,6 +77,11 @@ def sign_in_message(params: dict[str, str], dev: DevFid, now_ms: int) -> tuple[s
     return text, signature if signature.startswith("0x") else "0x" + signature
 
 
+def _forged(dev: DevFid) -> str:
+    """Another dev FID's custody key: its address is what a forged answer names."""
+    return next(other.key for other in DEV_FIDS if other.fid != dev.fid)
+
+
 def _avatar(dev: DevFid) -> str:
     return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" '
             f'rx="32" fill="{dev.color}"/><text x="32" y="42" font-size="28" text-anchor="middle" '
@@ -95,7 +102,7 @@ list.innerHTML='';for(const url of (await r.json()).channels){const li=document.
 const b=document.createElement('button');b.textContent='Use';b.onclick=()=>{document.getElementById('url').value=url};
 li.append(b,url);list.append(li)}}
 async function approve(fid){const url=document.getElementById('url').value.trim();
-const r=await fetch('/client/approve',{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify({url,fid})});
+const r=await fetch('/client/approve',{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify({url,fid,forge:new URLSearchParams(location.search).get('forge')||undefined})});
 const body=await r.json();document.getElementById('result').textContent=r.ok?'Approved as FID '+fid:'Refused: '+body.error;refresh()}
 refresh();setInterval(refresh,2000);
 </script></body></html>"""
@@ -115,10 +122,10 @@ def client_routes(channels: Channels, clock: Callable[[], int] | None = None) ->
 
     async def approve(request: Request) -> Response:
         data = await json_body(request)
-        url, fid = (data or {}).get("url"), (data or {}).get("fid")
+        url, fid, forge = (data or {}).get("url"), (data or {}).get("fid"), (data or {}).get("forge")
         params = connect_params(url) if isinstance(url, str) else None
         dev = by_fid.get(fid) if isinstance(fid, int) else None
-        if params is None or dev is None:
+        if params is None or dev is None or forge not in (None, "custody"):
             return JSONResponse({"error": "a farcaster://connect URL and a dev FID are required"}, status_code=400)
         try:
             text, signature = sign_in_message(params, dev, now())
@@ -128,7 +135,7 @@ def client_routes(channels: Channels, clock: Callable[[], int] | None = None) ->
         base = f"{request.url.scheme}://{request.url.netloc}"
         answer = {"message": text, "signature": signature, "fid": dev.fid, "username": dev.username,
                   "displayName": dev.display_name, "bio": "", "pfpUrl": f"{base}/client/pfp/{dev.fid}.svg",
-                  "custody": Account.from_key(dev.key).address, "verifications": []}
+                  "custody": Account.from_key(_forged(dev) if forge else dev.key).address, "verifications": []}
         if channels.answer(params["channelToken"], answer) is None:
             return JSONResponse({"error": "the channel is unknown, expired or answered"}, status_code=409)
         return JSONResponse({"fid": dev.fid, "message": text}, status_code=201)

@@ -12,6 +12,7 @@ import { type Dict, ModalStore, type ThemeMode } from './store';
 import { embeddedRequest, viaEngine } from './embedded-rpc';
 import { Transport, randomId, type IntentStatus, type SocketLike, type StorageLike } from './transport';
 import { HOST_NODE, type RenderCtx } from './tree';
+import type { AccountState, ModalState, NetworkState, SignInState } from './host-events';
 
 export interface ModalOptions {
   projectId: string;
@@ -56,12 +57,13 @@ export type HostProvider = Eip1193Provider & {
 export interface Modal {
   open(options?: { view?: string }): Promise<void>;
   close(): Promise<void>;
-  getState(): Dict;
-  subscribeState(callback: (state: Dict) => void): Unsubscribe;
-  subscribeAccount(callback: (account: Dict) => void): Unsubscribe;
-  subscribeNetwork(callback: (network: Dict) => void): Unsubscribe;
+  /** The last known state (empty before the engine's first frame). */
+  getState(): Partial<ModalState>;
+  subscribeState(callback: (state: ModalState) => void): Unsubscribe;
+  subscribeAccount(callback: (account: AccountState) => void): Unsubscribe;
+  subscribeNetwork(callback: (network: NetworkState) => void): Unsubscribe;
   /** Sign-in state: `{enabled, signedIn, token}` (the token is for the host's backend). */
-  subscribeSiwx(callback: (siwx: Dict) => void): Unsubscribe;
+  subscribeSiwx(callback: (siwx: SignInState) => void): Unsubscribe;
   switchNetwork(caip2: string): Promise<void>;
   disconnect(): Promise<void>;
   setThemeMode(mode: ThemeMode): Promise<void>;
@@ -261,10 +263,10 @@ export function createModal(options: ModalOptions): Modal {
     open: (o) => settle(store.hostOpen(true, 'open', o?.view ? { view: o.view } : {})).catch(() => undefined),
     close: () => settle(store.hostOpen(false, 'close', {})).catch(() => undefined),
     getState: () => ({ ...store.hostData('state') }),
-    subscribeState: (cb) => store.subscribeHost('state', cb),
-    subscribeAccount: (cb) => store.subscribeHost('account', cb),
-    subscribeNetwork: (cb) => store.subscribeHost('network', cb),
-    subscribeSiwx: (cb) => store.subscribeHost('siwx', cb),
+    subscribeState: (cb) => store.subscribeHost('state', cb as (data: Dict) => void),
+    subscribeAccount: (cb) => store.subscribeHost('account', cb as (data: Dict) => void),
+    subscribeNetwork: (cb) => store.subscribeHost('network', cb as (data: Dict) => void),
+    subscribeSiwx: (cb) => store.subscribeHost('siwx', cb as (data: Dict) => void),
     switchNetwork: (caip2) => intent('switch_network', { network: caip2 }),
     disconnect: () => intent('disconnect'),
     setThemeMode: (mode) => intent('set_theme_mode', { mode }),

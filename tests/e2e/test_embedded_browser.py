@@ -25,6 +25,7 @@ from starlette.routing import Route
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.embedded.masterkey import MasterKey
+from modalcore.server.config import DEV_ETH_PRICE
 from modalcore.netports import free_port
 from modalcore.services.name_registry import NameRegistry
 from modalcore.server.config import EngineConfig, dev_networks, parse_config
@@ -461,7 +462,7 @@ def test_send_from_the_funded_embedded_address_through_the_approval_frame(
         print(f"wallet_getAssets → answer: {1000 * (time.monotonic() - started):.0f} ms")
         assert list(assets) == ["0x7a69"] and assets["0x7a69"][0] == {
             "address": "native", "balance": hex(2 * 10**18), "type": "NATIVE",
-            "metadata": {"name": "Ether", "symbol": "ETH", "decimals": 18, "price": 0, "iconUrl": ""}}
+            "metadata": {"name": "Ether", "symbol": "ETH", "decimals": 18, "price": DEV_ETH_PRICE, "iconUrl": ""}}
         assert [a["metadata"]["symbol"] for a in assets["0x7a69"][1:]] == ["DEMO", "TUSD"]
         assert page.locator('.wm-card[data-view="ApproveTransaction"]').count() == 0
         page.click("#open")

@@ -2,10 +2,13 @@
 IdRegistry on the dev chain. The host dApp is on its own origin; Connect → "Continue with
 Farcaster" draws the channel's QR code; the demo Farcaster client (the relay's /client page, in
 another tab, as a phone's app would) approves as dev FID 2; the engine verifies the message, the
-custody signature and the registry, and Account shows the Farcaster username and avatar."""
+custody signature and the registry, and Account shows the Farcaster username and avatar. A
+forged answer (another FID's custody) is refused with Try again; with sign-in required, the
+approval frame's Farcaster check registers the browser's key and Approve signs in."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +19,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
+from eth_account import Account
+
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.farcaster.democlient import DEV_FIDS
 from modalcore_dev.farcaster.devrelay import farcaster_section
 from modalcore_dev.farcaster.relay import create_relay_app
 from modalcore.netports import free_port
@@ -53,7 +59,8 @@ def farcaster_engine(devchains: ChainsInfo, farcaster_relay: RunningServer, host
 @pytest.fixture(scope="module")
 def farcaster_host(farcaster_engine: RunningServer, host_port: int) -> Iterator[str]:
     async def page(request: Request) -> HTMLResponse:
-        return HTMLResponse(HOST_PAGE % {"engine": farcaster_engine.http_url, "siwx": "", "theme": ""})
+        siwx = ", siwx: {required: true}" if request.query_params.get("siwx") else ""
+        return HTMLResponse(HOST_PAGE % {"engine": farcaster_engine.http_url, "siwx": siwx, "theme": ""})
 
     with serve_app(Starlette(routes=[Route("/", page)]), host_port) as running:
         yield running.http_url
@@ -75,6 +82,8 @@ def test_connect_farcaster_the_demo_client_approves_and_account_shows_the_user(
         card.get_by_text("Continue with Farcaster").click()
         page.locator('.wm-card[data-view="ConnectingFarcaster"]').wait_for(state="visible")
         expect(page.get_by_text("Scan this QR Code with your phone")).to_be_visible()
+        # the QR code is drawn inside the engine-origin frame, which opened the channel for its key
+        expect(page.frame_locator("iframe.wm-frame").locator("#farcaster-qr svg")).to_be_visible()
 
         client = context.new_page()  # the Farcaster app
         client.goto(f"{farcaster_relay.http_url}/client")
@@ -91,9 +100,120 @@ def test_connect_farcaster_the_demo_client_approves_and_account_shows_the_user(
         page.click("#open")
         account = page.locator('.wm-card[data-view="Account"]')
         account.wait_for(state="visible")
-        expect(account.get_by_text("carol", exact=True)).to_be_visible()
+        expect(account.get_by_text("Carol Caster (@carol)", exact=True)).to_be_visible()
         assert '"avatar":"%s/client/pfp/2.svg"' % farcaster_relay.http_url in page.locator("#account").inner_text()
         avatar = account.locator('img[src$="/client/pfp/2.svg"]')
         expect(avatar.first).to_be_visible()
+    finally:
+        context.close()
+
+
+def _approve_in_client(context: Any, relay: RunningServer, fid: int, query: str = "",
+                       known: frozenset[str] = frozenset()) -> str:
+    """The demo Farcaster client (another tab) approves, as `fid`, the newest open channel not
+    in `known`; the channel's URL."""
+    from playwright.sync_api import expect
+
+    client = context.new_page()
+    client.goto(f"{relay.http_url}/client{query}")
+    client.wait_for_function("""(known) => Array.from(document.querySelectorAll('#channels li'),
+        li => li.lastChild.textContent).some(u => !known.includes(u))""", arg=sorted(known))
+    urls = [u for u in client.evaluate("Array.from(document.querySelectorAll('#channels li'), li => li.lastChild.textContent)")
+            if u not in known]
+    client.fill("#url", urls[-1])
+    client.click(f"#approve-{fid}")
+    expect(client.locator("#result")).to_have_text(f"Approved as FID {fid}")
+    client.close()
+    return str(urls[-1])
+
+
+def test_a_forged_custody_is_refused_and_try_again_offers_a_fresh_channel(
+        browser: Any, farcaster_host: str, farcaster_relay: RunningServer) -> None:
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = context.new_page()
+        page.goto(farcaster_host)
+        page.wait_for_function("window.hostModal !== undefined")
+        page.click("#open")
+        page.locator('.wm-card[data-view="Connect"]').get_by_text("Continue with Farcaster").click()
+        card = page.locator('.wm-card[data-view="ConnectingFarcaster"]')
+        expect(page.frame_locator("iframe.wm-frame").locator("#farcaster-qr svg")).to_be_visible()
+        first = _approve_in_client(context, farcaster_relay, 2, "?forge=custody")
+        expect(card.get_by_text("The Farcaster sign-in could not be verified")).to_be_visible()
+        assert '"isConnected":true' not in page.locator("#account").inner_text()
+        card.get_by_role("button", name="Try again").click()
+        expect(page.frame_locator("iframe.wm-frame").locator("#farcaster-qr svg")).to_be_visible()
+        _approve_in_client(context, farcaster_relay, 2, known=frozenset({first}))
+        page.wait_for_function(
+            "document.getElementById('account').textContent.includes('\"isConnected\":true')")
+    finally:
+        context.close()
+
+
+def _sign_in_required_to_approval(context: Any, farcaster_host: str, relay: RunningServer,
+                                  fid: int) -> tuple[Any, Any, str]:
+    """Connect → Farcaster (the demo client approves the frame's channel as `fid`) →
+    SIWXSignMessage → Sign → ApproveTransaction; (page, approval frame, the channel's URL)."""
+    page = context.new_page()
+    page.goto(farcaster_host + "/?siwx=1")
+    page.wait_for_function("window.hostModal !== undefined")
+    page.click("#open")
+    page.locator('.wm-card[data-view="Connect"]').get_by_text("Continue with Farcaster").click()
+    page.frame_locator("iframe.wm-frame").locator("#farcaster-qr svg").wait_for(state="visible")
+    url = _approve_in_client(context, relay, fid)
+    sign = page.locator('.wm-card[data-view="SIWXSignMessage"]')
+    sign.wait_for(state="visible")
+    sign.get_by_role("button", name="Sign").click()
+    page.locator('.wm-card[data-view="ApproveTransaction"]').wait_for(state="visible")
+    frame = page.frame_locator("iframe.wm-frame")
+    frame.get_by_text("wants you to sign in with your Ethereum account").wait_for(state="visible")
+    return page, frame, url
+
+
+def _signed_in_as_the_embedded_account(page: Any, fid: int) -> None:
+    page.wait_for_function("document.getElementById('siwx').textContent.includes('\"signedIn\":true')")
+    address = re.search(r'"address":"(0x[0-9a-fA-F]{40})"', page.locator("#account").inner_text())
+    assert address is not None
+    assert address.group(1) != Account.from_key(DEV_FIDS[fid - 1].key).address  # not the custody address
+
+
+def test_with_sign_in_required_the_farcaster_approval_then_approve_signs_in(
+        browser: Any, farcaster_host: str, farcaster_relay: RunningServer) -> None:
+    """The sign-in is the embedded account's own signature (the account the host sees), approved
+    in the engine-origin frame; Connect's frame key was registered by the Farcaster answer, so
+    Approve is enabled at once."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        page, frame, _ = _sign_in_required_to_approval(context, farcaster_host, farcaster_relay, 3)
+        expect(frame.get_by_role("button", name="Approve")).to_be_enabled()
+        assert frame.locator("#farcaster-qr").count() == 0
+        frame.get_by_role("button", name="Approve").click()
+        _signed_in_as_the_embedded_account(page, 3)
+    finally:
+        context.close()
+
+
+def test_a_browser_whose_key_is_gone_verifies_with_farcaster_in_the_approval_frame(
+        browser: Any, farcaster_host: str, farcaster_relay: RunningServer) -> None:
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)
+    # the approval frame finds no key (a cleared profile): it makes a new one, not registered
+    context.add_init_script("if (location.pathname === '/embedded/approve') indexedDB.deleteDatabase('modalcore-keys');")
+    try:
+        page, frame, first = _sign_in_required_to_approval(context, farcaster_host, farcaster_relay, 1)
+        expect(frame.locator("#farcaster-qr svg")).to_be_visible()  # drawn inside the frame
+        expect(frame.get_by_role("button", name="Approve")).to_be_disabled()
+        _approve_in_client(context, farcaster_relay, 1, known=frozenset({first}))
+        expect(frame.get_by_role("button", name="Approve")).to_be_enabled()
+        frame.get_by_role("button", name="Approve").click()
+        _signed_in_as_the_embedded_account(page, 1)
     finally:
         context.close()

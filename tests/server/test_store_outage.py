@@ -39,6 +39,7 @@ from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client
 
 PREFIX = "outage:"
 STEP_S = 60.0  # a loaded machine: generous, and never asserted as a duration
+OPERATOR = "outage-operator-token"  # /metrics is an operator route
 
 
 class Worker:
@@ -67,7 +68,8 @@ class Worker:
         return response.status_code, response.json()
 
     def metric(self, name: str) -> float:
-        text = httpx.get(f"http://127.0.0.1:{self.port}/metrics", timeout=2).text
+        text = httpx.get(f"http://127.0.0.1:{self.port}/metrics", timeout=2,
+                         headers={"Authorization": f"Bearer {OPERATOR}"}).text
         for line in text.splitlines():
             if line.startswith(name + " "):
                 return float(line.split()[1])
@@ -89,7 +91,7 @@ def outage(tmp_path: Path) -> Iterator[tuple[RedisProcess, Path]]:
     redis.start()
     config = tmp_path / "engine.json"
     config.write_text(json.dumps({
-        "secret": TEST_SECRET,
+        "secret": TEST_SECRET, "operator_token": OPERATOR,
         "store": {"kind": "redis", "url": redis.url, "prefix": PREFIX, "shutdown_wait_s": 60},
         "projects": {TEST_PROJECT: {"name": "Outage", "origins": [TEST_ORIGIN]}},
         "siwx": {"db": "siwx.db", "key_file": "engine.key"},

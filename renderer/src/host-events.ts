@@ -1,0 +1,44 @@
+/** What the engine's `host_event` frames tell the host page (modalcore/engine/hostevents.py). */
+
+export type ModalState = {
+  open: boolean;
+  loading: boolean;
+  /** The view the modal shows (e.g. 'Connect', 'Account'). */
+  view: string;
+  /** CAIP-2 id of the network the wallet is on ('' before any). */
+  selectedNetworkId: string;
+  activeChain: string;
+  initialized: boolean;
+};
+
+export type AccountState = {
+  address: string;
+  /** CAIP-10, e.g. 'eip155:1:0xabc…'. */
+  caipAddress: string;
+  isConnected: boolean;
+  status: 'connected' | 'connecting' | 'reconnecting' | 'disconnected' | string;
+  /** The connector the account came through (an EIP-6963 rdns, 'walletConnect', 'auth', …). */
+  connector: string;
+  /** What an account button shows: profile name or truncated address, balance, avatar URL. */
+  display: string;
+  balance: string;
+  avatar: string;
+};
+
+export type NetworkState = {
+  /** CAIP-2, e.g. 'eip155:1' ('' before any). */
+  caipNetworkId: string;
+  /** The reference part of the CAIP-2 id, e.g. '1'. */
+  chainId: string;
+  name: string;
+  image: string;
+  /** False while the wallet is on a network the host did not configure. */
+  supported: boolean;
+};
+
+export type SignInState = {
+  enabled: boolean;
+  signedIn: boolean;
+  /** The sign-in token for the host's backend ('' when not signed in). */
+  token: string;
+};

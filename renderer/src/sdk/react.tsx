@@ -1,0 +1,123 @@
+/**
+ * `@modalcore/sdk/react`: `<ModalProvider>`, hooks and `<ConnectButton>`. React is the host's
+ * (a peer dependency). The modal is created in an effect, so server rendering and the first
+ * client render see the defaults below and touch no `window`, storage or IndexedDB.
+ */
+import { type ReactNode, createContext, createElement, useContext, useEffect, useRef, useState } from 'react';
+import { ConnectButton as ButtonWithModal } from '../connect-button';
+import type { ButtonOptions } from '../button-view';
+import type { Modal, ModalOptions, Unsubscribe } from '../host';
+import type { AccountState, ModalState, NetworkState, SignInState } from '../host-events';
+import { type ModalSource, createModal, resolveModal } from './index';
+
+const ModalContext = createContext<Modal | null>(null);
+
+export type ModalProviderProps = {
+  /** Options of the modal this provider creates at mount (and destroys at unmount)… */
+  options?: ModalOptions;
+  /** …or a modal made elsewhere (e.g. `lazyModal(options)` shared with the wagmi connector). */
+  modal?: ModalSource;
+  children?: ReactNode;
+};
+
+export function ModalProvider({ options, modal, children }: ModalProviderProps) {
+  const [live, setLive] = useState<Modal | null>(null);
+  const first = useRef({ options, modal });
+  useEffect(() => {
+    const { options: opts, modal: source } = first.current;
+    if (source) {
+      setLive(resolveModal(source));
+      return;
+    }
+    if (!opts) throw new Error('ModalProvider needs `options` or `modal`');
+    const created = createModal(opts);
+    setLive(created);
+    return () => {
+      created.destroy();
+      setLive(null);
+    };
+  }, []);
+  return createElement(ModalContext.Provider, { value: live }, children);
+}
+
+const INITIAL_STATE: ModalState = {
+  open: false, loading: false, view: '', selectedNetworkId: '', activeChain: '', initialized: false,
+};
+const NO_ACCOUNT: AccountState = {
+  address: '', caipAddress: '', isConnected: false, status: 'disconnected', connector: '', display: '',
+  balance: '', avatar: '',
+};
+const NO_NETWORK: NetworkState = { caipNetworkId: '', chainId: '', name: '', image: '', supported: true };
+const NO_SIGN_IN: SignInState = { enabled: false, signedIn: false, token: '' };
+
+function useHostEvent<T>(initial: T, subscribe: (modal: Modal, cb: (value: T) => void) => Unsubscribe): T {
+  const modal = useContext(ModalContext);
+  const [value, setValue] = useState<T>(initial);
+  useEffect(() => {
+    if (!modal) return;
+    const unsubscribe = subscribe(modal, setValue);
+    return () => {
+      unsubscribe();
+      setValue(initial);
+    };
+    // `subscribe` and `initial` are module constants of each hook
+  }, [modal]); // eslint-disable-line react-hooks/exhaustive-deps
+  return value;
+}
+
+const state = (m: Modal, cb: (v: ModalState) => void) => m.subscribeState(cb);
+const account = (m: Modal, cb: (v: AccountState) => void) => m.subscribeAccount(cb);
+const network = (m: Modal, cb: (v: NetworkState) => void) => m.subscribeNetwork(cb);
+const signIn = (m: Modal, cb: (v: SignInState) => void) => m.subscribeSiwx(cb);
+
+export type UseModal = {
+  /** The modal once mounted (null during server rendering and the first client render). */
+  modal: Modal | null;
+  state: ModalState;
+  isOpen: boolean;
+  open(options?: { view?: string }): Promise<void>;
+  close(): Promise<void>;
+};
+
+export function useModal(): UseModal {
+  const modal = useContext(ModalContext);
+  const current = useHostEvent(INITIAL_STATE, state);
+  return {
+    modal,
+    state: current,
+    isOpen: current.open,
+    open: async (options) => modal?.open(options),
+    close: async () => modal?.close(),
+  };
+}
+
+export type UseAccount = AccountState & { disconnect(): Promise<void> };
+
+export function useAccount(): UseAccount {
+  const modal = useContext(ModalContext);
+  const current = useHostEvent(NO_ACCOUNT, account);
+  return { ...current, disconnect: async () => modal?.disconnect() };
+}
+
+export type UseNetwork = NetworkState & { switchNetwork(caip2: string): Promise<void> };
+
+export function useNetwork(): UseNetwork {
+  const modal = useContext(ModalContext);
+  const current = useHostEvent(NO_NETWORK, network);
+  return { ...current, switchNetwork: async (caip2) => modal?.switchNetwork(caip2) };
+}
+
+export function useSignIn(): SignInState {
+  return useHostEvent(NO_SIGN_IN, signIn);
+}
+
+export type ConnectButtonProps = Partial<ButtonOptions> & { modal?: Modal };
+
+/** "Connect Wallet", or once connected the account button (and with `network` a network button);
+ * opens the provider's modal (or `modal`). */
+export function ConnectButton({ modal, ...options }: ConnectButtonProps) {
+  const fromContext = useContext(ModalContext);
+  return createElement(ButtonWithModal, { ...options, modal: modal ?? fromContext });
+}
+
+export type { AccountState, ModalState, NetworkState, SignInState, Modal, ModalOptions };

@@ -1,0 +1,255 @@
+/**
+ * `@modalcore/sdk/wagmi`: a wagmi 2 / 3 connector over the modal. `connect()` opens the modal and
+ * resolves once the visitor has connected there (rejects with 4001 when they close it first);
+ * requests go to the modal's EIP-1193 provider; accounts, chain and disconnect follow the
+ * engine's host events (so they hold for every wallet kind: injected, WalletConnect, embedded).
+ * Nothing runs at import or during server rendering: the modal is made on the first call wagmi
+ * makes in the browser (getProvider, isAuthorized, connect).
+ */
+import { type Address, SwitchChainError, UserRejectedRequestError, getAddress, numberToHex } from 'viem';
+import type { Modal, ModalOptions, Unsubscribe } from '../host';
+import type { AccountState, ModalState, NetworkState } from '../host-events';
+import { viaEngine } from '../embedded-rpc';
+import { type ModalSource, createModal, resolveModal } from './index';
+
+export type ModalcoreConnectorParameters = {
+  /** The modal (or a getter, e.g. `lazyModal(options)` shared with `<ModalProvider modal>`)… */
+  modal?: ModalSource;
+  /** …or the options of a modal the connector makes on first use. */
+  options?: ModalOptions;
+  id?: string;
+  name?: string;
+  icon?: string;
+  /** How long `isAuthorized()` waits for the engine's first state (default 10 s). */
+  readyTimeoutMs?: number;
+  /** How long `switchChain()` waits for the network to follow (default 60 s). */
+  switchTimeoutMs?: number;
+};
+
+type Chain = { id: number; name: string };
+type Emitter = { emit(event: string, data?: unknown): void };
+type Config = { chains: readonly Chain[]; emitter: Emitter };
+
+/** What wagmi's `createConfig({ connectors })` and `connect({ connector })` take. Typed loosely on
+ * purpose: one declaration for wagmi 2 and 3 (whose `CreateConnectorFn` differ) that needs
+ * neither installed where only the plain or React entry is used. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ModalcoreConnectorFn = (config: any) => any;
+
+const rejected = (message: string) =>
+  new UserRejectedRequestError(Object.assign(new Error(message), { code: 4001 }));
+
+/** The next value of one host event that satisfies `test` (at once when the last one does). */
+function next<T>(subscribe: (cb: (value: T) => void) => Unsubscribe, test: (value: T) => boolean,
+  timeoutMs: number, onTimeout: () => Error): Promise<T> {
+  return new Promise((resolve, reject) => {
+    let unsubscribe: Unsubscribe | null = null;
+    let done = false;
+    const timer = setTimeout(() => finish(() => reject(onTimeout())), timeoutMs);
+    const finish = (settle: () => void) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      unsubscribe?.();
+      settle();
+    };
+    unsubscribe = subscribe((value) => {
+      if (test(value)) finish(() => resolve(value));
+    });
+    if (done) unsubscribe();
+  });
+}
+
+/** How long a close waits for the account: the modal's tree (which closes it) and the host
+ * events of the same engine update (the connected account) arrive as separate frames. */
+const CLOSE_GRACE_MS = 1500;
+
+/** The account once connected; rejects with 4001 when the modal closes without one. */
+function untilConnectedOrClosed(m: Modal): Promise<AccountState> {
+  return new Promise((resolve, reject) => {
+    let opened = false;
+    let latest: AccountState | undefined;
+    let done = false;
+    const offs: Unsubscribe[] = [];
+    const finish = (settle: () => void) => {
+      if (done) return;
+      done = true;
+      for (const off of offs) off();
+      settle();
+    };
+    offs.push(m.subscribeAccount((a) => {
+      latest = a;
+      if (a.isConnected) finish(() => resolve(a));
+    }));
+    offs.push(m.subscribeState((s) => {
+      if (s.open) opened = true;
+      else if (opened) {
+        opened = false;
+        setTimeout(() => {
+          const now = latest;
+          if (now?.isConnected) finish(() => resolve(now));
+          else if (!opened) finish(() => reject(rejected('The visitor closed the modal')));
+        }, CLOSE_GRACE_MS);
+      }
+    }));
+    if (done) for (const off of offs) off();
+  });
+}
+
+const evmChainId = (network: NetworkState | undefined): number | undefined =>
+  network?.caipNetworkId.startsWith('eip155:') ? Number(network.chainId) : undefined;
+
+export function modalcore(parameters: ModalcoreConnectorParameters): ModalcoreConnectorFn {
+  const readyMs = parameters.readyTimeoutMs ?? 10_000;
+  const switchMs = parameters.switchTimeoutMs ?? 60_000;
+  let modal: Modal | null = null;
+  const theModal = (): Modal => {
+    if (modal) return modal;
+    if (parameters.modal) return (modal = resolveModal(parameters.modal));
+    if (!parameters.options) throw new Error('modalcore connector needs `modal` or `options`');
+    return (modal = createModal(parameters.options));
+  };
+  let lastAccount: AccountState | undefined;
+  let lastNetwork: NetworkState | undefined;
+  let watching: Unsubscribe[] = [];
+
+  const connector = (config: Config) => {
+    const ready = (m: Modal) =>
+      next<ModalState>((cb) => m.subscribeState(cb), (s) => s.initialized, readyMs,
+        () => new Error('modalcore: the engine did not answer'));
+    // the account once settled: a resumed session reports 'reconnecting' until its wallet answers
+    const account = (m: Modal) =>
+      next<AccountState>((cb) => m.subscribeAccount(cb), (a) => a.status !== 'reconnecting' && a.status !== 'connecting',
+        readyMs, () => new Error('modalcore: no account state'));
+    const addresses = (a: AccountState | undefined): Address[] =>
+      a?.isConnected && a.address.startsWith('0x') ? [getAddress(a.address)] : [];
+
+    const self = {
+      id: parameters.id ?? 'modalcore',
+      name: parameters.name ?? 'modalcore',
+      type: 'modalcore',
+      icon: parameters.icon,
+
+      async connect(options: { chainId?: number; isReconnecting?: boolean; withCapabilities?: boolean } = {}) {
+        const m = theModal();
+        await ready(m);
+        let now = await account(m);
+        if (!now.isConnected) {
+          if (options.isReconnecting) throw rejected('Not connected');
+          const connected = untilConnectedOrClosed(m);
+          await m.open();
+          const outcome = await connected;
+          now = outcome;
+        }
+        lastAccount = now;
+        self.watch();
+        let chainId = await self.getChainId();
+        if (options.chainId && options.chainId !== chainId) chainId = (await self.switchChain({ chainId: options.chainId })).id;
+        const accounts = addresses(now);
+        return {
+          accounts: options.withCapabilities ? accounts.map((address) => ({ address, capabilities: {} })) : accounts,
+          chainId,
+        };
+      },
+
+      async disconnect() {
+        self.unwatch();
+        await theModal().disconnect();
+      },
+
+      async getAccounts() {
+        return addresses(lastAccount ?? (await account(theModal())));
+      },
+
+      async getChainId() {
+        const m = theModal();
+        const known = evmChainId(lastNetwork) ?? evmChainId(await next<NetworkState>((cb) => m.subscribeNetwork(cb),
+          () => true, readyMs, () => new Error('modalcore: no network state')));
+        if (known !== undefined) return known;
+        return Number(await m.getProvider().request({ method: 'eth_chainId' }));
+      },
+
+      async getProvider() {
+        return theModal().getProvider();
+      },
+
+      async isAuthorized() {
+        try {
+          const m = theModal();
+          await ready(m);
+          return (await account(m)).isConnected;
+        } catch {
+          return false;
+        }
+      },
+
+      async switchChain({ chainId }: { chainId: number }) {
+        const chain = config.chains.find((c) => c.id === chainId);
+        const m = theModal();
+        try {
+          // a browser wallet switches itself (and its chainChanged moves the engine); the
+          // engine's own wallets (embedded, WalletConnect) switch through the host API
+          const engineWallet = viaEngine((lastAccount ?? (await account(m))).connector);
+          if (engineWallet) await m.switchNetwork(`eip155:${chainId}`);
+          else await m.getProvider().request({ method: 'wallet_switchEthereumChain', params: [{ chainId: numberToHex(chainId) }] });
+          await next<NetworkState>((cb) => m.subscribeNetwork(cb), (n) => evmChainId(n) === chainId, switchMs,
+            () => new Error(`the network did not become ${chainId}`));
+        } catch (error) {
+          if ((error as { code?: number }).code === 4001) throw new UserRejectedRequestError(error as Error);
+          throw new SwitchChainError(error as Error);
+        }
+        return chain ?? { id: chainId, name: `Chain ${chainId}` };
+      },
+
+      onAccountsChanged(accounts: string[]) {
+        if (accounts.length === 0) self.onDisconnect();
+        else config.emitter.emit('change', { accounts: accounts.map((a) => getAddress(a)) });
+      },
+
+      onChainChanged(chain: string) {
+        config.emitter.emit('change', { chainId: Number(chain) });
+      },
+
+      onDisconnect() {
+        self.unwatch();
+        config.emitter.emit('disconnect');
+      },
+
+      /** Follows the engine's account and network events while connected. */
+      watch() {
+        if (watching.length > 0) return;
+        const m = theModal();
+        let seenAccount = JSON.stringify(addresses(lastAccount));
+        let seenChain = evmChainId(lastNetwork);
+        watching = [
+          m.subscribeAccount((a) => {
+            if (a.status === 'connecting' || a.status === 'reconnecting') return; // re-synced after a reload
+            lastAccount = a;
+            const list = addresses(a);
+            const key = JSON.stringify(list);
+            if (key === seenAccount) return;
+            seenAccount = key;
+            if (list.length === 0) self.onDisconnect();
+            else self.onAccountsChanged(list);
+          }),
+          m.subscribeNetwork((n) => {
+            lastNetwork = n;
+            const id = evmChainId(n);
+            if (id === undefined || id === seenChain) return;
+            seenChain = id;
+            self.onChainChanged(String(id));
+          }),
+        ];
+      },
+
+      unwatch() {
+        for (const off of watching) off();
+        watching = [];
+        lastAccount = undefined;
+        lastNetwork = undefined;
+      },
+    };
+    return self;
+  };
+  return connector as ModalcoreConnectorFn;
+}

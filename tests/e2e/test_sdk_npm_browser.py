@@ -1,0 +1,304 @@
+"""The host SDK as a dApp team gets it from npm (`@modalcore/sdk`, issue 29).
+
+`npm pack` of sdk/, installed into a scratch app in a temporary folder outside the repository
+together with the app's own packages from the npm registry (pinned below; nothing goes into the
+repository's node_modules). The scratch app's TypeScript host file (tests/e2e/sdk_app/app.tsx)
+is type-checked against the package's declarations, bundled with esbuild and driven in Chromium:
+wagmi + viem + react-query through the modalcore connector on the dev chains with the Dev Wallet.
+Another test server-renders the React entry in Node (no window, storage or IndexedDB there).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
+from modalcore_testing import RunningServer
+
+from .conftest import ACCOUNT_0, REPO_ROOT, TIMEOUT_MS, engine_config, free_port, serve
+
+pytestmark = [pytest.mark.e2e, pytest.mark.npm]
+
+APP_SOURCES = Path(__file__).parent / "sdk_app"
+# The scratch app's own packages, as a dApp would pin them (installed at test time).
+PINNED = [
+    "react@19.1.10", "react-dom@19.1.10", "@types/react@19.1.17", "@types/react-dom@19.1.11",
+    "viem@2.57.20", "@tanstack/react-query@5.108.4", "typescript@5.9.3", "esbuild@0.28.2",
+]
+# The connector is for wagmi 2 and 3 (wagmi 2 pulls its many connectors' packages: minutes).
+WAGMI = {"3": "wagmi@3.7.7", "2": "wagmi@2.19.5"}
+NPM = ["npm", "--no-audit", "--no-fund", "--loglevel=error"]
+# ACCOUNT_0 as viem reports it (EIP-55 checksum)
+ACCOUNT_0_CHECKSUM = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+
+
+@dataclass
+class Scratch:
+    folder: Path
+    public: Path
+
+
+def run(args: list[str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"{' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+@pytest.fixture(scope="module")
+def scratch(request: pytest.FixtureRequest, renderer_dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Scratch:
+    """The packed SDK installed in a scratch app outside the repository (with wagmi 3, or the
+    wagmi major given as the parameter), the host file type-checked and bundled, the Dev Wallet
+    built beside it."""
+    wagmi = WAGMI[getattr(request, "param", "3")]
+    renderer = REPO_ROOT / "renderer"
+    run(["node", "build-sdk.mjs"], renderer, 120)
+    folder = tmp_path_factory.mktemp("sdk-scratch-app")
+    assert REPO_ROOT not in folder.parents
+    packed = run([*NPM, "pack", "--pack-destination", str(folder)], REPO_ROOT / "sdk").stdout.split()[-1]
+    for source in APP_SOURCES.iterdir():
+        shutil.copy(source, folder / source.name)
+    (folder / "package.json").write_text(json.dumps({"name": "scratch-app", "private": True, "type": "module"}))
+    run([*NPM, "install", f"./{packed}", *PINNED, wagmi], folder, 900)
+    run(["node_modules/.bin/tsc", "-p", "tsconfig.json"], folder, 300)
+    public = folder / "public"
+    public.mkdir()
+    shutil.copy(folder / "index.html", public / "index.html")
+    run(["node_modules/.bin/esbuild", "app.tsx", "--bundle", "--format=esm", "--minify", "--jsx=automatic",
+         "--define:process.env.NODE_ENV=\"production\"", f"--outfile={public / 'app.js'}"], folder, 300)
+    # The Dev Wallet (a test asset of the demo page) on the scratch app's page, through the
+    # engine's /devchain proxy.
+    stdin = ("import { installDevWallet } from './demo/devwallet';\n"
+             "installDevWallet({ chains: [31337, 31338].map((chainId) => "
+             "({ chainId, rpcUrl: `/devchain/${chainId}`, name: `Dev Chain ${chainId}` })) });\n")
+    built = subprocess.run(
+        ["node_modules/.bin/esbuild", "--bundle", "--format=iife", "--loader=ts", "--sourcefile=devwallet-entry.ts",
+         f"--outfile={public / 'devwallet.js'}"], cwd=renderer, input=stdin, capture_output=True, text=True, timeout=120)
+    assert built.returncode == 0, built.stderr
+    return Scratch(folder, public)
+
+
+@pytest.mark.parametrize("scratch", ["3"], indirect=True, ids=["wagmi3"])
+def test_the_declarations_refuse_a_wrong_host_file(scratch: Scratch) -> None:
+    """The type check can fail: options of the wrong type are an error against the package's
+    declarations (the app file passed the same check in the fixture)."""
+    (scratch.folder / "wrong.ts").write_text(
+        "import { createModal } from '@modalcore/sdk';\n"
+        "import { useAccount } from '@modalcore/sdk/react';\n"
+        "createModal({ projectId: 1, networks: 'eip155:1' });\n"
+        "const address: number = useAccount().address;\n")
+    done = subprocess.run(["node_modules/.bin/tsc", "--noEmit", "--strict", "--module", "esnext",
+                           "--moduleResolution", "bundler", "--skipLibCheck", "wrong.ts"],
+                          cwd=scratch.folder, capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0
+    assert "wrong.ts(3," in done.stdout and "wrong.ts(4," in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("scratch", ["3"], indirect=True, ids=["wagmi3"])
+def test_the_react_entry_renders_on_a_server(scratch: Scratch) -> None:
+    """Every entry imports in Node, and `renderToString` of a tree with <ModalProvider>, the hooks
+    and <ConnectButton> gives the defaults; Node has no window, localStorage or indexedDB, so
+    touching one would have thrown."""
+    done = run(["node", "ssr.mjs"], scratch.folder, 120)
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["globals"] == []
+    assert result["createModal"] == "function" and result["connector"] == "function"
+    state = json.loads(result["html"].split('<pre id="state">')[1].split("</pre>")[0].replace("&quot;", '"'))
+    assert state == {"connected": False, "address": "", "network": "", "signIn": False, "isOpen": False, "modal": True}
+
+
+@pytest.fixture
+def app_engine(devchains: ChainsInfo, chains: ChainsInfo, scratch: Scratch, tmp_path: Path) -> Iterator[RunningServer]:
+    """An engine serving the scratch app's page as its static folder (same origin as the modal's
+    websocket and the /devchain proxy)."""
+    port = free_port()
+    config = engine_config(devchains, tmp_path).model_copy(
+        update={"public_url": f"http://127.0.0.1:{port}", "static_dir": str(scratch.public)})
+    with serve(config, port) as running:
+        yield running
+
+
+class App:
+    def __init__(self, page: Any) -> None:
+        self.page = page
+
+    def out(self) -> dict[str, Any]:
+        found: dict[str, Any] = json.loads(self.page.locator("#out").inner_text())
+        return found
+
+    def wait(self, what: str, test: Any, timeout: float = 20.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            out = self.out()
+            if test(out):
+                return out
+            if time.monotonic() > deadline:
+                raise AssertionError(f"never {what}: {out}")
+            self.page.wait_for_timeout(50)
+
+    def wallet_requests(self, method: str) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = self.page.evaluate(
+            "(m) => window.devWallet.requests.filter((r) => r.method === m)", method)
+        return found
+
+
+@pytest.mark.parametrize("scratch", ["3", "2"], indirect=True, ids=["wagmi3", "wagmi2"])
+def test_wagmi_app_through_the_connector_with_the_dev_wallet(
+        browser: Any, app_engine: RunningServer, chains: ChainsInfo) -> None:
+    """useAccount, useBalance, useSignMessage, useSendTransaction (one transaction mined),
+    useSwitchChain and useDisconnect, connect() rejected with 4001 when the visitor closes the
+    modal, and wagmi's reconnect after a reload."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    try:
+        page.goto(f"{app_engine.http_url}/")
+        app = App(page)
+        app.wait("rendered", lambda o: o["status"] == "disconnected")
+
+        # connect() opens the modal; closing it rejects with 4001 and connects nothing
+        page.click("#connect")
+        page.get_by_role("dialog").wait_for(state="visible")
+        page.keyboard.press("Escape")
+        out = app.wait("rejected", lambda o: o["error"] is not None)
+        assert out["error"]["code"] == 4001, out
+        assert out["status"] == "disconnected"
+
+        # connect() again: the visitor picks the Dev Wallet in the modal
+        page.click("#connect")
+        page.locator('.wm-card[data-view="Connect"]').get_by_role("button", name="Dev Wallet").click()
+        out = app.wait("connected", lambda o: o["status"] == "connected" and o["balance"] is not None)
+        assert out["address"] == ACCOUNT_0_CHECKSUM and out["chainId"] == 31337 and out["connector"] == "modalcore"
+        assert int(out["balance"]) > 0 and out["error"] is None
+        assert out["modal"]["connected"] is True and out["modal"]["address"].lower() == ACCOUNT_0
+
+        page.click("#sign")
+        out = app.wait("signed", lambda o: o["signature"] is not None)
+        assert len(out["signature"]) == 132 and len(app.wallet_requests("personal_sign")) == 1
+
+        with chains.rpc(31337) as rpc:
+            nonce = rpc.nonce(ACCOUNT_0)
+            page.click("#send")
+            out = app.wait("mined", lambda o: o["receipt"] is not None)
+            assert out["receipt"] == "success" and out["error"] is None
+            assert rpc.nonce(ACCOUNT_0) == nonce + 1  # exactly one transaction mined
+        assert len(app.wallet_requests("eth_sendTransaction")) == 1
+
+        # a reload: wagmi reconnects through isAuthorized() and connect({isReconnecting}), the
+        # modal's session resumed, without opening it
+        page.reload()
+        out = app.wait("reconnected", lambda o: o["status"] == "connected")
+        assert out["address"] == ACCOUNT_0_CHECKSUM and out["connector"] == "modalcore" and out["modal"]["isOpen"] is False
+
+        page.click("#switch")
+        out = app.wait("switched", lambda o: o["chainId"] == 31338 and o["modal"]["network"] == "eip155:31338")
+        assert out["status"] == "connected" and out["error"] is None
+
+        page.click("#disconnect")
+        out = app.wait("disconnected", lambda o: o["status"] == "disconnected" and o["modal"]["connected"] is False)
+        assert out["error"] is None
+        assert errors == [], errors
+    finally:
+        context.close()
+
+
+def closed(page: Any, app: App) -> None:
+    """The modal closed (after an approval it may still show the Account view)."""
+    if app.out()["modal"]["isOpen"]:
+        page.get_by_role("dialog").get_by_role("button", name="Close").click()
+    app.wait("closed", lambda o: o["modal"]["isOpen"] is False)
+
+
+@pytest.fixture
+def embedded_app_engine(devchains: ChainsInfo, chains: ChainsInfo, scratch: Scratch,
+                        tmp_path: Path) -> Iterator[tuple[RunningServer, Any]]:
+    """An engine with the embedded wallet (email codes through a local SMTP server) serving the
+    scratch app's page."""
+    from modalcore_dev.devmail import LocalSmtpServer
+
+    from .test_embedded_browser import embedded_engine_config
+
+    smtp = LocalSmtpServer().start()
+    port = free_port()
+    config = embedded_engine_config(tmp_path, devchains, {
+        "smtp": {"host": "127.0.0.1", "port": smtp.port, "tls": "none", "sender": "Wallet <no-reply@modal.test>"},
+    }).model_copy(update={"public_url": f"http://127.0.0.1:{port}", "static_dir": str(scratch.public),
+                          "devchain_proxy": True})
+    try:
+        with serve(config, port) as running:
+            yield running, smtp
+    finally:
+        smtp.stop()
+
+
+@pytest.mark.parametrize("scratch", ["3"], indirect=True, ids=["wagmi3"])
+def test_wagmi_app_through_the_connector_with_the_embedded_wallet(
+        browser: Any, embedded_app_engine: tuple[RunningServer, Any], chains: ChainsInfo) -> None:
+    """The same hooks with the email wallet: connect() resolves once the code is typed in the
+    modal; signing and sending are approved in the engine-origin frame; one transaction mined."""
+    import re
+
+    from .test_embedded_browser import code_for
+
+    engine, smtp = embedded_app_engine
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    try:
+        page.goto(f"{engine.http_url}/")
+        app = App(page)
+        app.wait("rendered", lambda o: o["status"] == "disconnected")
+        email = "wagmi@example.com"
+        page.click("#connect")
+        card = page.locator('.wm-card[data-view="Connect"]')
+        card.get_by_label("Email").fill(email)
+        card.get_by_role("button", name="Continue").click()
+        page.locator('.wm-card[data-view="EmailVerifyOtp"]').wait_for(state="visible")
+        code = code_for(smtp, email)
+        page.get_by_label(re.compile(r"Digit \d of 6")).first.click()
+        page.keyboard.type(code)
+        out = app.wait("connected", lambda o: o["status"] == "connected")
+        address = out["address"]
+        assert out["connector"] == "modalcore" and out["chainId"] == 31337 and out["modal"]["connector"] == "ID_AUTH"
+        with chains.rpc(31337) as rpc:
+            rpc.call("hardhat_setBalance", [address, hex(10**18)])
+        frame = page.frame_locator("iframe.wm-frame")
+
+        page.click("#sign")
+        frame.get_by_role("button", name="Approve").click()
+        out = app.wait("signed", lambda o: o["signature"] is not None)
+        assert len(out["signature"]) == 132 and out["error"] is None
+        closed(page, app)
+
+        with chains.rpc(31337) as rpc:
+            nonce = rpc.nonce(address)
+            page.click("#send")
+            frame.get_by_role("button", name="Approve").click()
+            out = app.wait("mined", lambda o: o["receipt"] is not None, 30)
+            assert out["receipt"] == "success" and out["error"] is None
+            assert rpc.nonce(address) == nonce + 1  # exactly one transaction mined
+        closed(page, app)
+
+        page.click("#switch")
+        out = app.wait("switched", lambda o: o["chainId"] == 31338 or o["error"] is not None)
+        assert out["chainId"] == 31338 and out["modal"]["network"] == "eip155:31338", out
+
+        page.click("#disconnect")
+        app.wait("disconnected", lambda o: o["status"] == "disconnected" and o["modal"]["connected"] is False)
+        assert errors == [], errors
+    finally:
+        context.close()
