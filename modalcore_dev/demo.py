@@ -208,7 +208,7 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
 
     from modalcore.server.app import create_app, uvicorn_options
 
-    from .rigs import dev_rigs
+    from modalcore_dev.rigs import dev_rigs
 
     try:
         ports = preflight(host, port)
