@@ -13,19 +13,21 @@ NPM_CI  := npm ci --no-audit --no-fund --loglevel=error
 HOST    ?= 127.0.0.1
 PORT    ?= 8700
 
-.PHONY: run test test-python test-renderer bench fuzz deps renderer sdk chain chromium redis nginx typecheck imports icons clean
+.PHONY: run test wheel test-python test-renderer bench fuzz deps renderer sdk chain chromium redis nginx typecheck imports icons clean
 
 deps: $(STAMP) $(SIWE_STAMP) $(SIWE_JS) renderer/dist/modal.js chain/node_modules/.installed walletpeer/node_modules/.installed oidcprovider/node_modules/.installed
 
-$(STAMP): pyproject.toml
+# The editable install maps the engine (`modalcore`) and what runs beside it in development
+# (`modalcore_dev`, `modalcore_testing`; setup.py); a wheel (`make wheel`) holds the engine only.
+$(STAMP): pyproject.toml setup.py
 	test -x $(PY) || python3 -m venv .venv
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,dev]'
 	touch $@ $(RUNSTAMP)
 
-# `make run` needs the engine's own packages only (no playwright, mypy, hypothesis, pytest).
-$(RUNSTAMP): pyproject.toml
+# `make run` needs the engine's own packages and the dev rigs' only (no playwright, mypy, hypothesis, pytest).
+$(RUNSTAMP): pyproject.toml setup.py
 	test -x $(PY) || python3 -m venv .venv
-	$(PY) -m pip install --quiet --disable-pip-version-check -e .
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $@
 
 $(SIWE_STAMP): tests/siwx/interop/requirements.txt
@@ -59,6 +61,12 @@ oidcprovider/node_modules/.installed: oidcprovider/package-lock.json
 	touch $@
 
 renderer: renderer/dist/modal.js
+
+# The engine's wheel into dist/: `modalcore` with the renderer bundle as package data (setup.py
+# refuses to build without it); no dev rig, no test harness. Install it with
+# `pip install dist/modalcore-*.whl` (add `[redis]` for the Redis store) and run `modalcore serve`.
+wheel: renderer/dist/modal.js $(RUNSTAMP)
+	$(PY) -m pip wheel --quiet --disable-pip-version-check --no-deps -w dist .
 
 # The brand marks the engine serves (issue 28): a handful of SVGs taken from the pinned icon set
 # (icons/package-lock.json, 81 MB installed) into modalcore/data/icons, which is committed, so
@@ -94,7 +102,7 @@ nginx:
 # Everything the demo starts: the chains, the WalletConnect demo wallet page (walletpeer) and the
 # local OpenID provider (tests/test_fresh_clone.py runs this on a fresh clone, issue 28).
 run: $(RUNSTAMP) renderer/dist/modal.js chain/node_modules/.installed walletpeer/node_modules/.installed oidcprovider/node_modules/.installed
-	$(PY) -m modalcore demo --host $(HOST) --port $(PORT)
+	$(PY) -m modalcore_dev demo --host $(HOST) --port $(PORT)
 
 test: deps chromium redis nginx typecheck imports docs
 	cd renderer && npm test --silent
@@ -115,8 +123,8 @@ LOAD_ACTIVE  ?= 100
 LOAD_RATE    ?= 1
 LOAD_SECONDS ?= 10
 bench: deps chromium redis
-	$(PY) -m modalcore.bench
-	$(PY) -m modalcore.bench.load --idle $(LOAD_IDLE) --active $(LOAD_ACTIVE) --rate $(LOAD_RATE) --seconds $(LOAD_SECONDS)
+	$(PY) -m modalcore_dev.bench
+	$(PY) -m modalcore_dev.bench.load --idle $(LOAD_IDLE) --active $(LOAD_ACTIVE) --rate $(LOAD_RATE) --seconds $(LOAD_SECONDS)
 
 # A long fuzz campaign (issue 11) against `python -m modalcore serve` in its own process:
 # at least 100,000 hostile frames over many sockets, bounded in time; prints frames/s, replies
@@ -124,7 +132,7 @@ bench: deps chromium redis
 FUZZ_FRAMES  ?= 110000
 FUZZ_SECONDS ?= 900
 fuzz: deps
-	$(PY) -m modalcore.bench.fuzz --frames $(FUZZ_FRAMES) --seconds $(FUZZ_SECONDS)
+	$(PY) -m modalcore_dev.bench.fuzz --frames $(FUZZ_FRAMES) --seconds $(FUZZ_SECONDS)
 
 # Imports only go down: rules < wire < core < slices < flows < views < engine < runtime < server
 imports: deps
@@ -132,7 +140,7 @@ imports: deps
 
 # mypy strict over the engine and its tests (issue 12 item 10)
 typecheck: deps
-	$(PY) -m mypy modalcore tests
+	$(PY) -m mypy modalcore modalcore_dev modalcore_testing tests
 	cd renderer && npm run typecheck --silent
 
 clean:

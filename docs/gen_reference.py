@@ -148,7 +148,7 @@ NOTES: dict[str, str] = {
     "BudgetLimits.address_per_minute": "per client address (an IPv6 address: per /64)",
     "BudgetLimits.address_per_hour": "per client address",
     "BudgetLimits.session_per_hour": "per session",
-    "FarcasterSection.relay_url": "the Farcaster auth relay (the hosted one, or `python -m modalcore.farcaster`)",
+    "FarcasterSection.relay_url": "the Farcaster auth relay (the hosted one, or `python -m modalcore_dev.farcaster`)",
     "FarcasterSection.rpc_url": "an RPC of the ID registry's chain (OP Mainnet)",
     "FarcasterSection.id_registry": "the IdRegistry's address (`idOf(custody)` must be the answer's FID)",
     "FarcasterSection.domain": "the domain the sign-in messages must name",

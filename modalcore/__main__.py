@@ -1,5 +1,6 @@
-"""Command line: `python -m modalcore serve ...`, `demo ...`, `replay PATH...`, `audit verify`,
-`analytics prune`, `inspect DIR`, `i18n extract|check` and `keys rotate-master-key`."""
+"""Command line (`modalcore` or `python -m modalcore`): `serve ...`, `replay PATH...`, `audit verify`,
+`analytics prune`, `inspect DIR`, `i18n extract|check` and `keys rotate-master-key`. The demo is
+`python -m modalcore_dev demo`."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ from .analytics.cli import add_arguments as analytics_arguments
 from .analytics.cli import run as run_analytics
 from .audit.cli import add_arguments as audit_arguments
 from .audit.cli import run as run_audit
-from .demo import run as run_demo
 from .embedded.keys_cli import add_arguments as keys_arguments
 from .embedded.keys_cli import run as run_keys
 from .i18n.cli import add_arguments as i18n_arguments
@@ -63,15 +63,15 @@ def _serve(args: argparse.Namespace) -> int:
                         host=args.host, port=args.port, log_level=args.log_level, log_config=logs,
                         **uvicorn_options())
         return 0
-    app = create_app(config, record_dir=args.record_dir, record_name=args.record_name)
+    try:
+        app = create_app(config, record_dir=args.record_dir, record_name=args.record_name)
+    except ConfigError as error:  # e.g. a dev rig turned on, or Redis without its extra
+        print(f"config: {error}", file=sys.stderr)
+        return 2
     settle_process()
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, log_config=logs,
                 **uvicorn_options())
     return 0
-
-
-def _demo(args: argparse.Namespace) -> int:
-    return run_demo(args.host, args.port, args.record_dir, args.record_name)
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -95,7 +95,7 @@ def _inspect(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m modalcore")
+    parser = argparse.ArgumentParser(prog="modalcore")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="run the session engine")
     serve.add_argument("--config", help="operator config (.toml or .json)")
@@ -109,12 +109,6 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=int, default=1,
                        help="worker processes on the port (more than 1 needs the redis store)")
     serve.set_defaults(run=_serve)
-    demo = commands.add_parser("demo", help="local chains + engine + demo page (make run)")
-    demo.add_argument("--host", default="127.0.0.1")
-    demo.add_argument("--port", type=int, default=8700)
-    demo.add_argument("--record-dir", metavar="DIR", help=RECORD_DIR_HELP)
-    demo.add_argument("--record-name", metavar="NAME", help=RECORD_NAME_HELP)
-    demo.set_defaults(run=_demo)
 
     replay = commands.add_parser(
         "replay", help="re-run recordings and hand-written sequences, and compare what they show")

@@ -67,5 +67,5 @@ for (const name of ENTRIES) {
 }
 sizes['index+react'] = await gzipOf(new Set([...closure(rel('index')), ...closure(rel('react'))]));
 console.log(`sdk plain + React entries (without React): ${kb(sizes['index+react'])} gzip (goal 30.0 KB)`);
-// for `make bench` (modalcore/bench/latency_bench.py), outside the package
+// for `make bench` (modalcore_dev/bench/latency_bench.py), outside the package
 await writeFile(join(here, 'dist', 'sdk-sizes.json'), JSON.stringify(sizes));

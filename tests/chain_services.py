@@ -15,10 +15,11 @@ import httpx
 
 from modalcore.chains.catalog import Token
 from modalcore.core.cmds import Call, CallSettled
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.enginetest import Harness
 from modalcore.runtime.services import AnyService
 from modalcore.services.table import default_services
+from modalcore_dev.swap_markets import dev_markets
 
 UNSUPPORTED = 4200  # EIP-1193: the provider does not support the method
 
@@ -26,7 +27,7 @@ UNSUPPORTED = 4200  # EIP-1193: the provider does not support the method
 async def run_call(cmd: Call,
                    extra: Callable[[httpx.AsyncClient], dict[str, AnyService]] | None = None) -> CallSettled:
     async with httpx.AsyncClient() as http:
-        services = {**default_services(http), **(extra(http) if extra is not None else {})}
+        services = {**default_services(http, swap_markets=dev_markets()), **(extra(http) if extra is not None else {})}
         try:
             result = await services[cmd.service](**cmd.args)
         except Exception as error:  # as the runtime does: the failure goes back as a message

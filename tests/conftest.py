@@ -12,7 +12,7 @@ from . import background_random
 
 background_random.isolate()
 
-pytest_plugins = ["modalcore.devchain.pytest_plugin", "modalcore.solana.devchain.pytest_plugin"]
+pytest_plugins = ["modalcore_dev.devchain.pytest_plugin", "modalcore_dev.solana_devchain.pytest_plugin"]
 
 
 @pytest.fixture(scope="session")

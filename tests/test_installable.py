@@ -1,110 +1,198 @@
-"""The engine works installed from a wheel, outside the repository (issue 12 item 6).
+"""The engine's wheel runs without a checkout (issue 29 item 1; issue 12 item 6).
 
-Builds a wheel from a copy of the sources, installs it (`--no-deps`) into a fresh venv in a
-temporary folder, lets that venv see this venv's dependencies through a `.pth` line (offline and
-quick), then serves a session from it: the packaged data (wallet directory, transfer
-interfaces) must come from the wheel, through `importlib.resources`.
+Builds the wheel (`pip wheel .`) from a copy of what the build reads, development packages
+included, installs it with its dependencies from the package index into a fresh venv in a
+temporary folder, and runs the `modalcore` script there: it serves sessions over a websocket and
+the renderer bundle at `/static/modal.js`, both from the wheel. Another test lists the wheel:
+the engine only, no dev rig, no test harness, nothing importing pytest, Playwright or aiosmtpd.
 """
 
 from __future__ import annotations
 
+import ast
 import json
+import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 import time
 import urllib.request
+import zipfile
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 
-from modalcore.devchain.nodes import free_port
 from modalcore.icons import token_mark
-from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client
+from modalcore.netports import free_port
+from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client
 
 REPO = Path(__file__).resolve().parents[1]
+BUNDLE = REPO / "renderer" / "dist"
+STATIC_FILES = ("modal.js", "inspect.js")
+# the wheel's modules that are development rigs or test harnesses (moved to modalcore_dev,
+# modalcore_testing): a path part, or a module file name
+DEV_PARTS = {"devchain", "bench", "latency", "relay"}
+DEV_FILES = {"devmail.py", "devoidc.py", "devpage.py", "devproxy.py", "onramp_local.py",
+             "devrelay.py", "democlient.py", "relay.py", "demo.py", "demopage.py", "testing.py",
+             "chromium.py", "pytest_plugin.py", "conftest.py"}
+DEV_IMPORTS = {"pytest", "playwright", "aiosmtpd", "modalcore_dev", "modalcore_testing", "hypothesis"}
 
 
-def _run(*args: str | Path, cwd: Path) -> str:
-    done = subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=300)
+def _outside() -> dict[str, str]:
+    """The environment without this checkout on the import path (PYTHONPATH, a venv's)."""
+    return {name: value for name, value in os.environ.items()
+            if not name.startswith("PYTHON") and name != "VIRTUAL_ENV"}
+
+
+def _run(*args: str | Path, cwd: Path, timeout: float = 300) -> str:
+    done = subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          env=_outside())
     if done.returncode != 0:
         raise AssertionError(f"{args} failed:\n{done.stdout}\n{done.stderr}")
     return done.stdout
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The python of a fresh venv with the modalcore wheel installed, outside the repository."""
-    work = tmp_path_factory.mktemp("installed")
-    source = work / "src"
+def _sources(into: Path, bundle: bool = True) -> Path:
+    """What `pip wheel .` reads, copied (the checkout stays clean of build/ and egg-info)."""
+    source = into / "src"
     source.mkdir()
-    shutil.copy(REPO / "pyproject.toml", source)
-    shutil.copytree(REPO / "modalcore", source / "modalcore",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    _run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
-         "-w", work / "dist", source, cwd=work)
+    for name in ("pyproject.toml", "setup.py"):
+        shutil.copy(REPO / name, source)
+    for package in ("modalcore", "modalcore_dev", "modalcore_testing"):
+        shutil.copytree(REPO / package, source / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    if bundle:
+        (source / "renderer" / "dist").mkdir(parents=True)
+        for name in STATIC_FILES:
+            shutil.copy(BUNDLE / name, source / "renderer" / "dist" / name)
+    return source
+
+
+def _build(work: Path, source: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
+         "-w", str(work / "dist"), str(source)], cwd=work, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    for name in STATIC_FILES:
+        assert (BUNDLE / name).is_file(), f"renderer/dist/{name} is missing: `make renderer` first"
+    work = tmp_path_factory.mktemp("wheel")
+    built = _build(work, _sources(work))
+    assert built.returncode == 0, built.stdout + built.stderr
     wheels = list((work / "dist").glob("modalcore-*.whl"))
     assert len(wheels) == 1
+    return wheels[0]
+
+
+@pytest.fixture(scope="module")
+def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The bin folder of a fresh venv outside the repository with the wheel and its dependencies."""
+    work = tmp_path_factory.mktemp("installed")
     venv = work / "venv"
-    _run(sys.executable, "-m", "venv", "--without-pip", venv, cwd=work)
-    python = venv / "bin" / "python"
-    _run(sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--no-deps", "--no-index",
-         wheels[0], cwd=work)
-    shutil.rmtree(source)  # nothing of the sources is left beside the venv
-    site = Path(_run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=work).strip())
-    # this venv's dependencies, after the fresh venv's own site-packages (its .pth files are not run,
-    # so the editable install of the repository stays out of sight)
-    (site / "zz_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    yield python
+    _run(sys.executable, "-m", "venv", venv, cwd=work)
+    _run(venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", wheel,
+         cwd=work, timeout=600)
+    yield venv / "bin"
 
 
-def test_the_installed_package_is_the_wheel_not_the_repository(installed: Path) -> None:
-    where = _run(installed, "-c", "import modalcore; print(modalcore.__file__)", cwd=installed.parents[2]).strip()
-    assert Path(where).is_relative_to(installed.parents[1])
-    assert not Path(where).is_relative_to(REPO)
+def _wheel_modules(wheel: Path) -> dict[PurePosixPath, str]:
+    with zipfile.ZipFile(wheel) as archive:
+        return {PurePosixPath(name): archive.read(name).decode() for name in archive.namelist()
+                if name.endswith(".py")}
 
 
-def test_packaged_data_is_read_from_the_wheel(installed: Path) -> None:
-    script = (
-        "import json\n"
-        "from modalcore.directory.query import load_directory\n"
-        "from modalcore.services.send import interfaces\n"
-        "print(json.dumps({'wallets': len(load_directory().wallets), 'default': interfaces().default}))\n"
-    )
-    found = json.loads(_run(installed, "-c", script, cwd=installed.parents[2]))
-    assert found["wallets"] > 0
-    assert found["default"]
+def _imported(source: str) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found
 
 
-async def test_an_installed_engine_serves_a_session(installed: Path) -> None:
-    work = installed.parents[2]
-    config = work / "engine.json"
-    config.write_text(json.dumps({
-        "secret": TEST_SECRET,
-        "projects": {TEST_PROJECT: {"name": "Test dApp", "origins": [TEST_ORIGIN]}},
-    }))
+def _dev_modules(modules: dict[PurePosixPath, str]) -> list[str]:
+    return sorted(str(path) for path, source in modules.items()
+                  if path.parts[0] != "modalcore" or path.name in DEV_FILES or DEV_PARTS & set(path.parts[:-1])
+                  or _imported(source) & DEV_IMPORTS)
+
+
+def test_the_wheel_holds_the_engine_and_its_bundle_and_no_dev_or_test_module(wheel: Path) -> None:
+    modules = _wheel_modules(wheel)
+    assert PurePosixPath("modalcore/server/app.py") in modules
+    assert PurePosixPath("modalcore/replay/cli.py") in modules  # the operator tools are the engine's
+    assert _dev_modules(modules) == []
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        assert {"modalcore/static/modal.js", "modalcore/static/inspect.js", "modalcore/inspect/page.html"} <= names
+        assert archive.read("modalcore/static/modal.js") == (BUNDLE / "modal.js").read_bytes()
+        metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+        entry_points = archive.read(next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()
+    requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
+    assert not [line for line in requires if "aiosmtpd" in line and "extra ==" not in line]
+    assert not [line for line in requires if "redis" in line and "extra ==" not in line]  # the redis extra
+    assert "modalcore = modalcore.__main__:main" in entry_points
+
+
+def test_the_listing_check_finds_a_dev_module() -> None:
+    """The check above can fail: a rig, a harness and a module importing pytest are each found."""
+    found = _dev_modules({PurePosixPath("modalcore/devchain/nodes.py"): "",
+                          PurePosixPath("modalcore_testing/__init__.py"): "",
+                          PurePosixPath("modalcore/store/x.py"): "import pytest\n",
+                          PurePosixPath("modalcore/store/y.py"): "from modalcore_dev.rigs import dev_rigs\n",
+                          PurePosixPath("modalcore/store/memory.py"): "import asyncio\n"})
+    assert found == ["modalcore/devchain/nodes.py", "modalcore/store/x.py", "modalcore/store/y.py",
+                     "modalcore_testing/__init__.py"]
+
+
+def test_a_wheel_without_the_renderer_bundle_is_refused(tmp_path: Path) -> None:
+    built = _build(tmp_path, _sources(tmp_path, bundle=False))
+    assert built.returncode != 0
+    assert "renderer/dist lacks modal.js" in built.stdout + built.stderr
+    assert not list((tmp_path / "dist").glob("*.whl"))
+
+
+def test_the_installed_engine_has_no_dev_package_or_dev_dependency(installed: Path) -> None:
+    script = ("import importlib.util, json, modalcore\n"
+              "print(json.dumps({'at': modalcore.__file__, 'missing': [name for name in "
+              "('modalcore_dev', 'modalcore_testing', 'pytest', 'aiosmtpd', 'playwright', 'redis') "
+              "if importlib.util.find_spec(name) is None]}))\n")
+    found = json.loads(_run(installed / "python", "-c", script, cwd=installed.parents[1]))
+    assert Path(found["at"]).is_relative_to(installed.parent) and not Path(found["at"]).is_relative_to(REPO)
+    assert found["missing"] == ["modalcore_dev", "modalcore_testing", "pytest", "aiosmtpd", "playwright", "redis"]
+
+
+def _wait_healthy(base: str, process: subprocess.Popen[str]) -> None:
+    for _ in range(300):
+        try:
+            with urllib.request.urlopen(f"{base}/healthz", timeout=1):
+                return
+        except OSError:
+            if process.poll() is not None:
+                raise AssertionError(f"the engine exited: {process.stdout.read() if process.stdout else ''}")
+            time.sleep(0.1)
+    raise AssertionError("the engine did not answer /healthz")
+
+
+async def test_modalcore_serve_from_the_wheel_serves_the_modal_and_sessions(installed: Path) -> None:
+    work = installed.parents[1]
+    config = work / "engine.toml"
+    config.write_text(f'secret = "{TEST_SECRET}"\n\n[projects.{TEST_PROJECT}]\nname = "Test dApp"\n'
+                      f'origins = ["{TEST_ORIGIN}"]\n')
     port = free_port()
     process = subprocess.Popen(
-        [str(installed), "-m", "modalcore", "serve", "--config", str(config), "--port", str(port),
-         "--log-level", "warning"],
-        cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
+        [str(installed / "modalcore"), "serve", "--config", str(config), "--port", str(port), "--log-level", "warning"],
+        cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=_outside())
     try:
         base = f"http://127.0.0.1:{port}"
-        for _ in range(300):
-            try:
-                with urllib.request.urlopen(f"{base}/healthz", timeout=1):
-                    break
-            except OSError:
-                if process.poll() is not None:
-                    raise AssertionError(f"the engine exited: {process.stdout.read() if process.stdout else ''}")
-                time.sleep(0.1)
+        _wait_healthy(base, process)
+        with urllib.request.urlopen(f"{base}/static/modal.js", timeout=5) as response:
+            assert response.read() == (BUNDLE / "modal.js").read_bytes()
         with urllib.request.urlopen(f"{base}/getWallets?projectId={TEST_PROJECT}&page=1&entries=4",
                                     timeout=5) as response:
-            assert json.loads(response.read())["count"] > 0
-        # the icon set's marks are packaged data too (issue 28)
+            assert json.loads(response.read())["count"] > 0  # the wallet directory is package data
         with urllib.request.urlopen(f"{base}{token_mark('ETH')}", timeout=5) as response:
             assert response.headers["content-type"] == "image/svg+xml" and response.read().startswith(b"<svg")
         async with Client.open(f"ws://127.0.0.1:{port}/ws?project={TEST_PROJECT}") as client:
@@ -116,3 +204,15 @@ async def test_an_installed_engine_serves_a_session(installed: Path) -> None:
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_a_dev_rig_or_redis_in_the_config_is_refused_by_the_installed_engine(installed: Path) -> None:
+    work = installed.parents[1]
+    for name, extra in (("devchain.toml", "devchain_proxy = true\n"),
+                        ("redis.toml", '[store]\nkind = "redis"\n')):
+        config = work / name
+        config.write_text(f'secret = "{TEST_SECRET}"\n{extra}')
+        done = subprocess.run([str(installed / "modalcore"), "serve", "--config", str(config), "--port", "1"],
+                              cwd=work, capture_output=True, text=True, timeout=60, env=_outside())
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert done.stderr.startswith("config: ") and "Traceback" not in done.stderr

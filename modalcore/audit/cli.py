@@ -17,12 +17,11 @@ import sys
 from pathlib import Path
 
 from eth_account import Account
-from redis.exceptions import RedisError
 
 from ..server.app import open_store, siwx_key_file
 from ..server.config import ConfigError, default_config, load_config
 from ..store.base import SessionStore
-from ..store.redis import RedisStore
+from ..store.optional import REDIS_MISSING, RedisError, RedisStore
 from ..store.sqlite import SqliteStore
 from .verify import Anchor, UnreadableAnchor, Verdict, read_anchor, verify_store
 
@@ -67,6 +66,8 @@ def _config(args: argparse.Namespace) -> tuple[SessionStore, Path]:
             raise UsageError(f"no store at {path}")
         return SqliteStore(path), siwx_key_file(default_config())
     if args.redis is not None:
+        if RedisStore is None:
+            raise UsageError(REDIS_MISSING)
         return RedisStore.from_url(args.redis, prefix=args.prefix), siwx_key_file(default_config())
     try:
         config = load_config(args.config)

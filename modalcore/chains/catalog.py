@@ -82,7 +82,7 @@ BUILTIN: tuple[Network, ...] = (
             "https://explorer.solana.com/?cluster=devnet", testnet=True),
     Network(SOLANA_TESTNET, "Solana Testnet", SOL, ("https://api.testnet.solana.com",),
             "https://explorer.solana.com/?cluster=testnet", testnet=True),
-    # the local Solana dev chain (python -m modalcore.solana.devchain); like the Hardhat nodes a
+    # the local Solana dev chain (python -m modalcore_dev.solana_devchain); like the Hardhat nodes a
     # non-test network, so its balances show; `make run` and the tests set its RPC URL
     Network(SOLANA_LOCAL, "Solana Local", SOL, ("http://127.0.0.1:8899",), testnet=False,
             tokens=(Token("DT7iqkXzuftKJvyjkgx35cJNRQZmw246qtHqnetM1bJV", "DUSD", "Dev USD", 6, 1.0),)),

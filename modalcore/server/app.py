@@ -1,5 +1,6 @@
 """`create_app(config) -> Starlette`: the websocket, health, the renderer's `modal.js` and (when
-the config turns them on) the dev-chain proxy, the local onramp page and the demo dApp page.
+the config turns them on) the demo dApp page, and the dev-chain proxy and local onramp page that
+`rigs` brings from `modalcore_dev` (server/rigs.py).
 
 A production config (`python -m modalcore serve`) exposes the engine only: `/static/modal.js`,
 no demo page at `/`, no `/static/demo.js`, no dev route (issue 27 item 4). Every HTTP response
@@ -56,18 +57,16 @@ from ..runtime.services import ServiceRegistry, default_services
 from ..runtime.walletconnect import WalletConnectRuntime
 from ..store.base import SessionStore
 from ..store.memory import MemoryStore
-from ..store.redis import RedisStore
+from ..store.optional import REDIS_MISSING, RedisStore
 from ..store.sqlite import SqliteStore
 from ..walletconnect.sign_rpc import Metadata
 from ..rules.names import DEFAULT_SUFFIX
-from .config import EngineConfig, default_config, resolve_secret
-from .devproxy import devchain_proxy
+from .config import ConfigError, EngineConfig, default_config, resolve_secret
 from .approval import routes as approval_routes
 from .social import routes as social_routes
 from .verify import routes as verify_routes
+from .rigs import DevRigs, check_rigs
 from .verify_farcaster import routes as verify_farcaster_routes
-from .onramp_local import local_onramp
-from .onramp_local import routes as onramp_routes
 from .hub import Hub
 from .endpoint import WS_MAX_SIZE, WS_PATH, websocket_endpoint
 from .socket import Socket
@@ -87,6 +86,8 @@ def open_store(config: EngineConfig) -> SessionStore:
     if config.store.kind == "sqlite":
         return SqliteStore(config.path(config.store.path), ttl_ms=config.store.ttl_ms)
     if config.store.kind == "redis":
+        if RedisStore is None:
+            raise ConfigError(REDIS_MISSING)
         return RedisStore.from_url(config.store.url, config.store.ttl_ms, config.store.prefix)
     return MemoryStore(ttl_ms=config.store.ttl_ms)
 
@@ -244,10 +245,12 @@ def create_app(
     record_name: str | None = None,
     embedded: EmbeddedWallet | None = None,
     metrics_dir: Path | None = None,
+    rigs: DevRigs | None = None,
 ) -> Starlette:
     """The engine app. Anything not given comes from `config` (or the built-in default).
     `metrics_dir`: the directory `serve --workers N` shares, so `/metrics` sums all workers."""
     config = config or default_config()
+    dev = check_rigs(config, rigs)
     own_store = store is None
     metrics = Metrics()
     session_store: SessionStore = CountingStore(
@@ -282,7 +285,6 @@ def create_app(
         pairing_ttl_ms=config.walletconnect.pairing_expiry_ms)
     hub.deps.walletconnect = walletconnect
     name_registry = open_names(config)
-    onramp = local_onramp(config)  # the dev chains' local onramp provider (demo mode)
 
     shared = (SharedMetrics(metrics_dir, metrics, lambda: len(hub))
               if metrics_dir is not None else None)
@@ -300,7 +302,7 @@ def create_app(
                 sink.http = http
                 sink.on_forbidden = forbidden
             register_engine_services(hub.deps.services, http, siwx_store, signer, name_registry,
-                                     names_api(config, http), local_onramp=onramp,
+                                     names_api(config, http), local_onramp=dev.onramp, swap_markets=dev.swap_markets,
                                      blockchain_api=blockchain_api(config, http))
             if app_embedded is not None:
                 if app_embedded.socials is not None:
@@ -350,10 +352,7 @@ def create_app(
     ]
     if config.demo_page:  # a test asset: the demo dApp on the engine's own origin
         routes.append(Route("/", _index(static_dir)))
-    if config.devchain_proxy:  # a test asset: off unless the operator turns it on
-        routes.append(Route("/devchain/{chainId:str}", devchain_proxy, methods=["POST"]))
-    if onramp is not None:
-        routes += onramp_routes(onramp)
+    routes += dev.routes  # the dev-chain proxy and the local onramp page (modalcore_dev)
     app = EngineApp(routes=routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders)])
     app.state.config = config
     app.state.hub = hub

@@ -25,7 +25,11 @@ from ..walletconnect.uri import PAIRING_EXPIRY_MS
 from .origins import DEFAULT_ALLOWED_ANCESTORS, OriginPolicy, parse_pattern
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_STATIC_DIR = REPO_ROOT / "renderer" / "dist"
+# The renderer bundle: package data in an installed wheel (the build copies renderer/dist there,
+# setup.py), else a checkout's own renderer/dist.
+PACKAGED_STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
+DEFAULT_STATIC_DIR = (PACKAGED_STATIC_DIR if (PACKAGED_STATIC_DIR / "modal.js").is_file()
+                      else REPO_ROOT / "renderer" / "dist")
 
 
 class ConfigError(ValueError):
@@ -147,7 +151,7 @@ class AnalyticsConfig(_Strict):
 class WalletConnectConfig(_Strict):
     """The engine is every visitor's WalletConnect dApp (runtime/walletconnect.py): the relay it
     keeps one connection to (the public relay in production, with the operator's projectId; the
-    local one, `python -m modalcore.walletconnect.relay`, in development and tests)."""
+    local one, `python -m modalcore_dev.walletconnect_relay`, in development and tests)."""
 
     enabled: bool = True  # off: no WalletConnect connector is offered
     relay_url: str = "wss://relay.walletconnect.org"
@@ -173,7 +177,7 @@ class EngineConfig(BaseModel):
     store: StoreConfig = StoreConfig()
     secret: str = ""  # when empty, read from (or generated into) `secret_file`
     secret_file: str = ".modalcore/secret"
-    static_dir: str = ""  # default: renderer/dist of this repository
+    static_dir: str = ""  # default: the wheel's bundle (modalcore/static), or a checkout's renderer/dist
     idle_evict_s: Annotated[float, Field(gt=0)] = 600.0  # detached sessions leave memory
     # A live session whose tree went unused for one to two of these periods drops it (and its
     # index and view memo); the next input draws it again (issue 17's idle memory).

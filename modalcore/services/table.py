@@ -4,6 +4,8 @@ table the runtime runs them from."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import httpx
 
 from ..directory.source import run_query
@@ -12,9 +14,10 @@ from .balances import fetch_balances
 from .blockchain_api import BlockchainApi
 from .history import LOCAL_ONRAMP, fetch_history, hosted_history, mark_purchases, with_onramp
 from .nfts import fetch_nfts
-from .onramp.local import LocalOnramp
+from .onramp.provider import OnrampProvider
 from .onramp.service import onramp_api, onramp_services
 from .swap.service import swap_services
+from .swap.uniswap_v2 import UniswapV2Market
 from .send import estimate_fee as estimate_send_fee
 from . import jsonrpc
 from .shapes import (
@@ -45,7 +48,8 @@ from .solana_shapes import (
 
 
 def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | None = None,
-                     local_onramp: LocalOnramp | None = None) -> dict[str, AnyService]:
+                     local_onramp: OnrampProvider | None = None,
+                     swap_markets: Mapping[int, UniswapV2Market] | None = None) -> dict[str, AnyService]:
     """With `blockchain_api` (an operator-configured hosted API), history comes from its
     history call; otherwise from the self-hosted indexer over the network's RPC."""
 
@@ -109,5 +113,5 @@ def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | No
             "solana_estimate_fee": Service(SolanaSendArgs, solana_estimate_fee),
             "solana_prepare_send": Service(SolanaSendArgs, solana_prepare_send),
             "solana_submit_send": Service(SolanaSubmitArgs, solana_submit_send),
-            **swap_services(http, blockchain_api),
+            **swap_services(http, blockchain_api, swap_markets),
             **onramp_services(local_onramp, onramp_api(http, blockchain_api))}

@@ -3,6 +3,8 @@ shared HTTP client exists)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import httpx
 from eth_account.signers.local import LocalAccount
 
@@ -15,14 +17,16 @@ from .name_registry import NameRegistry
 from .blockchain_api import BlockchainApi
 from .names import name_services
 from .profile_api import ProfileApi
-from .onramp.local import LocalOnramp
+from .onramp.provider import OnrampProvider
+from .swap.uniswap_v2 import UniswapV2Market
 from .table import default_services
 
 
 def register_engine_services(
     registry: ServiceRegistry, http: httpx.AsyncClient, siwx_store: SiwxStore, signer: LocalAccount,
     names: NameRegistry | None = None, names_api: ProfileApi | None = None,
-    local_onramp: LocalOnramp | None = None, blockchain_api: BlockchainApi | None = None,
+    local_onramp: OnrampProvider | None = None, blockchain_api: BlockchainApi | None = None,
+    swap_markets: Mapping[int, UniswapV2Market] | None = None,
 ) -> None:
     """Register what the registry does not have yet (tests may bring their own). `names` is the
     engine's own name registry (lookups include it; registration needs it); `names_api`, when
@@ -30,7 +34,7 @@ def register_engine_services(
     operator configures the hosted Blockchain API (SPEC §7), serves history (with onramp
     purchases), swap quotes on the networks it supports and onramp options, quotes and URLs."""
     suffix = names.suffix if names is not None else DEFAULT_SUFFIX
-    engine_services = {**default_services(http, blockchain_api, local_onramp=local_onramp),
+    engine_services = {**default_services(http, blockchain_api, local_onramp=local_onramp, swap_markets=swap_markets),
                        **name_services(http, names, hosted=names_api, hosted_suffix=suffix)}
     services: dict[str, AnyService] = engine_services
     services.update(siwx_services(siwx_store, http, signer))

@@ -11,6 +11,6 @@ Sans-IO where possible:
 - `state`, `core`: the dApp's pairings and sessions as plain data, and the pure protocol steps;
 - `relay_client`: one relay connection per process multiplexing every topic (websockets);
 - `signclient`: the async service tying the core to the relay;
-- `relay`: a local relay for development and tests (`python -m modalcore.walletconnect.relay`);
+- `relay`: a local relay for development and tests (`python -m modalcore_dev.walletconnect_relay`);
 - `qr`: the QR module matrix of a URI (segno).
 """

@@ -1,7 +1,7 @@
 /**
  * The Solana Dev Wallet: a Wallet Standard wallet for the demo and the tests (never for real
  * funds). Its key is dev account 0 of the local Solana dev chain (the same seed as
- * modalcore/solana/devchain/accounts.py: sha256("modalcore solana devchain account 0")), signing
+ * modalcore_dev/solana_devchain/accounts.py: sha256("modalcore solana devchain account 0")), signing
  * with Ed25519 from `@noble/curves`. It registers itself with `wallet-standard:register-wallet`
  * and answers `wallet-standard:app-ready`; features: standard:connect, standard:events,
  * solana:signMessage, solana:signTransaction, solana:signAndSendTransaction (signs, submits

@@ -18,7 +18,7 @@ from modalcore.runtime.runner import RunnerDeps, SessionRunner
 from modalcore.runtime.services import default_services
 from modalcore.slices.options import parse_options
 from modalcore.store.memory import MemoryStore
-from modalcore.testing import FakeOutlet, make_test_config, start_server
+from modalcore_testing import FakeOutlet, make_test_config, start_server
 from modalcore.wire.frames import Env
 
 from ..audit.test_audit_log import Browser
@@ -112,7 +112,7 @@ def test_rule_the_operator_page_counts_events_per_event_and_per_day() -> None:
 
 
 def test_rule_a_live_engine_keeps_its_events_by_default() -> None:
-    from modalcore.testing import Client  # noqa: F401  (the real socket client)
+    from modalcore_testing import Client  # noqa: F401  (the real socket client)
 
     store = MemoryStore()
     config = make_test_config(operator_token="op")

@@ -18,7 +18,7 @@ from modalcore.enginetest import Harness
 from modalcore.rules import texts
 from modalcore.runtime.clock import FakeClock, RealClock
 from modalcore.slices.alerts import AnalyticsForbidden
-from modalcore.testing import RunningServer, make_test_config, serve_app, start_server
+from modalcore_testing import RunningServer, make_test_config, serve_app, start_server
 from modalcore.wire.nodes import Node
 
 from .test_hosted_analytics import ENDPOINT, Endpoint, event

@@ -16,7 +16,7 @@ from modalcore.analytics.chart import day_chart
 from modalcore.server.operator_login import SESSION_COOKIE
 from modalcore.store.base import StoredEvent
 from modalcore.store.memory import MemoryStore
-from modalcore.testing import RunningServer, make_test_config, start_server
+from modalcore_testing import RunningServer, make_test_config, start_server
 
 TOKEN = "op-secret-for-tests"
 DAY_MS = 86_400_000

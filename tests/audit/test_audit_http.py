@@ -8,7 +8,7 @@ import asyncio
 import httpx
 
 from modalcore.store.memory import MemoryStore
-from modalcore.testing import make_test_config, start_server
+from modalcore_testing import make_test_config, start_server
 
 from .test_audit_log import drive_connect_disconnect
 

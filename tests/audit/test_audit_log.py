@@ -27,7 +27,7 @@ from modalcore.slices.options import parse_options
 from modalcore.store.base import AuditConflict, SessionStore
 from modalcore.store.memory import MemoryStore
 from modalcore.store.sqlite import SqliteStore
-from modalcore.testing import FakeOutlet
+from modalcore_testing import FakeOutlet
 from modalcore.wire.frames import EffectError, EffectResult, Env, Intent, WalletEvent
 
 from ..devwallet import ADDRESS, DEV_WALLET, WALLET_NODE

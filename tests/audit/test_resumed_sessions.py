@@ -21,7 +21,7 @@ from modalcore.siwx.tokens import load_or_create_key
 from modalcore.store.base import SessionStore
 from modalcore.store.redis import RedisStore
 from modalcore.store.sqlite import SqliteStore
-from modalcore.testing import Client, make_test_config, start_server
+from modalcore_testing import Client, make_test_config, start_server
 from modalcore.wire.diff import apply
 
 from ..devwallet import ADDRESS

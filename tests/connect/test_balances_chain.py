@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from modalcore.enginetest import Harness
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.core.cmds import CallSettled
 from modalcore.rules.format import floor3
 from modalcore.services.balances import fetch_balances

@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from modalcore.devchain.deploy import ARTIFACT_DIR, load_artifact
-from modalcore.devchain.nodes import CHAIN_DIR, ensure_node_modules
+from modalcore_dev.devchain.deploy import ARTIFACT_DIR, load_artifact
+from modalcore_dev.devchain.nodes import CHAIN_DIR, ensure_node_modules
 
 
 @pytest.mark.parametrize("name", ["ERC20PresetFixedSupply", "TestUSD", "DevContractWallet",

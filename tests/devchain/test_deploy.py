@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from modalcore.devchain.deploy import (
+from modalcore_dev.devchain.deploy import (
     DEPLOYMENT_PATH,
     DeploymentMismatch,
     check_against,
     deploy_all,
     load_deployment,
 )
-from modalcore.devchain.pytest_plugin import ChainsInfo, revert, snapshot
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo, revert, snapshot
 
 pytestmark = pytest.mark.chain
 

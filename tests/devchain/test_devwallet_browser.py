@@ -17,9 +17,9 @@ import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct, encode_typed_data
 
-from modalcore.chromium import CHROMIUM, LOOPBACK_ONLY, sync_chromium
-from modalcore.devchain.nodes import REPO_ROOT
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_testing.chromium import CHROMIUM, LOOPBACK_ONLY, sync_chromium
+from modalcore_dev.devchain.nodes import REPO_ROOT
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 
 pytestmark = [pytest.mark.chain, pytest.mark.e2e]
 
@@ -192,7 +192,7 @@ def test_send_transaction_moves_tokens(page: Any, devchain: ChainsInfo) -> None:
     ok(page, "eth_requestAccounts")
     tusd = devchain.token(31337, "TUSD")["address"]
     receiver = devchain.chain(31337)["accounts"][4]
-    from modalcore.devchain.rpc import encode_call
+    from modalcore_dev.devchain.rpc import encode_call
 
     data = encode_call("transfer(address,uint256)", [receiver, 3_000_000])
     with devchain.rpc(31337) as rpc:

@@ -6,9 +6,9 @@ import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct
 
-from modalcore.devchain.deploy import EIP1271_MAGIC_VALUE
-from modalcore.devchain.pytest_plugin import ChainsInfo
-from modalcore.devchain.rpc import RpcError, TransactionFailed
+from modalcore_dev.devchain.deploy import EIP1271_MAGIC_VALUE
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.rpc import RpcError, TransactionFailed
 
 pytestmark = pytest.mark.chain
 
@@ -73,7 +73,7 @@ def test_owner_can_forward_a_token_transfer(devchain: ChainsInfo) -> None:
     wallet, owner = entry["eip1271Wallet"]["address"], entry["eip1271Wallet"]["owner"]
     receiver = entry["accounts"][3]
     tusd = devchain.token(31337, "TUSD")["address"]
-    from modalcore.devchain.rpc import encode_call
+    from modalcore_dev.devchain.rpc import encode_call
 
     inner = bytes.fromhex(encode_call("transfer(address,uint256)", [receiver, 250_000])[2:])
     with devchain.rpc(31337) as rpc:

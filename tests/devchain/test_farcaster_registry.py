@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from modalcore.devchain.farcaster import NO_RECOVERY
-from modalcore.devchain.pytest_plugin import ChainsInfo
-from modalcore.devchain.rpc import RpcError
+from modalcore_dev.devchain.farcaster import NO_RECOVERY
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.rpc import RpcError
 
 pytestmark = pytest.mark.chain
 

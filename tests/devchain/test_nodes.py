@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from modalcore.devchain.nodes import (
+from modalcore_dev.devchain.nodes import (
     NodeStartError,
     free_port,
     listener_pid,
@@ -12,7 +12,7 @@ from modalcore.devchain.nodes import (
     rpc_chain_id,
     start_node,
 )
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 
 pytestmark = pytest.mark.chain
 

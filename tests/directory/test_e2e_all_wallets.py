@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from modalcore.chromium import sync_chromium
+from modalcore_testing.chromium import sync_chromium
 from modalcore.server.config import EngineConfig, dev_networks, parse_config
-from modalcore.testing import RunningServer, start_server
+from modalcore_testing import RunningServer, start_server
 
 pytestmark = pytest.mark.e2e
 
@@ -22,7 +22,7 @@ ARTIFACTS = REPO_ROOT / "artifacts" / "screenshots"
 
 
 def config(folder: Path) -> EngineConfig:
-    """The demo's composition (modalcore/demo.py), without chains: nothing here talks to one."""
+    """The demo's composition (modalcore_dev/demo.py), without chains: nothing here talks to one."""
     return parse_config({
         "secret": "e2e-directory-secret",
         "projects": {"demo": {"name": "Modalcore demo dApp", "origins": []}},

@@ -16,7 +16,7 @@ from modalcore.directory.routes import routes
 from modalcore.icons import svg
 from modalcore.server.app import create_app
 from modalcore.server.config import parse_config
-from modalcore.testing import make_test_config
+from modalcore_testing import make_test_config
 
 PARAMS = {"projectId": "test", "st": "html-wagmi-4.2.2", "sv": "4"}
 

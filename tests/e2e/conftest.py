@@ -1,6 +1,6 @@
 """End-to-end fixtures: Debian's Chromium (Playwright) against the real engine and dev chains.
 
-Composition as `make run` does it (modalcore/demo.py): both Hardhat nodes with their contracts,
+Composition as `make run` does it (modalcore_dev/demo.py): both Hardhat nodes with their contracts,
 the `demo` project on the dev networks, a SQLite session store and a `[siwx]` section, all in a
 temporary folder. One engine serves the whole session and one Chromium each test module;
 every test gets a new browser context (so a fresh localStorage, hence a fresh engine session
@@ -24,11 +24,12 @@ from typing import Any
 
 import pytest
 
-from modalcore.chromium import LOOPBACK_ONLY, sync_chromium
-from modalcore.devchain.pytest_plugin import ChainsInfo, isolated
+from modalcore_testing.chromium import LOOPBACK_ONLY, sync_chromium
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo, isolated
 from modalcore.server.app import create_app
+from modalcore_dev.rigs import dev_rigs
 from modalcore.server.config import EngineConfig, dev_networks, parse_config
-from modalcore.testing import RunningServer, serve_app
+from modalcore_testing import RunningServer, serve_app
 from modalcore.netports import free_port as free_port
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -47,14 +48,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 class Relay:
-    """The local WalletConnect relay (`python -m modalcore.walletconnect.relay`) in its own
+    """The local WalletConnect relay (`python -m modalcore_dev.walletconnect_relay`) in its own
     process, as `make run` starts it."""
 
     def __init__(self) -> None:
         port = free_port()
         self.url = f"ws://127.0.0.1:{port}"
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "modalcore.walletconnect.relay", "--port", str(port)],
+            [sys.executable, "-m", "modalcore_dev.walletconnect_relay", "--port", str(port)],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
@@ -76,7 +77,7 @@ def wc_relay() -> Iterator[Relay]:
 
 
 def engine_config(chains: ChainsInfo, folder: Path, relay_url: str = "") -> EngineConfig:
-    """The demo composition (modalcore/demo.py) with every file in `folder` (and the local
+    """The demo composition (modalcore_dev/demo.py) with every file in `folder` (and the local
     WalletConnect relay when `relay_url` is given)."""
     return parse_config({
         **({"walletconnect": {"relay_url": relay_url}} if relay_url else {}),
@@ -94,7 +95,7 @@ def engine_config(chains: ChainsInfo, folder: Path, relay_url: str = "") -> Engi
 @contextlib.contextmanager
 def serve(config: EngineConfig, port: int) -> Iterator[RunningServer]:
     """The engine app on 127.0.0.1:`port` (the same port again after a restart)."""
-    with serve_app(create_app(config), port) as running:
+    with serve_app(create_app(config, rigs=dev_rigs(config)), port) as running:
         yield running
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.slices.model import initial_model
 from modalcore.engine.record import Recorder
 from modalcore.slices.options import parse_options

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 
 from .conftest import ACCOUNT_0, ARTIFACTS, Demo, connect_dev_wallet
 

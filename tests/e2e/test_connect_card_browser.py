@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
-from modalcore.embedded.devmail import LocalSmtpServer
-from modalcore.embedded.devoidc import DevOidcProvider
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devmail import LocalSmtpServer
+from modalcore_dev.devoidc import DevOidcProvider
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.netports import free_port
 from modalcore.rules.embedded import SOCIAL_PROVIDERS
 from modalcore.server.config import dev_networks, parse_config
-from modalcore.testing import RunningServer, serve_app
+from modalcore_testing import RunningServer, serve_app
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
@@ -81,7 +81,7 @@ def smtp() -> Iterator[LocalSmtpServer]:
 @pytest.fixture(scope="module")
 def demo_engine(devchains: ChainsInfo, provider: DevOidcProvider, smtp: LocalSmtpServer, port: int,
                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
-    """modalcore/demo.py's composition: the demo page, the embedded wallet (email, socials)."""
+    """modalcore_dev/demo.py's composition: the demo page, the embedded wallet (email, socials)."""
     folder: Path = tmp_path_factory.mktemp("connect-card")
     key = folder / "master.key"
     key.write_text(MasterKey.generate().hex())

@@ -9,8 +9,8 @@ from decimal import ROUND_DOWN, Decimal
 
 import pytest
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
-from modalcore.devchain.rpc import encode_call
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.rpc import encode_call
 
 from .conftest import ACCOUNT_0, ACCOUNT_1, Demo, connect_dev_wallet, open_modal
 

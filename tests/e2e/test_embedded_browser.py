@@ -22,13 +22,13 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
-from modalcore.embedded.devmail import LocalSmtpServer
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.netports import free_port
 from modalcore.services.name_registry import NameRegistry
 from modalcore.server.config import DEV_ETH_PRICE, EngineConfig, dev_networks, parse_config
-from modalcore.testing import RunningServer, serve_app
+from modalcore_testing import RunningServer, serve_app
 
 from .checks import axe, clipped, outside, screenshot
 from .conftest import REPO_ROOT, SECRET, TIMEOUT_MS, Demo, serve

@@ -21,12 +21,12 @@ from starlette.routing import Route
 
 from eth_account import Account
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
-from modalcore.farcaster.democlient import DEV_FIDS
-from modalcore.farcaster.devrelay import farcaster_section
-from modalcore.farcaster.relay import create_relay_app
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.farcaster.democlient import DEV_FIDS
+from modalcore_dev.farcaster.devrelay import farcaster_section
+from modalcore_dev.farcaster.relay import create_relay_app
 from modalcore.netports import free_port
-from modalcore.testing import RunningServer, serve_app
+from modalcore_testing import RunningServer, serve_app
 
 from .conftest import TIMEOUT_MS, serve
 from .test_embedded_browser import HOST_PAGE, embedded_engine_config

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.inspect.recording import Inspection, inspect_file
 from modalcore.inspect.server import create_inspector
 from modalcore.replay.screen import texts_on_screen
-from modalcore.testing import serve_app
+from modalcore_testing import serve_app
 
 from .conftest import ARTIFACTS, REPO_ROOT, TIMEOUT_MS
 from .recorded_send import record_send
@@ -57,7 +57,7 @@ def tamper(source: Path, target: Path, step_line: int, next_line: int) -> None:
 
 @pytest.fixture(scope="module")
 def recordings(devchains: ChainsInfo, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    from modalcore.devchain.pytest_plugin import isolated
+    from modalcore_dev.devchain.pytest_plugin import isolated
 
     from concurrent.futures import ThreadPoolExecutor
 

@@ -13,7 +13,7 @@ import pytest
 
 from modalcore.inspect.recording import inspect_file
 from modalcore.inspect.server import create_inspector
-from modalcore.testing import serve_app
+from modalcore_testing import serve_app
 
 from .conftest import REPO_ROOT, TIMEOUT_MS
 from .test_inspector_browser import stage_bundle  # noqa: F401  (a fixture: dist/inspect.js)

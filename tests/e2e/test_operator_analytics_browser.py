@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from modalcore.server.operator_login import SESSION_COOKIE
-from modalcore.testing import make_test_config, start_server
+from modalcore_testing import make_test_config, start_server
 
 from ..analytics.test_operator_login import TOKEN, filled_store
 from .conftest import TIMEOUT_MS

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
-from modalcore.testing import Client, RunningServer
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
+from modalcore_testing import Client, RunningServer
 
 from .conftest import ARTIFACTS, TIMEOUT_MS, Demo, connect_dev_wallet, engine_config, free_port, serve
 

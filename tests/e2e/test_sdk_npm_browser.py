@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
-from modalcore.testing import RunningServer
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
+from modalcore_testing import RunningServer
 
 from .conftest import ACCOUNT_0, REPO_ROOT, TIMEOUT_MS, engine_config, free_port, serve
 
@@ -225,7 +225,7 @@ def embedded_app_engine(devchains: ChainsInfo, chains: ChainsInfo, scratch: Scra
                         tmp_path: Path) -> Iterator[tuple[RunningServer, Any]]:
     """An engine with the embedded wallet (email codes through a local SMTP server) serving the
     scratch app's page."""
-    from modalcore.embedded.devmail import LocalSmtpServer
+    from modalcore_dev.devmail import LocalSmtpServer
 
     from .test_embedded_browser import embedded_engine_config
 

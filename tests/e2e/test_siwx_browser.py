@@ -9,9 +9,9 @@ import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.siwx.http import revoke_text
-from modalcore.testing import RunningServer
+from modalcore_testing import RunningServer
 
 from .conftest import ACCOUNT_0, Demo, open_modal
 

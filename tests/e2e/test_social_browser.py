@@ -19,10 +19,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
-from modalcore.embedded.devoidc import DevOidcProvider
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devoidc import DevOidcProvider
 from modalcore.netports import free_port
-from modalcore.testing import RunningServer, serve_app
+from modalcore_testing import RunningServer, serve_app
 
 from .conftest import TIMEOUT_MS, serve
 from .test_embedded_browser import HOST_PAGE, embedded_engine_config

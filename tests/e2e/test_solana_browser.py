@@ -17,15 +17,15 @@ from solders.keypair import Keypair
 from solders.signature import Signature
 
 from modalcore.chains.catalog import SOLANA_LOCAL
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.rules.format import floor3
 from modalcore.server.config import parse_config
 from modalcore.siwx.solana import SiwsMessage, ed25519_valid
-from modalcore.solana.devchain.accounts import dev_keypair
-from modalcore.solana.devchain.network import solana_dev_network
-from modalcore.solana.devchain.process import SolanaDevchain
+from modalcore_dev.solana_devchain.accounts import dev_keypair
+from modalcore_dev.solana_devchain.network import solana_dev_network
+from modalcore_dev.solana_devchain.process import SolanaDevchain
 from modalcore.solana.transfers import sol_transfer_instructions, unsigned_transaction
-from modalcore.testing import RunningServer
+from modalcore_testing import RunningServer
 
 from .conftest import ACCOUNT_0, TIMEOUT_MS, Demo, engine_config, free_port, open_modal, serve, watch
 

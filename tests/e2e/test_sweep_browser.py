@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
-from modalcore.testing import RunningServer
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
+from modalcore_testing import RunningServer
 
 from .checks import axe, card_box, clipped, outside, screenshot
 from .conftest import REPO_ROOT, TIMEOUT_MS, Demo, open_modal, watch

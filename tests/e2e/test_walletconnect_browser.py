@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.netports import free_port
 from modalcore.server.config import EngineConfig
 

@@ -9,7 +9,7 @@ import re
 import httpx
 
 from modalcore.server.social import GRANT_COOKIE, social_text
-from modalcore.testing import Client
+from modalcore_testing import Client
 
 from .device import DeviceKey
 

@@ -23,14 +23,14 @@ import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct
 
-from modalcore.embedded.devmail import LocalSmtpServer
+from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.netports import free_port
 from modalcore.runtime.clock import RealClock
 from modalcore.server.app import create_app
 from modalcore.server.approval import approval_text
 from modalcore.server.config import parse_config
-from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
+from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
 
 from .device import DeviceKey
 

@@ -10,7 +10,7 @@ from eth_account import Account
 from eth_account.messages import encode_defunct, encode_typed_data
 
 from modalcore.core.cmds import Call
-from modalcore.embedded.devmail import LocalSmtpServer
+from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.embedded.service import EmbeddedWallet
 from modalcore.siwx.service import siwx_services
 from modalcore.siwx.store import SqliteSiwxStore

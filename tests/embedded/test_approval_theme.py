@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from modalcore.embedded.devmail import LocalSmtpServer
+from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.enginetest import Harness
 from modalcore.server.approval_theme import plain_value, properties, style
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from modalcore.core.cmds import Call
-from modalcore.embedded.devmail import LocalSmtpServer
+from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.embedded.devicekeys import parse_public_key
 from modalcore.embedded.keys import Identity
 from modalcore.embedded.service import EmbeddedWallet

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
-from modalcore.embedded.devmail import LocalSmtpServer
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.server.config import dev_networks, parse_config
 from modalcore.slices.embedded import ApprovalDecided
 

@@ -11,7 +11,7 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 
 from modalcore.core.cmds import Call
-from modalcore.embedded.devmail import LocalSmtpServer
+from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.embedded.service import EmbeddedWallet
 from modalcore.slices.embedded import ApprovalDecided
 

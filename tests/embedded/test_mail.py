@@ -15,7 +15,7 @@ from cryptography.x509.oid import NameOID
 
 from modalcore.embedded.codes import EmailCodes
 from modalcore.embedded.codestore import CodeStore
-from modalcore.embedded.devmail import LocalSmtpServer
+from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.embedded.mail import CODE_SUBJECT, MailError, SmtpConfig, SmtpSender
 from modalcore.embedded.otp import Verdict
 
@@ -99,7 +99,7 @@ async def test_starttls_with_login(tmp_path: Path) -> None:
 
 
 async def test_unreachable_server_is_a_typed_error() -> None:
-    from modalcore.devchain.nodes import free_port
+    from modalcore_dev.devchain.nodes import free_port
 
     config = SmtpConfig("127.0.0.1", free_port(), SENDER, tls="none", timeout_s=5)
     with pytest.raises(MailError) as failed:

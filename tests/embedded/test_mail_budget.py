@@ -25,11 +25,11 @@ from modalcore.embedded.budget import (
     address_key,
     refusal,
 )
-from modalcore.embedded.devmail import LocalSmtpServer
+from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.embedded.service import EmbeddedWallet
 from modalcore.embedded.setup import section_of
 from modalcore.rules.embedded import codes_over_budget
-from modalcore.testing import RunningServer, make_test_config, start_server
+from modalcore_testing import RunningServer, make_test_config, start_server
 
 from .world import EmailWorld, open_wallet
 

@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl, urljoin, urlsplit
 import httpx
 import pytest
 
-from modalcore.embedded.devoidc import DevOidcProvider
+from modalcore_dev.devoidc import DevOidcProvider
 from modalcore.embedded.keys import Identity, KeyVault
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.embedded.oidc import (

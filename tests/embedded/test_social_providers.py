@@ -12,14 +12,14 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from modalcore.embedded.devoidc import DevOidcProvider
+from modalcore_dev.devoidc import DevOidcProvider
 from modalcore.embedded.keys import Identity, KeyVault
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.netports import free_port
 from modalcore.rules.embedded import SOCIAL_PROVIDERS
 from modalcore.server.app import create_app
 from modalcore.server.config import parse_config
-from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
+from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
 
 from .device import DeviceKey
 from .social_frame import authorization_url, confirm

@@ -15,14 +15,14 @@ from urllib.parse import urljoin
 import httpx
 import pytest
 
-from modalcore.embedded.devoidc import DevOidcProvider
+from modalcore_dev.devoidc import DevOidcProvider
 from modalcore.embedded.keys import Identity, KeyVault
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.netports import free_port
 from modalcore.server.app import create_app
 from modalcore.server.approval import approval_text
 from modalcore.server.social import social_text
-from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
+from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
 from modalcore.server.config import parse_config
 
 from .device import DeviceKey

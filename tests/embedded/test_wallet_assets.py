@@ -15,9 +15,9 @@ import httpx
 import pytest
 
 from modalcore.core.cmds import Call
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.server.config import DEV_ETH_PRICE
-from modalcore.embedded.devmail import LocalSmtpServer
+from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.rules import limits as L
 from modalcore.services.table import default_services
 

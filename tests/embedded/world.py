@@ -16,7 +16,7 @@ import pytest
 from modalcore.core.cmds import Call, CallSettled, EffectReply
 from modalcore.embedded.codes import EmailCodes
 from modalcore.embedded.codestore import CodeStore
-from modalcore.embedded.devmail import LocalSmtpServer
+from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.embedded.keys import KeyVault
 from modalcore.embedded.mail import SmtpConfig, SmtpSender
 from modalcore.embedded.masterkey import MasterKey

@@ -9,9 +9,9 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 from starlette.testclient import TestClient
 
-from modalcore.farcaster.democlient import DEV_FIDS
-from modalcore.farcaster.devrelay import farcaster_section, start_farcaster_relay
-from modalcore.farcaster.relay import create_relay_app
+from modalcore_dev.farcaster.democlient import DEV_FIDS
+from modalcore_dev.farcaster.devrelay import farcaster_section, start_farcaster_relay
+from modalcore_dev.farcaster.relay import create_relay_app
 from modalcore.siwx.message import SiwxMessage
 
 

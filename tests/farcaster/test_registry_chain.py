@@ -8,9 +8,9 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
-from modalcore.farcaster.democlient import DEV_FIDS, DevFid, connect_params, sign_in_message
-from modalcore.farcaster.relay import create_relay_app
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.farcaster.democlient import DEV_FIDS, DevFid, connect_params, sign_in_message
+from modalcore_dev.farcaster.relay import create_relay_app
 from modalcore.farcaster.service import FarcasterSetting, FarcasterSignIns
 
 pytestmark = pytest.mark.chain

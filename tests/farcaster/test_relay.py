@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from starlette.testclient import TestClient
 
-from modalcore.farcaster.relay import Limits, create_relay_app
+from modalcore_dev.farcaster.relay import Limits, create_relay_app
 
 
 class Clock:

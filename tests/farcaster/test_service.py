@@ -15,8 +15,8 @@ from eth_abi.abi import encode
 from eth_account import Account
 from starlette.testclient import TestClient
 
-from modalcore.farcaster.democlient import DEV_FIDS, DevFid, connect_params, sign_in_message
-from modalcore.farcaster.relay import Limits, create_relay_app
+from modalcore_dev.farcaster.democlient import DEV_FIDS, DevFid, connect_params, sign_in_message
+from modalcore_dev.farcaster.relay import Limits, create_relay_app
 from modalcore.farcaster.service import FarcasterSetting, FarcasterSignIns
 from modalcore.farcaster.verify import ID_OF
 

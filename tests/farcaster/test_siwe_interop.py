@@ -11,7 +11,7 @@ import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct
 
-from modalcore.farcaster.democlient import DEV_FIDS, connect_params, sign_in_message
+from modalcore_dev.farcaster.democlient import DEV_FIDS, connect_params, sign_in_message
 from modalcore.siwx.message import iso_from_ms
 
 from ..siwx.test_siwe_interop import IMPLEMENTATIONS, independent_check

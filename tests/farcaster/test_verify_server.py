@@ -26,14 +26,14 @@ import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.embedded.masterkey import MasterKey
-from modalcore.farcaster.devrelay import farcaster_section
-from modalcore.farcaster.relay import create_relay_app
+from modalcore_dev.farcaster.devrelay import farcaster_section
+from modalcore_dev.farcaster.relay import create_relay_app
 from modalcore.netports import free_port
 from modalcore.server.app import create_app
 from modalcore.server.config import dev_networks, parse_config
-from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
+from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
 
 from ..embedded.device import DeviceKey
 from ..embedded.test_approval_credential import _address, _rpc_answers, approve, ask

@@ -4,7 +4,7 @@ characters) and `opts.locale` (35 characters); a join over them is refused and k
 from __future__ import annotations
 
 from modalcore.rules import limits as L
-from modalcore.testing import RunningServer, running_server  # noqa: F401  (the fixture)
+from modalcore_testing import RunningServer, running_server  # noqa: F401  (the fixture)
 
 ENV = {"platform": "linux", "timezone": "UTC", "width": 1280}
 

@@ -3,7 +3,7 @@
 One engine (the `make run` composition on both dev chains), one proxy in front of it (50 ms each
 way unless a test changes `proxy.delay_ms`) and one Chromium per module; every test gets a fresh
 browser context (fresh localStorage: a new engine session and a new Dev Wallet) and chains
-reverted afterwards. The browser runs on a thread of its own (`modalcore.latency.browser`).
+reverted afterwards. The browser runs on a thread of its own (`modalcore_dev.latency.browser`).
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from modalcore.devchain.pytest_plugin import ChainsInfo, isolated
-from modalcore.latency.browser import BrowserThread, DemoPage, chromium, demo_config
-from modalcore.latency.proxy import ThreadedProxy, running_proxy
-from modalcore.testing import RunningServer, start_server
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo, isolated
+from modalcore_dev.latency.browser import BrowserThread, DemoPage, chromium, demo_config
+from modalcore_dev.latency.proxy import ThreadedProxy, running_proxy
+from modalcore_testing import RunningServer, start_server
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ONE_WAY_MS = 50  # 100 ms round trip

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from modalcore.latency.browser import (
+from modalcore_dev.latency.browser import (
     BACK_BUTTON,
     CLOSE_BUTTON,
     CONNECT_BUTTON,
@@ -20,7 +20,7 @@ from modalcore.latency.browser import (
     DemoPage,
     wallet_button,
 )
-from modalcore.latency.proxy import ThreadedProxy
+from modalcore_dev.latency.proxy import ThreadedProxy
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
 

@@ -12,8 +12,8 @@ import time
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
-from modalcore.latency import DelayProxy, running_proxy
-from modalcore.testing import TEST_ORIGIN, Client, start_server
+from modalcore_dev.latency import DelayProxy, running_proxy
+from modalcore_testing import TEST_ORIGIN, Client, start_server
 
 HOST = "127.0.0.1"
 

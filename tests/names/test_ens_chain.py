@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.services.ens import CachedNames, EnsDeployment, EnsNames, NameLookupError
 from modalcore.services.name_cache import ENS_TTL_MS
 
@@ -95,7 +95,7 @@ async def test_lookups_are_cached_for_5_minutes_of_the_time_passed_in(
 
 
 async def test_an_unreachable_node_is_error_resolving_name(http: httpx.AsyncClient) -> None:
-    from modalcore.devchain import free_port
+    from modalcore_dev.devchain import free_port
 
     ens = EnsNames(http, f"http://127.0.0.1:{free_port()}", EnsDeployment(31337, "0x" + "11" * 20))
     with pytest.raises(NameLookupError, match="^Error resolving name$"):

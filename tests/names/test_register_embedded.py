@@ -19,7 +19,7 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 
 from modalcore.core.cmds import Call
-from modalcore.embedded.devmail import LocalSmtpServer
+from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.embedded.service import EmbeddedWallet
 from modalcore.rules.embedded import AUTH_CONNECTOR_ID
 from modalcore.rules.names import error_registering

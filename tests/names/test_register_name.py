@@ -13,7 +13,7 @@ import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.rules.names import BAD_CHARACTERS, NO_ADDRESS_OR_AUTH, TOO_SHORT, registration_message
 from modalcore.services.name_registry import NameRegistry, RegistrationError
 from modalcore.slices.navigation import PressedNavigate

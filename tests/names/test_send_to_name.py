@@ -10,7 +10,7 @@ import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.rules.names import no_address_for, registration_message
 from modalcore.services.name_registry import NameRegistry
 from modalcore.slices.send_name import DEBOUNCE_MS

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from modalcore.enginetest import Harness
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.core.cmds import CallSettled
 from modalcore.services.nfts import fetch_nfts
 from modalcore.services.shapes import NftsResult

@@ -9,8 +9,9 @@ from typing import Any
 import httpx
 import pytest
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
-from modalcore.services.onramp.local import LocalOnramp, OnrampRefused
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
+from modalcore.services.onramp.provider import OnrampRefused
+from modalcore_dev.onramp import LocalOnramp
 from modalcore.services.table import default_services
 
 pytestmark = pytest.mark.chain

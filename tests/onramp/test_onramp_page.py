@@ -9,7 +9,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from modalcore.server.config import dev_networks, parse_config
-from modalcore.server.onramp_local import local_onramp, routes
+from modalcore_dev.onramp_page import local_onramp, routes
 
 USER = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"
 
@@ -81,10 +81,12 @@ def test_a_purchase_completes_only_from_its_own_page_with_the_orders_token() -> 
 
 def test_the_onramp_page_carries_the_engines_security_headers(tmp_path: Path) -> None:
     from modalcore.server.app import create_app
+    from modalcore_dev.rigs import dev_rigs
 
-    app = create_app(config(devchain_proxy=True, public_url="http://127.0.0.1:8000", secret="s",
-                            analytics={"mode": "off"}, names={"db": ":memory:"},
-                            siwx={"db": ":memory:", "key_file": str(tmp_path / "engine.key")}))
+    demo = config(devchain_proxy=True, public_url="http://127.0.0.1:8000", secret="s",
+                  analytics={"mode": "off"}, names={"db": ":memory:"},
+                  siwx={"db": ":memory:", "key_file": str(tmp_path / "engine.key")})
+    app = create_app(demo, rigs=dev_rigs(demo))
     with TestClient(app) as client:
         page = client.get("/onramp/local?order=nope")
     assert page.status_code == 404

@@ -14,12 +14,13 @@ from solders.keypair import Keypair
 
 from modalcore.chains.catalog import SOLANA_LOCAL
 from modalcore.enginetest import Harness
-from modalcore.services.onramp.local import LocalOnramp, OnrampRefused
+from modalcore.services.onramp.provider import OnrampRefused
+from modalcore_dev.onramp import LocalOnramp
 from modalcore.services.onramp.service import onramp_services
 from modalcore.slices.onramp_open import POLL_MS
-from modalcore.solana.devchain.accounts import DEV_TOKEN
-from modalcore.solana.devchain.network import solana_dev_network
-from modalcore.solana.devchain.process import SolanaDevchain
+from modalcore_dev.solana_devchain.accounts import DEV_TOKEN
+from modalcore_dev.solana_devchain.network import solana_dev_network
+from modalcore_dev.solana_devchain.process import SolanaDevchain
 
 from ..solana.harness import connect, settle, solana_harness
 from ..solana.test_solana_account_rules import TOKEN_ACCOUNT

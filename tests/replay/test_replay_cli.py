@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from modalcore.__main__ import build_parser, main
+from modalcore_dev.__main__ import build_parser as build_demo_parser
 from modalcore.engine.record import read_events, replay
 
 from .conftest import RENAMED, SEQUENCES, SESSIONS
@@ -119,8 +120,8 @@ def test_tree_at_takes_one_file(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_serve_and_demo_take_a_record_name() -> None:
-    for command in ("serve", "demo"):
-        args = build_parser().parse_args([command, "--record-dir", "rec", "--record-name", "send flow"])
+    for parser, command in ((build_parser(), "serve"), (build_demo_parser(), "demo")):
+        args = parser.parse_args([command, "--record-dir", "rec", "--record-name", "send flow"])
         assert (args.record_dir, args.record_name) == ("rec", "send flow")
 
 

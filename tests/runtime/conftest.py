@@ -21,7 +21,7 @@ from modalcore.slices.account_ui import AddressCopyAnswered
 from modalcore.engine.update import FLOWS, SLICES
 from modalcore.runtime.clock import FakeClock
 from modalcore.slices import snack
-from modalcore.testing import RunnerRig, new_session, runner_rig
+from modalcore_testing import RunnerRig, new_session, runner_rig
 from modalcore.wire.frames import Intent
 
 

@@ -20,7 +20,7 @@ from modalcore.runtime.clock import FakeClock
 from modalcore.engine.session import Session
 from modalcore.store.base import NO_BLOBS
 from modalcore.store.memory import MemoryStore
-from modalcore.testing import RunnerRig
+from modalcore_testing import RunnerRig
 
 
 class _GatedStore(MemoryStore):

@@ -9,8 +9,9 @@ from pathlib import Path
 import httpx
 from starlette.testclient import TestClient
 
-from modalcore.demopage import create_page_app, demo_project, page_html
+from modalcore_dev.demopage import create_page_app, demo_project, page_html
 from modalcore.server.app import create_app
+from modalcore_dev.rigs import dev_rigs
 from modalcore.server.config import parse_config
 
 ENGINE = "http://127.0.0.1:7001"
@@ -39,7 +40,8 @@ def test_the_page_loads_the_modal_from_the_engine_origin(tmp_path: Path) -> None
 
 
 def test_the_page_forwards_devchain_calls_with_its_origin_to_the_engine_proxy(tmp_path: Path) -> None:
-    engine = create_app(parse_config(demo_config()))
+    demo = parse_config(demo_config())
+    engine = create_app(demo, rigs=dev_rigs(demo))
     page = create_page_app(tmp_path, ENGINE)
     page.state.http = httpx.AsyncClient(transport=httpx.ASGITransport(app=engine), base_url=ENGINE)
     call = b'{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}'

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from modalcore.demo import chain_ports, port_problem, quiet_logging, run
+from modalcore_dev.demo import chain_ports, port_problem, quiet_logging, run
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import msgpack
 
-from modalcore.testing import RunnerRig
+from modalcore_testing import RunnerRig
 from modalcore.wire.codec import encode, encode_with
 from modalcore.wire import codec
 

@@ -21,7 +21,7 @@ from modalcore.rules import limits as L
 from modalcore.runtime.clock import FakeClock
 from modalcore.runtime.saves import PendingSaves
 from modalcore.store.base import NO_BLOBS
-from modalcore.testing import DownStore
+from modalcore_testing import DownStore
 
 
 async def _turns() -> None:

@@ -14,7 +14,7 @@ from redis.asyncio import Redis
 from modalcore.audit.chain import StoredEntry
 from modalcore.store.base import AuditConflict, StoredEvent
 from modalcore.store.redis import RedisStore
-from modalcore.testing import Client, make_test_config, start_server
+from modalcore_testing import Client, make_test_config, start_server
 
 _prefixes = itertools.count()
 

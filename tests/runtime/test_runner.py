@@ -15,7 +15,7 @@ from modalcore.runtime.clock import FakeClock
 from modalcore.runtime.runner import RunnerDeps, SessionRunner
 from modalcore.runtime.services import Service, ServiceContext, default_services
 from modalcore.slices.snack import SnackReshowDue
-from modalcore.testing import RunnerRig
+from modalcore_testing import RunnerRig
 from modalcore.wire.frames import Ack, EffectResult
 
 Factory = Callable[..., Msg]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from modalcore.testing import RunnerRig, runner_rig
+from modalcore_testing import RunnerRig, runner_rig
 
 
 def _session_tasks() -> list[asyncio.Task[Any]]:

@@ -9,7 +9,7 @@ import msgpack
 
 from modalcore.engine.persist import ModelPacker, load_bytes, session_to_bytes
 from modalcore.slices.model import model_to_data
-from modalcore.testing import RunnerRig
+from modalcore_testing import RunnerRig
 from modalcore.wire.codec import encode
 
 

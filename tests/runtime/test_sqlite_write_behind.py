@@ -20,7 +20,7 @@ from modalcore.core.msg import Msg
 from modalcore.engine.persist import load_bytes
 from modalcore.store.base import StoredEvent
 from modalcore.store.sqlite import SqliteStore
-from modalcore.testing import RunnerRig
+from modalcore_testing import RunnerRig
 
 
 def _on_disk(path: Path, session_id: str) -> bytes | None:

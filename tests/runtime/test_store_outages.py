@@ -22,7 +22,7 @@ from modalcore.store.base import StoreWriteFailed
 from modalcore.store.redis import RedisStore
 from modalcore.store.redis_server import RedisProcess
 from modalcore.store.sqlite import SqliteStore
-from modalcore.testing import RunnerRig
+from modalcore_testing import RunnerRig
 
 
 async def test_rule_saves_land_on_fresh_connections_after_redis_restarts(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ from modalcore.runtime.services import Service, ServiceContext
 from modalcore.slices import snack
 from modalcore.slices.model import Model, Step
 from modalcore.store.sqlite import SqliteStore
-from modalcore.testing import DownStore, RunnerRig, runner_rig
+from modalcore_testing import DownStore, RunnerRig, runner_rig
 from modalcore.wire.codec import decode
 
 

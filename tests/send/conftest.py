@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from modalcore.chains.catalog import Network
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.enginetest import Harness
 from modalcore.slices.model import Model
 from modalcore.wire.frames import AnnouncedWallet, Env

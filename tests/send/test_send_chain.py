@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
-from modalcore.devchain.rpc import Rpc, encode_call
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.rpc import Rpc, encode_call
 from modalcore.services.history import fetch_history
 from modalcore.slices import send_tx
 from modalcore.views.activity_tab import MONTHS

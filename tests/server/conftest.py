@@ -2,4 +2,4 @@
 
 from __future__ import annotations
 
-from modalcore.testing import running_server  # noqa: F401  (the module-scoped server fixture)
+from modalcore_testing import running_server  # noqa: F401  (the module-scoped server fixture)

@@ -17,8 +17,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from modalcore.server.config import default_config
-from modalcore.server.devproxy import ALLOWED_METHODS, SOLANA_METHODS
-from modalcore.testing import TEST_ORIGIN, RunningServer, make_test_config, serve_app, start_server
+from modalcore_dev.devproxy import ALLOWED_METHODS, SOLANA_METHODS
+from modalcore_testing import TEST_ORIGIN, RunningServer, make_test_config, serve_app, start_server
 
 REPO = Path(__file__).resolve().parents[2]
 SOLANA_DEV = "solana:CmpNeggWJ4JaWJeJ8YKN1Zypmk7uvQq3"

@@ -10,8 +10,8 @@ typed error and changes nothing; no traceback in logs"):
 - the server records every session (`--record-dir`), and each recording replays exactly.
 
 Hypothesis picks, per socket, the first frame, a seed and the list of mutation kinds (so a
-failure shrinks to a short list of kinds); `modalcore.bench.fuzz_frames` makes the bytes.
-`make fuzz` runs the long campaign (python -m modalcore.bench.fuzz).
+failure shrinks to a short list of kinds); `modalcore_dev.bench.fuzz_frames` makes the bytes.
+`make fuzz` runs the long campaign (python -m modalcore_dev.bench.fuzz).
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from modalcore.bench.fuzz_client import HonestSession, SocketReport, fuzz_socket
-from modalcore.bench.fuzz_frames import FIRST_MUTATIONS, MUTATIONS, RARE_MUTATIONS, deep_bytes
+from modalcore_dev.bench.fuzz_client import HonestSession, SocketReport, fuzz_socket
+from modalcore_dev.bench.fuzz_frames import FIRST_MUTATIONS, MUTATIONS, RARE_MUTATIONS, deep_bytes
 from modalcore.engine.record import replay
-from modalcore.testing import TEST_ORIGIN, RunningServer, recordings, start_server
+from modalcore_testing import TEST_ORIGIN, RunningServer, recordings, start_server
 from modalcore.wire.codec import encode
 
 SOCKETS = 30  # hypothesis examples, one hostile socket each

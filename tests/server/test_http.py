@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from modalcore.server.headers import PAGE_CSP
-from modalcore.testing import RunningServer, make_test_config, start_server
+from modalcore_testing import RunningServer, make_test_config, start_server
 
 
 def _dist(folder: Path) -> Path:

@@ -18,7 +18,7 @@ from modalcore.server.hub import SWEEP_EVERY_MS, Hub
 from modalcore.server.tokens import Claim
 from modalcore.slices.options import OptionsError, parse_options
 from modalcore.store.memory import MemoryStore
-from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, FakeOutlet, join_frame, make_test_config
+from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, FakeOutlet, join_frame, make_test_config
 from modalcore.wire.frames import Intent, Join
 
 HOUR_MS = 3600 * 1000

@@ -9,7 +9,7 @@ from typing import Any
 from modalcore.server.wsprotocol import LeanWebSocketProtocol
 from modalcore.store.base import NO_BLOBS
 from modalcore.store.memory import MemoryStore
-from modalcore.testing import make_test_config, start_server
+from modalcore_testing import make_test_config, start_server
 
 
 def _connections(server: Any) -> list[Any]:

@@ -1,4 +1,4 @@
-"""The load tool (`python -m modalcore.bench.load`, issue 17) against real `serve` workers:
+"""The load tool (`python -m modalcore_dev.bench.load`, issue 17) against real `serve` workers:
 tiny sizes, the table it prints, and that its sessions were really served (no errors)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sys
 
 def test_load_tool_prints_a_table_for_one_and_two_workers() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "modalcore.bench.load", "--idle", "6", "--active", "4",
+        [sys.executable, "-m", "modalcore_dev.bench.load", "--idle", "6", "--active", "4",
          "--rate", "2", "--seconds", "1", "--workers", "1", "2"],
         capture_output=True, text=True, timeout=180, check=False,
     )
@@ -29,7 +29,7 @@ def test_load_tool_prints_a_table_for_one_and_two_workers() -> None:
 
 def test_load_tool_on_two_workers_sharing_a_redis_counts_redis_commands_per_intent() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "modalcore.bench.load", "--store", "redis", "--idle", "0",
+        [sys.executable, "-m", "modalcore_dev.bench.load", "--store", "redis", "--idle", "0",
          "--active", "4", "--rate", "2", "--seconds", "1", "--workers", "2"],
         capture_output=True, text=True, timeout=180, check=False,
     )
@@ -41,7 +41,7 @@ def test_load_tool_on_two_workers_sharing_a_redis_counts_redis_commands_per_inte
 
 def test_load_tool_refuses_unbounded_sizes() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "modalcore.bench.load", "--idle", "1000000"],
+        [sys.executable, "-m", "modalcore_dev.bench.load", "--idle", "1000000"],
         capture_output=True, text=True, timeout=60, check=False,
     )
     assert result.returncode == 2

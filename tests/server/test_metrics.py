@@ -15,7 +15,7 @@ import pytest
 
 from modalcore.store.base import NO_BLOBS
 from modalcore.store.memory import MemoryStore
-from modalcore.testing import RunningServer, make_test_config, start_server
+from modalcore_testing import RunningServer, make_test_config, start_server
 
 OPERATOR = "metrics-operator-token"
 _SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$')

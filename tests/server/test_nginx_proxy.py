@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from modalcore.netports import free_port
-from modalcore.testing import Client, RunningServer, make_test_config, start_server
+from modalcore_testing import Client, RunningServer, make_test_config, start_server
 
 CONFIG = Path(__file__).resolve().parents[2] / "config" / "nginx.example.conf"
 NGINX = "/usr/sbin/nginx"

@@ -18,7 +18,7 @@ import pytest
 
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.netports import free_port
-from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, Client
+from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, Client
 
 TOKEN = "operator-token-for-the-test"
 

@@ -10,7 +10,7 @@ import pytest
 
 from modalcore.__main__ import main
 from modalcore.engine.record import engine_version, read_events
-from modalcore.testing import Client, make_test_config, recordings, start_server
+from modalcore_testing import Client, make_test_config, recordings, start_server
 
 
 async def test_recorded_session_replays_without_its_resume_tokens(

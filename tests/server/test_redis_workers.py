@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 
-from modalcore.testing import Client, make_test_config, start_server
+from modalcore_testing import Client, make_test_config, start_server
 
 _prefixes = itertools.count()
 

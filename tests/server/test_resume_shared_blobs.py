@@ -14,7 +14,7 @@ from typing import Any
 import msgpack
 
 from modalcore.engine.persist import blob_refs, load_bytes, session_to_bytes
-from modalcore.testing import Client, make_test_config, start_server
+from modalcore_testing import Client, make_test_config, start_server
 
 _prefixes = itertools.count()
 

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from modalcore.slices.navigation import HostClosed
 from modalcore.store.redis import RedisStore
-from modalcore.testing import Client, RunningServer, make_test_config, start_server
+from modalcore_testing import Client, RunningServer, make_test_config, start_server
 
 T = TypeVar("T")
 _prefixes = itertools.count()

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from modalcore.netports import free_port
-from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client
+from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client
 
 
 def _config(tmp_path: Path, store: dict[str, str]) -> Path:

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from modalcore.netports import free_port
-from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client
+from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client
 from tests.server.test_metrics import OPERATOR, parse
 
 TEXT_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (\d+) [A-Z]+ (\S+) (.*)$")

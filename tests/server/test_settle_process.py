@@ -7,7 +7,7 @@ import gc
 
 from modalcore.server.app import create_app
 from modalcore.server.workers import settle_process
-from modalcore.testing import make_test_config
+from modalcore_testing import make_test_config
 
 
 def test_the_objects_built_at_start_are_not_walked_by_full_collections() -> None:

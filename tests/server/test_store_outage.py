@@ -35,7 +35,7 @@ from redis import Redis
 from modalcore.engine.persist import load_bytes
 from modalcore.netports import free_port
 from modalcore.store.redis_server import RedisProcess
-from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client
+from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client
 
 PREFIX = "outage:"
 STEP_S = 60.0  # a loaded machine: generous, and never asserted as a duration

@@ -29,10 +29,10 @@ from typing import Any
 import httpx
 import pytest
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.netports import free_port
 from modalcore.server.config import dev_networks
-from modalcore.testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, find_node
+from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, find_node
 from modalcore.wire.diff import apply
 
 pytestmark = pytest.mark.chain

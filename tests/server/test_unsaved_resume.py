@@ -5,7 +5,7 @@ not from the older one in the store."""
 from __future__ import annotations
 
 import asyncio
-from modalcore.testing import Client, DownStore, make_test_config, start_server
+from modalcore_testing import Client, DownStore, make_test_config, start_server
 
 
 async def test_rule_a_session_back_while_its_save_waits_gets_its_newest_state() -> None:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from modalcore.rules.wallet_requests import NOT_SAVED
-from modalcore.testing import Client, DownStore, find_node, make_test_config, start_server
+from modalcore_testing import Client, DownStore, find_node, make_test_config, start_server
 from modalcore.wire.diff import apply
 
 ADDRESS = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8"

@@ -4,7 +4,7 @@ past the bounds; what goes over is refused with a typed reply and changes nothin
 from __future__ import annotations
 
 from modalcore.rules import limits as L
-from modalcore.testing import RunningServer
+from modalcore_testing import RunningServer
 from modalcore.wire.codec import encode
 from modalcore.slices.connectors import announced
 

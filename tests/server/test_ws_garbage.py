@@ -6,7 +6,7 @@ import random
 
 import msgpack
 
-from modalcore.testing import RunningServer
+from modalcore_testing import RunningServer
 from modalcore.wire.codec import encode
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from modalcore.testing import RunningServer, Client
+from modalcore_testing import RunningServer, Client
 
 
 def types(frames: list[dict[str, object]]) -> list[object]:
@@ -91,7 +91,7 @@ async def test_bad_resume_token_starts_a_new_session(running_server: RunningServ
 
 
 async def test_operator_features_override_the_hosts() -> None:
-    from modalcore.testing import TEST_ORIGIN, make_test_config, start_server
+    from modalcore_testing import TEST_ORIGIN, make_test_config, start_server
 
     config = make_test_config(projects={"test": {"origins": [TEST_ORIGIN],
                                                  "features": {"swaps": False, "onramp": False}}})

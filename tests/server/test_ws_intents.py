@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from modalcore.testing import RunningServer
+from modalcore_testing import RunningServer
 
 
 async def test_open_is_acked_and_patched(running_server: RunningServer) -> None:

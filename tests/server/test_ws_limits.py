@@ -7,7 +7,7 @@ import contextlib
 from typing import Any
 
 from modalcore.server.endpoint import CLOSE_TOO_MANY_SESSIONS
-from modalcore.testing import Client, RunningServer, make_test_config, start_server
+from modalcore_testing import Client, RunningServer, make_test_config, start_server
 from modalcore.wire.codec import encode
 
 RESYNCS = 2000

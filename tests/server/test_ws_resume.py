@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from modalcore.engine.session import Session
-from modalcore.testing import Client, RunningServer, make_test_config, start_server
+from modalcore_testing import Client, RunningServer, make_test_config, start_server
 
 
 def settled(session: Session) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from modalcore.testing import TEST_ORIGIN, Client, RunningServer
+from modalcore_testing import TEST_ORIGIN, Client, RunningServer
 
 # Malformed in every way a page (or a visitor editing localStorage) could send.
 BAD_TOKENS = [

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from modalcore.testing import Client, RunningServer
+from modalcore_testing import Client, RunningServer
 from tests.devwallet import DEV_WALLET, WALLET_NODE
 
 

@@ -13,7 +13,7 @@ import pytest
 from eth_abi.abi import decode as abi_decode
 from eth_keys.datatypes import Signature
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.siwx.service import siwx_services
 from modalcore.siwx.verify import EIP1271_MAGIC_VALUE, personal_message_hash
 

@@ -15,9 +15,9 @@ from solders.transaction import Transaction
 from modalcore.chains.catalog import SOLANA_LOCAL, catalog
 from modalcore.services.jsonrpc import RpcCallError
 from modalcore.services.solana_rpc import SolanaRpc
-from modalcore.solana.devchain.accounts import DEV_LAMPORTS, DEV_TOKEN, dev_keypair
-from modalcore.solana.devchain.process import SolanaDevchain
-from modalcore.solana.devchain.rpc import MAX_SIGNATURES
+from modalcore_dev.solana_devchain.accounts import DEV_LAMPORTS, DEV_TOKEN, dev_keypair
+from modalcore_dev.solana_devchain.process import SolanaDevchain
+from modalcore_dev.solana_devchain.rpc import MAX_SIGNATURES
 from modalcore.solana.transfers import sol_transfer_instructions, unsigned_transaction
 
 from .helpers import SOL, b64, fee_of, funded, signed_sol_transfer, signed_spl_transfer

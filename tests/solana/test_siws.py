@@ -19,7 +19,7 @@ from modalcore.runtime.services import ServiceContext
 from modalcore.siwx.service import siwx_services
 from modalcore.siwx.solana import SiwsMessage
 from modalcore.siwx.store import SqliteSiwxStore
-from modalcore.solana.devchain.accounts import dev_keypair
+from modalcore_dev.solana_devchain.accounts import dev_keypair
 
 DOMAIN = "localhost:8000"
 URI = "http://localhost:8000"

@@ -17,7 +17,7 @@ from modalcore.enginetest import Harness
 from modalcore.runtime.services import AnyService as Service
 from modalcore.siwx.service import siwx_services
 from modalcore.siwx.store import SqliteSiwxStore
-from modalcore.solana.devchain.accounts import dev_keypair
+from modalcore_dev.solana_devchain.accounts import dev_keypair
 
 from .harness import connect, solana_harness
 

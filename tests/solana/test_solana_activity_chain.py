@@ -10,8 +10,8 @@ from solders.keypair import Keypair
 from modalcore.enginetest import Harness
 from modalcore.slices.send_form import ChangedSendAmount, ChangedSendReceiver, SelectedSendToken
 from modalcore.slices.send_tx import PressedSend
-from modalcore.solana.devchain.accounts import DEV_TOKEN, dev_keypair
-from modalcore.solana.devchain.process import SolanaDevchain
+from modalcore_dev.solana_devchain.accounts import DEV_TOKEN, dev_keypair
+from modalcore_dev.solana_devchain.process import SolanaDevchain
 
 from .harness import connect, settle, sign_pending, solana_harness
 from .test_solana_send_chain import _give_tokens, funded, rpc_run

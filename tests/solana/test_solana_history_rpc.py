@@ -16,8 +16,8 @@ from solders.keypair import Keypair
 from modalcore.services.history import HistoryError
 from modalcore.services.solana_history import fetch_solana_history
 from modalcore.slices.history import parse_transaction
-from modalcore.solana.devchain.ledger import DevLedger
-from modalcore.solana.devchain.rpc import DevRpc, RpcError
+from modalcore_dev.solana_devchain.ledger import DevLedger
+from modalcore_dev.solana_devchain.rpc import DevRpc, RpcError
 
 from .helpers import SOL
 

@@ -18,8 +18,8 @@ from modalcore.rules.format import floor3
 from modalcore.services.solana_rpc import SolanaRpc
 from modalcore.slices.send_form import ChangedSendAmount, ChangedSendReceiver, SelectedSendToken
 from modalcore.slices.send_tx import PressedSend
-from modalcore.solana.devchain.accounts import DEV_TOKEN, dev_keypair
-from modalcore.solana.devchain.process import SolanaDevchain
+from modalcore_dev.solana_devchain.accounts import DEV_TOKEN, dev_keypair
+from modalcore_dev.solana_devchain.process import SolanaDevchain
 
 from .harness import connect, run_service, settle, sign_pending, solana_harness
 from .helpers import SOL, b64, signed_spl_transfer

@@ -8,7 +8,7 @@ import time
 
 from modalcore import samples
 from modalcore.chains.catalog import Token
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.slices.model import initial_model
 from modalcore.slices.options import parse_options
 from modalcore.slices.swap_quote import QUOTE_DEBOUNCE_MS

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from modalcore import samples
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.services.history import fetch_history
 from modalcore.services.shapes import HistoryResult
 

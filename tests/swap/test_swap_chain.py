@@ -11,8 +11,8 @@ from decimal import Decimal
 import httpx
 import pytest
 
-from modalcore.devchain import Rpc, RpcError, TransactionFailed
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain import Rpc, RpcError, TransactionFailed
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.rules.rpc_errors import classify
 from modalcore.services.swap import (
     INSUFFICIENT_LIQUIDITY,
@@ -185,7 +185,7 @@ async def test_a_move_within_slippage_still_swaps(devchain: ChainsInfo, http: ht
 async def test_insufficient_liquidity_is_refused_before_any_transaction(
     devchain: ChainsInfo, http: httpx.AsyncClient
 ) -> None:
-    from modalcore.devchain.contracts import deploy_contract
+    from modalcore_dev.devchain.contracts import deploy_contract
 
     entry = devchain.chain(31337)
     deployer, user = entry["accounts"][0], entry["accounts"][1]

@@ -101,7 +101,8 @@ async def test_the_swap_token_list_comes_from_the_hosted_api_without_the_native_
 
 
 async def test_a_local_market_needs_no_token_list() -> None:
-    from modalcore.services.swap.service import dev_markets, swap_tokens
+    from modalcore.services.swap.service import swap_tokens
+    from modalcore_dev.swap_markets import dev_markets
 
     async with httpx.AsyncClient(transport=transport([])) as http:
         assert await swap_tokens(http, dev_markets(), None, network="eip155:31337") == {"tokens": []}

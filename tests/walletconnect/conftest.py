@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from modalcore.walletconnect.relay import RelayServer, running_relay
+from modalcore_dev.walletconnect_relay import RelayServer, running_relay
 from modalcore.walletconnect.relay_client import RelayClient
 from modalcore.walletconnect.sign_rpc import Metadata
 from modalcore.walletconnect.signclient import SignClient

@@ -20,7 +20,7 @@ import pytest
 from eth_account import Account
 
 from modalcore.core.cmds import EffectSettled
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.enginetest import Harness
 from modalcore.runtime.services import AnyService
 from modalcore.runtime.walletconnect import WalletConnectRuntime, store_key
@@ -29,7 +29,7 @@ from modalcore.siwx.store import SqliteSiwxStore
 from modalcore.store.memory import MemoryStore
 from modalcore.walletconnect.auth import build_payload
 from modalcore.walletconnect.proposal import EIP155_METHODS
-from modalcore.walletconnect.relay import running_relay
+from modalcore_dev.walletconnect_relay import running_relay
 
 from .conftest import DAPP, DEV_ADDRESS, WalletPeer, wallet_peer
 

@@ -1,4 +1,4 @@
-"""The demo wallet page `make run` starts (modalcore/demo.py → walletpeer/page.mjs): it serves the
+"""The demo wallet page `make run` starts (modalcore_dev/demo.py → walletpeer/page.mjs): it serves the
 page, reports the wallet's address and what waits for an answer, and accepts only the page's own
 commands (pair, answer, and delete of a session it lists: its Disconnect) within a body bound. The pairing by hand is tested in Chromium
 (tests/e2e/test_walletconnect_browser.py)."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import httpx
 from eth_account import Account
 
-from modalcore.demo import WALLET_KEY, start_relay, start_wallet_page
+from modalcore_dev.demo import WALLET_KEY, start_relay, start_wallet_page
 
 
 def test_the_demo_wallet_page_serves_state_and_refuses_other_commands() -> None:

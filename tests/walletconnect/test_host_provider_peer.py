@@ -10,11 +10,11 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 
 from modalcore.core.cmds import EffectSettled
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.enginetest import Harness
 from modalcore.runtime.walletconnect import WalletConnectRuntime
 from modalcore.store.memory import MemoryStore
-from modalcore.walletconnect.relay import running_relay
+from modalcore_dev.walletconnect_relay import running_relay
 
 from .conftest import DAPP, DEV_ADDRESS, wallet_peer
 

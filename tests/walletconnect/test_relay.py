@@ -18,7 +18,7 @@ import websockets
 from websockets.asyncio.client import ClientConnection, connect
 
 from modalcore.walletconnect.didjwt import ClientIdentity, sign_jwt
-from modalcore.walletconnect.relay import Limits, Mailbox, RelayServer, Stored, running_relay
+from modalcore_dev.walletconnect_relay import Limits, Mailbox, RelayServer, Stored, running_relay
 
 TOPIC_A, TOPIC_B, TOPIC_C = "aa" * 32, "bb" * 32, "cc" * 32
 
@@ -175,7 +175,7 @@ async def test_bad_requests_get_a_json_rpc_error_and_one_log_line(
         caplog.clear()
         answer = await a.call(method, params)
         assert answer["error"]["code"] == code
-        lines = [r for r in caplog.records if r.name.startswith("modalcore.walletconnect")]
+        lines = [r for r in caplog.records if r.name.startswith("modalcore_dev.walletconnect_relay")]
         assert len(lines) == 1 and lines[0].exc_info is None
         assert (await a.call("irn_subscribe", {"topic": TOPIC_A}))["result"]  # the connection carries on
 
@@ -208,9 +208,9 @@ async def test_a_bearer_header_authenticates_too(relay: RelayServer) -> None:
 
 
 async def test_python_dash_m_runs_the_relay_on_127_0_0_1() -> None:
-    """Rule: `python -m modalcore.walletconnect.relay --port N` serves on 127.0.0.1 (0: any free port)."""
+    """Rule: `python -m modalcore_dev.walletconnect_relay --port N` serves on 127.0.0.1 (0: any free port)."""
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "modalcore.walletconnect.relay", "--port", "0",
+        sys.executable, "-m", "modalcore_dev.walletconnect_relay", "--port", "0",
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
     try:
         assert process.stdout is not None

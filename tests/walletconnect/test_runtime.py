@@ -14,11 +14,11 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 
 from modalcore.core.msg import Msg
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.runtime.walletconnect import WalletConnectRuntime, store_key
 from modalcore.slices.wallet_events import WalletChainChanged, WalletDisconnected
 from modalcore.store.memory import MemoryStore
-from modalcore.walletconnect.relay import running_relay
+from modalcore_dev.walletconnect_relay import running_relay
 
 from .conftest import DAPP, DEV_ADDRESS, WAIT, wallet_peer
 

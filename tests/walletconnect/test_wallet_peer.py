@@ -12,7 +12,7 @@ import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct, encode_typed_data
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.walletconnect.errors import ProposalRejected
 from modalcore.walletconnect.events import Event, SessionDeleted, SessionEvent, SessionExtended, SessionUpdated
 from modalcore.walletconnect.relay_client import RelayClient

@@ -16,7 +16,7 @@ from ...runtime.services import AnyService, Service, ServiceContext, ServiceErro
 from ..blockchain_api import BlockchainApi
 from .api import OnrampApi
 from .defaults import default_options, estimate
-from .local import LocalOnramp, OnrampRefused
+from .provider import OnrampProvider, OnrampRefused
 from .networks import provider_network
 
 log = logging.getLogger(__name__)
@@ -55,8 +55,8 @@ def onramp_api(http: httpx.AsyncClient, blockchain_api: BlockchainApi | None) ->
     return OnrampApi(http, blockchain_api.base_url, blockchain_api.project_id, blockchain_api.st, blockchain_api.sv)
 
 
-def onramp_services(local: LocalOnramp | None, hosted: OnrampApi | None) -> dict[str, AnyService]:
-    def _local(network: str) -> LocalOnramp | None:
+def onramp_services(local: OnrampProvider | None, hosted: OnrampApi | None) -> dict[str, AnyService]:
+    def _local(network: str) -> OnrampProvider | None:
         return local if local is not None and network in local.networks else None
 
     async def options(ctx: ServiceContext | None, args: OptionsArgs) -> Any:

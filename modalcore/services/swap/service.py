@@ -11,10 +11,8 @@ with its readable message as a `ServiceError`, never a traceback."""
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -35,23 +33,6 @@ from .uniswap_v2 import UniswapV2Market
 MAX_SWAP_TOKENS = L.MAX_SWAP_TOKENS
 DEADLINE_S = 20 * 60  # the swap must be mined within 20 minutes of the quote's block
 SWAP_GAS_GUESS = 200_000  # a swap's gas when it cannot be estimated yet (before its approval)
-DEPLOYMENT = Path(__file__).resolve().parents[3] / "fixtures" / "chain" / "deployment.json"
-
-
-def dev_markets(path: Path = DEPLOYMENT) -> dict[int, UniswapV2Market]:
-    """The local markets of the dev chains (fixtures/chain/deployment.json); none without it."""
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    markets = {}
-    for entry in data.values() if isinstance(data, dict) else ():
-        if isinstance(entry, dict) and "uniswapV2" in entry:
-            market = UniswapV2Market.from_deployment(entry)
-            markets[market.chain_id] = market
-    return markets
-
-
 async def _block_and_price(http: httpx.AsyncClient, rpc_url: str) -> tuple[int, int]:
     """(the latest block's timestamp, the gas price)."""
     block, price = await batch(http, rpc_url, [("eth_getBlockByNumber", ["latest", False]),
@@ -179,10 +160,12 @@ class TxReceiptArgs(_Args):
     hash: str
 
 
-def swap_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | None = None) -> dict[str, AnyService]:
-    """`swap_quote`, `swap_tokens`, `tx_receipt`: the dev chains' local markets, and the hosted
-    `/v1/convert/*` API when the operator configures the Blockchain API."""
-    markets = dev_markets()
+def swap_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | None = None,
+                  markets: Mapping[int, UniswapV2Market] | None = None) -> dict[str, AnyService]:
+    """`swap_quote`, `swap_tokens`, `tx_receipt`: the local markets given (the dev chains', from
+    `modalcore_dev`; none in production), and the hosted `/v1/convert/*` API when the operator
+    configures the Blockchain API."""
+    markets = markets or {}
     hosted = (ConvertApi(http, blockchain_api.base_url, blockchain_api.project_id, blockchain_api.st,
                          blockchain_api.sv) if blockchain_api is not None else None)
 

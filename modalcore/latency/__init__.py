@@ -1,5 +1,0 @@
-"""Latency tooling: a loopback delay proxy for end-to-end tests and benchmarks."""
-
-from .proxy import DelayProxy, ThreadedProxy, running_proxy
-
-__all__ = ["DelayProxy", "ThreadedProxy", "running_proxy"]

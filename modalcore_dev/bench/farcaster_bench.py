@@ -1,0 +1,121 @@
+"""Sign in with Farcaster figures (issue 33), engine side, with the real parts: the local relay
+(uvicorn, its demo client answering), Farcaster's IdRegistry on a Hardhat dev chain, the SQLite
+key vault, one session driven through its intents.
+
+- Farcaster pressed → channel open: the Connect row's intent (ConnectingFarcaster with its
+  engine-origin frame), then what the frame's route does: the channel opened on the relay for
+  the frame's key, delivered to the session (the frame then draws the QR code it was answered);
+- approved → Account: the demo client's approve (message written and signed, channel answered),
+  then the session's next status read: `farcaster.status` (relay read, message and signature
+  checked, `idOf` on the chain, the FID's key opened) and its reply applied (connected, Account).
+  The session polls every POLL_MS (1 s), so a person waits up to that much longer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from modalcore.core.cmds import Call, CallSettled
+from modalcore.core.evolve import replace
+from modalcore_dev.devchain.pytest_plugin import start_chains
+from modalcore.embedded.keys import Identity, KeyVault
+from modalcore.embedded.masterkey import MasterKey
+from modalcore.enginetest import Harness
+from modalcore_dev.farcaster.devrelay import farcaster_section
+from modalcore_dev.farcaster.relay import create_relay_app
+from modalcore.farcaster.service import FarcasterSignIns, farcaster_services
+from modalcore.embedded.setup import FarcasterSection
+from modalcore.runtime.clock import RealClock
+from modalcore.runtime.services import ServiceContext
+from modalcore.server.config import dev_networks, parse_config
+from modalcore.embedded.devicekeys import DeviceKeys
+from modalcore.flows.farcaster import awaiting_frame
+from modalcore.slices.farcaster import ChannelOpened, FarcasterChannelOpened, FarcasterPollDue
+from modalcore_testing import serve_app
+from modalcore_dev.bench.stats import line, summary
+
+ROUNDS = 30
+
+
+def frame_key() -> str:
+    """A frame's P-256 public key as the frame sends it (SubjectPublicKeyInfo, base64url)."""
+    spki = ec.generate_private_key(ec.SECP256R1()).public_key().public_bytes(
+        Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
+    return base64.urlsafe_b64encode(spki).rstrip(b"=").decode()
+
+
+CTX = ServiceContext(session_id="bench", project_id="bench", clock=RealClock())
+
+
+def _ms(samples: list[float]) -> str:
+    s = summary(samples)
+    return f"p50 {s['p50']:.1f} ms, p99 {s['p99']:.1f} ms ({len(samples)} runs)"
+
+
+def run() -> list[str]:
+    loop = asyncio.new_event_loop()
+    http = httpx.AsyncClient()
+    try:
+        with (tempfile.TemporaryDirectory() as folder, start_chains() as chains,
+              serve_app(create_relay_app(demo_client=True)) as relay):
+            known = parse_config({"networks": dev_networks(chains.rpc_urls, chains.deployment)}).known_networks()
+            section = farcaster_section(relay.http_url, chains.chain(31337), "http://127.0.0.1:5173")
+            assert section is not None
+            vault = KeyVault(Path(folder) / "embedded.db", MasterKey.generate())
+            devices = DeviceKeys(Path(folder) / "embedded.db")
+            signins = FarcasterSignIns(FarcasterSection.model_validate(section).setting(),
+                                       lambda fid, now: vault.get_or_create(Identity("farcaster", fid), now),
+                                       register_key=devices.register)
+            signins.http = http
+            services = farcaster_services(signins)
+
+            def settle(h: Harness) -> None:
+                for call in [c for c in h.cmds if isinstance(c, Call) and c.service in services]:
+                    h.cmds.remove(call)
+                    result: Any = loop.run_until_complete(services[call.service](CTX, **call.args))
+                    h.deliver(CallSettled(call.purpose, True, result, context=call.context))
+
+            drawn, approved = [], []
+            for i in range(ROUNDS):
+                h = Harness(is_open=True, options={"networks": ["eip155:31337"]}, known_networks=known)
+                h.session.model = replace(h.model, embedded=replace(h.model.embedded, socials=("farcaster",)))
+                h.session.render()
+                start = time.perf_counter()
+                h.press("connect/social/farcaster")
+                attempt = awaiting_frame(h.model)
+                assert attempt is not None and h.find("farcaster/frame") is not None
+                opened = loop.run_until_complete(signins.open_channel(int(time.time() * 1000), key=frame_key()))
+                h.deliver(FarcasterChannelOpened(key=str(attempt), result=ChannelOpened(
+                    channel_token=opened["channel_token"], url=opened["url"], nonce=opened["nonce"])))
+                drawn.append(1000 * (time.perf_counter() - start))
+                channel = h.model.embedded.farcaster
+                assert channel is not None and channel.token
+                start = time.perf_counter()
+                answer = httpx.post(f"{relay.http_url}/client/approve", json={"url": channel.url, "fid": 1 + i % 3})
+                assert answer.status_code == 201, answer.text
+                h.deliver(FarcasterPollDue(channel.token))
+                settle(h)
+                approved.append(1000 * (time.perf_counter() - start))
+                assert h.model.accounts.get("eip155").status == "connected"
+    finally:
+        loop.run_until_complete(http.aclose())
+        loop.close()
+    return [
+        "Sign in with Farcaster (engine side, local relay, IdRegistry on Hardhat, SQLite vault)",
+        line("Farcaster pressed → channel opened for the frame's key", _ms(drawn)),
+        line("demo client approves → Account (verified, idOf, key opened, frame key registered)", _ms(approved)),
+    ]
+
+
+if __name__ == "__main__":
+    for text in run():
+        print(text)

@@ -1,0 +1,62 @@
+"""Languages: intent → patch per language (the render-edge translation included), catalogue
+sizes, snapshot bytes. The same press cycle as engine_bench's, with `opts.locale` set."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from modalcore.engine.session import Session
+from modalcore.i18n.catalog import LANGUAGES, catalogue
+from modalcore.i18n.extract import extract
+from modalcore.slices.model import initial_model
+from modalcore.slices.options import parse_options
+from modalcore.wire.codec import encode
+from modalcore.wire.frames import Env
+from modalcore_dev.bench.engine_bench import OPTIONS, WALLETS, Clicker
+from modalcore_dev.bench.stats import line, summary
+
+CYCLE = [("host", "open"), ("connect/all-wallets", "press"), ("header/back", "press"), ("host", "close")]
+
+
+def new_session(language: str) -> Session:
+    options: dict[str, Any] = {**OPTIONS, "locale": language}
+    session = Session("s", initial_model("demo", "http://localhost:3000", parse_options(options), Env(), WALLETS), 0)
+    session.welcome("token", resumed=False, last=None)
+    return session
+
+
+def intent_to_patch(language: str, rounds: int = 2000) -> list[float]:
+    session = new_session(language)
+    clicker = Clicker(session)
+    timings = []
+    for index in range(rounds):
+        node, act = CYCLE[index % len(CYCLE)]
+        start = time.perf_counter_ns()
+        frames = clicker.intent(node, act)
+        for frame in frames:
+            session.encoded(frame)
+        timings.append((time.perf_counter_ns() - start) / 1000)
+        clicker.settle(clicker.pending)
+    return timings
+
+
+def run() -> list[str]:
+    out = ["Languages (engine-rendered):"]
+    out.append(line("strings per catalogue", f"{len(extract())} ({', '.join(LANGUAGES[1:])})"))
+    english = summary(intent_to_patch("en"))
+    for language in LANGUAGES:
+        s = english if language == "en" else summary(intent_to_patch(language))
+        bytes_ = len(encode(new_session(language).snapshot()))
+        out.append(line(f"intent → patch p50 / p99, {language}",
+                        f"{s['p50']:.0f} / {s['p99']:.0f} µs; Connect snapshot {bytes_} B"))
+    start = time.perf_counter()
+    for language in LANGUAGES[1:]:
+        catalogue.cache_clear()
+        catalogue(language)
+    out.append(line("catalogue load (4 languages, once per process)", f"{(time.perf_counter() - start) * 1000:.0f} ms"))
+    return out
+
+
+if __name__ == "__main__":
+    print("\n".join(run()))

@@ -1,0 +1,159 @@
+"""Click → first visible change in Chromium, at 0 and 100 ms added round trip; bundle size.
+
+The demo page, served by the engine, runs in Debian's Chromium behind the delay proxy
+(modalcore_dev/latency). Each round: open the modal (the Connect button), press the Dev Wallet in
+the list (it declines at once, so every round starts disconnected), go back, close. Each click is
+a synthetic `el.click()` from page JS; the figure is `performance.now()` from just before the click
+to the first animation frame at which the modal shows the change (the overlay open on the right
+view; the wallet row busy, or already the engine's next view; the previous view shown). "local"
+counts the rounds whose change was on screen before any websocket frame from the engine had
+reached the page.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from modalcore_dev.latency.browser import (
+    BACK_BUTTON,
+    CHROMIUM,
+    CONNECT_BUTTON,
+    BrowserThread,
+    DemoPage,
+    chromium,
+    demo_config,
+    wallet_button,
+)
+from modalcore_dev.latency.proxy import running_proxy
+from modalcore.server.config import REPO_ROOT
+from modalcore_testing import start_server
+from modalcore_dev.bench.stats import line, percentile
+
+ROUNDS = 20
+RTTS_MS = (0, 100)
+BUNDLE = REPO_ROOT / "renderer" / "dist" / "modal.js"
+# written by renderer/build-sdk.mjs: gzip bytes of each npm entry with its chunks, React excluded
+SDK_SIZES = REPO_ROOT / "renderer" / "dist" / "sdk-sizes.json"
+# The chains are not started: no round connects a wallet (the Dev Wallet declines at once).
+RPC_URLS = {31337: "http://127.0.0.1:8545", 31338: "http://127.0.0.1:8546"}
+
+STEPS: list[tuple[str, list[str], dict[str, Any] | list[dict[str, Any]]]] = [
+    ("open modal", CONNECT_BUTTON, {"overlay": "open", "card": "Connect", "views": ["Connect"]}),
+    # the row marked busy; with no delay the engine's answer may come first (the wallet declines at once)
+    ("press a wallet in the list", wallet_button(), [{"busy": "Dev Wallet"}, {"card": "ConnectingExternal"}]),
+    ("back", BACK_BUTTON, {"views": ["Connect"]}),
+]
+
+
+def bundle_lines() -> list[str]:
+    if not BUNDLE.exists():
+        return [line("renderer bundle dist/modal.js", "missing (cd renderer && node build.mjs)")]
+    data = BUNDLE.read_bytes()
+    packed = len(gzip.compress(data, compresslevel=6))
+    return [
+        line("initial JS the host loads (dist/modal.js, React incl.)", f"{len(data):,} B"),
+        line("  gzip", f"{packed:,} B ({packed / 1024:.1f} KB)", "≤ 85 KB"),
+        *sdk_lines(),
+    ]
+
+
+def sdk_lines() -> list[str]:
+    """The npm package's entries (@modalcore/sdk, built from renderer/src/sdk), React excluded."""
+    built = subprocess.run(["node", "build-sdk.mjs"], cwd=REPO_ROOT / "renderer", capture_output=True,
+                           text=True, timeout=300)
+    if built.returncode != 0 or not SDK_SIZES.exists():
+        return [line("npm entries (@modalcore/sdk)", "not built (cd renderer && node build-sdk.mjs)")]
+    sizes: dict[str, int] = json.loads(SDK_SIZES.read_text())
+    out = [line(f"  npm @modalcore/sdk{'' if name == 'index' else '/' + name}, gzip without React",
+                f"{size:,} B ({size / 1024:.1f} KB)") for name, size in sizes.items() if name != "index+react"]
+    both = sizes["index+react"]
+    out.append(line("  npm plain + React entries, gzip without React", f"{both:,} B ({both / 1024:.1f} KB)", "≤ 30 KB"))
+    return out
+
+
+async def _rounds(browser: BrowserThread, base_url: str, rtt_ms: float, rounds: int) -> dict[str, list[dict[str, Any]]]:
+    demo = await DemoPage.open(browser.browser, base_url)
+    settle = max(150.0, rtt_ms + 150)
+    samples: dict[str, list[dict[str, Any]]] = {name: [] for name, _, _ in STEPS}
+    try:
+        await demo.quiet(settle)
+        for _ in range(rounds):
+            for name, click, expect in STEPS:
+                if name.startswith("press"):
+                    await demo.eval("window.devWallet.setRejectNext(true)")
+                samples[name].append(await demo.measure(click, expect))
+                if name.startswith("press"):
+                    await demo.wait_state({"card": "ConnectingExternal"})
+                await demo.quiet(settle)
+            await demo.eval("window.demoModal.close()")
+            await demo.wait_state({"overlay": "closed"})
+            await demo.quiet(settle)
+        if demo.errors:
+            raise RuntimeError(f"the page logged errors: {demo.errors[:3]}")
+    finally:
+        await demo.close()
+    return samples
+
+
+COLD_LOADS = 20
+
+
+async def _cold_opens(browser: BrowserThread, base_url: str, loads: int) -> list[dict[str, Any]]:
+    """Click → shown / visible, each on a freshly loaded page once the network is idle."""
+    out = []
+    for _ in range(loads):
+        demo = await DemoPage.open(browser.browser, base_url)
+        try:
+            await demo.page.wait_for_load_state("networkidle")
+            out.append(await demo.open_times(CONNECT_BUTTON))
+            if demo.errors:
+                raise RuntimeError(f"the page logged errors: {demo.errors[:3]}")
+        finally:
+            await demo.close()
+    return out
+
+
+def _figures(results: list[dict[str, Any]]) -> tuple[float, float, int]:
+    times = [r["ms"] for r in results if r.get("ok")]
+    if len(times) < len(results):
+        return float("nan"), float("nan"), 0
+    local = sum(1 for r in results if r["frames"] == 0)
+    return percentile(times, 50), percentile(times, 90), local
+
+
+def run() -> list[str]:
+    out = ["Latency, demo page in Chromium through the delay proxy:"]
+    out += bundle_lines()
+    if not CHROMIUM.exists():
+        out.append(line("click → first visible change", "skipped: no /usr/bin/chromium (make chromium)"))
+        return out
+    by_rtt: dict[int, dict[str, list[dict[str, Any]]]] = {}
+    with tempfile.TemporaryDirectory() as folder, \
+            start_server(demo_config(RPC_URLS, None, Path(folder))) as engine, \
+            running_proxy(engine.port, delay_ms=0) as proxy, chromium() as browser:
+        cold = browser.run(_cold_opens(browser, engine.http_url, COLD_LOADS), timeout=600)
+        for rtt in RTTS_MS:
+            proxy.delay_ms = rtt / 2
+            by_rtt[rtt] = browser.run(_rounds(browser, proxy.http_url, rtt, ROUNDS), timeout=300)
+    shown = [r["shown"] for r in cold if r.get("shown") is not None]
+    visible = [r["visible"] for r in cold if r.get("visible") is not None]
+    out.append(f"  click → card shown (non-zero box, opacity > 0 along its ancestors, its fades started) and"
+               f" visible (opacity 1, no fade running), {COLD_LOADS} cold page loads after network idle:")
+    out.append(line("  click → shown, p50 (min–max)",
+                    f"{percentile(shown, 50):.1f} ms ({min(shown):.1f}–{max(shown):.1f})" if len(shown) == len(cold)
+                    else f"not shown in {len(cold) - len(shown)} of {len(cold)} loads", "p50 ≤ 20 ms"))
+    out.append(line("  click → visible, p50 (min–max)",
+                    f"{percentile(visible, 50):.1f} ms ({min(visible):.1f}–{max(visible):.1f})" if len(visible) == len(cold)
+                    else f"not visible in {len(cold) - len(visible)} of {len(cold)} loads", "p50 ≤ 170 ms"))
+    out.append(f"  click → first frame showing the change, {ROUNDS} rounds (p50 / p90, local = before any engine frame):")
+    for name, _, _ in STEPS:
+        for rtt in RTTS_MS:
+            p50, p90, local = _figures(by_rtt[rtt][name])
+            out.append(line(f"  {name}, +{rtt} ms round trip",
+                            f"{p50:.1f} / {p90:.1f} ms, local {local}/{ROUNDS}", "p50 ≤ 20 ms"))
+    return out

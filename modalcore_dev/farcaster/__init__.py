@@ -1,0 +1,1 @@
+"""The local Farcaster auth relay and the demo Farcaster client (`python -m modalcore_dev.farcaster`)."""
