@@ -3,14 +3,14 @@ demo page as PNGs, for the README's before/after screenshots (issue 28):
 
     python docs/screenshots/shoot.py http://127.0.0.1:PAGE_PORT/ issue28-after docs/screenshots
 
-(the page of `make run` or `python -m modalcore demo`; PYTHONPATH at the checkout). The Dev Wallet
+(the page of `make run` or `python -m modalcore_dev demo`; PYTHONPATH at the checkout). The Dev Wallet
 is connected through the modal, then Account is opened."""
 
 from __future__ import annotations
 
 import sys
 
-from modalcore.chromium import LOOPBACK_ONLY, sync_chromium
+from modalcore_testing.chromium import LOOPBACK_ONLY, sync_chromium
 
 url, prefix, out = sys.argv[1], sys.argv[2], sys.argv[3]
 PHONE_UA = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "

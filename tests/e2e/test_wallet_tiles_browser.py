@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from modalcore.devchain.pytest_plugin import ChainsInfo
-from modalcore.testing import RunningServer
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
+from modalcore_testing import RunningServer
 
 from .checks import clipped
 from .conftest import TIMEOUT_MS, Demo, open_modal, watch

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from modalcore.embedded.decode import MAX_FIELDS, describe
-from modalcore.embedded.devmail import LocalSmtpServer
+from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.embedded.service import EmbeddedWallet
 from modalcore.server.approval import _page_body
 from modalcore.server.approval_theme import style
