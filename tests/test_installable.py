@@ -70,7 +70,7 @@ def test_packaged_data_is_read_from_the_wheel(installed: Path) -> None:
     script = (
         "import json\n"
         "from modalcore.directory.query import load_directory\n"
-        "from modalcore.services.send import interfaces\n"
+        "from modalcore.services.transfer import interfaces\n"
         "print(json.dumps({'wallets': len(load_directory().wallets), 'default': interfaces().default}))\n"
     )
     found = json.loads(_run(installed, "-c", script, cwd=installed.parents[2]))

@@ -23,7 +23,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from ..siwx.message import SiwxMessage, SiwxMessageError, timestamp_ms
+from ..siwx.grammar import SiwxMessageError
+from ..siwx.message import SiwxMessage, timestamp_ms
 from .bodies import json_body
 
 if TYPE_CHECKING:

@@ -16,7 +16,8 @@ from pydantic import BaseModel, ValidationError
 
 from ..rules import limits as L
 from . import errors, jsonrpc
-from .auth import AUTH_METHOD, AuthError, AuthPayload, check_cacao, parse_result, request_params, session_namespaces
+from .auth import AUTH_METHOD, AuthError, AuthPayload, parse_result, request_params, session_namespaces
+from .cacao_check import check_cacao
 from .crypto import TYPE_1, EnvelopeError, KeyPair, decode_envelope, derive_sym_key, open_envelope, topic_of, unseal
 from .errors import WalletConnectError
 from .events import (Dropped, Event, Outgoing, PairingExpired, ProposalApproved, ProposalDeclined, ProposalExpired,

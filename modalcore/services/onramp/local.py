@@ -27,7 +27,7 @@ from ...solana.transfers import (
     associated_token_address, create_ata_idempotent, sol_transfer_instructions, to_base64, transfer_checked,
     unsigned_transaction)
 from ..jsonrpc import batch
-from ..send import erc20_tx, native_tx
+from ..transfer import erc20_tx, native_tx
 from ..solana_rpc import SolanaRpc
 from .defaults import PAYMENT_CURRENCIES
 

@@ -1,0 +1,74 @@
+"""Instructions per intent on the production path (issue 30): a figure that does not depend on the
+machine or on what else it runs, beside the CPU µs of `production_bench`.
+
+The production bench's `measure` (hub, runner, observers, metrics, SQLite store, encoder; sessions
+interleaved) runs twice under Debian's `valgrind --tool=cachegrind`, with two numbers of presses;
+the difference of the two instruction totals over the difference of presses is what one intent
+costs, everything else (interpreter start, imports, app start, warming every view) cancelling
+out. Every thread counts: the store's writes behind are part of the figure. One intent of the
+cycle open / All Wallets / back / close is a quarter of a cycle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from ..store.sqlite import SqliteStore
+from .production_bench import CYCLE, measure
+from .stats import line
+
+SESSIONS = 10
+FEW, MANY = 40, 200  # presses; multiples of SESSIONS × len(CYCLE), so each run ends on whole cycles
+_SUMMARY = re.compile(rb"^summary:\s+(\d+)", re.MULTILINE)
+
+
+def _presses(rounds: int) -> None:
+    """The measured program: `rounds` presses over SESSIONS sessions, saved in SQLite."""
+    with tempfile.TemporaryDirectory() as tmp:
+        asyncio.run(measure(SqliteStore(Path(tmp) / "bench.db"), sessions=SESSIONS, rounds=rounds))
+
+
+def _instructions(rounds: int) -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "cachegrind.out"
+        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={out}",
+                        sys.executable, "-m", "modalcore.bench.instructions_bench", "--presses", str(rounds)],
+                       check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        found = _SUMMARY.search(out.read_bytes())
+        assert found is not None, "cachegrind wrote no summary"
+        return int(found.group(1))
+
+
+def per_intent() -> float:
+    return (_instructions(MANY) - _instructions(FEW)) / (MANY - FEW)
+
+
+def run() -> list[str]:
+    title = "Engine, production path under cachegrind (instructions, any machine):"
+    if shutil.which("valgrind") is None:
+        return [title, "  valgrind is not installed (apt-get install valgrind): not measured"]
+    each = per_intent()
+    return [title,
+            line("SQLite: instructions per intent", f"{each / 1e3:,.0f} k"),
+            line("SQLite: … per open / All Wallets / back / close cycle", f"{each * len(CYCLE) / 1e6:.2f} M", "≤ 1.0 M")]
+
+
+def _main(argv: list[str]) -> int:
+    if argv[:1] == ["--presses"]:
+        _presses(int(argv[1]))
+        return 0
+    for text in run():
+        print(text, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main(sys.argv[1:]))
