@@ -114,11 +114,10 @@ class Track:
 
 @dataclass(frozen=True)
 class Dispatch:
-    """Feed `msg` to update at once, before the tree is drawn (callbacks of the tx stack). A
-    string names a message without fields, looked up in the session's table (a callback the
-    model stores by name, `router.TxEntry`)."""
+    """Feed `msg` to update at once, before the tree is drawn (a press a slice makes on the
+    visitor's behalf, an answer the engine gives as a wallet)."""
 
-    msg: Msg | str
+    msg: Msg
 
 
 Cmd = Effect | CancelEffect | Call | StartTimer | CancelTimer | Track | Dispatch
