@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..rules.addresses import solana_key
-from .grammar import SiwxMessageError, SiwxParseError
+from .grammar import SiwxMessageError
 from .message import SignInMessage, iso_from_ms
 
 _REFERENCE = re.compile(r"^[1-9A-HJ-NP-Za-km-z]{1,32}$")  # a CAIP-2 reference in base58

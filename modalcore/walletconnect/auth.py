@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..rules import limits as L
 from ..siwx.grammar import SiwxMessageError
-from ..siwx.message import SiwxMessage, iso_from_ms, timestamp_ms
+from ..siwx.message import SiwxMessage, iso_from_ms
 from .sign_rpc import Participant, SessionNamespace
 
 AUTH_METHOD = "wc_sessionAuthenticate"
