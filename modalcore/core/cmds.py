@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import JsonValue
 
 from .msg import Msg
+
+# What a failed call was (issue 30), a closed set: a slice routes on it, never on the text.
+# timeout: no answer in time; rejected: the service answered no (no liquidity, no such name);
+# upstream: a chain RPC or an API could not be reached or failed; invalid: the request (or the
+# result) breaks its rules; unknown: anything else (a service bug).
+FailureKind = Literal["timeout", "rejected", "upstream", "invalid", "unknown"]
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,7 @@ class Reply(Msg):
     result: object = None
     error: str = ""
     context: dict[str, str] = field(default_factory=dict)
+    failure: FailureKind | None = None  # with ok=False: what kind of failure `error` tells
 
 
 @dataclass(frozen=True)
@@ -143,3 +150,4 @@ class CallSettled(Msg):
     result: Any = None
     error: str = ""
     context: dict[str, Any] = field(default_factory=dict)
+    failure: FailureKind | None = None  # with ok=False (None in recordings made before issue 30: unknown)

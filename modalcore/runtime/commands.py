@@ -98,7 +98,7 @@ class CommandInterpreter:
             self._refuse_effect(frame["eid"])
         for cmd in guarded:
             if isinstance(cmd, Call):
-                self._queue.put_nowait(Deliver(CallSettled(cmd.purpose, False, error=NOT_SAVED,
+                self._queue.put_nowait(Deliver(CallSettled(cmd.purpose, False, error=NOT_SAVED, failure="upstream",
                                                             context=dict(cmd.context))))
             elif isinstance(cmd, Effect):
                 self._refuse_effect(cmd.eid)
