@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 from ..store.sqlite import SqliteStore
+from .engine_bench import intent_to_patch
 from .production_bench import CYCLE, measure
 from .stats import line
 
@@ -39,35 +40,45 @@ def _presses(rounds: int) -> None:
         asyncio.run(measure(store, sessions=SESSIONS, rounds=rounds))
 
 
-def _instructions(rounds: int) -> int:
+def _session_presses(rounds: int) -> None:
+    """The breakdown: `rounds` presses of the cycle on a session alone (update, view, diff,
+    encode; engine_bench's intent → patch), no runner, observers or store."""
+    intent_to_patch(rounds)
+
+
+def _instructions(mode: str, rounds: int) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "cachegrind.out"
         env = {**os.environ, "PYTHONHASHSEED": "0"}
         subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={out}",
-                        sys.executable, "-m", "modalcore.bench.instructions_bench", "--presses", str(rounds)],
+                        sys.executable, "-m", "modalcore.bench.instructions_bench", mode, str(rounds)],
                        check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         found = _SUMMARY.search(out.read_bytes())
         assert found is not None, "cachegrind wrote no summary"
         return int(found.group(1))
 
 
-def per_intent() -> float:
-    return (_instructions(MANY) - _instructions(FEW)) / (MANY - FEW)
+def per_intent(mode: str = "--presses") -> float:
+    return (_instructions(mode, MANY) - _instructions(mode, FEW)) / (MANY - FEW)
 
 
 def run() -> list[str]:
     title = "Engine, production path under cachegrind (instructions, any machine):"
     if shutil.which("valgrind") is None:
         return [title, "  valgrind is not installed (apt-get install valgrind): not measured"]
-    each = per_intent()
+    each, alone = per_intent(), per_intent("--session")
     return [title,
             line("SQLite: instructions per intent", f"{each / 1e3:,.0f} k"),
-            line("SQLite: … per open / All Wallets / back / close cycle", f"{each * len(CYCLE) / 1e6:.2f} M", "≤ 1.0 M")]
+            line("SQLite: … per open / All Wallets / back / close cycle", f"{each * len(CYCLE) / 1e6:.2f} M", "≤ 1.0 M"),
+            line("the session alone (update+view+diff+encode), per cycle", f"{alone * len(CYCLE) / 1e6:.2f} M")]
 
 
 def _main(argv: list[str]) -> int:
     if argv[:1] == ["--presses"]:
         _presses(int(argv[1]))
+        return 0
+    if argv[:1] == ["--session"]:
+        _session_presses(int(argv[1]))
         return 0
     for text in run():
         print(text, flush=True)
