@@ -1,5 +1,5 @@
-"""Instructions per intent on the production path (issue 30): a figure that does not depend on the
-machine or on what else it runs, beside the CPU µs of `production_bench`.
+"""Instructions per intent on the production path (issue 30): a figure that depends far less on the
+machine and on what else it runs than the CPU µs of `production_bench`.
 
 The production bench's `measure` (hub, runner, observers, metrics, SQLite store, encoder; sessions
 interleaved) runs twice under Debian's `valgrind --tool=cachegrind`, with two numbers of presses;
@@ -8,7 +8,9 @@ costs, everything else (interpreter start, imports, app start, warming every vie
 out. Every thread counts: the store's writes behind are part of the figure, committed every
 WRITE_BEHIND_ROWS saves as on a busy worker (not also after WRITE_BEHIND_MS: under valgrind that
 would commit after every save, and how often would depend on the machine). One intent of the
-cycle open / All Wallets / back / close is a quarter of a cycle.
+cycle open / All Wallets / back / close is a quarter of a cycle. Other timers of the production
+path still fire by wall time, which valgrind stretches: single runs vary by a few per cent
+(up to 9 % seen on a loaded machine); compare a change by runs of both sides started together.
 """
 
 from __future__ import annotations
