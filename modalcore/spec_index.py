@@ -39,7 +39,7 @@ SPEC_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
         "connect, reconnect after reload": ("modalcore.flows.connect", "modalcore.slices.connecting"),
         "disconnect": ("modalcore.flows.disconnect", "modalcore.slices.disconnect"),
         "switching network, wallet chain and account changes": ("modalcore.slices.switching",),
-        "send": ("modalcore.slices.send_tx", "modalcore.slices.send_fee", "modalcore.services.send"),
+        "send": ("modalcore.slices.send_tx", "modalcore.slices.send_fee", "modalcore.services.transfer", "modalcore.services.send"),
         "snack": ("modalcore.slices.snack",),
         "balance fetch": ("modalcore.slices.balances",),
         "transactions": ("modalcore.slices.history",),

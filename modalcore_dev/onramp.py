@@ -27,7 +27,7 @@ from modalcore.solana.transfers import (
     associated_token_address, create_ata_idempotent, sol_transfer_instructions, to_base64, transfer_checked,
     unsigned_transaction)
 from modalcore.services.jsonrpc import batch
-from modalcore.services.send import erc20_tx, native_tx
+from modalcore.services.transfer import erc20_tx, native_tx
 from modalcore.services.solana_rpc import SolanaRpc
 from modalcore.services.onramp.defaults import PAYMENT_CURRENCIES
 from modalcore.services.onramp.provider import OnrampRefused

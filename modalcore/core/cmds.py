@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import JsonValue
 
 from .msg import Msg
+
+# What a failed call was (issue 30), a closed set: a slice routes on it, never on the text.
+# timeout: no answer in time; rejected: the service answered no (no liquidity, no such name);
+# upstream: a chain RPC or an API could not be reached or failed; invalid: the request (or the
+# result) breaks its rules; unknown: anything else (a service bug).
+FailureKind = Literal["timeout", "rejected", "upstream", "invalid", "unknown"]
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,7 @@ class Reply(Msg):
     result: object = None
     error: str = ""
     context: dict[str, str] = field(default_factory=dict)
+    failure: FailureKind | None = None  # with ok=False: what kind of failure `error` tells
 
 
 @dataclass(frozen=True)
@@ -114,11 +121,10 @@ class Track:
 
 @dataclass(frozen=True)
 class Dispatch:
-    """Feed `msg` to update at once, before the tree is drawn (callbacks of the tx stack). A
-    string names a message without fields, looked up in the session's table (a callback the
-    model stores by name, `router.TxEntry`)."""
+    """Feed `msg` to update at once, before the tree is drawn (a press a slice makes on the
+    visitor's behalf, an answer the engine gives as a wallet)."""
 
-    msg: Msg | str
+    msg: Msg
 
 
 Cmd = Effect | CancelEffect | Call | StartTimer | CancelTimer | Track | Dispatch
@@ -144,3 +150,4 @@ class CallSettled(Msg):
     result: Any = None
     error: str = ""
     context: dict[str, Any] = field(default_factory=dict)
+    failure: FailureKind | None = None  # with ok=False (None in recordings made before issue 30: unknown)

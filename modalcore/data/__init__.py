@@ -3,5 +3,5 @@
 
 - `wallets.json`: the curated wallet directory (`directory.wallets.DEFAULT_FILE`);
 - `transfer_interfaces.json`: which `transfer` interface an ERC-20 contract has
-  (`services.send.TRANSFER_INTERFACES_PATH`).
+  (`services.transfer.TRANSFER_INTERFACES_PATH`).
 """

@@ -96,7 +96,8 @@ def typed(settled: CallSettled, types: MessageTypes) -> Msg:
         return settled
     context = {str(k): str(v) for k, v in settled.context.items()}
     if not settled.ok:
-        return cls(key=key, ok=False, error=settled.error or "failed", context=context)
+        return cls(key=key, ok=False, error=settled.error or "failed", context=context,
+                   failure=settled.failure or "unknown")
     data = {"key": key, "ok": True, "result": settled.result, "error": "", "context": context}
     try:
         reply = _adapter(cls).validate_python(data)
@@ -104,8 +105,8 @@ def typed(settled: CallSettled, types: MessageTypes) -> Msg:
         first = error.errors()[0]
         log.warning("%s: result did not validate (%d errors; first at %s: %s)", name,
                     error.error_count(), ".".join(str(p) for p in first["loc"]), first["msg"])
-        return cls(key=key, ok=False, error=INVALID_RESULT, context=context)
+        return cls(key=key, ok=False, error=INVALID_RESULT, context=context, failure="invalid")
     if getattr(reply, "result", None) is None:
         log.warning("%s: result is empty", name)
-        return cls(key=key, ok=False, error=INVALID_RESULT, context=context)
+        return cls(key=key, ok=False, error=INVALID_RESULT, context=context, failure="invalid")
     return reply

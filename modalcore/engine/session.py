@@ -8,21 +8,17 @@ record and replay rely on.
 from __future__ import annotations
 
 import logging
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from ..core.evolve import replace
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..chains.catalog import Network
-from ..rules.limits import RESUME_GRACE_MS
-from ..rules.limits import INTENT_MEMORY, RATE_BURST, RATE_PER_S, RING_BYTES, RING_SIZE
 from ..slices.connecting import Reattached
 from ..slices.options import HostOptions
 from ..slices.host import HOST_ACTIONS, HOST_NODE_ID
 from ..slices.wallet_events import message_for
 from ..views import BodyCache, render
-from ..wire.codec import decode, encode, encode_with
 from ..wire.framing import choose
 from ..wire.frames import (
     AnnouncedWallet,
@@ -36,7 +32,7 @@ from ..wire.frames import (
 )
 from ..wire.nodes import Node, path_to
 from . import hostevents
-from .sharedframes import SHARED_SEQS, share
+from .connection import Connection
 from ..core.cmds import (RUNTIME_EFFECT_KINDS, CallSettled, CancelEffect, CancelTimer, Cmd, Dispatch, Effect,
                          EffectSettled, StartTimer)
 from .replies import typed, typed_effect
@@ -64,8 +60,12 @@ class Output:
         self.cmds.extend(other.cmds)
 
 
-class Session:
+class Session(Connection):
+    """The Elm program of one visitor: model, table, pending effects and the tree the client has,
+    over its wire connection (`Connection`: numbering, the resend ring, tokens, rate limit)."""
+
     def __init__(self, session_id: str, model: Model, now: int, table: Table = ENGINE) -> None:
+        super().__init__(now)
         self.id = session_id
         self.table = table  # message -> handler (tests pass their own)
         if model.session_id != session_id:
@@ -79,16 +79,6 @@ class Session:
         self._used = True  # the tree was drawn or read since the last `compact_if_unused`
         self.tree = render(model, self.bodies)
         self.version = 0
-        self.out_seq = 0
-        self.in_seq = 0  # highest client sequence number processed
-        self.acked = 0  # highest server sequence number the client processed
-        # at most RING_SIZE frames, RING_BYTES bytes (a list: an empty deque is ~0.7 KiB, and
-        # most sessions' rings are empty: issue 17's idle figure)
-        self.ring: list[tuple[int, bytes]] = []
-        self.ring_bytes = 0
-        self.intents: OrderedDict[str, str] = OrderedDict()
-        self.tokens = RATE_BURST
-        self.tokens_at = now
         self.effects: dict[str, str] = {}  # eid -> purpose, pending in the browser
         self.host_sent: dict[str, Any] = {}
         self._host_inputs: tuple[Any, ...] = ()
@@ -96,8 +86,6 @@ class Session:
         self._theme_input: object = None  # the theme slice `theme_sent` was derived from
         self.snapshot_v = 0  # the tree version the latest snapshot carried
         self.acted = False  # one of its intents was applied (only then is it worth saving)
-        self.token_gen = 0  # generation of the newest resume token
-        self.token_prev_until = 0  # until then (ms) the generation before it is accepted too
         self.recorder: Recorder | None = None
 
     # ----- the tree (dropped while idle, drawn again on demand)
@@ -134,56 +122,6 @@ class Session:
         self.compact()
         return True
 
-    # ----- frames out
-    def _frame(self, t: str, **fields: Any) -> dict[str, Any]:
-        """A numbered frame, encoded once into the ring."""
-        return self._frame_reusing(t, None, **fields)
-
-    def _frame_reusing(self, t: str, _encoded: dict[str, bytes] | None, **fields: Any) -> dict[str, Any]:
-        """`_frame`, reusing the bytes of field values already packed (`_encoded`)."""
-        self.out_seq += 1
-        frame: dict[str, Any] = {"t": t, "s": self.out_seq, "a": self.in_seq}
-        frame.update(fields)
-        data = encode_with(frame, _encoded) if _encoded else encode(frame)
-        if self.out_seq <= SHARED_SEQS:  # a welcome: the same bytes as many sessions' (one copy)
-            data = share(data)
-        self.ring.append((self.out_seq, data))
-        self.ring_bytes += len(data)
-        # bounded in frames and in bytes (the newest frame always stays): a client that stops
-        # acknowledging, or whose frames dropped out, gets a snapshot when it comes back
-        while len(self.ring) > RING_SIZE or (self.ring_bytes > RING_BYTES and len(self.ring) > 1):
-            self._drop_oldest()
-        return frame
-
-    def _drop_oldest(self) -> None:
-        self.ring_bytes -= len(self.ring.pop(0)[1])
-
-    def encoded(self, frame: dict[str, Any]) -> bytes:
-        """The bytes of a frame this session produced (from the ring, encoded once)."""
-        seq: int = frame["s"]
-        if self.ring and seq > 0:
-            first = self.ring[0][0]
-            if first <= seq < first + len(self.ring):
-                return self.ring[seq - first][1]
-        return encode(frame)
-
-    def withhold(self, frames: list[dict[str, Any]], eids: Collection[str]) -> list[dict[str, Any]]:
-        """`frames` with the `effect` frames of `eids` turned into `effect_cancel` frames of the
-        same number, in the ring too: the browser is not asked, now or by a reconnect's replay.
-        (The runner withholds a wallet request whose saved state did not land, issue 27; the
-        effect's failure reaches `update` as its answer.)"""
-        kept: list[dict[str, Any]] = []
-        for frame in frames:
-            if frame["t"] == "effect" and frame["eid"] in eids:
-                frame = {"t": "effect_cancel", "s": frame["s"], "a": frame["a"], "eid": frame["eid"]}
-                index = frame["s"] - self.ring[0][0] if self.ring else -1
-                if 0 <= index < len(self.ring):
-                    data = encode(frame)
-                    self.ring_bytes += len(data) - len(self.ring[index][1])
-                    self.ring[index] = (frame["s"], data)
-            kept.append(frame)
-        return kept
-
     def snapshot(self, wire: Any = None, encoded: bytes | None = None) -> dict[str, Any]:
         """A snapshot of the current tree (`wire`/`encoded`: its wire form and bytes, when the
         caller has them already)."""
@@ -193,24 +131,6 @@ class Session:
             return self._frame("snapshot", v=self.version, tree=self.tree.to_wire())
         return self._frame_reusing("snapshot", {"tree": encoded} if encoded is not None else None,
                                    v=self.version, tree=wire)
-
-    # ----- resume tokens (PROTOCOL.md, "Resume"): the runtime signs, the session counts
-    def accepts_token(self, generation: int, now: int) -> bool:
-        """A (verified) token of this generation may resume the session: the newest one, or the
-        one it replaced for RESUME_GRACE_MS. A newer generation than the saved one was issued
-        too, and its rotation lost in a crash before the save: accepted."""
-        if generation >= self.token_gen:
-            return True
-        return generation == self.token_gen - 1 and now < self.token_prev_until
-
-    def rotate_token(self, now: int, presented: int | None = None) -> int:
-        """The generation of the next token (each `joined` carries a new one); `presented` is
-        the generation the client resumed with."""
-        self.token_gen = max(self.token_gen, presented or 0)
-        if self.token_gen > 0:
-            self.token_prev_until = now + RESUME_GRACE_MS
-        self.token_gen += 1
-        return self.token_gen
 
     def welcome(
         self,
@@ -269,13 +189,6 @@ class Session:
         out.frames.extend(self._host_frames())
         return out
 
-    def _missed_since(self, last: int) -> list[dict[str, Any]] | None:
-        if last == self.out_seq:
-            return []
-        if last > self.out_seq or not self.ring or self.ring[0][0] > last + 1:
-            return None
-        return [decode(data) for seq, data in self.ring if seq > last]
-
     # ----- frames in
     def receive(self, frame: ClientFrame, now: int) -> Output:
         if self.recorder:
@@ -311,16 +224,6 @@ class Session:
         if reason is not None:
             return Output(frames=[self._error("over_limit", reason)])
         return self._deliver(msg, now)
-
-    def _error(self, code: str, message: str) -> dict[str, Any]:
-        """An `error` frame: not numbered, not kept in the ring (like the socket's own)."""
-        return {"t": "error", "s": 0, "a": self.in_seq, "code": code, "message": message}
-
-    def _ack(self, acked: int) -> None:
-        if acked > self.acked:
-            self.acked = acked
-        while self.ring and self.ring[0][0] <= self.acked:
-            self._drop_oldest()
 
     def _intent(self, frame: Intent, now: int) -> Output:
         out = Output()
@@ -371,20 +274,6 @@ class Session:
         """The node or one of its ancestors (`path`: from the root to it) is `hidden` (e.g. the
         view "back" would show): not drawn, so not pressable."""
         return any(node.p.get("hidden") is True for node in path)
-
-    def _remember(self, iid: str, status: str) -> None:
-        self.intents[iid] = status
-        while len(self.intents) > INTENT_MEMORY:
-            self.intents.popitem(last=False)
-
-    def _take_token(self, now: int) -> bool:
-        elapsed = max(0, now - self.tokens_at) / 1000
-        self.tokens = min(RATE_BURST, self.tokens + elapsed * RATE_PER_S)
-        self.tokens_at = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
 
     def _effect_result(self, frame: EffectResult, now: int) -> Output:
         purpose = self.effects.pop(frame.eid, None)
@@ -464,17 +353,10 @@ class Session:
         return remaining
 
     def _dispatched(self, cmd: Dispatch) -> Msg | None:
-        """The message a `Dispatch` feeds: itself, or (a callback stored in the model by name) a
-        message without fields of that name in this session's table."""
+        """The message a `Dispatch` feeds: itself, or the typed answer of an `EffectSettled`."""
         if isinstance(cmd.msg, EffectSettled):  # an answer the engine gave as a wallet (flows/approval.py)
             return typed_effect(cmd.msg, self.table.messages)
-        if isinstance(cmd.msg, Msg):
-            return cmd.msg
-        named = self.table.messages.get(cmd.msg)
-        if named is None:
-            log.warning("dispatch: no message named %s", cmd.msg[:64])
-            return None
-        return named()
+        return cmd.msg
 
     def render(self) -> list[dict[str, Any]]:
         frames = self._theme_frames()

@@ -17,7 +17,8 @@ import httpx
 from eth_abi.abi import decode
 from eth_utils.crypto import keccak
 
-from ..siwx.message import SiwxMessage, SiwxMessageError
+from ..siwx.grammar import SiwxMessageError
+from ..siwx.message import SiwxMessage
 from ..siwx.verify import SiwxVerifyError, recover_eoa, signature_bytes
 
 STATEMENT = "Farcaster Auth"

@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 
 import base58
-from solders.pubkey import Pubkey
 from eth_utils.address import to_checksum_address
 
 _EVM = re.compile(r"^(0x)?[0-9a-fA-F]{40}$")
+# Edwards25519 (RFC 8032 §5.1): the field's prime and the curve's d = -121665/121666
+_P = 2**255 - 19
+_D = -121665 * pow(121666, -1, _P) % _P
 
 
 def is_evm_address(value: str) -> bool:
@@ -38,7 +40,16 @@ def is_solana_wallet_address(value: str) -> bool:
     """A Solana address a wallet can hold: a 32-byte key on the Ed25519 curve (a program-derived
     address is off the curve: nobody can sign for it)."""
     raw = solana_key(value)
-    return raw is not None and Pubkey(raw).is_on_curve()
+    return raw is not None and _on_curve(raw)
+
+
+def _on_curve(raw: bytes) -> bool:
+    """Whether 32 bytes decompress to an Edwards25519 point, as Solana's `is_on_curve` reads them
+    (curve25519-dalek: y is the low 255 bits; some x has x² = (y² - 1) / (d·y² + 1)). Pure
+    arithmetic, so the slices need no Solana library."""
+    y = int.from_bytes(raw, "little") & ((1 << 255) - 1)
+    x2 = (y * y - 1) * pow(_D * y * y + 1, -1, _P) % _P
+    return x2 == 0 or pow(x2, (_P - 1) // 2, _P) == 1
 
 
 def checksum(address: str) -> str:

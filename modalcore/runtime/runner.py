@@ -4,12 +4,12 @@ coroutine frame and no waiter (issue 17's idle memory; its socket's reader is th
 idle connection keeps).
 
 Client frames, command results, timer firings, socket attach/detach all go through the
-session's inbound queue, so `update` never runs concurrently for a session. The runner executes
-the commands the session returns (timers, service calls, tracking), sends outbound frames on
-the attached socket (if any; the session keeps them in its ring for resume), sends a bare `ack`
-when it has had nothing to say for 1 s after a client frame, and saves the session to the
-store after each batch of inputs once one of its intents was applied (an unused session is
-never written, and leaves memory UNUSED_SESSION_EVICT_MS after its socket closed).
+session's inbound queue (runtime/runner_inputs.py), so `update` never runs concurrently for a
+session. The runner sends outbound frames on the attached socket (if any; the session keeps them
+in its ring for resume) and runs the commands (runtime/commands.py), sends a bare `ack` when it
+has had nothing to say for 1 s after a client frame, and saves the session after each batch of
+inputs once one of its intents was applied (an unused session is never written, and leaves
+memory UNUSED_SESSION_EVICT_MS after its socket closed).
 """
 
 from __future__ import annotations
@@ -17,28 +17,26 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-import traceback
 from collections.abc import Sequence, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
-from ..core.cmds import Call, CallSettled, CancelTimer, Cmd, Effect, EffectSettled, StartTimer, Track
 from ..core.msg import Msg
 from ..slices.model import Model
 from ..engine.persist import ModelPacker, PendingTimer, session_to_save
 from ..chains.catalog import Network
 from ..slices.options import HostOptions
-from ..wire.frames import AnnouncedWallet
 from ..engine.session import Output, Session
 from ..rules.limits import UNUSED_SESSION_EVICT_MS
-from ..rules.wallet_requests import EMBEDDED_SIGN_SERVICE, NOT_SAVED, NOT_SAVED_CODE, asks_to_sign
 from ..store.base import SessionStore
-from ..wire.frames import ClientFrame
-from ..analytics import events
-from .analytics import AnalyticsSink, TrackedEvent
+from ..wire.frames import AnnouncedWallet, ClientFrame
+from .analytics import AnalyticsSink
 from .clock import Clock, TimerHandle
+from .commands import CommandInterpreter, Timer
 from .inbox import Inbox
 from .observe import SessionObserver, Step
+from .runner_inputs import (AckDue, Attach, Deliver, Detach, Evict, FrameIn, Item, Leave, Outlet, SendError,
+                            SessionClosing, Stop, TimerFired, TokenIssuer, TokenRefused, close_quietly)
 from .saves import PendingSaves
 from .services import ServiceContext, ServiceRegistry
 
@@ -48,102 +46,6 @@ ACK_DELAY_MS = 1000
 CLOSE_REPLACED = 4004
 CLOSE_GOING_AWAY = 1001
 CLOSE_LEFT = 1000
-
-TokenIssuer = Callable[[int], str]  # generation -> the signed resume token
-
-
-class SessionClosing(RuntimeError):
-    """The session ended (evicted or engine stopping) before the socket could attach."""
-
-
-class TokenRefused(RuntimeError):
-    """The resume token's generation was rotated out (PROTOCOL.md, "Resume")."""
-
-
-class Outlet(Protocol):
-    """The sending half of a websocket (Starlette's WebSocket fits)."""
-
-    async def send_bytes(self, data: bytes) -> None: ...
-
-    async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
-
-
-# ----- inbound queue items
-@dataclass(frozen=True)
-class _Frame:
-    frame: ClientFrame
-    outlet: Outlet
-
-
-@dataclass(frozen=True)
-class _Deliver:
-    msg: Msg
-
-
-@dataclass(frozen=True)
-class _TimerFired:
-    key: str
-    generation: int
-
-
-@dataclass(frozen=True)
-class _Attach:
-    outlet: Outlet
-    issue: TokenIssuer
-    presented: int | None  # the generation of the token the client resumed with
-    resumed: bool
-    last: int | None
-    done: asyncio.Future[None]
-    wallets: tuple[AnnouncedWallet, ...] = ()
-    options: HostOptions | None = None
-    networks: tuple[Network, ...] = ()
-
-
-@dataclass(frozen=True)
-class _Detach:
-    outlet: Outlet
-
-
-@dataclass(frozen=True)
-class _Leave:
-    outlet: Outlet
-
-
-@dataclass(frozen=True)
-class _SendError:
-    outlet: Outlet
-    code: str
-    message: str
-    close_code: int | None = None
-
-
-@dataclass(frozen=True)
-class _AckDue:
-    pass
-
-
-@dataclass(frozen=True)
-class _Evict:
-    pass
-
-
-@dataclass(frozen=True)
-class _Stop:
-    pass
-
-
-_Item = (
-    _Frame | _Deliver | _TimerFired | _Attach | _Detach | _Leave | _SendError | _AckDue | _Evict
-    | _Stop
-)
-
-
-@dataclass
-class _Timer:
-    due_ms: int
-    msg: Msg
-    generation: int
-    handle: TimerHandle
 
 
 @dataclass
@@ -183,7 +85,10 @@ class EffectRunner(Protocol):
         """The session ended for good (its host left): drop what the runner kept for it."""
 
 
-class SessionRunner:
+class SessionRunner(CommandInterpreter):
+    """One live session: its inbox, its lifecycle (start, attach, idle, evict, stop) and its
+    saves; the commands `update` returns run through `CommandInterpreter` (runtime/commands.py)."""
+
     def __init__(
         self,
         session: Session,
@@ -199,9 +104,9 @@ class SessionRunner:
         self.closing = False
         self.ended = False  # the host left: the saved state is deleted, not written
         self.finished: asyncio.Future[None] | None = None
-        self._queue: Inbox[_Item] = Inbox()
+        self._queue: Inbox[Item] = Inbox()
         self._task: asyncio.Task[None] | None = None
-        self._timers: dict[str, _Timer] = {}
+        self._timers: dict[str, Timer] = {}
         self._generations = itertools.count(1)
         # service calls and runtime effects (may wait minutes) in flight; made on first use (two
         # empty sets were ~430 bytes of each idle session, issue 17)
@@ -229,10 +134,6 @@ class SessionRunner:
             )
         return self._context
 
-    @property
-    def id(self) -> str:
-        return self.session.id
-
     # ----- lifecycle
     def start(self) -> None:
         if self.finished is not None:
@@ -259,15 +160,15 @@ class SessionRunner:
         """Save, close the socket (1001: the client should reconnect) and end the session."""
         if self.finished is None or self.finished.done():
             return
-        self._queue.put_nowait(_Stop())
+        self._queue.put_nowait(Stop())
         await asyncio.shield(self.finished)
 
     # ----- inputs (callable from the socket task or clock callbacks; never block)
     def put_frame(self, frame: ClientFrame, outlet: Outlet) -> None:
-        self._queue.put_nowait(_Frame(frame, outlet))
+        self._queue.put_nowait(FrameIn(frame, outlet))
 
     def deliver(self, msg: Msg) -> None:
-        self._queue.put_nowait(_Deliver(msg))
+        self._queue.put_nowait(Deliver(msg))
 
     async def attach(
         self,
@@ -289,25 +190,25 @@ class SessionRunner:
         (ask the hub for it again).
         """
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait(_Attach(outlet, issue, presented, resumed, last, done,
+        self._queue.put_nowait(Attach(outlet, issue, presented, resumed, last, done,
                                        tuple(wallets), options, tuple(networks)))
         await done
 
     def detach(self, outlet: Outlet) -> None:
-        self._queue.put_nowait(_Detach(outlet))
+        self._queue.put_nowait(Detach(outlet))
 
     def evict(self) -> None:
         """Leave memory now if no socket is attached and no call is in flight (as at the end of
         the idle time); its saved state stays in the store."""
-        self._queue.put_nowait(_Evict())
+        self._queue.put_nowait(Evict())
 
     def leave(self, outlet: Outlet) -> None:
         """The host destroyed the modal on that socket: end the session and forget it."""
-        self._queue.put_nowait(_Leave(outlet))
+        self._queue.put_nowait(Leave(outlet))
 
     def send_error(self, outlet: Outlet, code: str, message: str, *, close: int | None = None) -> None:
         """An `error` frame on that socket, in order with the session's frames; then maybe close."""
-        self._queue.put_nowait(_SendError(outlet, code, message, close))
+        self._queue.put_nowait(SendError(outlet, code, message, close))
 
     async def settled(self) -> None:
         """Wait until every queued input and in-flight service call has been processed."""
@@ -316,9 +217,6 @@ class SessionRunner:
             if not self._calls:
                 return
             await asyncio.gather(*list(self._calls), return_exceptions=True)
-
-    def pending_timers(self) -> list[PendingTimer]:
-        return [PendingTimer(key, t.due_ms, t.msg) for key, t in self._timers.items()]
 
     # ----- the loop
     async def _run(self) -> None:
@@ -334,7 +232,7 @@ class SessionRunner:
                     changed = False
                     for item in items:
                         if self.closing:
-                            if isinstance(item, _Attach) and not item.done.done():
+                            if isinstance(item, Attach) and not item.done.done():
                                 item.done.set_exception(SessionClosing(self.id))
                             continue
                         changed = await self._process(item) or changed
@@ -349,11 +247,11 @@ class SessionRunner:
                 await self._shutdown()  # the task stays set meanwhile: nothing starts another
             self._task = None  # no await since the inbox was seen empty: no input is missed
 
-    async def _process(self, item: _Item) -> bool:
+    async def _process(self, item: Item) -> bool:
         """Handle one input; True when the session may have changed."""
         now = self.clock.now_ms()
         try:
-            if isinstance(item, _Frame):
+            if isinstance(item, FrameIn):
                 if item.outlet is not self.outlet:
                     return False  # a socket that was replaced: its frames are ignored
                 before, effects = self.session.model, dict(self.session.effects)
@@ -362,13 +260,13 @@ class SessionRunner:
                 await self._observe(before, effects, item.frame, out, now)
                 self._maybe_arm_ack()
                 return True
-            if isinstance(item, _Deliver):
+            if isinstance(item, Deliver):
                 before, effects = self.session.model, dict(self.session.effects)
                 out = self.session.deliver(item.msg, now)
                 await self._apply(out, now)
                 await self._observe(before, effects, item.msg, out, now)
                 return True
-            if isinstance(item, _TimerFired):
+            if isinstance(item, TimerFired):
                 timer = self._timers.get(item.key)
                 if timer is None or timer.generation != item.generation:
                     return False  # cancelled or replaced after it fired
@@ -378,53 +276,53 @@ class SessionRunner:
                 await self._apply(out, now)
                 await self._observe(before, effects, timer.msg, out, now)
                 return True
-            if isinstance(item, _Attach):
+            if isinstance(item, Attach):
                 await self._attach(item, now)
                 return True
-            if isinstance(item, _Detach):
+            if isinstance(item, Detach):
                 if item.outlet is self.outlet:
                     self.outlet = None
                     self._arm_idle()
                 return False
-            if isinstance(item, _Leave):
+            if isinstance(item, Leave):
                 if item.outlet is self.outlet:
                     self.outlet = None
                     self.ended = self.closing = True
-                    await _close_quietly(item.outlet, CLOSE_LEFT, "left")
+                    await close_quietly(item.outlet, CLOSE_LEFT, "left")
                     log.info("session %s ended by its host", self.id)
                 return False
-            if isinstance(item, _SendError):
+            if isinstance(item, SendError):
                 if item.outlet is self.outlet:
                     error = {"t": "error", "s": 0, "a": self.session.in_seq,
                              "code": item.code, "message": item.message}
                     await self._send([error])
                     if item.close_code is not None and self.outlet is item.outlet:
                         self.outlet = None
-                        await _close_quietly(item.outlet, item.close_code, item.code)
+                        await close_quietly(item.outlet, item.close_code, item.code)
                         self._arm_idle()
                 return False
-            if isinstance(item, _AckDue):
+            if isinstance(item, AckDue):
                 self._ack_handle = None
                 if self.outlet is not None and self.session.in_seq > self._told:
                     await self._send([{"t": "ack", "s": 0, "a": self.session.in_seq}])
                 return False
-            if isinstance(item, _Evict):
+            if isinstance(item, Evict):
                 if self.outlet is None and not self._calls:
                     self.closing = True
                 else:
                     self._arm_idle()
                 return False
-            if isinstance(item, _Stop):
+            if isinstance(item, Stop):
                 self.closing = True
                 return True
         except Exception as error:  # one bad input must not end the session
             log.exception("session %s failed to process %s", self.id, type(item).__name__)
             self._report_error(item, error)
-            if isinstance(item, _Attach) and not item.done.done():
+            if isinstance(item, Attach) and not item.done.done():
                 item.done.set_result(None)
         return False
 
-    async def _attach(self, item: _Attach, now: int) -> None:
+    async def _attach(self, item: Attach, now: int) -> None:
         if item.presented is not None and not self.session.accepts_token(item.presented, now):
             item.done.set_exception(TokenRefused(self.id))
             item.done.exception()  # retrieved here: the caller may be gone
@@ -437,7 +335,7 @@ class SessionRunner:
             self._idle_handle.cancel()
             self._idle_handle = None
         if previous is not None and previous is not item.outlet:
-            await _close_quietly(previous, CLOSE_REPLACED, "replaced by a newer socket")
+            await close_quietly(previous, CLOSE_REPLACED, "replaced by a newer socket")
         try:
             before, effects = self.session.model, dict(self.session.effects)
             out = self.session.welcome(
@@ -449,46 +347,6 @@ class SessionRunner:
         finally:
             if not item.done.done():
                 item.done.set_result(None)
-
-    async def _apply(self, out: Output, now: int) -> None:
-        guarded = [cmd for cmd in out.cmds if _signs(cmd)]
-        if not guarded and not any(frame["t"] == "effect" for frame in out.frames):
-            await self._send(out.frames)
-            self._run_cmds(out.cmds, now)
-            return
-        # Write-ahead for requests to the browser (a wallet request may move money): the
-        # state that awaits the answer, with its time-out timer, is saved before the request
-        # leaves. A worker killed after sending leaves a saved session that knows the
-        # request is pending: the one that takes the visitor over applies the answer, or
-        # shows the request lost, and never issues it again (issue 17). A request that asks a
-        # wallet to sign or send (here or run by the engine: WalletConnect, the embedded
-        # wallet's signer) is not sent at all when that save did not land (issue 27).
-        self._run_cmds([cmd for cmd in out.cmds if not _signs(cmd)], now)
-        landed = await self._save(durable=True)
-        held = [frame for frame in out.frames
-                if frame["t"] == "effect" and asks_to_sign(frame["kind"], frame["req"])]
-        if landed or (not held and not guarded):
-            await self._send(out.frames)
-            self._run_cmds(guarded, now)
-            return
-        log.warning("session %s: %d wallet requests not sent, their state is not saved", self.id,
-                    len(held) + len(guarded))
-        await self._send(self.session.withhold(out.frames, {frame["eid"] for frame in held}))
-        for frame in held:
-            self._refuse_effect(frame["eid"])
-        for cmd in guarded:
-            if isinstance(cmd, Call):
-                self._queue.put_nowait(_Deliver(CallSettled(cmd.purpose, False, error=NOT_SAVED,
-                                                            context=dict(cmd.context))))
-            elif isinstance(cmd, Effect):
-                self._refuse_effect(cmd.eid)
-
-    def _refuse_effect(self, eid: str) -> None:
-        """A wallet request not sent (its state is not saved): its answer is that failure,
-        delivered as an input, so `update` shows it and recordings replay it."""
-        purpose = self.session.effects.get(eid, "")
-        self._queue.put_nowait(_Deliver(EffectSettled(eid, purpose, False, error_code=NOT_SAVED_CODE,
-                                                      error_message=NOT_SAVED)))
 
     async def _observe(self, before: Model, effects: dict[str, str],
                        cause: ClientFrame | Msg | None, out: Output, now: int) -> None:
@@ -525,7 +383,7 @@ class SessionRunner:
     def _maybe_arm_ack(self) -> None:
         if self.session.in_seq > self._told and self._ack_handle is None and self.outlet:
             self._ack_handle = self.clock.call_later(
-                ACK_DELAY_MS, lambda: self._queue.put_nowait(_AckDue())
+                ACK_DELAY_MS, lambda: self._queue.put_nowait(AckDue())
             )
 
     def _arm_idle(self) -> None:
@@ -537,103 +395,8 @@ class SessionRunner:
             if not self.session.acted:
                 delay = min(delay, self.deps.unused_evict_ms)
             self._idle_handle = self.clock.call_later(
-                delay, lambda: self._queue.put_nowait(_Evict())
+                delay, lambda: self._queue.put_nowait(Evict())
             )
-
-    # ----- commands
-    def _run_cmds(self, cmds: list[Cmd], now: int) -> None:
-        """Run the commands the session returned, through one table from command type to
-        handler. (Effect, CancelEffect and Dispatch never get here: they become frames or
-        messages inside the same session step, so replay reproduces them without a runtime.)"""
-        for index, cmd in enumerate(cmds):
-            run = _INTERPRETER.get(type(cmd))
-            if run is None:
-                log.warning("session %s: the runtime does not run %s", self.id, type(cmd).__name__)
-                continue
-            run(self, cmd, now, index)
-
-    def _run_start_timer(self, cmd: StartTimer, now: int, index: int) -> None:
-        self._start_timer(cmd.key, cmd.delay_ms, cmd.msg, now)
-
-    def _run_cancel_timer(self, cmd: CancelTimer, now: int, index: int) -> None:
-        timer = self._timers.pop(cmd.key, None)
-        if timer is not None:
-            timer.handle.cancel()
-
-    def _run_call(self, cmd: Call, now: int, index: int) -> None:
-        task = asyncio.create_task(self._call(cmd))
-        if self._calls is None:
-            self._calls = set()
-        self._calls.add(task)
-        task.add_done_callback(self._calls.discard)
-
-    def _run_effect(self, cmd: Effect, now: int, index: int) -> None:
-        """A runtime effect (a WalletConnect request): its answer is delivered as the effect's
-        `EffectSettled`. Not counted as a call: an approval may wait for minutes, and neither
-        `settled()` nor eviction waits for it."""
-        runner = self.deps.walletconnect
-        if runner is None:
-            self._queue.put_nowait(_Deliver(EffectSettled(cmd.eid, cmd.purpose, False, error_code=4900,
-                                                          error_message="WalletConnect is not configured")))
-            return
-        task = asyncio.create_task(self._effect(runner, cmd))
-        if self._effects is None:
-            self._effects = set()
-        self._effects.add(task)
-        task.add_done_callback(self._effects.discard)
-
-    async def _effect(self, runner: EffectRunner, cmd: Effect) -> None:
-        try:
-            ok, result, code, message = await runner.run(self.id, dict(cmd.req))
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
-            log.warning("session %s: %s effect failed: %s: %s", self.id, cmd.kind, type(error).__name__, error)
-            ok, result, code, message = False, None, -32603, str(error) or type(error).__name__
-        if not self.closing:
-            self._queue.put_nowait(_Deliver(EffectSettled(cmd.eid, cmd.purpose, ok, result if ok else None,
-                                                          0 if ok else code, "" if ok else message)))
-
-    def _start_timer(self, key: str, delay_ms: int, msg: Msg, now: int) -> None:
-        previous = self._timers.pop(key, None)
-        if previous is not None:
-            previous.handle.cancel()
-        generation = next(self._generations)
-
-        def fire() -> None:
-            self._queue.put_nowait(_TimerFired(key, generation))
-
-        handle = self.clock.call_later(delay_ms, fire)
-        self._timers[key] = _Timer(now + max(0, delay_ms), msg, generation, handle)
-
-    async def _call(self, cmd: Call) -> None:
-        settled = await self.deps.services.call(cmd, self.context)
-        if not self.closing:
-            self._queue.put_nowait(_Deliver(settled))
-
-    def _track(self, cmd: Track, now: int, index: int = 0) -> None:
-        model = self.session.model
-        if not events.enabled(model):
-            return  # the host's `analytics: false`
-        event = events.make_event(model, self.id, now, cmd.event, dict(cmd.props), index)
-        self._to_sink(event)
-
-    def _report_error(self, item: object, error: BaseException) -> None:
-        """Unexpected errors are reported as telemetry (SPEC §8); the sink gates and caps it."""
-        model = self.session.model
-        if not events.enabled(model):
-            return
-        props = {"type": "error", "event": f"PROCESS_{type(item).__name__.strip('_').upper()}",
-                 "errorType": type(error).__name__, "errorMessage": str(error)[:512],
-                 "stackTrace": "".join(traceback.format_exception(error))[-4096:]}
-        now = self.clock.now_ms()
-        self._to_sink(events.make_event(model, self.id, now, "ERROR", props, 0, kind="error"))
-
-    def _to_sink(self, event: TrackedEvent) -> None:
-        try:
-            self.deps.analytics.track(event)
-        except Exception:
-            log.exception("analytics sink failed")
 
     # ----- persistence and shutdown
     async def _save(self, durable: bool = False) -> bool:
@@ -672,11 +435,11 @@ class SessionRunner:
             task.cancel()
         while not self._queue.empty():  # inputs that arrived after the end are dropped
             item = self._queue.get_nowait()
-            if isinstance(item, _Attach) and not item.done.done():
+            if isinstance(item, Attach) and not item.done.done():
                 item.done.set_exception(SessionClosing(self.id))
             self._queue.task_done()
         if self.outlet is not None:
-            await _close_quietly(self.outlet, CLOSE_GOING_AWAY, "engine shutting down")
+            await close_quietly(self.outlet, CLOSE_GOING_AWAY, "engine shutting down")
             self.outlet = None
         if self._record_file is not None:
             self._record_file.close()
@@ -684,25 +447,3 @@ class SessionRunner:
             self.finished.set_result(None)
         if self.deps.on_closed is not None:
             self.deps.on_closed(self)
-
-
-def _signs(cmd: Cmd) -> bool:
-    """A command the engine runs that asks a wallet to sign or send (held until its state is saved)."""
-    if isinstance(cmd, Call):
-        return cmd.service == EMBEDDED_SIGN_SERVICE
-    return isinstance(cmd, Effect) and asks_to_sign(cmd.kind, cmd.req)
-
-
-# command type -> how the runtime runs it, with (runner, command, now, its index in the batch);
-# one table for every runner (issue 17: a dict of bound methods per session was ~550 bytes)
-_INTERPRETER: dict[type[Cmd], Callable[[SessionRunner, Any, int, int], None]] = {
-    StartTimer: SessionRunner._run_start_timer, CancelTimer: SessionRunner._run_cancel_timer,
-    Call: SessionRunner._run_call, Track: SessionRunner._track, Effect: SessionRunner._run_effect,
-}
-
-
-async def _close_quietly(outlet: Outlet, code: int, reason: str) -> None:
-    try:
-        await outlet.close(code, reason)
-    except Exception:
-        pass

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import httpx
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ..core.cmds import Call, CallSettled
+from ..core.cmds import Call, CallSettled, FailureKind
+from ..services.blockchain_api import BlockchainApiError
 from ..services.jsonrpc import RpcCallError
 from .clock import Clock
 
@@ -80,7 +81,12 @@ AnyService = Service[Any, Any]  # a registry holds services of many argument and
 
 
 class ServiceError(Exception):
-    """A service failure whose message is meant for the session (CallSettled.error)."""
+    """A service failure whose message is meant for the session (CallSettled.error), of `kind`
+    (CallSettled.failure: the service said no, unless it says otherwise)."""
+
+    def __init__(self, message: str = "", kind: FailureKind = "rejected") -> None:
+        super().__init__(message)
+        self.kind: FailureKind = kind
 
 
 class ServiceRegistry:
@@ -104,7 +110,7 @@ class ServiceRegistry:
     async def call(self, cmd: Call, ctx: ServiceContext) -> CallSettled:
         entry = self._services.get(cmd.service)
         if entry is None:
-            return _failed(cmd, "unknown service")
+            return _failed(cmd, "unknown service", "invalid")
         service, timeout_s = entry
         try:
             args = service.parse(cmd.args)
@@ -112,28 +118,28 @@ class ServiceRegistry:
             first = error.errors()[0]
             log.warning("service %s: arguments did not validate (%d errors; first at %s: %s)", cmd.service,
                         error.error_count(), ".".join(str(p) for p in first["loc"]), first["msg"])
-            return _failed(cmd, "invalid arguments")
+            return _failed(cmd, "invalid arguments", "invalid")
         try:
             result = await asyncio.wait_for(service.run(ctx, args), timeout_s)
         except asyncio.CancelledError:
             raise
         except TimeoutError:
-            return _failed(cmd, "timeout")
+            return _failed(cmd, "timeout", "timeout")
         except ServiceError as error:
-            return _failed(cmd, str(error) or "service error")
-        except (httpx.HTTPError, RpcCallError) as error:
+            return _failed(cmd, str(error) or "service error", error.kind)
+        except (httpx.HTTPError, RpcCallError, BlockchainApiError) as error:
             # an upstream (chain RPC, directory) that cannot be reached or refuses: not a bug, so
             # one line and no traceback (any visitor can make a session call a dead RPC)
             log.warning("service %s: upstream failed: %s: %s", cmd.service, type(error).__name__, error)
-            return _failed(cmd, str(error) or type(error).__name__)
+            return _failed(cmd, str(error) or type(error).__name__, "upstream")
         except Exception as error:  # a service bug must not take the session down
             log.warning("service %s failed", cmd.service, exc_info=True)
-            return _failed(cmd, str(error) or type(error).__name__)
+            return _failed(cmd, str(error) or type(error).__name__, "unknown")
         return CallSettled(purpose=cmd.purpose, ok=True, result=result, context=dict(cmd.context))
 
 
-def _failed(cmd: Call, error: str) -> CallSettled:
-    return CallSettled(purpose=cmd.purpose, ok=False, error=error, context=dict(cmd.context))
+def _failed(cmd: Call, error: str, kind: FailureKind) -> CallSettled:
+    return CallSettled(purpose=cmd.purpose, ok=False, error=error, context=dict(cmd.context), failure=kind)
 
 
 async def _now_ms(ctx: ServiceContext | None, args: NoArgs) -> int:

@@ -45,14 +45,13 @@ from ..store.base import SessionStore
 from ..walletconnect import errors
 from ..walletconnect.auth import AuthPayload, signed_in
 from ..walletconnect.atrest import SealedStateError, derive_key, open_state, seal_state
-from ..walletconnect.core import session_chains
 from ..walletconnect.didjwt import ClientIdentity
 from ..walletconnect.errors import WalletConnectError
 from ..walletconnect.events import Event, SessionDeleted, SessionEvent, SessionExpired, SessionUpdated
 from ..walletconnect.relay_client import RelayClient, RelayError
 from ..walletconnect.sign_rpc import Metadata
 from ..walletconnect.signclient import Connection, SignClient
-from ..walletconnect.state import DappState, SessionState
+from ..walletconnect.state import DappState, SessionState, session_chains
 from ..walletconnect.tags import MIN_REQUEST_EXPIRY
 from ..walletconnect.uri import PAIRING_EXPIRY_MS, parse_uri
 

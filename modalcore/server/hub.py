@@ -26,41 +26,32 @@ import httpx
 
 from ..chains.catalog import pick
 from ..core.evolve import replace
-from ..core.msg import Msg
 from ..slices.model import initial_model, shared
 from ..wire.frames import AnnouncedWallet
-from ..engine.update import ENGINE
 from ..engine.persist import PersistError, blob_refs, load_bytes
 from ..engine.record import Recorder
 from ..engine.session import Session
 from ..runtime.analytics import AnalyticsSink
 from ..runtime.clock import Clock, TimerHandle
-from ..runtime.runner import (
-    Outlet,
-    RunnerDeps,
-    SessionClosing,
-    SessionRunner,
-    TokenIssuer,
-    TokenRefused,
-)
+from ..runtime.runner import RunnerDeps, SessionRunner
+from ..runtime.runner_inputs import Outlet, SessionClosing, TokenIssuer, TokenRefused
 from ..runtime.services import ServiceContext, ServiceRegistry
 from ..slices.options import HostOptions, parse_options
-from ..core.msg import Msg, msg_from_data, msg_to_data
-from ..wire.codec import decode, encode
+from ..core.msg import Msg
+from ..wire.codec import encode
 from ..store.base import SessionStore
 from ..wire.frames import Join
 from . import tokens
 from .config import EngineConfig
+from .routing import EventRouting
 
 log = logging.getLogger(__name__)
 
 SWEEP_EVERY_MS = 3600 * 1000
-LISTEN_RETRY_S = 1
-MAX_ROUTE_HOPS = 2  # a routed event follows an owner that changed meanwhile at most this often
 OPTIONS_REMEMBERED = 256  # distinct host option maps whose parsed (immutable) form is shared
 
 
-class Hub:
+class Hub(EventRouting):
     def __init__(
         self,
         *,
@@ -346,50 +337,6 @@ class Hub:
         runner.start()
         log.info("session %s restored from the store", session_id)
         return runner
-
-    # ----- events for a session from outside its socket (a relay message, an email code
-    # confirmed, a chain event): delivered where the session lives
-    async def route(self, session_id: str, msg: Msg, *, hops: int = 0) -> str:
-        """Deliver `msg` to the session on the engine process that owns it: here (restoring it
-        when it is only saved), or published on that process's Redis channel. An owner that is
-        gone (nobody received it) is taken over here. "here", "forwarded" or "gone" (no such
-        session)."""
-        holder = await self.store.holder(session_id)
-        if holder is not None and holder != self.store.worker_id and hops < MAX_ROUTE_HOPS:
-            data = encode([session_id, msg_to_data(msg), hops + 1])
-            if await self.store.publish(holder, data):
-                return "forwarded"
-            log.info("session %s: its owner %s is gone; taken over here", session_id, holder)
-            await self.store.claim(session_id)
-        runner = await self.find(session_id)
-        if runner is None:
-            return "gone"
-        runner.deliver(msg)
-        return "here"
-
-    async def _listen(self) -> None:
-        """Hear events other processes route here, again after a lost connection to Redis."""
-        while True:
-            try:
-                await self.store.listen(self._routed)
-                return  # a store only this process uses: nothing to hear
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:  # the store is down (issue 27): one line, no traceback
-                log.warning("listening for routed events failed (%s: %s); again in %d s",
-                            type(error).__name__, error, LISTEN_RETRY_S)
-                await asyncio.sleep(LISTEN_RETRY_S)
-
-    async def _routed(self, data: bytes) -> None:
-        """An event another process published to this one (see `route`)."""
-        try:
-            session_id, raw, hops = decode(data)
-            msg = msg_from_data(raw, ENGINE.messages)
-        except Exception:
-            log.warning("a routed event could not be read; dropped")
-            return
-        # the owner may have changed meanwhile: route again (a bounded number of times)
-        await self.route(str(session_id), msg, hops=int(hops))
 
     def _closed(self, runner: SessionRunner) -> None:
         if self.runners.get(runner.id) is runner:

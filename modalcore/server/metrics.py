@@ -22,7 +22,7 @@ from starlette.responses import Response
 
 from ..audit.chain import SignedHeads, StoredEntry
 from ..runtime.observe import Step
-from ..runtime.runner import Outlet
+from ..runtime.runner_inputs import Outlet
 from ..store.base import NO_BLOBS, SessionStore, StoredEvent
 from ..wire.frames import Intent
 from .operator import refuse_operator

@@ -30,7 +30,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from .message import SiwxMessageError, parse_chain_id
+from .grammar import SiwxMessageError
+from .message import parse_chain_id
 from .store import SiwxStore
 from .tokens import TokenError, verify_token
 from .verify import SiwxVerifyError, recover_eoa, signature_bytes

@@ -31,10 +31,11 @@ from pydantic import BaseModel, ConfigDict
 
 from ..runtime.services import AnyService, Service, ServiceContext
 
-from .message import SiwxMessageError, parse_chain_id
+from .grammar import SiwxMessageError
+from .message import parse_chain_id
 from .store import DEFAULT_SESSION_TTL_MS, SiwxSession, SiwxStore
 from .tokens import issue_token
-from .solana import SOLANA_CHAIN_ID, is_session_of, siws_session, verify_siws
+from .solana_verify import SOLANA_CHAIN_ID, is_session_of, siws_session, verify_siws
 from .verify import SiwxVerifyError, verify
 
 Clock = Callable[[], int]

@@ -22,7 +22,8 @@ from eth_account.messages import encode_defunct
 from eth_utils.crypto import keccak
 
 from ..services.jsonrpc import RpcCallError, call
-from .message import SignInMessage, SiwxMessage, SiwxParseError
+from .grammar import SiwxParseError
+from .message import SignInMessage, SiwxMessage
 from .store import NonceStatus, SiwxStore
 
 EIP1271_MAGIC_VALUE: Final = "0x1626ba7e"  # bytes4(keccak256("isValidSignature(bytes32,bytes)"))

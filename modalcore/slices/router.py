@@ -52,16 +52,11 @@ class Route:
 
 @dataclass(frozen=True)
 class TxEntry:
-    """What happens after a transaction: go back, replace, or reset to `view`.
-
-    The callbacks name messages without fields, dispatched on success or cancel.
-    """
+    """What happens after a transaction: go back, replace, or reset to `view`."""
 
     view: str | None = None
     go_back: bool = False
     replace: bool = False
-    on_success: str | None = None
-    on_cancel: str | None = None
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from ..core.evolve import replace
 from ..core.msg import Msg
 from ..rules.addresses import checksum, is_evm_address
 from ..rules.rpc_errors import readable
-from ..services.send import erc20_tx, native_tx
+from ..services.transfer import erc20_tx, native_tx
 from . import router
 from .send_form import (
     receiver_address,

@@ -24,7 +24,8 @@ from . import modal, router, snack
 from ..rules import limits as L
 from ..rules import texts
 from ..rules.wallet_requests import NOT_SAVED, not_sent
-from ..siwx.message import SiwxMessage, SiwxMessageError
+from ..siwx.grammar import SiwxMessageError
+from ..siwx.message import SiwxMessage
 from ..siwx.solana import SiwsMessage
 from .connecting import solana_request
 

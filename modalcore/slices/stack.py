@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.cmds import CancelTimer, Cmd, Dispatch
+from ..core.cmds import CancelTimer, Cmd
 from ..core.evolve import replace
 from . import farcaster, modal
 from .router import back_to_index, reset
@@ -49,8 +49,7 @@ def pop_tx(model: Model, *, cancel: bool = False) -> Step:
     entry = state.tx_stack[-1]
     model = replace(model, router=replace(state, tx_stack=state.tx_stack[:-1]))
     if cancel:
-        model, back = go_back(model)
-        return _dispatch_callback(model, back, entry.on_cancel)
+        return go_back(model)
     cmds: list[Cmd] = []
     if entry.go_back:
         model, cmds = go_back(model)
@@ -65,10 +64,4 @@ def pop_tx(model: Model, *, cancel: bool = False) -> Step:
             model = replace(model, router=replace(model.router, history=()))
     elif entry.view:
         model = replace(model, router=reset(model.router, entry.view))
-    return _dispatch_callback(model, cmds, entry.on_success)
-
-
-def _dispatch_callback(model: Model, cmds: list[Cmd], callback: str | None) -> Step:
-    if callback is None:
-        return model, cmds
-    return model, [*cmds, Dispatch(callback)]
+    return model, cmds

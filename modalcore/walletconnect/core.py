@@ -16,7 +16,8 @@ from pydantic import BaseModel, ValidationError
 
 from ..rules import limits as L
 from . import errors, jsonrpc
-from .auth import AUTH_METHOD, AuthError, AuthPayload, check_cacao, parse_result, request_params, session_namespaces
+from .auth import AUTH_METHOD, AuthError, AuthPayload, parse_result, request_params, session_namespaces
+from .cacao_check import check_cacao
 from .crypto import TYPE_1, EnvelopeError, KeyPair, decode_envelope, derive_sym_key, open_envelope, topic_of, unseal
 from .errors import WalletConnectError
 from .events import (Dropped, Event, Outgoing, PairingExpired, ProposalApproved, ProposalDeclined, ProposalExpired,
@@ -26,7 +27,8 @@ from .jsonrpc import PayloadError, RpcFailure, RpcRequest, RpcResult
 from .proposal import build_proposal
 from .sign_rpc import (PARAMS, Metadata, Participant, SessionDeleteParams, SessionEventParams, SessionExtendParams,
                        SessionProposeResult, SessionSettleParams, SessionUpdateParams, dump)
-from .state import AuthRequestState, DappState, PairingState, PendingRequest, ProposalState, SessionState
+from .state import (AuthRequestState, DappState, PairingState, PendingRequest, ProposalState, SessionState, session_chains,
+                    session_methods)
 from .tags import MAX_REQUEST_EXPIRY, MIN_REQUEST_EXPIRY, irn, request_ttl
 from .uri import PAIRING_EXPIRY_MS, PairingUri, pairing_expiry
 
@@ -426,19 +428,6 @@ def _on_auth_message(out: _Builder, auth: AuthRequestState, message: str, now_ms
 
 
 # ---------- helpers --------------------------------------------------------------------------------
-
-def session_chains(session: SessionState) -> list[str]:
-    chains: list[str] = []
-    for ns in session.namespaces.values():
-        for chain in (ns.chains or []) + [":".join(a.split(":")[:2]) for a in ns.accounts]:
-            if chain not in chains:
-                chains.append(chain)
-    return chains
-
-
-def session_methods(session: SessionState) -> set[str]:
-    return {m for ns in session.namespaces.values() for m in ns.methods}
-
 
 def _settled(state: DappState, topic: str) -> SessionState:
     session = state.sessions.get(topic)

@@ -112,3 +112,17 @@ SECRET_FIELDS = ("sym_key", "private_key")
 def secret_fields() -> tuple[str, ...]:
     """Names of the fields that hold key material (to encrypt at rest)."""
     return SECRET_FIELDS
+
+
+def session_chains(session: SessionState) -> list[str]:
+    """The chains a settled session covers: its namespaces' chains and its accounts' chains."""
+    chains: list[str] = []
+    for ns in session.namespaces.values():
+        for chain in (ns.chains or []) + [":".join(a.split(":")[:2]) for a in ns.accounts]:
+            if chain not in chains:
+                chains.append(chain)
+    return chains
+
+
+def session_methods(session: SessionState) -> set[str]:
+    return {m for ns in session.namespaces.values() for m in ns.methods}

@@ -57,9 +57,11 @@ def test_a_result_that_does_not_validate_is_the_typed_failure_logged_once(
 
 def test_the_edge_keeps_the_key_and_context_and_turns_failures_typed() -> None:
     failed = typed(CallSettled("BalancesFetched|eip155:1:0xabc", False, None, "boom", {"n": 1}), engine_update.ENGINE.messages)
-    assert failed == BalancesFetched(key="eip155:1:0xabc", ok=False, error="boom", context={"n": "1"})
+    assert failed == BalancesFetched(key="eip155:1:0xabc", ok=False, error="boom", context={"n": "1"},
+                                     failure="unknown")
     empty = typed(CallSettled("BalancesFetched|k", True, None), engine_update.ENGINE.messages)
     assert isinstance(empty, BalancesFetched) and empty.error == INVALID_RESULT and empty.result is None
+    assert empty.failure == "invalid"
 
 
 def test_recordings_made_before_typed_results_still_route() -> None:

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import base58
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from solders.keypair import Keypair
+from solders.pubkey import Pubkey
 
-from modalcore.rules.addresses import is_evm_address, is_solana_address
+from modalcore.rules.addresses import is_evm_address, is_solana_address, is_solana_wallet_address
 from modalcore.rules.caip import CaipError, parse_caip2, parse_caip10, validate_evm_chain_id
 from modalcore.slices.options import OptionsError, parse_options
 
@@ -57,3 +62,19 @@ def test_solana_address_is_base58_of_32_to_44_characters() -> None:
 def test_setting_both_siwe_config_and_siwx_throws() -> None:
     with pytest.raises(OptionsError, match="^Cannot set both `siweConfig` and `siwx` options$"):
         parse_options({"siweConfig": {}, "siwx": {}})
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.binary(min_size=32, max_size=32))
+def test_a_solana_wallet_address_is_on_the_curve_as_solders_reads_it(raw: bytes) -> None:
+    address = base58.b58encode(raw).decode()
+    assert is_solana_wallet_address(address) == Pubkey(raw).is_on_curve()
+
+
+def test_a_program_derived_address_is_not_a_wallet_address() -> None:
+    program = Pubkey.from_string("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA")
+    derived, _ = Pubkey.find_program_address([b"seed"], program)
+    assert not is_solana_wallet_address(str(derived))
+    assert is_solana_wallet_address(str(Keypair.from_seed(bytes(32)).pubkey()))
+    identity = bytes([1] + [0] * 31)  # y = 1: x = 0, on the curve
+    assert Pubkey(identity).is_on_curve() and is_solana_wallet_address(base58.b58encode(identity).decode())

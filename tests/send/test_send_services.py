@@ -7,16 +7,20 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from eth_abi.abi import encode
+from eth_utils.address import to_checksum_address
+from hypothesis import given
+from hypothesis import strategies as st
 import pytest
 
 from modalcore.services.table import default_services
 from modalcore.services.blockchain_api import BlockchainApi
 from modalcore.services.history import NO_ACCOUNT, HistoryError, fetch_history, hosted_history, parse_cursor
-from modalcore.services.send import (
+from modalcore.services.send import estimate_fee
+from modalcore.services.transfer import (
     TRANSFER_INTERFACES_PATH,
     TransferInterfaceError,
     erc20_tx,
-    estimate_fee,
     load_interfaces,
     native_tx,
     transfer_accepted,
@@ -137,6 +141,13 @@ def test_both_interfaces_encode_transfer_address_uint256() -> None:
     for token in (TOKEN, USDT_CONTRACTS[0]):
         data = erc20_tx(SENDER, token, RECEIVER, 7)["data"]
         assert data == "0xa9059cbb" + RECEIVER[2:].lower().rjust(64, "0") + "7".rjust(64, "0")
+
+
+@given(st.binary(min_size=20, max_size=20), st.integers(min_value=0, max_value=2**256 - 1))
+def test_the_transfer_call_is_what_eth_abi_encodes(receiver: bytes, amount: int) -> None:
+    address = to_checksum_address(receiver)
+    data = erc20_tx(SENDER, TOKEN, address, amount)["data"]
+    assert data == "0xa9059cbb" + encode(["address", "uint256"], [address, amount]).hex()
 
 
 def test_a_malformed_data_list_is_refused(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from eth_account import Account
 from solders.keypair import Keypair
 
 from modalcore.chains.catalog import SOLANA_LOCAL, SOLANA_MAINNET
-from modalcore.siwx.message import SiwxParseError
+from modalcore.siwx.grammar import SiwxParseError
 from modalcore.runtime.clock import FakeClock
 from modalcore.runtime.services import AnyService as Service
 from modalcore.runtime.services import ServiceContext

@@ -12,13 +12,9 @@ import httpx
 import pytest
 
 from modalcore.services.blockchain_api import BlockchainApiError
-from modalcore.services.swap import (
-    NOT_SUPPORTED_GAS_PRICE,
-    NOT_SUPPORTED_SWAPS,
-    SUPPORTED_SWAP_CHAINS,
-    ConvertApi,
-    SwapNotSupported,
-)
+from modalcore.services.swap.convert_api import ConvertApi
+from modalcore.services.swap.networks import SUPPORTED_SWAP_CHAINS
+from modalcore.services.swap.types import NOT_SUPPORTED_GAS_PRICE, NOT_SUPPORTED_SWAPS, SwapNotSupported
 from ..hosted_http import SDK_PARAMS, recording_http
 
 SDK = SDK_PARAMS

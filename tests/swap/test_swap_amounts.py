@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from modalcore.services.swap import DEFAULT_SLIPPAGE, SwapError, min_received, parse_slippage, price_impact
+from modalcore.services.swap.amounts import min_received, parse_slippage, price_impact
+from modalcore.services.swap.types import DEFAULT_SLIPPAGE, SwapError
 from modalcore.services.swap.amounts import amount_out
 
 

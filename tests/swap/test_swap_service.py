@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from modalcore.runtime.services import ServiceError
-from modalcore.services.swap import ConvertApi
+from modalcore.services.swap.convert_api import ConvertApi
 from modalcore.services.swap.service import swap_quote
 
 USER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"

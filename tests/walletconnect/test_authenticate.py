@@ -20,7 +20,8 @@ from eth_account.messages import encode_defunct
 from modalcore.rules import limits as L
 from modalcore.siwx.message import SiwxMessage
 from modalcore.walletconnect import core, jsonrpc
-from modalcore.walletconnect.auth import (AuthError, AuthPayload, Cacao, build_payload, cacao_message, check_cacao,
+from modalcore.walletconnect.cacao_check import check_cacao
+from modalcore.walletconnect.auth import (AuthError, AuthPayload, Cacao, build_payload, cacao_message,
                                           decode_recap, request_recap, session_namespaces, signed_in)
 from modalcore.walletconnect.crypto import KeyPair, derive_sym_key, seal, topic_of, unseal
 from modalcore.walletconnect.events import Dropped, ProposalDeclined, SessionSettled

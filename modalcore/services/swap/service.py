@@ -27,7 +27,7 @@ from ...rules import limits as L
 from .convert_api import NATIVE_TOKEN_ADDRESS, ConvertApi
 from .networks import chain_of
 from .select import swap_provider
-from .types import NATIVE, NOT_SUPPORTED_SWAPS, SwapError, TxRequest
+from .types import NATIVE, NOT_SUPPORTED_SWAPS, InsufficientLiquidity, SwapError, TxRequest
 from .uniswap_v2 import UniswapV2Market
 
 MAX_SWAP_TOKENS = L.MAX_SWAP_TOKENS
@@ -74,9 +74,9 @@ async def swap_quote(http: httpx.AsyncClient, markets: Mapping[int, UniswapV2Mar
         swap = await provider.swap_tx(quote, user, max(now_s, int(time.time())) + DEADLINE_S)
         gas = await _gas(http, rpc_url, approve, swap)
     except SwapError as error:
-        raise ServiceError(str(error)) from None
+        raise _refusal(error) from None
     except ValueError as error:
-        raise ServiceError(f"Invalid swap request: {error}") from None
+        raise ServiceError(f"Invalid swap request: {error}", "invalid") from None
     return {
         "amountIn": str(quote.amount_in), "amountOut": str(quote.amount_out),
         "minOut": str(quote.min_out),
@@ -86,6 +86,12 @@ async def swap_quote(http: httpx.AsyncClient, markets: Mapping[int, UniswapV2Mar
         "swap": swap.to_params(), "fee": None if gas is None else str(gas * price), "gas": str(gas or 0),
         "path": list(quote.path),
     }
+
+
+def _refusal(error: SwapError) -> ServiceError:
+    """A swap the market cannot give (no pool, not enough liquidity) is `rejected`; one the
+    request rules out (same token, no amount, a network without swaps) is `invalid`."""
+    return ServiceError(str(error), "rejected" if isinstance(error, InsufficientLiquidity) else "invalid")
 
 
 RECEIPT_POLL_S = 0.2
@@ -113,11 +119,11 @@ async def swap_tokens(http: httpx.AsyncClient, markets: Mapping[int, UniswapV2Ma
     if chain_id is not None and chain_id in markets:
         return {"tokens": []}
     if hosted is None or chain_id is None:
-        raise ServiceError(NOT_SUPPORTED_SWAPS)
+        raise ServiceError(NOT_SUPPORTED_SWAPS, "invalid")
     try:
         answer = await hosted.tokens(network)
     except SwapError as error:
-        raise ServiceError(str(error)) from None
+        raise _refusal(error) from None
     tokens = []
     for token in (answer.get("tokens") if isinstance(answer, dict) else None) or []:
         if not isinstance(token, dict):

@@ -1,0 +1,129 @@
+"""The wire side of a session (PROTOCOL.md): frames numbered and kept in a bounded resend ring
+until acknowledged, missed frames for a socket that comes back, resume-token generations, intent
+ids remembered for their acks, and the intent rate limit. No model here: the Elm program
+(`engine/session.Session`) builds on it."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Collection
+from typing import Any
+
+from ..rules.limits import INTENT_MEMORY, RATE_BURST, RATE_PER_S, RESUME_GRACE_MS, RING_BYTES, RING_SIZE
+from ..wire.codec import decode, encode, encode_with
+from .sharedframes import SHARED_SEQS, share
+
+
+class Connection:
+    def __init__(self, now: int) -> None:
+        self.out_seq = 0
+        self.in_seq = 0  # highest client sequence number processed
+        self.acked = 0  # highest server sequence number the client processed
+        # at most RING_SIZE frames, RING_BYTES bytes (a list: an empty deque is ~0.7 KiB, and
+        # most sessions' rings are empty: issue 17's idle figure)
+        self.ring: list[tuple[int, bytes]] = []
+        self.ring_bytes = 0
+        self.intents: OrderedDict[str, str] = OrderedDict()
+        self.tokens = RATE_BURST
+        self.tokens_at = now
+        self.token_gen = 0  # generation of the newest resume token
+        self.token_prev_until = 0  # until then (ms) the generation before it is accepted too
+
+    # ----- frames out
+    def _frame(self, t: str, **fields: Any) -> dict[str, Any]:
+        """A numbered frame, encoded once into the ring."""
+        return self._frame_reusing(t, None, **fields)
+
+    def _frame_reusing(self, t: str, _encoded: dict[str, bytes] | None, **fields: Any) -> dict[str, Any]:
+        """`_frame`, reusing the bytes of field values already packed (`_encoded`)."""
+        self.out_seq += 1
+        frame: dict[str, Any] = {"t": t, "s": self.out_seq, "a": self.in_seq}
+        frame.update(fields)
+        data = encode_with(frame, _encoded) if _encoded else encode(frame)
+        if self.out_seq <= SHARED_SEQS:  # a welcome: the same bytes as many sessions' (one copy)
+            data = share(data)
+        self.ring.append((self.out_seq, data))
+        self.ring_bytes += len(data)
+        # bounded in frames and in bytes (the newest frame always stays): a client that stops
+        # acknowledging, or whose frames dropped out, gets a snapshot when it comes back
+        while len(self.ring) > RING_SIZE or (self.ring_bytes > RING_BYTES and len(self.ring) > 1):
+            self._drop_oldest()
+        return frame
+
+    def _drop_oldest(self) -> None:
+        self.ring_bytes -= len(self.ring.pop(0)[1])
+
+    def encoded(self, frame: dict[str, Any]) -> bytes:
+        """The bytes of a frame this session produced (from the ring, encoded once)."""
+        seq: int = frame["s"]
+        if self.ring and seq > 0:
+            first = self.ring[0][0]
+            if first <= seq < first + len(self.ring):
+                return self.ring[seq - first][1]
+        return encode(frame)
+
+    def withhold(self, frames: list[dict[str, Any]], eids: Collection[str]) -> list[dict[str, Any]]:
+        """`frames` with the `effect` frames of `eids` turned into `effect_cancel` frames of the
+        same number, in the ring too: the browser is not asked, now or by a reconnect's replay.
+        (The runner withholds a wallet request whose saved state did not land, issue 27; the
+        effect's failure reaches `update` as its answer.)"""
+        kept: list[dict[str, Any]] = []
+        for frame in frames:
+            if frame["t"] == "effect" and frame["eid"] in eids:
+                frame = {"t": "effect_cancel", "s": frame["s"], "a": frame["a"], "eid": frame["eid"]}
+                index = frame["s"] - self.ring[0][0] if self.ring else -1
+                if 0 <= index < len(self.ring):
+                    data = encode(frame)
+                    self.ring_bytes += len(data) - len(self.ring[index][1])
+                    self.ring[index] = (frame["s"], data)
+            kept.append(frame)
+        return kept
+
+    # ----- resume tokens (PROTOCOL.md, "Resume"): the runtime signs, the session counts
+    def accepts_token(self, generation: int, now: int) -> bool:
+        """A (verified) token of this generation may resume the session: the newest one, or the
+        one it replaced for RESUME_GRACE_MS. A newer generation than the saved one was issued
+        too, and its rotation lost in a crash before the save: accepted."""
+        if generation >= self.token_gen:
+            return True
+        return generation == self.token_gen - 1 and now < self.token_prev_until
+
+    def rotate_token(self, now: int, presented: int | None = None) -> int:
+        """The generation of the next token (each `joined` carries a new one); `presented` is
+        the generation the client resumed with."""
+        self.token_gen = max(self.token_gen, presented or 0)
+        if self.token_gen > 0:
+            self.token_prev_until = now + RESUME_GRACE_MS
+        self.token_gen += 1
+        return self.token_gen
+
+    def _missed_since(self, last: int) -> list[dict[str, Any]] | None:
+        if last == self.out_seq:
+            return []
+        if last > self.out_seq or not self.ring or self.ring[0][0] > last + 1:
+            return None
+        return [decode(data) for seq, data in self.ring if seq > last]
+
+    def _error(self, code: str, message: str) -> dict[str, Any]:
+        """An `error` frame: not numbered, not kept in the ring (like the socket's own)."""
+        return {"t": "error", "s": 0, "a": self.in_seq, "code": code, "message": message}
+
+    def _ack(self, acked: int) -> None:
+        if acked > self.acked:
+            self.acked = acked
+        while self.ring and self.ring[0][0] <= self.acked:
+            self._drop_oldest()
+
+    def _remember(self, iid: str, status: str) -> None:
+        self.intents[iid] = status
+        while len(self.intents) > INTENT_MEMORY:
+            self.intents.popitem(last=False)
+
+    def _take_token(self, now: int) -> bool:
+        elapsed = max(0, now - self.tokens_at) / 1000
+        self.tokens = min(RATE_BURST, self.tokens + elapsed * RATE_PER_S)
+        self.tokens_at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True

@@ -1,0 +1,220 @@
+"""How a session's runner runs the commands `update` returned (timers, service calls, runtime
+effects, tracking): one table from command type to handler, and what each handler does. A base
+of `SessionRunner` (runtime/runner.py), which keeps the inbox, lifecycle and persistence."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..analytics import events
+from ..core.cmds import Call, CallSettled, CancelTimer, Cmd, Effect, EffectSettled, StartTimer, Track
+from ..core.msg import Msg
+from ..engine.persist import PendingTimer
+from ..engine.session import Output, Session
+from ..rules.wallet_requests import EMBEDDED_SIGN_SERVICE, NOT_SAVED, NOT_SAVED_CODE, asks_to_sign
+from .analytics import TrackedEvent
+from .clock import Clock, TimerHandle
+from .inbox import Inbox
+from .runner_inputs import Deliver, Item, TimerFired
+from .services import ServiceContext
+
+if TYPE_CHECKING:
+    from .runner import EffectRunner, RunnerDeps
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Timer:
+    due_ms: int
+    msg: Msg
+    generation: int
+    handle: TimerHandle
+
+
+class CommandInterpreter:
+    """The commands half of a session's runner (the attributes are the runner's)."""
+
+    session: Session
+    deps: RunnerDeps
+    clock: Clock
+    closing: bool
+    _queue: Inbox[Item]
+    _timers: dict[str, Timer]
+    _generations: itertools.count[int]
+    _calls: set[asyncio.Task[None]] | None
+    _effects: set[asyncio.Task[None]] | None
+
+    @property
+    def id(self) -> str:
+        return self.session.id
+
+    @property
+    def context(self) -> ServiceContext:
+        raise NotImplementedError  # the runner's
+
+    def pending_timers(self) -> list[PendingTimer]:
+        """The timers running, to be saved with the session."""
+        return [PendingTimer(key, t.due_ms, t.msg) for key, t in self._timers.items()]
+
+    async def _send(self, frames: list[dict[str, Any]]) -> None:
+        raise NotImplementedError  # the runner's: on its socket, if one is attached
+
+    async def _save(self, durable: bool = False) -> bool:
+        raise NotImplementedError  # the runner's: True when the state landed
+
+    # ----- one step's output: frames sent, commands run (a wallet request after its state is saved)
+    async def _apply(self, out: Output, now: int) -> None:
+        guarded = [cmd for cmd in out.cmds if signs(cmd)]
+        if not guarded and not any(frame["t"] == "effect" for frame in out.frames):
+            await self._send(out.frames)
+            self._run_cmds(out.cmds, now)
+            return
+        # Write-ahead for requests to the browser (a wallet request may move money): the
+        # state that awaits the answer, with its time-out timer, is saved before the request
+        # leaves. A worker killed after sending leaves a saved session that knows the
+        # request is pending: the one that takes the visitor over applies the answer, or
+        # shows the request lost, and never issues it again (issue 17). A request that asks a
+        # wallet to sign or send (here or run by the engine: WalletConnect, the embedded
+        # wallet's signer) is not sent at all when that save did not land (issue 27).
+        self._run_cmds([cmd for cmd in out.cmds if not signs(cmd)], now)
+        landed = await self._save(durable=True)
+        held = [frame for frame in out.frames
+                if frame["t"] == "effect" and asks_to_sign(frame["kind"], frame["req"])]
+        if landed or (not held and not guarded):
+            await self._send(out.frames)
+            self._run_cmds(guarded, now)
+            return
+        log.warning("session %s: %d wallet requests not sent, their state is not saved", self.id,
+                    len(held) + len(guarded))
+        await self._send(self.session.withhold(out.frames, {frame["eid"] for frame in held}))
+        for frame in held:
+            self._refuse_effect(frame["eid"])
+        for cmd in guarded:
+            if isinstance(cmd, Call):
+                self._queue.put_nowait(Deliver(CallSettled(cmd.purpose, False, error=NOT_SAVED, failure="upstream",
+                                                            context=dict(cmd.context))))
+            elif isinstance(cmd, Effect):
+                self._refuse_effect(cmd.eid)
+
+    def _refuse_effect(self, eid: str) -> None:
+        """A wallet request not sent (its state is not saved): its answer is that failure,
+        delivered as an input, so `update` shows it and recordings replay it."""
+        purpose = self.session.effects.get(eid, "")
+        self._queue.put_nowait(Deliver(EffectSettled(eid, purpose, False, error_code=NOT_SAVED_CODE,
+                                                      error_message=NOT_SAVED)))
+
+    def _run_cmds(self, cmds: list[Cmd], now: int) -> None:
+        """Run the commands the session returned, through one table from command type to
+        handler. (Effect, CancelEffect and Dispatch never get here: they become frames or
+        messages inside the same session step, so replay reproduces them without a runtime.)"""
+        for index, cmd in enumerate(cmds):
+            run = _INTERPRETER.get(type(cmd))
+            if run is None:
+                log.warning("session %s: the runtime does not run %s", self.id, type(cmd).__name__)
+                continue
+            run(self, cmd, now, index)
+
+    def _run_start_timer(self, cmd: StartTimer, now: int, index: int) -> None:
+        self._start_timer(cmd.key, cmd.delay_ms, cmd.msg, now)
+
+    def _run_cancel_timer(self, cmd: CancelTimer, now: int, index: int) -> None:
+        timer = self._timers.pop(cmd.key, None)
+        if timer is not None:
+            timer.handle.cancel()
+
+    def _run_call(self, cmd: Call, now: int, index: int) -> None:
+        task = asyncio.create_task(self._call(cmd))
+        if self._calls is None:
+            self._calls = set()
+        self._calls.add(task)
+        task.add_done_callback(self._calls.discard)
+
+    def _run_effect(self, cmd: Effect, now: int, index: int) -> None:
+        """A runtime effect (a WalletConnect request): its answer is delivered as the effect's
+        `EffectSettled`. Not counted as a call: an approval may wait for minutes, and neither
+        `settled()` nor eviction waits for it."""
+        runner = self.deps.walletconnect
+        if runner is None:
+            self._queue.put_nowait(Deliver(EffectSettled(cmd.eid, cmd.purpose, False, error_code=4900,
+                                                          error_message="WalletConnect is not configured")))
+            return
+        task = asyncio.create_task(self._effect(runner, cmd))
+        if self._effects is None:
+            self._effects = set()
+        self._effects.add(task)
+        task.add_done_callback(self._effects.discard)
+
+    async def _effect(self, runner: EffectRunner, cmd: Effect) -> None:
+        try:
+            ok, result, code, message = await runner.run(self.id, dict(cmd.req))
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            log.warning("session %s: %s effect failed: %s: %s", self.id, cmd.kind, type(error).__name__, error)
+            ok, result, code, message = False, None, -32603, str(error) or type(error).__name__
+        if not self.closing:
+            self._queue.put_nowait(Deliver(EffectSettled(cmd.eid, cmd.purpose, ok, result if ok else None,
+                                                          0 if ok else code, "" if ok else message)))
+
+    def _start_timer(self, key: str, delay_ms: int, msg: Msg, now: int) -> None:
+        previous = self._timers.pop(key, None)
+        if previous is not None:
+            previous.handle.cancel()
+        generation = next(self._generations)
+
+        def fire() -> None:
+            self._queue.put_nowait(TimerFired(key, generation))
+
+        handle = self.clock.call_later(delay_ms, fire)
+        self._timers[key] = Timer(now + max(0, delay_ms), msg, generation, handle)
+
+    async def _call(self, cmd: Call) -> None:
+        settled = await self.deps.services.call(cmd, self.context)
+        if not self.closing:
+            self._queue.put_nowait(Deliver(settled))
+
+    def _track(self, cmd: Track, now: int, index: int = 0) -> None:
+        model = self.session.model
+        if not events.enabled(model):
+            return  # the host's `analytics: false`
+        event = events.make_event(model, self.id, now, cmd.event, dict(cmd.props), index)
+        self._to_sink(event)
+
+    def _report_error(self, item: object, error: BaseException) -> None:
+        """Unexpected errors are reported as telemetry (SPEC §8); the sink gates and caps it."""
+        model = self.session.model
+        if not events.enabled(model):
+            return
+        props = {"type": "error", "event": f"PROCESS_{type(item).__name__.strip('_').upper()}",
+                 "errorType": type(error).__name__, "errorMessage": str(error)[:512],
+                 "stackTrace": "".join(traceback.format_exception(error))[-4096:]}
+        now = self.clock.now_ms()
+        self._to_sink(events.make_event(model, self.id, now, "ERROR", props, 0, kind="error"))
+
+    def _to_sink(self, event: TrackedEvent) -> None:
+        try:
+            self.deps.analytics.track(event)
+        except Exception:
+            log.exception("analytics sink failed")
+
+
+def signs(cmd: Cmd) -> bool:
+    """A command the engine runs that asks a wallet to sign or send (held until its state is saved)."""
+    if isinstance(cmd, Call):
+        return cmd.service == EMBEDDED_SIGN_SERVICE
+    return isinstance(cmd, Effect) and asks_to_sign(cmd.kind, cmd.req)
+
+
+# command type -> how the runtime runs it, with (runner, command, now, its index in the batch);
+# one table for every runner (issue 17: a dict of bound methods per session was ~550 bytes)
+_INTERPRETER: dict[type[Cmd], Callable[[CommandInterpreter, Any, int, int], None]] = {
+    StartTimer: CommandInterpreter._run_start_timer, CancelTimer: CommandInterpreter._run_cancel_timer,
+    Call: CommandInterpreter._run_call, Track: CommandInterpreter._track, Effect: CommandInterpreter._run_effect,
+}

@@ -1,0 +1,70 @@
+"""Events for a session from outside its socket (a relay message, an email code confirmed, a
+chain event), delivered on the engine process that owns the session: here, or published on that
+process's channel of the store (Redis) and heard there. A base of `Hub` (server/hub.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from ..core.msg import Msg, msg_from_data, msg_to_data
+from ..engine.update import ENGINE
+from ..runtime.runner import SessionRunner
+from ..store.base import SessionStore
+from ..wire.codec import decode, encode
+
+log = logging.getLogger(__name__)
+
+LISTEN_RETRY_S = 1
+MAX_ROUTE_HOPS = 2  # a routed event follows an owner that changed meanwhile at most this often
+
+
+class EventRouting:
+    """The routing half of the hub (the attributes are the hub's)."""
+
+    store: SessionStore
+
+    async def find(self, session_id: str) -> SessionRunner | None:
+        raise NotImplementedError  # the hub's: the live session, restored when only saved
+
+    async def route(self, session_id: str, msg: Msg, *, hops: int = 0) -> str:
+        """Deliver `msg` to the session on the engine process that owns it: here (restoring it
+        when it is only saved), or published on that process's Redis channel. An owner that is
+        gone (nobody received it) is taken over here. "here", "forwarded" or "gone" (no such
+        session)."""
+        holder = await self.store.holder(session_id)
+        if holder is not None and holder != self.store.worker_id and hops < MAX_ROUTE_HOPS:
+            data = encode([session_id, msg_to_data(msg), hops + 1])
+            if await self.store.publish(holder, data):
+                return "forwarded"
+            log.info("session %s: its owner %s is gone; taken over here", session_id, holder)
+            await self.store.claim(session_id)
+        runner = await self.find(session_id)
+        if runner is None:
+            return "gone"
+        runner.deliver(msg)
+        return "here"
+
+    async def _listen(self) -> None:
+        """Hear events other processes route here, again after a lost connection to Redis."""
+        while True:
+            try:
+                await self.store.listen(self._routed)
+                return  # a store only this process uses: nothing to hear
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # the store is down (issue 27): one line, no traceback
+                log.warning("listening for routed events failed (%s: %s); again in %d s",
+                            type(error).__name__, error, LISTEN_RETRY_S)
+                await asyncio.sleep(LISTEN_RETRY_S)
+
+    async def _routed(self, data: bytes) -> None:
+        """An event another process published to this one (see `route`)."""
+        try:
+            session_id, raw, hops = decode(data)
+            msg = msg_from_data(raw, ENGINE.messages)
+        except Exception:
+            log.warning("a routed event could not be read; dropped")
+            return
+        # the owner may have changed meanwhile: route again (a bounded number of times)
+        await self.route(str(session_id), msg, hops=int(hops))

@@ -1,0 +1,91 @@
+"""Instructions per intent on the production path (issue 30): a figure that depends far less on the
+machine and on what else it runs than the CPU µs of `production_bench`.
+
+The production bench's `measure` (hub, runner, observers, metrics, SQLite store, encoder; sessions
+interleaved) runs twice under Debian's `valgrind --tool=cachegrind`, with two numbers of presses;
+the difference of the two instruction totals over the difference of presses is what one intent
+costs, everything else (interpreter start, imports, app start, warming every view) cancelling
+out. Every thread counts: the store's writes behind are part of the figure, committed every
+WRITE_BEHIND_ROWS saves as on a busy worker (not also after WRITE_BEHIND_MS: under valgrind that
+would commit after every save, and how often would depend on the machine). One intent of the
+cycle open / All Wallets / back / close is a quarter of a cycle. Other timers of the production
+path still fire by wall time, which valgrind stretches: single runs vary by a few per cent
+(up to 9 % seen on a loaded machine); compare a change by runs of both sides started together.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from modalcore.store.sqlite import SqliteStore
+from modalcore_dev.bench.engine_bench import intent_to_patch
+from modalcore_dev.bench.production_bench import CYCLE, measure
+from modalcore_dev.bench.stats import line
+
+SESSIONS = 10
+BY_ROWS_ONLY_MS = 10**9  # a write-behind wait no run reaches
+FEW, MANY = 40, 200  # presses; multiples of SESSIONS × len(CYCLE), so each run ends on whole cycles
+_SUMMARY = re.compile(rb"^summary:\s+(\d+)", re.MULTILINE)
+
+
+def _presses(rounds: int) -> None:
+    """The measured program: `rounds` presses over SESSIONS sessions, saved in SQLite."""
+    with tempfile.TemporaryDirectory() as tmp:
+        store = SqliteStore(Path(tmp) / "bench.db", write_behind_ms=BY_ROWS_ONLY_MS)
+        asyncio.run(measure(store, sessions=SESSIONS, rounds=rounds))
+
+
+def _session_presses(rounds: int) -> None:
+    """The breakdown: `rounds` presses of the cycle on a session alone (update, view, diff,
+    encode; engine_bench's intent → patch), no runner, observers or store."""
+    intent_to_patch(rounds)
+
+
+def _instructions(mode: str, rounds: int) -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "cachegrind.out"
+        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={out}",
+                        sys.executable, "-m", "modalcore_dev.bench.instructions_bench", mode, str(rounds)],
+                       check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        found = _SUMMARY.search(out.read_bytes())
+        assert found is not None, "cachegrind wrote no summary"
+        return int(found.group(1))
+
+
+def per_intent(mode: str = "--presses") -> float:
+    return (_instructions(mode, MANY) - _instructions(mode, FEW)) / (MANY - FEW)
+
+
+def run() -> list[str]:
+    title = "Engine, production path under cachegrind (instructions, any machine):"
+    if shutil.which("valgrind") is None:
+        return [title, "  valgrind is not installed (apt-get install valgrind): not measured"]
+    each, alone = per_intent(), per_intent("--session")
+    return [title,
+            line("SQLite: instructions per intent", f"{each / 1e3:,.0f} k"),
+            line("SQLite: … per open / All Wallets / back / close cycle", f"{each * len(CYCLE) / 1e6:.2f} M", "≤ 1.0 M"),
+            line("the session alone (update+view+diff+encode), per cycle", f"{alone * len(CYCLE) / 1e6:.2f} M")]
+
+
+def _main(argv: list[str]) -> int:
+    if argv[:1] == ["--presses"]:
+        _presses(int(argv[1]))
+        return 0
+    if argv[:1] == ["--session"]:
+        _session_presses(int(argv[1]))
+        return 0
+    for text in run():
+        print(text, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main(sys.argv[1:]))

@@ -1,0 +1,92 @@
+"""A failed call carries a kind from a closed set (issue 30): timeout, rejected, upstream,
+invalid, unknown. Slices route on the kind, never on the text of the error."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+
+from modalcore.core.cmds import Call, CallSettled, FailureKind, Reply
+from modalcore.core.msg import MessageTypes, msg_from_data, msg_to_data
+from modalcore.engine.replies import typed
+from modalcore.enginetest import build_model
+from modalcore.runtime.clock import FakeClock
+from modalcore.runtime.services import NoArgs, Service, ServiceContext, ServiceError, default_services
+from modalcore.services.jsonrpc import RpcCallError
+from modalcore.services.swap.types import INSUFFICIENT_LIQUIDITY
+from modalcore.slices.swap_form import form_key, with_swap
+from modalcore.slices.swap_quote import SwapQuoted, on_quoted
+
+CTX = ServiceContext("s1", "test", FakeClock(start_ms=42))
+
+
+@dataclass(frozen=True)
+class Answered(Reply):
+    result: int | None = None
+
+
+async def _raise(error: BaseException) -> Any:
+    raise error
+
+
+async def _slow() -> Any:
+    await asyncio.sleep(10)
+
+
+@pytest.mark.parametrize(("make", "kind"), [
+    (lambda: _raise(ServiceError("No ActiveCaipAddress found")), "rejected"),
+    (lambda: _raise(ServiceError("the relay is down", "upstream")), "upstream"),
+    (lambda: _raise(httpx.ConnectError("refused")), "upstream"),
+    (lambda: _raise(RpcCallError(-32000, "header not found")), "upstream"),
+    (lambda: _raise(KeyError("x")), "unknown"),
+    (_slow, "timeout"),
+])
+async def test_the_registry_names_the_kind_of_each_failure(make: Any, kind: FailureKind) -> None:
+    registry = default_services()
+
+    async def run(ctx: ServiceContext | None, args: NoArgs) -> Any:
+        return await make()
+
+    registry.register("s", Service(NoArgs, run), timeout_s=0.05)
+    settled = await registry.call(Call("s", {}, Answered, "p"), CTX)
+    assert (settled.ok, settled.failure) == (False, kind)
+
+
+async def test_a_call_the_registry_cannot_make_is_invalid() -> None:
+    registry = default_services()
+    assert (await registry.call(Call("nope", {}, Answered, "p"), CTX)).failure == "invalid"
+    assert (await registry.call(Call("clock", {"bad": 1}, Answered, "p"), CTX)).failure == "invalid"
+
+
+def test_the_typed_reply_keeps_the_kind_and_a_recording_without_one_reads_as_unknown() -> None:
+    settled = CallSettled("Answered|p", False, error="no", failure="rejected")
+    envelopes = MessageTypes.of([CallSettled])
+    assert msg_from_data(msg_to_data(settled), envelopes) == settled
+    types = MessageTypes.of([Answered])
+    assert typed(settled, types) == Answered(key="p", ok=False, error="no", failure="rejected")
+    older = msg_to_data(settled)
+    del older["data"]["failure"]
+    recorded = msg_from_data(older, envelopes)
+    assert isinstance(recorded, CallSettled) and recorded.failure is None
+    assert typed(recorded, types) == Answered(key="p", ok=False, error="no", failure="unknown")
+    invalid = typed(CallSettled("Answered|p", True, result="not a number"), types)
+    assert isinstance(invalid, Answered) and (invalid.ok, invalid.failure) == (False, "invalid")
+
+
+@pytest.mark.parametrize(("error", "kind", "shown"), [
+    ("Insufficient liquidity", "rejected", INSUFFICIENT_LIQUIDITY),
+    ("no pool for this pair", "rejected", INSUFFICIENT_LIQUIDITY),
+    ("the liquidity API is down", "upstream", "the liquidity API is down"),
+])
+def test_a_quote_shows_insufficient_liquidity_when_the_market_said_no(error: str, kind: FailureKind,
+                                                                     shown: str) -> None:
+    model = build_model()
+    key = form_key(model)
+    model = with_swap(model, quoting=key)
+    model, _ = on_quoted(model, SwapQuoted(key=key, ok=False, error=error, failure=kind), 0)
+    assert model.swap.quote_error == shown
+
