@@ -53,6 +53,9 @@ def _order_text(order: Order) -> str:
 
 
 MAX_FORM_BYTES = 1024
+# the order page's own form post must carry its Origin: under the engine's default `no-referrer`
+# the browser sends `Origin: null`, which the check below refuses (headers.py keeps a route's own)
+PAGE_HEADERS = {"Referrer-Policy": "same-origin"}
 NOT_FROM_ITS_PAGE = "This purchase can be completed only from its own page."
 
 
@@ -96,7 +99,7 @@ def routes(provider: LocalOnramp) -> list[Route]:
         form = (f'<form method="post" action="/onramp/local/complete?order={html.escape(order.id)}">'
                 f'<input type="hidden" name="token" value="{order_token(order.id)}">'
                 '<button type="submit">Complete purchase</button></form>')
-        return HTMLResponse(PAGE.format(body=_order_text(order) + form))
+        return HTMLResponse(PAGE.format(body=_order_text(order) + form), headers=PAGE_HEADERS)
 
     async def complete(request: Request) -> Response:
         order_id = request.query_params.get("order", "")

@@ -1,4 +1,5 @@
-"""The inspector's loopback server: the page, the renderer's stage bundle, and a small JSON API
+"""The inspector's loopback server: the page, the renderer's stage bundle, the icon set's marks the
+recorded trees draw (`/icons/…`, as the engine serves them), and a small JSON API
 over the recordings of one folder (each inspected once, again when its file changes)."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from ..icons.routes import routes as icon_routes
 from ..server.config import DEFAULT_STATIC_DIR
 from .export import export_test
 from .recording import Inspection, inspect_file
@@ -120,4 +122,5 @@ def create_inspector(folder: Path, export_dir: Path | None = None,
         Route("/api/recordings/{name:str}/steps/{index:str}", step),
         Route("/api/recordings/{name:str}/diff", diff),
         Route("/api/recordings/{name:str}/export", export, methods=["POST"]),
+        *icon_routes(),  # the recorded trees' images (token, network, wallet marks) resolve here
     ])

@@ -4,7 +4,9 @@ Every response: `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-refer
 response also: a `Content-Security-Policy` with `frame-ancestors`: a page that sets its own
 (the approval frame lists the project's origins, the OpenID callback its script nonce) keeps it,
 with `frame-ancestors 'none'` added when it has none; a page without one gets `PAGE_CSP`.
-A header a route set itself is never replaced.
+A header a route set itself is never replaced: the pages whose own form posts back (the local
+onramp's order, the operator sign-in) set `Referrer-Policy: same-origin`, since under
+`no-referrer` the browser sends `Origin: null` with the post and their origin checks refuse it.
 
 Plain ASGI (not BaseHTTPMiddleware): the response streams through untouched, and the `/ws`
 socket never passes here (EngineApp hands it to the endpoint first).

@@ -79,7 +79,9 @@ def login_page(request: Request, *, status: int = 401, message: str = "",
         f"<input type='hidden' name='next' value='{escape(target)}'>"
         "<button type='submit'>Sign in</button></form></body></html>"
     )
-    response = HTMLResponse(page, status_code=status)
+    # the form's post must carry its Origin: under the engine's default `no-referrer` the browser
+    # sends `Origin: null`, which `_same_origin` refuses (headers.py keeps a route's own)
+    response = HTMLResponse(page, status_code=status, headers={"Referrer-Policy": "same-origin"})
     response.set_cookie(CSRF_COOKIE, csrf, max_age=600, path="/operator", httponly=True,
                         samesite="strict", secure=_secure(request))
     return response

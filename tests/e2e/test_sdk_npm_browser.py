@@ -10,6 +10,7 @@ Another test server-renders the React entry in Node (no window, storage or Index
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import subprocess
@@ -20,11 +21,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+from starlette.routing import Route
 
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
-from modalcore_testing import RunningServer
+from modalcore_dev.rigs import dev_rigs
+from modalcore.server.app import create_app
+from modalcore.server.config import EngineConfig
+from modalcore.server.headers import DEMO_PAGE_CSP
+from modalcore_testing import RunningServer, serve_app
 
-from .conftest import ACCOUNT_0, REPO_ROOT, TIMEOUT_MS, engine_config, free_port, serve
+from .conftest import ACCOUNT_0, REPO_ROOT, TIMEOUT_MS, engine_config, free_port
 
 pytestmark = [pytest.mark.e2e, pytest.mark.npm]
 
@@ -115,14 +123,35 @@ def test_the_react_entry_renders_on_a_server(scratch: Scratch) -> None:
     assert state == {"connected": False, "address": "", "network": "", "signIn": False, "isOpen": False, "modal": True}
 
 
+SCRATCH_FILES = {"/": "index.html", "/static/app.js": "app.js", "/static/devwallet.js": "devwallet.js"}
+
+
+@contextlib.contextmanager
+def serve_with_app(config: EngineConfig, port: int, public: Path) -> Iterator[RunningServer]:
+    """The engine with the scratch app's own files in front of its routes on one origin (as a
+    dApp's reverse proxy would put them): the engine's /static serves only its own assets and
+    no demo page, so the app's page, bundle and Dev Wallet are the app's, not the engine's."""
+    engine_config = config.model_copy(update={"demo_page": False})
+    engine = create_app(engine_config, rigs=dev_rigs(engine_config))
+
+    def file(path: str, name: str) -> Route:
+        async def send(request: Request) -> Response:
+            headers = {"Content-Security-Policy": DEMO_PAGE_CSP} if name.endswith(".html") else {}
+            return FileResponse(public / name, headers=headers)
+        return Route(path, send)
+
+    engine.router.routes[:0] = [file(path, name) for path, name in SCRATCH_FILES.items()]
+    with serve_app(engine, port) as running:
+        yield running
+
+
 @pytest.fixture
 def app_engine(devchains: ChainsInfo, chains: ChainsInfo, scratch: Scratch, tmp_path: Path) -> Iterator[RunningServer]:
-    """An engine serving the scratch app's page as its static folder (same origin as the modal's
-    websocket and the /devchain proxy)."""
+    """An engine with the scratch app's page in front (same origin as the modal's websocket and
+    the /devchain proxy)."""
     port = free_port()
-    config = engine_config(devchains, tmp_path).model_copy(
-        update={"public_url": f"http://127.0.0.1:{port}", "static_dir": str(scratch.public)})
-    with serve(config, port) as running:
+    config = engine_config(devchains, tmp_path).model_copy(update={"public_url": f"http://127.0.0.1:{port}"})
+    with serve_with_app(config, port, scratch.public) as running:
         yield running
 
 
@@ -233,10 +262,9 @@ def embedded_app_engine(devchains: ChainsInfo, chains: ChainsInfo, scratch: Scra
     port = free_port()
     config = embedded_engine_config(tmp_path, devchains, {
         "smtp": {"host": "127.0.0.1", "port": smtp.port, "tls": "none", "sender": "Wallet <no-reply@modal.test>"},
-    }).model_copy(update={"public_url": f"http://127.0.0.1:{port}", "static_dir": str(scratch.public),
-                          "devchain_proxy": True})
+    }).model_copy(update={"public_url": f"http://127.0.0.1:{port}", "devchain_proxy": True})
     try:
-        with serve(config, port) as running:
+        with serve_with_app(config, port, scratch.public) as running:
             yield running, smtp
     finally:
         smtp.stop()
@@ -247,9 +275,7 @@ def test_wagmi_app_through_the_connector_with_the_embedded_wallet(
         browser: Any, embedded_app_engine: tuple[RunningServer, Any], chains: ChainsInfo) -> None:
     """The same hooks with the email wallet: connect() resolves once the code is typed in the
     modal; signing and sending are approved in the engine-origin frame; one transaction mined."""
-    import re
-
-    from .test_embedded_browser import code_for
+    from .test_embedded_browser import code_field, code_for
 
     engine, smtp = embedded_app_engine
     context = browser.new_context(viewport={"width": 1280, "height": 800})
@@ -269,7 +295,7 @@ def test_wagmi_app_through_the_connector_with_the_embedded_wallet(
         card.get_by_role("button", name="Continue").click()
         page.locator('.wm-card[data-view="EmailVerifyOtp"]').wait_for(state="visible")
         code = code_for(smtp, email)
-        page.get_by_label(re.compile(r"Digit \d of 6")).first.click()
+        code_field(page).click()  # in the engine-origin sign-in frame (issue 27)
         page.keyboard.type(code)
         out = app.wait("connected", lambda o: o["status"] == "connected")
         address = out["address"]
