@@ -7,6 +7,8 @@ from dataclasses import replace
 from modalcore.enginetest import Harness
 from modalcore.chains.catalog import Token
 from modalcore.rules.format import fiat, floor3
+from modalcore.server.config import dev_networks
+from modalcore_dev.solana_devchain.network import solana_dev_network
 
 from .conftest import dev_session
 
@@ -120,9 +122,6 @@ def test_a_wallet_holding_something_lists_its_tokens(driver: Harness) -> None:
 def test_the_dev_chains_price_eth_sol_and_demo_as_their_pools_do() -> None:
     """ETH, SOL and DEMO showed no fiat value in the demo though its market prices them (ETH
     2,000 USD, DEMO 2 USD, devchain/market.py; SOL 150 USD, the local onramp's)."""
-    from modalcore.server.config import dev_networks
-    from modalcore_dev.solana_devchain.network import solana_dev_network
-
     evm = dev_networks({31337: "http://127.0.0.1:1"})["eip155:31337"]
     assert evm["native_price"] == 2000.0
     assert {t["symbol"]: t["price"] for t in evm["tokens"]}["DEMO"] == 2.0

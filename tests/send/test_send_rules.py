@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from decimal import Decimal
 from typing import Any
 
 import pytest
 
 from modalcore.enginetest import Harness
+from modalcore.rules.format import network_fee
 from modalcore.slices.model import model_from_data, model_to_data
 from modalcore.slices import send_tx
 from modalcore.slices.router import TxEntry
@@ -462,9 +464,6 @@ def test_the_review_names_the_sending_account_by_its_profile_name(driver: Harnes
 
 
 def test_a_fee_below_a_cent_reads_less_than_a_cent_not_zero() -> None:
-    from decimal import Decimal
-
-    from modalcore.rules.format import network_fee
     assert network_fee(Decimal("0.000005"), 150.0, "SOL") == "<$0.01"
     assert network_fee(Decimal("0.00021"), 2000.0, "ETH") == "~$0.42"
     assert network_fee(Decimal("0.0000211"), None, "ETH") == "~0.000022 ETH"
