@@ -34,6 +34,7 @@ from .keys import Identity, KeyVault
 from .mail import SmtpConfig, SmtpSender
 from .masterkey import MasterKey, load_master_key
 from .service import EmbeddedWallet
+from .signer import sign_text
 from .social import ProviderSetting, SocialSignIns
 
 
@@ -139,6 +140,7 @@ def open_wallet(section: EmbeddedSection, resolve: Any, engine_secret: bytes) ->
     devices = DeviceKeys(db)
     farcaster = None if section.farcaster is None else FarcasterSignIns(
         section.farcaster.setting(), lambda fid, now: vault.get_or_create(Identity("farcaster", fid), now),
-        register_key=devices.register)
+        register_key=devices.register,
+        sign_text=lambda fid, text: sign_text(vault, Identity("farcaster", fid), text))
     return EmbeddedWallet(codes=codes, mailer=sender, vault=vault, socials=socials, devices=devices,
                           budget=budget, farcaster=farcaster)

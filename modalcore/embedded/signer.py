@@ -95,6 +95,12 @@ async def _send(account: LocalAccount, params: list[Any], rpc_url: str, chain_id
     return result
 
 
+def sign_text(vault: KeyVault, identity: Identity, text: str) -> str:
+    """personal_sign of `text` by the identity's key: only for a sign-in the visitor approved in
+    their Farcaster client (farcaster/one_approval.py checks the message first)."""
+    return _sign_personal(vault.account(identity), ["0x" + text.encode().hex()])
+
+
 async def sign(vault: KeyVault, ctx: Any, *, identity: str, method: str, params: str, chain: str) -> dict[str, str]:
     try:
         parsed = json.loads(params)

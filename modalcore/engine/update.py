@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 
-from ..flows import (approval, assets, connect, disconnect, embedded, farcaster, hostrpc, reattach, signin, social, solana_connect,
+from ..flows import (approval, assets, connect, disconnect, embedded, farcaster, farcaster_siwx, hostrpc, reattach, signin, social, solana_connect,
                      walletconnect)
 from ..slices import (
     account_ui,
@@ -62,7 +62,7 @@ SLICES: tuple[Slice, ...] = (
 )
 FLOWS: tuple[Slice, ...] = (connect.SLICE, disconnect.SLICE, embedded.SLICE, social.SLICE, approval.SLICE, assets.SLICE,
                             hostrpc.SLICE, reattach.SLICE, signin.SLICE, walletconnect.SLICE, solana_connect.SLICE,
-                            farcaster.SLICE)
+                            farcaster.SLICE, farcaster_siwx.SLICE)
 
 ENGINE = Table.of(*SLICES, *FLOWS)
 

@@ -1,12 +1,17 @@
 """The engine's Farcaster services (issue 33), from the `[embedded.farcaster]` config:
 
-- ``open_channel(now, key)`` → ``{channel_token, url, nonce}``: a channel opened on the auth
-  relay with a fresh nonce, the configured domain and siweUri, expiring with the channel, for an
-  engine-origin frame's key (server/verify_farcaster.py calls it; no session service does).
+- ``open_channel(now, key, binding)`` → ``{channel_token, url, nonce}``: a channel opened on the
+  auth relay with a fresh nonce, the configured domain and siweUri, expiring with the channel, for
+  an engine-origin frame's key (server/verify_farcaster.py calls it; no session service does).
+  With a `SignInBinding` (the host requires sign-in, one_approval.py) the channel carries the
+  SIWX message's domain, URI and nonce instead, and its verified answer is an `Approval`.
 - ``farcaster.status(token, nonce)`` → ``{state: pending}``, ``{state: expired}`` (the relay no
   longer knows the channel), ``{state: refused, reason}`` (the answer failed a check of
   verify.py; one log line, nothing stored) or ``{state: verified, fid, username, display_name,
   pfp_url, address}`` with the address of the FID's embedded key (created on first sign-in).
+- ``farcaster.sign_in(token, message)`` → ``{signature}``: the SIWX message signed with the FID's
+  embedded key, only for the session whose channel's answer left an `Approval` and only a
+  message `check_sign_in` passes (once per approval); otherwise a ServiceError (one log line).
 
 The requests are exactly the auth-client's: ``POST {relay}/v1/channel`` with JSON {siweUri,
 domain, nonce, expirationTime}, ``GET {relay}/v1/channel/status`` with ``Authorization: Bearer
@@ -19,19 +24,22 @@ import secrets
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import httpx
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..runtime.services import AnyService, Service, ServiceError
 from ..siwx.message import iso_from_ms
+from ..siwx.message import SiwxMessage
+from .one_approval import Approval, SignInBinding, SignInRefusal, check_sign_in
 from .verify import Expected, Refusal, check_message, registry_fid
 
 log = logging.getLogger(__name__)
 
 MAX_ANSWER = 32 * 1024
 MAX_BOUND = 1024  # channels opened for frames' keys, not answered yet (the oldest dropped)
+MAX_APPROVALS = 1024  # verified answers not yet signed in with (the oldest dropped)
 TEXT_BOUNDS = {"username": 64, "displayName": 128, "pfpUrl": 1024}
 
 
@@ -45,19 +53,31 @@ class FarcasterSetting:
     channel_ttl_ms: int = 300_000
 
 
+@dataclass(frozen=True)
+class Opened:
+    """What the engine opened a channel for: a frame's key to register, a sign-in to approve."""
+
+    key: str | None
+    binding: SignInBinding | None
+
+
 class FarcasterSignIns:
     """`register_key(identity, public_key, now)`: a channel opened for an engine-origin frame's
     key (`open_channel(key=...)`, ConnectingFarcaster's frame) registers that key for the FID
-    that answered it (issue 27: the browser may then approve)."""
+    that answered it (issue 27: the browser may then approve). `sign_text(fid, text)`: the
+    EIP-191 signature of `text` by the FID's embedded key (one approval signs in)."""
 
     def __init__(self, setting: FarcasterSetting, open_key: Callable[[str, int], str],
                  random_hex: Callable[[int], str] = secrets.token_hex,
-                 register_key: Callable[[str, str, int], object] | None = None) -> None:
+                 register_key: Callable[[str, str, int], object] | None = None,
+                 sign_text: Callable[[str, str], str] | None = None) -> None:
         self.setting = setting
         self.open_key = open_key
         self.random_hex = random_hex
         self.register_key = register_key
-        self.bound: OrderedDict[str, str] = OrderedDict()  # channel token → the frame's key
+        self.sign_text = sign_text
+        self.opened: OrderedDict[str, Opened] = OrderedDict()  # channel token → what it was opened for
+        self.approvals: OrderedDict[str, Approval] = OrderedDict()  # channel token → its verified answer
         self.http: httpx.AsyncClient | None = None
 
     def _client(self) -> httpx.AsyncClient:
@@ -65,9 +85,12 @@ class FarcasterSignIns:
             raise ServiceError("the engine has no HTTP client yet")
         return self.http
 
-    async def open_channel(self, now_ms: int, key: str | None = None) -> dict[str, str]:
+    async def open_channel(self, now_ms: int, key: str | None = None,
+                           binding: SignInBinding | None = None) -> dict[str, str]:
         setting = self.setting
-        body = {"siweUri": setting.siwe_uri, "domain": setting.domain, "nonce": self.random_hex(12),
+        body = {"siweUri": binding.uri if binding else setting.siwe_uri,
+                "domain": binding.domain if binding else setting.domain,
+                "nonce": binding.nonce if binding else self.random_hex(12),
                 "expirationTime": iso_from_ms(now_ms + setting.channel_ttl_ms)}
         try:
             response = await self._client().post(f"{setting.relay_url}/v1/channel", json=body, timeout=10.0)
@@ -77,10 +100,10 @@ class FarcasterSignIns:
         if not isinstance(data, dict) or data.get("nonce") != body["nonce"]:
             raise ServiceError("the Farcaster relay did not open a channel")
         token = str(data.get("channelToken", ""))
-        if key is not None:
-            self.bound[token] = key
-            while len(self.bound) > MAX_BOUND:
-                self.bound.popitem(last=False)
+        if key is not None or binding is not None:
+            self.opened[token] = Opened(key, binding)
+            while len(self.opened) > MAX_BOUND:
+                self.opened.popitem(last=False)
         return {"channel_token": token, "url": str(data.get("url", "")), "nonce": body["nonce"]}
 
     async def status(self, token: str, nonce: str, now_ms: int) -> dict[str, Any]:
@@ -99,16 +122,39 @@ class FarcasterSignIns:
             answer = response.json()
         except ValueError:
             answer = None
-        verdict = await self._verify(answer, nonce, now_ms)
-        key = self.bound.pop(token, None)  # the relay answers a channel once
-        if isinstance(verdict, Refusal):
-            log.warning("farcaster sign-in refused: %s", verdict.value)
-            return {"state": "refused", "reason": verdict.value}
-        if key is not None and self.register_key is not None:
-            self.register_key(f"farcaster:{verdict['fid']}", key, now_ms)
+        opened = self.opened.pop(token, None)  # the relay answers a channel once
+        binding = opened.binding if opened is not None else None
+        expected = (Expected(binding.domain, binding.nonce, binding.uri) if binding is not None
+                    else Expected(self.setting.domain, nonce))
+        checked = await self._verify(answer, expected, now_ms)
+        if isinstance(checked, Refusal):
+            log.warning("farcaster sign-in refused: %s", checked.value)
+            return {"state": "refused", "reason": checked.value}
+        verdict, message = checked
+        if opened is not None and opened.key is not None and self.register_key is not None:
+            self.register_key(f"farcaster:{verdict['fid']}", opened.key, now_ms)
+        if binding is not None:
+            self.approvals[token] = Approval(binding.session, verdict["fid"], message.domain, message.uri,
+                                             message.nonce, message.statement or "", now_ms)
+            while len(self.approvals) > MAX_APPROVALS:
+                self.approvals.popitem(last=False)
         return verdict
 
-    async def _verify(self, answer: Any, nonce: str, now_ms: int) -> dict[str, Any] | Refusal:
+    def sign_in(self, session: str, token: str, text: str, now_ms: int) -> dict[str, str]:
+        """The SIWX message `text` signed by the FID's embedded key, if the visitor's Farcaster
+        approval of channel `token` for this session covers it (one_approval.py); once per
+        approval (a refused message spends it too: the session signs in in two steps)."""
+        approval = self.approvals.get(token)
+        if approval is None or approval.session != session or self.sign_text is None:
+            _not_signed(SignInRefusal.NO_APPROVAL)
+        del self.approvals[token]
+        checked = check_sign_in(approval, text, self.open_key(str(approval.fid), now_ms), session, now_ms)
+        if isinstance(checked, SignInRefusal):
+            _not_signed(checked)
+        return {"signature": self.sign_text(str(approval.fid), text)}
+
+    async def _verify(self, answer: Any, expected: Expected,
+                      now_ms: int) -> tuple[dict[str, Any], SiwxMessage] | Refusal:
         if not isinstance(answer, dict) or answer.get("state") != "completed":
             return Refusal.MALFORMED
         fid, message, signature = answer.get("fid"), answer.get("message"), answer.get("signature")
@@ -119,7 +165,7 @@ class FarcasterSignIns:
                 or not all(isinstance(v, str) and len(v) <= TEXT_BOUNDS[k] for k, v in texts.items())
                 or (texts["pfpUrl"] and not texts["pfpUrl"].startswith(("https://", "http://")))):
             return Refusal.MALFORMED
-        checked = check_message(message, signature, fid, custody, Expected(self.setting.domain, nonce), now_ms)
+        checked = check_message(message, signature, fid, custody, expected, now_ms)
         if isinstance(checked, Refusal):
             return checked
         try:
@@ -131,13 +177,24 @@ class FarcasterSignIns:
             return Refusal.REGISTRY
         address = self.open_key(str(fid), now_ms)
         return {"state": "verified", "fid": fid, "username": texts["username"],
-                "display_name": texts["displayName"], "pfp_url": texts["pfpUrl"], "address": address}
+                "display_name": texts["displayName"], "pfp_url": texts["pfpUrl"], "address": address}, checked
+
+
+def _not_signed(refusal: SignInRefusal) -> NoReturn:
+    log.warning("farcaster sign-in not signed at once: %s", refusal.value)
+    raise ServiceError(f"the Farcaster approval does not cover this sign-in ({refusal.value})")
 
 
 class StatusArgs(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     token: str
     nonce: str
+
+
+class SignInArgs(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    token: str = Field(max_length=128)
+    message: str = Field(max_length=4096)
 
 
 def _now(ctx: Any) -> int:
@@ -148,4 +205,7 @@ def farcaster_services(signins: FarcasterSignIns) -> dict[str, AnyService]:
     async def status(ctx: Any, args: StatusArgs) -> dict[str, Any]:
         return await signins.status(args.token, args.nonce, _now(ctx))
 
-    return {"farcaster.status": Service(StatusArgs, status)}
+    async def sign_in(ctx: Any, args: SignInArgs) -> dict[str, str]:
+        return signins.sign_in(str(ctx.session_id), args.token, args.message, _now(ctx))
+
+    return {"farcaster.status": Service(StatusArgs, status), "farcaster.sign_in": Service(SignInArgs, sign_in)}

@@ -1,7 +1,8 @@
 """The checks on a Farcaster client's answer (FIP-11; what `@farcaster/auth-client`'s
 `verifySignInMessage` checks, done here without the hosted relay): the EIP-4361 message with
 statement "Farcaster Auth", chain id 10, exactly one `farcaster://fid/N` resource naming the
-answer's FID, the channel's nonce, the app's domain, not expired and not before its time; the
+answer's FID, the channel's nonce, the app's domain (and, for a channel opened for a SIWX
+sign-in, its URI), not expired and not before its time; the
 signature by the message's address (the custody address, an EOA); and the ID registry's
 `idOf(custody) == fid`, read through an RPC.
 
@@ -17,11 +18,12 @@ import httpx
 from eth_abi.abi import decode
 from eth_utils.crypto import keccak
 
+from ..rules.embedded import FARCASTER_STATEMENT
 from ..siwx.grammar import SiwxMessageError
 from ..siwx.message import SiwxMessage
 from ..siwx.verify import SiwxVerifyError, recover_eoa, signature_bytes
 
-STATEMENT = "Farcaster Auth"
+STATEMENT = FARCASTER_STATEMENT
 CHAIN_ID = 10
 RESOURCE = re.compile(r"^farcaster://fid/([1-9][0-9]{0,18})$")
 ID_OF = keccak(text="idOf(address)")[:4].hex()
@@ -35,6 +37,7 @@ class Refusal(Enum):
     FID = "fid"
     NONCE = "nonce"
     DOMAIN = "domain"
+    URI = "uri"
     EXPIRED = "expired"
     NOT_YET = "not_yet"
     SIGNATURE = "signature"
@@ -47,6 +50,7 @@ class Refusal(Enum):
 class Expected:
     domain: str
     nonce: str
+    uri: str | None = None  # a channel opened for a SIWX sign-in names the sign-in's URI too
 
 
 def check_message(text: str, signature: str, fid: int, custody: str, expected: Expected,
@@ -71,6 +75,8 @@ def check_message(text: str, signature: str, fid: int, custody: str, expected: E
         return Refusal.NONCE
     if message.domain != expected.domain:
         return Refusal.DOMAIN
+    if expected.uri is not None and message.uri != expected.uri:
+        return Refusal.URI
     expiry = message.expiration_time_ms
     if expiry is not None and now_ms >= expiry:
         return Refusal.EXPIRED

@@ -7,7 +7,8 @@ phones); the route delivers the channel (`FarcasterChannelOpened`) and the engin
 answer (EIP-4361 message, custody signature, ID registry) and, when it holds, opens the FID's
 embedded key and registers the frame's key for it (issue 27: this browser may approve): the
 visitor is connected like the other socials. A refused answer stores nothing and offers Try
-again; an expired channel is replaced by a fresh one (a fresh frame).
+again; an expired channel is replaced by a fresh one (a fresh frame). When the host requires
+sign-in, the approval signs in too (flows/farcaster_siwx.py).
 
 Why the frame opens the channel: the key registered is the one the channel was opened for, so
 the channel and its QR code must come from the engine-origin frame, never from the host page
@@ -35,6 +36,7 @@ from ..slices.farcaster import (
     PressedRetryFarcaster,
 )
 from .connect import NAMESPACE
+from .farcaster_siwx import approved, ask_nonce, one_approval
 from .social_signin import sign_in
 
 if TYPE_CHECKING:
@@ -60,20 +62,24 @@ def user_line(display_name: str, username: str, fid: int) -> str:
 
 
 def open_channel(model: Model, now: int) -> Step:
-    """A fresh channel (Connect's row, Try again, or the last one expired): a fresh frame opens it."""
+    """A fresh channel (Connect's row, Try again, or the last one expired): a fresh frame opens it
+    (once the session has the nonce of the sign-in the approval will cover, if any)."""
     last = model.embedded.farcaster
-    fresh = FarcasterChannel(attempt=(last.attempt if last is not None else 0) + 1)
+    fresh = FarcasterChannel(attempt=(last.attempt if last is not None else 0) + 1, signs_in=one_approval(model))
     model = replace(model, embedded=replace(model.embedded, social=PROVIDER, social_error=None, farcaster=fresh))
     if model.router.view != VIEW:
         model = replace(model, router=router.push(model.router, VIEW, PROVIDER))
-    return model, [CancelTimer(POLL_TIMER)]
+    return model, [CancelTimer(POLL_TIMER), *ask_nonce(model, fresh)]
 
 
 def awaiting_frame(model: Model) -> int | None:
-    """The attempt whose frame may open the channel now (ConnectingFarcaster shown, none open)."""
+    """The attempt whose frame may open the channel now (ConnectingFarcaster shown, none open,
+    the sign-in's nonce known when the approval signs in)."""
     channel = _waiting(model)
     connected = model.accounts.get(NAMESPACE).status == "connected"
-    return channel.attempt if channel is not None and not channel.token and not connected else None
+    if channel is None or channel.token or connected or (channel.signs_in and not channel.sign_in_nonce):
+        return None
+    return channel.attempt
 
 
 def _waiting(model: Model) -> FarcasterChannel | None:
@@ -90,9 +96,9 @@ def _failed(model: Model, error: str) -> Step:
 
 def on_opened(model: Model, msg: FarcasterChannelOpened, now: int) -> Step:
     channel = _waiting(model)
-    if channel is None or channel.token or msg.key != str(channel.attempt):
+    if channel is None or awaiting_frame(model) != channel.attempt or msg.key != str(channel.attempt):
         return model, []
-    if not msg.ok or msg.result is None:
+    if not msg.ok or msg.result is None or (channel.signs_in and msg.result.nonce != channel.sign_in_nonce):
         return _failed(model, UNREACHABLE)
     opened = replace(channel, token=msg.result.channel_token, url=msg.result.url, nonce=msg.result.nonce)
     # SPEC §3 farcasterUrl: the link being offered (AppKit's setFarcasterUrl), cleared by back
@@ -124,6 +130,7 @@ def on_status(model: Model, msg: FarcasterStatusRead, now: int) -> Step:
         return _failed(model, REFUSED)
     model, cmds = sign_in(model, PROVIDER, str(status.fid), status.address, now,
                           username=user_line(status.display_name, status.username, status.fid))
+    model = approved(model, channel)  # signs in at once if no session is found (farcaster_siwx.py)
     # the avatar and the user chip only: profile_name is the account's name (ENS, the names
     # slice's, which would overwrite anything put there)
     account = replace(model.accounts.get(NAMESPACE), profile_image=status.pfp_url or None)

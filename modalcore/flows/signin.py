@@ -27,9 +27,13 @@ from ..slices.siwx import (
     solana_signing_account,
 )
 from .disconnect import start as disconnect
+from .farcaster_siwx import sign_at_once
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
+
+
+CONNECTING_VIEWS = ("ConnectingExternal", "ConnectingFarcaster")
 
 
 def on_sessions(model: Model, msg: SiwxSessionsFetched, now: int) -> Step:
@@ -40,14 +44,17 @@ def on_sessions(model: Model, msg: SiwxSessionsFetched, now: int) -> Step:
         return _init_failed(model)
     sessions = msg.result.sessions or []
     if sessions:
-        siwx = replace(model.siwx, has_session=True, session_address=caip)
+        siwx = replace(model.siwx, has_session=True, session_address=caip, approved=None)
         model = replace(model, siwx=siwx)
-        if model.router.view == "ConnectingExternal":  # the connect that started this is done
+        if model.router.view in CONNECTING_VIEWS:  # the connect that started this is done
             model = replace(model, router=router.reset(model.router, "Account"))
             return modal.close(model, force=True)
         return model, []
+    at_once = sign_at_once(model, now)  # the visitor approved this sign-in in Farcaster already
+    if at_once is not None:
+        return at_once
     model = replace(model, router=router.reset(model.router, "SIWXSignMessage"),
-                    modal=replace(model.modal, open=True))
+                    modal=replace(model.modal, open=True), siwx=replace(model.siwx, approved=None))
     return model, []
 
 

@@ -17,6 +17,9 @@ AUTH_CONNECTOR_NAME = "Email Wallet"
 CODE_DIGITS = 6
 INVALID_EMAIL = "Invalid email"
 SOCIAL_PROVIDERS = ("google", "github", "apple", "facebook", "x", "discord")  # SPEC §5 frame payloads
+# the statement of every Sign In With Farcaster message (FIP-11): what the visitor is shown in
+# their Farcaster client, so the only statement a sign-in signed at once may carry (issue 33)
+FARCASTER_STATEMENT = "Farcaster Auth"
 
 _EMAIL = re.compile(r"^[^@\s]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.)+[A-Za-z]{2,63}$")
 _CODE = re.compile(r"^[0-9]{6}$")

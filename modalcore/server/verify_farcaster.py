@@ -9,7 +9,9 @@ POST /embedded/farcaster/channel   {session, attempt, public_key}
     While the session shows ConnectingFarcaster with no channel open for that attempt: a relay
     channel opened for the frame's key, delivered to the session (`FarcasterChannelOpened`,
     which polls it); `{url, qr}`. The verified answer registers that key for the FID
-    (farcaster/service.py) and connects the session.
+    (farcaster/service.py) and connects the session. When the host requires sign-in, the
+    channel carries the SIWX message's domain, URI and nonce (flows/farcaster_siwx.py), and
+    the verified answer also signs the session in (farcaster/one_approval.py).
 POST /embedded/verify/farcaster   {session, public_key}
     The approval frame of a browser without a registered key for the session's Farcaster
     identity: a channel opened for the frame's key, `{channel, url, qr}` (`channel`: its token).
@@ -39,7 +41,9 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from ..embedded.devicekeys import BadPublicKey, parse_public_key
+from ..farcaster.one_approval import SignInBinding
 from ..flows.farcaster import awaiting_frame
+from ..flows.farcaster_siwx import binding
 from ..runtime.services import ServiceError
 from ..slices.farcaster import ChannelOpened, FarcasterChannelOpened
 from ..walletconnect.qr import qr_matrix
@@ -149,9 +153,11 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
         if runner is None or wallet is None or wallet.farcaster is None \
                 or str(awaiting_frame(runner.session.model)) != data["attempt"]:
             return refused(409, "this sign-in is no longer waiting")
+        bound = binding(runner.session.model)  # the host requires sign-in: the approval covers it
+        sign_in = SignInBinding(session, *bound) if bound is not None else None
         try:
             parse_public_key(data["public_key"])
-            channel = await wallet.farcaster.open_channel(hub.clock.now_ms(), key=data["public_key"])
+            channel = await wallet.farcaster.open_channel(hub.clock.now_ms(), key=data["public_key"], binding=sign_in)
             opened = ChannelOpened(channel_token=channel["channel_token"], url=channel["url"], nonce=channel["nonce"])
         except BadPublicKey:
             return refused(400, "not a public key")

@@ -31,6 +31,11 @@ class FarcasterChannel:
     url: str = ""  # farcaster://connect?channelToken=...
     nonce: str = ""
     error: str | None = None  # refused, failed: shown with Try again
+    # the host requires sign-in and the approval may sign it (flows/farcaster_siwx.py): the
+    # channel carries the SIWX message's domain, URI and this SIWX nonce of the session, asked
+    # before the frame may open it
+    signs_in: bool = False
+    sign_in_nonce: str = ""
 
 
 class ChannelOpened(BaseModel):
@@ -67,6 +72,35 @@ class FarcasterStatusRead(Reply):
     """`farcaster.status` answered (`key`: the channel token)."""
 
     result: ChannelStatus | None = None
+
+
+class SignInNonce(BaseModel):
+    """`siwx.nonce`, as a Farcaster channel's nonce must be (the relay's bound)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    nonce: str = Field(pattern=r"^[A-Za-z0-9]{8,64}$")
+
+
+class SignedSignIn(BaseModel):
+    """`farcaster.sign_in`: the SIWX message signed by the FID's embedded key (EIP-191)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    signature: str = Field(pattern=r"^0x[0-9a-fA-F]{130}$")
+
+
+@dataclass(frozen=True)
+class FarcasterSignInNonce(Reply):
+    """`siwx.nonce` for the channel of attempt `key`: the nonce its sign-in will carry."""
+
+    result: SignInNonce | None = None
+
+
+@dataclass(frozen=True)
+class FarcasterSignInSigned(Reply):
+    """`farcaster.sign_in` answered (`key`: the CAIP address signing in); `ok=False`: the
+    approval did not cover the message (the session signs in in two steps)."""
+
+    result: SignedSignIn | None = None
 
 
 @dataclass(frozen=True)

@@ -63,10 +63,15 @@ class Metadata(BaseModel):
     icons: Annotated[tuple[IconUrl, ...], Field(max_length=L.MAX_METADATA_ICONS)] = ()
 
 
+DEFAULT_STATEMENT = "Sign in to continue"
+
+
 class SiwxOptions(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
     required: bool = False
-    statement: Annotated[str, Field(max_length=L.SIWX_STATEMENT_CHARS)] = "Sign in to continue"
+    # the statement line of the sign-in message; unset: "Sign in to continue", or none when one
+    # Farcaster approval signs in (a statement other than "Farcaster Auth" takes two steps)
+    statement: Annotated[str | None, Field(max_length=L.SIWX_STATEMENT_CHARS)] = None
     resources: Annotated[tuple[SiwxResource, ...], Field(max_length=L.MAX_SIWX_RESOURCES)] = ()
     expirationSeconds: Annotated[int, Field(ge=60, le=30 * 86400)] = 86400
 

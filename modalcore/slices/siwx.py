@@ -28,6 +28,7 @@ from ..siwx.grammar import SiwxMessageError
 from ..siwx.message import SiwxMessage
 from ..siwx.solana import SiwsMessage
 from .connecting import solana_request
+from .options import DEFAULT_STATEMENT
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -39,6 +40,15 @@ INIT_FAILED = texts.SIWX_INIT_FAILED
 
 
 @dataclass(frozen=True)
+class ApprovedInFarcaster:
+    """A sign-in the visitor already approved in their Farcaster client (issue 33): the relay
+    channel whose verified answer covers it, and the nonce that answer carries."""
+
+    channel: str
+    nonce: str
+
+
+@dataclass(frozen=True)
 class SiwxState:
     enabled: bool = False
     required: bool = False
@@ -47,10 +57,12 @@ class SiwxState:
     token: str | None = None  # for the host's backend (host_event "account")
     message: str | None = None  # the message being signed
     signing: bool = False
+    approved: ApprovedInFarcaster | None = None  # signed at once when no session is found
 
     def forgotten(self) -> SiwxState:
         """Disconnected: the sign-in belongs to the account that left."""
-        return replace(self, has_session=False, session_address=None, token=None, message=None, signing=False)
+        return replace(self, has_session=False, session_address=None, token=None, message=None, signing=False,
+                       approved=None)
 
 
 @dataclass(frozen=True)
@@ -186,18 +198,18 @@ def message_fields(model: Model) -> MessageFields:
     domain, uri = origin_parts(model.origin)
     return MessageFields(
         domain=domain, uri=uri,
-        statement=options.statement if options else None,
+        statement=(DEFAULT_STATEMENT if options.statement is None else options.statement) if options else None,
         ttl_ms=options.expirationSeconds * 1000 if options else None,
         resources=tuple(options.resources) if options else None,
     )
 
 
-def sign_in_message(model: Model, nonce: str, now: int) -> tuple[str, str, str] | None:
+def sign_in_message(model: Model, nonce: str, now: int, fields: MessageFields | None = None) -> tuple[str, str, str] | None:
     """The one sign-in message builder: (namespace, address, text) for the active account, the
     EIP-4361 message (SIWE) for an eip155 account or the CAIP-122 one (SIWS) for a Solana
     account, issued at `now` with the engine's `nonce`; None when no account signs in or a field
-    breaks the message grammar."""
-    f = message_fields(model)
+    breaks the message grammar. `fields`: other than the session's (`message_fields`)."""
+    f = fields or message_fields(model)
     resources = list(f.resources) if f.resources is not None else None
     try:
         solana = solana_signing_account(model)

@@ -32,6 +32,8 @@ def _parts(model: Model) -> list[Node]:
                      pending={"press": "spinner"}, text="Try again", variant="accent", icon="refresh")]
     if channel is None:
         return []
+    if channel.signs_in and not channel.sign_in_nonce:  # the sign-in's nonce first (farcaster_siwx.py)
+        return [node("spinner", "farcaster/spinner", size=24)]
     hint = "Continue in Farcaster" if model.env.mobile else "Scan this QR Code with your phone"
     return [node("frame", "farcaster/frame", src=frame_src(model.session_id, channel.attempt, theme_key(model.theme)),
                  title="Sign in with Farcaster", height=FRAME_HEIGHT),

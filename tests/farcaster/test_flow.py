@@ -183,13 +183,18 @@ def test_a_late_status_for_an_old_channel_is_ignored() -> None:
     assert h.model.accounts.get("eip155").status == "disconnected"
 
 
-def test_with_sign_in_required_a_verified_farcaster_account_goes_on_to_sign_in() -> None:
-    h = Harness(is_open=True, options={"networks": ["eip155:1"], "siwx": {"required": True}})
+def test_with_sign_in_required_and_a_statement_of_the_hosts_the_account_goes_on_to_sign_in() -> None:
+    """A statement the visitor was not shown in Farcaster is never signed at once: two steps
+    (tests/farcaster/test_one_approval.py has the one-approval sign-in)."""
+    h = Harness(is_open=True, options={"networks": ["eip155:1"],
+                                       "siwx": {"required": True, "statement": "I accept the terms"}})
     h.session.model = replace(h.model, embedded=replace(h.model.embedded, socials=("farcaster",)))
     h.session.render()
     h.press("connect/social/farcaster")
+    assert h.pending_calls("siwx.nonce") == [] and awaiting_frame(h.model) == 1
     _channel(h)
     h.advance(POLL_MS)
     h.settle_call("farcaster.status", {"state": "verified", "fid": 2, "username": "carol", "address": ADDRESS})
     h.settle_call("siwx.sessions", {"sessions": []})
     assert h.view == "SIWXSignMessage"  # signed by the embedded key through the approval frame
+    assert h.pending_calls("farcaster.sign_in") == []
