@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
@@ -31,12 +33,14 @@ from modalcore.embedded.masterkey import MasterKey
 from modalcore_dev.farcaster.devrelay import farcaster_section
 from modalcore_dev.farcaster.relay import create_relay_app
 from modalcore.netports import free_port
+from modalcore.siwx.message import SiwxMessage, iso_from_ms
 from modalcore.server.app import create_app
 from modalcore.server.config import dev_networks, parse_config
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
 
 from ..embedded.device import DeviceKey
 from ..embedded.test_approval_credential import _address, _rpc_answers, approve, ask
+from ..siwx.test_siwe_interop import independent_check
 
 pytestmark = pytest.mark.chain
 
@@ -197,3 +201,68 @@ async def test_a_session_not_signed_in_with_farcaster_opens_no_channel(engine: R
                                                                          "public_key": device.spki})
             assert answer.status_code == status
         assert (await http.post("/embedded/verify/farcaster", json={"session": client.session})).status_code == 400
+
+
+def _signed_in(frame: dict[str, Any]) -> bool:
+    return frame["t"] == "host_event" and frame.get("kind") == "siwx" and frame["data"].get("signedIn") is True
+
+
+async def _one_approval_channel(client: Client, http: httpx.AsyncClient, device: DeviceKey) -> dict[str, str]:
+    """Connect → Farcaster with sign-in required: the frame's channel (its connect URL's query)."""
+    await client.join(opts={"networks": ["eip155:31337"], "siwx": {"required": True}})
+    await client.intent("host", "open", {})
+    await client.intent("connect/social/farcaster", "press")
+    await client.recv_until(lambda f: "/embedded/farcaster?session=" in str(f))
+    opened = await _frame_opens(http, client.session, device)
+    assert opened.status_code == 200
+    query = {k: v[0] for k, v in parse_qs(urlsplit(opened.json()["url"]).query).items()}
+    return {**query, "url": opened.json()["url"]}
+
+
+async def test_with_sign_in_required_one_farcaster_approval_signs_in_and_the_sign_in_verifies_with_siwe(
+        engine: RunningServer, relay: RunningServer) -> None:
+    """The frame's route opens the channel with the SIWX message's domain, URI and the session's
+    SIWX nonce; the FID's approval connects and signs in: no SIWXSignMessage, no approval frame;
+    the host's backend reads the stored sign-in (GET /v1/sessions), and SpruceID's `siwe` verifies it."""
+    async with engine.client() as client, \
+            httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http, \
+            httpx.AsyncClient(base_url=relay.http_url, timeout=10) as farcaster:
+        channel = await _one_approval_channel(client, http, DeviceKey())
+        assert (channel["domain"], channel["siweUri"]) == ("app.example.com", TEST_ORIGIN)
+        assert (await farcaster.post("/client/approve", json={"url": channel["url"], "fid": 2})).status_code == 201
+        frames = await client.recv_until(_signed_in, timeout=15)
+        assert not any(f["t"] == "effect" for f in frames)  # no approval asked of the browser
+        assert "SIWXSignMessage" not in str(frames) and "ApproveTransaction" not in str(frames)
+        address = _address(frames)
+        stored = (await http.get(f"/v1/sessions/{address}", params={"domain": "app.example.com"})).json()
+    [session] = stored
+    [result] = independent_check("siwe-py", [{"text": session["message"], "signature": session["signature"],
+                                               "domain": "app.example.com", "nonce": channel["nonce"],
+                                               "time": iso_from_ms(int(time.time() * 1000))}])
+    assert result["verified"], result["error"]
+    assert result["rebuilt"] == session["message"]
+    assert (result["fields"]["address"], result["fields"]["uri"]) == (address, TEST_ORIGIN)
+    assert result["fields"]["statement"] is None
+
+
+async def test_with_sign_in_required_a_forged_answer_signs_nothing_and_stores_nothing(
+        engine: RunningServer, relay: RunningServer) -> None:
+    """The channel answered with another nonce (an approval replayed from another sign-in):
+    refused; Try again, the FID's genuine approval: exactly one stored sign-in, the genuine one."""
+    async with engine.client() as client, \
+            httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http, \
+            httpx.AsyncClient(base_url=relay.http_url, timeout=10) as farcaster:
+        device = DeviceKey()
+        channel = await _one_approval_channel(client, http, device)
+        forged = channel["url"].replace(f"nonce={channel['nonce']}", "nonce=" + "ab" * 16)
+        assert (await farcaster.post("/client/approve", json={"url": forged, "fid": 3})).status_code == 201
+        await client.recv_until(lambda f: "The Farcaster sign-in could not be verified" in str(f), timeout=15)
+        await client.intent("farcaster/retry", "press")
+        await client.recv_until(lambda f: "attempt=2" in str(f))
+        opened = await _frame_opens(http, client.session, device, attempt="2")
+        fresh = {k: v[0] for k, v in parse_qs(urlsplit(opened.json()["url"]).query).items()}
+        assert fresh["nonce"] != channel["nonce"]  # a fresh SIWX nonce for the fresh channel
+        assert (await farcaster.post("/client/approve", json={"url": opened.json()["url"], "fid": 3})).status_code == 201
+        frames = await client.recv_until(_signed_in, timeout=15)
+        stored = (await http.get(f"/v1/sessions/{_address(frames)}")).json()
+    assert [SiwxMessage.parse(s["message"]).nonce for s in stored] == [fresh["nonce"]]
