@@ -3,15 +3,21 @@ IdRegistry on the dev chain. The host dApp is on its own origin; Connect → "Co
 Farcaster" draws the channel's QR code; the demo Farcaster client (the relay's /client page, in
 another tab, as a phone's app would) approves as dev FID 2; the engine verifies the message, the
 custody signature and the registry, and Account shows the Farcaster username and avatar. A
-forged answer (another FID's custody) is refused with Try again; with sign-in required, the
-approval frame's Farcaster check registers the browser's key and Approve signs in."""
+forged answer (another FID's custody) is refused with Try again. With sign-in required, the one
+Farcaster approval signs in (no SIWXSignMessage, no approval frame) and the stored sign-in
+verifies with SpruceID's `siwe`; with a statement of the host's (which the Farcaster client does
+not show), the approval frame's Farcaster check registers the browser's key and Approve signs in."""
 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
 
 import pytest
 from starlette.applications import Starlette
@@ -26,8 +32,10 @@ from modalcore_dev.farcaster.democlient import DEV_FIDS
 from modalcore_dev.farcaster.devrelay import farcaster_section
 from modalcore_dev.farcaster.relay import create_relay_app
 from modalcore.netports import free_port
+from modalcore.siwx.message import iso_from_ms
 from modalcore_testing import RunningServer, serve_app
 
+from ..siwx.test_siwe_interop import independent_check
 from .conftest import TIMEOUT_MS, serve
 from .test_embedded_browser import HOST_PAGE, embedded_engine_config
 
@@ -59,7 +67,9 @@ def farcaster_engine(devchains: ChainsInfo, farcaster_relay: RunningServer, host
 @pytest.fixture(scope="module")
 def farcaster_host(farcaster_engine: RunningServer, host_port: int) -> Iterator[str]:
     async def page(request: Request) -> HTMLResponse:
-        siwx = ", siwx: {required: true}" if request.query_params.get("siwx") else ""
+        siwx = {"1": ", siwx: {required: true}",  # one Farcaster approval signs in
+                "terms": ", siwx: {required: true, statement: 'I accept the terms'}",  # two steps
+                }.get(request.query_params.get("siwx", ""), "")
         return HTMLResponse(HOST_PAGE % {"engine": farcaster_engine.http_url, "siwx": siwx, "theme": ""})
 
     with serve_app(Starlette(routes=[Route("/", page)]), host_port) as running:
@@ -158,7 +168,7 @@ def _sign_in_required_to_approval(context: Any, farcaster_host: str, relay: Runn
     """Connect → Farcaster (the demo client approves the frame's channel as `fid`) →
     SIWXSignMessage → Sign → ApproveTransaction; (page, approval frame, the channel's URL)."""
     page = context.new_page()
-    page.goto(farcaster_host + "/?siwx=1")
+    page.goto(farcaster_host + "/?siwx=terms")
     page.wait_for_function("window.hostModal !== undefined")
     page.click("#open")
     page.locator('.wm-card[data-view="Connect"]').get_by_text("Continue with Farcaster").click()
@@ -180,11 +190,71 @@ def _signed_in_as_the_embedded_account(page: Any, fid: int) -> None:
     assert address.group(1) != Account.from_key(DEV_FIDS[fid - 1].key).address  # not the custody address
 
 
-def test_with_sign_in_required_the_farcaster_approval_then_approve_signs_in(
+# every view the modal's card shows, in order (the modal's shadow root, watched from the start)
+VIEWS_SEEN = """if (window.top === window && location.pathname === '/') {
+  window.viewsSeen = [];
+  const seen = (root) => root.querySelectorAll('.wm-card[data-view]').forEach((card) => {
+    const view = card.getAttribute('data-view');
+    if (window.viewsSeen[window.viewsSeen.length - 1] !== view) window.viewsSeen.push(view);
+  });
+  new MutationObserver(() => document.querySelectorAll('modalcore-modal').forEach((m) => {
+    if (!m.shadowRoot || m.watched) return;
+    m.watched = true;
+    new MutationObserver(() => seen(m.shadowRoot)).observe(m.shadowRoot,
+      {subtree: true, childList: true, attributes: true, attributeFilter: ['data-view']});
+  })).observe(document, {childList: true, subtree: true});
+}"""
+
+
+def test_with_sign_in_required_one_farcaster_approval_ends_on_account_signed_in(
+        browser: Any, farcaster_host: str, farcaster_relay: RunningServer, farcaster_engine: RunningServer) -> None:
+    """The approval in the Farcaster client is the consent to sign in to this host (its message
+    names the host's domain and the session's sign-in nonce): the engine signs the sign-in with
+    the embedded key at once. No SIWXSignMessage, no approval frame; the stored sign-in is the
+    embedded account's, and an independent SIWE library verifies it."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)
+    context.add_init_script(VIEWS_SEEN)
+    try:
+        page = context.new_page()
+        page.goto(farcaster_host + "/?siwx=1")
+        page.wait_for_function("window.hostModal !== undefined")
+        page.click("#open")
+        page.locator('.wm-card[data-view="Connect"]').get_by_text("Continue with Farcaster").click()
+        page.frame_locator("iframe.wm-frame").locator("#farcaster-qr svg").wait_for(state="visible")
+        url = _approve_in_client(context, farcaster_relay, 2)
+        page.bring_to_front()
+        _signed_in_as_the_embedded_account(page, 2)
+        views = page.evaluate("window.viewsSeen")
+        assert "SIWXSignMessage" not in views and "ApproveTransaction" not in views, views
+        assert views[:2] == ["Connect", "ConnectingFarcaster"], views
+        page.click("#open")
+        account = page.locator('.wm-card[data-view="Account"]')
+        account.wait_for(state="visible")
+        expect(account.get_by_text("Carol Caster (@carol)", exact=True)).to_be_visible()
+        address = re.search(r'"address":"(0x[0-9a-fA-F]{40})"', page.locator("#account").inner_text())
+        assert address is not None
+        domain = farcaster_host.split("://", 1)[1]
+        stored = httpx.get(f"{farcaster_engine.http_url}/v1/sessions/{address.group(1)}",
+                           params={"domain": domain}).json()
+    finally:
+        context.close()
+    [session] = stored
+    nonce = parse_qs(urlsplit(url).query)["nonce"][0]
+    [result] = independent_check("siwe-py", [{"text": session["message"], "signature": session["signature"],
+                                               "domain": domain, "nonce": nonce,
+                                               "time": iso_from_ms(int(time.time() * 1000))}])
+    assert result["verified"], result["error"]
+    assert (result["fields"]["address"], result["fields"]["uri"]) == (address.group(1), farcaster_host)
+
+
+def test_with_a_host_statement_the_farcaster_approval_then_approve_signs_in(
         browser: Any, farcaster_host: str, farcaster_relay: RunningServer) -> None:
-    """The sign-in is the embedded account's own signature (the account the host sees), approved
-    in the engine-origin frame; Connect's frame key was registered by the Farcaster answer, so
-    Approve is enabled at once."""
+    """A statement the Farcaster client did not show is never signed at once: the sign-in is the
+    embedded account's own signature approved in the engine-origin frame; Connect's frame key was
+    registered by the Farcaster answer, so Approve is enabled at once."""
     from playwright.sync_api import expect
 
     context = browser.new_context(viewport={"width": 1280, "height": 800})
