@@ -9,6 +9,9 @@ key vault, one session driven through its intents.
   then the session's next status read: `farcaster.status` (relay read, message and signature
   checked, `idOf` on the chain, the FID's key opened) and its reply applied (connected, Account).
   The session polls every POLL_MS (1 s), so a person waits up to that much longer.
+- approved → signed in (the host requires sign-in): as above, then the session's sign-in lookup
+  (`siwx.sessions`), the SIWX message signed at once by the FID's key (`farcaster.sign_in`, the
+  approval's checks) and verified and stored (`siwx.verify`, SQLite): one approval, no second.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from eth_account import Account
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
@@ -38,7 +42,12 @@ from modalcore.runtime.clock import RealClock
 from modalcore.runtime.services import ServiceContext
 from modalcore.server.config import dev_networks, parse_config
 from modalcore.embedded.devicekeys import DeviceKeys
+from modalcore.farcaster.one_approval import SignInBinding
 from modalcore.flows.farcaster import awaiting_frame
+from modalcore.flows.farcaster_siwx import binding
+from modalcore.embedded.signer import sign_text
+from modalcore.siwx.service import siwx_services
+from modalcore.siwx.store import SqliteSiwxStore
 from modalcore.slices.farcaster import ChannelOpened, FarcasterChannelOpened, FarcasterPollDue
 from modalcore_testing import serve_app
 from modalcore_dev.bench.stats import line, summary
@@ -74,38 +83,57 @@ def run() -> list[str]:
             devices = DeviceKeys(Path(folder) / "embedded.db")
             signins = FarcasterSignIns(FarcasterSection.model_validate(section).setting(),
                                        lambda fid, now: vault.get_or_create(Identity("farcaster", fid), now),
-                                       register_key=devices.register)
+                                       register_key=devices.register,
+                                       sign_text=lambda fid, text: sign_text(vault, Identity("farcaster", fid), text))
             signins.http = http
             services = farcaster_services(signins)
 
-            def settle(h: Harness) -> None:
-                for call in [c for c in h.cmds if isinstance(c, Call) and c.service in services]:
-                    h.cmds.remove(call)
-                    result: Any = loop.run_until_complete(services[call.service](CTX, **call.args))
-                    h.deliver(CallSettled(call.purpose, True, result, context=call.context))
+            siwx_store = SqliteSiwxStore(str(Path(folder) / "siwx.db"))
+            services.update(siwx_services(siwx_store, http, Account.create()))
 
-            drawn, approved = [], []
-            for i in range(ROUNDS):
-                h = Harness(is_open=True, options={"networks": ["eip155:31337"]}, known_networks=known)
+            def settle(h: Harness) -> None:
+                """Every call the services answer, answered, until none is left."""
+                while calls := [c for c in h.cmds if isinstance(c, Call) and c.service in services]:
+                    for call in calls:
+                        h.cmds.remove(call)
+                        ctx = replace(CTX, session_id=h.model.session_id)
+                        result: Any = loop.run_until_complete(services[call.service](ctx, **call.args))
+                        h.deliver(CallSettled(call.purpose, True, result, context=call.context))
+
+            drawn: list[float] = []
+            approved: list[float] = []
+            signed_in: list[float] = []
+            for i in range(2 * ROUNDS):
+                sign_in = i % 2 == 1  # every other round: the host requires sign-in (interleaved: same load)
+                options: dict[str, Any] = {"networks": ["eip155:31337"], **({"siwx": {"required": True}} if sign_in else {})}
+                h = Harness(is_open=True, options=options, known_networks=known, session_id=f"bench-{i}",
+                            now=int(time.time() * 1000))
                 h.session.model = replace(h.model, embedded=replace(h.model.embedded, socials=("farcaster",)))
                 h.session.render()
                 start = time.perf_counter()
                 h.press("connect/social/farcaster")
+                settle(h)  # with sign-in required: the sign-in's nonce, before the frame opens the channel
                 attempt = awaiting_frame(h.model)
                 assert attempt is not None and h.find("farcaster/frame") is not None
-                opened = loop.run_until_complete(signins.open_channel(int(time.time() * 1000), key=frame_key()))
+                bound = binding(h.model)
+                opened = loop.run_until_complete(signins.open_channel(
+                    int(time.time() * 1000), key=frame_key(),
+                    binding=SignInBinding(h.model.session_id, *bound) if bound is not None else None))
                 h.deliver(FarcasterChannelOpened(key=str(attempt), result=ChannelOpened(
                     channel_token=opened["channel_token"], url=opened["url"], nonce=opened["nonce"])))
-                drawn.append(1000 * (time.perf_counter() - start))
+                if not sign_in:
+                    drawn.append(1000 * (time.perf_counter() - start))
                 channel = h.model.embedded.farcaster
                 assert channel is not None and channel.token
+                h.now = int(time.time() * 1000)
                 start = time.perf_counter()
                 answer = httpx.post(f"{relay.http_url}/client/approve", json={"url": channel.url, "fid": 1 + i % 3})
                 assert answer.status_code == 201, answer.text
                 h.deliver(FarcasterPollDue(channel.token))
                 settle(h)
-                approved.append(1000 * (time.perf_counter() - start))
+                (signed_in if sign_in else approved).append(1000 * (time.perf_counter() - start))
                 assert h.model.accounts.get("eip155").status == "connected"
+                assert h.model.siwx.has_session == sign_in and h.view == "Account"
     finally:
         loop.run_until_complete(http.aclose())
         loop.close()
@@ -113,6 +141,8 @@ def run() -> list[str]:
         "Sign in with Farcaster (engine side, local relay, IdRegistry on Hardhat, SQLite vault)",
         line("Farcaster pressed → channel opened for the frame's key", _ms(drawn)),
         line("demo client approves → Account (verified, idOf, key opened, frame key registered)", _ms(approved)),
+        line("sign-in required: demo client approves → signed in (as above, then lookup, signed at once, "
+             "verified and stored)", _ms(signed_in)),
     ]
 
 
