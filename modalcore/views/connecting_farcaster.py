@@ -16,7 +16,7 @@ from .approve_transaction import theme_key
 TITLE = "Farcaster"
 PATH = "/embedded/farcaster"
 FRAME_HEIGHT = 300
-READS = ("embedded", "env", "theme", "session_id")  # the frame's src names the session and theme
+READS = ("embedded", "env", "theme", "session_id", "siwx")  # the frame's src names the session and theme
 
 
 def frame_src(session_id: str, attempt: int, theme: str = "") -> str:
@@ -30,8 +30,8 @@ def _parts(model: Model) -> list[Node]:
         return [node("text", "farcaster/status", text=channel.error, variant="label", tone="error"),
                 node("button", "farcaster/retry", on={"press": PressedRetryFarcaster()},
                      pending={"press": "spinner"}, text="Try again", variant="accent", icon="refresh")]
-    if channel is None:
-        return []
+    if channel is None:  # connected; with sign-in required, signing in at once (farcaster_siwx.py)
+        return [node("spinner", "farcaster/spinner", size=24)] if model.siwx.signing else []
     if channel.signs_in and not channel.sign_in_nonce:  # the sign-in's nonce first (farcaster_siwx.py)
         return [node("spinner", "farcaster/spinner", size=24)]
     hint = "Continue in Farcaster" if model.env.mobile else "Scan this QR Code with your phone"

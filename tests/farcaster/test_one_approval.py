@@ -261,6 +261,7 @@ def test_a_signing_the_approval_does_not_cover_takes_two_steps() -> None:
     h = _harness()
     _verified(h)
     h.settle_call("siwx.sessions", {"sessions": []})
+    assert h.view == "ConnectingFarcaster" and h.find("farcaster/spinner") is not None  # signing at once
     [call] = h.pending_calls("farcaster.sign_in")
     assert call.args["token"] == "t" * 32 and "Nonce: " + "cafe" * 8 in call.args["message"]
     h.settle_call("farcaster.sign_in", ok=False, error="the Farcaster approval does not cover this sign-in")
