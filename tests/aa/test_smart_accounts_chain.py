@@ -233,3 +233,14 @@ def test_the_paymaster_hash_is_the_verifying_paymasters_get_hash(aachains: AaCha
     with aachains.chains.rpc(31337) as rpc:
         result = rpc.call("eth_call", [{"to": paymaster, "data": "0x" + data.hex()}, "latest"])
     assert result == "0x" + verifying_paymaster_hash(op, paymaster, 31337, 1000, 10).hex()
+
+
+async def test_a_chain_without_a_paymaster_has_the_account_pay(aachains: AaChains) -> None:
+    chain = _chain(aachains)
+    chain = AaChain(chain.caip2, chain.rpc_url, chain.bundler_url, chain.entry_point, chain.factory)
+    owner, account = _funded_owner(aachains, chain)
+    async with httpx.AsyncClient() as http:
+        sent = await send_user_operation(http, chain, owner, [Call(Account.create().address, CENT)],
+                                         sponsorship=_sponsorship(SPONSOR_DEMO))
+        receipt = await wait_receipt(http, chain, sent.user_op_hash)
+    assert (sent.sponsored, sent.not_sponsored, receipt.success, receipt.paymaster) == (False, "no_paymaster", True, None)
