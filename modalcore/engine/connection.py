@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Collection
+from typing import TypeVar
+
 from ..rules.limits import INTENT_MEMORY, RATE_BURST, RATE_PER_S, RESUME_GRACE_MS, RING_BYTES, RING_SIZE
 from ..wire.codec import decode
 from ..wire.serverframes import AckStatus, EffectCancel, EffectRequest, ServerFrame, encoded, server_frame, with_bytes
 from .sharedframes import SHARED_SEQS, share
+
+F = TypeVar("F", bound=ServerFrame)
 
 
 class Connection:
@@ -34,7 +38,7 @@ class Connection:
         self.out_seq += 1
         return self.out_seq
 
-    def _keep(self, frame: ServerFrame, known: dict[str, bytes] | None = None) -> ServerFrame:
+    def _keep(self, frame: F, known: dict[str, bytes] | None = None) -> F:
         """A numbered frame, encoded once: the ring holds its bytes until acknowledged (`known`:
         bytes of field values already packed)."""
         data = encoded(frame, known)

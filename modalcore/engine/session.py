@@ -243,7 +243,7 @@ class Session(Connection):
         return out
 
     def _intent_ack(self, iid: str, status: AckStatus, error: str | None = None) -> IntentAck:
-        return self._keep(IntentAck(self._next(), self.in_seq, iid, status, error))  # type: ignore[return-value]
+        return self._keep(IntentAck(self._next(), self.in_seq, iid, status, error))
 
     def _message_for(self, frame: Intent) -> Msg:
         if frame.node == HOST_NODE_ID:
