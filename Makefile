@@ -144,9 +144,11 @@ fuzz: deps
 imports: deps
 	.venv/bin/lint-imports
 
-# mypy strict over the engine and its tests (issue 12 item 10)
+# mypy strict over the engine and its tests (issue 12 item 10); the generated node and frame types
+# are current (issue 30)
 typecheck: deps
 	$(PY) -m mypy modalcore modalcore_dev modalcore_testing tests
+	$(PY) -m modalcore.wire.registry --check
 	cd renderer && npm run typecheck --silent
 
 clean:

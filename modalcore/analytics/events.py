@@ -10,6 +10,7 @@ from ..slices.accounts import holds_connection
 from ..slices.model import Model
 from ..runtime.analytics import AnalyticsSink, TrackedEvent
 from ..runtime.observe import Step
+from ..wire.serverframes import Joined
 
 MODAL_CREATED = "MODAL_CREATED"  # counted locally, never posted (SPEC §7)
 
@@ -44,8 +45,8 @@ def derived(step: Step) -> list[tuple[str, dict[str, Any]]]:
     MODAL_CREATED, from the model before and after one input."""
     before, after = step.before, step.after
     events: list[tuple[str, dict[str, Any]]] = []
-    first = step.frames[0] if step.frames else {}
-    if step.cause is None and first.get("t") == "joined" and first.get("resumed") is False:
+    first = step.frames[0] if step.frames else None
+    if step.cause is None and isinstance(first, Joined) and not first.resumed:
         events.append((MODAL_CREATED, {}))
     if (before.accounts is after.accounts and before.networks is after.networks
             and before.connection is after.connection and before.modal is after.modal):

@@ -3,7 +3,7 @@ input and the frames that went out (a `Step`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +13,7 @@ from ..runtime.observe import Step
 from ..slices.accounts import AccountState, holds_connection
 from ..slices.connectors import ConnectorsState
 from ..wire.frames import EffectResult
+from ..wire.serverframes import EffectCancel, EffectRequest, ServerFrame
 from .chain import canonical, digest
 
 SIGN_METHODS = frozenset({
@@ -87,21 +88,21 @@ def connector_name(connectors: ConnectorsState, ref: str) -> str:
     return next((c.id for c in connectors.items if c.ref == ref), ref)
 
 
-def request_records(frames: list[dict[str, Any]],
+def request_records(frames: Sequence[ServerFrame],
                     connectors: ConnectorsState) -> tuple[list[Record], dict[str, Pending]]:
     """Signature and transaction requests the session asked the browser to make."""
     records: list[Record] = []
     pending: dict[str, Pending] = {}
     for frame in frames:
-        if frame.get("t") != "effect" or frame.get("kind") != "eip1193":
+        if not isinstance(frame, EffectRequest) or frame.kind != "eip1193":
             continue
-        req = frame.get("req") or {}
+        req = frame.req
         method = str(req.get("method", ""))
         kind = ("signature" if method in SIGN_METHODS
                 else "transaction" if method in TX_METHODS else "")
         if not kind:
             continue
-        eid = str(frame.get("eid", ""))
+        eid = frame.eid
         connector = connector_name(connectors, str(req.get("connector", "")))
         records.append(Record(f"{kind}_request", {
             "eid": eid, "method": method, "connector": connector,
@@ -149,12 +150,12 @@ def outcome_record(step: Step, pending: Mapping[str, Pending]) -> tuple[str, Rec
     return eid, Record(f"{request.kind}_result", data)
 
 
-def cancelled(frames: list[dict[str, Any]], pending: Mapping[str, Pending]) -> list[tuple[str, Record]]:
+def cancelled(frames: Sequence[ServerFrame], pending: Mapping[str, Pending]) -> list[tuple[str, Record]]:
     out = []
     for frame in frames:
-        if frame.get("t") != "effect_cancel":
+        if not isinstance(frame, EffectCancel):
             continue
-        eid = str(frame.get("eid", ""))
+        eid = frame.eid
         if eid in pending:
             request = pending[eid]
             out.append((eid, Record(f"{request.kind}_result",

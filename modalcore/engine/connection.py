@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Collection
-from typing import Any
+from typing import TypeVar
 
 from ..rules.limits import INTENT_MEMORY, RATE_BURST, RATE_PER_S, RESUME_GRACE_MS, RING_BYTES, RING_SIZE
-from ..wire.codec import decode, encode, encode_with
+from ..wire.codec import decode
+from ..wire.serverframes import AckStatus, EffectCancel, EffectRequest, ServerFrame, encoded, server_frame, with_bytes
 from .sharedframes import SHARED_SEQS, share
+
+F = TypeVar("F", bound=ServerFrame)
 
 
 class Connection:
@@ -23,26 +26,26 @@ class Connection:
         # most sessions' rings are empty: issue 17's idle figure)
         self.ring: list[tuple[int, bytes]] = []
         self.ring_bytes = 0
-        self.intents: OrderedDict[str, str] = OrderedDict()
+        self.intents: OrderedDict[str, AckStatus] = OrderedDict()
         self.tokens = RATE_BURST
         self.tokens_at = now
         self.token_gen = 0  # generation of the newest resume token
         self.token_prev_until = 0  # until then (ms) the generation before it is accepted too
 
     # ----- frames out
-    def _frame(self, t: str, **fields: Any) -> dict[str, Any]:
-        """A numbered frame, encoded once into the ring."""
-        return self._frame_reusing(t, None, **fields)
-
-    def _frame_reusing(self, t: str, _encoded: dict[str, bytes] | None, **fields: Any) -> dict[str, Any]:
-        """`_frame`, reusing the bytes of field values already packed (`_encoded`)."""
+    def _next(self) -> int:
+        """The number of the next frame (`_keep` it once built)."""
         self.out_seq += 1
-        frame: dict[str, Any] = {"t": t, "s": self.out_seq, "a": self.in_seq}
-        frame.update(fields)
-        data = encode_with(frame, _encoded) if _encoded else encode(frame)
-        if self.out_seq <= SHARED_SEQS:  # a welcome: the same bytes as many sessions' (one copy)
+        return self.out_seq
+
+    def _keep(self, frame: F, known: dict[str, bytes] | None = None) -> F:
+        """A numbered frame, encoded once: the ring holds its bytes until acknowledged (`known`:
+        bytes of field values already packed)."""
+        data = encoded(frame, known)
+        if frame.s <= SHARED_SEQS:  # a welcome: the same bytes as many sessions' (one copy)
             data = share(data)
-        self.ring.append((self.out_seq, data))
+            with_bytes(frame, data)
+        self.ring.append((frame.s, data))
         self.ring_bytes += len(data)
         # bounded in frames and in bytes (the newest frame always stays): a client that stops
         # acknowledging, or whose frames dropped out, gets a snapshot when it comes back
@@ -53,30 +56,23 @@ class Connection:
     def _drop_oldest(self) -> None:
         self.ring_bytes -= len(self.ring.pop(0)[1])
 
-    def encoded(self, frame: dict[str, Any]) -> bytes:
-        """The bytes of a frame this session produced (from the ring, encoded once)."""
-        seq: int = frame["s"]
-        if self.ring and seq > 0:
-            first = self.ring[0][0]
-            if first <= seq < first + len(self.ring):
-                return self.ring[seq - first][1]
-        return encode(frame)
-
-    def withhold(self, frames: list[dict[str, Any]], eids: Collection[str]) -> list[dict[str, Any]]:
+    def withhold(self, frames: list[ServerFrame], eids: Collection[str]) -> list[ServerFrame]:
         """`frames` with the `effect` frames of `eids` turned into `effect_cancel` frames of the
         same number, in the ring too: the browser is not asked, now or by a reconnect's replay.
         (The runner withholds a wallet request whose saved state did not land, issue 27; the
         effect's failure reaches `update` as its answer.)"""
-        kept: list[dict[str, Any]] = []
+        kept: list[ServerFrame] = []
         for frame in frames:
-            if frame["t"] == "effect" and frame["eid"] in eids:
-                frame = {"t": "effect_cancel", "s": frame["s"], "a": frame["a"], "eid": frame["eid"]}
-                index = frame["s"] - self.ring[0][0] if self.ring else -1
+            if isinstance(frame, EffectRequest) and frame.eid in eids:
+                cancel = EffectCancel(frame.s, frame.a, frame.eid)
+                index = frame.s - self.ring[0][0] if self.ring else -1
                 if 0 <= index < len(self.ring):
-                    data = encode(frame)
+                    data = encoded(cancel)
                     self.ring_bytes += len(data) - len(self.ring[index][1])
-                    self.ring[index] = (frame["s"], data)
-            kept.append(frame)
+                    self.ring[index] = (frame.s, data)
+                kept.append(cancel)
+            else:
+                kept.append(frame)
         return kept
 
     # ----- resume tokens (PROTOCOL.md, "Resume"): the runtime signs, the session counts
@@ -97,16 +93,14 @@ class Connection:
         self.token_gen += 1
         return self.token_gen
 
-    def _missed_since(self, last: int) -> list[dict[str, Any]] | None:
+    def _missed_since(self, last: int) -> list[ServerFrame] | None:
+        """The frames numbered after `last`, as the ring keeps them (their bytes unchanged), or
+        None when some dropped out."""
         if last == self.out_seq:
             return []
         if last > self.out_seq or not self.ring or self.ring[0][0] > last + 1:
             return None
-        return [decode(data) for seq, data in self.ring if seq > last]
-
-    def _error(self, code: str, message: str) -> dict[str, Any]:
-        """An `error` frame: not numbered, not kept in the ring (like the socket's own)."""
-        return {"t": "error", "s": 0, "a": self.in_seq, "code": code, "message": message}
+        return [server_frame(decode(data), data) for seq, data in self.ring if seq > last]
 
     def _ack(self, acked: int) -> None:
         if acked > self.acked:
@@ -114,7 +108,7 @@ class Connection:
         while self.ring and self.ring[0][0] <= self.acked:
             self._drop_oldest()
 
-    def _remember(self, iid: str, status: str) -> None:
+    def _remember(self, iid: str, status: AckStatus) -> None:
         self.intents[iid] = status
         while len(self.intents) > INTENT_MEMORY:
             self.intents.popitem(last=False)

@@ -29,6 +29,7 @@ from pydantic import TypeAdapter
 
 from ..slices.model import Model, model_from_data
 from ..wire.codec import array_header, encode, encode_with, map_header
+from ..wire.serverframes import AckStatus, ack_status
 from ..core.msg import Msg, msg_from_data, msg_to_data
 from .session import Session
 from .shared import SHARED, SharedPacker, resolver, restore
@@ -161,7 +162,7 @@ class ModelPacker:
             self.blobs = {d: b for refs in self._blobs_of.values() for d, b in refs.items()}
         return packed
 
-    def pack_intents(self, intents: OrderedDict[str, str]) -> bytes:
+    def pack_intents(self, intents: OrderedDict[str, AckStatus]) -> bytes:
         """The msgpack of `list(intents.items())`, byte for byte, packing only the entries added
         since the last call (a session remembers up to INTENT_MEMORY intent ids: packing them
         all was most of a save's cost). A session's remembered intents grow at the end (a new
@@ -299,7 +300,7 @@ def load_bytes(data: bytes, blobs: Mapping[str, bytes] | None = None) -> tuple[S
         session.out_seq = int(raw["out_seq"])
         session.in_seq = int(raw["in_seq"])
         session.acked = int(raw["acked"])
-        session.intents = OrderedDict((str(iid), str(status)) for iid, status in raw["intents"])
+        session.intents = OrderedDict((str(iid), ack_status(status)) for iid, status in raw["intents"])
         session.tokens = float(raw["tokens"])
         session.effects = {str(k): str(v) for k, v in raw["effects"].items()}
         session.host_sent = dict(raw["host_sent"])

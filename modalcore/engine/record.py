@@ -31,6 +31,7 @@ from pydantic import TypeAdapter
 from ..chains.catalog import Network
 from ..slices.options import HostOptions, parse_options
 from ..wire.frames import AnnouncedWallet, ClientFrame, Join
+from ..wire.serverframes import ServerFrame, wire
 from ..slices.model import initial_model
 from ..core.msg import Msg, msg_from_data, msg_to_data
 from .scrub import Scrubber
@@ -154,8 +155,8 @@ class Recorder:
         self.scrubber.learn_keys(data["data"].get("result"), "session-token")
         self._hold({"k": "msg", "now": now, "msg": data})
 
-    def out(self, frames: list[dict[str, Any]]) -> None:
-        events = [{"k": "out", "frame": _jsonable(frame)} for frame in frames]
+    def out(self, frames: list[ServerFrame]) -> None:
+        events = [{"k": "out", "frame": _jsonable(wire(frame))} for frame in frames]
         for event in events:
             self.scrubber.learn_frame(event["frame"])
         for held in self._held:
@@ -311,8 +312,7 @@ def feed_input(session: Session, event: dict[str, Any]) -> list[dict[str, Any]]:
         out = session.receive(_client_frame.validate_python(event["frame"]), event["now"])
     else:
         out = session.deliver(msg_from_data(event["msg"], session.table.messages), event["now"])
-    frames: list[dict[str, Any]] = out.frames
-    return frames
+    return [wire(frame) for frame in out.frames]
 
 
 def replay_file(path: Path) -> Replay:

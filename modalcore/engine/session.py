@@ -31,6 +31,8 @@ from ..wire.frames import (
     validate_args,
 )
 from ..wire.nodes import Node, path_to
+from ..wire.serverframes import (AckStatus, EffectCancel, EffectRequest, HostEvent, IntentAck, Joined, Patch, ServerFrame,
+                                 Snapshot, Theme, error_frame)
 from . import hostevents
 from .connection import Connection
 from ..core.cmds import (RUNTIME_EFFECT_KINDS, CallSettled, CancelEffect, CancelTimer, Cmd, Dispatch, Effect,
@@ -52,7 +54,7 @@ MAX_DISPATCH_DEPTH = 16
 
 @dataclass
 class Output:
-    frames: list[dict[str, Any]] = field(default_factory=list)
+    frames: list[ServerFrame] = field(default_factory=list)
     cmds: list[Cmd] = field(default_factory=list)
 
     def extend(self, other: Output) -> None:
@@ -122,15 +124,16 @@ class Session(Connection):
         self.compact()
         return True
 
-    def snapshot(self, wire: Any = None, encoded: bytes | None = None) -> dict[str, Any]:
+    def snapshot(self, wire: Any = None, encoded: bytes | None = None) -> Snapshot:
         """A snapshot of the current tree (`wire`/`encoded`: its wire form and bytes, when the
         caller has them already)."""
         self.version += 1
         self.snapshot_v = self.version
         if wire is None:
-            return self._frame("snapshot", v=self.version, tree=self.tree.to_wire())
-        return self._frame_reusing("snapshot", {"tree": encoded} if encoded is not None else None,
-                                   v=self.version, tree=wire)
+            wire = self.tree.to_wire()
+        frame = Snapshot(self._next(), self.in_seq, self.version, wire)
+        self._keep(frame, {"tree": encoded} if encoded is not None else None)
+        return frame
 
     def welcome(
         self,
@@ -170,15 +173,7 @@ class Session(Connection):
             self.ring_bytes = 0
         elif resumed and last is not None:
             missed = self._missed_since(last)
-        joined: dict[str, Any] = {
-            "t": "joined",
-            "s": 0,
-            "a": self.in_seq,
-            "session": self.id,
-            "resume": resume_token,
-            "resumed": resumed,
-        }
-        out.frames.append(joined)
+        out.frames.append(Joined(0, self.in_seq, self.id, resume_token, resumed))
         if missed is not None:
             out.frames.extend(missed)
             return out
@@ -222,32 +217,33 @@ class Session(Connection):
         msg = message_for(frame)
         reason = refusal(self.model, msg, self.table)
         if reason is not None:
-            return Output(frames=[self._error("over_limit", reason)])
+            return Output(frames=[error_frame("over_limit", reason, self.in_seq)])
         return self._deliver(msg, now)
 
     def _intent(self, frame: Intent, now: int) -> Output:
         out = Output()
         earlier = self.intents.get(frame.iid)
         if earlier is not None:
-            out.frames.append(self._frame("intent_ack", iid=frame.iid, status=earlier))
+            out.frames.append(self._intent_ack(frame.iid, earlier))
             return out
         if not self._take_token(now):
-            out.frames.append(self._frame("intent_ack", iid=frame.iid, status="rate_limited"))
+            out.frames.append(self._intent_ack(frame.iid, "rate_limited"))
             return out
         try:
             msg = self._message_for(frame)
         except FrameError as error:
-            status = "stale" if error.code == "stale" else "invalid"
+            status: AckStatus = "stale" if error.code == "stale" else "invalid"
             self._remember(frame.iid, status)
-            out.frames.append(
-                self._frame("intent_ack", iid=frame.iid, status=status, error=error.message)
-            )
+            out.frames.append(self._intent_ack(frame.iid, status, error.message))
             return out
         self._remember(frame.iid, "ok")
         self.acted = True
-        out.frames.append(self._frame("intent_ack", iid=frame.iid, status="ok"))
+        out.frames.append(self._intent_ack(frame.iid, "ok"))
         out.extend(self._deliver(msg, now))
         return out
+
+    def _intent_ack(self, iid: str, status: AckStatus, error: str | None = None) -> IntentAck:
+        return self._keep(IntentAck(self._next(), self.in_seq, iid, status, error))
 
     def _message_for(self, frame: Intent) -> Msg:
         if frame.node == HOST_NODE_ID:
@@ -338,15 +334,15 @@ class Session(Connection):
                 if cmd.kind in RUNTIME_EFFECT_KINDS:
                     remaining.append(cmd)  # the runtime runs it (runner.py); no frame
                 else:
-                    out.frames.append(self._frame("effect", eid=cmd.eid, kind=cmd.kind,
-                                                  timeout=cmd.timeout_ms, req=cmd.req))
+                    out.frames.append(self._keep(EffectRequest(self._next(), self.in_seq, cmd.eid, cmd.kind,
+                                                               cmd.timeout_ms, cmd.req)))
                 timeout = EffectSettled(
                     cmd.eid, cmd.purpose, False, error_code=-32603, error_message="timeout", timed_out=True
                 )
                 remaining.append(StartTimer(f"effect:{cmd.eid}", cmd.timeout_ms, timeout))
             elif isinstance(cmd, CancelEffect):
                 if self.effects.pop(cmd.eid, None) is not None:
-                    out.frames.append(self._frame("effect_cancel", eid=cmd.eid))
+                    out.frames.append(self._keep(EffectCancel(self._next(), self.in_seq, cmd.eid)))
                     remaining.append(CancelTimer(f"effect:{cmd.eid}"))
             else:
                 remaining.append(cmd)
@@ -358,7 +354,7 @@ class Session(Connection):
             return typed_effect(cmd.msg, self.table.messages)
         return cmd.msg
 
-    def render(self) -> list[dict[str, Any]]:
+    def render(self) -> list[ServerFrame]:
         frames = self._theme_frames()
         tree = render(self.model, self.bodies)
         update = choose(self.tree, tree)
@@ -368,23 +364,24 @@ class Session(Connection):
         elif update.ops:
             self.version += 1
             encoded = {"ops": update.ops_bytes} if update.ops_bytes is not None else None
-            frames.append(self._frame_reusing("patch", encoded, base=self.version - 1,
-                                              v=self.version, ops=update.ops))
+            patch = Patch(self._next(), self.in_seq, self.version - 1, self.version, update.ops)
+            frames.append(self._keep(patch, encoded))
         frames.extend(self._host_frames())
         return frames
 
-    def _theme_frames(self) -> list[dict[str, Any]]:
+    def _theme_frames(self) -> list[ServerFrame]:
         state = self.model.theme
         if self.theme_sent is not None and state is self._theme_input:
             return []  # the same (immutable) theme slice as last time: the frame it gives was sent
         self._theme_input = state
-        theme = {"mode": state.mode, "vars": state.css_variables()}
+        variables = state.css_variables()
+        theme = {"mode": state.mode, "vars": variables}
         if theme == self.theme_sent:
             return []
         self.theme_sent = theme
-        return [self._frame("theme", **theme)]
+        return [self._keep(Theme(self._next(), self.in_seq, state.mode, variables))]
 
-    def _host_frames(self) -> list[dict[str, Any]]:
+    def _host_frames(self) -> list[ServerFrame]:
         # Each host event reads a few slices (hostevents.KINDS); they are immutable, so when
         # they are the same objects as last time that event cannot have changed: it is not
         # derived again, nor compared.
@@ -395,12 +392,12 @@ class Session(Connection):
         if changed is not None and not any(changed):
             return []
         self._host_inputs = now
-        frames = []
+        frames: list[ServerFrame] = []
         for kind, reads, derive in hostevents.KINDS:
             if changed is not None and not any([changed[i] for i in reads]):
                 continue
             data = derive(model)
             if data is not None and self.host_sent.get(kind) != data:
                 self.host_sent[kind] = data
-                frames.append(self._frame("host_event", kind=kind, data=data))
+                frames.append(self._keep(HostEvent(self._next(), self.in_seq, kind, data)))
         return frames

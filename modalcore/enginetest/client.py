@@ -27,6 +27,7 @@ from ..wire.frames import (
 )
 from ..wire.nodes import Node
 from ..wire.registry import tree_errors
+from ..wire.serverframes import Patch, Snapshot, error_frame, wire
 from .models import build_model
 from .table import HARNESS_TABLE, HarnessStepApplied
 
@@ -174,7 +175,7 @@ class SessionClient:
                 "connector": connector, "event": event, "data": data,
             })
         except FrameError as error:
-            return [{"t": "error", "s": 0, "a": self.session.in_seq, "code": error.code, "message": error.message}]
+            return [wire(error_frame(error.code, error.message, self.session.in_seq))]
         return self.send(frame)
 
     def resync(self, version: int = 0) -> list[dict[str, Any]]:
@@ -227,11 +228,13 @@ class SessionClient:
     # ----- bookkeeping
 
     def _take(self, out: Output) -> list[dict[str, Any]]:
-        if any(frame["t"] in ("snapshot", "patch") for frame in out.frames):
+        """The frames of one step as the page reads them (wire maps), the commands kept."""
+        if any(isinstance(frame, (Snapshot, Patch)) for frame in out.frames):
             check_tree(self.session.tree)
+        frames = [wire(frame) for frame in out.frames]
         for frame in out.frames:
-            self.server_seq = max(self.server_seq, frame["s"])
-        self.frames.extend(out.frames)
+            self.server_seq = max(self.server_seq, frame.s)
+        self.frames.extend(frames)
         self.log.extend(out.cmds)
         for cmd in out.cmds:
             if isinstance(cmd, StartTimer):
@@ -241,7 +244,7 @@ class SessionClient:
                 self.timers.pop(cmd.key, None)
             else:
                 self.cmds.append(cmd)
-        self.last = list(out.frames)
+        self.last = frames
         return self.last
 
 

@@ -17,6 +17,7 @@ from ..core.cmds import Call, CallSettled, CancelTimer, Cmd, Effect, EffectSettl
 from ..core.msg import Msg
 from ..engine.persist import PendingTimer
 from ..engine.session import Output, Session
+from ..wire.serverframes import EffectRequest, ServerFrame
 from ..rules.wallet_requests import EMBEDDED_SIGN_SERVICE, NOT_SAVED, NOT_SAVED_CODE, asks_to_sign
 from .analytics import TrackedEvent
 from .clock import Clock, TimerHandle
@@ -63,7 +64,7 @@ class CommandInterpreter:
         """The timers running, to be saved with the session."""
         return [PendingTimer(key, t.due_ms, t.msg) for key, t in self._timers.items()]
 
-    async def _send(self, frames: list[dict[str, Any]]) -> None:
+    async def _send(self, frames: list[ServerFrame]) -> None:
         raise NotImplementedError  # the runner's: on its socket, if one is attached
 
     async def _save(self, durable: bool = False) -> bool:
@@ -72,7 +73,7 @@ class CommandInterpreter:
     # ----- one step's output: frames sent, commands run (a wallet request after its state is saved)
     async def _apply(self, out: Output, now: int) -> None:
         guarded = [cmd for cmd in out.cmds if signs(cmd)]
-        if not guarded and not any(frame["t"] == "effect" for frame in out.frames):
+        if not guarded and not any(isinstance(frame, EffectRequest) for frame in out.frames):
             await self._send(out.frames)
             self._run_cmds(out.cmds, now)
             return
@@ -86,16 +87,16 @@ class CommandInterpreter:
         self._run_cmds([cmd for cmd in out.cmds if not signs(cmd)], now)
         landed = await self._save(durable=True)
         held = [frame for frame in out.frames
-                if frame["t"] == "effect" and asks_to_sign(frame["kind"], frame["req"])]
+                if isinstance(frame, EffectRequest) and asks_to_sign(frame.kind, frame.req)]
         if landed or (not held and not guarded):
             await self._send(out.frames)
             self._run_cmds(guarded, now)
             return
         log.warning("session %s: %d wallet requests not sent, their state is not saved", self.id,
                     len(held) + len(guarded))
-        await self._send(self.session.withhold(out.frames, {frame["eid"] for frame in held}))
+        await self._send(self.session.withhold(out.frames, {frame.eid for frame in held}))
         for frame in held:
-            self._refuse_effect(frame["eid"])
+            self._refuse_effect(frame.eid)
         for cmd in guarded:
             if isinstance(cmd, Call):
                 self._queue.put_nowait(Deliver(CallSettled(cmd.purpose, False, error=NOT_SAVED, failure="upstream",

@@ -11,6 +11,7 @@ from ..core.cmds import Cmd
 from ..slices.model import Model
 from ..core.msg import Msg
 from ..wire.frames import ClientFrame
+from ..wire.serverframes import ServerFrame
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,7 @@ class Step:
     before: Model
     after: Model
     cause: ClientFrame | Msg | None
-    frames: list[dict[str, Any]]
+    frames: list[ServerFrame]
     cmds: list[Cmd]
     effects_before: Mapping[str, str] = field(default_factory=dict)
 

@@ -30,6 +30,7 @@ from ..engine.session import Output, Session
 from ..rules.limits import UNUSED_SESSION_EVICT_MS
 from ..store.base import SessionStore
 from ..wire.frames import AnnouncedWallet, ClientFrame
+from ..wire.serverframes import Ack, ServerFrame, encoded, error_frame
 from .analytics import AnalyticsSink
 from .clock import Clock, TimerHandle
 from .commands import CommandInterpreter, Timer
@@ -293,9 +294,7 @@ class SessionRunner(CommandInterpreter):
                 return False
             if isinstance(item, SendError):
                 if item.outlet is self.outlet:
-                    error = {"t": "error", "s": 0, "a": self.session.in_seq,
-                             "code": item.code, "message": item.message}
-                    await self._send([error])
+                    await self._send([error_frame(item.code, item.message, self.session.in_seq)])
                     if item.close_code is not None and self.outlet is item.outlet:
                         self.outlet = None
                         await close_quietly(item.outlet, item.close_code, item.code)
@@ -304,7 +303,7 @@ class SessionRunner(CommandInterpreter):
             if isinstance(item, AckDue):
                 self._ack_handle = None
                 if self.outlet is not None and self.session.in_seq > self._told:
-                    await self._send([{"t": "ack", "s": 0, "a": self.session.in_seq}])
+                    await self._send([Ack(0, self.session.in_seq)])
                 return False
             if isinstance(item, Evict):
                 if self.outlet is None and not self._calls:
@@ -359,14 +358,14 @@ class SessionRunner(CommandInterpreter):
             except Exception:
                 log.exception("session %s: an observer failed", self.id)
 
-    async def _send(self, frames: list[dict[str, Any]]) -> None:
+    async def _send(self, frames: list[ServerFrame]) -> None:
         outlet = self.outlet
         if outlet is None or not frames:
             return
         try:
             for frame in frames:
-                await outlet.send_bytes(self.session.encoded(frame))  # the ring's bytes
-                self._told = max(self._told, int(frame.get("a", 0)))
+                await outlet.send_bytes(encoded(frame))  # a numbered frame's bytes: the ring's
+                self._told = max(self._told, frame.a)
             # one event-loop turn: the socket writes these frames together now (they were queued
             # in its buffer, server/wsprotocol.py), before the observers and the save run
             await asyncio.sleep(0)

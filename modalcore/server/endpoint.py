@@ -13,7 +13,8 @@ from typing import Any
 from ..rules.limits import JOIN_TIMEOUT_S, TOO_LARGE_LIMIT
 from ..runtime.runner import SessionRunner
 from ..slices.options import OptionsError
-from ..wire.codec import MAX_FRAME_BYTES, encode
+from ..wire.codec import MAX_FRAME_BYTES
+from ..wire.serverframes import Goodbye, encoded, error_frame
 from ..wire.frames import FrameError, Intent, Join, Leave, parse_client_frame
 from .config import EngineConfig, Project
 from .hub import Hub
@@ -42,12 +43,12 @@ class _Gone(Exception):
 class Refused(Exception):
     """The handshake ends: send `t` {code, message}, then close the socket with `close_code`."""
 
-    def __init__(self, code: str, message: str, close_code: int, frame_type: str = "error") -> None:
+    def __init__(self, code: str, message: str, close_code: int, goodbye: bool = False) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
         self.close_code = close_code
-        self.frame_type = frame_type
+        self.goodbye = goodbye  # a `goodbye` frame (the session ends) rather than an `error`
 
 
 async def websocket_endpoint(ws: Socket, hub: Hub, config: EngineConfig, metrics: Metrics) -> None:
@@ -125,7 +126,7 @@ async def _handshake(outlet: MeteredOutlet, hub: Hub, project_id: str, project: 
     try:
         options = hub.options(join.opts)
     except OptionsError as error:
-        raise Refused("invalid_options", str(error), CLOSE_INVALID_OPTIONS, "goodbye") from error
+        raise Refused("invalid_options", str(error), CLOSE_INVALID_OPTIONS, goodbye=True) from error
     runner = await hub.create(origin, join, options, address)
     await runner.attach(outlet, hub.token_issuer(runner.id, project_id, origin), resumed=False,
                         last=None)
@@ -219,10 +220,10 @@ class _FrameReader:
 
 
 async def _refuse(ws: Socket, refused: Refused) -> None:
-    frame = {"t": refused.frame_type, "s": 0, "a": 0,
-             "code": refused.code, "message": refused.message}
+    frame = (Goodbye(0, 0, refused.code, refused.message) if refused.goodbye
+             else error_frame(refused.code, refused.message))
     try:
-        await ws.send_bytes(encode(frame))
+        await ws.send_bytes(encoded(frame))
     except Exception:
         return
     await _close(ws, refused.close_code)

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from . import framegen
+
 JsonType = Literal["string", "integer", "boolean", "array", "object"]
 
 
@@ -224,10 +226,44 @@ SCHEMA_PATH = ROOT / "protocol" / "nodes.schema.json"
 TS_PATH = ROOT / "renderer" / "src" / "nodes.gen.ts"
 
 
+FRAMES_TS_PATH = ROOT / "renderer" / "src" / "frames.gen.ts"
+
+
+def generated() -> dict[str, str]:
+    """Every generated file (path under the repository -> its text): the node schema and the
+    renderer's node prop and server frame types (wire/framegen.py)."""
+    return {
+        "protocol/nodes.schema.json": schema_text(),
+        "renderer/src/nodes.gen.ts": typescript_text(),
+        "renderer/src/frames.gen.ts": framegen.typescript_text(),
+    }
+
+
 def write(root: Path = ROOT) -> None:
-    (root / "protocol" / "nodes.schema.json").write_text(schema_text())
-    (root / "renderer" / "src" / "nodes.gen.ts").write_text(typescript_text())
+    for path, text in generated().items():
+        (root / path).write_text(text)
+
+
+def stale(root: Path = ROOT) -> list[str]:
+    """The generated files that differ from what the registry and the frames give now."""
+    return [path for path, text in generated().items()
+            if not (root / path).exists() or (root / path).read_text() != text]
+
+
+def main(argv: list[str]) -> int:
+    """`python -m modalcore.wire.registry [--check] [ROOT]`: write the generated files, or with
+    `--check` only say which are stale (exit 1)."""
+    check = "--check" in argv
+    rest = [arg for arg in argv if arg != "--check"]
+    root = Path(rest[0]) if rest else ROOT
+    if not check:
+        write(root)
+        return 0
+    old = stale(root)
+    for path in old:
+        print(f"stale: {path} (run: python -m modalcore.wire.registry)", file=sys.stderr)
+    return 1 if old else 0
 
 
 if __name__ == "__main__":
-    write(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT)
+    sys.exit(main(sys.argv[1:]))

@@ -13,8 +13,8 @@ from modalcore.core.cmds import Call, CallSettled, Cmd
 from modalcore.slices.model import initial_model
 from modalcore.engine.session import Session
 from modalcore.slices.options import parse_options
-from modalcore.wire.codec import encode
 from modalcore.wire.frames import AnnouncedWallet, Env, Intent
+from modalcore.wire.serverframes import Patch, ServerFrame, Snapshot, encoded
 from modalcore_dev.bench.stats import line, summary
 
 OPTIONS = {"networks": ["eip155:31337", "eip155:31338"], "metadata": {"name": "Bench dApp"}}
@@ -62,8 +62,8 @@ class _Client:
         out = self.session.receive(frame, self.now)
         return out.cmds
 
-    def settle(self, cmds: list[Cmd]) -> list[dict[str, object]]:
-        frames: list[dict[str, object]] = []
+    def settle(self, cmds: list[Cmd]) -> list[ServerFrame]:
+        frames: list[ServerFrame] = []
         for cmd in cmds:
             if isinstance(cmd, Call) and cmd.service == "directory":
                 result = asyncio.run(run_query(None, None, "", dict(cmd.args)))
@@ -80,13 +80,13 @@ def all_wallets_sizes() -> tuple[int, tuple[str, int], int]:
     session.welcome("token", resumed=False, last=None)
     client = _Client(session)
     client.settle(client.intent("host", "open", {"view": "AllWallets"}))
-    first = len(encode(session.snapshot()))
+    first = len(encoded(session.snapshot()))
     frames = client.settle(client.intent("all/list", "more"))
-    drawn = [f for f in frames if f["t"] in ("patch", "snapshot")]
-    patch = (str(drawn[-1]["t"]), len(encode(drawn[-1]))) if drawn else ("none", 0)
+    drawn = [f for f in frames if isinstance(f, (Patch, Snapshot))]
+    patch = (drawn[-1].t, len(encoded(drawn[-1]))) if drawn else ("none", 0)
     while session.model.directory.has_more:
         client.settle(client.intent("all/list", "more"))
-    return first, patch, len(encode(session.snapshot()))
+    return first, patch, len(encoded(session.snapshot()))
 
 
 def run() -> list[str]:

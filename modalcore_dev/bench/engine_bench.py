@@ -15,8 +15,8 @@ from modalcore.core.cmds import Call, CallSettled
 from modalcore.slices.model import initial_model
 from modalcore.engine.session import Session
 from modalcore.slices.options import parse_options
-from modalcore.wire.codec import encode
 from modalcore.wire.frames import AnnouncedWallet, Env, Intent
+from modalcore.wire.serverframes import Patch, ServerFrame, encoded
 from modalcore_dev.bench.stats import line, summary
 
 WALLETS = [
@@ -42,7 +42,7 @@ class Clicker:
         self.seq = 0
         self.answered: dict[str, Any] = {}
 
-    def intent(self, node: str, act: str = "press", args: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    def intent(self, node: str, act: str = "press", args: dict[str, Any] | None = None) -> list[ServerFrame]:
         self.seq += 1
         frame = Intent(t="intent", s=self.seq, a=self.session.out_seq, iid=f"i{self.seq}", node=node,
                        act=act, args=args or {})
@@ -70,16 +70,16 @@ def intent_to_patch(rounds: int = 2000) -> tuple[list[float], list[int]]:
         node, act = cycle[index % len(cycle)]
         start = time.perf_counter_ns()
         frames = clicker.intent(node, act)
-        encoded = [session.encoded(frame) for frame in frames]
+        sent = [encoded(frame) for frame in frames]
         timings.append((time.perf_counter_ns() - start) / 1000)
         clicker.settle(clicker.pending)  # data arriving is not part of the press
-        patch_bytes += [len(data) for frame, data in zip(frames, encoded, strict=True) if frame["t"] == "patch"]
+        patch_bytes += [len(data) for frame, data in zip(frames, sent, strict=True) if isinstance(frame, Patch)]
     return timings, patch_bytes
 
 
 def connect_snapshot_bytes() -> int:
     session = new_session()
-    return len(encode(session.snapshot()))
+    return len(encoded(session.snapshot()))
 
 
 def memory_per_idle_session(count: int = 2000) -> float:

@@ -11,8 +11,8 @@ from modalcore.i18n.catalog import LANGUAGES, catalogue
 from modalcore.i18n.extract import extract
 from modalcore.slices.model import initial_model
 from modalcore.slices.options import parse_options
-from modalcore.wire.codec import encode
 from modalcore.wire.frames import Env
+from modalcore.wire.serverframes import encoded
 from modalcore_dev.bench.engine_bench import OPTIONS, WALLETS, Clicker
 from modalcore_dev.bench.stats import line, summary
 
@@ -35,7 +35,7 @@ def intent_to_patch(language: str, rounds: int = 2000) -> list[float]:
         start = time.perf_counter_ns()
         frames = clicker.intent(node, act)
         for frame in frames:
-            session.encoded(frame)
+            encoded(frame)
         timings.append((time.perf_counter_ns() - start) / 1000)
         clicker.settle(clicker.pending)
     return timings
@@ -47,7 +47,7 @@ def run() -> list[str]:
     english = summary(intent_to_patch("en"))
     for language in LANGUAGES:
         s = english if language == "en" else summary(intent_to_patch(language))
-        bytes_ = len(encode(new_session(language).snapshot()))
+        bytes_ = len(encoded(new_session(language).snapshot()))
         out.append(line(f"intent → patch p50 / p99, {language}",
                         f"{s['p50']:.0f} / {s['p99']:.0f} µs; Connect snapshot {bytes_} B"))
     start = time.perf_counter()

@@ -162,6 +162,7 @@ SERVER: list[tuple[str, Any]] = [
         "--w3m-border-radius-master": "4px", "--w3m-z-index": "999", "--w3m-color-mix-strength": "0%"}}),
     ("server/error", {"t": "error", "s": 12, "a": 4, "code": "malformed", "message": "a frame is a msgpack map"}),
     ("server/goodbye", {"t": "goodbye", "s": 13, "a": 4, "code": "expired", "message": "The session ended"}),
+    ("server/ack", {"t": "ack", "s": 0, "a": 5}),
 ]
 
 # ----- codec vectors: scalars and containers at msgpack size boundaries

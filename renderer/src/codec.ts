@@ -3,7 +3,7 @@
  * Client frames are built with their keys in the documented order; server frames are checked
  * here, at the socket edge, so nothing further in sees an unchecked map.
  */
-import type { WireNode } from './tree';
+import { type FieldCheck, SERVER_FIELDS, type ServerFrame } from './frames.gen';
 
 // ----- msgpack, written the way the engine's Python msgpack writes it: the smallest integer
 // form (64-bit forms included, so 2^53 stays an integer), str (never raw) for strings, bin for
@@ -265,45 +265,17 @@ export function encodeClientFrame(body: ClientBody, s: number, a: number): Uint8
   return encodeValue(clientFrame(body, s, a));
 }
 
-// ----- server -> client
+// ----- server -> client: the types and the field table are generated from the engine's typed
+// frames (modalcore/wire/serverframes.py), so the two sides cannot drift apart.
 
-type Envelope = { s: number; a: number };
-export type ServerFrame = Envelope &
-  (
-    | { t: 'joined'; session: string; resume: string; resumed: boolean }
-    | { t: 'snapshot'; v: number; tree: WireNode }
-    | { t: 'patch'; base: number; v: number; ops: unknown[] }
-    | { t: 'effect'; eid: string; kind: string; timeout: number; req: Dict }
-    | { t: 'effect_cancel'; eid: string }
-    | { t: 'intent_ack'; iid: string; status: string; error?: string }
-    | { t: 'host_event'; kind: string; data: Dict }
-    | { t: 'theme'; mode: string; vars: Dict }
-    | { t: 'error'; code: string; message: string }
-    | { t: 'goodbye'; code: string; message: string }
-    | { t: 'ack' }
-  );
-
-type Kind = 'str' | 'int' | 'bool' | 'map' | 'list' | 'node' | 'str?';
-
-const SERVER_FIELDS: Record<ServerFrame['t'], Record<string, Kind>> = {
-  joined: { session: 'str', resume: 'str', resumed: 'bool' },
-  snapshot: { v: 'int', tree: 'node' },
-  patch: { base: 'int', v: 'int', ops: 'list' },
-  effect: { eid: 'str', kind: 'str', timeout: 'int', req: 'map' },
-  effect_cancel: { eid: 'str' },
-  intent_ack: { iid: 'str', status: 'str', error: 'str?' },
-  host_event: { kind: 'str', data: 'map' },
-  theme: { mode: 'str', vars: 'map' },
-  error: { code: 'str', message: 'str' },
-  goodbye: { code: 'str', message: 'str' },
-  ack: {},
-};
+export type { ServerFrame } from './frames.gen';
 
 function isMap(value: unknown): value is Dict {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
 }
 
-function fits(value: unknown, kind: Kind): boolean {
+function fits(value: unknown, kind: FieldCheck): boolean {
+  if (typeof kind !== 'string') return typeof value === 'string' && kind.includes(value);
   switch (kind) {
     case 'str':
       return typeof value === 'string';

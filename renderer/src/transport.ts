@@ -4,6 +4,7 @@
  * protocol and nothing of the product: trees, effects and host events go to its sink.
  */
 import { type ClientBody, type Dict, type ServerFrame, decodeServerFrame, encodeClientFrame } from './codec';
+import type { IntentAckFrame, JoinedFrame } from './frames.gen';
 import { applyOps } from './patch';
 import type { WireNode } from './tree';
 import type { EffectOutcome } from './bridge';
@@ -27,7 +28,7 @@ export interface Clock {
   random(): number;
 }
 
-export type IntentStatus = 'ok' | 'stale' | 'invalid' | 'rate_limited' | string;
+export type IntentStatus = IntentAckFrame['status'];
 
 /** Where the transport delivers what the engine says. */
 export interface TransportSink {
@@ -253,7 +254,7 @@ export class Transport {
     this.outbox = this.outbox.filter((e) => e.s === 0 || e.s > a || e.body.t === 'intent');
   }
 
-  private welcome(frame: Extract<ServerFrame, { t: 'joined' }>): void {
+  private welcome(frame: JoinedFrame): void {
     this.writeStr('resume', frame.resume);
     if (!frame.resumed) {
       // A new session numbers its frames from 1 and knows nothing of the old tree or effects.

@@ -1,7 +1,8 @@
 /** The shared vectors (protocol/vectors/): the same files pin the Python side. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type ClientBody, FrameError, decodeServerFrame, decodeValue, encodeClientFrame, encodeValue } from '../src/codec';
+import { type ClientBody, FrameError, type ServerFrame, decodeServerFrame, decodeValue, encodeClientFrame, encodeValue } from '../src/codec';
+import { SERVER_FIELDS } from '../src/frames.gen';
 import { applyOps } from '../src/patch';
 import type { WireNode } from '../src/tree';
 import { hex, readVectors } from './helpers';
@@ -49,4 +50,18 @@ test('server frame check refuses what is not a frame', () => {
   for (const value of [[1, 2], { t: 'nope', s: 1, a: 0 }, { t: 'patch', s: 1, a: 0, base: 'x', v: 2, ops: [] }]) {
     assert.throws(() => decodeServerFrame(encodeValue(value)), FrameError);
   }
+});
+
+// The frame types and checks are generated from the engine's typed frames (frames.gen.ts):
+// every kind they list has a shared vector, and a field outside its documented values is refused.
+test('every generated server frame kind has a vector', () => {
+  const kinds = new Set(codec.filter((v) => v.name.startsWith('server/')).map((v) => (v.value as { t: string }).t));
+  assert.deepEqual([...kinds].sort(), Object.keys(SERVER_FIELDS).sort());
+});
+
+test('server frame check refuses an intent_ack status the protocol does not list', () => {
+  const ack = { t: 'intent_ack', s: 3, a: 1, iid: 'i1', status: 'fine' };
+  assert.throws(() => decodeServerFrame(encodeValue(ack)), FrameError);
+  const frame: ServerFrame = decodeServerFrame(encodeValue({ ...ack, status: 'stale' }));
+  assert.equal(frame.t === 'intent_ack' ? frame.status : null, 'stale');
 });

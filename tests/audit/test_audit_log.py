@@ -29,6 +29,7 @@ from modalcore.store.memory import MemoryStore
 from modalcore.store.sqlite import SqliteStore
 from modalcore_testing import FakeOutlet
 from modalcore.wire.frames import EffectError, EffectResult, Env, Intent, WalletEvent
+from modalcore.wire.serverframes import EffectRequest
 
 from ..devwallet import ADDRESS, DEV_WALLET, WALLET_NODE
 from ..siwx_flow.test_siwx_flow import SiwxWorld
@@ -243,9 +244,8 @@ def test_rule_a_transaction_request_and_its_outcome_carry_the_transaction_hash()
 
     model = Model(session_id="s")
     tx = {"from": ADDRESS, "to": ADDRESS, "value": "0x1"}
-    asked = Step("s", 1, model, model, None, [{
-        "t": "effect", "s": 4, "a": 1, "eid": "e7", "kind": "eip1193", "timeout": 1000,
-        "req": {"connector": "uuid-1", "method": "eth_sendTransaction", "params": [tx]}}], [],
+    asked = Step("s", 1, model, model, None, [EffectRequest(
+        4, 1, "e7", "eip1193", 1000, {"connector": "uuid-1", "method": "eth_sendTransaction", "params": [tx]})], [],
         {})
     records, pending = derive(asked, {})
     assert [(r.kind, r.data["method"]) for r in records] == [

@@ -15,6 +15,7 @@ from modalcore.rules import limits as L
 from modalcore.wire.codec import encode
 from modalcore.wire.frames import FrameError, parse_client_frame
 from modalcore.wire.nodes import Node
+from modalcore.wire.serverframes import IntentAck
 
 Make = Callable[..., Harness]
 
@@ -271,7 +272,7 @@ def test_the_frame_ring_is_bounded_in_bytes_for_a_client_that_never_acknowledges
         frame = Intent(t="intent", s=n + 1, a=0, iid=f"t{n}", node="host", act="set_theme_variables",
                        args={"variables": variables})
         out = session.receive(frame, 100 * n)
-        assert [f["status"] for f in out.frames if f["t"] == "intent_ack"] == ["ok"]
+        assert [f.status for f in out.frames if isinstance(f, IntentAck)] == ["ok"]
     held = sum(len(data) for _, data in session.ring)
     assert held <= L.RING_BYTES
     assert held == session.ring_bytes

@@ -21,6 +21,7 @@ from modalcore.engine.session import Session
 from modalcore.store.base import NO_BLOBS
 from modalcore.store.memory import MemoryStore
 from modalcore_testing import RunnerRig
+from modalcore.wire.serverframes import Joined
 
 
 class _GatedStore(MemoryStore):
@@ -69,10 +70,11 @@ def test_rule_a_rejoin_past_the_saved_numbering_gets_a_snapshot_after_last(
     saved_seq = restored.out_seq
     seen_by_client = saved_seq + 3  # frames the dead owner sent after its last save
     out = restored.welcome("t2", resumed=True, last=seen_by_client, now=clock.now_ms())
-    numbered: list[dict[str, Any]] = [f for f in out.frames if f["s"] > 0]
-    assert out.frames[0]["t"] == "joined" and out.frames[0]["resumed"] is True
-    assert "snapshot" in [f["t"] for f in numbered]
-    assert min(f["s"] for f in numbered) == seen_by_client + 1
+    numbered = [f for f in out.frames if f.s > 0]
+    joined = out.frames[0]
+    assert isinstance(joined, Joined) and joined.resumed is True
+    assert "snapshot" in [f.t for f in numbered]
+    assert min(f.s for f in numbered) == seen_by_client + 1
     # an ordinary rejoin (nothing missed) still gets nothing more than `joined`
     again = restored.welcome("t3", resumed=True, last=restored.out_seq, now=clock.now_ms())
-    assert [f["t"] for f in again.frames] == ["joined"]
+    assert [f.t for f in again.frames] == ["joined"]

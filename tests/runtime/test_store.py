@@ -49,7 +49,7 @@ def test_session_round_trip(make_session: Callable[[FakeClock], Session]) -> Non
     assert not restored.ring  # the ring does not survive
     # a retransmitted intent is still answered with its first outcome after a restore
     out = restored.receive(parse_client_frame(encode(frame)), clock.now_ms())
-    assert [f["t"] for f in out.frames] == ["intent_ack"]
+    assert [f.t for f in out.frames] == ["intent_ack"]
     assert session_from_bytes(data).id == "s1"
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from modalcore.wire import registry
+from modalcore.wire import framegen, registry
 from modalcore.wire.nodes import node
 from modalcore.wire.registry import NodeContractError, prop_errors, tree_errors
 
@@ -28,6 +28,24 @@ def test_the_committed_schema_is_generated_from_the_registry() -> None:
 def test_the_renderer_prop_types_are_generated_from_the_registry() -> None:
     assert (ROOT / "renderer" / "src" / "nodes.gen.ts").read_text() == registry.typescript_text(), \
         "run: python -m modalcore.wire.registry"
+
+
+def test_rule_the_renderer_frame_types_are_generated_from_the_typed_server_frames() -> None:
+    assert (ROOT / "renderer" / "src" / "frames.gen.ts").read_text() == framegen.typescript_text(), \
+        "run: python -m modalcore.wire.registry"
+    assert registry.stale() == []
+
+
+def test_rule_the_check_mode_fails_on_a_stale_generated_file(tmp_path: Path) -> None:
+    for path, text in registry.generated().items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    assert registry.main(["--check", str(tmp_path)]) == 0
+    frames = tmp_path / "renderer" / "src" / "frames.gen.ts"
+    frames.write_text(frames.read_text().replace("  status: 'ok' | ", "  status: 'fine' | "))
+    assert registry.main(["--check", str(tmp_path)]) == 1
+    registry.main([str(tmp_path)])
+    assert registry.main(["--check", str(tmp_path)]) == 0
 
 
 def test_the_schema_lists_every_node_type_and_closes_props() -> None:

@@ -19,7 +19,7 @@ DIFFS: list[dict[str, Any]] = json.loads((VECTORS / "diff.json").read_text(encod
 
 CLIENT_TYPES = {"join", "intent", "effect_result", "wallet_event", "resync", "leave", "ack"}
 SERVER_TYPES = {"joined", "snapshot", "patch", "effect", "effect_cancel", "intent_ack", "host_event",
-                "theme", "error", "goodbye"}
+                "theme", "error", "goodbye", "ack"}
 # PROTOCOL.md field order after the envelope (t, s, a); optional fields in brackets are omitted
 FIELD_ORDER = {
     "join": ["project", "resume", "last", "env", "opts", "wallets"],

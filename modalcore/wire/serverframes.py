@@ -1,0 +1,206 @@
+"""Server → client frames (PROTOCOL.md, "Server → client"): one typed definition per kind.
+
+Frames are built as these classes, turned into wire maps in one place (`wire`) and into msgpack
+in one place (`encoded`, which keeps the bytes on the frame: a numbered frame is encoded once,
+and the resend ring holds those very bytes). A wire map becomes a typed frame again in
+`server_frame` (a resume's replay, the tests). The renderer's frame types
+(`renderer/src/frames.gen.ts`) are generated from these classes: `python -m modalcore.wire.registry`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Annotated, Any, ClassVar, Literal, Union, get_args
+
+from .codec import encode, encode_with
+
+
+@dataclass(frozen=True)
+class TS:
+    """The TypeScript type of a field whose Python type says less (the generator reads it)."""
+
+    type: str
+    check: str  # the kind the renderer checks at the socket edge (codec.ts `fits`)
+
+
+JsonMap = Annotated[dict[str, Any], TS("Record<string, unknown>", "map")]
+WireTree = Annotated[dict[str, Any], TS("WireNode", "node")]
+WireOps = Annotated[list[Any], TS("unknown[]", "list")]
+AckStatus = Literal["ok", "stale", "invalid", "rate_limited"]
+ACK_STATUSES: tuple[AckStatus, ...] = get_args(AckStatus)
+
+
+def ack_status(value: object) -> AckStatus:
+    """An intent's remembered outcome read back (a saved session): one of `AckStatus`."""
+    for status in ACK_STATUSES:
+        if value == status:
+            return status
+    raise ValueError(f"not an intent_ack status: {value!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class _ServerFrame:
+    """The envelope (PROTOCOL.md, "Frame envelope"): `s` numbers the frame (0: not numbered),
+    `a` acknowledges the client's frames. `_data` holds the frame's bytes once encoded."""
+
+    t: ClassVar[str]
+    s: int
+    a: int
+    _data: bytes | None = dataclasses.field(default=None, init=False, repr=False, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Joined(_ServerFrame):
+    t: ClassVar[str] = "joined"
+    session: str
+    resume: str
+    resumed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot(_ServerFrame):
+    t: ClassVar[str] = "snapshot"
+    v: int
+    tree: WireTree
+
+
+@dataclass(frozen=True, slots=True)
+class Patch(_ServerFrame):
+    t: ClassVar[str] = "patch"
+    base: int
+    v: int
+    ops: WireOps
+
+
+@dataclass(frozen=True, slots=True)
+class EffectRequest(_ServerFrame):
+    """`effect`: something only the browser can do."""
+
+    t: ClassVar[str] = "effect"
+    eid: str
+    kind: str
+    timeout: int
+    req: JsonMap
+
+
+@dataclass(frozen=True, slots=True)
+class EffectCancel(_ServerFrame):
+    t: ClassVar[str] = "effect_cancel"
+    eid: str
+
+
+@dataclass(frozen=True, slots=True)
+class IntentAck(_ServerFrame):
+    t: ClassVar[str] = "intent_ack"
+    iid: str
+    status: AckStatus
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HostEvent(_ServerFrame):
+    t: ClassVar[str] = "host_event"
+    kind: str
+    data: JsonMap
+
+
+@dataclass(frozen=True, slots=True)
+class Theme(_ServerFrame):
+    t: ClassVar[str] = "theme"
+    mode: str
+    vars: JsonMap
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorFrame(_ServerFrame):
+    """`error`: a frame was refused (built by `error_frame`)."""
+
+    t: ClassVar[str] = "error"
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Goodbye(_ServerFrame):
+    t: ClassVar[str] = "goodbye"
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ack(_ServerFrame):
+    """A bare acknowledgement: nothing else to send for a while after receiving."""
+
+    t: ClassVar[str] = "ack"
+
+
+ServerFrame = Union[Joined, Snapshot, Patch, EffectRequest, EffectCancel, IntentAck, HostEvent, Theme,
+                    ErrorFrame, Goodbye, Ack]
+SERVER_FRAMES: tuple[type[_ServerFrame], ...] = (Joined, Snapshot, Patch, EffectRequest, EffectCancel, IntentAck,
+                                                 HostEvent, Theme, ErrorFrame, Goodbye, Ack)
+BY_TYPE: dict[str, type[_ServerFrame]] = {cls.t: cls for cls in SERVER_FRAMES}
+
+
+def _wire_fields(cls: type[_ServerFrame]) -> tuple[str, ...]:
+    """The fields after the envelope, in PROTOCOL.md's order (the class's)."""
+    return tuple(f.name for f in dataclasses.fields(cls) if f.init and f.name not in ("s", "a"))
+
+
+FIELDS: dict[type[_ServerFrame], tuple[str, ...]] = {cls: _wire_fields(cls) for cls in SERVER_FRAMES}
+
+
+def error_frame(code: str, message: str, acked: int = 0) -> ErrorFrame:
+    """The `error` frame refusing a client frame: not numbered, never kept for a resume."""
+    return ErrorFrame(0, acked, code, message)
+
+
+def wire(frame: ServerFrame) -> dict[str, Any]:
+    """The frame as the map on the wire: envelope first, fields in protocol order, optional
+    fields omitted when absent."""
+    value: dict[str, Any] = {"t": frame.t, "s": frame.s, "a": frame.a}
+    for name in FIELDS[type(frame)]:
+        field = getattr(frame, name)
+        if field is not None:
+            value[name] = field
+    return value
+
+
+def encoded(frame: ServerFrame, known: dict[str, bytes] | None = None) -> bytes:
+    """The frame's msgpack bytes, made once and kept on the frame (`known`: field -> bytes of
+    field values already packed, e.g. a patch's ops measured while choosing it)."""
+    data = frame._data
+    if data is None:
+        value = wire(frame)
+        data = encode_with(value, known) if known else encode(value)
+        object.__setattr__(frame, "_data", data)
+    return data
+
+
+def with_bytes(frame: ServerFrame, data: bytes) -> None:
+    """Let the frame carry `data` (its own encoding, e.g. a copy shared by many sessions)."""
+    object.__setattr__(frame, "_data", data)
+
+
+class NotAServerFrame(ValueError):
+    """A map that is not one of the server frames."""
+
+
+def server_frame(value: object, data: bytes | None = None) -> ServerFrame:
+    """The typed frame of a wire map (`data`: its bytes, when known)."""
+    if not isinstance(value, dict):
+        raise NotAServerFrame("a frame is a map")
+    cls = BY_TYPE.get(value.get("t"))  # type: ignore[arg-type]
+    if cls is None:
+        raise NotAServerFrame(f"unknown frame type {value.get('t')!r}")
+    names = FIELDS[cls]
+    extra = set(value) - {"t", "s", "a", *names}
+    if extra:
+        raise NotAServerFrame(f"{cls.t}: unknown fields {sorted(extra)}")
+    try:
+        frame: ServerFrame = cls(value["s"], value["a"], **{n: value[n] for n in names if n in value})  # type: ignore[assignment]
+    except (KeyError, TypeError) as error:
+        raise NotAServerFrame(f"{cls.t}: {error}") from None
+    if data is not None:
+        with_bytes(frame, data)
+    return frame
