@@ -8,8 +8,8 @@ from typing import Any
 
 from ..slices.accounts import holds_connection
 from ..slices.model import Model
-from ..runtime.analytics import AnalyticsSink, TrackedEvent
-from ..runtime.observe import Step
+from ..ports.analytics import AnalyticsSink, TrackedEvent
+from ..ports.observe import Step
 
 MODAL_CREATED = "MODAL_CREATED"  # counted locally, never posted (SPEC §7)
 

@@ -13,8 +13,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ..runtime.analytics import TrackedEvent
-from ..runtime.clock import Clock
+from ..ports.analytics import TrackedEvent
+from ..ports.clock import Clock
 from ..services.hosted import HostedApi
 from .events import MODAL_CREATED
 from .gate import TelemetryGate

@@ -18,8 +18,8 @@ from ..core.msg import Msg
 from ..engine.persist import PendingTimer
 from ..engine.session import Output, Session
 from ..rules.wallet_requests import EMBEDDED_SIGN_SERVICE, NOT_SAVED, NOT_SAVED_CODE, asks_to_sign
-from .analytics import TrackedEvent
-from .clock import Clock, TimerHandle
+from ..ports.analytics import TrackedEvent
+from ..ports.clock import Clock, TimerHandle
 from .inbox import Inbox
 from .runner_inputs import Deliver, Item, TimerFired
 from .services import ServiceContext
