@@ -374,6 +374,26 @@ def test_a_request_lost_with_a_reload_is_shown_lost_and_never_reissued(driver: H
     assert driver.model.router.tx_stack == ()
 
 
+def test_the_pages_own_time_out_leaves_the_send_lost_not_declined(driver: Harness) -> None:
+    """PROTOCOL.md: the page's wait ran out is the answer -32603 "timeout", decoded once at the
+    engine's edge into the failure kind `timeout` (issue 30): the send is lost, never re-asked."""
+    effect = send(driver)
+    driver.answer_last(code=-32603, message="timeout", eid=effect["eid"])
+    pending = driver.model.send.pending
+    assert pending is not None and pending.status == "lost"
+    assert driver.node("send-preview/lost/alert").p["message"].startswith(send_tx.LOST_TIMEOUT)
+    assert driver.effects("eth_sendTransaction") == [effect]
+
+
+def test_a_wallet_error_that_reads_timeout_is_a_refusal_not_a_time_out(driver: Harness) -> None:
+    """Only the page's own -32603 "timeout" is a time-out: a wallet's 4001 saying "timeout" is
+    the visitor's no, shown on the form (issue 30)."""
+    effect = send(driver)
+    driver.answer_last(code=4001, message="timeout", eid=effect["eid"])
+    assert driver.model.send.pending is None
+    assert driver.model.send.error == "Transaction declined in the wallet"
+
+
 def test_a_late_answer_to_a_lost_request_is_ignored(driver: Harness) -> None:
     effect = send(driver)
     driver.rejoin(last=None)

@@ -27,7 +27,8 @@ from ...rules import limits as L
 from .convert_api import NATIVE_TOKEN_ADDRESS, ConvertApi
 from .networks import chain_of
 from .select import swap_provider
-from .types import NATIVE, NOT_SUPPORTED_SWAPS, InsufficientLiquidity, SwapError, TxRequest
+from .types import (NATIVE, InsufficientLiquidity, ListedToken, SwapError, SwapNotSupported, SwapTokens,
+                    TxRequest)
 from .uniswap_v2 import UniswapV2Market
 
 MAX_SWAP_TOKENS = L.MAX_SWAP_TOKENS
@@ -111,20 +112,22 @@ async def tx_receipt(http: httpx.AsyncClient, *, rpc_url: str, hash: str, polls:
 
 
 async def swap_tokens(http: httpx.AsyncClient, markets: Mapping[int, UniswapV2Market],
-                      hosted: ConvertApi | None = None, *, network: str) -> dict[str, Any]:
+                      hosted: ConvertApi | None = None, *, network: str) -> SwapTokens:
     """The network's swap token list beyond its configured tokens: none for a local market (its
     configured tokens are its list); the hosted `/v1/convert/tokens` list on SPEC §9's swap
-    networks; 'Network not supported for Swaps' elsewhere, before any request."""
+    networks; elsewhere `supported: false` (the network has no swaps), before any request."""
     chain_id = chain_of(network)
     if chain_id is not None and chain_id in markets:
-        return {"tokens": []}
+        return {"tokens": [], "supported": True}
     if hosted is None or chain_id is None:
-        raise ServiceError(NOT_SUPPORTED_SWAPS, "invalid")
+        return {"tokens": [], "supported": False}
     try:
         answer = await hosted.tokens(network)
+    except SwapNotSupported:
+        return {"tokens": [], "supported": False}
     except SwapError as error:
         raise _refusal(error) from None
-    tokens = []
+    tokens: list[ListedToken] = []
     for token in (answer.get("tokens") if isinstance(answer, dict) else None) or []:
         if not isinstance(token, dict):
             continue
@@ -140,7 +143,7 @@ async def swap_tokens(http: httpx.AsyncClient, markets: Mapping[int, UniswapV2Ma
                        "icon": str(token.get("logoUri", ""))[:2048]})
         if len(tokens) >= MAX_SWAP_TOKENS:
             break
-    return {"tokens": tokens}
+    return {"tokens": tokens, "supported": True}
 
 
 class _Args(BaseModel):
@@ -178,7 +181,7 @@ def swap_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | None 
     async def quote(ctx: ServiceContext | None, args: SwapQuoteArgs) -> dict[str, Any]:
         return await swap_quote(http, markets, hosted, **args.model_dump())
 
-    async def tokens(ctx: ServiceContext | None, args: SwapTokensArgs) -> dict[str, Any]:
+    async def tokens(ctx: ServiceContext | None, args: SwapTokensArgs) -> SwapTokens:
         return await swap_tokens(http, markets, hosted, network=args.network)
 
     async def receipt(ctx: ServiceContext | None, args: TxReceiptArgs) -> dict[str, Any]:

@@ -8,13 +8,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 NATIVE = "native"
 DEFAULT_SLIPPAGE = Decimal(1)  # percent, SPEC §9 "Swap slippage default 1"
 INSUFFICIENT_LIQUIDITY = "Insufficient liquidity"
 NOT_SUPPORTED_SWAPS = "Network not supported for Swaps"  # SPEC §8
 NOT_SUPPORTED_GAS_PRICE = "Network not supported for Gas Price"  # SPEC §8
+
+
+class ListedToken(TypedDict):
+    address: str
+    symbol: str
+    name: str
+    decimals: int
+    icon: str
+
+
+class SwapTokens(TypedDict):
+    """What service `swap_tokens` answers: the network's token list, and whether the network has
+    swaps at all (SPEC §8 'Network not supported for Swaps'): a fact about the network, not a
+    failure (a failure leaves the list unknown)."""
+
+    tokens: list[ListedToken]
+    supported: bool
 
 
 class SwapError(ValueError):
