@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping
-from typing import Any
 
 import httpx
 
@@ -27,8 +26,8 @@ from ...rules import limits as L
 from .convert_api import NATIVE_TOKEN_ADDRESS, ConvertApi
 from .networks import chain_of
 from .select import swap_provider
-from .types import (NATIVE, InsufficientLiquidity, ListedToken, SwapError, SwapNotSupported, SwapTokens,
-                    TxRequest)
+from .types import (NATIVE, InsufficientLiquidity, ListedToken, SwapError, SwapNotSupported, SwapQuoteAnswer,
+                    SwapTokens, TxReceipt, TxRequest)
 from .uniswap_v2 import UniswapV2Market
 
 MAX_SWAP_TOKENS = L.MAX_SWAP_TOKENS
@@ -55,7 +54,7 @@ async def _gas(http: httpx.AsyncClient, rpc_url: str, approve: TxRequest | None,
 async def swap_quote(http: httpx.AsyncClient, markets: Mapping[int, UniswapV2Market],
                      hosted: ConvertApi | None = None, *, network: str, rpc_url: str,
                      from_token: str, to_token: str, amount: str, slippage: str,
-                     user: str) -> dict[str, Any]:
+                     user: str) -> SwapQuoteAnswer:
     """The quote for `amount` (raw units) of `from_token` (an address or "native") into
     `to_token`, for `user`, at `slippage` percent."""
     try:
@@ -98,15 +97,17 @@ def _refusal(error: SwapError) -> ServiceError:
 RECEIPT_POLL_S = 0.2
 
 
-async def tx_receipt(http: httpx.AsyncClient, *, rpc_url: str, hash: str, polls: int = 100) -> dict[str, Any]:
+async def tx_receipt(http: httpx.AsyncClient, *, rpc_url: str, hash: str, polls: int = 100) -> TxReceipt:
     """Wait until transaction `hash` is mined: {"status": "confirmed" | "failed", "block"}; after
     `polls` reads (20 s, under a call's time limit) {"status": "pending"}, and the caller asks
     again. (An approval must be mined before the swap that spends it is sent to the wallet.)"""
     for _ in range(polls):
         (receipt,) = await batch(http, rpc_url, [("eth_getTransactionReceipt", [hash])])
         if isinstance(receipt, dict) and receipt.get("blockNumber"):
-            status = "confirmed" if int(str(receipt.get("status", "0x0")), 16) == 1 else "failed"
-            return {"status": status, "block": str(int(str(receipt["blockNumber"]), 16))}
+            block = str(int(str(receipt["blockNumber"]), 16))
+            if int(str(receipt.get("status", "0x0")), 16) == 1:
+                return {"status": "confirmed", "block": block}
+            return {"status": "failed", "block": block}
         await asyncio.sleep(RECEIPT_POLL_S)
     return {"status": "pending", "block": ""}
 
@@ -178,13 +179,13 @@ def swap_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | None 
     hosted = (ConvertApi(http, blockchain_api.base_url, blockchain_api.project_id, blockchain_api.st,
                          blockchain_api.sv) if blockchain_api is not None else None)
 
-    async def quote(ctx: ServiceContext | None, args: SwapQuoteArgs) -> dict[str, Any]:
+    async def quote(ctx: ServiceContext | None, args: SwapQuoteArgs) -> SwapQuoteAnswer:
         return await swap_quote(http, markets, hosted, **args.model_dump())
 
     async def tokens(ctx: ServiceContext | None, args: SwapTokensArgs) -> SwapTokens:
         return await swap_tokens(http, markets, hosted, network=args.network)
 
-    async def receipt(ctx: ServiceContext | None, args: TxReceiptArgs) -> dict[str, Any]:
+    async def receipt(ctx: ServiceContext | None, args: TxReceiptArgs) -> TxReceipt:
         return await tx_receipt(http, rpc_url=args.rpc_url, hash=args.hash)
 
     return {"swap_quote": Service(SwapQuoteArgs, quote), "swap_tokens": Service(SwapTokensArgs, tokens),
