@@ -18,6 +18,7 @@ from ..rules import texts
 from ..rules.addresses import is_evm_address, is_solana_wallet_address
 from ..rules.format import usd
 from ..rules.names import ERROR_RESOLVING, NAME_NAMESPACES, looks_like_name, no_address_for
+from ..wire.frames import TextArgs
 
 if TYPE_CHECKING:
     from .accounts import TokenBalance
@@ -110,12 +111,12 @@ class ChangedSendReceiver(Msg):
 
 
 
-def change_amount(args: Any) -> Msg:
-    return ChangedSendAmount(str(getattr(args, "value", "")))
+def change_amount(args: TextArgs) -> Msg:
+    return ChangedSendAmount(args.value)
 
 
-def change_receiver(args: Any) -> Msg:
-    return ChangedSendReceiver(str(getattr(args, "value", "")))
+def change_receiver(args: TextArgs) -> Msg:
+    return ChangedSendReceiver(args.value)
 
 
 # ----- reading the form
