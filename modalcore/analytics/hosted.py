@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -47,9 +46,9 @@ class HostedAnalytics(HostedApi):
         return response.status_code
 
 
-def event_body(event: TrackedEvent) -> dict[str, Any]:
+def event_body(event: TrackedEvent) -> dict[str, object]:
     if event.kind == "error":
-        props: dict[str, Any] = dict(event.props)
+        props: dict[str, object] = dict(event.props)
     else:
         props = {"type": "track", "event": event.event, "properties": dict(event.props)}
     props["address"] = event.address

@@ -5,8 +5,9 @@ Implementations: `runtime.analytics` (log, memory), `analytics/` (hosted, local,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 
 @dataclass(frozen=True)
@@ -15,7 +16,7 @@ class TrackedEvent:
     project_id: str
     event: str
     at: int
-    props: dict[str, Any] = field(default_factory=dict)
+    props: Mapping[str, object] = field(default_factory=dict)  # JSON values (the Track's)
     event_id: str = ""  # derived deterministically (modalcore/analytics/events.py)
     address: str = ""  # the visitor's connected address, if any
     url: str = ""  # the host page (its origin, as verified at the handshake)
