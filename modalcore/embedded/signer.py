@@ -22,7 +22,7 @@ from eth_typing import HexStr
 from eth_utils.address import to_checksum_address
 
 from ..rules import texts
-from ..runtime.services import ServiceContext, ServiceError
+from ..runtime.services import ServiceError
 from ..services import jsonrpc
 from .keys import Identity, KeyVault
 
@@ -95,8 +95,7 @@ async def _send(account: LocalAccount, params: list[Any], rpc_url: str, chain_id
     return result
 
 
-async def sign(vault: KeyVault, ctx: ServiceContext | None, *, identity: str, method: str, params: str,
-               chain: str) -> dict[str, str]:
+async def sign(vault: KeyVault, ctx: Any, *, identity: str, method: str, params: str, chain: str) -> dict[str, str]:
     try:
         parsed = json.loads(params)
     except ValueError:
@@ -109,8 +108,8 @@ async def sign(vault: KeyVault, ctx: ServiceContext | None, *, identity: str, me
     if method == "eth_signTypedData_v4":
         return {"result": _sign_typed(account, parsed)}
     if method == "eth_sendTransaction":
-        config = ctx.config if ctx is not None else None
-        http = ctx.http if ctx is not None else None
+        config = getattr(ctx, "config", None)
+        http = getattr(ctx, "http", None)
         network = config.known_networks().get(chain) if config is not None else None
         if network is None or not network.rpc_urls or http is None or network.namespace != "eip155":
             raise ServiceError(texts.CHAIN_NOT_SUPPORTED)

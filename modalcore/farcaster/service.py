@@ -19,12 +19,12 @@ import secrets
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any
 
 import httpx
 from pydantic import BaseModel, ConfigDict
 
-from ..runtime.services import AnyService, Service, ServiceContext, ServiceError
+from ..runtime.services import AnyService, Service, ServiceError
 from ..siwx.message import iso_from_ms
 from .verify import Expected, Refusal, check_message, registry_fid
 
@@ -83,7 +83,7 @@ class FarcasterSignIns:
                 self.bound.popitem(last=False)
         return {"channel_token": token, "url": str(data.get("url", "")), "nonce": body["nonce"]}
 
-    async def status(self, token: str, nonce: str, now_ms: int) -> FarcasterStatus:
+    async def status(self, token: str, nonce: str, now_ms: int) -> dict[str, Any]:
         try:
             response = await self._client().get(f"{self.setting.relay_url}/v1/channel/status",
                                                  headers={"Authorization": f"Bearer {token}"}, timeout=10.0)
@@ -108,7 +108,7 @@ class FarcasterSignIns:
             self.register_key(f"farcaster:{verdict['fid']}", key, now_ms)
         return verdict
 
-    async def _verify(self, answer: Any, nonce: str, now_ms: int) -> FarcasterVerified | Refusal:
+    async def _verify(self, answer: Any, nonce: str, now_ms: int) -> dict[str, Any] | Refusal:
         if not isinstance(answer, dict) or answer.get("state") != "completed":
             return Refusal.MALFORMED
         fid, message, signature = answer.get("fid"), answer.get("message"), answer.get("signature")
@@ -134,43 +134,18 @@ class FarcasterSignIns:
                 "display_name": texts["displayName"], "pfp_url": texts["pfpUrl"], "address": address}
 
 
-class FarcasterVerified(TypedDict):
-    """The channel's answer verified: the FID's embedded account, and its profile."""
-
-    state: Literal["verified"]
-    fid: int
-    username: str
-    display_name: str
-    pfp_url: str
-    address: str
-
-
-class FarcasterWaiting(TypedDict):
-    state: Literal["pending", "expired"]
-
-
-class FarcasterRefused(TypedDict):
-    state: Literal["refused"]
-    reason: str  # a Refusal's value
-
-
-FarcasterStatus = FarcasterVerified | FarcasterWaiting | FarcasterRefused  # service `farcaster.status`
-
-
 class StatusArgs(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     token: str
     nonce: str
 
 
-def _now(ctx: ServiceContext | None) -> int:
-    if ctx is None:
-        raise ServiceError("the service needs its session's clock")
-    return ctx.clock.now_ms()
+def _now(ctx: Any) -> int:
+    return int(ctx.clock.now_ms())
 
 
 def farcaster_services(signins: FarcasterSignIns) -> dict[str, AnyService]:
-    async def status(ctx: ServiceContext | None, args: StatusArgs) -> FarcasterStatus:
+    async def status(ctx: Any, args: StatusArgs) -> dict[str, Any]:
         return await signins.status(args.token, args.nonce, _now(ctx))
 
     return {"farcaster.status": Service(StatusArgs, status)}
