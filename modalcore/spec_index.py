@@ -72,7 +72,7 @@ SPEC_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
         "history call": ("modalcore.services.history",),
         "sessions (SIWX) for the host's backend": ("modalcore.siwx.http",),
         "chain RPC": ("modalcore.services.jsonrpc", "modalcore.services.send"),
-        "analytics": ("modalcore.runtime.analytics",),
+        "analytics": ("modalcore.ports.analytics", "modalcore.analytics.sinks"),
         "profile (name) endpoints, ENS over eth_call": ("modalcore.services.profile_api", "modalcore.services.ens",
                                                        "modalcore.services.names"),
     },

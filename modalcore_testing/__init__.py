@@ -44,7 +44,8 @@ from modalcore.engine.session import Session
 from modalcore.core.shape import Table
 from modalcore.engine.update import ENGINE
 from modalcore.runtime.analytics import MemorySink
-from modalcore.runtime.clock import Clock, FakeClock
+from modalcore.ports.clock import Clock
+from modalcore.runtime.clock import FakeClock
 from modalcore.runtime.runner import RunnerDeps, SessionRunner
 from modalcore.runtime.services import ServiceRegistry, default_services
 from modalcore.server.app import create_app, uvicorn_options

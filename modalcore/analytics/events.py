@@ -4,12 +4,11 @@ the same session input yields the same event id, in a replay too)."""
 from __future__ import annotations
 
 import hashlib
-from typing import Any
-
+from collections.abc import Mapping
 from ..slices.accounts import holds_connection
 from ..slices.model import Model
-from ..runtime.analytics import AnalyticsSink, TrackedEvent
-from ..runtime.observe import Step
+from ..ports.analytics import AnalyticsSink, TrackedEvent
+from ..ports.observe import Step
 from ..wire.serverframes import Joined
 
 MODAL_CREATED = "MODAL_CREATED"  # counted locally, never posted (SPEC §7)
@@ -33,18 +32,18 @@ def enabled(model: Model) -> bool:
     return bool(model.options.features.analytics)
 
 
-def make_event(model: Model, session_id: str, at: int, name: str, props: dict[str, Any],
+def make_event(model: Model, session_id: str, at: int, name: str, props: Mapping[str, object],
                index: int, kind: str = "track") -> TrackedEvent:
     return TrackedEvent(session_id, model.project_id, name, at, props,
                         event_id=event_id(session_id, at, name, index),
                         address=visitor_address(model), url=model.origin, kind=kind)
 
 
-def derived(step: Step) -> list[tuple[str, dict[str, Any]]]:
+def derived(step: Step) -> list[tuple[str, dict[str, object]]]:
     """CONNECT_SUCCESS, CONNECT_ERROR, DISCONNECT_SUCCESS, MODAL_OPEN, MODAL_CLOSE and
     MODAL_CREATED, from the model before and after one input."""
     before, after = step.before, step.after
-    events: list[tuple[str, dict[str, Any]]] = []
+    events: list[tuple[str, dict[str, object]]] = []
     first = step.frames[0] if step.frames else None
     if step.cause is None and isinstance(first, Joined) and not first.resumed:
         events.append((MODAL_CREATED, {}))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from ..runtime.clock import Clock
+from ..ports.clock import Clock
 
 TELEMETRY_CAP = 5  # SPEC §9: telemetry cap 5 per 60 s
 TELEMETRY_WINDOW_MS = 60_000

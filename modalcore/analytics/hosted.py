@@ -8,13 +8,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
-from ..runtime.analytics import TrackedEvent
-from ..runtime.clock import Clock
+from ..ports.analytics import TrackedEvent
+from ..ports.clock import Clock
 from ..services.hosted import HostedApi
 from .events import MODAL_CREATED
 from .gate import TelemetryGate
@@ -47,9 +46,9 @@ class HostedAnalytics(HostedApi):
         return response.status_code
 
 
-def event_body(event: TrackedEvent) -> dict[str, Any]:
+def event_body(event: TrackedEvent) -> dict[str, object]:
     if event.kind == "error":
-        props: dict[str, Any] = dict(event.props)
+        props: dict[str, object] = dict(event.props)
     else:
         props = {"type": "track", "event": event.event, "properties": dict(event.props)}
     props["address"] = event.address

@@ -11,8 +11,8 @@ from collections.abc import Coroutine
 from typing import Any
 
 from ..audit.chain import canonical
-from ..runtime.analytics import TrackedEvent
-from ..runtime.clock import Clock
+from ..ports.analytics import TrackedEvent
+from ..ports.clock import Clock
 from ..store.base import SessionStore, StoredEvent
 from .gate import TelemetryGate
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from ..runtime.analytics import AnalyticsSink, TrackedEvent
-from ..runtime.clock import Clock
-from ..server.config import AnalyticsConfig
+from typing import TYPE_CHECKING
+
+from ..ports.analytics import AnalyticsSink, TrackedEvent
+from ..ports.clock import Clock
 from ..store.base import SessionStore
 from .hosted import HostedAnalyticsSink
 from .local import LocalAnalyticsSink
+
+if TYPE_CHECKING:  # the config section's type only: the server's config sits above the sinks
+    from ..server.config import AnalyticsConfig
 
 
 class NullSink:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..core.cmds import EffectSettled
 from ..slices.model import Model
-from ..runtime.observe import Step
+from ..ports.observe import Step
 from ..slices.accounts import AccountState, holds_connection
 from ..slices.connectors import ConnectorsState
 from ..wire.frames import EffectResult

@@ -6,7 +6,7 @@ import logging
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from ..runtime.observe import Step
+from ..ports.observe import Step
 from ..store.base import AuditConflict, SessionStore
 from .chain import GENESIS, make_entry
 from .derive import Pending, Record, derive

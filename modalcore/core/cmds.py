@@ -9,11 +9,12 @@ from pydantic import JsonValue
 
 from .msg import Msg
 
-# What a failed call was (issue 30), a closed set: a slice routes on it, never on the text.
-# timeout: no answer in time; rejected: the service answered no (no liquidity, no such name);
-# upstream: a chain RPC or an API could not be reached or failed; invalid: the request (or the
-# result) breaks its rules; unknown: anything else (a service bug).
-FailureKind = Literal["timeout", "rejected", "upstream", "invalid", "unknown"]
+# What a failed call or wallet request was (issue 30), a closed set: a slice routes on it, never
+# on the text. timeout: no answer in time; rejected: the service (or the visitor in the wallet)
+# said no (no liquidity, no such name, EIP-1193 4001); upstream: a chain RPC, an API or the
+# wallet failed; invalid: the request (or the result) breaks its rules; not_sent: the engine
+# never sent it (its session could not be saved first); unknown: anything else (a service bug).
+FailureKind = Literal["timeout", "rejected", "upstream", "invalid", "not_sent", "unknown"]
 
 
 @dataclass(frozen=True)
@@ -22,8 +23,8 @@ class EffectReply(Msg):
     `key` (what it was for). A browser's and a wallet's answers are untrusted input: `result` is
     a JSON value (validated as one at the engine's edge, `engine/replies.py`) that the handler
     checks further (an address list, a chain id, a transaction hash). `ok=False` carries the
-    EIP-1193 error (`error_code`, `error_message`); `timed_out` when no answer came before the
-    engine's own timer expired (never read from an answer's text: a wallet may say "timeout")."""
+    EIP-1193 error (`error_code`, `error_message`, shown, never routed on) and its `failure`,
+    decoded once at the edge (`engine/replies.effect_failure`): a handler routes on that."""
 
     eid: str = ""
     key: str = ""
@@ -31,7 +32,7 @@ class EffectReply(Msg):
     result: JsonValue = None
     error_code: int = 0
     error_message: str = ""
-    timed_out: bool = False
+    failure: FailureKind | None = None  # with ok=False
 
 
 @dataclass(frozen=True)
@@ -141,6 +142,9 @@ class EffectSettled(Msg):
     # the engine's own timer for the effect expired (the session made this message); an answer
     # from a browser, a wallet or the runtime is never one, whatever its text says (issue 30)
     timed_out: bool = False
+    # set by the engine only, for a request it refused itself (`not_sent`); a browser's answer
+    # carries its EIP-1193 error, which the edge decodes into the reply's failure
+    failure: FailureKind | None = None
 
 
 @dataclass(frozen=True)

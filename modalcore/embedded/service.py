@@ -25,11 +25,11 @@ import logging
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Literal, NotRequired, Protocol, TypedDict
 
 from pydantic import BaseModel, ConfigDict
 
-from ..runtime.services import AnyService, Service, ServiceError
+from ..runtime.services import AnyService, Service, ServiceContext, ServiceError
 from .budget import MailBudget, OverBudget, memory_budget
 from .codes import EmailCodes
 from .devicekeys import DeviceKeys, parse_public_key
@@ -68,20 +68,39 @@ class EmbeddedWallet:
         return self.mailer is not None, (*socials, *(("farcaster",) if self.farcaster else ()))
 
 
-def _now(ctx: Any) -> int:
-    return int(ctx.clock.now_ms())
+def _now(ctx: ServiceContext | None) -> int:
+    if ctx is None:
+        raise ServiceError("the service needs its session's clock")
+    return ctx.clock.now_ms()
 
 
-def _address(ctx: Any) -> str:
-    return str(ctx.client_address()) if ctx is not None else ""
+def _address(ctx: ServiceContext | None) -> str:
+    return ctx.client_address() if ctx is not None else ""
 
 
-def _session(ctx: Any) -> str:
-    return str(ctx.session_id) if ctx is not None else ""
+def _session(ctx: ServiceContext | None) -> str:
+    return ctx.session_id if ctx is not None else ""
 
 
-def _project(ctx: Any) -> str:
-    return str(ctx.project_id) if ctx is not None else ""
+def _project(ctx: ServiceContext | None) -> str:
+    return ctx.project_id if ctx is not None else ""
+
+
+class CodeSent(TypedDict):
+    """What service `embedded.email_code` answers (`seconds` until it may ask again, and the
+    spent budget's `scope`, when refused)."""
+
+    status: Literal["sent", "rate_limited", "over_budget"]
+    seconds: NotRequired[int]
+    scope: NotRequired[str]
+
+
+class CodeChecked(TypedDict):
+    """A code typed in the sign-in frame checked: the address of the email's key on `accepted`."""
+
+    verdict: str  # a Verdict's value
+    attempts_left: int
+    address: NotRequired[str]
 
 
 class _Args(BaseModel):
@@ -100,7 +119,7 @@ class SignArgs(_Args):
 
 
 async def send_code(wallet: EmbeddedWallet, email: str, now: int, *, address: str = "", session: str = "",
-                    project: str = "") -> dict[str, Any]:
+                    project: str = "") -> CodeSent:
     """Mails a new code to `email`: `{"status": "sent"}`, `{"status": "rate_limited", "seconds"}`
     (SPEC §5's 30 s, checked first and spending nothing) or `{"status": "over_budget", "scope",
     "seconds"}` (a mail budget of budget.py has no room: nothing stored, nothing mailed);
@@ -129,7 +148,7 @@ async def send_code(wallet: EmbeddedWallet, email: str, now: int, *, address: st
     return {"status": "sent"}
 
 
-def check_code(wallet: EmbeddedWallet, email: str, code: str, public_key: str, now: int) -> dict[str, Any]:
+def check_code(wallet: EmbeddedWallet, email: str, code: str, public_key: str, now: int) -> CodeChecked:
     """The code typed inside the engine-origin frame, with that frame's public key (issue 27):
     `{"verdict", "attempts_left"}`, and on `accepted` the address of the email's key (created on
     first sign-in) with the frame's key registered for the email. Raises BadPublicKey (before
@@ -149,7 +168,7 @@ def check_code(wallet: EmbeddedWallet, email: str, code: str, public_key: str, n
         raise ServiceError(str(error)) from None
     if result.verdict not in (Verdict.WRONG, Verdict.LOCKED):
         wallet.budget.give_back(guess)  # only a wrong code is a guess
-    answer: dict[str, Any] = {"verdict": result.verdict.value, "attempts_left": result.attempts_left}
+    answer: CodeChecked = {"verdict": result.verdict.value, "attempts_left": result.attempts_left}
     if result.verdict is Verdict.ACCEPTED:
         normalized = email.strip().lower()
         answer["address"] = wallet.vault.get_or_create(Identity("email", normalized), now)
@@ -158,11 +177,11 @@ def check_code(wallet: EmbeddedWallet, email: str, code: str, public_key: str, n
 
 
 def embedded_services(wallet: EmbeddedWallet) -> dict[str, AnyService]:
-    async def email_code(ctx: Any, args: EmailArgs) -> dict[str, Any]:
+    async def email_code(ctx: ServiceContext | None, args: EmailArgs) -> CodeSent:
         return await send_code(wallet, args.email, _now(ctx), address=_address(ctx), session=_session(ctx),
                                project=_project(ctx))
 
-    async def sign_request(ctx: Any, args: SignArgs) -> dict[str, str]:
+    async def sign_request(ctx: ServiceContext | None, args: SignArgs) -> dict[str, str]:
         return await sign(wallet.vault, ctx, identity=args.identity, method=args.method, params=args.params,
                           chain=args.chain)
 

@@ -15,8 +15,9 @@ import logging
 
 from pydantic import TypeAdapter, ValidationError
 
-from ..core.cmds import CallSettled, EffectReply, EffectSettled, Reply
+from ..core.cmds import CallSettled, EffectReply, EffectSettled, FailureKind, Reply
 from ..core.msg import MessageTypes, Msg
+from ..rules.rpc_errors import is_user_rejection
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +76,7 @@ def typed_effect(settled: EffectSettled, types: MessageTypes) -> Msg:
         return settled
     fields = {"eid": settled.eid, "key": key, "ok": settled.ok, "result": settled.result if settled.ok else None,
               "error_code": settled.error_code, "error_message": settled.error_message,
-              "timed_out": settled.timed_out}
+              "failure": effect_failure(settled)}
     adapter = _EFFECT_ADAPTERS.get(cls)
     if adapter is None:
         adapter = _EFFECT_ADAPTERS[cls] = TypeAdapter(cls)
@@ -84,7 +85,23 @@ def typed_effect(settled: EffectSettled, types: MessageTypes) -> Msg:
     except ValidationError as error:
         log.warning("%s: answer did not validate (%d errors)", name, error.error_count())
         return cls(eid=settled.eid, key=key, ok=False, error_code=-32603, error_message=INVALID_RESULT,
-                   timed_out=settled.timed_out)
+                   failure="invalid")
+
+
+# PROTOCOL.md: the page's own wait for a wallet ran out (the wire keeps EIP-1193's shape)
+PAGE_TIMEOUT = (-32603, "timeout")
+
+
+def effect_failure(settled: EffectSettled) -> FailureKind | None:
+    """What a failed effect was, decoded once here: the engine's own refusal (`not_sent`) or
+    timer, the page's time-out, the visitor's no (EIP-1193 4001), else the wallet's error."""
+    if settled.ok:
+        return None
+    if settled.failure is not None:
+        return settled.failure
+    if settled.timed_out or (settled.error_code, settled.error_message) == PAGE_TIMEOUT:
+        return "timeout"
+    return "rejected" if is_user_rejection(settled.error_code) else "upstream"
 
 
 def typed(settled: CallSettled, types: MessageTypes) -> Msg:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -158,10 +158,27 @@ def _wanted(params: GetAssetsParams, chain_hex: int, address: str, kind: str) ->
     return True
 
 
-def assets_of(network: Network, balances: Balances, params: GetAssetsParams) -> list[dict[str, Any]]:
+class AssetMetadata(TypedDict):
+    name: str
+    symbol: str
+    decimals: int
+    price: float
+    iconUrl: str | None
+
+
+class WalletAsset(TypedDict):
+    """One row of the wallet_getAssets answer (EIP-7811)."""
+
+    address: str
+    balance: str  # hex
+    type: Literal["NATIVE", "ERC20"]
+    metadata: AssetMetadata
+
+
+def assets_of(network: Network, balances: Balances, params: GetAssetsParams) -> list[WalletAsset]:
     """SPEC §3's Wallet assets of one chain: the native one, then the configured tokens."""
     number = int(network.reference)
-    rows: list[dict[str, Any]] = []
+    rows: list[WalletAsset] = []
     if _wanted(params, number, NATIVE, "native"):
         rows.append({"address": NATIVE, "balance": hex(_raw(balances.native)), "type": "NATIVE",
                      "metadata": {"name": network.native.name, "symbol": network.native.symbol,
@@ -191,7 +208,7 @@ def on_fetched(model: Model, msg: AssetBalancesFetched, now: int) -> Step:
         rows = assets_of(network, msg.result, parse(request.params))
     except (AssetsRefused, ValueError):
         return answer(model, request, code=INTERNAL_ERROR, message=f"The balances on {network.name} could not be read")
-    gathered: dict[str, Any] = json.loads(request.assets or "{}")
+    gathered: dict[str, list[WalletAsset]] = json.loads(request.assets or "{}")
     gathered[network.chain_id_hex] = rows
     waiting = tuple(c for c in request.waiting if c != chain)
     if waiting:

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal, TypedDict
+
+from pydantic import JsonValue
 
 from ..core.cmds import EffectReply
 from ..core.evolve import replace
@@ -26,7 +28,6 @@ from ..core.msg import Msg
 from ..core.shape import Handler, Slice
 from ..rules import texts
 from ..rules.embedded import AUTH_CONNECTOR_ID
-from ..rules.rpc_errors import is_user_rejection
 from ..slices.connecting import wallet_request
 from ..slices.connectors import WALLET_CONNECT_ID
 from ..slices.host import HostRequestedRpc
@@ -50,7 +51,22 @@ class HostRpcAnswered(EffectReply):
     """The embedded wallet's answer to the host's request `key`."""
 
 
-def _answer(model: Model, answer: dict[str, Any]) -> Step:
+class RpcAnswered(TypedDict):
+    """The wallet's answer to the host's `rpc` intent (PROTOCOL.md, host event `rpc`)."""
+
+    id: str
+    ok: Literal[True]
+    result: JsonValue
+
+
+class RpcRefused(TypedDict):
+    id: str
+    ok: Literal[False]
+    code: int
+    message: str
+
+
+def _answer(model: Model, answer: RpcAnswered | RpcRefused) -> Step:
     text = json.dumps(answer, separators=(",", ":"))
     return replace(model, embedded=replace(model.embedded, host_answer=text)), []
 
@@ -85,7 +101,7 @@ def on_requested(model: Model, msg: HostRequestedRpc, now: int) -> Step:
 def on_answered(model: Model, msg: HostRpcAnswered, now: int) -> Step:
     if model.embedded.host_pending == msg.key:
         model = replace(model, embedded=replace(model.embedded, host_pending=""))
-        if not msg.ok and is_user_rejection(msg.error_code):
+        if not msg.ok and msg.failure == "rejected":
             return _refuse(model, msg.key, REJECTED, msg.error_message or "User rejected the request")
     if msg.ok:
         return _answer(model, {"id": msg.key, "ok": True, "result": msg.result})

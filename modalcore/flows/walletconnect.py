@@ -225,7 +225,7 @@ def on_pairing_created(model: Model, msg: WcPairingCreated, now: int) -> Step:
     uri, expiry = result.get("uri"), result.get("expiry")
     if not msg.ok or not isinstance(uri, str) or not uri.startswith("wc:") or len(uri) > MAX_URI \
             or not isinstance(expiry, int) or isinstance(expiry, bool):
-        text = msg.error_message if not msg.ok and not msg.timed_out else "Connection failed"
+        text = msg.error_message if not msg.ok and msg.failure != "timeout" else "Connection failed"
         return replace(model, walletconnect=replace(state, error=text)), []
     model = replace(model, walletconnect=replace(state, uri=uri, expiry=expiry))
     left_ms = max(0, expiry * 1000 - now)
@@ -314,7 +314,7 @@ def on_approval(model: Model, msg: WcApprovalAnswered, now: int) -> Step:
         return model, []  # another pairing's, or a second answer to this one
     state = model.walletconnect
     if not msg.ok:
-        if msg.timed_out or msg.error_code == EXPIRED_CODE or not state.route:
+        if msg.failure == "timeout" or msg.error_code == EXPIRED_CODE or not state.route:
             return model, []  # the pairing expired: the expiry timer brings a fresh URI
         error = classify(msg.error_code, msg.error_message)
         text = DECLINED if error.user_rejected else AUTH_REFUSED if msg.error_code == SESSION_SETTLEMENT_FAILED \

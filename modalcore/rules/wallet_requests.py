@@ -26,8 +26,3 @@ NOT_SAVED_CODE = -32603  # EIP-1193 internal error: the wallet was never asked
 def asks_to_sign(kind: str, req: Mapping[str, object]) -> bool:
     """An effect of `kind` with request `req` asks a wallet to sign or send."""
     return kind in WALLET_EFFECT_KINDS and req.get("method") in SIGN_OR_SEND_METHODS
-
-
-def not_sent(code: int, message: str) -> bool:
-    """A wallet request's failure is the engine's own `NOT_SAVED`: the wallet was never asked."""
-    return code == NOT_SAVED_CODE and message == NOT_SAVED

@@ -1,29 +1,13 @@
-"""Where `Track` commands go: a sink interface, a logging sink and an in-memory one for tests."""
+"""Where `Track` commands go (the interface is `ports.analytics.AnalyticsSink`): a logging sink
+and an in-memory one for tests."""
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+
+from ..ports.analytics import TrackedEvent
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class TrackedEvent:
-    session_id: str
-    project_id: str
-    event: str
-    at: int
-    props: dict[str, Any] = field(default_factory=dict)
-    event_id: str = ""  # derived deterministically (modalcore/analytics/events.py)
-    address: str = ""  # the visitor's connected address, if any
-    url: str = ""  # the host page (its origin, as verified at the handshake)
-    kind: str = "track"  # or "error": error telemetry (SPEC §7)
-
-
-class AnalyticsSink(Protocol):
-    def track(self, event: TrackedEvent) -> None: ...
 
 
 class LogSink:

@@ -1,4 +1,5 @@
-"""Clocks: the only place the runtime reads the time or waits.
+"""The clocks (the interface is `ports.clock.Clock`): the only place the runtime reads the time
+or waits.
 
 `RealClock` uses the wall clock (milliseconds since the epoch, so persisted times survive a
 restart) and the running event loop's timers. `FakeClock` moves only when a test calls
@@ -12,17 +13,8 @@ import heapq
 import itertools
 import time
 from collections.abc import Callable
-from typing import Protocol
 
-
-class TimerHandle(Protocol):
-    def cancel(self) -> None: ...
-
-
-class Clock(Protocol):
-    def now_ms(self) -> int: ...
-
-    def call_later(self, ms: int, fn: Callable[[], None]) -> TimerHandle: ...
+from ..ports.clock import TimerHandle
 
 
 class RealClock:

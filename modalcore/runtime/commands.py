@@ -19,8 +19,8 @@ from ..engine.persist import PendingTimer
 from ..engine.session import Output, Session
 from ..wire.serverframes import EffectRequest, ServerFrame
 from ..rules.wallet_requests import EMBEDDED_SIGN_SERVICE, NOT_SAVED, NOT_SAVED_CODE, asks_to_sign
-from .analytics import TrackedEvent
-from .clock import Clock, TimerHandle
+from ..ports.analytics import TrackedEvent
+from ..ports.clock import Clock, TimerHandle
 from .inbox import Inbox
 from .runner_inputs import Deliver, Item, TimerFired
 from .services import ServiceContext
@@ -99,7 +99,7 @@ class CommandInterpreter:
             self._refuse_effect(frame.eid)
         for cmd in guarded:
             if isinstance(cmd, Call):
-                self._queue.put_nowait(Deliver(CallSettled(cmd.purpose, False, error=NOT_SAVED, failure="upstream",
+                self._queue.put_nowait(Deliver(CallSettled(cmd.purpose, False, error=NOT_SAVED, failure="not_sent",
                                                             context=dict(cmd.context))))
             elif isinstance(cmd, Effect):
                 self._refuse_effect(cmd.eid)
@@ -109,7 +109,7 @@ class CommandInterpreter:
         delivered as an input, so `update` shows it and recordings replay it."""
         purpose = self.session.effects.get(eid, "")
         self._queue.put_nowait(Deliver(EffectSettled(eid, purpose, False, error_code=NOT_SAVED_CODE,
-                                                      error_message=NOT_SAVED)))
+                                                      error_message=NOT_SAVED, failure="not_sent")))
 
     def _run_cmds(self, cmds: list[Cmd], now: int) -> None:
         """Run the commands the session returned, through one table from command type to

@@ -31,11 +31,11 @@ from ..rules.limits import UNUSED_SESSION_EVICT_MS
 from ..store.base import SessionStore
 from ..wire.frames import AnnouncedWallet, ClientFrame
 from ..wire.serverframes import Ack, ServerFrame, encoded, error_frame
-from .analytics import AnalyticsSink
-from .clock import Clock, TimerHandle
+from ..ports.analytics import AnalyticsSink
+from ..ports.clock import Clock, TimerHandle
 from .commands import CommandInterpreter, Timer
 from .inbox import Inbox
-from .observe import SessionObserver, Step
+from ..ports.observe import SessionObserver, Step
 from .runner_inputs import (AckDue, Attach, Deliver, Detach, Evict, FrameIn, Item, Leave, Outlet, SendError,
                             SessionClosing, Stop, TimerFired, TokenIssuer, TokenRefused, close_quietly)
 from .saves import PendingSaves

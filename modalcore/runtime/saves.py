@@ -26,7 +26,7 @@ from typing import Literal
 
 from ..rules import limits as L
 from ..store.base import SessionStore, StoreWriteFailed
-from .clock import Clock, TimerHandle
+from ..ports.clock import Clock, TimerHandle
 
 log = logging.getLogger(__name__)
 

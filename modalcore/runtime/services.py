@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from ..core.cmds import Call, CallSettled, FailureKind
 from ..services.blockchain_api import BlockchainApiError
 from ..services.jsonrpc import RpcCallError
-from .clock import Clock
+from ..ports.clock import Clock
 
 if TYPE_CHECKING:
     from ..server.config import EngineConfig

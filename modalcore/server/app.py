@@ -50,9 +50,10 @@ from ..services.wiring import register_engine_services
 from ..siwx.http import routes as siwx_routes
 from ..siwx.store import SqliteSiwxStore
 from ..siwx.tokens import load_or_create_key
-from ..runtime.analytics import AnalyticsSink
+from ..ports.analytics import AnalyticsSink
 from ..slices.alerts import AnalyticsForbidden
-from ..runtime.clock import Clock, RealClock
+from ..ports.clock import Clock
+from ..runtime.clock import RealClock
 from ..runtime.services import ServiceRegistry, default_services
 from ..runtime.walletconnect import WalletConnectRuntime
 from ..store.base import SessionStore

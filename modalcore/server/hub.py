@@ -31,8 +31,8 @@ from ..wire.frames import AnnouncedWallet
 from ..engine.persist import PersistError, blob_refs, load_bytes
 from ..engine.record import Recorder
 from ..engine.session import Session
-from ..runtime.analytics import AnalyticsSink
-from ..runtime.clock import Clock, TimerHandle
+from ..ports.analytics import AnalyticsSink
+from ..ports.clock import Clock, TimerHandle
 from ..runtime.runner import RunnerDeps, SessionRunner
 from ..runtime.runner_inputs import Outlet, SessionClosing, TokenIssuer, TokenRefused
 from ..runtime.services import ServiceContext, ServiceRegistry

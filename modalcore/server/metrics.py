@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ..audit.chain import SignedHeads, StoredEntry
-from ..runtime.observe import Step
+from ..ports.observe import Step
 from ..runtime.runner_inputs import Outlet
 from ..store.base import NO_BLOBS, SessionStore, StoredEvent
 from ..wire.frames import Intent

@@ -35,7 +35,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ..embedded.devicekeys import BadPublicKey, parse_public_key
-from ..embedded.service import check_code, send_code
+from ..embedded.service import CodeChecked, check_code, send_code
 from ..rules import embedded as rules
 from ..rules.texts import email_code_rate_limited
 from ..runtime.services import ServiceError
@@ -202,7 +202,7 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
         return page(hub, model.project_id, "Verification code", mode, style(model.theme) + verify_css(),
                     CODE_FIELD, SIGNIN_SCRIPT % {"data": data})
 
-    def checked(email: str, code: str, public_key: str) -> JSONResponse | dict[str, object]:
+    def checked(email: str, code: str, public_key: str) -> JSONResponse | CodeChecked:
         assert wallet is not None
         try:
             return check_code(wallet, email, code, public_key, hub.clock.now_ms())
@@ -259,7 +259,7 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
         answer = checked(found[2], data["code"], data["public_key"])
         if isinstance(answer, JSONResponse):
             return answer
-        verdict, left = str(answer["verdict"]), int(str(answer["attempts_left"]))
+        verdict, left = answer["verdict"], answer["attempts_left"]
         return JSONResponse({"verdict": verdict, "message": verdict_text(verdict, left)})
 
     async def social(request: Request) -> Response:

@@ -10,8 +10,8 @@ registration, answer) with SPEC §8's message."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TypedDict, TypeVar
 
 import httpx
 from pydantic import BaseModel, ConfigDict
@@ -22,6 +22,10 @@ from .ens import EnsDeployment, EnsNames
 from .name_registry import NameRegistry, RegistrationError, label_of
 from ..runtime.services import AnyService, Service, ServiceContext
 from .profile_api import HostedNames, ProfileApi, ProfileApiError, evm_coin_type
+
+
+A = TypeVar("A", bound=BaseModel)
+R = TypeVar("R")
 
 
 class _Args(BaseModel):
@@ -54,11 +58,43 @@ class RegisterArgs(_Args):
     chain_id: int = 1
 
 
-Result = dict[str, Any]
+class NameFound(TypedDict):
+    """Service `name_of`: the address's name (None: it has none)."""
+
+    name: str | None
 
 
-def _table(name_of: Callable[..., Any], address_of: Callable[..., Any], name_suggestions: Callable[..., Any],
-           register_name: Callable[..., Any]) -> dict[str, AnyService]:
+class AddressFound(TypedDict):
+    """Service `address_of`: the (lower-cased) name's address (None: it has none)."""
+
+    name: str
+    address: str | None
+
+
+class NameSuggestions(TypedDict):
+    """Service `name_suggestions`: whether `label` is free under `suffix`, and free ones like it."""
+
+    label: str
+    suffix: str
+    available: bool
+    suggestions: list[str]
+
+
+class NameRegistered(TypedDict):
+    """Service `register_name`: refused (`ok` false, with the reason) or the name registered."""
+
+    ok: bool
+    error: str
+    name: str
+    address: str
+
+
+_Run = Callable[[ServiceContext | None, A], Awaitable[R]]
+
+
+def _table(name_of: _Run[NameOfArgs, NameFound], address_of: _Run[AddressOfArgs, AddressFound],
+           name_suggestions: _Run[SuggestionsArgs, NameSuggestions],
+           register_name: _Run[RegisterArgs, NameRegistered]) -> dict[str, AnyService]:
     return {"name_of": Service(NameOfArgs, name_of), "address_of": Service(AddressOfArgs, address_of),
             "name_suggestions": Service(SuggestionsArgs, name_suggestions),
             "register_name": Service(RegisterArgs, register_name)}
@@ -70,13 +106,13 @@ def _ens(http: httpx.AsyncClient, chain_id: int, rpc_url: str, registry: str) ->
     return EnsNames(http, rpc_url, EnsDeployment(chain_id, registry))
 
 
-async def _ens_name_of(http: httpx.AsyncClient, a: NameOfArgs) -> Result:
+async def _ens_name_of(http: httpx.AsyncClient, a: NameOfArgs) -> NameFound:
     """The address's ENS name (None on a network without ENS): where account names fall back to."""
     ens = _ens(http, a.chain_id, a.rpc_url, a.registry)
     return {"name": await ens.name_of(a.address) if ens is not None else None}
 
 
-async def _ens_address_of(http: httpx.AsyncClient, a: AddressOfArgs) -> Result:
+async def _ens_address_of(http: httpx.AsyncClient, a: AddressOfArgs) -> AddressFound:
     """The ENS name's address (None on a network without ENS): a name not under the suffix."""
     ens = _ens(http, a.chain_id, a.rpc_url, a.registry)
     return {"name": a.name.lower(), "address": await ens.address_of(a.name) if ens is not None else None}
@@ -98,22 +134,22 @@ def name_services(http: httpx.AsyncClient, own: NameRegistry | None = None,
     def now_ms() -> int:
         return clock_ms() if clock_ms is not None else int(time.time() * 1000)
 
-    async def name_of(ctx: ServiceContext | None, a: NameOfArgs) -> Result:
+    async def name_of(ctx: ServiceContext | None, a: NameOfArgs) -> NameFound:
         found = own.name_of(a.address) if own is not None else None
         return {"name": found} if found is not None else await _ens_name_of(http, a)
 
-    async def address_of(ctx: ServiceContext | None, a: AddressOfArgs) -> Result:
+    async def address_of(ctx: ServiceContext | None, a: AddressOfArgs) -> AddressFound:
         if own is not None and own.owns(a.name):
             return {"name": a.name.lower(), "address": own.address_of(a.name)}
         return await _ens_address_of(http, a)
 
-    async def name_suggestions(ctx: ServiceContext | None, a: SuggestionsArgs) -> Result:
+    async def name_suggestions(ctx: ServiceContext | None, a: SuggestionsArgs) -> NameSuggestions:
         label = a.label
         registry = _required(own)
         return {"label": label, "suffix": registry.suffix, "available": registry.available(label),
                 "suggestions": registry.suggestions(label)}
 
-    async def register_name(ctx: ServiceContext | None, a: RegisterArgs) -> Result:
+    async def register_name(ctx: ServiceContext | None, a: RegisterArgs) -> NameRegistered:
         label, address, message, signature, chain_id = a.label, a.address, a.message, a.signature, a.chain_id
         registry = _required(own)
         try:
@@ -127,17 +163,17 @@ def name_services(http: httpx.AsyncClient, own: NameRegistry | None = None,
 
 
 def _hosted_services(http: httpx.AsyncClient, api: ProfileApi, suffix: str) -> dict[str, AnyService]:
-    async def name_of(ctx: ServiceContext | None, a: NameOfArgs) -> Result:
+    async def name_of(ctx: ServiceContext | None, a: NameOfArgs) -> NameFound:
         found = await HostedNames(api, a.chain_id).name_of(a.address)
         return {"name": found} if found is not None else await _ens_name_of(http, a)
 
-    async def address_of(ctx: ServiceContext | None, a: AddressOfArgs) -> Result:
+    async def address_of(ctx: ServiceContext | None, a: AddressOfArgs) -> AddressFound:
         name = a.name.lower()
         if name.endswith(suffix):
             return {"name": name, "address": await HostedNames(api, a.chain_id).address_of(name)}
         return await _ens_address_of(http, a)
 
-    async def name_suggestions(ctx: ServiceContext | None, a: SuggestionsArgs) -> Result:
+    async def name_suggestions(ctx: ServiceContext | None, a: SuggestionsArgs) -> NameSuggestions:
         label = a.label
         wanted = full_name(label, suffix)
         answer = await api.suggestions(label, zone=suffix.lstrip("."))
@@ -149,7 +185,7 @@ def _hosted_services(http: httpx.AsyncClient, api: ProfileApi, suffix: str) -> d
         return {"label": label, "suffix": suffix, "available": not taken,
                 "suggestions": free[: L.MAX_NAME_SUGGESTIONS]}
 
-    async def register_name(ctx: ServiceContext | None, a: RegisterArgs) -> Result:
+    async def register_name(ctx: ServiceContext | None, a: RegisterArgs) -> NameRegistered:
         label, address, message, signature, chain_id = a.label, a.address, a.message, a.signature, a.chain_id
         bare = label_of(label, suffix)
         problem = name_problem(bare)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+from pydantic import JsonValue
 
 from ..rules.texts import http_status
 from .jsonrpc import RPC_TIMEOUT_S, RpcCallError
@@ -19,7 +20,7 @@ COMMITMENT = "confirmed"
 @dataclass(frozen=True)
 class SignatureStatus:
     slot: int
-    err: Any  # None when the transaction succeeded
+    err: JsonValue  # None when the transaction succeeded
     confirmation: str | None  # processed, confirmed, finalized
 
 

@@ -3,9 +3,9 @@ arguments validated by the runtime into these models, results plain JSON-able Ty
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TypedDict
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, JsonValue
 
 
 class _Args(BaseModel):
@@ -47,4 +47,4 @@ class PreparedSend(TypedDict):
 class SubmittedSend(TypedDict):
     signature: str
     confirmed: bool
-    err: Any
+    err: JsonValue  # the chain's transaction error, None when it succeeded

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from ..core.evolve import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core.cmds import Effect, EffectReply
 from ..core.msg import Msg
@@ -12,6 +12,7 @@ from ..core.shape import Handler, Slice
 from . import snack
 from . import nfts
 from .history import fetch
+from ..wire.frames import SelectArgs
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -48,8 +49,8 @@ def on_copied(model: Model, msg: AddressCopyAnswered, now: int) -> Step:
     return snack.show_error(model, "Failed to copy")
 
 
-def select_tab(args: Any) -> Msg:
-    value = getattr(args, "value", "0")
+def select_tab(args: SelectArgs) -> Msg:
+    value = args.value
     index = int(value) if value.isdigit() else 0
     return SelectedTab(index)
 

@@ -12,7 +12,7 @@ name; it is set only from a verified reply, never from what the page sends).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -21,6 +21,7 @@ from ..core.msg import Msg
 from ..rules import embedded as rules
 from ..rules import limits as L
 from .farcaster import FarcasterChannel
+from ..wire.frames import TextArgs
 
 
 # SPEC §6: what the embedded wallet runs at once, and what waits for the visitor's approval in
@@ -99,12 +100,12 @@ class PressedChangeEmail(Msg):
     pass
 
 
-def change_email(args: Any) -> Msg:
-    return ChangedEmailDraft(str(getattr(args, "value", "")))
+def change_email(args: TextArgs) -> Msg:
+    return ChangedEmailDraft(args.value)
 
 
-def submit_email(args: Any) -> Msg:
-    return SubmittedEmail(str(getattr(args, "value", "")))
+def submit_email(args: TextArgs) -> Msg:
+    return SubmittedEmail(args.value)
 
 
 # ----- what the engine's code service answers

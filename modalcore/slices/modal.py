@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from ..core.evolve import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core.cmds import StartTimer
 from ..core.shape import Handler, Slice
 from ..core.msg import Msg
 from . import router
+from ..wire.frames import ToggleArgs
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -131,8 +132,8 @@ class ToggledLegal(Msg):
     checked: bool
 
 
-def toggle_legal(args: Any) -> Msg:
-    return ToggledLegal(bool(getattr(args, "checked", False)))
+def toggle_legal(args: ToggleArgs) -> Msg:
+    return ToggledLegal(args.checked)
 
 
 def legal_links(model: Model) -> tuple[str | None, str | None]:

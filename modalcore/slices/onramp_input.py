@@ -5,11 +5,12 @@ edit that changes what a quote is for asks for a new one."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core.msg import Msg
 from .onramp_quote import QUOTE_DEBOUNCE_MS, requote
 from .onramp_state import providers, with_onramp
+from ..wire.frames import TextArgs
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -42,8 +43,8 @@ class PressedOnrampPreset(Msg):
     value: str
 
 
-def change_amount(args: Any) -> Msg:
-    return ChangedOnrampAmount(str(getattr(args, "value", "")))
+def change_amount(args: TextArgs) -> Msg:
+    return ChangedOnrampAmount(args.value)
 
 
 def on_provider(model: Model, msg: PressedOnrampProvider, now: int) -> Step:

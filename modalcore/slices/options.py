@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -122,7 +123,7 @@ class HostOptions(BaseModel):
         return networks
 
 
-def parse_options(raw: dict[str, Any]) -> HostOptions:
+def parse_options(raw: Mapping[str, object]) -> HostOptions:
     if raw.get("siweConfig") is not None and raw.get("siwx") is not None:
         raise OptionsError(texts.BOTH_SIWE_AND_SIWX)
     try:

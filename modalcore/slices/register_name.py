@@ -12,7 +12,7 @@ registry. Success shows the name; a refusal returns to the register view with it
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
@@ -33,6 +33,7 @@ from ..rules.names import (
 )
 from . import names, router
 from .connecting import wallet_request
+from ..wire.frames import TextArgs
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -121,8 +122,8 @@ class NameRegistered(Reply):
     result: Registration | None = None
 
 
-def change_name(args: Any) -> Msg:
-    return ChangedAccountName(str(getattr(args, "value", "")))
+def change_name(args: TextArgs) -> Msg:
+    return ChangedAccountName(args.value)
 
 
 def can_register(model: Model) -> bool:

@@ -18,6 +18,7 @@ from ..rules import texts
 from ..rules.addresses import is_evm_address, is_solana_wallet_address
 from ..rules.format import usd
 from ..rules.names import ERROR_RESOLVING, NAME_NAMESPACES, looks_like_name, no_address_for
+from ..wire.frames import TextArgs
 
 if TYPE_CHECKING:
     from .accounts import TokenBalance
@@ -69,6 +70,7 @@ class SendState:
     receiver_profile_image_url: str | None = None
     receiver_address: str | None = None  # what a receiver typed as a name resolved to (send_name)
     resolving: bool = False  # the receiver is a name being resolved
+    lookup_failed: bool = False  # its lookup failed (the name may have an address: not known)
     network_balance_usd: str | None = None
     loading: bool = False
     last_retry: int | None = None
@@ -109,12 +111,12 @@ class ChangedSendReceiver(Msg):
 
 
 
-def change_amount(args: Any) -> Msg:
-    return ChangedSendAmount(str(getattr(args, "value", "")))
+def change_amount(args: TextArgs) -> Msg:
+    return ChangedSendAmount(args.value)
 
 
-def change_receiver(args: Any) -> Msg:
-    return ChangedSendReceiver(str(getattr(args, "value", "")))
+def change_receiver(args: TextArgs) -> Msg:
+    return ChangedSendReceiver(args.value)
 
 
 # ----- reading the form
@@ -188,7 +190,7 @@ def problem(model: Model) -> str | None:
     elif receiver_address(state) is None or model.networks.active_namespace != "eip155":
         typed = state.receiver.strip()
         if looks_like_name(typed) and model.networks.active_namespace in NAME_NAMESPACES:
-            return ERROR_RESOLVING if state.error == ERROR_RESOLVING else no_address_for(typed.lower())
+            return ERROR_RESOLVING if state.lookup_failed else no_address_for(typed.lower())
         return INVALID_ADDRESS
     units = to_units(state.amount, int(token.quantity_decimals))
     if units is None or units <= 0:

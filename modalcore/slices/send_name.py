@@ -47,15 +47,15 @@ class ReceiverNameResolved(Reply):
 
 def _resolved(model: Model, name: str, address: str | None) -> Model:
     if address is None:
-        return with_send(model, resolving=False, receiver_address=None, receiver_profile_name=None,
-                         error=no_address_for(name), fee=FeeEstimate())
-    return with_send(model, resolving=False, receiver_address=checksum(address), receiver_profile_name=name,
-                     error=None, fee=FeeEstimate())
+        return with_send(model, resolving=False, lookup_failed=False, receiver_address=None,
+                         receiver_profile_name=None, error=no_address_for(name), fee=FeeEstimate())
+    return with_send(model, resolving=False, lookup_failed=False, receiver_address=checksum(address),
+                     receiver_profile_name=name, error=None, fee=FeeEstimate())
 
 
 def on_receiver(model: Model, msg: ChangedSendReceiver, now: int) -> Step:
     model, cmds = on_receiver_text(model, msg, now)
-    model = with_send(model, receiver_address=None, resolving=False)
+    model = with_send(model, receiver_address=None, resolving=False, lookup_failed=False)
     name = model.send.receiver.lower()
     network = model.networks.active_network
     if not looks_like_name(name) or network is None or network.namespace not in NAME_NAMESPACES:
@@ -80,7 +80,7 @@ def on_resolved(model: Model, msg: ReceiverNameResolved, now: int) -> Step:
     if msg.key != model.send.receiver.lower() or not model.send.resolving:
         return model, []  # an answer for what the visitor typed before
     if not msg.ok or msg.result is None:
-        return with_send(model, resolving=False, receiver_address=None, error=ERROR_RESOLVING), []
+        return with_send(model, resolving=False, lookup_failed=True, receiver_address=None, error=ERROR_RESOLVING), []
     address = msg.result.address
     model = replace(model, names=names.remember_address(model, msg.key, address, now))
     return _resolved(model, msg.key, address), []

@@ -43,9 +43,9 @@ _TX_HASH = re.compile(r"^0x[0-9a-fA-F]{64}$")
 
 
 def timed_out(msg: EffectReply) -> bool:
-    """The wallet request went unanswered until its timeout: the engine's timer expired, or the
-    page's own wait did (PROTOCOL.md: code -32603 with message `timeout`): lost, not refused."""
-    return msg.timed_out or (not msg.ok and msg.error_code == -32603 and msg.error_message == "timeout")
+    """The wallet request went unanswered until its timeout (the engine's timer, or the page's
+    own wait, decoded at the edge): lost, not refused."""
+    return msg.failure == "timeout"
 
 
 def refusal(msg: EffectReply) -> str:

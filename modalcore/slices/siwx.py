@@ -23,7 +23,7 @@ from ..core.shape import Handler, Slice
 from . import modal, router, snack
 from ..rules import limits as L
 from ..rules import texts
-from ..rules.wallet_requests import NOT_SAVED, not_sent
+from ..rules.wallet_requests import NOT_SAVED
 from ..siwx.grammar import SiwxMessageError
 from ..siwx.message import SiwxMessage
 from ..siwx.solana import SiwsMessage
@@ -261,7 +261,7 @@ class SiwxMessageSigned(EffectReply):
 def _on_solana_signed(model: Model, msg: SiwxMessageSigned, address: str, caip: str, network: str) -> Step:
     signature = msg.result.get("signature") if isinstance(msg.result, dict) else None
     if not msg.ok or not isinstance(signature, str) or len(signature) > L.SOLANA_SIGNATURE_CHARS:
-        return _sign_failed(model, msg.error_message, not_sent(msg.error_code, msg.error_message))
+        return _sign_failed(model, msg.error_message, msg.failure == "not_sent")
     domain, uri = origin_parts(model.origin)
     args: dict[str, object] = {
         "message": model.siwx.message, "signature": signature, "session_key": model.session_id,
@@ -278,7 +278,7 @@ def on_signed(model: Model, msg: SiwxMessageSigned, now: int) -> Step:
     if not model.siwx.signing or active is None or model.siwx.message is None:
         return model, []
     if not msg.ok or not isinstance(msg.result, str):
-        return _sign_failed(model, msg.error_message, not_sent(msg.error_code, msg.error_message))
+        return _sign_failed(model, msg.error_message, msg.failure == "not_sent")
     return model, [verify_call(model, msg.result)]
 
 

@@ -5,9 +5,8 @@ send without importing the module that handles its replies."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, JsonValue
 
 from ..core.cmds import EffectReply, Reply
 
@@ -26,7 +25,7 @@ class SubmittedSolanaSend(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
     signature: str
     confirmed: bool
-    err: Any = None
+    err: JsonValue = None  # the chain's transaction error, None when it succeeded
 
 
 @dataclass(frozen=True)

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..core.msg import Msg
 from ..services.swap.types import NATIVE
 from .send_form import to_units
 from .swap_form import INSUFFICIENT_BALANCE, SELECT_TOKEN, current_quote, token, with_swap
 from .swap_quote import QUOTE_DEBOUNCE_MS, requote
+from ..wire.frames import TextArgs
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -53,8 +54,8 @@ class SelectedSwapSlippage(Msg):
     value: str
 
 
-def change_amount(args: Any) -> Msg:
-    return ChangedSwapAmount(str(getattr(args, "value", "")))
+def change_amount(args: TextArgs) -> Msg:
+    return ChangedSwapAmount(args.value)
 
 
 def on_picker(model: Model, msg: PressedSwapPicker, now: int) -> Step:

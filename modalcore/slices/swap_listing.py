@@ -11,7 +11,6 @@ from pydantic import BaseModel, ConfigDict
 
 from ..core.cmds import Call, CancelTimer, Cmd, Reply
 from ..core.evolve import replace
-from ..services.swap.types import NOT_SUPPORTED_SWAPS
 from .swap_form import SwapState, SwapToken, with_swap
 from .swap_quote import QUOTE_TIMER
 
@@ -33,6 +32,7 @@ class TokensAnswer(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="ignore")
     tokens: list[_ListedToken] = []
+    supported: bool = True  # false: the network has no swaps (SPEC §8)
 
 
 @dataclass(frozen=True)
@@ -45,8 +45,10 @@ class SwapTokensFetched(Reply):
 def on_tokens(model: Model, msg: SwapTokensFetched, now: int) -> Step:
     if msg.key != model.networks.active or model.swap.listed_for != f"loading:{msg.key}":
         return model, []
-    if msg.result is None:
-        return with_swap(model, listed_for=msg.key, not_supported=msg.error == NOT_SUPPORTED_SWAPS), []
+    if msg.result is None:  # the list is unknown: the form goes on with the configured tokens
+        return with_swap(model, listed_for=msg.key, not_supported=False), []
+    if not msg.result.supported:
+        return with_swap(model, listed_for=msg.key, not_supported=True), []
     listed = tuple(SwapToken(t.address, t.symbol, t.name, t.decimals, None, None, t.icon)
                    for t in msg.result.tokens)
     return with_swap(model, listed_for=msg.key, listed=listed, not_supported=False), []

@@ -168,4 +168,4 @@ def test_rule_an_unexpected_error_processing_an_input_is_reported_as_error_telem
     assert report.event == "ERROR" and report.props["type"] == "error"
     assert report.props["event"] == "PROCESS_DELIVER"
     assert (report.props["errorType"], report.props["errorMessage"]) == ("KeyError", "'boom'")
-    assert "Traceback" in report.props["stackTrace"]
+    assert "Traceback" in str(report.props["stackTrace"])

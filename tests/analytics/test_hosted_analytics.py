@@ -12,7 +12,7 @@ import httpx
 
 from modalcore.analytics.events import event_id
 from modalcore.analytics.hosted import HostedAnalyticsSink
-from modalcore.runtime.analytics import TrackedEvent
+from modalcore.ports.analytics import TrackedEvent
 from modalcore.runtime.clock import FakeClock
 
 ENDPOINT = "https://pulse.example/"

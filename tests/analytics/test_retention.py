@@ -12,7 +12,7 @@ import pytest
 
 from modalcore.__main__ import main
 from modalcore.analytics.local import PRUNE_EVERY_MS, LocalAnalyticsSink
-from modalcore.runtime.analytics import TrackedEvent
+from modalcore.ports.analytics import TrackedEvent
 from modalcore.runtime.clock import FakeClock
 from modalcore.server.config import AnalyticsConfig
 from modalcore.store.base import SessionStore, StoredEvent

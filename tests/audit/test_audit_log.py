@@ -20,7 +20,7 @@ from modalcore.slices.model import initial_model
 from modalcore.engine.session import Session
 from modalcore.runtime.analytics import MemorySink
 from modalcore.runtime.clock import FakeClock
-from modalcore.runtime.observe import Step
+from modalcore.ports.observe import Step
 from modalcore.runtime.runner import RunnerDeps, SessionRunner
 from modalcore.runtime.services import default_services
 from modalcore.slices.options import parse_options

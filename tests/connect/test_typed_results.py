@@ -73,4 +73,5 @@ def test_an_effect_answer_arrives_as_the_reply_the_effect_named() -> None:
     answered = typed_effect(EffectSettled("e3", "AddressCopyAnswered|", True, None), engine_update.ENGINE.messages)
     assert answered == AddressCopyAnswered(eid="e3", key="", ok=True, result=None)
     legacy = typed_effect(EffectSettled("e4", "clipboard", False, error_code=-32603, error_message="timeout"), engine_update.ENGINE.messages)
-    assert legacy == AddressCopyAnswered(eid="e4", ok=False, error_code=-32603, error_message="timeout")
+    assert legacy == AddressCopyAnswered(eid="e4", ok=False, error_code=-32603, error_message="timeout",
+                                         failure="timeout")

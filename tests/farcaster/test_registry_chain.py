@@ -54,5 +54,5 @@ async def test_the_registry_on_the_dev_chain_decides(devchains: ChainsInfo, appr
     result = await signins.status(channel["channel_token"], channel["nonce"], NOW)
     assert result["state"] == verdict
     assert opened == (["3"] if verdict == "verified" else [])
-    if verdict == "refused":
+    if result["state"] == "refused":
         assert result["reason"] == "registry"

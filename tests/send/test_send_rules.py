@@ -10,8 +10,10 @@ import pytest
 
 from modalcore.enginetest import Harness
 from modalcore.rules.format import network_fee
+from modalcore.rules.names import ERROR_RESOLVING, no_address_for
 from modalcore.slices.model import model_from_data, model_to_data
 from modalcore.slices import send_tx
+from modalcore.slices.send_name import DEBOUNCE_MS
 from modalcore.slices.router import TxEntry
 
 from .conftest import ADDRESS, DEMO, OTHER, TUSD
@@ -372,6 +374,43 @@ def test_a_request_lost_with_a_reload_is_shown_lost_and_never_reissued(driver: H
     driver.deliver(send_tx.PressedSend())  # the plain send does not re-issue it either
     assert driver.effects("eth_sendTransaction") == [effect]
     assert driver.model.router.tx_stack == ()
+
+
+def test_a_receiver_names_failed_lookup_reads_error_resolving_and_no_address_reads_so(driver: Harness) -> None:
+    """Which of the two the form says comes from a typed flag (`lookup_failed`), not from
+    comparing the shown error text (issue 30)."""
+    ready(driver)
+    fill(driver, receiver="carol.eth")
+    driver.advance(DEBOUNCE_MS)
+    driver.settle_call("address_of", ok=False, error="the node is down")
+    driver.intent("send/preview")
+    assert (driver.model.router.view, driver.node("send/error").p["text"]) == ("WalletSend", ERROR_RESOLVING)
+    driver.intent("send/receiver", "change", {"value": "dave.eth"})
+    driver.advance(DEBOUNCE_MS)
+    driver.settle_call("address_of", {"name": "dave.eth", "address": None})
+    driver.intent("send/preview")
+    assert (driver.model.router.view, driver.node("send/error").p["text"]) == ("WalletSend",
+                                                                               no_address_for("dave.eth"))
+
+
+def test_the_pages_own_time_out_leaves_the_send_lost_not_declined(driver: Harness) -> None:
+    """PROTOCOL.md: the page's wait ran out is the answer -32603 "timeout", decoded once at the
+    engine's edge into the failure kind `timeout` (issue 30): the send is lost, never re-asked."""
+    effect = send(driver)
+    driver.answer_last(code=-32603, message="timeout", eid=effect["eid"])
+    pending = driver.model.send.pending
+    assert pending is not None and pending.status == "lost"
+    assert driver.node("send-preview/lost/alert").p["message"].startswith(send_tx.LOST_TIMEOUT)
+    assert driver.effects("eth_sendTransaction") == [effect]
+
+
+def test_a_wallet_error_that_reads_timeout_is_a_refusal_not_a_time_out(driver: Harness) -> None:
+    """Only the page's own -32603 "timeout" is a time-out: a wallet's 4001 saying "timeout" is
+    the visitor's no, shown on the form (issue 30)."""
+    effect = send(driver)
+    driver.answer_last(code=4001, message="timeout", eid=effect["eid"])
+    assert driver.model.send.pending is None
+    assert driver.model.send.error == "Transaction declined in the wallet"
 
 
 def test_a_late_answer_to_a_lost_request_is_ignored(driver: Harness) -> None:

@@ -10,7 +10,8 @@ import httpx
 from eth_account import Account
 from eth_account.messages import encode_defunct
 
-from modalcore.core.cmds import Call, CallSettled, Track
+from modalcore.core.cmds import Call, CallSettled, EffectSettled, Track
+from modalcore.rules.wallet_requests import NOT_SAVED, NOT_SAVED_CODE
 from modalcore.siwx.service import siwx_services
 from modalcore.siwx.store import SqliteSiwxStore
 from modalcore.siwx.tokens import verify_token
@@ -125,6 +126,31 @@ def test_a_declined_signature_shows_signature_declined() -> None:
     assert world.driver.model.snack.message == "Signature declined"
     assert world.driver.model.siwx.has_session is False
     assert any(isinstance(c, Track) and c.event == "SIWX_AUTH_ERROR" for c in world.driver.log)
+
+
+def test_a_wallet_error_reading_as_the_engines_not_sent_text_is_a_decline() -> None:
+    """Issue 30: "not sent" (the session could not be saved, the wallet never asked) is a failure
+    kind only the engine sets; a wallet answering with the same code and text declined."""
+    world = SiwxWorld()
+    world.connect()
+    world.driver.intent("siwx/sign")
+    world.run_calls()
+    world.driver.answer_last(code=NOT_SAVED_CODE, message=NOT_SAVED)
+    world.driver.advance(150)
+    assert world.driver.model.snack.message == "Signature declined"
+
+
+def test_a_request_the_engine_did_not_send_says_so() -> None:
+    world = SiwxWorld()
+    world.connect()
+    world.driver.intent("siwx/sign")
+    world.run_calls()
+    eid = world.driver.last_effect()["eid"]
+    world.driver.deliver(EffectSettled(eid, world.driver.session.effects[eid], False, error_code=NOT_SAVED_CODE,
+                                       error_message=NOT_SAVED, failure="not_sent"))
+    world.driver.advance(150)
+    assert world.driver.model.snack.message == NOT_SAVED
+    assert world.driver.model.siwx.has_session is False
 
 
 def test_a_message_altered_after_signing_is_refused_and_nothing_stored() -> None:

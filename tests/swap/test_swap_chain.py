@@ -34,7 +34,7 @@ def provider(info: ChainsInfo, http: httpx.AsyncClient, chain_id: int = 31337) -
 
 def send(rpc: Rpc, tx: TxRequest) -> dict[str, object]:
     """The wallet's part: eth_sendTransaction from the node's unlocked account, mined."""
-    return rpc.transact(tx.to_params())
+    return rpc.transact(dict(tx.to_params()))
 
 
 def fee(receipt: dict[str, object]) -> int:

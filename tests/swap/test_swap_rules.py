@@ -346,8 +346,17 @@ def test_the_swap_view_asks_for_the_networks_swap_token_list_and_offers_it_as_po
 
 def test_a_network_without_swaps_says_so_as_soon_as_the_view_opens() -> None:
     h = on_swap()
-    h.settle_call("swap_tokens", ok=False, error="Network not supported for Swaps")
+    h.settle_call("swap_tokens", {"tokens": [], "supported": False})
     h.expect(view="Swap", text="Network not supported for Swaps", no_node=["swap/amount", "swap/review"])
+
+
+def test_a_failed_token_list_says_nothing_of_the_network_whatever_its_text() -> None:
+    """Issue 30: the network's verdict is the typed `supported`, never the failure's text: a
+    failed list (even one reading 'Network not supported for Swaps') leaves the form usable."""
+    h = on_swap()
+    h.settle_call("swap_tokens", ok=False, error="Network not supported for Swaps")
+    h.expect(view="Swap", node=["swap/amount", "swap/review"])
+    assert h.model.swap.not_supported is False
 
 
 def test_an_approval_not_mined_yet_is_awaited_again_then_given_up_with_a_reason() -> None:

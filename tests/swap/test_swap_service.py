@@ -93,10 +93,11 @@ async def test_the_swap_token_list_comes_from_the_hosted_api_without_the_native_
 
     async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
         listed = await swap_tokens(http, {}, ConvertApi(http, "https://api.example", "proj1"), network="eip155:1")
-        with pytest.raises(ServiceError, match="^Network not supported for Swaps$"):
-            await swap_tokens(http, {}, ConvertApi(http, "https://api.example", "proj1"), network="eip155:11155111")
+        unlisted = await swap_tokens(http, {}, ConvertApi(http, "https://api.example", "proj1"),
+                                     network="eip155:11155111")
     assert listed == {"tokens": [{"address": USDC, "symbol": "USDC", "name": "USD Coin", "decimals": 6,
-                                  "icon": "https://i/u.png"}]}
+                                  "icon": "https://i/u.png"}], "supported": True}
+    assert unlisted == {"tokens": [], "supported": False}  # a fact about the network, not a failure
     assert [(r.url.path, r.url.params["chainId"]) for r in seen] == [("/v1/convert/tokens", "eip155:1")]
 
 
@@ -105,4 +106,5 @@ async def test_a_local_market_needs_no_token_list() -> None:
     from modalcore_dev.swap_markets import dev_markets
 
     async with httpx.AsyncClient(transport=transport([])) as http:
-        assert await swap_tokens(http, dev_markets(), None, network="eip155:31337") == {"tokens": []}
+        assert await swap_tokens(http, dev_markets(), None, network="eip155:31337") == {"tokens": [],
+                                                                                        "supported": True}

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import logging
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import TypedDict
 
 import httpx
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, JsonValue
 
 from ...runtime.services import AnyService, Service, ServiceContext, ServiceError
 from ..blockchain_api import BlockchainApi
@@ -29,7 +29,7 @@ class _Args(BaseModel):
 
 class OptionsArgs(_Args):
     network: str
-    purchase: list[dict[str, Any]] = []  # the built-in fallback's purchase currencies
+    purchase: list[dict[str, JsonValue]] = []  # the built-in fallback's purchase currencies
 
 
 class QuoteArgs(_Args):
@@ -49,6 +49,12 @@ class UrlArgs(_Args):
     amount: str
 
 
+class OrderUrl(TypedDict):
+    """Service `onramp_url`: the provider's page for the order."""
+
+    url: str
+
+
 def onramp_api(http: httpx.AsyncClient, blockchain_api: BlockchainApi | None) -> OnrampApi | None:
     if blockchain_api is None:
         return None
@@ -59,7 +65,9 @@ def onramp_services(local: OnrampProvider | None, hosted: OnrampApi | None) -> d
     def _local(network: str) -> OnrampProvider | None:
         return local if local is not None and network in local.networks else None
 
-    async def options(ctx: ServiceContext | None, args: OptionsArgs) -> Any:
+    # options and quotes are the provider's JSON as it answered (or the fallbacks in its shape):
+    # the slices validate them at the session's edge (slices/onramp_options, onramp_quote)
+    async def options(ctx: ServiceContext | None, args: OptionsArgs) -> object:
         network, purchase = args.network, args.purchase
         provider = _local(network)
         if provider is not None:
@@ -71,7 +79,7 @@ def onramp_services(local: OnrampProvider | None, hosted: OnrampApi | None) -> d
                 log.warning("onramp options failed (%s): built-in defaults", error)
         return default_options(purchase)
 
-    async def quote(ctx: ServiceContext | None, args: QuoteArgs) -> Any:
+    async def quote(ctx: ServiceContext | None, args: QuoteArgs) -> object:
         network, purchase_currency, payment_currency = args.network, args.purchase_currency, args.payment_currency
         amount, price, decimals = args.amount, args.price, args.decimals
         provider = _local(network)
@@ -91,7 +99,7 @@ def onramp_services(local: OnrampProvider | None, hosted: OnrampApi | None) -> d
         except InvalidOperation:
             raise ServiceError("Invalid amount") from None
 
-    async def url(ctx: ServiceContext | None, args: UrlArgs) -> Any:
+    async def url(ctx: ServiceContext | None, args: UrlArgs) -> OrderUrl:
         network, address, purchase_currency = args.network, args.address, args.purchase_currency
         payment_currency, amount = args.payment_currency, args.amount
         provider = _local(network)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping
-from typing import Any
 
 import httpx
 
@@ -27,7 +26,8 @@ from ...rules import limits as L
 from .convert_api import NATIVE_TOKEN_ADDRESS, ConvertApi
 from .networks import chain_of
 from .select import swap_provider
-from .types import NATIVE, NOT_SUPPORTED_SWAPS, InsufficientLiquidity, SwapError, TxRequest
+from .types import (NATIVE, InsufficientLiquidity, ListedToken, SwapError, SwapNotSupported, SwapQuoteAnswer,
+                    SwapTokens, TxReceipt, TxRequest)
 from .uniswap_v2 import UniswapV2Market
 
 MAX_SWAP_TOKENS = L.MAX_SWAP_TOKENS
@@ -54,7 +54,7 @@ async def _gas(http: httpx.AsyncClient, rpc_url: str, approve: TxRequest | None,
 async def swap_quote(http: httpx.AsyncClient, markets: Mapping[int, UniswapV2Market],
                      hosted: ConvertApi | None = None, *, network: str, rpc_url: str,
                      from_token: str, to_token: str, amount: str, slippage: str,
-                     user: str) -> dict[str, Any]:
+                     user: str) -> SwapQuoteAnswer:
     """The quote for `amount` (raw units) of `from_token` (an address or "native") into
     `to_token`, for `user`, at `slippage` percent."""
     try:
@@ -97,34 +97,38 @@ def _refusal(error: SwapError) -> ServiceError:
 RECEIPT_POLL_S = 0.2
 
 
-async def tx_receipt(http: httpx.AsyncClient, *, rpc_url: str, hash: str, polls: int = 100) -> dict[str, Any]:
+async def tx_receipt(http: httpx.AsyncClient, *, rpc_url: str, hash: str, polls: int = 100) -> TxReceipt:
     """Wait until transaction `hash` is mined: {"status": "confirmed" | "failed", "block"}; after
     `polls` reads (20 s, under a call's time limit) {"status": "pending"}, and the caller asks
     again. (An approval must be mined before the swap that spends it is sent to the wallet.)"""
     for _ in range(polls):
         (receipt,) = await batch(http, rpc_url, [("eth_getTransactionReceipt", [hash])])
         if isinstance(receipt, dict) and receipt.get("blockNumber"):
-            status = "confirmed" if int(str(receipt.get("status", "0x0")), 16) == 1 else "failed"
-            return {"status": status, "block": str(int(str(receipt["blockNumber"]), 16))}
+            block = str(int(str(receipt["blockNumber"]), 16))
+            if int(str(receipt.get("status", "0x0")), 16) == 1:
+                return {"status": "confirmed", "block": block}
+            return {"status": "failed", "block": block}
         await asyncio.sleep(RECEIPT_POLL_S)
     return {"status": "pending", "block": ""}
 
 
 async def swap_tokens(http: httpx.AsyncClient, markets: Mapping[int, UniswapV2Market],
-                      hosted: ConvertApi | None = None, *, network: str) -> dict[str, Any]:
+                      hosted: ConvertApi | None = None, *, network: str) -> SwapTokens:
     """The network's swap token list beyond its configured tokens: none for a local market (its
     configured tokens are its list); the hosted `/v1/convert/tokens` list on SPEC §9's swap
-    networks; 'Network not supported for Swaps' elsewhere, before any request."""
+    networks; elsewhere `supported: false` (the network has no swaps), before any request."""
     chain_id = chain_of(network)
     if chain_id is not None and chain_id in markets:
-        return {"tokens": []}
+        return {"tokens": [], "supported": True}
     if hosted is None or chain_id is None:
-        raise ServiceError(NOT_SUPPORTED_SWAPS, "invalid")
+        return {"tokens": [], "supported": False}
     try:
         answer = await hosted.tokens(network)
+    except SwapNotSupported:
+        return {"tokens": [], "supported": False}
     except SwapError as error:
         raise _refusal(error) from None
-    tokens = []
+    tokens: list[ListedToken] = []
     for token in (answer.get("tokens") if isinstance(answer, dict) else None) or []:
         if not isinstance(token, dict):
             continue
@@ -140,7 +144,7 @@ async def swap_tokens(http: httpx.AsyncClient, markets: Mapping[int, UniswapV2Ma
                        "icon": str(token.get("logoUri", ""))[:2048]})
         if len(tokens) >= MAX_SWAP_TOKENS:
             break
-    return {"tokens": tokens}
+    return {"tokens": tokens, "supported": True}
 
 
 class _Args(BaseModel):
@@ -175,13 +179,13 @@ def swap_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | None 
     hosted = (ConvertApi(http, blockchain_api.base_url, blockchain_api.project_id, blockchain_api.st,
                          blockchain_api.sv) if blockchain_api is not None else None)
 
-    async def quote(ctx: ServiceContext | None, args: SwapQuoteArgs) -> dict[str, Any]:
+    async def quote(ctx: ServiceContext | None, args: SwapQuoteArgs) -> SwapQuoteAnswer:
         return await swap_quote(http, markets, hosted, **args.model_dump())
 
-    async def tokens(ctx: ServiceContext | None, args: SwapTokensArgs) -> dict[str, Any]:
+    async def tokens(ctx: ServiceContext | None, args: SwapTokensArgs) -> SwapTokens:
         return await swap_tokens(http, markets, hosted, network=args.network)
 
-    async def receipt(ctx: ServiceContext | None, args: TxReceiptArgs) -> dict[str, Any]:
+    async def receipt(ctx: ServiceContext | None, args: TxReceiptArgs) -> TxReceipt:
         return await tx_receipt(http, rpc_url=args.rpc_url, hash=args.hash)
 
     return {"swap_quote": Service(SwapQuoteArgs, quote), "swap_tokens": Service(SwapTokensArgs, tokens),

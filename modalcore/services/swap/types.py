@@ -8,13 +8,55 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, TypedDict
 
 NATIVE = "native"
 DEFAULT_SLIPPAGE = Decimal(1)  # percent, SPEC §9 "Swap slippage default 1"
 INSUFFICIENT_LIQUIDITY = "Insufficient liquidity"
 NOT_SUPPORTED_SWAPS = "Network not supported for Swaps"  # SPEC §8
 NOT_SUPPORTED_GAS_PRICE = "Network not supported for Gas Price"  # SPEC §8
+
+
+class ListedToken(TypedDict):
+    address: str
+    symbol: str
+    name: str
+    decimals: int
+    icon: str
+
+
+class SwapTokens(TypedDict):
+    """What service `swap_tokens` answers: the network's token list, and whether the network has
+    swaps at all (SPEC §8 'Network not supported for Swaps'): a fact about the network, not a
+    failure (a failure leaves the list unknown)."""
+
+    tokens: list[ListedToken]
+    supported: bool
+
+
+TxParams = TypedDict("TxParams", {"from": str, "to": str, "data": str, "value": str})  # eth_sendTransaction's
+
+
+class SwapQuoteAnswer(TypedDict):
+    """What service `swap_quote` answers: all the next press needs (raw units, decimal)."""
+
+    amountIn: str
+    amountOut: str
+    minOut: str
+    priceImpact: str | None  # percent; None when the provider cannot tell
+    allowance: str
+    approve: TxParams | None  # the approval to send first when the allowance is short
+    swap: TxParams
+    fee: str | None  # wei; None when the network fee could not be estimated
+    gas: str
+    path: list[str]
+
+
+class TxReceipt(TypedDict):
+    """What service `tx_receipt` answers."""
+
+    status: Literal["confirmed", "failed", "pending"]
+    block: str  # decimal; "" while pending
 
 
 class SwapError(ValueError):
@@ -63,7 +105,7 @@ class TxRequest:
     data: str
     value: int = 0
 
-    def to_params(self) -> dict[str, str]:
+    def to_params(self) -> TxParams:
         return {"from": self.sender, "to": self.to, "data": self.data, "value": hex(self.value)}
 
 

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..core.cmds import Cmd
-from ..slices.model import Model
 from ..core.msg import Msg
 from ..wire.frames import ClientFrame
 from ..wire.serverframes import ServerFrame
+
+if TYPE_CHECKING:  # a Step carries the model; the interface does not depend on the slices
+    from ..slices.model import Model
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,72 @@
+"""How many `Any`s `modalcore` uses, per top-level package (issue 30: fewer where data crosses the
+seam between the pure core and the runtime).
+
+    python -m modalcore_dev.bench.any_count [--modules]
+
+Counts every use of the name `Any` (`Any`, `typing.Any`) in the code, imports not counted: an
+annotation `dict[str, Any]` is one, a `cast(Any, x)` another. `--modules` lists each module too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import pathlib
+from collections import Counter
+
+import modalcore
+
+PACKAGE = pathlib.Path(modalcore.__file__).parent
+
+
+def any_uses(source: str) -> int:
+    count = 0
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name) and node.id == "Any":
+            count += 1
+        elif isinstance(node, ast.Attribute) and node.attr == "Any" and isinstance(node.value, ast.Name) \
+                and node.value.id in ("typing", "t"):
+            count += 1
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _is_annotation_text(node.value):
+            count += node.value.replace("[", " ").replace("]", " ").replace(",", " ").split().count("Any")
+    return count
+
+
+def _is_annotation_text(text: str) -> bool:
+    """A quoted annotation ("dict[str, Any]"), not prose that says Any."""
+    return "Any" in text and len(text) < 80 and " " not in text.replace(", ", ",").strip()
+
+
+def per_module(root: pathlib.Path = PACKAGE) -> dict[str, int]:
+    found = {}
+    for path in sorted(root.rglob("*.py")):
+        uses = any_uses(path.read_text())
+        if uses:
+            found[path.relative_to(root.parent).as_posix()] = uses
+    return found
+
+
+def per_package(modules: dict[str, int]) -> dict[str, int]:
+    totals: Counter[str] = Counter()
+    for path, uses in modules.items():
+        parts = path.split("/")
+        totals[parts[1].removesuffix(".py") if len(parts) > 2 or parts[1] != "__init__.py" else "."] += uses
+    return dict(sorted(totals.items(), key=lambda item: (-item[1], item[0])))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--modules", action="store_true", help="list every module with its count")
+    args = parser.parse_args()
+    modules = per_module()
+    for package, uses in per_package(modules).items():
+        print(f"{uses:5d}  {package}")
+    print(f"{sum(modules.values()):5d}  total")
+    if args.modules:
+        print()
+        for path, uses in sorted(modules.items(), key=lambda item: (-item[1], item[0])):
+            print(f"{uses:5d}  {path}")
+
+
+if __name__ == "__main__":
+    main()
