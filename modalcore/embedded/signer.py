@@ -25,6 +25,7 @@ from ..rules import texts
 from ..runtime.services import ServiceError
 from ..services import jsonrpc
 from .keys import Identity, KeyVault
+from .smart_send import send_user_operation
 
 
 def identity_of(text: str) -> Identity:
@@ -95,26 +96,32 @@ async def _send(account: LocalAccount, params: list[Any], rpc_url: str, chain_id
     return result
 
 
-async def sign(vault: KeyVault, ctx: Any, *, identity: str, method: str, params: str, chain: str) -> dict[str, str]:
+async def sign(vault: KeyVault, ctx: Any, *, identity: str, method: str, params: str, chain: str,
+               account: str = "") -> dict[str, str]:
+    """`account`: the address the request is from ("" or the key's own: the EOA; the key's smart
+    account on `chain`: one UserOperation, issue 32)."""
     try:
         parsed = json.loads(params)
     except ValueError:
         raise ServiceError("the request's params are malformed") from None
     if not isinstance(parsed, list):
         raise ServiceError("the request's params are malformed")
-    account = vault.account(identity_of(identity))
+    key = vault.account(identity_of(identity))
+    smart = bool(account) and account.lower() != key.address.lower()
     if method == "personal_sign":
-        return {"result": _sign_personal(account, parsed)}
+        return {"result": _sign_personal(key, parsed)}
     if method == "eth_signTypedData_v4":
-        return {"result": _sign_typed(account, parsed)}
+        return {"result": _sign_typed(key, parsed)}
     if method == "eth_sendTransaction":
         config = getattr(ctx, "config", None)
         http = getattr(ctx, "http", None)
         network = config.known_networks().get(chain) if config is not None else None
         if network is None or not network.rpc_urls or http is None or network.namespace != "eip155":
             raise ServiceError(texts.CHAIN_NOT_SUPPORTED)
+        if smart:
+            return {"result": await send_user_operation(key, ctx, parsed, chain=chain, account=account)}
         try:
-            return {"result": await _send(account, parsed, network.rpc_urls[0], int(network.reference), http)}
+            return {"result": await _send(key, parsed, network.rpc_urls[0], int(network.reference), http)}
         except jsonrpc.RpcCallError as error:
             raise ServiceError(str(error)) from None
     raise ServiceError(texts.RPC_CALL_NOT_ALLOWED)

@@ -70,6 +70,7 @@ class Network(_Strict):
     dev: bool = False  # a local dev chain: reachable through /devchain/{chainId} if devchain_proxy
     tokens: list[TokenConfig] = []
     ens: str = ""  # the chain's ENS registry address: names shown for addresses, sends to names
+    smart_accounts: bool = False  # embedded sign-ins get an ERC-4337 smart account here (issue 32)
 
     def to_catalog(self, network_id: str) -> catalog.Network:
         return catalog.Network(
@@ -86,6 +87,7 @@ class Network(_Strict):
                 for t in self.tokens
             ),
             ens_registry=self.ens,
+            smart_accounts=self.smart_accounts,
         )
 
 
