@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from ..aa.policy import SponsorLedger
 from ..runtime.services import AnyService, Service, ServiceError
 from .budget import MailBudget, OverBudget, memory_budget
 from .codes import EmailCodes
@@ -61,6 +62,8 @@ class EmbeddedWallet:
     devices: DeviceKeys = field(default_factory=DeviceKeys)
     budget: MailBudget = field(default_factory=memory_budget)
     farcaster: FarcasterSignIns | None = None
+    # gas sponsored per smart account and day (issue 32's [smart_accounts.sponsor] budget)
+    sponsored: SponsorLedger = field(default_factory=SponsorLedger)
 
     def offer(self) -> tuple[bool, tuple[str, ...]]:
         """What sessions may use: email sign-in (an SMTP server is set), the social providers
@@ -166,7 +169,7 @@ def embedded_services(wallet: EmbeddedWallet) -> dict[str, AnyService]:
 
     async def sign_request(ctx: Any, args: SignArgs) -> dict[str, str]:
         return await sign(wallet.vault, ctx, identity=args.identity, method=args.method, params=args.params,
-                          chain=args.chain, account=args.account)
+                          chain=args.chain, account=args.account, ledger=wallet.sponsored)
 
     async def read_smart_accounts(ctx: Any, args: SmartAccountsArgs) -> dict[str, Any]:
         return await smart_accounts(wallet.vault, ctx, args)

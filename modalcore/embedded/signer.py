@@ -8,6 +8,8 @@ the engine; the result is the signature, or the transaction's hash once the chai
 - eth_signTypedData_v4 [address, typed data (JSON text or object)]
 - eth_sendTransaction [{to, value?, data?, gas?}]: nonce, gas and fees from the chain's RPC, an
   EIP-1559 transaction signed here and sent with eth_sendRawTransaction. Only configured chains.
+  From the key's smart account (`account`, issue 32): one UserOperation (smart_send.py), the
+  answer its receipt's transaction hash.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from eth_account.signers.local import LocalAccount
 from eth_typing import HexStr
 from eth_utils.address import to_checksum_address
 
+from ..aa.policy import SponsorLedger
 from ..rules import texts
 from ..runtime.services import ServiceError
 from ..services import jsonrpc
@@ -97,7 +100,7 @@ async def _send(account: LocalAccount, params: list[Any], rpc_url: str, chain_id
 
 
 async def sign(vault: KeyVault, ctx: Any, *, identity: str, method: str, params: str, chain: str,
-               account: str = "") -> dict[str, str]:
+               account: str = "", ledger: SponsorLedger | None = None) -> dict[str, str]:
     """`account`: the address the request is from ("" or the key's own: the EOA; the key's smart
     account on `chain`: one UserOperation, issue 32)."""
     try:
@@ -119,7 +122,8 @@ async def sign(vault: KeyVault, ctx: Any, *, identity: str, method: str, params:
         if network is None or not network.rpc_urls or http is None or network.namespace != "eip155":
             raise ServiceError(texts.CHAIN_NOT_SUPPORTED)
         if smart:
-            return {"result": await send_user_operation(key, ctx, parsed, chain=chain, account=account)}
+            return {"result": await send_user_operation(key, ctx, parsed, chain=chain, account=account,
+                                                        ledger=ledger if ledger is not None else SponsorLedger())}
         try:
             return {"result": await _send(key, parsed, network.rpc_urls[0], int(network.reference), http)}
         except jsonrpc.RpcCallError as error:

@@ -14,6 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..aa.config import section_of
+from ..aa.userop import counterfactual_address
 from ..runtime.services import ServiceError
 from ..services import jsonrpc
 from .keys import Identity, KeyVault
@@ -29,10 +31,8 @@ class SmartAccountsArgs(BaseModel):
 
 def smart_address(config: Any, chain: str, owner: str) -> str | None:
     """The key's counterfactual smart account on `chain` (None: the chain has none)."""
-    smart = getattr(config, "smart_accounts", None)
-    lookup = getattr(smart, "account_of", None)
-    found = lookup(chain, owner) if callable(lookup) else None
-    return found if isinstance(found, str) else None
+    entry = section_of(getattr(config, "model_extra", None)).chains.get(chain)
+    return counterfactual_address(entry.factory, owner) if entry is not None else None
 
 
 async def deployed(http: Any, rpc_url: str, address: str) -> bool:
