@@ -123,8 +123,9 @@ def reload_with_balances(page: Any) -> None:
 
 def _send_cent(page: Any) -> None:
     """Account → Send 0.01 ETH to RECEIVER → Preview → Send → Approve in the engine's frame."""
-    page.click("#open")
     account = page.locator('.wm-card[data-view="Account"]')
+    if not account.is_visible():  # a reload keeps the modal as it was
+        page.click("#open")
     account.wait_for(state="visible")
     account.get_by_role("button", name="Send", exact=True).click()
     form = page.locator('.wm-card[data-view="WalletSend"]')
@@ -185,8 +186,7 @@ def test_switching_to_the_eoa_and_back_survives_a_reload(
         page.reload()
         page.wait_for_function("window.hostModal !== undefined")
         assert wait_account(page, eoa)["preferredAccountType"] == "eoa"
-        page.click("#open")
-        account = page.locator('.wm-card[data-view="Account"]')
+        account = page.locator('.wm-card[data-view="Account"]')  # still open after the reload
         account.get_by_role("button", name="Switch to your Smart Account").click()
         wait_account(page, smart)
         page.reload()
