@@ -7,16 +7,19 @@ request is a plain transaction."""
 
 from __future__ import annotations
 
+import asyncio
 import statistics
 import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from eth_utils.crypto import keccak
 
 from modalcore_dev.devchain.pytest_plugin import AaChains
 from modalcore_dev.devmail import LocalSmtpServer
+from modalcore.services.history import fetch_history
 from modalcore.server.config import EngineConfig, dev_networks, parse_config
 from modalcore.slices.embedded import ApprovalDecided
 from modalcore.slices.smart_account import PressedSwitchAccountType
@@ -115,6 +118,17 @@ def test_a_sponsored_send_from_the_smart_account_is_one_user_operation(
     assert world.h.model.accounts.get("eip155").smart_account_deployed  # read from the chain again
     assert world.h.host_state("account")["smartAccountDeployed"] is True
     print(f"approve → receipt (sponsored, deploying): {1000 * elapsed:.0f} ms")
+    # Activity knows it by its transaction: a send of 0.01 ETH from the account to the receiver
+    [sent] = asyncio.run(_history(aachains, smart))["data"]
+    assert sent["id"] == result["result"] and sent["metadata"]["operationType"] == "send"
+    assert sent["metadata"]["sentFrom"] == smart and sent["metadata"]["sentTo"] == RECEIVER
+    assert sent["metadata"]["status"] == "confirmed"
+    assert [(t["direction"], t["quantity"]["numeric"]) for t in sent["transfers"]] == [("out", "0.01")]
+
+
+async def _history(aa: AaChains, address: str) -> Any:
+    async with httpx.AsyncClient() as http:
+        return await fetch_history(http, rpc_url=aa.chains.rpc_urls[31337], address=address, chain="eip155:31337")
 
 
 def test_approve_to_receipt_of_sponsored_sends(aachains: AaChains, tmp_path: Path, smtp: LocalSmtpServer) -> None:
