@@ -14,6 +14,9 @@ from modalcore.embedded.service import EmbeddedWallet
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.runtime.services import Service, ServiceError
 from modalcore.embedded.smart import SmartAccountsArgs, owner_of
+from modalcore.enginetest import Harness
+from modalcore.rules.addresses import checksum
+from modalcore.slices.embedded import SocialSignedIn
 from modalcore.slices.smart_account import SWITCH_TO_EOA, SWITCH_TO_SMART, smart_account_of
 
 from .world import EmailWorld
@@ -156,3 +159,33 @@ def test_the_choice_outlives_a_disconnect_and_the_next_sign_in_uses_it(
     world.settle_all()
     assert world.h.model.accounts.get("eip155").status == "disconnected"
     assert world.h.model.smart.owner == "" and world.h.model.smart.preferred == "eoa"
+
+
+def test_a_social_sign_in_waits_for_its_smart_account_and_keeps_its_provider() -> None:
+    owner = "0x" + "ab" * 20
+    h = Harness(is_open=True, options={"networks": [CHAIN]}, known_networks=_networks(CHAIN))
+    h.session.model = replace(h.model, embedded=replace(h.model.embedded, socials=("google",)))
+    h.session.render()
+    h.press("connect/social/google")
+    h.deliver(SocialSignedIn("google", "sub-1", owner, "zoe", "zoe@example.com"))
+    assert h.model.accounts.get("eip155").status == "disconnected"  # not before its account is read
+    [call] = h.pending_calls("embedded.smart_accounts")
+    assert call.args == {"identity": "google:sub-1", "chains": [CHAIN]}
+    h.settle_call("embedded.smart_accounts", {"owner": checksum(owner), "accounts": [
+        {"chain": CHAIN, "address": SMART, "deployed": True}]})
+    account = h.model.accounts.get("eip155")
+    assert account.status == "connected" and account.address == SMART and account.smart_account_deployed
+    assert account.social_provider == "google" and account.user_name == "zoe"
+
+
+def test_an_answer_for_another_owner_is_not_taken() -> None:
+    owner = "0x" + "ab" * 20
+    h = Harness(is_open=True, options={"networks": [CHAIN]}, known_networks=_networks(CHAIN))
+    h.session.model = replace(h.model, embedded=replace(h.model.embedded, socials=("google",)))
+    h.session.render()
+    h.press("connect/social/google")
+    h.deliver(SocialSignedIn("google", "sub-1", owner, "zoe"))
+    h.settle_call("embedded.smart_accounts", {"owner": "0x" + "cd" * 20, "accounts": [
+        {"chain": CHAIN, "address": SMART, "deployed": True}]})
+    account = h.model.accounts.get("eip155")
+    assert account.address == checksum(owner) and account.preferred_account_type == "eoa"
