@@ -5,6 +5,7 @@ smart accounts, or past the day's budget."""
 
 from __future__ import annotations
 
+import subprocess
 import time
 
 import httpx
@@ -12,6 +13,7 @@ import pytest
 from eth_abi.abi import encode
 from eth_account import Account
 from eth_account.signers.local import LocalAccount
+from eth_typing import Hash32
 from eth_utils.crypto import keccak
 
 from modalcore.aa.bundler import BundlerClient, BundlerError
@@ -82,6 +84,14 @@ def test_the_hash_is_the_entry_points_get_user_op_hash(aachains: AaChains) -> No
         assert result == "0x" + user_op_hash(op, ENTRY_POINT_V07, chain_id).hex()
 
 
+def test_the_bundlers_listen_on_loopback_only(aachains: AaChains) -> None:
+    for url in aachains.bundler_urls.values():
+        port = url.rsplit(":", 1)[1]
+        listening = subprocess.run(["ss", "-ltnH", f"sport = :{port}"], capture_output=True, text=True,
+                                   check=True).stdout.split()
+        assert f"127.0.0.1:{port}" in listening and f"0.0.0.0:{port}" not in listening and f"*:{port}" not in listening
+
+
 async def test_the_bundler_supports_entry_point_v07(aachains: AaChains) -> None:
     async with httpx.AsyncClient() as http:
         for url in aachains.bundler_urls.values():
@@ -95,13 +105,16 @@ async def test_a_sponsored_operation_deploys_the_account_and_sends_a_hundredth_o
     async with httpx.AsyncClient() as http:
         sent = await send_user_operation(http, chain, owner, [Call(recipient, CENT)], sponsorship=_sponsorship(SPONSOR_DEMO))
         receipt = await wait_receipt(http, chain, sent.user_op_hash)
+        lookup = await BundlerClient(http, chain.bundler_url).get_user_operation_by_hash(sent.user_op_hash)
     assert (sent.sponsored, sent.sender, receipt.success, receipt.paymaster) == (True, account, True, chain.paymaster)
+    assert lookup is not None
+    assert (lookup.user_operation, lookup.transaction_hash) == (sent.user_operation, receipt.transaction_hash)
     [(account_balance, code), (recipient_balance, _)] = _state(aachains, 31337, account, recipient)
     assert (account_balance, recipient_balance) == (ONE_ETH - CENT, CENT)  # no gas paid by the account
     assert code not in ("0x", "")
     with aachains.chains.rpc(31337) as rpc:
         tx = rpc.call("eth_getTransactionReceipt", [receipt.transaction_hash])
-        digest = keccak(b"any message")
+        digest = Hash32(keccak(b"any message"))
         (valid,) = rpc.eth_call(account, "isValidSignature(bytes32,bytes)",
                                 [digest, bytes(owner.unsafe_sign_hash(digest).signature)], returns=["bytes4"])
         (invalid,) = rpc.eth_call(account, "isValidSignature(bytes32,bytes)",
@@ -165,7 +178,7 @@ async def test_a_badly_signed_operation_is_refused_by_the_bundler_and_not_mined(
         await wait_receipt(http, chain, sent.user_op_hash)
         forged = sent.user_operation.with_(nonce=1)
         forged = forged.with_(signature=bytes(Account.create().unsafe_sign_hash(
-            keccak(b"\x19Ethereum Signed Message:\n32" + user_op_hash(forged, ENTRY_POINT_V07, 31337))).signature))
+            Hash32(keccak(b"\x19Ethereum Signed Message:\n32" + user_op_hash(forged, ENTRY_POINT_V07, 31337)))).signature))
         with pytest.raises(BundlerError) as caught:
             await BundlerClient(http, chain.bundler_url).send_user_operation(forged, ENTRY_POINT_V07)
     assert (caught.value.reason, caught.value.kind) == ("rpc_error", "rejected")
@@ -204,3 +217,19 @@ def test_a_chain_without_smart_accounts_is_refused(aachains: AaChains) -> None:
     assert (configured.chain_id, configured.paymaster, configured.entry_point) == (31337, None, ENTRY_POINT_V07)
 
 
+
+
+def test_the_paymaster_hash_is_the_verifying_paymasters_get_hash(aachains: AaChains) -> None:
+    from modalcore.aa.paymaster import verifying_paymaster_hash
+    paymaster = aachains.smart_accounts(31337)["paymaster"]
+    op = UserOperation(sender=Account.create().address, nonce=4, call_data=b"\x05", factory=aachains.smart_accounts(31337)["factory"],
+                       factory_data=b"\x06", call_gas_limit=1, verification_gas_limit=2, pre_verification_gas=3,
+                       max_fee_per_gas=4, max_priority_fee_per_gas=5, paymaster=paymaster,
+                       paymaster_verification_gas_limit=6, paymaster_post_op_gas_limit=7, paymaster_data=b"\x00" * 64)
+    packed = (op.sender, op.nonce, op.init_code, op.call_data, op.account_gas_limits, op.pre_verification_gas,
+              op.gas_fees, op.paymaster_and_data, op.signature)
+    data = keccak(text="getHash((address,uint256,bytes,bytes,bytes32,uint256,bytes32,bytes,bytes),uint48,uint48)")[:4] + encode(
+        ["(address,uint256,bytes,bytes,bytes32,uint256,bytes32,bytes,bytes)", "uint48", "uint48"], [packed, 1000, 10])
+    with aachains.chains.rpc(31337) as rpc:
+        result = rpc.call("eth_call", [{"to": paymaster, "data": "0x" + data.hex()}, "latest"])
+    assert result == "0x" + verifying_paymaster_hash(op, paymaster, 31337, 1000, 10).hex()
