@@ -189,3 +189,16 @@ def test_an_answer_for_another_owner_is_not_taken() -> None:
         {"chain": CHAIN, "address": SMART, "deployed": True}]})
     account = h.model.accounts.get("eip155")
     assert account.address == checksum(owner) and account.preferred_account_type == "eoa"
+
+
+def test_a_reload_reads_whether_the_smart_account_is_deployed_again(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world, asked = _world(wallet, smtp, CHAIN)
+    _sign_in(world)
+    assert world.h.host_state("account")["smartAccountDeployed"] is False
+    deployed_now, _ = _stand_in(wallet, deployed=True)
+    world.services.update(deployed_now)  # meanwhile its first operation deployed it
+    world.h.rejoin(last=None)
+    world.settle_all()
+    assert world.h.model.accounts.get("eip155").address == SMART
+    assert world.h.host_state("account")["smartAccountDeployed"] is True
