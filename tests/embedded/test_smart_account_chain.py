@@ -18,6 +18,7 @@ import pytest
 from eth_utils.crypto import keccak
 
 from modalcore_dev.devchain.pytest_plugin import AaChains
+from modalcore_dev.devchain.smart_accounts import dev_smart_accounts_section
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.services.history import fetch_history
 from modalcore.server.config import EngineConfig, dev_networks, parse_config
@@ -27,7 +28,6 @@ from modalcore.slices.smart_account import PressedSwitchAccountType
 from .world import EmailWorld, open_wallet
 
 pytestmark = pytest.mark.chain
-REPO = Path(__file__).resolve().parents[2]
 RECEIVER = "0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc"  # dev account 5
 CENT = 10**16  # 0.01 ETH
 FUNDS = 10**18
@@ -36,14 +36,7 @@ USER_OPERATION_EVENT = "0x" + keccak(text="UserOperationEvent(bytes32,address,ad
 
 def smart_accounts_section(aa: AaChains, *, sponsored_projects: list[str]) -> dict[str, Any]:
     """`[smart_accounts]` for the dev chains and their bundlers."""
-    chains = {}
-    for chain_id, url in aa.bundler_urls.items():
-        parts = aa.smart_accounts(chain_id)
-        chains[f"eip155:{chain_id}"] = {
-            "bundler_url": url, "entry_point": parts["entryPoint"], "factory": parts["factory"],
-            "paymaster": parts["paymaster"], "paymaster_signer_key_file": str(REPO / parts["paymasterSignerKeyFile"]),
-        }
-    return {"chains": chains, "sponsor": {"projects": sponsored_projects, "chains": list(chains)}}
+    return dev_smart_accounts_section(aa.chains.deployment, aa.bundler_urls, tuple(sponsored_projects))
 
 
 def config_for(aa: AaChains, *, sponsored_projects: list[str]) -> EngineConfig:
