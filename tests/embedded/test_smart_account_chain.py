@@ -163,3 +163,56 @@ def test_after_switching_to_the_eoa_a_send_is_a_plain_transaction(
     receipt = _rpc(aachains, "eth_getTransactionReceipt", [result["result"]])
     assert receipt["from"].lower() == owner.lower() and receipt["to"].lower() == RECEIVER.lower()
     assert smart is not None and _code(aachains, smart) == "0x" and _operations(aachains, smart) == []
+
+
+ACCOUNT_0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"  # dev account 0 (holds the test tokens)
+
+
+def test_a_token_send_from_the_smart_account_is_its_send_in_activity(
+        aachains: AaChains, tmp_path: Path, smtp: LocalSmtpServer) -> None:
+    world = _signed_in(aachains, tmp_path, smtp, "tok@example.com", sponsored_projects=["test"])
+    smart = world.h.model.accounts.get("eip155").address
+    assert smart is not None
+    tusd = aachains.chains.token(31337, "TUSD")["address"]
+    with aachains.chains.rpc(31337) as rpc:
+        rpc.send_call(ACCOUNT_0, tusd, "transfer(address,uint256)", [smart, 100_000_000])
+        before = rpc.erc20_balance(tusd, RECEIVER)
+    data = "0xa9059cbb" + "0" * 24 + RECEIVER[2:].lower() + hex(12_500_000)[2:].rjust(64, "0")
+    world.ask_wallet("eth_sendTransaction", [{"to": tusd, "data": data}])
+    request = world.h.model.embedded.request
+    assert request is not None
+    world.h.deliver(ApprovalDecided(request.eid, approve=True))
+    [settled] = world.run_calls()
+    assert settled.ok, settled.error
+    with aachains.chains.rpc(31337) as rpc:
+        assert rpc.erc20_balance(tusd, RECEIVER) == before + 12_500_000
+        assert rpc.erc20_balance(tusd, smart) == 87_500_000
+    sent, received = asyncio.run(_history(aachains, smart))["data"]
+    assert sent["id"] == settled.result["result"] and sent["metadata"]["operationType"] == "send"
+    assert [(t["direction"], t["quantity"]["numeric"]) for t in sent["transfers"]] == [("out", "12.5")]
+    assert received["metadata"]["operationType"] == "receive"
+
+
+def test_a_spent_sponsoring_budget_refuses_and_sends_nothing(
+        aachains: AaChains, tmp_path: Path, smtp: LocalSmtpServer) -> None:
+    section = smart_accounts_section(aachains, sponsored_projects=["test"])
+    section["sponsor"]["budget_wei_per_day"] = 1  # less than any operation's most it can cost
+    config = parse_config({"networks": dev_networks(aachains.chains.rpc_urls, aachains.chains.deployment),
+                           "smart_accounts": section})
+    world = EmailWorld(open_wallet(tmp_path / "e.db", smtp), smtp, config=config,
+                       known_networks=config.known_networks())
+    world.submit_email("ned@example.com")
+    world.type_code(world.code_for("ned@example.com"))
+    world.settle_all()
+    smart = world.h.model.accounts.get("eip155").address
+    assert smart is not None
+    _rpc(aachains, "hardhat_setBalance", [smart, hex(FUNDS)])
+    world.ask_wallet("eth_sendTransaction", [{"to": RECEIVER, "value": hex(CENT)}])
+    request = world.h.model.embedded.request
+    assert request is not None
+    world.h.deliver(ApprovalDecided(request.eid, approve=True))
+    [settled] = world.run_calls()
+    assert not settled.ok and "budget_spent" in settled.error
+    assert world.h.model.embedded.request is None  # answered (refused) to the asker
+    assert _balance(aachains, smart) == FUNDS and _code(aachains, smart) == "0x"
+    assert _operations(aachains, smart) == []
