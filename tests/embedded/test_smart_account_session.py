@@ -16,7 +16,7 @@ from modalcore.runtime.services import Service, ServiceError
 from modalcore.embedded.smart import SmartAccountsArgs, owner_of
 from modalcore.enginetest import Harness
 from modalcore.rules.addresses import checksum
-from modalcore.slices.embedded import SocialSignedIn
+from modalcore.slices.embedded import ApprovalDecided, SocialSignedIn
 from modalcore.slices.smart_account import SWITCH_TO_EOA, SWITCH_TO_SMART, smart_account_of
 
 from .world import EmailWorld
@@ -202,3 +202,17 @@ def test_a_reload_reads_whether_the_smart_account_is_deployed_again(
     world.settle_all()
     assert world.h.model.accounts.get("eip155").address == SMART
     assert world.h.host_state("account")["smartAccountDeployed"] is True
+
+
+def test_an_approved_send_lost_to_a_reload_is_signed_and_sent_once(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world, _ = _world(wallet, smtp, CHAIN)
+    _sign_in(world)
+    world.ask_wallet("eth_sendTransaction", [{"to": "0x" + "11" * 20, "value": "0x1"}])
+    request = world.h.model.embedded.request
+    assert request is not None
+    world.h.deliver(ApprovalDecided(request.eid, approve=True))
+    world.h.rejoin(last=None)  # the page reloads while the operation is on its way
+    world.h.deliver(ApprovalDecided(request.eid, approve=True))  # a second Approve changes nothing
+    [sign] = world.h.pending_calls("embedded.sign")
+    assert sign.args["account"] == SMART and sign.args["method"] == "eth_sendTransaction"
