@@ -115,7 +115,9 @@ def _docstrings(tree: ast.Module) -> set[int]:
 
 _NOT_TEXT_CALLS = frozenset(("getattr", "hasattr", "setattr", "isinstance", "LookupError"))
 # Connector types the views compare against, never drawn.
-NOT_SHOWN = frozenset(("EXTERNAL", "AUTH"))
+# Constants the slices hold that are not words for a view: connector types, and the default
+# statement of a sign-in message (signed as it is, EIP-4361 allows ASCII only: never translated).
+NOT_SHOWN = frozenset(("EXTERNAL", "AUTH", "Sign in to continue"))
 
 
 def _variants(expr: ast.expr, taken: set[str]) -> list[str] | None:

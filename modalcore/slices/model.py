@@ -33,6 +33,7 @@ from .networks import NetworksState
 from .options import HostOptions
 from .router import RouterState
 from .siwx import SiwxState
+from .smart_account import SmartAccountsState
 from .snack import SnackState
 from .theme import ThemeState, from_options
 from .walletconnect import WcState
@@ -73,6 +74,7 @@ class Model:
     names: NamesState = NamesState()
     register_name: RegisterState = RegisterState()
     embedded: EmbeddedState = EmbeddedState()
+    smart: SmartAccountsState = SmartAccountsState()  # the embedded sign-in's account types (issue 32)
     counter: int = 0
 
     def next_id(self, prefix: str) -> tuple[Model, str]:
