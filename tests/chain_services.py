@@ -17,7 +17,7 @@ from modalcore.chains.catalog import Token
 from modalcore.core.cmds import Call, CallSettled
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.enginetest import Harness
-from modalcore.runtime.services import AnyService
+from modalcore.core.services import AnyService
 from modalcore.services.table import default_services
 from modalcore_dev.swap_markets import dev_markets
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import httpx
 from pydantic import BaseModel, ConfigDict
 
-from ..runtime.services import AnyService, Service, ServiceContext
+from ..core.services import AnyService, Service, ServiceContext
 from ..services.shapes import DirectoryArgs, DirectoryResult
 from .hosted import HostedDirectory
 from .query import Directory, Page, WalletQuery, load_directory

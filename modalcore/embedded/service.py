@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from ..runtime.services import AnyService, Service, ServiceError
+from ..core.services import AnyService, Service, ServiceError
 from .budget import MailBudget, OverBudget, memory_budget
 from .codes import EmailCodes
 from .devicekeys import DeviceKeys, parse_public_key

@@ -22,7 +22,7 @@ from eth_typing import HexStr
 from eth_utils.address import to_checksum_address
 
 from ..rules import texts
-from ..runtime.services import ServiceError
+from ..core.services import ServiceError
 from ..services import jsonrpc
 from .keys import Identity, KeyVault
 

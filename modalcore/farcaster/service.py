@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict
 
-from ..runtime.services import AnyService, Service, ServiceError
+from ..core.services import AnyService, Service, ServiceError
 from ..siwx.message import iso_from_ms
 from .verify import Expected, Refusal, check_message, registry_fid
 

@@ -22,7 +22,7 @@ from .analytics import TrackedEvent
 from .clock import Clock, TimerHandle
 from .inbox import Inbox
 from .runner_inputs import Deliver, Item, TimerFired
-from .services import ServiceContext
+from ..core.services import ServiceContext
 
 if TYPE_CHECKING:
     from .runner import EffectRunner, RunnerDeps

@@ -38,7 +38,8 @@ from .observe import SessionObserver, Step
 from .runner_inputs import (AckDue, Attach, Deliver, Detach, Evict, FrameIn, Item, Leave, Outlet, SendError,
                             SessionClosing, Stop, TimerFired, TokenIssuer, TokenRefused, close_quietly)
 from .saves import PendingSaves
-from .services import ServiceContext, ServiceRegistry
+from ..core.services import ServiceContext
+from .services import ServiceRegistry
 
 log = logging.getLogger(__name__)
 

@@ -40,7 +40,7 @@ from starlette.routing import Route
 
 from ..embedded.devicekeys import BadPublicKey, parse_public_key
 from ..flows.farcaster import awaiting_frame
-from ..runtime.services import ServiceError
+from ..core.services import ServiceError
 from ..slices.farcaster import ChannelOpened, FarcasterChannelOpened
 from ..walletconnect.qr import qr_matrix
 from .approval_theme import style

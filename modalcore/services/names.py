@@ -20,7 +20,7 @@ from ..rules import limits as L
 from ..rules.names import DEFAULT_SUFFIX, error_registering, full_name, name_problem
 from .ens import EnsDeployment, EnsNames
 from .name_registry import NameRegistry, RegistrationError, label_of
-from ..runtime.services import AnyService, Service, ServiceContext
+from ..core.services import AnyService, Service, ServiceContext
 from .profile_api import HostedNames, ProfileApi, ProfileApiError, evm_coin_type
 
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 import httpx
 
 from ..directory.source import run_query
-from ..runtime.services import AnyService, Service, ServiceContext, ServiceError
+from ..core.services import AnyService, Service, ServiceContext, ServiceError
 from .balances import fetch_balances
 from .blockchain_api import BlockchainApi
 from .history import LOCAL_ONRAMP, fetch_history, hosted_history, mark_purchases, with_onramp

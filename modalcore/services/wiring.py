@@ -9,7 +9,8 @@ import httpx
 from eth_account.signers.local import LocalAccount
 
 from ..directory.source import directory_services
-from ..runtime.services import AnyService, ServiceRegistry
+from ..core.services import AnyService
+from ..runtime.services import ServiceRegistry
 from ..siwx.service import siwx_services
 from ..siwx.store import SiwxStore
 from ..rules.names import DEFAULT_SUFFIX

@@ -29,7 +29,7 @@ import httpx
 from eth_account.signers.local import LocalAccount
 from pydantic import BaseModel, ConfigDict
 
-from ..runtime.services import AnyService, Service, ServiceContext
+from ..core.services import AnyService, Service, ServiceContext
 
 from .grammar import SiwxMessageError
 from .message import parse_chain_id

@@ -47,7 +47,7 @@ from modalcore.rules.embedded import AUTH_CONNECTOR_ID
 from modalcore.slices.connecting import wallet_request
 from modalcore.slices.model import Model, Step
 from modalcore.runtime.clock import RealClock
-from modalcore.runtime.services import ServiceContext
+from modalcore.core.services import ServiceContext
 from modalcore_dev.bench.stats import line, summary
 
 ROUNDS = 40

@@ -35,7 +35,7 @@ from modalcore_dev.farcaster.relay import create_relay_app
 from modalcore.farcaster.service import FarcasterSignIns, farcaster_services
 from modalcore.embedded.setup import FarcasterSection
 from modalcore.runtime.clock import RealClock
-from modalcore.runtime.services import ServiceContext
+from modalcore.core.services import ServiceContext
 from modalcore.server.config import dev_networks, parse_config
 from modalcore.embedded.devicekeys import DeviceKeys
 from modalcore.flows.farcaster import awaiting_frame

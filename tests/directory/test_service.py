@@ -10,7 +10,8 @@ import httpx
 from modalcore.core.cmds import Call
 from modalcore.engine.persist import PendingTimer, load_bytes, session_to_bytes
 from modalcore.runtime.clock import FakeClock
-from modalcore.runtime.services import ServiceContext, ServiceRegistry
+from modalcore.core.services import ServiceContext
+from modalcore.runtime.services import ServiceRegistry
 from modalcore.server.config import parse_config
 from modalcore.services.wiring import register_engine_services
 from modalcore.slices.directory_query import DirectoryFetched

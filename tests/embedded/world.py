@@ -24,7 +24,7 @@ from modalcore.embedded.service import EmbeddedWallet, check_code, embedded_serv
 from modalcore.enginetest import Harness
 from modalcore.runtime.clock import FakeClock
 from modalcore.rules.embedded import AUTH_CONNECTOR_ID
-from modalcore.runtime.services import ServiceContext
+from modalcore.core.services import ServiceContext
 from modalcore.slices.connecting import wallet_request
 from modalcore.slices.embedded import CodeCheckResult, EmailCodeChecked
 from modalcore.slices.model import Model, Step

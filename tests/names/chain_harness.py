@@ -16,7 +16,7 @@ from eth_account.messages import encode_defunct
 from modalcore.chains.catalog import Network, catalog
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.rules.names import AUTH_CONNECTOR_ID
-from modalcore.runtime.services import AnyService
+from modalcore.core.services import AnyService
 from modalcore.services.name_registry import NameRegistry
 from modalcore.services.names import name_services
 from modalcore.slices.model import initial_model

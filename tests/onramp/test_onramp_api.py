@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from modalcore.chains.catalog import SOLANA_MAINNET, catalog
-from modalcore.runtime.services import ServiceError
+from modalcore.core.services import ServiceError
 from modalcore.services.blockchain_api import BlockchainApiError
 from modalcore.services.onramp.api import OnrampApi
 from modalcore.services.onramp.defaults import PAYMENT_CURRENCIES, estimate

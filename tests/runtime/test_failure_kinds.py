@@ -15,7 +15,8 @@ from modalcore.core.msg import MessageTypes, msg_from_data, msg_to_data
 from modalcore.engine.replies import typed
 from modalcore.enginetest import build_model
 from modalcore.runtime.clock import FakeClock
-from modalcore.runtime.services import NoArgs, Service, ServiceContext, ServiceError, default_services
+from modalcore.core.services import NoArgs, Service, ServiceContext, ServiceError
+from modalcore.runtime.services import default_services
 from modalcore.services.jsonrpc import RpcCallError
 from modalcore.services.swap.types import INSUFFICIENT_LIQUIDITY
 from modalcore.slices.swap_form import form_key, with_swap

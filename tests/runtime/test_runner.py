@@ -13,7 +13,8 @@ from modalcore.engine.session import Session
 from modalcore.runtime.analytics import MemorySink
 from modalcore.runtime.clock import FakeClock
 from modalcore.runtime.runner import RunnerDeps, SessionRunner
-from modalcore.runtime.services import Service, ServiceContext, default_services
+from modalcore.core.services import Service, ServiceContext
+from modalcore.runtime.services import default_services
 from modalcore.slices.snack import SnackReshowDue
 from modalcore_testing import RunnerRig
 from modalcore.wire.frames import Ack, EffectResult

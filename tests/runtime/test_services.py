@@ -13,7 +13,8 @@ from pydantic import BaseModel, ConfigDict
 
 from modalcore.core.cmds import Call, Reply
 from modalcore.runtime.clock import FakeClock
-from modalcore.runtime.services import NoArgs, Service, ServiceContext, ServiceError, default_services
+from modalcore.core.services import NoArgs, Service, ServiceContext, ServiceError
+from modalcore.runtime.services import default_services
 from modalcore.services.jsonrpc import RpcCallError, batch
 
 @dataclass(frozen=True)

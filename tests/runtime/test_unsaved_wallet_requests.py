@@ -23,7 +23,7 @@ from modalcore.core.msg import Msg
 from modalcore.core.shape import Slice, Table
 from modalcore.engine.update import FLOWS, SLICES
 from modalcore.rules.wallet_requests import EMBEDDED_SIGN_SERVICE, NOT_SAVED
-from modalcore.runtime.services import Service, ServiceContext
+from modalcore.core.services import Service, ServiceContext
 from modalcore.slices import snack
 from modalcore.slices.model import Model, Step
 from modalcore.store.sqlite import SqliteStore

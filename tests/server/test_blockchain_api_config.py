@@ -11,7 +11,8 @@ from eth_account import Account
 
 from modalcore.core.cmds import Call
 from modalcore.runtime.clock import FakeClock
-from modalcore.runtime.services import ServiceContext, ServiceRegistry
+from modalcore.core.services import ServiceContext
+from modalcore.runtime.services import ServiceRegistry
 from modalcore.server.app import blockchain_api
 from modalcore.server.config import parse_config
 from modalcore.services.wiring import register_engine_services

@@ -18,7 +18,7 @@ from eth_account.signers.local import LocalAccount
 
 from modalcore.runtime.clock import FakeClock
 from modalcore.siwx.message import SiwxMessage
-from modalcore.runtime.services import AnyService
+from modalcore.core.services import AnyService
 from modalcore.siwx.service import siwx_services
 from modalcore.siwx.store import SqliteSiwxStore
 from modalcore.siwx.tokens import load_or_create_key

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from modalcore.runtime.clock import FakeClock
-from modalcore.runtime.services import ServiceContext
+from modalcore.core.services import ServiceContext
 from modalcore.siwx.message import SiwxMessage
 from modalcore.siwx.tokens import verify_token
 from modalcore.siwx.verify import REASONS, SiwxVerifyError, personal_message_hash, recover_eoa, verify

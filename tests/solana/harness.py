@@ -14,7 +14,7 @@ from solders.transaction import Transaction
 
 from modalcore.chains.catalog import SOLANA_LOCAL, catalog
 from modalcore.enginetest import Harness
-from modalcore.runtime.services import ServiceError
+from modalcore.core.services import ServiceError
 from modalcore.services.jsonrpc import RpcCallError
 from modalcore.services.table import default_services
 from modalcore.slices.model import initial_model

@@ -14,8 +14,8 @@ from solders.keypair import Keypair
 from modalcore.chains.catalog import SOLANA_LOCAL, SOLANA_MAINNET
 from modalcore.siwx.grammar import SiwxParseError
 from modalcore.runtime.clock import FakeClock
-from modalcore.runtime.services import AnyService as Service
-from modalcore.runtime.services import ServiceContext
+from modalcore.core.services import AnyService as Service
+from modalcore.core.services import ServiceContext
 from modalcore.siwx.service import siwx_services
 from modalcore.siwx.solana import SiwsMessage
 from modalcore.siwx.store import SqliteSiwxStore

@@ -14,7 +14,7 @@ from solders.keypair import Keypair
 
 from modalcore.chains.catalog import SOLANA_LOCAL
 from modalcore.enginetest import Harness
-from modalcore.runtime.services import AnyService as Service
+from modalcore.core.services import AnyService as Service
 from modalcore.siwx.service import siwx_services
 from modalcore.siwx.store import SqliteSiwxStore
 from modalcore_dev.solana_devchain.accounts import dev_keypair

@@ -22,7 +22,7 @@ from eth_account import Account
 from modalcore.core.cmds import EffectSettled
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.enginetest import Harness
-from modalcore.runtime.services import AnyService
+from modalcore.core.services import AnyService
 from modalcore.runtime.walletconnect import WalletConnectRuntime, store_key
 from modalcore.siwx.service import siwx_services
 from modalcore.siwx.store import SqliteSiwxStore

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict
 
-from ...runtime.services import AnyService, Service, ServiceContext, ServiceError
+from ...core.services import AnyService, Service, ServiceContext, ServiceError
 from ..blockchain_api import BlockchainApi
 from .api import OnrampApi
 from .defaults import default_options, estimate

@@ -19,7 +19,7 @@ import httpx
 
 from pydantic import BaseModel, ConfigDict
 
-from ...runtime.services import AnyService, Service, ServiceContext, ServiceError
+from ...core.services import AnyService, Service, ServiceContext, ServiceError
 from ..blockchain_api import BlockchainApi
 from ..jsonrpc import RpcCallError, batch
 from .amounts import parse_slippage
