@@ -1,6 +1,6 @@
 """Sample inputs for hand-written sessions: a join, and results in the shapes the services return.
 
-A `Call` command's result comes back to the engine as `CallSettled(purpose, ok, result, error)`
+A `Call` command's result comes back to the engine as `CallSettled(to, ok, result, error)`
 and is validated into the call's `Reply` message (`engine/replies.py`).
 `Harness.settle_call(service, result)` (and `{"call": service, "result": ...}` in a sequence)
 builds that message; these functions give the `result` of each service:

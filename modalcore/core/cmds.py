@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
-from pydantic import JsonValue
+from pydantic import BaseModel, JsonValue
 
 from .msg import Msg
 
@@ -35,10 +36,19 @@ class EffectReply(Msg):
 
 
 @dataclass(frozen=True)
+class EffectTo:
+    """Where an effect's answer goes, as a typed reference: the `EffectReply` subclass it becomes
+    and the key it is for (what the session keeps per pending effect id). Only a recording or a
+    saved session writes it as a name (`engine/named.py`)."""
+
+    reply: type[EffectReply]
+    key: str = ""
+
+
+@dataclass(frozen=True)
 class Effect:
     """Ask the browser to do something (PROTOCOL.md, effect kinds). Its answer comes back as
-    `reply` for `key`; on the way it travels as the envelope `EffectSettled` whose purpose is
-    `"<reply name>|<key>"` (what the session keeps per effect id and a recording stores)."""
+    `reply` for `key`; on the way it travels as the envelope `EffectSettled` addressed `to` it."""
 
     eid: str
     kind: str
@@ -48,8 +58,8 @@ class Effect:
     timeout_ms: int = 10_000
 
     @property
-    def purpose(self) -> str:
-        return f"{self.reply.__name__}|{self.key}"
+    def to(self) -> EffectTo:
+        return EffectTo(self.reply, self.key)
 
 
 # Effect kinds the engine's runtime runs itself instead of the browser: a request on the
@@ -80,21 +90,49 @@ class Reply(Msg):
     failure: FailureKind | None = None  # with ok=False: what kind of failure `error` tells
 
 
+A = TypeVar("A", bound=BaseModel)
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class ServiceRef(Generic[A, R]):
+    """The typed handle a `Call` names a service by: its arguments' pydantic model (`args`) and
+    what it answers (`result`, a TypedDict or a JSON type). The runtime registers the service's
+    implementation under it (`runtime/services.ServiceRegistry.register`, which holds the
+    implementation to the same arguments' model). `name` is how logs and the registry's listing
+    say it; two handles are the same service when their names are (a test may register its own
+    implementation of a known service)."""
+
+    name: str
+    args: type[A] = field(compare=False)
+    result: Any = field(default=object, compare=False)
+
+
+@dataclass(frozen=True)
+class ReplyTo:
+    """Where a call's result goes, as a typed reference: the `Reply` subclass it becomes and
+    the key it is for. Only a recording or a saved session writes it as a name
+    (`engine/named.py`)."""
+
+    reply: type[Reply]
+    key: str = ""
+
+
 @dataclass(frozen=True)
 class Call:
-    """Call a named engine service with keyword args. Its result comes back as `reply`
-    (a `Reply` subclass) for `key`; on the way it travels as the raw envelope `CallSettled`
-    whose purpose is `"<reply name>|<key>"` (what a recording stores)."""
+    """Call the engine service `service` (a typed handle) with `args`, which the runtime
+    validates into the handle's arguments' model. Its result comes back as `reply` (a `Reply`
+    subclass) for `key`; on the way it travels as the raw envelope `CallSettled` addressed `to` it."""
 
-    service: str
-    args: dict[str, Any]  # the service's keyword arguments (services take `**args`)
+    service: ServiceRef[Any, Any]
+    args: Mapping[str, Any]  # the service's arguments, as fields of `service.args`
     reply: type[Reply]
     key: str = ""
     context: dict[str, str] = field(default_factory=dict)
 
     @property
-    def purpose(self) -> str:
-        return f"{self.reply.__name__}|{self.key}"
+    def to(self) -> ReplyTo:
+        return ReplyTo(self.reply, self.key)
 
 
 @dataclass(frozen=True)
@@ -132,8 +170,11 @@ Cmd = Effect | CancelEffect | Call | StartTimer | CancelTimer | Track | Dispatch
 
 @dataclass(frozen=True)
 class EffectSettled(Msg):
+    """An effect's raw answer (from the browser, the runtime, or the engine's own timer),
+    addressed `to` the reply it becomes at the session's edge (`engine/replies.py`)."""
+
     eid: str
-    purpose: str
+    to: EffectTo
     ok: bool
     result: Any = None
     error_code: int = 0
@@ -144,8 +185,24 @@ class EffectSettled(Msg):
 
 
 @dataclass(frozen=True)
+class WalletAnswered(Msg):
+    """The engine's answer, as the embedded wallet, to the effect `eid` it holds (a `Dispatch`
+    of flows/wallet_answer.py): the session addresses it to the reply that effect awaits, as it
+    does a browser's `effect_result`."""
+
+    eid: str
+    ok: bool
+    result: Any = None
+    error_code: int = 0
+    error_message: str = ""
+
+
+@dataclass(frozen=True)
 class CallSettled(Msg):
-    purpose: str
+    """A call's raw result (JSON-able, what a recording stores) addressed `to` the reply it
+    becomes at the session's edge (`engine/replies.py`)."""
+
+    to: ReplyTo
     ok: bool
     result: Any = None
     error: str = ""

@@ -9,12 +9,12 @@ these interfaces from here, never from the runtime.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from .cmds import FailureKind
+from .cmds import FailureKind, ServiceRef
 
 if TYPE_CHECKING:
     import httpx
@@ -51,6 +51,10 @@ class NoArgs(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+# The current time in ms (what a session asks for when it needs a fresh timestamp).
+CLOCK: ServiceRef[NoArgs, int] = ServiceRef("clock", NoArgs, int)
+
+
 @dataclass(frozen=True)
 class Service(Generic[A, R]):
     """A service: its arguments' model and the function that runs it. Calling it directly
@@ -66,7 +70,15 @@ class Service(Generic[A, R]):
         return await self.run(ctx, self.parse(raw))
 
 
+def serve(ref: ServiceRef[A, R], run: Callable[[ServiceContext | None, A], Awaitable[R]]) -> Service[A, R]:
+    """The implementation `run` of the service `ref` names (mypy holds `run` to the handle's
+    arguments' model and result type)."""
+    return Service(ref.args, run)
+
+
 AnyService = Service[Any, Any]  # a registry holds services of many argument and result types
+AnyRef = ServiceRef[Any, Any]
+ServiceTable = dict[AnyRef, AnyService]  # what a package offers to register: handle -> implementation
 
 
 class ServiceError(Exception):

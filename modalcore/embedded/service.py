@@ -29,7 +29,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from ..core.services import AnyService, Service, ServiceError
+from ..core.services import serve, ServiceError, ServiceTable
+from ..services.handles import EMAIL_CODE, EMBEDDED_SIGN, EmailArgs, SignArgs
 from .budget import MailBudget, OverBudget, memory_budget
 from .codes import EmailCodes
 from .devicekeys import DeviceKeys, parse_public_key
@@ -86,17 +87,6 @@ def _project(ctx: Any) -> str:
 
 class _Args(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class EmailArgs(_Args):
-    email: str
-
-
-class SignArgs(_Args):
-    identity: str
-    method: str
-    params: str
-    chain: str
 
 
 async def send_code(wallet: EmbeddedWallet, email: str, now: int, *, address: str = "", session: str = "",
@@ -157,7 +147,7 @@ def check_code(wallet: EmbeddedWallet, email: str, code: str, public_key: str, n
     return answer
 
 
-def embedded_services(wallet: EmbeddedWallet) -> dict[str, AnyService]:
+def embedded_services(wallet: EmbeddedWallet) -> ServiceTable:
     async def email_code(ctx: Any, args: EmailArgs) -> dict[str, Any]:
         return await send_code(wallet, args.email, _now(ctx), address=_address(ctx), session=_session(ctx),
                                project=_project(ctx))
@@ -166,9 +156,9 @@ def embedded_services(wallet: EmbeddedWallet) -> dict[str, AnyService]:
         return await sign(wallet.vault, ctx, identity=args.identity, method=args.method, params=args.params,
                           chain=args.chain)
 
-    services: dict[str, AnyService] = {
-        "embedded.email_code": Service(EmailArgs, email_code),
-        "embedded.sign": Service(SignArgs, sign_request),
+    services: ServiceTable = {
+        EMAIL_CODE: serve(EMAIL_CODE, email_code),
+        EMBEDDED_SIGN: serve(EMBEDDED_SIGN, sign_request),
     }
     if wallet.farcaster is not None:
         services.update(farcaster_services(wallet.farcaster))

@@ -29,7 +29,8 @@ from pydantic import TypeAdapter
 
 from ..slices.model import Model, model_from_data
 from ..wire.codec import array_header, encode, encode_with, map_header
-from ..core.msg import Msg, msg_from_data, msg_to_data
+from ..core.msg import Msg
+from .named import effect_to, from_data, purpose, to_data
 from .session import Session
 from .shared import SHARED, SharedPacker, resolver, restore
 
@@ -220,13 +221,13 @@ def _session_data(session: Session, timers: Iterable[PendingTimer], packer: Mode
         "acked": session.acked,
         "tokens": float(session.tokens),
         "tokens_at": session.tokens_at,
-        "effects": dict(session.effects),
+        "effects": {eid: purpose(to) for eid, to in session.effects.items()},
         "host_sent": session.host_sent,
         "theme_sent": session.theme_sent,
         "acted": session.acted,
         "token_gen": session.token_gen,
         "token_prev_until": session.token_prev_until,
-        "timers": [[t.key, t.due_ms, msg_to_data(t.msg)] for t in timers],
+        "timers": [[t.key, t.due_ms, to_data(t.msg)] for t in timers],
     }
     if fmt == SHARED_FORMAT:
         data["blobs"] = list(packer.blobs)
@@ -301,7 +302,10 @@ def load_bytes(data: bytes, blobs: Mapping[str, bytes] | None = None) -> tuple[S
         session.acked = int(raw["acked"])
         session.intents = OrderedDict((str(iid), str(status)) for iid, status in raw["intents"])
         session.tokens = float(raw["tokens"])
-        session.effects = {str(k): str(v) for k, v in raw["effects"].items()}
+        session.effects = {str(k): effect_to(str(v), session.table.messages) for k, v in raw["effects"].items()}
+        held = model.embedded.request  # the request the engine holds as the embedded wallet names its reply
+        if held is not None:
+            session.held = {held.eid: effect_to(f"{held.reply}|{held.key}", session.table.messages)}
         session.host_sent = dict(raw["host_sent"])
         session.theme_sent = raw["theme_sent"]
         # Absent from sessions saved before these fields existed (their tokens, of an older
@@ -310,7 +314,7 @@ def load_bytes(data: bytes, blobs: Mapping[str, bytes] | None = None) -> tuple[S
         session.token_gen = int(raw.get("token_gen", 0))
         session.token_prev_until = int(raw.get("token_prev_until", 0))
         timers = [
-            PendingTimer(str(key), int(due), msg_from_data(msg, session.table.messages)) for key, due, msg in raw["timers"]
+            PendingTimer(str(key), int(due), from_data(msg, session.table.messages)) for key, due, msg in raw["timers"]
         ]
     except PersistError:
         raise

@@ -34,7 +34,7 @@ from ..wire.nodes import Node, path_to
 from . import hostevents
 from .connection import Connection
 from ..core.cmds import (RUNTIME_EFFECT_KINDS, CallSettled, CancelEffect, CancelTimer, Cmd, Dispatch, Effect,
-                         EffectSettled, StartTimer)
+                         EffectSettled, EffectTo, StartTimer, WalletAnswered)
 from .replies import typed, typed_effect
 from ..slices.embedded import EMBEDDED_EFFECT
 from ..slices.model import Model
@@ -79,7 +79,8 @@ class Session(Connection):
         self._used = True  # the tree was drawn or read since the last `compact_if_unused`
         self.tree = render(model, self.bodies)
         self.version = 0
-        self.effects: dict[str, str] = {}  # eid -> purpose, pending in the browser
+        self.effects: dict[str, EffectTo] = {}  # eid -> where its answer goes, pending in the browser
+        self.held: dict[str, EffectTo] = {}  # the same, for requests the engine answers as the embedded wallet
         self.host_sent: dict[str, Any] = {}
         self._host_inputs: tuple[Any, ...] = ()
         self.theme_sent: dict[str, Any] | None = None
@@ -276,13 +277,13 @@ class Session(Connection):
         return any(node.p.get("hidden") is True for node in path)
 
     def _effect_result(self, frame: EffectResult, now: int) -> Output:
-        purpose = self.effects.pop(frame.eid, None)
-        if purpose is None:
+        to = self.effects.pop(frame.eid, None)
+        if to is None:
             return Output()  # cancelled, timed out or unknown: ignored
         error = frame.error
         settled = EffectSettled(
             eid=frame.eid,
-            purpose=purpose,
+            to=to,
             ok=frame.ok,
             result=frame.result if frame.ok else None,
             error_code=error.code if error and not frame.ok else 0,
@@ -315,9 +316,9 @@ class Session(Connection):
             if self.effects.pop(msg.eid, None) is None:
                 return Output()
         if isinstance(msg, CallSettled):
-            msg = typed(msg, self.table.messages)  # the edge: a raw result becomes its typed Reply (engine/replies.py)
+            msg = typed(msg)  # the edge: a raw result becomes its typed Reply (engine/replies.py)
         elif isinstance(msg, EffectSettled):
-            msg = typed_effect(msg, self.table.messages)
+            msg = typed_effect(msg)
         out = Output()
         out.cmds = self._step(msg, now, 0, out)
         out.frames.extend(self.render())
@@ -332,16 +333,16 @@ class Session(Connection):
                 if dispatched is not None:
                     remaining.extend(self._step(dispatched, now, depth + 1, out))
             elif isinstance(cmd, Effect) and cmd.kind == EMBEDDED_EFFECT:
-                continue  # the engine is that wallet (flows/approval.py): the page never sees it
+                self.held[cmd.eid] = cmd.to  # the engine is that wallet (flows/approval.py): the page never sees it
             elif isinstance(cmd, Effect):
-                self.effects[cmd.eid] = cmd.purpose
+                self.effects[cmd.eid] = cmd.to
                 if cmd.kind in RUNTIME_EFFECT_KINDS:
                     remaining.append(cmd)  # the runtime runs it (runner.py); no frame
                 else:
                     out.frames.append(self._frame("effect", eid=cmd.eid, kind=cmd.kind,
                                                   timeout=cmd.timeout_ms, req=cmd.req))
                 timeout = EffectSettled(
-                    cmd.eid, cmd.purpose, False, error_code=-32603, error_message="timeout", timed_out=True
+                    cmd.eid, cmd.to, False, error_code=-32603, error_message="timeout", timed_out=True
                 )
                 remaining.append(StartTimer(f"effect:{cmd.eid}", cmd.timeout_ms, timeout))
             elif isinstance(cmd, CancelEffect):
@@ -353,10 +354,16 @@ class Session(Connection):
         return remaining
 
     def _dispatched(self, cmd: Dispatch) -> Msg | None:
-        """The message a `Dispatch` feeds: itself, or the typed answer of an `EffectSettled`."""
-        if isinstance(cmd.msg, EffectSettled):  # an answer the engine gave as a wallet (flows/approval.py)
-            return typed_effect(cmd.msg, self.table.messages)
-        return cmd.msg
+        """The message a `Dispatch` feeds: itself, or the typed answer of a request the engine
+        answered as the embedded wallet (flows/wallet_answer.py; None when it holds no such request)."""
+        msg = cmd.msg
+        if not isinstance(msg, WalletAnswered):
+            return msg
+        to = self.held.pop(msg.eid, None)
+        if to is None:
+            return None
+        return typed_effect(EffectSettled(msg.eid, to, msg.ok, msg.result if msg.ok else None,
+                                          msg.error_code, msg.error_message))
 
     def render(self) -> list[dict[str, Any]]:
         frames = self._theme_frames()

@@ -24,7 +24,8 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict
 
-from ..core.services import AnyService, Service, ServiceError
+from ..core.services import serve, ServiceError, ServiceTable
+from ..services.handles import FARCASTER_STATUS, StatusArgs
 from ..siwx.message import iso_from_ms
 from .verify import Expected, Refusal, check_message, registry_fid
 
@@ -134,18 +135,12 @@ class FarcasterSignIns:
                 "display_name": texts["displayName"], "pfp_url": texts["pfpUrl"], "address": address}
 
 
-class StatusArgs(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    token: str
-    nonce: str
-
-
 def _now(ctx: Any) -> int:
     return int(ctx.clock.now_ms())
 
 
-def farcaster_services(signins: FarcasterSignIns) -> dict[str, AnyService]:
+def farcaster_services(signins: FarcasterSignIns) -> ServiceTable:
     async def status(ctx: Any, args: StatusArgs) -> dict[str, Any]:
         return await signins.status(args.token, args.nonce, _now(ctx))
 
-    return {"farcaster.status": Service(StatusArgs, status)}
+    return {FARCASTER_STATUS: serve(FARCASTER_STATUS, status)}

@@ -56,6 +56,7 @@ from ..walletconnect.auth import build_payload
 from ..walletconnect.errors import AUTH_REFUSED, SESSION_SETTLEMENT_FAILED
 from ..walletconnect.proposal import EIP155_METHODS
 from .connect import NAMESPACE, connected
+from ..services.handles import SIWX_NONCE
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
@@ -158,7 +159,7 @@ def start(model: Model, route: str, now: int | None = None) -> Step:
     linked = state.deep_linked and state.route == route  # a fresh URI does not reopen the wallet app
     model = replace(model, walletconnect=WcState(attempt=attempt, route=route, deep_linked=linked))
     if model.siwx.enabled and model.options.siwx is not None:  # one-click sign-in: the nonce first
-        call = Call("siwx.nonce", {"session_key": model.session_id}, WcNonceFetched, str(attempt))
+        call = Call(SIWX_NONCE, {"session_key": model.session_id}, WcNonceFetched, str(attempt))
         return model, [CancelTimer(EXPIRY_TIMER), call]
     model, effect = _pair(model, str(attempt))
     return model, [CancelTimer(EXPIRY_TIMER), effect]

@@ -17,7 +17,8 @@ from ..core.cmds import Call, CallSettled, CancelTimer, Cmd, Effect, EffectSettl
 from ..core.msg import Msg
 from ..engine.persist import PendingTimer
 from ..engine.session import Output, Session
-from ..rules.wallet_requests import EMBEDDED_SIGN_SERVICE, NOT_SAVED, NOT_SAVED_CODE, asks_to_sign
+from ..rules.wallet_requests import NOT_SAVED, NOT_SAVED_CODE, asks_to_sign
+from ..services.handles import EMBEDDED_SIGN
 from .analytics import TrackedEvent
 from .clock import Clock, TimerHandle
 from .inbox import Inbox
@@ -98,7 +99,7 @@ class CommandInterpreter:
             self._refuse_effect(frame["eid"])
         for cmd in guarded:
             if isinstance(cmd, Call):
-                self._queue.put_nowait(Deliver(CallSettled(cmd.purpose, False, error=NOT_SAVED, failure="upstream",
+                self._queue.put_nowait(Deliver(CallSettled(cmd.to, False, error=NOT_SAVED, failure="upstream",
                                                             context=dict(cmd.context))))
             elif isinstance(cmd, Effect):
                 self._refuse_effect(cmd.eid)
@@ -106,9 +107,10 @@ class CommandInterpreter:
     def _refuse_effect(self, eid: str) -> None:
         """A wallet request not sent (its state is not saved): its answer is that failure,
         delivered as an input, so `update` shows it and recordings replay it."""
-        purpose = self.session.effects.get(eid, "")
-        self._queue.put_nowait(Deliver(EffectSettled(eid, purpose, False, error_code=NOT_SAVED_CODE,
-                                                      error_message=NOT_SAVED)))
+        to = self.session.effects.get(eid)
+        if to is not None:
+            self._queue.put_nowait(Deliver(EffectSettled(eid, to, False, error_code=NOT_SAVED_CODE,
+                                                          error_message=NOT_SAVED)))
 
     def _run_cmds(self, cmds: list[Cmd], now: int) -> None:
         """Run the commands the session returned, through one table from command type to
@@ -142,7 +144,7 @@ class CommandInterpreter:
         `settled()` nor eviction waits for it."""
         runner = self.deps.walletconnect
         if runner is None:
-            self._queue.put_nowait(Deliver(EffectSettled(cmd.eid, cmd.purpose, False, error_code=4900,
+            self._queue.put_nowait(Deliver(EffectSettled(cmd.eid, cmd.to, False, error_code=4900,
                                                           error_message="WalletConnect is not configured")))
             return
         task = asyncio.create_task(self._effect(runner, cmd))
@@ -160,7 +162,7 @@ class CommandInterpreter:
             log.warning("session %s: %s effect failed: %s: %s", self.id, cmd.kind, type(error).__name__, error)
             ok, result, code, message = False, None, -32603, str(error) or type(error).__name__
         if not self.closing:
-            self._queue.put_nowait(Deliver(EffectSettled(cmd.eid, cmd.purpose, ok, result if ok else None,
+            self._queue.put_nowait(Deliver(EffectSettled(cmd.eid, cmd.to, ok, result if ok else None,
                                                           0 if ok else code, "" if ok else message)))
 
     def _start_timer(self, key: str, delay_ms: int, msg: Msg, now: int) -> None:
@@ -208,7 +210,7 @@ class CommandInterpreter:
 def signs(cmd: Cmd) -> bool:
     """A command the engine runs that asks a wallet to sign or send (held until its state is saved)."""
     if isinstance(cmd, Call):
-        return cmd.service == EMBEDDED_SIGN_SERVICE
+        return cmd.service == EMBEDDED_SIGN
     return isinstance(cmd, Effect) and asks_to_sign(cmd.kind, cmd.req)
 
 

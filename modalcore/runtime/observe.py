@@ -7,17 +7,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..core.cmds import Cmd
+from ..core.cmds import Cmd, EffectTo
 from ..slices.model import Model
 from ..core.msg import Msg
 from ..wire.frames import ClientFrame
+
+PendingEffects = Mapping[str, EffectTo]  # eid -> where its answer goes
 
 
 @dataclass(frozen=True)
 class Step:
     """One input the session processed: the model before and after, the input (a client frame,
     a message, or None for a socket attaching), what went out, and the browser effects pending
-    before and after (eid -> purpose)."""
+    before (eid -> where its answer goes)."""
 
     session_id: str
     at: int
@@ -26,7 +28,7 @@ class Step:
     cause: ClientFrame | Msg | None
     frames: list[dict[str, Any]]
     cmds: list[Cmd]
-    effects_before: Mapping[str, str] = field(default_factory=dict)
+    effects_before: PendingEffects = field(default_factory=dict)
 
 
 class SessionObserver(Protocol):

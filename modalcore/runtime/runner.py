@@ -34,7 +34,7 @@ from .analytics import AnalyticsSink
 from .clock import Clock, TimerHandle
 from .commands import CommandInterpreter, Timer
 from .inbox import Inbox
-from .observe import SessionObserver, Step
+from .observe import PendingEffects, SessionObserver, Step
 from .runner_inputs import (AckDue, Attach, Deliver, Detach, Evict, FrameIn, Item, Leave, Outlet, SendError,
                             SessionClosing, Stop, TimerFired, TokenIssuer, TokenRefused, close_quietly)
 from .saves import PendingSaves
@@ -349,7 +349,7 @@ class SessionRunner(CommandInterpreter):
             if not item.done.done():
                 item.done.set_result(None)
 
-    async def _observe(self, before: Model, effects: dict[str, str],
+    async def _observe(self, before: Model, effects: PendingEffects,
                        cause: ClientFrame | Msg | None, out: Output, now: int) -> None:
         if not self.deps.observers:
             return

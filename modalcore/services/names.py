@@ -20,7 +20,8 @@ from ..rules import limits as L
 from ..rules.names import DEFAULT_SUFFIX, error_registering, full_name, name_problem
 from .ens import EnsDeployment, EnsNames
 from .name_registry import NameRegistry, RegistrationError, label_of
-from ..core.services import AnyService, Service, ServiceContext
+from ..core.services import serve, ServiceContext, ServiceTable
+from .handles import ADDRESS_OF, AddressOfArgs, NAME_OF, NAME_SUGGESTIONS, NameOfArgs, REGISTER_NAME, RegisterArgs, SuggestionsArgs
 from .profile_api import HostedNames, ProfileApi, ProfileApiError, evm_coin_type
 
 
@@ -28,40 +29,14 @@ class _Args(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class NameOfArgs(_Args):
-    chain_id: int
-    rpc_url: str
-    registry: str
-    address: str
-
-
-class AddressOfArgs(_Args):
-    chain_id: int
-    rpc_url: str
-    registry: str
-    name: str
-
-
-class SuggestionsArgs(_Args):
-    label: str
-
-
-class RegisterArgs(_Args):
-    label: str
-    address: str
-    message: str
-    signature: str
-    chain_id: int = 1
-
-
 Result = dict[str, Any]
 
 
 def _table(name_of: Callable[..., Any], address_of: Callable[..., Any], name_suggestions: Callable[..., Any],
-           register_name: Callable[..., Any]) -> dict[str, AnyService]:
-    return {"name_of": Service(NameOfArgs, name_of), "address_of": Service(AddressOfArgs, address_of),
-            "name_suggestions": Service(SuggestionsArgs, name_suggestions),
-            "register_name": Service(RegisterArgs, register_name)}
+           register_name: Callable[..., Any]) -> ServiceTable:
+    return {NAME_OF: serve(NAME_OF, name_of), ADDRESS_OF: serve(ADDRESS_OF, address_of),
+            NAME_SUGGESTIONS: serve(NAME_SUGGESTIONS, name_suggestions),
+            REGISTER_NAME: serve(REGISTER_NAME, register_name)}
 
 
 def _ens(http: httpx.AsyncClient, chain_id: int, rpc_url: str, registry: str) -> EnsNames | None:
@@ -88,7 +63,7 @@ def _suffix(suffix: str) -> str:
 
 def name_services(http: httpx.AsyncClient, own: NameRegistry | None = None,
                   clock_ms: Callable[[], int] | None = None, hosted: ProfileApi | None = None,
-                  hosted_suffix: str = DEFAULT_SUFFIX) -> dict[str, AnyService]:
+                  hosted_suffix: str = DEFAULT_SUFFIX) -> ServiceTable:
     """`name_of`, `address_of`, `name_suggestions`, `register_name`. `clock_ms` (a function
     returning unix ms) dates registrations; the runtime's clock by default. With `hosted`, the
     account names (suffix `hosted_suffix`) are the hosted API's, not `own`'s."""
@@ -126,7 +101,7 @@ def name_services(http: httpx.AsyncClient, own: NameRegistry | None = None,
     return _table(name_of, address_of, name_suggestions, register_name)
 
 
-def _hosted_services(http: httpx.AsyncClient, api: ProfileApi, suffix: str) -> dict[str, AnyService]:
+def _hosted_services(http: httpx.AsyncClient, api: ProfileApi, suffix: str) -> ServiceTable:
     async def name_of(ctx: ServiceContext | None, a: NameOfArgs) -> Result:
         found = await HostedNames(api, a.chain_id).name_of(a.address)
         return {"name": found} if found is not None else await _ens_name_of(http, a)

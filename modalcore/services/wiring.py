@@ -9,7 +9,7 @@ import httpx
 from eth_account.signers.local import LocalAccount
 
 from ..directory.source import directory_services
-from ..core.services import AnyService
+from ..core.services import ServiceTable
 from ..runtime.services import ServiceRegistry
 from ..siwx.service import siwx_services
 from ..siwx.store import SiwxStore
@@ -37,9 +37,9 @@ def register_engine_services(
     suffix = names.suffix if names is not None else DEFAULT_SUFFIX
     engine_services = {**default_services(http, blockchain_api, local_onramp=local_onramp, swap_markets=swap_markets),
                        **name_services(http, names, hosted=names_api, hosted_suffix=suffix)}
-    services: dict[str, AnyService] = engine_services
+    services: ServiceTable = engine_services
     services.update(siwx_services(siwx_store, http, signer))
     services.update(directory_services())
-    for name, service in services.items():
-        if name not in registry:
-            registry.register(name, service)
+    for ref, service in services.items():
+        if ref not in registry:
+            registry.register(ref, service)

@@ -28,6 +28,7 @@ from ..siwx.grammar import SiwxMessageError
 from ..siwx.message import SiwxMessage
 from ..siwx.solana import SiwsMessage
 from .connecting import solana_request
+from ..services.handles import SIWS_SESSIONS, SIWS_VERIFY, SIWX_NONCE, SIWX_SESSIONS, SIWX_VERIFY
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -153,7 +154,7 @@ def check_sessions(model: Model) -> Step:
         return model, []
     domain, _ = origin_parts(model.origin)
     siwx = replace(model.siwx, has_session=False, token=None, session_address=None)
-    call = Call("siwx.sessions", {"address": address, "domain": domain, "chain_id": chain_id},
+    call = Call(SIWX_SESSIONS, {"address": address, "domain": domain, "chain_id": chain_id},
                 SiwxSessionsFetched, caip)
     return replace(model, siwx=siwx), [call]
 
@@ -163,7 +164,7 @@ def _check_solana_sessions(model: Model, address: str, caip: str, network: str) 
         return model, []
     domain, _ = origin_parts(model.origin)
     siwx = replace(model.siwx, has_session=False, token=None, session_address=None)
-    call = Call("siws.sessions", {"address": address, "domain": domain, "chain": network},
+    call = Call(SIWS_SESSIONS, {"address": address, "domain": domain, "chain": network},
                 SiwxSessionsFetched, caip)
     return replace(model, siwx=siwx), [call]
 
@@ -237,7 +238,7 @@ def on_pressed_sign(model: Model, msg: PressedSignIn, now: int) -> Step:
         return model, []
     model = replace(model, siwx=replace(model.siwx, signing=True))
     model, cmds = snack.show_loading(model, AUTHENTICATING)
-    call = Call("siwx.nonce", {"session_key": model.session_id}, SiwxNonceFetched)
+    call = Call(SIWX_NONCE, {"session_key": model.session_id}, SiwxNonceFetched)
     return model, [*cmds, call]
 
 
@@ -255,7 +256,7 @@ def _on_solana_signed(model: Model, msg: SiwxMessageSigned, address: str, caip: 
         "message": model.siwx.message, "signature": signature, "session_key": model.session_id,
         "domain": domain, "uri": uri, "chain": network, "address": address,
     }
-    return model, [Call("siws.verify", args, SiwxVerified, caip)]
+    return model, [Call(SIWS_VERIFY, args, SiwxVerified, caip)]
 
 
 def on_signed(model: Model, msg: SiwxMessageSigned, now: int) -> Step:
@@ -283,7 +284,7 @@ def verify_call(model: Model, signature: str) -> Call:
         "domain": domain, "uri": uri, "chain_id": chain_id, "address": address,
         "rpc_url": model.networks.active_rpc_url,
     }
-    return Call("siwx.verify", args, SiwxVerified, caip)
+    return Call(SIWX_VERIFY, args, SiwxVerified, caip)
 
 
 def on_verified(model: Model, msg: SiwxVerified, now: int) -> Step:

@@ -65,9 +65,9 @@ class _Client:
     def settle(self, cmds: list[Cmd]) -> list[dict[str, object]]:
         frames: list[dict[str, object]] = []
         for cmd in cmds:
-            if isinstance(cmd, Call) and cmd.service == "directory":
+            if isinstance(cmd, Call) and cmd.service.name == "directory":
                 result = asyncio.run(run_query(None, None, "", dict(cmd.args)))
-                out = self.session.deliver(CallSettled(cmd.purpose, True, result), self.now)
+                out = self.session.deliver(CallSettled(cmd.to, True, result), self.now)
                 frames += out.frames
         return frames
 

@@ -82,7 +82,7 @@ def run() -> list[str]:
                 for call in [c for c in h.cmds if isinstance(c, Call) and c.service in services]:
                     h.cmds.remove(call)
                     result: Any = loop.run_until_complete(services[call.service](CTX, **call.args))
-                    h.deliver(CallSettled(call.purpose, True, result, context=call.context))
+                    h.deliver(CallSettled(call.to, True, result, context=call.context))
 
             drawn, approved = [], []
             for i in range(ROUNDS):

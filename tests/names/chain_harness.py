@@ -22,6 +22,7 @@ from modalcore.services.names import name_services
 from modalcore.slices.model import initial_model
 from modalcore.slices.options import parse_options
 from modalcore.wire.frames import AnnouncedWallet, Env
+from modalcore.core.services import ServiceTable
 
 from ..chain_services import RealChainHarness, dev_tokens
 
@@ -71,7 +72,7 @@ class ChainHarness(RealChainHarness):
                               [AnnouncedWallet.model_validate(w) for w in wallets], dev_networks(info))
         super().__init__(info.rpc_urls, address, model, now=int(time.time() * 1000), wallets=wallets, **kwargs)
 
-    def extra_services(self, http: httpx.AsyncClient) -> dict[str, AnyService]:
+    def extra_services(self, http: httpx.AsyncClient) -> ServiceTable:
         return name_services(http, self.registry)
 
     def held(self, method: str) -> bool:
