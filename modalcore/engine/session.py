@@ -11,7 +11,7 @@ import logging
 from dataclasses import dataclass, field
 from ..core.evolve import replace
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from ..chains.catalog import Network
 from ..slices.connecting import Reattached
@@ -33,8 +33,9 @@ from ..wire.frames import (
 from ..wire.nodes import Node, path_to
 from . import hostevents
 from .connection import Connection
-from ..core.cmds import (RUNTIME_EFFECT_KINDS, CallSettled, CancelEffect, CancelTimer, Cmd, Dispatch, Effect,
-                         EffectSettled, EffectTo, StartTimer, WalletAnswered)
+from ..core.cmds import (RUNTIME_EFFECT_KINDS, Call, CallSettled, CancelEffect, CancelTimer, Dispatch, Effect,
+                         EffectSettled, EffectTo, StartTimer, Track, WalletAnswered)
+from .interpret import RuntimeCmd
 from .replies import typed, typed_effect
 from ..slices.embedded import EMBEDDED_EFFECT
 from ..slices.model import Model
@@ -53,7 +54,7 @@ MAX_DISPATCH_DEPTH = 16
 @dataclass
 class Output:
     frames: list[dict[str, Any]] = field(default_factory=list)
-    cmds: list[Cmd] = field(default_factory=list)
+    cmds: list[RuntimeCmd] = field(default_factory=list)  # run by engine/interpret.py
 
     def extend(self, other: Output) -> None:
         self.frames.extend(other.frames)
@@ -324,33 +325,41 @@ class Session(Connection):
         out.frames.extend(self.render())
         return out
 
-    def _step(self, msg: Msg, now: int, depth: int, out: Output) -> list[Cmd]:
+    def _step(self, msg: Msg, now: int, depth: int, out: Output) -> list[RuntimeCmd]:
+        """Apply `msg`; what a command asks of the session itself is done within this step (a
+        `Dispatch` fed at once, a browser effect sent as a frame with its time-out timer, a
+        cancelled effect's frame), the rest is handed out (`engine/interpret.py` runs it)."""
         self.model, cmds = update(self.model, msg, now, self.table)
-        remaining: list[Cmd] = []
+        remaining: list[RuntimeCmd] = []
         for cmd in cmds:
-            if isinstance(cmd, Dispatch) and depth < MAX_DISPATCH_DEPTH:
-                dispatched = self._dispatched(cmd)
-                if dispatched is not None:
-                    remaining.extend(self._step(dispatched, now, depth + 1, out))
-            elif isinstance(cmd, Effect) and cmd.kind == EMBEDDED_EFFECT:
-                self.held[cmd.eid] = cmd.to  # the engine is that wallet (flows/approval.py): the page never sees it
-            elif isinstance(cmd, Effect):
-                self.effects[cmd.eid] = cmd.to
-                if cmd.kind in RUNTIME_EFFECT_KINDS:
-                    remaining.append(cmd)  # the runtime runs it (runner.py); no frame
-                else:
-                    out.frames.append(self._frame("effect", eid=cmd.eid, kind=cmd.kind,
-                                                  timeout=cmd.timeout_ms, req=cmd.req))
-                timeout = EffectSettled(
-                    cmd.eid, cmd.to, False, error_code=-32603, error_message="timeout", timed_out=True
-                )
-                remaining.append(StartTimer(f"effect:{cmd.eid}", cmd.timeout_ms, timeout))
-            elif isinstance(cmd, CancelEffect):
-                if self.effects.pop(cmd.eid, None) is not None:
-                    out.frames.append(self._frame("effect_cancel", eid=cmd.eid))
-                    remaining.append(CancelTimer(f"effect:{cmd.eid}"))
-            else:
-                remaining.append(cmd)
+            match cmd:
+                case Dispatch():
+                    dispatched = self._dispatched(cmd) if depth < MAX_DISPATCH_DEPTH else None
+                    if depth >= MAX_DISPATCH_DEPTH:
+                        log.warning("session %s: dispatches nested past %d, dropped", self.id, depth)
+                    if dispatched is not None:
+                        remaining.extend(self._step(dispatched, now, depth + 1, out))
+                case Effect() if cmd.kind == EMBEDDED_EFFECT:
+                    self.held[cmd.eid] = cmd.to  # the engine is that wallet (flows/approval.py): the page never sees it
+                case Effect():
+                    self.effects[cmd.eid] = cmd.to
+                    if cmd.kind in RUNTIME_EFFECT_KINDS:
+                        remaining.append(cmd)  # the runtime runs it (runner.py); no frame
+                    else:
+                        out.frames.append(self._frame("effect", eid=cmd.eid, kind=cmd.kind,
+                                                      timeout=cmd.timeout_ms, req=cmd.req))
+                    timeout = EffectSettled(
+                        cmd.eid, cmd.to, False, error_code=-32603, error_message="timeout", timed_out=True
+                    )
+                    remaining.append(StartTimer(f"effect:{cmd.eid}", cmd.timeout_ms, timeout))
+                case CancelEffect():
+                    if self.effects.pop(cmd.eid, None) is not None:
+                        out.frames.append(self._frame("effect_cancel", eid=cmd.eid))
+                        remaining.append(CancelTimer(f"effect:{cmd.eid}"))
+                case Call() | StartTimer() | CancelTimer() | Track():
+                    remaining.append(cmd)
+                case _:
+                    assert_never(cmd)
         return remaining
 
     def _dispatched(self, cmd: Dispatch) -> Msg | None:

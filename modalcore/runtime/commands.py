@@ -1,6 +1,8 @@
-"""How a session's runner runs the commands `update` returned (timers, service calls, runtime
-effects, tracking): one table from command type to handler, and what each handler does. A base
-of `SessionRunner` (runtime/runner.py), which keeps the inbox, lifecycle and persistence."""
+"""How a session's runner runs the commands a session step hands out (timers, service calls,
+runtime effects, tracking): the runner is the `CommandHost` of the one interpreter
+(`engine/interpret.py`, shared with the test harness), and this is what each of its methods
+does. A base of `SessionRunner` (runtime/runner.py), which keeps the inbox, lifecycle and
+persistence."""
 
 from __future__ import annotations
 
@@ -8,13 +10,13 @@ import asyncio
 import itertools
 import logging
 import traceback
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..analytics import events
-from ..core.cmds import Call, CallSettled, CancelTimer, Cmd, Effect, EffectSettled, StartTimer, Track
+from ..core.cmds import Call, CallSettled, CancelTimer, Effect, EffectSettled, StartTimer, Track
 from ..core.msg import Msg
+from ..engine.interpret import RuntimeCmd, interpret
 from ..engine.persist import PendingTimer
 from ..engine.session import Output, Session
 from ..rules.wallet_requests import NOT_SAVED, NOT_SAVED_CODE, asks_to_sign
@@ -112,33 +114,29 @@ class CommandInterpreter:
             self._queue.put_nowait(Deliver(EffectSettled(eid, to, False, error_code=NOT_SAVED_CODE,
                                                           error_message=NOT_SAVED)))
 
-    def _run_cmds(self, cmds: list[Cmd], now: int) -> None:
-        """Run the commands the session returned, through one table from command type to
-        handler. (Effect, CancelEffect and Dispatch never get here: they become frames or
-        messages inside the same session step, so replay reproduces them without a runtime.)"""
-        for index, cmd in enumerate(cmds):
-            run = _INTERPRETER.get(type(cmd))
-            if run is None:
-                log.warning("session %s: the runtime does not run %s", self.id, type(cmd).__name__)
-                continue
-            run(self, cmd, now, index)
+    def _run_cmds(self, cmds: list[RuntimeCmd], now: int) -> None:
+        """Run the commands the session handed out, through the one interpreter (Effect,
+        CancelEffect and Dispatch for the page never get here: they become frames or messages
+        inside the same session step, so replay reproduces them without a runtime)."""
+        interpret(cmds, self, now)
 
-    def _run_start_timer(self, cmd: StartTimer, now: int, index: int) -> None:
+    # ----- the CommandHost (engine/interpret.py)
+    def start_timer(self, cmd: StartTimer, now: int) -> None:
         self._start_timer(cmd.key, cmd.delay_ms, cmd.msg, now)
 
-    def _run_cancel_timer(self, cmd: CancelTimer, now: int, index: int) -> None:
+    def cancel_timer(self, cmd: CancelTimer) -> None:
         timer = self._timers.pop(cmd.key, None)
         if timer is not None:
             timer.handle.cancel()
 
-    def _run_call(self, cmd: Call, now: int, index: int) -> None:
+    def call(self, cmd: Call) -> None:
         task = asyncio.create_task(self._call(cmd))
         if self._calls is None:
             self._calls = set()
         self._calls.add(task)
         task.add_done_callback(self._calls.discard)
 
-    def _run_effect(self, cmd: Effect, now: int, index: int) -> None:
+    def run_effect(self, cmd: Effect) -> None:
         """A runtime effect (a WalletConnect request): its answer is delivered as the effect's
         `EffectSettled`. Not counted as a call: an approval may wait for minutes, and neither
         `settled()` nor eviction waits for it."""
@@ -182,7 +180,7 @@ class CommandInterpreter:
         if not self.closing:
             self._queue.put_nowait(Deliver(settled))
 
-    def _track(self, cmd: Track, now: int, index: int = 0) -> None:
+    def track(self, cmd: Track, now: int, index: int = 0) -> None:
         model = self.session.model
         if not events.enabled(model):
             return  # the host's `analytics: false`
@@ -207,16 +205,8 @@ class CommandInterpreter:
             log.exception("analytics sink failed")
 
 
-def signs(cmd: Cmd) -> bool:
+def signs(cmd: RuntimeCmd) -> bool:
     """A command the engine runs that asks a wallet to sign or send (held until its state is saved)."""
     if isinstance(cmd, Call):
         return cmd.service == EMBEDDED_SIGN
     return isinstance(cmd, Effect) and asks_to_sign(cmd.kind, cmd.req)
-
-
-# command type -> how the runtime runs it, with (runner, command, now, its index in the batch);
-# one table for every runner (issue 17: a dict of bound methods per session was ~550 bytes)
-_INTERPRETER: dict[type[Cmd], Callable[[CommandInterpreter, Any, int, int], None]] = {
-    StartTimer: CommandInterpreter._run_start_timer, CancelTimer: CommandInterpreter._run_cancel_timer,
-    Call: CommandInterpreter._run_call, Track: CommandInterpreter._track, Effect: CommandInterpreter._run_effect,
-}

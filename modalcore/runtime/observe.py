@@ -3,7 +3,7 @@ events read it; `update` stays pure and knows nothing of them)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -27,7 +27,7 @@ class Step:
     after: Model
     cause: ClientFrame | Msg | None
     frames: list[dict[str, Any]]
-    cmds: list[Cmd]
+    cmds: Sequence[Cmd]
     effects_before: PendingEffects = field(default_factory=dict)
 
 
