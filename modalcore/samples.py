@@ -13,7 +13,8 @@ builds that message; these functions give the `result` of each service:
     siwx.sessions {"sessions": [session, ...]}
     siwx.verify   {"ok": True, "token": str, "session": session} or {"ok": False, ...}
 
-A failed call is `ok=False` with an `error` text, e.g. "HTTP status code: 503".
+A failed call is `ok=False` with an `error` text, e.g. "HTTP status code: 503", and its kind
+(`failure`: timeout, rejected, upstream, invalid, unknown); the reply carries them as a `Failure`.
 `SAMPLES[service]` is a plausible default answer for each.
 """
 

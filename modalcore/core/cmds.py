@@ -74,20 +74,36 @@ class CancelEffect:
 
 
 @dataclass(frozen=True)
+class Failure:
+    """Why a call failed: its `kind` (what a slice routes on) and the service's `message` (what
+    a slice may show; never routed on)."""
+
+    kind: FailureKind
+    message: str = ""
+
+
+@dataclass(frozen=True)
 class Reply(Msg):
-    """A call's result as `update` sees it, typed. A slice subclasses it per call and narrows
-    `result` to a pydantic model (`result: Balances | None = None`); the engine's edge
-    (`engine/replies.py`) validates the raw result into it, so a handler never reads a raw dict.
-    `ok=False` (with `error`) is the failure: the service failed or its result did not validate.
-    `key` says what the call was for (the account, the page, the token) and `context` carries
-    what the slice asked to get back (strings)."""
+    """A call's result as `update` sees it, typed: a `result` or a `failure`. A slice subclasses
+    it per call and narrows `result` to a pydantic model (`result: Balances | None = None`); the
+    engine's edge (`engine/replies.py`) validates the raw result into it, so a handler never
+    reads a raw dict. A `Failure` says the service failed or its result did not validate. `key`
+    says what the call was for (the account, the page, the token) and `context` carries what the
+    slice asked to get back (strings)."""
 
     key: str = ""
-    ok: bool = True
     result: object = None
-    error: str = ""
+    failure: Failure | None = None
     context: dict[str, str] = field(default_factory=dict)
-    failure: FailureKind | None = None  # with ok=False: what kind of failure `error` tells
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+    @property
+    def error(self) -> str:
+        """The failure's message, to show ("" when none); a slice routes on `failure.kind`."""
+        return self.failure.message if self.failure is not None else ""
 
 
 A = TypeVar("A", bound=BaseModel)

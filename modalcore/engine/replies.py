@@ -4,7 +4,7 @@ The runtime (and a test, and a recording) hands the session `CallSettled(to, ok,
 context)`: the raw envelope, JSON-able, what a recorded session stores, addressed `to` the
 `Reply` subclass the call asked for and its key (a typed reference, `core/cmds.ReplyTo`). Here
 the result is validated into that message; a result that does not validate becomes the same
-message with `ok=False` and `error="invalid result"`, logged once (one line, no traceback). An
+message with the failure ("invalid", "invalid result"), logged once (one line, no traceback). An
 effect's answer (`EffectSettled`, from the browser) becomes the `EffectReply` it is addressed to
 the same way. Nothing past this module sees an untyped result.
 """
@@ -15,7 +15,7 @@ import logging
 
 from pydantic import TypeAdapter, ValidationError
 
-from ..core.cmds import CallSettled, EffectReply, EffectSettled, Reply
+from ..core.cmds import CallSettled, EffectReply, EffectSettled, Failure, Reply
 
 log = logging.getLogger(__name__)
 
@@ -56,18 +56,17 @@ def typed(settled: CallSettled) -> Reply:
     """The typed `Reply` for `settled`."""
     cls, key = settled.to.reply, settled.to.key
     context = {str(k): str(v) for k, v in settled.context.items()}
-    if not settled.ok:
-        return cls(key=key, ok=False, error=settled.error or "failed", context=context,
-                   failure=settled.failure or "unknown")
-    data = {"key": key, "ok": True, "result": settled.result, "error": "", "context": context}
+    if not settled.ok:  # a recording made before failures had kinds: unknown
+        return cls(key=key, failure=Failure(settled.failure or "unknown", settled.error or "failed"), context=context)
+    data = {"key": key, "result": settled.result, "context": context}
     try:
         reply = _adapter(cls).validate_python(data)
     except ValidationError as error:
         first = error.errors()[0]
         log.warning("%s: result did not validate (%d errors; first at %s: %s)", cls.__name__,
                     error.error_count(), ".".join(str(p) for p in first["loc"]), first["msg"])
-        return cls(key=key, ok=False, error=INVALID_RESULT, context=context, failure="invalid")
+        return cls(key=key, failure=Failure("invalid", INVALID_RESULT), context=context)
     if getattr(reply, "result", None) is None:
         log.warning("%s: result is empty", cls.__name__)
-        return cls(key=key, ok=False, error=INVALID_RESULT, context=context, failure="invalid")
+        return cls(key=key, failure=Failure("invalid", INVALID_RESULT), context=context)
     return reply

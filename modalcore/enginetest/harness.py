@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..core.cmds import RUNTIME_EFFECT_KINDS, Call, CallSettled, Cmd, Effect, EffectSettled, ServiceRef, Track
+from ..core.cmds import (RUNTIME_EFFECT_KINDS, Call, CallSettled, Cmd, Effect, EffectSettled, FailureKind, ServiceRef,
+                         Track)
 from ..replay.expect import expectation_failures
 from ..replay.screen import texts_on_screen
 from ..wire.nodes import Node
@@ -161,12 +162,14 @@ class Harness(SessionClient):
 
     def settle(
         self, call: Call, result: Any = None, *, ok: bool = True, error: str = "",
+        failure: FailureKind | None = None,
     ) -> list[dict[str, Any]]:
-        """`call` (pending or not: a duplicate answer) comes back, as the runtime delivers it."""
+        """`call` (pending or not: a duplicate answer) comes back, as the runtime delivers it
+        (failed: `error` of kind `failure`, "unknown" when not given)."""
         if call in self.cmds:
             self.cmds.remove(call)
         return self.deliver(CallSettled(call.to, ok=ok, result=result if ok else None,
-                                        error=error, context=dict(call.context)))
+                                        error=error, context=dict(call.context), failure=failure))
 
     def pending_calls(self, service: Service | None = None) -> list[Call]:
         """Service calls the session asked for (to `service`, a handle or its name) and nobody
@@ -180,11 +183,12 @@ class Harness(SessionClient):
         *,
         ok: bool = True,
         error: str = "",
+        failure: FailureKind | None = None,
         after_ms: int = 0,
     ) -> list[dict[str, Any]]:
         """The newest pending call to `service` comes back `after_ms` later, as the runtime
         delivers it: `result` in the service's shape (see `modalcore.samples`), or `ok=False`
-        with an `error` text."""
+        with an `error` text of kind `failure`."""
         calls = self.pending_calls(service)
         if not calls:
             asked = sorted({c.service.name for c in self.pending_calls()})
@@ -193,7 +197,7 @@ class Harness(SessionClient):
         self.cmds.remove(call)
         if after_ms:
             self.advance(after_ms)
-        return self.settle(call, result, ok=ok, error=error)
+        return self.settle(call, result, ok=ok, error=error, failure=failure)
 
     def connect_wallet(
         self,

@@ -91,7 +91,7 @@ def on_quoted(model: Model, msg: SwapQuoted, now: int) -> Step:
     if not QUOTING.current(model, msg.key):
         return model, []  # an answer for a form that changed since
     if msg.result is None:
-        text = INSUFFICIENT_LIQUIDITY if msg.failure == "rejected" else msg.error
+        text = INSUFFICIENT_LIQUIDITY if msg.failure is not None and msg.failure.kind == "rejected" else msg.error
         return with_swap(model, quoting=None, quote=None, quote_error=text or QUOTE_NOT_READY), []
     answer = msg.result
     quote = SwapQuote(

@@ -10,7 +10,7 @@ from typing import cast
 import pytest
 
 from modalcore.enginetest import Harness
-from modalcore.core.cmds import CallSettled, EffectSettled, EffectTo, ReplyTo
+from modalcore.core.cmds import CallSettled, EffectSettled, EffectTo, Failure, ReplyTo
 from modalcore.core.msg import Msg
 from modalcore.core.shape import Table
 from modalcore.engine import update as engine_update
@@ -59,11 +59,10 @@ def test_a_result_that_does_not_validate_is_the_typed_failure_logged_once(
 
 def test_the_edge_keeps_the_key_and_context_and_turns_failures_typed() -> None:
     failed = typed(CallSettled(ReplyTo(BalancesFetched, "eip155:1:0xabc"), False, None, "boom", {"n": 1}))
-    assert failed == BalancesFetched(key="eip155:1:0xabc", ok=False, error="boom", context={"n": "1"},
-                                     failure="unknown")
+    assert failed == BalancesFetched(key="eip155:1:0xabc", failure=Failure("unknown", "boom"), context={"n": "1"})
     empty = typed(CallSettled(ReplyTo(BalancesFetched, "k"), True, None))
     assert isinstance(empty, BalancesFetched) and empty.error == INVALID_RESULT and empty.result is None
-    assert empty.failure == "invalid"
+    assert empty.failure == Failure("invalid", INVALID_RESULT)
 
 
 def recorded(msg: Msg, purpose: str) -> Msg:

@@ -10,10 +10,10 @@ from typing import Any
 import httpx
 import pytest
 
-from modalcore.core.cmds import Call, CallSettled, FailureKind, Reply, ReplyTo, ServiceRef
+from modalcore.core.cmds import Call, CallSettled, Failure, FailureKind, Reply, ReplyTo, ServiceRef
 from modalcore.core.msg import MessageTypes
 from modalcore.engine.named import UnknownReply, from_data, to_data
-from modalcore.engine.replies import typed
+from modalcore.engine.replies import INVALID_RESULT, typed
 from modalcore.enginetest import build_model
 from modalcore.runtime.clock import FakeClock
 from modalcore.core.services import NoArgs, Service, ServiceContext, ServiceError
@@ -69,14 +69,14 @@ def test_the_typed_reply_keeps_the_kind_and_a_recording_without_one_reads_as_unk
     types = MessageTypes.of([Answered])
     assert to_data(settled)["data"]["purpose"] == "Answered|p"  # the name a recording stores
     assert from_data(to_data(settled), types) == settled
-    assert typed(settled) == Answered(key="p", ok=False, error="no", failure="rejected")
+    assert typed(settled) == Answered(key="p", failure=Failure("rejected", "no"))
     older = to_data(settled)
     del older["data"]["failure"]
     recorded = from_data(older, types)
     assert isinstance(recorded, CallSettled) and recorded.failure is None
-    assert typed(recorded) == Answered(key="p", ok=False, error="no", failure="unknown")
+    assert typed(recorded) == Answered(key="p", failure=Failure("unknown", "no"))
     invalid = typed(CallSettled(ReplyTo(Answered, "p"), True, result="not a number"))
-    assert isinstance(invalid, Answered) and (invalid.ok, invalid.failure) == (False, "invalid")
+    assert isinstance(invalid, Answered) and (invalid.ok, invalid.failure) == (False, Failure("invalid", INVALID_RESULT))
     # a name this engine does not know reads as a reply no slice handles
     assert from_data(older, MessageTypes.of([])) == CallSettled(ReplyTo(UnknownReply, "p"), False, error="no")
 
@@ -91,6 +91,6 @@ def test_a_quote_shows_insufficient_liquidity_when_the_market_said_no(error: str
     model = build_model()
     key = form_key(model)
     model = with_swap(model, quoting=key)
-    model, _ = on_quoted(model, SwapQuoted(key=key, ok=False, error=error, failure=kind), 0)
+    model, _ = on_quoted(model, SwapQuoted(key=key, failure=Failure(kind, error)), 0)
     assert model.swap.quote_error == shown
 
