@@ -46,7 +46,7 @@ from .update import ENGINE, refusal, update
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from .record import Recorder
+    from .tap import SessionTap
 
 MAX_DISPATCH_DEPTH = 16
 
@@ -88,7 +88,7 @@ class Session(Connection):
         self._theme_input: object = None  # the theme slice `theme_sent` was derived from
         self.snapshot_v = 0  # the tree version the latest snapshot carried
         self.acted = False  # one of its intents was applied (only then is it worth saving)
-        self.recorder: Recorder | None = None
+        self.recorder: SessionTap | None = None  # the recorder, observing inputs and outputs
 
     # ----- the tree (dropped while idle, drawn again on demand)
     @property

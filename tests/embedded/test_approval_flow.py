@@ -9,12 +9,14 @@ import json
 from eth_account import Account
 from eth_account.messages import encode_defunct, encode_typed_data
 
-from modalcore.core.cmds import Call
+from modalcore.core.cmds import Call, EffectTo
+from modalcore.engine.persist import load_bytes, session_to_bytes
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.embedded.service import EmbeddedWallet
 from modalcore.siwx.service import siwx_services
 from modalcore.siwx.store import SqliteSiwxStore
 from modalcore.slices.embedded import ApprovalDecided, EmbeddedRequest
+from modalcore.slices.siwx import SiwxMessageSigned
 
 from .world import EmailWorld
 
@@ -184,3 +186,20 @@ def test_an_approval_not_decided_in_10_minutes_fails_and_signs_nothing(
     assert world.h.model.embedded.request is None and world.h.view != "ApproveTransaction"
     world.h.deliver(ApprovalDecided(request.eid, approve=True))  # too late
     assert not [c for c in world.h.cmds if isinstance(c, Call) and c.service.name == "embedded.sign"]
+
+
+def test_a_saved_session_still_answers_the_request_it_holds_after_a_restart(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    """Issue 30: the engine's answer as the embedded wallet is addressed by the session to the
+    reply the request awaits (a typed reference, no reply name built by a flow); a session
+    saved while it holds the request, and loaded again, addresses it the same way."""
+    world = _siwx_world(wallet, smtp)
+    request = _sign_in_waiting(world)
+    loaded, _ = load_bytes(session_to_bytes(world.h.session))
+    assert loaded.held == world.h.session.held == {request.eid: EffectTo(SiwxMessageSigned, request.key)}
+    world.h.session = loaded
+    world.h.deliver(ApprovalDecided(request.eid, approve=True))
+    world.run_calls()
+    world.settle_all()
+    assert world.h.model.siwx.has_session and world.h.model.embedded.request is None
+    assert loaded.held == {}
