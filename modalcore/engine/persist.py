@@ -2,7 +2,8 @@
 
 What survives a restart: the model (via `model_to_data`), the sequence counters, the tree
 version, the remembered intent ids and their outcomes, the rate-limit bucket, the effects
-pending in the browser, what the host and theme frames last said, whether an intent was ever
+pending in the browser and the request held for the embedded wallet (each by its reply's name,
+`engine/named.py`), what the host and theme frames last said, whether an intent was ever
 applied, the resume-token generation, and the timers still due.
 The frame ring does not survive: a client that rejoins a restored session gets a snapshot.
 
@@ -222,6 +223,7 @@ def _session_data(session: Session, timers: Iterable[PendingTimer], packer: Mode
         "tokens": float(session.tokens),
         "tokens_at": session.tokens_at,
         "effects": {eid: purpose(to) for eid, to in session.effects.items()},
+        "held": {eid: purpose(to) for eid, to in session.held.items()},
         "host_sent": session.host_sent,
         "theme_sent": session.theme_sent,
         "acted": session.acted,
@@ -303,9 +305,7 @@ def load_bytes(data: bytes, blobs: Mapping[str, bytes] | None = None) -> tuple[S
         session.intents = OrderedDict((str(iid), str(status)) for iid, status in raw["intents"])
         session.tokens = float(raw["tokens"])
         session.effects = {str(k): effect_to(str(v), session.table.messages) for k, v in raw["effects"].items()}
-        held = model.embedded.request  # the request the engine holds as the embedded wallet names its reply
-        if held is not None:
-            session.held = {held.eid: effect_to(f"{held.reply}|{held.key}", session.table.messages)}
+        session.held = {str(k): effect_to(str(v), session.table.messages) for k, v in _held(raw, model_data).items()}
         session.host_sent = dict(raw["host_sent"])
         session.theme_sent = raw["theme_sent"]
         # Absent from sessions saved before these fields existed (their tokens, of an older
@@ -321,6 +321,17 @@ def load_bytes(data: bytes, blobs: Mapping[str, bytes] | None = None) -> tuple[S
     except Exception as error:
         raise PersistError(f"bad persisted session: {type(error).__name__}: {error}") from error
     return session, timers
+
+
+def _held(raw: dict[str, Any], model_data: Any) -> dict[str, str]:
+    """The embedded wallet's held request (eid -> its reply's name); a session saved before
+    `held` was saved named the reply in the model's request."""
+    if "held" in raw:
+        return dict(raw["held"])
+    request = ((model_data or {}).get("embedded") or {}).get("request") or {}
+    if "reply" not in request:
+        return {}
+    return {str(request["eid"]): f"{request['reply']}|{request['key']}"}
 
 
 def session_from_bytes(data: bytes) -> Session:

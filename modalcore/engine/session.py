@@ -340,7 +340,9 @@ class Session(Connection):
                     if dispatched is not None:
                         remaining.extend(self._step(dispatched, now, depth + 1, out))
                 case Effect() if cmd.kind == EMBEDDED_EFFECT:
-                    self.held[cmd.eid] = cmd.to  # the engine is that wallet (flows/approval.py): the page never sees it
+                    # the engine is that wallet (flows/approval.py): the page never sees it; the
+                    # model holds one such request at a time (`embedded.request`)
+                    self.held = {cmd.eid: cmd.to}
                 case Effect():
                     self.effects[cmd.eid] = cmd.to
                     if cmd.kind in RUNTIME_EFFECT_KINDS:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import msgpack
+
 from eth_account import Account
 from eth_account.messages import encode_defunct, encode_typed_data
 
@@ -197,6 +199,14 @@ def test_a_saved_session_still_answers_the_request_it_holds_after_a_restart(
     request = _sign_in_waiting(world)
     loaded, _ = load_bytes(session_to_bytes(world.h.session))
     assert loaded.held == world.h.session.held == {request.eid: EffectTo(SiwxMessageSigned, request.key)}
+    # saved before `held` was: the model's request named its reply
+    raw = msgpack.unpackb(session_to_bytes(world.h.session), raw=False)
+    del raw["held"]
+    model = msgpack.unpackb(raw["model"], raw=False)
+    model["embedded"]["request"]["reply"] = "SiwxMessageSigned"
+    raw["model"] = msgpack.packb(model)
+    older, _ = load_bytes(msgpack.packb(raw))
+    assert older.held == loaded.held
     world.h.session = loaded
     world.h.deliver(ApprovalDecided(request.eid, approve=True))
     world.run_calls()
