@@ -333,10 +333,10 @@ class Session(Connection):
         remaining: list[RuntimeCmd] = []
         for cmd in cmds:
             match cmd:
+                case Dispatch() if depth >= MAX_DISPATCH_DEPTH:
+                    log.warning("session %s: dispatches nested past %d, dropped", self.id, depth)
                 case Dispatch():
-                    dispatched = self._dispatched(cmd) if depth < MAX_DISPATCH_DEPTH else None
-                    if depth >= MAX_DISPATCH_DEPTH:
-                        log.warning("session %s: dispatches nested past %d, dropped", self.id, depth)
+                    dispatched = self._dispatched(cmd)
                     if dispatched is not None:
                         remaining.extend(self._step(dispatched, now, depth + 1, out))
                 case Effect() if cmd.kind == EMBEDDED_EFFECT:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..analytics import events
 from ..core.cmds import Call, CallSettled, CancelTimer, Effect, EffectSettled, StartTimer, Track
 from ..core.msg import Msg
+from ..core.services import ServiceContext
 from ..engine.interpret import RuntimeCmd, interpret
 from ..engine.persist import PendingTimer
 from ..engine.session import Output, Session
@@ -25,7 +26,6 @@ from .analytics import TrackedEvent
 from .clock import Clock, TimerHandle
 from .inbox import Inbox
 from .runner_inputs import Deliver, Item, TimerFired
-from ..core.services import ServiceContext
 
 if TYPE_CHECKING:
     from .runner import EffectRunner, RunnerDeps

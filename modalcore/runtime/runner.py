@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
 from ..core.msg import Msg
+from ..core.services import ServiceContext
 from ..slices.model import Model
 from ..engine.persist import ModelPacker, PendingTimer, session_to_save
 from ..chains.catalog import Network
@@ -38,7 +39,6 @@ from .observe import PendingEffects, SessionObserver, Step
 from .runner_inputs import (AckDue, Attach, Deliver, Detach, Evict, FrameIn, Item, Leave, Outlet, SendError,
                             SessionClosing, Stop, TimerFired, TokenIssuer, TokenRefused, close_quietly)
 from .saves import PendingSaves
-from ..core.services import ServiceContext
 from .services import ServiceRegistry
 
 log = logging.getLogger(__name__)
