@@ -1,6 +1,6 @@
 """Sample inputs for hand-written sessions: a join, and results in the shapes the services return.
 
-A `Call` command's result comes back to the engine as `CallSettled(purpose, ok, result, error)`
+A `Call` command's result comes back to the engine as `CallSettled(to, ok, result, error)`
 and is validated into the call's `Reply` message (`engine/replies.py`).
 `Harness.settle_call(service, result)` (and `{"call": service, "result": ...}` in a sequence)
 builds that message; these functions give the `result` of each service:
@@ -13,7 +13,8 @@ builds that message; these functions give the `result` of each service:
     siwx.sessions {"sessions": [session, ...]}
     siwx.verify   {"ok": True, "token": str, "session": session} or {"ok": False, ...}
 
-A failed call is `ok=False` with an `error` text, e.g. "HTTP status code: 503".
+A failed call is `ok=False` with an `error` text, e.g. "HTTP status code: 503", and its kind
+(`failure`: timeout, rejected, upstream, invalid, unknown); the reply carries them as a `Failure`.
 `SAMPLES[service]` is a plausible default answer for each.
 """
 

@@ -17,22 +17,23 @@ from modalcore.chains.catalog import Token
 from modalcore.core.cmds import Call, CallSettled
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.enginetest import Harness
-from modalcore.runtime.services import AnyService
+from modalcore.core.services import AnyService
 from modalcore.services.table import default_services
 from modalcore_dev.swap_markets import dev_markets
+from modalcore.core.services import ServiceTable
 
 UNSUPPORTED = 4200  # EIP-1193: the provider does not support the method
 
 
 async def run_call(cmd: Call,
-                   extra: Callable[[httpx.AsyncClient], dict[str, AnyService]] | None = None) -> CallSettled:
+                   extra: Callable[[httpx.AsyncClient], ServiceTable] | None = None) -> CallSettled:
     async with httpx.AsyncClient() as http:
         services = {**default_services(http, swap_markets=dev_markets()), **(extra(http) if extra is not None else {})}
         try:
             result = await services[cmd.service](**cmd.args)
         except Exception as error:  # as the runtime does: the failure goes back as a message
-            return CallSettled(cmd.purpose, False, None, str(error) or type(error).__name__, dict(cmd.context))
-    return CallSettled(cmd.purpose, True, result, "", dict(cmd.context))
+            return CallSettled(cmd.to, False, None, str(error) or type(error).__name__, dict(cmd.context))
+    return CallSettled(cmd.to, True, result, "", dict(cmd.context))
 
 
 def dev_tokens(info: ChainsInfo, chain_id: int = 31337) -> tuple[Token, ...]:
@@ -78,7 +79,7 @@ class RealChainHarness(Harness):
 
     # ----- hooks of the subclasses
 
-    def extra_services(self, http: httpx.AsyncClient) -> dict[str, AnyService]:
+    def extra_services(self, http: httpx.AsyncClient) -> ServiceTable:
         """Services beyond `default_services` (or in place of some)."""
         return {}
 

@@ -15,7 +15,7 @@ from typing import Any, Literal
 import httpx
 
 from ..core.cmds import FailureKind
-from ..runtime.services import ServiceError
+from ..core.services import ServiceError
 from .userop import MalformedUserOp, UserOperation, address, hex_bytes, quantity
 
 MAX_RESPONSE_BYTES = 256 * 1024

@@ -21,7 +21,7 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 from eth_account.signers.local import LocalAccount
 
-from ..runtime.services import ServiceError
+from ..core.services import ServiceError
 from ..services import jsonrpc
 from . import paymaster as pm
 from .bundler import BundlerClient, BundlerError, GasEstimate, UserOpReceipt

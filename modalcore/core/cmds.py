@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
-from pydantic import JsonValue
+from pydantic import BaseModel, JsonValue
 
 from .msg import Msg
 
@@ -15,6 +16,15 @@ from .msg import Msg
 # wallet failed; invalid: the request (or the result) breaks its rules; not_sent: the engine
 # never sent it (its session could not be saved first); unknown: anything else (a service bug).
 FailureKind = Literal["timeout", "rejected", "upstream", "invalid", "not_sent", "unknown"]
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a call or an effect failed: its `kind` (what a slice routes on) and the service's or
+    wallet's `message` (what a slice may show; never routed on)."""
+
+    kind: FailureKind
+    message: str = ""
 
 
 @dataclass(frozen=True)
@@ -32,14 +42,23 @@ class EffectReply(Msg):
     result: JsonValue = None
     error_code: int = 0
     error_message: str = ""
-    failure: FailureKind | None = None  # with ok=False
+    failure: Failure | None = None  # with ok=False
+
+
+@dataclass(frozen=True)
+class EffectTo:
+    """Where an effect's answer goes, as a typed reference: the `EffectReply` subclass it becomes
+    and the key it is for (what the session keeps per pending effect id). Only a recording or a
+    saved session writes it as a name (`engine/named.py`)."""
+
+    reply: type[EffectReply]
+    key: str = ""
 
 
 @dataclass(frozen=True)
 class Effect:
     """Ask the browser to do something (PROTOCOL.md, effect kinds). Its answer comes back as
-    `reply` for `key`; on the way it travels as the envelope `EffectSettled` whose purpose is
-    `"<reply name>|<key>"` (what the session keeps per effect id and a recording stores)."""
+    `reply` for `key`; on the way it travels as the envelope `EffectSettled` addressed `to` it."""
 
     eid: str
     kind: str
@@ -49,8 +68,8 @@ class Effect:
     timeout_ms: int = 10_000
 
     @property
-    def purpose(self) -> str:
-        return f"{self.reply.__name__}|{self.key}"
+    def to(self) -> EffectTo:
+        return EffectTo(self.reply, self.key)
 
 
 # Effect kinds the engine's runtime runs itself instead of the browser: a request on the
@@ -66,36 +85,71 @@ class CancelEffect:
 
 @dataclass(frozen=True)
 class Reply(Msg):
-    """A call's result as `update` sees it, typed. A slice subclasses it per call and narrows
-    `result` to a pydantic model (`result: Balances | None = None`); the engine's edge
-    (`engine/replies.py`) validates the raw result into it, so a handler never reads a raw dict.
-    `ok=False` (with `error`) is the failure: the service failed or its result did not validate.
-    `key` says what the call was for (the account, the page, the token) and `context` carries
-    what the slice asked to get back (strings)."""
+    """A call's result as `update` sees it, typed: a `result` or a `failure`. A slice subclasses
+    it per call and narrows `result` to a pydantic model (`result: Balances | None = None`); the
+    engine's edge (`engine/replies.py`) validates the raw result into it, so a handler never
+    reads a raw dict. A `Failure` says the service failed or its result did not validate. `key`
+    says what the call was for (the account, the page, the token) and `context` carries what the
+    slice asked to get back (strings)."""
 
     key: str = ""
-    ok: bool = True
     result: object = None
-    error: str = ""
+    failure: Failure | None = None
     context: dict[str, str] = field(default_factory=dict)
-    failure: FailureKind | None = None  # with ok=False: what kind of failure `error` tells
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+    @property
+    def error(self) -> str:
+        """The failure's message, to show ("" when none); a slice routes on `failure.kind`."""
+        return self.failure.message if self.failure is not None else ""
+
+
+A = TypeVar("A", bound=BaseModel)
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class ServiceRef(Generic[A, R]):
+    """The typed handle a `Call` names a service by: its arguments' pydantic model (`args`) and
+    what it answers (`result`, a TypedDict or a JSON type). The runtime registers the service's
+    implementation under it (`runtime/services.ServiceRegistry.register`, which holds the
+    implementation to the same arguments' model). `name` is how logs and the registry's listing
+    say it; two handles are the same service when their names are (a test may register its own
+    implementation of a known service)."""
+
+    name: str
+    args: type[A] = field(compare=False)
+    result: Any = field(default=object, compare=False)
+
+
+@dataclass(frozen=True)
+class ReplyTo:
+    """Where a call's result goes, as a typed reference: the `Reply` subclass it becomes and
+    the key it is for. Only a recording or a saved session writes it as a name
+    (`engine/named.py`)."""
+
+    reply: type[Reply]
+    key: str = ""
 
 
 @dataclass(frozen=True)
 class Call:
-    """Call a named engine service with keyword args. Its result comes back as `reply`
-    (a `Reply` subclass) for `key`; on the way it travels as the raw envelope `CallSettled`
-    whose purpose is `"<reply name>|<key>"` (what a recording stores)."""
+    """Call the engine service `service` (a typed handle) with `args`, which the runtime
+    validates into the handle's arguments' model. Its result comes back as `reply` (a `Reply`
+    subclass) for `key`; on the way it travels as the raw envelope `CallSettled` addressed `to` it."""
 
-    service: str
-    args: dict[str, Any]  # the service's keyword arguments (services take `**args`)
+    service: ServiceRef[Any, Any]
+    args: Mapping[str, Any]  # the service's arguments, as fields of `service.args`
     reply: type[Reply]
     key: str = ""
     context: dict[str, str] = field(default_factory=dict)
 
     @property
-    def purpose(self) -> str:
-        return f"{self.reply.__name__}|{self.key}"
+    def to(self) -> ReplyTo:
+        return ReplyTo(self.reply, self.key)
 
 
 @dataclass(frozen=True)
@@ -133,8 +187,11 @@ Cmd = Effect | CancelEffect | Call | StartTimer | CancelTimer | Track | Dispatch
 
 @dataclass(frozen=True)
 class EffectSettled(Msg):
+    """An effect's raw answer (from the browser, the runtime, or the engine's own timer),
+    addressed `to` the reply it becomes at the session's edge (`engine/replies.py`)."""
+
     eid: str
-    purpose: str
+    to: EffectTo
     ok: bool
     result: Any = None
     error_code: int = 0
@@ -148,8 +205,24 @@ class EffectSettled(Msg):
 
 
 @dataclass(frozen=True)
+class WalletAnswered(Msg):
+    """The engine's answer, as the embedded wallet, to the effect `eid` it holds (a `Dispatch`
+    of flows/wallet_answer.py): the session addresses it to the reply that effect awaits, as it
+    does a browser's `effect_result`."""
+
+    eid: str
+    ok: bool
+    result: Any = None
+    error_code: int = 0
+    error_message: str = ""
+
+
+@dataclass(frozen=True)
 class CallSettled(Msg):
-    purpose: str
+    """A call's raw result (JSON-able, what a recording stores) addressed `to` the reply it
+    becomes at the session's edge (`engine/replies.py`)."""
+
+    to: ReplyTo
     ok: bool
     result: Any = None
     error: str = ""

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import httpx
 from pydantic import BaseModel, ConfigDict
 
-from ..runtime.services import AnyService, Service, ServiceContext
+from ..core.services import ServiceContext, ServiceTable, serve
+from ..services.handles import DIRECTORY
 from ..services.shapes import DirectoryArgs, DirectoryResult
 from .hosted import HostedDirectory
 from .query import Directory, Page, WalletQuery, load_directory
@@ -105,9 +106,9 @@ async def _directory(ctx: ServiceContext | None, args: DirectoryArgs) -> Directo
 
 
 # The `directory` service as the runtime registers it (with the engine's config).
-directory_service = Service(DirectoryArgs, _directory)
+directory_service = serve(DIRECTORY, _directory)
 
 
-def directory_services() -> dict[str, AnyService]:
+def directory_services() -> ServiceTable:
     """Services to register on the runtime's registry (they take the ServiceContext)."""
-    return {"directory": directory_service}
+    return {DIRECTORY: directory_service}

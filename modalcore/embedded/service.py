@@ -30,14 +30,16 @@ from typing import Literal, NotRequired, Protocol, TypedDict
 from pydantic import BaseModel, ConfigDict
 
 from ..aa.policy import SponsorLedger
-from ..runtime.services import AnyService, Service, ServiceContext, ServiceError
+from ..core.services import serve, ServiceContext, ServiceError, ServiceTable
+from ..services.handles import (EMAIL_CODE, EMBEDDED_SIGN, SMART_ACCOUNTS, CodeSent, EmailArgs, SignArgs,
+                                SmartAccountsArgs, SmartAccountsFound)
 from .budget import MailBudget, OverBudget, memory_budget
 from .codes import EmailCodes
 from .devicekeys import DeviceKeys, parse_public_key
 from .keys import Identity, KeyVault
 from .mail import MailError
 from .signer import sign
-from .smart import SmartAccountsArgs, smart_accounts
+from .smart import smart_accounts
 from .social import SocialSignIns
 from .otp import RANDOM_BYTES, OtpError, RateLimited, Verdict, normalize_email
 from ..farcaster.service import FarcasterSignIns, farcaster_services
@@ -90,15 +92,6 @@ def _project(ctx: ServiceContext | None) -> str:
     return ctx.project_id if ctx is not None else ""
 
 
-class CodeSent(TypedDict):
-    """What service `embedded.email_code` answers (`seconds` until it may ask again, and the
-    spent budget's `scope`, when refused)."""
-
-    status: Literal["sent", "rate_limited", "over_budget"]
-    seconds: NotRequired[int]
-    scope: NotRequired[str]
-
-
 class CodeChecked(TypedDict):
     """A code typed in the sign-in frame checked: the address of the email's key on `accepted`."""
 
@@ -109,18 +102,6 @@ class CodeChecked(TypedDict):
 
 class _Args(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class EmailArgs(_Args):
-    email: str
-
-
-class SignArgs(_Args):
-    identity: str
-    method: str
-    params: str
-    chain: str
-    account: str = ""  # the address the request is from: the smart account or the EOA (issue 32)
 
 
 async def send_code(wallet: EmbeddedWallet, email: str, now: int, *, address: str = "", session: str = "",
@@ -181,7 +162,7 @@ def check_code(wallet: EmbeddedWallet, email: str, code: str, public_key: str, n
     return answer
 
 
-def embedded_services(wallet: EmbeddedWallet) -> dict[str, AnyService]:
+def embedded_services(wallet: EmbeddedWallet) -> ServiceTable:
     async def email_code(ctx: ServiceContext | None, args: EmailArgs) -> CodeSent:
         return await send_code(wallet, args.email, _now(ctx), address=_address(ctx), session=_session(ctx),
                                project=_project(ctx))
@@ -190,13 +171,13 @@ def embedded_services(wallet: EmbeddedWallet) -> dict[str, AnyService]:
         return await sign(wallet.vault, ctx, identity=args.identity, method=args.method, params=args.params,
                           chain=args.chain, account=args.account, ledger=wallet.sponsored)
 
-    async def read_smart_accounts(ctx: ServiceContext | None, args: SmartAccountsArgs) -> dict[str, object]:
+    async def read_smart_accounts(ctx: ServiceContext | None, args: SmartAccountsArgs) -> SmartAccountsFound:
         return await smart_accounts(wallet.vault, ctx, args)
 
-    services: dict[str, AnyService] = {
-        "embedded.email_code": Service(EmailArgs, email_code),
-        "embedded.sign": Service(SignArgs, sign_request),
-        "embedded.smart_accounts": Service(SmartAccountsArgs, read_smart_accounts),
+    services: ServiceTable = {
+        EMAIL_CODE: serve(EMAIL_CODE, email_code),
+        EMBEDDED_SIGN: serve(EMBEDDED_SIGN, sign_request),
+        SMART_ACCOUNTS: serve(SMART_ACCOUNTS, read_smart_accounts),
     }
     if wallet.farcaster is not None:
         services.update(farcaster_services(wallet.farcaster))

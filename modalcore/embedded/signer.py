@@ -25,7 +25,7 @@ from eth_utils.address import to_checksum_address
 
 from ..aa.policy import SponsorLedger
 from ..rules import texts
-from ..runtime.services import ServiceError
+from ..core.services import ServiceError
 from ..services import jsonrpc
 from .keys import Identity, KeyVault
 from .smart_send import send_user_operation

@@ -12,21 +12,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from ..aa.config import section_of
 from ..aa.userop import counterfactual_address
-from ..runtime.services import ServiceError
+from ..core.services import ServiceError
 from ..services import jsonrpc
+from ..services.handles import SmartAccountFound, SmartAccountsArgs, SmartAccountsFound
 from .keys import Identity, KeyVault
-
-MAX_CHAINS = 32
-
-
-class SmartAccountsArgs(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    identity: str
-    chains: list[str] = Field(max_length=MAX_CHAINS)
 
 
 def smart_address(config: Any, chain: str, owner: str) -> str | None:
@@ -49,7 +40,7 @@ def owner_of(vault: KeyVault, identity: str) -> str | None:
         return None
 
 
-async def smart_accounts(vault: KeyVault, ctx: Any, args: SmartAccountsArgs) -> dict[str, Any]:
+async def smart_accounts(vault: KeyVault, ctx: Any, args: SmartAccountsArgs) -> SmartAccountsFound:
     owner = owner_of(vault, args.identity)
     if owner is None:
         raise ServiceError("no signed-in identity")
@@ -57,7 +48,7 @@ async def smart_accounts(vault: KeyVault, ctx: Any, args: SmartAccountsArgs) -> 
     http = getattr(ctx, "http", None)
     networks = config.known_networks() if config is not None else {}
 
-    async def one(chain: str) -> dict[str, Any] | None:
+    async def one(chain: str) -> SmartAccountFound | None:
         network = networks.get(chain)
         address = smart_address(config, chain, owner) if network is not None else None
         if network is None or address is None or not network.rpc_urls or http is None:

@@ -19,7 +19,7 @@ from ..aa.policy import SponsorLedger
 from ..aa.send import Sponsorship, chain_of, send_user_operation as send_operation, wait_receipt
 from ..aa.userop import Call, counterfactual_address
 from ..rules import texts
-from ..runtime.services import ServiceError
+from ..core.services import ServiceError
 
 NOT_THIS_ACCOUNT = "the request is not from this key's account"
 SEND_METHOD = "eth_sendTransaction"

@@ -22,7 +22,7 @@ import httpx
 
 from ..rules import limits as L
 
-from ..runtime.services import ServiceError
+from ..core.services import ServiceError
 from .keys import Identity, KeyVault
 from .userinfo import BUILT_IN, UserEndpoint
 from .oidc import RANDOM_BYTES, OidcError, Pending, ProviderConfig, begin, discover, finish

@@ -2,7 +2,8 @@
 
 What survives a restart: the model (via `model_to_data`), the sequence counters, the tree
 version, the remembered intent ids and their outcomes, the rate-limit bucket, the effects
-pending in the browser, what the host and theme frames last said, whether an intent was ever
+pending in the browser and the request held for the embedded wallet (each by its reply's name,
+`engine/named.py`), what the host and theme frames last said, whether an intent was ever
 applied, the resume-token generation, and the timers still due.
 The frame ring does not survive: a client that rejoins a restored session gets a snapshot.
 
@@ -30,7 +31,8 @@ from pydantic import TypeAdapter
 from ..slices.model import Model, model_from_data
 from ..wire.codec import array_header, encode, encode_with, map_header
 from ..wire.serverframes import AckStatus, ack_status
-from ..core.msg import Msg, msg_from_data, msg_to_data
+from ..core.msg import Msg
+from .named import effect_to, from_data, purpose, to_data
 from .session import Session
 from .shared import SHARED, SharedPacker, resolver, restore
 
@@ -221,13 +223,14 @@ def _session_data(session: Session, timers: Iterable[PendingTimer], packer: Mode
         "acked": session.acked,
         "tokens": float(session.tokens),
         "tokens_at": session.tokens_at,
-        "effects": dict(session.effects),
+        "effects": {eid: purpose(to) for eid, to in session.effects.items()},
+        "held": {eid: purpose(to) for eid, to in session.held.items()},
         "host_sent": session.host_sent,
         "theme_sent": session.theme_sent,
         "acted": session.acted,
         "token_gen": session.token_gen,
         "token_prev_until": session.token_prev_until,
-        "timers": [[t.key, t.due_ms, msg_to_data(t.msg)] for t in timers],
+        "timers": [[t.key, t.due_ms, to_data(t.msg)] for t in timers],
     }
     if fmt == SHARED_FORMAT:
         data["blobs"] = list(packer.blobs)
@@ -302,7 +305,8 @@ def load_bytes(data: bytes, blobs: Mapping[str, bytes] | None = None) -> tuple[S
         session.acked = int(raw["acked"])
         session.intents = OrderedDict((str(iid), ack_status(status)) for iid, status in raw["intents"])
         session.tokens = float(raw["tokens"])
-        session.effects = {str(k): str(v) for k, v in raw["effects"].items()}
+        session.effects = {str(k): effect_to(str(v), session.table.messages) for k, v in raw["effects"].items()}
+        session.held = {str(k): effect_to(str(v), session.table.messages) for k, v in _held(raw, model_data).items()}
         session.host_sent = dict(raw["host_sent"])
         session.theme_sent = raw["theme_sent"]
         # Absent from sessions saved before these fields existed (their tokens, of an older
@@ -311,13 +315,24 @@ def load_bytes(data: bytes, blobs: Mapping[str, bytes] | None = None) -> tuple[S
         session.token_gen = int(raw.get("token_gen", 0))
         session.token_prev_until = int(raw.get("token_prev_until", 0))
         timers = [
-            PendingTimer(str(key), int(due), msg_from_data(msg, session.table.messages)) for key, due, msg in raw["timers"]
+            PendingTimer(str(key), int(due), from_data(msg, session.table.messages)) for key, due, msg in raw["timers"]
         ]
     except PersistError:
         raise
     except Exception as error:
         raise PersistError(f"bad persisted session: {type(error).__name__}: {error}") from error
     return session, timers
+
+
+def _held(raw: dict[str, Any], model_data: Any) -> dict[str, str]:
+    """The embedded wallet's held request (eid -> its reply's name); a session saved before
+    `held` was saved named the reply in the model's request."""
+    if "held" in raw:
+        return dict(raw["held"])
+    request = ((model_data or {}).get("embedded") or {}).get("request") or {}
+    if "reply" not in request:
+        return {}
+    return {str(request["eid"]): f"{request['reply']}|{request['key']}"}
 
 
 def session_from_bytes(data: bytes) -> Session:

@@ -33,7 +33,8 @@ from ..slices.options import HostOptions, parse_options
 from ..wire.frames import AnnouncedWallet, ClientFrame, Join
 from ..wire.serverframes import ServerFrame, wire
 from ..slices.model import initial_model
-from ..core.msg import Msg, msg_from_data, msg_to_data
+from ..core.msg import Msg
+from .named import from_data, to_data
 from .scrub import Scrubber
 from .session import Session
 
@@ -151,7 +152,7 @@ class Recorder:
         self._hold({"k": "in", "now": now, "frame": data})
 
     def msg(self, now: int, msg: Msg) -> None:
-        data = msg_to_data(msg)
+        data = to_data(msg)
         self.scrubber.learn_keys(data["data"].get("result"), "session-token")
         self._hold({"k": "msg", "now": now, "msg": data})
 
@@ -311,7 +312,7 @@ def feed_input(session: Session, event: dict[str, Any]) -> list[dict[str, Any]]:
     elif kind == "in":
         out = session.receive(_client_frame.validate_python(event["frame"]), event["now"])
     else:
-        out = session.deliver(msg_from_data(event["msg"], session.table.messages), event["now"])
+        out = session.deliver(from_data(event["msg"], session.table.messages), event["now"])
     return [wire(frame) for frame in out.frames]
 
 

@@ -11,7 +11,7 @@ import logging
 from dataclasses import dataclass, field
 from ..core.evolve import replace
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from ..chains.catalog import Network
 from ..slices.connecting import Reattached
@@ -35,8 +35,9 @@ from ..wire.serverframes import (AckStatus, EffectCancel, EffectRequest, HostEve
                                  Snapshot, Theme, error_frame)
 from . import hostevents
 from .connection import Connection
-from ..core.cmds import (RUNTIME_EFFECT_KINDS, CallSettled, CancelEffect, CancelTimer, Cmd, Dispatch, Effect,
-                         EffectSettled, StartTimer)
+from ..core.cmds import (RUNTIME_EFFECT_KINDS, Call, CallSettled, CancelEffect, CancelTimer, Dispatch, Effect,
+                         EffectSettled, EffectTo, StartTimer, Track, WalletAnswered)
+from .interpret import RuntimeCmd
 from .replies import typed, typed_effect
 from ..slices.embedded import EMBEDDED_EFFECT
 from ..slices.model import Model
@@ -47,7 +48,7 @@ from .update import ENGINE, refusal, update
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from .record import Recorder
+    from .tap import SessionTap
 
 MAX_DISPATCH_DEPTH = 16
 
@@ -55,7 +56,7 @@ MAX_DISPATCH_DEPTH = 16
 @dataclass
 class Output:
     frames: list[ServerFrame] = field(default_factory=list)
-    cmds: list[Cmd] = field(default_factory=list)
+    cmds: list[RuntimeCmd] = field(default_factory=list)  # run by engine/interpret.py
 
     def extend(self, other: Output) -> None:
         self.frames.extend(other.frames)
@@ -81,14 +82,15 @@ class Session(Connection):
         self._used = True  # the tree was drawn or read since the last `compact_if_unused`
         self.tree = render(model, self.bodies)
         self.version = 0
-        self.effects: dict[str, str] = {}  # eid -> purpose, pending in the browser
+        self.effects: dict[str, EffectTo] = {}  # eid -> where its answer goes, pending in the browser
+        self.held: dict[str, EffectTo] = {}  # the same, for requests the engine answers as the embedded wallet
         self.host_sent: dict[str, Any] = {}
         self._host_inputs: tuple[Any, ...] = ()
         self.theme_sent: dict[str, Any] | None = None
         self._theme_input: object = None  # the theme slice `theme_sent` was derived from
         self.snapshot_v = 0  # the tree version the latest snapshot carried
         self.acted = False  # one of its intents was applied (only then is it worth saving)
-        self.recorder: Recorder | None = None
+        self.recorder: SessionTap | None = None  # the recorder, observing inputs and outputs
 
     # ----- the tree (dropped while idle, drawn again on demand)
     @property
@@ -272,13 +274,13 @@ class Session(Connection):
         return any(node.p.get("hidden") is True for node in path)
 
     def _effect_result(self, frame: EffectResult, now: int) -> Output:
-        purpose = self.effects.pop(frame.eid, None)
-        if purpose is None:
+        to = self.effects.pop(frame.eid, None)
+        if to is None:
             return Output()  # cancelled, timed out or unknown: ignored
         error = frame.error
         settled = EffectSettled(
             eid=frame.eid,
-            purpose=purpose,
+            to=to,
             ok=frame.ok,
             result=frame.result if frame.ok else None,
             error_code=error.code if error and not frame.ok else 0,
@@ -311,48 +313,64 @@ class Session(Connection):
             if self.effects.pop(msg.eid, None) is None:
                 return Output()
         if isinstance(msg, CallSettled):
-            msg = typed(msg, self.table.messages)  # the edge: a raw result becomes its typed Reply (engine/replies.py)
+            msg = typed(msg)  # the edge: a raw result becomes its typed Reply (engine/replies.py)
         elif isinstance(msg, EffectSettled):
-            msg = typed_effect(msg, self.table.messages)
+            msg = typed_effect(msg)
         out = Output()
         out.cmds = self._step(msg, now, 0, out)
         out.frames.extend(self.render())
         return out
 
-    def _step(self, msg: Msg, now: int, depth: int, out: Output) -> list[Cmd]:
+    def _step(self, msg: Msg, now: int, depth: int, out: Output) -> list[RuntimeCmd]:
+        """Apply `msg`; what a command asks of the session itself is done within this step (a
+        `Dispatch` fed at once, a browser effect sent as a frame with its time-out timer, a
+        cancelled effect's frame), the rest is handed out (`engine/interpret.py` runs it)."""
         self.model, cmds = update(self.model, msg, now, self.table)
-        remaining: list[Cmd] = []
+        remaining: list[RuntimeCmd] = []
         for cmd in cmds:
-            if isinstance(cmd, Dispatch) and depth < MAX_DISPATCH_DEPTH:
-                dispatched = self._dispatched(cmd)
-                if dispatched is not None:
-                    remaining.extend(self._step(dispatched, now, depth + 1, out))
-            elif isinstance(cmd, Effect) and cmd.kind == EMBEDDED_EFFECT:
-                continue  # the engine is that wallet (flows/approval.py): the page never sees it
-            elif isinstance(cmd, Effect):
-                self.effects[cmd.eid] = cmd.purpose
-                if cmd.kind in RUNTIME_EFFECT_KINDS:
-                    remaining.append(cmd)  # the runtime runs it (runner.py); no frame
-                else:
-                    out.frames.append(self._keep(EffectRequest(self._next(), self.in_seq, cmd.eid, cmd.kind,
-                                                               cmd.timeout_ms, cmd.req)))
-                timeout = EffectSettled(
-                    cmd.eid, cmd.purpose, False, error_code=-32603, error_message="timeout", timed_out=True
-                )
-                remaining.append(StartTimer(f"effect:{cmd.eid}", cmd.timeout_ms, timeout))
-            elif isinstance(cmd, CancelEffect):
-                if self.effects.pop(cmd.eid, None) is not None:
-                    out.frames.append(self._keep(EffectCancel(self._next(), self.in_seq, cmd.eid)))
-                    remaining.append(CancelTimer(f"effect:{cmd.eid}"))
-            else:
-                remaining.append(cmd)
+            match cmd:
+                case Dispatch() if depth >= MAX_DISPATCH_DEPTH:
+                    log.warning("session %s: dispatches nested past %d, dropped", self.id, depth)
+                case Dispatch():
+                    dispatched = self._dispatched(cmd)
+                    if dispatched is not None:
+                        remaining.extend(self._step(dispatched, now, depth + 1, out))
+                case Effect() if cmd.kind == EMBEDDED_EFFECT:
+                    # the engine is that wallet (flows/approval.py): the page never sees it; the
+                    # model holds one such request at a time (`embedded.request`)
+                    self.held = {cmd.eid: cmd.to}
+                case Effect():
+                    self.effects[cmd.eid] = cmd.to
+                    if cmd.kind in RUNTIME_EFFECT_KINDS:
+                        remaining.append(cmd)  # the runtime runs it (runner.py); no frame
+                    else:
+                        out.frames.append(self._keep(EffectRequest(self._next(), self.in_seq, cmd.eid, cmd.kind,
+                                                                   cmd.timeout_ms, cmd.req)))
+                    timeout = EffectSettled(
+                        cmd.eid, cmd.to, False, error_code=-32603, error_message="timeout", timed_out=True
+                    )
+                    remaining.append(StartTimer(f"effect:{cmd.eid}", cmd.timeout_ms, timeout))
+                case CancelEffect():
+                    if self.effects.pop(cmd.eid, None) is not None:
+                        out.frames.append(self._keep(EffectCancel(self._next(), self.in_seq, cmd.eid)))
+                        remaining.append(CancelTimer(f"effect:{cmd.eid}"))
+                case Call() | StartTimer() | CancelTimer() | Track():
+                    remaining.append(cmd)
+                case _:
+                    assert_never(cmd)
         return remaining
 
     def _dispatched(self, cmd: Dispatch) -> Msg | None:
-        """The message a `Dispatch` feeds: itself, or the typed answer of an `EffectSettled`."""
-        if isinstance(cmd.msg, EffectSettled):  # an answer the engine gave as a wallet (flows/approval.py)
-            return typed_effect(cmd.msg, self.table.messages)
-        return cmd.msg
+        """The message a `Dispatch` feeds: itself, or the typed answer of a request the engine
+        answered as the embedded wallet (flows/wallet_answer.py; None when it holds no such request)."""
+        msg = cmd.msg
+        if not isinstance(msg, WalletAnswered):
+            return msg
+        to = self.held.pop(msg.eid, None)
+        if to is None:
+            return None
+        return typed_effect(EffectSettled(msg.eid, to, msg.ok, msg.result if msg.ok else None,
+                                          msg.error_code, msg.error_message))
 
     def render(self) -> list[ServerFrame]:
         frames = self._theme_frames()

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from typing import Any, Self
 
 from ..chains.catalog import Network
-from ..core.cmds import CancelTimer, Cmd, StartTimer
+from ..core.cmds import Call, CancelTimer, Effect, StartTimer, Track
 from ..core.msg import Msg
 from ..core.shape import Table
+from ..engine.interpret import RuntimeCmd, interpret
 from ..engine.record import Recorder
 from ..engine.session import Output, Session
 from ..slices.model import Model, Step, initial_model
@@ -64,8 +65,8 @@ class SessionClient:
         self.session = Session(session_id, model, now, table)
         self.frames: list[dict[str, Any]] = []  # every server frame, in order
         self.last: list[dict[str, Any]] = []  # the frames of the latest call
-        self.cmds: list[Cmd] = []  # commands other than timers, in order, until settled
-        self.log: list[Cmd] = []  # every command the session returned, in order (timers too)
+        self.cmds: list[RuntimeCmd] = []  # commands other than timers, in order, until settled
+        self.log: list[RuntimeCmd] = []  # every command the session handed out, in order (timers too)
         self.timers: dict[str, Timer] = {}
         self.client_seq = 0 if join is None else join.s
         self.server_seq = 0  # highest server `s` seen (acknowledged on the next frame)
@@ -236,16 +237,27 @@ class SessionClient:
             self.server_seq = max(self.server_seq, frame.s)
         self.frames.extend(frames)
         self.log.extend(out.cmds)
-        for cmd in out.cmds:
-            if isinstance(cmd, StartTimer):
-                self._order += 1
-                self.timers[cmd.key] = Timer(self.now + cmd.delay_ms, self._order, cmd.msg)
-            elif isinstance(cmd, CancelTimer):
-                self.timers.pop(cmd.key, None)
-            else:
-                self.cmds.append(cmd)
+        interpret(out.cmds, self, self.now)  # the runtime's interpreter, with this client as its host
         self.last = frames
         return self.last
+
+    # ----- the CommandHost (engine/interpret.py): timers on the fake clock, the rest kept for
+    # the test to settle
+    def start_timer(self, cmd: StartTimer, now: int) -> None:
+        self._order += 1
+        self.timers[cmd.key] = Timer(now + cmd.delay_ms, self._order, cmd.msg)
+
+    def cancel_timer(self, cmd: CancelTimer) -> None:
+        self.timers.pop(cmd.key, None)
+
+    def call(self, cmd: Call) -> None:
+        self.cmds.append(cmd)
+
+    def run_effect(self, cmd: Effect) -> None:
+        self.cmds.append(cmd)
+
+    def track(self, cmd: Track, now: int, index: int) -> None:
+        self.cmds.append(cmd)
 
 
 def check_tree(tree: Node) -> None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..core.cmds import RUNTIME_EFFECT_KINDS, Call, CallSettled, Cmd, Effect, EffectSettled, Track
+from ..core.cmds import (RUNTIME_EFFECT_KINDS, Call, CallSettled, Cmd, Effect, EffectSettled, FailureKind, ServiceRef,
+                         Track)
 from ..replay.expect import expectation_failures
 from ..replay.screen import texts_on_screen
 from ..wire.nodes import Node
@@ -147,12 +148,13 @@ class Harness(SessionClient):
         if after_ms:
             self.advance(after_ms)
         ok = code is None
-        return self.deliver(EffectSettled(effect.eid, effect.purpose, ok, result if ok else None,
+        return self.deliver(EffectSettled(effect.eid, effect.to, ok, result if ok else None,
                                           0 if ok else int(code or 0), "" if ok else message))
 
-    def calls(self, service: str | None = None) -> list[Call]:
-        """Every service call the session asked for, settled or not, oldest first."""
-        return [c for c in self.log if isinstance(c, Call) and (service is None or c.service == service)]
+    def calls(self, service: Service | None = None) -> list[Call]:
+        """Every service call the session asked for (to `service`, a handle or its name), settled
+        or not, oldest first."""
+        return [c for c in self.log if isinstance(c, Call) and _to(c, service)]
 
     def tracks(self, event: str | None = None) -> list[Track]:
         """Every analytics event the session tracked (named `event`, when given)."""
@@ -160,38 +162,42 @@ class Harness(SessionClient):
 
     def settle(
         self, call: Call, result: Any = None, *, ok: bool = True, error: str = "",
+        failure: FailureKind | None = None,
     ) -> list[dict[str, Any]]:
-        """`call` (pending or not: a duplicate answer) comes back, as the runtime delivers it."""
+        """`call` (pending or not: a duplicate answer) comes back, as the runtime delivers it
+        (failed: `error` of kind `failure`, "unknown" when not given)."""
         if call in self.cmds:
             self.cmds.remove(call)
-        return self.deliver(CallSettled(purpose=call.purpose, ok=ok, result=result if ok else None,
-                                        error=error, context=dict(call.context)))
+        return self.deliver(CallSettled(call.to, ok=ok, result=result if ok else None,
+                                        error=error, context=dict(call.context), failure=failure))
 
-    def pending_calls(self, service: str | None = None) -> list[Call]:
-        """Service calls the session asked for and nobody settled yet, oldest first."""
-        return [c for c in self.cmds if isinstance(c, Call) and (service is None or c.service == service)]
+    def pending_calls(self, service: Service | None = None) -> list[Call]:
+        """Service calls the session asked for (to `service`, a handle or its name) and nobody
+        settled yet, oldest first."""
+        return [c for c in self.cmds if isinstance(c, Call) and _to(c, service)]
 
     def settle_call(
         self,
-        service: str,
+        service: Service,
         result: Any = None,
         *,
         ok: bool = True,
         error: str = "",
+        failure: FailureKind | None = None,
         after_ms: int = 0,
     ) -> list[dict[str, Any]]:
         """The newest pending call to `service` comes back `after_ms` later, as the runtime
         delivers it: `result` in the service's shape (see `modalcore.samples`), or `ok=False`
-        with an `error` text."""
+        with an `error` text of kind `failure`."""
         calls = self.pending_calls(service)
         if not calls:
-            asked = sorted({c.service for c in self.pending_calls()})
+            asked = sorted({c.service.name for c in self.pending_calls()})
             raise AssertionError(f"no {service} call was asked for; pending calls: {asked}")
         call = calls[-1]
         self.cmds.remove(call)
         if after_ms:
             self.advance(after_ms)
-        return self.settle(call, result, ok=ok, error=error)
+        return self.settle(call, result, ok=ok, error=error, failure=failure)
 
     def connect_wallet(
         self,
@@ -229,6 +235,14 @@ class Harness(SessionClient):
         failures = expectation_failures(self, checks)
         if failures:
             raise AssertionError("; ".join(failures))
+
+
+# A service as a test names it: its handle, or the handle's name (a test's shorthand, read here only)
+Service = ServiceRef[Any, Any] | str
+
+
+def _to(call: Call, service: Service | None) -> bool:
+    return service is None or call.service == service or call.service.name == service
 
 
 def effect_cmds(cmds: Iterable[Cmd]) -> list[Effect]:

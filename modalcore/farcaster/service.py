@@ -29,7 +29,8 @@ from typing import Any, NoReturn
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..runtime.services import AnyService, Service, ServiceError
+from ..core.services import serve, ServiceError, ServiceTable
+from ..services.handles import FARCASTER_SIGN_IN, FARCASTER_STATUS, SignInArgs, SignInSigned, StatusArgs
 from ..siwx.message import iso_from_ms
 from ..siwx.message import SiwxMessage
 from .one_approval import Approval, SignInBinding, SignInRefusal, check_sign_in
@@ -140,7 +141,7 @@ class FarcasterSignIns:
                 self.approvals.popitem(last=False)
         return verdict
 
-    def sign_in(self, session: str, token: str, text: str, now_ms: int) -> dict[str, str]:
+    def sign_in(self, session: str, token: str, text: str, now_ms: int) -> SignInSigned:
         """The SIWX message `text` signed by the FID's embedded key, if the visitor's Farcaster
         approval of channel `token` for this session covers it (one_approval.py); once per
         approval (a refused message spends it too: the session signs in in two steps)."""
@@ -185,27 +186,15 @@ def _not_signed(refusal: SignInRefusal) -> NoReturn:
     raise ServiceError(f"the Farcaster approval does not cover this sign-in ({refusal.value})")
 
 
-class StatusArgs(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    token: str
-    nonce: str
-
-
-class SignInArgs(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    token: str = Field(max_length=128)
-    message: str = Field(max_length=4096)
-
-
 def _now(ctx: Any) -> int:
     return int(ctx.clock.now_ms())
 
 
-def farcaster_services(signins: FarcasterSignIns) -> dict[str, AnyService]:
+def farcaster_services(signins: FarcasterSignIns) -> ServiceTable:
     async def status(ctx: Any, args: StatusArgs) -> dict[str, Any]:
         return await signins.status(args.token, args.nonce, _now(ctx))
 
-    async def sign_in(ctx: Any, args: SignInArgs) -> dict[str, str]:
+    async def sign_in(ctx: Any, args: SignInArgs) -> SignInSigned:
         return signins.sign_in(str(ctx.session_id), args.token, args.message, _now(ctx))
 
-    return {"farcaster.status": Service(StatusArgs, status), "farcaster.sign_in": Service(SignInArgs, sign_in)}
+    return {FARCASTER_STATUS: serve(FARCASTER_STATUS, status), FARCASTER_SIGN_IN: serve(FARCASTER_SIGN_IN, sign_in)}

@@ -28,7 +28,6 @@ from ..core.msg import Msg
 from ..core.shape import Handler, Slice
 from ..rules import limits as L
 from ..rules import texts
-from ..rules.wallet_requests import EMBEDDED_SIGN_SERVICE
 from ..slices import router, snack
 from ..slices.smart_account import shown_address
 from ..slices.embedded import (
@@ -42,6 +41,7 @@ from ..slices.embedded import (
 )
 from . import assets
 from .wallet_answer import APPROVE_VIEW, TIMER, answer
+from ..services.handles import CHAIN_READ, EMBEDDED_SIGN
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
@@ -51,8 +51,8 @@ NOT_ALLOWED_DELAY_MS = 300  # SPEC: the UI says 'Action not allowed' after 300 m
 USER_REJECTED = 4001
 NOT_ALLOWED = 4200
 UNRECOGNIZED_CHAIN = 4902
-SIGN_SERVICE = EMBEDDED_SIGN_SERVICE
-READ_SERVICE = "chain_read"  # services/table.py: a read on the network's RPC
+SIGN_SERVICE = EMBEDDED_SIGN
+READ_SERVICE = CHAIN_READ  # services/table.py: a read on the network's RPC
 READS = ("eth_call", "eth_getBalance")
 
 

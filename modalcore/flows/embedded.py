@@ -33,12 +33,13 @@ from ..slices.embedded import (
 )
 from .connect import NAMESPACE
 from .smart_account import connect_embedded
+from ..services.handles import EMAIL_CODE
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
 
 OTP_VIEW = "EmailVerifyOtp"
-REQUEST_SERVICE = "embedded.email_code"
+REQUEST_SERVICE = EMAIL_CODE
 
 
 def _state(model: Model, **changes: object) -> Model:

@@ -38,11 +38,12 @@ from ..slices.farcaster import (
 from .connect import NAMESPACE
 from .farcaster_siwx import approved, ask_nonce, one_approval
 from .social_signin import sign_in
+from ..services.handles import FARCASTER_STATUS
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
 
-STATUS_SERVICE = "farcaster.status"
+STATUS_SERVICE = FARCASTER_STATUS
 PROVIDER = "farcaster"
 UNREACHABLE = "Farcaster could not be reached"
 REFUSED = "The Farcaster sign-in could not be verified"

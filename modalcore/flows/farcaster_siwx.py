@@ -37,11 +37,12 @@ from ..slices.siwx import (
     sign_in_message,
     verify_call,
 )
+from ..services.handles import FARCASTER_SIGN_IN, SIWX_NONCE
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
 
-SIGN_IN_SERVICE = "farcaster.sign_in"
+SIGN_IN_SERVICE = FARCASTER_SIGN_IN
 
 
 def one_approval(model: Model) -> bool:
@@ -63,7 +64,7 @@ def _approved_fields(model: Model) -> MessageFields:
 def ask_nonce(model: Model, channel: FarcasterChannel) -> list[Cmd]:
     if not channel.signs_in:
         return []
-    return [Call("siwx.nonce", {"session_key": model.session_id}, FarcasterSignInNonce, key=str(channel.attempt))]
+    return [Call(SIWX_NONCE, {"session_key": model.session_id}, FarcasterSignInNonce, key=str(channel.attempt))]
 
 
 def _with_channel(model: Model, channel: FarcasterChannel) -> Model:

@@ -101,7 +101,7 @@ def on_requested(model: Model, msg: HostRequestedRpc, now: int) -> Step:
 def on_answered(model: Model, msg: HostRpcAnswered, now: int) -> Step:
     if model.embedded.host_pending == msg.key:
         model = replace(model, embedded=replace(model.embedded, host_pending=""))
-        if not msg.ok and msg.failure == "rejected":
+        if msg.failure is not None and msg.failure.kind == "rejected":
             return _refuse(model, msg.key, REJECTED, msg.error_message or "User rejected the request")
     if msg.ok:
         return _answer(model, {"id": msg.key, "ok": True, "result": msg.result})

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core.cmds import CancelTimer, Dispatch, EffectSettled
+from ..core.cmds import CancelTimer, Dispatch, WalletAnswered
 from ..core.evolve import replace
 from ..slices.embedded import EmbeddedRequest
 
@@ -26,8 +26,7 @@ def answer(model: Model, request: EmbeddedRequest, *, result: Any = None, code: 
         history = model.router.history
         model = replace(model, router=replace(model.router, history=history[:-1] or history))
     ok = code == 0
-    # the answer travels as a browser wallet's would: the envelope naming the reply the asking
-    # slice waits for, typed at the session's edge (engine/replies.py) with its table
-    settled = EffectSettled(request.eid, f"{request.reply}|{request.key}", ok, result if ok else None,
-                            error_code=code, error_message=message)
-    return model, [CancelTimer(TIMER), Dispatch(settled)]
+    # the answer travels as a browser wallet's would: by effect id, addressed by the session to
+    # the reply the asking slice waits for, typed at the session's edge (engine/replies.py)
+    answered = WalletAnswered(request.eid, ok, result if ok else None, error_code=code, error_message=message)
+    return model, [CancelTimer(TIMER), Dispatch(answered)]

@@ -56,6 +56,7 @@ from ..walletconnect.auth import build_payload
 from ..walletconnect.errors import AUTH_REFUSED, SESSION_SETTLEMENT_FAILED
 from ..walletconnect.proposal import EIP155_METHODS
 from .connect import NAMESPACE, connected
+from ..services.handles import SIWX_NONCE
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
@@ -158,7 +159,7 @@ def start(model: Model, route: str, now: int | None = None) -> Step:
     linked = state.deep_linked and state.route == route  # a fresh URI does not reopen the wallet app
     model = replace(model, walletconnect=WcState(attempt=attempt, route=route, deep_linked=linked))
     if model.siwx.enabled and model.options.siwx is not None:  # one-click sign-in: the nonce first
-        call = Call("siwx.nonce", {"session_key": model.session_id}, WcNonceFetched, str(attempt))
+        call = Call(SIWX_NONCE, {"session_key": model.session_id}, WcNonceFetched, str(attempt))
         return model, [CancelTimer(EXPIRY_TIMER), call]
     model, effect = _pair(model, str(attempt))
     return model, [CancelTimer(EXPIRY_TIMER), effect]
@@ -225,7 +226,7 @@ def on_pairing_created(model: Model, msg: WcPairingCreated, now: int) -> Step:
     uri, expiry = result.get("uri"), result.get("expiry")
     if not msg.ok or not isinstance(uri, str) or not uri.startswith("wc:") or len(uri) > MAX_URI \
             or not isinstance(expiry, int) or isinstance(expiry, bool):
-        text = msg.error_message if not msg.ok and msg.failure != "timeout" else "Connection failed"
+        text = msg.error_message if msg.failure is not None and msg.failure.kind != "timeout" else "Connection failed"
         return replace(model, walletconnect=replace(state, error=text)), []
     model = replace(model, walletconnect=replace(state, uri=uri, expiry=expiry))
     left_ms = max(0, expiry * 1000 - now)
@@ -314,7 +315,7 @@ def on_approval(model: Model, msg: WcApprovalAnswered, now: int) -> Step:
         return model, []  # another pairing's, or a second answer to this one
     state = model.walletconnect
     if not msg.ok:
-        if msg.failure == "timeout" or msg.error_code == EXPIRED_CODE or not state.route:
+        if (msg.failure is not None and msg.failure.kind == "timeout") or msg.error_code == EXPIRED_CODE or not state.route:
             return model, []  # the pairing expired: the expiry timer brings a fresh URI
         error = classify(msg.error_code, msg.error_message)
         text = DECLINED if error.user_rejected else AUTH_REFUSED if msg.error_code == SESSION_SETTLEMENT_FAILED \

@@ -3,11 +3,11 @@ events read it; `update` stays pure and knows nothing of them)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..core.cmds import Cmd
+from ..core.cmds import Cmd, EffectTo
 from ..core.msg import Msg
 from ..wire.frames import ClientFrame
 from ..wire.serverframes import ServerFrame
@@ -15,12 +15,14 @@ from ..wire.serverframes import ServerFrame
 if TYPE_CHECKING:  # a Step carries the model; the interface does not depend on the slices
     from ..slices.model import Model
 
+PendingEffects = Mapping[str, EffectTo]  # eid -> where its answer goes
+
 
 @dataclass(frozen=True)
 class Step:
     """One input the session processed: the model before and after, the input (a client frame,
     a message, or None for a socket attaching), what went out, and the browser effects pending
-    before and after (eid -> purpose)."""
+    before (eid -> where its answer goes)."""
 
     session_id: str
     at: int
@@ -28,8 +30,8 @@ class Step:
     after: Model
     cause: ClientFrame | Msg | None
     frames: list[ServerFrame]
-    cmds: list[Cmd]
-    effects_before: Mapping[str, str] = field(default_factory=dict)
+    cmds: Sequence[Cmd]
+    effects_before: PendingEffects = field(default_factory=dict)
 
 
 class SessionObserver(Protocol):

@@ -67,7 +67,7 @@ def expectation_failures(h: Harness, checks: dict[str, Any]) -> list[str]:
         if method not in pending:
             failures.append(f"expected a pending {method} effect; pending: {pending or 'none'}")
     for service in _many(checks.get("call", [])):
-        pending = [c.service for c in h.pending_calls()]
+        pending = [c.service.name for c in h.pending_calls()]
         if service not in pending:
             failures.append(f"expected a pending {service} call; pending: {pending or 'none'}")
     for kind, fields in dict(checks.get("host", {})).items():

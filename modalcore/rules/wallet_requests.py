@@ -17,7 +17,6 @@ SIGN_OR_SEND_METHODS = frozenset({
     "solana:signAndSendTransaction",
 })
 WALLET_EFFECT_KINDS = frozenset({"eip1193", "solana", "walletconnect"})
-EMBEDDED_SIGN_SERVICE = "embedded.sign"  # the engine's embedded wallet signing (and sending)
 
 NOT_SAVED = "Request not sent: your session could not be saved. Please try again."
 NOT_SAVED_CODE = -32603  # EIP-1193 internal error: the wallet was never asked

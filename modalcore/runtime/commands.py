@@ -1,6 +1,8 @@
-"""How a session's runner runs the commands `update` returned (timers, service calls, runtime
-effects, tracking): one table from command type to handler, and what each handler does. A base
-of `SessionRunner` (runtime/runner.py), which keeps the inbox, lifecycle and persistence."""
+"""How a session's runner runs the commands a session step hands out (timers, service calls,
+runtime effects, tracking): the runner is the `CommandHost` of the one interpreter
+(`engine/interpret.py`, shared with the test harness), and this is what each of its methods
+does. A base of `SessionRunner` (runtime/runner.py), which keeps the inbox, lifecycle and
+persistence."""
 
 from __future__ import annotations
 
@@ -8,22 +10,23 @@ import asyncio
 import itertools
 import logging
 import traceback
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..analytics import events
-from ..core.cmds import Call, CallSettled, CancelTimer, Cmd, Effect, EffectSettled, StartTimer, Track
+from ..core.cmds import Call, CallSettled, CancelTimer, Effect, EffectSettled, StartTimer, Track
 from ..core.msg import Msg
+from ..core.services import ServiceContext
+from ..engine.interpret import RuntimeCmd, interpret
 from ..engine.persist import PendingTimer
 from ..engine.session import Output, Session
 from ..wire.serverframes import EffectRequest, ServerFrame
-from ..rules.wallet_requests import EMBEDDED_SIGN_SERVICE, NOT_SAVED, NOT_SAVED_CODE, asks_to_sign
+from ..rules.wallet_requests import NOT_SAVED, NOT_SAVED_CODE, asks_to_sign
+from ..services.handles import EMBEDDED_SIGN
 from ..ports.analytics import TrackedEvent
 from ..ports.clock import Clock, TimerHandle
 from .inbox import Inbox
 from .runner_inputs import Deliver, Item, TimerFired
-from .services import ServiceContext
 
 if TYPE_CHECKING:
     from .runner import EffectRunner, RunnerDeps
@@ -99,7 +102,7 @@ class CommandInterpreter:
             self._refuse_effect(frame.eid)
         for cmd in guarded:
             if isinstance(cmd, Call):
-                self._queue.put_nowait(Deliver(CallSettled(cmd.purpose, False, error=NOT_SAVED, failure="not_sent",
+                self._queue.put_nowait(Deliver(CallSettled(cmd.to, False, error=NOT_SAVED, failure="not_sent",
                                                             context=dict(cmd.context))))
             elif isinstance(cmd, Effect):
                 self._refuse_effect(cmd.eid)
@@ -107,43 +110,40 @@ class CommandInterpreter:
     def _refuse_effect(self, eid: str) -> None:
         """A wallet request not sent (its state is not saved): its answer is that failure,
         delivered as an input, so `update` shows it and recordings replay it."""
-        purpose = self.session.effects.get(eid, "")
-        self._queue.put_nowait(Deliver(EffectSettled(eid, purpose, False, error_code=NOT_SAVED_CODE,
-                                                      error_message=NOT_SAVED, failure="not_sent")))
+        to = self.session.effects.get(eid)
+        if to is not None:
+            self._queue.put_nowait(Deliver(EffectSettled(eid, to, False, error_code=NOT_SAVED_CODE,
+                                                          error_message=NOT_SAVED, failure="not_sent")))
 
-    def _run_cmds(self, cmds: list[Cmd], now: int) -> None:
-        """Run the commands the session returned, through one table from command type to
-        handler. (Effect, CancelEffect and Dispatch never get here: they become frames or
-        messages inside the same session step, so replay reproduces them without a runtime.)"""
-        for index, cmd in enumerate(cmds):
-            run = _INTERPRETER.get(type(cmd))
-            if run is None:
-                log.warning("session %s: the runtime does not run %s", self.id, type(cmd).__name__)
-                continue
-            run(self, cmd, now, index)
+    def _run_cmds(self, cmds: list[RuntimeCmd], now: int) -> None:
+        """Run the commands the session handed out, through the one interpreter (Effect,
+        CancelEffect and Dispatch for the page never get here: they become frames or messages
+        inside the same session step, so replay reproduces them without a runtime)."""
+        interpret(cmds, self, now)
 
-    def _run_start_timer(self, cmd: StartTimer, now: int, index: int) -> None:
+    # ----- the CommandHost (engine/interpret.py)
+    def start_timer(self, cmd: StartTimer, now: int) -> None:
         self._start_timer(cmd.key, cmd.delay_ms, cmd.msg, now)
 
-    def _run_cancel_timer(self, cmd: CancelTimer, now: int, index: int) -> None:
+    def cancel_timer(self, cmd: CancelTimer) -> None:
         timer = self._timers.pop(cmd.key, None)
         if timer is not None:
             timer.handle.cancel()
 
-    def _run_call(self, cmd: Call, now: int, index: int) -> None:
+    def call(self, cmd: Call) -> None:
         task = asyncio.create_task(self._call(cmd))
         if self._calls is None:
             self._calls = set()
         self._calls.add(task)
         task.add_done_callback(self._calls.discard)
 
-    def _run_effect(self, cmd: Effect, now: int, index: int) -> None:
+    def run_effect(self, cmd: Effect) -> None:
         """A runtime effect (a WalletConnect request): its answer is delivered as the effect's
         `EffectSettled`. Not counted as a call: an approval may wait for minutes, and neither
         `settled()` nor eviction waits for it."""
         runner = self.deps.walletconnect
         if runner is None:
-            self._queue.put_nowait(Deliver(EffectSettled(cmd.eid, cmd.purpose, False, error_code=4900,
+            self._queue.put_nowait(Deliver(EffectSettled(cmd.eid, cmd.to, False, error_code=4900,
                                                           error_message="WalletConnect is not configured")))
             return
         task = asyncio.create_task(self._effect(runner, cmd))
@@ -161,7 +161,7 @@ class CommandInterpreter:
             log.warning("session %s: %s effect failed: %s: %s", self.id, cmd.kind, type(error).__name__, error)
             ok, result, code, message = False, None, -32603, str(error) or type(error).__name__
         if not self.closing:
-            self._queue.put_nowait(Deliver(EffectSettled(cmd.eid, cmd.purpose, ok, result if ok else None,
+            self._queue.put_nowait(Deliver(EffectSettled(cmd.eid, cmd.to, ok, result if ok else None,
                                                           0 if ok else code, "" if ok else message)))
 
     def _start_timer(self, key: str, delay_ms: int, msg: Msg, now: int) -> None:
@@ -181,7 +181,7 @@ class CommandInterpreter:
         if not self.closing:
             self._queue.put_nowait(Deliver(settled))
 
-    def _track(self, cmd: Track, now: int, index: int = 0) -> None:
+    def track(self, cmd: Track, now: int, index: int = 0) -> None:
         model = self.session.model
         if not events.enabled(model):
             return  # the host's `analytics: false`
@@ -206,16 +206,8 @@ class CommandInterpreter:
             log.exception("analytics sink failed")
 
 
-def signs(cmd: Cmd) -> bool:
+def signs(cmd: RuntimeCmd) -> bool:
     """A command the engine runs that asks a wallet to sign or send (held until its state is saved)."""
     if isinstance(cmd, Call):
-        return cmd.service == EMBEDDED_SIGN_SERVICE
+        return cmd.service == EMBEDDED_SIGN
     return isinstance(cmd, Effect) and asks_to_sign(cmd.kind, cmd.req)
-
-
-# command type -> how the runtime runs it, with (runner, command, now, its index in the batch);
-# one table for every runner (issue 17: a dict of bound methods per session was ~550 bytes)
-_INTERPRETER: dict[type[Cmd], Callable[[CommandInterpreter, Any, int, int], None]] = {
-    StartTimer: CommandInterpreter._run_start_timer, CancelTimer: CommandInterpreter._run_cancel_timer,
-    Call: CommandInterpreter._run_call, Track: CommandInterpreter._track, Effect: CommandInterpreter._run_effect,
-}

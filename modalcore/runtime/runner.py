@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Protocol
 
 from ..core.msg import Msg
+from ..core.services import ServiceContext
 from ..slices.model import Model
 from ..engine.persist import ModelPacker, PendingTimer, session_to_save
 from ..chains.catalog import Network
@@ -35,11 +36,11 @@ from ..ports.analytics import AnalyticsSink
 from ..ports.clock import Clock, TimerHandle
 from .commands import CommandInterpreter, Timer
 from .inbox import Inbox
-from ..ports.observe import SessionObserver, Step
+from ..ports.observe import PendingEffects, SessionObserver, Step
 from .runner_inputs import (AckDue, Attach, Deliver, Detach, Evict, FrameIn, Item, Leave, Outlet, SendError,
                             SessionClosing, Stop, TimerFired, TokenIssuer, TokenRefused, close_quietly)
 from .saves import PendingSaves
-from .services import ServiceContext, ServiceRegistry
+from .services import ServiceRegistry
 
 log = logging.getLogger(__name__)
 
@@ -347,7 +348,7 @@ class SessionRunner(CommandInterpreter):
             if not item.done.done():
                 item.done.set_result(None)
 
-    async def _observe(self, before: Model, effects: dict[str, str],
+    async def _observe(self, before: Model, effects: PendingEffects,
                        cause: ClientFrame | Msg | None, out: Output, now: int) -> None:
         if not self.deps.observers:
             return

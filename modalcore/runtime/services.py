@@ -1,111 +1,64 @@
-"""Named async services that `Call(service, args, purpose)` commands run.
+"""The registry that runs the services `Call(service, args, reply, key)` commands name.
 
-A service is typed: `Service(Args, run)` where `Args` is a pydantic model of its arguments and
-`run(ctx, args) -> result` returns plain data (a TypedDict or a JSON value). The registry
-validates a call's arguments into `Args` at the runtime's edge (arguments that do not validate
-fail the call, one warning line). The result (or the failure) comes back to the session as the
-envelope `CallSettled(purpose, ok, result, error, context)`, which the session's edge
-(`engine/replies.py`) validates into the `Reply` the call named. Other modules register real
-implementations (chain RPC, wallet directory, ...) on the registry the app is built with; the
-registry itself only ships `clock`.
+A call names its service by a typed handle (`core/cmds.ServiceRef`: the arguments' pydantic
+model and the result type); an implementation is registered under that handle and must take the
+same arguments' model. The registry validates a call's arguments into it at the runtime's edge
+(arguments that do not validate fail the call, one warning line). The result (or the failure)
+comes back to the session as the envelope `CallSettled(to, ok, result, error, context)`, which
+the session's edge (`engine/replies.py`) validates into the `Reply` it is addressed to. Other
+modules register real implementations (chain RPC, wallet directory, ...) on the registry the app
+is built with; the registry itself only ships `clock`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from collections.abc import Iterable
+from typing import TypeVar
 
 import httpx
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
-from ..core.cmds import Call, CallSettled, FailureKind
+from pydantic import BaseModel
+
+from ..core.cmds import Call, CallSettled, FailureKind, ServiceRef
+from ..core.services import CLOCK, AnyRef, AnyService, NoArgs, Service, ServiceContext, ServiceError, serve
 from ..services.blockchain_api import BlockchainApiError
 from ..services.jsonrpc import RpcCallError
-from ..ports.clock import Clock
-
-if TYPE_CHECKING:
-    from ..server.config import EngineConfig
 
 log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT_S = 30.0
 
 
-def no_address() -> str:
-    return ""
-
-
-@dataclass(frozen=True)
-class ServiceContext:
-    """What a service may use besides its arguments: who is calling, the time, HTTP, config.
-    `client_address()`: the address of the session's latest socket ("" when not known), asked
-    when needed (a session may come back from another address; budgets count per address)."""
-
-    session_id: str
-    project_id: str
-    clock: Clock
-    http: httpx.AsyncClient | None = None
-    config: EngineConfig | None = None
-    client_address: Callable[[], str] = no_address
-
-
 A = TypeVar("A", bound=BaseModel)
 R = TypeVar("R")
 
 
-class NoArgs(BaseModel):
-    """The arguments of a service that takes none."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-@dataclass(frozen=True)
-class Service(Generic[A, R]):
-    """A service: its arguments' model and the function that runs it. Calling it directly
-    (`await service(ctx, **args)`, as tests and scripts do) validates the keywords the same way."""
-
-    args: type[A]
-    run: Callable[[ServiceContext | None, A], Awaitable[R]]
-
-    def parse(self, raw: Mapping[str, object]) -> A:
-        return self.args.model_validate(dict(raw))
-
-    async def __call__(self, ctx: ServiceContext | None = None, /, **raw: object) -> R:
-        return await self.run(ctx, self.parse(raw))
-
-
-AnyService = Service[Any, Any]  # a registry holds services of many argument and result types
-
-
-class ServiceError(Exception):
-    """A service failure whose message is meant for the session (CallSettled.error), of `kind`
-    (CallSettled.failure: the service said no, unless it says otherwise)."""
-
-    def __init__(self, message: str = "", kind: FailureKind = "rejected") -> None:
-        super().__init__(message)
-        self.kind: FailureKind = kind
-
-
 class ServiceRegistry:
     def __init__(self, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
-        self._services: dict[str, tuple[AnyService, float]] = {}
+        self._services: dict[AnyRef, tuple[AnyService, float]] = {}
         self.timeout_s = timeout_s
 
     def register(
-        self, name: str, service: AnyService, *, timeout_s: float | None = None, replace: bool = False
+        self, ref: ServiceRef[A, R], service: Service[A, R], *, timeout_s: float | None = None,
+        replace: bool = False,
     ) -> None:
-        if name in self._services and not replace:
-            raise ValueError(f"service {name!r} is already registered")
-        self._services[name] = (service, timeout_s if timeout_s is not None else self.timeout_s)
+        """Run `service` for calls naming `ref`; refused (TypeError) when it takes other
+        arguments than the handle says, so a call's arguments are validated by the model the
+        slice built them for."""
+        if service.args is not ref.args:
+            raise TypeError(f"service {ref.name!r} takes {ref.args.__name__}, not {service.args.__name__}")
+        if ref in self._services and not replace:
+            raise ValueError(f"service {ref.name!r} is already registered")
+        self._services[ref] = (service, timeout_s if timeout_s is not None else self.timeout_s)
 
     def names(self) -> list[str]:
-        return sorted(self._services)
+        return sorted(ref.name for ref in self._services)
 
-    def __contains__(self, name: object) -> bool:
-        return name in self._services
+    def __contains__(self, ref: object) -> bool:
+        return ref in self._services
 
     async def call(self, cmd: Call, ctx: ServiceContext) -> CallSettled:
         entry = self._services.get(cmd.service)
@@ -116,7 +69,7 @@ class ServiceRegistry:
             args = service.parse(cmd.args)
         except ValidationError as error:
             first = error.errors()[0]
-            log.warning("service %s: arguments did not validate (%d errors; first at %s: %s)", cmd.service,
+            log.warning("service %s: arguments did not validate (%d errors; first at %s: %s)", cmd.service.name,
                         error.error_count(), ".".join(str(p) for p in first["loc"]), first["msg"])
             return _failed(cmd, "invalid arguments", "invalid")
         try:
@@ -130,16 +83,16 @@ class ServiceRegistry:
         except (httpx.HTTPError, RpcCallError, BlockchainApiError) as error:
             # an upstream (chain RPC, directory) that cannot be reached or refuses: not a bug, so
             # one line and no traceback (any visitor can make a session call a dead RPC)
-            log.warning("service %s: upstream failed: %s: %s", cmd.service, type(error).__name__, error)
+            log.warning("service %s: upstream failed: %s: %s", cmd.service.name, type(error).__name__, error)
             return _failed(cmd, str(error) or type(error).__name__, "upstream")
         except Exception as error:  # a service bug must not take the session down
-            log.warning("service %s failed", cmd.service, exc_info=True)
+            log.warning("service %s failed", cmd.service.name, exc_info=True)
             return _failed(cmd, str(error) or type(error).__name__, "unknown")
-        return CallSettled(purpose=cmd.purpose, ok=True, result=result, context=dict(cmd.context))
+        return CallSettled(cmd.to, ok=True, result=result, context=dict(cmd.context))
 
 
 def _failed(cmd: Call, error: str, kind: FailureKind) -> CallSettled:
-    return CallSettled(purpose=cmd.purpose, ok=False, error=error, context=dict(cmd.context), failure=kind)
+    return CallSettled(cmd.to, ok=False, error=error, context=dict(cmd.context), failure=kind)
 
 
 async def _now_ms(ctx: ServiceContext | None, args: NoArgs) -> int:
@@ -148,13 +101,12 @@ async def _now_ms(ctx: ServiceContext | None, args: NoArgs) -> int:
     return ctx.clock.now_ms()
 
 
-# The current time in ms (what a session asks for when it needs a fresh timestamp).
-clock_service = Service(NoArgs, _now_ms)
+clock_service = serve(CLOCK, _now_ms)
 
 
-def default_services(extra: Iterable[tuple[str, AnyService]] = ()) -> ServiceRegistry:
+def default_services(extra: Iterable[tuple[AnyRef, AnyService]] = ()) -> ServiceRegistry:
     registry = ServiceRegistry()
-    registry.register("clock", clock_service)
-    for name, service in extra:
-        registry.register(name, service)
+    registry.register(CLOCK, clock_service)
+    for ref, service in extra:
+        registry.register(ref, service)
     return registry

@@ -35,7 +35,8 @@ from ..ports.analytics import AnalyticsSink
 from ..ports.clock import Clock, TimerHandle
 from ..runtime.runner import RunnerDeps, SessionRunner
 from ..runtime.runner_inputs import Outlet, SessionClosing, TokenIssuer, TokenRefused
-from ..runtime.services import ServiceContext, ServiceRegistry
+from ..core.services import ServiceContext
+from ..runtime.services import ServiceRegistry
 from ..slices.options import HostOptions, parse_options
 from ..core.msg import Msg
 from ..wire.codec import encode

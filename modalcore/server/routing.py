@@ -7,7 +7,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from ..core.msg import Msg, msg_from_data, msg_to_data
+from ..core.msg import Msg
+from ..engine.named import from_data, to_data
 from ..engine.update import ENGINE
 from ..runtime.runner import SessionRunner
 from ..store.base import SessionStore
@@ -34,7 +35,7 @@ class EventRouting:
         session)."""
         holder = await self.store.holder(session_id)
         if holder is not None and holder != self.store.worker_id and hops < MAX_ROUTE_HOPS:
-            data = encode([session_id, msg_to_data(msg), hops + 1])
+            data = encode([session_id, to_data(msg), hops + 1])
             if await self.store.publish(holder, data):
                 return "forwarded"
             log.info("session %s: its owner %s is gone; taken over here", session_id, holder)
@@ -62,7 +63,7 @@ class EventRouting:
         """An event another process published to this one (see `route`)."""
         try:
             session_id, raw, hops = decode(data)
-            msg = msg_from_data(raw, ENGINE.messages)
+            msg = from_data(raw, ENGINE.messages)
         except Exception:
             log.warning("a routed event could not be read; dropped")
             return

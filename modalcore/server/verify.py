@@ -38,7 +38,7 @@ from ..embedded.devicekeys import BadPublicKey, parse_public_key
 from ..embedded.service import CodeChecked, check_code, send_code
 from ..rules import embedded as rules
 from ..rules.texts import email_code_rate_limited
-from ..runtime.services import ServiceError
+from ..core.services import ServiceError
 from ..flows.social import NAMES, SOCIAL_VIEW
 from ..slices.embedded import CodeCheckResult, EmailCodeChecked
 from .approval_theme import style

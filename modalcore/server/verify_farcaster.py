@@ -44,7 +44,8 @@ from ..embedded.devicekeys import BadPublicKey, parse_public_key
 from ..farcaster.one_approval import SignInBinding
 from ..flows.farcaster import awaiting_frame
 from ..flows.farcaster_siwx import binding
-from ..runtime.services import ServiceError
+from ..core.cmds import Failure
+from ..core.services import ServiceError
 from ..slices.farcaster import ChannelOpened, FarcasterChannelOpened
 from ..walletconnect.qr import qr_matrix
 from .approval_theme import style
@@ -163,7 +164,7 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
             return refused(400, "not a public key")
         except (ServiceError, ValueError) as error:
             log.warning("farcaster channel not opened: %s", error)
-            runner.deliver(FarcasterChannelOpened(key=data["attempt"], ok=False, error="unreachable"))
+            runner.deliver(FarcasterChannelOpened(key=data["attempt"], failure=Failure("upstream", "unreachable")))
             return refused(503, "Farcaster cannot be reached")
         runner.deliver(FarcasterChannelOpened(key=data["attempt"], result=opened))
         return JSONResponse({"url": opened.url, "qr": qr_svg(opened.url)})

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from typing import TypedDict, TypeVar
+from typing import TypeVar
 
 import httpx
 from pydantic import BaseModel, ConfigDict
@@ -20,7 +20,9 @@ from ..rules import limits as L
 from ..rules.names import DEFAULT_SUFFIX, error_registering, full_name, name_problem
 from .ens import EnsDeployment, EnsNames
 from .name_registry import NameRegistry, RegistrationError, label_of
-from ..runtime.services import AnyService, Service, ServiceContext
+from ..core.services import serve, ServiceContext, ServiceTable
+from .handles import (ADDRESS_OF, NAME_OF, NAME_SUGGESTIONS, REGISTER_NAME, AddressFound, AddressOfArgs, NameFound,
+                      NameOfArgs, NameRegistered, NameSuggestions, RegisterArgs, SuggestionsArgs)
 from .profile_api import HostedNames, ProfileApi, ProfileApiError, evm_coin_type
 
 
@@ -28,76 +30,15 @@ A = TypeVar("A", bound=BaseModel)
 R = TypeVar("R")
 
 
-class _Args(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class NameOfArgs(_Args):
-    chain_id: int
-    rpc_url: str
-    registry: str
-    address: str
-
-
-class AddressOfArgs(_Args):
-    chain_id: int
-    rpc_url: str
-    registry: str
-    name: str
-
-
-class SuggestionsArgs(_Args):
-    label: str
-
-
-class RegisterArgs(_Args):
-    label: str
-    address: str
-    message: str
-    signature: str
-    chain_id: int = 1
-
-
-class NameFound(TypedDict):
-    """Service `name_of`: the address's name (None: it has none)."""
-
-    name: str | None
-
-
-class AddressFound(TypedDict):
-    """Service `address_of`: the (lower-cased) name's address (None: it has none)."""
-
-    name: str
-    address: str | None
-
-
-class NameSuggestions(TypedDict):
-    """Service `name_suggestions`: whether `label` is free under `suffix`, and free ones like it."""
-
-    label: str
-    suffix: str
-    available: bool
-    suggestions: list[str]
-
-
-class NameRegistered(TypedDict):
-    """Service `register_name`: refused (`ok` false, with the reason) or the name registered."""
-
-    ok: bool
-    error: str
-    name: str
-    address: str
-
-
 _Run = Callable[[ServiceContext | None, A], Awaitable[R]]
 
 
 def _table(name_of: _Run[NameOfArgs, NameFound], address_of: _Run[AddressOfArgs, AddressFound],
            name_suggestions: _Run[SuggestionsArgs, NameSuggestions],
-           register_name: _Run[RegisterArgs, NameRegistered]) -> dict[str, AnyService]:
-    return {"name_of": Service(NameOfArgs, name_of), "address_of": Service(AddressOfArgs, address_of),
-            "name_suggestions": Service(SuggestionsArgs, name_suggestions),
-            "register_name": Service(RegisterArgs, register_name)}
+           register_name: _Run[RegisterArgs, NameRegistered]) -> ServiceTable:
+    return {NAME_OF: serve(NAME_OF, name_of), ADDRESS_OF: serve(ADDRESS_OF, address_of),
+            NAME_SUGGESTIONS: serve(NAME_SUGGESTIONS, name_suggestions),
+            REGISTER_NAME: serve(REGISTER_NAME, register_name)}
 
 
 def _ens(http: httpx.AsyncClient, chain_id: int, rpc_url: str, registry: str) -> EnsNames | None:
@@ -124,7 +65,7 @@ def _suffix(suffix: str) -> str:
 
 def name_services(http: httpx.AsyncClient, own: NameRegistry | None = None,
                   clock_ms: Callable[[], int] | None = None, hosted: ProfileApi | None = None,
-                  hosted_suffix: str = DEFAULT_SUFFIX) -> dict[str, AnyService]:
+                  hosted_suffix: str = DEFAULT_SUFFIX) -> ServiceTable:
     """`name_of`, `address_of`, `name_suggestions`, `register_name`. `clock_ms` (a function
     returning unix ms) dates registrations; the runtime's clock by default. With `hosted`, the
     account names (suffix `hosted_suffix`) are the hosted API's, not `own`'s."""
@@ -162,7 +103,7 @@ def name_services(http: httpx.AsyncClient, own: NameRegistry | None = None,
     return _table(name_of, address_of, name_suggestions, register_name)
 
 
-def _hosted_services(http: httpx.AsyncClient, api: ProfileApi, suffix: str) -> dict[str, AnyService]:
+def _hosted_services(http: httpx.AsyncClient, api: ProfileApi, suffix: str) -> ServiceTable:
     async def name_of(ctx: ServiceContext | None, a: NameOfArgs) -> NameFound:
         found = await HostedNames(api, a.chain_id).name_of(a.address)
         return {"name": found} if found is not None else await _ens_name_of(http, a)

@@ -1,7 +1,7 @@
 """The typed arguments and results of the engine's chain and directory services.
 
 A slice's `Call(name, args, Reply, key)` sends the arguments as plain data; the runtime
-validates them into the service's `...Args` model (`runtime/services.Service`) before the
+validates them into the service's `...Args` model (`core/services.Service`) before the
 service runs. Results are TypedDicts: plain JSON-able data, what a recording stores and what the
 session's edge validates into the reply the call named (`engine/replies.py`; the reply models
 there stay lenient readers of older recordings, these are what the services produce now).

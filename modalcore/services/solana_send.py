@@ -20,7 +20,7 @@ from solders.hash import Hash
 from solders.pubkey import Pubkey
 from solders.transaction import Transaction
 
-from ..runtime.services import ServiceError
+from ..core.services import ServiceError
 from ..solana.programs import LAMPORTS_PER_SOL
 from ..solana.transfers import (
     message_base64, sol_transfer_instructions, spl_transfer_instructions, to_base64, unsigned_transaction)

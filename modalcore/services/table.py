@@ -9,7 +9,8 @@ from collections.abc import Mapping
 import httpx
 
 from ..directory.source import run_query
-from ..runtime.services import AnyService, Service, ServiceContext, ServiceError
+from ..core.services import serve, ServiceContext, ServiceError, ServiceTable
+from .handles import BALANCES, CHAIN_READ, DIRECTORY, ESTIMATE_FEE, HISTORY, NFTS, SOLANA_BALANCES, SOLANA_ESTIMATE_FEE, SOLANA_PREPARE_SEND, SOLANA_SUBMIT_SEND
 from .balances import fetch_balances
 from .blockchain_api import BlockchainApi
 from .history import LOCAL_ONRAMP, fetch_history, hosted_history, mark_purchases, with_onramp
@@ -49,7 +50,7 @@ from .solana_shapes import (
 
 def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | None = None,
                      local_onramp: OnrampProvider | None = None,
-                     swap_markets: Mapping[int, UniswapV2Market] | None = None) -> dict[str, AnyService]:
+                     swap_markets: Mapping[int, UniswapV2Market] | None = None) -> ServiceTable:
     """With `blockchain_api` (an operator-configured hosted API), history comes from its
     history call; otherwise from the self-hosted indexer over the network's RPC."""
 
@@ -106,12 +107,12 @@ def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | No
             raise ServiceError("unexpected answer from the network")
         return {"result": result}
 
-    return {"balances": Service(BalancesArgs, balances), "history": Service(HistoryArgs, history),
-            "chain_read": Service(ChainReadArgs, chain_read),
-            "estimate_fee": Service(FeeArgs, estimate_fee), "directory": Service(DirectoryArgs, directory),
-            "nfts": Service(NftsArgs, nfts), "solana_balances": Service(SolanaBalancesArgs, solana_balances),
-            "solana_estimate_fee": Service(SolanaSendArgs, solana_estimate_fee),
-            "solana_prepare_send": Service(SolanaSendArgs, solana_prepare_send),
-            "solana_submit_send": Service(SolanaSubmitArgs, solana_submit_send),
+    return {BALANCES: serve(BALANCES, balances), HISTORY: serve(HISTORY, history),
+            CHAIN_READ: serve(CHAIN_READ, chain_read),
+            ESTIMATE_FEE: serve(ESTIMATE_FEE, estimate_fee), DIRECTORY: serve(DIRECTORY, directory),
+            NFTS: serve(NFTS, nfts), SOLANA_BALANCES: serve(SOLANA_BALANCES, solana_balances),
+            SOLANA_ESTIMATE_FEE: serve(SOLANA_ESTIMATE_FEE, solana_estimate_fee),
+            SOLANA_PREPARE_SEND: serve(SOLANA_PREPARE_SEND, solana_prepare_send),
+            SOLANA_SUBMIT_SEND: serve(SOLANA_SUBMIT_SEND, solana_submit_send),
             **swap_services(http, blockchain_api, swap_markets),
             **onramp_services(local_onramp, onramp_api(http, blockchain_api))}

@@ -4,12 +4,13 @@ shared HTTP client exists)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import httpx
 from eth_account.signers.local import LocalAccount
 
 from ..directory.source import directory_services
-from ..runtime.services import AnyService, ServiceRegistry
+from ..core.services import ServiceTable
 from ..siwx.service import siwx_services
 from ..siwx.store import SiwxStore
 from ..rules.names import DEFAULT_SUFFIX
@@ -20,6 +21,9 @@ from .profile_api import ProfileApi
 from .onramp.provider import OnrampProvider
 from .swap.uniswap_v2 import UniswapV2Market
 from .table import default_services
+
+if TYPE_CHECKING:  # the runtime's registry, filled here (the runtime sits above the services)
+    from ..runtime.services import ServiceRegistry
 
 
 def register_engine_services(
@@ -36,9 +40,9 @@ def register_engine_services(
     suffix = names.suffix if names is not None else DEFAULT_SUFFIX
     engine_services = {**default_services(http, blockchain_api, local_onramp=local_onramp, swap_markets=swap_markets),
                        **name_services(http, names, hosted=names_api, hosted_suffix=suffix)}
-    services: dict[str, AnyService] = engine_services
+    services: ServiceTable = engine_services
     services.update(siwx_services(siwx_store, http, signer))
     services.update(directory_services())
-    for name, service in services.items():
-        if name not in registry:
-            registry.register(name, service)
+    for ref, service in services.items():
+        if ref not in registry:
+            registry.register(ref, service)

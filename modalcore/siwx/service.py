@@ -29,7 +29,8 @@ import httpx
 from eth_account.signers.local import LocalAccount
 from pydantic import BaseModel, ConfigDict
 
-from ..runtime.services import AnyService, Service, ServiceContext
+from ..core.services import serve, Service, ServiceContext, ServiceTable
+from ..services.handles import NonceArgs, NonceResult, RevokeArgs, RevokeResult, SIWS_SESSIONS, SIWS_VERIFY, SIWX_NONCE, SIWX_REVOKE, SIWX_SESSIONS, SIWX_VERIFY, SessionsArgs, SessionsResult, SiwsSessionsArgs, SiwsVerifyArgs, VerifyArgs, VerifyResult
 
 from .grammar import SiwxMessageError
 from .message import parse_chain_id
@@ -43,68 +44,6 @@ Clock = Callable[[], int]
 
 class _Args(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class NonceArgs(_Args):
-    session_key: str
-
-
-class SessionsArgs(_Args):
-    address: str
-    domain: str | None = None
-    chain_id: int | str | None = None
-
-
-class VerifyArgs(_Args):
-    message: str
-    signature: str
-    session_key: str
-    domain: str
-    uri: str
-    chain_id: int | str
-    address: str | None = None
-    rpc_url: str | None = None
-
-
-class SiwsSessionsArgs(_Args):
-    address: str  # base58, case kept
-    domain: str | None = None
-    chain: str  # CAIP-2 (solana:...)
-
-
-class SiwsVerifyArgs(_Args):
-    message: str
-    signature: str  # base64 Ed25519
-    session_key: str
-    domain: str
-    uri: str
-    chain: str
-    address: str | None = None
-
-
-class RevokeArgs(_Args):
-    address: str
-    domain: str | None = None
-
-
-class NonceResult(TypedDict):
-    nonce: str
-
-
-class SessionsResult(TypedDict):
-    sessions: list[dict[str, object]]  # SiwxSession.to_json
-
-
-class VerifyResult(TypedDict):
-    ok: bool
-    token: NotRequired[str]
-    session: NotRequired[dict[str, object]]
-    reason: NotRequired[str]
-    error: NotRequired[str]
-
-
-class RevokeResult(TypedDict):
-    revoked: int
 
 
 def system_clock_ms() -> int:
@@ -123,7 +62,7 @@ def siwx_services(
     *,
     clock: Clock = system_clock_ms,
     session_ttl_ms: int = DEFAULT_SESSION_TTL_MS,
-) -> dict[str, AnyService]:
+) -> ServiceTable:
     """The SIWX services, keyed by the names the siwx slice calls them by."""
 
     def now(ctx: ServiceContext | None) -> int:
@@ -197,10 +136,10 @@ def siwx_services(
         return {"revoked": await store.revoke(plain_address(args.address), args.domain)}
 
     return {
-        "siwx.nonce": Service(NonceArgs, nonce),
-        "siwx.sessions": Service(SessionsArgs, sessions),
-        "siwx.verify": Service(VerifyArgs, verify_service),
-        "siwx.revoke": Service(RevokeArgs, revoke),
-        "siws.sessions": Service(SiwsSessionsArgs, siws_sessions),
-        "siws.verify": Service(SiwsVerifyArgs, siws_verify),
+        SIWX_NONCE: serve(SIWX_NONCE, nonce),
+        SIWX_SESSIONS: serve(SIWX_SESSIONS, sessions),
+        SIWX_VERIFY: serve(SIWX_VERIFY, verify_service),
+        SIWX_REVOKE: serve(SIWX_REVOKE, revoke),
+        SIWS_SESSIONS: serve(SIWS_SESSIONS, siws_sessions),
+        SIWS_VERIFY: serve(SIWS_VERIFY, siws_verify),
     }

@@ -20,6 +20,7 @@ from ..rules.format import floor3, quantity
 from . import snack
 from .accounts import TokenBalance
 from ..rules import texts
+from ..services.handles import BALANCES, SOLANA_BALANCES
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -76,7 +77,7 @@ def fetch(model: Model, now: int, *, force: bool = False) -> Step:
         "address": account.address,
         "tokens": [token.address for token in network.tokens],
     }
-    service = "solana_balances" if namespace == "solana" else "balances"
+    service = SOLANA_BALANCES if namespace == "solana" else BALANCES
     call = Call(service, args, BalancesFetched, account.caip_address or "")
     return replace(model, balances=replace(state, loading=True)), [call]
 

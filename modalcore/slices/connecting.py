@@ -49,7 +49,7 @@ def wallet_request(model: Model, connector_id: str, method: str, params: object,
         # The engine is the embedded wallet of the signed-in visitor: the request stays here (the
         # session never sends an "embedded" effect to the page, whatever wallets the page
         # announces); the approval flow answers or asks for approval.
-        request = EmbeddedRequest(eid=eid, method=method, params=json.dumps(params), reply=reply.__name__,
+        request = EmbeddedRequest(eid=eid, method=method, params=json.dumps(params),
                                   key=key or connector_id, chain=model.networks.active or "")
         model = replace(model, embedded=replace(model.embedded, request=request))
         return model, Effect(eid=eid, kind=EMBEDDED_EFFECT, req={"method": method}, reply=reply,

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from ..core.cmds import Call, Reply
 from ..directory.wallets import Wallet, wallets_from_data
 from ..rules import limits as L
+from ..services.handles import DIRECTORY
 
 if TYPE_CHECKING:
     from .model import Model
@@ -22,7 +23,7 @@ PAGE_ENTRIES = 40
 IMAGES_PER_PAGE = 20  # SPEC §9: images for the first 20 of each page
 RECOMMENDED_ENTRIES = 4
 SEARCH_ENTRIES = 100
-SERVICE = "directory"
+SERVICE = DIRECTORY
 
 Status = str  # "idle" | "loading" | "ready" | "error"
 

@@ -34,13 +34,12 @@ EMBEDDED_EFFECT = "embedded"  # the effect kind the session never sends to the p
 
 @dataclass(frozen=True)
 class EmbeddedRequest:
-    """A wallet request to the embedded wallet, held until answered. `reply` names the
-    EffectReply the asking slice waits for, `key` what it was for; `params` the JSON text."""
+    """A wallet request to the embedded wallet, held until answered; `key` what it was for,
+    `params` the JSON text. The session keeps where its answer goes (`Session.held`)."""
 
     eid: str
     method: str
     params: str
-    reply: str
     key: str
     chain: str = ""
     signing: bool = False  # approved: the engine's signer is at work

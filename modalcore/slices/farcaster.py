@@ -62,7 +62,7 @@ class ChannelStatus(BaseModel):
 @dataclass(frozen=True)
 class FarcasterChannelOpened(Reply):
     """ConnectingFarcaster's frame opened a channel for its key (`key`: the frame's attempt),
-    delivered by the engine's route; `ok=False`: the relay could not be reached."""
+    delivered by the engine's route; a `Failure` ("upstream"): the relay could not be reached."""
 
     result: ChannelOpened | None = None
 

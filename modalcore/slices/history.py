@@ -25,6 +25,7 @@ from ..core.shape import Handler, Slice
 from ..rules import limits as L
 from . import snack
 from ..rules import texts
+from ..services.handles import HISTORY
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -187,7 +188,7 @@ def fetch(model: Model, now: int, *, more: bool = False) -> Step:
         # SPEC §7 history `onramp`: the first page also brings the account's Coinbase purchases
         # (the hosted call; the self-hosted indexer has no onramp records)
         args["onramp"] = ONRAMP_PROVIDER
-    call = Call("history", args, HistoryFetched, account.caip_address or "", {"cursor": cursor or ""})
+    call = Call(HISTORY, args, HistoryFetched, account.caip_address or "", {"cursor": cursor or ""})
     state = replace(state, loading=True, requested=cursor or "", now=now, error=None)
     return replace(model, history=state), [call]
 

@@ -20,6 +20,7 @@ from ..core.msg import Msg
 from ..core.shape import Handler, Slice
 from ..rules import limits as L
 from ..rules.names import NAME_NAMESPACES
+from ..services.handles import NAME_OF
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -134,7 +135,7 @@ def observe(before: Model, after: Model, now: int) -> Step:
             continue
         asked[key] = now
         due = min(due, now + PENDING_MS)
-        cmds.append(Call("name_of", {"chain_id": int(network.reference), "rpc_url": network.rpc_urls[0],
+        cmds.append(Call(NAME_OF, {"chain_id": int(network.reference), "rpc_url": network.rpc_urls[0],
                                      "registry": network.ens_registry, "address": address},
                          NameOfAddressFetched, key))
     pending = tuple(asked.items())

@@ -25,6 +25,7 @@ from ..rules.nft_images import usable_image
 from . import snack
 from .accounts import AccountState
 from .connecting import Reattached
+from ..services.handles import NFTS
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -81,7 +82,7 @@ def fetch(model: Model, now: int, *, force: bool = False) -> Step:
         return model, []
     if not network.rpc_urls:
         return _failed(replace(model, nfts=NftsState(fetched_for=caip)))
-    call = Call("nfts", {"rpc_url": network.rpc_urls[0], "address": account.address}, NftsFetched, caip)
+    call = Call(NFTS, {"rpc_url": network.rpc_urls[0], "address": account.address}, NftsFetched, caip)
     # Refreshing the same account keeps its items on screen while the scan runs.
     state = NftsState(loading=True, items=state.items if mine else (), total=state.total if mine else 0,
                       fetched_for=caip, fetched_at=state.fetched_at if mine else None, requested_at=now)

@@ -14,6 +14,7 @@ from ..core.evolve import replace
 from ..core.msg import Msg
 from . import balances, history, router, snack
 from .onramp_state import NOT_SUPPORTED, VIEW, problem, purchase, quote_key, with_onramp
+from ..services.handles import ONRAMP_URL
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -63,7 +64,7 @@ def on_continue(model: Model, msg: PressedOnrampContinue, now: int) -> Step:
     currency = purchase(model)
     if issue is not None or account.address is None or network is None or currency is None:
         return with_onramp(model, error=issue or NOT_SUPPORTED), []
-    call = Call("onramp_url", {
+    call = Call(ONRAMP_URL, {
         "network": network.id, "address": account.address,
         "purchase_currency": currency.id, "payment_currency": state.payment, "amount": state.amount.strip(),
     }, OnrampUrlMade, quote_key(model))

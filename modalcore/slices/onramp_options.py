@@ -15,6 +15,7 @@ from ..core.cmds import Call, Reply
 from ..core.evolve import replace
 from .onramp_quote import requote
 from .onramp_state import VIEW, OnrampState, PaymentCurrency, PurchaseCurrency, with_onramp
+from ..services.handles import ONRAMP_OPTIONS
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -101,5 +102,5 @@ def observe(before: Model, after: Model, now: int) -> Step:
                            "networks": [{"chain_id": reference, "contract_address": t.address}]} for t in network.tokens]
     active = after.networks.active
     after = replace(after, onramp=replace(state, options_for=f"loading:{active}"))
-    return after, [Call("onramp_options", {"network": active, "purchase": purchase_list},
+    return after, [Call(ONRAMP_OPTIONS, {"network": active, "purchase": purchase_list},
                         OnrampOptionsFetched, active)]

@@ -14,6 +14,7 @@ from ..core.cmds import Call, Reply
 from ..core.msg import Msg
 from .onramp_state import OnrampQuote, PurchaseCurrency, problem, purchase, quote_key, with_onramp
 from .quoting import Quoting
+from ..services.handles import ONRAMP_QUOTE
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -57,7 +58,7 @@ def _quote_call(model: Model) -> Call | None:
     network = model.networks.active_network
     if currency is None or network is None:
         return None
-    return Call("onramp_quote", {
+    return Call(ONRAMP_QUOTE, {
         "network": network.id, "purchase_currency": currency.id, "payment_currency": model.onramp.payment,
         "amount": model.onramp.amount.strip(), "price": _price(model, currency), "decimals": min(6, currency.decimals),
     }, OnrampQuoted, quote_key(model))

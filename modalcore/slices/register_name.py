@@ -34,6 +34,7 @@ from ..rules.names import (
 from . import names, router
 from .connecting import wallet_request
 from ..wire.frames import TextArgs
+from ..services.handles import NAME_SUGGESTIONS, REGISTER_NAME
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -156,7 +157,7 @@ def on_changed(model: Model, msg: ChangedAccountName, now: int) -> Step:
 def on_debounced(model: Model, msg: AccountNameDebounced, now: int) -> Step:
     if msg.label != model.register_name.label or model.router.view != REGISTER_VIEW:
         return model, []
-    return model, [Call("name_suggestions", {"label": msg.label}, NameSuggestionsFetched, msg.label)]
+    return model, [Call(NAME_SUGGESTIONS, {"label": msg.label}, NameSuggestionsFetched, msg.label)]
 
 
 def on_suggestions(model: Model, msg: NameSuggestionsFetched, now: int) -> Step:
@@ -221,7 +222,7 @@ def on_signed(model: Model, msg: RegistrationSigned, now: int) -> Step:
     network = model.networks.active_network
     args = {"label": state.label, "address": account.address or "", "message": state.message,
             "signature": msg.result, "chain_id": int(network.reference) if network else 1}
-    return model, [Call("register_name", args, NameRegistered, state.registering)]
+    return model, [Call(REGISTER_NAME, args, NameRegistered, state.registering)]
 
 
 def on_registered(model: Model, msg: NameRegistered, now: int) -> Step:

@@ -18,6 +18,7 @@ from ..rules.addresses import checksum
 from ..rules.names import ERROR_RESOLVING, NAME_NAMESPACES, looks_like_name, no_address_for
 from . import names
 from .send_form import ChangedSendReceiver, FeeEstimate, on_receiver as on_receiver_text, with_send
+from ..services.handles import ADDRESS_OF
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -73,7 +74,7 @@ def on_debounced(model: Model, msg: ReceiverNameDebounced, now: int) -> Step:
         return model, []
     args = {"chain_id": int(network.reference), "rpc_url": network.rpc_urls[0] if network.rpc_urls else "",
             "registry": network.ens_registry, "name": msg.name}
-    return model, [Call("address_of", args, ReceiverNameResolved, msg.name)]
+    return model, [Call(ADDRESS_OF, args, ReceiverNameResolved, msg.name)]
 
 
 def on_resolved(model: Model, msg: ReceiverNameResolved, now: int) -> Step:

@@ -23,6 +23,7 @@ from .connecting import wallet_request
 from .send_fee import build_tx, solana_args
 from .solana_send_replies import SolanaSendPrepared
 from .send_form import TOKEN_REQUIRED, PendingSend, problem, reset_send, selected_token, token_key, with_send
+from ..services.handles import SOLANA_PREPARE_SEND
 
 if TYPE_CHECKING:
     from .accounts import TokenBalance
@@ -45,7 +46,7 @@ _TX_HASH = re.compile(r"^0x[0-9a-fA-F]{64}$")
 def timed_out(msg: EffectReply) -> bool:
     """The wallet request went unanswered until its timeout (the engine's timer, or the page's
     own wait, decoded at the edge): lost, not refused."""
-    return msg.failure == "timeout"
+    return msg.failure is not None and msg.failure.kind == "timeout"
 
 
 def refusal(msg: EffectReply) -> str:
@@ -148,7 +149,7 @@ def _send_solana(model: Model, now: int) -> Step:
     model = replace(model, router=router.push_tx(model.router, entry))
     model = with_send(model, loading=True, error=None, pending=pending)
     return model, [Track("SEND_INITIATED", _track_props(model, token, amount)),
-                   Call("solana_prepare_send", args, SolanaSendPrepared, send_id)]
+                   Call(SOLANA_PREPARE_SEND, args, SolanaSendPrepared, send_id)]
 
 
 SENDERS = {"eip155": _send_evm, "solana": _send_solana}

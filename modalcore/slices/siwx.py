@@ -29,6 +29,7 @@ from ..siwx.message import SiwxMessage
 from ..siwx.solana import SiwsMessage
 from .connecting import solana_request
 from .options import DEFAULT_STATEMENT
+from ..services.handles import SIWS_SESSIONS, SIWS_VERIFY, SIWX_NONCE, SIWX_SESSIONS, SIWX_VERIFY
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -165,7 +166,7 @@ def check_sessions(model: Model) -> Step:
         return model, []
     domain, _ = origin_parts(model.origin)
     siwx = replace(model.siwx, has_session=False, token=None, session_address=None)
-    call = Call("siwx.sessions", {"address": address, "domain": domain, "chain_id": chain_id},
+    call = Call(SIWX_SESSIONS, {"address": address, "domain": domain, "chain_id": chain_id},
                 SiwxSessionsFetched, caip)
     return replace(model, siwx=siwx), [call]
 
@@ -175,7 +176,7 @@ def _check_solana_sessions(model: Model, address: str, caip: str, network: str) 
         return model, []
     domain, _ = origin_parts(model.origin)
     siwx = replace(model.siwx, has_session=False, token=None, session_address=None)
-    call = Call("siws.sessions", {"address": address, "domain": domain, "chain": network},
+    call = Call(SIWS_SESSIONS, {"address": address, "domain": domain, "chain": network},
                 SiwxSessionsFetched, caip)
     return replace(model, siwx=siwx), [call]
 
@@ -249,7 +250,7 @@ def on_pressed_sign(model: Model, msg: PressedSignIn, now: int) -> Step:
         return model, []
     model = replace(model, siwx=replace(model.siwx, signing=True))
     model, cmds = snack.show_loading(model, AUTHENTICATING)
-    call = Call("siwx.nonce", {"session_key": model.session_id}, SiwxNonceFetched)
+    call = Call(SIWX_NONCE, {"session_key": model.session_id}, SiwxNonceFetched)
     return model, [*cmds, call]
 
 
@@ -261,13 +262,13 @@ class SiwxMessageSigned(EffectReply):
 def _on_solana_signed(model: Model, msg: SiwxMessageSigned, address: str, caip: str, network: str) -> Step:
     signature = msg.result.get("signature") if isinstance(msg.result, dict) else None
     if not msg.ok or not isinstance(signature, str) or len(signature) > L.SOLANA_SIGNATURE_CHARS:
-        return _sign_failed(model, msg.error_message, msg.failure == "not_sent")
+        return _sign_failed(model, msg.error_message, msg.failure is not None and msg.failure.kind == "not_sent")
     domain, uri = origin_parts(model.origin)
     args: dict[str, object] = {
         "message": model.siwx.message, "signature": signature, "session_key": model.session_id,
         "domain": domain, "uri": uri, "chain": network, "address": address,
     }
-    return model, [Call("siws.verify", args, SiwxVerified, caip)]
+    return model, [Call(SIWS_VERIFY, args, SiwxVerified, caip)]
 
 
 def on_signed(model: Model, msg: SiwxMessageSigned, now: int) -> Step:
@@ -278,7 +279,7 @@ def on_signed(model: Model, msg: SiwxMessageSigned, now: int) -> Step:
     if not model.siwx.signing or active is None or model.siwx.message is None:
         return model, []
     if not msg.ok or not isinstance(msg.result, str):
-        return _sign_failed(model, msg.error_message, msg.failure == "not_sent")
+        return _sign_failed(model, msg.error_message, msg.failure is not None and msg.failure.kind == "not_sent")
     return model, [verify_call(model, msg.result)]
 
 
@@ -295,7 +296,7 @@ def verify_call(model: Model, signature: str) -> Call:
         "domain": domain, "uri": uri, "chain_id": chain_id, "address": address,
         "rpc_url": model.networks.active_rpc_url,
     }
-    return Call("siwx.verify", args, SiwxVerified, caip)
+    return Call(SIWX_VERIFY, args, SiwxVerified, caip)
 
 
 def on_verified(model: Model, msg: SiwxVerified, now: int) -> Step:

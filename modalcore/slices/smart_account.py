@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..core.cmds import Reply
 from ..core.msg import Msg
+from ..services.handles import MAX_SMART_ACCOUNT_CHAINS, SMART_ACCOUNTS
 
 if TYPE_CHECKING:
     from .model import Model
@@ -32,8 +33,8 @@ if TYPE_CHECKING:
 AccountType = Literal["smartAccount", "eoa"]
 SMART_ACCOUNT: AccountType = "smartAccount"
 EOA: AccountType = "eoa"
-SERVICE = "embedded.smart_accounts"
-MAX_CHAINS = 32  # a session's known networks are bounded well below this (limits.MAX_NETWORKS)
+SERVICE = SMART_ACCOUNTS
+MAX_CHAINS = MAX_SMART_ACCOUNT_CHAINS  # a session's known networks are bounded well below this (limits.MAX_NETWORKS)
 
 # AppKit's w3m-smart-account-settings-view labels
 SWITCH_TO_EOA = "Switch to your EOA"

@@ -20,6 +20,7 @@ from .connecting import solana_request
 from .send_form import with_send
 from .send_tx import LOST_TIMEOUT, SEND_TIMEOUT_MS, refusal, send_lost, send_succeeded, timed_out
 from .solana_send_replies import SolanaSendPrepared, SolanaSendSubmitted, SolanaTransactionSigned
+from ..services.handles import SOLANA_SUBMIT_SEND
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -78,7 +79,7 @@ def on_signed(model: Model, msg: SolanaTransactionSigned, now: int) -> Step:
     if transaction is None or message is None or rpc_url is None:
         return _failed(model, BAD_SIGNED)
     args = {"rpc_url": rpc_url, "transaction": transaction, "message": message}
-    return model, [Call("solana_submit_send", args, SolanaSendSubmitted, msg.key)]
+    return model, [Call(SOLANA_SUBMIT_SEND, args, SolanaSendSubmitted, msg.key)]
 
 
 def on_submitted(model: Model, msg: SolanaSendSubmitted, now: int) -> Step:

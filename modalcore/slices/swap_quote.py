@@ -18,6 +18,7 @@ from ..core.msg import Msg
 from ..services.swap.types import INSUFFICIENT_LIQUIDITY
 from .quoting import Quoting
 from .swap_form import INSUFFICIENT_BALANCE, READING_BALANCE, SwapQuote, amount_units, form_key, problem, with_swap
+from ..services.handles import SWAP_QUOTE
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -67,7 +68,7 @@ def _quote_call(model: Model) -> Call | None:
     state = model.swap
     if network is None or not network.rpc_urls or address is None or units is None:
         return None
-    return Call("swap_quote", {
+    return Call(SWAP_QUOTE, {
         "network": network.id, "rpc_url": network.rpc_urls[0], "from_token": state.from_token,
         "to_token": state.to_token, "amount": str(units), "slippage": state.slippage, "user": address,
     }, SwapQuoted, form_key(model))
@@ -90,7 +91,7 @@ def on_quoted(model: Model, msg: SwapQuoted, now: int) -> Step:
     if not QUOTING.current(model, msg.key):
         return model, []  # an answer for a form that changed since
     if msg.result is None:
-        text = INSUFFICIENT_LIQUIDITY if msg.failure == "rejected" else msg.error
+        text = INSUFFICIENT_LIQUIDITY if msg.failure is not None and msg.failure.kind == "rejected" else msg.error
         return with_swap(model, quoting=None, quote=None, quote_error=text or QUOTE_NOT_READY), []
     answer = msg.result
     quote = SwapQuote(

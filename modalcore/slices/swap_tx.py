@@ -24,6 +24,7 @@ from .connecting import wallet_request
 from .send_tx import LOST_RELOAD, LOST_TIMEOUT, NO_ACCOUNT, SEND_TIMEOUT_MS, answer_error, timed_out
 from .swap_form import PendingSwap, current_quote, problem, with_swap
 from .swap_quote import QUOTE_NOT_READY, requote
+from ..services.handles import TX_RECEIPT
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -142,7 +143,7 @@ def on_approve_answered(model: Model, msg: SwapApproveAnswered, now: int) -> Ste
         return _failed(model, error)
     rpc_url = model.networks.active_rpc_url or ""
     model = with_swap(model, pending=replace(pending, step="approving", approve_hash=str(msg.result)))
-    return model, [Call("tx_receipt", {"rpc_url": rpc_url, "hash": msg.result}, SwapApprovalMined,
+    return model, [Call(TX_RECEIPT, {"rpc_url": rpc_url, "hash": msg.result}, SwapApprovalMined,
                         pending.swap_id)]
 
 
@@ -153,7 +154,7 @@ def on_approval_mined(model: Model, msg: SwapApprovalMined, now: int) -> Step:
     if msg.result is not None and msg.result.status == "pending" and pending.receipt_asks < MAX_RECEIPT_ASKS:
         rpc_url = model.networks.active_rpc_url or ""
         model = with_swap(model, pending=replace(pending, receipt_asks=pending.receipt_asks + 1))
-        return model, [Call("tx_receipt", {"rpc_url": rpc_url, "hash": pending.approve_hash}, SwapApprovalMined,
+        return model, [Call(TX_RECEIPT, {"rpc_url": rpc_url, "hash": pending.approve_hash}, SwapApprovalMined,
                             pending.swap_id)]
     if msg.result is not None and msg.result.status == "pending":
         return _failed(model, APPROVAL_NOT_MINED)

@@ -9,7 +9,8 @@ import time
 from modalcore.directory.query import Directory, WalletQuery, load_directory
 from modalcore.directory.source import run_query
 from modalcore.directory.wallets import Wallet
-from modalcore.core.cmds import Call, CallSettled, Cmd
+from modalcore.core.cmds import Call, CallSettled
+from modalcore.engine.interpret import RuntimeCmd
 from modalcore.slices.model import initial_model
 from modalcore.engine.session import Session
 from modalcore.slices.options import parse_options
@@ -54,7 +55,7 @@ class _Client:
         self.seq = 0
         self.now = 0
 
-    def intent(self, node: str, act: str = "press", args: dict[str, object] | None = None) -> list[Cmd]:
+    def intent(self, node: str, act: str = "press", args: dict[str, object] | None = None) -> list[RuntimeCmd]:
         self.seq += 1
         self.now += 100
         frame = Intent(t="intent", s=self.seq, a=self.session.out_seq, iid=f"i{self.seq}", node=node,
@@ -62,12 +63,12 @@ class _Client:
         out = self.session.receive(frame, self.now)
         return out.cmds
 
-    def settle(self, cmds: list[Cmd]) -> list[ServerFrame]:
+    def settle(self, cmds: list[RuntimeCmd]) -> list[ServerFrame]:
         frames: list[ServerFrame] = []
         for cmd in cmds:
-            if isinstance(cmd, Call) and cmd.service == "directory":
+            if isinstance(cmd, Call) and cmd.service.name == "directory":
                 result = asyncio.run(run_query(None, None, "", dict(cmd.args)))
-                out = self.session.deliver(CallSettled(cmd.purpose, True, result), self.now)
+                out = self.session.deliver(CallSettled(cmd.to, True, result), self.now)
                 frames += out.frames
         return frames
 

@@ -47,8 +47,9 @@ from modalcore.rules.embedded import AUTH_CONNECTOR_ID
 from modalcore.slices.connecting import wallet_request
 from modalcore.slices.model import Model, Step
 from modalcore.runtime.clock import RealClock
-from modalcore.runtime.services import ServiceContext
+from modalcore.core.services import ServiceContext
 from modalcore_dev.bench.stats import line, summary
+from modalcore.services.handles import BALANCES
 
 ROUNDS = 40
 ASSET_ASKS = 5  # wallet_getAssets requests per signed-in session
@@ -80,7 +81,7 @@ def run() -> list[str]:
     try:
         with tempfile.TemporaryDirectory() as folder, start_chains() as chains:
             known = parse_config({"networks": dev_networks(chains.rpc_urls, chains.deployment)}).known_networks()
-            balances = default_services(http)["balances"]
+            balances = default_services(http)[BALANCES]
             db = Path(folder) / "embedded.db"
             wallet = EmbeddedWallet(
                 codes=EmailCodes(CodeStore(db), b"b" * 32),
@@ -94,13 +95,13 @@ def run() -> list[str]:
                 for call in [c for c in h.cmds if isinstance(c, Call) and c.service in services]:
                     h.cmds.remove(call)
                     result: Any = loop.run_until_complete(services[call.service](CTX, **call.args))
-                    h.deliver(CallSettled(call.purpose, True, result, context=call.context))
+                    h.deliver(CallSettled(call.to, True, result, context=call.context))
 
             def read_assets(h: Harness) -> None:
                 for call in [c for c in h.cmds if isinstance(c, Call) and c.reply is AssetBalancesFetched]:
                     h.cmds.remove(call)
                     result: Any = loop.run_until_complete(balances(CTX, **call.args))
-                    h.deliver(CallSettled(call.purpose, True, result, context=call.context))
+                    h.deliver(CallSettled(call.to, True, result, context=call.context))
 
             sent, connected, framed, assets = [], [], [], []
             for i in range(ROUNDS):

@@ -52,11 +52,11 @@ class Clicker:
 
     def settle(self, out_cmds: list[Any]) -> None:
         for cmd in out_cmds:
-            if isinstance(cmd, Call) and cmd.service == "directory":
+            if isinstance(cmd, Call) and cmd.service.name == "directory":
                 key = repr(sorted(cmd.args.items()))
                 if key not in self.answered:
                     self.answered[key] = asyncio.run(run_query(None, None, "demo", cmd.args))
-                self.session.deliver(CallSettled(cmd.purpose, True, self.answered[key]), self.seq * 100)
+                self.session.deliver(CallSettled(cmd.to, True, self.answered[key]), self.seq * 100)
 
 
 def intent_to_patch(rounds: int = 2000) -> tuple[list[float], list[int]]:

@@ -39,7 +39,7 @@ from modalcore_dev.farcaster.relay import create_relay_app
 from modalcore.farcaster.service import FarcasterSignIns, farcaster_services
 from modalcore.embedded.setup import FarcasterSection
 from modalcore.runtime.clock import RealClock
-from modalcore.runtime.services import ServiceContext
+from modalcore.core.services import ServiceContext
 from modalcore.server.config import dev_networks, parse_config
 from modalcore.embedded.devicekeys import DeviceKeys
 from modalcore.farcaster.one_approval import SignInBinding
@@ -98,7 +98,7 @@ def run() -> list[str]:
                         h.cmds.remove(call)
                         ctx = replace(CTX, session_id=h.model.session_id)
                         result: Any = loop.run_until_complete(services[call.service](ctx, **call.args))
-                        h.deliver(CallSettled(call.purpose, True, result, context=call.context))
+                        h.deliver(CallSettled(call.to, True, result, context=call.context))
 
             drawn: list[float] = []
             approved: list[float] = []

@@ -63,9 +63,9 @@ class _Bench:
             self.h.cmds.remove(cmd)
             try:
                 result = self.loop.run_until_complete(self.services[cmd.service](**cmd.args))
-                settled = CallSettled(cmd.purpose, True, result, "", dict(cmd.context))
+                settled = CallSettled(cmd.to, True, result, "", dict(cmd.context))
             except Exception as error:  # noqa: BLE001 - a failure goes back as a message
-                settled = CallSettled(cmd.purpose, False, None, str(error), dict(cmd.context))
+                settled = CallSettled(cmd.to, False, None, str(error), dict(cmd.context))
             self.h.deliver(settled)
 
     def wallet(self, effect: dict[str, Any]) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from modalcore.core.cmds import EffectReply, EffectTo
 from modalcore.__main__ import main
 from modalcore.audit.chain import GENESIS, digest, verify_chain
 from modalcore.audit.cli import verify_store
@@ -251,7 +252,7 @@ def test_rule_a_transaction_request_and_its_outcome_carry_the_transaction_hash()
     assert [(r.kind, r.data["method"]) for r in records] == [
         ("transaction_request", "eth_sendTransaction")]
     answer = EffectResult(t="effect_result", s=3, a=4, eid="e7", ok=True, result="0x" + "ab" * 32)
-    settled = Step("s", 2, model, model, answer, [], [], {"e7": "send.tx"})
+    settled = Step("s", 2, model, model, answer, [], [], {"e7": EffectTo(EffectReply, "send")})
     records, pending = derive(settled, pending)
     assert [r.kind for r in records] == ["transaction_result"]
     assert records[0].data == {"eid": "e7", "method": "eth_sendTransaction",

@@ -33,7 +33,7 @@ def _fetch(driver: Harness) -> None:
         async with httpx.AsyncClient() as http:
             return await fetch_balances(http, **call.args)
 
-    driver.deliver(CallSettled(call.purpose, True, asyncio.run(run())))
+    driver.deliver(CallSettled(call.to, True, asyncio.run(run())))
 
 
 def _node_balance(chains: ChainsInfo, address: str) -> int:

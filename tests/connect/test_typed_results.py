@@ -5,14 +5,16 @@ purpose string or an untyped result."""
 from __future__ import annotations
 
 import logging
+from typing import cast
 
 import pytest
 
 from modalcore.enginetest import Harness
-from modalcore.core.cmds import CallSettled, EffectSettled
+from modalcore.core.cmds import CallSettled, EffectSettled, EffectTo, Failure, ReplyTo
 from modalcore.core.msg import Msg
 from modalcore.core.shape import Table
 from modalcore.engine import update as engine_update
+from modalcore.engine.named import from_data, to_data
 from modalcore.engine.replies import INVALID_RESULT, typed, typed_effect
 from modalcore.slices.account_ui import AddressCopyAnswered
 from modalcore.slices.balances import Balances, BalancesFetched
@@ -56,22 +58,28 @@ def test_a_result_that_does_not_validate_is_the_typed_failure_logged_once(
 
 
 def test_the_edge_keeps_the_key_and_context_and_turns_failures_typed() -> None:
-    failed = typed(CallSettled("BalancesFetched|eip155:1:0xabc", False, None, "boom", {"n": 1}), engine_update.ENGINE.messages)
-    assert failed == BalancesFetched(key="eip155:1:0xabc", ok=False, error="boom", context={"n": "1"},
-                                     failure="unknown")
-    empty = typed(CallSettled("BalancesFetched|k", True, None), engine_update.ENGINE.messages)
+    failed = typed(CallSettled(ReplyTo(BalancesFetched, "eip155:1:0xabc"), False, None, "boom", {"n": 1}))
+    assert failed == BalancesFetched(key="eip155:1:0xabc", failure=Failure("unknown", "boom"), context={"n": "1"})
+    empty = typed(CallSettled(ReplyTo(BalancesFetched, "k"), True, None))
     assert isinstance(empty, BalancesFetched) and empty.error == INVALID_RESULT and empty.result is None
-    assert empty.failure == "invalid"
+    assert empty.failure == Failure("invalid", INVALID_RESULT)
+
+
+def recorded(msg: Msg, purpose: str) -> Msg:
+    """`msg` as a recording written by an older engine names it (its purpose), read back."""
+    data = to_data(msg)
+    data["data"]["purpose"] = purpose
+    return from_data(data, engine_update.ENGINE.messages)
 
 
 def test_recordings_made_before_typed_results_still_route() -> None:
-    legacy = typed(CallSettled("balances|eip155:1:0xabc", True, {"native": 5, "tokens": {}}), engine_update.ENGINE.messages)
+    legacy = typed(cast(CallSettled, recorded(CallSettled(ReplyTo(BalancesFetched, "eip155:1:0xabc"), True, {"native": 5, "tokens": {}}), "balances|eip155:1:0xabc")))
     assert legacy == BalancesFetched(key="eip155:1:0xabc", result=Balances(native=5, tokens={}))
 
 
 def test_an_effect_answer_arrives_as_the_reply_the_effect_named() -> None:
-    answered = typed_effect(EffectSettled("e3", "AddressCopyAnswered|", True, None), engine_update.ENGINE.messages)
+    answered = typed_effect(EffectSettled("e3", EffectTo(AddressCopyAnswered, ""), True, None))
     assert answered == AddressCopyAnswered(eid="e3", key="", ok=True, result=None)
-    legacy = typed_effect(EffectSettled("e4", "clipboard", False, error_code=-32603, error_message="timeout"), engine_update.ENGINE.messages)
+    legacy = typed_effect(cast(EffectSettled, recorded(EffectSettled("e4", EffectTo(AddressCopyAnswered), False, error_code=-32603, error_message="timeout"), "clipboard")))
     assert legacy == AddressCopyAnswered(eid="e4", ok=False, error_code=-32603, error_message="timeout",
-                                         failure="timeout")
+                                         failure=Failure("timeout", "timeout"))

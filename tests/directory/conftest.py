@@ -18,7 +18,7 @@ class DirHarness(Harness):
     """A Harness that can answer the session's directory calls from the curated directory."""
 
     def directory_calls(self) -> list[Call]:
-        return [c for c in self.cmds if isinstance(c, Call) and c.service == "directory"]
+        return [c for c in self.cmds if isinstance(c, Call) and c.service.name == "directory"]
 
     def settle_directory(self, *, ok: bool = True, keep: int = 0) -> list[Call]:
         """Answer every pending directory call (oldest first); returns the calls answered."""
@@ -32,9 +32,9 @@ class DirHarness(Harness):
             answered.append(call)
             if ok:
                 result = asyncio.run(run_query(None, None, "", dict(call.args)))
-                self.deliver(CallSettled(call.purpose, True, result, context=dict(call.context)))
+                self.deliver(CallSettled(call.to, True, result, context=dict(call.context)))
             else:
-                self.deliver(CallSettled(call.purpose, False, None, "boom", dict(call.context)))
+                self.deliver(CallSettled(call.to, False, None, "boom", dict(call.context)))
 
     def type(self, text: str, *, every_ms: int = 0) -> None:
         """Type `text` one character at a time into the search input."""

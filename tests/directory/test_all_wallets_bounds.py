@@ -23,7 +23,7 @@ def answer_pages(h: object) -> None:
         entries = int(call.args["entries"])
         data = [{"id": f"w-{page}-{n}", "name": f"Wallet {page}.{n}", "webapp_link": "https://w.example"}
                 for n in range(entries)]
-        h.deliver(CallSettled(call.purpose, True, {"data": data, "count": DIRECTORY_SIZE},
+        h.deliver(CallSettled(call.to, True, {"data": data, "count": DIRECTORY_SIZE},
                               context=dict(call.context)))
 
 

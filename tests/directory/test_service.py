@@ -10,11 +10,13 @@ import httpx
 from modalcore.core.cmds import Call
 from modalcore.engine.persist import PendingTimer, load_bytes, session_to_bytes
 from modalcore.runtime.clock import FakeClock
-from modalcore.runtime.services import ServiceContext, ServiceRegistry
+from modalcore.core.services import ServiceContext
+from modalcore.runtime.services import ServiceRegistry
 from modalcore.server.config import parse_config
 from modalcore.services.wiring import register_engine_services
 from modalcore.slices.directory_query import DirectoryFetched
 from modalcore.slices.directory_search import SEARCH_TIMER, WalletSearchDue
+from modalcore.services.handles import DIRECTORY
 
 from .conftest import all_wallets
 
@@ -31,9 +33,9 @@ async def test_the_service_answers_from_the_configured_file_with_the_public_url(
     registry = ServiceRegistry()
     async with httpx.AsyncClient() as http:
         register_engine_services(registry, http, None, None)  # type: ignore[arg-type]
-    assert "directory" in registry
+    assert DIRECTORY in registry
     ctx = _context({"directory": {"file": str(path), "public_url": "https://engine.example/"}})
-    call = Call("directory", {"page": 1, "entries": 40, "mobile": True}, DirectoryFetched, "page:1")
+    call = Call(DIRECTORY, {"page": 1, "entries": 40, "mobile": True}, DirectoryFetched, "page:1")
     settled = await registry.call(call, ctx)
     assert settled.ok, settled.error
     assert settled.result == {"data": [{"id": "one", "name": "One", "image_id": "", "rdns": "",
@@ -53,8 +55,8 @@ async def test_a_hosted_directory_gets_the_sessions_project_and_bad_args_fail_th
     async with httpx.AsyncClient(transport=httpx.MockTransport(hosted)) as http:
         register_engine_services(registry, http, None, None)  # type: ignore[arg-type]
         ctx = _context({"directory": {"api_url": "https://dir.example"}}, http)
-        ok = await registry.call(Call("directory", {"page": 1, "entries": 4, "chains": ["eip155:1"]}, DirectoryFetched, "p"), ctx)
-        bad = await registry.call(Call("directory", {"page": 0}, DirectoryFetched, "p"), ctx)
+        ok = await registry.call(Call(DIRECTORY, {"page": 1, "entries": 4, "chains": ["eip155:1"]}, DirectoryFetched, "p"), ctx)
+        bad = await registry.call(Call(DIRECTORY, {"page": 0}, DirectoryFetched, "p"), ctx)
     assert ok.ok and ok.result["count"] == 0
     assert seen[0].url.params["projectId"] == "proj" and seen[0].url.params["chains"] == "eip155:1"
     assert not bad.ok and "page" in bad.error

@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import json
 
+import msgpack
+
 from eth_account import Account
 from eth_account.messages import encode_defunct, encode_typed_data
 
-from modalcore.core.cmds import Call
+from modalcore.core.cmds import Call, EffectTo
+from modalcore.engine.persist import load_bytes, session_to_bytes
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.embedded.service import EmbeddedWallet
 from modalcore.siwx.service import siwx_services
 from modalcore.siwx.store import SqliteSiwxStore
 from modalcore.slices.embedded import ApprovalDecided, EmbeddedRequest
+from modalcore.slices.siwx import SiwxMessageSigned
 
 from .world import EmailWorld
 
@@ -63,7 +67,7 @@ def test_the_page_cannot_approve_through_the_tree(wallet: EmbeddedWallet, smtp: 
         assert world.h.intent(f"approve/frame/{request.eid}", act, {"value": "approve"}) == "invalid"
     assert world.h.intent("approve/body", "press") == "invalid"
     assert world.h.model.embedded == before.embedded
-    assert not [c for c in world.h.cmds if isinstance(c, Call) and c.service == "embedded.sign"]
+    assert not [c for c in world.h.cmds if isinstance(c, Call) and c.service.name == "embedded.sign"]
 
 
 def test_approving_signs_the_sign_in_message_with_the_engine_held_key(
@@ -73,9 +77,9 @@ def test_approving_signs_the_sign_in_message_with_the_engine_held_key(
     message = json.loads(request.params)[0]
     address = world.h.model.accounts.get("eip155").address
     world.h.deliver(ApprovalDecided(request.eid, approve=True))
-    [sign] = [c for c in world.h.cmds if isinstance(c, Call) and c.service == "embedded.sign"]
+    [sign] = [c for c in world.h.cmds if isinstance(c, Call) and c.service.name == "embedded.sign"]
     settled = world.run_calls()
-    signature = next(s.result["result"] for s in settled if s.purpose.startswith("EmbeddedSigned"))
+    signature = next(s.result["result"] for s in settled if s.to.reply.__name__ == "EmbeddedSigned")
     assert Account.recover_message(encode_defunct(hexstr=message), signature=signature) == address
     world.settle_all()
     assert world.h.model.siwx.has_session
@@ -90,7 +94,7 @@ def test_rejecting_declines_the_signature_and_signs_nothing(wallet: EmbeddedWall
     assert world.h.model.embedded.request is None
     world.h.advance(150)  # the snack re-shows with the error
     assert world.h.model.snack.message == "Signature declined"
-    assert not [c for c in world.h.cmds if isinstance(c, Call) and c.service == "embedded.sign"]
+    assert not [c for c in world.h.cmds if isinstance(c, Call) and c.service.name == "embedded.sign"]
     assert not world.h.model.siwx.has_session
 
 
@@ -100,7 +104,7 @@ def test_a_decision_for_another_request_changes_nothing(wallet: EmbeddedWallet, 
     before = world.h.model.embedded
     world.h.deliver(ApprovalDecided("e999", approve=True))
     assert world.h.model.embedded == before
-    assert not [c for c in world.h.cmds if isinstance(c, Call) and c.service == "embedded.sign"]
+    assert not [c for c in world.h.cmds if isinstance(c, Call) and c.service.name == "embedded.sign"]
 
 
 def test_typed_data_is_signed_by_the_embedded_key(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
@@ -138,7 +142,7 @@ def test_a_method_on_neither_list_is_refused_and_the_ui_says_so_after_300_ms(
     assert world.h.model.snack.message != "Action not allowed"
     world.h.advance(1)
     assert world.h.model.snack.message == "Action not allowed"
-    assert not [c for c in world.h.cmds if isinstance(c, Call) and c.service == "embedded.sign"]
+    assert not [c for c in world.h.cmds if isinstance(c, Call) and c.service.name == "embedded.sign"]
 
 
 def test_switching_to_a_chain_that_is_not_configured_is_refused(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
@@ -157,7 +161,7 @@ def test_going_back_from_the_approval_rejects_it(wallet: EmbeddedWallet, smtp: L
     world.h.press("header/back")
     assert world.h.model.embedded.request is None
     assert world.h.view == "Account"
-    assert not [c for c in world.h.cmds if isinstance(c, Call) and c.service == "embedded.sign"]
+    assert not [c for c in world.h.cmds if isinstance(c, Call) and c.service.name == "embedded.sign"]
 
 
 def test_a_request_while_the_modal_is_closed_opens_it_on_the_approval(
@@ -183,4 +187,29 @@ def test_an_approval_not_decided_in_10_minutes_fails_and_signs_nothing(
     world.h.advance(1)
     assert world.h.model.embedded.request is None and world.h.view != "ApproveTransaction"
     world.h.deliver(ApprovalDecided(request.eid, approve=True))  # too late
-    assert not [c for c in world.h.cmds if isinstance(c, Call) and c.service == "embedded.sign"]
+    assert not [c for c in world.h.cmds if isinstance(c, Call) and c.service.name == "embedded.sign"]
+
+
+def test_a_saved_session_still_answers_the_request_it_holds_after_a_restart(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    """Issue 30: the engine's answer as the embedded wallet is addressed by the session to the
+    reply the request awaits (a typed reference, no reply name built by a flow); a session
+    saved while it holds the request, and loaded again, addresses it the same way."""
+    world = _siwx_world(wallet, smtp)
+    request = _sign_in_waiting(world)
+    loaded, _ = load_bytes(session_to_bytes(world.h.session))
+    assert loaded.held == world.h.session.held == {request.eid: EffectTo(SiwxMessageSigned, request.key)}
+    # saved before `held` was: the model's request named its reply
+    raw = msgpack.unpackb(session_to_bytes(world.h.session), raw=False)
+    del raw["held"]
+    model = msgpack.unpackb(raw["model"], raw=False)
+    model["embedded"]["request"]["reply"] = "SiwxMessageSigned"
+    raw["model"] = msgpack.packb(model)
+    older, _ = load_bytes(msgpack.packb(raw))
+    assert older.held == loaded.held
+    world.h.session = loaded
+    world.h.deliver(ApprovalDecided(request.eid, approve=True))
+    world.run_calls()
+    world.settle_all()
+    assert world.h.model.siwx.has_session and world.h.model.embedded.request is None
+    assert loaded.held == {}

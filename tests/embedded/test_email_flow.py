@@ -29,7 +29,7 @@ def world(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> EmailWorld:
 
 
 def _embedded_calls(h: Harness) -> list[Call]:
-    return [c for c in h.cmds if isinstance(c, Call) and c.service.startswith("embedded.")]
+    return [c for c in h.cmds if isinstance(c, Call) and c.service.name.startswith("embedded.")]
 
 
 def _ids(h: Harness) -> list[str]:
@@ -84,7 +84,7 @@ def test_the_continue_button_submits_the_typed_email(world: EmailWorld) -> None:
     world.h.intent("connect/email", "change", {"value": EMAIL})
     world.h.press("connect/email/continue")
     [call] = _embedded_calls(world.h)
-    assert call.service == "embedded.email_code" and call.args == {"email": "alice@example.com"}
+    assert call.service.name == "embedded.email_code" and call.args == {"email": "alice@example.com"}
 
 
 # ----- the code

@@ -21,7 +21,7 @@ EMAIL = "hal@example.com"
 
 
 def _signs(world: EmailWorld) -> list[Call]:
-    return [c for c in world.h.cmds if isinstance(c, Call) and c.service == "embedded.sign"]
+    return [c for c in world.h.cmds if isinstance(c, Call) and c.service.name == "embedded.sign"]
 
 
 def test_safe_methods_are_answered_at_once(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
@@ -104,14 +104,14 @@ def test_reads_go_to_the_network_rpc_without_approval(wallet: EmbeddedWallet, sm
     address = world.sign_in(EMAIL)
     assert world.h.intent("host", "rpc", {"id": "r1", "method": "eth_getBalance",
                                           "params": [address, "latest"]}) == "ok"
-    reads = [c for c in world.h.cmds if isinstance(c, Call) and c.service == "chain_read"]
+    reads = [c for c in world.h.cmds if isinstance(c, Call) and c.service.name == "chain_read"]
     assert [(c.args["method"], c.args["params"]) for c in reads] == [("eth_getBalance", [address, "latest"])]
     assert reads[0].args["rpc_url"] and world.h.view != "ApproveTransaction" and world.h.effects() == []
     world.h.settle(reads[0], {"result": "0x2a"})
     assert world.h.host_state("rpc") == {"id": "r1", "ok": True, "result": "0x2a"}
     # a failed read answers an error and leaves nothing waiting
     world.h.intent("host", "rpc", {"id": "r2", "method": "eth_call", "params": [{"to": address}, "latest"]})
-    read = [c for c in world.h.cmds if isinstance(c, Call) and c.service == "chain_read"][-1]
+    read = [c for c in world.h.cmds if isinstance(c, Call) and c.service.name == "chain_read"][-1]
     world.h.settle(read, ok=False, error="execution reverted")
     assert world.h.host_state("rpc") == {"id": "r2", "ok": False, "code": -32603, "message": "execution reverted"}
     assert world.h.model.embedded.request is None

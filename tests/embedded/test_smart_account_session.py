@@ -12,8 +12,9 @@ from typing import Any
 from modalcore.chains.catalog import catalog
 from modalcore.embedded.service import EmbeddedWallet
 from modalcore_dev.devmail import LocalSmtpServer
-from modalcore.runtime.services import Service, ServiceError
-from modalcore.embedded.smart import SmartAccountsArgs, owner_of
+from modalcore.core.services import ServiceError, ServiceTable, serve
+from modalcore.embedded.smart import owner_of
+from modalcore.services.handles import SMART_ACCOUNTS, SmartAccountsArgs, SmartAccountsFound
 from modalcore.enginetest import Harness
 from modalcore.rules.addresses import checksum
 from modalcore.slices.embedded import ApprovalDecided, SocialSignedIn
@@ -32,17 +33,18 @@ def _networks(*smart: str) -> dict[str, Any]:
 
 
 def _stand_in(wallet: EmbeddedWallet, deployed: bool = False,
-              fail: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+              fail: bool = False) -> tuple[ServiceTable, list[dict[str, Any]]]:
     asked: list[dict[str, Any]] = []
 
-    async def run(ctx: Any, args: SmartAccountsArgs) -> dict[str, Any]:
+    async def run(ctx: Any, args: SmartAccountsArgs) -> SmartAccountsFound:
         asked.append({"identity": args.identity, "chains": list(args.chains)})
         if fail:
             raise ServiceError("the chain is unreachable")
         owner = owner_of(wallet.vault, args.identity)
+        assert owner is not None
         return {"owner": owner, "accounts": [{"chain": c, "address": SMART, "deployed": deployed}
                                              for c in args.chains]}
-    return {"embedded.smart_accounts": Service(SmartAccountsArgs, run)}, asked
+    return {SMART_ACCOUNTS: serve(SMART_ACCOUNTS, run)}, asked
 
 
 def _world(wallet: EmbeddedWallet, smtp: LocalSmtpServer, *smart: str, **stand_in: Any) -> tuple[EmailWorld, list[Any]]:

@@ -74,7 +74,7 @@ def _ask(world: EmailWorld, request_id: str, params: Any) -> dict[str, Any]:
 
 
 def _reads(world: EmailWorld) -> list[Call]:
-    return [c for c in world.h.log if isinstance(c, Call) and c.service == "balances"
+    return [c for c in world.h.log if isinstance(c, Call) and c.service.name == "balances"
             and c.reply.__name__ == "AssetBalancesFetched"]
 
 
@@ -168,7 +168,7 @@ def test_a_failed_chain_read_answers_an_error_and_leaves_nothing_waiting(world: 
     address = world.sign_in("dee@example.com")
     assert world.h.intent("host", "rpc", {"id": "x1", "method": "wallet_getAssets",
                                           "params": [{"account": address}]}) == "ok"
-    first, second = [c for c in world.h.cmds if isinstance(c, Call) and c.service == "balances"
+    first, second = [c for c in world.h.cmds if isinstance(c, Call) and c.service.name == "balances"
                      and c.reply.__name__ == "AssetBalancesFetched"]
     world.h.cmds.clear()
     world.h.settle(first, {"native": "5", "tokens": {}})

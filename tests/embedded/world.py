@@ -24,7 +24,7 @@ from modalcore.embedded.service import EmbeddedWallet, check_code, embedded_serv
 from modalcore.enginetest import Harness
 from modalcore.runtime.clock import FakeClock
 from modalcore.rules.embedded import AUTH_CONNECTOR_ID
-from modalcore.runtime.services import ServiceContext
+from modalcore.core.services import ServiceContext, ServiceTable
 from modalcore.slices.connecting import wallet_request
 from modalcore.slices.embedded import CodeCheckResult, EmailCodeChecked
 from modalcore.slices.model import Model, Step
@@ -73,7 +73,7 @@ class EmailWorld:
     """One visitor's session (a Harness on a fake clock) against the shared embedded wallet."""
 
     def __init__(self, wallet: EmbeddedWallet, smtp: LocalSmtpServer, *, now: int = START_MS,
-                 services: dict[str, Any] | None = None, config: Any = None, **build: Any) -> None:
+                 services: ServiceTable | None = None, config: Any = None, **build: Any) -> None:
         self.wallet = wallet
         self.smtp = smtp
         self.config = config
@@ -104,9 +104,9 @@ class EmailWorld:
             return await self.services[call.service](ctx, **call.args)
 
         try:
-            return CallSettled(call.purpose, True, self.loop.run_until_complete(go()), context=call.context)
+            return CallSettled(call.to, True, self.loop.run_until_complete(go()), context=call.context)
         except Exception as error:  # what the runtime's registry does with a ServiceError
-            return CallSettled(call.purpose, False, None, error=str(error), context=call.context)
+            return CallSettled(call.to, False, None, error=str(error), context=call.context)
 
     def submit_email(self, email: str) -> None:
         assert self.h.intent("connect/email", "change", {"value": email}) == "ok"

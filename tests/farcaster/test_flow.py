@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from modalcore.core.cmds import Failure
 from modalcore.chains.catalog import catalog
 from modalcore.slices.model import initial_model
 from modalcore.enginetest import Harness
@@ -76,7 +77,7 @@ def test_a_phone_is_told_to_continue_in_farcaster_the_frame_holds_the_link() -> 
 def test_the_frame_cannot_open_a_channel_that_failed_or_once_connected() -> None:
     h = _harness()
     h.press("connect/social/farcaster")
-    h.deliver(FarcasterChannelOpened(key="1", ok=False, error="unreachable"))
+    h.deliver(FarcasterChannelOpened(key="1", failure=Failure("upstream", "unreachable")))
     assert h.node("farcaster/status").p["text"] == "Farcaster could not be reached"
     assert awaiting_frame(h.model) is None and h.find("farcaster/frame") is None
     h.press("farcaster/retry")

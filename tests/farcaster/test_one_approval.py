@@ -26,7 +26,7 @@ from modalcore.enginetest import Harness
 from modalcore.farcaster.one_approval import SignInBinding
 from modalcore.farcaster.service import FarcasterSignIns, farcaster_services
 from modalcore.runtime.clock import FakeClock
-from modalcore.runtime.services import ServiceContext, ServiceError
+from modalcore.core.services import ServiceContext, ServiceError
 from modalcore.flows.farcaster import awaiting_frame
 from modalcore.flows.farcaster_siwx import binding
 from modalcore.siwx.message import SiwxMessage, iso_from_ms
@@ -113,7 +113,7 @@ class Engine:
         await self.run()
 
     def services_asked(self) -> list[str]:
-        return [c.service for c in self.asked]
+        return [c.service.name for c in self.asked]
 
 
 async def _to_connecting(h: Harness, engine: Engine) -> str:
@@ -143,7 +143,7 @@ async def test_with_sign_in_required_one_farcaster_approval_ends_signed_in(tmp_p
     message = SiwxMessage.parse(stored.message)
     assert (message.domain, message.uri, message.account_address) == (DOMAIN, URI, address)
     assert message.statement is None and message.resources is None
-    channel_nonce = [c for c in engine.asked if c.service == "farcaster.status"][0].args["nonce"]
+    channel_nonce = [c for c in engine.asked if c.service.name == "farcaster.status"][0].args["nonce"]
     assert message.nonce == channel_nonce and message.issued_at_ms == h.now  # the approved channel's, now
     [result] = independent_check("siwe-py", [{"text": stored.message, "signature": stored.signature,
                                                "domain": DOMAIN, "nonce": channel_nonce,

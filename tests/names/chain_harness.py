@@ -16,12 +16,13 @@ from eth_account.messages import encode_defunct
 from modalcore.chains.catalog import Network, catalog
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.rules.names import AUTH_CONNECTOR_ID
-from modalcore.runtime.services import AnyService
+from modalcore.core.services import AnyService
 from modalcore.services.name_registry import NameRegistry
 from modalcore.services.names import name_services
 from modalcore.slices.model import initial_model
 from modalcore.slices.options import parse_options
 from modalcore.wire.frames import AnnouncedWallet, Env
+from modalcore.core.services import ServiceTable
 
 from ..chain_services import RealChainHarness, dev_tokens
 
@@ -71,7 +72,7 @@ class ChainHarness(RealChainHarness):
                               [AnnouncedWallet.model_validate(w) for w in wallets], dev_networks(info))
         super().__init__(info.rpc_urls, address, model, now=int(time.time() * 1000), wallets=wallets, **kwargs)
 
-    def extra_services(self, http: httpx.AsyncClient) -> dict[str, AnyService]:
+    def extra_services(self, http: httpx.AsyncClient) -> ServiceTable:
         return name_services(http, self.registry)
 
     def held(self, method: str) -> bool:

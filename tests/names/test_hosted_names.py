@@ -34,7 +34,7 @@ async def run(answers: dict[str, tuple[int, Any]], service: str, **args: Any) ->
     box: list[httpx.AsyncClient] = []
     table = services(answers, seen, box)
     try:
-        result = await table[service](**args)
+        result = await next(s for ref, s in table.items() if ref.name == service)(**args)
     finally:
         await box[0].aclose()
     return seen, result

@@ -77,7 +77,7 @@ def _registering(world: NamesWorld) -> str:
 
 
 def _signs(world: NamesWorld) -> list[Call]:
-    return [c for c in world.h.cmds if isinstance(c, Call) and c.service == "embedded.sign"]
+    return [c for c in world.h.cmds if isinstance(c, Call) and c.service.name == "embedded.sign"]
 
 
 def test_an_embedded_user_approves_the_registration_and_the_registry_stores_the_name(
@@ -96,7 +96,7 @@ def test_an_embedded_user_approves_the_registration_and_the_registry_stores_the_
     assert "satoshi.reown.id" in message
     world.h.deliver(ApprovalDecided(request.eid, approve=True))
     settled = world.run_calls()  # embedded.sign: the engine-held key signs
-    signature = next(s.result["result"] for s in settled if s.purpose.startswith("EmbeddedSigned"))
+    signature = next(s.result["result"] for s in settled if s.to.reply.__name__ == "EmbeddedSigned")
     assert Account.recover_message(encode_defunct(text=message), signature=signature) == address
     world.settle_all()  # register_name: the registry verifies and stores
     assert registry.address_of("satoshi.reown.id") == address

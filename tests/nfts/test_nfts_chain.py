@@ -95,7 +95,7 @@ def _run_nfts_call(driver: Harness) -> None:
         async with httpx.AsyncClient() as http:
             return await fetch_nfts(http, **call.args)
 
-    driver.deliver(CallSettled(call.purpose, True, asyncio.run(run()), "", dict(call.context)))
+    driver.deliver(CallSettled(call.to, True, asyncio.run(run()), "", dict(call.context)))
 
 
 def _labels(driver: Harness) -> list[str]:

@@ -14,6 +14,7 @@ import httpx
 from modalcore import samples
 from modalcore.services.blockchain_api import BlockchainApi
 from modalcore.services.table import default_services
+from modalcore.services.handles import HISTORY
 
 from ..swap.harness import connected
 
@@ -35,7 +36,7 @@ def _hosted(answers: dict[str, Any]) -> tuple[list[httpx.Request], httpx.AsyncCl
 
 async def _history(http: httpx.AsyncClient, **args: Any) -> Any:
     services = default_services(http, BlockchainApi(http, "https://rpc.example", "proj1"))
-    return await services["history"](rpc_url="http://node", address=ACCOUNT, chain="eip155:31337",
+    return await services[HISTORY](rpc_url="http://node", address=ACCOUNT, chain="eip155:31337",
                                      limit=10, native_name="Ether", native_symbol="ETH",
                                      native_decimals=18, **args)
 

@@ -10,11 +10,12 @@ import httpx
 import pytest
 
 from modalcore.chains.catalog import SOLANA_MAINNET, catalog
-from modalcore.runtime.services import ServiceError
+from modalcore.core.services import ServiceError
 from modalcore.services.blockchain_api import BlockchainApiError
 from modalcore.services.onramp.api import OnrampApi
 from modalcore.services.onramp.defaults import PAYMENT_CURRENCIES, estimate
 from modalcore.services.onramp.service import NO_PROVIDER, onramp_services
+from modalcore.services.handles import ONRAMP_OPTIONS, ONRAMP_QUOTE, ONRAMP_URL
 
 from ..hosted_http import SDK_PARAMS, recording_http
 
@@ -65,7 +66,7 @@ async def test_an_answer_without_an_https_url_is_refused() -> None:
 async def test_options_failure_falls_back_to_the_built_in_defaults() -> None:
     purchase = [{"id": "ETH", "name": "Ether"}]
     async with recording_http({}, status=500) as (seen, http):
-        options = await onramp_services(None, api(http))["onramp_options"](network="eip155:1", purchase=purchase)
+        options = await onramp_services(None, api(http))[ONRAMP_OPTIONS](network="eip155:1", purchase=purchase)
     assert len(seen) == 1
     assert options == {"paymentCurrencies": PAYMENT_CURRENCIES, "purchaseCurrencies": purchase}
     limits = {m["id"]: (m["min"], m["max"]) for m in PAYMENT_CURRENCIES[0]["payment_method_limits"]}  # type: ignore[index]
@@ -75,7 +76,7 @@ async def test_options_failure_falls_back_to_the_built_in_defaults() -> None:
 
 async def test_quote_failure_gives_an_estimate_labelled_as_one() -> None:
     async with recording_http({}, status=500) as (_, http):
-        quote = await onramp_services(None, api(http))["onramp_quote"](
+        quote = await onramp_services(None, api(http))[ONRAMP_QUOTE](
             network="eip155:1", purchase_currency="ETH", payment_currency="USD", amount="100", price="2500")
     assert quote == {**estimate(Decimal(100), Decimal(2500)), "estimate": True}
     assert quote["fees"] == "2.00" and quote["purchaseAmount"] == "0.0392"  # the highest fee, 2 %
@@ -83,7 +84,7 @@ async def test_quote_failure_gives_an_estimate_labelled_as_one() -> None:
 
 async def test_without_a_provider_no_url_is_made() -> None:
     with pytest.raises(ServiceError, match=NO_PROVIDER):
-        await onramp_services(None, None)["onramp_url"](network="eip155:1", address="0xabc",
+        await onramp_services(None, None)[ONRAMP_URL](network="eip155:1", address="0xabc",
                                                         purchase_currency="ETH", payment_currency="USD", amount="100")
 
 
@@ -92,7 +93,7 @@ async def test_a_solana_destination_goes_to_the_hosted_url_request_on_the_provid
     (not the display name "Solana")."""
     address = "SuJsQsCbtNtogXTXfXKnuqSeyde72ryvUz3JhqPKRKg"
     async with recording_http({"url": "https://meld.example/buy?x=1"}) as (seen, http):
-        answer = await onramp_services(None, api(http))["onramp_url"](
+        answer = await onramp_services(None, api(http))[ONRAMP_URL](
             network=SOLANA_MAINNET, address=address, purchase_currency="SOL", payment_currency="USD", amount="100")
     assert answer == {"url": "https://meld.example/buy?x=1"}
     (request,) = seen
@@ -114,7 +115,7 @@ async def test_the_onramp_url_request_names_the_providers_network_id_not_the_dis
         network: str, provider_id: str) -> None:
     address = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
     async with recording_http({"url": "https://pay.coinbase.com/buy?x=1"}) as (seen, http):
-        await onramp_services(None, api(http))["onramp_url"](
+        await onramp_services(None, api(http))[ONRAMP_URL](
             network=network, address=address, purchase_currency="USDC", payment_currency="EUR", amount="250")
     (request,) = seen
     assert (request.method, request.url.path, dict(request.url.params)) == (
@@ -130,7 +131,7 @@ async def test_the_onramp_url_request_names_the_providers_network_id_not_the_dis
 @pytest.mark.parametrize(("network", "provider_id"), PROVIDER_IDS[:3] + [(SOLANA_MAINNET, "solana")])
 async def test_the_quote_request_names_the_providers_network_id(network: str, provider_id: str) -> None:
     async with recording_http({"fees": "1", "subtotal": "99", "total": "100", "purchaseAmount": "1"}) as (seen, http):
-        await onramp_services(None, api(http))["onramp_quote"](
+        await onramp_services(None, api(http))[ONRAMP_QUOTE](
             network=network, purchase_currency="USDC", payment_currency="USD", amount="100", price="1")
     (request,) = seen
     assert json.loads(request.content)["network"] == provider_id

@@ -13,6 +13,7 @@ from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.services.onramp.provider import OnrampRefused
 from modalcore_dev.onramp import LocalOnramp
 from modalcore.services.table import default_services
+from modalcore.services.handles import HISTORY
 
 pytestmark = pytest.mark.chain
 USER = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"
@@ -73,7 +74,7 @@ async def test_activity_names_a_local_purchase_by_its_transfer_hash(devchain: Ch
         with devchain.rpc(31337) as rpc:  # the same treasury sends outside the onramp
             other = rpc.call("eth_sendTransaction", [{"from": "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65",
                                                        "to": USER, "value": hex(10**15)}])
-        page = await default_services(http, local_onramp=local)["history"](
+        page = await default_services(http, local_onramp=local)[HISTORY](
             rpc_url=devchain.rpc_urls[31337], address=USER, chain="eip155:31337", cursor=None,
             limit=10, native_name="Ether", native_symbol="ETH", native_decimals=18)
     by_id = {tx["id"]: tx for tx in page["data"]}

@@ -35,7 +35,7 @@ def provider(url: str) -> LocalOnramp:
 
 def run(local: LocalOnramp, service: str, args: dict[str, Any]) -> Any:
     async def go() -> Any:
-        return await onramp_services(local, None)[service](**args)
+        return await next(s for ref, s in onramp_services(local, None).items() if ref.name == service)(**args)
     return asyncio.run(go())
 
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from modalcore.core.cmds import Call, CancelEffect, Effect, Reply, Track
+from modalcore.core.cmds import Call, CancelEffect, Effect, Reply, ServiceRef, Track
+from modalcore.core.services import NoArgs
 from modalcore.slices.model import Model, Step
 from modalcore.core.msg import Msg
 from modalcore.engine.session import Session
@@ -63,7 +64,7 @@ def _show(model: Model, msg: RtShowedSnack, now: int) -> Step:
 
 
 def _ask(model: Model, msg: RtAskedService, now: int) -> Step:
-    return model, [Call(msg.service, msg.args, RtServiceAnswered, msg.key, context={"n": "1"})]
+    return model, [Call(ServiceRef(msg.service, NoArgs, object), msg.args, RtServiceAnswered, msg.key, context={"n": "1"})]
 
 
 def _effect(model: Model, msg: RtAskedEffect, now: int) -> Step:

@@ -14,6 +14,7 @@ import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from modalcore.engine.named import purpose
 from modalcore.core.msg import Msg
 from modalcore.engine.persist import load_bytes, session_to_bytes
 from modalcore.runtime.clock import FakeClock
@@ -56,7 +57,7 @@ async def test_rule_an_effect_leaves_only_after_its_state_is_saved(
     saved = await store.load(rig.session.id, rig.clock.now_ms())
     assert saved is not None
     session, timers = load_bytes(saved)
-    assert session.effects == {"e1": "AddressCopyAnswered|copy"}
+    assert {eid: purpose(to) for eid, to in session.effects.items()} == {"e1": "AddressCopyAnswered|copy"}
     assert [t.key for t in timers] == ["effect:e1"]  # the time-out is saved with it
 
 

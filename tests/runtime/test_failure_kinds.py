@@ -10,12 +10,14 @@ from typing import Any
 import httpx
 import pytest
 
-from modalcore.core.cmds import Call, CallSettled, FailureKind, Reply
-from modalcore.core.msg import MessageTypes, msg_from_data, msg_to_data
-from modalcore.engine.replies import typed
+from modalcore.core.cmds import Call, CallSettled, Failure, FailureKind, Reply, ReplyTo, ServiceRef
+from modalcore.core.msg import MessageTypes
+from modalcore.engine.named import UnknownReply, from_data, to_data
+from modalcore.engine.replies import INVALID_RESULT, typed
 from modalcore.enginetest import build_model
 from modalcore.runtime.clock import FakeClock
-from modalcore.runtime.services import NoArgs, Service, ServiceContext, ServiceError, default_services
+from modalcore.core.services import NoArgs, Service, ServiceContext, ServiceError
+from modalcore.runtime.services import default_services
 from modalcore.services.jsonrpc import RpcCallError
 from modalcore.services.swap.types import INSUFFICIENT_LIQUIDITY
 from modalcore.slices.swap_form import form_key, with_swap
@@ -51,30 +53,32 @@ async def test_the_registry_names_the_kind_of_each_failure(make: Any, kind: Fail
     async def run(ctx: ServiceContext | None, args: NoArgs) -> Any:
         return await make()
 
-    registry.register("s", Service(NoArgs, run), timeout_s=0.05)
-    settled = await registry.call(Call("s", {}, Answered, "p"), CTX)
+    registry.register(ServiceRef("s", NoArgs, object), Service(NoArgs, run), timeout_s=0.05)
+    settled = await registry.call(Call(ServiceRef("s", NoArgs, object), {}, Answered, "p"), CTX)
     assert (settled.ok, settled.failure) == (False, kind)
 
 
 async def test_a_call_the_registry_cannot_make_is_invalid() -> None:
     registry = default_services()
-    assert (await registry.call(Call("nope", {}, Answered, "p"), CTX)).failure == "invalid"
-    assert (await registry.call(Call("clock", {"bad": 1}, Answered, "p"), CTX)).failure == "invalid"
+    assert (await registry.call(Call(ServiceRef("nope", NoArgs, object), {}, Answered, "p"), CTX)).failure == "invalid"
+    assert (await registry.call(Call(ServiceRef("clock", NoArgs, object), {"bad": 1}, Answered, "p"), CTX)).failure == "invalid"
 
 
 def test_the_typed_reply_keeps_the_kind_and_a_recording_without_one_reads_as_unknown() -> None:
-    settled = CallSettled("Answered|p", False, error="no", failure="rejected")
-    envelopes = MessageTypes.of([CallSettled])
-    assert msg_from_data(msg_to_data(settled), envelopes) == settled
+    settled = CallSettled(ReplyTo(Answered, "p"), False, error="no", failure="rejected")
     types = MessageTypes.of([Answered])
-    assert typed(settled, types) == Answered(key="p", ok=False, error="no", failure="rejected")
-    older = msg_to_data(settled)
+    assert to_data(settled)["data"]["purpose"] == "Answered|p"  # the name a recording stores
+    assert from_data(to_data(settled), types) == settled
+    assert typed(settled) == Answered(key="p", failure=Failure("rejected", "no"))
+    older = to_data(settled)
     del older["data"]["failure"]
-    recorded = msg_from_data(older, envelopes)
+    recorded = from_data(older, types)
     assert isinstance(recorded, CallSettled) and recorded.failure is None
-    assert typed(recorded, types) == Answered(key="p", ok=False, error="no", failure="unknown")
-    invalid = typed(CallSettled("Answered|p", True, result="not a number"), types)
-    assert isinstance(invalid, Answered) and (invalid.ok, invalid.failure) == (False, "invalid")
+    assert typed(recorded) == Answered(key="p", failure=Failure("unknown", "no"))
+    invalid = typed(CallSettled(ReplyTo(Answered, "p"), True, result="not a number"))
+    assert isinstance(invalid, Answered) and (invalid.ok, invalid.failure) == (False, Failure("invalid", INVALID_RESULT))
+    # a name this engine does not know reads as a reply no slice handles
+    assert from_data(older, MessageTypes.of([])) == CallSettled(ReplyTo(UnknownReply, "p"), False, error="no")
 
 
 @pytest.mark.parametrize(("error", "kind", "shown"), [
@@ -87,6 +91,6 @@ def test_a_quote_shows_insufficient_liquidity_when_the_market_said_no(error: str
     model = build_model()
     key = form_key(model)
     model = with_swap(model, quoting=key)
-    model, _ = on_quoted(model, SwapQuoted(key=key, ok=False, error=error, failure=kind), 0)
+    model, _ = on_quoted(model, SwapQuoted(key=key, failure=Failure(kind, error)), 0)
     assert model.swap.quote_error == shown
 

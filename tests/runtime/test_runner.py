@@ -7,16 +7,19 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from modalcore.engine.named import purpose
 from modalcore.core.msg import Msg
 from modalcore.engine.persist import PendingTimer, load_bytes
 from modalcore.engine.session import Session
 from modalcore.runtime.analytics import MemorySink
 from modalcore.runtime.clock import FakeClock
 from modalcore.runtime.runner import RunnerDeps, SessionRunner
-from modalcore.runtime.services import Service, ServiceContext, default_services
+from modalcore.core.services import Service, ServiceContext
+from modalcore.runtime.services import default_services
 from modalcore.slices.snack import SnackReshowDue
 from modalcore_testing import RunnerRig
 from modalcore.wire.frames import Ack, EffectResult
+from modalcore.core.cmds import ServiceRef
 
 Factory = Callable[..., Msg]
 IntentFactory = Callable[..., Any]
@@ -77,7 +80,7 @@ async def test_calls_settle_back_into_the_session(rig: RunnerRig, ask_service: F
     async def echo(ctx: ServiceContext | None, args: EchoArgs) -> dict[str, object]:
         return {"args": args.model_dump(), "session": ctx.session_id if ctx else ""}
 
-    rig.services.register("echo", Service(EchoArgs, echo))
+    rig.services.register(ServiceRef("echo", EchoArgs, object), Service(EchoArgs, echo))
     rig.runner.deliver(ask_service("echo", {"a": 1}, "test-echo"))
     rig.runner.deliver(ask_service("missing", {}, "test-missing"))
     await rig.runner.settled()
@@ -104,7 +107,7 @@ async def test_effect_times_out_on_the_fake_clock(rig: RunnerRig, ask_effect: Fa
     await rig.deliver(ask_effect("e1", 5000))
     effect = rig.outlet.take()[0]
     assert (effect["t"], effect["eid"], effect["timeout"]) == ("effect", "e1", 5000)
-    assert rig.session.effects == {"e1": "AddressCopyAnswered|copy"}
+    assert {eid: purpose(to) for eid, to in rig.session.effects.items()} == {"e1": "AddressCopyAnswered|copy"}
     await rig.advance(5000)
     assert rig.session.effects == {}
     timeouts = [e for e in rig.recorded() if e["k"] == "msg" and e["msg"]["type"] == "EffectSettled"]

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-from modalcore.core.cmds import Call, Reply
+from modalcore.core.cmds import Call, Reply, ReplyTo, ServiceRef
 from modalcore.runtime.clock import FakeClock
-from modalcore.runtime.services import NoArgs, Service, ServiceContext, ServiceError, default_services
+from modalcore.core.services import NoArgs, Service, ServiceContext, ServiceError
+from modalcore.runtime.services import default_services
 from modalcore.services.jsonrpc import RpcCallError, batch
 
 @dataclass(frozen=True)
@@ -25,13 +26,13 @@ CTX = ServiceContext("s1", "test", FakeClock(start_ms=42))
 
 
 async def test_clock_service() -> None:
-    settled = await default_services().call(Call("clock", {}, Clocked, "now", {"x": "1"}), CTX)
-    assert (settled.ok, settled.result, settled.purpose, settled.context) == (True, 42, "Clocked|now", {"x": "1"})
+    settled = await default_services().call(Call(ServiceRef("clock", NoArgs, object), {}, Clocked, "now", {"x": "1"}), CTX)
+    assert (settled.ok, settled.result, settled.to, settled.context) == (True, 42, ReplyTo(Clocked, "now"), {"x": "1"})
 
 
 async def test_unknown_service() -> None:
-    settled = await default_services().call(Call("nope", {}, Clocked, "p"), CTX)
-    assert (settled.ok, settled.error, settled.purpose) == (False, "unknown service", "Clocked|p")
+    settled = await default_services().call(Call(ServiceRef("nope", NoArgs, object), {}, Clocked, "p"), CTX)
+    assert (settled.ok, settled.error, settled.to) == (False, "unknown service", ReplyTo(Clocked, "p"))
 
 
 async def test_service_failures_become_errors() -> None:
@@ -46,16 +47,16 @@ async def test_service_failures_become_errors() -> None:
     async def slow(ctx: ServiceContext | None, args: NoArgs) -> Any:
         await asyncio.sleep(10)
 
-    registry.register("boom", Service(NoArgs, boom))
-    registry.register("bug", Service(NoArgs, bug))
-    registry.register("slow", Service(NoArgs, slow), timeout_s=0.01)
-    assert (await registry.call(Call("boom", {}, Clocked, "p"), CTX)).error == "No ActiveCaipAddress found"
-    assert not (await registry.call(Call("bug", {}, Clocked, "p"), CTX)).ok
-    assert (await registry.call(Call("slow", {}, Clocked, "p"), CTX)).error == "timeout"
+    registry.register(ServiceRef("boom", NoArgs, object), Service(NoArgs, boom))
+    registry.register(ServiceRef("bug", NoArgs, object), Service(NoArgs, bug))
+    registry.register(ServiceRef("slow", NoArgs, object), Service(NoArgs, slow), timeout_s=0.01)
+    assert (await registry.call(Call(ServiceRef("boom", NoArgs, object), {}, Clocked, "p"), CTX)).error == "No ActiveCaipAddress found"
+    assert not (await registry.call(Call(ServiceRef("bug", NoArgs, object), {}, Clocked, "p"), CTX)).ok
+    assert (await registry.call(Call(ServiceRef("slow", NoArgs, object), {}, Clocked, "p"), CTX)).error == "timeout"
     # wrong keyword arguments are a failure, not a crash
-    assert not (await registry.call(Call("clock", {"bad": 1}, Clocked, "p"), CTX)).ok
+    assert not (await registry.call(Call(ServiceRef("clock", NoArgs, object), {"bad": 1}, Clocked, "p"), CTX)).ok
     with pytest.raises(ValueError):
-        registry.register("clock", Service(NoArgs, slow))
+        registry.register(ServiceRef("clock", NoArgs, object), Service(NoArgs, slow))
     assert registry.names() == ["boom", "bug", "clock", "slow"]
 
 
@@ -77,19 +78,19 @@ async def test_an_unreachable_upstream_fails_the_call_without_a_traceback(
     async def bug(ctx: ServiceContext | None, args: NoArgs) -> Any:
         raise KeyError("x")
 
-    registry.register("dead", Service(NoArgs, dead_rpc))
-    registry.register("refusing", Service(NoArgs, refusing_rpc))
-    registry.register("bug", Service(NoArgs, bug))
+    registry.register(ServiceRef("dead", NoArgs, object), Service(NoArgs, dead_rpc))
+    registry.register(ServiceRef("refusing", NoArgs, object), Service(NoArgs, refusing_rpc))
+    registry.register(ServiceRef("bug", NoArgs, object), Service(NoArgs, bug))
     with caplog.at_level(logging.WARNING, logger="modalcore.runtime.services"):
-        dead = await registry.call(Call("dead", {}, Clocked, "p"), CTX)
-        refusing = await registry.call(Call("refusing", {}, Clocked, "p"), CTX)
+        dead = await registry.call(Call(ServiceRef("dead", NoArgs, object), {}, Clocked, "p"), CTX)
+        refusing = await registry.call(Call(ServiceRef("refusing", NoArgs, object), {}, Clocked, "p"), CTX)
     assert (dead.ok, refusing.ok) == (False, False)
     assert refusing.error == "-32000: header not found"
     assert [r.exc_info for r in caplog.records] == [None, None]
     assert "ConnectError" in caplog.records[0].getMessage()
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="modalcore.runtime.services"):
-        assert not (await registry.call(Call("bug", {}, Clocked, "p"), CTX)).ok
+        assert not (await registry.call(Call(ServiceRef("bug", NoArgs, object), {}, Clocked, "p"), CTX)).ok
     assert caplog.records[0].exc_info is not None
 
 
@@ -109,13 +110,29 @@ async def test_arguments_validate_into_the_service_model_before_it_runs(
         return args.n
 
     registry = default_services()
-    registry.register("count", Service(CountArgs, count))
-    ok = await registry.call(Call("count", {"n": 3}, Clocked, "p"), CTX)
+    registry.register(ServiceRef("count", CountArgs, object), Service(CountArgs, count))
+    ok = await registry.call(Call(ServiceRef("count", NoArgs, object), {"n": 3}, Clocked, "p"), CTX)
     with caplog.at_level(logging.WARNING, logger="modalcore.runtime.services"):
-        wrong_type = await registry.call(Call("count", {"n": "three"}, Clocked, "p"), CTX)
-        extra = await registry.call(Call("count", {"n": 1, "m": 2}, Clocked, "p"), CTX)
+        wrong_type = await registry.call(Call(ServiceRef("count", NoArgs, object), {"n": "three"}, Clocked, "p"), CTX)
+        extra = await registry.call(Call(ServiceRef("count", NoArgs, object), {"n": 1, "m": 2}, Clocked, "p"), CTX)
     assert (ok.ok, ok.result) == (True, 3)
     assert (wrong_type.ok, wrong_type.error, extra.ok, extra.error) == (False, "invalid arguments", False, "invalid arguments")
     assert ran == [3]
     assert [r.exc_info for r in caplog.records] == [None, None]
     assert await Service(CountArgs, count)(CTX, n=4) == 4  # called directly, the same validation
+
+
+def test_an_implementation_must_take_the_arguments_its_handle_names() -> None:
+    """Issue 30: a call names its service by a typed handle; the implementation registered under
+    it validates the call's arguments with the handle's model, or it is refused at start-up."""
+
+    class OtherArgs(BaseModel):
+        n: int
+
+    async def run(ctx: ServiceContext | None, args: OtherArgs) -> int:
+        return args.n
+
+    registry = default_services()
+    with pytest.raises(TypeError):
+        registry.register(ServiceRef("count", NoArgs, int), Service(OtherArgs, run))  # type: ignore[misc]
+    assert "count" not in registry.names()

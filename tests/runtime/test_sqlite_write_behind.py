@@ -16,6 +16,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
+from modalcore.engine.named import purpose
 from modalcore.core.msg import Msg
 from modalcore.engine.persist import load_bytes
 from modalcore.store.base import StoredEvent
@@ -140,7 +141,7 @@ async def test_rule_an_effect_leaves_only_after_its_state_is_committed(
     committed = seen_on_disk[0]
     assert committed is not None
     session, timers = load_bytes(committed)
-    assert session.effects == {"e1": "AddressCopyAnswered|copy"}
+    assert {eid: purpose(to) for eid, to in session.effects.items()} == {"e1": "AddressCopyAnswered|copy"}
     assert [t.key for t in timers] == ["effect:e1"]
     await store.close()
 

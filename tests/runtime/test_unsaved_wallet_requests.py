@@ -18,12 +18,13 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from modalcore.core.cmds import Call, Effect, EffectReply, Reply
+from modalcore.core.cmds import Call, Effect, EffectReply, Reply, ServiceRef
 from modalcore.core.msg import Msg
 from modalcore.core.shape import Slice, Table
 from modalcore.engine.update import FLOWS, SLICES
-from modalcore.rules.wallet_requests import EMBEDDED_SIGN_SERVICE, NOT_SAVED
-from modalcore.runtime.services import Service, ServiceContext
+from modalcore.rules.wallet_requests import NOT_SAVED
+from modalcore.services.handles import EMBEDDED_SIGN
+from modalcore.core.services import Service, ServiceContext
 from modalcore.slices import snack
 from modalcore.slices.model import Model, Step
 from modalcore.store.sqlite import SqliteStore
@@ -63,7 +64,7 @@ def _wallet_answered(model: Model, msg: UwWalletAnswered, now: int) -> Step:
 
 
 def _ask_signer(model: Model, msg: UwAskedSigner, now: int) -> Step:
-    return model, [Call(EMBEDDED_SIGN_SERVICE, {"what": "tx"}, UwSignerAnswered, msg.key)]
+    return model, [Call(EMBEDDED_SIGN, {"what": "tx"}, UwSignerAnswered, msg.key)]
 
 
 def _signer_answered(model: Model, msg: UwSignerAnswered, now: int) -> Step:
@@ -104,7 +105,8 @@ async def rig() -> AsyncIterator[tuple[RunnerRig, DownStore, list[str], FakeWall
             signed.append(args.what)
             return {"ok": True}
 
-        started.services.register(EMBEDDED_SIGN_SERVICE, Service(SignArgs, sign))
+        # a stand-in signer under the embedded wallet's handle (its name), with its own arguments
+        started.services.register(ServiceRef(EMBEDDED_SIGN.name, SignArgs, dict), Service(SignArgs, sign))
         walletconnect = FakeWalletConnect()
         started.runner.deps.walletconnect = walletconnect
         started.outlet.take()

@@ -202,14 +202,14 @@ def test_an_answer_for_another_account_or_page_is_ignored(driver: Harness) -> No
     call = driver.calls("history")[-1]
     driver.deliver(replace(_settled(call, [tx("0x1", iso(2025, 3, 1))]), context={"cursor": "other"}))
     assert driver.model.history.loading is True
-    driver.deliver(replace(_settled(call, [tx("0x1", iso(2025, 3, 1))]), purpose="history|eip155:31337:0xdead"))
+    driver.deliver(replace(_settled(call, [tx("0x1", iso(2025, 3, 1))]), to=replace(call.to, key="eip155:31337:0xdead")))
     assert driver.model.history.transactions == ()
 
 
 def _settled(call: Any, data: list[dict[str, Any]]) -> Any:
     from modalcore.core.cmds import CallSettled
 
-    return CallSettled(call.purpose, True, {"data": data, "next": None}, "", dict(call.context))
+    return CallSettled(call.to, True, {"data": data, "next": None}, "", dict(call.context))
 
 
 def test_selecting_the_tab_again_soon_keeps_the_list(driver: Harness) -> None:

@@ -26,6 +26,7 @@ from modalcore.services.transfer import (
     transfer_accepted,
     transfer_interface,
 )
+from modalcore.services.handles import HISTORY
 
 USDT_CONTRACTS = [  # SPEC §7: seven listed USDT contracts use a different transfer interface
     "0xdac17f958d2ee523a2206206994597c13d831ec7",
@@ -117,7 +118,7 @@ async def test_a_token_fee_estimate_also_simulates_the_transfer() -> None:
 
 async def test_the_services_table_names_history_and_estimate_fee() -> None:
     async with httpx.AsyncClient() as http:
-        assert {"balances", "history", "estimate_fee"} <= set(default_services(http))
+        assert {"balances", "history", "estimate_fee"} <= {ref.name for ref in default_services(http)}
 
 
 def test_the_seven_usdt_contracts_come_from_the_data_list() -> None:
@@ -162,7 +163,7 @@ async def test_with_a_hosted_api_the_history_service_uses_its_call() -> None:
     seen, http = _recording({"data": [], "next": None})
     async with http:
         services = default_services(http, BlockchainApi(http, "https://rpc.example", "proj1"))
-        result = await services["history"](rpc_url="http://node", address="0xabc", chain="eip155:1",
+        result = await services[HISTORY](rpc_url="http://node", address="0xabc", chain="eip155:1",
                                            cursor=None, limit=10, native_name="Ether",
                                            native_symbol="ETH", native_decimals=18)
     assert result == {"data": [], "next": None}

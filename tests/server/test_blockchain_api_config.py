@@ -11,12 +11,14 @@ from eth_account import Account
 
 from modalcore.core.cmds import Call
 from modalcore.runtime.clock import FakeClock
-from modalcore.runtime.services import ServiceContext, ServiceRegistry
+from modalcore.core.services import ServiceContext
+from modalcore.runtime.services import ServiceRegistry
 from modalcore.server.app import blockchain_api
 from modalcore.server.config import parse_config
 from modalcore.services.wiring import register_engine_services
 from modalcore.siwx.store import SqliteSiwxStore
 from modalcore.slices.history import HistoryFetched
+from modalcore.services.handles import HISTORY
 
 from ..hosted_http import recording_http
 
@@ -37,7 +39,7 @@ async def test_a_configured_blockchain_api_serves_history_with_spec_parameters(t
         registry = _registry(tmp_path, http, {"blockchain_api": {"base_url": "https://api.example/",
                                                                  "project_id": "proj1"}})
         settled = await registry.call(
-            Call("history", {"address": ACCOUNT, "chain": "eip155:1", "cursor": "c1"}, HistoryFetched), CTX)
+            Call(HISTORY, {"address": ACCOUNT, "chain": "eip155:1", "cursor": "c1"}, HistoryFetched), CTX)
     assert settled.ok and settled.result == {"data": [], "next": "c2"}
     assert [str(r.url.copy_with(query=None)) for r in seen] == [
         f"https://api.example/v1/account/{ACCOUNT}/history"]
@@ -50,7 +52,7 @@ async def test_without_the_setting_nothing_hosted_is_asked(tmp_path: Path) -> No
         assert blockchain_api(parse_config({}, tmp_path), http) is None
         registry = _registry(tmp_path, http, {})
         settled = await registry.call(
-            Call("history", {"address": ACCOUNT, "chain": "eip155:1", "rpc_url": "http://127.0.0.1:9/"},
+            Call(HISTORY, {"address": ACCOUNT, "chain": "eip155:1", "rpc_url": "http://127.0.0.1:9/"},
                  HistoryFetched), CTX)
     # the engine's own indexer asked the network's RPC (unreachable here), not a hosted API
     assert not settled.ok

@@ -18,10 +18,12 @@ from eth_account.signers.local import LocalAccount
 
 from modalcore.runtime.clock import FakeClock
 from modalcore.siwx.message import SiwxMessage
-from modalcore.runtime.services import AnyService
+from modalcore.core.services import AnyService
 from modalcore.siwx.service import siwx_services
 from modalcore.siwx.store import SqliteSiwxStore
 from modalcore.siwx.tokens import load_or_create_key
+from modalcore.core.services import ServiceTable
+from modalcore.services.handles import SIWX_NONCE, SIWX_SESSIONS, SIWX_VERIFY
 
 
 # Hardhat's public dev keys (accounts #0 and #1 of the test mnemonic).
@@ -66,10 +68,10 @@ class Siwx:
     store: SqliteSiwxStore
     signer: LocalAccount
     clock: FakeClock
-    services: dict[str, AnyService] = field(default_factory=dict)
+    services: ServiceTable = field(default_factory=dict)
 
     async def nonce(self, session_key: str = SESSION) -> str:
-        result = await self.services["siwx.nonce"](session_key=session_key)
+        result = await self.services[SIWX_NONCE](session_key=session_key)
         return str(result["nonce"])
 
     async def verify(
@@ -79,13 +81,13 @@ class Siwx:
             "domain": DOMAIN, "uri": URI, "chain_id": CHAIN_ID, "address": ADDRESS_0,
         }
         args.update(expected)
-        result: dict[str, Any] = await self.services["siwx.verify"](
+        result: dict[str, Any] = await self.services[SIWX_VERIFY](
             message=text, signature=signature, session_key=session_key, **args
         )
         return result
 
     async def sessions(self, address: str = ADDRESS_0, **filters: Any) -> list[dict[str, Any]]:
-        result = await self.services["siwx.sessions"](address=address, **filters)
+        result = await self.services[SIWX_SESSIONS](address=address, **filters)
         return list(result["sessions"])
 
     async def sign_in(self, key: str = KEY_0, **overrides: Any) -> dict[str, Any]:

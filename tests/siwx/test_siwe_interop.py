@@ -108,7 +108,7 @@ def session_case(statement: str | None, resources: list[str]) -> Case:
     async def run_calls(http: httpx.AsyncClient) -> None:
         """Run every pending siwx.* call and deliver its result, until none is left."""
         services = siwx_services(store, http, Account.from_key("0x" + "11" * 32), clock=lambda: NOW_MS)
-        while calls := [c for c in driver.pending_calls() if c.service.startswith("siwx.")]:
+        while calls := [c for c in driver.pending_calls() if c.service.name.startswith("siwx.")]:
             for call in calls:
                 driver.settle(call, await services[call.service](**call.args))
 

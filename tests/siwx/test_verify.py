@@ -7,10 +7,11 @@ from typing import Any
 import pytest
 
 from modalcore.runtime.clock import FakeClock
-from modalcore.runtime.services import ServiceContext
+from modalcore.core.services import ServiceContext
 from modalcore.siwx.message import SiwxMessage
 from modalcore.siwx.tokens import verify_token
 from modalcore.siwx.verify import REASONS, SiwxVerifyError, personal_message_hash, recover_eoa, verify
+from modalcore.services.handles import SIWX_NONCE, SIWX_REVOKE, SIWX_SESSIONS, SIWX_VERIFY
 
 from .conftest import (
     ADDRESS_0,
@@ -246,14 +247,14 @@ async def test_services_accept_a_runtime_context(siwx: Siwx) -> None:
     def ctx() -> ServiceContext:
         return ServiceContext("s", "p", FakeClock(start_ms=NOW_MS + 5))
 
-    nonce = (await siwx.services["siwx.nonce"](ctx(), session_key=SESSION))["nonce"]
+    nonce = (await siwx.services[SIWX_NONCE](ctx(), session_key=SESSION))["nonce"]
     text = make_message(nonce).to_text()
-    result = await siwx.services["siwx.verify"](
+    result = await siwx.services[SIWX_VERIFY](
         ctx(), message=text, signature=sign(text), session_key=SESSION, domain=DOMAIN, uri=URI,
         chain_id=CHAIN_ID, address=ADDRESS_0, rpc_url=None,
     )
     assert result["ok"]
     assert verify_token(result["token"], siwx.signer.address, NOW_MS / 1000)["iat"] == (NOW_MS + 5) // 1000
-    revoked = await siwx.services["siwx.revoke"](ctx(), address=ADDRESS_0, domain=DOMAIN)
+    revoked = await siwx.services[SIWX_REVOKE](ctx(), address=ADDRESS_0, domain=DOMAIN)
     assert revoked == {"revoked": 1}
-    assert await siwx.services["siwx.sessions"](ctx(), address=ADDRESS_0) == {"sessions": []}
+    assert await siwx.services[SIWX_SESSIONS](ctx(), address=ADDRESS_0) == {"sessions": []}

@@ -15,6 +15,7 @@ from modalcore.rules.wallet_requests import NOT_SAVED, NOT_SAVED_CODE
 from modalcore.siwx.service import siwx_services
 from modalcore.siwx.store import SqliteSiwxStore
 from modalcore.siwx.tokens import verify_token
+from modalcore.services.handles import SIWX_REVOKE
 
 from ..connect.conftest import ADDRESS, dev_session
 
@@ -52,10 +53,10 @@ class SiwxWorld:
                 return
             self.done += len(calls)
             for call in calls:
-                if not call.service.startswith("siwx."):
+                if not call.service.name.startswith("siwx."):
                     continue
                 result = run(self.services[call.service](**call.args))
-                self.driver.deliver(CallSettled(call.purpose, True, result))
+                self.driver.deliver(CallSettled(call.to, True, result))
 
     def wallet_signs(self, key: str = KEY, tamper: bool = False) -> None:
         effect = self.driver.last_effect()
@@ -215,7 +216,7 @@ def test_a_revoked_session_asks_to_sign_again() -> None:
     first = SiwxWorld(store=store)
     first.connect()
     first.sign_in()
-    run(first.services["siwx.revoke"](address=ADDRESS, domain="localhost:1"))
+    run(first.services[SIWX_REVOKE](address=ADDRESS, domain="localhost:1"))
     second = SiwxWorld(store=store)
     second.connect()
     assert second.driver.model.router.view == "SIWXSignMessage"
@@ -235,8 +236,8 @@ def test_switching_to_an_account_without_a_session_asks_to_sign() -> None:
 def test_a_failing_session_lookup_reports_init_failure_and_disconnects() -> None:
     world = SiwxWorld()
     world.driver.connect_wallet()
-    call = [c for c in world.driver.log if isinstance(c, Call) and c.service == "siwx.sessions"][-1]
-    world.driver.deliver(CallSettled(call.purpose, False, None, "store down"))
+    call = [c for c in world.driver.log if isinstance(c, Call) and c.service.name == "siwx.sessions"][-1]
+    world.driver.deliver(CallSettled(call.to, False, None, "store down"))
     assert world.driver.model.snack.message == "A problem occurred while trying initialize authentication"
     world.driver.answer_last(None)
     assert world.driver.model.accounts.get("eip155").status == "disconnected"

@@ -14,7 +14,7 @@ from solders.transaction import Transaction
 
 from modalcore.chains.catalog import SOLANA_LOCAL, catalog
 from modalcore.enginetest import Harness
-from modalcore.runtime.services import ServiceError
+from modalcore.core.services import ServiceError
 from modalcore.services.jsonrpc import RpcCallError
 from modalcore.services.table import default_services
 from modalcore.slices.model import initial_model
@@ -38,7 +38,7 @@ def solana_harness(rpc_url: str, networks: tuple[str, ...] = ("eip155:31337", SO
 def run_service(name: str, args: dict[str, Any]) -> tuple[bool, Any]:
     async def go() -> Any:
         async with httpx.AsyncClient() as http:
-            return await default_services(http)[name](**args)
+            return await next(s for ref, s in default_services(http).items() if ref.name == name)(**args)
 
     try:
         return True, asyncio.run(go())

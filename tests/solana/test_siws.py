@@ -14,12 +14,14 @@ from solders.keypair import Keypair
 from modalcore.chains.catalog import SOLANA_LOCAL, SOLANA_MAINNET
 from modalcore.siwx.grammar import SiwxParseError
 from modalcore.runtime.clock import FakeClock
-from modalcore.runtime.services import AnyService as Service
-from modalcore.runtime.services import ServiceContext
+from modalcore.core.services import AnyService as Service
+from modalcore.core.services import ServiceContext
 from modalcore.siwx.service import siwx_services
 from modalcore.siwx.solana import SiwsMessage
 from modalcore.siwx.store import SqliteSiwxStore
 from modalcore_dev.solana_devchain.accounts import dev_keypair
+from modalcore.services.handles import SIWS_SESSIONS, SIWS_VERIFY, SIWX_NONCE
+from modalcore.core.services import ServiceTable
 
 DOMAIN = "localhost:8000"
 URI = "http://localhost:8000"
@@ -33,12 +35,12 @@ def Ctx() -> ServiceContext:
 
 
 @pytest.fixture
-def services() -> dict[str, Service]:
+def services() -> ServiceTable:
     return siwx_services(SqliteSiwxStore(":memory:"), None, Account.create())
 
 
-async def message_for(services: dict[str, Service], keypair: Keypair = WALLET, chain: str = SOLANA_LOCAL) -> str:
-    nonce = (await services["siwx.nonce"](Ctx(), session_key=SESSION))["nonce"]
+async def message_for(services: ServiceTable, keypair: Keypair = WALLET, chain: str = SOLANA_LOCAL) -> str:
+    nonce = (await services[SIWX_NONCE](Ctx(), session_key=SESSION))["nonce"]
     return SiwsMessage.create(domain=DOMAIN, address=str(keypair.pubkey()), uri=URI, chain_id=chain,
                               nonce=nonce, now_ms=NOW_MS, statement="Sign in to the demo").to_text()
 
@@ -47,15 +49,15 @@ def sign(text: str, keypair: Keypair = WALLET) -> str:
     return base64.b64encode(bytes(keypair.sign_message(text.encode()))).decode()
 
 
-async def verify(services: dict[str, Service], text: str, signature: str, **over: Any) -> dict[str, Any]:
+async def verify(services: ServiceTable, text: str, signature: str, **over: Any) -> dict[str, Any]:
     args = {"message": text, "signature": signature, "session_key": SESSION, "domain": DOMAIN, "uri": URI,
             "chain": SOLANA_LOCAL, "address": str(WALLET.pubkey()), **over}
-    result: dict[str, Any] = await services["siws.verify"](Ctx(), **args)
+    result: dict[str, Any] = await services[SIWS_VERIFY](Ctx(), **args)
     return result
 
 
-async def stored(services: dict[str, Service]) -> list[dict[str, Any]]:
-    found = await services["siws.sessions"](Ctx(), address=str(WALLET.pubkey()), domain=DOMAIN, chain=SOLANA_LOCAL)
+async def stored(services: ServiceTable) -> list[dict[str, Any]]:
+    found = await services[SIWS_SESSIONS](Ctx(), address=str(WALLET.pubkey()), domain=DOMAIN, chain=SOLANA_LOCAL)
     return list(found["sessions"])
 
 
@@ -71,7 +73,7 @@ def test_the_message_has_the_caip122_layout_and_parses_back() -> None:
         SiwsMessage.parse(text.replace("Version: 1", "Version: 2"))
 
 
-async def test_signed_by_the_dev_wallet_key_is_verified_and_stored(services: dict[str, Service]) -> None:
+async def test_signed_by_the_dev_wallet_key_is_verified_and_stored(services: ServiceTable) -> None:
     text = await message_for(services)
     result = await verify(services, text, sign(text))
     assert result["ok"] is True and result["token"]
@@ -81,7 +83,7 @@ async def test_signed_by_the_dev_wallet_key_is_verified_and_stored(services: dic
     assert session["cacao"]["p"]["iss"] == f"did:pkh:{SOLANA_LOCAL}:{WALLET.pubkey()}"
 
 
-async def test_a_tampered_message_is_refused_and_nothing_stored(services: dict[str, Service]) -> None:
+async def test_a_tampered_message_is_refused_and_nothing_stored(services: ServiceTable) -> None:
     text = await message_for(services)
     signature = sign(text)
     tampered = text.replace("Sign in to the demo", "Sign in to the deme")
@@ -91,14 +93,14 @@ async def test_a_tampered_message_is_refused_and_nothing_stored(services: dict[s
     assert await stored(services) == []
 
 
-async def test_another_signer_is_refused_and_nothing_stored(services: dict[str, Service]) -> None:
+async def test_another_signer_is_refused_and_nothing_stored(services: ServiceTable) -> None:
     text = await message_for(services)
     result = await verify(services, text, sign(text, dev_keypair(1)))
     assert result["ok"] is False and result["reason"] == "signature_mismatch"
     assert await stored(services) == []
 
 
-async def test_a_forged_signature_is_refused(services: dict[str, Service]) -> None:
+async def test_a_forged_signature_is_refused(services: ServiceTable) -> None:
     text = await message_for(services)
     for forged in (base64.b64encode(bytes(64)).decode(), "not base64!", base64.b64encode(b"short").decode()):
         result = await verify(services, text, forged)
@@ -106,7 +108,7 @@ async def test_a_forged_signature_is_refused(services: dict[str, Service]) -> No
     assert await stored(services) == []
 
 
-async def test_a_nonce_signs_in_once(services: dict[str, Service]) -> None:
+async def test_a_nonce_signs_in_once(services: ServiceTable) -> None:
     text = await message_for(services)
     assert (await verify(services, text, sign(text)))["ok"] is True
     again = await verify(services, text, sign(text))
@@ -114,7 +116,7 @@ async def test_a_nonce_signs_in_once(services: dict[str, Service]) -> None:
     assert len(await stored(services)) == 1
 
 
-async def test_another_session_nonce_domain_or_chain_is_refused(services: dict[str, Service]) -> None:
+async def test_another_session_nonce_domain_or_chain_is_refused(services: ServiceTable) -> None:
     text = await message_for(services)
     assert (await verify(services, text, sign(text), session_key="other"))["ok"] is False
     assert (await verify(services, text, sign(text), domain="evil.example"))["reason"] == "wrong_domain"

@@ -14,28 +14,29 @@ from solders.keypair import Keypair
 
 from modalcore.chains.catalog import SOLANA_LOCAL
 from modalcore.enginetest import Harness
-from modalcore.runtime.services import AnyService as Service
+from modalcore.core.services import AnyService as Service
 from modalcore.siwx.service import siwx_services
 from modalcore.siwx.store import SqliteSiwxStore
 from modalcore_dev.solana_devchain.accounts import dev_keypair
+from modalcore.core.services import ServiceTable
 
 from .harness import connect, solana_harness
 
 WALLET = dev_keypair(0)
 
 
-def call(services: dict[str, Service], name: str, **args: Any) -> Any:
+def call(services: ServiceTable, name: str, **args: Any) -> Any:
     async def go() -> Any:
-        return await services[name](**args)
+        return await next(s for ref, s in services.items() if ref.name == name)(**args)
     return asyncio.run(go())
 
 
-def run(services: dict[str, Service], h: Harness, name: str) -> None:
+def run(services: ServiceTable, h: Harness, name: str) -> None:
     [*_, pending] = h.pending_calls(name)
     h.settle_call(name, call(services, name, **pending.args))
 
 
-def signing_in() -> tuple[Harness, dict[str, Service]]:
+def signing_in() -> tuple[Harness, ServiceTable]:
     services = siwx_services(SqliteSiwxStore(":memory:"), None, Account.create(), clock=lambda: 1_700_000_000_000)
     h = solana_harness("http://127.0.0.1:9", networks=(SOLANA_LOCAL,), siwx={"required": True, "statement": "Sign in"})
     h.now = 1_700_000_000_000

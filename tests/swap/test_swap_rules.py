@@ -88,7 +88,7 @@ def test_a_quote_for_a_form_that_changed_since_is_dropped() -> None:
     typed(h, "2")  # the first quote's answer arrives after this
     first = h.pending_calls("swap_quote")[0]
     h.cmds.remove(first)
-    h.deliver(CallSettled(purpose=first.purpose, ok=True, result=quote_answer()))
+    h.deliver(CallSettled(first.to, ok=True, result=quote_answer()))
     assert h.model.swap.quote is None
     assert h.node("swap/to/amount").t == "skeleton"
 

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from modalcore.runtime.services import ServiceError
+from modalcore.core.services import ServiceError
 from modalcore.services.swap.convert_api import ConvertApi
 from modalcore.services.swap.service import swap_quote
 

@@ -22,7 +22,7 @@ from eth_account import Account
 from modalcore.core.cmds import EffectSettled
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.enginetest import Harness
-from modalcore.runtime.services import AnyService
+from modalcore.core.services import AnyService
 from modalcore.runtime.walletconnect import WalletConnectRuntime, store_key
 from modalcore.siwx.service import siwx_services
 from modalcore.siwx.store import SqliteSiwxStore
@@ -30,6 +30,7 @@ from modalcore.store.memory import MemoryStore
 from modalcore.walletconnect.auth import build_payload
 from modalcore.walletconnect.proposal import EIP155_METHODS
 from modalcore_dev.walletconnect_relay import running_relay
+from modalcore.core.services import ServiceTable
 
 from .conftest import DAPP, DEV_ADDRESS, WalletPeer, wallet_peer
 
@@ -43,7 +44,7 @@ REFUSED = "Sign-in could not be verified"
 class Engine:
     h: Harness
     rt: WalletConnectRuntime
-    services: dict[str, AnyService]
+    services: ServiceTable
     siwx: SqliteSiwxStore
     store: MemoryStore
     views: list[str]
@@ -54,7 +55,7 @@ class Engine:
         self.h.cmds.remove(effect)
         outcome = await self.rt.run(SID, dict(effect.req))
         success, result, code, message = outcome
-        self.h.deliver(EffectSettled(effect.eid, effect.purpose, success, result if success else None,
+        self.h.deliver(EffectSettled(effect.eid, effect.to, success, result if success else None,
                                      0 if success else code, "" if success else message))
         self.views.append(self.h.view)
         return outcome
@@ -62,7 +63,7 @@ class Engine:
     async def call(self, service: str) -> Any:
         """The session's pending `service` call answered by the engine's real SIWX service."""
         call = self.h.pending_calls(service)[-1]
-        result = await self.services[service](**call.args)
+        result = await self.services[call.service](**call.args)
         self.h.settle_call(service, result)
         self.views.append(self.h.view)
         return result

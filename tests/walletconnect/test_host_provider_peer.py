@@ -28,7 +28,7 @@ async def run(h: Harness, rt: WalletConnectRuntime, method: str) -> None:
     effect = h.pending_relay(method)
     h.cmds.remove(effect)
     success, result, code, message = await rt.run(SID, dict(effect.req))
-    h.deliver(EffectSettled(effect.eid, effect.purpose, success, result if success else None,
+    h.deliver(EffectSettled(effect.eid, effect.to, success, result if success else None,
                             0 if success else code, "" if success else message))
 
 

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import logging
 from decimal import Decimal, InvalidOperation
-from typing import TypedDict
 
 import httpx
-from pydantic import BaseModel, ConfigDict, JsonValue
 
-from ...runtime.services import AnyService, Service, ServiceContext, ServiceError
+from ...core.services import serve, ServiceContext, ServiceError, ServiceTable
+from ..handles import ONRAMP_OPTIONS, ONRAMP_QUOTE, ONRAMP_URL, OptionsArgs, OrderUrl, QuoteArgs, UrlArgs
 from ..blockchain_api import BlockchainApi
 from .api import OnrampApi
 from .defaults import default_options, estimate
@@ -23,45 +22,13 @@ log = logging.getLogger(__name__)
 NO_PROVIDER = "No onramp provider is available for this network"
 
 
-class _Args(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class OptionsArgs(_Args):
-    network: str
-    purchase: list[dict[str, JsonValue]] = []  # the built-in fallback's purchase currencies
-
-
-class QuoteArgs(_Args):
-    network: str
-    purchase_currency: str
-    payment_currency: str
-    amount: str
-    price: str | None = None  # USD per unit, for an estimate
-    decimals: int = 6
-
-
-class UrlArgs(_Args):
-    network: str
-    address: str
-    purchase_currency: str
-    payment_currency: str
-    amount: str
-
-
-class OrderUrl(TypedDict):
-    """Service `onramp_url`: the provider's page for the order."""
-
-    url: str
-
-
 def onramp_api(http: httpx.AsyncClient, blockchain_api: BlockchainApi | None) -> OnrampApi | None:
     if blockchain_api is None:
         return None
     return OnrampApi(http, blockchain_api.base_url, blockchain_api.project_id, blockchain_api.st, blockchain_api.sv)
 
 
-def onramp_services(local: OnrampProvider | None, hosted: OnrampApi | None) -> dict[str, AnyService]:
+def onramp_services(local: OnrampProvider | None, hosted: OnrampApi | None) -> ServiceTable:
     def _local(network: str) -> OnrampProvider | None:
         return local if local is not None and network in local.networks else None
 
@@ -114,5 +81,5 @@ def onramp_services(local: OnrampProvider | None, hosted: OnrampApi | None) -> d
         wallets = [{"address": address, "blockchains": [chain], "assets": [purchase_currency]}]
         return {"url": await hosted.onramp_url(wallets, chain, preset_fiat_amount=amount)}
 
-    return {"onramp_options": Service(OptionsArgs, options), "onramp_quote": Service(QuoteArgs, quote),
-            "onramp_url": Service(UrlArgs, url)}
+    return {ONRAMP_OPTIONS: serve(ONRAMP_OPTIONS, options), ONRAMP_QUOTE: serve(ONRAMP_QUOTE, quote),
+            ONRAMP_URL: serve(ONRAMP_URL, url)}

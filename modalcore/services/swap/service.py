@@ -18,7 +18,8 @@ import httpx
 
 from pydantic import BaseModel, ConfigDict
 
-from ...runtime.services import AnyService, Service, ServiceContext, ServiceError
+from ...core.services import serve, ServiceContext, ServiceError, ServiceTable
+from ..handles import SWAP_QUOTE, SWAP_TOKENS, SwapQuoteArgs, SwapTokensArgs, TX_RECEIPT, TxReceiptArgs
 from ..blockchain_api import BlockchainApi
 from ..jsonrpc import RpcCallError, batch
 from .amounts import parse_slippage
@@ -151,27 +152,8 @@ class _Args(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class SwapQuoteArgs(_Args):
-    network: str
-    rpc_url: str
-    from_token: str
-    to_token: str
-    amount: str
-    slippage: str
-    user: str
-
-
-class SwapTokensArgs(_Args):
-    network: str
-
-
-class TxReceiptArgs(_Args):
-    rpc_url: str
-    hash: str
-
-
 def swap_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | None = None,
-                  markets: Mapping[int, UniswapV2Market] | None = None) -> dict[str, AnyService]:
+                  markets: Mapping[int, UniswapV2Market] | None = None) -> ServiceTable:
     """`swap_quote`, `swap_tokens`, `tx_receipt`: the local markets given (the dev chains', from
     `modalcore_dev`; none in production), and the hosted `/v1/convert/*` API when the operator
     configures the Blockchain API."""
@@ -188,5 +170,5 @@ def swap_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | None 
     async def receipt(ctx: ServiceContext | None, args: TxReceiptArgs) -> TxReceipt:
         return await tx_receipt(http, rpc_url=args.rpc_url, hash=args.hash)
 
-    return {"swap_quote": Service(SwapQuoteArgs, quote), "swap_tokens": Service(SwapTokensArgs, tokens),
-            "tx_receipt": Service(TxReceiptArgs, receipt)}
+    return {SWAP_QUOTE: serve(SWAP_QUOTE, quote), SWAP_TOKENS: serve(SWAP_TOKENS, tokens),
+            TX_RECEIPT: serve(TX_RECEIPT, receipt)}
