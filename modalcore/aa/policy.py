@@ -1,0 +1,115 @@
+"""Who gets gas sponsored (issue 32), pure: the operator's `[smart_accounts.sponsor]` policy and
+the decision for one operation, given what the account already spent today.
+
+    [smart_accounts.sponsor]
+    projects = ["demo"]                  # empty: no project is sponsored
+    chains = ["eip155:31337"]            # CAIP-2 ids
+    methods = ["eth_sendTransaction", "wallet_sendCalls"]
+    budget_wei_per_day = 10000000000000000   # per account and chain, UTC day; 0: no limit
+    when_budget_spent = "refuse"         # or "account_pays"
+
+An operation outside the policy is not sponsored: the account pays its own gas. One that would
+take the account past its day's budget is refused (nothing is sent) unless the operator chose
+"account_pays". The budget is charged the operation's most it can cost (gas limits × max fee).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DAY_MS = 86_400_000
+SponsorableMethod = Literal["eth_sendTransaction", "wallet_sendCalls", "eth_sendUserOperation"]
+SPONSORABLE_METHODS: tuple[SponsorableMethod, ...] = ("eth_sendTransaction", "wallet_sendCalls", "eth_sendUserOperation")
+
+
+class SponsorPolicy(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    projects: Annotated[list[Annotated[str, Field(max_length=128)]], Field(max_length=256)] = []
+    chains: Annotated[list[Annotated[str, Field(max_length=64)]], Field(max_length=64)] = []
+    methods: list[SponsorableMethod] = list(SPONSORABLE_METHODS)
+    budget_wei_per_day: Annotated[int, Field(ge=0, le=10**30)] = 0
+    when_budget_spent: Literal["refuse", "account_pays"] = "refuse"
+    # How long a paymaster signature stays good (its validUntil, from the chain's latest block).
+    valid_for_s: Annotated[int, Field(ge=30, le=86_400)] = 600
+
+
+NotSponsoredReason = Literal["no_policy", "project", "chain", "method", "budget"]
+
+
+@dataclass(frozen=True)
+class SponsorRequest:
+    project: str
+    chain: str  # CAIP-2
+    method: str
+    account: str  # the smart account (sender)
+    max_cost_wei: int  # gas limits × maxFeePerGas: the most the paymaster can be charged
+
+
+@dataclass(frozen=True)
+class Sponsor:
+    """Sponsor it and charge the account's day `charge_wei`."""
+
+    charge_wei: int
+
+
+@dataclass(frozen=True)
+class NotSponsored:
+    """The account pays its own gas."""
+
+    reason: NotSponsoredReason
+
+
+@dataclass(frozen=True)
+class BudgetSpent:
+    """Refused: the account's sponsored budget for the day is used up. Nothing is sent."""
+
+    spent_wei: int
+    budget_wei: int
+
+
+SponsorDecision = Sponsor | NotSponsored | BudgetSpent
+
+
+def day_of(now_ms: int) -> int:
+    return now_ms // DAY_MS
+
+
+def decide(policy: SponsorPolicy | None, request: SponsorRequest, spent_today_wei: int) -> SponsorDecision:
+    if policy is None:
+        return NotSponsored("no_policy")
+    if request.project not in policy.projects:
+        return NotSponsored("project")
+    if request.chain not in policy.chains:
+        return NotSponsored("chain")
+    if request.method not in policy.methods:
+        return NotSponsored("method")
+    budget = policy.budget_wei_per_day
+    if budget and spent_today_wei + request.max_cost_wei > budget:
+        if policy.when_budget_spent == "account_pays":
+            return NotSponsored("budget")
+        return BudgetSpent(spent_today_wei, budget)
+    return Sponsor(request.max_cost_wei)
+
+
+class SponsorLedger:
+    """Sponsored wei per (chain, account, UTC day), in memory: the engine process's own count
+    (a restart forgets it; a multi-worker engine counts per worker)."""
+
+    def __init__(self) -> None:
+        self._spent: dict[tuple[str, str, int], int] = {}
+
+    def spent(self, chain: str, account: str, now_ms: int) -> int:
+        return self._spent.get((chain, account.lower(), day_of(now_ms)), 0)
+
+    def charge(self, chain: str, account: str, now_ms: int, wei: int) -> None:
+        key = (chain, account.lower(), day_of(now_ms))
+        self._spent = {k: v for k, v in self._spent.items() if k[2] >= key[2]}  # older days go
+        self._spent[key] = self._spent.get(key, 0) + wei
+
+    def refund(self, chain: str, account: str, now_ms: int, wei: int) -> None:
+        """Give back a charge whose operation was never sent."""
+        key = (chain, account.lower(), day_of(now_ms))
+        self._spent[key] = max(0, self._spent.get(key, 0) - wei)
