@@ -76,6 +76,14 @@ class CallBatch:
     version: str
 
 
+NO_ADDRESS: Final = "0x" + "0" * 40
+
+
+def is_chain_id(value: Any) -> bool:
+    """A 0x-prefixed EIP-155 chain id without leading zeros (EIP-5792's chainId)."""
+    return isinstance(value, str) and bool(_CHAIN_ID.match(value))
+
+
 def _refuse(message: str, code: int = INVALID_PARAMS) -> CallsRefusal:
     return CallsRefusal(code, message)
 
