@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from ..aa.policy import SponsorLedger
 from ..runtime.services import AnyService, Service, ServiceError
 from .budget import MailBudget, OverBudget, memory_budget
 from .codes import EmailCodes
@@ -36,6 +37,7 @@ from .devicekeys import DeviceKeys, parse_public_key
 from .keys import Identity, KeyVault
 from .mail import MailError
 from .signer import sign
+from .smart import SmartAccountsArgs, smart_accounts
 from .social import SocialSignIns
 from .otp import RANDOM_BYTES, OtpError, RateLimited, Verdict, normalize_email
 from ..farcaster.service import FarcasterSignIns, farcaster_services
@@ -60,6 +62,8 @@ class EmbeddedWallet:
     devices: DeviceKeys = field(default_factory=DeviceKeys)
     budget: MailBudget = field(default_factory=memory_budget)
     farcaster: FarcasterSignIns | None = None
+    # gas sponsored per smart account and day (issue 32's [smart_accounts.sponsor] budget)
+    sponsored: SponsorLedger = field(default_factory=SponsorLedger)
 
     def offer(self) -> tuple[bool, tuple[str, ...]]:
         """What sessions may use: email sign-in (an SMTP server is set), the social providers
@@ -97,6 +101,7 @@ class SignArgs(_Args):
     method: str
     params: str
     chain: str
+    account: str = ""  # the address the request is from: the smart account or the EOA (issue 32)
 
 
 async def send_code(wallet: EmbeddedWallet, email: str, now: int, *, address: str = "", session: str = "",
@@ -164,11 +169,15 @@ def embedded_services(wallet: EmbeddedWallet) -> dict[str, AnyService]:
 
     async def sign_request(ctx: Any, args: SignArgs) -> dict[str, str]:
         return await sign(wallet.vault, ctx, identity=args.identity, method=args.method, params=args.params,
-                          chain=args.chain)
+                          chain=args.chain, account=args.account, ledger=wallet.sponsored)
+
+    async def read_smart_accounts(ctx: Any, args: SmartAccountsArgs) -> dict[str, Any]:
+        return await smart_accounts(wallet.vault, ctx, args)
 
     services: dict[str, AnyService] = {
         "embedded.email_code": Service(EmailArgs, email_code),
         "embedded.sign": Service(SignArgs, sign_request),
+        "embedded.smart_accounts": Service(SmartAccountsArgs, read_smart_accounts),
     }
     if wallet.farcaster is not None:
         services.update(farcaster_services(wallet.farcaster))

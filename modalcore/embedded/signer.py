@@ -8,6 +8,8 @@ the engine; the result is the signature, or the transaction's hash once the chai
 - eth_signTypedData_v4 [address, typed data (JSON text or object)]
 - eth_sendTransaction [{to, value?, data?, gas?}]: nonce, gas and fees from the chain's RPC, an
   EIP-1559 transaction signed here and sent with eth_sendRawTransaction. Only configured chains.
+  From the key's smart account (`account`, issue 32): one UserOperation (smart_send.py), the
+  answer its receipt's transaction hash.
 """
 
 from __future__ import annotations
@@ -21,10 +23,12 @@ from eth_account.signers.local import LocalAccount
 from eth_typing import HexStr
 from eth_utils.address import to_checksum_address
 
+from ..aa.policy import SponsorLedger
 from ..rules import texts
 from ..runtime.services import ServiceError
 from ..services import jsonrpc
 from .keys import Identity, KeyVault
+from .smart_send import send_user_operation
 
 
 def identity_of(text: str) -> Identity:
@@ -95,26 +99,33 @@ async def _send(account: LocalAccount, params: list[Any], rpc_url: str, chain_id
     return result
 
 
-async def sign(vault: KeyVault, ctx: Any, *, identity: str, method: str, params: str, chain: str) -> dict[str, str]:
+async def sign(vault: KeyVault, ctx: Any, *, identity: str, method: str, params: str, chain: str,
+               account: str = "", ledger: SponsorLedger | None = None) -> dict[str, str]:
+    """`account`: the address the request is from ("" or the key's own: the EOA; the key's smart
+    account on `chain`: one UserOperation, issue 32)."""
     try:
         parsed = json.loads(params)
     except ValueError:
         raise ServiceError("the request's params are malformed") from None
     if not isinstance(parsed, list):
         raise ServiceError("the request's params are malformed")
-    account = vault.account(identity_of(identity))
+    key = vault.account(identity_of(identity))
+    smart = bool(account) and account.lower() != key.address.lower()
     if method == "personal_sign":
-        return {"result": _sign_personal(account, parsed)}
+        return {"result": _sign_personal(key, parsed)}
     if method == "eth_signTypedData_v4":
-        return {"result": _sign_typed(account, parsed)}
+        return {"result": _sign_typed(key, parsed)}
     if method == "eth_sendTransaction":
         config = getattr(ctx, "config", None)
         http = getattr(ctx, "http", None)
         network = config.known_networks().get(chain) if config is not None else None
         if network is None or not network.rpc_urls or http is None or network.namespace != "eip155":
             raise ServiceError(texts.CHAIN_NOT_SUPPORTED)
+        if smart:
+            return {"result": await send_user_operation(key, ctx, parsed, chain=chain, account=account,
+                                                        ledger=ledger if ledger is not None else SponsorLedger())}
         try:
-            return {"result": await _send(account, parsed, network.rpc_urls[0], int(network.reference), http)}
+            return {"result": await _send(key, parsed, network.rpc_urls[0], int(network.reference), http)}
         except jsonrpc.RpcCallError as error:
             raise ServiceError(str(error)) from None
     raise ServiceError(texts.RPC_CALL_NOT_ALLOWED)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..i18n import ENGLISH, formats, resolve
+from ..rules.embedded import AUTH_CONNECTOR_ID
 from ..rules.format import amount_with_symbol
 from ..views.parts import truncate_address
 from ..slices.model import Model
@@ -45,7 +46,7 @@ def _state(model: Model) -> dict[str, Any]:
 
 def _account(model: Model) -> dict[str, Any]:
     account = model.accounts.get(model.networks.active_namespace)
-    return {
+    data: dict[str, Any] = {
         "address": account.address or "",
         "caipAddress": account.caip_address or "",
         "isConnected": account.status == "connected",
@@ -58,6 +59,12 @@ def _account(model: Model) -> dict[str, Any]:
         "balance": _balance(model),
         "avatar": account.profile_image or "",
     }
+    if account.all_accounts and account.connector_id == AUTH_CONNECTOR_ID:
+        # the embedded wallet's account types (SPEC §3; issue 32): which one `address` is
+        data["preferredAccountType"] = account.preferred_account_type or ""
+        data["smartAccountDeployed"] = account.smart_account_deployed
+        data["allAccounts"] = [{"address": address, "type": kind} for address, kind in account.all_accounts]
+    return data
 
 
 def _siwx(model: Model) -> dict[str, Any]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import logging
 
-from ..flows import (approval, assets, calls, connect, disconnect, embedded, farcaster, hostrpc, reattach, signin, social, solana_connect,
-                     walletconnect)
+from ..flows import (approval, assets, calls, connect, disconnect, embedded, farcaster, hostrpc, reattach, signin,
+                     smart_account, social, solana_connect, walletconnect)
 from ..slices import (
     account_ui,
     alerts,
@@ -62,7 +62,7 @@ SLICES: tuple[Slice, ...] = (
 )
 FLOWS: tuple[Slice, ...] = (connect.SLICE, disconnect.SLICE, embedded.SLICE, social.SLICE, approval.SLICE, assets.SLICE, calls.SLICE,
                             hostrpc.SLICE, reattach.SLICE, signin.SLICE, walletconnect.SLICE, solana_connect.SLICE,
-                            farcaster.SLICE)
+                            farcaster.SLICE, smart_account.SLICE)
 
 ENGINE = Table.of(*SLICES, *FLOWS)
 

@@ -30,6 +30,7 @@ from ..rules import limits as L
 from ..rules import texts
 from ..rules.wallet_requests import EMBEDDED_SIGN_SERVICE
 from ..slices import router, snack
+from ..slices.smart_account import shown_address
 from ..slices.embedded import (
     APPROVAL_METHODS,
     SAFE_METHODS,
@@ -133,8 +134,9 @@ def on_decided(model: Model, msg: ApprovalDecided, now: int) -> Step:
         return answer(model, request, code=USER_REJECTED, message="User rejected the request.")
     signing = replace(request, signing=True)
     model = replace(model, embedded=replace(model.embedded, request=signing))
+    # `account`: the address the request is from (the smart account or the EOA, issue 32)
     args = {"identity": model.embedded.identity, "method": request.method, "params": request.params,
-            "chain": request.chain}
+            "chain": request.chain, "account": shown_address(model, request.chain)}
     return model, [Call(SIGN_SERVICE, args, EmbeddedSigned, key=request.eid)]
 
 

@@ -21,7 +21,6 @@ from ..rules import embedded as rules
 from ..rules.addresses import checksum
 from ..rules.texts import email_code_rate_limited
 from ..slices import router
-from ..slices.accounts import WalletInfo
 from ..slices.embedded import (
     ChangedEmailDraft,
     EmailCodeChecked,
@@ -32,7 +31,8 @@ from ..slices.embedded import (
     SubmittedEmail,
     email_identity,
 )
-from .connect import NAMESPACE, connected
+from .connect import NAMESPACE
+from .smart_account import connect_embedded
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
@@ -101,15 +101,14 @@ def on_checked(model: Model, msg: EmailCodeChecked, now: int) -> Step:
 
 
 def signed_in(model: Model, email: str, address: str, now: int) -> Step:
-    """A verified email: its key's address is connected with the auth connector, on the active
-    network (the embedded wallet supports only configured chains, SPEC §5)."""
+    """A verified email: its key's account (its smart account where the chain has one, issue 32)
+    is connected with the auth connector, on the active network (the embedded wallet supports
+    only configured chains, SPEC §5)."""
     chain = model.networks.active or (model.networks.known[0].id if model.networks.known else "eip155:1")
     model = replace(model, embedded=EmbeddedState(identity=email_identity(email), user_email=email, email=email,
                                                   email_offered=model.embedded.email_offered,
                                                   socials=model.embedded.socials))
-    info = WalletInfo(name=rules.AUTH_CONNECTOR_NAME, type="AUTH", identifier=rules.AUTH_CONNECTOR_ID)
-    return connected(model, rules.AUTH_CONNECTOR_ID, address, chain, now, fresh=True, info=info,
-                     user_email=email)
+    return connect_embedded(model, address, chain, now, user_email=email)
 
 
 def on_resend(model: Model, msg: PressedResendCode, now: int) -> Step:

@@ -122,12 +122,10 @@ def on_status(model: Model, msg: FarcasterStatusRead, now: int) -> Step:
         return open_channel(model, now)
     if status.state == "refused" or status.fid <= 0 or not is_evm_address(status.address):
         return _failed(model, REFUSED)
-    model, cmds = sign_in(model, PROVIDER, str(status.fid), status.address, now,
-                          username=user_line(status.display_name, status.username, status.fid))
     # the avatar and the user chip only: profile_name is the account's name (ENS, the names
     # slice's, which would overwrite anything put there)
-    account = replace(model.accounts.get(NAMESPACE), profile_image=status.pfp_url or None)
-    return replace(model, accounts=model.accounts.with_account(NAMESPACE, account)), cmds
+    return sign_in(model, PROVIDER, str(status.fid), status.address, now,
+                   username=user_line(status.display_name, status.username, status.fid), image=status.pfp_url)
 
 
 def on_retry(model: Model, msg: PressedRetryFarcaster, now: int) -> Step:

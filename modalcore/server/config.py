@@ -17,6 +17,9 @@ from typing import Annotated, Any, Literal
 from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_validator,
                       model_validator)
 
+from dataclasses import replace
+
+from ..aa.config import section_of as smart_accounts_section
 from ..chains import catalog
 from ..keyfiles import create_once
 from ..rules.limits import DEFAULT_MAX_SESSIONS_PER_ADDRESS
@@ -217,8 +220,12 @@ class EngineConfig(BaseModel):
         return self.path(self.static_dir) if self.static_dir else DEFAULT_STATIC_DIR
 
     def known_networks(self) -> dict[str, catalog.Network]:
-        """The built-in chains, with the operator's networks over them."""
-        return catalog.catalog(n.to_catalog(network_id) for network_id, n in self.networks.items())
+        """The built-in chains, with the operator's networks over them; those of its
+        `[smart_accounts.chains]` marked (embedded sign-ins get a smart account there, issue 32)."""
+        known = catalog.catalog(n.to_catalog(network_id) for network_id, n in self.networks.items())
+        smart = smart_accounts_section(self.model_extra).chains
+        return {key: replace(network, smart_accounts=True) if key in smart else network
+                for key, network in known.items()}
 
     def dev_network(self, chain_id: str) -> Network | None:
         """The dev network `eip155:<chain_id>`, else `solana:<chain_id>` (a genesis hash prefix)."""

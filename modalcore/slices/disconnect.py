@@ -13,6 +13,7 @@ from ..core.evolve import replace
 from .balances import BalancesState
 from .connecting import ConnectionState
 from .embedded import EmbeddedState
+from .smart_account import SmartAccountsState
 
 if TYPE_CHECKING:
     from .model import Model
@@ -32,7 +33,9 @@ def cleared(model: Model, namespaces: tuple[str, ...] | None = None) -> Model:
         accounts = accounts.cleared(namespace)
     networks = replace(model.networks, unsupported=None)
     model = replace(model, siwx=model.siwx.forgotten())
+    # the account type the visitor chose stays (AppKit keeps preferredAccountTypes in storage)
+    smart = SmartAccountsState(preferred=model.smart.preferred) if "eip155" in targets else model.smart
     return replace(model, accounts=accounts, networks=networks, connection=ConnectionState(),
-                   balances=BalancesState(), disconnecting=DisconnectState(),
+                   balances=BalancesState(), disconnecting=DisconnectState(), smart=smart,
                    embedded=EmbeddedState(email_offered=model.embedded.email_offered,
                                           socials=model.embedded.socials))

@@ -34,6 +34,7 @@ from .networks import NetworksState
 from .options import HostOptions
 from .router import RouterState
 from .siwx import SiwxState
+from .smart_account import SmartAccountsState
 from .snack import SnackState
 from .theme import ThemeState, from_options
 from .walletconnect import WcState
@@ -75,6 +76,7 @@ class Model:
     register_name: RegisterState = RegisterState()
     embedded: EmbeddedState = EmbeddedState()
     calls: CallsState = CallsState()  # the EIP-5792 batch CallsStatus shows (issue 32)
+    smart: SmartAccountsState = SmartAccountsState()  # the embedded sign-in's account types (issue 32)
     counter: int = 0
 
     def next_id(self, prefix: str) -> tuple[Model, str]:

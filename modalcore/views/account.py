@@ -9,6 +9,15 @@ from ..flows.disconnect import PressedDisconnect
 from ..flows.social import NAMES as SOCIAL_NAMES
 from ..slices.navigation import PressedNavigate
 from ..slices.register_name import can_register
+from ..slices.smart_account import (
+    SMART_ACCOUNT,
+    SWITCH_TO_EOA,
+    SWITCH_TO_SMART,
+    PressedSwitchAccountType,
+    shown_type,
+    smart_account_of,
+)
+from ..rules.embedded import AUTH_CONNECTOR_ID
 from ..wire.nodes import Node, node
 from . import parts
 from .activity_tab import activity
@@ -16,6 +25,9 @@ from .nfts_tab import nfts
 
 TITLE = ""
 LABEL = "Account"
+# what is shown now (AppKit's w3m-profile-wallets-view descriptions)
+SMART_ACCOUNT_SHOWN = "Smart Account"
+EOA_SHOWN = "EOA Account"
 
 # SPEC §1 wallet feature order: onramp, swaps, receive, send; each drawn when its feature flag is
 # on and this engine has its view.
@@ -62,6 +74,7 @@ def body(model: Model) -> Node:
         top,
         _features(model),
         *_register_name(model),
+        *_account_type(model),
         node("tabs", "account/tabs", on={"select": select_tab}, items=list(TABS), active=account.current_tab),
         _tab_content(model),
         node("list-item", "account/disconnect", on={"press": PressedDisconnect()}, pending={"press": "busy"},
@@ -88,6 +101,18 @@ def _register_name(model: Model) -> list[Node]:
         return []
     return [node("list-item", "account/register-name", on={"press": PressedNavigate("RegisterAccountName")},
                  title="Choose a name", subtitle="A name for your address", icon="plus", chevron=True)]
+
+
+def _account_type(model: Model) -> list[Node]:
+    """The embedded sign-in on a chain with its smart account switches between it and its EOA
+    (AppKit's w3m-smart-account-settings-view, here in Account itself; issue 32)."""
+    account = model.accounts.get(model.networks.active_namespace)
+    if account.connector_id != AUTH_CONNECTOR_ID or smart_account_of(model, model.networks.active) is None:
+        return []
+    smart = shown_type(model, model.networks.active) == SMART_ACCOUNT
+    return [node("list-item", "account/account-type", on={"press": PressedSwitchAccountType()},
+                 pending={"press": "busy"}, title=SWITCH_TO_EOA if smart else SWITCH_TO_SMART,
+                 subtitle=SMART_ACCOUNT_SHOWN if smart else EOA_SHOWN, icon="swap", chevron=True)]
 
 
 def _features(model: Model) -> Node:

@@ -21,6 +21,8 @@ from the published npm artifacts and the ETH/DEMO, ETH/TUSD and DEMO/TUSD pools,
 dev account 0. Then ENS (ens.py): registry, public resolver, reverse registrar, and the names
 alice.eth, bob.eth, carol.eth for dev accounts 0, 1, 2 (forward and reverse records). Last,
 Farcaster's IdRegistry (farcaster.py) with dev accounts 1, 2, 3 registered as FIDs 1, 2, 3.
+Then ERC-4337 (smart_accounts.py): the EntryPoint v0.7, the smart account factory and a
+verifying paymaster, at CREATE2 addresses sent by dev account 19 (dev account 0's nonces untouched).
 
 Artifacts are read from the committed fixtures/chain/contracts/ (regenerate with
 `node chain/compile.mjs`).
@@ -41,6 +43,7 @@ from modalcore_dev.devchain.ens import deploy_ens, describe_ens, register_names
 from modalcore_dev.devchain.farcaster import deploy_id_registry, describe_id_registry
 from modalcore_dev.devchain.market import NATIVE, TokenRef, deploy_market, describe_market
 from modalcore_dev.devchain.rpc import Rpc
+from modalcore_dev.devchain.smart_accounts import deploy_smart_accounts, describe_smart_accounts
 
 __all__ = ["ARTIFACT_DIR", "DEPLOYMENT_PATH", "FIXTURE_DIR", "DeploymentError", "DeploymentMismatch",
            "check_against", "deploy_all", "deploy_chain", "load_artifact", "load_deployment",
@@ -157,9 +160,10 @@ def deploy_chain(rpc_url: str, expected: Mapping[str, Any] | None = None) -> dic
         ens = deploy_ens(rpc, deployer)
         register_names(rpc, deployer, ens, accounts)
         id_registry = deploy_id_registry(rpc, deployer, accounts)
+        smart_accounts = deploy_smart_accounts(rpc)
 
         return _describe(rpc, chain_id, rpc_url, accounts, token_addresses, wallet, collections,
-                         market, ens, id_registry)
+                         market, ens, id_registry, smart_accounts)
 
 
 def _existing(
@@ -195,7 +199,7 @@ def _existing(
                 "restart the node"
             )
     return _describe(rpc, chain_id, rpc_url, accounts, token_addresses, wallet, collections,
-                     market, ens, id_registry)
+                     market, ens, id_registry, deploy_smart_accounts(rpc))
 
 
 def _pool_holdings(market: Mapping[str, Any]) -> dict[str, dict[str, int]]:
@@ -211,7 +215,7 @@ def _pool_holdings(market: Mapping[str, Any]) -> dict[str, dict[str, int]]:
 def _describe(
     rpc: Rpc, chain_id: int, rpc_url: str, accounts: list[str], token_addresses: list[str],
     wallet: str, collection_addresses: list[str], market_addresses: Mapping[str, str],
-    ens_addresses: dict[str, str], id_registry: str = "",
+    ens_addresses: dict[str, str], id_registry: str = "", smart_accounts: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     tokens: list[dict[str, Any]] = []
     for spec, address in zip(TOKENS, token_addresses, strict=True):
@@ -286,6 +290,7 @@ def _describe(
         "uniswapV2": market,
         "ens": describe_ens(rpc, ens_addresses, accounts),
         **({"farcaster": describe_id_registry(rpc, id_registry, accounts)} if id_registry else {}),
+        **({"smartAccounts": describe_smart_accounts(rpc, smart_accounts)} if smart_accounts else {}),
     }
 
 
@@ -305,6 +310,8 @@ def _addresses(entry: Mapping[str, Any]) -> dict[str, list[str]]:
                            for k in ("registry", "publicResolver", "reverseRegistrar")]
     if "farcaster" in entry:
         sections["farcaster"] = [str(entry["farcaster"]["idRegistry"])]
+    if "smartAccounts" in entry:
+        sections["smartAccounts"] = [str(entry["smartAccounts"][k]) for k in ("entryPoint", "factory", "paymaster")]
     return sections
 
 

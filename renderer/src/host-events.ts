@@ -23,6 +23,10 @@ export type AccountState = {
   display: string;
   balance: string;
   avatar: string;
+  /** The embedded wallet only (SPEC §3): which account `address` is, and both of them. */
+  preferredAccountType?: 'smartAccount' | 'eoa' | string;
+  smartAccountDeployed?: boolean;
+  allAccounts?: { address: string; type: 'smartAccount' | 'eoa' | string }[];
 };
 
 export type NetworkState = {

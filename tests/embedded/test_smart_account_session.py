@@ -1,0 +1,158 @@
+"""The embedded sign-in's account types (issue 32; SPEC §3): on a chain with smart accounts the
+account shown is the counterfactual smart account (eip155 default `smartAccount`), Account
+switches to the EOA and back, the choice survives a reload, `allAccounts` lists both, and a
+chain without smart accounts keeps the EOA. The smart accounts' read is a stand-in service here
+(its real one runs against the dev chains in test_smart_account_chain.py)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from modalcore.chains.catalog import catalog
+from modalcore.embedded.service import EmbeddedWallet
+from modalcore_dev.devmail import LocalSmtpServer
+from modalcore.runtime.services import Service, ServiceError
+from modalcore.embedded.smart import SmartAccountsArgs, owner_of
+from modalcore.slices.smart_account import SWITCH_TO_EOA, SWITCH_TO_SMART, smart_account_of
+
+from .world import EmailWorld
+
+SMART = "0x00000000000000000000000000000000000A11cE"  # checksummed
+CHAIN = "eip155:31337"
+OTHER = "eip155:31338"
+
+
+def _networks(*smart: str) -> dict[str, Any]:
+    known = catalog()
+    return {chain: replace(known[chain], smart_accounts=chain in smart) for chain in (CHAIN, OTHER)}
+
+
+def _stand_in(wallet: EmbeddedWallet, deployed: bool = False,
+              fail: bool = False) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    asked: list[dict[str, Any]] = []
+
+    async def run(ctx: Any, args: SmartAccountsArgs) -> dict[str, Any]:
+        asked.append({"identity": args.identity, "chains": list(args.chains)})
+        if fail:
+            raise ServiceError("the chain is unreachable")
+        owner = owner_of(wallet.vault, args.identity)
+        return {"owner": owner, "accounts": [{"chain": c, "address": SMART, "deployed": deployed}
+                                             for c in args.chains]}
+    return {"embedded.smart_accounts": Service(SmartAccountsArgs, run)}, asked
+
+
+def _world(wallet: EmbeddedWallet, smtp: LocalSmtpServer, *smart: str, **stand_in: Any) -> tuple[EmailWorld, list[Any]]:
+    services, asked = _stand_in(wallet, **stand_in)
+    world = EmailWorld(wallet, smtp, services=services, known_networks=_networks(*smart),
+                       options={"networks": [CHAIN, OTHER]})
+    return world, asked
+
+
+def _sign_in(world: EmailWorld, email: str = "sam@example.com") -> str:
+    world.submit_email(email)
+    world.type_code(world.code_for(email))
+    world.settle_all()
+    address = world.h.model.accounts.get("eip155").address
+    assert address is not None
+    return address
+
+
+def test_an_email_sign_in_on_a_smart_account_chain_shows_the_smart_account(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world, asked = _world(wallet, smtp, CHAIN, OTHER)
+    address = _sign_in(world)
+    account = world.h.model.accounts.get("eip155")
+    owner = world.h.model.smart.owner
+    assert address == SMART and owner != SMART
+    assert asked == [{"identity": "email:sam@example.com", "chains": [CHAIN, OTHER]}]
+    assert account.preferred_account_type == "smartAccount"
+    assert account.all_accounts == ((SMART, "smartAccount"), (owner, "eoa"))
+    assert account.smart_account_deployed is False
+    assert world.h.host_state("account")["address"] == SMART
+    assert world.h.host_state("account")["preferredAccountType"] == "smartAccount"
+    assert world.h.host_state("account")["allAccounts"] == [
+        {"address": SMART, "type": "smartAccount"}, {"address": owner, "type": "eoa"}]
+    assert smart_account_of(world.h.model, CHAIN) is not None
+
+
+def test_the_host_never_sees_the_eoa_before_the_smart_account(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world, _ = _world(wallet, smtp, CHAIN)
+    _sign_in(world)
+    seen = {f["data"]["address"] for f in world.h.frames_of("host_event") if f.get("kind") == "account"}
+    assert seen <= {"", SMART}
+
+
+def test_account_switches_to_the_eoa_and_back(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world, _ = _world(wallet, smtp, CHAIN)
+    _sign_in(world)
+    owner = world.h.model.smart.owner
+    world.h.host("open")
+    assert world.h.node("account/account-type").p["title"] == SWITCH_TO_EOA
+    world.h.press("account/account-type")
+    account = world.h.model.accounts.get("eip155")
+    assert account.address == owner and account.caip_address == f"{CHAIN}:{owner}"
+    assert account.preferred_account_type == "eoa"
+    assert account.all_accounts == ((SMART, "smartAccount"), (owner, "eoa"))
+    assert world.h.host_state("account")["address"] == owner
+    assert world.h.node("account/account-type").p["title"] == SWITCH_TO_SMART
+    world.h.press("account/account-type")
+    assert world.h.model.accounts.get("eip155").address == SMART
+    assert world.h.host_state("account")["address"] == SMART
+
+
+def test_the_chosen_account_type_survives_a_reload(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world, _ = _world(wallet, smtp, CHAIN)
+    _sign_in(world)
+    owner = world.h.model.smart.owner
+    world.h.host("open")
+    world.h.press("account/account-type")
+    world.h.rejoin(last=None)
+    world.settle_all()
+    assert world.h.model.accounts.get("eip155").address == owner
+    assert world.h.host_state("account")["address"] == owner
+    assert world.h.node("account/account-type").p["title"] == SWITCH_TO_SMART
+
+
+def test_a_chain_without_smart_accounts_keeps_the_eoa(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world, asked = _world(wallet, smtp)
+    address = _sign_in(world)
+    account = world.h.model.accounts.get("eip155")
+    assert asked == [] and address == world.h.model.smart.owner
+    assert account.preferred_account_type == "eoa" and account.all_accounts == ((address, "eoa"),)
+    world.h.host("open")
+    assert world.h.find("account/account-type") is None
+
+
+def test_switching_to_a_network_without_smart_accounts_shows_the_eoa(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world, asked = _world(wallet, smtp, CHAIN)
+    _sign_in(world)
+    owner = world.h.model.smart.owner
+    world.h.host("switch_network", network=OTHER)
+    world.settle_all()
+    account = world.h.model.accounts.get("eip155")
+    assert account.caip_address == f"{OTHER}:{owner}" and account.preferred_account_type == "eoa"
+    world.h.host("switch_network", network=CHAIN)
+    world.settle_all()
+    assert world.h.model.accounts.get("eip155").address == SMART
+
+
+def test_a_failed_read_connects_the_eoa(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world, _ = _world(wallet, smtp, CHAIN, fail=True)
+    address = _sign_in(world)
+    assert address == world.h.model.smart.owner
+    assert world.h.model.accounts.get("eip155").preferred_account_type == "eoa"
+
+
+def test_the_choice_outlives_a_disconnect_and_the_next_sign_in_uses_it(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world, _ = _world(wallet, smtp, CHAIN)
+    _sign_in(world)
+    world.h.host("open")
+    world.h.press("account/account-type")
+    world.h.host("disconnect")
+    world.settle_all()
+    assert world.h.model.accounts.get("eip155").status == "disconnected"
+    assert world.h.model.smart.owner == "" and world.h.model.smart.preferred == "eoa"
