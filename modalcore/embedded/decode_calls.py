@@ -53,12 +53,16 @@ def _name(network: Network | None, address: str) -> str:
     return f"{token.symbol} ({checksummed})" if token else checksummed
 
 
+def _symbol(network: Network | None, address: str) -> str:
+    token = _token(network, address)
+    return token.symbol if token else to_checksum_address(address)
+
+
 def _argument(network: Network | None, kind: str, value: Any, unit: Token | None) -> str:
     if kind == "address":
         return _name(network, str(value))
     if kind == "address[]":
-        return " → ".join(_token(network, str(a)).symbol if _token(network, str(a)) else to_checksum_address(str(a))
-                          for a in value)
+        return " → ".join(_symbol(network, str(a)) for a in value)
     if unit is not None and isinstance(value, int):
         return f"{value} ({units(value, unit.decimals)} {unit.symbol})"
     return str(value)

@@ -77,7 +77,7 @@ def check_send(model: Model, request: EmbeddedRequest) -> tuple[Model, Step | No
     params = json.loads(request.params)
     first = params[0] if isinstance(params, list) and params and isinstance(params[0], dict) else {}
     chain_id = first.get("chainId")
-    network = _network(model, int(chain_id, 16)) if rules.is_chain_id(chain_id) else None
+    network = _network(model, int(chain_id, 16)) if isinstance(chain_id, str) and rules.is_chain_id(chain_id) else None
     if network is None or smart_account_of(model, network.id) is None:
         parsed = rules.parse_send_calls(params, model.smart.owner or rules.NO_ADDRESS)
         if isinstance(parsed, rules.CallsRefusal) and parsed.code != rules.UNAUTHORIZED:
@@ -195,6 +195,8 @@ def _read_shown(model: Model) -> Step:
     if shown is None or shown.reading or model.router.view != VIEW:
         return model, []
     network = model.networks.get(shown.chain)
+    if network is None:
+        return model, []
     model = replace(model, calls=CallsState(shown=replace(shown, reading=True)))
     return model, [_status_call(network, "0x" + shown.calls_id[2:66], VIEW_KEY + shown.calls_id)]
 

@@ -24,6 +24,8 @@ MAX_CALLS: Final = 10  # one approval lists each call; more is 5740 (batch too l
 MAX_DATA_HEX: Final = 16_384  # hex characters of one call's data (8 KiB); the frame bounds the rest
 MAX_VALUE: Final = 2**256 - 1
 MAX_CAPABILITIES: Final = 8
+MAX_LOGS: Final = 64  # logs of one receipt wallet_getCallsStatus relays
+MAX_TOPICS: Final = 4
 # capabilities this wallet knows in a request: atomic batching is what it always does, its own
 # verifying paymaster sponsors where the operator's policy allows (an app's EIP-7677 paymaster
 # URL is not called: the engine's paymaster is the one the account trusts)

@@ -11,11 +11,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..core.cmds import Reply
 from ..core.msg import Msg
+from ..rules.calls import MAX_LOGS, MAX_TOPICS
 
 STATUS_SERVICE = "embedded.calls_status"
 VIEW = "CallsStatus"
-MAX_LOGS = 64
-MAX_TOPICS = 4
 
 Hash = Annotated[str, Field(pattern=r"^0x[0-9a-fA-F]{64}$")]
 Quantity = Annotated[str, Field(pattern=r"^0x[0-9a-fA-F]{1,64}$")]

@@ -35,7 +35,7 @@ def body(model: Model) -> Node:
         node("spinner", "calls-status/spinner", size=40) if shown.status is None and not shown.failed
         else node("icon", "calls-status/icon", name=icon, size=40, tone=tone),
         node("text", "calls-status/state", text=text, variant="label"),
-        node("text", "calls-status/network", text=network.name, variant="small", tone="muted"),
+        node("text", "calls-status/network", text=network.name if network else shown.chain, variant="small", tone="muted"),
         node("text", "calls-status/id", text=parts.truncate_address(shown.calls_id), variant="small", tone="muted"),
     ]
     if shown.transaction_hash:
