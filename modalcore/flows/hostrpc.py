@@ -30,7 +30,7 @@ from ..rules.rpc_errors import is_user_rejection
 from ..slices.connecting import wallet_request
 from ..slices.connectors import WALLET_CONNECT_ID
 from ..slices.host import HostRequestedRpc
-from ..walletconnect.proposal import EIP155_METHODS
+from ..walletconnect.proposal import PROPOSED_METHODS
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
@@ -42,7 +42,7 @@ NOT_ALLOWED = 4200
 REJECTED = 4001
 # what the host may ask the WalletConnect wallet: the session's methods, and the reads the
 # engine's runtime answers from the session itself
-WC_METHODS = (*EIP155_METHODS, "eth_chainId", "eth_accounts", "eth_requestAccounts")
+WC_METHODS = (*PROPOSED_METHODS, "eth_chainId", "eth_accounts", "eth_requestAccounts")
 
 
 @dataclass(frozen=True)
