@@ -15,7 +15,7 @@ PORT    ?= 8700
 
 .PHONY: run test wheel test-python test-renderer bench fuzz deps renderer sdk chain chromium redis nginx typecheck imports icons clean
 
-deps: $(STAMP) $(SIWE_STAMP) $(SIWE_JS) renderer/dist/modal.js chain/node_modules/.installed walletpeer/node_modules/.installed oidcprovider/node_modules/.installed
+deps: $(STAMP) $(SIWE_STAMP) $(SIWE_JS) renderer/dist/modal.js chain/node_modules/.installed bundler/node_modules/.installed walletpeer/node_modules/.installed oidcprovider/node_modules/.installed
 
 # The editable install maps the engine (`modalcore`) and what runs beside it in development
 # (`modalcore_dev`, `modalcore_testing`; setup.py); a wheel (`make wheel`) holds the engine only.
@@ -48,6 +48,12 @@ renderer/dist/modal.js: renderer/node_modules/.installed $(shell find renderer/s
 
 chain/node_modules/.installed: chain/package-lock.json
 	cd chain && $(NPM_CI)
+	touch $@
+
+# A real ERC-4337 bundler (Pimlico's alto, pinned in bundler/package-lock.json), one per dev
+# chain, started by `make run` and the tests on 127.0.0.1 (issue 32).
+bundler/node_modules/.installed: bundler/package-lock.json
+	cd bundler && $(NPM_CI)
 	touch $@
 
 # The WalletConnect test wallet: the official sign-client, pinned (walletpeer/package-lock.json).
@@ -99,9 +105,9 @@ nginx:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null; \
 	  else echo "nginx is missing: run 'sudo apt-get install -y nginx-light'"; exit 1; fi; }
 
-# Everything the demo starts: the chains, the WalletConnect demo wallet page (walletpeer) and the
+# Everything the demo starts: the chains and their bundlers, the WalletConnect demo wallet page (walletpeer) and the
 # local OpenID provider (tests/test_fresh_clone.py runs this on a fresh clone, issue 28).
-run: $(RUNSTAMP) renderer/dist/modal.js chain/node_modules/.installed walletpeer/node_modules/.installed oidcprovider/node_modules/.installed
+run: $(RUNSTAMP) renderer/dist/modal.js chain/node_modules/.installed bundler/node_modules/.installed walletpeer/node_modules/.installed oidcprovider/node_modules/.installed
 	$(PY) -m modalcore_dev demo --host $(HOST) --port $(PORT)
 
 test: deps chromium redis nginx typecheck imports docs

@@ -29,6 +29,8 @@ from pydantic.fields import FieldInfo
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's modalcore
 
 
+from modalcore.aa.config import SmartAccountChain
+from modalcore.aa.policy import SponsorPolicy
 from modalcore.directory.source import DirectoryConfig
 from modalcore.embedded.budget import BudgetLimits
 from modalcore.embedded.setup import EmbeddedSection, FarcasterSection, SmtpSection, SocialSection
@@ -336,6 +338,10 @@ def operator_page() -> str:
         *section("[embedded.socials.<name>]", SocialSection, "One provider: `google`, `x`, `discord`, `github`, `apple` or `facebook`."),
         *section("[embedded.farcaster]", FarcasterSection,
                  "Sign in with Farcaster (see [Embedded wallet](../features/embedded-wallet.md))."),
+        *section("[smart_accounts.chains.\"<caip2>\"]", SmartAccountChain,
+                 "ERC-4337 smart accounts on one eip155 chain: its bundler, EntryPoint v0.7, account factory and verifying paymaster; a chain without a table has no smart accounts."),
+        *section("[smart_accounts.sponsor]", SponsorPolicy,
+                 "Which operations the paymaster sponsors; outside it the account pays its gas; absent: nothing is sponsored."),
         *section("[directory]", DirectoryConfig, "The wallet directory."),
     ]
     for name, keys in PLAIN_SECTIONS.items():

@@ -1,5 +1,5 @@
 """`python -m modalcore_dev demo` (what `make run` starts): the two local chains with their
-contracts, the local Solana dev chain, the local WalletConnect relay, the engine (its
+contracts and an ERC-4337 bundler each (alto, issue 32), the local Solana dev chain, the local WalletConnect relay, the engine (its
 WalletConnect relay is that one), and the demo page on its own port (its own origin, the only one the demo project allows:
 DESIGN.md "Trust boundaries"), on 127.0.0.1; for the embedded wallet (issue
 15) a local SMTP server whose mail is shown at /dev/mail (to read the sign-in code), and the local
@@ -27,7 +27,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from modalcore_dev.demopage import create_page_app, demo_project
+from modalcore_dev.devchain.bundler import BundlerStartError, DevBundler, start_bundlers, stop_bundlers
 from modalcore_dev.devchain.deploy import deploy_all
+from modalcore_dev.devchain.smart_accounts import dev_smart_accounts_section
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_dev.devoidc import SCRIPT as OIDC_SCRIPT
 from modalcore.keyfiles import create_once
@@ -230,12 +232,15 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
     farcaster_relay: subprocess.Popen[bytes] | None = None
     wallet: subprocess.Popen[str] | None = None
     solana: SolanaDevchain | None = None
+    bundlers: list[DevBundler] = []
     page: uvicorn.Server | None = None
     try:
         relay, relay_url = start_relay()
         solana = start_solana()
         rpc_urls = {node.chain_id: node.rpc_url for node in nodes}
         deployment = deploy_all(rpc_urls, expected_path=None)
+        bundlers = start_bundlers(rpc_urls)
+        bundler_urls = {b.chain_id: b.url for b in bundlers}
         wallet, wallet_page = start_wallet_page(relay_url, rpc_urls)
         farcaster_relay, farcaster_url = start_farcaster_relay()
         farcaster = farcaster_section(farcaster_url, deployment[str(min(rpc_urls))], page_url)
@@ -249,11 +254,14 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
             "public_url": engine_url,  # the local onramp page (Buy) is served there
             "directory": {"public_url": engine_url},  # wallet images: the engine's, not the page's origin
             "embedded": embedded_section(engine_url, smtp.port, provider, farcaster),
+            "smart_accounts": dev_smart_accounts_section(deployment, bundler_urls),
         })
         quiet_logging()
         print_addresses(engine_url, page_url, rpc_urls, smtp.port, provider, solana, relay_url, wallet_page)
         print(f"demo Farcaster client (Continue with Farcaster, then approve there): {farcaster_url}/client",
               flush=True)
+        for chain_id, url in bundler_urls.items():
+            print(f"bundler eip155:{chain_id} (alto, EntryPoint v0.7): {url}", flush=True)
         page = uvicorn.Server(uvicorn.Config(create_page_app(config.static_path(), engine_url),
                                              host=host, port=page_port, log_level="warning",
                                              log_config=log_config()))
@@ -263,7 +271,7 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
         app.router.routes.append(mail_route(smtp.mailbox))  # demo only: read the codes
         uvicorn.run(app, host=host, port=port, log_level="warning", log_config=log_config(),
                     **uvicorn_options())
-    except (NodeStartError, SolanaDevchainError, FarcasterRelayStartError) as error:
+    except (NodeStartError, SolanaDevchainError, FarcasterRelayStartError, BundlerStartError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     finally:
@@ -280,6 +288,7 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
         if farcaster_relay is not None:
             farcaster_relay.terminate()
             farcaster_relay.wait(10)
+        stop_bundlers(bundlers)
         stop_nodes(nodes)
         smtp.stop()
         if provider is not None:

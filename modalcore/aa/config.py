@@ -30,16 +30,17 @@ class SmartAccountChain(BaseModel):
     """One chain's ERC-4337 parts."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    bundler_url: str = Field(pattern=r"^https?://", max_length=512)
-    entry_point: str = Field(default=ENTRY_POINT_V07, pattern=_ADDRESS)
-    factory: str = Field(pattern=_ADDRESS)
-    paymaster: str = Field(default="", pattern=r"^(0x[0-9a-fA-F]{40})?$")
+    bundler_url: str = Field(pattern=r"^https?://", max_length=512)  # an ERC-4337 bundler's JSON-RPC
+    entry_point: str = Field(default=ENTRY_POINT_V07, pattern=_ADDRESS)  # the EntryPoint (v0.7 only)
+    factory: str = Field(pattern=_ADDRESS)  # the account factory (createAccount(owner, salt) / getAddress)
+    paymaster: str = Field(default="", pattern=r"^(0x[0-9a-fA-F]{40})?$")  # a VerifyingPaymaster; empty: the account always pays
+    # the paymaster's verifying signer: a file holding its private key (hex); relative to the config
     paymaster_signer_key_file: str = Field(default="", max_length=1024)
 
 
 class SmartAccountsSection(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-    chains: Annotated[dict[str, SmartAccountChain], Field(max_length=64)] = {}
+    chains: Annotated[dict[str, SmartAccountChain], Field(max_length=64)] = {}  # by CAIP-2 id
     sponsor: SponsorPolicy | None = None  # absent: nothing is sponsored
 
     @field_validator("chains")

@@ -27,11 +27,12 @@ SPONSORABLE_METHODS: tuple[SponsorableMethod, ...] = ("eth_sendTransaction", "wa
 
 class SponsorPolicy(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-    projects: Annotated[list[Annotated[str, Field(max_length=128)]], Field(max_length=256)] = []
-    chains: Annotated[list[Annotated[str, Field(max_length=64)]], Field(max_length=64)] = []
-    methods: list[SponsorableMethod] = list(SPONSORABLE_METHODS)
+    projects: Annotated[list[Annotated[str, Field(max_length=128)]], Field(max_length=256)] = []  # project ids sponsored
+    chains: Annotated[list[Annotated[str, Field(max_length=64)]], Field(max_length=64)] = []  # CAIP-2 ids sponsored
+    methods: list[SponsorableMethod] = list(SPONSORABLE_METHODS)  # the requests whose operations are sponsored
+    # per smart account and chain, per UTC day, charged each operation's most possible cost; 0: no limit
     budget_wei_per_day: Annotated[int, Field(ge=0, le=10**30)] = 0
-    when_budget_spent: Literal["refuse", "account_pays"] = "refuse"
+    when_budget_spent: Literal["refuse", "account_pays"] = "refuse"  # refuse (nothing sent) or let the account pay
     # How long a paymaster signature stays good (its validUntil, from the chain's latest block).
     valid_for_s: Annotated[int, Field(ge=30, le=86_400)] = 600
 

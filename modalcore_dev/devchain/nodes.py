@@ -51,21 +51,22 @@ def hardhat_bin(chain_dir: Path = CHAIN_DIR) -> Path:
     return chain_dir / "node_modules" / "hardhat" / "internal" / "cli" / "bootstrap.js"
 
 
-def _node_modules_current(chain_dir: Path) -> bool:
+def _node_modules_current(chain_dir: Path, probe: Path | None = None) -> bool:
     marker = chain_dir / "node_modules" / ".package-lock.json"
     lock = chain_dir / "package-lock.json"
-    if not hardhat_bin(chain_dir).exists() or not marker.exists():
+    if not (probe or hardhat_bin(chain_dir)).exists() or not marker.exists():
         return False
     return marker.stat().st_mtime >= lock.stat().st_mtime
 
 
-def ensure_node_modules(chain_dir: Path = CHAIN_DIR, timeout: float = 600.0) -> bool:
-    """Run `npm ci` in chain/ unless node_modules is already installed from the current lock.
+def ensure_node_modules(chain_dir: Path = CHAIN_DIR, timeout: float = 600.0, probe: Path | None = None) -> bool:
+    """Run `npm ci` in chain/ (or another npm dir whose installed `probe` file says it is there)
+    unless node_modules is already installed from the current lock.
 
     Idempotent and safe to call from several processes at once (file lock). Returns True when
     it installed something.
     """
-    if _node_modules_current(chain_dir):
+    if _node_modules_current(chain_dir, probe):
         return False
     npm = shutil.which("npm")
     if npm is None:
@@ -75,7 +76,7 @@ def ensure_node_modules(chain_dir: Path = CHAIN_DIR, timeout: float = 600.0) -> 
     with open(lock_path, "w") as lock_file:
         fcntl.flock(lock_file, fcntl.LOCK_EX)
         try:
-            if _node_modules_current(chain_dir):
+            if _node_modules_current(chain_dir, probe):
                 return False
             result = subprocess.run(
                 [npm, "ci", "--no-audit", "--no-fund"],

@@ -7,6 +7,10 @@ top-level tests/conftest.py, then use:
   a `ChainsInfo` (rpc_urls, deployment, nodes, rpc(chain_id)).
 - `devchain` (function): the same `ChainsInfo`, with every chain snapshotted before the test
   and reverted after it (evm_snapshot / evm_revert), so tests cannot see each other's txs.
+- `aachains` (module): `devchains` with one ERC-4337 bundler (alto) per chain, an `AaChains`.
+  The chains are snapshotted before the bundlers start and reverted after they stop: alto
+  keeps its executor's nonce in memory, so nothing may revert a chain under it. A module using
+  `aachains` must not use `devchain` (its tests see each other's operations: use fresh owners).
 
 Set MODALCORE_DEVCHAIN_RPC="http://127.0.0.1:8545,http://127.0.0.1:8546" to use nodes that
 are already running (e.g. from `python -m modalcore_dev.devchain up`) instead of starting new ones.
@@ -22,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from modalcore_dev.devchain.bundler import running_bundlers
 from modalcore_dev.devchain.deploy import deploy_all
 from modalcore_dev.devchain.nodes import DEFAULT_PORTS, DevNode, free_port, rpc_chain_id, start_nodes, stop_nodes
 from modalcore_dev.devchain.rpc import Rpc
@@ -136,3 +141,23 @@ def devchain(devchains: ChainsInfo) -> Iterator[ChainsInfo]:
     """`devchains`, with every chain reverted to its pre-test state afterwards."""
     with isolated(devchains) as info:
         yield info
+
+
+@dataclass(frozen=True)
+class AaChains:
+    """The dev chains with a bundler each (`bundler_urls`: chain id → alto's URL)."""
+
+    chains: ChainsInfo
+    bundler_urls: dict[int, str]
+
+    def smart_accounts(self, chain_id: int) -> dict[str, Any]:
+        """The chain's ERC-4337 contracts (entryPoint, factory, paymaster, paymasterSigner...)."""
+        entry: dict[str, Any] = self.chains.chain(chain_id)["smartAccounts"]
+        return entry
+
+
+@pytest.fixture(scope="module")
+def aachains(devchains: ChainsInfo) -> Iterator[AaChains]:
+    """One alto per dev chain for the module's tests, on chains reverted once they are done."""
+    with isolated(devchains) as info, running_bundlers(info.rpc_urls) as urls:
+        yield AaChains(info, urls)

@@ -101,3 +101,18 @@ def describe_smart_accounts(rpc: Rpc, addresses: dict[str, str]) -> dict[str, An
         "paymasterSignerKeyFile": str(PAYMASTER_SIGNER_KEY_PATH.relative_to(FIXTURE_DIR.parent.parent)),
         "paymasterDeposit": str(PAYMASTER_DEPOSIT),
     }
+
+
+def dev_smart_accounts_section(deployment: dict[str, Any], bundler_urls: dict[int, str],
+                               projects: tuple[str, ...] = ("demo",)) -> dict[str, Any]:
+    """The engine's `[smart_accounts]` for the dev chains: each chain's bundler and contracts,
+    the dev paymaster key, and every chain sponsored for `projects` (0.1 ETH per account a day)."""
+    chains: dict[str, Any] = {}
+    for chain_id, url in sorted(bundler_urls.items()):
+        parts = deployment[str(chain_id)]["smartAccounts"]
+        chains[f"eip155:{chain_id}"] = {
+            "bundler_url": url, "entry_point": parts["entryPoint"], "factory": parts["factory"],
+            "paymaster": parts["paymaster"], "paymaster_signer_key_file": str(PAYMASTER_SIGNER_KEY_PATH),
+        }
+    return {"chains": chains, "sponsor": {"projects": list(projects), "chains": sorted(chains),
+                                          "budget_wei_per_day": 10**17}}
