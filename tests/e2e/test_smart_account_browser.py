@@ -1,0 +1,209 @@
+"""Issue 32 in Chromium: an email sign-in on a dev chain with smart accounts shows the smart
+account in Account and to the host; Send 0.01 ETH from it is one sponsored UserOperation
+through a real bundler (alto) that deploys it (the receiver +0.01 ETH, the account's ETH moved
+by the value only); the switch to the EOA and back survives a reload; on a chain the sponsoring
+policy leaves out the account pays its own gas."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+from starlette.routing import Route
+
+from modalcore_dev.devchain.pytest_plugin import AaChains
+from modalcore_dev.devmail import LocalSmtpServer
+from modalcore.netports import free_port
+from modalcore_testing import RunningServer, serve_app
+
+from ..embedded.test_smart_account_chain import smart_accounts_section
+from .conftest import TIMEOUT_MS, serve
+from .test_embedded_browser import embedded_engine_config, sign_in_by_email
+
+pytestmark = [pytest.mark.e2e, pytest.mark.chain]
+
+RECEIVER = "0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc"  # dev account 5
+CENT = 10**16
+FUNDS = 10**18
+
+HOST_PAGE = """<!doctype html><html><head><meta charset=utf-8><title>Host dApp</title>
+<link rel="icon" href="data:,"></head><body>
+<button id=open>Open</button><pre id=account></pre>
+<script src="%(engine)s/static/modal.js"></script>
+<script>
+  const modal = window.ModalCore.createModal({projectId: 'demo', networks: ['%(chain)s'],
+    engineUrl: '%(engine)s', debug: true});
+  window.hostModal = modal;
+  modal.subscribeAccount((a) => { document.getElementById('account').textContent = JSON.stringify(a); });
+  document.getElementById('open').onclick = () => modal.open();
+</script></body></html>"""
+
+
+@pytest.fixture(scope="module")
+def smtp() -> Iterator[LocalSmtpServer]:
+    server = LocalSmtpServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def smart_engine(aachains: AaChains, smtp: LocalSmtpServer,
+                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+    """The embedded wallet with smart accounts on both dev chains; gas sponsored for project
+    `demo` on 31337 only."""
+    folder = tmp_path_factory.mktemp("smart-e2e")
+    section = smart_accounts_section(aachains, sponsored_projects=["demo"])
+    section["sponsor"]["chains"] = ["eip155:31337"]
+    config = embedded_engine_config(folder, aachains.chains, {
+        "smtp": {"host": "127.0.0.1", "port": smtp.port, "tls": "none", "sender": "Wallet <no-reply@modal.test>"},
+        "mail_budget": {"address_per_minute": 100},
+    }, smart_accounts=section)
+    with serve(config, free_port()) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def host_site(smart_engine: RunningServer) -> Iterator[str]:
+    async def page(request: Request) -> HTMLResponse:
+        chain = request.query_params.get("chain", "eip155:31337")
+        return HTMLResponse(HOST_PAGE % {"engine": smart_engine.http_url, "chain": chain})
+
+    with serve_app(Starlette(routes=[Route("/", page)])) as running:
+        yield running.http_url
+
+
+@contextlib.contextmanager
+def host_page(browser: Any, url: str) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url)
+    page.wait_for_function("window.hostModal !== undefined")
+    try:
+        yield page
+    finally:
+        context.close()
+    assert errors == [], errors
+
+
+def host_account(page: Any) -> dict[str, Any]:
+    text = page.locator("#account").inner_text()
+    return json.loads(text) if text else {}
+
+
+def wait_account(page: Any, address: str) -> dict[str, Any]:
+    page.wait_for_function(f"document.getElementById('account').textContent.includes('\"address\":\"{address}\"')")
+    return host_account(page)
+
+
+def _rpc(aa: AaChains, chain_id: int, method: str, params: list[Any]) -> Any:
+    with aa.chains.rpc(chain_id) as rpc:
+        return rpc.call(method, params)
+
+
+def _balance(aa: AaChains, chain_id: int, address: str) -> int:
+    return int(_rpc(aa, chain_id, "eth_getBalance", [address, "latest"]), 16)
+
+
+def reload_with_balances(page: Any) -> None:
+    """A reload: the session fetches the account's balances again (the test funded it)."""
+    page.reload()
+    page.wait_for_function("window.hostModal !== undefined")
+    page.wait_for_function("document.getElementById('account').textContent.includes('\"isConnected\":true')")
+
+
+def _send_cent(page: Any) -> None:
+    """Account → Send 0.01 ETH to RECEIVER → Preview → Send → Approve in the engine's frame."""
+    account = page.locator('.wm-card[data-view="Account"]')
+    if not account.is_visible():  # a reload keeps the modal as it was
+        page.click("#open")
+    account.wait_for(state="visible")
+    account.get_by_role("button", name="Send", exact=True).click()
+    form = page.locator('.wm-card[data-view="WalletSend"]')
+    form.wait_for(state="visible")
+    form.get_by_role("button", name="Select token").click()
+    form.get_by_role("button", name="Ether").click()
+    form.get_by_role("textbox", name="Amount").fill("0.01")
+    form.get_by_role("textbox", name="Receiver address").fill(RECEIVER)
+    form.get_by_role("button", name="Preview send").click()
+    preview = page.locator('.wm-card[data-view="WalletSendPreview"]')
+    preview.wait_for(state="visible")
+    preview.get_by_role("button", name="Send", exact=True).click()
+    page.locator('.wm-card[data-view="ApproveTransaction"]').wait_for(state="visible")
+    page.frame_locator("iframe.wm-frame").get_by_role("button", name="Approve").click()
+
+
+def _smart_account(page: Any) -> tuple[str, str]:
+    """The host's account after sign-in: (smart account, EOA)."""
+    page.wait_for_function("document.getElementById('account').textContent.includes('allAccounts')")
+    shown = host_account(page)
+    kinds = {entry["type"]: entry["address"] for entry in shown["allAccounts"]}
+    assert shown["preferredAccountType"] == "smartAccount" and shown["address"] == kinds["smartAccount"]
+    return kinds["smartAccount"], kinds["eoa"]
+
+
+def test_email_sign_in_shows_the_smart_account_and_a_send_is_sponsored(
+        browser: Any, host_site: str, smtp: LocalSmtpServer, aachains: AaChains) -> None:
+    from playwright.sync_api import expect
+
+    with host_page(browser, host_site) as page:
+        sign_in_by_email(page, smtp, "ada@example.com")
+        smart, eoa = _smart_account(page)
+        assert smart != eoa and host_account(page)["smartAccountDeployed"] is False
+        _rpc(aachains, 31337, "hardhat_setBalance", [smart, hex(FUNDS)])
+        receiver_before = _balance(aachains, 31337, RECEIVER)
+        page.click("#open")
+        account = page.locator('.wm-card[data-view="Account"]')
+        expect(account.get_by_text(f"{smart[:6]}…{smart[-4:]}")).to_be_visible()
+        expect(account.get_by_role("button", name="Switch to your EOA")).to_be_visible()
+        reload_with_balances(page)
+        _send_cent(page)
+        page.wait_for_function(
+            "document.getElementById('account').textContent.includes('\"smartAccountDeployed\":true')")
+        assert _balance(aachains, 31337, RECEIVER) == receiver_before + CENT
+        assert _balance(aachains, 31337, smart) == FUNDS - CENT  # the paymaster paid the gas
+        assert _rpc(aachains, 31337, "eth_getCode", [smart, "latest"]) != "0x"
+
+
+def test_switching_to_the_eoa_and_back_survives_a_reload(
+        browser: Any, host_site: str, smtp: LocalSmtpServer) -> None:
+    with host_page(browser, host_site) as page:
+        sign_in_by_email(page, smtp, "bob@example.com")
+        smart, eoa = _smart_account(page)
+        page.click("#open")
+        account = page.locator('.wm-card[data-view="Account"]')
+        account.get_by_role("button", name="Switch to your EOA").click()
+        assert wait_account(page, eoa)["preferredAccountType"] == "eoa"
+        page.reload()
+        page.wait_for_function("window.hostModal !== undefined")
+        assert wait_account(page, eoa)["preferredAccountType"] == "eoa"
+        account = page.locator('.wm-card[data-view="Account"]')  # still open after the reload
+        account.get_by_role("button", name="Switch to your Smart Account").click()
+        wait_account(page, smart)
+        page.reload()
+        page.wait_for_function("window.hostModal !== undefined")
+        assert wait_account(page, smart)["preferredAccountType"] == "smartAccount"
+
+
+def test_where_the_policy_does_not_sponsor_the_account_pays_its_gas(
+        browser: Any, host_site: str, smtp: LocalSmtpServer, aachains: AaChains) -> None:
+    with host_page(browser, host_site + "/?chain=eip155:31338") as page:
+        sign_in_by_email(page, smtp, "cy@example.com")
+        smart, _ = _smart_account(page)
+        _rpc(aachains, 31338, "hardhat_setBalance", [smart, hex(FUNDS)])
+        receiver_before = _balance(aachains, 31338, RECEIVER)
+        reload_with_balances(page)
+        _send_cent(page)
+        page.wait_for_function(
+            "document.getElementById('account').textContent.includes('\"smartAccountDeployed\":true')")
+        assert _balance(aachains, 31338, RECEIVER) == receiver_before + CENT
+        assert _balance(aachains, 31338, smart) < FUNDS - CENT  # the account paid its gas
