@@ -70,16 +70,17 @@ class Stand:
                          "embedded.calls_status": Service(CallsStatusArgs, status)}
 
 
-def _world(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> tuple[EmailWorld, Stand]:
-    stand = Stand(wallet)
+def _world(wallet: EmbeddedWallet, smtp: LocalSmtpServer, *, stand: Stand | None = None,
+           options: dict[str, Any] | None = None, email: str = "cal@example.com") -> tuple[EmailWorld, Stand]:
+    stand = stand or Stand(wallet)
     known = catalog()
     token = Token(TOKEN, "DEMO", "Demo", 18)
     networks = {CHAIN: replace(known[CHAIN], smart_accounts=True, tokens=(token,)),
                 OTHER: replace(known[OTHER], smart_accounts=False)}
     world = EmailWorld(wallet, smtp, services=stand.services, known_networks=networks,
-                       options={"networks": [CHAIN, OTHER]})
-    world.submit_email("cal@example.com")
-    world.type_code(world.code_for("cal@example.com"))
+                       options={"networks": [CHAIN, OTHER], **(options or {})})
+    world.submit_email(email)
+    world.type_code(world.code_for(email))
     world.settle_all()
     assert world.h.model.accounts.get("eip155").address == SMART
     return world, stand
