@@ -75,6 +75,7 @@ class EmbeddedState:
     # {"id", "ok", "result"} or {"id", "ok": false, "code", "message"}
     host_answer: str = ""
     host_pending: str = ""  # the id of the host's request waiting on the WalletConnect wallet
+    host_pending_method: str = ""  # … and its method
 
 
 # ----- what the visitor does
