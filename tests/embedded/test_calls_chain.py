@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 from eth_abi.abi import encode
+from eth_account.messages import encode_typed_data
 from eth_utils.crypto import keccak
 
 from modalcore.siwx.verify import eip1271_valid, erc6492_valid, is_erc6492, personal_message_hash
@@ -143,3 +144,20 @@ def test_rule_a_host_sendcalls_approve_and_swap_is_one_approval_and_one_user_ope
     assert not is_erc6492(bytes.fromhex(plain[2:])) and _engine_accepts(aachains, smart, text, plain)
     assert _viem(aachains, [{"address": smart, "message": text, "signature": wrapped},
                             {"address": smart, "message": text, "signature": plain}]) == [True, True]
+
+    # typed data from the deployed account: its ERC-1271 accepts the EIP-712 digest's signature
+    typed = {"types": {"EIP712Domain": [{"name": "name", "type": "string"}, {"name": "chainId", "type": "uint256"}],
+                       "Order": [{"name": "amount", "type": "uint256"}]},
+             "primaryType": "Order", "domain": {"name": "Swap app", "chainId": 31337}, "message": {"amount": 7}}
+    assert world.h.intent("host", "rpc", {"id": "t1", "method": "eth_signTypedData_v4",
+                                          "params": [smart, json.dumps(typed)]}) == "ok"
+    _approve(world)
+    typed_signature = world.h.host_state("rpc")["result"]
+    digest = encode_typed_data(full_message=typed)
+    digest_bytes = keccak(b"\x19" + digest.version + digest.header + digest.body)
+
+    async def typed_ok() -> bool:
+        async with httpx.AsyncClient() as http:
+            return await eip1271_valid(http, aachains.chains.rpc_urls[31337], smart, digest_bytes,
+                                       bytes.fromhex(typed_signature[2:]))
+    assert asyncio.run(typed_ok())
