@@ -37,7 +37,7 @@ class SponsorPolicy(BaseModel):
     valid_for_s: Annotated[int, Field(ge=30, le=86_400)] = 600
 
 
-NotSponsoredReason = Literal["no_policy", "project", "chain", "method", "budget"]
+NotSponsoredReason = Literal["no_policy", "no_paymaster", "project", "chain", "method", "budget"]
 
 
 @dataclass(frozen=True)

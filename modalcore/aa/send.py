@@ -26,7 +26,8 @@ from ..services import jsonrpc
 from . import paymaster as pm
 from .bundler import BundlerClient, BundlerError, GasEstimate, UserOpReceipt
 from .config import SmartAccountsSection, read_signer_key
-from .policy import BudgetSpent, NotSponsored, NotSponsoredReason, Sponsor, SponsorLedger, SponsorPolicy, SponsorRequest, decide
+from .policy import (BudgetSpent, NotSponsored, NotSponsoredReason, Sponsor, SponsorDecision, SponsorLedger, SponsorPolicy,
+                     SponsorRequest, decide)
 from .userop import (Call, MalformedUserOp, UserOperation, counterfactual_address, execute_batch_call_data,
                      execute_call_data, factory_data, user_op_hash)
 
@@ -163,8 +164,10 @@ async def send_user_operation(http: httpx.AsyncClient, chain: AaChain, owner: Lo
     request = None if sponsorship is None else SponsorRequest(
         sponsorship.project, chain.caip2, sponsorship.method, op.sender, 0)
     can_sponsor = chain.paymaster is not None and chain.paymaster_signer is not None
-    decision = (NotSponsored("no_policy") if request is None or sponsorship is None or not can_sponsor
-                else decide(sponsorship.policy, request, sponsorship.ledger.spent(chain.caip2, op.sender, sponsorship.now_ms)))
+    decision: SponsorDecision = NotSponsored("no_policy")
+    if request is not None and sponsorship is not None:
+        decision = (decide(sponsorship.policy, request, sponsorship.ledger.spent(chain.caip2, op.sender, sponsorship.now_ms))
+                    if can_sponsor else NotSponsored("no_paymaster"))
     if isinstance(decision, BudgetSpent):
         raise UserOpRefused("budget_spent")
     if isinstance(decision, Sponsor) and chain.paymaster is not None:

@@ -1,7 +1,8 @@
 """`python -m modalcore_dev.devchain up | deploy | install | compile`.
 
   up       start both Hardhat nodes (31337 on 8545, 31338 on 8546), deploy the contracts,
-           write the deployment JSON and stay in the foreground until Ctrl-C
+           write the deployment JSON, start a bundler (alto) per chain on a free port and stay in
+           the foreground until Ctrl-C
   deploy   deploy on already running node(s): --rpc URL [--rpc URL ...]
   install  `npm ci` in chain/ if node_modules is missing or older than the lock file
   compile  rebuild fixtures/chain/contracts with solc-js (node chain/compile.mjs)
@@ -21,6 +22,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from modalcore_dev.devchain.bundler import DevBundler, start_bundlers, stop_bundlers
 from modalcore_dev.devchain.deploy import DEPLOYMENT_PATH, FIXTURE_DIR, deploy_all, write_deployment
 from modalcore_dev.devchain.nodes import (
     CHAIN_DIR,
@@ -69,6 +71,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     for node in nodes:
         node.keep_log = True
     stop = threading.Event()
+    bundlers: list[DevBundler] = []
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         stop.set()
@@ -85,6 +88,9 @@ def cmd_up(args: argparse.Namespace) -> int:
             write_deployment(deployment, out)
             print(_summary(deployment), flush=True)
             print(f"deployment written to {out}", flush=True)
+            bundlers = start_bundlers({n.chain_id: n.rpc_url for n in nodes})
+            for bundler in bundlers:
+                print(f"  bundler of {bundler.chain_id} (alto, EntryPoint v0.7): {bundler.url}", flush=True)
         print("dev chains running; Ctrl-C to stop", flush=True)
         while not stop.is_set():
             for node in nodes:
@@ -94,6 +100,7 @@ def cmd_up(args: argparse.Namespace) -> int:
             stop.wait(0.5)
         return 0
     finally:
+        stop_bundlers(bundlers)
         stop_nodes(nodes)
         print("dev chains stopped", flush=True)
 

@@ -5,6 +5,7 @@ smart accounts, or past the day's budget."""
 
 from __future__ import annotations
 
+import subprocess
 import time
 
 import httpx
@@ -83,6 +84,14 @@ def test_the_hash_is_the_entry_points_get_user_op_hash(aachains: AaChains) -> No
         assert result == "0x" + user_op_hash(op, ENTRY_POINT_V07, chain_id).hex()
 
 
+def test_the_bundlers_listen_on_loopback_only(aachains: AaChains) -> None:
+    for url in aachains.bundler_urls.values():
+        port = url.rsplit(":", 1)[1]
+        listening = subprocess.run(["ss", "-ltnH", f"sport = :{port}"], capture_output=True, text=True,
+                                   check=True).stdout.split()
+        assert f"127.0.0.1:{port}" in listening and f"0.0.0.0:{port}" not in listening and f"*:{port}" not in listening
+
+
 async def test_the_bundler_supports_entry_point_v07(aachains: AaChains) -> None:
     async with httpx.AsyncClient() as http:
         for url in aachains.bundler_urls.values():
@@ -96,7 +105,10 @@ async def test_a_sponsored_operation_deploys_the_account_and_sends_a_hundredth_o
     async with httpx.AsyncClient() as http:
         sent = await send_user_operation(http, chain, owner, [Call(recipient, CENT)], sponsorship=_sponsorship(SPONSOR_DEMO))
         receipt = await wait_receipt(http, chain, sent.user_op_hash)
+        lookup = await BundlerClient(http, chain.bundler_url).get_user_operation_by_hash(sent.user_op_hash)
     assert (sent.sponsored, sent.sender, receipt.success, receipt.paymaster) == (True, account, True, chain.paymaster)
+    assert lookup is not None
+    assert (lookup.user_operation, lookup.transaction_hash) == (sent.user_operation, receipt.transaction_hash)
     [(account_balance, code), (recipient_balance, _)] = _state(aachains, 31337, account, recipient)
     assert (account_balance, recipient_balance) == (ONE_ETH - CENT, CENT)  # no gas paid by the account
     assert code not in ("0x", "")
@@ -221,3 +233,14 @@ def test_the_paymaster_hash_is_the_verifying_paymasters_get_hash(aachains: AaCha
     with aachains.chains.rpc(31337) as rpc:
         result = rpc.call("eth_call", [{"to": paymaster, "data": "0x" + data.hex()}, "latest"])
     assert result == "0x" + verifying_paymaster_hash(op, paymaster, 31337, 1000, 10).hex()
+
+
+async def test_a_chain_without_a_paymaster_has_the_account_pay(aachains: AaChains) -> None:
+    chain = _chain(aachains)
+    chain = AaChain(chain.caip2, chain.rpc_url, chain.bundler_url, chain.entry_point, chain.factory)
+    owner, account = _funded_owner(aachains, chain)
+    async with httpx.AsyncClient() as http:
+        sent = await send_user_operation(http, chain, owner, [Call(Account.create().address, CENT)],
+                                         sponsorship=_sponsorship(SPONSOR_DEMO))
+        receipt = await wait_receipt(http, chain, sent.user_op_hash)
+    assert (sent.sponsored, sent.not_sponsored, receipt.success, receipt.paymaster) == (False, "no_paymaster", True, None)
