@@ -15,13 +15,14 @@ from ..core.shape import Slice
 from ..slices import directory_listing, nfts, send_tx, swap_tx
 from ..slices.connecting import Reattached
 from . import connect as connection
-from . import solana_connect
+from . import smart_account, solana_connect
 from . import walletconnect
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
 
-AFTER_RELOAD = (directory_listing.on_reattached, nfts.on_reattached, send_tx.on_reattached, swap_tx.on_reattached)
+AFTER_RELOAD = (directory_listing.on_reattached, nfts.on_reattached, send_tx.on_reattached, swap_tx.on_reattached,
+                smart_account.on_reattached)
 
 
 def on_reattached(model: Model, msg: Reattached, now: int) -> Step:

@@ -10,12 +10,12 @@ runs them, else its EOA (state and rules: slices/smart_account.py).
   balances and a sign-in session follow the new address, the send form starts over.
 - A network change shows that chain's account (the EOA where it has no smart account).
 - A send from the smart account deploys it: once the embedded wallet answered one, its code is
-  read again (`smartAccountDeployed` tells what the chain says).
+  read again (`smartAccountDeployed` tells what the chain says), as after a page reload.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..core.cmds import Call, Cmd
 from ..core.evolve import replace
@@ -152,6 +152,15 @@ def _sent_from_undeployed(before: Model, after: Model) -> str | None:
         return None
     smart = smart_account_of(after, request.chain)
     return request.chain if smart is not None and not smart.deployed else None
+
+
+def on_reattached(model: Model, msg: Any, now: int) -> Step:
+    """After a reload the embedded account's smart accounts are read again (whether deployed is
+    the chain's word, not the session's memory). (`msg` is connecting.Reattached.)"""
+    chains = enabled_chains(model)
+    if not msg.reloaded or embedded_account(model) is None or not chains:
+        return model, []
+    return model, [read(model, chains)]
 
 
 def observe(before: Model, after: Model, now: int) -> Step:

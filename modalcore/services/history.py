@@ -27,6 +27,7 @@ from eth_utils.crypto import keccak
 
 from .blockchain_api import BlockchainApiError
 from .abi import decode_string
+from .history_userops import USER_OPERATION_EVENT, native_sends, succeeded
 from .jsonrpc import RpcCallError, tolerant_batch
 from .shapes import HISTORY_PAGE_SIZE, HistoryResult
 from ..rules import texts
@@ -69,6 +70,11 @@ class _Item:
     timestamp: int
     native: bool = False
     logs: list[dict[str, Any]] = field(default_factory=list)
+    # a bundle holding the account's UserOperation (issue 32): the account is its sender, the
+    # ETH its operations sent (internal transfers), whether an operation of it failed
+    by_account: bool = False
+    sent: list[tuple[str, int]] = field(default_factory=list)
+    op_failed: bool = False
 
     @property
     def position(self) -> tuple[int, int]:
@@ -103,8 +109,9 @@ async def _scan(http: httpx.AsyncClient, url: str, account: str, lo: int, hi: in
     span = {"fromBlock": hex(lo), "toBlock": hex(hi)}
     calls.append(("eth_getLogs", [{**span, "topics": [TRANSFER_TOPIC, _topic(account)]}]))
     calls.append(("eth_getLogs", [{**span, "topics": [TRANSFER_TOPIC, None, _topic(account)]}]))
+    calls.append(("eth_getLogs", [{**span, "topics": [USER_OPERATION_EVENT, None, _topic(account)]}]))
     results = await _strict(http, url, calls)
-    blocks, sent_logs, received_logs = results[:-2], results[-2], results[-1]
+    blocks, sent_logs, received_logs, operations = results[:-3], results[-3], results[-2], results[-1]
     txs: dict[str, tuple[dict[str, Any], int]] = {}
     for block in blocks:
         timestamp = int(block["timestamp"], 16)
@@ -130,6 +137,25 @@ async def _scan(http: httpx.AsyncClient, url: str, account: str, lo: int, hi: in
             tx, timestamp = txs[log["transactionHash"]]
             item = items[log["transactionHash"]] = _Item(*position, tx, timestamp)
         item.logs.append(log)
+    _operations(operations, account, before, txs, items)
+
+
+def _operations(operations: list[dict[str, Any]], account: str, before: tuple[int, int] | None,
+                txs: dict[str, tuple[dict[str, Any], int]], items: dict[str, _Item]) -> None:
+    """The bundles holding the account's UserOperations (UserOperationEvent, sender = account)."""
+    for log in operations:
+        position = (int(log["blockNumber"], 16), int(log["transactionIndex"], 16))
+        if log.get("removed") or (before is not None and position >= before) or log["transactionHash"] not in txs:
+            continue
+        tx, timestamp = txs[log["transactionHash"]]
+        item = items.get(log["transactionHash"])
+        sent = native_sends(tx, account) if item is None or not item.by_account else item.sent
+        if item is None:
+            if not sent:
+                continue  # no transfer of the account's (token transfers are found by their logs)
+            item = items[log["transactionHash"]] = _Item(*position, tx, timestamp)
+        item.by_account, item.sent = True, sent
+        item.op_failed = item.op_failed or not succeeded(log)
 
 
 async def _token_meta(http: httpx.AsyncClient, url: str, tokens: list[str]) -> dict[str, tuple[str, str, int]]:
@@ -204,6 +230,13 @@ def _transaction(item: _Item, account: str, chain: str, status: str, native: Nat
             "direction": _direction(sender, receiver, account),
             "quantity": {"numeric": _units(int(log["data"], 16) if log["data"] != "0x" else 0, decimals)},
         })
+    for receiver, wei in item.sent:  # the account's ETH sent by its UserOperation
+        parties.append((account, receiver))
+        transfers.append({
+            "fungible_info": {"name": native.name, "symbol": native.symbol, "icon": {"url": ""}},
+            "direction": _direction(account, receiver, account),
+            "quantity": {"numeric": _units(wei, native.decimals)},
+        })
     if eth_in:
         router = str(tx["to"]).lower()
         parties.append((router, account))
@@ -217,7 +250,7 @@ def _transaction(item: _Item, account: str, chain: str, status: str, native: Nat
     # a swap: one token went out and another came back in the same transaction (the hosted API's
     # name for it is "trade"); adding liquidity (two out, one in) stays a send
     operation = ("trade" if directions == ["in", "out"]
-                 else "send" if str(tx["from"]).lower() == account else "receive")
+                 else "send" if str(tx["from"]).lower() == account or item.by_account else "receive")
     mined = datetime.fromtimestamp(item.timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     return {
         "id": tx["hash"],
@@ -264,7 +297,7 @@ async def fetch_history(
     native = Native(native_name, native_symbol, native_decimals)
     data = [
         _transaction(item, account, chain,
-                     "confirmed" if int(receipt["status"], 16) == 1 else "failed", native, tokens,
+                     "confirmed" if int(receipt["status"], 16) == 1 and not item.op_failed else "failed", native, tokens,
                      _eth_out(item.tx, account, receipt))
         for item, receipt in zip(page, receipts, strict=True)
     ]

@@ -172,6 +172,15 @@ def test_email_sign_in_shows_the_smart_account_and_a_send_is_sponsored(
         assert _balance(aachains, 31337, RECEIVER) == receiver_before + CENT
         assert _balance(aachains, 31337, smart) == FUNDS - CENT  # the paymaster paid the gas
         assert _rpc(aachains, 31337, "eth_getCode", [smart, "latest"]) != "0x"
+        # Activity shows it by its transaction (the bundle's), sent from the smart account
+        account = page.locator('.wm-card[data-view="Account"]')
+        if not account.is_visible():
+            page.click("#open")
+        account.get_by_role("tab", name="Activity").click()
+        newest = account.locator(".wm-activity").first
+        expect(newest).to_contain_text("Sent")
+        expect(newest).to_contain_text(f"To {RECEIVER[:6]}…{RECEIVER[-4:]}")
+        expect(newest).to_contain_text("-0.010 ETH")
 
 
 def test_switching_to_the_eoa_and_back_survives_a_reload(

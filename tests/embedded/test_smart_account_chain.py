@@ -7,16 +7,20 @@ request is a plain transaction."""
 
 from __future__ import annotations
 
+import asyncio
 import statistics
 import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from eth_utils.crypto import keccak
 
 from modalcore_dev.devchain.pytest_plugin import AaChains
+from modalcore_dev.devchain.smart_accounts import dev_smart_accounts_section
 from modalcore_dev.devmail import LocalSmtpServer
+from modalcore.services.history import fetch_history
 from modalcore.server.config import EngineConfig, dev_networks, parse_config
 from modalcore.slices.embedded import ApprovalDecided
 from modalcore.slices.smart_account import PressedSwitchAccountType
@@ -24,7 +28,6 @@ from modalcore.slices.smart_account import PressedSwitchAccountType
 from .world import EmailWorld, open_wallet
 
 pytestmark = pytest.mark.chain
-REPO = Path(__file__).resolve().parents[2]
 RECEIVER = "0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc"  # dev account 5
 CENT = 10**16  # 0.01 ETH
 FUNDS = 10**18
@@ -33,14 +36,7 @@ USER_OPERATION_EVENT = "0x" + keccak(text="UserOperationEvent(bytes32,address,ad
 
 def smart_accounts_section(aa: AaChains, *, sponsored_projects: list[str]) -> dict[str, Any]:
     """`[smart_accounts]` for the dev chains and their bundlers."""
-    chains = {}
-    for chain_id, url in aa.bundler_urls.items():
-        parts = aa.smart_accounts(chain_id)
-        chains[f"eip155:{chain_id}"] = {
-            "bundler_url": url, "entry_point": parts["entryPoint"], "factory": parts["factory"],
-            "paymaster": parts["paymaster"], "paymaster_signer_key_file": str(REPO / parts["paymasterSignerKeyFile"]),
-        }
-    return {"chains": chains, "sponsor": {"projects": sponsored_projects, "chains": list(chains)}}
+    return dev_smart_accounts_section(aa.chains.deployment, aa.bundler_urls, tuple(sponsored_projects))
 
 
 def config_for(aa: AaChains, *, sponsored_projects: list[str]) -> EngineConfig:
@@ -115,6 +111,17 @@ def test_a_sponsored_send_from_the_smart_account_is_one_user_operation(
     assert world.h.model.accounts.get("eip155").smart_account_deployed  # read from the chain again
     assert world.h.host_state("account")["smartAccountDeployed"] is True
     print(f"approve → receipt (sponsored, deploying): {1000 * elapsed:.0f} ms")
+    # Activity knows it by its transaction: a send of 0.01 ETH from the account to the receiver
+    [sent] = asyncio.run(_history(aachains, smart))["data"]
+    assert sent["id"] == result["result"] and sent["metadata"]["operationType"] == "send"
+    assert sent["metadata"]["sentFrom"] == smart and sent["metadata"]["sentTo"] == RECEIVER
+    assert sent["metadata"]["status"] == "confirmed"
+    assert [(t["direction"], t["quantity"]["numeric"]) for t in sent["transfers"]] == [("out", "0.01")]
+
+
+async def _history(aa: AaChains, address: str) -> Any:
+    async with httpx.AsyncClient() as http:
+        return await fetch_history(http, rpc_url=aa.chains.rpc_urls[31337], address=address, chain="eip155:31337")
 
 
 def test_approve_to_receipt_of_sponsored_sends(aachains: AaChains, tmp_path: Path, smtp: LocalSmtpServer) -> None:
@@ -156,3 +163,56 @@ def test_after_switching_to_the_eoa_a_send_is_a_plain_transaction(
     receipt = _rpc(aachains, "eth_getTransactionReceipt", [result["result"]])
     assert receipt["from"].lower() == owner.lower() and receipt["to"].lower() == RECEIVER.lower()
     assert smart is not None and _code(aachains, smart) == "0x" and _operations(aachains, smart) == []
+
+
+ACCOUNT_0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"  # dev account 0 (holds the test tokens)
+
+
+def test_a_token_send_from_the_smart_account_is_its_send_in_activity(
+        aachains: AaChains, tmp_path: Path, smtp: LocalSmtpServer) -> None:
+    world = _signed_in(aachains, tmp_path, smtp, "tok@example.com", sponsored_projects=["test"])
+    smart = world.h.model.accounts.get("eip155").address
+    assert smart is not None
+    tusd = aachains.chains.token(31337, "TUSD")["address"]
+    with aachains.chains.rpc(31337) as rpc:
+        rpc.send_call(ACCOUNT_0, tusd, "transfer(address,uint256)", [smart, 100_000_000])
+        before = rpc.erc20_balance(tusd, RECEIVER)
+    data = "0xa9059cbb" + "0" * 24 + RECEIVER[2:].lower() + hex(12_500_000)[2:].rjust(64, "0")
+    world.ask_wallet("eth_sendTransaction", [{"to": tusd, "data": data}])
+    request = world.h.model.embedded.request
+    assert request is not None
+    world.h.deliver(ApprovalDecided(request.eid, approve=True))
+    [settled] = world.run_calls()
+    assert settled.ok, settled.error
+    with aachains.chains.rpc(31337) as rpc:
+        assert rpc.erc20_balance(tusd, RECEIVER) == before + 12_500_000
+        assert rpc.erc20_balance(tusd, smart) == 87_500_000
+    sent, received = asyncio.run(_history(aachains, smart))["data"]
+    assert sent["id"] == settled.result["result"] and sent["metadata"]["operationType"] == "send"
+    assert [(t["direction"], t["quantity"]["numeric"]) for t in sent["transfers"]] == [("out", "12.5")]
+    assert received["metadata"]["operationType"] == "receive"
+
+
+def test_a_spent_sponsoring_budget_refuses_and_sends_nothing(
+        aachains: AaChains, tmp_path: Path, smtp: LocalSmtpServer) -> None:
+    section = smart_accounts_section(aachains, sponsored_projects=["test"])
+    section["sponsor"]["budget_wei_per_day"] = 1  # less than any operation's most it can cost
+    config = parse_config({"networks": dev_networks(aachains.chains.rpc_urls, aachains.chains.deployment),
+                           "smart_accounts": section})
+    world = EmailWorld(open_wallet(tmp_path / "e.db", smtp), smtp, config=config,
+                       known_networks=config.known_networks())
+    world.submit_email("ned@example.com")
+    world.type_code(world.code_for("ned@example.com"))
+    world.settle_all()
+    smart = world.h.model.accounts.get("eip155").address
+    assert smart is not None
+    _rpc(aachains, "hardhat_setBalance", [smart, hex(FUNDS)])
+    world.ask_wallet("eth_sendTransaction", [{"to": RECEIVER, "value": hex(CENT)}])
+    request = world.h.model.embedded.request
+    assert request is not None
+    world.h.deliver(ApprovalDecided(request.eid, approve=True))
+    [settled] = world.run_calls()
+    assert not settled.ok and "budget_spent" in settled.error
+    assert world.h.model.embedded.request is None  # answered (refused) to the asker
+    assert _balance(aachains, smart) == FUNDS and _code(aachains, smart) == "0x"
+    assert _operations(aachains, smart) == []

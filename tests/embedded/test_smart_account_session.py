@@ -14,6 +14,9 @@ from modalcore.embedded.service import EmbeddedWallet
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.runtime.services import Service, ServiceError
 from modalcore.embedded.smart import SmartAccountsArgs, owner_of
+from modalcore.enginetest import Harness
+from modalcore.rules.addresses import checksum
+from modalcore.slices.embedded import ApprovalDecided, SocialSignedIn
 from modalcore.slices.smart_account import SWITCH_TO_EOA, SWITCH_TO_SMART, smart_account_of
 
 from .world import EmailWorld
@@ -156,3 +159,60 @@ def test_the_choice_outlives_a_disconnect_and_the_next_sign_in_uses_it(
     world.settle_all()
     assert world.h.model.accounts.get("eip155").status == "disconnected"
     assert world.h.model.smart.owner == "" and world.h.model.smart.preferred == "eoa"
+
+
+def test_a_social_sign_in_waits_for_its_smart_account_and_keeps_its_provider() -> None:
+    owner = "0x" + "ab" * 20
+    h = Harness(is_open=True, options={"networks": [CHAIN]}, known_networks=_networks(CHAIN))
+    h.session.model = replace(h.model, embedded=replace(h.model.embedded, socials=("google",)))
+    h.session.render()
+    h.press("connect/social/google")
+    h.deliver(SocialSignedIn("google", "sub-1", owner, "zoe", "zoe@example.com"))
+    assert h.model.accounts.get("eip155").status == "disconnected"  # not before its account is read
+    [call] = h.pending_calls("embedded.smart_accounts")
+    assert call.args == {"identity": "google:sub-1", "chains": [CHAIN]}
+    h.settle_call("embedded.smart_accounts", {"owner": checksum(owner), "accounts": [
+        {"chain": CHAIN, "address": SMART, "deployed": True}]})
+    account = h.model.accounts.get("eip155")
+    assert account.status == "connected" and account.address == SMART and account.smart_account_deployed
+    assert account.social_provider == "google" and account.user_name == "zoe"
+
+
+def test_an_answer_for_another_owner_is_not_taken() -> None:
+    owner = "0x" + "ab" * 20
+    h = Harness(is_open=True, options={"networks": [CHAIN]}, known_networks=_networks(CHAIN))
+    h.session.model = replace(h.model, embedded=replace(h.model.embedded, socials=("google",)))
+    h.session.render()
+    h.press("connect/social/google")
+    h.deliver(SocialSignedIn("google", "sub-1", owner, "zoe"))
+    h.settle_call("embedded.smart_accounts", {"owner": "0x" + "cd" * 20, "accounts": [
+        {"chain": CHAIN, "address": SMART, "deployed": True}]})
+    account = h.model.accounts.get("eip155")
+    assert account.address == checksum(owner) and account.preferred_account_type == "eoa"
+
+
+def test_a_reload_reads_whether_the_smart_account_is_deployed_again(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world, asked = _world(wallet, smtp, CHAIN)
+    _sign_in(world)
+    assert world.h.host_state("account")["smartAccountDeployed"] is False
+    deployed_now, _ = _stand_in(wallet, deployed=True)
+    world.services.update(deployed_now)  # meanwhile its first operation deployed it
+    world.h.rejoin(last=None)
+    world.settle_all()
+    assert world.h.model.accounts.get("eip155").address == SMART
+    assert world.h.host_state("account")["smartAccountDeployed"] is True
+
+
+def test_an_approved_send_lost_to_a_reload_is_signed_and_sent_once(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world, _ = _world(wallet, smtp, CHAIN)
+    _sign_in(world)
+    world.ask_wallet("eth_sendTransaction", [{"to": "0x" + "11" * 20, "value": "0x1"}])
+    request = world.h.model.embedded.request
+    assert request is not None
+    world.h.deliver(ApprovalDecided(request.eid, approve=True))
+    world.h.rejoin(last=None)  # the page reloads while the operation is on its way
+    world.h.deliver(ApprovalDecided(request.eid, approve=True))  # a second Approve changes nothing
+    [sign] = world.h.pending_calls("embedded.sign")
+    assert sign.args["account"] == SMART and sign.args["method"] == "eth_sendTransaction"
