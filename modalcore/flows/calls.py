@@ -2,9 +2,11 @@
 waits for approval, wallet_getCapabilities and wallet_getCallsStatus are read-only).
 
 - `wallet_getCapabilities [address, chainIds?]`: per configured chain where `address` is the
-  visitor's smart account, `{atomic: {status: "supported"}, paymasterService: {supported: true}}`
-  (EIP-5792 2.0.0 `atomic`, EIP-7677 `paymasterService`: the engine's own verifying paymaster
-  sponsors where the operator's policy allows); where it is the EOA, `atomic` is "unsupported".
+  visitor's smart account, `{atomic: {status: "supported"}, paymasterService: {supported}}`
+  (EIP-5792 2.0.0 `atomic`; EIP-7677 `paymasterService` true where the operator's policy has the
+  engine's own verifying paymaster sponsor this project's batches on that chain, a budget
+  permitting; an app's paymaster URL is not called); where it is the EOA, `atomic` is
+  "unsupported".
   Another address is 4100; nothing is read.
 - `wallet_sendCalls`: checked before anything is shown (rules/calls.py: shape, at most
   MAX_CALLS, 0x-prefixed `to`; the chain must have the visitor's smart account, 5710; the EOA
@@ -110,8 +112,9 @@ def capabilities(model: Model, request: EmbeddedRequest) -> Step:
             continue
         smart = smart_chains.get(network.id)
         if smart is not None and smart.lower() == address.lower():
+            sponsored = model.project_id in network.sponsored_projects
             result[network.chain_id_hex] = {"atomic": {"status": "supported"},
-                                            "paymasterService": {"supported": True}}
+                                            "paymasterService": {"supported": sponsored}}
         elif address.lower() == owner.lower():
             result[network.chain_id_hex] = {"atomic": {"status": "unsupported"}}
     return answer(model, request, result=result)

@@ -72,3 +72,21 @@ def test_rule_status_follows_the_bundlers_receipt() -> None:
     assert rules.status_of(None) == rules.PENDING
     assert rules.status_of({"success": True}) == rules.CONFIRMED
     assert rules.status_of({"success": False}) == rules.REVERTED
+
+
+def test_rule_the_paymaster_service_is_where_the_policy_sponsors_batches() -> None:
+    from modalcore.server.config import parse_config
+
+    chain = {"bundler_url": "http://127.0.0.1:1", "factory": TO}
+    config = parse_config({"smart_accounts": {
+        "chains": {"eip155:31337": {**chain, "paymaster": TO}, "eip155:31338": {**chain, "paymaster": TO},
+                   "eip155:1": chain},
+        "sponsor": {"projects": ["demo"], "chains": ["eip155:31337", "eip155:1"]}}})
+    known = config.known_networks()
+    assert known["eip155:31337"].sponsored_projects == ("demo",)
+    assert known["eip155:31338"].sponsored_projects == ()  # not among the policy's chains
+    assert known["eip155:1"].sponsored_projects == ()  # no paymaster there
+    methods = parse_config({"smart_accounts": {"chains": {"eip155:31337": {**chain, "paymaster": TO}},
+                                               "sponsor": {"projects": ["demo"], "chains": ["eip155:31337"],
+                                                           "methods": ["eth_sendTransaction"]}}})
+    assert methods.known_networks()["eip155:31337"].sponsored_projects == ()

@@ -75,7 +75,7 @@ def _world(wallet: EmbeddedWallet, smtp: LocalSmtpServer, *, stand: Stand | None
     stand = stand or Stand(wallet)
     known = catalog()
     token = Token(TOKEN, "DEMO", "Demo", 18)
-    networks = {CHAIN: replace(known[CHAIN], smart_accounts=True, tokens=(token,)),
+    networks = {CHAIN: replace(known[CHAIN], smart_accounts=True, tokens=(token,), sponsored_projects=("test-project",)),
                 OTHER: replace(known[OTHER], smart_accounts=False)}
     world = EmailWorld(wallet, smtp, services=stand.services, known_networks=networks,
                        options={"networks": [CHAIN, OTHER], **(options or {})})
@@ -108,6 +108,10 @@ def test_rule_capabilities_say_atomic_and_paymaster_for_the_smart_account_only_o
     assert answer == {"id": "c1", "ok": True, "result": {
         "0x7a69": {"atomic": {"status": "supported"}, "paymasterService": {"supported": True}}}}
     assert _rpc(world, "c2", "wallet_getCapabilities", [SMART, ["0x7a6a"]])["result"] == {}
+    # another project, which the operator's policy does not sponsor: no paymaster service
+    world.h.session.model = replace(world.h.model, project_id="unsponsored")
+    assert _rpc(world, "c5", "wallet_getCapabilities", [SMART])["result"] == {
+        "0x7a69": {"atomic": {"status": "supported"}, "paymasterService": {"supported": False}}}
     assert _rpc(world, "c3", "wallet_getCapabilities", [owner])["result"] == {
         "0x7a69": {"atomic": {"status": "unsupported"}}, "0x7a6a": {"atomic": {"status": "unsupported"}}}
     refused = _rpc(world, "c4", "wallet_getCapabilities", ["0x" + "12" * 20])
