@@ -92,6 +92,9 @@ def check_send(model: Model, request: EmbeddedRequest) -> tuple[Model, Step | No
     batch = rules.parse_send_calls(params, smart)
     if isinstance(batch, rules.CallsRefusal):
         return model, _refuse(model, request, batch)
+    if batch.paymaster_required and model.project_id not in network.sponsored_projects:
+        return model, _refuse(model, request, rules.CallsRefusal(
+            rules.UNSUPPORTED_CAPABILITY, "paymasterService is not offered for this application on this chain"))
     rechained = replace(request, chain=network.id)
     return replace(model, embedded=replace(model.embedded, request=rechained)), None
 

@@ -76,6 +76,7 @@ class CallBatch:
     sender: str  # "" when the app left `from` out
     calls: tuple[Call, ...]
     version: str
+    paymaster_required: bool = False  # the app asked for paymasterService, not as optional
 
 
 NO_ADDRESS: Final = "0x" + "0" * 40
@@ -161,7 +162,9 @@ def parse_send_calls(params: Any, account: str) -> CallBatch | CallsRefusal:
         if isinstance(call, CallsRefusal):
             return call
         parsed.append(call)
-    return CallBatch(int(chain, 16), sender or "", tuple(parsed), str(version))
+    paymaster = capabilities.get("paymasterService") if isinstance(capabilities, dict) else None
+    required = paymaster is not None and not (isinstance(paymaster, dict) and paymaster.get("optional") is True)
+    return CallBatch(int(chain, 16), sender or "", tuple(parsed), str(version), required)
 
 
 def calls_id(user_op_hash: str, chain_id: int) -> str:

@@ -142,6 +142,15 @@ def test_rule_malformed_or_unsupported_calls_are_refused_typed_and_nothing_is_sh
         assert (answer["ok"], answer["code"]) == (False, code), (index, answer)
         assert world.h.view != "ApproveTransaction" and world.h.model.embedded.request is None
     assert stand.signed == [] and world.h.effects() == []
+    # a paymaster the engine's policy does not give this project: 5700; optional: no reason to refuse
+    world.h.session.model = replace(world.h.model, project_id="unsponsored")
+    refused = _rpc(world, "pm", "wallet_sendCalls", [_batch(capabilities={"paymasterService": {"url": "https://pm.example"}})])
+    assert (refused["ok"], refused["code"]) == (False, 5700)
+    _rpc(world, "pm2", "wallet_sendCalls", [_batch(capabilities={"paymasterService": {"url": "https://pm.example",
+                                                                                          "optional": True}})])
+    assert world.h.view == "ApproveTransaction"
+    world.h.deliver(ApprovalDecided(world.h.model.embedded.request.eid, approve=False))  # type: ignore[union-attr]
+    world.h.session.model = replace(world.h.model, project_id="test-project")
     # an unknown capability the app marked optional is no reason to refuse
     _rpc(world, "ok", "wallet_sendCalls", [_batch(capabilities={"auxiliaryFunds": {"optional": True}})])
     assert world.h.view == "ApproveTransaction"
