@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +113,9 @@ def test_rule_a_host_sendcalls_approve_and_swap_is_one_approval_and_one_user_ope
     batch = {"version": "2.0.0", "chainId": "0x7a69", "from": smart, "atomicRequired": True, "calls": calls}
     assert world.h.intent("host", "rpc", {"id": "b1", "method": "wallet_sendCalls", "params": [batch]}) == "ok"
     assert world.h.view == "ApproveTransaction"  # ONE approval for both calls
+    started = time.monotonic()
     _approve(world)
+    sent_in = time.monotonic() - started
     sent = world.h.host_state("rpc")
     assert sent["id"] == "b1" and sent["ok"], sent
     calls_id = sent["result"]["id"]
@@ -126,6 +129,7 @@ def test_rule_a_host_sendcalls_approve_and_swap_is_one_approval_and_one_user_ope
             break
         world.loop.run_until_complete(asyncio.sleep(0.1))
     result = status["result"]
+    print(f"Approve → calls id {1000 * sent_in:.0f} ms; → getCallsStatus 200 {1000 * (time.monotonic() - started):.0f} ms")
     assert (result["status"], result["atomic"], result["chainId"], result["id"]) == (200, True, "0x7a69", calls_id)
     [receipt] = result["receipts"]
     tx = _rpc(aachains, "eth_getTransactionReceipt", [receipt["transactionHash"]])
