@@ -38,6 +38,7 @@ from .keys import Identity, KeyVault
 from .mail import MailError
 from .signer import sign
 from .smart import SmartAccountsArgs, smart_accounts
+from .smart_calls import CallsStatusArgs, calls_status
 from .social import SocialSignIns
 from .otp import RANDOM_BYTES, OtpError, RateLimited, Verdict, normalize_email
 from ..farcaster.service import FarcasterSignIns, farcaster_services
@@ -197,6 +198,7 @@ def embedded_services(wallet: EmbeddedWallet) -> dict[str, AnyService]:
         "embedded.email_code": Service(EmailArgs, email_code),
         "embedded.sign": Service(SignArgs, sign_request),
         "embedded.smart_accounts": Service(SmartAccountsArgs, read_smart_accounts),
+        "embedded.calls_status": Service(CallsStatusArgs, calls_status),
     }
     if wallet.farcaster is not None:
         services.update(farcaster_services(wallet.farcaster))
