@@ -38,6 +38,9 @@ class Network:
     # the operator runs ERC-4337 smart accounts here (issue 32): an embedded sign-in's account on
     # this chain is its counterfactual smart account (slices/smart_account.py)
     smart_accounts: bool = False
+    # the projects whose EIP-5792 batches the operator's verifying paymaster sponsors here
+    # ([smart_accounts.sponsor]; wallet_getCapabilities' paymasterService, flows/calls.py)
+    sponsored_projects: tuple[str, ...] = ()
 
     @property
     def namespace(self) -> str:

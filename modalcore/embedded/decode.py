@@ -21,7 +21,7 @@ KNOWN_FUNCTIONS = {
     "a22cb465": "setApprovalForAll(address,bool)",
 }
 TITLES = {"personal_sign": "Sign message", "eth_signTypedData_v4": "Sign typed data",
-          "eth_sendTransaction": "Send transaction"}
+          "eth_sendTransaction": "Send transaction", "wallet_sendCalls": "Send calls"}
 MAX_TEXT = 4000
 MAX_FIELDS = 40  # typed-data message fields shown; the rest are counted
 MAX_DEPTH = 6  # deeper structs are shown as compact JSON

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..aa.policy import SponsorLedger
 from ..core.services import serve, ServiceContext, ServiceError, ServiceTable
-from ..services.handles import (EMAIL_CODE, EMBEDDED_SIGN, SMART_ACCOUNTS, CodeSent, EmailArgs, SignArgs,
+from ..services.handles import (CALLS_STATUS, EMAIL_CODE, EMBEDDED_SIGN, SMART_ACCOUNTS, CodeSent, EmailArgs, SignArgs,
                                 SmartAccountsArgs, SmartAccountsFound)
 from .budget import MailBudget, OverBudget, memory_budget
 from .codes import EmailCodes
@@ -40,6 +40,7 @@ from .keys import Identity, KeyVault
 from .mail import MailError
 from .signer import sign
 from .smart import smart_accounts
+from .smart_calls import calls_status
 from .social import SocialSignIns
 from .otp import RANDOM_BYTES, OtpError, RateLimited, Verdict, normalize_email
 from ..farcaster.service import FarcasterSignIns, farcaster_services
@@ -178,6 +179,7 @@ def embedded_services(wallet: EmbeddedWallet) -> ServiceTable:
         EMAIL_CODE: serve(EMAIL_CODE, email_code),
         EMBEDDED_SIGN: serve(EMBEDDED_SIGN, sign_request),
         SMART_ACCOUNTS: serve(SMART_ACCOUNTS, read_smart_accounts),
+        CALLS_STATUS: serve(CALLS_STATUS, calls_status),
     }
     if wallet.farcaster is not None:
         services.update(farcaster_services(wallet.farcaster))

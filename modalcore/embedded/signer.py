@@ -8,6 +8,9 @@ the engine; the result is the signature, or the transaction's hash once the chai
 - eth_signTypedData_v4 [address, typed data (JSON text or object)]
 - eth_sendTransaction [{to, value?, data?, gas?}]: nonce, gas and fees from the chain's RPC, an
   EIP-1559 transaction signed here and sent with eth_sendRawTransaction. Only configured chains.
+- from the key's smart account (issue 32): a signature the account's ERC-1271 accepts, wrapped
+  per ERC-6492 while it is not deployed (smart_sign.py); eth_sendTransaction and
+  wallet_sendCalls (EIP-5792) as one UserOperation (smart_send.py, smart_calls.py).
   From the key's smart account (`account`, issue 32): one UserOperation (smart_send.py), the
   answer its receipt's transaction hash.
 """
@@ -28,7 +31,9 @@ from ..rules import texts
 from ..core.services import ServiceError
 from ..services import jsonrpc
 from .keys import Identity, KeyVault
+from .smart_calls import send_calls
 from .smart_send import send_user_operation
+from .smart_sign import account_signature
 
 
 def identity_of(text: str) -> Identity:
@@ -117,10 +122,17 @@ async def sign(vault: KeyVault, ctx: Any, *, identity: str, method: str, params:
         raise ServiceError("the request's params are malformed")
     key = vault.account(identity_of(identity))
     smart = bool(account) and account.lower() != key.address.lower()
-    if method == "personal_sign":
-        return {"result": _sign_personal(key, parsed)}
-    if method == "eth_signTypedData_v4":
-        return {"result": _sign_typed(key, parsed)}
+    if method in ("personal_sign", "eth_signTypedData_v4"):
+        signature = _sign_personal(key, parsed) if method == "personal_sign" else _sign_typed(key, parsed)
+        if smart:  # ERC-1271 once deployed, ERC-6492 before (issue 32 item 5)
+            signature = await account_signature(ctx, chain=chain, owner=key.address, account=account,
+                                                signature=signature)
+        return {"result": signature}
+    if method == "wallet_sendCalls":  # EIP-5792: only the smart account batches (flows/calls.py)
+        if not smart:
+            raise ServiceError(texts.RPC_CALL_NOT_ALLOWED)
+        return {"result": await send_calls(key, ctx, parsed, chain=chain, account=account,
+                                           ledger=ledger if ledger is not None else SponsorLedger())}
     if method == "eth_sendTransaction":
         config = getattr(ctx, "config", None)
         http = getattr(ctx, "http", None)

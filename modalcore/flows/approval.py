@@ -39,7 +39,7 @@ from ..slices.embedded import (
     EmbeddedRequest,
     EmbeddedSigned,
 )
-from . import assets
+from . import assets, calls
 from .wallet_answer import APPROVE_VIEW, TIMER, answer
 from ..services.handles import CHAIN_READ, EMBEDDED_SIGN
 
@@ -85,6 +85,12 @@ def _safe(model: Model, request: EmbeddedRequest) -> Step:
         return model, [Call(READ_SERVICE, args, EmbeddedRead, key=request.eid)]
     if request.method == assets.METHOD:  # SPEC §6: read-only, no approval; EIP-7811
         return assets.start(model, request)
+    if request.method == calls.CAPABILITIES:  # EIP-5792 (issue 32)
+        return calls.capabilities(model, request)
+    if request.method == calls.STATUS:
+        return calls.status(model, request)
+    if request.method == calls.SHOW:
+        return calls.show(model, request)
     return _not_allowed(model, request)
 
 
@@ -100,6 +106,12 @@ def observe(before: Model, after: Model, now: int) -> Step:
     previous = before.embedded.request
     if request is not None and (previous is None or previous.eid != request.eid):
         if request.method in APPROVAL_METHODS:
+            if request.method == calls.SEND:  # refused before anything is shown (issue 32)
+                after, refused = calls.check_send(after, request)
+                if refused is not None:
+                    return refused
+                request = after.embedded.request
+                assert request is not None
             # the approval is drawn in the modal: it opens if it was closed
             model = replace(after, router=router.push(after.router, APPROVE_VIEW, request.eid),
                             modal=replace(after.modal, open=True))
@@ -136,6 +148,8 @@ def on_signed(model: Model, msg: EmbeddedSigned | EmbeddedRead, now: int) -> Ste
         return model, []
     if not msg.ok or msg.result is None:
         return answer(model, request, code=-32603, message=msg.error or "The request failed")
+    if request.method == calls.SEND:  # EIP-5792 2.0.0 answers an object
+        return answer(model, request, result={"id": msg.result.result})
     return answer(model, request, result=msg.result.result)
 
 

@@ -11,7 +11,8 @@ When WalletConnect is the active connector (issue 13) the same intent goes over 
 WalletConnect session (`wallet_request` makes a `walletconnect` effect, runtime/walletconnect.py):
 only the methods the session proposal asks for (walletconnect/proposal.py EIP155_METHODS) and the
 account/chain reads the runtime answers itself are allowed, one request at a time; a wallet's
-rejection (4001, 5000, 5700-5760) reaches the page as 4001.
+rejection (4001, 5000, 5700-5760) reaches the page as 4001, except that EIP-5792's methods keep
+their own 5700-5760 errors (issue 32).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from ..rules.embedded import AUTH_CONNECTOR_ID
 from ..slices.connecting import wallet_request
 from ..slices.connectors import WALLET_CONNECT_ID
 from ..slices.host import HostRequestedRpc
-from ..walletconnect.proposal import EIP155_METHODS
+from ..walletconnect.proposal import EIP5792_METHODS, PROPOSED_METHODS
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
@@ -43,7 +44,7 @@ NOT_ALLOWED = 4200
 REJECTED = 4001
 # what the host may ask the WalletConnect wallet: the session's methods, and the reads the
 # engine's runtime answers from the session itself
-WC_METHODS = (*EIP155_METHODS, "eth_chainId", "eth_accounts", "eth_requestAccounts")
+WC_METHODS = (*PROPOSED_METHODS, "eth_chainId", "eth_accounts", "eth_requestAccounts")
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,8 @@ def _walletconnect(model: Model, msg: HostRequestedRpc) -> Step:
         return _refuse(model, msg.id, PENDING, "A request is already waiting for the wallet")
     model, effect = wallet_request(model, WALLET_CONNECT_ID, msg.method, json.loads(msg.params),
                                    HostRpcAnswered, key=msg.id)
-    return replace(model, embedded=replace(model.embedded, host_pending=msg.id)), [effect]
+    return replace(model, embedded=replace(model.embedded, host_pending=msg.id,
+                                           host_pending_method=msg.method)), [effect]
 
 
 def on_requested(model: Model, msg: HostRequestedRpc, now: int) -> Step:
@@ -100,8 +102,12 @@ def on_requested(model: Model, msg: HostRequestedRpc, now: int) -> Step:
 
 def on_answered(model: Model, msg: HostRpcAnswered, now: int) -> Step:
     if model.embedded.host_pending == msg.key:
-        model = replace(model, embedded=replace(model.embedded, host_pending=""))
-        if msg.failure is not None and msg.failure.kind == "rejected":
+        method = model.embedded.host_pending_method
+        model = replace(model, embedded=replace(model.embedded, host_pending="", host_pending_method=""))
+        # EIP-5792 gives 5700-5760 their own meanings (unsupported capability, chain, unknown
+        # batch...): for its methods those codes reach the host as the wallet sent them
+        eip5792_code = method in EIP5792_METHODS and 5700 <= msg.error_code <= 5760
+        if msg.failure is not None and msg.failure.kind == "rejected" and not eip5792_code:
             return _refuse(model, msg.key, REJECTED, msg.error_message or "User rejected the request")
     if msg.ok:
         return _answer(model, {"id": msg.key, "ok": True, "result": msg.result})

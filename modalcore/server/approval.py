@@ -35,6 +35,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ..embedded.decode import TITLES, describe
+from ..embedded.decode_calls import describe_calls
 from ..flows.social import NAMES
 from ..embedded.devicekeys import BadPublicKey, parse_public_key
 from ..rules import limits as L
@@ -140,7 +141,10 @@ def _page_body(model: Model, eid: str) -> str:
     request = model.embedded.request
     assert request is not None
     network = model.networks.get(request.chain) if request.chain else None
-    rows = describe(request.method, request.params, network)
+    if request.method == "wallet_sendCalls":  # EIP-5792: each call of the one operation (issue 32)
+        rows = describe_calls(request.params, network, model.accounts.get("eip155").address or "")
+    else:
+        rows = describe(request.method, request.params, network)
     items = "".join(f"<dt>{html.escape(label)}</dt><dd>{html.escape(text)}</dd>" for label, text in rows)
     who = html.escape(model.embedded.user_email or model.embedded.identity)
     title = html.escape(TITLES.get(request.method, request.method))

@@ -223,9 +223,15 @@ class EngineConfig(BaseModel):
         """The built-in chains, with the operator's networks over them; those of its
         `[smart_accounts.chains]` marked (embedded sign-ins get a smart account there, issue 32)."""
         known = catalog.catalog(n.to_catalog(network_id) for network_id, n in self.networks.items())
-        smart = smart_accounts_section(self.model_extra).chains
-        return {key: replace(network, smart_accounts=True) if key in smart else network
-                for key, network in known.items()}
+        section = smart_accounts_section(self.model_extra)
+        smart, policy = section.chains, section.sponsor
+
+        def sponsored(key: str) -> tuple[str, ...]:
+            sponsors = (policy is not None and bool(smart[key].paymaster) and key in policy.chains
+                        and "wallet_sendCalls" in policy.methods)
+            return tuple(policy.projects) if sponsors and policy is not None else ()
+        return {key: replace(network, smart_accounts=True, sponsored_projects=sponsored(key)) if key in smart
+                else network for key, network in known.items()}
 
     def dev_network(self, chain_id: str) -> Network | None:
         """The dev network `eip155:<chain_id>`, else `solana:<chain_id>` (a genesis hash prefix)."""

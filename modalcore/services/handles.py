@@ -202,6 +202,20 @@ class SmartAccountsFound(TypedDict):
     accounts: list[SmartAccountFound]
 
 
+class CallsStatusArgs(_Args):
+    chain: str = Field(pattern=r"^eip155:[0-9]{1,20}$")
+    user_op_hash: str = Field(pattern=r"^0x[0-9a-fA-F]{64}$")
+
+
+class CallsStatusFound(TypedDict):
+    """Service `embedded.calls_status`: EIP-5792's status of the batch's UserOperation (100
+    pending, 200 confirmed, 500 reverted) and its receipt (what slices/calls.CallsStatusResult
+    validates)."""
+
+    status: int
+    receipts: list[dict[str, Any]]
+
+
 # ----- farcaster/service.py
 
 
@@ -323,6 +337,9 @@ EMBEDDED_SIGN: ServiceRef[SignArgs, dict[str, str]] = ServiceRef("embedded.sign"
 # the signed-in key's ERC-4337 smart account per chain (issue 32)
 SMART_ACCOUNTS: ServiceRef[SmartAccountsArgs, SmartAccountsFound] = ServiceRef(
     "embedded.smart_accounts", SmartAccountsArgs, SmartAccountsFound)
+# an EIP-5792 batch's status from the bundler's receipt (issue 32)
+CALLS_STATUS: ServiceRef[CallsStatusArgs, CallsStatusFound] = ServiceRef(
+    "embedded.calls_status", CallsStatusArgs, CallsStatusFound)
 FARCASTER_STATUS: ServiceRef[StatusArgs, Answer] = ServiceRef("farcaster.status", StatusArgs, dict)
 # the SIWX message one Farcaster approval covers, signed by the engine-held key (issue 33)
 FARCASTER_SIGN_IN: ServiceRef[SignInArgs, SignInSigned] = ServiceRef("farcaster.sign_in", SignInArgs, SignInSigned)

@@ -5,7 +5,9 @@ chain id and address are the expected ones, the time window (expiration, not-bef
 not in the future), the nonce (issued to this engine session, unused, under 10 minutes old),
 then the signature: EOA recovery over the EIP-191 personal message, and when that does not give
 the address and the address holds code, EIP-1271 `isValidSignature(bytes32,bytes)` through
-`eth_call`. The nonce is consumed last, atomically, so a failed attempt never burns it and two
+`eth_call`; a signature ending in ERC-6492's magic bytes (a smart account not deployed yet,
+wrapped with its factory and factory data) goes to the universal validator, run deployless by
+`eth_call` (erc6492.py), deployed or not. The nonce is consumed last, atomically, so a failed attempt never burns it and two
 racing attempts cannot both succeed. Every failure raises `SiwxVerifyError` with a `reason`
 code (see `REASONS`) and a human-readable `detail`.
 """
@@ -22,12 +24,14 @@ from eth_account.messages import encode_defunct
 from eth_utils.crypto import keccak
 
 from ..services.jsonrpc import RpcCallError, call
+from .erc6492 import VALIDATOR_CREATION_CODE
 from .grammar import SiwxParseError
 from .message import SignInMessage, SiwxMessage
 from .store import NonceStatus, SiwxStore
 
 EIP1271_MAGIC_VALUE: Final = "0x1626ba7e"  # bytes4(keccak256("isValidSignature(bytes32,bytes)"))
 CLOCK_SKEW_MS: Final = 5 * 60 * 1000  # an issued-at this far ahead of our clock is refused
+ERC6492_MAGIC: Final = bytes.fromhex("64926492" * 8)  # the last 32 bytes of a wrapped signature
 SECP256K1_N: Final = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 
 REASONS: Final[dict[str, str]] = {
@@ -122,6 +126,27 @@ async def eip1271_valid(
     return isinstance(result, str) and result.lower().startswith(EIP1271_MAGIC_VALUE)
 
 
+def is_erc6492(signature: bytes) -> bool:
+    return len(signature) > 32 and signature.endswith(ERC6492_MAGIC)
+
+
+async def erc6492_valid(
+    http: httpx.AsyncClient, rpc_url: str, address: str, digest: bytes, signature: bytes
+) -> bool:
+    """True iff ERC-6492's universal validator, run deployless, accepts `signature` by `address`
+    over `digest` (it deploys a counterfactual account inside the call through the wrapped
+    factory call, then asks ERC-1271). A revert counts as "not valid"."""
+    args = abi_encode(["address", "bytes32", "bytes"], [address, digest, signature])
+    data = "0x" + (VALIDATOR_CREATION_CODE + args).hex()
+    try:
+        result = await call(http, rpc_url, "eth_call", [{"data": data}, "latest"])
+    except RpcCallError:
+        return False
+    except (httpx.HTTPError, ValueError) as error:
+        raise SiwxVerifyError("rpc_unavailable", f"eth_call failed: {error}") from None
+    return isinstance(result, str) and result.lower() in ("0x01", "0x" + "0" * 63 + "1")
+
+
 async def check_signature(
     text: str,
     address: str,
@@ -130,7 +155,14 @@ async def check_signature(
     rpc_url: str | None,
     http: httpx.AsyncClient | None,
 ) -> None:
-    """Return if `signature` by `address` (EOA or EIP-1271 contract) covers `text`."""
+    """Return if `signature` by `address` (EOA, EIP-1271 contract, or an ERC-6492 wrapped
+    signature of a contract account deployed or not) covers `text`."""
+    if is_erc6492(signature):
+        if not rpc_url or http is None:
+            raise SiwxVerifyError("rpc_unavailable", "An ERC-6492 signature needs the chain's RPC")
+        if await erc6492_valid(http, rpc_url, address, personal_message_hash(text), signature):
+            return
+        raise SiwxVerifyError("signature_mismatch", "The smart account did not accept the signature")
     recovered = recover_eoa(text, signature)
     if recovered is not None and recovered.lower() == address.lower():
         return

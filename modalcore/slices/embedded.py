@@ -27,8 +27,11 @@ from ..wire.frames import TextArgs
 # SPEC §6: what the embedded wallet runs at once, and what waits for the visitor's approval in
 # the engine-origin frame; any other method is refused (rules/texts.py RPC_CALL_NOT_ALLOWED).
 SAFE_METHODS = ("eth_call", "eth_getBalance", "eth_chainId", "wallet_getAssets", "eth_accounts",
-                "eth_requestAccounts", "wallet_switchEthereumChain")
-APPROVAL_METHODS = ("personal_sign", "eth_signTypedData_v4", "eth_sendTransaction")
+                "eth_requestAccounts", "wallet_switchEthereumChain",
+                # EIP-5792 (issue 32): AppKit's SAFE_RPC_METHODS hold the first two; showing a
+                # batch's status in the modal signs nothing either
+                "wallet_getCapabilities", "wallet_getCallsStatus", "wallet_showCallsStatus")
+APPROVAL_METHODS = ("personal_sign", "eth_signTypedData_v4", "eth_sendTransaction", "wallet_sendCalls")
 EMBEDDED_EFFECT = "embedded"  # the effect kind the session never sends to the page
 
 
@@ -72,6 +75,7 @@ class EmbeddedState:
     # {"id", "ok", "result"} or {"id", "ok": false, "code", "message"}
     host_answer: str = ""
     host_pending: str = ""  # the id of the host's request waiting on the WalletConnect wallet
+    host_pending_method: str = ""  # … and its method
 
 
 # ----- what the visitor does

@@ -17,6 +17,7 @@ from .alerts import AlertState
 from .balances import BalancesState
 from .disconnect import DisconnectState
 from .directory_query import DirectoryState
+from .calls import CallsState
 from .embedded import EmbeddedState
 from .history import HistoryState
 from .names import NamesState
@@ -74,6 +75,7 @@ class Model:
     names: NamesState = NamesState()
     register_name: RegisterState = RegisterState()
     embedded: EmbeddedState = EmbeddedState()
+    calls: CallsState = CallsState()  # the EIP-5792 batch CallsStatus shows (issue 32)
     smart: SmartAccountsState = SmartAccountsState()  # the embedded sign-in's account types (issue 32)
     counter: int = 0
 

@@ -41,6 +41,7 @@ VIEWS = (
     "ConnectSocials",
     "ConnectWallets",
     "ConnectingFarcaster",
+    "CallsStatus",
 )
 
 

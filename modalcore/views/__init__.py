@@ -25,6 +25,7 @@ from . import (
     all_wallets,
     approve_transaction,
     basic,
+    calls_status,
     connect,
     connect_socials,
     connect_wallets,
@@ -75,6 +76,7 @@ VIEW_MODULES: dict[str, ModuleType] = {
     "ConnectSocials": connect_socials,
     "ConnectWallets": connect_wallets,
     "ConnectingFarcaster": connecting_farcaster,
+    "CallsStatus": calls_status,
 }
 
 

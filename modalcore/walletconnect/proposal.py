@@ -19,6 +19,11 @@ EIP155_METHODS = (
     "wallet_switchEthereumChain",
     "wallet_addEthereumChain",
 )
+# EIP-5792 (issue 32): proposed as AppKit's WCNamespaceUtil does, so a wallet that batches
+# says so in its session; the host's requests go to the wallet as they are. Not part of the
+# sign-in's recap (walletconnect authenticate keeps EIP155_METHODS).
+EIP5792_METHODS = ("wallet_getCapabilities", "wallet_sendCalls", "wallet_getCallsStatus", "wallet_showCallsStatus")
+PROPOSED_METHODS = EIP155_METHODS + EIP5792_METHODS
 EIP155_EVENTS = ("chainChanged", "accountsChanged")
 
 
@@ -50,7 +55,7 @@ def build_namespaces(networks: Sequence[str], required: Sequence[str] = ()) -> t
     if missing:
         raise ProposalError(f"required networks not among the host's networks: {missing}")
     def namespace(ids: list[str]) -> ProposalNamespace:
-        return ProposalNamespace(chains=ids, methods=list(EIP155_METHODS), events=list(EIP155_EVENTS))
+        return ProposalNamespace(chains=ids, methods=list(PROPOSED_METHODS), events=list(EIP155_EVENTS))
     required_ns = {"eip155": namespace(must)} if must else {}
     return required_ns, {"eip155": namespace(chains)}
 

@@ -13,7 +13,7 @@ from modalcore.walletconnect.crypto import KeyPair, derive_sym_key, seal, topic_
 from modalcore.walletconnect.errors import UNAUTHORIZED_CHAIN, UNAUTHORIZED_METHOD, WalletConnectError
 from modalcore.walletconnect.events import (Dropped, PairingExpired, ProposalApproved, ProposalDeclined, ProposalExpired,
                                             RequestTimedOut, ResponseReceived, SessionDeleted, SessionSettled)
-from modalcore.walletconnect.proposal import EIP155_EVENTS, EIP155_METHODS, ProposalError, build_namespaces
+from modalcore.walletconnect.proposal import EIP155_EVENTS, PROPOSED_METHODS, ProposalError, build_namespaces
 from modalcore.walletconnect.sign_rpc import Metadata
 from modalcore.walletconnect.state import DappState, secret_fields
 from modalcore.walletconnect.tags import SIGN_RPC, irn, request_ttl
@@ -64,7 +64,7 @@ def test_the_proposal_goes_out_on_the_pairing_topic_with_tag_1100() -> None:
     params = json.loads(out.payload)["params"]
     assert params["requiredNamespaces"] == {}
     assert params["optionalNamespaces"]["eip155"] == {"chains": ["eip155:31337", "eip155:1"],
-                                                      "methods": list(EIP155_METHODS), "events": list(EIP155_EVENTS)}
+                                                      "methods": list(PROPOSED_METHODS), "events": list(EIP155_EVENTS)}
     assert params["proposer"]["publicKey"] == dapp_keys.public_key and params["expiryTimestamp"] == NOW // 1000 + 300
 
 
