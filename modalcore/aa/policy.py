@@ -31,9 +31,11 @@ class SponsorPolicy(BaseModel):
     projects: Annotated[list[Annotated[str, Field(max_length=128)]], Field(max_length=256)] = []  # project ids sponsored
     chains: Annotated[list[Annotated[str, Field(max_length=64)]], Field(max_length=64)] = []  # CAIP-2 ids sponsored
     methods: list[SponsorableMethod] = list(SPONSORABLE_METHODS)  # the requests whose operations are sponsored
-    # per smart account and chain, per UTC day, charged each operation's most possible cost; 0: no limit
+    # per smart account and chain, per UTC day, charged each operation's most possible cost (kept in
+    # the embedded db: across restarts and workers; given back when the bundler refuses); 0: no limit
     budget_wei_per_day: Annotated[int, Field(ge=0, le=10**30)] = 0
-    when_budget_spent: Literal["refuse", "account_pays"] = "refuse"  # refuse (nothing sent) or let the account pay
+    # refuse (nothing sent) or let the account pay; also when the budget's store fails (aa/ledger.py)
+    when_budget_spent: Literal["refuse", "account_pays"] = "refuse"
     # How long a paymaster signature stays good (its validUntil, from the chain's latest block).
     valid_for_s: Annotated[int, Field(ge=30, le=86_400)] = 600
 
