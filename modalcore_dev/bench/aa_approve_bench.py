@@ -76,6 +76,8 @@ class _CountingProxy:
     def __init__(self, target: str) -> None:
         self.target = target
         self.counts: collections.Counter[str] = collections.Counter()
+        self.sent_at = 0.0  # perf_counter when eth_sendUserOperation last reached the bundler
+        self.waited_s = 0.0  # time spent waiting on the bundler's answers since cleared
         self.app = Starlette(routes=[Route("/", self.forward, methods=["POST"])])
 
     async def forward(self, request: Request) -> Response:
@@ -83,8 +85,12 @@ class _CountingProxy:
         parsed = json.loads(body)
         for call in parsed if isinstance(parsed, list) else [parsed]:
             self.counts[str(call.get("method"))] += 1
+            if call.get("method") == "eth_sendUserOperation":
+                self.sent_at = time.perf_counter()
+        start = time.perf_counter()
         async with httpx.AsyncClient(timeout=30) as http:
             answer = await http.post(self.target, content=body, headers={"content-type": "application/json"})
+        self.waited_s += time.perf_counter() - start
         return Response(answer.content, answer.status_code, media_type="application/json")
 
 
@@ -180,9 +186,10 @@ def run() -> list[str]:
                 running_bundlers({31337: chains.rpc_urls[31337]}) as bundlers, \
                 _engine(Path(folder), chains, bundlers[31337], smtp.port) as (url, proxy):
 
-            async def measure() -> tuple[list[float], list[float], list[float], list[dict[str, int]], list[dict[str, int]]]:
+            async def measure() -> tuple[list[float], list[float], list[float], list[float], list[float], list[dict[str, int]],
+                                         list[dict[str, int]]]:
                 device = _Device()
-                sends, batch_ids, batch_done, send_trips, batch_trips = [], [], [], [], []
+                sends, to_bundler, in_bundler, batch_ids, batch_done, send_trips, batch_trips = [], [], [], [], [], [], []
                 async with Client.open(url.replace("http", "ws") + f"/ws?project={TEST_PROJECT}", origin=TEST_ORIGIN,
                                        project=TEST_PROJECT) as client, \
                         httpx.AsyncClient(base_url=url, timeout=TIMEOUT_S) as http:
@@ -193,10 +200,13 @@ def run() -> list[str]:
                         eid = await _ask(client, f"t{n}", "eth_sendTransaction",
                                          [{"from": smart, "to": Account.create().address, "value": hex(CENT)}])
                         proxy.counts.clear()
+                        proxy.waited_s = 0.0
                         start = time.perf_counter()
                         await _approve(client, http, eid, device)
                         if n:
                             sends.append(1000 * (time.perf_counter() - start))
+                            to_bundler.append(1000 * (proxy.sent_at - start))
+                            in_bundler.append(1000 * proxy.waited_s)
                             send_trips.append(dict(proxy.counts))
                     for n in range(BATCHES):
                         calls = [{"to": Account.create().address, "value": hex(1)} for _ in range(2)]
@@ -212,14 +222,16 @@ def run() -> list[str]:
                         batch_trips.append(dict(proxy.counts))
                         if status["status"] != 200 or len(status["receipts"]) != 1:
                             raise RuntimeError(f"the calls did not succeed as one operation: {status}")
-                return sends, batch_ids, batch_done, send_trips, batch_trips
+                return sends, to_bundler, in_bundler, batch_ids, batch_done, send_trips, batch_trips
 
-            sends, batch_ids, batch_done, send_trips, batch_trips = asyncio.run(measure())
+            sends, to_bundler, in_bundler, batch_ids, batch_done, send_trips, batch_trips = asyncio.run(measure())
     finally:
         smtp.stop()
     return [
         "smart accounts through the engine (websocket session, signed Approve POST, alto, Hardhat automine)",
         line(f"Approve → receipt → host answer, sponsored send, n={SENDS}", _ms(sends)),
+        line("  of which Approve → operation sent to the bundler", _ms(to_bundler)),
+        line("  of which waiting on the bundler's answers", _ms(in_bundler)),
         line("  bundler round trips per send", _trips(send_trips)),
         line(f"wallet_sendCalls (2 calls) Approve → calls id, n={BATCHES}", _ms(batch_ids)),
         line("  Approve → wallet_getCallsStatus 200", _ms(batch_done)),
