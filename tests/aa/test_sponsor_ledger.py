@@ -23,6 +23,8 @@ from modalcore.aa.ledger import Charge, SponsorLedger
 from modalcore.aa.policy import DAY_MS, BudgetSpent, LedgerUnavailable, NotSponsored, Sponsor, SponsorPolicy, SponsorRequest
 from modalcore.aa.send import AaChain, Sponsorship, UserOpRefused, send_user_operation
 from modalcore.aa.userop import ENTRY_POINT_V07, Call
+from modalcore.embedded.masterkey import MasterKey
+from modalcore.embedded.setup import open_wallet, section_of
 
 CHAIN = "eip155:31337"
 ACCOUNT = "0x00000000000000000000000000000000000000aA"
@@ -192,3 +194,16 @@ async def test_a_failed_store_lets_the_account_pay_when_the_operator_says_so(tmp
                                                                  "eth_sendTransaction", T0))
     assert (sent.sponsored, sent.not_sponsored) == (False, "ledger")
     assert fake.sent[0]["params"][0].get("paymaster") in (None, "0x")
+
+
+def test_the_engines_wallet_keeps_the_ledger_in_its_embedded_db(tmp_path: Path) -> None:
+    """open_wallet (each worker, each start) counts in `[embedded] db`: what one spent, the next sees."""
+    key = tmp_path / "master.key"
+    key.write_text(MasterKey.generate().hex())
+    section = section_of({"embedded": {"db": str(tmp_path / "embedded.db"), "master_key_file": str(key),
+                                       "smtp": {"host": "127.0.0.1", "port": 25, "sender": "w@modal.test"}}})
+    first, second = (open_wallet(section, Path, b"s" * 32) for _ in range(2))
+    assert first is not None and second is not None
+    first.sponsored.reserve(POLICY, _request(60), T0)
+    assert second.sponsored.spent(CHAIN, ACCOUNT, T0) == 60
+    assert second.sponsored.reserve(POLICY, _request(41), T0) == (BudgetSpent(60, 100), None)
