@@ -90,13 +90,13 @@ class SponsorLedger:
         try:
             db.execute("BEGIN IMMEDIATE")
             try:
-                decision = decide(policy, request, self._spent(key))
+                spent = self._spent(key)
+                decision = decide(policy, request, spent)
                 charge = None
                 if isinstance(decision, Sponsor) and decision.charge_wei:
                     charge = Charge(*key, decision.charge_wei)
-                    db.execute("INSERT INTO sponsored_wei (chain, account, day, wei) VALUES (?, ?, ?, ?) "
-                               "ON CONFLICT (chain, account, day) DO UPDATE SET wei = ?",
-                               (*key, str(decision.charge_wei), str(self._spent(key) + decision.charge_wei)))
+                    db.execute("INSERT OR REPLACE INTO sponsored_wei (chain, account, day, wei) VALUES (?, ?, ?, ?)",
+                               (*key, str(spent + decision.charge_wei)))
                     db.execute("DELETE FROM sponsored_wei WHERE day < ?", (key[2],))
                 db.execute("COMMIT")
             except BaseException:
