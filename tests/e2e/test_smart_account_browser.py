@@ -101,7 +101,9 @@ def host_account(page: Any) -> dict[str, Any]:
 
 
 def wait_account(page: Any, address: str) -> dict[str, Any]:
-    page.wait_for_function(f"document.getElementById('account').textContent.includes('\"address\":\"{address}\"')")
+    # the account's own address, not one of `allAccounts` (which lists both types' addresses)
+    page.wait_for_function("(address) => { try { return JSON.parse(document.getElementById('account')"
+                           ".textContent).address === address } catch { return false } }", arg=address)
     return host_account(page)
 
 
