@@ -10,7 +10,8 @@ the decision for one operation, given what the account already spent today.
 
 An operation outside the policy is not sponsored: the account pays its own gas. One that would
 take the account past its day's budget is refused (nothing is sent) unless the operator chose
-"account_pays". The budget is charged the operation's most it can cost (gas limits × max fee).
+"account_pays". The budget is charged the operation's most it can cost (gas limits × max fee);
+the count lives in aa/ledger.py.
 """
 
 from __future__ import annotations
@@ -30,14 +31,17 @@ class SponsorPolicy(BaseModel):
     projects: Annotated[list[Annotated[str, Field(max_length=128)]], Field(max_length=256)] = []  # project ids sponsored
     chains: Annotated[list[Annotated[str, Field(max_length=64)]], Field(max_length=64)] = []  # CAIP-2 ids sponsored
     methods: list[SponsorableMethod] = list(SPONSORABLE_METHODS)  # the requests whose operations are sponsored
-    # per smart account and chain, per UTC day, charged each operation's most possible cost; 0: no limit
+    # per smart account and chain, per UTC day, charged each operation's most possible cost (kept in
+    # the embedded db: across restarts and workers; given back when the bundler refuses); 0: no limit
     budget_wei_per_day: Annotated[int, Field(ge=0, le=10**30)] = 0
-    when_budget_spent: Literal["refuse", "account_pays"] = "refuse"  # refuse (nothing sent) or let the account pay
+    # refuse (nothing sent) or let the account pay; also when the budget's store fails (aa/ledger.py)
+    when_budget_spent: Literal["refuse", "account_pays"] = "refuse"
     # How long a paymaster signature stays good (its validUntil, from the chain's latest block).
     valid_for_s: Annotated[int, Field(ge=30, le=86_400)] = 600
 
 
-NotSponsoredReason = Literal["no_policy", "no_paymaster", "project", "chain", "method", "budget"]
+# ledger: the budget's store could not be read or written and the operator lets the account pay
+NotSponsoredReason = Literal["no_policy", "no_paymaster", "project", "chain", "method", "budget", "ledger"]
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,13 @@ class BudgetSpent:
     budget_wei: int
 
 
-SponsorDecision = Sponsor | NotSponsored | BudgetSpent
+@dataclass(frozen=True)
+class LedgerUnavailable:
+    """Refused: the day's spending cannot be read or charged (its store failed), and the operator
+    refuses rather than let the account pay. Nothing is sent; nothing is sponsored unbounded."""
+
+
+SponsorDecision = Sponsor | NotSponsored | BudgetSpent | LedgerUnavailable
 
 
 def day_of(now_ms: int) -> int:
@@ -93,24 +103,3 @@ def decide(policy: SponsorPolicy | None, request: SponsorRequest, spent_today_we
             return NotSponsored("budget")
         return BudgetSpent(spent_today_wei, budget)
     return Sponsor(request.max_cost_wei)
-
-
-class SponsorLedger:
-    """Sponsored wei per (chain, account, UTC day), in memory: the engine process's own count
-    (a restart forgets it; a multi-worker engine counts per worker)."""
-
-    def __init__(self) -> None:
-        self._spent: dict[tuple[str, str, int], int] = {}
-
-    def spent(self, chain: str, account: str, now_ms: int) -> int:
-        return self._spent.get((chain, account.lower(), day_of(now_ms)), 0)
-
-    def charge(self, chain: str, account: str, now_ms: int, wei: int) -> None:
-        key = (chain, account.lower(), day_of(now_ms))
-        self._spent = {k: v for k, v in self._spent.items() if k[2] >= key[2]}  # older days go
-        self._spent[key] = self._spent.get(key, 0) + wei
-
-    def refund(self, chain: str, account: str, now_ms: int, wei: int) -> None:
-        """Give back a charge whose operation was never sent."""
-        key = (chain, account.lower(), day_of(now_ms))
-        self._spent[key] = max(0, self._spent.get(key, 0) - wei)

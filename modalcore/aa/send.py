@@ -21,13 +21,15 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 from eth_account.signers.local import LocalAccount
 
+from ..core.cmds import FailureKind
 from ..core.services import ServiceError
 from ..services import jsonrpc
 from . import paymaster as pm
 from .bundler import BundlerClient, BundlerError, GasEstimate, UserOpReceipt
 from .config import SmartAccountsSection, read_signer_key
-from .policy import (BudgetSpent, NotSponsored, NotSponsoredReason, Sponsor, SponsorDecision, SponsorLedger, SponsorPolicy,
-                     SponsorRequest, decide)
+from .ledger import Charge, SponsorLedger
+from .policy import (BudgetSpent, LedgerUnavailable, NotSponsored, NotSponsoredReason, Sponsor, SponsorDecision, SponsorPolicy,
+                     SponsorRequest)
 from .userop import (Call, MalformedUserOp, UserOperation, counterfactual_address, execute_batch_call_data,
                      execute_call_data, factory_data, user_op_hash)
 
@@ -35,15 +37,19 @@ GET_NONCE = "0x35567e1a"  # EntryPoint.getNonce(address,uint192)
 RECEIPT_TIMEOUT_S = 60.0
 RECEIPT_POLL_S = 0.1
 
-RefusalReason = Literal["unsupported_chain", "malformed_call", "budget_spent"]
+RefusalReason = Literal["unsupported_chain", "malformed_call", "budget_spent", "ledger_unavailable"]
+_REFUSAL_KIND: dict[RefusalReason, FailureKind] = {
+    "unsupported_chain": "invalid", "malformed_call": "invalid", "budget_spent": "rejected",
+    "ledger_unavailable": "not_sent",  # the budget's store failed: the engine sent nothing
+}
 
 
 class UserOpRefused(ServiceError):
     """Nothing was sent: the chain has no smart accounts, the calls are malformed, or the
-    account's sponsored budget for the day is spent."""
+    account's sponsored budget for the day is spent (or cannot be read: its store failed)."""
 
     def __init__(self, reason: RefusalReason, detail: str = "") -> None:
-        super().__init__(f"user operation refused: {reason}", "invalid" if reason != "budget_spent" else "rejected")
+        super().__init__(f"user operation refused: {reason}", _REFUSAL_KIND[reason])
         self.reason: RefusalReason = reason
         self.detail = detail
 
@@ -166,37 +172,40 @@ async def send_user_operation(http: httpx.AsyncClient, chain: AaChain, owner: Lo
     can_sponsor = chain.paymaster is not None and chain.paymaster_signer is not None
     decision: SponsorDecision = NotSponsored("no_policy")
     if request is not None and sponsorship is not None:
-        decision = (decide(sponsorship.policy, request, sponsorship.ledger.spent(chain.caip2, op.sender, sponsorship.now_ms))
+        decision = (sponsorship.ledger.preview(sponsorship.policy, request, sponsorship.now_ms)
                     if can_sponsor else NotSponsored("no_paymaster"))
-    if isinstance(decision, BudgetSpent):
-        raise UserOpRefused("budget_spent")
+    _refuse_on(decision)
+    charge: Charge | None = None
     if isinstance(decision, Sponsor) and chain.paymaster is not None:
         sponsored = _with_gas(pm.with_dummy_paymaster(op, chain.paymaster),
                               await bundler.estimate_user_operation_gas(pm.with_dummy_paymaster(op, chain.paymaster), chain.entry_point))
         assert sponsorship is not None and request is not None
-        spent = sponsorship.ledger.spent(chain.caip2, op.sender, sponsorship.now_ms)
-        decision = decide(sponsorship.policy, SponsorRequest(
-            request.project, request.chain, request.method, request.account, max_cost_wei(sponsored)), spent)
-        if isinstance(decision, BudgetSpent):
-            raise UserOpRefused("budget_spent")
+        # the decision and the charge in one transaction: two workers never both spend the last of it
+        decision, charge = sponsorship.ledger.reserve(sponsorship.policy, SponsorRequest(
+            request.project, request.chain, request.method, request.account, max_cost_wei(sponsored)), sponsorship.now_ms)
+        _refuse_on(decision)
         if isinstance(decision, Sponsor):
             assert chain.paymaster_signer is not None and sponsorship.policy is not None
             op = pm.sign_sponsorship(sponsored, chain.paymaster_signer, chain.chain_id,
                                      valid_until=block_time + sponsorship.policy.valid_for_s)
-    if not isinstance(decision, Sponsor):
-        op = _with_gas(op, await bundler.estimate_user_operation_gas(op, chain.entry_point))
-    op = sign_user_operation(op, owner, chain.entry_point, chain.chain_id)
-    charge = decision.charge_wei if isinstance(decision, Sponsor) else 0
-    if charge and sponsorship is not None:
-        sponsorship.ledger.charge(chain.caip2, op.sender, sponsorship.now_ms, charge)
     try:
+        if not isinstance(decision, Sponsor):
+            op = _with_gas(op, await bundler.estimate_user_operation_gas(op, chain.entry_point))
+        op = sign_user_operation(op, owner, chain.entry_point, chain.chain_id)
         sent_hash = await bundler.send_user_operation(op, chain.entry_point)
     except BundlerError:
-        if charge and sponsorship is not None:
-            sponsorship.ledger.refund(chain.caip2, op.sender, sponsorship.now_ms, charge)
+        if charge is not None and sponsorship is not None:
+            sponsorship.ledger.refund(charge)
         raise
     return SentUserOp(sent_hash, op.sender, op, isinstance(decision, Sponsor),
                       decision.reason if isinstance(decision, NotSponsored) else None)
+
+
+def _refuse_on(decision: SponsorDecision) -> None:
+    if isinstance(decision, BudgetSpent):
+        raise UserOpRefused("budget_spent")
+    if isinstance(decision, LedgerUnavailable):
+        raise UserOpRefused("ledger_unavailable")
 
 
 async def wait_receipt(http: httpx.AsyncClient, chain: AaChain, user_op_hash_hex: str, *,

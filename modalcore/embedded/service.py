@@ -29,7 +29,7 @@ from typing import Literal, NotRequired, Protocol, TypedDict
 
 from pydantic import BaseModel, ConfigDict
 
-from ..aa.policy import SponsorLedger
+from ..aa.ledger import SponsorLedger, memory_ledger
 from ..core.services import serve, ServiceContext, ServiceError, ServiceTable
 from ..services.handles import (CALLS_STATUS, EMAIL_CODE, EMBEDDED_SIGN, SMART_ACCOUNTS, CodeSent, EmailArgs, SignArgs,
                                 SmartAccountsArgs, SmartAccountsFound)
@@ -66,7 +66,7 @@ class EmbeddedWallet:
     budget: MailBudget = field(default_factory=memory_budget)
     farcaster: FarcasterSignIns | None = None
     # gas sponsored per smart account and day (issue 32's [smart_accounts.sponsor] budget)
-    sponsored: SponsorLedger = field(default_factory=SponsorLedger)
+    sponsored: SponsorLedger = field(default_factory=memory_ledger)
 
     def offer(self) -> tuple[bool, tuple[str, ...]]:
         """What sessions may use: email sign-in (an SMTP server is set), the social providers

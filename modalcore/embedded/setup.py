@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ..aa.ledger import SponsorLedger
 from .budget import BudgetLimits, BudgetStore, MailBudget
 from .codes import EmailCodes
 from .devicekeys import DeviceKeys
@@ -143,4 +144,4 @@ def open_wallet(section: EmbeddedSection, resolve: Any, engine_secret: bytes) ->
         register_key=devices.register,
         sign_text=lambda fid, text: sign_text(vault, Identity("farcaster", fid), text))
     return EmbeddedWallet(codes=codes, mailer=sender, vault=vault, socials=socials, devices=devices,
-                          budget=budget, farcaster=farcaster)
+                          budget=budget, farcaster=farcaster, sponsored=SponsorLedger(db))

@@ -26,7 +26,7 @@ from eth_account.signers.local import LocalAccount
 from eth_typing import HexStr
 from eth_utils.address import to_checksum_address
 
-from ..aa.policy import SponsorLedger
+from ..aa.ledger import SponsorLedger, memory_ledger
 from ..rules import texts
 from ..core.services import ServiceError
 from ..services import jsonrpc
@@ -132,7 +132,7 @@ async def sign(vault: KeyVault, ctx: Any, *, identity: str, method: str, params:
         if not smart:
             raise ServiceError(texts.RPC_CALL_NOT_ALLOWED)
         return {"result": await send_calls(key, ctx, parsed, chain=chain, account=account,
-                                           ledger=ledger if ledger is not None else SponsorLedger())}
+                                           ledger=ledger if ledger is not None else memory_ledger())}
     if method == "eth_sendTransaction":
         config = getattr(ctx, "config", None)
         http = getattr(ctx, "http", None)
@@ -141,7 +141,7 @@ async def sign(vault: KeyVault, ctx: Any, *, identity: str, method: str, params:
             raise ServiceError(texts.CHAIN_NOT_SUPPORTED)
         if smart:
             return {"result": await send_user_operation(key, ctx, parsed, chain=chain, account=account,
-                                                        ledger=ledger if ledger is not None else SponsorLedger())}
+                                                        ledger=ledger if ledger is not None else memory_ledger())}
         try:
             return {"result": await _send(key, parsed, network.rpc_urls[0], int(network.reference), http)}
         except jsonrpc.RpcCallError as error:

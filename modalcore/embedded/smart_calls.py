@@ -15,7 +15,7 @@ from typing import Any
 from eth_account.signers.local import LocalAccount
 from ..aa.bundler import BundlerClient, BundlerError
 from ..aa.config import section_of
-from ..aa.policy import SponsorLedger
+from ..aa.ledger import SponsorLedger
 from ..aa.send import AaChain, Sponsorship, chain_of, send_user_operation
 from ..aa.userop import Call, counterfactual_address
 from ..rules import calls as rules

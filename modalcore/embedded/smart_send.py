@@ -15,7 +15,7 @@ from typing import Any
 from eth_account.signers.local import LocalAccount
 
 from ..aa.config import section_of
-from ..aa.policy import SponsorLedger
+from ..aa.ledger import SponsorLedger
 from ..aa.send import Sponsorship, chain_of, send_user_operation as send_operation, wait_receipt
 from ..aa.userop import Call, counterfactual_address
 from ..rules import texts

@@ -12,12 +12,15 @@ a host using a FID of its own only signs into that FID's own account.
 `check_sign_in` is what the signing service (`farcaster.sign_in`, service.py) checks of the
 message the session asks it to sign, against the `Approval` the verified answer left: the same
 session, domain, URI and nonce; a statement absent or the one the visitor was shown ("Farcaster
-Auth"); no other text (resources, request id, not-before); the FID's embedded address; issued now.
+Auth"); no other text (resources, request id, not-before); an address of the FID's embedded key on
+the message's chain (its own, or its smart account where the chain has one: the account the
+session shows, issue 32); issued now.
 A refusal is a `SignInRefusal` value; the session then falls back to the two-step sign-in.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from enum import Enum
 
@@ -67,9 +70,10 @@ class SignInRefusal(Enum):
     NOT_NOW = "not_now"
 
 
-def check_sign_in(approval: Approval, text: str, address: str, session: str,
+def check_sign_in(approval: Approval, text: str, accounts: Callable[[int], Collection[str]], session: str,
                   now_ms: int) -> SiwxMessage | SignInRefusal:
-    """The SIWX message `text` may be signed at once for `approval` by the key of `address`."""
+    """The SIWX message `text` may be signed at once for `approval` by the FID's key, whose
+    addresses on chain id N are `accounts(N)`."""
     if session != approval.session:
         return SignInRefusal.SESSION
     if now_ms - approval.verified_at > APPROVAL_TTL_MS:
@@ -88,7 +92,7 @@ def check_sign_in(approval: Approval, text: str, address: str, session: str,
         return SignInRefusal.STATEMENT
     if message.resources or message.request_id is not None or message.not_before is not None:
         return SignInRefusal.EXTRA_TEXT
-    if message.account_address.lower() != address.lower():
+    if message.account_address.lower() not in {a.lower() for a in accounts(message.chain_id)}:
         return SignInRefusal.ADDRESS
     if abs(now_ms - message.issued_at_ms) > ISSUED_WITHIN_MS:
         return SignInRefusal.NOT_NOW

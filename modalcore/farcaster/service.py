@@ -12,6 +12,9 @@
 - ``farcaster.sign_in(token, message)`` → ``{signature}``: the SIWX message signed with the FID's
   embedded key, only for the session whose channel's answer left an `Approval` and only a
   message `check_sign_in` passes (once per approval); otherwise a ServiceError (one log line).
+  A message naming the key's smart account (the account shown where the chain has smart
+  accounts, issue 32) gets the smart account's signature: the key's, ERC-6492-wrapped while the
+  account is not deployed (embedded/smart_sign.py).
 
 The requests are exactly the auth-client's: ``POST {relay}/v1/channel`` with JSON {siweUri,
 domain, nonce, expirationTime}, ``GET {relay}/v1/channel/status`` with ``Authorization: Bearer
@@ -30,6 +33,8 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..core.services import serve, ServiceError, ServiceTable
+from ..embedded.smart import smart_address
+from ..embedded.smart_sign import account_signature
 from ..services.handles import FARCASTER_SIGN_IN, FARCASTER_STATUS, SignInArgs, SignInSigned, StatusArgs
 from ..siwx.message import iso_from_ms
 from ..siwx.message import SiwxMessage
@@ -141,18 +146,30 @@ class FarcasterSignIns:
                 self.approvals.popitem(last=False)
         return verdict
 
-    def sign_in(self, session: str, token: str, text: str, now_ms: int) -> SignInSigned:
-        """The SIWX message `text` signed by the FID's embedded key, if the visitor's Farcaster
-        approval of channel `token` for this session covers it (one_approval.py); once per
-        approval (a refused message spends it too: the session signs in in two steps)."""
+    async def sign_in(self, ctx: Any, session: str, token: str, text: str, now_ms: int) -> SignInSigned:
+        """The SIWX message `text` signed for the account it names (the FID's embedded key, or
+        that key's smart account on the message's chain, per `ctx.config`), if the visitor's
+        Farcaster approval of channel `token` for this session covers it (one_approval.py); once
+        per approval (a refused message spends it too: the session signs in in two steps)."""
         approval = self.approvals.get(token)
         if approval is None or approval.session != session or self.sign_text is None:
             _not_signed(SignInRefusal.NO_APPROVAL)
         del self.approvals[token]
-        checked = check_sign_in(approval, text, self.open_key(str(approval.fid), now_ms), session, now_ms)
+        owner = self.open_key(str(approval.fid), now_ms)
+        config = getattr(ctx, "config", None)
+
+        def accounts(chain_id: int) -> tuple[str, ...]:
+            smart = smart_address(config, f"eip155:{chain_id}", owner) if config is not None else None
+            return (owner,) if smart is None else (owner, smart)
+
+        checked = check_sign_in(approval, text, accounts, session, now_ms)
         if isinstance(checked, SignInRefusal):
             _not_signed(checked)
-        return {"signature": self.sign_text(str(approval.fid), text)}
+        signature = self.sign_text(str(approval.fid), text)
+        if checked.account_address.lower() != owner.lower():  # the key's smart account
+            signature = await account_signature(ctx, chain=f"eip155:{checked.chain_id}", owner=owner,
+                                                account=checked.account_address, signature=signature)
+        return {"signature": signature}
 
     async def _verify(self, answer: Any, expected: Expected,
                       now_ms: int) -> tuple[dict[str, Any], SiwxMessage] | Refusal:
@@ -195,6 +212,6 @@ def farcaster_services(signins: FarcasterSignIns) -> ServiceTable:
         return await signins.status(args.token, args.nonce, _now(ctx))
 
     async def sign_in(ctx: Any, args: SignInArgs) -> SignInSigned:
-        return signins.sign_in(str(ctx.session_id), args.token, args.message, _now(ctx))
+        return await signins.sign_in(ctx, str(ctx.session_id), args.token, args.message, _now(ctx))
 
     return {FARCASTER_STATUS: serve(FARCASTER_STATUS, status), FARCASTER_SIGN_IN: serve(FARCASTER_SIGN_IN, sign_in)}

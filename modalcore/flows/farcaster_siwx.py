@@ -8,7 +8,8 @@ again (the rule and why it is safe: farcaster/one_approval.py, docs/operators/se
   verified at the handshake) and that nonce (`binding`, server/verify_farcaster.py).
 - The verified answer connects the account (flows/farcaster.py) and leaves `siwx.approved`.
 - No stored session found (flows/signin.py): `sign_at_once` builds the SIWX message with that
-  nonce, issued now, and asks `farcaster.sign_in`, which signs it only if the approval covers it;
+  nonce, issued now, for the account shown (the key's smart account where the chain has smart
+  accounts, issue 32), and asks `farcaster.sign_in`, which signs it only if the approval covers it;
   the signature is verified and stored as every SIWX sign-in is (`siwx.verify`).
 
 Only a message the visitor saw is signed at once: the host's statement must be absent or the one

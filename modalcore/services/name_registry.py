@@ -4,9 +4,12 @@
 A registration is a message the visitor's account signed (EIP-191 `personal_sign`): the JSON
 `{"name":"<label><suffix>","attributes":{},"timestamp":<unix s>}` (the hosted API's shape), built
 by the engine (`rules.names.registration_message`). `register` checks the name rules (SPEC §5),
-that the message names this name, that it is recent, that the signature recovers to the
-address (eth-account), and that the name is free; then it stores the name. Every refusal is a
-`RegistrationError` whose text is what the visitor sees; nothing is stored then. Names are kept
+that the message names this name, that it is recent, that the signature is the address's, and
+that the name is free; then it stores the name. The signature is checked as a SIWX sign-in's is
+(siwx/verify.py `check_signature`): EOA recovery, and with the chain's RPC an ERC-1271 contract
+account or an ERC-6492 wrapped signature of an account not deployed yet (the embedded smart
+account, issue 32: at most two `eth_call`s). Every refusal is a `RegistrationError` whose text is
+what the visitor sees and whose `reason` says why; nothing is stored then. Names are kept
 lower-cased with the operator's suffix (SPEC §9: default .reown.id)."""
 
 from __future__ import annotations
@@ -15,25 +18,38 @@ import json
 import sqlite3
 import threading
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 
-from eth_account import Account
-from eth_account.messages import encode_defunct
-from eth_keys.exceptions import BadSignature
+import httpx
 from eth_utils.address import is_address, to_checksum_address
-from eth_utils.exceptions import ValidationError
 
 from ..keyfiles import private_sqlite
 from ..rules import limits as L
 from ..rules.names import DEFAULT_SUFFIX, error_registering, full_name, name_problem
+from ..siwx.verify import SiwxVerifyError, check_signature, signature_bytes
 
 MESSAGE_MAX_AGE_MS = 10 * 60 * 1000  # a signed registration older than this is refused
 MESSAGE_CHARS = 1024
+SIGNATURE_CHARS = 4096  # an ERC-6492 wrapped signature (factory call + owner's) is ~900
 SUGGESTION_TAILS = ("-1", "-2", "-eth", "-web3", "-id", "123", "-app")
+
+
+class Refused(Enum):
+    NAME = "name"  # the SPEC §5 name rule
+    MALFORMED = "malformed"  # address, message or signature not what a registration carries
+    MESSAGE = "message"  # the message names another name or is not recent
+    SIGNATURE = "signature"  # not the address's signature of the message
+    UNREACHABLE = "unreachable"  # a contract account's signature and the chain could not be asked
+    TAKEN = "taken"
 
 
 class RegistrationError(ValueError):
     """A refused registration; `str(error)` is the message shown (SPEC §8 or rules/names.py)."""
+
+    def __init__(self, shown: str, reason: Refused) -> None:
+        super().__init__(shown)
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -98,28 +114,35 @@ class NameRegistry:
                 break
         return found
 
-    def register(self, label: str, address: str, message: str, signature: str, now_ms: int) -> Registered:
+    async def register(self, label: str, address: str, message: str, signature: str, now_ms: int, *,
+                       rpc_url: str | None = None, http: httpx.AsyncClient | None = None) -> Registered:
+        """Store `label` for `address` if `signature` is the address's over `message`; with
+        `rpc_url` and `http` (the registration's chain) a contract account's signature counts."""
         problem = name_problem(label)
         if problem is not None:
-            raise RegistrationError(problem.message)
+            raise RegistrationError(problem.message, Refused.NAME)
         name = full_name(label, self.suffix)
         failed = error_registering(name)
-        if not is_address(address) or len(message) > MESSAGE_CHARS:
-            raise RegistrationError(failed)
+        if not is_address(address) or len(message) > MESSAGE_CHARS or len(signature) > SIGNATURE_CHARS:
+            raise RegistrationError(failed, Refused.MALFORMED)
         try:
             fields = json.loads(message)
-            signer = Account.recover_message(encode_defunct(text=message), signature=signature)
-        except (ValueError, TypeError, BadSignature, ValidationError):
-            raise RegistrationError(failed) from None
+            signed = signature_bytes(signature if signature.startswith("0x") else "0x" + signature)
+        except (ValueError, SiwxVerifyError):
+            raise RegistrationError(failed, Refused.MALFORMED) from None
         if (not isinstance(fields, dict) or fields.get("name") != name
                 or not isinstance(fields.get("timestamp"), int)
-                or abs(now_ms - fields["timestamp"] * 1000) > MESSAGE_MAX_AGE_MS
-                or signer.lower() != address.lower()):
-            raise RegistrationError(failed)
+                or abs(now_ms - fields["timestamp"] * 1000) > MESSAGE_MAX_AGE_MS):
+            raise RegistrationError(failed, Refused.MESSAGE)
+        try:
+            await check_signature(message, address, signed, rpc_url=rpc_url, http=http)
+        except SiwxVerifyError as error:
+            reason = Refused.UNREACHABLE if error.reason == "rpc_unavailable" else Refused.SIGNATURE
+            raise RegistrationError(failed, reason) from None
         try:
             with self._lock, self._db:
                 self._db.execute("INSERT INTO names (name, address, registered_at) VALUES (?, ?, ?)",
                                  (name, address.lower(), now_ms))
         except sqlite3.IntegrityError:
-            raise RegistrationError(failed) from None  # taken
+            raise RegistrationError(failed, Refused.TAKEN) from None
         return Registered(name, to_checksum_address(address))

@@ -9,6 +9,7 @@ registration, answer) with SPEC §8's message."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
@@ -26,6 +27,7 @@ from .handles import (ADDRESS_OF, NAME_OF, NAME_SUGGESTIONS, REGISTER_NAME, Addr
 from .profile_api import HostedNames, ProfileApi, ProfileApiError, evm_coin_type
 
 
+log = logging.getLogger(__name__)
 A = TypeVar("A", bound=BaseModel)
 R = TypeVar("R")
 
@@ -94,9 +96,10 @@ def name_services(http: httpx.AsyncClient, own: NameRegistry | None = None,
         label, address, message, signature, chain_id = a.label, a.address, a.message, a.signature, a.chain_id
         registry = _required(own)
         try:
-            done = registry.register(label_of(label, registry.suffix), address, message, signature,
-                                     now_ms())
+            done = await registry.register(label_of(label, registry.suffix), address, message, signature,
+                                           now_ms(), rpc_url=_rpc_url(ctx, chain_id), http=http)
         except RegistrationError as error:
+            log.info("name registration refused: %s", error.reason.value)
             return {"ok": False, "error": str(error), "name": "", "address": address}
         return {"ok": True, "error": "", "name": done.name, "address": done.address}
 
@@ -140,6 +143,14 @@ def _hosted_services(http: httpx.AsyncClient, api: ProfileApi, suffix: str) -> S
         return {"ok": True, "error": "", "name": name, "address": address}
 
     return _table(name_of, address_of, name_suggestions, register_name)
+
+
+def _rpc_url(ctx: ServiceContext | None, chain_id: int) -> str | None:
+    """The engine's own RPC of the registration's chain (a smart account's signature is checked
+    there); None: only an EOA's signature can be accepted."""
+    config = ctx.config if ctx is not None else None
+    network = config.known_networks().get(f"eip155:{chain_id}") if config is not None else None
+    return network.rpc_urls[0] if network is not None and network.rpc_urls else None
 
 
 def _required(own: NameRegistry | None) -> NameRegistry:

@@ -82,10 +82,11 @@ class SignInNonce(BaseModel):
 
 
 class SignedSignIn(BaseModel):
-    """`farcaster.sign_in`: the SIWX message signed by the FID's embedded key (EIP-191)."""
+    """`farcaster.sign_in`: the SIWX message signed by the FID's embedded key (EIP-191), or for its
+    smart account: the same 65 bytes once deployed, ERC-6492-wrapped before (~400 bytes)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    signature: str = Field(pattern=r"^0x[0-9a-fA-F]{130}$")
+    signature: str = Field(pattern=r"^0x(?:[0-9a-fA-F]{2}){65,}$", max_length=2 + 2 * 2048)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ from eth_account import Account
 from eth_account.signers.local import LocalAccount
 
 from modalcore.aa.bundler import UserOpReceipt
-from modalcore.aa.policy import SponsorLedger, SponsorPolicy
+from modalcore.aa.ledger import SponsorLedger, memory_ledger
+from modalcore.aa.policy import SponsorPolicy
 from modalcore.aa.send import AaChain, Sponsorship, send_user_operation, wait_receipt
 from modalcore.aa.userop import Call, counterfactual_address
 from modalcore_dev.bench.stats import line, summary
@@ -53,7 +54,7 @@ def run() -> list[str]:
             plain = rpc.transact({"from": sender, "to": Account.create().address, "value": hex(CENT)})
 
         async def measure() -> tuple[UserOpReceipt, list[UserOpReceipt], list[float]]:
-            ledger = SponsorLedger()
+            ledger = memory_ledger()
             async with httpx.AsyncClient() as http:
                 first, _ = await _send(http, chain, owner, ledger)
                 later, times = [], []

@@ -3,7 +3,7 @@ day's budget the operation is refused, or paid by the account when the operator 
 
 from __future__ import annotations
 
-from modalcore.aa.policy import DAY_MS, BudgetSpent, NotSponsored, Sponsor, SponsorLedger, SponsorPolicy, SponsorRequest, decide
+from modalcore.aa.policy import BudgetSpent, NotSponsored, Sponsor, SponsorPolicy, SponsorRequest, decide
 
 POLICY = SponsorPolicy(projects=["demo"], chains=["eip155:31337"], methods=["wallet_sendCalls"], budget_wei_per_day=100)
 ACCOUNT = "0x00000000000000000000000000000000000000aA"
@@ -28,14 +28,3 @@ def test_a_spent_budget_refuses_unless_the_account_may_pay() -> None:
     assert decide(paying, _request(cost=11), 90) == NotSponsored("budget")
     unlimited = POLICY.model_copy(update={"budget_wei_per_day": 0})
     assert decide(unlimited, _request(cost=10**30), 10**30) == Sponsor(10**30)
-
-
-def test_the_ledger_counts_per_account_and_utc_day() -> None:
-    ledger = SponsorLedger()
-    ledger.charge("eip155:31337", ACCOUNT, 5, 40)
-    ledger.charge("eip155:31337", ACCOUNT.lower(), DAY_MS - 1, 2)
-    assert ledger.spent("eip155:31337", ACCOUNT, 0) == 42
-    assert ledger.spent("eip155:31338", ACCOUNT, 0) == 0
-    assert ledger.spent("eip155:31337", ACCOUNT, DAY_MS) == 0
-    ledger.refund("eip155:31337", ACCOUNT, 0, 2)
-    assert ledger.spent("eip155:31337", ACCOUNT, 0) == 40

@@ -18,7 +18,8 @@ from eth_utils.crypto import keccak
 
 from modalcore.aa.bundler import BundlerClient, BundlerError
 from modalcore.aa.config import SmartAccountsSection
-from modalcore.aa.policy import SponsorLedger, SponsorPolicy
+from modalcore.aa.ledger import SponsorLedger, memory_ledger
+from modalcore.aa.policy import SponsorPolicy
 from modalcore.aa.send import AaChain, Sponsorship, UserOpRefused, chain_of, send_user_operation, wait_receipt
 from modalcore.aa.userop import ENTRY_POINT_V07, Call, UserOperation, counterfactual_address, user_op_hash
 from modalcore_dev.devchain.pytest_plugin import AaChains
@@ -48,7 +49,7 @@ def _funded_owner(aa: AaChains, chain: AaChain, wei: int = ONE_ETH) -> tuple[Loc
 
 
 def _sponsorship(policy: SponsorPolicy | None, ledger: SponsorLedger | None = None) -> Sponsorship:
-    return Sponsorship(policy, ledger or SponsorLedger(), "demo", "eth_sendTransaction", int(time.time() * 1000))
+    return Sponsorship(policy, ledger or memory_ledger(), "demo", "eth_sendTransaction", int(time.time() * 1000))
 
 
 def _state(aa: AaChains, chain_id: int, *addresses: str) -> list[tuple[int, str]]:
@@ -144,7 +145,7 @@ async def test_a_spent_budget_refuses_the_operation_and_sends_nothing(aachains: 
     owner, account = _funded_owner(aachains, chain)
     recipient = Account.create().address
     tiny = SponsorPolicy(projects=["demo"], chains=["eip155:31337"], budget_wei_per_day=1)
-    ledger = SponsorLedger()
+    ledger = memory_ledger()
     async with httpx.AsyncClient() as http:
         with pytest.raises(UserOpRefused) as caught:
             await send_user_operation(http, chain, owner, [Call(recipient, CENT)], sponsorship=_sponsorship(tiny, ledger))
@@ -156,13 +157,13 @@ async def test_a_spent_budget_refuses_the_operation_and_sends_nothing(aachains: 
 async def test_the_budget_is_charged_per_account_and_day(aachains: AaChains) -> None:
     chain = _chain(aachains)
     owner, account = _funded_owner(aachains, chain)
-    ledger = SponsorLedger()
+    ledger = memory_ledger()
     async with httpx.AsyncClient() as http:
         sent = await send_user_operation(http, chain, owner, [Call(Account.create().address, 1)],
                                          sponsorship=_sponsorship(SPONSOR_DEMO, ledger))
         await wait_receipt(http, chain, sent.user_op_hash)
     charged = ledger.spent("eip155:31337", account, int(time.time() * 1000))
-    assert sent.sponsored and charged > 0
+    assert sent.sponsored and charged is not None and charged > 0
     budget = SponsorPolicy(projects=["demo"], chains=["eip155:31337"], budget_wei_per_day=charged + 1)
     async with httpx.AsyncClient() as http:
         with pytest.raises(UserOpRefused):

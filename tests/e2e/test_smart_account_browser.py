@@ -2,12 +2,14 @@
 account in Account and to the host; Send 0.01 ETH from it is one sponsored UserOperation
 through a real bundler (alto) that deploys it (the receiver +0.01 ETH, the account's ETH moved
 by the value only); the switch to the EOA and back survives a reload; on a chain the sponsoring
-policy leaves out the account pays its own gas."""
+policy leaves out the account pays its own gas; Register name from the undeployed smart account
+stores the name for it (its signature ERC-6492-wrapped, checked by the registry through the chain)."""
 
 from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ from starlette.routing import Route
 from modalcore_dev.devchain.pytest_plugin import AaChains
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.netports import free_port
+from modalcore.services.name_registry import NameRegistry
 from modalcore_testing import RunningServer, serve_app
 
 from ..embedded.test_smart_account_chain import smart_accounts_section
@@ -54,17 +57,22 @@ def smtp() -> Iterator[LocalSmtpServer]:
 
 
 @pytest.fixture(scope="module")
-def smart_engine(aachains: AaChains, smtp: LocalSmtpServer,
-                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+def smart_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The engine's files (stores, keys, the name registry)."""
+    return tmp_path_factory.mktemp("smart-e2e")
+
+
+@pytest.fixture(scope="module")
+def smart_engine(aachains: AaChains, smtp: LocalSmtpServer, smart_dir: Path) -> Iterator[RunningServer]:
     """The embedded wallet with smart accounts on both dev chains; gas sponsored for project
     `demo` on 31337 only."""
-    folder = tmp_path_factory.mktemp("smart-e2e")
+    folder = smart_dir
     section = smart_accounts_section(aachains, sponsored_projects=["demo"])
     section["sponsor"]["chains"] = ["eip155:31337"]
     config = embedded_engine_config(folder, aachains.chains, {
         "smtp": {"host": "127.0.0.1", "port": smtp.port, "tls": "none", "sender": "Wallet <no-reply@modal.test>"},
         "mail_budget": {"address_per_minute": 100},
-    }, smart_accounts=section)
+    }, smart_accounts=section, names={"db": str(folder / "names.db")})
     with serve(config, free_port()) as running:
         yield running
 
@@ -101,7 +109,9 @@ def host_account(page: Any) -> dict[str, Any]:
 
 
 def wait_account(page: Any, address: str) -> dict[str, Any]:
-    page.wait_for_function(f"document.getElementById('account').textContent.includes('\"address\":\"{address}\"')")
+    # the account's own address, not one of `allAccounts` (which lists both types' addresses)
+    page.wait_for_function("(address) => { try { return JSON.parse(document.getElementById('account')"
+                           ".textContent).address === address } catch { return false } }", arg=address)
     return host_account(page)
 
 
@@ -216,3 +226,34 @@ def test_where_the_policy_does_not_sponsor_the_account_pays_its_gas(
             "document.getElementById('account').textContent.includes('\"smartAccountDeployed\":true')")
         assert _balance(aachains, 31338, RECEIVER) == receiver_before + CENT
         assert _balance(aachains, 31338, smart) < FUNDS - CENT  # the account paid its gas
+
+
+def test_the_undeployed_smart_account_registers_a_name_approved_in_the_frame(
+        browser: Any, host_site: str, smtp: LocalSmtpServer, aachains: AaChains, smart_dir: Path) -> None:
+    """Account → Choose a name → Register → Approve in the engine's frame: the name is the smart
+    account's (the registry checked its owner's ERC-6492-wrapped signature through the chain),
+    Account shows it, and nothing was deployed."""
+    from playwright.sync_api import expect
+
+    with host_page(browser, host_site) as page:
+        sign_in_by_email(page, smtp, "nell@example.com")
+        smart, _ = _smart_account(page)
+        page.click("#open")
+        account = page.locator('.wm-card[data-view="Account"]')
+        account.get_by_role("button", name=re.compile("Choose a name")).click()
+        card = page.locator('.wm-card[data-view="RegisterAccountName"]')
+        card.get_by_label("Account name").fill("nell-smart")
+        expect(card.get_by_text("nell-smart.reown.id is available")).to_be_visible()
+        card.get_by_role("button", name="Register").click()
+        page.locator('.wm-card[data-view="ApproveTransaction"]').wait_for(state="visible")
+        page.frame_locator("iframe.wm-frame").get_by_role("button", name="Approve").click()
+        success = page.locator('.wm-card[data-view="RegisterAccountNameSuccess"]')
+        expect(success.get_by_text("nell-smart.reown.id")).to_be_visible()
+        success.get_by_role("button", name="Done").click()
+        expect(account.get_by_text("nell-smart.reown.id")).to_be_visible()
+    registry = NameRegistry(str(smart_dir / "names.db"), ".reown.id")
+    try:
+        assert registry.address_of("nell-smart.reown.id") == smart
+    finally:
+        registry.close()
+    assert _rpc(aachains, 31337, "eth_getCode", [smart, "latest"]) == "0x"

@@ -23,7 +23,7 @@ from modalcore.embedded.keys import Identity, KeyVault
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.embedded.signer import sign_text
 from modalcore.enginetest import Harness
-from modalcore.farcaster.one_approval import SignInBinding
+from modalcore.farcaster.one_approval import Approval, SignInBinding, SignInRefusal, check_sign_in
 from modalcore.farcaster.service import FarcasterSignIns, farcaster_services
 from modalcore.runtime.clock import FakeClock
 from modalcore.core.services import ServiceContext, ServiceError
@@ -312,11 +312,11 @@ async def test_the_signing_service_signs_the_approved_sign_in_once(tmp_path: Pat
     engine, token, nonce, address = await _approval(tmp_path)
     text = _message(address, nonce)
     with pytest.raises(ServiceError):  # another session: refused, the approval kept
-        engine.signins.sign_in("another-session", token, text, NOW)
-    signed = engine.signins.sign_in(SESSION, token, text, NOW + 1_000)
+        await engine.signins.sign_in(engine.ctx, "another-session", token, text, NOW)
+    signed = await engine.signins.sign_in(engine.ctx, SESSION, token, text, NOW + 1_000)
     assert Account.recover_message(encode_defunct(text=text), signature=signed["signature"]) == address
     with pytest.raises(ServiceError):  # once
-        engine.signins.sign_in(SESSION, token, text, NOW + 1_000)
+        await engine.signins.sign_in(engine.ctx, SESSION, token, text, NOW + 1_000)
 
 
 @pytest.mark.parametrize(("rule", "changes", "reason"), [
@@ -336,12 +336,12 @@ async def test_a_message_the_approval_does_not_cover_is_not_signed(
     fields: dict[str, Any] = {"address": address, "nonce": nonce, **changes}
     text = _message(fields.pop("address"), fields.pop("nonce"), **fields)
     with caplog.at_level("INFO", logger="modalcore.farcaster"), pytest.raises(ServiceError):
-        engine.signins.sign_in(SESSION, token, text, NOW)
+        await engine.signins.sign_in(engine.ctx, SESSION, token, text, NOW)
     lines = [r for r in caplog.records if r.name == "modalcore.farcaster.service"]
     assert [r.getMessage() for r in lines] == [f"farcaster sign-in not signed at once: {reason}"], rule
     assert lines[0].exc_info is None
     with pytest.raises(ServiceError):  # the approval is spent: the genuine message is refused too
-        engine.signins.sign_in(SESSION, token, _message(address, nonce), NOW)
+        await engine.signins.sign_in(engine.ctx, SESSION, token, _message(address, nonce), NOW)
 
 
 async def test_an_approval_is_only_for_a_channel_opened_for_the_sign_in(tmp_path: Path) -> None:
@@ -351,11 +351,27 @@ async def test_an_approval_is_only_for_a_channel_opened_for_the_sign_in(tmp_path
     verdict = await engine.signins.status(opened["channel_token"], opened["nonce"], NOW)
     assert verdict["state"] == "verified" and engine.signins.approvals == {}
     with pytest.raises(ServiceError):
-        engine.signins.sign_in(SESSION, opened["channel_token"], _message(str(verdict["address"]), opened["nonce"]), NOW)
+        await engine.signins.sign_in(engine.ctx, SESSION, opened["channel_token"], _message(str(verdict["address"]), opened["nonce"]), NOW)
 
 
 async def test_an_approval_goes_stale(tmp_path: Path) -> None:
     engine, token, nonce, address = await _approval(tmp_path)
     later = NOW + 10 * 60_000
     with pytest.raises(ServiceError):
-        engine.signins.sign_in(SESSION, token, _message(address, nonce, now_ms=later), later)
+        await engine.signins.sign_in(engine.ctx, SESSION, token, _message(address, nonce, now_ms=later), later)
+
+
+def test_the_message_may_name_the_keys_smart_account_only_on_a_chain_that_has_it() -> None:
+    """Issue 32: where the chain has smart accounts the account shown is the key's smart account,
+    and the message names it; on another chain only the key's own address is the FID's."""
+    owner, smart = "0x" + "0a" * 20, "0x" + "5a" * 20
+    approval = Approval(SESSION, 2, DOMAIN, URI, "cafe" * 8, "Farcaster Auth", NOW)
+
+    def accounts(chain_id: int) -> tuple[str, ...]:
+        return (owner, smart) if chain_id == 31337 else (owner,)
+
+    for address, chain_id, allowed in ((smart, 31337, True), (owner, 31337, True), (owner, 1, True),
+                                       (smart, 1, False), ("0x" + "12" * 20, 31337, False)):
+        text = _message(address, approval.nonce, chain_id=chain_id)
+        checked = check_sign_in(approval, text, accounts, SESSION, NOW)
+        assert isinstance(checked, SiwxMessage) if allowed else checked is SignInRefusal.ADDRESS, (address, chain_id)

@@ -33,9 +33,9 @@ def test_the_message_is_the_hosted_apis_shape() -> None:
         '{"name":"satoshi.reown.id","attributes":{},"timestamp":1700000000}')
 
 
-def test_a_valid_registration_is_stored_lower_cased_with_the_suffix(registry: NameRegistry) -> None:
+async def test_a_valid_registration_is_stored_lower_cased_with_the_suffix(registry: NameRegistry) -> None:
     message = registration_message("satoshi.reown.id", NOW)
-    done = registry.register("Satoshi", ALICE.address, message, signed(message), NOW)
+    done = await registry.register("Satoshi", ALICE.address, message, signed(message), NOW)
     assert (done.name, done.address) == ("satoshi.reown.id", ALICE.address)
     assert registry.address_of("SATOSHI.reown.id") == ALICE.address
     assert registry.name_of(ALICE.address.lower()) == "satoshi.reown.id"
@@ -45,7 +45,7 @@ def test_a_valid_registration_is_stored_lower_cased_with_the_suffix(registry: Na
 
 @pytest.mark.parametrize("case", ["other signer", "other address", "other name", "too old", "from the future",
                                   "not json", "short signature", "not hex", "zero signature"])
-def test_a_registration_that_does_not_check_out_is_refused_and_nothing_is_stored(
+async def test_a_registration_that_does_not_check_out_is_refused_and_nothing_is_stored(
     registry: NameRegistry, case: str
 ) -> None:
     name, address, when = "satoshi.reown.id", ALICE.address, NOW
@@ -74,24 +74,24 @@ def test_a_registration_that_does_not_check_out_is_refused_and_nothing_is_stored
     elif case == "zero signature":
         signature = "0x" + "00" * 65
     with pytest.raises(RegistrationError, match=f"^{FAILED}$"):
-        registry.register("satoshi", address, message, signature, NOW)
+        await registry.register("satoshi", address, message, signature, NOW)
     assert registry.names() == []
 
 
-def test_a_taken_name_is_refused_and_the_first_owner_keeps_it(registry: NameRegistry) -> None:
+async def test_a_taken_name_is_refused_and_the_first_owner_keeps_it(registry: NameRegistry) -> None:
     first = registration_message("satoshi.reown.id", NOW)
-    registry.register("satoshi", ALICE.address, first, signed(first), NOW)
+    await registry.register("satoshi", ALICE.address, first, signed(first), NOW)
     second = registration_message("satoshi.reown.id", NOW)
     with pytest.raises(RegistrationError, match=f"^{FAILED}$"):
-        registry.register("satoshi", MALLORY.address, second, signed(second, MALLORY), NOW)
+        await registry.register("satoshi", MALLORY.address, second, signed(second, MALLORY), NOW)
     assert [(r.name, r.address) for r in registry.names()] == [("satoshi.reown.id", ALICE.address)]
 
 
-def test_names_survive_a_restart(tmp_path: object) -> None:
+async def test_names_survive_a_restart(tmp_path: object) -> None:
     path = f"{tmp_path}/names.db"
     registry = NameRegistry(path)
     message = registration_message("satoshi.reown.id", NOW)
-    registry.register("satoshi", ALICE.address, message, signed(message), NOW)
+    await registry.register("satoshi", ALICE.address, message, signed(message), NOW)
     registry.close()
     again = NameRegistry(path)
     assert again.name_of(ALICE.address) == "satoshi.reown.id"

@@ -5,6 +5,8 @@ shows truncated; drawing never waits for a name."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct
@@ -88,7 +90,7 @@ def test_a_name_in_the_engines_registry_shows_for_its_address(devchain: ChainsIn
     dave = devchain.chain(31337)["accounts"][3]
     message = registration_message("dave.reown.id", 1_000)
     signature = Account.sign_message(encode_defunct(text=message), DEV_KEYS[3]).signature.hex()
-    registry.register("dave", dave, message, signature, 1_000)
+    asyncio.run(registry.register("dave", dave, message, signature, 1_000))
     h = ChainHarness(devchain, account=3, registry=registry)
     h.connect()
     h.host("open")

@@ -7,6 +7,8 @@ the exact messages and nothing is stored."""
 
 from __future__ import annotations
 
+import asyncio
+
 from collections.abc import Iterator
 
 import pytest
@@ -130,7 +132,7 @@ def test_the_registry_itself_refuses_what_the_rule_refuses(registry: NameRegistr
         text = registration_message(f"{label}.reown.id", 1_000)
         signature = Account.sign_message(encode_defunct(text=text), account.key).signature.hex()
         with pytest.raises(RegistrationError, match=f"^{message}$"):
-            registry.register(label, account.address, text, signature, 1_000)
+            asyncio.run(registry.register(label, account.address, text, signature, 1_000))
     assert registry.names() == []
 
 

@@ -6,6 +6,8 @@ signed."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct
@@ -83,7 +85,7 @@ def test_a_name_from_the_engines_registry_resolves_too(devchain: ChainsInfo) -> 
     dave = devchain.chain(31337)["accounts"][3]
     message = registration_message("dave.reown.id", 1_000)  # dave registered it earlier
     signature = Account.sign_message(encode_defunct(text=message), DEV_KEYS[3]).signature.hex()
-    registry.register("dave", dave, message, signature, 1_000)
+    asyncio.run(registry.register("dave", dave, message, signature, 1_000))
     h = ChainHarness(devchain, account=1, registry=registry)
     h.connect()
     fill(h, "0.5", "Dave.reown.id")

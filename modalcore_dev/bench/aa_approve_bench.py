@@ -1,0 +1,260 @@
+"""Smart-account figures on the production path (issue 32): an engine server with the embedded
+wallet and smart accounts on a Hardhat chain with a real bundler (alto), one websocket session
+signed in by email (the code POSTed by the sign-in frame with its device key), then:
+
+- Approve → receipt: the host's `eth_sendTransaction` from the smart account, the approval
+  frame's signed Approve POST (what the frame does without a browser: /embedded/approve/begin,
+  the challenge signed by the device key, /embedded/approve), the UserOperation built, sponsored,
+  sent and followed to its receipt, until the host's `rpc` answer (the transaction hash);
+- wallet_sendCalls (two calls): Approve → the calls id answered, and → `wallet_getCallsStatus` 200;
+- round trips to the bundler per operation (a counting proxy in front of alto), by method:
+  machine-independent except the receipt polls, which follow the block time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import collections
+import json
+import re
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from eth_account import Account
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from modalcore.embedded.masterkey import MasterKey
+from modalcore.server.app import create_app
+from modalcore.server.approval import approval_text
+from modalcore.server.config import dev_networks, parse_config
+from modalcore_dev.bench.stats import line, summary
+from modalcore_dev.devchain.bundler import running_bundlers
+from modalcore_dev.devchain.pytest_plugin import start_chains
+from modalcore_dev.devchain.smart_accounts import dev_smart_accounts_section
+from modalcore_dev.devmail import LocalSmtpServer
+from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, serve_app
+
+SENDS = 10
+BATCHES = 5
+CENT = 10**16
+FUNDS = 10**18
+TIMEOUT_S = 60.0
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+class _Device:
+    """The approval frame's WebCrypto key: P-256, SPKI public half, r || s signatures."""
+
+    def __init__(self) -> None:
+        self.key = ec.generate_private_key(ec.SECP256R1())
+        self.spki = _b64(self.key.public_key().public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo))
+
+    def sign(self, text: bytes) -> str:
+        r, s = decode_dss_signature(self.key.sign(text, ec.ECDSA(hashes.SHA256())))
+        return _b64(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
+
+
+class _CountingProxy:
+    """Forwards JSON-RPC to the bundler and counts the methods asked."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self.counts: collections.Counter[str] = collections.Counter()
+        self.sent_at = 0.0  # perf_counter when eth_sendUserOperation last reached the bundler
+        self.waited_s = 0.0  # time spent waiting on the bundler's answers since cleared
+        self.app = Starlette(routes=[Route("/", self.forward, methods=["POST"])])
+
+    async def forward(self, request: Request) -> Response:
+        body = await request.body()
+        parsed = json.loads(body)
+        for call in parsed if isinstance(parsed, list) else [parsed]:
+            self.counts[str(call.get("method"))] += 1
+            if call.get("method") == "eth_sendUserOperation":
+                self.sent_at = time.perf_counter()
+        start = time.perf_counter()
+        async with httpx.AsyncClient(timeout=30) as http:
+            answer = await http.post(self.target, content=body, headers={"content-type": "application/json"})
+        self.waited_s += time.perf_counter() - start
+        return Response(answer.content, answer.status_code, media_type="application/json")
+
+
+@contextmanager
+def _engine(folder: Path, chains: Any, bundler_url: str, smtp_port: int) -> Iterator[tuple[str, _CountingProxy]]:
+    proxy = _CountingProxy(bundler_url)
+    with serve_app(proxy.app) as proxied:
+        section = dev_smart_accounts_section(chains.deployment, {31337: proxied.http_url + "/"}, (TEST_PROJECT,))
+        section["sponsor"]["budget_wei_per_day"] = 10**19
+        key_file = folder / "master.key"
+        key_file.write_text(MasterKey.generate().hex())
+        config = parse_config({
+            "secret": TEST_SECRET,
+            "projects": {TEST_PROJECT: {"name": "Bench dApp", "origins": [TEST_ORIGIN]}},
+            "networks": dev_networks({31337: chains.rpc_urls[31337]}, chains.deployment),
+            "smart_accounts": section,
+            "embedded": {"db": str(folder / "embedded.db"), "master_key_file": str(key_file),
+                         "mail_budget": {"address_per_minute": 100},
+                         "smtp": {"host": "127.0.0.1", "port": smtp_port, "tls": "none",
+                                  "sender": "Wallet <no-reply@modal.test>"}},
+        })
+        with serve_app(create_app(config)) as engine:
+            yield engine.http_url, proxy
+
+
+def _answers(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [f["data"] for f in frames if f["t"] == "host_event" and f.get("kind") == "rpc"]
+
+
+async def _sign_in(client: Client, http: httpx.AsyncClient, smtp: LocalSmtpServer, device: _Device) -> str:
+    email = "bench-aa@example.com"
+    await client.join(opts={"networks": ["eip155:31337"]})
+    await client.intent("host", "open", {})
+    await client.intent("connect/email", "submit", {"value": email})
+    await client.recv_until(lambda f: "/embedded/signin?" in str(f), timeout=TIMEOUT_S)
+    deadline = time.monotonic() + 10
+    while not smtp.mailbox.to(email):
+        if time.monotonic() > deadline:
+            raise RuntimeError("no sign-in code mailed")
+        await asyncio.sleep(0.05)
+    code = re.search(r"\b(\d{6})\b", smtp.mailbox.to(email)[-1].body)
+    assert code is not None
+    answer = await http.post("/embedded/signin", json={"session": client.session, "code": code.group(1),
+                                                       "public_key": device.spki})
+    if answer.json() != {"verdict": "accepted"}:
+        raise RuntimeError(f"sign-in refused: {answer.text}")
+    frames = await client.recv_until(lambda f: f["t"] == "host_event" and f.get("kind") == "account"
+                                     and f["data"].get("isConnected") is True, timeout=TIMEOUT_S)
+    return str([f for f in frames if f["t"] == "host_event" and f.get("kind") == "account"][-1]["data"]["address"])
+
+
+async def _ask(client: Client, rpc_id: str, method: str, params: list[Any]) -> str:
+    await client.intent("host", "rpc", {"id": rpc_id, "method": method, "params": params})
+    got = await client.recv_until(lambda f: "approve/frame/" in str(f), timeout=TIMEOUT_S)
+    found = re.search(r"/embedded/approve\?session=[\w-]+&request=(e\d+)", str(got[-1]))
+    if found is None:
+        raise RuntimeError("no approval frame")
+    return found.group(1)
+
+
+async def _approve(client: Client, http: httpx.AsyncClient, eid: str, device: _Device) -> dict[str, Any]:
+    """The frame's Approve (challenge, signature, POST) until the host's answer."""
+    begun = (await http.post("/embedded/approve/begin", json={"session": client.session, "request": eid,
+                                                              "public_key": device.spki})).json()
+    text = approval_text(client.session, eid, begun["digest"], begun["nonce"], True)
+    answer = await http.post("/embedded/approve", json={
+        "session": client.session, "request": eid, "approve": True, "nonce": begun["nonce"],
+        "public_key": device.spki, "signature": device.sign(text)})
+    if answer.status_code != 200:
+        raise RuntimeError(f"approve refused: {answer.status_code}")
+    frames = await client.recv_until(lambda f: bool(_answers([f])), timeout=TIMEOUT_S)
+    result = _answers(frames)[-1]
+    if not result.get("ok"):
+        raise RuntimeError(f"the request failed: {result}")
+    return result
+
+
+async def _calls_status(client: Client, calls_id: str) -> dict[str, Any]:
+    for attempt in range(int(TIMEOUT_S / 0.05)):
+        await client.intent("host", "rpc", {"id": f"s{attempt}", "method": "wallet_getCallsStatus", "params": [calls_id]})
+        frames = await client.recv_until(lambda f: bool(_answers([f])), timeout=TIMEOUT_S)
+        status: dict[str, Any] = _answers(frames)[-1]["result"]
+        if status["status"] != 100:
+            return status
+        await asyncio.sleep(0.05)
+    raise RuntimeError("the calls never settled")
+
+
+def run() -> list[str]:
+    smtp = LocalSmtpServer().start()
+    try:
+        with tempfile.TemporaryDirectory() as folder, start_chains() as chains, \
+                running_bundlers({31337: chains.rpc_urls[31337]}) as bundlers, \
+                _engine(Path(folder), chains, bundlers[31337], smtp.port) as (url, proxy):
+
+            async def measure() -> tuple[list[float], list[float], list[float], list[float], list[float], list[dict[str, int]],
+                                         list[dict[str, int]]]:
+                device = _Device()
+                sends, to_bundler, in_bundler, batch_ids, batch_done, send_trips, batch_trips = [], [], [], [], [], [], []
+                async with Client.open(url.replace("http", "ws") + f"/ws?project={TEST_PROJECT}", origin=TEST_ORIGIN,
+                                       project=TEST_PROJECT) as client, \
+                        httpx.AsyncClient(base_url=url, timeout=TIMEOUT_S) as http:
+                    smart = await _sign_in(client, http, smtp, device)
+                    with chains.rpc(31337) as rpc:
+                        rpc.call("hardhat_setBalance", [smart, hex(FUNDS)])
+                    for n in range(SENDS + 1):  # the first deploys the account: not in the figure
+                        eid = await _ask(client, f"t{n}", "eth_sendTransaction",
+                                         [{"from": smart, "to": Account.create().address, "value": hex(CENT)}])
+                        proxy.counts.clear()
+                        proxy.waited_s = 0.0
+                        start = time.perf_counter()
+                        await _approve(client, http, eid, device)
+                        if n:
+                            sends.append(1000 * (time.perf_counter() - start))
+                            to_bundler.append(1000 * (proxy.sent_at - start))
+                            in_bundler.append(1000 * proxy.waited_s)
+                            send_trips.append(dict(proxy.counts))
+                    for n in range(BATCHES):
+                        calls = [{"to": Account.create().address, "value": hex(1)} for _ in range(2)]
+                        batch = {"version": "2.0.0", "chainId": "0x7a69", "from": smart, "atomicRequired": True,
+                                 "calls": calls}
+                        eid = await _ask(client, f"b{n}", "wallet_sendCalls", [batch])
+                        proxy.counts.clear()
+                        start = time.perf_counter()
+                        sent = await _approve(client, http, eid, device)
+                        batch_ids.append(1000 * (time.perf_counter() - start))
+                        status = await _calls_status(client, sent["result"]["id"])
+                        batch_done.append(1000 * (time.perf_counter() - start))
+                        batch_trips.append(dict(proxy.counts))
+                        if status["status"] != 200 or len(status["receipts"]) != 1:
+                            raise RuntimeError(f"the calls did not succeed as one operation: {status}")
+                return sends, to_bundler, in_bundler, batch_ids, batch_done, send_trips, batch_trips
+
+            sends, to_bundler, in_bundler, batch_ids, batch_done, send_trips, batch_trips = asyncio.run(measure())
+    finally:
+        smtp.stop()
+    return [
+        "smart accounts through the engine (websocket session, signed Approve POST, alto, Hardhat automine)",
+        line(f"Approve → receipt → host answer, sponsored send, n={SENDS}", _ms(sends)),
+        line("  of which Approve → operation sent to the bundler", _ms(to_bundler)),
+        line("  of which waiting on the bundler's answers", _ms(in_bundler)),
+        line("  bundler round trips per send", _trips(send_trips)),
+        line(f"wallet_sendCalls (2 calls) Approve → calls id, n={BATCHES}", _ms(batch_ids)),
+        line("  Approve → wallet_getCallsStatus 200", _ms(batch_done)),
+        line("  bundler round trips per batch", _trips(batch_trips)),
+    ]
+
+
+def _ms(samples: list[float]) -> str:
+    stats = summary(samples)
+    return f"p50 {stats['p50']:.0f} ms, p90 {stats['p90']:.0f} ms"
+
+
+def _trips(per_operation: list[dict[str, int]]) -> str:
+    """Each method's count per operation (min–max when it varies), and the total's median."""
+    methods = sorted({m for counts in per_operation for m in counts})
+    parts = []
+    for method in methods:
+        seen = [counts.get(method, 0) for counts in per_operation]
+        parts.append(f"{method.removeprefix('eth_')} {min(seen)}" + (f"–{max(seen)}" if max(seen) != min(seen) else ""))
+    totals = sorted(sum(counts.values()) for counts in per_operation)
+    return f"{totals[len(totals) // 2]} ({', '.join(parts)})"
+
+
+if __name__ == "__main__":
+    for text in run():
+        print(text)
