@@ -32,7 +32,7 @@ from tests.viem_dir import viem_dir
 
 from ..embedded.test_calls_chain import DEMO_HOLDER
 from .test_embedded_browser import sign_in_by_email
-from .test_smart_account_browser import _smart_account, host_page, smart_engine, smtp  # noqa: F401 (fixtures)
+from .test_smart_account_browser import _smart_account, host_page, smart_dir, smart_engine, smtp  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
 REPO = Path(__file__).resolve().parents[2]
