@@ -23,11 +23,9 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal, NotRequired, Protocol, TypedDict
-
-from pydantic import BaseModel, ConfigDict
+from typing import NotRequired, Protocol, TypedDict
 
 from ..aa.ledger import SponsorLedger, memory_ledger
 from ..core.services import serve, ServiceContext, ServiceError, ServiceTable
@@ -99,10 +97,6 @@ class CodeChecked(TypedDict):
     verdict: str  # a Verdict's value
     attempts_left: int
     address: NotRequired[str]
-
-
-class _Args(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 async def send_code(wallet: EmbeddedWallet, email: str, now: int, *, address: str = "", session: str = "",

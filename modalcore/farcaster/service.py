@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field
 
 from ..core.services import serve, ServiceError, ServiceTable
 from ..embedded.smart import smart_address

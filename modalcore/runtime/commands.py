@@ -11,7 +11,7 @@ import itertools
 import logging
 import traceback
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..analytics import events
 from ..core.cmds import Call, CallSettled, CancelTimer, Effect, EffectSettled, StartTimer, Track
