@@ -27,7 +27,7 @@ from eth_utils.crypto import keccak
 
 from .blockchain_api import BlockchainApiError
 from .abi import decode_string
-from .history_userops import USER_OPERATION_EVENT, native_sends, succeeded
+from .history_userops import USER_OPERATION_EVENT, account_calls, native_sends, succeeded
 from .jsonrpc import RpcCallError, tolerant_batch
 from .shapes import HISTORY_PAGE_SIZE, HistoryResult
 from ..rules import texts
@@ -189,26 +189,40 @@ class Native:
     decimals: int = 18
 
 
-def _eth_out(tx: dict[str, Any], account: str, receipt: dict[str, Any]) -> int:
-    """Wei the router paid the account as an internal transfer: the transaction is the account's
-    call to a router's token→ETH function naming the account as `to`, and its receipt holds the
-    WETH `Withdrawal` whose src is that router (the router unwraps exactly what it pays out)."""
-    data = str(tx.get("input") or tx.get("data") or "")
-    router = str(tx.get("to") or "").lower()
-    if (str(tx["from"]).lower() != account or not router or data[:10].lower() not in ETH_OUT_SELECTORS
-            or len(data) < 10 + 64 * 4 or "0x" + data[10 + 64 * 3 + 24 : 10 + 64 * 4].lower() != account):
-        return 0
+def _router_calls(item: _Item, account: str) -> list[tuple[str, str]]:
+    """(target, 0x call data) of the calls the account made in the transaction: the transaction
+    itself when the account sent it, its UserOperations' calls when it is a bundle holding them."""
+    tx = item.tx
+    calls = []
+    if str(tx["from"]).lower() == account and tx.get("to"):
+        calls.append((str(tx["to"]).lower(), str(tx.get("input") or tx.get("data") or "")))
+    if item.by_account:
+        calls += [(to, "0x" + data.hex()) for to, _, data in account_calls(tx, account)]
+    return calls
+
+
+def _eth_out(item: _Item, account: str, receipt: dict[str, Any]) -> tuple[str, int] | None:
+    """(router, wei) the router paid the account as an internal transfer: the account called a
+    router's token→ETH function naming the account as `to` (directly or by a UserOperation), and
+    the receipt holds the WETH `Withdrawal` whose src is that router (the router unwraps exactly
+    what it pays out)."""
+    routers = {router for router, data in _router_calls(item, account)
+               if data[:10].lower() in ETH_OUT_SELECTORS and len(data) >= 10 + 64 * 4
+               and "0x" + data[10 + 64 * 3 + 24 : 10 + 64 * 4].lower() == account}
+    if not routers:
+        return None
     wad = 0
+    router = sorted(routers)[0]
     for log in receipt.get("logs") or ():
         topics = log.get("topics") or []
         if (len(topics) == 2 and str(topics[0]).lower() == WITHDRAWAL_TOPIC
-                and "0x" + str(topics[1])[-40:].lower() == router and not log.get("removed")):
+                and "0x" + str(topics[1])[-40:].lower() in routers and not log.get("removed")):
             wad += int(log["data"], 16) if log.get("data") not in (None, "0x") else 0
-    return wad
+    return (router, wad) if wad else None
 
 
 def _transaction(item: _Item, account: str, chain: str, status: str, native: Native,
-                 tokens: dict[str, tuple[str, str, int]], eth_in: int = 0) -> dict[str, object]:
+                 tokens: dict[str, tuple[str, str, int]], eth_in: tuple[str, int] | None = None) -> dict[str, object]:
     tx = item.tx
     parties: list[tuple[str, str]] = []
     transfers: list[dict[str, Any]] = []
@@ -237,13 +251,13 @@ def _transaction(item: _Item, account: str, chain: str, status: str, native: Nat
             "direction": _direction(account, receiver, account),
             "quantity": {"numeric": _units(wei, native.decimals)},
         })
-    if eth_in:
-        router = str(tx["to"]).lower()
+    if eth_in is not None:
+        router, wei = eth_in
         parties.append((router, account))
         transfers.append({
             "fungible_info": {"name": native.name, "symbol": native.symbol, "icon": {"url": ""}},
             "direction": "in",
-            "quantity": {"numeric": _units(eth_in, native.decimals)},
+            "quantity": {"numeric": _units(wei, native.decimals)},
         })
     sender, receiver = parties[0]
     directions = sorted(transfer["direction"] for transfer in transfers)
@@ -298,7 +312,7 @@ async def fetch_history(
     data = [
         _transaction(item, account, chain,
                      "confirmed" if int(receipt["status"], 16) == 1 and not item.op_failed else "failed", native, tokens,
-                     _eth_out(item.tx, account, receipt))
+                     _eth_out(item, account, receipt))
         for item, receipt in zip(page, receipts, strict=True)
     ]
     next_cursor = f"{page[-1].block}:{page[-1].index}" if len(ordered) > limit else None

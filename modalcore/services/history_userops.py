@@ -35,22 +35,23 @@ def _bytes(hex_text: object) -> bytes:
         return b""
 
 
-def _calls(call_data: bytes) -> list[tuple[str, int]]:
-    """(to, wei) of the account's calls in its execute / executeBatch call data."""
+def _calls(call_data: bytes) -> list[tuple[str, int, bytes]]:
+    """(to, wei, data) of the account's calls in its execute / executeBatch call data."""
     try:
         if call_data[:4] == EXECUTE:
-            to, value, _ = decode(["address", "uint256", "bytes"], call_data[4:])
-            return [(str(to).lower(), int(value))]
+            to, value, data = decode(["address", "uint256", "bytes"], call_data[4:])
+            return [(str(to).lower(), int(value), bytes(data))]
         if call_data[:4] == EXECUTE_BATCH:
-            targets, values, _ = decode(["address[]", "uint256[]", "bytes[]"], call_data[4:])
-            return [(str(to).lower(), int(value)) for to, value in zip(targets, values, strict=False)]
+            targets, values, datas = decode(["address[]", "uint256[]", "bytes[]"], call_data[4:])
+            return [(str(to).lower(), int(value), bytes(data))
+                    for to, value, data in zip(targets, values, datas, strict=False)]
     except (DecodingError, ValueError, OverflowError):
         return []
     return []
 
 
-def native_sends(tx: dict[str, Any], account: str) -> list[tuple[str, int]]:
-    """(receiver, wei) of the ETH `account` (lowercase) sent by its operations in bundle `tx`."""
+def account_calls(tx: dict[str, Any], account: str) -> list[tuple[str, int, bytes]]:
+    """(to, wei, data) of the calls `account` (lowercase) made by its operations in bundle `tx`."""
     data = _bytes(tx.get("input") or tx.get("data"))
     if data[:4] != HANDLE_OPS:
         return []
@@ -58,11 +59,12 @@ def native_sends(tx: dict[str, Any], account: str) -> list[tuple[str, int]]:
         ops, _ = decode([f"{_PACKED_OP}[]", "address"], data[4:])
     except (DecodingError, ValueError, OverflowError):
         return []
-    sends = []
-    for op in ops:
-        if str(op[0]).lower() == account:
-            sends += [(to, wei) for to, wei in _calls(bytes(op[3])) if wei > 0]
-    return sends
+    return [call for op in ops if str(op[0]).lower() == account for call in _calls(bytes(op[3]))]
+
+
+def native_sends(tx: dict[str, Any], account: str) -> list[tuple[str, int]]:
+    """(receiver, wei) of the ETH `account` (lowercase) sent by its operations in bundle `tx`."""
+    return [(to, wei) for to, wei, _ in account_calls(tx, account) if wei > 0]
 
 
 def succeeded(log: dict[str, Any]) -> bool:

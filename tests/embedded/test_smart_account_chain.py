@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import statistics
 import time
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import pytest
 from eth_utils.crypto import keccak
 
 from modalcore_dev.devchain.pytest_plugin import AaChains
+from modalcore_dev.devchain.rpc import encode_call
 from modalcore_dev.devchain.smart_accounts import dev_smart_accounts_section
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.services.history import fetch_history
@@ -216,3 +218,41 @@ def test_a_spent_sponsoring_budget_refuses_and_sends_nothing(
     assert world.h.model.embedded.request is None  # answered (refused) to the asker
     assert _balance(aachains, smart) == FUNDS and _code(aachains, smart) == "0x"
     assert _operations(aachains, smart) == []
+
+
+def _approved(world: EmailWorld, to: str, data: str) -> str:
+    """eth_sendTransaction from the smart account, approved: the bundle's transaction hash."""
+    world.ask_wallet("eth_sendTransaction", [{"to": to, "data": data}])
+    request = world.h.model.embedded.request
+    assert request is not None
+    world.h.deliver(ApprovalDecided(request.eid, approve=True))
+    [settled] = world.run_calls()
+    assert settled.ok, settled.error
+    world.settle_all()
+    return str(settled.result["result"])
+
+
+def test_a_token_to_eth_swap_by_user_operation_is_a_trade_with_the_eth_paid_out(
+        aachains: AaChains, tmp_path: Path, smtp: LocalSmtpServer) -> None:
+    """The router pays the ETH of a token→ETH swap as an internal transfer inside the bundle (not
+    the account's own transaction): Activity still reads it from the WETH `Withdrawal`, so the
+    swap is one "trade" with both legs, not a send of the token."""
+    world = _signed_in(aachains, tmp_path, smtp, "trd@example.com", sponsored_projects=["test"])
+    smart = world.h.model.accounts.get("eip155").address
+    assert smart is not None
+    demo = aachains.chains.token(31337, "DEMO")["address"]
+    market = aachains.chains.chain(31337)["uniswapV2"]
+    amount = 10 * 10**18
+    with aachains.chains.rpc(31337) as rpc:
+        rpc.send_call(ACCOUNT_0, demo, "transfer(address,uint256)", [smart, amount])
+        (amounts,) = rpc.eth_call(market["router"], "getAmountsOut(uint256,address[])",
+                                  [amount, [demo, market["weth"]]], ["uint256[]"])
+    _approved(world, demo, encode_call("approve(address,uint256)", [market["router"], amount]))
+    swapped = _approved(world, market["router"], encode_call(
+        "swapExactTokensForETH(uint256,uint256,address[],address,uint256)",
+        [amount, 0, [demo, market["weth"]], smart, 2**40]))
+    newest = asyncio.run(_history(aachains, smart))["data"][0]
+    assert newest["id"] == swapped and newest["metadata"]["operationType"] == "trade"
+    legs = [(t["fungible_info"]["symbol"], t["direction"], t["quantity"]["numeric"]) for t in newest["transfers"]]
+    eth_out = format(Decimal(int(amounts[-1])).scaleb(-18).normalize(), "f")
+    assert legs == [("DEMO", "out", "10"), ("ETH", "in", eth_out)]
