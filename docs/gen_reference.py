@@ -133,7 +133,7 @@ NOTES: dict[str, str] = {
     "SocialSection.authorization_endpoint": "kind `oidc` without discovery, or an override",
     "SocialSection.token_endpoint": "kind `oidc` without discovery, or an override",
     "SocialSection.jwks_uri": "kind `oidc` without discovery: the keys ID tokens are signed with",
-    "EmbeddedSection.db": "email codes (digests), sealed keys, device keys and mail budgets; one file every worker shares",
+    "EmbeddedSection.db": "email codes (digests), sealed keys, device keys, mail budgets and the gas sponsored per smart account and day; one file every worker shares",
     "EmbeddedSection.master_key_file": "the master key wrapping the per-user data keys; else `MODALCORE_MASTER_KEY` / `MODALCORE_MASTER_KEY_FILE`",
     "EmbeddedSection.smtp": "absent: email sign-in is not offered",
     "EmbeddedSection.socials": "social providers by name; absent: no social button",
