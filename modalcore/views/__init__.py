@@ -104,8 +104,9 @@ class BodyCache:
     """The last body drawn per view, with the model slices it was drawn from (one per session:
     a cache shared by the sessions of a process misses whenever they interleave).
 
-    A view module that names the slices its body reads (`READS`) is a pure function of them:
-    when they are the same objects (the model is immutable), the body is the same node, and
+    A view module that names the slices (or dotted fields of one) its body reads (`READS`) is a
+    pure function of them: when they are the same objects (the model is immutable), the body is
+    the same node, and
     the diff skips it by identity. Opening, closing and snack changes then cost no view work.
     Keys compare by identity and the cache holds its inputs, so a hit is always exact.
     """
