@@ -113,18 +113,21 @@ class BodyCache:
 
     def __init__(self) -> None:
         self._last: dict[str, tuple[tuple[object, ...], Node]] = {}
-        self._parts: dict[str, tuple[tuple[object, ...], Node]] = {}
+        self._parts: dict[str, list[tuple[tuple[object, ...], Node]]] = {}
 
     def part(self, key: str, inputs: tuple[object, ...], build: Callable[[], Node]) -> Node:
-        """The node `build()` draws, the same object as last time when `inputs` are the same
-        (the frame around the views: header, view wrappers, snackbar). Nodes among the inputs
-        compare by identity (their handlers take no part in equality), other values by value;
-        `build` must depend on nothing else."""
-        hit = self._parts.get(key)
-        if hit is not None and _same_inputs(hit[0], inputs):
-            return hit[1]
+        """The node `build()` draws, the same object as one of the last two times when `inputs`
+        are the same (the frame around the views: header, view wrappers, snackbar; two, so that
+        going to a view and back redraws neither). Nodes among the inputs compare by identity
+        (their handlers take no part in equality), other values by value; `build` must depend
+        on nothing else."""
+        kept = self._parts.get(key)
+        if kept is not None:
+            for entry in kept:
+                if _same_inputs(entry[0], inputs):
+                    return entry[1]
         drawn = build()
-        self._parts[key] = (inputs, drawn)
+        self._parts[key] = [(inputs, drawn)] if kept is None else [(inputs, drawn), kept[0]]
         return drawn
 
     def body(self, name: str, module: ModuleType, model: Model) -> Node:
