@@ -104,26 +104,30 @@ class BodyCache:
     """The last body drawn per view, with the model slices it was drawn from (one per session:
     a cache shared by the sessions of a process misses whenever they interleave).
 
-    A view module that names the slices its body reads (`READS`) is a pure function of them:
-    when they are the same objects (the model is immutable), the body is the same node, and
+    A view module that names the slices (or dotted fields of one) its body reads (`READS`) is a
+    pure function of them: when they are the same objects (the model is immutable), the body is
+    the same node, and
     the diff skips it by identity. Opening, closing and snack changes then cost no view work.
     Keys compare by identity and the cache holds its inputs, so a hit is always exact.
     """
 
     def __init__(self) -> None:
         self._last: dict[str, tuple[tuple[object, ...], Node]] = {}
-        self._parts: dict[str, tuple[tuple[object, ...], Node]] = {}
+        self._parts: dict[str, list[tuple[tuple[object, ...], Node]]] = {}
 
     def part(self, key: str, inputs: tuple[object, ...], build: Callable[[], Node]) -> Node:
-        """The node `build()` draws, the same object as last time when `inputs` are the same
-        (the frame around the views: header, view wrappers, snackbar). Nodes among the inputs
-        compare by identity (their handlers take no part in equality), other values by value;
-        `build` must depend on nothing else."""
-        hit = self._parts.get(key)
-        if hit is not None and _same_inputs(hit[0], inputs):
-            return hit[1]
+        """The node `build()` draws, the same object as one of the last two times when `inputs`
+        are the same (the frame around the views: header, view wrappers, snackbar; two, so that
+        going to a view and back redraws neither). Nodes among the inputs compare by identity
+        (their handlers take no part in equality), other values by value; `build` must depend
+        on nothing else."""
+        kept = self._parts.get(key)
+        if kept is not None:
+            for entry in kept:
+                if _same_inputs(entry[0], inputs):
+                    return entry[1]
         drawn = build()
-        self._parts[key] = (inputs, drawn)
+        self._parts[key] = [(inputs, drawn)] if kept is None else [(inputs, drawn), kept[0]]
         return drawn
 
     def body(self, name: str, module: ModuleType, model: Model) -> Node:

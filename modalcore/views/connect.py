@@ -191,5 +191,6 @@ def body(model: Model) -> Node:
 
 
 TITLE = "Connect Wallet"
-# What body() reads (views/__init__.py memoises it on these slices being the same objects).
-READS = ("connectors", "directory", "options", "env", "origin", "embedded", "modal")
+# What body() reads (views/__init__.py memoises it on these being the same objects). Of `modal`
+# only the legal tick: opening and closing replace the modal slice, and must not redraw the body.
+READS = ("connectors", "directory", "options", "env", "origin", "embedded", "modal.legal_agreed")

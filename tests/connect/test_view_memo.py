@@ -119,3 +119,23 @@ def test_rule_an_unchanged_frame_is_the_same_node() -> None:
     assert driver.node("header") is header and driver.node("snackbar") is snackbar
     driver.apply(_snack("Shown", True))
     assert driver.node("header") is header and driver.node("snackbar") is not snackbar
+
+
+
+def test_closing_and_going_back_redraw_no_connect_view() -> None:
+    """Rule: the Connect body reads only the legal tick of the modal slice, so closing (which
+    replaces that slice; the closed modal keeps drawing Connect, the view opening shows) draws no
+    new body; going to All Wallets and back does not redraw the header (the memo keeps the last
+    two drawings of each frame part)."""
+    driver = dev_session()
+    driver.intent("host", "open")
+    tree = driver.session.tree
+    body, header = tree.find("connect/body"), tree.find("header")
+    assert body is not None and header is not None
+    driver.intent("host", "close")
+    assert driver.session.tree.find("connect/body") is body
+    driver.intent("host", "open")
+    driver.intent("connect/all-wallets")
+    assert driver.session.tree.find("header") is not header  # All Wallets has its own title
+    driver.intent("header/back")
+    assert driver.session.tree.find("header") is header
