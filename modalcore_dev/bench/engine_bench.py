@@ -55,7 +55,7 @@ class Clicker:
             if isinstance(cmd, Call) and cmd.service.name == "directory":
                 key = repr(sorted(cmd.args.items()))
                 if key not in self.answered:
-                    self.answered[key] = asyncio.run(run_query(None, None, "demo", cmd.args))
+                    self.answered[key] = asyncio.run(run_query(None, None, "demo", cmd.args_data))
                 self.session.deliver(CallSettled(cmd.to, True, self.answered[key]), self.seq * 100)
 
 
