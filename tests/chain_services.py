@@ -25,12 +25,12 @@ from modalcore.core.services import ServiceTable
 UNSUPPORTED = 4200  # EIP-1193: the provider does not support the method
 
 
-async def run_call(cmd: Call,
+async def run_call(cmd: Call[Any],
                    extra: Callable[[httpx.AsyncClient], ServiceTable] | None = None) -> CallSettled:
     async with httpx.AsyncClient() as http:
         services = {**default_services(http, swap_markets=dev_markets()), **(extra(http) if extra is not None else {})}
         try:
-            result = await services[cmd.service](**cmd.args)
+            result = await services[cmd.service](**cmd.args_data)
         except Exception as error:  # as the runtime does: the failure goes back as a message
             return CallSettled(cmd.to, False, None, str(error) or type(error).__name__, dict(cmd.context))
     return CallSettled(cmd.to, True, result, "", dict(cmd.context))

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, JsonValue
+from pydantic import BaseModel, JsonValue, ValidationError
 
 from .msg import Msg
 
@@ -108,6 +108,7 @@ class Reply(Msg):
 
 
 A = TypeVar("A", bound=BaseModel)
+INVALID_ARGUMENTS = "invalid arguments"  # the failure's message when a call's arguments break its rules
 R = TypeVar("R")
 
 
@@ -124,6 +125,23 @@ class ServiceRef(Generic[A, R]):
     args: type[A] = field(compare=False)
     result: Any = field(default=object, compare=False)
 
+    def call(self, args: A, reply: type[Reply], key: str = "", context: dict[str, str] | None = None) -> Call[A]:
+        """The `Call` of this service with `args` (mypy holds them to this handle's model, which
+        a bare `Call(...)` inside a list of commands would not)."""
+        return Call(self, args, reply, key, dict(context or {}))
+
+    def call_or_refusal(
+        self, raw: Mapping[str, object], reply: type[Reply], key: str = "", context: dict[str, str] | None = None,
+    ) -> Call[A] | Dispatch:
+        """The call with `raw` (arguments made from the visitor's input) validated into this
+        handle's model or, when they break its rules, the refusal the runtime used to give:
+        `reply` failed as "invalid", fed at once (no exception reaches `update`)."""
+        try:
+            args = self.args.model_validate(raw)
+        except ValidationError:
+            return Dispatch(reply(key=key, failure=Failure("invalid", INVALID_ARGUMENTS), context=dict(context or {})))
+        return self.call(args, reply, key, context)
+
 
 @dataclass(frozen=True)
 class ReplyTo:
@@ -136,13 +154,16 @@ class ReplyTo:
 
 
 @dataclass(frozen=True)
-class Call:
-    """Call the engine service `service` (a typed handle) with `args`, which the runtime
-    validates into the handle's arguments' model. Its result comes back as `reply` (a `Reply`
-    subclass) for `key`; on the way it travels as the raw envelope `CallSettled` addressed `to` it."""
+class Call(Generic[A]):
+    """Call the engine service `service` (a typed handle `ServiceRef[A, R]`) with `args`, an
+    instance of the handle's arguments' model (mypy holds the two together). Its result comes
+    back as `reply` (a `Reply` subclass) for `key`; on the way it travels as the raw envelope
+    `CallSettled` addressed `to` it. Build one with `ServiceRef.call`; arguments made from the
+    visitor's input are validated where they are made (`ServiceRef.call_or_refusal`), so the
+    runtime runs what it is given."""
 
-    service: ServiceRef[Any, Any]
-    args: Mapping[str, Any]  # the service's arguments, as fields of `service.args`
+    service: ServiceRef[A, Any]
+    args: A
     reply: type[Reply]
     key: str = ""
     context: dict[str, str] = field(default_factory=dict)
@@ -150,6 +171,12 @@ class Call:
     @property
     def to(self) -> ReplyTo:
         return ReplyTo(self.reply, self.key)
+
+    @property
+    def args_data(self) -> dict[str, Any]:
+        """The arguments as plain JSON data, the fields the call set (what a log, a recording or
+        a test reads; validating it into the handle's model gives `args` back)."""
+        return self.args.model_dump(mode="json", exclude_unset=True)
 
 
 @dataclass(frozen=True)
@@ -182,7 +209,7 @@ class Dispatch:
     msg: Msg
 
 
-Cmd = Effect | CancelEffect | Call | StartTimer | CancelTimer | Track | Dispatch
+Cmd = Effect | CancelEffect | Call[Any] | StartTimer | CancelTimer | Track | Dispatch
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,13 @@ mypy error here until every host runs it).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, assert_never
+from typing import Any, Protocol, assert_never
 
 from ..core.cmds import Call, CancelTimer, Effect, StartTimer, Track
 
 # What a session step hands out: timers, service calls, effects the runtime runs itself
 # (core/cmds.RUNTIME_EFFECT_KINDS) and tracking.
-RuntimeCmd = StartTimer | CancelTimer | Call | Effect | Track
+RuntimeCmd = StartTimer | CancelTimer | Call[Any] | Effect | Track
 
 
 class CommandHost(Protocol):
@@ -28,7 +28,7 @@ class CommandHost(Protocol):
 
     def cancel_timer(self, cmd: CancelTimer) -> None: ...
 
-    def call(self, cmd: Call) -> None: ...
+    def call(self, cmd: Call[Any]) -> None: ...
 
     def run_effect(self, cmd: Effect) -> None: ...
 

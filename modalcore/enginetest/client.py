@@ -250,7 +250,7 @@ class SessionClient:
     def cancel_timer(self, cmd: CancelTimer) -> None:
         self.timers.pop(cmd.key, None)
 
-    def call(self, cmd: Call) -> None:
+    def call(self, cmd: Call[Any]) -> None:
         self.cmds.append(cmd)
 
     def run_effect(self, cmd: Effect) -> None:

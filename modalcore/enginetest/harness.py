@@ -151,7 +151,7 @@ class Harness(SessionClient):
         return self.deliver(EffectSettled(effect.eid, effect.to, ok, result if ok else None,
                                           0 if ok else int(code or 0), "" if ok else message))
 
-    def calls(self, service: Service | None = None) -> list[Call]:
+    def calls(self, service: Service | None = None) -> list[Call[Any]]:
         """Every service call the session asked for (to `service`, a handle or its name), settled
         or not, oldest first."""
         return [c for c in self.log if isinstance(c, Call) and _to(c, service)]
@@ -161,7 +161,7 @@ class Harness(SessionClient):
         return [c for c in self.log if isinstance(c, Track) and (event is None or c.event == event)]
 
     def settle(
-        self, call: Call, result: Any = None, *, ok: bool = True, error: str = "",
+        self, call: Call[Any], result: Any = None, *, ok: bool = True, error: str = "",
         failure: FailureKind | None = None,
     ) -> list[dict[str, Any]]:
         """`call` (pending or not: a duplicate answer) comes back, as the runtime delivers it
@@ -171,7 +171,7 @@ class Harness(SessionClient):
         return self.deliver(CallSettled(call.to, ok=ok, result=result if ok else None,
                                         error=error, context=dict(call.context), failure=failure))
 
-    def pending_calls(self, service: Service | None = None) -> list[Call]:
+    def pending_calls(self, service: Service | None = None) -> list[Call[Any]]:
         """Service calls the session asked for (to `service`, a handle or its name) and nobody
         settled yet, oldest first."""
         return [c for c in self.cmds if isinstance(c, Call) and _to(c, service)]
@@ -241,7 +241,7 @@ class Harness(SessionClient):
 Service = ServiceRef[Any, Any] | str
 
 
-def _to(call: Call, service: Service | None) -> bool:
+def _to(call: Call[Any], service: Service | None) -> bool:
     return service is None or call.service == service or call.service.name == service
 
 

@@ -22,7 +22,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..core.cmds import Call, StartTimer
+from ..core.cmds import StartTimer
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
@@ -82,7 +82,7 @@ def _safe(model: Model, request: EmbeddedRequest) -> Step:
             return answer(model, request, code=-32603, message="The network has no RPC to read from")
         model = replace(model, embedded=replace(model.embedded, request=replace(request, signing=True)))
         args = {"rpc_url": rpc_url, "method": request.method, "params": params}
-        return model, [Call(READ_SERVICE, args, EmbeddedRead, key=request.eid)]
+        return model, [READ_SERVICE.call_or_refusal(args, EmbeddedRead, key=request.eid)]
     if request.method == assets.METHOD:  # SPEC §6: read-only, no approval; EIP-7811
         return assets.start(model, request)
     if request.method == calls.CAPABILITIES:  # EIP-5792 (issue 32)
@@ -137,7 +137,7 @@ def on_decided(model: Model, msg: ApprovalDecided, now: int) -> Step:
     # `account`: the address the request is from (the smart account or the EOA, issue 32)
     args = {"identity": model.embedded.identity, "method": request.method, "params": request.params,
             "chain": request.chain, "account": shown_address(model, request.chain)}
-    return model, [Call(SIGN_SERVICE, args, EmbeddedSigned, key=request.eid)]
+    return model, [SIGN_SERVICE.call_or_refusal(args, EmbeddedSigned, key=request.eid)]
 
 
 def on_signed(model: Model, msg: EmbeddedSigned | EmbeddedRead, now: int) -> Step:

@@ -139,8 +139,9 @@ def start(model: Model, request: EmbeddedRequest) -> Step:
         return answer(model, request, result={})
     waiting = replace(request, signing=True, waiting=tuple(n.id for n in networks), assets="{}")
     model = replace(model, embedded=replace(model.embedded, request=waiting))
-    calls = [Call(SERVICE, {"rpc_url": n.rpc_urls[0], "address": address, "tokens": [t.address for t in n.tokens]},
-                  AssetBalancesFetched, key=f"{request.eid}|{n.id}") for n in networks]
+    calls = [SERVICE.call_or_refusal({"rpc_url": n.rpc_urls[0], "address": address,
+                                      "tokens": [t.address for t in n.tokens]},
+                                     AssetBalancesFetched, key=f"{request.eid}|{n.id}") for n in networks]
     return model, list(calls)
 
 

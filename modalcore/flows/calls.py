@@ -25,7 +25,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..core.cmds import Call, StartTimer
+from ..core.cmds import Cmd, StartTimer
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
@@ -123,8 +123,9 @@ def capabilities(model: Model, request: EmbeddedRequest) -> Step:
     return answer(model, request, result=result)
 
 
-def _status_call(network: Network, user_op_hash: str, key: str) -> Call:
-    return Call(STATUS_SERVICE, {"chain": network.id, "user_op_hash": user_op_hash}, CallsStatusRead, key=key)
+def _status_call(network: Network, user_op_hash: str, key: str) -> Cmd:
+    return STATUS_SERVICE.call_or_refusal({"chain": network.id, "user_op_hash": user_op_hash}, CallsStatusRead,
+                                          key=key)
 
 
 def _batch_network(model: Model, request: EmbeddedRequest) -> tuple[str, Network] | rules.CallsRefusal:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.cmds import Call
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
@@ -52,7 +51,7 @@ def on_draft(model: Model, msg: ChangedEmailDraft, now: int) -> Step:
 
 def request_code(model: Model, email: str) -> Step:
     model = _state(model, email=email, requesting=True, email_error=None, notice=None)
-    return model, [Call(REQUEST_SERVICE, {"email": email}, EmailCodeRequested, key=email)]
+    return model, [REQUEST_SERVICE.call_or_refusal({"email": email}, EmailCodeRequested, key=email)]
 
 
 def on_submit(model: Model, msg: SubmittedEmail, now: int) -> Step:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.cmds import CancelTimer, Call, StartTimer
+from ..core.cmds import CancelTimer, StartTimer
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
@@ -112,8 +112,8 @@ def on_poll_due(model: Model, msg: FarcasterPollDue, now: int) -> Step:
     channel = _waiting(model)
     if channel is None or channel.token != msg.token:
         return model, []
-    return model, [Call(STATUS_SERVICE, {"token": channel.token, "nonce": channel.nonce}, FarcasterStatusRead,
-                        key=channel.token)]
+    return model, [STATUS_SERVICE.call_or_refusal({"token": channel.token, "nonce": channel.nonce},
+                                                   FarcasterStatusRead, key=channel.token)]
 
 
 def on_status(model: Model, msg: FarcasterStatusRead, now: int) -> Step:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..core.cmds import Call, Cmd
+from ..core.cmds import Cmd
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
@@ -65,7 +65,7 @@ def _approved_fields(model: Model) -> MessageFields:
 def ask_nonce(model: Model, channel: FarcasterChannel) -> list[Cmd]:
     if not channel.signs_in:
         return []
-    return [Call(SIWX_NONCE, {"session_key": model.session_id}, FarcasterSignInNonce, key=str(channel.attempt))]
+    return [SIWX_NONCE.call(SIWX_NONCE.args(session_key=model.session_id), FarcasterSignInNonce, key=str(channel.attempt))]
 
 
 def _with_channel(model: Model, channel: FarcasterChannel) -> Model:
@@ -113,8 +113,8 @@ def sign_at_once(model: Model, now: int) -> Step | None:
     message = built[2]
     model = replace(model, siwx=replace(model.siwx, signing=True, message=message, approved=None))
     model, cmds = snack.show_loading(model, AUTHENTICATING)
-    return model, [*cmds, Call(SIGN_IN_SERVICE, {"token": grant.channel, "message": message},
-                               FarcasterSignInSigned, key=caip)]
+    return model, [*cmds, SIGN_IN_SERVICE.call_or_refusal({"token": grant.channel, "message": message},
+                                                          FarcasterSignInSigned, key=caip)]
 
 
 def on_signed(model: Model, msg: FarcasterSignInSigned, now: int) -> Step:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core.cmds import Call, Cmd
+from ..core.cmds import Cmd
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
@@ -49,8 +49,8 @@ SENDS = ("eth_sendTransaction",)  # what deploys a smart account (wallet_sendCal
 
 
 def read(model: Model, chains: tuple[str, ...]) -> Cmd:
-    return Call(SERVICE, {"identity": model.embedded.identity, "chains": list(chains)}, SmartAccountsRead,
-                key=model.smart.owner)
+    return SERVICE.call_or_refusal({"identity": model.embedded.identity, "chains": list(chains)}, SmartAccountsRead,
+                                   key=model.smart.owner)
 
 
 def connect_embedded(model: Model, owner: str, chain: str, now: int, *, user_email: str = "",

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from ..core.cmds import Call, CancelTimer, Cmd, Effect, StartTimer
+from ..core.cmds import CancelTimer, Cmd, Effect, StartTimer
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
@@ -159,7 +159,7 @@ def start(model: Model, route: str, now: int | None = None) -> Step:
     linked = state.deep_linked and state.route == route  # a fresh URI does not reopen the wallet app
     model = replace(model, walletconnect=WcState(attempt=attempt, route=route, deep_linked=linked))
     if model.siwx.enabled and model.options.siwx is not None:  # one-click sign-in: the nonce first
-        call = Call(SIWX_NONCE, {"session_key": model.session_id}, WcNonceFetched, str(attempt))
+        call = SIWX_NONCE.call(SIWX_NONCE.args(session_key=model.session_id), WcNonceFetched, str(attempt))
         return model, [CancelTimer(EXPIRY_TIMER), call]
     model, effect = _pair(model, str(attempt))
     return model, [CancelTimer(EXPIRY_TIMER), effect]

@@ -11,7 +11,7 @@ import itertools
 import logging
 import traceback
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..analytics import events
 from ..core.cmds import Call, CallSettled, CancelTimer, Effect, EffectSettled, StartTimer, Track
@@ -130,7 +130,7 @@ class CommandInterpreter:
         if timer is not None:
             timer.handle.cancel()
 
-    def call(self, cmd: Call) -> None:
+    def call(self, cmd: Call[Any]) -> None:
         task = asyncio.create_task(self._call(cmd))
         if self._calls is None:
             self._calls = set()
@@ -176,7 +176,7 @@ class CommandInterpreter:
         handle = self.clock.call_later(delay_ms, fire)
         self._timers[key] = Timer(now + max(0, delay_ms), msg, generation, handle)
 
-    async def _call(self, cmd: Call) -> None:
+    async def _call(self, cmd: Call[Any]) -> None:
         settled = await self.deps.services.call(cmd, self.context)
         if not self.closing:
             self._queue.put_nowait(Deliver(settled))

@@ -1,8 +1,8 @@
 """The typed arguments and results of the engine's chain and directory services.
 
-A slice's `Call(name, args, Reply, key)` sends the arguments as plain data; the runtime
-validates them into the service's `...Args` model (`core/services.Service`) before the
-service runs. Results are TypedDicts: plain JSON-able data, what a recording stores and what the
+A slice's call (`HANDLE.call(args, Reply, key)`) carries an instance of the service's `...Args`
+model (arguments made from input are validated where the call is made,
+`ServiceRef.call_or_refusal`). Results are TypedDicts: plain JSON-able data, what a recording stores and what the
 session's edge validates into the reply the call named (`engine/replies.py`; the reply models
 there stay lenient readers of older recordings, these are what the services produce now).
 """

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict
 
 from ..chains.catalog import Network
-from ..core.cmds import Call, Reply
+from ..core.cmds import Cmd, Reply
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
@@ -72,13 +72,14 @@ def fetch(model: Model, now: int, *, force: bool = False) -> Step:
         return model, []
     if not network.rpc_urls:
         return _failed(model, now)
-    args: dict[str, object] = {
-        "rpc_url": network.rpc_urls[0],
-        "address": account.address,
-        "tokens": [token.address for token in network.tokens],
-    }
-    service = SOLANA_BALANCES if namespace == "solana" else BALANCES
-    call = Call(service, args, BalancesFetched, account.caip_address or "")
+    rpc_url, address, tokens = network.rpc_urls[0], account.address or "", [t.address for t in network.tokens]
+    call: Cmd
+    if namespace == "solana":
+        call = SOLANA_BALANCES.call(SOLANA_BALANCES.args(rpc_url=rpc_url, address=address, tokens=tokens),
+                                    BalancesFetched, account.caip_address or "")
+    else:
+        call = BALANCES.call(BALANCES.args(rpc_url=rpc_url, address=address, tokens=tokens),
+                             BalancesFetched, account.caip_address or "")
     return replace(model, balances=replace(state, loading=True)), [call]
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from ..core.cmds import Call, Reply
+from ..core.cmds import Cmd, Reply
 from ..directory.wallets import Wallet, wallets_from_data
 from ..rules import limits as L
 from ..services.handles import DIRECTORY
@@ -102,5 +102,6 @@ class DirectoryFetched(Reply):
     result: DirectoryPage | None = None
 
 
-def directory_call(args: dict[str, Any], param: str) -> Call:
-    return Call(SERVICE, args, DirectoryFetched, param)
+def directory_call(args: dict[str, Any], param: str) -> Cmd:
+    # the search text and the host's ids are the visitor's and the host's input
+    return SERVICE.call_or_refusal(args, DirectoryFetched, param)

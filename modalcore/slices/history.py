@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict
 
-from ..core.cmds import Call, Reply, Track
+from ..core.cmds import Reply, Track
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
 from ..rules import limits as L
@@ -188,7 +188,7 @@ def fetch(model: Model, now: int, *, more: bool = False) -> Step:
         # SPEC §7 history `onramp`: the first page also brings the account's Coinbase purchases
         # (the hosted call; the self-hosted indexer has no onramp records)
         args["onramp"] = ONRAMP_PROVIDER
-    call = Call(HISTORY, args, HistoryFetched, account.caip_address or "", {"cursor": cursor or ""})
+    call = HISTORY.call_or_refusal(args, HistoryFetched, account.caip_address or "", {"cursor": cursor or ""})
     state = replace(state, loading=True, requested=cursor or "", now=now, error=None)
     return replace(model, history=state), [call]
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from ..core.cmds import Call, Cmd, Reply
+from ..core.cmds import Cmd, Reply
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
@@ -135,9 +135,9 @@ def observe(before: Model, after: Model, now: int) -> Step:
             continue
         asked[key] = now
         due = min(due, now + PENDING_MS)
-        cmds.append(Call(NAME_OF, {"chain_id": int(network.reference), "rpc_url": network.rpc_urls[0],
-                                     "registry": network.ens_registry, "address": address},
-                         NameOfAddressFetched, key))
+        args = NAME_OF.args(chain_id=int(network.reference), rpc_url=network.rpc_urls[0],
+                            registry=network.ens_registry or "", address=address)
+        cmds.append(NAME_OF.call(args, NameOfAddressFetched, key))
     pending = tuple(asked.items())
     if pending != state.pending or due != state.due:
         after = replace(after, names=replace(state, pending=pending, due=due))

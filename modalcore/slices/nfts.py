@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from ..core.cmds import Call, Reply
+from ..core.cmds import Reply
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
@@ -82,7 +82,7 @@ def fetch(model: Model, now: int, *, force: bool = False) -> Step:
         return model, []
     if not network.rpc_urls:
         return _failed(replace(model, nfts=NftsState(fetched_for=caip)))
-    call = Call(NFTS, {"rpc_url": network.rpc_urls[0], "address": account.address}, NftsFetched, caip)
+    call = NFTS.call(NFTS.args(rpc_url=network.rpc_urls[0], address=account.address or ""), NftsFetched, caip)
     # Refreshing the same account keeps its items on screen while the scan runs.
     state = NftsState(loading=True, items=state.items if mine else (), total=state.total if mine else 0,
                       fetched_for=caip, fetched_at=state.fetched_at if mine else None, requested_at=now)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from ..core.cmds import Call, Cmd, Effect, EffectReply, Reply, StartTimer
+from ..core.cmds import Cmd, Effect, EffectReply, Reply, StartTimer
 from ..core.evolve import replace
 from ..core.msg import Msg
 from . import balances, history, router, snack
@@ -64,7 +64,7 @@ def on_continue(model: Model, msg: PressedOnrampContinue, now: int) -> Step:
     currency = purchase(model)
     if issue is not None or account.address is None or network is None or currency is None:
         return with_onramp(model, error=issue or NOT_SUPPORTED), []
-    call = Call(ONRAMP_URL, {
+    call = ONRAMP_URL.call_or_refusal({
         "network": network.id, "address": account.address,
         "purchase_currency": currency.id, "payment_currency": state.payment, "amount": state.amount.strip(),
     }, OnrampUrlMade, quote_key(model))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ..core.cmds import Call, Reply
+from ..core.cmds import Reply
 from ..core.evolve import replace
 from .onramp_quote import requote
 from .onramp_state import VIEW, OnrampState, PaymentCurrency, PurchaseCurrency, with_onramp
@@ -102,5 +102,5 @@ def observe(before: Model, after: Model, now: int) -> Step:
                            "networks": [{"chain_id": reference, "contract_address": t.address}]} for t in network.tokens]
     active = after.networks.active
     after = replace(after, onramp=replace(state, options_for=f"loading:{active}"))
-    return after, [Call(ONRAMP_OPTIONS, {"network": active, "purchase": purchase_list},
-                        OnrampOptionsFetched, active)]
+    return after, [ONRAMP_OPTIONS.call_or_refusal({"network": active, "purchase": purchase_list},
+                                                   OnrampOptionsFetched, active)]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from ..core.cmds import Call, Reply
+from ..core.cmds import Cmd, Reply
 from ..core.msg import Msg
 from .onramp_state import OnrampQuote, PurchaseCurrency, problem, purchase, quote_key, with_onramp
 from .quoting import Quoting
@@ -53,12 +53,12 @@ def _price(model: Model, currency: PurchaseCurrency) -> str | None:
     return str(token.price) if token is not None and token.price else None
 
 
-def _quote_call(model: Model) -> Call | None:
+def _quote_call(model: Model) -> Cmd | None:
     currency = purchase(model)
     network = model.networks.active_network
     if currency is None or network is None:
         return None
-    return Call(ONRAMP_QUOTE, {
+    return ONRAMP_QUOTE.call_or_refusal({
         "network": network.id, "purchase_currency": currency.id, "payment_currency": model.onramp.payment,
         "amount": model.onramp.amount.strip(), "price": _price(model, currency), "decimals": min(6, currency.decimals),
     }, OnrampQuoted, quote_key(model))

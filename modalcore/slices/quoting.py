@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..core.cmds import Call, CancelTimer, StartTimer
+from ..core.cmds import CancelTimer, Cmd, StartTimer
 from ..core.msg import Msg
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ class Quoting:
     quotable: Callable[[Model], bool]
     key: Callable[[Model], str]  # the form as it is
     waiting: Callable[[Model], str | None]  # the key a quote is coming for (the state's `quoting`)
-    call: Callable[[Model], Call | None]  # the service call asking for the form's quote
+    call: Callable[[Model], Cmd | None]  # the service call (or its refusal) asking for the form's quote
     due: Callable[[str], Msg]  # the timer's message for the form `key`
 
     def requote(self, model: Model, delay_ms: int = 0) -> Step:

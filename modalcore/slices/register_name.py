@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from ..core.cmds import Call, CancelTimer, EffectReply, Reply, StartTimer
+from ..core.cmds import CancelTimer, EffectReply, Reply, StartTimer
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
@@ -157,7 +157,7 @@ def on_changed(model: Model, msg: ChangedAccountName, now: int) -> Step:
 def on_debounced(model: Model, msg: AccountNameDebounced, now: int) -> Step:
     if msg.label != model.register_name.label or model.router.view != REGISTER_VIEW:
         return model, []
-    return model, [Call(NAME_SUGGESTIONS, {"label": msg.label}, NameSuggestionsFetched, msg.label)]
+    return model, [NAME_SUGGESTIONS.call_or_refusal({"label": msg.label}, NameSuggestionsFetched, msg.label)]
 
 
 def on_suggestions(model: Model, msg: NameSuggestionsFetched, now: int) -> Step:
@@ -220,9 +220,9 @@ def on_signed(model: Model, msg: RegistrationSigned, now: int) -> Step:
         return _refused(model, error_registering(state.registering))
     account = model.accounts.get(model.networks.active_namespace)
     network = model.networks.active_network
-    args = {"label": state.label, "address": account.address or "", "message": state.message,
-            "signature": msg.result, "chain_id": int(network.reference) if network else 1}
-    return model, [Call(REGISTER_NAME, args, NameRegistered, state.registering)]
+    args = REGISTER_NAME.args(label=state.label, address=account.address or "", message=state.message,
+                              signature=msg.result, chain_id=int(network.reference) if network else 1)
+    return model, [REGISTER_NAME.call(args, NameRegistered, state.registering)]
 
 
 def on_registered(model: Model, msg: NameRegistered, now: int) -> Step:

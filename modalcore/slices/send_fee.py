@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from ..core.cmds import Call, Reply
+from ..core.cmds import Reply
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..rules.addresses import checksum, is_evm_address
@@ -92,10 +92,10 @@ def on_max(model: Model, msg: PressedSendMax, now: int) -> Step:
     if model.networks.active_namespace == "solana":
         args = {"rpc_url": rpc_url, "sender": address, "receiver": address, "mint": None, "amount": 0,
                 "decimals": int(token.quantity_decimals)}
-        return model, [Call(SOLANA_ESTIMATE_FEE, args, MaxFeeEstimated, NATIVE)]
+        return model, [SOLANA_ESTIMATE_FEE.call_or_refusal(args, MaxFeeEstimated, NATIVE)]
     receiver = receiver_address(model.send) or address
     tx = native_tx(address, checksum(receiver), 0)
-    return model, [Call(ESTIMATE_FEE, {"rpc_url": rpc_url, "tx": tx}, MaxFeeEstimated, NATIVE)]
+    return model, [ESTIMATE_FEE.call_or_refusal({"rpc_url": rpc_url, "tx": tx}, MaxFeeEstimated, NATIVE)]
 
 
 def _plain(numeric: str) -> str:
@@ -170,7 +170,7 @@ def estimate(model: Model) -> Step:
         if solana is None:
             return with_send(model, fee=FeeEstimate(key=key, error=FEE_UNAVAILABLE)), []
         model = with_send(model, fee=FeeEstimate(key=key, loading=True))
-        return model, [Call(SOLANA_ESTIMATE_FEE, solana, FeeEstimated, key)]
+        return model, [SOLANA_ESTIMATE_FEE.call_or_refusal(solana, FeeEstimated, key)]
     built = build_tx(model)
     rpc_url = model.networks.active_rpc_url
     if built is None or rpc_url is None:
@@ -180,7 +180,7 @@ def estimate(model: Model) -> Step:
     if token.address is not None:
         args["token"] = token.address
     model = with_send(model, fee=FeeEstimate(key=key, loading=True))
-    return model, [Call(ESTIMATE_FEE, args, FeeEstimated, key)]
+    return model, [ESTIMATE_FEE.call_or_refusal(args, FeeEstimated, key)]
 
 
 def on_fee(model: Model, msg: FeeEstimated, now: int) -> Step:

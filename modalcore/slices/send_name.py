@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from ..core.cmds import Call, CancelTimer, Cmd, Reply, StartTimer
+from ..core.cmds import CancelTimer, Cmd, Reply, StartTimer
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..rules.addresses import checksum
@@ -74,7 +74,7 @@ def on_debounced(model: Model, msg: ReceiverNameDebounced, now: int) -> Step:
         return model, []
     args = {"chain_id": int(network.reference), "rpc_url": network.rpc_urls[0] if network.rpc_urls else "",
             "registry": network.ens_registry, "name": msg.name}
-    return model, [Call(ADDRESS_OF, args, ReceiverNameResolved, msg.name)]
+    return model, [ADDRESS_OF.call_or_refusal(args, ReceiverNameResolved, msg.name)]
 
 
 def on_resolved(model: Model, msg: ReceiverNameResolved, now: int) -> Step:

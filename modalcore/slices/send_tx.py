@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..core.cmds import Call, CancelEffect, EffectReply, Track
+from ..core.cmds import CancelEffect, EffectReply, Track
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..rules import texts
@@ -149,7 +149,7 @@ def _send_solana(model: Model, now: int) -> Step:
     model = replace(model, router=router.push_tx(model.router, entry))
     model = with_send(model, loading=True, error=None, pending=pending)
     return model, [Track("SEND_INITIATED", _track_props(model, token, amount)),
-                   Call(SOLANA_PREPARE_SEND, args, SolanaSendPrepared, send_id)]
+                   SOLANA_PREPARE_SEND.call_or_refusal(args, SolanaSendPrepared, send_id)]
 
 
 SENDERS = {"eip155": _send_evm, "solana": _send_solana}

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict
 
-from ..core.cmds import Call, EffectReply, Reply, Track
+from ..core.cmds import Cmd, EffectReply, Reply, Track
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
 from . import modal, router, snack
@@ -166,8 +166,8 @@ def check_sessions(model: Model) -> Step:
         return model, []
     domain, _ = origin_parts(model.origin)
     siwx = replace(model.siwx, has_session=False, token=None, session_address=None)
-    call = Call(SIWX_SESSIONS, {"address": address, "domain": domain, "chain_id": chain_id},
-                SiwxSessionsFetched, caip)
+    call = SIWX_SESSIONS.call_or_refusal({"address": address, "domain": domain, "chain_id": chain_id},
+                                         SiwxSessionsFetched, caip)
     return replace(model, siwx=siwx), [call]
 
 
@@ -176,8 +176,8 @@ def _check_solana_sessions(model: Model, address: str, caip: str, network: str) 
         return model, []
     domain, _ = origin_parts(model.origin)
     siwx = replace(model.siwx, has_session=False, token=None, session_address=None)
-    call = Call(SIWS_SESSIONS, {"address": address, "domain": domain, "chain": network},
-                SiwxSessionsFetched, caip)
+    call = SIWS_SESSIONS.call_or_refusal({"address": address, "domain": domain, "chain": network},
+                                         SiwxSessionsFetched, caip)
     return replace(model, siwx=siwx), [call]
 
 
@@ -250,7 +250,7 @@ def on_pressed_sign(model: Model, msg: PressedSignIn, now: int) -> Step:
         return model, []
     model = replace(model, siwx=replace(model.siwx, signing=True))
     model, cmds = snack.show_loading(model, AUTHENTICATING)
-    call = Call(SIWX_NONCE, {"session_key": model.session_id}, SiwxNonceFetched)
+    call = SIWX_NONCE.call(SIWX_NONCE.args(session_key=model.session_id), SiwxNonceFetched)
     return model, [*cmds, call]
 
 
@@ -268,7 +268,7 @@ def _on_solana_signed(model: Model, msg: SiwxMessageSigned, address: str, caip: 
         "message": model.siwx.message, "signature": signature, "session_key": model.session_id,
         "domain": domain, "uri": uri, "chain": network, "address": address,
     }
-    return model, [Call(SIWS_VERIFY, args, SiwxVerified, caip)]
+    return model, [SIWS_VERIFY.call_or_refusal(args, SiwxVerified, caip)]
 
 
 def on_signed(model: Model, msg: SiwxMessageSigned, now: int) -> Step:
@@ -283,7 +283,7 @@ def on_signed(model: Model, msg: SiwxMessageSigned, now: int) -> Step:
     return model, [verify_call(model, msg.result)]
 
 
-def verify_call(model: Model, signature: str) -> Call:
+def verify_call(model: Model, signature: str) -> Cmd:
     """The engine verifies the signed message (`model.siwx.message`) of the active eip155
     account and stores the sign-in (service `siwx.verify`): after personal_sign, and after a
     one-click sign-in with the CACAO's message and signature."""
@@ -296,7 +296,7 @@ def verify_call(model: Model, signature: str) -> Call:
         "domain": domain, "uri": uri, "chain_id": chain_id, "address": address,
         "rpc_url": model.networks.active_rpc_url,
     }
-    return Call(SIWX_VERIFY, args, SiwxVerified, caip)
+    return SIWX_VERIFY.call_or_refusal(args, SiwxVerified, caip)
 
 
 def on_verified(model: Model, msg: SiwxVerified, now: int) -> Step:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..chains.catalog import wallet_standard_chain
-from ..core.cmds import Call
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
@@ -79,7 +78,7 @@ def on_signed(model: Model, msg: SolanaTransactionSigned, now: int) -> Step:
     if transaction is None or message is None or rpc_url is None:
         return _failed(model, BAD_SIGNED)
     args = {"rpc_url": rpc_url, "transaction": transaction, "message": message}
-    return model, [Call(SOLANA_SUBMIT_SEND, args, SolanaSendSubmitted, msg.key)]
+    return model, [SOLANA_SUBMIT_SEND.call_or_refusal(args, SolanaSendSubmitted, msg.key)]
 
 
 def on_submitted(model: Model, msg: SolanaSendSubmitted, now: int) -> Step:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from ..core.cmds import Call, CancelTimer, Cmd, Reply
+from ..core.cmds import CancelTimer, Cmd, Reply
 from ..core.evolve import replace
 from .swap_form import SwapState, SwapToken, with_swap
 from .swap_quote import QUOTE_TIMER
@@ -69,7 +69,7 @@ def observe(before: Model, after: Model, now: int) -> Step:
     if (after.router.view == "Swap" and active is not None and after.networks.active_namespace == "eip155"
             and state.listed_for not in (active, f"loading:{active}")):
         after = with_swap(after, listed_for=f"loading:{active}")
-        cmds.append(Call(SWAP_TOKENS, {"network": active}, SwapTokensFetched, active))
+        cmds.append(SWAP_TOKENS.call(SWAP_TOKENS.args(network=active), SwapTokensFetched, active))
     return after, cmds
 
 

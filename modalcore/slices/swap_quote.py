@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from ..core.cmds import Call, Reply
+from ..core.cmds import Cmd, Reply
 from ..core.msg import Msg
 from ..services.swap.types import INSUFFICIENT_LIQUIDITY
 from .quoting import Quoting
@@ -61,14 +61,14 @@ def _quotable(model: Model) -> bool:
     return issue in (None, INSUFFICIENT_BALANCE, READING_BALANCE)  # a quote still shows what it would give
 
 
-def _quote_call(model: Model) -> Call | None:
+def _quote_call(model: Model) -> Cmd | None:
     network = model.networks.active_network
     address = model.accounts.get(model.networks.active_namespace).address
     units = amount_units(model)
     state = model.swap
     if network is None or not network.rpc_urls or address is None or units is None:
         return None
-    return Call(SWAP_QUOTE, {
+    return SWAP_QUOTE.call_or_refusal({
         "network": network.id, "rpc_url": network.rpc_urls[0], "from_token": state.from_token,
         "to_token": state.to_token, "amount": str(units), "slippage": state.slippage, "user": address,
     }, SwapQuoted, form_key(model))

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ..core.cmds import Call, CancelEffect, EffectReply, Reply
+from ..core.cmds import CancelEffect, EffectReply, Reply
 from ..core.evolve import replace
 from ..core.msg import Msg
 from . import balances, history, router, snack, stack
@@ -143,8 +143,8 @@ def on_approve_answered(model: Model, msg: SwapApproveAnswered, now: int) -> Ste
         return _failed(model, error)
     rpc_url = model.networks.active_rpc_url or ""
     model = with_swap(model, pending=replace(pending, step="approving", approve_hash=str(msg.result)))
-    return model, [Call(TX_RECEIPT, {"rpc_url": rpc_url, "hash": msg.result}, SwapApprovalMined,
-                        pending.swap_id)]
+    return model, [TX_RECEIPT.call_or_refusal({"rpc_url": rpc_url, "hash": msg.result}, SwapApprovalMined,
+                                                pending.swap_id)]
 
 
 def on_approval_mined(model: Model, msg: SwapApprovalMined, now: int) -> Step:
@@ -154,8 +154,8 @@ def on_approval_mined(model: Model, msg: SwapApprovalMined, now: int) -> Step:
     if msg.result is not None and msg.result.status == "pending" and pending.receipt_asks < MAX_RECEIPT_ASKS:
         rpc_url = model.networks.active_rpc_url or ""
         model = with_swap(model, pending=replace(pending, receipt_asks=pending.receipt_asks + 1))
-        return model, [Call(TX_RECEIPT, {"rpc_url": rpc_url, "hash": pending.approve_hash}, SwapApprovalMined,
-                            pending.swap_id)]
+        return model, [TX_RECEIPT.call(TX_RECEIPT.args(rpc_url=rpc_url, hash=pending.approve_hash),
+                                         SwapApprovalMined, pending.swap_id)]
     if msg.result is not None and msg.result.status == "pending":
         return _failed(model, APPROVAL_NOT_MINED)
     if msg.result is None or msg.result.status != "confirmed":

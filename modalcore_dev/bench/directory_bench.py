@@ -67,7 +67,7 @@ class _Client:
         frames: list[ServerFrame] = []
         for cmd in cmds:
             if isinstance(cmd, Call) and cmd.service.name == "directory":
-                result = asyncio.run(run_query(None, None, "", dict(cmd.args)))
+                result = asyncio.run(run_query(None, None, "", dict(cmd.args_data)))
                 out = self.session.deliver(CallSettled(cmd.to, True, result), self.now)
                 frames += out.frames
         return frames

@@ -94,13 +94,13 @@ def run() -> list[str]:
             def settle(h: Harness) -> None:
                 for call in [c for c in h.cmds if isinstance(c, Call) and c.service in services]:
                     h.cmds.remove(call)
-                    result: Any = loop.run_until_complete(services[call.service](CTX, **call.args))
+                    result: Any = loop.run_until_complete(services[call.service](CTX, **call.args_data))
                     h.deliver(CallSettled(call.to, True, result, context=call.context))
 
             def read_assets(h: Harness) -> None:
                 for call in [c for c in h.cmds if isinstance(c, Call) and c.reply is AssetBalancesFetched]:
                     h.cmds.remove(call)
-                    result: Any = loop.run_until_complete(balances(CTX, **call.args))
+                    result: Any = loop.run_until_complete(balances(CTX, **call.args_data))
                     h.deliver(CallSettled(call.to, True, result, context=call.context))
 
             sent, connected, framed, assets = [], [], [], []

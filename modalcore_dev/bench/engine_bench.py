@@ -53,9 +53,9 @@ class Clicker:
     def settle(self, out_cmds: list[Any]) -> None:
         for cmd in out_cmds:
             if isinstance(cmd, Call) and cmd.service.name == "directory":
-                key = repr(sorted(cmd.args.items()))
+                key = repr(cmd.args)
                 if key not in self.answered:
-                    self.answered[key] = asyncio.run(run_query(None, None, "demo", cmd.args))
+                    self.answered[key] = asyncio.run(run_query(None, None, "demo", cmd.args_data))
                 self.session.deliver(CallSettled(cmd.to, True, self.answered[key]), self.seq * 100)
 
 

@@ -97,7 +97,7 @@ def run() -> list[str]:
                     for call in calls:
                         h.cmds.remove(call)
                         ctx = replace(CTX, session_id=h.model.session_id)
-                        result: Any = loop.run_until_complete(services[call.service](ctx, **call.args))
+                        result: Any = loop.run_until_complete(services[call.service](ctx, **call.args_data))
                         h.deliver(CallSettled(call.to, True, result, context=call.context))
 
             drawn: list[float] = []

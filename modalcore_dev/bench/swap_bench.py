@@ -62,7 +62,7 @@ class _Bench:
         for cmd in [c for c in self.h.cmds if isinstance(c, Call)]:
             self.h.cmds.remove(cmd)
             try:
-                result = self.loop.run_until_complete(self.services[cmd.service](**cmd.args))
+                result = self.loop.run_until_complete(self.services[cmd.service](**cmd.args_data))
                 settled = CallSettled(cmd.to, True, result, "", dict(cmd.context))
             except Exception as error:  # noqa: BLE001 - a failure goes back as a message
                 settled = CallSettled(cmd.to, False, None, str(error), dict(cmd.context))

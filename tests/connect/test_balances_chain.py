@@ -31,7 +31,7 @@ def _fetch(driver: Harness) -> None:
 
     async def run() -> BalancesResult:
         async with httpx.AsyncClient() as http:
-            return await fetch_balances(http, **call.args)
+            return await fetch_balances(http, **call.args_data)
 
     driver.deliver(CallSettled(call.to, True, asyncio.run(run())))
 

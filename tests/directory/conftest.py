@@ -17,12 +17,12 @@ METAMASK = {"uuid": "mm-uuid", "name": "MetaMask", "icon": "data:image/svg+xml,m
 class DirHarness(Harness):
     """A Harness that can answer the session's directory calls from the curated directory."""
 
-    def directory_calls(self) -> list[Call]:
+    def directory_calls(self) -> list[Call[Any]]:
         return [c for c in self.cmds if isinstance(c, Call) and c.service.name == "directory"]
 
-    def settle_directory(self, *, ok: bool = True, keep: int = 0) -> list[Call]:
+    def settle_directory(self, *, ok: bool = True, keep: int = 0) -> list[Call[Any]]:
         """Answer every pending directory call (oldest first); returns the calls answered."""
-        answered: list[Call] = []
+        answered: list[Call[Any]] = []
         while True:
             calls = self.directory_calls()[keep:]
             if not calls:
@@ -31,7 +31,7 @@ class DirHarness(Harness):
             self.cmds.remove(call)
             answered.append(call)
             if ok:
-                result = asyncio.run(run_query(None, None, "", dict(call.args)))
+                result = asyncio.run(run_query(None, None, "", dict(call.args_data)))
                 self.deliver(CallSettled(call.to, True, result, context=dict(call.context)))
             else:
                 self.deliver(CallSettled(call.to, False, None, "boom", dict(call.context)))

@@ -17,8 +17,8 @@ def test_opening_all_wallets_fetches_page_one_and_shows_skeletons_meanwhile() ->
     h.host("open", view="AllWallets")
     pages = [c for c in h.directory_calls() if c.key == "page:1"]
     assert len(pages) == 1
-    assert pages[0].args["page"] == 1 and pages[0].args["entries"] == 40
-    assert pages[0].args["chains"] == ["eip155:1"] and pages[0].args["mobile"] is False
+    assert pages[0].args_data["page"] == 1 and pages[0].args_data["entries"] == 40
+    assert pages[0].args_data["chains"] == ["eip155:1"] and pages[0].args_data["mobile"] is False
     assert h.find("all/list") is None and len(h.node("all/loading").c) == 8
     h.settle_directory()
     assert h.find("all/loading") is None and len(h.items()) == 40
@@ -30,11 +30,11 @@ def test_the_list_asks_for_more_and_appends_the_next_page() -> None:
     assert listing.p["on"] == {"more": None}
     first = h.names()
     assert h.intent("all/list", "more") == "ok"
-    assert [c.args["page"] for c in h.directory_calls()] == [2]
+    assert [c.args_data["page"] for c in h.directory_calls()] == [2]
     assert h.node("all/list").p.get("on") is None  # no second `more` while page 2 loads
     assert len(h.node("all/loading").c) == 4
     h.intent("all/list", "more")  # a duplicate is harmless
-    assert [c.args["page"] for c in h.directory_calls()] == [2]
+    assert [c.args_data["page"] for c in h.directory_calls()] == [2]
     h.settle_directory()
     assert h.names()[:40] == first and len(h.names()) == 80
 
@@ -90,8 +90,8 @@ def test_typing_fast_sends_one_query_after_300_ms() -> None:
     h.advance(1)
     calls = h.directory_calls()
     assert len(calls) == 1
-    assert calls[0].args["search"] == "rain" and calls[0].args["entries"] == 100
-    assert calls[0].args["page"] == 1
+    assert calls[0].args_data["search"] == "rain" and calls[0].args_data["entries"] == 100
+    assert calls[0].args_data["page"] == 1
     h.settle_directory()
     assert h.names() == ["Rainbow"]
     assert h.find("all/list") is not None and "more" not in (h.node("all/list").p.get("on") or {})
@@ -188,7 +188,7 @@ def test_every_query_carries_the_hosts_filters() -> None:
                "includeWalletIds": ["a", "b"], "excludeWalletIds": ["x"], "featuredWalletIds": ["f"]}
     h = harness(options)
     h.host("open", view="AllWallets")
-    by_purpose = {"directory|" + c.key: c.args for c in h.directory_calls()}
+    by_purpose = {"directory|" + c.key: c.args_data for c in h.directory_calls()}
     assert by_purpose["directory|page:1"]["include"] == ["a", "b"]
     assert by_purpose["directory|page:1"]["exclude"] == ["x", "f"]
     assert by_purpose["directory|page:1"]["chains"] == options["networks"]
@@ -197,6 +197,6 @@ def test_every_query_carries_the_hosts_filters() -> None:
     h.settle_directory()
     h.type("q")
     h.advance(300)
-    search = h.directory_calls()[0].args
+    search = h.directory_calls()[0].args_data
     assert search["include"] == ["a", "b"] and search["exclude"] == ["x"]
     assert all(isinstance(c, Call) for c in h.directory_calls())

@@ -19,8 +19,8 @@ def answer_pages(h: object) -> None:
     assert isinstance(h, DirHarness)
     for call in h.directory_calls():
         h.cmds.remove(call)
-        page = int(call.args["page"])
-        entries = int(call.args["entries"])
+        page = int(call.args_data["page"])
+        entries = int(call.args_data["entries"])
         data = [{"id": f"w-{page}-{n}", "name": f"Wallet {page}.{n}", "webapp_link": "https://w.example"}
                 for n in range(entries)]
         h.deliver(CallSettled(call.to, True, {"data": data, "count": DIRECTORY_SIZE},

@@ -18,7 +18,7 @@ def test_connect_asks_for_4_recommended_wallets_once_open() -> None:
     h.host("open")
     calls = h.directory_calls()
     assert [c.key for c in calls] == ["recommended"]
-    assert calls[0].args["entries"] == RECOMMENDED_ENTRIES == 4 and calls[0].args["page"] == 1
+    assert calls[0].args_data["entries"] == RECOMMENDED_ENTRIES == 4 and calls[0].args_data["page"] == 1
     ids_before = [n.id for n in h.of_type("wallet-item")]
     assert ids_before == ["connect/wallet/dev.modalcore.devwallet", "connect/all-wallets"]  # no placeholders
     h.settle_directory()

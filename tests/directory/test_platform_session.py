@@ -15,7 +15,7 @@ def test_on_mobile_all_wallets_lists_mobile_wallets_only() -> None:
     h.host("open", view="AllWallets")
     assert h.view == "AllWallets"
     page = next(c for c in h.directory_calls() if c.key == "page:1")
-    assert page.args["mobile"] is True
+    assert page.args_data["mobile"] is True
     h.settle_directory()
     ids = {n.id.removeprefix("all/w/") for n in h.items()}
     assert {"metamask", "rainbow", "coinbase", "phantom"} <= ids

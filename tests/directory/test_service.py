@@ -7,7 +7,6 @@ from pathlib import Path
 
 import httpx
 
-from modalcore.core.cmds import Call
 from modalcore.engine.persist import PendingTimer, load_bytes, session_to_bytes
 from modalcore.runtime.clock import FakeClock
 from modalcore.core.services import ServiceContext
@@ -35,7 +34,7 @@ async def test_the_service_answers_from_the_configured_file_with_the_public_url(
         register_engine_services(registry, http, None, None)  # type: ignore[arg-type]
     assert DIRECTORY in registry
     ctx = _context({"directory": {"file": str(path), "public_url": "https://engine.example/"}})
-    call = Call(DIRECTORY, {"page": 1, "entries": 40, "mobile": True}, DirectoryFetched, "page:1")
+    call = DIRECTORY.call(DIRECTORY.args(page=1, entries=40, mobile=True), DirectoryFetched, "page:1")
     settled = await registry.call(call, ctx)
     assert settled.ok, settled.error
     assert settled.result == {"data": [{"id": "one", "name": "One", "image_id": "", "rdns": "",
@@ -55,8 +54,9 @@ async def test_a_hosted_directory_gets_the_sessions_project_and_bad_args_fail_th
     async with httpx.AsyncClient(transport=httpx.MockTransport(hosted)) as http:
         register_engine_services(registry, http, None, None)  # type: ignore[arg-type]
         ctx = _context({"directory": {"api_url": "https://dir.example"}}, http)
-        ok = await registry.call(Call(DIRECTORY, {"page": 1, "entries": 4, "chains": ["eip155:1"]}, DirectoryFetched, "p"), ctx)
-        bad = await registry.call(Call(DIRECTORY, {"page": 0}, DirectoryFetched, "p"), ctx)
+        asked = DIRECTORY.args(page=1, entries=4, chains=["eip155:1"])
+        ok = await registry.call(DIRECTORY.call(asked, DirectoryFetched, "p"), ctx)
+        bad = await registry.call(DIRECTORY.call(DIRECTORY.args(page=0), DirectoryFetched, "p"), ctx)
     assert ok.ok and ok.result["count"] == 0
     assert seen[0].url.params["projectId"] == "proj" and seen[0].url.params["chains"] == "eip155:1"
     assert not bad.ok and "page" in bad.error
@@ -89,6 +89,6 @@ def test_calls_lost_with_a_restart_are_asked_for_again_on_rejoin() -> None:
     h.advance(300)
     h.cmds.clear()
     h.rejoin(last=None)
-    assert [c.args["search"] for c in h.directory_calls()] == ["rain"]
+    assert [c.args_data["search"] for c in h.directory_calls()] == ["rain"]
     h.settle_directory()
     assert h.names() == ["Rainbow"]

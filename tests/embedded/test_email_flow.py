@@ -5,6 +5,8 @@ read back from the local server, EmailVerifyOtp, and the visitor connected with 
 
 from __future__ import annotations
 
+from typing import Any
+
 from pathlib import Path
 
 import pytest
@@ -28,7 +30,7 @@ def world(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> EmailWorld:
     return EmailWorld(wallet, smtp)
 
 
-def _embedded_calls(h: Harness) -> list[Call]:
+def _embedded_calls(h: Harness) -> list[Call[Any]]:
     return [c for c in h.cmds if isinstance(c, Call) and c.service.name.startswith("embedded.")]
 
 
@@ -84,7 +86,7 @@ def test_the_continue_button_submits_the_typed_email(world: EmailWorld) -> None:
     world.h.intent("connect/email", "change", {"value": EMAIL})
     world.h.press("connect/email/continue")
     [call] = _embedded_calls(world.h)
-    assert call.service.name == "embedded.email_code" and call.args == {"email": "alice@example.com"}
+    assert call.service.name == "embedded.email_code" and call.args_data == {"email": "alice@example.com"}
 
 
 # ----- the code

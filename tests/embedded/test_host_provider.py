@@ -6,6 +6,8 @@ fails with 'Requested RPC call is not allowed'. The answer is the host event `rp
 
 from __future__ import annotations
 
+from typing import Any
+
 
 from eth_account import Account
 from eth_account.messages import encode_defunct
@@ -20,7 +22,7 @@ from .world import EmailWorld
 EMAIL = "hal@example.com"
 
 
-def _signs(world: EmailWorld) -> list[Call]:
+def _signs(world: EmailWorld) -> list[Call[Any]]:
     return [c for c in world.h.cmds if isinstance(c, Call) and c.service.name == "embedded.sign"]
 
 
@@ -105,8 +107,8 @@ def test_reads_go_to_the_network_rpc_without_approval(wallet: EmbeddedWallet, sm
     assert world.h.intent("host", "rpc", {"id": "r1", "method": "eth_getBalance",
                                           "params": [address, "latest"]}) == "ok"
     reads = [c for c in world.h.cmds if isinstance(c, Call) and c.service.name == "chain_read"]
-    assert [(c.args["method"], c.args["params"]) for c in reads] == [("eth_getBalance", [address, "latest"])]
-    assert reads[0].args["rpc_url"] and world.h.view != "ApproveTransaction" and world.h.effects() == []
+    assert [(c.args_data["method"], c.args_data["params"]) for c in reads] == [("eth_getBalance", [address, "latest"])]
+    assert reads[0].args_data["rpc_url"] and world.h.view != "ApproveTransaction" and world.h.effects() == []
     world.h.settle(reads[0], {"result": "0x2a"})
     assert world.h.host_state("rpc") == {"id": "r1", "ok": True, "result": "0x2a"}
     # a failed read answers an error and leaves nothing waiting

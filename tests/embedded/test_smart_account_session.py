@@ -172,7 +172,7 @@ def test_a_social_sign_in_waits_for_its_smart_account_and_keeps_its_provider() -
     h.deliver(SocialSignedIn("google", "sub-1", owner, "zoe", "zoe@example.com"))
     assert h.model.accounts.get("eip155").status == "disconnected"  # not before its account is read
     [call] = h.pending_calls("embedded.smart_accounts")
-    assert call.args == {"identity": "google:sub-1", "chains": [CHAIN]}
+    assert call.args_data == {"identity": "google:sub-1", "chains": [CHAIN]}
     h.settle_call("embedded.smart_accounts", {"owner": checksum(owner), "accounts": [
         {"chain": CHAIN, "address": SMART, "deployed": True}]})
     account = h.model.accounts.get("eip155")
@@ -217,4 +217,4 @@ def test_an_approved_send_lost_to_a_reload_is_signed_and_sent_once(
     world.h.rejoin(last=None)  # the page reloads while the operation is on its way
     world.h.deliver(ApprovalDecided(request.eid, approve=True))  # a second Approve changes nothing
     [sign] = world.h.pending_calls("embedded.sign")
-    assert sign.args["account"] == SMART and sign.args["method"] == "eth_sendTransaction"
+    assert sign.args_data["account"] == SMART and sign.args_data["method"] == "eth_sendTransaction"

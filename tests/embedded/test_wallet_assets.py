@@ -73,7 +73,7 @@ def _ask(world: EmailWorld, request_id: str, params: Any) -> dict[str, Any]:
     return answer
 
 
-def _reads(world: EmailWorld) -> list[Call]:
+def _reads(world: EmailWorld) -> list[Call[Any]]:
     return [c for c in world.h.log if isinstance(c, Call) and c.service.name == "balances"
             and c.reply.__name__ == "AssetBalancesFetched"]
 

@@ -97,11 +97,11 @@ class EmailWorld:
             self.h.deliver(answer)
         return settled
 
-    def _run(self, call: Call) -> CallSettled:
+    def _run(self, call: Call[Any]) -> CallSettled:
         async def go() -> Any:
             ctx = ServiceContext(session_id="session-1", project_id="test", clock=FakeClock(self.h.now),
                                  http=self.http, config=self.config)
-            return await self.services[call.service](ctx, **call.args)
+            return await self.services[call.service](ctx, **call.args_data)
 
         try:
             return CallSettled(call.to, True, self.loop.run_until_complete(go()), context=call.context)

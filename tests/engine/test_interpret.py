@@ -3,6 +3,8 @@ through `engine/interpret.interpret`, which hands each to its host by type, in o
 
 from __future__ import annotations
 
+from typing import Any
+
 from dataclasses import dataclass
 
 from modalcore.core.cmds import Call, CancelTimer, Effect, EffectReply, Reply, ServiceRef, StartTimer, Track
@@ -29,7 +31,7 @@ class Host:
     def cancel_timer(self, cmd: CancelTimer) -> None:
         self.seen.append(("cancel_timer", cmd.key))
 
-    def call(self, cmd: Call) -> None:
+    def call(self, cmd: Call[Any]) -> None:
         self.seen.append(("call", cmd.service.name))
 
     def run_effect(self, cmd: Effect) -> None:
@@ -41,7 +43,7 @@ class Host:
 
 def test_each_command_goes_to_its_hosts_method_in_order() -> None:
     cmds: list[RuntimeCmd] = [
-        StartTimer("t", 10, Ticked()), Call(ServiceRef("clock", NoArgs, int), {}, Reply),
+        StartTimer("t", 10, Ticked()), Call(ServiceRef("clock", NoArgs, int), NoArgs(), Reply),
         Effect("e1", "walletconnect", {}, EffectReply), CancelTimer("t"), Track("MODAL_OPEN"),
     ]
     host = Host()

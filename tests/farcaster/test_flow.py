@@ -61,7 +61,7 @@ def test_the_engine_origin_frame_opens_the_channel_and_the_session_polls_it() ->
     assert h.timer_due(POLL_TIMER) == h.now + POLL_MS
     h.advance(POLL_MS)
     [status] = h.pending_calls("farcaster.status")
-    assert status.args == {"token": TOKEN, "nonce": "abababababab"}
+    assert status.args_data == {"token": TOKEN, "nonce": "abababababab"}
     h.settle_call("farcaster.status", {"state": "pending"})
     assert h.timer_due(POLL_TIMER) == h.now + POLL_MS
 

@@ -80,7 +80,7 @@ class Engine:
         self.services = {**farcaster_services(self.signins),
                          **siwx_services(self.store, None, Account.create(), clock=lambda: h.now)}
         self.ctx = ServiceContext(h.model.session_id, h.model.project_id, HarnessClock(h))
-        self.asked: list[Call] = []
+        self.asked: list[Call[Any]] = []
         self.views: list[str] = []  # the view after each answer
 
     async def run(self) -> None:
@@ -89,7 +89,7 @@ class Engine:
             for call in calls:
                 self.asked.append(call)
                 try:
-                    result = await self.services[call.service](self.ctx, **call.args)
+                    result = await self.services[call.service](self.ctx, **call.args_data)
                 except Exception as error:  # a ServiceError: the runtime answers ok=False
                     self.h.settle(call, None, ok=False, error=str(error))
                 else:
@@ -143,7 +143,7 @@ async def test_with_sign_in_required_one_farcaster_approval_ends_signed_in(tmp_p
     message = SiwxMessage.parse(stored.message)
     assert (message.domain, message.uri, message.account_address) == (DOMAIN, URI, address)
     assert message.statement is None and message.resources is None
-    channel_nonce = [c for c in engine.asked if c.service.name == "farcaster.status"][0].args["nonce"]
+    channel_nonce = [c for c in engine.asked if c.service.name == "farcaster.status"][0].args_data["nonce"]
     assert message.nonce == channel_nonce and message.issued_at_ms == h.now  # the approved channel's, now
     [result] = independent_check("siwe-py", [{"text": stored.message, "signature": stored.signature,
                                                "domain": DOMAIN, "nonce": channel_nonce,
@@ -263,7 +263,7 @@ def test_a_signing_the_approval_does_not_cover_takes_two_steps() -> None:
     h.settle_call("siwx.sessions", {"sessions": []})
     assert h.view == "ConnectingFarcaster" and h.find("farcaster/spinner") is not None  # signing at once
     [call] = h.pending_calls("farcaster.sign_in")
-    assert call.args["token"] == "t" * 32 and "Nonce: " + "cafe" * 8 in call.args["message"]
+    assert call.args_data["token"] == "t" * 32 and "Nonce: " + "cafe" * 8 in call.args_data["message"]
     h.settle_call("farcaster.sign_in", ok=False, error="the Farcaster approval does not cover this sign-in")
     assert h.view == "SIWXSignMessage" and h.model.modal.open
     assert h.pending_calls("siwx.verify") == [] and not h.model.siwx.signing

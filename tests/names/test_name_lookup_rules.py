@@ -30,13 +30,13 @@ def harness(ens: str = REGISTRY) -> Harness:
 
 
 def lookups(h: Harness) -> list[str]:
-    return [c.args["address"] for c in h.pending_calls("name_of")]
+    return [c.args_data["address"] for c in h.pending_calls("name_of")]
 
 
 def test_the_connected_account_is_looked_up_with_the_networks_registry() -> None:
     h = harness()
     (call,) = h.pending_calls("name_of")
-    assert call.args == {"chain_id": 31337, "rpc_url": "http://127.0.0.1:1", "registry": REGISTRY,
+    assert call.args_data == {"chain_id": 31337, "rpc_url": "http://127.0.0.1:1", "registry": REGISTRY,
                          "address": samples.DEV_ADDRESS.lower()}
     h.settle_call("name_of", {"name": "alice.eth"})
     assert h.host_state("account")["display"] == "alice.eth"

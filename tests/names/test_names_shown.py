@@ -51,7 +51,7 @@ def test_drawing_does_not_wait_for_the_name_and_the_lookup_is_a_call(devchain: C
     h.host("open")
     # connected and drawn; the name is still being looked up
     lookups = h.pending_calls("name_of")
-    assert [c.args["address"] for c in lookups] == [h.address.lower()]
+    assert [c.args_data["address"] for c in lookups] == [h.address.lower()]
     assert h.node("account/address").p["text"] == truncate_address(h.address)
     h.pump()
     assert h.node("account/address").p["text"] == "bob.eth"

@@ -8,6 +8,8 @@ register view with SPEC §8's message."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import asyncio
 import json
 from collections.abc import Iterator
@@ -76,7 +78,7 @@ def _registering(world: NamesWorld) -> str:
     return address
 
 
-def _signs(world: NamesWorld) -> list[Call]:
+def _signs(world: NamesWorld) -> list[Call[Any]]:
     return [c for c in world.h.cmds if isinstance(c, Call) and c.service.name == "embedded.sign"]
 
 

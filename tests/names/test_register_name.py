@@ -75,7 +75,7 @@ def test_the_name_is_checked_only_after_a_pause_in_typing(devchain: ChainsInfo, 
     assert h.pending_calls("name_suggestions") == []
     h.expect(text="Checking availability")
     h.advance(1)
-    assert [c.args for c in h.pending_calls("name_suggestions")] == [{"label": "satoshi"}]
+    assert [c.args_data for c in h.pending_calls("name_suggestions")] == [{"label": "satoshi"}]
 
 
 def test_a_forged_signature_is_refused_and_nothing_is_stored(devchain: ChainsInfo, registry: NameRegistry) -> None:

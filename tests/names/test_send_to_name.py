@@ -44,7 +44,7 @@ def test_a_send_to_a_name_goes_to_the_address_it_resolves_to(devchain: ChainsInf
     h.expect(text="Resolving carol.eth")
     assert h.pending_calls("address_of") == []  # asked only after a pause in typing
     h.advance(DEBOUNCE_MS)
-    assert [c.args["name"] for c in h.pending_calls("address_of")] == ["carol.eth"]
+    assert [c.args_data["name"] for c in h.pending_calls("address_of")] == ["carol.eth"]
     h.pump()
     assert h.node("send/receiver-address").p["text"] == carol  # before anything is signed
     h.press("send/preview")

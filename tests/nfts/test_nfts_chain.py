@@ -93,7 +93,7 @@ def _run_nfts_call(driver: Harness) -> None:
 
     async def run() -> Any:
         async with httpx.AsyncClient() as http:
-            return await fetch_nfts(http, **call.args)
+            return await fetch_nfts(http, **call.args_data)
 
     driver.deliver(CallSettled(call.to, True, asyncio.run(run()), "", dict(call.context)))
 

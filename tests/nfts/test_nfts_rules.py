@@ -46,7 +46,7 @@ def test_selecting_the_nfts_tab_starts_the_fetch(driver: Harness) -> None:
     assert driver.calls("nfts") == []  # the Tokens tab shows first: nothing asked yet
     driver.intent("account/tabs", "select", {"value": "1"})
     (call,) = driver.calls("nfts")
-    assert call.args == {"rpc_url": "http://127.0.0.1:8545", "address": ADDRESS}
+    assert call.args_data == {"rpc_url": "http://127.0.0.1:8545", "address": ADDRESS}
     assert call.key == f"{CAIP}"
     assert driver.model.nfts.loading is True
     assert driver.model.nfts.fetched_for == CAIP
@@ -193,7 +193,7 @@ def test_a_switch_of_network_on_the_tab_fetches_for_the_new_chain(driver: Harnes
     driver.answer_last(None)
     call = driver.calls("nfts")[-1]
     assert call is not first
-    assert call.args == {"rpc_url": "http://127.0.0.1:8546", "address": ADDRESS}
+    assert call.args_data == {"rpc_url": "http://127.0.0.1:8546", "address": ADDRESS}
     assert call.key == f"eip155:31338:{ADDRESS}"
     assert [n.t for n in driver.node("account/nfts").c] == ["skeleton"] * 3  # 31337's items are not shown
     driver.settle(first, {"block": 1, "items": [item(9)]})  # a late answer for the old chain

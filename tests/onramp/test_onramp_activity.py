@@ -78,7 +78,7 @@ def test_activity_asks_for_onramp_on_the_first_page_and_draws_a_purchase() -> No
     h = connected()
     h.intent("account/tabs", "select", {"value": "2"})
     calls = h.calls("history")
-    assert calls and calls[-1].args["onramp"] == "coinbase" and calls[-1].args["cursor"] is None
+    assert calls and calls[-1].args_data["onramp"] == "coinbase" and calls[-1].args_data["cursor"] is None
     bought = {**RECORDED["data"][0], "onramp": "coinbase"}
     h.settle_call("history", samples.history(samples.transaction("0x" + "cd" * 32), bought))
     assert [tx.id for tx in h.model.history.coinbase_transactions] == [bought["id"]]

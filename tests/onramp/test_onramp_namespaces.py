@@ -40,18 +40,18 @@ def test_a_solana_account_is_offered_meld_only_and_the_networks_sol_and_spl_toke
     h.expect(view="OnRamp")
     assert providers(h) == ["Meld"]
     (call,) = h.pending_calls("onramp_options")
-    assert call.args["network"] == SOLANA_LOCAL
-    assert [(c["id"], c["decimals"]) for c in call.args["purchase"]] == [("SOL", 9), ("DUSD", 6)]
-    assert call.args["purchase"][1]["networks"][0]["contract_address"] == DUSD
-    h.settle_call("onramp_options", default_options(call.args["purchase"]))
+    assert call.args_data["network"] == SOLANA_LOCAL
+    assert [(c["id"], c["decimals"]) for c in call.args_data["purchase"]] == [("SOL", 9), ("DUSD", 6)]
+    assert call.args_data["purchase"][1]["networks"][0]["contract_address"] == DUSD
+    h.settle_call("onramp_options", default_options(call.args_data["purchase"]))
     assert [n.id for n in h.node("onramp/currencies").c] == ["onramp/currency/SOL", "onramp/currency/DUSD"]
     (quote,) = h.pending_calls("onramp_quote")
-    assert (quote.args["network"], quote.args["purchase_currency"]) == (SOLANA_LOCAL, "SOL")
+    assert (quote.args_data["network"], quote.args_data["purchase_currency"]) == (SOLANA_LOCAL, "SOL")
 
 
 def test_coinbase_is_refused_for_a_solana_account_even_as_a_message() -> None:
     h = solana_buy()
-    h.settle_call("onramp_options", default_options(h.pending_calls("onramp_options")[0].args["purchase"]))
+    h.settle_call("onramp_options", default_options(h.pending_calls("onramp_options")[0].args_data["purchase"]))
     h.settle_call("onramp_quote", QUOTE)
     assert h.find("onramp/provider/coinbase") is None
     h.deliver(PressedOnrampProvider("coinbase"))
@@ -61,12 +61,12 @@ def test_coinbase_is_refused_for_a_solana_account_even_as_a_message() -> None:
 
 def test_the_onramp_url_request_carries_the_solana_destination() -> None:
     h = solana_buy()
-    h.settle_call("onramp_options", default_options(h.pending_calls("onramp_options")[0].args["purchase"]))
+    h.settle_call("onramp_options", default_options(h.pending_calls("onramp_options")[0].args_data["purchase"]))
     h.press("onramp/currency/DUSD")
     h.settle_call("onramp_quote", {**QUOTE, "purchaseAmount": "99"})
     h.press("onramp/provider/meld")
     assert h.node("onramp/continue").p["text"] == "Continue with Meld"
     h.press("onramp/continue")
     (call,) = h.pending_calls("onramp_url")
-    assert call.args == {"network": SOLANA_LOCAL, "address": SOL_ADDRESS,
+    assert call.args_data == {"network": SOLANA_LOCAL, "address": SOL_ADDRESS,
                          "purchase_currency": "DUSD", "payment_currency": "USD", "amount": "100"}

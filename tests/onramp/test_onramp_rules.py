@@ -46,8 +46,8 @@ def test_the_account_buy_button_opens_buy_and_asks_for_the_networks_options() ->
     h.press("account/feature/onramp")
     h.expect(view="OnRamp", text="Buy")
     (call,) = h.pending_calls("onramp_options")
-    assert call.args["network"] == "eip155:31337"
-    assert [c["id"] for c in call.args["purchase"]] == ["ETH", "DEMO", "TUSD"]  # the built-in fallback's list
+    assert call.args_data["network"] == "eip155:31337"
+    assert [c["id"] for c in call.args_data["purchase"]] == ["ETH", "DEMO", "TUSD"]  # the built-in fallback's list
 
 
 def test_the_providers_are_coinbase_and_meld_with_their_fee_range_on_evm() -> None:
@@ -68,7 +68,7 @@ def test_the_purchase_currencies_are_the_networks_and_a_quote_follows_at_once() 
     assert [n.id for n in h.node("onramp/currencies").c] == ["onramp/currency/ETH", "onramp/currency/TUSD"]
     assert [n.id for n in h.node("onramp/payments").c] == ["onramp/payment/USD", "onramp/payment/EUR"]
     (call,) = h.pending_calls("onramp_quote")
-    assert call.args == {"network": "eip155:31337", "purchase_currency": "ETH", "payment_currency": "USD",
+    assert call.args_data == {"network": "eip155:31337", "purchase_currency": "ETH", "payment_currency": "USD",
                          "amount": "100", "price": "3000.0", "decimals": 6}
 
 
@@ -92,7 +92,7 @@ def test_typing_an_amount_waits_for_a_pause_before_quoting() -> None:
     assert h.pending_calls("onramp_quote") == []
     h.advance(QUOTE_DEBOUNCE_MS)
     (call,) = h.pending_calls("onramp_quote")
-    assert call.args["amount"] == "250"
+    assert call.args_data["amount"] == "250"
 
 
 def test_a_quote_for_an_amount_changed_since_is_dropped() -> None:
@@ -108,9 +108,9 @@ def test_a_quote_for_an_amount_changed_since_is_dropped() -> None:
 def test_a_preset_quotes_at_once_and_a_currency_change_too() -> None:
     h = quoted()
     h.press("onramp/preset/500")
-    assert h.pending_calls("onramp_quote")[-1].args["amount"] == "500"
+    assert h.pending_calls("onramp_quote")[-1].args_data["amount"] == "500"
     h.press("onramp/payment/EUR")
-    assert h.pending_calls("onramp_quote")[-1].args["payment_currency"] == "EUR"
+    assert h.pending_calls("onramp_quote")[-1].args_data["payment_currency"] == "EUR"
 
 
 def test_the_amount_stays_within_the_card_limits_of_the_payment_currency() -> None:
@@ -136,7 +136,7 @@ def test_continue_opens_the_providers_page_then_account_reads_the_balances_while
     h.press("onramp/provider/meld")
     h.press("onramp/continue")
     (call,) = h.pending_calls("onramp_url")
-    assert call.args == {"network": "eip155:31337", "address": "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+    assert call.args_data == {"network": "eip155:31337", "address": "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
                          "purchase_currency": "ETH", "payment_currency": "USD", "amount": "100"}
     h.press("onramp/continue")  # pressed again while the URL is made: nothing more
     assert len(h.pending_calls("onramp_url")) == 1

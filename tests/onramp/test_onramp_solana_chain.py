@@ -54,8 +54,8 @@ def open_buy(h: Harness, local: LocalOnramp) -> None:
     h.host("open")
     h.press("account/feature/onramp")
     (options,) = h.pending_calls("onramp_options")
-    h.settle_call("onramp_options", run(local, "onramp_options", dict(options.args)))
-    h.settle_call("onramp_quote", run(local, "onramp_quote", dict(h.pending_calls("onramp_quote")[-1].args)))
+    h.settle_call("onramp_options", run(local, "onramp_options", dict(options.args_data)))
+    h.settle_call("onramp_quote", run(local, "onramp_quote", dict(h.pending_calls("onramp_quote")[-1].args_data)))
 
 
 def on_buy(url: str) -> tuple[Harness, LocalOnramp, Keypair]:
@@ -73,11 +73,11 @@ def buy(h: Harness, local: LocalOnramp, currency: str) -> str:
     """On Buy: `currency` → Meld → 100 USD → Continue; the local provider's order URL."""
     if h.model.onramp.purchase != currency:
         h.press(f"onramp/currency/{currency}")
-        h.settle_call("onramp_quote", run(local, "onramp_quote", dict(h.pending_calls("onramp_quote")[-1].args)))
+        h.settle_call("onramp_quote", run(local, "onramp_quote", dict(h.pending_calls("onramp_quote")[-1].args_data)))
     h.press("onramp/provider/meld")
     h.press("onramp/continue")
     (made,) = h.pending_calls("onramp_url")
-    answer = run(local, "onramp_url", dict(made.args))
+    answer = run(local, "onramp_url", dict(made.args_data))
     h.settle_call("onramp_url", answer)
     h.answer("open_url", None)
     h.expect(view="Account")

@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
-from modalcore.core.cmds import Call, CancelEffect, Effect, Reply, ServiceRef, Track
+from pydantic import BaseModel
+
+from modalcore.core.cmds import CancelEffect, Effect, Reply, ServiceRef, Track
 from modalcore.core.services import NoArgs
 from modalcore.slices.model import Model, Step
 from modalcore.core.msg import Msg
@@ -24,6 +26,13 @@ from modalcore.runtime.clock import FakeClock
 from modalcore.slices import snack
 from modalcore_testing import RunnerRig, new_session, runner_rig
 from modalcore.wire.frames import Intent
+
+
+class EchoArgs(BaseModel):
+    a: int
+
+
+ARGS: dict[str, type[BaseModel]] = {"echo": EchoArgs}  # the arguments' model of a service these tests ask for
 
 
 @dataclass(frozen=True)
@@ -64,7 +73,15 @@ def _show(model: Model, msg: RtShowedSnack, now: int) -> Step:
 
 
 def _ask(model: Model, msg: RtAskedService, now: int) -> Step:
-    return model, [Call(ServiceRef(msg.service, NoArgs, object), msg.args, RtServiceAnswered, msg.key, context={"n": "1"})]
+    ref: ServiceRef[BaseModel, object] = ServiceRef(msg.service, ARGS.get(msg.service, NoArgs), object)
+    return model, [ref.call_or_refusal(msg.args, RtServiceAnswered, msg.key, context={"n": "1"})]
+
+
+def _answered(model: Model, msg: RtServiceAnswered, now: int) -> Step:
+    """A failed call shows its failure's kind and message (what a test reads)."""
+    if msg.failure is None:
+        return model, []
+    return snack.show_error(model, f"{msg.failure.kind}: {msg.failure.message}")
 
 
 def _effect(model: Model, msg: RtAskedEffect, now: int) -> Step:
@@ -86,7 +103,7 @@ TABLE = Table.of(*SLICES, *FLOWS, Slice("runtime-tests", {
     RtAskedEffect: _effect,
     RtCancelledEffect: _cancel,
     RtTracked: _track,
-    RtServiceAnswered: lambda model, msg, now: (model, []),
+    RtServiceAnswered: _answered,
 }))
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from modalcore.core.cmds import Call, CallSettled, Failure, FailureKind, Reply, ReplyTo, ServiceRef
+from modalcore.core.cmds import Call, CallSettled, Dispatch, Failure, FailureKind, Reply, ReplyTo, ServiceRef
 from modalcore.core.msg import MessageTypes
 from modalcore.engine.named import UnknownReply, from_data, to_data
 from modalcore.engine.replies import INVALID_RESULT, typed
@@ -54,14 +54,15 @@ async def test_the_registry_names_the_kind_of_each_failure(make: Any, kind: Fail
         return await make()
 
     registry.register(ServiceRef("s", NoArgs, object), Service(NoArgs, run), timeout_s=0.05)
-    settled = await registry.call(Call(ServiceRef("s", NoArgs, object), {}, Answered, "p"), CTX)
+    settled = await registry.call(Call(ServiceRef("s", NoArgs, object), NoArgs(), Answered, "p"), CTX)
     assert (settled.ok, settled.failure) == (False, kind)
 
 
 async def test_a_call_the_registry_cannot_make_is_invalid() -> None:
     registry = default_services()
-    assert (await registry.call(Call(ServiceRef("nope", NoArgs, object), {}, Answered, "p"), CTX)).failure == "invalid"
-    assert (await registry.call(Call(ServiceRef("clock", NoArgs, object), {"bad": 1}, Answered, "p"), CTX)).failure == "invalid"
+    assert (await registry.call(Call(ServiceRef("nope", NoArgs, object), NoArgs(), Answered, "p"), CTX)).failure == "invalid"
+    refused = ServiceRef("clock", NoArgs, object).call_or_refusal({"bad": 1}, Answered, "p")
+    assert refused == Dispatch(Answered(key="p", failure=Failure("invalid", "invalid arguments")))
 
 
 def test_the_typed_reply_keeps_the_kind_and_a_recording_without_one_reads_as_unknown() -> None:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel
+from .conftest import EchoArgs
 
 from modalcore.engine.named import purpose
 from modalcore.core.msg import Msg
@@ -74,9 +75,6 @@ async def test_replacing_and_cancelling_timers(rig: RunnerRig, show_snack: Facto
 
 
 async def test_calls_settle_back_into_the_session(rig: RunnerRig, ask_service: Factory) -> None:
-    class EchoArgs(BaseModel):
-        a: int
-
     async def echo(ctx: ServiceContext | None, args: EchoArgs) -> dict[str, object]:
         return {"args": args.model_dump(), "session": ctx.session_id if ctx else ""}
 
@@ -93,6 +91,26 @@ async def test_calls_settle_back_into_the_session(rig: RunnerRig, ask_service: F
     assert by_purpose["test-echo"]["context"] == {"n": "1"}
     assert by_purpose["test-missing"]["ok"] is False
     assert by_purpose["test-missing"]["error"] == "unknown service"
+
+
+async def test_arguments_from_input_that_break_the_model_fail_the_call_as_invalid_in_update(
+    rig: RunnerRig, ask_service: Factory, caplog: Any,
+) -> None:
+    """Issue 30: a call carries its handle's arguments' model; arguments made from input are
+    validated where the call is made, so bad ones end as the reply failed "invalid" (what the
+    runtime answered before), the service never runs and nothing raises or logs a traceback."""
+    ran: list[int] = []
+
+    async def echo(ctx: ServiceContext | None, args: EchoArgs) -> int:
+        ran.append(args.a)
+        return args.a
+
+    rig.services.register(ServiceRef("echo", EchoArgs, object), Service(EchoArgs, echo))
+    with caplog.at_level(logging.WARNING):
+        await rig.deliver(ask_service("echo", {"a": "not a number"}, "test-bad"))
+        await rig.runner.settled()
+    assert snack_props(rig)["message"] == "invalid: invalid arguments" and snack_props(rig)["open"] is True
+    assert ran == [] and all(r.exc_info is None for r in caplog.records)
 
 
 async def test_track_goes_to_the_sink(rig: RunnerRig, track: Factory) -> None:

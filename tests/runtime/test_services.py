@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-from modalcore.core.cmds import Call, Reply, ReplyTo, ServiceRef
+from modalcore.core.cmds import Call, Dispatch, Failure, Reply, ReplyTo, ServiceRef
 from modalcore.runtime.clock import FakeClock
 from modalcore.core.services import NoArgs, Service, ServiceContext, ServiceError
 from modalcore.runtime.services import default_services
@@ -25,13 +25,17 @@ class Clocked(Reply):
 CTX = ServiceContext("s1", "test", FakeClock(start_ms=42))
 
 
+class _Other(BaseModel):
+    """Arguments of no registered service."""
+
+
 async def test_clock_service() -> None:
-    settled = await default_services().call(Call(ServiceRef("clock", NoArgs, object), {}, Clocked, "now", {"x": "1"}), CTX)
+    settled = await default_services().call(Call(ServiceRef("clock", NoArgs, object), NoArgs(), Clocked, "now", {"x": "1"}), CTX)
     assert (settled.ok, settled.result, settled.to, settled.context) == (True, 42, ReplyTo(Clocked, "now"), {"x": "1"})
 
 
 async def test_unknown_service() -> None:
-    settled = await default_services().call(Call(ServiceRef("nope", NoArgs, object), {}, Clocked, "p"), CTX)
+    settled = await default_services().call(Call(ServiceRef("nope", NoArgs, object), NoArgs(), Clocked, "p"), CTX)
     assert (settled.ok, settled.error, settled.to) == (False, "unknown service", ReplyTo(Clocked, "p"))
 
 
@@ -50,11 +54,11 @@ async def test_service_failures_become_errors() -> None:
     registry.register(ServiceRef("boom", NoArgs, object), Service(NoArgs, boom))
     registry.register(ServiceRef("bug", NoArgs, object), Service(NoArgs, bug))
     registry.register(ServiceRef("slow", NoArgs, object), Service(NoArgs, slow), timeout_s=0.01)
-    assert (await registry.call(Call(ServiceRef("boom", NoArgs, object), {}, Clocked, "p"), CTX)).error == "No ActiveCaipAddress found"
-    assert not (await registry.call(Call(ServiceRef("bug", NoArgs, object), {}, Clocked, "p"), CTX)).ok
-    assert (await registry.call(Call(ServiceRef("slow", NoArgs, object), {}, Clocked, "p"), CTX)).error == "timeout"
-    # wrong keyword arguments are a failure, not a crash
-    assert not (await registry.call(Call(ServiceRef("clock", NoArgs, object), {"bad": 1}, Clocked, "p"), CTX)).ok
+    assert (await registry.call(Call(ServiceRef("boom", NoArgs, object), NoArgs(), Clocked, "p"), CTX)).error == "No ActiveCaipAddress found"
+    assert not (await registry.call(Call(ServiceRef("bug", NoArgs, object), NoArgs(), Clocked, "p"), CTX)).ok
+    assert (await registry.call(Call(ServiceRef("slow", NoArgs, object), NoArgs(), Clocked, "p"), CTX)).error == "timeout"
+    # arguments of another model than the service's are a failure, not a crash
+    assert not (await registry.call(Call(ServiceRef("clock", _Other, object), _Other(), Clocked, "p"), CTX)).ok
     with pytest.raises(ValueError):
         registry.register(ServiceRef("clock", NoArgs, object), Service(NoArgs, slow))
     assert registry.names() == ["boom", "bug", "clock", "slow"]
@@ -82,15 +86,15 @@ async def test_an_unreachable_upstream_fails_the_call_without_a_traceback(
     registry.register(ServiceRef("refusing", NoArgs, object), Service(NoArgs, refusing_rpc))
     registry.register(ServiceRef("bug", NoArgs, object), Service(NoArgs, bug))
     with caplog.at_level(logging.WARNING, logger="modalcore.runtime.services"):
-        dead = await registry.call(Call(ServiceRef("dead", NoArgs, object), {}, Clocked, "p"), CTX)
-        refusing = await registry.call(Call(ServiceRef("refusing", NoArgs, object), {}, Clocked, "p"), CTX)
+        dead = await registry.call(Call(ServiceRef("dead", NoArgs, object), NoArgs(), Clocked, "p"), CTX)
+        refusing = await registry.call(Call(ServiceRef("refusing", NoArgs, object), NoArgs(), Clocked, "p"), CTX)
     assert (dead.ok, refusing.ok) == (False, False)
     assert refusing.error == "-32000: header not found"
     assert [r.exc_info for r in caplog.records] == [None, None]
     assert "ConnectError" in caplog.records[0].getMessage()
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="modalcore.runtime.services"):
-        assert not (await registry.call(Call(ServiceRef("bug", NoArgs, object), {}, Clocked, "p"), CTX)).ok
+        assert not (await registry.call(Call(ServiceRef("bug", NoArgs, object), NoArgs(), Clocked, "p"), CTX)).ok
     assert caplog.records[0].exc_info is not None
 
 
@@ -111,14 +115,18 @@ async def test_arguments_validate_into_the_service_model_before_it_runs(
 
     registry = default_services()
     registry.register(ServiceRef("count", CountArgs, object), Service(CountArgs, count))
-    ok = await registry.call(Call(ServiceRef("count", NoArgs, object), {"n": 3}, Clocked, "p"), CTX)
+    ref: ServiceRef[CountArgs, object] = ServiceRef("count", CountArgs, object)
+    ok = await registry.call(ref.call(CountArgs(n=3), Clocked, "p"), CTX)
+    # arguments made from input are validated where the call is made: a refusal, fed at once
+    refused = Dispatch(Clocked(key="p", failure=Failure("invalid", "invalid arguments")))
+    assert ref.call_or_refusal({"n": "three"}, Clocked, "p") == refused
+    assert ref.call_or_refusal({"n": 1, "m": 2}, Clocked, "p") == refused
     with caplog.at_level(logging.WARNING, logger="modalcore.runtime.services"):
-        wrong_type = await registry.call(Call(ServiceRef("count", NoArgs, object), {"n": "three"}, Clocked, "p"), CTX)
-        extra = await registry.call(Call(ServiceRef("count", NoArgs, object), {"n": 1, "m": 2}, Clocked, "p"), CTX)
+        other = await registry.call(Call(ServiceRef("count", NoArgs, object), NoArgs(), Clocked, "p"), CTX)
     assert (ok.ok, ok.result) == (True, 3)
-    assert (wrong_type.ok, wrong_type.error, extra.ok, extra.error) == (False, "invalid arguments", False, "invalid arguments")
+    assert (other.ok, other.error, other.failure) == (False, "invalid arguments", "invalid")
     assert ran == [3]
-    assert [r.exc_info for r in caplog.records] == [None, None]
+    assert [r.exc_info for r in caplog.records] == [None]
     assert await Service(CountArgs, count)(CTX, n=4) == 4  # called directly, the same validation
 
 

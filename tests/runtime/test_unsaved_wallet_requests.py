@@ -64,7 +64,7 @@ def _wallet_answered(model: Model, msg: UwWalletAnswered, now: int) -> Step:
 
 
 def _ask_signer(model: Model, msg: UwAskedSigner, now: int) -> Step:
-    return model, [Call(EMBEDDED_SIGN, {"what": "tx"}, UwSignerAnswered, msg.key)]
+    return model, [STAND_IN.call(SignArgs(what="tx"), UwSignerAnswered, msg.key)]
 
 
 def _signer_answered(model: Model, msg: UwSignerAnswered, now: int) -> Step:
@@ -79,6 +79,9 @@ TABLE = Table.of(*SLICES, *FLOWS, Slice("unsaved-wallet-requests", {
 
 class SignArgs(BaseModel):
     what: str
+
+
+STAND_IN: ServiceRef[SignArgs, dict[str, object]] = ServiceRef(EMBEDDED_SIGN.name, SignArgs, dict)  # a stand-in signer under the embedded wallet's name
 
 
 class FakeWalletConnect:
@@ -106,7 +109,7 @@ async def rig() -> AsyncIterator[tuple[RunnerRig, DownStore, list[str], FakeWall
             return {"ok": True}
 
         # a stand-in signer under the embedded wallet's handle (its name), with its own arguments
-        started.services.register(ServiceRef(EMBEDDED_SIGN.name, SignArgs, dict), Service(SignArgs, sign))
+        started.services.register(STAND_IN, Service(SignArgs, sign))
         walletconnect = FakeWalletConnect()
         started.runner.deps.walletconnect = walletconnect
         started.outlet.take()

@@ -61,7 +61,7 @@ def items(driver: Harness) -> list[str]:
 def test_selecting_the_activity_tab_starts_the_fetch(driver: Harness) -> None:
     activity(driver)
     call = driver.calls("history")[-1]
-    assert call.args == {"rpc_url": "http://127.0.0.1:8545", "address": ADDRESS, "chain": CHAIN,
+    assert call.args_data == {"rpc_url": "http://127.0.0.1:8545", "address": ADDRESS, "chain": CHAIN,
                          "cursor": None, "limit": 10, "native_name": "Ether", "native_symbol": "ETH",
                          "native_decimals": 18, "onramp": "coinbase"}
     assert driver.model.history.loading is True
@@ -165,8 +165,8 @@ def test_the_end_of_the_list_fetches_the_next_page_and_appends(driver: Harness) 
     assert driver.model.history.next == "cur-1"
     driver.intent("account/activity", "more")
     call = driver.calls("history")[-1]
-    assert call.args["cursor"] == "cur-1"
-    assert "onramp" not in call.args  # later pages are the account's own; purchases came with the first
+    assert call.args_data["cursor"] == "cur-1"
+    assert "onramp" not in call.args_data  # later pages are the account's own; purchases came with the first
     assert driver.node("account/activity/loading/0").t == "skeleton"
     answer(driver, [tx("0x2", iso(2025, 3, 8)), tx("0x9", iso(2025, 2, 1))], next=None)
     assert items(driver) == ["0x0", "0x1", "0x2", "0x9"]  # appended, the repeated one once
@@ -231,7 +231,7 @@ def test_another_network_starts_a_new_list(driver: Harness) -> None:
     driver.answer_last(None)
     assert [n.t for n in driver.node("account/activity").c] == ["skeleton"] * 3
     driver.intent("account/activity", "more")  # the list end in view loads the new network's page
-    assert driver.calls("history")[-1].args["chain"] == "eip155:31338"
+    assert driver.calls("history")[-1].args_data["chain"] == "eip155:31338"
 
 
 def test_history_state_survives_persistence(driver: Harness) -> None:

@@ -178,7 +178,7 @@ def test_max_of_the_native_token_keeps_twice_the_estimated_fee(driver: Harness) 
     fill(driver, amount=None)
     driver.intent("send/max")
     call = driver.calls("estimate_fee")[-1]
-    assert call.args["tx"] == {"from": ADDRESS, "to": OTHER, "value": "0x0", "data": "0x"}
+    assert call.args_data["tx"] == {"from": ADDRESS, "to": OTHER, "value": "0x0", "data": "0x"}
     driver.settle(call, {"gas": "21000", "gas_price": "1000000000", "fee": str(21000 * 10**9)})
     assert driver.model.send.amount == "9.999958"
 
@@ -188,7 +188,7 @@ def test_preview_estimates_the_network_fee(driver: Harness) -> None:
     assert driver.model.router.view == "WalletSendPreview"
     assert driver.node("send-preview/fee/value").t == "skeleton"
     call = driver.calls("estimate_fee")[-1]
-    assert call.args == {"rpc_url": "http://127.0.0.1:8545",
+    assert call.args_data == {"rpc_url": "http://127.0.0.1:8545",
                          "tx": {"from": ADDRESS, "to": OTHER, "value": hex(15 * 10**17), "data": "0x"}}
     driver.settle(call, {"gas": "21000", "gas_price": "1875000000", "fee": str(21000 * 1875000000)})
     assert driver.node("send-preview/fee/value").p["text"] == "~0.00004 ETH"
@@ -198,7 +198,7 @@ def test_preview_estimates_the_network_fee(driver: Harness) -> None:
 def test_a_token_preview_checks_the_transfer_with_its_interface(driver: Harness) -> None:
     to_preview(driver, token=DEMO.address, amount="1")
     call = driver.calls("estimate_fee")[-1]
-    assert call.args["token"] == DEMO.address
+    assert call.args_data["token"] == DEMO.address
     driver.settle(call, {"gas": "51000", "gas_price": "1", "fee": "51000", "transfer_ok": False})
     assert driver.node("send-preview/fee/error").p["text"] == "The token contract would refuse this transfer"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 from eth_account import Account
 
-from modalcore.core.cmds import Call
+
 from modalcore.runtime.clock import FakeClock
 from modalcore.core.services import ServiceContext
 from modalcore.runtime.services import ServiceRegistry
@@ -19,6 +19,7 @@ from modalcore.services.wiring import register_engine_services
 from modalcore.siwx.store import SqliteSiwxStore
 from modalcore.slices.history import HistoryFetched
 from modalcore.services.handles import HISTORY
+from modalcore.services.shapes import HistoryArgs
 
 from ..hosted_http import recording_http
 
@@ -39,7 +40,7 @@ async def test_a_configured_blockchain_api_serves_history_with_spec_parameters(t
         registry = _registry(tmp_path, http, {"blockchain_api": {"base_url": "https://api.example/",
                                                                  "project_id": "proj1"}})
         settled = await registry.call(
-            Call(HISTORY, {"address": ACCOUNT, "chain": "eip155:1", "cursor": "c1"}, HistoryFetched), CTX)
+            HISTORY.call(HistoryArgs(address=ACCOUNT, chain="eip155:1", cursor="c1"), HistoryFetched), CTX)
     assert settled.ok and settled.result == {"data": [], "next": "c2"}
     assert [str(r.url.copy_with(query=None)) for r in seen] == [
         f"https://api.example/v1/account/{ACCOUNT}/history"]
@@ -52,8 +53,8 @@ async def test_without_the_setting_nothing_hosted_is_asked(tmp_path: Path) -> No
         assert blockchain_api(parse_config({}, tmp_path), http) is None
         registry = _registry(tmp_path, http, {})
         settled = await registry.call(
-            Call(HISTORY, {"address": ACCOUNT, "chain": "eip155:1", "rpc_url": "http://127.0.0.1:9/"},
-                 HistoryFetched), CTX)
+            HISTORY.call(HistoryArgs(address=ACCOUNT, chain="eip155:1", rpc_url="http://127.0.0.1:9/"),
+                         HistoryFetched), CTX)
     # the engine's own indexer asked the network's RPC (unreachable here), not a hosted API
     assert not settled.ok
     assert all("/v1/account/" not in str(r.url) for r in seen)

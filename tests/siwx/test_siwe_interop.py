@@ -110,7 +110,7 @@ def session_case(statement: str | None, resources: list[str]) -> Case:
         services = siwx_services(store, http, Account.from_key("0x" + "11" * 32), clock=lambda: NOW_MS)
         while calls := [c for c in driver.pending_calls() if c.service.name.startswith("siwx.")]:
             for call in calls:
-                driver.settle(call, await services[call.service](**call.args))
+                driver.settle(call, await services[call.service](**call.args_data))
 
     async def flow() -> str:
         async with httpx.AsyncClient() as http:

@@ -55,7 +55,7 @@ class SiwxWorld:
             for call in calls:
                 if not call.service.name.startswith("siwx."):
                     continue
-                result = run(self.services[call.service](**call.args))
+                result = run(self.services[call.service](**call.args_data))
                 self.driver.deliver(CallSettled(call.to, True, result))
 
     def wallet_signs(self, key: str = KEY, tamper: bool = False) -> None:

@@ -49,7 +49,7 @@ def run_service(name: str, args: dict[str, Any]) -> tuple[bool, Any]:
 def settle(h: Harness, service: str) -> Any:
     """Run the newest pending `service` call with the real service and deliver its result."""
     [*_, call] = h.pending_calls(service)
-    ok, result = run_service(service, dict(call.args))
+    ok, result = run_service(service, dict(call.args_data))
     if ok:
         h.settle_call(service, result)
     else:

@@ -33,7 +33,7 @@ def call(services: ServiceTable, name: str, **args: Any) -> Any:
 
 def run(services: ServiceTable, h: Harness, name: str) -> None:
     [*_, pending] = h.pending_calls(name)
-    h.settle_call(name, call(services, name, **pending.args))
+    h.settle_call(name, call(services, name, **pending.args_data))
 
 
 def signing_in() -> tuple[Harness, ServiceTable]:

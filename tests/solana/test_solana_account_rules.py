@@ -43,7 +43,7 @@ def test_a_solana_wallet_connects_its_account_in_the_solana_namespace_as_eoa() -
     assert h.model.networks.active == SOLANA_LOCAL
     assert h.model.accounts.get("eip155").address is None
     [call] = h.pending_calls("solana_balances")
-    assert call.args == {"rpc_url": "http://127.0.0.1:8899", "address": SOL_ADDRESS, "tokens": [DUSD]}
+    assert call.args_data == {"rpc_url": "http://127.0.0.1:8899", "address": SOL_ADDRESS, "tokens": [DUSD]}
 
 
 def test_solana_balances_floor_to_three_decimals() -> None:

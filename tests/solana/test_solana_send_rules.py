@@ -63,7 +63,7 @@ def test_a_solana_send_is_prepared_signed_submitted_with_an_account_stack_entry(
     assert h.model.router.tx_stack == (TxEntry(view="Account", go_back=False),)
     assert h.model.send.loading
     [call] = h.pending_calls("solana_prepare_send")
-    assert call.args == {"rpc_url": "http://127.0.0.1:9", "sender": SENDER, "receiver": RECEIVER,
+    assert call.args_data == {"rpc_url": "http://127.0.0.1:9", "sender": SENDER, "receiver": RECEIVER,
                          "mint": None, "amount": 250_000_000, "decimals": 9}
     h.settle_call("solana_prepare_send", {"transaction": "AAAA", "message": MESSAGE})
     effect = h.pending_effect("solana:signTransaction")
@@ -71,7 +71,7 @@ def test_a_solana_send_is_prepared_signed_submitted_with_an_account_stack_entry(
     assert effect["req"]["params"] == {"transaction": "AAAA", "account": SENDER, "chain": "solana:localnet"}
     h.answer("solana:signTransaction", {"transaction": "c2lnbmVk"})
     [submit] = h.pending_calls("solana_submit_send")
-    assert submit.args == {"rpc_url": "http://127.0.0.1:9", "transaction": "c2lnbmVk", "message": MESSAGE}
+    assert submit.args_data == {"rpc_url": "http://127.0.0.1:9", "transaction": "c2lnbmVk", "message": MESSAGE}
     h.settle_call("solana_submit_send", {"signature": "sig", "confirmed": True, "err": None})
     assert len(h.model.router.tx_stack) == 0
     assert not h.model.send.loading and h.model.send.amount == "" and h.model.send.pending is None
@@ -83,7 +83,7 @@ def test_an_spl_send_names_the_mint_and_its_decimals() -> None:
     h = ready(amount="1.5", token=DUSD)
     h.deliver(PressedSend())
     [call] = h.pending_calls("solana_prepare_send")
-    assert call.args["mint"] == DUSD and call.args["amount"] == 1_500_000 and call.args["decimals"] == 6
+    assert call.args_data["mint"] == DUSD and call.args_data["amount"] == 1_500_000 and call.args_data["decimals"] == 6
 
 
 def test_a_rejected_signature_leaves_the_form_and_pops_the_entry() -> None:
@@ -116,7 +116,7 @@ def test_the_preview_asks_the_solana_fee_and_shows_it_in_sol() -> None:
     h.press("send/preview")
     assert h.view == "WalletSendPreview"
     [call] = h.pending_calls("solana_estimate_fee")
-    assert call.args["receiver"] == RECEIVER and call.args["amount"] == 250_000_000
+    assert call.args_data["receiver"] == RECEIVER and call.args_data["amount"] == 250_000_000
     h.settle_call("solana_estimate_fee", {"fee": 5000, "gas": 0, "gas_price": 0})
     assert h.model.send.fee.fee_wei == "5000"
     assert "0.000005 SOL" in h.node("send-preview/fee/value").p["text"]

@@ -53,7 +53,7 @@ def test_the_quote_waits_for_a_pause_in_typing_then_asks_the_engine_service() ->
     h.advance(1)
     (call,) = h.pending_calls("swap_quote")
     assert isinstance(call, Call)
-    assert call.args == {"network": "eip155:31337", "rpc_url": "http://127.0.0.1:8545", "from_token": "native",
+    assert call.args_data == {"network": "eip155:31337", "rpc_url": "http://127.0.0.1:8545", "from_token": "native",
                          "to_token": DEMO.address, "amount": str(ETH), "slippage": "1",
                          "user": "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"}
 
@@ -98,7 +98,7 @@ def test_slippage_defaults_to_1_and_a_new_setting_requotes_at_once() -> None:
     assert h.node("swap/slippage/1").p["variant"] == "main"
     h.press("swap/slippage/3")
     (call,) = h.pending_calls("swap_quote")
-    assert call.args["slippage"] == "3"
+    assert call.args_data["slippage"] == "3"
     h.settle_call("swap_quote", quote_answer())
     assert h.node("swap/details/min/label").p["text"] == "Minimum received (3% slippage)"
 
@@ -147,7 +147,7 @@ def test_flip_swaps_the_tokens_and_takes_the_quoted_output_as_the_new_amount() -
     assert (h.model.swap.from_token, h.model.swap.to_token) == (DEMO.address, "native")
     assert h.model.swap.amount == "975"
     (call,) = h.pending_calls("swap_quote")
-    assert call.args["from_token"] == DEMO.address and call.args["to_token"] == "native"
+    assert call.args_data["from_token"] == DEMO.address and call.args_data["to_token"] == "native"
 
 
 def test_picking_the_other_sides_token_flips() -> None:
@@ -218,7 +218,7 @@ def test_a_short_allowance_approves_the_exact_amount_first_then_swaps_once_mined
     h.answer("eth_sendTransaction", HASH)
     h.expect(text="Waiting for the approval…")
     (receipt,) = h.pending_calls("tx_receipt")
-    assert receipt.args == {"rpc_url": "http://127.0.0.1:8545", "hash": HASH}
+    assert receipt.args_data == {"rpc_url": "http://127.0.0.1:8545", "hash": HASH}
     assert not [e for e in h.pending_effects() if e["req"].get("method") == "eth_sendTransaction"]
     h.settle_call("tx_receipt", {"status": "confirmed", "block": "12"})
     swap = h.pending_effect("eth_sendTransaction")
@@ -329,7 +329,7 @@ def test_while_the_balances_load_the_form_says_so_rather_than_insufficient_balan
 def test_the_swap_view_asks_for_the_networks_swap_token_list_and_offers_it_as_popular() -> None:
     h = on_swap()
     (call,) = h.pending_calls("swap_tokens")
-    assert call.args == {"network": "eip155:31337"}
+    assert call.args_data == {"network": "eip155:31337"}
     usdc = {"address": "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48", "symbol": "USDC", "name": "USD Coin",
             "decimals": 6, "icon": "https://icons.example/usdc.png"}
     h.settle_call("swap_tokens", {"tokens": [usdc, {"address": DEMO.address, "symbol": "DEMO", "name": "Demo",
@@ -368,7 +368,7 @@ def test_an_approval_not_mined_yet_is_awaited_again_then_given_up_with_a_reason(
     for _ in range(MAX_RECEIPT_ASKS):
         h.settle_call("tx_receipt", {"status": "pending", "block": ""})
         (again,) = h.pending_calls("tx_receipt")
-        assert again.args["hash"] == HASH
+        assert again.args_data["hash"] == HASH
     h.settle_call("tx_receipt", {"status": "pending", "block": ""})
     h.expect(view="Swap", text="The approval was not mined in time")
     assert not [e for e in h.pending_effects() if e["req"].get("method") == "eth_sendTransaction"]

@@ -63,7 +63,7 @@ class Engine:
     async def call(self, service: str) -> Any:
         """The session's pending `service` call answered by the engine's real SIWX service."""
         call = self.h.pending_calls(service)[-1]
-        result = await self.services[call.service](**call.args)
+        result = await self.services[call.service](**call.args_data)
         self.h.settle_call(service, result)
         self.views.append(self.h.view)
         return result
@@ -112,7 +112,7 @@ async def test_one_click_sign_in_connects_and_signs_in_with_one_wallet_prompt(
     async with running_relay() as relay, wallet_peer(relay.url, devchain.rpc_urls) as wallet, \
             engine(tmp_path, relay.url) as e:
         nonce_call = e.h.pending_calls("siwx.nonce")[-1]
-        assert nonce_call.args["session_key"] == SID
+        assert nonce_call.args_data["session_key"] == SID
         uri = await e.pair()
         assert parse_qs(uri.split("?", 1)[1])["methods"] == ["wc_sessionAuthenticate"]
         await wallet.send(cmd="pair", uri=uri)

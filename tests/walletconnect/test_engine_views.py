@@ -310,8 +310,8 @@ def test_one_click_sign_in_pairs_with_the_engines_nonce_and_stores_the_signed_ca
     assert h.model.accounts.get("eip155").status == "connected"
     assert not h.pending_calls("siwx.sessions") and not h.pending_calls("siwx.nonce")
     verify = h.pending_calls("siwx.verify")[-1]
-    assert verify.args["message"] == SIGNED["message"] and verify.args["signature"] == SIGNED["signature"]
-    assert verify.args["chain_id"] == 31337 and verify.args["address"] == ADDRESS
+    assert verify.args_data["message"] == SIGNED["message"] and verify.args_data["signature"] == SIGNED["signature"]
+    assert verify.args_data["chain_id"] == 31337 and verify.args_data["address"] == ADDRESS
     h.settle_call("siwx.verify", samples.siwx_verified())
     assert h.model.siwx.has_session and not h.model.modal.open
     assert [c.req.get("method") for c in wc_effects(h)] == []  # no personal_sign
