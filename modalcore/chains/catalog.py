@@ -41,6 +41,9 @@ class Network:
     # the projects whose EIP-5792 batches the operator's verifying paymaster sponsors here
     # ([smart_accounts.sponsor]; wallet_getCapabilities' paymasterService, flows/calls.py)
     sponsored_projects: tuple[str, ...] = ()
+    # the projects whose smart-account eth_sendTransaction the paymaster sponsors here (the same
+    # policy for that method): the Send and Swap previews show the fee as sponsored
+    sponsored_send_projects: tuple[str, ...] = ()
 
     @property
     def namespace(self) -> str:

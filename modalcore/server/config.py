@@ -226,11 +226,12 @@ class EngineConfig(BaseModel):
         section = smart_accounts_section(self.model_extra)
         smart, policy = section.chains, section.sponsor
 
-        def sponsored(key: str) -> tuple[str, ...]:
+        def sponsored(key: str, method: str) -> tuple[str, ...]:
             sponsors = (policy is not None and bool(smart[key].paymaster) and key in policy.chains
-                        and "wallet_sendCalls" in policy.methods)
+                        and method in policy.methods)
             return tuple(policy.projects) if sponsors and policy is not None else ()
-        return {key: replace(network, smart_accounts=True, sponsored_projects=sponsored(key)) if key in smart
+        return {key: replace(network, smart_accounts=True, sponsored_projects=sponsored(key, "wallet_sendCalls"),
+                             sponsored_send_projects=sponsored(key, "eth_sendTransaction")) if key in smart
                 else network for key, network in known.items()}
 
     def dev_network(self, chain_id: str) -> Network | None:

@@ -39,6 +39,7 @@ MAX_CHAINS = MAX_SMART_ACCOUNT_CHAINS  # a session's known networks are bounded 
 # AppKit's w3m-smart-account-settings-view labels
 SWITCH_TO_EOA = "Switch to your EOA"
 SWITCH_TO_SMART = "Switch to your Smart Account"
+SPONSORED_FEE = "Sponsored"  # the network fee row when the paymaster pays it
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,21 @@ def shown_address(model: Model, chain: str | None) -> str:
     if account is not None and model.smart.preferred == SMART_ACCOUNT:
         return account.address
     return model.smart.owner
+
+
+def fee_sponsored(model: Model) -> bool:
+    """The paymaster will pay the network fee of a send from the account shown on the active chain:
+    it is the smart account and the operator's policy sponsors this project's eth_sendTransaction
+    there. A day's budget already spent cannot be known before sending (aa/ledger.py counts it
+    when the operation goes); such a send then follows `when_budget_spent` (refused, or the
+    account pays)."""
+    network = model.networks.active_network
+    if network is None or network.namespace != "eip155" or model.project_id not in network.sponsored_send_projects:
+        return False
+    account = smart_account_of(model, network.id)
+    shown = model.accounts.get("eip155").address
+    return (shown_type(model, network.id) == SMART_ACCOUNT and account is not None and shown is not None
+            and shown.lower() == account.address.lower())
 
 
 def enabled_chains(model: Model) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ from ..slices.model import Model
 from ..rules.format import amount_with_symbol, network_fee, review_amount
 from ..slices.navigation import PressedBack
 from ..slices.send_form import fiat_value, receiver_address, selected_token
+from ..slices.smart_account import SPONSORED_FEE, fee_sponsored
 from ..slices.send_tx import PressedDiscardSend, PressedRetrySend, PressedSend
 from ..slices.accounts import TokenBalance
 from ..wire.nodes import Node, node
@@ -57,7 +58,9 @@ def body(model: Model) -> Node:
     fiat = fiat_value(model)
     fee = state.fee
     fee_value: Node
-    if fee.loading:
+    if fee_sponsored(model):
+        fee_value = node("text", "send-preview/fee/value", text=SPONSORED_FEE, variant="small", tone="success")
+    elif fee.loading:
         fee_value = node("skeleton", "send-preview/fee/value", w=80, h=16)
     else:
         fee_value = node("text", "send-preview/fee/value", text=fee_text(model) or "—", variant="small")

@@ -11,6 +11,7 @@ from decimal import ROUND_DOWN, Decimal
 from ..rules.format import floor3, network_fee, usd
 from ..services.swap.types import NOT_SUPPORTED_SWAPS
 from ..slices.model import Model
+from ..slices.smart_account import SPONSORED_FEE, fee_sponsored
 from ..slices.swap_form import (
     INSUFFICIENT_BALANCE,
     INVALID_AMOUNT,
@@ -51,6 +52,8 @@ def units_text(raw: str | int, decimals: int, places: str = "0.000001") -> str:
 
 
 def fee_text(model: Model, fee_wei: str | None) -> str | None:
+    if fee_sponsored(model):
+        return SPONSORED_FEE
     network = model.networks.active_network
     if fee_wei is None or network is None:
         return None
