@@ -36,6 +36,9 @@ def _state(model: Model) -> dict[str, Any]:
     network = model.networks.unsupported or model.networks.active
     return {
         "open": model.modal.open,
+        # in the same event as `open`, so that `open: false, connected: false` says exactly
+        # "closed without a connection" (the account event of that update comes after it)
+        "connected": model.accounts.get(model.networks.active_namespace).status == "connected",
         "loading": model.modal.loading,
         "view": model.router.view,
         "selectedNetworkId": network or "",
@@ -101,7 +104,7 @@ def _rpc(model: Model) -> dict[str, Any] | None:
 # positions in INPUTS of the slices it reads, and how it is derived (None: not sent).
 INPUTS = ("modal", "router", "accounts", "networks", "siwx", "embedded", "options", "env")
 KINDS: tuple[tuple[str, tuple[int, ...], Callable[[Model], dict[str, Any] | None]], ...] = (
-    ("state", (0, 1, 3), _state),
+    ("state", (0, 1, 2, 3), _state),  # accounts: `connected`
     ("account", (2, 3, 6, 7), _account),  # options, env: the language of the balance
     ("siwx", (4,), _siwx),
     ("network", (3,), _network),

@@ -151,7 +151,7 @@ SERVER: list[tuple[str, Any]] = [
     ("server/intent_ack-invalid", {"t": "intent_ack", "s": 8, "a": 4, "iid": "i2", "status": "invalid",
                                    "error": "no node 'gone' in the current tree"}),
     ("server/host_event-state", {"t": "host_event", "s": 9, "a": 4, "kind": "state", "data": {
-        "open": True, "loading": False, "view": "Connect", "selectedNetworkId": "eip155:1",
+        "open": True, "connected": False, "loading": False, "view": "Connect", "selectedNetworkId": "eip155:1",
         "activeChain": "eip155", "initialized": True}}),
     ("server/host_event-account", {"t": "host_event", "s": 10, "a": 4, "kind": "account", "data": {
         "address": "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",

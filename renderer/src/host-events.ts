@@ -2,6 +2,9 @@
 
 export type ModalState = {
   open: boolean;
+  /** Whether the account is connected, in the same event as `open`: `open: false` with
+   * `connected: false` is a close without a connection. */
+  connected: boolean;
   loading: boolean;
   /** The view the modal shows (e.g. 'Connect', 'Account'). */
   view: string;

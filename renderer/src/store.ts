@@ -81,7 +81,12 @@ export class ModalStore {
     this.raw = tree;
     this.index = null;
     for (const [id, local] of this.pending) if (local.acked) this.pending.delete(id);
-    if (this.openOverride?.acked) this.setOverride(null);
+    if (this.openOverride?.acked) {
+      // A tree whose `open` differs from the last state event is followed by the state event of
+      // its step: that event, not the stale one, tells the subscribers (no flicker to closed).
+      if (tree.t === 'modal' && tree.p?.open !== this.host.get('state')?.open) this.openOverride = null;
+      else this.setOverride(null);
+    }
     this.publish();
   }
 

@@ -54,3 +54,23 @@ def test_host_state_event_is_sent_only_when_it_changed(opened: Harness) -> None:
 def test_modal_node_carries_open_view_and_loading(opened: Harness) -> None:
     props = opened.node("modal").p
     assert props["open"] is True and props["view"] == "Connect" and props["loading"] is False
+
+
+def test_a_close_from_connect_says_in_the_state_event_that_no_account_connected(opened: Harness) -> None:
+    # the wagmi connector rejects connect() on exactly this event: no grace timer
+    opened.host("close")
+    data = opened.host_state()
+    assert data["open"] is False and data["connected"] is False
+
+
+def test_a_close_after_a_connection_says_connected_in_the_same_state_event(h: Harness) -> None:
+    h.connect_wallet("MetaMask")
+    h.host("close")
+    data = h.host_state()
+    assert data["open"] is False and data["connected"] is True
+
+
+def test_the_state_event_that_closes_the_modal_comes_before_the_account_event(h: Harness) -> None:
+    h.connect_wallet("MetaMask")
+    kinds = [f["kind"] for f in h.frames_of("host_event", h.last)]
+    assert "account" in kinds and ("state" not in kinds or kinds.index("state") < kinds.index("account"))

@@ -41,7 +41,7 @@ export function ModalProvider({ options, modal, children }: ModalProviderProps) 
 }
 
 const INITIAL_STATE: ModalState = {
-  open: false, loading: false, view: '', selectedNetworkId: '', activeChain: '', initialized: false,
+  open: false, connected: false, loading: false, view: '', selectedNetworkId: '', activeChain: '', initialized: false,
 };
 const NO_ACCOUNT: AccountState = {
   address: '', caipAddress: '', isConnected: false, status: 'disconnected', connector: '', display: '',

@@ -11,6 +11,7 @@ import type { Modal, ModalOptions, Unsubscribe } from '../host';
 import type { AccountState, ModalState, NetworkState } from '../host-events';
 import { viaEngine } from '../embedded-rpc';
 import { type ModalSource, createModal, resolveModal } from './index';
+import { untilConnectedOrClosed } from './connect-outcome';
 
 export type ModalcoreConnectorParameters = {
   /** The modal (or a getter, e.g. `lazyModal(options)` shared with `<ModalProvider modal>`)… */
@@ -60,42 +61,6 @@ function next<T>(subscribe: (cb: (value: T) => void) => Unsubscribe, test: (valu
   });
 }
 
-/** How long a close waits for the account: the modal's tree (which closes it) and the host
- * events of the same engine update (the connected account) arrive as separate frames. */
-const CLOSE_GRACE_MS = 1500;
-
-/** The account once connected; rejects with 4001 when the modal closes without one. */
-function untilConnectedOrClosed(m: Modal): Promise<AccountState> {
-  return new Promise((resolve, reject) => {
-    let opened = false;
-    let latest: AccountState | undefined;
-    let done = false;
-    const offs: Unsubscribe[] = [];
-    const finish = (settle: () => void) => {
-      if (done) return;
-      done = true;
-      for (const off of offs) off();
-      settle();
-    };
-    offs.push(m.subscribeAccount((a) => {
-      latest = a;
-      if (a.isConnected) finish(() => resolve(a));
-    }));
-    offs.push(m.subscribeState((s) => {
-      if (s.open) opened = true;
-      else if (opened) {
-        opened = false;
-        setTimeout(() => {
-          const now = latest;
-          if (now?.isConnected) finish(() => resolve(now));
-          else if (!opened) finish(() => reject(rejected('The visitor closed the modal')));
-        }, CLOSE_GRACE_MS);
-      }
-    }));
-    if (done) for (const off of offs) off();
-  });
-}
-
 const evmChainId = (network: NetworkState | undefined): number | undefined =>
   network?.caipNetworkId.startsWith('eip155:') ? Number(network.chainId) : undefined;
 
@@ -139,6 +104,7 @@ export function modalcore(parameters: ModalcoreConnectorParameters): ModalcoreCo
           const connected = untilConnectedOrClosed(m);
           await m.open();
           const outcome = await connected;
+          if (!outcome) throw rejected('The visitor closed the modal');
           now = outcome;
         }
         lastAccount = now;

@@ -1,0 +1,28 @@
+/** How a connect attempt through the modal ends (the wagmi connector's `connect()`). */
+import type { Modal, Unsubscribe } from '../host';
+import type { AccountState } from '../host-events';
+
+/** The account once connected, or null when the modal closes without one. The state event that
+ * closes the modal says in itself whether an account is connected (`connected`); the account
+ * event of that step comes after it, so no waiting is needed to tell the two apart. */
+export function untilConnectedOrClosed(m: Pick<Modal, 'subscribeAccount' | 'subscribeState'>): Promise<AccountState | null> {
+  return new Promise((resolve) => {
+    let opened = false;
+    let done = false;
+    const offs: Unsubscribe[] = [];
+    const finish = (outcome: AccountState | null) => {
+      if (done) return;
+      done = true;
+      for (const off of offs) off();
+      resolve(outcome);
+    };
+    offs.push(m.subscribeAccount((a) => {
+      if (a.isConnected) finish(a);
+    }));
+    offs.push(m.subscribeState((s) => {
+      if (s.open) opened = true;
+      else if (opened && !s.connected) finish(null);
+    }));
+    if (done) for (const off of offs) off();
+  });
+}
