@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -27,7 +26,8 @@ from pathlib import Path
 import httpx
 
 from modalcore.netports import free_port, port_in_use
-from modalcore_dev.devchain.nodes import HOST, KEEP_LOGS_ENV, REPO_ROOT, _die_with_parent, ensure_node_modules
+from modalcore_dev.devchain.nodes import (HOST, KEEP_LOGS_ENV, REPO_ROOT, _die_with_parent, end_process, ensure_node_modules,
+                                          log_tail)
 
 BUNDLER_DIR = Path(os.environ.get("MODALCORE_BUNDLER_DIR", REPO_ROOT / "bundler"))
 EXECUTOR_KEY = "0x689af8efa8c651a91ad287602527f3af2fe9f6501a7ac4b061667b5a93e037fd"  # dev account 17
@@ -58,22 +58,13 @@ class DevBundler:
         return f"http://{HOST}:{self.port}"
 
     def log_tail(self, chars: int = 3000) -> str:
-        try:
-            return self.log_path.read_text(errors="replace")[-chars:]
-        except OSError:
-            return ""
+        return log_tail(self.log_path, chars)
 
     def stop(self, timeout: float = 10.0) -> None:
         if self._stopped:
             return
         self._stopped = True
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=timeout)
+        end_process(self.process, timeout)
         if not self.keep_log and not os.environ.get(KEEP_LOGS_ENV):
             self.log_path.unlink(missing_ok=True)
 

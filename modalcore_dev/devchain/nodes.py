@@ -102,6 +102,25 @@ def rpc_chain_id(url: str, timeout: float = 1.0) -> int | None:
         return None
 
 
+def log_tail(path: Path, chars: int = 3000) -> str:
+    """The end of a rig's log, for an error message ("" once the log is gone)."""
+    try:
+        return path.read_text(errors="replace")[-chars:]
+    except OSError:
+        return ""
+
+
+def end_process(process: subprocess.Popen[bytes], timeout: float) -> None:
+    """SIGTERM, then SIGKILL after `timeout`."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=timeout)
+
+
 @dataclass(eq=False)
 class DevNode:
     """A running Hardhat node. `stop()` ends it (also at interpreter exit)."""
@@ -124,10 +143,7 @@ class DevNode:
         return self.process.pid
 
     def log_tail(self, chars: int = 3000) -> str:
-        try:
-            return self.log_path.read_text(errors="replace")[-chars:]
-        except OSError:
-            return ""
+        return log_tail(self.log_path, chars)
 
     def stop(self, timeout: float = 10.0) -> None:
         """SIGTERM, then SIGKILL after `timeout`; waits until the port is closed."""
@@ -135,13 +151,7 @@ class DevNode:
             return
         self._stopped = True
         _RUNNING.discard(self)
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=timeout)
+        end_process(self.process, timeout)
         deadline = time.monotonic() + timeout
         while port_in_use(self.port, self.host) and time.monotonic() < deadline:
             time.sleep(0.05)
