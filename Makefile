@@ -13,26 +13,35 @@ NPM_CI  := npm ci --no-audit --no-fund --loglevel=error
 HOST    ?= 127.0.0.1
 PORT    ?= 8700
 
-.PHONY: run test wheel test-python test-renderer bench fuzz deps renderer sdk chain chromium redis nginx typecheck imports icons clean
+.PHONY: lock canary run test wheel test-python test-renderer bench fuzz deps renderer sdk chain chromium redis nginx typecheck imports icons clean
 
 deps: $(STAMP) $(SIWE_STAMP) $(SIWE_JS) renderer/dist/modal.js chain/node_modules/.installed bundler/node_modules/.installed walletpeer/node_modules/.installed oidcprovider/node_modules/.installed
 
-# The editable install maps the engine (`modalcore`) and what runs beside it in development
-# (`modalcore_dev`, `modalcore_testing`; setup.py); a wheel (`make wheel`) holds the engine only.
-$(STAMP): pyproject.toml setup.py
+# Every Python install comes from a lock (requirements/*.txt, exact versions with hashes;
+# `make lock` rewrites them, docs/contributors/dependencies.md): the packages first, exactly as
+# locked (--no-deps: nothing the lock does not name), then the repo itself, editable and without
+# build isolation (its build backend, setuptools, is in the lock too). The editable install maps
+# the engine (`modalcore`) and what runs beside it in development (`modalcore_dev`,
+# `modalcore_testing`; setup.py); a wheel (`make wheel`) holds the engine only.
+PIP_LOCKED := -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps -r
+PIP_SELF   := -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+
+$(STAMP): requirements/test.txt pyproject.toml setup.py
 	test -x $(PY) || python3 -m venv .venv
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,dev]'
+	$(PY) $(PIP_LOCKED) requirements/test.txt
+	$(PY) $(PIP_SELF)
 	touch $@ $(RUNSTAMP)
 
 # `make run` needs the engine's own packages and the dev rigs' only (no playwright, mypy, hypothesis, pytest).
-$(RUNSTAMP): pyproject.toml setup.py
+$(RUNSTAMP): requirements/run.txt pyproject.toml setup.py
 	test -x $(PY) || python3 -m venv .venv
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(PY) $(PIP_LOCKED) requirements/run.txt
+	$(PY) $(PIP_SELF)
 	touch $@
 
 $(SIWE_STAMP): tests/siwx/interop/requirements.txt
 	test -x .venv-siwe/bin/python || python3 -m venv .venv-siwe
-	.venv-siwe/bin/python -m pip install --quiet --disable-pip-version-check -r tests/siwx/interop/requirements.txt
+	.venv-siwe/bin/python $(PIP_LOCKED) tests/siwx/interop/requirements.txt
 	touch $@
 
 $(SIWE_JS): tests/siwx/interop/package-lock.json
@@ -151,5 +160,16 @@ typecheck: deps
 	$(PY) -m modalcore.wire.registry --check
 	cd renderer && npm run typecheck --silent
 
+# Rewrite the Python locks from pyproject.toml and requirements/*.in (requirements/lock.sh):
+# `make lock` takes the newest versions the ranges allow; `make lock UPGRADE="uvicorn"` moves one.
+lock:
+	bash requirements/lock.sh
+
+# The newest releases every range allows, in a scratch venv (the lock is never touched): the
+# non-browser suite and a real websocket join against `serve`; names what differs from the lock
+# and, on a failure, which upgrade broke it (modalcore_dev/canary.py; not part of `make test`).
+canary: renderer/dist/modal.js redis nginx
+	python3 -m modalcore_dev.canary
+
 clean:
-	rm -rf .venv .venv-siwe tests/siwx/interop/node_modules icons/node_modules renderer/node_modules renderer/dist chain/node_modules walletpeer/node_modules oidcprovider/node_modules artifacts
+	rm -rf .venv .venv-siwe .venv-lock .venv-canary tests/siwx/interop/node_modules icons/node_modules renderer/node_modules renderer/dist chain/node_modules walletpeer/node_modules oidcprovider/node_modules artifacts

@@ -245,7 +245,7 @@ class RedisStore(SessionStore):
                     log.exception("a routed event failed")
         finally:
             self.listening.clear()
-            await pubsub.aclose()  # type: ignore[no-untyped-call]
+            await pubsub.aclose()
 
     async def delete(self, session_id: str) -> None:
         async with self._redis.pipeline(transaction=True) as pipe:

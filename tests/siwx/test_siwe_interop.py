@@ -4,7 +4,7 @@ backends use): each parses it, rebuilds it byte for byte, and verifies the signa
 engine's own parser takes it back unchanged.
 
 The libraries run in subprocesses, installed by `make deps`: the Python one in .venv-siwe (see
-tests/siwx/interop/requirements.txt for why it cannot share the engine's venv), the JavaScript
+tests/siwx/interop/requirements.in for why it cannot share the engine's venv), the JavaScript
 one with ethers in tests/siwx/interop/node_modules.
 """
 
