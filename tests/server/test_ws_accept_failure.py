@@ -5,6 +5,7 @@ the scope lacked `raw_path`, and every handshake became a 500)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import MutableMapping
 from typing import Any
 
 import pytest
@@ -22,7 +23,7 @@ async def test_an_accept_the_server_fails_closes_the_socket_with_a_typed_reason(
     async def receive() -> dict[str, Any]:
         return {"type": "websocket.connect"}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         sent.append(message)
         if message["type"] == "websocket.accept":
             raise KeyError("raw_path")  # what uvicorn 0.55 raised
