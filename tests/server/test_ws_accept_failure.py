@@ -18,7 +18,7 @@ from modalcore_testing import make_test_config
 
 async def test_an_accept_the_server_fails_closes_the_socket_with_a_typed_reason(
         caplog: pytest.LogCaptureFixture) -> None:
-    sent: list[dict[str, Any]] = []
+    sent: list[MutableMapping[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
         return {"type": "websocket.connect"}
