@@ -78,10 +78,11 @@ oidcprovider/node_modules/.installed: oidcprovider/package-lock.json
 renderer: renderer/dist/modal.js
 
 # The engine's wheel into dist/: `modalcore` with the renderer bundle as package data (setup.py
-# refuses to build without it); no dev rig, no test harness. Install it with
-# `pip install dist/modalcore-*.whl` (add `[redis]` for the Redis store) and run `modalcore serve`.
+# refuses to build without it); no dev rig, no test harness; built with the locked setuptools (no
+# build isolation). Install it with the lock: `pip install --require-hashes --no-deps -r
+# requirements/engine.txt`, then `pip install --no-deps dist/modalcore-*.whl`; run `modalcore serve`.
 wheel: renderer/dist/modal.js $(RUNSTAMP)
-	$(PY) -m pip wheel --quiet --disable-pip-version-check --no-deps -w dist .
+	$(PY) -m pip wheel --quiet --disable-pip-version-check --no-deps --no-build-isolation -w dist .
 
 # The brand marks the engine serves (issue 28): a handful of SVGs taken from the pinned icon set
 # (icons/package-lock.json, 81 MB installed) into modalcore/data/icons, which is committed, so
