@@ -71,6 +71,7 @@ from .verify_farcaster import routes as verify_farcaster_routes
 from .hub import Hub
 from .endpoint import WS_MAX_SIZE, WS_PATH, websocket_endpoint
 from .socket import Socket
+from .bundle import BundleFiles, bundle_routes
 from .metrics_share import SharedMetrics
 from .operator_login import routes as operator_login_routes
 from .headers import DEMO_PAGE_CSP, SecurityHeaders
@@ -155,7 +156,6 @@ def _index(static_dir: Path) -> Any:
     return index
 
 
-ENGINE_ASSETS = frozenset({"modal.js"})  # what host pages load from the engine
 DEMO_ASSETS = frozenset({"demo.js"})  # the demo dApp and its Dev Wallet: `demo_page` only
 
 
@@ -215,10 +215,13 @@ def siwx_key_file(config: EngineConfig) -> Path:
     return config.path(str(section.get("key_file", ".modalcore/engine.key")))
 
 
-def _engine_identity(address: str) -> Any:
+def _engine_identity(address: str, bundle: BundleFiles) -> Any:
     async def identity(request: Request) -> Response:
-        """The address session tokens are signed by: hosts check tokens offline against it."""
-        return JSONResponse({"address": address})
+        """The address session tokens are signed by (hosts check tokens offline against it) and
+        the modal script's immutable URL (server/bundle.py)."""
+        current = bundle.current()
+        return JSONResponse({"address": address,
+                             "bundle": f"/static/{current.hashed_name}" if current else None})
 
     return identity
 
@@ -326,11 +329,12 @@ def create_app(
                 siwx_store.close()
                 name_registry.close()
 
-    assets = ENGINE_ASSETS | (DEMO_ASSETS if config.demo_page else frozenset())
+    assets = DEMO_ASSETS if config.demo_page else frozenset()  # modal.js: server/bundle.py
+    bundle = BundleFiles(static_dir)
     routes = [
         Route("/healthz", healthz),
         Route("/metrics", metrics_endpoint),
-        Route("/v1/engine", _engine_identity(signer.address)),
+        Route("/v1/engine", _engine_identity(signer.address, bundle)),
         *siwx_routes(siwx_store, engine_address=signer.address),
         *directory_routes(),
         *icon_routes(),
@@ -342,6 +346,7 @@ def create_app(
           if app_embedded and app_embedded.socials else []),
         *analytics_routes(),
         *operator_login_routes(),
+        *bundle_routes(bundle),
         Mount("/static", RendererFiles(static_dir, assets), name="static"),
     ]
     if config.demo_page:  # a test asset: the demo dApp on the engine's own origin
