@@ -107,12 +107,13 @@ def test_the_declarations_refuse_a_wrong_host_file(scratch: Scratch) -> None:
         "import { createModal } from '@modalcore/sdk';\n"
         "import { useAccount } from '@modalcore/sdk/react';\n"
         "createModal({ projectId: 1, networks: 'eip155:1' });\n"
-        "const address: number = useAccount().address;\n")
+        "const address: number = useAccount().address;\n"
+        "createModal({ projectId: 'p', networks: ['eip155:1'] });\n")  # no engineUrl (issue 40 item 4)
     done = subprocess.run(["node_modules/.bin/tsc", "--noEmit", "--strict", "--module", "esnext",
                            "--moduleResolution", "bundler", "--skipLibCheck", "wrong.ts"],
                           cwd=scratch.folder, capture_output=True, text=True, timeout=300)
     assert done.returncode != 0
-    assert "wrong.ts(3," in done.stdout and "wrong.ts(4," in done.stdout, done.stdout
+    assert all(f"wrong.ts({line}," in done.stdout for line in (3, 4, 5)), done.stdout
 
 
 @pytest.mark.parametrize("scratch", ["3"], indirect=True, ids=["wagmi3"])
