@@ -171,6 +171,46 @@ async def test_the_host_server_cannot_approve_a_send_or_a_signature_with_what_it
     assert "Traceback" not in caplog.text
 
 
+async def test_the_code_is_taken_only_from_an_engine_origin_page_with_the_key_it_registers(
+        engine: RunningServer, mail: LocalSmtpServer, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 38 item 1 for the email code: the right code posted by a page on another origin of
+    the engine's site (`Sec-Fetch-Site: same-site`, its own Origin), by a request without the
+    browser's header, from another site, with a signature by another key than the one to
+    register, or with none: 403, nothing compared, nothing spent; the frame's own post of the
+    same code then signs in."""
+    caplog.set_level(logging.INFO)
+    email = "oli@example.com"
+    async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
+        await client.join(opts={"networks": ["eip155:1"]})
+        await client.intent("host", "open", {})
+        await client.intent("connect/email", "submit", {"value": email})
+        await client.recv_until(lambda f: "/embedded/signin?" in str(f))
+        code = code_for(mail, email, 1)
+        host, visitor = DeviceKey(), DeviceKey()
+        body = registration(client.session, code, host)
+        own = frame_headers(engine.http_url)
+        refused = [
+            await http.post("/embedded/signin", json=body, headers={"Origin": "http://127.0.0.1:1",
+                                                                    "Sec-Fetch-Site": "same-site"}),
+            await http.post("/embedded/signin", json=body),
+            await http.post("/embedded/signin", json=body, headers={"Origin": "https://evil.example",
+                                                                    "Sec-Fetch-Site": "cross-site"}),
+            await http.post("/embedded/signin", json=body, headers={"Origin": "http://127.0.0.1:1",
+                                                                    "Sec-Fetch-Site": "same-origin"}),
+            await http.post("/embedded/signin", json={**body, "public_key": visitor.spki}, headers=own),
+            await http.post("/embedded/signin", json={k: v for k, v in body.items() if k != "signature"},
+                            headers=own),
+        ]
+        assert [r.status_code for r in refused] == [403, 403, 403, 403, 403, 400]
+        assert not [f for f in await client.quiet(0.3) if f["t"] == "host_event" and f.get("kind") == "account"
+                    and f["data"].get("isConnected")]
+        answer = await http.post("/embedded/signin", json=registration(client.session, code, visitor), headers=own)
+        assert answer.json() == {"verdict": "accepted"}  # the refusals spent none of the code's attempts
+        await client.recv_until(lambda f: f["t"] == "host_event" and f.get("kind") == "account"
+                                and f["data"].get("isConnected") is True)
+    assert "Traceback" not in caplog.text
+
+
 async def test_a_captured_approval_is_refused_replayed_or_for_another_request(
         engine: RunningServer, mail: LocalSmtpServer, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO)
