@@ -32,8 +32,10 @@ from modalcore_dev.devoidc import DevOidcProvider
 from modalcore.netports import free_port
 from modalcore_testing import RunningServer, serve_app
 
+from modalcore_dev.devmail import LocalSmtpServer
+
 from .conftest import TIMEOUT_MS, serve
-from .test_embedded_browser import HOST_PAGE, embedded_engine_config
+from .test_embedded_browser import HOST_PAGE, code_field, code_for, embedded_engine_config
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
 
@@ -76,10 +78,19 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def engine(devchains: ChainsInfo, provider: DevOidcProvider, engine_port: int, folder: Path) -> Iterator[RunningServer]:
+def smtp() -> Iterator[LocalSmtpServer]:
+    server = LocalSmtpServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def engine(devchains: ChainsInfo, provider: DevOidcProvider, engine_port: int, folder: Path,
+           smtp: LocalSmtpServer) -> Iterator[RunningServer]:
     config = embedded_engine_config(folder, devchains, {
         "public_url": f"http://127.0.0.1:{engine_port}",
         "socials": {"google": {"issuer": provider.issuer, "client_id": provider.client_id}},
+        "smtp": {"host": "127.0.0.1", "port": smtp.port, "tls": "none", "sender": "Wallet <no-reply@modal.test>"},
     })
     with serve(config, engine_port) as running:
         yield running
@@ -205,5 +216,46 @@ def test_a_host_on_the_same_site_cannot_take_over_a_social_sign_in(
         page.frame_locator('.wm-card[data-view="ApproveTransaction"] iframe.wm-frame').get_by_role(
             "button", name="Reject").click()
         assert page.evaluate("window.signed") == 4001
+    finally:
+        context.close()
+
+
+# the host page posts a code it got hold of (its own fake field, in a real attack) to the engine,
+# signed by its own key, as the frame would: same site, so the engine's cookies would go along
+HOST_SIGNIN = """async ([engine, body]) => {
+  await fetch(engine + '/embedded/signin', {method: 'POST', body: JSON.stringify(body), credentials: 'include',
+                                             mode: 'no-cors', headers: {'Content-Type': 'text/plain'}});
+}"""
+
+
+def test_a_host_on_the_same_site_cannot_post_the_email_code_from_its_page(
+        browser: Any, engine: RunningServer, host: HostServer, smtp: LocalSmtpServer, folder: Path) -> None:
+    """Chromium marks the host page's request `Sec-Fetch-Site: same-site`: refused before the code
+    is compared; the visitor's code, typed in the engine's frame, then signs in (not spent)."""
+    email = "ada@example.com"
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = context.new_page()
+        page.goto(host.url)
+        page.wait_for_function("window.hostModal !== undefined")
+        page.click("#open")
+        card = page.locator('.wm-card[data-view="Connect"]')
+        card.get_by_label("Email").fill(email)
+        card.get_by_role("button", name="Continue", exact=True).click()
+        frame = page.locator('.wm-card[data-view="EmailVerifyOtp"] iframe.wm-frame')
+        frame.wait_for(state="attached")
+        session = str(frame.get_attribute("src")).split("session=", 1)[1].split("&", 1)[0]
+        code = code_for(smtp, email)
+        host_spki = page.evaluate(HOST_KEY)
+        signature = page.evaluate(HOST_SIGN, f"modalcore-register\n{session}\n{code}")
+        page.evaluate(HOST_SIGNIN, [engine.http_url, {"session": session, "code": code, "public_key": host_spki,
+                                                      "signature": signature}])
+        assert _registered(folder, host_spki) == []
+        assert '"isConnected":true' not in page.locator("#account").inner_text()
+        code_field(page).click()
+        page.keyboard.type(code)
+        page.wait_for_function("document.getElementById('account').textContent.includes('\"isConnected\":true')")
+        assert _registered(folder, host_spki) == []
     finally:
         context.close()
