@@ -69,6 +69,7 @@ from .verify import routes as verify_routes
 from .rigs import DevRigs, check_rigs
 from .verify_farcaster import routes as verify_farcaster_routes
 from .hub import Hub
+from .operator_limit import WrongTokens
 from .endpoint import WS_MAX_SIZE, WS_PATH, websocket_endpoint
 from .socket import Socket
 from .bundle import BundleFiles, bundle_routes
@@ -273,7 +274,7 @@ def create_app(
                           AnalyticsObserver(sink))
     static_dir = config.static_path()
     if embedded is None:  # the operator's [embedded] section (None: no SMTP, no email sign-in)
-        embedded = open_wallet(section_of(config.model_extra), config.path, engine_secret)
+        embedded = open_wallet(section_of(config.model_extra), config.path, engine_secret, config.public_url)
     app_embedded = embedded
     hub.embedded_offer = app_embedded.offer() if app_embedded is not None else (False, ())
     walletconnect = WalletConnectRuntime(
@@ -354,6 +355,7 @@ def create_app(
     routes += dev.routes  # the dev-chain proxy and the local onramp page (modalcore_dev)
     app = EngineApp(routes=routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders)])
     app.state.config = config
+    app.state.operator_wrong_tokens = WrongTokens()
     app.state.hub = hub
     app.state.store = session_store
     app.state.metrics = metrics
