@@ -87,6 +87,9 @@ def scratch(request: pytest.FixtureRequest, renderer_dist: Path, tmp_path_factor
     shutil.copy(folder / "index.html", public / "index.html")
     run(["node_modules/.bin/esbuild", "app.tsx", "--bundle", "--format=esm", "--minify", "--jsx=automatic",
          "--define:process.env.NODE_ENV=\"production\"", f"--outfile={public / 'app.js'}"], folder, 300)
+    shutil.copy(folder / "strict.html", public / "strict.html")
+    run(["node_modules/.bin/esbuild", "strict.tsx", "--bundle", "--format=esm", "--jsx=automatic",
+         "--define:process.env.NODE_ENV=\"development\"", f"--outfile={public / 'strict.js'}"], folder, 300)
     # The Dev Wallet (a test asset of the demo page) on the scratch app's page, through the
     # engine's /devchain proxy.
     stdin = ("import { installDevWallet } from './demo/devwallet';\n"
@@ -129,7 +132,8 @@ def test_the_react_entry_renders_on_a_server(scratch: Scratch) -> None:
     assert state == {"connected": False, "address": "", "network": "", "signIn": False, "isOpen": False, "modal": True}
 
 
-SCRATCH_FILES = {"/": "index.html", "/static/app.js": "app.js", "/static/devwallet.js": "devwallet.js"}
+SCRATCH_FILES = {"/": "index.html", "/static/app.js": "app.js", "/static/devwallet.js": "devwallet.js",
+                 "/strict": "strict.html", "/static/strict.js": "strict.js"}
 
 
 @contextlib.contextmanager
@@ -332,5 +336,38 @@ def test_wagmi_app_through_the_connector_with_the_embedded_wallet(
         page.click("#disconnect")
         app.wait("disconnected", lambda o: o["status"] == "disconnected" and o["modal"]["connected"] is False)
         assert errors == [], errors
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("scratch", ["3"], indirect=True, ids=["wagmi3"])
+def test_strict_mode_in_development_keeps_one_socket_and_the_session_across_a_reload(
+        browser: Any, app_engine: RunningServer) -> None:
+    """Issue 40 item 2: StrictMode's unmount-and-remount of every effect made `<ModalProvider
+    options>` destroy its modal (ending the session), open a second socket and unmount a root
+    mid-render; after a reload the visitor was disconnected."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    sockets: list[str] = []
+    complaints: list[str] = []
+    page.on("websocket", lambda ws: sockets.append(ws.url))
+    page.on("console", lambda msg: complaints.append(msg.text)
+            if msg.type in ("error", "warning") and "unmount" in msg.text else None)
+    page.on("pageerror", lambda error: complaints.append(f"pageerror: {error}"))
+    try:
+        sessions: list[set[str]] = []
+        for load in range(2):  # the first visit, then a reload
+            if load == 0:
+                page.goto(app_engine.http_url + "/strict")
+            else:
+                page.reload()
+            page.wait_for_function(
+                "() => JSON.parse(document.querySelector('#out')?.textContent || '{}').initialized === true")
+            page.wait_for_timeout(500)  # a second socket, had there been one, has opened by now
+            assert len(sockets) == load + 1, sockets
+            sessions.append(set(app_engine.hub.runners))
+        assert len(sessions[0]) == 1 and sessions[1] == sessions[0]  # resumed, never left
+        assert complaints == []
     finally:
         context.close()
