@@ -13,8 +13,10 @@ What is counted where:
 from __future__ import annotations
 
 import bisect
+import os
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 from starlette.requests import Request
@@ -50,10 +52,23 @@ class Histogram:
         self.count += 1
 
 
+@dataclass(frozen=True)
+class WorkerRow:
+    """One live worker's own figures, for the per-worker series (`modalcore_worker_*`)."""
+
+    pid: int
+    sessions: int
+    intents: int
+    unsaved: int
+
+
 class Metrics:
     """The engine process's counters (one per app; nothing module-global)."""
 
-    def __init__(self) -> None:
+    def __init__(self, worker: str = "") -> None:
+        # the id this worker goes by everywhere (the audit's signed sets, the store's lease,
+        # /healthz, the `worker` label): server/app.py gives it
+        self.worker = worker
         self.intents = 0
         self.frames_out = 0
         self.bytes_out = 0
@@ -89,12 +104,17 @@ class Metrics:
         """What this worker has counted, as JSON, for the other workers' scrapes
         (server/metrics_share.py); `add` sums one back in."""
         h = self.intent_seconds
-        return {"sessions": sessions, "relay_connections": self.relay_connections,
+        return {"worker": self.worker, "pid": os.getpid(),
+                "sessions": sessions, "relay_connections": self.relay_connections,
                 "intents": self.intents, "frames_out": self.frames_out,
                 "bytes_out": self.bytes_out, "store_ops": dict(self.store_ops),
                 "store_errors": self.store_errors, "intent_counts": list(h.counts),
                 "intent_sum": h.sum, "intent_count": h.count,
                 "unsaved": self._unsaved_now()[0], "unsaved_dropped": self._unsaved_now()[1]}
+
+    def row(self, sessions: int) -> WorkerRow:
+        """This worker's own figures (nothing summed in from others)."""
+        return WorkerRow(os.getpid(), sessions, self.intents, self.unsaved()[0])
 
     def _unsaved_now(self) -> tuple[int, int]:
         own_unsaved, own_dropped = self.unsaved()
@@ -131,7 +151,7 @@ class Metrics:
         if live:
             self.relay_connections += scalars["relay_connections"]
 
-    def render(self, sessions: int, *, per_worker: Mapping[str, int] | None = None) -> str:
+    def render(self, sessions: int, *, per_worker: Mapping[str, WorkerRow] | None = None) -> str:
         out: list[str] = []
 
         def metric(name: str, kind: str, help_text: str, samples: list[tuple[str, float]]) -> None:
@@ -172,10 +192,18 @@ class Metrics:
                [("modalcore_unsaved_dropped_total", dropped)])
         metric("modalcore_relay_connections", "gauge", "WalletConnect relay connections held.",
                [("modalcore_relay_connections", self.relay_connections)])
-        if per_worker is not None:
-            metric("modalcore_worker_sessions", "gauge", "Live sessions in each worker (by pid).",
-                   [(f'modalcore_worker_sessions{{worker="{pid}"}}', n)
-                    for pid, n in sorted(per_worker.items())])
+        rows = sorted((per_worker or {}).items())
+        metric("modalcore_worker_info", "gauge",
+               "Each live worker: its id (audit signed sets, /healthz) and its pid (log lines).",
+               [(f'modalcore_worker_info{{worker="{w}",pid="{row.pid}"}}', 1) for w, row in rows])
+        metric("modalcore_worker_sessions", "gauge", "Live sessions in each worker.",
+               [(f'modalcore_worker_sessions{{worker="{w}"}}', row.sessions) for w, row in rows])
+        metric("modalcore_worker_intents_total", "counter",
+               "Client intents each live worker read off its sockets.",
+               [(f'modalcore_worker_intents_total{{worker="{w}"}}', row.intents) for w, row in rows])
+        metric("modalcore_worker_sessions_unsaved", "gauge",
+               "Sessions each worker holds whose newest state is not saved yet.",
+               [(f'modalcore_worker_sessions_unsaved{{worker="{w}"}}', row.unsaved) for w, row in rows])
         return "\n".join(out) + "\n"
 
 
@@ -343,4 +371,5 @@ async def metrics_endpoint(request: Request) -> Response:
         return Response(shared.render(), media_type=CONTENT_TYPE)
     metrics: Metrics = request.app.state.metrics
     sessions = len(request.app.state.hub)
-    return Response(metrics.render(sessions), media_type=CONTENT_TYPE)
+    return Response(metrics.render(sessions, per_worker={metrics.worker: metrics.row(sessions)}),
+                    media_type=CONTENT_TYPE)
