@@ -16,6 +16,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,7 @@ from starlette.types import Receive, Scope, Send
 
 from eth_account.signers.local import LocalAccount
 
+from ..core.plural import counted
 from ..analytics.events import AnalyticsObserver
 from ..analytics.hosted import HostedAnalyticsSink
 from ..analytics.local import LocalAnalyticsSink
@@ -62,7 +65,7 @@ from ..store.optional import REDIS_MISSING, RedisStore
 from ..store.sqlite import SqliteStore
 from ..walletconnect.sign_rpc import Metadata
 from ..rules.names import DEFAULT_SUFFIX
-from .config import ConfigError, EngineConfig, default_config, resolve_secret
+from .config import ConfigError, EngineConfig, default_config, resolve_secret, unknown_keys
 from .approval import routes as approval_routes
 from .social import routes as social_routes
 from .verify import routes as verify_routes
@@ -80,6 +83,13 @@ from .metrics import CountingStore, Metrics, MetricsObserver, metrics_endpoint
 BUILD_HINT = (
     "The renderer is not built yet: run `make renderer` (or `cd renderer && npm ci && "
     "node build.mjs`) and reload.\n"
+)
+# the bundle is there (an installed wheel's modalcore/static) but no demo page: the wheel ships none
+NO_DEMO_PAGE_HINT = (
+    "demo_page is on, but this engine's bundle has no demo page: an installed modalcore (its "
+    "wheel) ships the modal's script only. The demo page is a test asset of the repository: "
+    "run the engine from a checkout (`make renderer`, then `python -m modalcore_dev demo`), or "
+    "set demo_page = false.\n"
 )
 
 
@@ -133,15 +143,30 @@ def _route_path(scope: Scope) -> str:
 
 
 async def healthz(request: Request) -> Response:
-    """200 `{"ok": true, "sessions": n}`; 503 with the reason while session saves fail (the
-    store is down, issue 27: a load balancer drains this worker until they land again)."""
+    """200 `{"ok": true, "worker": id, "pid": n, "sessions": n, "worker_sessions": n}`: which
+    worker answered (the id of its metrics label and audit signed sets), what the whole engine
+    holds (every worker of `serve --workers N`, as `/metrics`' `modalcore_sessions`) and what
+    this worker holds. 503 with the reason while this worker's session saves fail (the store is
+    down, issue 27: a load balancer drains this worker until they land again)."""
     hub: Hub = request.app.state.hub
+    metrics: Metrics = request.app.state.metrics
+    shared: SharedMetrics | None = request.app.state.shared_metrics
+    own = len(hub)
+    sessions = sum(shared.sessions_by_worker().values()) if shared is not None else own
+    body: dict[str, object] = {"ok": True, "worker": metrics.worker, "pid": os.getpid(),
+                               "sessions": sessions, "worker_sessions": own}
     saves = hub.deps.saves
     health = saves.health() if saves is not None else None
     if health is not None and health.reason is not None:
-        return JSONResponse({"ok": False, "sessions": len(hub), "reason": health.reason,
-                             "unsaved": health.unsaved}, status_code=503)
-    return JSONResponse({"ok": True, "sessions": len(hub)})
+        return JSONResponse({**body, "ok": False, "reason": health.reason, "unsaved": health.unsaved},
+                            status_code=503)
+    return JSONResponse(body)
+
+
+def worker_id(store: SessionStore) -> str:
+    """The id this process goes by: the store's lease holder (Redis), else a fresh one."""
+    own = store.worker_id
+    return own if own != SessionStore.worker_id else secrets.token_hex(8)
 
 
 def _unsaved(hub: Hub) -> tuple[int, int]:
@@ -157,7 +182,7 @@ def _index(static_dir: Path) -> Any:
         page = static_dir / "index.html"
         if page.is_file():
             return FileResponse(page, headers={"Content-Security-Policy": DEMO_PAGE_CSP})
-        return PlainTextResponse(BUILD_HINT)
+        return PlainTextResponse(NO_DEMO_PAGE_HINT if (static_dir / "modal.js").is_file() else BUILD_HINT)
 
     return index
 
@@ -252,10 +277,13 @@ def create_app(
     `metrics_dir`: the directory `serve --workers N` shares, so `/metrics` sums all workers."""
     config = config or default_config()
     dev = check_rigs(config, rigs)
+    for key in unknown_keys(config):
+        log.warning("config: unknown top-level key %s is ignored", key)
     own_store = store is None
     metrics = Metrics()
     session_store: SessionStore = CountingStore(
         store if store is not None else open_store(config), metrics)
+    metrics.worker = worker_id(session_store)
     clock = clock or RealClock()
     sink = analytics or build_sink(config.analytics, session_store, clock)
     engine_secret = resolve_secret(config)
@@ -270,7 +298,7 @@ def create_app(
         record_name=record_name,
     )
     siwx_store, signer = open_siwx(config)
-    head_signer = HeadSigner(session_store, signer, clock.now_ms)  # anchors the audit log
+    head_signer = HeadSigner(session_store, signer, clock.now_ms, worker=metrics.worker)  # anchors the audit log
     metrics.unsaved = lambda: _unsaved(hub)
     hub.deps.observers = (MetricsObserver(metrics), *hub.deps.observers,
                           AuditObserver(session_store, head_signer),
@@ -315,7 +343,11 @@ def create_app(
                         hub.deps.services.register(name, service)
             hub.start()
             sharing = asyncio.create_task(shared.run()) if shared is not None else None
-            log.info("engine ready: %s store, %d projects", config.store.kind, len(config.projects))
+            log.info("engine ready: %s store, %s, worker %s", config.store.kind,
+                     counted(len(config.projects), "project"), metrics.worker)
+            if hub.record_dir is not None:
+                log.info("recording every new session to %s (one <session>.jsonl each; tokens "
+                         "become placeholders)", hub.record_dir.resolve())
             try:
                 yield
             finally:
