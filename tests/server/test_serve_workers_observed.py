@@ -38,12 +38,15 @@ def _serve(tmp_path: Path, redis_url: str, *extra: str,
         process = subprocess.Popen(
             [sys.executable, "-m", "modalcore", "serve", "--config", str(config), "--port", str(port),
              "--workers", "2", *extra], cwd=tmp_path, stdout=sink, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120  # two workers importing the engine on a loaded machine
     while True:
         with contextlib.suppress(httpx.HTTPError):
             if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
                 break
-        assert process.poll() is None and time.monotonic() < deadline, output.read_text()
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.terminate()  # no engine left behind by a failed start
+            process.wait(20)
+            raise AssertionError(f"serve did not answer /healthz: {output.read_text()}")
         time.sleep(0.1)
     return process, port, output
 
