@@ -38,14 +38,18 @@ def _serve(tmp_path: Path, redis_url: str, *extra: str,
         process = subprocess.Popen(
             [sys.executable, "-m", "modalcore", "serve", "--config", str(config), "--port", str(port),
              "--workers", "2", *extra], cwd=tmp_path, stdout=sink, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 120  # two workers importing the engine on a loaded machine
+    deadline = time.monotonic() + 300  # two workers importing the engine on a loaded machine (~1 min at load 30)
     while True:
         with contextlib.suppress(httpx.HTTPError):
             if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
                 break
         if process.poll() is not None or time.monotonic() > deadline:
             process.terminate()  # no engine left behind by a failed start
-            process.wait(20)
+            try:
+                process.wait(60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(10)
             raise AssertionError(f"serve did not answer /healthz: {output.read_text()}")
         time.sleep(0.1)
     return process, port, output
