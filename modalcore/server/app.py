@@ -77,6 +77,7 @@ from .socket import Socket
 from .wsprotocol import LeanWebSocketProtocol
 from .metrics_share import SharedMetrics
 from .operator_login import routes as operator_login_routes
+from .operator_logout import routes as operator_logout_routes
 from .headers import DEMO_PAGE_CSP, SecurityHeaders
 from .metrics import CountingStore, Metrics, MetricsObserver, metrics_endpoint
 
@@ -381,6 +382,7 @@ def create_app(
           if app_embedded and app_embedded.socials else []),
         *analytics_routes(),
         *operator_login_routes(),
+        *operator_logout_routes(),
         Mount("/static", RendererFiles(static_dir, assets), name="static"),
     ]
     if config.demo_page:  # a test asset: the demo dApp on the engine's own origin
