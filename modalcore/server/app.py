@@ -16,8 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -78,6 +76,9 @@ from .wsprotocol import LeanWebSocketProtocol
 from .metrics_share import SharedMetrics
 from .operator_login import routes as operator_login_routes
 from .operator_logout import routes as operator_logout_routes
+from .errors_page import routes as errors_routes
+from .health import healthz, worker_id
+from ..runtime.errorbook import ErrorBook
 from .headers import DEMO_PAGE_CSP, SecurityHeaders
 from .metrics import CountingStore, Metrics, MetricsObserver, metrics_endpoint
 
@@ -141,33 +142,6 @@ def _route_path(scope: Scope) -> str:
     path: str = scope["path"]
     root: str = scope.get("root_path", "")
     return path[len(root):] if root and path.startswith(root) else path
-
-
-async def healthz(request: Request) -> Response:
-    """200 `{"ok": true, "worker": id, "pid": n, "sessions": n, "worker_sessions": n}`: which
-    worker answered (the id of its metrics label and audit signed sets), what the whole engine
-    holds (every worker of `serve --workers N`, as `/metrics`' `modalcore_sessions`) and what
-    this worker holds. 503 with the reason while this worker's session saves fail (the store is
-    down, issue 27: a load balancer drains this worker until they land again)."""
-    hub: Hub = request.app.state.hub
-    metrics: Metrics = request.app.state.metrics
-    shared: SharedMetrics | None = request.app.state.shared_metrics
-    own = len(hub)
-    sessions = sum(shared.sessions_by_worker().values()) if shared is not None else own
-    body: dict[str, object] = {"ok": True, "worker": metrics.worker, "pid": os.getpid(),
-                               "sessions": sessions, "worker_sessions": own}
-    saves = hub.deps.saves
-    health = saves.health() if saves is not None else None
-    if health is not None and health.reason is not None:
-        return JSONResponse({**body, "ok": False, "reason": health.reason, "unsaved": health.unsaved},
-                            status_code=503)
-    return JSONResponse(body)
-
-
-def worker_id(store: SessionStore) -> str:
-    """The id this process goes by: the store's lease holder (Redis), else a fresh one."""
-    own = store.worker_id
-    return own if own != SessionStore.worker_id else secrets.token_hex(8)
 
 
 def _unsaved(hub: Hub) -> tuple[int, int]:
@@ -301,6 +275,9 @@ def create_app(
     siwx_store, signer = open_siwx(config)
     head_signer = HeadSigner(session_store, signer, clock.now_ms, worker=metrics.worker)  # anchors the audit log
     metrics.unsaved = lambda: _unsaved(hub)
+    errors = ErrorBook()  # the operator's error view (/operator/errors) and modalcore_errors_total
+    hub.deps.errors = errors
+    metrics.errors = errors.counts
     hub.deps.observers = (MetricsObserver(metrics), *hub.deps.observers,
                           AuditObserver(session_store, head_signer),
                           AnalyticsObserver(sink))
@@ -383,6 +360,7 @@ def create_app(
         *analytics_routes(),
         *operator_login_routes(),
         *operator_logout_routes(),
+        *errors_routes(),
         Mount("/static", RendererFiles(static_dir, assets), name="static"),
     ]
     if config.demo_page:  # a test asset: the demo dApp on the engine's own origin
@@ -395,4 +373,5 @@ def create_app(
     app.state.metrics = metrics
     app.state.shared_metrics = shared
     app.state.embedded = app_embedded
+    app.state.errors = errors
     return app

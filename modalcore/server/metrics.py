@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import re
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -80,6 +81,9 @@ class Metrics:
         # such states were dropped past the bounds: set by the app from its runners' saves
         self.unsaved: Callable[[], tuple[int, int]] = lambda: (0, 0)
         self._added_unsaved = (0, 0)  # other workers' (unsaved, dropped), summed in by `add`
+        # unexpected errors by (kind, route): set by the app from its error book (/operator/errors)
+        self.errors: Callable[[], Mapping[tuple[str, str], int]] = dict
+        self._added_errors: dict[tuple[str, str], int] = {}
         self._pending: dict[int, tuple[Intent, float]] = {}
 
     def intent_read(self, intent: Intent) -> None:
@@ -110,7 +114,8 @@ class Metrics:
                 "bytes_out": self.bytes_out, "store_ops": dict(self.store_ops),
                 "store_errors": self.store_errors, "intent_counts": list(h.counts),
                 "intent_sum": h.sum, "intent_count": h.count,
-                "unsaved": self._unsaved_now()[0], "unsaved_dropped": self._unsaved_now()[1]}
+                "unsaved": self._unsaved_now()[0], "unsaved_dropped": self._unsaved_now()[1],
+                "errors": [[kind, route, n] for (kind, route), n in sorted(self.errors().items())]}
 
     def row(self, sessions: int) -> WorkerRow:
         """This worker's own figures (nothing summed in from others)."""
@@ -136,6 +141,8 @@ class Metrics:
         if not isinstance(total, (int, float)):
             raise TypeError("intent_sum is not a number")
         unsaved, dropped = _int(snapshot.get("unsaved", 0)), _int(snapshot.get("unsaved_dropped", 0))
+        errors = [(_label(k), _label(r), _int(n)) for k, r, n in
+                  (_items(e) for e in _items(snapshot.get("errors", [])))]
         self.intents += scalars["intents"]
         self.frames_out += scalars["frames_out"]
         self.bytes_out += scalars["bytes_out"]
@@ -146,6 +153,8 @@ class Metrics:
         h.counts = [a + b for a, b in zip(h.counts, counts, strict=True)]
         h.sum += total
         h.count += scalars["intent_count"]
+        for kind, route, n in errors:  # counters: a gone worker's stay counted
+            self._added_errors[(kind, route)] = self._added_errors.get((kind, route), 0) + n
         # dropped states stay counted; a replaced worker's unsaved sessions are not held any more
         self._added_unsaved = (self._added_unsaved[0] + (unsaved if live else 0), self._added_unsaved[1] + dropped)
         if live:
@@ -192,6 +201,13 @@ class Metrics:
                [("modalcore_unsaved_dropped_total", dropped)])
         metric("modalcore_relay_connections", "gauge", "WalletConnect relay connections held.",
                [("modalcore_relay_connections", self.relay_connections)])
+        errors = dict(self._added_errors)
+        for key, n in self.errors().items():
+            errors[key] = errors.get(key, 0) + n
+        metric("modalcore_errors_total", "counter",
+               "Unexpected errors while a session processed an input, by cause and route.",
+               [(f'modalcore_errors_total{{kind="{_label(kind)}",route="{_label(route)}"}}', n)
+                for (kind, route), n in sorted(errors.items())])
         rows = sorted((per_worker or {}).items())
         metric("modalcore_worker_info", "gauge",
                "Each live worker: its id (audit signed sets, /healthz) and its pid (log lines).",
@@ -211,6 +227,13 @@ def _items(value: object) -> list[object]:
     if not isinstance(value, list):
         raise TypeError("expected a list")
     return value
+
+
+def _label(value: object) -> str:
+    """A label value as the engine writes them (type and class names): nothing else passes."""
+    if not isinstance(value, str):
+        raise TypeError("expected a string")
+    return re.sub(r"[^A-Za-z0-9_.]", "_", value)[:100]
 
 
 def _int(value: object) -> int:
