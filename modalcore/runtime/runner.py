@@ -39,6 +39,7 @@ from .inbox import Inbox
 from ..ports.observe import PendingEffects, SessionObserver, Step
 from .runner_inputs import (AckDue, Attach, Deliver, Detach, Evict, FrameIn, Item, Leave, Outlet, SendError,
                             SessionClosing, Stop, TimerFired, TokenIssuer, TokenRefused, close_quietly)
+from .errorbook import ErrorBook
 from .saves import PendingSaves
 from .services import ServiceRegistry
 
@@ -64,6 +65,7 @@ class RunnerDeps:
     on_closed: Callable[[SessionRunner], None] | None = None
     observers: tuple[SessionObserver, ...] = ()  # see what each update produced (audit, ...)
     walletconnect: EffectRunner | None = None  # runs the `walletconnect` effects (the relay)
+    errors: ErrorBook | None = None  # unexpected errors, grouped for the operator (/operator/errors)
     _saves: PendingSaves | None = field(default=None, init=False, repr=False)
 
     @property

@@ -31,6 +31,7 @@ from starlette.types import Receive, Scope, Send
 
 from eth_account.signers.local import LocalAccount
 
+from ..core.plural import counted
 from ..analytics.events import AnalyticsObserver
 from ..analytics.hosted import HostedAnalyticsSink
 from ..analytics.local import LocalAnalyticsSink
@@ -62,7 +63,7 @@ from ..store.optional import REDIS_MISSING, RedisStore
 from ..store.sqlite import SqliteStore
 from ..walletconnect.sign_rpc import Metadata
 from ..rules.names import DEFAULT_SUFFIX
-from .config import ConfigError, EngineConfig, default_config, resolve_secret
+from .config import ConfigError, EngineConfig, default_config, resolve_secret, unknown_keys
 from .approval import routes as approval_routes
 from .social import routes as social_routes
 from .verify import routes as verify_routes
@@ -75,12 +76,23 @@ from .socket import Socket
 from .bundle import BundleFiles, bundle_routes
 from .metrics_share import SharedMetrics
 from .operator_login import routes as operator_login_routes
+from .operator_logout import routes as operator_logout_routes
+from .errors_page import routes as errors_routes
+from .health import healthz, worker_id
+from ..runtime.errorbook import ErrorBook
 from .headers import DEMO_PAGE_CSP, SecurityHeaders
 from .metrics import CountingStore, Metrics, MetricsObserver, metrics_endpoint
 
 BUILD_HINT = (
     "The renderer is not built yet: run `make renderer` (or `cd renderer && npm ci && "
     "node build.mjs`) and reload.\n"
+)
+# the bundle is there (an installed wheel's modalcore/static) but no demo page: the wheel ships none
+NO_DEMO_PAGE_HINT = (
+    "demo_page is on, but this engine's bundle has no demo page: an installed modalcore (its "
+    "wheel) ships the modal's script only. The demo page is a test asset of the repository: "
+    "run the engine from a checkout (`make renderer`, then `python -m modalcore_dev demo`), or "
+    "set demo_page = false.\n"
 )
 
 
@@ -127,18 +139,6 @@ def _route_path(scope: Scope) -> str:
     return path[len(root):] if root and path.startswith(root) else path
 
 
-async def healthz(request: Request) -> Response:
-    """200 `{"ok": true, "sessions": n}`; 503 with the reason while session saves fail (the
-    store is down, issue 27: a load balancer drains this worker until they land again)."""
-    hub: Hub = request.app.state.hub
-    saves = hub.deps.saves
-    health = saves.health() if saves is not None else None
-    if health is not None and health.reason is not None:
-        return JSONResponse({"ok": False, "sessions": len(hub), "reason": health.reason,
-                             "unsaved": health.unsaved}, status_code=503)
-    return JSONResponse({"ok": True, "sessions": len(hub)})
-
-
 def _unsaved(hub: Hub) -> tuple[int, int]:
     saves = hub.deps.saves
     if saves is None:
@@ -152,7 +152,7 @@ def _index(static_dir: Path) -> Any:
         page = static_dir / "index.html"
         if page.is_file():
             return FileResponse(page, headers={"Content-Security-Policy": DEMO_PAGE_CSP})
-        return PlainTextResponse(BUILD_HINT)
+        return PlainTextResponse(NO_DEMO_PAGE_HINT if (static_dir / "modal.js").is_file() else BUILD_HINT)
 
     return index
 
@@ -249,10 +249,13 @@ def create_app(
     `metrics_dir`: the directory `serve --workers N` shares, so `/metrics` sums all workers."""
     config = config or default_config()
     dev = check_rigs(config, rigs)
+    for key in unknown_keys(config):
+        log.warning("config: unknown top-level key %s is ignored", key)
     own_store = store is None
     metrics = Metrics()
     session_store: SessionStore = CountingStore(
         store if store is not None else open_store(config), metrics)
+    metrics.worker = worker_id(session_store)
     clock = clock or RealClock()
     sink = analytics or build_sink(config.analytics, session_store, clock)
     engine_secret = resolve_secret(config)
@@ -267,8 +270,11 @@ def create_app(
         record_name=record_name,
     )
     siwx_store, signer = open_siwx(config)
-    head_signer = HeadSigner(session_store, signer, clock.now_ms)  # anchors the audit log
+    head_signer = HeadSigner(session_store, signer, clock.now_ms, worker=metrics.worker)  # anchors the audit log
     metrics.unsaved = lambda: _unsaved(hub)
+    errors = ErrorBook()  # the operator's error view (/operator/errors) and modalcore_errors_total
+    hub.deps.errors = errors
+    metrics.errors = errors.counts
     hub.deps.observers = (MetricsObserver(metrics), *hub.deps.observers,
                           AuditObserver(session_store, head_signer),
                           AnalyticsObserver(sink))
@@ -312,7 +318,11 @@ def create_app(
                         hub.deps.services.register(name, service)
             hub.start()
             sharing = asyncio.create_task(shared.run()) if shared is not None else None
-            log.info("engine ready: %s store, %d projects", config.store.kind, len(config.projects))
+            log.info("engine ready: %s store, %s, worker %s", config.store.kind,
+                     counted(len(config.projects), "project"), metrics.worker)
+            if hub.record_dir is not None:
+                log.info("recording every new session to %s (one <session>.jsonl each; tokens "
+                         "become placeholders)", hub.record_dir.resolve())
             try:
                 yield
             finally:
@@ -347,6 +357,8 @@ def create_app(
           if app_embedded and app_embedded.socials else []),
         *analytics_routes(),
         *operator_login_routes(),
+        *operator_logout_routes(),
+        *errors_routes(),
         *bundle_routes(bundle),
         Mount("/static", RendererFiles(static_dir, assets), name="static"),
     ]
@@ -361,4 +373,5 @@ def create_app(
     app.state.metrics = metrics
     app.state.shared_metrics = shared
     app.state.embedded = app_embedded
+    app.state.errors = errors
     return app

@@ -6,6 +6,7 @@ or the working directory for the built-in default config.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import json
 import os
@@ -255,6 +256,25 @@ class EngineConfig(BaseModel):
     def allows_origin(self, origin_header: str | None) -> bool:
         """Some project accepts this Origin (the websocket handshake's matcher)."""
         return any(p.origin_policy().allows(origin_header) for p in self.projects.values())
+
+
+# Top-level sections other modules read from `model_extra` (their own models check them).
+EXTRA_SECTIONS = frozenset({"siwx", "names", "blockchain_api", "directory", "embedded", "smart_accounts"})
+
+
+def unknown_keys(config: EngineConfig) -> list[str]:
+    """Top-level keys nothing reads (a misspelt `operator_tokn` would leave the operator pages
+    off without a word), each with the known key it most resembles. The engine warns and goes
+    on rather than refusing: a config shared by two releases during an upgrade may name a
+    section only the newer one reads."""
+    known = sorted((set(EngineConfig.model_fields) - {"base_dir"}) | EXTRA_SECTIONS)
+    notes = []
+    for key in sorted(config.model_extra or {}):
+        if key in EXTRA_SECTIONS:
+            continue
+        close = difflib.get_close_matches(key, known, n=1, cutoff=0.75)
+        notes.append(f"{key!r} (did you mean {close[0]!r}?)" if close else repr(key))
+    return notes
 
 
 def parse_config(data: dict[str, Any], base_dir: str | Path = "") -> EngineConfig:
