@@ -12,6 +12,7 @@ import pytest
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.services.onramp.provider import OnrampRefused
 from modalcore_dev.onramp import LocalOnramp
+from modalcore.server.config import dev_networks
 from modalcore.services.table import default_services
 from modalcore.services.handles import HISTORY
 
@@ -20,9 +21,12 @@ USER = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"
 
 
 def provider(info: ChainsInfo) -> LocalOnramp:
+    # the networks as the engine's config has them: the rig quotes at their prices
+    configured = dev_networks(info.rpc_urls, info.deployment)
     networks: dict[str, dict[str, Any]] = {
-        f"eip155:{cid}": {"rpc": url, "name": f"Chain {cid}", "tokens": info.chain(cid)["tokens"]}
-        for cid, url in info.rpc_urls.items()}
+        network_id: {"rpc": entry["rpc"][0], "name": entry["name"], "native_price": entry["native_price"],
+                     "tokens": entry["tokens"]}
+        for network_id, entry in configured.items()}
     return LocalOnramp("http://127.0.0.1:9", networks)
 
 
