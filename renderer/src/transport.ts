@@ -137,6 +137,14 @@ export class Transport {
     socket.onerror = () => undefined;
   }
 
+  /** Tries now, without waiting for the backoff (the visitor pressed "Try again"). */
+  retryNow(): void {
+    if (this.destroyed || this.socket) return;
+    this.attempt = 0;
+    this.stopped = false;
+    this.connect();
+  }
+
   /**
    * Closes for good (the modal is destroyed): tells the engine to end the session (`leave`, so
    * its resume token stops working) and forgets the token here.
