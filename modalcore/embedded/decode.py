@@ -43,6 +43,22 @@ def units(value: int, decimals: int) -> str:
     return text
 
 
+def native_value(raw: Any, network: Network | None) -> str:
+    """A transaction's value in the native currency, with its USD value when priced."""
+    try:
+        value = _int(raw)
+    except ValueError:
+        return str(raw)[:MAX_TEXT]
+    symbol = network.native.symbol if network else "ETH"
+    decimals = network.native.decimals if network else 18
+    amount = f"{units(value, decimals)} {symbol}"
+    price = network.native_price if network else None
+    if price:
+        fiat = Decimal(value).scaleb(-decimals) * Decimal(str(price))
+        amount += f" (${fiat:,.2f})"
+    return amount
+
+
 def readable(text: str) -> bool:
     """Text a person can read: printable characters, line breaks and tabs (no control bytes)."""
     return all(c.isprintable() or c in "\n\r\t" for c in text)
@@ -133,14 +149,6 @@ def describe(method: str, params_json: str, network: Network | None) -> list[tup
         return [*rows, *typed_data_rows(data)]
     if method == "eth_sendTransaction" and params and isinstance(params[0], dict):
         tx = params[0]
-        value = _int(tx.get("value"))
-        symbol = network.native.symbol if network else "ETH"
-        decimals = network.native.decimals if network else 18
-        amount = f"{units(value, decimals)} {symbol}"
-        price = network.native_price if network else None
-        if price:
-            fiat = Decimal(value).scaleb(-decimals) * Decimal(str(price))
-            amount += f" (${fiat:,.2f})"
-        rows += [("Recipient", str(tx.get("to", ""))), ("Value", amount)]
+        rows += [("Recipient", str(tx.get("to", ""))), ("Value", native_value(tx.get("value"), network))]
         return rows + call_rows(str(tx.get("data") or ""))
     return [*rows, ("Request", method)]

@@ -39,7 +39,7 @@ HOST_PAGE = """<!doctype html><html><head><meta charset=utf-8><title>Host dApp</
 </script>
 <modalcore-button project-id="demo" networks="eip155:31337"></modalcore-button></body></html>"""
 
-SIZES = {
+SIZES: dict[str, dict[str, Any]] = {
     "desktop": {"viewport": {"width": 1280, "height": 800}},
     "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "user_agent": PHONE_UA},
 }
