@@ -6,6 +6,7 @@
  * generic and English: the engine's languages are out of reach too.
  */
 import type { WireNode } from './tree';
+import type { SocketStatus } from './transport';
 
 /** Node ids of the local view; a press on them never goes to the engine. */
 export const LOCAL_PREFIX = 'local:';
@@ -16,7 +17,8 @@ export const UNREACHABLE_TITLE = 'Wallet service unavailable';
 export const UNREACHABLE_TEXT = 'The wallet service cannot be reached. Check your connection and try again.';
 export const UNREACHABLE_ERROR = 'The wallet service cannot be reached';
 
-/** How long a connection attempt may hang before the visitor is told (a refused one tells at once). */
+/** How long a connection attempt may hang before its socket opens, before the visitor is told (a
+ * refused one tells at once; an open socket is an engine that answers, however slow its join). */
 export const UNREACHABLE_AFTER_MS = 1500;
 
 export type Connection = 'connecting' | 'connected' | 'unreachable';
@@ -61,7 +63,7 @@ interface Timers {
 
 /**
  * Follows the transport's socket status: `unreachable` once a socket closes before the engine
- * answered `join` (a refused connection, at once) or an attempt hangs for
+ * answered `join` (a refused connection, at once) or a socket has not opened after
  * `UNREACHABLE_AFTER_MS`; `connected` on `joined`. `onChange` hears each change, and each failed attempt.
  */
 export class Reachability {
@@ -77,7 +79,8 @@ export class Reachability {
     return this.state;
   }
 
-  status(status: 'connecting' | 'joined' | 'closed'): void {
+  status(status: SocketStatus): void {
+    if (status === 'open') return this.stopTimer();
     if (status === 'joined') {
       this.stopTimer();
       return this.set('connected');

@@ -72,6 +72,16 @@ test('a hanging attempt is told after UNREACHABLE_AFTER_MS (under the 2 s the vi
   assert.ok(UNREACHABLE_AFTER_MS <= 2000);
 });
 
+test('an open socket is an engine that answers: a slow join is not called unreachable', () => {
+  const { store, reach, timers, host } = setup();
+  reach.status('connecting');
+  reach.status('open');
+  store.hostOpen(true, 'open', {});
+  timers.advance(10 * UNREACHABLE_AFTER_MS);
+  assert.equal(store.getView().tree, null);
+  assert.deepEqual(host, []);
+});
+
 test('Try again asks the transport, shows it busy, and the engine tree replaces the view once joined', () => {
   const { store, reach } = setup();
   let retries = 0;
