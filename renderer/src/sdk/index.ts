@@ -6,7 +6,7 @@ import { type Modal, type ModalOptions, createModal } from '../host';
 
 export { createModal };
 export type { Modal, ModalOptions, HostProvider, Unsubscribe } from '../host';
-export type { AccountState, ModalState, NetworkState, SignInState } from '../host-events';
+export type { AccountState, ConnectionState, ModalError, ModalState, NetworkState, SignInState } from '../host-events';
 
 /** A getter of one modal, created on first call (in the browser, at mount or connect), so that
  * the React provider and the wagmi connector can share it while nothing runs at import or during
