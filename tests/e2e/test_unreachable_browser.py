@@ -98,4 +98,5 @@ def unreachable_then_retry(page: Any, site: str, devchains: ChainsInfo, tmp_path
         expect(page.get_by_role("dialog", name="Wallet service unavailable")).to_have_count(0)
         assert page.evaluate("window.hostConnection")[-1] == "connected"
         expect(page.locator("modalcore-button button")).not_to_have_attribute("data-state", "unreachable")
+    print(f"Connect press → unreachable view: {1000 * shown_after:.0f} ms ({size})")
     assert shown_after < 2.0
