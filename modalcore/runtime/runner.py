@@ -367,9 +367,6 @@ class SessionRunner(CommandInterpreter):
             for frame in frames:
                 await outlet.send_bytes(encoded(frame))  # a numbered frame's bytes: the ring's
                 self._told = max(self._told, frame.a)
-            # one event-loop turn: the socket writes these frames together now (they were queued
-            # in its buffer, server/wsprotocol.py), before the observers and the save run
-            await asyncio.sleep(0)
         except Exception:
             log.info("session %s: socket went away while sending", self.id)
             if self.outlet is outlet:

@@ -69,9 +69,10 @@ from .verify import routes as verify_routes
 from .rigs import DevRigs, check_rigs
 from .verify_farcaster import routes as verify_farcaster_routes
 from .hub import Hub
+from .operator_limit import WrongTokens
 from .endpoint import WS_MAX_SIZE, WS_PATH, websocket_endpoint
 from .socket import Socket
-from .wsprotocol import LeanWebSocketProtocol
+from .bundle import BundleFiles, bundle_routes
 from .metrics_share import SharedMetrics
 from .operator_login import routes as operator_login_routes
 from .headers import DEMO_PAGE_CSP, SecurityHeaders
@@ -94,12 +95,15 @@ def open_store(config: EngineConfig) -> SessionStore:
 
 
 def uvicorn_options() -> dict[str, Any]:
-    """Options the app expects from uvicorn: frames past 64 KiB are answered, not dropped; no
-    permessage-deflate (frames are small msgpack patches that barely compress, and each socket's
-    zlib contexts cost far more memory than its session: issue 17's idle figure); uvicorn's
-    websocket protocol holding less per connection (server/wsprotocol.py)."""
-    return {"ws_max_size": WS_MAX_SIZE, "ws_per_message_deflate": False,
-            "ws": LeanWebSocketProtocol}
+    """Options the app expects from uvicorn, all public settings: frames past 64 KiB are
+    answered, not dropped; no permessage-deflate (frames are small msgpack patches that barely
+    compress, and each socket's zlib contexts cost far more memory than its session: issue 17's
+    idle figure). The websocket protocol is uvicorn's own: the engine never subclasses it or
+    edits the scope it hands over (issue 37: a uvicorn release that read one more scope key
+    answered every handshake with HTTP 500)."""
+    # websockets-sansio: of uvicorn's public protocol choices, the least memory per idle socket
+    # (2,000 idle sessions: 31.2 KiB each; the legacy "websockets" 39.3 KiB)
+    return {"ws_max_size": WS_MAX_SIZE, "ws_per_message_deflate": False, "ws": "websockets-sansio"}
 
 
 class EngineApp(Starlette):
@@ -110,19 +114,10 @@ class EngineApp(Starlette):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket" and _route_path(scope) == WS_PATH:
             state = self.state
-            socket = Socket(scope, receive, send)
-            # read: uvicorn's protocol keeps the scope for the socket's life, and reads only
-            # the client and the path of it again (its log lines); the rest (headers, the asgi,
-            # extensions and state maps) is dropped (~1 KiB per socket, issue 17's idle figure)
-            kept = {key: scope[key] for key in _SCOPE_KEPT if key in scope}
-            scope.clear()
-            scope.update(kept)
-            await websocket_endpoint(socket, state.hub, state.config, state.metrics)
+            await websocket_endpoint(Socket(scope, receive, send), state.hub, state.config,
+                                     state.metrics)
             return
         await super().__call__(scope, receive, send)
-
-
-_SCOPE_KEPT = ("type", "client", "root_path", "path", "query_string")
 
 
 def _route_path(scope: Scope) -> str:
@@ -162,7 +157,6 @@ def _index(static_dir: Path) -> Any:
     return index
 
 
-ENGINE_ASSETS = frozenset({"modal.js"})  # what host pages load from the engine
 DEMO_ASSETS = frozenset({"demo.js"})  # the demo dApp and its Dev Wallet: `demo_page` only
 
 
@@ -222,10 +216,13 @@ def siwx_key_file(config: EngineConfig) -> Path:
     return config.path(str(section.get("key_file", ".modalcore/engine.key")))
 
 
-def _engine_identity(address: str) -> Any:
+def _engine_identity(address: str, bundle: BundleFiles) -> Any:
     async def identity(request: Request) -> Response:
-        """The address session tokens are signed by: hosts check tokens offline against it."""
-        return JSONResponse({"address": address})
+        """The address session tokens are signed by (hosts check tokens offline against it) and
+        the modal script's immutable URL (server/bundle.py)."""
+        current = bundle.current()
+        return JSONResponse({"address": address,
+                             "bundle": f"/static/{current.hashed_name}" if current else None})
 
     return identity
 
@@ -277,7 +274,7 @@ def create_app(
                           AnalyticsObserver(sink))
     static_dir = config.static_path()
     if embedded is None:  # the operator's [embedded] section (None: no SMTP, no email sign-in)
-        embedded = open_wallet(section_of(config.model_extra), config.path, engine_secret)
+        embedded = open_wallet(section_of(config.model_extra), config.path, engine_secret, config.public_url)
     app_embedded = embedded
     hub.embedded_offer = app_embedded.offer() if app_embedded is not None else (False, ())
     walletconnect = WalletConnectRuntime(
@@ -333,11 +330,12 @@ def create_app(
                 siwx_store.close()
                 name_registry.close()
 
-    assets = ENGINE_ASSETS | (DEMO_ASSETS if config.demo_page else frozenset())
+    assets = DEMO_ASSETS if config.demo_page else frozenset()  # modal.js: server/bundle.py
+    bundle = BundleFiles(static_dir)
     routes = [
         Route("/healthz", healthz),
         Route("/metrics", metrics_endpoint),
-        Route("/v1/engine", _engine_identity(signer.address)),
+        Route("/v1/engine", _engine_identity(signer.address, bundle)),
         *siwx_routes(siwx_store, engine_address=signer.address),
         *directory_routes(),
         *icon_routes(),
@@ -349,6 +347,7 @@ def create_app(
           if app_embedded and app_embedded.socials else []),
         *analytics_routes(),
         *operator_login_routes(),
+        *bundle_routes(bundle),
         Mount("/static", RendererFiles(static_dir, assets), name="static"),
     ]
     if config.demo_page:  # a test asset: the demo dApp on the engine's own origin
@@ -356,6 +355,7 @@ def create_app(
     routes += dev.routes  # the dev-chain proxy and the local onramp page (modalcore_dev)
     app = EngineApp(routes=routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders)])
     app.state.config = config
+    app.state.operator_wrong_tokens = WrongTokens()
     app.state.hub = hub
     app.state.store = session_store
     app.state.metrics = metrics

@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from ..aa.config import section_of as smart_accounts_section
 from ..chains import catalog
-from ..keyfiles import create_once
+from ..keyfiles import create_once, read_private
 from ..rules.limits import DEFAULT_MAX_SESSIONS_PER_ADDRESS
 from ..rules.caip import parse_caip2
 from ..walletconnect.uri import PAIRING_EXPIRY_MS
@@ -33,6 +33,9 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 PACKAGED_STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
 DEFAULT_STATIC_DIR = (PACKAGED_STATIC_DIR if (PACKAGED_STATIC_DIR / "modal.js").is_file()
                       else REPO_ROOT / "renderer" / "dist")
+
+
+MIN_OPERATOR_TOKEN_BYTES = 32
 
 
 class ConfigError(ValueError):
@@ -197,11 +200,21 @@ class EngineConfig(BaseModel):
     # the engine as browsers reach it; with devchain_proxy it serves the local onramp page there
     public_url: str = ""
     # Bearer token of the operator endpoints (GET /v1/audit/{session}, the analytics page,
-    # /metrics); empty turns them off (404).
+    # /metrics); empty turns them off (404). At least 32 bytes (e.g. `python -c "import
+    # secrets; print(secrets.token_urlsafe(32))"`); wrong tokens are limited per client address.
     operator_token: str = ""
     analytics: AnalyticsConfig = AnalyticsConfig()
     walletconnect: WalletConnectConfig = WalletConnectConfig()
     base_dir: str = ""  # folder relative paths resolve against (set by load_config)
+
+    @field_validator("operator_token")
+    @classmethod
+    def _long_token(cls, token: str) -> str:
+        if token and len(token.encode()) < MIN_OPERATOR_TOKEN_BYTES:
+            raise ValueError(f"operator_token is {len(token.encode())} bytes: it must be at least "
+                             f"{MIN_OPERATOR_TOKEN_BYTES} (e.g. python -c \"import secrets; "
+                             "print(secrets.token_urlsafe(32))\"), or empty to turn the operator routes off")
+        return token
 
     @field_validator("networks")
     @classmethod
@@ -317,7 +330,7 @@ def resolve_secret(config: EngineConfig) -> bytes:
         return config.secret.encode()
     path = config.path(config.secret_file)
     try:
-        text = path.read_text().strip()
+        text = read_private(path)
     except FileNotFoundError:
         text = ""
     if text:

@@ -5,7 +5,8 @@ The cookie holds no token: `<expiry>.<HMAC-SHA256(operator token, expiry)>`, Htt
 Strict, Path=/, Secure over https; a changed token ends every cookie. The login POST is
 CSRF-safe: it must carry the form's one-time value, equal to the HttpOnly SameSite=Strict cookie
 set with the form (double submit), and a browser's `Origin`/`Sec-Fetch-Site`, when sent, must
-be this origin. Tokens and values are compared in constant time.
+be this origin. Tokens and values are compared in constant time; an address that sent too many
+wrong tokens gets 429 before its token is compared (operator_limit.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from .config import EngineConfig
+from .operator_limit import client_address, too_many, wrong_tokens
 
 SESSION_COOKIE = "modalcore_operator"
 CSRF_COOKIE = "modalcore_operator_csrf"
@@ -118,7 +120,11 @@ async def login(request: Request) -> Response:
     if (form is None or not _same_origin(request) or not csrf_cookie
             or not hmac.compare_digest(form.get("csrf", "").encode(), csrf_cookie.encode())):
         return JSONResponse({"error": "forbidden"}, status_code=403)
+    limiter, address = wrong_tokens(request), client_address(request)
+    if wait := limiter.wait_s(address):
+        return too_many(wait)
     if not hmac.compare_digest(form.get("token", "").encode(), config.operator_token.encode()):
+        limiter.failed(address)
         return login_page(request, message="That is not the operator token.",
                           target=form.get("next", ""))
     response = RedirectResponse(_safe_next(form.get("next", "")), status_code=303)

@@ -96,6 +96,25 @@ export function socketUrl(engineUrl: string | undefined, projectId: string): str
   return base.toString();
 }
 
+/** What a developer reads in the console when the engine refused the socket for good (issue 40
+ * item 3: a refused origin was silent, and wagmi's connect() failed 10 s later with "the engine
+ * did not answer"). Always printed, debug or not: nothing else will ever connect. */
+export function refusalAdvice(code: string, message: string, projectId: string, engineUrl: string | undefined): string {
+  const inBrowser = typeof location !== 'undefined';
+  const engine = inBrowser ? engineBase(engineUrl) : engineUrl ?? '(the engine)';
+  const page = inBrowser ? location.origin : '(this page)';
+  if (code === 'bad_origin') {
+    return `[modalcore] the engine at ${engine} refused this page's origin ${page} for project ` +
+      `'${projectId}'. Add ${page} to the project's allowed origins (engine config: ` +
+      `projects.${projectId}.origins; with the repository's demo engine: make run ALLOW_ORIGIN=${page}).`;
+  }
+  if (code === 'no_project') {
+    return `[modalcore] the engine at ${engine} has no project '${projectId}': check projectId ` +
+      `and the engine config's [projects].`;
+  }
+  return `[modalcore] the engine at ${engine} ended this page's session: ${code}: ${message}`;
+}
+
 /** `join.env`, as the browser tells it. */
 export function readEnv(): Dict {
   const ua = navigator.userAgent;
@@ -250,7 +269,10 @@ export function createModal(options: ModalOptions): Modal {
       },
       hostEvent: (kind, data) => store.hostEvent(kind, data),
       theme: (mode, vars) => store.setTheme(mode, vars),
-      problem: (code, message) => log(code, message),
+      problem: (code, message, fatal) => {
+        if (fatal) console.error(refusalAdvice(code, message, options.projectId, options.engineUrl));
+        else log(code, message);
+      },
       status: (status) => reach.status(status),
     },
   });

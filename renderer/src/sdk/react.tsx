@@ -6,9 +6,9 @@
 import { type ReactNode, createContext, createElement, useContext, useEffect, useRef, useState } from 'react';
 import { ConnectButton as ButtonWithModal } from '../connect-button';
 import type { ButtonOptions } from '../button-view';
-import type { Modal, ModalOptions, Unsubscribe } from '../host';
+import type { Modal, Unsubscribe } from '../host';
 import type { AccountState, ModalState, NetworkState, SignInState } from '../host-events';
-import { type ModalSource, createModal, resolveModal } from './index';
+import { type ModalOptions, type ModalSource, createModal, resolveModal } from './index';
 
 const ModalContext = createContext<Modal | null>(null);
 
