@@ -6,7 +6,6 @@ decoded (token, amounts, path), and Reject and Approve stay in sight at both siz
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,12 +16,12 @@ from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_testing import RunningServer
 
-from .conftest import TIMEOUT_MS
+from .conftest import ARTIFACTS, TIMEOUT_MS
 from .test_embedded_browser import code_field, code_for, embedded_dir, embedded_engine, host_site, smtp  # noqa: F401
 from .test_phone_browser import PHONE_UA
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SHOTS = ARTIFACTS  # artifacts/screenshots; the committed copies are in docs/screenshots
 ROUTER = "0x4ed7c70F96B99c776995fB64377f0d4aB3B0e1C1"
 SIZES: dict[str, dict[str, Any]] = {
     "desktop": {"viewport": {"width": 1280, "height": 800}},

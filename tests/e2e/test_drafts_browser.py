@@ -5,15 +5,14 @@ Now the form is empty for the new owner."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
-from .conftest import Demo, open_modal
+from .conftest import ARTIFACTS, Demo, open_modal
 from .test_solana_browser import solana_demo, solana_engine  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SHOTS = ARTIFACTS  # artifacts/screenshots; the committed copies are in docs/screenshots
 RECEIVER = "0x90F79bf6EB2c4f870365E785982E1f101E93b906"  # Hardhat account 3
 
 

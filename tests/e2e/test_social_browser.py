@@ -24,10 +24,10 @@ from modalcore_dev.devoidc import DevOidcProvider
 from modalcore.netports import free_port
 from modalcore_testing import RunningServer, serve_app
 
-from .conftest import TIMEOUT_MS, serve
+from .conftest import ARTIFACTS, TIMEOUT_MS, serve
 from .test_embedded_browser import HOST_PAGE, embedded_engine_config
 
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SHOTS = ARTIFACTS  # artifacts/screenshots; the committed copies are in docs/screenshots
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
 
 

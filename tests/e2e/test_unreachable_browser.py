@@ -19,12 +19,11 @@ from starlette.routing import Route
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore_testing import serve_app
 
-from .conftest import TIMEOUT_MS, engine_config, free_port, serve
+from .conftest import ARTIFACTS, TIMEOUT_MS, engine_config, free_port, serve
 from .test_phone_browser import PHONE_UA
 
 pytestmark = pytest.mark.e2e
-REPO = Path(__file__).resolve().parents[2]
-SHOTS = REPO / "docs" / "screenshots"
+SHOTS = ARTIFACTS  # artifacts/screenshots; the committed copies are in docs/screenshots
 
 HOST_PAGE = """<!doctype html><html><head><meta charset=utf-8><title>Host dApp</title>
 <meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="data:,"></head>
