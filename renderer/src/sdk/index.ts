@@ -23,7 +23,7 @@ export function createModal(options: ModalOptions): Modal {
   if (typeof url !== 'string' || url.trim() === '') throw new Error(ENGINE_URL_MISSING);
   return createScriptModal(options);
 }
-export type { AccountState, ModalState, NetworkState, SignInState } from '../host-events';
+export type { AccountState, ConnectionState, ModalError, ModalState, NetworkState, SignInState } from '../host-events';
 
 /** A getter of one modal, created on first call (in the browser, at mount or connect), so that
  * the React provider and the wagmi connector can share it while nothing runs at import or during
