@@ -93,6 +93,7 @@ class Sponsorship:
     project: str
     method: str
     now_ms: int
+    client_address: str = ""  # the visitor's, as the engine sees it (the address budget, issue 38)
 
 
 @dataclass(frozen=True)
@@ -177,7 +178,7 @@ async def send_user_operation(http: httpx.AsyncClient, chain: AaChain, owner: Lo
     bundler = BundlerClient(http, chain.bundler_url)
     op, block_time = await build_user_operation(http, chain, owner.address, calls, salt=salt)
     request = None if sponsorship is None else SponsorRequest(
-        sponsorship.project, chain.caip2, sponsorship.method, op.sender, 0)
+        sponsorship.project, chain.caip2, sponsorship.method, op.sender, 0, sponsorship.client_address)
     can_sponsor = chain.paymaster is not None and chain.paymaster_signer is not None
     decision: SponsorDecision = NotSponsored("no_policy")
     if request is not None and sponsorship is not None:
@@ -191,7 +192,8 @@ async def send_user_operation(http: httpx.AsyncClient, chain: AaChain, owner: Lo
         assert sponsorship is not None and request is not None
         # the decision and the charge in one transaction: two workers never both spend the last of it
         decision, charge = sponsorship.ledger.reserve(sponsorship.policy, SponsorRequest(
-            request.project, request.chain, request.method, request.account, max_cost_wei(sponsored)), sponsorship.now_ms)
+            request.project, request.chain, request.method, request.account, max_cost_wei(sponsored),
+            request.client_address), sponsorship.now_ms)
         _refuse_on(decision)
         if isinstance(decision, Sponsor):
             assert chain.paymaster_signer is not None and sponsorship.policy is not None

@@ -23,7 +23,7 @@ from ..rules import texts
 from ..core.services import ServiceError
 from ..services.handles import CallsStatusArgs, CallsStatusFound
 from .intents import Note
-from .smart_send import noting
+from .smart_send import client_address_of, noting
 
 METHOD = "wallet_sendCalls"
 NOT_THIS_ACCOUNT = "the request is not from this key's account"
@@ -50,7 +50,7 @@ async def send_calls(key: LocalAccount, ctx: Any, params: list[Any], *, chain: s
         raise ServiceError(NOT_THIS_ACCOUNT, "invalid")
     config = ctx.config
     sponsorship = Sponsorship(section_of(config.model_extra).sponsor, ledger, str(getattr(ctx, "project_id", "")),
-                              METHOD, int(ctx.clock.now_ms()))
+                              METHOD, int(ctx.clock.now_ms()), client_address_of(ctx))
     calls = [Call(c.to, c.value, bytes.fromhex(c.data[2:])) for c in batch.calls]
     sent = await send_user_operation(ctx.http, aa, key, calls, sponsorship=sponsorship,
                                      before_send=noting(note, "calls"))

@@ -25,6 +25,12 @@ from ..core.services import ServiceError
 from .intents import IntentKind, Note
 
 
+def client_address_of(ctx: Any) -> str:
+    """The visitor's address as the engine sees it (behind the configured proxy), "" unknown."""
+    address = getattr(ctx, "client_address", None)
+    return str(address()) if callable(address) else ""
+
+
 def noting(note: Note | None, kind: IntentKind) -> Callable[[UserOperation, str], None] | None:
     """What aa/send.py calls before it sends a signed operation: the signer's record of it."""
     if note is None:
@@ -75,7 +81,7 @@ async def send_user_operation(key: LocalAccount, ctx: Any, params: list[Any], *,
     if counterfactual_address(aa.factory, key.address).lower() != account.lower():
         raise ServiceError(NOT_THIS_ACCOUNT)
     sponsorship = Sponsorship(section.sponsor, ledger, str(getattr(ctx, "project_id", "")), SEND_METHOD,
-                              int(ctx.clock.now_ms()))
+                              int(ctx.clock.now_ms()), client_address_of(ctx))
     sent = await send_operation(http, aa, key, [_call(params)], sponsorship=sponsorship,
                                 before_send=noting(note, "userop"))
     receipt = await wait_receipt(http, aa, sent.user_op_hash)
