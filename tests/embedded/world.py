@@ -77,6 +77,7 @@ class EmailWorld:
         self.wallet = wallet
         self.smtp = smtp
         self.config = config
+        self.client_address = ""  # the visitor's address as the engine sees it (its calls' context)
         self.services = {**embedded_services(wallet), **(services or {})}
         build.setdefault("options", {"networks": ["eip155:31337"]})
         self.loop = asyncio.new_event_loop()
@@ -100,7 +101,7 @@ class EmailWorld:
     def _run(self, call: Call[Any]) -> CallSettled:
         async def go() -> Any:
             ctx = ServiceContext(session_id="session-1", project_id="test", clock=FakeClock(self.h.now),
-                                 http=self.http, config=self.config)
+                                 http=self.http, config=self.config, client_address=lambda: self.client_address)
             return await self.services[call.service](ctx, **call.args_data)
 
         try:
