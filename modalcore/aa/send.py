@@ -93,6 +93,7 @@ class Sponsorship:
     project: str
     method: str
     now_ms: int
+    client_address: str = ""  # the visitor's, as the engine sees it (the address budget, issue 38)
 
 
 @dataclass(frozen=True)
@@ -162,13 +163,22 @@ def sign_user_operation(op: UserOperation, owner: LocalAccount, entry_point: str
     return op.with_(signature=bytes(owner.sign_message(encode_defunct(primitive=digest)).signature))
 
 
+async def account_nonce(http: httpx.AsyncClient, chain: AaChain, sender: str) -> int:
+    """The EntryPoint's next nonce of `sender` (key 0)."""
+    call = {"to": chain.entry_point, "data": GET_NONCE + bytes(12).hex() + sender[2:].lower() + "00" * 32}
+    return _int(await jsonrpc.call(http, chain.rpc_url, "eth_call", [call, "latest"]))
+
+
 async def send_user_operation(http: httpx.AsyncClient, chain: AaChain, owner: LocalAccount, calls: Sequence[Call],
-                              *, salt: int = 0, sponsorship: Sponsorship | None = None) -> SentUserOp:
-    """Build, sponsor where allowed, sign and send; the bundler's hash of the operation."""
+                              *, salt: int = 0, sponsorship: Sponsorship | None = None,
+                              before_send: Callable[[UserOperation, str], None] | None = None) -> SentUserOp:
+    """Build, sponsor where allowed, sign and send; the bundler's hash of the operation.
+    `before_send(op, hash)` runs once the operation is signed, before it is sent (the embedded
+    wallet records what it sends, embedded/intents.py); what it raises stops the send."""
     bundler = BundlerClient(http, chain.bundler_url)
     op, block_time = await build_user_operation(http, chain, owner.address, calls, salt=salt)
     request = None if sponsorship is None else SponsorRequest(
-        sponsorship.project, chain.caip2, sponsorship.method, op.sender, 0)
+        sponsorship.project, chain.caip2, sponsorship.method, op.sender, 0, sponsorship.client_address)
     can_sponsor = chain.paymaster is not None and chain.paymaster_signer is not None
     decision: SponsorDecision = NotSponsored("no_policy")
     if request is not None and sponsorship is not None:
@@ -182,7 +192,8 @@ async def send_user_operation(http: httpx.AsyncClient, chain: AaChain, owner: Lo
         assert sponsorship is not None and request is not None
         # the decision and the charge in one transaction: two workers never both spend the last of it
         decision, charge = sponsorship.ledger.reserve(sponsorship.policy, SponsorRequest(
-            request.project, request.chain, request.method, request.account, max_cost_wei(sponsored)), sponsorship.now_ms)
+            request.project, request.chain, request.method, request.account, max_cost_wei(sponsored),
+            request.client_address), sponsorship.now_ms)
         _refuse_on(decision)
         if isinstance(decision, Sponsor):
             assert chain.paymaster_signer is not None and sponsorship.policy is not None
@@ -192,8 +203,10 @@ async def send_user_operation(http: httpx.AsyncClient, chain: AaChain, owner: Lo
         if not isinstance(decision, Sponsor):
             op = _with_gas(op, await bundler.estimate_user_operation_gas(op, chain.entry_point))
         op = sign_user_operation(op, owner, chain.entry_point, chain.chain_id)
+        if before_send is not None:
+            before_send(op, "0x" + user_op_hash(op, chain.entry_point, chain.chain_id).hex())
         sent_hash = await bundler.send_user_operation(op, chain.entry_point)
-    except BundlerError:
+    except ServiceError:  # the bundler refused, or the record before sending failed: nothing sent
         if charge is not None and sponsorship is not None:
             sponsorship.ledger.refund(charge)
         raise

@@ -30,13 +30,15 @@ from typing import NotRequired, Protocol, TypedDict
 
 from ..aa.ledger import SponsorLedger, memory_ledger
 from ..core.services import serve, ServiceContext, ServiceError, ServiceTable
-from ..services.handles import (CALLS_STATUS, EMAIL_CODE, EMBEDDED_SIGN, SMART_ACCOUNTS, CodeSent, EmailArgs, SignArgs,
+from ..services.handles import (CALLS_STATUS, EMAIL_CODE, EMBEDDED_RESOLVE, EMBEDDED_SIGN, SMART_ACCOUNTS, CodeSent, EmailArgs, SignArgs,
                                 SmartAccountsArgs, SmartAccountsFound)
 from .budget import MailBudget, OverBudget, memory_budget
 from .codes import EmailCodes
 from .devicekeys import DeviceKeys, parse_public_key
 from .keys import Identity, KeyVault
 from .mail import MailError
+from .intents import SendIntents, memory_intents
+from .resolve import resolve
 from .signer import sign
 from .smart import smart_accounts
 from .smart_calls import calls_status
@@ -66,6 +68,8 @@ class EmbeddedWallet:
     farcaster: FarcasterSignIns | None = None
     # gas sponsored per smart account and day (issue 32's [smart_accounts.sponsor] budget)
     sponsored: SponsorLedger = field(default_factory=memory_ledger)
+    # what the signer was about to broadcast, per session and request (issue 38, intents.py)
+    intents: SendIntents = field(default_factory=memory_intents)
 
     def offer(self) -> tuple[bool, tuple[str, ...]]:
         """What sessions may use: email sign-in (an SMTP server is set), the social providers
@@ -166,7 +170,12 @@ def embedded_services(wallet: EmbeddedWallet) -> ServiceTable:
 
     async def sign_request(ctx: ServiceContext | None, args: SignArgs) -> dict[str, str]:
         return await sign(wallet.vault, ctx, identity=args.identity, method=args.method, params=args.params,
-                          chain=args.chain, account=args.account, ledger=wallet.sponsored)
+                          chain=args.chain, account=args.account, ledger=wallet.sponsored, intents=wallet.intents,
+                          request=args.request)
+
+    async def resolve_request(ctx: ServiceContext | None, args: SignArgs) -> dict[str, str]:
+        return await resolve(wallet.vault, ctx, wallet.intents, identity=args.identity, method=args.method,
+                             params=args.params, chain=args.chain, account=args.account, request=args.request)
 
     async def read_smart_accounts(ctx: ServiceContext | None, args: SmartAccountsArgs) -> SmartAccountsFound:
         return await smart_accounts(wallet.vault, ctx, args)
@@ -174,6 +183,7 @@ def embedded_services(wallet: EmbeddedWallet) -> ServiceTable:
     services: ServiceTable = {
         EMAIL_CODE: serve(EMAIL_CODE, email_code),
         EMBEDDED_SIGN: serve(EMBEDDED_SIGN, sign_request),
+        EMBEDDED_RESOLVE: serve(EMBEDDED_RESOLVE, resolve_request),
         SMART_ACCOUNTS: serve(SMART_ACCOUNTS, read_smart_accounts),
         CALLS_STATUS: serve(CALLS_STATUS, calls_status),
     }

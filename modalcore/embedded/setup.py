@@ -31,6 +31,7 @@ from ..aa.ledger import SponsorLedger
 from .budget import BudgetLimits, BudgetStore, MailBudget
 from .codes import EmailCodes
 from .devicekeys import DeviceKeys
+from .intents import SendIntents
 from .codestore import CodeStore
 from ..farcaster.service import FarcasterSetting, FarcasterSignIns
 from .keys import Identity, KeyVault
@@ -148,4 +149,5 @@ def open_wallet(section: EmbeddedSection, resolve: Any, engine_secret: bytes,
         register_key=devices.register,
         sign_text=lambda fid, text: sign_text(vault, Identity("farcaster", fid), text))
     return EmbeddedWallet(codes=codes, mailer=sender, vault=vault, socials=socials, devices=devices,
-                          budget=budget, farcaster=farcaster, sponsored=SponsorLedger(db))
+                          budget=budget, farcaster=farcaster, sponsored=SponsorLedger(db),
+                          intents=SendIntents(db))

@@ -30,10 +30,14 @@ from ..aa.ledger import SponsorLedger, memory_ledger
 from ..rules import texts
 from ..core.services import ServiceError
 from ..services import jsonrpc
+from .intents import IntentKind, IntentNotRecorded, Note, SendIntent, SendIntents
 from .keys import Identity, KeyVault
 from .smart_calls import send_calls
 from .smart_send import send_user_operation
 from .smart_sign import account_signature
+
+
+NOT_RECORDED = "Not sent: the wallet could not record the transaction first"
 
 
 def identity_of(text: str) -> Identity:
@@ -73,7 +77,7 @@ def _sign_typed(account: LocalAccount, params: list[Any]) -> str:
 
 
 async def _send(account: LocalAccount, params: list[Any], rpc_url: str, chain_id: int,
-                http: httpx.AsyncClient) -> str:
+                http: httpx.AsyncClient, note: Note | None = None) -> str:
     tx = params[0] if params else None
     if not isinstance(tx, dict) or not isinstance(tx.get("to"), str) or not tx["to"].startswith("0x"):
         raise ServiceError("eth_sendTransaction needs a 0x-prefixed 'to'")  # SPEC §5
@@ -98,6 +102,8 @@ async def _send(account: LocalAccount, params: list[Any], rpc_url: str, chain_id
         "maxPriorityFeePerGas": priority, "maxFeePerGas": 2 * base_fee + priority,
     })
     raw = "0x" + signed.raw_transaction.hex().removeprefix("0x")
+    if note is not None:  # recorded before it leaves: a restarted engine looks it up (intents.py)
+        note("tx", account.address, _hex(nonce), "0x" + signed.hash.hex().removeprefix("0x"), raw)
     result = await jsonrpc.call(http, rpc_url, "eth_sendRawTransaction", [raw])
     if not isinstance(result, str):
         raise ServiceError("the chain returned no transaction hash")
@@ -110,10 +116,29 @@ def sign_text(vault: KeyVault, identity: Identity, text: str) -> str:
     return _sign_personal(vault.account(identity), ["0x" + text.encode().hex()])
 
 
+def noter(intents: SendIntents | None, ctx: Any, request: str, chain: str) -> Note | None:
+    """How the signer records what it is about to broadcast for the request `request` of the
+    context's session (issue 38): a record that cannot be written stops the send."""
+    if intents is None or not request:
+        return None
+    session = str(getattr(ctx, "session_id", ""))
+    now = int(ctx.clock.now_ms()) if getattr(ctx, "clock", None) is not None else 0
+
+    def note(kind: IntentKind, sender: str, nonce: int, sent_hash: str, payload: str) -> None:
+        try:
+            intents.record(SendIntent(session, request, kind, chain, sender, nonce, sent_hash, payload, now))
+        except IntentNotRecorded:
+            raise ServiceError(NOT_RECORDED, "not_sent") from None
+    return note
+
+
 async def sign(vault: KeyVault, ctx: Any, *, identity: str, method: str, params: str, chain: str,
-               account: str = "", ledger: SponsorLedger | None = None) -> dict[str, str]:
+               account: str = "", ledger: SponsorLedger | None = None, intents: SendIntents | None = None,
+               request: str = "") -> dict[str, str]:
     """`account`: the address the request is from ("" or the key's own: the EOA; the key's smart
-    account on `chain`: one UserOperation, issue 32)."""
+    account on `chain`: one UserOperation, issue 32). `intents`/`request`: where a send is
+    recorded before it is broadcast, and the request (effect id) it answers (issue 38)."""
+    note = noter(intents, ctx, request, chain)
     try:
         parsed = json.loads(params)
     except ValueError:
@@ -132,7 +157,7 @@ async def sign(vault: KeyVault, ctx: Any, *, identity: str, method: str, params:
         if not smart:
             raise ServiceError(texts.RPC_CALL_NOT_ALLOWED)
         return {"result": await send_calls(key, ctx, parsed, chain=chain, account=account,
-                                           ledger=ledger if ledger is not None else memory_ledger())}
+                                           ledger=ledger if ledger is not None else memory_ledger(), note=note)}
     if method == "eth_sendTransaction":
         config = getattr(ctx, "config", None)
         http = getattr(ctx, "http", None)
@@ -141,9 +166,10 @@ async def sign(vault: KeyVault, ctx: Any, *, identity: str, method: str, params:
             raise ServiceError(texts.CHAIN_NOT_SUPPORTED)
         if smart:
             return {"result": await send_user_operation(key, ctx, parsed, chain=chain, account=account,
-                                                        ledger=ledger if ledger is not None else memory_ledger())}
+                                                        ledger=ledger if ledger is not None else memory_ledger(),
+                                                        note=note)}
         try:
-            return {"result": await _send(key, parsed, network.rpc_urls[0], int(network.reference), http)}
+            return {"result": await _send(key, parsed, network.rpc_urls[0], int(network.reference), http, note)}
         except jsonrpc.RpcCallError as error:
             raise ServiceError(str(error)) from None
     raise ServiceError(texts.RPC_CALL_NOT_ALLOWED)

@@ -22,6 +22,8 @@ from ..rules import calls as rules
 from ..rules import texts
 from ..core.services import ServiceError
 from ..services.handles import CallsStatusArgs, CallsStatusFound
+from .intents import Note
+from .smart_send import client_address_of, noting
 
 METHOD = "wallet_sendCalls"
 NOT_THIS_ACCOUNT = "the request is not from this key's account"
@@ -37,7 +39,7 @@ def aa_chain(ctx: Any, chain: str) -> AaChain:
 
 
 async def send_calls(key: LocalAccount, ctx: Any, params: list[Any], *, chain: str, account: str,
-                     ledger: SponsorLedger) -> str:
+                     ledger: SponsorLedger, note: Note | None = None) -> str:
     batch = rules.parse_send_calls(params, account)
     if isinstance(batch, rules.CallsRefusal):  # the flow checked it before the approval
         raise ServiceError(batch.message, "invalid")
@@ -48,9 +50,10 @@ async def send_calls(key: LocalAccount, ctx: Any, params: list[Any], *, chain: s
         raise ServiceError(NOT_THIS_ACCOUNT, "invalid")
     config = ctx.config
     sponsorship = Sponsorship(section_of(config.model_extra).sponsor, ledger, str(getattr(ctx, "project_id", "")),
-                              METHOD, int(ctx.clock.now_ms()))
+                              METHOD, int(ctx.clock.now_ms()), client_address_of(ctx))
     calls = [Call(c.to, c.value, bytes.fromhex(c.data[2:])) for c in batch.calls]
-    sent = await send_user_operation(ctx.http, aa, key, calls, sponsorship=sponsorship)
+    sent = await send_user_operation(ctx.http, aa, key, calls, sponsorship=sponsorship,
+                                     before_send=noting(note, "calls"))
     return rules.calls_id(sent.user_op_hash, aa.chain_id)
 
 

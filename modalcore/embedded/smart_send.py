@@ -10,6 +10,8 @@ like the EOA's send: nothing here retries a send.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any
 
 from eth_account.signers.local import LocalAccount
@@ -17,9 +19,24 @@ from eth_account.signers.local import LocalAccount
 from ..aa.config import section_of
 from ..aa.ledger import SponsorLedger
 from ..aa.send import Sponsorship, chain_of, send_user_operation as send_operation, wait_receipt
-from ..aa.userop import Call, counterfactual_address
+from ..aa.userop import Call, UserOperation, counterfactual_address
 from ..rules import texts
 from ..core.services import ServiceError
+from .intents import IntentKind, Note
+
+
+def client_address_of(ctx: Any) -> str:
+    """The visitor's address as the engine sees it (behind the configured proxy), "" unknown."""
+    address = getattr(ctx, "client_address", None)
+    return str(address()) if callable(address) else ""
+
+
+def noting(note: Note | None, kind: IntentKind) -> Callable[[UserOperation, str], None] | None:
+    """What aa/send.py calls before it sends a signed operation: the signer's record of it."""
+    if note is None:
+        return None
+    return lambda op, op_hash: note(kind, op.sender, op.nonce, op_hash, json.dumps(op.to_rpc()))
+
 
 NOT_THIS_ACCOUNT = "the request is not from this key's account"
 SEND_METHOD = "eth_sendTransaction"
@@ -52,7 +69,7 @@ def _call(params: list[Any]) -> Call:
 
 
 async def send_user_operation(key: LocalAccount, ctx: Any, params: list[Any], *, chain: str, account: str,
-                              ledger: SponsorLedger) -> str:
+                              ledger: SponsorLedger, note: Note | None = None) -> str:
     config = getattr(ctx, "config", None)
     http = getattr(ctx, "http", None)
     if config is None or http is None:
@@ -64,7 +81,8 @@ async def send_user_operation(key: LocalAccount, ctx: Any, params: list[Any], *,
     if counterfactual_address(aa.factory, key.address).lower() != account.lower():
         raise ServiceError(NOT_THIS_ACCOUNT)
     sponsorship = Sponsorship(section.sponsor, ledger, str(getattr(ctx, "project_id", "")), SEND_METHOD,
-                              int(ctx.clock.now_ms()))
-    sent = await send_operation(http, aa, key, [_call(params)], sponsorship=sponsorship)
+                              int(ctx.clock.now_ms()), client_address_of(ctx))
+    sent = await send_operation(http, aa, key, [_call(params)], sponsorship=sponsorship,
+                                before_send=noting(note, "userop"))
     receipt = await wait_receipt(http, aa, sent.user_op_hash)
     return receipt.transaction_hash

@@ -29,6 +29,7 @@ from ..core.shape import Handler, Slice
 from ..rules import limits as L
 from ..rules import texts
 from ..slices import router, snack
+from ..slices.connecting import Restored
 from ..slices.smart_account import shown_address
 from ..slices.embedded import (
     APPROVAL_METHODS,
@@ -41,7 +42,7 @@ from ..slices.embedded import (
 )
 from . import assets, calls
 from .wallet_answer import APPROVE_VIEW, TIMER, answer
-from ..services.handles import CHAIN_READ, EMBEDDED_SIGN
+from ..services.handles import CHAIN_READ, EMBEDDED_RESOLVE, EMBEDDED_SIGN
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
@@ -52,6 +53,7 @@ USER_REJECTED = 4001
 NOT_ALLOWED = 4200
 UNRECOGNIZED_CHAIN = 4902
 SIGN_SERVICE = EMBEDDED_SIGN
+RESOLVE_SERVICE = EMBEDDED_RESOLVE  # the outcome of an approved request whose answer was lost
 READ_SERVICE = CHAIN_READ  # services/table.py: a read on the network's RPC
 READS = ("eth_call", "eth_getBalance")
 
@@ -134,10 +136,29 @@ def on_decided(model: Model, msg: ApprovalDecided, now: int) -> Step:
         return answer(model, request, code=USER_REJECTED, message="User rejected the request.")
     signing = replace(request, signing=True)
     model = replace(model, embedded=replace(model.embedded, request=signing))
-    # `account`: the address the request is from (the smart account or the EOA, issue 32)
-    args = {"identity": model.embedded.identity, "method": request.method, "params": request.params,
-            "chain": request.chain, "account": shown_address(model, request.chain)}
-    return model, [SIGN_SERVICE.call_or_refusal(args, EmbeddedSigned, key=request.eid)]
+    return model, [SIGN_SERVICE.call_or_refusal(_sign_args(model, request), EmbeddedSigned, key=request.eid)]
+
+
+def _sign_args(model: Model, request: EmbeddedRequest) -> dict[str, str]:
+    """`account`: the address the request is from (the smart account or the EOA, issue 32);
+    `request`: what the signer records a send under before broadcasting it (issue 38)."""
+    return {"identity": model.embedded.identity, "method": request.method, "params": request.params,
+            "chain": request.chain, "account": shown_address(model, request.chain), "request": request.eid}
+
+
+def on_restored(model: Model, msg: Restored, now: int) -> Step:
+    """Exactly once across crashes (issue 38): a request approved and being signed when the
+    previous process stopped is resolved, never left pending nor signed anew. The engine looks
+    its outcome up (`embedded.resolve`: the record the signer wrote before broadcasting, then the
+    chain or the bundler) and answers it as the signer would have: the hash when it landed, a
+    typed failure when nothing was sent. A safe read in flight is simply read again."""
+    request = model.embedded.request
+    if request is None or not request.signing:
+        return model, []
+    if request.method in APPROVAL_METHODS:
+        return model, [RESOLVE_SERVICE.call_or_refusal(_sign_args(model, request), EmbeddedSigned, key=request.eid)]
+    unsent = replace(request, signing=False)
+    return _safe(replace(model, embedded=replace(model.embedded, request=unsent)), unsent)
 
 
 def on_signed(model: Model, msg: EmbeddedSigned | EmbeddedRead, now: int) -> Step:
@@ -170,6 +191,7 @@ HANDLERS: dict[type[Msg], Handler] = {
     EmbeddedRead: on_signed,
     ApprovalTimedOut: on_timed_out,
     ActionNotAllowedDue: on_not_allowed_due,
+    Restored: on_restored,
 }
 
 SLICE = Slice("approval", HANDLERS, observe=observe)

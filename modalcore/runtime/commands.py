@@ -22,7 +22,7 @@ from ..engine.persist import PendingTimer
 from ..engine.session import Output, Session
 from ..wire.serverframes import EffectRequest, ServerFrame
 from ..rules.wallet_requests import NOT_SAVED, NOT_SAVED_CODE, asks_to_sign
-from ..services.handles import EMBEDDED_SIGN
+from ..services.handles import EMBEDDED_RESOLVE, EMBEDDED_SIGN
 from ..ports.analytics import TrackedEvent
 from ..ports.clock import Clock, TimerHandle
 from .inbox import Inbox
@@ -213,5 +213,5 @@ class CommandInterpreter:
 def signs(cmd: RuntimeCmd) -> bool:
     """A command the engine runs that asks a wallet to sign or send (held until its state is saved)."""
     if isinstance(cmd, Call):
-        return cmd.service == EMBEDDED_SIGN
+        return cmd.service in (EMBEDDED_SIGN, EMBEDDED_RESOLVE)  # the resolve may send the same bytes again
     return isinstance(cmd, Effect) and asks_to_sign(cmd.kind, cmd.req)

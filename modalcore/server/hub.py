@@ -37,6 +37,7 @@ from ..runtime.runner import RunnerDeps, SessionRunner
 from ..runtime.runner_inputs import Outlet, SessionClosing, TokenIssuer, TokenRefused
 from ..core.services import ServiceContext
 from ..runtime.services import ServiceRegistry
+from ..slices.connecting import Restored
 from ..slices.options import HostOptions, parse_options
 from ..core.msg import Msg
 from ..wire.codec import encode
@@ -336,6 +337,7 @@ class Hub(EventRouting):
         runner = SessionRunner(session, self.deps, timers=timers)
         self.runners[session_id] = runner
         runner.start()
+        runner.deliver(Restored())  # what its previous process had in flight is resolved (issue 38)
         log.info("session %s restored from the store", session_id)
         return runner
 

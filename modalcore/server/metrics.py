@@ -7,7 +7,9 @@ What is counted where:
   frames): the endpoint stamps each intent as it is read, `MetricsObserver` (a session observer,
   called after the frames went out) closes it;
 - store operations: `CountingStore` around the session store;
-- sessions: the hub's live runners, read at scrape time.
+- sessions: the hub's live runners, read at scrape time;
+- sponsoring refused because a day's budget was reached, by budget (issue 38): read at scrape
+  time from the sponsoring ledger, which every worker of a host shares (`sponsor_lines`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from typing import TypeVar
 from starlette.requests import Request
 from starlette.responses import Response
 
+from ..aa.ledger import SponsorLedger
+from ..aa.policy import SCOPES
 from ..audit.chain import SignedHeads, StoredEntry
 from ..ports.observe import Step
 from ..runtime.runner_inputs import Outlet
@@ -383,16 +387,31 @@ class CountingStore(SessionStore):
         await self.inner.close()
 
 
+def sponsor_lines(ledger: SponsorLedger | None) -> str:
+    """`modalcore_sponsor_caps_reached_total{cap}`: operations a day's sponsoring budget refused
+    (the account's, the client address's, the project's, the engine's); "" without a ledger."""
+    if ledger is None:
+        return ""
+    refused = ledger.cap_refusals()
+    name = "modalcore_sponsor_caps_reached_total"
+    lines = [f"# HELP {name} Sponsored operations refused because a day's budget was reached, by budget.",
+             f"# TYPE {name} counter"]
+    lines.extend(f'{name}{{cap="{scope}"}} {refused.get(scope, 0)}' for scope in SCOPES)
+    return "\n".join(lines) + "\n"
+
+
 async def metrics_endpoint(request: Request) -> Response:
     """Behind the operator token, as the other operator routes (issue 27): the figures tell
     anyone how busy the engine is and how its store fares."""
     refused = refuse_operator(request)
     if refused is not None:
         return refused
+    embedded = getattr(request.app.state, "embedded", None)
+    sponsored = sponsor_lines(embedded.sponsored if embedded is not None else None)
     shared = getattr(request.app.state, "shared_metrics", None)
     if shared is not None:  # serve --workers N: every worker's numbers, summed
-        return Response(shared.render(), media_type=CONTENT_TYPE)
+        return Response(shared.render() + sponsored, media_type=CONTENT_TYPE)
     metrics: Metrics = request.app.state.metrics
     sessions = len(request.app.state.hub)
-    return Response(metrics.render(sessions, per_worker={metrics.worker: metrics.row(sessions)}),
-                    media_type=CONTENT_TYPE)
+    return Response(metrics.render(sessions, per_worker={metrics.worker: metrics.row(sessions)})
+                    + sponsored, media_type=CONTENT_TYPE)

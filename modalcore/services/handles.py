@@ -169,6 +169,7 @@ class SignArgs(_Args):
     params: str
     chain: str
     account: str = ""  # the address the request is from: the smart account or the EOA (issue 32)
+    request: str = ""  # the request's effect id: what a send is recorded under before it leaves (issue 38)
 
 
 class CodeSent(TypedDict):
@@ -334,6 +335,8 @@ TX_RECEIPT: ServiceRef[TxReceiptArgs, TxReceipt] = ServiceRef("tx_receipt", TxRe
 EMAIL_CODE: ServiceRef[EmailArgs, CodeSent] = ServiceRef("embedded.email_code", EmailArgs, CodeSent)
 # the engine's embedded wallet signing (and sending): held until its state is saved (issue 27)
 EMBEDDED_SIGN: ServiceRef[SignArgs, dict[str, str]] = ServiceRef("embedded.sign", SignArgs, dict)
+# the outcome of an approved request whose signer's answer was lost with its process (issue 38)
+EMBEDDED_RESOLVE: ServiceRef[SignArgs, dict[str, str]] = ServiceRef("embedded.resolve", SignArgs, dict)
 # the signed-in key's ERC-4337 smart account per chain (issue 32)
 SMART_ACCOUNTS: ServiceRef[SmartAccountsArgs, SmartAccountsFound] = ServiceRef(
     "embedded.smart_accounts", SmartAccountsArgs, SmartAccountsFound)

@@ -64,6 +64,13 @@ def wallet_request(model: Model, connector_id: str, method: str, params: object,
     return model, effect
 
 
+def held_by_engine(model: Model, eid: str) -> bool:
+    """The embedded wallet holds the wallet request `eid` (the engine is that wallet): a page
+    reload does not lose it, its approval frame shows again (issue 38)."""
+    request = model.embedded.request
+    return request is not None and request.eid == eid
+
+
 @dataclass(frozen=True)
 class PressedWallet(Msg):
     connector_id: str
@@ -82,6 +89,13 @@ class Reattached(Msg):
     reloaded: bool
     options: HostOptions | None = None  # the reloaded page's createModal options
     networks: tuple[Network, ...] = ()  # the networks those options name, from the catalog
+
+
+@dataclass(frozen=True)
+class Restored(Msg):
+    """The session was loaded from the store into a process that was not running it (a restart
+    after a kill or a crash, a worker takeover, a graceful stop): the service calls its previous
+    process had in flight are gone, their answers will never come (issue 38)."""
 
 
 def solana_request(model: Model, connector_id: str, method: str, params: dict[str, object],

@@ -19,7 +19,7 @@ from ..core.msg import Msg
 from ..rules import texts
 from ..rules.rpc_errors import classify
 from . import balances, history, router, snack, stack
-from .connecting import wallet_request
+from .connecting import held_by_engine, wallet_request
 from .send_fee import build_tx, solana_args
 from .solana_send_replies import SolanaSendPrepared
 from .send_form import TOKEN_REQUIRED, PendingSend, problem, reset_send, selected_token, token_key, with_send
@@ -211,6 +211,8 @@ def on_reattached(model: Model, msg: Any, now: int) -> Step:
     connector = model.connectors.get(model.accounts.get("eip155").connector_id)
     if connector is not None and connector.type == "WALLET_CONNECT":
         return model, []  # the request runs in the engine's WalletConnect session: not lost
+    if held_by_engine(model, pending.eid):  # the embedded wallet holds it (issue 38): not lost
+        return model, []
     return send_lost(model, LOST_RELOAD), [CancelEffect(pending.eid)]
 
 

@@ -20,7 +20,7 @@ from ..core.cmds import CancelEffect, EffectReply, Reply
 from ..core.evolve import replace
 from ..core.msg import Msg
 from . import balances, history, router, snack, stack
-from .connecting import wallet_request
+from .connecting import held_by_engine, wallet_request
 from .send_tx import LOST_RELOAD, LOST_TIMEOUT, NO_ACCOUNT, SEND_TIMEOUT_MS, answer_error, timed_out
 from .swap_form import PendingSwap, current_quote, problem, with_swap
 from .swap_quote import QUOTE_NOT_READY, requote
@@ -202,6 +202,8 @@ def on_reattached(model: Model, msg: Any, now: int) -> Step:
     call: it goes on."""
     pending = model.swap.pending
     if not msg.reloaded or pending is None or pending.status != "waiting" or pending.step == "approving":
+        return model, []
+    if held_by_engine(model, pending.eid):  # the embedded wallet holds it (issue 38): not lost
         return model, []
     return _lost(model, LOST_RELOAD), [CancelEffect(pending.eid)]
 

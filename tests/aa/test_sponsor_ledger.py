@@ -39,7 +39,8 @@ def _request(cost: int, account: str = ACCOUNT, project: str = "demo") -> Sponso
 def test_a_restart_keeps_the_days_spending(tmp_path: Path) -> None:
     db = tmp_path / "embedded.db"
     before = SponsorLedger(db)
-    assert before.reserve(POLICY, _request(60), T0) == (Sponsor(60), Charge(CHAIN, ACCOUNT.lower(), T0 // DAY_MS, 60))
+    assert before.reserve(POLICY, _request(60), T0) == (Sponsor(60), Charge(CHAIN, ACCOUNT.lower(), T0 // DAY_MS, 60,
+                                                                   project="demo"))
     before.close()
     after = SponsorLedger(db)
     assert after.spent(CHAIN, ACCOUNT.upper().replace("0X", "0x"), T0 + 1) == 60

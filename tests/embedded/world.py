@@ -76,8 +76,8 @@ class EmailWorld:
                  services: ServiceTable | None = None, config: Any = None, session: str = "session-1",
                  address: str = "", **build: Any) -> None:
         self.wallet = wallet
-        self.session = session  # the session id and client address its calls and its frame carry
-        self.address = address
+        self.session = session  # the session id its calls and its frame carry
+        self.client_address = address  # the visitor's address as the engine sees it (its calls' context)
         self.smtp = smtp
         self.config = config
         self.services = {**embedded_services(wallet), **(services or {})}
@@ -103,7 +103,7 @@ class EmailWorld:
     def _run(self, call: Call[Any]) -> CallSettled:
         async def go() -> Any:
             ctx = ServiceContext(session_id=self.session, project_id="test", clock=FakeClock(self.h.now),
-                                 http=self.http, config=self.config, client_address=lambda: self.address)
+                                 http=self.http, config=self.config, client_address=lambda: self.client_address)
             return await self.services[call.service](ctx, **call.args_data)
 
         try:
@@ -129,7 +129,7 @@ class EmailWorld:
         assert self.h.view == "EmailVerifyOtp"
         email = self.h.model.embedded.email
         answer = check_code(self.wallet, email, code, self.device.spki, self.h.now, session=self.session,
-                            address=self.address)
+                            address=self.client_address)
         self.h.deliver(EmailCodeChecked(email=email, result=CodeCheckResult.model_validate(answer)))
         self.run_calls()
 
