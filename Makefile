@@ -172,8 +172,9 @@ lock:
 # The newest releases every range allows, in a scratch venv (the lock is never touched): the
 # non-browser suite and a real websocket join against `serve`; names what differs from the lock
 # and, on a failure, which upgrade broke it (modalcore_dev/canary.py; not part of `make test`).
+# `make canary CANARY_TESTS="tests/server"` runs those tests instead of the whole suite.
 canary: renderer/dist/modal.js redis nginx
-	python3 -m modalcore_dev.canary
+	python3 -m modalcore_dev.canary $(CANARY_TESTS)
 
 clean:
-	rm -rf .venv .venv-siwe .venv-lock .venv-canary tests/siwx/interop/node_modules icons/node_modules renderer/node_modules renderer/dist chain/node_modules walletpeer/node_modules oidcprovider/node_modules artifacts
+	rm -rf .venv .venv-siwe .venv-lock .venv-canary .venv-canary-one tests/siwx/interop/node_modules icons/node_modules renderer/node_modules renderer/dist chain/node_modules walletpeer/node_modules oidcprovider/node_modules artifacts

@@ -77,20 +77,28 @@ def newest_versions(out: Path) -> dict[str, str]:
     return pins(out.read_text())
 
 
-def make_venv(venv: Path, requirements: Path, extra: list[str] = []) -> Path:
+def pinned_file(versions: dict[str, str], folder: Path) -> Path:
+    """`name==version` lines, no hashes: a bisect mixes the lock with one newer release, whose
+    hash the lock cannot know (pip's hash mode would refuse the mix)."""
+    path = folder / "pins.txt"
+    path.write_text("".join(f"{name}=={version}\n" for name, version in sorted(versions.items())))
+    return path
+
+
+def make_venv(venv: Path, versions: dict[str, str]) -> Path:
     shutil.rmtree(venv, ignore_errors=True)
     _must([sys.executable, "-m", "venv", str(venv)])
     python = venv / "bin" / "python"
     pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps"]
-    _must(pip + ["-r", str(requirements)] + extra)
+    _must(pip + ["-r", str(pinned_file(versions, venv))])
     _must(pip + ["--no-build-isolation", "-e", "."])
     return python
 
 
-def checks(cache: Path, last_failed: bool) -> list[Check]:
-    """The checks; the suite keeps pytest's cache in `cache`, and with `last_failed` runs only
-    the tests that failed there."""
-    suite = ("--lf",) if last_failed else ("tests", *SUITE)
+def checks(cache: Path, last_failed: bool, tests: list[str]) -> list[Check]:
+    """The checks; the suite (all of it, or `tests`) keeps pytest's cache in `cache`, and with
+    `last_failed` runs only the tests that failed there."""
+    suite = ("--lf",) if last_failed else (*(tests or ["tests"]), *SUITE)
     return [
         Check("mypy", ("-m", "mypy", "modalcore", "modalcore_dev", "modalcore_testing", "tests")),
         Check("serve + websocket join", ("-m", "modalcore_dev.canary_join")),
@@ -98,9 +106,10 @@ def checks(cache: Path, last_failed: bool) -> list[Check]:
     ]
 
 
-def run_checks(python: Path, only: set[str] | None, cache: Path, last_failed: bool = False) -> list[str]:
+def run_checks(python: Path, only: set[str] | None, cache: Path, last_failed: bool = False,
+               tests: list[str] = []) -> list[str]:
     failed: list[str] = []
-    for check in checks(cache, last_failed):
+    for check in checks(cache, last_failed, tests):
         if only is not None and check.name not in only:
             continue
         print(f"canary: {check.name} ...", flush=True)
@@ -112,14 +121,13 @@ def run_checks(python: Path, only: set[str] | None, cache: Path, last_failed: bo
     return failed
 
 
-def bisect(found: list[Upgrade], failed: list[str], cache: Path) -> dict[str, list[str]]:
+def bisect(found: list[Upgrade], locked: dict[str, str], failed: list[str], cache: Path) -> dict[str, list[str]]:
     """Each upgrade alone on top of the lock: which of the failed checks it breaks (the suite:
     only the tests that failed with every upgrade, from a fresh copy of that run's cache)."""
     blame: dict[str, list[str]] = {}
     for upgrade in found:
         print(f"canary: bisect: the lock plus {upgrade.name} {upgrade.newest} only", flush=True)
-        python = make_venv(SCRATCH.with_name(".venv-canary-one"), LOCK,
-                           [f"{upgrade.name}=={upgrade.newest}"])
+        python = make_venv(SCRATCH.with_name(".venv-canary-one"), {**locked, upgrade.name: upgrade.newest})
         copy = SCRATCH.with_name(".venv-canary-one") / "pytest-cache"
         shutil.copytree(cache, copy, dirs_exist_ok=True)
         broken = run_checks(python, set(failed), copy, last_failed=True)
@@ -132,22 +140,24 @@ def bisect(found: list[Upgrade], failed: list[str], cache: Path) -> dict[str, li
 def main() -> int:
     parser = argparse.ArgumentParser(prog="make canary", description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-bisect", action="store_true", help="stop after the first run")
+    parser.add_argument("tests", nargs="*", help="run these test paths or ids instead of the whole non-browser suite")
     args = parser.parse_args()
     newest_file = Path(tempfile.mkdtemp(prefix="canary-")) / "newest.txt"
     newest = newest_versions(newest_file)
-    found = upgrades(pins(LOCK.read_text()), newest)
+    locked = pins(LOCK.read_text())
+    found = upgrades(locked, newest)
     print("canary: newer than the lock:" if found else "canary: the lock is the newest every range allows")
     for upgrade in found:
         print(f"  {upgrade.name:28} {upgrade.locked:>14} -> {upgrade.newest}")
-    python = make_venv(SCRATCH, newest_file)
+    python = make_venv(SCRATCH, newest)
     shutil.rmtree(newest_file.parent)
     cache = SCRATCH / "pytest-cache"
-    failed = run_checks(python, None, cache)
+    failed = run_checks(python, None, cache, tests=args.tests)
     if not failed:
         print("canary: every check passed with the newest releases")
         return 0
     if found and not args.no_bisect:
-        blame = bisect(found, failed, cache)
+        blame = bisect(found, locked, failed, cache)
         print("canary: what breaks us:")
         print(json.dumps(blame, indent=2) if blame else
               "  no single upgrade alone: a combination, or the failure is not an upgrade's")
