@@ -14,14 +14,14 @@ from modalcore_dev.bench.stats import Figure, Skipped
 def run_smoke(name: str, parts: Parts) -> list[Figure]:
     try:
         lines = SECTIONS[name](parts)
-    except MissingPart as missing:
-        pytest.skip(f"{name}: {missing}")
+    except MissingPart as absent:
+        pytest.skip(f"{name}: {absent}")
     figures = [text for text in lines if isinstance(text, Figure)]
     measured = [figure for figure in figures if figure.measured]
     assert measured, f"{name} measured nothing: {[str(text) for text in lines]}"
     wrong = [str(figure) for figure in measured if not figure.positive()]
     assert not wrong, f"{name} printed figures that are not positive: {wrong}"
-    missing = [str(text) for text in lines if isinstance(text, Skipped)]
-    if missing:
-        pytest.skip(f"{name} ran, but not all of it: {missing}")
+    unmeasured = [str(text) for text in lines if isinstance(text, Skipped)]
+    if unmeasured:
+        pytest.skip(f"{name} ran, but not all of it: {unmeasured}")
     return figures
