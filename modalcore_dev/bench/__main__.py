@@ -27,7 +27,9 @@ def run_section(name: str, parts: Parts) -> bool:
         print(f"[{name}] not run: {missing}", flush=True)
         return True
     except Exception as error:  # noqa: BLE001 - one section's failure must not stop the others
-        where = traceback.extract_tb(error.__traceback__)[-1]
+        frames = traceback.extract_tb(error.__traceback__)
+        ours = [frame for frame in frames if "/modalcore" in frame.filename]  # the bench's own line, not a library's
+        where = (ours or frames)[-1]
         first = (str(error).splitlines() or [""])[0]
         print(f"[{name}] FAILED: {type(error).__name__}: {first} ({where.filename}:{where.lineno})", flush=True)
         return False

@@ -48,6 +48,7 @@ class _Page:
         self.tree: dict[str, Any] | None = None
         self.effects: list[dict[str, Any]] = []  # wallet requests not answered yet
         self.connected = False
+        self.open = False  # the modal, as the host's state event says
 
     def take(self, frame: dict[str, Any]) -> None:
         if frame["t"] == "snapshot":
@@ -58,15 +59,20 @@ class _Page:
             self.effects.append(frame)
         elif frame["t"] == "host_event" and frame.get("kind") == "account":
             self.connected = frame["data"].get("isConnected") is True
+        elif frame["t"] == "host_event" and frame.get("kind") == "state":
+            self.open = frame["data"].get("open") is True
         elif frame["t"] in ("error", "goodbye"):
             raise RuntimeError(f"the engine sent {frame['t']}: {frame.get('message')}")
 
     async def until(self, done: Callable[[_Page], bool]) -> None:
         deadline = time.monotonic() + STEP_S
         while not done(self):
-            if time.monotonic() > deadline:
-                raise RuntimeError("the page never showed what the bench waited for")
-            self.take(await self.client.recv(max(0.1, deadline - time.monotonic())))
+            try:
+                self.take(await self.client.recv(max(0.1, deadline - time.monotonic())))
+            except TimeoutError:
+                raise RuntimeError(f"the page never showed what the bench waited for in {STEP_S:.0f} s "
+                                   f"(views {self.views()}, review {self.text('swap/review')!r}, "
+                                   f"wallet requests {[e['req']['method'] for e in self.effects]})") from None
 
     async def answer(self, effect: dict[str, Any]) -> None:
         """The wallet: accounts and chain at once, anything else from the node."""
@@ -111,10 +117,6 @@ class _Page:
             walk(self.tree)
         return out
 
-    def typed(self) -> str | None:
-        amount = self.node("swap/amount")
-        return str(amount["p"].get("value")) if amount is not None else None
-
     def quoted(self) -> bool:
         review = self.node("swap/review")
         if self.node("swap/error") is not None:
@@ -136,9 +138,9 @@ async def _connect(page: _Page) -> None:
     await asyncio.sleep(0.2)
     for frame in await client.quiet(0.3):
         page.take(frame)
-    if page.node("account/feature/swaps") is None:
+    if not page.open:  # connecting closed the modal
         await client.intent("host", "open")
-        await page.until(lambda p: p.node("account/feature/swaps") is not None)
+        await page.until(lambda p: p.open and p.node("account/feature/swaps") is not None)
 
 
 async def _quote_ms(page: _Page, amount: str) -> float:
@@ -146,7 +148,8 @@ async def _quote_ms(page: _Page, amount: str) -> float:
     await asyncio.sleep(0.05)  # a visitor's pace: no intent is rate limited
     start = time.perf_counter()
     await page.client.intent("swap/amount", "change", {"value": amount})
-    await page.until(lambda p: p.typed() == amount and p.quoted())
+    await page.until(lambda p: not p.quoted())  # the typing drawn (the quote forgotten, the next one coming)
+    await page.until(lambda p: p.quoted())
     return (time.perf_counter() - start) * 1000 - QUOTE_DEBOUNCE_MS
 
 
@@ -186,7 +189,7 @@ async def _measure(url: str, chains: ChainsInfo, quotes: int, swaps: int) -> tup
             if page.node("swap/amount") is None:
                 await client.intent("account/feature/swaps", "press")
                 await page.until(lambda p: p.node("swap/amount") is not None)
-            await _quote_ms(page, "0.01")
+            await _quote_ms(page, "0.03")  # not the amount quoted last: typing it is a change
             to_effect, round_trip = await _swap_ms(page)
             sent.append(to_effect)
             done.append(round_trip)
