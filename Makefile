@@ -142,8 +142,7 @@ LOAD_ACTIVE  ?= 100
 LOAD_RATE    ?= 1
 LOAD_SECONDS ?= 10
 bench: deps chromium redis
-	$(PY) -m modalcore_dev.bench
-	$(PY) -m modalcore_dev.bench.load --idle $(LOAD_IDLE) --active $(LOAD_ACTIVE) --rate $(LOAD_RATE) --seconds $(LOAD_SECONDS)
+	$(PY) -m modalcore_dev.bench --load-idle $(LOAD_IDLE) --load-active $(LOAD_ACTIVE) --load-rate $(LOAD_RATE) --load-seconds $(LOAD_SECONDS)
 
 # A long fuzz campaign (issue 11) against `python -m modalcore serve` in its own process:
 # at least 100,000 hostile frames over many sockets, bounded in time; prints frames/s, replies

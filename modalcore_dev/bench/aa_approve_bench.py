@@ -41,9 +41,8 @@ from modalcore.server.app import create_app
 from modalcore.server.approval import approval_text
 from modalcore.server.config import dev_networks, parse_config
 from modalcore.server.verify import registration_text
-from modalcore_dev.bench.stats import line, summary
-from modalcore_dev.devchain.bundler import running_bundlers
-from modalcore_dev.devchain.pytest_plugin import start_chains
+from modalcore_dev.bench.parts import Parts
+from modalcore_dev.bench.stats import Figure, Lines, line, summary
 from modalcore_dev.devchain.smart_accounts import dev_smart_accounts_section
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, serve_app
@@ -182,12 +181,13 @@ async def _calls_status(client: Client, calls_id: str) -> dict[str, Any]:
     raise RuntimeError("the calls never settled")
 
 
-def run() -> list[str]:
+def run(parts: Parts) -> Lines:
+    sends_wanted, batches_wanted = parts.size(SENDS), parts.size(BATCHES)
     smtp = LocalSmtpServer().start()
     try:
-        with tempfile.TemporaryDirectory() as folder, start_chains() as chains, \
-                running_bundlers({31337: chains.rpc_urls[31337]}) as bundlers, \
-                _engine(Path(folder), chains, bundlers[31337], smtp.port) as (url, proxy):
+        with tempfile.TemporaryDirectory() as folder, parts.dev_chains() as chains, \
+                parts.bundler(chains) as bundler, \
+                _engine(Path(folder), chains, bundler, smtp.port) as (url, proxy):
 
             async def measure() -> tuple[list[float], list[float], list[float], list[float], list[float], list[dict[str, int]],
                                          list[dict[str, int]]]:
@@ -199,7 +199,7 @@ def run() -> list[str]:
                     smart = await _sign_in(client, http, smtp, device)
                     with chains.rpc(31337) as rpc:
                         rpc.call("hardhat_setBalance", [smart, hex(FUNDS)])
-                    for n in range(SENDS + 1):  # the first deploys the account: not in the figure
+                    for n in range(sends_wanted + 1):  # the first deploys the account: not in the figure
                         eid = await _ask(client, f"t{n}", "eth_sendTransaction",
                                          [{"from": smart, "to": Account.create().address, "value": hex(CENT)}])
                         proxy.counts.clear()
@@ -211,7 +211,7 @@ def run() -> list[str]:
                             to_bundler.append(1000 * (proxy.sent_at - start))
                             in_bundler.append(1000 * proxy.waited_s)
                             send_trips.append(dict(proxy.counts))
-                    for n in range(BATCHES):
+                    for n in range(batches_wanted):
                         calls = [{"to": Account.create().address, "value": hex(1)} for _ in range(2)]
                         batch = {"version": "2.0.0", "chainId": "0x7a69", "from": smart, "atomicRequired": True,
                                  "calls": calls}
@@ -232,22 +232,26 @@ def run() -> list[str]:
         smtp.stop()
     return [
         "smart accounts through the engine (websocket session, signed Approve POST, alto, Hardhat automine)",
-        line(f"Approve → receipt → host answer, sponsored send, n={SENDS}", _ms(sends)),
-        line("  of which Approve → operation sent to the bundler", _ms(to_bundler)),
-        line("  of which waiting on the bundler's answers", _ms(in_bundler)),
-        line("  bundler round trips per send", _trips(send_trips)),
-        line(f"wallet_sendCalls (2 calls) Approve → calls id, n={BATCHES}", _ms(batch_ids)),
-        line("  Approve → wallet_getCallsStatus 200", _ms(batch_done)),
-        line("  bundler round trips per batch", _trips(batch_trips)),
+        _ms(f"Approve → receipt → host answer, sponsored send, n={sends_wanted}", sends),
+        _ms("  of which Approve → operation sent to the bundler", to_bundler),
+        _ms("  of which waiting on the bundler's answers", in_bundler),
+        _trips("  bundler round trips per send", send_trips),
+        _ms(f"wallet_sendCalls (2 calls) Approve → calls id, n={batches_wanted}", batch_ids),
+        _ms("  Approve → wallet_getCallsStatus 200", batch_done),
+        _trips("  bundler round trips per batch", batch_trips),
     ]
 
 
-def _ms(samples: list[float]) -> str:
+def _ms(name: str, samples: list[float]) -> Figure:
     stats = summary(samples)
-    return f"p50 {stats['p50']:.0f} ms, p90 {stats['p90']:.0f} ms"
+    return line(name, f"p50 {stats['p50']:.0f} ms, p90 {stats['p90']:.0f} ms", measured=[stats["p50"], stats["p90"]])
 
 
-def _trips(per_operation: list[dict[str, int]]) -> str:
+def _trips(name: str, per_operation: list[dict[str, int]]) -> Figure:
+    return line(name, _trip_text(per_operation), measured=[sorted(sum(c.values()) for c in per_operation)[len(per_operation) // 2]])
+
+
+def _trip_text(per_operation: list[dict[str, int]]) -> str:
     """Each method's count per operation (min–max when it varies), and the total's median."""
     methods = sorted({m for counts in per_operation for m in counts})
     parts = []
@@ -259,5 +263,5 @@ def _trips(per_operation: list[dict[str, int]]) -> str:
 
 
 if __name__ == "__main__":
-    for text in run():
+    for text in run(Parts()):
         print(text)

@@ -15,7 +15,8 @@ from modalcore.audit.chain import GENESIS, make_entry
 from modalcore.audit.signer import HeadSigner
 from modalcore.audit.verify import verify_store
 from modalcore.store.sqlite import SqliteStore
-from modalcore_dev.bench.stats import line
+from modalcore_dev.bench.parts import Parts
+from modalcore_dev.bench.stats import Lines, line
 
 ENTRIES = 10_000
 PER_SESSION = 100
@@ -44,9 +45,9 @@ def _records(index: int) -> tuple[str, dict[str, Any]]:
     return kinds[index % len(kinds)]
 
 
-async def _fill(store: SqliteStore) -> tuple[list[int], list[float]]:
+async def _fill(store: SqliteStore, entries: int) -> tuple[list[int], list[float]]:
     sizes, appends = [], []
-    for session in range(ENTRIES // PER_SESSION):
+    for session in range(entries // PER_SESSION):
         prev = GENESIS
         for seq in range(1, PER_SESSION + 1):
             kind, data = _records(seq - 1)
@@ -60,14 +61,14 @@ async def _fill(store: SqliteStore) -> tuple[list[int], list[float]]:
     return sizes, appends
 
 
-async def _sign(store: SqliteStore) -> tuple[list[float], str]:
+async def _sign(store: SqliteStore, sets: int) -> tuple[list[float], str]:
     """Sign every session's head, one set per `SIGNED_SETS` sessions (as one set per second
     would while that many sessions each wrote); the time of each signature."""
     key = Account.create()
     signer = HeadSigner(store, key, lambda: 1_700_000_000_000)
     signing = []
     sessions = await store.audit_sessions()
-    per_set = len(sessions) // SIGNED_SETS
+    per_set = len(sessions) // sets
     for start in range(0, len(sessions), per_set):
         for session in sessions[start:start + per_set]:
             head = await store.audit_head(session)
@@ -79,38 +80,41 @@ async def _sign(store: SqliteStore) -> tuple[list[float], str]:
     return signing, key.address
 
 
-async def _measure(path: Path) -> list[str]:
+async def _measure(path: Path, entries: int, sets: int, repeats: int, anchored_repeats: int) -> Lines:
     store = SqliteStore(path)
-    sizes, appends = await _fill(store)
+    sizes, appends = await _fill(store, entries)
     verify_ms = []
-    for _ in range(5):
+    for _ in range(repeats):
         start = time.perf_counter_ns()
         verdict = await verify_store(store)
         verify_ms.append((time.perf_counter_ns() - start) / 1e6)
-        assert verdict.broken is None and verdict.entries == ENTRIES
-    signing, signer = await _sign(store)
+        assert verdict.broken is None and verdict.entries == entries
+    signing, signer = await _sign(store, sets)
     anchored_ms = []
-    for _ in range(3):
+    for _ in range(anchored_repeats):
         start = time.perf_counter_ns()
         verdict = await verify_store(store, signer)
         anchored_ms.append((time.perf_counter_ns() - start) / 1e6)
-        assert not verdict.findings and verdict.anchored_sessions == ENTRIES // PER_SESSION
+        assert not verdict.findings and verdict.anchored_sessions == entries // PER_SESSION
     await store.close()
     file_bytes = sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
+    per_entry, on_disk, append = statistics.fmean(sizes), file_bytes / entries, statistics.median(appends)
+    verify, sign, anchored = statistics.median(verify_ms), statistics.median(signing), statistics.median(anchored_ms)
     return [
-        f"Audit log ({ENTRIES:,} entries, {PER_SESSION} per session, SQLite):",
-        line("bytes per entry (canonical body + hash)", f"{statistics.fmean(sizes):.0f} B"),
-        line("bytes per entry on disk (file / entries)", f"{file_bytes / ENTRIES:.0f} B"),
-        line("append one entry p50 (hash + insert)", f"{statistics.median(appends):.1f} µs"),
-        line(f"audit verify, {ENTRIES:,} entries (median of 5)",
-             f"{statistics.median(verify_ms):.1f} ms"),
-        line(f"sign one set of {ENTRIES // PER_SESSION // SIGNED_SETS} heads (eth-account, p50)",
-             f"{statistics.median(signing):.1f} ms"),
-        line(f"audit verify, with {SIGNED_SETS} signed sets (median of 3)",
-             f"{statistics.median(anchored_ms):.1f} ms"),
+        f"Audit log ({entries:,} entries, {PER_SESSION} per session, SQLite):",
+        line("bytes per entry (canonical body + hash)", f"{per_entry:.0f} B", measured=[per_entry]),
+        line("bytes per entry on disk (file / entries)", f"{on_disk:.0f} B", measured=[on_disk]),
+        line("append one entry p50 (hash + insert)", f"{append:.1f} µs", measured=[append]),
+        line(f"audit verify, {entries:,} entries (median of {repeats})", f"{verify:.1f} ms", measured=[verify]),
+        line(f"sign one set of {entries // PER_SESSION // sets} heads (eth-account, p50)", f"{sign:.1f} ms",
+             measured=[sign]),
+        line(f"audit verify, with {sets} signed sets (median of {anchored_repeats})", f"{anchored:.1f} ms",
+             measured=[anchored]),
     ]
 
 
-def run() -> list[str]:
+def run(parts: Parts) -> Lines:
+    """Smoke: two sessions' entries, each head signed in its own set."""
+    entries, sets, repeats, anchored = (2 * PER_SESSION, 2, 1, 1) if parts.smoke else (ENTRIES, SIGNED_SETS, 5, 3)
     with tempfile.TemporaryDirectory() as folder:
-        return asyncio.run(_measure(Path(folder) / "audit.db"))
+        return asyncio.run(_measure(Path(folder) / "audit.db", entries, sets, repeats, anchored))

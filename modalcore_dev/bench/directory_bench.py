@@ -16,7 +16,8 @@ from modalcore.engine.session import Session
 from modalcore.slices.options import parse_options
 from modalcore.wire.frames import AnnouncedWallet, Env, Intent
 from modalcore.wire.serverframes import Patch, ServerFrame, Snapshot, encoded
-from modalcore_dev.bench.stats import line, summary
+from modalcore_dev.bench.parts import Parts
+from modalcore_dev.bench.stats import Lines, line, summary
 
 OPTIONS = {"networks": ["eip155:31337", "eip155:31338"], "metadata": {"name": "Bench dApp"}}
 WALLETS = [AnnouncedWallet(uuid="uuid-0", name="Dev Wallet", icon="data:image/svg+xml;base64,PHN2Zy8+",
@@ -90,24 +91,24 @@ def all_wallets_sizes() -> tuple[int, tuple[str, int], int]:
     return first, patch, len(encoded(session.snapshot()))
 
 
-def run() -> list[str]:
+def run(parts: Parts) -> Lines:
     curated = load_directory()
-    _queries(curated, 200)  # warm the filter cache, as a running engine has it
-    s = summary(_queries(curated, 3000))
-    big = synthetic(20_000)
-    _queries(big, 20)
-    b = summary(_queries(big, 300))
+    _queries(curated, parts.size(200, 2))  # warm the filter cache, as a running engine has it
+    s = summary(_queries(curated, parts.size(3000, 3)))
+    big = synthetic(parts.size(20_000, 200))
+    _queries(big, parts.size(20, 1))
+    b = summary(_queries(big, parts.size(300, 3)))
     first, patch, full = all_wallets_sizes()
-    out = [f"Wallet directory, in process ({len(curated)} curated wallets):"]
-    out.append(line("search over the directory p50", f"{s['p50']:.3f} ms", "≤ 2 ms"))
-    out.append(line("search over the directory p99", f"{s['p99']:.3f} ms"))
-    out.append(line("search, synthetic 20,000 wallets p50", f"{b['p50']:.3f} ms"))
-    out.append(line("search, synthetic 20,000 wallets p99", f"{b['p99']:.3f} ms"))
-    out.append(line("snapshot bytes, All Wallets (page 1 of 40)", f"{first} B"))
-    out.append(line("All Wallets page 2 appended", f"{patch[1]} B ({patch[0]})"))
-    out.append(line("snapshot bytes, All Wallets (every page)", f"{full} B"))
+    out: Lines = [f"Wallet directory, in process ({len(curated)} curated wallets):"]
+    out.append(line("search over the directory p50", f"{s['p50']:.3f} ms", "≤ 2 ms", [s["p50"]]))
+    out.append(line("search over the directory p99", f"{s['p99']:.3f} ms", measured=[s["p99"]]))
+    out.append(line(f"search, synthetic {len(big.wallets):,} wallets p50", f"{b['p50']:.3f} ms", measured=[b["p50"]]))
+    out.append(line(f"search, synthetic {len(big.wallets):,} wallets p99", f"{b['p99']:.3f} ms", measured=[b["p99"]]))
+    out.append(line("snapshot bytes, All Wallets (page 1 of 40)", f"{first} B", measured=[first]))
+    out.append(line("All Wallets page 2 appended", f"{patch[1]} B ({patch[0]})", measured=[patch[1]]))
+    out.append(line("snapshot bytes, All Wallets (every page)", f"{full} B", measured=[full]))
     return out
 
 
 if __name__ == "__main__":
-    print("\n".join(run()))
+    print("\n".join(map(str, run(Parts()))))

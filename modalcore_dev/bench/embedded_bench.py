@@ -27,7 +27,6 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from modalcore.core.cmds import Call, CallSettled, EffectReply
-from modalcore_dev.devchain.pytest_plugin import start_chains
 from modalcore.flows.assets import AssetBalancesFetched
 from modalcore.server.config import dev_networks, parse_config
 from modalcore.services.table import default_services
@@ -48,7 +47,8 @@ from modalcore.slices.connecting import wallet_request
 from modalcore.slices.model import Model, Step
 from modalcore.runtime.clock import RealClock
 from modalcore.core.services import ServiceContext
-from modalcore_dev.bench.stats import line, summary
+from modalcore_dev.bench.parts import Parts
+from modalcore_dev.bench.stats import Figure, Lines, line, summary
 from modalcore.services.handles import BALANCES
 
 ROUNDS = 40
@@ -62,9 +62,9 @@ class BenchSigned(EffectReply):
 CTX = ServiceContext(session_id="bench", project_id="bench", clock=RealClock())
 
 
-def _ms(samples: list[float]) -> str:
+def _ms(name: str, samples: list[float]) -> Figure:
     s = summary(samples)
-    return f"p50 {s['p50']:.1f} ms, p99 {s['p99']:.1f} ms ({len(samples)} runs)"
+    return line(name, f"p50 {s['p50']:.1f} ms, p99 {s['p99']:.1f} ms ({len(samples)} runs)", measured=[s["p50"], s["p99"]])
 
 
 def _public_key() -> str:
@@ -74,12 +74,13 @@ def _public_key() -> str:
     return base64.urlsafe_b64encode(spki).rstrip(b"=").decode()
 
 
-def run() -> list[str]:
+def run(parts: Parts) -> Lines:
+    rounds, asks = parts.size(ROUNDS), parts.size(ASSET_ASKS)
     smtp = LocalSmtpServer().start()
     loop = asyncio.new_event_loop()
     http = httpx.AsyncClient()
     try:
-        with tempfile.TemporaryDirectory() as folder, start_chains() as chains:
+        with tempfile.TemporaryDirectory() as folder, parts.dev_chains() as chains:
             known = parse_config({"networks": dev_networks(chains.rpc_urls, chains.deployment)}).known_networks()
             balances = default_services(http)[BALANCES]
             db = Path(folder) / "embedded.db"
@@ -104,7 +105,7 @@ def run() -> list[str]:
                     h.deliver(CallSettled(call.to, True, result, context=call.context))
 
             sent, connected, framed, assets = [], [], [], []
-            for i in range(ROUNDS):
+            for i in range(rounds):
                 h = Harness(is_open=True, options={"networks": ["eip155:31337", "eip155:31338"]},
                             known_networks=known)
                 h.session.model = replace(h.model, embedded=replace(h.model.embedded, email_offered=True))
@@ -126,7 +127,7 @@ def run() -> list[str]:
                 connected.append(1000 * (time.perf_counter() - start))
                 assert h.model.accounts.get("eip155").connector_id == AUTH_CONNECTOR_ID
                 address = h.model.accounts.get("eip155").address or ""
-                for n in range(ASSET_ASKS):
+                for n in range(asks):
                     start = time.perf_counter()
                     h.intent("host", "rpc", {"id": f"a{n}", "method": "wallet_getAssets",
                                              "params": [{"account": address}]})
@@ -151,9 +152,9 @@ def run() -> list[str]:
         loop.close()
         smtp.stop()
     return [
-        "Embedded wallet (engine side, local SMTP and SQLite)",
-        line("email submitted → code sent (SMTP accepted)", _ms(sent)),
-        line("code submitted → Account (key created)", _ms(connected)),
-        line("sign request → approval frame in the tree", _ms(framed)),
-        line("wallet_getAssets request → answer (2 Hardhat chains)", _ms(assets)),
+        "Embedded wallet (the session in process with the engine's services: local SMTP, SQLite, Hardhat)",
+        _ms("email submitted → code sent (SMTP accepted)", sent),
+        _ms("code submitted → Account (key created)", connected),
+        _ms("sign request → approval frame in the tree", framed),
+        _ms("wallet_getAssets request → answer (2 Hardhat chains)", assets),
     ]

@@ -17,7 +17,8 @@ from modalcore.engine.session import Session
 from modalcore.slices.options import parse_options
 from modalcore.wire.frames import AnnouncedWallet, Env, Intent
 from modalcore.wire.serverframes import Patch, ServerFrame, encoded
-from modalcore_dev.bench.stats import line, summary
+from modalcore_dev.bench.parts import Parts
+from modalcore_dev.bench.stats import Lines, line, summary
 
 WALLETS = [
     AnnouncedWallet(uuid=f"uuid-{i}", name=name, icon="data:image/svg+xml;base64,PHN2Zy8+", rdns=f"io.{name.lower()}")
@@ -97,15 +98,17 @@ def memory_per_idle_session(count: int = 2000) -> float:
     return total / count
 
 
-def run() -> list[str]:
-    timings, patch_bytes = intent_to_patch()
+def run(parts: Parts) -> Lines:
+    timings, patch_bytes = intent_to_patch(parts.size(2000, 8))
     s = summary(timings)
-    out = ["Engine, in process (a breakdown: the session alone, without runner, observers or store):"]
-    out.append(line("intent → patch (update+view+diff+encode) p50", f"{s['p50']:.0f} µs", "≤ 100 µs"))
-    out.append(line("intent → patch p99", f"{s['p99']:.0f} µs"))
-    out.append(line("snapshot bytes, Connect view", f"{connect_snapshot_bytes()} B", "≤ 4 KB"))
+    idle = parts.size(2000, 10)
+    out: Lines = ["Engine, in process (a breakdown: the session alone, without runner, observers or store):"]
+    out.append(line("intent → patch (update+view+diff+encode) p50", f"{s['p50']:.0f} µs", "≤ 100 µs", [s["p50"]]))
+    out.append(line("intent → patch p99", f"{s['p99']:.0f} µs", measured=[s["p99"]]))
+    snapshot = connect_snapshot_bytes()
+    out.append(line("snapshot bytes, Connect view", f"{snapshot} B", "≤ 4 KB", [snapshot]))
     median_patch = statistics.median(patch_bytes) if patch_bytes else 0
-    out.append(line("median patch bytes, ordinary interactions", f"{median_patch:.0f} B", "≤ 200 B"))
-    out.append(line("memory per idle session (2,000 sessions)", f"{memory_per_idle_session() / 1024:.1f} KB",
-                    "≤ 30 KB"))
+    out.append(line("median patch bytes, ordinary interactions", f"{median_patch:.0f} B", "≤ 200 B", [median_patch]))
+    memory = memory_per_idle_session(idle)
+    out.append(line(f"memory per idle session ({idle:,} sessions)", f"{memory / 1024:.1f} KB", "≤ 30 KB", [memory]))
     return out

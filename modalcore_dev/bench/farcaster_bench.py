@@ -30,7 +30,6 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from modalcore.core.cmds import Call, CallSettled
 from modalcore.core.evolve import replace
-from modalcore_dev.devchain.pytest_plugin import start_chains
 from modalcore.embedded.keys import Identity, KeyVault
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.enginetest import Harness
@@ -50,7 +49,8 @@ from modalcore.siwx.service import siwx_services
 from modalcore.siwx.store import SqliteSiwxStore
 from modalcore.slices.farcaster import ChannelOpened, FarcasterChannelOpened, FarcasterPollDue
 from modalcore_testing import serve_app
-from modalcore_dev.bench.stats import line, summary
+from modalcore_dev.bench.parts import Parts
+from modalcore_dev.bench.stats import Figure, Lines, line, summary
 
 ROUNDS = 30
 
@@ -65,16 +65,17 @@ def frame_key() -> str:
 CTX = ServiceContext(session_id="bench", project_id="bench", clock=RealClock())
 
 
-def _ms(samples: list[float]) -> str:
+def _ms(name: str, samples: list[float]) -> Figure:
     s = summary(samples)
-    return f"p50 {s['p50']:.1f} ms, p99 {s['p99']:.1f} ms ({len(samples)} runs)"
+    return line(name, f"p50 {s['p50']:.1f} ms, p99 {s['p99']:.1f} ms ({len(samples)} runs)", measured=[s["p50"], s["p99"]])
 
 
-def run() -> list[str]:
+def run(parts: Parts) -> Lines:
+    rounds = parts.size(ROUNDS)
     loop = asyncio.new_event_loop()
     http = httpx.AsyncClient()
     try:
-        with (tempfile.TemporaryDirectory() as folder, start_chains() as chains,
+        with (tempfile.TemporaryDirectory() as folder, parts.dev_chains() as chains,
               serve_app(create_relay_app(demo_client=True)) as relay):
             known = parse_config({"networks": dev_networks(chains.rpc_urls, chains.deployment)}).known_networks()
             section = farcaster_section(relay.http_url, chains.chain(31337), "http://127.0.0.1:5173")
@@ -103,7 +104,7 @@ def run() -> list[str]:
             drawn: list[float] = []
             approved: list[float] = []
             signed_in: list[float] = []
-            for i in range(2 * ROUNDS):
+            for i in range(2 * rounds):
                 sign_in = i % 2 == 1  # every other round: the host requires sign-in (interleaved: same load)
                 options: dict[str, Any] = {"networks": ["eip155:31337"], **({"siwx": {"required": True}} if sign_in else {})}
                 h = Harness(is_open=True, options=options, known_networks=known, session_id=f"bench-{i}",
@@ -138,14 +139,15 @@ def run() -> list[str]:
         loop.run_until_complete(http.aclose())
         loop.close()
     return [
-        "Sign in with Farcaster (engine side, local relay, IdRegistry on Hardhat, SQLite vault)",
-        line("Farcaster pressed → channel opened for the frame's key", _ms(drawn)),
-        line("demo client approves → Account (verified, idOf, key opened, frame key registered)", _ms(approved)),
-        line("sign-in required: demo client approves → signed in (as above, then lookup, signed at once, "
-             "verified and stored)", _ms(signed_in)),
+        "Sign in with Farcaster (the session in process with the engine's services: local relay, IdRegistry on "
+        "Hardhat, SQLite vault)",
+        _ms("Farcaster pressed → channel opened for the frame's key", drawn),
+        _ms("demo client approves → Account (verified, idOf, key opened, frame key registered)", approved),
+        _ms("sign-in required: demo client approves → signed in (as above, then lookup, signed at once, "
+            "verified and stored)", signed_in),
     ]
 
 
 if __name__ == "__main__":
-    for text in run():
+    for text in run(Parts()):
         print(text)

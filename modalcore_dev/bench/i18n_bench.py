@@ -14,7 +14,8 @@ from modalcore.slices.options import parse_options
 from modalcore.wire.frames import Env
 from modalcore.wire.serverframes import encoded
 from modalcore_dev.bench.engine_bench import OPTIONS, WALLETS, Clicker
-from modalcore_dev.bench.stats import line, summary
+from modalcore_dev.bench.parts import Parts
+from modalcore_dev.bench.stats import Lines, line, summary
 
 CYCLE = [("host", "open"), ("connect/all-wallets", "press"), ("header/back", "press"), ("host", "close")]
 
@@ -41,22 +42,27 @@ def intent_to_patch(language: str, rounds: int = 2000) -> list[float]:
     return timings
 
 
-def run() -> list[str]:
-    out = ["Languages (engine-rendered):"]
-    out.append(line("strings per catalogue", f"{len(extract())} ({', '.join(LANGUAGES[1:])})"))
-    english = summary(intent_to_patch("en"))
+def run(parts: Parts) -> Lines:
+    rounds = parts.size(2000, 8)
+    out: Lines = ["Languages (engine-rendered):"]
+    strings = len(extract())
+    out.append(line("strings per catalogue", f"{strings} ({', '.join(LANGUAGES[1:])})", measured=[strings]))
+    english = summary(intent_to_patch("en", rounds))
     for language in LANGUAGES:
-        s = english if language == "en" else summary(intent_to_patch(language))
+        s = english if language == "en" else summary(intent_to_patch(language, rounds))
         bytes_ = len(encoded(new_session(language).snapshot()))
         out.append(line(f"intent → patch p50 / p99, {language}",
-                        f"{s['p50']:.0f} / {s['p99']:.0f} µs; Connect snapshot {bytes_} B"))
+                        f"{s['p50']:.0f} / {s['p99']:.0f} µs; Connect snapshot {bytes_} B",
+                        measured=[s["p50"], s["p99"], bytes_]))
     start = time.perf_counter()
     for language in LANGUAGES[1:]:
         catalogue.cache_clear()
         catalogue(language)
-    out.append(line("catalogue load (4 languages, once per process)", f"{(time.perf_counter() - start) * 1000:.0f} ms"))
+    took = (time.perf_counter() - start) * 1000
+    out.append(line(f"catalogue load ({len(LANGUAGES) - 1} languages, once per process)", f"{took:.0f} ms",
+                    measured=[took]))
     return out
 
 
 if __name__ == "__main__":
-    print("\n".join(run()))
+    print("\n".join(map(str, run(Parts()))))

@@ -16,7 +16,8 @@ from modalcore.engine.session import Session
 from modalcore.inspect.recording import inspect_file
 from modalcore.slices.options import parse_options
 from modalcore.wire.frames import AnnouncedWallet, Env, Intent, Join
-from modalcore_dev.bench.stats import line, summary
+from modalcore_dev.bench.parts import Parts
+from modalcore_dev.bench.stats import Lines, line, summary
 
 STEPS = 1_000
 WALLET = AnnouncedWallet(uuid="uuid-1", name="Dev Wallet", icon="data:image/svg+xml,%3Csvg%2F%3E",
@@ -43,20 +44,21 @@ def recording(steps: int = STEPS) -> str:
     return sink.getvalue()
 
 
-def run() -> list[str]:
+def run(parts: Parts) -> Lines:
+    steps = parts.size(STEPS, 10)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "bench.jsonl"
-        path.write_text(recording())
+        path.write_text(recording(steps))
         opens = []
-        for _ in range(5):
+        for _ in range(parts.size(5)):
             start = time.perf_counter_ns()
             inspection = inspect_file(path)
             _ = [step.summary() for step in inspection.steps]
             opens.append((time.perf_counter_ns() - start) / 1e6)
-        assert inspection.first_divergence is None and len(inspection.steps) == STEPS
+        assert inspection.first_divergence is None and len(inspection.steps) == steps
         rng = random.Random(3)
         jumps = []
-        for _ in range(300):
+        for _ in range(parts.size(300, 3)):
             index = rng.randrange(len(inspection.steps))
             start = time.perf_counter_ns()
             json.dumps(inspection.step_detail(index))
@@ -65,8 +67,8 @@ def run() -> list[str]:
         size = path.stat().st_size
     s_open, s_jump = summary(opens), summary(jumps)
     return [
-        f"Session inspector ({STEPS:,}-step recording, {size / 1e6:.1f} MB, in process):",
-        line("open (replay, trees, timeline) p50", f"{s_open['p50']:.0f} ms"),
+        f"Session inspector ({steps:,}-step recording, {size / 1e6:.1f} MB, in process):",
+        line("open (replay, trees, timeline) p50", f"{s_open['p50']:.0f} ms", measured=[s_open["p50"], size]),
         line("jump to a step (step JSON + model diff) p50 / p99",
-             f"{s_jump['p50']:.2f} ms / {s_jump['p99']:.2f} ms"),
+             f"{s_jump['p50']:.2f} ms / {s_jump['p99']:.2f} ms", measured=[s_jump["p50"], s_jump["p99"]]),
     ]

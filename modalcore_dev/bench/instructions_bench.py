@@ -18,16 +18,17 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from modalcore.store.sqlite import SqliteStore
 from modalcore_dev.bench.engine_bench import intent_to_patch
 from modalcore_dev.bench.production_bench import CYCLE, measure
-from modalcore_dev.bench.stats import line
+from modalcore_dev.bench.parts import Parts, require_program
+from modalcore_dev.bench.stats import Lines, line
 
 SESSIONS = 10
 BY_ROWS_ONLY_MS = 10**9  # a write-behind wait no run reaches
@@ -35,11 +36,11 @@ FEW, MANY = 40, 200  # presses; multiples of SESSIONS × len(CYCLE), so each run
 _SUMMARY = re.compile(rb"^summary:\s+(\d+)", re.MULTILINE)
 
 
-def _presses(rounds: int) -> None:
-    """The measured program: `rounds` presses over SESSIONS sessions, saved in SQLite."""
+def _presses(rounds: int, sessions: int = SESSIONS) -> None:
+    """The measured program: `rounds` presses over `sessions` sessions, saved in SQLite."""
     with tempfile.TemporaryDirectory() as tmp:
         store = SqliteStore(Path(tmp) / "bench.db", write_behind_ms=BY_ROWS_ONLY_MS)
-        asyncio.run(measure(store, sessions=SESSIONS, rounds=rounds))
+        asyncio.run(measure(store, sessions=sessions, rounds=rounds))
 
 
 def _session_presses(rounds: int) -> None:
@@ -48,41 +49,55 @@ def _session_presses(rounds: int) -> None:
     intent_to_patch(rounds)
 
 
-def _instructions(mode: str, rounds: int) -> int:
+def _instructions(mode: str, rounds: int, sessions: int) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "cachegrind.out"
         env = {**os.environ, "PYTHONHASHSEED": "0"}
         subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={out}",
-                        sys.executable, "-m", "modalcore_dev.bench.instructions_bench", mode, str(rounds)],
+                        sys.executable, "-m", "modalcore_dev.bench.instructions_bench", mode, str(rounds), str(sessions)],
                        check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         found = _SUMMARY.search(out.read_bytes())
         assert found is not None, "cachegrind wrote no summary"
         return int(found.group(1))
 
 
-def per_intent(mode: str = "--presses") -> float:
-    return (_instructions(mode, MANY) - _instructions(mode, FEW)) / (MANY - FEW)
+def per_intent(mode: str = "--presses", few: int = FEW, many: int = MANY, sessions: int = SESSIONS,
+               together: bool = False) -> float:
+    """`together`: the two runs at once (the smoke test's, on two cores: half the wait; the full
+    bench runs them one after the other, so neither stretches the other's timers)."""
+    if together:
+        with ThreadPoolExecutor(2) as pool:
+            more, fewer = pool.map(lambda rounds: _instructions(mode, rounds, sessions), (many, few))
+        return (more - fewer) / (many - few)
+    return (_instructions(mode, many, sessions) - _instructions(mode, few, sessions)) / (many - few)
 
 
-def run() -> list[str]:
+def run(parts: Parts) -> Lines:
     title = "Engine, production path under cachegrind (instructions, any machine):"
-    if shutil.which("valgrind") is None:
-        return [title, "  valgrind is not installed (apt-get install valgrind): not measured"]
-    each, alone = per_intent(), per_intent("--session")
-    return [title,
-            line("SQLite: instructions per intent", f"{each / 1e3:,.0f} k"),
-            line("SQLite: … per open / All Wallets / back / close cycle", f"{each * len(CYCLE) / 1e6:.2f} M", "≤ 1.0 M"),
-            line("the session alone (update+view+diff+encode), per cycle", f"{alone * len(CYCLE) / 1e6:.2f} M")]
+    require_program("valgrind", "Debian's valgrind: apt-get install valgrind")
+    # smoke: one session, one and two cycles (still the difference of two runs), and not the
+    # session alone (two more runs under valgrind; engine_bench goes through its path)
+    sessions, few, many = (1, len(CYCLE), 2 * len(CYCLE)) if parts.smoke else (SESSIONS, FEW, MANY)
+    each = per_intent("--presses", few, many, sessions, together=parts.smoke)
+    out: Lines = [title,
+                  line("SQLite: instructions per intent", f"{each / 1e3:,.0f} k", measured=[each]),
+                  line("SQLite: … per open / All Wallets / back / close cycle", f"{each * len(CYCLE) / 1e6:.2f} M",
+                       "≤ 1.0 M", [each])]
+    if not parts.smoke:
+        alone = per_intent("--session", few, many, sessions)
+        out.append(line("the session alone (update+view+diff+encode), per cycle", f"{alone * len(CYCLE) / 1e6:.2f} M",
+                        measured=[alone]))
+    return out
 
 
 def _main(argv: list[str]) -> int:
     if argv[:1] == ["--presses"]:
-        _presses(int(argv[1]))
+        _presses(int(argv[1]), int(argv[2]) if len(argv) > 2 else SESSIONS)
         return 0
     if argv[:1] == ["--session"]:
         _session_presses(int(argv[1]))
         return 0
-    for text in run():
+    for text in run(Parts()):
         print(text, flush=True)
     return 0
 

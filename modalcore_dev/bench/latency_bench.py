@@ -32,7 +32,8 @@ from modalcore_dev.latency.browser import (
 from modalcore_dev.latency.proxy import running_proxy
 from modalcore.server.config import REPO_ROOT
 from modalcore_testing import start_server
-from modalcore_dev.bench.stats import line, percentile
+from modalcore_dev.bench.parts import MissingPart, Parts
+from modalcore_dev.bench.stats import Lines, Skipped, line, percentile
 
 ROUNDS = 20
 RTTS_MS = (0, 100)
@@ -50,29 +51,31 @@ STEPS: list[tuple[str, list[str], dict[str, Any] | list[dict[str, Any]]]] = [
 ]
 
 
-def bundle_lines() -> list[str]:
+def bundle_lines() -> Lines:
     if not BUNDLE.exists():
-        return [line("renderer bundle dist/modal.js", "missing (cd renderer && node build.mjs)")]
+        raise MissingPart("renderer/dist/modal.js is not built (`make deps`)")
     data = BUNDLE.read_bytes()
     packed = len(gzip.compress(data, compresslevel=6))
     return [
-        line("initial JS the host loads (dist/modal.js, React incl.)", f"{len(data):,} B"),
-        line("  gzip", f"{packed:,} B ({packed / 1024:.1f} KB)", "≤ 85 KB"),
+        line("initial JS the host loads (dist/modal.js, React incl.)", f"{len(data):,} B", measured=[len(data)]),
+        line("  gzip", f"{packed:,} B ({packed / 1024:.1f} KB)", "≤ 85 KB", [packed]),
         *sdk_lines(),
     ]
 
 
-def sdk_lines() -> list[str]:
+def sdk_lines() -> Lines:
     """The npm package's entries (@modalcore/sdk, built from renderer/src/sdk), React excluded."""
     built = subprocess.run(["node", "build-sdk.mjs"], cwd=REPO_ROOT / "renderer", capture_output=True,
                            text=True, timeout=300)
     if built.returncode != 0 or not SDK_SIZES.exists():
-        return [line("npm entries (@modalcore/sdk)", "not built (cd renderer && node build-sdk.mjs)")]
+        raise RuntimeError(f"renderer/build-sdk.mjs failed: {(built.stderr.strip().splitlines() or [''])[-1]}")
     sizes: dict[str, int] = json.loads(SDK_SIZES.read_text())
-    out = [line(f"  npm @modalcore/sdk{'' if name == 'index' else '/' + name}, gzip without React",
-                f"{size:,} B ({size / 1024:.1f} KB)") for name, size in sizes.items() if name != "index+react"]
+    out: Lines = [line(f"  npm @modalcore/sdk{'' if name == 'index' else '/' + name}, gzip without React",
+                       f"{size:,} B ({size / 1024:.1f} KB)", measured=[size])
+                  for name, size in sizes.items() if name != "index+react"]
     both = sizes["index+react"]
-    out.append(line("  npm plain + React entries, gzip without React", f"{both:,} B ({both / 1024:.1f} KB)", "≤ 30 KB"))
+    out.append(line("  npm plain + React entries, gzip without React", f"{both:,} B ({both / 1024:.1f} KB)", "≤ 30 KB",
+                    [both]))
     return out
 
 
@@ -126,34 +129,38 @@ def _figures(results: list[dict[str, Any]]) -> tuple[float, float, int]:
     return percentile(times, 50), percentile(times, 90), local
 
 
-def run() -> list[str]:
-    out = ["Latency, demo page in Chromium through the delay proxy:"]
+def run(parts: Parts) -> Lines:
+    out: Lines = ["Latency, demo page in Chromium through the delay proxy:"]
     out += bundle_lines()
     if not CHROMIUM.exists():
-        out.append(line("click → first visible change", "skipped: no /usr/bin/chromium (make chromium)"))
+        out.append(Skipped("click → first visible change", "no /usr/bin/chromium (make chromium)"))
         return out
+    rounds, loads = parts.size(ROUNDS), parts.size(COLD_LOADS)
     by_rtt: dict[int, dict[str, list[dict[str, Any]]]] = {}
     with tempfile.TemporaryDirectory() as folder, \
             start_server(demo_config(RPC_URLS, None, Path(folder))) as engine, \
             running_proxy(engine.port, delay_ms=0) as proxy, chromium() as browser:
-        cold = browser.run(_cold_opens(browser, engine.http_url, COLD_LOADS), timeout=600)
+        cold = browser.run(_cold_opens(browser, engine.http_url, loads), timeout=600)
         for rtt in RTTS_MS:
             proxy.delay_ms = rtt / 2
-            by_rtt[rtt] = browser.run(_rounds(browser, proxy.http_url, rtt, ROUNDS), timeout=300)
+            by_rtt[rtt] = browser.run(_rounds(browser, proxy.http_url, rtt, rounds), timeout=300)
     shown = [r["shown"] for r in cold if r.get("shown") is not None]
     visible = [r["visible"] for r in cold if r.get("visible") is not None]
     out.append(f"  click → card shown (non-zero box, opacity > 0 along its ancestors, its fades started) and"
-               f" visible (opacity 1, no fade running), {COLD_LOADS} cold page loads after network idle:")
+               f" visible (opacity 1, no fade running), {loads} cold page loads after network idle:")
+    if len(shown) != len(cold) or len(visible) != len(cold):
+        raise RuntimeError(f"the card was not shown in {len(cold) - len(shown)} and not visible in "
+                           f"{len(cold) - len(visible)} of {len(cold)} loads")
     out.append(line("  click → shown, p50 (min–max)",
-                    f"{percentile(shown, 50):.1f} ms ({min(shown):.1f}–{max(shown):.1f})" if len(shown) == len(cold)
-                    else f"not shown in {len(cold) - len(shown)} of {len(cold)} loads", "p50 ≤ 20 ms"))
+                    f"{percentile(shown, 50):.1f} ms ({min(shown):.1f}–{max(shown):.1f})", "p50 ≤ 20 ms",
+                    [percentile(shown, 50)]))
     out.append(line("  click → visible, p50 (min–max)",
-                    f"{percentile(visible, 50):.1f} ms ({min(visible):.1f}–{max(visible):.1f})" if len(visible) == len(cold)
-                    else f"not visible in {len(cold) - len(visible)} of {len(cold)} loads", "p50 ≤ 170 ms"))
-    out.append(f"  click → first frame showing the change, {ROUNDS} rounds (p50 / p90, local = before any engine frame):")
+                    f"{percentile(visible, 50):.1f} ms ({min(visible):.1f}–{max(visible):.1f})", "p50 ≤ 170 ms",
+                    [percentile(visible, 50)]))
+    out.append(f"  click → first frame showing the change, {rounds} rounds (p50 / p90, local = before any engine frame):")
     for name, _, _ in STEPS:
         for rtt in RTTS_MS:
             p50, p90, local = _figures(by_rtt[rtt][name])
             out.append(line(f"  {name}, +{rtt} ms round trip",
-                            f"{p50:.1f} / {p90:.1f} ms, local {local}/{ROUNDS}", "p50 ≤ 20 ms"))
+                            f"{p50:.1f} / {p90:.1f} ms, local {local}/{rounds}", "p50 ≤ 20 ms", [p50, p90]))
     return out

@@ -47,7 +47,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from modalcore.store.redis_server import redis_server
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, join_frame
 from modalcore.wire.codec import decode, encode
-from modalcore_dev.bench.stats import percentile
+from modalcore_dev.bench.parts import Parts
+from modalcore_dev.bench.stats import Figure, Lines, percentile
 from modalcore.netports import free_port
 
 HOST = "127.0.0.1"
@@ -240,6 +241,7 @@ class Row:
     scenario: str
     sessions: int
     figures: dict[str, str]
+    measured: tuple[float, ...] = ()  # what the smoke test checks is there and positive
 
 
 async def _settle_like_a_page(session: Session) -> None:
@@ -274,7 +276,7 @@ async def idle(workers: Sequence[Worker], count: int) -> Row:
         "just joined": f"{(fresh - before) / opened:.1f} KiB",
         "RSS total": f"{after / 1024:.0f} MiB",
         "errors": str(failed),
-    })
+    }, (after / 1024, len(sessions)))
 
 
 def _redis_commands(redis_url: str | None) -> int:
@@ -339,7 +341,8 @@ async def active(workers: Sequence[Worker], count: int, rate: float, seconds: fl
     if redis_url is not None:  # what Redis executed, script bodies included
         figures["Redis commands/intent"] = f"{commands / answered:.2f}"
     figures["errors"] = str(errors + store_errors)  # the client's, and failed store calls
-    return Row(len(workers), f"active {rate:g}/s × {seconds:g} s", count, figures)
+    return Row(len(workers), f"active {rate:g}/s × {seconds:g} s", count, figures,
+               (percentile(samples, 50), len(samples) / elapsed, cpu))
 
 
 # ----- the active run from several client processes (one Python process cannot drive much more
@@ -404,21 +407,22 @@ def active_from_processes(workers: Sequence[Worker], count: int, rate: float, se
     if redis_url is not None:
         figures["Redis commands/intent"] = f"{commands / answered:.2f}"
     figures["errors"] = str(errors)
-    return Row(len(workers), f"active {rate:g}/s × {seconds:g} s, {clients} clients", count, figures)
+    return Row(len(workers), f"active {rate:g}/s × {seconds:g} s, {clients} clients", count, figures,
+               (percentile(samples, 50), len(samples) / elapsed, cpu))
 
 
-def table(rows: Sequence[Row], store: str) -> list[str]:
-    lines = [f"Load over real websockets (loopback, {store} store, client on the same machine):",
-             f"  {'workers':>7}  {'scenario':<22} {'sessions':>8}  figures"]
+def table(rows: Sequence[Row], store: str) -> Lines:
+    lines: Lines = [f"Load over real websockets (loopback, {store} store, client on the same machine):",
+                    f"  {'workers':>7}  {'scenario':<22} {'sessions':>8}  figures"]
     for row in rows:
         figures = ", ".join(f"{k} {v}" for k, v in row.figures.items())
-        lines.append(f"  {row.workers:>7}  {row.scenario:<22} {row.sessions:>8}  {figures}")
+        lines.append(Figure(f"{row.workers:>7}  {row.scenario:<22} {row.sessions:>8}", figures, measured=row.measured))
     return lines
 
 
 def run(idle_sessions: int = 200, active_sessions: int = 100, rate: float = 1.0,
         seconds: float = 10.0, worker_counts: Sequence[int] = (1, 2),
-        store: str = "sqlite", clients: int = 1) -> list[str]:
+        store: str = "sqlite", clients: int = 1) -> Lines:
     if not (0 <= idle_sessions <= MAX_SESSIONS and 0 <= active_sessions <= MAX_SESSIONS):
         raise ValueError(f"sessions are bounded to {MAX_SESSIONS}")
     if not (0 < rate <= 30 and 0 < seconds <= MAX_SECONDS):
@@ -444,6 +448,12 @@ def run(idle_sessions: int = 200, active_sessions: int = 100, rate: float = 1.0,
                         rows.append(asyncio.run(
                             active(workers, active_sessions, rate, seconds, redis_url)))
     return table(rows, "Redis" if store == "redis" else "SQLite")
+
+
+def section(parts: Parts) -> Lines:
+    """`make bench`'s run of the tool (LOAD_IDLE, LOAD_ACTIVE, LOAD_RATE, LOAD_SECONDS)."""
+    sizes = parts.load
+    return run(sizes.idle, sizes.active, sizes.rate, sizes.seconds, sizes.workers)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

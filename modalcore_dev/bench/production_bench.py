@@ -29,7 +29,8 @@ from modalcore.store.sqlite import SqliteStore
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, join_frame, make_test_config
 from modalcore.wire.codec import decode, encode
 from modalcore.wire.frames import Intent, Join, parse_client_frame
-from modalcore_dev.bench.stats import line, summary
+from modalcore_dev.bench.parts import Parts
+from modalcore_dev.bench.stats import Lines, Skipped, line, summary
 
 CYCLE = (("host", "open"), ("connect/all-wallets", "press"), ("header/back", "press"),
          ("host", "close"))
@@ -124,33 +125,39 @@ async def measure(store: SessionStore, sessions: int = 50, rounds: int = 2000,
     return result
 
 
-def run() -> list[str]:
+def run(parts: Parts) -> Lines:
+    sessions, rounds = parts.size(50, 2), parts.size(2000, 8)
     with tempfile.TemporaryDirectory() as tmp:
         store = SqliteStore(Path(tmp) / "bench.db")
-        figures = asyncio.run(measure(store, commands=lambda: store.commits))
-    out = ["Engine, production path (hub, runner, observers, store, encoder; 50 interleaved sessions):"]
-    out.append(line("SQLite: intent → frames sent and saved, CPU p50", f"{figures['p50']:.0f} µs", "≤ 150 µs"))
-    out.append(line("SQLite: … CPU p99", f"{figures['p99']:.0f} µs", "≤ 1 ms"))
-    out.append(line("SQLite: … wall p50 / p99", f"{figures['wall_p50']:.0f} / {figures['wall_p99']:.0f} µs"))
+        figures = asyncio.run(measure(store, sessions, rounds, commands=lambda: store.commits))
+    out: Lines = [f"Engine, production path (hub, runner, observers, store, encoder; {sessions} interleaved sessions):"]
+    out.append(line("SQLite: intent → frames sent and saved, CPU p50", f"{figures['p50']:.0f} µs", "≤ 150 µs",
+                    [figures["p50"]]))
+    out.append(line("SQLite: … CPU p99", f"{figures['p99']:.0f} µs", "≤ 1 ms", [figures["p99"]]))
+    out.append(line("SQLite: … wall p50 / p99", f"{figures['wall_p50']:.0f} / {figures['wall_p99']:.0f} µs",
+                    measured=[figures["wall_p50"], figures["wall_p99"]]))
     out.append(line("SQLite: store calls / commits per intent (saves and events written behind)",
-                    f"{figures['store_calls']:.2f} / {figures['commands']:.3f}"))
-    out.append(line("SQLite: bytes saved per intent (session and shared blobs)", f"{figures['saved_bytes']:,.0f} B"))
+                    f"{figures['store_calls']:.2f} / {figures['commands']:.3f}", measured=[figures["store_calls"]]))
+    out.append(line("SQLite: bytes saved per intent (session and shared blobs)", f"{figures['saved_bytes']:,.0f} B",
+                    measured=[figures["saved_bytes"]]))
     if shutil.which("redis-server") is None:
-        out.append("  Redis: redis-server is not installed (`make redis`): not measured")
+        out.append(Skipped("Redis", "redis-server is not installed (`make redis`)"))
         return out
     with redis_server() as url:
         redis = RedisStore.from_url(url, prefix="bench:")
-        figures = asyncio.run(measure(redis, commands=lambda: redis.commands))
+        figures = asyncio.run(measure(redis, sessions, rounds, commands=lambda: redis.commands))
     out.append(line("Redis: intent → frames sent and saved, CPU p50 / p99",
-                    f"{figures['p50']:.0f} / {figures['p99']:.0f} µs"))
-    out.append(line("Redis: … wall p50 / p99", f"{figures['wall_p50']:.0f} / {figures['wall_p99']:.0f} µs"))
-    out.append(line("Redis: requests per intent", f"{figures['commands']:.2f}", "≤ 2"))
-    out.append(line("Redis: bytes saved per intent (session and shared blobs)", f"{figures['saved_bytes']:,.0f} B"))
+                    f"{figures['p50']:.0f} / {figures['p99']:.0f} µs", measured=[figures["p50"], figures["p99"]]))
+    out.append(line("Redis: … wall p50 / p99", f"{figures['wall_p50']:.0f} / {figures['wall_p99']:.0f} µs",
+                    measured=[figures["wall_p50"], figures["wall_p99"]]))
+    out.append(line("Redis: requests per intent", f"{figures['commands']:.2f}", "≤ 2", [figures["commands"]]))
+    out.append(line("Redis: bytes saved per intent (session and shared blobs)", f"{figures['saved_bytes']:,.0f} B",
+                    measured=[figures["saved_bytes"]]))
     return out
 
 
 def _main(argv: Any = None) -> int:
-    for text in run():
+    for text in run(Parts()):
         print(text, flush=True)
     return 0
 

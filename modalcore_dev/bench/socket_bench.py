@@ -6,7 +6,8 @@ import asyncio
 import time
 
 from modalcore_testing import Client, make_test_config, start_server
-from modalcore_dev.bench.stats import line, summary
+from modalcore_dev.bench.parts import Parts
+from modalcore_dev.bench.stats import Lines, line, summary
 
 ROUNDS = 400
 
@@ -25,12 +26,13 @@ async def _round_trips(url: str, rounds: int) -> list[float]:
     return samples
 
 
-def run() -> list[str]:
+def run(parts: Parts) -> Lines:
+    rounds = parts.size(ROUNDS, 2)
     with start_server(make_test_config()) as server:
-        samples = asyncio.run(_round_trips(server.ws_url(), ROUNDS))
+        samples = asyncio.run(_round_trips(server.ws_url(), rounds))
     s = summary(samples)
     return [
         "Websocket, loopback (real uvicorn, msgpack):",
-        line("intent → patch round trip p50", f"{s['p50']:.2f} ms"),
-        line("intent → patch round trip p99", f"{s['p99']:.2f} ms"),
+        line("intent → patch round trip p50", f"{s['p50']:.2f} ms", measured=[s["p50"]]),
+        line("intent → patch round trip p99", f"{s['p99']:.2f} ms", measured=[s["p99"]]),
     ]

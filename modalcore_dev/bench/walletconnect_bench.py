@@ -30,7 +30,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from modalcore_dev.devchain.pytest_plugin import start_chains
 from modalcore_dev.latency.browser import CHROMIUM, BrowserThread, DemoPage, chromium, demo_config
 from modalcore_dev.latency.proxy import running_proxy
 from modalcore.netports import free_port
@@ -43,7 +42,8 @@ from modalcore_dev.walletconnect_relay import running_relay
 from modalcore.walletconnect.sign_rpc import Metadata
 from modalcore.wire.codec import encode
 from modalcore_testing import start_server
-from modalcore_dev.bench.stats import line, percentile, summary
+from modalcore_dev.bench.parts import Parts, require_program
+from modalcore_dev.bench.stats import Lines, Skipped, line, percentile, summary
 
 WALLET = Path(__file__).resolve().parents[2] / "walletpeer" / "wallet.mjs"
 KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
@@ -79,7 +79,7 @@ async def _expect(events: asyncio.Queue[dict[str, Any]], name: str) -> None:
         pass
 
 
-async def _measure(rpc_urls: dict[int, str]) -> dict[str, Any]:
+async def _measure(rpc_urls: dict[int, str], rounds: int) -> dict[str, Any]:
     uri_ms: list[float] = []
     connect_ms: list[float] = []
     async with running_relay() as relay:
@@ -88,7 +88,7 @@ async def _measure(rpc_urls: dict[int, str]) -> dict[str, Any]:
         rt = WalletConnectRuntime(relay.url, metadata=Metadata(name="bench"), secret=b"bench", store=MemoryStore())
         try:
             uri = ""
-            for index in range(ROUNDS):
+            for index in range(rounds):
                 sid = f"bench-{index}"
                 start = time.perf_counter()
                 ok, pairing, _, message = await rt.run(sid, {"method": "wc_pair", "networks": ["eip155:31337"]})
@@ -103,7 +103,7 @@ async def _measure(rpc_urls: dict[int, str]) -> dict[str, Any]:
                 assert ok, message
                 connect_ms.append((time.perf_counter() - start) * 1000)
             published, delivered = relay.published, relay.delivered
-            ok, _, _, message = await rt.run(f"bench-{ROUNDS - 1}", {"method": "personal_sign",
+            ok, _, _, message = await rt.run(f"bench-{rounds - 1}", {"method": "personal_sign",
                                                                     "params": ["0x68656c6c6f", ADDRESS]})
             assert ok, message
             await asyncio.sleep(0.2)  # the dApp's acknowledgement of nothing: let late frames land
@@ -169,11 +169,11 @@ async def _clicks(browser: BrowserThread, base_url: str, rounds: int) -> list[fl
     return out
 
 
-def _browser_lines() -> list[str]:
+def _browser_lines(rounds: int) -> Lines:
     if not CHROMIUM.exists():
-        return [line("click → QR drawn", "skipped: no /usr/bin/chromium (make chromium)")]
+        return [Skipped("click → QR drawn", "no /usr/bin/chromium (make chromium)")]
     rpc = {31337: "http://127.0.0.1:8545", 31338: "http://127.0.0.1:8546"}  # not started: nothing connects
-    out = [f"  click on WalletConnect → QR drawn (Chromium, demo page, delay proxy; {CLICK_ROUNDS} rounds):"]
+    out: Lines = [f"  click on WalletConnect → QR drawn (Chromium, demo page, delay proxy; {rounds} rounds):"]
     with tempfile.TemporaryDirectory() as folder, _relay_process() as relay_url:
         config = demo_config(rpc, None, Path(folder)).model_copy(
             update={"walletconnect": WalletConnectConfig(relay_url=relay_url)})
@@ -181,9 +181,10 @@ def _browser_lines() -> list[str]:
                 chromium() as browser:
             for rtt in RTTS_MS:
                 proxy.delay_ms = rtt / 2
-                times = browser.run(_clicks(browser, proxy.http_url, CLICK_ROUNDS), timeout=300)
+                times = browser.run(_clicks(browser, proxy.http_url, rounds), timeout=300)
                 out.append(line(f"  +{rtt} ms round trip, p50 / p90",
-                                f"{percentile(times, 50):.1f} / {percentile(times, 90):.1f} ms"))
+                                f"{percentile(times, 50):.1f} / {percentile(times, 90):.1f} ms",
+                                measured=[percentile(times, 50), percentile(times, 90)]))
     return out
 
 
@@ -268,41 +269,47 @@ async def _one_click(browser: BrowserThread, base_url: str, wallet: _Wallet, rou
     return out
 
 
-def _one_click_lines(rpc_urls: dict[int, str], deployment: dict[str, Any]) -> list[str]:
+def _one_click_lines(rpc_urls: dict[int, str], deployment: dict[str, Any], rounds: int) -> Lines:
     if not CHROMIUM.exists():
-        return [line("one-click sign-in", "skipped: no /usr/bin/chromium (make chromium)")]
+        return [Skipped("one-click sign-in", "no /usr/bin/chromium (make chromium)")]
     with tempfile.TemporaryDirectory() as folder, _relay_process() as relay_url:
         config = demo_config(rpc_urls, deployment, Path(folder)).model_copy(
             update={"walletconnect": WalletConnectConfig(relay_url=relay_url)})
         wallet = _Wallet(relay_url, rpc_urls)
         try:
             with start_server(config) as engine, chromium() as browser:
-                times = browser.run(_one_click(browser, f"http://127.0.0.1:{engine.port}", wallet, AUTH_ROUNDS),
+                times = browser.run(_one_click(browser, f"http://127.0.0.1:{engine.port}", wallet, rounds),
                                     timeout=600)
         finally:
             wallet.stop()
-    return [line(f"one-click sign-in: approve → signed in, p50 / p99 ({AUTH_ROUNDS} rounds)",
-                 f"{percentile(times, 50):.1f} / {percentile(times, 99):.1f} ms")]
+    return [line(f"one-click sign-in: approve → signed in, p50 / p99 ({rounds} rounds)",
+                 f"{percentile(times, 50):.1f} / {percentile(times, 99):.1f} ms",
+                 measured=[percentile(times, 50), percentile(times, 99)])]
 
 
-def run() -> list[str]:
-    with start_chains(deploy=True) as chains:  # the demo's contracts: the account page's reads succeed
-        figures = asyncio.run(_measure(chains.rpc_urls))
-        one_click = _one_click_lines(chains.rpc_urls, chains.deployment)
+def run(parts: Parts) -> Lines:
+    require_program("node", "Node 20 for the wallet peer; `make deps`")
+    with parts.dev_chains() as chains:  # the demo's contracts: the account page's reads succeed
+        figures = asyncio.run(_measure(chains.rpc_urls, parts.size(ROUNDS)))
+        one_click = _one_click_lines(chains.rpc_urls, chains.deployment, parts.size(AUTH_ROUNDS))
     published, delivered = figures["per_request"]
-    return [*_lines(figures, published, delivered), *one_click, *_browser_lines()]
+    return [*_lines(figures, published, delivered), *one_click, *_browser_lines(parts.size(CLICK_ROUNDS))]
 
 
-def _lines(figures: dict[str, Any], published: int, delivered: int) -> list[str]:
+def _lines(figures: dict[str, Any], published: int, delivered: int) -> Lines:
     return [
-        "WalletConnect (runtime on the local relay, the sign-client wallet peer, Hardhat):",
-        line("wc_pair → URI ready p50", f"{figures['uri']['p50']:.1f} ms"),
-        line("URI to the wallet → connected p50", f"{figures['connect']['p50']:.1f} ms"),
-        line("relay messages per personal_sign", f"{published} published, {delivered} delivered"),
-        line("QR node (msgpack)", f"{figures['qr_bytes']} bytes for a {figures['uri_chars']}-char URI"),
+        "WalletConnect (the engine's WalletConnect runtime alone on the local relay, the sign-client wallet peer, "
+        "Hardhat; the browser figures below go through the whole engine):",
+        line("wc_pair → URI ready p50", f"{figures['uri']['p50']:.1f} ms", measured=[figures["uri"]["p50"]]),
+        line("URI to the wallet → connected p50", f"{figures['connect']['p50']:.1f} ms",
+             measured=[figures["connect"]["p50"]]),
+        line("relay messages per personal_sign", f"{published} published, {delivered} delivered",
+             measured=[published, delivered]),
+        line("QR node (msgpack)", f"{figures['qr_bytes']} bytes for a {figures['uri_chars']}-char URI",
+             measured=[figures["qr_bytes"], figures["uri_chars"]]),
     ]
 
 
 if __name__ == "__main__":
-    for text in run():
+    for text in run(Parts()):
         print(text)
