@@ -73,3 +73,12 @@ def test_after_a_reload_the_modal_starts_over_on_account_not_on_the_last_view() 
     h.intent("account/network")
     h.rejoin(last=h.server_seq)
     assert h.view == "Networks"
+
+
+def test_a_social_accounts_chip_carries_the_providers_mark() -> None:
+    from modalcore.views import account, logos
+
+    chip = account._embedded_user(None, "ada", "github")[0]
+    assert chip.p["image"] == logos.SOCIALS["github"] and chip.p.get("icon") is None
+    mail = account._embedded_user("ada@example.com", None, None)[0]
+    assert mail.p["icon"] == "mail"
