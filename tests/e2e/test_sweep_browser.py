@@ -176,7 +176,7 @@ def walk_connected(s: Sweep) -> None:
     back(d)
     press("Account", "Send")
     form = d.wait_view("WalletSend")
-    form.get_by_role("button", name="Select token").click()
+    form.get_by_role("button", name="ETH").first.click()  # Send opens on the native token: the picker
     form.get_by_role("button", name="Test USD").wait_for()
     s.check("WalletSend-tokens")
     form.get_by_role("button", name="Test USD").click()
