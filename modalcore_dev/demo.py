@@ -184,25 +184,42 @@ def preflight(host: str, port: int) -> dict[int, int]:
     return ports
 
 
-def print_addresses(engine_url: str, page_url: str, rpc_urls: dict[int, str],
+PAGE_LINE = "  Modalcore demo page: {page}/   ({note})"
+ENGINE_LINE = "  engine (PORT={port}):  {engine}   (its own origin: the approval frame and /dev/mail are served there)"
+
+
+def print_page_first(page_url: str, engine_url: str, port: int) -> None:
+    """The page to open, before the chains and rigs start (issue 39 item 8): `PORT=` is the
+    engine's port; the page has a port of its own, chosen free at start."""
+    print(PAGE_LINE.format(page=page_url, note="it answers once everything below has started"), flush=True)
+    print(ENGINE_LINE.format(port=port, engine=engine_url), flush=True)
+    print("starting the chains, the relay, the rigs and the engine...\n", flush=True)
+
+
+def print_addresses(engine_url: str, page_url: str, port: int, rpc_urls: dict[int, str],
                     smtp_port: int, provider: DevOidcProvider | None, solana: SolanaDevchain,
-                    relay_url: str, wallet_page: str) -> None:
-    """Where everything the demo started listens, for the person who ran `make run`."""
+                    relay_url: str, wallet_page: str, farcaster_url: str,
+                    bundler_urls: dict[int, str]) -> None:
+    """Where everything the demo started listens, for the person who ran `make run`: the rigs
+    first, the engine and the demo page last (the page's line is the terminal's last)."""
     for chain_id, url in sorted(rpc_urls.items()):
         print(f"chain {chain_id}: {url}", flush=True)
+    print(f"chain {solana.caip2}: {solana.rpc_url}", flush=True)
+    for chain_id, url in sorted(bundler_urls.items()):
+        print(f"bundler eip155:{chain_id} (alto, EntryPoint v0.7): {url}", flush=True)
     print(f"email codes: {engine_url}{MAIL_PATH}   (local SMTP on 127.0.0.1:{smtp_port})", flush=True)
     if provider is not None:
         names = ", ".join(NAMES[p] for p in provider.clients)
         print(f"social sign-in: {names} are the local OpenID provider {provider.issuer}", flush=True)
-    print(f"chain {solana.caip2}: {solana.rpc_url}", flush=True)
+    print(f"demo Farcaster client (Continue with Farcaster, then approve there): {farcaster_url}/client",
+          flush=True)
     print(f"walletconnect relay: {relay_url}", flush=True)
     print(f"demo wallet (WalletConnect → Copy link, paste it there): {wallet_page}", flush=True)
     print("or pair the test wallet from a shell:\n  " + wallet_command(relay_url, rpc_urls), flush=True)
-    print(f"\n  Modalcore demo page: {page_url}/   (stop: Ctrl-C)", flush=True)
-    print(f"  engine:              {engine_url}   (its own origin: the approval frame is served there)",
-          flush=True)
-    print(f"  with Solana:         {page_url}/?networks={solana.caip2},eip155:31337,eip155:31338\n",
-          flush=True)
+    print("", flush=True)
+    print(ENGINE_LINE.format(port=port, engine=engine_url), flush=True)
+    print(f"  with Solana:         {page_url}/?networks={solana.caip2},eip155:31337,eip155:31338", flush=True)
+    print(PAGE_LINE.format(page=page_url, note="open this; stop: Ctrl-C") + "\n", flush=True)
 
 
 def run(host: str, port: int, record_dir: str | None = None, record_name: str | None = None,
@@ -228,6 +245,7 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
     engine_url = f"http://{host}:{port}"
     page_port = free_port()  # the demo page's own origin (DESIGN.md "Trust boundaries")
     page_url = f"http://{host}:{page_port}"
+    print_page_first(page_url, engine_url, port)
     provider = start_provider(engine_url)
     relay: subprocess.Popen[str] | None = None
     farcaster_relay: subprocess.Popen[bytes] | None = None
@@ -258,11 +276,8 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
             "smart_accounts": dev_smart_accounts_section(deployment, bundler_urls),
         })
         quiet_logging()
-        print_addresses(engine_url, page_url, rpc_urls, smtp.port, provider, solana, relay_url, wallet_page)
-        print(f"demo Farcaster client (Continue with Farcaster, then approve there): {farcaster_url}/client",
-              flush=True)
-        for chain_id, url in bundler_urls.items():
-            print(f"bundler eip155:{chain_id} (alto, EntryPoint v0.7): {url}", flush=True)
+        print_addresses(engine_url, page_url, port, rpc_urls, smtp.port, provider, solana, relay_url, wallet_page,
+                        farcaster_url, bundler_urls)
         page = uvicorn.Server(uvicorn.Config(create_page_app(config.static_path(), engine_url),
                                              host=host, port=page_port, log_level="warning",
                                              log_config=log_config()))

@@ -11,6 +11,10 @@ Each signed set is stored (`SessionStore.heads_append`) and written to the opera
 one JSON line (`audit heads signed {...}`) with its digest and signature: kept off the box (log
 shipping, or `audit export-heads` run by a job), those lines anchor the log where an operator
 with the store, or even with the engine's key, cannot reach (`audit verify --anchors`).
+At most one such line a minute is written at INFO (issue 39 item 8: a walk of the demo wrote
+47): the others go to DEBUG, and the newest set signed since the last INFO line is written at
+INFO when the minute is up (or at shutdown). Each set holds the digest of the one before, so
+the newest anchored set anchors every earlier one of its process.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from .heads import MAX_HEADS_PER_SIGNATURE, Head, SignedHeads, make_body, sign
 log = logging.getLogger(__name__)
 
 SIGN_INTERVAL_MS = 1000
+ANCHOR_LOG_INTERVAL_MS = 60_000  # one `audit heads signed` INFO line a minute at most
 RETRY_MS = 5000  # after the store refused a set: the heads wait and go again
 MAX_HEADS_WAITING = 100_000  # past it (a store down for long) the oldest are dropped: unanchored, logged
 
@@ -43,11 +48,13 @@ def anchor_line(signed: SignedHeads, sessions: int) -> str:
 
 class HeadSigner:
     def __init__(self, store: SessionStore, key: LocalAccount, now: Callable[[], int], *,
-                 interval_ms: int = SIGN_INTERVAL_MS, worker: str | None = None) -> None:
+                 interval_ms: int = SIGN_INTERVAL_MS, worker: str | None = None,
+                 log_interval_ms: int = ANCHOR_LOG_INTERVAL_MS) -> None:
         self.store = store
         self.key = key
         self.now = now
         self.interval_ms = interval_ms
+        self.log_interval_ms = log_interval_ms
         # this process's own chain of signed sets, named by the id the worker goes by everywhere
         # (metrics, /healthz, the store's lease: server/app.py); a fresh one per process
         self.worker = worker if worker is not None else secrets.token_hex(8)
@@ -57,6 +64,9 @@ class HeadSigner:
         self._dirty: dict[str, Head] = {}
         self._timer: asyncio.TimerHandle | None = None
         self._task: asyncio.Task[None] | None = None
+        self._logged_at: int | None = None  # when the last INFO line was written
+        self._unlogged: str | None = None  # the newest set's line, written at DEBUG only so far
+        self._log_timer: asyncio.TimerHandle | None = None
 
     def advanced(self, session_id: str, seq: int, hash_: str) -> None:
         """A session's log has a new head: it is signed within `interval_ms`."""
@@ -106,8 +116,33 @@ class HeadSigner:
             return False
         self._n, self._prev = signed.n, digest(body)
         self.signed += 1
-        log.info("audit heads signed %s", anchor_line(signed, len(heads)))
+        self._log_anchor(anchor_line(signed, len(heads)))
         return True
+
+    def _log_anchor(self, line: str) -> None:
+        """INFO at most once per `log_interval_ms`; meanwhile DEBUG, the newest line kept
+        for INFO when the interval is up."""
+        now = self.now()
+        if self._logged_at is None or now - self._logged_at >= self.log_interval_ms:
+            self._write_anchor(line, now)
+            return
+        log.debug("audit heads signed %s", line)
+        self._unlogged = line
+        if self._log_timer is None:
+            delay_ms = self._logged_at + self.log_interval_ms - now
+            self._log_timer = asyncio.get_running_loop().call_later(delay_ms / 1000, self._log_due)
+
+    def _write_anchor(self, line: str, now: int) -> None:
+        log.info("audit heads signed %s", line)
+        self._logged_at, self._unlogged = now, None
+        if self._log_timer is not None:
+            self._log_timer.cancel()
+            self._log_timer = None
+
+    def _log_due(self) -> None:
+        self._log_timer = None
+        if self._unlogged is not None:
+            self._write_anchor(self._unlogged, self.now())
 
     async def flush(self) -> None:
         """Sign what waits now (the engine stopping)."""
@@ -122,4 +157,6 @@ class HeadSigner:
                 self._timer = None
         while self._dirty:
             if not await self._sign_some():
-                return
+                break
+        if self._unlogged is not None:  # the engine stops: the newest set reaches the log now
+            self._write_anchor(self._unlogged, self.now())

@@ -36,7 +36,7 @@ from ..slices.options import apply_options
 from ..slices.networks import activate
 from ..rules.texts import INVALID_CHAIN_ID
 from ..slices.disconnect import cleared
-from ..slices.switching import enter_unsupported_if_needed
+from ..slices.switching import enter_unsupported_if_needed, request_switch
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
@@ -150,8 +150,13 @@ def connected(model: Model, connector_id: str, address: str, chain: str, now: in
     """The wallet answered with an account and a chain: the account is connected. `info` names a
     wallet that is no announced connector (the embedded wallet), `user_email` its user."""
     connector = model.connectors.get(connector_id)
-    networks = activate(model.networks, chain)
+    chosen = model.networks.chosen
+    networks = replace(activate(model.networks, chain), chosen=None)
     previous = model.accounts.get(NAMESPACE)
+    if info is None and not fresh and previous.connector_id == connector_id:
+        # a re-sync after a reload keeps the wallet the session knows: a WalletConnect wallet's
+        # name and the deep link its phone opens it by are in no connector (issue 39 item 6)
+        info = previous.connected_wallet_info
     account = AccountState(
         caip_address=f"{chain}:{address}",
         address=address,
@@ -193,7 +198,17 @@ def connected(model: Model, connector_id: str, address: str, chain: str, now: in
     if fresh and connector is not None and connector.supports("solana"):
         model, effect = solana_request(model, connector_id, "standard:connect", {}, SolanaAccountsAnswered)
         cmds.append(effect)  # a wallet of both namespaces connects its Solana account too
+    if fresh and _wants_switch(model, connector_id, chosen, chain):
+        # the network chosen before connecting is where the visitor meant to be: the wallet
+        # is asked to switch at once (issue 39 item 7; AppKit connects with the active chain)
+        model, more = request_switch(model, chosen or "")
+        cmds += more
     return model, cmds
+
+
+def _wants_switch(model: Model, connector_id: str, chosen: str | None, chain: str) -> bool:
+    return (chosen is not None and chosen != chain and chosen.startswith(f"{NAMESPACE}:")
+            and connector_id != AUTH_CONNECTOR_ID and model.networks.is_requested(chosen))
 
 
 def with_reattach_options(model: Model, msg: Reattached) -> Model:

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from ..core.cmds import Cmd
 from ..core.shape import Slice
-from ..slices import directory_listing, nfts, send_tx, swap_tx
+from ..core.evolve import replace
+from ..slices import directory_listing, modal, nfts, router, send_tx, swap_tx
 from ..slices.connecting import Reattached
 from . import connect as connection
 from . import smart_account, solana_connect
@@ -21,8 +22,22 @@ from . import walletconnect
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
 
+# Views nothing waits on: after a reload the modal starts over on its opening view (Account when
+# connected), as AppKit's does, instead of the last view browsed (issue 39 item 9). A view that
+# waits on the visitor or a wallet (sign-in, approval, a pairing, a preview) stays.
+BROWSING = frozenset(("Account", "Connect", "Networks", "WhatIsAWallet", "WalletSend",
+                      "WalletReceive", "RegisterAccountName", "RegisterAccountNameSuccess", "Swap", "OnRamp",
+                      "ConnectSocials", "ConnectWallets", "CallsStatus"))
+
+
+def start_over(model: Model, msg: Reattached, now: int) -> Step:
+    if not msg.reloaded or model.router.view not in BROWSING:
+        return model, []
+    return replace(model, router=router.reset(model.router, modal.opening_view(model))), []
+
+
 AFTER_RELOAD = (directory_listing.on_reattached, nfts.on_reattached, send_tx.on_reattached, swap_tx.on_reattached,
-                smart_account.on_reattached)
+                smart_account.on_reattached, start_over)
 
 
 def on_reattached(model: Model, msg: Reattached, now: int) -> Step:

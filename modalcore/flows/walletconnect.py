@@ -130,7 +130,11 @@ def _wanted(model: Model) -> str:
 
 
 def _networks(model: Model) -> list[str]:
-    return [n.id for n in model.networks.known if n.namespace == NAMESPACE]
+    """The host's EVM networks, the one chosen before connecting first: the wallet's session
+    starts on the first (issue 39 item 7)."""
+    ids = [n.id for n in model.networks.known if n.namespace == NAMESPACE]
+    chosen = model.networks.chosen
+    return [chosen, *(i for i in ids if i != chosen)] if chosen in ids else ids
 
 
 def reuses_pairing(model: Model) -> bool:

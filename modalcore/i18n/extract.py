@@ -35,8 +35,15 @@ class Found:
     where: str  # path:line
 
 
+# Lower-case single words a view draws as they are (the separator's "or", issue 39 item 9): the
+# rule below would take them for a token.
+SHORT_WORDS = frozenset(("or",))
+
+
 def is_text(value: str) -> bool:
     """Words a visitor reads, not a technical token."""
+    if value in SHORT_WORDS:
+        return True
     literal = re.sub(r"\{[a-z0-9_]+\}", "", value)
     if not _WORDY.search(literal) or _ID_LIKE.match(value):
         return False

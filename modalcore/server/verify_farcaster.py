@@ -122,13 +122,22 @@ const box = document.getElementById('farcaster'), state = document.getElementByI
                                                            className: 'open', textContent: 'Open Farcaster'}));
   } else {
     const qr = Object.assign(document.createElement('div'), {id: 'farcaster-qr'}); qr.innerHTML = r.data.qr;
-    box.append(qr);
+    // the link the QR holds, for a Farcaster client on this computer (issue 39 item 9; AppKit's Copy link)
+    const copy = Object.assign(document.createElement('button'), {id: 'farcaster-copy', type: 'button',
+                                                                  className: 'copy', textContent: 'Copy link'});
+    copy.onclick = () => navigator.clipboard.writeText(r.data.url).then(
+      () => { state.textContent = 'Link copied'; }, () => { state.textContent = 'Failed to copy'; });
+    box.append(qr, copy);
   }
 })().catch(() => { state.textContent = 'This browser cannot hold a wallet key'; });
 """
-SIGNIN_CSS = ("#farcaster{display:flex;justify-content:center}#farcaster-qr svg{width:232px;height:232px;"
-              "border-radius:calc(var(--rm) * 4)}.open{display:block;padding:12px 16px;text-align:center;"
-              "border-radius:calc(var(--rm) * 3);background:var(--accent, #8a63d2);color:#fff;text-decoration:none}")
+# the approval frame's palette (approval_theme.py: #approve, #reject), not Farcaster's own purple
+SIGNIN_CSS = ("#farcaster{display:flex;flex-direction:column;align-items:center;gap:8px}"
+              "#farcaster-qr svg{width:232px;height:232px;border-radius:calc(var(--rm) * 4)}"
+              ".open{display:block;padding:12px 16px;text-align:center;border-radius:calc(var(--rm) * 3);"
+              "background:color-mix(in srgb,var(--accent) 74%,#000);color:#fff;text-decoration:none}"
+              ".copy{padding:8px 14px;border:0;border-radius:calc(var(--rm) * 3);font:inherit;cursor:pointer;"
+              "background:var(--soft);color:var(--fg)}#state:empty{display:none}")
 
 
 def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:

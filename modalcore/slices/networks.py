@@ -13,6 +13,9 @@ class NetworksState:
     known: tuple[Network, ...] = ()  # the host's networks, in the host's order
     active: str | None = None
     unsupported: str | None = None  # a wallet chain the host did not request
+    # the network the visitor (or the host) chose while no account of its namespace was
+    # connected: the next connect lands on it (issue 39 item 7); cleared once connected
+    chosen: str | None = None
 
     @property
     def requested(self) -> tuple[str, ...]:

@@ -141,7 +141,9 @@ def tokens(model: Model) -> tuple[TokenBalance, ...]:
 
 
 def selected_token(model: Model) -> TokenBalance | None:
-    key = model.send.token
+    """The token picked, else the network's native token (AppKit's Send opens on it; issue 39
+    item 9), else None."""
+    key = model.send.token or NATIVE
     return next((t for t in tokens(model) if token_key(t) == key), None)
 
 
@@ -189,7 +191,7 @@ def problem(model: Model) -> str | None:
     if not state.amount.strip() or not state.receiver.strip():
         return AMOUNT_AND_RECEIVER_REQUIRED
     token = selected_token(model)
-    if state.token is None or token is None:
+    if token is None:
         return TOKEN_REQUIRED
     if state.resolving:
         return RESOLVING_NAME

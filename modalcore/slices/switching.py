@@ -55,6 +55,8 @@ def request_switch(model: Model, network_id: str) -> Step:
         return _after_switch(model)
     connector_id = _connected_connector(model)
     if connector_id is None or network.namespace != "eip155":
+        if model.accounts.get(network.namespace).status == "disconnected":
+            model = replace(model, networks=replace(model.networks, chosen=network_id))
         return _switched(model, network_id, 0)
     model, effect = wallet_request(
         model, connector_id, "wallet_switchEthereumChain", [{"chainId": network.chain_id_hex}],

@@ -19,7 +19,7 @@ from ..slices.smart_account import (
 )
 from ..rules.embedded import AUTH_CONNECTOR_ID
 from ..wire.nodes import Node, node
-from . import parts
+from . import logos, parts
 from .activity_tab import activity
 from .nfts_tab import nfts
 
@@ -88,7 +88,10 @@ def _embedded_user(email: str | None, username: str | None, provider: str | None
         # a social sign-in: the provider's account, not a mail address the visitor typed
         shown = email or username or ""
         service = SOCIAL_NAMES.get(provider, provider)
-        return [node("chip", "account/user", text=shown, icon="user", label=f"Signed in with {service} as {shown}")]
+        # the provider's own mark, not a generic person (issue 39 item 9)
+        mark = logos.SOCIALS.get(provider)
+        return [node("chip", "account/user", text=shown, image=mark, icon=None if mark else "user",
+                     label=f"Signed in with {service} as {shown}")]
     if email:
         return [node("chip", "account/user", text=email, icon="mail", label=f"Signed in as {email}")]
     return []

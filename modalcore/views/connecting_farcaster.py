@@ -15,7 +15,8 @@ from .approve_transaction import theme_key
 
 TITLE = "Farcaster"
 PATH = "/embedded/farcaster"
-FRAME_HEIGHT = 300
+FRAME_HEIGHT = 340  # the QR and its Copy link
+PHONE_FRAME_HEIGHT = 72  # the Open Farcaster button alone: no blank under it (issue 39 item 9)
 READS = ("embedded", "env", "theme", "session_id", "siwx")  # the frame's src names the session and theme
 
 
@@ -36,7 +37,7 @@ def _parts(model: Model) -> list[Node]:
         return [node("spinner", "farcaster/spinner", size=24)]
     hint = "Continue in Farcaster" if model.env.mobile else "Scan this QR Code with your phone"
     return [node("frame", "farcaster/frame", src=frame_src(model.session_id, channel.attempt, theme_key(model.theme)),
-                 title="Sign in with Farcaster", height=FRAME_HEIGHT),
+                 title="Sign in with Farcaster", height=PHONE_FRAME_HEIGHT if model.env.mobile else FRAME_HEIGHT),
             node("text", "farcaster/hint", text=hint, variant="small", tone="muted")]
 
 

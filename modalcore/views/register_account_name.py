@@ -49,7 +49,8 @@ def body(model: Model) -> Node:
     status = _status(model)
     if status is not None:
         children.append(status)
-    if state.suggestions and state.checked == state.label and not state.problem:
+    # suggestions stand in for a taken name: none while the typed one is available (issue 39 item 9)
+    if state.suggestions and state.checked == state.label and not state.problem and not state.available:
         children.append(node("stack", "register-name/suggestions", [
             node("button", f"register-name/suggestion/{name}", on={"press": PressedNameSuggestion(name)},
                  text=name, variant="secondary")

@@ -27,7 +27,8 @@ NAMESPACE_BADGES = {("solana",): "SOLANA", ("eip155", "solana"): "EVM + SOLANA"}
 def connector_row(model: Model, connector: Connector, prefix: str) -> Node:
     image = connector.image_url
     if connector.type == "WALLET_CONNECT":
-        tag = "QR CODE"
+        # a phone opens wallets by their link, not a QR it would have to scan (issue 39 item 9)
+        tag = None if model.env.mobile else "QR CODE"
         image = image or logos.WALLETCONNECT
     else:  # a wallet of the solana namespace carries its namespace badge (issue 18)
         badge = NAMESPACE_BADGES.get(connector.namespaces)

@@ -159,8 +159,9 @@ test('render: every node type draws; dialog semantics; theme', () => {
     }
     assert.match(html, /role="status"/, 'snackbar is a polite status region');
     assert.match(html, /aria-live="polite"/);
-    assert.match(html, /alt="MetaMask"/);
-    assert.match(html, /aria-label="Rainbow"/, 'an image without src falls back to a labelled monogram');
+    assert.match(html, /<img[^>]*alt=""[^>]*src="https:\/\/x\/m.png"|<img[^>]*src="https:\/\/x\/m.png"[^>]*alt=""/, 'a wallet row\'s mark is decorative: its name is the row\'s text');
+    assert.doesNotMatch(html, /alt="MetaMask"/);
+    assert.match(html, /wm-mono[^>]*aria-hidden="true"[^>]*>R</, 'an image without src falls back to a monogram (decorative beside the name)');
     assert.doesNotMatch(html, /SECRET/);
     assert.doesNotMatch(html, /PREVIOUS VIEW/);
     assert.match(html, /aria-invalid="true"/);

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import time
+
+import pytest
 
 from eth_account import Account
 
@@ -74,3 +78,39 @@ def test_rule_the_logged_anchor_line_is_json_with_the_sets_digest_and_signature(
     line = json.loads(anchor_line(SignedHeads("w", 3, b"{}", "0xab"), 7))
     assert line == {"worker": "w", "n": 3, "digest": SignedHeads("w", 3, b"{}", "0xab").digest,
                     "signature": "0xab", "sessions": 7}
+
+
+def test_rule_one_anchor_line_a_minute_at_info_the_rest_at_debug_and_the_newest_follows(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 39 item 8: a walk of the demo wrote 47 `audit heads signed` INFO lines. At most one
+    a `log_interval_ms` reaches INFO; the sets between go to DEBUG, and the newest of them is
+    written at INFO once the interval is up, so the log still anchors every set (each holds the
+    digest of the one before)."""
+    async def run() -> None:
+        store = MemoryStore()
+        signer = HeadSigner(store, KEY, lambda: int(time.monotonic() * 1000), interval_ms=1,
+                            log_interval_ms=400)
+        for seq in range(1, 6):
+            signer.advanced("a", seq, f"h{seq}")
+            while len(await store.heads_all()) < seq:
+                await asyncio.sleep(0.005)
+        assert len(info()) == 1 and len(debug()) == 4
+        while len(info()) < 2:
+            await asyncio.sleep(0.02)
+        newest = (await store.heads_all())[-1]
+        assert json.loads(info()[-1].split(" ", 3)[3])["digest"] == newest.digest
+        await signer.flush()
+        assert len(info()) == 2  # nothing left unlogged
+
+    def lines(level: int) -> list[str]:
+        return [r.getMessage() for r in caplog.records
+                if r.levelno == level and r.getMessage().startswith("audit heads signed ")]
+
+    def info() -> list[str]:
+        return lines(logging.INFO)
+
+    def debug() -> list[str]:
+        return lines(logging.DEBUG)
+
+    with caplog.at_level(logging.DEBUG, logger="modalcore.audit.signer"):
+        asyncio.run(run())

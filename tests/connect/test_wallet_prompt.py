@@ -82,3 +82,29 @@ def test_a_walletconnect_request_on_the_phone_it_was_paired_on_offers_its_deep_l
     h.press("networks/open-wallet")
     assert h.effects()[-1]["kind"] == "open_url"
     assert h.effects()[-1]["req"] == {"url": "metamask://", "target": "_self"}
+
+
+def test_after_a_reload_a_walletconnect_prompt_still_names_the_wallet_and_the_phone_keeps_open() -> None:
+    """Rule (issue 39 item 6): the WalletConnect wallet's identity (name, the deep link its phone
+    opens it by) stays in the session across a reload's re-sync: the prompt does not fall back to
+    "Open WalletConnect on your phone" and the phone keeps its Open button."""
+    h = dir_harness({"networks": ["eip155:1", "eip155:10"]}, walletconnect=True,
+                    env={"mobile": True, "platform": "ios"})
+    h.host("open", view="AllWallets")
+    h.settle_directory()
+    h.type("metamask")
+    h.advance(300)
+    h.settle_directory()
+    h.press("all/w/metamask")
+    h.relay("wc_pair", {"uri": uri(), "expiry": 240})
+    h.relay("wc_approval", {"accounts": [WC_ADDRESS], "chain": "eip155:1", "peer": PEER})
+    h.rejoin(last=None)
+    h.relay("eth_accounts", [WC_ADDRESS])
+    h.relay("eth_chainId", hex(1))
+    assert h.model.accounts.get("eip155").status == "connected"
+    h.host("open")
+    h.intent("account/network")
+    h.intent("networks/eip155:10")
+    assert h.pending_relay("wallet_switchEthereumChain")
+    assert h.node("networks/where").p["text"] == WC_PROMPT
+    assert h.node("networks/open-wallet").p["text"] == "Open Modalcore Test Wallet"

@@ -470,8 +470,7 @@ def test_send_from_the_funded_embedded_address_through_the_approval_frame(
         account.get_by_role("button", name="Send", exact=True).click()
         form = page.locator('.wm-card[data-view="WalletSend"]')
         form.wait_for(state="visible")
-        form.get_by_role("button", name="Select token").click()
-        form.get_by_role("button", name=re.compile("Ether|ETH")).first.click()
+        form.get_by_role("button", name="ETH").first.wait_for()  # Send opens on the native token
         form.get_by_role("textbox", name="Amount").fill("0.25")
         form.get_by_role("textbox", name="Receiver address").fill(receiver)
         form.get_by_role("button", name="Preview send").click()

@@ -287,3 +287,54 @@ def test_a_browser_whose_key_is_gone_verifies_with_farcaster_in_the_approval_fra
         _signed_in_as_the_embedded_account(page, 1)
     finally:
         context.close()
+
+
+def test_issue39_desktop_farcaster_offers_copy_link_and_the_phone_view_is_tight_and_on_palette(
+        browser: Any, farcaster_host: str) -> None:
+    """Issue 39 item 9: on a computer the QR has its Copy link (AppKit's), which puts the channel's
+    farcaster:// link on the clipboard; on a phone the frame holding Open Farcaster is no taller
+    than the button (no large gap) and the button is drawn in the modal's accent, not Farcaster's
+    own purple. Screenshots in artifacts/walk39/."""
+    from playwright.sync_api import expect
+
+    from .test_phone_browser import PHONE_UA
+
+    shots = Path(__file__).resolve().parents[2] / "artifacts" / "walk39"
+    shots.mkdir(parents=True, exist_ok=True)
+    desk = browser.new_context(viewport={"width": 1280, "height": 800})
+    desk.set_default_timeout(TIMEOUT_MS)
+    desk.grant_permissions(["clipboard-read", "clipboard-write"])
+    try:
+        page = desk.new_page()
+        page.goto(farcaster_host)
+        page.wait_for_function("window.hostModal !== undefined")
+        page.click("#open")
+        page.locator('.wm-card[data-view="Connect"]').get_by_role("button", name="Continue with Farcaster").click()
+        frame = page.frame_locator("iframe.wm-frame")
+        expect(frame.locator("#farcaster-qr svg")).to_be_visible()
+        page.screenshot(path=str(shots / "farcaster-desktop.png"))
+        frame.get_by_role("button", name="Copy link").click()
+        expect(frame.get_by_text("Link copied")).to_be_visible()
+        assert str(page.evaluate("navigator.clipboard.readText()")).startswith("farcaster://connect")
+    finally:
+        desk.close()
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                                user_agent=PHONE_UA)
+    phone.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = phone.new_page()
+        page.goto(farcaster_host)
+        page.wait_for_function("window.hostModal !== undefined")
+        page.click("#open")
+        page.locator('.wm-card[data-view="Connect"]').get_by_role("button", name="Continue with Farcaster").click()
+        frame = page.frame_locator("iframe.wm-frame")
+        button = frame.locator("#farcaster-open")
+        expect(button).to_be_visible()
+        page.wait_for_timeout(300)  # the frame's height message
+        page.screenshot(path=str(shots / "farcaster-phone.png"))
+        height = page.locator("iframe.wm-frame").evaluate("(f) => f.getBoundingClientRect().height")
+        assert height <= 80, f"the frame is {height}px tall for one button"
+        background = button.evaluate("(b) => getComputedStyle(b).backgroundColor")
+        assert background != "rgb(138, 99, 210)", background  # Farcaster's purple, off the modal's palette
+    finally:
+        phone.close()

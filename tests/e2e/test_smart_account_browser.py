@@ -140,8 +140,7 @@ def _send_cent(page: Any) -> None:
     account.get_by_role("button", name="Send", exact=True).click()
     form = page.locator('.wm-card[data-view="WalletSend"]')
     form.wait_for(state="visible")
-    form.get_by_role("button", name="Select token").click()
-    form.get_by_role("button", name="Ether").click()
+    form.get_by_role("button", name="ETH").first.wait_for()  # Send opens on the native token
     form.get_by_role("textbox", name="Amount").fill("0.01")
     form.get_by_role("textbox", name="Receiver address").fill(RECEIVER)
     form.get_by_role("button", name="Preview send").click()

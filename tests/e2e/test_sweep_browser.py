@@ -18,8 +18,14 @@ import pytest
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore_testing import RunningServer
 
+from modalcore_dev.devchain.pytest_plugin import AaChains
+from modalcore_dev.devmail import LocalSmtpServer
+
 from .checks import axe, card_box, clipped, outside, screenshot
 from .conftest import REPO_ROOT, TIMEOUT_MS, Demo, open_modal, watch
+from .test_embedded_browser import sign_in_by_email
+from .test_smart_account_browser import (_smart_account, host_site, smart_dir, smart_engine, smtp,  # noqa: F401 (fixtures)
+                                         wait_account)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
 
@@ -170,7 +176,7 @@ def walk_connected(s: Sweep) -> None:
     back(d)
     press("Account", "Send")
     form = d.wait_view("WalletSend")
-    form.get_by_role("button", name="Select token").click()
+    form.get_by_role("button", name="ETH").first.click()  # Send opens on the native token: the picker
     form.get_by_role("button", name="Test USD").wait_for()
     s.check("WalletSend-tokens")
     form.get_by_role("button", name="Test USD").click()
@@ -212,3 +218,68 @@ def test_every_view_in_both_themes_draws_cleanly(sweep: Sweep, browser: Any, eng
     if sweep.size == "desktop":
         tops = {round(top) for top in sweep.tops.values()}
         assert len(tops) == 1, f"the card's top edge moves between views: {sweep.tops}"
+
+
+@dataclass
+class HostSweep(Sweep):
+    """The sweep on a host page of the smart-account engine: its theme set by the host API."""
+
+    def set_theme(self, mode: str) -> None:
+        self.demo.eval(f"window.hostModal.setThemeMode('{mode}')")
+        self.demo.page.locator(f'.wm-root[data-theme="{mode}"]').wait_for(state="attached")
+        self.theme = mode
+
+
+def test_the_smart_account_views_at_phone_size_draw_cleanly(
+        browser: Any, host_site: str, smtp: LocalSmtpServer, aachains: AaChains) -> None:  # noqa: F811
+    """Issues 32 and 33's views in the phone sweep (issue 39): Account with the smart-account
+    switch (both account types) and CallsStatus after a sponsored wallet_sendCalls, both themes,
+    at 390×844, with the same checks as every other view."""
+    width, height = SIZES["phone"]
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    demo = Demo(context, page, host_site)
+    watch(demo)
+    s = HostSweep(demo, "phone")
+    try:
+        page.goto(host_site)
+        page.wait_for_function("window.hostModal !== undefined")
+        sign_in_by_email(page, smtp, "sweep@example.com")
+        smart, eoa = _smart_account(page)
+        with aachains.chains.rpc(31337) as rpc:
+            rpc.call("hardhat_setBalance", [smart, hex(10**18)])
+        if not demo.view("Account").is_visible():
+            page.click("#open")
+        account = demo.wait_view("Account")
+        account.get_by_role("button", name="Switch to your EOA").wait_for()
+        s.check("Account-smart-account")
+        account.get_by_role("button", name="Switch to your EOA").click()
+        wait_account(page, eoa)
+        if not demo.view("Account").is_visible():
+            page.click("#open")
+        account = demo.wait_view("Account")
+        account.get_by_role("button", name="Switch to your Smart Account").wait_for()
+        s.check("Account-eoa")
+        account.get_by_role("button", name="Switch to your Smart Account").click()
+        wait_account(page, smart)
+        page.evaluate(
+            "(from) => { window.sent = null; window.hostModal.getProvider().request({method: 'wallet_sendCalls',"
+            " params: [{version: '2.0.0', chainId: '0x7a69', from, atomicRequired: true,"
+            f" calls: [{{to: '{RECEIVER}', value: '0x2386f26fc10000'}}]}}]}})"
+            ".then((r) => { window.sent = r; }, (e) => { window.sent = {error: String(e)}; }); }", smart)
+        demo.wait_view("ApproveTransaction")
+        page.frame_locator("iframe.wm-frame").get_by_role("button", name="Approve").click()
+        page.wait_for_function("window.sent !== null", timeout=60_000)
+        sent = page.evaluate("window.sent")
+        assert "error" not in sent, sent
+        page.evaluate("(id) => window.hostModal.getProvider().request({method: 'wallet_showCallsStatus', params: [id]})",
+                      sent["id"])
+        status = demo.wait_view("CallsStatus")
+        status.get_by_text("Calls confirmed").wait_for(timeout=60_000)
+        s.check("CallsStatus")
+        assert demo.errors == [], f"the page logged problems: {demo.errors}"
+    finally:
+        context.close()
+    assert s.seen == ["Account-smart-account", "Account-eoa", "CallsStatus"]
+    assert s.problems == [], "\n".join(s.problems)

@@ -49,7 +49,7 @@ def test_rule_a_tile_name_wraps_between_words_only(
     try:
         demo.goto()
         open_modal(demo)
-        demo.wait_view("Connect").locator('[data-nav]:has(img[alt="All Wallets"])').first.click()
+        demo.wait_view("Connect").locator('[data-nav]', has_text="All Wallets").first.click()
         card = demo.wait_view("AllWallets")
         for query in SEARCHES:
             card.get_by_role("searchbox").fill(query)

@@ -165,8 +165,7 @@ def test_pair_by_qr_send_reload_restart_and_wallet_delete(
             # Send 0.01 ETH: eth_sendTransaction over the session, one transaction on chain
             card.get_by_role("button", name="Send", exact=True).click()
             form = demo.wait_view("WalletSend")
-            form.get_by_role("button", name="Select token").click()
-            form.get_by_role("button", name="Ether").first.click()
+            form.get_by_role("button", name="ETH").first.wait_for()  # Send opens on the native token
             expect(form.get_by_role("button", name="ETH")).to_contain_text("Balance:")
             form.get_by_role("textbox", name="Amount").fill("0.01")
             form.get_by_role("textbox", name="Receiver address").fill(RECEIVER)

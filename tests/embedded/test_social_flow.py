@@ -10,6 +10,7 @@ from modalcore.core.cmds import Call
 from modalcore.enginetest import Harness
 from modalcore.rules.embedded import AUTH_CONNECTOR_ID
 from modalcore.slices.embedded import SocialFailed, SocialSignedIn
+from modalcore.views import logos
 
 ADDRESS = "0x" + "ab" * 20
 
@@ -81,5 +82,5 @@ def test_a_social_account_is_shown_as_that_providers_account_not_as_a_typed_emai
     h.deliver(SocialSignedIn("google", "sub-1", ADDRESS, "zoe", "zoe@example.com"))
     h.host("open")
     chip = h.node("account/user").p
-    assert (chip["text"], chip["icon"], chip["label"]) == (
-        "zoe@example.com", "user", "Signed in with Google as zoe@example.com")
+    assert (chip["text"], chip["image"], chip["label"]) == (  # the provider's mark (issue 39 item 9)
+        "zoe@example.com", logos.SOCIALS["google"], "Signed in with Google as zoe@example.com")

@@ -82,7 +82,6 @@ def test_an_amount_and_receiver_address_are_required(driver: Harness, form: dict
 
 
 @pytest.mark.parametrize("form,label", [
-    ({"token": None}, "Select a token"),
     ({"amount": None}, "Add amount"),
     ({"amount": None, "receiver": None}, "Add amount"),
     ({"receiver": None}, "Add address"),
@@ -94,7 +93,7 @@ def test_the_preview_button_says_what_the_form_lacks_and_is_disabled(
     the form is complete (an empty form looked pressable)."""
     ready(driver)
     preview = driver.node("send/preview").p
-    assert (preview["text"], preview.get("disabled")) == ("Select a token", True)
+    assert (preview["text"], preview.get("disabled")) == ("Add amount", True)  # the native token preselected
     fill(driver, **form)
     preview = driver.node("send/preview").p
     assert (preview["text"], preview.get("disabled")) == (label, True)
@@ -107,8 +106,24 @@ def test_a_complete_form_offers_preview_send(driver: Harness) -> None:
     assert (preview["text"], preview.get("disabled")) == ("Preview send", None)
 
 
+def test_send_opens_on_the_native_token(driver: Harness) -> None:
+    """Issue 39 item 9: as AppKit's, Send opens with the network's native token selected."""
+    ready(driver)
+    assert driver.node("send/token").p["title"] == "ETH"
+    fill(driver, token=None)  # nothing picked: the native token is sent
+    driver.intent("send/preview")
+    driver.intent("send-preview/send")
+    assert int(driver.effects("eth_sendTransaction")[-1]["req"]["params"][0]["value"], 16) == 15 * 10**17
+
+
 def test_a_token_is_required(driver: Harness) -> None:
-    to_preview(driver, token=None)
+    """With no balance read yet there is no native token to preselect."""
+    driver.connect_wallet()
+    driver.intent("host", "open")
+    driver.intent("account/feature/send")
+    assert driver.node("send/token").p["title"] == "Select token"
+    fill(driver, token=None)
+    driver.intent("send/preview")
     assert driver.node("send/error").p["text"] == "A token is required"
     assert driver.model.router.view == "WalletSend"
 

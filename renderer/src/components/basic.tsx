@@ -70,10 +70,12 @@ export function Img(props: {
 
 export function Text({ node }: NodeProps): JSX.Element {
   const variant = str(node.p, 'variant', 'body');
-  const Tag = variant === 'title' ? 'h2' : 'p';
+  const text = str(node.p, 'text');
+  // an empty title (Account's header) is no heading: axe's empty-heading (issue 39 item 9)
+  const Tag = variant === 'title' && text !== '' ? 'h2' : 'p';
   return (
     <Tag className="wm-text" data-v={variant} data-tone={opt(node.p, 'tone')}>
-      {str(node.p, 'text')}
+      {text}
     </Tag>
   );
 }

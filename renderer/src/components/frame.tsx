@@ -7,7 +7,7 @@
 import { type JSX, useEffect, useRef, useState } from 'react';
 import { type NodeProps, num, str } from './util';
 
-const MIN_HEIGHT = 120;
+const MIN_HEIGHT = 64; // a frame of one button (Open Farcaster on a phone) takes no more
 
 export function Frame({ node, ctx }: NodeProps): JSX.Element {
   const p = node.p;
@@ -40,6 +40,7 @@ export function Frame({ node, ctx }: NodeProps): JSX.Element {
       className="wm-frame"
       src={src}
       title={str(p, 'title')}
+      allow="clipboard-write"
       aria-label={str(p, 'label') || str(p, 'title')}
       hidden={p?.hidden === true || undefined}
       data-busy={p?.busy === true || undefined}

@@ -66,7 +66,7 @@ export function ListItem(props: NodeProps): JSX.Element {
   return (
     <Row {...props} className="wm-item">
       {image !== undefined ? (
-        <Img src={image} alt={title} className="wm-row-img" />
+        <Img src={image} alt={title} className="wm-row-img" deco />
       ) : icon !== undefined ? (
         <span className="wm-row-icon">
           <Icon name={icon} size={20} />
@@ -96,7 +96,8 @@ export function WalletItem(props: NodeProps): JSX.Element {
   const kind = tag === undefined ? undefined : tagKind(tag);
   return (
     <Row {...props} className="wm-wallet" tag={kind}>
-      <Img src={opt(p, 'image')} alt={name} className="wm-row-img" lazy={bool(p, 'lazy')} />
+      {/* the name is the row's own text: the mark is decorative (axe image-redundant-alt, issue 39) */}
+      <Img src={opt(p, 'image')} alt={name} className="wm-row-img" lazy={bool(p, 'lazy')} deco />
       <Main title={name} />
       <span className="wm-row-end">
         {tag !== undefined && (
