@@ -371,3 +371,36 @@ def test_strict_mode_in_development_keeps_one_socket_and_the_session_across_a_re
         assert complaints == []
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("scratch", ["3", "2"], indirect=True, ids=["wagmi3", "wagmi2"])
+def test_wagmi_follows_a_connection_made_in_the_modals_own_ui(
+        browser: Any, app_engine: RunningServer) -> None:
+    """Issue 40 item 1: the SDK README's setup (WagmiProvider > ModalProvider modal >
+    ConnectButton); the visitor presses the SDK's ConnectButton, not wagmi's connect(), and picks
+    the Dev Wallet: wagmi's useAccount connects through the modalcore connector and wagmi can
+    sign at once; a disconnect made in the modal's Account view reaches wagmi too."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    try:
+        page.goto(f"{app_engine.http_url}/")
+        app = App(page)
+        app.wait("rendered", lambda o: o["status"] == "disconnected")
+        page.get_by_role("button", name="SDK Connect").click()
+        page.locator('.wm-card[data-view="Connect"]').get_by_role("button", name="Dev Wallet").click()
+        out = app.wait("connected in wagmi", lambda o: o["status"] == "connected")
+        assert out["address"] == ACCOUNT_0_CHECKSUM and out["connector"] == "modalcore" and out["chainId"] == 31337
+        page.click("#sign")  # ConnectorNotConnectedError before the fix
+        out = app.wait("signed", lambda o: o["signature"] is not None or o["error"] is not None)
+        assert out["error"] is None and len(out["signature"]) == 132
+        # a disconnect made in the modal's Account view
+        page.get_by_role("button", name="ETH alice.eth").click()  # the SDK's ConnectButton, now the account button
+        page.locator('.wm-card[data-view="Account"]').get_by_role("button", name="Disconnect").click()
+        app.wait("disconnected in wagmi", lambda o: o["status"] == "disconnected")
+        assert errors == [], errors
+    finally:
+        context.close()

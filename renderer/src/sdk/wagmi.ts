@@ -167,6 +167,27 @@ export function modalcore(parameters: ModalcoreConnectorParameters): ModalcoreCo
         return chain ?? { id: chainId, name: `Chain ${chainId}` };
       },
 
+      /** wagmi calls this once per connector when its config is made. A connection the visitor
+       * makes in the modal's own UI (its ConnectButton, `modal.open()`), not through wagmi's
+       * `connect()`, is told to wagmi as this connector's `connect` event, as an injected
+       * wallet's own connect event is; from then on `watch()` follows it. wagmi ignores the
+       * event while its own connect or reconnect runs (that one ends connected anyway). */
+      async setup() {
+        if (typeof window === 'undefined') return; // server rendering: nothing runs
+        const m = theModal();
+        m.subscribeAccount((a) => {
+          if (watching.length > 0 || !a.isConnected) return;
+          const accounts = addresses(a);
+          if (accounts.length === 0) return; // a Solana account: not wagmi's
+          lastAccount = a;
+          self.getChainId().then((chainId) => {
+            if (watching.length > 0) return;
+            self.watch();
+            config.emitter.emit('connect', { accounts, chainId });
+          }, () => undefined);
+        });
+      },
+
       onAccountsChanged(accounts: string[]) {
         if (accounts.length === 0) self.onDisconnect();
         else config.emitter.emit('change', { accounts: accounts.map((a) => getAddress(a)) });
