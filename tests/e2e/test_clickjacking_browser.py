@@ -120,9 +120,9 @@ def test_a_click_on_a_hidden_approval_frame_sends_nothing(
     else:  # the frame moved or shrank: the click lands where Approve now is
         approve.click(force=True)
     page.wait_for_timeout(600)
-    assert "approve" in inner.evaluate("window.pressed"), "the visitor's press did not reach Approve"
     assert _nonce(devchains, address) == before
     assert page.evaluate("window.outcome") is None  # still waiting: not sent, not failed
+    assert "approve" in inner.evaluate("window.pressed"), "the visitor's press did not reach Approve"
     expect(frame.locator("#shown")).to_have_text(re.compile("^Approve is off while this window is covered"))
     # shown again, the visitor ends it (Reject needs no visibility: it only ends the request)
     page.evaluate(RESTORE)
