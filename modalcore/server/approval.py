@@ -126,7 +126,7 @@ async function ready() {
   if (!r.ok) { state.textContent = 'This request is no longer waiting'; return; }
   challenge = r.data;
   verify.hidden = challenge.registered;
-  guard.registered = challenge.registered; guard.refresh();
+  guard.registered = challenge.registered; guard.restart();
   if (!challenge.registered) showVerify(challenge);
 }
 async function decide(approve, how) {
@@ -174,7 +174,7 @@ const state = document.getElementById('state'), approveButton = document.getElem
 %(guard)s
 guard.registered = true; guard.refresh();
 function answer(approve, e) {
-  if (!e.isTrusted) return;
+  if (!e.isTrusted || (approve && !guard.ok())) return;
   if (!opener) { state.textContent = 'This window was not opened by the approval'; return; }
   opener.postMessage({modalcore: 'approve-popup', request: S.request, approve}, location.origin);
   for (const b of document.querySelectorAll('.row button')) b.disabled = true;
@@ -198,10 +198,9 @@ def _page_body(model: Model, eid: str) -> str:
     who = html.escape(model.embedded.user_email or model.embedded.identity)
     title = html.escape(TITLES.get(request.method, request.method))
     return (f"<h1>{title}</h1><div class=who id=who hidden>{who} · {html.escape(model.origin)}</div><dl>{items}</dl>"
-            "<div id=verify hidden></div>"
+            "<div id=verify hidden></div><p id=shown role=status></p>"
             "<div class=row><button id=reject type=button>Reject</button>"
-            "<button id=approve type=button disabled>Approve</button></div><p id=shown role=status></p>"
-            "<div id=state role=status></div>")
+            "<button id=approve type=button disabled>Approve</button></div><div id=state role=status></div>")
 
 
 def _elsewhere(shown_by: str) -> HTMLResponse:

@@ -10,7 +10,8 @@ Approve is on only while the frame is so shown, at least `MIN_FRAME_WIDTH` x `MI
 and has been for `MIN_SHOWN_MS` without a break; the frame says why it is off. A browser without
 IntersectionObserver v2 approves in a popup window of the engine's origin instead (the host can
 neither cover nor restyle another top-level window): the frame's Approve opens it, the popup's
-Approve answers only its opener, of the engine's origin, and the frame signs.
+Approve (on once the popup has been shown for `MIN_SHOWN_MS`, so the second click of a double
+click cannot land on it) answers only its opener, of the engine's origin, and the frame signs.
 
 **Where.** The socket's `Origin` is the host's word (a server can forge it). The frame reads
 where it is really embedded (`location.ancestorOrigins[0]`; where a browser lacks it, the
@@ -38,7 +39,6 @@ MIN_FRAME_WIDTH = 200  # CSS px of the frame's viewport
 MIN_FRAME_HEIGHT = 120  # the renderer's smallest fitted frame (renderer/src/components/frame.tsx)
 IO_DELAY_MS = 100  # IntersectionObserver v2's smallest delay
 SEEN_CHARS = 300
-HOWS = ("visible", "popup")
 _SEEN = re.compile(r"^(visible|popup) (\d{1,9}) (\S{1,256})$")
 
 
@@ -113,15 +113,18 @@ const guard = (() => {
   g.here = g.place === S.origin;
   g.sized = () => innerWidth >= MIN_W && innerHeight >= MIN_H;
   g.shownMs = () => (g.seen && g.since !== null ? Math.floor(performance.now() - g.since) : 0);
-  g.ok = () => g.here && (S.popup || !g.ioV2 || g.shownMs() >= MIN_MS);
+  // watched: the popup (its own top-level window) and a frame with IntersectionObserver v2; a
+  // frame without it only opens the popup, which is harmless
+  g.watched = S.popup || g.ioV2;
+  g.ok = () => g.here && (!g.watched || g.shownMs() >= MIN_MS);
   g.evidence = (how) => how + ' ' + (how === 'visible' ? g.shownMs() : 0) + ' ' + g.place;
   g.refresh = () => {
     const on = g.registered && !g.deciding && g.ok();
     approveButton.disabled = !on;
-    if (!g.registered || g.deciding || S.popup || !g.ioV2) note.textContent = '';
-    else if (!g.seen) note.textContent = 'Approve is off while this window is covered, faded, moved, resized or partly off screen';
-    else if (!on) note.textContent = 'Approve turns on once this window has been fully shown for a moment';
-    else note.textContent = '';
+    note.textContent = !g.registered || g.deciding || !g.watched || on ? ''
+      : !g.seen ? 'Approve is off while this window is hidden' : 'Approve turns on in a moment';
+    note.title = note.textContent && 'Approve is off while this window is covered, faded, moved, resized or partly '
+      + 'off screen; it turns on once the window has been fully shown for a moment';
   };
   // what IntersectionObserver v2 said last (g.io) and the frame's size decide; a break restarts the wait
   g.io = false;
@@ -131,6 +134,9 @@ const guard = (() => {
     if (!yes) g.since = null;
     g.seen = yes; g.refresh();
   };
+  // the frame changed (resized, or what it shows did): the wait starts again (a frame that
+  // moved in the page also gets no clicks from Chromium for 500 ms)
+  g.restart = () => { g.seen = false; g.update(); };
   if (!g.here) {
     const refused = document.createElement('p'); refused.id = 'elsewhere'; refused.setAttribute('role', 'alert');
     refused.textContent = g.place ? %(elsewhere)s.replace('%%s', g.place) : %(nowhere)s;
@@ -138,22 +144,31 @@ const guard = (() => {
     return g;
   }
   document.getElementById('who').hidden = false;
-  if (g.ioV2 && !S.popup) {
+  if (S.popup) {
+    // a window of its own: nothing covers it, but a click meant for the page under it (a double
+    // click that opened it) must not land on Approve: it waits while the window is shown
+    const shown = () => { g.io = document.visibilityState === 'visible'; g.update(); };
+    addEventListener('visibilitychange', shown);
+    shown();
+  } else if (g.ioV2) {
     const sentinel = document.createElement('div'); sentinel.id = 'sentinel'; sentinel.setAttribute('aria-hidden', 'true');
     document.body.append(sentinel);
     new IntersectionObserver((entries) => {
       const e = entries[entries.length - 1];
       g.io = e.isVisible && e.intersectionRatio >= 0.999; g.update();
     }, {threshold: [0, 0.25, 0.5, 0.75, 0.999, 1], trackVisibility: true, delay: %(delay)d}).observe(sentinel);
-    // a frame made smaller than the minimum stops Approve; the wait restarts once it is back
-    addEventListener('resize', g.update);
+    addEventListener('resize', g.restart);
   }
   return g;
 })();
 """
 
+# the note keeps its one line whether it says something or not: a frame whose height changed
+# moves in the page, and Chromium drops clicks on a cross-origin frame that moved in the last
+# 500 ms (so Approve turning on must not move it)
 GUARD_CSS = ("#sentinel{position:fixed;inset:0;pointer-events:none;z-index:2147483647}"
-             "#shown:empty{display:none}#shown{color:var(--fg-2);margin-top:8px}")
+             "#shown{margin:0 0 8px;height:1.4em;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;"
+             "color:var(--fg-2);font-size:calc(var(--fm) * 1.2)}")
 
 
 def guard_script() -> str:
