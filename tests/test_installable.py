@@ -29,7 +29,7 @@ from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLE = REPO / "renderer" / "dist"
-STATIC_FILES = ("modal.js", "inspect.js")
+STATIC_FILES = ("modal.js", "modal.js.br", "modal.js.gz", "inspect.js")  # setup.py's
 # the wheel's modules that are development rigs or test harnesses (moved to modalcore_dev,
 # modalcore_testing): a path part, or a module file name
 DEV_PARTS = {"devchain", "bench", "latency", "relay"}
