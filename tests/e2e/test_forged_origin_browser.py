@@ -30,7 +30,7 @@ from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.netports import free_port
 from modalcore_testing import Client, RunningServer, serve_app
 
-from ..embedded.device import DeviceKey
+from ..embedded.device import DeviceKey, frame_headers, registration
 from .conftest import TIMEOUT_MS
 from .test_embedded_browser import code_for, embedded_dir, embedded_engine, smtp  # noqa: F401 (fixtures)
 
@@ -72,8 +72,8 @@ class Attacker:
             await client.intent("connect/email", "submit", {"value": email})
             await client.recv_until(lambda f: "/embedded/signin?" in str(f), timeout=10)
             code = await asyncio.to_thread(code_for, self.smtp, email)
-            answer = await http.post("/embedded/signin", json={"session": client.session, "code": code,
-                                                               "public_key": DeviceKey().spki})
+            answer = await http.post("/embedded/signin", json=registration(client.session, code, DeviceKey()),
+                                     headers=frame_headers(self.engine.http_url))
             assert answer.json() == {"verdict": "accepted"}, answer.text
             frames = await client.recv_until(lambda f: f["t"] == "host_event" and f.get("kind") == "account"
                                              and f["data"].get("isConnected") is True, timeout=10)
