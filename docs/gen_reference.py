@@ -326,7 +326,10 @@ def operator_page() -> str:
         "says what `serve` does with it.", "",
         *section("Top level", EngineConfig, "Keys outside any section.",
                  skip=("base_dir",)),
-        *section("[projects.<id>]", Project, "One table per project; `projects` are keyed by the id hosts pass as `projectId`."),
+        *section("[projects.<id>]", Project, "One table per project; `projects` are keyed by the id hosts pass as `projectId`. "
+                 "By default a project allows only its `origins` and pages on the visitor's own machine: "
+                 "hosting domains anyone can register are listed explicitly "
+                 "([Security: allowed origins](security.md#allowed-origins))."),
         *section("[networks.\"<caip2>\"]", Network, "One table per network, keyed by CAIP-2 id; the built-in catalogue is under them."),
         *section("native", NativeCurrency, "`native = {...}` of a network."),
         *section("tokens", TokenConfig, "Each entry of a network's `tokens = [...]`."),

@@ -4,6 +4,10 @@ GET  /embedded/approve?session=S&request=E
     The page ApproveTransaction draws in a cross-origin iframe: what is approved, decoded, and
     Approve / Reject (frame_page.py: nonce CSP, frame-ancestors of the project's origins). It
     follows the session's theme (approval_theme.py). It holds no secret: anyone may GET it.
+    A `Referer` naming another site than the session's origin gets a refusal page instead
+    (issue 38 §3); the page checks where it is embedded itself and keeps Approve off until it
+    has been visibly shown (approval_guard.py). `&popup=1`: the same request in a window of its
+    own (framed by nobody), for browsers without IntersectionObserver v2.
 
 POST /embedded/approve/begin   {session, request, public_key}
     A fresh challenge for this request: `{nonce, digest, registered, verify, who}`. `digest` is
@@ -12,9 +16,11 @@ POST /embedded/approve/begin   {session, request, public_key}
     whether the frame's key may approve for the session's identity; if not, the frame verifies
     first (`verify`: "email" or the social provider; verify.py).
 
-POST /embedded/approve   {session, request, approve, nonce, public_key, signature}
+POST /embedded/approve   {session, request, approve, nonce, seen, public_key, signature}
     Approve counts only with the signature of a key registered for the session's identity over
-    `modalcore-approve\\n{session}\\n{request}\\n{digest}\\n{nonce}\\napprove`: then
+    `modalcore-approve\\n{session}\\n{request}\\n{digest}\\n{nonce}\\napprove\\n{seen}`, where
+    `seen` is what the frame saw ("visible 734 https://dapp.example": shown for 734 ms by that
+    site; approval_guard.py), which must name the session's origin and at least 500 ms: then
     `ApprovalDecided` is delivered and the session's flow signs with the engine-held key. Reject
     needs no key (the host can end a request anyway, by closing the view). Anything else:
     403/404/400, nothing changes.
@@ -31,7 +37,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from ..embedded.decode import TITLES, describe
@@ -40,10 +46,11 @@ from ..flows.social import NAMES
 from ..embedded.devicekeys import BadPublicKey, parse_public_key
 from ..rules import limits as L
 from ..slices.embedded import ApprovalDecided
+from .approval_guard import ELSEWHERE_TEXT, GUARD_CSS, guard_script, parse_seen, referer_origin, refusal, same_origin
 from .approval_theme import style
 from .verify import SOCIAL_SCRIPT, VERIFY_SCRIPT, verify_css
 from .verify_farcaster import FARCASTER_SCRIPT
-from .frame_page import MAX_ID_CHARS, from_own_frame, gone, json_body, page, refused
+from .frame_page import MAX_ID_CHARS, from_own_frame, gone, json_body, own_origin, page, refused
 
 if TYPE_CHECKING:
     from ..embedded.service import EmbeddedWallet
@@ -63,9 +70,11 @@ def request_digest(request: EmbeddedRequest) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def approval_text(session: str, eid: str, digest: str, nonce: str, approve: bool) -> bytes:
+def approval_text(session: str, eid: str, digest: str, nonce: str, approve: bool, seen: str) -> bytes:
+    """What the frame's key signs: the request, the challenge, the verdict, and what the frame
+    saw (approval_guard.py: how it was shown, for how long, by which site)."""
     verdict = "approve" if approve else "reject"
-    return f"modalcore-approve\n{session}\n{eid}\n{digest}\n{nonce}\n{verdict}".encode()
+    return f"modalcore-approve\n{session}\n{eid}\n{digest}\n{nonce}\n{verdict}\n{seen}".encode()
 
 
 def _mac(secret: bytes, session: str, eid: str, at: str, rand: str) -> str:
@@ -108,32 +117,72 @@ _SCRIPT = """
 const S = %(data)s;
 const state = document.getElementById('state'), approveButton = document.getElementById('approve');
 const verify = document.getElementById('verify');
-let key = null, challenge = null;
+%(guard)s
+let key = null, challenge = null, approvalPopup = null;
 async function ready() {
+  if (!guard.here) return;
   key = await deviceKey();
   const r = await post(S.path + '/begin', {session: S.session, request: S.request, public_key: key.spki});
   if (!r.ok) { state.textContent = 'This request is no longer waiting'; return; }
   challenge = r.data;
   verify.hidden = challenge.registered;
-  approveButton.disabled = !challenge.registered;
+  guard.registered = challenge.registered; guard.restart();
   if (!challenge.registered) showVerify(challenge);
 }
-async function decide(approve, event) {
-  if (!event.isTrusted || !challenge) return;
+async function decide(approve, how) {
+  if (!challenge || (approve && !guard.ok())) return;
+  const seen = guard.evidence(how);
+  guard.deciding = true; guard.refresh();
   for (const b of document.querySelectorAll('.row button')) b.disabled = true;
   state.textContent = approve ? 'Approving…' : 'Rejecting…';
   try {
     const text = ['modalcore-approve', S.session, S.request, challenge.digest, challenge.nonce,
-                  approve ? 'approve' : 'reject'].join('\\n');
-    const r = await post(S.path, {session: S.session, request: S.request, approve, nonce: challenge.nonce,
+                  approve ? 'approve' : 'reject', seen].join('\\n');
+    const r = await post(S.path, {session: S.session, request: S.request, approve, nonce: challenge.nonce, seen,
                                   public_key: key.spki, signature: await signText(key.pair, text)});
     state.textContent = r.ok ? (approve ? 'Approved' : 'Rejected') : 'This request is no longer waiting';
   } catch (e) { state.textContent = 'Could not reach the wallet'; }
 }
-approveButton.addEventListener('click', (e) => decide(true, e));
-document.getElementById('reject').addEventListener('click', (e) => decide(false, e));
+// without IntersectionObserver v2 the visitor approves in a popup of the engine's origin, which
+// the host page cannot cover; only that popup's answer counts (approval_guard.py)
+function approveInPopup() {
+  approvalPopup = open(S.path + '?' + new URLSearchParams({session: S.session, request: S.request, popup: '1'}),
+               'modalcore-approve', 'popup,width=420,height=640');
+  state.textContent = approvalPopup ? 'Approve in the window that opened' : 'Allow this site to open a window to approve';
+}
+addEventListener('message', (e) => {
+  const d = e.data;
+  if (!approvalPopup || e.source !== approvalPopup || e.origin !== location.origin || typeof d !== 'object' || d === null
+      || d.modalcore !== 'approve-popup' || d.request !== S.request || typeof d.approve !== 'boolean') return;
+  approvalPopup = null;
+  decide(d.approve, 'popup');
+});
+approveButton.addEventListener('click', (e) => {
+  if (!e.isTrusted) return;
+  if (guard.ioV2) decide(true, 'visible'); else approveInPopup();
+});
+document.getElementById('reject').addEventListener('click', (e) => { if (e.isTrusted) decide(false, 'visible'); });
 %(verify)s
 ready().catch(() => { state.textContent = 'This browser cannot hold a wallet key'; });
+"""
+
+# the popup's page (a top-level window of the engine's origin, framed by nobody): its Approve and
+# Reject answer the frame that opened it, which signs
+_POPUP_SCRIPT = """
+const S = %(data)s;
+const state = document.getElementById('state'), approveButton = document.getElementById('approve');
+%(guard)s
+guard.registered = true; guard.refresh();
+function answer(approve, e) {
+  if (!e.isTrusted || (approve && !guard.ok())) return;
+  if (!opener) { state.textContent = 'This window was not opened by the approval'; return; }
+  opener.postMessage({modalcore: 'approve-popup', request: S.request, approve}, location.origin);
+  for (const b of document.querySelectorAll('.row button')) b.disabled = true;
+  state.textContent = approve ? 'Approved' : 'Rejected';
+  setTimeout(() => close(), 300);
+}
+approveButton.addEventListener('click', (e) => answer(true, e));
+document.getElementById('reject').addEventListener('click', (e) => answer(false, e));
 """
 
 
@@ -162,11 +211,20 @@ def _page_body(model: Model, eid: str) -> str:
         rows = describe(request.method, request.params, network)
     items = "".join(f"<dt>{html.escape(label)}</dt><dd>{html.escape(text)}</dd>" for label, text in rows)
     who = html.escape(model.embedded.user_email or model.embedded.identity)
-    # the details scroll; Reject and Approve stay in sight at the frame's foot (approval_theme.py)
-    return (f"<main><h1>{html.escape(title)}</h1><div class=who>{who} · {html.escape(model.origin)}</div>"
-            f"<dl>{items}</dl></main><div class=actions><div id=verify hidden></div>"
+    # the details scroll; Reject and Approve stay in sight at the frame's foot (approval_theme.py);
+    # the origin line shows once the frame has checked who embeds it (approval_guard.py)
+    return (f"<main><h1>{html.escape(title)}</h1><div class=who id=who hidden>{who} · {html.escape(model.origin)}</div>"
+            f"<dl>{items}</dl></main><div class=actions><div id=verify hidden></div><p id=shown role=status></p>"
             "<div class=row><button id=reject type=button>Reject</button>"
             "<button id=approve type=button disabled>Approve</button></div><div id=state role=status></div></div>")
+
+
+def _elsewhere(shown_by: str) -> HTMLResponse:
+    """The engine's own check, before the page names the session's origin: the frame request's
+    `Referer` names another site than the one the session joined from (issue 38 §3)."""
+    text = html.escape(ELSEWHERE_TEXT % shown_by)
+    return HTMLResponse(f"<!doctype html><p id=elsewhere role=alert>{text}</p>", status_code=403,
+                        headers={"Content-Security-Policy": "frame-ancestors *; default-src 'none'"})
 
 
 def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route]:
@@ -181,11 +239,20 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
         _, model = found
         request_ = model.embedded.request
         assert request_ is not None
-        data = json.dumps({"path": PATH, "session": session, "request": eid}).replace("<", "\\u003c")
+        popup = request.query_params.get("popup") == "1"
+        shown_by = referer_origin(request.headers.get("referer"))
+        expected = own_origin(request) if popup else model.origin
+        if shown_by is not None and not same_origin(shown_by, expected):
+            return _elsewhere(shown_by)
+        data = json.dumps({"path": PATH, "session": session, "request": eid, "origin": model.origin,
+                           "popup": popup}).replace("<", "\\u003c")
         mode = "light" if model.theme.mode == "light" else "dark"
         title = html.escape(TITLES.get(request_.method, request_.method))
-        return page(hub, model.project_id, title, mode, style(model.theme) + verify_css(),
-                    _page_body(model, eid), _SCRIPT % {"data": data, "verify": SOCIAL_SCRIPT + FARCASTER_SCRIPT + VERIFY_SCRIPT})
+        script = (_POPUP_SCRIPT % {"data": data, "guard": guard_script()} if popup else
+                  _SCRIPT % {"data": data, "guard": guard_script(),
+                             "verify": SOCIAL_SCRIPT + FARCASTER_SCRIPT + VERIFY_SCRIPT})
+        return page(hub, model.project_id, title, mode, style(model.theme) + verify_css() + GUARD_CSS,
+                    _page_body(model, eid), script, ancestors="'none'" if popup else None)
 
     async def begin(request: Request) -> Response:
         data = await json_body(request, ("session", "request", "public_key"))
@@ -209,7 +276,7 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
 
     async def decide(request: Request) -> Response:
         data = await json_body(request, ("session", "request", "nonce", "public_key", "signature"))
-        if data is None or not isinstance(data.get("approve"), bool):
+        if data is None or not isinstance(data.get("approve"), bool) or not isinstance(data.get("seen", ""), str):
             return refused(400, "malformed body")
         session, eid, nonce, approve = data["session"], data["request"], data["nonce"], data["approve"]
         if not approve and not from_own_frame(request):
@@ -227,7 +294,11 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
                 key_id, _ = parse_public_key(data["public_key"])
             except BadPublicKey:
                 return refused(403, "not a key of this wallet")
-            text = approval_text(session, eid, request_digest(model.embedded.request), nonce, True)
+            seen = data.get("seen", "")
+            why = refusal(parse_seen(seen), model.origin)
+            if why is not None:
+                return refused(403, why.value)
+            text = approval_text(session, eid, request_digest(model.embedded.request), nonce, True, seen)
             if wallet is None or not wallet.devices.verify(model.embedded.identity, key_id, text, data["signature"]):
                 return refused(403, "not a key of this wallet")
         used[nonce] = None

@@ -99,7 +99,9 @@ class Network(_Strict):
 class Project(_Strict):
     name: str = ""
     origins: list[str] = []
-    default_origins: bool = True  # also allow SPEC §9's default allowed ancestors
+    # also allow `http://localhost:*` and `http://127.0.0.1:*`; SPEC §9's hosting wildcards
+    # (`https://*.vercel.app`, `https://*.pages.dev`, ...) are not defaults: list one in `origins`
+    default_origins: bool = True
     features: dict[str, Any] = {}  # operator overrides of the host's `features` (operator wins)
 
     @field_validator("origins")

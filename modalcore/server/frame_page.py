@@ -72,11 +72,13 @@ def gone(text: str = "This request is no longer waiting.") -> HTMLResponse:
                         headers={"Content-Security-Policy": "frame-ancestors *; default-src 'none'"})
 
 
-def page(hub: Hub, project_id: str, title: str, mode: str, css: str, body: str, script: str) -> HTMLResponse:
+def page(hub: Hub, project_id: str, title: str, mode: str, css: str, body: str, script: str,
+         ancestors: str | None = None) -> HTMLResponse:
     """A frame page: its only style and script carry a per-response nonce; only the project's
-    origins may frame it; it talks to its own origin only."""
+    origins may frame it (or `ancestors`: `'none'` for a page shown in a window of its own);
+    it talks to its own origin only."""
     nonce = secrets.token_urlsafe(16)
-    csp = (f"frame-ancestors {frame_ancestors(hub, project_id)}; default-src 'none'; "
+    csp = (f"frame-ancestors {ancestors or frame_ancestors(hub, project_id)}; default-src 'none'; "
            f"script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; connect-src 'self'; "
            "base-uri 'none'; form-action 'none'")
     text = (f"<!doctype html><html data-theme={mode}><head><meta charset=utf-8><title>{title}</title>"

@@ -8,6 +8,9 @@ A pattern is `scheme://host[:port]`:
 - no scheme (`example.com`) matches http and https;
 - `*` alone matches every origin.
 Hosts compare case-insensitively. The origin `null` and origins with a path never match.
+
+The defaults are narrower than SPEC §9's list (issue 38 §3): only localhost and 127.0.0.1 on any
+port; a hosting wildcard must be listed by the operator (docs/operators/security.md says why).
 """
 
 from __future__ import annotations
@@ -19,7 +22,10 @@ from urllib.parse import urlsplit
 
 from ..rules import limits as L
 
-DEFAULT_ALLOWED_ANCESTORS: tuple[str, ...] = (
+# SPEC §9's default allowed ancestors (AppKit's). Not a default here (issue 38 §3): anyone can
+# register a `*.vercel.app`, `*.pages.dev` or `*.ngrok-free.app` site, and the two WalletConnect
+# hosts are WalletConnect's own pages; a project that is served there lists its own origin.
+SPEC_DEFAULT_ANCESTORS: tuple[str, ...] = (
     "http://localhost:*",
     "http://127.0.0.1:*",
     "https://*.pages.dev",
@@ -28,6 +34,9 @@ DEFAULT_ALLOWED_ANCESTORS: tuple[str, ...] = (
     "https://secure-mobile.walletconnect.com",
     "https://secure-mobile.walletconnect.org",
 )
+# What every project allows unless `default_origins = false`: pages on the visitor's own machine
+# (a developer's dApp under `npm run dev`), which no stranger can serve to a visitor.
+DEFAULT_ALLOWED_ANCESTORS: tuple[str, ...] = SPEC_DEFAULT_ANCESTORS[:2]
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _LABEL = re.compile(r"^(\*|[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?|\[[0-9a-f:.]+\])$")

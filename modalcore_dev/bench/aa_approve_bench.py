@@ -39,6 +39,7 @@ from starlette.routing import Route
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.server.app import create_app
 from modalcore.server.approval import approval_text
+from modalcore.server.approval_guard import MIN_SHOWN_MS
 from modalcore.server.config import dev_networks, parse_config
 from modalcore.server.verify import registration_text
 from modalcore_dev.bench.parts import Parts
@@ -52,6 +53,7 @@ BATCHES = 5
 CENT = 10**16
 FUNDS = 10**18
 TIMEOUT_S = 60.0
+SEEN = f"visible {MIN_SHOWN_MS} {TEST_ORIGIN}"  # what the frame says it saw (issue 38)
 
 
 def _b64(data: bytes) -> str:
@@ -157,9 +159,9 @@ async def _approve(client: Client, http: httpx.AsyncClient, eid: str, device: _D
     """The frame's Approve (challenge, signature, POST) until the host's answer."""
     begun = (await http.post("/embedded/approve/begin", json={"session": client.session, "request": eid,
                                                               "public_key": device.spki})).json()
-    text = approval_text(client.session, eid, begun["digest"], begun["nonce"], True)
+    text = approval_text(client.session, eid, begun["digest"], begun["nonce"], True, SEEN)
     answer = await http.post("/embedded/approve", json={
-        "session": client.session, "request": eid, "approve": True, "nonce": begun["nonce"],
+        "session": client.session, "request": eid, "approve": True, "nonce": begun["nonce"], "seen": SEEN,
         "public_key": device.spki, "signature": device.sign(text)})
     if answer.status_code != 200:
         raise RuntimeError(f"approve refused: {answer.status_code}")

@@ -11,6 +11,12 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from modalcore.server.approval_guard import MIN_SHOWN_MS
+from modalcore_testing import TEST_ORIGIN
+
+# what the frame's Approve says it saw (issue 38): shown the minimum time, by the test page
+SEEN = f"visible {MIN_SHOWN_MS} {TEST_ORIGIN}"
+
 
 def b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()

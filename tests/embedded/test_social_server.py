@@ -25,7 +25,7 @@ from modalcore.server.social import social_text
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
 from modalcore.server.config import parse_config
 
-from .device import DeviceKey
+from .device import SEEN, DeviceKey
 from .device import flow_value, frame_headers
 from .social_frame import authorization_url, confirm, device_flow, grant_of
 
@@ -208,8 +208,8 @@ async def test_only_the_frame_that_opened_the_popup_signs_in_and_its_key_approve
             begun = (await http.post("/embedded/approve/begin", json={"session": session, "request": eid,
                                                                       "public_key": other.spki})).json()
             assert begun["registered"] is True and begun["verify"] == "google" and begun["provider"] == "Google"
-            text = approval_text(session, eid, begun["digest"], begun["nonce"], True)
-            good = {"session": session, "request": eid, "approve": True, "nonce": begun["nonce"],
+            text = approval_text(session, eid, begun["digest"], begun["nonce"], True, SEEN)
+            good = {"session": session, "request": eid, "approve": True, "nonce": begun["nonce"], "seen": SEEN,
                     "public_key": other.spki, "signature": other.sign(text)}
             assert (await http.post("/embedded/approve", json=good)).status_code == 200
             assert (await http.post("/embedded/approve", json=good)).status_code == 403  # spent

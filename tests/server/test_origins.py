@@ -4,6 +4,7 @@ import pytest
 
 from modalcore.server.origins import (
     DEFAULT_ALLOWED_ANCESTORS,
+    SPEC_DEFAULT_ANCESTORS,
     OriginPolicy,
     PatternError,
     parse_origin,
@@ -39,11 +40,7 @@ def test_patterns(pattern: str, origin: str, allowed: bool) -> None:
     assert OriginPolicy([pattern], include_defaults=False).allows(origin) is allowed
 
 
-@pytest.mark.parametrize("origin", [
-    "http://localhost:3000", "http://127.0.0.1:8700", "https://my-app.pages.dev",
-    "https://x.vercel.app", "https://abc.ngrok-free.app",
-    "https://secure-mobile.walletconnect.com", "https://secure-mobile.walletconnect.org",
-])
+@pytest.mark.parametrize("origin", ["http://localhost:3000", "http://localhost", "http://127.0.0.1:8700"])
 def test_default_allowed_ancestors(origin: str) -> None:
     assert OriginPolicy([]).allows(origin)
     assert not OriginPolicy([], include_defaults=False).allows(origin)
@@ -55,8 +52,18 @@ def test_not_default_ancestors(origin: str) -> None:
     assert not OriginPolicy([]).allows(origin)
 
 
-def test_defaults_are_the_spec_list() -> None:
-    assert len(DEFAULT_ALLOWED_ANCESTORS) == 7
+@pytest.mark.parametrize("origin", ["https://my-app.pages.dev", "https://x.vercel.app", "https://abc.ngrok-free.app",
+                                    "https://secure-mobile.walletconnect.com", "https://secure-mobile.walletconnect.org"])
+def test_hosting_wildcards_anyone_can_register_are_not_allowed_by_default(origin: str) -> None:
+    """Issue 38 §3: SPEC §9's hosting wildcards are sites anyone can register (an attacker's
+    page there could frame the approval page); a project allows them only by listing them."""
+    assert not OriginPolicy([]).allows(origin)
+    assert OriginPolicy(list(SPEC_DEFAULT_ANCESTORS)).allows(origin)
+
+
+def test_defaults_are_the_local_part_of_the_spec_list() -> None:
+    assert DEFAULT_ALLOWED_ANCESTORS == ("http://localhost:*", "http://127.0.0.1:*")
+    assert len(SPEC_DEFAULT_ANCESTORS) == 7 and set(DEFAULT_ALLOWED_ANCESTORS) < set(SPEC_DEFAULT_ANCESTORS)
 
 
 @pytest.mark.parametrize("bad", ["https://", "ftp://x.com", "https://a..b", "https://x.com:99999",

@@ -60,8 +60,8 @@ async def test_a_token_presented_from_another_origin_gives_a_fresh_session(
         await owner.join()
         await owner.intent("host", "open")
         await owner.recv_until(lambda f: f["t"] == "intent_ack")
-        # every https://*.vercel.app page is an allowed origin of the project by default
-        async with running_server.client(origin="https://thief.vercel.app") as thief:
+        # every http://localhost page is an allowed origin of the project by default
+        async with running_server.client(origin="http://localhost:3000") as thief:
             frames = await thief.join(resume=owner.resume, last=owner.last)
             assert frames[0]["resumed"] is False and frames[0]["session"] != owner.session
         # the owner's socket was not taken over: it still works

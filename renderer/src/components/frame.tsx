@@ -4,6 +4,9 @@
 // The frame's page posts its height ({modalcore: 'frame-height', height}); the iframe takes it,
 // between MIN_HEIGHT and the node's `height`, so no blank stays under what it shows. Only a
 // message from that very iframe's window and the engine's origin counts.
+// The iframe always sends its page's origin as the referrer (even under a host page's
+// no-referrer policy): the engine and the frame check the page that shows them is the session's
+// (modalcore/server/approval_guard.py).
 import { type JSX, useEffect, useRef, useState } from 'react';
 import { type NodeProps, num, str } from './util';
 
@@ -39,6 +42,7 @@ export function Frame({ node, ctx }: NodeProps): JSX.Element {
       ref={ref}
       className="wm-frame"
       src={src}
+      referrerPolicy="origin"
       title={str(p, 'title')}
       allow="clipboard-write"
       aria-label={str(p, 'label') || str(p, 'title')}
