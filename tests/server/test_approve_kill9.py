@@ -33,12 +33,13 @@ from modalcore.embedded.masterkey import MasterKey
 from modalcore.engine.persist import load_bytes
 from modalcore.netports import free_port
 from modalcore.server.approval import approval_text
+from modalcore.server.verify import registration_text
 from modalcore.server.config import dev_networks
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client
 
-from ..embedded.device import DeviceKey
+from ..embedded.device import SEEN, DeviceKey
 
 pytestmark = pytest.mark.chain
 
@@ -199,8 +200,10 @@ async def _sign_in(client: Client, http: httpx.AsyncClient, engine: Engine, smtp
     await client.intent("host", "open", {})
     await client.intent("connect/email", "submit", {"value": "kim@example.com"})
     await client.recv_until(lambda f: "/embedded/signin?" in str(f), timeout=STEP_S)
+    code = _code(smtp, "kim@example.com")
     answer = await http.post("/embedded/signin", headers=_own(engine), json={
-        "session": client.session, "code": _code(smtp, "kim@example.com"), "public_key": device.spki})
+        "session": client.session, "code": code, "public_key": device.spki,
+        "signature": device.sign(registration_text(client.session, code))})
     assert answer.json() == {"verdict": "accepted"}
     frames = await client.recv_until(lambda f: f["t"] == "host_event" and f.get("kind") == "account"
                                      and f["data"].get("isConnected") is True, timeout=STEP_S)
@@ -210,9 +213,9 @@ async def _sign_in(client: Client, http: httpx.AsyncClient, engine: Engine, smtp
 async def _approve(http: httpx.AsyncClient, engine: Engine, session: str, eid: str, device: DeviceKey) -> int:
     begun = (await http.post("/embedded/approve/begin", headers=_own(engine),
                              json={"session": session, "request": eid, "public_key": device.spki})).json()
-    text = approval_text(session, eid, begun["digest"], begun["nonce"], True)
+    text = approval_text(session, eid, begun["digest"], begun["nonce"], True, SEEN)
     answer = await http.post("/embedded/approve", headers=_own(engine), json={
-        "session": session, "request": eid, "approve": True, "nonce": begun["nonce"],
+        "session": session, "request": eid, "approve": True, "nonce": begun["nonce"], "seen": SEEN,
         "public_key": device.spki, "signature": device.sign(text)})
     return answer.status_code
 
