@@ -78,8 +78,9 @@ oidcprovider/node_modules/.installed: oidcprovider/package-lock.json
 renderer: renderer/dist/modal.js
 
 # The engine's wheel into dist/: `modalcore` with the renderer bundle as package data (setup.py
-# refuses to build without it); no dev rig, no test harness. Install it with
-# `pip install dist/modalcore-*.whl` (add `[redis]` for the Redis store) and run `modalcore serve`.
+# refuses to build without it); no dev rig, no test harness. Install it with its locked
+# dependencies (`pip install --require-hashes --no-deps -r requirements/engine.txt`, then
+# `pip install --no-deps dist/modalcore-*.whl`; docs/operators/install.md) and run `modalcore serve`.
 wheel: renderer/dist/modal.js $(RUNSTAMP)
 	$(PY) -m pip wheel --quiet --disable-pip-version-check --no-deps -w dist .
 
