@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import time
 import uuid
 from collections.abc import Generator, Iterator
@@ -64,12 +65,22 @@ def _command(pid: int) -> str:
     return raw.rstrip(b"\0").replace(b"\0", b" ").decode(errors="replace")[:300] or "?"
 
 
-def _is_zombie(pid: int) -> bool:
+def _stat(pid: int) -> list[str]:
+    """/proc/PID/stat's fields after the command name: state first, start time at index 19."""
     try:
-        stat = (PROC / str(pid) / "stat").read_text()
+        return (PROC / str(pid) / "stat").read_text().rpartition(")")[2].split()
     except OSError:
-        return True
-    return stat.rpartition(")")[2].split()[:1] == ["Z"]
+        return []
+
+
+def _is_zombie(pid: int) -> bool:
+    return _stat(pid)[:1] in ([], ["Z"])
+
+
+def _identity(pid: int) -> tuple[int, str]:
+    """The PID with its start time: a PID reused later is another process."""
+    fields = _stat(pid)
+    return pid, fields[19] if len(fields) > 19 else "?"
 
 
 def marked(run: str) -> Iterator[int]:
@@ -108,6 +119,22 @@ def end(pids: list[int], stop_s: float = STOP_S) -> None:
             time.sleep(0.05)
 
 
+def run_group(args: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
+    """`subprocess.run(args, capture_output=True, text=True)` in a process group of its own: past
+    `timeout` the whole group is killed, what the command started included (subprocess.run kills
+    the command alone, and a tool's workers outlived it), and the test fails with its output."""
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        stdout, stderr = process.communicate()
+        raise AssertionError(f"{args} did not end within {timeout:.0f} s (its process group killed):\n"
+                             f"{stdout[-2000:]}\n{stderr[-2000:]}") from None
+    return subprocess.CompletedProcess(args, process.returncode, stdout, stderr)
+
+
 class LeftoverCheck:
     """The plugin: marks the run, notes at each test file's end which processes are new, and after
     the last teardown reports and ends what is still alive."""
@@ -117,18 +144,17 @@ class LeftoverCheck:
         own = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.run = f"{outer}/{own}" if outer else own
         os.environ[MARKER] = self.run
-        self.first_seen: dict[int, tuple[str, str]] = {}  # pid -> (test file, command line)
+        self.first_seen: dict[tuple[int, str], tuple[str, str]] = {}  # -> (test file, command line)
         self.checked = False  # the check ran after the last teardown
 
     def note(self, test_file: str) -> None:
         for pid in marked(self.run):
-            if pid not in self.first_seen:
-                self.first_seen[pid] = (test_file, _command(pid))
+            self.first_seen.setdefault(_identity(pid), (test_file, _command(pid)))
 
     def leftovers(self, grace_s: float = GRACE_S) -> list[Leftover]:
         found = []
         for pid in wait_gone(self.run, grace_s):
-            started_in, command = self.first_seen.get(pid, ("?", _command(pid)))
+            started_in, command = self.first_seen.get(_identity(pid), ("?", _command(pid)))
             found.append(Leftover(pid, command, started_in))
         return found
 

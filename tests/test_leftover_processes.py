@@ -14,7 +14,9 @@ import sys
 import textwrap
 from pathlib import Path
 
-from modalcore_testing.leftovers import MARKER, REPORT_ID, marked
+import pytest
+
+from modalcore_testing.leftovers import MARKER, REPORT_ID, marked, run_group
 
 LEAKY = """
 import subprocess
@@ -62,3 +64,11 @@ def test_rule_a_run_that_leaves_a_process_fails_names_it_and_ends_it(tmp_path: P
     # ended, and this run (the outer one: its marker prefixes the inner run's) sees nothing left
     assert not [c for c in _commands(list(marked(os.environ[MARKER]))) if c.startswith("sleep 373")]
 
+
+
+def test_rule_a_command_past_its_bound_is_killed_with_what_it_started() -> None:
+    """`run_group` (the load tool's test once left its `serve` workers when subprocess.run's
+    timeout killed the tool alone)."""
+    with pytest.raises(AssertionError, match="did not end within 1 s"):
+        run_group(["sh", "-c", "sleep 3741 & sleep 3742"], 1)
+    assert not [c for c in _commands(list(marked(os.environ[MARKER]))) if c.startswith("sleep 374")]
