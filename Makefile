@@ -12,6 +12,9 @@ SIWE_JS    := tests/siwx/interop/node_modules/.installed
 NPM_CI  := npm ci --no-audit --no-fund --loglevel=error
 HOST    ?= 127.0.0.1
 PORT    ?= 8700
+# page origins (besides the demo page's own) allowed to open sessions with the demo project:
+# `make run ALLOW_ORIGIN="http://localhost:5173"` runs your own app against the demo engine
+ALLOW_ORIGIN ?=
 
 .PHONY: lock canary run test wheel test-python test-renderer bench fuzz deps renderer sdk chain chromium redis nginx typecheck imports icons clean
 
@@ -78,11 +81,12 @@ oidcprovider/node_modules/.installed: oidcprovider/package-lock.json
 renderer: renderer/dist/modal.js
 
 # The engine's wheel into dist/: `modalcore` with the renderer bundle as package data (setup.py
-# refuses to build without it); no dev rig, no test harness. Install it with its locked
-# dependencies (`pip install --require-hashes --no-deps -r requirements/engine.txt`, then
-# `pip install --no-deps dist/modalcore-*.whl`; docs/operators/install.md) and run `modalcore serve`.
+# refuses to build without it); no dev rig, no test harness; built with the locked setuptools (no
+# build isolation). Install it with the lock: `pip install --require-hashes --no-deps -r
+# requirements/engine.txt`, then `pip install --no-deps dist/modalcore-*.whl` (docs/operators/install.md);
+# run `modalcore serve`.
 wheel: renderer/dist/modal.js $(RUNSTAMP)
-	$(PY) -m pip wheel --quiet --disable-pip-version-check --no-deps -w dist .
+	$(PY) -m pip wheel --quiet --disable-pip-version-check --no-deps --no-build-isolation -w dist .
 
 # The brand marks the engine serves (issue 28): a handful of SVGs taken from the pinned icon set
 # (icons/package-lock.json, 81 MB installed) into modalcore/data/icons, which is committed, so
@@ -118,7 +122,7 @@ nginx:
 # Everything the demo starts: the chains and their bundlers, the WalletConnect demo wallet page (walletpeer) and the
 # local OpenID provider (tests/test_fresh_clone.py runs this on a fresh clone, issue 28).
 run: $(RUNSTAMP) renderer/dist/modal.js chain/node_modules/.installed bundler/node_modules/.installed walletpeer/node_modules/.installed oidcprovider/node_modules/.installed
-	$(PY) -m modalcore_dev demo --host $(HOST) --port $(PORT)
+	$(PY) -m modalcore_dev demo --host $(HOST) --port $(PORT) $(foreach origin,$(ALLOW_ORIGIN),--allow-origin $(origin))
 
 test: deps chromium redis nginx typecheck imports docs
 	cd renderer && npm test --silent

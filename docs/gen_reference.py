@@ -71,7 +71,8 @@ NOTES: dict[str, str] = {
     "Features.history": "the Activity tab",
     "Features.analytics": "false: no tracking event is sent for this page",
     "Features.allWallets": "the All Wallets entry",
-    "Features.legalCheckbox": "\"I agree to our terms of service and privacy policy\" must be ticked before any method",
+    "Features.legalCheckbox": "\"I agree to our terms of service and privacy policy\" must be ticked before any method; "
+                              "shown only when `termsConditionsUrl` or `privacyPolicyUrl` is set too (its links)",
     "Features.smartSessions": "accepted for AppKit compatibility; no effect",
     "Features.collapseWallets": "one \"Continue with a wallet\" row instead of the wallet rows",
     "Features.pay": "accepted for AppKit compatibility; no effect",

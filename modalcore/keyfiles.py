@@ -1,14 +1,40 @@
 """Owner-only files: made once and shared by every process that starts with them (the engine's
 secret, its signing key, the demo's master key): however many start together, all read the one
-complete content that won; and the stores' SQLite files, created 0600."""
+complete content that won; and the stores' SQLite files, created 0600. A key file or store file
+that exists already with group or other permissions (made 0644 by hand, or by an older engine)
+is narrowed to 0600 when the engine reads it (issue 38 item 7)."""
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import sqlite3
 from pathlib import Path
 from typing import Literal
+
+
+log = logging.getLogger(__name__)
+
+
+def owner_only(path: Path) -> None:
+    """`path` (which exists) loses group and other permissions; a file the engine may not chmod
+    (another owner, a read-only mount) is left as it is, with a warning naming it."""
+    try:
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+            log.info("%s was readable by others: narrowed to 0600", path)
+    except OSError as error:
+        log.warning("%s is readable by others and could not be narrowed to 0600 (%s)", path,
+                    type(error).__name__)
+
+
+def read_private(path: Path) -> str:
+    """The stripped text of an existing key file, narrowed to 0600 first (FileNotFoundError if
+    there is none)."""
+    text = path.read_text().strip()
+    owner_only(path)
+    return text
 
 
 def create_once(path: Path, content: str) -> str:
@@ -18,7 +44,7 @@ def create_once(path: Path, content: str) -> str:
     place, so a process that starts at the same moment never reads it half written, and a file
     someone else made first is never overwritten."""
     try:
-        return path.read_text().strip()
+        return read_private(path)
     except FileNotFoundError:
         pass
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -46,8 +72,7 @@ def private_file(path: Path) -> None:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        if path.stat().st_mode & 0o077:
-            path.chmod(0o600)
+        owner_only(path)
         return
     os.close(fd)
 

@@ -4,12 +4,22 @@ providers, and the engine with the demo dApp page. The engine's own commands are
 from __future__ import annotations
 
 import argparse
+from urllib.parse import urlsplit
 import sys
 from collections.abc import Sequence
 
 from modalcore.__main__ import RECORD_DIR_HELP, RECORD_NAME_HELP
 
 from .demo import run as run_demo
+
+
+def origin_arg(value: str) -> str:
+    """A page origin as browsers send it: scheme, host and port only, no path."""
+    parsed = urlsplit(value)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc or parsed.path not in ("", "/") \
+            or parsed.query or parsed.fragment:
+        raise argparse.ArgumentTypeError(f"not an origin (scheme://host[:port]): {value!r}")
+    return f"{parsed.scheme}://{parsed.netloc}"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,12 +30,15 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--port", type=int, default=8700)
     demo.add_argument("--record-dir", metavar="DIR", help=RECORD_DIR_HELP)
     demo.add_argument("--record-name", metavar="NAME", help=RECORD_NAME_HELP)
+    demo.add_argument("--allow-origin", metavar="ORIGIN", action="append", default=[], type=origin_arg,
+                      help="also let this page origin (e.g. http://localhost:5173, your own app) open "
+                           "sessions with the demo project; repeatable")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return run_demo(args.host, args.port, args.record_dir, args.record_name)
+    return run_demo(args.host, args.port, args.record_dir, args.record_name, args.allow_origin)
 
 
 if __name__ == "__main__":

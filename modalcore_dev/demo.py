@@ -23,7 +23,7 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Sequence, Iterable
 from pathlib import Path
 
 from modalcore_dev.demopage import create_page_app, demo_project
@@ -205,7 +205,8 @@ def print_addresses(engine_url: str, page_url: str, rpc_urls: dict[int, str],
           flush=True)
 
 
-def run(host: str, port: int, record_dir: str | None = None, record_name: str | None = None) -> int:
+def run(host: str, port: int, record_dir: str | None = None, record_name: str | None = None,
+        allow_origins: Sequence[str] = ()) -> int:
     import uvicorn
 
     from modalcore.server.app import create_app, uvicorn_options
@@ -245,7 +246,7 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
         farcaster_relay, farcaster_url = start_farcaster_relay()
         farcaster = farcaster_section(farcaster_url, deployment[str(min(rpc_urls))], page_url)
         config = parse_config({
-            "projects": {"demo": demo_project(host, page_port)},
+            "projects": {"demo": demo_project(host, page_port, allow_origins)},
             "networks": {**dev_networks(rpc_urls, deployment), **solana_dev_network(solana.rpc_url)},
             "store": {"kind": "sqlite", "path": ".modalcore/sessions.db"},
             "devchain_proxy": True,  # the Dev Wallet reaches the chains through /devchain

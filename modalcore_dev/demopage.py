@@ -10,6 +10,8 @@ against the project's allowed origins like any other.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pathlib import Path
 
 import httpx
@@ -34,10 +36,13 @@ def page_origins(host: str, port: int) -> list[str]:
     return origins
 
 
-def demo_project(page_host: str, page_port: int) -> dict[str, object]:
-    """The demo project: only the demo page's origin may open sessions, use the dev-chain proxy or
-    frame the approval page (SPEC §9's default ancestors are off, or every loopback port would)."""
-    return {"name": "Modalcore demo dApp", "origins": page_origins(page_host, page_port), "default_origins": False}
+def demo_project(page_host: str, page_port: int, allow_origins: Sequence[str] = ()) -> dict[str, object]:
+    """The demo project: only the demo page's origin, and the origins a developer names with
+    `make run ALLOW_ORIGIN=...` (their own app against the demo engine, issue 40 item 3), may open
+    sessions, use the dev-chain proxy or frame the approval page (SPEC §9's default ancestors are
+    off, or every loopback port would)."""
+    return {"name": "Modalcore demo dApp", "origins": [*page_origins(page_host, page_port), *allow_origins],
+            "default_origins": False}
 
 
 def page_html(index: str, engine_url: str) -> str:

@@ -1,5 +1,7 @@
 """A local onramp provider for the dev chains (demo mode, issue 16 "For development"): it quotes
-at its own fixed prices and 1 % fee, hands out the URL of a page the engine serves, and when the
+at the networks' configured USD prices (the one price source per chain that balances, the
+Send and Swap fiat values and the dev Uniswap pools use: `native_price` and each token's `price`)
+with a 1 % fee, hands out the URL of a page the engine serves, and when the
 visitor completes the purchase there, really transfers the bought token to the destination
 wallet from a funded Hardhat account (eth_sendTransaction from the node's unlocked account); on
 the local Solana dev chain, from a funded dev keypair (a SOL transfer, or the dev SPL token from
@@ -22,7 +24,7 @@ from solders.pubkey import Pubkey
 
 from modalcore.rules import limits as L
 from modalcore.rules.addresses import is_solana_wallet_address
-from modalcore_dev.solana_devchain.accounts import DEV_TOKEN, dev_keypair
+from modalcore_dev.solana_devchain.accounts import dev_keypair
 from modalcore.solana.transfers import (
     associated_token_address, create_ata_idempotent, sol_transfer_instructions, to_base64, transfer_checked,
     unsigned_transaction)
@@ -32,8 +34,6 @@ from modalcore.services.solana_rpc import SolanaRpc
 from modalcore.services.onramp.defaults import PAYMENT_CURRENCIES
 from modalcore.services.onramp.provider import OnrampRefused
 
-PRICES = {"ETH": Decimal(3000), "TUSD": Decimal(1), "DEMO": Decimal(2), "SOL": Decimal(150),
-          DEV_TOKEN.symbol: Decimal(1)}  # USD, this provider's own
 EUR_IN_USD = Decimal("1.1")
 FEE = Decimal("0.01")
 MAX_FIAT = Decimal(25_000)  # SPEC §9: the highest default payment limit
@@ -45,6 +45,17 @@ MAX_ORDERS = L.MAX_LOCAL_ONRAMP_ORDERS
 
 def _solana(network: str) -> bool:
     return network.startswith("solana:")
+
+
+def _usd(value: Any) -> Decimal | None:
+    """A configured USD price as a Decimal (None: unknown, zero or not a number)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    try:
+        price = Decimal(str(value))
+    except ArithmeticError:
+        return None
+    return price if price.is_finite() and price > 0 else None
 
 
 def _native(network: str) -> tuple[str, str, int]:
@@ -69,7 +80,9 @@ class Order:
 @dataclass
 class LocalOnramp:
     public_url: str  # the engine as browsers reach it ("http://127.0.0.1:8000")
-    networks: dict[str, dict[str, Any]]  # CAIP-2 id -> {rpc, tokens: [{address, symbol, name, decimals}]}
+    # CAIP-2 id -> {rpc, name, native_price, tokens: [{address, symbol, name, decimals, price}]}: the
+    # network's own configuration; a currency without a price is not offered (nothing to quote at)
+    networks: dict[str, dict[str, Any]]
     orders: dict[str, Order] = field(default_factory=dict)
 
     def _currencies(self, network: str) -> list[dict[str, Any]]:
@@ -78,19 +91,22 @@ class LocalOnramp:
             return []
         chain_id = network.split(":", 1)[1]
         symbol, name, decimals = _native(network)
-        rows = [{"id": symbol, "symbol": symbol, "name": name, "decimals": decimals,
-                 "networks": [{"name": network, "display_name": entry.get("name", network), "chain_id": chain_id,
-                               "contract_address": ""}]}]
+        rows = []
+        if _usd(entry.get("native_price")) is not None:
+            rows.append({"id": symbol, "symbol": symbol, "name": name, "decimals": decimals, "price": entry["native_price"],
+                         "networks": [{"name": network, "display_name": entry.get("name", network), "chain_id": chain_id,
+                                       "contract_address": ""}]})
         for token in entry.get("tokens", []):
-            if token["symbol"] in PRICES:
+            if _usd(token.get("price")) is not None:
                 rows.append({"id": token["symbol"], "symbol": token["symbol"], "name": token["name"],
-                             "decimals": int(token["decimals"]),
+                             "decimals": int(token["decimals"]), "price": token["price"],
                              "networks": [{"name": network, "display_name": entry.get("name", network),
                                            "chain_id": chain_id, "contract_address": token["address"]}]})
         return rows
 
     def options(self, network: str) -> dict[str, Any]:
-        return {"paymentCurrencies": PAYMENT_CURRENCIES, "purchaseCurrencies": self._currencies(network)}
+        rows = [{k: v for k, v in row.items() if k != "price"} for row in self._currencies(network)]
+        return {"paymentCurrencies": PAYMENT_CURRENCIES, "purchaseCurrencies": rows}
 
     def _currency(self, network: str, symbol: str) -> dict[str, Any]:
         found = next((c for c in self._currencies(network) if c["id"] == symbol), None)
@@ -108,7 +124,9 @@ class LocalOnramp:
             raise OnrampRefused("Invalid amount")
         usd = fiat * (EUR_IN_USD if payment_currency == "EUR" else Decimal(1))
         fees = (fiat * FEE).quantize(Decimal("0.01"))
-        bought = ((usd - usd * FEE) / PRICES[currency["id"]]).quantize(
+        price = _usd(currency["price"])
+        assert price is not None  # only priced currencies are offered
+        bought = ((usd - usd * FEE) / price).quantize(
             Decimal(1).scaleb(-min(6, int(currency["decimals"]))), rounding=ROUND_DOWN)
         return {"fees": str(fees), "subtotal": str(fiat - fees), "total": str(fiat),
                 "purchaseAmount": f"{bought.normalize():f}", "quoteId": f"local-{secrets.token_hex(4)}"}

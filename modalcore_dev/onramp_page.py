@@ -39,7 +39,7 @@ def local_onramp(config: EngineConfig) -> LocalOnramp | None:
     if not (config.devchain_proxy and config.public_url):
         return None
     networks: dict[str, dict[str, Any]] = {
-        network_id: {"rpc": network.rpc[0], "name": network.name,
+        network_id: {"rpc": network.rpc[0], "name": network.name, "native_price": network.native_price,
                      "tokens": [t.model_dump() for t in network.tokens]}
         for network_id, network in config.networks.items() if network.dev
     }

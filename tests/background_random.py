@@ -19,7 +19,7 @@ import importlib
 import random
 
 # The modules of the websocket implementations the engine and the tests run (websockets' asyncio
-# client and server, uvicorn's sansio protocol under server/wsprotocol.py, websockets' sync
+# client and server, uvicorn's websockets-sansio protocol, websockets' sync
 # client) that draw from the global `random` while a connection lives: keepalive ping payloads,
 # reconnect back-off. websockets.legacy and uvicorn's wsproto protocol are not used here.
 MODULES = (

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..core.plural import counted
 from ..server.app import open_store
 from ..server.config import AnalyticsConfig, ConfigError, default_config, load_config
 from ..store.base import SessionStore, utc_day
@@ -55,5 +56,5 @@ def run(args: argparse.Namespace) -> int:
             await store.close()
 
     forgotten, first = asyncio.run(go())
-    print(f"ok: {forgotten} events before {first} forgotten (retention {days} days)")
+    print(f"ok: {counted(forgotten, 'event')} before {first} forgotten (retention {counted(days, 'day')})")
     return 0

@@ -91,8 +91,17 @@ def verify_chain(entries: Iterable[StoredEntry]) -> tuple[int, Broken | None]:
             value = json.loads(entry.body)
         except ValueError:
             return count, Broken(*where, "its bytes are not JSON")
-        if not isinstance(value, dict) or value.get("prev") != prev:
-            return count, Broken(*where, "it does not hold the hash of the entry before it")
+        if not isinstance(value, dict):
+            return count, Broken(*where, "its bytes are not a JSON object")
+        if value.get("prev") != prev:
+            if expected == 1:
+                return count, Broken(*where, "it does not start the log (its prev is not 64 zeros)")
+            # entry k-1's bytes match its (new) hash, but entry k holds another: k-1 was written
+            # again, hash and all (or k's link was, with k's hash made anew)
+            return count - 1, Broken(
+                entry.session_id, entry.seq - 1,
+                f"it was written again: its hash is not the one entry {entry.seq} holds "
+                f"(or entry {entry.seq}'s link to it was changed)")
         if value.get("session") != entry.session_id or value.get("seq") != entry.seq:
             return count, Broken(*where, "its bytes name another session or position")
         prev = entry.hash

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from eth_account import Account
 
+from ..core.plural import counted
 from ..server.app import open_store, siwx_key_file
 from ..server.config import ConfigError, default_config, load_config
 from ..store.base import SessionStore
@@ -112,18 +113,32 @@ def _anchors(path: str | None) -> list[Anchor]:
 
 
 def _summary(verdict: Verdict, engine: str | None) -> str:
-    parts = [f"{verdict.entries} entries in {verdict.sessions} sessions, every link holds"]
+    parts = [f"{counted(verdict.entries, 'entry', 'entries')} in "
+             f"{counted(verdict.sessions, 'session')}, every link holds"]
     if verdict.signed_sets:
-        parts.append(f"{verdict.anchored_sessions} sessions anchored by {verdict.signed_sets} "
-                     f"signed head sets (signer {engine})")
+        parts.append(f"{counted(verdict.anchored_sessions, 'session')} anchored by "
+                     f"{counted(verdict.signed_sets, 'signed head set')} (signer {engine})")
     if verdict.unanchored_sessions:
-        parts.append(f"{verdict.unanchored_sessions} sessions unanchored (no signed head: "
+        parts.append(f"{counted(verdict.unanchored_sessions, 'session')} unanchored (no signed head: "
                      "written before heads were signed, or just before the engine stopped)")
     if verdict.unsigned_entries:
-        parts.append(f"{verdict.unsigned_entries} entries not covered by a signed head yet")
+        parts.append(f"{counted(verdict.unsigned_entries, 'entry', 'entries')} not covered by a "
+                     "signed head yet")
     if verdict.anchors:
-        parts.append(f"{verdict.anchors} anchors held")
+        parts.append(f"{counted(verdict.anchors, 'anchor')} held")
     return "; ".join(parts)
+
+
+def _unanchored_note(verdict: Verdict) -> str | None:
+    """What the store alone cannot tell (docs/operators/audit.md): a store with entries and no
+    signed set at all is an engine from before signed heads, or one whose sets were deleted."""
+    if verdict.signed_sets or not verdict.unanchored_sessions or verdict.anchors:
+        return None
+    return ("note: the store holds no signed head set. The engine signs each session's head "
+            "within a second of its entries, so these sessions were written by an engine from "
+            "before signed heads, or their sets were deleted; the store alone cannot tell which: "
+            "verify --anchors FILE with the heads kept elsewhere (audit export-heads, or the "
+            "engine's log lines) tells")
 
 
 async def _verify(args: argparse.Namespace) -> tuple[Verdict, str | None]:
@@ -168,8 +183,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"… and {len(verdict.findings) - MAX_FINDINGS_PRINTED} more")
     if verdict.findings:
         kinds = sorted({f.problem.name for f in verdict.findings})
-        print(f"FAILED ({', '.join(kinds)}): {verdict.entries} entries in {verdict.sessions} "
-              f"sessions checked")
+        print(f"FAILED ({', '.join(kinds)}): {counted(verdict.entries, 'entry', 'entries')} in "
+              f"{counted(verdict.sessions, 'session')} checked")
         return verdict.exit_code
     print(f"ok: {_summary(verdict, engine)}")
+    note = _unanchored_note(verdict)
+    if note is not None:
+        print(note)
     return 0

@@ -43,12 +43,14 @@ def anchor_line(signed: SignedHeads, sessions: int) -> str:
 
 class HeadSigner:
     def __init__(self, store: SessionStore, key: LocalAccount, now: Callable[[], int], *,
-                 interval_ms: int = SIGN_INTERVAL_MS) -> None:
+                 interval_ms: int = SIGN_INTERVAL_MS, worker: str | None = None) -> None:
         self.store = store
         self.key = key
         self.now = now
         self.interval_ms = interval_ms
-        self.worker = secrets.token_hex(8)  # this process's own chain of signed sets
+        # this process's own chain of signed sets, named by the id the worker goes by everywhere
+        # (metrics, /healthz, the store's lease: server/app.py); a fresh one per process
+        self.worker = worker if worker is not None else secrets.token_hex(8)
         self.signed = 0  # sets signed (figures, tests)
         self._n = 0
         self._prev = GENESIS

@@ -159,23 +159,26 @@ def _check_anchors(anchors: Iterable[Anchor], sets: list[SignedHeads], engine: S
 
 def _check_session(session_id: str, entries: list[StoredEntry], heads: list[_Signed],
                    verdict: Verdict) -> None:
-    count, broken = verify_chain(entries)
+    _, broken = verify_chain(entries)
     verdict.sessions += 1
-    verdict.entries += count
+    verdict.entries += len(entries)
     if broken is not None:
         verdict.findings.append(Finding(Problem.BROKEN, f"session {session_id} entry {broken.seq}",
                                         broken.reason, broken))
     by_seq = {entry.seq: entry for entry in entries}
     last = entries[-1].seq if entries else 0
     rewritten = truncated = None
+    newest = max(heads, key=lambda s: s.head.seq, default=None)  # how far the engine signed
+    if newest is not None and newest.head.seq > last:
+        upto = newest.head.seq
+        gone = (f"entry {upto} was deleted" if upto == last + 1
+                else f"entries {last + 1} to {upto} were deleted")
+        ends = f"it ends at entry {last}: {gone}" if last else "it holds no entry: its whole log was deleted"
+        truncated = Finding(Problem.TRUNCATED, f"session {session_id} entry {upto}",
+                            f"the engine signed the log up to entry {upto} ({newest.where}); {ends}")
     for signed in sorted(heads, key=lambda s: s.head.seq):
         entry = by_seq.get(signed.head.seq)
-        if entry is None and signed.head.seq > last and truncated is None:
-            truncated = Finding(
-                Problem.TRUNCATED, f"session {session_id} entry {signed.head.seq}",
-                f"the engine signed the log up to entry {signed.head.seq} ({signed.where}); it "
-                f"ends at entry {last}: the entries after {last} were deleted")
-        elif entry is not None and entry.hash != signed.head.hash and rewritten is None:
+        if entry is not None and entry.hash != signed.head.hash and rewritten is None:
             rewritten = Finding(
                 Problem.REWRITTEN, f"session {session_id} entry {signed.head.seq}",
                 f"it is not the entry the engine signed ({signed.where}): the log was written again")

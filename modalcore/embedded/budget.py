@@ -1,9 +1,12 @@
 """How many sign-in codes the engine mails, and how many wrong codes an email may try (issue 27).
 
-Each budget is `limit` events per sliding `window`: per client address, per session, per email,
-per project and engine-wide for codes mailed; per email for wrong codes typed. A request over
-any budget is refused before anything is stored or mailed (`OverBudget`, with the seconds until
-the earliest budget that refused it has room again).
+Each budget is `limit` events per sliding `window`: per client address, per session, per email
+and requesting address, per email, per project and engine-wide for codes mailed; per requesting
+session and per requesting address for wrong codes typed (issue 38: a stranger who asks codes
+for someone's email and types wrong ones spends its own guesses, not the owner's; a requester
+with no guesses left gets no new code). A request over any budget is refused before anything is
+stored or mailed (`OverBudget`, with the seconds until the earliest budget that refused it has
+room again).
 
 The decision is pure (`refusal`): given the times each key spent in its longest window, is there
 room in every budget, and if not, how long until there is. The SQLite store (`BudgetStore`,
@@ -37,12 +40,19 @@ class BudgetLimits(BaseModel):
     address_per_minute: int = Field(default=5, ge=0)
     address_per_hour: int = Field(default=30, ge=0)
     session_per_hour: int = Field(default=5, ge=0)
+    # codes mailed to one email at the request of one client address: what a stranger's address
+    # spends of an email's codes, the owner's address still has
     email_per_hour: int = Field(default=5, ge=0)
+    # codes mailed to one email from every address together (the inbox's bound against many
+    # addresses)
+    email_all_per_hour: int = Field(default=20, ge=0)
     project_per_hour: int = Field(default=1_000, ge=0)
     engine_per_hour: int = Field(default=5_000, ge=0)
-    # wrong codes per email over the hour, whichever code they were typed for: a new code does
-    # not bring new guesses faster than this
-    email_guesses_per_hour: int = Field(default=10, ge=0)
+    # wrong codes typed by one session over the hour, whichever code they were typed for: a new
+    # code does not bring new guesses faster than this
+    session_guesses_per_hour: int = Field(default=10, ge=0)
+    # wrong codes typed from one client address over the hour (IPv6: per /64)
+    address_guesses_per_hour: int = Field(default=30, ge=0)
 
 
 @dataclass(frozen=True)
@@ -83,16 +93,21 @@ def code_rules(limits: BudgetLimits, *, address: str, session: str, email: str,
         (f"address:{address_key(address)}" if address else "", limits.address_per_minute, MINUTE_MS),
         (f"address:{address_key(address)}" if address else "", limits.address_per_hour, HOUR_MS),
         (f"session:{session}" if session else "", limits.session_per_hour, HOUR_MS),
-        (f"email:{email}", limits.email_per_hour, HOUR_MS),
+        (f"email:{email}:{address_key(address)}" if address else f"email:{email}", limits.email_per_hour, HOUR_MS),
+        (f"email:{email}", limits.email_all_per_hour, HOUR_MS),
         (f"project:{project}", limits.project_per_hour, HOUR_MS),
         ("engine", limits.engine_per_hour, HOUR_MS),
     ]
     return [Rule(key, limit, window) for key, limit, window in candidates if key and limit > 0]
 
 
-def guess_rules(limits: BudgetLimits, email: str) -> list[Rule]:
-    limit = limits.email_guesses_per_hour
-    return [Rule(f"guess:{email}", limit, HOUR_MS)] if limit > 0 else []
+def guess_rules(limits: BudgetLimits, *, session: str, address: str) -> list[Rule]:
+    """The wrong-code budgets of whoever types (an empty session or address: not known, none)."""
+    candidates = [
+        (f"guess:session:{session}" if session else "", limits.session_guesses_per_hour),
+        (f"guess:address:{address_key(address)}" if address else "", limits.address_guesses_per_hour),
+    ]
+    return [Rule(key, limit, HOUR_MS) for key, limit in candidates if key and limit > 0]
 
 
 def refusal(rules: Sequence[Rule], spent: Mapping[str, Sequence[int]], now_ms: int) -> OverBudget | None:
@@ -184,12 +199,13 @@ class MailBudget:
     def take_code(self, now_ms: int, *, address: str, session: str, email: str,
                   project: str) -> Receipt | OverBudget:
         """Room for one more code mailed to `email`: spent from every budget; also refused while
-        the email has no wrong-code guesses left (a code it could not use)."""
+        the requesting session or address has no wrong-code guesses left (a code it could not use)."""
         rules = code_rules(self.limits, address=address, session=session, email=email, project=project)
-        return self.store.take(rules, now_ms, check=guess_rules(self.limits, email))
+        return self.store.take(rules, now_ms, check=guess_rules(self.limits, session=session, address=address))
 
-    def take_guess(self, now_ms: int, email: str) -> Receipt | OverBudget:
-        return self.store.take(guess_rules(self.limits, email), now_ms)
+    def take_guess(self, now_ms: int, *, session: str, address: str) -> Receipt | OverBudget:
+        """One wrong-code guess of the session and address that type it."""
+        return self.store.take(guess_rules(self.limits, session=session, address=address), now_ms)
 
     def give_back(self, receipt: Receipt) -> None:
         self.store.give_back(receipt)

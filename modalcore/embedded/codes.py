@@ -2,11 +2,15 @@
 
 Time and randomness are passed in by the caller (the engine's command runner), so the same
 calls give the same results in tests.
+
+A code belongs to the email and to the requester (the session) that asked it (issue 38): it is
+checked only for that requester, so a stranger asking codes for someone's email and typing wrong
+ones locks only the codes it asked, never the one the owner's browser asked.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .codestore import CodeStore
 from .otp import CodeRecord, Verification, issue, normalize_email, verify
@@ -20,6 +24,11 @@ class IssuedCode:
     code: str
     digest: bytes
     previous: CodeRecord | None
+    row: str = ""  # the store's key: the email and the requester
+
+
+def row_key(email: str, requester: str) -> str:
+    return f"{email}\x00{requester}" if requester else email
 
 
 class EmailCodes:
@@ -29,29 +38,31 @@ class EmailCodes:
         self._store = store
         self._key = server_key
 
-    def request(self, email: object, now_ms: int, random_bytes: bytes) -> tuple[str, str]:
+    def request(self, email: object, now_ms: int, random_bytes: bytes, requester: str = "") -> tuple[str, str]:
         """(normalized email, new code) or raises InvalidEmail / RateLimited, storing nothing."""
-        issued = self.issue(email, now_ms, random_bytes)
+        issued = self.issue(email, now_ms, random_bytes, requester)
         return issued.email, issued.code
 
-    def issue(self, email: object, now_ms: int, random_bytes: bytes) -> IssuedCode:
-        """A new code stored for the email (raises InvalidEmail / RateLimited, storing nothing);
-        `withdraw` takes it back if its mail cannot be sent."""
+    def issue(self, email: object, now_ms: int, random_bytes: bytes, requester: str = "") -> IssuedCode:
+        """A new code stored for the email and `requester` (raises InvalidEmail / RateLimited,
+        storing nothing); `withdraw` takes it back if its mail cannot be sent."""
         address = normalize_email(email)
-        previous = self._store.get(address)
+        row = row_key(address, requester)
+        previous = self._store.get(row)
         record, code = issue(previous, address, random_bytes, self._key, now_ms)
-        self._store.put(record)
-        return IssuedCode(address, code, record.digest, previous)
+        self._store.put(replace(record, email=row))
+        return IssuedCode(address, code, record.digest, previous, row)
 
     def withdraw(self, issued: IssuedCode) -> bool:
         """The mail with `issued` was not sent: the email's row is as it was before, so the 30 s
         window (which starts only with a sent code) does not hold the visitor back. A newer code
         stored meanwhile is left alone."""
-        return self._store.restore(issued.email, issued.digest, issued.previous)
+        return self._store.restore(issued.row or issued.email, issued.digest, issued.previous)
 
-    def submit(self, email: object, code: object, now_ms: int) -> Verification:
+    def submit(self, email: object, code: object, now_ms: int, requester: str = "") -> Verification:
+        """The code typed for the email's code that `requester` asked."""
         address = normalize_email(email)
-        result, changed = verify(self._store.get(address), address, code, self._key, now_ms)
+        result, changed = verify(self._store.get(row_key(address, requester)), address, code, self._key, now_ms)
         if changed is not None:
             self._store.put(changed)
         return result

@@ -1,8 +1,8 @@
-"""What the approval frame shows, decoded (issue 15 §4): chain, recipient, value in units and
-fiat, the contract call (known function names, else the 4-byte selector and the raw data), the
-EIP-712 domain and message as fields (issue 28 item 9: read, not raw JSON), or the message as
-text when its bytes are readable UTF-8 (its hex otherwise). Pure: a request in, rows of
-(label, text) out."""
+"""What the approval frame shows, decoded (issue 15 §4): the chain, the EIP-712 domain and
+message as fields (issue 28 item 9: read, not raw JSON), or the message as text when its bytes
+are readable UTF-8 (its hex otherwise). A transaction (value in units and fiat, `native_value`,
+and its call decoded) is `decode_calls.describe_transaction`, as EIP-5792's calls are. Pure: a
+request in, rows of (label, text) out."""
 
 from __future__ import annotations
 
@@ -12,14 +12,6 @@ from typing import Any
 
 from ..chains.catalog import Network
 
-# 4-byte selectors of calls the frame names (ERC-20, ERC-721)
-KNOWN_FUNCTIONS = {
-    "a9059cbb": "transfer(address,uint256)",
-    "095ea7b3": "approve(address,uint256)",
-    "23b872dd": "transferFrom(address,address,uint256)",
-    "42842e0e": "safeTransferFrom(address,address,uint256)",
-    "a22cb465": "setApprovalForAll(address,bool)",
-}
 TITLES = {"personal_sign": "Sign message", "eth_signTypedData_v4": "Sign typed data",
           "eth_sendTransaction": "Send transaction", "wallet_sendCalls": "Send calls"}
 MAX_TEXT = 4000
@@ -41,6 +33,22 @@ def _int(value: Any) -> int:
 def units(value: int, decimals: int) -> str:
     text = format(Decimal(value).scaleb(-decimals).normalize(), "f")
     return text
+
+
+def native_value(raw: Any, network: Network | None) -> str:
+    """A transaction's value in the native currency, with its USD value when priced."""
+    try:
+        value = _int(raw)
+    except ValueError:
+        return str(raw)[:MAX_TEXT]
+    symbol = network.native.symbol if network else "ETH"
+    decimals = network.native.decimals if network else 18
+    amount = f"{units(value, decimals)} {symbol}"
+    price = network.native_price if network else None
+    if price:
+        fiat = Decimal(value).scaleb(-decimals) * Decimal(str(price))
+        amount += f" (${fiat:,.2f})"
+    return amount
 
 
 def readable(text: str) -> bool:
@@ -96,20 +104,6 @@ def typed_data_rows(data: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
-def call_rows(data: str) -> list[tuple[str, str]]:
-    body = data[2:] if data.startswith("0x") else data
-    if not body:
-        return []
-    selector = body[:8].lower()
-    name = KNOWN_FUNCTIONS.get(selector)
-    rows = [("Function", name) if name else ("Function selector", "0x" + selector)]
-    if name and name.startswith("transfer(") and len(body) >= 8 + 128:
-        rows.append(("Token recipient", "0x" + body[8 + 24:8 + 64]))
-        rows.append(("Token amount (raw)", str(int(body[8 + 64:8 + 128], 16))))
-    rows.append(("Data", "0x" + body))
-    return rows
-
-
 def describe(method: str, params_json: str, network: Network | None) -> list[tuple[str, str]]:
     """Rows for the frame; a malformed request is described as such (the signer refuses it)."""
     try:
@@ -131,16 +125,4 @@ def describe(method: str, params_json: str, network: Network | None) -> list[tup
         if not isinstance(data, dict):
             return [*rows, ("Typed data", "malformed")]
         return [*rows, *typed_data_rows(data)]
-    if method == "eth_sendTransaction" and params and isinstance(params[0], dict):
-        tx = params[0]
-        value = _int(tx.get("value"))
-        symbol = network.native.symbol if network else "ETH"
-        decimals = network.native.decimals if network else 18
-        amount = f"{units(value, decimals)} {symbol}"
-        price = network.native_price if network else None
-        if price:
-            fiat = Decimal(value).scaleb(-decimals) * Decimal(str(price))
-            amount += f" (${fiat:,.2f})"
-        rows += [("Recipient", str(tx.get("to", ""))), ("Value", amount)]
-        return rows + call_rows(str(tx.get("data") or ""))
     return [*rows, ("Request", method)]

@@ -32,6 +32,7 @@ class SmtpConfig:
     password: str | None = field(default=None, repr=False)
     timeout_s: float = 10.0
     ca_file: str | None = None  # trust this CA (e.g. a private relay); None: the system's
+    site: str = ""  # the engine's host as browsers reach it: the only place the code may be typed
 
     def __post_init__(self) -> None:
         if self.tls not in TLS_MODES:
@@ -42,13 +43,22 @@ class SmtpConfig:
             raise ValueError("smtp user and password go together")
 
 
-def code_message(sender: str, to: str, code: str) -> EmailMessage:
+def where_to_type(site: str) -> str:
+    """Where the code may be typed (issue 38 item 8): a host page can draw a code field of its
+    own; the mail tells the visitor that only the wallet's frame, from the engine's domain, asks."""
+    place = f"the wallet's own sign-in window from {site}" if site else "the wallet's own sign-in window"
+    return (f"Type it only in {place}, inside the wallet modal. Never type it in a field the page "
+            "draws itself, and never give it to anyone: whoever has it can use your wallet.")
+
+
+def code_message(sender: str, to: str, code: str, site: str = "") -> EmailMessage:
     message = EmailMessage()
     message["From"] = sender
     message["To"] = to
     message["Subject"] = CODE_SUBJECT
     message.set_content(
         f"Your verification code is {code}\n\n"
+        f"{where_to_type(site)}\n\n"
         "It expires in 10 minutes. If you did not ask for it, ignore this email.\n"
     )
     return message
@@ -62,7 +72,7 @@ class SmtpSender:
         await asyncio.to_thread(self._send_blocking, message)
 
     async def send_code(self, to: str, code: str) -> None:
-        await self.send(code_message(self.config.sender, to, code))
+        await self.send(code_message(self.config.sender, to, code, self.config.site))
 
     def _context(self) -> ssl.SSLContext:
         return ssl.create_default_context(cafile=self.config.ca_file)

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..keyfiles import owner_only
+
 MASTER_KEY_ENV = "MODALCORE_MASTER_KEY"
 MASTER_KEY_FILE_ENV = "MODALCORE_MASTER_KEY_FILE"
 KEY_BYTES = 32
@@ -66,6 +68,7 @@ class MasterKey:
     def read_file(cls, path: str | Path) -> MasterKey:
         try:
             text = Path(path).read_text(encoding="ascii")
+            owner_only(Path(path))
         except (OSError, UnicodeDecodeError) as error:
             raise MasterKeyError(f"cannot read the master key file {path}: "
                                  f"{type(error).__name__}") from None

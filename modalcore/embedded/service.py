@@ -4,14 +4,15 @@
   ``{"status": "rate_limited", "seconds": n}`` within 30 s of the email's last sent code (SPEC
   §5). A code whose mail fails is withdrawn: the failure does not start the 30 s window.
   ``{"status": "over_budget", "scope": s, "seconds": n}`` when a mail budget (budget.py: per
-  client address, session, email, project, engine-wide; or the email's wrong-code guesses) has
-  no room: nothing stored, nothing mailed.
-- `check_code(email, code, public_key)` (not a session's call: the sign-in frame's route,
+  client address, session, email, project, engine-wide; or the requester's wrong-code guesses)
+  has no room: nothing stored, nothing mailed. The code belongs to the requesting session.
+- `check_code(email, code, public_key, session, address)` (not a session's call: the sign-in frame's route,
   server/verify.py) → ``{"verdict", "attempts_left", "address"}``: on ``accepted`` the address
   of the email's key, created on first sign-in (same email, same address), and the frame's key
   registered for the email (issue 27).
-  A wrong code spends one of the email's guesses for the hour; with none left the verdict is
-  ``locked`` and the code is not even compared.
+  Only the code `session` asked is compared (issue 38). A wrong code spends one of the typing
+  session's and address's guesses for the hour; with none left the verdict is ``locked`` and the
+  code is not even compared. A stranger's guesses never spend the owner's.
 
 The time is the runtime clock's (`ServiceContext.clock`), randomness `os.urandom`: both stay out
 of `update`. An invalid email or code raises `ServiceError` (the slice checked them already; a
@@ -108,7 +109,7 @@ async def send_code(wallet: EmbeddedWallet, email: str, now: int, *, address: st
     if wallet.mailer is None:
         raise ServiceError("email sign-in is not configured")
     try:
-        issued = wallet.codes.issue(email, now, wallet.random(RANDOM_BYTES))
+        issued = wallet.codes.issue(email, now, wallet.random(RANDOM_BYTES), session)
     except RateLimited as limited:
         return {"status": "rate_limited", "seconds": limited.seconds}
     except OtpError as error:
@@ -129,7 +130,8 @@ async def send_code(wallet: EmbeddedWallet, email: str, now: int, *, address: st
     return {"status": "sent"}
 
 
-def check_code(wallet: EmbeddedWallet, email: str, code: str, public_key: str, now: int) -> CodeChecked:
+def check_code(wallet: EmbeddedWallet, email: str, code: str, public_key: str, now: int, *, session: str = "",
+               address: str = "") -> CodeChecked:
     """The code typed inside the engine-origin frame, with that frame's public key (issue 27):
     `{"verdict", "attempts_left"}`, and on `accepted` the address of the email's key (created on
     first sign-in) with the frame's key registered for the email. Raises BadPublicKey (before
@@ -139,11 +141,11 @@ def check_code(wallet: EmbeddedWallet, email: str, code: str, public_key: str, n
         normalized_email = normalize_email(email)
     except OtpError as error:
         raise ServiceError(str(error)) from None
-    guess = wallet.budget.take_guess(now, normalized_email)
-    if isinstance(guess, OverBudget):  # the email's wrong guesses for the hour are spent
+    guess = wallet.budget.take_guess(now, session=session, address=address)
+    if isinstance(guess, OverBudget):  # this requester's wrong guesses for the hour are spent
         return {"verdict": Verdict.LOCKED.value, "attempts_left": 0}
     try:
-        result = wallet.codes.submit(email, code, now)
+        result = wallet.codes.submit(normalized_email, code, now, session)
     except OtpError as error:
         wallet.budget.give_back(guess)
         raise ServiceError(str(error)) from None

@@ -9,7 +9,8 @@ need from it (issue 15).
     user = "..."  password = "..."  sender = "Wallet <no-reply@example>"
     [embedded.mail_budget]               # sign-in codes mailed, sliding windows (0: off)
     address_per_minute = 5  address_per_hour = 30  session_per_hour = 5  email_per_hour = 5
-    project_per_hour = 1000  engine_per_hour = 5000  email_guesses_per_hour = 10
+    email_all_per_hour = 20  project_per_hour = 1000  engine_per_hour = 5000
+    session_guesses_per_hour = 10  address_guesses_per_hour = 30
 
 Without an `[embedded.smtp]` section the embedded wallet is off: its services are not
 registered (a code request then fails with 'The code could not be sent. Try again').
@@ -22,6 +23,7 @@ import hashlib
 import hmac
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -117,9 +119,11 @@ def code_key(engine_secret: bytes) -> bytes:
     return hmac.new(engine_secret, b"modalcore email codes", hashlib.sha256).digest()
 
 
-def open_wallet(section: EmbeddedSection, resolve: Any, engine_secret: bytes) -> EmbeddedWallet | None:
+def open_wallet(section: EmbeddedSection, resolve: Any, engine_secret: bytes,
+                engine_url: str = "") -> EmbeddedWallet | None:
     """The codes, mailer, vault and social sign-ins of `section` (`resolve(path) -> Path`
-    resolves relative paths); None when neither SMTP nor a social provider is configured."""
+    resolves relative paths); None when neither SMTP nor a social provider is configured.
+    The sign-in mail names the engine's host (`public_url`, else the engine's `engine_url`)."""
     if section.smtp is None and not section.socials and section.farcaster is None:
         return None
     smtp = section.smtp
@@ -128,7 +132,7 @@ def open_wallet(section: EmbeddedSection, resolve: Any, engine_secret: bytes) ->
     db: Path | str = section.db if section.db == ":memory:" else resolve(section.db)
     sender = None if smtp is None else SmtpSender(SmtpConfig(
         host=smtp.host, port=smtp.port, sender=smtp.sender, tls=smtp.tls, user=smtp.user,
-        password=smtp.password, ca_file=smtp.ca_file))
+        password=smtp.password, ca_file=smtp.ca_file, site=urlsplit(section.public_url or engine_url).netloc))
     codes = EmailCodes(CodeStore(db), code_key(engine_secret))
     vault = KeyVault(db, master)
     settings: dict[str, ProviderSetting] = {name: ProviderSetting(

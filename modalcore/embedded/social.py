@@ -2,9 +2,10 @@
 sign-ins between popup and callback, and the callback's checks (oidc.py) ending in the
 identity's key (keys.py).
 
-- `SocialSignIns.start(provider, session, now, key)` (the frame's route, server/verify.py) → the
-  authorization URL; the state, nonce, PKCE verifier and the frame's public key stay here (at
-  most MAX_PENDING, each for PENDING_TTL_MS).
+- `SocialSignIns.start(provider, session, now, key, bind)` (the frame's route, server/verify.py)
+  → the authorization URL; the state, nonce, PKCE verifier, the frame's public key and the
+  SHA-256 of the frame's flow value (`bind`, issue 38: made in the frame's script, never in a
+  URL, a page or the host's socket) stay here (at most MAX_PENDING, each for PENDING_TTL_MS).
 - `SocialSignIns.complete(provider, params)` (the callback route) → the session id and who
   signed in, with the address of their key: `state` must name a pending sign-in of that
   provider (used once), the code is exchanged with the verifier, the ID token's signature,
@@ -13,6 +14,8 @@ identity's key (keys.py).
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
 from collections import OrderedDict
 from collections.abc import Callable
@@ -87,6 +90,15 @@ class SocialResult:
     username: str
     key: str = ""  # the public key of the frame that began the sign-in (issue 27)
     state: str = ""
+    bind: str = ""  # SHA-256 (hex) of the flow value of the frame that began it (issue 38)
+
+    def bound_to(self, bind: str) -> bool:
+        """`bind` is the flow value the beginning frame made (compared in constant time)."""
+        return bool(self.bind) and hmac.compare_digest(bind_digest(bind), self.bind)
+
+
+def bind_digest(bind: str) -> str:
+    return hashlib.sha256(bind.encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -111,7 +123,7 @@ class SocialSignIns:
         self.random = random
         self.http: httpx.AsyncClient | None = None
         self._configs: dict[str, ProviderConfig] = {}
-        self._pending: OrderedDict[str, tuple[Pending, str, int, str]] = OrderedDict()
+        self._pending: OrderedDict[str, tuple[Pending, str, int, str, str]] = OrderedDict()
         self._grants: OrderedDict[str, Grant] = OrderedDict()
 
     def providers(self) -> tuple[str, ...]:
@@ -141,14 +153,15 @@ class SocialSignIns:
 
     def _sweep(self, now: int) -> None:
         while self._pending:
-            state, (_, _, at, _) = next(iter(self._pending.items()))
+            state, (_, _, at, _, _) = next(iter(self._pending.items()))
             if now - at < PENDING_TTL_MS and len(self._pending) <= MAX_PENDING:
                 return
             del self._pending[state]
 
-    async def start(self, provider: str, session: str, now: int, key: str) -> str:
+    async def start(self, provider: str, session: str, now: int, key: str, bind: str = "") -> str:
         """The provider's authorization URL; `key`: the public key of the frame that opens the
-        popup, which the completed sign-in registers once that frame confirms (issue 27)."""
+        popup, which the completed sign-in registers once that frame confirms (issue 27) with
+        `bind`, the flow value it made (issue 38; only its digest is kept)."""
         if provider not in self.settings:
             raise ServiceError(f"{provider} sign-in is not configured")
         try:
@@ -156,7 +169,7 @@ class SocialSignIns:
         except (OidcError, httpx.HTTPError) as error:
             raise ServiceError(f"{provider} cannot be reached ({type(error).__name__})") from None
         pending, url = begin(config, self.random(RANDOM_BYTES))
-        self._pending[pending.state] = (pending, session, now, key)
+        self._pending[pending.state] = (pending, session, now, key, bind_digest(bind) if bind else "")
         self._sweep(now)
         return url
 
@@ -165,7 +178,7 @@ class SocialSignIns:
         entry = self._pending.pop(params.get("state", ""), None)
         if entry is None or entry[0].provider != provider or now - entry[2] >= PENDING_TTL_MS:
             raise SocialFailure("the sign-in callback does not match a sign-in in progress (state)")
-        pending, session, _, key = entry
+        pending, session, _, key, bind = entry
         if self.http is None:
             raise SocialFailure("the engine has no HTTP client yet", session)
         try:
@@ -174,10 +187,11 @@ class SocialSignIns:
             raise SocialFailure(str(error) or type(error).__name__, session) from None
         address = self.vault.get_or_create(Identity(provider, signed.subject), now)
         return SocialResult(session, provider, signed.subject, address, signed.email or "",
-                            signed.username or "", key, pending.state)
+                            signed.username or "", key, pending.state, bind)
 
     def grant(self, result: SocialResult, token: str, now: int) -> None:
-        """`token` (the popup's cookie) may register `result.key` for its identity, once."""
+        """`token` (held by the callback's popup page only) may register `result.key` for its
+        identity, once."""
         self._grants[token] = Grant(result, now)
         while self._grants:
             first = next(iter(self._grants.values()))
@@ -185,6 +199,12 @@ class SocialSignIns:
                 break
             self._grants.popitem(last=False)
 
-    def redeem(self, token: str, now: int) -> Grant | None:
-        grant = self._grants.pop(token, None)
+    def granted(self, token: str, now: int) -> Grant | None:
+        """The grant `token` names, if it is still valid (not spent: see `redeem`)."""
+        grant = self._grants.get(token)
         return grant if grant is not None and now - grant.at < PENDING_TTL_MS else None
+
+    def redeem(self, token: str, now: int) -> Grant | None:
+        grant = self.granted(token, now)
+        self._grants.pop(token, None)
+        return grant

@@ -47,7 +47,9 @@ def _state(model: Model) -> dict[str, Any]:
     }
 
 
-def _account(model: Model) -> dict[str, Any]:
+def _account(model: Model) -> dict[str, Any] | None:
+    if model.smart.switching:
+        return None  # the switched account's balance is on its way: one event, with it
     account = model.accounts.get(model.networks.active_namespace)
     data: dict[str, Any] = {
         "address": account.address or "",
@@ -102,10 +104,10 @@ def _rpc(model: Model) -> dict[str, Any] | None:
 
 # The slices the host events read, and per event kind (in the order they are sent) the
 # positions in INPUTS of the slices it reads, and how it is derived (None: not sent).
-INPUTS = ("modal", "router", "accounts", "networks", "siwx", "embedded", "options", "env")
+INPUTS = ("modal", "router", "accounts", "networks", "siwx", "embedded", "options", "env", "smart")
 KINDS: tuple[tuple[str, tuple[int, ...], Callable[[Model], dict[str, Any] | None]], ...] = (
     ("state", (0, 1, 2, 3), _state),  # accounts: `connected`
-    ("account", (2, 3, 6, 7), _account),  # options, env: the language of the balance
+    ("account", (2, 3, 6, 7, 8), _account),  # options, env: the language of the balance; smart: a switch
     ("siwx", (4,), _siwx),
     ("network", (3,), _network),
     ("rpc", (5,), _rpc),

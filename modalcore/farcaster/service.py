@@ -130,7 +130,7 @@ class FarcasterSignIns:
         opened = self.opened.pop(token, None)  # the relay answers a channel once
         binding = opened.binding if opened is not None else None
         expected = (Expected(binding.domain, binding.nonce, binding.uri) if binding is not None
-                    else Expected(self.setting.domain, nonce))
+                    else Expected(self.setting.domain, nonce, self.setting.siwe_uri))  # the URI always (issue 38)
         checked = await self._verify(answer, expected, now_ms)
         if isinstance(checked, Refusal):
             log.warning("farcaster sign-in refused: %s", checked.value)

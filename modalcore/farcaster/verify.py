@@ -50,7 +50,7 @@ class Refusal(Enum):
 class Expected:
     domain: str
     nonce: str
-    uri: str | None = None  # a channel opened for a SIWX sign-in names the sign-in's URI too
+    uri: str | None = None  # the configured siwe_uri, or a SIWX sign-in's URI; None: not checked
 
 
 def check_message(text: str, signature: str, fid: int, custody: str, expected: Expected,

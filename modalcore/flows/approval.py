@@ -149,7 +149,7 @@ def on_signed(model: Model, msg: EmbeddedSigned | EmbeddedRead, now: int) -> Ste
     if not msg.ok or msg.result is None:
         return answer(model, request, code=-32603, message=msg.error or "The request failed")
     if request.method == calls.SEND:  # EIP-5792 2.0.0 answers an object
-        return answer(model, request, result={"id": msg.result.result})
+        return calls.sent(model, request, str(msg.result.result))
     return answer(model, request, result=msg.result.result)
 
 

@@ -17,6 +17,11 @@ waits for approval, wallet_getCapabilities and wallet_getCallsStatus are read-on
   for the operation's receipt: `{version, id, chainId, status, atomic: true, receipts}`.
 - `wallet_showCallsStatus [id]`: opens CallsStatus in the modal, which reads the same status
   (and again every REFRESH_MS while pending); the request is answered at once (null).
+- A batch sent from a smart account that is not deployed yet deploys it (its UserOperation
+  carries the initCode), but the answer (`{id}`) comes when the bundler took it, before the
+  chain has the code: the engine follows that operation itself (every DEPLOY_POLL_MS, at most
+  DEPLOY_POLLS times) and once it is no longer pending reads the smart account again, so the
+  host's account event says `smartAccountDeployed: true` without a reload (issue 46).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from ..slices.calls import (STATUS_SERVICE, VIEW, CallsState, CallsStatusRead, C
                             PressedRefreshCallsStatus, ShownBatch)
 from ..slices.embedded import EmbeddedRequest
 from ..slices.smart_account import SMART_ACCOUNT, smart_account_of
+from . import smart_account
 from .wallet_answer import INTERNAL_ERROR, answer
 
 if TYPE_CHECKING:
@@ -50,11 +56,22 @@ VERSION = "2.0.0"
 REFRESH_MS = 3000  # CallsStatus reads a pending batch again this often
 REFRESH_TIMER = "calls-status"
 VIEW_KEY = "view:"
+DEPLOY_KEY = "deploy:"  # + polls so far + ":" + calls id: the engine's own follow of a deploying batch
+DEPLOY_POLL_MS = 1000
+DEPLOY_POLLS = 120  # two minutes; past them a reload reads the account again (flows/smart_account.py)
 
 
 @dataclass(frozen=True)
 class CallsStatusDue(Msg):
     pass
+
+
+@dataclass(frozen=True)
+class DeployStatusDue(Msg):
+    """Time to read the status of a batch that deploys the smart account again."""
+
+    calls_id: str
+    polls: int
 
 
 def _network(model: Model, chain_id: int) -> Network | None:
@@ -167,9 +184,55 @@ def status_answer(calls_id: str, chain_id: int, result: CallsStatusResult) -> di
             "atomic": True, "receipts": [r.model_dump() for r in result.receipts]}
 
 
+def sent(model: Model, request: EmbeddedRequest, calls_id: str) -> Step:
+    """The signer sent the batch: answer `{id}`; a batch from an undeployed smart account is
+    followed until the chain has it."""
+    chain = request.chain
+    model, cmds = answer(model, request, result={"id": calls_id})
+    smart = smart_account_of(model, chain)
+    if smart is None or smart.deployed:
+        return model, cmds
+    return model, [*cmds, *_follow(model, calls_id, 0)]
+
+
+def _follow(model: Model, calls_id: str, polls: int) -> list[Cmd]:
+    parsed = rules.parse_calls_id([calls_id])
+    if isinstance(parsed, rules.CallsRefusal):
+        return []
+    network = _network(model, parsed[1])
+    if network is None:
+        return []
+    return [_status_call(network, parsed[0], f"{DEPLOY_KEY}{polls}:{calls_id}")]
+
+
+def _deploy_read(model: Model, msg: CallsStatusRead) -> Step:
+    polls_text, _, calls_id = msg.key.removeprefix(DEPLOY_KEY).partition(":")
+    parsed = rules.parse_calls_id([calls_id])
+    if not polls_text.isdigit() or isinstance(parsed, rules.CallsRefusal):
+        return model, []
+    network = _network(model, parsed[1])
+    smart = smart_account_of(model, network.id) if network is not None else None
+    if network is None or smart is None or smart.deployed:
+        return model, []  # signed out, or already read as deployed
+    if msg.ok and msg.result is not None and msg.result.status != rules.PENDING:
+        return model, [smart_account.read(model, (network.id,))]  # included: what the chain says now
+    polls = int(polls_text) + 1
+    if polls >= DEPLOY_POLLS:
+        return model, []
+    return model, [StartTimer(DEPLOY_KEY + calls_id, DEPLOY_POLL_MS, DeployStatusDue(calls_id, polls))]
+
+
+def on_deploy_due(model: Model, msg: DeployStatusDue, now: int) -> Step:
+    if not model.smart.owner:
+        return model, []  # signed out meanwhile
+    return model, _follow(model, msg.calls_id, msg.polls)
+
+
 def on_status_read(model: Model, msg: CallsStatusRead, now: int) -> Step:
     if msg.key.startswith(VIEW_KEY):
         return _view_read(model, msg)
+    if msg.key.startswith(DEPLOY_KEY):
+        return _deploy_read(model, msg)
     request = model.embedded.request
     if request is None or request.eid != msg.key or not request.signing or request.method != STATUS:
         return model, []
@@ -220,5 +283,6 @@ HANDLERS: dict[type[Msg], Handler] = {
     CallsStatusRead: on_status_read,
     PressedRefreshCallsStatus: on_refresh,
     CallsStatusDue: on_due,
+    DeployStatusDue: on_deploy_due,
 }
 SLICE = Slice("calls", HANDLERS)

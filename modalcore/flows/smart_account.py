@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core.cmds import Cmd
+from ..core.cmds import CancelTimer, Cmd, StartTimer
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
@@ -35,6 +35,7 @@ from ..slices.smart_account import (
     SmartAccount,
     SmartAccountsRead,
     SmartAccountsState,
+    SwitchSettled,
     enabled_chains,
     shown_address,
     shown_type,
@@ -45,7 +46,9 @@ from .connect import NAMESPACE, connected
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
 
-SENDS = ("eth_sendTransaction",)  # what deploys a smart account (wallet_sendCalls too, once it exists)
+SENDS = ("eth_sendTransaction",)  # what deploys a smart account (wallet_sendCalls: flows/calls.py follows it)
+SWITCH_TIMER = "smart-switch"
+SWITCH_HOLD_MS = 1500  # the longest the host's account event waits for a switched account's balance
 
 
 def read(model: Model, chains: tuple[str, ...]) -> Cmd:
@@ -142,7 +145,16 @@ def on_switch(model: Model, msg: PressedSwitchAccountType, now: int) -> Step:
     if account is None or smart_account_of(model, account_chain(account)) is None:
         return model, []  # AppKit: offered only to the auth connector on a smart-account network
     preferred = EOA if model.smart.preferred == SMART_ACCOUNT else SMART_ACCOUNT
-    return align(replace(model, smart=replace(model.smart, preferred=preferred)), now)
+    model, cmds = align(replace(model, smart=replace(model.smart, preferred=preferred)), now)
+    if not model.balances.loading:
+        return model, cmds  # the balance is known at once (a testnet's zero): one event already
+    # the host hears of the new account once, with its balance (not with "" and again 30 ms later)
+    model = replace(model, smart=replace(model.smart, switching=True))
+    return model, [*cmds, StartTimer(SWITCH_TIMER, SWITCH_HOLD_MS, SwitchSettled())]
+
+
+def on_switch_settled(model: Model, msg: SwitchSettled, now: int) -> Step:
+    return replace(model, smart=replace(model.smart, switching=False)), []
 
 
 def _sent_from_undeployed(before: Model, after: Model) -> str | None:
@@ -157,16 +169,23 @@ def _sent_from_undeployed(before: Model, after: Model) -> str | None:
 def on_reattached(model: Model, msg: Any, now: int) -> Step:
     """After a reload the embedded account's smart accounts are read again (whether deployed is
     the chain's word, not the session's memory). (`msg` is connecting.Reattached.)"""
+    cmds: list[Cmd] = []
+    if model.smart.switching:  # a page (re)joining hears its account at once
+        model = replace(model, smart=replace(model.smart, switching=False))
+        cmds.append(CancelTimer(SWITCH_TIMER))
     chains = enabled_chains(model)
     if not msg.reloaded or embedded_account(model) is None or not chains:
-        return model, []
-    return model, [read(model, chains)]
+        return model, cmds
+    return model, [*cmds, read(model, chains)]
 
 
 def observe(before: Model, after: Model, now: int) -> Step:
-    if embedded_account(after) is None:
-        return after, []
     cmds: list[Cmd] = []
+    if after.smart.switching and (not after.balances.loading or embedded_account(after) is None):
+        after = replace(after, smart=replace(after.smart, switching=False))  # the balance came
+        cmds.append(CancelTimer(SWITCH_TIMER))
+    if embedded_account(after) is None:
+        return after, cmds
     chain = _sent_from_undeployed(before, after)
     if chain is not None:
         cmds.append(read(after, (chain,)))
@@ -179,6 +198,7 @@ def observe(before: Model, after: Model, now: int) -> Step:
 HANDLERS: dict[type[Msg], Handler] = {
     SmartAccountsRead: on_read,
     PressedSwitchAccountType: on_switch,
+    SwitchSettled: on_switch_settled,
 }
 
 SLICE = Slice("smart_account", HANDLERS, observe=observe)

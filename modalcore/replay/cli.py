@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from ..core.plural import counted
 from ..engine.record import Replay, read_lines, replay_file, run_events, updated_lines
 from .report import explain, transcript, tree_at
 from .sequence import SequenceError, is_sequence, run_sequence
@@ -51,14 +52,14 @@ class Totals:
     frames: int = 0
 
     def line(self) -> str:
-        parts = [f"{self.files} file{'s' if self.files != 1 else ''}", f"{self.ok} ok"]
+        parts = [counted(self.files, "file"), f"{self.ok} ok"]
         if self.diverged:
             parts.append(f"{self.diverged} diverged or failed")
         if self.updated:
             parts.append(f"{self.updated} updated")
         if self.bad:
             parts.append(f"{self.bad} unreadable")
-        return f"total: {', '.join(parts)} ({self.frames} frames)"
+        return f"total: {', '.join(parts)} ({counted(self.frames, 'frame')})"
 
     def status(self) -> int:
         return 2 if self.bad else 1 if self.diverged else 0
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         except BrokenPipeError:
             raise
         except (ValueError, KeyError, OSError) as error:
-            print(f"replay: bad recording {path}: {error}", file=err)
+            print(f"replay: bad {_kind(path)} {path}: {error}", file=err)
             totals.bad += 1
     if not files:
         print("replay: no recordings found", file=err)
@@ -96,6 +97,14 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     if args.tree_at is None:
         print(totals.line(), file=out)
     return totals.status()
+
+
+def _kind(path: Path) -> str:
+    """What a file that could not be run was meant to be, for its error line."""
+    try:
+        return "sequence" if is_sequence(path) else "recording"
+    except (ValueError, OSError):
+        return "recording"
 
 
 def _tree_at_problem(path: Path, line: int) -> str:
@@ -124,13 +133,13 @@ def _one(path: Path, args: argparse.Namespace, totals: Totals, out: TextIO) -> N
     explained = explain(run_)
     if not explained:
         totals.ok += 1
-        print(f"ok        {path}: {run_.frame_count()} frames", file=out)
+        print(f"ok        {path}: {counted(run_.frame_count(), 'frame')}", file=out)
         return
     if args.update:
         path.write_text("".join(updated_lines(run_)), encoding="utf-8")
         totals.updated += 1
         print(f"updated   {path}: {len(explained)} of {run_.frame_count()} frames changed, "
-              f"now {len(run_.actual())} frames", file=out)
+              f"now {counted(len(run_.actual()), 'frame')}", file=out)
         for item in explained:
             print("\n".join(f"    {line}" for line in item.lines(full=args.full)), file=out)
         return
@@ -169,7 +178,8 @@ def _sequence(path: Path, args: argparse.Namespace, totals: Totals, out: TextIO)
     totals.frames += frames
     if result.failure is None:
         totals.ok += 1
-        print(f"ok        {path}: {result.steps} steps, {result.expectations} expectations held", file=out)
+        print(f"ok        {path}: {counted(result.steps, 'step')}, "
+              f"{counted(result.expectations, 'expectation')} held", file=out)
         return
     totals.diverged += 1
     line, message = result.failure

@@ -189,11 +189,15 @@ class CommandInterpreter:
         self._to_sink(event)
 
     def _report_error(self, item: object, error: BaseException) -> None:
-        """Unexpected errors are reported as telemetry (SPEC §8); the sink gates and caps it."""
+        """Unexpected errors are reported as telemetry (SPEC §8); the sink gates and caps it. The
+        operator's error view groups them too (runtime/errorbook.py), whatever the host asked."""
+        route = f"PROCESS_{type(item).__name__.strip('_').upper()}"
+        if self.deps.errors is not None:
+            self.deps.errors.record(type(error).__name__, route, self.id, str(error), self.clock.now_ms())
         model = self.session.model
         if not events.enabled(model):
             return
-        props = {"type": "error", "event": f"PROCESS_{type(item).__name__.strip('_').upper()}",
+        props = {"type": "error", "event": route,
                  "errorType": type(error).__name__, "errorMessage": str(error)[:512],
                  "stackTrace": "".join(traceback.format_exception(error))[-4096:]}
         now = self.clock.now_ms()

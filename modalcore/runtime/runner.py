@@ -39,6 +39,7 @@ from .inbox import Inbox
 from ..ports.observe import PendingEffects, SessionObserver, Step
 from .runner_inputs import (AckDue, Attach, Deliver, Detach, Evict, FrameIn, Item, Leave, Outlet, SendError,
                             SessionClosing, Stop, TimerFired, TokenIssuer, TokenRefused, close_quietly)
+from .errorbook import ErrorBook
 from .saves import PendingSaves
 from .services import ServiceRegistry
 
@@ -64,6 +65,7 @@ class RunnerDeps:
     on_closed: Callable[[SessionRunner], None] | None = None
     observers: tuple[SessionObserver, ...] = ()  # see what each update produced (audit, ...)
     walletconnect: EffectRunner | None = None  # runs the `walletconnect` effects (the relay)
+    errors: ErrorBook | None = None  # unexpected errors, grouped for the operator (/operator/errors)
     _saves: PendingSaves | None = field(default=None, init=False, repr=False)
 
     @property
@@ -367,9 +369,6 @@ class SessionRunner(CommandInterpreter):
             for frame in frames:
                 await outlet.send_bytes(encoded(frame))  # a numbered frame's bytes: the ring's
                 self._told = max(self._told, frame.a)
-            # one event-loop turn: the socket writes these frames together now (they were queued
-            # in its buffer, server/wsprotocol.py), before the observers and the save run
-            await asyncio.sleep(0)
         except Exception:
             log.info("session %s: socket went away while sending", self.id)
             if self.outlet is outlet:

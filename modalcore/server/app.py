@@ -31,6 +31,7 @@ from starlette.types import Receive, Scope, Send
 
 from eth_account.signers.local import LocalAccount
 
+from ..core.plural import counted
 from ..analytics.events import AnalyticsObserver
 from ..analytics.hosted import HostedAnalyticsSink
 from ..analytics.local import LocalAnalyticsSink
@@ -62,24 +63,36 @@ from ..store.optional import REDIS_MISSING, RedisStore
 from ..store.sqlite import SqliteStore
 from ..walletconnect.sign_rpc import Metadata
 from ..rules.names import DEFAULT_SUFFIX
-from .config import ConfigError, EngineConfig, default_config, resolve_secret
+from .config import ConfigError, EngineConfig, default_config, resolve_secret, unknown_keys
 from .approval import routes as approval_routes
 from .social import routes as social_routes
 from .verify import routes as verify_routes
 from .rigs import DevRigs, check_rigs
 from .verify_farcaster import routes as verify_farcaster_routes
 from .hub import Hub
+from .operator_limit import WrongTokens
 from .endpoint import WS_MAX_SIZE, WS_PATH, websocket_endpoint
 from .socket import Socket
-from .wsprotocol import LeanWebSocketProtocol
+from .bundle import BundleFiles, bundle_routes
 from .metrics_share import SharedMetrics
 from .operator_login import routes as operator_login_routes
+from .operator_logout import routes as operator_logout_routes
+from .errors_page import routes as errors_routes
+from .health import healthz, worker_id
+from ..runtime.errorbook import ErrorBook
 from .headers import DEMO_PAGE_CSP, SecurityHeaders
 from .metrics import CountingStore, Metrics, MetricsObserver, metrics_endpoint
 
 BUILD_HINT = (
     "The renderer is not built yet: run `make renderer` (or `cd renderer && npm ci && "
     "node build.mjs`) and reload.\n"
+)
+# the bundle is there (an installed wheel's modalcore/static) but no demo page: the wheel ships none
+NO_DEMO_PAGE_HINT = (
+    "demo_page is on, but this engine's bundle has no demo page: an installed modalcore (its "
+    "wheel) ships the modal's script only. The demo page is a test asset of the repository: "
+    "run the engine from a checkout (`make renderer`, then `python -m modalcore_dev demo`), or "
+    "set demo_page = false.\n"
 )
 
 
@@ -94,12 +107,15 @@ def open_store(config: EngineConfig) -> SessionStore:
 
 
 def uvicorn_options() -> dict[str, Any]:
-    """Options the app expects from uvicorn: frames past 64 KiB are answered, not dropped; no
-    permessage-deflate (frames are small msgpack patches that barely compress, and each socket's
-    zlib contexts cost far more memory than its session: issue 17's idle figure); uvicorn's
-    websocket protocol holding less per connection (server/wsprotocol.py)."""
-    return {"ws_max_size": WS_MAX_SIZE, "ws_per_message_deflate": False,
-            "ws": LeanWebSocketProtocol}
+    """Options the app expects from uvicorn, all public settings: frames past 64 KiB are
+    answered, not dropped; no permessage-deflate (frames are small msgpack patches that barely
+    compress, and each socket's zlib contexts cost far more memory than its session: issue 17's
+    idle figure). The websocket protocol is uvicorn's own: the engine never subclasses it or
+    edits the scope it hands over (issue 37: a uvicorn release that read one more scope key
+    answered every handshake with HTTP 500)."""
+    # websockets-sansio: of uvicorn's public protocol choices, the least memory per idle socket
+    # (2,000 idle sessions: 31.2 KiB each; the legacy "websockets" 39.3 KiB)
+    return {"ws_max_size": WS_MAX_SIZE, "ws_per_message_deflate": False, "ws": "websockets-sansio"}
 
 
 class EngineApp(Starlette):
@@ -110,19 +126,10 @@ class EngineApp(Starlette):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket" and _route_path(scope) == WS_PATH:
             state = self.state
-            socket = Socket(scope, receive, send)
-            # read: uvicorn's protocol keeps the scope for the socket's life, and reads only
-            # the client and the path of it again (its log lines); the rest (headers, the asgi,
-            # extensions and state maps) is dropped (~1 KiB per socket, issue 17's idle figure)
-            kept = {key: scope[key] for key in _SCOPE_KEPT if key in scope}
-            scope.clear()
-            scope.update(kept)
-            await websocket_endpoint(socket, state.hub, state.config, state.metrics)
+            await websocket_endpoint(Socket(scope, receive, send), state.hub, state.config,
+                                     state.metrics)
             return
         await super().__call__(scope, receive, send)
-
-
-_SCOPE_KEPT = ("type", "client", "root_path", "path", "query_string")
 
 
 def _route_path(scope: Scope) -> str:
@@ -130,18 +137,6 @@ def _route_path(scope: Scope) -> str:
     path: str = scope["path"]
     root: str = scope.get("root_path", "")
     return path[len(root):] if root and path.startswith(root) else path
-
-
-async def healthz(request: Request) -> Response:
-    """200 `{"ok": true, "sessions": n}`; 503 with the reason while session saves fail (the
-    store is down, issue 27: a load balancer drains this worker until they land again)."""
-    hub: Hub = request.app.state.hub
-    saves = hub.deps.saves
-    health = saves.health() if saves is not None else None
-    if health is not None and health.reason is not None:
-        return JSONResponse({"ok": False, "sessions": len(hub), "reason": health.reason,
-                             "unsaved": health.unsaved}, status_code=503)
-    return JSONResponse({"ok": True, "sessions": len(hub)})
 
 
 def _unsaved(hub: Hub) -> tuple[int, int]:
@@ -157,12 +152,11 @@ def _index(static_dir: Path) -> Any:
         page = static_dir / "index.html"
         if page.is_file():
             return FileResponse(page, headers={"Content-Security-Policy": DEMO_PAGE_CSP})
-        return PlainTextResponse(BUILD_HINT)
+        return PlainTextResponse(NO_DEMO_PAGE_HINT if (static_dir / "modal.js").is_file() else BUILD_HINT)
 
     return index
 
 
-ENGINE_ASSETS = frozenset({"modal.js"})  # what host pages load from the engine
 DEMO_ASSETS = frozenset({"demo.js"})  # the demo dApp and its Dev Wallet: `demo_page` only
 
 
@@ -222,10 +216,13 @@ def siwx_key_file(config: EngineConfig) -> Path:
     return config.path(str(section.get("key_file", ".modalcore/engine.key")))
 
 
-def _engine_identity(address: str) -> Any:
+def _engine_identity(address: str, bundle: BundleFiles) -> Any:
     async def identity(request: Request) -> Response:
-        """The address session tokens are signed by: hosts check tokens offline against it."""
-        return JSONResponse({"address": address})
+        """The address session tokens are signed by (hosts check tokens offline against it) and
+        the modal script's immutable URL (server/bundle.py)."""
+        current = bundle.current()
+        return JSONResponse({"address": address,
+                             "bundle": f"/static/{current.hashed_name}" if current else None})
 
     return identity
 
@@ -252,10 +249,13 @@ def create_app(
     `metrics_dir`: the directory `serve --workers N` shares, so `/metrics` sums all workers."""
     config = config or default_config()
     dev = check_rigs(config, rigs)
+    for key in unknown_keys(config):
+        log.warning("config: unknown top-level key %s is ignored", key)
     own_store = store is None
     metrics = Metrics()
     session_store: SessionStore = CountingStore(
         store if store is not None else open_store(config), metrics)
+    metrics.worker = worker_id(session_store)
     clock = clock or RealClock()
     sink = analytics or build_sink(config.analytics, session_store, clock)
     engine_secret = resolve_secret(config)
@@ -270,14 +270,17 @@ def create_app(
         record_name=record_name,
     )
     siwx_store, signer = open_siwx(config)
-    head_signer = HeadSigner(session_store, signer, clock.now_ms)  # anchors the audit log
+    head_signer = HeadSigner(session_store, signer, clock.now_ms, worker=metrics.worker)  # anchors the audit log
     metrics.unsaved = lambda: _unsaved(hub)
+    errors = ErrorBook()  # the operator's error view (/operator/errors) and modalcore_errors_total
+    hub.deps.errors = errors
+    metrics.errors = errors.counts
     hub.deps.observers = (MetricsObserver(metrics), *hub.deps.observers,
                           AuditObserver(session_store, head_signer),
                           AnalyticsObserver(sink))
     static_dir = config.static_path()
     if embedded is None:  # the operator's [embedded] section (None: no SMTP, no email sign-in)
-        embedded = open_wallet(section_of(config.model_extra), config.path, engine_secret)
+        embedded = open_wallet(section_of(config.model_extra), config.path, engine_secret, config.public_url)
     app_embedded = embedded
     hub.embedded_offer = app_embedded.offer() if app_embedded is not None else (False, ())
     walletconnect = WalletConnectRuntime(
@@ -315,7 +318,11 @@ def create_app(
                         hub.deps.services.register(name, service)
             hub.start()
             sharing = asyncio.create_task(shared.run()) if shared is not None else None
-            log.info("engine ready: %s store, %d projects", config.store.kind, len(config.projects))
+            log.info("engine ready: %s store, %s, worker %s", config.store.kind,
+                     counted(len(config.projects), "project"), metrics.worker)
+            if hub.record_dir is not None:
+                log.info("recording every new session to %s (one <session>.jsonl each; tokens "
+                         "become placeholders)", hub.record_dir.resolve())
             try:
                 yield
             finally:
@@ -333,11 +340,12 @@ def create_app(
                 siwx_store.close()
                 name_registry.close()
 
-    assets = ENGINE_ASSETS | (DEMO_ASSETS if config.demo_page else frozenset())
+    assets = DEMO_ASSETS if config.demo_page else frozenset()  # modal.js: server/bundle.py
+    bundle = BundleFiles(static_dir)
     routes = [
         Route("/healthz", healthz),
         Route("/metrics", metrics_endpoint),
-        Route("/v1/engine", _engine_identity(signer.address)),
+        Route("/v1/engine", _engine_identity(signer.address, bundle)),
         *siwx_routes(siwx_store, engine_address=signer.address),
         *directory_routes(),
         *icon_routes(),
@@ -349,6 +357,9 @@ def create_app(
           if app_embedded and app_embedded.socials else []),
         *analytics_routes(),
         *operator_login_routes(),
+        *operator_logout_routes(),
+        *errors_routes(),
+        *bundle_routes(bundle),
         Mount("/static", RendererFiles(static_dir, assets), name="static"),
     ]
     if config.demo_page:  # a test asset: the demo dApp on the engine's own origin
@@ -356,9 +367,11 @@ def create_app(
     routes += dev.routes  # the dev-chain proxy and the local onramp page (modalcore_dev)
     app = EngineApp(routes=routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders)])
     app.state.config = config
+    app.state.operator_wrong_tokens = WrongTokens()
     app.state.hub = hub
     app.state.store = session_store
     app.state.metrics = metrics
     app.state.shared_metrics = shared
     app.state.embedded = app_embedded
+    app.state.errors = errors
     return app

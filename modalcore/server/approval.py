@@ -35,7 +35,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ..embedded.decode import TITLES, describe
-from ..embedded.decode_calls import describe_calls
+from ..embedded.decode_calls import SWAP_FUNCTIONS, UNISWAP_V2_ROUTER, Names, decoded, describe_calls, describe_transaction
 from ..flows.social import NAMES
 from ..embedded.devicekeys import BadPublicKey, parse_public_key
 from ..rules import limits as L
@@ -137,21 +137,36 @@ ready().catch(() => { state.textContent = 'This browser cannot hold a wallet key
 """
 
 
+def engine_names(model: Model) -> Names:
+    """The contracts of the transactions the engine itself built: the swap's router (named
+    Uniswap V2 Router when its call is one of that router's swaps)."""
+    swap = model.swap.pending.swap if model.swap.pending else model.swap.quote.swap if model.swap.quote else None
+    tx = dict(swap or ())
+    router = tx.get("to", "")
+    if not router:
+        return {}
+    found = decoded(tx.get("data", ""))
+    return {router.lower(): UNISWAP_V2_ROUTER if found and found[0] in SWAP_FUNCTIONS else "Swap router"}
+
+
 def _page_body(model: Model, eid: str) -> str:
     request = model.embedded.request
     assert request is not None
     network = model.networks.get(request.chain) if request.chain else None
+    title = TITLES.get(request.method, request.method)
     if request.method == "wallet_sendCalls":  # EIP-5792: each call of the one operation (issue 32)
         rows = describe_calls(request.params, network, model.accounts.get("eip155").address or "")
+    elif request.method == "eth_sendTransaction":  # decoded as the calls are: tokens, amounts, the router
+        title, rows = describe_transaction(request.params, network, engine_names(model))
     else:
         rows = describe(request.method, request.params, network)
     items = "".join(f"<dt>{html.escape(label)}</dt><dd>{html.escape(text)}</dd>" for label, text in rows)
     who = html.escape(model.embedded.user_email or model.embedded.identity)
-    title = html.escape(TITLES.get(request.method, request.method))
-    return (f"<h1>{title}</h1><div class=who>{who} · {html.escape(model.origin)}</div><dl>{items}</dl>"
-            "<div id=verify hidden></div>"
+    # the details scroll; Reject and Approve stay in sight at the frame's foot (approval_theme.py)
+    return (f"<main><h1>{html.escape(title)}</h1><div class=who>{who} · {html.escape(model.origin)}</div>"
+            f"<dl>{items}</dl></main><div class=actions><div id=verify hidden></div>"
             "<div class=row><button id=reject type=button>Reject</button>"
-            "<button id=approve type=button disabled>Approve</button></div><div id=state role=status></div>")
+            "<button id=approve type=button disabled>Approve</button></div><div id=state role=status></div></div>")
 
 
 def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route]:

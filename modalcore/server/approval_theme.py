@@ -66,4 +66,9 @@ def style(theme: ThemeState) -> str:
         "button{flex:1;padding:10px;border-radius:calc(var(--rm) * 3);border:0;font:inherit;cursor:pointer}"
         "#approve{background:color-mix(in srgb,var(--accent) 74%,#000);color:#fff} #reject{background:var(--soft);color:var(--fg)}"
         "#state{margin-top:8px}"
+        # Reject and Approve stay in sight however long the details are: the foot sticks to the
+        # frame's bottom edge (the frame is at most its node's height; the details scroll above)
+        ".actions{position:sticky;bottom:0;padding:8px 12px 12px;margin:0 -12px -12px;"
+        "background:color-mix(in srgb,var(--mix) var(--mix-strength),var(--base));"
+        "box-shadow:0 -1px 0 var(--line)}"
     )

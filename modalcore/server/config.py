@@ -6,6 +6,7 @@ or the working directory for the built-in default config.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import json
 import os
@@ -21,7 +22,7 @@ from dataclasses import replace
 
 from ..aa.config import section_of as smart_accounts_section
 from ..chains import catalog
-from ..keyfiles import create_once
+from ..keyfiles import create_once, read_private
 from ..rules.limits import DEFAULT_MAX_SESSIONS_PER_ADDRESS
 from ..rules.caip import parse_caip2
 from ..walletconnect.uri import PAIRING_EXPIRY_MS
@@ -33,6 +34,9 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 PACKAGED_STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
 DEFAULT_STATIC_DIR = (PACKAGED_STATIC_DIR if (PACKAGED_STATIC_DIR / "modal.js").is_file()
                       else REPO_ROOT / "renderer" / "dist")
+
+
+MIN_OPERATOR_TOKEN_BYTES = 32
 
 
 class ConfigError(ValueError):
@@ -197,11 +201,21 @@ class EngineConfig(BaseModel):
     # the engine as browsers reach it; with devchain_proxy it serves the local onramp page there
     public_url: str = ""
     # Bearer token of the operator endpoints (GET /v1/audit/{session}, the analytics page,
-    # /metrics); empty turns them off (404).
+    # /metrics); empty turns them off (404). At least 32 bytes (e.g. `python -c "import
+    # secrets; print(secrets.token_urlsafe(32))"`); wrong tokens are limited per client address.
     operator_token: str = ""
     analytics: AnalyticsConfig = AnalyticsConfig()
     walletconnect: WalletConnectConfig = WalletConnectConfig()
     base_dir: str = ""  # folder relative paths resolve against (set by load_config)
+
+    @field_validator("operator_token")
+    @classmethod
+    def _long_token(cls, token: str) -> str:
+        if token and len(token.encode()) < MIN_OPERATOR_TOKEN_BYTES:
+            raise ValueError(f"operator_token is {len(token.encode())} bytes: it must be at least "
+                             f"{MIN_OPERATOR_TOKEN_BYTES} (e.g. python -c \"import secrets; "
+                             "print(secrets.token_urlsafe(32))\"), or empty to turn the operator routes off")
+        return token
 
     @field_validator("networks")
     @classmethod
@@ -242,6 +256,25 @@ class EngineConfig(BaseModel):
     def allows_origin(self, origin_header: str | None) -> bool:
         """Some project accepts this Origin (the websocket handshake's matcher)."""
         return any(p.origin_policy().allows(origin_header) for p in self.projects.values())
+
+
+# Top-level sections other modules read from `model_extra` (their own models check them).
+EXTRA_SECTIONS = frozenset({"siwx", "names", "blockchain_api", "directory", "embedded", "smart_accounts"})
+
+
+def unknown_keys(config: EngineConfig) -> list[str]:
+    """Top-level keys nothing reads (a misspelt `operator_tokn` would leave the operator pages
+    off without a word), each with the known key it most resembles. The engine warns and goes
+    on rather than refusing: a config shared by two releases during an upgrade may name a
+    section only the newer one reads."""
+    known = sorted((set(EngineConfig.model_fields) - {"base_dir"}) | EXTRA_SECTIONS)
+    notes = []
+    for key in sorted(config.model_extra or {}):
+        if key in EXTRA_SECTIONS:
+            continue
+        close = difflib.get_close_matches(key, known, n=1, cutoff=0.75)
+        notes.append(f"{key!r} (did you mean {close[0]!r}?)" if close else repr(key))
+    return notes
 
 
 def parse_config(data: dict[str, Any], base_dir: str | Path = "") -> EngineConfig:
@@ -317,7 +350,7 @@ def resolve_secret(config: EngineConfig) -> bytes:
         return config.secret.encode()
     path = config.path(config.secret_file)
     try:
-        text = path.read_text().strip()
+        text = read_private(path)
     except FileNotFoundError:
         text = ""
     if text:

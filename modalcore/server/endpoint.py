@@ -31,6 +31,8 @@ CLOSE_NOT_JOINED = 4003
 CLOSE_TOO_MANY_SESSIONS = 4005
 CLOSE_INVALID_OPTIONS = 1008
 CLOSE_TOO_LARGE = 1009
+CLOSE_ACCEPT_FAILED = 1011
+ACCEPT_FAILED = "accept_failed"  # the close reason when the server could not accept the socket
 WS_PATH = "/ws"
 # The server answers frames up to this size itself; past it the websocket library closes 1009.
 WS_MAX_SIZE = 256 * 1024
@@ -57,6 +59,13 @@ async def websocket_endpoint(ws: Socket, hub: Hub, config: EngineConfig, metrics
         await ws.accept()
     except (SocketClosed, OSError):
         return  # the client left before the handshake completed
+    except Exception as error:
+        # The server could not accept (issue 37: a uvicorn release broke on the scope): one
+        # line, no traceback, and a typed close, never the server's HTTP 500 page.
+        log.warning("websocket accept failed (%s): closed with %s", type(error).__name__,
+                    ACCEPT_FAILED)
+        await _close(ws, CLOSE_ACCEPT_FAILED, ACCEPT_FAILED)
+        return
     runner: SessionRunner | None = None
     address: str | None = None  # set while this socket counts toward its address's cap
     try:
@@ -229,8 +238,8 @@ async def _refuse(ws: Socket, refused: Refused) -> None:
     await _close(ws, refused.close_code)
 
 
-async def _close(ws: Socket, code: int) -> None:
+async def _close(ws: Socket, code: int, reason: str | None = None) -> None:
     try:
-        await ws.close(code)
+        await ws.close(code, reason)
     except Exception:
         pass

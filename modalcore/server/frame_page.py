@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import secrets
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse
@@ -94,6 +95,22 @@ def from_own_frame(request: Request) -> bool:
     so it only keeps other sites' pages out; what authorises is the key or the code."""
     site = request.headers.get("sec-fetch-site")
     return request.headers.get("origin") == own_origin(request) and site in (None, "same-origin")
+
+
+def from_engine_frame(request: Request, public_url: str = "") -> bool:
+    """Sign-in steps and key registrations (issue 38 item 1): the browser says the request comes
+    from a document of the engine's own origin: `Sec-Fetch-Site: same-origin` (a host page on
+    another origin of the same site gets `same-site`, which SameSite cookies do not tell apart)
+    and `Origin`, where sent, the engine's (as the request reached it, or its public URL). A
+    server can forge both: what authorises is still the code, the provider's grant that only
+    the engine's popup page holds, and the frame's own key and flow value."""
+    if request.headers.get("sec-fetch-site") != "same-origin":
+        return False
+    origin = request.headers.get("origin")
+    if origin is None or origin == own_origin(request):
+        return True
+    public = urlsplit(public_url)
+    return bool(public.scheme and public.netloc) and origin == f"{public.scheme}://{public.netloc}"
 
 
 async def json_body(request: Request, strings: tuple[str, ...]) -> dict[str, Any] | None:

@@ -13,8 +13,11 @@ What is counted where:
 from __future__ import annotations
 
 import bisect
+import os
+import re
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 from starlette.requests import Request
@@ -50,10 +53,23 @@ class Histogram:
         self.count += 1
 
 
+@dataclass(frozen=True)
+class WorkerRow:
+    """One live worker's own figures, for the per-worker series (`modalcore_worker_*`)."""
+
+    pid: int
+    sessions: int
+    intents: int
+    unsaved: int
+
+
 class Metrics:
     """The engine process's counters (one per app; nothing module-global)."""
 
-    def __init__(self) -> None:
+    def __init__(self, worker: str = "") -> None:
+        # the id this worker goes by everywhere (the audit's signed sets, the store's lease,
+        # /healthz, the `worker` label): server/app.py gives it
+        self.worker = worker
         self.intents = 0
         self.frames_out = 0
         self.bytes_out = 0
@@ -65,6 +81,9 @@ class Metrics:
         # such states were dropped past the bounds: set by the app from its runners' saves
         self.unsaved: Callable[[], tuple[int, int]] = lambda: (0, 0)
         self._added_unsaved = (0, 0)  # other workers' (unsaved, dropped), summed in by `add`
+        # unexpected errors by (kind, route): set by the app from its error book (/operator/errors)
+        self.errors: Callable[[], Mapping[tuple[str, str], int]] = dict
+        self._added_errors: dict[tuple[str, str], int] = {}
         self._pending: dict[int, tuple[Intent, float]] = {}
 
     def intent_read(self, intent: Intent) -> None:
@@ -89,12 +108,18 @@ class Metrics:
         """What this worker has counted, as JSON, for the other workers' scrapes
         (server/metrics_share.py); `add` sums one back in."""
         h = self.intent_seconds
-        return {"sessions": sessions, "relay_connections": self.relay_connections,
+        return {"worker": self.worker, "pid": os.getpid(),
+                "sessions": sessions, "relay_connections": self.relay_connections,
                 "intents": self.intents, "frames_out": self.frames_out,
                 "bytes_out": self.bytes_out, "store_ops": dict(self.store_ops),
                 "store_errors": self.store_errors, "intent_counts": list(h.counts),
                 "intent_sum": h.sum, "intent_count": h.count,
-                "unsaved": self._unsaved_now()[0], "unsaved_dropped": self._unsaved_now()[1]}
+                "unsaved": self._unsaved_now()[0], "unsaved_dropped": self._unsaved_now()[1],
+                "errors": [[kind, route, n] for (kind, route), n in sorted(self.errors().items())]}
+
+    def row(self, sessions: int) -> WorkerRow:
+        """This worker's own figures (nothing summed in from others)."""
+        return WorkerRow(os.getpid(), sessions, self.intents, self.unsaved()[0])
 
     def _unsaved_now(self) -> tuple[int, int]:
         own_unsaved, own_dropped = self.unsaved()
@@ -116,6 +141,8 @@ class Metrics:
         if not isinstance(total, (int, float)):
             raise TypeError("intent_sum is not a number")
         unsaved, dropped = _int(snapshot.get("unsaved", 0)), _int(snapshot.get("unsaved_dropped", 0))
+        errors = [(_label(k), _label(r), _int(n)) for k, r, n in
+                  (_items(e) for e in _items(snapshot.get("errors", [])))]
         self.intents += scalars["intents"]
         self.frames_out += scalars["frames_out"]
         self.bytes_out += scalars["bytes_out"]
@@ -126,12 +153,14 @@ class Metrics:
         h.counts = [a + b for a, b in zip(h.counts, counts, strict=True)]
         h.sum += total
         h.count += scalars["intent_count"]
+        for kind, route, n in errors:  # counters: a gone worker's stay counted
+            self._added_errors[(kind, route)] = self._added_errors.get((kind, route), 0) + n
         # dropped states stay counted; a replaced worker's unsaved sessions are not held any more
         self._added_unsaved = (self._added_unsaved[0] + (unsaved if live else 0), self._added_unsaved[1] + dropped)
         if live:
             self.relay_connections += scalars["relay_connections"]
 
-    def render(self, sessions: int, *, per_worker: Mapping[str, int] | None = None) -> str:
+    def render(self, sessions: int, *, per_worker: Mapping[str, WorkerRow] | None = None) -> str:
         out: list[str] = []
 
         def metric(name: str, kind: str, help_text: str, samples: list[tuple[str, float]]) -> None:
@@ -172,10 +201,25 @@ class Metrics:
                [("modalcore_unsaved_dropped_total", dropped)])
         metric("modalcore_relay_connections", "gauge", "WalletConnect relay connections held.",
                [("modalcore_relay_connections", self.relay_connections)])
-        if per_worker is not None:
-            metric("modalcore_worker_sessions", "gauge", "Live sessions in each worker (by pid).",
-                   [(f'modalcore_worker_sessions{{worker="{pid}"}}', n)
-                    for pid, n in sorted(per_worker.items())])
+        errors = dict(self._added_errors)
+        for key, n in self.errors().items():
+            errors[key] = errors.get(key, 0) + n
+        metric("modalcore_errors_total", "counter",
+               "Unexpected errors while a session processed an input, by cause and route.",
+               [(f'modalcore_errors_total{{kind="{_label(kind)}",route="{_label(route)}"}}', n)
+                for (kind, route), n in sorted(errors.items())])
+        rows = sorted((per_worker or {}).items())
+        metric("modalcore_worker_info", "gauge",
+               "Each live worker: its id (audit signed sets, /healthz) and its pid (log lines).",
+               [(f'modalcore_worker_info{{worker="{w}",pid="{row.pid}"}}', 1) for w, row in rows])
+        metric("modalcore_worker_sessions", "gauge", "Live sessions in each worker.",
+               [(f'modalcore_worker_sessions{{worker="{w}"}}', row.sessions) for w, row in rows])
+        metric("modalcore_worker_intents_total", "counter",
+               "Client intents each live worker read off its sockets.",
+               [(f'modalcore_worker_intents_total{{worker="{w}"}}', row.intents) for w, row in rows])
+        metric("modalcore_worker_sessions_unsaved", "gauge",
+               "Sessions each worker holds whose newest state is not saved yet.",
+               [(f'modalcore_worker_sessions_unsaved{{worker="{w}"}}', row.unsaved) for w, row in rows])
         return "\n".join(out) + "\n"
 
 
@@ -183,6 +227,13 @@ def _items(value: object) -> list[object]:
     if not isinstance(value, list):
         raise TypeError("expected a list")
     return value
+
+
+def _label(value: object) -> str:
+    """A label value as the engine writes them (type and class names): nothing else passes."""
+    if not isinstance(value, str):
+        raise TypeError("expected a string")
+    return re.sub(r"[^A-Za-z0-9_.]", "_", value)[:100]
 
 
 def _int(value: object) -> int:
@@ -343,4 +394,5 @@ async def metrics_endpoint(request: Request) -> Response:
         return Response(shared.render(), media_type=CONTENT_TYPE)
     metrics: Metrics = request.app.state.metrics
     sessions = len(request.app.state.hub)
-    return Response(metrics.render(sessions), media_type=CONTENT_TYPE)
+    return Response(metrics.render(sessions, per_worker={metrics.worker: metrics.row(sessions)}),
+                    media_type=CONTENT_TYPE)

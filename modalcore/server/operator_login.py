@@ -5,13 +5,15 @@ The cookie holds no token: `<expiry>.<HMAC-SHA256(operator token, expiry)>`, Htt
 Strict, Path=/, Secure over https; a changed token ends every cookie. The login POST is
 CSRF-safe: it must carry the form's one-time value, equal to the HttpOnly SameSite=Strict cookie
 set with the form (double submit), and a browser's `Origin`/`Sec-Fetch-Site`, when sent, must
-be this origin. Tokens and values are compared in constant time.
+be this origin. Tokens and values are compared in constant time; an address that sent too many
+wrong tokens gets 429 before its token is compared (operator_limit.py).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import secrets
 import time
 from html import escape
@@ -22,12 +24,16 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from .config import EngineConfig
+from .operator_limit import client_address, too_many, wrong_tokens
+from .origins import parse_origin
 
 SESSION_COOKIE = "modalcore_operator"
 CSRF_COOKIE = "modalcore_operator_csrf"
 SESSION_S = 12 * 3600
 MAX_FORM_BYTES = 4096
 DEFAULT_NEXT = "/operator/analytics"
+
+log = logging.getLogger(__name__)
 
 
 def _mac(token: str, expiry: int) -> str:
@@ -88,13 +94,26 @@ def login_page(request: Request, *, status: int = 401, message: str = "",
 
 
 def _same_origin(request: Request) -> bool:
+    """A browser's `Origin` names this engine as the request reached it: scheme (uvicorn takes
+    it from `X-Forwarded-Proto` of a proxy it trusts) and the `Host` header, port included,
+    compared as origins (`HTTP://Example.com:80` is `http://example.com`). A proxy that drops
+    the port from `Host` (nginx's `$host`; pass `$http_host`) is named in the log: every
+    browser's sign-in would fail behind it."""
     site = request.headers.get("sec-fetch-site")
     if site is not None and site not in ("same-origin", "none"):
         return False
-    origin = request.headers.get("origin")
-    if origin is None or origin == "null":
-        return origin is None
-    return origin == f"{request.url.scheme}://{request.url.netloc}"
+    header = request.headers.get("origin")
+    if header is None or header == "null":
+        return header is None
+    own_text = f"{request.url.scheme}://{request.headers.get('host', '')}"
+    origin, own = parse_origin(header), parse_origin(own_text)
+    if origin is not None and origin == own:
+        return True
+    if origin is not None and own is not None and (origin.scheme, origin.host) == (own.scheme, own.host):
+        log.warning("operator sign-in refused: the page's origin %s is not this engine's %s as "
+                    "the request reached it; a proxy in front must pass the Host header with its "
+                    "port (nginx: proxy_set_header Host $http_host)", header[:200], own_text[:200])
+    return False
 
 
 async def _form(request: Request) -> dict[str, str] | None:
@@ -118,7 +137,11 @@ async def login(request: Request) -> Response:
     if (form is None or not _same_origin(request) or not csrf_cookie
             or not hmac.compare_digest(form.get("csrf", "").encode(), csrf_cookie.encode())):
         return JSONResponse({"error": "forbidden"}, status_code=403)
+    limiter, address = wrong_tokens(request), client_address(request)
+    if wait := limiter.wait_s(address):
+        return too_many(wait)
     if not hmac.compare_digest(form.get("token", "").encode(), config.operator_token.encode()):
+        limiter.failed(address)
         return login_page(request, message="That is not the operator token.",
                           target=form.get("next", ""))
     response = RedirectResponse(_safe_next(form.get("next", "")), status_code=303)

@@ -3,13 +3,21 @@ back (issue 15 §2), the popup an engine-origin frame opened (ConnectingSocial's
 frame's re-verification; server/verify.py). The sign-in is checked by `SocialSignIns.complete`
 (state used once, PKCE, ID token and nonce; a failure sends `SocialFailed` to the session).
 
-Then (issue 27) the callback sets a one-time grant as an HttpOnly, SameSite=Strict cookie of the
-engine's origin (never in the HTML) and asks the window that opened the popup, only if it is of
-the engine's origin, to confirm with its key; the popup posts that signature with the cookie to
-POST /embedded/social/finish, which registers the frame's key for the identity and, when the
-session is still signing in with that provider, delivers `SocialSignedIn`. A popup the host page
-opened has the host page as opener: it never gets the question nor a confirmation, and the
-host's server never holds the cookie. Nothing a page sends reaches a session any other way.
+Then (issue 27, issue 38) the callback's page holds a one-time grant in its own script and asks
+the window that opened the popup, only if it is of the engine's origin, to confirm: that frame
+answers only for the state it began, with its key's signature over it and the flow value it made
+when it began (`bind`, kept in the frame's script only); the popup posts grant, value and
+signature to POST /embedded/social/finish, which registers the frame's key for the identity and,
+when the session is still signing in with that provider, delivers `SocialSignedIn`.
+
+Why the grant is in the page and not a cookie: SameSite is no boundary between origins of one
+site (a host on app.example.com sends wallet.example.com's Strict cookies along), and cookies
+ignore ports (a host on 127.0.0.1:8000 receives those of 127.0.0.1:8765). The callback page is
+seen only by the popup the provider redirected (its URL carries the provider's one-time code,
+which only that popup receives), and another origin cannot read it. The finish must come from an
+engine-origin document (`Sec-Fetch-Site: same-origin`, Origin the engine's). A sign-in the host's
+server began for its own key ends in a popup whose opener is the host page: never confirmed, its
+grant never leaves the popup. Nothing a page sends reaches a session any other way.
 """
 
 from __future__ import annotations
@@ -27,24 +35,23 @@ from ..embedded.devicekeys import DeviceKeys, parse_public_key, signature_ok
 from ..embedded.social import SocialFailure, SocialResult, SocialSignIns
 from ..rules import limits as L
 from ..slices.embedded import SocialFailed, SocialSignedIn
-from .frame_page import json_body, refused
+from .frame_page import from_engine_frame, json_body, refused
 
 if TYPE_CHECKING:
     from .hub import Hub
 
 MAX_PARAM_CHARS = L.SOCIAL_PARAM_CHARS
-GRANT_COOKIE = "modalcore_social_grant"
 FINISH_PATH = "/embedded/social/finish"
 _CLOSE = ("<!doctype html><meta charset=utf-8><title>{title}</title><p>{text}</p>"
           "<script nonce={nonce}>setTimeout(() => window.close(), 300)</script>")
 _CONFIRM = """
-const state = %(state)s, text = document.getElementById('text');
+const state = %(state)s, grant = %(grant)s, text = document.getElementById('text');
 if (!window.opener) text.textContent = 'Open this sign-in from the wallet to continue.';
 else window.opener.postMessage({modalcore: 'social-confirm', state}, location.origin);
 window.addEventListener('message', async (e) => {
   if (e.origin !== location.origin || e.source !== window.opener || !e.data || e.data.modalcore !== 'social-confirmed') return;
   const r = await fetch('%(finish)s', {method: 'POST', headers: {'Content-Type': 'application/json'},
-    body: JSON.stringify({signature: String(e.data.signature)})});
+    body: JSON.stringify({grant, bind: String(e.data.bind), signature: String(e.data.signature)})});
   window.opener.postMessage({modalcore: 'social-finished', ok: r.ok}, location.origin);
   text.textContent = r.ok ? 'You are signed in. This window closes itself.' : 'The sign-in failed.';
   if (r.ok) setTimeout(() => window.close(), 300);
@@ -66,16 +73,13 @@ def _page(title: str, text: str, status: int = 200) -> HTMLResponse:
                                  **_HEADERS})
 
 
-def _confirm_page(request: Request, result: SocialResult, token: str) -> HTMLResponse:
+def _confirm_page(result: SocialResult, token: str) -> HTMLResponse:
     nonce = secrets.token_urlsafe(16)
-    script = _CONFIRM % {"state": json.dumps(result.state), "finish": FINISH_PATH}
+    script = _CONFIRM % {"state": json.dumps(result.state), "grant": json.dumps(token), "finish": FINISH_PATH}
     body = (f"<!doctype html><meta charset=utf-8><title>Sign-in</title><p id=text>Confirming…</p>"
             f"<script nonce={nonce}>{script}</script>")
-    response = HTMLResponse(body, headers={
+    return HTMLResponse(body, headers={
         "Content-Security-Policy": f"default-src 'none'; script-src 'nonce-{nonce}'; connect-src 'self'", **_HEADERS})
-    response.set_cookie(GRANT_COOKIE, token, max_age=L.SOCIAL_PENDING_MS // 1000, path=FINISH_PATH,
-                        httponly=True, samesite="strict", secure=request.url.scheme == "https")
-    return response
 
 
 def routes(hub: Hub, signins: SocialSignIns, devices: DeviceKeys) -> list[Route]:
@@ -95,28 +99,30 @@ def routes(hub: Hub, signins: SocialSignIns, devices: DeviceKeys) -> list[Route]
             return _page("Sign-in failed", f"The sign-in failed: {failure}", 400)
         token = secrets.token_urlsafe(32)
         signins.grant(result, token, now)
-        return _confirm_page(request, result, token)
+        return _confirm_page(result, token)
 
     async def finish(request: Request) -> Response:
-        data = await json_body(request, ("signature",))
-        token = request.cookies.get(GRANT_COOKIE, "")
-        if data is None or not token or len(token) > 64:
+        if not from_engine_frame(request, hub.config.public_url):
+            return refused(403, "only the engine's own page may finish a sign-in")
+        data = await json_body(request, ("grant", "bind", "signature"))
+        if data is None or not data["grant"] or len(data["grant"]) > 64:
             return refused(403, "no sign-in to finish")
-        grant = signins.redeem(token, hub.clock.now_ms())
+        now = hub.clock.now_ms()
+        grant = signins.granted(data["grant"], now)
         if grant is None:
             return refused(403, "no sign-in to finish")
         result = grant.result
         _, spki = parse_public_key(result.key)
-        if not signature_ok(spki, social_text(result.state), data["signature"]):
+        if not result.bound_to(data["bind"]) or not signature_ok(spki, social_text(result.state), data["signature"]):
             return refused(403, "not the frame that began this sign-in")
-        devices.register(grant.identity, result.key, hub.clock.now_ms())
+        if signins.redeem(data["grant"], now) is None:  # spent meanwhile
+            return refused(403, "no sign-in to finish")
+        devices.register(grant.identity, result.key, now)
         runner = await hub.find(result.session)
         if runner is not None and not runner.session.model.embedded.identity:
             runner.deliver(SocialSignedIn(provider=result.provider, subject=result.subject, address=result.address,
                                           username=result.username, email=result.email))
-        response = JSONResponse({"ok": True})
-        response.delete_cookie(GRANT_COOKIE, path=FINISH_PATH)
-        return response
+        return JSONResponse({"ok": True})
 
     return [Route("/embedded/oidc/callback/{provider}", callback, methods=["GET"]),
             Route(FINISH_PATH, finish, methods=["POST"])]

@@ -3,38 +3,44 @@ key becomes one that may approve.
 
 GET  /embedded/signin?session=S
     EmailVerifyOtp's frame: the code field. The host page never sees the code.
-POST /embedded/signin   {session, code, public_key}
+POST /embedded/signin   {session, code, public_key, signature}
     The code of the email the session asked a code for, checked with the code store (5 wrong
-    codes lock it); on `accepted` the frame's key is registered for the email and
+    codes lock it); `signature` is the frame's key over `modalcore-register\\n{session}\\n{code}`
+    (the key registered is one the poster holds); on `accepted` that key is registered for the email and
     `EmailCodeChecked` goes to the session, which connects the account. Every verdict goes to
     the session (it shows the texts); the frame only clears its field.
 POST /embedded/verify/send   {session}
     From the approval frame of a browser without a registered key: a new code to the signed-in
     email (the same code rules as sign-in: one per 30 s).
-POST /embedded/verify/code   {session, code, public_key}
+POST /embedded/verify/code   {session, code, public_key, signature}
     That code, typed in the approval frame: registers the frame's key for the session's email.
 GET  /embedded/social?session=S
     ConnectingSocial's frame: "Continue with …" opens the provider in a popup of this frame.
-POST /embedded/verify/social   {session, public_key}
-    The authorization URL for that popup, bound to the frame's key: the provider the session is
+POST /embedded/verify/social   {session, public_key, bind}
+    The authorization URL for that popup, bound to the frame's key and to `bind`, a random value
+    the frame's script made for this sign-in and keeps (server/social.py): the provider the session is
     signing in with (ConnectingSocial), or a social identity re-verifying in the approval frame
     (server/social.py completes both, with the frame's confirmation).
 
 What authorises a registration is the code or the provider's sign-in, which only the visitor's
-mailbox and popup see; the session id, the frame URL and the page's HTML are not enough.
+mailbox and popup see; the session id, the frame URL and the page's HTML are not enough. Every
+POST here must come from an engine-origin document (issue 38: `Sec-Fetch-Site: same-origin`,
+Origin the engine's; frame_page.from_engine_frame): a host page on another origin of the same
+site is refused before anything is read or spent.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ..embedded.devicekeys import BadPublicKey, parse_public_key
+from ..embedded.devicekeys import BadPublicKey, parse_public_key, signature_ok
 from ..embedded.service import CodeChecked, check_code, send_code
 from ..rules import embedded as rules
 from ..rules.texts import email_code_rate_limited
@@ -42,7 +48,7 @@ from ..core.services import ServiceError
 from ..flows.social import NAMES, SOCIAL_VIEW
 from ..slices.embedded import CodeCheckResult, EmailCodeChecked
 from .approval_theme import style
-from .frame_page import MAX_ID_CHARS, gone, json_body, page, refused
+from .frame_page import MAX_ID_CHARS, from_engine_frame, gone, json_body, page, refused
 
 if TYPE_CHECKING:
     from ..embedded.service import EmbeddedWallet
@@ -53,6 +59,12 @@ log = logging.getLogger(__name__)
 SIGNIN_PATH = "/embedded/signin"
 OTP_VIEW = "EmailVerifyOtp"
 SOCIAL_PATH = "/embedded/social"
+BIND = re.compile(r"[A-Za-z0-9_-]{43}")  # the frame's flow value: 32 random bytes, base64url
+
+
+def registration_text(session: str, code: str) -> bytes:
+    """What the frame's key signs with a code: the key registered is one the poster holds."""
+    return f"modalcore-register\n{session}\n{code}".encode()
 
 
 def verify_css() -> str:
@@ -86,7 +98,8 @@ input.addEventListener('input', async (e) => {
   input.disabled = true;
   try {
     key = key || await deviceKey();
-    await post(S.path, {session: S.session, code, public_key: key.spki});
+    await post(S.path, {session: S.session, code, public_key: key.spki,
+                        signature: await signText(key.pair, 'modalcore-register\\n' + S.session + '\\n' + code)});
   } finally { input.disabled = false; input.value = ''; input.focus(); }
 });
 input.focus();
@@ -118,7 +131,8 @@ function showVerify(c) {
       input.value = code;
       if (code.length !== 6) return;
       input.disabled = true;
-      const r = await post('/embedded/verify/code', {session: S.session, code, public_key: key.spki});
+      const r = await post('/embedded/verify/code', {session: S.session, code, public_key: key.spki,
+        signature: await signText(key.pair, 'modalcore-register\\n' + S.session + '\\n' + code)});
       input.disabled = false; input.value = '';
       if (r.ok && r.data.verdict === 'accepted') await ready();
       else msg.textContent = r.data.message || 'The code could not be checked. Try again';
@@ -135,9 +149,9 @@ function showVerify(c) {
 
 # a button that opens the provider in a popup of this frame; the engine's callback, in that
 # popup, asks this frame to confirm with its key: only a window of the engine's origin that this
-# frame opened is answered
+# frame opened is answered, only for the state this frame began, with the flow value it made
 SOCIAL_SCRIPT = """
-let popup = null, afterSocial = null;
+let popup = null, afterSocial = null, flow = null;
 function socialButton(name, msg, done) {
   const go = Object.assign(document.createElement('button'), {type: 'button', textContent: 'Continue with ' + name});
   go.addEventListener('click', async (e) => {
@@ -145,18 +159,20 @@ function socialButton(name, msg, done) {
     popup = window.open('about:blank', 'modalcore-social', 'popup,width=480,height=640');
     afterSocial = done;
     key = key || await deviceKey();
-    const r = await post('/embedded/verify/social', {session: S.session, public_key: key.spki});
+    const bind = b64(crypto.getRandomValues(new Uint8Array(32)));
+    const r = await post('/embedded/verify/social', {session: S.session, public_key: key.spki, bind});
     if (!r.ok || !popup) { msg.textContent = 'The sign-in window could not be opened'; if (popup) popup.close(); return; }
     msg.textContent = 'Connect in the provider window';
+    flow = {state: new URL(r.data.url).searchParams.get('state'), bind};
     popup.location = r.data.url;
   });
   return go;
 }
 window.addEventListener('message', async (e) => {
   if (e.origin !== location.origin || !popup || e.source !== popup || typeof e.data !== 'object' || !e.data) return;
-  if (e.data.modalcore === 'social-confirm' && typeof e.data.state === 'string') {
-    const signature = await signText(key.pair, 'modalcore-social\\n' + e.data.state);
-    popup.postMessage({modalcore: 'social-confirmed', signature}, location.origin);
+  if (e.data.modalcore === 'social-confirm' && flow && e.data.state === flow.state) {
+    const signature = await signText(key.pair, 'modalcore-social\\n' + flow.state);
+    popup.postMessage({modalcore: 'social-confirmed', signature, bind: flow.bind}, location.origin);
   } else if (e.data.modalcore === 'social-finished') { popup = null; if (afterSocial) await afterSocial(e.data.ok); }
 });
 """
@@ -202,17 +218,29 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
         return page(hub, model.project_id, "Verification code", mode, style(model.theme) + verify_css(),
                     CODE_FIELD, SIGNIN_SCRIPT % {"data": data})
 
-    def checked(email: str, code: str, public_key: str) -> JSONResponse | CodeChecked:
+    def checked(request: Request, email: str, data: dict[str, Any]) -> JSONResponse | CodeChecked:
+        """The code checked for the session that asked it, spending the poster's guesses, once
+        the key to register has signed for this session and code (nothing spent otherwise)."""
         assert wallet is not None
+        session, code_ = data["session"], data["code"]
         try:
-            return check_code(wallet, email, code, public_key, hub.clock.now_ms())
+            _, spki = parse_public_key(data["public_key"])
+        except BadPublicKey:
+            return refused(400, "not a public key")
+        if not signature_ok(spki, registration_text(session, code_), data["signature"]):
+            return refused(403, "not signed by the key to register")
+        try:
+            return check_code(wallet, email, code_, data["public_key"], hub.clock.now_ms(), session=session,
+                              address=request.client.host if request.client else "")
         except BadPublicKey:
             return refused(400, "not a public key")
         except ServiceError:
             return refused(400, "not a code")
 
     async def signin(request: Request) -> Response:
-        data = await json_body(request, ("session", "code", "public_key"))
+        if not from_engine_frame(request, hub.config.public_url):
+            return refused(403, "only the engine's own frame may sign in")
+        data = await json_body(request, ("session", "code", "public_key", "signature"))
         if data is None:
             return refused(400, "malformed body")
         found = await find(data["session"])
@@ -220,7 +248,7 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
             return refused(404, "this sign-in is no longer waiting")
         runner, model = found
         email = model.embedded.email
-        answer = checked(email, data["code"], data["public_key"])
+        answer = checked(request, email, data)
         if isinstance(answer, JSONResponse):
             return answer
         result = CodeCheckResult.model_validate(answer)
@@ -235,6 +263,8 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
         return (found[0], found[1], email) if kind == "email" and email else None
 
     async def send(request: Request) -> Response:
+        if not from_engine_frame(request, hub.config.public_url):
+            return refused(403, "only the engine's own frame may ask a code")
         data = await json_body(request, ("session",))
         found = None if data is None else await signed_in_email(data["session"])
         if data is None or found is None or wallet is None:
@@ -252,18 +282,24 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
         return JSONResponse({"status": sent["status"], "message": message})
 
     async def code(request: Request) -> Response:
-        data = await json_body(request, ("session", "code", "public_key"))
+        if not from_engine_frame(request, hub.config.public_url):
+            return refused(403, "only the engine's own frame may verify")
+        data = await json_body(request, ("session", "code", "public_key", "signature"))
         found = None if data is None else await signed_in_email(data["session"])
         if data is None or found is None:
             return refused(404, "no email sign-in to verify")
-        answer = checked(found[2], data["code"], data["public_key"])
+        answer = checked(request, found[2], data)
         if isinstance(answer, JSONResponse):
             return answer
         verdict, left = answer["verdict"], answer["attempts_left"]
         return JSONResponse({"verdict": verdict, "message": verdict_text(verdict, left)})
 
     async def social(request: Request) -> Response:
-        data = await json_body(request, ("session", "public_key"))
+        if not from_engine_frame(request, hub.config.public_url):
+            return refused(403, "only the engine's own frame may begin a sign-in")
+        data = await json_body(request, ("session", "public_key", "bind"))
+        if data is not None and not BIND.fullmatch(data["bind"]):
+            return refused(400, "malformed body")
         found = None if data is None else await find(data["session"])
         signins = wallet.socials if wallet is not None else None
         if data is None or found is None or signins is None:
@@ -273,7 +309,8 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
             return refused(404, "no social sign-in to verify")
         try:
             parse_public_key(data["public_key"])
-            url = await signins.start(provider, data["session"], hub.clock.now_ms(), key=data["public_key"])
+            url = await signins.start(provider, data["session"], hub.clock.now_ms(), key=data["public_key"],
+                                      bind=data["bind"])
         except BadPublicKey:
             return refused(400, "not a public key")
         except ServiceError as error:

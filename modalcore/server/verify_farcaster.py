@@ -25,7 +25,9 @@ for a key of its own and show its QR (phishing, as a fake code field is: the gen
 in the engine-origin frame); open ConnectingFarcaster's channel before the frame does (the
 frame is then refused and says so: the visitor sees no QR code to scan). What it cannot: bind
 another key to a channel (the key is fixed when the channel opens), or register a key without
-the custody signature of a registered FID.
+the custody signature of a registered FID. Every POST must come from an engine-origin document
+(issue 38, frame_page.from_engine_frame): a host page on another origin of the same site is
+refused; the host's server, which can forge those headers, still holds only the phishing above.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ from ..core.services import ServiceError
 from ..slices.farcaster import ChannelOpened, FarcasterChannelOpened
 from ..walletconnect.qr import qr_matrix
 from .approval_theme import style
-from .frame_page import MAX_ID_CHARS, gone, json_body, page, refused
+from .frame_page import MAX_ID_CHARS, from_engine_frame, gone, json_body, page, refused
 
 if TYPE_CHECKING:
     from ..embedded.service import EmbeddedWallet
@@ -146,6 +148,8 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
                     "<div id=farcaster></div><p id=state role=status></p>", SIGNIN_SCRIPT % {"data": data})
 
     async def open_for_frame(request: Request) -> Response:
+        if not from_engine_frame(request, hub.config.public_url):
+            return refused(403, "only the engine's own frame may open a channel")
         data = await json_body(request, ("session", "attempt", "public_key"))
         if data is None:
             return refused(400, "malformed body")
@@ -177,6 +181,8 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
         return identity if farcaster_fid(identity) is not None else None
 
     async def start(request: Request) -> Response:
+        if not from_engine_frame(request, hub.config.public_url):
+            return refused(403, "only the engine's own frame may open a channel")
         data = await json_body(request, ("session", "public_key"))
         if data is None:
             return refused(400, "malformed body")
@@ -198,6 +204,8 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
         return JSONResponse({"channel": token, "url": channel["url"], "qr": qr_svg(channel["url"])})
 
     async def status(request: Request) -> Response:
+        if not from_engine_frame(request, hub.config.public_url):
+            return refused(403, "only the engine's own frame may verify")
         data = await json_body(request, ("session", "channel", "public_key"))
         if data is None:
             return refused(400, "malformed body")

@@ -40,7 +40,7 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 from eth_account.signers.local import LocalAccount
 
-from ..keyfiles import create_once
+from ..keyfiles import create_once, read_private
 
 TOKEN_CLOCK_SKEW_S = 300
 _TOKEN = re.compile(r"^([A-Za-z0-9_-]+)\.(0x[0-9a-fA-F]{130})$")
@@ -62,7 +62,7 @@ def load_or_create_key(path: str | Path) -> LocalAccount:
     path = Path(path)
     if not path.exists():
         create_once(path, "0x" + bytes(Account.create().key).hex())
-    text = path.read_text().strip()
+    text = read_private(path)
     if not _KEY.match(text):
         raise ValueError(f"{path} does not hold a 32-byte hex private key")
     loaded: LocalAccount = Account.from_key(text)

@@ -79,6 +79,11 @@ class Model:
     smart: SmartAccountsState = SmartAccountsState()  # the embedded sign-in's account types (issue 32)
     counter: int = 0
 
+    def draft_owner(self) -> tuple[str | None, str | None]:
+        """Whose a Send or Swap draft is: the active network and its namespace's address (a
+        change of either, a disconnect included, starts a new draft)."""
+        return self.networks.active, self.accounts.get(self.networks.active_namespace).address
+
     def next_id(self, prefix: str) -> tuple[Model, str]:
         """A deterministic id (so replays match): the model counts what it has named."""
         count = self.counter + 1

@@ -33,6 +33,7 @@ from .send_form import (
     on_amount,
     on_select_token,
     on_token_picker,
+    observe,
 )
 from .send_name import ReceiverNameDebounced, ReceiverNameResolved, on_debounced, on_receiver, on_resolved
 from .send_tx import (
@@ -63,4 +64,4 @@ HANDLERS: dict[type[Msg], Handler] = {
     ReceiverNameResolved: on_resolved,
 }
 
-SLICE = Slice("send", HANDLERS)
+SLICE = Slice("send", HANDLERS, observe)

@@ -1,8 +1,10 @@
 """The send form (SPEC §3 "Send state", §5): its state, the messages that edit it, and the
 rules that read it (the selected token, the amount in units, what is wrong with the form).
 
-The form (token, amount, receiver) is reset when the network switches and after a successful
-send; a wallet request still waiting stays known through a reset, so it is never sent twice.
+The form (token, amount, receiver) is reset when the network switches, when the account it was
+made for goes (a disconnect, another account or namespace: a draft belongs to its owner) and
+after a successful send; a wallet request still waiting stays known through a reset, so it is
+never sent twice.
 """
 
 from __future__ import annotations
@@ -85,6 +87,14 @@ def reset_send(model: Model) -> Model:
     pending = model.send.pending
     waiting = pending is not None and pending.status == "waiting"
     return replace(model, send=SendState(pending=pending, loading=waiting))
+
+
+def observe(before: Model, after: Model, now: int) -> Step:
+    """A draft belongs to the account and network it was made for: a new owner (disconnected,
+    another account, namespace or network) starts an empty form."""
+    if before.draft_owner() != after.draft_owner() and after.send != reset_send(after).send:
+        return reset_send(after), []
+    return after, []
 
 
 # ----- messages

@@ -67,6 +67,10 @@ class SmartAccountsState:
     accounts: tuple[SmartAccount, ...] = ()  # per chain with smart accounts, as last read
     preferred: AccountType = SMART_ACCOUNT  # SPEC §3: eip155 defaults to smartAccount
     pending: PendingSignIn | None = None
+    # Account's switch moved the shown account and its balance is being read: the host's
+    # account event waits for it (one event per switch, with the new account's balance), at
+    # most SWITCH_HOLD_MS (flows/smart_account.py)
+    switching: bool = False
 
 
 def smart_account_of(model: Model, chain: str | None) -> SmartAccount | None:
@@ -120,6 +124,11 @@ def enabled_chains(model: Model) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class PressedSwitchAccountType(Msg):
     """Account's 'Switch to your EOA' / 'Switch to your Smart Account'."""
+
+
+@dataclass(frozen=True)
+class SwitchSettled(Msg):
+    """The switch's balance did not come within SWITCH_HOLD_MS: the host hears of it anyway."""
 
 
 class ReadAccount(BaseModel):

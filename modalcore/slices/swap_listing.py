@@ -60,7 +60,7 @@ def observe(before: Model, after: Model, now: int) -> Step:
     Swap view shown on an EVM network whose swap token list is not known asks for it (which
     also says whether the network has swaps at all)."""
     cmds: list[Cmd] = []
-    if _owner(before) != _owner(after):
+    if before.draft_owner() != after.draft_owner():
         pending, loading = after.swap.pending, after.swap.loading
         cmds = [CancelTimer(QUOTE_TIMER)] if after.swap.quoting else []
         after = replace(after, swap=SwapState(pending=pending, loading=loading))
@@ -71,7 +71,3 @@ def observe(before: Model, after: Model, now: int) -> Step:
         after = with_swap(after, listed_for=f"loading:{active}")
         cmds.append(SWAP_TOKENS.call(SWAP_TOKENS.args(network=active), SwapTokensFetched, active))
     return after, cmds
-
-
-def _owner(model: Model) -> tuple[str | None, str | None]:
-    return model.networks.active, model.accounts.get(model.networks.active_namespace).address

@@ -31,11 +31,14 @@ def body(model: Model) -> Node:
     name = NAMES.get(state.social, state.social)
     logo = logos.SOCIALS.get(state.social)
     children = [node("image", "social/logo", src=logo, alt=name, size=56, round=False)] if logo else []
-    children += [node("spinner", "social/spinner", size=24) if not state.social_error else
-                 node("icon", "social/failed", name="warning", size=24 if logo else 40, tone="error"),
-                 node("text", "social/title", text=f"Log in with {name}" if name else "Social login",
+    # No spinner and no "Connect in the provider window" before a window is open (the walk: both
+    # were shown while only the frame's button waited): the frame's button opens the provider's
+    # window, and the frame itself says so once it is open (server/verify.py SOCIAL_SCRIPT).
+    if state.social_error:
+        children.append(node("icon", "social/failed", name="warning", size=24 if logo else 40, tone="error"))
+    children += [node("text", "social/title", text=f"Log in with {name}" if name else "Social login",
                       variant="label"),
-                 node("text", "social/hint", text="Connect in the provider window", variant="small", tone="muted"),
+                 node("text", "social/hint", text="The sign-in opens in a new window", variant="small", tone="muted"),
                  node("frame", "social/frame", src=frame_src(model.session_id, theme_key(model.theme)),
                       title=f"Log in with {name}" if name else "Social login", height=FRAME_HEIGHT)]
     if state.social_error:

@@ -40,6 +40,7 @@ from modalcore.embedded.masterkey import MasterKey
 from modalcore.server.app import create_app
 from modalcore.server.approval import approval_text
 from modalcore.server.config import dev_networks, parse_config
+from modalcore.server.verify import registration_text
 from modalcore_dev.bench.stats import line, summary
 from modalcore_dev.devchain.bundler import running_bundlers
 from modalcore_dev.devchain.pytest_plugin import start_chains
@@ -133,8 +134,10 @@ async def _sign_in(client: Client, http: httpx.AsyncClient, smtp: LocalSmtpServe
         await asyncio.sleep(0.05)
     code = re.search(r"\b(\d{6})\b", smtp.mailbox.to(email)[-1].body)
     assert code is not None
+    text = registration_text(client.session, code.group(1))
     answer = await http.post("/embedded/signin", json={"session": client.session, "code": code.group(1),
-                                                       "public_key": device.spki})
+                                                       "public_key": device.spki, "signature": device.sign(text)},
+                             headers={"Origin": str(http.base_url).rstrip("/"), "Sec-Fetch-Site": "same-origin"})
     if answer.json() != {"verdict": "accepted"}:
         raise RuntimeError(f"sign-in refused: {answer.text}")
     frames = await client.recv_until(lambda f: f["t"] == "host_event" and f.get("kind") == "account"

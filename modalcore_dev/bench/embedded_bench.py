@@ -119,7 +119,8 @@ def run() -> list[str]:
                 found = re.search(r"\b(\d{6})\b", smtp.mailbox.to(email)[-1].body)
                 assert found is not None
                 start = time.perf_counter()
-                checked = check_code(wallet, email, found.group(1), device, int(time.time() * 1000))
+                checked = check_code(wallet, email, found.group(1), device, int(time.time() * 1000),
+                                     session=CTX.session_id)
                 h.deliver(EmailCodeChecked(email=email, result=CodeCheckResult.model_validate(checked)))
                 settle(h)
                 connected.append(1000 * (time.perf_counter() - start))

@@ -1,12 +1,12 @@
 """`make fuzz`: a long fuzz campaign against `python -m modalcore serve` in its own process.
 
-    python -m modalcore_dev.bench.fuzz [--frames 100000] [--per-socket 70] [--concurrency 8]
+    python -m modalcore_dev.bench.fuzz [--frames 110000] [--per-socket 70] [--concurrency 8]
                                    [--seconds 600] [--seed 1]
 
 Starts the engine on a free loopback port with a temporary config (one project, memory store)
 recording every session (`--record-dir`), keeps one honest session open, then runs hostile sockets (`fuzz_client.fuzz_socket`, a random
 first frame and `--per-socket` fuzz frames each) until `--frames` frames were sent or `--seconds`
-passed. Prints frames/s, the server's replies by kind, the server's RSS before and after, and
+passed, saying how far it got every PROGRESS_S. Prints frames/s, the server's replies by kind, the server's RSS before and after, and
 every broken promise; exits 1 if any (a wrong or missing reply, a close code outside PROTOCOL.md,
 a traceback or ERROR line in the server's log, the honest session disturbed, a recorded session
 that does not replay to the same frames).
@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from modalcore.engine.record import replay
@@ -35,6 +36,8 @@ PROJECT = "fuzz"
 ORIGIN = "https://fuzz.example"
 HOST = "127.0.0.1"
 BAD_LOG = re.compile(r"Traceback|\bERROR\b|\bCRITICAL\b")
+DEFAULT_FRAMES = 110_000  # as `make fuzz` (FUZZ_FRAMES) and docs/testers/fuzz.md say
+PROGRESS_S = 5.0
 
 
 def rss_kib(pid: int) -> int:
@@ -93,11 +96,26 @@ async def campaign(url: str, args: argparse.Namespace, pid: int) -> tuple[Socket
                                        kinds=kinds, project=PROJECT)
             total.merge(report)
 
-    await asyncio.gather(*(worker() for _ in range(args.concurrency)))
+    shown = asyncio.create_task(progress(lambda: (total.sent, sockets), args.frames, started))
+    try:
+        await asyncio.gather(*(worker() for _ in range(args.concurrency)))
+    finally:
+        shown.cancel()
     elapsed = time.perf_counter() - started
     problems = await honest.check()
     await honest.stop()
     return total, problems, rss_before, rss_kib(pid), elapsed, sockets
+
+
+async def progress(counts: Callable[[], tuple[int, int]], goal: int, started: float,
+                   every_s: float = PROGRESS_S) -> None:
+    """Say how far the campaign got every `every_s` (a run takes half a minute or more)."""
+    while True:
+        await asyncio.sleep(every_s)
+        sent, sockets = counts()
+        elapsed = time.perf_counter() - started
+        print(f"fuzz: {sent:,} of {goal:,} frames over {sockets:,} sockets in {elapsed:.0f} s "
+              f"({sent / max(elapsed, 1e-9):,.0f} frames/s)", flush=True)
 
 
 def replay_all(folder: Path) -> tuple[int, list[str]]:
@@ -117,7 +135,7 @@ def replay_all(folder: Path) -> tuple[int, list[str]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m modalcore_dev.bench.fuzz")
-    parser.add_argument("--frames", type=int, default=100_000)
+    parser.add_argument("--frames", type=int, default=DEFAULT_FRAMES)
     parser.add_argument("--per-socket", type=int, default=70)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=600.0)
@@ -128,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         folder = Path(tmp)
         port = free_port()
         engine = start_engine(folder, port)
+        print(f"fuzz: {args.frames:,} frames against the engine (pid {engine.pid}), at most "
+              f"{args.seconds:.0f} s; progress every {PROGRESS_S:.0f} s", flush=True)
         try:
             url = f"ws://{HOST}:{port}/ws?project={PROJECT}"
             total, problems, before, after, elapsed, sockets = asyncio.run(campaign(url, args, engine.pid))
@@ -141,6 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         kept = Path("artifacts") / "fuzz-engine.log"  # the last campaign's server log, to read
         kept.parent.mkdir(exist_ok=True)
         kept.write_text("\n".join(log_lines) + "\n")
+        print(f"fuzz: replaying {len(list((folder / 'recordings').glob('*.jsonl'))):,} recorded sessions",
+              flush=True)
         replayed, diverged = replay_all(folder / "recordings")
     bad_log = [line for line in log_lines if BAD_LOG.search(line)]
     for index in [i for i, line in enumerate(log_lines) if BAD_LOG.search(line)][:3]:

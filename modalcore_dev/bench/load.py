@@ -59,7 +59,7 @@ MAX_SECONDS = 600.0
 # The workers' `idle_compact_s` here (the engine's default is 30 s): an idle session drops its
 # tree after one to two of these periods; the idle row measures before and after that.
 IDLE_COMPACT_S = 5.0
-OPERATOR_TOKEN = "load-tool-operator-token"  # the workers' /metrics (a loopback tool: not a secret)
+OPERATOR_TOKEN = "load-tool-operator-token-32-bytes-long"  # the workers' /metrics (a loopback tool: not a secret)
 
 
 @dataclass

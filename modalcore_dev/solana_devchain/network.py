@@ -7,7 +7,7 @@ from typing import Any
 from modalcore.chains.catalog import SOLANA_LOCAL
 from modalcore_dev.solana_devchain.accounts import DEV_TOKEN
 
-DEV_SOL_PRICE = 150.0  # the local onramp's SOL price (services/onramp/local.py): fiat shows beside SOL
+DEV_SOL_PRICE = 150.0  # USD: balances, Send and the local onramp (modalcore_dev/onramp.py) all price SOL at it
 
 
 def solana_dev_network(rpc_url: str) -> dict[str, Any]:

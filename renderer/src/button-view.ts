@@ -8,6 +8,7 @@
 import { avatarGradient } from './components/avatar';
 import { ICONS } from './components/icons';
 import type { Modal } from './host';
+import { UNREACHABLE_ERROR } from './offline';
 
 type Dict = Record<string, unknown>;
 
@@ -59,10 +60,10 @@ function networkImage(src: string): Element {
 }
 
 /** Draws the buttons into `host` (replacing what it held). */
-export function drawButtons(host: HTMLElement, account: Dict | undefined, network: Dict | undefined, opts: ButtonOptions, open: (view?: string) => void): void {
+export function drawButtons(host: HTMLElement, account: Dict | undefined, network: Dict | undefined, opts: ButtonOptions, open: (view?: string) => void, unreachable = false): void {
   const connected = account?.isConnected === true && text(account, 'display') !== '';
   // Redraw only when something shown changed (keeps focus and hover on the same element).
-  const key = JSON.stringify(connected ? [opts, account, network?.name, network?.image] : [opts.label, opts.className]);
+  const key = JSON.stringify(connected ? [opts, account, network?.name, network?.image, unreachable] : [opts.label, opts.className, unreachable]);
   if (host.dataset.drawn === key) return;
   host.dataset.drawn = key;
   const parts: HTMLElement[] = [];
@@ -81,6 +82,12 @@ export function drawButtons(host: HTMLElement, account: Dict | undefined, networ
   b.className = opts.className ?? 'modalcore-connect-button';
   b.setAttribute('part', 'button');
   b.addEventListener('click', () => open());
+  if (unreachable) {
+    // the engine cannot be reached: a warning mark and its reason (offline.ts)
+    b.dataset.state = 'unreachable';
+    b.title = UNREACHABLE_ERROR;
+    b.setAttribute('aria-description', UNREACHABLE_ERROR);
+  }
   if (connected) {
     const address = text(account, 'address');
     b.title = address;
@@ -91,17 +98,27 @@ export function drawButtons(host: HTMLElement, account: Dict | undefined, networ
   } else {
     b.textContent = opts.label;
   }
+  if (unreachable) {
+    const mark = el('span', 'flex:none;display:inline-grid;place-items:center;width:16px;height:16px;border-radius:50%;background:#e5484d;color:#fff;font:700 11px/1 system-ui,sans-serif', '!');
+    mark.setAttribute('aria-hidden', 'true');
+    b.prepend(mark);
+  }
   parts.push(b);
   host.replaceChildren(...parts);
 }
 
 /** Draws the buttons into `host` now and again on every account or network event of `modal`
  * (the `ConnectButton` and `<modalcore-button>` alike); returns the unsubscribe. */
-export function mountButtons(host: HTMLElement, modal: Pick<Modal, 'open' | 'subscribeAccount' | 'subscribeNetwork'>, opts: ButtonOptions): () => void {
+export function mountButtons(host: HTMLElement, modal: Pick<Modal, 'open' | 'subscribeAccount' | 'subscribeNetwork'> & Partial<Pick<Modal, 'subscribeConnection'>>, opts: ButtonOptions): () => void {
   let account: Dict | undefined;
   let network: Dict | undefined;
-  const draw = (): void => drawButtons(host, account, network, opts, (view) => void modal.open(view ? { view } : undefined));
+  let unreachable = false;
+  const draw = (): void => drawButtons(host, account, network, opts, (view) => void modal.open(view ? { view } : undefined), unreachable);
   draw();
+  const offC = modal.subscribeConnection?.((c) => {
+    unreachable = c.status === 'unreachable';
+    draw();
+  });
   const offA = modal.subscribeAccount((a) => {
     account = a;
     draw();
@@ -113,5 +130,6 @@ export function mountButtons(host: HTMLElement, modal: Pick<Modal, 'open' | 'sub
   return () => {
     offA();
     offN();
+    offC?.();
   };
 }

@@ -49,3 +49,12 @@ export type SignInState = {
   /** The sign-in token for the host's backend ('' when not signed in). */
   token: string;
 };
+
+/** Renderer-side (no engine frame carries them): whether the engine answers. */
+export type ConnectionState = { status: 'connecting' | 'connected' | 'unreachable' };
+
+export type ModalError = {
+  /** 'unreachable': the engine refused or did not answer the websocket (renderer/src/offline.ts). */
+  code: 'unreachable' | string;
+  message: string;
+};

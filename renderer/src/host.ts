@@ -12,7 +12,8 @@ import { type Dict, ModalStore, type ThemeMode } from './store';
 import { embeddedRequest, viaEngine } from './embedded-rpc';
 import { Transport, randomId, type IntentStatus, type SocketLike, type StorageLike } from './transport';
 import { HOST_NODE, type RenderCtx } from './tree';
-import type { AccountState, ModalState, NetworkState, SignInState } from './host-events';
+import type { AccountState, ConnectionState, ModalError, ModalState, NetworkState, SignInState } from './host-events';
+import { Reachability } from './offline';
 
 export interface ModalOptions {
   projectId: string;
@@ -64,6 +65,11 @@ export interface Modal {
   subscribeNetwork(callback: (network: NetworkState) => void): Unsubscribe;
   /** Sign-in state: `{enabled, signedIn, token}` (the token is for the host's backend). */
   subscribeSiwx(callback: (siwx: SignInState) => void): Unsubscribe;
+  /** Whether the engine answers: `{status: 'connecting' | 'connected' | 'unreachable'}` (the
+   * renderer's own event: no engine frame carries it). */
+  subscribeConnection(callback: (connection: ConnectionState) => void): Unsubscribe;
+  /** `{code: 'unreachable', message}` when the engine cannot be reached (renderer-side). */
+  subscribeError(callback: (error: ModalError) => void): Unsubscribe;
   switchNetwork(caip2: string): Promise<void>;
   disconnect(): Promise<void>;
   setThemeMode(mode: ThemeMode): Promise<void>;
@@ -88,6 +94,25 @@ export function socketUrl(engineUrl: string | undefined, projectId: string): str
   base.search = '';
   base.searchParams.set('project', projectId);
   return base.toString();
+}
+
+/** What a developer reads in the console when the engine refused the socket for good (issue 40
+ * item 3: a refused origin was silent, and wagmi's connect() failed 10 s later with "the engine
+ * did not answer"). Always printed, debug or not: nothing else will ever connect. */
+export function refusalAdvice(code: string, message: string, projectId: string, engineUrl: string | undefined): string {
+  const inBrowser = typeof location !== 'undefined';
+  const engine = inBrowser ? engineBase(engineUrl) : engineUrl ?? '(the engine)';
+  const page = inBrowser ? location.origin : '(this page)';
+  if (code === 'bad_origin') {
+    return `[modalcore] the engine at ${engine} refused this page's origin ${page} for project ` +
+      `'${projectId}'. Add ${page} to the project's allowed origins (engine config: ` +
+      `projects.${projectId}.origins; with the repository's demo engine: make run ALLOW_ORIGIN=${page}).`;
+  }
+  if (code === 'no_project') {
+    return `[modalcore] the engine at ${engine} has no project '${projectId}': check projectId ` +
+      `and the engine config's [projects].`;
+  }
+  return `[modalcore] the engine at ${engine} ended this page's session: ${code}: ${message}`;
 }
 
 /** `join.env`, as the browser tells it. */
@@ -223,6 +248,7 @@ export function createModal(options: ModalOptions): Modal {
   const opts = engineOptions(options);
   const send = (node: string, act: string, args: Dict) => transport.sendIntent(node, act, args);
   const store = new ModalStore(send, options.themeMode ?? 'dark');
+  const reach = new Reachability((state) => store.setConnection(state));
   const bridge = new WalletBridge(window as never, (connector, event, data) => {
     if (event !== 'announce' || transport.joinedSocket) transport.sendWalletEvent(connector, event, data);
   });
@@ -243,9 +269,14 @@ export function createModal(options: ModalOptions): Modal {
       },
       hostEvent: (kind, data) => store.hostEvent(kind, data),
       theme: (mode, vars) => store.setTheme(mode, vars),
-      problem: (code, message) => log(code, message),
+      problem: (code, message, fatal) => {
+        if (fatal) console.error(refusalAdvice(code, message, options.projectId, options.engineUrl));
+        else log(code, message);
+      },
+      status: (status) => reach.status(status),
     },
   });
+  store.onRetry = () => transport.retryNow();
   const settle = (iid: string) =>
     new Promise<void>((resolve, reject) => {
       waiting.set(iid, (status) => (status === 'ok' ? resolve() : reject(new Error(`intent ${status}`))));
@@ -267,6 +298,8 @@ export function createModal(options: ModalOptions): Modal {
     subscribeAccount: (cb) => store.subscribeHost('account', cb as (data: Dict) => void),
     subscribeNetwork: (cb) => store.subscribeHost('network', cb as (data: Dict) => void),
     subscribeSiwx: (cb) => store.subscribeHost('siwx', cb as (data: Dict) => void),
+    subscribeConnection: (cb) => store.subscribeHost('connection', cb as (data: Dict) => void),
+    subscribeError: (cb) => store.subscribeHost('error', cb as (data: Dict) => void),
     switchNetwork: (caip2) => intent('switch_network', { network: caip2 }),
     disconnect: () => intent('disconnect'),
     setThemeMode: (mode) => intent('set_theme_mode', { mode }),
@@ -275,6 +308,7 @@ export function createModal(options: ModalOptions): Modal {
     destroy: () => {
       if (liveModals.get(options.projectId) === modal) liveModals.delete(options.projectId);
       transport.destroy();
+      reach.stop();
       bridge.stop();
       root.unmount();
       element.remove();

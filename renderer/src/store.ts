@@ -5,6 +5,7 @@
  * tree (or refused the intent).
  */
 import { type PendingHint, type WireNode, indexTree, pendingHintOf } from './tree';
+import { type Connection, LOCAL_PREFIX, LOCAL_RETRY, UNREACHABLE_ERROR, offlineTree } from './offline';
 
 export type Dict = Record<string, unknown>;
 export type ThemeMode = 'light' | 'dark';
@@ -31,6 +32,13 @@ export class ModalStore {
   private listeners = new Set<() => void>();
   private host = new Map<string, Dict>();
   private hostListeners = new Map<string, Set<HostListener>>();
+  /** The engine's reachability, whether the visitor asked to open before any tree came, and
+   * whether "Try again" is under way (offline.ts). */
+  private connection: Connection = 'connecting';
+  private openWithoutTree = false;
+  private retrying = false;
+  /** "Try again" on the unreachable view: the host wires it to the transport. */
+  onRetry: () => void = () => undefined;
 
   constructor(
     /** Sends an intent to the engine and returns its id. */
@@ -52,6 +60,7 @@ export class ModalStore {
 
   /** `ctx.send`: applies the node's pending hint for `act` at once, then sends the intent. */
   readonly press = (nodeId: string, act: string, args: Dict = {}): void => {
+    if (nodeId.startsWith(LOCAL_PREFIX)) return this.pressLocal(nodeId, act);
     this.index ??= indexTree(this.raw);
     const hint = pendingHintOf(this.index.get(nodeId), act);
     const local: Local<PendingHint> | null = hint ? { value: hint, iid: null, acked: false } : null;
@@ -66,6 +75,10 @@ export class ModalStore {
 
   /** `open()` / `close()` of the host API: shown locally now, confirmed by the engine later. */
   hostOpen(open: boolean, act: string, args: Dict): string {
+    if (!this.raw) {
+      this.openWithoutTree = open;
+      this.publish();
+    }
     // The prepared tree holds the opening view: `open({view})` naming another view waits for the engine.
     if (args.view !== undefined && this.raw?.p?.view !== args.view) return this.sendIntent('host', act, args);
     const local: Local<boolean> = { value: open, iid: null, acked: false };
@@ -80,6 +93,7 @@ export class ModalStore {
   setTree(tree: WireNode): void {
     this.raw = tree;
     this.index = null;
+    this.openWithoutTree = false;
     for (const [id, local] of this.pending) if (local.acked) this.pending.delete(id);
     if (this.openOverride?.acked) {
       // A tree whose `open` differs from the last state event is followed by the state event of
@@ -118,6 +132,25 @@ export class ModalStore {
     this.notifyHost(kind);
   }
 
+  /** The engine's reachability (offline.ts): tells the host (`connection`, and `error` when
+   * it becomes unreachable) and draws the unreachable view if the visitor asked to open. */
+  setConnection(state: Connection): void {
+    if (state === this.connection) {
+      // another failed attempt: a "Try again" under way has its answer
+      if (this.retrying) {
+        this.retrying = false;
+        this.publish();
+      }
+      return;
+    }
+    this.connection = state;
+    this.retrying = false;
+    if (state === 'connected') this.host.delete('error');
+    this.hostEvent('connection', { status: state });
+    if (state === 'unreachable') this.hostEvent('error', { code: 'unreachable', message: UNREACHABLE_ERROR });
+    this.publish();
+  }
+
   // ----- host subscribers (`subscribeState`, `subscribeAccount`, `subscribeNetwork`)
 
   hostData(kind: string): Dict | undefined {
@@ -137,6 +170,18 @@ export class ModalStore {
   }
 
   // ----- internals
+
+  private pressLocal(nodeId: string, act: string): void {
+    if (nodeId === LOCAL_RETRY && act === 'press') {
+      this.retrying = true;
+      this.publish();
+      this.onRetry();
+    } else if (act === 'close') {
+      this.openWithoutTree = false;
+      this.publish();
+      this.sendIntent('host', 'close', {}); // after the queued `open`: the engine ends closed
+    }
+  }
 
   private setOverride(next: Local<boolean> | null): void {
     const before = this.hostData('state')?.open;
@@ -163,6 +208,7 @@ export class ModalStore {
 
   private compute(): ViewState {
     let tree = this.raw;
+    if (!tree && this.openWithoutTree && this.connection === 'unreachable') tree = offlineTree(this.retrying);
     const open = this.openOverride?.value;
     if (tree && open !== undefined && tree.t === 'modal' && tree.p?.open !== open) {
       tree = { ...tree, p: { ...tree.p, open } };

@@ -29,6 +29,7 @@ export interface Clock {
 }
 
 export type IntentStatus = IntentAckFrame['status'];
+export type SocketStatus = 'connecting' | 'open' | 'joined' | 'closed';
 
 /** Where the transport delivers what the engine says. */
 export interface TransportSink {
@@ -38,7 +39,8 @@ export interface TransportSink {
   theme(mode: string, vars: Dict): void;
   /** `error` frames, `goodbye` and refusing close codes; `final` when no reconnect follows. */
   problem(code: string, message: string, final: boolean): void;
-  status?(status: 'connecting' | 'joined' | 'closed'): void;
+  /** `open`: the socket opened (the engine is there), before `joined`. */
+  status?(status: SocketStatus): void;
 }
 
 export interface EffectRunner {
@@ -131,10 +133,21 @@ export class Transport {
     this.joinSent = false;
     this.joined = false;
     this.options.sink.status?.('connecting');
-    socket.onopen = () => this.sendJoin();
+    socket.onopen = () => {
+      this.options.sink.status?.('open');
+      this.sendJoin();
+    };
     socket.onmessage = (event) => this.receive(event.data);
     socket.onclose = (event) => this.closed(socket, event.code);
     socket.onerror = () => undefined;
+  }
+
+  /** Tries now, without waiting for the backoff (the visitor pressed "Try again"). */
+  retryNow(): void {
+    if (this.destroyed || this.socket) return;
+    this.attempt = 0;
+    this.stopped = false;
+    this.connect();
   }
 
   /**

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { encodeClientFrame } from '../src/codec';
-import { fitWallets } from '../src/host';
+import { fitWallets, refusalAdvice } from '../src/host';
 
 test('join keeps under the 64 KiB frame limit however many big icons are announced', () => {
   const wallets = Array.from({ length: 64 }, (_, i) => ({
@@ -36,4 +36,12 @@ test('join.wallets keeps a Wallet Standard wallet\'s namespaces (PROTOCOL.md, jo
     { uuid: 'a', name: 'EVM', icon: '', rdns: 'a' },
     { uuid: 'wallet-standard:S', name: 'S', icon: '', rdns: '', namespaces: ['solana'] },
   ]);
+});
+
+test('a refused origin is explained in the console: which origin, which project, how to allow it', () => {
+  const advice = refusalAdvice('bad_origin', 'connection refused (4001)', 'demo', 'http://127.0.0.1:8700');
+  assert.match(advice, /refused this page's origin .* for project 'demo'/);
+  assert.match(advice, /projects\.demo\.origins/);
+  assert.match(advice, /make run ALLOW_ORIGIN=/);
+  assert.match(refusalAdvice('invalid_options', 'networks: too many', 'demo', undefined), /invalid_options: networks: too many/);
 });

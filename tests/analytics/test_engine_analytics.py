@@ -24,6 +24,8 @@ from modalcore.wire.frames import Env
 from ..audit.test_audit_log import Browser
 from ..devwallet import ADDRESS, DEV_WALLET, WALLET_NODE
 
+OPERATOR = "an-operator-token-of-at-least-32-bytes"
+
 
 async def drive(options: dict[str, Any], sink: Any) -> None:
     clock = FakeClock()
@@ -96,9 +98,9 @@ def test_rule_the_operator_page_counts_events_per_event_and_per_day() -> None:
         await sink.flush()
 
     asyncio.run(fill())
-    config = make_test_config(operator_token="op-secret")
+    config = make_test_config(operator_token=OPERATOR)
     with start_server(config, store=store) as server:
-        auth = {"Authorization": "Bearer op-secret"}
+        auth = {"Authorization": f"Bearer {OPERATOR}"}
         assert httpx.get(f"{server.http_url}/operator/analytics").status_code == 401
         counts = httpx.get(f"{server.http_url}/v1/analytics/counts", headers=auth).json()
         by_event = {row["event"]: row for row in counts["counts"]}
@@ -115,7 +117,7 @@ def test_rule_a_live_engine_keeps_its_events_by_default() -> None:
     from modalcore_testing import Client  # noqa: F401  (the real socket client)
 
     store = MemoryStore()
-    config = make_test_config(operator_token="op")
+    config = make_test_config(operator_token=OPERATOR)
 
     async def visit(server: Any) -> None:
         async with server.client() as client:
@@ -127,7 +129,7 @@ def test_rule_a_live_engine_keeps_its_events_by_default() -> None:
         asyncio.run(visit(server))
         server.wait_for(lambda: any(r[2] == "MODAL_OPEN" for r in asyncio.run(store.event_counts())))
         counts = httpx.get(f"{server.http_url}/v1/analytics/counts",
-                           headers={"Authorization": "Bearer op"}).json()["counts"]
+                           headers={"Authorization": f"Bearer {OPERATOR}"}).json()["counts"]
         assert {row["event"] for row in counts} >= {"MODAL_CREATED", "MODAL_OPEN"}
 
 

@@ -18,7 +18,7 @@ from modalcore.store.base import StoredEvent
 from modalcore.store.memory import MemoryStore
 from modalcore_testing import RunningServer, make_test_config, start_server
 
-TOKEN = "op-secret-for-tests"
+TOKEN = "op-secret-for-tests-32-bytes-or-longer"
 DAY_MS = 86_400_000
 JAN_1 = 1_704_067_200_000  # 2024-01-01T00:00:00Z
 

@@ -109,5 +109,9 @@ def test_rule_the_prune_command_forgets_old_events_in_a_sqlite_store(tmp_path: P
     assert asyncio.run(remaining()) == 2 and "2 events before" in capsys.readouterr().out
     assert main(["analytics", "prune", "--store", str(path), "--days", "5"]) == 0
     assert asyncio.run(remaining()) == 1
+    assert main(["analytics", "prune", "--store", str(path), "--days", "1"]) == 0
+    out = capsys.readouterr().out  # issue 46: the right number, not "1 events", "1 days"
+    assert out.splitlines()[-1].startswith("ok: 0 events before ") and out.rstrip().endswith("(retention 1 day)")
+    assert "ok: 1 event before " in out.splitlines()[-2]
     assert main(["analytics", "prune", "--store", str(path), "--days", "0"]) == 2
     assert main(["analytics", "prune", "--store", str(tmp_path / "missing.db")]) == 2

@@ -170,7 +170,7 @@ def test_rule_deleting_a_sessions_last_entries_fails_verify_as_truncated(
     out = capsys.readouterr().out
     assert out.startswith("TRUNCATED session s-audit entry 3: the engine signed the log up to "
                           "entry 3")
-    assert "the entries after 1 were deleted" in out
+    assert "it ends at entry 1: entries 2 to 3 were deleted" in out
 
 
 def test_rule_deleting_a_sessions_whole_log_fails_verify_as_truncated(
@@ -178,7 +178,7 @@ def test_rule_deleting_a_sessions_whole_log_fails_verify_as_truncated(
     fill(box, key)
     box.replace_entries("s-audit", [])
     assert verify(box, key) == 3
-    assert "ends at entry 0" in capsys.readouterr().out
+    assert "it holds no entry: its whole log was deleted" in capsys.readouterr().out
 
 
 def test_rule_rewriting_a_whole_chain_with_fresh_hashes_fails_verify_as_rewritten(
@@ -195,12 +195,12 @@ def test_rule_entries_written_before_heads_were_signed_still_verify_as_unanchore
     fill(box, None)  # an engine from before signed heads
     assert verify(box, None) == 0
     out = capsys.readouterr().out
-    assert out.startswith("ok: 3 entries in 1 sessions, every link holds")
-    assert "1 sessions unanchored" in out
+    assert out.startswith("ok: 3 entries in 1 session, every link holds")
+    assert "1 session unanchored" in out
     fill(box, key, ("s-new",))  # then an engine that signs: the old log stays as it was
     assert verify(box, key) == 0
     out = capsys.readouterr().out
-    assert "1 sessions anchored" in out and "1 sessions unanchored" in out
+    assert "1 session anchored" in out and "1 session unanchored" in out
 
 
 def test_rule_heads_not_signed_by_the_engine_key_fail_verify(
@@ -356,4 +356,4 @@ def test_rule_a_store_file_from_before_signed_heads_still_verifies_as_unanchored
     db.commit()
     db.close()
     assert verify(box, None) == 0
-    assert "3 entries in 1 sessions, every link holds; 1 sessions unanchored" in capsys.readouterr().out
+    assert "3 entries in 1 session, every link holds; 1 session unanchored" in capsys.readouterr().out

@@ -12,6 +12,8 @@ from modalcore_testing import make_test_config, start_server
 
 from .test_audit_log import drive_connect_disconnect
 
+OPERATOR = "an-operator-token-of-at-least-32-bytes"
+
 
 def filled_store() -> MemoryStore:
     store = MemoryStore()
@@ -20,19 +22,19 @@ def filled_store() -> MemoryStore:
 
 
 def test_rule_the_audit_endpoint_answers_the_operator_token_only() -> None:
-    config = make_test_config(operator_token="op-secret")
+    config = make_test_config(operator_token=OPERATOR)
     with start_server(config, store=filled_store()) as server:
         url = f"{server.http_url}/v1/audit/s-audit"
         assert httpx.get(url).status_code == 401
         assert httpx.get(url, headers={"Authorization": "Bearer wrong"}).status_code == 401
-        answer = httpx.get(url, headers={"Authorization": "Bearer op-secret"})
+        answer = httpx.get(url, headers={"Authorization": f"Bearer {OPERATOR}"})
         assert answer.status_code == 200
         body = answer.json()
         assert body["verified"] is True and body["broken"] is None
         assert [e["kind"] for e in body["entries"]] == ["connect", "chain_switch", "disconnect"]
         assert body["entries"][1]["prev"] == body["entries"][0]["hash"]
         unknown = httpx.get(f"{server.http_url}/v1/audit/nope",
-                            headers={"Authorization": "Bearer op-secret"})
+                            headers={"Authorization": f"Bearer {OPERATOR}"})
         assert unknown.status_code == 404
 
 

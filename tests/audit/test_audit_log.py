@@ -200,7 +200,7 @@ def test_rule_verify_finds_an_edited_entry_and_names_the_first_broken_link(
 
     asyncio.run(fill())
     assert main(["audit", "verify", "--store", str(path)]) == 0
-    assert "ok: 3 entries in 1 sessions" in capsys.readouterr().out
+    assert "ok: 3 entries in 1 session" in capsys.readouterr().out
 
     db = sqlite3.connect(path)  # someone with the file: triggers dropped, one entry edited
     db.execute("DROP TRIGGER audit_no_update")
@@ -214,7 +214,7 @@ def test_rule_verify_finds_an_edited_entry_and_names_the_first_broken_link(
     assert out.startswith("BROKEN session s-audit entry 2:") and "edited" in out
 
 
-def test_rule_an_edit_that_rehashes_its_entry_breaks_the_next_link(tmp_path: Path) -> None:
+def test_rule_an_edit_that_rehashes_its_entry_is_named_by_the_next_link(tmp_path: Path) -> None:
     path = tmp_path / "sessions.db"
 
     async def fill_and_verify() -> Any:
@@ -229,8 +229,9 @@ def test_rule_an_edit_that_rehashes_its_entry_breaks_the_next_link(tmp_path: Pat
 
     verdict = asyncio.run(fill_and_verify())
     assert verdict.broken is not None
-    assert (verdict.broken.seq, verdict.broken.reason) == (
-        2, "it does not hold the hash of the entry before it")
+    assert (verdict.broken.seq, verdict.broken.reason) == (  # the entry written again is named
+        1, "it was written again: its hash is not the one entry 2 holds (or entry 2's link to it "
+           "was changed)")
 
 
 def test_rule_verify_on_a_missing_store_is_a_clear_error(tmp_path: Path,

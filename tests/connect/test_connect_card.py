@@ -158,6 +158,16 @@ def test_legal_checkbox_needs_the_feature_and_a_link_and_shows_the_one_link_give
     assert [c.id for c in h.node("connect/legal-row").c] == ["connect/legal", "connect/legal/privacy"]
 
 
+def test_the_options_page_says_the_legal_checkbox_needs_a_link() -> None:
+    """Issue 46: docs/hosts/options.md's row says what the rule above does (a host setting the
+    feature alone sees no box)."""
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "hosts" / "options.md").read_text()
+    row = next(line for line in page.splitlines() if line.startswith("| `legalCheckbox` |"))
+    assert "shown only when `termsConditionsUrl` or `privacyPolicyUrl` is set too" in row
+
+
 @pytest.mark.parametrize("url", ["javascript:alert(1)", "ftp://x", "https://" + "a" * 3000])
 def test_a_legal_link_that_is_not_a_bounded_http_url_is_refused(url: str) -> None:
     with pytest.raises(OptionsError):

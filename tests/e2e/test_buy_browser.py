@@ -49,3 +49,18 @@ def test_buy_tusd_through_the_local_provider_ends_with_the_new_balance(demo: Dem
     expect(newest).to_contain_text("Bought")  # the provider knows the transfer it sent
     expect(newest).to_contain_text("Local onramp")
     expect(newest).to_contain_text("+99.000 TUSD")
+
+
+def test_buy_quotes_eth_at_the_price_the_wallet_values_it_at(demo: Demo, chains: ChainsInfo) -> None:
+    """One price per chain (the walk: Buy quoted ETH at about $3,000 while the wallet valued it at
+    $2,000): $100 of ETH quotes 0.0495 ETH, $99 at the network's $2,000 after the 1 % fee."""
+    from playwright.sync_api import expect
+
+    account = connect_dev_wallet(demo)
+    account.get_by_role("button", name="Buy", exact=True).click()
+    buy = demo.wait_view("OnRamp")
+    buy.get_by_role("button", name="Coinbase").click()
+    buy.get_by_role("button", name="100 USD").click()
+    expect(buy.get_by_text("0.0495 ETH", exact=True)).to_be_visible()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    demo.page.screenshot(path=str(ARTIFACTS / "buy-eth-one-price.png"))

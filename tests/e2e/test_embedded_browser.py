@@ -38,7 +38,8 @@ SWEEP = REPO_ROOT / "artifacts" / "sweep"
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
 
 HOST_PAGE = """<!doctype html><html><head><meta charset=utf-8><title>Host dApp</title>
-<link rel="icon" href="data:,"></head><body>
+<meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="data:,">
+<style>pre{white-space:pre-wrap;overflow-wrap:anywhere}</style></head><body>
 <button id=open>Open</button><pre id=siwx></pre><pre id=account></pre>
 <script src="%(engine)s/static/modal.js"></script>
 <script>

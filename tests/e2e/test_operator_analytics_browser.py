@@ -45,3 +45,44 @@ def test_rule_the_analytics_page_opens_in_a_browser_after_signing_in(browser: An
             assert page.locator("h1").inner_text() == "Events per day"
         finally:
             context.close()
+
+
+def test_rule_the_operator_filters_by_days_and_project_and_signs_out(browser: Any) -> None:
+    """Issue 46: the page's From/To/Project form narrows the chart and table; Sign out ends the
+    browser's session (the page asks for the token again)."""
+    from ..analytics.test_analytics_filters import two_projects
+
+    with ThreadPoolExecutor(1) as pool:
+        store = pool.submit(two_projects).result()
+    config = make_test_config(operator_token=TOKEN, projects={
+        "test": {"name": "Test dApp", "origins": ["https://app.example.com"]},
+        "other": {"name": "Other dApp", "origins": ["https://other.example.com"]}})
+    with start_server(config, store=store) as server:
+        context = browser.new_context()
+        try:
+            page = context.new_page()
+            page.set_default_timeout(TIMEOUT_MS)
+            page.goto(server.http_url + "/operator/analytics")
+            page.get_by_label("Operator token").fill(TOKEN)
+            page.get_by_role("button", name="Sign in").click()
+            page.wait_for_url("**/operator/analytics")
+            assert "CONNECT_SUCCESS" in page.locator("table").inner_text()
+            page.get_by_label("From", exact=True).fill("2024-01-02")
+            page.get_by_label("To", exact=True).fill("2024-01-04")
+            page.get_by_label("Project").select_option(label="Test dApp")
+            page.get_by_role("button", name="Show").click()
+            page.wait_for_url("**/operator/analytics?from=2024-01-02&to=2024-01-04&project=test")
+            table = page.locator("table").inner_text()
+            assert "MODAL_OPEN" in table and "CONNECT_SUCCESS" not in table
+            assert "2024-01-01" not in table and "2024-01-04" in table
+            assert page.get_by_label("Project").input_value() == "test"  # the form keeps the choice
+            chart = page.get_by_role("img", name="Events per day, 2024-01-02 to 2024-01-04")
+            assert chart.is_visible()
+            page.get_by_role("button", name="Sign out").click()
+            page.wait_for_url("**/operator/login")
+            assert page.locator("h1").inner_text() == "Operator sign-in"
+            assert [c for c in context.cookies() if c["name"] == SESSION_COOKIE] == []
+            page.goto(server.http_url + "/operator/analytics")
+            assert page.locator("h1").inner_text() == "Operator sign-in"
+        finally:
+            context.close()

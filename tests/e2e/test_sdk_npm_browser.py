@@ -37,12 +37,12 @@ from .conftest import ACCOUNT_0, REPO_ROOT, TIMEOUT_MS, engine_config, free_port
 pytestmark = [pytest.mark.e2e, pytest.mark.npm]
 
 APP_SOURCES = Path(__file__).parent / "sdk_app"
-# The scratch app's own packages, as a dApp would pin them (installed at test time).
-PINNED = [
-    "react@19.1.10", "react-dom@19.1.10", "@types/react@19.1.17", "@types/react-dom@19.1.11",
-    "viem@2.57.20", "@tanstack/react-query@5.108.4", "typescript@5.9.3", "esbuild@0.28.2",
-]
-# The connector is for wagmi 2 and 3 (wagmi 2 pulls its many connectors' packages: minutes).
+# The scratch app's own packages, as a dApp would pin them, with their lock (issue 37: every npm
+# install comes from a lock): tests/e2e/sdk_app_locks/wagmi<major>/package{,-lock}.json, made by
+# `npm install --package-lock-only` from react 19.1.10, viem 2.57.20, react-query 5.108.4,
+# typescript 5.9.3, esbuild 0.28.2 and the wagmi below. The connector is for wagmi 2 and 3
+# (wagmi 2 pulls its many connectors' packages: minutes).
+APP_LOCKS = Path(__file__).parent / "sdk_app_locks"
 WAGMI = {"3": "wagmi@3.7.7", "2": "wagmi@2.19.5"}
 NPM = ["npm", "--no-audit", "--no-fund", "--loglevel=error"]
 # ACCOUNT_0 as viem reports it (EIP-55 checksum)
@@ -66,7 +66,7 @@ def scratch(request: pytest.FixtureRequest, renderer_dist: Path, tmp_path_factor
     """The packed SDK installed in a scratch app outside the repository (with wagmi 3, or the
     wagmi major given as the parameter), the host file type-checked and bundled, the Dev Wallet
     built beside it."""
-    wagmi = WAGMI[getattr(request, "param", "3")]
+    major = getattr(request, "param", "3")
     renderer = REPO_ROOT / "renderer"
     run(["node", "build-sdk.mjs"], renderer, 120)
     folder = tmp_path_factory.mktemp("sdk-scratch-app")
@@ -74,14 +74,22 @@ def scratch(request: pytest.FixtureRequest, renderer_dist: Path, tmp_path_factor
     packed = run([*NPM, "pack", "--pack-destination", str(folder)], REPO_ROOT / "sdk").stdout.split()[-1]
     for source in APP_SOURCES.iterdir():
         shutil.copy(source, folder / source.name)
-    (folder / "package.json").write_text(json.dumps({"name": "scratch-app", "private": True, "type": "module"}))
-    run([*NPM, "install", f"./{packed}", *PINNED, wagmi], folder, 900)
+    for name in ("package.json", "package-lock.json"):
+        shutil.copy(APP_LOCKS / f"wagmi{major}" / name, folder / name)
+    run([*NPM, "ci"], folder, 900)
+    # the SDK as packed today (its tarball's hash changes with every build, so it is not in the
+    # lock); --no-save leaves the locked tree as it is
+    run([*NPM, "install", "--no-save", f"./{packed}"], folder, 300)
+    assert json.loads((folder / "node_modules" / "wagmi" / "package.json").read_text())["version"] == WAGMI[major].split("@")[1]
     run(["node_modules/.bin/tsc", "-p", "tsconfig.json"], folder, 300)
     public = folder / "public"
     public.mkdir()
     shutil.copy(folder / "index.html", public / "index.html")
     run(["node_modules/.bin/esbuild", "app.tsx", "--bundle", "--format=esm", "--minify", "--jsx=automatic",
          "--define:process.env.NODE_ENV=\"production\"", f"--outfile={public / 'app.js'}"], folder, 300)
+    shutil.copy(folder / "strict.html", public / "strict.html")
+    run(["node_modules/.bin/esbuild", "strict.tsx", "--bundle", "--format=esm", "--jsx=automatic",
+         "--define:process.env.NODE_ENV=\"development\"", f"--outfile={public / 'strict.js'}"], folder, 300)
     # The Dev Wallet (a test asset of the demo page) on the scratch app's page, through the
     # engine's /devchain proxy.
     stdin = ("import { installDevWallet } from './demo/devwallet';\n"
@@ -102,12 +110,13 @@ def test_the_declarations_refuse_a_wrong_host_file(scratch: Scratch) -> None:
         "import { createModal } from '@modalcore/sdk';\n"
         "import { useAccount } from '@modalcore/sdk/react';\n"
         "createModal({ projectId: 1, networks: 'eip155:1' });\n"
-        "const address: number = useAccount().address;\n")
+        "const address: number = useAccount().address;\n"
+        "createModal({ projectId: 'p', networks: ['eip155:1'] });\n")  # no engineUrl (issue 40 item 4)
     done = subprocess.run(["node_modules/.bin/tsc", "--noEmit", "--strict", "--module", "esnext",
                            "--moduleResolution", "bundler", "--skipLibCheck", "wrong.ts"],
                           cwd=scratch.folder, capture_output=True, text=True, timeout=300)
     assert done.returncode != 0
-    assert "wrong.ts(3," in done.stdout and "wrong.ts(4," in done.stdout, done.stdout
+    assert all(f"wrong.ts({line}," in done.stdout for line in (3, 4, 5)), done.stdout
 
 
 @pytest.mark.parametrize("scratch", ["3"], indirect=True, ids=["wagmi3"])
@@ -123,7 +132,8 @@ def test_the_react_entry_renders_on_a_server(scratch: Scratch) -> None:
     assert state == {"connected": False, "address": "", "network": "", "signIn": False, "isOpen": False, "modal": True}
 
 
-SCRATCH_FILES = {"/": "index.html", "/static/app.js": "app.js", "/static/devwallet.js": "devwallet.js"}
+SCRATCH_FILES = {"/": "index.html", "/static/app.js": "app.js", "/static/devwallet.js": "devwallet.js",
+                 "/strict": "strict.html", "/static/strict.js": "strict.js"}
 
 
 @contextlib.contextmanager
@@ -326,5 +336,38 @@ def test_wagmi_app_through_the_connector_with_the_embedded_wallet(
         page.click("#disconnect")
         app.wait("disconnected", lambda o: o["status"] == "disconnected" and o["modal"]["connected"] is False)
         assert errors == [], errors
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("scratch", ["3"], indirect=True, ids=["wagmi3"])
+def test_strict_mode_in_development_keeps_one_socket_and_the_session_across_a_reload(
+        browser: Any, app_engine: RunningServer) -> None:
+    """Issue 40 item 2: StrictMode's unmount-and-remount of every effect made `<ModalProvider
+    options>` destroy its modal (ending the session), open a second socket and unmount a root
+    mid-render; after a reload the visitor was disconnected."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    sockets: list[str] = []
+    complaints: list[str] = []
+    page.on("websocket", lambda ws: sockets.append(ws.url))
+    page.on("console", lambda msg: complaints.append(msg.text)
+            if msg.type in ("error", "warning") and "unmount" in msg.text else None)
+    page.on("pageerror", lambda error: complaints.append(f"pageerror: {error}"))
+    try:
+        sessions: list[set[str]] = []
+        for load in range(2):  # the first visit, then a reload
+            if load == 0:
+                page.goto(app_engine.http_url + "/strict")
+            else:
+                page.reload()
+            page.wait_for_function(
+                "() => JSON.parse(document.querySelector('#out')?.textContent || '{}').initialized === true")
+            page.wait_for_timeout(500)  # a second socket, had there been one, has opened by now
+            assert len(sockets) == load + 1, sockets
+            sessions.append(set(app_engine.hub.runners))
+        assert len(sessions[0]) == 1 and sessions[1] == sessions[0]  # resumed, never left
+        assert complaints == []
     finally:
         context.close()

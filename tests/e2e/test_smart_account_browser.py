@@ -257,3 +257,26 @@ def test_the_undeployed_smart_account_registers_a_name_approved_in_the_frame(
     finally:
         registry.close()
     assert _rpc(aachains, 31337, "eth_getCode", [smart, "latest"]) == "0x"
+
+
+def test_rule_each_switch_is_one_account_event_with_its_balance(
+        browser: Any, host_site: str, smtp: LocalSmtpServer) -> None:
+    """Issue 46: the host's `subscribeAccount` hears of each EOA <-> smart account switch once,
+    with the new account's balance (it heard it with "" and again 25-36 ms later)."""
+    heard = ("window.heard = []; new MutationObserver(() => window.heard.push("
+             "JSON.parse(document.getElementById('account').textContent))).observe("
+             "document.getElementById('account'), {childList: true, characterData: true, subtree: true})")
+    with host_page(browser, host_site) as page:
+        sign_in_by_email(page, smtp, "one@example.com")
+        smart, eoa = _smart_account(page)
+        page.evaluate(heard)  # the page's subscriber writes each account event there
+        page.click("#open")
+        account = page.locator('.wm-card[data-view="Account"]')
+        for button, address in (("Switch to your EOA", eoa), ("Switch to your Smart Account", smart)):
+            page.evaluate("window.heard = []")
+            account.get_by_role("button", name=button).click()
+            wait_account(page, address)
+            page.wait_for_timeout(1000)  # time for a second event, if one came
+            events = page.evaluate("window.heard")
+            assert len(events) == 1, [(e["address"], e["balance"]) for e in events]
+            assert events[0]["address"] == address and events[0]["balance"].endswith("ETH")

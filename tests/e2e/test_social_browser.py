@@ -24,9 +24,10 @@ from modalcore_dev.devoidc import DevOidcProvider
 from modalcore.netports import free_port
 from modalcore_testing import RunningServer, serve_app
 
-from .conftest import TIMEOUT_MS, serve
+from .conftest import ARTIFACTS, TIMEOUT_MS, serve
 from .test_embedded_browser import HOST_PAGE, embedded_engine_config
 
+SHOTS = ARTIFACTS  # artifacts/screenshots; the committed copies are in docs/screenshots
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
 
 
@@ -80,9 +81,19 @@ def test_google_sign_in_in_a_popup_through_the_local_provider_reaches_account(
         # issue 27: the popup is opened by the engine-origin frame, and reports back to it
         social = page.locator('.wm-card[data-view="ConnectingSocial"]')
         social.wait_for(state="visible")
+        # issue 39: no window is open yet, and nothing says one is (no spinner, no "Connect in
+        # the provider window"): the frame's button opens it
+        expect(social.get_by_text("The sign-in opens in a new window")).to_be_visible()
+        expect(social.get_by_text("Connect in the provider window")).to_have_count(0)
+        expect(social.locator(".wm-spinner")).to_have_count(0)
+        frame = page.frame_locator("iframe.wm-frame")
+        frame.get_by_role("button", name="Continue with Google").wait_for(state="visible")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "issue39-social-after-desktop.png"))
         with page.expect_popup(timeout=TIMEOUT_MS) as opened:
-            page.frame_locator("iframe.wm-frame").get_by_role("button", name="Continue with Google").click()
+            frame.get_by_role("button", name="Continue with Google").click()
         popup = opened.value
+        expect(frame.get_by_text("Connect in the provider window")).to_be_visible()  # now one is
         popup.wait_for_url(provider.issuer + "/**")  # the provider's own login page (after about:blank)
         popup.locator('input[name="login"]').fill("zoe")
         popup.locator('input[name="password"]').fill("any")

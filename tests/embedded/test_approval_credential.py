@@ -32,7 +32,7 @@ from modalcore.server.approval import approval_text
 from modalcore.server.config import parse_config
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
 
-from .device import DeviceKey
+from .device import DeviceKey, frame_headers, registration
 
 class ShiftedClock(RealClock):
     """The wall clock, moved forward by the test (the 30 s between codes, without waiting)."""
@@ -100,8 +100,8 @@ async def sign_in(client: Client, http: httpx.AsyncClient, mail: LocalSmtpServer
     src = re.search(r"/embedded/signin\?session=[\w-]+", str(got[-1]))
     assert src is not None and (await http.get(src.group(0))).status_code == 200
     code = code_for(mail, email, 1)
-    answer = await http.post("/embedded/signin", json={"session": client.session, "code": code,
-                                                       "public_key": device.spki})
+    answer = await http.post("/embedded/signin", json=registration(client.session, code, device),
+                             headers=frame_headers(str(http.base_url)))
     assert answer.json() == {"verdict": "accepted"}
     frames = await client.recv_until(lambda f: f["t"] == "host_event" and f.get("kind") == "account"
                                      and f["data"].get("isConnected") is True)
@@ -151,10 +151,10 @@ async def test_the_host_server_cannot_approve_a_send_or_a_signature_with_what_it
                 await http.post("/embedded/approve", json={"session": client.session, "request": eid, "approve": True,
                                                            "nonce": "1.x.y", "public_key": visitor.spki,
                                                            "signature": "AA"}, headers=forged),
-                await http.post("/embedded/verify/code", json={"session": client.session, "code": "000000",
-                                                               "public_key": attacker.spki}, headers=forged),
-                await http.post("/embedded/signin", json={"session": client.session, "code": "000000",
-                                                          "public_key": attacker.spki}, headers=forged),
+                await http.post("/embedded/verify/code", json=registration(client.session, "000000", attacker),
+                                headers=forged),
+                await http.post("/embedded/signin", json=registration(client.session, "000000", attacker),
+                                headers=forged),
                 (await approve(http, client.session, eid, attacker, forged))[0],  # still not registered
             ]
             assert [r.status_code for r in refused] == [400, 403, 403, 200, 404, 403]
@@ -168,6 +168,46 @@ async def test_the_host_server_cannot_approve_a_send_or_a_signature_with_what_it
                 result = _rpc_answers(frames)[-1]
                 assert result["ok"] is True
                 assert Account.recover_message(encode_defunct(hexstr=str(params[0])), signature=result["result"]) == address
+    assert "Traceback" not in caplog.text
+
+
+async def test_the_code_is_taken_only_from_an_engine_origin_page_with_the_key_it_registers(
+        engine: RunningServer, mail: LocalSmtpServer, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 38 item 1 for the email code: the right code posted by a page on another origin of
+    the engine's site (`Sec-Fetch-Site: same-site`, its own Origin), by a request without the
+    browser's header, from another site, with a signature by another key than the one to
+    register, or with none: 403, nothing compared, nothing spent; the frame's own post of the
+    same code then signs in."""
+    caplog.set_level(logging.INFO)
+    email = "oli@example.com"
+    async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
+        await client.join(opts={"networks": ["eip155:1"]})
+        await client.intent("host", "open", {})
+        await client.intent("connect/email", "submit", {"value": email})
+        await client.recv_until(lambda f: "/embedded/signin?" in str(f))
+        code = code_for(mail, email, 1)
+        host, visitor = DeviceKey(), DeviceKey()
+        body = registration(client.session, code, host)
+        own = frame_headers(engine.http_url)
+        refused = [
+            await http.post("/embedded/signin", json=body, headers={"Origin": "http://127.0.0.1:1",
+                                                                    "Sec-Fetch-Site": "same-site"}),
+            await http.post("/embedded/signin", json=body),
+            await http.post("/embedded/signin", json=body, headers={"Origin": "https://evil.example",
+                                                                    "Sec-Fetch-Site": "cross-site"}),
+            await http.post("/embedded/signin", json=body, headers={"Origin": "http://127.0.0.1:1",
+                                                                    "Sec-Fetch-Site": "same-origin"}),
+            await http.post("/embedded/signin", json={**body, "public_key": visitor.spki}, headers=own),
+            await http.post("/embedded/signin", json={k: v for k, v in body.items() if k != "signature"},
+                            headers=own),
+        ]
+        assert [r.status_code for r in refused] == [403, 403, 403, 403, 403, 400]
+        assert not [f for f in await client.quiet(0.3) if f["t"] == "host_event" and f.get("kind") == "account"
+                    and f["data"].get("isConnected")]
+        answer = await http.post("/embedded/signin", json=registration(client.session, code, visitor), headers=own)
+        assert answer.json() == {"verdict": "accepted"}  # the refusals spent none of the code's attempts
+        await client.recv_until(lambda f: f["t"] == "host_event" and f.get("kind") == "account"
+                                and f["data"].get("isConnected") is True)
     assert "Traceback" not in caplog.text
 
 
@@ -202,7 +242,8 @@ async def test_a_browser_without_a_registered_key_verifies_by_email_inside_the_f
         engine: RunningServer, mail: LocalSmtpServer) -> None:
     """A second browser (another key) of the signed-in visitor: its Approve is refused until the
     code mailed on its request is typed in its frame; then it approves."""
-    async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
+    async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10,
+                                                           headers=frame_headers(engine.http_url)) as http:
         address = await sign_in(client, http, mail, "pia@example.com", DeviceKey())
         _, eid = await ask(client, "1", "personal_sign", ["0x03", address])
         other = DeviceKey()
@@ -221,11 +262,12 @@ async def test_a_browser_without_a_registered_key_verifies_by_email_inside_the_f
         assert asked.json() == {"status": "sent", "message": "A new code was sent to pia@example.com"} or \
             asked.json()["status"] == "sent"
         code = code_for(mail, "pia@example.com", sent + 1)
-        wrong = await http.post("/embedded/verify/code", json={"session": client.session, "code": "x" * 6,
-                                                               "public_key": other.spki})
+        wrong = await http.post("/embedded/verify/code", json=registration(client.session, "x" * 6, other))
         assert wrong.status_code == 400
-        checked = await http.post("/embedded/verify/code", json={"session": client.session, "code": code,
-                                                                 "public_key": other.spki})
+        unsigned = await http.post("/embedded/verify/code", json={**registration(client.session, code, other),
+                                                                  "signature": other.sign(b"another text")})
+        assert unsigned.status_code == 403  # the key to register did not sign: nothing checked, nothing spent
+        checked = await http.post("/embedded/verify/code", json=registration(client.session, code, other))
         assert checked.json()["verdict"] == "accepted"
         answer, _ = await approve(http, client.session, eid, other)
         assert answer.status_code == 200
@@ -269,7 +311,7 @@ async def test_malformed_bodies_are_refused_without_a_traceback(
                           "nonce": "1.2.3", "signature": "!!", "approve": True},
                          {"session": "s", "request": "e1", "public_key": "AAAA", "code": "12", "nonce": "",
                           "signature": "", "approve": "yes"}]
-    async with httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
+    async with httpx.AsyncClient(base_url=engine.http_url, timeout=10, headers=frame_headers(engine.http_url)) as http:
         statuses = [(await http.post(path, json=body)).status_code for body in bodies]
         statuses.append((await http.post(path, content=b"{" * 3000)).status_code)
         statuses.append((await http.post(path, content=b"\xff\xfe")).status_code)

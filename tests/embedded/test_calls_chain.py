@@ -165,3 +165,36 @@ def test_rule_a_host_sendcalls_approve_and_swap_is_one_approval_and_one_user_ope
             return await eip1271_valid(http, aachains.chains.rpc_urls[31337], smart, digest_bytes,
                                        bytes.fromhex(typed_signature[2:]))
     assert asyncio.run(typed_ok())
+
+
+def test_rule_a_batch_that_deploys_the_smart_account_tells_the_host_without_a_reload(
+        aachains: AaChains, tmp_path: Path, smtp: LocalSmtpServer) -> None:
+    """Issue 46: wallet_sendCalls answers `{id}` when the bundler took the operation, before the
+    chain has the account's code. The engine follows the operation itself (the host never asks
+    wallet_getCallsStatus here) and reads the account again once it is included: the host's
+    account event says `smartAccountDeployed: true`, as after a reload."""
+    from modalcore.flows.calls import DEPLOY_POLL_MS, DEPLOY_POLLS
+
+    world = _signed_in(aachains, tmp_path, smtp, "dep@example.com", sponsored_projects=["test"])
+    smart = world.h.model.accounts.get("eip155").address
+    assert smart is not None and _code(aachains, smart) == "0x"
+    assert world.h.host_state("account")["smartAccountDeployed"] is False
+    _rpc(aachains, "hardhat_setBalance", [smart, hex(FUNDS)])
+    batch = {"version": "2.0.0", "chainId": "0x7a69", "from": smart, "atomicRequired": True,
+             "calls": [{"to": DEMO_HOLDER, "value": "0x1"}]}
+    assert world.h.intent("host", "rpc", {"id": "d1", "method": "wallet_sendCalls", "params": [batch]}) == "ok"
+    _approve(world)
+    sent = world.h.host_state("rpc")
+    assert sent["id"] == "d1" and sent["ok"], sent
+    for _ in range(DEPLOY_POLLS):
+        if world.h.host_state("account")["smartAccountDeployed"]:
+            break
+        world.loop.run_until_complete(asyncio.sleep(0.1))  # the bundler's time, on the real clock
+        world.h.advance(DEPLOY_POLL_MS)  # the engine's next look, on the session's clock
+        world.settle_all()
+    assert _code(aachains, smart) != "0x" and len(_operations(aachains, smart)) == 1
+    account = world.h.host_state("account")
+    assert account["smartAccountDeployed"] is True and account["address"] == smart
+    assert account["preferredAccountType"] == "smartAccount"
+    assert world.h.model.smart.accounts[0].deployed
+    assert "wallet_getCallsStatus" not in str(world.h.frames_of("host_event"))  # nobody asked the host's way

@@ -112,3 +112,17 @@ def test_bad_config_is_refused(kwargs: dict[str, object]) -> None:
     base: dict[str, object] = {"host": "127.0.0.1", "port": 25, "sender": SENDER}
     with pytest.raises(ValueError):
         SmtpConfig(**{**base, **kwargs})  # type: ignore[arg-type]
+
+
+async def test_the_mail_says_the_code_is_typed_only_in_the_wallets_frame_on_the_engines_domain(
+        smtp: LocalSmtpServer) -> None:
+    """Issue 38 item 8: a host page can draw a code field of its own; the mail tells the visitor
+    where the code may be typed (the engine's host, inside the wallet modal) and that nobody else
+    asks for it."""
+    sender = SmtpSender(SmtpConfig("127.0.0.1", smtp.port, SENDER, tls="none", site="wallet.example.com"))
+    await sender.send_code("someone@example.com", "123456")
+    [mail] = smtp.mailbox.to("someone@example.com")
+    body = " ".join(mail.body.split())
+    assert ("Type it only in the wallet's own sign-in window from wallet.example.com, inside the wallet modal. "
+            "Never type it in a field the page draws itself, and never give it to anyone: "
+            "whoever has it can use your wallet.") in body

@@ -18,6 +18,9 @@ from modalcore.services.handles import SMART_ACCOUNTS, SmartAccountsArgs, SmartA
 from modalcore.enginetest import Harness
 from modalcore.rules.addresses import checksum
 from modalcore.slices.embedded import ApprovalDecided, SocialSignedIn
+from modalcore import samples
+from modalcore.flows.smart_account import SWITCH_HOLD_MS
+from modalcore.services.handles import BALANCES
 from modalcore.slices.smart_account import SWITCH_TO_EOA, SWITCH_TO_SMART, smart_account_of
 
 from .world import EmailWorld
@@ -100,11 +103,38 @@ def test_account_switches_to_the_eoa_and_back(wallet: EmbeddedWallet, smtp: Loca
     assert account.address == owner and account.caip_address == f"{CHAIN}:{owner}"
     assert account.preferred_account_type == "eoa"
     assert account.all_accounts == ((SMART, "smartAccount"), (owner, "eoa"))
+    world.h.advance(SWITCH_HOLD_MS)  # no balance came (nobody answers it here): the host hears anyway
     assert world.h.host_state("account")["address"] == owner
     assert world.h.node("account/account-type").p["title"] == SWITCH_TO_SMART
     world.h.press("account/account-type")
     assert world.h.model.accounts.get("eip155").address == SMART
+    world.h.advance(SWITCH_HOLD_MS)
     assert world.h.host_state("account")["address"] == SMART
+
+
+def _account_events(world: EmailWorld, since: int) -> list[dict[str, Any]]:
+    return [f["data"] for f in world.h.frames_of("host_event")[since:] if f.get("kind") == "account"]
+
+
+def test_rule_each_switch_is_one_account_event_with_the_new_accounts_balance(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    """Issue 46: a switch used to send the new account with balance "" and again, 25-36 ms
+    later, with its balance (the same event otherwise). The host now hears of it once, when the
+    balance read answers."""
+    world, _ = _world(wallet, smtp, CHAIN)
+    _sign_in(world)
+    owner = world.h.model.smart.owner
+    world.h.host("open")
+    for balance, address, kind in (("1", owner, "eoa"), ("2", SMART, "smartAccount")):
+        since = len(world.h.frames_of("host_event"))
+        world.h.press("account/account-type")
+        assert _account_events(world, since) == []  # the balance is on its way
+        world.h.settle_call(BALANCES, samples.balances(int(balance) * 10**18), after_ms=30)
+        [event] = _account_events(world, since)
+        assert (event["address"], event["preferredAccountType"]) == (address, kind)
+        assert event["balance"].startswith(balance) and event["balance"].endswith("ETH")
+        world.h.advance(SWITCH_HOLD_MS)  # the hold's timer was cancelled: nothing more
+        assert len(_account_events(world, since)) == 1
 
 
 def test_the_chosen_account_type_survives_a_reload(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:

@@ -26,7 +26,8 @@ from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, Ru
 from modalcore.server.config import parse_config
 
 from .device import DeviceKey
-from .social_frame import authorization_url, confirm
+from .device import flow_value, frame_headers
+from .social_frame import authorization_url, confirm, device_flow, grant_of
 
 
 @pytest.fixture(scope="module")
@@ -143,12 +144,14 @@ async def test_a_forged_state_or_a_replayed_callback_connects_nothing(engine: Ru
 
 async def test_only_the_frame_that_opened_the_popup_signs_in_and_its_key_approves(
         engine: RunningServer, caplog: pytest.LogCaptureFixture) -> None:
-    """Issue 27: the social sign-in registers the key of the engine-origin frame that began it,
-    finished by the popup holding the callback's HttpOnly grant with that frame's signature. A
-    sign-in begun by the host's server with its own key, the grant without the frame's
-    signature, or the signature without the grant sign in and register nothing. The frame's key
-    approves (CSP frame-ancestors on the approval page); another browser's key verifies in a
-    popup of its approval frame first."""
+    """Issue 27, issue 38: the social sign-in registers the key of the engine-origin frame that
+    began it, finished by the popup holding the callback's one-time grant (in its script, no
+    cookie: SameSite does not separate origins of one site, cookies do not know ports) with that
+    frame's signature and flow value, from a page of the engine's origin. A finish from a page
+    of another origin of the same site, without the grant, with another flow value or another
+    key's signature registers nothing and spends nothing. The frame's key approves (CSP
+    frame-ancestors on the approval page); another browser's key verifies in a popup of its
+    approval frame first."""
     async with engine.client() as client:
         await client.join(opts={"networks": ["eip155:1"], "siwx": {"required": True},
                                 "features": {"socials": ["google"]}})
@@ -158,20 +161,23 @@ async def test_only_the_frame_that_opened_the_popup_signs_in_and_its_key_approve
         frame, host = DeviceKey(), DeviceKey()
         hosts_url = await authorization_url(client, engine.http_url, host)  # the host server's own key
         callback = await popup(hosts_url, "uma")  # the visitor signs in at the provider
-        assert callback.status_code == 200 and callback.cookies["modalcore_social_grant"] not in callback.text
-        state = re.search(r'const state = "([^"]+)"', callback.text)
-        assert state is not None
-        signature = host.sign(social_text(state.group(1)))
-        grant = callback.cookies["modalcore_social_grant"]
+        assert callback.status_code == 200 and "set-cookie" not in callback.headers
+        state, grant = grant_of(callback)
+        signature = host.sign(social_text(state))
+        body = {"grant": grant, "bind": device_flow(host), "signature": signature}
+        own = frame_headers(engine.http_url)
+        same_site = {"Origin": "http://127.0.0.1:1", "Sec-Fetch-Site": "same-site"}  # the host page's fetch
         async with httpx.AsyncClient(timeout=10, base_url=engine.http_url) as http:
             refused = [
-                await http.post("/embedded/social/finish", json={"signature": signature}),  # no grant
-                await http.post("/embedded/social/finish", json={"signature": frame.sign(b"x")},
-                                headers={"Cookie": f"modalcore_social_grant={grant}"}),  # not the key that began
-                await http.post("/embedded/social/finish", json={"signature": signature},
-                                headers={"Cookie": f"modalcore_social_grant={grant}"}),  # the grant was spent
+                await http.post("/embedded/social/finish", json=body, headers=same_site),
+                await http.post("/embedded/social/finish", json=body),  # no Sec-Fetch-Site: not a frame's fetch
+                await http.post("/embedded/social/finish", json={**body, "grant": "x" * 43}, headers=own),
+                await http.post("/embedded/social/finish", json={**body, "bind": flow_value()}, headers=own),
+                await http.post("/embedded/social/finish", json={**body, "signature": frame.sign(social_text(state))},
+                                headers=own),  # not the key that began
+                await http.post("/embedded/social/finish", json={"grant": grant, "signature": signature}, headers=own),
             ]
-        assert [r.status_code for r in refused] == [403, 403, 403]
+        assert [r.status_code for r in refused] == [403, 403, 403, 403, 403, 403]
         assert not _account(await client.quiet(0.3)).get("isConnected")
         # the frame's own sign-in, confirmed as the popup does it
         callback = await popup(await authorization_url(client, engine.http_url, frame, drawn=True), "uma")
@@ -196,8 +202,8 @@ async def test_only_the_frame_that_opened_the_popup_signs_in_and_its_key_approve
                 assert begun["registered"] is registered
             # another browser of the visitor: its approval frame verifies in its own popup first
             other = DeviceKey()
-            url = (await http.post("/embedded/verify/social", json={"session": session,
-                                                                   "public_key": other.spki})).json()["url"]
+            url = (await http.post("/embedded/verify/social", headers=own, json={
+                "session": session, "public_key": other.spki, "bind": device_flow(other)})).json()["url"]
             assert (await confirm(engine.http_url, await popup(url, "uma"), other)).status_code == 200
             begun = (await http.post("/embedded/approve/begin", json={"session": session, "request": eid,
                                                                       "public_key": other.spki})).json()

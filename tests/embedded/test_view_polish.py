@@ -77,3 +77,15 @@ def test_email_verify_otp_texts_are_centred() -> None:
     for text in ("otp/sent", "otp/email", "otp/expiry"):
         assert _parent_of(h.tree, text).p.get("align") == "center", text
     assert h.node("otp/email").p["text"] == "zoe@example.com"
+
+
+def test_rule_connecting_social_says_nothing_of_a_window_before_one_is_open() -> None:
+    """The walk: a spinner and "Connect in the provider window" while only the frame's "Continue
+    with Google" waited. Before the press nothing spins and the hint says what the press does;
+    the frame says "Connect in the provider window" once it opened one (server/verify.py)."""
+    h = _harness()
+    h.press("connect/social/google")
+    ids = {child.id for child in h.node("social/body").c}
+    assert "social/spinner" not in ids
+    assert h.node("social/hint").p["text"] == "The sign-in opens in a new window"
+    assert "Connect in the provider window" not in str(h.node("social/body"))

@@ -73,8 +73,11 @@ class EmailWorld:
     """One visitor's session (a Harness on a fake clock) against the shared embedded wallet."""
 
     def __init__(self, wallet: EmbeddedWallet, smtp: LocalSmtpServer, *, now: int = START_MS,
-                 services: ServiceTable | None = None, config: Any = None, **build: Any) -> None:
+                 services: ServiceTable | None = None, config: Any = None, session: str = "session-1",
+                 address: str = "", **build: Any) -> None:
         self.wallet = wallet
+        self.session = session  # the session id and client address its calls and its frame carry
+        self.address = address
         self.smtp = smtp
         self.config = config
         self.services = {**embedded_services(wallet), **(services or {})}
@@ -99,8 +102,8 @@ class EmailWorld:
 
     def _run(self, call: Call[Any]) -> CallSettled:
         async def go() -> Any:
-            ctx = ServiceContext(session_id="session-1", project_id="test", clock=FakeClock(self.h.now),
-                                 http=self.http, config=self.config)
+            ctx = ServiceContext(session_id=self.session, project_id="test", clock=FakeClock(self.h.now),
+                                 http=self.http, config=self.config, client_address=lambda: self.address)
             return await self.services[call.service](ctx, **call.args_data)
 
         try:
@@ -125,7 +128,8 @@ class EmailWorld:
         frame's public key and delivers the verdict (server/verify.py; issue 27)."""
         assert self.h.view == "EmailVerifyOtp"
         email = self.h.model.embedded.email
-        answer = check_code(self.wallet, email, code, self.device.spki, self.h.now)
+        answer = check_code(self.wallet, email, code, self.device.spki, self.h.now, session=self.session,
+                            address=self.address)
         self.h.deliver(EmailCodeChecked(email=email, result=CodeCheckResult.model_validate(answer)))
         self.run_calls()
 

@@ -1,6 +1,6 @@
 """The engine's Farcaster services (issue 33): the exact requests the client sends the relay,
 and the verdict on every answer: a genuine dev-FID sign-in is verified and opens the FID's key;
-forged custody, an FID the registry does not give that custody, another nonce or domain, an
+forged custody, an FID the registry does not give that custody, another nonce, domain or URI, an
 expired message or channel, a malformed answer are refused, log one line and store nothing."""
 
 from __future__ import annotations
@@ -106,6 +106,8 @@ async def test_a_genuine_answer_is_verified_and_opens_the_fids_key() -> None:
     ("an address with no FID at all", {"dev": STRANGER, "custody": ""}, "registry"),
     ("another nonce", {"params": {"nonce": "ffffffffffff"}}, "nonce"),
     ("another domain", {"params": {"domain": "evil.example"}}, "domain"),
+    # issue 38 item 7: the configured siwe_uri is checked when sign-in is not required too
+    ("another URI than the configured siwe_uri", {"params": {"siweUri": "https://evil.example/"}}, "uri"),
     ("an expired message", {"params": {"expirationTime": "2020-01-01T00:00:00.000Z"}}, "expired"),
     ("a malformed message", {"message": "hello"}, "malformed"),
     ("a signature that is not one", {"signature": "0x" + "00" * 65}, "signature"),

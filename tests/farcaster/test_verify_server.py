@@ -38,7 +38,7 @@ from modalcore.server.app import create_app
 from modalcore.server.config import dev_networks, parse_config
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
 
-from ..embedded.device import DeviceKey
+from ..embedded.device import DeviceKey, frame_headers
 from ..embedded.test_approval_credential import _address, _rpc_answers, approve, ask
 from ..siwx.test_siwe_interop import independent_check
 
@@ -116,7 +116,7 @@ async def _registered(http: httpx.AsyncClient, session: str, eid: str, device: D
 async def test_the_connect_frames_key_is_registered_by_the_fids_answer_and_approves_at_once(
         engine: RunningServer, relay: RunningServer) -> None:
     async with engine.client() as client, \
-            httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http, \
+            httpx.AsyncClient(base_url=engine.http_url, timeout=10, headers=frame_headers(engine.http_url)) as http, \
             httpx.AsyncClient(base_url=relay.http_url, timeout=10) as farcaster:
         device = DeviceKey()
         address = await _signed_in_with_farcaster(client, http, farcaster, device)
@@ -132,7 +132,7 @@ async def test_the_connect_frames_key_is_registered_by_the_fids_answer_and_appro
 
 async def test_the_host_opening_connect_farcasters_channel_first_registers_nothing(
         engine: RunningServer, relay: RunningServer) -> None:
-    async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
+    async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10, headers=frame_headers(engine.http_url)) as http:
         await client.join(opts={"networks": ["eip155:31337"]})
         await client.intent("host", "open", {})
         assert (await _frame_opens(http, client.session, DeviceKey())).status_code == 409  # not on the view
@@ -151,7 +151,7 @@ async def test_another_browser_verifies_with_farcaster_inside_the_approval_frame
         engine: RunningServer, relay: RunningServer, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO)
     async with engine.client() as client, \
-            httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http, \
+            httpx.AsyncClient(base_url=engine.http_url, timeout=10, headers=frame_headers(engine.http_url)) as http, \
             httpx.AsyncClient(base_url=relay.http_url, timeout=10) as farcaster:
         address = await _signed_in_with_farcaster(client, http, farcaster, DeviceKey())
         _, eid = await ask(client, "1", "personal_sign", ["0x68690a", address])
@@ -193,7 +193,7 @@ async def test_another_browser_verifies_with_farcaster_inside_the_approval_frame
 
 
 async def test_a_session_not_signed_in_with_farcaster_opens_no_channel(engine: RunningServer) -> None:
-    async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
+    async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10, headers=frame_headers(engine.http_url)) as http:
         await client.join(opts={"networks": ["eip155:31337"]})
         device = DeviceKey()
         for session, status in ((client.session, 404), ("nobody", 404), ("x" * 5000, 400)):
@@ -225,7 +225,7 @@ async def test_with_sign_in_required_one_farcaster_approval_signs_in_and_the_sig
     SIWX nonce; the FID's approval connects and signs in: no SIWXSignMessage, no approval frame;
     the host's backend reads the stored sign-in (GET /v1/sessions), and SpruceID's `siwe` verifies it."""
     async with engine.client() as client, \
-            httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http, \
+            httpx.AsyncClient(base_url=engine.http_url, timeout=10, headers=frame_headers(engine.http_url)) as http, \
             httpx.AsyncClient(base_url=relay.http_url, timeout=10) as farcaster:
         channel = await _one_approval_channel(client, http, DeviceKey())
         assert (channel["domain"], channel["siweUri"]) == ("app.example.com", TEST_ORIGIN)
@@ -250,7 +250,7 @@ async def test_with_sign_in_required_a_forged_answer_signs_nothing_and_stores_no
     """The channel answered with another nonce (an approval replayed from another sign-in):
     refused; Try again, the FID's genuine approval: exactly one stored sign-in, the genuine one."""
     async with engine.client() as client, \
-            httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http, \
+            httpx.AsyncClient(base_url=engine.http_url, timeout=10, headers=frame_headers(engine.http_url)) as http, \
             httpx.AsyncClient(base_url=relay.http_url, timeout=10) as farcaster:
         device = DeviceKey()
         channel = await _one_approval_channel(client, http, device)

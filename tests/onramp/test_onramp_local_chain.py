@@ -12,6 +12,7 @@ import pytest
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.services.onramp.provider import OnrampRefused
 from modalcore_dev.onramp import LocalOnramp
+from modalcore.server.config import dev_networks
 from modalcore.services.table import default_services
 from modalcore.services.handles import HISTORY
 
@@ -20,9 +21,12 @@ USER = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"
 
 
 def provider(info: ChainsInfo) -> LocalOnramp:
+    # the networks as the engine's config has them: the rig quotes at their prices
+    configured = dev_networks(info.rpc_urls, info.deployment)
     networks: dict[str, dict[str, Any]] = {
-        f"eip155:{cid}": {"rpc": url, "name": f"Chain {cid}", "tokens": info.chain(cid)["tokens"]}
-        for cid, url in info.rpc_urls.items()}
+        network_id: {"rpc": entry["rpc"][0], "name": entry["name"], "native_price": entry["native_price"],
+                     "tokens": entry["tokens"]}
+        for network_id, entry in configured.items()}
     return LocalOnramp("http://127.0.0.1:9", networks)
 
 
@@ -49,7 +53,8 @@ async def test_ether_comes_from_the_native_treasury(devchain: ChainsInfo) -> Non
         before = rpc.balance(USER)
         async with httpx.AsyncClient() as http:
             order = await local.complete(http, url.rsplit("=", 1)[1])
-        assert rpc.balance(USER) - before == int(Decimal("0.099") * 10**18) == order.units
+        # $300 less the 1 % fee at the network's configured $2,000 (one price per chain)
+        assert rpc.balance(USER) - before == int(Decimal("0.1485") * 10**18) == order.units
 
 
 def test_bad_orders_are_refused(devchains: ChainsInfo) -> None:

@@ -30,6 +30,7 @@ from ..solana.test_solana_send_chain import balance, tokens
 def provider(url: str) -> LocalOnramp:
     entry = solana_dev_network(url)[SOLANA_LOCAL]
     return LocalOnramp("http://127.0.0.1:9", {SOLANA_LOCAL: {"rpc": url, "name": entry["name"],
+                                                             "native_price": entry["native_price"],
                                                              "tokens": entry["tokens"]}})
 
 

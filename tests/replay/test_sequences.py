@@ -82,7 +82,17 @@ def test_an_answer_nobody_asked_for_is_a_failure_in_words(tmp_path: Path) -> Non
 def test_a_malformed_sequence_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = _write(tmp_path, '{"host": "open"}\n{"jump": 3}\n')
     assert main(["replay", str(path)]) == 2
-    assert "line 2: a step names one of join, host, press" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "line 2: a step names one of join, host, press" in err
+    assert err.startswith(f"replay: bad sequence {path}: ")  # issue 46: not "bad recording"
+
+
+def test_rule_counts_are_in_the_right_number(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _write(tmp_path, '{"host": "open"}\n{"expect": {"open": true}}\n')
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"ok        {path}: 2 steps, 1 expectation held" in out
+    assert "total: 1 file, 1 ok" in out
 
 
 def test_the_sequence_transcript_uses_the_sequence_lines(capsys: pytest.CaptureFixture[str]) -> None:

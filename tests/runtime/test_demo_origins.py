@@ -4,16 +4,21 @@ engine's origin is cross-origin to the page that embeds the modal."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
+
+import pytest
 
 import httpx
 from starlette.testclient import TestClient
 
+from modalcore_dev.__main__ import build_parser
 from modalcore_dev.demopage import create_page_app, demo_project, page_html
 from modalcore.server.app import create_app
 from modalcore_dev.rigs import dev_rigs
 from modalcore.server.config import parse_config
 
+REPO = Path(__file__).resolve().parents[2]
 ENGINE = "http://127.0.0.1:7001"
 PAGE = "http://127.0.0.1:7002"
 
@@ -54,3 +59,19 @@ def test_the_page_forwards_devchain_calls_with_its_origin_to_the_engine_proxy(tm
     assert from_page.status_code == 404 and "no dev chain" in from_page.text
     assert from_engine.status_code == 403 and "origin not allowed" in from_engine.text
     assert too_big.status_code == 413
+
+
+def test_make_run_allow_origin_lets_a_developers_own_app_join_the_demo_project() -> None:
+    """Issue 40 item 3: `make run ALLOW_ORIGIN=http://localhost:5173` (demo --allow-origin)."""
+    args = build_parser().parse_args(["demo", "--allow-origin", "http://localhost:5173/",
+                                      "--allow-origin", "https://app.example"])
+    assert args.allow_origin == ["http://localhost:5173", "https://app.example"]
+    config = parse_config({"projects": {"demo": demo_project("127.0.0.1", 7002, args.allow_origin)},
+                           "store": {"kind": "memory"}})
+    assert config.allows_origin("http://localhost:5173") and config.allows_origin("https://app.example")
+    assert config.allows_origin(PAGE) and not config.allows_origin("http://localhost:5174")
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["demo", "--allow-origin", "localhost:5173/app"])
+    recipe = subprocess.run(["make", "-n", "run", "ALLOW_ORIGIN=http://localhost:5173"], cwd=REPO,
+                            capture_output=True, text=True, check=True).stdout
+    assert "--allow-origin http://localhost:5173" in recipe

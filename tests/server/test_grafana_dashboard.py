@@ -1,5 +1,6 @@
 """The Grafana dashboard (config/grafana-dashboard.json, issue 29) asks only for what `/metrics`
-exports.
+exports; every metric the engine exports is on a panel, and workers have panels of their own
+(issue 46). The alert rules (config/prometheus-alerts.yml) name exported metrics too.
 
 The exported names are read from the engine's code (every `modalcore_*` metric or sample name
 written in a string under modalcore/), so the check stays true as metrics are added; a query
@@ -15,8 +16,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import yaml  # type: ignore[import-untyped]  # (mkdocs' dependency; no type stubs in the lock)
+
 ROOT = Path(__file__).resolve().parents[2]
 DASHBOARD = ROOT / "config" / "grafana-dashboard.json"
+ALERTS = ROOT / "config" / "prometheus-alerts.yml"
 
 _NAME = re.compile(r"modalcore_[a-z0-9_]+")
 # PromQL words that are not metric names (functions, aggregations, keywords).
@@ -110,3 +114,68 @@ def test_a_misspelt_metric_is_caught() -> None:
     assert metric_words(
         'histogram_quantile(0.95, sum by (le) (rate(modalcore_intent_seconds_bucket[$__rate_interval])))'
     ) == {"modalcore_intent_seconds_bucket"}
+
+
+def _families() -> set[str]:
+    """Every metric family `/metrics` renders, per-worker series included."""
+    from modalcore.server.metrics import Metrics, WorkerRow
+
+    text = Metrics(worker="ab12").render(0, per_worker={"ab12": WorkerRow(7, 0, 0, 0)})
+    return {line.split()[2] for line in text.splitlines() if line.startswith("# TYPE ")}
+
+
+def _dashboard() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(DASHBOARD.read_text(encoding="utf-8"))
+    return loaded
+
+
+def test_rule_every_exported_metric_is_on_a_panel() -> None:
+    named: set[str] = set()
+    for _, promql in queries(_dashboard()):
+        named |= metric_words(promql)
+    families = _families()
+    missing = {f for f in families if not any(n == f or n.startswith(f + "_") for n in named)}
+    assert not missing, f"on no panel: {sorted(missing)}"
+    assert {"modalcore_sessions_unsaved", "modalcore_unsaved_dropped_total",
+            "modalcore_worker_sessions"} <= families
+
+
+def test_rule_workers_have_panels_of_their_own_filtered_by_the_worker_variable() -> None:
+    """A per-worker panel queries the `modalcore_worker_*` series (by worker id), never a total
+    already summed over a `serve`'s workers, and filters by the dashboard's `worker` variable."""
+    dashboard = _dashboard()
+    variables = {v["name"]: v for v in dashboard["templating"]["list"]}
+    assert "modalcore_worker_sessions" in str(variables["worker"]["query"])
+    per_worker = [p for p in dashboard["panels"] if "per worker" in p["title"]]
+    assert {p["title"] for p in per_worker} >= {"Live sessions per worker", "Intents / s per worker",
+                                                 "Unsaved sessions per worker"}
+    for panel in per_worker:
+        for target in panel["targets"]:
+            words = metric_words(target["expr"])
+            assert words and all(w.startswith("modalcore_worker_") for w in words), panel["title"]
+            assert 'worker=~"$worker"' in target["expr"] and "{{worker}}" in target["legendFormat"]
+    for panel in dashboard["panels"]:  # a panel named "by worker" may not show per-serve totals
+        assert "by worker" not in panel["title"], panel["title"]
+
+
+def test_rule_the_dashboard_declares_only_what_it_uses() -> None:
+    """No `__inputs` left from an export (the data source is the `datasource` variable)."""
+    dashboard = _dashboard()
+    text = DASHBOARD.read_text(encoding="utf-8")
+    for declared in dashboard.get("__inputs", []):
+        assert "${" + declared["name"] + "}" in text, f"input {declared['name']} is unused"
+    assert "DS_PROMETHEUS" not in text
+
+
+def test_rule_every_alert_rule_names_exported_metrics() -> None:
+    rules = yaml.safe_load(ALERTS.read_text(encoding="utf-8"))
+    exported = exported_names() | {"up"}  # Prometheus' own series of a scrape
+    names = []
+    for group in rules["groups"]:
+        for rule in group["rules"]:
+            names.append(rule["alert"])
+            words = metric_words(str(rule["expr"]))
+            assert words and words <= exported, f"{rule['alert']}: {sorted(words - exported)}"
+            assert rule["annotations"]["summary"]
+    assert {"ModalcoreDown", "ModalcoreSavesFailing", "ModalcoreUnsavedStatesDropped",
+            "ModalcoreStoreErrors", "ModalcoreIntentLatencyHigh"} <= set(names)

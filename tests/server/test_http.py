@@ -3,6 +3,8 @@ headers of every response (issue 27 items 4 and 5; the dev-chain proxy: test_dev
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -45,7 +47,9 @@ def get(server: RunningServer, path: str) -> httpx.Response:
 def test_healthz(server: RunningServer) -> None:
     response = get(server, "/healthz")
     assert response.status_code == 200
-    assert response.json() == {"ok": True, "sessions": 0}
+    body = response.json()
+    assert {k: body[k] for k in ("ok", "sessions", "worker_sessions")} == {"ok": True, "sessions": 0, "worker_sessions": 0}
+    assert re.fullmatch(r"[0-9a-f]{16}", body["worker"]) and body["pid"] == os.getpid()
 
 
 def test_a_production_engine_serves_modal_js_and_nothing_of_the_demo(server: RunningServer) -> None:
@@ -70,6 +74,17 @@ def test_index_says_how_to_build_when_missing(tmp_path: Path) -> None:
     with start_server(make_test_config(static_dir=str(tmp_path / "nothing"), demo_page=True)) as bare:
         response = get(bare, "/")
     assert response.status_code == 200 and "make renderer" in response.text
+
+
+def test_rule_an_installed_bundle_without_a_demo_page_says_the_wheel_has_none(tmp_path: Path) -> None:
+    """Issue 46: the wheel's modalcore/static holds modal.js and no index.html; `make renderer`
+    cannot help there."""
+    (tmp_path / "modal.js").write_text("/* the bundle */")
+    with start_server(make_test_config(static_dir=str(tmp_path), demo_page=True)) as installed:
+        response = get(installed, "/")
+    assert response.status_code == 200
+    assert "has no demo page: an installed modalcore (its wheel) ships the modal's script only" in response.text
+    assert "set demo_page = false" in response.text
 
 
 def test_every_response_carries_nosniff_and_a_referrer_policy(server: RunningServer) -> None:

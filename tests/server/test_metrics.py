@@ -17,7 +17,7 @@ from modalcore.store.base import NO_BLOBS
 from modalcore.store.memory import MemoryStore
 from modalcore_testing import RunningServer, make_test_config, start_server
 
-OPERATOR = "metrics-operator-token"
+OPERATOR = "metrics-operator-token-of-32-bytes-or-more"
 _SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$')
 _LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="([^"]*)"')
 

@@ -50,3 +50,36 @@ def test_rule_unsaved_sessions_are_a_live_gauge_and_dropped_states_a_counter(tmp
     _, samples = parse(SharedMetrics(tmp_path, mine, lambda: 0).render())
     assert samples[("modalcore_sessions_unsaved", ())] == 2  # the gone worker holds nothing now
     assert samples[("modalcore_unsaved_dropped_total", ())] == 4
+
+
+def test_rule_each_live_worker_is_labelled_by_its_id_with_its_pid_beside(tmp_path: Path) -> None:
+    """Issue 46: one id per worker everywhere (its audit signed sets, /healthz, these labels);
+    `modalcore_worker_info` pairs it with the pid of its log lines; each worker's own intents
+    and unsaved sessions are series of their own, beside the totals."""
+    mine = Metrics(worker="00aa11bb22cc33dd")
+    mine.intents = 3
+    mine.unsaved = lambda: (1, 0)
+    shared = SharedMetrics(tmp_path, mine, lambda: 2)
+    other = Metrics(worker="ffee")
+    other.intents = 9
+    (tmp_path / "1.json").write_text(json.dumps({**other.snapshot(4), "pid": 1}))  # pid 1 lives
+    types, samples = parse(shared.render())
+    assert samples[("modalcore_worker_info", (("worker", "00aa11bb22cc33dd"), ("pid", str(shared.pid))))] == 1
+    assert samples[("modalcore_worker_info", (("worker", "ffee"), ("pid", "1")))] == 1
+    assert samples[("modalcore_worker_sessions", (("worker", "00aa11bb22cc33dd"),))] == 2
+    assert samples[("modalcore_worker_sessions", (("worker", "ffee"),))] == 4
+    assert samples[("modalcore_worker_intents_total", (("worker", "ffee"),))] == 9
+    assert samples[("modalcore_worker_sessions_unsaved", (("worker", "00aa11bb22cc33dd"),))] == 1
+    assert samples[("modalcore_intents_total", ())] == 12 and samples[("modalcore_sessions", ())] == 6
+    assert types["modalcore_worker_intents_total"] == "counter"
+    assert shared.sessions_by_worker() == {"00aa11bb22cc33dd": 2, "ffee": 4}
+
+
+def test_rule_a_label_from_another_workers_file_is_only_a_hex_id(tmp_path: Path) -> None:
+    """A worker file is read back into label values: anything but a short hex id is not
+    trusted as one (the pid names that worker instead)."""
+    hostile = Metrics(worker='x"} 1\nmodalcore_sessions 99')
+    (tmp_path / "1.json").write_text(json.dumps({**hostile.snapshot(0), "pid": 1}))
+    _, samples = parse(SharedMetrics(tmp_path, Metrics(worker="ab"), lambda: 0).render())
+    assert ("modalcore_worker_sessions", (("worker", "1"),)) in samples
+    assert samples[("modalcore_sessions", ())] == 0

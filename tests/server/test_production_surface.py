@@ -20,7 +20,7 @@ from modalcore.embedded.masterkey import MasterKey
 from modalcore.netports import free_port
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, Client
 
-TOKEN = "operator-token-for-the-test"
+TOKEN = "operator-token-for-the-test-32-bytes-or-more"
 
 
 @pytest.fixture(scope="module")

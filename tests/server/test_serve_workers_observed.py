@@ -38,12 +38,19 @@ def _serve(tmp_path: Path, redis_url: str, *extra: str,
         process = subprocess.Popen(
             [sys.executable, "-m", "modalcore", "serve", "--config", str(config), "--port", str(port),
              "--workers", "2", *extra], cwd=tmp_path, stdout=sink, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 300  # two workers importing the engine on a loaded machine (~1 min at load 30)
     while True:
         with contextlib.suppress(httpx.HTTPError):
             if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
                 break
-        assert process.poll() is None and time.monotonic() < deadline, output.read_text()
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.terminate()  # no engine left behind by a failed start
+            try:
+                process.wait(60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(10)
+            raise AssertionError(f"serve did not answer /healthz: {output.read_text()}")
         time.sleep(0.1)
     return process, port, output
 
@@ -57,14 +64,25 @@ def _stopped(process: subprocess.Popen[bytes]) -> Iterator[None]:
         process.wait(20)
 
 
-def _worker_sessions(port: int) -> tuple[float, dict[str, float]]:
+def _scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     response = httpx.get(f"http://127.0.0.1:{port}/metrics", headers={"Authorization": f"Bearer {OPERATOR}"},
                          timeout=5)
     assert response.status_code == 200
     _, samples = parse(response.text)
+    return samples
+
+
+def _worker_sessions(port: int) -> tuple[float, dict[str, float]]:
+    samples = _scrape(port)
     per_worker = {dict(labels)["worker"]: value for (name, labels), value in samples.items()
                   if name == "modalcore_worker_sessions"}
     return samples[("modalcore_sessions", ())], per_worker
+
+
+def _worker_pids(port: int) -> dict[str, int]:
+    """Worker id → pid, as `modalcore_worker_info` pairs them."""
+    return {dict(labels)["worker"]: int(dict(labels)["pid"]) for (name, labels), _ in _scrape(port).items()
+            if name == "modalcore_worker_info"}
 
 
 @contextlib.asynccontextmanager
@@ -103,11 +121,39 @@ async def test_every_scrape_counts_every_workers_sessions(tmp_path: Path, redis_
                 assert total == opened
                 assert len(per_worker) == 2 and sum(per_worker.values()) == opened
                 assert all(n > 0 for n in per_worker.values())
-        workers = set(answers[0][1])
+        workers = _worker_pids(port)
+        assert set(workers) == set(answers[0][1])
     pids = {TEXT_LINE.match(line).group(1)  # type: ignore[union-attr]
             for line in output.read_text().splitlines()
             if TEXT_LINE.match(line) and " modalcore." in line}
-    assert workers <= pids, f"engine lines only from {pids}, workers {workers}"
+    assert {str(pid) for pid in workers.values()} <= pids, f"engine lines only from {pids}, workers {workers}"
+    for worker, pid in workers.items():  # one id everywhere: the log's ready line names it
+        assert re.search(rf" {pid} INFO modalcore.server.app engine ready: redis store, 1 project, "
+                         rf"worker {worker}$", output.read_text(), re.M)
+
+
+async def test_rule_healthz_on_one_port_names_the_worker_and_counts_the_whole_engine(
+        tmp_path: Path, redis_url: str) -> None:
+    """Issue 46: two workers on one port; polls of /healthz reach either (the kernel picks), and
+    each answer names the worker that answered (the id of its metrics label, the pid of its
+    log lines) and counts every worker's sessions, as /metrics does, beside its own."""
+    process, port, _ = _serve(tmp_path, redis_url, "--log-level", "warning")
+    with _stopped(process):
+        async with _clients_on_both_workers(port) as opened:
+            total, per_worker = _worker_sessions(port)
+            pids = _worker_pids(port)
+            seen: dict[str, dict[str, object]] = {}
+            for _ in range(200):  # bounded: each poll is a new connection, any worker may take it
+                answer = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5).json()
+                assert answer["ok"] is True and answer["sessions"] == opened == total
+                seen[answer["worker"]] = answer
+                if len(seen) == 2:
+                    break
+            assert set(seen) == set(per_worker) == set(pids), (seen, per_worker)
+            for worker, answer in seen.items():
+                assert answer["pid"] == pids[worker]
+                assert answer["worker_sessions"] == per_worker[worker] > 0
+            assert sum(int(str(a["worker_sessions"])) for a in seen.values()) == opened
 
 
 async def test_both_workers_log_and_a_saved_session_is_restored(tmp_path: Path, redis_url: str) -> None:

@@ -39,7 +39,7 @@ from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client
 
 PREFIX = "outage:"
 STEP_S = 60.0  # a loaded machine: generous, and never asserted as a duration
-OPERATOR = "outage-operator-token"  # /metrics is an operator route
+OPERATOR = "outage-operator-token-at-least-32-bytes"  # /metrics is an operator route
 
 
 class Worker:

@@ -2,11 +2,28 @@
  * `@modalcore/sdk`: the plain host API. Importing it touches no `window`, storage or IndexedDB;
  * `createModal` (in the browser) mounts the modal and opens the engine's websocket.
  */
-import { type Modal, type ModalOptions, createModal } from '../host';
+import { type Modal, type ModalOptions as ScriptModalOptions, createModal as createScriptModal } from '../host';
 
-export { createModal };
-export type { Modal, ModalOptions, HostProvider, Unsubscribe } from '../host';
-export type { AccountState, ModalState, NetworkState, SignInState } from '../host-events';
+export type { Modal, HostProvider, Unsubscribe } from '../host';
+
+/** The modal's options in an app that bundles the SDK: as the script tag's, with the engine's
+ * base URL required (a bundled app has no script origin to default to, and its own origin
+ * serves no engine). */
+export type ModalOptions = ScriptModalOptions & { engineUrl: string };
+
+/** Thrown by `createModal` (and so by the React provider and the wagmi connector on first use)
+ * when the options name no engine. */
+export const ENGINE_URL_MISSING =
+  "modalcore: `engineUrl` is required with @modalcore/sdk: the engine's base URL, e.g. " +
+  "createModal({ projectId, networks, engineUrl: 'https://engine.example' }) " +
+  "(without it the modal would look for the engine on this page's own origin).";
+
+export function createModal(options: ModalOptions): Modal {
+  const url: unknown = (options as { engineUrl?: unknown }).engineUrl;
+  if (typeof url !== 'string' || url.trim() === '') throw new Error(ENGINE_URL_MISSING);
+  return createScriptModal(options);
+}
+export type { AccountState, ConnectionState, ModalError, ModalState, NetworkState, SignInState } from '../host-events';
 
 /** A getter of one modal, created on first call (in the browser, at mount or connect), so that
  * the React provider and the wagmi connector can share it while nothing runs at import or during

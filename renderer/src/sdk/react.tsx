@@ -6,9 +6,9 @@
 import { type ReactNode, createContext, createElement, useContext, useEffect, useRef, useState } from 'react';
 import { ConnectButton as ButtonWithModal } from '../connect-button';
 import type { ButtonOptions } from '../button-view';
-import type { Modal, ModalOptions, Unsubscribe } from '../host';
+import type { Modal, Unsubscribe } from '../host';
 import type { AccountState, ModalState, NetworkState, SignInState } from '../host-events';
-import { type ModalSource, createModal, resolveModal } from './index';
+import { type ModalOptions, type ModalSource, createModal, resolveModal } from './index';
 
 const ModalContext = createContext<Modal | null>(null);
 
@@ -23,6 +23,11 @@ export type ModalProviderProps = {
 export function ModalProvider({ options, modal, children }: ModalProviderProps) {
   const [live, setLive] = useState<Modal | null>(null);
   const first = useRef({ options, modal });
+  // A modal whose provider was just unmounted, destroyed a moment later unless the provider
+  // mounts again first: React's StrictMode (the Vite and Next.js templates' default in
+  // development) unmounts and remounts every effect once, and destroying there ended the
+  // visitor's session (`leave`), opened a second socket and unmounted a root mid-render.
+  const leaving = useRef<{ modal: Modal; timer: ReturnType<typeof setTimeout> } | null>(null);
   useEffect(() => {
     const { options: opts, modal: source } = first.current;
     if (source) {
@@ -30,11 +35,22 @@ export function ModalProvider({ options, modal, children }: ModalProviderProps) 
       return;
     }
     if (!opts) throw new Error('ModalProvider needs `options` or `modal`');
-    const created = createModal(opts);
+    let created: Modal;
+    if (leaving.current) {
+      clearTimeout(leaving.current.timer);
+      created = leaving.current.modal;
+      leaving.current = null;
+    } else {
+      created = createModal(opts);
+    }
     setLive(created);
     return () => {
-      created.destroy();
       setLive(null);
+      const timer = setTimeout(() => {
+        leaving.current = null;
+        created.destroy();
+      }, 0);
+      leaving.current = { modal: created, timer };
     };
   }, []);
   return createElement(ModalContext.Provider, { value: live }, children);

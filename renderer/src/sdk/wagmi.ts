@@ -7,10 +7,10 @@
  * makes in the browser (getProvider, isAuthorized, connect).
  */
 import { type Address, SwitchChainError, UserRejectedRequestError, getAddress, numberToHex } from 'viem';
-import type { Modal, ModalOptions, Unsubscribe } from '../host';
+import type { Modal, Unsubscribe } from '../host';
 import type { AccountState, ModalState, NetworkState } from '../host-events';
 import { viaEngine } from '../embedded-rpc';
-import { type ModalSource, createModal, resolveModal } from './index';
+import { type ModalOptions, type ModalSource, createModal, resolveModal } from './index';
 import { untilConnectedOrClosed } from './connect-outcome';
 
 export type ModalcoreConnectorParameters = {
