@@ -83,7 +83,8 @@ renderer: renderer/dist/modal.js
 # The engine's wheel into dist/: `modalcore` with the renderer bundle as package data (setup.py
 # refuses to build without it); no dev rig, no test harness; built with the locked setuptools (no
 # build isolation). Install it with the lock: `pip install --require-hashes --no-deps -r
-# requirements/engine.txt`, then `pip install --no-deps dist/modalcore-*.whl`; run `modalcore serve`.
+# requirements/engine.txt`, then `pip install --no-deps dist/modalcore-*.whl` (docs/operators/install.md);
+# run `modalcore serve`.
 wheel: renderer/dist/modal.js $(RUNSTAMP)
 	$(PY) -m pip wheel --quiet --disable-pip-version-check --no-deps --no-build-isolation -w dist .
 

@@ -1,10 +1,11 @@
 """Command line (`modalcore` or `python -m modalcore`): `serve ...`, `replay PATH...`, `audit verify`,
-`analytics prune`, `inspect DIR`, `i18n extract|check` and `keys rotate-master-key`. The demo is
-`python -m modalcore_dev demo`."""
+`analytics prune`, `inspect DIR`, `i18n extract|check`, `keys rotate-master-key` and `--version`.
+The demo is `python -m modalcore_dev demo`."""
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import logging
 import logging.config
 import os
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 
 import uvicorn
 
+from . import __version__
 from .analytics.cli import add_arguments as analytics_arguments
 from .analytics.cli import run as run_analytics
 from .audit.cli import add_arguments as audit_arguments
@@ -94,8 +96,18 @@ def _inspect(args: argparse.Namespace) -> int:
     return run_inspect(args)
 
 
+def version() -> str:
+    """The installed distribution's version; the package's own constant when it is not installed
+    (a checkout on the import path)."""
+    try:
+        return importlib.metadata.version("modalcore")
+    except importlib.metadata.PackageNotFoundError:
+        return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="modalcore")
+    parser.add_argument("--version", action="version", version=f"modalcore {version()}")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="run the session engine")
     serve.add_argument("--config", help="operator config (.toml or .json)")

@@ -1,6 +1,7 @@
 """Fixtures every test folder may use: the local dev chains (`devchains`, `devchain`) and a
 real `redis-server` on a free loopback port (`redis_url`). Background servers' keepalive pings
-draw from a `random.Random` of their own, never the global one (tests/background_random.py)."""
+draw from a `random.Random` of their own, never the global one (tests/background_random.py). A
+run fails when a test leaves a process running (modalcore_testing/leftovers.py)."""
 
 from collections.abc import Iterator
 
@@ -12,7 +13,8 @@ from . import background_random
 
 background_random.isolate()
 
-pytest_plugins = ["modalcore_dev.devchain.pytest_plugin", "modalcore_dev.solana_devchain.pytest_plugin"]
+pytest_plugins = ["modalcore_dev.devchain.pytest_plugin", "modalcore_dev.solana_devchain.pytest_plugin",
+                  "modalcore_testing.leftovers"]
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,8 @@
 """`make run` works on a fresh clone (issue 28 item 1): a clone of HEAD in a temporary folder
-installs what the demo needs (its own venv and node packages, from the registries; npm reuses
-~/.npm) and serves the demo page and the engine's modal.js. A prerequisite missing from the `run`
+installs what the demo needs (its own venv from the Python lock and node packages from their
+locks, from the registries; npm reuses ~/.npm), serves the demo page and the engine's modal.js,
+and a session joins the engine over a real websocket as the demo page does (issue 37: every
+handshake once answered HTTP 500 while the page loaded). A prerequisite missing from the `run`
 target (walletpeer/ once was) fails here, not on a newcomer's machine.
 
 Heavy (minutes): marked `fresh_clone`, outside `make test-python`'s quick subset.
@@ -22,10 +24,13 @@ from pathlib import Path
 import pytest
 
 from modalcore.netports import free_port
+from modalcore_testing.join_check import join_session
 
 REPO = Path(__file__).resolve().parents[1]
 BOUND_S = 8 * 60.0  # installs from the registries on a cold cache, then the chains and the page
 PAGE_LINE = re.compile(r"Modalcore demo page: (http://\S+?)/?\s")
+DEMO_PROJECT = "demo"  # modalcore_dev/demo.py: the only project, its page's origin the only one allowed
+DEMO_NETWORK = "eip155:31337"  # the demo's first local chain
 
 pytestmark = pytest.mark.fresh_clone
 
@@ -87,7 +92,7 @@ def _stop(process: subprocess.Popen[str]) -> None:
     process.wait(10)
 
 
-def test_make_run_on_a_fresh_clone_serves_the_demo_page_and_modal_js(tmp_path: Path) -> None:
+async def test_make_run_on_a_fresh_clone_serves_the_demo_page_and_joins_a_session(tmp_path: Path) -> None:
     clone = _clone_head(tmp_path)
     port = free_port()
     env = {key: value for key, value in os.environ.items()
@@ -107,5 +112,11 @@ def test_make_run_on_a_fresh_clone_serves_the_demo_page_and_modal_js(tmp_path: P
             time.sleep(2)
         assert served, (f"`make run` on a fresh clone did not serve the page (printed: {page}, "
                         f"exit code: {process.poll()}):\n{output.tail()}")
+        assert page is not None
+        try:
+            await join_session(f"ws://127.0.0.1:{port}/ws?project={DEMO_PROJECT}", origin=page,
+                               project=DEMO_PROJECT, networks=[DEMO_NETWORK])
+        except AssertionError as failed:
+            raise AssertionError(f"{failed}\n`make run` printed:\n{output.tail()}") from None
     finally:
         _stop(process)

@@ -43,6 +43,8 @@ OPERATOR = "outage-operator-token-at-least-32-bytes"  # /metrics is an operator 
 
 
 class Worker:
+    started: list[Worker] = []  # every worker of the running test; `_workers_end` ends them
+
     def __init__(self, folder: Path, config: Path) -> None:
         self.port = free_port()
         self.log = folder / f"serve-{self.port}.log"
@@ -51,6 +53,7 @@ class Worker:
                 [sys.executable, "-m", "modalcore", "serve", "--config", str(config), "--host",
                  "127.0.0.1", "--port", str(self.port), "--log-level", "warning"],
                 cwd=folder, stdout=out, stderr=subprocess.STDOUT)
+        Worker.started.append(self)
         deadline = time.monotonic() + 120
         while self.health()[0] == 0:
             assert self.process.poll() is None and time.monotonic() < deadline, self.output()
@@ -81,6 +84,18 @@ class Worker:
     def stop(self, sig: signal.Signals) -> None:
         self.process.send_signal(sig)
         self.process.wait(STEP_S)
+
+
+@pytest.fixture(autouse=True)
+def _workers_end() -> Iterator[None]:
+    """Ends every worker the test started and did not stop (the ones a resuming page joins, a
+    test that failed halfway): none outlives the test (issue 37 item 5, they once outlived pytest)."""
+    yield
+    while Worker.started:
+        process = Worker.started.pop().process
+        if process.poll() is None:
+            process.kill()
+        process.wait(STEP_S)
 
 
 @pytest.fixture()
