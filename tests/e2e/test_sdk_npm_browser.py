@@ -77,10 +77,14 @@ def scratch(request: pytest.FixtureRequest, renderer_dist: Path, tmp_path_factor
     for name in ("package.json", "package-lock.json"):
         shutil.copy(APP_LOCKS / f"wagmi{major}" / name, folder / name)
     run([*NPM, "ci"], folder, 900)
+    sdk = folder / "node_modules" / "@modalcore" / "sdk"
     # the SDK as packed today (its tarball's hash changes with every build, so it is not in the
     # lock); --no-save leaves the locked tree as it is
     run([*NPM, "install", "--no-save", f"./{packed}"], folder, 300)
     assert json.loads((folder / "node_modules" / "wagmi" / "package.json").read_text())["version"] == WAGMI[major].split("@")[1]
+    # the package carries its licence (issue 40 item 9) and says it
+    assert (sdk / "LICENSE").read_text() == (REPO_ROOT / "LICENSE").read_text()
+    assert json.loads((sdk / "package.json").read_text())["license"] == "MIT"
     run(["node_modules/.bin/tsc", "-p", "tsconfig.json"], folder, 300)
     public = folder / "public"
     public.mkdir()
