@@ -3,7 +3,7 @@
 // with `connected: true` the account event that follows resolves it. No grace timer.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { untilConnectedOrClosed } from '../src/sdk/connect-outcome';
+import { untilConnectedOrClosed, untilReady } from '../src/sdk/connect-outcome';
 import type { AccountState, ModalState } from '../src/host-events';
 import { ModalStore, type Dict } from '../src/store';
 
@@ -67,4 +67,18 @@ test('the tree that opens the modal does not report the closed state of before t
   m.store.hostEvent('state', state(true, false)); // the state event of the same step
   assert.deepEqual(seen, [false, true, true]);
   assert.equal(await settled(outcome), 'pending');
+});
+
+test('ready: the first initialized state resolves; an error event rejects at once (a refused origin)', async () => {
+  const m = modal();
+  const withErrors = { ...m, subscribeError: (cb: (e: { code: string; message: string }) => void) =>
+    m.store.subscribeHost('error', cb as unknown as (d: Dict) => void) };
+  assert.equal((await untilReady(withErrors, 10_000)).initialized, true);
+  const fresh = new ModalStore(() => 'i1', 'dark');
+  const pending = untilReady({
+    subscribeState: (cb: (s: ModalState) => void) => fresh.subscribeHost('state', cb as unknown as (d: Dict) => void),
+    subscribeError: (cb: (e: { code: string; message: string }) => void) => fresh.subscribeHost('error', cb as unknown as (d: Dict) => void),
+  }, 10_000);
+  fresh.hostEvent('error', { code: 'unreachable', message: 'The wallet service cannot be reached.' });
+  await assert.rejects(pending, /modalcore: The wallet service cannot be reached\./);
 });

@@ -8,10 +8,10 @@
  */
 import { type Address, SwitchChainError, UserRejectedRequestError, getAddress, numberToHex } from 'viem';
 import type { Modal, Unsubscribe } from '../host';
-import type { AccountState, ModalState, NetworkState } from '../host-events';
+import type { AccountState, NetworkState } from '../host-events';
 import { viaEngine } from '../embedded-rpc';
 import { type ModalOptions, type ModalSource, createModal, resolveModal } from './index';
-import { untilConnectedOrClosed } from './connect-outcome';
+import { untilConnectedOrClosed, untilReady } from './connect-outcome';
 
 export type ModalcoreConnectorParameters = {
   /** The modal (or a getter, e.g. `lazyModal(options)` shared with `<ModalProvider modal>`)… */
@@ -79,9 +79,7 @@ export function modalcore(parameters: ModalcoreConnectorParameters): ModalcoreCo
   let watching: Unsubscribe[] = [];
 
   const connector = (config: Config) => {
-    const ready = (m: Modal) =>
-      next<ModalState>((cb) => m.subscribeState(cb), (s) => s.initialized, readyMs,
-        () => new Error('modalcore: the engine did not answer'));
+    const ready = (m: Modal) => untilReady(m, readyMs);
     // the account once settled: a resumed session reports 'reconnecting' until its wallet answers
     const account = (m: Modal) =>
       next<AccountState>((cb) => m.subscribeAccount(cb), (a) => a.status !== 'reconnecting' && a.status !== 'connecting',
