@@ -57,6 +57,17 @@ class Inspection:
     steps: list[InspectedStep]
     problem: str = ""  # the recording could not be read to its end
     failed: str = ""  # a hand-written sequence: the step that failed, and how
+    failed_line: int | None = None  # that sequence line
+    sequence: bool = False  # steps are numbered by the sequence line behind them
+
+    @property
+    def failed_at(self) -> int | None:
+        """The step a failing sequence stopped at: the last one made by a line at or before
+        the failing one (an expectation makes no step: it checks the one before it)."""
+        if self.failed_line is None or not self.steps:
+            return None
+        made = [s.index for s in self.steps if s.line <= self.failed_line]
+        return made[-1] if made else 0
 
     @property
     def first_divergence(self) -> int | None:
@@ -136,8 +147,10 @@ def inspect_file(path: Path) -> Inspection:
         return Inspection(path, None, "", "", [], str(error))
     events = ((result.source.get(line, 0), event) for line, event in result.events)
     inspection = _inspect_events(path, events)
+    inspection.sequence = True
     if result.failure is not None:
         inspection.failed = f"line {result.failure[0]}: {result.failure[1]}"
+        inspection.failed_line = result.failure[0]
     return inspection
 
 

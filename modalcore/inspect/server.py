@@ -84,6 +84,8 @@ def create_inspector(folder: Path, export_dir: Path | None = None,
         if isinstance(inspection, Response):
             return inspection
         return JSONResponse({**inspection.listing(), "problem": inspection.problem,
+                             "sequence": inspection.sequence, "failed": inspection.failed,
+                             "failed_at": inspection.failed_at,
                              "steps": [s.summary() for s in inspection.steps]})
 
     async def step(request: Request) -> Response:

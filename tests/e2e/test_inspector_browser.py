@@ -141,6 +141,17 @@ def test_rule_stepping_through_a_recorded_send_draws_each_recorded_tree(
         assert ui.page.locator("#replayed-box").is_hidden()  # nothing diverges
         if step.index < len(inspection.steps) - 1:
             ui.page.locator("#next").click()
+    last = len(inspection.steps) - 1  # issue 46 item 5: keys step too
+    ui.page.keyboard.press("Home")
+    ui.step_is(0)
+    ui.page.keyboard.press("ArrowRight")
+    ui.step_is(1)
+    ui.page.keyboard.press("ArrowLeft")
+    ui.step_is(0)
+    ui.page.keyboard.press("End")
+    ui.step_is(last)
+    numbers = ui.page.locator("#timeline li .num").all_inner_texts()
+    assert numbers == [str(s.index) for s in inspection.steps]  # a recording's rows: step numbers
     preview = preview_step(inspection)
     ui.page.goto(f"{ui.base}/#send.jsonl/{preview}")
     ui.step_is(preview)

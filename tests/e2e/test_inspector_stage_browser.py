@@ -53,7 +53,7 @@ def page(browser: Any, stage_bundle: Path, tmp_path: Path) -> Iterator[Any]:  # 
 def _step(page: Any, index: int) -> None:
     page.evaluate("(i) => { location.hash = `connect_and_copy.jsonl/${i}`; }", index)
     page.wait_for_function(
-        "(i) => document.getElementById('step-title').textContent.startsWith(`Step ${i}:`)", arg=index)
+        "(i) => document.getElementById('step-title').textContent.includes(`Step ${i}:`)", arg=index)
 
 
 def test_rule_a_hand_written_sequence_opens_in_the_inspector(page: Any) -> None:
@@ -66,6 +66,62 @@ def test_rule_a_hand_written_sequence_opens_in_the_inspector(page: Any) -> None:
     account = next(s.index for s in steps if s.summary()["view"] == "Account" and s.summary()["open"])
     _step(page, account)
     assert "3.000 ETH" in page.evaluate("document.getElementById('stage-recorded').shadowRoot.textContent")
+
+
+FAILING = "failing_copy.jsonl"
+
+
+def test_rule_a_failing_sequence_opens_at_its_failing_step_marked_and_numbered_by_line(
+        browser: Any, stage_bundle: Path, tmp_path: Path) -> None:  # noqa: F811
+    """issue 46 item 5: opened at the step its failed expectation checked, that step marked with
+    the failure, steps numbered by sequence line, long kinds whole, arrow keys and Home/End step."""
+    wrong = SEQUENCE.read_text().replace('{"expect": {"text": "Address copied"}}',
+                                         '{"expect": {"text": "Address pasted"}}')
+    (tmp_path / FAILING).write_text(wrong)
+    inspection = inspect_file(tmp_path / FAILING)
+    failed_at = inspection.failed_at
+    assert failed_at is not None and failed_at > 0 and inspection.failed.startswith("line 9:")
+    with serve_app(create_inspector(tmp_path)) as server:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        try:
+            page = context.new_page()
+            page.set_default_timeout(TIMEOUT_MS)
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"{server.http_url}/#{FAILING}")
+            title = "(i) => document.getElementById('step-title').textContent.includes(`Step ${i}:`)"
+            page.wait_for_function(title, arg=failed_at)  # not step 0
+            failing = page.locator("#timeline li.fails")
+            assert failing.count() == 1
+            assert failing.get_attribute("data-step-index") == str(failed_at)
+            assert "fails at line 9: expected 'Address pasted'" in failing.inner_text()
+            assert page.locator("#step-failure").is_visible()
+            assert page.locator("#step-title").inner_text().startswith("Line 8 · Step")
+            numbers = page.locator("#timeline li .num").all_inner_texts()
+            assert numbers == [f"l. {s.line}" if s.line else "join" for s in inspection.steps]
+            kinds = page.locator("#timeline li .kind")
+            long_kind = next(i for i, s in enumerate(inspection.steps) if s.kind == "effect_result")
+            shown = kinds.nth(long_kind)
+            assert shown.inner_text() == "effect_result" and shown.get_attribute("title") == "effect_result"
+            assert shown.evaluate("(e) => e.scrollWidth <= e.clientWidth && "
+                                  "e.getBoundingClientRect().right <= e.parentElement.getBoundingClientRect().right")
+            page.locator("body").click(position={"x": 5, "y": 990})  # focus off the fields
+            page.keyboard.press("ArrowLeft")
+            page.wait_for_function(title, arg=failed_at - 1)
+            page.keyboard.press("ArrowRight")
+            page.wait_for_function(title, arg=failed_at)
+            page.keyboard.press("Home")
+            page.wait_for_function(title, arg=0)
+            page.keyboard.press("j")
+            page.wait_for_function(title, arg=1)
+            page.keyboard.press("End")
+            page.wait_for_function(title, arg=len(inspection.steps) - 1)
+            page.locator("#compare").focus()  # typing a step number does not step
+            page.keyboard.press("ArrowLeft")
+            assert page.locator("#step-title").inner_text().find(f"Step {len(inspection.steps) - 1}:") >= 0
+            assert errors == []
+        finally:
+            context.close()
 
 
 def test_rule_a_card_taller_than_the_stage_scrolls_to_its_last_row_and_snackbar(page: Any) -> None:

@@ -83,3 +83,24 @@ def test_rule_a_hand_written_sequence_is_read_as_replay_reads_it(tmp_path: Path)
                        '{"expect": {"view": "Account"}}\n')
     listed = inspect_file(failing).listing()
     assert listed["outcome"].startswith("fails at line 3:") and not listed["ok"]
+
+
+def test_rule_a_failing_sequence_names_the_step_it_failed_at_and_its_lines(tmp_path: Path) -> None:
+    """issue 46 item 5: the page opens a failing sequence at the step its failed expectation
+    checked (the last one made at or before the failing line) and numbers steps by line."""
+    failing = tmp_path / "failing.jsonl"
+    failing.write_text('# opens, then expects the wrong view\n{"connect": {}}\n'
+                       '{"host": "open"}\n{"expect": {"view": "Connect"}}\n{"host": "close"}\n')
+    client = TestClient(create_inspector(tmp_path))
+    timeline = client.get("/api/recordings/failing.jsonl").json()
+    assert timeline["sequence"] is True
+    assert timeline["failed"].startswith("line 4:")
+    lines = [s["line"] for s in timeline["steps"]]
+    assert lines[0] == 0  # the join the sequence did not write (the page says "join")
+    assert lines[-1] == 3 and set(lines) == {0, 2, 3}  # nothing from line 5: it stopped at 4
+    assert timeline["failed_at"] == len(lines) - 1  # the `host open` step the expectation checked
+    recorded = client.get("/api/recordings/navigate.jsonl")
+    assert recorded.status_code == 404  # (not in this folder)
+    shutil.copy(FIXTURES / "navigate.jsonl", tmp_path / "navigate.jsonl")
+    plain = client.get("/api/recordings/navigate.jsonl").json()
+    assert plain["sequence"] is False and plain["failed_at"] is None
