@@ -13,6 +13,8 @@ works, and the host's key still cannot approve."""
 
 from __future__ import annotations
 
+import time
+
 import hashlib
 import sqlite3
 from base64 import urlsafe_b64decode
@@ -192,7 +194,9 @@ def test_a_host_on_the_same_site_cannot_take_over_a_social_sign_in(
             page.frame_locator("iframe.wm-frame").get_by_role("button", name="Continue with Google").click()
         popup = opened.value
         popup.wait_for_url(provider.issuer + "/**")
+        deadline = time.monotonic() + TIMEOUT_MS / 1000
         while not popup.is_closed() and "/embedded/oidc/callback/" not in popup.url:
+            assert time.monotonic() < deadline, f"the provider's pages never led back: {popup.url}"
             buttons = popup.locator('button[type="submit"]')
             if popup.locator('input[name="login"]').count():
                 _sign_in_at_provider(popup, provider)
@@ -204,8 +208,9 @@ def test_a_host_on_the_same_site_cannot_take_over_a_social_sign_in(
                                timeout=TIMEOUT_MS)
         # a request waits in the approval frame: the host's key still cannot approve it
         [address] = page.evaluate("window.hostModal.getProvider().request({method: 'eth_accounts'})")
-        page.evaluate("""(a) => { window.signed = window.hostModal.getProvider()
-            .request({method: 'personal_sign', params: ['0x68656c6c6f', a]}).catch((e) => e.code); }""", address)
+        page.evaluate("""(a) => { window.signed = undefined; window.hostModal.getProvider()
+            .request({method: 'personal_sign', params: ['0x68656c6c6f', a]})
+            .then((r) => { window.signed = r; }, (e) => { window.signed = e.code; }); }""", address)
         approval = page.locator('.wm-card[data-view="ApproveTransaction"] iframe.wm-frame')
         approval.wait_for(state="attached")
         request = str(approval.get_attribute("src")).split("request=", 1)[1].split("&", 1)[0]
@@ -213,8 +218,10 @@ def test_a_host_on_the_same_site_cannot_take_over_a_social_sign_in(
                            json={"session": session, "request": request, "public_key": host_spki}).json()
         assert begun["registered"] is False
         assert _registered(folder, host_spki) == []
+        page.wait_for_timeout(600)  # Chromium drops a click on a cross-origin frame that just moved
         page.frame_locator('.wm-card[data-view="ApproveTransaction"] iframe.wm-frame').get_by_role(
             "button", name="Reject").click()
+        page.wait_for_function("window.signed !== undefined")  # bounded by the context's timeout
         assert page.evaluate("window.signed") == 4001
     finally:
         context.close()
