@@ -128,8 +128,9 @@ def provider_requests(page: Any) -> None:
         .then(() => 'resolved', (e) => `${e.code} ${e.message}`)""")
     assert refused == "4200 Requested RPC call is not allowed"
     [address] = page.evaluate("window.hostModal.getProvider().request({method: 'eth_accounts'})")
-    page.evaluate("""(a) => { window.signed = window.hostModal.getProvider()
-        .request({method: 'personal_sign', params: ['0x68656c6c6f', a]}); }""", address)
+    page.evaluate("""(a) => { window.signed = undefined; window.hostModal.getProvider()
+        .request({method: 'personal_sign', params: ['0x68656c6c6f', a]})
+        .then((r) => { window.signed = r; }, (e) => { window.signed = `failed ${e.code}`; }); }""", address)
     frame = page.frame_locator("iframe.wm-frame")
     # issue 28 item 9: a message approval says so, and shows the message as its text
     card = page.locator('.wm-card[data-view="ApproveTransaction"]')
@@ -137,5 +138,6 @@ def provider_requests(page: Any) -> None:
     expect(frame.get_by_role("heading", name="Sign message")).to_be_visible()
     expect(frame.locator("dd", has_text="hello")).to_have_text("hello")
     frame.get_by_role("button", name="Approve").click()  # the key the sign-in frame registered
+    page.wait_for_function("window.signed !== undefined")  # bounded by the context's timeout
     signature = page.evaluate("window.signed")
     assert Account.recover_message(encode_defunct(text="hello"), signature=signature) == address
