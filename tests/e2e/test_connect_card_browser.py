@@ -39,7 +39,10 @@ MEASURE = """(ids) => {
   const card = root.querySelector('.wm-card').getBoundingClientRect();
   const boxes = {};
   for (const [name, sel] of Object.entries(ids)) {
-    const el = root.querySelector(sel);
+    // a selector, or [a row's selector, its title] (a wallet's mark is decorative: no alt to select by)
+    const [css, title] = Array.isArray(sel) ? sel : [sel, null];
+    const el = [...root.querySelectorAll(css)].find(
+      (e) => title === null || e.querySelector('.wm-row-title')?.textContent === title) || null;
     const r = el ? el.getBoundingClientRect() : null;
     boxes[name] = r && {top: r.top, bottom: r.bottom, height: r.height};
   }
@@ -53,8 +56,8 @@ METHODS = {
     **{p: f'.wm-card button[aria-label="Continue with {n}"]'
        for p, n in (("x", "X"), ("discord", "Discord"), ("github", "GitHub"), ("apple", "Apple"),
                     ("facebook", "Facebook"))},
-    "dev wallet": '.wm-card [data-nav]:has(img[alt="Dev Wallet"])',
-    "all wallets": '.wm-card [data-nav]:has(img[alt="All Wallets"])',
+    "dev wallet": ['.wm-card [data-nav]', "Dev Wallet"],
+    "all wallets": ['.wm-card [data-nav]', "All Wallets"],
     "get started": '.wm-card .wm-link',
 }
 
@@ -115,7 +118,7 @@ def page_at(browser: Any, demo_engine: RunningServer) -> Iterator[Any]:
         demo.page.locator(".modalcore-connect-button").click()
         demo.wait_view("Connect").locator('input[type="email"]').wait_for()
         demo.wait_view("Connect").locator('button[aria-label="Continue with X"]').wait_for()
-        demo.wait_view("Connect").locator('[data-nav]:has(img[alt="All Wallets"])').wait_for()
+        demo.wait_view("Connect").get_by_role("button", name="All Wallets").wait_for()
         demo.page.wait_for_timeout(300)  # the opening animation
         return demo
 

@@ -79,8 +79,7 @@ def test_rule_a_reload_during_the_approval_then_approve_sends_once_and_shows_it_
         page.locator('.wm-card[data-view="Account"]').get_by_role("button", name="Send", exact=True).click()
         form = page.locator('.wm-card[data-view="WalletSend"]')
         form.wait_for(state="visible")
-        form.get_by_role("button", name="Select token").click()
-        form.get_by_role("button", name=re.compile("Ether|ETH")).first.click()
+        form.get_by_role("button", name="ETH").first.wait_for()  # Send opens on the native token
         form.get_by_role("textbox", name="Amount").fill("0.002")
         form.get_by_role("textbox", name="Receiver address").fill(RECEIVER)
         form.get_by_role("button", name="Preview send").click()

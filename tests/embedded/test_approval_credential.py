@@ -64,7 +64,9 @@ def engine(tmp_path_factory: pytest.TempPathFactory, mail: LocalSmtpServer) -> I
         "projects": {TEST_PROJECT: {"name": "Test dApp", "origins": [TEST_ORIGIN]}},
         "embedded": {"db": str(folder / "embedded.db"), "master_key_file": str(key),
                      "smtp": {"host": "127.0.0.1", "port": mail.port, "tls": "none",
-                              "sender": "Wallet <no-reply@modal.test>"}},
+                              "sender": "Wallet <no-reply@modal.test>"},
+                     # every test here signs in from 127.0.0.1 within a minute (the budgets: test_mail_budget.py)
+                     "mail_budget": {"address_per_minute": 100, "address_per_hour": 1000}},
     })
     with serve_app(create_app(config, clock=CLOCK), free_port()) as running:
         yield running

@@ -48,4 +48,8 @@ async def test_a_late_second_answer_to_the_same_effect_is_ignored(running_server
         await client.send(answer)
         await client.recv_until(lambda f: f["t"] == "patch" and "Connection declined" in _drawn([f]))
         await client.send({**answer, "ok": True, "result": ["0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"]})
-        assert [f["t"] for f in await client.quiet(0.3) if f["t"] in ("patch", "effect")] == []
+        later = await client.quiet(0.5)
+        # ignored: no new wallet request and no account drawn (a patch of something unrelated, such
+        # as a background lookup finishing on a loaded machine, may still arrive)
+        assert [f for f in later if f["t"] == "effect"] == []
+        assert "f39fd6e51aad88f6f4ce6ab8827279cfffb92266" not in _drawn(later).lower()
