@@ -1,6 +1,8 @@
-"""`python -m modalcore audit verify|export-heads`: check every session's chain in a session
-store (SQLite or Redis) against the heads the engine signed, or print those signed heads for
-keeping elsewhere.
+"""`python -m modalcore audit verify|export-heads|show`: check every session's chain in a session
+store (SQLite or Redis) against the heads the engine signed, print those signed heads for
+keeping elsewhere, or draw one approval again from the log and check it (`show`, show.py: exit 6
+when the log holds no such approval, 7 when its tree, hash, signature or executed call does not
+hold, or the chain's code).
 
 `verify` exits 0 when everything holds (sessions without a signed head are reported as
 unanchored, not failed), else with the highest `Problem` found: 1 a broken link, 3 a log cut
@@ -24,6 +26,7 @@ from ..server.config import ConfigError, default_config, load_config
 from ..store.base import SessionStore
 from ..store.optional import REDIS_MISSING, RedisError, RedisStore
 from ..store.sqlite import SqliteStore
+from .show import show
 from .verify import Anchor, UnreadableAnchor, Verdict, read_anchor, verify_store
 
 __all__ = ["Verdict", "add_arguments", "run", "verify_store"]
@@ -44,19 +47,29 @@ def _store_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--prefix", default="modalcore:", help="with --redis: the keys' prefix")
 
 
+def _engine_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--engine-address", metavar="0x…",
+                        help="the address signed heads must be signed by (GET /v1/engine); "
+                             "default: that of the config's [siwx] key_file")
+    parser.add_argument("--anchors", metavar="FILE",
+                        help="signed heads kept elsewhere: lines of `audit export-heads`, or the "
+                             "engine log's `audit heads signed {...}` lines")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", required=True)
     verify = actions.add_parser(
         "verify", help="check every session's audit chain against the heads the engine signed")
     _store_arguments(verify)
-    verify.add_argument("--engine-address", metavar="0x…",
-                        help="the address signed heads must be signed by (GET /v1/engine); "
-                             "default: that of the config's [siwx] key_file")
-    verify.add_argument("--anchors", metavar="FILE",
-                        help="signed heads kept elsewhere: lines of `audit export-heads`, or the "
-                             "engine log's `audit heads signed {...}` lines")
+    _engine_arguments(verify)
     export = actions.add_parser("export-heads", help="print every signed head set, one JSON line each")
     _store_arguments(export)
+    shown = actions.add_parser("show", help="draw an approval again from the log and check its signature, "
+                                            "hash, executed call and anchoring")
+    shown.add_argument("session")
+    shown.add_argument("request", help="the request's id (the approval frame's `request`)")
+    _store_arguments(shown)
+    _engine_arguments(shown)
 
 
 def _config(args: argparse.Namespace) -> tuple[SessionStore, Path]:
@@ -141,14 +154,20 @@ def _unanchored_note(verdict: Verdict) -> str | None:
             "engine's log lines) tells")
 
 
+async def _signer(args: argparse.Namespace, store: SessionStore, key_file: Path) -> tuple[str | None, list[Anchor]]:
+    """The engine whose signed heads are checked, and the anchors kept elsewhere."""
+    engine = _engine_address(args, key_file)
+    anchors = _anchors(args.anchors)
+    if engine is None and (anchors or await store.heads_all()):
+        raise UsageError("the store holds signed heads: name the engine that signed them "
+                         "(--engine-address, as GET /v1/engine gives it, or --config)")
+    return engine, anchors
+
+
 async def _verify(args: argparse.Namespace) -> tuple[Verdict, str | None]:
     store, key_file = _config(args)
     try:
-        engine = _engine_address(args, key_file)
-        anchors = _anchors(args.anchors)
-        if engine is None and (anchors or await store.heads_all()):
-            raise UsageError("the store holds signed heads: name the engine that signed them "
-                             "(--engine-address, as GET /v1/engine gives it, or --config)")
+        engine, anchors = await _signer(args, store, key_file)
         return await verify_store(store, engine, anchors), engine
     finally:
         await store.close()
@@ -166,10 +185,24 @@ async def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _show(args: argparse.Namespace) -> int:
+    store, key_file = _config(args)
+    try:
+        engine, anchors = await _signer(args, store, key_file)
+        report = await show(store, args.session, args.request, engine, anchors)
+    finally:
+        await store.close()
+    print("\n".join(report.lines))
+    print("ok: what was approved is what is recorded" if report.code == 0 else f"FAILED (exit {report.code})")
+    return report.code
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         if args.action == "export-heads":
             return asyncio.run(_export(args))
+        if args.action == "show":
+            return asyncio.run(_show(args))
         verdict, engine = asyncio.run(_verify(args))
     except UsageError as error:
         print(f"audit: {error}", file=sys.stderr)

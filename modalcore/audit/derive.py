@@ -3,11 +3,15 @@ input and the frames that went out (a `Step`)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.cmds import EffectSettled
+from ..core.cmds import Call, CallSettled, EffectSettled
+from ..embedded.approval_tree import call_digest
+from ..services.handles import EMBEDDED_SIGN, SignArgs
+from ..slices.embedded import ApprovalDecided, EmbeddedSigned
 from ..slices.model import Model
 from ..ports.observe import Step
 from ..slices.accounts import AccountState, holds_connection
@@ -163,6 +167,45 @@ def cancelled(frames: Sequence[ServerFrame], pending: Mapping[str, Pending]) -> 
     return out
 
 
+EVIDENCE_KEYS = ("tree", "tree_hash", "digest", "nonce", "seen", "public_key", "signature")
+
+
+def _executed(cmds: Sequence[Any]) -> SignArgs | None:
+    """The call the engine's signer was given in this step (`embedded.sign`)."""
+    for cmd in cmds:
+        if isinstance(cmd, Call) and cmd.service == EMBEDDED_SIGN and isinstance(cmd.args, SignArgs):
+            return cmd.args
+    return None
+
+
+def approval_records(step: Step) -> list[Record]:
+    """An Approve of the embedded wallet's frame that the session took (docs/features/
+    approval-record.md): the tree the frame drew, its hash, the signature and key over it, and
+    the digest of the call the engine then handed its signer; and that call's outcome."""
+    cause = step.cause
+    if isinstance(cause, ApprovalDecided) and cause.approve and cause.evidence:
+        args = _executed(step.cmds)
+        if args is None or args.request != cause.eid:
+            return []  # not taken (already signing, another request): nothing was executed
+        try:
+            evidence = json.loads(cause.evidence)
+        except ValueError:
+            return []
+        data = {key: str(evidence.get(key, "")) for key in EVIDENCE_KEYS}
+        return [Record("approval", {"eid": cause.eid, "method": args.method, **data,
+                                    "executed_digest": call_digest(args.method, args.params, args.chain)})]
+    if (isinstance(cause, CallSettled) and cause.to.reply is EmbeddedSigned
+            and step.before.embedded.request is not None and step.before.embedded.request.eid == cause.to.key
+            and step.before.embedded.request.signing):
+        out: dict[str, Any] = {"eid": cause.to.key, "method": step.before.embedded.request.method,
+                               "outcome": "executed" if cause.ok else "failed"}
+        result = cause.result.get("result") if isinstance(cause.result, dict) else None
+        if cause.ok and isinstance(result, str):
+            out["result"] = result[:200]  # a transaction or UserOperation hash, or a signature
+        return [Record("approval_result", out)]
+    return []
+
+
 def derive(step: Step, pending: Mapping[str, Pending]) -> tuple[list[Record], dict[str, Pending]]:
     """The records of one step, and the requests still pending after it."""
     still = dict(pending)
@@ -174,6 +217,7 @@ def derive(step: Step, pending: Mapping[str, Pending]) -> tuple[list[Record], di
     for eid, record in cancelled(step.frames, still):
         records.append(record)
         still.pop(eid, None)
+    records.extend(approval_records(step))
     records.extend(connection_records(step.before, step.after))
     asked, new = request_records(step.frames, step.after.connectors)
     records.extend(asked)

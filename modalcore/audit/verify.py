@@ -87,6 +87,7 @@ class Verdict:
     signed_sets: int = 0  # signed sets whose signature holds
     anchors: int = 0  # anchors checked
     findings: list[Finding] = field(default_factory=list)
+    signed_upto: dict[str, int] = field(default_factory=dict)  # session -> its newest signed head's seq
 
     @property
     def broken(self) -> Broken | None:
@@ -186,6 +187,7 @@ def _check_session(session_id: str, entries: list[StoredEntry], heads: list[_Sig
         if finding is not None:
             verdict.findings.append(finding)
     if heads:
+        verdict.signed_upto[session_id] = max(s.head.seq for s in heads)
         verdict.anchored_sessions += 1
         verdict.unsigned_entries += max(0, last - max(s.head.seq for s in heads))
     elif entries:
@@ -194,15 +196,16 @@ def _check_session(session_id: str, entries: list[StoredEntry], heads: list[_Sig
 
 
 async def verify_store(store: SessionStore, engine: str | None = None,
-                       anchors: Iterable[Anchor] = ()) -> Verdict:
-    """Check every chain in the store. `engine`: the address the signed heads must be signed by
-    (None: signatures are not checked, only the chains and what the sets say)."""
+                       anchors: Iterable[Anchor] = (), only: str | None = None) -> Verdict:
+    """Check every chain in the store (`only`: that session's alone, against every signed set).
+    `engine`: the address the signed heads must be signed by (None: signatures are not checked,
+    only the chains and what the sets say)."""
     verdict = Verdict()
     check = SignatureCheck(engine) if engine else None
     sets = await store.heads_all()
     signed = _check_sets(sets, check, verdict)
     _check_anchors(anchors, sets, check, signed, verdict)
-    sessions = sorted(set(await store.audit_sessions()) | set(signed))
+    sessions = [only] if only is not None else sorted(set(await store.audit_sessions()) | set(signed))
     for session_id in sessions:
         _check_session(session_id, await store.audit_entries(session_id), signed.get(session_id, []),
                        verdict)

@@ -10,24 +10,31 @@ GET  /embedded/approve?session=S&request=E
     own (framed by nobody), for browsers without IntersectionObserver v2.
 
 POST /embedded/approve/begin   {session, request, public_key}
-    A fresh challenge for this request: `{nonce, digest, registered, verify, who}`. `digest` is
-    the SHA-256 of the canonical request, the nonce is the engine's MAC over (session, request,
+    A fresh challenge for this request: `{nonce, digest, tree, registered, verify, who}`. `digest`
+    is the SHA-256 of the canonical request, `tree` the approval tree's canonical msgpack bytes
+    (base64url; embedded/approval_tree.py): the frame draws the approval from those bytes and signs
+    their SHA-256. The nonce is the engine's MAC over (session, request,
     time, randomness), valid for the approval's lifetime and used once. `registered` says
     whether the frame's key may approve for the session's identity; if not, the frame verifies
     first (`verify`: "email" or the social provider; verify.py).
 
-POST /embedded/approve   {session, request, approve, nonce, seen, public_key, signature}
+POST /embedded/approve   {session, request, approve, nonce, seen, tree_hash, public_key, signature}
     Approve counts only with the signature of a key registered for the session's identity over
-    `modalcore-approve\\n{session}\\n{request}\\n{digest}\\n{nonce}\\napprove\\n{seen}`, where
+    `modalcore-approve\\n{session}\\n{request}\\n{digest}\\n{nonce}\\napprove\\n{seen}\\n{tree_hash}`, where
+    `tree_hash` is the SHA-256 of the tree the frame drew, which must be the engine's own tree for
+    the request waiting (else a refusal: the screen was not this call); where
     `seen` is what the frame saw ("visible 734 https://dapp.example": shown for 734 ms by that
     site; approval_guard.py), which must name the session's origin and at least 500 ms: then
-    `ApprovalDecided` is delivered and the session's flow signs with the engine-held key. Reject
+    `ApprovalDecided` is delivered, carrying that evidence (tree, hash, signature, key) for the
+    audit log (audit/derive.py), and the session's flow signs with the engine-held key. Reject
     needs no key (the host can end a request anyway, by closing the view). Anything else:
     403/404/400, nothing changes.
 """
 
 from __future__ import annotations
 
+import base64
+import enum
 import hashlib
 import hmac
 import html
@@ -40,14 +47,15 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from ..embedded.decode import TITLES, describe
-from ..embedded.decode_calls import SWAP_FUNCTIONS, UNISWAP_V2_ROUTER, Names, decoded, describe_calls, describe_transaction
+from ..embedded.approval_tree import build, encode, engine_names, request_digest, tree_hash
+from ..embedded.decode import TITLES
 from ..flows.social import NAMES
 from ..embedded.devicekeys import BadPublicKey, parse_public_key
 from ..rules import limits as L
 from ..slices.embedded import ApprovalDecided
 from .approval_guard import ELSEWHERE_TEXT, GUARD_CSS, guard_script, parse_seen, referer_origin, refusal, same_origin
 from .approval_theme import style
+from .approval_tree_script import TREE_SCRIPT
 from .verify import SOCIAL_SCRIPT, VERIFY_SCRIPT, verify_css
 from .verify_farcaster import FARCASTER_SCRIPT
 from .frame_page import MAX_ID_CHARS, from_own_frame, gone, json_body, own_origin, page, refused
@@ -64,17 +72,43 @@ USED_NONCES = 65_536  # nonces spent recently, per process (a decided request wa
 _NONCE_PART = 22
 
 
-def request_digest(request: EmbeddedRequest) -> str:
-    """SHA-256 of the canonical request (method, params JSON text, chain)."""
-    canonical = json.dumps([request.method, request.params, request.chain], separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
+__all__ = ["approval_text", "engine_names", "request_digest", "routes", "tree_bytes"]
+
+_HASH_CHARS = 64
 
 
-def approval_text(session: str, eid: str, digest: str, nonce: str, approve: bool, seen: str) -> bytes:
-    """What the frame's key signs: the request, the challenge, the verdict, and what the frame
-    saw (approval_guard.py: how it was shown, for how long, by which site)."""
+class TreeRefused(enum.Enum):
+    """Why the engine refuses an Approve for what the frame drew."""
+
+    MALFORMED = "no hash of the approval shown"
+    OTHER = "the approval shown is not the one waiting"
+
+
+def approval_text(session: str, eid: str, digest: str, nonce: str, approve: bool, seen: str,
+                  shown: str) -> bytes:
+    """What the frame's key signs: the request, the challenge, the verdict, what the frame
+    saw (approval_guard.py: how it was shown, for how long, by which site) and the SHA-256 of the
+    approval tree it drew (`shown`; embedded/approval_tree.py)."""
     verdict = "approve" if approve else "reject"
-    return f"modalcore-approve\n{session}\n{eid}\n{digest}\n{nonce}\n{verdict}\n{seen}".encode()
+    return f"modalcore-approve\n{session}\n{eid}\n{digest}\n{nonce}\n{verdict}\n{seen}\n{shown}".encode()
+
+
+def tree_bytes(model: Model) -> bytes:
+    """The canonical bytes of the approval tree of the request waiting in this session."""
+    request = model.embedded.request
+    assert request is not None
+    return encode(build(model, request))
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _evidence(data: dict[str, Any], tree: bytes, shown: str, digest: str) -> str:
+    """What the audit log keeps of an Approve (audit/derive.py): canonical JSON text."""
+    value = {"tree": _b64(tree), "tree_hash": shown, "digest": digest, "nonce": data["nonce"],
+             "seen": data.get("seen", ""), "public_key": data["public_key"], "signature": data["signature"]}
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 def _mac(secret: bytes, session: str, eid: str, at: str, rand: str) -> str:
@@ -118,12 +152,15 @@ const S = %(data)s;
 const state = document.getElementById('state'), approveButton = document.getElementById('approve');
 const verify = document.getElementById('verify');
 %(guard)s
-let key = null, challenge = null, approvalPopup = null;
+%(tree)s
+let key = null, challenge = null, approvalPopup = null, shown = '';
 async function ready() {
   if (!guard.here) return;
   key = await deviceKey();
   const r = await post(S.path + '/begin', {session: S.session, request: S.request, public_key: key.spki});
   if (!r.ok) { state.textContent = 'This request is no longer waiting'; return; }
+  // what is approved is drawn from the tree's bytes, and what the key signs is their hash
+  shown = await drawTree(r.data.tree);
   challenge = r.data;
   verify.hidden = challenge.registered;
   guard.registered = challenge.registered; guard.restart();
@@ -137,9 +174,9 @@ async function decide(approve, how) {
   state.textContent = approve ? 'Approving…' : 'Rejecting…';
   try {
     const text = ['modalcore-approve', S.session, S.request, challenge.digest, challenge.nonce,
-                  approve ? 'approve' : 'reject', seen].join('\\n');
+                  approve ? 'approve' : 'reject', seen, shown].join('\\n');
     const r = await post(S.path, {session: S.session, request: S.request, approve, nonce: challenge.nonce, seen,
-                                  public_key: key.spki, signature: await signText(key.pair, text)});
+                                  tree_hash: shown, public_key: key.spki, signature: await signText(key.pair, text)});
     state.textContent = r.ok ? (approve ? 'Approved' : 'Rejected') : 'This request is no longer waiting';
   } catch (e) { state.textContent = 'Could not reach the wallet'; }
 }
@@ -155,6 +192,8 @@ addEventListener('message', (e) => {
   if (!approvalPopup || e.source !== approvalPopup || e.origin !== location.origin || typeof d !== 'object' || d === null
       || d.modalcore !== 'approve-popup' || d.request !== S.request || typeof d.approve !== 'boolean') return;
   approvalPopup = null;
+  // the popup drew the tree too: an Approve there counts for the tree drawn here only
+  if (d.approve && d.tree_hash !== shown) { state.textContent = 'The window showed another request'; return; }
   decide(d.approve, 'popup');
 });
 approveButton.addEventListener('click', (e) => {
@@ -172,11 +211,13 @@ _POPUP_SCRIPT = """
 const S = %(data)s;
 const state = document.getElementById('state'), approveButton = document.getElementById('approve');
 %(guard)s
-guard.registered = true; guard.refresh();
+%(tree)s
+let shown = '';
+drawTree(S.tree).then((h) => { shown = h; guard.registered = true; guard.refresh(); });
 function answer(approve, e) {
-  if (!e.isTrusted || (approve && !guard.ok())) return;
+  if (!e.isTrusted || (approve && (!guard.ok() || !shown))) return;
   if (!opener) { state.textContent = 'This window was not opened by the approval'; return; }
-  opener.postMessage({modalcore: 'approve-popup', request: S.request, approve}, location.origin);
+  opener.postMessage({modalcore: 'approve-popup', request: S.request, approve, tree_hash: shown}, location.origin);
   for (const b of document.querySelectorAll('.row button')) b.disabled = true;
   state.textContent = approve ? 'Approved' : 'Rejected';
   setTimeout(() => close(), 300);
@@ -186,35 +227,25 @@ document.getElementById('reject').addEventListener('click', (e) => answer(false,
 """
 
 
-def engine_names(model: Model) -> Names:
-    """The contracts of the transactions the engine itself built: the swap's router (named
-    Uniswap V2 Router when its call is one of that router's swaps)."""
-    swap = model.swap.pending.swap if model.swap.pending else model.swap.quote.swap if model.swap.quote else None
-    tx = dict(swap or ())
-    router = tx.get("to", "")
-    if not router:
-        return {}
-    found = decoded(tx.get("data", ""))
-    return {router.lower(): UNISWAP_V2_ROUTER if found and found[0] in SWAP_FUNCTIONS else "Swap router"}
-
-
 def _page_body(model: Model, eid: str) -> str:
+    """The page as the engine draws it from the same tree; the script draws it again from the
+    tree's bytes before Approve can count."""
     request = model.embedded.request
     assert request is not None
-    network = model.networks.get(request.chain) if request.chain else None
-    title = TITLES.get(request.method, request.method)
-    if request.method == "wallet_sendCalls":  # EIP-5792: each call of the one operation (issue 32)
-        rows = describe_calls(request.params, network, model.accounts.get("eip155").address or "")
-    elif request.method == "eth_sendTransaction":  # decoded as the calls are: tokens, amounts, the router
-        title, rows = describe_transaction(request.params, network, engine_names(model))
-    else:
-        rows = describe(request.method, request.params, network)
-    items = "".join(f"<dt>{html.escape(label)}</dt><dd>{html.escape(text)}</dd>" for label, text in rows)
-    who = html.escape(model.embedded.user_email or model.embedded.identity)
+    tree = build(model, request)
+    title = who = ""
+    items = []
+    for item in tree["nodes"]:
+        if item["t"] == "heading":
+            title = item["text"]
+        elif item["t"] == "who":
+            who = f"{item['text']} · {item['origin']}"
+        elif item["t"] == "row":
+            items.append(f"<dt>{html.escape(item['label'])}</dt><dd>{html.escape(item['text'])}</dd>")
     # the details scroll; Reject and Approve stay in sight at the frame's foot (approval_theme.py);
     # the origin line shows once the frame has checked who embeds it (approval_guard.py)
-    return (f"<main><h1>{html.escape(title)}</h1><div class=who id=who hidden>{who} · {html.escape(model.origin)}</div>"
-            f"<dl>{items}</dl></main><div class=actions><div id=verify hidden></div><p id=shown role=status></p>"
+    return (f"<main><h1>{html.escape(title)}</h1><div class=who id=who hidden>{html.escape(who)}</div>"
+            f"<dl>{''.join(items)}</dl></main><div class=actions><div id=verify hidden></div><p id=shown role=status></p>"
             "<div class=row><button id=reject type=button>Reject</button>"
             "<button id=approve type=button disabled>Approve</button></div><div id=state role=status></div></div>")
 
@@ -245,11 +276,12 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
         if shown_by is not None and not same_origin(shown_by, expected):
             return _elsewhere(shown_by)
         data = json.dumps({"path": PATH, "session": session, "request": eid, "origin": model.origin,
-                           "popup": popup}).replace("<", "\\u003c")
+                           "popup": popup, **({"tree": _b64(tree_bytes(model))} if popup else {})}
+                          ).replace("<", "\\u003c")
         mode = "light" if model.theme.mode == "light" else "dark"
         title = html.escape(TITLES.get(request_.method, request_.method))
-        script = (_POPUP_SCRIPT % {"data": data, "guard": guard_script()} if popup else
-                  _SCRIPT % {"data": data, "guard": guard_script(),
+        script = (_POPUP_SCRIPT % {"data": data, "guard": guard_script(), "tree": TREE_SCRIPT} if popup else
+                  _SCRIPT % {"data": data, "guard": guard_script(), "tree": TREE_SCRIPT,
                              "verify": SOCIAL_SCRIPT + FARCASTER_SCRIPT + VERIFY_SCRIPT})
         return page(hub, model.project_id, title, mode, style(model.theme) + verify_css() + GUARD_CSS,
                     _page_body(model, eid), script, ancestors="'none'" if popup else None)
@@ -270,7 +302,8 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
         identity = model.embedded.identity
         registered = wallet is not None and wallet.devices.public_key(identity, key_id) is not None
         return JSONResponse({"nonce": issue_nonce(secret, data["session"], data["request"], hub.clock.now_ms()),
-                             "digest": request_digest(model.embedded.request), "registered": registered,
+                             "digest": request_digest(model.embedded.request),
+                             "tree": _b64(tree_bytes(model)), "registered": registered,
                              "verify": verify_kind(model), "provider": NAMES.get(verify_kind(model), ""),
                              "who": model.embedded.user_email})
 
@@ -289,6 +322,7 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
             return refused(404, "this request is no longer waiting")
         runner, model = found
         assert model.embedded.request is not None
+        evidence = ""
         if approve:
             try:
                 key_id, _ = parse_public_key(data["public_key"])
@@ -298,13 +332,23 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
             why = refusal(parse_seen(seen), model.origin)
             if why is not None:
                 return refused(403, why.value)
-            text = approval_text(session, eid, request_digest(model.embedded.request), nonce, True, seen)
+            shown = data.get("tree_hash")
+            if not isinstance(shown, str) or len(shown) != _HASH_CHARS:
+                return refused(403, TreeRefused.MALFORMED.value)
+            # the tree the engine would draw now for the request waiting: the frame must have
+            # drawn exactly that (a tree drawn for another call, or one changed since, is refused)
+            tree = tree_bytes(model)
+            if not hmac.compare_digest(shown, tree_hash(tree)):
+                return refused(403, TreeRefused.OTHER.value)
+            digest = request_digest(model.embedded.request)
+            text = approval_text(session, eid, digest, nonce, True, seen, shown)
             if wallet is None or not wallet.devices.verify(model.embedded.identity, key_id, text, data["signature"]):
                 return refused(403, "not a key of this wallet")
+            evidence = _evidence(data, tree, shown, digest)
         used[nonce] = None
         while len(used) > USED_NONCES:
             used.popitem(last=False)
-        runner.deliver(ApprovalDecided(eid=eid, approve=approve))
+        runner.deliver(ApprovalDecided(eid=eid, approve=approve, evidence=evidence))
         return JSONResponse({"ok": True})
 
     return [Route(PATH, show, methods=["GET"]), Route(PATH + "/begin", begin, methods=["POST"]),

@@ -169,10 +169,13 @@ class EmbeddedRequested(Msg):
 class ApprovalDecided(Msg):
     """The visitor pressed Approve or Reject in the approval frame. Only the engine's approval
     route delivers it (server/approval.py), after checking the signature of a key registered by a
-    sign-in inside the frame (issue 27): no node of the host page's tree produces it."""
+    sign-in inside the frame (issue 27): no node of the host page's tree produces it. `evidence`
+    (an Approve's): canonical JSON of the approval tree the frame drew, its hash, the signature and
+    the key, which the audit log keeps (audit/derive.py); the flow does not read it."""
 
     eid: str
     approve: bool
+    evidence: str = ""
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from starlette.routing import Route
 
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.server.app import create_app
+from modalcore.embedded.approval_tree import shown_hash
 from modalcore.server.approval import approval_text
 from modalcore.server.approval_guard import MIN_SHOWN_MS
 from modalcore.server.config import dev_networks, parse_config
@@ -159,9 +160,9 @@ async def _approve(client: Client, http: httpx.AsyncClient, eid: str, device: _D
     """The frame's Approve (challenge, signature, POST) until the host's answer."""
     begun = (await http.post("/embedded/approve/begin", json={"session": client.session, "request": eid,
                                                               "public_key": device.spki})).json()
-    text = approval_text(client.session, eid, begun["digest"], begun["nonce"], True, SEEN)
+    text = approval_text(client.session, eid, begun["digest"], begun["nonce"], True, SEEN, shown_hash(begun["tree"]))
     answer = await http.post("/embedded/approve", json={
-        "session": client.session, "request": eid, "approve": True, "nonce": begun["nonce"], "seen": SEEN,
+        "session": client.session, "request": eid, "approve": True, "nonce": begun["nonce"], "seen": SEEN, "tree_hash": shown_hash(begun["tree"]),
         "public_key": device.spki, "signature": device.sign(text)})
     if answer.status_code != 200:
         raise RuntimeError(f"approve refused: {answer.status_code}")

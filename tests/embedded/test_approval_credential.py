@@ -28,6 +28,7 @@ from modalcore.embedded.masterkey import MasterKey
 from modalcore.netports import free_port
 from modalcore.runtime.clock import RealClock
 from modalcore.server.app import create_app
+from modalcore.embedded.approval_tree import shown_hash
 from modalcore.server.approval import approval_text
 from modalcore.server.config import parse_config
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
@@ -124,8 +125,8 @@ async def approve(http: httpx.AsyncClient, session: str, eid: str, device: Devic
     """What the frame does on Approve: a fresh challenge, signed by the browser's key."""
     begun = (await http.post("/embedded/approve/begin", json={"session": session, "request": eid,
                                                               "public_key": device.spki})).json()
-    text = approval_text(session, eid, begun["digest"], begun["nonce"], True, SEEN)
-    body = {"session": session, "request": eid, "approve": True, "nonce": begun["nonce"], "seen": SEEN,
+    text = approval_text(session, eid, begun["digest"], begun["nonce"], True, SEEN, shown_hash(begun["tree"]))
+    body = {"session": session, "request": eid, "approve": True, "nonce": begun["nonce"], "seen": SEEN, "tree_hash": shown_hash(begun["tree"]),
             "public_key": device.spki, "signature": device.sign(text)}
     return await http.post("/embedded/approve", json=body, headers=headers or {}), body
 
@@ -288,8 +289,8 @@ async def test_figures_approve_to_answer(engine: RunningServer, mail: LocalSmtpS
             _, eid = await ask(client, str(n), "personal_sign", [hex(1000 + n), address])
             begun = (await http.post("/embedded/approve/begin", json={"session": client.session, "request": eid,
                                                                       "public_key": visitor.spki})).json()
-            text = approval_text(client.session, eid, begun["digest"], begun["nonce"], True, SEEN)
-            body = {"session": client.session, "request": eid, "approve": True, "nonce": begun["nonce"], "seen": SEEN,
+            text = approval_text(client.session, eid, begun["digest"], begun["nonce"], True, SEEN, shown_hash(begun["tree"]))
+            body = {"session": client.session, "request": eid, "approve": True, "nonce": begun["nonce"], "seen": SEEN, "tree_hash": shown_hash(begun["tree"]),
                     "public_key": visitor.spki, "signature": visitor.sign(text)}
             started = time.perf_counter()
             assert (await http.post("/embedded/approve", json=body)).status_code == 200

@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from modalcore_dev.devmail import LocalSmtpServer
+from modalcore.embedded.approval_tree import shown_hash
 from modalcore.server.approval import approval_text
 from modalcore.server.approval_guard import (
     MIN_SHOWN_MS,
@@ -63,9 +64,9 @@ async def _approve_with(http: httpx.AsyncClient, session: str, eid: str, device:
                         seen: str | None) -> httpx.Response:
     begun = (await http.post("/embedded/approve/begin", json={"session": session, "request": eid,
                                                               "public_key": device.spki})).json()
-    text = approval_text(session, eid, begun["digest"], begun["nonce"], True, seen or "")
+    text = approval_text(session, eid, begun["digest"], begun["nonce"], True, seen or "", shown_hash(begun["tree"]))
     body: dict[str, Any] = {"session": session, "request": eid, "approve": True, "nonce": begun["nonce"],
-                            "public_key": device.spki, "signature": device.sign(text)}
+                            "tree_hash": shown_hash(begun["tree"]), "public_key": device.spki, "signature": device.sign(text)}
     if seen is not None:
         body["seen"] = seen
     return await http.post("/embedded/approve", json=body)
@@ -92,9 +93,9 @@ async def test_an_approve_without_the_frames_evidence_sends_nothing(
         # evidence in the body that the key did not sign (the signature is over other evidence)
         begun = (await http.post("/embedded/approve/begin", json={"session": client.session, "request": eid,
                                                                   "public_key": visitor.spki})).json()
-        text = approval_text(client.session, eid, begun["digest"], begun["nonce"], True, f"visible 100 {TEST_ORIGIN}")
+        text = approval_text(client.session, eid, begun["digest"], begun["nonce"], True, f"visible 100 {TEST_ORIGIN}", shown_hash(begun["tree"]))
         swapped = await http.post("/embedded/approve", json={
-            "session": client.session, "request": eid, "approve": True, "nonce": begun["nonce"], "seen": SEEN,
+            "session": client.session, "request": eid, "approve": True, "nonce": begun["nonce"], "seen": SEEN, "tree_hash": shown_hash(begun["tree"]),
             "public_key": visitor.spki, "signature": visitor.sign(text)})
         assert swapped.status_code == 403
         assert _rpc_answers(await client.quiet(0.3)) == []  # nothing answered: nothing sent

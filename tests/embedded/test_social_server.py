@@ -20,6 +20,7 @@ from modalcore.embedded.keys import Identity, KeyVault
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.netports import free_port
 from modalcore.server.app import create_app
+from modalcore.embedded.approval_tree import shown_hash
 from modalcore.server.approval import approval_text
 from modalcore.server.social import social_text
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
@@ -208,8 +209,8 @@ async def test_only_the_frame_that_opened_the_popup_signs_in_and_its_key_approve
             begun = (await http.post("/embedded/approve/begin", json={"session": session, "request": eid,
                                                                       "public_key": other.spki})).json()
             assert begun["registered"] is True and begun["verify"] == "google" and begun["provider"] == "Google"
-            text = approval_text(session, eid, begun["digest"], begun["nonce"], True, SEEN)
-            good = {"session": session, "request": eid, "approve": True, "nonce": begun["nonce"], "seen": SEEN,
+            text = approval_text(session, eid, begun["digest"], begun["nonce"], True, SEEN, shown_hash(begun["tree"]))
+            good = {"session": session, "request": eid, "approve": True, "nonce": begun["nonce"], "seen": SEEN, "tree_hash": shown_hash(begun["tree"]),
                     "public_key": other.spki, "signature": other.sign(text)}
             assert (await http.post("/embedded/approve", json=good)).status_code == 200
             assert (await http.post("/embedded/approve", json=good)).status_code == 403  # spent

@@ -32,6 +32,7 @@ import pytest
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.engine.persist import load_bytes
 from modalcore.netports import free_port
+from modalcore.embedded.approval_tree import shown_hash
 from modalcore.server.approval import approval_text
 from modalcore.server.verify import registration_text
 from modalcore.server.config import dev_networks
@@ -213,9 +214,9 @@ async def _sign_in(client: Client, http: httpx.AsyncClient, engine: Engine, smtp
 async def _approve(http: httpx.AsyncClient, engine: Engine, session: str, eid: str, device: DeviceKey) -> int:
     begun = (await http.post("/embedded/approve/begin", headers=_own(engine),
                              json={"session": session, "request": eid, "public_key": device.spki})).json()
-    text = approval_text(session, eid, begun["digest"], begun["nonce"], True, SEEN)
+    text = approval_text(session, eid, begun["digest"], begun["nonce"], True, SEEN, shown_hash(begun["tree"]))
     answer = await http.post("/embedded/approve", headers=_own(engine), json={
-        "session": session, "request": eid, "approve": True, "nonce": begun["nonce"], "seen": SEEN,
+        "session": session, "request": eid, "approve": True, "nonce": begun["nonce"], "seen": SEEN, "tree_hash": shown_hash(begun["tree"]),
         "public_key": device.spki, "signature": device.sign(text)})
     return answer.status_code
 
