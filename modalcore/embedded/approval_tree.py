@@ -111,7 +111,7 @@ def read(data: bytes) -> dict[str, Any]:
     if len(data) > MAX_TREE_BYTES:
         raise NotATree(f"longer than {MAX_TREE_BYTES} bytes")
     try:
-        tree = msgpack.unpackb(data, raw=False, strict_map_key=True, max_buffer_size=MAX_TREE_BYTES)
+        tree = msgpack.unpackb(data, raw=False, strict_map_key=True)
     except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError):
         raise NotATree("not msgpack") from None
     if not isinstance(tree, dict) or set(tree) != _KEYS or tree["v"] != VERSION:
