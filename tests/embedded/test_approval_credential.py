@@ -320,3 +320,42 @@ async def test_malformed_bodies_are_refused_without_a_traceback(
         statuses.append((await http.post(path, content=b"\xff\xfe")).status_code)
     assert all(400 <= s < 500 for s in statuses), statuses
     assert "Traceback" not in caplog.text
+
+
+async def test_rule_a_tree_drawn_for_one_call_cannot_approve_another(
+        engine: RunningServer, mail: LocalSmtpServer, caplog: pytest.LogCaptureFixture) -> None:
+    """The Approve signature covers the hash of the approval tree the frame drew (issue 43 item
+    4): the visitor's own key signing the hash of the tree drawn for call A does not approve
+    call B, whichever digest it names; refused, typed, nothing signed, no traceback."""
+    caplog.set_level(logging.INFO)
+    async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
+        visitor = DeviceKey()
+        address = await sign_in(client, http, mail, "tree@example.com", visitor)
+        _, first = await ask(client, "1", "personal_sign", ["0x01", address])
+        drawn = (await http.post("/embedded/approve/begin", json={"session": client.session, "request": first,
+                                                                  "public_key": visitor.spki})).json()
+        assert (await approve(http, client.session, first, visitor))[0].status_code == 200
+        await client.recv_until(lambda f: bool(_rpc_answers([f])), timeout=10)
+        _, second = await ask(client, "2", "eth_sendTransaction", [{**SEND, "from": address}])
+        begun = (await http.post("/embedded/approve/begin", json={"session": client.session, "request": second,
+                                                                  "public_key": visitor.spki})).json()
+        assert shown_hash(begun["tree"]) != shown_hash(drawn["tree"])
+        for digest in (begun["digest"], drawn["digest"]):
+            text = approval_text(client.session, second, digest, begun["nonce"], True, SEEN, shown_hash(drawn["tree"]))
+            answer = await http.post("/embedded/approve", json={
+                "session": client.session, "request": second, "approve": True, "nonce": begun["nonce"], "seen": SEEN,
+                "tree_hash": shown_hash(drawn["tree"]), "public_key": visitor.spki, "signature": visitor.sign(text)})
+            assert (answer.status_code, answer.json()) == (403, {"error": "the approval shown is not the one waiting"})
+        missing = await http.post("/embedded/approve", json={
+            "session": client.session, "request": second, "approve": True, "nonce": begun["nonce"], "seen": SEEN,
+            "public_key": visitor.spki, "signature": visitor.sign(b"x")})
+        assert (missing.status_code, missing.json()) == (403, {"error": "no hash of the approval shown"})
+        assert not _rpc_answers(await client.quiet(0.3))  # nothing signed, nothing sent
+        # the tree drawn for this call approves it (the nonce was not spent by the refusals)
+        text = approval_text(client.session, second, begun["digest"], begun["nonce"], True, SEEN,
+                             shown_hash(begun["tree"]))
+        answer = await http.post("/embedded/approve", json={
+            "session": client.session, "request": second, "approve": True, "nonce": begun["nonce"], "seen": SEEN,
+            "tree_hash": shown_hash(begun["tree"]), "public_key": visitor.spki, "signature": visitor.sign(text)})
+        assert answer.status_code == 200
+    assert "Traceback" not in caplog.text
