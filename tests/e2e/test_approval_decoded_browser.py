@@ -1,16 +1,25 @@
 """The embedded wallet's approval of a contract call, in Chromium at 1280×800 and 390×844 (the
 walk: a swap approval showed a bare contract address and raw call data under "Send
 transaction", Approve below the fold inside the frame). The frame now says what the call does,
-decoded (token, amounts, path), and Reject and Approve stay in sight at both sizes."""
+decoded (token, amounts, path), and Reject and Approve stay in sight at both sizes. An Approve
+clicked in the frame leaves a signed record of the screen that `audit show` draws again and
+verifies (docs/features/approval-record.md)."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import time
+from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from eth_abi.abi import encode
 from eth_utils.crypto import keccak
+
+from eth_account import Account
 
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore_dev.devmail import LocalSmtpServer
@@ -56,10 +65,26 @@ def _sign_in(page: Any, smtp: LocalSmtpServer, email: str) -> None:  # noqa: F81
     page.wait_for_function("document.getElementById('account').textContent.includes('\"isConnected\":true')")
 
 
+def _audit_show(folder: Path, session: str, request: str) -> str:
+    """`python -m modalcore audit show` on the engine's store (the operator's command, in a
+    process of its own), once the engine signed the log's head (within ~1 s)."""
+    engine = Account.from_key((folder / "engine.key").read_text().strip()).address
+    deadline = time.monotonic() + 15
+    while True:
+        done = subprocess.run([sys.executable, "-m", "modalcore", "audit", "show", session, request,
+                               "--store", str(folder / "sessions.db"), "--engine-address", engine],
+                              capture_output=True, text=True, timeout=60, check=False)
+        code, out = done.returncode, done.stdout + done.stderr
+        if code != 0 or "the entry is anchored" in out or time.monotonic() > deadline:
+            assert code == 0, out
+            return out
+        time.sleep(0.3)
+
+
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_a_contract_call_is_decoded_and_approve_stays_in_sight(
         browser: Any, host_site: str, smtp: LocalSmtpServer, embedded_engine: RunningServer,  # noqa: F811
-        devchain: ChainsInfo, size: str) -> None:
+        devchain: ChainsInfo, size: str, embedded_dir: Path) -> None:  # noqa: F811
     from playwright.sync_api import expect
 
     demo = devchain.token(31337, "DEMO")["address"]
@@ -97,5 +122,25 @@ def test_a_contract_call_is_decoded_and_approve_stays_in_sight(
             page.wait_for_function("window.asked !== undefined")  # bounded: the context's timeout
             assert page.evaluate("window.asked") == 4001
             page.locator('.wm-card[data-view="ApproveTransaction"]').wait_for(state="hidden")
+        # Approve clicked in the frame: the audit log holds the screen, signed, and `audit show`
+        # draws it again and verifies it
+        page.evaluate("""(a) => { window.asked = undefined; window.hostModal.getProvider().request(
+            {method: 'personal_sign', params: ['0x68656c6c6f20726563', a]})
+            .then((r) => { window.asked = r; }, (e) => { window.asked = e.code; }); }""", account)
+        page.locator('.wm-card[data-view="ApproveTransaction"]').wait_for(state="visible")
+        frame = page.frame_locator("iframe.wm-frame")
+        expect(frame.get_by_role("heading", name="Sign message")).to_be_visible()
+        expect(frame.get_by_text("hello rec", exact=True)).to_be_visible()
+        query = parse_qs(urlsplit(str(page.locator("iframe.wm-frame").get_attribute("src"))).query)
+        session, request = query["session"][0], query["request"][0]
+        page.wait_for_timeout(600)  # the dropped-click window, as above
+        expect(frame.get_by_role("button", name="Approve")).to_be_enabled()
+        frame.get_by_role("button", name="Approve").click()
+        page.wait_for_function("window.asked !== undefined")
+        assert str(page.evaluate("window.asked")).startswith("0x")
+        out = _audit_show(embedded_dir, session, request)
+        assert "\nSign message\n" in out and "  Message: hello rec\n" in out and "FAIL" not in out
+        assert "ok   the device key's signature holds" in out and "ok   the entry is anchored" in out
+        (SHOTS / f"approval-record-audit-show-{size}.txt").write_text(out)
     finally:
         context.close()
