@@ -33,6 +33,7 @@ VERSION = 1
 # decode them (each text at most decode.MAX_TEXT): twice that and some is every tree
 MAX_TREE_BYTES = 192 * 1024
 MAX_NODES = 400
+_ROW_BYTES = 40  # a row node's msgpack beside its label and text (keys, markers, lengths)
 _KEYS = frozenset({"v", "session", "request", "call", "digest", "nodes", "outcome"})
 
 
@@ -74,12 +75,21 @@ def build(model: Model, request: EmbeddedRequest) -> dict[str, Any]:
         rows = describe(request.method, request.params, network)
     nodes: list[dict[str, Any]] = [
         {"t": "heading", "text": title},
-        {"t": "who", "text": model.embedded.user_email or model.embedded.identity, "origin": model.origin},
-        *({"t": "row", "label": label, "text": text} for label, text in rows[:MAX_NODES - 2]),
-    ]
-    return {"v": VERSION, "session": model.session_id, "request": request.eid,
+        {"t": "who", "text": model.embedded.user_email or model.embedded.identity, "origin": model.origin}]
+    tree = {"v": VERSION, "session": model.session_id, "request": request.eid,
             "call": {"method": request.method, "params": request.params, "chain": request.chain},
-            "digest": request_digest(request), "nodes": nodes, "outcome": None}
+            "digest": request_digest(request), "outcome": None, "nodes": nodes}
+    room = MAX_TREE_BYTES - len(encode(tree)) - _ROW_BYTES
+    kept: list[dict[str, Any]] = []
+    for label, text in rows[:MAX_NODES - 3]:
+        room -= len(label.encode()) + len(text.encode()) + _ROW_BYTES
+        if room < 0:
+            break
+        kept.append({"t": "row", "label": label, "text": text})
+    if len(kept) < len(rows):  # the frame says what it leaves out; the call itself is whole
+        kept.append({"t": "row", "label": "More", "text": f"{len(rows) - len(kept)} more not shown"})
+    nodes.extend(kept)
+    return tree
 
 
 def _sorted(value: Any) -> Any:
