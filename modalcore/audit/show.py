@@ -75,7 +75,8 @@ def _record(report: Report, session: str, request: str, data: dict[str, Any]) ->
     if tree is not None:
         report.lines.extend(["", render_text(tree), ""])
         outcome = tree["outcome"]
-        report.lines.append("  outcome: " + ("none shown (not simulated)" if outcome is None else json.dumps(outcome)))
+        report.lines.append("  simulated outcome: " + ("none shown (not simulated)" if outcome is None
+                                                       else json.dumps(outcome, sort_keys=True)))
         report.check(True, "the stored tree is a canonical approval tree")
     shown = str(data.get("tree_hash", ""))
     report.check(bool(raw) and tree_hash(raw) == shown, f"its SHA-256 is the hash the visitor signed ({shown[:16]}…)")
@@ -128,7 +129,9 @@ async def show(store: SessionStore, session: str, request: str, engine: str | No
     else:
         report.lines.append(f"  note the entry is not covered by a signed head yet (signed up to entry {upto})")
     if result is None:
-        report.lines.append("  executed: no outcome recorded yet")
+        report.lines.append("  the signer's answer: none recorded yet")
+    elif result.get("outcome") == "executed":
+        report.lines.append(f"  the signer's answer: {result.get('result', '')} (a signature, or the transaction's hash)")
     else:
-        report.lines.append(f"  executed: {result.get('outcome', '')} {result.get('result', '')}".rstrip())
+        report.lines.append(f"  the signer's answer: {result.get('outcome', '')}")
     return report

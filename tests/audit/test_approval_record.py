@@ -146,7 +146,8 @@ def test_rule_audit_show_draws_the_approved_screen_again_and_verifies_it(
     assert f"session {approved.session} request {approved.request}: personal_sign approved" in out
     assert "\nSign message\nrecord@example.com · " + TEST_ORIGIN in out  # the heading, who, where
     assert "  Message: hello" in out
-    assert "outcome: none shown (not simulated)" in out
+    assert "simulated outcome: none shown (not simulated)" in out
+    assert "the signer's answer: 0x" in out
     for check in ("the stored tree is a canonical approval tree", "its SHA-256 is the hash the visitor signed",
                   "it is the tree of this session and request", "the call it shows has the digest the visitor signed",
                   "the call the engine handed its signer is the call shown", "the device key's signature holds",
