@@ -160,7 +160,7 @@ async function ready() {
   const r = await post(S.path + '/begin', {session: S.session, request: S.request, public_key: key.spki});
   if (!r.ok) { state.textContent = 'This request is no longer waiting'; return; }
   // what is approved is drawn from the tree's bytes, and what the key signs is their hash
-  shown = await drawTree(r.data.tree);
+  try { shown = await drawTree(r.data.tree); } catch (e) { state.textContent = 'This approval could not be shown'; return; }
   challenge = r.data;
   verify.hidden = challenge.registered;
   guard.registered = challenge.registered; guard.restart();
