@@ -66,6 +66,7 @@ from ..rules.names import DEFAULT_SUFFIX
 from .config import ConfigError, EngineConfig, default_config, resolve_secret, unknown_keys
 from .approval import routes as approval_routes
 from .social import routes as social_routes
+from .social_window import routes as social_window_routes
 from .verify import routes as verify_routes
 from .rigs import DevRigs, check_rigs
 from .verify_farcaster import routes as verify_farcaster_routes
@@ -355,6 +356,7 @@ def create_app(
         *verify_farcaster_routes(hub, app_embedded),
         *(social_routes(hub, app_embedded.socials, app_embedded.devices)
           if app_embedded and app_embedded.socials else []),
+        *(social_window_routes(hub, app_embedded.socials) if app_embedded and app_embedded.socials else []),
         *analytics_routes(),
         *operator_login_routes(),
         *operator_logout_routes(),

@@ -149,31 +149,64 @@ function showVerify(c) {
 
 # a button that opens the provider in a popup of this frame; the engine's callback, in that
 # popup, asks this frame to confirm with its key: only a window of the engine's origin that this
-# frame opened is answered, only for the state this frame began, with the flow value it made
+# frame opened (or adopted, below) is answered, only for the state this frame began, with the
+# flow value it made
 SOCIAL_SCRIPT = """
-let popup = null, afterSocial = null, flow = null;
+let popup = null, afterSocial = null, flow = null, watch = null;
+// the sign-in begun in `win`: the provider's URL for it, or null (the text says why)
+async function begin(win, msg, done) {
+  popup = win; afterSocial = done; flow = null;
+  key = key || await deviceKey();
+  const bind = b64(crypto.getRandomValues(new Uint8Array(32)));
+  const r = await post('/embedded/verify/social', {session: S.session, public_key: key.spki, bind});
+  if (popup !== win) return null;  // another window took over meanwhile
+  if (!r.ok || !win || win.closed) {
+    msg.textContent = win && win.closed ? 'The sign-in window was closed' : 'The sign-in window could not be opened';
+    if (win) win.close();
+    popup = null; return null;
+  }
+  msg.textContent = 'Connect in the provider window';
+  flow = {state: new URL(r.data.url).searchParams.get('state'), bind};
+  clearInterval(watch);
+  watch = setInterval(() => {
+    if (popup !== win) { clearInterval(watch); return; }
+    if (!win.closed) return;
+    clearInterval(watch); popup = null; flow = null;
+    msg.textContent = 'The sign-in window was closed';
+  }, 500);
+  return r.data.url;
+}
 function socialButton(name, msg, done) {
   const go = Object.assign(document.createElement('button'), {type: 'button', textContent: 'Continue with ' + name});
   go.addEventListener('click', async (e) => {
     if (!e.isTrusted) return;
-    popup = window.open('about:blank', 'modalcore-social', 'popup,width=480,height=640');
-    afterSocial = done;
-    key = key || await deviceKey();
-    const bind = b64(crypto.getRandomValues(new Uint8Array(32)));
-    const r = await post('/embedded/verify/social', {session: S.session, public_key: key.spki, bind});
-    if (!r.ok || !popup) { msg.textContent = 'The sign-in window could not be opened'; if (popup) popup.close(); return; }
-    msg.textContent = 'Connect in the provider window';
-    flow = {state: new URL(r.data.url).searchParams.get('state'), bind};
-    popup.location = r.data.url;
+    const win = window.open('about:blank', 'modalcore-social', 'popup,width=480,height=640');
+    const url = await begin(win, msg, done);
+    if (url) win.location = url;
   });
   return go;
+}
+// issue 39: the window one press on Connect opened (server/social_window.py, an engine-origin
+// page whose opener is the page around this frame) hands itself to this frame, which begins the
+// sign-in in it as its own button would; a window is taken only while none is open
+function adoptWindow(msg, done) {
+  window.addEventListener('message', async (e) => {
+    if (e.origin !== location.origin || !e.source || typeof e.data !== 'object' || !e.data
+        || e.data.modalcore !== 'social-window' || e.data.session !== S.session) return;
+    if (popup && !popup.closed) return;
+    const win = e.source;
+    const url = await begin(win, msg, done);
+    if (url) win.postMessage({modalcore: 'social-go', url}, location.origin);
+  });
 }
 window.addEventListener('message', async (e) => {
   if (e.origin !== location.origin || !popup || e.source !== popup || typeof e.data !== 'object' || !e.data) return;
   if (e.data.modalcore === 'social-confirm' && flow && e.data.state === flow.state) {
     const signature = await signText(key.pair, 'modalcore-social\\n' + flow.state);
     popup.postMessage({modalcore: 'social-confirmed', signature, bind: flow.bind}, location.origin);
-  } else if (e.data.modalcore === 'social-finished') { popup = null; if (afterSocial) await afterSocial(e.data.ok); }
+  } else if (e.data.modalcore === 'social-finished') {
+    clearInterval(watch); popup = null; if (afterSocial) await afterSocial(e.data.ok);
+  }
 });
 """
 
@@ -182,9 +215,9 @@ const S = %(data)s;
 const msg = document.getElementById('state');
 let key = null;
 deviceKey().then((k) => { key = k; });
-document.getElementById('social').append(socialButton(S.name, msg, (ok) => {
-  msg.textContent = ok ? 'Signed in' : 'The sign-in failed. Try again';
-}));
+const signedIn = (ok) => { msg.textContent = ok ? 'Signed in' : 'The sign-in failed. Try again'; };
+document.getElementById('social').append(socialButton(S.name, msg, signedIn));
+adoptWindow(msg, signedIn);
 """
 
 

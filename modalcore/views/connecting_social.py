@@ -15,11 +15,18 @@ from . import logos
 from .approve_transaction import theme_key
 
 SOCIAL_PATH = "/embedded/social"
+WINDOW_PATH = "/embedded/social/window"
 FRAME_HEIGHT = 120
 
 
 def frame_src(session_id: str, theme: str = "") -> str:
     return f"{SOCIAL_PATH}?{urlencode({'session': session_id, **({'theme': theme} if theme else {})})}"
+
+
+def window_src(session_id: str, provider: str) -> str:
+    """The engine page Connect's social buttons open in a window in the press itself (issue 39:
+    their `popup` prop; server/social_window.py): it hands itself to this view's frame."""
+    return f"{WINDOW_PATH}?{urlencode({'session': session_id, 'provider': provider})}"
 
 
 def title(model: Model) -> str:

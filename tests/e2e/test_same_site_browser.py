@@ -145,6 +145,84 @@ def _sign_in_at_provider(popup: Any, provider: DevOidcProvider) -> None:
     popup.locator('button[type="submit"]').first.click()  # the provider's consent page
 
 
+def _through_the_provider(popup: Any, provider: DevOidcProvider) -> None:
+    """The visitor in the popup until the provider sends it back (it may remember the login)."""
+    popup.wait_for_url(provider.issuer + "/**")
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while not popup.is_closed() and "/embedded/oidc/callback/" not in popup.url:
+        assert time.monotonic() < deadline, f"the provider's pages never led back: {popup.url}"
+        buttons = popup.locator('button[type="submit"]')
+        if popup.locator('input[name="login"]').count():
+            _sign_in_at_provider(popup, provider)
+            break
+        if buttons.count():
+            buttons.first.click()
+        popup.wait_for_timeout(50)
+
+
+def _forged(engine: RunningServer, session: str) -> dict[str, str]:
+    """Every header of an engine-origin fetch, as the host's server forges them."""
+    return {"Origin": engine.http_url, "Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "cors",
+            "Sec-Fetch-Dest": "empty", "Referer": engine.http_url + "/embedded/social?session=" + session}
+
+
+# the host page keeps the window the renderer opens in the click (it may wrap window.open)
+CATCH_WINDOW = """() => { const open = window.open;
+  window.open = (...args) => (window.caught = open.apply(window, args)); }"""
+# the host page posts what the engine's window page posts, from its own origin, to every frame
+HOST_OFFERS_WINDOW = """(session) => { for (let i = 0; i < window.frames.length; i++)
+  window.frames[i].postMessage({modalcore: 'social-window', session}, '*'); }"""
+
+
+def test_a_host_that_navigates_the_one_press_window_gains_nothing(
+        browser: Any, engine: RunningServer, host: HostServer, provider: DevOidcProvider, folder: Path) -> None:
+    """Issue 39: one press on Connect opens the engine's window from the host page's click, so
+    the host page is that window's opener. It posts `social-window` to the frame itself (not the
+    engine's origin: ignored), has its server begin a sign-in for its own key and navigates the
+    window there; the visitor signs in at the provider. The callback asks the frames of its
+    opener: the frame confirms only the state it began, so the host's key is registered for
+    nothing and the session is not signed in; the visitor's own sign-in then works."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = context.new_page()
+        page.goto(host.url)
+        page.wait_for_function("window.hostModal !== undefined")
+        page.evaluate(CATCH_WINDOW)
+        page.click("#open")
+        with page.expect_popup(timeout=TIMEOUT_MS) as opened:
+            page.locator('.wm-card[data-view="Connect"]').get_by_role("button", name="Continue with Google").click()
+        window = opened.value
+        window.wait_for_url("**/interaction/**")  # the frame took the window and sent it to the provider
+        frame = page.locator("iframe.wm-frame")
+        session = str(frame.get_attribute("src")).split("session=", 1)[1].split("&", 1)[0]
+        page.evaluate(HOST_OFFERS_WINDOW, session)
+        host_spki = page.evaluate(HOST_KEY)
+        started = httpx.post(engine.http_url + "/embedded/verify/social", headers=_forged(engine, session),
+                             timeout=10, json={"session": session, "public_key": host_spki, "bind": "h" * 43})
+        assert started.status_code == 200, started.text  # the forged headers pass: the host's server may begin
+        before = window.url
+        page.evaluate("(u) => { window.caught.location = u; }", started.json()["url"])
+        window.wait_for_url(lambda u: "/interaction/" in u and u != before)
+        _through_the_provider(window, provider)
+        window.wait_for_url("**/embedded/oidc/callback/**")
+        expect(window.locator("#text")).to_have_text("Confirming…")
+        page.wait_for_timeout(1000)  # time for any confirmation to arrive: none does
+        expect(window.locator("#text")).to_have_text("Confirming…")
+        assert _registered(folder, host_spki) == []
+        assert '"isConnected":true' not in page.locator("#account").inner_text()
+        # the visitor presses the frame's button: that sign-in works, the host's key still nothing
+        with page.expect_popup(timeout=TIMEOUT_MS) as second:
+            page.frame_locator("iframe.wm-frame").get_by_role("button", name="Continue with Google").click()
+        _through_the_provider(second.value, provider)
+        page.wait_for_function("document.getElementById('account').textContent.includes('\"isConnected\":true')")
+        assert _registered(folder, host_spki) == []
+    finally:
+        context.close()
+
+
 def test_a_host_on_the_same_site_cannot_take_over_a_social_sign_in(
         browser: Any, engine: RunningServer, host: HostServer, provider: DevOidcProvider, folder: Path) -> None:
     context = browser.new_context(viewport={"width": 1280, "height": 800})
@@ -192,18 +270,7 @@ def test_a_host_on_the_same_site_cannot_take_over_a_social_sign_in(
         social.wait_for(state="visible")
         with page.expect_popup(timeout=TIMEOUT_MS) as opened:
             page.frame_locator("iframe.wm-frame").get_by_role("button", name="Continue with Google").click()
-        popup = opened.value
-        popup.wait_for_url(provider.issuer + "/**")
-        deadline = time.monotonic() + TIMEOUT_MS / 1000
-        while not popup.is_closed() and "/embedded/oidc/callback/" not in popup.url:
-            assert time.monotonic() < deadline, f"the provider's pages never led back: {popup.url}"
-            buttons = popup.locator('button[type="submit"]')
-            if popup.locator('input[name="login"]').count():
-                _sign_in_at_provider(popup, provider)
-                break
-            if buttons.count():
-                buttons.first.click()
-            popup.wait_for_timeout(50)
+        _through_the_provider(opened.value, provider)
         page.wait_for_function("document.getElementById('account').textContent.includes('\"isConnected\":true')",
                                timeout=TIMEOUT_MS)
         # a request waits in the approval frame: the host's key still cannot approve it

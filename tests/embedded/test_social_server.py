@@ -235,3 +235,29 @@ async def test_no_private_key_is_stored_or_logged_in_the_clear(
     for key in secrets:
         for form in (bytes(key), key.hex().encode(), ("0x" + key.hex()).encode()):
             assert form not in stored and form not in logged
+
+
+async def test_the_window_a_press_opens_is_the_engines_page_and_refuses_what_it_does_not_know(
+        engine: RunningServer, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 39 item 5: GET /embedded/social/window (the window one press on Connect opens) is an
+    engine page with a nonce CSP, shown in no frame, never cached, naming nothing secret; a
+    session or provider it does not know, or an oversized one, is a 404 page, nothing else."""
+    async with engine.client() as client:
+        await client.join(opts={"networks": ["eip155:1"], "features": {"socials": ["google"]}})
+        session = client.session
+        async with httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
+            good = await http.get("/embedded/social/window", params={"session": session, "provider": "google"})
+            assert good.status_code == 200, good.text
+            csp = good.headers["content-security-policy"]
+            assert "frame-ancestors 'none'" in csp and "script-src 'nonce-" in csp and "unsafe" not in csp
+            assert good.headers["cache-control"] == "no-store" and "set-cookie" not in good.headers
+            assert "Opening Google…" in good.text and "'social-window'" in good.text
+            for params in ({}, {"session": session}, {"provider": "google"},
+                           {"session": "not-a-session", "provider": "google"},
+                           {"session": session, "provider": "github"},  # not configured on this engine
+                           {"session": "s" * 5000, "provider": "google"},
+                           {"session": session, "provider": "g" * 5000}):
+                refused = await http.get("/embedded/social/window", params=params)
+                assert refused.status_code == 404 and "no longer waiting" in refused.text, params
+                assert "social-window" not in refused.text
+    assert "Traceback" not in caplog.text
