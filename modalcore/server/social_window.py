@@ -2,21 +2,22 @@
 button opens (issue 39).
 
 Only a click may open a window, and the click on Connect lands on the host page (the renderer
-draws the button there): its user activation cannot reach ConnectingSocial's frame, and a
-cross-origin frame cannot find a window its host page opened by name. So the renderer opens this
-engine-origin page in the click (the button's `popup` prop, protocol/PROTOCOL.md), and the page
-hands itself to the frame: it posts `{modalcore: 'social-window', session}` to every frame of
-the window that opened it, with target origin the engine's (a host page's frames of another
-origin never receive it), every 100 ms for a bounded time, until an engine-origin frame of its
-opener answers `{modalcore: 'social-go', url}` with the provider's authorization URL; then it
-navigates itself there. From then on it is the popup the frame began a sign-in in
-(server/verify.py SOCIAL_SCRIPT): the callback asks that frame to confirm, the frame confirms
-only the state it began (server/social.py).
+draws the button there): its user activation cannot reach ConnectingSocial's frame. So the
+renderer opens this engine-origin page in the click (the button's `popup` prop, named
+`modalcore-popup`; protocol/PROTOCOL.md), and the frame takes it: a frame of the engine's origin
+finds a window of the same origin by name (`window.open('', 'modalcore-popup')`, checked in
+Chromium; the host page's `frames` do not list the frame, which is in a shadow root, so the page
+cannot find the frame). The frame looks only when this page was served for its session
+(`OpenedWindows`, told in the frame's page), takes the window only if it shows this page for its
+session (it reads its location: same origin), begins the sign-in in it as its own button does
+(server/verify.py SOCIAL_SCRIPT) and navigates it to the provider.
 
 What the host page can do with this window (it opened it, so it may navigate it): what it could
 always do, open windows. It cannot read it (another origin), cannot make the frame confirm a
-sign-in the frame did not begin, and cannot learn the frame's key or bind. The page holds no
-secret: the session id is in the host's tree already.
+sign-in the frame did not begin, and cannot learn the frame's key or bind. A host server that
+GETs this page without a window only makes the frame look for one: no window is found, and the
+blank one the lookup may make (no user activation: a popup blocker refuses it) is closed at once.
+The page holds no secret: the session id is in the host's tree already.
 """
 
 from __future__ import annotations
@@ -37,36 +38,40 @@ if TYPE_CHECKING:
     from ..embedded.social import SocialSignIns
     from .hub import Hub
 
-ASK_EVERY_MS = 100
-ASK_TIMES = 300  # 30 s: the frame loads after the engine's answer to the press, on a slow phone too
+WAIT_MS = 30_000  # then the page says nobody took it (the frame loads after the engine's answer)
 MAX_PROVIDER_CHARS = 32
+SEEN_FOR_MS = 120_000
+MAX_SEEN = 4096
 
 WINDOW_SCRIPT = """
 const S = %(data)s, text = document.getElementById('state');
-const targets = () => { const o = window.opener; if (!o) return [];
-  const all = [o]; for (let i = 0; i < o.frames.length; i++) all.push(o.frames[i]); return all; };
-let tries = 0, claimed = false;
-function ask() {
-  if (claimed) return;
-  if (!window.opener) { text.textContent = 'Open this sign-in from the wallet to continue.'; return; }
-  for (const w of targets()) { try { w.postMessage({modalcore: 'social-window', session: S.session}, location.origin); } catch (e) {} }
-  if (++tries < S.times) setTimeout(ask, S.every);
-  else text.textContent = 'The wallet did not answer. Close this window and try again.';
-}
-window.addEventListener('message', (e) => {
-  if (claimed || e.origin !== location.origin || !e.data || e.data.modalcore !== 'social-go') return;
-  if (!targets().includes(e.source)) return;
-  let url = null;
-  try { url = new URL(String(e.data.url)); } catch (err) { return; }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return;
-  claimed = true;
-  location.replace(url.toString());
-});
-ask();
+if (!window.opener) text.textContent = 'Open this sign-in from the wallet to continue.';
+setTimeout(() => { text.textContent = 'The wallet did not take this window. Close it and try again.'; }, S.wait);
 """
 
 
-def routes(hub: Hub, signins: SocialSignIns) -> list[Route]:
+class OpenedWindows:
+    """The sessions this page was served for lately: a frame of such a session looks for the
+    window. Bounded: entries expire after SEEN_FOR_MS, the oldest go beyond MAX_SEEN."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, int] = {}
+
+    def seen(self, session: str, now: int) -> None:
+        self._seen.pop(session, None)
+        self._seen[session] = now  # the dict is in the order seen: the oldest first
+        while self._seen:
+            first = next(iter(self._seen))
+            if len(self._seen) <= MAX_SEEN and now - self._seen[first] <= SEEN_FOR_MS:
+                break
+            del self._seen[first]
+
+    def recent(self, session: str, now: int) -> bool:
+        at = self._seen.get(session)
+        return at is not None and now - at <= SEEN_FOR_MS
+
+
+def routes(hub: Hub, signins: SocialSignIns, windows: OpenedWindows) -> list[Route]:
     async def window(request: Request) -> Response:
         session = request.query_params.get("session", "")
         provider = request.query_params.get("provider", "")
@@ -77,8 +82,9 @@ def routes(hub: Hub, signins: SocialSignIns) -> list[Route]:
         if runner is None or runner.session.model.embedded.identity:
             return gone("This sign-in is no longer waiting.")
         model = runner.session.model
+        windows.seen(session, hub.clock.now_ms())
         name = NAMES.get(provider, provider)
-        data = json.dumps({"session": session, "every": ASK_EVERY_MS, "times": ASK_TIMES}).replace("<", "\\u003c")
+        data = json.dumps({"wait": WAIT_MS})
         mode = "light" if model.theme.mode == "light" else "dark"
         body = f"<div id=verify><p id=state role=status>Opening {name}…</p></div>"
         return page(hub, model.project_id, f"Sign in with {name}", mode, style(model.theme), body,
