@@ -66,6 +66,9 @@ class OpenedWindows:
                 break
             del self._seen[first]
 
+    def __len__(self) -> int:
+        return len(self._seen)
+
     def recent(self, session: str, now: int) -> bool:
         at = self._seen.get(session)
         return at is not None and now - at <= SEEN_FOR_MS

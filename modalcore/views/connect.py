@@ -108,24 +108,22 @@ def social_row(model: Model, provider: str, prefix: str) -> Node:
     """A provider as a wide row: "Continue with {name}" with its mark."""
     service = NAMES[provider]
     return node("list-item", f"{prefix}/{provider}", on={"press": PressedSocial(provider)},
-                pending={"press": "busy"}, title=f"Continue with {service}", **_popup(model, provider),
+                pending={"press": "busy"}, title=f"Continue with {service}", popup=_popup(model, provider),
                 image=logos.SOCIALS.get(provider), icon=None if provider in logos.SOCIALS else "user")
 
 
-def _popup(model: Model, provider: str) -> dict[str, str]:
+def _popup(model: Model, provider: str) -> str | None:
     """Issue 39: one press opens the provider's window. The renderer opens this engine page in
     the click (only a click may open a window, and a frame cannot be handed that click); the page
     hands itself to ConnectingSocial's frame, which begins the sign-in in it (views/
     connecting_social.py). Farcaster signs in through its relay: no window."""
-    if provider not in rules.SOCIAL_PROVIDERS:
-        return {}
-    return {"popup": window_src(model.session_id, provider)}
+    return window_src(model.session_id, provider) if provider in rules.SOCIAL_PROVIDERS else None
 
 
 def _mark(model: Model, provider: str) -> Node:
     service = NAMES[provider]
     return node("button", f"connect/social/{provider}", on={"press": PressedSocial(provider)},
-                pending={"press": "busy"}, text="", variant="mark", **_popup(model, provider), image=logos.SOCIALS.get(provider),
+                pending={"press": "busy"}, text="", variant="mark", popup=_popup(model, provider), image=logos.SOCIALS.get(provider),
                 icon=None if provider in logos.SOCIALS else "user", label=f"Continue with {service}")
 
 
@@ -134,7 +132,7 @@ def _wide(model: Model, provider: str) -> Node:
     service = NAMES[provider]
     return node("button", f"connect/social/{provider}", on={"press": PressedSocial(provider)},
                 pending={"press": "busy"}, text=f"Continue with {service}", variant="secondary",
-                **_popup(model, provider),
+                popup=_popup(model, provider),
                 image=logos.SOCIALS.get(provider), icon=None if provider in logos.SOCIALS else "user")
 
 

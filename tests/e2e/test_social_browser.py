@@ -68,7 +68,7 @@ def social_host(social_engine: RunningServer) -> Iterator[str]:
 
 PHONE_UA = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
             "Chrome/120.0.0.0 Mobile Safari/537.36")
-SIZES = {"desktop": {"viewport": {"width": 1280, "height": 800}},
+SIZES: dict[str, dict[str, Any]] = {"desktop": {"viewport": {"width": 1280, "height": 800}},
          "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
                    "user_agent": PHONE_UA}}
 # the host page's window.open refuses (a popup blocker): only the host's, not the engine frame's
