@@ -121,6 +121,34 @@ def test_one_press_on_connect_opens_the_provider_and_signs_in(
         context.close()
 
 
+def test_a_closed_window_is_said_and_the_frames_button_opens_another(
+        browser: Any, social_host: str, provider: DevOidcProvider) -> None:
+    """Issue 39 item 5: the text matches the screen: the visitor closes the window one press
+    opened, and the frame says so; its own button opens another and the sign-in goes on."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(**SIZES["desktop"])
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = context.new_page()
+        page.goto(social_host)
+        page.wait_for_function("window.hostModal !== undefined")
+        page.click("#open")
+        with page.expect_popup(timeout=TIMEOUT_MS) as window:
+            page.locator('.wm-card[data-view="Connect"]').get_by_role("button", name="Continue with Google").click()
+        window.value.wait_for_url(provider.issuer + "/**")
+        frame = page.frame_locator("iframe.wm-frame")
+        expect(frame.get_by_text("Connect in the provider window")).to_be_visible()
+        window.value.close()
+        expect(frame.get_by_text("The sign-in window was closed")).to_be_visible()
+        with page.expect_popup(timeout=TIMEOUT_MS) as again:
+            frame.get_by_role("button", name="Continue with Google").click()
+        again.value.wait_for_url(provider.issuer + "/**")
+        expect(frame.get_by_text("Connect in the provider window")).to_be_visible()
+    finally:
+        context.close()
+
+
 def test_a_blocked_window_leaves_the_frames_button_and_google_sign_in_reaches_account(
         browser: Any, social_host: str, provider: DevOidcProvider) -> None:
     from playwright.sync_api import expect
