@@ -348,3 +348,43 @@ def test_a_host_on_the_same_site_cannot_post_the_email_code_from_its_page(
         assert _registered(folder, host_spki) == []
     finally:
         context.close()
+
+
+def test_a_host_that_fakes_the_window_page_only_makes_the_frame_close_a_blank_window(
+        browser: Any, engine: RunningServer, host: HostServer, provider: DevOidcProvider) -> None:
+    """Issue 39: the frame looks for the one-press window only when the engine served its page
+    for the session. A host with no window (its window.open refused) has its server GET that page
+    and reloads the frame: the frame's lookup finds no window, closes the blank one it made (a
+    popup blocker would refuse it: there is no user activation in the frame), says nothing that
+    is not on screen, and its own button still opens the provider."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)
+    context.add_init_script("if (location.origin === %r) window.open = () => null;" % host.url.rstrip("/"))
+    try:
+        page = context.new_page()
+        page.goto(host.url)
+        page.wait_for_function("window.hostModal !== undefined")
+        page.click("#open")
+        page.locator('.wm-card[data-view="Connect"]').get_by_role("button", name="Continue with Google").click()
+        frame = page.locator("iframe.wm-frame")
+        frame.wait_for(state="attached")
+        session = str(frame.get_attribute("src")).split("session=", 1)[1].split("&", 1)[0]
+        served = httpx.get(engine.http_url + "/embedded/social/window", timeout=10,
+                           params={"session": session, "provider": "google"})
+        assert served.status_code == 200
+        with context.expect_page(timeout=TIMEOUT_MS) as made:  # Playwright's Chromium blocks no popup
+            page.evaluate("""() => { const f = [...document.querySelectorAll('*')].map((e) => e.shadowRoot)
+              .filter(Boolean).map((r) => r.querySelector('iframe.wm-frame')).find(Boolean); f.src = f.src; }""")
+        if not made.value.is_closed():
+            made.value.wait_for_event("close", timeout=TIMEOUT_MS)  # the frame closed what its lookup made
+        inside = page.frame_locator("iframe.wm-frame")
+        inside.get_by_role("button", name="Continue with Google").wait_for(state="visible")
+        expect(inside.get_by_text("Connect in the provider window")).to_have_count(0)
+        with page.expect_popup(timeout=TIMEOUT_MS) as window:
+            inside.get_by_role("button", name="Continue with Google").click()
+        window.value.wait_for_url(provider.issuer + "/**")
+        expect(inside.get_by_text("Connect in the provider window")).to_be_visible()
+    finally:
+        context.close()
