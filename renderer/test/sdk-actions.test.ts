@@ -52,9 +52,18 @@ test('signIn opens the sign-in view and resolves on the siwx event that says sig
   assert.deepEqual(await settled(outcome), siwx(true, true));
 });
 
+test('the close in the step that signs in waits for the siwx event that follows it', async () => {
+  const m = modal(true);
+  const outcome = signIn(m, 0);
+  m.store.hostEvent('state', state(true, true) as unknown as Dict);
+  m.store.hostEvent('state', state(false, true) as unknown as Dict); // the engine sends state before siwx
+  m.store.hostEvent('siwx', siwx(true, true) as unknown as Dict);
+  assert.deepEqual(await outcome, siwx(true, true));
+});
+
 test('signIn rejects when the visitor closes the modal before signing', async () => {
   const m = modal(true);
-  const outcome = signIn(m);
+  const outcome = signIn(m, 0);
   m.store.hostEvent('state', state(true, true) as unknown as Dict);
   m.store.hostEvent('state', state(false, true) as unknown as Dict);
   await assert.rejects(outcome, (e: SignInError) => e.code === 'closed');

@@ -18,17 +18,22 @@ type Subscribable = Pick<Modal, 'open' | 'subscribeSiwx' | 'subscribeState' | 's
 
 /** Opens the modal's sign-in (SIWX) view for the connected account and resolves with the
  * sign-in once the visitor signed; rejects when sign-in is off (no `siwx` option), nothing is
- * connected, or the modal closes first. Resolves at once when already signed in. */
-export function signIn(modal: Subscribable): Promise<SignInState> {
+ * connected, or the modal closes first. Resolves at once when already signed in. The engine
+ * closes the modal in the step that signs in, and its `state` event comes before that step's
+ * `siwx` event (a frame each): a close is a refusal only when no sign-in follows within
+ * `graceMs`. */
+export function signIn(modal: Subscribable, graceMs = 1000): Promise<SignInState> {
   return new Promise((resolve, reject) => {
     const offs: Unsubscribe[] = [];
     let done = false;
     let opened = false;
     let siwx: SignInState | undefined;
     let connected = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const finish = (settle: () => void) => {
       if (done) return;
       done = true;
+      clearTimeout(timer);
       for (const off of offs) off();
       settle();
     };
@@ -42,7 +47,9 @@ export function signIn(modal: Subscribable): Promise<SignInState> {
     if (!connected) return finish(() => reject(new SignInError('modalcore: connect an account before signing in', 'not_connected')));
     offs.push(modal.subscribeState((s: ModalState) => {
       if (s.open) opened = true;
-      else if (opened) finish(() => reject(new SignInError('modalcore: the visitor closed the modal before signing in', 'closed')));
+      else if (opened && timer === undefined) {
+        timer = setTimeout(() => finish(() => reject(new SignInError('modalcore: the modal closed before signing in', 'closed'))), graceMs);
+      }
     }));
     void modal.open({ view: 'SIWXSignMessage' });
   });
