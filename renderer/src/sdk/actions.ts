@@ -43,12 +43,12 @@ export function signIn(modal: Subscribable, graceMs = 1000): Promise<SignInState
       if (s.signedIn) finish(() => resolve(s));
     }));
     if (done) return;
-    if (siwx && !siwx.enabled) return finish(() => reject(new SignInError('modalcore: sign-in is off (no `siwx` option)', 'not_enabled')));
-    if (!connected) return finish(() => reject(new SignInError('modalcore: connect an account before signing in', 'not_connected')));
+    if (siwx && !siwx.enabled) return finish(() => reject(new SignInError('modalcore: no `siwx` option', 'not_enabled')));
+    if (!connected) return finish(() => reject(new SignInError('modalcore: not connected', 'not_connected')));
     offs.push(modal.subscribeState((s: ModalState) => {
       if (s.open) opened = true;
       else if (opened && timer === undefined) {
-        timer = setTimeout(() => finish(() => reject(new SignInError('modalcore: the modal closed before signing in', 'closed'))), graceMs);
+        timer = setTimeout(() => finish(() => reject(new SignInError('modalcore: closed before signing in', 'closed'))), graceMs);
       }
     }));
     void modal.open({ view: 'SIWXSignMessage' });
@@ -98,14 +98,14 @@ export function eventsOf(memory: EventMemory, kind: 'state' | 'account' | 'netwo
     memory.connected = a.isConnected;
     if (was === undefined || was === a.isConnected) return [];
     return [a.isConnected
-      ? event('CONNECT_SUCCESS', { address: a.address, ...(a.walletInfo ? { walletInfo: a.walletInfo } : {}) })
+      ? event('CONNECT_SUCCESS', { address: a.address, walletInfo: a.walletInfo })
       : event('DISCONNECT_SUCCESS', {})];
   }
   if (kind === 'network') {
     const n = value as NetworkState;
     const was = memory.network;
     memory.network = n.caipNetworkId;
-    if (was === undefined || was === '' || n.caipNetworkId === '' || was === n.caipNetworkId) return [];
+    if (!was || !n.caipNetworkId || was === n.caipNetworkId) return [];
     return [event('SWITCH_NETWORK', { caipNetworkId: n.caipNetworkId })];
   }
   const s = value as SignInState;

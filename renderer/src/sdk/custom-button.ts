@@ -24,7 +24,6 @@ export function customButtonProps(modal: Pick<Modal, 'open'> | null, account: Ac
   siwx: SignInState, state: ModalState): CustomButtonProps {
   const connected = account.isConnected;
   const open = (view?: 'Connect' | 'Account' | 'Networks') => () => void modal?.open(view ? { view } : undefined);
-  const numeric = Number(network.chainId);
   return {
     account: connected ? {
       address: account.address,
@@ -34,7 +33,7 @@ export function customButtonProps(modal: Pick<Modal, 'open'> | null, account: Ac
     } : undefined,
     chain: connected && network.caipNetworkId ? {
       id: network.caipNetworkId,
-      chainId: Number.isSafeInteger(numeric) && network.chainId !== '' ? numeric : network.chainId,
+      chainId: Number(network.chainId) || network.chainId, // a Solana reference stays a string
       name: network.name,
       ...(network.image ? { iconUrl: network.image } : {}),
       unsupported: !network.supported,

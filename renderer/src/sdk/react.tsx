@@ -136,7 +136,7 @@ export type UseSignIn = SignInState & {
   signOut(): Promise<void>;
 };
 
-const NO_MODAL = () => Promise.reject(new Error('modalcore: the modal is not mounted yet'));
+const NO_MODAL = () => Promise.reject(new Error('modalcore: not mounted'));
 
 export function useSignIn(): UseSignIn {
   const modal = useContext(ModalContext);
