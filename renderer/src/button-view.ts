@@ -7,7 +7,7 @@
  */
 import { avatarGradient } from './components/avatar';
 import { ICONS } from './components/icons';
-import type { Modal } from './host';
+import type { HostView, Modal } from './host';
 import { UNREACHABLE_ERROR } from './offline';
 
 type Dict = Record<string, unknown>;
@@ -60,7 +60,7 @@ function networkImage(src: string): Element {
 }
 
 /** Draws the buttons into `host` (replacing what it held). */
-export function drawButtons(host: HTMLElement, account: Dict | undefined, network: Dict | undefined, opts: ButtonOptions, open: (view?: string) => void, unreachable = false): void {
+export function drawButtons(host: HTMLElement, account: Dict | undefined, network: Dict | undefined, opts: ButtonOptions, open: (view?: HostView) => void, unreachable = false): void {
   const connected = account?.isConnected === true && text(account, 'display') !== '';
   // Redraw only when something shown changed (keeps focus and hover on the same element).
   const key = JSON.stringify(connected ? [opts, account, network?.name, network?.image, unreachable] : [opts.label, opts.className, unreachable]);

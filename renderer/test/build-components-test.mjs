@@ -17,6 +17,7 @@ export async function buildComponentsForTest() {
         "export { parseModules, qrPaths } from './src/components/layout.tsx';",
         "export { ModalRoot, renderNode, MODAL_CSS } from './src/components/index.tsx';",
         "export { EngineBase } from './src/components/basic.tsx';",
+        "export { pressHandler } from './src/components/util.ts';",
       ].join('\n'),
       resolveDir: root,
       loader: 'ts',
