@@ -39,7 +39,8 @@ REPO = Path(__file__).resolve().parents[1]
 LOCK = REPO / "requirements" / "engine.txt"  # the wheel's dependencies, exact and hashed (issue 37)
 PIP = ("-m", "pip", "--disable-pip-version-check")
 BUNDLE = REPO / "renderer" / "dist"
-STATIC_FILES = ("modal.js", "modal.js.br", "modal.js.gz", "inspect.js")  # setup.py's
+# setup.py's
+STATIC_FILES = ("modal.js", "modal.js.br", "modal.js.gz", "loader.js", "loader.js.br", "loader.js.gz", "inspect.js")
 # the wheel's modules that are development rigs or test harnesses (moved to modalcore_dev,
 # modalcore_testing): a path part, or a module file name
 DEV_PARTS = {"devchain", "bench", "latency", "relay"}

@@ -67,7 +67,7 @@ export function createLazyModal(options: ModalOptions, load: () => ModalFactory 
     }
     return loading;
   };
-  const preload = () => void ready().catch((error: unknown) => console.error('[modalcore] the modal could not be loaded:', error));
+  const preload = () => void (destroyed || ready().catch((error: unknown) => console.error('[modalcore] the modal could not be loaded:', error)));
   const later = <A extends unknown[]>(call: (m: Modal, ...args: A) => Promise<void>) =>
     (...args: A): Promise<void> => ready().then((m) => call(m, ...args));
   const subscribe = <K extends Subscribe>(kind: K) => ((callback: (value: never) => void): Unsubscribe => {
