@@ -142,6 +142,8 @@ def test_the_wheel_holds_the_engine_and_its_bundle_and_no_dev_or_test_module(whe
         names = set(archive.namelist())
         assert {"modalcore/static/modal.js", "modalcore/static/inspect.js", "modalcore/inspect/page.html"} <= names
         assert archive.read("modalcore/static/modal.js") == (BUNDLE / "modal.js").read_bytes()
+        # the script tag's loader (issue 40 item 8) names that modal.js by its hash: same build
+        assert archive.read("modalcore/static/loader.js") == (BUNDLE / "loader.js").read_bytes()
         metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
         entry_points = archive.read(next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()
     requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
