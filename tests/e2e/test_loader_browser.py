@@ -34,6 +34,18 @@ PAGE = """<!doctype html><html><head><meta charset=utf-8><title>Host dApp</title
 <header><modalcore-button project-id="demo" networks="eip155:31337"></modalcore-button></header>
 <p id="below">Page content below the button</p>
 <script src="%(engine)s/static/loader.js"%(nonce)s></script></body></html>"""
+# docs/hosts/embedding.md's snippet on the loader: createModal, a subscription, the page's own button
+SNIPPET = """<!doctype html><html><head><meta charset=utf-8><title>Host dApp</title><link rel="icon" href="data:,"></head>
+<body><button id="connect">Connect</button>
+<script src="%(engine)s/static/loader.js"></script>
+<script>
+  window.accounts = [];
+  const modal = ModalCore.createModal({ projectId: 'demo', networks: ['eip155:31337'],
+    metadata: { name: 'My dApp', url: location.origin, icons: [] } });
+  modal.subscribeAccount((account) => window.accounts.push(account.status));
+  document.querySelector('#connect').onclick = () => modal.open();
+  window.provider = modal.getProvider();
+</script></body></html>"""
 HASHED = re.compile(r"/static/modal\.[0-9a-f]{12}\.js$")
 # what must not change when the modal's code arrives: the button's box, its look, the text below
 LOOK = """() => {
@@ -65,7 +77,10 @@ def host(engine: RunningServer) -> Iterator[str]:
         return HTMLResponse(PAGE % {"engine": engine.http_url, "nonce": f' nonce="{NONCE}"'},
                             headers={"Content-Security-Policy": f"script-src 'nonce-{NONCE}'"})
 
-    with serve_app(Starlette(routes=[Route("/", plain), Route("/csp", strict)])) as site:
+    async def snippet(request: Request) -> HTMLResponse:
+        return HTMLResponse(SNIPPET % {"engine": engine.http_url})
+
+    with serve_app(Starlette(routes=[Route("/", plain), Route("/csp", strict), Route("/snippet", snippet)])) as site:
         yield site.http_url
 
 
@@ -144,5 +159,24 @@ def test_rule_a_loader_whose_hashed_modal_is_gone_falls_back_to_the_current_one(
         expect(page.get_by_role("dialog")).to_be_visible()
         assert len(stable) == 1
         assert not [e for e in errors if "pageerror" in e], errors
+    finally:
+        context.close()
+
+
+def test_rule_the_embedding_snippet_works_on_the_loader(browser: Any, host: str) -> None:
+    """docs/hosts/embedding.md's `<script>` snippet, now on loader.js: the modal answers at once,
+    its subscription hears the engine once the modal's code is there, the page's own button opens
+    it, and the provider answers."""
+    from playwright.sync_api import expect
+
+    context, page, errors = _page(browser)
+    try:
+        page.goto(host + "/snippet")
+        page.wait_for_function("window.accounts.length > 0")  # fetched on idle, then joined
+        page.locator("#connect").click()
+        expect(page.get_by_role("dialog")).to_be_visible()
+        assert page.evaluate("window.provider.request({ method: 'eth_accounts' }).then(() => 'answered', (e) => e.code)") == 4900
+        assert page.evaluate("typeof window.ModalCore.React.createElement") == "function"  # ModalCore.load()'s API
+        assert not errors, errors
     finally:
         context.close()
