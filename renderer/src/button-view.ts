@@ -26,7 +26,8 @@ export interface ButtonOptions {
 }
 
 const text = (d: Dict | undefined, k: string): string => (typeof d?.[k] === 'string' ? (d[k] as string) : '');
-const ROW = 'display:inline-flex;align-items:center;gap:8px;white-space:nowrap;max-width:100%';
+/** The buttons' inline style (connect-button.tsx draws its placeholder with the same). */
+export const ROW = 'display:inline-flex;align-items:center;gap:8px;white-space:nowrap;max-width:100%';
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, style: string, content?: string): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
@@ -162,5 +163,6 @@ export function mountButtons(host: HTMLElement, modal: ButtonModal, opts: Button
     offN();
     offC?.();
     for (const event of WARM_EVENTS) host.removeEventListener(event, warm);
+    delete host.dataset.drawn; // a later mount draws its own buttons (their clicks open its modal)
   };
 }
