@@ -7,6 +7,7 @@
  * in order, once the modal is there: a click is never lost. Imports nothing of React.
  */
 import type { HostProvider, Modal, ModalOptions, Unsubscribe } from './host';
+import type { ConnectionState, ModalError } from './host-events';
 import { liveModals } from './live-modals';
 
 /** The real `createModal` (host.ts), however it was fetched. */
@@ -59,11 +60,23 @@ export function createLazyModal(options: ModalOptions, load: () => ModalFactory 
     }
     return modal;
   };
+  /** The code did not come (offline, blocked): the page hears it as it hears an engine it cannot
+   * reach (the button's warning mark, the wagmi connector's connect() rejects at once), and the
+   * next call fetches again. */
+  const failed = (error: unknown): never => {
+    loading = null;
+    const message = `the modal's code could not be loaded: ${error instanceof Error ? error.message : String(error)}`;
+    for (const s of subscriptions) {
+      if (s.kind === 'subscribeConnection') (s.callback as (c: ConnectionState) => void)({ status: 'unreachable' });
+      if (s.kind === 'subscribeError') (s.callback as (e: ModalError) => void)({ code: 'unreachable', message });
+    }
+    throw error;
+  };
   const ready = (): Promise<Modal> => {
     if (real) return Promise.resolve(real);
     if (!loading) {
       const got = load();
-      loading = typeof got === 'function' ? Promise.resolve(make(got)) : got.then(make);
+      loading = typeof got === 'function' ? Promise.resolve(make(got)) : got.then(make, failed);
     }
     return loading;
   };

@@ -60,6 +60,7 @@ export function load(): Promise<FullApi> {
     factory = api.createModal;
     return api;
   })();
+  full.catch(() => (full = null)); // the next call tries again
   return full;
 }
 

@@ -179,3 +179,24 @@ test('rule: when the code is there already (a second modal), the modal is made a
   modal.destroy();
   assert.deepEqual(calls, ['create', 'destroy']);
 });
+
+test('rule: code that does not come is told as an unreachable engine, and the next call fetches again', async () => {
+  const calls: Calls = [];
+  let fetches = 0;
+  const factory: ModalFactory = () => {
+    calls.push('create');
+    return fakeModal(calls);
+  };
+  const load = () => (++fetches === 1 ? Promise.reject(new Error('offline')) : Promise.resolve(factory));
+  const modal = createLazyModal(OPTIONS, load, () => undefined);
+  const told: string[] = [];
+  modal.subscribeConnection((c) => told.push(c.status));
+  modal.subscribeError((e) => told.push(`${e.code}: ${e.message}`));
+  await assert.rejects(modal.open(), /offline/);
+  assert.deepEqual(told, ['unreachable', "unreachable: the modal's code could not be loaded: offline"]);
+  assert.equal(modal.loaded, false);
+  await modal.open();
+  assert.equal(fetches, 2);
+  assert.deepEqual(calls, ['create', 'subscribe connection', 'subscribe error', 'open ']);
+  modal.destroy();
+});
