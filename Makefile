@@ -157,11 +157,11 @@ fuzz: deps
 imports: deps
 	.venv/bin/lint-imports
 
-# mypy strict over the engine and its tests (issue 12 item 10); the generated node and frame types
-# are current (issue 30)
+# mypy strict over the engine and its tests (issue 12 item 10); the generated node, frame and host
+# option types are current (issues 30, 40)
 typecheck: deps
 	$(PY) -m mypy modalcore modalcore_dev modalcore_testing tests
-	$(PY) -m modalcore.wire.registry --check
+	$(PY) -m modalcore.typegen --check
 	cd renderer && npm run typecheck --silent
 
 # Rewrite the Python locks from pyproject.toml and requirements/*.in (requirements/lock.sh):

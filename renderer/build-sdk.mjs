@@ -13,7 +13,7 @@ import { gzipSync } from 'node:zlib';
 const here = dirname(fileURLToPath(import.meta.url));
 const out = join(here, '..', 'sdk', 'dist');
 const ENTRIES = ['index', 'react', 'wagmi', 'elements'];
-const PEERS = ['react', 'react/*', 'react-dom', 'react-dom/*', 'viem', 'viem/*'];
+const PEERS = ['react', 'react/*', 'react-dom', 'react-dom/*', 'viem', 'viem/*', 'wagmi', 'wagmi/*'];
 
 const cssText = {
   name: 'css-text',

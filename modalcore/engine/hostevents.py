@@ -69,6 +69,12 @@ def _account(model: Model) -> dict[str, Any] | None:
         data["preferredAccountType"] = account.preferred_account_type or ""
         data["smartAccountDeployed"] = account.smart_account_deployed
         data["allAccounts"] = [{"address": address, "type": kind} for address, kind in account.all_accounts]
+    info = account.connected_wallet_info
+    if account.status == "connected" and info is not None:
+        # the wallet the account came through (the SDK's useWalletInfo, issue 40): its name,
+        # icon (an announced wallet's data URI, a WalletConnect wallet's https URL, or '') and
+        # connector type (ANNOUNCED, INJECTED, WALLET_CONNECT, AUTH, ...)
+        data["walletInfo"] = {"name": info.name, "icon": info.icon, "type": info.type}
     return data
 
 
@@ -90,6 +96,9 @@ def _network(model: Model) -> dict[str, Any]:
         "name": shown.name if shown is not None else "",
         "image": (shown.image_url or "") if shown is not None else "",
         "supported": model.networks.unsupported is None,
+        # the networks the host configured, as a network list shows them (the SDK's useNetwork)
+        "networks": [{"caipNetworkId": n.id, "name": n.name, "image": n.image_url or ""}
+                     for n in model.networks.known],
     }
 
 

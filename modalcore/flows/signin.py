@@ -12,7 +12,14 @@ from ..core.cmds import Cmd, Track
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Handler, Slice
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict
+
+from ..core.cmds import Reply
+from ..services.handles import SIWX_REVOKE
 from ..slices import modal, router, snack
+from ..slices.host import HostSignedOut
 from ..slices.connecting import wallet_request
 from ..slices.siwx import (
     INIT_FAILED,
@@ -21,6 +28,7 @@ from ..slices.siwx import (
     SiwxNonceFetched,
     SiwxSessionsFetched,
     active_caip,
+    origin_parts,
     sign_in_message,
     signing_account,
     solana_sign_request,
@@ -96,7 +104,44 @@ def on_cancel(model: Model, msg: PressedCancelSignIn, now: int) -> Step:
     return replace(model, router=router.reset(model.router, "Connect")), [*track, *hidden, *cmds]
 
 
+class SiwxRevocation(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    revoked: int = 0
+
+
+@dataclass(frozen=True)
+class SiwxRevoked(Reply):
+    """The stored sessions of `key` (a CAIP address) were revoked after the host's signOut()."""
+
+    result: SiwxRevocation | None = None
+
+
+def on_host_sign_out(model: Model, msg: HostSignedOut, now: int) -> Step:
+    """The host's `signOut()` (issue 40 item 6): the session's sign-in ends here and in the store
+    (the next connect asks to sign again); with `required`, signing out disconnects, as declining
+    does. Nothing happens without a sign-in."""
+    if not model.siwx.has_session:
+        return model, []
+    caip = model.siwx.session_address or active_caip(model) or ""
+    domain, _ = origin_parts(model.origin)
+    model = replace(model, siwx=replace(model.siwx, has_session=False, session_address=None, token=None))
+    cmds: list[Cmd] = [Track("SIWX_SIGN_OUT", {})]
+    if caip:
+        cmds.append(SIWX_REVOKE.call_or_refusal({"address": caip.rsplit(":", 1)[-1], "domain": domain},
+                                                SiwxRevoked, caip))
+    if model.siwx.required:
+        model, more = disconnect(model)
+        cmds += more
+    return model, cmds
+
+
+def on_revoked(model: Model, msg: SiwxRevoked, now: int) -> Step:
+    return model, []  # the session ended already; a store that failed leaves a session to expire
+
+
 HANDLERS: dict[type[Msg], Handler] = {
+    HostSignedOut: on_host_sign_out,
+    SiwxRevoked: on_revoked,
     SiwxSessionsFetched: on_sessions,
     SiwxNonceFetched: on_nonce,
     PressedCancelSignIn: on_cancel,

@@ -1,10 +1,11 @@
 """Social sign-in (issue 15 §2; SPEC §1 socials, §5 provider check): the provider's button on
-Connect → ConnectingSocial draws a frame of the engine's own origin (`/embedded/social`,
-server/verify.py) whose "Continue with …" opens the provider in a popup of that frame (state,
-nonce, S256 PKCE) → the provider redirects to the engine's callback, which verifies everything
-and asks the frame to confirm with its key (issue 27: the popup reports to the frame, not to
-the host page) → the frame's key is registered and `SocialSignedIn` is delivered → connected
-with the auth connector.
+Connect opens the engine's window page in the click (its `popup` prop, issue 39) and leads to
+ConnectingSocial, which draws a frame of the engine's own origin (`/embedded/social`,
+server/verify.py) that takes that window, or opens one with its own "Continue with …", and
+begins the sign-in there (state, nonce, S256 PKCE) → the provider redirects to the engine's
+callback, which verifies everything and asks the frame to confirm with its key (issue 27: the
+popup reports to the frame, not to the host page) → the frame's key is registered and
+`SocialSignedIn` is delivered → connected with the auth connector.
 
 Farcaster (issue 33) is offered when the engine has a [embedded.farcaster] config: its button
 opens ConnectingFarcaster (`flows/farcaster.py`), not a popup.

@@ -66,6 +66,7 @@ from ..rules.names import DEFAULT_SUFFIX
 from .config import ConfigError, EngineConfig, default_config, resolve_secret, unknown_keys
 from .approval import routes as approval_routes
 from .social import routes as social_routes
+from .social_window import OpenedWindows, routes as social_window_routes
 from .verify import routes as verify_routes
 from .rigs import DevRigs, check_rigs
 from .verify_farcaster import routes as verify_farcaster_routes
@@ -344,6 +345,7 @@ def create_app(
     assets = DEMO_ASSETS if config.demo_page else frozenset()  # modal.js: server/bundle.py
     bundle = BundleFiles(static_dir)
     loader = BundleFiles(static_dir, LOADER)
+    windows = OpenedWindows()  # issue 39: the sessions whose one-press window was served
     routes = [
         Route("/healthz", healthz),
         Route("/metrics", metrics_endpoint),
@@ -353,9 +355,11 @@ def create_app(
         *icon_routes(),
         *audit_routes(),
         *approval_routes(hub, engine_secret, app_embedded),
-        *verify_routes(hub, app_embedded),
+        *verify_routes(hub, app_embedded, windows),
         *verify_farcaster_routes(hub, app_embedded),
         *(social_routes(hub, app_embedded.socials, app_embedded.devices)
+          if app_embedded and app_embedded.socials else []),
+        *(social_window_routes(hub, app_embedded.socials, windows)
           if app_embedded and app_embedded.socials else []),
         *analytics_routes(),
         *operator_login_routes(),

@@ -18,6 +18,12 @@ which only that popup receives), and another origin cannot read it. The finish m
 engine-origin document (`Sec-Fetch-Site: same-origin`, Origin the engine's). A sign-in the host's
 server began for its own key ends in a popup whose opener is the host page: never confirmed, its
 grant never leaves the popup. Nothing a page sends reaches a session any other way.
+
+Issue 39: the popup may be opened by the host page itself (one press on Connect opens
+server/social_window.py's page, which ConnectingSocial's frame takes). That frame says hello to
+the popup once it shows this page (messages of the engine's origin only); the page asks it to
+confirm, and it answers only for the state it began, so a flow the host's server began and
+navigated this popup to is still never confirmed.
 """
 
 from __future__ import annotations
@@ -46,13 +52,26 @@ _CLOSE = ("<!doctype html><meta charset=utf-8><title>{title}</title><p>{text}</p
           "<script nonce={nonce}>setTimeout(() => window.close(), 300)</script>")
 _CONFIRM = """
 const state = %(state)s, grant = %(grant)s, text = document.getElementById('text');
+// the frame that began this sign-in: the window that opened this popup (its own button), or a
+// frame that took the popup the page around it opened (issue 39, server/social_window.py) and
+// says hello once the popup shows this page; only engine-origin windows count
+const frames = new Set();
+let answered = false;
 if (!window.opener) text.textContent = 'Open this sign-in from the wallet to continue.';
 else window.opener.postMessage({modalcore: 'social-confirm', state}, location.origin);
 window.addEventListener('message', async (e) => {
-  if (e.origin !== location.origin || e.source !== window.opener || !e.data || e.data.modalcore !== 'social-confirmed') return;
+  if (e.origin !== location.origin || !e.source || !e.data) return;
+  if (e.data.modalcore === 'social-hello') {
+    frames.add(e.source);
+    e.source.postMessage({modalcore: 'social-confirm', state}, location.origin);
+    return;
+  }
+  if (answered || e.data.modalcore !== 'social-confirmed' || (e.source !== window.opener && !frames.has(e.source))) return;
+  answered = true;
+  const frame = e.source;
   const r = await fetch('%(finish)s', {method: 'POST', headers: {'Content-Type': 'application/json'},
     body: JSON.stringify({grant, bind: String(e.data.bind), signature: String(e.data.signature)})});
-  window.opener.postMessage({modalcore: 'social-finished', ok: r.ok}, location.origin);
+  frame.postMessage({modalcore: 'social-finished', ok: r.ok}, location.origin);
   text.textContent = r.ok ? 'You are signed in. This window closes itself.' : 'The sign-in failed.';
   if (r.ok) setTimeout(() => window.close(), 300);
 });

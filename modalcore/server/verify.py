@@ -15,7 +15,8 @@ POST /embedded/verify/send   {session}
 POST /embedded/verify/code   {session, code, public_key, signature}
     That code, typed in the approval frame: registers the frame's key for the session's email.
 GET  /embedded/social?session=S
-    ConnectingSocial's frame: "Continue with …" opens the provider in a popup of this frame.
+    ConnectingSocial's frame: "Continue with …" opens the provider in a popup of this frame; or
+    the frame takes the window one press on Connect opened (issue 39, server/social_window.py).
 POST /embedded/verify/social   {session, public_key, bind}
     The authorization URL for that popup, bound to the frame's key and to `bind`, a random value
     the frame's script made for this sign-in and keeps (server/social.py): the provider the session is
@@ -46,6 +47,7 @@ from ..rules import embedded as rules
 from ..rules.texts import email_code_rate_limited
 from ..core.services import ServiceError
 from ..flows.social import NAMES, SOCIAL_VIEW
+from ..views.connecting_social import WINDOW_PATH
 from ..slices.embedded import CodeCheckResult, EmailCodeChecked
 from .approval_theme import style
 from .frame_page import MAX_ID_CHARS, from_engine_frame, gone, json_body, page, refused
@@ -54,6 +56,7 @@ if TYPE_CHECKING:
     from ..embedded.service import EmbeddedWallet
     from ..slices.model import Model
     from .hub import Hub
+    from .social_window import OpenedWindows
 
 log = logging.getLogger(__name__)
 SIGNIN_PATH = "/embedded/signin"
@@ -149,31 +152,80 @@ function showVerify(c) {
 
 # a button that opens the provider in a popup of this frame; the engine's callback, in that
 # popup, asks this frame to confirm with its key: only a window of the engine's origin that this
-# frame opened is answered, only for the state this frame began, with the flow value it made
+# frame opened (or took, below) is answered, only for the state this frame began, with the
+# flow value it made
 SOCIAL_SCRIPT = """
-let popup = null, afterSocial = null, flow = null;
+let popup = null, afterSocial = null, flow = null, watch = null;
+// the sign-in begun in `win`: the provider's URL for it, or null (the text says why)
+async function begin(win, msg, done) {
+  popup = win; afterSocial = done; flow = null;
+  key = key || await deviceKey();
+  const bind = b64(crypto.getRandomValues(new Uint8Array(32)));
+  const r = await post('/embedded/verify/social', {session: S.session, public_key: key.spki, bind});
+  if (popup !== win) return null;  // another window took over meanwhile
+  if (!r.ok || !win || win.closed) {
+    msg.textContent = win && win.closed ? 'The sign-in window was closed' : 'The sign-in window could not be opened';
+    if (win) win.close();
+    popup = null; return null;
+  }
+  msg.textContent = 'Connect in the provider window';
+  flow = {state: new URL(r.data.url).searchParams.get('state'), bind};
+  clearInterval(watch);
+  // a closed window is said; back on the engine's callback page, the popup is greeted (a popup
+  // this frame did not open cannot find it)
+  watch = setInterval(() => {
+    if (popup !== win) { clearInterval(watch); return; }
+    if (win.closed) {
+      clearInterval(watch); popup = null; flow = null;
+      msg.textContent = 'The sign-in window was closed';
+      return;
+    }
+    let path = '';
+    try { path = win.location.pathname; } catch (e) { return; }  // at the provider
+    if (path.startsWith('/embedded/oidc/callback/')) win.postMessage({modalcore: 'social-hello'}, location.origin);
+  }, 250);
+  return r.data.url;
+}
 function socialButton(name, msg, done) {
   const go = Object.assign(document.createElement('button'), {type: 'button', textContent: 'Continue with ' + name});
   go.addEventListener('click', async (e) => {
     if (!e.isTrusted) return;
-    popup = window.open('about:blank', 'modalcore-social', 'popup,width=480,height=640');
-    afterSocial = done;
-    key = key || await deviceKey();
-    const bind = b64(crypto.getRandomValues(new Uint8Array(32)));
-    const r = await post('/embedded/verify/social', {session: S.session, public_key: key.spki, bind});
-    if (!r.ok || !popup) { msg.textContent = 'The sign-in window could not be opened'; if (popup) popup.close(); return; }
-    msg.textContent = 'Connect in the provider window';
-    flow = {state: new URL(r.data.url).searchParams.get('state'), bind};
-    popup.location = r.data.url;
+    const win = window.open('about:blank', 'modalcore-social', 'popup,width=480,height=640');
+    const url = await begin(win, msg, done);
+    if (url) win.location = url;
   });
   return go;
+}
+// issue 39: the window one press on Connect opened (server/social_window.py), looked for only
+// when the engine served that page for this session: a frame finds a window of its own origin
+// by name; it is taken only while it shows that page for this session (its location is
+// readable: same origin) and no other window is open; a blank one the lookup made is closed
+async function takeWindow(msg, done) {
+  let win = null;
+  try { win = window.open('', 'modalcore-popup'); } catch (e) { return; }
+  if (!win) return;
+  for (let i = 0, loading = false; i < 50 && !win.closed; i++) {
+    let at = null;
+    try { at = new URL(win.location.href); } catch (e) { loading = true; }  // not (yet) the engine's page
+    if (at && at.href === 'about:blank' && !loading) { win.close(); return; }  // the lookup made it
+    if (at && at.href !== 'about:blank') {
+      if (at.origin !== location.origin || at.pathname !== S.window || at.searchParams.get('session') !== S.session
+          || (popup && !popup.closed)) return;
+      const url = await begin(win, msg, done);
+      if (url) win.location = url;
+      return;
+    }
+    await new Promise((ok) => setTimeout(ok, 200));
+  }
 }
 window.addEventListener('message', async (e) => {
   if (e.origin !== location.origin || !popup || e.source !== popup || typeof e.data !== 'object' || !e.data) return;
   if (e.data.modalcore === 'social-confirm' && flow && e.data.state === flow.state) {
     const signature = await signText(key.pair, 'modalcore-social\\n' + flow.state);
     popup.postMessage({modalcore: 'social-confirmed', signature, bind: flow.bind}, location.origin);
-  } else if (e.data.modalcore === 'social-finished') { popup = null; if (afterSocial) await afterSocial(e.data.ok); }
+  } else if (e.data.modalcore === 'social-finished') {
+    clearInterval(watch); popup = null; if (afterSocial) await afterSocial(e.data.ok);
+  }
 });
 """
 
@@ -182,9 +234,9 @@ const S = %(data)s;
 const msg = document.getElementById('state');
 let key = null;
 deviceKey().then((k) => { key = k; });
-document.getElementById('social').append(socialButton(S.name, msg, (ok) => {
-  msg.textContent = ok ? 'Signed in' : 'The sign-in failed. Try again';
-}));
+const signedIn = (ok) => { msg.textContent = ok ? 'Signed in' : 'The sign-in failed. Try again'; };
+document.getElementById('social').append(socialButton(S.name, msg, signedIn));
+if (S.window) takeWindow(msg, signedIn);
 """
 
 
@@ -200,7 +252,7 @@ def social_provider(model: Model) -> str:
     return model.embedded.social if model.router.view == SOCIAL_VIEW else ""
 
 
-def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
+def routes(hub: Hub, wallet: EmbeddedWallet | None, windows: OpenedWindows | None = None) -> list[Route]:
     async def find(session: str) -> tuple[Any, Model] | None:
         if not session or len(session) > MAX_ID_CHARS:
             return None
@@ -327,7 +379,10 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
             return gone("This sign-in is no longer waiting.")
         model = found[1]
         provider = social_provider(model)
-        data = json.dumps({"session": session, "name": NAMES.get(provider, provider)}).replace("<", "\\u003c")
+        # issue 39: the frame looks for the window one press on Connect opened only if there is one
+        opened = windows is not None and windows.recent(session, hub.clock.now_ms())
+        data = json.dumps({"session": session, "name": NAMES.get(provider, provider),
+                           "window": WINDOW_PATH if opened else ""}).replace("<", "\\u003c")
         mode = "light" if model.theme.mode == "light" else "dark"
         return page(hub, model.project_id, "Sign in", mode, style(model.theme) + verify_css(),
                     "<div id=verify><div id=social></div></div><p id=state role=status></p>",

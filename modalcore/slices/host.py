@@ -23,6 +23,11 @@ class HostDisconnected(Msg):
 
 
 @dataclass(frozen=True)
+class HostSignedOut(Msg):
+    """The host's `signOut()`: end the sign-in session (flows/signin.py)."""
+
+
+@dataclass(frozen=True)
 class HostRequestedRpc(Msg):
     """The host dApp's provider asked the active wallet (the embedded one: flows/hostrpc.py)."""
     id: str
@@ -57,6 +62,7 @@ HOST_ACTIONS: dict[str, Any] = {
     "close": HostClosed(),
     "switch_network": _switch,
     "disconnect": HostDisconnected(),
+    "sign_out": HostSignedOut(),
     "set_theme_mode": _theme_mode,
     "set_theme_variables": _theme_variables,
     "rpc": _rpc,

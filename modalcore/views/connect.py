@@ -26,7 +26,9 @@ from ..slices.modal import legal_gate_closed, legal_links, toggle_legal
 from ..slices.navigation import PressedNavigate
 from ..wire.nodes import Node, node
 from ..wire.registry import NODE_TYPES
+from ..rules import embedded as rules
 from . import logos, parts
+from .connecting_social import window_src
 from .wallet_list import connect_rows, listed
 
 
@@ -102,33 +104,42 @@ def _email(model: Model) -> list[Node]:
     return [parts.column("connect/email-method", [field, go])]
 
 
-def social_row(provider: str, prefix: str) -> Node:
+def social_row(model: Model, provider: str, prefix: str) -> Node:
     """A provider as a wide row: "Continue with {name}" with its mark."""
     service = NAMES[provider]
     return node("list-item", f"{prefix}/{provider}", on={"press": PressedSocial(provider)},
-                pending={"press": "busy"}, title=f"Continue with {service}",
+                pending={"press": "busy"}, title=f"Continue with {service}", popup=_popup(model, provider),
                 image=logos.SOCIALS.get(provider), icon=None if provider in logos.SOCIALS else "user")
 
 
-def _mark(provider: str) -> Node:
+def _popup(model: Model, provider: str) -> str | None:
+    """Issue 39: one press opens the provider's window. The renderer opens this engine page in
+    the click (only a click may open a window, and a frame cannot be handed that click); the page
+    hands itself to ConnectingSocial's frame, which begins the sign-in in it (views/
+    connecting_social.py). Farcaster signs in through its relay: no window."""
+    return window_src(model.session_id, provider) if provider in rules.SOCIAL_PROVIDERS else None
+
+
+def _mark(model: Model, provider: str) -> Node:
     service = NAMES[provider]
     return node("button", f"connect/social/{provider}", on={"press": PressedSocial(provider)},
-                pending={"press": "busy"}, text="", variant="mark", image=logos.SOCIALS.get(provider),
+                pending={"press": "busy"}, text="", variant="mark", popup=_popup(model, provider), image=logos.SOCIALS.get(provider),
                 icon=None if provider in logos.SOCIALS else "user", label=f"Continue with {service}")
 
 
-def _wide(provider: str) -> Node:
+def _wide(model: Model, provider: str) -> Node:
     """The first social as AppKit's wui-list-button: its mark and "Continue with {name}", centred."""
     service = NAMES[provider]
     return node("button", f"connect/social/{provider}", on={"press": PressedSocial(provider)},
                 pending={"press": "busy"}, text=f"Continue with {service}", variant="secondary",
+                popup=_popup(model, provider),
                 image=logos.SOCIALS.get(provider), icon=None if provider in logos.SOCIALS else "user")
 
 
 def _socials(model: Model) -> list[Node]:
     layout = social_layout(offered_socials(model))
-    items = [_wide(layout.wide)] if layout.wide else []
-    marks = [_mark(p) for p in layout.marks]
+    items = [_wide(model, layout.wide)] if layout.wide else []
+    marks = [_mark(model, p) for p in layout.marks]
     if layout.more:
         marks.append(node("button", "connect/social/more", on={"press": PressedNavigate("ConnectSocials")},
                           pending={"press": "spinner"}, text="", variant="mark", icon="more", label=ALL_SOCIALS))
@@ -156,7 +167,7 @@ def _legal(model: Model) -> list[Node]:
 def _inert(item: Node) -> Node:
     """The node drawn disabled, offering no action (the engine refuses an intent a node does
     not offer), its children too."""
-    props = {k: v for k, v in item.p.items() if k != "on"}
+    props = {k: v for k, v in item.p.items() if k not in ("on", "popup")}
     if "disabled" in NODE_TYPES[item.t]:
         props["disabled"] = True
     return Node(item.id, item.t, props, [_inert(child) for child in item.c])
@@ -193,4 +204,4 @@ def body(model: Model) -> Node:
 TITLE = "Connect Wallet"
 # What body() reads (views/__init__.py memoises it on these being the same objects). Of `modal`
 # only the legal tick: opening and closing replace the modal slice, and must not redraw the body.
-READS = ("connectors", "directory", "options", "env", "origin", "embedded", "modal.legal_agreed")
+READS = ("connectors", "directory", "options", "env", "origin", "embedded", "modal.legal_agreed", "session_id")

@@ -11,8 +11,8 @@ from .connect import ALL_SOCIALS, social_row
 
 
 def body(model: Model) -> Node:
-    return parts.column("socials", [social_row(p, "socials") for p in offered_socials(model)])
+    return parts.column("socials", [social_row(model, p, "socials") for p in offered_socials(model)])
 
 
 TITLE = ALL_SOCIALS
-READS = ("connectors", "directory", "options", "env", "origin", "embedded")
+READS = ("connectors", "directory", "options", "env", "origin", "embedded", "session_id")

@@ -287,6 +287,7 @@ ACTION_ARGS: dict[str, type[_Args]] = {
     "open": OpenArgs,
     "switch_network": NetworkArgs,
     "disconnect": NoArgs,
+    "sign_out": NoArgs,
     "set_theme_mode": ThemeModeArgs,
     "set_theme_variables": ThemeVariablesArgs,
     "rpc": RpcArgs,

@@ -32,12 +32,14 @@ S, I, B = Prop("string"), Prop("integer"), Prop("boolean")
 STRINGS = Prop("array", "list of strings")
 
 # Props any node may carry (PROTOCOL.md): the actions it offers, not drawn, accessible label,
-# marked busy (the renderer's `isBusy` reads it on any node, as it does the "busy" hint).
+# marked busy (the renderer's `isBusy` reads it on any node, as it does the "busy" hint), the
+# engine page a press opens in a window (`pressHandler`: the click's user activation opens it).
 COMMON: dict[str, Prop] = {
     "on": Prop("object", "action -> pending hint (null, a string, or {back: id})"),
     "hidden": B,
     "label": S,
     "busy": B,
+    "popup": Prop("string", "a path on the engine the renderer opens in a window at the press, before the intent"),
 }
 
 NODE_TYPES: dict[str, dict[str, Prop]] = {

@@ -156,7 +156,12 @@ SERVER: list[tuple[str, Any]] = [
     ("server/host_event-account", {"t": "host_event", "s": 10, "a": 4, "kind": "account", "data": {
         "address": "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
         "caipAddress": "eip155:1:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
-        "isConnected": True, "status": "connected", "connector": "injected"}}),
+        "isConnected": True, "status": "connected", "connector": "injected",
+        "walletInfo": {"name": "Dev Wallet", "icon": "", "type": "INJECTED"}}}),
+    ("server/host_event-network", {"t": "host_event", "s": 10, "a": 4, "kind": "network", "data": {
+        "caipNetworkId": "eip155:1", "chainId": "1", "name": "Ethereum", "image": "", "supported": True,
+        "networks": [{"caipNetworkId": "eip155:1", "name": "Ethereum", "image": ""},
+                     {"caipNetworkId": "eip155:8453", "name": "Base", "image": ""}]}}),
     ("server/theme", {"t": "theme", "s": 11, "a": 4, "mode": "dark", "vars": {
         "--w3m-modal-width": "360px", "--w3m-font-size-master": "10px",
         "--w3m-border-radius-master": "4px", "--w3m-z-index": "999", "--w3m-color-mix-strength": "0%"}}),

@@ -7,7 +7,7 @@
  */
 import { avatarGradient } from './components/avatar';
 import { NETWORK_PATH } from './components/network-path';
-import type { Modal } from './host';
+import type { HostView, Modal } from './host';
 import { UNREACHABLE_ERROR } from './offline';
 
 type Dict = Record<string, unknown>;
@@ -62,7 +62,7 @@ function networkImage(src: string): Element {
 
 /** Draws the buttons into `host` (replacing what it held). */
 export function drawButtons(host: HTMLElement, account: Dict | undefined, network: Dict | undefined, opts: ButtonOptions,
-  open: (view: string | undefined, button: HTMLElement) => void, unreachable = false): void {
+  open: (view: HostView | undefined, button: HTMLElement) => void, unreachable = false): void {
   const connected = account?.isConnected === true && text(account, 'display') !== '';
   // Redraw only when something shown changed (keeps focus and hover on the same element).
   const key = JSON.stringify(connected ? [opts, account, network?.name, network?.image, unreachable] : [opts.label, opts.className, unreachable]);
@@ -138,7 +138,7 @@ export function mountButtons(host: HTMLElement, modal: ButtonModal, opts: Button
   let account: Dict | undefined;
   let network: Dict | undefined;
   let unreachable = false;
-  const open = (view: string | undefined, button: HTMLElement): void => {
+  const open = (view: HostView | undefined, button: HTMLElement): void => {
     const opened = modal.open(view ? { view } : undefined);
     if (modal.loaded === false) pressedWhileLoading(button, opened);
   };

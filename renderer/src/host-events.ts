@@ -30,7 +30,19 @@ export type AccountState = {
   preferredAccountType?: 'smartAccount' | 'eoa' | string;
   smartAccountDeployed?: boolean;
   allAccounts?: { address: string; type: 'smartAccount' | 'eoa' | string }[];
+  /** While connected: the wallet the account came through. */
+  walletInfo?: WalletInfo;
 };
+
+/** The connected wallet: its name, icon (a data URI, an https URL or '') and connector type. */
+export type WalletInfo = {
+  name: string;
+  icon: string;
+  type: 'ANNOUNCED' | 'INJECTED' | 'WALLET_CONNECT' | 'AUTH' | string;
+};
+
+/** One of the host's networks, as a network list shows it. */
+export type NetworkOption = { caipNetworkId: string; name: string; image: string };
 
 export type NetworkState = {
   /** CAIP-2, e.g. 'eip155:1' ('' before any). */
@@ -41,6 +53,8 @@ export type NetworkState = {
   image: string;
   /** False while the wallet is on a network the host did not configure. */
   supported: boolean;
+  /** The host's networks, in the host's order. */
+  networks?: NetworkOption[];
 };
 
 export type SignInState = {

@@ -15,34 +15,19 @@ import { HOST_NODE, type RenderCtx } from './tree';
 import type { AccountState, ConnectionState, ModalError, ModalState, NetworkState, SignInState } from './host-events';
 import { Reachability } from './offline';
 import { liveModals } from './live-modals';
+import type { EngineOptions, HostView } from './options.gen';
 
-export interface ModalOptions {
+export type { CustomWallet, EngineOptions, Features, HostView, Metadata, SiwxOptions } from './options.gen';
+
+/** The modal's options: those the engine reads (generated from its pydantic models,
+ * options.gen.ts: a misspelled option or a custom wallet without its `name` does not compile)
+ * and those that stay on this page. */
+export interface ModalOptions extends Omit<EngineOptions, 'networks'> {
   projectId: string;
   /** CAIP-2 network ids. */
-  networks: string[];
-  defaultNetwork?: string;
-  metadata?: { name: string; description: string; url: string; icons: string[] };
-  features?: Dict;
-  themeMode?: ThemeMode;
-  themeVariables?: Record<string, string | number>;
-  siwx?: Dict;
-  embedded?: boolean;
-  disableAppend?: boolean;
+  networks: readonly string[];
   /** Where the modal mounts when `embedded` or `disableAppend` is set. */
   container?: Element | null;
-  featuredWalletIds?: string[];
-  includeWalletIds?: string[];
-  excludeWalletIds?: string[];
-  customWallets?: Dict[];
-  manualWCControl?: boolean;
-  /** With `features.legalCheckbox`: the links of Connect's "I agree to our terms of service and privacy policy". */
-  termsConditionsUrl?: string;
-  privacyPolicyUrl?: string;
-  allowUnsupportedChain?: boolean;
-  enableNetworkSwitch?: boolean;
-  debug?: boolean;
-  /** The language the engine renders (BCP 47, e.g. 'de'); default: the browser's languages. */
-  locale?: string;
   /** The engine's base URL; default: the origin this script was loaded from. */
   engineUrl?: string;
   /** For tests: another socket or storage. */
@@ -57,7 +42,8 @@ export type HostProvider = Eip1193Provider & {
 };
 
 export interface Modal {
-  open(options?: { view?: string }): Promise<void>;
+  /** Opens the modal (on `view` when the state can fill it, PROTOCOL.md `open`). */
+  open(options?: { view?: HostView }): Promise<void>;
   close(): Promise<void>;
   /** The last known state (empty before the engine's first frame). */
   getState(): Partial<ModalState>;
@@ -73,6 +59,8 @@ export interface Modal {
   subscribeError(callback: (error: ModalError) => void): Unsubscribe;
   switchNetwork(caip2: string): Promise<void>;
   disconnect(): Promise<void>;
+  /** Ends the sign-in session (with `siwx.required`, the connection too): PROTOCOL.md `sign_out`. */
+  signOut(): Promise<void>;
   setThemeMode(mode: ThemeMode): Promise<void>;
   setThemeVariables(variables: Record<string, string | number>): Promise<void>;
   getProvider(): HostProvider;
@@ -302,6 +290,7 @@ export function createModal(options: ModalOptions): Modal {
     subscribeError: (cb) => store.subscribeHost('error', cb as (data: Dict) => void),
     switchNetwork: (caip2) => intent('switch_network', { network: caip2 }),
     disconnect: () => intent('disconnect'),
+    signOut: () => intent('sign_out'),
     setThemeMode: (mode) => intent('set_theme_mode', { mode }),
     setThemeVariables: (variables) => intent('set_theme_variables', { variables }),
     getProvider: () => (provider ??= hostProvider(bridge, store, intent)),

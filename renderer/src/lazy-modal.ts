@@ -6,7 +6,7 @@
  * pointerdown, or on `open()`, whichever comes first. A call made before then is kept and made,
  * in order, once the modal is there: a click is never lost. Imports nothing of React.
  */
-import type { HostProvider, Modal, ModalOptions, Unsubscribe } from './host';
+import type { HostProvider, HostView, Modal, ModalOptions, Unsubscribe } from './host';
 import type { ConnectionState, ModalError } from './host-events';
 import { liveModals } from './live-modals';
 
@@ -117,7 +117,7 @@ export function createLazyModal(options: ModalOptions, load: () => ModalFactory 
       return real?.element ?? (element ??= document.createElement('div'));
     },
     preload,
-    open: (o?: { view?: string }) => {
+    open: (o?: { view?: HostView }) => {
       const asked = closes;
       return ready().then((m) => (closes === asked ? m.open(o) : undefined));
     },
@@ -135,6 +135,7 @@ export function createLazyModal(options: ModalOptions, load: () => ModalFactory 
     subscribeError: subscribe('subscribeError'),
     switchNetwork: later((m, caip2: string) => m.switchNetwork(caip2)),
     disconnect: later((m) => m.disconnect()),
+    signOut: later((m) => m.signOut()),
     setThemeMode: later((m, mode: Parameters<Modal['setThemeMode']>[0]) => m.setThemeMode(mode)),
     setThemeVariables: later((m, variables: Record<string, string | number>) => m.setThemeVariables(variables)),
     getProvider: () => provider,

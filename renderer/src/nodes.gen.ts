@@ -17,6 +17,7 @@ export interface ModalProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface ViewProps {
@@ -26,6 +27,7 @@ export interface ViewProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface StackProps {
@@ -39,6 +41,7 @@ export interface StackProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface TextProps {
@@ -49,6 +52,7 @@ export interface TextProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface ButtonProps {
@@ -62,6 +66,7 @@ export interface ButtonProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface ListItemProps {
@@ -76,6 +81,7 @@ export interface ListItemProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface WalletItemProps {
@@ -88,6 +94,7 @@ export interface WalletItemProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface ImageProps {
@@ -99,6 +106,7 @@ export interface ImageProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface IconProps {
@@ -110,6 +118,7 @@ export interface IconProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface InputProps {
@@ -126,6 +135,7 @@ export interface InputProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface OtpInputProps {
@@ -136,6 +146,7 @@ export interface OtpInputProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface QrProps {
@@ -147,6 +158,7 @@ export interface QrProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface TabsProps {
@@ -156,6 +168,7 @@ export interface TabsProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface HeaderProps {
@@ -166,6 +179,7 @@ export interface HeaderProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface SnackbarProps {
@@ -176,6 +190,7 @@ export interface SnackbarProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface SpinnerProps {
@@ -184,6 +199,7 @@ export interface SpinnerProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface LinkProps {
@@ -193,6 +209,7 @@ export interface LinkProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface CheckboxProps {
@@ -202,6 +219,7 @@ export interface CheckboxProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface SeparatorProps {
@@ -210,6 +228,7 @@ export interface SeparatorProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface AvatarProps {
@@ -220,6 +239,7 @@ export interface AvatarProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface ChipProps {
@@ -230,6 +250,7 @@ export interface ChipProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface AlertProps {
@@ -240,6 +261,7 @@ export interface AlertProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface SkeletonProps {
@@ -250,6 +272,7 @@ export interface SkeletonProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface NetworkItemProps {
@@ -261,6 +284,7 @@ export interface NetworkItemProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface TokenItemProps {
@@ -274,6 +298,7 @@ export interface TokenItemProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface ActivityItemProps {
@@ -288,6 +313,7 @@ export interface ActivityItemProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface GroupProps {
@@ -296,6 +322,7 @@ export interface GroupProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface FrameProps {
@@ -306,6 +333,7 @@ export interface FrameProps {
   readonly hidden?: boolean;
   readonly label?: string;
   readonly busy?: boolean;
+  readonly popup?: string;
 }
 
 export interface NodePropsByType {
@@ -343,32 +371,32 @@ export type NodeType = keyof NodePropsByType;
 
 /** Every prop name of each node type (the common ones included). */
 export const NODE_PROPS: { readonly [T in NodeType]: readonly (keyof NodePropsByType[T])[] } = {
-  "modal": ["open", "closable", "shake", "embedded", "view", "loading", "lang", "dir", "on", "hidden", "label", "busy"],
-  "view": ["name", "title", "on", "hidden", "label", "busy"],
-  "stack": ["dir", "gap", "align", "justify", "wrap", "pad", "on", "hidden", "label", "busy"],
-  "text": ["text", "variant", "tone", "on", "hidden", "label", "busy"],
-  "button": ["text", "variant", "icon", "disabled", "image", "pressed", "on", "hidden", "label", "busy"],
-  "list-item": ["title", "subtitle", "icon", "image", "trailing", "chevron", "disabled", "on", "hidden", "label", "busy"],
-  "wallet-item": ["name", "image", "lazy", "tag", "disabled", "on", "hidden", "label", "busy"],
-  "image": ["src", "alt", "size", "round", "on", "hidden", "label", "busy"],
-  "icon": ["name", "size", "tone", "badge", "on", "hidden", "label", "busy"],
-  "input": ["value", "placeholder", "kind", "unit", "error", "invalid", "autofocus", "max", "disabled", "on", "hidden", "label", "busy"],
-  "otp-input": ["length", "value", "error", "on", "hidden", "label", "busy"],
-  "qr": ["n", "bits", "size", "image", "on", "hidden", "label", "busy"],
-  "tabs": ["items", "active", "on", "hidden", "label", "busy"],
-  "header": ["title", "back", "close", "on", "hidden", "label", "busy"],
-  "snackbar": ["message", "variant", "open", "on", "hidden", "label", "busy"],
-  "spinner": ["size", "on", "hidden", "label", "busy"],
-  "link": ["text", "href", "on", "hidden", "label", "busy"],
-  "checkbox": ["checked", "text", "on", "hidden", "label", "busy"],
-  "separator": ["text", "on", "hidden", "label", "busy"],
-  "avatar": ["address", "image", "size", "on", "hidden", "label", "busy"],
-  "chip": ["text", "image", "icon", "on", "hidden", "label", "busy"],
-  "alert": ["title", "message", "variant", "on", "hidden", "label", "busy"],
-  "skeleton": ["w", "h", "round", "on", "hidden", "label", "busy"],
-  "network-item": ["name", "image", "active", "disabled", "on", "hidden", "label", "busy"],
-  "token-item": ["name", "symbol", "image", "amount", "value", "disabled", "on", "hidden", "label", "busy"],
-  "activity-item": ["title", "subtitle", "time", "amount", "status", "image", "disabled", "on", "hidden", "label", "busy"],
-  "group": ["title", "on", "hidden", "label", "busy"],
-  "frame": ["src", "title", "height", "on", "hidden", "label", "busy"],
+  "modal": ["open", "closable", "shake", "embedded", "view", "loading", "lang", "dir", "on", "hidden", "label", "busy", "popup"],
+  "view": ["name", "title", "on", "hidden", "label", "busy", "popup"],
+  "stack": ["dir", "gap", "align", "justify", "wrap", "pad", "on", "hidden", "label", "busy", "popup"],
+  "text": ["text", "variant", "tone", "on", "hidden", "label", "busy", "popup"],
+  "button": ["text", "variant", "icon", "disabled", "image", "pressed", "on", "hidden", "label", "busy", "popup"],
+  "list-item": ["title", "subtitle", "icon", "image", "trailing", "chevron", "disabled", "on", "hidden", "label", "busy", "popup"],
+  "wallet-item": ["name", "image", "lazy", "tag", "disabled", "on", "hidden", "label", "busy", "popup"],
+  "image": ["src", "alt", "size", "round", "on", "hidden", "label", "busy", "popup"],
+  "icon": ["name", "size", "tone", "badge", "on", "hidden", "label", "busy", "popup"],
+  "input": ["value", "placeholder", "kind", "unit", "error", "invalid", "autofocus", "max", "disabled", "on", "hidden", "label", "busy", "popup"],
+  "otp-input": ["length", "value", "error", "on", "hidden", "label", "busy", "popup"],
+  "qr": ["n", "bits", "size", "image", "on", "hidden", "label", "busy", "popup"],
+  "tabs": ["items", "active", "on", "hidden", "label", "busy", "popup"],
+  "header": ["title", "back", "close", "on", "hidden", "label", "busy", "popup"],
+  "snackbar": ["message", "variant", "open", "on", "hidden", "label", "busy", "popup"],
+  "spinner": ["size", "on", "hidden", "label", "busy", "popup"],
+  "link": ["text", "href", "on", "hidden", "label", "busy", "popup"],
+  "checkbox": ["checked", "text", "on", "hidden", "label", "busy", "popup"],
+  "separator": ["text", "on", "hidden", "label", "busy", "popup"],
+  "avatar": ["address", "image", "size", "on", "hidden", "label", "busy", "popup"],
+  "chip": ["text", "image", "icon", "on", "hidden", "label", "busy", "popup"],
+  "alert": ["title", "message", "variant", "on", "hidden", "label", "busy", "popup"],
+  "skeleton": ["w", "h", "round", "on", "hidden", "label", "busy", "popup"],
+  "network-item": ["name", "image", "active", "disabled", "on", "hidden", "label", "busy", "popup"],
+  "token-item": ["name", "symbol", "image", "amount", "value", "disabled", "on", "hidden", "label", "busy", "popup"],
+  "activity-item": ["title", "subtitle", "time", "amount", "status", "image", "disabled", "on", "hidden", "label", "busy", "popup"],
+  "group": ["title", "on", "hidden", "label", "busy", "popup"],
+  "frame": ["src", "title", "height", "on", "hidden", "label", "busy", "popup"],
 };

@@ -19,6 +19,7 @@ export async function buildComponentsForTest() {
         "export { EngineBase } from './src/components/basic.tsx';",
         "export { ConnectButton } from './src/connect-button.tsx';",
         "export { ROW } from './src/button-view.ts';",
+        "export { pressHandler } from './src/components/util.ts';",
       ].join('\n'),
       resolveDir: root,
       loader: 'ts',

@@ -256,3 +256,29 @@ test('rule: without a modal the ConnectButton draws the Connect Wallet button th
   const custom = renderToStaticMarkup(createElement(C.ConnectButton, { modal: null, label: 'Sign in', className: 'mine' }));
   assert.match(custom, /class="mine"[^>]*>Sign in<\/button>/);
 });
+
+test('press: a node naming a popup opens that engine page in the click itself, then sends the press', () => {
+  // issue 39: only a click may open a window; the renderer opens what the node names, nothing else
+  const calls = [];
+  const ctx = { send: (id, act) => calls.push(['send', id, act]), pending: new Map(), themeMode: 'dark',
+    themeVars: {}, engine: 'http://engine.test:8765' };
+  const had = Object.getOwnPropertyDescriptor(globalThis, 'window');
+  try {
+    globalThis.window = { open: (...args) => { calls.push(['open', ...args]); return {}; } };
+    const path = '/embedded/social/window?session=s&provider=google';
+    C.pressHandler({ id: 'b', t: 'button', p: { on: { press: 'busy' }, popup: path } }, ctx)();
+    assert.deepEqual(calls, [['open', 'http://engine.test:8765' + path, 'modalcore-popup', 'popup,width=480,height=640'],
+      ['send', 'b', 'press']]);
+    calls.length = 0;
+    for (const popup of ['https://evil.test/x', '//evil.test/x', 'javascript:alert(1)', 'x'])
+      C.pressHandler({ id: 'b', t: 'button', p: { on: { press: null }, popup } }, ctx)();
+    assert.deepEqual(calls, Array(4).fill(['send', 'b', 'press']), 'only a path on the engine opens');
+    calls.length = 0;
+    globalThis.window = { open: () => null }; // a popup blocker: the press is sent all the same
+    C.pressHandler({ id: 'b', t: 'button', p: { on: { press: null }, popup: path } }, ctx)();
+    assert.deepEqual(calls, [['send', 'b', 'press']]);
+  } finally {
+    if (had) Object.defineProperty(globalThis, 'window', had);
+    else delete globalThis.window;
+  }
+});

@@ -48,6 +48,7 @@ function fakeModal(calls: Calls): Modal {
     subscribeError: sub('error'),
     switchNetwork: async (c) => void calls.push(`switch ${c}`),
     disconnect: async () => void calls.push('disconnect'),
+    signOut: async () => void calls.push('sign out'),
     setThemeMode: async (m) => void calls.push(`theme ${m}`),
     setThemeVariables: async () => void calls.push('vars'),
     getProvider: () => provider,
@@ -109,7 +110,8 @@ test('rule: a click before the code is there opens the modal once it arrives, an
   await opened;
   assert.deepEqual(calls, ['create', 'open Networks']);
   await modal.disconnect();
-  assert.deepEqual(calls.slice(2), ['disconnect'], 'calls after the code is there go straight through');
+  await modal.signOut();
+  assert.deepEqual(calls.slice(2), ['disconnect', 'sign out'], 'calls after the code is there go straight through');
   modal.destroy();
 });
 

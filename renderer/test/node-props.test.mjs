@@ -10,7 +10,7 @@ import { buildComponentsForTest } from './build-components-test.mjs';
 
 const C = await import(await buildComponentsForTest());
 const schema = JSON.parse(readFileSync(new URL('../../protocol/nodes.schema.json', import.meta.url), 'utf8'));
-const COMMON = ['on', 'hidden', 'label', 'busy']; // registry.COMMON: any node may carry them
+const COMMON = ['on', 'hidden', 'label', 'busy', 'popup']; // registry.COMMON: any node may carry them
 const TYPES = Object.keys(schema.$defs).filter((t) => t !== 'node');
 const propsOf = (t) => Object.keys(schema.$defs[t].properties.p.properties);
 

@@ -145,6 +145,99 @@ def _sign_in_at_provider(popup: Any, provider: DevOidcProvider) -> None:
     popup.locator('button[type="submit"]').first.click()  # the provider's consent page
 
 
+def _through_the_provider(popup: Any, provider: DevOidcProvider) -> None:
+    """The visitor in the popup until the provider sends it back (it may remember the login and
+    the consent: then the popup is back, and may have closed itself, at once)."""
+    from playwright.sync_api import Error
+
+    try:
+        popup.wait_for_url(lambda u: u.startswith(provider.issuer) or "/embedded/oidc/callback/" in u)
+    except Error:
+        assert popup.is_closed()
+        return
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while not popup.is_closed() and "/embedded/oidc/callback/" not in popup.url:
+        assert time.monotonic() < deadline, f"the provider's pages never led back: {popup.url}"
+        buttons = popup.locator('button[type="submit"]')
+        if popup.locator('input[name="login"]').count():
+            _sign_in_at_provider(popup, provider)
+            break
+        if buttons.count():
+            buttons.first.click()
+        popup.wait_for_timeout(50)
+
+
+def _forged(engine: RunningServer, session: str) -> dict[str, str]:
+    """Every header of an engine-origin fetch, as the host's server forges them."""
+    return {"Origin": engine.http_url, "Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "cors",
+            "Sec-Fetch-Dest": "empty", "Referer": engine.http_url + "/embedded/social?session=" + session}
+
+
+# the host page keeps the window the renderer opens in the click (it may wrap window.open)
+CATCH_WINDOW = """() => { const open = window.open;
+  window.open = (...args) => (window.caught = open.apply(window, args)); }"""
+# the host page posts what engine pages post, from its own origin, to the frame (in the
+# renderer's open shadow root): a confirmation for its own state, a finish, a greeting
+HOST_MESSAGES = """(state) => { const frame = [...document.querySelectorAll('*')].map((e) => e.shadowRoot)
+  .filter(Boolean).map((r) => r.querySelector('iframe.wm-frame')).find(Boolean);
+  for (const data of [{modalcore: 'social-confirm', state}, {modalcore: 'social-finished', ok: true},
+                      {modalcore: 'social-hello'}])
+    frame.contentWindow.postMessage(data, '*');
+  return Boolean(frame); }"""
+
+
+def test_a_host_that_navigates_the_one_press_window_gains_nothing(
+        browser: Any, engine: RunningServer, host: HostServer, provider: DevOidcProvider, folder: Path) -> None:
+    """Issue 39: one press on Connect opens the engine's window from the host page's click, so
+    the host page is that window's opener and holds it. Its server begins a sign-in for the host
+    page's key and the page navigates the window there; the visitor signs in at the provider.
+    The callback asks its opener (the host page, which never gets the question) and the frame
+    that greets it: the frame confirms only the state it began. The host page also posts a
+    confirmation, a finish and a greeting to the frame from its own origin: ignored. The host's
+    key is registered for nothing and the session is not signed in; the visitor's own sign-in
+    then works."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = context.new_page()
+        page.goto(host.url)
+        page.wait_for_function("window.hostModal !== undefined")
+        page.evaluate(CATCH_WINDOW)
+        page.click("#open")
+        with page.expect_popup(timeout=TIMEOUT_MS) as opened:
+            page.locator('.wm-card[data-view="Connect"]').get_by_role("button", name="Continue with Google").click()
+        window = opened.value
+        window.wait_for_url("**/interaction/**")  # the frame took the window and sent it to the provider
+        frame = page.locator("iframe.wm-frame")
+        session = str(frame.get_attribute("src")).split("session=", 1)[1].split("&", 1)[0]
+        host_spki = page.evaluate(HOST_KEY)
+        started = httpx.post(engine.http_url + "/embedded/verify/social", headers=_forged(engine, session),
+                             timeout=10, json={"session": session, "public_key": host_spki, "bind": "h" * 43})
+        assert started.status_code == 200, started.text  # the forged headers pass: the host's server may begin
+        host_url = started.json()["url"]
+        assert page.evaluate(HOST_MESSAGES, host_url.split("state=", 1)[1].split("&", 1)[0])
+        before = window.url
+        page.evaluate("(u) => { window.caught.location = u; }", host_url)
+        window.wait_for_url(lambda u: "/interaction/" in u and u != before)
+        _through_the_provider(window, provider)
+        window.wait_for_url("**/embedded/oidc/callback/**")
+        expect(window.locator("#text")).to_have_text("Confirming…")
+        page.wait_for_timeout(1000)  # time for any confirmation to arrive: none does
+        expect(window.locator("#text")).to_have_text("Confirming…")
+        assert _registered(folder, host_spki) == []
+        assert '"isConnected":true' not in page.locator("#account").inner_text()
+        # the visitor presses the frame's button: that sign-in works, the host's key still nothing
+        with page.expect_popup(timeout=TIMEOUT_MS) as second:
+            page.frame_locator("iframe.wm-frame").get_by_role("button", name="Continue with Google").click()
+        _through_the_provider(second.value, provider)
+        page.wait_for_function("document.getElementById('account').textContent.includes('\"isConnected\":true')")
+        assert _registered(folder, host_spki) == []
+    finally:
+        context.close()
+
+
 def test_a_host_on_the_same_site_cannot_take_over_a_social_sign_in(
         browser: Any, engine: RunningServer, host: HostServer, provider: DevOidcProvider, folder: Path) -> None:
     context = browser.new_context(viewport={"width": 1280, "height": 800})
@@ -192,18 +285,7 @@ def test_a_host_on_the_same_site_cannot_take_over_a_social_sign_in(
         social.wait_for(state="visible")
         with page.expect_popup(timeout=TIMEOUT_MS) as opened:
             page.frame_locator("iframe.wm-frame").get_by_role("button", name="Continue with Google").click()
-        popup = opened.value
-        popup.wait_for_url(provider.issuer + "/**")
-        deadline = time.monotonic() + TIMEOUT_MS / 1000
-        while not popup.is_closed() and "/embedded/oidc/callback/" not in popup.url:
-            assert time.monotonic() < deadline, f"the provider's pages never led back: {popup.url}"
-            buttons = popup.locator('button[type="submit"]')
-            if popup.locator('input[name="login"]').count():
-                _sign_in_at_provider(popup, provider)
-                break
-            if buttons.count():
-                buttons.first.click()
-            popup.wait_for_timeout(50)
+        _through_the_provider(opened.value, provider)
         page.wait_for_function("document.getElementById('account').textContent.includes('\"isConnected\":true')",
                                timeout=TIMEOUT_MS)
         # a request waits in the approval frame: the host's key still cannot approve it
@@ -264,5 +346,45 @@ def test_a_host_on_the_same_site_cannot_post_the_email_code_from_its_page(
         page.keyboard.type(code)
         page.wait_for_function("document.getElementById('account').textContent.includes('\"isConnected\":true')")
         assert _registered(folder, host_spki) == []
+    finally:
+        context.close()
+
+
+def test_a_host_that_fakes_the_window_page_only_makes_the_frame_close_a_blank_window(
+        browser: Any, engine: RunningServer, host: HostServer, provider: DevOidcProvider) -> None:
+    """Issue 39: the frame looks for the one-press window only when the engine served its page
+    for the session. A host with no window (its window.open refused) has its server GET that page
+    and reloads the frame: the frame's lookup finds no window, closes the blank one it made (a
+    popup blocker would refuse it: there is no user activation in the frame), says nothing that
+    is not on screen, and its own button still opens the provider."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)
+    context.add_init_script("if (location.origin === %r) window.open = () => null;" % host.url.rstrip("/"))
+    try:
+        page = context.new_page()
+        page.goto(host.url)
+        page.wait_for_function("window.hostModal !== undefined")
+        page.click("#open")
+        page.locator('.wm-card[data-view="Connect"]').get_by_role("button", name="Continue with Google").click()
+        frame = page.locator("iframe.wm-frame")
+        frame.wait_for(state="attached")
+        session = str(frame.get_attribute("src")).split("session=", 1)[1].split("&", 1)[0]
+        served = httpx.get(engine.http_url + "/embedded/social/window", timeout=10,
+                           params={"session": session, "provider": "google"})
+        assert served.status_code == 200
+        with context.expect_page(timeout=TIMEOUT_MS) as made:  # Playwright's Chromium blocks no popup
+            page.evaluate("""() => { const f = [...document.querySelectorAll('*')].map((e) => e.shadowRoot)
+              .filter(Boolean).map((r) => r.querySelector('iframe.wm-frame')).find(Boolean); f.src = f.src; }""")
+        if not made.value.is_closed():
+            made.value.wait_for_event("close", timeout=TIMEOUT_MS)  # the frame closed what its lookup made
+        inside = page.frame_locator("iframe.wm-frame")
+        inside.get_by_role("button", name="Continue with Google").wait_for(state="visible")
+        expect(inside.get_by_text("Connect in the provider window")).to_have_count(0)
+        with page.expect_popup(timeout=TIMEOUT_MS) as window:
+            inside.get_by_role("button", name="Continue with Google").click()
+        window.value.wait_for_url(provider.issuer + "/**")
+        expect(inside.get_by_text("Connect in the provider window")).to_be_visible()
     finally:
         context.close()

@@ -91,6 +91,9 @@ def scratch(request: pytest.FixtureRequest, renderer_dist: Path, tmp_path_factor
     shutil.copy(folder / "index.html", public / "index.html")
     run(["node_modules/.bin/esbuild", "app.tsx", "--bundle", "--format=esm", "--minify", "--jsx=automatic",
          "--define:process.env.NODE_ENV=\"production\"", f"--outfile={public / 'app.js'}"], folder, 300)
+    shutil.copy(folder / "hooks.html", public / "hooks.html")
+    run(["node_modules/.bin/esbuild", "hooks.tsx", "--bundle", "--format=esm", "--minify", "--jsx=automatic",
+         "--define:process.env.NODE_ENV=\"production\"", f"--outfile={public / 'hooks.js'}"], folder, 300)
     shutil.copy(folder / "strict.html", public / "strict.html")
     run(["node_modules/.bin/esbuild", "strict.tsx", "--bundle", "--format=esm", "--jsx=automatic",
          "--define:process.env.NODE_ENV=\"development\"", f"--outfile={public / 'strict.js'}"], folder, 300)
@@ -110,17 +113,40 @@ def scratch(request: pytest.FixtureRequest, renderer_dist: Path, tmp_path_factor
 def test_the_declarations_refuse_a_wrong_host_file(scratch: Scratch) -> None:
     """The type check can fail: options of the wrong type are an error against the package's
     declarations (the app file passed the same check in the fixture)."""
-    (scratch.folder / "wrong.ts").write_text(
-        "import { createModal } from '@modalcore/sdk';\n"
-        "import { useAccount } from '@modalcore/sdk/react';\n"
-        "createModal({ projectId: 1, networks: 'eip155:1' });\n"
-        "const address: number = useAccount().address;\n"
-        "createModal({ projectId: 'p', networks: ['eip155:1'] });\n")  # no engineUrl (issue 40 item 4)
+    ok = "projectId: 'p', networks: ['eip155:1'], engineUrl: 'https://e.example'"
+    lines = [
+        "import { createModal } from '@modalcore/sdk';",
+        "import { useAccount } from '@modalcore/sdk/react';",
+        "import { modalcore } from '@modalcore/sdk/wagmi';",
+        "createModal({ projectId: 1, networks: 'eip155:1' });",
+        "const address: number = useAccount().address;",
+        "createModal({ projectId: 'p', networks: ['eip155:1'] });",  # no engineUrl (issue 40 item 4)
+        # issue 40 item 5: each mistake a dApp team made that compiled
+        f"createModal({{ {ok}, features: {{ swapz: false }} }});",  # a misspelled feature
+        f"createModal({{ {ok}, siwx: {{ requird: true }} }});",  # a misspelled siwx option
+        f"createModal({{ {ok}, featurs: {{ swaps: false }} }});",  # a misspelled option
+        f"createModal({{ {ok}, customWallets: [{{ id: 'w', nmae: 'W' }}] }});",  # nmae
+        f"void createModal({{ {ok} }}).open({{ view: 'Acount' }});",  # no such view
+        "const connector: number = modalcore({ options: { " + ok + " } });",  # the connector is not `any`
+    ]
+    (scratch.folder / "wrong.ts").write_text("\n".join(lines) + "\n")
     done = subprocess.run(["node_modules/.bin/tsc", "--noEmit", "--strict", "--module", "esnext",
                            "--moduleResolution", "bundler", "--skipLibCheck", "wrong.ts"],
                           cwd=scratch.folder, capture_output=True, text=True, timeout=300)
     assert done.returncode != 0
-    assert all(f"wrong.ts({line}," in done.stdout for line in (3, 4, 5)), done.stdout
+    missing = [line for line in range(4, len(lines) + 1) if f"wrong.ts({line}," not in done.stdout]
+    assert missing == [], done.stdout
+    # the same options spelled right compile (the errors above are the mistakes, not the setup)
+    (scratch.folder / "right.ts").write_text("\n".join([
+        *lines[:3],
+        f"createModal({{ {ok}, features: {{ swaps: false }}, siwx: {{ required: true }} }});",
+        f"createModal({{ {ok}, customWallets: [{{ id: 'w', name: 'W' }}] }});",
+        f"void createModal({{ {ok} }}).open({{ view: 'Account' }});",
+        "export const connector = modalcore({ options: { " + ok + " } });",
+        "export const account: string = useAccount().address;",
+    ]) + "\n")
+    run(["node_modules/.bin/tsc", "--noEmit", "--strict", "--module", "esnext", "--moduleResolution", "bundler",
+         "--skipLibCheck", "right.ts"], scratch.folder, 300)
 
 
 @pytest.mark.parametrize("scratch", ["3"], indirect=True, ids=["wagmi3"])
@@ -134,10 +160,13 @@ def test_the_react_entry_renders_on_a_server(scratch: Scratch) -> None:
     assert result["createModal"] == "function" and result["connector"] == "function"
     state = json.loads(result["html"].split('<pre id="state">')[1].split("</pre>")[0].replace("&quot;", '"'))
     assert state == {"connected": False, "address": "", "network": "", "signIn": False, "isOpen": False, "modal": True}
+    # ConnectButton.Custom and useWalletInfo on a server: not mounted, no account, no wallet
+    assert '<i id="custom">false:true:true</i>' in result["html"]
 
 
 SCRATCH_FILES = {"/": "index.html", "/static/app.js": "app.js", "/static/devwallet.js": "devwallet.js",
-                 "/strict": "strict.html", "/static/strict.js": "strict.js"}
+                 "/strict": "strict.html", "/static/strict.js": "strict.js",
+                 "/hooks": "hooks.html", "/static/hooks.js": "hooks.js"}
 
 
 @contextlib.contextmanager
@@ -405,6 +434,72 @@ def test_wagmi_follows_a_connection_made_in_the_modals_own_ui(
         page.get_by_role("button", name="ETH alice.eth").click()  # the SDK's ConnectButton, now the account button
         page.locator('.wm-card[data-view="Account"]').get_by_role("button", name="Disconnect").click()
         app.wait("disconnected in wagmi", lambda o: o["status"] == "disconnected")
+        assert errors == [], errors
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("scratch", ["3", "2"], indirect=True, ids=["wagmi3", "wagmi2"])
+def test_the_hooks_appkit_and_rainbowkit_users_reach_for(browser: Any, app_engine: RunningServer) -> None:
+    """Issue 40 item 6, in the scratch app's hooks.tsx (wagmi and the modal from one
+    getDefaultConfig call, sign-in on): ConnectButton.Custom's openConnectModal opens the modal,
+    the Dev Wallet connects (wagmi too), useWalletInfo names it, useNetwork lists the networks,
+    useProvider's provider answers, openChainModal shows Networks, signIn() opens the sign-in
+    view and resolves once signed (a SIWX session), signOut() ends it, and useModalEvents heard
+    each step."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    try:
+        page.goto(f"{app_engine.http_url}/hooks")
+        app = App(page)
+        out = app.wait("mounted", lambda o: o["networks"] and o["signIn"]["enabled"])
+        assert out["networks"] == ["eip155:31337", "eip155:31338"] and out["walletInfo"] is None
+        assert out["provider"] is False and page.get_attribute("#custom", "data-mounted") == "true"
+        assert page.inner_text("#custom-auth") == "unauthenticated"
+
+        page.click("#custom-connect")  # ConnectButton.Custom's openConnectModal
+        page.locator('.wm-card[data-view="Connect"]').get_by_role("button", name="Dev Wallet").click()
+        out = app.wait("connected", lambda o: o["walletInfo"] is not None and o["wagmi"]["status"] == "connected")
+        assert out["walletInfo"]["name"] == "Dev Wallet" and out["walletInfo"]["type"] == "ANNOUNCED"
+        assert out["walletInfo"]["icon"].startswith("data:image/")
+        assert out["wagmi"]["connector"] == "modalcore" and out["wagmi"]["chainId"] == 31337
+        assert out["provider"] is True and out["network"] == "eip155:31337"
+        page.locator("#custom-account").wait_for(state="visible")
+        assert page.inner_text("#custom-account") != "" and page.inner_text("#custom-chain") != ""
+
+        # sign-in is on and the account has no session: the engine asks at once; the visitor
+        # declines for now (sign-in is not required: the modal closes, still connected)
+        page.locator('.wm-card[data-view="SIWXSignMessage"]').wait_for(state="visible")
+        page.keyboard.press("Escape")
+        app.wait("closed", lambda o: o["events"][-1:] == ["MODAL_CLOSE"])
+
+        page.click("#provider-chain")
+        out = app.wait("provider answered", lambda o: "chainId" in o["results"])
+        assert out["results"]["chainId"] == "0x7a69"
+
+        page.click("#custom-chain")  # openChainModal
+        page.locator('.wm-card[data-view="Networks"]').wait_for(state="visible")
+        page.keyboard.press("Escape")
+        app.wait("closed", lambda o: o["events"][-1:] == ["MODAL_CLOSE"])
+
+        page.click("#sign-in")  # useSignIn().signIn(): the sign-in view, signed with the Dev Wallet
+        page.locator('.wm-card[data-view="SIWXSignMessage"]').get_by_role("button", name="Sign", exact=True).click()
+        out = app.wait("signed in", lambda o: o["results"].get("signIn") is not None)
+        assert out["results"]["signIn"] == "ok" and out["signIn"]["signedIn"] is True and out["signIn"]["token"]
+        assert page.inner_text("#custom-auth") == "authenticated"
+
+        page.click("#sign-out")
+        out = app.wait("signed out", lambda o: o["signIn"]["signedIn"] is False)
+        assert out["signIn"]["token"] is False and out["wagmi"]["status"] == "connected"
+
+        events = out["events"]
+        for step in ("MODAL_OPEN", "CONNECT_SUCCESS", "MODAL_CLOSE", "SIWX_AUTH_SUCCESS", "SIWX_SIGN_OUT"):
+            assert step in events, events
+        assert events.index("CONNECT_SUCCESS") < events.index("SIWX_AUTH_SUCCESS") < events.index("SIWX_SIGN_OUT")
         assert errors == [], errors
     finally:
         context.close()

@@ -1,9 +1,11 @@
 """Issue 15 §2 in Chromium: social sign-in through the local OpenID provider (oidcprovider/,
 panva's oidc-provider, the same code path a real provider takes). The host dApp is on its own
-origin; pressing "Continue with Google" on Connect, then in the engine's frame, opens the provider in a popup, the visitor logs
-in there, the provider redirects to the callback the engine serves, and the modal reaches
-Account showing who signed in. Issue 27: the popup is opened by a frame of the engine's origin
-and reports back to it; that frame's key, registered then, is what approves."""
+origin; pressing "Continue with Google" on Connect opens the provider in a popup (issue 39: one
+press, at desktop and phone sizes), the visitor logs in there, the provider redirects to the
+callback the engine serves, and the modal reaches Account showing who signed in. Issue 27: the
+popup reports back to a frame of the engine's origin (it is handed to that frame when the host
+page's click opened it); that frame's key, registered then, is what approves. A blocked window
+leaves the frame's own button: two presses, and the texts say so."""
 
 from __future__ import annotations
 
@@ -64,12 +66,96 @@ def social_host(social_engine: RunningServer) -> Iterator[str]:
         yield running.http_url
 
 
-def test_google_sign_in_in_a_popup_through_the_local_provider_reaches_account(
+PHONE_UA = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+            "Chrome/120.0.0.0 Mobile Safari/537.36")
+SIZES: dict[str, dict[str, Any]] = {"desktop": {"viewport": {"width": 1280, "height": 800}},
+         "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
+                   "user_agent": PHONE_UA}}
+# the host page's window.open refuses (a popup blocker): only the host's, not the engine frame's
+BLOCK_HOST_POPUPS = "if (location.origin === %r) window.open = () => null;"
+
+
+def _count_popups(context: Any) -> list[Any]:
+    opened: list[Any] = []
+    context.on("page", lambda page: opened.append(page))
+    return opened
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_one_press_on_connect_opens_the_provider_and_signs_in(
+        browser: Any, social_host: str, provider: DevOidcProvider, size: str) -> None:
+    """Issue 39 item 5: one press on Connect's "Continue with Google" opens the provider's sign-in
+    window (no second button to press), and the texts say what is on screen."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(**SIZES[size])
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = context.new_page()
+        opened = _count_popups(context)  # every page opened after the host's
+        page.goto(social_host)
+        page.wait_for_function("window.hostModal !== undefined")
+        page.click("#open")
+        card = page.locator('.wm-card[data-view="Connect"]')
+        card.wait_for(state="visible")
+        with page.expect_popup(timeout=TIMEOUT_MS) as window:
+            card.get_by_role("button", name="Continue with Google").click()
+        popup = window.value
+        popup.wait_for_url(provider.issuer + "/**")  # the engine's window handed itself to the frame
+        social = page.locator('.wm-card[data-view="ConnectingSocial"]')
+        frame = page.frame_locator("iframe.wm-frame")
+        expect(frame.get_by_text("Connect in the provider window")).to_be_visible()  # and one is open
+        expect(social.locator(".wm-spinner")).to_have_count(0)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"issue39-social-one-press-{size}.png"))
+        popup.locator('input[name="login"]').fill("zoe")
+        popup.locator('input[name="password"]').fill("any")
+        popup.locator('button[type="submit"]').click()
+        popup.locator('button[type="submit"]').first.click()  # the provider's consent page
+        page.wait_for_function(
+            "document.getElementById('account').textContent.includes('\"isConnected\":true')",
+            timeout=TIMEOUT_MS)
+        assert '"connector":"ID_AUTH"' in page.locator("#account").inner_text()
+        assert len(opened) == 1, [p.url for p in opened]  # one window, from one press
+    finally:
+        context.close()
+
+
+def test_a_closed_window_is_said_and_the_frames_button_opens_another(
+        browser: Any, social_host: str, provider: DevOidcProvider) -> None:
+    """Issue 39 item 5: the text matches the screen: the visitor closes the window one press
+    opened, and the frame says so; its own button opens another and the sign-in goes on."""
+    from playwright.sync_api import expect
+
+    context = browser.new_context(**SIZES["desktop"])
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = context.new_page()
+        page.goto(social_host)
+        page.wait_for_function("window.hostModal !== undefined")
+        page.click("#open")
+        with page.expect_popup(timeout=TIMEOUT_MS) as window:
+            page.locator('.wm-card[data-view="Connect"]').get_by_role("button", name="Continue with Google").click()
+        window.value.wait_for_url(provider.issuer + "/**")
+        frame = page.frame_locator("iframe.wm-frame")
+        expect(frame.get_by_text("Connect in the provider window")).to_be_visible()
+        window.value.close()
+        expect(frame.get_by_text("The sign-in window was closed")).to_be_visible()
+        with page.expect_popup(timeout=TIMEOUT_MS) as again:
+            frame.get_by_role("button", name="Continue with Google").click()
+        again.value.wait_for_url(provider.issuer + "/**")
+        expect(frame.get_by_text("Connect in the provider window")).to_be_visible()
+    finally:
+        context.close()
+
+
+def test_a_blocked_window_leaves_the_frames_button_and_google_sign_in_reaches_account(
         browser: Any, social_host: str, provider: DevOidcProvider) -> None:
     from playwright.sync_api import expect
 
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     context.set_default_timeout(TIMEOUT_MS)  # every wait is bounded
+    context.add_init_script(BLOCK_HOST_POPUPS % social_host.rstrip("/"))
     try:
         page = context.new_page()
         page.goto(social_host)
@@ -77,7 +163,7 @@ def test_google_sign_in_in_a_popup_through_the_local_provider_reaches_account(
         page.click("#open")
         card = page.locator('.wm-card[data-view="Connect"]')
         card.wait_for(state="visible")
-        card.get_by_text("Continue with Google").click()
+        card.get_by_text("Continue with Google").click()  # its window is refused (a popup blocker)
         # issue 27: the popup is opened by the engine-origin frame, and reports back to it
         social = page.locator('.wm-card[data-view="ConnectingSocial"]')
         social.wait_for(state="visible")

@@ -53,6 +53,41 @@ def test_pressing_a_provider_draws_the_engine_origin_frame_that_opens_the_popup(
     assert h.effects() == [] and not [c for c in h.cmds if isinstance(c, Call)]
 
 
+def test_every_social_button_names_the_engine_window_its_press_opens() -> None:
+    """Issue 39 item 5: one press opens the provider. Connect's wide button, its marks and All
+    Socials' rows carry `popup`, the engine page the renderer opens in the click itself (only a
+    click may open a window); Farcaster signs in through its relay and opens none; a row drawn
+    inert (legal box unticked) offers neither the press nor the window."""
+    providers = ("google", "github", "apple", "facebook", "x", "discord", "farcaster")
+    h = _harness(socials=providers, host=list(providers))
+
+    def window(provider: str) -> str:
+        return f"/embedded/social/window?session=session-1&provider={provider}"
+
+    assert h.node("connect/social/google").p["popup"] == window("google")  # the wide button
+    assert h.node("connect/social/google").p["text"] == "Continue with Google"
+    assert h.node("connect/social/github").p["popup"] == window("github")  # a mark
+    h.press("connect/social/more")
+    assert h.view == "ConnectSocials"
+    rows = {n.id: n.p.get("popup") for n in h.tree.walk() if n.id.startswith("socials/")}
+    assert rows == {f"socials/{p}": window(p) if p != "farcaster" else None for p in providers}
+    options = {"networks": ["eip155:1"], "features": {"socials": ["google", "github"], "legalCheckbox": True},
+               "termsConditionsUrl": "https://example.com/terms"}
+    gated = Harness(is_open=True, options=options)
+    gated.session.model = replace(gated.model, embedded=replace(gated.model.embedded, socials=("google", "github")))
+    gated.session.render()
+    inert = gated.node("connect/social/google").p
+    assert "on" not in inert and "popup" not in inert
+
+
+def test_a_window_press_still_leads_to_the_frame_that_takes_the_window() -> None:
+    h = _harness()
+    h.press("connect/social/google")
+    assert h.view == "ConnectingSocial"
+    assert h.node("social/frame").p["src"] == "/embedded/social?session=session-1"
+    assert "popup" not in h.node("social/hint").p
+
+
 def test_the_callbacks_verdict_connects_or_says_what_failed() -> None:
     h = _harness()
     h.press("connect/social/google")

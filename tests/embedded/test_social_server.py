@@ -22,6 +22,7 @@ from modalcore.netports import free_port
 from modalcore.server.app import create_app
 from modalcore.server.approval import approval_text
 from modalcore.server.social import social_text
+from modalcore.server.social_window import MAX_SEEN, SEEN_FOR_MS, OpenedWindows
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
 from modalcore.server.config import parse_config
 
@@ -235,3 +236,51 @@ async def test_no_private_key_is_stored_or_logged_in_the_clear(
     for key in secrets:
         for form in (bytes(key), key.hex().encode(), ("0x" + key.hex()).encode()):
             assert form not in stored and form not in logged
+
+
+async def test_the_window_a_press_opens_is_the_engines_page_and_refuses_what_it_does_not_know(
+        engine: RunningServer, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 39 item 5: GET /embedded/social/window (the window one press on Connect opens) is an
+    engine page with a nonce CSP, shown in no frame, never cached, naming nothing secret; a
+    session or provider it does not know, or an oversized one, is a 404 page, nothing else."""
+    async with engine.client() as client:
+        await client.join(opts={"networks": ["eip155:1"], "features": {"socials": ["google"]}})
+        session = client.session
+        await client.intent("host", "open", {})
+        await client.quiet(0.2)
+        await client.intent("connect/social/google", "press")
+        await client.recv_until(lambda f: "/embedded/social?" in str(f))
+        async with httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
+            frame = await http.get("/embedded/social", params={"session": session})
+            assert '"window": ""' in frame.text  # no window served: the frame looks for none
+            good = await http.get("/embedded/social/window", params={"session": session, "provider": "google"})
+            assert good.status_code == 200, good.text
+            csp = good.headers["content-security-policy"]
+            assert "frame-ancestors 'none'" in csp and "script-src 'nonce-" in csp and "unsafe" not in csp
+            assert good.headers["cache-control"] == "no-store" and "set-cookie" not in good.headers
+            assert "Opening Google…" in good.text and session not in good.text
+            frame = await http.get("/embedded/social", params={"session": session})
+            assert '"window": "/embedded/social/window"' in frame.text  # now the frame looks for it
+            for params in ({}, {"session": session}, {"provider": "google"},
+                           {"session": "not-a-session", "provider": "google"},
+                           {"session": session, "provider": "github"},  # not configured on this engine
+                           {"session": "s" * 5000, "provider": "google"},
+                           {"session": session, "provider": "g" * 5000}):
+                refused = await http.get("/embedded/social/window", params=params)
+                assert refused.status_code == 404 and "no longer waiting" in refused.text, params
+                assert "Opening" not in refused.text
+    assert "Traceback" not in caplog.text
+
+
+def test_the_sessions_whose_window_was_served_are_bounded() -> None:
+    """Issue 39: what the window page records (so that the frame looks for the window) expires
+    after SEEN_FOR_MS and keeps at most MAX_SEEN sessions, the oldest dropped first."""
+    windows = OpenedWindows()
+    windows.seen("a", 0)
+    assert windows.recent("a", SEEN_FOR_MS) and not windows.recent("a", SEEN_FOR_MS + 1)
+    assert not windows.recent("b", 0)
+    for i in range(MAX_SEEN + 5):
+        windows.seen(f"s{i}", 1_000_000)
+    assert not windows.recent("a", 1_000_000) and not windows.recent("s4", 1_000_000)
+    assert windows.recent("s5", 1_000_000) and windows.recent(f"s{MAX_SEEN + 4}", 1_000_000)
+    assert len(windows) == MAX_SEEN

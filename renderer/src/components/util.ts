@@ -41,7 +41,28 @@ export function isBusy(node: WireNode, ctx: RenderCtx): boolean {
 /** Sends `press` when the node offers it; returns the handler or undefined. */
 export function pressHandler(node: WireNode, ctx: RenderCtx): (() => void) | undefined {
   if (!offers(node, 'press')) return undefined;
-  return () => ctx.send(node.id, 'press', {});
+  const popup = str(node.p, 'popup');
+  return () => {
+    if (popup) openPopup(popup, ctx);
+    ctx.send(node.id, 'press', {});
+  };
+}
+
+/** The window a node's `popup` names (PROTOCOL.md): a path on the engine, opened in the press
+ * itself, where the click's user activation allows a window (a frame cannot be given it); the
+ * engine's page in that window does the rest. Anything but a path on the engine opens nothing. */
+export const POPUP_NAME = 'modalcore-popup';
+export const POPUP_FEATURES = 'popup,width=480,height=640';
+export function openPopup(path: string, ctx: RenderCtx): boolean {
+  const base = ctx.engine ?? (typeof location !== 'undefined' ? location.origin : undefined);
+  if (!base || !path.startsWith('/') || path.startsWith('//') || typeof window === 'undefined') return false;
+  try {
+    const url = new URL(path, base);
+    if (url.origin !== new URL(base).origin) return false;
+    return window.open(url.toString(), POPUP_NAME, POPUP_FEATURES) !== null;
+  } catch {
+    return false; // a blocked or refused window: the engine's page offers its own button
+  }
 }
 
 /** Text of the node usable as an accessible name. */

@@ -25,7 +25,9 @@ export function createModal(options: ModalOptions): Modal {
   if (typeof url !== 'string' || url.trim() === '') throw new Error(ENGINE_URL_MISSING);
   return createScriptModal(options);
 }
-export type { AccountState, ConnectionState, ModalError, ModalState, NetworkState, SignInState } from '../host-events';
+export type { AccountState, ConnectionState, ModalError, ModalState, NetworkOption, NetworkState, SignInState, WalletInfo } from '../host-events';
+export type { CustomWallet, EngineOptions, Features, HostView, Metadata, SiwxOptions } from '../host';
+export { SignInError, signIn, signOut, subscribeEvents, walletInfo, type ModalEvent, type ModalEventType } from './actions';
 
 /** A getter of one modal, created on first call (in the browser, at mount or connect), so that
  * the React provider and the wagmi connector can share it while nothing runs at import or during

@@ -3,12 +3,14 @@
  * (a peer dependency). The modal is created in an effect, so server rendering and the first
  * client render see the defaults below and touch no `window`, storage or IndexedDB.
  */
-import { type ReactNode, createContext, createElement, useContext, useEffect, useRef, useState } from 'react';
+import { Fragment, type ReactNode, createContext, createElement, useContext, useEffect, useRef, useState } from 'react';
 import { ConnectButton as ButtonWithModal } from '../connect-button';
 import type { ButtonOptions } from '../button-view';
-import type { Modal, Unsubscribe } from '../host';
-import type { AccountState, ModalState, NetworkState, SignInState } from '../host-events';
+import type { HostProvider, HostView, Modal, Unsubscribe } from '../host';
+import type { AccountState, ModalState, NetworkOption, NetworkState, SignInState, WalletInfo } from '../host-events';
 import { type ModalOptions, type ModalSource, createModal, resolveModal } from './index';
+import { type ModalEvent, signIn as signInWith, subscribeEvents, walletInfo } from './actions';
+import { type CustomButtonProps, customButtonProps } from './custom-button';
 
 const ModalContext = createContext<Modal | null>(null);
 
@@ -91,7 +93,7 @@ export type UseModal = {
   modal: Modal | null;
   state: ModalState;
   isOpen: boolean;
-  open(options?: { view?: string }): Promise<void>;
+  open(options?: { view?: HostView }): Promise<void>;
   close(): Promise<void>;
 };
 
@@ -115,16 +117,65 @@ export function useAccount(): UseAccount {
   return { ...current, disconnect: async () => modal?.disconnect() };
 }
 
-export type UseNetwork = NetworkState & { switchNetwork(caip2: string): Promise<void> };
+export type UseNetwork = NetworkState & {
+  /** The host's networks, in the host's order (empty before the engine's first frame). */
+  networks: NetworkOption[];
+  switchNetwork(caip2: string): Promise<void>;
+};
 
 export function useNetwork(): UseNetwork {
   const modal = useContext(ModalContext);
   const current = useHostEvent(NO_NETWORK, network);
-  return { ...current, switchNetwork: async (caip2) => modal?.switchNetwork(caip2) };
+  return { ...current, networks: current.networks ?? [], switchNetwork: async (caip2) => modal?.switchNetwork(caip2) };
 }
 
-export function useSignIn(): SignInState {
-  return useHostEvent(NO_SIGN_IN, signIn);
+export type UseSignIn = SignInState & {
+  /** Opens the sign-in view; resolves once signed in (rejects with a `SignInError`). */
+  signIn(): Promise<SignInState>;
+  /** Ends the sign-in (with `siwx.required`, the connection too). */
+  signOut(): Promise<void>;
+};
+
+const NO_MODAL = () => Promise.reject(new Error('modalcore: not mounted'));
+
+export function useSignIn(): UseSignIn {
+  const modal = useContext(ModalContext);
+  const current = useHostEvent(NO_SIGN_IN, signIn);
+  return {
+    ...current,
+    signIn: () => (modal ? signInWith(modal) : NO_MODAL()),
+    signOut: async () => modal?.signOut(),
+  };
+}
+
+/** The connected wallet's name, icon and type (`walletInfo` null while nothing is connected). */
+export function useWalletInfo(): { walletInfo: WalletInfo | null } {
+  return { walletInfo: walletInfo(useHostEvent(NO_ACCOUNT, account)) };
+}
+
+/** The EIP-1193 provider of the connected wallet (null during server rendering and while nothing
+ * is connected). */
+export function useProvider(): { provider: HostProvider | null; connector: string } {
+  const modal = useContext(ModalContext);
+  const current = useHostEvent(NO_ACCOUNT, account);
+  return { provider: modal && current.isConnected ? modal.getProvider() : null, connector: current.connector };
+}
+
+/** Calls `callback` with each of the modal's events (`MODAL_OPEN`, `CONNECT_SUCCESS`, …) while
+ * mounted, and returns the newest one (null before any). */
+export function useModalEvents(callback?: (event: ModalEvent) => void): ModalEvent | null {
+  const modal = useContext(ModalContext);
+  const [last, setLast] = useState<ModalEvent | null>(null);
+  const listener = useRef(callback);
+  listener.current = callback;
+  useEffect(() => {
+    if (!modal) return;
+    return subscribeEvents(modal, (event) => {
+      setLast(event);
+      listener.current?.(event);
+    });
+  }, [modal]);
+  return last;
 }
 
 export type ConnectButtonProps = Partial<ButtonOptions> & { modal?: Modal };
@@ -136,4 +187,15 @@ export function ConnectButton({ modal, ...options }: ConnectButtonProps) {
   return createElement(ButtonWithModal, { ...options, modal: modal ?? fromContext });
 }
 
-export type { AccountState, ModalState, NetworkState, SignInState, Modal, ModalOptions };
+/** RainbowKit's `ConnectButton.Custom`: draw your own button from the account, the chain and
+ * the three openers; `mounted` is false during server rendering and the first client render. */
+function CustomConnectButton({ children }: { children: (props: CustomButtonProps) => ReactNode }) {
+  const modal = useContext(ModalContext);
+  const props = customButtonProps(modal, useHostEvent(NO_ACCOUNT, account), useHostEvent(NO_NETWORK, network),
+    useHostEvent(NO_SIGN_IN, signIn), useHostEvent(INITIAL_STATE, state));
+  return createElement(Fragment, null, children(props));
+}
+ConnectButton.Custom = CustomConnectButton;
+
+export type { AccountState, ModalState, NetworkState, SignInState, Modal, ModalOptions, ModalEvent, NetworkOption, WalletInfo, CustomButtonProps, HostProvider, HostView };
+export { SignInError, type ModalEventType } from './actions';

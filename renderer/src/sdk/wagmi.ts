@@ -6,11 +6,12 @@
  * Nothing runs at import or during server rendering: the modal is made on the first call wagmi
  * makes in the browser (getProvider, isAuthorized, connect).
  */
-import { type Address, SwitchChainError, UserRejectedRequestError, getAddress, numberToHex } from 'viem';
-import type { Modal, Unsubscribe } from '../host';
+import { type Address, type Chain, SwitchChainError, UserRejectedRequestError, getAddress, numberToHex } from 'viem';
+import { type Config, type CreateConnectorFn, type Transport, createConfig, http } from 'wagmi';
+import type { HostProvider, Modal, Unsubscribe } from '../host';
 import type { AccountState, NetworkState } from '../host-events';
 import { viaEngine } from '../embedded-rpc';
-import { type ModalOptions, type ModalSource, createModal, resolveModal } from './index';
+import { type ModalOptions, type ModalSource, createModal, lazyModal, resolveModal } from './index';
 import { untilConnectedOrClosed, untilReady } from './connect-outcome';
 
 export type ModalcoreConnectorParameters = {
@@ -27,15 +28,10 @@ export type ModalcoreConnectorParameters = {
   switchTimeoutMs?: number;
 };
 
-type Chain = { id: number; name: string };
-type Emitter = { emit(event: string, data?: unknown): void };
-type Config = { chains: readonly Chain[]; emitter: Emitter };
-
-/** What wagmi's `createConfig({ connectors })` and `connect({ connector })` take. Typed loosely on
- * purpose: one declaration for wagmi 2 and 3 (whose `CreateConnectorFn` differ) that needs
- * neither installed where only the plain or React entry is used. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type ModalcoreConnectorFn = (config: any) => any;
+/** What wagmi's `createConfig({ connectors })` and `connect({ connector })` take: wagmi's own
+ * `CreateConnectorFn` (the app's wagmi 2 or 3: both export it from 'wagmi'), whose provider is
+ * the modal's EIP-1193 provider. */
+export type ModalcoreConnectorFn = CreateConnectorFn<HostProvider, { watch(): void; unwatch(): void }>;
 
 const rejected = (message: string) =>
   new UserRejectedRequestError(Object.assign(new Error(message), { code: 4001 }));
@@ -78,7 +74,7 @@ export function modalcore(parameters: ModalcoreConnectorParameters): ModalcoreCo
   let lastNetwork: NetworkState | undefined;
   let watching: Unsubscribe[] = [];
 
-  const connector = (config: Config) => {
+  const connector: ModalcoreConnectorFn = (config) => {
     const ready = (m: Modal) => untilReady(m, readyMs);
     // the account once settled: a resumed session reports 'reconnecting' until its wallet answers
     const account = (m: Modal) =>
@@ -93,7 +89,7 @@ export function modalcore(parameters: ModalcoreConnectorParameters): ModalcoreCo
       type: 'modalcore',
       icon: parameters.icon,
 
-      async connect(options: { chainId?: number; isReconnecting?: boolean; withCapabilities?: boolean } = {}) {
+      async connect(options: { chainId?: number | undefined; isReconnecting?: boolean | undefined; withCapabilities?: boolean | undefined } = {}) {
         const m = theModal();
         await ready(m);
         let now = await account(m);
@@ -111,7 +107,8 @@ export function modalcore(parameters: ModalcoreConnectorParameters): ModalcoreCo
         if (options.chainId && options.chainId !== chainId) chainId = (await self.switchChain({ chainId: options.chainId })).id;
         const accounts = addresses(now);
         return {
-          accounts: options.withCapabilities ? accounts.map((address) => ({ address, capabilities: {} })) : accounts,
+          // wagmi's type says which of the two shapes by the call's `withCapabilities`, as here
+          accounts: (options.withCapabilities ? accounts.map((address) => ({ address, capabilities: {} })) : accounts) as never,
           chainId,
         };
       },
@@ -236,5 +233,51 @@ export function modalcore(parameters: ModalcoreConnectorParameters): ModalcoreCo
     };
     return self;
   };
-  return connector as ModalcoreConnectorFn;
+  return connector;
+}
+
+export type DefaultConfigParameters = {
+  /** The modal's project id and the engine's base URL (as `createModal`'s). */
+  projectId: string;
+  engineUrl: string;
+  /** viem chains, as wagmi's `createConfig` takes them; the modal's networks are their eip155 ids. */
+  chains: readonly [Chain, ...Chain[]];
+  /** Default: `http()` for each chain. */
+  transports?: Record<number, Transport>;
+  appName?: string;
+  appDescription?: string;
+  appUrl?: string;
+  appIcon?: string;
+  ssr?: boolean;
+  /** Any other modal option (features, siwx, theme, ...). */
+  options?: Omit<ModalOptions, 'projectId' | 'engineUrl' | 'networks'>;
+};
+
+/** RainbowKit's `getDefaultConfig`, for the modal: one call gives the wagmi config (the modalcore
+ * connector on the chains, each with an `http()` transport unless given) and the modal they share,
+ * for `<WagmiProvider config>` and `<ModalProvider modal>`. */
+export function getDefaultConfig(parameters: DefaultConfigParameters): { config: Config; modal: () => Modal } {
+  const { projectId, engineUrl, chains, options } = parameters;
+  const modal = lazyModal({
+    ...options,
+    projectId,
+    engineUrl,
+    networks: chains.map((c) => `eip155:${c.id}`),
+    metadata: options?.metadata ?? {
+      name: parameters.appName ?? '',
+      description: parameters.appDescription ?? '',
+      url: parameters.appUrl ?? (typeof location === 'undefined' ? '' : location.origin),
+      icons: parameters.appIcon ? [parameters.appIcon] : [],
+    },
+  });
+  const config = createConfig({
+    chains,
+    connectors: [modalcore({ modal }) as CreateConnectorFn],
+    transports: parameters.transports ?? Object.fromEntries(chains.map((c) => [c.id, http()])),
+    // the modal discovers the wallets (EIP-6963) itself; wagmi's own discovery would add each
+    // one again as a connector of its own
+    multiInjectedProviderDiscovery: false,
+    ...(parameters.ssr ? { ssr: true } : {}),
+  });
+  return { config, modal };
 }

@@ -4,7 +4,7 @@
 import { createElement as h } from 'react';
 import { renderToString } from 'react-dom/server';
 import * as plain from '@modalcore/sdk';
-import { ConnectButton, ModalProvider, useAccount, useModal, useNetwork, useSignIn } from '@modalcore/sdk/react';
+import { ConnectButton, ModalProvider, useAccount, useModal, useNetwork, useSignIn, useWalletInfo } from '@modalcore/sdk/react';
 import { modalcore } from '@modalcore/sdk/wagmi';
 import '@modalcore/sdk/elements';
 
@@ -13,8 +13,10 @@ function Page() {
   const network = useNetwork();
   const signIn = useSignIn();
   const { isOpen, modal } = useModal();
+  const { walletInfo } = useWalletInfo();
   return h('div', null,
     h(ConnectButton, { label: 'Connect' }),
+    h(ConnectButton.Custom, null, ({ mounted, account }) => h('i', { id: 'custom' }, `${mounted}:${account === undefined}:${walletInfo === null}`)),
     h('pre', { id: 'state' }, JSON.stringify({ connected: account.isConnected, address: account.address,
       network: network.caipNetworkId, signIn: signIn.signedIn, isOpen, modal: modal === null })));
 }
