@@ -18,7 +18,7 @@ HERE = Path(__file__).resolve().parent
 BUNDLE = HERE / "renderer" / "dist"
 # what an installed engine serves: the modal for host pages (with its precompressed copies) and
 # the recording inspector's page
-STATIC_FILES = ("modal.js", "modal.js.br", "modal.js.gz", "inspect.js")
+STATIC_FILES = ("modal.js", "modal.js.br", "modal.js.gz", "loader.js", "loader.js.br", "loader.js.gz", "inspect.js")
 EDITABLE = "editable_wheel" in sys.argv
 ENGINE = ["modalcore", "modalcore.*"]
 DEVELOPMENT = ["modalcore_dev", "modalcore_dev.*", "modalcore_testing", "modalcore_testing.*"]

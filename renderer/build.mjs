@@ -1,15 +1,22 @@
-// Builds dist/modal.js (global ModalCore, React included), dist/demo.js, dist/inspect.js (the
-// session inspector's stage, global ModalInspect) and dist/index.html.
+// Builds dist/modal.js (global ModalCore, React included), dist/loader.js (the script tag's
+// ≤ 10 KiB critical path: the connect button at once, modal.js fetched later by its hashed URL),
+// dist/demo.js, dist/inspect.js (the session inspector's stage, global ModalInspect) and
+// dist/index.html; modal.js and loader.js with their .gz and .br beside them.
 // `node build.mjs --tests` compiles test/*.test.ts into dist/test/*.test.mjs instead.
 import { build, transform } from 'esbuild';
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, 'dist');
-const BUDGET_GZIP = 85 * 1024;
+/** modal.js: fetched after first paint since the loader (issue 40 item 8), no longer on the
+ * critical path; kept from growing all the same. */
+const BUDGET_GZIP = 86 * 1024;
+/** The loader (issue 40 item 8); tests/bench asserts it too, on the built bytes. */
+const LOADER_BUDGET_GZIP = 10 * 1024;
 
 const common = {
   bundle: true,
@@ -74,20 +81,40 @@ async function buildBundles() {
   });
   await copyFile(join(here, 'demo/index.html'), join(dist, 'index.html'));
   const modal = await readFile(join(dist, 'modal.js'));
-  // precompressed beside it: the engine answers brotli or gzip by Accept-Encoding (server/bundle.py)
-  const gzipped = gzipSync(modal, { level: 9 });
-  const brotli = brotliCompressSync(modal, {
-    params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: modal.length },
+  // the loader names modal.js by the digest server/bundle.py serves it under (sha256, 12 hex)
+  const digest = createHash('sha256').update(modal).digest('hex').slice(0, 12);
+  await build({
+    ...common,
+    entryPoints: [join(here, 'src/loader.ts')],
+    outfile: join(dist, 'loader.js'),
+    format: 'iife',
+    globalName: 'ModalCore',
+    minify: true,
+    define: { ...common.define, MODALCORE_BUNDLE: JSON.stringify(`modal.${digest}.js`) },
   });
-  await writeFile(join(dist, 'modal.js.gz'), gzipped);
-  await writeFile(join(dist, 'modal.js.br'), brotli);
-  const gzip = gzipped.length;
-  const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
-  console.log(`dist/modal.js: ${kb(modal.length)} minified, ${kb(gzip)} gzip, ${kb(brotli.length)} brotli (budget ${kb(BUDGET_GZIP)} gzip)`);
-  if (gzip > BUDGET_GZIP) {
-    console.error('dist/modal.js is over its gzip budget');
+  const modalGzip = await precompress('modal.js');
+  const loaderGzip = await precompress('loader.js');
+  if (modalGzip > BUDGET_GZIP || loaderGzip > LOADER_BUDGET_GZIP) {
+    console.error(`dist/${modalGzip > BUDGET_GZIP ? 'modal' : 'loader'}.js is over its gzip budget`);
     process.exit(1);
   }
+}
+
+const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+
+/** Writes `name`.gz and `name`.br beside it (the engine answers brotli or gzip by
+ * Accept-Encoding: server/bundle.py); prints and returns the gzip size. */
+async function precompress(name) {
+  const plain = await readFile(join(dist, name));
+  const gzipped = gzipSync(plain, { level: 9 });
+  const brotli = brotliCompressSync(plain, {
+    params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: plain.length },
+  });
+  await writeFile(join(dist, `${name}.gz`), gzipped);
+  await writeFile(join(dist, `${name}.br`), brotli);
+  const budget = name === 'loader.js' ? LOADER_BUDGET_GZIP : BUDGET_GZIP;
+  console.log(`dist/${name}: ${kb(plain.length)} minified, ${kb(gzipped.length)} gzip, ${kb(brotli.length)} brotli (budget ${kb(budget)} gzip)`);
+  return gzipped.length;
 }
 
 async function buildTests() {

@@ -39,7 +39,8 @@ REPO = Path(__file__).resolve().parents[1]
 LOCK = REPO / "requirements" / "engine.txt"  # the wheel's dependencies, exact and hashed (issue 37)
 PIP = ("-m", "pip", "--disable-pip-version-check")
 BUNDLE = REPO / "renderer" / "dist"
-STATIC_FILES = ("modal.js", "modal.js.br", "modal.js.gz", "inspect.js")  # setup.py's
+# setup.py's
+STATIC_FILES = ("modal.js", "modal.js.br", "modal.js.gz", "loader.js", "loader.js.br", "loader.js.gz", "inspect.js")
 # the wheel's modules that are development rigs or test harnesses (moved to modalcore_dev,
 # modalcore_testing): a path part, or a module file name
 DEV_PARTS = {"devchain", "bench", "latency", "relay"}
@@ -141,6 +142,8 @@ def test_the_wheel_holds_the_engine_and_its_bundle_and_no_dev_or_test_module(whe
         names = set(archive.namelist())
         assert {"modalcore/static/modal.js", "modalcore/static/inspect.js", "modalcore/inspect/page.html"} <= names
         assert archive.read("modalcore/static/modal.js") == (BUNDLE / "modal.js").read_bytes()
+        # the script tag's loader (issue 40 item 8) names that modal.js by its hash: same build
+        assert archive.read("modalcore/static/loader.js") == (BUNDLE / "loader.js").read_bytes()
         metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
         entry_points = archive.read(next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()
     requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:")]

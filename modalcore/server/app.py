@@ -74,7 +74,7 @@ from .hub import Hub
 from .operator_limit import WrongTokens
 from .endpoint import WS_MAX_SIZE, WS_PATH, websocket_endpoint
 from .socket import Socket
-from .bundle import BundleFiles, bundle_routes
+from .bundle import LOADER, BundleFiles, bundle_routes
 from .metrics_share import SharedMetrics
 from .operator_login import routes as operator_login_routes
 from .operator_logout import routes as operator_logout_routes
@@ -217,13 +217,14 @@ def siwx_key_file(config: EngineConfig) -> Path:
     return config.path(str(section.get("key_file", ".modalcore/engine.key")))
 
 
-def _engine_identity(address: str, bundle: BundleFiles) -> Any:
+def _engine_identity(address: str, bundle: BundleFiles, loader: BundleFiles) -> Any:
     async def identity(request: Request) -> Response:
         """The address session tokens are signed by (hosts check tokens offline against it) and
-        the modal script's immutable URL (server/bundle.py)."""
-        current = bundle.current()
+        the immutable URLs of the modal script and of its loader (server/bundle.py)."""
+        current, small = bundle.current(), loader.current()
         return JSONResponse({"address": address,
-                             "bundle": f"/static/{current.hashed_name}" if current else None})
+                             "bundle": f"/static/{current.hashed_name}" if current else None,
+                             "loader": f"/static/{small.hashed_name}" if small else None})
 
     return identity
 
@@ -343,11 +344,12 @@ def create_app(
 
     assets = DEMO_ASSETS if config.demo_page else frozenset()  # modal.js: server/bundle.py
     bundle = BundleFiles(static_dir)
+    loader = BundleFiles(static_dir, LOADER)
     windows = OpenedWindows()  # issue 39: the sessions whose one-press window was served
     routes = [
         Route("/healthz", healthz),
         Route("/metrics", metrics_endpoint),
-        Route("/v1/engine", _engine_identity(signer.address, bundle)),
+        Route("/v1/engine", _engine_identity(signer.address, bundle, loader)),
         *siwx_routes(siwx_store, engine_address=signer.address),
         *directory_routes(),
         *icon_routes(),
@@ -364,6 +366,7 @@ def create_app(
         *operator_logout_routes(),
         *errors_routes(),
         *bundle_routes(bundle),
+        *bundle_routes(loader),
         Mount("/static", RendererFiles(static_dir, assets), name="static"),
     ]
     if config.demo_page:  # a test asset: the demo dApp on the engine's own origin

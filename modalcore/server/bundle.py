@@ -1,13 +1,18 @@
-"""The modal's script as host pages receive it (issue 40 item 7): compressed, and cached by URL.
+"""The modal's scripts as host pages receive them (issue 40 items 7, 8): compressed, cached by URL.
 
-- `/static/modal.<digest>.js` (12 hex of the bundle's SHA-256): `Cache-Control: immutable`, a
-  year. A host that pins this URL never downloads the same bundle twice.
-- `/static/modal.js`, the stable URL every snippet uses: the same bytes, cached five minutes (a
+Two scripts, each served the same way: `loader.js`, the small file a host's `<script>` tag names
+(the connect button at once; it fetches the rest later), and `modal.js`, the modal itself (React
+inside), which the loader fetches by its hashed URL (the build writes that name into the loader,
+so a loader never runs with another build's modal).
+
+- `/static/<name>.<digest>.js` (12 hex of the file's SHA-256): `Cache-Control: immutable`, a
+  year. A host that pins this URL never downloads the same bytes twice.
+- `/static/<name>.js`, the stable URL every snippet uses: the same bytes, cached five minutes (a
   new engine release reaches pages within that), with an ETag for cheap revalidation.
 
-Both answer brotli (the build's `modal.js.br`), gzip (the build's `modal.js.gz`, or made here
+Both answer brotli (the build's `<name>.js.br`), gzip (the build's `<name>.js.gz`, or made here
 once) or plain, by the request's Accept-Encoding, with `Vary: Accept-Encoding`. The files are
-read once and again only when `modal.js` changes on disk (a rebuild under `make run`).
+read once and again only when the script changes on disk (a rebuild under `make run`).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 NAME = "modal.js"
+LOADER = "loader.js"
 STABLE_MAX_AGE_S = 300
 IMMUTABLE = "public, max-age=31536000, immutable"
 ENCODINGS = ("br", "gzip")  # preferred first
@@ -30,13 +36,14 @@ SUFFIX = {"br": ".br", "gzip": ".gz"}
 
 @dataclass(frozen=True)
 class Bundle:
+    name: str  # "modal.js", "loader.js"
     digest: str
     mtime_ns: int
     bodies: dict[str, bytes]  # "identity", and "br" / "gzip" where available
 
     @property
     def hashed_name(self) -> str:
-        return f"modal.{self.digest}.js"
+        return f"{self.name.removesuffix('.js')}.{self.digest}.js"
 
 
 def read_bundle(path: Path) -> Bundle | None:
@@ -54,7 +61,7 @@ def read_bundle(path: Path) -> Bundle | None:
         except OSError:
             pass
     bodies.setdefault("gzip", gzip.compress(plain, compresslevel=9, mtime=0))
-    return Bundle(hashlib.sha256(plain).hexdigest()[:12], stat.st_mtime_ns, bodies)
+    return Bundle(path.name, hashlib.sha256(plain).hexdigest()[:12], stat.st_mtime_ns, bodies)
 
 
 def chosen_encoding(accept: str, available: set[str]) -> str:
@@ -77,10 +84,10 @@ def chosen_encoding(accept: str, available: set[str]) -> str:
 
 
 class BundleFiles:
-    """The current bundle of a static folder, re-read when the file changes."""
+    """The current build of one script of a static folder, re-read when the file changes."""
 
-    def __init__(self, static_dir: Path) -> None:
-        self.path = static_dir / NAME
+    def __init__(self, static_dir: Path, name: str = NAME) -> None:
+        self.path = static_dir / name
         self._bundle: Bundle | None = None
 
     def current(self) -> Bundle | None:
@@ -114,4 +121,6 @@ def bundle_routes(files: BundleFiles) -> list[Route]:
     async def hashed(request: Request) -> Response:
         return files.respond(request, IMMUTABLE, digest=request.path_params["digest"])
 
-    return [Route(f"/static/{NAME}", stable), Route("/static/modal.{digest:str}.js", hashed)]
+    name = files.path.name
+    stem = name.removesuffix(".js")
+    return [Route(f"/static/{name}", stable), Route(f"/static/{stem}.{{digest:str}}.js", hashed)]

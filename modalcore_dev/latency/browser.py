@@ -129,9 +129,10 @@ PROBE_SCRIPT = r"""
     if (k === 'busy') return s.busy.some((b) => b.includes(v));
     return JSON.stringify(s[k]) === JSON.stringify(v);
   });
-  // [where, selector, text?]: where is 'page' or 'modal' (inside the shadow root)
+  // [where, selector, text?]: where is 'page', 'modal' (inside the modal's shadow root) or
+  // 'button' (inside the <modalcore-button> element's)
   L.find = ([where, selector, text]) => {
-    const scope = where === 'page' ? document : root();
+    const scope = where === 'page' ? document : where === 'button' ? document.querySelector('modalcore-button')?.shadowRoot : root();
     const all = scope ? [...scope.querySelectorAll(selector)] : [];
     return all.find((el) => shown(el) && (!text || (el.getAttribute('aria-label') || el.textContent || '').includes(text))) ?? null;
   };
@@ -224,6 +225,7 @@ PROBE_SCRIPT = r"""
 
 # A click and its expected outcome, as `window.__lat.measure` takes them.
 CONNECT_BUTTON = ["page", ".modalcore-connect-button"]
+ELEMENT_BUTTON = ["button", "button"]  # <modalcore-button>'s connect button (the loader page)
 BACK_BUTTON = ["modal", 'button[aria-label="Back"]']
 CLOSE_BUTTON = ["modal", 'button[aria-label="Close"]']
 

@@ -6,7 +6,7 @@
  * `network.name` / `network.image`. The options only choose which of those parts are drawn.
  */
 import { avatarGradient } from './components/avatar';
-import { ICONS } from './components/icons';
+import { NETWORK_PATH } from './components/network-path';
 import type { HostView, Modal } from './host';
 import { UNREACHABLE_ERROR } from './offline';
 
@@ -26,7 +26,8 @@ export interface ButtonOptions {
 }
 
 const text = (d: Dict | undefined, k: string): string => (typeof d?.[k] === 'string' ? (d[k] as string) : '');
-const ROW = 'display:inline-flex;align-items:center;gap:8px;white-space:nowrap;max-width:100%';
+/** The buttons' inline style (connect-button.tsx draws its placeholder with the same). */
+export const ROW = 'display:inline-flex;align-items:center;gap:8px;white-space:nowrap;max-width:100%';
 
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, style: string, content?: string): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
@@ -54,13 +55,14 @@ function networkImage(src: string): Element {
   }
   svg.style.cssText = 'flex:none';
   const path = document.createElementNS(ns, 'path');
-  path.setAttribute('d', ICONS.network ?? '');
+  path.setAttribute('d', NETWORK_PATH);
   svg.append(path);
   return svg;
 }
 
 /** Draws the buttons into `host` (replacing what it held). */
-export function drawButtons(host: HTMLElement, account: Dict | undefined, network: Dict | undefined, opts: ButtonOptions, open: (view?: HostView) => void, unreachable = false): void {
+export function drawButtons(host: HTMLElement, account: Dict | undefined, network: Dict | undefined, opts: ButtonOptions,
+  open: (view: HostView | undefined, button: HTMLElement) => void, unreachable = false): void {
   const connected = account?.isConnected === true && text(account, 'display') !== '';
   // Redraw only when something shown changed (keeps focus and hover on the same element).
   const key = JSON.stringify(connected ? [opts, account, network?.name, network?.image, unreachable] : [opts.label, opts.className, unreachable]);
@@ -74,14 +76,14 @@ export function drawButtons(host: HTMLElement, account: Dict | undefined, networ
     nb.setAttribute('part', 'network');
     nb.setAttribute('aria-label', `Network: ${text(network, 'name') || 'unknown'}`);
     nb.append(networkImage(text(network, 'image')), el('span', '', text(network, 'name') || 'Network'));
-    nb.addEventListener('click', () => open('Networks'));
+    nb.addEventListener('click', () => open('Networks', nb));
     parts.push(nb);
   }
   const b = el('button', ROW);
   b.type = 'button';
   b.className = opts.className ?? 'modalcore-connect-button';
   b.setAttribute('part', 'button');
-  b.addEventListener('click', () => open());
+  b.addEventListener('click', () => open(undefined, b));
   if (unreachable) {
     // the engine cannot be reached: a warning mark and its reason (offline.ts)
     b.dataset.state = 'unreachable';
@@ -107,13 +109,42 @@ export function drawButtons(host: HTMLElement, account: Dict | undefined, networ
   host.replaceChildren(...parts);
 }
 
+/** What the buttons need of a modal; a lazy one (lazy-modal.ts) also says whether its code is
+ * there and fetches it on `preload()`. */
+export type ButtonModal = Pick<Modal, 'open' | 'subscribeAccount' | 'subscribeNetwork'> & Partial<Pick<Modal, 'subscribeConnection'>>
+  & { preload?(): void; readonly loaded?: boolean };
+
+/** A press before the modal's code is there (issue 40 item 8): the button says so at once
+ * (`aria-busy`, dimmed, a progress cursor; nothing moves) until the modal has opened. */
+function pressedWhileLoading(button: HTMLElement, opened: Promise<void>): void {
+  button.setAttribute('aria-busy', 'true');
+  const { opacity, cursor } = button.style;
+  button.style.opacity = '.7';
+  button.style.cursor = 'progress';
+  const done = () => {
+    button.removeAttribute('aria-busy');
+    button.style.opacity = opacity;
+    button.style.cursor = cursor;
+  };
+  opened.then(done, done);
+}
+
+const WARM_EVENTS = ['pointerenter', 'pointerdown', 'focusin'] as const;
+
 /** Draws the buttons into `host` now and again on every account or network event of `modal`
- * (the `ConnectButton` and `<modalcore-button>` alike); returns the unsubscribe. */
-export function mountButtons(host: HTMLElement, modal: Pick<Modal, 'open' | 'subscribeAccount' | 'subscribeNetwork'> & Partial<Pick<Modal, 'subscribeConnection'>>, opts: ButtonOptions): () => void {
+ * (the `ConnectButton` and `<modalcore-button>` alike); returns the unsubscribe. A lazy modal's
+ * code is fetched as soon as the pointer enters the buttons, presses them, or they get focus. */
+export function mountButtons(host: HTMLElement, modal: ButtonModal, opts: ButtonOptions): () => void {
   let account: Dict | undefined;
   let network: Dict | undefined;
   let unreachable = false;
-  const draw = (): void => drawButtons(host, account, network, opts, (view) => void modal.open(view ? { view } : undefined), unreachable);
+  const open = (view: HostView | undefined, button: HTMLElement): void => {
+    const opened = modal.open(view ? { view } : undefined);
+    if (modal.loaded === false) pressedWhileLoading(button, opened);
+  };
+  const draw = (): void => drawButtons(host, account, network, opts, open, unreachable);
+  const warm = (): void => modal.preload?.();
+  if (modal.preload) for (const event of WARM_EVENTS) host.addEventListener(event, warm);
   draw();
   const offC = modal.subscribeConnection?.((c) => {
     unreachable = c.status === 'unreachable';
@@ -131,5 +162,7 @@ export function mountButtons(host: HTMLElement, modal: Pick<Modal, 'open' | 'sub
     offA();
     offN();
     offC?.();
+    for (const event of WARM_EVENTS) host.removeEventListener(event, warm);
+    delete host.dataset.drawn; // a later mount draws its own buttons (their clicks open its modal)
   };
 }

@@ -5,7 +5,12 @@
  * button before the account button). What the parts say comes from the engine.
  */
 import { mountButtons } from './button-view';
-import { type Modal, createModal, liveModals } from './host';
+import type { Modal, ModalOptions } from './host';
+import { liveModals } from './live-modals';
+
+/** How the element makes a modal when its project has none live: the entry that defined it says
+ * (the full bundle: host.ts's createModal; the loader and the npm package: a lazy one). */
+let makeModal: ((options: ModalOptions) => Modal) | null = null;
 
 const STYLE = `:host{display:inline-flex;gap:8px}button{font:600 14px/1 system-ui,sans-serif;padding:10px 16px;border-radius:12px;border:1px solid
 rgba(0,0,0,.1);background:var(--modalcore-button-bg,#1f6fd1);color:var(--modalcore-button-fg,#fff);cursor:pointer}`;
@@ -16,10 +21,12 @@ function modalFor(element: HTMLElement): Modal {
   if (live) return live;
   const networks = (element.getAttribute('networks') ?? '').split(',').map((n) => n.trim()).filter(Boolean);
   const engineUrl = element.getAttribute('engine-url') ?? undefined;
-  return createModal({ projectId, networks, engineUrl });
+  if (!makeModal) throw new Error('modalcore: defineButtonElement was never given a createModal');
+  return makeModal({ projectId, networks, engineUrl });
 }
 
-export function defineButtonElement(name = 'modalcore-button'): void {
+export function defineButtonElement(name = 'modalcore-button', create?: (options: ModalOptions) => Modal): void {
+  if (create) makeModal ??= create;
   if (typeof customElements === 'undefined' || customElements.get(name)) return;
 
   class ModalcoreButton extends HTMLElement {

@@ -14,6 +14,7 @@ import { Transport, randomId, type IntentStatus, type SocketLike, type StorageLi
 import { HOST_NODE, type RenderCtx } from './tree';
 import type { AccountState, ConnectionState, ModalError, ModalState, NetworkState, SignInState } from './host-events';
 import { Reachability } from './offline';
+import { liveModals } from './live-modals';
 import type { EngineOptions, HostView } from './options.gen';
 
 export type { CustomWallet, EngineOptions, Features, HostView, Metadata, SiwxOptions } from './options.gen';
@@ -68,8 +69,7 @@ export interface Modal {
   readonly element: HTMLElement;
 }
 
-/** The live modal of each project id (the `<modalcore-button>` element reuses it). */
-export const liveModals = new Map<string, Modal>();
+export { liveModals };
 
 const SCRIPT_SRC = typeof document !== 'undefined' ? (document.currentScript as HTMLScriptElement | null)?.src : undefined;
 const LOCAL_OPTIONS = new Set(['projectId', 'container', 'engineUrl', 'socket', 'storage']);

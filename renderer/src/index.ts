@@ -2,6 +2,7 @@
 import * as React from 'react';
 import * as ReactDOMClient from 'react-dom/client';
 import { defineButtonElement } from './element';
+import { createModal } from './host';
 
 export { createModal, type Modal, type ModalOptions, type HostProvider } from './host';
 export { ConnectButton } from './connect-button';
@@ -10,4 +11,4 @@ export type { WireNode, PendingHint, RenderCtx } from './tree';
 /** The bundle's own React, for host pages that want to draw with the same copy (the demo). */
 export { React, ReactDOMClient };
 
-defineButtonElement();
+defineButtonElement('modalcore-button', createModal);

@@ -17,6 +17,8 @@ export async function buildComponentsForTest() {
         "export { parseModules, qrPaths } from './src/components/layout.tsx';",
         "export { ModalRoot, renderNode, MODAL_CSS } from './src/components/index.tsx';",
         "export { EngineBase } from './src/components/basic.tsx';",
+        "export { ConnectButton } from './src/connect-button.tsx';",
+        "export { ROW } from './src/button-view.ts';",
         "export { pressHandler } from './src/components/util.ts';",
       ].join('\n'),
       resolveDir: root,

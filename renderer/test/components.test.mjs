@@ -245,6 +245,18 @@ test('css: theme variables and defaults are used', () => {
   assert.match(css, /data-theme="light"/);
 });
 
+// Issue 40 item 8: the React ConnectButton is in the first paint, server-rendered too, before any
+// modal exists, and looks as the button drawn once the modal is there (button-view.ts): same
+// element, class, part and inline style, so nothing moves when the modal comes.
+test('rule: without a modal the ConnectButton draws the Connect Wallet button the modal would draw', () => {
+  const html = renderToStaticMarkup(createElement(C.ConnectButton, { modal: null }));
+  const found = /<button type="button" class="modalcore-connect-button" part="button" style="([^"]*)">Connect Wallet<\/button>/.exec(html);
+  assert.ok(found, html);
+  assert.equal(found[1], C.ROW);
+  const custom = renderToStaticMarkup(createElement(C.ConnectButton, { modal: null, label: 'Sign in', className: 'mine' }));
+  assert.match(custom, /class="mine"[^>]*>Sign in<\/button>/);
+});
+
 test('press: a node naming a popup opens that engine page in the click itself, then sends the press', () => {
   // issue 39: only a click may open a window; the renderer opens what the node names, nothing else
   const calls = [];

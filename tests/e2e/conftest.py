@@ -118,7 +118,7 @@ def renderer_dist() -> Path:
     """renderer/dist as the engine serves it, rebuilt when a source is newer than the bundle."""
     renderer = REPO_ROOT / "renderer"
     assert (renderer / "node_modules").is_dir(), "needs renderer/node_modules (make renderer)"
-    built = [renderer / "dist" / name for name in ("modal.js", "demo.js", "index.html")]
+    built = [renderer / "dist" / name for name in ("modal.js", "loader.js", "demo.js", "index.html")]
     sources = [*renderer.glob("src/**/*"), *renderer.glob("demo/*"), renderer / "build.mjs"]
     newest = max(path.stat().st_mtime for path in sources if path.is_file())
     if not all(path.exists() for path in built) or min(p.stat().st_mtime for p in built) < newest:

@@ -57,6 +57,23 @@ def test_the_hashed_url_is_immutable_and_named_by_the_engine(engine: str) -> Non
     assert httpx.get(f"{engine}/static/modal.000000000000.js").status_code == 404
 
 
+def test_rule_the_loader_is_served_as_the_modal_is_and_names_the_hashed_modal_of_its_build(engine: str) -> None:
+    """Issue 40 item 8: the `<script>` tag's file is the loader, compressed and cached as the modal
+    is; the modal URL it fetches is the immutable hashed one the engine serves now (a loader and a
+    modal of two builds never meet)."""
+    static = Path(__file__).resolve().parents[2] / "renderer" / "dist"
+    identity = httpx.get(f"{engine}/v1/engine").json()
+    response, body = _raw(f"{engine}/static/loader.js", "gzip")
+    assert response.headers["content-encoding"] == "gzip" and gzip.decompress(body) == (static / "loader.js").read_bytes()
+    assert response.headers["cache-control"] == "public, max-age=300"
+    assert identity["loader"].startswith("/static/loader.") and len(identity["loader"]) == len("/static/loader..js") + 12
+    pinned, _ = _raw(f"{engine}{identity['loader']}", "br")
+    assert pinned.status_code == 200 and pinned.headers["cache-control"] == "public, max-age=31536000, immutable"
+    hashed_modal = identity["bundle"].removeprefix("/static/")
+    assert f'"{hashed_modal}"'.encode() in (static / "loader.js").read_bytes()
+    assert httpx.get(f"{engine}/static/loader.000000000000.js").status_code == 404
+
+
 def test_a_compressed_copy_older_than_the_bundle_is_not_served(tmp_path: Path) -> None:
     (tmp_path / "modal.js.br").write_bytes(b"stale")
     (tmp_path / "modal.js").write_bytes(b"console.log('new build')")

@@ -1,5 +1,6 @@
 // Built-in inline SVG icons (24×24, stroked). No fonts, no requests.
 import type { JSX } from 'react';
+import { NETWORK_PATH } from './network-path';
 
 const circle = (cx: number, cy: number, r: number): string =>
   `M${cx - r} ${cy}a${r} ${r} 0 1 0 ${2 * r} 0a${r} ${r} 0 1 0 ${-2 * r} 0`;
@@ -16,7 +17,7 @@ export const ICONS: Record<string, string> = {
   search: `${circle(11, 11, 7)}M20 20l-3.8-3.8`,
   qr: 'M4 4h6v6H4zM14 4h6v6h-6zM4 14h6v6H4zM14 14h2v2h-2zM18 18h2v2h-2zM18 14h2M14 20h2',
   external: 'M14 4h6v6M20 4l-9 9M18 14v4a2 2 0 0 1-2 2H6a2 2 0 0 1-2-2V8a2 2 0 0 1 2-2h4',
-  network: 'M12 2.8l8 4.6v9.2l-8 4.6-8-4.6V7.4z',
+  network: NETWORK_PATH,
   disconnect: 'M9 20H6a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2h3M16 17l5-5-5-5M21 12H9',
   swap: 'M7 4L3 8l4 4M3 8h14M17 20l4-4-4-4M21 16H7',
   send: 'M7 17L17 7M8 7h9v9',

@@ -4,7 +4,8 @@
  * another name.
  */
 import { defineButtonElement } from '../element';
+import { createModal } from '../lazy-host';
 
 export { defineButtonElement };
 
-defineButtonElement();
+defineButtonElement('modalcore-button', createModal);

@@ -2,7 +2,9 @@
  * `@modalcore/sdk`: the plain host API. Importing it touches no `window`, storage or IndexedDB;
  * `createModal` (in the browser) mounts the modal and opens the engine's websocket.
  */
-import { type Modal, type ModalOptions as ScriptModalOptions, createModal as createScriptModal } from '../host';
+import type { Modal, ModalOptions as ScriptModalOptions } from '../host';
+// the modal's code (React root, views, transport) is a chunk fetched on idle, hover or open()
+import { createModal as createScriptModal } from '../lazy-host';
 
 export type { Modal, HostProvider, Unsubscribe } from '../host';
 
