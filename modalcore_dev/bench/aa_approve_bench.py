@@ -71,7 +71,7 @@ class _CountingProxy:
 
 
 @contextmanager
-def _engine(folder: Path, chains: Any, bundler_url: str, smtp_port: int) -> Iterator[tuple[str, _CountingProxy]]:
+def smart_engine(folder: Path, chains: Any, bundler_url: str, smtp_port: int) -> Iterator[tuple[str, _CountingProxy]]:
     proxy = _CountingProxy(bundler_url)
     with serve_app(proxy.app) as proxied:
         section = dev_smart_accounts_section(chains.deployment, {31337: proxied.http_url + "/"}, (TEST_PROJECT,))
@@ -109,7 +109,7 @@ def run(parts: Parts) -> Lines:
     try:
         with tempfile.TemporaryDirectory() as folder, parts.dev_chains() as chains, \
                 parts.bundler(chains) as bundler, \
-                _engine(Path(folder), chains, bundler, smtp.port) as (url, proxy):
+                smart_engine(Path(folder), chains, bundler, smtp.port) as (url, proxy):
 
             async def measure() -> tuple[list[float], list[float], list[float], list[float], list[float], list[dict[str, int]],
                                          list[dict[str, int]]]:
