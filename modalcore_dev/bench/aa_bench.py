@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 from eth_account import Account
-from eth_utils import keccak
+from eth_utils.crypto import keccak
 
 from modalcore_dev.bench.aa_approve_bench import FUNDS, smart_engine
 from modalcore_dev.bench.embedded_client import TIMEOUT_S, Device, approve, ask, sign_in
