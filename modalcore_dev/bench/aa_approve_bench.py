@@ -14,10 +14,8 @@ signed in by email (the code POSTed by the sign-in frame with its device key), t
 from __future__ import annotations
 
 import asyncio
-import base64
 import collections
 import json
-import re
 import tempfile
 import time
 from collections.abc import Iterator
@@ -26,10 +24,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from eth_account import Account
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -38,11 +32,8 @@ from starlette.routing import Route
 
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.server.app import create_app
-from modalcore.embedded.approval_tree import shown_hash
-from modalcore.server.approval import approval_text
-from modalcore.server.approval_guard import MIN_SHOWN_MS
 from modalcore.server.config import dev_networks, parse_config
-from modalcore.server.verify import registration_text
+from modalcore_dev.bench.embedded_client import TIMEOUT_S, Device, answers, approve, ask, sign_in
 from modalcore_dev.bench.parts import Parts
 from modalcore_dev.bench.stats import Figure, Lines, line, summary
 from modalcore_dev.devchain.smart_accounts import dev_smart_accounts_section
@@ -53,24 +44,6 @@ SENDS = 10
 BATCHES = 5
 CENT = 10**16
 FUNDS = 10**18
-TIMEOUT_S = 60.0
-SEEN = f"visible {MIN_SHOWN_MS} {TEST_ORIGIN}"  # what the frame says it saw (issue 38)
-
-
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-class _Device:
-    """The approval frame's WebCrypto key: P-256, SPKI public half, r || s signatures."""
-
-    def __init__(self) -> None:
-        self.key = ec.generate_private_key(ec.SECP256R1())
-        self.spki = _b64(self.key.public_key().public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo))
-
-    def sign(self, text: bytes) -> str:
-        r, s = decode_dss_signature(self.key.sign(text, ec.ECDSA(hashes.SHA256())))
-        return _b64(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
 
 
 class _CountingProxy:
@@ -98,7 +71,7 @@ class _CountingProxy:
 
 
 @contextmanager
-def _engine(folder: Path, chains: Any, bundler_url: str, smtp_port: int) -> Iterator[tuple[str, _CountingProxy]]:
+def smart_engine(folder: Path, chains: Any, bundler_url: str, smtp_port: int) -> Iterator[tuple[str, _CountingProxy]]:
     proxy = _CountingProxy(bundler_url)
     with serve_app(proxy.app) as proxied:
         section = dev_smart_accounts_section(chains.deployment, {31337: proxied.http_url + "/"}, (TEST_PROJECT,))
@@ -119,65 +92,11 @@ def _engine(folder: Path, chains: Any, bundler_url: str, smtp_port: int) -> Iter
             yield engine.http_url, proxy
 
 
-def _answers(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [f["data"] for f in frames if f["t"] == "host_event" and f.get("kind") == "rpc"]
-
-
-async def _sign_in(client: Client, http: httpx.AsyncClient, smtp: LocalSmtpServer, device: _Device) -> str:
-    email = "bench-aa@example.com"
-    await client.join(opts={"networks": ["eip155:31337"]})
-    await client.intent("host", "open", {})
-    await client.intent("connect/email", "submit", {"value": email})
-    await client.recv_until(lambda f: "/embedded/signin?" in str(f), timeout=TIMEOUT_S)
-    deadline = time.monotonic() + 10
-    while not smtp.mailbox.to(email):
-        if time.monotonic() > deadline:
-            raise RuntimeError("no sign-in code mailed")
-        await asyncio.sleep(0.05)
-    code = re.search(r"\b(\d{6})\b", smtp.mailbox.to(email)[-1].body)
-    assert code is not None
-    text = registration_text(client.session, code.group(1))
-    answer = await http.post("/embedded/signin", json={"session": client.session, "code": code.group(1),
-                                                       "public_key": device.spki, "signature": device.sign(text)},
-                             headers={"Origin": str(http.base_url).rstrip("/"), "Sec-Fetch-Site": "same-origin"})
-    if answer.json() != {"verdict": "accepted"}:
-        raise RuntimeError(f"sign-in refused: {answer.text}")
-    frames = await client.recv_until(lambda f: f["t"] == "host_event" and f.get("kind") == "account"
-                                     and f["data"].get("isConnected") is True, timeout=TIMEOUT_S)
-    return str([f for f in frames if f["t"] == "host_event" and f.get("kind") == "account"][-1]["data"]["address"])
-
-
-async def _ask(client: Client, rpc_id: str, method: str, params: list[Any]) -> str:
-    await client.intent("host", "rpc", {"id": rpc_id, "method": method, "params": params})
-    got = await client.recv_until(lambda f: "approve/frame/" in str(f), timeout=TIMEOUT_S)
-    found = re.search(r"/embedded/approve\?session=[\w-]+&request=(e\d+)", str(got[-1]))
-    if found is None:
-        raise RuntimeError("no approval frame")
-    return found.group(1)
-
-
-async def _approve(client: Client, http: httpx.AsyncClient, eid: str, device: _Device) -> dict[str, Any]:
-    """The frame's Approve (challenge, signature, POST) until the host's answer."""
-    begun = (await http.post("/embedded/approve/begin", json={"session": client.session, "request": eid,
-                                                              "public_key": device.spki})).json()
-    text = approval_text(client.session, eid, begun["digest"], begun["nonce"], True, SEEN, shown_hash(begun["tree"]))
-    answer = await http.post("/embedded/approve", json={
-        "session": client.session, "request": eid, "approve": True, "nonce": begun["nonce"], "seen": SEEN, "tree_hash": shown_hash(begun["tree"]),
-        "public_key": device.spki, "signature": device.sign(text)})
-    if answer.status_code != 200:
-        raise RuntimeError(f"approve refused: {answer.status_code}")
-    frames = await client.recv_until(lambda f: bool(_answers([f])), timeout=TIMEOUT_S)
-    result = _answers(frames)[-1]
-    if not result.get("ok"):
-        raise RuntimeError(f"the request failed: {result}")
-    return result
-
-
 async def _calls_status(client: Client, calls_id: str) -> dict[str, Any]:
     for attempt in range(int(TIMEOUT_S / 0.05)):
         await client.intent("host", "rpc", {"id": f"s{attempt}", "method": "wallet_getCallsStatus", "params": [calls_id]})
-        frames = await client.recv_until(lambda f: bool(_answers([f])), timeout=TIMEOUT_S)
-        status: dict[str, Any] = _answers(frames)[-1]["result"]
+        frames = await client.recv_until(lambda f: bool(answers([f])), timeout=TIMEOUT_S)
+        status: dict[str, Any] = answers(frames)[-1]["result"]
         if status["status"] != 100:
             return status
         await asyncio.sleep(0.05)
@@ -190,25 +109,25 @@ def run(parts: Parts) -> Lines:
     try:
         with tempfile.TemporaryDirectory() as folder, parts.dev_chains() as chains, \
                 parts.bundler(chains) as bundler, \
-                _engine(Path(folder), chains, bundler, smtp.port) as (url, proxy):
+                smart_engine(Path(folder), chains, bundler, smtp.port) as (url, proxy):
 
             async def measure() -> tuple[list[float], list[float], list[float], list[float], list[float], list[dict[str, int]],
                                          list[dict[str, int]]]:
-                device = _Device()
+                device = Device()
                 sends, to_bundler, in_bundler, batch_ids, batch_done, send_trips, batch_trips = [], [], [], [], [], [], []
                 async with Client.open(url.replace("http", "ws") + f"/ws?project={TEST_PROJECT}", origin=TEST_ORIGIN,
                                        project=TEST_PROJECT) as client, \
                         httpx.AsyncClient(base_url=url, timeout=TIMEOUT_S) as http:
-                    smart = await _sign_in(client, http, smtp, device)
+                    smart = await sign_in(client, http, smtp, device, "bench-aa@example.com", ["eip155:31337"])
                     with chains.rpc(31337) as rpc:
                         rpc.call("hardhat_setBalance", [smart, hex(FUNDS)])
                     for n in range(sends_wanted + 1):  # the first deploys the account: not in the figure
-                        eid = await _ask(client, f"t{n}", "eth_sendTransaction",
+                        eid = await ask(client, f"t{n}", "eth_sendTransaction",
                                          [{"from": smart, "to": Account.create().address, "value": hex(CENT)}])
                         proxy.counts.clear()
                         proxy.waited_s = 0.0
                         start = time.perf_counter()
-                        await _approve(client, http, eid, device)
+                        await approve(client, http, eid, device)
                         if n:
                             sends.append(1000 * (time.perf_counter() - start))
                             to_bundler.append(1000 * (proxy.sent_at - start))
@@ -218,10 +137,10 @@ def run(parts: Parts) -> Lines:
                         calls = [{"to": Account.create().address, "value": hex(1)} for _ in range(2)]
                         batch = {"version": "2.0.0", "chainId": "0x7a69", "from": smart, "atomicRequired": True,
                                  "calls": calls}
-                        eid = await _ask(client, f"b{n}", "wallet_sendCalls", [batch])
+                        eid = await ask(client, f"b{n}", "wallet_sendCalls", [batch])
                         proxy.counts.clear()
                         start = time.perf_counter()
-                        sent = await _approve(client, http, eid, device)
+                        sent = await approve(client, http, eid, device)
                         batch_ids.append(1000 * (time.perf_counter() - start))
                         status = await _calls_status(client, sent["result"]["id"])
                         batch_done.append(1000 * (time.perf_counter() - start))

@@ -1,82 +1,103 @@
-"""Smart-account figures (issue 32), against real Hardhat nodes and alto started for the run:
+"""Smart-account figures (issue 32) on the production path (issue 45 item 4): the engine app with
+the embedded wallet and smart accounts (sponsored) on a Hardhat chain with a real bundler (alto),
+under uvicorn (the same engine as aa-approve), one websocket session signed in by email; every
+send is the host's `eth_sendTransaction` from the smart account, approved by the frame's signed
+POSTs, built, sponsored and followed to its receipt by the engine.
 
-- the gas of sending 0.01 ETH as a sponsored UserOperation (the bundle transaction's gasUsed and
-  the EntryPoint's actualGasUsed, from the receipts), the first one deploying the account, next
-  to a plain EOA transfer's;
-- build → sign → send → receipt of one sponsored operation from a deployed account (no Approve:
-  the engine's part and the bundler's), p50 over SENDS.
+- the gas of sending 0.01 ETH that way (the bundle transaction's gasUsed and the EntryPoint's
+  actualGasUsed, from the receipt of the transaction the engine answered with), the first one
+  deploying the account, next to a plain EOA transfer's;
+- host request → receipt: the host's request until the approval frame is drawn, the frame's
+  Approve, until the host's answer (the whole visitor-facing path less the person), p50 over SENDS.
 """
 
 from __future__ import annotations
 
 import asyncio
+import tempfile
 import time
+from pathlib import Path
+from typing import Any
 
 import httpx
 from eth_account import Account
-from eth_account.signers.local import LocalAccount
+from eth_utils.crypto import keccak
 
-from modalcore.aa.bundler import UserOpReceipt
-from modalcore.aa.ledger import SponsorLedger, memory_ledger
-from modalcore.aa.policy import SponsorPolicy
-from modalcore.aa.send import AaChain, Sponsorship, send_user_operation, wait_receipt
-from modalcore.aa.userop import Call, counterfactual_address
+from modalcore_dev.bench.aa_approve_bench import FUNDS, smart_engine
+from modalcore_dev.bench.embedded_client import TIMEOUT_S, Device, approve, ask, sign_in
 from modalcore_dev.bench.parts import Parts
 from modalcore_dev.bench.stats import Lines, line, summary
-from modalcore_dev.devchain.smart_accounts import paymaster_signer_key
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devmail import LocalSmtpServer
+from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, Client
 
 SENDS = 10
 CENT = 10**16
-POLICY = SponsorPolicy(projects=["bench"], chains=["eip155:31337"])
+USER_OPERATION_EVENT = "0x" + keccak(text="UserOperationEvent(bytes32,address,address,uint256,bool,uint256,uint256)").hex()
 
 
-async def _send(http: httpx.AsyncClient, chain: AaChain, owner: LocalAccount, ledger: SponsorLedger) -> tuple[UserOpReceipt, float]:
-    start = time.perf_counter()
-    sent = await send_user_operation(http, chain, owner, [Call(Account.create().address, CENT)],
-                                     sponsorship=Sponsorship(POLICY, ledger, "bench", "eth_sendTransaction",
-                                                             int(time.time() * 1000)))
-    receipt = await wait_receipt(http, chain, sent.user_op_hash, poll_s=0.02)
-    if not (receipt.success and sent.sponsored):
-        raise RuntimeError("the bench's operation failed or was not sponsored")
-    return receipt, time.perf_counter() - start
+def _gas(chains: ChainsInfo, tx_hash: str) -> tuple[int, int]:
+    """(the bundle transaction's gasUsed, the UserOperationEvent's actualGasUsed) from its receipt."""
+    with chains.rpc(31337) as rpc:
+        receipt: dict[str, Any] = rpc.call("eth_getTransactionReceipt", [tx_hash])
+    if receipt is None:
+        raise RuntimeError(f"no receipt for the transaction the engine answered with ({tx_hash})")
+    events = [log for log in receipt["logs"] if log["topics"] and log["topics"][0] == USER_OPERATION_EVENT]
+    if len(events) != 1:
+        raise RuntimeError(f"{len(events)} UserOperationEvents in {tx_hash}")
+    data = bytes.fromhex(events[0]["data"][2:])  # nonce, success, actualGasCost, actualGasUsed
+    if int.from_bytes(data[32:64], "big") != 1:
+        raise RuntimeError("the UserOperation failed")
+    return int(receipt["gasUsed"], 16), int.from_bytes(data[96:128], "big")
+
+
+async def _sends(url: str, smtp: LocalSmtpServer, chains: ChainsInfo, count: int) -> tuple[list[str], list[float]]:
+    """count + 1 sponsored sends through the engine (the first deploys the account): their
+    transaction hashes, and host request → answer for all but the first."""
+    hashes: list[str] = []
+    times: list[float] = []
+    device = Device()
+    async with Client.open(url.replace("http", "ws") + f"/ws?project={TEST_PROJECT}", origin=TEST_ORIGIN,
+                           project=TEST_PROJECT) as client, httpx.AsyncClient(base_url=url, timeout=TIMEOUT_S) as http:
+        smart = await sign_in(client, http, smtp, device, "bench-aa-gas@example.com", ["eip155:31337"])
+        with chains.rpc(31337) as rpc:
+            rpc.call("hardhat_setBalance", [smart, hex(FUNDS)])
+        for n in range(count + 1):
+            await client.quiet(0.02)
+            start = time.perf_counter()
+            eid = await ask(client, f"t{n}", "eth_sendTransaction",
+                            [{"from": smart, "to": Account.create().address, "value": hex(CENT)}])
+            answer = await approve(client, http, eid, device)
+            if n:
+                times.append(1000 * (time.perf_counter() - start))
+            hashes.append(str(answer["result"]))
+    return hashes, times
 
 
 def run(parts: Parts) -> Lines:
     sends = parts.size(SENDS)
-    with parts.dev_chains() as chains, parts.bundler(chains) as bundler:
-        contracts = chains.chain(31337)["smartAccounts"]
-        chain = AaChain("eip155:31337", chains.rpc_urls[31337], bundler, contracts["entryPoint"], contracts["factory"],
-                        contracts["paymaster"], Account.from_key(paymaster_signer_key()))
-        owner: LocalAccount = Account.create()
-        with chains.rpc(31337) as rpc:
-            sender = rpc.accounts()[5]
-            rpc.transact({"from": sender, "to": counterfactual_address(chain.factory, owner.address), "value": hex(10**18)})
-            plain = rpc.transact({"from": sender, "to": Account.create().address, "value": hex(CENT)})
-
-        async def measure() -> tuple[UserOpReceipt, list[UserOpReceipt], list[float]]:
-            ledger = memory_ledger()
-            async with httpx.AsyncClient() as http:
-                first, _ = await _send(http, chain, owner, ledger)
-                later, times = [], []
-                for _ in range(sends):
-                    receipt, took = await _send(http, chain, owner, ledger)
-                    later.append(receipt)
-                    times.append(took)
-                return first, later, times
-
-        first, later, times = asyncio.run(measure())
+    smtp = LocalSmtpServer().start()
+    try:
+        with tempfile.TemporaryDirectory() as folder, parts.dev_chains() as chains, \
+                parts.bundler(chains) as bundler, smart_engine(Path(folder), chains, bundler, smtp.port) as (url, _):
+            with chains.rpc(31337) as rpc:
+                sender = rpc.accounts()[5]
+                plain = rpc.transact({"from": sender, "to": Account.create().address, "value": hex(CENT)})
+            hashes, times = asyncio.run(_sends(url, smtp, chains, sends))
+            first, later = _gas(chains, hashes[0]), _gas(chains, hashes[1])
+    finally:
+        smtp.stop()
     eoa = int(plain["gasUsed"], 16)
-    stats = summary([t * 1000 for t in times])
+    stats = summary(times)
     return [
-        "smart accounts (the engine's ERC-4337 client alone: ERC-4337 v0.7, alto 0.0.20, Hardhat; gas from receipts)",
+        "smart accounts through the engine (engine app under uvicorn, websocket session, signed Approve POST; "
+        "ERC-4337 v0.7, alto, Hardhat; gas from receipts)",
         line("plain EOA transfer of 0.01 ETH, gasUsed", f"{eoa:,}", measured=[eoa]),
-        line("UserOperation deploying the account + 0.01 ETH, tx gasUsed", f"{first.transaction_gas_used:,} "
-             f"(actualGasUsed {first.actual_gas_used:,}; {first.transaction_gas_used / eoa:.1f}× the EOA)",
-             measured=[first.transaction_gas_used, first.actual_gas_used]),
-        line("UserOperation 0.01 ETH from a deployed account, tx gasUsed", f"{later[0].transaction_gas_used:,} "
-             f"(actualGasUsed {later[0].actual_gas_used:,}; {later[0].transaction_gas_used / eoa:.1f}× the EOA)",
-             measured=[later[0].transaction_gas_used, later[0].actual_gas_used]),
-        line(f"sponsored send → receipt (no Approve), n={sends}",
+        line("UserOperation deploying the account + 0.01 ETH, tx gasUsed", f"{first[0]:,} "
+             f"(actualGasUsed {first[1]:,}; {first[0] / eoa:.1f}× the EOA)", measured=[first[0], first[1]]),
+        line("UserOperation 0.01 ETH from a deployed account, tx gasUsed", f"{later[0]:,} "
+             f"(actualGasUsed {later[1]:,}; {later[0] / eoa:.1f}× the EOA)", measured=[later[0], later[1]]),
+        line(f"sponsored send: host request → approval frame → Approve → receipt answered, n={sends}",
              f"p50 {stats['p50']:.0f} ms, p90 {stats['p90']:.0f} ms", measured=[stats["p50"], stats["p90"]]),
     ]
 

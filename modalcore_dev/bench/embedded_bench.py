@@ -1,65 +1,45 @@
-"""Embedded wallet figures (issue 15), engine side, with the real parts: the SQLite code store
-and key vault, SMTP to a local aiosmtpd server, one session driven through its intents.
+"""Embedded wallet figures (issue 15) on the production path (issue 45 item 4): the engine app as
+`serve` builds it from a config with `[embedded]` (SQLite code store and key vault, a master key
+file, SMTP to a local aiosmtpd server) and the two dev chains' networks, under uvicorn; each round
+is a new websocket session and a new address, and this process plays the host page (the
+websocket) and the engine-origin frames (their HTTP POSTs with a device key, as a browser would).
 
-- email submitted → code sent: the submit intent, `embedded.email_code` (digest stored, mail
-  accepted by the SMTP server), its reply applied (EmailVerifyOtp drawn);
-- code submitted → Account: the code as the sign-in frame's route checks it (`check_code`: the
-  key created on first sign-in, the frame's public key registered), `EmailCodeChecked` applied
-  (connected, Account);
-- approval frame drawn after a sign request: the request on the auth connector → the
-  ApproveTransaction tree holding the engine-origin frame, and that frame's page rendered;
-- wallet_getAssets request → answer: the host's `rpc` intent → the engine's `balances` reads of
-  both local Hardhat chains (native + configured tokens) → the host event `rpc` with the assets.
+- email submitted → code sent: the submit intent until the sign-in frame is drawn and the code is
+  in the SMTP server's mailbox;
+- code submitted → Account: the frame's POST of the code (its key registered, the wallet's key
+  created on first sign-in) until the host is told the account is connected;
+- sign request → approval frame: the host's `personal_sign` until the approval frame is in the
+  tree, then that frame's page fetched (GET /embedded/approve);
+- signed Approve → host answer: the frame's challenge and signed Approve POSTs until the host's
+  `rpc` answer (the engine's key signed);
+- wallet_getAssets request → answer: the host's request → the engine's `balances` reads of both
+  local Hardhat chains (native + configured tokens) → the host's `rpc` answer.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import re
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import httpx
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from modalcore.core.cmds import Call, CallSettled, EffectReply
-from modalcore.flows.assets import AssetBalancesFetched
-from modalcore.server.config import dev_networks, parse_config
-from modalcore.services.table import default_services
-from modalcore.embedded.budget import BudgetLimits, memory_budget
-from modalcore.embedded.codes import EmailCodes
-from modalcore.embedded.codestore import CodeStore
-from modalcore.embedded.decode import describe
-from modalcore_dev.devmail import LocalSmtpServer
-from modalcore.embedded.keys import KeyVault
-from modalcore.embedded.mail import SmtpConfig, SmtpSender
 from modalcore.embedded.masterkey import MasterKey
-from modalcore.embedded.service import EmbeddedWallet, check_code, embedded_services
-from modalcore.slices.embedded import CodeCheckResult, EmailCodeChecked
-from modalcore.enginetest import Harness
-from modalcore.core.evolve import replace
-from modalcore.rules.embedded import AUTH_CONNECTOR_ID
-from modalcore.slices.connecting import wallet_request
-from modalcore.slices.model import Model, Step
-from modalcore.runtime.clock import RealClock
-from modalcore.core.services import ServiceContext
+from modalcore.server.app import create_app
+from modalcore.server.config import dev_networks, parse_config
+from modalcore_dev.bench.embedded_client import TIMEOUT_S, Device, answers, approve, ask, post_code, submit_email
 from modalcore_dev.bench.parts import Parts
 from modalcore_dev.bench.stats import Figure, Lines, line, summary
-from modalcore.services.handles import BALANCES
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.devmail import LocalSmtpServer
+from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, RunningServer, serve_app
 
 ROUNDS = 40
 ASSET_ASKS = 5  # wallet_getAssets requests per signed-in session
-
-
-class BenchSigned(EffectReply):
-    """The reply the bench's sign request names (nothing handles it: it is never answered)."""
-
-
-CTX = ServiceContext(session_id="bench", project_id="bench", clock=RealClock())
+NETWORKS = ["eip155:31337", "eip155:31338"]
 
 
 def _ms(name: str, samples: list[float]) -> Figure:
@@ -67,94 +47,86 @@ def _ms(name: str, samples: list[float]) -> Figure:
     return line(name, f"p50 {s['p50']:.1f} ms, p99 {s['p99']:.1f} ms ({len(samples)} runs)", measured=[s["p50"], s["p99"]])
 
 
-def _public_key() -> str:
-    """A P-256 public key as the frame sends it (base64url SubjectPublicKeyInfo)."""
-    spki = ec.generate_private_key(ec.SECP256R1()).public_key().public_bytes(
-        Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
-    return base64.urlsafe_b64encode(spki).rstrip(b"=").decode()
+@contextmanager
+def _engine(folder: Path, chains: ChainsInfo, smtp_port: int) -> Iterator[RunningServer]:
+    key_file = folder / "master.key"
+    key_file.write_text(MasterKey.generate().hex())
+    config = parse_config({
+        "secret": TEST_SECRET,
+        "projects": {TEST_PROJECT: {"name": "Bench dApp", "origins": [TEST_ORIGIN]}},
+        "networks": dev_networks(chains.rpc_urls, chains.deployment),
+        "embedded": {"db": str(folder / "embedded.db"), "master_key_file": str(key_file),
+                     # every round signs in from 127.0.0.1 (a new address and session each time)
+                     "mail_budget": {"address_per_minute": 0, "address_per_hour": 0},
+                     "smtp": {"host": "127.0.0.1", "port": smtp_port, "tls": "none",
+                              "sender": "Wallet <no-reply@modal.test>"}},
+    })
+    with serve_app(create_app(config)) as engine:
+        yield engine
+
+
+async def _measure(engine: RunningServer, smtp: LocalSmtpServer, rounds: int,
+                   asks: int) -> tuple[list[float], list[float], list[float], list[float], list[float]]:
+    sent: list[float] = []
+    connected: list[float] = []
+    framed: list[float] = []
+    signed: list[float] = []
+    assets: list[float] = []
+    async with httpx.AsyncClient(base_url=engine.http_url, timeout=TIMEOUT_S) as http:
+        for i in range(rounds):
+            device = Device()
+            async with engine.client() as client:
+                await client.join(opts={"networks": NETWORKS})
+                await client.intent("host", "open", {})
+                await client.quiet(0.05)
+                start = time.perf_counter()
+                code = await submit_email(client, smtp, f"bench{i}@example.com")
+                sent.append(1000 * (time.perf_counter() - start))
+                start = time.perf_counter()
+                address = await post_code(client, http, code, device)
+                connected.append(1000 * (time.perf_counter() - start))
+                for n in range(asks):
+                    await client.quiet(0.02)
+                    start = time.perf_counter()
+                    await client.intent("host", "rpc", {"id": f"a{n}", "method": "wallet_getAssets",
+                                                        "params": [{"account": address}]})
+                    frames = await client.recv_until(lambda f: bool(answers([f])), timeout=TIMEOUT_S)
+                    assets.append(1000 * (time.perf_counter() - start))
+                    answer = answers(frames)[-1]
+                    if not answer["ok"] or sorted(answer["result"]) != ["0x7a69", "0x7a6a"]:
+                        raise RuntimeError(f"wallet_getAssets answered {answer}")
+                await client.quiet(0.05)
+                start = time.perf_counter()
+                eid = await ask(client, "s", "personal_sign", ["0x" + f"bench {i}".encode().hex(), address])
+                page = await http.get(f"/embedded/approve?session={client.session}&request={eid}")
+                framed.append(1000 * (time.perf_counter() - start))
+                if page.status_code != 200:
+                    raise RuntimeError(f"the approval frame's page answered {page.status_code}")
+                start = time.perf_counter()
+                await approve(client, http, eid, device)
+                signed.append(1000 * (time.perf_counter() - start))
+    return sent, connected, framed, signed, assets
 
 
 def run(parts: Parts) -> Lines:
     rounds, asks = parts.size(ROUNDS), parts.size(ASSET_ASKS)
     smtp = LocalSmtpServer().start()
-    loop = asyncio.new_event_loop()
-    http = httpx.AsyncClient()
     try:
-        with tempfile.TemporaryDirectory() as folder, parts.dev_chains() as chains:
-            known = parse_config({"networks": dev_networks(chains.rpc_urls, chains.deployment)}).known_networks()
-            balances = default_services(http)[BALANCES]
-            db = Path(folder) / "embedded.db"
-            wallet = EmbeddedWallet(
-                codes=EmailCodes(CodeStore(db), b"b" * 32),
-                mailer=SmtpSender(SmtpConfig("127.0.0.1", smtp.port, "bench@modal.test", tls="none")),
-                vault=KeyVault(db, MasterKey.generate()),
-                budget=memory_budget(BudgetLimits(session_per_hour=0)))  # every round is the session "bench"
-            services = embedded_services(wallet)
-            device = _public_key()
-
-            def settle(h: Harness) -> None:
-                for call in [c for c in h.cmds if isinstance(c, Call) and c.service in services]:
-                    h.cmds.remove(call)
-                    result: Any = loop.run_until_complete(services[call.service](CTX, **call.args_data))
-                    h.deliver(CallSettled(call.to, True, result, context=call.context))
-
-            def read_assets(h: Harness) -> None:
-                for call in [c for c in h.cmds if isinstance(c, Call) and c.reply is AssetBalancesFetched]:
-                    h.cmds.remove(call)
-                    result: Any = loop.run_until_complete(balances(CTX, **call.args_data))
-                    h.deliver(CallSettled(call.to, True, result, context=call.context))
-
-            sent, connected, framed, assets = [], [], [], []
-            for i in range(rounds):
-                h = Harness(is_open=True, options={"networks": ["eip155:31337", "eip155:31338"]},
-                            known_networks=known)
-                h.session.model = replace(h.model, embedded=replace(h.model.embedded, email_offered=True))
-                h.session.render()
-                email = f"bench{i}@example.com"
-                h.intent("connect/email", "change", {"value": email})
-                start = time.perf_counter()
-                h.intent("connect/email", "submit", {"value": email})
-                settle(h)
-                sent.append(1000 * (time.perf_counter() - start))
-                assert h.view == "EmailVerifyOtp"
-                found = re.search(r"\b(\d{6})\b", smtp.mailbox.to(email)[-1].body)
-                assert found is not None
-                start = time.perf_counter()
-                checked = check_code(wallet, email, found.group(1), device, int(time.time() * 1000),
-                                     session=CTX.session_id)
-                h.deliver(EmailCodeChecked(email=email, result=CodeCheckResult.model_validate(checked)))
-                settle(h)
-                connected.append(1000 * (time.perf_counter() - start))
-                assert h.model.accounts.get("eip155").connector_id == AUTH_CONNECTOR_ID
-                address = h.model.accounts.get("eip155").address or ""
-                for n in range(asks):
-                    start = time.perf_counter()
-                    h.intent("host", "rpc", {"id": f"a{n}", "method": "wallet_getAssets",
-                                             "params": [{"account": address}]})
-                    read_assets(h)
-                    answer = h.host_state("rpc")
-                    assets.append(1000 * (time.perf_counter() - start))
-                    assert answer["ok"] and list(answer["result"]) == ["0x7a69", "0x7a6a"], answer
-
-                def ask(model: Model) -> Step:
-                    model, effect = wallet_request(model, AUTH_CONNECTOR_ID, "personal_sign",
-                                                   ["0x68656c6c6f", address], BenchSigned)
-                    return model, [effect]
-
-                start = time.perf_counter()
-                h.apply(ask)
-                request = h.model.embedded.request
-                assert request is not None and h.find(f"approve/frame/{request.eid}") is not None
-                describe(request.method, request.params, h.model.networks.active_network)
-                framed.append(1000 * (time.perf_counter() - start))
+        with tempfile.TemporaryDirectory() as folder, parts.dev_chains() as chains, \
+                _engine(Path(folder), chains, smtp.port) as engine:
+            sent, connected, framed, signed, assets = asyncio.run(_measure(engine, smtp, rounds, asks))
     finally:
-        loop.run_until_complete(http.aclose())
-        loop.close()
         smtp.stop()
     return [
-        "Embedded wallet (the session in process with the engine's services: local SMTP, SQLite, Hardhat)",
+        "Embedded wallet (engine app under uvicorn, a websocket session per round, the frames' POSTs "
+        "over HTTP; local SMTP, SQLite, Hardhat)",
         _ms("email submitted → code sent (SMTP accepted)", sent),
         _ms("code submitted → Account (key created)", connected),
-        _ms("sign request → approval frame in the tree", framed),
+        _ms("sign request → approval frame drawn, its page fetched", framed),
+        _ms("signed Approve → host answer (personal_sign)", signed),
         _ms("wallet_getAssets request → answer (2 Hardhat chains)", assets),
     ]
+
+
+if __name__ == "__main__":
+    print("\n".join(map(str, run(Parts()))))

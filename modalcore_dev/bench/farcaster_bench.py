@@ -1,68 +1,61 @@
-"""Sign in with Farcaster figures (issue 33), engine side, with the real parts: the local relay
-(uvicorn, its demo client answering), Farcaster's IdRegistry on a Hardhat dev chain, the SQLite
-key vault, one session driven through its intents.
+"""Sign in with Farcaster figures (issue 33) on the production path (issue 45 item 4): the engine
+app as `serve` builds it from a config with `[embedded.farcaster]` (the local relay, Farcaster's
+IdRegistry on a Hardhat dev chain, the SQLite key vault), under uvicorn; each round is a new
+websocket session, and this process plays the host page (the websocket), ConnectingFarcaster's
+engine-origin frame (its GET and channel POST with a device key) and the Farcaster client (the
+relay's demo client approves).
 
-- Farcaster pressed → channel open: the Connect row's intent (ConnectingFarcaster with its
-  engine-origin frame), then what the frame's route does: the channel opened on the relay for
-  the frame's key, delivered to the session (the frame then draws the QR code it was answered);
-- approved → Account: the demo client's approve (message written and signed, channel answered),
-  then the session's next status read: `farcaster.status` (relay read, message and signature
-  checked, `idOf` on the chain, the FID's key opened) and its reply applied (connected, Account).
-  The session polls every POLL_MS (1 s), so a person waits up to that much longer.
-- approved → signed in (the host requires sign-in): as above, then the session's sign-in lookup
-  (`siwx.sessions`), the SIWX message signed at once by the FID's key (`farcaster.sign_in`, the
-  approval's checks) and verified and stored (`siwx.verify`, SQLite): one approval, no second.
+- Farcaster pressed → channel open: the Connect row's intent until the frame is in the tree, its
+  page fetched, and the frame's POST that opens the channel for its key answered (the QR code);
+- approved → Account: the demo client's approve (message written and signed, channel answered)
+  until the host is told the account is connected: the session reads the channel every POLL_MS
+  (1 s), so this holds the wait for the next read; "the read that sees it → Account" is the
+  engine's part (relay read, message and signature checked, `idOf` on the chain, the FID's key
+  opened, the frame's key registered), from that read's arrival at the relay;
+- approved → signed in (the host requires sign-in): as above, then the session's sign-in lookup,
+  the SIWX message signed at once by the FID's key, verified and stored: one approval, no second.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
+import re
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
-from eth_account import Account
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from modalcore.core.cmds import Call, CallSettled
-from modalcore.core.evolve import replace
-from modalcore.embedded.keys import Identity, KeyVault
 from modalcore.embedded.masterkey import MasterKey
-from modalcore.enginetest import Harness
-from modalcore_dev.farcaster.devrelay import farcaster_section
-from modalcore_dev.farcaster.relay import create_relay_app
-from modalcore.farcaster.service import FarcasterSignIns, farcaster_services
-from modalcore.embedded.setup import FarcasterSection
-from modalcore.runtime.clock import RealClock
-from modalcore.core.services import ServiceContext
+from modalcore.server.app import create_app
 from modalcore.server.config import dev_networks, parse_config
-from modalcore.embedded.devicekeys import DeviceKeys
-from modalcore.farcaster.one_approval import SignInBinding
-from modalcore.flows.farcaster import awaiting_frame
-from modalcore.flows.farcaster_siwx import binding
-from modalcore.embedded.signer import sign_text
-from modalcore.siwx.service import siwx_services
-from modalcore.siwx.store import SqliteSiwxStore
-from modalcore.slices.farcaster import ChannelOpened, FarcasterChannelOpened, FarcasterPollDue
-from modalcore_testing import serve_app
+from modalcore.slices.farcaster import POLL_MS
+from modalcore_dev.bench.embedded_client import TIMEOUT_S, Device
 from modalcore_dev.bench.parts import Parts
 from modalcore_dev.bench.stats import Figure, Lines, line, summary
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
+from modalcore_dev.farcaster.devrelay import farcaster_section
+from modalcore_dev.farcaster.relay import create_relay_app
+from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
 
 ROUNDS = 30
 
 
-def frame_key() -> str:
-    """A frame's P-256 public key as the frame sends it (SubjectPublicKeyInfo, base64url)."""
-    spki = ec.generate_private_key(ec.SECP256R1()).public_key().public_bytes(
-        Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
-    return base64.urlsafe_b64encode(spki).rstrip(b"=").decode()
+class _StatusReads:
+    """ASGI middleware on the relay: when each channel status read arrived (the session's poll)."""
 
+    def __init__(self, app: ASGIApp, reads: list[float]) -> None:
+        self.app = app
+        self.reads = reads  # perf_counter of each (the relay runs in this process, in uvicorn's thread)
 
-CTX = ServiceContext(session_id="bench", project_id="bench", clock=RealClock())
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == "/v1/channel/status":
+            self.reads.append(time.perf_counter())
+        await self.app(scope, receive, send)
 
 
 def _ms(name: str, samples: list[float]) -> Figure:
@@ -70,81 +63,100 @@ def _ms(name: str, samples: list[float]) -> Figure:
     return line(name, f"p50 {s['p50']:.1f} ms, p99 {s['p99']:.1f} ms ({len(samples)} runs)", measured=[s["p50"], s["p99"]])
 
 
+@contextmanager
+def _servers(folder: Path, chains: ChainsInfo, reads: list[float]) -> Iterator[tuple[RunningServer, RunningServer]]:
+    relay_app = create_relay_app(demo_client=True)
+    relay_app.add_middleware(_StatusReads, reads=reads)
+    with serve_app(relay_app) as relay:
+        key_file = folder / "master.key"
+        key_file.write_text(MasterKey.generate().hex())
+        section = farcaster_section(relay.http_url, chains.chain(31337), TEST_ORIGIN)
+        if section is None:
+            raise RuntimeError("the dev chain has no Farcaster IdRegistry")
+        config = parse_config({
+            "secret": TEST_SECRET,
+            "projects": {TEST_PROJECT: {"name": "Bench dApp", "origins": [TEST_ORIGIN]}},
+            "networks": dev_networks(chains.rpc_urls, chains.deployment),
+            "embedded": {"db": str(folder / "embedded.db"), "master_key_file": str(key_file), "farcaster": section},
+        })
+        with serve_app(create_app(config)) as engine:
+            yield engine, relay
+
+
+def _done(sign_in: bool) -> Any:
+    def seen(frame: dict[str, Any]) -> bool:
+        if frame["t"] != "host_event":
+            return False
+        if sign_in:
+            return frame.get("kind") == "siwx" and frame["data"].get("signedIn") is True
+        return frame.get("kind") == "account" and frame["data"].get("isConnected") is True
+    return seen
+
+
+async def _round(client: Client, http: httpx.AsyncClient, relay: httpx.AsyncClient, reads: list[float], fid: int,
+                 sign_in: bool) -> tuple[float, float, float]:
+    """(pressed → channel open, approved → done, the read that saw it → done), in ms."""
+    options: dict[str, Any] = {"networks": ["eip155:31337"], **({"siwx": {"required": True}} if sign_in else {})}
+    await client.join(opts=options)
+    await client.intent("host", "open", {})
+    await client.quiet(0.05)
+    start = time.perf_counter()
+    await client.intent("connect/social/farcaster", "press")
+    got = await client.recv_until(lambda f: "/embedded/farcaster?session=" in str(f), timeout=TIMEOUT_S)
+    src = re.search(r"/embedded/farcaster\?session=[\w-]+&(?:amp;)?attempt=(\w+)", str(got[-1]))
+    if src is None:
+        raise RuntimeError("no Farcaster frame in the tree")
+    device = Device()
+    page = await http.get(f"/embedded/farcaster?session={client.session}&attempt={src.group(1)}")
+    opened = await http.post("/embedded/farcaster/channel", json={"session": client.session, "attempt": src.group(1),
+                                                                   "public_key": device.spki})
+    drawn = 1000 * (time.perf_counter() - start)
+    if page.status_code != 200 or opened.status_code != 200 or not opened.json()["qr"].startswith("<svg"):
+        raise RuntimeError(f"the frame's channel was not opened: {page.status_code}, {opened.text[:200]}")
+    start = time.perf_counter()
+    answer = await relay.post("/client/approve", json={"url": opened.json()["url"], "fid": fid})
+    if answer.status_code != 201:
+        raise RuntimeError(f"the demo client did not approve: {answer.text}")
+    answered = time.perf_counter()
+    await client.recv_until(_done(sign_in), timeout=TIMEOUT_S)
+    end = time.perf_counter()
+    seen_at = min((t for t in list(reads) if t > answered), default=answered)
+    return drawn, 1000 * (end - start), 1000 * (end - seen_at)
+
+
+async def _measure(engine: RunningServer, relay_url: str, reads: list[float], rounds: int) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {"drawn": [], "approved": [], "read": [], "signed": [], "signed_read": []}
+    headers = {"Origin": engine.http_url, "Sec-Fetch-Site": "same-origin"}  # the frame's own origin
+    async with httpx.AsyncClient(base_url=engine.http_url, timeout=TIMEOUT_S, headers=headers) as http, \
+            httpx.AsyncClient(base_url=relay_url, timeout=TIMEOUT_S) as relay:
+        for i in range(2 * rounds):
+            sign_in = i % 2 == 1  # every other round: the host requires sign-in (interleaved: same load)
+            async with engine.client() as client:
+                drawn, approved, read = await _round(client, http, relay, reads, 1 + i % 3, sign_in)
+            if sign_in:
+                out["signed"].append(approved)
+                out["signed_read"].append(read)
+            else:
+                out["drawn"].append(drawn)
+                out["approved"].append(approved)
+                out["read"].append(read)
+    return out
+
+
 def run(parts: Parts) -> Lines:
     rounds = parts.size(ROUNDS)
-    loop = asyncio.new_event_loop()
-    http = httpx.AsyncClient()
-    try:
-        with (tempfile.TemporaryDirectory() as folder, parts.dev_chains() as chains,
-              serve_app(create_relay_app(demo_client=True)) as relay):
-            known = parse_config({"networks": dev_networks(chains.rpc_urls, chains.deployment)}).known_networks()
-            section = farcaster_section(relay.http_url, chains.chain(31337), "http://127.0.0.1:5173")
-            assert section is not None
-            vault = KeyVault(Path(folder) / "embedded.db", MasterKey.generate())
-            devices = DeviceKeys(Path(folder) / "embedded.db")
-            signins = FarcasterSignIns(FarcasterSection.model_validate(section).setting(),
-                                       lambda fid, now: vault.get_or_create(Identity("farcaster", fid), now),
-                                       register_key=devices.register,
-                                       sign_text=lambda fid, text: sign_text(vault, Identity("farcaster", fid), text))
-            signins.http = http
-            services = farcaster_services(signins)
-
-            siwx_store = SqliteSiwxStore(str(Path(folder) / "siwx.db"))
-            services.update(siwx_services(siwx_store, http, Account.create()))
-
-            def settle(h: Harness) -> None:
-                """Every call the services answer, answered, until none is left."""
-                while calls := [c for c in h.cmds if isinstance(c, Call) and c.service in services]:
-                    for call in calls:
-                        h.cmds.remove(call)
-                        ctx = replace(CTX, session_id=h.model.session_id)
-                        result: Any = loop.run_until_complete(services[call.service](ctx, **call.args_data))
-                        h.deliver(CallSettled(call.to, True, result, context=call.context))
-
-            drawn: list[float] = []
-            approved: list[float] = []
-            signed_in: list[float] = []
-            for i in range(2 * rounds):
-                sign_in = i % 2 == 1  # every other round: the host requires sign-in (interleaved: same load)
-                options: dict[str, Any] = {"networks": ["eip155:31337"], **({"siwx": {"required": True}} if sign_in else {})}
-                h = Harness(is_open=True, options=options, known_networks=known, session_id=f"bench-{i}",
-                            now=int(time.time() * 1000))
-                h.session.model = replace(h.model, embedded=replace(h.model.embedded, socials=("farcaster",)))
-                h.session.render()
-                start = time.perf_counter()
-                h.press("connect/social/farcaster")
-                settle(h)  # with sign-in required: the sign-in's nonce, before the frame opens the channel
-                attempt = awaiting_frame(h.model)
-                assert attempt is not None and h.find("farcaster/frame") is not None
-                bound = binding(h.model)
-                opened = loop.run_until_complete(signins.open_channel(
-                    int(time.time() * 1000), key=frame_key(),
-                    binding=SignInBinding(h.model.session_id, *bound) if bound is not None else None))
-                h.deliver(FarcasterChannelOpened(key=str(attempt), result=ChannelOpened(
-                    channel_token=opened["channel_token"], url=opened["url"], nonce=opened["nonce"])))
-                if not sign_in:
-                    drawn.append(1000 * (time.perf_counter() - start))
-                channel = h.model.embedded.farcaster
-                assert channel is not None and channel.token
-                h.now = int(time.time() * 1000)
-                start = time.perf_counter()
-                answer = httpx.post(f"{relay.http_url}/client/approve", json={"url": channel.url, "fid": 1 + i % 3})
-                assert answer.status_code == 201, answer.text
-                h.deliver(FarcasterPollDue(channel.token))
-                settle(h)
-                (signed_in if sign_in else approved).append(1000 * (time.perf_counter() - start))
-                assert h.model.accounts.get("eip155").status == "connected"
-                assert h.model.siwx.has_session == sign_in and h.view == "Account"
-    finally:
-        loop.run_until_complete(http.aclose())
-        loop.close()
+    reads: list[float] = []
+    with tempfile.TemporaryDirectory() as folder, parts.dev_chains() as chains, \
+            _servers(Path(folder), chains, reads) as (engine, relay):
+        got = asyncio.run(_measure(engine, relay.http_url, reads, rounds))
     return [
-        "Sign in with Farcaster (the session in process with the engine's services: local relay, IdRegistry on "
-        "Hardhat, SQLite vault)",
-        _ms("Farcaster pressed → channel opened for the frame's key", drawn),
-        _ms("demo client approves → Account (verified, idOf, key opened, frame key registered)", approved),
-        _ms("sign-in required: demo client approves → signed in (as above, then lookup, signed at once, "
-            "verified and stored)", signed_in),
+        "Sign in with Farcaster (engine app under uvicorn, a websocket session per round, the frame's POSTs over "
+        f"HTTP; local relay and its demo client, IdRegistry on Hardhat, SQLite vault; the session reads every {POLL_MS} ms)",
+        _ms("Farcaster pressed → frame drawn, channel opened for its key", got["drawn"]),
+        _ms("demo client approves → Account (with the wait for a read)", got["approved"]),
+        _ms("  the read that sees it → Account", got["read"]),
+        _ms("sign-in required: approves → signed in (with the wait)", got["signed"]),
+        _ms("  the read that sees it → signed in", got["signed_read"]),
     ]
 
 
