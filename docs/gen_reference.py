@@ -181,11 +181,11 @@ PLAIN_SECTIONS: dict[str, list[tuple[str, str, str]]] = {
     "names": [
         ("db", '".modalcore/names.db"', "the engine's own name registry (SQLite)"),
         ("suffix", '".reown.id"', "the suffix registered names carry"),
-        ("api_url", '""', "the hosted profile API (behaviour.md §7) instead of the db"),
+        ("api_url", '""', "the hosted profile API ([behaviour §7](../contributors/behaviour.md#s7)) instead of the db"),
         ("project_id", '""', "sent to the hosted profile API"),
     ],
     "blockchain_api": [
-        ("base_url", '""', "the hosted Blockchain API (behaviour.md §7): history with onramp purchases, swap quotes on its networks, onramp options, quotes and URLs; unset, the engine's own services answer"),
+        ("base_url", '""', "the hosted Blockchain API ([behaviour §7](../contributors/behaviour.md#s7)): history with onramp purchases, swap quotes on its networks, onramp options, quotes and URLs; unset, the engine's own services answer"),
         ("project_id", '""', "sent to the hosted API"),
     ],
 }
@@ -219,6 +219,8 @@ def field_comments(model: type[BaseModel]) -> dict[str, str]:
 def describe(model: type[BaseModel], name: str) -> str:
     text = field_comments(model).get(name) or NOTES.get(f"{model.__name__}.{name}", "")
     text = re.sub(r"\s*\([^()]*\bissue \d+[^()]*\)", "", text)  # user docs name features, not issues
+    # a code comment's "behaviour.md §N" becomes a link to that section (both pages sit one level down)
+    text = re.sub(r"behaviour\.md (§(\d))", r"[behaviour \1](../contributors/behaviour.md#s\2)", text)
     return text.replace("|", "\\|")
 
 
