@@ -78,7 +78,7 @@ def test_rule_user_docs_name_features_not_issue_numbers() -> None:
 
 # -- every rule a comment or a page cites is a file here ------------------------------------------
 
-CODE_TREES = ("modalcore", "modalcore_dev", "modalcore_testing", "renderer/src")
+CODE_TREES = ("modalcore", "modalcore_dev", "modalcore_testing", "renderer/src", "tests")
 BEHAVIOUR = DOCS / "contributors" / "behaviour.md"
 # Files outside the repository (the product spec, the design notes, the shared folder): a comment
 # that cites one sends a contributor to a file they do not have.
@@ -92,7 +92,8 @@ LINK = re.compile(r"\]\(([^)\s]+?\.md)(#[\w-]+)?\)")
 def code_files() -> list[Path]:
     return sorted(path for tree in CODE_TREES for suffix in ("*.py", "*.ts", "*.tsx")
                   for path in (ROOT / tree).rglob(suffix)
-                  if "node_modules" not in path.parts and "__pycache__" not in path.parts)
+                  if "node_modules" not in path.parts and "__pycache__" not in path.parts
+                  and path != Path(__file__).resolve())  # this file names what it looks for
 
 
 def doc_pages() -> list[Path]:
