@@ -77,7 +77,7 @@ NOTES: dict[str, str] = {
     "Features.collapseWallets": "one \"Continue with a wallet\" row instead of the wallet rows",
     "Features.pay": "accepted for AppKit compatibility; no effect",
     "Features.socials": "social sign-ins offered, in order (each also needs the engine's `[embedded.socials.<name>]`); `farcaster` needs the engine's `[embedded.farcaster]`",
-    "Features.connectMethodsOrder": "the order of email, social and wallet on Connect; default SPEC §1's (wallet first when one is installed)",
+    "Features.connectMethodsOrder": "the order of email, social and wallet on Connect; default behaviour.md §1's (wallet first when one is installed)",
     "Metadata.name": "the dApp's name",
     "Metadata.description": "one line about the dApp",
     "Metadata.url": "the dApp's URL",
@@ -113,14 +113,14 @@ NOTES: dict[str, str] = {
     "Network.native_price": "USD price of the native currency, when the operator knows it (fiat shown only then)",
     "Network.explorer": "block explorer URL",
     "Network.image": "the network's image (the host events' `network.image`)",
-    "Network.testnet": "show '0.00' instead of fetching balances (SPEC §5)",
+    "Network.testnet": "show '0.00' instead of fetching balances (behaviour.md §5)",
     "Network.tokens": "ERC-20s whose balances the engine reads",
     "TokenConfig.address": "contract address",
     "TokenConfig.symbol": "",
     "TokenConfig.name": "",
     "TokenConfig.decimals": "",
     "TokenConfig.icon": "icon URL",
-    "AnalyticsConfig.mode": "`local`: kept in the store, counted at `/operator/analytics`; `hosted`: posted to `{endpoint}/e` (SPEC §7); `off`: dropped",
+    "AnalyticsConfig.mode": "`local`: kept in the store, counted at `/operator/analytics`; `hosted`: posted to `{endpoint}/e` (behaviour.md §7); `off`: dropped",
     "AnalyticsConfig.test": "error telemetry (at most 5 per 60 s) only when true",
     "WalletConnectConfig.relay_url": "the relay the engine keeps one connection to (`ws://` or `wss://`)",
     "WalletConnectConfig.project_id": "your WalletConnect projectId, sent to the relay",
@@ -157,7 +157,7 @@ NOTES: dict[str, str] = {
     "FarcasterSection.domain": "the domain the sign-in messages must name",
     "FarcasterSection.siwe_uri": "the URI the sign-in messages must name",
     "FarcasterSection.channel_ttl_ms": "a channel not answered by then is replaced by a fresh one",
-    "BudgetLimits.email_per_hour": "per email, besides SPEC's one code per 30 s",
+    "BudgetLimits.email_per_hour": "per email, besides one code per 30 s per email",
     "BudgetLimits.project_per_hour": "per project",
     "BudgetLimits.engine_per_hour": "engine-wide",
     "DirectoryConfig.file": "the wallet directory file; default the packaged `modalcore/data/wallets.json`",
@@ -181,11 +181,11 @@ PLAIN_SECTIONS: dict[str, list[tuple[str, str, str]]] = {
     "names": [
         ("db", '".modalcore/names.db"', "the engine's own name registry (SQLite)"),
         ("suffix", '".reown.id"', "the suffix registered names carry"),
-        ("api_url", '""', "the hosted profile API (SPEC §7) instead of the db"),
+        ("api_url", '""', "the hosted profile API ([behaviour §7](../contributors/behaviour.md#s7)) instead of the db"),
         ("project_id", '""', "sent to the hosted profile API"),
     ],
     "blockchain_api": [
-        ("base_url", '""', "the hosted Blockchain API (SPEC §7): history with onramp purchases, swap quotes on its networks, onramp options, quotes and URLs; unset, the engine's own services answer"),
+        ("base_url", '""', "the hosted Blockchain API ([behaviour §7](../contributors/behaviour.md#s7)): history with onramp purchases, swap quotes on its networks, onramp options, quotes and URLs; unset, the engine's own services answer"),
         ("project_id", '""', "sent to the hosted API"),
     ],
 }
@@ -219,6 +219,8 @@ def field_comments(model: type[BaseModel]) -> dict[str, str]:
 def describe(model: type[BaseModel], name: str) -> str:
     text = field_comments(model).get(name) or NOTES.get(f"{model.__name__}.{name}", "")
     text = re.sub(r"\s*\([^()]*\bissue \d+[^()]*\)", "", text)  # user docs name features, not issues
+    # a code comment's "behaviour.md §N" becomes a link to that section (both pages sit one level down)
+    text = re.sub(r"behaviour\.md (§(\d))", r"[behaviour \1](../contributors/behaviour.md#s\2)", text)
     return text.replace("|", "\\|")
 
 

@@ -26,7 +26,7 @@ const TOKENS = ['ETH', 'USDC', 'USDT', 'DAI', 'SOL', 'WBTC', 'POL', 'MATIC', 'BN
 // networks by CAIP-2 id, as the set's metadata names them
 const NETWORKS = ['eip155:1', 'eip155:10', 'eip155:56', 'eip155:137', 'eip155:8453', 'eip155:42161',
   'eip155:43114', 'eip155:100', 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'];
-// onramp providers (SPEC §7 onramp options) -> the set's exchange id; Meld has no mark
+// onramp providers (behaviour.md §7 onramp options) -> the set's exchange id; Meld has no mark
 const ONRAMP = { coinbase: 'coinbase' };
 const VARIANT = { wallet: 'background', token: 'background', network: 'background', onramp: 'background' };  // read on light and dark alike
 const FOLDER = { wallet: 'wallets', token: 'tokens', network: 'networks', onramp: 'exchanges' };

@@ -1,8 +1,12 @@
-"""Where each SPEC.md section's rules live (issue 12 item 9): section -> topic -> modules.
+"""Where each section of docs/contributors/behaviour.md has its rules (issue 12 item 9):
+section -> topic -> modules, and section -> the pages that state its rules (`PAGES`).
 
-Read it to find a rule; tests/test_spec_index.py checks that every module named here exists
-and every section 1-9 is listed. SPEC strings themselves are in `modalcore.rules.texts`.
-Views of SPEC §2 that have no module yet are listed under "not built" (see `slices.router.VIEWS`).
+A comment that cites "behaviour.md §4" means section 4 of that page; read the page for the rule
+and this index for the modules that follow it. tests/test_spec_index.py checks that every module
+named here exists, every section 1-9 is listed, and every page and anchor in `PAGES` exists.
+The quoted strings themselves are in `modalcore.rules.texts`.
+Views of behaviour.md §2 that have no module yet are listed under "not built" (see
+`slices.router.VIEWS`).
 """
 
 from __future__ import annotations
@@ -77,7 +81,7 @@ SPEC_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
                                                        "modalcore.services.names"),
     },
     "8. Error catalogue": {
-        "every SPEC message": ("modalcore.rules.texts",),
+        "every quoted message": ("modalcore.rules.texts",),
         "name errors": ("modalcore.rules.names",),
         "RPC codes": ("modalcore.rules.rpc_errors",),
         "tracking events": ("modalcore.slices.send_tx", "modalcore.slices.history", "modalcore.slices.siwx"),
@@ -93,4 +97,46 @@ SPEC_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
         "sdk type string": ("modalcore.rules.texts", "modalcore.services.hosted"),
         "names: eip155 only, suffix, ENS cached 5 minutes": ("modalcore.rules.names", "modalcore.slices.names"),
     },
+}
+
+# The pages that state each section's rules, in our words (paths from the repository root).
+PAGES: dict[str, tuple[str, ...]] = {
+    "1. What the product does and for whom": (
+        "docs/contributors/behaviour.md#s1",
+        "docs/features/connect.md",
+        "docs/hosts/options.md",
+    ),
+    "2. Screens and routes": (
+        "docs/contributors/behaviour.md#s2",
+        "docs/features/connect.md",
+    ),
+    "3. Entities and their fields": (
+        "docs/contributors/behaviour.md#s3",
+    ),
+    "4. States and transitions": (
+        "docs/contributors/behaviour.md#s4",
+        "docs/features/names.md",
+        "docs/features/solana.md",
+    ),
+    "5. Validation rules": (
+        "docs/contributors/behaviour.md#s5",
+        "docs/operators/security.md#allowed-origins",
+    ),
+    "6. Roles and permissions": (
+        "docs/contributors/behaviour.md#s6",
+        "docs/features/embedded-wallet.md",
+    ),
+    "7. Calls": (
+        "docs/contributors/behaviour.md#s7",
+        "docs/features/walletconnect.md",
+        "docs/operators/analytics.md",
+    ),
+    "8. Error catalogue": (
+        "docs/contributors/behaviour.md#s8",
+    ),
+    "9. Business constants and limits": (
+        "docs/contributors/behaviour.md#s9",
+        "docs/features/swap-buy.md",
+        "docs/hosts/theming.md",
+    ),
 }

@@ -1,7 +1,7 @@
 """`python -m modalcore_dev demo` (what `make run` starts): the two local chains with their
 contracts and an ERC-4337 bundler each (alto, issue 32), the local Solana dev chain, the local WalletConnect relay, the engine (its
 WalletConnect relay is that one), and the demo page on its own port (its own origin, the only one the demo project allows:
-DESIGN.md "Trust boundaries"), on 127.0.0.1; for the embedded wallet (issue
+behaviour.md "Trust boundaries"), on 127.0.0.1; for the embedded wallet (issue
 15) a local SMTP server whose mail is shown at /dev/mail (to read the sign-in code), and the local
 OpenID provider as every social provider (google, x, discord, github, apple, facebook: one client
 each) when `oidcprovider/` is installed.
@@ -243,7 +243,7 @@ def run(host: str, port: int, record_dir: str | None = None, record_name: str | 
         return 1
     smtp = LocalSmtpServer().start()
     engine_url = f"http://{host}:{port}"
-    page_port = free_port()  # the demo page's own origin (DESIGN.md "Trust boundaries")
+    page_port = free_port()  # the demo page's own origin (behaviour.md "Trust boundaries")
     page_url = f"http://{host}:{page_port}"
     print_page_first(page_url, engine_url, port)
     provider = start_provider(engine_url)

@@ -1,4 +1,4 @@
-"""The demo dApp page on its own origin (DESIGN.md "Trust boundaries"): `make run` serves the
+"""The demo dApp page on its own origin (behaviour.md "Trust boundaries"): `make run` serves the
 host page from one loopback port and the engine from another, so the approval frame (engine
 origin) is really cross-origin to the page that embeds the modal.
 
@@ -39,7 +39,7 @@ def page_origins(host: str, port: int) -> list[str]:
 def demo_project(page_host: str, page_port: int, allow_origins: Sequence[str] = ()) -> dict[str, object]:
     """The demo project: only the demo page's origin, and the origins a developer names with
     `make run ALLOW_ORIGIN=...` (their own app against the demo engine, issue 40 item 3), may open
-    sessions, use the dev-chain proxy or frame the approval page (SPEC §9's default ancestors are
+    sessions, use the dev-chain proxy or frame the approval page (behaviour.md §9's default ancestors are
     off, or every loopback port would)."""
     return {"name": "Modalcore demo dApp", "origins": [*page_origins(page_host, page_port), *allow_origins],
             "default_origins": False}

@@ -36,7 +36,7 @@ from modalcore.services.onramp.provider import OnrampRefused
 
 EUR_IN_USD = Decimal("1.1")
 FEE = Decimal("0.01")
-MAX_FIAT = Decimal(25_000)  # SPEC §9: the highest default payment limit
+MAX_FIAT = Decimal(25_000)  # behaviour.md §9: the highest default payment limit
 NATIVE_TREASURY = "0xa0Ee7A142d267C1f36714E4a8F75612F20a79720"  # Hardhat account 9
 TOKEN_TREASURY = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65"  # Hardhat account 4 (funded with the dev tokens)
 SOL_TREASURY = 2  # Solana dev account 2 pays SOL (account 0 is the Dev Wallet's)

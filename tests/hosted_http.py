@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-# projectId, st and sv as SPEC §7 adds them to every hosted call (sdk type and version defaults)
+# projectId, st and sv as behaviour.md §7 adds them to every hosted call (sdk type and version defaults)
 SDK_PARAMS = {"projectId": "proj1", "st": "html-wagmi-4.2.2", "sv": "4"}
 
 

@@ -1,4 +1,5 @@
-"""The SPEC index names real modules, and every SPEC string is defined once (issue 12 item 9)."""
+"""The behaviour index names real modules and pages here, and every quoted string of
+docs/contributors/behaviour.md is defined once (issue 12 item 9)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 import modalcore
 from modalcore.rules import texts
-from modalcore.spec_index import SPEC_INDEX
+from modalcore.spec_index import PAGES, SPEC_INDEX
 
 PACKAGE = pathlib.Path(modalcore.__file__).parent
 TEXTS_FILE = pathlib.Path(texts.__file__)
@@ -20,6 +21,20 @@ SPEC_STRINGS = {name: value for name, value in vars(texts).items() if name.isupp
 def test_the_index_lists_every_spec_section_in_order() -> None:
     numbers = [int(section.split(".")[0]) for section in SPEC_INDEX]
     assert numbers == list(range(1, 10))
+
+
+def test_rule_every_section_points_at_pages_here_that_exist_with_their_anchors() -> None:
+    root = PACKAGE.parent
+    assert list(PAGES) == list(SPEC_INDEX)
+    for section, pages in PAGES.items():
+        number = section.split(".")[0]
+        assert "docs/contributors/behaviour.md" + f"#s{number}" in pages, section
+        for page in pages:
+            path, _, anchor = page.partition("#")
+            assert (root / path).is_file(), page
+            if anchor:
+                text = (root / path).read_text(encoding="utf-8")
+                assert f'id="{anchor}"' in text or f"## {anchor.replace('-', ' ')}" in text.lower(), page
 
 
 @pytest.mark.parametrize("module", sorted({m for topics in SPEC_INDEX.values() for ms in topics.values() for m in ms}))

@@ -11,7 +11,7 @@ from ..ports.analytics import AnalyticsSink, TrackedEvent
 from ..ports.observe import Step
 from ..wire.serverframes import Joined
 
-MODAL_CREATED = "MODAL_CREATED"  # counted locally, never posted (SPEC §7)
+MODAL_CREATED = "MODAL_CREATED"  # counted locally, never posted (behaviour.md §7)
 
 
 def event_id(session_id: str, at: int, event: str, index: int) -> str:

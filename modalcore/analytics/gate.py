@@ -1,4 +1,4 @@
-"""Error telemetry's gate (SPEC §7, §9): only when the test flag is on, at most 5 per 60 s."""
+"""Error telemetry's gate (behaviour.md §7, §9): only when the test flag is on, at most 5 per 60 s."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections import deque
 
 from ..ports.clock import Clock
 
-TELEMETRY_CAP = 5  # SPEC §9: telemetry cap 5 per 60 s
+TELEMETRY_CAP = 5  # behaviour.md §9: telemetry cap 5 per 60 s
 TELEMETRY_WINDOW_MS = 60_000
 
 

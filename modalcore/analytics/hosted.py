@@ -1,4 +1,4 @@
-"""The hosted analytics client (SPEC §7): `GET /getAnalyticsConfig` once per project (a failure
+"""The hosted analytics client (behaviour.md §7): `GET /getAnalyticsConfig` once per project (a failure
 disables analytics for it), then each event as `POST /e` with projectId, st and sv, and a body
 of eventId, url, domain, timestamp and props (the event data plus the address). MODAL_CREATED
 is never posted; error telemetry goes the same path when the gate lets it through."""
@@ -20,7 +20,7 @@ from .gate import TelemetryGate
 
 log = logging.getLogger(__name__)
 
-CALL_TIMEOUT_S = 10.0  # SPEC §9: RPC default time-out 10000 ms
+CALL_TIMEOUT_S = 10.0  # behaviour.md §9: RPC default time-out 10000 ms
 MAX_QUEUED = 10_000  # events waiting to be posted; more are dropped (and logged)
 
 
@@ -70,7 +70,7 @@ class HostedAnalyticsSink:
         self.endpoint = endpoint
         self.http = http
         # told the session id of an event answered 403 (the server shows the visitor's modal
-        # 'Invalid App Configuration', SPEC §8)
+        # 'Invalid App Configuration', behaviour.md §8)
         self.on_forbidden = on_forbidden
         self.gate = TelemetryGate(clock, test)
         self._queue: asyncio.Queue[TrackedEvent] = asyncio.Queue(MAX_QUEUED)

@@ -25,7 +25,7 @@ SIGN_METHODS = frozenset({
     "eth_signTypedData_v4", "solana_signMessage", "solana_signTransaction",
 })
 TX_METHODS = frozenset({"eth_sendTransaction", "wallet_sendCalls", "solana_signAndSendTransaction"})
-# SPEC §8: 4001 is the user's rejection, and 5000 and 5700 to 5760 are treated as one
+# behaviour.md §8: 4001 is the user's rejection, and 5000 and 5700 to 5760 are treated as one
 REJECTED_CODES = frozenset({4001, 5000, *range(5700, 5761)})
 
 

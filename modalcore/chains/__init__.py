@@ -1,1 +1,1 @@
-"""Chain metadata the engine knows (SPEC §3 Network)."""
+"""Chain metadata the engine knows (behaviour.md §3 Network)."""

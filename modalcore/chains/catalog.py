@@ -34,7 +34,7 @@ class Network:
     image_url: str = ""
     native_price: float | None = None
     tokens: tuple[Token, ...] = field(default_factory=tuple)
-    ens_registry: str = ""  # the chain's ENS registry (names for addresses, SPEC §7), if any
+    ens_registry: str = ""  # the chain's ENS registry (names for addresses, behaviour.md §7), if any
     # the operator runs ERC-4337 smart accounts here (issue 32): an embedded sign-in's account on
     # this chain is its counterfactual smart account (slices/smart_account.py)
     smart_accounts: bool = False

@@ -195,7 +195,7 @@ class CancelTimer:
 
 @dataclass(frozen=True)
 class Track:
-    """An analytics / tracking event (SPEC §8, tracking events)."""
+    """An analytics / tracking event (behaviour.md §8, tracking events)."""
 
     event: str
     props: dict[str, Any] = field(default_factory=dict)

@@ -1,4 +1,4 @@
-"""The wallet directory (SPEC §3 Wallet, §5 platform rules, §7 directory calls, §9 limits).
+"""The wallet directory (behaviour.md §3 Wallet, §5 platform rules, §7 directory calls, §9 limits).
 
 - `wallets`: the Wallet record and reading a directory file (`modalcore/data/wallets.json`);
 - `query`: `/getWallets` semantics over an in-process directory (filters, search, pages);

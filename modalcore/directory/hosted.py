@@ -1,7 +1,7 @@
-"""Client of a hosted wallet directory (SPEC §7): `/getWallets` and the image calls.
+"""Client of a hosted wallet directory (behaviour.md §7): `/getWallets` and the image calls.
 
-Every request carries projectId, st and sv; empty parameters are skipped (SPEC §7, shared
-HTTP client). Images are fetched with the SPEC §9 preload time-out of 2 s.
+Every request carries projectId, st and sv; empty parameters are skipped (behaviour.md §7, shared
+HTTP client). Images are fetched with the behaviour.md §9 preload time-out of 2 s.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from .query import Page, WalletQuery
 from .wallets import DirectoryError, wallets_from_data
 from ..rules.texts import http_status
 
-IMAGE_TIMEOUT_S = 2.0  # SPEC §9: image preload time-out
+IMAGE_TIMEOUT_S = 2.0  # behaviour.md §9: image preload time-out
 CALL_TIMEOUT_S = 10.0
 MAX_IMAGE_BYTES = 1 << 20
 IMAGE_PATHS = {

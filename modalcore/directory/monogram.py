@@ -1,4 +1,4 @@
-"""Monograms: the SVG the engine draws for a wallet without an image (SPEC §7 image calls).
+"""Monograms: the SVG the engine draws for a wallet without an image (behaviour.md §7 image calls).
 
 Deterministic: the colours come from a hash of the wallet id, the letters from its name, so
 the same wallet looks the same on every page load and in every engine process.

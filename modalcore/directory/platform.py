@@ -1,4 +1,4 @@
-"""Platform rules (SPEC §5): which wallets a visitor's device can use, which socials it lists.
+"""Platform rules (behaviour.md §5): which wallets a visitor's device can use, which socials it lists.
 
 Every fact comes from the join frame's `env` (and the host's options), never guessed by the
 server. All functions here are pure.
@@ -7,7 +7,7 @@ The two special wallets kept on mobile without a mobile link are Coinbase Wallet
 Neither pairs through a WalletConnect deep link (the directory lists no mobile link for them),
 but both open a dApp inside their in-app browser through a documented "browse" universal link,
 which the wallet page offers instead. AppKit keeps the same two (Coinbase always, Phantom with
-Solflare for Solana); Solflare is left out to keep the SPEC's count of two. They are matched by
+Solflare for Solana); Solflare is left out to keep behaviour.md §5's count of two. They are matched by
 directory id or by rdns, so the rule also holds for a hosted directory's ids.
 """
 
@@ -52,7 +52,7 @@ def special(wallet: Wallet) -> SpecialWallet | None:
 
 
 def usable(wallet: Wallet, *, mobile: bool, universal: bool) -> bool:
-    """SPEC §5: on mobile, wallets with a mobile link plus the two special wallets; in a
+    """behaviour.md §5: on mobile, wallets with a mobile link plus the two special wallets; in a
     universal-provider setup, wallets with at least one link."""
     if universal and not wallet.has_link:
         return False
@@ -83,7 +83,7 @@ TELEGRAM_DROPPED: dict[str, frozenset[str]] = {
 
 
 def visible_socials(socials: tuple[str, ...], env: EnvLike) -> tuple[str, ...]:
-    """SPEC §5: inside Telegram, google is removed on iOS, x on Mac, facebook and x on Android.
+    """behaviour.md §5: inside Telegram, google is removed on iOS, x on Mac, facebook and x on Android.
     Everywhere socials are listed, they go through this function."""
     if not env.telegram:
         return socials

@@ -1,4 +1,4 @@
-"""`/getWallets` over an in-process directory (SPEC §7): filters, search and pages.
+"""`/getWallets` over an in-process directory (behaviour.md §7): filters, search and pages.
 
 A query's filters (include, exclude, chains, badge, platform) give a candidate list that is
 cached per filter set, since every session of a project asks with the same options. Search
@@ -75,7 +75,7 @@ class WalletQuery:
 
     @staticmethod
     def from_params(params: Mapping[str, str]) -> WalletQuery:
-        """From `/getWallets` query parameters (SPEC §7 names; no platform parameters)."""
+        """From `/getWallets` query parameters (behaviour.md §7 names; no platform parameters)."""
         return WalletQuery.from_args({
             key: params[key]
             for key in ("page", "entries", "include", "exclude", "search", "badge_type", "chains")

@@ -1,4 +1,4 @@
-"""HTTP routes of the wallet directory (SPEC §7), served by the engine itself.
+"""HTTP routes of the wallet directory (behaviour.md §7), served by the engine itself.
 
 - `GET /getWallets`: page, entries, include, exclude, search, badge_type, chains → {data, count}.
 - `GET /getWalletImage/{id}`: the wallet's image, or a monogram SVG the engine draws when it

@@ -5,7 +5,7 @@ Operator config, section `[directory]` of the engine config (all optional):
     [directory]
     file = "my-wallets.json"   # the local directory (default: modalcore/data/wallets.json)
     images = ""                      # a folder of images named <image_id>.<svg|png|webp|jpg>
-    api_url = ""                     # a hosted directory (SPEC §7) instead of the file
+    api_url = ""                     # a hosted directory (behaviour.md §7) instead of the file
     project_id = ""                  # its project id (default: the session's project id)
     public_url = ""                  # where browsers reach this engine ("" = the page's origin)
 

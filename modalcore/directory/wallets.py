@@ -1,4 +1,4 @@
-"""Directory wallets (SPEC §3 "Wallet (directory)") and the curated local directory.
+"""Directory wallets (behaviour.md §3 "Wallet (directory)") and the curated local directory.
 
 `Wallet` is plain frozen data: it travels in `CallSettled` results as JSON and sits in the
 session model. Records from a file or a hosted directory are validated here, at the edge.
@@ -55,7 +55,7 @@ class Wallet:
         return bool(self.mobile_link or self.desktop_link or self.webapp_link)
 
     def to_json(self) -> dict[str, Any]:
-        """The SPEC §3 fields, as `/getWallets` answers them."""
+        """The behaviour.md §3 fields, as `/getWallets` answers them."""
         return {
             "id": self.id,
             "name": self.name,

@@ -43,7 +43,7 @@ class ProviderConfig:
     user: UserEndpoint | None = None
 
     def __post_init__(self) -> None:
-        if self.name not in SOCIAL_PROVIDERS:  # SPEC §5: the social provider's payload check
+        if self.name not in SOCIAL_PROVIDERS:  # behaviour.md §5: the social provider's payload check
             raise OidcError(f"social provider must be one of {', '.join(SOCIAL_PROVIDERS)}")
         if self.kind not in ("oidc", "oauth2") or (self.kind == "oauth2") != (self.user is not None):
             raise OidcError("an oauth2 provider needs a user endpoint, an oidc provider none")

@@ -1,10 +1,10 @@
-"""Email one-time codes as a pure policy (SPEC §5, §9): no clock, no randomness, no I/O.
+"""Email one-time codes as a pure policy (behaviour.md §5, §9): no clock, no randomness, no I/O.
 
 A code is 6 digits made from random bytes the caller passes in. Only an HMAC-SHA256 of the
 code (keyed by a server secret, bound to the email) is kept. A code expires 10 minutes after it
 was issued (at exactly 10 minutes it is expired), allows 5 wrong submissions and is then locked,
 is used once, and is compared with `hmac.compare_digest`. An email may ask for a code once per
-30 s; earlier requests get SPEC §5's 'Please try again after {n} seconds', n rounded up.
+30 s; earlier requests get behaviour.md §5's 'Please try again after {n} seconds', n rounded up.
 """
 
 from __future__ import annotations

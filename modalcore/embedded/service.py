@@ -1,7 +1,7 @@
 """The embedded wallet's engine services (what the session's `Call` commands run; issue 15).
 
 - ``embedded.email_code(email)`` → ``{"status": "sent"}`` after mailing a new 6-digit code, or
-  ``{"status": "rate_limited", "seconds": n}`` within 30 s of the email's last sent code (SPEC
+  ``{"status": "rate_limited", "seconds": n}`` within 30 s of the email's last sent code (behaviour.md
   §5). A code whose mail fails is withdrawn: the failure does not start the 30 s window.
   ``{"status": "over_budget", "scope": s, "seconds": n}`` when a mail budget (budget.py: per
   client address, session, email, project, engine-wide; or the requester's wrong-code guesses)
@@ -107,7 +107,7 @@ class CodeChecked(TypedDict):
 async def send_code(wallet: EmbeddedWallet, email: str, now: int, *, address: str = "", session: str = "",
                     project: str = "") -> CodeSent:
     """Mails a new code to `email`: `{"status": "sent"}`, `{"status": "rate_limited", "seconds"}`
-    (SPEC §5's 30 s, checked first and spending nothing) or `{"status": "over_budget", "scope",
+    (behaviour.md §5's 30 s, checked first and spending nothing) or `{"status": "over_budget", "scope",
     "seconds"}` (a mail budget of budget.py has no room: nothing stored, nothing mailed);
     ServiceError when it cannot (not configured, invalid email, mail failed)."""
     if wallet.mailer is None:

@@ -80,7 +80,7 @@ async def _send(account: LocalAccount, params: list[Any], rpc_url: str, chain_id
                 http: httpx.AsyncClient, note: Note | None = None) -> str:
     tx = params[0] if params else None
     if not isinstance(tx, dict) or not isinstance(tx.get("to"), str) or not tx["to"].startswith("0x"):
-        raise ServiceError("eth_sendTransaction needs a 0x-prefixed 'to'")  # SPEC §5
+        raise ServiceError("eth_sendTransaction needs a 0x-prefixed 'to'")  # behaviour.md §5
     try:
         to = to_checksum_address(tx["to"])
     except ValueError:

@@ -58,7 +58,7 @@ def _quantity(value: Any) -> int:
 def _call(params: list[Any]) -> Call:
     tx = params[0] if params else None
     if not isinstance(tx, dict) or not isinstance(tx.get("to"), str) or not tx["to"].startswith("0x"):
-        raise ServiceError("eth_sendTransaction needs a 0x-prefixed 'to'")  # SPEC §5
+        raise ServiceError("eth_sendTransaction needs a 0x-prefixed 'to'")  # behaviour.md §5
     data = tx.get("data") or "0x"
     if not isinstance(data, str) or not data.startswith("0x"):
         raise ServiceError("the transaction's data is malformed")

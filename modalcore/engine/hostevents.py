@@ -65,7 +65,7 @@ def _account(model: Model) -> dict[str, Any] | None:
         "avatar": account.profile_image or "",
     }
     if account.all_accounts and account.connector_id == AUTH_CONNECTOR_ID:
-        # the embedded wallet's account types (SPEC §3; issue 32): which one `address` is
+        # the embedded wallet's account types (behaviour.md §3; issue 32): which one `address` is
         data["preferredAccountType"] = account.preferred_account_type or ""
         data["smartAccountDeployed"] = account.smart_account_deployed
         data["allAccounts"] = [{"address": address, "type": kind} for address, kind in account.all_accounts]

@@ -151,7 +151,7 @@ class Session(Connection):
         """Frames for a socket that just joined: `joined`, then missed frames or a snapshot.
 
         A resumed session learns the page's wallets again; after a reload (no `last`) the
-        connection is re-synced with the wallet (SPEC §4, "On start").
+        connection is re-synced with the wallet (behaviour.md §4, "On start").
         """
         if self.recorder:
             self.recorder.welcome(now, resume_token, resumed, last, list(wallets), options, networks)

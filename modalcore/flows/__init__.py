@@ -1,2 +1,2 @@
-"""What spans slices (DESIGN, "flows layer"): each flow composes slice functions in one place,
+"""What spans slices (behaviour.md "Layers"): each flow composes slice functions in one place,
 above the slices, so no slice hooks itself into another."""

@@ -1,17 +1,17 @@
-"""The embedded wallet answering wallet requests (issue 15 §4; SPEC §6 method lists).
+"""The embedded wallet answering wallet requests (issue 15 §4; behaviour.md §6 method lists).
 
 A slice asks the embedded wallet through `wallet_request` like any wallet; on the auth connector
 the request is kept in `model.embedded.request` and never sent to the page. This flow answers it:
 
 - safe methods at once (eth_chainId, eth_accounts, eth_requestAccounts; wallet_switchEthereumChain
-  to a configured chain only, SPEC §5; eth_call and eth_getBalance read from the network's RPC;
+  to a configured chain only, behaviour.md §5; eth_call and eth_getBalance read from the network's RPC;
   wallet_getAssets from the configured chains' balances, flows/assets.py);
 - approval methods (personal_sign, eth_signTypedData_v4, eth_sendTransaction) open
   ApproveTransaction, which draws the approval frame served by the engine's own origin; only
   `ApprovalDecided` (delivered by the engine's approval route, never by a node of the page's
   tree) approves, then the engine's signer runs as the call `embedded.sign`;
 - anything else is refused with 'Requested RPC call is not allowed', and 'Action not allowed'
-  shows 300 ms later (SPEC §5, §8).
+  shows 300 ms later (behaviour.md §5, §8).
 
 The answer reaches the asking slice as the `EffectReply` it named, as a browser wallet's would.
 """
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from ..slices.model import Model, Step
 
 APPROVAL_TIMEOUT_MS = L.APPROVAL_TIMEOUT_MS  # the frame waits this long for the visitor
-NOT_ALLOWED_DELAY_MS = 300  # SPEC: the UI says 'Action not allowed' after 300 ms
+NOT_ALLOWED_DELAY_MS = 300  # behaviour.md §8: the UI says 'Action not allowed' after 300 ms
 USER_REJECTED = 4001
 NOT_ALLOWED = 4200
 UNRECOGNIZED_CHAIN = 4902
@@ -74,10 +74,10 @@ def _safe(model: Model, request: EmbeddedRequest) -> Step:
         params = json.loads(request.params)
         wanted = params[0].get("chainId") if params and isinstance(params[0], dict) else None
         known = [n for n in model.networks.known if n.namespace == "eip155" and n.chain_id_hex == wanted]
-        if not known:  # the embedded wallet supports only configured chains (SPEC §5)
+        if not known:  # the embedded wallet supports only configured chains (behaviour.md §5)
             return answer(model, request, code=UNRECOGNIZED_CHAIN, message=texts.CHAIN_NOT_SUPPORTED)
         return answer(model, request, result=None)
-    if request.method in READS:  # SPEC §6: read-only, no approval; the network's RPC answers
+    if request.method in READS:  # behaviour.md §6: read-only, no approval; the network's RPC answers
         params = json.loads(request.params)
         rpc_url = network.rpc_urls[0] if network is not None and network.rpc_urls else ""
         if not rpc_url or not isinstance(params, list):
@@ -85,7 +85,7 @@ def _safe(model: Model, request: EmbeddedRequest) -> Step:
         model = replace(model, embedded=replace(model.embedded, request=replace(request, signing=True)))
         args = {"rpc_url": rpc_url, "method": request.method, "params": params}
         return model, [READ_SERVICE.call_or_refusal(args, EmbeddedRead, key=request.eid)]
-    if request.method == assets.METHOD:  # SPEC §6: read-only, no approval; EIP-7811
+    if request.method == assets.METHOD:  # behaviour.md §6: read-only, no approval; EIP-7811
         return assets.start(model, request)
     if request.method == calls.CAPABILITIES:  # EIP-5792 (issue 32)
         return calls.capabilities(model, request)

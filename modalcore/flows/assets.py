@@ -1,4 +1,4 @@
-"""`wallet_getAssets` answered by the embedded wallet (SPEC §6 safe list, §3 Wallet asset;
+"""`wallet_getAssets` answered by the embedded wallet (behaviour.md §6 safe list, §3 Wallet asset;
 EIP-7811), without approval.
 
 The request `[{account, chainFilter?, assetFilter?, assetTypeFilter?}]` is validated strictly
@@ -6,7 +6,7 @@ The request `[{account, chainFilter?, assetFilter?, assetTypeFilter?}]` is valid
 and only the configured EVM chains (else 4902, naming the chain); nothing is read then. For each
 chain asked, the engine's `balances` service reads the native balance and the network's
 configured ERC-20 tokens (one `Call` per chain, its reply `AssetBalancesFetched`); once every
-chain answered, the answer is keyed by hex chain id, each asset in SPEC §3's shape:
+chain answered, the answer is keyed by hex chain id, each asset in behaviour.md §3's shape:
 `{address, balance (hex), type ("NATIVE" | "ERC20"), metadata {name, symbol, decimals, price,
 iconUrl}}`. The native asset's address is "native" (EIP-7811); a price the operator did not
 configure is 0. With `assetFilter` only the assets it names are answered (EIP-7811: it
@@ -178,7 +178,7 @@ class WalletAsset(TypedDict):
 
 
 def assets_of(network: Network, balances: Balances, params: GetAssetsParams) -> list[WalletAsset]:
-    """SPEC §3's Wallet assets of one chain: the native one, then the configured tokens."""
+    """behaviour.md §3's Wallet assets of one chain: the native one, then the configured tokens."""
     number = int(network.reference)
     rows: list[WalletAsset] = []
     if _wanted(params, number, NATIVE, "native"):

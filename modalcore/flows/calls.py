@@ -1,4 +1,4 @@
-"""EIP-5792 on the embedded wallet's smart account (issue 32 item 4; SPEC §6: wallet_sendCalls
+"""EIP-5792 on the embedded wallet's smart account (issue 32 item 4; behaviour.md §6: wallet_sendCalls
 waits for approval, wallet_getCapabilities and wallet_getCallsStatus are read-only).
 
 - `wallet_getCapabilities [address, chainIds?]`: per configured chain where `address` is the

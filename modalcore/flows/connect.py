@@ -1,5 +1,5 @@
 """The connect flow: connecting a browser wallet, then sign-in, network and balances; and
-re-syncing it after a page reload (SPEC §4). A flow (above the slices) because it spans them.
+re-syncing it after a page reload (behaviour.md §4). A flow (above the slices) because it spans them.
 
 Every wallet call is an `eip1193` effect on the connector's provider; its answer comes back as
 the `EffectReply` messages its wallet requests named.
@@ -219,7 +219,7 @@ def with_reattach_options(model: Model, msg: Reattached) -> Model:
 
 
 def resync(model: Model, msg: Reattached, now: int) -> Step:
-    """SPEC §4 "On start": connected becomes connecting, re-synced with `eth_accounts`."""
+    """behaviour.md §4 "On start": connected becomes connecting, re-synced with `eth_accounts`."""
     model = replace(model, connectors=from_wallets(model.connectors.recent, msg.wallets,
                                                    walletconnect=model.connectors.get(WALLET_CONNECT_ID) is not None))
     account = model.accounts.get(NAMESPACE)

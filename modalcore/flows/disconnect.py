@@ -1,4 +1,4 @@
-"""Disconnect (SPEC §4): one chain or all, bounded at 3000 ms, failures aggregated.
+"""Disconnect (behaviour.md §4): one chain or all, bounded at 3000 ms, failures aggregated.
 
 A flow (above the slices) because it spans them: the wallets' permissions, every account, the
 router, the modal, the snack; the sign-in flow's cancel and failure paths end in it too.

@@ -1,4 +1,4 @@
-"""The embedded wallet's email sign-in (issue 15; SPEC §1 email, §5 'Please try again after {n}
+"""The embedded wallet's email sign-in (issue 15; behaviour.md §1 email, §5 'Please try again after {n}
 seconds'): Connect's email field → the engine mails a 6-digit code → EmailVerifyOtp → the code
 is checked by the engine → the visitor is connected with the auth connector.
 
@@ -103,7 +103,7 @@ def on_checked(model: Model, msg: EmailCodeChecked, now: int) -> Step:
 def signed_in(model: Model, email: str, address: str, now: int) -> Step:
     """A verified email: its key's account (its smart account where the chain has one, issue 32)
     is connected with the auth connector, on the active network (the embedded wallet supports
-    only configured chains, SPEC §5)."""
+    only configured chains, behaviour.md §5)."""
     chain = model.networks.active or (model.networks.known[0].id if model.networks.known else "eip155:1")
     model = replace(model, embedded=EmbeddedState(identity=email_identity(email), user_email=email, email=email,
                                                   email_offered=model.embedded.email_offered,

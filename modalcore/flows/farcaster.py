@@ -1,4 +1,4 @@
-"""Sign in with Farcaster (issue 33; SPEC §2 ConnectingFarcaster): Connect's Farcaster row →
+"""Sign in with Farcaster (issue 33; behaviour.md §2 ConnectingFarcaster): Connect's Farcaster row →
 ConnectingFarcaster draws a frame of the engine's own origin (`/embedded/farcaster`,
 server/verify_farcaster.py), which opens a channel on the auth relay for its key and draws its
 `farcaster://connect` URL inside the frame (a QR code on desktops, an Open Farcaster link on
@@ -102,7 +102,7 @@ def on_opened(model: Model, msg: FarcasterChannelOpened, now: int) -> Step:
     if not msg.ok or msg.result is None or (channel.signs_in and msg.result.nonce != channel.sign_in_nonce):
         return _failed(model, UNREACHABLE)
     opened = replace(channel, token=msg.result.channel_token, url=msg.result.url, nonce=msg.result.nonce)
-    # SPEC §3 farcasterUrl: the link being offered (AppKit's setFarcasterUrl), cleared by back
+    # behaviour.md §3 farcasterUrl: the link being offered (AppKit's setFarcasterUrl), cleared by back
     account = replace(model.accounts.get(NAMESPACE), farcaster_url=opened.url)
     model = replace(_channel(model, opened), accounts=model.accounts.with_account(NAMESPACE, account))
     return model, [StartTimer(POLL_TIMER, POLL_MS, FarcasterPollDue(opened.token))]

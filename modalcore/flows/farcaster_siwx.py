@@ -1,4 +1,4 @@
-"""One Farcaster approval signs in (issue 33; SPEC §4 SIWX): when the host requires sign-in and
+"""One Farcaster approval signs in (issue 33; behaviour.md §4 SIWX): when the host requires sign-in and
 the visitor chose Farcaster, the approval in their Farcaster client is their consent to sign in
 to this host, so the engine signs the SIWX message with the FID's embedded key without asking
 again (the rule and why it is safe: farcaster/one_approval.py, docs/operators/security.md).

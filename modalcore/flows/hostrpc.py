@@ -3,7 +3,7 @@
 The renderer's `getProvider()` forwards a request to the engine as the host intent `rpc`
 {id, method, params} when the account's connector is the auth connector: the engine is that
 wallet. The request goes through `wallet_request` like any slice's, so flows/approval.py applies
-SPEC §6's lists: safe methods are answered at once, approval methods wait for the approval frame
+behaviour.md §6's lists: safe methods are answered at once, approval methods wait for the approval frame
 on the engine's origin, anything else fails with 'Requested RPC call is not allowed'. The answer
 reaches the page as the host event `rpc` {id, ok, result} or {id, ok: false, code, message}.
 

@@ -1,4 +1,4 @@
-"""A socket joined an existing session again (SPEC §4 "On start").
+"""A socket joined an existing session again (behaviour.md §4 "On start").
 
 In order: the page's options apply again after a reload; the slices that lose something with
 a reload react (the directory's pending wallet link, the NFTs fetch, a send whose wallet

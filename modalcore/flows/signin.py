@@ -1,4 +1,4 @@
-"""Sign-in's ways in and out (SPEC §4 "SIWX"): the sessions found after a connect, the nonce
+"""Sign-in's ways in and out (behaviour.md §4 "SIWX"): the sessions found after a connect, the nonce
 that starts signing, and the cancel and failure paths, which end in a disconnect when sign-in is
 required (or could not start). A flow (above the slices) because it spans the sign-in slice and
 the disconnect flow; signing and verifying stay in `slices/siwx.py`.

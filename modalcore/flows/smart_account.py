@@ -88,7 +88,7 @@ def account_chain(account: AccountState) -> str:
 
 
 def _typed(model: Model, account: AccountState) -> AccountState:
-    """The account-type fields (SPEC §3) of the embedded account on its chain."""
+    """The account-type fields (behaviour.md §3) of the embedded account on its chain."""
     chain = account_chain(account)
     smart = smart_account_of(model, chain)
     everything = ((smart.address, SMART_ACCOUNT),) if smart is not None else ()

@@ -1,4 +1,4 @@
-"""Social sign-in (issue 15 §2; SPEC §1 socials, §5 provider check): the provider's button on
+"""Social sign-in (issue 15 §2; behaviour.md §1 socials, §5 provider check): the provider's button on
 Connect opens the engine's window page in the click (its `popup` prop, issue 39) and leads to
 ConnectingSocial, which draws a frame of the engine's own origin (`/embedded/social`,
 server/verify.py) that takes that window, or opens one with its own "Continue with …", and
@@ -45,8 +45,8 @@ FARCASTER = "farcaster"
 
 
 def offered_socials(model: Model) -> tuple[str, ...]:
-    """The host's socials (SPEC §5 Telegram rules applied) that this engine is configured for,
-    and that SPEC §5 allows in a frame payload, or Farcaster (signed in through its relay, not a
+    """The host's socials (behaviour.md §5 Telegram rules applied) that this engine is configured for,
+    and that behaviour.md §5 allows in a frame payload, or Farcaster (signed in through its relay, not a
     frame payload)."""
     configured = model.embedded.socials
     return tuple(p for p in visible_socials(model)

@@ -1,5 +1,5 @@
 """Connecting a Solana wallet (a Wallet Standard wallet the bridge announced with the `solana`
-namespace): `standard:connect`, then the account joins the `solana` namespace (SPEC §3: its
+namespace): `standard:connect`, then the account joins the `solana` namespace (behaviour.md §3: its
 default account type is eoa) on the Solana network the host asked for, and its balances are
 fetched. A wallet that supports both namespaces connects both: its eip155 account first
 (flows/connect.py), then this.
@@ -106,7 +106,7 @@ def connected_solana(model: Model, connector_id: str, address: str, network: str
             type=connector.type if connector else "",
             identifier=connector.rdns if connector else "",
         ),
-        preferred_account_type="eoa",  # SPEC §3: solana defaults to eoa
+        preferred_account_type="eoa",  # behaviour.md §3: solana defaults to eoa
         all_accounts=((address, "eoa"),),
     )
     model = replace(model, accounts=model.accounts.with_account(NAMESPACE, account),

@@ -1,5 +1,5 @@
 """The WalletConnect flow: pairing by QR code or deep link, then the account connected as for
-any connector (SPEC §1 connector `walletConnect`).
+any connector (behaviour.md §1 connector `walletConnect`).
 
 A pairing starts whenever a view that shows one is on top (ConnectingWalletConnect, or the
 wallet page of a directory wallet with a WalletConnect link) and none is in flight for it: the
@@ -7,7 +7,7 @@ runtime makes the `wc:` URI (`wc_pair`), then waits for the wallet's answer (`wc
 A timer fires shortly before the pairing expires and a fresh URI replaces it. Leaving the view
 forgets the pairing (a late answer to it is ignored).
 
-One-click sign-in (SPEC §7: WalletConnect authenticate for SIWX): when the host set up sign-in,
+One-click sign-in (behaviour.md §7: WalletConnect authenticate for SIWX): when the host set up sign-in,
 the engine first issues a nonce (`siwx.nonce`), then pairs with an authPayload built from the
 same fields as every sign-in message (`slices/siwx.message_fields`); the runtime sends
 wc_sessionAuthenticate beside the fallback proposal. A wallet that signs in answers with CACAOs
@@ -138,7 +138,7 @@ def _networks(model: Model) -> list[str]:
 
 
 def reuses_pairing(model: Model) -> bool:
-    """SPEC §4: on Telegram or iOS Safari a pending pairing is reused until its expiry (a new
+    """behaviour.md §4: on Telegram or iOS Safari a pending pairing is reused until its expiry (a new
     URI would not reach the wallet app the visitor already switched to)."""
     env = model.env
     return env.telegram or (env.safari and env.platform == "ios")

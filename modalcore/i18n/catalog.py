@@ -23,7 +23,7 @@ from babel.messages.pofile import read_po
 from . import formats
 
 ENGLISH = "en"
-# The languages the engine renders, English first (SPEC's strings, no catalogue).
+# The languages the engine renders, English first (behaviour.md's strings, no catalogue).
 LANGUAGES = ("en", "de", "es", "ja", "ar")
 RIGHT_TO_LEFT = frozenset(("ar",))
 MEMO_ENTRIES = 4096  # translated strings kept per language (texts repeat; data varies)

@@ -1,6 +1,6 @@
 """Which strings the views show, read from the source (no import, no rendering).
 
-Every string literal and f-string in `modalcore/views/*.py`, the SPEC strings of
+Every string literal and f-string in `modalcore/views/*.py`, the behaviour.md strings of
 `rules/texts.py`, and the literals the slices pass to the snackbar, when it reads as words (a
 letter, and a space or a capital first: not a node id, prop value or icon name). An f-string
 becomes a template: each `{expression}` a named placeholder (`{wallet.name}` is `{name}`, a
@@ -255,7 +255,7 @@ def extract(package: Path = PACKAGE) -> list[Found]:
     for value, line in _strings(module, _docstrings(module)):  # wallet errors the views show
         if value[:1].isupper():  # the lowercase ones are what a node's message is matched on
             add(value, rpc, line)
-    for name in SHOWN_RULES:  # the refusals a rule module words for the views (name rules, SPEC §8)
+    for name in SHOWN_RULES:  # the refusals a rule module words for the views (name rules, behaviour.md §8)
         path = package / "rules" / name
         module = ast.parse(path.read_text())
         for value, line in _strings(module, _docstrings(module)):

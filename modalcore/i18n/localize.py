@@ -1,6 +1,6 @@
 """The render edge: the English tree the views drew, in the visitor's language.
 
-Views stay written in English (SPEC's strings, `rules/texts.py`); this pass rewrites the text
+Views stay written in English (behaviour.md's strings, `rules/texts.py`); this pass rewrites the text
 props of every node through the catalogue, numbers and month names through Babel, and marks
 the root with `lang` and `dir`. A subtree in which nothing changes is returned as the same
 object, and a subtree seen before (the view bodies are memoised by identity) maps to the same

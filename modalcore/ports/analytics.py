@@ -20,7 +20,7 @@ class TrackedEvent:
     event_id: str = ""  # derived deterministically (modalcore/analytics/events.py)
     address: str = ""  # the visitor's connected address, if any
     url: str = ""  # the host page (its origin, as verified at the handshake)
-    kind: str = "track"  # or "error": error telemetry (SPEC §7)
+    kind: str = "track"  # or "error": error telemetry (behaviour.md §7)
 
 
 class AnalyticsSink(Protocol):

@@ -1,1 +1,1 @@
-"""Validation rules of SPEC §5, each with its exact message."""
+"""Validation rules of behaviour.md §5, each with its exact message."""

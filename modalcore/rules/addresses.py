@@ -1,4 +1,4 @@
-"""Address formats (SPEC §5): EVM and Solana."""
+"""Address formats (behaviour.md §5): EVM and Solana."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""CAIP-2 network ids and CAIP-10 addresses (SPEC §5)."""
+"""CAIP-2 network ids and CAIP-10 addresses (behaviour.md §5)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ request must look like, the calls id, and the typed refusals. Pure: params in, a
 Shape (EIP-5792 2.0.0, as viem 2.57 sends it): `wallet_sendCalls [{version, id?, from?, chainId,
 atomicRequired, calls: [{to, value?, data?, capabilities?}], capabilities?}]` returns `{id}`.
 Version "1.0" (viem before 2.30, no `atomicRequired`) is accepted too: a batch of one
-UserOperation is atomic either way. Every call needs a 0x-prefixed 20-byte `to` (SPEC §5; AppKit's
+UserOperation is atomic either way. Every call needs a 0x-prefixed 20-byte `to` (behaviour.md §5; AppKit's
 W3mFrameSchema WalletSendCallsRequest requires `to` starting with 0x).
 
 The calls id is the UserOperation's hash followed by the chain id as 32 bytes (0x + 128 hex), so
@@ -95,7 +95,7 @@ def _call(item: Any, index: int) -> Call | CallsRefusal:
     if not isinstance(item, dict):
         return _refuse(f"calls[{index}] must be an object")
     to = item.get("to")
-    if not isinstance(to, str) or not _ADDRESS.match(to):  # SPEC §5
+    if not isinstance(to, str) or not _ADDRESS.match(to):  # behaviour.md §5
         return _refuse(f"calls[{index}].to must be a 0x-prefixed address")
     value = item.get("value", "0x0")
     if value is None:

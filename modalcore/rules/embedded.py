@@ -1,8 +1,8 @@
 """The embedded ("auth") wallet's rules that every layer may read (issue 15).
 
 `AUTH_CONNECTOR_ID` names the embedded wallet's connector: an account connected by email or a
-social login carries it as `connector_id` (SPEC §5: registering a name needs the auth
-connector). Email syntax (SPEC §5 "email valid") and the code's shape live here so the Connect
+social login carries it as `connector_id` (behaviour.md §5: registering a name needs the auth
+connector). Email syntax (behaviour.md §5 "email valid") and the code's shape live here so the Connect
 view, the slice and the engine's code service agree on them.
 """
 
@@ -16,7 +16,7 @@ AUTH_CONNECTOR_ID = "ID_AUTH"
 AUTH_CONNECTOR_NAME = "Email Wallet"
 CODE_DIGITS = 6
 INVALID_EMAIL = "Invalid email"
-SOCIAL_PROVIDERS = ("google", "github", "apple", "facebook", "x", "discord")  # SPEC §5 frame payloads
+SOCIAL_PROVIDERS = ("google", "github", "apple", "facebook", "x", "discord")  # behaviour.md §5 frame payloads
 # the statement of every Sign In With Farcaster message (FIP-11): what the visitor is shown in
 # their Farcaster client, so the only statement a sign-in signed at once may carry (issue 33)
 FARCASTER_STATEMENT = "Farcaster Auth"
@@ -37,7 +37,7 @@ def is_code(text: str) -> bool:
     return bool(_CODE.match(text))
 
 
-# What the code views say (the SPEC has no words for these; the rate limit's are in texts.py).
+# What the code views say (behaviour.md has no words for these; the rate limit's are in texts.py).
 CODE_EXPIRED = "This code has expired. Request a new code"
 CODE_LOCKED = "Too many wrong codes. Request a new code"
 CODE_SEND_FAILED = "The code could not be sent. Try again"

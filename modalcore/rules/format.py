@@ -1,4 +1,4 @@
-"""Number display (SPEC §5: balances floored to 3 decimals or '0.000'; fiat with 2 decimals).
+"""Number display (behaviour.md §5: balances floored to 3 decimals or '0.000'; fiat with 2 decimals).
 
 Every number the modal shows is grouped in thousands ("9,998.992 ETH", "$959,000.00"), the way
 the Activity tab already shows quantities. Values the visitor edits (the send amount) are never

@@ -27,7 +27,7 @@ ENV_MAX_WIDTH = 100_000
 MAX_ENV_LANGUAGES = 8  # join.env.languages: the browser's preferred languages, first ones kept
 LOCALE_CHARS = 35  # a BCP 47 language tag: join.env.languages[], opts.locale
 
-# ----- host options (join.opts, SPEC §1)
+# ----- host options (join.opts, behaviour.md §1)
 MAX_NETWORKS = 64  # networks, CAIP-2 ids
 NETWORK_ID_CHARS = 128  # networks[], defaultNetwork, switch_network
 METADATA_NAME_CHARS = 128
@@ -58,7 +58,7 @@ WALLET_UUID_CHARS = 128
 WALLET_ICON_CHARS = 16_384  # a data: URI
 MAX_ANNOUNCED_ICON_CHARS = 131_072  # all announced wallets' icons together
 WALLET_RDNS_CHARS = 256
-MAX_RECENT_WALLETS = 2  # SPEC §1: recent wallets shown
+MAX_RECENT_WALLETS = 2  # behaviour.md §1: recent wallets shown
 
 # ----- what a wallet answers (wallet_event accountsChanged / chainChanged, effect results)
 MAX_WALLET_ACCOUNTS = 32
@@ -83,7 +83,7 @@ MAX_OPEN_NONCES = 4  # unused SIWX nonces kept per engine session (older ones ar
 # ----- lists a session grows as the visitor scrolls
 MAX_HISTORY_TRANSACTIONS = 200  # Activity: pages of 10 stop being offered past this
 MAX_NAME_LOOKUPS = 24  # addresses whose names a session looks up: the account, Activity's counterparties
-MAX_KNOWN_NAMES = 64  # names a session remembers (5 minutes each, SPEC §9); the oldest go first
+MAX_KNOWN_NAMES = 64  # names a session remembers (5 minutes each, behaviour.md §9); the oldest go first
 MAX_NAME_SUGGESTIONS = 3  # free names offered while a name is typed
 MAX_NFTS = 100  # NFTs kept from a scan of the account (the count of the rest is kept)
 MAX_LISTED_WALLETS = 1000  # All Wallets: pages of 40 stop being offered past this (search finds the rest)

@@ -1,9 +1,9 @@
-"""Account names (SPEC §5, §8, §9): what a name may be, and what registration needs.
+"""Account names (behaviour.md §5, §8, §9): what a name may be, and what registration needs.
 
-SPEC §5: letters, digits, hyphens, at least 4 characters; registration needs an active
-network, an address and the auth connector. SPEC §9: names are eip155 only, with the operator's
-suffix (default .reown.id). The two validation messages are this project's (SPEC names none);
-the others are SPEC §8's."""
+behaviour.md §5: letters, digits, hyphens, at least 4 characters; registration needs an active
+network, an address and the auth connector. behaviour.md §9: names are eip155 only, with the operator's
+suffix (default .reown.id). The two validation messages are this project's (behaviour.md names none);
+the others are behaviour.md §8's."""
 
 from __future__ import annotations
 
@@ -12,17 +12,17 @@ import re
 from dataclasses import dataclass
 
 from . import texts
-from .embedded import AUTH_CONNECTOR_ID as AUTH_CONNECTOR_ID  # SPEC §2: the auth connector, one constant
+from .embedded import AUTH_CONNECTOR_ID as AUTH_CONNECTOR_ID  # behaviour.md §2: the auth connector, one constant
 
 MIN_LENGTH = 4
-NAME_NAMESPACES = ("eip155",)  # SPEC §9: names are eip155 only
+NAME_NAMESPACES = ("eip155",)  # behaviour.md §9: names are eip155 only
 DEFAULT_SUFFIX = ".reown.id"
 
 TOO_SHORT = f"Name must be at least {MIN_LENGTH} characters"
 BAD_CHARACTERS = "Name can only contain letters, digits and hyphens"
-NETWORK_NOT_FOUND = texts.NETWORK_NOT_FOUND  # SPEC §8
-NO_ADDRESS_OR_AUTH = texts.NO_ADDRESS_OR_AUTH  # SPEC §8
-UNSUPPORTED_CHAIN = texts.UNSUPPORTED_CHAIN  # SPEC §8; names are eip155 only (SPEC §9)
+NETWORK_NOT_FOUND = texts.NETWORK_NOT_FOUND  # behaviour.md §8
+NO_ADDRESS_OR_AUTH = texts.NO_ADDRESS_OR_AUTH  # behaviour.md §8
+UNSUPPORTED_CHAIN = texts.UNSUPPORTED_CHAIN  # behaviour.md §8; names are eip155 only (behaviour.md §9)
 ERROR_RESOLVING = texts.ERROR_RESOLVING_NAME
 ERROR_SUGGESTIONS = texts.ERROR_NAME_SUGGESTIONS
 ERROR_NAMES_FOR_ADDRESS = texts.ERROR_NAMES_FOR_ADDRESS
@@ -61,7 +61,7 @@ def full_name(label: str, suffix: str = DEFAULT_SUFFIX) -> str:
 
 def registration_problem(label: str, network_id: str | None, address: str | None,
                          auth_connected: bool) -> NameProblem | None:
-    """Everything registration checks before it asks for a signature (SPEC §5, §8, §9)."""
+    """Everything registration checks before it asks for a signature (behaviour.md §5, §8, §9)."""
     if not network_id:
         return NameProblem(NETWORK_NOT_FOUND)
     if not network_id.startswith("eip155:"):
@@ -93,5 +93,5 @@ def looks_like_name(text: str) -> bool:
 
 
 def no_address_for(name: str) -> str:
-    """A send to a name that resolves to no address (this project's words; SPEC gives none)."""
+    """A send to a name that resolves to no address (this project's words; behaviour.md gives none)."""
     return f"No address found for {name}"

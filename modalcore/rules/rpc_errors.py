@@ -1,4 +1,4 @@
-"""EIP-1193 and JSON-RPC error codes (SPEC §8, "RPC codes")."""
+"""EIP-1193 and JSON-RPC error codes (behaviour.md §8, "RPC codes")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Every SPEC string the engine shows, raises or sends, defined once (issue 12 item 9).
+"""Every user-visible string of docs/contributors/behaviour.md the engine shows, raises or sends,
+defined once (issue 12 item 9).
 
-Quoted exactly from SPEC.md; the section is named beside each. Modules import these names and
+Quoted exactly as behaviour.md quotes them; its section is named beside each. Modules import these names and
 never repeat the text: tests/test_spec_index.py fails on a copy anywhere else in `modalcore`.
 Templates (`{n}`, `{chain}`) are filled with `str.format`.
 """

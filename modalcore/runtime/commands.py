@@ -189,7 +189,7 @@ class CommandInterpreter:
         self._to_sink(event)
 
     def _report_error(self, item: object, error: BaseException) -> None:
-        """Unexpected errors are reported as telemetry (SPEC §8); the sink gates and caps it. The
+        """Unexpected errors are reported as telemetry (behaviour.md §8); the sink gates and caps it. The
         operator's error view groups them too (runtime/errorbook.py), whatever the host asked."""
         route = f"PROCESS_{type(item).__name__.strip('_').upper()}"
         if self.deps.errors is not None:

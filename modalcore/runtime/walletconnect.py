@@ -102,7 +102,7 @@ class WalletConnectRuntime:
                  project_id: str = "", deliver: Callable[[str, Msg], object] | None = None,
                  pairing_ttl_ms: int = PAIRING_EXPIRY_MS) -> None:
         self.relay_url = relay_url
-        self.pairing_ttl_ms = pairing_ttl_ms  # SPEC's 240 s; shorter only by operator setting
+        self.pairing_ttl_ms = pairing_ttl_ms  # behaviour.md §9's 240 s; shorter only by operator setting
         self.project_id = project_id
         self.metadata = metadata
         self.store = store

@@ -186,7 +186,7 @@ def open_siwx(config: EngineConfig) -> tuple[SqliteSiwxStore, LocalAccount]:
 
 def open_names(config: EngineConfig) -> NameRegistry:
     """The engine's own name registry, from the config's `[names]` section: `db` (SQLite file)
-    and `suffix` (SPEC §9: default .reown.id). `api_url` and `project_id` there use the hosted
+    and `suffix` (behaviour.md §9: default .reown.id). `api_url` and `project_id` there use the hosted
     profile API instead (`names_api`)."""
     section = (config.model_extra or {}).get("names") or {}
     db = str(section.get("db", ".modalcore/names.db"))
@@ -197,14 +197,14 @@ def open_names(config: EngineConfig) -> NameRegistry:
 
 
 def names_api(config: EngineConfig, http: httpx.AsyncClient) -> ProfileApi | None:
-    """The hosted profile API (SPEC §7) when `[names] api_url` is set."""
+    """The hosted profile API (behaviour.md §7) when `[names] api_url` is set."""
     section = (config.model_extra or {}).get("names") or {}
     url = str(section.get("api_url", ""))
     return ProfileApi(http, url, str(section.get("project_id", ""))) if url else None
 
 
 def blockchain_api(config: EngineConfig, http: httpx.AsyncClient) -> BlockchainApi | None:
-    """The hosted Blockchain API (SPEC §7) when `[blockchain_api] base_url` is set; otherwise
+    """The hosted Blockchain API (behaviour.md §7) when `[blockchain_api] base_url` is set; otherwise
     history, swaps and onramp run on the engine's own services."""
     section = (config.model_extra or {}).get("blockchain_api") or {}
     url = str(section.get("base_url", ""))
@@ -296,7 +296,7 @@ def create_app(
               if metrics_dir is not None else None)
 
     def forbidden(session_id: str) -> None:
-        """The analytics API refused this session's origin: its modal shows the alert (SPEC §8)."""
+        """The analytics API refused this session's origin: its modal shows the alert (behaviour.md §8)."""
         hub.deliver(session_id, AnalyticsForbidden())
 
     @contextlib.asynccontextmanager

@@ -1,4 +1,4 @@
-"""The approval frame's look follows the visitor's theme (SPEC §3 Theme: themeMode light or dark,
+"""The approval frame's look follows the visitor's theme (behaviour.md §3 Theme: themeMode light or dark,
 themeVariables), as the modal around it does (renderer/src/styles.css): the same palettes per
 mode, and the `--w3m-*` variables the session holds (accent, font family, base font size and
 border radius, colour mix) become the page's CSS custom properties.

@@ -99,7 +99,7 @@ class Network(_Strict):
 class Project(_Strict):
     name: str = ""
     origins: list[str] = []
-    # also allow `http://localhost:*` and `http://127.0.0.1:*`; SPEC §9's hosting wildcards
+    # also allow `http://localhost:*` and `http://127.0.0.1:*`; behaviour.md §9's hosting wildcards
     # (`https://*.vercel.app`, `https://*.pages.dev`, ...) are not defaults: list one in `origins`
     default_origins: bool = True
     features: dict[str, Any] = {}  # operator overrides of the host's `features` (operator wins)
@@ -135,7 +135,7 @@ class StoreConfig(_Strict):
 
 
 class AnalyticsConfig(_Strict):
-    """Where tracking events go (SPEC §7, Analytics): `local` keeps them in the engine's own
+    """Where tracking events go (behaviour.md §7, Analytics): `local` keeps them in the engine's own
     store (counts on the operator page), `hosted` posts them to `endpoint` as `POST /e`,
     `off` drops them. `test` turns error telemetry on (at most 5 per 60 s)."""
 
@@ -165,7 +165,7 @@ class WalletConnectConfig(_Strict):
     enabled: bool = True  # off: no WalletConnect connector is offered
     relay_url: str = "wss://relay.walletconnect.org"
     project_id: str = ""
-    # SPEC §9's pairing expiry (240,000 ms). Shorter only for tests that watch a URI expire;
+    # behaviour.md §9's pairing expiry (240,000 ms). Shorter only for tests that watch a URI expire;
     # at least 15 s so the fresh URI (EXPIRY_MARGIN_MS before expiry) is shown for a while.
     pairing_expiry_ms: int = Field(default=PAIRING_EXPIRY_MS, ge=15_000, le=PAIRING_EXPIRY_MS)
 
@@ -313,7 +313,7 @@ DEV_ETH_PRICE = 2000.0
 def dev_networks(rpc_urls: dict[int, str], deployment: dict[str, Any] | None = None) -> dict[str, Any]:
     """Config entries for the local dev chains, with the tokens the deploy step created.
 
-    They are configured as non-test networks so the demo shows balances (SPEC §5 fetches
+    They are configured as non-test networks so the demo shows balances (behaviour.md §5 fetches
     balances for non-test networks only)."""
     if deployment is None:
         deployment = json.loads(DEPLOYMENT.read_text()) if DEPLOYMENT.is_file() else {}

@@ -1,4 +1,4 @@
-"""Origin allow-lists with wildcard patterns (SPEC §5 origin rule, SPEC §9 default ancestors).
+"""Origin allow-lists with wildcard patterns (behaviour.md §5 origin rule, behaviour.md §9 default ancestors).
 
 A pattern is `scheme://host[:port]`:
 - `*` as a whole host label matches exactly one label (`https://*.vercel.app` matches
@@ -9,7 +9,7 @@ A pattern is `scheme://host[:port]`:
 - `*` alone matches every origin.
 Hosts compare case-insensitively. The origin `null` and origins with a path never match.
 
-The defaults are narrower than SPEC §9's list (issue 38 §3): only localhost and 127.0.0.1 on any
+The defaults are narrower than behaviour.md §9's list (issue 38 §3): only localhost and 127.0.0.1 on any
 port; a hosting wildcard must be listed by the operator (docs/operators/security.md says why).
 """
 
@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from ..rules import limits as L
 
-# SPEC §9's default allowed ancestors (AppKit's). Not a default here (issue 38 §3): anyone can
+# behaviour.md §9's default allowed ancestors (AppKit's). Not a default here (issue 38 §3): anyone can
 # register a `*.vercel.app`, `*.pages.dev` or `*.ngrok-free.app` site, and the two WalletConnect
 # hosts are WalletConnect's own pages; a project that is served there lists its own origin.
 SPEC_DEFAULT_ANCESTORS: tuple[str, ...] = (

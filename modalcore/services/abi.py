@@ -1,4 +1,4 @@
-"""ABI-encoded contract calls and reads over JSON-RPC `eth_call` (SPEC §7 "Chain RPC")."""
+"""ABI-encoded contract calls and reads over JSON-RPC `eth_call` (behaviour.md §7 "Chain RPC")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Client of the hosted Blockchain API (SPEC §7). Used when the operator configures its base URL;
+"""Client of the hosted Blockchain API (behaviour.md §7). Used when the operator configures its base URL;
 the self-hosted providers answer otherwise. Every call carries projectId, st and sv."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Names on a chain's ENS, read with `eth_call` (SPEC §7 "Name lookup over a chain name
+"""Names on a chain's ENS, read with `eth_call` (behaviour.md §7 "Name lookup over a chain name
 service"): forward (namehash → registry.resolver → resolver.addr) and reverse
 (<addr>.addr.reverse → resolver.name, shown only when that name resolves forward to the same
-address). `CachedNames` keeps answers for 5 minutes (SPEC §9) in a pure TimedCache, with the
+address). `CachedNames` keeps answers for 5 minutes (behaviour.md §9) in a pure TimedCache, with the
 time passed in."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from .namehash import namehash, reverse_node
 
 
 class NameLookupError(RuntimeError):
-    """The chain could not be read; `str(error)` is SPEC §8's message."""
+    """The chain could not be read; `str(error)` is behaviour.md §8's message."""
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Transaction history (SPEC §3 "Transaction", §7 history call): a self-hosted provider that
+"""Transaction history (behaviour.md §3 "Transaction", §7 history call): a self-hosted provider that
 indexes an EVM chain for one account, and an adapter over the hosted Blockchain API call.
 
 Both answer in the hosted call's shape, `{"data": [transaction, ...], "next": cursor | None}`,
@@ -334,7 +334,7 @@ async def hosted_history(api: BlockchainApi, *, address: str, chain: str, cursor
 
 async def with_onramp(api: BlockchainApi, page: HistoryResult, *, address: str, chain: str,
                       onramp: str) -> HistoryResult:
-    """The first Activity page with the account's onramp purchases (SPEC §3 coinbaseTransactions):
+    """The first Activity page with the account's onramp purchases (behaviour.md §3 coinbaseTransactions):
     the hosted call asked again with `onramp`, each of its transactions marked `"onramp": <name>`
     so Activity draws it as a purchase. A failed onramp call keeps the account's page as it is."""
     try:

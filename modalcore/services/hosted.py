@@ -1,4 +1,4 @@
-"""What every client of a hosted API shares (SPEC §7): the base URL, and projectId, st and sv
+"""What every client of a hosted API shares (behaviour.md §7): the base URL, and projectId, st and sv
 on every request, with empty parameters skipped (the shared HTTP client's rule)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 from ..rules import texts
 
-SDK_TYPE = texts.SDK_TYPE  # SPEC §9 default sdk type string
+SDK_TYPE = texts.SDK_TYPE  # behaviour.md §9 default sdk type string
 SDK_VERSION = "4"
 
 

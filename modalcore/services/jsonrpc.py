@@ -1,4 +1,4 @@
-"""A small JSON-RPC 2.0 client over httpx (SPEC §7 "Chain RPC")."""
+"""A small JSON-RPC 2.0 client over httpx (behaviour.md §7 "Chain RPC")."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 from ..rules.texts import http_status
 
-RPC_TIMEOUT_S = 10.0  # SPEC §9: RPC default time-out 10000 ms
+RPC_TIMEOUT_S = 10.0  # behaviour.md §9: RPC default time-out 10000 ms
 
 
 class RpcCallError(RuntimeError):

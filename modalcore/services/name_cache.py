@@ -1,4 +1,4 @@
-"""A pure, immutable cache for name lookups, keyed on time passed in (no clock reads): SPEC §9
+"""A pure, immutable cache for name lookups, keyed on time passed in (no clock reads): behaviour.md §9
 caches ENS (name → address, address → name) for 5 minutes. Misses are cached too (an address
 without a name is asked again only after the lifetime). `put` returns a new cache, so it can
 live in the engine's model."""
@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Generic, TypeVar
 
-ENS_TTL_MS = 5 * 60 * 1000  # SPEC §9: ENS 5 min
+ENS_TTL_MS = 5 * 60 * 1000  # behaviour.md §9: ENS 5 min
 MAX_ENTRIES = 1024
 
 V = TypeVar("V")

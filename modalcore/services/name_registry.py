@@ -1,16 +1,16 @@
 """The engine's own name registry: the self-hosted equivalent of the hosted profile API's
-`POST /v1/profile/account` (SPEC §7), stored in SQLite.
+`POST /v1/profile/account` (behaviour.md §7), stored in SQLite.
 
 A registration is a message the visitor's account signed (EIP-191 `personal_sign`): the JSON
 `{"name":"<label><suffix>","attributes":{},"timestamp":<unix s>}` (the hosted API's shape), built
-by the engine (`rules.names.registration_message`). `register` checks the name rules (SPEC §5),
+by the engine (`rules.names.registration_message`). `register` checks the name rules (behaviour.md §5),
 that the message names this name, that it is recent, that the signature is the address's, and
 that the name is free; then it stores the name. The signature is checked as a SIWX sign-in's is
 (siwx/verify.py `check_signature`): EOA recovery, and with the chain's RPC an ERC-1271 contract
 account or an ERC-6492 wrapped signature of an account not deployed yet (the embedded smart
 account, issue 32: at most two `eth_call`s). Every refusal is a `RegistrationError` whose text is
 what the visitor sees and whose `reason` says why; nothing is stored then. Names are kept
-lower-cased with the operator's suffix (SPEC §9: default .reown.id)."""
+lower-cased with the operator's suffix (behaviour.md §9: default .reown.id)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ SUGGESTION_TAILS = ("-1", "-2", "-eth", "-web3", "-id", "123", "-app")
 
 
 class Refused(Enum):
-    NAME = "name"  # the SPEC §5 name rule
+    NAME = "name"  # the behaviour.md §5 name rule
     MALFORMED = "malformed"  # address, message or signature not what a registration carries
     MESSAGE = "message"  # the message names another name or is not recent
     SIGNATURE = "signature"  # not the address's signature of the message
@@ -45,7 +45,7 @@ class Refused(Enum):
 
 
 class RegistrationError(ValueError):
-    """A refused registration; `str(error)` is the message shown (SPEC §8 or rules/names.py)."""
+    """A refused registration; `str(error)` is the message shown (behaviour.md §8 or rules/names.py)."""
 
     def __init__(self, shown: str, reason: Refused) -> None:
         super().__init__(shown)

@@ -1,11 +1,11 @@
 """The name services behind `Call` commands: an address's name, a name's address, suggestions
 and registration. Names under the account-name suffix live in the engine's own registry
-(NameRegistry), or, when the operator configures the hosted Blockchain API, there (SPEC §7
+(NameRegistry), or, when the operator configures the hosted Blockchain API, there (behaviour.md §7
 profile endpoints, `ProfileApi`: the production path); other names are read from the chain's
 ENS (services/ens.py) when the network has a registry. An address's name comes from the
 account-name registry first, then from ENS (reverse, checked forward). Caching is the
-session's (5 minutes, SPEC §9, slices/names.py): these read fresh. Failures raise (or, for a
-registration, answer) with SPEC §8's message."""
+session's (5 minutes, behaviour.md §9, slices/names.py): these read fresh. Failures raise (or, for a
+registration, answer) with behaviour.md §8's message."""
 
 from __future__ import annotations
 

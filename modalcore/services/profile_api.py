@@ -1,5 +1,5 @@
-"""Client of the hosted Blockchain API profile (name) endpoints (SPEC §7), the production path
-for account names. Failures carry SPEC §8's message: the server's first reason description,
+"""Client of the hosted Blockchain API profile (name) endpoints (behaviour.md §7), the production path
+for account names. Failures carry behaviour.md §8's message: the server's first reason description,
 else 'Error resolving name', 'Error fetching names for address', 'Error fetching name
 suggestions' or 'Error registering name {name}'."""
 

@@ -1,4 +1,4 @@
-"""Sending tokens on EVM chains (SPEC §7 "Chain RPC"): the network fee estimate the preview
+"""Sending tokens on EVM chains (behaviour.md §7 "Chain RPC"): the network fee estimate the preview
 shows (eth_estimateGas + eth_gasPrice), and for a token whether the simulated transfer succeeds.
 The transaction itself is built in modalcore/services/transfer.py.
 """

@@ -23,7 +23,7 @@ class _Args(BaseModel):
 
 
 class ChainReadArgs(_Args):
-    """A read-only request the embedded wallet serves without approval (SPEC §6)."""
+    """A read-only request the embedded wallet serves without approval (behaviour.md §6)."""
     rpc_url: str
     method: Literal["eth_call", "eth_getBalance"]
     params: list[Any] = Field(max_length=L.HOST_RPC_PARAMS)
@@ -46,7 +46,7 @@ class BalancesResult(TypedDict):
 
 class HistoryArgs(_Args):
     rpc_url: str = ""
-    address: str | None = None  # none: the SPEC's "no account address" error
+    address: str | None = None  # none: behaviour.md §8's "no account address" error
     chain: str
     cursor: str | None = None
     limit: int = HISTORY_PAGE_SIZE

@@ -1,4 +1,4 @@
-"""Solana sends (SPEC §4 Send for the solana namespace): the unsigned transaction the wallet is
+"""Solana sends (behaviour.md §4 Send for the solana namespace): the unsigned transaction the wallet is
 asked to sign (built with `solders`, modalcore/solana/transfers.py), its network fee
 (getFeeForMessage), and, once the wallet signed it, submitting it (sendTransaction) and
 following it until the cluster confirms it (getSignatureStatuses).

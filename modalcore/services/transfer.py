@@ -1,4 +1,4 @@
-"""What a token send asks the wallet for (SPEC §7): the transaction, and which `transfer`
+"""What a token send asks the wallet for (behaviour.md §7): the transaction, and which `transfer`
 interface a token contract has, from a data list (`modalcore/data/transfer_interfaces.json`,
 package data), never from code naming contracts. Pure: the slices build transactions with it
 without the RPC client (modalcore/services/send.py estimates the fee).

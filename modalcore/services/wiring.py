@@ -35,7 +35,7 @@ def register_engine_services(
     """Register what the registry does not have yet (tests may bring their own). `names` is the
     engine's own name registry (lookups include it; registration needs it); `names_api`, when
     the operator configures the hosted profile API, takes its place. `blockchain_api`, when the
-    operator configures the hosted Blockchain API (SPEC §7), serves history (with onramp
+    operator configures the hosted Blockchain API (behaviour.md §7), serves history (with onramp
     purchases), swap quotes on the networks it supports and onramp options, quotes and URLs."""
     suffix = names.suffix if names is not None else DEFAULT_SUFFIX
     engine_services = {**default_services(http, blockchain_api, local_onramp=local_onramp, swap_markets=swap_markets),

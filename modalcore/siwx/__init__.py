@@ -1,4 +1,4 @@
-"""Server side of Sign-In with Ethereum (SPEC §3, §4, §7).
+"""Server side of Sign-In with Ethereum (behaviour.md §3, §4, §7).
 
 - `message`: EIP-4361 text, `SiwxMessage` (pure: safe to use in update functions)
 - `verify`: signature, nonce, domain, uri, chain and time checks (EOA and EIP-1271)

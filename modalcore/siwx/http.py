@@ -1,4 +1,4 @@
-"""HTTP routes for the host's backend (SPEC §7 "GET /v1/sessions/{address}; POST
+"""HTTP routes for the host's backend (behaviour.md §7 "GET /v1/sessions/{address}; POST
 /v1/sessions/{address}/revoke: pci, signature"). Mount `routes(store, engine_address=...)`.
 
 GET /v1/sessions/{address}?domain=&chainId=

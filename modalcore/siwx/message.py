@@ -1,4 +1,4 @@
-"""EIP-4361 (Sign-In with Ethereum) messages: build, render and strictly parse (SPEC §3).
+"""EIP-4361 (Sign-In with Ethereum) messages: build, render and strictly parse (behaviour.md §3).
 
 The text layout follows the EIP-4361 ABNF exactly::
 
@@ -113,7 +113,7 @@ def parse_chain_id(value: int | str) -> int:
 @dataclass(frozen=True, kw_only=True)
 class SignInMessage(ABC):
     """What SIWE and SIWS messages share (CAIP-122 in the EIP-4361 text layout): the fields
-    around the address and the chain id, their rules, the text, the SPEC §3 data and the strict
+    around the address and the chain id, their rules, the text, the behaviour.md §3 data and the strict
     parser. A subclass adds its header, its address and chain id fields and their rules.
     Construction validates every field (SiwxMessageError); fields are given by keyword."""
 
@@ -240,10 +240,10 @@ class SignInMessage(ABC):
         except SiwxMessageError as error:
             raise SiwxParseError(error.detail, error.field) from None
 
-    # -- plain data (SPEC §3 names) --------------------------------------------------------
+    # -- plain data (behaviour.md §3 names) --------------------------------------------------------
 
     def to_data(self) -> dict[str, Any]:
-        """SPEC §3 message fields; chainId as a CAIP-2 id ("eip155:1"), absent fields omitted."""
+        """behaviour.md §3 message fields; chainId as a CAIP-2 id ("eip155:1"), absent fields omitted."""
         data: dict[str, Any] = {
             "domain": self.domain,
             "accountAddress": self.signer,
@@ -299,7 +299,7 @@ class SiwxMessage(SignInMessage):
             raise SiwxParseError(f"invalid chain id: {chain!r}", "chainId")
         return cls(account_address=address, chain_id=int(chain), **shared)
 
-    # -- plain data (SPEC §3 names) --------------------------------------------------------
+    # -- plain data (behaviour.md §3 names) --------------------------------------------------------
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> SiwxMessage:

@@ -10,7 +10,7 @@ into the models below, the results are the TypedDicts below):
   ``{"ok": False, "reason": code, "error": text}`` (never raises for a bad sign-in)
 - ``siwx.revoke(address, domain=None)`` → ``{"revoked": int}``
 
-A session is ``{"id", "data", "message", "signature", "cacao"}`` (SPEC §3, see
+A session is ``{"id", "data", "message", "signature", "cacao"}`` (behaviour.md §3, see
 `SiwxSession.to_json`). `chain_id` may be an int or a CAIP-2 id ("eip155:1"); `address` may be
 a plain or CAIP-10 address. Called directly, a service takes its arguments as keywords after an
 optional leading positional context (the runtime's `ServiceContext`): with one, the time is read

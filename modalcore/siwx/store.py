@@ -1,7 +1,7 @@
 """Where SIWX nonces and sessions live: the `SiwxStore` interface and a SQLite implementation.
 
 Nonces are issued to one engine session (`session_key`), used at most once and expire after
-`nonce_ttl_ms` (10 minutes). A SIWX session (SPEC §3: data, message, signature, cacao) is kept
+`nonce_ttl_ms` (10 minutes). A SIWX session (behaviour.md §3: data, message, signature, cacao) is kept
 per signed-in address; `sessions_for` returns only unrevoked, unexpired ones. All times are unix
 milliseconds and are passed in by the caller (no clock reads here).
 """
@@ -126,7 +126,7 @@ class SiwxSession:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The SPEC §3 shape (data, message, signature, cacao) plus the session `id`."""
+        """The behaviour.md §3 shape (data, message, signature, cacao) plus the session `id`."""
         return {
             "id": self.id,
             "data": self.data,

@@ -4,7 +4,7 @@ Format: ``<payload_b64>.<signature_hex>``
 
 - ``payload_b64``: base64url (no padding) of compact JSON with sorted keys
   ``{"address": EIP-55 address, "chainId": int, "domain": str, "exp": unix s, "iat": unix s,
-  "sid": session id}``. ``sid`` is the SIWX session's id (the ``pci`` of SPEC §7's revoke call).
+  "sid": session id}``. ``sid`` is the SIWX session's id (the ``pci`` of behaviour.md §7's revoke call).
 - ``signature_hex``: 0x + 130 hex, the engine key's EIP-191 personal_sign signature over the
   ``payload_b64`` text itself (``sign_message(encode_defunct(text=payload_b64))``).
 

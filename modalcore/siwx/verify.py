@@ -1,4 +1,4 @@
-"""Verify a signed EIP-4361 message (SPEC §4 SIWX; DESIGN: signatures are verified on the server).
+"""Verify a signed EIP-4361 message (behaviour.md §4 SIWX; behaviour.md "Signatures": verified on the server).
 
 `verify` checks, in this order: the text parses, the signature is well-formed hex, domain, uri,
 chain id and address are the expected ones, the time window (expiration, not-before, issued-at

@@ -1,4 +1,4 @@
-"""Account state per namespace (SPEC §3, "Account state per namespace")."""
+"""Account state per namespace (behaviour.md §3, "Account state per namespace")."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ _NO_ACCOUNT = AccountState()
 
 def holds_connection(account: AccountState) -> bool:
     """Connected, or being re-synced with its wallet after a reload (status "connecting" is only
-    ever that, SPEC §4 "On start"): the visitor's connection stands until the wallet answers
+    ever that, behaviour.md §4 "On start"): the visitor's connection stands until the wallet answers
     otherwise, so a reload is no disconnect and its re-sync no new connect (issue 31)."""
     return account.status != "disconnected"
 

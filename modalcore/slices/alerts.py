@@ -1,4 +1,4 @@
-"""Alerts at the top of the modal (SPEC §8, "Alerts"): the hosted analytics API answering 403
+"""Alerts at the top of the modal (behaviour.md §8, "Alerts"): the hosted analytics API answering 403
 means this page's origin is not on the project's allowlist: 'Invalid App Configuration',
 shown once per session, until the visitor dismisses it."""
 

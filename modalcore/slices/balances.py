@@ -1,4 +1,4 @@
-"""Balances of the active account (SPEC §4 "Balance fetch", §5, §9 caches and retry window).
+"""Balances of the active account (behaviour.md §4 "Balance fetch", §5, §9 caches and retry window).
 
 The engine fetches them itself (service `balances`: eth_getBalance and ERC-20 balanceOf over
 JSON-RPC; for solana, service `solana_balances`: getBalance and getTokenAccountsByOwner). A failure blocks retries for 30 s and shows 'Token Balance Unavailable'.
@@ -125,7 +125,7 @@ def _token_balances(network: Network, result: Balances) -> list[TokenBalance]:
     raw_by_address = {str(k).lower(): v for k, v in result.tokens.items()}
     for token in network.tokens:
         if token.decimals == 0:
-            continue  # SPEC §5: tokens with 0 decimals are dropped
+            continue  # behaviour.md §5: tokens with 0 decimals are dropped
         raw = raw_by_address.get(token.address.lower())
         if raw is None:
             continue

@@ -1,4 +1,4 @@
-"""Connectors: wallets the visitor's browser announced (SPEC §3 Connector).
+"""Connectors: wallets the visitor's browser announced (behaviour.md §3 Connector).
 
 A connector's `id` is stable across page loads (the wallet's rdns when it has one); `ref` is the
 EIP-6963 uuid of this page load, which the renderer's bridge knows the provider by.
@@ -89,7 +89,7 @@ WALLET_CONNECT = Connector(id=WALLET_CONNECT_ID, ref=WALLET_CONNECT_ID, name="Wa
 
 def from_wallets(recent: tuple[str, ...], wallets: Iterable[AnnouncedWallet], *,
                  walletconnect: bool = False) -> ConnectorsState:
-    """The connectors of a page: WalletConnect (when the host enables it, SPEC §1 first in the
+    """The connectors of a page: WalletConnect (when the host enables it, behaviour.md §1 first in the
     order), then the wallets its browser announced."""
     state = ConnectorsState(items=(WALLET_CONNECT,) if walletconnect else (), recent=recent)
     for wallet in wallets:
@@ -111,7 +111,7 @@ def is_installed_wallet(connector: Connector) -> bool:
 
 
 def ordered(state: ConnectorsState) -> tuple[Connector, ...]:
-    """SPEC §1 connector order: walletConnect, recent, injected, featured, custom, external,
+    """behaviour.md §1 connector order: walletConnect, recent, injected, featured, custom, external,
     recommended (the directory kinds join this list with the wallet directory)."""
     rank = {"WALLET_CONNECT": 0, "INJECTED": 2, "ANNOUNCED": 2, "MULTI_CHAIN": 2, "EXTERNAL": 5, "AUTH": 6}
 
@@ -150,7 +150,7 @@ SLICE = Slice("connectors", HANDLERS, guards=GUARDS)
 def connect_method_order(
     configured: tuple[str, ...] | None, wallet_detected: bool
 ) -> tuple[str, ...]:
-    """SPEC §1: email, social, wallet by default; wallet, email, social when an installed or
+    """behaviour.md §1: email, social, wallet by default; wallet, email, social when an installed or
     injected wallet is detected, unless the host configured an order."""
     if configured:
         return configured

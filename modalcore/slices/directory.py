@@ -1,5 +1,5 @@
 """The wallet directory in a session: recommended and featured wallets, the All Wallets pages,
-search, and the page of a wallet that is not installed (SPEC §1, §5, §7, §9).
+search, and the page of a wallet that is not installed (behaviour.md §1, §5, §7, §9).
 
 Data comes through the `directory` service (`Call`), so `update` stays pure. What a view needs
 is fetched when that view comes into sight (`observe`, run after every update): the Connect

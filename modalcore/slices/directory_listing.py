@@ -1,4 +1,4 @@
-"""The directory's lists (SPEC §1, §9): the Connect view's picks (featured, 4 recommended) and
+"""The directory's lists (behaviour.md §1, §9): the Connect view's picks (featured, 4 recommended) and
 the All Wallets pages of 40, fetched when their view comes into sight (`observe`, run after every
 update), asked for again after a restart, and the answers that fill them (search results too).
 """

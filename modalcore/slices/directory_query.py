@@ -1,4 +1,4 @@
-"""The wallet directory's state in a session and the queries it sends (SPEC §7, §9): one
+"""The wallet directory's state in a session and the queries it sends (behaviour.md §7, §9): one
 `directory` service call (`Call`) per page, pick list or search, with the platform facts from the
 join's env and the host's include / exclude lists; its answer comes back as `DirectoryFetched`.
 """
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from .model import Model
 
 PAGE_ENTRIES = 40
-IMAGES_PER_PAGE = 20  # SPEC §9: images for the first 20 of each page
+IMAGES_PER_PAGE = 20  # behaviour.md §9: images for the first 20 of each page
 RECOMMENDED_ENTRIES = 4
 SEARCH_ENTRIES = 100
 SERVICE = DIRECTORY

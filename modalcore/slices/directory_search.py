@@ -1,4 +1,4 @@
-"""Wallet search in All Wallets (SPEC §9): the query waits 300 ms after the last keystroke (a
+"""Wallet search in All Wallets (behaviour.md §9): the query waits 300 ms after the last keystroke (a
 `StartTimer` with one key, so fast typing sends one query) and asks for at most 100 results.
 """
 

@@ -1,4 +1,4 @@
-"""Directory wallets as a session shows them (SPEC §1, §5, §9): installed ones (an announced
+"""Directory wallets as a session shows them (behaviour.md §1, §5, §9): installed ones (an announced
 connector with the wallet's rdns), the host's custom wallets, images, the links this device can
 open, and the page of a wallet that is not installed.
 """
@@ -40,7 +40,7 @@ class PressedWalletLink(Msg):
 
 
 def rounded_count(count: int) -> str:
-    """SPEC §9 / AppKit: a total shown rounded down to tens with '+' ("120+"); small ones as is."""
+    """behaviour.md §9 / AppKit: a total shown rounded down to tens with '+' ("120+"); small ones as is."""
     return str(count) if count < 10 else f"{count // 10 * 10}+"
 
 
@@ -118,7 +118,7 @@ def _usable(model: Model, wallet: Wallet) -> bool:
 
 
 def socials(model: Model) -> tuple[str, ...]:
-    """The socials to list for this visitor (SPEC §5 Telegram rules over features.socials)."""
+    """The socials to list for this visitor (behaviour.md §5 Telegram rules over features.socials)."""
     return platform.visible_socials(model.options.features.socials, model.env)
 
 

@@ -1,4 +1,4 @@
-"""Disconnected state (SPEC §4 "Disconnect"): what the disconnect in progress waits for, and
+"""Disconnected state (behaviour.md §4 "Disconnect"): what the disconnect in progress waits for, and
 what a model looks like once its accounts are gone (`cleared`, used by the disconnect flow, a
 wallet that disconnects by itself and a connect that fails). The disconnect itself spans slices
 and lives in `flows/disconnect.py`.

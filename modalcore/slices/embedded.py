@@ -24,7 +24,7 @@ from .farcaster import FarcasterChannel
 from ..wire.frames import TextArgs
 
 
-# SPEC §6: what the embedded wallet runs at once, and what waits for the visitor's approval in
+# behaviour.md §6: what the embedded wallet runs at once, and what waits for the visitor's approval in
 # the engine-origin frame; any other method is refused (rules/texts.py RPC_CALL_NOT_ALLOWED).
 SAFE_METHODS = ("eth_call", "eth_getBalance", "eth_chainId", "wallet_getAssets", "eth_accounts",
                 "eth_requestAccounts", "wallet_switchEthereumChain",
@@ -185,7 +185,7 @@ class ApprovalTimedOut(Msg):
 
 class SignResult(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-    result: str = Field(pattern=r"^0x[0-9a-fA-F]{62,}$")  # SPEC §5: a hash or a signature
+    result: str = Field(pattern=r"^0x[0-9a-fA-F]{62,}$")  # behaviour.md §5: a hash or a signature
 
 
 class ReadResult(BaseModel):

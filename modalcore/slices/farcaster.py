@@ -1,4 +1,4 @@
-"""Sign in with Farcaster (issue 33; SPEC §2 ConnectingFarcaster): the channel the engine opened
+"""Sign in with Farcaster (issue 33; behaviour.md §2 ConnectingFarcaster): the channel the engine opened
 on the auth relay, and the messages of its life. What they do across slices (connect the
 embedded account) is the Farcaster flow (`flows/farcaster.py`).
 

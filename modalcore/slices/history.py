@@ -1,4 +1,4 @@
-"""Transaction history for the Activity tab (SPEC §3 "Transaction" and its store, §4
+"""Transaction history for the Activity tab (behaviour.md §3 "Transaction" and its store, §4
 "Transactions", §5 spam and chain filters, §8, §9 "Activity: eip155 only", which issue 28 widens
 to Solana).
 
@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 PAGE_SIZE = 10
 FRESH_MS = 30_000  # selecting the tab again within this window keeps the list
 ACTIVITY_TAB = 2
-# SPEC §9 says Activity is eip155 only (AppKit's reading); issue 28 asks for Solana's too, read
+# behaviour.md §9 says Activity is eip155 only (AppKit's reading); issue 28 asks for Solana's too, read
 # from the cluster (services/solana_history.py)
 ACTIVITY_NAMESPACES = ("eip155", "solana")
 FAILED = texts.FAILED_TO_FETCH_TRANSACTIONS
@@ -89,13 +89,13 @@ class RequestedMoreHistory(Msg):
 
 
 def is_spam(tx: Transaction) -> bool:
-    """SPEC §5: spam when all transfers are flagged spam NFTs (as every(), so none is all)."""
+    """behaviour.md §5: spam when all transfers are flagged spam NFTs (as every(), so none is all)."""
     return all(transfer.is_spam for transfer in tx.transfers)
 
 
 def by_year_and_month(transactions: tuple[Transaction, ...], timezone: str = "UTC",
                       ) -> list[tuple[int, list[tuple[int, list[Transaction]]]]]:
-    """SPEC §3: grouped by year, then month index (0-11), newest first, in the visitor's zone."""
+    """behaviour.md §3: grouped by year, then month index (0-11), newest first, in the visitor's zone."""
     zone = time_zone(timezone)
     years: dict[int, dict[int, list[Transaction]]] = {}
     for tx in sorted(transactions, key=lambda t: t.mined_at, reverse=True):
@@ -185,7 +185,7 @@ def fetch(model: Model, now: int, *, more: bool = False) -> Step:
     if namespace == "solana":
         args["tokens"] = {token.address: [token.symbol, token.name] for token in network.tokens}
     elif cursor is None:
-        # SPEC §7 history `onramp`: the first page also brings the account's Coinbase purchases
+        # behaviour.md §7 history `onramp`: the first page also brings the account's Coinbase purchases
         # (the hosted call; the self-hosted indexer has no onramp records)
         args["onramp"] = ONRAMP_PROVIDER
     call = HISTORY.call_or_refusal(args, HistoryFetched, account.caip_address or "", {"cursor": cursor or ""})

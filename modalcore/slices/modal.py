@@ -1,4 +1,4 @@
-"""Opening and closing the modal (SPEC §2, "Opening rules")."""
+"""Opening and closing the modal (behaviour.md §2, "Opening rules")."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def opening_view(model: Model) -> str:
 
 
 def host_can_open(model: Model, view: str | None) -> bool:
-    """The caller's view is drawn only when it exists and the state can fill it (SPEC §2)."""
+    """The caller's view is drawn only when it exists and the state can fill it (behaviour.md §2)."""
     if view is None or view not in router.VIEWS or view in NEEDS_PARAM:
         return False
     if view in NEEDS_ACCOUNT:

@@ -1,4 +1,4 @@
-"""Names for addresses (SPEC §3 profileName, §7 name lookup, §9 ENS cached 5 minutes, names
+"""Names for addresses (behaviour.md §3 profileName, §7 name lookup, §9 ENS cached 5 minutes, names
 eip155 only): the connected account's and those of the Activity tab's counterparties.
 
 After every message the observer asks service `name_of` for each shown address whose name is
@@ -25,7 +25,7 @@ from ..services.handles import NAME_OF
 if TYPE_CHECKING:
     from .model import Model, Step
 
-NAME_TTL_MS = 5 * 60 * 1000  # SPEC §9: ENS 5 min
+NAME_TTL_MS = 5 * 60 * 1000  # behaviour.md §9: ENS 5 min
 PENDING_MS = 30_000  # a lookup not answered by then (a lost call) may be asked again
 
 

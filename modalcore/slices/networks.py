@@ -1,4 +1,4 @@
-"""Networks the host requested and the active one (SPEC §3 Network, §4 switching)."""
+"""Networks the host requested and the active one (behaviour.md §3 Network, §4 switching)."""
 
 from __future__ import annotations
 

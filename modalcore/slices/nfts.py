@@ -1,4 +1,4 @@
-"""NFTs of the active account for the Account view's NFTs tab (SPEC §2 "Account tabs").
+"""NFTs of the active account for the Account view's NFTs tab (behaviour.md §2 "Account tabs").
 
 The `nfts` service scans the network's ERC-721 `Transfer` logs for the account (self-hosted,
 over the network's JSON-RPC) and answers plain items. The fetch starts when the tab is

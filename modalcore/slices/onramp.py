@@ -1,4 +1,4 @@
-"""Buy crypto with fiat (SPEC §1 onramp providers Coinbase (EVM only) and Meld (EVM and Solana),
+"""Buy crypto with fiat (behaviour.md §1 onramp providers Coinbase (EVM only) and Meld (EVM and Solana),
 fee range 1-2 %; §3 purchase and payment currencies, quote; §8 fallbacks; §9 default limits).
 
 Opening the OnRamp view asks for the options of the active network (`onramp_options`: the

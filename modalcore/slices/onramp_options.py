@@ -1,4 +1,4 @@
-"""The Buy form's options (SPEC §3 purchase currencies with their networks, payment currencies
+"""The Buy form's options (behaviour.md §3 purchase currencies with their networks, payment currencies
 with their methods' limits; §8: the built-in defaults when the options call fails): the OnRamp
 view shown on a network whose options are not known asks service `onramp_options` for them; the
 answer keeps the active network's purchase currencies. Another network or account starts a new

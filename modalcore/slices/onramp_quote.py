@@ -1,4 +1,4 @@
-"""The Buy form's quote (SPEC §3 onramp quote: fees, subtotal, total, purchaseAmount; §8: a
+"""The Buy form's quote (behaviour.md §3 onramp quote: fees, subtotal, total, purchaseAmount; §8: a
 failed quote is an estimate, marked as one): an edit forgets the quote and asks again (a typed
 amount after `QUOTE_DEBOUNCE_MS` of quiet, as the swap's) through service `onramp_quote`; only the
 answer for the form as it still is counts."""

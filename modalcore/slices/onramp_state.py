@@ -1,4 +1,4 @@
-"""The Buy form's state and what is read from it (SPEC §1 onramp providers, §3 purchase and
+"""The Buy form's state and what is read from it (behaviour.md §1 onramp providers, §3 purchase and
 payment currencies, quote; §9 default limits and onramp namespaces): the providers serving the
 active namespace, the chosen purchase currency, the payment method's limits, what keeps the form
 from a quote, and the key a quote is for."""
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 VIEW = "OnRamp"
 DEFAULT_METHOD = "card"
-SUPPORTED_NAMESPACES = ("eip155", "solana")  # SPEC §9: onramp on eip155 and solana
+SUPPORTED_NAMESPACES = ("eip155", "solana")  # behaviour.md §9: onramp on eip155 and solana
 CHOOSE_CURRENCY = "Choose a currency to buy"
 NOT_SUPPORTED = "Buying is not available on this network"
 

@@ -1,4 +1,4 @@
-"""Host options (SPEC §1), validated at the edge from the join frame."""
+"""Host options (behaviour.md §1), validated at the edge from the join frame."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ CONNECT_METHODS = ("email", "social", "wallet")
 
 
 class OptionsError(ValueError):
-    """Host options that the engine refuses; the message is the SPEC's text."""
+    """Host options that the engine refuses; the message is behaviour.md §5's text."""
 
 
 # Every string and list a host page sends is bounded (rules/limits.py; PROTOCOL.md, "Bounds").
@@ -108,7 +108,7 @@ class HostOptions(BaseModel):
     allowUnsupportedChain: bool = False
     enableNetworkSwitch: bool = True
     debug: bool = False
-    universalProvider: bool = False  # a universal-provider setup: wallets need a link (SPEC §5)
+    universalProvider: bool = False  # a universal-provider setup: wallets need a link (behaviour.md §5)
     enableWalletConnect: bool = True  # the WalletConnect connector (QR code / deep link pairing)
     locale: Annotated[str, Field(max_length=L.LOCALE_CHARS)] | None = None  # BCP 47; else the browser's
     # the legal checkbox's links (AppKit's termsConditionsUrl / privacyPolicyUrl): http(s) only

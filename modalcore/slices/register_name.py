@@ -1,13 +1,13 @@
-"""Registering an account name (SPEC §2 RegisterAccountName / RegisterAccountNameSuccess, §4
+"""Registering an account name (behaviour.md §2 RegisterAccountName / RegisterAccountNameSuccess, §4
 "Name registration", §5 name rule and what registration needs, §8 name errors, §9 suffix).
 
 While the visitor types, the name is checked against the rule at once; a valid one is looked up
 (availability and suggestions, service `name_suggestions`) after a pause (a debounce timer).
-Register needs an active eip155 network, an address and the auth connector (SPEC §5); it pushes
+Register needs an active eip155 network, an address and the auth connector (behaviour.md §5); it pushes
 the success view, has the wallet `personal_sign` the registration message (dated with `now`),
 and service `register_name` verifies the signature and stores the name in the engine's
 registry. Success shows the name; a refusal returns to the register view with its message
-(SPEC §8 'Error registering name {name}', or the rule's)."""
+(behaviour.md §8 'Error registering name {name}', or the rule's)."""
 
 from __future__ import annotations
 
@@ -128,7 +128,7 @@ def change_name(args: TextArgs) -> Msg:
 
 
 def can_register(model: Model) -> bool:
-    """SPEC §5: an active eip155 network, an address and the auth connector."""
+    """behaviour.md §5: an active eip155 network, an address and the auth connector."""
     account = model.accounts.get(model.networks.active_namespace)
     return registration_problem("name", model.networks.active, account.address,
                                 account.connector_id == AUTH_CONNECTOR_ID) is None
@@ -180,7 +180,7 @@ def on_suggestion(model: Model, msg: PressedNameSuggestion, now: int) -> Step:
 
 
 def _refused(model: Model, message: str) -> Step:
-    """Back to the register view with `message` (SPEC §4: on failure return to the register view)."""
+    """Back to the register view with `message` (behaviour.md §4: on failure return to the register view)."""
     state = replace(model.register_name, registering="", message="", error=message)
     history = model.router.history
     while len(history) > 1 and history[-1].view == SUCCESS_VIEW:

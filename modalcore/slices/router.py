@@ -1,4 +1,4 @@
-"""The view stack and the transaction stack (SPEC §2, "Stack rules")."""
+"""The view stack and the transaction stack (behaviour.md §2, "Stack rules")."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from .model import Model, Step
 
 # The views the router can show: each has a module in `views/` (VIEW_MODULES, checked by
-# tests/engine/test_view_registry.py). SPEC §2 names more (ConnectingSiwe);
+# tests/engine/test_view_registry.py). behaviour.md §2 names more (ConnectingSiwe);
 # they join this list with their view module, not before. The stack and
 # closing rules that name them (`pop_tx`, `modal.closing_allowed`) are tested on the model
 # (tests/engine/test_transaction_stack.py, test_closing_rules.py).

@@ -1,4 +1,4 @@
-"""Sending tokens (SPEC §3 "Send state", §4 "Send", §5, §8): the form, the preview with its
+"""Sending tokens (behaviour.md §3 "Send state", §4 "Send", §5, §8): the form, the preview with its
 network fee estimate, and the one wallet request a send makes.
 
 The form (token, amount, receiver) is reset when the network switches and after a successful

@@ -1,4 +1,4 @@
-"""The send preview and its network fee (SPEC §4 "Send", §5): the fee estimate of the
+"""The send preview and its network fee (behaviour.md §4 "Send", §5): the fee estimate of the
 transaction the form describes (and, for a token, whether its contract accepts the transfer),
 and "max", which for the native token keeps twice the estimated fee.
 """

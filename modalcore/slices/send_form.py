@@ -1,4 +1,4 @@
-"""The send form (SPEC §3 "Send state", §5): its state, the messages that edit it, and the
+"""The send form (behaviour.md §3 "Send state", §5): its state, the messages that edit it, and the
 rules that read it (the selected token, the amount in units, what is wrong with the form).
 
 The form (token, amount, receiver) is reset when the network switches, when the account it was
@@ -186,7 +186,7 @@ def receiver_address(state: SendState) -> str | None:
 
 
 def problem(model: Model) -> str | None:
-    """What is wrong with the form, first problem first (SPEC §5 messages), or None."""
+    """What is wrong with the form, first problem first (behaviour.md §5 messages), or None."""
     state = model.send
     if not state.amount.strip() or not state.receiver.strip():
         return AMOUNT_AND_RECEIVER_REQUIRED
@@ -196,7 +196,7 @@ def problem(model: Model) -> str | None:
     if state.resolving:
         return RESOLVING_NAME
     if model.networks.active_namespace == "solana":
-        # base58 of 32 to 44 characters naming a key on the curve (SPEC §5)
+        # base58 of 32 to 44 characters naming a key on the curve (behaviour.md §5)
         if not is_solana_wallet_address(state.receiver.strip()):
             return INVALID_ADDRESS
     elif receiver_address(state) is None or model.networks.active_namespace != "eip155":

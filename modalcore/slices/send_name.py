@@ -1,4 +1,4 @@
-"""Sending to a name (SPEC §3 receiverProfileName, §7 name lookup, §9 names eip155 only, ENS 5
+"""Sending to a name (behaviour.md §3 receiverProfileName, §7 name lookup, §9 names eip155 only, ENS 5
 minutes): a receiver typed as a name (`alice.eth`, `satoshi.reown.id`) is resolved by the engine
 (service `address_of`: the engine's registry for its suffix, else the chain's ENS) after a pause
 in typing; the form shows the address it resolved to, the preview names both, and the

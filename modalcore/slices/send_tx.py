@@ -1,4 +1,4 @@
-"""Sending (SPEC §4 "Send", §8): the one wallet request a send makes, its answer, and a request
+"""Sending (behaviour.md §4 "Send", §8): the one wallet request a send makes, its answer, and a request
 lost with a page reload or a time-out.
 
 No double sends, ever: a send is one `eth_sendTransaction` request with an id (`pending`); while
@@ -102,7 +102,7 @@ def on_send(model: Model, msg: PressedSend, now: int) -> Step:
 
 
 def start_send(model: Model, now: int) -> Step:
-    """SPEC §4: the chain is chosen by the active namespace; anything else is refused."""
+    """behaviour.md §4: the chain is chosen by the active namespace; anything else is refused."""
     sender = SENDERS.get(model.networks.active_namespace or "")
     if sender is None:
         return _refuse(model, UNSUPPORTED_CHAIN)
@@ -118,7 +118,7 @@ def _send_evm(model: Model, now: int) -> Step:
     if built is None:
         return _refuse(model, issue or TOKEN_REQUIRED)
     tx, token = built
-    # SPEC §4: a native send's stack entry has no view; a token send's shows Account.
+    # behaviour.md §4: a native send's stack entry has no view; a token send's shows Account.
     entry = router.TxEntry(view=None if token.address is None else "Account", go_back=False)
     model, send_id = model.next_id("send")
     model, effect = wallet_request(model, account.connector_id, "eth_sendTransaction", [tx], TransactionAnswered,
@@ -141,7 +141,7 @@ def _send_solana(model: Model, now: int) -> Step:
     token = selected_token(model)
     if args is None or token is None:
         return _refuse(model, issue or TOKEN_REQUIRED)
-    # SPEC §4: a Solana send pushes a transaction-stack entry with view Account, goBack false
+    # behaviour.md §4: a Solana send pushes a transaction-stack entry with view Account, goBack false
     entry = router.TxEntry(view="Account", go_back=False)
     model, send_id = model.next_id("send")
     amount = model.send.amount

@@ -1,4 +1,4 @@
-"""Sign-In with Ethereum, issued and verified by the engine (SPEC §3 SIWX, §4 SIWX, §8).
+"""Sign-In with Ethereum, issued and verified by the engine (behaviour.md §3 SIWX, §4 SIWX, §8).
 
 After a connect, sessions are looked up; none means SIWXSignMessage. Signing asks the engine
 for a nonce (a service, so replays stay deterministic), builds the EIP-4361 message for the
@@ -152,7 +152,7 @@ class SiwxVerified(Reply):
 
 def check_sessions(model: Model) -> Step:
     """After connect: with sign-in set up, an active address and a supported network,
-    look up sessions (SPEC §4)."""
+    look up sessions (behaviour.md §4)."""
     if model.siwx.signing:
         return model, []  # a sign-in is under way (a one-click sign-in connects while signing)
     solana = solana_signing_account(model)
@@ -185,7 +185,7 @@ def _check_solana_sessions(model: Model, address: str, caip: str, network: str) 
 class MessageFields:
     """What every sign-in message of this session shares, SIWE or SIWS, personal_sign or
     one-click: the verified origin's domain and URI and the host's statement, lifetime and
-    resources (SPEC §3 SIWX)."""
+    resources (behaviour.md §3 SIWX)."""
 
     domain: str
     uri: str

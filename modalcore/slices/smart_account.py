@@ -1,4 +1,4 @@
-"""The embedded wallet's account types (issue 32; SPEC §3 `preferredAccountTypes`,
+"""The embedded wallet's account types (issue 32; behaviour.md §3 `preferredAccountTypes`,
 `smartAccountDeployed`, `allAccounts`): which address an email or social sign-in shows on each
 eip155 chain.
 
@@ -6,7 +6,7 @@ An embedded sign-in owns one key (the engine-held EOA, `owner`). On a chain whos
 ERC-4337 (`Network.smart_accounts`) that key also owns a counterfactual smart account; the engine
 reads its address and whether it is deployed (`embedded.smart_accounts`) before the sign-in
 connects, so the host never sees the EOA first. The account shown is the smart account when
-`preferred` is `smartAccount` (SPEC §3: the eip155 default) and the chain has one, else the EOA.
+`preferred` is `smartAccount` (behaviour.md §3: the eip155 default) and the chain has one, else the EOA.
 The visitor switches in Account ('Switch to your EOA' / 'Switch to your Smart Account', AppKit's
 w3m-smart-account-settings-view); the choice lives in the session (kept across reloads, and
 across a disconnect, as AppKit keeps `preferredAccountTypes` in local storage).
@@ -65,7 +65,7 @@ class PendingSignIn:
 class SmartAccountsState:
     owner: str = ""  # the embedded key's address (the EOA), once signed in
     accounts: tuple[SmartAccount, ...] = ()  # per chain with smart accounts, as last read
-    preferred: AccountType = SMART_ACCOUNT  # SPEC §3: eip155 defaults to smartAccount
+    preferred: AccountType = SMART_ACCOUNT  # behaviour.md §3: eip155 defaults to smartAccount
     pending: PendingSignIn | None = None
     # Account's switch moved the shown account and its balance is being read: the host's
     # account event waits for it (one event per switch, with the new account's balance), at

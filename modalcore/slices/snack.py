@@ -1,4 +1,4 @@
-"""The snackbar (SPEC §4, "Snack"; SPEC §8 snack messages)."""
+"""The snackbar (behaviour.md §4, "Snack"; behaviour.md §8 snack messages)."""
 
 from __future__ import annotations
 

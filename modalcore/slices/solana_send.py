@@ -1,4 +1,4 @@
-"""The steps of a Solana send after slices/send.py started it (SPEC §4 Send, solana): the
+"""The steps of a Solana send after slices/send.py started it (behaviour.md §4 Send, solana): the
 prepared transaction goes to the wallet (`solana:signTransaction`), the signed one to the
 engine's submit service, which follows it to confirmation. Success is the same as for eip155
 (the stack entry pops, the form resets, balances refresh); any failure leaves the form as it was

@@ -1,4 +1,4 @@
-"""Moves on the view stack and the transaction stack that may close the modal (SPEC §2,
+"""Moves on the view stack and the transaction stack that may close the modal (behaviour.md §2,
 "Stack rules"): going back, and popping a transaction entry with its callbacks.
 
 Above `router` (the stacks as data) and `modal` (closing), so neither imports the other.
@@ -28,9 +28,9 @@ def go_back(model: Model) -> Step:
 
 
 def _leave_farcaster(model: Model) -> Step:
-    """SPEC §2: going back from ConnectingFarcaster while not connected clears the Farcaster
-    link (the account's farcasterUrl and the channel; its polling stops). The frame reload and the host re-sync that SPEC
-    names have no counterpart here: the engine, not a frame, holds the embedded wallet."""
+    """behaviour.md §2: going back from ConnectingFarcaster while not connected clears the Farcaster
+    link (the account's farcasterUrl and the channel; its polling stops). The reference product's frame reload and host
+    re-sync have no counterpart here: the engine, not a frame, holds the embedded wallet."""
     account = model.accounts.get("eip155")
     connected = account.status == "connected"
     if not connected:

@@ -1,4 +1,4 @@
-"""The swap form (SPEC §1 swaps, §9 "Swap slippage default 1"): from/to tokens with the
+"""The swap form (behaviour.md §1 swaps, §9 "Swap slippage default 1"): from/to tokens with the
 visitor's balances and the network's configured tokens, the amount with Max, the slippage, and a
 live quote.
 

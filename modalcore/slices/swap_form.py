@@ -1,4 +1,4 @@
-"""The swap form's state and what is read from it (SPEC §1 swaps, §9 "Swap slippage default 1"):
+"""The swap form's state and what is read from it (behaviour.md §1 swaps, §9 "Swap slippage default 1"):
 the tokens the pickers offer (the native currency, the network's configured tokens and the hosted
 list, with the visitor's balances), whether the network has swaps, what keeps the form from a
 quote or a swap (insufficient balance is stated from the balances the account holds), and the
@@ -81,7 +81,7 @@ class SwapState:
     loading: bool = False
     listed_for: str | None = None  # the network `listed` is for ("loading:<id>" while asked)
     listed: tuple[SwapToken, ...] = ()  # the hosted swap token list beyond the configured tokens
-    not_supported: bool = False  # the network has no swap provider (SPEC §8)
+    not_supported: bool = False  # the network has no swap provider (behaviour.md §8)
 
 
 def tokens(model: Model) -> tuple[SwapToken, ...]:
@@ -108,7 +108,7 @@ def token(model: Model, key: str | None) -> SwapToken | None:
 
 
 def supported(model: Model) -> bool:
-    """Swaps are EVM only (SPEC §9 lists eip155 swap networks)."""
+    """Swaps are EVM only (behaviour.md §9 lists eip155 swap networks)."""
     return (model.networks.active_namespace == "eip155" and not model.networks.unsupported
             and not model.swap.not_supported)
 

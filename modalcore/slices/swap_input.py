@@ -18,7 +18,7 @@ from ..wire.frames import TextArgs
 if TYPE_CHECKING:
     from .model import Model, Step
 
-SLIPPAGES = ("0.5", "1", "2", "3")  # percent; the default is SPEC §9's 1
+SLIPPAGES = ("0.5", "1", "2", "3")  # percent; the default is behaviour.md §9's 1
 NATIVE_RESERVE_WEI = 10**16  # Max of the native token keeps 0.01 for the fee until a quote says more
 FEE_MARGIN = 2  # … then twice the quoted fee
 

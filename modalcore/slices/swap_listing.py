@@ -1,6 +1,6 @@
 """The swap token list and the form's owner: the Swap view shown on an EVM network whose swap
 token list is not known asks service `swap_tokens` for it (which also says whether the network
-has swaps at all, SPEC §8); a new network or account starts a new form."""
+has swaps at all, behaviour.md §8); a new network or account starts a new form."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ class TokensAnswer(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="ignore")
     tokens: list[_ListedToken] = []
-    supported: bool = True  # false: the network has no swaps (SPEC §8)
+    supported: bool = True  # false: the network has no swaps (behaviour.md §8)
 
 
 @dataclass(frozen=True)

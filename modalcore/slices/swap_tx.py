@@ -1,4 +1,4 @@
-"""A swap's wallet requests (issue 16, SPEC §4 transaction stack): Review swap opens SwapPreview;
+"""A swap's wallet requests (issue 16, behaviour.md §4 transaction stack): Review swap opens SwapPreview;
 its press sends the approve (when the quote says the allowance is short; the exact amount), waits
 until the approval is mined (service `tx_receipt`), then sends the swap; each an
 `eth_sendTransaction` through the active connector.
@@ -127,7 +127,7 @@ def _waiting(model: Model, msg: EffectReply, step: str) -> PendingSwap | None:
 
 
 def _failed(model: Model, text: str) -> Step:
-    """Cancelled or refused: back to the form (SPEC §4 transaction stack), the reason shown."""
+    """Cancelled or refused: back to the form (behaviour.md §4 transaction stack), the reason shown."""
     model = with_swap(model, loading=False, pending=None, error=text)
     return stack.pop_tx(model, cancel=True)
 

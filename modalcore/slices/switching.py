@@ -1,4 +1,4 @@
-"""Switching networks, and following the wallet when it changes chain or account (SPEC §4)."""
+"""Switching networks, and following the wallet when it changes chain or account (behaviour.md §4)."""
 
 from __future__ import annotations
 
@@ -121,7 +121,7 @@ def _switched(model: Model, network_id: str, now: int) -> Step:
     namespace = network_id.split(":", 1)[0]  # the active namespace follows the network
     account = model.accounts.get(namespace)
     accounts = model.accounts
-    if account.address:  # the address recomputed for the network (SPEC §4)
+    if account.address:  # the address recomputed for the network (behaviour.md §4)
         accounts = accounts.with_account(namespace, replace(
             account, caip_address=f"{network_id}:{account.address}", balance=None, token_balance=()))
     model = replace(

@@ -1,4 +1,4 @@
-"""Theme mode and variables (SPEC §3 Theme, SPEC §9 modal theme defaults)."""
+"""Theme mode and variables (behaviour.md §3 Theme, behaviour.md §9 modal theme defaults)."""
 
 from __future__ import annotations
 

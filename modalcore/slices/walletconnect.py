@@ -16,7 +16,7 @@ from .siwx import SiwxNonce
 
 CONNECTING_VIEW = "ConnectingWalletConnect"
 EXPIRY_TIMER = "wc:expiry"
-EXPIRY_MARGIN_MS = 5_000  # a fresh URI this long before the pairing expires (SPEC §9: within 10 s)
+EXPIRY_MARGIN_MS = 5_000  # a fresh URI this long before the pairing expires (behaviour.md §9: within 10 s)
 
 
 @dataclass(frozen=True)

@@ -181,10 +181,10 @@ def render(model: Model, bodies: BodyCache | None = None) -> Node:
 
 
 def _render(model: Model, bodies: BodyCache | None = None) -> Node:
-    """The whole tree in English. Two derivations keep the renderer's local guesses ready (DESIGN, "Latency"):
+    """The whole tree in English. Two derivations keep the renderer's local guesses ready (behaviour.md "Latency"):
 
     - while the modal is closed (and not embedded) it draws the view `open()` would show
-      (`opening_view`, SPEC §2), so that opening is a local prop change the engine confirms;
+      (`opening_view`, behaviour.md §2), so that opening is a local prop change the engine confirms;
     - with more than one view on the stack, the view "back" returns to is kept as a hidden
       sibling, and the header's back button names it in its pending hint `{back: id}`.
 

@@ -29,7 +29,7 @@ LABEL = "Account"
 SMART_ACCOUNT_SHOWN = "Smart Account"
 EOA_SHOWN = "EOA Account"
 
-# SPEC §1 wallet feature order: onramp, swaps, receive, send; each drawn when its feature flag is
+# behaviour.md §1 wallet feature order: onramp, swaps, receive, send; each drawn when its feature flag is
 # on and this engine has its view.
 FEATURES = (
     ("onramp", "Buy", "card", "OnRamp"),
@@ -98,7 +98,7 @@ def _embedded_user(email: str | None, username: str | None, provider: str | None
 
 
 def _register_name(model: Model) -> list[Node]:
-    """An account of the auth connector without a name may choose one (SPEC §5)."""
+    """An account of the auth connector without a name may choose one (behaviour.md §5)."""
     account = model.accounts.get(model.networks.active_namespace)
     if account.profile_name or not can_register(model):
         return []

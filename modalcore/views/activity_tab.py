@@ -24,7 +24,7 @@ ONRAMP_STATUS = {"ONRAMP_TRANSACTION_STATUS_SUCCESS": "confirmed",
 SKELETONS = 3
 
 # (upper bound in seconds, unit seconds, singular label, plural format): abbreviated labels
-# (SPEC §9: min, hr, d, mo, yr) with dayjs's relative-time thresholds.
+# (behaviour.md §9: min, hr, d, mo, yr) with dayjs's relative-time thresholds.
 _MINUTE, _HOUR, _DAY = 60, 3600, 86400
 JUST_NOW = "just now"
 _MONTH = 30.4375 * _DAY
@@ -61,7 +61,7 @@ def relative_time(mined_at: int, now_ms: int) -> str:
 
 
 def quantity3(numeric: str) -> str:
-    """SPEC §9: transaction quantities with 3 decimals (rounded, thousands separated)."""
+    """behaviour.md §9: transaction quantities with 3 decimals (rounded, thousands separated)."""
     try:
         value = Decimal(numeric)
     except InvalidOperation:

@@ -1,5 +1,5 @@
 """The alerts drawn above the view (slices/alerts.py): 'Invalid App Configuration' when the
-hosted analytics API refused this origin (SPEC §8)."""
+hosted analytics API refused this origin (behaviour.md §8)."""
 
 from __future__ import annotations
 

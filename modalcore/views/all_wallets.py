@@ -1,4 +1,4 @@
-"""AllWallets: every wallet the visitor can pick, with search and infinite scroll (SPEC §9).
+"""AllWallets: every wallet the visitor can pick, with search and infinite scroll (behaviour.md §9).
 
 Pages of 40 arrive as the end of the list comes into view (the list offers `more` while the
 directory has more); a search input waits 300 ms after typing and shows at most 100 results.

@@ -1,10 +1,10 @@
-"""ApproveTransaction (SPEC §2): the embedded wallet's approval, drawn by the engine itself.
+"""ApproveTransaction (behaviour.md §2): the embedded wallet's approval, drawn by the engine itself.
 
 What is approved (the message, the typed data, the transaction, decoded) and the Approve and
 Reject buttons are a page of the engine's own origin in a cross-origin iframe
 (`/embedded/approve`, server/approval.py): a script of the host page can neither read nor click
 inside it, and only that frame's request approves (issue 15 §4). This view holds the frame only.
-The view cannot be closed unless forced (SPEC §2, `modal.closing_allowed`). Its title says what
+The view cannot be closed unless forced (behaviour.md §2, `modal.closing_allowed`). Its title says what
 is approved (issue 28 item 9): a message or typed data is signed, not a transaction; the frame's
 heading says the same (embedded/decode.py TITLES).
 """
@@ -28,7 +28,7 @@ APPROVE_PATH = "/embedded/approve"
 
 def theme_key(theme: ThemeState) -> str:
     """Names the session's theme in the frame's address, so the frame is loaded again in the new
-    theme when the host changes it (the page draws the theme the session has, SPEC §3 Theme);
+    theme when the host changes it (the page draws the theme the session has, behaviour.md §3 Theme);
     empty for the default theme (dark, no variables)."""
     if theme.mode == "dark" and not theme.variables:
         return ""

@@ -1,8 +1,8 @@
-"""The Connect view: the connect methods in SPEC §1's order (email, social, wallet; wallet
+"""The Connect view: the connect methods in behaviour.md §1's order (email, social, wallet; wallet
 first when an installed or injected wallet is detected, unless the host configured an order).
 
 The email method is the email field and its Continue button (on unless `features.email` is
-off). The wallet method: wallets in the SPEC §1 connector order. Installed (announced) wallets
+off). The wallet method: wallets in the behaviour.md §1 connector order. Installed (announced) wallets
 come first, then the host's featured and custom wallets, external connectors and 4 recommended
 wallets from the directory (they appear once fetched; nothing stands in for them meanwhile).
 "All Wallets" carries the directory's total, rounded ("120+").

@@ -1,4 +1,4 @@
-"""ConnectingFarcaster (SPEC §2; issue 33): a frame of the engine's own origin
+"""ConnectingFarcaster (behaviour.md §2; issue 33): a frame of the engine's own origin
 (`/embedded/farcaster`, server/verify_farcaster.py) opens the relay channel for its key and draws
 its `farcaster://connect` URL inside itself: a QR code to scan with a Farcaster client on
 desktops, an "Open Farcaster" link on phones (issue 27: the key registered is the frame's, so the

@@ -1,4 +1,4 @@
-"""ConnectingSocial: the provider's sign-in runs in a popup (AppKit's name for SPEC §2's
+"""ConnectingSocial: the provider's sign-in runs in a popup (AppKit's name for behaviour.md §2's
 "social login" view) that a frame of the engine's own origin takes (the window one press on
 Connect opened, issue 39: `window_src`) or opens (`/embedded/social`, server/verify.py; issue
 27): the popup reports back to that frame, which registers its key, and the engine connects the

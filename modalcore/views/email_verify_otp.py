@@ -1,8 +1,8 @@
-"""EmailVerifyOtp: the 6-digit code mailed to the visitor (issue 15; AppKit's name for SPEC §2's
+"""EmailVerifyOtp: the 6-digit code mailed to the visitor (issue 15; AppKit's name for behaviour.md §2's
 "email login" view). The code is typed inside a frame of the engine's own origin
 (`/embedded/signin`, server/verify.py), never in the host page's DOM (issue 27): a script of the
 host page cannot read it, and the frame registers its own key with it, the key that later
-approves. The sixth digit sends it. Below: a wrong, expired or locked code; resend (SPEC §5's
+approves. The sixth digit sends it. Below: a wrong, expired or locked code; resend (behaviour.md §5's
 'Please try again after {n} seconds' within 30 s of the last code); and changing the email."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""OnRamp (Buy): the providers (SPEC §1: Coinbase for EVM, Meld for EVM and Solana, fees 1-2 %),
+"""OnRamp (Buy): the providers (behaviour.md §1: Coinbase for EVM, Meld for EVM and Solana, fees 1-2 %),
 the currency to buy, the payment currency, the amount (presets, within the payment method's
 limits), the quote (fees, subtotal, total, what it buys; an estimate says so), and Continue,
 which opens the provider's page."""

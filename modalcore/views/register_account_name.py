@@ -1,5 +1,5 @@
-"""RegisterAccountName (SPEC §2): type a name (letters, digits, hyphens, at least 4 characters,
-SPEC §5), see whether it is free and a few free names near it, register it."""
+"""RegisterAccountName (behaviour.md §2): type a name (letters, digits, hyphens, at least 4 characters,
+behaviour.md §5), see whether it is free and a few free names near it, register it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RegisterAccountNameSuccess (SPEC §2, §4 "Name registration"): pushed when Register is pressed;
+"""RegisterAccountNameSuccess (behaviour.md §2, §4 "Name registration"): pushed when Register is pressed;
 waits while the wallet signs and the engine stores the name, then shows it."""
 
 from __future__ import annotations

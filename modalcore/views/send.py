@@ -65,7 +65,7 @@ def body(model: Model) -> Node:
 def _missing(model: Model) -> str | None:
     """What the form still lacks, as AppKit's send button says it ('Select Token', 'Add Amount',
     'Add Address'; here 'Select a token', apart from the picker row's 'Select token') while it is
-    disabled. A press that arrives anyway is refused with SPEC §5's
+    disabled. A press that arrives anyway is refused with behaviour.md §5's
     messages (slices/send_form.problem)."""
     state = model.send
     if selected_token(model) is None:
@@ -90,7 +90,7 @@ def _resolved_receiver(model: Model) -> Node | None:
 
 
 def _amount_error(token: TokenBalance | None, amount: str) -> str | None:
-    """'Insufficient funds' as soon as a well-formed amount exceeds the balance (SPEC §5's
+    """'Insufficient funds' as soon as a well-formed amount exceeds the balance (behaviour.md §5's
     message; the preview refuses it with the same words)."""
     if token is None or not amount.strip():
         return None

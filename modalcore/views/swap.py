@@ -1,4 +1,4 @@
-"""Swap (SPEC §2 view "Swap"): the token to pay with and its amount (Max, its fiat value), flip,
+"""Swap (behaviour.md §2 view "Swap"): the token to pay with and its amount (Max, its fiat value), flip,
 the token to receive with the live quote, the quote's details (price impact, minimum received
 after slippage, network fee, slippage setting), and Review swap. What keeps the swap from going
 on (insufficient balance, insufficient liquidity, an unsupported network) is stated here, before

@@ -1,4 +1,4 @@
-"""Wallet rows in the SPEC §1 connector order: walletConnect, recent, injected, featured, custom,
+"""Wallet rows in the behaviour.md §1 connector order: walletConnect, recent, injected, featured, custom,
 external, recommended.
 
 Installed wallets are the browser's announced connectors; a directory wallet whose rdns matches
@@ -63,7 +63,7 @@ def wallet_row(model: Model, wallet: Wallet, node_id: str, *, image: bool, custo
 def _directory_rows(model: Model, wallets: Iterable[Wallet], prefix: str, seen: set[str],
                     *, images: int | None = None, paged: bool = False) -> list[Node]:
     """Rows for directory wallets not shown yet and not installed; with `images`, the images of
-    only the first `images` (of each page of 40 when `paged`) are fetched at once (SPEC §9), the
+    only the first `images` (of each page of 40 when `paged`) are fetched at once (behaviour.md §9), the
     others as they scroll into view."""
     rdns = directory_wallets.installed(model)
     rows = []

@@ -81,7 +81,7 @@ def _without(mapping: dict[Any, Any], key: Any) -> dict[Any, Any]:
 def create_pairing(state: DappState, sym_key: str, now_ms: int,
                    ttl_ms: int = PAIRING_EXPIRY_MS, methods: Sequence[str] = ()) -> tuple[Step, PairingUri]:
     """A new pairing (random `sym_key` from the caller) and its `wc:` URI, expiring in `ttl_ms`
-    (SPEC's 240 s by default); `methods` go into the URI (`wc_sessionAuthenticate` for one-click
+    (behaviour.md §9's 240 s by default); `methods` go into the URI (`wc_sessionAuthenticate` for one-click
     sign-in, as the SDK's `authenticate()` pairs)."""
     topic = topic_of(sym_key)
     expiry = pairing_expiry(now_ms, ttl_ms)

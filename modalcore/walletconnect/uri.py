@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode
 
 VERSION = 2
-PAIRING_EXPIRY_MS = 240_000  # SPEC §9: pairing expiry 240000 ms
+PAIRING_EXPIRY_MS = 240_000  # behaviour.md §9: pairing expiry 240000 ms
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -73,6 +73,6 @@ def parse_uri(value: str) -> PairingUri:
 
 
 def pairing_expiry(now_ms: int, ttl_ms: int = PAIRING_EXPIRY_MS) -> int:
-    """The expiryTimestamp (unix seconds) of a pairing created at `now_ms` (SPEC's 240 s unless
+    """The expiryTimestamp (unix seconds) of a pairing created at `now_ms` (behaviour.md §9's 240 s unless
     the operator set another lifetime)."""
     return (now_ms + ttl_ms) // 1000

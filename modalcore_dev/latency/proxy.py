@@ -1,4 +1,4 @@
-"""A loopback TCP proxy that adds a one-way delay in each direction (DESIGN, "Latency").
+"""A loopback TCP proxy that adds a one-way delay in each direction (behaviour.md "Latency").
 
 Tests and benchmarks put it between the browser and the engine: 50 ms each way is a 100 ms round
 trip. Every chunk read is stamped with `now + delay` and written out when that time comes, by a

@@ -11,7 +11,7 @@ DEV_SOL_PRICE = 150.0  # USD: balances, Send and the local onramp (modalcore_dev
 
 
 def solana_dev_network(rpc_url: str) -> dict[str, Any]:
-    """`{caip2: network}` for the engine config: a non-test network, so balances show (SPEC §5)."""
+    """`{caip2: network}` for the engine config: a non-test network, so balances show (behaviour.md §5)."""
     return {SOLANA_LOCAL: {
         "name": "Solana Local",
         "rpc": [rpc_url],

@@ -2,7 +2,7 @@
 // §4) or WalletConnect is (issue 13: the engine holds the WalletConnect session and sends the
 // request over its relay): a request travels as the host intent `rpc` {id, method,
 // params} and its answer comes back as the host event `rpc` with the same id (PROTOCOL.md).
-// The engine applies SPEC §6's lists (safe methods at once, approval methods through the
+// The engine applies behaviour.md §6's lists (safe methods at once, approval methods through the
 // approval frame on its own origin, others 'Requested RPC call is not allowed'); nothing here
 // decides or approves anything.
 import type { Dict } from './store';

@@ -26,7 +26,7 @@ export type AccountState = {
   display: string;
   balance: string;
   avatar: string;
-  /** The embedded wallet only (SPEC §3): which account `address` is, and both of them. */
+  /** The embedded wallet only (behaviour.md §3): which account `address` is, and both of them. */
   preferredAccountType?: 'smartAccount' | 'eoa' | string;
   smartAccountDeployed?: boolean;
   allAccounts?: { address: string; type: 'smartAccount' | 'eoa' | string }[];

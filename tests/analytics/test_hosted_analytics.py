@@ -1,4 +1,4 @@
-"""The hosted analytics client (issue 20, part 3; SPEC §7): the exact requests it sends."""
+"""The hosted analytics client (issue 20, part 3; behaviour.md §7): the exact requests it sends."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SPEC §8 alerts: the analytics API answering HTTP 403 (this origin is not on the project's
+"""behaviour.md §8 alerts: the analytics API answering HTTP 403 (this origin is not on the project's
 allowlist) shows 'Invalid App Configuration' in the visitor's modal, once per session."""
 
 from __future__ import annotations

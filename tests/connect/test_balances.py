@@ -1,4 +1,4 @@
-"""Balances in the Account view: formatting, retry window, caches (SPEC §4, §5, §9)."""
+"""Balances in the Account view: formatting, retry window, caches (behaviour.md §4, §5, §9)."""
 
 from __future__ import annotations
 

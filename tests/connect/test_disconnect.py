@@ -1,4 +1,4 @@
-"""Disconnect (SPEC §4): bounded at 3000 ms, failures aggregated, state cleared."""
+"""Disconnect (behaviour.md §4): bounded at 3000 ms, failures aggregated, state cleared."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hosted Blockchain API client: the exact requests it sends (SPEC §7)."""
+"""Hosted Blockchain API client: the exact requests it sends (behaviour.md §7)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Switching networks through the wallet, UnsupportedChain, placeholders (SPEC §4)."""
+"""Switching networks through the wallet, UnsupportedChain, placeholders (behaviour.md §4)."""
 
 from __future__ import annotations
 

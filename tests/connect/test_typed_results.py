@@ -1,4 +1,4 @@
-"""Typed results (DESIGN.md, the engine; issue 12 item 2): a call names the message its result
+"""Typed results (docs/contributors/where-things-go.md; issue 12 item 2): a call names the message its result
 comes back as, the engine's edge validates the raw result into it, and `update` never sees a
 purpose string or an untyped result."""
 

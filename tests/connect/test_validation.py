@@ -1,4 +1,4 @@
-"""SPEC §5 validation rules with their exact messages."""
+"""behaviour.md §5 validation rules with their exact messages."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """All Wallets in a session: pages of 40 with infinite scroll, images for the first 20, the
-rounded total, search with a 300 ms debounce on the fake clock (SPEC §9)."""
+rounded total, search with a 300 ms debounce on the fake clock (behaviour.md §9)."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def test_infinite_scroll_stops_at_the_end_of_the_directory() -> None:
 
 
 def test_images_fetched_at_once_for_the_first_20_of_each_page_the_rest_as_they_scroll_in() -> None:
-    """SPEC §9 (images fetched for the first 20 of a page) and issue 14 defect 8: the other
+    """behaviour.md §9 (images fetched for the first 20 of a page) and issue 14 defect 8: the other
     tiles still get their image, marked `lazy` (fetched once scrolled into view), never a
     grey placeholder for good."""
     h = all_wallets()

@@ -1,4 +1,4 @@
-"""Connect and All Wallets follow the SPEC §1 connector order with the host's options:
+"""Connect and All Wallets follow the behaviour.md §1 connector order with the host's options:
 recent, injected, featured, custom, external, recommended; include / exclude ids."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The hosted directory client: the exact requests it sends (SPEC §7: projectId, st, sv)."""
+"""The hosted directory client: the exact requests it sends (behaviour.md §7: projectId, st, sv)."""
 
 from __future__ import annotations
 

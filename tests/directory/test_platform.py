@@ -1,4 +1,4 @@
-"""SPEC §5 platform rules: mobile filtering, universal provider, Telegram socials; links."""
+"""behaviour.md §5 platform rules: mobile filtering, universal provider, Telegram socials; links."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Platform rules in a session: the join's env decides, never the server (SPEC §5)."""
+"""Platform rules in a session: the join's env decides, never the server (behaviour.md §5)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`/getWallets` semantics over the curated directory: filters, search, pages (SPEC §7, §9)."""
+"""`/getWallets` semantics over the curated directory: filters, search, pages (behaviour.md §7, §9)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The engine's own directory routes (SPEC §7) through Starlette's TestClient."""
+"""The engine's own directory routes (behaviour.md §7) through Starlette's TestClient."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.chain]
 
 
 def floored(raw: int, decimals: int) -> str:
-    """SPEC §5: floored to 3 decimals (grouped in thousands, issue 14)."""
+    """behaviour.md §5: floored to 3 decimals (grouped in thousands, issue 14)."""
     return f"{Decimal(raw).scaleb(-decimals).quantize(Decimal('0.001'), rounding=ROUND_DOWN):,f}"
 
 

@@ -178,7 +178,7 @@ def test_email_code_from_the_smtp_server_connects_and_account_shows_the_email(
         account.wait_for(state="visible")
         expect(account.get_by_text("erin@example.com")).to_be_visible()
     # the same email later (a new browser context, a new session) gets the same address; one
-    # code per 30 s for an email (SPEC §5)
+    # code per 30 s for an email (behaviour.md §5)
     time.sleep(max(0.0, 30.2 - (time.monotonic() - asked)))
     with host_page(browser, host_site) as page:
         sign_in_by_email(page, smtp, "ERIN@example.com")
@@ -219,7 +219,7 @@ def test_siwx_is_approved_inside_the_engine_origin_frame(
 
 def test_the_approval_frame_follows_the_host_theme_in_both_modes(
         browser: Any, host_site: str, smtp: LocalSmtpServer, embedded_engine: RunningServer) -> None:
-    """SPEC §3 Theme: the engine-origin approval frame is drawn in the host's themeMode (light or
+    """behaviour.md §3 Theme: the engine-origin approval frame is drawn in the host's themeMode (light or
     dark palette, as the modal around it) with its themeVariables (the accent), and follows a
     setThemeMode while it is open."""
     seen = {}
@@ -310,7 +310,7 @@ def test_a_browser_without_its_key_verifies_by_email_inside_the_frame_before_app
         browser: Any, host_site: str, smtp: LocalSmtpServer, embedded_engine: RunningServer) -> None:
     """Issue 27: the approval frame of a browser that holds no registered key (its IndexedDB
     emptied, as in a fresh profile) shows no usable Approve; the visitor asks a code inside the
-    frame (SPEC §5's wait within 30 s of the last one), types it there, and only then approves."""
+    frame (behaviour.md §5's wait within 30 s of the last one), types it there, and only then approves."""
     from playwright.sync_api import expect
 
     with host_page(browser, host_site + "/?siwx=1") as page:
@@ -375,7 +375,7 @@ def test_the_rate_limit_message_is_exact_in_the_browser(
 def test_five_wrong_codes_lock_the_code_in_the_browser(
         browser: Any, host_site: str, smtp: LocalSmtpServer, embedded_engine: RunningServer) -> None:
     """Five wrong codes lock the mailed one: even the right code is then refused and nobody is
-    connected (issue 15's tests; 5 attempts, SPEC-less wording in rules/embedded.py)."""
+    connected (issue 15's tests; 5 attempts, wording behaviour.md leaves to rules/embedded.py)."""
     from playwright.sync_api import expect
 
     with host_page(browser, host_site) as page:
@@ -457,8 +457,8 @@ def test_send_from_the_funded_embedded_address_through_the_approval_frame(
         page.reload()  # the balances are fetched again; the visitor is still signed in
         page.wait_for_function("window.hostModal !== undefined")
         page.wait_for_function("document.getElementById('account').textContent.includes('2.000 ETH')")
-        # SPEC §6: wallet_getAssets is safe: the host's provider gets the engine's answer at
-        # once, no approval frame, with the balance the chain holds (EIP-7811, SPEC §3 shape)
+        # behaviour.md §6: wallet_getAssets is safe: the host's provider gets the engine's answer at
+        # once, no approval frame, with the balance the chain holds (EIP-7811, behaviour.md §3 shape)
         started = time.monotonic()
         assets = page.evaluate("""(a) => window.hostModal.getProvider().request(
             {method: 'wallet_getAssets', params: [{account: a, chainFilter: ['0x7a69']}]})""", address.group(1))

@@ -116,7 +116,7 @@ def test_light_dark_switch_changes_the_card_colours(demo: Demo) -> None:
     demo.call("window.demoModal.open()")
     demo.wait_view("Connect")
     root = demo.page.locator(".wm-root")
-    expect(root).to_have_attribute("data-theme", "dark")  # SPEC §3: dark by default
+    expect(root).to_have_attribute("data-theme", "dark")  # behaviour.md §3: dark by default
     dark = demo.eval(CARD_COLOURS)
     demo.call("window.demoModal.setThemeMode('light')")
     expect(root).to_have_attribute("data-theme", "light")

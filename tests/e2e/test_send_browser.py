@@ -49,7 +49,7 @@ def test_send_tokens_with_the_dev_wallet_and_see_the_transfer_in_activity(
         assert deadline_ok, "the transfer never reached the receiver"
         assert rpc.erc20_balance(tusd, ACCOUNT_0) == before_sender - 12_500_000
 
-    # back on the Account view (SPEC §4: an ERC-20 send's stack entry shows Account)
+    # back on the Account view (behaviour.md §4: an ERC-20 send's stack entry shows Account)
     account = demo.wait_view("Account")
     expect(account.locator(".wm-token", has_text="Test USD")).to_contain_text("758,987.500 TUSD")
     account.get_by_role("tab", name="Activity").click()

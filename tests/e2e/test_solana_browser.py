@@ -111,7 +111,7 @@ def test_connect_the_solana_dev_wallet_see_sol_and_send_it(
     assert lamports(url, WALLET) == before - 500_000_000 - FEE
     methods = demo.eval("window.solanaDevWallet.requests.map((r) => r.method)")
     assert methods == ["standard:connect", "solana:signTransaction"]
-    # SPEC §4: a Solana send's stack entry shows Account; the balance refreshes
+    # behaviour.md §4: a Solana send's stack entry shows Account; the balance refreshes
     account = demo.wait_view("Account")
     expect(account).to_contain_text(f"{sol(before - 500_000_000 - FEE)} SOL")
 

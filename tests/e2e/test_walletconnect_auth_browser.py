@@ -1,4 +1,4 @@
-"""Issue 13: one-click sign-in over WalletConnect in Chromium (SPEC §7 "WalletConnect authenticate
+"""Issue 13: one-click sign-in over WalletConnect in Chromium (behaviour.md §7 "WalletConnect authenticate
 is used for SIWX"), with the local relay, the real wallet peer (the official sign-client under
 Node, signing with ethers over Hardhat account #0) and Hardhat.
 

@@ -270,9 +270,9 @@ def test_sign_in_over_walletconnect_is_verified_by_the_engine(
 
 def test_an_expired_uri_is_replaced_by_a_fresh_one(
         browser: Any, devchains: ChainsInfo, relay: Relay, tmp_path: Path) -> None:
-    """Rule (SPEC §9 pairing expiry): when the pairing URI expires the QR code shows a fresh
+    """Rule (behaviour.md §9 pairing expiry): when the pairing URI expires the QR code shows a fresh
     `wc:` URI with a new topic, and that one pairs. The operator setting `pairing_expiry_ms`
-    (default SPEC's 240,000) is shortened to 30 s so the test sees it expire (and the fresh one
+    (default behaviour.md §9's 240,000) is shortened to 30 s so the test sees it expire (and the fresh one
     lives 25 s, time for the wallet to pair under load)."""
     from urllib.parse import parse_qs, urlsplit
 

@@ -256,7 +256,7 @@ async def test_a_browser_without_a_registered_key_verifies_by_email_inside_the_f
         assert (await approve(http, client.session, eid, other))[0].status_code == 403
         sent = len(mail.mailbox.to("pia@example.com"))
         asked = await http.post("/embedded/verify/send", json={"session": client.session})
-        # the sign-in code was mailed < 30 s ago: the frame is told to wait (SPEC §5's text)
+        # the sign-in code was mailed < 30 s ago: the frame is told to wait (behaviour.md §5's text)
         assert asked.status_code == 200 and asked.json()["status"] == "rate_limited"
         assert asked.json()["message"].startswith("Please try again after ")
         assert len(mail.mailbox.to("pia@example.com")) == sent

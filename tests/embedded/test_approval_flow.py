@@ -1,4 +1,4 @@
-"""The embedded wallet answering wallet requests (issue 15 §4; SPEC §6 method lists; SPEC §2
+"""The embedded wallet answering wallet requests (issue 15 §4; behaviour.md §6 method lists; behaviour.md §2
 ApproveTransaction): nothing reaches the page, approval methods wait in ApproveTransaction for
 `ApprovalDecided` (which only the engine's approval route delivers), the engine-held key signs."""
 
@@ -54,7 +54,7 @@ def test_sign_in_with_siwx_waits_in_approve_transaction_and_nothing_reaches_the_
     assert frame.t == "frame"
     assert frame.p["src"] == f"/embedded/approve?session=session-1&request={request.eid}"
     assert world.h.effects() == []  # no effect frame: the page is never asked to sign
-    # ApproveTransaction cannot be closed unless forced (SPEC §2)
+    # ApproveTransaction cannot be closed unless forced (behaviour.md §2)
     world.h.intent("modal", "close")
     assert world.h.view == "ApproveTransaction"
 

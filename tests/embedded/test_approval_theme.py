@@ -1,4 +1,4 @@
-"""The approval frame follows the visitor's theme (SPEC §3 Theme: themeMode light or dark,
+"""The approval frame follows the visitor's theme (behaviour.md §3 Theme: themeMode light or dark,
 themeVariables), as the session holds it: the host's createModal options and its later
 setThemeMode / setThemeVariables calls. A theme value that could break out of the frame's style
 sheet is dropped (the default stands). Chromium: tests/e2e/test_embedded_browser.py

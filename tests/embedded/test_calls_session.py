@@ -125,7 +125,7 @@ def test_rule_malformed_or_unsupported_calls_are_refused_typed_and_nothing_is_sh
         wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
     world, stand = _world(wallet, smtp)
     cases = [
-        (_batch(calls=[{"to": TOKEN[2:], "data": APPROVE}]), -32602),  # SPEC §5: 0x-prefixed 'to'
+        (_batch(calls=[{"to": TOKEN[2:], "data": APPROVE}]), -32602),  # behaviour.md §5: 0x-prefixed 'to'
         (_batch(calls=[{"to": TOKEN, "data": "0xzz"}]), -32602),
         (_batch(calls=[{"to": TOKEN, "value": "12"}]), -32602),
         (_batch(calls=[]), -32602),

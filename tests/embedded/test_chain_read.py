@@ -1,4 +1,4 @@
-"""The `chain_read` service behind the embedded wallet's safe reads (SPEC §6) on a real node: it
+"""The `chain_read` service behind the embedded wallet's safe reads (behaviour.md §6) on a real node: it
 answers exactly what the node answers, and takes only the read methods."""
 
 from __future__ import annotations

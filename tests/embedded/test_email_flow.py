@@ -1,4 +1,4 @@
-"""Email sign-in through a session (issue 15 §1; SPEC §1 connect-method order, §5 'Please try
+"""Email sign-in through a session (issue 15 §1; behaviour.md §1 connect-method order, §5 'Please try
 again after {n} seconds'): the Connect view's email field, the code mailed over real SMTP and
 read back from the local server, EmailVerifyOtp, and the visitor connected with the embedded
 ("auth") connector; the real code store and key vault answer every call."""
@@ -39,7 +39,7 @@ def _ids(h: Harness) -> list[str]:
     return [child.id for child in body.c]
 
 
-# ----- SPEC §1: where the email field is
+# ----- behaviour.md §1: where the email field is
 
 
 def test_connect_puts_email_first_then_wallets_by_default() -> None:
@@ -67,7 +67,7 @@ def test_the_hosts_configured_order_wins_and_email_off_hides_the_field() -> None
     assert methods(bare.model) == ["wallet"] and bare.find("connect/email") is None
 
 
-# ----- SPEC §5: email valid
+# ----- behaviour.md §5: email valid
 
 
 @pytest.mark.parametrize("typed", ["", "alice", "alice@", "@example.com", "a b@example.com",
@@ -221,7 +221,7 @@ def test_a_mail_server_that_is_down_says_so_and_connects_nothing(
 
 def test_a_failed_send_does_not_use_up_the_30_s_window_and_a_sent_code_does(
         tmp_path: Path, smtp: LocalSmtpServer) -> None:
-    """SPEC §5's one code per 30 s counts sent codes: with the real SMTP server stopped the
+    """behaviour.md §5's one code per 30 s counts sent codes: with the real SMTP server stopped the
     visitor reads the error and asks again at once (no 'Please try again after'); the code that
     is then sent starts the window."""
     wallet = open_wallet(tmp_path / "e.db", smtp)

@@ -1,5 +1,5 @@
 """Issue 15 §4 for the host dApp's own EIP-1193 provider: when the embedded wallet is the active
-connector, `getProvider().request` reaches the engine as the host intent `rpc`, and SPEC §6's
+connector, `getProvider().request` reaches the engine as the host intent `rpc`, and behaviour.md §6's
 lists apply: safe methods answered at once, approval methods wait for the approval frame (only
 `ApprovalDecided`, which the engine's approval route delivers, approves), any other method
 fails with 'Requested RPC call is not allowed'. The answer is the host event `rpc`."""
@@ -100,7 +100,7 @@ def test_bad_rpc_args_are_invalid(wallet: EmbeddedWallet, smtp: LocalSmtpServer)
 
 
 def test_reads_go_to_the_network_rpc_without_approval(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
-    """SPEC §6: eth_call and eth_getBalance are safe: the engine reads them from the network's
+    """behaviour.md §6: eth_call and eth_getBalance are safe: the engine reads them from the network's
     RPC (the service `chain_read`), with no approval frame and nothing sent to the page."""
     world = EmailWorld(wallet, smtp)
     address = world.sign_in(EMAIL)

@@ -1,7 +1,7 @@
 """Mail budgets for sign-in codes (issue 27 item 2): per client address, session, email, project and
 engine-wide over sliding windows, and the email's wrong-code guesses over the hour. A request over
 a budget is refused with a typed answer and a clear message, no mail is sent, nothing else
-changes; SPEC §5's 'Please try again after {n} seconds' (30 s per email) still comes first.
+changes; behaviour.md §5's 'Please try again after {n} seconds' (30 s per email) still comes first.
 
 Mails are counted where they arrive: the local SMTP server (aiosmtpd)."""
 
@@ -111,7 +111,7 @@ def test_a_refused_request_changes_nothing_and_the_30_s_rule_still_speaks_first(
     code = world.code_for("alice@example.com")
     assert world.h.intent("otp/resend", "press") == "ok"
     world.run_calls()
-    assert world.h.node("otp/notice").p["text"] == "Please try again after 30 seconds"  # SPEC §5
+    assert world.h.node("otp/notice").p["text"] == "Please try again after 30 seconds"  # behaviour.md §5
     world.h.advance(30_000)
     assert world.h.intent("otp/resend", "press") == "ok"
     world.run_calls()

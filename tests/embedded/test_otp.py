@@ -1,4 +1,4 @@
-"""Email one-time codes (issue 15, SPEC §5 and §9): the policy and its SQLite store."""
+"""Email one-time codes (issue 15, behaviour.md §5 and §9): the policy and its SQLite store."""
 
 from __future__ import annotations
 

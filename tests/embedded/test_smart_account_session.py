@@ -1,4 +1,4 @@
-"""The embedded sign-in's account types (issue 32; SPEC §3): on a chain with smart accounts the
+"""The embedded sign-in's account types (issue 32; behaviour.md §3): on a chain with smart accounts the
 account shown is the counterfactual smart account (eip155 default `smartAccount`), Account
 switches to the EOA and back, the choice survives a reload, `allAccounts` lists both, and a
 chain without smart accounts keeps the EOA. The smart accounts' read is a stand-in service here

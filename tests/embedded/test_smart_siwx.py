@@ -1,4 +1,4 @@
-"""SIWX from the embedded smart account (issue 32 item 5; SPEC §8): the sign-in message is signed
+"""SIWX from the embedded smart account (issue 32 item 5; behaviour.md §8): the sign-in message is signed
 by the engine for the smart account, and the engine's verifier accepts it whether or not the
 account is deployed: on the dev chain, an email sign-in's undeployed account signs in by
 ERC-6492 (the stored session's signature also verifies for viem). A signature that fails while

@@ -1,4 +1,4 @@
-"""Social sign-in in the session (issue 15 §2; SPEC §1 socials, §5 provider list and Telegram
+"""Social sign-in in the session (issue 15 §2; behaviour.md §1 socials, §5 provider list and Telegram
 rules): which buttons Connect draws, the engine-origin frame that opens the popup, the
 callback's verdicts."""
 

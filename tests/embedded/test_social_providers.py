@@ -1,4 +1,4 @@
-"""Issue 28 item 4: every OAuth social provider SPEC §5 allows really signs in. One local OpenID
+"""Issue 28 item 4: every OAuth social provider behaviour.md §5 allows really signs in. One local OpenID
 provider process (panva's oidc-provider) stands in for all six, one client per provider name
 (`DevOidcProvider.for_socials`); each button on Connect goes through its own authorization URL,
 the provider's login and consent pages and the engine's callback for that provider, and ends
@@ -59,7 +59,7 @@ def engine(port: int, provider: DevOidcProvider, folder: Path) -> Iterator[Runni
 
 
 async def _authorization_url(client: Client, social: str, base: str, device: DeviceKey) -> str:
-    frames = await client.join(opts={"networks": ["eip155:1"]})  # the default socials (SPEC §1)
+    frames = await client.join(opts={"networks": ["eip155:1"]})  # the default socials (behaviour.md §1)
     tree = str(next(f for f in frames if f["t"] == "snapshot")["tree"])
     await client.intent("host", "open", {})
     await client.quiet(0.2)

@@ -1,4 +1,4 @@
-"""`wallet_getAssets` (SPEC §6: safe, read-only, no approval; EIP-7811 request, SPEC §3 Wallet
+"""`wallet_getAssets` (behaviour.md §6: safe, read-only, no approval; EIP-7811 request, behaviour.md §3 Wallet
 asset shape) asked through the host dApp's provider (host intent `rpc`) of a signed-in embedded
 wallet, answered from the real Hardhat chains by the engine's `balances` service: native and
 token balances exactly as the nodes hold them. Only the embedded account and the configured

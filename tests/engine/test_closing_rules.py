@@ -1,4 +1,4 @@
-"""SPEC §2 "Opening rules" about closing: embedded mode, ApproveTransaction, sign-in, shake."""
+"""behaviour.md §2 "Opening rules" about closing: embedded mode, ApproveTransaction, sign-in, shake."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ SIGN_IN_REQUIRED = SiwxState(enabled=True, required=True, has_session=False)
 
 
 def unclosable(make: Make) -> Harness:
-    """A modal that refuses to close: the sign-in view while sign-in is required (SPEC §2)."""
+    """A modal that refuses to close: the sign-in view while sign-in is required (behaviour.md §2)."""
     return make(siwx=SIGN_IN_REQUIRED, accounts=connected_accounts(), history=["Account", "SIWXSignMessage"],
                 is_open=True)
 

@@ -1,4 +1,4 @@
-"""SPEC §2: modal state holds loading, open, selectedNetworkId, activeChain and initialized."""
+"""behaviour.md §2: modal state holds loading, open, selectedNetworkId, activeChain and initialized."""
 
 from __future__ import annotations
 

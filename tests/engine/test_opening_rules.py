@@ -1,4 +1,4 @@
-"""SPEC §2 "Opening rules": the view `open()` shows."""
+"""behaviour.md §2 "Opening rules": the view `open()` shows."""
 
 from __future__ import annotations
 

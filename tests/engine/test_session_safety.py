@@ -1,4 +1,4 @@
-"""DESIGN.md "Security" and PROTOCOL.md "Intents" / "Limits", at the session level."""
+"""behaviour.md "Security" and PROTOCOL.md "Intents" / "Limits", at the session level."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SPEC §4 "Snack" and §3 snack message: re-show after 150 ms, hide resets, loading stays."""
+"""behaviour.md §4 "Snack" and §3 snack message: re-show after 150 ms, hide resets, loading stays."""
 
 from __future__ import annotations
 

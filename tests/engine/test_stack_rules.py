@@ -1,4 +1,4 @@
-"""SPEC §2 "Stack rules": the view stack."""
+"""behaviour.md §2 "Stack rules": the view stack."""
 
 from __future__ import annotations
 

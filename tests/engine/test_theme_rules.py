@@ -1,4 +1,4 @@
-"""SPEC §3 Theme and §9 modal theme defaults, as sent in `theme` frames."""
+"""behaviour.md §3 Theme and §9 modal theme defaults, as sent in `theme` frames."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SPEC §2: the transaction stack records what happens after a transaction."""
+"""behaviour.md §2: the transaction stack records what happens after a transaction."""
 
 from __future__ import annotations
 

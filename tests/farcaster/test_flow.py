@@ -1,4 +1,4 @@
-"""Sign in with Farcaster in the session (issue 33; SPEC §1 socials, §2 ConnectingFarcaster and
+"""Sign in with Farcaster in the session (issue 33; behaviour.md §1 socials, §2 ConnectingFarcaster and
 its back rule): Connect offers it only when the engine is configured for it; the channel's URL
 as a QR code (desktop) or an Open Farcaster button (phone); polling; a verified answer connects
 the FID's embedded account; a refusal stores nothing and offers Try again; an expired channel is

@@ -71,7 +71,7 @@ def test_a_conditional_word_in_an_fstring_is_one_template_per_branch_not_a_count
 
 
 def test_the_name_rules_refusals_are_extracted() -> None:
-    """The Register view draws rules/names.py's messages as they are (SPEC §8 'Address or auth
+    """The Register view draws rules/names.py's messages as they are (behaviour.md §8 'Address or auth
     connector not found', the project's name checks): they are catalogue entries, not English."""
     found = {f.msgid for f in extract()}
     assert {"Address or auth connector not found", "Name must be at least {min_length} characters",

@@ -1,5 +1,5 @@
 """Issue 20 part 4: the engine renders every view in de, es, ja and ar from message catalogues;
-English stays SPEC's strings; right-to-left sets `dir`; plural forms, numbers and dates follow
+English stays behaviour.md's strings; right-to-left sets `dir`; plural forms, numbers and dates follow
 the locale (Babel)."""
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def test_a_translated_tree_differs_from_english_in_its_texts() -> None:
 
 
 def test_english_is_spec_strings_exactly() -> None:
-    """Rule: English stays SPEC's strings: the English tree is the views' own, untouched."""
+    """Rule: English stays behaviour.md's strings: the English tree is the views' own, untouched."""
     for label, model in TOUR:
         english = render(model)
         assert render(in_language(model, "en")) == english, label
@@ -100,7 +100,7 @@ def test_english_is_spec_strings_exactly() -> None:
         assert "lang" not in english.p and "dir" not in english.p
     for name in ("INVALID_APP_CONFIGURATION", "TOKEN_BALANCE_UNAVAILABLE", "SIGNATURE_DECLINED",
                  "EMAIL_CODE_RATE_LIMITED", "FAILED_TO_DISCONNECT_CHAIN"):
-        assert getattr(texts, name) in MSGIDS  # the msgid is the SPEC string itself
+        assert getattr(texts, name) in MSGIDS  # the msgid is the quoted string itself
     same = Node("t", "text", {"text": "Connect Wallet"})
     assert localize(same, "en") is same
 

@@ -181,7 +181,7 @@ def _names() -> Iterator[tuple[str, Model]]:
     account = replace(h.model, router=replace(h.model.router, history=(router.Route("Account"),)))
     yield "RegisterAccountName/gate", replace(account, router=replace(
         account.router, history=(router.Route("Account"), router.Route("RegisterAccountName"))))
-    evm = account.accounts.get("eip155")  # registration needs the auth connector (SPEC §5)
+    evm = account.accounts.get("eip155")  # registration needs the auth connector (behaviour.md §5)
     account = replace(account, accounts=account.accounts.with_account("eip155", replace(evm, connector_id="ID_AUTH")))
     checked = RegisterState(label="satoshi", checked="satoshi", suffix=".reown.id", available=True)
     taken = RegisterState(label="satoshi", checked="satoshi", suffix=".reown.id", available=False,

@@ -1,4 +1,4 @@
-"""DESIGN "Latency" in Chromium through the delay proxy at 100 ms round trip.
+"""behaviour.md "Latency" in Chromium through the delay proxy at 100 ms round trip.
 
 Each check clicks in the page (a synthetic click from page JS) and reads what the modal draws in
 the first animation frame after it, together with the number of websocket frames the page had

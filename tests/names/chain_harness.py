@@ -27,7 +27,7 @@ from modalcore.core.services import ServiceTable
 from ..chain_services import RealChainHarness, dev_tokens
 
 DEV_WALLET = {"uuid": "dev-uuid", "name": "Dev Wallet", "icon": "data:image/svg+xml,dev", "rdns": "dev.wallet"}
-# a wallet whose connector id is the auth connector's (SPEC §2 ID_AUTH): the embedded wallet
+# a wallet whose connector id is the auth connector's (behaviour.md §2 ID_AUTH): the embedded wallet
 # stands behind that id; here the node's unlocked account answers for it
 AUTH_WALLET = {"uuid": AUTH_CONNECTOR_ID, "name": "Email Wallet", "icon": "data:image/svg+xml,e", "rdns": ""}
 # Hardhat's well-known dev keys (accounts 0-4): the test signs as the wallet would

@@ -1,4 +1,4 @@
-"""The name services over the hosted Blockchain API (SPEC §7 profile endpoints), the production
+"""The name services over the hosted Blockchain API (behaviour.md §7 profile endpoints), the production
 path when the operator configures it: the exact requests each service sends, and what it makes
 of the answers (a fake server: the hosted API cannot be reached from here)."""
 

@@ -1,4 +1,4 @@
-"""The name cache (SPEC §9: ENS 5 min): pure, immutable, keyed on the time passed in."""
+"""The name cache (behaviour.md §9: ENS 5 min): pure, immutable, keyed on the time passed in."""
 
 from __future__ import annotations
 

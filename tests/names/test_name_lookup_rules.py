@@ -1,4 +1,4 @@
-"""Name lookups in a session, sans I/O (Harness, the services answered by the test): SPEC §9
+"""Name lookups in a session, sans I/O (Harness, the services answered by the test): behaviour.md §9
 5-minute lifetime with time passed in, failures fall back to the truncated address without a
 snackbar, at most L.MAX_NAME_LOOKUPS addresses looked up, none on a network without a name
 service, and a new account never shows the previous account's name."""

@@ -1,5 +1,5 @@
 """The engine's name registry (services/name_registry.py) on its own: what it stores and every
-way a registration is refused (SPEC §8 'Error registering name {name}', or the SPEC §5 rule's
+way a registration is refused (behaviour.md §8 'Error registering name {name}', or the behaviour.md §5 rule's
 words), with real eth-account signatures; a refusal stores nothing."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Name rules (SPEC §5: letters, digits, hyphens, at least 4 characters; registration needs an
-active eip155 network, an address and the auth connector, with SPEC §8's messages) and ENS
+"""Name rules (behaviour.md §5: letters, digits, hyphens, at least 4 characters; registration needs an
+active eip155 network, an address and the auth connector, with behaviour.md §8's messages) and ENS
 hashing (EIP-137)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Names for addresses in the Account view, the connect button and Activity (SPEC §3
+"""Names for addresses in the Account view, the connect button and Activity (behaviour.md §3
 profileName, §7 name lookup, §9 ENS 5 minutes), against real Hardhat nodes with ENS: a dev
 account's reverse record (checked forward) is what the visitor sees; an address without one
 shows truncated; drawing never waits for a name."""

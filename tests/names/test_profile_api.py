@@ -1,4 +1,4 @@
-"""Hosted Blockchain API profile client (SPEC §7): the exact requests it sends, and SPEC §8's
+"""Hosted Blockchain API profile client (behaviour.md §7): the exact requests it sends, and behaviour.md §8's
 name errors (the server's first reason description, else the default message)."""
 
 from __future__ import annotations

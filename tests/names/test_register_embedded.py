@@ -1,10 +1,10 @@
-"""Registering an account name as a real embedded-wallet user (SPEC §4 "Name registration", §5
+"""Registering an account name as a real embedded-wallet user (behaviour.md §4 "Name registration", §5
 registration needs the auth connector, §2 ApproveTransaction, §8 'Error registering name {name}'):
 the visitor signs in by email (real SMTP, real code store, real key vault), the registration
 message waits in the approval frame, approving has the engine sign with the key it holds, and the
 engine's own name registry (SQLite) verifies that signature and stores the name for the embedded
 address; Account shows the name. Rejecting in the frame stores nothing and returns to the
-register view with SPEC §8's message."""
+register view with behaviour.md §8's message."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def _registering(world: NamesWorld) -> str:
     world.h.host("open")
     world.h.press("account/register-name")
     assert world.h.view == "RegisterAccountName"
-    assert world.h.find("register-name/gate") is None  # the embedded user passes SPEC §5's gate
+    assert world.h.find("register-name/gate") is None  # the embedded user passes behaviour.md §5's gate
     world.h.intent("register-name/input", "change", {"value": "satoshi"})
     world.h.advance(DEBOUNCE_MS)
     world.settle_all()
@@ -122,6 +122,6 @@ def test_rejecting_in_the_approval_frame_stores_nothing_and_says_so_in_the_regis
     world.settle_all()
     assert registry.names() == [] and registry.name_of(address) is None
     assert world.h.view == "RegisterAccountName"
-    # SPEC §8: 'Error registering name {name}'
+    # behaviour.md §8: 'Error registering name {name}'
     assert world.h.node("register-name/error").p["text"] == error_registering("satoshi.reown.id")
     assert world.h.node("register-name/error").p["text"] == "Error registering name satoshi.reown.id"

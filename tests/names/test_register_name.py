@@ -1,4 +1,4 @@
-"""Registering an account name in the engine's own registry (SPEC §2 RegisterAccountName /
+"""Registering an account name in the engine's own registry (behaviour.md §2 RegisterAccountName /
 RegisterAccountNameSuccess, §4 "Name registration", §5 name rule and gate, §8 name errors),
 driven through a session whose wallet is a real dev account signing for real (eth-account) and
 whose registry is SQLite: a valid signature stores the name and Account shows it; a forged
@@ -55,7 +55,7 @@ def test_a_valid_signature_stores_the_name_and_account_shows_it(devchain: Chains
     type_name(h, "satoshi")
     h.expect(text="satoshi.reown.id is available")
     h.press("register-name/submit")
-    assert h.view == "RegisterAccountNameSuccess"  # pushed first (SPEC §4), waiting for the wallet
+    assert h.view == "RegisterAccountNameSuccess"  # pushed first (behaviour.md §4), waiting for the wallet
     h.pump()
     assert h.node("register-success/name").p["text"] == "satoshi.reown.id"
     assert registry.address_of("satoshi.reown.id") == h.address

@@ -1,4 +1,4 @@
-"""Register name from the embedded smart account (issue 32 item 3, SPEC §4 "Name registration"),
+"""Register name from the embedded smart account (issue 32 item 3, behaviour.md §4 "Name registration"),
 on the dev chain with a real bundler: the registration message is signed for the account shown,
 the smart account, so the signature is its owner's, ERC-6492-wrapped while the account is not
 deployed and plain (ERC-1271) once it is. The engine's name registry checks it as a SIWX sign-in

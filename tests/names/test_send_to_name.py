@@ -1,4 +1,4 @@
-"""Sending to a name (SPEC §3 receiverProfileName, §7 name lookup) against real Hardhat nodes
+"""Sending to a name (behaviour.md §3 receiverProfileName, §7 name lookup) against real Hardhat nodes
 with ENS: the receiver field takes `carol.eth`, the engine resolves it, the form and the
 preview show the address before anything is signed, and the transaction moves exactly the
 amount to that address; a name that resolves to nothing is refused in words and nothing is

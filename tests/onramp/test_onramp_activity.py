@@ -1,4 +1,4 @@
-"""Onramp transactions appear in Activity (issue 16 Buy; SPEC §3 history store
+"""Onramp transactions appear in Activity (issue 16 Buy; behaviour.md §3 history store
 `coinbaseTransactions`, §7 history call `onramp`): with the hosted Blockchain API, the first
 Activity page also asks the history call with `onramp=coinbase`, and those transactions are
 drawn as purchases. Tested with a recorded hosted answer and the exact requests sent."""

@@ -1,5 +1,5 @@
-"""The hosted onramp client (SPEC §7): the exact requests it sends; and the engine services'
-SPEC §8 fallbacks (options failure → built-in defaults, quote failure → an estimate, labelled)."""
+"""The hosted onramp client (behaviour.md §7): the exact requests it sends; and the engine services'
+behaviour.md §8 fallbacks (options failure → built-in defaults, quote failure → an estimate, labelled)."""
 
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ async def test_without_a_provider_no_url_is_made() -> None:
 
 
 async def test_a_solana_destination_goes_to_the_hosted_url_request_on_the_providers_solana() -> None:
-    """SPEC §1 Meld for Solana: the base58 address as it is, on the provider's "solana" network
+    """behaviour.md §1 Meld for Solana: the base58 address as it is, on the provider's "solana" network
     (not the display name "Solana")."""
     address = "SuJsQsCbtNtogXTXfXKnuqSeyde72ryvUz3JhqPKRKg"
     async with recording_http({"url": "https://meld.example/buy?x=1"}) as (seen, http):
@@ -102,7 +102,7 @@ async def test_a_solana_destination_goes_to_the_hosted_url_request_on_the_provid
         "defaultNetwork": "solana", "defaultExperience": "buy", "presetFiatAmount": "100"}
 
 
-# SPEC §9 "Card onramp chains: ethereum, arbitrum, polygon, berachain, avalanche-c-chain, optimism,
+# behaviour.md §9 "Card onramp chains: ethereum, arbitrum, polygon, berachain, avalanche-c-chain, optimism,
 # celo, base; fallback ethereum": the provider's ids by CAIP-2 network, whatever the display name
 PROVIDER_IDS = [("eip155:1", "ethereum"), ("eip155:42161", "arbitrum"), ("eip155:137", "polygon"),
                 ("eip155:80094", "berachain"), ("eip155:43114", "avalanche-c-chain"), ("eip155:10", "optimism"),

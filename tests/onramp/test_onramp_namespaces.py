@@ -1,4 +1,4 @@
-"""Buy in both namespaces (SPEC §1: onramp providers Coinbase (EVM only) and Meld (EVM and
+"""Buy in both namespaces (behaviour.md §1: onramp providers Coinbase (EVM only) and Meld (EVM and
 Solana); §9: onramp on eip155 and solana), driven through sessions connected in each namespace:
 the providers listed, the purchase currencies of the active network, and the destination the
 onramp URL request carries."""

@@ -1,4 +1,4 @@
-"""Buy (onramp) rules (issue 16 "Buy"; SPEC §1 providers and fees, §3 onramp entities, §8
+"""Buy (onramp) rules (issue 16 "Buy"; behaviour.md §1 providers and fees, §3 onramp entities, §8
 fallbacks, §9 default limits), driven through the Harness: intents in, tree and commands out."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Buy for a Solana account on the local Solana dev chain (issue 18 item 4, SPEC §1 Meld for
+"""Buy for a Solana account on the local Solana dev chain (issue 18 item 4, behaviour.md §1 Meld for
 Solana): a session's Buy view gets its options, quote and order URL from the local onramp
 provider; completing the order transfers exactly the bought SOL (or dev SPL token) from a funded
 dev account to the visitor's Solana account, once; and the Account shows it."""

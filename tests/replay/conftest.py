@@ -20,7 +20,7 @@ RENAMED = "Copied to clipboard"
 
 @pytest.fixture
 def renamed_snack(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Today's engine says 'Copied to clipboard' where the SPEC says 'Address copied'."""
+    """Today's engine says 'Copied to clipboard' where a changed rule would say 'Address copied'."""
     original = snack.show
 
     def show(model: Any, message: str, *args: Any, **kwargs: Any) -> Any:

@@ -1,4 +1,4 @@
-"""DESIGN.md "Trust boundaries": in `make run` the demo page and the engine are two origins (two
+"""behaviour.md "Trust boundaries": in `make run` the demo page and the engine are two origins (two
 loopback ports), and the demo project allows only the page's origin, so the approval frame on the
 engine's origin is cross-origin to the page that embeds the modal."""
 
@@ -32,7 +32,7 @@ def test_the_demo_project_allows_the_page_origin_and_not_the_engine_origin() -> 
     config = parse_config(demo_config())
     assert config.allows_origin(PAGE) and config.allows_origin("http://localhost:7002")
     assert not config.allows_origin(ENGINE)  # the engine's own origin is not a host page
-    assert not config.allows_origin("http://127.0.0.1:7003")  # SPEC §9's loopback default is off
+    assert not config.allows_origin("http://127.0.0.1:7003")  # behaviour.md §9's loopback default is off
 
 
 def test_the_page_loads_the_modal_from_the_engine_origin(tmp_path: Path) -> None:

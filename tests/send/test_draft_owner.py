@@ -1,4 +1,4 @@
-"""Send and Swap drafts belong to the account and network they were made for (SPEC §3 "Send
+"""Send and Swap drafts belong to the account and network they were made for (behaviour.md §3 "Send
 state": switching network resets the send form): a disconnect, another account or another
 namespace starts an empty form, never one prefilled with the last owner's amount and receiver."""
 

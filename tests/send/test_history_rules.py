@@ -1,4 +1,4 @@
-"""Activity rules (SPEC §3 history store, §4 "Transactions", §5 spam and chain filters, §8, §9
+"""Activity rules (behaviour.md §3 history store, §4 "Transactions", §5 spam and chain filters, §8, §9
 relative times and 3-decimal quantities), sans IO."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Send rules (SPEC §3 send state, §4 "Send", §5 validation, §8 tracking), sans IO."""
+"""Send rules (behaviour.md §3 send state, §4 "Send", §5 validation, §8 tracking), sans IO."""
 
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ from modalcore.services.transfer import (
 )
 from modalcore.services.handles import HISTORY
 
-USDT_CONTRACTS = [  # SPEC §7: seven listed USDT contracts use a different transfer interface
+USDT_CONTRACTS = [  # behaviour.md §7: seven listed USDT contracts use a different transfer interface
     "0xdac17f958d2ee523a2206206994597c13d831ec7",
     "0xc2132d05d31c914a87c6611c10748aeb04b58e8f",
     "0x9702230a8ea53601f5cd2dc00fdbc13d4df4a8c7",

@@ -1,5 +1,5 @@
-"""The operator's `[blockchain_api]` setting puts the hosted Blockchain API (SPEC §7) on the
-production path: the running engine's history service asks it, with SPEC's query parameters;
+"""The operator's `[blockchain_api]` setting puts the hosted Blockchain API (behaviour.md §7) on the
+production path: the running engine's history service asks it, with behaviour.md §7's query parameters;
 without the setting the engine's own indexer serves history and nothing hosted is asked."""
 
 from __future__ import annotations

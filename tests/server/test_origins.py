@@ -55,7 +55,7 @@ def test_not_default_ancestors(origin: str) -> None:
 @pytest.mark.parametrize("origin", ["https://my-app.pages.dev", "https://x.vercel.app", "https://abc.ngrok-free.app",
                                     "https://secure-mobile.walletconnect.com", "https://secure-mobile.walletconnect.org"])
 def test_hosting_wildcards_anyone_can_register_are_not_allowed_by_default(origin: str) -> None:
-    """Issue 38 §3: SPEC §9's hosting wildcards are sites anyone can register (an attacker's
+    """Issue 38 §3: behaviour.md §9's hosting wildcards are sites anyone can register (an attacker's
     page there could frame the approval page); a project allows them only by listing them."""
     assert not OriginPolicy([]).allows(origin)
     assert OriginPolicy(list(SPEC_DEFAULT_ANCESTORS)).allows(origin)

@@ -1,4 +1,4 @@
-"""The /ws handshake: project, origin, join (PROTOCOL.md close codes; SPEC §5 origin rule)."""
+"""The /ws handshake: project, origin, join (PROTOCOL.md close codes; behaviour.md §5 origin rule)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Solana accounts in the engine (SPEC §3 accounts per namespace, §4 switching, §5 balance
+"""Solana accounts in the engine (behaviour.md §3 accounts per namespace, §4 switching, §5 balance
 rules), driven through a session: a Wallet Standard wallet announced with the `solana`
 namespace, a wallet of both namespaces, switching between an eip155 and a solana network."""
 

@@ -1,4 +1,4 @@
-"""Solana send rules (SPEC §4 Send, §5 validation), on a session with made-up service results:
+"""Solana send rules (behaviour.md §4 Send, §5 validation), on a session with made-up service results:
 the receiver must be base58 of 32 to 44 characters naming a key on the curve, refused before
 the wallet is asked; a Solana send pushes a transaction-stack entry with view Account and
 goBack false; the engine prepares, the wallet signs, the engine submits."""

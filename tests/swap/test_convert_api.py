@@ -1,5 +1,5 @@
-"""Hosted Blockchain API swap client, `/v1/convert/*` (SPEC §7): the exact requests it sends,
-and SPEC §8's 'Network not supported for Swaps' / '... for Gas Price' before any request."""
+"""Hosted Blockchain API swap client, `/v1/convert/*` (behaviour.md §7): the exact requests it sends,
+and behaviour.md §8's 'Network not supported for Swaps' / '... for Gas Price' before any request."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Pure swap arithmetic: slippage (SPEC §9 default 1), minimum received, price impact."""
+"""Pure swap arithmetic: slippage (behaviour.md §9 default 1), minimum received, price impact."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Node revert reasons of a swap map to readable messages (SPEC §8: node messages for reverts
+"""Node revert reasons of a swap map to readable messages (behaviour.md §8: node messages for reverts
 map to readable ones), before the generic 'The transaction was reverted'."""
 
 from __future__ import annotations

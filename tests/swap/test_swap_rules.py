@@ -1,4 +1,4 @@
-"""Swap view rules (issue 16 "The Swap view", "Approve then swap"; SPEC §2 view Swap, §4
+"""Swap view rules (issue 16 "The Swap view", "Approve then swap"; behaviour.md §2 view Swap, §4
 transaction stack, §8 'Network not supported for Swaps', §9 slippage default 1), driven through
 the Harness on a fake clock: intents in, the rendered tree and the commands out."""
 

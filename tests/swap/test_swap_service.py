@@ -1,7 +1,7 @@
 """The engine's `swap_quote` service on the production path (issue 16 "Providers"): a network
-of SPEC §9's list without a local market is quoted through the hosted `/v1/convert/*` API (the
+of behaviour.md §9's list without a local market is quoted through the hosted `/v1/convert/*` API (the
 requests checked), with the approve and swap transactions it builds; a network outside the list
-is refused with SPEC §8's 'Network not supported for Swaps' before any request."""
+is refused with behaviour.md §8's 'Network not supported for Swaps' before any request."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One-click sign-in over WalletConnect (issue 13, SPEC §7 "WalletConnect authenticate is used for
+"""One-click sign-in over WalletConnect (issue 13, behaviour.md §7 "WalletConnect authenticate is used for
 SIWX"): a session driven by the Harness whose `walletconnect` effects the engine's runtime runs
 against the local relay and the real wallet peer (the official sign-client 2.25 under Node, signing
 with ethers over Hardhat account #0), and whose `siwx.*` calls the engine's real SIWX services

@@ -58,7 +58,7 @@ def matrix_of(node_props: dict[str, Any]) -> list[list[bool]]:
 
 
 def test_walletconnect_is_the_first_connector_tagged_qr_code() -> None:
-    """Rule: SPEC §1 connector order starts with walletConnect; its row carries 'QR CODE'."""
+    """Rule: behaviour.md §1 connector order starts with walletConnect; its row carries 'QR CODE'."""
     h = Harness(options={"networks": NETWORKS}, walletconnect=True,
                 wallets=[{"uuid": "mm", "name": "MetaMask", "icon": "data:image/svg+xml,mm", "rdns": "io.metamask"}])
     h.host("open")
@@ -250,7 +250,7 @@ def test_a_wallet_page_pairs_by_qr_on_desktop_and_by_deep_link_on_mobile() -> No
 
 
 def test_telegram_and_ios_safari_reuse_a_pending_pairing_until_it_expires() -> None:
-    """Rule (SPEC §4): pairing on Telegram or iOS Safari reuses a pending pairing until expiry;
+    """Rule (behaviour.md §4): pairing on Telegram or iOS Safari reuses a pending pairing until expiry;
     elsewhere coming back to the view pairs anew."""
     for env, reused in (({"telegram": True}, True), ({"safari": True, "platform": "ios"}, True),
                         ({"safari": True, "platform": "mac"}, False)):
@@ -293,7 +293,7 @@ SIGNED = {"message": "signed message", "signature": "0x" + "11" * 65}
 
 
 def test_one_click_sign_in_pairs_with_the_engines_nonce_and_stores_the_signed_cacao() -> None:
-    """Rule (SPEC §7 WalletConnect authenticate for SIWX): with sign-in set up the pairing carries
+    """Rule (behaviour.md §7 WalletConnect authenticate for SIWX): with sign-in set up the pairing carries
     an authPayload with the engine's nonce, the page's domain and URI, the host's eip155 networks,
     its statement and expiry; an approval with a signed CACAO connects and has the engine verify
     and store it (siwx.verify), with no session lookup and no SIWXSignMessage."""

@@ -45,8 +45,8 @@ def test_bad_uris_raise_a_typed_error(text: str) -> None:
 
 
 def test_the_operator_pairing_expiry_defaults_to_spec_and_is_bounded() -> None:
-    """Rule: SPEC's 240,000 ms unless the operator sets `walletconnect.pairing_expiry_ms` (tests
-    that watch a URI expire); between 15 s and SPEC's value, else a config error."""
+    """Rule: behaviour.md §9's 240,000 ms unless the operator sets `walletconnect.pairing_expiry_ms` (tests
+    that watch a URI expire); between 15 s and that value, else a config error."""
     assert parse_config({}).walletconnect.pairing_expiry_ms == PAIRING_EXPIRY_MS == 240_000
     short = parse_config({"walletconnect": {"pairing_expiry_ms": 15_000}})
     assert short.walletconnect.pairing_expiry_ms == 15_000

@@ -1,4 +1,4 @@
-"""Client of the hosted onramp calls (SPEC §7): GET /v1/onramp/options, POST /v1/onramp/quote
+"""Client of the hosted onramp calls (behaviour.md §7): GET /v1/onramp/options, POST /v1/onramp/quote
 (purchaseCurrency, paymentCurrency, amount, network) and POST /v1/generators/onrampurl
 (destinationWallets, defaultNetwork, partnerUserId, defaultExperience buy, presetCryptoAmount,
 presetFiatAmount; returns url). Every request carries projectId, st and sv."""

@@ -1,13 +1,13 @@
-"""SPEC §8 fallbacks and §9 defaults: the options when the options call fails (USD and EUR,
+"""behaviour.md §8 fallbacks and §9 defaults: the options when the options call fails (USD and EUR,
 card 10 to 7,500 and bank account 10 to 25,000), and the estimate shown when a quote fails
-(labelled as one), at the providers' highest fee (SPEC §1: 1-2 %)."""
+(labelled as one), at the providers' highest fee (behaviour.md §1: 1-2 %)."""
 
 from __future__ import annotations
 
 from decimal import ROUND_DOWN, Decimal
 from typing import Any
 
-PROVIDERS = (  # SPEC §1: id, name, namespaces, fee range
+PROVIDERS = (  # behaviour.md §1: id, name, namespaces, fee range
     ("coinbase", "Coinbase", ("eip155",), "1-2%"),
     ("meld", "Meld", ("eip155", "solana"), "1-2%"),
 )

@@ -1,4 +1,4 @@
-"""The hosted onramp's own network ids (SPEC §9 "Card onramp chains: ethereum, arbitrum, polygon,
+"""The hosted onramp's own network ids (behaviour.md §9 "Card onramp chains: ethereum, arbitrum, polygon,
 berachain, avalanche-c-chain, optimism, celo, base; fallback ethereum"), by CAIP-2 id: what
 `destinationWallets[].blockchains`, `defaultNetwork` and the quote's `network` carry. A network's
 display name ("Arbitrum One", "OP Mainnet", an operator's own label) is never sent."""
@@ -16,12 +16,12 @@ CARD_CHAINS = {
     "eip155:8453": "base",
 }
 FALLBACK = "ethereum"
-SOLANA = "solana"  # SPEC §1: Meld serves Solana; every Solana cluster is the provider's "solana"
+SOLANA = "solana"  # behaviour.md §1: Meld serves Solana; every Solana cluster is the provider's "solana"
 
 
 def provider_network(network: str) -> str:
     """The provider's id of a CAIP-2 network: a card onramp chain's own, "solana" for the solana
-    namespace, else the fallback (SPEC §9)."""
+    namespace, else the fallback (behaviour.md §9)."""
     if network.startswith("solana:"):
         return SOLANA
     return CARD_CHAINS.get(network, FALLBACK)

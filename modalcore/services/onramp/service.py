@@ -1,6 +1,6 @@
 """The engine services behind the Buy view's calls: `onramp_options`, `onramp_quote`,
 `onramp_url`. The network's local provider answers on the dev chains (demo mode); else the
-hosted API; SPEC §8's fallbacks hold: options failure → the built-in defaults, quote failure →
+hosted API; behaviour.md §8's fallbacks hold: options failure → the built-in defaults, quote failure →
 an estimate at the highest fee, marked `"estimate": true`."""
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def onramp_services(local: OnrampProvider | None, hosted: OnrampApi | None) -> S
         if hosted is not None:
             try:
                 return await hosted.options()
-            except Exception as error:  # SPEC §8: the built-in defaults instead
+            except Exception as error:  # behaviour.md §8: the built-in defaults instead
                 log.warning("onramp options failed (%s): built-in defaults", error)
         return default_options(purchase)
 
@@ -57,7 +57,7 @@ def onramp_services(local: OnrampProvider | None, hosted: OnrampApi | None) -> S
                 return await hosted.quote(purchase_currency, payment_currency, amount, provider_network(network))
         except OnrampRefused as error:
             raise ServiceError(str(error)) from None
-        except Exception as error:  # SPEC §8: an estimate instead, labelled as one
+        except Exception as error:  # behaviour.md §8: an estimate instead, labelled as one
             log.warning("onramp quote failed (%s): an estimate", error)
         try:
             if price is None:

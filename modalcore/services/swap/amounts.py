@@ -13,7 +13,7 @@ FEE_NUMERATOR, FEE_DENOMINATOR = 997, 1000  # Uniswap V2: 0.3% of the input stay
 
 
 def parse_slippage(value: str | Decimal | int | None) -> Decimal:
-    """A slippage percent in [0, 50]; None or '' means the default (SPEC §9: 1)."""
+    """A slippage percent in [0, 50]; None or '' means the default (behaviour.md §9: 1)."""
     if value is None or value == "":
         return DEFAULT_SLIPPAGE
     try:

@@ -1,8 +1,8 @@
-"""Client of the hosted Blockchain API swap endpoints, `/v1/convert/*` (SPEC §7), for SPEC §9's
+"""Client of the hosted Blockchain API swap endpoints, `/v1/convert/*` (behaviour.md §7), for behaviour.md §9's
 supported swap networks. Every request carries projectId, st and sv (HostedApi); a network
-outside the list is refused before any request with SPEC §8's 'Network not supported for
+outside the list is refused before any request with behaviour.md §8's 'Network not supported for
 Swaps' (or '... for Gas Price'). Tokens are CAIP-10 ('eip155:1:0x…'); the native currency is
-NATIVE_TOKEN_ADDRESS (the placeholder the hosted API uses; SPEC §9 does not show its value)."""
+NATIVE_TOKEN_ADDRESS (the placeholder the hosted API uses; behaviour.md §9 does not show its value)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The quote-provider interface over the hosted `/v1/convert/*` API (SPEC §7), for SPEC §9's
+"""The quote-provider interface over the hosted `/v1/convert/*` API (behaviour.md §7), for behaviour.md §9's
 swap networks. Tokens and accounts go out as CAIP-10; the answers' shapes are the hosted API's
 (quotes[].toAmount, allowance, tx {to, data, amount|value} with CAIP-10 addresses). The hosted
 API builds its own deadline and does not report price impact (None)."""

@@ -1,4 +1,4 @@
-"""Which networks swap through which provider (SPEC §9 supported swap networks)."""
+"""Which networks swap through which provider (behaviour.md §9 supported swap networks)."""
 
 from __future__ import annotations
 

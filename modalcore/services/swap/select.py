@@ -1,5 +1,5 @@
 """Which quote provider serves a network: its local Uniswap V2 market when it has one (the dev
-chains), else the hosted /v1/convert/* API on SPEC §9's swap networks, else none ('Network not
+chains), else the hosted /v1/convert/* API on behaviour.md §9's swap networks, else none ('Network not
 supported for Swaps')."""
 
 from __future__ import annotations
@@ -22,5 +22,5 @@ def swap_provider(network_id: str, http: httpx.AsyncClient, *, rpc_url: str = ""
     if market is not None and market.chain_id == chain_id and rpc_url:
         return UniswapV2Provider(http, rpc_url, market)
     if hosted is not None:
-        return HostedSwapProvider(hosted, chain_id)  # refuses networks outside SPEC §9's list
+        return HostedSwapProvider(hosted, chain_id)  # refuses networks outside behaviour.md §9's list
     raise SwapNotSupported(NOT_SUPPORTED_SWAPS)

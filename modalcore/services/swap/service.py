@@ -4,7 +4,7 @@ is short, the swap transaction with its deadline, and the network fee), so press
 the wallet request at once, with no round trip.
 
 The provider is the network's local Uniswap V2 market when it has one (the dev chains), else the
-hosted `/v1/convert/*` API on SPEC §9's swap networks, else 'Network not supported for Swaps'.
+hosted `/v1/convert/*` API on behaviour.md §9's swap networks, else 'Network not supported for Swaps'.
 A quote that cannot be given (no pool, insufficient liquidity, an unsupported network) fails
 with its readable message as a `ServiceError`, never a traceback."""
 
@@ -116,7 +116,7 @@ async def tx_receipt(http: httpx.AsyncClient, *, rpc_url: str, hash: str, polls:
 async def swap_tokens(http: httpx.AsyncClient, markets: Mapping[int, UniswapV2Market],
                       hosted: ConvertApi | None = None, *, network: str) -> SwapTokens:
     """The network's swap token list beyond its configured tokens: none for a local market (its
-    configured tokens are its list); the hosted `/v1/convert/tokens` list on SPEC §9's swap
+    configured tokens are its list); the hosted `/v1/convert/tokens` list on behaviour.md §9's swap
     networks; elsewhere `supported: false` (the network has no swaps), before any request."""
     chain_id = chain_of(network)
     if chain_id is not None and chain_id in markets:

@@ -1,4 +1,4 @@
-"""What every swap quote provider answers (SPEC §1 swaps, §9 swap constants).
+"""What every swap quote provider answers (behaviour.md §1 swaps, §9 swap constants).
 
 Tokens are named by address; NATIVE names the chain's native currency (ETH on the dev chains).
 Amounts are raw integers in the token's smallest unit. Providers read the chain or a hosted
@@ -11,10 +11,10 @@ from decimal import Decimal
 from typing import Any, Literal, Protocol, TypedDict
 
 NATIVE = "native"
-DEFAULT_SLIPPAGE = Decimal(1)  # percent, SPEC §9 "Swap slippage default 1"
+DEFAULT_SLIPPAGE = Decimal(1)  # percent, behaviour.md §9 "Swap slippage default 1"
 INSUFFICIENT_LIQUIDITY = "Insufficient liquidity"
-NOT_SUPPORTED_SWAPS = "Network not supported for Swaps"  # SPEC §8
-NOT_SUPPORTED_GAS_PRICE = "Network not supported for Gas Price"  # SPEC §8
+NOT_SUPPORTED_SWAPS = "Network not supported for Swaps"  # behaviour.md §8
+NOT_SUPPORTED_GAS_PRICE = "Network not supported for Gas Price"  # behaviour.md §8
 
 
 class ListedToken(TypedDict):
@@ -27,7 +27,7 @@ class ListedToken(TypedDict):
 
 class SwapTokens(TypedDict):
     """What service `swap_tokens` answers: the network's token list, and whether the network has
-    swaps at all (SPEC §8 'Network not supported for Swaps'): a fact about the network, not a
+    swaps at all (behaviour.md §8 'Network not supported for Swaps'): a fact about the network, not a
     failure (a failure leaves the list unknown)."""
 
     tokens: list[ListedToken]
@@ -70,7 +70,7 @@ class InsufficientLiquidity(SwapError):
 
 
 class SwapNotSupported(SwapError):
-    """The network is not among the swap networks (SPEC §9) and has no local market."""
+    """The network is not among the swap networks (behaviour.md §9) and has no local market."""
 
 
 @dataclass(frozen=True)
