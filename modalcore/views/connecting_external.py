@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..slices.model import Model
 from ..slices.connecting import PressedRetryConnect
+from ..slices.doctor import PressedCopySupportCode
 from ..wire.nodes import Node, node
 
 
@@ -28,6 +29,9 @@ def body(model: Model) -> Node:
             node("button", "external/retry", on={"press": PressedRetryConnect()},
                  pending={"press": "spinner"}, text="Try again", variant="accent", icon="refresh"),
         ]
+        if model.doctor.last is not None:  # the session doctor's code for support (issue 44)
+            children.append(node("button", "external/support-code", on={"press": PressedCopySupportCode()},
+                                 text="Copy support code", variant="secondary", icon="copy"))
     else:
         children += [
             node("text", "external/status", text="Continue in " + name, variant="label"),
