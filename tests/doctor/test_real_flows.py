@@ -1,0 +1,37 @@
+"""The session doctor against real failing flows (issue 44 item 2): a spent mail budget (the
+embedded wallet's real services and a real SMTP server) and a refused origin (a real engine on a
+socket) are labelled with their causes."""
+
+from __future__ import annotations
+
+from modalcore.embedded.budget import BudgetLimits
+from modalcore.embedded.service import EmbeddedWallet
+from modalcore.slices.doctor import Cause
+from modalcore.server.metrics import Metrics
+from modalcore_dev.devmail import LocalSmtpServer
+from modalcore_testing import RunningServer, running_server
+from tests.embedded.world import EmailWorld, smtp, wallet
+
+__all__ = ["running_server", "smtp", "wallet"]
+
+
+def test_a_spent_mail_budget_is_budget_spent(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world = EmailWorld(wallet, smtp)
+    for i in range(BudgetLimits().session_per_hour + 1):
+        world.h.advance(1_000)
+        world.submit_email(f"visitor{i}@example.com")
+        if world.h.view == "EmailVerifyOtp":
+            assert world.h.intent("otp/change-email", "press") == "ok"
+    found = world.h.model.doctor.last
+    assert found is not None
+    assert (found.flow, found.cause) == ("sign_in", Cause.BUDGET_SPENT)
+    assert world.h.model.doctor.count == 1  # the mails that went out are no failure
+
+
+async def test_a_refused_origin_is_counted_as_origin_refused(running_server: RunningServer) -> None:
+    metrics: Metrics = running_server.app.state.metrics
+    async with running_server.client(origin="https://evil.example.net") as client:
+        assert await client.closed() == 4001
+    assert metrics.failures == {("connect", "origin_refused", ""): 1}
+    assert 'modalcore_session_failures_total{flow="connect",cause="origin_refused",wallet=""} 1' in \
+        metrics.render(0)
