@@ -59,6 +59,8 @@ def _wallet(before: Model, after: Model) -> str:
     connecting = before.connection.connecting or after.connection.connecting
     if connecting:
         return connecting[:MAX_WALLET]
+    if before.walletconnect.route:  # "<view>|<param>": the WalletConnect wallet's page
+        return (before.walletconnect.route.partition("|")[2] or "walletConnect")[:MAX_WALLET]
     account = before.accounts.get(before.networks.active_namespace)
     return (account.connector_id or "")[:MAX_WALLET]
 
@@ -78,7 +80,8 @@ def _cause(before: Model, msg: Msg, after: Model) -> tuple[Flow, Cause] | None:
             return flow, Cause.INVALID_ANSWER  # answered, but not with an account or a chain id
     if after.router.view == "UnsupportedChain" and before.router.view != "UnsupportedChain":
         return "connect", Cause.WRONG_NETWORK
-    if before.modal.open and not after.modal.open and before.connection.connecting \
+    asked = before.connection.connecting or before.walletconnect.route
+    if before.modal.open and not after.modal.open and asked \
             and after.accounts.get(after.networks.active_namespace).status != "connected":
         # closed while a wallet was still asked: a phone that opened the wallet's app never
         # came back with an answer, or the visitor gave up waiting

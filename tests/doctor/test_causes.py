@@ -12,6 +12,9 @@ from modalcore.slices.doctor import Cause, Diagnosis, support_code
 
 from ..devwallet import ADDRESS, WALLET_NODE, dev_session
 from ..walletconnect.test_engine_views import harness as wc_harness
+from ..walletconnect.test_engine_views import uri as wc_uri
+from ..walletconnect.test_phone_deep_link import _pick as pick
+from ..walletconnect.test_phone_deep_link import phone
 
 
 def _pressed_dev_wallet() -> Harness:
@@ -97,3 +100,32 @@ def test_the_support_code_is_bound_to_the_project() -> None:
     assert one == support_code("project-a", "session-1")
     assert one != support_code("project-b", "session-1")
     assert "session-1" not in one and len(one) == 14
+
+
+def test_a_wallet_on_a_network_the_app_does_not_support_is_wrong_network() -> None:
+    h = dev_session()
+    h.connect_wallet(chain_id="0x89")  # Polygon: not among the app's networks
+    assert h.view == "UnsupportedChain"
+    assert (_last(h).flow, _last(h).cause) == ("connect", Cause.WRONG_NETWORK)
+
+
+def test_a_phone_that_opened_the_wallet_app_and_never_came_back_is_deep_link_not_followed() -> None:
+    h = phone()
+    h.host("open")
+    h.press("connect/wallet/walletConnect")
+    pick(h, "metamask")
+    h.relay("wc_pair", {"uri": wc_uri(), "expiry": 240})  # the wallet's app opens with the pairing
+    assert h.model.walletconnect.deep_linked
+    h.host("close")
+    found = _last(h)
+    assert (found.flow, found.cause) == ("connect", Cause.DEEP_LINK_NOT_FOLLOWED)
+    assert found.wallet and found.wallet != "walletConnect"
+
+
+def test_closing_a_walletconnect_qr_code_unscanned_is_abandoned() -> None:
+    h = wc_harness()
+    h.host("open")
+    h.press("connect/wallet/walletConnect")
+    h.relay("wc_pair", {"uri": wc_uri(), "expiry": 240})
+    h.host("close")
+    assert (_last(h).flow, _last(h).cause) == ("connect", Cause.ABANDONED)

@@ -11,6 +11,7 @@ from modalcore.server.metrics import Metrics
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_testing import RunningServer, running_server
 from tests.embedded.world import EmailWorld, smtp, wallet
+from tests.siwx_flow.test_siwx_flow import SiwxWorld
 
 __all__ = ["running_server", "smtp", "wallet"]
 
@@ -35,3 +36,15 @@ async def test_a_refused_origin_is_counted_as_origin_refused(running_server: Run
     assert metrics.failures == {("connect", "origin_refused", ""): 1}
     assert 'modalcore_session_failures_total{flow="connect",cause="origin_refused",wallet=""} 1' in \
         metrics.render(0)
+
+
+def test_a_declined_sign_in_is_sign_in_request_rejected() -> None:
+    """The SIWX services are the real ones (tests/siwx_flow): the wallet declines the message."""
+    world = SiwxWorld()
+    world.connect()
+    assert world.driver.model.doctor.last is None
+    world.driver.intent("siwx/sign")
+    world.run_calls()
+    world.driver.answer_last(code=4001, message="User rejected the request.")
+    found = world.driver.model.doctor.last
+    assert found is not None and (found.flow, found.cause) == ("sign_in", Cause.REQUEST_REJECTED)
