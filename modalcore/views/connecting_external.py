@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ..slices.model import Model
 from ..slices.connecting import PressedRetryConnect
-from ..slices.doctor import PressedCopySupportCode
 from ..wire.nodes import Node, node
+from . import parts
 
 
 def title(model: Model) -> str:
@@ -28,10 +28,8 @@ def body(model: Model) -> Node:
                  variant="small", tone="muted"),
             node("button", "external/retry", on={"press": PressedRetryConnect()},
                  pending={"press": "spinner"}, text="Try again", variant="accent", icon="refresh"),
+            *parts.support_code(model, "external", "connect"),
         ]
-        if model.doctor.last is not None:  # the session doctor's code for support (issue 44)
-            children.append(node("button", "external/support-code", on={"press": PressedCopySupportCode()},
-                                 text="Copy support code", variant="secondary", icon="copy"))
     else:
         children += [
             node("text", "external/status", text="Continue in " + name, variant="label"),

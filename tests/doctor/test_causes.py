@@ -129,3 +129,14 @@ def test_closing_a_walletconnect_qr_code_unscanned_is_abandoned() -> None:
     h.relay("wc_pair", {"uri": wc_uri(), "expiry": 240})
     h.host("close")
     assert (_last(h).flow, _last(h).cause) == ("connect", Cause.ABANDONED)
+
+
+def test_the_walletconnect_failure_screen_offers_the_support_code() -> None:
+    h = wc_harness()
+    h.host("open")
+    h.press("connect/wallet/walletConnect")
+    h.relay("wc_pair", code=-32000, message="relay unreachable")
+    codes = [n for n in h.of_type("button") if n.id.endswith("/support-code")]
+    assert [n.p["text"] for n in codes] == ["Copy support code"]
+    h.press(codes[0].id)
+    assert h.last_effect()["req"]["text"] == support_code(h.model.project_id, h.model.session_id)

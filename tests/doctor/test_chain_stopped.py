@@ -54,3 +54,5 @@ def test_a_send_the_wallet_rejects_is_request_rejected(devchain: ChainsInfo) -> 
     d.pump()
     found = d.model.doctor.last
     assert found is not None and (found.flow, found.cause) == ("send", Cause.REQUEST_REJECTED)
+    d.expect(view="WalletSend")
+    assert d.node("send/support-code").p["text"] == "Copy support code"  # under the form's error
