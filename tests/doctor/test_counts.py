@@ -6,11 +6,19 @@ from __future__ import annotations
 
 import asyncio
 
+import httpx
+
 from modalcore.analytics.events import derived, doctor_event
 from modalcore.ports.observe import Step
 from modalcore.server.metrics import Metrics, MetricsObserver
+from modalcore.store.base import StoredEvent
+from modalcore.store.memory import MemoryStore
+from modalcore_testing import make_test_config, start_server
 
 from .test_causes import _pressed_dev_wallet
+
+TOKEN = "operator-token-for-the-doctor-counts"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
 def _rejected_step() -> Step:
@@ -40,3 +48,25 @@ def test_a_diagnosis_is_counted_in_metrics_by_flow_cause_and_wallet() -> None:
     other = Metrics()
     other.add(metrics.snapshot(0), live=True)  # another worker's scrape sums it in
     assert f'cause="request_rejected",wallet="{wallet}"}} 1' in other.render(0)
+
+
+def test_the_analytics_page_lists_failures_per_cause_wallet_and_day() -> None:
+    store = MemoryStore()
+    jan_1 = 1_704_067_200_000
+
+    async def fill() -> None:
+        events = [(0, doctor_event("connect", "request_rejected", "io.metamask")),
+                  (0, doctor_event("connect", "request_rejected", "io.metamask")),
+                  (1, doctor_event("send", "chain_unreachable", "")), (1, "MODAL_OPEN")]
+        for i, (day, name) in enumerate(events):
+            await store.events_add(StoredEvent(f"e{i}", "test", "s1", name, jan_1 + day * 86_400_000, b"{}"))
+
+    asyncio.run(fill())
+    config = make_test_config(operator_token=TOKEN)
+    with start_server(config, store=store) as server:
+        page = httpx.get(f"{server.http_url}/operator/analytics", headers=AUTH, timeout=5).text
+    failures = page[page.index("Failures by cause and wallet"):]
+    assert ("<tr><td>test</td><td>connect</td><td>request_rejected</td><td>io.metamask</td>"
+            "<td>2</td><td>0</td><td>2</td></tr>") in failures
+    assert "<td>send</td><td>chain_unreachable</td><td>-</td><td>0</td><td>1</td><td>1</td>" in failures
+    assert "MODAL_OPEN" not in failures
