@@ -32,6 +32,9 @@ FLOW_OF: dict[type[Msg], Flow] = {
 }
 # a service call (not a wallet request) that failed upstream: the chain or the relay behind it
 UPSTREAM_OF: dict[type[Msg], Cause] = {WcPairingCreated: Cause.RELAY_UNREACHABLE}
+# EIP-1193's "Disconnected": what the page answers for a wallet it has no provider of (a wallet
+# the visitor picked that is not, or no longer, in this browser: renderer/src/bridge.ts)
+DISCONNECTED = 4900
 
 
 def _wallet_cause(failure: Failure) -> Cause:
@@ -70,6 +73,9 @@ def _cause(before: Model, msg: Msg, after: Model) -> tuple[Flow, Cause] | None:
     if flow is not None:
         failure = _failure(msg)
         if failure is not None:
+            if isinstance(msg, EffectReply) and flow == "connect" and msg.error_code == DISCONNECTED \
+                    and type(msg) not in UPSTREAM_OF and failure.kind == "upstream":
+                return flow, Cause.WALLET_NOT_INSTALLED  # the page has no provider for it
             if isinstance(msg, EffectReply) and type(msg) not in UPSTREAM_OF:
                 return flow, _wallet_cause(failure)
             return flow, _service_cause(msg, failure)

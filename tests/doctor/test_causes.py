@@ -140,3 +140,10 @@ def test_the_walletconnect_failure_screen_offers_the_support_code() -> None:
     assert [n.p["text"] for n in codes] == ["Copy support code"]
     h.press(codes[0].id)
     assert h.last_effect()["req"]["text"] == support_code(h.model.project_id, h.model.session_id)
+
+
+def test_a_wallet_the_page_has_no_provider_of_is_wallet_not_installed() -> None:
+    """The renderer answers EIP-1193 4900 (Disconnected) for a connector it cannot find."""
+    h = _pressed_dev_wallet()
+    h.answer("eth_requestAccounts", code=4900, message="connector dev.modal.wallet is not available")
+    assert (_last(h).flow, _last(h).cause) == ("connect", Cause.WALLET_NOT_INSTALLED)
