@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from modalcore.core.cmds import EffectSettled, EffectTo
 from modalcore.flows.connect import WalletAccountsAnswered
+from modalcore.engine.persist import session_from_bytes, session_to_bytes
 from modalcore.enginetest import Harness
 from modalcore.slices.connecting import CONNECT_TIMEOUT_MS
 from modalcore.slices.doctor import Cause, Diagnosis, support_code
@@ -147,3 +148,12 @@ def test_a_wallet_the_page_has_no_provider_of_is_wallet_not_installed() -> None:
     h = _pressed_dev_wallet()
     h.answer("eth_requestAccounts", code=4900, message="connector dev.modal.wallet is not available")
     assert (_last(h).flow, _last(h).cause) == ("connect", Cause.WALLET_NOT_INSTALLED)
+
+
+def test_a_diagnosis_survives_the_sessions_save_and_load() -> None:
+    """A reload (or another worker) still offers the support code for the same failure."""
+    h = _pressed_dev_wallet()
+    h.answer("eth_requestAccounts", code=4001, message="User rejected the request.")
+    loaded = session_from_bytes(session_to_bytes(h.session))
+    assert loaded.model.doctor == h.model.doctor
+    assert loaded.model.doctor.last is not None and loaded.model.doctor.last.cause is Cause.REQUEST_REJECTED
