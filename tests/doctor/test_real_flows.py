@@ -57,6 +57,7 @@ def test_a_declined_sign_in_is_sign_in_request_rejected() -> None:
     world.driver.answer_last(code=4001, message="User rejected the request.")
     found = world.driver.model.doctor.last
     assert found is not None and (found.flow, found.cause) == ("sign_in", Cause.REQUEST_REJECTED)
+    world.driver.expect(view="SIWXSignMessage", text="Copy support code")
 
 
 def test_a_pairing_on_a_stopped_relay_is_relay_unreachable() -> None:
