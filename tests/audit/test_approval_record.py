@@ -110,8 +110,9 @@ def approved(request: pytest.FixtureRequest, tmp_path: Path, mail: LocalSmtpServ
 
 
 def show(approved: Approved, request: str | None = None) -> int:
-    return main(["audit", "show", approved.session, request or approved.request, *approved.box.where(),
-                 "--engine-address", approved.engine])
+    # options first, then `--`: a session id may begin with "-" (urlsafe base64)
+    return main(["audit", "show", *approved.box.where(), "--engine-address", approved.engine,
+                 "--", approved.session, request or approved.request])
 
 
 def _approval(log: list[StoredEntry]) -> tuple[int, dict[str, object]]:

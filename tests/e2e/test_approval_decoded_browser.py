@@ -71,8 +71,10 @@ def _audit_show(folder: Path, session: str, request: str) -> str:
     engine = Account.from_key((folder / "engine.key").read_text().strip()).address
     deadline = time.monotonic() + 15
     while True:
-        done = subprocess.run([sys.executable, "-m", "modalcore", "audit", "show", session, request,
-                               "--store", str(folder / "sessions.db"), "--engine-address", engine],
+        # options first, then `--`: a session id may begin with "-" (urlsafe base64)
+        done = subprocess.run([sys.executable, "-m", "modalcore", "audit", "show",
+                               "--store", str(folder / "sessions.db"), "--engine-address", engine,
+                               "--", session, request],
                               capture_output=True, text=True, timeout=60, check=False)
         code, out = done.returncode, done.stdout + done.stderr
         if code != 0 or "the entry is anchored" in out or time.monotonic() > deadline:
