@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.cmds import Cmd, StartTimer
 from ..core.evolve import replace
 from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..rules import calls as rules
 from ..slices import router
 from ..slices.calls import (STATUS_SERVICE, VIEW, CallsState, CallsStatusRead, CallsStatusResult,
@@ -279,10 +279,10 @@ def on_due(model: Model, msg: CallsStatusDue, now: int) -> Step:
     return _read_shown(model)
 
 
-HANDLERS: dict[type[Msg], Handler] = {
-    CallsStatusRead: on_status_read,
-    PressedRefreshCallsStatus: on_refresh,
-    CallsStatusDue: on_due,
-    DeployStatusDue: on_deploy_due,
-}
+HANDLERS = (
+    On(CallsStatusRead, on_status_read),
+    On(PressedRefreshCallsStatus, on_refresh),
+    On(CallsStatusDue, on_due),
+    On(DeployStatusDue, on_deploy_due),
+)
 SLICE = Slice("calls", HANDLERS)

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..core.cmds import Reply, Track
 from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..rules import limits as L
 from . import snack
 from ..rules import texts
@@ -275,6 +275,6 @@ def on_history(model: Model, msg: HistoryFetched, now: int) -> Step:
     return replace(model, history=state), []
 
 
-HANDLERS: dict[type[Msg], Handler] = {RequestedMoreHistory: on_more, HistoryFetched: on_history}
+HANDLERS = (On(RequestedMoreHistory, on_more), On(HistoryFetched, on_history))
 
 SLICE = Slice("history", HANDLERS)
