@@ -37,7 +37,7 @@ OPTS: dict[str, Any] = {
 ETHER = 10**18
 
 
-def join(**opts: Any) -> dict[str, Any]:
+def join(**opts: object) -> dict[str, Any]:
     """The fields of a `join` frame: the demo project on the two local chains, the Dev Wallet
     announced; `opts` override the host options."""
     return {"project": "demo", "env": dict(ENV), "opts": {**OPTS, **opts}, "wallets": [dict(DEV_WALLET)]}

@@ -87,7 +87,7 @@ def _hash(value: object, method: str) -> str:
     return value.lower()
 
 
-def _gas(raw: Mapping[str, Any], name: str, method: str, required: bool = True) -> int:
+def _gas(raw: Mapping[str, object], name: str, method: str, required: bool = True) -> int:
     value = raw.get(name)
     if value is None and not required:
         return 0
@@ -176,7 +176,7 @@ class BundlerClient:
             return None
         if not isinstance(result, dict) or not isinstance(result.get("receipt"), dict):
             raise BundlerError("malformed_response", method)
-        receipt: dict[str, Any] = result["receipt"]
+        receipt: dict[str, object] = result["receipt"]
         success = result.get("success")
         if not isinstance(success, bool):
             raise BundlerError("malformed_response", method)

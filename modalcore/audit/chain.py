@@ -53,7 +53,7 @@ class Broken:
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
-def canonical(value: Any) -> bytes:
+def canonical(value: object) -> bytes:
     """JSON with sorted keys, no spaces, UTF-8: the bytes that are hashed."""
     return _CANONICAL.encode(value).encode()
 
@@ -71,7 +71,7 @@ def make_entry(session_id: str, seq: int, at: int, kind: str, data: dict[str, An
 
 def entry_json(entry: StoredEntry) -> dict[str, Any]:
     """What the operator endpoint shows for one entry."""
-    value: dict[str, Any] = json.loads(entry.body)
+    value: dict[str, object] = json.loads(entry.body)
     value["hash"] = entry.hash
     return value
 

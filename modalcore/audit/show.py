@@ -41,8 +41,8 @@ class Report:
 
 def _find(entries: list[StoredEntry], request: str) -> tuple[StoredEntry, dict[str, Any], dict[str, Any] | None] | None:
     """The newest approval entry of `request`, its data, and its outcome's data."""
-    found: tuple[StoredEntry, dict[str, Any]] | None = None
-    result: dict[str, Any] | None = None
+    found: tuple[StoredEntry, dict[str, object]] | None = None
+    result: dict[str, object] | None = None
     for entry in entries:
         try:
             value = json.loads(entry.body)

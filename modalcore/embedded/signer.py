@@ -48,7 +48,7 @@ def identity_of(text: str) -> Identity:
         raise ServiceError("no signed-in identity") from None
 
 
-def _hex(value: Any, default: int = 0) -> int:
+def _hex(value: object, default: int = 0) -> int:
     if value is None:
         return default
     if isinstance(value, int):
@@ -132,7 +132,7 @@ def noter(intents: SendIntents | None, ctx: Any, request: str, chain: str) -> No
     return note
 
 
-async def sign(vault: KeyVault, ctx: Any, *, identity: str, method: str, params: str, chain: str,
+async def sign(vault: KeyVault, ctx: object, *, identity: str, method: str, params: str, chain: str,
                account: str = "", ledger: SponsorLedger | None = None, intents: SendIntents | None = None,
                request: str = "") -> dict[str, str]:
     """`account`: the address the request is from ("" or the key's own: the EOA; the key's smart

@@ -77,7 +77,7 @@ def commit_of(directory: Path) -> str | None:
 
 
 def header(name: str | None = None) -> dict[str, Any]:
-    event: dict[str, Any] = {
+    event: dict[str, object] = {
         "k": "header", "format": FORMAT, "engine": engine_version(), "commit": engine_commit(),
         "recorded_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
@@ -130,7 +130,7 @@ class Recorder:
         engine ran WalletConnect (the operator's config), so a replay needs no config."""
         data = frame.model_dump(mode="json")
         self.scrubber.learn(data.get("resume"), "resume-token")
-        event: dict[str, Any] = {"k": "join", "now": now, "session": session_id, "origin": origin, "frame": data,
+        event: dict[str, object] = {"k": "join", "now": now, "session": session_id, "origin": origin, "frame": data,
                                  "networks": _networks.dump_python(tuple(networks), mode="json")}
         if embedded != (False, ()):
             event["embedded"] = {"email": embedded[0], "socials": list(embedded[1])}
@@ -168,7 +168,7 @@ class Recorder:
         self.sink.flush()
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: object) -> Any:
     return json.loads(json.dumps(value))
 
 
@@ -249,7 +249,7 @@ class Replay:
 def run_events(lines: Iterable[tuple[int, dict[str, Any]]]) -> Replay:
     """Feed a recording's inputs to a fresh session; raises ValueError for a bad recording."""
     session: Session | None = None
-    head: dict[str, Any] | None = None
+    head: dict[str, object] | None = None
     steps: list[Step] = []
     for line, event in lines:
         kind = event.get("k")

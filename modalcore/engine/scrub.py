@@ -40,7 +40,7 @@ class Scrubber:
         self._counts[kind] = self._counts.get(kind, 0) + 1
         self.secrets[value] = f"<{kind}-{self._counts[kind]}>"
 
-    def learn_keys(self, value: Any, kind: str) -> None:
+    def learn_keys(self, value: object, kind: str) -> None:
         """Learn every string found under a key naming a token, at any depth of `value`."""
         if isinstance(value, dict):
             for key, item in value.items():
@@ -58,7 +58,7 @@ class Scrubber:
         elif frame.get("t") == "host_event" and frame.get("kind") == "siwx":
             self.learn_keys(frame.get("data"), "session-token")
 
-    def scrub(self, value: Any) -> Any:
+    def scrub(self, value: object) -> Any:
         """`value` with every known secret replaced by its placeholder (a copy)."""
         if not self.secrets:
             return value

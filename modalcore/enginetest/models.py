@@ -31,10 +31,10 @@ def connected_accounts(
 
 
 def build_model(
-    options: Mapping[str, Any] | None = None,
+    options: Mapping[str, object] | None = None,
     *,
-    env: Mapping[str, Any] | None = None,
-    wallets: Iterable[Mapping[str, Any]] = (),
+    env: Mapping[str, object] | None = None,
+    wallets: Iterable[Mapping[str, object]] = (),
     accounts: AccountsState | None = None,
     siwx: SiwxState | None = None,
     history: Iterable[str] | None = None,

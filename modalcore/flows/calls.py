@@ -126,7 +126,7 @@ def capabilities(model: Model, request: EmbeddedRequest) -> Step:
     mine = address.lower() == owner.lower() or any(address.lower() == a.lower() for a in smart_chains.values())
     if not owner or not mine:
         return _refuse(model, request, rules.CallsRefusal(rules.UNAUTHORIZED, "Unauthorized address"))
-    result: dict[str, Any] = {}
+    result: dict[str, object] = {}
     for network in model.networks.known:
         if network.namespace != "eip155" or (chain_ids is not None and int(network.reference) not in chain_ids):
             continue

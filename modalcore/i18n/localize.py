@@ -70,13 +70,13 @@ class _Translator:
 
     def props(self, source: Node) -> dict[str, Any]:
         p = source.p
-        changed: dict[str, Any] | None = None
+        changed: dict[str, object] | None = None
         for key, kind in _TRANSLATABLE.get(source.t, ()):
             value = p.get(key)
             if not value:
                 continue
             if kind == "text" and isinstance(value, str):
-                new: Any = self.text(value)
+                new: object = self.text(value)
             elif kind == "month" and isinstance(value, str):
                 new = formats.month_title(value, self.language) or self.text(value)
             elif kind == "number" and isinstance(value, str):

@@ -19,7 +19,7 @@ class TreeTracker:
         self.tree: dict[str, Any] | None = None
         self.broken = ""
 
-    def feed(self, frame: Any) -> None:
+    def feed(self, frame: object) -> None:
         if not isinstance(frame, dict):
             return
         if frame.get("t") == "snapshot":
@@ -32,7 +32,7 @@ class TreeTracker:
 
 
 def _index(tree: dict[str, Any] | None) -> dict[str, tuple[dict[str, Any], str | None]]:
-    found: dict[str, tuple[dict[str, Any], str | None]] = {}
+    found: dict[str, tuple[dict[str, object], str | None]] = {}
 
     def walk(node: dict[str, Any], parent: str | None) -> None:
         found[str(node.get("id"))] = (node, parent)
@@ -44,7 +44,7 @@ def _index(tree: dict[str, Any] | None) -> dict[str, tuple[dict[str, Any], str |
     return found
 
 
-def json_diff(old: Any, new: Any, path: str = "") -> Iterator[str]:
+def json_diff(old: object, new: object, path: str = "") -> Iterator[str]:
     """`path: old → new` for every leaf that differs (dicts by key, lists by position)."""
     if isinstance(old, dict) and isinstance(new, dict):
         for key in list(old) + [k for k in new if k not in old]:

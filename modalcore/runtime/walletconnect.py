@@ -279,7 +279,7 @@ class WalletConnectRuntime:
         visitor.chain = chains[0] if chains else ""
         await self._persist(session_id)
         peer = session.peer
-        answer: dict[str, Any] = {
+        answer: dict[str, object] = {
             "accounts": _addresses(session, visitor.chain),
             "chain": visitor.chain,
             "peer": {"name": peer.name if peer else "", "icon": (peer.icons[0] if peer and peer.icons else ""),
@@ -296,7 +296,7 @@ class WalletConnectRuntime:
             raise WalletConnectError(4900, "The WalletConnect session ended")
         return settled[-1]
 
-    async def _request(self, session_id: str, visitor: _Visitor, method: str, params: Any) -> Outcome:
+    async def _request(self, session_id: str, visitor: _Visitor, method: str, params: object) -> Outcome:
         session = self._session(visitor)
         if not visitor.chain:
             chains = session_chains(session)

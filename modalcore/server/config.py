@@ -318,7 +318,7 @@ def dev_networks(rpc_urls: dict[int, str], deployment: dict[str, Any] | None = N
     if deployment is None:
         deployment = json.loads(DEPLOYMENT.read_text()) if DEPLOYMENT.is_file() else {}
     names = {31337: "Hardhat", 31338: "Hardhat Two"}
-    networks: dict[str, Any] = {}
+    networks: dict[str, object] = {}
     for chain_id, url in sorted(rpc_urls.items()):
         entry = deployment.get(str(chain_id), {})
         networks[f"eip155:{chain_id}"] = {

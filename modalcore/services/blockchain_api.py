@@ -17,7 +17,7 @@ class BlockchainApiError(RuntimeError):
 
 
 class BlockchainApi(HostedApi):
-    async def _get(self, path: str, **params: Any) -> Any:
+    async def _get(self, path: str, **params: object) -> Any:
         response = await self.http.get(f"{self.base_url}{path}", params=self._params(params))
         if response.status_code != 200:
             raise BlockchainApiError(http_status(response.status_code))

@@ -28,13 +28,13 @@ def _bad(method: str) -> RpcCallError:
     return RpcCallError(-32603, f"{method}: unexpected response")
 
 
-def _int(value: Any, method: str) -> int:
+def _int(value: object, method: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise _bad(method)
     return value
 
 
-def _value(result: Any, method: str) -> Any:
+def _value(result: object, method: str) -> Any:
     if not isinstance(result, dict) or "value" not in result:
         raise _bad(method)
     return result["value"]
@@ -138,7 +138,7 @@ class SolanaRpc:
 
     async def signatures_for_address(self, address: str, *, limit: int, before: str | None = None) -> list[dict[str, Any]]:
         """Newest first: {signature, slot, err, blockTime, ...} of the transactions naming `address`."""
-        config: dict[str, Any] = {"limit": limit, "commitment": COMMITMENT}
+        config: dict[str, object] = {"limit": limit, "commitment": COMMITMENT}
         if before:
             config["before"] = before
         result = await self.request("getSignaturesForAddress", [address, config])

@@ -244,7 +244,7 @@ class SignInMessage(ABC):
 
     def to_data(self) -> dict[str, Any]:
         """behaviour.md §3 message fields; chainId as a CAIP-2 id ("eip155:1"), absent fields omitted."""
-        data: dict[str, Any] = {
+        data: dict[str, object] = {
             "domain": self.domain,
             "accountAddress": self.signer,
             "uri": self.uri,

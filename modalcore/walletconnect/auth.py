@@ -110,7 +110,7 @@ def encode_recap(recap: dict[str, Any]) -> str:
 
 def request_recap(namespace: str, methods: Sequence[str]) -> str:
     """The SDK's `createEncodedRecap(namespace, "request", methods)`: actions sorted, no limits."""
-    actions: dict[str, list[dict[str, Any]]] = {f"request/{method}": [{}] for method in sorted(set(methods))}
+    actions: dict[str, list[dict[str, object]]] = {f"request/{method}": [{}] for method in sorted(set(methods))}
     return encode_recap({"att": {namespace: actions}})
 
 
@@ -207,7 +207,7 @@ def request_params(payload: AuthPayload, participant: Participant, expiry: int) 
 
 # ---------- the answer ------------------------------------------------------------------------------
 
-def parse_result(result: Any) -> AuthenticateResult:
+def parse_result(result: object) -> AuthenticateResult:
     try:
         return AuthenticateResult.model_validate(result)
     except ValidationError as error:

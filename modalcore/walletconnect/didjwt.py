@@ -74,7 +74,7 @@ def decode_did_key(did: str) -> bytes:
 def sign_jwt(identity: ClientIdentity, *, sub: str, aud: str, iat: int, ttl: int = DEFAULT_TTL,
              act: str | None = None) -> str:
     """A signed JWT with claims in the SDK's order (iss, sub, aud, iat, exp[, act])."""
-    payload: dict[str, Any] = {"iss": identity.client_id, "sub": sub, "aud": aud, "iat": iat, "exp": iat + ttl}
+    payload: dict[str, object] = {"iss": identity.client_id, "sub": sub, "aud": aud, "iat": iat, "exp": iat + ttl}
     if act is not None:
         payload["act"] = act
     data = f"{_b64url_json(HEADER)}.{_b64url_json(payload)}"

@@ -67,11 +67,11 @@ def parse_payload(text: str) -> Payload:
     raise PayloadError("neither a request nor a response")
 
 
-def request(id: int, method: str, params: Any) -> str:
+def request(id: int, method: str, params: object) -> str:
     return dumps({"id": id, "jsonrpc": "2.0", "method": method, "params": params})
 
 
-def result(id: int, value: Any) -> str:
+def result(id: int, value: object) -> str:
     return dumps({"id": id, "jsonrpc": "2.0", "result": value})
 
 
@@ -79,5 +79,5 @@ def failure(id: int, code: int, message: str) -> str:
     return dumps({"id": id, "jsonrpc": "2.0", "error": {"code": code, "message": message}})
 
 
-def dumps(value: Any) -> str:
+def dumps(value: object) -> str:
     return json.dumps(value, separators=(",", ":"))

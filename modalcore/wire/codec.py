@@ -19,7 +19,7 @@ class DecodeError(ValueError):
 _PACKER = msgpack.Packer(use_bin_type=True, autoreset=True)
 
 
-def encode(value: Any) -> bytes:
+def encode(value: object) -> bytes:
     return _PACKER.pack(value)  # type: ignore[no-any-return]
 
 

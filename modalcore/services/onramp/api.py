@@ -34,7 +34,7 @@ class OnrampApi(HostedApi):
     async def onramp_url(self, destination_wallets: list[dict[str, Any]], default_network: str, *,
                          preset_fiat_amount: str | None = None, preset_crypto_amount: str | None = None,
                          partner_user_id: str | None = None) -> str:
-        body: dict[str, Any] = {"destinationWallets": destination_wallets, "defaultNetwork": default_network,
+        body: dict[str, object] = {"destinationWallets": destination_wallets, "defaultNetwork": default_network,
                                 "defaultExperience": BUY}
         for key, value in (("partnerUserId", partner_user_id), ("presetFiatAmount", preset_fiat_amount),
                            ("presetCryptoAmount", preset_crypto_amount)):
