@@ -71,7 +71,7 @@ def transaction(
     }
 
 
-def history(*transactions: dict[str, Any], next: str | None = None) -> dict[str, Any]:
+def history(*transactions: dict[str, object], next: str | None = None) -> dict[str, Any]:
     return {"data": list(transactions), "next": next}
 
 
@@ -79,7 +79,7 @@ def nft(contract: str, token_id: int | str, name: str = "", symbol: str = "") ->
     return {"contract": contract, "token_id": str(token_id), "name": name, "symbol": symbol}
 
 
-def nfts(*items: dict[str, Any]) -> dict[str, Any]:
+def nfts(*items: dict[str, object]) -> dict[str, Any]:
     return {"items": list(items)}
 
 
@@ -91,11 +91,11 @@ def siwx_nonce(nonce: str = "Sample0Nonce1234") -> dict[str, Any]:
     return {"nonce": nonce}
 
 
-def siwx_sessions(*sessions: dict[str, Any]) -> dict[str, Any]:
+def siwx_sessions(*sessions: dict[str, object]) -> dict[str, Any]:
     return {"sessions": list(sessions)}
 
 
-def siwx_verified(token: str = "sample.session-token", session: dict[str, Any] | None = None) -> dict[str, Any]:
+def siwx_verified(token: str = "sample.session-token", session: dict[str, object] | None = None) -> dict[str, Any]:
     return {"ok": True, "token": token, "session": session or {}}
 
 

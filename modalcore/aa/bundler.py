@@ -108,7 +108,7 @@ class BundlerClient:
         self.max_response_bytes = max_response_bytes
         self._ids = itertools.count(1)
 
-    async def request(self, method: str, params: list[Any]) -> Any:
+    async def request(self, method: str, params: list[object]) -> Any:
         """One JSON-RPC call; its result, or BundlerError."""
         request_id = next(self._ids)
         body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}

@@ -62,7 +62,7 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def make_entry(session_id: str, seq: int, at: int, kind: str, data: dict[str, Any],
+def make_entry(session_id: str, seq: int, at: int, kind: str, data: dict[str, object],
                prev: str) -> StoredEntry:
     body = canonical({"session": session_id, "seq": seq, "at": at, "kind": kind, "data": data,
                       "prev": prev})

@@ -100,7 +100,7 @@ def _sorted(value: object) -> Any:
     return value
 
 
-def encode(tree: dict[str, Any]) -> bytes:
+def encode(tree: dict[str, object]) -> bytes:
     """The canonical msgpack bytes of a tree."""
     data: bytes = msgpack.packb(_sorted(tree), use_bin_type=True)
     return data

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
-from typing import Any
 
 from ..chains.catalog import Network
 
@@ -90,7 +89,7 @@ def fields(value: object, path: str = "", depth: int = 0) -> list[tuple[str, str
     return [(path or "Message", _scalar(value)[:MAX_TEXT])]
 
 
-def typed_data_rows(data: dict[str, Any]) -> list[tuple[str, str]]:
+def typed_data_rows(data: dict[str, object]) -> list[tuple[str, str]]:
     """The domain's named fields, the primary type, then every message field (at most
     MAX_FIELDS, the rest counted)."""
     domain = data.get("domain")

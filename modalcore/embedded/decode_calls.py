@@ -148,7 +148,7 @@ def call_rows(network: Network | None, index: int, call: Call) -> list[tuple[str
     return rows + function_rows(network, call.to, call.data, prefix)
 
 
-def transaction_title(network: Network | None, tx: dict[str, Any]) -> str:
+def transaction_title(network: Network | None, tx: dict[str, object]) -> str:
     """What one transaction does, as the frame's heading: "Approve DEMO", "Swap", "Send TUSD",
     else "Send transaction"."""
     found = decoded(str(tx.get("data") or ""))

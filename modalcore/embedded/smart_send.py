@@ -55,7 +55,7 @@ def _quantity(value: object) -> int:
     raise ServiceError("a number is malformed")
 
 
-def _call(params: list[Any]) -> Call:
+def _call(params: list[object]) -> Call:
     tx = params[0] if params else None
     if not isinstance(tx, dict) or not isinstance(tx.get("to"), str) or not tx["to"].startswith("0x"):
         raise ServiceError("eth_sendTransaction needs a 0x-prefixed 'to'")  # behaviour.md §5

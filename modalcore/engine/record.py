@@ -100,10 +100,10 @@ class Recorder:
         if with_header:
             self._emit(header(name))
 
-    def _emit(self, event: dict[str, Any]) -> None:
+    def _emit(self, event: dict[str, object]) -> None:
         self.sink.write(json.dumps(self.scrubber.scrub(event), separators=(",", ":")) + "\n")
 
-    def write(self, event: dict[str, Any]) -> None:
+    def write(self, event: dict[str, object]) -> None:
         """Write an event now (with the inputs held before it)."""
         for held in self._held:
             self._emit(held)
@@ -111,7 +111,7 @@ class Recorder:
         self._emit(event)
         self.sink.flush()
 
-    def _hold(self, event: dict[str, Any]) -> None:
+    def _hold(self, event: dict[str, object]) -> None:
         if self._held:
             self.flush()
         self._held.append(event)
@@ -246,7 +246,7 @@ class Replay:
         return sum(len(step.expected) for step in self.steps)
 
 
-def run_events(lines: Iterable[tuple[int, dict[str, Any]]]) -> Replay:
+def run_events(lines: Iterable[tuple[int, dict[str, object]]]) -> Replay:
     """Feed a recording's inputs to a fresh session; raises ValueError for a bad recording."""
     session: Session | None = None
     head: dict[str, object] | None = None

@@ -51,7 +51,7 @@ class Scrubber:
             for item in value:
                 self.learn_keys(item, kind)
 
-    def learn_frame(self, frame: dict[str, Any]) -> None:
+    def learn_frame(self, frame: dict[str, object]) -> None:
         """The secrets an outbound frame reveals."""
         if frame.get("t") == "joined":
             self.learn(frame.get("resume"), "resume-token")

@@ -59,7 +59,7 @@ class Harness(SessionClient):
     def of_type(self, t: str) -> list[Node]:
         return [n for n in self.tree.walk() if n.t == t]
 
-    def frames_of(self, t: str, frames: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    def frames_of(self, t: str, frames: list[dict[str, object]] | None = None) -> list[dict[str, Any]]:
         return [f for f in (self.frames if frames is None else frames) if f["t"] == t]
 
     def latest(self, t: str, **match: object) -> dict[str, Any]:

@@ -109,7 +109,7 @@ def _plain(model: Model | None) -> Any:
     return json.loads(json.dumps(model_to_data(model), default=str)) if model is not None else None
 
 
-def _frame_row(frame: dict[str, Any]) -> dict[str, Any]:
+def _frame_row(frame: dict[str, object]) -> dict[str, Any]:
     return {"t": frame.get("t"), "s": frame.get("s"), "bytes": len(encode(frame)),
             "frame": frame if frame.get("t") not in ("snapshot",) else {**frame, "tree": "…"}}
 
@@ -209,7 +209,7 @@ def _inspect_events(path: Path, events: Iterable[tuple[int, dict[str, Any]]]) ->
     return Inspection(path, header, project, origin, steps, problem)
 
 
-def _take(step: InspectedStep, frame: dict[str, Any], tracker: TreeTracker,
+def _take(step: InspectedStep, frame: dict[str, object], tracker: TreeTracker,
           describer: Describer) -> None:
     step.recorded.append(frame)
     tracker.feed(frame)

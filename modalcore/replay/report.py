@@ -101,7 +101,7 @@ def _ops_by_node(ops: object) -> dict[str, list[list[Any]]]:
     return found
 
 
-def _props_set(ops: list[list[Any]]) -> dict[str, Any]:
+def _props_set(ops: list[list[object]]) -> dict[str, Any]:
     merged: dict[str, object] = {}
     for op in ops:
         if op[0] == PROPS and len(op) > 2 and isinstance(op[2], dict):

@@ -160,7 +160,7 @@ class WalletConnectRuntime:
             return None
         return data if isinstance(data, dict) else None
 
-    async def _save(self, name: str, data: dict[str, Any]) -> None:
+    async def _save(self, name: str, data: dict[str, object]) -> None:
         if self.store is not None:
             plaintext = json.dumps(data, separators=(",", ":")).encode()
             await self.store.save(name, seal_state(self._key, name, plaintext), int(time.time() * 1000))
@@ -211,7 +211,7 @@ class WalletConnectRuntime:
 
     # ---------- the effect ---------------------------------------------------------------------
 
-    async def run(self, session_id: str, req: dict[str, Any]) -> Outcome:
+    async def run(self, session_id: str, req: dict[str, object]) -> Outcome:
         method = req.get("method")
         try:
             visitor = await self._visitor(session_id)

@@ -279,7 +279,7 @@ def unknown_keys(config: EngineConfig) -> list[str]:
     return notes
 
 
-def parse_config(data: dict[str, Any], base_dir: str | Path = "") -> EngineConfig:
+def parse_config(data: dict[str, object], base_dir: str | Path = "") -> EngineConfig:
     try:
         return EngineConfig.model_validate({**data, "base_dir": str(base_dir)})
     except ValidationError as error:

@@ -90,7 +90,7 @@ def parse_cursor(cursor: str | None) -> tuple[int, int] | None:
     return int(block), int(index)
 
 
-async def _strict(http: httpx.AsyncClient, url: str, calls: list[tuple[str, list[Any]]]) -> list[Any]:
+async def _strict(http: httpx.AsyncClient, url: str, calls: list[tuple[str, list[object]]]) -> list[Any]:
     results = await tolerant_batch(http, url, calls)
     if any(result is None for result in results):
         raise RpcCallError(-32603, "the node did not answer every history call")

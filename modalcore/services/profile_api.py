@@ -41,8 +41,8 @@ def _reason(response: httpx.Response, default: str) -> str:
 
 
 class ProfileApi(BlockchainApi):
-    async def _send(self, method: str, path: str, default: str, params: dict[str, Any],
-                    body: dict[str, Any] | None = None) -> Any:
+    async def _send(self, method: str, path: str, default: str, params: dict[str, object],
+                    body: dict[str, object] | None = None) -> Any:
         try:
             response = await self.http.request(method, f"{self.base_url}{path}",
                                                params=self._params(params), json=body)

@@ -45,7 +45,7 @@ class SolanaRpc:
         self.http = http
         self.url = url
 
-    async def request(self, method: str, params: list[Any]) -> Any:
+    async def request(self, method: str, params: list[object]) -> Any:
         body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
         response = await self.http.post(self.url, json=body, timeout=RPC_TIMEOUT_S)
         if response.status_code != 200:

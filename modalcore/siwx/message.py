@@ -150,7 +150,7 @@ class SignInMessage(ABC):
 
     @classmethod
     @abstractmethod
-    def _from_layout(cls, address: str, chain: str, shared: dict[str, Any]) -> Self:
+    def _from_layout(cls, address: str, chain: str, shared: dict[str, object]) -> Self:
         """The message of parsed text: its address and Chain ID lines and the shared fields."""
 
     def __post_init__(self) -> None:

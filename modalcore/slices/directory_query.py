@@ -102,6 +102,6 @@ class DirectoryFetched(Reply):
     result: DirectoryPage | None = None
 
 
-def directory_call(args: dict[str, Any], param: str) -> Cmd:
+def directory_call(args: dict[str, object], param: str) -> Cmd:
     # the search text and the host's ids are the visitor's and the host's input
     return SERVICE.call_or_refusal(args, DirectoryFetched, param)

@@ -103,7 +103,7 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii").replace("=", "")
 
 
-def encode_recap(recap: dict[str, Any]) -> str:
+def encode_recap(recap: dict[str, object]) -> str:
     """`urn:recap:` + unpadded base64 of the recap's JSON (as JSON.stringify writes it)."""
     return RECAP_PREFIX + _b64(json.dumps(recap, separators=(",", ":"), ensure_ascii=False).encode())
 
@@ -276,7 +276,7 @@ def session_namespaces(cacaos: Sequence[Cacao]) -> dict[str, SessionNamespace]:
     return out
 
 
-def signed_in(cacaos: Sequence[dict[str, Any]], chain: str) -> dict[str, str] | None:
+def signed_in(cacaos: Sequence[dict[str, object]], chain: str) -> dict[str, str] | None:
     """{message, signature} of the stored CACAO issued on `chain` (the account's active chain):
     what the engine's SIWX verification stores as the sign-in."""
     for raw in cacaos:

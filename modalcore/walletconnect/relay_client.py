@@ -236,7 +236,7 @@ class RelayClient:
         await ws.send(json.dumps({"id": request_id, "jsonrpc": "2.0", "result": True}))
         await self._on_subscription(str(request_id), payload.get("params"))
 
-    def _on_response(self, payload: dict[str, Any]) -> None:
+    def _on_response(self, payload: dict[str, object]) -> None:
         request_id = payload.get("id")
         future = self._pending.get(request_id) if isinstance(request_id, int) else None
         if future is None or future.done():

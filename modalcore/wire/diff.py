@@ -77,7 +77,7 @@ def _collect_removals(old: Node, new: Node, out: list[Op]) -> None:
             _collect_removals(child, after, out)
 
 
-def _props_delta(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+def _props_delta(old: dict[str, object], new: dict[str, object]) -> dict[str, Any]:
     delta = {key: value for key, value in new.items() if key not in old or old[key] != value}
     for key in old:
         if key not in new:

@@ -15,7 +15,7 @@ BUY = "buy"
 
 
 class OnrampApi(HostedApi):
-    async def _send(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+    async def _send(self, method: str, path: str, body: dict[str, object] | None = None) -> Any:
         response = await self.http.request(method, f"{self.base_url}{path}", params=self._params({}),
                                            json=body)
         if response.status_code != 200:

@@ -20,7 +20,7 @@ __all__ = ["NATIVE_TOKEN_ADDRESS", "BlockchainApiError", "ConvertApi"]
 
 
 class ConvertApi(BlockchainApi):
-    async def _post(self, path: str, body: dict[str, Any]) -> Any:
+    async def _post(self, path: str, body: dict[str, object]) -> Any:
         response = await self.http.post(f"{self.base_url}{path}", params=self._params({}), json=body)
         if response.status_code != 200:
             raise BlockchainApiError(http_status(response.status_code))

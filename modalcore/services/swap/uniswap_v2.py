@@ -50,7 +50,7 @@ class UniswapV2Market:
                    str(market["weth"]))
 
 
-def _eth_call(to: str, signature: str, args: list[Any]) -> tuple[str, list[Any]]:
+def _eth_call(to: str, signature: str, args: list[object]) -> tuple[str, list[Any]]:
     return "eth_call", [{"to": to, "data": call_data(signature, args)}, "latest"]
 
 
