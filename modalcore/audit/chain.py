@@ -7,7 +7,6 @@ import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 GENESIS = "0" * 64  # what the first entry of a session holds as its previous hash
 
@@ -69,7 +68,7 @@ def make_entry(session_id: str, seq: int, at: int, kind: str, data: dict[str, ob
     return StoredEntry(session_id, seq, body, digest(body))
 
 
-def entry_json(entry: StoredEntry) -> dict[str, Any]:
+def entry_json(entry: StoredEntry) -> dict[str, object]:
     """What the operator endpoint shows for one entry."""
     value: dict[str, object] = json.loads(entry.body)
     value["hash"] = entry.hash

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ..core.cmds import Call, CallSettled, EffectSettled
 from ..embedded.approval_tree import call_digest
@@ -32,7 +31,7 @@ REJECTED_CODES = frozenset({4001, 5000, *range(5700, 5761)})
 @dataclass(frozen=True)
 class Record:
     kind: str
-    data: dict[str, Any]
+    data: dict[str, object]
 
 
 @dataclass(frozen=True)
@@ -81,7 +80,7 @@ def connection_records(before: Model, after: Model) -> list[Record]:
     return records
 
 
-def _who(account: AccountState) -> dict[str, Any]:
+def _who(account: AccountState) -> dict[str, object]:
     return {"connector": account.connector_id or "", "address": account.address or "",
             "chain": _chain(account)}
 

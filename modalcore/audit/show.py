@@ -39,7 +39,7 @@ class Report:
             self.code = max(self.code, MISMATCH)
 
 
-def _find(entries: list[StoredEntry], request: str) -> tuple[StoredEntry, dict[str, Any], dict[str, Any] | None] | None:
+def _find(entries: list[StoredEntry], request: str) -> tuple[StoredEntry, dict[str, object], dict[str, object] | None] | None:
     """The newest approval entry of `request`, its data, and its outcome's data."""
     found: tuple[StoredEntry, dict[str, object]] | None = None
     result: dict[str, object] | None = None

@@ -92,7 +92,7 @@ def build(model: Model, request: EmbeddedRequest) -> dict[str, Any]:
     return tree
 
 
-def _sorted(value: object) -> Any:
+def _sorted(value: object) -> object:
     if isinstance(value, dict):
         return {key: _sorted(value[key]) for key in sorted(value)}
     if isinstance(value, list):

@@ -57,7 +57,7 @@ async def send_calls(key: LocalAccount, ctx: Any, params: list[Any], *, chain: s
     return rules.calls_id(sent.user_op_hash, aa.chain_id)
 
 
-def _receipt(raw: dict[str, object]) -> dict[str, Any]:
+def _receipt(raw: dict[str, object]) -> dict[str, object]:
     """EIP-5792's receipt from the bundler's: the including transaction, the operation's logs."""
     tx = raw.get("receipt")
     if not isinstance(tx, dict):

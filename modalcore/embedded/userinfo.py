@@ -6,7 +6,6 @@ operator may point `userinfo_url` (and the fields, as dotted paths) elsewhere.""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ..rules import limits as L
 
@@ -54,7 +53,7 @@ BUILT_IN: dict[str, OAuth2Defaults] = {
 }
 
 
-def _at(doc: object, path: str) -> Any:
+def _at(doc: object, path: str) -> object:
     for part in path.split(".") if path else ():
         if not isinstance(doc, dict):
             return None

@@ -47,7 +47,7 @@ def _state(model: Model) -> dict[str, Any]:
     }
 
 
-def _account(model: Model) -> dict[str, Any] | None:
+def _account(model: Model) -> dict[str, object] | None:
     if model.smart.switching:
         return None  # the switched account's balance is on its way: one event, with it
     account = model.accounts.get(model.networks.active_namespace)
@@ -78,7 +78,7 @@ def _account(model: Model) -> dict[str, Any] | None:
     return data
 
 
-def _siwx(model: Model) -> dict[str, Any]:
+def _siwx(model: Model) -> dict[str, object]:
     return {
         "enabled": model.siwx.enabled,
         "signedIn": model.siwx.has_session,
@@ -86,7 +86,7 @@ def _siwx(model: Model) -> dict[str, Any]:
     }
 
 
-def _network(model: Model) -> dict[str, Any]:
+def _network(model: Model) -> dict[str, object]:
     network = model.networks.unsupported or model.networks.active
     shown = model.networks.active_network
     return {

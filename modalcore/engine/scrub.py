@@ -16,7 +16,6 @@ replay fed placeholders produces the same placeholders and stays exact.
 
 from __future__ import annotations
 
-from typing import Any
 
 MIN_SECRET = 8  # shorter values are not credentials worth hiding (and would match by accident)
 TOKEN_KEYS = ("token", "resume", "sessiontoken", "session_token", "accesstoken", "jwt")
@@ -58,7 +57,7 @@ class Scrubber:
         elif frame.get("t") == "host_event" and frame.get("kind") == "siwx":
             self.learn_keys(frame.get("data"), "session-token")
 
-    def scrub(self, value: object) -> Any:
+    def scrub(self, value: object) -> object:
         """`value` with every known secret replaced by its placeholder (a copy)."""
         if not self.secrets:
             return value

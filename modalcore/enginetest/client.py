@@ -179,7 +179,7 @@ class SessionClient:
             return [wire(error_frame(error.code, error.message, self.session.in_seq))]
         return self.send(frame)
 
-    def resync(self, version: int = 0) -> list[dict[str, Any]]:
+    def resync(self, version: int = 0) -> list[dict[str, object]]:
         return self.send(Resync(t="resync", s=self._next_seq(), a=self.server_seq, v=version))
 
     def rejoin(
@@ -202,7 +202,7 @@ class SessionClient:
     def deliver(self, msg: Msg) -> list[dict[str, Any]]:
         return self._take(self.session.deliver(msg, self.now))
 
-    def apply(self, step: Callable[[Model], Step]) -> list[dict[str, Any]]:
+    def apply(self, step: Callable[[Model], Step]) -> list[dict[str, object]]:
         """Run a pure slice function `model -> (model, cmds)` through the session."""
         return self.deliver(HarnessStepApplied(step))
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core.cmds import Cmd, StartTimer
 from ..core.evolve import replace
@@ -178,7 +178,7 @@ def show(model: Model, request: EmbeddedRequest) -> Step:
     return model, [*cmds, _status_call(network, user_op_hash, VIEW_KEY + calls_id)]
 
 
-def status_answer(calls_id: str, chain_id: int, result: CallsStatusResult) -> dict[str, Any]:
+def status_answer(calls_id: str, chain_id: int, result: CallsStatusResult) -> dict[str, object]:
     """EIP-5792 2.0.0's wallet_getCallsStatus answer (one UserOperation: atomic)."""
     return {"version": VERSION, "id": calls_id, "chainId": hex(chain_id), "status": result.status,
             "atomic": True, "receipts": [r.model_dump() for r in result.receipts]}

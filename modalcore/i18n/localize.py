@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterable
-from typing import Any
 
 from ..wire.nodes import Node
 from ..wire.registry import ALLOWED
@@ -68,7 +67,7 @@ class _Translator:
             self.seen.popitem(last=False)
         return out
 
-    def props(self, source: Node) -> dict[str, Any]:
+    def props(self, source: Node) -> dict[str, object]:
         p = source.p
         changed: dict[str, object] | None = None
         for key, kind in _TRANSLATABLE.get(source.t, ()):

@@ -63,7 +63,7 @@ def _frame_differences(want: Any, got: Any, trees: tuple[Any, Any, Any, Any]) ->
     return lines or ["(frames differ in a way json cannot name)"]
 
 
-def _tree_or_none(tree: object) -> dict[str, Any] | None:
+def _tree_or_none(tree: object) -> dict[str, object] | None:
     return tree if isinstance(tree, dict) else None
 
 
@@ -93,7 +93,7 @@ def ops_diff(want: object, got: object) -> list[str]:
     return lines
 
 
-def _ops_by_node(ops: object) -> dict[str, list[list[Any]]]:
+def _ops_by_node(ops: object) -> dict[str, list[list[object]]]:
     found: dict[str, list[list[object]]] = {}
     for op in ops if isinstance(ops, list) else ():
         if isinstance(op, list) and len(op) >= 2 and isinstance(op[0], int):
@@ -101,7 +101,7 @@ def _ops_by_node(ops: object) -> dict[str, list[list[Any]]]:
     return found
 
 
-def _props_set(ops: list[list[object]]) -> dict[str, Any]:
+def _props_set(ops: list[list[object]]) -> dict[str, object]:
     merged: dict[str, object] = {}
     for op in ops:
         if op[0] == PROPS and len(op) > 2 and isinstance(op[2], dict):
@@ -116,7 +116,7 @@ def _op_words(op: list[Any]) -> str:
     return f"{name} {quote(detail, 80)}" if detail else name
 
 
-def _summary_of(part: object) -> Any:
+def _summary_of(part: object) -> object:
     if isinstance(part, dict) and "t" in part:
         return {"id": part.get("id"), "t": part.get("t")}
     return part

@@ -102,7 +102,7 @@ class Project(_Strict):
     # also allow `http://localhost:*` and `http://127.0.0.1:*`; behaviour.md §9's hosting wildcards
     # (`https://*.vercel.app`, `https://*.pages.dev`, ...) are not defaults: list one in `origins`
     default_origins: bool = True
-    features: dict[str, Any] = {}  # operator overrides of the host's `features` (operator wins)
+    features: dict[str, object] = {}  # operator overrides of the host's `features` (operator wins)
 
     @field_validator("origins")
     @classmethod

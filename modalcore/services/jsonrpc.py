@@ -17,7 +17,7 @@ class RpcCallError(RuntimeError):
         self.message = message
 
 
-async def call(http: httpx.AsyncClient, url: str, method: str, params: list[object]) -> Any:
+async def call(http: httpx.AsyncClient, url: str, method: str, params: list[object]) -> object:
     results = await batch(http, url, [(method, params)])
     return results[0]
 

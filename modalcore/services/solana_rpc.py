@@ -34,7 +34,7 @@ def _int(value: object, method: str) -> int:
     return value
 
 
-def _value(result: object, method: str) -> Any:
+def _value(result: object, method: str) -> object:
     if not isinstance(result, dict) or "value" not in result:
         raise _bad(method)
     return result["value"]

@@ -72,8 +72,8 @@ class SiwxSession:
     domain: str
     message: str
     signature: str
-    data: dict[str, Any] = field(hash=False)
-    cacao: dict[str, Any] = field(hash=False)
+    data: dict[str, object] = field(hash=False)
+    cacao: dict[str, object] = field(hash=False)
     issued_at: int
     expires_at: int
     created_at: int

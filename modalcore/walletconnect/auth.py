@@ -135,7 +135,7 @@ def decode_recap(resource: str) -> dict[str, Any]:
     return {"att": att}
 
 
-def recap_of(resources: Sequence[str] | None) -> dict[str, Any] | None:
+def recap_of(resources: Sequence[str] | None) -> dict[str, object] | None:
     """The recap in the last resource (ReCaps put it last), if it is one."""
     if not resources or RECAP_PREFIX not in resources[-1]:
         return None
@@ -196,7 +196,7 @@ def build_payload(*, chains: Sequence[str], methods: Sequence[str], domain: str,
     )
 
 
-def request_params(payload: AuthPayload, participant: Participant, expiry: int) -> dict[str, Any]:
+def request_params(payload: AuthPayload, participant: Participant, expiry: int) -> dict[str, object]:
     """wc_sessionAuthenticate params: authPayload, requester, expiryTimestamp."""
     return {
         "authPayload": payload.model_dump(by_alias=True, exclude_none=True),

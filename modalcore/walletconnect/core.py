@@ -72,7 +72,7 @@ def _update(state: DappState, **changes: object) -> DappState:
     return state.model_copy(update=changes)
 
 
-def _without(mapping: dict[Any, Any], key: object) -> dict[Any, Any]:
+def _without(mapping: dict[Any, Any], key: object) -> dict[Any, object]:
     return {k: v for k, v in mapping.items() if k != key}
 
 

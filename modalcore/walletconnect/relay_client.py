@@ -141,7 +141,7 @@ class RelayClient:
             except TimeoutError as error:
                 raise RelayError(f"{method}: the relay did not answer") from error
 
-    async def _send_request(self, method: str, params: object) -> Any:
+    async def _send_request(self, method: str, params: object) -> object:
         ws = self._ws
         if ws is None:
             raise _ConnectionLost()

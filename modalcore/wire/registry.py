@@ -146,7 +146,7 @@ def tree_errors(wire: Mapping[str, Any]) -> list[str]:
 
 
 def json_schema() -> dict[str, Any]:
-    def prop_schema(prop: Prop) -> dict[str, Any]:
+    def prop_schema(prop: Prop) -> dict[str, object]:
         if prop.type == "array":
             return {"type": "array", "items": {"type": "string"}}
         if prop.type == "object":
