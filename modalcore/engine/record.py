@@ -76,7 +76,7 @@ def commit_of(directory: Path) -> str | None:
     return f"{commit}+dirty" if dirty else commit
 
 
-def header(name: str | None = None) -> dict[str, Any]:
+def header(name: str | None = None) -> dict[str, object]:
     event: dict[str, object] = {
         "k": "header", "format": FORMAT, "engine": engine_version(), "commit": engine_commit(),
         "recorded_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -181,7 +181,7 @@ def read_events(path: Path) -> Iterator[dict[str, Any]]:
         yield event
 
 
-def read_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_lines(path: Path) -> Iterator[tuple[int, dict[str, object]]]:
     """(line number from 1, event) for every event of a recording."""
     with path.open(encoding="utf-8") as lines:
         for number, line in enumerate(lines, start=1):
@@ -211,8 +211,8 @@ class Step:
 @dataclass
 class Divergence:
     index: int  # position among the outbound frames
-    expected: Any
-    actual: Any
+    expected: dict[str, object] | None  # None: the recording has no frame here
+    actual: dict[str, object] | None  # None: the replay sent no frame here
     line: int | None = None  # the expected frame's line in the recording
     step: Step | None = None  # the input just before it
 
@@ -222,10 +222,10 @@ class Replay:
     header: dict[str, Any] | None
     steps: list[Step]
 
-    def expected(self) -> list[tuple[int, dict[str, Any], Step]]:
+    def expected(self) -> list[tuple[int, dict[str, object], Step]]:
         return [(line, frame, step) for step in self.steps for line, frame in step.expected]
 
-    def actual(self) -> list[tuple[dict[str, Any], Step]]:
+    def actual(self) -> list[tuple[dict[str, object], Step]]:
         return [(frame, step) for step in self.steps for frame in step.actual]
 
     def divergences(self) -> list[Divergence]:

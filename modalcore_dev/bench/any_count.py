@@ -23,7 +23,7 @@ from modalcore_dev.bench.parts import Parts
 from modalcore_dev.bench.stats import Lines, line
 
 PACKAGE = pathlib.Path(modalcore.__file__).parent
-CEILING = 400  # the count today: lower it when you remove some, never raise it
+CEILING = 291  # the count today: lower it when you remove some, never raise it
 GOAL = 300
 
 
