@@ -1,5 +1,5 @@
 """Command line (`modalcore` or `python -m modalcore`): `serve ...`, `replay PATH...`, `audit verify`,
-`analytics prune`, `inspect DIR`, `i18n extract|check`, `keys rotate-master-key` and `--version`.
+`analytics prune`, `inspect DIR`, `doctor replay CODE`, `i18n extract|check`, `keys rotate-master-key` and `--version`.
 The demo is `python -m modalcore_dev demo`."""
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from .i18n.cli import add_arguments as i18n_arguments
 from .i18n.cli import run as run_i18n
 from .inspect.cli import add_arguments as inspect_arguments
 from .inspect.cli import run as run_inspect
+from .inspect.support_cli import add_arguments as doctor_arguments
+from .inspect.support_cli import run as run_doctor
 from .replay.cli import add_arguments
 from .replay.cli import run as run_replay
 from .server.app import create_app, uvicorn_options
@@ -139,6 +141,10 @@ def build_parser() -> argparse.ArgumentParser:
         "inspect", help="a loopback page to step through recordings and their divergences")
     inspect_arguments(inspect)
     inspect.set_defaults(run=_inspect)
+
+    doctor = commands.add_parser("doctor", help="the session doctor: a support code into a redacted replay")
+    doctor_arguments(doctor)
+    doctor.set_defaults(run=run_doctor)
 
     i18n = commands.add_parser("i18n", help="message catalogues: extract new strings, list untranslated ones")
     i18n_arguments(i18n)

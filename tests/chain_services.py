@@ -18,6 +18,7 @@ from modalcore.core.cmds import Call, CallSettled
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.enginetest import Harness
 from modalcore.core.services import AnyService
+from modalcore.runtime.services import failure_kind
 from modalcore.services.table import default_services
 from modalcore_dev.swap_markets import dev_markets
 from modalcore.core.services import ServiceTable
@@ -32,7 +33,8 @@ async def run_call(cmd: Call[Any],
         try:
             result = await services[cmd.service](**cmd.args_data)
         except Exception as error:  # as the runtime does: the failure goes back as a message
-            return CallSettled(cmd.to, False, None, str(error) or type(error).__name__, dict(cmd.context))
+            return CallSettled(cmd.to, False, None, str(error) or type(error).__name__, dict(cmd.context),
+                               failure=failure_kind(error))
     return CallSettled(cmd.to, True, result, "", dict(cmd.context))
 
 

@@ -12,6 +12,14 @@ from ..ports.observe import Step
 from ..wire.serverframes import Joined
 
 MODAL_CREATED = "MODAL_CREATED"  # counted locally, never posted (behaviour.md §7)
+# the session doctor's diagnoses (issue 44), counted locally per flow, cause and wallet (the
+# event's name carries them, so the store's counts per event and day are the counts the issue
+# asks for), never posted: `DOCTOR connect request_rejected io.metamask`
+DOCTOR = "DOCTOR"
+
+
+def doctor_event(flow: str, cause: str, wallet: str) -> str:
+    return f"{DOCTOR} {flow} {cause} {wallet or '-'}"
 
 
 def event_id(session_id: str, at: int, event: str, index: int) -> str:
@@ -47,6 +55,9 @@ def derived(step: Step) -> list[tuple[str, dict[str, object]]]:
     first = step.frames[0] if step.frames else None
     if step.cause is None and isinstance(first, Joined) and not first.resumed:
         events.append((MODAL_CREATED, {}))
+    found = after.doctor.last
+    if found is not None and after.doctor.count != before.doctor.count:
+        events.append((doctor_event(found.flow, found.cause.value, found.wallet), {}))
     if (before.accounts is after.accounts and before.networks is after.networks
             and before.connection is after.connection and before.modal is after.modal):
         return events  # the slices every other event reads are the same (immutable) objects

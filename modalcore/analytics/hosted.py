@@ -15,7 +15,7 @@ import httpx
 from ..ports.analytics import TrackedEvent
 from ..ports.clock import Clock
 from ..services.hosted import HostedApi
-from .events import MODAL_CREATED
+from .events import DOCTOR, MODAL_CREATED
 from .gate import TelemetryGate
 
 log = logging.getLogger(__name__)
@@ -78,7 +78,7 @@ class HostedAnalyticsSink:
         self._task: asyncio.Task[None] | None = None
 
     def track(self, event: TrackedEvent) -> None:
-        if event.event == MODAL_CREATED:
+        if event.event == MODAL_CREATED or event.event.startswith(DOCTOR + " "):
             return
         if event.kind == "error" and not self.gate.allow():
             return

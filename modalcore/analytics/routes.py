@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
+from .events import DOCTOR
 from ..server.config import EngineConfig
 from ..server.operator import refuse_operator
 from ..server.operator_login import login_page
@@ -139,7 +140,29 @@ async def counts_page(request: Request) -> Response:
     return _page(
         f"{_controls(config, chosen, {p for p, _ in keys})}{day_chart(rows)}"
         f"<table><thead><tr><th>project</th><th>event</th>{head}<th>total</th></tr></thead>"
-        f"<tbody>{body}</tbody></table>{empty}")
+        f"<tbody>{body}</tbody></table>{empty}{_failures(rows)}")
+
+
+def _failures(rows: list[tuple[str, str, str, int]]) -> str:
+    """The session doctor's counts (`DOCTOR <flow> <cause> <wallet>` events, issue 44) per
+    project, flow, cause and wallet, a column per day."""
+    kept = [(p, d, e.split(" ", 3)[1:], n) for p, d, e, n in rows
+            if e.startswith(DOCTOR + " ") and len(e.split(" ", 3)) == 4]
+    if not kept:
+        return ""
+    days = sorted({day for _, day, _, _ in kept})
+    cells: dict[tuple[str, str, str, str, str], int] = {}
+    for project, day, (flow, cause, wallet), n in kept:
+        cells[(project, flow, cause, wallet, day)] = cells.get((project, flow, cause, wallet, day), 0) + n
+    keys = sorted({key[:4] for key in cells})
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape(part)}</td>" for part in key)
+        + "".join(f"<td>{cells.get((*key, day), 0)}</td>" for day in days)
+        + f"<td>{sum(cells.get((*key, day), 0) for day in days)}</td></tr>" for key in keys)
+    head = "".join(f"<th>{escape(day)}</th>" for day in days)
+    return ("<h2 id='failures'>Failures by cause and wallet</h2>"
+            "<table><thead><tr><th>project</th><th>flow</th><th>cause</th><th>wallet</th>"
+            f"{head}<th>total</th></tr></thead><tbody>{body}</tbody></table>")
 
 
 def routes() -> list[Route]:

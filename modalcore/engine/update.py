@@ -17,6 +17,7 @@ from ..slices import (
     balances,
     connectors,
     directory,
+    doctor,
     history,
     modal,
     names,
@@ -35,6 +36,7 @@ from ..slices import (
 from ..slices.model import Model, Step
 from ..core.msg import Msg
 from ..core.shape import Slice, Table
+from .doctor import with_diagnosis
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +47,7 @@ SLICES: tuple[Slice, ...] = (
     balances.SLICE,
     connectors.SLICE,
     directory.SLICE,
+    doctor.SLICE,
     history.SLICE,
     modal.SLICE,
     names.SLICE,
@@ -84,4 +87,4 @@ def update(model: Model, msg: Msg, now: int, table: Table = ENGINE) -> Step:
         after, more = observe(model, after, now)
         if more:
             cmds = [*cmds, *more]
-    return after, cmds
+    return with_diagnosis(model, msg, after, now), cmds

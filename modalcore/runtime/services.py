@@ -77,17 +77,29 @@ class ServiceRegistry:
             raise
         except TimeoutError:
             return _failed(cmd, "timeout", "timeout")
-        except ServiceError as error:
-            return _failed(cmd, str(error) or "service error", error.kind)
-        except (httpx.HTTPError, RpcCallError, BlockchainApiError) as error:
-            # an upstream (chain RPC, directory) that cannot be reached or refuses: not a bug, so
-            # one line and no traceback (any visitor can make a session call a dead RPC)
-            log.warning("service %s: upstream failed: %s: %s", cmd.service.name, type(error).__name__, error)
-            return _failed(cmd, str(error) or type(error).__name__, "upstream")
         except Exception as error:  # a service bug must not take the session down
-            log.warning("service %s failed", cmd.service.name, exc_info=True)
-            return _failed(cmd, str(error) or type(error).__name__, "unknown")
+            kind = failure_kind(error)
+            if kind == "upstream":
+                # an upstream (chain RPC, directory) that cannot be reached or refuses: not a bug,
+                # so one line and no traceback (any visitor can make a session call a dead RPC)
+                log.warning("service %s: upstream failed: %s: %s", cmd.service.name, type(error).__name__, error)
+            elif kind == "unknown":
+                log.warning("service %s failed", cmd.service.name, exc_info=True)
+            default = "service error" if isinstance(error, ServiceError) else type(error).__name__
+            return _failed(cmd, str(error) or default, kind)
         return CallSettled(cmd.to, ok=True, result=result, context=dict(cmd.context))
+
+
+def failure_kind(error: BaseException) -> FailureKind:
+    """What a service's exception was: its own kind, an upstream that failed (a chain RPC or
+    an API unreachable or refusing), a time-out, else unknown (a service bug)."""
+    if isinstance(error, ServiceError):
+        return error.kind
+    if isinstance(error, (httpx.HTTPError, RpcCallError, BlockchainApiError)):
+        return "upstream"
+    if isinstance(error, TimeoutError):
+        return "timeout"
+    return "unknown"
 
 
 def _failed(cmd: Call[Any], error: str, kind: FailureKind) -> CallSettled:

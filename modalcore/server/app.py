@@ -79,6 +79,7 @@ from .metrics_share import SharedMetrics
 from .operator_login import routes as operator_login_routes
 from .operator_logout import routes as operator_logout_routes
 from .errors_page import routes as errors_routes
+from .support_route import routes as support_routes
 from .health import healthz, worker_id
 from ..runtime.errorbook import ErrorBook
 from .headers import DEMO_PAGE_CSP, SecurityHeaders
@@ -365,6 +366,7 @@ def create_app(
         *operator_login_routes(),
         *operator_logout_routes(),
         *errors_routes(),
+        *support_routes(),
         *bundle_routes(bundle),
         *bundle_routes(loader),
         Mount("/static", RendererFiles(static_dir, assets), name="static"),

@@ -19,6 +19,7 @@ from .config import EngineConfig, Project
 from .hub import Hub
 from .tokens import Claim
 from .metrics import MeteredOutlet, Metrics
+from ..slices.doctor import Cause
 from .socket import Message, Socket, SocketClosed
 from ..rules.texts import INVALID_APP_CONFIGURATION
 
@@ -77,6 +78,8 @@ async def websocket_endpoint(ws: Socket, hub: Hub, config: EngineConfig, metrics
         runner = await _handshake(outlet, hub, project_id, project, origin, join, claim, address)
         await _read_frames(ws, outlet, runner, metrics)
     except Refused as refused:
+        if refused.code == "bad_origin":  # the session doctor's count (issue 44): no session to hold it
+            metrics.failed("connect", Cause.ORIGIN_REFUSED.value, "")
         await _refuse(ws, refused)
     except _Gone:
         pass

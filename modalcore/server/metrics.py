@@ -36,6 +36,7 @@ from .operator import refuse_operator
 
 T = TypeVar("T")
 
+MAX_FAILURE_KEYS = 500  # distinct (flow, cause, wallet) series a worker keeps
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 # Seconds; the top bucket is +Inf.
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
@@ -89,6 +90,15 @@ class Metrics:
         self.errors: Callable[[], Mapping[tuple[str, str], int]] = dict
         self._added_errors: dict[tuple[str, str], int] = {}
         self._pending: dict[int, tuple[Intent, float]] = {}
+        # the session doctor's diagnoses (issue 44) by (flow, cause, wallet), at most MAX_FAILURE_KEYS
+        self.failures: dict[tuple[str, str, str], int] = {}
+        self._added_failures: dict[tuple[str, str, str], int] = {}  # other workers', summed in by `add`
+
+    def failed(self, flow: str, cause: str, wallet: str) -> None:
+        key = (flow, cause, wallet)
+        if key not in self.failures and len(self.failures) >= MAX_FAILURE_KEYS:
+            key = (flow, cause, "other")  # a page announcing ever new wallets: one bucket
+        self.failures[key] = self.failures.get(key, 0) + 1
 
     def intent_read(self, intent: Intent) -> None:
         self.intents += 1
@@ -119,7 +129,8 @@ class Metrics:
                 "store_errors": self.store_errors, "intent_counts": list(h.counts),
                 "intent_sum": h.sum, "intent_count": h.count,
                 "unsaved": self._unsaved_now()[0], "unsaved_dropped": self._unsaved_now()[1],
-                "errors": [[kind, route, n] for (kind, route), n in sorted(self.errors().items())]}
+                "errors": [[kind, route, n] for (kind, route), n in sorted(self.errors().items())],
+                "failures": [[f, c, w, n] for (f, c, w), n in sorted(self.failures.items())]}
 
     def row(self, sessions: int) -> WorkerRow:
         """This worker's own figures (nothing summed in from others)."""
@@ -147,6 +158,8 @@ class Metrics:
         unsaved, dropped = _int(snapshot.get("unsaved", 0)), _int(snapshot.get("unsaved_dropped", 0))
         errors = [(_label(k), _label(r), _int(n)) for k, r, n in
                   (_items(e) for e in _items(snapshot.get("errors", [])))]
+        failures = [(_label(f), _label(c), _label(w), _int(n)) for f, c, w, n in
+                    (_items(e) for e in _items(snapshot.get("failures", [])))]
         self.intents += scalars["intents"]
         self.frames_out += scalars["frames_out"]
         self.bytes_out += scalars["bytes_out"]
@@ -159,6 +172,9 @@ class Metrics:
         h.count += scalars["intent_count"]
         for kind, route, n in errors:  # counters: a gone worker's stay counted
             self._added_errors[(kind, route)] = self._added_errors.get((kind, route), 0) + n
+        for flow, cause, wallet, n in failures:  # counters: a gone worker's stay counted
+            key = (flow, cause, wallet)
+            self._added_failures[key] = self._added_failures.get(key, 0) + n
         # dropped states stay counted; a replaced worker's unsaved sessions are not held any more
         self._added_unsaved = (self._added_unsaved[0] + (unsaved if live else 0), self._added_unsaved[1] + dropped)
         if live:
@@ -212,6 +228,13 @@ class Metrics:
                "Unexpected errors while a session processed an input, by cause and route.",
                [(f'modalcore_errors_total{{kind="{_label(kind)}",route="{_label(route)}"}}', n)
                 for (kind, route), n in sorted(errors.items())])
+        failed = dict(self._added_failures)
+        for three, n in self.failures.items():
+            failed[three] = failed.get(three, 0) + n
+        metric("modalcore_session_failures_total", "counter",
+               "Failed or abandoned connects, sign-ins, sends and swaps, by flow, cause and wallet.",
+               [(f'modalcore_session_failures_total{{flow="{_label(f)}",cause="{_label(c)}",'
+                 f'wallet="{_label(w)}"}}', n) for (f, c, w), n in sorted(failed.items())])
         rows = sorted((per_worker or {}).items())
         metric("modalcore_worker_info", "gauge",
                "Each live worker: its id (audit signed sets, /healthz) and its pid (log lines).",
@@ -278,6 +301,9 @@ class MetricsObserver:
     async def observe(self, step: Step) -> None:
         if isinstance(step.cause, Intent):
             self.metrics.intent_applied(step.cause)
+        found = step.after.doctor.last
+        if found is not None and step.after.doctor.count != step.before.doctor.count:
+            self.metrics.failed(found.flow, found.cause.value, found.wallet)
 
 
 class CountingStore(SessionStore):

@@ -16,6 +16,7 @@ from .accounts import AccountsState
 from .alerts import AlertState
 from .balances import BalancesState
 from .disconnect import DisconnectState
+from .doctor import DoctorState
 from .directory_query import DirectoryState
 from .calls import CallsState
 from .embedded import EmbeddedState
@@ -77,6 +78,7 @@ class Model:
     embedded: EmbeddedState = EmbeddedState()
     calls: CallsState = CallsState()  # the EIP-5792 batch CallsStatus shows (issue 32)
     smart: SmartAccountsState = SmartAccountsState()  # the embedded sign-in's account types (issue 32)
+    doctor: DoctorState = DoctorState()  # the last failure's cause (issue 44)
     counter: int = 0
 
     def draft_owner(self) -> tuple[str | None, str | None]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..slices.model import Model
 from ..slices.connecting import PressedRetryConnect
 from ..wire.nodes import Node, node
+from . import parts
 
 
 def title(model: Model) -> str:
@@ -27,6 +28,7 @@ def body(model: Model) -> Node:
                  variant="small", tone="muted"),
             node("button", "external/retry", on={"press": PressedRetryConnect()},
                  pending={"press": "spinner"}, text="Try again", variant="accent", icon="refresh"),
+            *parts.support_code(model, "external", "connect"),
         ]
     else:
         children += [

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..slices.model import Model
 from ..slices.walletconnect import PressedCopyWcLink, PressedRetryWalletConnect
 from ..wire.nodes import Node, node
-from . import logos
+from . import logos, parts
 from .qrcode import qr_node
 
 TITLE = "WalletConnect"
@@ -22,6 +22,7 @@ def pairing_body(model: Model, prefix: str, image: str | None) -> list[Node]:
             node("text", f"{prefix}/status", text=state.error, variant="label", tone="error"),
             node("button", f"{prefix}/retry", on={"press": PressedRetryWalletConnect()},
                  pending={"press": "spinner"}, text="Try again", variant="accent", icon="refresh"),
+            *parts.support_code(model, prefix, "connect"),
         ]
     if not state.uri:
         return [node("skeleton", f"{prefix}/qr", w=QR_SIZE, h=QR_SIZE),

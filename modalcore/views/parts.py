@@ -8,6 +8,8 @@ from functools import lru_cache
 from ..chains.catalog import Network
 from ..directory.monogram import monogram_svg
 from ..icons import network_mark, onramp_mark, token_mark
+from ..slices.doctor import Flow, PressedCopySupportCode
+from ..slices.model import Model
 from ..slices.navigation import PressedBack, PressedClose
 from ..wire.nodes import Node, node
 
@@ -83,3 +85,12 @@ def _square_monogram_uri(seed: str, name: str) -> str:
 def _monogram_uri(seed: str, symbol: str) -> str:
     svg = monogram_svg(seed.lower(), symbol).replace("rx=\"24\"", "rx=\"48\"")  # round, like coins
     return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode("ascii")
+
+
+def support_code(model: Model, prefix: str, flow: Flow) -> list[Node]:
+    """"Copy support code" under a failure of `flow` the session doctor diagnosed (issue 44)."""
+    found = model.doctor.last
+    if found is None or found.flow != flow:
+        return []
+    return [node("button", f"{prefix}/support-code", on={"press": PressedCopySupportCode()},
+                 text="Copy support code", variant="secondary", icon="copy")]

@@ -53,6 +53,8 @@ def body(model: Model) -> Node:
     error = state.error or amount_error  # the last refusal, else what is wrong while typing
     if error:
         children.append(node("text", "send/error", text=error, variant="small", tone="error"))
+        if state.error:
+            children += parts.support_code(model, "send", "send")
     lost = lost_request(model, "send")
     if lost is not None:
         children.append(lost)

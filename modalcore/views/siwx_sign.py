@@ -35,5 +35,5 @@ def body(model: Model) -> Node:
                  text="Signing" if signing else "Sign", variant="main", busy=True if signing else None,
                  disabled=True if signing else None),
         ], gap=12, justify="center"),
-        *(prompt(model, "siwx") if signing else []),
+        *(prompt(model, "siwx") if signing else parts.support_code(model, "siwx", "sign_in")),
     ], dir="col", gap=16, align="center", pad=8)

@@ -203,6 +203,7 @@ def body(model: Model) -> Node:
     error = state.error or state.quote_error
     if error:
         children.append(node("text", "swap/error", text=error, variant="small", tone="error"))
+        children += parts.support_code(model, "swap", "swap")
     label, ready = review_label(model)
     children.append(node("button", "swap/review", on={"press": PressedSwapReview()}, text=label, variant="main",
                          disabled=None if ready else True))
