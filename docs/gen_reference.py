@@ -261,7 +261,7 @@ def type_text(annotation: Any) -> str:
         return f"list of {type_text(arguments[0])}"
     if origin is dict:
         return f"table of {type_text(arguments[1])} by {type_text(arguments[0])}"
-    if annotation is Any:
+    if annotation is Any or annotation is object:
         return "any value"
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return f"[{annotation.__name__}](#{annotation.__name__.lower()})"

@@ -29,7 +29,7 @@ DEV_WALLET = {"uuid": "4f2d8c3a-0b1e-4c55-9a77-2e6d1f0c9b31", "name": "Dev Walle
               "icon": "data:image/svg+xml,%3Csvg%2F%3E", "rdns": "dev.modal.wallet"}
 ENV = {"mobile": False, "platform": "linux", "telegram": False, "safari": False,
        "timezone": "Europe/Paris", "origin": "http://localhost:8000", "width": 1280}
-OPTS: dict[str, Any] = {
+OPTS: dict[str, object] = {
     "networks": ["eip155:31337", "eip155:31338"],
     "metadata": {"name": "Demo dApp", "description": "Replay fixture", "url": "http://localhost:8000",
                  "icons": []},
@@ -37,13 +37,13 @@ OPTS: dict[str, Any] = {
 ETHER = 10**18
 
 
-def join(**opts: Any) -> dict[str, Any]:
+def join(**opts: object) -> dict[str, Any]:
     """The fields of a `join` frame: the demo project on the two local chains, the Dev Wallet
     announced; `opts` override the host options."""
     return {"project": "demo", "env": dict(ENV), "opts": {**OPTS, **opts}, "wallets": [dict(DEV_WALLET)]}
 
 
-def balances(native_wei: int = 10 * ETHER, tokens: dict[str, int] | None = None) -> dict[str, Any]:
+def balances(native_wei: int = 10 * ETHER, tokens: dict[str, int] | None = None) -> dict[str, object]:
     return {"native": native_wei, "tokens": dict(tokens or {})}
 
 
@@ -71,19 +71,19 @@ def transaction(
     }
 
 
-def history(*transactions: dict[str, Any], next: str | None = None) -> dict[str, Any]:
+def history(*transactions: dict[str, object], next: str | None = None) -> dict[str, object]:
     return {"data": list(transactions), "next": next}
 
 
-def nft(contract: str, token_id: int | str, name: str = "", symbol: str = "") -> dict[str, Any]:
+def nft(contract: str, token_id: int | str, name: str = "", symbol: str = "") -> dict[str, object]:
     return {"contract": contract, "token_id": str(token_id), "name": name, "symbol": symbol}
 
 
-def nfts(*items: dict[str, Any]) -> dict[str, Any]:
+def nfts(*items: dict[str, object]) -> dict[str, object]:
     return {"items": list(items)}
 
 
-def fee(gas: int = 21_000, gas_price_wei: int = 1_000_000_000, transfer_ok: bool = True) -> dict[str, Any]:
+def fee(gas: int = 21_000, gas_price_wei: int = 1_000_000_000, transfer_ok: bool = True) -> dict[str, object]:
     return {"fee": gas * gas_price_wei, "gas": gas, "gas_price": gas_price_wei, "transfer_ok": transfer_ok}
 
 
@@ -91,19 +91,19 @@ def siwx_nonce(nonce: str = "Sample0Nonce1234") -> dict[str, Any]:
     return {"nonce": nonce}
 
 
-def siwx_sessions(*sessions: dict[str, Any]) -> dict[str, Any]:
+def siwx_sessions(*sessions: dict[str, object]) -> dict[str, Any]:
     return {"sessions": list(sessions)}
 
 
-def siwx_verified(token: str = "sample.session-token", session: dict[str, Any] | None = None) -> dict[str, Any]:
+def siwx_verified(token: str = "sample.session-token", session: dict[str, object] | None = None) -> dict[str, Any]:
     return {"ok": True, "token": token, "session": session or {}}
 
 
-def siwx_refused(reason: str = "bad_signature", error: str = "signature does not match") -> dict[str, Any]:
+def siwx_refused(reason: str = "bad_signature", error: str = "signature does not match") -> dict[str, object]:
     return {"ok": False, "reason": reason, "error": error}
 
 
-SAMPLES: dict[str, dict[str, Any]] = {
+SAMPLES: dict[str, dict[str, object]] = {
     "balances": balances(),
     "history": history(transaction()),
     "nfts": nfts(),

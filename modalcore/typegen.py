@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 import types
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
@@ -35,7 +35,7 @@ def _quoted(value: str) -> str:
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def _ts(hint: Any, models: dict[str, type[BaseModel]]) -> str:
+def _ts(hint: object, models: dict[str, type[BaseModel]]) -> str:
     """The TypeScript type of one field's annotation (the nested models it names join `models`)."""
     origin = get_origin(hint)
     if origin is Annotated:

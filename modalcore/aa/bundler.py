@@ -87,7 +87,7 @@ def _hash(value: object, method: str) -> str:
     return value.lower()
 
 
-def _gas(raw: Mapping[str, Any], name: str, method: str, required: bool = True) -> int:
+def _gas(raw: Mapping[str, object], name: str, method: str, required: bool = True) -> int:
     value = raw.get(name)
     if value is None and not required:
         return 0
@@ -108,7 +108,7 @@ class BundlerClient:
         self.max_response_bytes = max_response_bytes
         self._ids = itertools.count(1)
 
-    async def request(self, method: str, params: list[Any]) -> Any:
+    async def request(self, method: str, params: list[object]) -> Any:
         """One JSON-RPC call; its result, or BundlerError."""
         request_id = next(self._ids)
         body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
@@ -176,7 +176,7 @@ class BundlerClient:
             return None
         if not isinstance(result, dict) or not isinstance(result.get("receipt"), dict):
             raise BundlerError("malformed_response", method)
-        receipt: dict[str, Any] = result["receipt"]
+        receipt: dict[str, object] = result["receipt"]
         success = result.get("success")
         if not isinstance(success, bool):
             raise BundlerError("malformed_response", method)

@@ -16,7 +16,7 @@ A chain without an entry here has no smart accounts (an operation for it is refu
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -53,7 +53,7 @@ class SmartAccountsSection(BaseModel):
         return chains
 
 
-def section_of(extra: dict[str, Any] | None) -> SmartAccountsSection:
+def section_of(extra: dict[str, object] | None) -> SmartAccountsSection:
     return SmartAccountsSection.model_validate((extra or {}).get("smart_accounts") or {})
 
 

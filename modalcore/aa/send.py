@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import httpx
 from eth_account import Account
@@ -112,7 +112,7 @@ def call_data_of(calls: Sequence[Call]) -> bytes:
     return execute_batch_call_data(calls)
 
 
-def _int(value: Any) -> int:
+def _int(value: object) -> int:
     if isinstance(value, str) and value.startswith("0x"):
         return int(value, 16)
     raise ServiceError("the chain answered out of shape", "upstream")

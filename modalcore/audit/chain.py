@@ -7,7 +7,6 @@ import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 GENESIS = "0" * 64  # what the first entry of a session holds as its previous hash
 
@@ -53,7 +52,7 @@ class Broken:
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
-def canonical(value: Any) -> bytes:
+def canonical(value: object) -> bytes:
     """JSON with sorted keys, no spaces, UTF-8: the bytes that are hashed."""
     return _CANONICAL.encode(value).encode()
 
@@ -62,16 +61,16 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def make_entry(session_id: str, seq: int, at: int, kind: str, data: dict[str, Any],
+def make_entry(session_id: str, seq: int, at: int, kind: str, data: dict[str, object],
                prev: str) -> StoredEntry:
     body = canonical({"session": session_id, "seq": seq, "at": at, "kind": kind, "data": data,
                       "prev": prev})
     return StoredEntry(session_id, seq, body, digest(body))
 
 
-def entry_json(entry: StoredEntry) -> dict[str, Any]:
+def entry_json(entry: StoredEntry) -> dict[str, object]:
     """What the operator endpoint shows for one entry."""
-    value: dict[str, Any] = json.loads(entry.body)
+    value: dict[str, object] = json.loads(entry.body)
     value["hash"] = entry.hash
     return value
 

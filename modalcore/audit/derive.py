@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ..core.cmds import Call, CallSettled, EffectSettled
 from ..embedded.approval_tree import call_digest
@@ -32,7 +31,7 @@ REJECTED_CODES = frozenset({4001, 5000, *range(5700, 5761)})
 @dataclass(frozen=True)
 class Record:
     kind: str
-    data: dict[str, Any]
+    data: dict[str, object]
 
 
 @dataclass(frozen=True)
@@ -81,7 +80,7 @@ def connection_records(before: Model, after: Model) -> list[Record]:
     return records
 
 
-def _who(account: AccountState) -> dict[str, Any]:
+def _who(account: AccountState) -> dict[str, object]:
     return {"connector": account.connector_id or "", "address": account.address or "",
             "chain": _chain(account)}
 
@@ -143,7 +142,7 @@ def outcome_record(step: Step, pending: Mapping[str, Pending]) -> tuple[str, Rec
         outcome = "rejected"
     else:
         outcome = "failed"
-    data: dict[str, Any] = {"eid": eid, "method": request.method, "outcome": outcome}
+    data: dict[str, object] = {"eid": eid, "method": request.method, "outcome": outcome}
     if ok:
         if request.kind == "transaction" and isinstance(result, str):
             data["tx_hash"] = result
@@ -170,7 +169,7 @@ def cancelled(frames: Sequence[ServerFrame], pending: Mapping[str, Pending]) -> 
 EVIDENCE_KEYS = ("tree", "tree_hash", "digest", "nonce", "seen", "public_key", "signature")
 
 
-def _executed(cmds: Sequence[Any]) -> SignArgs | None:
+def _executed(cmds: Sequence[object]) -> SignArgs | None:
     """The call the engine's signer was given in this step (`embedded.sign`)."""
     for cmd in cmds:
         if isinstance(cmd, Call) and cmd.service == EMBEDDED_SIGN and isinstance(cmd.args, SignArgs):
@@ -197,7 +196,7 @@ def approval_records(step: Step) -> list[Record]:
     if (isinstance(cause, CallSettled) and cause.to.reply is EmbeddedSigned
             and step.before.embedded.request is not None and step.before.embedded.request.eid == cause.to.key
             and step.before.embedded.request.signing):
-        out: dict[str, Any] = {"eid": cause.to.key, "method": step.before.embedded.request.method,
+        out: dict[str, object] = {"eid": cause.to.key, "method": step.before.embedded.request.method,
                                "outcome": "executed" if cause.ok else "failed"}
         result = cause.result.get("result") if isinstance(cause.result, dict) else None
         if cause.ok and isinstance(result, str):

@@ -39,10 +39,10 @@ class Report:
             self.code = max(self.code, MISMATCH)
 
 
-def _find(entries: list[StoredEntry], request: str) -> tuple[StoredEntry, dict[str, Any], dict[str, Any] | None] | None:
+def _find(entries: list[StoredEntry], request: str) -> tuple[StoredEntry, dict[str, object], dict[str, object] | None] | None:
     """The newest approval entry of `request`, its data, and its outcome's data."""
-    found: tuple[StoredEntry, dict[str, Any]] | None = None
-    result: dict[str, Any] | None = None
+    found: tuple[StoredEntry, dict[str, object]] | None = None
+    result: dict[str, object] | None = None
     for entry in entries:
         try:
             value = json.loads(entry.body)

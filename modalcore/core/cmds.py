@@ -198,7 +198,7 @@ class Track:
     """An analytics / tracking event (behaviour.md §8, tracking events)."""
 
     event: str
-    props: dict[str, Any] = field(default_factory=dict)
+    props: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

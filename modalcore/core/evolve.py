@@ -9,13 +9,13 @@ same object, several times faster. Unknown field names still raise.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 _FIELDS: dict[type, frozenset[str]] = {}
 
 
-def replace(obj: T, /, **changes: Any) -> T:
+def replace(obj: T, /, **changes: object) -> T:
     cls = type(obj)
     names = _FIELDS.get(cls)
     if names is None:

@@ -52,7 +52,7 @@ def _adapter(cls: type[Msg]) -> TypeAdapter[Any]:
     return adapter
 
 
-def msg_to_data(msg: Msg) -> dict[str, Any]:
+def msg_to_data(msg: Msg) -> dict[str, object]:
     return {"type": type(msg).__name__, "data": _adapter(type(msg)).dump_python(msg, mode="json")}
 
 

@@ -83,7 +83,7 @@ class WalletQuery:
         })
 
 
-def _ids(value: Any) -> tuple[str, ...]:
+def _ids(value: object) -> tuple[str, ...]:
     if value is None or value == "":
         return ()
     if isinstance(value, str):

@@ -102,7 +102,7 @@ class WalletRecord(BaseModel):
         )
 
 
-def wallet_from_data(data: Mapping[str, Any]) -> Wallet:
+def wallet_from_data(data: Mapping[str, object]) -> Wallet:
     """A wallet from untrusted data; `DirectoryError` when it does not validate."""
     try:
         return WalletRecord.model_validate(data).wallet()
@@ -110,7 +110,7 @@ def wallet_from_data(data: Mapping[str, Any]) -> Wallet:
         raise DirectoryError(f"invalid wallet record: {error.errors()[0]['msg']}") from error
 
 
-def wallets_from_data(items: Iterable[Any]) -> list[Wallet]:
+def wallets_from_data(items: Iterable[object]) -> list[Wallet]:
     """Valid wallets of a list, skipping records that do not validate (a hosted answer may
     carry a bad record; the rest of the page is still good)."""
     wallets = []

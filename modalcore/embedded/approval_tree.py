@@ -73,14 +73,14 @@ def build(model: Model, request: EmbeddedRequest) -> dict[str, Any]:
         title, rows = describe_transaction(request.params, network, engine_names(model))
     else:
         rows = describe(request.method, request.params, network)
-    nodes: list[dict[str, Any]] = [
+    nodes: list[dict[str, object]] = [
         {"t": "heading", "text": title},
         {"t": "who", "text": model.embedded.user_email or model.embedded.identity, "origin": model.origin}]
     tree = {"v": VERSION, "session": model.session_id, "request": request.eid,
             "call": {"method": request.method, "params": request.params, "chain": request.chain},
             "digest": request_digest(request), "outcome": None, "nodes": nodes}
     room = MAX_TREE_BYTES - len(encode(tree)) - _ROW_BYTES
-    kept: list[dict[str, Any]] = []
+    kept: list[dict[str, object]] = []
     for label, text in rows[:MAX_NODES - 3]:
         room -= len(label.encode()) + len(text.encode()) + _ROW_BYTES
         if room < 0:
@@ -92,7 +92,7 @@ def build(model: Model, request: EmbeddedRequest) -> dict[str, Any]:
     return tree
 
 
-def _sorted(value: Any) -> Any:
+def _sorted(value: object) -> object:
     if isinstance(value, dict):
         return {key: _sorted(value[key]) for key in sorted(value)}
     if isinstance(value, list):
@@ -100,7 +100,7 @@ def _sorted(value: Any) -> Any:
     return value
 
 
-def encode(tree: dict[str, Any]) -> bytes:
+def encode(tree: dict[str, object]) -> bytes:
     """The canonical msgpack bytes of a tree."""
     data: bytes = msgpack.packb(_sorted(tree), use_bin_type=True)
     return data
@@ -110,7 +110,7 @@ def tree_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _text(value: Any, name: str) -> str:
+def _text(value: object, name: str) -> str:
     if not isinstance(value, str):
         raise NotATree(f"its {name} is not text")
     return value

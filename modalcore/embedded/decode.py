@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
-from typing import Any
 
 from ..chains.catalog import Network
 
@@ -22,7 +21,7 @@ DOMAIN_FIELDS = (("name", "Domain"), ("version", "Version"), ("chainId", "Chain 
                  ("verifyingContract", "Contract"), ("salt", "Salt"))
 
 
-def _int(value: Any) -> int:
+def _int(value: object) -> int:
     if isinstance(value, int):
         return value
     if isinstance(value, str) and value:
@@ -35,7 +34,7 @@ def units(value: int, decimals: int) -> str:
     return text
 
 
-def native_value(raw: Any, network: Network | None) -> str:
+def native_value(raw: object, network: Network | None) -> str:
     """A transaction's value in the native currency, with its USD value when priced."""
     try:
         value = _int(raw)
@@ -67,13 +66,13 @@ def message_text(hex_or_text: str) -> str:
     return hex_or_text
 
 
-def _scalar(value: Any) -> str:
+def _scalar(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
 
 
-def fields(value: Any, path: str = "", depth: int = 0) -> list[tuple[str, str]]:
+def fields(value: object, path: str = "", depth: int = 0) -> list[tuple[str, str]]:
     """A typed-data message as (dotted field path, value) rows: `from.wallet`, `to[0].name`."""
     if isinstance(value, dict) and depth < MAX_DEPTH:
         rows: list[tuple[str, str]] = []
@@ -90,7 +89,7 @@ def fields(value: Any, path: str = "", depth: int = 0) -> list[tuple[str, str]]:
     return [(path or "Message", _scalar(value)[:MAX_TEXT])]
 
 
-def typed_data_rows(data: dict[str, Any]) -> list[tuple[str, str]]:
+def typed_data_rows(data: dict[str, object]) -> list[tuple[str, str]]:
     """The domain's named fields, the primary type, then every message field (at most
     MAX_FIELDS, the rest counted)."""
     domain = data.get("domain")

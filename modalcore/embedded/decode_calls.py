@@ -82,7 +82,7 @@ def _argument(network: Network | None, kind: str, value: Any, unit: Unit | None,
 
 
 def _amount_unit(network: Network | None, function: str, arg: str, target: str,
-                 path: tuple[Any, ...] | None) -> Unit | None:
+                 path: tuple[object, ...] | None) -> Unit | None:
     """The unit of an amount argument: a token call's `amount` in the token's; a router swap's
     amountIn* in its path's first token's (or the native currency's, ETH in), amountOut* in the
     last one's (ETH out)."""
@@ -148,7 +148,7 @@ def call_rows(network: Network | None, index: int, call: Call) -> list[tuple[str
     return rows + function_rows(network, call.to, call.data, prefix)
 
 
-def transaction_title(network: Network | None, tx: dict[str, Any]) -> str:
+def transaction_title(network: Network | None, tx: dict[str, object]) -> str:
     """What one transaction does, as the frame's heading: "Approve DEMO", "Swap", "Send TUSD",
     else "Send transaction"."""
     found = decoded(str(tx.get("data") or ""))
@@ -176,7 +176,7 @@ def describe_transaction(params_json: str, network: Network | None,
         return "Send transaction", [("Request", "malformed")]
     if not isinstance(params, list) or not params or not isinstance(params[0], dict):
         return "Send transaction", [("Request", "malformed")]
-    tx: dict[str, Any] = params[0]
+    tx: dict[str, object] = params[0]
     to = str(tx.get("to") or "")
     rows = [("Network", network.name if network else "unknown")]
     try:

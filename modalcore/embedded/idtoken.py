@@ -34,7 +34,7 @@ def _int(text: str) -> int:
     return int.from_bytes(b64url(text), "big")
 
 
-def _json(part: str) -> dict[str, Any]:
+def _json(part: str) -> dict[str, object]:
     try:
         value = json.loads(b64url(part))
     except ValueError:

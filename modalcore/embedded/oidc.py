@@ -197,7 +197,7 @@ async def _primary_email(http: httpx.AsyncClient, url: str, headers: dict[str, s
         return None
 
 
-def _str(value: Any) -> str | None:
+def _str(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 

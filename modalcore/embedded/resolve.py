@@ -39,13 +39,13 @@ NOT_SENT = "Not sent: the wallet stopped before sending it. Nothing left your ac
 REPLACED = "Not sent: another transaction from this account took its place"
 
 
-def _quantity(value: Any) -> int:
+def _quantity(value: object) -> int:
     if isinstance(value, str) and value.startswith("0x"):
         return int(value, 16)
     raise ServiceError("the chain answered out of shape", "upstream")
 
 
-async def _transaction(ctx: Any, intent: SendIntent) -> str:
+async def _transaction(ctx: object, intent: SendIntent) -> str:
     config, http = getattr(ctx, "config", None), getattr(ctx, "http", None)
     network = config.known_networks().get(intent.chain) if config is not None else None
     if network is None or not network.rpc_urls or http is None:
@@ -83,7 +83,7 @@ async def _operation(ctx: Any, intent: SendIntent) -> str:
     return (await wait_receipt(ctx.http, aa, intent.hash)).transaction_hash
 
 
-async def resolve(vault: KeyVault, ctx: Any, intents: SendIntents, *, identity: str, method: str, params: str,
+async def resolve(vault: KeyVault, ctx: object, intents: SendIntents, *, identity: str, method: str, params: str,
                   chain: str, account: str, request: str) -> dict[str, str]:
     """The lost answer of the approved request `request` of the context's session: `{"result"}`,
     or a ServiceError (`not_sent`: nothing was broadcast; `rejected`: its nonce went elsewhere)."""

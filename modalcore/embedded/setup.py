@@ -112,7 +112,7 @@ class EmbeddedSection(BaseModel):
     farcaster: FarcasterSection | None = None  # Sign in with Farcaster: its relay, RPC and ID registry; absent: not offered
 
 
-def section_of(extra: dict[str, Any] | None) -> EmbeddedSection:
+def section_of(extra: dict[str, object] | None) -> EmbeddedSection:
     return EmbeddedSection.model_validate((extra or {}).get("embedded") or {})
 
 

@@ -48,7 +48,7 @@ def identity_of(text: str) -> Identity:
         raise ServiceError("no signed-in identity") from None
 
 
-def _hex(value: Any, default: int = 0) -> int:
+def _hex(value: object, default: int = 0) -> int:
     if value is None:
         return default
     if isinstance(value, int):
@@ -58,7 +58,7 @@ def _hex(value: Any, default: int = 0) -> int:
     raise ServiceError("a number is malformed")
 
 
-def _sign_personal(account: LocalAccount, params: list[Any]) -> str:
+def _sign_personal(account: LocalAccount, params: list[object]) -> str:
     message = params[0] if params else None
     if not isinstance(message, str):
         raise ServiceError("personal_sign needs a message")
@@ -66,7 +66,7 @@ def _sign_personal(account: LocalAccount, params: list[Any]) -> str:
     return "0x" + account.sign_message(signable).signature.hex().removeprefix("0x")
 
 
-def _sign_typed(account: LocalAccount, params: list[Any]) -> str:
+def _sign_typed(account: LocalAccount, params: list[object]) -> str:
     data = params[1] if len(params) > 1 else None
     if isinstance(data, str):
         data = json.loads(data)
@@ -76,7 +76,7 @@ def _sign_typed(account: LocalAccount, params: list[Any]) -> str:
     return "0x" + account.sign_message(signable).signature.hex().removeprefix("0x")
 
 
-async def _send(account: LocalAccount, params: list[Any], rpc_url: str, chain_id: int,
+async def _send(account: LocalAccount, params: list[object], rpc_url: str, chain_id: int,
                 http: httpx.AsyncClient, note: Note | None = None) -> str:
     tx = params[0] if params else None
     if not isinstance(tx, dict) or not isinstance(tx.get("to"), str) or not tx["to"].startswith("0x"):
@@ -132,7 +132,7 @@ def noter(intents: SendIntents | None, ctx: Any, request: str, chain: str) -> No
     return note
 
 
-async def sign(vault: KeyVault, ctx: Any, *, identity: str, method: str, params: str, chain: str,
+async def sign(vault: KeyVault, ctx: object, *, identity: str, method: str, params: str, chain: str,
                account: str = "", ledger: SponsorLedger | None = None, intents: SendIntents | None = None,
                request: str = "") -> dict[str, str]:
     """`account`: the address the request is from ("" or the key's own: the EOA; the key's smart

@@ -20,7 +20,7 @@ from ..services.handles import SmartAccountFound, SmartAccountsArgs, SmartAccoun
 from .keys import Identity, KeyVault
 
 
-def smart_address(config: Any, chain: str, owner: str) -> str | None:
+def smart_address(config: object, chain: str, owner: str) -> str | None:
     """The key's counterfactual smart account on `chain` (None: the chain has none)."""
     entry = section_of(getattr(config, "model_extra", None)).chains.get(chain)
     return counterfactual_address(entry.factory, owner) if entry is not None else None
@@ -40,7 +40,7 @@ def owner_of(vault: KeyVault, identity: str) -> str | None:
         return None
 
 
-async def smart_accounts(vault: KeyVault, ctx: Any, args: SmartAccountsArgs) -> SmartAccountsFound:
+async def smart_accounts(vault: KeyVault, ctx: object, args: SmartAccountsArgs) -> SmartAccountsFound:
     owner = owner_of(vault, args.identity)
     if owner is None:
         raise ServiceError("no signed-in identity")

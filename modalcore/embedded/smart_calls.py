@@ -29,7 +29,7 @@ METHOD = "wallet_sendCalls"
 NOT_THIS_ACCOUNT = "the request is not from this key's account"
 
 
-def aa_chain(ctx: Any, chain: str) -> AaChain:
+def aa_chain(ctx: object, chain: str) -> AaChain:
     config = getattr(ctx, "config", None)
     if config is None or getattr(ctx, "http", None) is None:
         raise ServiceError(texts.CHAIN_NOT_SUPPORTED)
@@ -57,13 +57,13 @@ async def send_calls(key: LocalAccount, ctx: Any, params: list[Any], *, chain: s
     return rules.calls_id(sent.user_op_hash, aa.chain_id)
 
 
-def _receipt(raw: dict[str, Any]) -> dict[str, Any]:
+def _receipt(raw: dict[str, object]) -> dict[str, object]:
     """EIP-5792's receipt from the bundler's: the including transaction, the operation's logs."""
     tx = raw.get("receipt")
     if not isinstance(tx, dict):
         raise BundlerError("malformed_response", "eth_getUserOperationReceipt")
     found = raw.get("logs")
-    logs: list[Any] = found if isinstance(found, list) else []
+    logs: list[object] = found if isinstance(found, list) else []
     return {
         "logs": [{"address": log.get("address"), "topics": list(log.get("topics") or [])[:rules.MAX_TOPICS],
                   "data": log.get("data", "0x")} for log in logs[:rules.MAX_LOGS] if isinstance(log, dict)],

@@ -25,7 +25,7 @@ from ..core.services import ServiceError
 from .intents import IntentKind, Note
 
 
-def client_address_of(ctx: Any) -> str:
+def client_address_of(ctx: object) -> str:
     """The visitor's address as the engine sees it (behind the configured proxy), "" unknown."""
     address = getattr(ctx, "client_address", None)
     return str(address()) if callable(address) else ""
@@ -42,7 +42,7 @@ NOT_THIS_ACCOUNT = "the request is not from this key's account"
 SEND_METHOD = "eth_sendTransaction"
 
 
-def _quantity(value: Any) -> int:
+def _quantity(value: object) -> int:
     if value is None:
         return 0
     if isinstance(value, int) and not isinstance(value, bool):
@@ -55,7 +55,7 @@ def _quantity(value: Any) -> int:
     raise ServiceError("a number is malformed")
 
 
-def _call(params: list[Any]) -> Call:
+def _call(params: list[object]) -> Call:
     tx = params[0] if params else None
     if not isinstance(tx, dict) or not isinstance(tx.get("to"), str) or not tx["to"].startswith("0x"):
         raise ServiceError("eth_sendTransaction needs a 0x-prefixed 'to'")  # behaviour.md §5

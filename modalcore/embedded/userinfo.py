@@ -6,7 +6,6 @@ operator may point `userinfo_url` (and the fields, as dotted paths) elsewhere.""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ..rules import limits as L
 
@@ -54,7 +53,7 @@ BUILT_IN: dict[str, OAuth2Defaults] = {
 }
 
 
-def _at(doc: Any, path: str) -> Any:
+def _at(doc: object, path: str) -> object:
     for part in path.split(".") if path else ():
         if not isinstance(doc, dict):
             return None
@@ -62,7 +61,7 @@ def _at(doc: Any, path: str) -> Any:
     return doc if path else None
 
 
-def identity(endpoint: UserEndpoint, doc: Any) -> tuple[str, str | None, str | None]:
+def identity(endpoint: UserEndpoint, doc: object) -> tuple[str, str | None, str | None]:
     """(id, username, email) from the user endpoint's JSON; UserInfoError when there is no id."""
     raw = _at(doc, endpoint.id_field)
     if isinstance(raw, bool) or not isinstance(raw, (str, int)):
@@ -73,11 +72,11 @@ def identity(endpoint: UserEndpoint, doc: Any) -> tuple[str, str | None, str | N
     return subject, _text(_at(doc, endpoint.username_field)), _text(_at(doc, endpoint.email_field))
 
 
-def _text(value: Any) -> str | None:
+def _text(value: object) -> str | None:
     return value[:MAX_NAME_CHARS] if isinstance(value, str) and value else None
 
 
-def primary_email(doc: Any) -> str | None:
+def primary_email(doc: object) -> str | None:
     """The primary, verified address of a GitHub-style email list (`GET /user/emails`:
     [{email, primary, verified, ...}]); None when there is none (only the first MAX_EMAILS
     entries are read)."""

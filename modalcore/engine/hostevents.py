@@ -47,11 +47,11 @@ def _state(model: Model) -> dict[str, Any]:
     }
 
 
-def _account(model: Model) -> dict[str, Any] | None:
+def _account(model: Model) -> dict[str, object] | None:
     if model.smart.switching:
         return None  # the switched account's balance is on its way: one event, with it
     account = model.accounts.get(model.networks.active_namespace)
-    data: dict[str, Any] = {
+    data: dict[str, object] = {
         "address": account.address or "",
         "caipAddress": account.caip_address or "",
         "isConnected": account.status == "connected",
@@ -78,7 +78,7 @@ def _account(model: Model) -> dict[str, Any] | None:
     return data
 
 
-def _siwx(model: Model) -> dict[str, Any]:
+def _siwx(model: Model) -> dict[str, object]:
     return {
         "enabled": model.siwx.enabled,
         "signedIn": model.siwx.has_session,
@@ -86,7 +86,7 @@ def _siwx(model: Model) -> dict[str, Any]:
     }
 
 
-def _network(model: Model) -> dict[str, Any]:
+def _network(model: Model) -> dict[str, object]:
     network = model.networks.unsupported or model.networks.active
     shown = model.networks.active_network
     return {
@@ -106,7 +106,7 @@ def _rpc(model: Model) -> dict[str, Any] | None:
     # the answer to the host dApp's last provider request (host intent rpc), once there is one:
     # a session whose host never asked sends no `rpc` event (recorded sessions replay unchanged)
     if model.embedded.host_answer:
-        answer: dict[str, Any] = json.loads(model.embedded.host_answer)
+        answer: dict[str, object] = json.loads(model.embedded.host_answer)
         return answer
     return None
 
@@ -127,7 +127,7 @@ inputs: Callable[[Model], tuple[object, ...]] = operator.attrgetter(*INPUTS)  # 
 
 
 def host_state(model: Model) -> dict[str, dict[str, Any]]:
-    events: dict[str, dict[str, Any]] = {}
+    events: dict[str, dict[str, object]] = {}
     for kind, _, derive in KINDS:
         data = derive(model)
         if data is not None:

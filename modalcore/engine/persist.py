@@ -213,7 +213,7 @@ def _slices(model: Model) -> tuple[object, ...]:
 
 def _session_data(session: Session, timers: Iterable[PendingTimer], packer: ModelPacker,
                   fmt: int) -> bytes:
-    data: dict[str, Any] = {
+    data: dict[str, object] = {
         "format": fmt,
         "id": session.id,
         "model": packer.pack(session.model),  # msgpack inside: unchanged slices are reused

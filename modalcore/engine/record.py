@@ -76,8 +76,8 @@ def commit_of(directory: Path) -> str | None:
     return f"{commit}+dirty" if dirty else commit
 
 
-def header(name: str | None = None) -> dict[str, Any]:
-    event: dict[str, Any] = {
+def header(name: str | None = None) -> dict[str, object]:
+    event: dict[str, object] = {
         "k": "header", "format": FORMAT, "engine": engine_version(), "commit": engine_commit(),
         "recorded_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
@@ -100,10 +100,10 @@ class Recorder:
         if with_header:
             self._emit(header(name))
 
-    def _emit(self, event: dict[str, Any]) -> None:
+    def _emit(self, event: dict[str, object]) -> None:
         self.sink.write(json.dumps(self.scrubber.scrub(event), separators=(",", ":")) + "\n")
 
-    def write(self, event: dict[str, Any]) -> None:
+    def write(self, event: dict[str, object]) -> None:
         """Write an event now (with the inputs held before it)."""
         for held in self._held:
             self._emit(held)
@@ -111,7 +111,7 @@ class Recorder:
         self._emit(event)
         self.sink.flush()
 
-    def _hold(self, event: dict[str, Any]) -> None:
+    def _hold(self, event: dict[str, object]) -> None:
         if self._held:
             self.flush()
         self._held.append(event)
@@ -130,7 +130,7 @@ class Recorder:
         engine ran WalletConnect (the operator's config), so a replay needs no config."""
         data = frame.model_dump(mode="json")
         self.scrubber.learn(data.get("resume"), "resume-token")
-        event: dict[str, Any] = {"k": "join", "now": now, "session": session_id, "origin": origin, "frame": data,
+        event: dict[str, object] = {"k": "join", "now": now, "session": session_id, "origin": origin, "frame": data,
                                  "networks": _networks.dump_python(tuple(networks), mode="json")}
         if embedded != (False, ()):
             event["embedded"] = {"email": embedded[0], "socials": list(embedded[1])}
@@ -168,7 +168,7 @@ class Recorder:
         self.sink.flush()
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: object) -> Any:
     return json.loads(json.dumps(value))
 
 
@@ -181,7 +181,7 @@ def read_events(path: Path) -> Iterator[dict[str, Any]]:
         yield event
 
 
-def read_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_lines(path: Path) -> Iterator[tuple[int, dict[str, object]]]:
     """(line number from 1, event) for every event of a recording."""
     with path.open(encoding="utf-8") as lines:
         for number, line in enumerate(lines, start=1):
@@ -211,8 +211,8 @@ class Step:
 @dataclass
 class Divergence:
     index: int  # position among the outbound frames
-    expected: Any
-    actual: Any
+    expected: dict[str, object] | None  # None: the recording has no frame here
+    actual: dict[str, object] | None  # None: the replay sent no frame here
     line: int | None = None  # the expected frame's line in the recording
     step: Step | None = None  # the input just before it
 
@@ -222,10 +222,10 @@ class Replay:
     header: dict[str, Any] | None
     steps: list[Step]
 
-    def expected(self) -> list[tuple[int, dict[str, Any], Step]]:
+    def expected(self) -> list[tuple[int, dict[str, object], Step]]:
         return [(line, frame, step) for step in self.steps for line, frame in step.expected]
 
-    def actual(self) -> list[tuple[dict[str, Any], Step]]:
+    def actual(self) -> list[tuple[dict[str, object], Step]]:
         return [(frame, step) for step in self.steps for frame in step.actual]
 
     def divergences(self) -> list[Divergence]:
@@ -246,10 +246,10 @@ class Replay:
         return sum(len(step.expected) for step in self.steps)
 
 
-def run_events(lines: Iterable[tuple[int, dict[str, Any]]]) -> Replay:
+def run_events(lines: Iterable[tuple[int, dict[str, object]]]) -> Replay:
     """Feed a recording's inputs to a fresh session; raises ValueError for a bad recording."""
     session: Session | None = None
-    head: dict[str, Any] | None = None
+    head: dict[str, object] | None = None
     steps: list[Step] = []
     for line, event in lines:
         kind = event.get("k")

@@ -16,7 +16,6 @@ replay fed placeholders produces the same placeholders and stays exact.
 
 from __future__ import annotations
 
-from typing import Any
 
 MIN_SECRET = 8  # shorter values are not credentials worth hiding (and would match by accident)
 TOKEN_KEYS = ("token", "resume", "sessiontoken", "session_token", "accesstoken", "jwt")
@@ -40,7 +39,7 @@ class Scrubber:
         self._counts[kind] = self._counts.get(kind, 0) + 1
         self.secrets[value] = f"<{kind}-{self._counts[kind]}>"
 
-    def learn_keys(self, value: Any, kind: str) -> None:
+    def learn_keys(self, value: object, kind: str) -> None:
         """Learn every string found under a key naming a token, at any depth of `value`."""
         if isinstance(value, dict):
             for key, item in value.items():
@@ -51,14 +50,14 @@ class Scrubber:
             for item in value:
                 self.learn_keys(item, kind)
 
-    def learn_frame(self, frame: dict[str, Any]) -> None:
+    def learn_frame(self, frame: dict[str, object]) -> None:
         """The secrets an outbound frame reveals."""
         if frame.get("t") == "joined":
             self.learn(frame.get("resume"), "resume-token")
         elif frame.get("t") == "host_event" and frame.get("kind") == "siwx":
             self.learn_keys(frame.get("data"), "session-token")
 
-    def scrub(self, value: Any) -> Any:
+    def scrub(self, value: object) -> object:
         """`value` with every known secret replaced by its placeholder (a copy)."""
         if not self.secrets:
             return value

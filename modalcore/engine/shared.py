@@ -31,7 +31,7 @@ CHUNK = PAGE_ENTRIES  # items per chunk: one directory page, so a page's chunk i
 # model field -> its fields saved by reference (tuples of wallets)
 SHARED: Mapping[str, tuple[str, ...]] = {"directory": ("wallets", "featured", "recommended")}
 # model field -> list field -> what the model's data becomes when a chunk of that list is gone
-REFETCH: Mapping[str, Mapping[str, Mapping[str, Any]]] = {
+REFETCH: Mapping[str, Mapping[str, Mapping[str, object]]] = {
     "directory": {
         "wallets": {"wallets": (), "page": 0, "pages": "idle"},
         "featured": {"featured": (), "featured_status": "idle"},
@@ -98,7 +98,7 @@ GONE = _Gone()
 def resolver(blobs: Mapping[str, bytes]) -> Any:
     """The msgpack `ext_hook` that puts each referenced chunk's items in place (GONE when missing)."""
 
-    def hook(code: int, data: bytes) -> Any:
+    def hook(code: int, data: bytes) -> object:
         if code != BLOB_EXT:
             return msgpack.ExtType(code, data)
         digest = data.hex()

@@ -123,7 +123,7 @@ class SessionClient:
         self,
         node: str,
         act: str = "press",
-        args: Mapping[str, Any] | None = None,
+        args: Mapping[str, object] | None = None,
         *,
         iid: str | None = None,
     ) -> str:
@@ -147,7 +147,7 @@ class SessionClient:
             raise AssertionError(f"press on {node!r} was {status}: {self.acks}")
         return status
 
-    def host(self, act: str, **args: Any) -> str:
+    def host(self, act: str, **args: object) -> str:
         return self.intent("host", act, args)
 
     def effect_result(
@@ -155,11 +155,11 @@ class SessionClient:
         eid: str,
         *,
         ok: bool = True,
-        result: Any = None,
+        result: object = None,
         code: int | None = None,
         message: str = "",
     ) -> list[dict[str, Any]]:
-        fields: dict[str, Any] = {"t": "effect_result", "s": self._next_seq(), "a": self.server_seq,
+        fields: dict[str, object] = {"t": "effect_result", "s": self._next_seq(), "a": self.server_seq,
                                   "eid": eid, "ok": ok}
         if ok:
             fields["result"] = result
@@ -167,7 +167,7 @@ class SessionClient:
             fields["error"] = {"code": -32603 if code is None else code, "message": message}
         return self.send(EffectResult.model_validate(fields))
 
-    def wallet_event(self, connector: str, event: str, data: Any = None) -> list[dict[str, Any]]:
+    def wallet_event(self, connector: str, event: str, data: object = None) -> list[dict[str, Any]]:
         """A wallet event through the socket edge, as the endpoint parses it: data of the wrong
         shape comes back as the `error` frame the socket sends."""
         try:
@@ -179,11 +179,11 @@ class SessionClient:
             return [wire(error_frame(error.code, error.message, self.session.in_seq))]
         return self.send(frame)
 
-    def resync(self, version: int = 0) -> list[dict[str, Any]]:
+    def resync(self, version: int = 0) -> list[dict[str, object]]:
         return self.send(Resync(t="resync", s=self._next_seq(), a=self.server_seq, v=version))
 
     def rejoin(
-        self, *, last: int | None, wallets: Iterable[Mapping[str, Any]] | None = None,
+        self, *, last: int | None, wallets: Iterable[Mapping[str, object]] | None = None,
         options: HostOptions | None = None,
     ) -> list[dict[str, Any]]:
         """A new socket for this session: `last` when the page kept its tree, None after a
@@ -202,14 +202,14 @@ class SessionClient:
     def deliver(self, msg: Msg) -> list[dict[str, Any]]:
         return self._take(self.session.deliver(msg, self.now))
 
-    def apply(self, step: Callable[[Model], Step]) -> list[dict[str, Any]]:
+    def apply(self, step: Callable[[Model], Step]) -> list[dict[str, object]]:
         """Run a pure slice function `model -> (model, cmds)` through the session."""
         return self.deliver(HarnessStepApplied(step))
 
     def advance(self, ms: int) -> list[dict[str, Any]]:
         """Move the clock on by `ms`, firing every timer that falls due, earliest first."""
         target = self.now + ms
-        frames: list[dict[str, Any]] = []
+        frames: list[dict[str, object]] = []
         while True:
             due = [(t.due, t.order, key) for key, t in self.timers.items() if t.due <= target]
             if not due:

@@ -59,19 +59,19 @@ class Harness(SessionClient):
     def of_type(self, t: str) -> list[Node]:
         return [n for n in self.tree.walk() if n.t == t]
 
-    def frames_of(self, t: str, frames: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    def frames_of(self, t: str, frames: list[dict[str, object]] | None = None) -> list[dict[str, Any]]:
         return [f for f in (self.frames if frames is None else frames) if f["t"] == t]
 
-    def latest(self, t: str, **match: Any) -> dict[str, Any]:
+    def latest(self, t: str, **match: object) -> dict[str, Any]:
         """The newest frame of type `t` (whose fields equal `match`)."""
         for frame in reversed(self.frames):
             if frame["t"] == t and all(frame.get(k) == v for k, v in match.items()):
-                found: dict[str, Any] = frame
+                found: dict[str, object] = frame
                 return found
         raise KeyError(f"no {t} frame matching {match}")
 
     def host_state(self, kind: str = "state") -> dict[str, Any]:
-        data: dict[str, Any] = self.latest("host_event", kind=kind)["data"]
+        data: dict[str, object] = self.latest("host_event", kind=kind)["data"]
         return data
 
     def theme(self) -> dict[str, Any]:
@@ -104,7 +104,7 @@ class Harness(SessionClient):
     def answer(
         self,
         method: str,
-        result: Any = None,
+        result: object = None,
         *,
         code: int | None = None,
         message: str = "",
@@ -120,7 +120,7 @@ class Harness(SessionClient):
         return self.effect_result(effect["eid"], ok=False, code=code, message=message)
 
     def answer_last(
-        self, result: Any = None, *, code: int | None = None, message: str = "", eid: str | None = None,
+        self, result: object = None, *, code: int | None = None, message: str = "", eid: str | None = None,
     ) -> list[dict[str, Any]]:
         """The browser answers the newest effect sent (or effect `eid`): with `result`, or with
         the error `code` and `message`."""
@@ -139,7 +139,7 @@ class Harness(SessionClient):
         asked = [c.req.get("method") for c in self.cmds if isinstance(c, Effect) and c.eid in self.session.effects]
         raise AssertionError(f"no pending WalletConnect {method} in view {self.view}; pending: {asked}")
 
-    def relay(self, method: str, result: Any = None, *, code: int | None = None, message: str = "",
+    def relay(self, method: str, result: object = None, *, code: int | None = None, message: str = "",
               after_ms: int = 0) -> list[dict[str, Any]]:
         """The runtime answers the pending WalletConnect `method` effect `after_ms` later, as
         runtime/walletconnect.py does: `result`, or the wallet's error `code` and `message`."""
@@ -161,7 +161,7 @@ class Harness(SessionClient):
         return [c for c in self.log if isinstance(c, Track) and (event is None or c.event == event)]
 
     def settle(
-        self, call: Call[Any], result: Any = None, *, ok: bool = True, error: str = "",
+        self, call: Call[Any], result: object = None, *, ok: bool = True, error: str = "",
         failure: FailureKind | None = None,
     ) -> list[dict[str, Any]]:
         """`call` (pending or not: a duplicate answer) comes back, as the runtime delivers it
@@ -179,7 +179,7 @@ class Harness(SessionClient):
     def settle_call(
         self,
         service: Service,
-        result: Any = None,
+        result: object = None,
         *,
         ok: bool = True,
         error: str = "",
@@ -223,7 +223,7 @@ class Harness(SessionClient):
         """The texts on screen: none while the modal is closed, none in hidden parts."""
         return texts_on_screen(self.tree.to_wire())
 
-    def expect(self, **checks: Any) -> None:
+    def expect(self, **checks: object) -> None:
         """Assert what the session shows; every failed check is named in one AssertionError.
 
         view="Account"  open=True  text="Address copied" (or a list; substrings of texts on

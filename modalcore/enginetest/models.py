@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import Any
 
 from .. import samples
 from ..chains.catalog import Network
@@ -15,7 +14,7 @@ from ..slices.router import Route, TxEntry
 from ..slices.siwx import SiwxState
 from ..wire.frames import AnnouncedWallet, Env
 
-DEFAULT_OPTIONS: dict[str, Any] = {"networks": ["eip155:1"]}
+DEFAULT_OPTIONS: dict[str, object] = {"networks": ["eip155:1"]}
 DEV_ADDRESS = samples.DEV_ADDRESS
 METAMASK = {"uuid": "mm-uuid", "name": "MetaMask", "icon": "data:image/svg+xml,mm", "rdns": "io.metamask"}
 
@@ -31,10 +30,10 @@ def connected_accounts(
 
 
 def build_model(
-    options: Mapping[str, Any] | None = None,
+    options: Mapping[str, object] | None = None,
     *,
-    env: Mapping[str, Any] | None = None,
-    wallets: Iterable[Mapping[str, Any]] = (),
+    env: Mapping[str, object] | None = None,
+    wallets: Iterable[Mapping[str, object]] = (),
     accounts: AccountsState | None = None,
     siwx: SiwxState | None = None,
     history: Iterable[str] | None = None,

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..core.msg import Msg
-from ..core.shape import Slice, Table
+from ..core.shape import On, Slice, Table
 from ..engine.update import FLOWS, SLICES
 from ..slices.model import Model, Step
 
@@ -23,7 +23,7 @@ def _apply_step(model: Model, msg: HarnessStepApplied, now: int) -> Step:
     return msg.step(model)
 
 
-HARNESS = Slice("harness", {HarnessStepApplied: _apply_step})
+HARNESS = Slice("harness", (On(HarnessStepApplied, _apply_step),))
 
 
 def table_with(*extra: Slice) -> Table:

@@ -145,7 +145,7 @@ class FarcasterSignIns:
                 self.approvals.popitem(last=False)
         return verdict
 
-    async def sign_in(self, ctx: Any, session: str, token: str, text: str, now_ms: int) -> SignInSigned:
+    async def sign_in(self, ctx: object, session: str, token: str, text: str, now_ms: int) -> SignInSigned:
         """The SIWX message `text` signed for the account it names (the FID's embedded key, or
         that key's smart account on the message's chain, per `ctx.config`), if the visitor's
         Farcaster approval of channel `token` for this session covers it (one_approval.py); once
@@ -170,7 +170,7 @@ class FarcasterSignIns:
                                                 account=checked.account_address, signature=signature)
         return {"signature": signature}
 
-    async def _verify(self, answer: Any, expected: Expected,
+    async def _verify(self, answer: object, expected: Expected,
                       now_ms: int) -> tuple[dict[str, Any], SiwxMessage] | Refusal:
         if not isinstance(answer, dict) or answer.get("state") != "completed":
             return Refusal.MALFORMED
@@ -207,7 +207,7 @@ def _now(ctx: Any) -> int:
 
 
 def farcaster_services(signins: FarcasterSignIns) -> ServiceTable:
-    async def status(ctx: Any, args: StatusArgs) -> dict[str, Any]:
+    async def status(ctx: object, args: StatusArgs) -> dict[str, Any]:
         return await signins.status(args.token, args.nonce, _now(ctx))
 
     async def sign_in(ctx: Any, args: SignInArgs) -> SignInSigned:

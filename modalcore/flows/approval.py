@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.cmds import StartTimer
 from ..core.evolve import replace
 from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..rules import limits as L
 from ..rules import texts
 from ..slices import router, snack
@@ -185,13 +185,13 @@ def on_not_allowed_due(model: Model, msg: ActionNotAllowedDue, now: int) -> Step
     return snack.show_error(model, texts.ACTION_NOT_ALLOWED)
 
 
-HANDLERS: dict[type[Msg], Handler] = {
-    ApprovalDecided: on_decided,
-    EmbeddedSigned: on_signed,
-    EmbeddedRead: on_signed,
-    ApprovalTimedOut: on_timed_out,
-    ActionNotAllowedDue: on_not_allowed_due,
-    Restored: on_restored,
-}
+HANDLERS = (
+    On(ApprovalDecided, on_decided),
+    On(EmbeddedSigned, on_signed),
+    On(EmbeddedRead, on_signed),
+    On(ApprovalTimedOut, on_timed_out),
+    On(ActionNotAllowedDue, on_not_allowed_due),
+    On(Restored, on_restored),
+)
 
 SLICE = Slice("approval", HANDLERS, observe=observe)

@@ -25,8 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..chains.catalog import Network
 from ..core.cmds import Call, Reply
 from ..core.evolve import replace
-from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..rules import limits as L
 from ..slices.balances import Balances
 from ..slices.embedded import EmbeddedRequest
@@ -221,5 +220,5 @@ def on_fetched(model: Model, msg: AssetBalancesFetched, now: int) -> Step:
     return answer(model, request, result=result)
 
 
-HANDLERS: dict[type[Msg], Handler] = {AssetBalancesFetched: on_fetched}
+HANDLERS = (On(AssetBalancesFetched, on_fetched),)
 SLICE = Slice("assets", HANDLERS)

@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core.cmds import Cmd, StartTimer
 from ..core.evolve import replace
 from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..rules import calls as rules
 from ..slices import router
 from ..slices.calls import (STATUS_SERVICE, VIEW, CallsState, CallsStatusRead, CallsStatusResult,
@@ -126,7 +126,7 @@ def capabilities(model: Model, request: EmbeddedRequest) -> Step:
     mine = address.lower() == owner.lower() or any(address.lower() == a.lower() for a in smart_chains.values())
     if not owner or not mine:
         return _refuse(model, request, rules.CallsRefusal(rules.UNAUTHORIZED, "Unauthorized address"))
-    result: dict[str, Any] = {}
+    result: dict[str, object] = {}
     for network in model.networks.known:
         if network.namespace != "eip155" or (chain_ids is not None and int(network.reference) not in chain_ids):
             continue
@@ -178,7 +178,7 @@ def show(model: Model, request: EmbeddedRequest) -> Step:
     return model, [*cmds, _status_call(network, user_op_hash, VIEW_KEY + calls_id)]
 
 
-def status_answer(calls_id: str, chain_id: int, result: CallsStatusResult) -> dict[str, Any]:
+def status_answer(calls_id: str, chain_id: int, result: CallsStatusResult) -> dict[str, object]:
     """EIP-5792 2.0.0's wallet_getCallsStatus answer (one UserOperation: atomic)."""
     return {"version": VERSION, "id": calls_id, "chainId": hex(chain_id), "status": result.status,
             "atomic": True, "receipts": [r.model_dump() for r in result.receipts]}
@@ -279,10 +279,10 @@ def on_due(model: Model, msg: CallsStatusDue, now: int) -> Step:
     return _read_shown(model)
 
 
-HANDLERS: dict[type[Msg], Handler] = {
-    CallsStatusRead: on_status_read,
-    PressedRefreshCallsStatus: on_refresh,
-    CallsStatusDue: on_due,
-    DeployStatusDue: on_deploy_due,
-}
+HANDLERS = (
+    On(CallsStatusRead, on_status_read),
+    On(PressedRefreshCallsStatus, on_refresh),
+    On(CallsStatusDue, on_due),
+    On(DeployStatusDue, on_deploy_due),
+)
 SLICE = Slice("calls", HANDLERS)

@@ -13,8 +13,7 @@ from ..core.evolve import replace
 from typing import TYPE_CHECKING
 
 from ..core.cmds import Cmd, EffectReply
-from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..rules import limits as L
 from ..rules.addresses import checksum, is_evm_address
 from ..rules.embedded import AUTH_CONNECTOR_ID
@@ -290,13 +289,13 @@ def on_resync_chain(model: Model, msg: ResyncChainAnswered, now: int) -> Step:
 
 
 
-HANDLERS: dict[type[Msg], Handler] = {
-    ResyncChainAnswered: on_resync_chain,
-    ResyncAccountsAnswered: on_resync_accounts,
-    WalletChainAnswered: on_chain,
-    WalletAccountsAnswered: on_accounts,
-    PressedWallet: on_pressed_wallet,
-    PressedRetryConnect: on_retry,
-}
+HANDLERS = (
+    On(ResyncChainAnswered, on_resync_chain),
+    On(ResyncAccountsAnswered, on_resync_accounts),
+    On(WalletChainAnswered, on_chain),
+    On(WalletAccountsAnswered, on_accounts),
+    On(PressedWallet, on_pressed_wallet),
+    On(PressedRetryConnect, on_retry),
+)
 
 SLICE = Slice("connection", HANDLERS)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..core.cmds import CancelTimer, Cmd, EffectReply, StartTimer, Track
 from ..core.evolve import replace
 from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..rules import texts
 from ..rules.rpc_errors import classify
 from ..slices import modal, router, snack
@@ -111,11 +111,11 @@ def on_pressed(model: Model, msg: PressedDisconnect | HostDisconnected, now: int
     return start(model)
 
 
-HANDLERS: dict[type[Msg], Handler] = {
-    PermissionsRevokeAnswered: on_settled,
-    PressedDisconnect: on_pressed,
-    HostDisconnected: on_pressed,
-    DisconnectBoundReached: on_bound_reached,
-}
+HANDLERS = (
+    On(PermissionsRevokeAnswered, on_settled),
+    On(PressedDisconnect, on_pressed),
+    On(HostDisconnected, on_pressed),
+    On(DisconnectBoundReached, on_bound_reached),
+)
 
 SLICE = Slice("disconnect", HANDLERS)

@@ -14,8 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..core.evolve import replace
-from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..rules import embedded as rules
 from ..rules.addresses import checksum
 from ..rules.texts import email_code_rate_limited
@@ -131,13 +130,13 @@ def is_embedded(model: Model) -> bool:
     return model.accounts.get(NAMESPACE).connector_id == rules.AUTH_CONNECTOR_ID
 
 
-HANDLERS: dict[type[Msg], Handler] = {
-    ChangedEmailDraft: on_draft,
-    SubmittedEmail: on_submit,
-    EmailCodeRequested: on_requested,
-    EmailCodeChecked: on_checked,
-    PressedResendCode: on_resend,
-    PressedChangeEmail: on_change_email,
-}
+HANDLERS = (
+    On(ChangedEmailDraft, on_draft),
+    On(SubmittedEmail, on_submit),
+    On(EmailCodeRequested, on_requested),
+    On(EmailCodeChecked, on_checked),
+    On(PressedResendCode, on_resend),
+    On(PressedChangeEmail, on_change_email),
+)
 
 SLICE = Slice("embedded", HANDLERS)

@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING
 
 from ..core.cmds import CancelTimer, StartTimer
 from ..core.evolve import replace
-from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..rules.addresses import is_evm_address
 from ..slices import router
 from ..slices.farcaster import (
@@ -142,11 +141,11 @@ def on_retry(model: Model, msg: PressedRetryFarcaster, now: int) -> Step:
     return open_channel(model, now)
 
 
-HANDLERS: dict[type[Msg], Handler] = {
-    FarcasterChannelOpened: on_opened,
-    FarcasterPollDue: on_poll_due,
-    FarcasterStatusRead: on_status,
-    PressedRetryFarcaster: on_retry,
-}
+HANDLERS = (
+    On(FarcasterChannelOpened, on_opened),
+    On(FarcasterPollDue, on_poll_due),
+    On(FarcasterStatusRead, on_status),
+    On(PressedRetryFarcaster, on_retry),
+)
 
 SLICE = Slice("farcaster", HANDLERS)

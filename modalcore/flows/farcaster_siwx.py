@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING
 
 from ..core.cmds import Cmd
 from ..core.evolve import replace
-from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..rules.embedded import FARCASTER_STATEMENT
 from ..slices import router, snack
 from ..slices.farcaster import VIEW, FarcasterChannel, FarcasterSignInNonce, FarcasterSignInSigned
@@ -130,9 +129,9 @@ def on_signed(model: Model, msg: FarcasterSignInSigned, now: int) -> Step:
     return model, cmds
 
 
-HANDLERS: dict[type[Msg], Handler] = {
-    FarcasterSignInNonce: on_nonce,
-    FarcasterSignInSigned: on_signed,
-}
+HANDLERS = (
+    On(FarcasterSignInNonce, on_nonce),
+    On(FarcasterSignInSigned, on_signed),
+)
 
 SLICE = Slice("farcaster_siwx", HANDLERS)

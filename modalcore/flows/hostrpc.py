@@ -25,8 +25,7 @@ from pydantic import JsonValue
 
 from ..core.cmds import EffectReply
 from ..core.evolve import replace
-from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..rules import texts
 from ..rules.embedded import AUTH_CONNECTOR_ID
 from ..slices.connecting import wallet_request
@@ -114,5 +113,5 @@ def on_answered(model: Model, msg: HostRpcAnswered, now: int) -> Step:
     return _refuse(model, msg.key, msg.error_code, msg.error_message)
 
 
-HANDLERS: dict[type[Msg], Handler] = {HostRequestedRpc: on_requested, HostRpcAnswered: on_answered}
+HANDLERS = (On(HostRequestedRpc, on_requested), On(HostRpcAnswered, on_answered))
 SLICE = Slice("hostrpc", HANDLERS)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..core.cmds import Cmd
-from ..core.shape import Slice
+from ..core.shape import On, Slice
 from ..core.evolve import replace
 from ..slices import directory_listing, modal, nfts, router, send_tx, swap_tx
 from ..slices.connecting import Reattached
@@ -52,4 +52,4 @@ def on_reattached(model: Model, msg: Reattached, now: int) -> Step:
     return model, [*cmds, *resynced, *solana, *waiting]
 
 
-SLICE = Slice("reattach", {Reattached: on_reattached})
+SLICE = Slice("reattach", (On(Reattached, on_reattached),))

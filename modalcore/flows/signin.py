@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..core.cmds import Cmd, Track
 from ..core.evolve import replace
-from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
@@ -139,12 +138,12 @@ def on_revoked(model: Model, msg: SiwxRevoked, now: int) -> Step:
     return model, []  # the session ended already; a store that failed leaves a session to expire
 
 
-HANDLERS: dict[type[Msg], Handler] = {
-    HostSignedOut: on_host_sign_out,
-    SiwxRevoked: on_revoked,
-    SiwxSessionsFetched: on_sessions,
-    SiwxNonceFetched: on_nonce,
-    PressedCancelSignIn: on_cancel,
-}
+HANDLERS = (
+    On(HostSignedOut, on_host_sign_out),
+    On(SiwxRevoked, on_revoked),
+    On(SiwxSessionsFetched, on_sessions),
+    On(SiwxNonceFetched, on_nonce),
+    On(PressedCancelSignIn, on_cancel),
+)
 
 SLICE = Slice("signin", HANDLERS)

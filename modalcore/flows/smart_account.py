@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.cmds import CancelTimer, Cmd, StartTimer
 from ..core.evolve import replace
-from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..rules import embedded as rules
 from ..rules.addresses import checksum
 from ..slices import balances, siwx
@@ -195,10 +194,10 @@ def observe(before: Model, after: Model, now: int) -> Step:
     return after, cmds
 
 
-HANDLERS: dict[type[Msg], Handler] = {
-    SmartAccountsRead: on_read,
-    PressedSwitchAccountType: on_switch,
-    SwitchSettled: on_switch_settled,
-}
+HANDLERS = (
+    On(SmartAccountsRead, on_read),
+    On(PressedSwitchAccountType, on_switch),
+    On(SwitchSettled, on_switch_settled),
+)
 
 SLICE = Slice("smart_account", HANDLERS, observe=observe)

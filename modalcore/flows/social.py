@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..core.evolve import replace
-from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..rules import embedded as rules
 from ..rules.addresses import is_evm_address
 from ..slices import router
@@ -102,10 +101,10 @@ def on_failed(model: Model, msg: SocialFailed, now: int) -> Step:
     return _state(model, social_error=msg.error[:200]), []
 
 
-HANDLERS: dict[type[Msg], Handler] = {
-    PressedSocial: on_pressed,
-    SocialSignedIn: on_signed_in,
-    SocialFailed: on_failed,
-}
+HANDLERS = (
+    On(PressedSocial, on_pressed),
+    On(SocialSignedIn, on_signed_in),
+    On(SocialFailed, on_failed),
+)
 
 SLICE = Slice("social", HANDLERS)

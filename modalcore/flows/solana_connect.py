@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..core.cmds import Cmd, EffectReply
 from ..core.evolve import replace
-from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..rules import limits as L
 from ..rules import texts
 from ..rules.addresses import is_solana_wallet_address
@@ -165,6 +164,6 @@ def on_resync(model: Model, msg: SolanaResyncAnswered, now: int) -> Step:
     return balances.fetch(model, now)
 
 
-HANDLERS: dict[type[Msg], Handler] = {SolanaAccountsAnswered: on_solana_accounts, SolanaResyncAnswered: on_resync}
+HANDLERS = (On(SolanaAccountsAnswered, on_solana_accounts), On(SolanaResyncAnswered, on_resync))
 
 SLICE = Slice("solana_connection", HANDLERS)

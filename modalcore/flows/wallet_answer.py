@@ -3,7 +3,7 @@ the request is cleared, the approval view left, and the asking slice gets the re
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core.cmds import CancelTimer, Dispatch, WalletAnswered
 from ..core.evolve import replace
@@ -18,7 +18,7 @@ INTERNAL_ERROR = -32603
 INVALID_PARAMS = -32602
 
 
-def answer(model: Model, request: EmbeddedRequest, *, result: Any = None, code: int = 0,
+def answer(model: Model, request: EmbeddedRequest, *, result: object = None, code: int = 0,
            message: str = "") -> Step:
     """Clear the request, leave the approval view, and hand the asking slice its reply."""
     model = replace(model, embedded=replace(model.embedded, request=None))

@@ -23,8 +23,7 @@ from urllib.parse import quote
 
 from ..core.cmds import CancelTimer, Cmd, Effect, StartTimer
 from ..core.evolve import replace
-from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..directory import platform
 from ..directory.wallets import Wallet
 from ..rules import limits as L
@@ -407,19 +406,19 @@ def on_opened(model: Model, msg: WcLinkOpened, now: int) -> Step:
     return model, []  # the wallet app opened (or not): its answer comes over the relay
 
 
-HANDLERS: dict[type[Msg], Handler] = {
-    WcNonceFetched: on_nonce,
-    WcPairingCreated: on_pairing_created,
-    WcPairingExpired: on_pairing_expired,
-    WcApprovalAnswered: on_approval,
-    PressedRetryWalletConnect: on_retry,
-    PressedCopyWcLink: on_copy,
-    WcLinkCopied: on_copied,
-    PressedOpenWcLink: on_open,
-    WcLinkOpened: on_opened,
-    PressedOpenWalletApp: on_open_wallet_app,
-    WalletAppOpened: on_wallet_app_opened,
-}
+HANDLERS = (
+    On(WcNonceFetched, on_nonce),
+    On(WcPairingCreated, on_pairing_created),
+    On(WcPairingExpired, on_pairing_expired),
+    On(WcApprovalAnswered, on_approval),
+    On(PressedRetryWalletConnect, on_retry),
+    On(PressedCopyWcLink, on_copy),
+    On(WcLinkCopied, on_copied),
+    On(PressedOpenWcLink, on_open),
+    On(WcLinkOpened, on_opened),
+    On(PressedOpenWalletApp, on_open_wallet_app),
+    On(WalletAppOpened, on_wallet_app_opened),
+)
 
 SLICE = Slice("walletconnect", HANDLERS, observe=observe)
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterable
-from typing import Any
 
 from ..wire.nodes import Node
 from ..wire.registry import ALLOWED
@@ -68,15 +67,15 @@ class _Translator:
             self.seen.popitem(last=False)
         return out
 
-    def props(self, source: Node) -> dict[str, Any]:
+    def props(self, source: Node) -> dict[str, object]:
         p = source.p
-        changed: dict[str, Any] | None = None
+        changed: dict[str, object] | None = None
         for key, kind in _TRANSLATABLE.get(source.t, ()):
             value = p.get(key)
             if not value:
                 continue
             if kind == "text" and isinstance(value, str):
-                new: Any = self.text(value)
+                new: object = self.text(value)
             elif kind == "month" and isinstance(value, str):
                 new = formats.month_title(value, self.language) or self.text(value)
             elif kind == "number" and isinstance(value, str):

@@ -22,15 +22,15 @@ from ..wire.codec import encode
 class InspectedStep:
     index: int
     line: int
-    event: dict[str, Any]
+    event: dict[str, object]
     kind: str
     said: str
     at: int  # ms since the recording began
-    recorded: list[dict[str, Any]] = field(default_factory=list)  # frames as recorded
-    replayed: list[dict[str, Any]] = field(default_factory=list)  # frames today's engine sent
-    recorded_tree: dict[str, Any] | None = None  # the client's tree after this step
-    replayed_tree: dict[str, Any] | None = None
-    theme: dict[str, Any] = field(default_factory=dict)
+    recorded: list[dict[str, object]] = field(default_factory=list)  # frames as recorded
+    replayed: list[dict[str, object]] = field(default_factory=list)  # frames today's engine sent
+    recorded_tree: dict[str, object] | None = None  # the client's tree after this step
+    replayed_tree: dict[str, object] | None = None
+    theme: dict[str, object] = field(default_factory=dict)
     model: Model | None = None  # today's engine's model after this step
     error: str = ""  # the engine refused the recorded input
 
@@ -38,7 +38,7 @@ class InspectedStep:
     def diverges(self) -> bool:
         return self.recorded != self.replayed
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> dict[str, object]:
         return {
             "index": self.index, "line": self.line, "kind": self.kind, "said": self.said,
             "at": self.at, "frames": len(self.recorded),
@@ -51,7 +51,7 @@ class InspectedStep:
 @dataclass
 class Inspection:
     path: Path
-    header: dict[str, Any] | None
+    header: dict[str, object] | None
     project: str
     origin: str
     steps: list[InspectedStep]
@@ -88,7 +88,7 @@ class Inspection:
                 "outcome": self.outcome, "diverges_at": self.first_divergence,
                 "ok": not self.problem and not self.failed and self.first_divergence is None}
 
-    def step_detail(self, index: int) -> dict[str, Any]:
+    def step_detail(self, index: int) -> dict[str, object]:
         step = self.steps[index]
         return {
             **step.summary(), "event": step.event, "error": step.error,
@@ -105,11 +105,11 @@ class Inspection:
         return list(json_diff(_plain(old), _plain(new)))
 
 
-def _plain(model: Model | None) -> Any:
+def _plain(model: Model | None) -> object:
     return json.loads(json.dumps(model_to_data(model), default=str)) if model is not None else None
 
 
-def _frame_row(frame: dict[str, Any]) -> dict[str, Any]:
+def _frame_row(frame: dict[str, object]) -> dict[str, object]:
     return {"t": frame.get("t"), "s": frame.get("s"), "bytes": len(encode(frame)),
             "frame": frame if frame.get("t") not in ("snapshot",) else {**frame, "tree": "…"}}
 
@@ -209,7 +209,7 @@ def _inspect_events(path: Path, events: Iterable[tuple[int, dict[str, Any]]]) ->
     return Inspection(path, header, project, origin, steps, problem)
 
 
-def _take(step: InspectedStep, frame: dict[str, Any], tracker: TreeTracker,
+def _take(step: InspectedStep, frame: dict[str, object], tracker: TreeTracker,
           describer: Describer) -> None:
     step.recorded.append(frame)
     tracker.feed(frame)
@@ -217,7 +217,7 @@ def _take(step: InspectedStep, frame: dict[str, Any], tracker: TreeTracker,
     step.recorded_tree = tracker.tree
 
 
-def tree_after_step(path: Path, index: int) -> dict[str, Any] | None:
+def tree_after_step(path: Path, index: int) -> dict[str, object] | None:
     """The tree today's engine draws after the recording's input number `index` (exported
     tests replay up to there and assert on it)."""
     inspection = inspect_file(path)

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 CHECKS = ("view", "open", "text", "no_text", "node", "no_node", "props", "ack", "effect", "call", "host")
 
 
-def _many(value: Any) -> list[Any]:
+def _many(value: object) -> list[Any]:
     return list(value) if isinstance(value, list | tuple) else [value]
 
 

@@ -63,14 +63,14 @@ def _frame_differences(want: Any, got: Any, trees: tuple[Any, Any, Any, Any]) ->
     return lines or ["(frames differ in a way json cannot name)"]
 
 
-def _tree_or_none(tree: Any) -> dict[str, Any] | None:
+def _tree_or_none(tree: object) -> dict[str, object] | None:
     return tree if isinstance(tree, dict) else None
 
 
 OP_NAMES = {INSERT: "inserts", REMOVE: "removes", MOVE: "moves", PROPS: "sets", REPLACE: "replaces"}
 
 
-def ops_diff(want: Any, got: Any) -> list[str]:
+def ops_diff(want: object, got: object) -> list[str]:
     """Two patches' ops compared node by node: `id/prop (in the patch): old → new` for props
     one patch sets and the other does not (or sets otherwise), `id: the patch inserts … →
     (nothing)` for the other kinds of op."""
@@ -93,16 +93,16 @@ def ops_diff(want: Any, got: Any) -> list[str]:
     return lines
 
 
-def _ops_by_node(ops: Any) -> dict[str, list[list[Any]]]:
-    found: dict[str, list[list[Any]]] = {}
+def _ops_by_node(ops: object) -> dict[str, list[list[object]]]:
+    found: dict[str, list[list[object]]] = {}
     for op in ops if isinstance(ops, list) else ():
         if isinstance(op, list) and len(op) >= 2 and isinstance(op[0], int):
             found.setdefault(str(op[1]), []).append(op)
     return found
 
 
-def _props_set(ops: list[list[Any]]) -> dict[str, Any]:
-    merged: dict[str, Any] = {}
+def _props_set(ops: list[list[object]]) -> dict[str, object]:
+    merged: dict[str, object] = {}
     for op in ops:
         if op[0] == PROPS and len(op) > 2 and isinstance(op[2], dict):
             merged.update(op[2])
@@ -116,13 +116,13 @@ def _op_words(op: list[Any]) -> str:
     return f"{name} {quote(detail, 80)}" if detail else name
 
 
-def _summary_of(part: Any) -> Any:
+def _summary_of(part: object) -> object:
     if isinstance(part, dict) and "t" in part:
         return {"id": part.get("id"), "t": part.get("t")}
     return part
 
 
-def _brief(frame: Any) -> str:
+def _brief(frame: object) -> str:
     if not isinstance(frame, dict):
         return quote(frame)
     rest = {k: v for k, v in frame.items() if k not in ("s", "a", *TREE_FIELDS)}
@@ -160,7 +160,7 @@ def explain(run: Replay) -> list[Explained]:
 # ----- transcript and trees
 
 
-def _clock(now: Any, start: int) -> str:
+def _clock(now: object, start: int) -> str:
     return f"+{(int(now) - start) / 1000:.1f}s" if isinstance(now, int) else ""
 
 

@@ -18,7 +18,7 @@ def _shown(node: dict[str, Any], root: bool) -> Iterator[dict[str, Any]]:
         yield from _shown(child, False)
 
 
-def texts_on_screen(tree: dict[str, Any] | None) -> list[str]:
+def texts_on_screen(tree: dict[str, object] | None) -> list[str]:
     """Every non-empty string a visitor could read, in document order; none while closed."""
     if tree is None or not is_open(tree):
         return []
@@ -42,5 +42,5 @@ def is_open(tree: dict[str, Any] | None) -> bool:
     return tree is not None and (tree.get("p") or {}).get("open") is not False
 
 
-def shown_ids(tree: dict[str, Any] | None) -> set[str]:
+def shown_ids(tree: dict[str, object] | None) -> set[str]:
     return {str(node["id"]) for node in _shown(tree, True)} if tree is not None else set()

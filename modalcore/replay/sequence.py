@@ -39,14 +39,19 @@ from .expect import CHECKS
 START = 1_700_000_000_000  # the fake clock (ms) a sequence starts at
 STEP_KEYS = ("join", "host", "press", "intent", "effect", "call", "connect", "wait", "wallet_event",
              "reload", "rejoin", "resync", "expect", "note")
-ANY = object()
+class _Anything:
+    """A step field whose value may be anything."""
+
+
+ANY = _Anything()
 # What each step's value is, and the other fields it may carry (with their types).
-STEP_VALUES: dict[str, Any] = {
+Kind = type | tuple[type, ...] | _Anything
+STEP_VALUES: dict[str, Kind] = {
     "join": (dict, type(None)), "host": str, "press": str, "intent": str, "effect": str,
     "call": str, "connect": (dict, type(None), bool), "wait": int, "wallet_event": str,
     "reload": ANY, "rejoin": (dict, type(None)), "resync": int, "expect": dict, "note": ANY,
 }
-FIELDS: dict[str, Any] = {"args": dict, "act": str, "status": str, "after_ms": int,
+FIELDS: dict[str, Kind] = {"args": dict, "act": str, "status": str, "after_ms": int,
                           "result": ANY, "error": (dict, str), "data": ANY, "connector": str}
 
 
@@ -60,7 +65,7 @@ class SequenceResult:
     expectations: int = 0
     failure: tuple[int, str] | None = None  # (line, what failed)
     recording: str = ""  # the session as a recording (JSON lines)
-    events: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    events: list[tuple[int, dict[str, object]]] = field(default_factory=list)
     source: dict[int, int] = field(default_factory=dict)  # recording line -> sequence line
 
     def recording_line(self, line: int) -> int:
@@ -93,8 +98,8 @@ def read_steps(path: Path, *, strict: bool = True) -> Iterator[tuple[int, dict[s
             yield number, step
 
 
-def _fits(value: Any, kind: Any) -> bool:
-    if kind is ANY:
+def _fits(value: object, kind: Kind) -> bool:
+    if isinstance(kind, _Anything):
         return True
     if isinstance(value, bool) and kind is int:
         return False
@@ -179,7 +184,7 @@ def _count(sink: StringIO) -> int:
     return sink.getvalue().count("\n")
 
 
-def _intent(h: Any, node: str, act: str, args: dict[str, Any], step: dict[str, Any]) -> None:
+def _intent(h: Harness, node: str, act: str, args: dict[str, Any], step: dict[str, Any]) -> None:
     status = h.intent(node, act, args)
     want = step.get("status", "ok")
     if status != want:
@@ -188,7 +193,7 @@ def _intent(h: Any, node: str, act: str, args: dict[str, Any], step: dict[str, A
         raise AssertionError(f"{act} {node} was acknowledged {status!r}{detail}, expected {want!r}")
 
 
-def _run(h: Any, step: dict[str, Any]) -> None:
+def _run(h: Harness, step: dict[str, Any]) -> None:
     after = int(step.get("after_ms", 0))
     if "host" in step:
         _intent(h, "host", str(step["host"]), dict(step.get("args") or {}), step)

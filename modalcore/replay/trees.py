@@ -19,7 +19,7 @@ class TreeTracker:
         self.tree: dict[str, Any] | None = None
         self.broken = ""
 
-    def feed(self, frame: Any) -> None:
+    def feed(self, frame: object) -> None:
         if not isinstance(frame, dict):
             return
         if frame.get("t") == "snapshot":
@@ -31,8 +31,8 @@ class TreeTracker:
                 self.tree, self.broken = None, f"a patch does not apply ({error!r})"
 
 
-def _index(tree: dict[str, Any] | None) -> dict[str, tuple[dict[str, Any], str | None]]:
-    found: dict[str, tuple[dict[str, Any], str | None]] = {}
+def _index(tree: dict[str, object] | None) -> dict[str, tuple[dict[str, Any], str | None]]:
+    found: dict[str, tuple[dict[str, object], str | None]] = {}
 
     def walk(node: dict[str, Any], parent: str | None) -> None:
         found[str(node.get("id"))] = (node, parent)
@@ -44,7 +44,7 @@ def _index(tree: dict[str, Any] | None) -> dict[str, tuple[dict[str, Any], str |
     return found
 
 
-def json_diff(old: Any, new: Any, path: str = "") -> Iterator[str]:
+def json_diff(old: object, new: object, path: str = "") -> Iterator[str]:
     """`path: old → new` for every leaf that differs (dicts by key, lists by position)."""
     if isinstance(old, dict) and isinstance(new, dict):
         for key in list(old) + [k for k in new if k not in old]:
@@ -70,7 +70,7 @@ def _summary(node: dict[str, Any]) -> str:
     return f"{node.get('t')} {quote(text)}" if text is not None else str(node.get("t"))
 
 
-def tree_diff(old: dict[str, Any] | None, new: dict[str, Any] | None) -> list[str]:
+def tree_diff(old: dict[str, object] | None, new: dict[str, object] | None) -> list[str]:
     """Differences from `old` to `new`: `id/prop: a → b`, `+ id (type 'text')` for a node only
     in `new`, `- id` for one only in `old`, and children moved, in `new`'s document order."""
     if old is None or new is None:
@@ -102,7 +102,7 @@ def tree_diff(old: dict[str, Any] | None, new: dict[str, Any] | None) -> list[st
     return lines
 
 
-def tree_lines(tree: dict[str, Any] | None) -> list[str]:
+def tree_lines(tree: dict[str, object] | None) -> list[str]:
     """The tree, one node a line, indented: `id  type  prop=value ...`."""
     if tree is None:
         return ["(no tree yet)"]

@@ -8,7 +8,7 @@ from typing import Any
 LIMIT = 80
 
 
-def quote(value: Any, limit: int = LIMIT) -> str:
+def quote(value: object, limit: int = LIMIT) -> str:
     """'text' for strings, JSON for the rest, shortened to about `limit` characters."""
     if isinstance(value, str):
         text = "'" + value.replace("\n", "\\n") + "'"
@@ -17,7 +17,7 @@ def quote(value: Any, limit: int = LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _args(args: Any) -> str:
+def _args(args: object) -> str:
     if not args:
         return ""
     if isinstance(args, dict):

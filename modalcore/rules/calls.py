@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 VERSIONS: Final = ("2.0.0", "1.0")
 MAX_CALLS: Final = 10  # one approval lists each call; more is 5740 (batch too large)
@@ -82,7 +82,7 @@ class CallBatch:
 NO_ADDRESS: Final = "0x" + "0" * 40
 
 
-def is_chain_id(value: Any) -> bool:
+def is_chain_id(value: object) -> bool:
     """A 0x-prefixed EIP-155 chain id without leading zeros (EIP-5792's chainId)."""
     return isinstance(value, str) and bool(_CHAIN_ID.match(value))
 
@@ -91,7 +91,7 @@ def _refuse(message: str, code: int = INVALID_PARAMS) -> CallsRefusal:
     return CallsRefusal(code, message)
 
 
-def _call(item: Any, index: int) -> Call | CallsRefusal:
+def _call(item: object, index: int) -> Call | CallsRefusal:
     if not isinstance(item, dict):
         return _refuse(f"calls[{index}] must be an object")
     to = item.get("to")
@@ -115,7 +115,7 @@ def _call(item: Any, index: int) -> Call | CallsRefusal:
     return Call(to, int(value, 16), data.lower())
 
 
-def _capabilities(capabilities: Any) -> CallsRefusal | None:
+def _capabilities(capabilities: object) -> CallsRefusal | None:
     """Unknown capabilities are fine when the app marked them optional (EIP-5792); otherwise
     5700."""
     if not isinstance(capabilities, dict) or len(capabilities) > MAX_CAPABILITIES:
@@ -128,7 +128,7 @@ def _capabilities(capabilities: Any) -> CallsRefusal | None:
     return None
 
 
-def parse_send_calls(params: Any, account: str) -> CallBatch | CallsRefusal:
+def parse_send_calls(params: object, account: str) -> CallBatch | CallsRefusal:
     """`wallet_sendCalls` params for the account `account` (0x address), or the refusal."""
     if not isinstance(params, list) or len(params) != 1 or not isinstance(params[0], dict):
         return _refuse("wallet_sendCalls takes one request object")
@@ -172,7 +172,7 @@ def calls_id(user_op_hash: str, chain_id: int) -> str:
     return "0x" + user_op_hash.removeprefix("0x").lower() + format(chain_id, "064x")
 
 
-def parse_calls_id(params: Any) -> tuple[str, int] | CallsRefusal:
+def parse_calls_id(params: object) -> tuple[str, int] | CallsRefusal:
     """`wallet_getCallsStatus` / `wallet_showCallsStatus` params: (UserOperation hash, chain id)."""
     if not isinstance(params, list) or len(params) != 1 or not isinstance(params[0], str):
         return _refuse("Expected one calls id")
@@ -182,7 +182,7 @@ def parse_calls_id(params: Any) -> tuple[str, int] | CallsRefusal:
     return "0x" + text[2:66].lower(), int(text[66:], 16)
 
 
-def parse_capabilities_request(params: Any) -> tuple[str, tuple[int, ...] | None] | CallsRefusal:
+def parse_capabilities_request(params: object) -> tuple[str, tuple[int, ...] | None] | CallsRefusal:
     """`wallet_getCapabilities [address, chainIds?]`: the address and the chains asked (None:
     every chain)."""
     if not isinstance(params, list) or not 1 <= len(params) <= 2:
@@ -203,7 +203,7 @@ def parse_capabilities_request(params: Any) -> tuple[str, tuple[int, ...] | None
     return address, tuple(ids)
 
 
-def status_of(receipt: Any) -> int:
+def status_of(receipt: object) -> int:
     """A bundler's `eth_getUserOperationReceipt` answer as an EIP-5792 status code: none yet is
     pending, `success` true confirmed, false reverted (one UserOperation: all or nothing)."""
     if not isinstance(receipt, dict):

@@ -83,7 +83,7 @@ class EffectRunner(Protocol):
     """Runs an effect the engine handles itself (core/cmds.RUNTIME_EFFECT_KINDS) for a session:
     (ok, result, error code, error message), like a browser's answer."""
 
-    async def run(self, session_id: str, req: dict[str, Any]) -> tuple[bool, Any, int, str]: ...
+    async def run(self, session_id: str, req: dict[str, object]) -> tuple[bool, Any, int, str]: ...
 
     async def forget(self, session_id: str) -> None:
         """The session ended for good (its host left): drop what the runner kept for it."""

@@ -160,7 +160,7 @@ class WalletConnectRuntime:
             return None
         return data if isinstance(data, dict) else None
 
-    async def _save(self, name: str, data: dict[str, Any]) -> None:
+    async def _save(self, name: str, data: dict[str, object]) -> None:
         if self.store is not None:
             plaintext = json.dumps(data, separators=(",", ":")).encode()
             await self.store.save(name, seal_state(self._key, name, plaintext), int(time.time() * 1000))
@@ -211,7 +211,7 @@ class WalletConnectRuntime:
 
     # ---------- the effect ---------------------------------------------------------------------
 
-    async def run(self, session_id: str, req: dict[str, Any]) -> Outcome:
+    async def run(self, session_id: str, req: dict[str, object]) -> Outcome:
         method = req.get("method")
         try:
             visitor = await self._visitor(session_id)
@@ -279,7 +279,7 @@ class WalletConnectRuntime:
         visitor.chain = chains[0] if chains else ""
         await self._persist(session_id)
         peer = session.peer
-        answer: dict[str, Any] = {
+        answer: dict[str, object] = {
             "accounts": _addresses(session, visitor.chain),
             "chain": visitor.chain,
             "peer": {"name": peer.name if peer else "", "icon": (peer.icons[0] if peer and peer.icons else ""),
@@ -296,7 +296,7 @@ class WalletConnectRuntime:
             raise WalletConnectError(4900, "The WalletConnect session ended")
         return settled[-1]
 
-    async def _request(self, session_id: str, visitor: _Visitor, method: str, params: Any) -> Outcome:
+    async def _request(self, session_id: str, visitor: _Visitor, method: str, params: object) -> Outcome:
         session = self._session(visitor)
         if not visitor.chain:
             chains = session_chains(session)

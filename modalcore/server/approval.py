@@ -104,7 +104,7 @@ def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-def _evidence(data: dict[str, Any], tree: bytes, shown: str, digest: str) -> str:
+def _evidence(data: dict[str, object], tree: bytes, shown: str, digest: str) -> str:
     """What the audit log keeps of an Approve (audit/derive.py): canonical JSON text."""
     value = {"tree": _b64(tree), "tree_hash": shown, "digest": digest, "nonce": data["nonce"],
              "seen": data.get("seen", ""), "public_key": data["public_key"], "signature": data["signature"]}

@@ -102,7 +102,7 @@ class Project(_Strict):
     # also allow `http://localhost:*` and `http://127.0.0.1:*`; behaviour.md §9's hosting wildcards
     # (`https://*.vercel.app`, `https://*.pages.dev`, ...) are not defaults: list one in `origins`
     default_origins: bool = True
-    features: dict[str, Any] = {}  # operator overrides of the host's `features` (operator wins)
+    features: dict[str, object] = {}  # operator overrides of the host's `features` (operator wins)
 
     @field_validator("origins")
     @classmethod
@@ -279,7 +279,7 @@ def unknown_keys(config: EngineConfig) -> list[str]:
     return notes
 
 
-def parse_config(data: dict[str, Any], base_dir: str | Path = "") -> EngineConfig:
+def parse_config(data: dict[str, object], base_dir: str | Path = "") -> EngineConfig:
     try:
         return EngineConfig.model_validate({**data, "base_dir": str(base_dir)})
     except ValidationError as error:
@@ -318,7 +318,7 @@ def dev_networks(rpc_urls: dict[int, str], deployment: dict[str, Any] | None = N
     if deployment is None:
         deployment = json.loads(DEPLOYMENT.read_text()) if DEPLOYMENT.is_file() else {}
     names = {31337: "Hardhat", 31338: "Hardhat Two"}
-    networks: dict[str, Any] = {}
+    networks: dict[str, object] = {}
     for chain_id, url in sorted(rpc_urls.items()):
         entry = deployment.get(str(chain_id), {})
         networks[f"eip155:{chain_id}"] = {

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
 
 from ..rules.limits import JOIN_TIMEOUT_S, TOO_LARGE_LIMIT
 from ..runtime.runner import SessionRunner
@@ -169,9 +168,9 @@ def _with_project_features(join: Join, project: Project) -> Join:
     """The operator's feature overrides win over the host's (they are recorded as sent)."""
     if not project.features:
         return join
-    features: Any = join.opts.get("features")
+    features: object = join.opts.get("features")
     if features is None:
-        merged: Any = dict(project.features)
+        merged: object = dict(project.features)
     elif isinstance(features, dict):
         merged = {**features, **project.features}
     else:

@@ -20,7 +20,6 @@ from collections.abc import Sequence
 import logging
 import secrets
 from pathlib import Path
-from typing import Any
 
 import httpx
 
@@ -120,7 +119,7 @@ class Hub(EventRouting):
             return None
 
     # ----- host options: the pages of one site send the same map; one parsed copy serves them
-    def options(self, raw: dict[str, Any]) -> HostOptions:
+    def options(self, raw: dict[str, object]) -> HostOptions:
         """`parse_options(raw)` (OptionsError as it raises), shared between sessions sending
         the same map: HostOptions is immutable, and each session's own copy cost ~1 KiB."""
         key = encode(raw)

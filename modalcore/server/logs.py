@@ -36,7 +36,7 @@ def log_config(fmt: LogFormat = "text") -> dict[str, Any]:
     """A `logging.config.dictConfig` for uvicorn's `log_config`: everything through the root
     handler on stderr at INFO (uvicorn's `--log-level` still sets its own loggers' level);
     RPC clients (httpx) stay at WARNING, so calls are not logged one by one."""
-    formatter: dict[str, Any] = ({"()": f"{__name__}.JsonFormatter"} if fmt == "json"
+    formatter: dict[str, object] = ({"()": f"{__name__}.JsonFormatter"} if fmt == "json"
                                  else {"format": TEXT_FORMAT})
     return {
         "version": 1,

@@ -17,13 +17,13 @@ def arg_types(signature: str) -> list[str]:
     return [t for t in inner.split(",") if t]
 
 
-def call_data(signature: str, args: Sequence[Any] = ()) -> str:
+def call_data(signature: str, args: Sequence[object] = ()) -> str:
     """`call_data('approve(address,uint256)', [spender, 5])` → 0x-prefixed hex calldata."""
     return "0x" + (keccak(text=signature)[:4] + encode(arg_types(signature), list(args))).hex()
 
 
 async def eth_call(http: httpx.AsyncClient, rpc_url: str, to: str, signature: str,
-                   args: Sequence[Any] = (), returns: Sequence[str] = ()) -> tuple[Any, ...]:
+                   args: Sequence[object] = (), returns: Sequence[str] = ()) -> tuple[Any, ...]:
     """Read a contract at the latest block; decoded with `returns` (raises RpcCallError when
     the node answers an error, e.g. a revert with its reason)."""
     result = await call(http, rpc_url, "eth_call", [{"to": to, "data": call_data(signature, args)}, "latest"])

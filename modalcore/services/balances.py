@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 import httpx
 
@@ -20,7 +19,7 @@ async def fetch_balances(
     http: httpx.AsyncClient, *, rpc_url: str, address: str, tokens: list[str]
 ) -> BalancesResult:
     """{"native": wei as a decimal string, "tokens": {token address: raw balance string}}."""
-    calls: list[tuple[str, list[Any]]] = [("eth_getBalance", [address, "latest"])]
+    calls: list[tuple[str, list[object]]] = [("eth_getBalance", [address, "latest"])]
     calls += [("eth_call", [{"to": token, "data": balance_of_data(address)}, "latest"]) for token in tokens]
     results = await batch(http, rpc_url, calls)
     native = int(results[0], 16)

@@ -17,7 +17,7 @@ class BlockchainApiError(RuntimeError):
 
 
 class BlockchainApi(HostedApi):
-    async def _get(self, path: str, **params: Any) -> Any:
+    async def _get(self, path: str, **params: object) -> object:
         response = await self.http.get(f"{self.base_url}{path}", params=self._params(params))
         if response.status_code != 200:
             raise BlockchainApiError(http_status(response.status_code))
@@ -30,7 +30,7 @@ class BlockchainApi(HostedApi):
                                chainId=chain_id, forceUpdate=force_update)
 
     async def history(self, account: str, cursor: str | None = None, onramp: str | None = None,
-                      chain_id: str | None = None) -> Any:
+                      chain_id: str | None = None) -> object:
         """GET /v1/account/{account}/history: cursor, onramp, chainId; returns data, next."""
         return await self._get(f"/v1/account/{account}/history", cursor=cursor, onramp=onramp,
                                chainId=chain_id)

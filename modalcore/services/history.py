@@ -90,7 +90,7 @@ def parse_cursor(cursor: str | None) -> tuple[int, int] | None:
     return int(block), int(index)
 
 
-async def _strict(http: httpx.AsyncClient, url: str, calls: list[tuple[str, list[Any]]]) -> list[Any]:
+async def _strict(http: httpx.AsyncClient, url: str, calls: list[tuple[str, list[object]]]) -> list[Any]:
     results = await tolerant_batch(http, url, calls)
     if any(result is None for result in results):
         raise RpcCallError(-32603, "the node did not answer every history call")
@@ -103,7 +103,7 @@ def _topic(address: str) -> str:
 
 async def _scan(http: httpx.AsyncClient, url: str, account: str, lo: int, hi: int,
                 before: tuple[int, int] | None, items: dict[str, _Item]) -> None:
-    calls: list[tuple[str, list[Any]]] = [
+    calls: list[tuple[str, list[object]]] = [
         ("eth_getBlockByNumber", [hex(n), True]) for n in range(lo, hi + 1)
     ]
     span = {"fromBlock": hex(lo), "toBlock": hex(hi)}
@@ -112,7 +112,7 @@ async def _scan(http: httpx.AsyncClient, url: str, account: str, lo: int, hi: in
     calls.append(("eth_getLogs", [{**span, "topics": [USER_OPERATION_EVENT, None, _topic(account)]}]))
     results = await _strict(http, url, calls)
     blocks, sent_logs, received_logs, operations = results[:-3], results[-3], results[-2], results[-1]
-    txs: dict[str, tuple[dict[str, Any], int]] = {}
+    txs: dict[str, tuple[dict[str, object], int]] = {}
     for block in blocks:
         timestamp = int(block["timestamp"], 16)
         for tx in block["transactions"]:
@@ -159,7 +159,7 @@ def _operations(operations: list[dict[str, Any]], account: str, before: tuple[in
 
 
 async def _token_meta(http: httpx.AsyncClient, url: str, tokens: list[str]) -> dict[str, tuple[str, str, int]]:
-    calls: list[tuple[str, list[Any]]] = []
+    calls: list[tuple[str, list[object]]] = []
     for token in tokens:
         calls += [("eth_call", [{"to": token, "data": data}, "latest"]) for data in (NAME, SYMBOL, DECIMALS)]
     results = await tolerant_batch(http, url, calls)

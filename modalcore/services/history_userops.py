@@ -11,7 +11,6 @@ else is no native transfer (the operation's token transfers show through their l
 
 from __future__ import annotations
 
-from typing import Any
 
 from eth_abi.abi import decode
 from eth_abi.exceptions import DecodingError
@@ -50,7 +49,7 @@ def _calls(call_data: bytes) -> list[tuple[str, int, bytes]]:
     return []
 
 
-def account_calls(tx: dict[str, Any], account: str) -> list[tuple[str, int, bytes]]:
+def account_calls(tx: dict[str, object], account: str) -> list[tuple[str, int, bytes]]:
     """(to, wei, data) of the calls `account` (lowercase) made by its operations in bundle `tx`."""
     data = _bytes(tx.get("input") or tx.get("data"))
     if data[:4] != HANDLE_OPS:
@@ -62,12 +61,12 @@ def account_calls(tx: dict[str, Any], account: str) -> list[tuple[str, int, byte
     return [call for op in ops if str(op[0]).lower() == account for call in _calls(bytes(op[3]))]
 
 
-def native_sends(tx: dict[str, Any], account: str) -> list[tuple[str, int]]:
+def native_sends(tx: dict[str, object], account: str) -> list[tuple[str, int]]:
     """(receiver, wei) of the ETH `account` (lowercase) sent by its operations in bundle `tx`."""
     return [(to, wei) for to, wei, _ in account_calls(tx, account) if wei > 0]
 
 
-def succeeded(log: dict[str, Any]) -> bool:
+def succeeded(log: dict[str, object]) -> bool:
     """The operation's own outcome (UserOperationEvent's `success`: its second data word)."""
     data = _bytes(log.get("data"))
     return len(data) >= 64 and int.from_bytes(data[32:64], "big") == 1

@@ -3,7 +3,6 @@ on every request, with empty parameters skipped (the shared HTTP client's rule).
 
 from __future__ import annotations
 
-from typing import Any
 
 import httpx
 from ..rules import texts
@@ -21,7 +20,7 @@ class HostedApi:
         self.st = st
         self.sv = sv
 
-    def _params(self, extra: dict[str, Any]) -> dict[str, str]:
+    def _params(self, extra: dict[str, object]) -> dict[str, str]:
         params = {"projectId": self.project_id, "st": self.st, "sv": self.sv}
         for key, value in extra.items():
             if value is None or value == "" or value == ():

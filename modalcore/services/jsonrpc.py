@@ -17,12 +17,12 @@ class RpcCallError(RuntimeError):
         self.message = message
 
 
-async def call(http: httpx.AsyncClient, url: str, method: str, params: list[Any]) -> Any:
+async def call(http: httpx.AsyncClient, url: str, method: str, params: list[object]) -> object:
     results = await batch(http, url, [(method, params)])
     return results[0]
 
 
-async def _answers(http: httpx.AsyncClient, url: str, calls: list[tuple[str, list[Any]]]) -> dict[Any, Any]:
+async def _answers(http: httpx.AsyncClient, url: str, calls: list[tuple[str, list[object]]]) -> dict[Any, Any]:
     """Post the calls as one batch (ids 1..n); the answers by id. RpcCallError when the batch as
     a whole fails."""
     body = [
@@ -39,7 +39,7 @@ async def _answers(http: httpx.AsyncClient, url: str, calls: list[tuple[str, lis
     return {item.get("id"): item for item in payload if isinstance(item, dict)}
 
 
-async def tolerant_batch(http: httpx.AsyncClient, url: str, calls: list[tuple[str, list[Any]]]) -> list[Any]:
+async def tolerant_batch(http: httpx.AsyncClient, url: str, calls: list[tuple[str, list[object]]]) -> list[Any]:
     """A batch whose failed calls give None (one bad token must not hide the rest); only a
     failure of the whole batch raises."""
     if not calls:
@@ -48,7 +48,7 @@ async def tolerant_batch(http: httpx.AsyncClient, url: str, calls: list[tuple[st
     return [(by_id.get(index + 1) or {}).get("result") for index in range(len(calls))]
 
 
-async def batch(http: httpx.AsyncClient, url: str, calls: list[tuple[str, list[Any]]]) -> list[Any]:
+async def batch(http: httpx.AsyncClient, url: str, calls: list[tuple[str, list[object]]]) -> list[Any]:
     """Send calls as one batch; results in the calls' order. Any error fails the batch."""
     by_id = await _answers(http, url, calls)
     results = []

@@ -98,7 +98,7 @@ async def fetch_nfts(http: httpx.AsyncClient, *, rpc_url: str, address: str) -> 
         raise RpcCallError(-32603, "eth_getLogs did not answer a list")
     owned = holdings([*sent, *received], address)
     contracts = sorted({contract for contract, _ in owned})
-    calls: list[tuple[str, list[Any]]] = []
+    calls: list[tuple[str, list[object]]] = []
     for contract in contracts:
         calls += [("eth_call", [{"to": contract, "data": data}, latest_hex]) for data in (NAME, SYMBOL)]
     results = await tolerant_batch(http, rpc_url, calls)

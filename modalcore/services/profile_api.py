@@ -41,8 +41,8 @@ def _reason(response: httpx.Response, default: str) -> str:
 
 
 class ProfileApi(BlockchainApi):
-    async def _send(self, method: str, path: str, default: str, params: dict[str, Any],
-                    body: dict[str, Any] | None = None) -> Any:
+    async def _send(self, method: str, path: str, default: str, params: dict[str, object],
+                    body: dict[str, object] | None = None) -> object:
         try:
             response = await self.http.request(method, f"{self.base_url}{path}",
                                                params=self._params(params), json=body)
@@ -55,17 +55,17 @@ class ProfileApi(BlockchainApi):
         except ValueError:
             raise ProfileApiError(default) from None
 
-    async def account(self, name: str) -> Any:
+    async def account(self, name: str) -> object:
         """GET /v1/profile/account/{name}: apiVersion 2."""
         return await self._send("GET", f"/v1/profile/account/{name}", ERROR_RESOLVING,
                                 {"apiVersion": API_VERSION})
 
-    async def reverse(self, address: str, sender: str | None = None) -> Any:
+    async def reverse(self, address: str, sender: str | None = None) -> object:
         """GET /v1/profile/reverse/{address}: sender, apiVersion."""
         return await self._send("GET", f"/v1/profile/reverse/{address}", ERROR_NAMES_FOR_ADDRESS,
                                 {"sender": sender or address, "apiVersion": API_VERSION})
 
-    async def suggestions(self, name: str, zone: str = DEFAULT_SUFFIX.lstrip(".")) -> Any:
+    async def suggestions(self, name: str, zone: str = DEFAULT_SUFFIX.lstrip(".")) -> object:
         """GET /v1/profile/suggestions/{name}: zone."""
         return await self._send("GET", f"/v1/profile/suggestions/{name}", ERROR_SUGGESTIONS,
                                 {"zone": zone})

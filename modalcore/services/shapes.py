@@ -9,7 +9,7 @@ there stay lenient readers of older recordings, these are what the services prod
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,7 +26,7 @@ class ChainReadArgs(_Args):
     """A read-only request the embedded wallet serves without approval (behaviour.md §6)."""
     rpc_url: str
     method: Literal["eth_call", "eth_getBalance"]
-    params: list[Any] = Field(max_length=L.HOST_RPC_PARAMS)
+    params: list[object] = Field(max_length=L.HOST_RPC_PARAMS)
 
 
 class ChainReadResult(TypedDict):

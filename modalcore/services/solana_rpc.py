@@ -28,13 +28,13 @@ def _bad(method: str) -> RpcCallError:
     return RpcCallError(-32603, f"{method}: unexpected response")
 
 
-def _int(value: Any, method: str) -> int:
+def _int(value: object, method: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise _bad(method)
     return value
 
 
-def _value(result: Any, method: str) -> Any:
+def _value(result: object, method: str) -> object:
     if not isinstance(result, dict) or "value" not in result:
         raise _bad(method)
     return result["value"]
@@ -45,7 +45,7 @@ class SolanaRpc:
         self.http = http
         self.url = url
 
-    async def request(self, method: str, params: list[Any]) -> Any:
+    async def request(self, method: str, params: list[object]) -> Any:
         body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
         response = await self.http.post(self.url, json=body, timeout=RPC_TIMEOUT_S)
         if response.status_code != 200:
@@ -138,7 +138,7 @@ class SolanaRpc:
 
     async def signatures_for_address(self, address: str, *, limit: int, before: str | None = None) -> list[dict[str, Any]]:
         """Newest first: {signature, slot, err, blockTime, ...} of the transactions naming `address`."""
-        config: dict[str, Any] = {"limit": limit, "commitment": COMMITMENT}
+        config: dict[str, object] = {"limit": limit, "commitment": COMMITMENT}
         if before:
             config["before"] = before
         result = await self.request("getSignaturesForAddress", [address, config])

@@ -24,7 +24,6 @@ import json
 import re
 import time
 from collections.abc import Callable
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -101,7 +100,7 @@ def routes(
             if len(raw) > MAX_BODY_BYTES:
                 return _error(413, "Body too large")
         try:
-            body: Any = json.loads(raw)
+            body: object = json.loads(raw)
         except ValueError:
             return _error(400, "Body must be JSON")
         if not isinstance(body, dict):

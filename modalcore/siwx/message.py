@@ -150,7 +150,7 @@ class SignInMessage(ABC):
 
     @classmethod
     @abstractmethod
-    def _from_layout(cls, address: str, chain: str, shared: dict[str, Any]) -> Self:
+    def _from_layout(cls, address: str, chain: str, shared: dict[str, object]) -> Self:
         """The message of parsed text: its address and Chain ID lines and the shared fields."""
 
     def __post_init__(self) -> None:
@@ -244,7 +244,7 @@ class SignInMessage(ABC):
 
     def to_data(self) -> dict[str, Any]:
         """behaviour.md §3 message fields; chainId as a CAIP-2 id ("eip155:1"), absent fields omitted."""
-        data: dict[str, Any] = {
+        data: dict[str, object] = {
             "domain": self.domain,
             "accountAddress": self.signer,
             "uri": self.uri,

@@ -39,7 +39,7 @@ def build_cacao(message: SignInMessage, signature: str, signature_type: str = "e
     """A CAIP-74 CACAO (header caip122) for a signed sign-in message: the signer as
     did:pkh:{CAIP-2 chain}:{address}, the signature typed `signature_type` (EIP-191 for SIWE,
     solana:ed25519 for SIWS)."""
-    payload: dict[str, Any] = {
+    payload: dict[str, object] = {
         "domain": message.domain,
         "iss": f"did:pkh:{message.caip2}:{message.signer}",
         "aud": message.uri,
@@ -72,8 +72,8 @@ class SiwxSession:
     domain: str
     message: str
     signature: str
-    data: dict[str, Any] = field(hash=False)
-    cacao: dict[str, Any] = field(hash=False)
+    data: dict[str, object] = field(hash=False)
+    cacao: dict[str, object] = field(hash=False)
     issued_at: int
     expires_at: int
     created_at: int
@@ -222,7 +222,7 @@ class SqliteSiwxStore(SiwxStore):
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
 
-    def _run(self, sql: str, args: tuple[Any, ...] = ()) -> sqlite3.Cursor:
+    def _run(self, sql: str, args: tuple[object, ...] = ()) -> sqlite3.Cursor:
         with self._lock:
             return self._db.execute(sql, args)
 
@@ -331,7 +331,7 @@ class SqliteSiwxStore(SiwxStore):
             f"SELECT {_SESSION_COLUMNS} FROM siwx_sessions "
             "WHERE address = ? AND revoked = 0 AND expires_at > ?"
         )
-        args: list[Any] = [address.lower(), now_ms]
+        args: list[object] = [address.lower(), now_ms]
         if domain is not None:
             sql += " AND domain = ?"
             args.append(domain)
@@ -344,7 +344,7 @@ class SqliteSiwxStore(SiwxStore):
 
     async def revoke(self, address: str, domain: str | None) -> int:
         sql = "UPDATE siwx_sessions SET revoked = 1 WHERE address = ? AND revoked = 0"
-        args: list[Any] = [address.lower()]
+        args: list[object] = [address.lower()]
         if domain is not None:
             sql += " AND domain = ?"
             args.append(domain)

@@ -15,7 +15,7 @@ code (see `REASONS`) and a human-readable `detail`.
 from __future__ import annotations
 
 import re
-from typing import Any, Final
+from typing import Final
 
 import httpx
 from eth_abi.abi import encode as abi_encode
@@ -77,7 +77,7 @@ def personal_message_hash(text: str) -> bytes:
     return keccak(b"\x19Ethereum Signed Message:\n" + str(len(data)).encode() + data)
 
 
-def signature_bytes(signature: Any) -> bytes:
+def signature_bytes(signature: object) -> bytes:
     """0x-prefixed, even-length hex → bytes; SiwxVerifyError(malformed_signature) otherwise."""
     if not isinstance(signature, str) or not _HEX.match(signature) or len(signature) <= 2:
         raise SiwxVerifyError("malformed_signature", "The signature must be 0x-prefixed hex")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..core.cmds import Effect, EffectReply
 from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from . import snack
 from . import nfts
 from .history import fetch
@@ -69,10 +69,10 @@ def on_tab(model: Model, msg: SelectedTab, now: int) -> Step:
     return model, []
 
 
-HANDLERS: dict[type[Msg], Handler] = {
-    AddressCopyAnswered: on_copied,
-    PressedCopyAddress: on_copy,
-    SelectedTab: on_tab,
-}
+HANDLERS = (
+    On(AddressCopyAnswered, on_copied),
+    On(PressedCopyAddress, on_copy),
+    On(SelectedTab, on_tab),
+)
 
 SLICE = Slice("account_ui", HANDLERS)

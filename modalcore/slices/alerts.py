@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ..core.evolve import replace
 from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -49,9 +49,9 @@ def on_dismiss(model: Model, msg: PressedDismissAlert, now: int) -> Step:
     return replace(model, alert=replace(model.alert, kind=None)), []
 
 
-HANDLERS: dict[type[Msg], Handler] = {
-    AnalyticsForbidden: on_analytics_forbidden,
-    PressedDismissAlert: on_dismiss,
-}
+HANDLERS = (
+    On(AnalyticsForbidden, on_analytics_forbidden),
+    On(PressedDismissAlert, on_dismiss),
+)
 
 SLICE = Slice("alerts", HANDLERS)

@@ -14,8 +14,7 @@ from pydantic import BaseModel, ConfigDict
 from ..chains.catalog import Network
 from ..core.cmds import Cmd, Reply
 from ..core.evolve import replace
-from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..rules.format import floor3, quantity
 from . import snack
 from .accounts import TokenBalance
@@ -140,6 +139,6 @@ def _token_balances(network: Network, result: Balances) -> list[TokenBalance]:
     return rows
 
 
-HANDLERS: dict[type[Msg], Handler] = {BalancesFetched: on_balances}
+HANDLERS = (On(BalancesFetched, on_balances),)
 
 SLICE = Slice("balances", HANDLERS)

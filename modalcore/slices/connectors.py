@@ -6,8 +6,7 @@ EIP-6963 uuid of this page load, which the renderer's bridge knows the provider 
 
 from __future__ import annotations
 
-from ..core.msg import Msg
-from ..core.shape import Guard, Handler, Slice
+from ..core.shape import Guard, On, Slice
 
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -141,8 +140,8 @@ def refuse_announcement(model: Model, msg: WalletAnnounced) -> str | None:
     return None
 
 
-HANDLERS: dict[type[Msg], Handler] = {WalletAnnounced: on_announced}
-GUARDS: dict[type[Msg], Guard] = {WalletAnnounced: refuse_announcement}
+HANDLERS = (On(WalletAnnounced, on_announced),)
+GUARDS = (Guard(WalletAnnounced, refuse_announcement),)
 
 SLICE = Slice("connectors", HANDLERS, guards=GUARDS)
 

@@ -13,8 +13,7 @@ The slice is assembled here from its parts: state and queries (`directory_query`
 
 from __future__ import annotations
 
-from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from .directory_listing import RequestedMoreWallets, observe, on_more, on_result
 from .directory_query import DirectoryFetched
 from .directory_search import TypedWalletSearch, WalletSearchDue, on_search_due, on_typed
@@ -27,14 +26,14 @@ from .directory_wallets import (
     on_pressed_wallet,
 )
 
-HANDLERS: dict[type[Msg], Handler] = {
-    WalletLinkOpened: on_opened,
-    PressedDirectoryWallet: on_pressed_wallet,
-    RequestedMoreWallets: on_more,
-    TypedWalletSearch: on_typed,
-    WalletSearchDue: on_search_due,
-    PressedWalletLink: on_pressed_link,
-    DirectoryFetched: on_result,
-}
+HANDLERS = (
+    On(WalletLinkOpened, on_opened),
+    On(PressedDirectoryWallet, on_pressed_wallet),
+    On(RequestedMoreWallets, on_more),
+    On(TypedWalletSearch, on_typed),
+    On(WalletSearchDue, on_search_due),
+    On(PressedWalletLink, on_pressed_link),
+    On(DirectoryFetched, on_result),
+)
 
 SLICE = Slice("directory", HANDLERS, observe=observe)

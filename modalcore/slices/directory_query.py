@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
@@ -60,7 +60,7 @@ def _chains(model: Model) -> list[str]:
 
 
 def query_args(model: Model, *, page: int, entries: int, include: Iterable[str] | None = None,
-          exclude: Iterable[str] | None = None, search: str = "", chains: bool = True) -> dict[str, Any]:
+          exclude: Iterable[str] | None = None, search: str = "", chains: bool = True) -> dict[str, object]:
     options = model.options
     return {
         "page": page,
@@ -102,6 +102,6 @@ class DirectoryFetched(Reply):
     result: DirectoryPage | None = None
 
 
-def directory_call(args: dict[str, Any], param: str) -> Cmd:
+def directory_call(args: dict[str, object], param: str) -> Cmd:
     # the search text and the host's ids are the visitor's and the host's input
     return SERVICE.call_or_refusal(args, DirectoryFetched, param)

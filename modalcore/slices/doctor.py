@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ..core.cmds import Effect, EffectReply
 from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from . import snack
 
 if TYPE_CHECKING:
@@ -92,5 +92,5 @@ def on_copied(model: Model, msg: SupportCodeCopied, now: int) -> Step:
     return snack.show_error(model, "Failed to copy")
 
 
-HANDLERS: dict[type[Msg], Handler] = {PressedCopySupportCode: on_copy, SupportCodeCopied: on_copied}
+HANDLERS = (On(PressedCopySupportCode, on_copy), On(SupportCodeCopied, on_copied))
 SLICE = Slice("doctor", HANDLERS)

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..core.cmds import Reply, Track
 from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..rules import limits as L
 from . import snack
 from ..rules import texts
@@ -111,7 +111,7 @@ def time_zone(name: str) -> tzinfo:
         return UTC
 
 
-def _mined_at(value: Any) -> int:
+def _mined_at(value: object) -> int:
     if isinstance(value, int | float):
         return int(value)
     return int(datetime.fromisoformat(str(value).replace("Z", "+00:00")).timestamp())
@@ -172,7 +172,7 @@ def fetch(model: Model, now: int, *, more: bool = False) -> Step:
         return model, []
     else:
         state = HistoryState(account=account.caip_address, last_network_in_view=network.id)
-    args: dict[str, Any] = {
+    args: dict[str, object] = {
         "rpc_url": network.rpc_urls[0] if network.rpc_urls else "",
         "address": account.address,
         "chain": network.id,
@@ -275,6 +275,6 @@ def on_history(model: Model, msg: HistoryFetched, now: int) -> Step:
     return replace(model, history=state), []
 
 
-HANDLERS: dict[type[Msg], Handler] = {RequestedMoreHistory: on_more, HistoryFetched: on_history}
+HANDLERS = (On(RequestedMoreHistory, on_more), On(HistoryFetched, on_history))
 
 SLICE = Slice("history", HANDLERS)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
 
 from ..core.msg import Msg
 from ..wire.frames import NetworkArgs, OpenArgs, RpcArgs, ThemeModeArgs, ThemeVariablesArgs
@@ -57,7 +56,7 @@ def _rpc(args: RpcArgs) -> Msg:
 
 
 HOST_NODE_ID = "host"
-HOST_ACTIONS: dict[str, Any] = {
+HOST_ACTIONS: dict[str, object] = {
     "open": _open,
     "close": HostClosed(),
     "switch_network": _switch,

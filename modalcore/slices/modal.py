@@ -7,7 +7,7 @@ from ..core.evolve import replace
 from typing import TYPE_CHECKING
 
 from ..core.cmds import StartTimer
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..core.msg import Msg
 from . import router
 from ..wire.frames import ToggleArgs
@@ -154,6 +154,6 @@ def on_toggled_legal(model: Model, msg: ToggledLegal, now: int) -> Step:
     return replace(model, modal=replace(model.modal, legal_agreed=msg.checked)), []
 
 
-HANDLERS: dict[type[Msg], Handler] = {ShakeEnded: on_shake_ended, ToggledLegal: on_toggled_legal}
+HANDLERS = (On(ShakeEnded, on_shake_ended), On(ToggledLegal, on_toggled_legal))
 
 SLICE = Slice("modal", HANDLERS)

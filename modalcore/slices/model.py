@@ -164,5 +164,5 @@ def model_to_data(model: Model) -> Any:
     return _adapter().dump_python(model, mode="python")
 
 
-def model_from_data(data: Any) -> Model:
+def model_from_data(data: object) -> Model:
     return _adapter().validate_python(data)

@@ -16,8 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..core.cmds import Cmd, Reply
 from ..core.evolve import replace
-from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..rules import limits as L
 from ..rules.names import NAME_NAMESPACES
 from ..services.handles import NAME_OF
@@ -179,6 +178,6 @@ def on_name(model: Model, msg: NameOfAddressFetched, now: int) -> Step:
     return replace(model, names=remember(model.names, msg.key, name or None, now)), []
 
 
-HANDLERS: dict[type[Msg], Handler] = {NameOfAddressFetched: on_name}
+HANDLERS = (On(NameOfAddressFetched, on_name),)
 
 SLICE = Slice("names", HANDLERS, observe)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from ..core.evolve import replace
 from typing import TYPE_CHECKING
 
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..core.msg import Msg
 from . import modal, router, stack
 
@@ -62,12 +62,12 @@ def on_host_closed(model: Model, msg: HostClosed, now: int) -> Step:
     return modal.close(model)
 
 
-HANDLERS: dict[type[Msg], Handler] = {
-    PressedBack: on_back,
-    PressedClose: on_close,
-    PressedNavigate: on_navigate,
-    HostOpened: on_host_opened,
-    HostClosed: on_host_closed,
-}
+HANDLERS = (
+    On(PressedBack, on_back),
+    On(PressedClose, on_close),
+    On(PressedNavigate, on_navigate),
+    On(HostOpened, on_host_opened),
+    On(HostClosed, on_host_closed),
+)
 
 SLICE = Slice("navigation", HANDLERS)

@@ -18,8 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..core.cmds import Reply
 from ..core.evolve import replace
-from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..rules import limits as L
 from ..rules.nft_images import usable_image
 from . import snack
@@ -173,6 +172,6 @@ def on_reattached(model: Model, msg: Reattached, now: int) -> Step:
     return model, []
 
 
-HANDLERS: dict[type[Msg], Handler] = {NftsFetched: on_nfts}
+HANDLERS = (On(NftsFetched, on_nfts),)
 
 SLICE = Slice("nfts", HANDLERS, observe=observe)

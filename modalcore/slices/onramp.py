@@ -15,8 +15,7 @@ with what follows it (`onramp_open`).
 
 from __future__ import annotations
 
-from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from .onramp_input import (
     ChangedOnrampAmount,
     PressedOnrampPreset,
@@ -42,19 +41,19 @@ from .onramp_open import (
 from .onramp_options import OnrampOptionsFetched, observe, on_options
 from .onramp_quote import OnrampQuoted, OnrampQuoteDue, on_quote_due, on_quoted
 
-HANDLERS: dict[type[Msg], Handler] = {
-    PressedOnrampProvider: on_provider,
-    SelectedOnrampCurrency: on_currency,
-    SelectedOnrampPayment: on_payment,
-    ChangedOnrampAmount: on_amount,
-    PressedOnrampPreset: on_preset,
-    PressedOnrampContinue: on_continue,
-    OnrampQuoteDue: on_quote_due,
-    OnrampQuoted: on_quoted,
-    OnrampOptionsFetched: on_options,
-    OnrampUrlMade: on_url,
-    OnrampUrlOpened: on_opened,
-    OnrampPollDue: on_poll,
-}
+HANDLERS = (
+    On(PressedOnrampProvider, on_provider),
+    On(SelectedOnrampCurrency, on_currency),
+    On(SelectedOnrampPayment, on_payment),
+    On(ChangedOnrampAmount, on_amount),
+    On(PressedOnrampPreset, on_preset),
+    On(PressedOnrampContinue, on_continue),
+    On(OnrampQuoteDue, on_quote_due),
+    On(OnrampQuoted, on_quoted),
+    On(OnrampOptionsFetched, on_options),
+    On(OnrampUrlMade, on_url),
+    On(OnrampUrlOpened, on_opened),
+    On(OnrampPollDue, on_poll),
+)
 
 SLICE = Slice("onramp", HANDLERS, observe)

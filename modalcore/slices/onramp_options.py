@@ -7,7 +7,7 @@ form."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
@@ -93,7 +93,7 @@ def observe(before: Model, after: Model, now: int) -> Step:
     if state.options_for == f"loading:{after.networks.active}":
         return after, []
     network = after.networks.active_network
-    purchase_list: list[dict[str, Any]] = []
+    purchase_list: list[dict[str, object]] = []
     if network is not None:
         reference = network.reference
         purchase_list = [{"id": network.native.symbol, "symbol": network.native.symbol, "name": network.native.name,

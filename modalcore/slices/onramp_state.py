@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core.evolve import replace
 from ..rules.format import fiat
@@ -117,5 +117,5 @@ def current_quote(model: Model) -> OnrampQuote | None:
     return quote if quote is not None and quote.key == quote_key(model) else None
 
 
-def with_onramp(model: Model, **changes: Any) -> Model:
+def with_onramp(model: Model, **changes: object) -> Model:
     return replace(model, onramp=replace(model.onramp, **changes))

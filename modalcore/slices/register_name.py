@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from ..core.cmds import CancelTimer, EffectReply, Reply, StartTimer
 from ..core.evolve import replace
 from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..rules import limits as L
 from ..rules.names import (
     AUTH_CONNECTOR_ID,
@@ -255,15 +255,15 @@ def on_done(model: Model, msg: PressedRegisterDone, now: int) -> Step:
                    register_name=RegisterState(suffix=model.register_name.suffix)), []
 
 
-HANDLERS: dict[type[Msg], Handler] = {
-    PressedRegisterDone: on_done,
-    ChangedAccountName: on_changed,
-    AccountNameDebounced: on_debounced,
-    NameSuggestionsFetched: on_suggestions,
-    PressedNameSuggestion: on_suggestion,
-    PressedRegisterName: on_register,
-    RegistrationSigned: on_signed,
-    NameRegistered: on_registered,
-}
+HANDLERS = (
+    On(PressedRegisterDone, on_done),
+    On(ChangedAccountName, on_changed),
+    On(AccountNameDebounced, on_debounced),
+    On(NameSuggestionsFetched, on_suggestions),
+    On(PressedNameSuggestion, on_suggestion),
+    On(PressedRegisterName, on_register),
+    On(RegistrationSigned, on_signed),
+    On(NameRegistered, on_registered),
+)
 
 SLICE = Slice("register_name", HANDLERS)

@@ -13,8 +13,7 @@ The slice is assembled here from its parts: the form (`send_form`), the preview 
 
 from __future__ import annotations
 
-from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from .send_fee import (
     FeeEstimated,
     MaxFeeEstimated,
@@ -47,21 +46,21 @@ from .send_tx import (
     on_tx_result,
 )
 
-HANDLERS: dict[type[Msg], Handler] = {
-    TransactionAnswered: on_tx_result,
-    PressedSendTokenPicker: on_token_picker,
-    SelectedSendToken: on_select_token,
-    ChangedSendAmount: on_amount,
-    ChangedSendReceiver: on_receiver,
-    PressedSendMax: on_max,
-    PressedSendPreview: on_preview,
-    PressedSend: on_send,
-    PressedRetrySend: on_retry,
-    PressedDiscardSend: on_discard,
-    FeeEstimated: on_fee,
-    MaxFeeEstimated: on_max_fee,
-    ReceiverNameDebounced: on_debounced,
-    ReceiverNameResolved: on_resolved,
-}
+HANDLERS = (
+    On(TransactionAnswered, on_tx_result),
+    On(PressedSendTokenPicker, on_token_picker),
+    On(SelectedSendToken, on_select_token),
+    On(ChangedSendAmount, on_amount),
+    On(ChangedSendReceiver, on_receiver),
+    On(PressedSendMax, on_max),
+    On(PressedSendPreview, on_preview),
+    On(PressedSend, on_send),
+    On(PressedRetrySend, on_retry),
+    On(PressedDiscardSend, on_discard),
+    On(FeeEstimated, on_fee),
+    On(MaxFeeEstimated, on_max_fee),
+    On(ReceiverNameDebounced, on_debounced),
+    On(ReceiverNameResolved, on_resolved),
+)
 
 SLICE = Slice("send", HANDLERS, observe)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation, localcontext
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..core.evolve import replace
 from ..core.msg import Msg
@@ -218,7 +218,7 @@ def form_key(state: SendState) -> str:
     return f"{state.token}|{state.amount.strip()}|{to}"
 
 
-def with_send(model: Model, **changes: Any) -> Model:
+def with_send(model: Model, **changes: object) -> Model:
     return replace(model, send=replace(model.send, **changes))
 
 

@@ -78,7 +78,7 @@ class PressedDiscardSend(Msg):
 
 
 
-def _track_props(model: Model, token: TokenBalance, amount: str) -> dict[str, Any]:
+def _track_props(model: Model, token: TokenBalance, amount: str) -> dict[str, object]:
     account = model.accounts.get(model.networks.active_namespace)
     network = model.networks.active_network
     return {

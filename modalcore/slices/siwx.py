@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..core.cmds import Cmd, EffectReply, Reply, Track
 from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from . import modal, router, snack
 from ..rules import limits as L
 from ..rules import texts
@@ -329,10 +329,10 @@ def forget(model: Model) -> Model:
     return replace(model, siwx=model.siwx.forgotten())
 
 
-HANDLERS: dict[type[Msg], Handler] = {
-    SiwxMessageSigned: on_signed,
-    PressedSignIn: on_pressed_sign,
-    SiwxVerified: on_verified,
-}
+HANDLERS = (
+    On(SiwxMessageSigned, on_signed),
+    On(PressedSignIn, on_pressed_sign),
+    On(SiwxVerified, on_verified),
+)
 
 SLICE = Slice("siwx", HANDLERS)

@@ -7,7 +7,7 @@ from ..core.evolve import replace
 from typing import TYPE_CHECKING, Literal
 
 from ..core.cmds import CancelTimer, Cmd, StartTimer
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..core.msg import Msg
 
 if TYPE_CHECKING:
@@ -95,10 +95,10 @@ def on_pressed(model: Model, msg: PressedSnackbar, now: int) -> Step:
     return hide(model)
 
 
-HANDLERS: dict[type[Msg], Handler] = {
-    SnackReshowDue: on_reshow_due,
-    SnackAutoCloseDue: on_auto_close_due,
-    PressedSnackbar: on_pressed,
-}
+HANDLERS = (
+    On(SnackReshowDue, on_reshow_due),
+    On(SnackAutoCloseDue, on_auto_close_due),
+    On(PressedSnackbar, on_pressed),
+)
 
 SLICE = Slice("snack", HANDLERS)

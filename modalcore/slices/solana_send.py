@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..chains.catalog import wallet_standard_chain
 from ..core.evolve import replace
-from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..rules import limits as L
 from ..rules.rpc_errors import readable
 from . import stack
@@ -92,10 +91,10 @@ def on_submitted(model: Model, msg: SolanaSendSubmitted, now: int) -> Step:
     return send_succeeded(model, now, pending)
 
 
-HANDLERS: dict[type[Msg], Handler] = {
-    SolanaSendPrepared: on_prepared,
-    SolanaTransactionSigned: on_signed,
-    SolanaSendSubmitted: on_submitted,
-}
+HANDLERS = (
+    On(SolanaSendPrepared, on_prepared),
+    On(SolanaTransactionSigned, on_signed),
+    On(SolanaSendSubmitted, on_submitted),
+)
 
 SLICE = Slice("solana_send", HANDLERS)

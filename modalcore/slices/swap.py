@@ -19,8 +19,7 @@ The slice is assembled here from its parts: the form's state (`swap_form`), the 
 
 from __future__ import annotations
 
-from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from .swap_input import (
     ChangedSwapAmount,
     PressedSwapFlip,
@@ -54,23 +53,23 @@ from .swap_tx import (
     on_swap_answered,
 )
 
-HANDLERS: dict[type[Msg], Handler] = {
-    PressedSwapPicker: on_picker,
-    SelectedSwapToken: on_select,
-    ChangedSwapAmount: on_amount,
-    PressedSwapMax: on_max,
-    PressedSwapFlip: on_flip,
-    SelectedSwapSlippage: on_slippage,
-    SwapQuoteDue: on_quote_due,
-    SwapQuoted: on_quoted,
-    SwapTokensFetched: on_tokens,
-    PressedSwapReview: on_review,
-    PressedSwapConfirm: on_confirm,
-    PressedRetrySwap: on_retry,
-    PressedDiscardSwap: on_discard,
-    SwapApproveAnswered: on_approve_answered,
-    SwapApprovalMined: on_approval_mined,
-    SwapTxAnswered: on_swap_answered,
-}
+HANDLERS = (
+    On(PressedSwapPicker, on_picker),
+    On(SelectedSwapToken, on_select),
+    On(ChangedSwapAmount, on_amount),
+    On(PressedSwapMax, on_max),
+    On(PressedSwapFlip, on_flip),
+    On(SelectedSwapSlippage, on_slippage),
+    On(SwapQuoteDue, on_quote_due),
+    On(SwapQuoted, on_quoted),
+    On(SwapTokensFetched, on_tokens),
+    On(PressedSwapReview, on_review),
+    On(PressedSwapConfirm, on_confirm),
+    On(PressedRetrySwap, on_retry),
+    On(PressedDiscardSwap, on_discard),
+    On(SwapApproveAnswered, on_approve_answered),
+    On(SwapApprovalMined, on_approval_mined),
+    On(SwapTxAnswered, on_swap_answered),
+)
 
 SLICE = Slice("swap", HANDLERS, observe)

@@ -7,7 +7,7 @@ key a quote is for."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..core.evolve import replace
 from ..services.swap.types import DEFAULT_SLIPPAGE, NATIVE, NOT_SUPPORTED_SWAPS
@@ -153,5 +153,5 @@ def current_quote(model: Model) -> SwapQuote | None:
     return quote if quote is not None and quote.key == form_key(model) else None
 
 
-def with_swap(model: Model, **changes: Any) -> Model:
+def with_swap(model: Model, **changes: object) -> Model:
     return replace(model, swap=replace(model.swap, **changes))

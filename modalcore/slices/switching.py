@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ..chains.catalog import Network
 from ..core.cmds import EffectReply
 from ..core.msg import Msg
-from ..core.shape import Handler, Slice
+from ..core.shape import On, Slice
 from ..rules.addresses import checksum, is_evm_address
 from ..rules.caip import CaipError, parse_caip2, validate_evm_chain_id
 from ..rules.rpc_errors import classify
@@ -221,14 +221,14 @@ def _wallet_let_go(model: Model) -> Model:
     return replace(cleared(model), router=router.reset(model.router, "Connect"), disconnecting=model.disconnecting)
 
 
-HANDLERS: dict[type[Msg], Handler] = {
-    ChainAddAnswered: on_add_settled,
-    ChainSwitchAnswered: on_switch_settled,
-    PressedNetwork: on_pressed_network,
-    HostSwitchedNetwork: on_pressed_network,
-    WalletChainChanged: on_chain_changed,
-    WalletAccountsChanged: on_accounts_changed,
-    WalletDisconnected: on_wallet_disconnected,
-}
+HANDLERS = (
+    On(ChainAddAnswered, on_add_settled),
+    On(ChainSwitchAnswered, on_switch_settled),
+    On(PressedNetwork, on_pressed_network),
+    On(HostSwitchedNetwork, on_pressed_network),
+    On(WalletChainChanged, on_chain_changed),
+    On(WalletAccountsChanged, on_accounts_changed),
+    On(WalletDisconnected, on_wallet_disconnected),
+)
 
 SLICE = Slice("switching", HANDLERS)

@@ -7,7 +7,7 @@ from ..core.evolve import replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..core.msg import Msg
-from ..core.shape import Guard, Handler, Slice
+from ..core.shape import Guard, On, Slice
 from ..rules import limits as L
 
 if TYPE_CHECKING:
@@ -91,8 +91,8 @@ def on_set_variables(model: Model, msg: HostSetThemeVariables, now: int) -> Step
     return replace(model, theme=replace(model.theme, variables=_merged(model, msg))), []
 
 
-HANDLERS: dict[type[Msg], Handler] = {HostSetThemeMode: on_set_mode, HostSetThemeVariables: on_set_variables}
+HANDLERS = (On(HostSetThemeMode, on_set_mode), On(HostSetThemeVariables, on_set_variables))
 # Checked before a client's input is applied: a reason refuses it (engine/update.py, `refusal`).
-GUARDS: dict[type[Msg], Guard] = {HostSetThemeVariables: refuse_variables}
+GUARDS = (Guard(HostSetThemeVariables, refuse_variables),)
 
 SLICE = Slice("theme", HANDLERS, guards=GUARDS)

@@ -172,7 +172,7 @@ class RedisStore(SessionStore):
     async def save(self, session_id: str, data: bytes, now_ms: int,
                    blobs: Mapping[str, bytes] = NO_BLOBS) -> None:
         keys = [self._lease_key(session_id), self._touched, self._key(session_id), self._blobs_touched]
-        args: list[Any] = [self.owner, session_id, now_ms, data]
+        args: list[str | int | bytes] = [self.owner, session_id, now_ms, data]
         fresh = self._ledger.to_write(blobs, now_ms) if blobs else NO_BLOBS
         for digest, blob in fresh.items():
             keys.append(self._blob_key(digest))
@@ -388,7 +388,7 @@ class RedisStore(SessionStore):
 
     async def _send_events(self, events: list[StoredEvent]) -> None:
         keys = [f"{self._prefix}evc"]
-        args: list[Any] = [EVENT_ID_TTL_S]
+        args: list[str | int] = [EVENT_ID_TTL_S]
         for event in events:
             keys.append(f"{self._prefix}ev:{event.event_id}")
             args.append(_SEP.join((event.project_id, event.day, event.event)))

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from functools import cache
 from ..core.evolve import replace
 from types import MappingProxyType, ModuleType
-from typing import Any
 
 from ..i18n import localize, resolve
 from ..slices.model import Model
@@ -231,7 +230,7 @@ def _render(model: Model, bodies: BodyCache | None = None) -> Node:
     )
 
 
-def _back(model: Model, closable: bool, bodies: BodyCache) -> tuple[Node | None, Any]:
+def _back(model: Model, closable: bool, bodies: BodyCache) -> tuple[Node | None, object]:
     """The hidden view "back" shows and the back button's pending hint (mirrors `stack.go_back`)."""
     history = model.router.history
     if len(history) < 2:

@@ -6,7 +6,6 @@ directory has more); a search input waits 300 ms after typing and shows at most 
 
 from __future__ import annotations
 
-from typing import Any
 
 from ..slices.model import Model
 from ..slices import directory_wallets
@@ -24,7 +23,7 @@ SKELETONS_FIRST = 8
 SKELETONS_MORE = 4
 
 
-def _typed(args: Any) -> TypedWalletSearch:
+def _typed(args: object) -> TypedWalletSearch:
     if not isinstance(args, TextArgs):
         raise TypeError("a change carries text")
     return TypedWalletSearch(args.value)

@@ -103,14 +103,14 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii").replace("=", "")
 
 
-def encode_recap(recap: dict[str, Any]) -> str:
+def encode_recap(recap: dict[str, object]) -> str:
     """`urn:recap:` + unpadded base64 of the recap's JSON (as JSON.stringify writes it)."""
     return RECAP_PREFIX + _b64(json.dumps(recap, separators=(",", ":"), ensure_ascii=False).encode())
 
 
 def request_recap(namespace: str, methods: Sequence[str]) -> str:
     """The SDK's `createEncodedRecap(namespace, "request", methods)`: actions sorted, no limits."""
-    actions: dict[str, list[dict[str, Any]]] = {f"request/{method}": [{}] for method in sorted(set(methods))}
+    actions: dict[str, list[dict[str, object]]] = {f"request/{method}": [{}] for method in sorted(set(methods))}
     return encode_recap({"att": {namespace: actions}})
 
 
@@ -135,7 +135,7 @@ def decode_recap(resource: str) -> dict[str, Any]:
     return {"att": att}
 
 
-def recap_of(resources: Sequence[str] | None) -> dict[str, Any] | None:
+def recap_of(resources: Sequence[str] | None) -> dict[str, object] | None:
     """The recap in the last resource (ReCaps put it last), if it is one."""
     if not resources or RECAP_PREFIX not in resources[-1]:
         return None
@@ -196,7 +196,7 @@ def build_payload(*, chains: Sequence[str], methods: Sequence[str], domain: str,
     )
 
 
-def request_params(payload: AuthPayload, participant: Participant, expiry: int) -> dict[str, Any]:
+def request_params(payload: AuthPayload, participant: Participant, expiry: int) -> dict[str, object]:
     """wc_sessionAuthenticate params: authPayload, requester, expiryTimestamp."""
     return {
         "authPayload": payload.model_dump(by_alias=True, exclude_none=True),
@@ -207,7 +207,7 @@ def request_params(payload: AuthPayload, participant: Participant, expiry: int) 
 
 # ---------- the answer ------------------------------------------------------------------------------
 
-def parse_result(result: Any) -> AuthenticateResult:
+def parse_result(result: object) -> AuthenticateResult:
     try:
         return AuthenticateResult.model_validate(result)
     except ValidationError as error:
@@ -276,7 +276,7 @@ def session_namespaces(cacaos: Sequence[Cacao]) -> dict[str, SessionNamespace]:
     return out
 
 
-def signed_in(cacaos: Sequence[dict[str, Any]], chain: str) -> dict[str, str] | None:
+def signed_in(cacaos: Sequence[dict[str, object]], chain: str) -> dict[str, str] | None:
     """{message, signature} of the stored CACAO issued on `chain` (the account's active chain):
     what the engine's SIWX verification stores as the sign-in."""
     for raw in cacaos:

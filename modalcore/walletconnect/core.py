@@ -68,11 +68,11 @@ class _Builder:
         return self.step()
 
 
-def _update(state: DappState, **changes: Any) -> DappState:
+def _update(state: DappState, **changes: object) -> DappState:
     return state.model_copy(update=changes)
 
 
-def _without(mapping: dict[Any, Any], key: Any) -> dict[Any, Any]:
+def _without(mapping: dict[Any, Any], key: object) -> dict[Any, object]:
     return {k: v for k, v in mapping.items() if k != key}
 
 
@@ -133,7 +133,7 @@ def authenticate(state: DappState, *, pairing_topic: str, key_pair: KeyPair, req
 
 
 def send_request(state: DappState, *, topic: str, request_id: int, chain_id: str, method: str,
-                 params: Any, now_ms: int, expiry: int | None = None) -> Step:
+                 params: object, now_ms: int, expiry: int | None = None) -> Step:
     """wc_sessionRequest (CAIP-27) on a settled session; refused here if the session does not
     permit the chain or the method."""
     session = _settled(state, topic)
@@ -144,7 +144,7 @@ def send_request(state: DappState, *, topic: str, request_id: int, chain_id: str
     now = now_ms // 1000
     if expiry is not None and not now + MIN_REQUEST_EXPIRY <= expiry <= now + MAX_REQUEST_EXPIRY:
         raise WalletConnectError(errors.SESSION_REQUEST_EXPIRED, "Request expiry out of bounds")
-    body: dict[str, Any] = {"method": method, "params": params}
+    body: dict[str, object] = {"method": method, "params": params}
     if expiry is not None:
         body["expiryTimestamp"] = expiry
     deadline = expiry if expiry is not None else now + irn("wc_sessionRequest", "req").ttl

@@ -74,7 +74,7 @@ def decode_did_key(did: str) -> bytes:
 def sign_jwt(identity: ClientIdentity, *, sub: str, aud: str, iat: int, ttl: int = DEFAULT_TTL,
              act: str | None = None) -> str:
     """A signed JWT with claims in the SDK's order (iss, sub, aud, iat, exp[, act])."""
-    payload: dict[str, Any] = {"iss": identity.client_id, "sub": sub, "aud": aud, "iat": iat, "exp": iat + ttl}
+    payload: dict[str, object] = {"iss": identity.client_id, "sub": sub, "aud": aud, "iat": iat, "exp": iat + ttl}
     if act is not None:
         payload["act"] = act
     data = f"{_b64url_json(HEADER)}.{_b64url_json(payload)}"
@@ -85,7 +85,7 @@ def sign_jwt(identity: ClientIdentity, *, sub: str, aud: str, iat: int, ttl: int
 @dataclass(frozen=True)
 class VerifiedJwt:
     client_id: str
-    payload: dict[str, Any]
+    payload: dict[str, object]
 
 
 def verify_jwt(token: str, *, now: int | None = None, audience: str | None = None) -> VerifiedJwt:
@@ -127,7 +127,7 @@ def _unb64url(part: str) -> bytes:
         raise JwtError("a JWT part is not base64url") from error
 
 
-def _json_part(part: str) -> dict[str, Any]:
+def _json_part(part: str) -> dict[str, object]:
     try:
         value = json.loads(_unb64url(part))
     except (ValueError, UnicodeDecodeError) as error:

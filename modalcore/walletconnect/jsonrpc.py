@@ -4,7 +4,7 @@ clients and relay exchange them (in the clear over the websocket)."""
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -23,19 +23,19 @@ class RpcRequest(_Base):
     id: int = Field(ge=0, le=MAX_ID)
     jsonrpc: Literal["2.0"] = "2.0"
     method: str = Field(min_length=1, max_length=128)
-    params: Any = None
+    params: object = None
 
 
 class RpcErrorBody(_Base):
     code: int
     message: str = ""
-    data: Any = None
+    data: object = None
 
 
 class RpcResult(_Base):
     id: int = Field(ge=0, le=MAX_ID)
     jsonrpc: Literal["2.0"] = "2.0"
-    result: Any
+    result: object
 
 
 class RpcFailure(_Base):
@@ -67,11 +67,11 @@ def parse_payload(text: str) -> Payload:
     raise PayloadError("neither a request nor a response")
 
 
-def request(id: int, method: str, params: Any) -> str:
+def request(id: int, method: str, params: object) -> str:
     return dumps({"id": id, "jsonrpc": "2.0", "method": method, "params": params})
 
 
-def result(id: int, value: Any) -> str:
+def result(id: int, value: object) -> str:
     return dumps({"id": id, "jsonrpc": "2.0", "result": value})
 
 
@@ -79,5 +79,5 @@ def failure(id: int, code: int, message: str) -> str:
     return dumps({"id": id, "jsonrpc": "2.0", "error": {"code": code, "message": message}})
 
 
-def dumps(value: Any) -> str:
+def dumps(value: object) -> str:
     return json.dumps(value, separators=(",", ":"))

@@ -121,12 +121,12 @@ class RelayClient:
             await self.request("irn_batchUnsubscribe", {"subscriptions": subscriptions[start:start + BATCH_LIMIT]})
 
     async def publish(self, topic: str, message: str, *, tag: int, ttl: int, prompt: bool = False) -> None:
-        params: dict[str, Any] = {"topic": topic, "message": message, "ttl": ttl, "tag": tag}
+        params: dict[str, object] = {"topic": topic, "message": message, "ttl": ttl, "tag": tag}
         if prompt:
             params["prompt"] = True
         await self.request("irn_publish", params)
 
-    async def request(self, method: str, params: Any) -> Any:
+    async def request(self, method: str, params: object) -> Any:
         """One relay request, resent after a reconnect until answered or timed out."""
         deadline = asyncio.get_running_loop().time() + self.request_timeout * 3
         while True:
@@ -141,13 +141,13 @@ class RelayClient:
             except TimeoutError as error:
                 raise RelayError(f"{method}: the relay did not answer") from error
 
-    async def _send_request(self, method: str, params: Any) -> Any:
+    async def _send_request(self, method: str, params: object) -> object:
         ws = self._ws
         if ws is None:
             raise _ConnectionLost()
         self._next_id += 1
         request_id = self._next_id
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         try:
             await ws.send(json.dumps({"id": request_id, "jsonrpc": "2.0", "method": method, "params": params}))
@@ -236,7 +236,7 @@ class RelayClient:
         await ws.send(json.dumps({"id": request_id, "jsonrpc": "2.0", "result": True}))
         await self._on_subscription(str(request_id), payload.get("params"))
 
-    def _on_response(self, payload: dict[str, Any]) -> None:
+    def _on_response(self, payload: dict[str, object]) -> None:
         request_id = payload.get("id")
         future = self._pending.get(request_id) if isinstance(request_id, int) else None
         if future is None or future.done():
@@ -247,7 +247,7 @@ class RelayClient:
         else:
             future.set_result(payload.get("result"))
 
-    async def _on_subscription(self, request_id: str, params: Any) -> None:
+    async def _on_subscription(self, request_id: str, params: object) -> None:
         data = params.get("data") if isinstance(params, dict) else None
         if not isinstance(data, dict):
             self._drop("?", "irn_subscription without data")

@@ -4,7 +4,6 @@ request's expiry `expiryTimestamp`, and sends wc_sessionExtend with empty params
 
 from __future__ import annotations
 
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -67,7 +66,7 @@ class SessionSettleParams(_Model):
     controller: Participant
     namespaces: dict[str, SessionNamespace]
     expiry: int  # unix seconds
-    session_properties: dict[str, Any] | None = Field(alias="sessionProperties", default=None)
+    session_properties: dict[str, object] | None = Field(alias="sessionProperties", default=None)
 
 
 class SessionUpdateParams(_Model):
@@ -86,7 +85,7 @@ class SessionPingParams(_Model):
 
 class EventBody(_Model):
     name: str = Field(min_length=1, max_length=128)
-    data: Any = None
+    data: object = None
 
 
 class SessionEventParams(_Model):
@@ -96,7 +95,7 @@ class SessionEventParams(_Model):
 
 class RequestBody(_Model):
     method: str = Field(min_length=1, max_length=128)
-    params: Any = None
+    params: object = None
     expiry_timestamp: int | None = Field(alias="expiryTimestamp", default=None)
 
 
@@ -122,6 +121,6 @@ PARAMS: dict[str, type[_Model]] = {
 }
 
 
-def dump(model: BaseModel) -> dict[str, Any]:
+def dump(model: BaseModel) -> dict[str, object]:
     """Wire form: camelCase aliases, no None fields."""
     return model.model_dump(by_alias=True, exclude_none=True)

@@ -139,7 +139,7 @@ class SignClient:
     def settled_for(self, proposal_id: int) -> SessionState | None:
         return next((s for s in self._state.sessions.values() if s.proposal_id == proposal_id and s.settled), None)
 
-    async def request(self, topic: str, chain_id: str, method: str, params: Any, *,
+    async def request(self, topic: str, chain_id: str, method: str, params: object, *,
                       expiry: int | None = None) -> Any:
         """A wc_sessionRequest; returns the wallet's result or raises RequestRejected / RequestExpired."""
         request_id = payload_id()
@@ -175,7 +175,7 @@ class SignClient:
     # ---------- plumbing ---------------------------------------------------------------------
 
     def _expect(self, request_id: int, topic: str) -> asyncio.Future[Any]:
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
         self._answers[request_id] = future
         self._answer_topics[request_id] = topic
         future.add_done_callback(lambda _: self._answer_topics.pop(request_id, None))

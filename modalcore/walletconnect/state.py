@@ -12,7 +12,6 @@ not hand back what it already acknowledged.
 
 from __future__ import annotations
 
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -52,7 +51,7 @@ class SessionState(_State):
     namespaces: dict[str, SessionNamespace] = Field(default_factory=dict)
     expiry: int = 0  # unix seconds; 0 until settled
     settled: bool = False
-    cacaos: list[dict[str, Any]] = Field(default_factory=list)  # one-click sign-in: the wallet's CACAOs
+    cacaos: list[dict[str, object]] = Field(default_factory=list)  # one-click sign-in: the wallet's CACAOs
 
     @property
     def accounts(self) -> list[str]:
@@ -71,7 +70,7 @@ class AuthRequestState(_State):
     public_key: str
     proposal_id: int
     expiry: int  # unix seconds
-    payload: dict[str, Any]  # the authPayload sent (what each CACAO must answer)
+    payload: dict[str, object]  # the authPayload sent (what each CACAO must answer)
 
 
 class PendingRequest(_State):

@@ -19,11 +19,11 @@ class DecodeError(ValueError):
 _PACKER = msgpack.Packer(use_bin_type=True, autoreset=True)
 
 
-def encode(value: Any) -> bytes:
+def encode(value: object) -> bytes:
     return _PACKER.pack(value)  # type: ignore[no-any-return]
 
 
-def encode_with(frame: dict[str, Any], encoded: dict[str, bytes]) -> bytes:
+def encode_with(frame: dict[str, object], encoded: dict[str, bytes]) -> bytes:
     """`encode(frame)`, byte for byte, reusing the bytes of values already encoded (`encoded`:
     key -> the msgpack of `frame[key]`), so that a patch's ops measured once are not packed again."""
     if not encoded:

@@ -77,7 +77,7 @@ def _collect_removals(old: Node, new: Node, out: list[Op]) -> None:
             _collect_removals(child, after, out)
 
 
-def _props_delta(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+def _props_delta(old: dict[str, object], new: dict[str, object]) -> dict[str, object]:
     delta = {key: value for key, value in new.items() if key not in old or old[key] != value}
     for key in old:
         if key not in new:
@@ -111,7 +111,7 @@ def _diff_node(old: Node, new: Node, ops: list[Op]) -> None:
             _diff_node(previous, child, ops)
 
 
-def apply(tree: dict[str, Any], ops: list[Op]) -> dict[str, Any]:
+def apply(tree: dict[str, Any], ops: list[Op]) -> dict[str, object]:
     """Apply ops to a wire tree (a copy is returned). Mirrors the renderer's patcher."""
     root = copy.deepcopy(tree)
     index: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {}

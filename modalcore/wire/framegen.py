@@ -38,7 +38,7 @@ def _field(hint: Any) -> tuple[str, str, bool]:
     raise TypeError(f"no TypeScript type for {hint!r}")
 
 
-def _check_text(check: str, hint: Any) -> str:
+def _check_text(check: str, hint: object) -> str:
     """The check of a field as written in SERVER_FIELDS: a kind, or the allowed strings."""
     if check == "enum?":
         raise TypeError(f"an optional Literal has no check: {hint!r}")

@@ -164,7 +164,7 @@ ClientFrame = Annotated[
 _client_frame: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
 
 
-def _shape_problem(value: dict[str, Any]) -> str | None:
+def _shape_problem(value: dict[str, object]) -> str | None:
     """Why a decoded client frame breaks the protocol's value rules, or None: values nested
     deeper than L.MAX_NESTING, or msgpack `bin` anywhere (client frames hold only JSON-like
     values). Checked before any model sees the frame, so nothing downstream (validation, the
@@ -297,7 +297,7 @@ ACTION_ARGS: dict[str, type[_Args]] = {
 _NO_ARGS = NoArgs()
 
 
-def validate_args(action: str, args: dict[str, Any]) -> _Args:
+def validate_args(action: str, args: dict[str, object]) -> _Args:
     model = ACTION_ARGS.get(action)
     if model is None:
         raise FrameError("invalid", f"unknown action {action!r}")

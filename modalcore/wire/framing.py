@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from .codec import encode
 from .diff import Op, carried, diff_nodes, wire_ops
@@ -17,7 +16,7 @@ class Update:
 
     ops: list[Op] | None
     ops_bytes: bytes | None = None
-    tree_wire: Any = None
+    tree_wire: object = None
     tree_bytes: bytes | None = None
 
 

@@ -55,7 +55,7 @@ class Node:
     def to_wire(self) -> dict[str, Any]:
         """The node as the wire carries it; built on demand, never kept (a kept copy doubled a
         live tree's memory for the rare snapshot it saves: issue 17's idle figure)."""
-        wire: dict[str, Any] = {"id": self.id, "t": self.t}
+        wire: dict[str, object] = {"id": self.id, "t": self.t}
         if self.p:
             wire["p"] = self.p
         if self.c:
@@ -89,8 +89,8 @@ def node(
     children: Iterable[Node] = (),
     *,
     on: Mapping[str, Handler] | None = None,
-    pending: Mapping[str, Any] | None = None,
-    **props: Any,
+    pending: Mapping[str, object] | None = None,
+    **props: object,
 ) -> Node:
     """Build a node. `on` maps actions to handlers; `pending` gives actions' pending hints.
 

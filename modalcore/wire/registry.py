@@ -117,7 +117,7 @@ def _type_ok(prop: Prop, value: object) -> bool:
     )
 
 
-def prop_errors(t: str, props: Mapping[str, Any], where: str = "") -> list[str]:
+def prop_errors(t: str, props: Mapping[str, object], where: str = "") -> list[str]:
     spec = NODE_TYPES.get(t)
     if spec is None:
         return [f"{where}: unknown node type {t!r}"]
@@ -146,7 +146,7 @@ def tree_errors(wire: Mapping[str, Any]) -> list[str]:
 
 
 def json_schema() -> dict[str, Any]:
-    def prop_schema(prop: Prop) -> dict[str, Any]:
+    def prop_schema(prop: Prop) -> dict[str, object]:
         if prop.type == "array":
             return {"type": "array", "items": {"type": "string"}}
         if prop.type == "object":
@@ -156,7 +156,7 @@ def json_schema() -> dict[str, Any]:
             return {"type": "object", "additionalProperties": hint, "description": prop.doc}
         return {"type": prop.type}
 
-    defs: dict[str, Any] = {}
+    defs: dict[str, object] = {}
     for t, props in NODE_TYPES.items():
         properties = {key: prop_schema(prop) for key, prop in {**props, **COMMON}.items()}
         defs[t] = {

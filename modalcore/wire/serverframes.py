@@ -158,7 +158,7 @@ def error_frame(code: str, message: str, acked: int = 0) -> ErrorFrame:
 def wire(frame: ServerFrame) -> dict[str, Any]:
     """The frame as the map on the wire: envelope first, fields in protocol order, optional
     fields omitted when absent."""
-    value: dict[str, Any] = {"t": frame.t, "s": frame.s, "a": frame.a}
+    value: dict[str, object] = {"t": frame.t, "s": frame.s, "a": frame.a}
     for name in FIELDS[type(frame)]:
         field = getattr(frame, name)
         if field is not None:

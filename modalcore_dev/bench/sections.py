@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from modalcore_dev.bench import (aa_approve_bench, aa_bench, audit_bench, directory_bench, embedded_bench, engine_bench,
-                                 farcaster_bench, i18n_bench, inspect_bench, instructions_bench, latency_bench, load,
-                                 production_bench, socket_bench, swap_bench, walletconnect_bench)
+from modalcore_dev.bench import (aa_approve_bench, aa_bench, any_count, audit_bench, directory_bench, embedded_bench,
+                                 engine_bench, farcaster_bench, i18n_bench, inspect_bench, instructions_bench,
+                                 latency_bench, load, production_bench, socket_bench, swap_bench, walletconnect_bench)
 from modalcore_dev.bench.parts import Parts
 from modalcore_dev.bench.stats import Lines
 
 Section = Callable[[Parts], Lines]
 
 SECTIONS: dict[str, Section] = {
+    "code": any_count.run,
     "production": production_bench.run,
     "instructions": instructions_bench.run,
     "engine": engine_bench.run,

@@ -13,7 +13,7 @@ from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 
 from .smoke import run_smoke
 
-IN_PROCESS = ("production", "instructions", "engine", "socket", "directory", "audit", "inspect", "i18n", "load")
+IN_PROCESS = ("production", "instructions", "engine", "socket", "directory", "audit", "inspect", "i18n", "load", "code")
 IN_CHROMIUM = ("latency",)
 CHAINS_ONLY = tuple(name for name in ON_CHAINS if name != "walletconnect")
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 
 from modalcore.slices.model import Model, Step, model_from_data, model_to_data
 from modalcore.core.msg import Msg
-from modalcore.core.shape import Slice
+from modalcore.core.shape import On, Slice
 from modalcore.enginetest import Harness, build_model, table_with, with_history
 from modalcore.slices import stack
 from modalcore.slices.router import TxEntry
@@ -23,7 +23,7 @@ def _finished(model: Model, msg: TestTxFinished, now: int) -> Step:
     return stack.pop_tx(model, cancel=msg.cancel)
 
 
-TABLE = table_with(Slice("tx-stack-tests", {TestTxFinished: _finished}))
+TABLE = table_with(Slice("tx-stack-tests", (On(TestTxFinished, _finished),)))
 
 
 def session(*views: str, entries: tuple[TxEntry, ...]) -> Harness:

@@ -129,6 +129,7 @@ def test_tampered_inbound_frame_changes_the_replayed_frames(fresh: Path, tmp_pat
     first_out_after = sum(1 for e in events[:position] if e["k"] == "out")
     divergence = replay(_write(tmp_path / "tampered-in.jsonl", events))
     assert divergence is not None and divergence.index == first_out_after
+    assert divergence.actual is not None
     assert divergence.actual["t"] == "intent_ack" and divergence.actual["status"] == "invalid"
 
 

@@ -19,7 +19,7 @@ from modalcore.core.services import NoArgs
 from modalcore.slices.model import Model, Step
 from modalcore.core.msg import Msg
 from modalcore.engine.session import Session
-from modalcore.core.shape import Slice, Table
+from modalcore.core.shape import On, Slice, Table
 from modalcore.slices.account_ui import AddressCopyAnswered
 from modalcore.engine.update import FLOWS, SLICES
 from modalcore.runtime.clock import FakeClock
@@ -97,14 +97,14 @@ def _track(model: Model, msg: RtTracked, now: int) -> Step:
 
 
 # The engine's slices plus these tests' messages: a table of their own, never the engine's.
-TABLE = Table.of(*SLICES, *FLOWS, Slice("runtime-tests", {
-    RtShowedSnack: _show,
-    RtAskedService: _ask,
-    RtAskedEffect: _effect,
-    RtCancelledEffect: _cancel,
-    RtTracked: _track,
-    RtServiceAnswered: _answered,
-}))
+TABLE = Table.of(*SLICES, *FLOWS, Slice("runtime-tests", (
+    On(RtShowedSnack, _show),
+    On(RtAskedService, _ask),
+    On(RtAskedEffect, _effect),
+    On(RtCancelledEffect, _cancel),
+    On(RtTracked, _track),
+    On(RtServiceAnswered, _answered),
+)))
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from modalcore.core.cmds import Call, Effect, EffectReply, Reply, ServiceRef
 from modalcore.core.msg import Msg
-from modalcore.core.shape import Slice, Table
+from modalcore.core.shape import On, Slice, Table
 from modalcore.engine.update import FLOWS, SLICES
 from modalcore.rules.wallet_requests import NOT_SAVED
 from modalcore.services.handles import EMBEDDED_SIGN
@@ -71,10 +71,12 @@ def _signer_answered(model: Model, msg: UwSignerAnswered, now: int) -> Step:
     return snack.show_error(model, msg.error) if not msg.ok else snack.show(model, "signed")
 
 
-TABLE = Table.of(*SLICES, *FLOWS, Slice("unsaved-wallet-requests", {
-    UwAskedWallet: _ask_wallet, UwWalletAnswered: _wallet_answered,
-    UwAskedSigner: _ask_signer, UwSignerAnswered: _signer_answered,
-}))
+TABLE = Table.of(*SLICES, *FLOWS, Slice("unsaved-wallet-requests", (
+    On(UwAskedWallet, _ask_wallet),
+    On(UwWalletAnswered, _wallet_answered),
+    On(UwAskedSigner, _ask_signer),
+    On(UwSignerAnswered, _signer_answered),
+)))
 
 
 class SignArgs(BaseModel):

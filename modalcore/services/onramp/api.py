@@ -15,14 +15,14 @@ BUY = "buy"
 
 
 class OnrampApi(HostedApi):
-    async def _send(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+    async def _send(self, method: str, path: str, body: dict[str, object] | None = None) -> object:
         response = await self.http.request(method, f"{self.base_url}{path}", params=self._params({}),
                                            json=body)
         if response.status_code != 200:
             raise BlockchainApiError(http_status(response.status_code))
         return response.json()
 
-    async def options(self) -> Any:
+    async def options(self) -> object:
         return await self._send("GET", "/v1/onramp/options")
 
     async def quote(self, purchase_currency: str, payment_currency: str, amount: str, network: str) -> Any:
@@ -34,7 +34,7 @@ class OnrampApi(HostedApi):
     async def onramp_url(self, destination_wallets: list[dict[str, Any]], default_network: str, *,
                          preset_fiat_amount: str | None = None, preset_crypto_amount: str | None = None,
                          partner_user_id: str | None = None) -> str:
-        body: dict[str, Any] = {"destinationWallets": destination_wallets, "defaultNetwork": default_network,
+        body: dict[str, object] = {"destinationWallets": destination_wallets, "defaultNetwork": default_network,
                                 "defaultExperience": BUY}
         for key, value in (("partnerUserId", partner_user_id), ("presetFiatAmount", preset_fiat_amount),
                            ("presetCryptoAmount", preset_crypto_amount)):

@@ -5,7 +5,7 @@ shape, so its wheel carries no dev rig."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Protocol
 
 
 class OnrampRefused(ValueError):
@@ -14,9 +14,9 @@ class OnrampRefused(ValueError):
 
 class OnrampProvider(Protocol):
     @property
-    def networks(self) -> Mapping[str, Any]: ...  # the CAIP-2 networks it answers for
+    def networks(self) -> Mapping[str, object]: ...  # the CAIP-2 networks it answers for
 
-    def options(self, network: str) -> dict[str, Any]: ...
+    def options(self, network: str) -> dict[str, object]: ...
 
     def quote(self, purchase_currency: str, payment_currency: str, amount: str, network: str) -> dict[str, str]: ...
 

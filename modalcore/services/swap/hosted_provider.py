@@ -80,7 +80,7 @@ def _int(data: Any, key: str) -> int:
         raise BlockchainApiError(BAD_ANSWER) from None
 
 
-def _tx(answer: Any) -> dict[str, Any]:
+def _tx(answer: object) -> dict[str, object]:
     tx = answer.get("tx") if isinstance(answer, dict) else None
     if not isinstance(tx, dict) or "to" not in tx or not str(tx.get("data", "")).startswith("0x"):
         raise BlockchainApiError(BAD_ANSWER)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Literal, Protocol, TypedDict
+from typing import Literal, Protocol, TypedDict
 
 NATIVE = "native"
 DEFAULT_SLIPPAGE = Decimal(1)  # percent, behaviour.md §9 "Swap slippage default 1"
@@ -86,7 +86,7 @@ class Quote:
     path: tuple[str, ...] = ()  # the route's token addresses (WETH for NATIVE), when known
     spender: str = ""  # who needs the allowance of from_token ("" for NATIVE)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "chainId": self.chain_id, "from": self.from_token, "to": self.to_token,
             "amountIn": str(self.amount_in), "amountOut": str(self.amount_out),

@@ -50,11 +50,11 @@ class UniswapV2Market:
                    str(market["weth"]))
 
 
-def _eth_call(to: str, signature: str, args: list[Any]) -> tuple[str, list[Any]]:
+def _eth_call(to: str, signature: str, args: list[object]) -> tuple[str, list[Any]]:
     return "eth_call", [{"to": to, "data": call_data(signature, args)}, "latest"]
 
 
-def _decode(types: list[str], result: Any) -> tuple[Any, ...]:
+def _decode(types: list[str], result: object) -> tuple[Any, ...]:
     return tuple(decode(types, bytes.fromhex(str(result).removeprefix("0x"))))
 
 
