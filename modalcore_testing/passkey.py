@@ -23,12 +23,13 @@ class SoftAuthenticator:
     """One credential; `user_verified=False` plays an authenticator that skipped the PIN or
     biometric; `counter=False` one that keeps no signature counter (always 0)."""
 
-    def __init__(self, user_verified: bool = True, counter: bool = True) -> None:
+    def __init__(self, user_verified: bool = True, counter: bool = True, top_origin: str = "") -> None:
         self.private = ec.generate_private_key(ec.SECP256R1())
         self.credential_id = secrets.token_bytes(16)
         self.sign_count = 0
         self.user_verified = user_verified
         self.counter = counter
+        self.top_origin = top_origin  # set: the ceremonies run in a frame that page shows
 
     @property
     def id(self) -> str:
@@ -41,10 +42,10 @@ class SoftAuthenticator:
     def _flags(self, attested: bool) -> int:
         return 0x01 | (0x04 if self.user_verified else 0) | (0x40 if attested else 0)
 
-    @staticmethod
-    def client_data(kind: str, challenge: bytes, origin: str) -> bytes:
+    def client_data(self, kind: str, challenge: bytes, origin: str) -> bytes:
+        top = {"topOrigin": self.top_origin} if self.top_origin else {}
         return json.dumps({"type": kind, "challenge": b64(challenge), "origin": origin,
-                           "crossOrigin": False}).encode()
+                           "crossOrigin": bool(self.top_origin), **top}).encode()
 
     def create(self, challenge: bytes, origin: str, rp_id: str) -> dict[str, Any]:
         """navigator.credentials.create's answer."""

@@ -78,15 +78,17 @@ class PasskeyError(Exception):
 
 @dataclass(frozen=True)
 class RelyingParty:
-    """The engine as WebAuthn sees it: its origin and host."""
+    """The engine as WebAuthn sees it: its origin and host; and the pages that may show its frame
+    (a ceremony in a cross-origin frame names the top page: it must be one of these)."""
 
     origin: str
     rp_id: str
+    top_origins: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, origin: str) -> RelyingParty:
+    def of(cls, origin: str, top_origins: tuple[str, ...] = ()) -> RelyingParty:
         parts = urlsplit(origin)
-        return cls(origin=f"{parts.scheme}://{parts.netloc}", rp_id=parts.hostname or "")
+        return cls(origin=f"{parts.scheme}://{parts.netloc}", rp_id=parts.hostname or "", top_origins=top_origins)
 
 
 def b64(data: bytes) -> str:
@@ -138,8 +140,24 @@ def _client_data(response: dict[str, Any], kind: str, rp: RelyingParty) -> bytes
         raise PasskeyError(PasskeyRefused.MALFORMED) from None
     if not isinstance(data, dict) or data.get("type") != kind:
         raise PasskeyError(PasskeyRefused.MALFORMED)
-    if data.get("origin") != rp.origin or data.get("crossOrigin") is True:
+    if data.get("origin") != rp.origin:
         raise PasskeyError(PasskeyRefused.ORIGIN)
+    if data.get("crossOrigin") is True and data.get("topOrigin") not in (*rp.top_origins, rp.origin):
+        raise PasskeyError(PasskeyRefused.ORIGIN)  # made in a frame that another site showed
+    return unb64(data.get("challenge"), 256)
+
+
+def challenge_of(answer: object, kind: str) -> bytes:
+    """The challenge an answer ("webauthn.create" or "webauthn.get") says it signed, unchecked:
+    the route checks it is one it issued for this session before anything else."""
+    _, response, _ = _credential(answer)
+    raw = unb64(response.get("clientDataJSON"), MAX_CLIENT_DATA_BYTES * 2)
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        raise PasskeyError(PasskeyRefused.MALFORMED) from None
+    if not isinstance(data, dict) or data.get("type") != kind:
+        raise PasskeyError(PasskeyRefused.MALFORMED)
     return unb64(data.get("challenge"), 256)
 
 

@@ -19,8 +19,8 @@ RP = RelyingParty.of("http://127.0.0.1:8765")
 ALICE = "email:alice@example.com"
 
 
-def registered(store: Passkeys, identity: str = ALICE, **kwargs: bool) -> SoftAuthenticator:
-    device = SoftAuthenticator(**kwargs)
+def registered(store: Passkeys, identity: str = ALICE, counter: bool = True) -> SoftAuthenticator:
+    device = SoftAuthenticator(counter=counter)
     challenge = issue_challenge(SECRET, "register", "sess-1", 1_000)
     store.register(identity, device.create(challenge, RP.origin, RP.rp_id), challenge, RP, 1_000)
     return device
@@ -112,6 +112,19 @@ def test_wrong_origin_or_relying_party_is_refused() -> None:
     answer = new.create(c, "https://dapp.example", RP.rp_id)
     assert refusal(lambda: store.register(ALICE, answer, c, RP, 1_000)) is PasskeyRefused.ORIGIN
     assert store.credential_ids(ALICE) == [device.id]
+
+
+def test_in_a_frame_the_top_page_must_be_the_sessions() -> None:
+    """A ceremony in a cross-origin frame names the page around it (`topOrigin`)."""
+    store = Passkeys()
+    device = registered(store)
+    rp = RelyingParty.of(RP.origin, ("https://dapp.example",))
+    challenge = approval_challenge(b"text")
+    device.top_origin = "https://evil.example"
+    framed_elsewhere = device.get(challenge, RP.origin, RP.rp_id)
+    assert refusal(lambda: store.authenticate(framed_elsewhere, challenge, rp, 2_000)) is PasskeyRefused.ORIGIN
+    device.top_origin = "https://dapp.example"
+    assert store.authenticate(device.get(challenge, RP.origin, RP.rp_id), challenge, rp, 2_000) == ALICE
 
 
 def test_user_verification_is_required() -> None:
