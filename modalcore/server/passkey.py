@@ -105,7 +105,7 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
         mode = "light" if model.theme.mode == "light" else "dark"
         body = ("<div id=passkey><button id=add type=button>Add a passkey</button>"
                 "<p id=state role=status></p></div>")
-        return page(hub, model.project_id, "Add a passkey", mode, style(model.theme) + PASSKEY_CSS, body,
+        return page(hub, model.project_id, "Add a passkey", mode, style(model.theme) + PASSKEY_CSS + "body{padding:0}", body,
                     PASSKEY_SCRIPT + ADD_SCRIPT % {"data": data})
 
     async def begin(request: Request) -> Response:

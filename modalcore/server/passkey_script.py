@@ -10,7 +10,7 @@ PASSKEY_CSS = ("#passkey button,#passkey-signin{width:100%;margin:0 0 8px;paddin
 
 # helpers: base64url to bytes, a credential as the JSON the engine reads, the two ceremonies
 PASSKEY_SCRIPT = """
-const unb64 = (s) => Uint8Array.from(atob(s.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - s.length % 4) % 4)),
+const fromB64 = (s) => Uint8Array.from(atob(s.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - s.length % 4) % 4)),
   (c) => c.charCodeAt(0));
 function passkeyJSON(c) {
   const r = c.response, out = {id: c.id, rawId: b64(c.rawId), type: c.type, response: {clientDataJSON: b64(r.clientDataJSON)}};
@@ -20,16 +20,16 @@ function passkeyJSON(c) {
 }
 async function passkeyGet(challenge, ids) {
   const c = await navigator.credentials.get({publicKey: {challenge, rpId: location.hostname, timeout: 120000,
-    userVerification: 'required', allowCredentials: (ids || []).map((id) => ({type: 'public-key', id: unb64(id)}))}});
+    userVerification: 'required', allowCredentials: (ids || []).map((id) => ({type: 'public-key', id: fromB64(id)}))}});
   return passkeyJSON(c);
 }
 async function passkeyCreate(b) {
-  const c = await navigator.credentials.create({publicKey: {challenge: unb64(b.challenge),
+  const c = await navigator.credentials.create({publicKey: {challenge: fromB64(b.challenge),
     rp: {id: location.hostname, name: location.hostname},
-    user: {id: unb64(b.user_id), name: b.user_name, displayName: b.user_name},
+    user: {id: fromB64(b.user_id), name: b.user_name, displayName: b.user_name},
     pubKeyCredParams: [{type: 'public-key', alg: -7}, {type: 'public-key', alg: -257}],
     authenticatorSelection: {residentKey: 'required', userVerification: 'required'}, attestation: 'none', timeout: 120000,
-    excludeCredentials: b.exclude.map((id) => ({type: 'public-key', id: unb64(id)}))}});
+    excludeCredentials: b.exclude.map((id) => ({type: 'public-key', id: fromB64(id)}))}});
   return passkeyJSON(c);
 }
 """
@@ -68,7 +68,7 @@ if (passkeyButton) passkeyButton.addEventListener('click', async (e) => {
   try {
     const b = await post('/embedded/passkey/begin', {session: S.session, purpose: 'signin'});
     if (!b.ok) { msg.textContent = 'This sign-in is no longer waiting'; return; }
-    const r = await post('/embedded/passkey/signin', {session: S.session, credential: await passkeyGet(unb64(b.data.challenge), [])});
+    const r = await post('/embedded/passkey/signin', {session: S.session, credential: await passkeyGet(fromB64(b.data.challenge), [])});
     msg.textContent = r.ok ? 'Signed in' : 'This passkey cannot sign in here';
   } catch (err) { msg.textContent = 'No passkey was used'; }
   finally { passkeyButton.disabled = false; }
