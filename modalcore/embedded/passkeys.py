@@ -33,8 +33,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from cryptography.exceptions import InvalidSignature
 from webauthn import verify_authentication_response, verify_registration_response
+from webauthn.helpers import decode_credential_public_key, decoded_public_key_to_cryptography
 from webauthn.helpers.exceptions import WebAuthnException
+from webauthn.helpers.verify_signature import verify_signature
 
 MAX_PER_IDENTITY = 16
 MAX_CREDENTIAL_ID_CHARS = 1366  # 1023 bytes, WebAuthn's bound, base64url
@@ -175,6 +178,25 @@ def _credential(answer: object) -> tuple[dict[str, Any], dict[str, Any], str]:
     return answer, response, cred_id
 
 
+def assertion_holds(public_key: bytes, answer: object, challenge: bytes) -> bool:
+    """Checked again later (the audit log, audit/show.py): `answer` is over `challenge` and the
+    passkey whose COSE key is `public_key` signed it (the origin, counter and spending were the
+    engine's checks when it counted)."""
+    try:
+        _, response, _ = _credential(answer)
+        if challenge_of(answer, "webauthn.get") != challenge:
+            return False
+        auth = unb64(response.get("authenticatorData"), 2048)
+        signature = unb64(response.get("signature"), 256)
+        client = unb64(response.get("clientDataJSON"), MAX_CLIENT_DATA_BYTES * 2)
+        decoded = decode_credential_public_key(public_key)
+        verify_signature(public_key=decoded_public_key_to_cryptography(decoded), signature_alg=decoded.alg,
+                         signature=signature, data=auth + hashlib.sha256(client).digest())
+    except (PasskeyError, WebAuthnException, InvalidSignature, ValueError, TypeError, KeyError):
+        return False
+    return True
+
+
 class Passkeys:
     """The passkeys of the embedded accounts and the challenges spent, in the embedded db."""
 
@@ -196,6 +218,12 @@ class Passkeys:
         with self._lock:
             row = self._db.execute("SELECT COUNT(*) FROM passkeys WHERE identity = ?", (identity,)).fetchone()
         return int(row[0])
+
+    def public_key(self, credential_id: str) -> bytes | None:
+        """The COSE public key of a stored passkey."""
+        with self._lock:
+            row = self._db.execute("SELECT public_key FROM passkeys WHERE credential_id = ?", (credential_id,)).fetchone()
+        return bytes(row[0]) if row else None
 
     def credential_ids(self, identity: str) -> list[str]:
         with self._lock:

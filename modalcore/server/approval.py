@@ -58,7 +58,7 @@ from .approval_theme import style
 from .approval_tree_script import TREE_SCRIPT
 from .verify import SOCIAL_SCRIPT, VERIFY_SCRIPT, verify_css
 from .verify_farcaster import FARCASTER_SCRIPT
-from .passkey import passkey_refusal
+from .passkey import passkey_evidence, passkey_refusal
 from .passkey_script import PASSKEY_SCRIPT
 from .frame_page import MAX_ID_CHARS, from_own_frame, gone, json_body, own_origin, page, refused
 
@@ -354,7 +354,8 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
                 failed = passkey_refusal(hub, request, wallet, model, data["passkey"], text)
                 if failed is not None:
                     return refused(403, failed.value)
-                data = {**data, "public_key": "passkey", "signature": json.dumps(data["passkey"], sort_keys=True)}
+                data = {**data, "public_key": passkey_evidence(wallet, data["passkey"]),
+                        "signature": json.dumps(data["passkey"], sort_keys=True)}
             elif wallet is None or not wallet.devices.verify(model.embedded.identity, key_id, text, data["signature"]):
                 return refused(403, "not a key of this wallet")
             evidence = _evidence(data, tree, shown, digest)

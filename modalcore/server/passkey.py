@@ -84,6 +84,13 @@ def passkey_refusal(hub: Hub, request: Request, wallet: EmbeddedWallet | None, m
     return None
 
 
+def passkey_evidence(wallet: EmbeddedWallet | None, answer: dict[str, Any]) -> str:
+    """What the audit log keeps as an Approve's key when a passkey approved: "passkey:" and its
+    COSE public key (base64url), against which `audit show` checks the assertion again."""
+    key = wallet.passkeys.public_key(str(answer.get("id", ""))) if wallet is not None else None
+    return "passkey:" + (b64(key) if key else "")
+
+
 def signin_waiting(model: Model) -> bool:
     return model.router.view == OTP_VIEW and bool(model.embedded.email) and not model.embedded.identity
 

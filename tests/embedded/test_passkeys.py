@@ -181,3 +181,28 @@ def test_a_credential_belongs_to_one_identity_and_at_most_sixteen_are_kept() -> 
         c = issue_challenge(SECRET, "register", f"s{n}", 1_000 + n)
         store.register("email:carol@example.com", other.create(c, RP.origin, RP.rp_id), c, RP, 1_000 + n)
     assert store.count("email:carol@example.com") == MAX_PER_IDENTITY
+
+
+def test_audit_show_checks_a_passkey_approval_again_from_the_log() -> None:
+    """The audit log keeps a passkey Approve's COSE key and assertion (server/passkey.py
+    passkey_evidence); `audit show` checks it against the approval text, offline."""
+    import json
+
+    from modalcore.audit.show import _passkey_holds
+    from modalcore.server.approval import approval_text
+
+    store = Passkeys()
+    device = registered(store)
+    text = approval_text("sess-1", "e1", "d" * 64, "1.n.m", True, "visible 600 https://dapp.example", "h" * 64)
+    answer = device.get(approval_challenge(text), RP.origin, RP.rp_id)
+    store.authenticate(answer, approval_challenge(text), RP, 2_000, identity=ALICE)
+    key = store.public_key(device.id)
+    assert key is not None
+    data = {"public_key": "passkey:" + b64(key), "signature": json.dumps(answer)}
+    assert _passkey_holds(data, text)
+    other = approval_text("sess-1", "e1", "d" * 64, "1.n.m", True, "visible 600 https://evil.example", "h" * 64)
+    assert not _passkey_holds(data, other)  # the record's text changed
+    stranger = SoftAuthenticator()
+    stranger_key = stranger._cose()
+    assert not _passkey_holds({**data, "public_key": "passkey:" + b64(stranger_key)}, text)
+    assert not _passkey_holds({**data, "signature": "not json"}, text)
