@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import base64
 import logging
+import re
+import shutil
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -28,6 +32,19 @@ from .device import SEEN, DeviceKey, frame_headers
 from .test_approval_credential import _rpc_answers, ask, engine, mail, sign_in  # noqa: F401 (fixtures)
 
 RP_ID = "127.0.0.1"
+
+
+def script_parses(html: str, folder: Path) -> None:
+    """The frame page's script is JavaScript Node parses (a helper named twice, as the passkey
+    helpers once did beside the tree script, stops the whole frame)."""
+    found = re.search(r"<script nonce=\"[^\"]+\">(.*)</script>", html, re.S)
+    assert found is not None
+    path = folder / "frame.js"
+    path.write_text(found.group(1), encoding="utf-8")
+    node = shutil.which("node")
+    assert node is not None
+    checked = subprocess.run([node, "--check", str(path)], capture_output=True, text=True, timeout=60)
+    assert checked.returncode == 0, checked.stderr
 
 
 def unb64(text: str) -> bytes:
@@ -66,7 +83,7 @@ async def approve_with_passkey(http: httpx.AsyncClient, session: str, eid: str, 
 
 
 async def test_a_passkey_added_signs_in_a_fresh_browser_and_approves(
-        engine: RunningServer, mail: LocalSmtpServer, caplog: pytest.LogCaptureFixture) -> None:
+        engine: RunningServer, mail: LocalSmtpServer, caplog: pytest.LogCaptureFixture, tmp_path: Path) -> None:
     caplog.set_level(logging.INFO)
     origin = engine.http_url.rstrip("/")
     passkey = SoftAuthenticator(top_origin=TEST_ORIGIN)
@@ -78,6 +95,7 @@ async def test_a_passkey_added_signs_in_a_fresh_browser_and_approves(
         # learn the session id, not a registered key)
         stranger = await add_passkey(http, first.session, DeviceKey(), SoftAuthenticator(), origin)
         assert stranger.status_code == 403
+        script_parses((await http.get(f"/embedded/passkey?session={first.session}")).text, tmp_path)
         added = await add_passkey(http, first.session, visitor, passkey, origin)
         assert added.status_code == 200 and added.json()["id"] == passkey.id
 
@@ -89,6 +107,7 @@ async def test_a_passkey_added_signs_in_a_fresh_browser_and_approves(
         await fresh.recv_until(lambda f: "/embedded/signin?" in str(f))
         frame = await http.get(f"/embedded/signin?session={fresh.session}")
         assert "Sign in with a passkey" in frame.text
+        script_parses(frame.text, tmp_path)
         begun = (await http.post("/embedded/passkey/begin", json={"session": fresh.session, "purpose": "signin"},
                                  headers=own)).json()
         challenge = unb64(begun["challenge"])
@@ -109,6 +128,7 @@ async def test_a_passkey_added_signs_in_a_fresh_browser_and_approves(
                 and f["data"].get("isConnected")][-1] == address
 
         src, eid = await ask(fresh, "1", "personal_sign", ["0x" + b"pay me".hex(), address])
+        script_parses((await http.get(src)).text, tmp_path)
         # item 4: an assertion over another session's or another request's text, or replayed
         for text_session, text_eid in ((first.session, None), (None, "e999")):
             refused, _ = await approve_with_passkey(http, fresh.session, eid, passkey, origin, text_session, text_eid)
