@@ -14,9 +14,11 @@ POST /embedded/passkey/register   {session, public_key, signature, credential}
     id, challenge issued for this session, user verified) and the browser's registered key signed
     `modalcore-passkey\\n{session}\\n{credential id}\\n{challenge}`: what the host can learn
     (session id, frame URL) never adds a passkey.
-POST /embedded/passkey/signin   {session, credential}
+POST /embedded/passkey/signin   {session, credential, public_key, signature}
     An assertion of the typed email's passkey over this session's sign-in challenge: the session
-    is signed in as with an accepted code (`EmailCodeChecked`), with no code read.
+    is signed in as with an accepted code (`EmailCodeChecked`), with no code read, and the frame's
+    key (which signed `modalcore-register\n{session}\n{challenge}`) is registered, as a code
+    registers it.
 
 Every POST must come from an engine-origin document (frame_page.from_engine_frame). A refusal is
 a typed JSON error (PasskeyRefused's text), changes nothing and logs no traceback.
@@ -33,7 +35,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ..embedded.devicekeys import BadPublicKey, parse_public_key
+from ..embedded.devicekeys import BadPublicKey, parse_public_key, signature_ok
 from ..embedded.keys import Identity
 from ..embedded.passkeys import (PasskeyError, PasskeyRefused, RelyingParty, approval_challenge, b64, challenge_ok,
                                  challenge_of, issue_challenge)
@@ -54,6 +56,11 @@ OTP_VIEW = "EmailVerifyOtp"
 def registration_text(session: str, credential_id: str, challenge: bytes) -> bytes:
     """What the browser's registered key signs to add a passkey."""
     return f"modalcore-passkey\n{session}\n{credential_id}\n{b64(challenge)}".encode()
+
+
+def signin_text(session: str, challenge: bytes) -> bytes:
+    """What the sign-in frame's key signs with a passkey sign-in: the key registered with it."""
+    return f"modalcore-register\n{session}\n{b64(challenge)}".encode()
 
 
 def relying_party(hub: Hub, request: Request, model: Model) -> RelyingParty:
@@ -165,7 +172,7 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
     async def signin(request: Request) -> Response:
         if not from_engine_frame(request, hub.config.public_url):
             return refused(403, "only the engine's own frame may sign in")
-        data = await json_body(request, ("session",))
+        data = await json_body(request, ("session", "public_key", "signature"))
         found = None if data is None else await find(data["session"])
         if data is None or found is None or not signin_waiting(found[1]):
             return refused(404, "this sign-in is no longer waiting")
@@ -173,15 +180,23 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
         runner, model = found
         session, email, now = data["session"], model.embedded.email, hub.clock.now_ms()
         try:
+            _, spki = parse_public_key(data["public_key"])
             credential = data.get("credential")
             challenge = challenge_of(credential, "webauthn.get")
             if not challenge_ok(secret, "signin", session, challenge, now):
                 return refused(403, "not a challenge of this session")
+            # the frame's key, registered with the sign-in as with a code (verify.py), must be
+            # one the poster holds
+            if not signature_ok(spki, signin_text(session, challenge), data["signature"]):
+                return refused(403, "not signed by the key to register")
             wallet.passkeys.authenticate(credential, challenge, relying_party(hub, request, model), now,
                                          identity=email_identity(email))
+        except BadPublicKey:
+            return refused(400, "not a public key")
         except PasskeyError as error:
             return refused(403, error.why.value)
         address = wallet.vault.get_or_create(Identity("email", email), now)
+        wallet.devices.register(email_identity(email), data["public_key"], now)
         runner.deliver(EmailCodeChecked(email=email, result=CodeCheckResult(verdict="accepted", attempts_left=5,
                                                                            address=address)))
         return JSONResponse({"ok": True})

@@ -49,7 +49,7 @@ add.addEventListener('click', async (e) => {
     const signature = await signText(key.pair, ['modalcore-passkey', S.session, credential.id, b.data.challenge].join('\\n'));
     const r = await post(S.path + '/register', {session: S.session, public_key: key.spki, signature, credential});
     state.textContent = r.ok ? 'Passkey added' : (r.status === 403 && r.data.error === 'not a browser that may approve for this account'
-      ? 'Approve once from this browser first, then add a passkey' : 'The passkey could not be added');
+      ? 'Sign in again from this browser first, then add a passkey' : 'The passkey could not be added');
   } catch (err) { state.textContent = 'The passkey was not created'; }
   finally { add.disabled = false; }
 });
@@ -68,7 +68,10 @@ if (passkeyButton) passkeyButton.addEventListener('click', async (e) => {
   try {
     const b = await post('/embedded/passkey/begin', {session: S.session, purpose: 'signin'});
     if (!b.ok) { msg.textContent = 'This sign-in is no longer waiting'; return; }
-    const r = await post('/embedded/passkey/signin', {session: S.session, credential: await passkeyGet(fromB64(b.data.challenge), [])});
+    const credential = await passkeyGet(fromB64(b.data.challenge), []);
+    key = key || await deviceKey();  // registered with the sign-in, as with a code
+    const signature = await signText(key.pair, 'modalcore-register\\n' + S.session + '\\n' + b.data.challenge);
+    const r = await post('/embedded/passkey/signin', {session: S.session, credential, public_key: key.spki, signature});
     msg.textContent = r.ok ? 'Signed in' : 'This passkey cannot sign in here';
   } catch (err) { msg.textContent = 'No passkey was used'; }
   finally { passkeyButton.disabled = false; }

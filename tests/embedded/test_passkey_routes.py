@@ -23,7 +23,7 @@ from eth_account.messages import encode_defunct
 from modalcore.embedded.approval_tree import shown_hash
 from modalcore.embedded.passkeys import PasskeyRefused, approval_challenge
 from modalcore.server.approval import approval_text
-from modalcore.server.passkey import registration_text
+from modalcore.server.passkey import registration_text, signin_text
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_testing import TEST_ORIGIN, Client, RunningServer
 from modalcore_testing.passkey import SoftAuthenticator
@@ -112,15 +112,20 @@ async def test_a_passkey_added_signs_in_a_fresh_browser_and_approves(
                                  headers=own)).json()
         challenge = unb64(begun["challenge"])
         # a sign-in challenge of another session, or an answer made for another origin: refused
+        browser = DeviceKey()  # the fresh profile's frame key, registered with the sign-in
+        key = {"public_key": browser.spki, "signature": browser.sign(signin_text(fresh.session, challenge))}
         other = await http.post("/embedded/passkey/signin", headers=own, json={
-            "session": "someone-else", "credential": passkey.get(challenge, origin, RP_ID)})
+            "session": "someone-else", "credential": passkey.get(challenge, origin, RP_ID), **key})
         assert other.status_code == 404
         elsewhere = await http.post("/embedded/passkey/signin", headers=own, json={
-            "session": fresh.session, "credential": passkey.get(challenge, "https://dapp.example", RP_ID)})
+            "session": fresh.session, "credential": passkey.get(challenge, "https://dapp.example", RP_ID), **key})
         assert elsewhere.json() == {"error": PasskeyRefused.ORIGIN.value}
         answer = passkey.get(challenge, origin, RP_ID)
+        unsigned = await http.post("/embedded/passkey/signin", headers=own, json={
+            "session": fresh.session, "credential": answer, **key, "public_key": DeviceKey().spki})
+        assert unsigned.status_code == 403  # a key the poster does not hold is not registered
         signed_in = await http.post("/embedded/passkey/signin", headers=own,
-                                    json={"session": fresh.session, "credential": answer})
+                                    json={"session": fresh.session, "credential": answer, **key})
         assert signed_in.json() == {"ok": True}
         frames = await fresh.recv_until(lambda f: f["t"] == "host_event" and f.get("kind") == "account"
                                         and f["data"].get("isConnected") is True)
@@ -129,6 +134,9 @@ async def test_a_passkey_added_signs_in_a_fresh_browser_and_approves(
 
         src, eid = await ask(fresh, "1", "personal_sign", ["0x" + b"pay me".hex(), address])
         script_parses((await http.get(src)).text, tmp_path)
+        begun = (await http.post("/embedded/approve/begin", json={"session": fresh.session, "request": eid,
+                                                                  "public_key": browser.spki})).json()
+        assert begun["registered"] is True  # the key the passkey sign-in registered
         # item 4: an assertion over another session's or another request's text, or replayed
         for text_session, text_eid in ((first.session, None), (None, "e999")):
             refused, _ = await approve_with_passkey(http, fresh.session, eid, passkey, origin, text_session, text_eid)
