@@ -18,6 +18,7 @@ from typing import Any
 
 from ..embedded.approval_tree import NotATree, call_digest, read, render_text, tree_hash
 from ..embedded.devicekeys import BadPublicKey, parse_public_key, signature_ok
+from ..embedded.passkeys import approval_challenge, assertion_holds
 from ..server.approval import approval_text
 from ..store.base import SessionStore
 from .chain import StoredEntry
@@ -62,6 +63,20 @@ def _tree_bytes(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
+PASSKEY_PREFIX = "passkey:"
+
+
+def _passkey_holds(data: dict[str, Any], text: bytes) -> bool:
+    """A passkey Approve (server/passkey.py): the stored assertion is over the SHA-256 of the
+    approval text, signed by the stored COSE key."""
+    try:
+        key = _tree_bytes(str(data["public_key"])[len(PASSKEY_PREFIX):])
+        answer = json.loads(str(data.get("signature", "")))
+    except (ValueError, binascii.Error):
+        return False
+    return bool(key) and assertion_holds(key, answer, approval_challenge(text))
+
+
 def _record(report: Report, session: str, request: str, data: dict[str, Any]) -> None:
     """Draw the stored tree and check what the record says of it."""
     tree: dict[str, Any] | None = None
@@ -90,11 +105,14 @@ def _record(report: Report, session: str, request: str, data: dict[str, Any]) ->
                      "the call it shows has the digest the visitor signed")
     report.check(str(data.get("executed_digest", "")) == digest,
                  "the call the engine handed its signer is the call shown")
+    text = approval_text(session, request, digest, str(data.get("nonce", "")), True, str(data.get("seen", "")), shown)
+    if str(data.get("public_key", "")).startswith(PASSKEY_PREFIX):
+        report.check(_passkey_holds(data, text), f"the passkey's assertion holds ({data.get('seen', '')})")
+        return
     try:
         key_id, spki = parse_public_key(str(data.get("public_key", "")))
     except BadPublicKey:
         key_id, spki = "", b""
-    text = approval_text(session, request, digest, str(data.get("nonce", "")), True, str(data.get("seen", "")), shown)
     report.check(bool(spki) and signature_ok(spki, text, str(data.get("signature", ""))),
                  f"the device key's signature holds (key {key_id[:16]}…, {data.get('seen', '')})")
 

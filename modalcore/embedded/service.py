@@ -35,6 +35,7 @@ from ..services.handles import (CALLS_STATUS, EMAIL_CODE, EMBEDDED_RESOLVE, EMBE
 from .budget import MailBudget, OverBudget, memory_budget
 from .codes import EmailCodes
 from .devicekeys import DeviceKeys, parse_public_key
+from .passkeys import Passkeys
 from .keys import Identity, KeyVault
 from .mail import MailError
 from .intents import SendIntents, memory_intents
@@ -70,6 +71,8 @@ class EmbeddedWallet:
     sponsored: SponsorLedger = field(default_factory=memory_ledger)
     # what the signer was about to broadcast, per session and request (issue 38, intents.py)
     intents: SendIntents = field(default_factory=memory_intents)
+    # the accounts' passkeys (issue 43 §3, passkeys.py): sign-in and approval credentials
+    passkeys: Passkeys = field(default_factory=Passkeys)
 
     def offer(self) -> tuple[bool, tuple[str, ...]]:
         """What sessions may use: email sign-in (an SMTP server is set), the social providers

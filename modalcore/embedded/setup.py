@@ -31,6 +31,7 @@ from ..aa.ledger import SponsorLedger
 from .budget import BudgetLimits, BudgetStore, MailBudget
 from .codes import EmailCodes
 from .devicekeys import DeviceKeys
+from .passkeys import Passkeys
 from .intents import SendIntents
 from .codestore import CodeStore
 from ..farcaster.service import FarcasterSetting, FarcasterSignIns
@@ -150,4 +151,4 @@ def open_wallet(section: EmbeddedSection, resolve: Any, engine_secret: bytes,
         sign_text=lambda fid, text: sign_text(vault, Identity("farcaster", fid), text))
     return EmbeddedWallet(codes=codes, mailer=sender, vault=vault, socials=socials, devices=devices,
                           budget=budget, farcaster=farcaster, sponsored=SponsorLedger(db),
-                          intents=SendIntents(db))
+                          intents=SendIntents(db), passkeys=Passkeys(db))

@@ -65,6 +65,7 @@ from ..walletconnect.sign_rpc import Metadata
 from ..rules.names import DEFAULT_SUFFIX
 from .config import ConfigError, EngineConfig, default_config, resolve_secret, unknown_keys
 from .approval import routes as approval_routes
+from .passkey import routes as passkey_routes
 from .social import routes as social_routes
 from .social_window import OpenedWindows, routes as social_window_routes
 from .verify import routes as verify_routes
@@ -357,6 +358,7 @@ def create_app(
         *audit_routes(),
         *approval_routes(hub, engine_secret, app_embedded),
         *verify_routes(hub, app_embedded, windows),
+        *passkey_routes(hub, engine_secret, app_embedded),
         *verify_farcaster_routes(hub, app_embedded),
         *(social_routes(hub, app_embedded.socials, app_embedded.devices)
           if app_embedded and app_embedded.socials else []),

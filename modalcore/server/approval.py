@@ -58,6 +58,8 @@ from .approval_theme import style
 from .approval_tree_script import TREE_SCRIPT
 from .verify import SOCIAL_SCRIPT, VERIFY_SCRIPT, verify_css
 from .verify_farcaster import FARCASTER_SCRIPT
+from .passkey import passkey_evidence, passkey_refusal
+from .passkey_script import PASSKEY_SCRIPT
 from .frame_page import MAX_ID_CHARS, from_own_frame, gone, json_body, own_origin, page, refused
 
 if TYPE_CHECKING:
@@ -162,9 +164,10 @@ async function ready() {
   // what is approved is drawn from the tree's bytes, and what the key signs is their hash
   try { shown = await drawTree(r.data.tree); } catch (e) { state.textContent = 'This approval could not be shown'; return; }
   challenge = r.data;
-  verify.hidden = challenge.registered;
-  guard.registered = challenge.registered; guard.restart();
-  if (!challenge.registered) showVerify(challenge);
+  const passkey = challenge.passkeys.length > 0;  // issue 43 §3: the account's passkey approves
+  verify.hidden = challenge.registered || passkey;
+  guard.registered = challenge.registered || passkey; guard.restart();
+  if (!verify.hidden) showVerify(challenge);
 }
 async function decide(approve, how) {
   if (!challenge || (approve && !guard.ok())) return;
@@ -175,8 +178,12 @@ async function decide(approve, how) {
   try {
     const text = ['modalcore-approve', S.session, S.request, challenge.digest, challenge.nonce,
                   approve ? 'approve' : 'reject', seen, shown].join('\\n');
-    const r = await post(S.path, {session: S.session, request: S.request, approve, nonce: challenge.nonce, seen,
-                                  tree_hash: shown, public_key: key.spki, signature: await signText(key.pair, text)});
+    const body = {session: S.session, request: S.request, approve, nonce: challenge.nonce, seen, tree_hash: shown,
+                  public_key: key.spki, signature: ''};
+    if (approve && challenge.passkeys.length) body.passkey = await passkeyGet(
+      new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))), challenge.passkeys);
+    else body.signature = await signText(key.pair, text);
+    const r = await post(S.path, body);
     state.textContent = r.ok ? (approve ? 'Approved' : 'Rejected') : 'This request is no longer waiting';
   } catch (e) { state.textContent = 'Could not reach the wallet'; }
 }
@@ -282,7 +289,7 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
         title = html.escape(TITLES.get(request_.method, request_.method))
         script = (_POPUP_SCRIPT % {"data": data, "guard": guard_script(), "tree": TREE_SCRIPT} if popup else
                   _SCRIPT % {"data": data, "guard": guard_script(), "tree": TREE_SCRIPT,
-                             "verify": SOCIAL_SCRIPT + FARCASTER_SCRIPT + VERIFY_SCRIPT})
+                             "verify": SOCIAL_SCRIPT + FARCASTER_SCRIPT + VERIFY_SCRIPT + PASSKEY_SCRIPT})
         return page(hub, model.project_id, title, mode, style(model.theme) + verify_css() + GUARD_CSS,
                     _page_body(model, eid), script, ancestors="'none'" if popup else None)
 
@@ -304,6 +311,7 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
         return JSONResponse({"nonce": issue_nonce(secret, data["session"], data["request"], hub.clock.now_ms()),
                              "digest": request_digest(model.embedded.request),
                              "tree": _b64(tree_bytes(model)), "registered": registered,
+                             "passkeys": wallet.passkeys.credential_ids(identity) if wallet else [],
                              "verify": verify_kind(model), "provider": NAMES.get(verify_kind(model), ""),
                              "who": model.embedded.user_email})
 
@@ -342,7 +350,13 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
                 return refused(403, TreeRefused.OTHER.value)
             digest = request_digest(model.embedded.request)
             text = approval_text(session, eid, digest, nonce, True, seen, shown)
-            if wallet is None or not wallet.devices.verify(model.embedded.identity, key_id, text, data["signature"]):
+            if "passkey" in data:  # issue 43 §3: the account's passkey, the visitor verified
+                failed = passkey_refusal(hub, request, wallet, model, data["passkey"], text)
+                if failed is not None:
+                    return refused(403, failed.value)
+                data = {**data, "public_key": passkey_evidence(wallet, data["passkey"]),
+                        "signature": json.dumps(data["passkey"], sort_keys=True)}
+            elif wallet is None or not wallet.devices.verify(model.embedded.identity, key_id, text, data["signature"]):
                 return refused(403, "not a key of this wallet")
             evidence = _evidence(data, tree, shown, digest)
         used[nonce] = None

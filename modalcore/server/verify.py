@@ -48,8 +48,9 @@ from ..rules.texts import email_code_rate_limited
 from ..core.services import ServiceError
 from ..flows.social import NAMES, SOCIAL_VIEW
 from ..views.connecting_social import WINDOW_PATH
-from ..slices.embedded import CodeCheckResult, EmailCodeChecked
+from ..slices.embedded import CodeCheckResult, EmailCodeChecked, email_identity
 from .approval_theme import style
+from .passkey_script import PASSKEY_BUTTON, PASSKEY_CSS, PASSKEY_SCRIPT, SIGNIN_PASSKEY_SCRIPT
 from .frame_page import MAX_ID_CHARS, from_engine_frame, gone, json_body, page, refused
 
 if TYPE_CHECKING:
@@ -267,8 +268,12 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None, windows: OpenedWindows | Non
         model = found[1]
         data = json.dumps({"path": SIGNIN_PATH, "session": session}).replace("<", "\\u003c")
         mode = "light" if model.theme.mode == "light" else "dark"
-        return page(hub, model.project_id, "Verification code", mode, style(model.theme) + verify_css(),
-                    CODE_FIELD, SIGNIN_SCRIPT % {"data": data})
+        # issue 43 §3: an email with a passkey may sign in with it instead of the code
+        passkey = wallet.passkeys.count(email_identity(model.embedded.email)) > 0
+        body = CODE_FIELD + (PASSKEY_BUTTON if passkey else "")
+        script = SIGNIN_SCRIPT % {"data": data} + (PASSKEY_SCRIPT + SIGNIN_PASSKEY_SCRIPT if passkey else "")
+        return page(hub, model.project_id, "Verification code", mode, style(model.theme) + verify_css() + PASSKEY_CSS,
+                    body, script)
 
     def checked(request: Request, email: str, data: dict[str, Any]) -> JSONResponse | CodeChecked:
         """The code checked for the session that asked it, spending the poster's guesses, once

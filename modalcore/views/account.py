@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from ..slices.model import Model
 from ..rules.format import floor3, usd
 from ..slices.account_ui import TABS, PressedCopyAddress, select_tab
@@ -21,6 +23,7 @@ from ..rules.embedded import AUTH_CONNECTOR_ID
 from ..wire.nodes import Node, node
 from . import logos, parts
 from .activity_tab import activity
+from .approve_transaction import theme_key
 from .nfts_tab import nfts
 
 TITLE = ""
@@ -75,6 +78,7 @@ def body(model: Model) -> Node:
         _features(model),
         *_register_name(model),
         *_account_type(model),
+        *_passkey(model),
         node("tabs", "account/tabs", on={"select": select_tab}, items=list(TABS), active=account.current_tab),
         _tab_content(model),
         node("list-item", "account/disconnect", on={"press": PressedDisconnect()}, pending={"press": "busy"},
@@ -104,6 +108,20 @@ def _register_name(model: Model) -> list[Node]:
         return []
     return [node("list-item", "account/register-name", on={"press": PressedNavigate("RegisterAccountName")},
                  title="Choose a name", subtitle="A name for your address", icon="plus", chevron=True)]
+
+
+PASSKEY_PATH = "/embedded/passkey"
+
+
+def _passkey(model: Model) -> list[Node]:
+    """An embedded account adds a passkey (issue 43 §3) in a frame of the engine's origin, where
+    the WebAuthn ceremony runs for the engine as relying party (server/passkey.py)."""
+    account = model.accounts.get(model.networks.active_namespace)
+    if account.connector_id != AUTH_CONNECTOR_ID or not model.embedded.identity:
+        return []
+    theme = theme_key(model.theme)
+    src = f"{PASSKEY_PATH}?{urlencode({'session': model.session_id, **({'theme': theme} if theme else {})})}"
+    return [node("frame", "account/passkey", src=src, title="Add a passkey", height=96)]
 
 
 def _account_type(model: Model) -> list[Node]:

@@ -6,7 +6,8 @@
 // message from that very iframe's window and the engine's origin counts.
 // The iframe always sends its page's origin as the referrer (even under a host page's
 // no-referrer policy): the engine and the frame check the page that shows them is the session's
-// (modalcore/server/approval_guard.py).
+// (modalcore/server/approval_guard.py). It may use passkeys (issue 43: WebAuthn runs in the frame,
+// for the engine as relying party).
 import { type JSX, useEffect, useRef, useState } from 'react';
 import { type NodeProps, num, str } from './util';
 
@@ -44,7 +45,7 @@ export function Frame({ node, ctx }: NodeProps): JSX.Element {
       src={src}
       referrerPolicy="origin"
       title={str(p, 'title')}
-      allow="clipboard-write"
+      allow="clipboard-write; publickey-credentials-get; publickey-credentials-create"
       aria-label={str(p, 'label') || str(p, 'title')}
       hidden={p?.hidden === true || undefined}
       data-busy={p?.busy === true || undefined}

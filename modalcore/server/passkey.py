@@ -1,0 +1,205 @@
+"""Passkeys in the engine-origin frames (issue 43 §3; embedded/passkeys.py checks them).
+
+GET  /embedded/passkey?session=S
+    The "Add a passkey" frame of a signed-in session (the Account view draws it for an embedded
+    account): `navigator.credentials.create` for the engine's host, resident key and user
+    verification required.
+POST /embedded/passkey/begin   {session, purpose, public_key}
+    A challenge bound to the session: `purpose` "register" (signed in, from a browser whose key
+    may approve for the identity: the key signs the registration) or "signin" (the session waits
+    for the email code: EmailVerifyOtp's frame offers "Sign in with a passkey" when the email has
+    one). Answers `{challenge, rp_id, user_id, user_name, exclude}`.
+POST /embedded/passkey/register   {session, public_key, signature, credential}
+    The new passkey, stored for the session's identity once the attestation checks (origin, rp
+    id, challenge issued for this session, user verified) and the browser's registered key signed
+    `modalcore-passkey\\n{session}\\n{credential id}\\n{challenge}`: what the host can learn
+    (session id, frame URL) never adds a passkey.
+POST /embedded/passkey/signin   {session, credential, public_key, signature}
+    An assertion of the typed email's passkey over this session's sign-in challenge: the session
+    is signed in as with an accepted code (`EmailCodeChecked`), with no code read, and the frame's
+    key (which signed `modalcore-register\n{session}\n{challenge}`) is registered, as a code
+    registers it.
+
+Every POST must come from an engine-origin document (frame_page.from_engine_frame). A refusal is
+a typed JSON error (PasskeyRefused's text), changes nothing and logs no traceback.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from ..embedded.devicekeys import BadPublicKey, parse_public_key, signature_ok
+from ..embedded.keys import Identity
+from ..embedded.passkeys import (PasskeyError, PasskeyRefused, RelyingParty, approval_challenge, b64, challenge_ok,
+                                 challenge_of, issue_challenge)
+from ..slices.embedded import CodeCheckResult, EmailCodeChecked, email_identity
+from .approval_theme import style
+from .frame_page import MAX_ID_CHARS, from_engine_frame, gone, json_body, own_origin, page, refused
+from .passkey_script import ADD_SCRIPT, PASSKEY_CSS, PASSKEY_SCRIPT
+
+if TYPE_CHECKING:
+    from ..embedded.service import EmbeddedWallet
+    from ..slices.model import Model
+    from .hub import Hub
+
+PATH = "/embedded/passkey"
+OTP_VIEW = "EmailVerifyOtp"
+
+
+def registration_text(session: str, credential_id: str, challenge: bytes) -> bytes:
+    """What the browser's registered key signs to add a passkey."""
+    return f"modalcore-passkey\n{session}\n{credential_id}\n{b64(challenge)}".encode()
+
+
+def signin_text(session: str, challenge: bytes) -> bytes:
+    """What the sign-in frame's key signs with a passkey sign-in: the key registered with it."""
+    return f"modalcore-register\n{session}\n{b64(challenge)}".encode()
+
+
+def relying_party(hub: Hub, request: Request, model: Model) -> RelyingParty:
+    """The engine's origin as the visitor's browser sees it (the public URL, else the request's);
+    a frame's ceremony may name the session's page as its top origin."""
+    public = urlsplit(hub.config.public_url)
+    return RelyingParty.of(hub.config.public_url if public.scheme and public.netloc else own_origin(request),
+                           (model.origin,) if model.origin else ())
+
+
+def user_id(identity: str) -> str:
+    """The WebAuthn user handle: names the account without saying who it is."""
+    return b64(hashlib.sha256(f"modalcore-passkey-user\x00{identity}".encode()).digest()[:16])
+
+
+def passkey_refusal(hub: Hub, request: Request, wallet: EmbeddedWallet | None, model: Model, answer: object,
+                    text: bytes) -> PasskeyRefused | None:
+    """An Approve's passkey assertion (server/approval.py): one of the identity's passkeys, the
+    visitor verified, over the SHA-256 of the approval text (session, request, digest, nonce, what
+    was seen, the tree's hash), for the engine's origin; None when it counts."""
+    if wallet is None:
+        return PasskeyRefused.UNKNOWN
+    try:
+        wallet.passkeys.authenticate(answer, approval_challenge(text), relying_party(hub, request, model),
+                                     hub.clock.now_ms(), identity=model.embedded.identity)
+    except PasskeyError as error:
+        return error.why
+    return None
+
+
+def passkey_evidence(wallet: EmbeddedWallet | None, answer: dict[str, Any]) -> str:
+    """What the audit log keeps as an Approve's key when a passkey approved: "passkey:" and its
+    COSE public key (base64url), against which `audit show` checks the assertion again."""
+    key = wallet.passkeys.public_key(str(answer.get("id", ""))) if wallet is not None else None
+    return "passkey:" + (b64(key) if key else "")
+
+
+def signin_waiting(model: Model) -> bool:
+    return model.router.view == OTP_VIEW and bool(model.embedded.email) and not model.embedded.identity
+
+
+def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route]:
+    async def find(session: object) -> tuple[Any, Model] | None:
+        if wallet is None or not isinstance(session, str) or not session or len(session) > MAX_ID_CHARS:
+            return None
+        runner = await hub.find(session)
+        return None if runner is None else (runner, runner.session.model)
+
+    async def add_page(request: Request) -> Response:
+        session = request.query_params.get("session", "")
+        found = await find(session)
+        if found is None or not found[1].embedded.identity:
+            return gone("This account is not signed in.")
+        model = found[1]
+        data = json.dumps({"path": PATH, "session": session}).replace("<", "\\u003c")
+        mode = "light" if model.theme.mode == "light" else "dark"
+        body = ("<div id=passkey><button id=add type=button>Add a passkey</button>"
+                "<p id=state role=status></p></div>")
+        return page(hub, model.project_id, "Add a passkey", mode, style(model.theme) + PASSKEY_CSS + "body{padding:0}", body,
+                    PASSKEY_SCRIPT + ADD_SCRIPT % {"data": data})
+
+    async def begin(request: Request) -> Response:
+        if not from_engine_frame(request, hub.config.public_url):
+            return refused(403, "only the engine's own frame may use a passkey")
+        data = await json_body(request, ("session", "purpose"))
+        found = None if data is None else await find(data["session"])
+        if data is None or found is None or data["purpose"] not in ("register", "signin"):
+            return refused(404, "no account to use a passkey for")
+        assert wallet is not None
+        model, session, purpose = found[1], data["session"], data["purpose"]
+        identity = model.embedded.identity
+        if purpose == "signin" and not signin_waiting(model):
+            return refused(404, "this sign-in is no longer waiting")
+        if purpose == "register" and not identity:
+            return refused(404, "this account is not signed in")
+        challenge = issue_challenge(secret, purpose, session, hub.clock.now_ms())
+        rp = relying_party(hub, request, model)
+        return JSONResponse({"challenge": b64(challenge), "rp_id": rp.rp_id,
+                             "user_id": user_id(identity) if identity else "",
+                             "user_name": model.embedded.user_email or identity,
+                             "exclude": wallet.passkeys.credential_ids(identity) if identity else []})
+
+    async def register(request: Request) -> Response:
+        if not from_engine_frame(request, hub.config.public_url):
+            return refused(403, "only the engine's own frame may add a passkey")
+        data = await json_body(request, ("session", "public_key", "signature"))
+        found = None if data is None else await find(data["session"])
+        if data is None or found is None or not found[1].embedded.identity:
+            return refused(404, "this account is not signed in")
+        assert wallet is not None
+        session, identity, now = data["session"], found[1].embedded.identity, hub.clock.now_ms()
+        try:
+            key_id, _ = parse_public_key(data["public_key"])
+            credential = data.get("credential")
+            challenge = challenge_of(credential, "webauthn.create")
+            if not challenge_ok(secret, "register", session, challenge, now):
+                return refused(403, "not a challenge of this session")
+            assert isinstance(credential, dict)
+            text = registration_text(session, str(credential["id"]), challenge)
+            if not wallet.devices.verify(identity, key_id, text, data["signature"]):
+                return refused(403, "not a browser that may approve for this account")
+            credential_id = wallet.passkeys.register(identity, credential, challenge, relying_party(hub, request, found[1]), now)
+        except BadPublicKey:
+            return refused(400, "not a public key")
+        except PasskeyError as error:
+            return refused(403, error.why.value)
+        return JSONResponse({"ok": True, "id": credential_id})
+
+    async def signin(request: Request) -> Response:
+        if not from_engine_frame(request, hub.config.public_url):
+            return refused(403, "only the engine's own frame may sign in")
+        data = await json_body(request, ("session", "public_key", "signature"))
+        found = None if data is None else await find(data["session"])
+        if data is None or found is None or not signin_waiting(found[1]):
+            return refused(404, "this sign-in is no longer waiting")
+        assert wallet is not None
+        runner, model = found
+        session, email, now = data["session"], model.embedded.email, hub.clock.now_ms()
+        try:
+            _, spki = parse_public_key(data["public_key"])
+            credential = data.get("credential")
+            challenge = challenge_of(credential, "webauthn.get")
+            if not challenge_ok(secret, "signin", session, challenge, now):
+                return refused(403, "not a challenge of this session")
+            # the frame's key, registered with the sign-in as with a code (verify.py), must be
+            # one the poster holds
+            if not signature_ok(spki, signin_text(session, challenge), data["signature"]):
+                return refused(403, "not signed by the key to register")
+            wallet.passkeys.authenticate(credential, challenge, relying_party(hub, request, model), now,
+                                         identity=email_identity(email))
+        except BadPublicKey:
+            return refused(400, "not a public key")
+        except PasskeyError as error:
+            return refused(403, error.why.value)
+        address = wallet.vault.get_or_create(Identity("email", email), now)
+        wallet.devices.register(email_identity(email), data["public_key"], now)
+        runner.deliver(EmailCodeChecked(email=email, result=CodeCheckResult(verdict="accepted", attempts_left=5,
+                                                                           address=address)))
+        return JSONResponse({"ok": True})
+
+    return [Route(PATH, add_page, methods=["GET"]), Route(PATH + "/begin", begin, methods=["POST"]),
+            Route(PATH + "/register", register, methods=["POST"]), Route(PATH + "/signin", signin, methods=["POST"])]
