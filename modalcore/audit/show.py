@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,7 +67,7 @@ def _tree_bytes(text: str) -> bytes:
 PASSKEY_PREFIX = "passkey:"
 
 
-def _passkey_holds(data: dict[str, Any], text: bytes) -> bool:
+def _passkey_holds(data: Mapping[str, object], text: bytes) -> bool:
     """A passkey Approve (server/passkey.py): the stored assertion is over the SHA-256 of the
     approval text, signed by the stored COSE key."""
     try:

@@ -132,7 +132,7 @@ def approval_challenge(text: bytes) -> bytes:
     return hashlib.sha256(text).digest()
 
 
-def _client_data(response: dict[str, Any], kind: str, rp: RelyingParty) -> bytes:
+def _client_data(response: dict[str, object], kind: str, rp: RelyingParty) -> bytes:
     """The challenge the answer carries, after the type and origin checks (typed refusals)."""
     raw = unb64(response.get("clientDataJSON"), MAX_CLIENT_DATA_BYTES * 2)
     if len(raw) > MAX_CLIENT_DATA_BYTES:
@@ -164,7 +164,7 @@ def challenge_of(answer: object, kind: str) -> bytes:
     return unb64(data.get("challenge"), 256)
 
 
-def _credential(answer: object) -> tuple[dict[str, Any], dict[str, Any], str]:
+def _credential(answer: object) -> tuple[dict[str, object], dict[str, object], str]:
     if not isinstance(answer, dict) or answer.get("type") != "public-key":
         raise PasskeyError(PasskeyRefused.MALFORMED)
     response = answer.get("response")

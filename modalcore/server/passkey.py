@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from starlette.requests import Request
@@ -46,6 +46,7 @@ from .passkey_script import ADD_SCRIPT, PASSKEY_CSS, PASSKEY_SCRIPT
 
 if TYPE_CHECKING:
     from ..embedded.service import EmbeddedWallet
+    from ..runtime.runner import SessionRunner
     from ..slices.model import Model
     from .hub import Hub
 
@@ -91,7 +92,7 @@ def passkey_refusal(hub: Hub, request: Request, wallet: EmbeddedWallet | None, m
     return None
 
 
-def passkey_evidence(wallet: EmbeddedWallet | None, answer: dict[str, Any]) -> str:
+def passkey_evidence(wallet: EmbeddedWallet | None, answer: dict[str, object]) -> str:
     """What the audit log keeps as an Approve's key when a passkey approved: "passkey:" and its
     COSE public key (base64url), against which `audit show` checks the assertion again."""
     key = wallet.passkeys.public_key(str(answer.get("id", ""))) if wallet is not None else None
@@ -103,7 +104,7 @@ def signin_waiting(model: Model) -> bool:
 
 
 def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route]:
-    async def find(session: object) -> tuple[Any, Model] | None:
+    async def find(session: object) -> tuple[SessionRunner, Model] | None:
         if wallet is None or not isinstance(session, str) or not session or len(session) > MAX_ID_CHARS:
             return None
         runner = await hub.find(session)
