@@ -67,6 +67,7 @@ from .config import ConfigError, EngineConfig, default_config, resolve_secret, u
 from .approval import routes as approval_routes
 from .passkey import routes as passkey_routes
 from .social import routes as social_routes
+from .key_window import routes as key_window_routes
 from .social_window import OpenedWindows, routes as social_window_routes
 from .verify import routes as verify_routes
 from .rigs import DevRigs, check_rigs
@@ -358,6 +359,7 @@ def create_app(
         *audit_routes(),
         *approval_routes(hub, engine_secret, app_embedded),
         *verify_routes(hub, app_embedded, windows),
+        *(key_window_routes(hub) if app_embedded else []),
         *passkey_routes(hub, engine_secret, app_embedded),
         *verify_farcaster_routes(hub, app_embedded),
         *(social_routes(hub, app_embedded.socials, app_embedded.devices)

@@ -158,7 +158,11 @@ const verify = document.getElementById('verify');
 let key = null, challenge = null, approvalPopup = null, shown = '';
 async function ready() {
   if (!guard.here) return;
-  key = await deviceKey();
+  try { key = await deviceKey(); } catch (e) {
+    // no storage for this frame and no key window open: said, with the press that opens it
+    if (e instanceof KeyBlocked) { offerKeyWindow(ready); return; }
+    throw e;
+  }
   const r = await post(S.path + '/begin', {session: S.session, request: S.request, public_key: key.spki});
   if (!r.ok) { state.textContent = 'This request is no longer waiting'; return; }
   // what is approved is drawn from the tree's bytes, and what the key signs is their hash

@@ -27,32 +27,127 @@ if TYPE_CHECKING:
 MAX_BODY_BYTES = L.APPROVAL_BODY_BYTES
 MAX_ID_CHARS = L.APPROVAL_ID_CHARS
 
+KEY_PATH = "/embedded/key"  # server/key_window.py
+KEY_WINDOW_NAME = "modalcore-key"
+# what a frame without storage says (docs/features/embedded-wallet.md "Cross-site hosting")
+KEY_BLOCKED = ("This browser blocks storage for the wallet frame. Open the key window the wallet offers "
+               "(a window of the wallet's own site that keeps this browser's key) and keep it open, "
+               "or allow third-party cookies for this site.")
+KEY_OPEN = "Open the key window"
+KEY_TEXTS = {"path": KEY_PATH, "name": KEY_WINDOW_NAME, "blocked": KEY_BLOCKED, "open": KEY_OPEN}
+
 KEY_SCRIPT = """
 const post = (path, body) => fetch(path, {method: 'POST', headers: {'Content-Type': 'application/json'},
   body: JSON.stringify(body)}).then(async (r) => ({ok: r.ok, status: r.status, data: await r.json().catch(() => ({}))}));
 const b64 = (buf) => btoa(String.fromCharCode(...new Uint8Array(buf))).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
-const idb = () => new Promise((ok, fail) => { const r = indexedDB.open('modalcore-keys', 1);
+const openDb = (factory) => new Promise((ok, fail) => { let r;
+  try { r = factory.open('modalcore-keys', 1); } catch (e) { fail(e); return; }
   r.onupgradeneeded = () => r.result.createObjectStore('keys'); r.onsuccess = () => ok(r.result); r.onerror = () => fail(r.error); });
-const stored = async () => { const db = await idb(); return new Promise((ok) => {
-  const q = db.transaction('keys').objectStore('keys').get('device'); q.onsuccess = () => ok(q.result || null); q.onerror = () => ok(null); }); };
-// this browser's key for the engine: created once, its private half never extractable
-async function deviceKey() {
-  let pair = await stored();
+const within = (p, ms) => Promise.race([p, new Promise((_, fail) => setTimeout(() => fail(new Error('timeout')), ms))]);
+class KeyBlocked extends Error {}
+let keyDb = null;
+// where this browser's key lives: the frame's own IndexedDB (partitioned by the top-level site
+// where the browser partitions), or the unpartitioned one a storage-access grant the browser
+// already holds gives; null where the browser blocks storage for a frame of another site
+async function keyStore() {
+  if (keyDb) return keyDb;
+  try { keyDb = await openDb(indexedDB); return keyDb; } catch (e) { /* blocked: below */ }
+  try {
+    if (document.requestStorageAccess && (await navigator.permissions.query({name: 'storage-access'})).state === 'granted')
+      keyDb = await within(document.requestStorageAccess({indexedDB: true}).then((h) => openDb(h.indexedDB)), 3000);
+  } catch (e) { keyDb = null; }
+  return keyDb;
+}
+const stored = (db) => new Promise((ok) => {
+  const q = db.transaction('keys').objectStore('keys').get('device'); q.onsuccess = () => ok(q.result || null); q.onerror = () => ok(null); });
+// the key in `db`: created once, its private half never extractable
+async function localKey(db) {
+  let pair = await stored(db);
   if (!pair) {
     pair = await crypto.subtle.generateKey({name: 'ECDSA', namedCurve: 'P-256'}, false, ['sign', 'verify']);
-    const db = await idb();
     await new Promise((ok, fail) => { const t = db.transaction('keys', 'readwrite');
       t.objectStore('keys').put(pair, 'device'); t.oncomplete = ok; t.onerror = () => fail(t.error); });
   }
   return {pair, spki: b64(await crypto.subtle.exportKey('spki', pair.publicKey))};
 }
-const signText = async (pair, text) => b64(await crypto.subtle.sign({name: 'ECDSA', hash: 'SHA-256'},
-  pair.privateKey, new TextEncoder().encode(text)));
+// without storage: the key window (a top-level window of this origin: first-party storage) keeps
+// the key and signs for this origin's documents only; opened by a press, found again by name
+let keyWin = null, keyAsked = 0;
+function askKeyWindow(win, body) {
+  const id = ++keyAsked;
+  return new Promise((ok) => {
+    const send = () => { try { win.postMessage({modalcore: 'key', id, ...body}, location.origin); } catch (e) { /* loading */ } };
+    const on = (e) => { if (e.source === win && e.origin === location.origin && e.data && e.data.modalcore === 'key-reply'
+                             && e.data.id === id) done(e.data); };
+    const tick = setInterval(send, 200), stop = setTimeout(() => done(null), 10000);
+    const done = (v) => { clearInterval(tick); clearTimeout(stop); removeEventListener('message', on); ok(v); };
+    addEventListener('message', on); send();
+  });
+}
+async function windowKey(press) {
+  if (!keyWin || keyWin.closed) {
+    keyWin = null;
+    let win = null;
+    try { win = window.open('', KEY_TEXT.name, press ? 'popup,width=440,height=360' : ''); } catch (e) { win = null; }
+    if (win) {
+      let path = null;
+      try { path = win.location.pathname; } catch (e) { /* another origin's page now */ }
+      if (path === KEY_TEXT.path) keyWin = win;
+      else if (press) { win.location = KEY_TEXT.path; keyWin = win; }
+      else if (path === 'blank') { win.name = ''; win.close(); }  // the lookup made it (unnamed: a later press makes its own)
+    }
+  }
+  if (!keyWin) return null;
+  const r = await askKeyWindow(keyWin, {op: 'key'});
+  return r && typeof r.spki === 'string' ? {pair: {remote: keyWin}, spki: r.spki} : null;
+}
+// this browser's key for the engine: {pair, spki}; `press`: called in a press (a user gesture),
+// which may open the key window; KeyBlocked where the browser gives the frame no storage
+async function deviceKey(press) {
+  const db = await keyStore();
+  if (db) return localKey(db);
+  const key = await windowKey(press === true);
+  if (!key) throw new KeyBlocked(KEY_TEXT.blocked);
+  return key;
+}
+async function signText(pair, text) {
+  if (pair.remote) {
+    const r = await askKeyWindow(pair.remote, {op: 'sign', text});
+    if (!r || typeof r.signature !== 'string') throw new KeyBlocked(KEY_TEXT.blocked);
+    return r.signature;
+  }
+  return b64(await crypto.subtle.sign({name: 'ECDSA', hash: 'SHA-256'}, pair.privateKey, new TextEncoder().encode(text)));
+}
+// said in words, never silently nothing: why this frame cannot sign, and the press that fixes it
+function keyNote(text) {
+  let note = document.getElementById('keystate');
+  if (!note) {
+    note = Object.assign(document.createElement('p'), {id: 'keystate'}); note.setAttribute('role', 'status');
+    const place = document.querySelector('.actions'); if (place) place.prepend(note); else document.body.append(note);
+  }
+  note.textContent = typeof text === 'string' ? text : KEY_TEXT.blocked;
+}
+function offerKeyWindow(then) {
+  keyNote(KEY_TEXT.blocked);
+  let go = document.getElementById('keywin');
+  if (!go) {
+    go = Object.assign(document.createElement('button'), {id: 'keywin', type: 'button', textContent: KEY_TEXT.open});
+    document.getElementById('keystate').after(go);
+  }
+  go.onclick = async (e) => {
+    if (!e.isTrusted) return;
+    try { await deviceKey(true); } catch (err) { keyNote(KEY_TEXT.blocked); return; }
+    go.remove(); keyNote('');
+    await then();
+  };
+}
 // the page's height to the modal around it, which fits the frame to it: only a number leaves
 const fit = () => parent.postMessage({modalcore: 'frame-height',
   height: Math.ceil(document.documentElement.getBoundingClientRect().height)}, '*');
 new ResizeObserver(fit).observe(document.documentElement);
 """
+
+_KEY_TEXT_JSON = json.dumps(KEY_TEXTS).replace("<", "\\u003c")
 
 
 def frame_ancestors(hub: Hub, project_id: str) -> str:
@@ -83,7 +178,7 @@ def page(hub: Hub, project_id: str, title: str, mode: str, css: str, body: str, 
            "base-uri 'none'; form-action 'none'")
     text = (f"<!doctype html><html data-theme={mode}><head><meta charset=utf-8><title>{title}</title>"
             f"<style nonce=\"{nonce}\">{css}</style></head><body>{body}"
-            f"<script nonce=\"{nonce}\">{KEY_SCRIPT}{script}</script></body></html>")
+            f"<script nonce=\"{nonce}\">const KEY_TEXT = {_KEY_TEXT_JSON};{KEY_SCRIPT}{script}</script></body></html>")
     return HTMLResponse(text, headers={"Content-Security-Policy": csp, "Cache-Control": "no-store",
                                        "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"})
 

@@ -93,7 +93,8 @@ SIGNIN_SCRIPT = """
 const S = %(data)s;
 const input = document.getElementById('code');
 let key = null;
-deviceKey().then((k) => { key = k; });
+// where the browser gives this frame no storage, typing the code (a press) opens the key window
+deviceKey().then((k) => { key = k; }, (e) => { if (e instanceof KeyBlocked) keyNote(e.message); });
 input.addEventListener('input', async (e) => {
   if (!e.isTrusted) return;
   const code = input.value.replace(/\\D/g, '').slice(0, 6);
@@ -101,9 +102,12 @@ input.addEventListener('input', async (e) => {
   if (code.length !== 6) return;
   input.disabled = true;
   try {
-    key = key || await deviceKey();
+    key = key || await deviceKey(true);
+    keyNote('');
     await post(S.path, {session: S.session, code, public_key: key.spki,
                         signature: await signText(key.pair, 'modalcore-register\\n' + S.session + '\\n' + code)});
+  } catch (err) {
+    if (err instanceof KeyBlocked) { key = null; keyNote(err.message); } else throw err;
   } finally { input.disabled = false; input.value = ''; input.focus(); }
 });
 input.focus();
@@ -234,7 +238,7 @@ SOCIAL_SIGNIN_SCRIPT = """
 const S = %(data)s;
 const msg = document.getElementById('state');
 let key = null;
-deviceKey().then((k) => { key = k; });
+deviceKey().then((k) => { key = k; }, (e) => { if (e instanceof KeyBlocked) keyNote(e.message); });
 const signedIn = (ok) => { msg.textContent = ok ? 'Signed in' : 'The sign-in failed. Try again'; };
 document.getElementById('social').append(socialButton(S.name, msg, signedIn));
 if (S.window) takeWindow(msg, signedIn);
