@@ -158,7 +158,7 @@ const verify = document.getElementById('verify');
 let key = null, challenge = null, approvalPopup = null, shown = '';
 async function ready() {
   if (!guard.here) return;
-  try { key = await deviceKey(); } catch (e) {
+  try { key = await deviceKey('look'); } catch (e) {
     // no storage for this frame and no key window open: said, with the press that opens it
     if (e instanceof KeyBlocked) { offerKeyWindow(ready); return; }
     throw e;

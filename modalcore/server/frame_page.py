@@ -34,7 +34,10 @@ KEY_BLOCKED = ("This browser blocks storage for the wallet frame. Open the key w
                "(a window of the wallet's own site that keeps this browser's key) and keep it open, "
                "or allow third-party cookies for this site.")
 KEY_OPEN = "Open the key window"
-KEY_TEXTS = {"path": KEY_PATH, "name": KEY_WINDOW_NAME, "blocked": KEY_BLOCKED, "open": KEY_OPEN}
+KEY_AT_SIGNIN = ("This browser blocks storage for the wallet frame: typing the code opens a window of the "
+                 "wallet's own site that keeps this browser's key. Allow it and keep it open.")
+KEY_TEXTS = {"path": KEY_PATH, "name": KEY_WINDOW_NAME, "blocked": KEY_BLOCKED, "open": KEY_OPEN,
+             "signin": KEY_AT_SIGNIN}
 
 KEY_SCRIPT = """
 const post = (path, body) => fetch(path, {method: 'POST', headers: {'Content-Type': 'application/json'},
@@ -101,12 +104,14 @@ async function windowKey(press) {
   const r = await askKeyWindow(keyWin, {op: 'key'});
   return r && typeof r.spki === 'string' ? {pair: {remote: keyWin}, spki: r.spki} : null;
 }
-// this browser's key for the engine: {pair, spki}; `press`: called in a press (a user gesture),
-// which may open the key window; KeyBlocked where the browser gives the frame no storage
-async function deviceKey(press) {
+// this browser's key for the engine: {pair, spki}. Without storage, `window`: 'open' (called in
+// a press, a user gesture: may open the key window), 'look' (finds an open one by name; where
+// none is, a browser's pop-up blocker refuses the lookup) or nothing (storage only); KeyBlocked
+// where no key is to be had that way
+async function deviceKey(window_) {
   const db = await keyStore();
   if (db) return localKey(db);
-  const key = await windowKey(press === true);
+  const key = window_ === 'open' || window_ === 'look' ? await windowKey(window_ === 'open') : null;
   if (!key) throw new KeyBlocked(KEY_TEXT.blocked);
   return key;
 }
@@ -136,7 +141,7 @@ function offerKeyWindow(then) {
   }
   go.onclick = async (e) => {
     if (!e.isTrusted) return;
-    try { await deviceKey(true); } catch (err) { keyNote(KEY_TEXT.blocked); return; }
+    try { await deviceKey('open'); } catch (err) { keyNote(KEY_TEXT.blocked); return; }
     go.remove(); keyNote('');
     await then();
   };

@@ -94,7 +94,7 @@ const S = %(data)s;
 const input = document.getElementById('code');
 let key = null;
 // where the browser gives this frame no storage, typing the code (a press) opens the key window
-deviceKey().then((k) => { key = k; }, (e) => { if (e instanceof KeyBlocked) keyNote(e.message); });
+deviceKey().then((k) => { key = k; }, (e) => { if (e instanceof KeyBlocked) keyNote(KEY_TEXT.signin); });
 input.addEventListener('input', async (e) => {
   if (!e.isTrusted) return;
   const code = input.value.replace(/\\D/g, '').slice(0, 6);
@@ -102,7 +102,7 @@ input.addEventListener('input', async (e) => {
   if (code.length !== 6) return;
   input.disabled = true;
   try {
-    key = key || await deviceKey(true);
+    key = key || await deviceKey('open');
     keyNote('');
     await post(S.path, {session: S.session, code, public_key: key.spki,
                         signature: await signText(key.pair, 'modalcore-register\\n' + S.session + '\\n' + code)});
@@ -164,7 +164,13 @@ let popup = null, afterSocial = null, flow = null, watch = null;
 // the sign-in begun in `win`: the provider's URL for it, or null (the text says why)
 async function begin(win, msg, done) {
   popup = win; afterSocial = done; flow = null;
-  key = key || await deviceKey();
+  try { key = key || await deviceKey('look'); } catch (e) {
+    // no storage here and no key window open: the provider's popup took this press, so the
+    // key window is a press of its own, then "Continue with …" again
+    if (!(e instanceof KeyBlocked)) throw e;
+    if (win) win.close();
+    popup = null; offerKeyWindow(async () => { msg.textContent = ''; }); return null;
+  }
   const bind = b64(crypto.getRandomValues(new Uint8Array(32)));
   const r = await post('/embedded/verify/social', {session: S.session, public_key: key.spki, bind});
   if (popup !== win) return null;  // another window took over meanwhile
@@ -238,7 +244,7 @@ SOCIAL_SIGNIN_SCRIPT = """
 const S = %(data)s;
 const msg = document.getElementById('state');
 let key = null;
-deviceKey().then((k) => { key = k; }, (e) => { if (e instanceof KeyBlocked) keyNote(e.message); });
+deviceKey('look').then((k) => { key = k; }, (e) => { if (e instanceof KeyBlocked) keyNote(e.message); });
 const signedIn = (ok) => { msg.textContent = ok ? 'Signed in' : 'The sign-in failed. Try again'; };
 document.getElementById('social').append(socialButton(S.name, msg, signedIn));
 if (S.window) takeWindow(msg, signedIn);
