@@ -32,6 +32,7 @@ a typed JSON error (PasskeyRefused's text), changes nothing and logs no tracebac
 
 from __future__ import annotations
 
+import html
 import json
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -45,6 +46,9 @@ from ..embedded.keys import Identity
 from ..embedded.passkeys import (PasskeyError, PasskeyRefused, RelyingParty, approval_challenge, b64, challenge_ok,
                                  challenge_of, issue_challenge)
 from ..flows.embedded import passkey_signin
+from ..i18n import ENGLISH, resolve
+from ..i18n.catalog import catalogue
+from ..views.connect import SIGN_IN_WITH_A_PASSKEY
 from ..slices.embedded import PasskeySignedIn, email_identity
 from .approval_theme import style
 from .frame_page import MAX_ID_CHARS, from_engine_frame, gone, json_body, own_origin, page, refused
@@ -178,8 +182,13 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
         model = found[1]
         data = json.dumps({"session": session}).replace("<", "\\u003c")
         mode = "light" if model.theme.mode == "light" else "dark"
-        return page(hub, model.project_id, "Sign in with a passkey", mode,
-                    style(model.theme) + PASSKEY_CSS + "body{padding:0}", "<div id=passkey>" + PASSKEY_BUTTON + "</div>",
+        # the button the visitor reads is in the frame: in the language the modal around it draws
+        language = resolve(model.options.locale, model.env.languages)
+        label = (catalogue(language).translate(SIGN_IN_WITH_A_PASSKEY) if language != ENGLISH else None) \
+            or SIGN_IN_WITH_A_PASSKEY
+        button = PASSKEY_BUTTON.replace(SIGN_IN_WITH_A_PASSKEY, html.escape(label))
+        return page(hub, model.project_id, SIGN_IN_WITH_A_PASSKEY, mode,
+                    style(model.theme) + PASSKEY_CSS + "body{padding:0}", "<div id=passkey>" + button + "</div>",
                     PASSKEY_SCRIPT + CONNECT_SIGNIN_SCRIPT % {"data": data} + SIGNIN_PASSKEY_SCRIPT)
 
     async def signin(request: Request) -> Response:

@@ -157,3 +157,14 @@ async def test_a_passkey_signs_in_from_connect_with_no_email_and_every_wrong_ans
 async def on_connect_again(client: Client) -> None:
     await client.intent("host", "open", {})
     await client.quiet(0.2)
+
+
+async def test_the_frames_button_speaks_the_modals_language(engine: RunningServer) -> None:
+    """The button the visitor reads is inside the frame: in the language the modal draws."""
+    async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
+        await client.join(opts={"networks": ["eip155:1"], "locale": "de"})
+        await client.intent("host", "open", {})
+        await client.quiet(0.2)
+        found = PASSKEY_SRC.search(str(client.frames))
+        assert found is not None
+        assert ">Mit einem Passkey anmelden</button>" in (await http.get(found.group(0))).text
