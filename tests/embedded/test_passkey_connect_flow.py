@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from modalcore.enginetest import Harness
+from modalcore.flows.embedded import passkey_signin
 from modalcore.services.handles import EMAIL_CODE
 from modalcore.slices.embedded import CodeCheckResult, EmailCodeChecked, PasskeySignedIn
 from modalcore.views.connect import PASSKEY_PATH, SIGN_IN_WITH_A_PASSKEY
@@ -88,3 +89,18 @@ def test_a_passkey_sign_in_anywhere_else_changes_nothing() -> None:
     assert not [k for k, _ in host_events(h.deliver(PasskeySignedIn(email="eve@example.com", address=ADDRESS)))
                 if k == "account"]
     assert h.model.embedded.identity == f"email:{EMAIL}"
+
+
+
+def test_only_the_view_shown_may_sign_in_with_any_passkey() -> None:
+    """Rule: from Connect any account's passkey; on the code view only the typed email's (Connect
+    kept as the hidden view "back" returns to does not count)."""
+    h = session()
+    assert passkey_signin(h.model) == "any"
+    h.intent("connect/email", "submit", {"value": EMAIL})
+    h.settle_call(EMAIL_CODE, {"status": "sent"})
+    assert h.view == "EmailVerifyOtp" and passkey_signin(h.model) == "email"
+    h.press("otp/change-email")
+    assert h.view == "Connect" and passkey_signin(h.model) == "any"
+    h.deliver(PasskeySignedIn(email=EMAIL, address=ADDRESS))
+    assert passkey_signin(h.model) == ""
