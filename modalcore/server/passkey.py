@@ -45,7 +45,7 @@ from ..embedded.devicekeys import BadPublicKey, parse_public_key, signature_ok
 from ..embedded.keys import Identity
 from ..embedded.passkeys import (PasskeyError, PasskeyRefused, RelyingParty, approval_challenge, b64, challenge_ok,
                                  challenge_of, issue_challenge)
-from ..flows.embedded import passkey_signin
+from ..flows.embedded import passkey_offered, passkey_signin
 from ..i18n import ENGLISH, resolve
 from ..i18n.catalog import catalogue
 from ..views.connect import SIGN_IN_WITH_A_PASSKEY
@@ -177,7 +177,9 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
     async def connect_page(request: Request) -> Response:
         session = request.query_params.get("session", "")
         found = await find(session)
-        if found is None or not passkey_signin(found[1]):
+        # the modal draws Connect while it is closed too (behaviour.md "Latency"): the page is
+        # served wherever Connect may offer it; what it posts is checked against the view shown
+        if found is None or not passkey_offered(found[1]):
             return gone("This sign-in is no longer waiting.")
         model = found[1]
         data = json.dumps({"session": session}).replace("<", "\\u003c")

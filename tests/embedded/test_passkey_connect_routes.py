@@ -159,11 +159,11 @@ async def on_connect_again(client: Client) -> None:
     await client.quiet(0.2)
 
 
-async def test_the_frames_button_speaks_the_modals_language(engine: RunningServer) -> None:
-    """The button the visitor reads is inside the frame: in the language the modal draws."""
+async def test_the_frames_button_speaks_the_modals_language_and_loads_before_opening(engine: RunningServer) -> None:
+    """The button the visitor reads is inside the frame: in the language the modal draws. The
+    page is served while the modal is still closed (Connect is drawn ready to open)."""
     async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
         await client.join(opts={"networks": ["eip155:1"], "locale": "de"})
-        await client.intent("host", "open", {})
         await client.quiet(0.2)
         found = PASSKEY_SRC.search(str(client.frames))
         assert found is not None
