@@ -52,7 +52,7 @@ from ..views.connect import SIGN_IN_WITH_A_PASSKEY
 from ..slices.embedded import PasskeySignedIn, email_identity
 from .approval_theme import style
 from .frame_page import MAX_ID_CHARS, from_engine_frame, gone, json_body, own_origin, page, refused
-from .passkey_script import (ADD_SCRIPT, CONNECT_SIGNIN_SCRIPT, PASSKEY_BUTTON, PASSKEY_CSS, PASSKEY_SCRIPT,
+from .passkey_script import (ADD_SCRIPT, CONNECT_CSS, CONNECT_SIGNIN_SCRIPT, PASSKEY_BUTTON, PASSKEY_CSS, PASSKEY_SCRIPT,
                              SIGNIN_PASSKEY_SCRIPT)
 
 if TYPE_CHECKING:
@@ -190,7 +190,7 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
             or SIGN_IN_WITH_A_PASSKEY
         button = PASSKEY_BUTTON.replace(SIGN_IN_WITH_A_PASSKEY, html.escape(label))
         return page(hub, model.project_id, SIGN_IN_WITH_A_PASSKEY, mode,
-                    style(model.theme) + PASSKEY_CSS + "body{padding:0}", "<div id=passkey>" + button + "</div>",
+                    style(model.theme) + PASSKEY_CSS + CONNECT_CSS + "body{padding:0}", "<div id=passkey>" + button + "</div>",
                     PASSKEY_SCRIPT + CONNECT_SIGNIN_SCRIPT % {"data": data} + SIGNIN_PASSKEY_SCRIPT)
 
     async def signin(request: Request) -> Response:

@@ -64,7 +64,18 @@ PASSKEY_BUTTON = ("<button id=passkey-signin type=button>Sign in with a passkey<
 CONNECT_SIGNIN_SCRIPT = """
 const S = %(data)s;
 let key = null;
+// one line, the button's own (the Connect card keeps every method in sight): what happened shows
+// in the button for a moment; the status line stays for screen readers
+const passkeyLabel = document.getElementById('passkey-signin'), passkeySaid = document.getElementById('passkey-state');
+const passkeyName = passkeyLabel.textContent;
+new MutationObserver(() => {
+  if (!passkeySaid.textContent) return;
+  passkeyLabel.textContent = passkeySaid.textContent;
+  setTimeout(() => { passkeyLabel.textContent = passkeyName; passkeySaid.textContent = ''; }, 4000);
+}).observe(passkeySaid, {childList: true, characterData: true, subtree: true});
 """
+CONNECT_CSS = ("#passkey-signin{margin:0}#passkey-state{position:absolute;width:1px;height:1px;overflow:hidden;"
+               "clip-path:inset(50%)}")
 
 # EmailVerifyOtp's frame when the email has a passkey, and Connect's: sign in without the code
 SIGNIN_PASSKEY_SCRIPT = """

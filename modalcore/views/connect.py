@@ -110,7 +110,7 @@ def _email(model: Model) -> list[Node]:
 
 PASSKEY_PATH = "/embedded/passkey/signin"
 SIGN_IN_WITH_A_PASSKEY = "Sign in with a passkey"
-PASSKEY_FRAME_HEIGHT = 48  # one button
+PASSKEY_FRAME_HEIGHT = 40  # one button, as tall as Continue
 
 
 def _passkey(model: Model) -> list[Node]:
