@@ -30,6 +30,7 @@ class SoftAuthenticator:
         self.user_verified = user_verified
         self.counter = counter
         self.top_origin = top_origin  # set: the ceremonies run in a frame that page shows
+        self.user_handle = b""  # the user id the credential was created with (a resident key keeps it)
 
     @property
     def id(self) -> str:
@@ -47,8 +48,10 @@ class SoftAuthenticator:
         return json.dumps({"type": kind, "challenge": b64(challenge), "origin": origin,
                            "crossOrigin": bool(self.top_origin), **top}).encode()
 
-    def create(self, challenge: bytes, origin: str, rp_id: str) -> dict[str, Any]:
-        """navigator.credentials.create's answer."""
+    def create(self, challenge: bytes, origin: str, rp_id: str, user_handle: bytes = b"") -> dict[str, Any]:
+        """navigator.credentials.create's answer (`user_handle`: the relying party's user id,
+        given back by every sign-in, as a discoverable credential does)."""
+        self.user_handle = user_handle
         auth = (hashlib.sha256(rp_id.encode()).digest() + bytes([self._flags(True)]) + (0).to_bytes(4, "big")
                 + bytes(16) + len(self.credential_id).to_bytes(2, "big") + self.credential_id + self._cose())
         attestation = cbor2.dumps({"fmt": "none", "attStmt": {}, "authData": auth})
@@ -65,4 +68,4 @@ class SoftAuthenticator:
         signature = self.private.sign(auth + hashlib.sha256(client).digest(), ec.ECDSA(hashes.SHA256()))
         return {"id": self.id, "rawId": self.id, "type": "public-key",
                 "response": {"clientDataJSON": b64(client), "authenticatorData": b64(auth),
-                             "signature": b64(signature), "userHandle": ""}}
+                             "signature": b64(signature), "userHandle": b64(self.user_handle)}}

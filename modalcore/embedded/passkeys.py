@@ -12,7 +12,12 @@ origin the engine's own. The engine issues each challenge and knows what it bind
 
 Each challenge is spent once (the spent ones are kept in the embedded db until they expire),
 and an assertion's signature counter must grow when the authenticator keeps one: a cloned or
-replayed assertion is refused. The signature, the relying party id hash, the flags and the
+replayed assertion is refused.
+
+A passkey is discoverable (a resident key): signing in from Connect names no account, and the
+engine finds it from the assertion's credential id; the user handle it carries must be that
+identity's (a random opaque id kept per identity, or for passkeys added before it existed, the
+hash `legacy_user_handle`). The signature, the relying party id hash, the flags and the
 attestation are checked by `webauthn` (py_webauthn); the checks before it only name the typed
 refusal. At most MAX_PER_IDENTITY passkeys per identity (the oldest is dropped).
 """
@@ -54,6 +59,10 @@ CREATE TABLE IF NOT EXISTS passkeys (
     created_ms INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS passkeys_identity ON passkeys (identity, created_ms);
+CREATE TABLE IF NOT EXISTS passkey_users (
+    identity TEXT PRIMARY KEY,
+    handle TEXT NOT NULL UNIQUE
+);
 CREATE TABLE IF NOT EXISTS passkey_challenges (
     challenge TEXT PRIMARY KEY,
     expires_ms INTEGER NOT NULL
@@ -125,6 +134,11 @@ def challenge_ok(secret: bytes, purpose: str, session: str, challenge: bytes, no
     at, rand, mac = parts
     return (0 <= now_ms - int(at) < CHALLENGE_TTL_MS
             and hmac.compare_digest(mac, _mac(secret, purpose, session, at, rand)))
+
+
+def legacy_user_handle(identity: str) -> str:
+    """The user handle passkeys were created with before the opaque one (still accepted)."""
+    return b64(hashlib.sha256(f"modalcore-passkey-user\x00{identity}".encode()).digest()[:16])
 
 
 def approval_challenge(text: bytes) -> bytes:
@@ -231,6 +245,32 @@ class Passkeys:
                                     (identity,)).fetchall()
         return [str(r[0]) for r in rows]
 
+    def user_handle(self, identity: str) -> str:
+        """The identity's WebAuthn user handle: 16 random bytes, made once, that name the account
+        without saying who it is (the authenticator gives it back with a discoverable sign-in)."""
+        with self._lock:
+            self._db.execute("INSERT OR IGNORE INTO passkey_users VALUES (?, ?)", (identity, b64(secrets.token_bytes(16))))
+            row = self._db.execute("SELECT handle FROM passkey_users WHERE identity = ?", (identity,)).fetchone()
+        return str(row[0])
+
+    def owner(self, answer: object) -> str | None:
+        """The identity the answer's credential id was registered for (nothing checked yet)."""
+        _, _, cred_id = _credential(answer)
+        with self._lock:
+            row = self._db.execute("SELECT identity FROM passkeys WHERE credential_id = ?", (cred_id,)).fetchone()
+        return str(row[0]) if row else None
+
+    def _handle_ok(self, identity: str, handle: object) -> bool:
+        """An assertion's user handle, when it carries one, names `identity`."""
+        if handle in (None, ""):
+            return True
+        if not isinstance(handle, str) or len(handle) > 88:
+            return False
+        with self._lock:
+            row = self._db.execute("SELECT handle FROM passkey_users WHERE identity = ?", (identity,)).fetchone()
+        return hmac.compare_digest(handle, legacy_user_handle(identity)) or (
+            row is not None and hmac.compare_digest(handle, str(row[0])))
+
     def register(self, identity: str, answer: object, expected: bytes, rp: RelyingParty, now_ms: int) -> str:
         """Stores the passkey the frame created for `identity` against the challenge `expected`
         (already checked to be this session's); returns its credential id, or PasskeyError."""
@@ -280,6 +320,8 @@ class Passkeys:
                                    (cred_id,)).fetchone()
         if row is None or (identity is not None and row[0] != identity):
             raise PasskeyError(PasskeyRefused.UNKNOWN)
+        if not self._handle_ok(str(row[0]), response.get("userHandle")):
+            raise PasskeyError(PasskeyRefused.UNKNOWN)  # the authenticator names another account
         owner, public_key, stored_count = str(row[0]), bytes(row[1]), int(row[2])
         count = int.from_bytes(auth_data[33:37], "big")
         if (count or stored_count) and count <= stored_count:

@@ -24,11 +24,13 @@ from ..slices.embedded import (
     EmailCodeChecked,
     EmailCodeRequested,
     EmbeddedState,
+    PasskeySignedIn,
     PressedChangeEmail,
     PressedResendCode,
     SubmittedEmail,
     email_identity,
 )
+from ..slices.modal import legal_gate_closed
 from .connect import NAMESPACE
 from .smart_account import connect_embedded
 from ..services.handles import EMAIL_CODE
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
     from ..slices.model import Model, Step
 
 OTP_VIEW = "EmailVerifyOtp"
+CONNECT_VIEW = "Connect"
 REQUEST_SERVICE = EMAIL_CODE
 
 
@@ -110,6 +113,32 @@ def signed_in(model: Model, email: str, address: str, now: int) -> Step:
     return connect_embedded(model, address, chain, now, user_email=email)
 
 
+def passkey_offered(model: Model) -> bool:
+    """Connect draws "Sign in with a passkey" beside the email field (issue 43 §3): where email
+    sign-in is offered, no embedded account is signed in, and the legal gate (if any) is open."""
+    return (model.options.features.email and model.embedded.email_offered and not model.embedded.identity
+            and not legal_gate_closed(model))
+
+
+def passkey_signin(model: Model) -> str:
+    """Whose passkey may sign this session in now: "email" the typed email's (EmailVerifyOtp's
+    frame, after the code was asked), "any" the account the passkey names (Connect's frame, no
+    email typed), "" nobody's."""
+    if model.embedded.identity:
+        return ""
+    if model.router.view == OTP_VIEW and model.embedded.email:
+        return "email"
+    return "any" if model.router.view == CONNECT_VIEW and passkey_offered(model) else ""
+
+
+def on_passkey(model: Model, msg: PasskeySignedIn, now: int) -> Step:
+    """Signed in exactly as with an accepted code (the same account, the same host events)."""
+    waiting = passkey_signin(model)
+    if not waiting or (waiting == "email" and msg.email != model.embedded.email):
+        return model, []
+    return signed_in(model, msg.email, checksum(msg.address), now)
+
+
 def on_resend(model: Model, msg: PressedResendCode, now: int) -> Step:
     state = model.embedded
     if model.router.view != OTP_VIEW or state.requesting or not state.email:
@@ -135,6 +164,7 @@ HANDLERS = (
     On(SubmittedEmail, on_submit),
     On(EmailCodeRequested, on_requested),
     On(EmailCodeChecked, on_checked),
+    On(PasskeySignedIn, on_passkey),
     On(PressedResendCode, on_resend),
     On(PressedChangeEmail, on_change_email),
 )

@@ -16,6 +16,7 @@ function passkeyJSON(c) {
   const r = c.response, out = {id: c.id, rawId: b64(c.rawId), type: c.type, response: {clientDataJSON: b64(r.clientDataJSON)}};
   if (r.attestationObject) out.response.attestationObject = b64(r.attestationObject);
   if (r.authenticatorData) { out.response.authenticatorData = b64(r.authenticatorData); out.response.signature = b64(r.signature); }
+  if (r.userHandle) out.response.userHandle = b64(r.userHandle);
   return out;
 }
 async function passkeyGet(challenge, ids) {
@@ -58,7 +59,25 @@ add.addEventListener('click', async (e) => {
 PASSKEY_BUTTON = ("<button id=passkey-signin type=button>Sign in with a passkey</button>"
                   "<p id=passkey-state role=status></p>")
 
-# EmailVerifyOtp's frame when the email has a passkey: sign in without the code
+# Connect's frame (server/passkey.py): the same button with no email typed; the passkey is a
+# discoverable one (no allowCredentials), the engine finds the account from it
+CONNECT_SIGNIN_SCRIPT = """
+const S = %(data)s;
+let key = null;
+// one line, the button's own (the Connect card keeps every method in sight): what happened shows
+// in the button for a moment; the status line stays for screen readers
+const passkeyLabel = document.getElementById('passkey-signin'), passkeySaid = document.getElementById('passkey-state');
+const passkeyName = passkeyLabel.textContent;
+new MutationObserver(() => {
+  if (!passkeySaid.textContent) return;
+  passkeyLabel.textContent = passkeySaid.textContent;
+  setTimeout(() => { passkeyLabel.textContent = passkeyName; passkeySaid.textContent = ''; }, 4000);
+}).observe(passkeySaid, {childList: true, characterData: true, subtree: true});
+"""
+CONNECT_CSS = ("#passkey-signin{margin:0}#passkey-state{position:absolute;width:1px;height:1px;overflow:hidden;"
+               "clip-path:inset(50%)}")
+
+# EmailVerifyOtp's frame when the email has a passkey, and Connect's: sign in without the code
 SIGNIN_PASSKEY_SCRIPT = """
 const passkeyButton = document.getElementById('passkey-signin');
 if (passkeyButton) passkeyButton.addEventListener('click', async (e) => {

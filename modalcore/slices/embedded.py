@@ -151,6 +151,17 @@ class EmailCodeChecked(Msg):
     result: CodeCheckResult
 
 
+@dataclass(frozen=True)
+class PasskeySignedIn(Msg):
+    """A passkey's assertion signed in an email account (issue 43 §3): only the passkey route
+    delivers it (server/passkey.py), once the engine checked the assertion and registered the
+    frame's key, as an accepted code does; `address` is the email's key's. From Connect no email
+    was typed: the passkey named the account."""
+
+    email: str
+    address: str
+
+
 def email_identity(email: str) -> str:
     return f"email:{email}"
 

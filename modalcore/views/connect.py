@@ -17,9 +17,12 @@ first and every method is drawn disabled, offering no action, until it is ticked
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from ..slices.model import Model
 from ..slices import directory_wallets
 from ..slices.connectors import connect_method_order, is_installed_wallet
+from ..flows.embedded import passkey_offered
 from ..flows.social import NAMES, offered_socials, social_layout
 from ..slices.embedded import PressedSocial, SubmittedEmail, change_email, submit_email
 from ..slices.modal import legal_gate_closed, legal_links, toggle_legal
@@ -28,6 +31,7 @@ from ..wire.nodes import Node, node
 from ..wire.registry import NODE_TYPES
 from ..rules import embedded as rules
 from . import logos, parts
+from .approve_transaction import theme_key
 from .connecting_social import window_src
 from .wallet_list import connect_rows, listed
 
@@ -101,7 +105,23 @@ def _email(model: Model) -> list[Node]:
     go = node("button", "connect/email/continue", on={"press": SubmittedEmail()},
               pending={"press": "busy"}, text="Continue", variant="main",
               disabled=True if state.requesting else None)
-    return [parts.column("connect/email-method", [field, go])]
+    return [parts.column("connect/email-method", [field, go, *_passkey(model)])]
+
+
+PASSKEY_PATH = "/embedded/passkey/signin"
+SIGN_IN_WITH_A_PASSKEY = "Sign in with a passkey"
+PASSKEY_FRAME_HEIGHT = 40  # one button, as tall as Continue
+
+
+def _passkey(model: Model) -> list[Node]:
+    """Issue 43 §3: "Sign in with a passkey" under the email field, with no email typed. The
+    button is a frame of the engine's origin (server/passkey.py), where the WebAuthn ceremony
+    runs for the engine as relying party; the passkey names the account."""
+    if not passkey_offered(model):
+        return []
+    theme = theme_key(model.theme)
+    src = f"{PASSKEY_PATH}?{urlencode({'session': model.session_id, **({'theme': theme} if theme else {})})}"
+    return [node("frame", "connect/passkey", src=src, title=SIGN_IN_WITH_A_PASSKEY, height=PASSKEY_FRAME_HEIGHT)]
 
 
 def social_row(model: Model, provider: str, prefix: str) -> Node:
@@ -204,4 +224,5 @@ def body(model: Model) -> Node:
 TITLE = "Connect Wallet"
 # What body() reads (views/__init__.py memoises it on these being the same objects). Of `modal`
 # only the legal tick: opening and closing replace the modal slice, and must not redraw the body.
-READS = ("connectors", "directory", "options", "env", "origin", "embedded", "modal.legal_agreed", "session_id")
+READS = ("connectors", "directory", "options", "env", "origin", "embedded", "modal.legal_agreed", "session_id",
+         "theme")  # the passkey frame's src names the theme

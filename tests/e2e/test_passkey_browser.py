@@ -1,8 +1,10 @@
 """Issue 43 §3 in Chromium, with the DevTools virtual authenticator (CDP `WebAuthn`): a visitor
 signed in by email adds a passkey in the Account view's engine-origin frame; a fresh browser
-profile holding the same credential signs in with it on EmailVerifyOtp's frame without the code,
-to the same address, and approves a send with it (one transaction on the dev chain); a cloned
-authenticator (the credential with its old signature counter) is refused.
+profile holding the same credential (exported with `WebAuthn.getCredentials`, private key
+included, and imported with `WebAuthn.addCredential`) signs in with it from Connect's frame with
+no email typed (a discoverable credential: the engine finds the account), to the same address,
+and approves a send with it (one transaction on the dev chain); a cloned authenticator (the
+credential with its old signature counter) is refused, here on EmailVerifyOtp's frame.
 
 WebAuthn takes no IP address as relying party: the engine is reached as `localhost`, and so is
 the host page (another port: another origin, so every ceremony runs in a cross-origin frame).
@@ -87,6 +89,14 @@ def credentials(cdp: Any, authenticator: str) -> list[dict[str, Any]]:
     return list(cdp.send("WebAuthn.getCredentials", {"authenticatorId": authenticator})["credentials"])
 
 
+def connect_passkey_frame(page: Any) -> Any:
+    """Open → Connect: the "Sign in with a passkey" frame under the email field."""
+    page.click("#open")
+    card = page.locator('.wm-card[data-view="Connect"]')
+    card.wait_for(state="visible")
+    return page.frame_locator('.wm-card[data-view="Connect"] iframe.wm-frame')
+
+
 def to_code_view(page: Any, email: str) -> Any:
     """Open → email → Continue: EmailVerifyOtp's engine-origin frame."""
     page.click("#open")
@@ -124,16 +134,27 @@ def test_a_passkey_signs_in_a_fresh_profile_and_approves_a_send_and_a_clone_is_r
         held = credentials(cdp, authenticator)
         assert len(held) == 1 and held[0]["rpId"] == "localhost" and held[0]["isResidentCredential"]
         registered = held[0]  # with its private key: the same credential on another device
+        mailed = len(smtp.mailbox.to(email))
 
     with devchain.rpc(31337) as rpc:
         rpc.call("hardhat_setBalance", [address, hex(2 * 10**18)])
         before = int(rpc.call("eth_getBalance", [RECEIVER, "latest"]), 16)
 
-    # 2. a fresh profile holding the credential: signs in without the code, approves a send
+    # 2. a fresh profile holding the credential: from Connect, no email typed, no code: signs
+    # in to the same address, then approves a send
+    assert registered.get("userHandle")  # a discoverable credential keeps the engine's user id
     with profile(passkey_browser, passkey_host, registered, viewport) as (page, cdp, authenticator):
-        frame = to_code_view(page, email)
-        frame.get_by_role("button", name="Sign in with a passkey").click()
+        frame = connect_passkey_frame(page)
+        button = frame.get_by_role("button", name="Sign in with a passkey")
+        button.wait_for(state="visible")
+        assert page.locator('.wm-card[data-view="Connect"]').get_by_label("Email").input_value() == ""
+        page.wait_for_timeout(300)  # the frame fitted to its button
+        page.screenshot(path=str(_shot(f"passkey-connect-{size}.png")))
+        started = time.monotonic()
+        button.click()
         assert connected_address(page) == address
+        print(f"passkey on Connect: click → connected {1000 * (time.monotonic() - started):.0f} ms ({size})")
+        assert len(smtp.mailbox.to(email)) == mailed  # no email round trip
         page.evaluate("""([from, to]) => { window.sent = window.hostModal.getProvider().request(
             {method: 'eth_sendTransaction', params: [{from, to, value: '0x3782dace9d90000'}]}); }""",
                       [address, RECEIVER])

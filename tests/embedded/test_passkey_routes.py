@@ -58,7 +58,7 @@ async def add_passkey(http: httpx.AsyncClient, session: str, device: DeviceKey, 
     begun = (await http.post("/embedded/passkey/begin", json={"session": session, "purpose": "register"},
                              headers=own)).json()
     challenge = unb64(begun["challenge"])
-    credential = passkey.create(challenge, origin, begun["rp_id"])
+    credential = passkey.create(challenge, origin, begun["rp_id"], unb64(begun["user_id"]))
     signature = device.sign(registration_text(session, credential["id"], challenge))
     return await http.post("/embedded/passkey/register", json={"session": session, "public_key": device.spki,
                                                                "signature": signature, "credential": credential},

@@ -11,7 +11,7 @@ import copy
 import pytest
 
 from modalcore.embedded.passkeys import (MAX_PER_IDENTITY, PasskeyError, PasskeyRefused, Passkeys, RelyingParty,
-                                         approval_challenge, challenge_ok, issue_challenge)
+                                         approval_challenge, challenge_ok, issue_challenge, legacy_user_handle, unb64)
 from modalcore_testing.passkey import SoftAuthenticator, b64
 
 SECRET = b"s" * 32
@@ -19,10 +19,13 @@ RP = RelyingParty.of("http://127.0.0.1:8765")
 ALICE = "email:alice@example.com"
 
 
-def registered(store: Passkeys, identity: str = ALICE, counter: bool = True) -> SoftAuthenticator:
+def registered(store: Passkeys, identity: str = ALICE, counter: bool = True, handle: str | None = None
+               ) -> SoftAuthenticator:
+    """A passkey added for `identity`, created with its user handle (the opaque one by default)."""
     device = SoftAuthenticator(counter=counter)
     challenge = issue_challenge(SECRET, "register", "sess-1", 1_000)
-    store.register(identity, device.create(challenge, RP.origin, RP.rp_id), challenge, RP, 1_000)
+    user = unb64(store.user_handle(identity) if handle is None else handle, 88)
+    store.register(identity, device.create(challenge, RP.origin, RP.rp_id, user), challenge, RP, 1_000)
     return device
 
 
@@ -206,3 +209,49 @@ def test_audit_show_checks_a_passkey_approval_again_from_the_log() -> None:
     stranger_key = stranger._cose()
     assert not _passkey_holds({**data, "public_key": "passkey:" + b64(stranger_key)}, text)
     assert not _passkey_holds({**data, "signature": "not json"}, text)
+
+
+# ----- signing in from Connect: a discoverable passkey names the account (issue 43 §3)
+
+
+def test_the_user_handle_is_random_opaque_and_kept_per_identity() -> None:
+    """Rule: the WebAuthn user id names the account without saying who it is (not a function of
+    the email anyone could compute), and stays the same for the identity's later passkeys."""
+    store = Passkeys()
+    alice = store.user_handle(ALICE)
+    assert store.user_handle(ALICE) == alice
+    assert alice != store.user_handle("email:bob@example.com")
+    assert alice != legacy_user_handle(ALICE) and len(unb64(alice, 88)) == 16
+    assert ALICE not in alice
+
+
+def test_a_discoverable_answer_names_its_owner_by_credential_id_and_user_handle() -> None:
+    store = Passkeys()
+    device = registered(store)
+    challenge = issue_challenge(SECRET, "signin", "sess-2", 2_000)
+    answer = device.get(challenge, RP.origin, RP.rp_id)
+    assert store.owner(answer) == ALICE
+    assert store.owner(SoftAuthenticator().get(challenge, RP.origin, RP.rp_id)) is None
+    assert store.authenticate(answer, challenge, RP, 2_000, identity=store.owner(answer)) == ALICE
+
+
+def test_a_user_handle_of_another_account_is_refused_and_spends_nothing() -> None:
+    store = Passkeys()
+    device = registered(store)
+    challenge = issue_challenge(SECRET, "signin", "sess-2", 2_000)
+    device.user_handle = unb64(store.user_handle("email:bob@example.com"), 88)
+    answer = device.get(challenge, RP.origin, RP.rp_id)
+    assert refusal(lambda: store.authenticate(answer, challenge, RP, 2_000)) is PasskeyRefused.UNKNOWN
+    device.user_handle = unb64(store.user_handle(ALICE), 88)
+    assert store.authenticate(device.get(challenge, RP.origin, RP.rp_id), challenge, RP, 2_000) == ALICE
+
+
+def test_a_passkey_made_with_the_old_hashed_user_handle_still_signs_in() -> None:
+    """Passkeys added before the opaque handle carry the hash of the identity: found by their
+    credential id, they keep working."""
+    store = Passkeys()
+    device = registered(store, handle=legacy_user_handle(ALICE))
+    challenge = issue_challenge(SECRET, "signin", "sess-2", 2_000)
+    answer = device.get(challenge, RP.origin, RP.rp_id)
+    assert store.owner(answer) == ALICE
+    assert store.authenticate(answer, challenge, RP, 2_000) == ALICE
