@@ -43,7 +43,7 @@ add.addEventListener('click', async (e) => {
   if (!e.isTrusted) return;
   add.disabled = true; state.textContent = '';
   try {
-    const key = await deviceKey();
+    const key = await deviceKey('open');  // a press: where the frame has no storage, the key window
     const b = await post(S.path + '/begin', {session: S.session, purpose: 'register'});
     if (!b.ok) { state.textContent = 'A passkey cannot be added now'; return; }
     const credential = await passkeyCreate(b.data);
@@ -85,10 +85,12 @@ if (passkeyButton) passkeyButton.addEventListener('click', async (e) => {
   passkeyButton.disabled = true;
   const msg = document.getElementById('passkey-state');
   try {
+    // registered with the sign-in, as with a code; taken first, while the press may still open
+    // the key window (a frame without storage)
+    key = key || await deviceKey('open');
     const b = await post('/embedded/passkey/begin', {session: S.session, purpose: 'signin'});
     if (!b.ok) { msg.textContent = 'This sign-in is no longer waiting'; return; }
     const credential = await passkeyGet(fromB64(b.data.challenge), []);
-    key = key || await deviceKey();  // registered with the sign-in, as with a code
     const signature = await signText(key.pair, 'modalcore-register\\n' + S.session + '\\n' + b.data.challenge);
     const r = await post('/embedded/passkey/signin', {session: S.session, credential, public_key: key.spki, signature});
     msg.textContent = r.ok ? 'Signed in' : 'This passkey cannot sign in here';
