@@ -135,6 +135,18 @@ def browser(renderer_dist: Path) -> Iterator[Any]:
         yield b
 
 
+def new_page(browser: Any) -> tuple[Any, Any, list[str]]:
+    """A fresh context at 1280×800 (TIMEOUT_MS by default) and its page, with the list of what the
+    page logs as an error (console errors and uncaught exceptions): (context, page, errors)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    return context, page, errors
+
+
 @dataclass
 class Demo:
     """One browser context on the demo page, with what the page logged."""
