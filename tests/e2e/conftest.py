@@ -26,6 +26,7 @@ import pytest
 
 from modalcore_testing.chromium import LOOPBACK_ONLY, sync_chromium
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo, isolated
+from modalcore_dev.devoidc import DevOidcProvider
 from modalcore.server.app import create_app
 from modalcore_dev.rigs import dev_rigs
 from modalcore.server.config import EngineConfig, dev_networks, parse_config
@@ -111,6 +112,35 @@ def engine(devchains: ChainsInfo, e2e_folder: Path, wc_relay: Relay) -> Iterator
     config = engine_config(devchains, e2e_folder, wc_relay.url).model_copy(update={"public_url": f"http://{HOST}:{port}"})
     with serve(config, port) as running:
         yield running
+
+
+@pytest.fixture(scope="module")
+def engine_port() -> int:
+    """The port of a module's own engine, chosen before it starts (its provider needs the callback)."""
+    return free_port()
+
+
+@pytest.fixture(scope="module")
+def provider(engine_port: int) -> Iterator[DevOidcProvider]:
+    """The dev OpenID provider as the module's engine's Google (callback on `engine_port`)."""
+    running = DevOidcProvider(f"http://{HOST}:{engine_port}/embedded/oidc/callback/google").start()
+    yield running
+    running.stop()
+
+
+def sign_in_at_provider(popup: Any, provider: DevOidcProvider) -> None:
+    """The visitor in a popup on the provider: login as zoe, then the consent page."""
+    popup.wait_for_url(provider.issuer + "/**")
+    popup.locator('input[name="login"]').fill("zoe")
+    popup.locator('input[name="password"]').fill("any")
+    popup.locator('button[type="submit"]').click()
+    popup.locator('button[type="submit"]').first.click()  # the provider's consent page
+
+
+def host_connected(page: Any) -> None:
+    """Waits (TIMEOUT_MS) until the host page's #account says it is connected."""
+    page.wait_for_function("document.getElementById('account').textContent.includes('\"isConnected\":true')",
+                           timeout=TIMEOUT_MS)
 
 
 @pytest.fixture(scope="session")
