@@ -96,22 +96,12 @@ def generated() -> dict[str, str]:
 
 
 def stale(root: Path = registry.ROOT) -> list[str]:
-    return [path for path, text in generated().items()
-            if not (root / path).exists() or (root / path).read_text() != text]
+    return registry.stale(root, generated)
 
 
 def main(argv: list[str]) -> int:
-    check = "--check" in argv
-    rest = [arg for arg in argv if arg != "--check"]
-    root = Path(rest[0]) if rest else registry.ROOT
-    if not check:
-        for path, text in generated().items():
-            (root / path).write_text(text)
-        return 0
-    old = stale(root)
-    for path in old:
-        print(f"stale: {path} (run: python -m modalcore.typegen)", file=sys.stderr)
-    return 1 if old else 0
+    """`python -m modalcore.typegen [--check] [ROOT]`: what the registry writes and the SDK's option types."""
+    return registry.write_or_check(argv, generated, "python -m modalcore.typegen")
 
 
 if __name__ == "__main__":

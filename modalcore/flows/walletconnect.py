@@ -30,7 +30,7 @@ from ..rules import limits as L
 from ..rules.addresses import checksum, is_evm_address
 from ..rules.caip import CaipError, parse_caip2, validate_evm_chain_id
 from ..rules.rpc_errors import classify
-from ..slices import siwx, snack
+from ..slices import clipboard, siwx
 from ..slices.accounts import WalletInfo
 from ..slices.connecting import Reattached
 from ..slices.connectors import WALLET_CONNECT_ID
@@ -68,6 +68,7 @@ MAX_SIGNED_MESSAGE = L.WC_AUTH_MESSAGE_CHARS  # a one-click sign-in's message (E
 MAX_SIGNATURE = L.WC_AUTH_SIGNATURE_CHARS
 WALLET_PAGE = "WalletPage"
 DECLINED = "Connection declined"
+LINK_COPIED = "Link copied"
 EXPIRED_CODE = 8000
 
 
@@ -384,14 +385,11 @@ def on_copy(model: Model, msg: PressedCopyWcLink, now: int) -> Step:
     uri = model.walletconnect.uri
     if not uri:
         return model, []
-    model, eid = model.next_id("e")
-    return model, [Effect(eid, "clipboard", {"text": uri}, WcLinkCopied, timeout_ms=5000)]
+    return clipboard.copy(model, uri, WcLinkCopied)
 
 
 def on_copied(model: Model, msg: WcLinkCopied, now: int) -> Step:
-    if msg.ok:
-        return snack.show(model, "Link copied")
-    return snack.show_error(model, "Failed to copy")
+    return clipboard.copied(model, msg.ok, LINK_COPIED)
 
 
 def on_open(model: Model, msg: PressedOpenWcLink, now: int) -> Step:

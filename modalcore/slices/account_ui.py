@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from ..core.evolve import replace
 from typing import TYPE_CHECKING
 
-from ..core.cmds import Effect, EffectReply
+from ..core.cmds import EffectReply
 from ..core.msg import Msg
 from ..core.shape import On, Slice
-from . import snack
+from . import clipboard
 from . import nfts
 from .history import fetch
 from ..wire.frames import SelectArgs
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from .model import Model, Step
 
 TABS = ("Tokens", "NFTs", "Activity")
+COPIED = "Address copied"
 
 
 @dataclass(frozen=True)
@@ -34,8 +35,7 @@ def on_copy(model: Model, msg: PressedCopyAddress, now: int) -> Step:
     address = model.accounts.get(model.networks.active_namespace).address
     if not address:
         return model, []
-    model, eid = model.next_id("e")
-    return model, [Effect(eid, "clipboard", {"text": address}, AddressCopyAnswered, timeout_ms=5000)]
+    return clipboard.copy(model, address, AddressCopyAnswered)
 
 
 @dataclass(frozen=True)
@@ -44,9 +44,7 @@ class AddressCopyAnswered(EffectReply):
 
 
 def on_copied(model: Model, msg: AddressCopyAnswered, now: int) -> Step:
-    if msg.ok:
-        return snack.show(model, "Address copied")
-    return snack.show_error(model, "Failed to copy")
+    return clipboard.copied(model, msg.ok, COPIED)
 
 
 def select_tab(args: SelectArgs) -> Msg:

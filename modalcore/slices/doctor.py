@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Literal
 
-from ..core.cmds import Effect, EffectReply
+from ..core.cmds import EffectReply
 from ..core.msg import Msg
 from ..core.shape import On, Slice
-from . import snack
+from . import clipboard
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -43,6 +43,7 @@ class Cause(StrEnum):
 
 Flow = Literal["connect", "sign_in", "send", "swap"]
 FLOWS: tuple[Flow, ...] = ("connect", "sign_in", "send", "swap")
+COPIED = "Support code copied"
 MAX_WALLET = 64  # characters of a wallet's id kept (an announced id is the page's input)
 
 
@@ -81,15 +82,11 @@ class SupportCodeCopied(EffectReply):
 def on_copy(model: Model, msg: PressedCopySupportCode, now: int) -> Step:
     if model.doctor.last is None:
         return model, []
-    code = support_code(model.project_id, model.session_id)
-    model, eid = model.next_id("e")
-    return model, [Effect(eid, "clipboard", {"text": code}, SupportCodeCopied, timeout_ms=5000)]
+    return clipboard.copy(model, support_code(model.project_id, model.session_id), SupportCodeCopied)
 
 
 def on_copied(model: Model, msg: SupportCodeCopied, now: int) -> Step:
-    if msg.ok:
-        return snack.show(model, "Support code copied")
-    return snack.show_error(model, "Failed to copy")
+    return clipboard.copied(model, msg.ok, COPIED)
 
 
 HANDLERS = (On(PressedCopySupportCode, on_copy), On(SupportCodeCopied, on_copied))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -241,30 +241,36 @@ def generated() -> dict[str, str]:
     }
 
 
-def write(root: Path = ROOT) -> None:
-    for path, text in generated().items():
+def write(root: Path = ROOT, files: Callable[[], dict[str, str]] = generated) -> None:
+    for path, text in files().items():
         (root / path).write_text(text)
 
 
-def stale(root: Path = ROOT) -> list[str]:
+def stale(root: Path = ROOT, files: Callable[[], dict[str, str]] = generated) -> list[str]:
     """The generated files that differ from what the registry and the frames give now."""
-    return [path for path, text in generated().items()
+    return [path for path, text in files().items()
             if not (root / path).exists() or (root / path).read_text() != text]
+
+
+def write_or_check(argv: list[str], files: Callable[[], dict[str, str]], command: str) -> int:
+    """`command [--check] [ROOT]`: write `files()` under ROOT (the repository by default), or with
+    `--check` only say which are stale (exit 1). The registry's own command and typegen's."""
+    check = "--check" in argv
+    rest = [arg for arg in argv if arg != "--check"]
+    root = Path(rest[0]) if rest else ROOT
+    if not check:
+        write(root, files)
+        return 0
+    old = stale(root, files)
+    for path in old:
+        print(f"stale: {path} (run: {command})", file=sys.stderr)
+    return 1 if old else 0
 
 
 def main(argv: list[str]) -> int:
     """`python -m modalcore.wire.registry [--check] [ROOT]`: write the generated files, or with
     `--check` only say which are stale (exit 1)."""
-    check = "--check" in argv
-    rest = [arg for arg in argv if arg != "--check"]
-    root = Path(rest[0]) if rest else ROOT
-    if not check:
-        write(root)
-        return 0
-    old = stale(root)
-    for path in old:
-        print(f"stale: {path} (run: python -m modalcore.wire.registry)", file=sys.stderr)
-    return 1 if old else 0
+    return write_or_check(argv, generated, "python -m modalcore.wire.registry")
 
 
 if __name__ == "__main__":

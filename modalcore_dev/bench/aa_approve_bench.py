@@ -33,12 +33,13 @@ from starlette.routing import Route
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.server.app import create_app
 from modalcore.server.config import dev_networks, parse_config
-from modalcore_dev.bench.embedded_client import TIMEOUT_S, Device, answers, approve, ask, sign_in
+from modalcore_dev.bench.embedded_client import TIMEOUT_S, answers, approve, ask, sign_in
 from modalcore_dev.bench.parts import Parts
 from modalcore_dev.bench.stats import Figure, Lines, line, summary
 from modalcore_dev.devchain.smart_accounts import dev_smart_accounts_section
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, serve_app
+from modalcore_testing.device import DeviceKey
 
 SENDS = 10
 BATCHES = 5
@@ -113,7 +114,7 @@ def run(parts: Parts) -> Lines:
 
             async def measure() -> tuple[list[float], list[float], list[float], list[float], list[float], list[dict[str, int]],
                                          list[dict[str, int]]]:
-                device = Device()
+                device = DeviceKey()
                 sends, to_bundler, in_bundler, batch_ids, batch_done, send_trips, batch_trips = [], [], [], [], [], [], []
                 async with Client.open(url.replace("http", "ws") + f"/ws?project={TEST_PROJECT}", origin=TEST_ORIGIN,
                                        project=TEST_PROJECT) as client, \

@@ -24,12 +24,13 @@ from eth_account import Account
 from eth_utils.crypto import keccak
 
 from modalcore_dev.bench.aa_approve_bench import FUNDS, smart_engine
-from modalcore_dev.bench.embedded_client import TIMEOUT_S, Device, approve, ask, sign_in
+from modalcore_dev.bench.embedded_client import TIMEOUT_S, approve, ask, sign_in
 from modalcore_dev.bench.parts import Parts
 from modalcore_dev.bench.stats import Lines, line, summary
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, Client
+from modalcore_testing.device import DeviceKey
 
 SENDS = 10
 CENT = 10**16
@@ -56,7 +57,7 @@ async def _sends(url: str, smtp: LocalSmtpServer, chains: ChainsInfo, count: int
     transaction hashes, and host request → answer for all but the first."""
     hashes: list[str] = []
     times: list[float] = []
-    device = Device()
+    device = DeviceKey()
     async with Client.open(url.replace("http", "ws") + f"/ws?project={TEST_PROJECT}", origin=TEST_ORIGIN,
                            project=TEST_PROJECT) as client, httpx.AsyncClient(base_url=url, timeout=TIMEOUT_S) as http:
         smart = await sign_in(client, http, smtp, device, "bench-aa-gas@example.com", ["eip155:31337"])

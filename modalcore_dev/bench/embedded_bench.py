@@ -30,12 +30,13 @@ import httpx
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.server.app import create_app
 from modalcore.server.config import dev_networks, parse_config
-from modalcore_dev.bench.embedded_client import TIMEOUT_S, Device, answers, approve, ask, post_code, submit_email
+from modalcore_dev.bench.embedded_client import TIMEOUT_S, answers, approve, ask, post_code, submit_email
 from modalcore_dev.bench.parts import Parts
 from modalcore_dev.bench.stats import Figure, Lines, line, summary
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, RunningServer, serve_app
+from modalcore_testing.device import DeviceKey
 
 ROUNDS = 40
 ASSET_ASKS = 5  # wallet_getAssets requests per signed-in session
@@ -74,7 +75,7 @@ async def _measure(engine: RunningServer, smtp: LocalSmtpServer, rounds: int,
     assets: list[float] = []
     async with httpx.AsyncClient(base_url=engine.http_url, timeout=TIMEOUT_S) as http:
         for i in range(rounds):
-            device = Device()
+            device = DeviceKey()
             async with engine.client() as client:
                 await client.join(opts={"networks": NETWORKS})
                 await client.intent("host", "open", {})

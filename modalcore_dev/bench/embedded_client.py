@@ -7,42 +7,20 @@ engine (embedded, aa, aa-approve)."""
 from __future__ import annotations
 
 import asyncio
-import base64
 import re
 import time
 from typing import Any
 
 import httpx
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from modalcore.embedded.approval_tree import shown_hash
 from modalcore.server.approval import approval_text
-from modalcore.server.approval_guard import MIN_SHOWN_MS
 from modalcore.server.verify import registration_text
 from modalcore_dev.devmail import LocalSmtpServer
-from modalcore_testing import TEST_ORIGIN, Client
+from modalcore_testing import Client
+from modalcore_testing.device import SEEN, DeviceKey
 
 TIMEOUT_S = 60.0
-SEEN = f"visible {MIN_SHOWN_MS} {TEST_ORIGIN}"  # what the frame says it saw (issue 38)
-
-
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-class Device:
-    """The approval frame's WebCrypto key: P-256, SPKI public half, r || s signatures."""
-
-    def __init__(self) -> None:
-        self.key = ec.generate_private_key(ec.SECP256R1())
-        self.spki = _b64(self.key.public_key().public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo))
-
-    def sign(self, text: bytes) -> str:
-        r, s = decode_dss_signature(self.key.sign(text, ec.ECDSA(hashes.SHA256())))
-        return _b64(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
 
 
 def answers(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -71,7 +49,7 @@ async def submit_email(client: Client, smtp: LocalSmtpServer, email: str) -> str
     return code.group(1)
 
 
-async def post_code(client: Client, http: httpx.AsyncClient, code: str, device: Device) -> str:
+async def post_code(client: Client, http: httpx.AsyncClient, code: str, device: DeviceKey) -> str:
     """The sign-in frame's POST of the code with the key it registers, until the host is told the
     account is connected; the address."""
     text = registration_text(client.session, code)
@@ -84,7 +62,7 @@ async def post_code(client: Client, http: httpx.AsyncClient, code: str, device: 
     return str([f for f in frames if _connected(f)][-1]["data"]["address"])
 
 
-async def sign_in(client: Client, http: httpx.AsyncClient, smtp: LocalSmtpServer, device: Device,
+async def sign_in(client: Client, http: httpx.AsyncClient, smtp: LocalSmtpServer, device: DeviceKey,
                   email: str, networks: list[str]) -> str:
     """Join, open, the email submitted, the mailed code POSTed: the signed-in address."""
     await client.join(opts={"networks": networks})
@@ -103,14 +81,14 @@ async def ask(client: Client, rpc_id: str, method: str, params: list[Any]) -> st
     return found.group(1)
 
 
-async def begin(client: Client, http: httpx.AsyncClient, eid: str, device: Device) -> dict[str, Any]:
+async def begin(client: Client, http: httpx.AsyncClient, eid: str, device: DeviceKey) -> dict[str, Any]:
     """The frame's challenge for its Approve (what it draws and the nonce to sign)."""
     begun: dict[str, Any] = (await http.post("/embedded/approve/begin", json={
         "session": client.session, "request": eid, "public_key": device.spki})).json()
     return begun
 
 
-async def approve(client: Client, http: httpx.AsyncClient, eid: str, device: Device,
+async def approve(client: Client, http: httpx.AsyncClient, eid: str, device: DeviceKey,
                   begun: dict[str, Any] | None = None) -> dict[str, Any]:
     """The frame's Approve (challenge, signature, POST) until the host's answer."""
     begun = begun or await begin(client, http, eid, device)

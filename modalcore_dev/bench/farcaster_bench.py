@@ -34,13 +34,14 @@ from modalcore.embedded.masterkey import MasterKey
 from modalcore.server.app import create_app
 from modalcore.server.config import dev_networks, parse_config
 from modalcore.slices.farcaster import POLL_MS
-from modalcore_dev.bench.embedded_client import TIMEOUT_S, Device
+from modalcore_dev.bench.embedded_client import TIMEOUT_S
 from modalcore_dev.bench.parts import Parts
 from modalcore_dev.bench.stats import Figure, Lines, line, summary
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore_dev.farcaster.devrelay import farcaster_section
 from modalcore_dev.farcaster.relay import create_relay_app
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
+from modalcore_testing.device import DeviceKey
 
 ROUNDS = 30
 
@@ -106,7 +107,7 @@ async def _round(client: Client, http: httpx.AsyncClient, relay: httpx.AsyncClie
     src = re.search(r"/embedded/farcaster\?session=[\w-]+&(?:amp;)?attempt=(\w+)", str(got[-1]))
     if src is None:
         raise RuntimeError("no Farcaster frame in the tree")
-    device = Device()
+    device = DeviceKey()
     page = await http.get(f"/embedded/farcaster?session={client.session}&attempt={src.group(1)}")
     opened = await http.post("/embedded/farcaster/channel", json={"session": client.session, "attempt": src.group(1),
                                                                    "public_key": device.spki})

@@ -14,6 +14,10 @@ The loader (issue 40 item 8): the gzip bytes of the script tag's file (dist/load
 and modal chunk, without and with React; and click → shown on a page with only `loader.js` and
 `<modalcore-button>` (modalcore_dev/latency/loader_page.py), once modal.js was fetched on idle
 and when the click comes before any preload (modal.js fetched on the click).
+
+The engine down (issue 39): on a host page whose engine URL has nothing listening
+(modalcore_dev/latency/unreachable_page.py), Connect pressed → the renderer's own "Wallet
+service unavailable" view shown and visible, each on a fresh page; the bound is 2 s.
 """
 
 from __future__ import annotations
@@ -31,14 +35,17 @@ from modalcore_dev.latency.browser import (
     CHROMIUM,
     CONNECT_BUTTON,
     ELEMENT_BUTTON,
+    PROBE_SCRIPT,
     BrowserThread,
     DemoPage,
     chromium,
     demo_config,
     wallet_button,
 )
-from modalcore_dev.latency.loader_page import LoaderPage, serve_loader_page
+from modalcore_dev.latency.loader_page import DRAWN, LoaderPage, serve_loader_page
 from modalcore_dev.latency.proxy import running_proxy
+from modalcore_dev.latency.unreachable_page import serve_unreachable_page
+from modalcore.netports import free_port
 from modalcore.server.config import REPO_ROOT
 from modalcore_testing import start_server
 from modalcore_dev.bench.parts import MissingPart, Parts
@@ -129,6 +136,7 @@ async def _rounds(browser: BrowserThread, base_url: str, rtt_ms: float, rounds: 
 
 
 COLD_LOADS = 20
+UNREACHABLE_VIEW = "Unreachable"  # the view the renderer draws itself (renderer/src/offline.ts)
 
 
 async def _cold_opens(browser: BrowserThread, base_url: str, loads: int) -> list[dict[str, Any]]:
@@ -171,6 +179,30 @@ async def _loader_opens(browser: BrowserThread, page_url: str, loads: int, prelo
     return out
 
 
+async def _unreachable_opens(browser: BrowserThread, page_url: str, loads: int) -> list[dict[str, Any]]:
+    """Connect pressed → the unreachable view shown / visible, each on a fresh page whose engine
+    URL has nothing listening (its socket refused; the renderer draws the view itself)."""
+    out = []
+    for _ in range(loads):
+        context = await browser.browser.new_context(viewport={"width": 1280, "height": 800})
+        try:
+            context.set_default_timeout(15_000)
+            await context.add_init_script(PROBE_SCRIPT)
+            page = await context.new_page()
+            await page.goto(page_url + "/")
+            await page.wait_for_function(DRAWN)
+            result = await page.evaluate("(a) => window.__lat.openTimes(a)", {"click": ELEMENT_BUTTON, "timeout": 10_000})
+            if "error" in result:
+                raise RuntimeError(f"unreachable page: {result['error']}")
+            card = (await page.evaluate("window.__lat.state()"))["card"]
+            if card != UNREACHABLE_VIEW:
+                raise RuntimeError(f"the press showed {card!r}, not the {UNREACHABLE_VIEW} view")
+            out.append(result)
+        finally:
+            await context.close()
+    return out
+
+
 def _open_lines(label: str, results: list[dict[str, Any]], bound: str = "") -> Lines:
     shown = [r["shown"] for r in results if r.get("shown") is not None]
     visible = [r["visible"] for r in results if r.get("visible") is not None]
@@ -202,8 +234,10 @@ def run(parts: Parts) -> Lines:
     with tempfile.TemporaryDirectory() as folder, \
             start_server(demo_config(RPC_URLS, None, Path(folder))) as engine, \
             running_proxy(engine.port, delay_ms=0) as proxy, serve_loader_page(engine.http_url) as loader_page, \
+            serve_unreachable_page(BUNDLE, f"http://127.0.0.1:{free_port()}") as unreachable_page, \
             chromium() as browser:
         cold = browser.run(_cold_opens(browser, engine.http_url, loads), timeout=600)
+        unreachable = browser.run(_unreachable_opens(browser, unreachable_page, loads), timeout=600)
         preloaded = browser.run(_loader_opens(browser, loader_page, loads, preload=True), timeout=600)
         on_click = browser.run(_loader_opens(browser, loader_page, loads, preload=False), timeout=600)
         for rtt in RTTS_MS:
@@ -225,6 +259,8 @@ def run(parts: Parts) -> Lines:
     out.append(f"  the loader page (loader.js + <modalcore-button>, no proxy), {loads} fresh page loads each:")
     out += _open_lines("modal.js fetched on idle before the click", preloaded, "shown p50 ≤ 20 ms")
     out += _open_lines("clicked before any preload (modal.js fetched on the click)", on_click)
+    out.append(f"  the engine down (nothing listens at its URL; modal.js from the host), {loads} fresh page loads:")
+    out += _open_lines("the unreachable view", unreachable, "shown ≤ 2 s each")
     out.append(f"  click → first frame showing the change, {rounds} rounds (p50 / p90, local = before any engine frame):")
     for name, _, _ in STEPS:
         for rtt in RTTS_MS:

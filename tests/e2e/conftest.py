@@ -26,6 +26,7 @@ import pytest
 
 from modalcore_testing.chromium import LOOPBACK_ONLY, sync_chromium
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo, isolated
+from modalcore_dev.devoidc import DevOidcProvider
 from modalcore.server.app import create_app
 from modalcore_dev.rigs import dev_rigs
 from modalcore.server.config import EngineConfig, dev_networks, parse_config
@@ -113,6 +114,35 @@ def engine(devchains: ChainsInfo, e2e_folder: Path, wc_relay: Relay) -> Iterator
         yield running
 
 
+@pytest.fixture(scope="module")
+def engine_port() -> int:
+    """The port of a module's own engine, chosen before it starts (its provider needs the callback)."""
+    return free_port()
+
+
+@pytest.fixture(scope="module")
+def provider(engine_port: int) -> Iterator[DevOidcProvider]:
+    """The dev OpenID provider as the module's engine's Google (callback on `engine_port`)."""
+    running = DevOidcProvider(f"http://{HOST}:{engine_port}/embedded/oidc/callback/google").start()
+    yield running
+    running.stop()
+
+
+def sign_in_at_provider(popup: Any, provider: DevOidcProvider) -> None:
+    """The visitor in a popup on the provider: login as zoe, then the consent page."""
+    popup.wait_for_url(provider.issuer + "/**")
+    popup.locator('input[name="login"]').fill("zoe")
+    popup.locator('input[name="password"]').fill("any")
+    popup.locator('button[type="submit"]').click()
+    popup.locator('button[type="submit"]').first.click()  # the provider's consent page
+
+
+def host_connected(page: Any) -> None:
+    """Waits (TIMEOUT_MS) until the host page's #account says it is connected."""
+    page.wait_for_function("document.getElementById('account').textContent.includes('\"isConnected\":true')",
+                           timeout=TIMEOUT_MS)
+
+
 @pytest.fixture(scope="session")
 def renderer_dist() -> Path:
     """renderer/dist as the engine serves it, rebuilt when a source is newer than the bundle."""
@@ -133,6 +163,18 @@ def browser(renderer_dist: Path) -> Iterator[Any]:
     process, and other folders' modules start their own)."""
     with sync_chromium(LOOPBACK_ONLY) as b:
         yield b
+
+
+def new_page(browser: Any) -> tuple[Any, Any, list[str]]:
+    """A fresh context at 1280×800 (TIMEOUT_MS by default) and its page, with the list of what the
+    page logs as an error (console errors and uncaught exceptions): (context, page, errors)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    return context, page, errors
 
 
 @dataclass

@@ -24,7 +24,7 @@ from starlette.routing import Route
 from modalcore_dev.latency.browser import demo_config
 from modalcore_testing import RunningServer, serve_app, start_server
 
-from .conftest import TIMEOUT_MS
+from .conftest import new_page
 
 pytestmark = pytest.mark.e2e
 
@@ -84,22 +84,12 @@ def host(engine: RunningServer) -> Iterator[str]:
         yield site.http_url
 
 
-def _page(browser: Any) -> tuple[Any, Any, list[str]]:
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
-    return context, page, errors
-
-
 def test_rule_the_button_is_drawn_before_the_modal_arrives_a_click_then_is_kept_and_nothing_moves(
         browser: Any, host: str, renderer_dist: Path) -> None:
     from playwright.sync_api import expect
 
     digest = hashlib.sha256((renderer_dist / "modal.js").read_bytes()).hexdigest()[:12]
-    context, page, errors = _page(browser)
+    context, page, errors = new_page(browser)
     held: list[Any] = []
     context.route(HASHED, lambda route: held.append(route))  # the modal's code waits for the test
     try:
@@ -132,7 +122,7 @@ def test_rule_the_button_is_drawn_before_the_modal_arrives_a_click_then_is_kept_
 def test_rule_under_a_nonce_only_csp_the_loader_passes_its_nonce_to_the_modal_script(browser: Any, host: str) -> None:
     from playwright.sync_api import expect
 
-    context, page, errors = _page(browser)
+    context, page, errors = new_page(browser)
     try:
         page.goto(host + "/csp")
         button = page.locator("modalcore-button button")
@@ -149,7 +139,7 @@ def test_rule_a_loader_whose_hashed_modal_is_gone_falls_back_to_the_current_one(
     modal.js answers 404, and the loader takes the stable /static/modal.js instead of failing."""
     from playwright.sync_api import expect
 
-    context, page, errors = _page(browser)
+    context, page, errors = new_page(browser)
     context.route(HASHED, lambda route: route.fulfill(status=404, body="Not Found"))
     stable: list[str] = []
     page.on("request", lambda request: stable.append(request.url) if request.url.endswith("/static/modal.js") else None)
@@ -169,7 +159,7 @@ def test_rule_the_embedding_snippet_works_on_the_loader(browser: Any, host: str)
     it, and the provider answers."""
     from playwright.sync_api import expect
 
-    context, page, errors = _page(browser)
+    context, page, errors = new_page(browser)
     try:
         page.goto(host + "/snippet")
         page.wait_for_function("window.accounts.length > 0")  # fetched on idle, then joined

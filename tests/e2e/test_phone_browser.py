@@ -20,7 +20,6 @@ from starlette.routing import Route
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_dev.devoidc import DevOidcProvider
-from modalcore.netports import free_port
 from modalcore_testing import RunningServer, serve_app
 
 from .conftest import TIMEOUT_MS, Relay, serve
@@ -30,18 +29,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.chain]
 
 PHONE_UA = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
             "Chrome/120.0 Mobile Safari/537.36")
-
-
-@pytest.fixture(scope="module")
-def engine_port() -> int:
-    return free_port()
-
-
-@pytest.fixture(scope="module")
-def provider(engine_port: int) -> Iterator[DevOidcProvider]:
-    running = DevOidcProvider(f"http://127.0.0.1:{engine_port}/embedded/oidc/callback/google").start()
-    yield running
-    running.stop()
 
 
 @pytest.fixture(scope="module")

@@ -31,12 +31,11 @@ from starlette.routing import Route
 
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore_dev.devoidc import DevOidcProvider
-from modalcore.netports import free_port
 from modalcore_testing import RunningServer, serve_app
 
 from modalcore_dev.devmail import LocalSmtpServer
 
-from .conftest import TIMEOUT_MS, serve
+from .conftest import TIMEOUT_MS, host_connected, serve, sign_in_at_provider
 from .test_embedded_browser import HOST_PAGE, code_field, code_for, embedded_engine_config
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
@@ -60,18 +59,6 @@ HOST_FINISH = """async ([engine, signature]) => {
                                                    headers: {'Content-Type': 'text/plain'}});
   await fetch('/embedded/social/finish', {method: 'POST', body, credentials: 'include'});
 }"""
-
-
-@pytest.fixture(scope="module")
-def engine_port() -> int:
-    return free_port()
-
-
-@pytest.fixture(scope="module")
-def provider(engine_port: int) -> Iterator[DevOidcProvider]:
-    running = DevOidcProvider(f"http://127.0.0.1:{engine_port}/embedded/oidc/callback/google").start()
-    yield running
-    running.stop()
 
 
 @pytest.fixture(scope="module")
@@ -136,15 +123,6 @@ def _registered(folder: Path, spki: str) -> list[str]:
         return [row[0] for row in db.execute("SELECT identity FROM device_keys WHERE key_id = ?", (_key_id(spki),))]
 
 
-def _sign_in_at_provider(popup: Any, provider: DevOidcProvider) -> None:
-    """The visitor in a popup on the provider: login (if asked), consent (if asked)."""
-    popup.wait_for_url(provider.issuer + "/**")
-    popup.locator('input[name="login"]').fill("zoe")
-    popup.locator('input[name="password"]').fill("any")
-    popup.locator('button[type="submit"]').click()
-    popup.locator('button[type="submit"]').first.click()  # the provider's consent page
-
-
 def _through_the_provider(popup: Any, provider: DevOidcProvider) -> None:
     """The visitor in the popup until the provider sends it back (it may remember the login and
     the consent: then the popup is back, and may have closed itself, at once)."""
@@ -160,7 +138,7 @@ def _through_the_provider(popup: Any, provider: DevOidcProvider) -> None:
         assert time.monotonic() < deadline, f"the provider's pages never led back: {popup.url}"
         buttons = popup.locator('button[type="submit"]')
         if popup.locator('input[name="login"]').count():
-            _sign_in_at_provider(popup, provider)
+            sign_in_at_provider(popup, provider)
             break
         if buttons.count():
             buttons.first.click()
@@ -232,7 +210,7 @@ def test_a_host_that_navigates_the_one_press_window_gains_nothing(
         with page.expect_popup(timeout=TIMEOUT_MS) as second:
             page.frame_locator("iframe.wm-frame").get_by_role("button", name="Continue with Google").click()
         _through_the_provider(second.value, provider)
-        page.wait_for_function("document.getElementById('account').textContent.includes('\"isConnected\":true')")
+        host_connected(page)
         assert _registered(folder, host_spki) == []
     finally:
         context.close()
@@ -263,7 +241,7 @@ def test_a_host_on_the_same_site_cannot_take_over_a_social_sign_in(
             with page.expect_popup(timeout=TIMEOUT_MS) as opened:
                 page.evaluate("(u) => { window.hostPopup = window.open(u, 'host-social', 'popup'); }", url)
             popup = opened.value
-            _sign_in_at_provider(popup, provider)
+            sign_in_at_provider(popup, provider)
             popup.wait_for_url("**/embedded/oidc/callback/**")
             popup.wait_for_load_state()
             state = url.split("state=", 1)[1].split("&", 1)[0]
@@ -286,8 +264,7 @@ def test_a_host_on_the_same_site_cannot_take_over_a_social_sign_in(
         with page.expect_popup(timeout=TIMEOUT_MS) as opened:
             page.frame_locator("iframe.wm-frame").get_by_role("button", name="Continue with Google").click()
         _through_the_provider(opened.value, provider)
-        page.wait_for_function("document.getElementById('account').textContent.includes('\"isConnected\":true')",
-                               timeout=TIMEOUT_MS)
+        host_connected(page)
         # a request waits in the approval frame: the host's key still cannot approve it
         [address] = page.evaluate("window.hostModal.getProvider().request({method: 'eth_accounts'})")
         page.evaluate("""(a) => { window.signed = undefined; window.hostModal.getProvider()
@@ -344,7 +321,7 @@ def test_a_host_on_the_same_site_cannot_post_the_email_code_from_its_page(
         assert '"isConnected":true' not in page.locator("#account").inner_text()
         code_field(page).click()
         page.keyboard.type(code)
-        page.wait_for_function("document.getElementById('account').textContent.includes('\"isConnected\":true')")
+        host_connected(page)
         assert _registered(folder, host_spki) == []
     finally:
         context.close()

@@ -32,7 +32,7 @@ from modalcore.server.config import EngineConfig
 from modalcore.server.headers import DEMO_PAGE_CSP
 from modalcore_testing import RunningServer, serve_app
 
-from .conftest import ACCOUNT_0, REPO_ROOT, TIMEOUT_MS, engine_config, free_port
+from .conftest import ACCOUNT_0, REPO_ROOT, TIMEOUT_MS, engine_config, free_port, new_page
 
 pytestmark = [pytest.mark.e2e, pytest.mark.npm]
 
@@ -47,6 +47,34 @@ WAGMI = {"3": "wagmi@3.7.7", "2": "wagmi@2.19.5"}
 NPM = ["npm", "--no-audit", "--no-fund", "--loglevel=error"]
 # ACCOUNT_0 as viem reports it (EIP-55 checksum)
 ACCOUNT_0_CHECKSUM = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+
+
+@dataclass(frozen=True)
+class ScratchApp:
+    """One page of the scratch app: `<page>` loads the bundle of `<script>.tsx`."""
+
+    page: str
+    script: str
+    title: str
+    dev_wallet: bool = True  # the page loads the Dev Wallet before the app
+    production: bool = True  # a minified production build (else React's development build)
+
+
+APPS = (
+    ScratchApp("index.html", "app", "SDK scratch app"),
+    ScratchApp("hooks.html", "hooks", "SDK hooks app"),
+    ScratchApp("strict.html", "strict", "SDK scratch app (StrictMode, development)", dev_wallet=False,
+               production=False),
+)
+APP_PAGE = """<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>%(title)s</title><link rel="icon" href="data:,"></head>
+<body>
+  <div id="app"></div>
+  %(devwallet)s<script type="module" src="/static/%(script)s.js"></script>
+</body>
+</html>
+"""
 
 
 @dataclass
@@ -88,15 +116,14 @@ def scratch(request: pytest.FixtureRequest, renderer_dist: Path, tmp_path_factor
     run(["node_modules/.bin/tsc", "-p", "tsconfig.json"], folder, 300)
     public = folder / "public"
     public.mkdir()
-    shutil.copy(folder / "index.html", public / "index.html")
-    run(["node_modules/.bin/esbuild", "app.tsx", "--bundle", "--format=esm", "--minify", "--jsx=automatic",
-         "--define:process.env.NODE_ENV=\"production\"", f"--outfile={public / 'app.js'}"], folder, 300)
-    shutil.copy(folder / "hooks.html", public / "hooks.html")
-    run(["node_modules/.bin/esbuild", "hooks.tsx", "--bundle", "--format=esm", "--minify", "--jsx=automatic",
-         "--define:process.env.NODE_ENV=\"production\"", f"--outfile={public / 'hooks.js'}"], folder, 300)
-    shutil.copy(folder / "strict.html", public / "strict.html")
-    run(["node_modules/.bin/esbuild", "strict.tsx", "--bundle", "--format=esm", "--jsx=automatic",
-         "--define:process.env.NODE_ENV=\"development\"", f"--outfile={public / 'strict.js'}"], folder, 300)
+    for app in APPS:
+        (public / app.page).write_text(APP_PAGE % {
+            "title": app.title, "script": app.script,
+            "devwallet": '<script src="/static/devwallet.js"></script>\n  ' if app.dev_wallet else ""})
+        mode = ["--minify", "--define:process.env.NODE_ENV=\"production\""] if app.production else [
+            "--define:process.env.NODE_ENV=\"development\""]
+        run(["node_modules/.bin/esbuild", f"{app.script}.tsx", "--bundle", "--format=esm", "--jsx=automatic",
+             *mode, f"--outfile={public / (app.script + '.js')}"], folder, 300)
     # The Dev Wallet (a test asset of the demo page) on the scratch app's page, through the
     # engine's /devchain proxy.
     stdin = ("import { installDevWallet } from './demo/devwallet';\n"
@@ -228,12 +255,7 @@ def test_wagmi_app_through_the_connector_with_the_dev_wallet(
     """useAccount, useBalance, useSignMessage, useSendTransaction (one transaction mined),
     useSwitchChain and useDisconnect, connect() rejected with 4001 when the visitor closes the
     modal, and wagmi's reconnect after a reload."""
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    context, page, errors = new_page(browser)
     try:
         page.goto(f"{app_engine.http_url}/")
         app = App(page)
@@ -321,12 +343,7 @@ def test_wagmi_app_through_the_connector_with_the_embedded_wallet(
     from .test_embedded_browser import code_field, code_for
 
     engine, smtp = embedded_app_engine
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    context, page, errors = new_page(browser)
     try:
         page.goto(f"{engine.http_url}/")
         app = App(page)
@@ -413,12 +430,7 @@ def test_wagmi_follows_a_connection_made_in_the_modals_own_ui(
     ConnectButton); the visitor presses the SDK's ConnectButton, not wagmi's connect(), and picks
     the Dev Wallet: wagmi's useAccount connects through the modalcore connector and wagmi can
     sign at once; a disconnect made in the modal's Account view reaches wagmi too."""
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    context, page, errors = new_page(browser)
     try:
         page.goto(f"{app_engine.http_url}/")
         app = App(page)
@@ -447,12 +459,7 @@ def test_the_hooks_appkit_and_rainbowkit_users_reach_for(browser: Any, app_engin
     useProvider's provider answers, openChainModal shows Networks, signIn() opens the sign-in
     view and resolves once signed (a SIWX session), signOut() ends it, and useModalEvents heard
     each step."""
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    context, page, errors = new_page(browser)
     try:
         page.goto(f"{app_engine.http_url}/hooks")
         app = App(page)

@@ -23,26 +23,13 @@ from starlette.routing import Route
 
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore_dev.devoidc import DevOidcProvider
-from modalcore.netports import free_port
 from modalcore_testing import RunningServer, serve_app
 
-from .conftest import ARTIFACTS, TIMEOUT_MS, serve
+from .conftest import ARTIFACTS, TIMEOUT_MS, host_connected, serve, sign_in_at_provider
 from .test_embedded_browser import HOST_PAGE, embedded_engine_config
 
 SHOTS = ARTIFACTS  # artifacts/screenshots; the committed copies are in docs/screenshots
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
-
-
-@pytest.fixture(scope="module")
-def engine_port() -> int:
-    return free_port()
-
-
-@pytest.fixture(scope="module")
-def provider(engine_port: int) -> Iterator[DevOidcProvider]:
-    running = DevOidcProvider(f"http://127.0.0.1:{engine_port}/embedded/oidc/callback/google").start()
-    yield running
-    running.stop()
 
 
 @pytest.fixture(scope="module")
@@ -108,13 +95,8 @@ def test_one_press_on_connect_opens_the_provider_and_signs_in(
         expect(social.locator(".wm-spinner")).to_have_count(0)
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"issue39-social-one-press-{size}.png"))
-        popup.locator('input[name="login"]').fill("zoe")
-        popup.locator('input[name="password"]').fill("any")
-        popup.locator('button[type="submit"]').click()
-        popup.locator('button[type="submit"]').first.click()  # the provider's consent page
-        page.wait_for_function(
-            "document.getElementById('account').textContent.includes('\"isConnected\":true')",
-            timeout=TIMEOUT_MS)
+        sign_in_at_provider(popup, provider)
+        host_connected(page)
         assert '"connector":"ID_AUTH"' in page.locator("#account").inner_text()
         assert len(opened) == 1, [p.url for p in opened]  # one window, from one press
     finally:
@@ -181,13 +163,8 @@ def test_a_blocked_window_leaves_the_frames_button_and_google_sign_in_reaches_ac
         popup = opened.value
         expect(frame.get_by_text("Connect in the provider window")).to_be_visible()  # now one is
         popup.wait_for_url(provider.issuer + "/**")  # the provider's own login page (after about:blank)
-        popup.locator('input[name="login"]').fill("zoe")
-        popup.locator('input[name="password"]').fill("any")
-        popup.locator('button[type="submit"]').click()
-        popup.locator('button[type="submit"]').first.click()  # the provider's consent page
-        page.wait_for_function(
-            "document.getElementById('account').textContent.includes('\"isConnected\":true')",
-            timeout=TIMEOUT_MS)
+        sign_in_at_provider(popup, provider)
+        host_connected(page)
         assert '"connector":"ID_AUTH"' in page.locator("#account").inner_text()
         if not popup.is_closed():  # the engine's callback page closes its popup itself
             popup.wait_for_event("close", timeout=TIMEOUT_MS)

@@ -5,38 +5,19 @@ renderer-side `error` event, and once the engine is up "Try again" connects."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
-from starlette.routing import Route
-
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
-from modalcore_testing import serve_app
+from modalcore_dev.latency.unreachable_page import serve_unreachable_page
 
 from .conftest import ARTIFACTS, TIMEOUT_MS, engine_config, free_port, serve
 from .test_phone_browser import PHONE_UA
 
 pytestmark = pytest.mark.e2e
 SHOTS = ARTIFACTS  # artifacts/screenshots; the committed copies are in docs/screenshots
-
-HOST_PAGE = """<!doctype html><html><head><meta charset=utf-8><title>Host dApp</title>
-<meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="data:,"></head>
-<body style="font:16px system-ui;padding:24px">
-<script src="/modal.js"></script>
-<script>
-  window.hostErrors = []; window.hostConnection = [];
-  const modal = ModalCore.createModal({projectId: 'demo', networks: ['eip155:31337'],
-    engineUrl: '%(engine)s'});
-  modal.subscribeError((e) => window.hostErrors.push(e));
-  modal.subscribeConnection((c) => window.hostConnection.push(c.status));
-</script>
-<modalcore-button project-id="demo" networks="eip155:31337"></modalcore-button></body></html>"""
 
 SIZES: dict[str, dict[str, Any]] = {
     "desktop": {"viewport": {"width": 1280, "height": 800}},
@@ -50,20 +31,11 @@ def test_connect_with_the_engine_down_says_so_within_2_s_and_try_again_connects(
 ) -> None:
     port = free_port()  # nothing listens here yet: every socket is refused
     base = f"http://127.0.0.1:{port}"
-    bundle = (renderer_dist / "modal.js").read_bytes()
-
-    async def host(request: Request) -> Response:
-        return HTMLResponse(HOST_PAGE % {"engine": base})
-
-    async def script(request: Request) -> Response:
-        return Response(bundle, media_type="text/javascript")
-
-    app = Starlette(routes=[Route("/", host), Route("/modal.js", script)])
-    with serve_app(app) as site:
+    with serve_unreachable_page(renderer_dist / "modal.js", base) as site:
         context = browser.new_context(**SIZES[size])
         context.set_default_timeout(TIMEOUT_MS)
         try:
-            unreachable_then_retry(context.new_page(), site.http_url, devchains, tmp_path, base, port, size)
+            unreachable_then_retry(context.new_page(), site, devchains, tmp_path, base, port, size)
         finally:
             context.close()
 
@@ -75,11 +47,10 @@ def unreachable_then_retry(page: Any, site: str, devchains: ChainsInfo, tmp_path
     page.goto(site + "/")
     button = page.get_by_role("button", name="Connect Wallet")
     expect(button).to_be_visible()
-    pressed = time.monotonic()
     button.click()
     dialog = page.get_by_role("dialog", name="Wallet service unavailable")
-    expect(dialog).to_be_visible(timeout=2000)  # the issue's bound: within 2 s of the press
-    shown_after = time.monotonic() - pressed
+    # the issue's bound, within 2 s of the press (measured by `make bench`'s latency section)
+    expect(dialog).to_be_visible(timeout=2000)
     expect(dialog).to_contain_text("The wallet service cannot be reached")
     expect(dialog.get_by_role("button", name="Try again")).to_be_visible()
     expect(page.locator("modalcore-button button")).to_have_attribute("data-state", "unreachable")
@@ -102,5 +73,3 @@ def unreachable_then_retry(page: Any, site: str, devchains: ChainsInfo, tmp_path
         expect(page.get_by_role("dialog", name="Wallet service unavailable")).to_have_count(0)
         assert page.evaluate("window.hostConnection")[-1] == "connected"
         expect(page.locator("modalcore-button button")).not_to_have_attribute("data-state", "unreachable")
-    print(f"Connect press → unreachable view: {1000 * shown_after:.0f} ms ({size})")
-    assert shown_after < 2.0

@@ -1,35 +1,13 @@
-"""A browser's key as the engine-origin frame makes it (issue 27): ECDSA P-256, the public half
-as base64url SubjectPublicKeyInfo, signatures as base64url r || s (WebCrypto's form)."""
+"""What the engine-origin frames send besides their key (`DeviceKey`, SEEN: modalcore_testing/device.py,
+shared with the bench): the headers of an engine-origin fetch, the social flow value, a
+registration body."""
 
 from __future__ import annotations
 
-import base64
 import secrets
 
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-
-from modalcore.server.approval_guard import MIN_SHOWN_MS
-from modalcore_testing import TEST_ORIGIN
-
-# what the frame's Approve says it saw (issue 38): shown the minimum time, by the test page
-SEEN = f"visible {MIN_SHOWN_MS} {TEST_ORIGIN}"
-
-
-def b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-class DeviceKey:
-    def __init__(self) -> None:
-        self.private = ec.generate_private_key(ec.SECP256R1())
-        self.spki = b64(self.private.public_key().public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo))
-
-    def sign(self, text: bytes) -> str:
-        r, s = decode_dss_signature(self.private.sign(text, ec.ECDSA(hashes.SHA256())))
-        return b64(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
+from modalcore_testing.device import SEEN as SEEN, DeviceKey as DeviceKey  # re-exported: the tests import them from here
+from modalcore_testing.passkey import b64
 
 
 def frame_headers(base_url: str) -> dict[str, str]:

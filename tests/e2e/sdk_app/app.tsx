@@ -4,26 +4,18 @@
  * tests/e2e/test_sdk_npm_browser.py type-checks it against the package's declarations, bundles
  * it with esbuild and drives it in Chromium; what it shows in #out is what the test reads.
  */
-import { StrictMode, useState } from 'react';
-import { createRoot } from 'react-dom/client';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { defineChain, parseEther, type Hex } from 'viem';
+import { useState } from 'react';
+import { parseEther, type Hex } from 'viem';
 import {
-  WagmiProvider, createConfig, http, useAccount, useBalance, useConnect, useDisconnect,
+  createConfig, http, useAccount, useBalance, useConnect, useDisconnect,
   useSendTransaction, useSignMessage, useSwitchChain, useWaitForTransactionReceipt,
 } from 'wagmi';
 import { lazyModal, type AccountState, type ModalOptions } from '@modalcore/sdk';
-import { ConnectButton, ModalProvider, useAccount as useModalAccount, useModal, useNetwork, useSignIn } from '@modalcore/sdk/react';
+import { ConnectButton, useAccount as useModalAccount, useModal, useNetwork, useSignIn } from '@modalcore/sdk/react';
 import { modalcore } from '@modalcore/sdk/wagmi';
 import { defineButtonElement } from '@modalcore/sdk/elements';
+import { devChain, mount, origin } from './scratch';
 
-const origin = window.location.origin;
-const devChain = (id: number) => defineChain({
-  id,
-  name: `Dev Chain ${id}`,
-  nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-  rpcUrls: { default: { http: [`${origin}/devchain/${id}`] } },
-});
 const chainA = devChain(31337);
 const chainB = devChain(31338);
 
@@ -42,7 +34,6 @@ const config = createConfig({
   multiInjectedProviderDiscovery: false,
   transports: { [chainA.id]: http(), [chainB.id]: http() },
 });
-const queryClient = new QueryClient();
 defineButtonElement('scratch-button');
 
 const RECIPIENT = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
@@ -92,14 +83,4 @@ function App() {
   );
 }
 
-createRoot(document.getElementById('app')!).render(
-  <StrictMode>
-    <WagmiProvider config={config}>
-      <QueryClientProvider client={queryClient}>
-        <ModalProvider modal={modal}>
-          <App />
-        </ModalProvider>
-      </QueryClientProvider>
-    </WagmiProvider>
-  </StrictMode>,
-);
+mount(config, modal, <App />);

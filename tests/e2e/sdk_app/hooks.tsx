@@ -5,24 +5,14 @@
  * `useModalEvents` and `useNetwork`'s list. tests/e2e/test_sdk_npm_browser.py type-checks it,
  * bundles it and drives it; what it shows in #out is what the test reads.
  */
-import { StrictMode, useState } from 'react';
-import { createRoot } from 'react-dom/client';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { defineChain } from 'viem';
-import { WagmiProvider, useAccount } from 'wagmi';
+import { useState } from 'react';
+import { useAccount } from 'wagmi';
 import {
-  ConnectButton, ModalProvider, useModalEvents, useNetwork, useProvider, useSignIn, useWalletInfo,
+  ConnectButton, useModalEvents, useNetwork, useProvider, useSignIn, useWalletInfo,
   type ModalEvent,
 } from '@modalcore/sdk/react';
 import { getDefaultConfig } from '@modalcore/sdk/wagmi';
-
-const origin = window.location.origin;
-const devChain = (id: number) => defineChain({
-  id,
-  name: `Dev Chain ${id}`,
-  nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-  rpcUrls: { default: { http: [`${origin}/devchain/${id}`] } },
-});
+import { devChain, mount, origin } from './scratch';
 
 const { config, modal } = getDefaultConfig({
   projectId: 'demo',
@@ -31,7 +21,6 @@ const { config, modal } = getDefaultConfig({
   chains: [devChain(31337), devChain(31338)],
   options: { siwx: { required: false, statement: 'Sign in to the hooks app' } },
 });
-const queryClient = new QueryClient();
 
 function App() {
   const wagmi = useAccount();
@@ -77,14 +66,4 @@ function App() {
   );
 }
 
-createRoot(document.getElementById('app')!).render(
-  <StrictMode>
-    <WagmiProvider config={config}>
-      <QueryClientProvider client={queryClient}>
-        <ModalProvider modal={modal}>
-          <App />
-        </ModalProvider>
-      </QueryClientProvider>
-    </WagmiProvider>
-  </StrictMode>,
-);
+mount(config, modal, <App />);
