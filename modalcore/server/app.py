@@ -68,6 +68,8 @@ from .approval import routes as approval_routes
 from .passkey import routes as passkey_routes
 from .social import routes as social_routes
 from .social_window import OpenedWindows, routes as social_window_routes
+from .handoff import routes as handoff_routes, token_service
+from ..services.handles import HANDOFF_TOKEN
 from .verify import routes as verify_routes
 from .rigs import DevRigs, check_rigs
 from .verify_farcaster import routes as verify_farcaster_routes
@@ -320,6 +322,8 @@ def create_app(
                 for name, service in embedded_services(app_embedded).items():
                     if name not in hub.deps.services:
                         hub.deps.services.register(name, service)
+            if HANDOFF_TOKEN not in hub.deps.services:
+                hub.deps.services.register(HANDOFF_TOKEN, token_service(hub))
             hub.start()
             sharing = asyncio.create_task(shared.run()) if shared is not None else None
             log.info("engine ready: %s store, %s, worker %s", config.store.kind,
@@ -357,6 +361,7 @@ def create_app(
         *icon_routes(),
         *audit_routes(),
         *approval_routes(hub, engine_secret, app_embedded),
+        *handoff_routes(hub, engine_secret),
         *verify_routes(hub, app_embedded, windows),
         *passkey_routes(hub, engine_secret, app_embedded),
         *verify_farcaster_routes(hub, app_embedded),
