@@ -72,8 +72,8 @@ _STATUS = {HandoffRefusal.EXPIRED: 410, HandoffRefusal.USED: 410}
 
 _CSS = """
 body{margin:0;font:16px/1.45 system-ui,sans-serif;background:var(--bg);color:var(--fg)}
-main{padding:24px;max-width:420px;margin:0 auto}
-h1{font-size:20px;margin:0 0 12px}
+header,main{padding:20px 24px 0;max-width:420px;margin:0 auto}
+.title{font-size:14px;opacity:.7}h1{font-size:20px;margin:0 0 8px}.who{font-size:13px;opacity:.7;margin-bottom:12px}
 #code{font-size:36px;letter-spacing:4px;font-weight:600;margin:16px 0}
 dl{display:grid;grid-template-columns:auto 1fr;gap:6px 12px;word-break:break-all}dt{opacity:.7}
 .row{display:flex;gap:12px;margin-top:16px}.row button{flex:1;padding:12px;border-radius:12px;border:0;font:inherit}
@@ -83,7 +83,7 @@ dl{display:grid;grid-template-columns:auto 1fr;gap:6px 12px;word-break:break-all
 _SCRIPT = """
 const S = %(data)s;
 const state = document.getElementById('state'), code = document.getElementById('code');
-const approval = document.getElementById('approval'), main = document.querySelector('main');
+const approval = document.getElementById('approval');
 let key = null, current = '', challenge = null, shown = '', done = false;
 const say = (text) => { state.textContent = text; };
 async function poll() {
@@ -178,7 +178,7 @@ def _refusal(why: HandoffRefusal) -> JSONResponse:
 
 def _refusal_page(why: HandoffRefusal) -> HTMLResponse:
     log.info("continue-on-phone page refused: %s", why.value)
-    return HTMLResponse(f"<!doctype html><meta name=viewport content='width=device-width'>"
+    return HTMLResponse(f"<!doctype html><meta name=viewport content='width=device-width,initial-scale=1'>"
                         f"<body data-refusal={why.value}><p id=state role=alert>{html.escape(REFUSED_TEXT[why])}</p>",
                         status_code=_STATUS.get(why, 404),
                         headers={"Content-Security-Policy": "frame-ancestors 'none'; default-src 'none'",
@@ -207,14 +207,15 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         session = split_link(link)
         assert session is not None
         data = json.dumps({"path": PATH, "link": link, "session": session[0], "seen": SEEN}).replace("<", "\\u003c")
-        body = ("<main><h1>Continue on your phone</h1><div id=code aria-live=polite></div>"
-                "<p id=state role=status>Connecting…</p><section id=approval hidden><h2 class=who id=who></h2>"
-                "<dl></dl><div class=row><button id=reject type=button disabled>Reject</button>"
-                "<button id=approve type=button disabled>Approve</button></div></section></main>")
+        # the status above; the approval (drawn from the tree's bytes, approval_tree_script.py) below
+        body = ("<header><div class=title>Continue on your phone</div><div id=code aria-live=polite></div>"
+                "<p id=state role=status>Connecting…</p></header><main id=approval hidden><h1></h1>"
+                "<div class=who id=who></div><dl></dl><div class=row><button id=reject type=button disabled>Reject"
+                "</button><button id=approve type=button disabled>Approve</button></div></main>")
         mode = "light" if model.theme.mode == "light" else "dark"
         script = _SCRIPT % {"data": data} + TREE_SCRIPT
         response = page(hub, model.project_id, "Continue on your phone", mode, style(model.theme) + _CSS, body,
-                        script, ancestors="'none'")
+                        script, ancestors="'none'", viewport=True)
         return response
 
     async def claim(request: Request) -> Response:
