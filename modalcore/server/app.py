@@ -69,6 +69,7 @@ from .passkey import routes as passkey_routes
 from .social import routes as social_routes
 from .social_window import OpenedWindows, routes as social_window_routes
 from .handoff import routes as handoff_routes, token_service
+from .handoff_confirm import routes as handoff_confirm_routes
 from ..services.handles import HANDOFF_TOKEN
 from .verify import routes as verify_routes
 from .rigs import DevRigs, check_rigs
@@ -362,6 +363,7 @@ def create_app(
         *audit_routes(),
         *approval_routes(hub, engine_secret, app_embedded),
         *handoff_routes(hub, engine_secret),
+        *handoff_confirm_routes(hub, engine_secret, app_embedded),
         *verify_routes(hub, app_embedded, windows),
         *passkey_routes(hub, engine_secret, app_embedded),
         *verify_farcaster_routes(hub, app_embedded),

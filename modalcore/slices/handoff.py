@@ -11,8 +11,13 @@ The steps, all through `update` (randomness and time are commands and `now`):
    `claim_refusal` (pure, also what the page's answer is drawn from) accepts only for the link on
    offer, unexpired, for this session, from the engine's own origin. The link is spent then:
    a second claim is refused `used`.
-3. Both screens show the same code (`short_code`, derived from the link and the phone's key);
-   the desktop's "Yes, it does" alone links the phone's key (`status == "linked"`); "No" forgets it.
+3. Both screens show the same code (`short_code`, derived from the link and the phone's key).
+   "Yes, it does" is drawn in a frame of the engine's origin (server/handoff_confirm.py), not by
+   the host page: it counts only with the signature of this browser's device key registered for
+   the session's embedded account, visibly shown (approval_guard.py), and delivers
+   `PhoneConfirmed`, which links the phone's key for that account (`linked_key`). "No" (in the
+   modal: anyone may say no) forgets it. A host page can press the modal's buttons; it cannot
+   link its own server's key.
 4. While linked, ApproveTransaction waits for the phone (server/handoff.py's approve), which
    delivers the same `ApprovalDecided` as the approval frame.
 
@@ -42,6 +47,7 @@ if TYPE_CHECKING:
 VIEW = "ContinueOnPhone"
 LINK_TTL_MS = 120_000  # the link works for 2 minutes (issue 44)
 PATH = "/continue/"
+CONFIRM_PATH = "/continue-confirm"  # the confirmation frame (server/handoff_confirm.py)
 SPENT_KEPT = 8  # links spent lately, remembered so that a second scan says "used"
 TIMER = "handoff-expiry"
 Status = Literal["idle", "minting", "offered", "expired", "confirm", "linked"]
@@ -64,6 +70,7 @@ class HandoffState:
     base: str = ""  # the engine's origin the link names
     expires_at: int = 0
     phone_key: str = ""  # the phone's public key (SPKI, base64url): linked once confirmed
+    identity: str = ""  # the embedded account the phone approves for (linked)
     code: str = ""
     spent: tuple[str, ...] = ()  # digests of links claimed lately
 
@@ -99,8 +106,12 @@ class PhoneClaimed(Msg):
 
 
 @dataclass(frozen=True)
-class PressedHandoffConfirm(Msg):
-    pass
+class PhoneConfirmed(Msg):
+    """The desktop confirmed the code in the engine's confirmation frame (delivered by
+    server/handoff_confirm.py after checking the desktop's device key, never by a node)."""
+
+    digest: str
+    public_key: str
 
 
 @dataclass(frozen=True)
@@ -198,10 +209,16 @@ def on_claimed(model: Model, msg: PhoneClaimed, now: int) -> Step:
                                           code=short_code(state.digest, msg.public_key), spent=spent)), []
 
 
-def on_confirm(model: Model, msg: PressedHandoffConfirm, now: int) -> Step:
-    if model.handoff.status != "confirm":
+def confirmable(model: Model) -> bool:
+    """A phone waits for the desktop's Yes, and there is an embedded account to approve for."""
+    return model.handoff.status == "confirm" and bool(model.embedded.identity)
+
+
+def on_confirm(model: Model, msg: PhoneConfirmed, now: int) -> Step:
+    state = model.handoff
+    if not confirmable(model) or msg.digest != state.digest or msg.public_key != state.phone_key:
         return model, []
-    model = replace(model, handoff=replace(model.handoff, status="linked"))
+    model = replace(model, handoff=replace(state, status="linked", identity=model.embedded.identity))
     model, cmds = stack.go_back(model) if model.router.view == VIEW else (model, [])
     model, more = snack.show(model, "Your phone is connected")
     return model, [*cmds, *more]
@@ -227,8 +244,11 @@ def on_copied(model: Model, msg: HandoffLinkCopied, now: int) -> Step:
 
 
 def linked_key(model: Model) -> str:
-    """The phone's public key when a phone is linked to this session, else ""."""
-    return model.handoff.phone_key if model.handoff.status == "linked" else ""
+    """The phone's public key when a phone is linked to this session for its embedded account
+    (the one signed in now), else ""."""
+    state = model.handoff
+    linked = state.status == "linked" and state.identity and state.identity == model.embedded.identity
+    return state.phone_key if linked else ""
 
 
 HANDLERS = (
@@ -237,7 +257,7 @@ HANDLERS = (
     On(HandoffTokenMinted, on_minted),
     On(HandoffLinkExpired, on_expired),
     On(PhoneClaimed, on_claimed),
-    On(PressedHandoffConfirm, on_confirm),
+    On(PhoneConfirmed, on_confirm),
     On(PressedHandoffDeny, on_deny),
     On(PressedCopyHandoffLink, on_copy),
     On(HandoffLinkCopied, on_copied),

@@ -4,8 +4,10 @@ code?" (slices/handoff.py, docs/features/continue-on-phone.md)."""
 
 from __future__ import annotations
 
-from ..slices.handoff import (PressedCopyHandoffLink, PressedHandoffConfirm, PressedHandoffDeny,
-                              PressedHandoffNewLink, link_of)
+from urllib.parse import urlencode
+
+from ..slices.handoff import (CONFIRM_PATH, PressedCopyHandoffLink, PressedHandoffDeny, PressedHandoffNewLink,
+                              confirmable, link_of)
 from ..slices.model import Model
 from ..wire.nodes import Node, node
 from . import parts
@@ -13,7 +15,8 @@ from .qrcode import qr_node
 
 TITLE = "Continue on your phone"
 QR_SIZE = 232
-READS = ("handoff", "session_id")
+READS = ("handoff", "session_id", "embedded.identity")
+CONFIRM_HEIGHT = 160
 
 
 def _spaced(code: str) -> str:
@@ -35,14 +38,17 @@ def _lines(model: Model) -> list[Node]:
                  variant="secondary"),
         ]
     if state.status == "confirm":
+        # "Yes" is the engine's own frame (server/handoff_confirm.py): the host page cannot press it
+        yes = (node("frame", f"{p}/confirm/{state.digest[:16]}", title="Confirm your phone", height=CONFIRM_HEIGHT,
+                    src=f"{CONFIRM_PATH}?{urlencode({'session': model.session_id})}")
+               if confirmable(model) else
+               node("text", f"{p}/sign-in-first", text="Sign in on this computer with email or a social account "
+                    "to approve on your phone", variant="small", tone="muted"))
         return [
             node("text", f"{p}/code", text=_spaced(state.code), variant="title"),
             node("text", f"{p}/ask", text="Does your phone show this code?", variant="body"),
-            parts.row(f"{p}/answers", [
-                node("button", f"{p}/deny", on={"press": PressedHandoffDeny()}, text="No", variant="secondary"),
-                node("button", f"{p}/confirm", on={"press": PressedHandoffConfirm()}, pending={"press": "spinner"},
-                     text="Yes, it does", variant="accent"),
-            ], justify="center"),
+            yes,
+            node("button", f"{p}/deny", on={"press": PressedHandoffDeny()}, text="No", variant="secondary"),
         ]
     if state.status == "linked":
         return [node("text", f"{p}/linked", text="Your phone is connected", variant="body")]

@@ -160,7 +160,6 @@ def test_a_send_started_on_the_desktop_is_approved_on_the_phone_and_a_leaked_lin
         expect(offer.get_by_text("Does your phone show this code?")).to_be_visible()
         expect(offer.get_by_text(shown, exact=True)).to_be_visible()
         _shot(phone, "phone-code")
-        _shot(desktop, "desktop-code")
 
         # a third browser with the leaked link: refused, typed, and nothing changes
         third = third_context.new_page()
@@ -175,7 +174,25 @@ def test_a_send_started_on_the_desktop_is_approved_on_the_phone_and_a_leaked_lin
         assert (claim.status, claim.json()["error"]) == (410, "used_link")
         expect(offer.get_by_text(shown, exact=True)).to_be_visible()  # the desktop still asks about the phone's code
 
-        offer.get_by_role("button", name="Yes, it does").click()
+        # the host's server (it sees the session id and can forge any header) cannot say yes for
+        # the visitor: it has no key registered for the visitor's account
+        session = link.removeprefix(engine.http_url + "/continue/").rsplit(".", 1)[0]
+        forged = {"Content-Type": "application/json", "Origin": engine.http_url, "Sec-Fetch-Site": "same-origin"}
+        forger = _fresh_key()
+        began = third_context.request.post(f"{engine.http_url}/continue-confirm/begin", headers=forged,
+                                           data=json.dumps({"session": session, "public_key": forger}))
+        assert began.status == 200 and began.json()["registered"] is False
+        said_yes = third_context.request.post(f"{engine.http_url}/continue-confirm", headers=forged, data=json.dumps({
+            "session": session, "nonce": began.json()["nonce"], "seen": f"visible 900 {host_site.rstrip('/')}",
+            "public_key": forger, "signature": "AAAA"}))
+        assert (said_yes.status, said_yes.json()["error"]) == (403, "not a key of this wallet")
+        expect(offer.get_by_text("Does your phone show this code?")).to_be_visible()
+
+        # the visitor's Yes, in the engine's own frame, with this browser's key
+        yes = offer.frame_locator("iframe.wm-frame").get_by_role("button", name="Yes, it does")
+        expect(yes).to_be_enabled()
+        _shot(desktop, "desktop-code")
+        yes.click()
         expect(phone.locator("#state")).to_contain_text("Connected")
         account.wait_for(state="visible")
         expect(account.get_by_role("button", name="Continue on your phone")).to_have_count(0)

@@ -9,8 +9,8 @@ from modalcore import samples
 from modalcore.core.evolve import replace
 from modalcore.enginetest import Harness
 from modalcore.slices.embedded import EmbeddedRequest
-from modalcore.slices.handoff import (LINK_TTL_MS, HandoffRefusal, PhoneClaimed, claim_refusal, link_digest,
-                                      linked_key, short_code)
+from modalcore.slices.handoff import (LINK_TTL_MS, HandoffRefusal, PhoneClaimed, PhoneConfirmed, claim_refusal,
+                                      link_digest, linked_key, short_code)
 from modalcore.slices.model import Model, Step
 
 BASE = "https://engine.example"
@@ -18,8 +18,16 @@ TOKEN = "t0k3n-random-part"
 KEY = "phone-public-key"
 
 
+IDENTITY = "email:mia@example.com"
+
+
+def _signed_in(model: Model, identity: str = IDENTITY) -> Step:
+    return replace(model, embedded=replace(model.embedded, identity=identity)), []
+
+
 def _offered(**features: object) -> Harness:
     h = Harness.from_join(samples.join(features={"continueOnPhone": True, **features}))
+    h.apply(_signed_in)
     h.host("open")
     h.expect(view="Connect", text="Continue on your phone")
     h.press("footer/continue-on-phone")
@@ -60,16 +68,50 @@ def test_the_link_is_minted_by_a_command_and_drawn_as_a_qr_code_with_copy_link()
     assert effect["req"]["text"] == f"{BASE}/continue/{h.model.session_id}.{TOKEN}"
 
 
-def test_a_claim_shows_the_code_and_only_the_desktops_yes_links_the_phone() -> None:
+def _confirm(h: Harness, key: str = KEY) -> None:
+    h.deliver(PhoneConfirmed(digest=h.model.handoff.digest, public_key=key))
+
+
+def test_a_claim_shows_the_code_and_only_the_confirmation_frames_yes_links_the_phone() -> None:
     h = _offered()
     h.deliver(_claim(h))
     code = short_code(h.model.handoff.digest, KEY)
     h.expect(view="ContinueOnPhone", text="Does your phone show this code?")
     assert f"{code[:3]} {code[3:]}" in h.screen_texts()
     assert linked_key(h.model) == "", "linked from the link alone"
-    h.press("handoff/confirm")
+    # "Yes" is not a node of the host's tree: the engine's own frame confirms (handoff_confirm.py)
+    assert not [n for n in h.of_type("button") if n.p.get("text") == "Yes, it does"]
+    assert h.node(f"handoff/confirm/{h.model.handoff.digest[:16]}").p["src"].startswith("/continue-confirm?session=")
+    _confirm(h)
     assert linked_key(h.model) == KEY
     h.expect(view="Connect", text="Your phone is connected", no_text="Continue on your phone")
+
+
+def test_a_confirmation_for_another_key_links_nothing() -> None:
+    h = _offered()
+    h.deliver(_claim(h))
+    before = h.model
+    _confirm(h, key="attackers-key")
+    assert h.model == before
+
+
+def test_without_an_embedded_account_nothing_can_be_confirmed() -> None:
+    h = _offered()
+    h.apply(lambda m: _signed_in(m, ""))
+    h.deliver(_claim(h))
+    h.expect(text="Sign in on this computer with email or a social account to approve on your phone")
+    assert not h.of_type("frame")
+    before = h.model
+    _confirm(h)
+    assert h.model == before
+
+
+def test_the_linked_phone_approves_only_for_the_account_it_was_linked_for() -> None:
+    h = _offered()
+    h.deliver(_claim(h))
+    _confirm(h)
+    h.apply(lambda m: _signed_in(m, "email:someone-else@example.com"))
+    assert linked_key(h.model) == ""
 
 
 def test_no_forgets_the_phone() -> None:
@@ -102,7 +144,7 @@ def test_a_second_scan_is_refused_used_and_changes_nothing() -> None:
     h = _offered()
     h.deliver(_claim(h))
     _refused(h, _claim(h, key="someone-elses-key"), HandoffRefusal.USED)
-    h.press("handoff/confirm")
+    _confirm(h)
     _refused(h, _claim(h, key="someone-elses-key"), HandoffRefusal.USED)
     assert linked_key(h.model) == KEY
 
@@ -145,7 +187,7 @@ def _waiting(model: Model) -> Step:
 def test_with_a_phone_linked_the_approval_waits_for_the_phone() -> None:
     h = _offered()
     h.deliver(_claim(h))
-    h.press("handoff/confirm")
+    _confirm(h)
     h.apply(_waiting)
     h.apply(lambda m: (replace(m, router=replace(m.router, history=(*m.router.history,
                                                                    type(m.router.history[0])("ApproveTransaction")))), []))
