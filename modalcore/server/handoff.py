@@ -14,7 +14,7 @@ POST /continue/claim    {link, public_key}
 POST /continue/status   {link, public_key}
     What the phone shows next: `waiting` (the claim is being taken), `confirm` with the code,
     `linked` with the request waiting for approval (its id, or none), or `refused` with the reason
-    (a phone whose key is not the one the desktop confirmed, e.g. a second scan).
+    (a phone whose key is not the one the desktop confirmed, e.g. a second scan; 403 or 410).
 
 POST /continue/begin    {link, public_key, request}   /   POST /continue/approve  {..., signature}
     While linked, the request waiting is approved on the phone as in the approval frame
@@ -176,6 +176,12 @@ def _refusal(why: HandoffRefusal) -> JSONResponse:
     return JSONResponse({"error": why.value, "text": REFUSED_TEXT[why]}, status_code=_STATUS.get(why, 403))
 
 
+def _refused_state(why: HandoffRefusal) -> JSONResponse:
+    """What the phone's status poll reads when this phone is not (or no longer) the one claiming."""
+    return JSONResponse({"state": "refused", "error": why.value, "text": REFUSED_TEXT[why]},
+                        status_code=_STATUS.get(why, 403))
+
+
 def _refusal_page(why: HandoffRefusal) -> HTMLResponse:
     log.info("continue-on-phone page refused: %s", why.value)
     return HTMLResponse(f"<!doctype html><meta name=viewport content='width=device-width,initial-scale=1'>"
@@ -245,8 +251,7 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
             return refused(400, "malformed body")
         found = await _session_of(hub, data["link"])
         if found is None:
-            return JSONResponse({"state": "refused", "error": HandoffRefusal.UNKNOWN.value,
-                                 "text": REFUSED_TEXT[HandoffRefusal.UNKNOWN]})
+            return _refused_state(HandoffRefusal.UNKNOWN)
         _, model, digest = found
         state = model.handoff
         if state.phone_key == data["public_key"] and digest in state.spent:
@@ -259,8 +264,7 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         if state.status == "offered" and state.digest == digest:
             return JSONResponse({"state": "waiting"})
         why = claim_refusal(model, _claim(digest, data["public_key"], state.base), hub.clock.now_ms())
-        why = why or HandoffRefusal.USED
-        return JSONResponse({"state": "refused", "error": why.value, "text": REFUSED_TEXT[why]})
+        return _refused_state(why or HandoffRefusal.USED)
 
     async def _linked_request(data: dict[str, object]) -> tuple[SessionRunner, Model] | None:
         link, key, eid = data.get("link"), data.get("public_key"), data.get("request")
