@@ -169,7 +169,7 @@ def _mint(model: Model) -> Step:
 
 
 def on_pressed(model: Model, msg: PressedContinueOnPhone, now: int) -> Step:
-    if model.router.view == VIEW:
+    if model.router.view == VIEW or linked_key(model):
         return model, []
     model = replace(model, router=router.push(model.router, VIEW))
     return _mint(model)

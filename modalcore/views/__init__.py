@@ -15,7 +15,7 @@ from ..i18n import localize, resolve
 from ..slices.model import Model
 from ..slices import modal as modal_slice
 from ..slices import router as router_slice
-from ..slices.handoff import VIEW as HANDOFF_VIEW, PressedContinueOnPhone
+from ..slices.handoff import VIEW as HANDOFF_VIEW, PressedContinueOnPhone, linked_key
 from ..slices.navigation import PressedClose
 from ..slices.snack import PressedSnackbar
 from ..wire.nodes import Node, node
@@ -236,9 +236,8 @@ def _render(model: Model, bodies: BodyCache | None = None) -> Node:
 
 def _offers_handoff(model: Model, view: str) -> bool:
     """The footer's "Continue on your phone" (issue 44 item 1): offered from every view but its
-    own while the host turned it on and no phone is linked yet."""
-    return (model.options.features.continueOnPhone and view != HANDOFF_VIEW
-            and model.handoff.status != "linked")
+    own while the host turned it on and no phone is linked for the account signed in."""
+    return model.options.features.continueOnPhone and view != HANDOFF_VIEW and not linked_key(model)
 
 
 def _footer() -> Node:

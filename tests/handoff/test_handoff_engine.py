@@ -112,6 +112,7 @@ def test_the_linked_phone_approves_only_for_the_account_it_was_linked_for() -> N
     _confirm(h)
     h.apply(lambda m: _signed_in(m, "email:someone-else@example.com"))
     assert linked_key(h.model) == ""
+    h.expect(text="Continue on your phone")  # offered again, for the account signed in now
 
 
 def test_no_forgets_the_phone() -> None:
