@@ -75,6 +75,7 @@ NOTES: dict[str, str] = {
                               "shown only when `termsConditionsUrl` or `privacyPolicyUrl` is set too (its links)",
     "Features.smartSessions": "accepted for AppKit compatibility; no effect",
     "Features.collapseWallets": "one \"Continue with a wallet\" row instead of the wallet rows",
+    "Features.continueOnPhone": "the modal's footer offers \"Continue on your phone\" (a single-use link to this session; [Continue on your phone](../features/continue-on-phone.md))",
     "Features.pay": "accepted for AppKit compatibility; no effect",
     "Features.socials": "social sign-ins offered, in order (each also needs the engine's `[embedded.socials.<name>]`); `farcaster` needs the engine's `[embedded.farcaster]`",
     "Features.connectMethodsOrder": "the order of email, social and wallet on Connect; default behaviour.md §1's (wallet first when one is installed)",

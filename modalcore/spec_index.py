@@ -24,6 +24,9 @@ SPEC_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
         "account tabs": ("modalcore.slices.account_ui", "modalcore.views.account"),
         "RegisterAccountName, RegisterAccountNameSuccess": (
             "modalcore.views.register_account_name", "modalcore.views.register_account_name_success"),
+        "continue on your phone (issue 44)": (
+            "modalcore.slices.handoff", "modalcore.views.continue_on_phone", "modalcore.server.handoff",
+            "modalcore.server.handoff_confirm"),
         "not built (no view module): ConnectingWalletConnect, ConnectingSiwe, "
         "ApproveTransaction, Swap": (),
     },
@@ -109,6 +112,7 @@ PAGES: dict[str, tuple[str, ...]] = {
     "2. Screens and routes": (
         "docs/contributors/behaviour.md#s2",
         "docs/features/connect.md",
+        "docs/features/continue-on-phone.md",
     ),
     "3. Entities and their fields": (
         "docs/contributors/behaviour.md#s3",

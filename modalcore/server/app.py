@@ -69,6 +69,9 @@ from .passkey import routes as passkey_routes
 from .social import routes as social_routes
 from .key_window import routes as key_window_routes
 from .social_window import OpenedWindows, routes as social_window_routes
+from .handoff import routes as handoff_routes, token_service
+from .handoff_confirm import routes as handoff_confirm_routes
+from ..services.handles import HANDOFF_TOKEN
 from .verify import routes as verify_routes
 from .rigs import DevRigs, check_rigs
 from .verify_farcaster import routes as verify_farcaster_routes
@@ -321,6 +324,8 @@ def create_app(
                 for name, service in embedded_services(app_embedded).items():
                     if name not in hub.deps.services:
                         hub.deps.services.register(name, service)
+            if HANDOFF_TOKEN not in hub.deps.services:
+                hub.deps.services.register(HANDOFF_TOKEN, token_service(hub))
             hub.start()
             sharing = asyncio.create_task(shared.run()) if shared is not None else None
             log.info("engine ready: %s store, %s, worker %s", config.store.kind,
@@ -358,6 +363,8 @@ def create_app(
         *icon_routes(),
         *audit_routes(),
         *approval_routes(hub, engine_secret, app_embedded),
+        *handoff_routes(hub, engine_secret),
+        *handoff_confirm_routes(hub, engine_secret, app_embedded),
         *verify_routes(hub, app_embedded, windows),
         *(key_window_routes(hub) if app_embedded else []),
         *passkey_routes(hub, engine_secret, app_embedded),

@@ -75,6 +75,7 @@ async def websocket_endpoint(ws: Socket, hub: Hub, config: EngineConfig, metrics
         if not hub.admit(ws.client_host, claim.session_id if claim is not None else None):
             raise _too_many(config)
         address = ws.client_host
+        hub.engine_urls[project_id] = ws.engine_url or hub.engine_urls.get(project_id, "")
         runner = await _handshake(outlet, hub, project_id, project, origin, join, claim, address)
         await _read_frames(ws, outlet, runner, metrics)
     except Refused as refused:

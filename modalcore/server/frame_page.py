@@ -173,15 +173,16 @@ def gone(text: str = "This request is no longer waiting.") -> HTMLResponse:
 
 
 def page(hub: Hub, project_id: str, title: str, mode: str, css: str, body: str, script: str,
-         ancestors: str | None = None) -> HTMLResponse:
+         ancestors: str | None = None, *, viewport: bool = False) -> HTMLResponse:
     """A frame page: its only style and script carry a per-response nonce; only the project's
     origins may frame it (or `ancestors`: `'none'` for a page shown in a window of its own);
-    it talks to its own origin only."""
+    it talks to its own origin only. `viewport`: a page a phone shows at the top level (handoff.py)."""
     nonce = secrets.token_urlsafe(16)
     csp = (f"frame-ancestors {ancestors or frame_ancestors(hub, project_id)}; default-src 'none'; "
            f"script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; connect-src 'self'; "
            "base-uri 'none'; form-action 'none'")
-    text = (f"<!doctype html><html data-theme={mode}><head><meta charset=utf-8><title>{title}</title>"
+    meta = "<meta name=viewport content=\"width=device-width,initial-scale=1\">" if viewport else ""
+    text = (f"<!doctype html><html data-theme={mode}><head><meta charset=utf-8><title>{title}</title>{meta}"
             f"<style nonce=\"{nonce}\">{css}</style></head><body>{body}"
             f"<script nonce=\"{nonce}\">const KEY_TEXT = {_KEY_TEXT_JSON};{KEY_SCRIPT}{script}</script></body></html>")
     return HTMLResponse(text, headers={"Content-Security-Policy": csp, "Cache-Control": "no-store",

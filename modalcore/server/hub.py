@@ -75,6 +75,9 @@ class Hub(EventRouting):
         self.record_name = record_name  # written in each recording's header
         self.http: httpx.AsyncClient | None = None
         self.runners: dict[str, SessionRunner] = {}
+        # project -> the engine's origin as its pages' sockets reached it (handoff.py's links,
+        # when the config names no public_url)
+        self.engine_urls: dict[str, str] = {}
         self._addresses: dict[str, str] = {}  # session id -> the client address of its latest socket
         self._sessions_of: dict[str, dict[str, None]] = {}  # address -> its sessions, oldest first
         self._sockets: Counter[str] = Counter()  # address -> live sockets admitted

@@ -25,17 +25,23 @@ class SocketClosed(RuntimeError):
 class Socket:
     """One websocket connection (ASGI `websocket` scope); sends binary frames only."""
 
-    __slots__ = ("project", "origin", "client_host", "_receive", "_send", "_closed", "_gone")
+    __slots__ = ("project", "origin", "client_host", "engine_url", "_receive", "_send", "_closed", "_gone")
 
     def __init__(self, scope: MutableMapping[str, Any], receive: Receive, send: Send) -> None:
         query = scope.get("query_string", b"").decode("latin-1")
         # the last value of a repeated parameter wins, as Starlette's QueryParams has it
         self.project = dict(parse_qsl(query, keep_blank_values=True)).get("project", "")
         self.origin: str | None = None
+        host = ""
         for name, value in scope.get("headers", ()):
-            if name == b"origin":
+            if name == b"origin" and self.origin is None:
                 self.origin = value.decode("latin-1")
-                break
+            elif name == b"host" and not host:
+                host = value.decode("latin-1")
+        # the engine as this browser reached it (http/https for ws/wss): what a link to the engine's
+        # pages names when the operator set no public_url (issue 44 item 1)
+        scheme = "https" if scope.get("scheme") == "wss" else "http"
+        self.engine_url = f"{scheme}://{host}" if host else ""
         client = scope.get("client")
         self.client_host = str(client[0]) if client else ""
         self._receive = receive

@@ -172,6 +172,15 @@ class SignArgs(_Args):
     request: str = ""  # the request's effect id: what a send is recorded under before it leaves (issue 38)
 
 
+class HandoffArgs(_Args):
+    """Nothing: the engine makes the random token (issue 44 item 1, server/handoff.py)."""
+
+
+class HandoffTokenResult(TypedDict):
+    token: str  # random, URL-safe
+    base: str  # the engine's origin as browsers reach it
+
+
 class CodeSent(TypedDict):
     """What service `embedded.email_code` answers (`seconds` until it may ask again, and the
     spent budget's `scope`, when refused)."""
@@ -332,6 +341,8 @@ SWAP_QUOTE: ServiceRef[SwapQuoteArgs, SwapQuoteAnswer] = ServiceRef("swap_quote"
 SWAP_TOKENS: ServiceRef[SwapTokensArgs, SwapTokens] = ServiceRef("swap_tokens", SwapTokensArgs, SwapTokens)
 TX_RECEIPT: ServiceRef[TxReceiptArgs, TxReceipt] = ServiceRef("tx_receipt", TxReceiptArgs, TxReceipt)
 
+HANDOFF_TOKEN: ServiceRef[HandoffArgs, HandoffTokenResult] = ServiceRef(
+    "handoff.token", HandoffArgs, HandoffTokenResult)
 EMAIL_CODE: ServiceRef[EmailArgs, CodeSent] = ServiceRef("embedded.email_code", EmailArgs, CodeSent)
 # the engine's embedded wallet signing (and sending): held until its state is saved (issue 27)
 EMBEDDED_SIGN: ServiceRef[SignArgs, dict[str, str]] = ServiceRef("embedded.sign", SignArgs, dict)

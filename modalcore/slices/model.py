@@ -17,6 +17,7 @@ from .alerts import AlertState
 from .balances import BalancesState
 from .disconnect import DisconnectState
 from .doctor import DoctorState
+from .handoff import HandoffState
 from .directory_query import DirectoryState
 from .calls import CallsState
 from .embedded import EmbeddedState
@@ -79,6 +80,7 @@ class Model:
     calls: CallsState = CallsState()  # the EIP-5792 batch CallsStatus shows (issue 32)
     smart: SmartAccountsState = SmartAccountsState()  # the embedded sign-in's account types (issue 32)
     doctor: DoctorState = DoctorState()  # the last failure's cause (issue 44)
+    handoff: HandoffState = HandoffState()  # continue on another device (issue 44 item 1)
     counter: int = 0
 
     def draft_owner(self) -> tuple[str | None, str | None]:

@@ -52,6 +52,7 @@ class Features(BaseModel):
     smartSessions: bool = False
     collapseWallets: bool = False
     pay: bool = False
+    continueOnPhone: bool = False  # the footer's "Continue on your phone" (issue 44 item 1)
     socials: Annotated[tuple[Social, ...], Field(max_length=L.MAX_SOCIALS)] = SOCIALS
     connectMethodsOrder: Annotated[tuple[Literal["email", "social", "wallet"], ...], Field(max_length=L.MAX_CONNECT_METHODS)] | None = None
 

@@ -42,6 +42,7 @@ VIEWS = (
     "ConnectWallets",
     "ConnectingFarcaster",
     "CallsStatus",
+    "ContinueOnPhone",
 )
 
 

@@ -15,6 +15,7 @@ from ..i18n import localize, resolve
 from ..slices.model import Model
 from ..slices import modal as modal_slice
 from ..slices import router as router_slice
+from ..slices.handoff import VIEW as HANDOFF_VIEW, PressedContinueOnPhone, linked_key
 from ..slices.navigation import PressedClose
 from ..slices.snack import PressedSnackbar
 from ..wire.nodes import Node, node
@@ -30,6 +31,7 @@ from . import (
     connect_wallets,
     connecting_external,
     connecting_social,
+    continue_on_phone,
     connecting_farcaster,
     email_verify_otp,
     connecting_walletconnect,
@@ -76,6 +78,7 @@ VIEW_MODULES: dict[str, ModuleType] = {
     "ConnectWallets": connect_wallets,
     "ConnectingFarcaster": connecting_farcaster,
     "CallsStatus": calls_status,
+    "ContinueOnPhone": continue_on_phone,
 }
 
 
@@ -214,10 +217,11 @@ def _render(model: Model, bodies: BodyCache | None = None) -> Node:
     view_node = bodies.part("view", (view, body), lambda: node("view", f"view/{view}", [body], name=view))
     views = [view_node] if previous is None else [previous, view_node]
     drawn_alerts = alerts.drawn(model)
+    footer = [bodies.part("footer", (), _footer)] if _offers_handoff(model, view) else []
     return node(
         "modal",
         "modal",
-        [head, *drawn_alerts, *views, snackbar],
+        [head, *drawn_alerts, *views, *footer, snackbar],
         on=_ON_CLOSE,
         pending={"close": "close" if closable else None},
         open=model.modal.open,
@@ -228,6 +232,17 @@ def _render(model: Model, bodies: BodyCache | None = None) -> Node:
         loading=model.modal.loading,
         label=title or str(getattr(module, "LABEL", "")) or None,  # the dialog's accessible name
     )
+
+
+def _offers_handoff(model: Model, view: str) -> bool:
+    """The footer's "Continue on your phone" (issue 44 item 1): offered from every view but its
+    own while the host turned it on and no phone is linked for the account signed in."""
+    return model.options.features.continueOnPhone and view != HANDOFF_VIEW and not linked_key(model)
+
+
+def _footer() -> Node:
+    return node("button", "footer/continue-on-phone", on={"press": PressedContinueOnPhone()},
+                pending={"press": "spinner"}, text="Continue on your phone", variant="secondary", icon="qr")
 
 
 def _back(model: Model, closable: bool, bodies: BodyCache) -> tuple[Node | None, object]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 from urllib.parse import urlencode
 
+from ..slices.handoff import linked_key
 from ..slices.model import Model
 from ..slices.theme import ThemeState
 from ..wire.nodes import Node, node
@@ -50,6 +51,13 @@ def body(model: Model) -> Node:
     request = model.embedded.request
     if request is None:
         return parts.column("approve/body", [node("spinner", "approve/waiting", size=32)])
+    if linked_key(model):
+        # a phone linked to this session approves there (issue 44 item 1, server/handoff.py)
+        return parts.column("approve/body", [
+            node("spinner", f"approve/phone-spinner/{request.eid}", size=32),
+            node("text", "approve/phone", text="Waiting for your phone", variant="body"),
+            node("text", "approve/phone-hint", text="Approve or reject on your phone", variant="small", tone="muted"),
+        ], gap=12)
     return parts.column("approve/body", [
         node("frame", f"approve/frame/{request.eid}", src=frame_src(model.session_id, request.eid, theme_key(model.theme)),
              title="Approve with your email wallet", height=FRAME_HEIGHT),

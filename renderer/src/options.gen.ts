@@ -47,6 +47,7 @@ export interface Features {
   readonly smartSessions?: boolean;
   readonly collapseWallets?: boolean;
   readonly pay?: boolean;
+  readonly continueOnPhone?: boolean;
   readonly socials?: readonly string[];
   readonly connectMethodsOrder?: readonly ('email' | 'social' | 'wallet')[];
 }
@@ -87,4 +88,5 @@ export type HostView =
   | 'OnRamp'
   | 'ConnectSocials'
   | 'ConnectWallets'
-  | 'CallsStatus';
+  | 'CallsStatus'
+  | 'ContinueOnPhone';

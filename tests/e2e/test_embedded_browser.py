@@ -152,7 +152,7 @@ def sign_in_by_email(page: Any, smtp: LocalSmtpServer, email: str) -> float:
     card = page.locator('.wm-card[data-view="Connect"]')
     card.wait_for(state="visible")
     card.get_by_label("Email").fill(email)
-    card.get_by_role("button", name="Continue").click()
+    card.get_by_role("button", name="Continue", exact=True).click()
     page.locator('.wm-card[data-view="EmailVerifyOtp"]').wait_for(state="visible")
     code = code_for(smtp, email, before + 1)
     field = code_field(page)

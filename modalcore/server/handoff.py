@@ -1,0 +1,323 @@
+"""Continue on another device (issue 44 item 1): the phone's side, pages of the engine's origin.
+
+GET  /continue/{session}.{token}
+    The page the QR code opens on the phone (framed by nobody). A link this session does not
+    offer, one expired or one claimed already gets a refusal page (its reason in `data-refusal`)
+    and changes nothing. Otherwise the page makes its own key (frame_page.py KEY_SCRIPT: WebCrypto,
+    not extractable) and claims the link with its public half.
+
+POST /continue/claim    {link, public_key}
+    Only from a page of the engine's origin (`Sec-Fetch-Site: same-origin`, frame_page.py). The
+    session decides (`slices/handoff.claim_refusal`, pure): accepted, it shows the short code
+    both screens show; refused, `{error}` is the typed reason (`HandoffRefusal`), status 403 or 410.
+
+POST /continue/status   {link, public_key}
+    What the phone shows next: `waiting` (the claim is being taken), `confirm` with the code,
+    `linked` with the request waiting for approval (its id, or none), or `refused` with the reason
+    (a phone whose key is not the one the desktop confirmed, e.g. a second scan; 403 or 410).
+
+POST /continue/begin    {link, public_key, request}   /   POST /continue/approve  {..., signature}
+    While linked, the request waiting is approved on the phone as in the approval frame
+    (approval.py): a fresh challenge, the approval tree's bytes drawn by the page, and Approve
+    counts only with the signature of the phone's key, the one the desktop confirmed, over
+    `approval_text(...)` with `seen` = "phone". Then `ApprovalDecided` is delivered, as the frame's.
+
+Nothing here is secret in a GET's HTML: the link is in the URL (single-use, 2 minutes, useless
+without the code confirmed on the desktop), the page holds only the session id it came with.
+"""
+
+from __future__ import annotations
+
+import hmac
+import html
+import json
+import logging
+import secrets
+from urllib.parse import urlsplit
+from typing import TYPE_CHECKING
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from ..core.services import Service, ServiceContext, serve
+from ..services.handles import HANDOFF_TOKEN, HandoffArgs, HandoffTokenResult
+from ..embedded.approval_tree import request_digest, tree_hash
+from ..embedded.devicekeys import BadPublicKey, parse_public_key, signature_ok
+from ..slices.embedded import ApprovalDecided
+from ..slices.handoff import HandoffRefusal, PhoneClaimed, claim_refusal, link_digest
+from .approval import _b64, _evidence, approval_text, issue_nonce, nonce_ok, tree_bytes
+from .approval_theme import style
+from .approval_tree_script import TREE_SCRIPT
+from .frame_page import MAX_ID_CHARS, from_engine_frame, json_body, own_origin, page, refused
+
+if TYPE_CHECKING:
+    from ..runtime.runner import SessionRunner
+    from ..slices.model import Model
+    from .hub import Hub
+
+log = logging.getLogger(__name__)
+
+PATH = "/continue"
+SEEN = "phone"  # what an approval on the phone says it was shown as (approval_text's `seen`)
+MAX_LINK_CHARS = MAX_ID_CHARS + 64
+_HASH_CHARS = 64
+REFUSED_TEXT = {
+    HandoffRefusal.UNKNOWN: "This link is not valid.",
+    HandoffRefusal.EXPIRED: "This link expired. Make a new one on your computer.",
+    HandoffRefusal.USED: "This link was already used.",
+    HandoffRefusal.FOREIGN_ORIGIN: "This link is not valid here.",
+}
+_STATUS = {HandoffRefusal.EXPIRED: 410, HandoffRefusal.USED: 410}
+
+_CSS = """
+body{margin:0;font:16px/1.45 system-ui,sans-serif;background:var(--bg);color:var(--fg)}
+header,main{padding:20px 24px 0;max-width:420px;margin:0 auto}
+.title{font-size:14px;opacity:.7}h1{font-size:20px;margin:0 0 8px}.who{font-size:13px;opacity:.7;margin-bottom:12px}
+#code{font-size:36px;letter-spacing:4px;font-weight:600;margin:16px 0}
+dl{display:grid;grid-template-columns:auto 1fr;gap:6px 12px;word-break:break-all}dt{opacity:.7}
+.row{display:flex;gap:12px;margin-top:16px}.row button{flex:1;padding:12px;border-radius:12px;border:0;font:inherit}
+#approve{background:var(--accent,#3396ff);color:#fff}
+"""
+
+_SCRIPT = """
+const S = %(data)s;
+const state = document.getElementById('state'), code = document.getElementById('code');
+const approval = document.getElementById('approval');
+let key = null, current = '', challenge = null, shown = '', done = false;
+const say = (text) => { state.textContent = text; };
+async function poll() {
+  if (done) return;
+  const r = await post(S.path + '/status', {link: S.link, public_key: key.spki});
+  const d = r.data || {};
+  if (d.state === 'refused') { done = true; document.body.dataset.refusal = d.error; say(d.text); code.textContent = ''; return; }
+  if (d.state === 'confirm') { code.textContent = d.code.slice(0, 3) + ' ' + d.code.slice(3);
+    say('Check that your computer shows this code, and confirm there.'); }
+  if (d.state === 'linked') {
+    code.textContent = '';
+    if (d.request && d.request !== current) await begin(d.request);
+    else if (!d.request && current) { current = ''; approval.hidden = true; }
+    if (!current) say(S.after || 'Connected. Continue on your computer; approvals will show here.');
+  }
+  setTimeout(poll, 800);
+}
+async function begin(request) {
+  const r = await post(S.path + '/begin', {link: S.link, public_key: key.spki, request});
+  if (!r.ok) return;
+  challenge = r.data; current = request;
+  shown = await drawTree(r.data.tree);
+  approval.hidden = false;
+  for (const b of approval.querySelectorAll('button')) b.disabled = false;
+  say('');
+}
+async function decide(approve) {
+  if (!challenge) return;
+  for (const b of approval.querySelectorAll('button')) b.disabled = true;
+  const text = ['modalcore-approve', S.session, current, challenge.digest, challenge.nonce,
+                approve ? 'approve' : 'reject', S.seen, shown].join('\\n');
+  const r = await post(S.path + '/approve', {link: S.link, request: current, approve, nonce: challenge.nonce,
+    tree_hash: shown, public_key: key.spki, signature: await signText(key.pair, text)});
+  approval.hidden = true; challenge = null;
+  S.after = r.ok ? (approve ? 'Approved. Your computer shows the result.' : 'Rejected.') : 'This request is no longer waiting';
+  say(S.after);
+}
+document.getElementById('approve').addEventListener('click', (e) => { if (e.isTrusted) decide(true); });
+document.getElementById('reject').addEventListener('click', (e) => { if (e.isTrusted) decide(false); });
+(async () => {
+  key = await deviceKey();
+  const r = await post(S.path + '/claim', {link: S.link, public_key: key.spki});
+  if (!r.ok) { done = true; document.body.dataset.refusal = r.data.error || 'refused'; say(r.data.text || 'This link is not valid.'); return; }
+  say('Connecting…');
+  poll();
+})().catch(() => say('This browser cannot hold a key'));
+"""
+
+
+def engine_origin(hub: Hub, project_id: str) -> str:
+    """The engine's origin a link names: the configured public URL's, else the one the project's
+    pages reached the engine at."""
+    public = urlsplit(hub.config.public_url)
+    if public.scheme and public.netloc:
+        return f"{public.scheme}://{public.netloc}"
+    return hub.engine_urls.get(project_id, "")
+
+
+def token_service(hub: Hub) -> Service[HandoffArgs, HandoffTokenResult]:
+    """`handoff.token`: the link's randomness, a command's result (update draws none itself)."""
+
+    async def run(ctx: ServiceContext | None, args: HandoffArgs) -> HandoffTokenResult:
+        return {"token": secrets.token_urlsafe(24), "base": engine_origin(hub, ctx.project_id if ctx else "")}
+
+    return serve(HANDOFF_TOKEN, run)
+
+
+def split_link(link: str) -> tuple[str, str] | None:
+    """(session id, token) of a link's last part, when it has that shape."""
+    if not link or len(link) > MAX_LINK_CHARS:
+        return None
+    session, dot, token = link.rpartition(".")
+    if not dot or not session or not token or len(session) > MAX_ID_CHARS:
+        return None
+    return session, token
+
+
+async def _session_of(hub: Hub, link: str) -> tuple[SessionRunner, Model, str] | None:
+    parts = split_link(link)
+    if parts is None:
+        return None
+    runner = await hub.find(parts[0])
+    if runner is None:
+        return None
+    return runner, runner.session.model, link_digest(parts[0], parts[1])
+
+
+def _refusal(why: HandoffRefusal) -> JSONResponse:
+    log.info("continue-on-phone link refused: %s", why.value)
+    return JSONResponse({"error": why.value, "text": REFUSED_TEXT[why]}, status_code=_STATUS.get(why, 403))
+
+
+def _refused_state(why: HandoffRefusal) -> JSONResponse:
+    """What the phone's status poll reads when this phone is not (or no longer) the one claiming."""
+    return JSONResponse({"state": "refused", "error": why.value, "text": REFUSED_TEXT[why]},
+                        status_code=_STATUS.get(why, 403))
+
+
+def _refusal_page(why: HandoffRefusal) -> HTMLResponse:
+    log.info("continue-on-phone page refused: %s", why.value)
+    return HTMLResponse(f"<!doctype html><meta name=viewport content='width=device-width,initial-scale=1'>"
+                        f"<body data-refusal={why.value}><p id=state role=alert>{html.escape(REFUSED_TEXT[why])}</p>",
+                        status_code=_STATUS.get(why, 404),
+                        headers={"Content-Security-Policy": "frame-ancestors 'none'; default-src 'none'",
+                                 "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+
+
+def _claim(digest: str, public_key: str, origin: str) -> PhoneClaimed:
+    return PhoneClaimed(digest=digest, public_key=public_key, origin=origin)
+
+
+def _linked(model: Model, digest: str, public_key: str) -> bool:
+    state = model.handoff
+    return state.status == "linked" and state.phone_key == public_key and digest in state.spent
+
+
+def routes(hub: Hub, secret: bytes) -> list[Route]:
+    async def show(request: Request) -> Response:
+        link = request.path_params["link"]
+        found = await _session_of(hub, link)
+        if found is None:
+            return _refusal_page(HandoffRefusal.UNKNOWN)
+        _, model, digest = found
+        why = claim_refusal(model, _claim(digest, "", model.handoff.base), hub.clock.now_ms())
+        if why is not None:
+            return _refusal_page(why)
+        session = split_link(link)
+        assert session is not None
+        data = json.dumps({"path": PATH, "link": link, "session": session[0], "seen": SEEN}).replace("<", "\\u003c")
+        # the status above; the approval (drawn from the tree's bytes, approval_tree_script.py) below
+        body = ("<header><div class=title>Continue on your phone</div><div id=code aria-live=polite></div>"
+                "<p id=state role=status>Connecting…</p></header><main id=approval hidden><h1></h1>"
+                "<div class=who id=who></div><dl></dl><div class=row><button id=reject type=button disabled>Reject"
+                "</button><button id=approve type=button disabled>Approve</button></div></main>")
+        mode = "light" if model.theme.mode == "light" else "dark"
+        script = _SCRIPT % {"data": data} + TREE_SCRIPT
+        response = page(hub, model.project_id, "Continue on your phone", mode, style(model.theme) + _CSS, body,
+                        script, ancestors="'none'", viewport=True)
+        return response
+
+    async def claim(request: Request) -> Response:
+        data = await json_body(request, ("link", "public_key"))
+        if data is None:
+            return refused(400, "malformed body")
+        if not from_engine_frame(request, hub.config.public_url):
+            return _refusal(HandoffRefusal.FOREIGN_ORIGIN)
+        try:
+            parse_public_key(data["public_key"])
+        except BadPublicKey:
+            return refused(400, "not a public key")
+        found = await _session_of(hub, data["link"])
+        if found is None:
+            return _refusal(HandoffRefusal.UNKNOWN)
+        runner, model, digest = found
+        msg = _claim(digest, data["public_key"], request.headers.get("origin") or own_origin(request))
+        why = claim_refusal(model, msg, hub.clock.now_ms())
+        if why is not None:
+            return _refusal(why)
+        runner.deliver(msg)  # the session decides again, in order: of two claims at once, one wins
+        return JSONResponse({"ok": True}, status_code=202)
+
+    async def status(request: Request) -> Response:
+        data = await json_body(request, ("link", "public_key"))
+        if data is None:
+            return refused(400, "malformed body")
+        found = await _session_of(hub, data["link"])
+        if found is None:
+            return _refused_state(HandoffRefusal.UNKNOWN)
+        _, model, digest = found
+        state = model.handoff
+        if state.phone_key == data["public_key"] and digest in state.spent:
+            if state.status == "confirm":
+                return JSONResponse({"state": "confirm", "code": state.code})
+            if state.status == "linked":
+                waiting = model.embedded.request
+                eid = waiting.eid if waiting is not None and not waiting.signing else None
+                return JSONResponse({"state": "linked", "request": eid})
+        if state.status == "offered" and state.digest == digest:
+            return JSONResponse({"state": "waiting"})
+        why = claim_refusal(model, _claim(digest, data["public_key"], state.base), hub.clock.now_ms())
+        return _refused_state(why or HandoffRefusal.USED)
+
+    async def _linked_request(data: dict[str, object]) -> tuple[SessionRunner, Model] | None:
+        link, key, eid = data.get("link"), data.get("public_key"), data.get("request")
+        if not isinstance(link, str) or not isinstance(key, str) or not isinstance(eid, str):
+            return None
+        found = await _session_of(hub, link)
+        if found is None:
+            return None
+        runner, model, digest = found
+        waiting = model.embedded.request
+        if not _linked(model, digest, key) or waiting is None or waiting.eid != eid or waiting.signing:
+            return None
+        return runner, model
+
+    async def begin(request: Request) -> Response:
+        data = await json_body(request, ("link", "public_key", "request"))
+        if data is None:
+            return refused(400, "malformed body")
+        found = await _linked_request(data)
+        if found is None:
+            return refused(404, "no request waits for this phone")
+        _, model = found
+        assert model.embedded.request is not None
+        return JSONResponse({"nonce": issue_nonce(secret, model.session_id, data["request"], hub.clock.now_ms()),
+                             "digest": request_digest(model.embedded.request), "tree": _b64(tree_bytes(model))})
+
+    async def approve(request: Request) -> Response:
+        data = await json_body(request, ("link", "public_key", "request", "nonce", "tree_hash", "signature"))
+        if data is None or not isinstance(data.get("approve"), bool):
+            return refused(400, "malformed body")
+        if not from_engine_frame(request, hub.config.public_url):
+            return _refusal(HandoffRefusal.FOREIGN_ORIGIN)
+        found = await _linked_request(data)
+        if found is None:
+            return refused(404, "no request waits for this phone")
+        runner, model = found
+        waiting = model.embedded.request
+        assert waiting is not None
+        session, eid, nonce, shown = model.session_id, data["request"], data["nonce"], data["tree_hash"]
+        if not nonce_ok(secret, session, eid, nonce, hub.clock.now_ms()):
+            return refused(403, "not a challenge of this request")
+        tree = tree_bytes(model)
+        if len(shown) != _HASH_CHARS or not hmac.compare_digest(shown, tree_hash(tree)):
+            return refused(403, "the approval shown is not the one waiting")
+        digest = request_digest(waiting)
+        text = approval_text(session, eid, digest, nonce, data["approve"], SEEN, shown)
+        _, spki = parse_public_key(data["public_key"])
+        if not signature_ok(spki, text, data["signature"]):
+            return refused(403, "not the key of the phone linked to this session")
+        evidence = _evidence({**data, "seen": SEEN}, tree, shown, digest) if data["approve"] else ""
+        runner.deliver(ApprovalDecided(eid=eid, approve=data["approve"], evidence=evidence))
+        return JSONResponse({"ok": True})
+
+    return [Route(PATH + "/claim", claim, methods=["POST"]), Route(PATH + "/status", status, methods=["POST"]),
+            Route(PATH + "/begin", begin, methods=["POST"]), Route(PATH + "/approve", approve, methods=["POST"]),
+            Route(PATH + "/{link}", show, methods=["GET"])]

@@ -1,0 +1,265 @@
+"""Continue on another device (issue 44 item 1): a single-use link to this session, scanned on
+a phone, whose own key approves for the session once the visitor confirmed a short code on both
+screens. See docs/features/continue-on-phone.md.
+
+The steps, all through `update` (randomness and time are commands and `now`):
+
+1. "Continue on your phone" (the modal's footer) shows ContinueOnPhone and asks the engine for a
+   random token (`HANDOFF_TOKEN`, the command); `HandoffTokenMinted` offers the link
+   `{base}/continue/{session}.{token}` for `LINK_TTL_MS` (a timer ends it).
+2. The phone's page (server/handoff.py) claims it with its own public key: `PhoneClaimed`, which
+   `claim_refusal` (pure, also what the page's answer is drawn from) accepts only for the link on
+   offer, unexpired, for this session, from the engine's own origin. The link is spent then:
+   a second claim is refused `used`.
+3. Both screens show the same code (`short_code`, derived from the link and the phone's key).
+   "Yes, it does" is drawn in a frame of the engine's origin (server/handoff_confirm.py), not by
+   the host page: it counts only with the signature of this browser's device key registered for
+   the session's embedded account, visibly shown (approval_guard.py), and delivers
+   `PhoneConfirmed`, which links the phone's key for that account (`linked_key`). "No" (in the
+   modal: anyone may say no) forgets it. A host page can press the modal's buttons; it cannot
+   link its own server's key.
+4. While linked, ApproveTransaction waits for the phone (server/handoff.py's approve), which
+   delivers the same `ApprovalDecided` as the approval frame.
+
+A refusal is a `HandoffRefusal` value: the model is left exactly as it was.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from ..core.cmds import CancelTimer, Effect, EffectReply, StartTimer
+from ..core.evolve import replace
+from ..core.msg import Msg
+from ..core.cmds import Reply
+from ..core.shape import On, Slice
+from ..services.handles import HANDOFF_TOKEN
+from . import router, snack, stack
+
+if TYPE_CHECKING:
+    from .model import Model, Step
+
+VIEW = "ContinueOnPhone"
+LINK_TTL_MS = 120_000  # the link works for 2 minutes (issue 44)
+PATH = "/continue/"
+CONFIRM_PATH = "/continue-confirm"  # the confirmation frame (server/handoff_confirm.py)
+SPENT_KEPT = 8  # links spent lately, remembered so that a second scan says "used"
+TIMER = "handoff-expiry"
+Status = Literal["idle", "minting", "offered", "expired", "confirm", "linked"]
+
+
+class HandoffRefusal(enum.Enum):
+    """Why a phone's claim of a link is refused (the page shows it; nothing changes)."""
+
+    UNKNOWN = "unknown_link"  # not a link this session offers (another session's, or made up)
+    EXPIRED = "expired_link"
+    USED = "used_link"  # claimed once already: a second scan
+    FOREIGN_ORIGIN = "foreign_origin"  # not claimed from the engine's origin the link names
+
+
+@dataclass(frozen=True)
+class HandoffState:
+    status: Status = "idle"
+    token: str = ""  # the link's secret part, while it is on offer (drawn as the QR code)
+    digest: str = ""  # sha256 of the link (the session id and the token)
+    base: str = ""  # the engine's origin the link names
+    expires_at: int = 0
+    phone_key: str = ""  # the phone's public key (SPKI, base64url): linked once confirmed
+    identity: str = ""  # the embedded account the phone approves for (linked)
+    code: str = ""
+    spent: tuple[str, ...] = ()  # digests of links claimed lately
+
+
+class HandoffToken(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    token: str
+    base: str
+
+
+@dataclass(frozen=True)
+class PressedContinueOnPhone(Msg):
+    pass
+
+
+@dataclass(frozen=True)
+class HandoffTokenMinted(Reply):
+    result: HandoffToken | None = None
+
+
+@dataclass(frozen=True)
+class HandoffLinkExpired(Msg):
+    digest: str
+
+
+@dataclass(frozen=True)
+class PhoneClaimed(Msg):
+    """The phone's page claimed the link (delivered by server/handoff.py, never by a node)."""
+
+    digest: str
+    public_key: str
+    origin: str  # where the claiming page was served from, as the browser said
+
+
+@dataclass(frozen=True)
+class PhoneConfirmed(Msg):
+    """The desktop confirmed the code in the engine's confirmation frame (delivered by
+    server/handoff_confirm.py after checking the desktop's device key, never by a node)."""
+
+    digest: str
+    public_key: str
+
+
+@dataclass(frozen=True)
+class PressedHandoffDeny(Msg):
+    pass
+
+
+@dataclass(frozen=True)
+class PressedHandoffNewLink(Msg):
+    pass
+
+
+@dataclass(frozen=True)
+class PressedCopyHandoffLink(Msg):
+    pass
+
+
+@dataclass(frozen=True)
+class HandoffLinkCopied(EffectReply):
+    """The browser copied the link, or could not."""
+
+
+def link_digest(session_id: str, token: str) -> str:
+    return hashlib.sha256(f"modalcore-continue\n{session_id}\n{token}".encode()).hexdigest()
+
+
+def link_of(state: HandoffState, session_id: str) -> str:
+    return f"{state.base}{PATH}{session_id}.{state.token}"
+
+
+def short_code(digest: str, public_key: str) -> str:
+    """Six digits both screens show: derived from the link and the phone's key, so a phone that
+    claimed with another key shows another code."""
+    value = int.from_bytes(hashlib.sha256(f"{digest}\n{public_key}".encode()).digest()[:8], "big")
+    return f"{value % 1_000_000:06d}"
+
+
+def claim_refusal(model: Model, msg: PhoneClaimed, now: int) -> HandoffRefusal | None:
+    state = model.handoff
+    if msg.digest in state.spent:
+        return HandoffRefusal.USED
+    if state.status != "offered" or msg.digest != state.digest:
+        return HandoffRefusal.UNKNOWN
+    if now >= state.expires_at:
+        return HandoffRefusal.EXPIRED
+    if msg.origin != state.base:
+        return HandoffRefusal.FOREIGN_ORIGIN
+    return None
+
+
+def _mint(model: Model) -> Step:
+    model = replace(model, handoff=replace(model.handoff, status="minting", token="", digest="",
+                                           phone_key="", code=""))
+    return model, [CancelTimer(TIMER), HANDOFF_TOKEN.call(HANDOFF_TOKEN.args(), HandoffTokenMinted)]
+
+
+def on_pressed(model: Model, msg: PressedContinueOnPhone, now: int) -> Step:
+    if model.router.view == VIEW or linked_key(model):
+        return model, []
+    model = replace(model, router=router.push(model.router, VIEW))
+    return _mint(model)
+
+
+def on_new_link(model: Model, msg: PressedHandoffNewLink, now: int) -> Step:
+    if model.router.view != VIEW or model.handoff.status not in ("expired", "idle"):
+        return model, []
+    return _mint(model)
+
+
+def on_minted(model: Model, msg: HandoffTokenMinted, now: int) -> Step:
+    if model.handoff.status != "minting":
+        return model, []
+    if msg.result is None:
+        model = replace(model, handoff=replace(model.handoff, status="idle"))
+        return snack.show_error(model, "Could not make a link")
+    digest = link_digest(model.session_id, msg.result.token)
+    model = replace(model, handoff=replace(model.handoff, status="offered", token=msg.result.token, digest=digest,
+                                           base=msg.result.base, expires_at=now + LINK_TTL_MS))
+    return model, [StartTimer(TIMER, LINK_TTL_MS, HandoffLinkExpired(digest))]
+
+
+def on_expired(model: Model, msg: HandoffLinkExpired, now: int) -> Step:
+    state = model.handoff
+    if not msg.digest or state.status != "offered" or state.digest != msg.digest:
+        return model, []
+    return replace(model, handoff=replace(state, status="expired", token="")), []
+
+
+def on_claimed(model: Model, msg: PhoneClaimed, now: int) -> Step:
+    if claim_refusal(model, msg, now) is not None:
+        return model, []
+    state = model.handoff
+    spent = (*state.spent, state.digest)[-SPENT_KEPT:]
+    return replace(model, handoff=replace(state, status="confirm", token="", phone_key=msg.public_key,
+                                          code=short_code(state.digest, msg.public_key), spent=spent)), []
+
+
+def confirmable(model: Model) -> bool:
+    """A phone waits for the desktop's Yes, and there is an embedded account to approve for."""
+    return model.handoff.status == "confirm" and bool(model.embedded.identity)
+
+
+def on_confirm(model: Model, msg: PhoneConfirmed, now: int) -> Step:
+    state = model.handoff
+    if not confirmable(model) or msg.digest != state.digest or msg.public_key != state.phone_key:
+        return model, []
+    model = replace(model, handoff=replace(state, status="linked", identity=model.embedded.identity))
+    model, cmds = stack.go_back(model) if model.router.view == VIEW else (model, [])
+    model, more = snack.show(model, "Your phone is connected")
+    return model, [*cmds, *more]
+
+
+def on_deny(model: Model, msg: PressedHandoffDeny, now: int) -> Step:
+    if model.handoff.status != "confirm":
+        return model, []
+    model = replace(model, handoff=replace(model.handoff, status="idle", phone_key="", code=""))
+    return snack.show_error(model, "Phone not connected")
+
+
+def on_copy(model: Model, msg: PressedCopyHandoffLink, now: int) -> Step:
+    if model.handoff.status != "offered":
+        return model, []
+    link = link_of(model.handoff, model.session_id)
+    model, eid = model.next_id("e")
+    return model, [Effect(eid, "clipboard", {"text": link}, HandoffLinkCopied, timeout_ms=5000)]
+
+
+def on_copied(model: Model, msg: HandoffLinkCopied, now: int) -> Step:
+    return snack.show(model, "Link copied") if msg.ok else snack.show_error(model, "Failed to copy")
+
+
+def linked_key(model: Model) -> str:
+    """The phone's public key when a phone is linked to this session for its embedded account
+    (the one signed in now), else ""."""
+    state = model.handoff
+    linked = state.status == "linked" and state.identity and state.identity == model.embedded.identity
+    return state.phone_key if linked else ""
+
+
+HANDLERS = (
+    On(PressedContinueOnPhone, on_pressed),
+    On(PressedHandoffNewLink, on_new_link),
+    On(HandoffTokenMinted, on_minted),
+    On(HandoffLinkExpired, on_expired),
+    On(PhoneClaimed, on_claimed),
+    On(PhoneConfirmed, on_confirm),
+    On(PressedHandoffDeny, on_deny),
+    On(PressedCopyHandoffLink, on_copy),
+    On(HandoffLinkCopied, on_copied),
+)
+SLICE = Slice("handoff", HANDLERS)
