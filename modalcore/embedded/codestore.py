@@ -1,11 +1,12 @@
-"""Email codes in SQLite: one row per email holding the latest code's digest (never the code)."""
+"""Email codes in the durable store (a SQLite file, or the shared PostgreSQL): one row per email
+and requester holding the latest code's digest (never the code)."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
-from ..keyfiles import private_sqlite
+from ..durable.db import Durable
+from ..durable.sqlite import SqliteDb
 from .otp import CodeRecord
 
 _SCHEMA = """
@@ -20,10 +21,9 @@ CREATE TABLE IF NOT EXISTS email_codes (
 
 
 class CodeStore:
-    def __init__(self, path: str | Path) -> None:
-        self._db = private_sqlite(path)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(_SCHEMA)
+    def __init__(self, path: str | Path | Durable) -> None:
+        self._db = SqliteDb(path) if isinstance(path, (str, Path)) else path
+        self._db.ensure(_SCHEMA)
 
     def get(self, email: str) -> CodeRecord | None:
         row = self._db.execute(
@@ -32,30 +32,28 @@ class CodeStore:
         if row is None:
             return None
         digest, issued_ms, attempts, used = row
-        return CodeRecord(email, bytes(digest), int(issued_ms), int(attempts), bool(used))
+        assert isinstance(digest, (bytes, memoryview))
+        return CodeRecord(email, bytes(digest), int(str(issued_ms)), int(str(attempts)), bool(used))
 
     def put(self, record: CodeRecord) -> None:
         self._db.execute(
             "INSERT INTO email_codes (email, digest, issued_ms, attempts, used) "
             "VALUES (?, ?, ?, ?, ?) ON CONFLICT(email) DO UPDATE SET digest = excluded.digest, "
             "issued_ms = excluded.issued_ms, attempts = excluded.attempts, used = excluded.used",
-            (record.email, sqlite3.Binary(record.digest), record.issued_ms, record.attempts,
-             int(record.used)),
+            (record.email, record.digest, record.issued_ms, record.attempts, int(record.used)),
         )
 
     def restore(self, email: str, issued: bytes, previous: CodeRecord | None) -> bool:
         """Put back `previous` (None: no row) if the row still holds the code digest `issued`:
         a code whose mail was never sent is withdrawn, and its 30 s window with it."""
         if previous is None:
-            cursor = self._db.execute("DELETE FROM email_codes WHERE email = ? AND digest = ?",
-                                      (email, sqlite3.Binary(issued)))
+            result = self._db.execute("DELETE FROM email_codes WHERE email = ? AND digest = ?", (email, issued))
         else:
-            cursor = self._db.execute(
+            result = self._db.execute(
                 "UPDATE email_codes SET digest = ?, issued_ms = ?, attempts = ?, used = ? "
                 "WHERE email = ? AND digest = ?",
-                (sqlite3.Binary(previous.digest), previous.issued_ms, previous.attempts,
-                 int(previous.used), email, sqlite3.Binary(issued)))
-        return cursor.rowcount == 1
+                (previous.digest, previous.issued_ms, previous.attempts, int(previous.used), email, issued))
+        return result.rowcount == 1
 
     def close(self) -> None:
         self._db.close()

@@ -44,6 +44,7 @@ from ..directory.routes import routes as directory_routes
 from ..icons.routes import routes as icon_routes
 from ..embedded.service import EmbeddedWallet, embedded_services
 from ..embedded.setup import open_wallet, section_of
+from ..durable.config import section_of as database_section
 from ..services.name_registry import NameRegistry
 from ..services.blockchain_api import BlockchainApi
 from ..services.profile_api import ProfileApi
@@ -283,8 +284,10 @@ def create_app(
                           AuditObserver(session_store, head_signer),
                           AnalyticsObserver(sink))
     static_dir = config.static_path()
+    own_wallet = embedded is None
     if embedded is None:  # the operator's [embedded] section (None: no SMTP, no email sign-in)
-        embedded = open_wallet(section_of(config.model_extra), config.path, engine_secret, config.public_url)
+        embedded = open_wallet(section_of(config.model_extra), config.path, engine_secret, config.public_url,
+                               database_section(config.model_extra))
     app_embedded = embedded
     hub.embedded_offer = app_embedded.offer() if app_embedded is not None else (False, ())
     walletconnect = WalletConnectRuntime(
@@ -343,6 +346,8 @@ def create_app(
                     await session_store.flush()  # the caller's store: what it holds is committed
                 siwx_store.close()
                 name_registry.close()
+                if own_wallet and app_embedded is not None:
+                    app_embedded.close()
 
     assets = DEMO_ASSETS if config.demo_page else frozenset()  # modal.js: server/bundle.py
     bundle = BundleFiles(static_dir)
