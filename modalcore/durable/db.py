@@ -107,3 +107,10 @@ def one_int(tx: Tx | Durable, sql: str, args: Sequence[object] = ()) -> int:
     """The first column of the first row as an int (0 when there is none)."""
     row = tx.execute(sql, args).fetchone()
     return 0 if row is None or row[0] is None else int(str(row[0]))
+
+
+def no_nul(text: str) -> str:
+    """`text` as PostgreSQL's text can hold it: NUL (which it refuses) becomes U+001F. The email
+    codes' row keys join email and requester with NUL (embedded/codes.py); no valid email or
+    session id holds either character."""
+    return text.replace("\x00", "\x1f")

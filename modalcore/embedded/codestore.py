@@ -1,11 +1,15 @@
 """Email codes in the durable store (a SQLite file, or the shared PostgreSQL): one row per email
-and requester holding the latest code's digest (never the code)."""
+and requester holding the latest code's digest (never the code).
+
+A row's key joins the email and the requester with NUL (codes.row_key), which PostgreSQL's text
+cannot hold: there the NUL is stored as U+001F (durable.db.no_nul), a character no valid email or
+session id contains; `db copy` maps the SQLite rows the same way."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..durable.db import Durable
+from ..durable.db import Durable, no_nul
 from ..durable.sqlite import SqliteDb
 from .otp import CodeRecord
 
@@ -24,10 +28,14 @@ class CodeStore:
     def __init__(self, path: str | Path | Durable) -> None:
         self._db = SqliteDb(path) if isinstance(path, (str, Path)) else path
         self._db.ensure(_SCHEMA)
+        self._postgres = self._db.kind == "postgres"
+
+    def _key(self, email: str) -> str:
+        return no_nul(email) if self._postgres else email
 
     def get(self, email: str) -> CodeRecord | None:
         row = self._db.execute(
-            "SELECT digest, issued_ms, attempts, used FROM email_codes WHERE email = ?", (email,)
+            "SELECT digest, issued_ms, attempts, used FROM email_codes WHERE email = ?", (self._key(email),)
         ).fetchone()
         if row is None:
             return None
@@ -40,19 +48,20 @@ class CodeStore:
             "INSERT INTO email_codes (email, digest, issued_ms, attempts, used) "
             "VALUES (?, ?, ?, ?, ?) ON CONFLICT(email) DO UPDATE SET digest = excluded.digest, "
             "issued_ms = excluded.issued_ms, attempts = excluded.attempts, used = excluded.used",
-            (record.email, record.digest, record.issued_ms, record.attempts, int(record.used)),
+            (self._key(record.email), record.digest, record.issued_ms, record.attempts, int(record.used)),
         )
 
     def restore(self, email: str, issued: bytes, previous: CodeRecord | None) -> bool:
         """Put back `previous` (None: no row) if the row still holds the code digest `issued`:
         a code whose mail was never sent is withdrawn, and its 30 s window with it."""
         if previous is None:
-            result = self._db.execute("DELETE FROM email_codes WHERE email = ? AND digest = ?", (email, issued))
+            result = self._db.execute("DELETE FROM email_codes WHERE email = ? AND digest = ?",
+                                      (self._key(email), issued))
         else:
             result = self._db.execute(
                 "UPDATE email_codes SET digest = ?, issued_ms = ?, attempts = ?, used = ? "
                 "WHERE email = ? AND digest = ?",
-                (previous.digest, previous.issued_ms, previous.attempts, int(previous.used), email, issued))
+                (previous.digest, previous.issued_ms, previous.attempts, int(previous.used), self._key(email), issued))
         return result.rowcount == 1
 
     def close(self) -> None:
