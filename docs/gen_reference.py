@@ -33,6 +33,7 @@ from modalcore.aa.config import SmartAccountChain
 from modalcore.aa.policy import SponsorPolicy
 from modalcore.directory.source import DirectoryConfig
 from modalcore.embedded.budget import BudgetLimits
+from modalcore.durable.config import DatabaseSection
 from modalcore.embedded.setup import EmbeddedSection, FarcasterSection, SmtpSection, SocialSection
 from modalcore.server.config import (AnalyticsConfig, EngineConfig, NativeCurrency, Network,
                                      Project, StoreConfig, TokenConfig, WalletConnectConfig)
@@ -134,7 +135,10 @@ NOTES: dict[str, str] = {
     "SocialSection.authorization_endpoint": "kind `oidc` without discovery, or an override",
     "SocialSection.token_endpoint": "kind `oidc` without discovery, or an override",
     "SocialSection.jwks_uri": "kind `oidc` without discovery: the keys ID tokens are signed with",
-    "EmbeddedSection.db": "email codes (digests), sealed keys, device keys, mail budgets and the gas sponsored per smart account and day; one file every worker shares",
+    "EmbeddedSection.db": "email codes (digests), sealed keys, device keys, passkeys, mail budgets, the gas sponsored per smart account and day and the send intents; one file every worker of a host shares (unused when `[database] url` is set)",
+    "DatabaseSection.url": "`postgresql://user:password@host:5432/name`; empty: the SQLite file `[embedded] db`. `MODALCORE_DATABASE_URL` stands in for it (the password then stays out of the file)",
+    "DatabaseSection.pool_min": "connections each engine process keeps open",
+    "DatabaseSection.pool_max": "connections each engine process opens at most (hosts × workers × this ≤ the server's `max_connections`)",
     "EmbeddedSection.master_key_file": "the master key wrapping the per-user data keys; else `MODALCORE_MASTER_KEY` / `MODALCORE_MASTER_KEY_FILE`",
     "EmbeddedSection.smtp": "absent: email sign-in is not offered",
     "EmbeddedSection.socials": "social providers by name; absent: no social button",
@@ -349,6 +353,18 @@ def operator_page() -> str:
         *section("[smart_accounts.sponsor]", SponsorPolicy,
                  "Which operations the paymaster sponsors; outside it the account pays its gas; absent: nothing is sponsored."),
         *section("[directory]", DirectoryConfig, "The wallet directory."),
+        *section("[database]", DatabaseSection,
+                 "PostgreSQL for the durable records, shared by several hosts (see [Several hosts](several-hosts.md)). "
+                 "Without a `url` the embedded wallet keeps its records in the SQLite file `[embedded] db` (one host, "
+                 "no database server). With one, its sealed keys, device keys, passkeys, email codes, mail budgets, "
+                 "sponsoring ledger and send intents go to PostgreSQL, through the same stores and with the same "
+                 "guarantees: a budget is decided and charged in one transaction (advisory locks per budget key, so "
+                 "two hosts never both spend its last unit), keys are sealed before they are written. The schema is "
+                 "migrations: run `modalcore db upgrade --config engine.toml` once per release before starting the "
+                 "engines (`serve` refuses an older schema with one line, exit 2); `modalcore db status` names the "
+                 "versions; `modalcore db copy --config engine.toml` moves a one-host `embedded.db` into an upgraded, "
+                 "empty database (stop the host first). The driver is psycopg 3 with its pool (the `postgres` extra, "
+                 "in the lock). `modalcore keys rotate-master-key --db postgresql://...` re-wraps the shared keys."),
     ]
     for name, keys in PLAIN_SECTIONS.items():
         lines += [f"## `[{name}]`", "", PLAIN_INTRO[name], "", "| key | default | meaning |", "| --- | --- | --- |",

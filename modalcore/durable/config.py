@@ -27,8 +27,10 @@ URL_ENV = "MODALCORE_DATABASE_URL"
 
 
 class DatabaseSection(BaseModel):
+    """`url` may hold a password: it is never printed (repr, logs and errors redact it)."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
-    url: str = Field(default="", repr=False)  # may hold a password: never printed
+    url: str = Field(default="", repr=False)
     pool_min: int = Field(default=1, ge=0, le=100)
     pool_max: int = Field(default=8, ge=1, le=200)
 
