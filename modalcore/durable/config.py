@@ -65,6 +65,12 @@ def open_postgres(section: DatabaseSection, *, checked: bool = True) -> Durable:
     return db
 
 
+def open_shared(extra: dict[str, object] | None) -> Durable | None:
+    """The config's shared PostgreSQL (schema checked), or None: each store keeps its SQLite file."""
+    section = section_of(extra)
+    return open_postgres(section) if section.effective_url() else None
+
+
 def open_durable(section: DatabaseSection, sqlite_path: str | Path) -> Durable:
     """PostgreSQL when the section names one, else the SQLite file at `sqlite_path`."""
     if section.effective_url():

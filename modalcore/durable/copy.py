@@ -1,8 +1,8 @@
-"""`modalcore db copy`: one host's SQLite file (`embedded.db`) into the shared PostgreSQL (issue
-42), so a deployment that grows from one host to several keeps its keys, codes, budgets, ledger
-and intents.
+"""`modalcore db copy`: one host's SQLite files (`embedded.db`, `siwx.db`, `names.db`) into the
+shared PostgreSQL (issue 42), so a deployment that grows from one host to several keeps its keys,
+codes, budgets, ledger, intents, sign-in sessions and names.
 
-The rows move as they are, in one PostgreSQL transaction: sealed keys stay sealed under the same
+The rows of every file move as they are, in one PostgreSQL transaction: sealed keys stay sealed under the same
 master key (the hosts that read them need that key, as the one host did), digests stay digests.
 The target must be at this engine's schema version (`modalcore db upgrade` first) and hold no row
 in any of the tables copied: a copy never merges into records other hosts already wrote
@@ -13,10 +13,14 @@ after the copy is lost.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 
-from .db import DatabaseError, Durable, no_nul
+from .db import DatabaseError, Durable, Tx, no_nul
 from .schema import EMBEDDED_TABLES, check
+
+# tables whose rows SQLite names by its implicit rowid (the PostgreSQL tables carry it)
+ROWID_TABLES = ("mail_budget", "siwx_nonces")
 
 
 
@@ -39,7 +43,7 @@ def _columns(source: sqlite3.Connection, table: str) -> list[str] | None:
     if not rows:
         return None
     names = [str(row[1]) for row in rows]
-    return ["rowid", *names] if table == "mail_budget" else names
+    return ["rowid", *names] if table in ROWID_TABLES else names
 
 
 def _text_safe(row: tuple[object, ...]) -> tuple[object, ...]:
@@ -48,36 +52,47 @@ def _text_safe(row: tuple[object, ...]) -> tuple[object, ...]:
     return tuple(no_nul(v) if isinstance(v, str) else v for v in row)
 
 
-def copy_sqlite(path: str | Path, target: Durable) -> dict[str, int]:
-    """Copy every embedded table of the SQLite file at `path` into `target` (PostgreSQL); returns
-    the rows copied per table. CopyRefused / SchemaBehind / DatabaseError: nothing copied."""
+def copy_sqlite(path: str | Path, target: Durable, tables: tuple[str, ...] = EMBEDDED_TABLES) -> dict[str, int]:
+    """Copy `tables` (default: the embedded wallet's) of the SQLite file at `path` into `target`."""
+    return copy_files([(Path(path), tables)], target)
+
+
+def copy_files(sources: Sequence[tuple[Path, tuple[str, ...]]], target: Durable) -> dict[str, int]:
+    """Copy each file's tables into `target` (PostgreSQL) in one transaction; returns the rows
+    copied per table. CopyRefused / SchemaBehind / DatabaseError: nothing copied."""
     if target.kind != "postgres":
         raise CopyRefused("the target of a copy is a PostgreSQL database")
     check(target)
-    source = _source(Path(path))
+    opened = [(_source(path), path, tables) for path, tables in sources]
     copied: dict[str, int] = {}
     try:
         with target.transaction(["modalcore schema"]) as tx:
-            for table in EMBEDDED_TABLES:
+            for table in (t for _, _, tables in opened for t in tables):
                 held = tx.execute(f"SELECT count(*) FROM {table}").fetchone()
                 if held and int(str(held[0])):
                     raise CopyRefused(f"the target's {table} already holds rows: copy into a database "
                                       "no engine has written to")
-            for table in EMBEDDED_TABLES:
-                try:
-                    columns = _columns(source, table)
-                    if columns is None:
-                        continue
-                    rows = source.execute(f"SELECT {', '.join(columns)} FROM {table}").fetchall()
-                except sqlite3.Error as error:
-                    raise CopyRefused(f"{path}: {error}") from None
-                insert = (f"INSERT INTO {table} ({', '.join(columns)}) "
-                          f"VALUES ({', '.join('?' for _ in columns)})")
-                for row in rows:
-                    tx.execute(insert, _text_safe(row))
-                copied[table] = len(rows)
-            tx.execute("SELECT setval(pg_get_serial_sequence('mail_budget', 'rowid'), "
-                       "coalesce(max(rowid), 0) + 1, false) FROM mail_budget")
+            for source, path, tables in opened:
+                for table in tables:
+                    copied[table] = _copy_table(source, path, table, tx)
+            for table in (t for t in ROWID_TABLES if t in copied):
+                tx.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'rowid'), "
+                           f"coalesce(max(rowid), 0) + 1, false) FROM {table}")
     finally:
-        source.close()
+        for source, _, _ in opened:
+            source.close()
     return copied
+
+
+def _copy_table(source: sqlite3.Connection, path: Path, table: str, tx: Tx) -> int:
+    try:
+        columns = _columns(source, table)
+        if columns is None:
+            return 0
+        rows = source.execute(f"SELECT {', '.join(columns)} FROM {table}").fetchall()
+    except sqlite3.Error as error:
+        raise CopyRefused(f"{path}: {error}") from None
+    insert = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
+    for row in rows:
+        tx.execute(insert, _text_safe(row))
+    return len(rows)

@@ -100,13 +100,50 @@ CREATE TABLE send_intents (
 CREATE INDEX send_intents_at ON send_intents (at);
 """
 
+# 2: sign-in nonces and sessions (siwx.db of one host), the engine's own names (names.db)
+_SIGN_IN_AND_NAMES = """
+CREATE TABLE siwx_nonces (
+    rowid BIGSERIAL UNIQUE,
+    nonce TEXT PRIMARY KEY,
+    session_key TEXT NOT NULL,
+    issued_at BIGINT NOT NULL,
+    used BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX siwx_nonces_issued ON siwx_nonces (issued_at);
+CREATE INDEX siwx_nonces_session ON siwx_nonces (session_key, used);
+CREATE TABLE siwx_sessions (
+    id TEXT PRIMARY KEY,
+    address TEXT NOT NULL,
+    chain_id BIGINT NOT NULL,
+    domain TEXT NOT NULL,
+    message TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    data TEXT NOT NULL,
+    cacao TEXT NOT NULL,
+    issued_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    revoked BIGINT NOT NULL DEFAULT 0,
+    created_at BIGINT NOT NULL
+);
+CREATE INDEX siwx_sessions_owner ON siwx_sessions (address, domain);
+CREATE TABLE names (
+    name TEXT PRIMARY KEY,
+    address TEXT NOT NULL,
+    registered_at BIGINT NOT NULL
+);
+CREATE INDEX names_address ON names (address)
+"""
+
 # the statements of migration N are MIGRATIONS[N - 1]
-MIGRATIONS: tuple[str, ...] = (_EMBEDDED,)
+MIGRATIONS: tuple[str, ...] = (_EMBEDDED, _SIGN_IN_AND_NAMES)
 VERSION = len(MIGRATIONS)
 # the tables of the embedded wallet's file, in the order `db copy` moves them
 EMBEDDED_TABLES = ("embedded_keys", "email_codes", "mail_budget", "device_keys", "passkeys",
                    "passkey_challenges", "sponsored_wei", "sponsored_scope_wei", "sponsor_caps_reached",
                    "sponsor_cap_refusals", "send_intents")
+# the tables of siwx.db and names.db (`db copy --siwx PATH --names PATH`)
+SIWX_TABLES = ("siwx_nonces", "siwx_sessions")
+NAMES_TABLES = ("names",)
 
 
 def version(db: Durable) -> int:

@@ -13,6 +13,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Literal
 
 from ..keyfiles import private_sqlite
 from .db import Conflict, DatabaseError, Kind, Result
@@ -38,12 +39,15 @@ class _Tx:
 class SqliteDb:
     kind: Kind = "sqlite"
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, synchronous: Literal["FULL", "NORMAL"] = "FULL") -> None:
+        """`synchronous` NORMAL: a commit may be lost to a power cut, never to a crash of the
+        process (records that are cheap to redo: sign-in nonces)."""
         self.path = str(path)
         self._db = private_sqlite(path)  # autocommit: each statement alone, or BEGIN ... COMMIT
         self._db.isolation_level = None
         if self.path != ":memory:":
             self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(f"PRAGMA synchronous={synchronous}")
         self._db.execute("PRAGMA busy_timeout=5000")
         self._db.execute("PRAGMA secure_delete=ON")
         self._lock = threading.RLock()

@@ -14,13 +14,15 @@ from modalcore.aa.ledger import _SCHEMA as LEDGER
 from modalcore.durable.config import DatabaseSection, open_postgres
 from modalcore.durable.db import SchemaAhead, SchemaBehind
 from modalcore.durable.postgres import PostgresDb, redacted
-from modalcore.durable.schema import EMBEDDED_TABLES, VERSION, check, upgrade, version
+from modalcore.durable.schema import EMBEDDED_TABLES, NAMES_TABLES, SIWX_TABLES, VERSION, check, upgrade, version
 from modalcore.embedded.budget import _SCHEMA as BUDGET
 from modalcore.embedded.codestore import _SCHEMA as CODES
 from modalcore.embedded.devicekeys import _SCHEMA as DEVICES
 from modalcore.embedded.intents import _SCHEMA as INTENTS
 from modalcore.embedded.keys import _SCHEMA as KEYS
 from modalcore.embedded.passkeys import _SCHEMA as PASSKEYS
+from modalcore.services.name_registry import _SCHEMA as NAMES
+from modalcore.siwx.store import _SCHEMA as SIWX
 
 
 def test_rule_upgrade_applies_each_migration_once(pg_url: str) -> None:
@@ -55,7 +57,7 @@ def test_rule_an_engine_refuses_a_schema_newer_than_its_code(pg_url: str) -> Non
 
 def _sqlite_columns() -> dict[str, set[str]]:
     db = sqlite3.connect(":memory:")
-    for schema in (KEYS, CODES, BUDGET, DEVICES, PASSKEYS, LEDGER, INTENTS):
+    for schema in (KEYS, CODES, BUDGET, DEVICES, PASSKEYS, LEDGER, INTENTS, SIWX, NAMES):
         db.executescript(schema)
     tables = [str(r[0]) for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
     return {t: {str(r[1]) for r in db.execute(f"PRAGMA table_info({t})")} for t in tables}
@@ -74,7 +76,8 @@ def test_the_postgres_tables_hold_the_sqlite_stores_columns(pg_url: str) -> None
     for table, column in rows:
         postgres.setdefault(table, set()).add(column)
     sqlite = _sqlite_columns()
-    assert set(sqlite) == set(EMBEDDED_TABLES)
+    assert set(sqlite) == {*EMBEDDED_TABLES, *SIWX_TABLES, *NAMES_TABLES}
+    assert set(postgres) == {*sqlite, "modalcore_schema"}
     for table, columns in sqlite.items():
         assert postgres[table] - {"rowid"} == columns, table
 
