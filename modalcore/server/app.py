@@ -324,7 +324,7 @@ def create_app(
     assets = DEMO_ASSETS if config.demo_page else frozenset()  # modal.js: server/bundle.py
     bundle = BundleFiles(static_dir)
     loader = BundleFiles(static_dir, LOADER)
-    windows = OpenedWindows()  # issue 39: the sessions whose one-press window was served
+    windows = OpenedWindows(session_store)  # issue 39: the sessions whose one-press window was served
     routes = [
         Route("/healthz", healthz),
         Route("/metrics", metrics_endpoint),
