@@ -179,11 +179,11 @@ PLAIN_INTRO = {
 }
 PLAIN_SECTIONS: dict[str, list[tuple[str, str, str]]] = {
     "siwx": [
-        ("db", '".modalcore/siwx.db"', "sign-in nonces and sessions (SQLite; `:memory:` for tests)"),
+        ("db", '".modalcore/siwx.db"', "sign-in nonces and sessions (SQLite; `:memory:` for tests; unused when `[database] url` is set: they go to PostgreSQL)"),
         ("key_file", '".modalcore/engine.key"', "the engine's secp256k1 key: signs session tokens and audit heads; its address is `GET /v1/engine`"),
     ],
     "names": [
-        ("db", '".modalcore/names.db"', "the engine's own name registry (SQLite)"),
+        ("db", '".modalcore/names.db"', "the engine's own name registry (SQLite; unused when `[database] url` is set: it goes to PostgreSQL)"),
         ("suffix", '".reown.id"', "the suffix registered names carry"),
         ("api_url", '""', "the hosted profile API ([behaviour §7](../contributors/behaviour.md#s7)) instead of the db"),
         ("project_id", '""', "sent to the hosted profile API"),
@@ -356,14 +356,15 @@ def operator_page() -> str:
         *section("[database]", DatabaseSection,
                  "PostgreSQL for the durable records, shared by several hosts (see [Several hosts](several-hosts.md)). "
                  "Without a `url` the embedded wallet keeps its records in the SQLite file `[embedded] db` (one host, "
-                 "no database server). With one, its sealed keys, device keys, passkeys, email codes, mail budgets, "
-                 "sponsoring ledger and send intents go to PostgreSQL, through the same stores and with the same "
+                 "no database server), and sign-in and names in `[siwx] db` and `[names] db`. With one, the wallet's sealed "
+                 "keys, device keys, passkeys, email codes, mail budgets, sponsoring ledger and send intents, and the "
+                 "sign-in nonces and sessions and the engine's names, go to PostgreSQL, through the same stores and with the same "
                  "guarantees: a budget is decided and charged in one transaction (advisory locks per budget key, so "
                  "two hosts never both spend its last unit), keys are sealed before they are written. The schema is "
                  "migrations: run `modalcore db upgrade --config engine.toml` once per release before starting the "
                  "engines (`serve` refuses an older schema with one line, exit 2); `modalcore db status` names the "
-                 "versions; `modalcore db copy --config engine.toml` moves a one-host `embedded.db` into an upgraded, "
-                 "empty database (stop the host first). The driver is psycopg 3 with its pool (the `postgres` extra, "
+                 "versions; `modalcore db copy --config engine.toml` moves a one-host `embedded.db`, `siwx.db` and `names.db` "
+                 "into an upgraded, empty database in one transaction (stop the host first). The driver is psycopg 3 with its pool (the `postgres` extra, "
                  "in the lock). `modalcore keys rotate-master-key --db postgresql://...` re-wraps the shared keys."),
     ]
     for name, keys in PLAIN_SECTIONS.items():
