@@ -19,7 +19,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .db import Durable
+from .db import DatabaseError, Durable
+from .optional import POSTGRES_MISSING, PostgresDb
 from .schema import check
 from .sqlite import SqliteDb
 
@@ -52,8 +53,8 @@ def section_of(extra: dict[str, object] | None) -> DatabaseSection:
 def open_postgres(section: DatabaseSection, *, checked: bool = True) -> Durable:
     """The shared PostgreSQL of `section` (its schema checked unless `checked` is False: the
     upgrade itself). DatabaseError when unreachable; SchemaBehind/SchemaAhead."""
-    from .postgres import PostgresDb  # the `postgres` extra: only an engine that uses it needs it
-
+    if PostgresDb is None:
+        raise DatabaseError(POSTGRES_MISSING)
     db = PostgresDb(section.effective_url(), min_size=min(section.pool_min, section.pool_max),
                     max_size=section.pool_max)
     if checked:

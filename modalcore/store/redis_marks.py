@@ -4,13 +4,13 @@ window it served) every process of every host sharing the Redis sees, until the 
 
 from __future__ import annotations
 
-from typing import Any
+from redis.asyncio import Redis
 
 
 class RedisMarks:
     """`SessionStore.mark`/`marked` for RedisStore (`{prefix}m:{key}`, one `SET PX` or `EXISTS`)."""
 
-    _redis: Any
+    _redis: Redis
     _prefix: str
 
     async def mark(self, key: str, now_ms: int, ttl_ms: int) -> None:
