@@ -6,7 +6,8 @@ Each `execute` runs in its own transaction on a pooled connection; `transaction(
 `pg_advisory_xact_lock` on every key, sorted, before its statements: writers of the same budget
 on any host run one after the other (SQLite's `BEGIN IMMEDIATE`, spread over the network).
 The pool checks a connection before lending it, so a server restarted since is reached again on
-a fresh connection; a failure is a `DatabaseError` whose text names no password (a statement is
+a fresh connection (its background reconnection gives up within RECONNECT_S, so the first call
+after an outage connects at once instead of waiting out a grown backoff); a failure is a `DatabaseError` whose text names no password (a statement is
 never sent twice: one that failed may have committed).
 
 The calls are synchronous, as the SQLite store's are: a store call blocks its worker's event loop
@@ -27,6 +28,9 @@ from .db import Conflict, DatabaseError, Kind, Result
 
 log = logging.getLogger(__name__)
 CONNECT_TIMEOUT_S = 5
+# the pool's background reconnection gives up after this long (its backoff would otherwise grow
+# to minutes during an outage); the next call then connects at once: back within one call
+RECONNECT_S = 2.0
 
 
 def redacted(url: str) -> str:
@@ -69,7 +73,7 @@ class PostgresDb:
         self._pool: ConnectionPool[psycopg.Connection[tuple[object, ...]]] = ConnectionPool(
             url, min_size=min_size, max_size=max_size, open=False, timeout=CONNECT_TIMEOUT_S,
             kwargs={"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "modalcore"},
-            check=ConnectionPool.check_connection, name="modalcore")
+            check=ConnectionPool.check_connection, name="modalcore", reconnect_timeout=RECONNECT_S)
         try:
             self._pool.open(wait=wait, timeout=CONNECT_TIMEOUT_S)
         except (psycopg.Error, PoolTimeout) as error:
