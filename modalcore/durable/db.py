@@ -80,6 +80,8 @@ class Durable(Protocol):
     """One database the stores share (one connection for SQLite, a pool for PostgreSQL)."""
 
     kind: Kind
+    # why the last call could not reach the database (None: it could); /healthz reports it
+    failing: str | None
 
     def execute(self, sql: str, args: Sequence[object] = ()) -> Result:
         """One statement in its own transaction."""

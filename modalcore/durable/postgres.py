@@ -67,6 +67,7 @@ class _Tx:
 
 class PostgresDb:
     kind: Kind = "postgres"
+    failing: str | None = None
 
     def __init__(self, url: str, *, min_size: int = 1, max_size: int = 8, wait: bool = True) -> None:
         self.url = url
@@ -85,8 +86,12 @@ class PostgresDb:
         try:
             with self._pool.connection() as conn:
                 yield conn
-        except (psycopg.Error, PoolTimeout) as error:
+        except (psycopg.OperationalError, PoolTimeout) as error:  # the server: unreachable, gone
+            self.failing = str(_error(error, self.url))
             raise _error(error, self.url) from None
+        except psycopg.Error as error:
+            raise _error(error, self.url) from None
+        self.failing = None
 
     def execute(self, sql: str, args: Sequence[object] = ()) -> Result:
         with self._connection() as conn:

@@ -38,6 +38,7 @@ class _Tx:
 
 class SqliteDb:
     kind: Kind = "sqlite"
+    failing: str | None = None  # a file on this host: its failures are the stores' to report
 
     def __init__(self, path: str | Path, *, synchronous: Literal["FULL", "NORMAL"] = "FULL") -> None:
         """`synchronous` NORMAL: a commit may be lost to a power cut, never to a crash of the

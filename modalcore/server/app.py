@@ -361,5 +361,6 @@ def create_app(
     app.state.metrics = metrics
     app.state.shared_metrics = shared
     app.state.embedded = app_embedded
+    app.state.durable = shared_db  # /healthz names it while it cannot be reached
     app.state.errors = errors
     return app

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from starlette.testclient import TestClient
 
 from modalcore.__main__ import main
 from modalcore.aa.ledger import SponsorLedger
@@ -26,6 +27,8 @@ from modalcore.embedded.keys import Identity, KeyVault
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.embedded.setup import open_wallet, section_of
 from modalcore.netports import free_port
+from modalcore.server.app import create_app
+from modalcore_testing import make_test_config
 
 MASTER = MasterKey(bytes(range(32)))
 ALICE = Identity("email", "alice@example.com")
@@ -148,3 +151,19 @@ def test_rule_keys_rotate_master_key_re_wraps_the_shared_databases_keys(pg_url: 
         assert KeyVault(db, new).account(ALICE).address == address
     finally:
         db.close()
+
+
+def test_an_engine_on_the_shared_database_keeps_sign_in_and_names_there_and_is_healthy(
+        pg_url: str, tmp_path: Path) -> None:
+    """`[database] url`: the app opens one shared database for its stores (no siwx.db or
+    names.db made), /healthz answers 200 while it is reachable, and it is closed at shutdown."""
+    assert main(["db", "upgrade", "--url", pg_url]) == 0
+    config = make_test_config(database={"url": pg_url},
+                              siwx={"db": str(tmp_path / "siwx.db"), "key_file": str(tmp_path / "engine.key")},
+                              names={"db": str(tmp_path / "names.db")})
+    app = create_app(config)
+    with TestClient(app) as client:
+        assert app.state.durable is not None and app.state.durable.kind == "postgres"
+        health = client.get("/healthz")
+        assert health.status_code == 200 and health.json()["ok"] is True
+    assert not (tmp_path / "siwx.db").exists() and not (tmp_path / "names.db").exists()

@@ -1,10 +1,11 @@
 """PostgreSQL stopped and started again (issue 42): while it is down a store call fails with a
-typed `DatabaseError` naming no password, within the pool's bound, and the sponsoring ledger
-sponsors nothing; once it is back the same open database works again (the pool checks each
+typed `DatabaseError` naming no password, within the pool's bound, the sponsoring ledger
+sponsors nothing and /healthz's check names the reason; once it is back the same open database works again (the pool checks each
 connection before lending it), and what was committed before the stop is still there."""
 
 from __future__ import annotations
 
+import asyncio
 import tempfile
 from collections.abc import Iterator
 
@@ -16,6 +17,7 @@ from modalcore.durable.db import DatabaseError
 from modalcore.durable.postgres import PostgresDb
 from modalcore.durable.schema import upgrade
 from modalcore.embedded.budget import BudgetStore, Receipt, Rule
+from modalcore.server.health import database_down
 from modalcore_testing.postgres import PostgresProcess
 
 CHAIN = "eip155:31337"
@@ -50,7 +52,10 @@ def test_rule_a_database_back_after_an_outage_is_used_again_and_kept_what_it_ack
             budget.take([Rule("email:a", 5, 60_000)], 1_001)
         assert "postgres" in str(down.value)
         assert ledger.reserve(POLICY, REQUEST, T0) == (LedgerUnavailable(), None)  # nothing sponsored
+        reason = asyncio.run(database_down(db))  # what /healthz answers with its 503
+        assert reason is not None and reason.startswith("postgres: ") and reason == db.failing
         server.start()
+        assert asyncio.run(database_down(db)) is None and db.failing is None  # asked again: back
         assert isinstance(budget.take([Rule("email:a", 5, 60_000)], 1_002), Receipt)
         assert ledger.spent(CHAIN, REQUEST.account, T0) == 10  # acknowledged before the stop
         assert len(db.execute("SELECT rowid FROM mail_budget").fetchall()) == 2
