@@ -7,9 +7,12 @@ session id contains; `db copy` maps the SQLite rows the same way."""
 
 from __future__ import annotations
 
+import contextlib
+import copy
+from collections.abc import Iterator
 from pathlib import Path
 
-from ..durable.db import Durable, no_nul
+from ..durable.db import Durable, Tx, no_nul
 from ..durable.sqlite import SqliteDb
 from .otp import CodeRecord
 
@@ -29,12 +32,23 @@ class CodeStore:
         self._db = SqliteDb(path) if isinstance(path, (str, Path)) else path
         self._db.ensure(_SCHEMA)
         self._postgres = self._db.kind == "postgres"
+        self._exec: Durable | Tx = self._db  # where get/put/restore run: the database, or a transaction
+
+    @contextlib.contextmanager
+    def held(self, email: str) -> Iterator[CodeStore]:
+        """This store inside one transaction holding `email`'s row lock, for one read, decision
+        and write: two workers or hosts checking (or issuing) codes for one row run one after
+        the other, so a code is accepted once and every wrong one is counted."""
+        with self._db.transaction([f"email_codes:{self._key(email)}"]) as tx:
+            bound = copy.copy(self)
+            bound._exec = tx
+            yield bound
 
     def _key(self, email: str) -> str:
         return no_nul(email) if self._postgres else email
 
     def get(self, email: str) -> CodeRecord | None:
-        row = self._db.execute(
+        row = self._exec.execute(
             "SELECT digest, issued_ms, attempts, used FROM email_codes WHERE email = ?", (self._key(email),)
         ).fetchone()
         if row is None:
@@ -44,7 +58,7 @@ class CodeStore:
         return CodeRecord(email, bytes(digest), int(str(issued_ms)), int(str(attempts)), bool(used))
 
     def put(self, record: CodeRecord) -> None:
-        self._db.execute(
+        self._exec.execute(
             "INSERT INTO email_codes (email, digest, issued_ms, attempts, used) "
             "VALUES (?, ?, ?, ?, ?) ON CONFLICT(email) DO UPDATE SET digest = excluded.digest, "
             "issued_ms = excluded.issued_ms, attempts = excluded.attempts, used = excluded.used",
@@ -55,10 +69,10 @@ class CodeStore:
         """Put back `previous` (None: no row) if the row still holds the code digest `issued`:
         a code whose mail was never sent is withdrawn, and its 30 s window with it."""
         if previous is None:
-            result = self._db.execute("DELETE FROM email_codes WHERE email = ? AND digest = ?",
+            result = self._exec.execute("DELETE FROM email_codes WHERE email = ? AND digest = ?",
                                       (self._key(email), issued))
         else:
-            result = self._db.execute(
+            result = self._exec.execute(
                 "UPDATE email_codes SET digest = ?, issued_ms = ?, attempts = ?, used = ? "
                 "WHERE email = ? AND digest = ?",
                 (previous.digest, previous.issued_ms, previous.attempts, int(previous.used), self._key(email), issued))

@@ -194,3 +194,23 @@ def test_rule_two_hosts_racing_for_the_last_of_a_sponsoring_budget_exactly_one_w
         assert SponsorLedger(check).spent(CHAIN, "0x" + "0" * 39 + "1", T0) == 100
     finally:
         check.close()
+
+
+def _submit_host(url: str, barrier: Barrier, code: str, answers: Any) -> None:
+    db = PostgresDb(url)
+    try:
+        codes = EmailCodes(CodeStore(db), b"k" * 32)
+        barrier.wait()
+        answers.put(codes.submit("alice@example.com", code, 2_000, "s1").verdict.value)
+    finally:
+        db.close()
+
+
+def test_rule_two_hosts_checking_the_same_right_code_accept_it_once(db_url: str) -> None:
+    """The read, decision and write of a code check hold the row's lock: a code is used once."""
+    for n in range(3):
+        setup = PostgresDb(db_url)
+        code = EmailCodes(CodeStore(setup), b"k" * 32).request("alice@example.com", 1_000 + n * 60_000,
+                                                                bytes([n]) * 64, "s1")[1]
+        setup.close()
+        assert _race(_submit_host, db_url, code) == ["accepted", "no_code"]
