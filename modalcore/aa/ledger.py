@@ -109,6 +109,7 @@ class SponsorLedger:
 
     def __init__(self, path: str | Path | Durable) -> None:
         self._db = SqliteDb(path) if isinstance(path, (str, Path)) else path
+        self._own = isinstance(path, (str, Path))
         self._db.ensure(_SCHEMA)
 
     def _spent_all(self, db: Tx | Durable, request: SponsorRequest, day: int) -> dict[BudgetScope, int]:
@@ -214,7 +215,9 @@ class SponsorLedger:
             log.warning("sponsoring ledger refund lost: %s", error)
 
     def close(self) -> None:
-        self._db.close()
+        """Close a SQLite file it opened (a database handed to it is its opener's to close)."""
+        if self._own:
+            self._db.close()
 
 
 def memory_ledger() -> SponsorLedger:

@@ -150,6 +150,7 @@ class BudgetStore:
 
     def __init__(self, path: str | Path | Durable, *, longest_window_ms: int = HOUR_MS) -> None:
         self._db = SqliteDb(path) if isinstance(path, (str, Path)) else path
+        self._own = isinstance(path, (str, Path))
         self._db.ensure(_SCHEMA)
         self._longest = longest_window_ms
         self._takes = 0
@@ -180,7 +181,9 @@ class BudgetStore:
         self._db.executemany("DELETE FROM mail_budget WHERE rowid = ?", [(row,) for row in receipt.rows])
 
     def close(self) -> None:
-        self._db.close()
+        """Close a SQLite file it opened (a database handed to it is its opener's to close)."""
+        if self._own:
+            self._db.close()
 
 
 class MailBudget:

@@ -30,6 +30,7 @@ CREATE TABLE IF NOT EXISTS email_codes (
 class CodeStore:
     def __init__(self, path: str | Path | Durable) -> None:
         self._db = SqliteDb(path) if isinstance(path, (str, Path)) else path
+        self._own = isinstance(path, (str, Path))
         self._db.ensure(_SCHEMA)
         self._postgres = self._db.kind == "postgres"
         self._exec: Durable | Tx = self._db  # where get/put/restore run: the database, or a transaction
@@ -79,4 +80,6 @@ class CodeStore:
         return result.rowcount == 1
 
     def close(self) -> None:
-        self._db.close()
+        """Close a SQLite file it opened (a database handed to it is its opener's to close)."""
+        if self._own:
+            self._db.close()

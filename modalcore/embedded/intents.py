@@ -71,6 +71,7 @@ class SendIntent:
 class SendIntents:
     def __init__(self, path: str | Path | Durable) -> None:
         self._db = SqliteDb(path) if isinstance(path, (str, Path)) else path
+        self._own = isinstance(path, (str, Path))
         self._db.ensure(_SCHEMA)
 
     def record(self, intent: SendIntent) -> None:
@@ -105,7 +106,9 @@ class SendIntents:
                           str(row[7]), int(str(row[8])))
 
     def close(self) -> None:
-        self._db.close()
+        """Close a SQLite file it opened (a database handed to it is its opener's to close)."""
+        if self._own:
+            self._db.close()
 
 
 def memory_intents() -> SendIntents:

@@ -104,6 +104,7 @@ class KeyVault:
 
     def __init__(self, path: str | Path | Durable, master: MasterKey) -> None:
         self._db = _connect(path)
+        self._own = isinstance(path, (str, Path))
         _check_master(self._db, master)
         self._master = master
 
@@ -158,7 +159,9 @@ class KeyVault:
         return account
 
     def close(self) -> None:
-        self._db.close()
+        """Close a SQLite file it opened (a database handed to it is its opener's to close)."""
+        if self._own:
+            self._db.close()
 
 
 def _bytes(value: object) -> bytes:
