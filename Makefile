@@ -16,7 +16,7 @@ PORT    ?= 8700
 # `make run ALLOW_ORIGIN="http://localhost:5173"` runs your own app against the demo engine
 ALLOW_ORIGIN ?=
 
-.PHONY: lock canary run test wheel test-python test-renderer bench fuzz deps renderer sdk chain chromium redis nginx typecheck imports icons clean
+.PHONY: lock canary run test wheel test-python test-renderer bench fuzz deps renderer sdk chain chromium redis nginx postgres typecheck imports icons clean
 
 deps: $(STAMP) $(SIWE_STAMP) $(SIWE_JS) renderer/dist/modal.js chain/node_modules/.installed bundler/node_modules/.installed walletpeer/node_modules/.installed oidcprovider/node_modules/.installed
 
@@ -112,6 +112,15 @@ redis:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
 	  else echo "redis-server is missing: run 'sudo apt-get install -y redis-server'"; exit 1; fi; }
 
+# Debian's PostgreSQL 15 for the durable store's tests (issue 42): each test run starts a throwaway
+# cluster of its own (initdb + postgres on a free loopback port, modalcore_testing/postgres.py);
+# the package's own system cluster is stopped and never used.
+postgres:
+	@test -n "$$(ls /usr/lib/postgresql/*/bin/postgres 2>/dev/null)" || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null \
+	    && { service postgresql stop >/dev/null 2>&1 || true; }; \
+	  else echo "PostgreSQL is missing: run 'sudo apt-get install -y postgresql'"; exit 1; fi; }
+
 # Debian's nginx for the reverse-proxy test (config/nginx.example.conf, issue 17): the test runs
 # its own nginx on a free loopback port; never as a system service here.
 nginx:
@@ -124,7 +133,7 @@ nginx:
 run: $(RUNSTAMP) renderer/dist/modal.js chain/node_modules/.installed bundler/node_modules/.installed walletpeer/node_modules/.installed oidcprovider/node_modules/.installed
 	$(PY) -m modalcore_dev demo --host $(HOST) --port $(PORT) $(foreach origin,$(ALLOW_ORIGIN),--allow-origin $(origin))
 
-test: deps chromium redis nginx typecheck imports docs
+test: deps chromium redis nginx postgres typecheck imports docs
 	cd renderer && npm test --silent
 	$(PY) -m pytest -q
 
@@ -133,7 +142,7 @@ test: deps chromium redis nginx typecheck imports docs
 docs: $(STAMP)
 	$(PY) -m mkdocs build --strict --quiet
 
-test-python: deps redis nginx
+test-python: deps redis nginx postgres
 	$(PY) -m pytest -q -m "not e2e and not fresh_clone"
 
 # The load tool (issue 17) against `python -m modalcore serve` workers over real websockets,
@@ -173,7 +182,7 @@ lock:
 # non-browser suite and a real websocket join against `serve`; names what differs from the lock
 # and, on a failure, which upgrade broke it (modalcore_dev/canary.py; not part of `make test`).
 # `make canary CANARY_TESTS="tests/server"` runs those tests instead of the whole suite.
-canary: renderer/dist/modal.js redis nginx
+canary: renderer/dist/modal.js redis nginx postgres
 	python3 -m modalcore_dev.canary $(CANARY_TESTS)
 
 clean:

@@ -33,6 +33,7 @@ from modalcore.aa.config import SmartAccountChain
 from modalcore.aa.policy import SponsorPolicy
 from modalcore.directory.source import DirectoryConfig
 from modalcore.embedded.budget import BudgetLimits
+from modalcore.durable.config import DatabaseSection
 from modalcore.embedded.setup import EmbeddedSection, FarcasterSection, SmtpSection, SocialSection
 from modalcore.server.config import (AnalyticsConfig, EngineConfig, NativeCurrency, Network,
                                      Project, StoreConfig, TokenConfig, WalletConnectConfig)
@@ -135,7 +136,10 @@ NOTES: dict[str, str] = {
     "SocialSection.authorization_endpoint": "kind `oidc` without discovery, or an override",
     "SocialSection.token_endpoint": "kind `oidc` without discovery, or an override",
     "SocialSection.jwks_uri": "kind `oidc` without discovery: the keys ID tokens are signed with",
-    "EmbeddedSection.db": "email codes (digests), sealed keys, device keys, mail budgets and the gas sponsored per smart account and day; one file every worker shares",
+    "EmbeddedSection.db": "email codes (digests), sealed keys, device keys, passkeys, mail budgets, the gas sponsored per smart account and day and the send intents; one file every worker of a host shares (unused when `[database] url` is set)",
+    "DatabaseSection.url": "`postgresql://user:password@host:5432/name`; empty: the SQLite file `[embedded] db`. `MODALCORE_DATABASE_URL` stands in for it (the password then stays out of the file)",
+    "DatabaseSection.pool_min": "connections each engine process keeps open",
+    "DatabaseSection.pool_max": "connections each engine process opens at most (hosts × workers × this ≤ the server's `max_connections`)",
     "EmbeddedSection.master_key_file": "the master key wrapping the per-user data keys; else `MODALCORE_MASTER_KEY` / `MODALCORE_MASTER_KEY_FILE`",
     "EmbeddedSection.smtp": "absent: email sign-in is not offered",
     "EmbeddedSection.socials": "social providers by name; absent: no social button",
@@ -176,11 +180,11 @@ PLAIN_INTRO = {
 }
 PLAIN_SECTIONS: dict[str, list[tuple[str, str, str]]] = {
     "siwx": [
-        ("db", '".modalcore/siwx.db"', "sign-in nonces and sessions (SQLite; `:memory:` for tests)"),
+        ("db", '".modalcore/siwx.db"', "sign-in nonces and sessions (SQLite; `:memory:` for tests; unused when `[database] url` is set: they go to PostgreSQL)"),
         ("key_file", '".modalcore/engine.key"', "the engine's secp256k1 key: signs session tokens and audit heads; its address is `GET /v1/engine`"),
     ],
     "names": [
-        ("db", '".modalcore/names.db"', "the engine's own name registry (SQLite)"),
+        ("db", '".modalcore/names.db"', "the engine's own name registry (SQLite; unused when `[database] url` is set: it goes to PostgreSQL)"),
         ("suffix", '".reown.id"', "the suffix registered names carry"),
         ("api_url", '""', "the hosted profile API ([behaviour §7](../contributors/behaviour.md#s7)) instead of the db"),
         ("project_id", '""', "sent to the hosted profile API"),
@@ -350,6 +354,19 @@ def operator_page() -> str:
         *section("[smart_accounts.sponsor]", SponsorPolicy,
                  "Which operations the paymaster sponsors; outside it the account pays its gas; absent: nothing is sponsored."),
         *section("[directory]", DirectoryConfig, "The wallet directory."),
+        *section("[database]", DatabaseSection,
+                 "PostgreSQL for the durable records, shared by several hosts (see [Several hosts](several-hosts.md)). "
+                 "Without a `url` the embedded wallet keeps its records in the SQLite file `[embedded] db` (one host, "
+                 "no database server), and sign-in and names in `[siwx] db` and `[names] db`. With one, the wallet's sealed "
+                 "keys, device keys, passkeys, email codes, mail budgets, sponsoring ledger and send intents, and the "
+                 "sign-in nonces and sessions and the engine's names, go to PostgreSQL, through the same stores and with the same "
+                 "guarantees: a budget is decided and charged in one transaction (advisory locks per budget key, so "
+                 "two hosts never both spend its last unit), keys are sealed before they are written. The schema is "
+                 "migrations: run `modalcore db upgrade --config engine.toml` once per release before starting the "
+                 "engines (`serve` refuses an older schema with one line, exit 2); `modalcore db status` names the "
+                 "versions; `modalcore db copy --config engine.toml` moves a one-host `embedded.db`, `siwx.db` and `names.db` "
+                 "into an upgraded, empty database in one transaction (stop the host first). The driver is psycopg 3 with its pool (the `postgres` extra, "
+                 "in the lock). `modalcore keys rotate-master-key --db postgresql://...` re-wraps the shared keys."),
     ]
     for name, keys in PLAIN_SECTIONS.items():
         lines += [f"## `[{name}]`", "", PLAIN_INTRO[name], "", "| key | default | meaning |", "| --- | --- | --- |",

@@ -1,5 +1,6 @@
 """Command line (`modalcore` or `python -m modalcore`): `serve ...`, `replay PATH...`, `audit verify`,
-`analytics prune`, `inspect DIR`, `doctor replay CODE`, `i18n extract|check`, `keys rotate-master-key` and `--version`.
+`analytics prune`, `inspect DIR`, `doctor replay CODE`, `i18n extract|check`, `keys rotate-master-key`,
+`db status|upgrade|copy` and `--version`.
 The demo is `python -m modalcore_dev demo`."""
 
 from __future__ import annotations
@@ -19,6 +20,11 @@ from .analytics.cli import add_arguments as analytics_arguments
 from .analytics.cli import run as run_analytics
 from .audit.cli import add_arguments as audit_arguments
 from .audit.cli import run as run_audit
+from .db_cli import add_arguments as db_arguments
+from .db_cli import run as run_db
+from .durable.config import open_postgres
+from .durable.config import section_of as database_section
+from .durable.db import DatabaseError
 from .embedded.keys_cli import add_arguments as keys_arguments
 from .embedded.keys_cli import run as run_keys
 from .i18n.cli import add_arguments as i18n_arguments
@@ -32,7 +38,7 @@ from .replay.cli import run as run_replay
 from .server.app import create_app, uvicorn_options
 from .server.logs import LOG_FORMATS, log_config
 from .server.metrics_share import METRICS_DIR_ENV, shared_metrics_dir
-from .server.config import ConfigError, default_config, load_config
+from .server.config import ConfigError, EngineConfig, default_config, load_config
 from .server.workers import CONFIG_ENV
 from .server.workers import check as check_workers
 from .server.workers import settle_process
@@ -46,6 +52,11 @@ def _serve(args: argparse.Namespace) -> int:
         config = load_config(args.config) if args.config else default_config()
     except ConfigError as error:
         print(f"config: {error}", file=sys.stderr)
+        return 2
+    try:
+        _check_database(config)
+    except (DatabaseError, ValueError) as error:  # one line: unreachable, or a schema to upgrade
+        print(f"database: {str(error).splitlines()[0]}", file=sys.stderr)
         return 2
     logs = log_config(args.log_format)
     logging.config.dictConfig(logs)  # this process's own lines (uvicorn applies it again in workers)
@@ -76,6 +87,14 @@ def _serve(args: argparse.Namespace) -> int:
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, log_config=logs,
                 **uvicorn_options())
     return 0
+
+
+def _check_database(config: EngineConfig) -> None:
+    """With `[database] url`: the database answers and its schema is this engine's (before any
+    worker starts), else DatabaseError (SchemaBehind: run `modalcore db upgrade`)."""
+    section = database_section(config.model_extra)
+    if section.effective_url():
+        open_postgres(section).close()
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -153,6 +172,10 @@ def build_parser() -> argparse.ArgumentParser:
     keys = commands.add_parser("keys", help="embedded wallet master key: generate, rotate")
     keys_arguments(keys)
     keys.set_defaults(run=_keys)
+
+    db = commands.add_parser("db", help="the shared PostgreSQL of [database] url: status, upgrade, copy")
+    db_arguments(db)
+    db.set_defaults(run=run_db)
     return parser
 
 

@@ -20,9 +20,9 @@ for package in ${UPGRADE:-}; do args+=(--upgrade-package "$package"); done
 [ -z "${UPGRADE:-}" ] && args+=(--upgrade)
 uv="$tool/bin/uv"
 # test.txt is the superset; the others take its versions (-c), so every install agrees.
-"$uv" pip compile pyproject.toml requirements/test.in --extra redis "${args[@]}" -o requirements/test.txt
-"$uv" pip compile pyproject.toml requirements/dev.in --extra redis -c requirements/test.txt "${args[@]}" -o requirements/run.txt
-"$uv" pip compile pyproject.toml --extra redis -c requirements/test.txt "${args[@]}" -o requirements/engine.txt
+"$uv" pip compile pyproject.toml requirements/test.in --extra redis --extra postgres "${args[@]}" -o requirements/test.txt
+"$uv" pip compile pyproject.toml requirements/dev.in --extra redis --extra postgres -c requirements/test.txt "${args[@]}" -o requirements/run.txt
+"$uv" pip compile pyproject.toml --extra redis --extra postgres -c requirements/test.txt "${args[@]}" -o requirements/engine.txt
 # SpruceID's siwe has its own venv (its pins would pull the engine's back): its own lock.
 "$uv" pip compile tests/siwx/interop/requirements.in "${args[@]}" -o tests/siwx/interop/requirements.txt
 echo "locked: requirements/test.txt run.txt engine.txt, tests/siwx/interop/requirements.txt"

@@ -1,11 +1,13 @@
 """The sponsoring budget's count (issue 32): wei sponsored per chain, smart account and UTC day,
 and (issue 38) per client address, per project and for the whole engine, kept in the embedded
-wallet's SQLite file so it holds across restarts and is shared by every worker of a host
-(`serve --workers N`), as the mail budget is (embedded/budget.py).
+wallet's durable store so it holds across restarts and is shared by every worker of a host
+(`serve --workers N`, the SQLite file) or by every host (`[database] url`, PostgreSQL), as the
+mail budget is (embedded/budget.py).
 
 `reserve` reads the day's spending of every scope, decides (policy.decide) and charges a
-sponsorship to each in one `BEGIN IMMEDIATE` transaction: two workers never both spend the last
-of a budget. When a budget refuses an operation, the refusal is counted per scope (the metric
+sponsorship to each in one transaction holding the scopes' locks (SQLite: `BEGIN IMMEDIATE`;
+PostgreSQL: an advisory lock per scope key and day): two workers, or two hosts, never both
+spend the last of a budget. When a budget refuses an operation, the refusal is counted per scope (the metric
 `modalcore_sponsor_caps_reached_total`, `cap_refusals`) and the first refusal of a scope's key
 in a day writes one log line. A charge is
 given back (`refund`) when the bundler refuses the operation. When the file cannot be read or
@@ -17,11 +19,11 @@ Amounts are kept as decimal text: a budget may pass SQLite's 64-bit integers.
 from __future__ import annotations
 
 import logging
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..keyfiles import private_sqlite
+from ..durable.db import DatabaseError, Durable, Tx
+from ..durable.sqlite import SqliteDb
 from .policy import (SCOPES, BudgetScope, LedgerUnavailable, NotSponsored, Sponsor, SponsorDecision, SponsorPolicy,
                      SponsorRequest, budget_of, day_of, decide, over_budget, scope_key)
 
@@ -82,49 +84,59 @@ def _unavailable(policy: SponsorPolicy | None) -> SponsorDecision:
     return LedgerUnavailable()
 
 
+def _wei(db: Tx | Durable, sql: str, args: tuple[object, ...]) -> int:
+    row = db.execute(sql, args).fetchone()
+    return int(str(row[0])) if row else 0
+
+
+def _spent(db: Tx | Durable, key: tuple[str, str, int]) -> int:
+    return _wei(db, "SELECT wei FROM sponsored_wei WHERE chain = ? AND account = ? AND day = ?", key)
+
+
+def _scope_spent(db: Tx | Durable, scope: BudgetScope, key: str, chain: str, day: int) -> int:
+    return _wei(db, "SELECT wei FROM sponsored_scope_wei WHERE scope = ? AND key = ? AND chain = ? AND day = ?",
+                (scope, key, chain, day))
+
+
+def _locks(chain: str, day: int, keys: dict[BudgetScope, str]) -> list[str]:
+    """The advisory locks of a charge (PostgreSQL; SQLite's write lock covers them all)."""
+    return [f"sponsor:{scope}:{key}:{chain}:{day}" for scope, key in keys.items()]
+
+
 class SponsorLedger:
-    """Sponsored wei per (chain, account, UTC day) in SQLite (`path` may be ":memory:"); rows of
-    past days are dropped as new days are charged."""
+    """Sponsored wei per (chain, account, UTC day) in the durable store (`path`: a SQLite path,
+    ":memory:", or an open database); rows of past days are dropped as new days are charged."""
 
-    def __init__(self, path: str | Path) -> None:
-        self._db = private_sqlite(path)
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._db.executescript(_SCHEMA)
+    def __init__(self, path: str | Path | Durable) -> None:
+        self._db = SqliteDb(path) if isinstance(path, (str, Path)) else path
+        self._own = isinstance(path, (str, Path))
+        self._db.ensure(_SCHEMA)
 
-    def _spent(self, key: tuple[str, str, int]) -> int:
-        row = self._db.execute("SELECT wei FROM sponsored_wei WHERE chain = ? AND account = ? AND day = ?", key).fetchone()
-        return int(row[0]) if row else 0
-
-    def _scope_spent(self, scope: BudgetScope, key: str, chain: str, day: int) -> int:
-        row = self._db.execute("SELECT wei FROM sponsored_scope_wei WHERE scope = ? AND key = ? AND chain = ? AND day = ?",
-                               (scope, key, chain, day)).fetchone()
-        return int(row[0]) if row else 0
-
-    def _spent_all(self, request: SponsorRequest, day: int) -> dict[BudgetScope, int]:
-        spent: dict[BudgetScope, int] = {"account": self._spent((request.chain, request.account.lower(), day))}
+    def _spent_all(self, db: Tx | Durable, request: SponsorRequest, day: int) -> dict[BudgetScope, int]:
+        spent: dict[BudgetScope, int] = {"account": _spent(db, (request.chain, request.account.lower(), day))}
         for scope in OTHER_SCOPES:
-            spent[scope] = self._scope_spent(scope, scope_key(request, scope), request.chain, day)
+            spent[scope] = _scope_spent(db, scope, scope_key(request, scope), request.chain, day)
         return spent
 
-    def _charge(self, scope: BudgetScope, key: str, chain: str, day: int, wei: int) -> None:
+    def _charge(self, tx: Tx, scope: BudgetScope, key: str, chain: str, day: int, wei: int) -> None:
         """Add `wei` (negative: give back, never below 0) to a scope's day."""
         if scope == "account":
-            left = max(0, self._spent((chain, key, day)) + wei)
-            self._db.execute("INSERT OR REPLACE INTO sponsored_wei (chain, account, day, wei) VALUES (?, ?, ?, ?)",
-                             (chain, key, day, str(left)))
+            left = max(0, _spent(tx, (chain, key, day)) + wei)
+            tx.execute("INSERT INTO sponsored_wei (chain, account, day, wei) VALUES (?, ?, ?, ?)"
+                       " ON CONFLICT (chain, account, day) DO UPDATE SET wei = excluded.wei", (chain, key, day, str(left)))
             return
-        left = max(0, self._scope_spent(scope, key, chain, day) + wei)
-        self._db.execute("INSERT OR REPLACE INTO sponsored_scope_wei (scope, key, chain, day, wei) VALUES (?, ?, ?, ?, ?)",
-                         (scope, key, chain, day, str(left)))
+        left = max(0, _scope_spent(tx, scope, key, chain, day) + wei)
+        tx.execute("INSERT INTO sponsored_scope_wei (scope, key, chain, day, wei) VALUES (?, ?, ?, ?, ?)"
+                   " ON CONFLICT (scope, key, chain, day) DO UPDATE SET wei = excluded.wei",
+                   (scope, key, chain, day, str(left)))
 
-    def _reached(self, scope: BudgetScope, request: SponsorRequest, day: int, budget: int) -> None:
+    def _reached(self, tx: Tx, scope: BudgetScope, request: SponsorRequest, day: int, budget: int) -> None:
         """A budget refused an operation: counted, and the first time in its day, one log line."""
-        db = self._db
-        db.execute("INSERT INTO sponsor_cap_refusals (scope, refused) VALUES (?, 1)"
-                   " ON CONFLICT (scope) DO UPDATE SET refused = refused + 1", (scope,))
+        tx.execute("INSERT INTO sponsor_cap_refusals (scope, refused) VALUES (?, 1)"
+                   " ON CONFLICT (scope) DO UPDATE SET refused = sponsor_cap_refusals.refused + 1", (scope,))
         key = scope_key(request, scope)
-        first = db.execute("INSERT OR IGNORE INTO sponsor_caps_reached (scope, key, chain, day) VALUES (?, ?, ?, ?)",
-                           (scope, key, request.chain, day)).rowcount == 1
+        first = tx.execute("INSERT INTO sponsor_caps_reached (scope, key, chain, day) VALUES (?, ?, ?, ?)"
+                           " ON CONFLICT DO NOTHING", (scope, key, request.chain, day)).rowcount == 1
         if first:
             log.warning("sponsoring cap reached: the %s budget of %s on %s (%d wei a day) is spent until the UTC day ends",
                         scope, key or "the engine", request.chain, budget)
@@ -134,16 +146,16 @@ class SponsorLedger:
         {} when the store cannot be read."""
         try:
             rows = self._db.execute("SELECT scope, refused FROM sponsor_cap_refusals").fetchall()
-        except sqlite3.Error as error:
+        except DatabaseError as error:
             log.warning("sponsoring ledger unreadable: %s", error)
             return {}
-        return {str(scope): int(refused) for scope, refused in rows}
+        return {str(scope): int(str(refused)) for scope, refused in rows}
 
     def spent(self, chain: str, account: str, now_ms: int) -> int | None:
         """The day's sponsored wei; None when the store cannot be read."""
         try:
-            return self._spent((chain, account.lower(), day_of(now_ms)))
-        except sqlite3.Error as error:
+            return _spent(self._db, (chain, account.lower(), day_of(now_ms)))
+        except DatabaseError as error:
             log.warning("sponsoring ledger unreadable: %s", error)
             return None
 
@@ -153,8 +165,8 @@ class SponsorLedger:
         if isinstance(outside, NotSponsored):  # outside the policy: the store has no say
             return outside
         try:
-            spent = self._spent_all(request, day_of(now_ms))
-        except sqlite3.Error as error:
+            spent = self._spent_all(self._db, request, day_of(now_ms))
+        except DatabaseError as error:
             log.warning("sponsoring ledger unreadable: %s", error)
             return _unavailable(policy)
         return decide(policy, request, spent["account"], spent)
@@ -168,30 +180,25 @@ class SponsorLedger:
         if policy is None:  # decide() said so already; for the type checker
             return NotSponsored("no_policy"), None
         day = day_of(now_ms)
-        db = self._db
+        keys = {scope: scope_key(request, scope) for scope in SCOPES}
+        keys["account"] = request.account.lower()
         try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                spent = self._spent_all(request, day)
+            with self._db.transaction(_locks(request.chain, day, keys)) as tx:
+                spent = self._spent_all(tx, request, day)
                 decision = decide(policy, request, spent["account"], spent)
                 over = over_budget(policy, request, spent)
                 if over is not None:
-                    self._reached(over.scope, request, day, budget_of(policy, over.scope))
+                    self._reached(tx, over.scope, request, day, budget_of(policy, over.scope))
                 charge = None
                 if isinstance(decision, Sponsor) and decision.charge_wei:
                     charge = Charge(request.chain, request.account.lower(), day, decision.charge_wei,
                                     request.client_address, request.project)
                     for scope in SCOPES:
-                        self._charge(scope, charge.key(scope), request.chain, day, decision.charge_wei)
-                    db.execute("DELETE FROM sponsored_wei WHERE day < ?", (day,))
-                    db.execute("DELETE FROM sponsored_scope_wei WHERE day < ?", (day,))
-                    db.execute("DELETE FROM sponsor_caps_reached WHERE day < ?", (day,))
-                db.execute("COMMIT")
-            except BaseException:
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
-                raise
-        except sqlite3.Error as error:
+                        self._charge(tx, scope, charge.key(scope), request.chain, day, decision.charge_wei)
+                    tx.execute("DELETE FROM sponsored_wei WHERE day < ?", (day,))
+                    tx.execute("DELETE FROM sponsored_scope_wei WHERE day < ?", (day,))
+                    tx.execute("DELETE FROM sponsor_caps_reached WHERE day < ?", (day,))
+        except DatabaseError as error:
             log.warning("sponsoring ledger unwritable: %s", error)
             return _unavailable(policy), None
         return decision, charge
@@ -199,22 +206,18 @@ class SponsorLedger:
     def refund(self, charge: Charge) -> None:
         """Give back a charge whose operation was never sent (a store failure here keeps the
         charge: the budget errs on the side of sponsoring less)."""
-        db = self._db
+        keys = {scope: charge.key(scope) for scope in SCOPES}
         try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
+            with self._db.transaction(_locks(charge.chain, charge.day, keys)) as tx:
                 for scope in SCOPES:
-                    self._charge(scope, charge.key(scope), charge.chain, charge.day, -charge.wei)
-                db.execute("COMMIT")
-            except BaseException:
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
-                raise
-        except sqlite3.Error as error:
+                    self._charge(tx, scope, charge.key(scope), charge.chain, charge.day, -charge.wei)
+        except DatabaseError as error:
             log.warning("sponsoring ledger refund lost: %s", error)
 
     def close(self) -> None:
-        self._db.close()
+        """Close a SQLite file it opened (a database handed to it is its opener's to close)."""
+        if self._own:
+            self._db.close()
 
 
 def memory_ledger() -> SponsorLedger:

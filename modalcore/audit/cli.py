@@ -21,7 +21,8 @@ from pathlib import Path
 from eth_account import Account
 
 from ..core.plural import counted
-from ..server.app import open_store, siwx_key_file
+from ..server.app import open_store
+from ..server.stores import siwx_key_file
 from ..server.config import ConfigError, default_config, load_config
 from ..store.base import SessionStore
 from ..store.optional import REDIS_MISSING, RedisError, RedisStore

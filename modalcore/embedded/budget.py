@@ -9,22 +9,24 @@ stored or mailed (`OverBudget`, with the seconds until the earliest budget that 
 room again).
 
 The decision is pure (`refusal`): given the times each key spent in its longest window, is there
-room in every budget, and if not, how long until there is. The SQLite store (`BudgetStore`,
-in the embedded wallet's db beside the codes, so every worker of a host shares it) reads and
-writes in one `BEGIN IMMEDIATE` transaction: two workers never both take the last unit.
+room in every budget, and if not, how long until there is. The store (`BudgetStore`, in the
+embedded wallet's durable store beside the codes: the SQLite file every worker of a host shares,
+or the PostgreSQL every host shares) reads and writes in one transaction that holds the keys'
+locks (SQLite: `BEGIN IMMEDIATE`; PostgreSQL: an advisory lock per key): two workers, or two
+hosts, never both take the last unit.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..keyfiles import private_sqlite
+from ..durable.db import Durable
+from ..durable.sqlite import SqliteDb
 
 MINUTE_MS = 60_000
 HOUR_MS = 3_600_000
@@ -143,12 +145,13 @@ class Receipt:
 
 
 class BudgetStore:
-    """Event times per key in SQLite (`path` may be ":memory:")."""
+    """Event times per key in the durable store (`path` may be a SQLite path, ":memory:", or an
+    open database)."""
 
-    def __init__(self, path: str | Path, *, longest_window_ms: int = HOUR_MS) -> None:
-        self._db = private_sqlite(path)
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._db.executescript(_SCHEMA)
+    def __init__(self, path: str | Path | Durable, *, longest_window_ms: int = HOUR_MS) -> None:
+        self._db = SqliteDb(path) if isinstance(path, (str, Path)) else path
+        self._own = isinstance(path, (str, Path))
+        self._db.ensure(_SCHEMA)
         self._longest = longest_window_ms
         self._takes = 0
 
@@ -158,35 +161,29 @@ class BudgetStore:
         looked = [*rules, *check]
         keys = sorted({rule.key for rule in looked})
         longest = max((rule.window_ms for rule in looked), default=0)
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._db.transaction([f"mail_budget:{key}" for key in keys]) as tx:
             spent: dict[str, list[int]] = {key: [] for key in keys}
             for key in keys:
-                spent[key] = [row[0] for row in db.execute(
-                    "SELECT at_ms FROM mail_budget WHERE key = ? AND at_ms > ?", (key, now_ms - longest))]
+                spent[key] = [int(str(row[0])) for row in tx.execute(
+                    "SELECT at_ms FROM mail_budget WHERE key = ? AND at_ms > ?", (key, now_ms - longest)).fetchall()]
             refused = refusal(looked, spent, now_ms)
             if refused is not None:
-                db.execute("ROLLBACK")
                 return refused
-            rows = tuple(int(db.execute("INSERT INTO mail_budget (key, at_ms) VALUES (?, ?)",
-                                        (key, now_ms)).lastrowid or 0)
+            rows = tuple(int(str(tx.execute("INSERT INTO mail_budget (key, at_ms) VALUES (?, ?) RETURNING rowid",
+                                            (key, now_ms)).rows[0][0]))
                          for key in sorted({rule.key for rule in rules}))
             self._takes += 1
             if self._takes % PRUNE_EVERY == 0:
-                db.execute("DELETE FROM mail_budget WHERE at_ms <= ?", (now_ms - self._longest,))
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
+                tx.execute("DELETE FROM mail_budget WHERE at_ms <= ?", (now_ms - self._longest,))
         return Receipt(rows)
 
     def give_back(self, receipt: Receipt) -> None:
         self._db.executemany("DELETE FROM mail_budget WHERE rowid = ?", [(row,) for row in receipt.rows])
 
     def close(self) -> None:
-        self._db.close()
+        """Close a SQLite file it opened (a database handed to it is its opener's to close)."""
+        if self._own:
+            self._db.close()
 
 
 class MailBudget:

@@ -48,9 +48,10 @@ class EmailCodes:
         storing nothing); `withdraw` takes it back if its mail cannot be sent."""
         address = normalize_email(email)
         row = row_key(address, requester)
-        previous = self._store.get(row)
-        record, code = issue(previous, address, random_bytes, self._key, now_ms)
-        self._store.put(replace(record, email=row))
+        with self._store.held(row) as store:
+            previous = store.get(row)
+            record, code = issue(previous, address, random_bytes, self._key, now_ms)
+            store.put(replace(record, email=row))
         return IssuedCode(address, code, record.digest, previous, row)
 
     def withdraw(self, issued: IssuedCode) -> bool:
@@ -62,7 +63,9 @@ class EmailCodes:
     def submit(self, email: object, code: object, now_ms: int, requester: str = "") -> Verification:
         """The code typed for the email's code that `requester` asked."""
         address = normalize_email(email)
-        result, changed = verify(self._store.get(row_key(address, requester)), address, code, self._key, now_ms)
-        if changed is not None:
-            self._store.put(changed)
+        row = row_key(address, requester)
+        with self._store.held(row) as store:  # one check at a time per row, across hosts
+            result, changed = verify(store.get(row), address, code, self._key, now_ms)
+            if changed is not None:
+                store.put(changed)
         return result

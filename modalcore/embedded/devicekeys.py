@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import sqlite3
-import threading
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
@@ -21,6 +19,9 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from cryptography.hazmat.primitives.serialization import load_der_public_key
+
+from ..durable.db import Durable
+from ..durable.sqlite import SqliteDb
 
 MAX_PER_IDENTITY = 16
 MAX_SPKI_BYTES = 256  # a P-256 SubjectPublicKeyInfo is 91 bytes
@@ -76,18 +77,20 @@ def signature_ok(spki: bytes, message: bytes, signature_b64: str) -> bool:
 
 
 class DeviceKeys:
-    def __init__(self, path: Path | str = ":memory:") -> None:
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.executescript(_SCHEMA)
-        self._lock = threading.Lock()
+    """In the durable store (a SQLite path, ":memory:", or an open database)."""
+
+    def __init__(self, path: Path | str | Durable = ":memory:") -> None:
+        self._db = SqliteDb(path) if isinstance(path, (str, Path)) else path
+        self._db.ensure(_SCHEMA)
 
     def register(self, identity: str, spki_b64: str, now_ms: int) -> str:
         """Registers the key for `identity` (BadPublicKey if it is not one); returns its id."""
         key_id, spki = parse_public_key(spki_b64)
-        with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO device_keys VALUES (?, ?, ?, ?)",
-                             (key_id, identity, spki, now_ms))
-            self._db.execute(
+        with self._db.transaction([f"device_keys:{identity}"]) as tx:
+            tx.execute("INSERT INTO device_keys VALUES (?, ?, ?, ?) ON CONFLICT (key_id) DO UPDATE SET "
+                       "identity = excluded.identity, spki = excluded.spki, created_ms = excluded.created_ms",
+                       (key_id, identity, spki, now_ms))
+            tx.execute(
                 "DELETE FROM device_keys WHERE identity = ? AND key_id NOT IN (SELECT key_id FROM device_keys "
                 "WHERE identity = ? ORDER BY created_ms DESC LIMIT ?)", (identity, identity, MAX_PER_IDENTITY))
         return key_id
@@ -96,10 +99,9 @@ class DeviceKeys:
         """The SPKI of `key_id` if it is registered for `identity`."""
         if len(key_id) != 64:
             return None
-        with self._lock:
-            row = self._db.execute("SELECT spki FROM device_keys WHERE key_id = ? AND identity = ?",
-                                   (key_id, identity)).fetchone()
-        return bytes(row[0]) if row else None
+        row = self._db.execute("SELECT spki FROM device_keys WHERE key_id = ? AND identity = ?",
+                               (key_id, identity)).fetchone()
+        return bytes(row[0]) if row and isinstance(row[0], (bytes, memoryview)) else None
 
     def verify(self, identity: str, key_id: str, message: bytes, signature_b64: str) -> bool:
         spki = self.public_key(identity, key_id)

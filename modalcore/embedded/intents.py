@@ -10,20 +10,20 @@ After a restart (or a worker takeover) a session whose request was being signed 
 chain (or the bundler) says whether that very transaction landed. The same signed bytes may be
 broadcast again (same nonce, same hash: still at most once), never a new transaction.
 
-Kept in the embedded wallet's SQLite file (shared by a host's workers); rows older than
-`KEEP_MS` are dropped as new ones are written.
+Kept in the embedded wallet's durable store (its SQLite file, shared by a host's workers, or the
+PostgreSQL every host shares); rows older than `KEEP_MS` are dropped as new ones are written.
 """
 
 from __future__ import annotations
 
 import logging
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Callable
 from typing import Literal
 
-from ..keyfiles import private_sqlite
+from ..durable.db import DatabaseError, Durable
+from ..durable.sqlite import SqliteDb
 
 log = logging.getLogger(__name__)
 
@@ -69,21 +69,23 @@ class SendIntent:
 
 
 class SendIntents:
-    def __init__(self, path: str | Path) -> None:
-        self._db = private_sqlite(path)
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._db.executescript(_SCHEMA)
+    def __init__(self, path: str | Path | Durable) -> None:
+        self._db = SqliteDb(path) if isinstance(path, (str, Path)) else path
+        self._own = isinstance(path, (str, Path))
+        self._db.ensure(_SCHEMA)
 
     def record(self, intent: SendIntent) -> None:
-        """Write the intent (IntentNotRecorded when the file cannot be written)."""
+        """Write the intent (IntentNotRecorded when the store cannot be written)."""
         try:
-            with self._db:
-                self._db.execute(
-                    "INSERT OR REPLACE INTO send_intents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            with self._db.transaction() as tx:
+                tx.execute(
+                    "INSERT INTO send_intents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session, eid) DO UPDATE "
+                    "SET kind = excluded.kind, chain = excluded.chain, sender = excluded.sender, nonce = excluded.nonce, "
+                    "hash = excluded.hash, payload = excluded.payload, at = excluded.at",
                     (intent.session, intent.eid, intent.kind, intent.chain, intent.sender, str(intent.nonce),
                      intent.hash, intent.payload, intent.at))
-                self._db.execute("DELETE FROM send_intents WHERE at < ?", (intent.at - KEEP_MS,))
-        except sqlite3.Error as error:
+                tx.execute("DELETE FROM send_intents WHERE at < ?", (intent.at - KEEP_MS,))
+        except DatabaseError as error:
             log.warning("send intent not recorded: %s", error)
             raise IntentNotRecorded(str(error)) from None
 
@@ -94,16 +96,19 @@ class SendIntents:
             row = self._db.execute(
                 "SELECT session, eid, kind, chain, sender, nonce, hash, payload, at FROM send_intents"
                 " WHERE session = ? AND eid = ?", (session, eid)).fetchone()
-        except sqlite3.Error as error:
+        except DatabaseError as error:
             log.warning("send intents unreadable: %s", error)
             raise IntentNotRecorded(str(error)) from None
         if row is None:
             return None
         kind: IntentKind = "tx" if row[2] == "tx" else "calls" if row[2] == "calls" else "userop"
-        return SendIntent(row[0], row[1], kind, row[3], row[4], int(row[5]), row[6], row[7], int(row[8]))
+        return SendIntent(str(row[0]), str(row[1]), kind, str(row[3]), str(row[4]), int(str(row[5])), str(row[6]),
+                          str(row[7]), int(str(row[8])))
 
     def close(self) -> None:
-        self._db.close()
+        """Close a SQLite file it opened (a database handed to it is its opener's to close)."""
+        if self._own:
+            self._db.close()
 
 
 def memory_intents() -> SendIntents:

@@ -1,4 +1,5 @@
-"""Embedded-wallet keys at rest (issue 15 §3): one secp256k1 key per identity, in SQLite.
+"""Embedded-wallet keys at rest (issue 15 §3): one secp256k1 key per identity, in the durable
+store (a SQLite file, or the shared PostgreSQL: modalcore/durable).
 
 Envelope encryption with AES-256-GCM: each user's private key is sealed with their own random
 data key; the data key is wrapped by the operator's master key. Associated data binds each
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import secrets
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +21,8 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from eth_account import Account
 from eth_account.signers.local import LocalAccount
 
-from ..keyfiles import private_sqlite
+from ..durable.db import Durable
+from ..durable.sqlite import SqliteDb
 from .masterkey import MasterKey, MasterKeyError, WrongMasterKey
 
 log = logging.getLogger(__name__)
@@ -83,23 +84,27 @@ def _sk_aad(identity: str, address: str) -> bytes:
     return b"modalcore/embedded/secret-key\x00" + identity.encode() + b"\x00" + address.encode()
 
 
-def _connect(path: str | Path) -> sqlite3.Connection:
-    db = private_sqlite(path)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA secure_delete=ON")  # replaced wrapped keys are zeroed, not left in pages
-    db.executescript(_SCHEMA)
+def _connect(where: str | Path | Durable) -> Durable:
+    """The store at `where` (a SQLite path, or an open database); SQLite zeroes replaced wrapped
+    keys (secure_delete), never leaving them in free pages."""
+    db = SqliteDb(where) if isinstance(where, (str, Path)) else where
+    db.ensure(_SCHEMA)
     return db
 
 
-def _check_master(db: sqlite3.Connection, master: MasterKey) -> None:
-    ids = {row[0] for row in db.execute("SELECT DISTINCT master_id FROM embedded_keys")}
+def _check_master(db: Durable, master: MasterKey) -> None:
+    ids = {row[0] for row in db.execute("SELECT DISTINCT master_id FROM embedded_keys").fetchall()}
     if ids and ids != {master.key_id}:
         raise WrongMasterKey()
 
 
 class KeyVault:
-    def __init__(self, path: str | Path, master: MasterKey) -> None:
+    """Keys sealed in memory before any row is written: the store only ever sees the wrapped
+    data key and the sealed secret."""
+
+    def __init__(self, path: str | Path | Durable, master: MasterKey) -> None:
         self._db = _connect(path)
+        self._own = isinstance(path, (str, Path))
         _check_master(self._db, master)
         self._master = master
 
@@ -119,9 +124,9 @@ class KeyVault:
         sealed = _seal(data_key, bytes(account.key), _sk_aad(name, account.address))
         wrapped = _seal(self._master.secret, data_key, _dk_aad(name))
         self._db.execute(
-            "INSERT OR IGNORE INTO embedded_keys "
+            "INSERT INTO embedded_keys "
             "(identity, address, master_id, wrapped_key, sealed_secret, created_ms) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             (name, account.address, self._master.key_id, wrapped, sealed, now_ms))
         address = self.address_of(identity)
         assert address is not None
@@ -137,7 +142,7 @@ class KeyVault:
             "WHERE identity = ?", (name,)).fetchone()
         if row is None:
             raise UnknownIdentity(f"no embedded wallet for this {identity.kind} identity")
-        address, master_id, wrapped, sealed = row
+        address, master_id, wrapped, sealed = (str(row[0]), row[1], _bytes(row[2]), _bytes(row[3]))
         if master_id != self._master.key_id:
             raise WrongMasterKey()
         try:
@@ -154,33 +159,38 @@ class KeyVault:
         return account
 
     def close(self) -> None:
-        self._db.close()
+        """Close a SQLite file it opened (a database handed to it is its opener's to close)."""
+        if self._own:
+            self._db.close()
 
 
-def rotate_master_key(path: str | Path, old: MasterKey, new: MasterKey) -> int:
+def _bytes(value: object) -> bytes:
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    raise KeyVaultError("a stored key is not bytes")
+
+
+def rotate_master_key(path: str | Path | Durable, old: MasterKey, new: MasterKey) -> int:
     """Re-wrap every data key from `old` to `new` in one transaction; returns how many."""
     if old.key_id == new.key_id:
         raise MasterKeyError("the new master key is the same as the old one")
     db = _connect(path)
     try:
         _check_master(db, old)
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            rows = db.execute("SELECT identity, wrapped_key FROM embedded_keys").fetchall()
+        with db.transaction(["embedded_keys"]) as tx:
+            rows = tx.execute("SELECT identity, wrapped_key FROM embedded_keys").fetchall()
             for identity, wrapped in rows:
+                name = str(identity)
                 try:
-                    data_key = _open(old.secret, bytes(wrapped), _dk_aad(identity))
+                    data_key = _open(old.secret, _bytes(wrapped), _dk_aad(name))
                 except InvalidTag:
-                    raise KeyVaultError(f"the stored key of {identity} is corrupt") from None
-                db.execute(
+                    raise KeyVaultError(f"the stored key of {name} is corrupt") from None
+                tx.execute(
                     "UPDATE embedded_keys SET wrapped_key = ?, master_id = ? WHERE identity = ?",
-                    (_seal(new.secret, data_key, _dk_aad(identity)), new.key_id, identity))
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                    (_seal(new.secret, data_key, _dk_aad(name)), new.key_id, name))
+        db.compact()
         log.info("master key rotated: %d data keys re-wrapped", len(rows))
         return len(rows)
     finally:
-        db.close()
+        if isinstance(path, (str, Path)):
+            db.close()

@@ -1,7 +1,8 @@
 """`python -m modalcore keys ...`: operator commands for the embedded wallet's master key.
 
   keys generate-master-key           print a new random master key (hex) on stdout
-  keys rotate-master-key --db PATH   re-wrap every data key: the current key comes from
+  keys rotate-master-key --db PATH   re-wrap every data key (PATH: the SQLite file, or the shared
+        database's postgresql:// URL): the current key comes from
         MODALCORE_MASTER_KEY / MODALCORE_MASTER_KEY_FILE (or --old-key-file), the new one from
         --new-key-file or MODALCORE_NEW_MASTER_KEY. Keys are never taken as arguments (they
         would show in the process list).
@@ -13,6 +14,8 @@ import argparse
 import os
 import sys
 
+from ..durable.config import DatabaseSection, open_postgres
+from ..durable.db import DatabaseError
 from .keys import KeyVaultError, rotate_master_key
 from .masterkey import MasterKey, MasterKeyError, load_master_key
 
@@ -24,7 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     actions.add_parser("generate-master-key", help="print a new random master key (hex)")
     rotate = actions.add_parser("rotate-master-key",
                                 help="re-wrap every embedded wallet's data key with a new key")
-    rotate.add_argument("--db", required=True, metavar="PATH", help="the embedded key database")
+    rotate.add_argument("--db", required=True, metavar="PATH",
+                        help="the embedded key database: a SQLite file or a postgresql:// URL")
     rotate.add_argument("--old-key-file", metavar="FILE",
                         help="the current master key (default: MODALCORE_MASTER_KEY[_FILE])")
     rotate.add_argument("--new-key-file", metavar="FILE",
@@ -45,8 +49,16 @@ def run(args: argparse.Namespace) -> int:
             print(MasterKey.generate().hex())
             return 0
         old = MasterKey.read_file(args.old_key_file) if args.old_key_file else load_master_key()
-        count = rotate_master_key(args.db, old, _new_key(args))
-    except (MasterKeyError, KeyVaultError) as error:
+        new = _new_key(args)
+        if str(args.db).startswith(("postgresql://", "postgres://")):
+            db = open_postgres(DatabaseSection(url=args.db))
+            try:
+                count = rotate_master_key(db, old, new)
+            finally:
+                db.close()
+        else:
+            count = rotate_master_key(args.db, old, new)
+    except (MasterKeyError, KeyVaultError, DatabaseError) as error:
         print(f"keys: {error}", file=sys.stderr)
         return 2
     print(f"re-wrapped {count} data keys")

@@ -31,8 +31,6 @@ import hashlib
 import hmac
 import json
 import secrets
-import sqlite3
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,6 +41,9 @@ from webauthn import verify_authentication_response, verify_registration_respons
 from webauthn.helpers import decode_credential_public_key, decoded_public_key_to_cryptography
 from webauthn.helpers.exceptions import WebAuthnException
 from webauthn.helpers.verify_signature import verify_signature
+
+from ..durable.db import Durable
+from ..durable.sqlite import SqliteDb
 
 MAX_PER_IDENTITY = 16
 MAX_CREDENTIAL_ID_CHARS = 1366  # 1023 bytes, WebAuthn's bound, base64url
@@ -211,45 +212,47 @@ def assertion_holds(public_key: bytes, answer: object, challenge: bytes) -> bool
     return True
 
 
+def _blob(value: object) -> bytes:
+    if not isinstance(value, (bytes, bytearray, memoryview)):
+        raise PasskeyError(PasskeyRefused.UNKNOWN)
+    return bytes(value)
+
+
 class Passkeys:
     """The passkeys of the embedded accounts and the challenges spent, in the embedded db."""
 
-    def __init__(self, path: Path | str = ":memory:") -> None:
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.executescript(_SCHEMA)
-        self._lock = threading.Lock()
+    def __init__(self, path: Path | str | Durable = ":memory:") -> None:
+        self._db = SqliteDb(path) if isinstance(path, (str, Path)) else path
+        self._db.ensure(_SCHEMA)
 
     def _spend(self, challenge: bytes, now_ms: int) -> None:
-        """Each challenge counts once (across workers sharing the db)."""
-        with self._lock:
-            self._db.execute("DELETE FROM passkey_challenges WHERE expires_ms <= ?", (now_ms,))
-            cursor = self._db.execute("INSERT OR IGNORE INTO passkey_challenges VALUES (?, ?)",
-                                      (b64(challenge), now_ms + CHALLENGE_TTL_MS))
+        """Each challenge counts once (across workers and hosts sharing the store)."""
+        self._db.execute("DELETE FROM passkey_challenges WHERE expires_ms <= ?", (now_ms,))
+        cursor = self._db.execute("INSERT INTO passkey_challenges VALUES (?, ?) ON CONFLICT DO NOTHING",
+                                  (b64(challenge), now_ms + CHALLENGE_TTL_MS))
         if cursor.rowcount != 1:
             raise PasskeyError(PasskeyRefused.REPLAYED)
 
     def count(self, identity: str) -> int:
-        with self._lock:
-            row = self._db.execute("SELECT COUNT(*) FROM passkeys WHERE identity = ?", (identity,)).fetchone()
-        return int(row[0])
+        row = self._db.execute("SELECT COUNT(*) FROM passkeys WHERE identity = ?", (identity,)).fetchone()
+        return int(str(row[0])) if row else 0
 
     def public_key(self, credential_id: str) -> bytes | None:
         """The COSE public key of a stored passkey."""
-        with self._lock:
-            row = self._db.execute("SELECT public_key FROM passkeys WHERE credential_id = ?", (credential_id,)).fetchone()
-        return bytes(row[0]) if row else None
+        row = self._db.execute("SELECT public_key FROM passkeys WHERE credential_id = ?", (credential_id,)).fetchone()
+        return _blob(row[0]) if row else None
 
     def credential_ids(self, identity: str) -> list[str]:
-        with self._lock:
-            rows = self._db.execute("SELECT credential_id FROM passkeys WHERE identity = ? ORDER BY created_ms",
-                                    (identity,)).fetchall()
+        rows = self._db.execute("SELECT credential_id FROM passkeys WHERE identity = ? ORDER BY created_ms",
+                                (identity,)).fetchall()
         return [str(r[0]) for r in rows]
 
     def user_handle(self, identity: str) -> str:
         """The identity's WebAuthn user handle: 16 random bytes, made once, that name the account
         without saying who it is (the authenticator gives it back with a discoverable sign-in)."""
         with self._lock:
-            self._db.execute("INSERT OR IGNORE INTO passkey_users VALUES (?, ?)", (identity, b64(secrets.token_bytes(16))))
+            self._db.execute("INSERT INTO passkey_users VALUES (?, ?) ON CONFLICT DO NOTHING",
+                             (identity, b64(secrets.token_bytes(16))))
             row = self._db.execute("SELECT handle FROM passkey_users WHERE identity = ?", (identity,)).fetchone()
         return str(row[0])
 
@@ -289,13 +292,15 @@ class Passkeys:
             raise PasskeyError(PasskeyRefused.SIGNATURE) from None
         self._spend(expected, now_ms)
         stored_id = b64(verified.credential_id)
-        with self._lock:
-            taken = self._db.execute("SELECT identity FROM passkeys WHERE credential_id = ?", (stored_id,)).fetchone()
+        with self._db.transaction([f"passkeys:{stored_id}", f"passkeys:{identity}"]) as tx:
+            taken = tx.execute("SELECT identity FROM passkeys WHERE credential_id = ?", (stored_id,)).fetchone()
             if taken is not None and taken[0] != identity:
                 raise PasskeyError(PasskeyRefused.UNKNOWN)
-            self._db.execute("INSERT OR REPLACE INTO passkeys VALUES (?, ?, ?, ?, ?)",
-                             (stored_id, identity, verified.credential_public_key, verified.sign_count, now_ms))
-            self._db.execute(
+            tx.execute("INSERT INTO passkeys VALUES (?, ?, ?, ?, ?) ON CONFLICT (credential_id) DO UPDATE SET "
+                       "identity = excluded.identity, public_key = excluded.public_key, "
+                       "sign_count = excluded.sign_count, created_ms = excluded.created_ms",
+                       (stored_id, identity, verified.credential_public_key, verified.sign_count, now_ms))
+            tx.execute(
                 "DELETE FROM passkeys WHERE identity = ? AND credential_id NOT IN (SELECT credential_id FROM passkeys "
                 "WHERE identity = ? ORDER BY created_ms DESC LIMIT ?)", (identity, identity, MAX_PER_IDENTITY))
         return stored_id
@@ -315,14 +320,13 @@ class Passkeys:
             raise PasskeyError(PasskeyRefused.ORIGIN)
         if auth_data[32] & (_FLAG_UP | _FLAG_UV) != _FLAG_UP | _FLAG_UV:
             raise PasskeyError(PasskeyRefused.USER_NOT_VERIFIED)
-        with self._lock:
-            row = self._db.execute("SELECT identity, public_key, sign_count FROM passkeys WHERE credential_id = ?",
-                                   (cred_id,)).fetchone()
+        row = self._db.execute("SELECT identity, public_key, sign_count FROM passkeys WHERE credential_id = ?",
+                               (cred_id,)).fetchone()
         if row is None or (identity is not None and row[0] != identity):
             raise PasskeyError(PasskeyRefused.UNKNOWN)
         if not self._handle_ok(str(row[0]), response.get("userHandle")):
             raise PasskeyError(PasskeyRefused.UNKNOWN)  # the authenticator names another account
-        owner, public_key, stored_count = str(row[0]), bytes(row[1]), int(row[2])
+        owner, public_key, stored_count = str(row[0]), _blob(row[1]), int(str(row[2]))
         count = int.from_bytes(auth_data[33:37], "big")
         if (count or stored_count) and count <= stored_count:
             raise PasskeyError(PasskeyRefused.REPLAYED)  # a clone, or an answer seen before
@@ -336,9 +340,8 @@ class Passkeys:
         except (WebAuthnException, ValueError, KeyError, TypeError):
             raise PasskeyError(PasskeyRefused.SIGNATURE) from None
         self._spend(expected, now_ms)
-        with self._lock:
-            moved = self._db.execute("UPDATE passkeys SET sign_count = ? WHERE credential_id = ? AND sign_count = ?",
-                                     (count, cred_id, stored_count))
+        moved = self._db.execute("UPDATE passkeys SET sign_count = ? WHERE credential_id = ? AND sign_count = ?",
+                                 (count, cred_id, stored_count))
         if moved.rowcount != 1:
             raise PasskeyError(PasskeyRefused.REPLAYED)  # another answer of this passkey won the race
         return owner

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import NotRequired, Protocol, TypedDict
 
 from ..aa.ledger import SponsorLedger, memory_ledger
+from ..durable.db import Durable
 from ..core.services import serve, ServiceContext, ServiceError, ServiceTable
 from ..services.handles import (CALLS_STATUS, EMAIL_CODE, EMBEDDED_RESOLVE, EMBEDDED_SIGN, SMART_ACCOUNTS, CodeSent, EmailArgs, SignArgs,
                                 SmartAccountsArgs, SmartAccountsFound)
@@ -73,6 +74,13 @@ class EmbeddedWallet:
     intents: SendIntents = field(default_factory=memory_intents)
     # the accounts' passkeys (issue 43 §3, passkeys.py): sign-in and approval credentials
     passkeys: Passkeys = field(default_factory=Passkeys)
+    # the database every store above writes to, when open_wallet opened one (closed with the app)
+    db: Durable | None = None
+
+    def close(self) -> None:
+        """Close the database open_wallet opened (PostgreSQL's pool; SQLite's connection)."""
+        if self.db is not None:
+            self.db.close()
 
     def offer(self) -> tuple[bool, tuple[str, ...]]:
         """What sessions may use: email sign-in (an SMTP server is set), the social providers

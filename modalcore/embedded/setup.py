@@ -12,6 +12,9 @@ need from it (issue 15).
     email_all_per_hour = 20  project_per_hour = 1000  engine_per_hour = 5000
     session_guesses_per_hour = 10  address_guesses_per_hour = 30
 
+With `[database] url` (modalcore/durable/config.py) the records named above go to the shared
+PostgreSQL instead of `db`, through the same stores (issue 42).
+
 Without an `[embedded.smtp]` section the embedded wallet is off: its services are not
 registered (a code request then fails with 'The code could not be sent. Try again').
 The codes' HMAC key is derived from the engine's secret, so it survives restarts.
@@ -28,6 +31,8 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..aa.ledger import SponsorLedger
+from ..durable.db import Durable
+from ..durable.sqlite import SqliteDb
 from .budget import BudgetLimits, BudgetStore, MailBudget
 from .codes import EmailCodes
 from .devicekeys import DeviceKeys
@@ -122,16 +127,19 @@ def code_key(engine_secret: bytes) -> bytes:
 
 
 def open_wallet(section: EmbeddedSection, resolve: Any, engine_secret: bytes,
-                engine_url: str = "") -> EmbeddedWallet | None:
+                engine_url: str = "", shared: Durable | None = None) -> EmbeddedWallet | None:
     """The codes, mailer, vault and social sign-ins of `section` (`resolve(path) -> Path`
     resolves relative paths); None when neither SMTP nor a social provider is configured.
-    The sign-in mail names the engine's host (`public_url`, else the engine's `engine_url`)."""
+    The sign-in mail names the engine's host (`public_url`, else the engine's `engine_url`).
+    Every store writes to one durable database: `shared` (the `[database]` PostgreSQL, its
+    opener's to close) when given, else the SQLite file `section.db` (the wallet's to close)."""
     if section.smtp is None and not section.socials and section.farcaster is None:
         return None
     smtp = section.smtp
     master = (MasterKey.read_file(resolve(section.master_key_file)) if section.master_key_file
               else load_master_key())
-    db: Path | str = section.db if section.db == ":memory:" else resolve(section.db)
+    path: Path | str = section.db if section.db == ":memory:" else resolve(section.db)
+    db: Durable = shared if shared is not None else SqliteDb(path)
     sender = None if smtp is None else SmtpSender(SmtpConfig(
         host=smtp.host, port=smtp.port, sender=smtp.sender, tls=smtp.tls, user=smtp.user,
         password=smtp.password, ca_file=smtp.ca_file, site=urlsplit(section.public_url or engine_url).netloc))
@@ -151,4 +159,4 @@ def open_wallet(section: EmbeddedSection, resolve: Any, engine_secret: bytes,
         sign_text=lambda fid, text: sign_text(vault, Identity("farcaster", fid), text))
     return EmbeddedWallet(codes=codes, mailer=sender, vault=vault, socials=socials, devices=devices,
                           budget=budget, farcaster=farcaster, sponsored=SponsorLedger(db),
-                          intents=SendIntents(db), passkeys=Passkeys(db))
+                          intents=SendIntents(db), passkeys=Passkeys(db), db=None if shared is not None else db)

@@ -29,7 +29,6 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import Receive, Scope, Send
 
-from eth_account.signers.local import LocalAccount
 
 from ..core.plural import counted
 from ..analytics.events import AnalyticsObserver
@@ -44,13 +43,12 @@ from ..directory.routes import routes as directory_routes
 from ..icons.routes import routes as icon_routes
 from ..embedded.service import EmbeddedWallet, embedded_services
 from ..embedded.setup import open_wallet, section_of
-from ..services.name_registry import NameRegistry
+from ..durable.config import open_shared
+from .stores import open_names, open_siwx, siwx_key_file
 from ..services.blockchain_api import BlockchainApi
 from ..services.profile_api import ProfileApi
 from ..services.wiring import register_engine_services
 from ..siwx.http import routes as siwx_routes
-from ..siwx.store import SqliteSiwxStore
-from ..siwx.tokens import load_or_create_key
 from ..ports.analytics import AnalyticsSink
 from ..slices.alerts import AnalyticsForbidden
 from ..ports.clock import Clock
@@ -62,7 +60,6 @@ from ..store.memory import MemoryStore
 from ..store.optional import REDIS_MISSING, RedisStore
 from ..store.sqlite import SqliteStore
 from ..walletconnect.sign_rpc import Metadata
-from ..rules.names import DEFAULT_SUFFIX
 from .config import ConfigError, EngineConfig, default_config, resolve_secret, unknown_keys
 from .approval import routes as approval_routes
 from .passkey import routes as passkey_routes
@@ -181,27 +178,6 @@ class RendererFiles(StaticFiles):
         return await super().get_response(path, scope)
 
 
-def open_siwx(config: EngineConfig) -> tuple[SqliteSiwxStore, LocalAccount]:
-    """The sign-in store and the engine's signing key, from the config's `[siwx]` section."""
-    section = (config.model_extra or {}).get("siwx") or {}
-    db = str(section.get("db", ".modalcore/siwx.db"))
-    store = SqliteSiwxStore(db if db == ":memory:" else config.path(db))
-    signer = load_or_create_key(siwx_key_file(config))
-    return store, signer
-
-
-def open_names(config: EngineConfig) -> NameRegistry:
-    """The engine's own name registry, from the config's `[names]` section: `db` (SQLite file)
-    and `suffix` (behaviour.md §9: default .reown.id). `api_url` and `project_id` there use the hosted
-    profile API instead (`names_api`)."""
-    section = (config.model_extra or {}).get("names") or {}
-    db = str(section.get("db", ".modalcore/names.db"))
-    path = db if db == ":memory:" else config.path(db)
-    if path != ":memory:":
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-    return NameRegistry(path, str(section.get("suffix", DEFAULT_SUFFIX)))
-
-
 def names_api(config: EngineConfig, http: httpx.AsyncClient) -> ProfileApi | None:
     """The hosted profile API (behaviour.md §7) when `[names] api_url` is set."""
     section = (config.model_extra or {}).get("names") or {}
@@ -215,12 +191,6 @@ def blockchain_api(config: EngineConfig, http: httpx.AsyncClient) -> BlockchainA
     section = (config.model_extra or {}).get("blockchain_api") or {}
     url = str(section.get("base_url", ""))
     return BlockchainApi(http, url, str(section.get("project_id", ""))) if url else None
-
-
-def siwx_key_file(config: EngineConfig) -> Path:
-    """Where the engine's signing key lives (the config's `[siwx] key_file`)."""
-    section = (config.model_extra or {}).get("siwx") or {}
-    return config.path(str(section.get("key_file", ".modalcore/engine.key")))
 
 
 def _engine_identity(address: str, bundle: BundleFiles, loader: BundleFiles) -> Any:
@@ -277,7 +247,8 @@ def create_app(
         record_dir=Path(record_dir) if record_dir is not None else None,
         record_name=record_name,
     )
-    siwx_store, signer = open_siwx(config)
+    shared_db = open_shared(config.model_extra)  # [database]: PostgreSQL for every durable record, else files
+    siwx_store, signer = open_siwx(config, shared_db)
     head_signer = HeadSigner(session_store, signer, clock.now_ms, worker=metrics.worker)  # anchors the audit log
     metrics.unsaved = lambda: _unsaved(hub)
     errors = ErrorBook()  # the operator's error view (/operator/errors) and modalcore_errors_total
@@ -287,8 +258,10 @@ def create_app(
                           AuditObserver(session_store, head_signer),
                           AnalyticsObserver(sink))
     static_dir = config.static_path()
+    own_wallet = embedded is None
     if embedded is None:  # the operator's [embedded] section (None: no SMTP, no email sign-in)
-        embedded = open_wallet(section_of(config.model_extra), config.path, engine_secret, config.public_url)
+        embedded = open_wallet(section_of(config.model_extra), config.path, engine_secret, config.public_url,
+                               shared_db)
     app_embedded = embedded
     hub.embedded_offer = app_embedded.offer() if app_embedded is not None else (False, ())
     walletconnect = WalletConnectRuntime(
@@ -296,7 +269,7 @@ def create_app(
         metadata=WC_METADATA, secret=resolve_secret(config), store=session_store, deliver=hub.deliver,
         pairing_ttl_ms=config.walletconnect.pairing_expiry_ms)
     hub.deps.walletconnect = walletconnect
-    name_registry = open_names(config)
+    name_registry = open_names(config, shared_db)
 
     shared = (SharedMetrics(metrics_dir, metrics, lambda: len(hub))
               if metrics_dir is not None else None)
@@ -349,11 +322,15 @@ def create_app(
                     await session_store.flush()  # the caller's store: what it holds is committed
                 siwx_store.close()
                 name_registry.close()
+                if own_wallet and app_embedded is not None:
+                    app_embedded.close()
+                if shared_db is not None:
+                    shared_db.close()
 
     assets = DEMO_ASSETS if config.demo_page else frozenset()  # modal.js: server/bundle.py
     bundle = BundleFiles(static_dir)
     loader = BundleFiles(static_dir, LOADER)
-    windows = OpenedWindows()  # issue 39: the sessions whose one-press window was served
+    windows = OpenedWindows(session_store)  # issue 39: the sessions whose one-press window was served
     routes = [
         Route("/healthz", healthz),
         Route("/metrics", metrics_endpoint),
@@ -393,5 +370,6 @@ def create_app(
     app.state.metrics = metrics
     app.state.shared_metrics = shared
     app.state.embedded = app_embedded
+    app.state.durable = shared_db  # /healthz names it while it cannot be reached
     app.state.errors = errors
     return app

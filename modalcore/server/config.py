@@ -261,7 +261,8 @@ class EngineConfig(BaseModel):
 
 
 # Top-level sections other modules read from `model_extra` (their own models check them).
-EXTRA_SECTIONS = frozenset({"siwx", "names", "blockchain_api", "directory", "embedded", "smart_accounts"})
+EXTRA_SECTIONS = frozenset({"siwx", "names", "blockchain_api", "directory", "embedded", "smart_accounts",
+                            "database"})
 
 
 def unknown_keys(config: EngineConfig) -> list[str]:

@@ -3,12 +3,14 @@ id a worker goes by everywhere (its audit signed sets, metrics labels, /healthz)
 
 from __future__ import annotations
 
+import asyncio
 import os
 import secrets
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from ..durable.db import DatabaseError, Durable
 from ..store.base import SessionStore
 from .hub import Hub
 from .metrics import Metrics
@@ -20,7 +22,8 @@ async def healthz(request: Request) -> Response:
     worker answered (the id of its metrics label and audit signed sets), what the whole engine
     holds (every worker of `serve --workers N`, as `/metrics`' `modalcore_sessions`) and what
     this worker holds. 503 with the reason while this worker's session saves fail (the store is
-    down, issue 27: a load balancer drains this worker until they land again)."""
+    down, issue 27: a load balancer drains this worker until they land again), or while the
+    shared database of `[database] url` cannot be reached (issue 42)."""
     hub: Hub = request.app.state.hub
     metrics: Metrics = request.app.state.metrics
     shared: SharedMetrics | None = request.app.state.shared_metrics
@@ -33,7 +36,23 @@ async def healthz(request: Request) -> Response:
     if health is not None and health.reason is not None:
         return JSONResponse({**body, "ok": False, "reason": health.reason, "unsaved": health.unsaved},
                             status_code=503)
+    down = await database_down(getattr(request.app.state, "durable", None))
+    if down is not None:
+        return JSONResponse({**body, "ok": False, "reason": down}, status_code=503)
     return JSONResponse(body)
+
+
+async def database_down(db: Durable | None) -> str | None:
+    """Why the shared database cannot be reached, or None. Only after a call failed to reach it
+    does this ask again (`SELECT 1`, in a thread: up to the pool's wait), so a host drained for
+    it comes back once the database does, with or without traffic."""
+    if db is None or db.failing is None:
+        return None
+    try:
+        await asyncio.to_thread(db.execute, "SELECT 1")
+    except DatabaseError:
+        return db.failing
+    return None
 
 
 def worker_id(store: SessionStore) -> str:

@@ -360,6 +360,12 @@ class CountingStore(SessionStore):
     async def claim(self, session_id: str) -> None:
         await self._call("claim", self.inner.claim(session_id))
 
+    async def mark(self, key: str, now_ms: int, ttl_ms: int) -> None:
+        await self._call("mark", self.inner.mark(key, now_ms, ttl_ms))
+
+    async def marked(self, key: str, now_ms: int) -> bool:
+        return await self._call("marked", self.inner.marked(key, now_ms))
+
     async def owns(self, session_id: str) -> bool:
         return await self._call("owns", self.inner.owns(session_id))
 

@@ -12,6 +12,10 @@ cannot find the frame). The frame looks only when this page was served for its s
 session (it reads its location: same origin), begins the sign-in in it as its own button does
 (server/verify.py SOCIAL_SCRIPT) and navigates it to the provider.
 
+`OpenedWindows` keeps those sessions in the session store (`SessionStore.mark`): with Redis every
+worker of every host sees that a window was served, so the frame served by another host than the
+window page still looks for it (issue 42); a store only one process uses keeps them in memory.
+
 What the host page can do with this window (it opened it, so it may navigate it): what it could
 always do, open windows. It cannot read it (another origin), cannot make the frame confirm a
 sign-in the frame did not begin, and cannot learn the frame's key or bind. A host server that
@@ -23,6 +27,7 @@ The page holds no secret: the session id is in the host's tree already.
 from __future__ import annotations
 
 import json
+import logging
 from typing import TYPE_CHECKING
 
 from starlette.requests import Request
@@ -30,6 +35,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..flows.social import NAMES
+from ..store.base import MAX_MARKS, SessionStore
+from ..store.memory import MemoryStore
 from ..views.connecting_social import WINDOW_PATH
 from .approval_theme import style
 from .frame_page import MAX_ID_CHARS, gone, page
@@ -38,10 +45,11 @@ if TYPE_CHECKING:
     from ..embedded.social import SocialSignIns
     from .hub import Hub
 
+log = logging.getLogger(__name__)
 WAIT_MS = 30_000  # then the page says nobody took it (the frame loads after the engine's answer)
 MAX_PROVIDER_CHARS = 32
 SEEN_FOR_MS = 120_000
-MAX_SEEN = 4096
+MAX_SEEN = MAX_MARKS  # a store only one process uses keeps at most this many
 
 WINDOW_SCRIPT = """
 const S = %(data)s, text = document.getElementById('state');
@@ -52,26 +60,24 @@ setTimeout(() => { text.textContent = 'The wallet did not take this window. Clos
 
 class OpenedWindows:
     """The sessions this page was served for lately: a frame of such a session looks for the
-    window. Bounded: entries expire after SEEN_FOR_MS, the oldest go beyond MAX_SEEN."""
+    window. In the session store (`store`; none: this process's memory), each for SEEN_FOR_MS.
+    A store that cannot be reached answers "not served": the frame keeps its own button."""
 
-    def __init__(self) -> None:
-        self._seen: dict[str, int] = {}
+    def __init__(self, store: SessionStore | None = None) -> None:
+        self._store = store if store is not None else MemoryStore()
 
-    def seen(self, session: str, now: int) -> None:
-        self._seen.pop(session, None)
-        self._seen[session] = now  # the dict is in the order seen: the oldest first
-        while self._seen:
-            first = next(iter(self._seen))
-            if len(self._seen) <= MAX_SEEN and now - self._seen[first] <= SEEN_FOR_MS:
-                break
-            del self._seen[first]
+    async def seen(self, session: str, now: int) -> None:
+        try:
+            await self._store.mark(f"window:{session}", now, SEEN_FOR_MS)
+        except Exception as error:  # the store's outage: the window is just not looked for
+            log.warning("served window not recorded: %s", type(error).__name__)
 
-    def __len__(self) -> int:
-        return len(self._seen)
-
-    def recent(self, session: str, now: int) -> bool:
-        at = self._seen.get(session)
-        return at is not None and now - at <= SEEN_FOR_MS
+    async def recent(self, session: str, now: int) -> bool:
+        try:
+            return await self._store.marked(f"window:{session}", now)
+        except Exception as error:
+            log.warning("served windows unreadable: %s", type(error).__name__)
+            return False
 
 
 def routes(hub: Hub, signins: SocialSignIns, windows: OpenedWindows) -> list[Route]:
@@ -85,7 +91,7 @@ def routes(hub: Hub, signins: SocialSignIns, windows: OpenedWindows) -> list[Rou
         if runner is None or runner.session.model.embedded.identity:
             return gone("This sign-in is no longer waiting.")
         model = runner.session.model
-        windows.seen(session, hub.clock.now_ms())
+        await windows.seen(session, hub.clock.now_ms())
         name = NAMES.get(provider, provider)
         data = json.dumps({"wait": WAIT_MS})
         mode = "light" if model.theme.mode == "light" else "dark"

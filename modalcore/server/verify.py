@@ -395,7 +395,7 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None, windows: OpenedWindows | Non
         model = found[1]
         provider = social_provider(model)
         # issue 39: the frame looks for the window one press on Connect opened only if there is one
-        opened = windows is not None and windows.recent(session, hub.clock.now_ms())
+        opened = windows is not None and await windows.recent(session, hub.clock.now_ms())
         data = json.dumps({"session": session, "name": NAMES.get(provider, provider),
                            "window": WINDOW_PATH if opened else ""}).replace("<", "\\u003c")
         mode = "light" if model.theme.mode == "light" else "dark"

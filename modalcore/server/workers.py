@@ -16,7 +16,8 @@ from pathlib import Path
 from starlette.applications import Starlette
 
 from ..siwx.tokens import load_or_create_key
-from .app import create_app, siwx_key_file
+from .app import create_app
+from .stores import siwx_key_file
 from .metrics_share import METRICS_DIR_ENV
 from .config import EngineConfig, ConfigError, default_config, load_config, resolve_secret
 

@@ -1,5 +1,6 @@
 """The engine's own name registry: the self-hosted equivalent of the hosted profile API's
-`POST /v1/profile/account` (behaviour.md §7), stored in SQLite.
+`POST /v1/profile/account` (behaviour.md §7), stored in a durable database (a SQLite file per
+host, or the shared PostgreSQL of `[database] url`: a name taken on one host is taken on all).
 
 A registration is a message the visitor's account signed (EIP-191 `personal_sign`): the JSON
 `{"name":"<label><suffix>","attributes":{},"timestamp":<unix s>}` (the hosted API's shape), built
@@ -15,8 +16,6 @@ lower-cased with the operator's suffix (behaviour.md §9: default .reown.id)."""
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -24,7 +23,8 @@ from pathlib import Path
 import httpx
 from eth_utils.address import is_address, to_checksum_address
 
-from ..keyfiles import private_sqlite
+from ..durable.db import Conflict, Durable
+from ..durable.sqlite import SqliteDb
 from ..rules import limits as L
 from ..rules.names import DEFAULT_SUFFIX, error_registering, full_name, name_problem
 from ..siwx.verify import SiwxVerifyError, check_signature, signature_bytes
@@ -64,40 +64,41 @@ def label_of(name: str, suffix: str) -> str:
     return lowered[: -len(suffix)] if suffix and lowered.endswith(suffix) else lowered
 
 
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS names (name TEXT PRIMARY KEY, address TEXT NOT NULL, registered_at INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS names_address ON names (address);
+"""
+
+
 class NameRegistry:
-    def __init__(self, path: str | Path = ":memory:", suffix: str = DEFAULT_SUFFIX) -> None:
+    def __init__(self, path: str | Path | Durable = ":memory:", suffix: str = DEFAULT_SUFFIX) -> None:
         self.suffix = suffix if suffix.startswith(".") else "." + suffix
-        self._lock = threading.Lock()
-        self._db = private_sqlite(path, isolation_level="DEFERRED")
-        with self._lock, self._db:
-            self._db.execute("CREATE TABLE IF NOT EXISTS names (name TEXT PRIMARY KEY, "
-                             "address TEXT NOT NULL, registered_at INTEGER NOT NULL)")
-            self._db.execute("CREATE INDEX IF NOT EXISTS names_address ON names (address)")
+        self._own = isinstance(path, (str, Path))
+        self._db: Durable = SqliteDb(path) if isinstance(path, (str, Path)) else path
+        self._db.ensure(_SCHEMA)
 
     def close(self) -> None:
-        self._db.close()
+        """Close a SQLite file it opened (a shared database is its opener's to close)."""
+        if self._own:
+            self._db.close()
 
     def owns(self, name: str) -> bool:
         """Whether `name` is under this registry's suffix."""
         return name.lower().endswith(self.suffix)
 
     def address_of(self, name: str) -> str | None:
-        with self._lock:
-            row = self._db.execute("SELECT address FROM names WHERE name = ?",
-                                   (name.lower(),)).fetchone()
+        row = self._db.execute("SELECT address FROM names WHERE name = ?", (name.lower(),)).fetchone()
         return None if row is None else to_checksum_address(str(row[0]))
 
     def name_of(self, address: str) -> str | None:
         """The newest name registered for `address`."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT name FROM names WHERE address = ? ORDER BY registered_at DESC, name LIMIT 1",
-                (address.lower(),)).fetchone()
+        row = self._db.execute(
+            "SELECT name FROM names WHERE address = ? ORDER BY registered_at DESC, name LIMIT 1",
+            (address.lower(),)).fetchone()
         return None if row is None else str(row[0])
 
     def names(self) -> list[Registered]:
-        with self._lock:
-            rows = self._db.execute("SELECT name, address FROM names ORDER BY name").fetchall()
+        rows = self._db.execute("SELECT name, address FROM names ORDER BY name").fetchall()
         return [Registered(str(n), to_checksum_address(str(a))) for n, a in rows]
 
     def available(self, label: str) -> bool:
@@ -140,9 +141,8 @@ class NameRegistry:
             reason = Refused.UNREACHABLE if error.reason == "rpc_unavailable" else Refused.SIGNATURE
             raise RegistrationError(failed, reason) from None
         try:
-            with self._lock, self._db:
-                self._db.execute("INSERT INTO names (name, address, registered_at) VALUES (?, ?, ?)",
-                                 (name, address.lower(), now_ms))
-        except sqlite3.IntegrityError:
+            self._db.execute("INSERT INTO names (name, address, registered_at) VALUES (?, ?, ?)",
+                             (name, address.lower(), now_ms))
+        except Conflict:
             raise RegistrationError(failed, Refused.TAKEN) from None
         return Registered(name, to_checksum_address(address))

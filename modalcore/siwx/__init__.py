@@ -2,7 +2,7 @@
 
 - `message`: EIP-4361 text, `SiwxMessage` (pure: safe to use in update functions)
 - `verify`: signature, nonce, domain, uri, chain and time checks (EOA and EIP-1271)
-- `store`: nonces and sessions (`SiwxStore`, `SqliteSiwxStore`)
+- `store`: nonces and sessions (`SiwxStore`; `DurableSiwxStore`, alias `SqliteSiwxStore`: a SQLite file or the shared PostgreSQL)
 - `tokens`: session tokens a host verifies offline with eth-account
 - `service`: `siwx_services(store, http, signer)`, the runtime's `siwx.*` services
 - `http`: `routes(store, engine_address=...)`, GET/POST /v1/sessions/{address}[/revoke]

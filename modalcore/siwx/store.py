@@ -1,4 +1,6 @@
-"""Where SIWX nonces and sessions live: the `SiwxStore` interface and a SQLite implementation.
+"""Where SIWX nonces and sessions live: the `SiwxStore` interface and its implementation over a
+durable database (`DurableSiwxStore`: a SQLite file per host, or the shared PostgreSQL of
+`[database] url`, issue 42; `SqliteSiwxStore` is the same class).
 
 Nonces are issued to one engine session (`session_key`), used at most once and expire after
 `nonce_ttl_ms` (10 minutes). A SIWX session (behaviour.md §3: data, message, signature, cacao) is kept
@@ -10,15 +12,14 @@ from __future__ import annotations
 
 import json
 import secrets
-import sqlite3
-import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from ..keyfiles import private_sqlite
+from ..durable.db import Durable, Result
+from ..durable.sqlite import SqliteDb
 from ..rules import limits as L
 from .message import SignInMessage, SiwxMessage
 
@@ -209,22 +210,20 @@ _SESSION_COLUMNS = (
 )
 
 
-class SqliteSiwxStore(SiwxStore):
-    """SQLite (stdlib, WAL, autocommit). `path` may be ":memory:". Statements are tiny and run
-    in-line under a lock, so one store may serve several threads (e.g. a TestClient)."""
+class DurableSiwxStore(SiwxStore):
+    """Over a durable database: `path` is a SQLite file (WAL, autocommit; ":memory:" too) or an
+    open database (the shared PostgreSQL). Statements are tiny and run in-line; the database
+    serializes threads (e.g. a TestClient) and, for a nonce, hosts."""
 
-    def __init__(self, path: str | Path, nonce_ttl_ms: int = NONCE_TTL_MS) -> None:
+    def __init__(self, path: str | Path | Durable, nonce_ttl_ms: int = NONCE_TTL_MS) -> None:
         super().__init__(nonce_ttl_ms)
-        self.path = str(path)
-        self._lock = threading.Lock()
-        self._db = private_sqlite(self.path)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        self._own = isinstance(path, (str, Path))
+        self._db: Durable = SqliteDb(path, synchronous="NORMAL") if isinstance(path, (str, Path)) else path
+        self.path = str(path) if isinstance(path, (str, Path)) else path.kind
+        self._db.ensure(_SCHEMA)
 
-    def _run(self, sql: str, args: tuple[object, ...] = ()) -> sqlite3.Cursor:
-        with self._lock:
-            return self._db.execute(sql, args)
+    def _run(self, sql: str, args: tuple[object, ...] = ()) -> Result:
+        return self._db.execute(sql, args)
 
     # -- nonces ----------------------------------------------------------------------------
 
@@ -232,15 +231,15 @@ class SqliteSiwxStore(SiwxStore):
         if not session_key:
             raise ValueError("a nonce must be bound to a session")
         nonce = secrets.token_hex(16)
-        with self._lock:
-            self._db.execute("DELETE FROM siwx_nonces WHERE issued_at < ?", (now_ms - NONCE_KEEP_MS,))
-            self._db.execute(
+        with self._db.transaction([f"siwx_nonces:{session_key}"]) as tx:
+            tx.execute("DELETE FROM siwx_nonces WHERE issued_at < ?", (now_ms - NONCE_KEEP_MS,))
+            tx.execute(
                 "INSERT INTO siwx_nonces (nonce, session_key, issued_at) VALUES (?, ?, ?)",
                 (nonce, session_key, now_ms),
             )
             # a session signs one message at a time: its older open nonces beyond a few are
             # dropped, so pressing Sign over and over holds a bounded number (rules/limits.py)
-            self._db.execute(
+            tx.execute(
                 "DELETE FROM siwx_nonces WHERE session_key = ? AND used = 0 AND rowid NOT IN ("
                 "SELECT rowid FROM siwx_nonces WHERE session_key = ? AND used = 0 "
                 "ORDER BY issued_at DESC, rowid DESC LIMIT ?)",
@@ -259,24 +258,23 @@ class SqliteSiwxStore(SiwxStore):
             return NonceStatus.OTHER_SESSION
         if used:
             return NonceStatus.USED
-        if now_ms - int(issued_at) > self.nonce_ttl_ms:
+        if now_ms - int(str(issued_at)) > self.nonce_ttl_ms:
             return NonceStatus.EXPIRED
         return NonceStatus.OK
 
     async def check_nonce(self, nonce: str, session_key: str, now_ms: int) -> NonceStatus:
-        with self._lock:
-            return self._status(nonce, session_key, now_ms)
+        return self._status(nonce, session_key, now_ms)
 
     async def consume_nonce(self, nonce: str, session_key: str, now_ms: int) -> NonceStatus:
-        with self._lock:
-            cursor = self._db.execute(
-                "UPDATE siwx_nonces SET used = 1 "
-                "WHERE nonce = ? AND session_key = ? AND used = 0 AND issued_at >= ?",
-                (nonce, session_key, now_ms - self.nonce_ttl_ms),
-            )
-            if cursor.rowcount == 1:
-                return NonceStatus.OK
-            return self._status(nonce, session_key, now_ms)
+        """One UPDATE decides: of two hosts consuming one nonce, exactly one sees OK."""
+        cursor = self._db.execute(
+            "UPDATE siwx_nonces SET used = 1 "
+            "WHERE nonce = ? AND session_key = ? AND used = 0 AND issued_at >= ?",
+            (nonce, session_key, now_ms - self.nonce_ttl_ms),
+        )
+        if cursor.rowcount == 1:
+            return NonceStatus.OK
+        return self._status(nonce, session_key, now_ms)
 
     # -- sessions --------------------------------------------------------------------------
 
@@ -338,8 +336,7 @@ class SqliteSiwxStore(SiwxStore):
         if chain_id is not None:
             sql += " AND chain_id = ?"
             args.append(chain_id)
-        with self._lock:
-            rows = self._db.execute(sql + " ORDER BY created_at, id", tuple(args)).fetchall()
+        rows = self._db.execute(sql + " ORDER BY created_at, id", tuple(args)).fetchall()
         return [self._session(row) for row in rows]
 
     async def revoke(self, address: str, domain: str | None) -> int:
@@ -357,5 +354,9 @@ class SqliteSiwxStore(SiwxStore):
         return cursor.rowcount == 1
 
     def close(self) -> None:
-        with self._lock:
+        """Close a SQLite file it opened (a shared database is its opener's to close)."""
+        if self._own:
             self._db.close()
+
+
+SqliteSiwxStore = DurableSiwxStore

@@ -28,6 +28,7 @@ class StoredEvent:
 DEFAULT_TTL_MS = 24 * 3600 * 1000
 NO_BLOBS: Mapping[str, bytes] = {}
 MAX_BLOBS_REMEMBERED = 4096  # blobs a process remembers writing (past it, one is written again)
+MAX_MARKS = 4096  # marks a store only one process uses keeps (past it, the oldest go)
 
 
 def utc_day(ms: int) -> str:
@@ -97,6 +98,7 @@ class SessionStore(ABC):
         self.ttl_ms = ttl_ms
         self.blob_ttl_ms = 2 * ttl_ms
         self._ledger = BlobLedger(ttl_ms)
+        self._marks: dict[str, int] = {}  # key -> until (ms): `mark` in a store only one process uses
         self.bytes_written = 0  # session bytes and blobs handed to the store to write (figures)
 
     @abstractmethod
@@ -174,6 +176,23 @@ class SessionStore(ABC):
         """Call `handler` with what other processes publish to this one, until cancelled. A
         store only one process uses returns at once."""
         return None
+
+    # ----- short-lived marks every process sharing the store sees (issue 42: the one-press social
+    # window served by one host, looked for by the frame another host serves)
+    async def mark(self, key: str, now_ms: int, ttl_ms: int) -> None:
+        """Remember `key` until `now_ms + ttl_ms`. A store only one process uses keeps at most
+        MAX_MARKS in memory, the oldest dropped first."""
+        self._marks.pop(key, None)
+        self._marks[key] = now_ms + ttl_ms  # in the order marked: the oldest first
+        while self._marks:
+            first = next(iter(self._marks))
+            if len(self._marks) <= MAX_MARKS and self._marks[first] >= now_ms:
+                break
+            del self._marks[first]
+
+    async def marked(self, key: str, now_ms: int) -> bool:
+        until = self._marks.get(key)
+        return until is not None and now_ms <= until
 
     # ----- the audit log (append-only; it outlives the session's TTL)
     @abstractmethod

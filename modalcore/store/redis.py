@@ -44,6 +44,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from ..audit.chain import SignedHeads, StoredEntry
+from .redis_marks import RedisMarks
 from .base import DEFAULT_TTL_MS, NO_BLOBS, AuditConflict, SessionStore, StoredEvent, utc_day
 
 log = logging.getLogger(__name__)
@@ -107,7 +108,7 @@ EVENTS_HELD = 10_000  # while Redis fails: past this many waiting, the oldest ar
 EVENTS_RETRY_S = 1.0
 
 
-class RedisStore(SessionStore):
+class RedisStore(RedisMarks, SessionStore):
     def __init__(self, client: Redis, ttl_ms: int = DEFAULT_TTL_MS,
                  prefix: str = "modalcore:") -> None:
         super().__init__(ttl_ms)

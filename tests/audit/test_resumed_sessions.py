@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from modalcore.audit.verify import verify_store
-from modalcore.server.app import siwx_key_file
+from modalcore.server.stores import siwx_key_file
 from modalcore.server.config import EngineConfig
 from modalcore.siwx.tokens import load_or_create_key
 from modalcore.store.base import SessionStore

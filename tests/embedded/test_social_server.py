@@ -7,6 +7,7 @@ a forged state or a callback replay connects nothing."""
 from __future__ import annotations
 
 import re
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,8 @@ from modalcore.embedded.approval_tree import shown_hash
 from modalcore.server.approval import approval_text
 from modalcore.server.social import social_text
 from modalcore.server.social_window import MAX_SEEN, SEEN_FOR_MS, OpenedWindows
+from modalcore.store.memory import MemoryStore
+from modalcore.store.redis import RedisStore
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
 from modalcore.server.config import parse_config
 
@@ -273,15 +276,31 @@ async def test_the_window_a_press_opens_is_the_engines_page_and_refuses_what_it_
     assert "Traceback" not in caplog.text
 
 
-def test_the_sessions_whose_window_was_served_are_bounded() -> None:
+async def test_the_sessions_whose_window_was_served_are_bounded() -> None:
     """Issue 39: what the window page records (so that the frame looks for the window) expires
-    after SEEN_FOR_MS and keeps at most MAX_SEEN sessions, the oldest dropped first."""
-    windows = OpenedWindows()
-    windows.seen("a", 0)
-    assert windows.recent("a", SEEN_FOR_MS) and not windows.recent("a", SEEN_FOR_MS + 1)
-    assert not windows.recent("b", 0)
+    after SEEN_FOR_MS and, in a store only one process uses, keeps at most MAX_SEEN sessions,
+    the oldest dropped first."""
+    store = MemoryStore()
+    windows = OpenedWindows(store)
+    await windows.seen("a", 0)
+    assert await windows.recent("a", SEEN_FOR_MS) and not await windows.recent("a", SEEN_FOR_MS + 1)
+    assert not await windows.recent("b", 0)
     for i in range(MAX_SEEN + 5):
-        windows.seen(f"s{i}", 1_000_000)
-    assert not windows.recent("a", 1_000_000) and not windows.recent("s4", 1_000_000)
-    assert windows.recent("s5", 1_000_000) and windows.recent(f"s{MAX_SEEN + 4}", 1_000_000)
-    assert len(windows) == MAX_SEEN
+        await windows.seen(f"s{i}", 1_000_000)
+    assert not await windows.recent("a", 1_000_000) and not await windows.recent("s4", 1_000_000)
+    assert await windows.recent("s5", 1_000_000) and await windows.recent(f"s{MAX_SEEN + 4}", 1_000_000)
+    assert len(store._marks) == MAX_SEEN
+
+
+async def test_rule_a_window_served_by_one_host_is_seen_by_the_others_on_redis(redis_url: str) -> None:
+    """Issue 42: the served-window list is in the shared session store, so the frame's page
+    served by another worker or host than the window page still looks for the window."""
+    prefix = f"win{secrets.token_hex(4)}:"
+    a, b = RedisStore.from_url(redis_url, prefix=prefix), RedisStore.from_url(redis_url, prefix=prefix)
+    try:
+        await OpenedWindows(a).seen("session-1", 0)
+        assert await OpenedWindows(b).recent("session-1", 0)
+        assert not await OpenedWindows(b).recent("session-2", 0)
+    finally:
+        await a.close()
+        await b.close()

@@ -1,0 +1,63 @@
+"""PostgreSQL stopped and started again (issue 42): while it is down a store call fails with a
+typed `DatabaseError` naming no password, within the pool's bound, the sponsoring ledger
+sponsors nothing and /healthz's check names the reason; once it is back the same open database works again (the pool checks each
+connection before lending it), and what was committed before the stop is still there."""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections.abc import Iterator
+
+import pytest
+
+from modalcore.aa.ledger import SponsorLedger
+from modalcore.aa.policy import DAY_MS, LedgerUnavailable, Sponsor, SponsorPolicy, SponsorRequest
+from modalcore.durable.db import DatabaseError
+from modalcore.durable.postgres import PostgresDb
+from modalcore.durable.schema import upgrade
+from modalcore.embedded.budget import BudgetStore, Receipt, Rule
+from modalcore.server.health import database_down
+from modalcore_testing.postgres import PostgresProcess
+
+CHAIN = "eip155:31337"
+T0 = 20_000 * DAY_MS
+POLICY = SponsorPolicy(projects=["demo"], chains=[CHAIN], budget_wei_per_day=100)
+REQUEST = SponsorRequest("demo", CHAIN, "eth_sendTransaction", "0x" + "a" * 40, 10)
+
+
+@pytest.fixture
+def server() -> Iterator[PostgresProcess]:
+    """A cluster of its own (this test stops it)."""
+    with tempfile.TemporaryDirectory(prefix="mcpg-") as folder:
+        process = PostgresProcess(folder)
+        process.start()
+        try:
+            yield process
+        finally:
+            process.stop()
+
+
+def test_rule_a_database_back_after_an_outage_is_used_again_and_kept_what_it_acknowledged(
+        server: PostgresProcess) -> None:
+    url = server.create_database("outage")
+    db = PostgresDb(url)
+    try:
+        upgrade(db)
+        budget, ledger = BudgetStore(db), SponsorLedger(db)
+        assert isinstance(budget.take([Rule("email:a", 5, 60_000)], 1_000), Receipt)
+        assert ledger.reserve(POLICY, REQUEST, T0)[0] == Sponsor(10)
+        server.stop()
+        with pytest.raises(DatabaseError) as down:
+            budget.take([Rule("email:a", 5, 60_000)], 1_001)
+        assert "postgres" in str(down.value)
+        assert ledger.reserve(POLICY, REQUEST, T0) == (LedgerUnavailable(), None)  # nothing sponsored
+        reason = asyncio.run(database_down(db))  # what /healthz answers with its 503
+        assert reason is not None and reason.startswith("postgres: ") and reason == db.failing
+        server.start()
+        assert asyncio.run(database_down(db)) is None and db.failing is None  # asked again: back
+        assert isinstance(budget.take([Rule("email:a", 5, 60_000)], 1_002), Receipt)
+        assert ledger.spent(CHAIN, REQUEST.account, T0) == 10  # acknowledged before the stop
+        assert len(db.execute("SELECT rowid FROM mail_budget").fetchall()) == 2
+    finally:
+        db.close()
