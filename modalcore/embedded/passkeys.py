@@ -250,17 +250,16 @@ class Passkeys:
     def user_handle(self, identity: str) -> str:
         """The identity's WebAuthn user handle: 16 random bytes, made once, that name the account
         without saying who it is (the authenticator gives it back with a discoverable sign-in)."""
-        with self._lock:
-            self._db.execute("INSERT INTO passkey_users VALUES (?, ?) ON CONFLICT DO NOTHING",
-                             (identity, b64(secrets.token_bytes(16))))
-            row = self._db.execute("SELECT handle FROM passkey_users WHERE identity = ?", (identity,)).fetchone()
+        self._db.execute("INSERT INTO passkey_users VALUES (?, ?) ON CONFLICT DO NOTHING",
+                         (identity, b64(secrets.token_bytes(16))))
+        row = self._db.execute("SELECT handle FROM passkey_users WHERE identity = ?", (identity,)).fetchone()
+        assert row is not None  # inserted just above, or before
         return str(row[0])
 
     def owner(self, answer: object) -> str | None:
         """The identity the answer's credential id was registered for (nothing checked yet)."""
         _, _, cred_id = _credential(answer)
-        with self._lock:
-            row = self._db.execute("SELECT identity FROM passkeys WHERE credential_id = ?", (cred_id,)).fetchone()
+        row = self._db.execute("SELECT identity FROM passkeys WHERE credential_id = ?", (cred_id,)).fetchone()
         return str(row[0]) if row else None
 
     def _handle_ok(self, identity: str, handle: object) -> bool:
@@ -269,8 +268,7 @@ class Passkeys:
             return True
         if not isinstance(handle, str) or len(handle) > 88:
             return False
-        with self._lock:
-            row = self._db.execute("SELECT handle FROM passkey_users WHERE identity = ?", (identity,)).fetchone()
+        row = self._db.execute("SELECT handle FROM passkey_users WHERE identity = ?", (identity,)).fetchone()
         return hmac.compare_digest(handle, legacy_user_handle(identity)) or (
             row is not None and hmac.compare_digest(handle, str(row[0])))
 

@@ -138,7 +138,8 @@ def test_invalid_email_is_a_typed_error_and_stores_nothing(tmp_path: Path, bad: 
     store = CodeStore(tmp_path / "c.sqlite")
     with pytest.raises(InvalidEmail):
         EmailCodes(store, KEY).request(bad, T0, rnd(1))
-    assert store._db.execute("SELECT count(*) FROM email_codes").fetchone()[0] == 0
+    row = store._db.execute("SELECT count(*) FROM email_codes").fetchone()
+    assert row is not None and row[0] == 0
 
 
 def test_compare_uses_constant_time_digest_comparison(monkeypatch: pytest.MonkeyPatch,

@@ -135,5 +135,7 @@ async def test_open_nonces_per_session_are_bounded(store: SqliteSiwxStore) -> No
     assert statuses[-MAX_OPEN_NONCES:] == [NonceStatus.OK] * MAX_OPEN_NONCES
     assert set(statuses[:-MAX_OPEN_NONCES]) == {NonceStatus.UNKNOWN}
     assert await store.check_nonce(other, "s2", NOW_MS + 500) is NonceStatus.OK
-    (rows,) = store._run("SELECT COUNT(*) FROM siwx_nonces WHERE session_key = 's1'").fetchone()
+    found = store._run("SELECT COUNT(*) FROM siwx_nonces WHERE session_key = 's1'").fetchone()
+    assert found is not None
+    (rows,) = found
     assert rows == MAX_OPEN_NONCES
