@@ -55,7 +55,7 @@ from ..rules import limits as L
 from ..slices.embedded import ApprovalDecided
 from .approval_guard import ELSEWHERE_TEXT, GUARD_CSS, guard_script, parse_seen, referer_origin, refusal, same_origin
 from .approval_theme import style
-from .approval_tree_script import TREE_SCRIPT
+from .approval_tree_script import OUTCOME_CSS, TREE_SCRIPT
 from .verify import SOCIAL_SCRIPT, VERIFY_SCRIPT, verify_css
 from .verify_farcaster import FARCASTER_SCRIPT
 from .passkey import passkey_evidence, passkey_refusal
@@ -155,14 +155,16 @@ const state = document.getElementById('state'), approveButton = document.getElem
 const verify = document.getElementById('verify');
 %(guard)s
 %(tree)s
-let key = null, challenge = null, approvalPopup = null, shown = '';
+let key = null, challenge = null, approvalPopup = null, shown = '', simulationTries = 0;
 async function ready() {
   if (!guard.here) return;
-  key = await deviceKey();
+  key = key || await deviceKey();
   const r = await post(S.path + '/begin', {session: S.session, request: S.request, public_key: key.spki});
   if (!r.ok) { state.textContent = 'This request is no longer waiting'; return; }
   // what is approved is drawn from the tree's bytes, and what the key signs is their hash
   try { shown = await drawTree(r.data.tree); } catch (e) { state.textContent = 'This approval could not be shown'; return; }
+  // issue 43: the engine simulates for at most 1.5 s; the frame asks again until the outcome is in
+  if (outcomePending && simulationTries++ < 16) { setTimeout(() => ready().catch(() => {}), 250); return; }
   challenge = r.data;
   const passkey = challenge.passkeys.length > 0;  // issue 43 §3: the account's passkey approves
   verify.hidden = challenge.registered || passkey;
@@ -252,6 +254,7 @@ def _page_body(model: Model, eid: str) -> str:
     # the details scroll; Reject and Approve stay in sight at the frame's foot (approval_theme.py);
     # the origin line shows once the frame has checked who embeds it (approval_guard.py)
     return (f"<main><h1>{html.escape(title)}</h1><div class=who id=who hidden>{html.escape(who)}</div>"
+            "<section id=outcome aria-label=Outcome hidden></section>"
             f"<dl>{''.join(items)}</dl></main><div class=actions><div id=verify hidden></div><p id=shown role=status></p>"
             "<div class=row><button id=reject type=button>Reject</button>"
             "<button id=approve type=button disabled>Approve</button></div><div id=state role=status></div></div>")
@@ -290,7 +293,7 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
         script = (_POPUP_SCRIPT % {"data": data, "guard": guard_script(), "tree": TREE_SCRIPT} if popup else
                   _SCRIPT % {"data": data, "guard": guard_script(), "tree": TREE_SCRIPT,
                              "verify": SOCIAL_SCRIPT + FARCASTER_SCRIPT + VERIFY_SCRIPT + PASSKEY_SCRIPT})
-        return page(hub, model.project_id, title, mode, style(model.theme) + verify_css() + GUARD_CSS,
+        return page(hub, model.project_id, title, mode, style(model.theme) + verify_css() + GUARD_CSS + OUTCOME_CSS,
                     _page_body(model, eid), script, ancestors="'none'" if popup else None)
 
     async def begin(request: Request) -> Response:

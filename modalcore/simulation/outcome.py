@@ -241,6 +241,12 @@ def _decoded(data: str) -> tuple[str, tuple[object, ...]] | None:
         return None
 
 
+def is_swap(data: str) -> bool:
+    """Whether `data` calls one of the router swaps the estimate reads."""
+    found = _decoded(data)
+    return found is not None and found[0].startswith("swap")
+
+
 def estimate(calls: Sequence[TxCall], visitor: str, known: Known) -> Outcome:
     """What the call data says, without a node's simulation ("Outcome estimated from the call
     data"): the value sent, ERC-20 transfers and approvals, the router swaps' amounts in and their
