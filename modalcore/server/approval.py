@@ -33,6 +33,7 @@ POST /embedded/approve   {session, request, approve, nonce, seen, tree_hash, pub
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import enum
 import hashlib
@@ -144,6 +145,26 @@ async def pending(hub: Hub, session: str, eid: str) -> tuple[Any, Model] | None:
     return runner, model
 
 
+SIMULATION_WAIT_S = 2.0  # the engine settles a simulation within 1.5 s (flows/simulation.py)
+
+
+def _simulating(model: Model) -> bool:
+    request = model.embedded.request
+    return request is not None and request.outcome is not None and request.outcome.status == "pending"
+
+
+async def settled(hub: Hub, session: str, eid: str) -> tuple[Any, Model] | None:
+    """The request waiting, once its outcome is no longer being simulated (issue 43: the
+    engine's own timer ends a simulation at 1.5 s; this waits a little longer at most), so the
+    tree the frame draws and signs is the one the engine keeps."""
+    found = await pending(hub, session, eid)
+    deadline = asyncio.get_running_loop().time() + SIMULATION_WAIT_S
+    while found is not None and _simulating(found[1]) and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.02)
+        found = await pending(hub, session, eid)
+    return found
+
+
 def verify_kind(model: Model) -> str:
     """How this session's visitor proves it is them inside the frame: "email" or the provider."""
     return model.embedded.identity.partition(":")[0]
@@ -244,6 +265,12 @@ def _page_body(model: Model, eid: str) -> str:
     tree = build(model, request)
     title = who = ""
     items = []
+    outcome = tree["outcome"]
+    box = "<section id=outcome aria-label=Outcome hidden></section>"
+    if outcome is not None:  # issue 43; the script draws it again from the tree's bytes
+        changes = "".join(f"<li>{html.escape(c)}</li>" for c in outcome["changes"])
+        box = (f"<section id=outcome aria-label=Outcome data-status={outcome['status']}>"
+               f"<p class=note>{html.escape(outcome['note'])}</p>{f'<ul>{changes}</ul>' if changes else ''}</section>")
     for item in tree["nodes"]:
         if item["t"] == "heading":
             title = item["text"]
@@ -254,8 +281,7 @@ def _page_body(model: Model, eid: str) -> str:
     # the details scroll; Reject and Approve stay in sight at the frame's foot (approval_theme.py);
     # the origin line shows once the frame has checked who embeds it (approval_guard.py)
     return (f"<main><h1>{html.escape(title)}</h1><div class=who id=who hidden>{html.escape(who)}</div>"
-            "<section id=outcome aria-label=Outcome hidden></section>"
-            f"<dl>{''.join(items)}</dl></main><div class=actions><div id=verify hidden></div><p id=shown role=status></p>"
+            f"{box}<dl>{''.join(items)}</dl></main><div class=actions><div id=verify hidden></div><p id=shown role=status></p>"
             "<div class=row><button id=reject type=button>Reject</button>"
             "<button id=approve type=button disabled>Approve</button></div><div id=state role=status></div></div>")
 
@@ -304,7 +330,7 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
             key_id, _ = parse_public_key(data["public_key"])
         except BadPublicKey:
             return refused(400, "not a public key")
-        found = await pending(hub, data["session"], data["request"])
+        found = await settled(hub, data["session"], data["request"])
         if found is None:
             return refused(404, "this request is no longer waiting")
         _, model = found

@@ -30,7 +30,7 @@ def anvil_bin(chain_dir: Path = CHAIN_DIR) -> Path:
 def start_anvil(chain_id: int = ANVIL_CHAIN_ID, port: int | None = None, *, chain_dir: Path = CHAIN_DIR,
                 timeout: float = 60.0) -> DevNode:
     """Start Anvil on 127.0.0.1 (a free port unless given) and wait until it answers eth_chainId.
-    Its dev accounts are the same mnemonic's as Hardhat's, funded with 10,000 ETH each."""
+    Its 20 dev accounts are the same mnemonic's as Hardhat's, funded with 10,000 ETH each (the deploy step wants 20)."""
     t0 = time.monotonic()
     binary = anvil_bin(chain_dir)
     if not binary.exists():
@@ -40,7 +40,8 @@ def start_anvil(chain_id: int = ANVIL_CHAIN_ID, port: int | None = None, *, chai
     port = port or free_port()
     log = tempfile.NamedTemporaryFile(prefix=f"anvil-{chain_id}-{port}-", suffix=".log", delete=False)
     process = subprocess.Popen(
-        [str(binary), "--host", HOST, "--port", str(port), "--chain-id", str(chain_id), "--hardfork", "prague"],
+        [str(binary), "--host", HOST, "--port", str(port), "--chain-id", str(chain_id), "--hardfork", "prague",
+         "--accounts", "20"],
         stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         preexec_fn=_die_with_parent)
     log.close()
