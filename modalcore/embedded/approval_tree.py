@@ -3,8 +3,8 @@ signs (docs/features/approval-record.md).
 
 One tree per waiting request: the call itself (method, params JSON text, chain, and its digest,
 which the Approve signature covers too), the nodes the frame draws (the heading, who approves on
-which site, each decoded row), and `outcome`, the simulated outcome shown beside them (None until
-the engine simulates; a later version fills it without changing the format). Its bytes are
+which site, each decoded row), and `outcome`, the simulated outcome shown beside them (issue 43:
+`simulation.outcome.Outcome.to_tree`, flows/simulation.py; None for a message or typed data). Its bytes are
 canonical msgpack: maps with their keys sorted, the smallest encoding of every integer and string
 (what `msgpack.packb` writes), only maps, lists, text, integers and nil. The frame draws from
 those bytes and hashes them (SHA-256), the engine hashes the tree it built for the request, the

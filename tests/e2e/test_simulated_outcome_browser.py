@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -131,6 +130,3 @@ def test_the_approval_shows_the_simulated_outcome(
     finally:
         context.close()
 
-
-def test_screenshots_folder_is_the_docs_one() -> None:
-    assert Path(ARTIFACTS).name == "screenshots"
