@@ -29,6 +29,7 @@ from ..rules.calls import CallBatch, parse_send_calls
 from ..services.handles import CHAIN_SIMULATE
 from ..services.shapes import SIMULATED_CALLS, SIMULATED_LOGS
 from ..simulation.outcome import (
+    INSUFFICIENT,
     PENDING,
     Asset,
     CallResult,
@@ -36,6 +37,7 @@ from ..simulation.outcome import (
     Log,
     Outcome,
     Simulation,
+    UNISWAP_V2_ROUTER,
     TxCall,
     estimate,
     is_swap,
@@ -50,7 +52,6 @@ if TYPE_CHECKING:
 SIMULATION_MS = 1500  # issue 43: a simulation never blocks an approval longer
 TIMER = "embedded-simulation"
 METHODS = ("eth_sendTransaction", "wallet_sendCalls")
-UNISWAP_V2_ROUTER = "Uniswap V2 Router"
 _ADDRESS = r"^0x[0-9a-fA-F]{40}$"
 _STRICT = ConfigDict(extra="forbid", frozen=True)
 
@@ -75,6 +76,7 @@ class SimulationAnswer(BaseModel):
     model_config = _STRICT
     calls: list[CallAnswer] = Field(max_length=SIMULATED_CALLS)
     base_fee: int = Field(ge=0, lt=2**256)
+    insufficient: bool = False
 
 
 @dataclass(frozen=True)
@@ -166,6 +168,11 @@ def on_simulated(model: Model, msg: Simulated, now: int) -> Step:
         return model, []
     if not msg.ok or msg.result is None:
         return _estimated(model, request), [CancelTimer(TIMER)]
+    if msg.result.insufficient:  # the node says it cannot be paid: the call data's outcome, warned
+        estimated = _estimated(model, request)
+        outcome = estimated.embedded.request.outcome if estimated.embedded.request else None
+        assert outcome is not None
+        return _with(model, request, replace(outcome, warnings=(*outcome.warnings, INSUFFICIENT))), [CancelTimer(TIMER)]
     account = shown_address(model, request.chain)
     calls = _calls(request, account) or []
     sim = Simulation(tuple(CallResult(c.ok, c.gas_used, tuple(Log(g.address.lower(), tuple(t.lower() for t in g.topics),

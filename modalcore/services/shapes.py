@@ -150,3 +150,4 @@ class SimulatedCall(TypedDict):
 class SimulateResult(TypedDict):
     calls: list[SimulatedCall]
     base_fee: int
+    insufficient: bool  # the node refused: the account cannot pay the value and the fee

@@ -22,6 +22,8 @@ from .shapes import SIMULATED_LOGS, SimulateArgs, SimulatedCall, SimulatedLog, S
 TIMEOUT_S = 1.5  # issue 43: a simulation never blocks an approval longer
 MAX_ANSWER_BYTES = 256 * 1024
 METHOD = "eth_simulateV1"
+# the account cannot pay the value and the fee: the execution-apis code, and Anvil's
+INSUFFICIENT_CODES = (-38014, -32003)
 _HEX = re.compile(r"^0x[0-9a-fA-F]*$")
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 _TOPIC = re.compile(r"^0x[0-9a-fA-F]{64}$")
@@ -80,6 +82,9 @@ def parse(payload: object, count: int) -> SimulateResult:
     error = payload.get("error")
     if error is not None:
         code = error.get("code") if isinstance(error, dict) else None
+        message = str(error.get("message", "")).lower() if isinstance(error, dict) else ""
+        if code in INSUFFICIENT_CODES or "insufficient funds" in message[:200]:
+            return {"calls": [], "base_fee": 0, "insufficient": True}
         raise ServiceError("the node does not simulate" if code == -32601 else "the simulation failed")
     blocks = payload.get("result")
     if not isinstance(blocks, list) or len(blocks) != 1 or not isinstance(blocks[0], dict):
@@ -96,7 +101,7 @@ def parse(payload: object, count: int) -> SimulateResult:
         room -= len(logs)
         calls.append({"ok": _quantity(raw.get("status")) == 1, "gas_used": _quantity(raw.get("gasUsed")),
                       "logs": logs})
-    return {"calls": calls, "base_fee": _quantity(blocks[0].get("baseFeePerGas", "0x0"))}
+    return {"calls": calls, "base_fee": _quantity(blocks[0].get("baseFeePerGas", "0x0")), "insufficient": False}
 
 
 async def simulate(http: httpx.AsyncClient, args: SimulateArgs) -> SimulateResult:

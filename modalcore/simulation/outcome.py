@@ -37,9 +37,11 @@ NO_CHANGES = "No balance changes"
 MORE = "+{n} more"
 REVERTS = "This transaction will fail: the simulation reverted"
 UNLIMITED_WARNING = "This approves an unlimited allowance of {symbol}"
+INSUFFICIENT = "The network says this account cannot pay for this transaction"
 UNDECLARED = "This sends to a contract this site did not declare"
 FEE = "≈ {amount} {symbol}"
 MINUS = "\u2212"
+UNISWAP_V2_ROUTER = "Uniswap V2 Router"  # the router the engine built a swap for (embedded/decode_calls.py names it so)
 
 
 @dataclass(frozen=True)

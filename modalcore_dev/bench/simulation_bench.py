@@ -36,7 +36,8 @@ ROUNDS = 40
 TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
 
 
-async def _measure(engine: RunningServer, smtp: LocalSmtpServer, rounds: int, tag: str) -> tuple[list[float], str]:
+async def _measure(engine: RunningServer, smtp: LocalSmtpServer, rounds: int, tag: str,
+                   fund: str = "") -> tuple[list[float], str]:
     took: list[float] = []
     status = ""
     async with httpx.AsyncClient(base_url=engine.http_url, timeout=TIMEOUT_S) as http:
@@ -44,6 +45,9 @@ async def _measure(engine: RunningServer, smtp: LocalSmtpServer, rounds: int, ta
             device = Device()
             async with engine.client() as client:
                 address = await sign_in(client, http, smtp, device, f"sim-{tag}-{i}@example.com", ["eip155:31337"])
+                if fund:  # a funded account: the node simulates (an empty one: "cannot pay")
+                    await http.post(fund, json={"jsonrpc": "2.0", "id": 1, "method": "anvil_setBalance",
+                                                "params": [address, hex(10**18)]})
                 await client.quiet(0.05)
                 start = time.perf_counter()
                 eid = await ask(client, "t", "eth_sendTransaction",
@@ -69,7 +73,7 @@ def run(parts: Parts) -> Lines:
     try:
         anvil_chain = ChainsInfo({31337: anvil.rpc_url}, {"31337": deploy_chain(anvil.rpc_url)})
         with tempfile.TemporaryDirectory() as folder, _engine(Path(folder), anvil_chain, smtp.port) as engine:
-            simulated, with_status = asyncio.run(_measure(engine, smtp, rounds, "anvil"))
+            simulated, with_status = asyncio.run(_measure(engine, smtp, rounds, "anvil", anvil.rpc_url))
         with tempfile.TemporaryDirectory() as folder, parts.dev_chains() as chains, \
                 _engine(Path(folder), ChainsInfo({31337: chains.rpc_urls[31337]}, chains.deployment), smtp.port) as engine:
             estimated, without_status = asyncio.run(_measure(engine, smtp, rounds, "hardhat"))

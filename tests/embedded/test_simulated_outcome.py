@@ -80,6 +80,16 @@ def test_rule_a_node_without_eth_simulateV1_gives_the_estimate_not_no_changes(
     assert "No balance changes" not in outcome["changes"]  # type: ignore[operator]
 
 
+def test_rule_a_node_saying_the_account_cannot_pay_warns_beside_the_estimate(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world, _ = _waiting(wallet, smtp)
+    world.h.settle_call(CHAIN_SIMULATE, {"calls": [], "base_fee": 0, "insufficient": True})
+    outcome = _outcome(world)
+    assert outcome["status"] == "estimated"
+    assert outcome["changes"] == ["\u22120.25 ETH"]
+    assert outcome["warnings"] == ["The network says this account cannot pay for this transaction"]
+
+
 def test_rule_a_simulation_answer_beyond_its_bounds_is_not_drawn(
         wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
     world, me = _waiting(wallet, smtp)

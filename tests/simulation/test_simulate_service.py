@@ -43,7 +43,8 @@ def test_rule_it_asks_eth_simulateV1_with_traced_transfers_from_the_account() ->
         return httpx.Response(200, json={"jsonrpc": "2.0", "id": 1, "result": [
             {"baseFeePerGas": "0x3b9aca00", "calls": [{"status": "0x1", "gasUsed": "0x5208", "logs": []}]}]})
 
-    assert _run(handler) == {"calls": [{"ok": True, "gas_used": 21000, "logs": []}], "base_fee": 10**9}
+    assert _run(handler) == {"calls": [{"ok": True, "gas_used": 21000, "logs": []}], "base_fee": 10**9,
+                             "insufficient": False}
     assert seen == [{"jsonrpc": "2.0", "id": 1, "method": "eth_simulateV1", "params": [
         {"blockStateCalls": [{"calls": [{"from": ME, "to": TO, "value": "0x3782dace9d900000", "data": "0x"}]}],
          "traceTransfers": True, "validation": False}, "latest"]}]
@@ -55,6 +56,14 @@ def test_rule_a_node_without_the_method_is_a_service_error() -> None:
                                          "error": {"code": -32601, "message": "Method eth_simulateV1 not found"}})
     with pytest.raises(ServiceError, match="does not simulate"):
         _run(handler)
+
+
+@pytest.mark.parametrize("error", [{"code": -38014, "message": "Insufficient funds to pay for gas fees and value"},
+                                   {"code": -32003, "message": "Insufficient funds for gas * price + value"}])
+def test_rule_a_node_saying_the_account_cannot_pay_is_an_answer_not_a_failure(error: dict[str, object]) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"jsonrpc": "2.0", "id": 1, "error": error})
+    assert _run(handler) == {"calls": [], "base_fee": 0, "insufficient": True}
 
 
 def test_rule_an_answer_longer_than_the_bound_is_refused_unread() -> None:
@@ -122,15 +131,19 @@ def _call(sig: str, values: list[object]) -> str:
     return "0x" + keccak(text=sig)[:4].hex() + abi_encode(types, values).hex()
 
 
-def _sim(node: DevNode, calls: list[TxCall]) -> Simulation:
-    args = SimulateArgs.model_validate({"rpc_url": node.rpc_url, "account": ME, "calls": [
+def _raw(node: DevNode, calls: list[TxCall], account: str = ME) -> object:
+    args = SimulateArgs.model_validate({"rpc_url": node.rpc_url, "account": account, "calls": [
         {"to": c.to, "value": hex(c.value), "data": c.data} for c in calls]})
 
     async def go() -> object:
         async with httpx.AsyncClient() as http:
             return await simulate(http, args)
 
-    raw = asyncio.run(go())
+    return asyncio.run(go())
+
+
+def _sim(node: DevNode, calls: list[TxCall]) -> Simulation:
+    raw = _raw(node, calls)
     assert isinstance(raw, dict)
     return Simulation(tuple(CallResult(c["ok"], c["gas_used"], tuple(Log(g["address"], tuple(g["topics"]), g["data"])
                                                                      for g in c["logs"])) for c in raw["calls"]),
@@ -158,3 +171,9 @@ def test_anvil_simulates_a_revert(anvil: DevNode) -> None:
     calls = [TxCall(token, 0, _call("transfer(address,uint256)", [TO, 10**30]))]
     outcome = simulated(_sim(anvil, calls), ME, calls, Known(Asset("ETH", 18), {}, {}))
     assert outcome.warnings == (REVERTS,)
+
+
+@pytest.mark.chain
+def test_anvil_says_an_account_without_funds_cannot_pay(anvil: DevNode) -> None:
+    assert _raw(anvil, [TxCall(TO, 25 * 10**16, "0x")], account="0x" + "12" * 20) == {
+        "calls": [], "base_fee": 0, "insufficient": True}
