@@ -13,13 +13,15 @@ from modalcore.core.cmds import Call
 from modalcore.embedded.approval_tree import read, render_text
 from modalcore.embedded.service import EmbeddedWallet
 from modalcore.engine.persist import load_bytes, session_to_bytes
-from modalcore.flows.simulation import SIMULATION_MS
+from modalcore.flows.simulation import SIMULATION_MS, known
 from modalcore.server.approval import tree_bytes
 from modalcore.services.handles import CHAIN_SIMULATE, EMBEDDED_SIGN
-from modalcore.simulation.outcome import NATIVE, TRANSFER
+from modalcore.simulation.outcome import APPROVAL, NATIVE, TRANSFER, CallResult, Log, Simulation, simulated
 from modalcore.slices.embedded import ApprovalDecided
 from modalcore_dev.devmail import LocalSmtpServer
 
+from ..swap.harness import DEMO
+from .test_approval_decoded_tx import APPROVE, ROUTER, USER, params, with_request
 from .world import EmailWorld
 
 EMAIL = "sim@example.com"
@@ -130,3 +132,13 @@ def test_the_outcome_survives_a_restart_with_the_request(wallet: EmbeddedWallet,
     loaded, _ = load_bytes(session_to_bytes(world.h.session))
     request = loaded.model.embedded.request
     assert request is not None and request.outcome == world.h.model.embedded.request.outcome  # type: ignore[union-attr]
+
+
+def test_a_swaps_approval_names_the_router_the_engine_built_the_swap_for() -> None:
+    """The modal's swap (issue 43 item 1): its approve's outcome names the router as the rows do."""
+    model = with_request("eth_sendTransaction", params(DEMO.address, APPROVE))
+    names = known(model, "eip155:31337")
+    assert names.names == {ROUTER.lower(): "Uniswap V2 Router"}
+    log = Log(DEMO.address.lower(), (APPROVAL, _topic(USER), _topic(ROUTER)), "0x" + "f" * 64)
+    outcome = simulated(Simulation((CallResult(True, 46_000, (log,)),), 10**9), USER, [], names)
+    assert outcome.changes == ("approves Uniswap V2 Router to spend unlimited DEMO",)
