@@ -153,7 +153,7 @@ def _simulating(model: Model) -> bool:
     return request is not None and request.outcome is not None and request.outcome.status == "pending"
 
 
-async def settled(hub: Hub, session: str, eid: str) -> tuple[Any, Model] | None:
+async def settled(hub: Hub, session: str, eid: str) -> Model | None:
     """The request waiting, once its outcome is no longer being simulated (issue 43: the
     engine's own timer ends a simulation at 1.5 s; this waits a little longer at most), so the
     tree the frame draws and signs is the one the engine keeps."""
@@ -162,7 +162,7 @@ async def settled(hub: Hub, session: str, eid: str) -> tuple[Any, Model] | None:
     while found is not None and _simulating(found[1]) and asyncio.get_running_loop().time() < deadline:
         await asyncio.sleep(0.02)
         found = await pending(hub, session, eid)
-    return found
+    return found[1] if found is not None else None
 
 
 def verify_kind(model: Model) -> str:
@@ -330,11 +330,9 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
             key_id, _ = parse_public_key(data["public_key"])
         except BadPublicKey:
             return refused(400, "not a public key")
-        found = await settled(hub, data["session"], data["request"])
-        if found is None:
+        model = await settled(hub, data["session"], data["request"])
+        if model is None or model.embedded.request is None:
             return refused(404, "this request is no longer waiting")
-        _, model = found
-        assert model.embedded.request is not None
         identity = model.embedded.identity
         registered = wallet is not None and wallet.devices.public_key(identity, key_id) is not None
         return JSONResponse({"nonce": issue_nonce(secret, data["session"], data["request"], hub.clock.now_ms()),
