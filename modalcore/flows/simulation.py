@@ -115,15 +115,16 @@ def _calls(request: EmbeddedRequest, account: str) -> list[TxCall] | None:
 
 
 def known(model: Model, chain: str) -> Known:
-    """What the engine knows on `chain`: its currency and tokens, and the swap router it built a
-    transaction for (named as the approval rows name it, embedded/approval_tree.py)."""
+    """What the engine knows on `chain`: its currency and tokens, the swap router it built a
+    transaction for (named as the approval rows name it, embedded/approval_tree.py), and the
+    contracts the host declared (`contracts` option)."""
     network = model.networks.get(chain) if chain else None
     native = Asset(network.native.symbol, network.native.decimals) if network else Asset("ETH", 18)
     tokens = {t.address.lower(): Asset(t.symbol, t.decimals) for t in network.tokens} if network else {}
     swap = model.swap.pending.swap if model.swap.pending else model.swap.quote.swap if model.swap.quote else None
     tx = dict(swap or ())
     names = {tx["to"].lower(): UNISWAP_V2_ROUTER} if tx.get("to") and is_swap(tx.get("data", "")) else {}
-    return Known(native, tokens, names)
+    return Known(native, tokens, names, frozenset(a.lower() for a in model.options.contracts))
 
 
 def _with(model: Model, request: EmbeddedRequest, outcome: Outcome) -> Model:

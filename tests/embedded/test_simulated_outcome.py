@@ -142,3 +142,20 @@ def test_a_swaps_approval_names_the_router_the_engine_built_the_swap_for() -> No
     log = Log(DEMO.address.lower(), (APPROVAL, _topic(USER), _topic(ROUTER)), "0x" + "f" * 64)
     outcome = simulated(Simulation((CallResult(True, 46_000, (log,)),), 10**9), USER, [], names)
     assert outcome.changes == ("approves Uniswap V2 Router to spend unlimited DEMO",)
+
+
+def test_rule_a_call_to_a_contract_the_host_did_not_declare_is_warned(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    declared = "0x" + "ab" * 20
+    world = EmailWorld(wallet, smtp, options={"networks": ["eip155:31337"], "contracts": [declared]})
+    me = world.sign_in(EMAIL)
+    world.settle_all()
+    for to, warned in ((declared, False), ("0x" + "cd" * 20, True)):
+        world.ask_wallet("eth_sendTransaction", [{"from": me, "to": to, "data": "0x12345678"}])
+        world.h.advance(SIMULATION_MS)
+        outcome = _outcome(world)
+        assert ("This sends to a contract this site did not declare" in outcome["warnings"]) is warned  # type: ignore[operator]
+        assert outcome["status"] == "unavailable"  # call data the engine cannot read: never "no changes"
+        request = world.h.model.embedded.request
+        assert request is not None
+        world.h.deliver(ApprovalDecided(eid=request.eid, approve=False))
