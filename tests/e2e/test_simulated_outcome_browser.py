@@ -98,7 +98,7 @@ def test_the_approval_shows_the_simulated_outcome(
                      ["uint256", "address[]", "address", "uint256"], [1, [weth, tusd], account, 2**40])
         unlimited = _call("approve(address,uint256)", ["address", "uint256"], [router, 2**256 - 1])
         too_much = _call("transfer(address,uint256)", ["address", "uint256"], [router, 10**30])
-        cases = (("swap", router, swap, hex(25 * 10**16), ["\u22120.25 ETH", "TUSD"], None),
+        cases: tuple[tuple[str, str, str, str, list[str], str | None], ...] = (("swap", router, swap, hex(25 * 10**16), ["\u22120.25 ETH", "TUSD"], None),
                  ("unlimited", demo, unlimited, "0x0", ["unlimited DEMO"], "This approves an unlimited allowance of DEMO"),
                  ("revert", demo, too_much, "0x0", [], "This transaction will fail: the simulation reverted"))
         for kind, to, data, value, changes, warning in cases:
