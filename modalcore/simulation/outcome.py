@@ -15,7 +15,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from eth_abi.abi import decode as abi_decode
 from eth_utils.crypto import keccak
 
 Status = Literal["pending", "simulated", "estimated", "unavailable"]
@@ -220,27 +219,57 @@ def simulated(sim: Simulation, visitor: str, calls: Sequence[TxCall], known: Kno
     return _finish("simulated", ordered, known, approvals, warnings, fee)
 
 
-_SELECTORS = {keccak(text=sig)[:4].hex(): (name, types) for name, sig, types in (
-    ("transfer", "transfer(address,uint256)", ("address", "uint256")),
-    ("approve", "approve(address,uint256)", ("address", "uint256")),
-    ("swapExactETHForTokens", "swapExactETHForTokens(uint256,address[],address,uint256)",
-     ("uint256", "address[]", "address", "uint256")),
-    ("swapExactTokensForTokens", "swapExactTokensForTokens(uint256,uint256,address[],address,uint256)",
-     ("uint256", "uint256", "address[]", "address", "uint256")),
-    ("swapExactTokensForETH", "swapExactTokensForETH(uint256,uint256,address[],address,uint256)",
-     ("uint256", "uint256", "address[]", "address", "uint256")),
+# name -> the argument kinds the estimate reads ("u" a uint256, "a" an address, "p" an address[]);
+# decoded by hand, word by word: the pure core loads no ABI library (tests/test_pure_core_bounds.py)
+_SELECTORS = {keccak(text=sig)[:4].hex(): (sig.partition("(")[0], kinds) for sig, kinds in (
+    ("transfer(address,uint256)", "au"),
+    ("approve(address,uint256)", "au"),
+    ("swapExactETHForTokens(uint256,address[],address,uint256)", "upau"),
+    ("swapExactTokensForTokens(uint256,uint256,address[],address,uint256)", "uupau"),
+    ("swapExactTokensForETH(uint256,uint256,address[],address,uint256)", "uupau"),
 )}
+MAX_PATH = 8  # a swap's path the estimate reads
+
+
+def _word(body: bytes, index: int) -> int:
+    word = body[32 * index:32 * index + 32]
+    if len(word) != 32:
+        raise ValueError("short call data")
+    return int.from_bytes(word, "big")
+
+
+def _address(value: int) -> str:
+    if value >> 160:
+        raise ValueError("not an address")
+    return "0x" + format(value, "040x")
 
 
 def _decoded(data: str) -> tuple[str, tuple[object, ...]] | None:
-    body = data[2:] if data.startswith("0x") else data
-    found = _SELECTORS.get(body[:8].lower())
+    text = data[2:] if data.startswith("0x") else data
+    found = _SELECTORS.get(text[:8].lower())
     if found is None:
         return None
+    name, kinds = found
     try:
-        return found[0], tuple(abi_decode(list(found[1]), bytes.fromhex(body[8:])))
-    except Exception:  # eth_abi raises several types for data that does not fit
+        body = bytes.fromhex(text[8:])
+        values: list[object] = []
+        for index, kind in enumerate(kinds):
+            word = _word(body, index)
+            if kind == "u":
+                values.append(word)
+            elif kind == "a":
+                values.append(_address(word))
+            else:  # a dynamic address[]: its offset, then its length and items
+                if word % 32 or word > len(body):
+                    return None
+                at = word // 32
+                length = _word(body, at)
+                if length > MAX_PATH:
+                    return None
+                values.append([_address(_word(body, at + 1 + item)) for item in range(length)])
+    except ValueError:
         return None
+    return name, tuple(values)
 
 
 def is_swap(data: str) -> bool:
@@ -275,7 +304,8 @@ def estimate(calls: Sequence[TxCall], visitor: str, known: Known) -> Outcome:
             if str(values[0]).lower() != me:
                 deltas[to] = deltas.get(to, 0) - int(str(values[1]))
         else:  # a swap: what goes in, and at least what comes out (to the visitor)
-            path = [str(a).lower() for a in values[1 if name == "swapExactETHForTokens" else 2]]  # type: ignore[attr-defined]
+            found_path = values[1 if name == "swapExactETHForTokens" else 2]
+            path = [str(a).lower() for a in found_path] if isinstance(found_path, list) else []
             recipient = str(values[2 if name == "swapExactETHForTokens" else 3]).lower()
             if name != "swapExactETHForTokens" and path:
                 deltas[path[0]] = deltas.get(path[0], 0) - int(str(values[0]))

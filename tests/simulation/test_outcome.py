@@ -118,3 +118,11 @@ def test_call_data_the_engine_cannot_read_is_unavailable_never_no_changes() -> N
     assert outcome.status == "unavailable"
     assert outcome.changes == ()
     assert outcome.to_tree()["note"] == "Outcome unavailable"
+
+
+def test_call_data_that_does_not_fit_its_function_is_unavailable() -> None:
+    short = "0x" + keccak(text="transfer(address,uint256)")[:4].hex() + "00" * 40
+    long_path = _call("swapExactETHForTokens(uint256,address[],address,uint256)",
+                      ["uint256", "address[]", "address", "uint256"], [1, [DEMO] * 9, ME, 1])
+    for data in (short, long_path):
+        assert estimate([TxCall(TUSD, 0, data)], ME, KNOWN).status == "unavailable"
