@@ -3,8 +3,8 @@ signs (docs/features/approval-record.md).
 
 One tree per waiting request: the call itself (method, params JSON text, chain, and its digest,
 which the Approve signature covers too), the nodes the frame draws (the heading, who approves on
-which site, each decoded row), and `outcome`, the simulated outcome shown beside them (None until
-the engine simulates; a later version fills it without changing the format). Its bytes are
+which site, each decoded row), and `outcome`, the simulated outcome shown beside them (issue 43:
+`simulation.outcome.Outcome.to_tree`, flows/simulation.py; None for a message or typed data). Its bytes are
 canonical msgpack: maps with their keys sorted, the smallest encoding of every integer and string
 (what `msgpack.packb` writes), only maps, lists, text, integers and nil. The frame draws from
 those bytes and hashes them (SHA-256), the engine hashes the tree it built for the request, the
@@ -78,7 +78,8 @@ def build(model: Model, request: EmbeddedRequest) -> dict[str, Any]:
         {"t": "who", "text": model.embedded.user_email or model.embedded.identity, "origin": model.origin}]
     tree = {"v": VERSION, "session": model.session_id, "request": request.eid,
             "call": {"method": request.method, "params": request.params, "chain": request.chain},
-            "digest": request_digest(request), "outcome": None, "nodes": nodes}
+            "digest": request_digest(request), "nodes": nodes,
+            "outcome": request.outcome.to_tree() if request.outcome is not None else None}
     room = MAX_TREE_BYTES - len(encode(tree)) - _ROW_BYTES
     kept: list[dict[str, object]] = []
     for label, text in rows[:MAX_NODES - 3]:
@@ -116,6 +117,24 @@ def _text(value: object, name: str) -> str:
     return value
 
 
+_OUTCOME_KEYS = frozenset({"status", "note", "changes", "more", "fee", "warnings"})
+
+
+def _outcome(value: object) -> None:
+    """The simulated outcome of a tree (simulation/outcome.py `Outcome.to_tree`), or nil."""
+    if value is None:
+        return
+    if not isinstance(value, dict) or set(value) != _OUTCOME_KEYS or not isinstance(value["more"], int):
+        raise NotATree("its outcome is not an outcome")
+    for key in ("status", "note", "fee"):
+        _text(value[key], f"outcome's {key}")
+    for key in ("changes", "warnings"):
+        if not isinstance(value[key], list) or len(value[key]) > MAX_NODES:
+            raise NotATree(f"its outcome's {key} are not a list")
+        for item in value[key]:
+            _text(item, f"outcome's {key}")
+
+
 def read(data: bytes) -> dict[str, Any]:
     """The tree in canonical bytes, or NotATree."""
     if len(data) > MAX_TREE_BYTES:
@@ -138,6 +157,7 @@ def read(data: bytes) -> dict[str, Any]:
     for item in nodes:
         if not isinstance(item, dict) or not all(isinstance(v, str) for v in item.values()) or "t" not in item:
             raise NotATree("a node is not a map of text")
+    _outcome(tree["outcome"])
     if encode(tree) != data:
         raise NotATree("not in canonical form")
     return tree
@@ -156,6 +176,15 @@ def render_text(tree: dict[str, Any]) -> str:
             lines.append(f"  {item.get('label', '')}: {item.get('text', '')}")
         else:
             lines.append(f"  ({kind})")
+    outcome = tree.get("outcome")
+    if outcome:  # issue 43: the simulated outcome shown beside the rows
+        lines.append(f"  {outcome['note']}")
+        lines += [f"    {change}" for change in outcome["changes"]]
+        if outcome["more"]:
+            lines.append(f"    +{outcome['more']} more")
+        if outcome["fee"]:
+            lines.append(f"    Fee {outcome['fee']}")
+        lines += [f"  ⚠ {warning}" for warning in outcome["warnings"]]
     return "\n".join(lines)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 
 from ..flows import (approval, assets, calls, connect, disconnect, embedded, farcaster, farcaster_siwx, hostrpc, reattach,
-                     signin, smart_account, social, solana_connect, walletconnect)
+                     signin, simulation, smart_account, social, solana_connect, walletconnect)
 from ..slices import (
     account_ui,
     alerts,
@@ -67,7 +67,7 @@ SLICES: tuple[Slice, ...] = (
 )
 FLOWS: tuple[Slice, ...] = (connect.SLICE, disconnect.SLICE, embedded.SLICE, social.SLICE, approval.SLICE, assets.SLICE, calls.SLICE,
                             hostrpc.SLICE, reattach.SLICE, signin.SLICE, walletconnect.SLICE, solana_connect.SLICE,
-                            farcaster.SLICE, farcaster_siwx.SLICE, smart_account.SLICE)
+                            farcaster.SLICE, farcaster_siwx.SLICE, smart_account.SLICE, simulation.SLICE)
 
 ENGINE = Table.of(*SLICES, *FLOWS)
 

@@ -40,7 +40,7 @@ from ..slices.embedded import (
     EmbeddedRequest,
     EmbeddedSigned,
 )
-from . import assets, calls
+from . import assets, calls, simulation
 from .wallet_answer import APPROVE_VIEW, TIMER, answer
 from ..services.handles import CHAIN_READ, EMBEDDED_RESOLVE, EMBEDDED_SIGN
 
@@ -117,7 +117,9 @@ def observe(before: Model, after: Model, now: int) -> Step:
             # the approval is drawn in the modal: it opens if it was closed
             model = replace(after, router=router.push(after.router, APPROVE_VIEW, request.eid),
                             modal=replace(after.modal, open=True))
-            return model, [StartTimer(TIMER, APPROVAL_TIMEOUT_MS, ApprovalTimedOut(request.eid))]
+            # issue 43: what it will do, simulated (at most 1.5 s) or estimated (flows/simulation.py)
+            model, simulate = simulation.start(model, request)
+            return model, [StartTimer(TIMER, APPROVAL_TIMEOUT_MS, ApprovalTimedOut(request.eid)), *simulate]
         if request.method in SAFE_METHODS:
             return _safe(after, request)
         return _not_allowed(after, request)

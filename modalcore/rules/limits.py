@@ -38,6 +38,7 @@ ICON_URL_CHARS = 2048  # metadata.icons[], customWallets[].image_url
 MAX_WALLET_IDS = 100  # featuredWalletIds, includeWalletIds, excludeWalletIds, each
 WALLET_ID_CHARS = 128  # a directory wallet id, a custom wallet id
 MAX_CUSTOM_WALLETS = 16
+MAX_DECLARED_CONTRACTS = 32  # the host's `contracts` (issue 43: a call to another one is warned)
 WALLET_NAME_CHARS = 128  # a custom wallet's or an announced wallet's name
 WALLET_LINK_CHARS = 2048  # customWallets[] mobile, desktop and webapp links
 MAX_SOCIALS = 16  # features.socials

@@ -33,6 +33,7 @@ POST /embedded/approve   {session, request, approve, nonce, seen, tree_hash, pub
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import enum
 import hashlib
@@ -55,7 +56,7 @@ from ..rules import limits as L
 from ..slices.embedded import ApprovalDecided
 from .approval_guard import ELSEWHERE_TEXT, GUARD_CSS, guard_script, parse_seen, referer_origin, refusal, same_origin
 from .approval_theme import style
-from .approval_tree_script import TREE_SCRIPT
+from .approval_tree_script import OUTCOME_CSS, TREE_SCRIPT
 from .verify import SOCIAL_SCRIPT, VERIFY_SCRIPT, verify_css
 from .verify_farcaster import FARCASTER_SCRIPT
 from .passkey import passkey_evidence, passkey_refusal
@@ -144,6 +145,26 @@ async def pending(hub: Hub, session: str, eid: str) -> tuple[Any, Model] | None:
     return runner, model
 
 
+SIMULATION_WAIT_S = 2.0  # the engine settles a simulation within 1.5 s (flows/simulation.py)
+
+
+def _simulating(model: Model) -> bool:
+    request = model.embedded.request
+    return request is not None and request.outcome is not None and request.outcome.status == "pending"
+
+
+async def settled(hub: Hub, session: str, eid: str) -> Model | None:
+    """The request waiting, once its outcome is no longer being simulated (issue 43: the
+    engine's own timer ends a simulation at 1.5 s; this waits a little longer at most), so the
+    tree the frame draws and signs is the one the engine keeps."""
+    found = await pending(hub, session, eid)
+    deadline = asyncio.get_running_loop().time() + SIMULATION_WAIT_S
+    while found is not None and _simulating(found[1]) and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.02)
+        found = await pending(hub, session, eid)
+    return found[1] if found is not None else None
+
+
 def verify_kind(model: Model) -> str:
     """How this session's visitor proves it is them inside the frame: "email" or the provider."""
     return model.embedded.identity.partition(":")[0]
@@ -155,18 +176,22 @@ const state = document.getElementById('state'), approveButton = document.getElem
 const verify = document.getElementById('verify');
 %(guard)s
 %(tree)s
-let key = null, challenge = null, approvalPopup = null, shown = '';
+let key = null, challenge = null, approvalPopup = null, shown = '', simulationTries = 0;
 async function ready() {
   if (!guard.here) return;
-  try { key = await deviceKey('look'); } catch (e) {
-    // no storage for this frame and no key window open: said, with the press that opens it
-    if (e instanceof KeyBlocked) { offerKeyWindow(ready); return; }
-    throw e;
+  if (!key) {  // kept across the simulation's retries
+    try { key = await deviceKey('look'); } catch (e) {
+      // no storage for this frame and no key window open: said, with the press that opens it
+      if (e instanceof KeyBlocked) { offerKeyWindow(ready); return; }
+      throw e;
+    }
   }
   const r = await post(S.path + '/begin', {session: S.session, request: S.request, public_key: key.spki});
   if (!r.ok) { state.textContent = 'This request is no longer waiting'; return; }
   // what is approved is drawn from the tree's bytes, and what the key signs is their hash
   try { shown = await drawTree(r.data.tree); } catch (e) { state.textContent = 'This approval could not be shown'; return; }
+  // issue 43: the engine simulates for at most 1.5 s; the frame asks again until the outcome is in
+  if (outcomePending && simulationTries++ < 16) { setTimeout(() => ready().catch(() => {}), 250); return; }
   challenge = r.data;
   const passkey = challenge.passkeys.length > 0;  // issue 43 §3: the account's passkey approves
   verify.hidden = challenge.registered || passkey;
@@ -246,6 +271,12 @@ def _page_body(model: Model, eid: str) -> str:
     tree = build(model, request)
     title = who = ""
     items = []
+    outcome = tree["outcome"]
+    box = "<section id=outcome aria-label=Outcome hidden></section>"
+    if outcome is not None:  # issue 43; the script draws it again from the tree's bytes
+        changes = "".join(f"<li>{html.escape(c)}</li>" for c in outcome["changes"])
+        box = (f"<section id=outcome aria-label=Outcome data-status={outcome['status']}>"
+               f"<p class=note>{html.escape(outcome['note'])}</p>{f'<ul>{changes}</ul>' if changes else ''}</section>")
     for item in tree["nodes"]:
         if item["t"] == "heading":
             title = item["text"]
@@ -256,7 +287,7 @@ def _page_body(model: Model, eid: str) -> str:
     # the details scroll; Reject and Approve stay in sight at the frame's foot (approval_theme.py);
     # the origin line shows once the frame has checked who embeds it (approval_guard.py)
     return (f"<main><h1>{html.escape(title)}</h1><div class=who id=who hidden>{html.escape(who)}</div>"
-            f"<dl>{''.join(items)}</dl></main><div class=actions><div id=verify hidden></div><p id=shown role=status></p>"
+            f"{box}<dl>{''.join(items)}</dl></main><div class=actions><div id=verify hidden></div><p id=shown role=status></p>"
             "<div class=row><button id=reject type=button>Reject</button>"
             "<button id=approve type=button disabled>Approve</button></div><div id=state role=status></div></div>")
 
@@ -294,7 +325,7 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
         script = (_POPUP_SCRIPT % {"data": data, "guard": guard_script(), "tree": TREE_SCRIPT} if popup else
                   _SCRIPT % {"data": data, "guard": guard_script(), "tree": TREE_SCRIPT,
                              "verify": SOCIAL_SCRIPT + FARCASTER_SCRIPT + VERIFY_SCRIPT + PASSKEY_SCRIPT})
-        return page(hub, model.project_id, title, mode, style(model.theme) + verify_css() + GUARD_CSS,
+        return page(hub, model.project_id, title, mode, style(model.theme) + verify_css() + GUARD_CSS + OUTCOME_CSS,
                     _page_body(model, eid), script, ancestors="'none'" if popup else None)
 
     async def begin(request: Request) -> Response:
@@ -305,11 +336,9 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
             key_id, _ = parse_public_key(data["public_key"])
         except BadPublicKey:
             return refused(400, "not a public key")
-        found = await pending(hub, data["session"], data["request"])
-        if found is None:
+        model = await settled(hub, data["session"], data["request"])
+        if model is None or model.embedded.request is None:
             return refused(404, "this request is no longer waiting")
-        _, model = found
-        assert model.embedded.request is not None
         identity = model.embedded.identity
         registered = wallet is not None and wallet.devices.public_key(identity, key_id) is not None
         return JSONResponse({"nonce": issue_nonce(secret, data["session"], data["request"], hub.clock.now_ms()),

@@ -1,6 +1,15 @@
 """The approval frame's drawing of the approval tree (embedded/approval_tree.py), shared by the
 frame and its popup (approval.py)."""
 
+# the simulated outcome's box (issue 43): changes in and out, the fee, warnings in a plain colour
+OUTCOME_CSS = (
+    "#outcome{border:1px solid var(--line);border-radius:calc(var(--rm) * 3);padding:8px 10px;margin:0 0 10px;"
+    "background:var(--soft)} #outcome .note{margin:0;color:var(--fg-2);font-size:calc(var(--fm) * 1.2)}"
+    "#outcome ul{list-style:none;margin:4px 0;padding:0;font-weight:600} #outcome li{overflow-wrap:anywhere}"
+    "#outcome li.in{color:#2a9d5c} #outcome li.out{color:#d04848} #outcome .fee{margin:4px 0 0;color:var(--fg-2)}"
+    "#outcome .warn{margin:6px 0 0;color:#d04848;font-weight:600}"
+)
+
 # Draws the approval tree (embedded/approval_tree.py) from its canonical msgpack bytes, base64url,
 # into the page's heading, who line and rows, and answers the SHA-256 (hex) of those bytes. The
 # decoder reads what the tree holds: maps, lists, text, integers, nil.
@@ -35,6 +44,24 @@ function unpack(b) {
   if (i !== b.length) throw new Error('extra bytes');
   return v;
 }
+// issue 43: the simulated outcome (balance changes, fee, warnings) above the decoded rows;
+// `outcomePending` while the engine still simulates (the frame asks again, Approve stays off)
+let outcomePending = false;
+function drawOutcome(o) {
+  const box = document.getElementById('outcome');
+  outcomePending = !!o && o.status === 'pending';
+  box.replaceChildren(); box.hidden = !o; box.dataset.status = o ? o.status : '';
+  if (!o) return;
+  const add = (tag, cls, text) => { const e = document.createElement(tag); e.className = cls; e.textContent = text; box.append(e); return e; };
+  add('p', 'note', o.note);
+  const list = document.createElement('ul');
+  for (const c of o.changes) { const li = document.createElement('li'); li.textContent = c;
+    li.className = c.startsWith('+') ? 'in' : c.startsWith('\u2212') ? 'out' : ''; list.append(li); }
+  if (o.more) { const li = document.createElement('li'); li.textContent = '+' + o.more + ' more'; list.append(li); }
+  if (list.children.length) box.append(list);
+  if (o.fee) add('p', 'fee', 'Network fee ' + o.fee);
+  for (const w of o.warnings) add('p', 'warn', '\u26a0 ' + w).setAttribute('role', 'alert');
+}
 async function drawTree(text) {
   const bytes = unb64(text), tree = unpack(bytes);
   const main = document.querySelector('main'), list = document.createElement('dl');
@@ -45,6 +72,7 @@ async function drawTree(text) {
       dt.textContent = n.label; dd.textContent = n.text; list.append(dt, dd); }
   }
   main.querySelector('dl').replaceWith(list);
+  drawOutcome(tree.outcome);
   const h = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
   return Array.from(h, (x) => x.toString(16).padStart(2, '0')).join('');
 }

@@ -18,6 +18,8 @@ from .shapes import (
     BalancesResult,
     ChainReadArgs,
     ChainReadResult,
+    SimulateArgs,
+    SimulateResult,
     DirectoryArgs,
     DirectoryResult,
     FeeArgs,
@@ -319,6 +321,8 @@ HISTORY: ServiceRef[HistoryArgs, HistoryResult] = ServiceRef("history", HistoryA
 NFTS: ServiceRef[NftsArgs, NftsResult] = ServiceRef("nfts", NftsArgs, NftsResult)
 ESTIMATE_FEE: ServiceRef[FeeArgs, FeeResult] = ServiceRef("estimate_fee", FeeArgs, FeeResult)
 CHAIN_READ: ServiceRef[ChainReadArgs, ChainReadResult] = ServiceRef("chain_read", ChainReadArgs, ChainReadResult)
+# issue 43: what an approval would do, simulated by the node (services/simulate.py)
+CHAIN_SIMULATE: ServiceRef[SimulateArgs, SimulateResult] = ServiceRef("chain_simulate", SimulateArgs, SimulateResult)
 DIRECTORY: ServiceRef[DirectoryArgs, DirectoryResult] = ServiceRef("directory", DirectoryArgs, DirectoryResult)
 SOLANA_ESTIMATE_FEE: ServiceRef[SolanaSendArgs, SolanaFeeResult] = ServiceRef(
     "solana_estimate_fee", SolanaSendArgs, SolanaFeeResult)

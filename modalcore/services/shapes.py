@@ -112,3 +112,42 @@ class DirectoryResult(TypedDict):
     data: list[dict[str, object]]  # wallets as `/getWallets` answers them (Wallet.to_json)
     count: int
     image_base: str
+
+
+# ----- chain_simulate (issue 43): eth_simulateV1 of what an approval would execute
+
+SIMULATED_CALLS = 10  # rules/calls.py MAX_CALLS: a wallet_sendCalls batch at most
+SIMULATED_LOGS = 256  # logs kept from one simulation, all calls together
+_ADDRESS = r"^0x[0-9a-fA-F]{40}$"
+
+
+class SimulateCall(_Args):
+    to: str = Field(pattern=r"^(0x[0-9a-fA-F]{40})?$")
+    value: str = Field(default="0x0", pattern=r"^0x[0-9a-fA-F]{0,64}$")
+    data: str = Field(default="0x", pattern=r"^0x[0-9a-fA-F]*$", max_length=L.EMBEDDED_READ_CHARS)
+
+
+class SimulateArgs(_Args):
+    """Simulate `calls`, in order, from `account` on the node at `rpc_url`."""
+
+    rpc_url: str
+    account: str = Field(pattern=_ADDRESS)
+    calls: list[SimulateCall] = Field(min_length=1, max_length=SIMULATED_CALLS)
+
+
+class SimulatedLog(TypedDict):
+    address: str
+    topics: list[str]
+    data: str  # the first 32-byte word only: all an outcome reads (simulation/outcome.py)
+
+
+class SimulatedCall(TypedDict):
+    ok: bool
+    gas_used: int
+    logs: list[SimulatedLog]
+
+
+class SimulateResult(TypedDict):
+    calls: list[SimulatedCall]
+    base_fee: int
+    insufficient: bool  # the node refused: the account cannot pay the value and the fee

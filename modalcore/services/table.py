@@ -10,7 +10,7 @@ import httpx
 
 from ..directory.source import run_query
 from ..core.services import serve, ServiceContext, ServiceError, ServiceTable
-from .handles import BALANCES, CHAIN_READ, DIRECTORY, ESTIMATE_FEE, HISTORY, NFTS, SOLANA_BALANCES, SOLANA_ESTIMATE_FEE, SOLANA_PREPARE_SEND, SOLANA_SUBMIT_SEND
+from .handles import BALANCES, CHAIN_READ, CHAIN_SIMULATE, DIRECTORY, ESTIMATE_FEE, HISTORY, NFTS, SOLANA_BALANCES, SOLANA_ESTIMATE_FEE, SOLANA_PREPARE_SEND, SOLANA_SUBMIT_SEND
 from .balances import fetch_balances
 from .blockchain_api import BlockchainApi
 from .history import LOCAL_ONRAMP, fetch_history, hosted_history, mark_purchases, with_onramp
@@ -21,9 +21,12 @@ from .swap.service import swap_services
 from .swap.uniswap_v2 import UniswapV2Market
 from .send import estimate_fee as estimate_send_fee
 from . import jsonrpc
+from .simulate import simulate
 from .shapes import (
     ChainReadArgs,
     ChainReadResult,
+    SimulateArgs,
+    SimulateResult,
     BalancesArgs,
     BalancesResult,
     DirectoryArgs,
@@ -107,8 +110,11 @@ def default_services(http: httpx.AsyncClient, blockchain_api: BlockchainApi | No
             raise ServiceError("unexpected answer from the network")
         return {"result": result}
 
+    async def chain_simulate(ctx: ServiceContext | None, args: SimulateArgs) -> SimulateResult:
+        return await simulate(http, args)
+
     return {BALANCES: serve(BALANCES, balances), HISTORY: serve(HISTORY, history),
-            CHAIN_READ: serve(CHAIN_READ, chain_read),
+            CHAIN_READ: serve(CHAIN_READ, chain_read), CHAIN_SIMULATE: serve(CHAIN_SIMULATE, chain_simulate),
             ESTIMATE_FEE: serve(ESTIMATE_FEE, estimate_fee), DIRECTORY: serve(DIRECTORY, directory),
             NFTS: serve(NFTS, nfts), SOLANA_BALANCES: serve(SOLANA_BALANCES, solana_balances),
             SOLANA_ESTIMATE_FEE: serve(SOLANA_ESTIMATE_FEE, solana_estimate_fee),

@@ -21,6 +21,7 @@ from ..core.msg import Msg
 from ..rules import embedded as rules
 from ..rules import limits as L
 from .farcaster import FarcasterChannel
+from ..simulation.outcome import Outcome
 from ..wire.frames import TextArgs
 
 
@@ -51,6 +52,9 @@ class EmbeddedRequest:
     # the answer gathered so far (JSON text: hex chain id -> assets)
     waiting: tuple[str, ...] = ()
     assets: str = ""
+    # issue 43: what the approval shows it will do (flows/simulation.py); None for a request that
+    # is not simulated (a message or typed data to sign)
+    outcome: Outcome | None = None
 
 
 @dataclass(frozen=True)

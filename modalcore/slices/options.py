@@ -28,6 +28,7 @@ class OptionsError(ValueError):
 # Every string and list a host page sends is bounded (rules/limits.py; PROTOCOL.md, "Bounds").
 WalletId = Annotated[str, Field(min_length=1, max_length=L.WALLET_ID_CHARS)]
 WalletIds = Annotated[tuple[WalletId, ...], Field(max_length=L.MAX_WALLET_IDS)]
+ContractAddress = Annotated[str, Field(pattern=r"^0x[0-9a-fA-F]{40}$")]
 Link = Annotated[str, Field(max_length=L.WALLET_LINK_CHARS)]
 IconUrl = Annotated[str, Field(max_length=L.ICON_URL_CHARS)]
 NetworkId = Annotated[str, Field(max_length=L.NETWORK_ID_CHARS)]
@@ -115,6 +116,9 @@ class HostOptions(BaseModel):
     # the legal checkbox's links (AppKit's termsConditionsUrl / privacyPolicyUrl): http(s) only
     termsConditionsUrl: Annotated[str, Field(max_length=L.METADATA_URL_CHARS, pattern=r"^https?://")] | None = None
     privacyPolicyUrl: Annotated[str, Field(max_length=L.METADATA_URL_CHARS, pattern=r"^https?://")] | None = None
+    # the contracts this dApp calls (issue 43): the approval warns of a call with data to another
+    # one (not a token of the network, nor a contract the engine built the call for)
+    contracts: Annotated[tuple[ContractAddress, ...], Field(max_length=L.MAX_DECLARED_CONTRACTS)] = ()
 
     @field_validator("networks")
     @classmethod

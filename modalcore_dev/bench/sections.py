@@ -6,7 +6,8 @@ from collections.abc import Callable
 
 from modalcore_dev.bench import (aa_approve_bench, aa_bench, any_count, audit_bench, directory_bench, embedded_bench,
                                  engine_bench, farcaster_bench, i18n_bench, inspect_bench, instructions_bench,
-                                 latency_bench, load, production_bench, socket_bench, swap_bench, walletconnect_bench)
+                                 latency_bench, load, production_bench, simulation_bench, socket_bench, swap_bench,
+                                 walletconnect_bench)
 from modalcore_dev.bench.parts import Parts
 from modalcore_dev.bench.stats import Lines
 
@@ -26,6 +27,7 @@ SECTIONS: dict[str, Section] = {
     "swap": swap_bench.run,
     "walletconnect": walletconnect_bench.run,
     "embedded": embedded_bench.run,
+    "simulation": simulation_bench.run,
     "farcaster": farcaster_bench.run,
     "aa": aa_bench.run,
     "aa-approve": aa_approve_bench.run,
@@ -34,5 +36,5 @@ SECTIONS: dict[str, Section] = {
 
 # The sections that need the dev chains (the smoke tests hand them the shared fixtures), and of
 # those the ones that also need a bundler.
-ON_CHAINS = ("swap", "walletconnect", "embedded", "farcaster")
+ON_CHAINS = ("swap", "walletconnect", "embedded", "simulation", "farcaster")
 ON_BUNDLERS = ("aa", "aa-approve")

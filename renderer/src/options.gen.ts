@@ -24,6 +24,7 @@ export interface EngineOptions {
   readonly locale?: string;
   readonly termsConditionsUrl?: string;
   readonly privacyPolicyUrl?: string;
+  readonly contracts?: readonly string[];
 }
 
 export interface Metadata {

@@ -110,7 +110,8 @@ def test_a_contract_call_is_decoded_and_approve_stays_in_sight(
             page.locator('.wm-card[data-view="ApproveTransaction"]').wait_for(state="visible")
             frame = page.frame_locator("iframe.wm-frame")
             expect(frame.get_by_role("heading", name=title)).to_be_visible()
-            expect(frame.get_by_text(shown)).to_be_visible()
+            # the decoded row (the outcome above the rows may name the amount too, issue 43)
+            expect(frame.locator("dd", has_text=shown)).to_be_visible()
             expect(frame.get_by_text(data)).to_have_count(0)  # no raw call data for a call the engine knows
             frame.get_by_role("button", name="Approve").wait_for(state="visible")
             page.wait_for_timeout(300)  # the frame fits its height to its page

@@ -483,7 +483,10 @@ def test_send_from_the_funded_embedded_address_through_the_approval_frame(
         frame = page.frame_locator("iframe.wm-frame")
         frame.get_by_role("button", name="Approve").wait_for(state="visible")
         print(f"send press → approval frame visible: {1000 * (time.monotonic() - started):.0f} ms")
-        expect(frame.get_by_text("0.25 ETH")).to_be_visible()
+        expect(frame.locator("dd", has_text="0.25 ETH")).to_be_visible()
+        # issue 43: the outcome above the rows (Hardhat does not simulate: estimated from the call data)
+        expect(frame.locator("#outcome .note")).to_have_text("Outcome estimated from the call data")
+        expect(frame.locator("#outcome li")).to_have_text(["\u22120.25 ETH"])
         expect(frame.get_by_text(receiver)).to_be_visible()
         # the frame is as tall as what it shows (acceptance: at a fixed 420 px, ~140 px stood
         # blank under Approve); the page's own padding and status line stay under the buttons

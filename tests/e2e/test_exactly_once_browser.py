@@ -91,7 +91,7 @@ def test_rule_a_reload_during_the_approval_then_approve_sends_once_and_shows_it_
         card = page.locator('.wm-card[data-view="ApproveTransaction"]')
         card.wait_for(state="visible")  # the frame shows again
         frame = page.frame_locator("iframe.wm-frame")
-        expect(frame.get_by_text("0.002 ETH")).to_be_visible()
+        expect(frame.locator("dd", has_text="0.002 ETH")).to_be_visible()  # the row (the outcome says it too)
         approve = frame.get_by_role("button", name="Approve")
         expect(approve).to_be_enabled()
         assert _nonce(devchain, address) == 0

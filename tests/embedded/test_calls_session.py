@@ -19,9 +19,11 @@ from modalcore.embedded.service import EmbeddedWallet
 from modalcore.core.services import ServiceTable, serve
 from modalcore.embedded.smart import owner_of
 from modalcore.rules import calls as rules
-from modalcore.services.handles import (CALLS_STATUS, EMBEDDED_SIGN, SMART_ACCOUNTS, CallsStatusArgs, CallsStatusFound,
+from modalcore.services.handles import (CALLS_STATUS, CHAIN_SIMULATE, EMBEDDED_SIGN, SMART_ACCOUNTS, CallsStatusArgs, CallsStatusFound,
                                         SignArgs, SmartAccountsArgs, SmartAccountsFound)
-from modalcore.server.approval import _page_body
+from modalcore.embedded.approval_tree import read
+from modalcore.flows.simulation import SIMULATION_MS
+from modalcore.server.approval import _page_body, tree_bytes
 from modalcore.slices.embedded import ApprovalDecided
 from modalcore_dev.devmail import LocalSmtpServer
 
@@ -230,3 +232,21 @@ def test_rule_show_calls_status_opens_the_batch_in_the_modal_and_reads_it_until_
     world.settle_all()
     assert len(stand.status_reads) == 3
     assert not [c for c in world.h.cmds if isinstance(c, Call) and c.service == EMBEDDED_SIGN]
+
+
+def test_rule_a_batch_is_simulated_from_the_smart_account_and_estimated_when_the_node_is_late(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    """Issue 43 item 1: a wallet_sendCalls batch's calls are simulated in order from the smart
+    account; 1.5 s without an answer gives the outcome estimated from the call data."""
+    world, _ = _world(wallet, smtp)
+    assert world.h.intent("host", "rpc", {"id": "s1", "method": "wallet_sendCalls", "params": [_batch()]}) == "ok"
+    world.settle_all()
+    assert world.h.view == "ApproveTransaction"
+    call = world.h.pending_calls(CHAIN_SIMULATE)[-1]
+    assert call.args_data["account"] == SMART
+    assert [c["to"] for c in call.args_data["calls"]] == [TOKEN, ROUTER]
+    world.h.advance(SIMULATION_MS)
+    outcome = read(tree_bytes(world.h.model))["outcome"]
+    assert outcome["status"] == "estimated"
+    assert outcome["changes"] == ["\u22125 DEMO", "+0.000000000000000001 ETH",
+                                  f"approves {ROUTER[:6].lower()}…{ROUTER[-4:].lower()} to spend 5 DEMO"]

@@ -1,0 +1,194 @@
+"""The outcome an approval shows before the visitor approves (issue 43 item 1).
+
+When an `eth_sendTransaction` or a `wallet_sendCalls` batch waits for approval (the embedded
+account or its smart account; the modal's sends and swaps and the host's own requests all come
+this way), the engine asks the node to simulate it (`chain_simulate`, eth_simulateV1) and starts
+a 1.5 s timer. Until one of them answers, the request's outcome is pending (the frame draws
+"Simulating…" and keeps Approve off); the node's answer gives the simulated outcome; a failure,
+a node without the method, or the timer gives the outcome estimated from the call data
+("Outcome estimated from the call data"), or unavailable when the call data says nothing the
+engine can read: never "no changes" (simulation/outcome.py).
+
+What is executed is the request's call, which the approval tree hashes; the outcome only
+changes what the frame draws (issue 43 item 4: a node that lies cannot change what is signed).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..core.cmds import CancelTimer, Reply, StartTimer
+from ..core.evolve import replace
+from ..core.msg import Msg
+from ..core.shape import On, Slice
+from ..rules.calls import CallBatch, parse_send_calls
+from ..services.handles import CHAIN_SIMULATE
+from ..services.shapes import SIMULATED_CALLS, SIMULATED_LOGS
+from ..simulation.outcome import (
+    INSUFFICIENT,
+    PENDING,
+    Asset,
+    CallResult,
+    Known,
+    Log,
+    Outcome,
+    Simulation,
+    UNISWAP_V2_ROUTER,
+    TxCall,
+    estimate,
+    is_swap,
+    simulated,
+)
+from ..slices.smart_account import shown_address
+
+if TYPE_CHECKING:
+    from ..slices.embedded import EmbeddedRequest
+    from ..slices.model import Model, Step
+
+SIMULATION_MS = 1500  # issue 43: a simulation never blocks an approval longer
+TIMER = "embedded-simulation"
+METHODS = ("eth_sendTransaction", "wallet_sendCalls")
+_ADDRESS = r"^0x[0-9a-fA-F]{40}$"
+_STRICT = ConfigDict(extra="forbid", frozen=True)
+
+
+class LogAnswer(BaseModel):
+    model_config = _STRICT
+    address: str = Field(pattern=_ADDRESS)
+    topics: list[str] = Field(max_length=4)
+    data: str = Field(pattern=r"^0x[0-9a-fA-F]*$", max_length=66)
+
+
+class CallAnswer(BaseModel):
+    model_config = _STRICT
+    ok: bool
+    gas_used: int = Field(ge=0, lt=2**64)
+    logs: list[LogAnswer] = Field(max_length=SIMULATED_LOGS)
+
+
+class SimulationAnswer(BaseModel):
+    """`chain_simulate`'s result as the session's edge bounds it (services/simulate.py)."""
+
+    model_config = _STRICT
+    calls: list[CallAnswer] = Field(max_length=SIMULATED_CALLS)
+    base_fee: int = Field(ge=0, lt=2**256)
+    insufficient: bool = False
+
+
+@dataclass(frozen=True)
+class Simulated(Reply):
+    """`chain_simulate` answered (`key`: the request's eid)."""
+
+    result: SimulationAnswer | None = None
+
+
+@dataclass(frozen=True)
+class SimulationDue(Msg):
+    """The simulation of request `eid` had its 1.5 s."""
+
+    eid: str
+
+
+def _calls(request: EmbeddedRequest, account: str) -> list[TxCall] | None:
+    try:
+        params = json.loads(request.params)
+    except ValueError:
+        return None
+    if request.method == "wallet_sendCalls":
+        batch = parse_send_calls(params, account)
+        if not isinstance(batch, CallBatch):
+            return None
+        return [TxCall(c.to, c.value, c.data) for c in batch.calls]
+    if not isinstance(params, list) or not params or not isinstance(params[0], dict):
+        return None
+    tx = params[0]
+    data = tx.get("data") or tx.get("input") or "0x"
+    try:
+        value = int(str(tx.get("value") or "0x0"), 0)
+    except ValueError:
+        return None
+    return [TxCall(str(tx.get("to") or ""), value, str(data))]
+
+
+def known(model: Model, chain: str) -> Known:
+    """What the engine knows on `chain`: its currency and tokens, the swap router it built a
+    transaction for (named as the approval rows name it, embedded/approval_tree.py), and the
+    contracts the host declared (`contracts` option)."""
+    network = model.networks.get(chain) if chain else None
+    native = Asset(network.native.symbol, network.native.decimals) if network else Asset("ETH", 18)
+    tokens = {t.address.lower(): Asset(t.symbol, t.decimals) for t in network.tokens} if network else {}
+    swap = model.swap.pending.swap if model.swap.pending else model.swap.quote.swap if model.swap.quote else None
+    tx = dict(swap or ())
+    names = {tx["to"].lower(): UNISWAP_V2_ROUTER} if tx.get("to") and is_swap(tx.get("data", "")) else {}
+    return Known(native, tokens, names, frozenset(a.lower() for a in model.options.contracts))
+
+
+def _with(model: Model, request: EmbeddedRequest, outcome: Outcome) -> Model:
+    return replace(model, embedded=replace(model.embedded, request=replace(request, outcome=outcome)))
+
+
+def start(model: Model, request: EmbeddedRequest) -> Step:
+    """Simulate a request waiting for approval (or estimate it at once without a node)."""
+    if request.method not in METHODS:
+        return model, []
+    account = shown_address(model, request.chain)
+    calls = _calls(request, account)
+    if calls is None:
+        return _with(model, request, Outcome("unavailable")), []
+    network = model.networks.get(request.chain) if request.chain else None
+    rpc_url = network.rpc_urls[0] if network is not None and network.rpc_urls else ""
+    args = {"rpc_url": rpc_url, "account": account,
+            "calls": [{"to": c.to, "value": hex(c.value), "data": c.data} for c in calls]}
+    if not rpc_url:
+        return _with(model, request, estimate(calls, account, known(model, request.chain))), []
+    call = CHAIN_SIMULATE.call_or_refusal(args, Simulated, key=request.eid)
+    return _with(model, request, PENDING), [call, StartTimer(TIMER, SIMULATION_MS, SimulationDue(request.eid))]
+
+
+def _waiting(model: Model, eid: str) -> EmbeddedRequest | None:
+    request = model.embedded.request
+    if request is None or request.eid != eid or request.outcome is None or request.outcome.status != "pending":
+        return None
+    return request
+
+
+def _estimated(model: Model, request: EmbeddedRequest) -> Model:
+    account = shown_address(model, request.chain)
+    calls = _calls(request, account)
+    outcome = estimate(calls, account, known(model, request.chain)) if calls is not None else Outcome("unavailable")
+    return _with(model, request, outcome)
+
+
+def on_simulated(model: Model, msg: Simulated, now: int) -> Step:
+    request = _waiting(model, msg.key)
+    if request is None:
+        return model, []
+    if not msg.ok or msg.result is None:
+        return _estimated(model, request), [CancelTimer(TIMER)]
+    if msg.result.insufficient:  # the node says it cannot be paid: the call data's outcome, warned
+        estimated = _estimated(model, request)
+        outcome = estimated.embedded.request.outcome if estimated.embedded.request else None
+        assert outcome is not None
+        return _with(model, request, replace(outcome, warnings=(*outcome.warnings, INSUFFICIENT))), [CancelTimer(TIMER)]
+    account = shown_address(model, request.chain)
+    calls = _calls(request, account) or []
+    sim = Simulation(tuple(CallResult(c.ok, c.gas_used, tuple(Log(g.address.lower(), tuple(t.lower() for t in g.topics),
+                                                                  g.data) for g in c.logs))
+                           for c in msg.result.calls), msg.result.base_fee)
+    return _with(model, request, simulated(sim, account, calls, known(model, request.chain))), [CancelTimer(TIMER)]
+
+
+def on_due(model: Model, msg: SimulationDue, now: int) -> Step:
+    request = _waiting(model, msg.eid)
+    if request is None:
+        return model, []
+    return _estimated(model, request), []
+
+
+HANDLERS = (On(Simulated, on_simulated), On(SimulationDue, on_due))
+
+SLICE = Slice("simulation", HANDLERS)
