@@ -23,7 +23,8 @@ import httpx
 
 from modalcore.embedded.approval_tree import read
 from modalcore_dev.bench.embedded_bench import _engine, _ms
-from modalcore_dev.bench.embedded_client import TIMEOUT_S, Device, ask, begin, sign_in
+from modalcore_dev.bench.embedded_client import TIMEOUT_S, ask, begin, sign_in
+from modalcore_testing.device import DeviceKey
 from modalcore_dev.bench.parts import Parts
 from modalcore_dev.bench.stats import Lines
 from modalcore_dev.devchain.anvil import start_anvil
@@ -42,7 +43,7 @@ async def _measure(engine: RunningServer, smtp: LocalSmtpServer, rounds: int, ta
     status = ""
     async with httpx.AsyncClient(base_url=engine.http_url, timeout=TIMEOUT_S) as http:
         for i in range(rounds):
-            device = Device()
+            device = DeviceKey()
             async with engine.client() as client:
                 address = await sign_in(client, http, smtp, device, f"sim-{tag}-{i}@example.com", ["eip155:31337"])
                 if fund:  # a funded account: the node simulates (an empty one: "cannot pay")
