@@ -48,7 +48,7 @@ from ..slices.embedded import ApprovalDecided
 from ..slices.handoff import HandoffRefusal, PhoneClaimed, claim_refusal, link_digest
 from .approval import _b64, _evidence, approval_text, issue_nonce, nonce_ok, tree_bytes
 from .approval_theme import style
-from .approval_tree_script import TREE_SCRIPT
+from .approval_tree_script import OUTCOME_CSS, TREE_SCRIPT
 from .frame_page import MAX_ID_CHARS, from_engine_frame, json_body, own_origin, page, refused
 
 if TYPE_CHECKING:
@@ -104,8 +104,10 @@ async function poll() {
 async function begin(request) {
   const r = await post(S.path + '/begin', {link: S.link, public_key: key.spki, request});
   if (!r.ok) return;
-  challenge = r.data; current = request;
   shown = await drawTree(r.data.tree);
+  // issue 43: the engine still simulates the outcome (at most 1.5 s): the next poll asks again
+  if (outcomePending) return;
+  challenge = r.data; current = request;
   approval.hidden = false;
   for (const b of approval.querySelectorAll('button')) b.disabled = false;
   say('');
@@ -216,11 +218,11 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         # the status above; the approval (drawn from the tree's bytes, approval_tree_script.py) below
         body = ("<header><div class=title>Continue on your phone</div><div id=code aria-live=polite></div>"
                 "<p id=state role=status>Connecting…</p></header><main id=approval hidden><h1></h1>"
-                "<div class=who id=who></div><dl></dl><div class=row><button id=reject type=button disabled>Reject"
+                "<div class=who id=who></div><section id=outcome aria-label=Outcome hidden></section><dl></dl><div class=row><button id=reject type=button disabled>Reject"
                 "</button><button id=approve type=button disabled>Approve</button></div></main>")
         mode = "light" if model.theme.mode == "light" else "dark"
         script = _SCRIPT % {"data": data} + TREE_SCRIPT
-        response = page(hub, model.project_id, "Continue on your phone", mode, style(model.theme) + _CSS, body,
+        response = page(hub, model.project_id, "Continue on your phone", mode, style(model.theme) + _CSS + OUTCOME_CSS, body,
                         script, ancestors="'none'", viewport=True)
         return response
 

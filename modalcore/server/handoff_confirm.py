@@ -64,7 +64,14 @@ const approveButton = document.getElementById('approve'), state = document.getEl
 let key = null, challenge = null;
 async function ready() {
   if (!guard.here) return;
-  key = await deviceKey();
+  if (!key) {
+    try { key = await deviceKey('look'); } catch (e) {
+      // no storage for this frame (a cross-site host) and no key window open: said, with the
+      // press that opens it, as the approval frame does
+      if (e instanceof KeyBlocked) { offerKeyWindow(ready); return; }
+      throw e;
+    }
+  }
   const r = await post(S.path + '/begin', {session: S.session, public_key: key.spki});
   if (!r.ok) { state.textContent = 'This phone is no longer waiting'; return; }
   challenge = r.data;

@@ -212,7 +212,8 @@ def test_a_send_started_on_the_desktop_is_approved_on_the_phone_and_a_leaked_lin
         assert desktop.locator("iframe.wm-frame").count() == 0
         approve = phone.get_by_role("button", name="Approve")
         expect(approve).to_be_enabled()
-        expect(phone.get_by_text("0.25 ETH")).to_be_visible()
+        expect(phone.locator("dd", has_text="0.25 ETH")).to_be_visible()
+        expect(phone.locator("#outcome")).to_contain_text("\u22120.25 ETH")  # the outcome, as the frame shows it
         expect(phone.get_by_text(RECEIVER)).to_be_visible()
         _shot(desktop, "desktop-waiting")
         _shot(phone, "phone-approve")
