@@ -167,17 +167,17 @@ def start(model: Model, request: EmbeddedRequest) -> Step:
     if not rpc_url:
         return _with(model, request, estimate(calls, account, known(model, request.chain))), []
     call = CHAIN_SIMULATE.call_or_refusal(args, Simulated, key=request.eid)
-    commands = [call, *_fee_call(rpc_url, account, calls, request.eid)]
-    pending = replace(request, outcome=PENDING, simulation="asked", fee="" if len(calls) == 1 else FEE_UNAVAILABLE)
+    # the EOA's one call is priced as the send path prices it; a smart account's UserOperation
+    # (bundler gas, perhaps a paymaster) and a batch of several calls are not: "Fee unavailable"
+    priced = len(calls) == 1 and account.lower() == model.smart.owner.lower()
+    commands = [call, *(_fee_call(rpc_url, account, calls[0], request.eid) if priced else [])]
+    pending = replace(request, outcome=PENDING, simulation="asked", fee="" if priced else FEE_UNAVAILABLE)
     return _with(model, pending, PENDING), [*commands, StartTimer(TIMER, SIMULATION_MS, SimulationDue(request.eid))]
 
 
-def _fee_call(rpc_url: str, account: str, calls: list[TxCall], eid: str) -> list[Call[FeeArgs] | Dispatch]:
-    """The node's price of the one call (eth_estimateGas from the account × eth_gasPrice); a
-    batch of several calls is not priced call by call (its fee is unavailable on the estimate)."""
-    if len(calls) != 1:
-        return []
-    call = calls[0]
+def _fee_call(rpc_url: str, account: str, call: TxCall, eid: str) -> list[Call[FeeArgs] | Dispatch]:
+    """The node's price of the call (eth_estimateGas from the account × eth_gasPrice, what the
+    modal's send preview asks, services/send.py)."""
     tx = {"from": account, **({"to": call.to} if call.to else {}), "value": hex(call.value), "data": call.data or "0x"}
     return [ESTIMATE_FEE.call_or_refusal({"rpc_url": rpc_url, "tx": tx}, OutcomeFee, key=eid)]
 
