@@ -487,6 +487,8 @@ def test_send_from_the_funded_embedded_address_through_the_approval_frame(
         # issue 43: the outcome above the rows (Hardhat does not simulate: estimated from the call data)
         expect(frame.locator("#outcome .note")).to_have_text("Outcome estimated from the call data")
         expect(frame.locator("#outcome li")).to_have_text(["\u22120.25 ETH"])
+        # … with the fee the node prices the send at (eth_estimateGas × eth_gasPrice), never zero
+        expect(frame.locator("#outcome .fee")).to_have_text(re.compile(r"^Network fee ≈ 0\.0*[1-9][0-9]* ETH$"))
         expect(frame.get_by_text(receiver)).to_be_visible()
         # the frame is as tall as what it shows (acceptance: at a fixed 420 px, ~140 px stood
         # blank under Approve); the page's own padding and status line stay under the buttons
