@@ -182,6 +182,14 @@ def test_the_outcome_survives_a_restart_with_the_request(wallet: EmbeddedWallet,
     assert request is not None and request.outcome == world.h.model.embedded.request.outcome  # type: ignore[union-attr]
 
 
+def test_a_pending_outcome_waiting_for_its_fee_survives_a_restart(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world, _ = _waiting(wallet, smtp)
+    world.h.settle_call(CHAIN_SIMULATE, ok=False, error="the node does not simulate")
+    loaded, _ = load_bytes(session_to_bytes(world.h.session))
+    assert loaded.model.embedded.request == world.h.model.embedded.request
+    assert loaded.model.embedded.request is not None and loaded.model.embedded.request.simulation == "failed"
+
+
 def test_a_swaps_approval_names_the_router_the_engine_built_the_swap_for() -> None:
     """The modal's swap (issue 43 item 1): its approve's outcome names the router as the rows do."""
     model = with_request("eth_sendTransaction", params(DEMO.address, APPROVE))
