@@ -183,7 +183,8 @@ def render_text(tree: dict[str, Any]) -> str:
         if outcome["more"]:
             lines.append(f"    +{outcome['more']} more")
         if outcome["fee"]:
-            lines.append(f"    Fee {outcome['fee']}")
+            fee = outcome["fee"]  # "≈ 0.00004 ETH", or "Fee unavailable" as it is
+            lines.append(f"    Fee {fee}" if fee.startswith("≈") else f"    {fee}")
         lines += [f"  ⚠ {warning}" for warning in outcome["warnings"]]
     return "\n".join(lines)
 

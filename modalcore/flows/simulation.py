@@ -9,6 +9,11 @@ a node without the method, or the timer gives the outcome estimated from the cal
 ("Outcome estimated from the call data"), or unavailable when the call data says nothing the
 engine can read: never "no changes" (simulation/outcome.py).
 
+The estimate's fee: beside the simulation the engine asks the node what the call would cost as
+the send path prices it (`estimate_fee`: eth_estimateGas × eth_gasPrice, services/send.py), under
+the same 1.5 s timer. The estimate waits for that answer (or the timer) and shows "≈ 0.00004
+ETH", or "Fee unavailable" when the node would not price it: never a zero fee.
+
 What is executed is the request's call, which the approval tree hashes; the outcome only
 changes what the frame draws (issue 43 item 4: a node that lies cannot change what is signed).
 """
@@ -21,14 +26,15 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..core.cmds import CancelTimer, Reply, StartTimer
+from ..core.cmds import Call, CancelTimer, Dispatch, Reply, StartTimer
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import On, Slice
 from ..rules.calls import CallBatch, parse_send_calls
-from ..services.handles import CHAIN_SIMULATE
-from ..services.shapes import SIMULATED_CALLS, SIMULATED_LOGS
+from ..services.handles import CHAIN_SIMULATE, ESTIMATE_FEE
+from ..services.shapes import SIMULATED_CALLS, SIMULATED_LOGS, FeeArgs
 from ..simulation.outcome import (
+    FEE_UNAVAILABLE,
     INSUFFICIENT,
     PENDING,
     Asset,
@@ -40,6 +46,7 @@ from ..simulation.outcome import (
     UNISWAP_V2_ROUTER,
     TxCall,
     estimate,
+    fee_text,
     is_swap,
     simulated,
 )
@@ -84,6 +91,20 @@ class Simulated(Reply):
     """`chain_simulate` answered (`key`: the request's eid)."""
 
     result: SimulationAnswer | None = None
+
+
+class FeeAnswer(BaseModel):
+    """`estimate_fee`'s result as the session's edge bounds it (the fee in wei)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    fee: int = Field(ge=0, lt=2**256)
+
+
+@dataclass(frozen=True)
+class OutcomeFee(Reply):
+    """`estimate_fee` answered for the estimate's fee (`key`: the request's eid)."""
+
+    result: FeeAnswer | None = None
 
 
 @dataclass(frozen=True)
@@ -146,7 +167,19 @@ def start(model: Model, request: EmbeddedRequest) -> Step:
     if not rpc_url:
         return _with(model, request, estimate(calls, account, known(model, request.chain))), []
     call = CHAIN_SIMULATE.call_or_refusal(args, Simulated, key=request.eid)
-    return _with(model, request, PENDING), [call, StartTimer(TIMER, SIMULATION_MS, SimulationDue(request.eid))]
+    # the EOA's one call is priced as the send path prices it; a smart account's UserOperation
+    # (bundler gas, perhaps a paymaster) and a batch of several calls are not: "Fee unavailable"
+    priced = len(calls) == 1 and account.lower() == model.smart.owner.lower()
+    commands = [call, *(_fee_call(rpc_url, account, calls[0], request.eid) if priced else [])]
+    pending = replace(request, outcome=PENDING, simulation="asked", fee="" if priced else FEE_UNAVAILABLE)
+    return _with(model, pending, PENDING), [*commands, StartTimer(TIMER, SIMULATION_MS, SimulationDue(request.eid))]
+
+
+def _fee_call(rpc_url: str, account: str, call: TxCall, eid: str) -> list[Call[FeeArgs] | Dispatch]:
+    """The node's price of the call (eth_estimateGas from the account × eth_gasPrice, what the
+    modal's send preview asks, services/send.py)."""
+    tx = {"from": account, **({"to": call.to} if call.to else {}), "value": hex(call.value), "data": call.data or "0x"}
+    return [ESTIMATE_FEE.call_or_refusal({"rpc_url": rpc_url, "tx": tx}, OutcomeFee, key=eid)]
 
 
 def _waiting(model: Model, eid: str) -> EmbeddedRequest | None:
@@ -157,10 +190,23 @@ def _waiting(model: Model, eid: str) -> EmbeddedRequest | None:
 
 
 def _estimated(model: Model, request: EmbeddedRequest) -> Model:
+    """The outcome from the call data, with the fee the node estimated (or "Fee unavailable"),
+    warned when the node said the account cannot pay."""
     account = shown_address(model, request.chain)
     calls = _calls(request, account)
-    outcome = estimate(calls, account, known(model, request.chain)) if calls is not None else Outcome("unavailable")
-    return _with(model, request, outcome)
+    fee = request.fee or FEE_UNAVAILABLE
+    outcome = estimate(calls, account, known(model, request.chain), fee) if calls is not None else Outcome(
+        "unavailable", fee=fee)
+    if request.simulation == "insufficient":
+        outcome = replace(outcome, warnings=(*outcome.warnings, INSUFFICIENT))
+    return _with(model, replace(request, simulation="asked", fee=""), outcome)
+
+
+def _settle(model: Model, request: EmbeddedRequest) -> Step:
+    """The estimate once the simulation failed and the fee is in; until both, still pending."""
+    if request.simulation == "asked" or not request.fee:
+        return _with(model, request, PENDING), []
+    return _estimated(model, request), [CancelTimer(TIMER)]
 
 
 def on_simulated(model: Model, msg: Simulated, now: int) -> Step:
@@ -168,18 +214,16 @@ def on_simulated(model: Model, msg: Simulated, now: int) -> Step:
     if request is None:
         return model, []
     if not msg.ok or msg.result is None:
-        return _estimated(model, request), [CancelTimer(TIMER)]
+        return _settle(model, replace(request, simulation="failed"))
     if msg.result.insufficient:  # the node says it cannot be paid: the call data's outcome, warned
-        estimated = _estimated(model, request)
-        outcome = estimated.embedded.request.outcome if estimated.embedded.request else None
-        assert outcome is not None
-        return _with(model, request, replace(outcome, warnings=(*outcome.warnings, INSUFFICIENT))), [CancelTimer(TIMER)]
+        return _settle(model, replace(request, simulation="insufficient"))
     account = shown_address(model, request.chain)
     calls = _calls(request, account) or []
     sim = Simulation(tuple(CallResult(c.ok, c.gas_used, tuple(Log(g.address.lower(), tuple(t.lower() for t in g.topics),
                                                                   g.data) for g in c.logs))
                            for c in msg.result.calls), msg.result.base_fee)
-    return _with(model, request, simulated(sim, account, calls, known(model, request.chain))), [CancelTimer(TIMER)]
+    done = replace(request, simulation="asked", fee="")
+    return _with(model, done, simulated(sim, account, calls, known(model, request.chain))), [CancelTimer(TIMER)]
 
 
 def on_due(model: Model, msg: SimulationDue, now: int) -> Step:
@@ -189,6 +233,14 @@ def on_due(model: Model, msg: SimulationDue, now: int) -> Step:
     return _estimated(model, request), []
 
 
-HANDLERS = (On(Simulated, on_simulated), On(SimulationDue, on_due))
+def on_fee(model: Model, msg: OutcomeFee, now: int) -> Step:
+    request = _waiting(model, msg.key)
+    if request is None:
+        return model, []
+    wei = msg.result.fee if msg.ok and msg.result is not None else 0
+    return _settle(model, replace(request, fee=fee_text(wei, known(model, request.chain))))
+
+
+HANDLERS = (On(Simulated, on_simulated), On(SimulationDue, on_due), On(OutcomeFee, on_fee))
 
 SLICE = Slice("simulation", HANDLERS)

@@ -59,7 +59,8 @@ function drawOutcome(o) {
     li.className = c.startsWith('+') ? 'in' : c.startsWith('\u2212') ? 'out' : ''; list.append(li); }
   if (o.more) { const li = document.createElement('li'); li.textContent = '+' + o.more + ' more'; list.append(li); }
   if (list.children.length) box.append(list);
-  if (o.fee) add('p', 'fee', 'Network fee ' + o.fee);
+  // an estimate ("\u2248 0.00004 ETH") is the network fee; otherwise its text says it is unavailable
+  if (o.fee) add('p', 'fee', o.fee.startsWith('\u2248') ? 'Network fee ' + o.fee : o.fee);
   for (const w of o.warnings) add('p', 'warn', '\u26a0 ' + w).setAttribute('role', 'alert');
 }
 async function drawTree(text) {

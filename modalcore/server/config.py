@@ -311,14 +311,20 @@ TOKEN_PRICES = {"TUSD": 1.0, "DEMO": 2.0}
 DEV_ETH_PRICE = 2000.0
 
 
-def dev_networks(rpc_urls: dict[int, str], deployment: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Config entries for the local dev chains, with the tokens the deploy step created.
+DEV_CHAIN_NAMES = {31337: "Hardhat", 31338: "Hardhat Two"}  # the dev chains `make chain` starts
+
+
+def dev_networks(rpc_urls: dict[int, str], deployment: dict[str, Any] | None = None, *,
+                 names: dict[int, str] | None = None) -> dict[str, Any]:
+    """Config entries for the local dev chains, with the tokens the deploy step created; `names`
+    names a chain that is not the Hardhat node of its id (an Anvil node on 31337 is "Anvil": the
+    approval's Network row, which the visitor signs, names the node it runs on).
 
     They are configured as non-test networks so the demo shows balances (behaviour.md §5 fetches
     balances for non-test networks only)."""
     if deployment is None:
         deployment = json.loads(DEPLOYMENT.read_text()) if DEPLOYMENT.is_file() else {}
-    names = {31337: "Hardhat", 31338: "Hardhat Two"}
+    names = {**DEV_CHAIN_NAMES, **(names or {})}
     networks: dict[str, object] = {}
     for chain_id, url in sorted(rpc_urls.items()):
         entry = deployment.get(str(chain_id), {})

@@ -39,6 +39,7 @@ UNLIMITED_WARNING = "This approves an unlimited allowance of {symbol}"
 INSUFFICIENT = "The network says this account cannot pay for this transaction"
 UNDECLARED = "This sends to a contract this site did not declare"
 FEE = "≈ {amount} {symbol}"
+FEE_UNAVAILABLE = "Fee unavailable"  # the estimate's fee when the node would not price the call: never a zero fee
 MINUS = "\u2212"
 UNISWAP_V2_ROUTER = "Uniswap V2 Router"  # the router the engine built a swap for (embedded/decode_calls.py names it so)
 
@@ -153,7 +154,14 @@ def _word_address(topic: str) -> str:
 def _fee(gas: int, base_fee: int, known: Known) -> str:
     if gas <= 0 or base_fee <= 0:
         return ""
-    wei = gas * base_fee
+    return fee_text(gas * base_fee, known)
+
+
+def fee_text(wei: int, known: Known) -> str:
+    """A fee in the native currency, four significant digits ("≈ 0.000021 ETH"); a fee of
+    nothing is unknown, never shown as zero ("Fee unavailable")."""
+    if wei <= 0:
+        return FEE_UNAVAILABLE
     text = amount(wei, known.native.decimals)
     whole, _, frac = text.partition(".")
     digits = len(frac) - len(frac.lstrip("0")) + 4  # four significant digits after the zeros
@@ -278,10 +286,11 @@ def is_swap(data: str) -> bool:
     return found is not None and found[0].startswith("swap")
 
 
-def estimate(calls: Sequence[TxCall], visitor: str, known: Known) -> Outcome:
+def estimate(calls: Sequence[TxCall], visitor: str, known: Known, fee: str = FEE_UNAVAILABLE) -> Outcome:
     """What the call data says, without a node's simulation ("Outcome estimated from the call
     data"): the value sent, ERC-20 transfers and approvals, the router swaps' amounts in and their
-    minimum out. A call the engine cannot read makes the outcome unavailable, never "no changes"."""
+    minimum out. A call the engine cannot read makes the outcome unavailable, never "no changes".
+    `fee` is the node's estimate (eth_estimateGas × eth_gasPrice, `fee_text`) or FEE_UNAVAILABLE."""
     me = visitor.lower()
     deltas: dict[str, int] = {}
     approvals: list[str] = []
@@ -294,7 +303,7 @@ def estimate(calls: Sequence[TxCall], visitor: str, known: Known) -> Outcome:
             continue
         found = _decoded(call.data)
         if found is None:
-            return Outcome("unavailable", warnings=tuple(warnings))
+            return Outcome("unavailable", fee=fee, warnings=tuple(warnings))
         name, values = found
         if name == "approve":
             text, warning = _approval(known, to, str(values[0]).lower(), int(str(values[1])))
@@ -313,4 +322,4 @@ def estimate(calls: Sequence[TxCall], visitor: str, known: Known) -> Outcome:
             out = NATIVE if name == "swapExactTokensForETH" else (path[-1] if path else NATIVE)
             if recipient == me:
                 deltas[out] = deltas.get(out, 0) + out_min
-    return _finish("estimated", deltas, known, approvals, warnings, "")
+    return _finish("estimated", deltas, known, approvals, warnings, fee)

@@ -55,6 +55,10 @@ class EmbeddedRequest:
     # issue 43: what the approval shows it will do (flows/simulation.py); None for a request that
     # is not simulated (a message or typed data to sign)
     outcome: Outcome | None = None
+    # while the outcome is pending: how the node's simulation went ("asked": no answer yet) and
+    # the fee it estimated for the estimate path ("" until it answers; flows/simulation.py)
+    simulation: Literal["asked", "failed", "insufficient"] = "asked"
+    fee: str = ""
 
 
 @dataclass(frozen=True)

@@ -49,13 +49,14 @@ def _ms(name: str, samples: list[float]) -> Figure:
 
 
 @contextmanager
-def _engine(folder: Path, chains: ChainsInfo, smtp_port: int) -> Iterator[RunningServer]:
+def _engine(folder: Path, chains: ChainsInfo, smtp_port: int,
+            names: dict[int, str] | None = None) -> Iterator[RunningServer]:
     key_file = folder / "master.key"
     key_file.write_text(MasterKey.generate().hex())
     config = parse_config({
         "secret": TEST_SECRET,
         "projects": {TEST_PROJECT: {"name": "Bench dApp", "origins": [TEST_ORIGIN]}},
-        "networks": dev_networks(chains.rpc_urls, chains.deployment),
+        "networks": dev_networks(chains.rpc_urls, chains.deployment, names=names),
         "embedded": {"db": str(folder / "embedded.db"), "master_key_file": str(key_file),
                      # every round signs in from 127.0.0.1 (a new address and session each time)
                      "mail_budget": {"address_per_minute": 0, "address_per_hour": 0},

@@ -27,7 +27,7 @@ from modalcore_dev.bench.embedded_client import TIMEOUT_S, ask, begin, sign_in
 from modalcore_testing.device import DeviceKey
 from modalcore_dev.bench.parts import Parts
 from modalcore_dev.bench.stats import Lines
-from modalcore_dev.devchain.anvil import start_anvil
+from modalcore_dev.devchain.anvil import ANVIL_NAME, start_anvil
 from modalcore_dev.devchain.deploy import deploy_chain
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore_dev.devmail import LocalSmtpServer
@@ -73,7 +73,7 @@ def run(parts: Parts) -> Lines:
     anvil = start_anvil(31337)
     try:
         anvil_chain = ChainsInfo({31337: anvil.rpc_url}, {"31337": deploy_chain(anvil.rpc_url)})
-        with tempfile.TemporaryDirectory() as folder, _engine(Path(folder), anvil_chain, smtp.port) as engine:
+        with tempfile.TemporaryDirectory() as folder, _engine(Path(folder), anvil_chain, smtp.port, {31337: ANVIL_NAME}) as engine:
             simulated, with_status = asyncio.run(_measure(engine, smtp, rounds, "anvil", anvil.rpc_url))
         with tempfile.TemporaryDirectory() as folder, parts.dev_chains() as chains, \
                 _engine(Path(folder), ChainsInfo({31337: chains.rpc_urls[31337]}, chains.deployment), smtp.port) as engine:

@@ -19,6 +19,7 @@ from pathlib import Path
 from .nodes import _RUNNING, CHAIN_DIR, HOST, DevNode, NodeStartError, _die_with_parent, ensure_node_modules, free_port, wait_ready
 
 ANVIL_CHAIN_ID = 31339
+ANVIL_NAME = "Anvil"  # what the engine names an Anvil node (dev_networks(names=...)), whatever its chain id
 _ARCH = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64"}
 
 

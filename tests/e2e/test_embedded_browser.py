@@ -31,7 +31,7 @@ from modalcore.server.config import DEV_ETH_PRICE, EngineConfig, dev_networks, p
 from modalcore_testing import RunningServer, serve_app
 
 from .checks import axe, clipped, outside, screenshot
-from .conftest import REPO_ROOT, SECRET, TIMEOUT_MS, Demo, serve
+from .conftest import ARTIFACTS, REPO_ROOT, SECRET, TIMEOUT_MS, Demo, serve
 
 SWEEP = REPO_ROOT / "artifacts" / "sweep"
 
@@ -487,7 +487,12 @@ def test_send_from_the_funded_embedded_address_through_the_approval_frame(
         # issue 43: the outcome above the rows (Hardhat does not simulate: estimated from the call data)
         expect(frame.locator("#outcome .note")).to_have_text("Outcome estimated from the call data")
         expect(frame.locator("#outcome li")).to_have_text(["\u22120.25 ETH"])
+        # … with the fee the node prices the send at (eth_estimateGas × eth_gasPrice), never zero
+        expect(frame.locator("#outcome .fee")).to_have_text(re.compile(r"^Network fee ≈ 0\.0*[1-9][0-9]* ETH$"))
         expect(frame.get_by_text(receiver)).to_be_visible()
+        page.wait_for_timeout(300)  # the frame fits its height to its page
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "issue43-outcome-estimated-fee-desktop.png"))
         # the frame is as tall as what it shows (acceptance: at a fixed 420 px, ~140 px stood
         # blank under Approve); the page's own padding and status line stay under the buttons
         def blank_under_approve() -> float:

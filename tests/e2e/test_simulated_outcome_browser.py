@@ -18,7 +18,7 @@ from eth_utils.crypto import keccak
 from modalcore.server.config import dev_networks, parse_config
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.netports import free_port
-from modalcore_dev.devchain.anvil import start_anvil
+from modalcore_dev.devchain.anvil import ANVIL_NAME, start_anvil
 from modalcore_dev.devchain.deploy import deploy_chain
 from modalcore_dev.devchain.nodes import DevNode
 from modalcore_dev.devmail import LocalSmtpServer
@@ -53,7 +53,7 @@ def embedded_engine(anvil: tuple[DevNode, dict[str, Any]], smtp: LocalSmtpServer
     key_file.write_text(MasterKey.generate().hex())
     config = parse_config({
         "secret": SECRET, "projects": {"demo": {"name": "Modalcore demo dApp", "origins": []}},
-        "networks": dev_networks({31337: node.rpc_url}, {"31337": entry}),
+        "networks": dev_networks({31337: node.rpc_url}, {"31337": entry}, names={31337: ANVIL_NAME}),
         "store": {"kind": "sqlite", "path": str(folder / "sessions.db")},
         "siwx": {"db": str(folder / "siwx.db"), "key_file": str(folder / "engine.key")},
         "embedded": {"db": str(folder / "embedded.db"), "master_key_file": str(key_file),

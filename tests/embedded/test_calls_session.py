@@ -19,7 +19,7 @@ from modalcore.embedded.service import EmbeddedWallet
 from modalcore.core.services import ServiceTable, serve
 from modalcore.embedded.smart import owner_of
 from modalcore.rules import calls as rules
-from modalcore.services.handles import (CALLS_STATUS, CHAIN_SIMULATE, EMBEDDED_SIGN, SMART_ACCOUNTS, CallsStatusArgs, CallsStatusFound,
+from modalcore.services.handles import (CALLS_STATUS, CHAIN_SIMULATE, EMBEDDED_SIGN, ESTIMATE_FEE, SMART_ACCOUNTS, CallsStatusArgs, CallsStatusFound,
                                         SignArgs, SmartAccountsArgs, SmartAccountsFound)
 from modalcore.embedded.approval_tree import read
 from modalcore.flows.simulation import SIMULATION_MS
@@ -245,8 +245,10 @@ def test_rule_a_batch_is_simulated_from_the_smart_account_and_estimated_when_the
     call = world.h.pending_calls(CHAIN_SIMULATE)[-1]
     assert call.args_data["account"] == SMART
     assert [c["to"] for c in call.args_data["calls"]] == [TOKEN, ROUTER]
+    assert world.h.pending_calls(ESTIMATE_FEE) == []  # a UserOperation is not priced as an EOA's call
     world.h.advance(SIMULATION_MS)
     outcome = read(tree_bytes(world.h.model))["outcome"]
     assert outcome["status"] == "estimated"
     assert outcome["changes"] == ["\u22125 DEMO", "+0.000000000000000001 ETH",
                                   f"approves {ROUTER[:6].lower()}…{ROUTER[-4:].lower()} to spend 5 DEMO"]
+    assert outcome["fee"] == "Fee unavailable"

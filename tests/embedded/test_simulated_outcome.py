@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from modalcore.core.cmds import Call
 from modalcore.embedded.approval_tree import read, render_text
 from modalcore.embedded.service import EmbeddedWallet
 from modalcore.engine.persist import load_bytes, session_to_bytes
 from modalcore.flows.simulation import SIMULATION_MS, known
 from modalcore.server.approval import tree_bytes
-from modalcore.services.handles import CHAIN_SIMULATE, EMBEDDED_SIGN
+from modalcore.services.handles import CHAIN_SIMULATE, EMBEDDED_SIGN, ESTIMATE_FEE
 from modalcore.simulation.outcome import APPROVAL, NATIVE, TRANSFER, CallResult, Log, Simulation, simulated
 from modalcore.slices.embedded import ApprovalDecided
 from modalcore_dev.devmail import LocalSmtpServer
@@ -71,25 +73,70 @@ def test_rule_a_simulation_late_by_1_5_s_gives_the_estimate_from_the_call_data(
     assert outcome["status"] == "estimated"
     assert outcome["note"] == "Outcome estimated from the call data"
     assert outcome["changes"] == ["\u22120.25 ETH"]
+    assert outcome["fee"] == "Fee unavailable"  # the node priced nothing within the 1.5 s either
 
 
 def test_rule_a_node_without_eth_simulateV1_gives_the_estimate_not_no_changes(
         wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
     world, _ = _waiting(wallet, smtp)
     world.h.settle_call(CHAIN_SIMULATE, ok=False, error="the node does not simulate")
+    assert _outcome(world)["status"] == "pending"  # the estimate waits for the node's fee (within the 1.5 s)
+    world.h.settle_call(ESTIMATE_FEE, {"gas": "21000", "gas_price": "2000000000", "fee": str(42 * 10**12)})
     outcome = _outcome(world)
     assert outcome["status"] == "estimated"
     assert "No balance changes" not in outcome["changes"]  # type: ignore[operator]
+    assert outcome["fee"] == "≈ 0.000042 ETH"
 
 
 def test_rule_a_node_saying_the_account_cannot_pay_warns_beside_the_estimate(
         wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
     world, _ = _waiting(wallet, smtp)
     world.h.settle_call(CHAIN_SIMULATE, {"calls": [], "base_fee": 0, "insufficient": True})
+    world.h.settle_call(ESTIMATE_FEE, ok=False, error="insufficient funds for gas * price + value")
     outcome = _outcome(world)
+    assert outcome["fee"] == "Fee unavailable"
     assert outcome["status"] == "estimated"
     assert outcome["changes"] == ["\u22120.25 ETH"]
     assert outcome["warnings"] == ["The network says this account cannot pay for this transaction"]
+
+
+def test_rule_the_estimate_shows_the_fee_the_node_prices_the_call_at(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    """Hardhat (no eth_simulateV1): the fee is asked beside the simulation, as the send path
+    prices it (eth_estimateGas from the visitor × eth_gasPrice), and is part of the signed tree."""
+    world, me = _waiting(wallet, smtp)
+    call = world.h.pending_calls(ESTIMATE_FEE)[-1]
+    assert call.args_data["tx"] == {"from": me, "to": TO, "value": hex(25 * 10**16), "data": "0x"}
+    world.h.settle_call(ESTIMATE_FEE, {"gas": "21000", "gas_price": "1875000000", "fee": str(21000 * 1875000000)})
+    assert _outcome(world)["status"] == "pending"  # the fee alone settles nothing: the node may still simulate
+    world.h.settle_call(CHAIN_SIMULATE, ok=False, error="the node does not simulate")
+    outcome = _outcome(world)
+    assert outcome["status"] == "estimated" and outcome["fee"] == "≈ 0.00003937 ETH"
+    assert "    Fee ≈ 0.00003937 ETH" in render_text(read(tree_bytes(world.h.model))).splitlines()
+    world.h.advance(SIMULATION_MS)  # the timer was cancelled: nothing changes
+    assert _outcome(world) == outcome
+
+
+@pytest.mark.parametrize("fee", [None, {"gas": "0", "gas_price": "0", "fee": "0"}], ids=["refused", "zero"])
+def test_rule_the_estimates_fee_lookup_failing_says_fee_unavailable_never_zero(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer, fee: dict[str, str] | None) -> None:
+    world, _ = _waiting(wallet, smtp)
+    world.h.settle_call(CHAIN_SIMULATE, ok=False, error="the node does not simulate")
+    if fee is None:
+        world.h.settle_call(ESTIMATE_FEE, ok=False, error="the node refused")
+    else:
+        world.h.settle_call(ESTIMATE_FEE, fee)
+    outcome = _outcome(world)
+    assert outcome["status"] == "estimated" and outcome["fee"] == "Fee unavailable"
+    assert "    Fee unavailable" in render_text(read(tree_bytes(world.h.model))).splitlines()
+
+
+def test_rule_a_simulated_outcome_keeps_the_simulations_fee_whatever_the_estimate_says(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world, me = _waiting(wallet, smtp)
+    world.h.settle_call(CHAIN_SIMULATE, {"base_fee": 10**9, "calls": [{"ok": True, "gas_used": 21000, "logs": []}]})
+    world.h.settle_call(ESTIMATE_FEE, {"gas": "1", "gas_price": "1", "fee": "1"})
+    assert _outcome(world)["fee"] == "≈ 0.000021 ETH"
 
 
 def test_rule_a_simulation_answer_beyond_its_bounds_is_not_drawn(
@@ -97,6 +144,7 @@ def test_rule_a_simulation_answer_beyond_its_bounds_is_not_drawn(
     world, me = _waiting(wallet, smtp)
     log = {"address": NATIVE, "topics": [TRANSFER, _topic(TO), _topic(me)], "data": "0x" + "f" * 64}
     world.h.settle_call(CHAIN_SIMULATE, {"base_fee": 1, "calls": [{"ok": True, "gas_used": 1, "logs": [log] * 300}]})
+    world.h.settle_call(ESTIMATE_FEE, ok=False, error="the node refused")
     assert _outcome(world)["status"] == "estimated"  # 300 logs: the edge refuses the answer
 
 
@@ -132,6 +180,14 @@ def test_the_outcome_survives_a_restart_with_the_request(wallet: EmbeddedWallet,
     loaded, _ = load_bytes(session_to_bytes(world.h.session))
     request = loaded.model.embedded.request
     assert request is not None and request.outcome == world.h.model.embedded.request.outcome  # type: ignore[union-attr]
+
+
+def test_a_pending_outcome_waiting_for_its_fee_survives_a_restart(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    world, _ = _waiting(wallet, smtp)
+    world.h.settle_call(CHAIN_SIMULATE, ok=False, error="the node does not simulate")
+    loaded, _ = load_bytes(session_to_bytes(world.h.session))
+    assert loaded.model.embedded.request == world.h.model.embedded.request
+    assert loaded.model.embedded.request is not None and loaded.model.embedded.request.simulation == "failed"
 
 
 def test_a_swaps_approval_names_the_router_the_engine_built_the_swap_for() -> None:

@@ -9,10 +9,12 @@ from modalcore.server import tokens
 from modalcore.server.config import (
     ConfigError,
     default_config,
+    dev_networks,
     load_config,
     parse_config,
     resolve_secret,
 )
+from modalcore_dev.devchain.anvil import ANVIL_NAME
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -99,3 +101,12 @@ def test_default_config_has_a_demo_project() -> None:
     config = default_config()
     assert "demo" in config.projects
     assert config.dev_network("31337") is not None
+
+
+def test_a_dev_chain_is_named_as_configured_an_anvil_node_is_not_hardhat() -> None:
+    """The approval's Network row (signed with the tree) names the node the engine runs on: an
+    Anvil node on chain 31337 (the simulated-outcome tests and bench) is "Anvil"."""
+    rpc = {31337: "http://127.0.0.1:1", 31338: "http://127.0.0.1:2"}
+    assert dev_networks(rpc, {})["eip155:31337"]["name"] == "Hardhat"
+    named = dev_networks(rpc, {}, names={31337: ANVIL_NAME})
+    assert (named["eip155:31337"]["name"], named["eip155:31338"]["name"]) == ("Anvil", "Hardhat Two")

@@ -9,6 +9,7 @@ from eth_utils.crypto import keccak
 
 from modalcore.simulation.outcome import (
     APPROVAL,
+    FEE_UNAVAILABLE,
     MAX_SHOWN,
     NATIVE,
     NO_CHANGES,
@@ -22,6 +23,7 @@ from modalcore.simulation.outcome import (
     Simulation,
     TxCall,
     estimate,
+    fee_text,
     simulated,
 )
 
@@ -126,3 +128,21 @@ def test_call_data_that_does_not_fit_its_function_is_unavailable() -> None:
                       ["uint256", "address[]", "address", "uint256"], [1, [DEMO] * 9, ME, 1])
     for data in (short, long_path):
         assert estimate([TxCall(TUSD, 0, data)], ME, KNOWN).status == "unavailable"
+
+
+def test_the_estimates_fee_is_the_nodes_price_in_the_native_currency_never_zero() -> None:
+    """Issue 43: the estimate shows the fee too (eth_estimateGas × eth_gasPrice); a fee the node
+    would not give is "Fee unavailable", never "≈ 0 ETH"."""
+    assert fee_text(21_000 * 1_875_000_000, KNOWN) == "≈ 0.00003937 ETH"
+    assert fee_text(3 * 10**18, KNOWN) == "≈ 3 ETH"
+    assert fee_text(0, KNOWN) == FEE_UNAVAILABLE == "Fee unavailable"
+    assert fee_text(-1, KNOWN) == FEE_UNAVAILABLE
+    priced = estimate([TxCall(POOL, 10**18, "0x")], ME, KNOWN, fee_text(42 * 10**12, KNOWN))
+    assert (priced.status, priced.fee) == ("estimated", "≈ 0.000042 ETH")
+    assert priced.to_tree()["fee"] == "≈ 0.000042 ETH"
+
+
+def test_an_estimate_without_the_nodes_price_says_fee_unavailable() -> None:
+    assert estimate([TxCall(POOL, 10**18, "0x")], ME, KNOWN).fee == "Fee unavailable"
+    unreadable = estimate([TxCall(POOL, 0, "0xdeadbeef00")], ME, KNOWN, "≈ 0.0001 ETH")
+    assert (unreadable.status, unreadable.fee) == ("unavailable", "≈ 0.0001 ETH")
