@@ -91,8 +91,11 @@ def _decoded(data: bytes | None) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _opened(data: bytes | None) -> Opened | None:
+def _opened(data: bytes | None, now_ms: int, ttl_ms: int) -> Opened | None:
+    """What the channel was opened for, while the channel lasts (`ttl_ms` after it was opened)."""
     value = _decoded(data)
+    if value is None or not isinstance(value.get("at"), int) or not 0 <= now_ms - value["at"] < ttl_ms:
+        return None
     try:
         binding = value["binding"] if value is not None else None
         return None if value is None else Opened(
@@ -150,7 +153,7 @@ class FarcasterSignIns:
             raise ServiceError("the Farcaster relay did not open a channel")
         token = str(data.get("channelToken", ""))
         if key is not None or binding is not None:
-            note = json.dumps({"key": key, "binding": asdict(binding) if binding else None}).encode()
+            note = json.dumps({"key": key, "binding": asdict(binding) if binding else None, "at": now_ms}).encode()
             await self._store(OPENED, token, note, now_ms, setting.channel_ttl_ms, MAX_BOUND)
         return {"channel_token": token, "url": str(data.get("url", "")), "nonce": body["nonce"]}
 
@@ -170,7 +173,8 @@ class FarcasterSignIns:
             answer = response.json()
         except ValueError:
             answer = None
-        opened = _opened(await self._take(OPENED, token, now_ms))  # the relay answers a channel once
+        # the relay answers a channel once: taken (of two hosts polling it, one registers the key)
+        opened = _opened(await self._take(OPENED, token, now_ms), now_ms, self.setting.channel_ttl_ms)
         binding = opened.binding if opened is not None else None
         expected = (Expected(binding.domain, binding.nonce, binding.uri) if binding is not None
                     else Expected(self.setting.domain, nonce, self.setting.siwe_uri))  # the URI always (issue 38)
