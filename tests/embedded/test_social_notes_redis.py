@@ -51,7 +51,7 @@ async def _stored(redis_url: str, prefix: str) -> list[tuple[bytes, bytes]]:
     client = Redis.from_url(redis_url)
     try:
         keys = [k async for k in client.scan_iter(match=f"{prefix}*", _type="string")]
-        return [(k, v) for k in keys if (v := await client.get(k)) is not None]
+        return [(k, v) for k in keys if isinstance(v := await client.get(k), bytes)]
     finally:
         await client.aclose()
 
