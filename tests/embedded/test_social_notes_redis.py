@@ -2,7 +2,8 @@
 `SocialSignIns` (hosts A and B: one master key, one key database) share one Redis session
 store started by the test: the popup begun on A is called back on B; the grant the callback
 left on B is confirmed on A; each is taken once (the second refused, typed); an expired one is
-refused; Redis holds neither the state, the PKCE verifier, the grant token nor who signed in."""
+refused; Redis holds neither the state, the PKCE verifier, the grant token nor who signed in;
+a store that cannot be reached refuses, typed, with no traceback."""
 
 from __future__ import annotations
 
@@ -15,11 +16,14 @@ from urllib.parse import parse_qs
 import httpx
 import pytest
 from redis.asyncio import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
 
+from modalcore.core.services import ServiceError
 from modalcore.embedded.keys import KeyVault
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.embedded.social import ProviderSetting, SocialFailure, SocialResult, SocialSignIns
-from modalcore.embedded.social_notes import PENDING_TTL_MS
+from modalcore.embedded.social_notes import PENDING_TTL_MS, NotesUnavailable
+from modalcore.store.memory import MemoryStore
 from modalcore.store.redis import RedisStore
 
 from .test_oauth2_userinfo import CASES, NOW, Provider, _query
@@ -104,3 +108,32 @@ async def test_rule_an_expired_grant_is_refused_on_every_host(
     await a.grant(_result(), "token-1", NOW)
     assert await b.granted("token-1", NOW + PENDING_TTL_MS) is None
     assert await b.redeem("token-1", NOW + PENDING_TTL_MS) is None
+
+
+class DownStore(MemoryStore):
+    """A session store whose notes cannot be reached (Redis down)."""
+
+    async def note(self, kind: str, key: str, data: bytes, now_ms: int, ttl_ms: int, most: int) -> None:
+        raise RedisConnectionError("Connection refused")
+
+    async def noted(self, kind: str, key: str, now_ms: int) -> bytes | None:
+        raise RedisConnectionError("Connection refused")
+
+    async def take_note(self, kind: str, key: str, now_ms: int) -> bytes | None:
+        raise RedisConnectionError("Connection refused")
+
+
+async def test_rule_a_store_outage_refuses_typed_without_a_traceback(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    signins = SocialSignIns({NAME: ProviderSetting(NAME, "", "client-1", "secret-1", kind="oauth2")},
+                            "https://engine.test", KeyVault(tmp_path / "embedded.db", MasterKey.generate()),
+                            store=DownStore())
+    with caplog.at_level("WARNING", logger="modalcore.embedded"):
+        with pytest.raises(ServiceError):
+            await signins.start(NAME, "s1", NOW, key="")
+        with pytest.raises(SocialFailure):
+            await signins.complete(NAME, {"code": "c", "state": "st"}, NOW)
+        with pytest.raises(NotesUnavailable):
+            await signins.grant(_result(), "token-1", NOW)
+        assert await signins.granted("token-1", NOW) is None and await signins.redeem("token-1", NOW) is None
+    assert caplog.records and all(r.exc_info is None for r in caplog.records)

@@ -26,6 +26,7 @@ from modalcore.siwx.message import SiwxMessage
 from modalcore.store.redis import RedisStore
 from modalcore_dev.farcaster.democlient import DEV_FIDS
 
+from ..embedded.test_social_notes_redis import DownStore
 from .test_service import NOW, SETTING, World
 
 DOMAIN, URI, SESSION = "localhost:8000", "http://localhost:8000", "session-1"
@@ -110,3 +111,19 @@ async def test_rule_a_stale_approval_signs_nothing_on_another_host(hosts: Hosts)
     later = NOW + APPROVAL_TTL_MS + 1
     with pytest.raises(ServiceError):
         await a.sign_in(object(), SESSION, token, _message(address, nonce, later), later)
+
+
+async def test_rule_a_store_outage_is_a_service_error_without_a_traceback(
+        hosts: Hosts, caplog: pytest.LogCaptureFixture) -> None:
+    a, b, world, _ = hosts
+    token, nonce, address = await _approved(a, b, world)
+    a.store = DownStore()
+    with caplog.at_level("WARNING", logger="modalcore.farcaster"):
+        with pytest.raises(ServiceError):
+            await a.open_channel(NOW, key="frame-key")
+        with pytest.raises(ServiceError):
+            await a.sign_in(object(), SESSION, token, _message(address, nonce, NOW), NOW)
+    assert [r.getMessage() for r in caplog.records] == ["farcaster channel store failed: ConnectionError"] * 2
+    assert all(r.exc_info is None for r in caplog.records)
+    signed = await b.sign_in(object(), SESSION, token, _message(address, nonce, NOW), NOW)  # kept for B
+    assert signed["signature"]
