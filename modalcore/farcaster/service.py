@@ -96,10 +96,9 @@ def _opened(data: bytes | None, now_ms: int, ttl_ms: int) -> Opened | None:
     value = _decoded(data)
     if value is None or not isinstance(value.get("at"), int) or not 0 <= now_ms - value["at"] < ttl_ms:
         return None
+    binding = value.get("binding")
     try:
-        binding = value["binding"] if value is not None else None
-        return None if value is None else Opened(
-            value["key"], SignInBinding(**binding) if isinstance(binding, dict) else None)
+        return Opened(value["key"], SignInBinding(**binding) if isinstance(binding, dict) else None)
     except (KeyError, TypeError):
         return None
 
