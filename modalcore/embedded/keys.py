@@ -11,6 +11,8 @@ never keys.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 import secrets
 from dataclasses import dataclass
@@ -157,6 +159,22 @@ class KeyVault:
         if account.address != address:
             raise KeyVaultError(f"the stored key of {address} does not match its address")
         return account
+
+    def seal_note(self, plain: bytes, aad: bytes) -> bytes:
+        """`plain` sealed (AES-GCM) with a key derived from the master key, bound to `aad`: a
+        pending social sign-in or grant in the shared session store (embedded/social.py) is
+        unreadable and unforgeable there."""
+        return _seal(self._note_key(), plain, b"modalcore/embedded/note\x00" + aad)
+
+    def open_note(self, sealed: bytes, aad: bytes) -> bytes | None:
+        """What `seal_note` sealed with this `aad` (None: altered, or sealed under another key)."""
+        try:
+            return _open(self._note_key(), sealed, b"modalcore/embedded/note\x00" + aad)
+        except (InvalidTag, ValueError):
+            return None
+
+    def _note_key(self) -> bytes:
+        return hmac.new(self._master.secret, b"modalcore/embedded/note-key", hashlib.sha256).digest()
 
     def close(self) -> None:
         """Close a SQLite file it opened (a database handed to it is its opener's to close)."""

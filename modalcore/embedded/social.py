@@ -5,7 +5,8 @@ identity's key (keys.py).
 - `SocialSignIns.start(provider, session, now, key, bind)` (the frame's route, server/verify.py)
   → the authorization URL; the state, nonce, PKCE verifier, the frame's public key and the
   SHA-256 of the frame's flow value (`bind`, issue 38: made in the frame's script, never in a
-  URL, a page or the host's socket) stay here (at most MAX_PENDING, each for PENDING_TTL_MS).
+  URL, a page or the host's socket) are kept, sealed, in the session store (social_notes.py:
+  with Redis every host sees them, issue 42; at most MAX_PENDING, each for PENDING_TTL_MS).
 - `SocialSignIns.complete(provider, params)` (the callback route) → the session id and who
   signed in, with the address of their key: `state` must name a pending sign-in of that
   provider (used once), the code is exchanged with the verifier, the ID token's signature,
@@ -17,21 +18,20 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 import httpx
 
-from ..rules import limits as L
-
 from ..core.services import ServiceError
+from ..store.base import SessionStore
+from ..store.memory import MemoryStore
 from .keys import Identity, KeyVault
+from .social_notes import GRANT, PENDING, NotesUnavailable, SocialNotes, pending_of, pending_value
 from .userinfo import BUILT_IN, UserEndpoint
 from .oidc import RANDOM_BYTES, OidcError, Pending, ProviderConfig, begin, discover, finish
 
-MAX_PENDING = L.SOCIAL_PENDING
-PENDING_TTL_MS = L.SOCIAL_PENDING_MS
 
 
 @dataclass(frozen=True)
@@ -115,16 +115,26 @@ class Grant:
 
 
 class SocialSignIns:
+    """`store`: the session store its pending sign-ins and grants are kept in (the server sets
+    the engine's; by default this process's memory)."""
+
     def __init__(self, settings: dict[str, ProviderSetting], public_url: str, vault: KeyVault,
-                 random: Callable[[int], bytes] = os.urandom) -> None:
+                 random: Callable[[int], bytes] = os.urandom, store: SessionStore | None = None) -> None:
         self.settings = settings
         self.public_url = public_url.rstrip("/")
         self.vault = vault
         self.random = random
         self.http: httpx.AsyncClient | None = None
         self._configs: dict[str, ProviderConfig] = {}
-        self._pending: OrderedDict[str, tuple[Pending, str, int, str, str]] = OrderedDict()
-        self._grants: OrderedDict[str, Grant] = OrderedDict()
+        self.notes = SocialNotes(store if store is not None else MemoryStore(), vault)
+
+    @property
+    def store(self) -> SessionStore:
+        return self.notes.store
+
+    @store.setter
+    def store(self, store: SessionStore) -> None:
+        self.notes.store = store
 
     def providers(self) -> tuple[str, ...]:
         return tuple(self.settings)
@@ -151,13 +161,6 @@ class SocialSignIns:
         self._configs[provider] = config
         return config
 
-    def _sweep(self, now: int) -> None:
-        while self._pending:
-            state, (_, _, at, _, _) = next(iter(self._pending.items()))
-            if now - at < PENDING_TTL_MS and len(self._pending) <= MAX_PENDING:
-                return
-            del self._pending[state]
-
     async def start(self, provider: str, session: str, now: int, key: str, bind: str = "") -> str:
         """The provider's authorization URL; `key`: the public key of the frame that opens the
         popup, which the completed sign-in registers once that frame confirms (issue 27) with
@@ -169,14 +172,19 @@ class SocialSignIns:
         except (OidcError, httpx.HTTPError) as error:
             raise ServiceError(f"{provider} cannot be reached ({type(error).__name__})") from None
         pending, url = begin(config, self.random(RANDOM_BYTES))
-        self._pending[pending.state] = (pending, session, now, key, bind_digest(bind) if bind else "")
-        self._sweep(now)
+        try:
+            await self.notes.put(PENDING, pending.state, pending_value(
+                pending, session, now, key, bind_digest(bind) if bind else ""), now)
+        except NotesUnavailable:
+            raise ServiceError(f"{provider} sign-in cannot begin now (the session store)") from None
         return url
 
     async def complete(self, provider: str, params: dict[str, str], now: int) -> SocialResult:
         """Raises SocialFailure (naming the session when the state was known)."""
-        entry = self._pending.pop(params.get("state", ""), None)
-        if entry is None or entry[0].provider != provider or now - entry[2] >= PENDING_TTL_MS:
+        state = params.get("state", "")
+        value = await self.notes.get(PENDING, state, now, take=True) if state else None
+        entry = pending_of(value) if value is not None else None
+        if entry is None or entry[0].provider != provider or entry[0].state != state:
             raise SocialFailure("the sign-in callback does not match a sign-in in progress (state)")
         pending, session, _, key, bind = entry
         if self.http is None:
@@ -189,22 +197,24 @@ class SocialSignIns:
         return SocialResult(session, provider, signed.subject, address, signed.email or "",
                             signed.username or "", key, pending.state, bind)
 
-    def grant(self, result: SocialResult, token: str, now: int) -> None:
+    async def grant(self, result: SocialResult, token: str, now: int) -> None:
         """`token` (held by the callback's popup page only) may register `result.key` for its
-        identity, once."""
-        self._grants[token] = Grant(result, now)
-        while self._grants:
-            first = next(iter(self._grants.values()))
-            if now - first.at < PENDING_TTL_MS and len(self._grants) <= MAX_PENDING:
-                break
-            self._grants.popitem(last=False)
+        identity, once. NotesUnavailable: the session store did not keep it."""
+        await self.notes.put(GRANT, token, {"result": asdict(result), "at": now}, now)
 
-    def granted(self, token: str, now: int) -> Grant | None:
+    async def granted(self, token: str, now: int) -> Grant | None:
         """The grant `token` names, if it is still valid (not spent: see `redeem`)."""
-        grant = self._grants.get(token)
-        return grant if grant is not None and now - grant.at < PENDING_TTL_MS else None
+        return _grant(await self.notes.get(GRANT, token, now, take=False))
 
-    def redeem(self, token: str, now: int) -> Grant | None:
-        grant = self.granted(token, now)
-        self._grants.pop(token, None)
-        return grant
+    async def redeem(self, token: str, now: int) -> Grant | None:
+        """The grant, spent: of two hosts redeeming it, one gets it."""
+        return _grant(await self.notes.get(GRANT, token, now, take=True))
+
+
+def _grant(value: dict[str, Any] | None) -> Grant | None:
+    if value is None or not isinstance(value.get("result"), dict) or not isinstance(value.get("at"), int):
+        return None
+    try:
+        return Grant(SocialResult(**value["result"]), value["at"])
+    except TypeError:
+        return None

@@ -18,16 +18,24 @@
 
 The requests are exactly the auth-client's: ``POST {relay}/v1/channel`` with JSON {siweUri,
 domain, nonce, expirationTime}, ``GET {relay}/v1/channel/status`` with ``Authorization: Bearer
-<channelToken>``."""
+<channelToken>``.
+
+What a channel was opened for (`Opened`) and its verified answer (`Approval`) are notes in the
+session store (issue 42, store/notes.py), named by the SHA-256 of the channel token (a bearer
+of the relay): with Redis a channel opened on host A may be answered while the socket is on B,
+and signed in with on C; each is taken once (of two hosts, one gets it). Neither holds a secret
+(the frame's public key, the session id, the SIWX domain, URI and nonce, the FID)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import secrets
-from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, NoReturn
+from dataclasses import asdict, dataclass
+from collections.abc import Awaitable
+from typing import Any, NoReturn, TypeVar
 
 import httpx
 
@@ -37,15 +45,20 @@ from ..embedded.smart_sign import account_signature
 from ..services.handles import FARCASTER_SIGN_IN, FARCASTER_STATUS, SignInArgs, SignInSigned, StatusArgs
 from ..siwx.message import iso_from_ms
 from ..siwx.message import SiwxMessage
-from .one_approval import Approval, SignInBinding, SignInRefusal, check_sign_in
+from ..store.base import SessionStore
+from ..store.memory import MemoryStore
+from .one_approval import APPROVAL_TTL_MS, Approval, SignInBinding, SignInRefusal, check_sign_in
 from .verify import Expected, Refusal, check_message, registry_fid
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 MAX_ANSWER = 32 * 1024
 MAX_BOUND = 1024  # channels opened for frames' keys, not answered yet (the oldest dropped)
 MAX_APPROVALS = 1024  # verified answers not yet signed in with (the oldest dropped)
 TEXT_BOUNDS = {"username": 64, "displayName": 128, "pfpUrl": 1024}
+OPENED, APPROVED = "farcaster-opened", "farcaster-approved"  # the notes' kinds
+MAX_NOTE_BYTES = 8 * 1024  # a note read back larger is refused unread
 
 
 @dataclass(frozen=True)
@@ -66,6 +79,38 @@ class Opened:
     binding: SignInBinding | None
 
 
+def _channel(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _decoded(data: bytes | None) -> dict[str, Any] | None:
+    try:
+        value = json.loads(data) if data is not None and len(data) <= MAX_NOTE_BYTES else None
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _opened(data: bytes | None, now_ms: int, ttl_ms: int) -> Opened | None:
+    """What the channel was opened for, while the channel lasts (`ttl_ms` after it was opened)."""
+    value = _decoded(data)
+    if value is None or not isinstance(value.get("at"), int) or not 0 <= now_ms - value["at"] < ttl_ms:
+        return None
+    binding = value.get("binding")
+    try:
+        return Opened(value["key"], SignInBinding(**binding) if isinstance(binding, dict) else None)
+    except (KeyError, TypeError):
+        return None
+
+
+def _approval(data: bytes | None) -> Approval | None:
+    value = _decoded(data)
+    try:
+        return None if value is None else Approval(**value)
+    except TypeError:
+        return None
+
+
 class FarcasterSignIns:
     """`register_key(identity, public_key, now)`: a channel opened for an engine-origin frame's
     key (`open_channel(key=...)`, ConnectingFarcaster's frame) registers that key for the FID
@@ -75,14 +120,15 @@ class FarcasterSignIns:
     def __init__(self, setting: FarcasterSetting, open_key: Callable[[str, int], str],
                  random_hex: Callable[[int], str] = secrets.token_hex,
                  register_key: Callable[[str, str, int], object] | None = None,
-                 sign_text: Callable[[str, str], str] | None = None) -> None:
+                 sign_text: Callable[[str, str], str] | None = None,
+                 store: SessionStore | None = None) -> None:
         self.setting = setting
         self.open_key = open_key
         self.random_hex = random_hex
         self.register_key = register_key
         self.sign_text = sign_text
-        self.opened: OrderedDict[str, Opened] = OrderedDict()  # channel token → what it was opened for
-        self.approvals: OrderedDict[str, Approval] = OrderedDict()  # channel token → its verified answer
+        # channel → what it was opened for, and its verified answer (the server sets the engine's store)
+        self.store: SessionStore = store if store is not None else MemoryStore()
         self.http: httpx.AsyncClient | None = None
 
     def _client(self) -> httpx.AsyncClient:
@@ -106,9 +152,8 @@ class FarcasterSignIns:
             raise ServiceError("the Farcaster relay did not open a channel")
         token = str(data.get("channelToken", ""))
         if key is not None or binding is not None:
-            self.opened[token] = Opened(key, binding)
-            while len(self.opened) > MAX_BOUND:
-                self.opened.popitem(last=False)
+            note = json.dumps({"key": key, "binding": asdict(binding) if binding else None, "at": now_ms}).encode()
+            await self._store(OPENED, token, note, now_ms, setting.channel_ttl_ms, MAX_BOUND)
         return {"channel_token": token, "url": str(data.get("url", "")), "nonce": body["nonce"]}
 
     async def status(self, token: str, nonce: str, now_ms: int) -> dict[str, Any]:
@@ -127,7 +172,8 @@ class FarcasterSignIns:
             answer = response.json()
         except ValueError:
             answer = None
-        opened = self.opened.pop(token, None)  # the relay answers a channel once
+        # the relay answers a channel once: taken (of two hosts polling it, one registers the key)
+        opened = _opened(await self._take(OPENED, token, now_ms), now_ms, self.setting.channel_ttl_ms)
         binding = opened.binding if opened is not None else None
         expected = (Expected(binding.domain, binding.nonce, binding.uri) if binding is not None
                     else Expected(self.setting.domain, nonce, self.setting.siwe_uri))  # the URI always (issue 38)
@@ -139,10 +185,11 @@ class FarcasterSignIns:
         if opened is not None and opened.key is not None and self.register_key is not None:
             self.register_key(f"farcaster:{verdict['fid']}", opened.key, now_ms)
         if binding is not None:
-            self.approvals[token] = Approval(binding.session, verdict["fid"], message.domain, message.uri,
-                                             message.nonce, message.statement or "", now_ms)
-            while len(self.approvals) > MAX_APPROVALS:
-                self.approvals.popitem(last=False)
+            approval = Approval(binding.session, verdict["fid"], message.domain, message.uri,
+                                message.nonce, message.statement or "", now_ms)
+            # kept past APPROVAL_TTL_MS so a late sign-in is refused as expired (check_sign_in)
+            await self._store(APPROVED, token, json.dumps(asdict(approval)).encode(), now_ms,
+                              2 * APPROVAL_TTL_MS, MAX_APPROVALS)
         return verdict
 
     async def sign_in(self, ctx: object, session: str, token: str, text: str, now_ms: int) -> SignInSigned:
@@ -150,10 +197,11 @@ class FarcasterSignIns:
         that key's smart account on the message's chain, per `ctx.config`), if the visitor's
         Farcaster approval of channel `token` for this session covers it (one_approval.py); once
         per approval (a refused message spends it too: the session signs in in two steps)."""
-        approval = self.approvals.get(token)
+        approval = _approval(await self._store_call(self.store.noted(APPROVED, _channel(token), now_ms)))
         if approval is None or approval.session != session or self.sign_text is None:
             _not_signed(SignInRefusal.NO_APPROVAL)
-        del self.approvals[token]
+        if _approval(await self._take(APPROVED, token, now_ms)) != approval:  # spent meanwhile
+            _not_signed(SignInRefusal.NO_APPROVAL)
         owner = self.open_key(str(approval.fid), now_ms)
         config = getattr(ctx, "config", None)
 
@@ -169,6 +217,20 @@ class FarcasterSignIns:
             signature = await account_signature(ctx, chain=f"eip155:{checked.chain_id}", owner=owner,
                                                 account=checked.account_address, signature=signature)
         return {"signature": signature}
+
+    async def _store(self, kind: str, token: str, note: bytes, now_ms: int, ttl_ms: int, most: int) -> None:
+        await self._store_call(self.store.note(kind, _channel(token), note, now_ms, ttl_ms, most))
+
+    async def _take(self, kind: str, token: str, now_ms: int) -> bytes | None:
+        return await self._store_call(self.store.take_note(kind, _channel(token), now_ms))
+
+    async def _store_call(self, call: Awaitable[T]) -> T:
+        """The session store's answer; its outage: a ServiceError (one log line)."""
+        try:
+            return await call
+        except Exception as error:
+            log.warning("farcaster channel store failed: %s", type(error).__name__)
+            raise ServiceError("the engine's session store cannot be reached") from None
 
     async def _verify(self, answer: object, expected: Expected,
                       now_ms: int) -> tuple[dict[str, Any], SiwxMessage] | Refusal:

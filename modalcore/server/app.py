@@ -292,8 +292,10 @@ def create_app(
             if app_embedded is not None:
                 if app_embedded.socials is not None:
                     app_embedded.socials.http = http
+                    app_embedded.socials.store = session_store  # issue 42: every host sees its sign-ins
                 if app_embedded.farcaster is not None:
                     app_embedded.farcaster.http = http
+                    app_embedded.farcaster.store = session_store  # … and its channels
                 for name, service in embedded_services(app_embedded).items():
                     if name not in hub.deps.services:
                         hub.deps.services.register(name, service)

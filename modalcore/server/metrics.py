@@ -366,6 +366,15 @@ class CountingStore(SessionStore):
     async def marked(self, key: str, now_ms: int) -> bool:
         return await self._call("marked", self.inner.marked(key, now_ms))
 
+    async def note(self, kind: str, key: str, data: bytes, now_ms: int, ttl_ms: int, most: int) -> None:
+        await self._call("note", self.inner.note(kind, key, data, now_ms, ttl_ms, most))
+
+    async def noted(self, kind: str, key: str, now_ms: int) -> bytes | None:
+        return await self._call("noted", self.inner.noted(kind, key, now_ms))
+
+    async def take_note(self, kind: str, key: str, now_ms: int) -> bytes | None:
+        return await self._call("take_note", self.inner.take_note(kind, key, now_ms))
+
     async def owns(self, session_id: str) -> bool:
         return await self._call("owns", self.inner.owns(session_id))
 

@@ -39,6 +39,7 @@ from starlette.routing import Route
 
 from ..embedded.devicekeys import DeviceKeys, parse_public_key, signature_ok
 from ..embedded.social import SocialFailure, SocialResult, SocialSignIns
+from ..embedded.social_notes import NotesUnavailable
 from ..rules import limits as L
 from ..slices.embedded import SocialFailed, SocialSignedIn
 from .frame_page import from_engine_frame, json_body, refused
@@ -117,7 +118,10 @@ def routes(hub: Hub, signins: SocialSignIns, devices: DeviceKeys) -> list[Route]
                     runner.deliver(SocialFailed(provider, str(failure)))
             return _page("Sign-in failed", f"The sign-in failed: {failure}", 400)
         token = secrets.token_urlsafe(32)
-        signins.grant(result, token, now)
+        try:
+            await signins.grant(result, token, now)
+        except NotesUnavailable:
+            return _page("Sign-in failed", "The sign-in could not be kept. Close this window and try again.", 503)
         return _confirm_page(result, token)
 
     async def finish(request: Request) -> Response:
@@ -127,14 +131,14 @@ def routes(hub: Hub, signins: SocialSignIns, devices: DeviceKeys) -> list[Route]
         if data is None or not data["grant"] or len(data["grant"]) > 64:
             return refused(403, "no sign-in to finish")
         now = hub.clock.now_ms()
-        grant = signins.granted(data["grant"], now)
+        grant = await signins.granted(data["grant"], now)
         if grant is None:
             return refused(403, "no sign-in to finish")
         result = grant.result
         _, spki = parse_public_key(result.key)
         if not result.bound_to(data["bind"]) or not signature_ok(spki, social_text(result.state), data["signature"]):
             return refused(403, "not the frame that began this sign-in")
-        if signins.redeem(data["grant"], now) is None:  # spent meanwhile
+        if await signins.redeem(data["grant"], now) is None:  # spent meanwhile
             return refused(403, "no sign-in to finish")
         devices.register(grant.identity, result.key, now)
         runner = await hub.find(result.session)

@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from functools import lru_cache
 
 from ..audit.chain import SignedHeads, StoredEntry
+from .notes import MemoryNotes
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,7 @@ class SessionStore(ABC):
         self.blob_ttl_ms = 2 * ttl_ms
         self._ledger = BlobLedger(ttl_ms)
         self._marks: dict[str, int] = {}  # key -> until (ms): `mark` in a store only one process uses
+        self._notes = MemoryNotes()  # `note` in a store only one process uses
         self.bytes_written = 0  # session bytes and blobs handed to the store to write (figures)
 
     @abstractmethod
@@ -193,6 +195,22 @@ class SessionStore(ABC):
     async def marked(self, key: str, now_ms: int) -> bool:
         until = self._marks.get(key)
         return until is not None and now_ms <= until
+
+    # ----- short-lived notes every process sharing the store sees, each taken once (issue 42:
+    # a social sign-in begun on one host and called back on another, its grant, a Farcaster
+    # channel opened on one host and answered on another; store/notes.py)
+    async def note(self, kind: str, key: str, data: bytes, now_ms: int, ttl_ms: int, most: int) -> None:
+        """Keep `data` under (kind, key) until `now_ms + ttl_ms`, at most `most` of the kind
+        (the oldest dropped first)."""
+        await self._notes.note(kind, key, data, now_ms, ttl_ms, most)
+
+    async def noted(self, kind: str, key: str, now_ms: int) -> bytes | None:
+        """The note, while it lasts; it stays."""
+        return await self._notes.noted(kind, key, now_ms)
+
+    async def take_note(self, kind: str, key: str, now_ms: int) -> bytes | None:
+        """The note, deleted in the same step: of two processes taking it, one gets it."""
+        return await self._notes.take_note(kind, key, now_ms)
 
     # ----- the audit log (append-only; it outlives the session's TTL)
     @abstractmethod

@@ -17,6 +17,8 @@ Keys (all under `prefix`, default `modalcore:`):
 - `b:{digest}` a shared blob (the directory's lists, `engine/shared.py`), written once (SET NX),
              and `blobs` a sorted set, digest -> when it was last written (caller's clock): `expire`
              drops a blob `2 × ttl_ms` after, as the base class says;
+- `m:{key}`  a short-lived mark (redis_marks.py); `n:{kind}:{key}` a note taken once and
+             `nz:{kind}` the kind's notes by when noted (redis_notes.py, issue 42);
 - `ev:{id}`  an analytics event id seen (SET NX, kept for `EVENT_ID_TTL_S`), and `evc` the counts
              by "project|day|event".
 
@@ -45,6 +47,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from ..audit.chain import SignedHeads, StoredEntry
 from .redis_marks import RedisMarks
+from .redis_notes import RedisNotes
 from .base import DEFAULT_TTL_MS, NO_BLOBS, AuditConflict, SessionStore, StoredEvent, utc_day
 
 log = logging.getLogger(__name__)
@@ -108,7 +111,7 @@ EVENTS_HELD = 10_000  # while Redis fails: past this many waiting, the oldest ar
 EVENTS_RETRY_S = 1.0
 
 
-class RedisStore(RedisMarks, SessionStore):
+class RedisStore(RedisMarks, RedisNotes, SessionStore):
     def __init__(self, client: Redis, ttl_ms: int = DEFAULT_TTL_MS,
                  prefix: str = "modalcore:") -> None:
         super().__init__(ttl_ms)
