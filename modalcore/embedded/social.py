@@ -20,7 +20,6 @@ import hmac
 import os
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any
 
 import httpx
 
@@ -211,10 +210,11 @@ class SocialSignIns:
         return _grant(await self.notes.get(GRANT, token, now, take=True))
 
 
-def _grant(value: dict[str, Any] | None) -> Grant | None:
-    if value is None or not isinstance(value.get("result"), dict) or not isinstance(value.get("at"), int):
+def _grant(value: dict[str, object] | None) -> Grant | None:
+    result, at = (value.get("result"), value.get("at")) if value is not None else (None, None)
+    if not isinstance(result, dict) or not isinstance(at, int):
         return None
     try:
-        return Grant(SocialResult(**value["result"]), value["at"])
+        return Grant(SocialResult(**result), at)
     except TypeError:
         return None

@@ -21,7 +21,6 @@ import hashlib
 import json
 import logging
 from dataclasses import asdict
-from typing import Any
 
 from ..rules import limits as L
 from ..store.base import SessionStore
@@ -49,7 +48,7 @@ class SocialNotes:
         self.store = store
         self.vault = vault
 
-    async def put(self, kind: str, token: str, value: dict[str, Any], now: int) -> None:
+    async def put(self, kind: str, token: str, value: dict[str, object], now: int) -> None:
         name = name_of(token)
         sealed = self.vault.seal_note(json.dumps(value, separators=(",", ":")).encode(), f"{kind}:{name}".encode())
         try:
@@ -58,7 +57,7 @@ class SocialNotes:
             log.warning("social sign-in not kept: %s", type(error).__name__)
             raise NotesUnavailable() from None
 
-    async def get(self, kind: str, token: str, now: int, take: bool) -> dict[str, Any] | None:
+    async def get(self, kind: str, token: str, now: int, take: bool) -> dict[str, object] | None:
         """The note's value while it lasts (`take`: deleted in the same step), else None."""
         name = name_of(token)
         try:
@@ -73,19 +72,21 @@ class SocialNotes:
             value = json.loads(plain) if plain is not None else None
         except ValueError:
             value = None
-        if not isinstance(value, dict) or not isinstance(value.get("at"), int) \
-                or not 0 <= now - value["at"] < PENDING_TTL_MS:
+        at = value.get("at") if isinstance(value, dict) else None
+        if not isinstance(value, dict) or not isinstance(at, int) or not 0 <= now - at < PENDING_TTL_MS:
             return None
         return value
 
 
-def pending_value(pending: Pending, session: str, now: int, key: str, bind: str) -> dict[str, Any]:
+def pending_value(pending: Pending, session: str, now: int, key: str, bind: str) -> dict[str, object]:
     return {"pending": asdict(pending), "session": session, "at": now, "key": key, "bind": bind}
 
 
-def pending_of(value: dict[str, Any]) -> tuple[Pending, str, int, str, str] | None:
+def pending_of(value: dict[str, object]) -> tuple[Pending, str, int, str, str] | None:
+    fields, at = value.get("pending"), value.get("at")
+    if not isinstance(fields, dict) or not isinstance(at, int):
+        return None
     try:
-        return (Pending(**value["pending"]), str(value["session"]), int(value["at"]), str(value["key"]),
-                str(value["bind"]))
+        return Pending(**fields), str(value["session"]), at, str(value["key"]), str(value["bind"])
     except (KeyError, TypeError):
         return None

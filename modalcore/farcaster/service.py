@@ -38,6 +38,7 @@ from collections.abc import Awaitable
 from typing import Any, NoReturn, TypeVar
 
 import httpx
+from pydantic import TypeAdapter, ValidationError
 
 from ..core.services import serve, ServiceError, ServiceTable
 from ..embedded.smart import smart_address
@@ -83,7 +84,7 @@ def _channel(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def _decoded(data: bytes | None) -> dict[str, Any] | None:
+def _decoded(data: bytes | None) -> dict[str, object] | None:
     try:
         value = json.loads(data) if data is not None and len(data) <= MAX_NOTE_BYTES else None
     except ValueError:
@@ -94,21 +95,26 @@ def _decoded(data: bytes | None) -> dict[str, Any] | None:
 def _opened(data: bytes | None, now_ms: int, ttl_ms: int) -> Opened | None:
     """What the channel was opened for, while the channel lasts (`ttl_ms` after it was opened)."""
     value = _decoded(data)
-    if value is None or not isinstance(value.get("at"), int) or not 0 <= now_ms - value["at"] < ttl_ms:
+    at, key = (value.get("at"), value.get("key")) if value is not None else (None, None)
+    if value is None or not isinstance(at, int) or not 0 <= now_ms - at < ttl_ms or not isinstance(key, (str, type(None))):
         return None
     binding = value.get("binding")
     try:
-        return Opened(value["key"], SignInBinding(**binding) if isinstance(binding, dict) else None)
-    except (KeyError, TypeError):
+        return Opened(key, SignInBinding(**binding) if isinstance(binding, dict) else None)
+    except TypeError:
         return None
 
 
 def _approval(data: bytes | None) -> Approval | None:
-    value = _decoded(data)
-    try:
-        return None if value is None else Approval(**value)
-    except TypeError:
+    if data is None or len(data) > MAX_NOTE_BYTES:
         return None
+    try:
+        return _APPROVAL.validate_json(data, strict=True)
+    except ValidationError:
+        return None
+
+
+_APPROVAL = TypeAdapter(Approval)
 
 
 class FarcasterSignIns:

@@ -85,7 +85,8 @@ from .support_route import routes as support_routes
 from .health import healthz, worker_id
 from ..runtime.errorbook import ErrorBook
 from .headers import DEMO_PAGE_CSP, SecurityHeaders
-from .metrics import CountingStore, Metrics, MetricsObserver, metrics_endpoint
+from .counting_store import CountingStore
+from .metrics import Metrics, MetricsObserver, metrics_endpoint
 
 BUILD_HINT = (
     "The renderer is not built yet: run `make renderer` (or `cd renderer && npm ci && "

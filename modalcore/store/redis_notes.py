@@ -7,9 +7,8 @@ one; taking one (GET, DEL and ZREM at once: of two takers one gets it)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from redis.asyncio import Redis
+from redis.commands.core import AsyncScript
 
 # KEYS: the note, the kind's sorted set; ARGV: bytes, ttl ms, until ms, key, most, note key prefix, now ms
 _NOTE = """
@@ -46,8 +45,8 @@ class RedisNotes:
 
     _redis: Redis
     _prefix: str
-    _note_script: Any = None
-    _read_script: Any = None
+    _note_script: AsyncScript | None = None
+    _read_script: AsyncScript | None = None
 
     async def note(self, kind: str, key: str, data: bytes, now_ms: int, ttl_ms: int, most: int) -> None:
         if self._note_script is None:
