@@ -19,7 +19,6 @@ signed in with one prompt. A wallet without it settles the proposal and signs in
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-from urllib.parse import quote
 
 from ..core.cmds import CancelTimer, Cmd, Effect, StartTimer
 from ..core.evolve import replace
@@ -55,6 +54,7 @@ from ..walletconnect.auth import build_payload
 from ..walletconnect.errors import AUTH_REFUSED, SESSION_SETTLEMENT_FAILED
 from ..walletconnect.proposal import EIP155_METHODS
 from .connect import NAMESPACE, connected
+from .walletconnect_links import pairing_links, pairs_with, wallet_link
 from ..services.handles import SIWX_NONCE
 
 if TYPE_CHECKING:
@@ -70,47 +70,6 @@ WALLET_PAGE = "WalletPage"
 DECLINED = "Connection declined"
 LINK_COPIED = "Link copied"
 EXPIRED_CODE = 8000
-
-
-def wallet_link(link: str | None) -> str | None:
-    """A wallet's native or universal link, ready for `wc?uri=` (AppKit's formatNativeUrl /
-    formatUniversalUrl: a scheme without `//` gets it, a trailing `/` is added)."""
-    safe = platform.safe_link(link)
-    if not safe:
-        return None
-    if "://" not in safe:
-        safe = safe.replace(":", "://", 1) if ":" in safe else f"{safe}://"
-    return safe if safe.endswith("/") else safe + "/"
-
-
-def pairing_link(link: str | None, uri: str, *, twice: bool = False) -> str | None:
-    """`{link}wc?uri={the URI percent-encoded}` (AppKit's formatNativeUrl, or formatUniversalUrl for
-    an https link); encoded `twice` for Android inside Telegram, as AppKit does there."""
-    base = wallet_link(link)
-    if not base or not uri:
-        return None
-    encoded = quote(uri, safe="")
-    return f"{base}wc?uri={quote(encoded, safe='') if twice else encoded}"
-
-
-def pairing_links(model: Model, wallet: Wallet) -> list[tuple[str, str]]:
-    """(kind, link with the URI) of a directory wallet's WalletConnect links for this device:
-    its mobile deep link (or universal link) on a phone, its desktop app link on a computer."""
-    uri = model.walletconnect.uri
-    twice = model.env.telegram and model.env.platform == "android"
-    link = (pairing_link(wallet.mobile_link, uri, twice=twice) if model.env.mobile
-            else pairing_link(wallet.desktop_link, uri))
-    if link is None:
-        return []
-    return [("mobile" if model.env.mobile else "desktop", link)]
-
-
-def pairs_with(model: Model, wallet: Wallet) -> bool:
-    """The wallet page pairs over WalletConnect: the wallet has a WalletConnect link (mobile or
-    desktop app; on desktop its phone app scans the QR code) and the host enabled it."""
-    if model.connectors.get(WALLET_CONNECT_ID) is None:
-        return False
-    return bool(platform.safe_link(wallet.mobile_link) or platform.safe_link(wallet.desktop_link))
 
 
 def _wanted(model: Model) -> str:

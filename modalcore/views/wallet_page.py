@@ -13,7 +13,7 @@ from ..directory.wallets import Wallet
 from ..slices.model import Model
 from ..slices import directory_wallets
 from ..slices.directory_wallets import PressedWalletLink
-from ..flows.walletconnect import pairing_links, pairs_with, wallet_link
+from ..flows.walletconnect_links import pairing_links, pairs_with, wallet_link
 from ..slices.walletconnect import PressedCopyWcLink, PressedOpenWcLink
 from ..wire.nodes import Node, node
 from .connecting_walletconnect import pairing_body
