@@ -56,8 +56,10 @@ from ..rules import limits as L
 from ..slices.embedded import ApprovalDecided
 from .approval_guard import ELSEWHERE_TEXT, GUARD_CSS, guard_script, parse_seen, referer_origin, refusal, same_origin
 from .approval_theme import style
+from .approval_script import APPROVAL_SCRIPT, POPUP_SCRIPT
 from .approval_tree_script import OUTCOME_CSS, TREE_SCRIPT
-from .verify import SOCIAL_SCRIPT, VERIFY_SCRIPT, verify_css
+from .verify import verify_css
+from .verify_script import SOCIAL_SCRIPT, VERIFY_SCRIPT
 from .verify_farcaster import FARCASTER_SCRIPT
 from .passkey import passkey_evidence, passkey_refusal
 from .passkey_script import PASSKEY_SCRIPT
@@ -170,99 +172,6 @@ def verify_kind(model: Model) -> str:
     return model.embedded.identity.partition(":")[0]
 
 
-_SCRIPT = """
-const S = %(data)s;
-const state = document.getElementById('state'), approveButton = document.getElementById('approve');
-const verify = document.getElementById('verify');
-%(guard)s
-%(tree)s
-let key = null, challenge = null, approvalPopup = null, shown = '', simulationTries = 0;
-async function ready() {
-  if (!guard.here) return;
-  if (!key) {  // kept across the simulation's retries
-    try { key = await deviceKey('look'); } catch (e) {
-      // no storage for this frame and no key window open: said, with the press that opens it
-      if (e instanceof KeyBlocked) { offerKeyWindow(ready); return; }
-      throw e;
-    }
-  }
-  const r = await post(S.path + '/begin', {session: S.session, request: S.request, public_key: key.spki});
-  if (!r.ok) { state.textContent = 'This request is no longer waiting'; return; }
-  // what is approved is drawn from the tree's bytes, and what the key signs is their hash
-  try { shown = await drawTree(r.data.tree); } catch (e) { state.textContent = 'This approval could not be shown'; return; }
-  // issue 43: the engine simulates for at most 1.5 s; the frame asks again until the outcome is in
-  if (outcomePending && simulationTries++ < 16) { setTimeout(() => ready().catch(() => {}), 250); return; }
-  challenge = r.data;
-  const passkey = challenge.passkeys.length > 0;  // issue 43 §3: the account's passkey approves
-  verify.hidden = challenge.registered || passkey;
-  guard.registered = challenge.registered || passkey; guard.restart();
-  if (!verify.hidden) showVerify(challenge);
-}
-async function decide(approve, how) {
-  if (!challenge || (approve && !guard.ok())) return;
-  const seen = guard.evidence(how);
-  guard.deciding = true; guard.refresh();
-  for (const b of document.querySelectorAll('.row button')) b.disabled = true;
-  state.textContent = approve ? 'Approving…' : 'Rejecting…';
-  try {
-    const text = ['modalcore-approve', S.session, S.request, challenge.digest, challenge.nonce,
-                  approve ? 'approve' : 'reject', seen, shown].join('\\n');
-    const body = {session: S.session, request: S.request, approve, nonce: challenge.nonce, seen, tree_hash: shown,
-                  public_key: key.spki, signature: ''};
-    if (approve && challenge.passkeys.length) body.passkey = await passkeyGet(
-      new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))), challenge.passkeys);
-    else body.signature = await signText(key.pair, text);
-    const r = await post(S.path, body);
-    state.textContent = r.ok ? (approve ? 'Approved' : 'Rejected') : 'This request is no longer waiting';
-  } catch (e) { state.textContent = 'Could not reach the wallet'; }
-}
-// without IntersectionObserver v2 the visitor approves in a popup of the engine's origin, which
-// the host page cannot cover; only that popup's answer counts (approval_guard.py)
-function approveInPopup() {
-  approvalPopup = open(S.path + '?' + new URLSearchParams({session: S.session, request: S.request, popup: '1'}),
-               'modalcore-approve', 'popup,width=420,height=640');
-  state.textContent = approvalPopup ? 'Approve in the window that opened' : 'Allow this site to open a window to approve';
-}
-addEventListener('message', (e) => {
-  const d = e.data;
-  if (!approvalPopup || e.source !== approvalPopup || e.origin !== location.origin || typeof d !== 'object' || d === null
-      || d.modalcore !== 'approve-popup' || d.request !== S.request || typeof d.approve !== 'boolean') return;
-  approvalPopup = null;
-  // the popup drew the tree too: an Approve there counts for the tree drawn here only
-  if (d.approve && d.tree_hash !== shown) { state.textContent = 'The window showed another request'; return; }
-  decide(d.approve, 'popup');
-});
-approveButton.addEventListener('click', (e) => {
-  if (!e.isTrusted) return;
-  if (guard.ioV2) decide(true, 'visible'); else approveInPopup();
-});
-document.getElementById('reject').addEventListener('click', (e) => { if (e.isTrusted) decide(false, 'visible'); });
-%(verify)s
-ready().catch(() => { state.textContent = 'This browser cannot hold a wallet key'; });
-"""
-
-# the popup's page (a top-level window of the engine's origin, framed by nobody): its Approve and
-# Reject answer the frame that opened it, which signs
-_POPUP_SCRIPT = """
-const S = %(data)s;
-const state = document.getElementById('state'), approveButton = document.getElementById('approve');
-%(guard)s
-%(tree)s
-let shown = '';
-drawTree(S.tree).then((h) => { shown = h; guard.registered = true; guard.refresh(); });
-function answer(approve, e) {
-  if (!e.isTrusted || (approve && (!guard.ok() || !shown))) return;
-  if (!opener) { state.textContent = 'This window was not opened by the approval'; return; }
-  opener.postMessage({modalcore: 'approve-popup', request: S.request, approve, tree_hash: shown}, location.origin);
-  for (const b of document.querySelectorAll('.row button')) b.disabled = true;
-  state.textContent = approve ? 'Approved' : 'Rejected';
-  setTimeout(() => close(), 300);
-}
-approveButton.addEventListener('click', (e) => answer(true, e));
-document.getElementById('reject').addEventListener('click', (e) => answer(false, e));
-"""
-
-
 def _page_body(model: Model, eid: str) -> str:
     """The page as the engine draws it from the same tree; the script draws it again from the
     tree's bytes before Approve can count."""
@@ -322,9 +231,9 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
                           ).replace("<", "\\u003c")
         mode = "light" if model.theme.mode == "light" else "dark"
         title = html.escape(TITLES.get(request_.method, request_.method))
-        script = (_POPUP_SCRIPT % {"data": data, "guard": guard_script(), "tree": TREE_SCRIPT} if popup else
-                  _SCRIPT % {"data": data, "guard": guard_script(), "tree": TREE_SCRIPT,
-                             "verify": SOCIAL_SCRIPT + FARCASTER_SCRIPT + VERIFY_SCRIPT + PASSKEY_SCRIPT})
+        script = (POPUP_SCRIPT % {"data": data, "guard": guard_script(), "tree": TREE_SCRIPT} if popup else
+                  APPROVAL_SCRIPT % {"data": data, "guard": guard_script(), "tree": TREE_SCRIPT,
+                                     "verify": SOCIAL_SCRIPT + FARCASTER_SCRIPT + VERIFY_SCRIPT + PASSKEY_SCRIPT})
         return page(hub, model.project_id, title, mode, style(model.theme) + verify_css() + GUARD_CSS + OUTCOME_CSS,
                     _page_body(model, eid), script, ancestors="'none'" if popup else None)
 

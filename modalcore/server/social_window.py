@@ -10,7 +10,7 @@ Chromium; the host page's `frames` do not list the frame, which is in a shadow r
 cannot find the frame). The frame looks only when this page was served for its session
 (`OpenedWindows`, told in the frame's page), takes the window only if it shows this page for its
 session (it reads its location: same origin), begins the sign-in in it as its own button does
-(server/verify.py SOCIAL_SCRIPT) and navigates it to the provider.
+(server/verify_script.py SOCIAL_SCRIPT) and navigates it to the provider.
 
 `OpenedWindows` keeps those sessions in the session store (`SessionStore.mark`): with Redis every
 worker of every host sees that a window was served, so the frame served by another host than the

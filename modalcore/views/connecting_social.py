@@ -42,7 +42,7 @@ def body(model: Model) -> Node:
     # No spinner and no "Connect in the provider window" before a window is open (the walk: both
     # were shown while only the frame's button waited): the frame takes the window one press on
     # Connect opened, or its button opens one, and the frame itself says so once one is open, and
-    # when it was closed (server/verify.py SOCIAL_SCRIPT).
+    # when it was closed (server/verify_script.py SOCIAL_SCRIPT).
     if state.social_error:
         children.append(node("icon", "social/failed", name="warning", size=24 if logo else 40, tone="error"))
     children += [node("text", "social/title", text=f"Log in with {name}" if name else "Social login",
