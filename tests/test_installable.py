@@ -165,13 +165,14 @@ def _published_version() -> str:
 
 def test_the_wheel_states_its_licence_readme_and_no_extra_of_the_repo(wheel: Path) -> None:
     """Issue 37 item 6: the MIT licence with its file, the wheel's readme as its description,
-    and only the extras that mean something outside the repository (`redis`)."""
+    and only the extras that mean something outside the repository (`postgres`, `redis`)."""
     metadata, names = _metadata(wheel)
     headers = [line for line in metadata.split("\n\n")[0].splitlines()]
     assert "License-Expression: MIT" in headers
     assert "License-File: LICENSE" in headers
     assert next(n for n in names if n.endswith(".dist-info/licenses/LICENSE"))
-    assert [line for line in headers if line.startswith("Provides-Extra:")] == ["Provides-Extra: redis"]
+    assert sorted(line for line in headers if line.startswith("Provides-Extra:")) == [
+        "Provides-Extra: postgres", "Provides-Extra: redis"]
     assert "Description-Content-Type: text/markdown" in headers
     assert (REPO / "README-wheel.md").read_text().strip() in metadata
     assert f"Version: {_published_version()}" in headers

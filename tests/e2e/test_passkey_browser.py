@@ -160,7 +160,7 @@ def test_a_passkey_signs_in_a_fresh_profile_and_approves_a_send_and_a_clone_is_r
                       [address, RECEIVER])
         page.locator('.wm-card[data-view="ApproveTransaction"]').wait_for(state="visible")
         approval = page.frame_locator("iframe.wm-frame")
-        approval.get_by_text("0.25 ETH").wait_for(state="visible")
+        approval.locator("dd", has_text="0.25 ETH").wait_for(state="visible")  # the decoded row
         page.wait_for_timeout(600)  # Chromium drops clicks on a cross-origin frame that just moved
         page.screenshot(path=str(_shot(f"passkey-approve-{size}.png")))
         approval.get_by_role("button", name="Approve").click()
