@@ -71,8 +71,14 @@ def _must(argv: list[str]) -> None:
         raise SystemExit(f"canary: failed: {' '.join(argv)}")
 
 
+# the extras requirements/lock.sh locks: the newest releases are resolved for the same installs
+# (without `postgres`, the scratch venv had no psycopg and every canary failed)
+LOCKED_EXTRAS = ("redis", "postgres")
+
+
 def newest_versions(out: Path) -> dict[str, str]:
-    _must([str(_uv()), "pip", "compile", "pyproject.toml", "requirements/test.in", "--extra", "redis",
+    extras = [arg for extra in LOCKED_EXTRAS for arg in ("--extra", extra)]
+    _must([str(_uv()), "pip", "compile", "pyproject.toml", "requirements/test.in", *extras,
            "--upgrade", "--no-header", "--quiet", "--python-version", "3.11", "-o", str(out)])
     return pins(out.read_text())
 

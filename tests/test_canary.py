@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from modalcore_dev.canary import Upgrade, pinned_file, pins, upgrades
+from modalcore_dev.canary import LOCKED_EXTRAS, Upgrade, pinned_file, pins, upgrades
 
 LOCK = """uvicorn==0.54.0 \\
     --hash=sha256:aa
@@ -30,3 +31,14 @@ def test_the_real_lock_reads_as_pins() -> None:
     lock = Path(__file__).resolve().parent.parent / "requirements" / "test.txt"
     locked = pins(lock.read_text())
     assert {"uvicorn", "starlette", "pytest", "mypy", "redis"} <= set(locked)
+
+
+def test_the_canary_resolves_the_extras_the_lock_resolves() -> None:
+    """Without an extra the lock has (postgres), the scratch venv lacks its packages and every
+    canary fails whatever the upgrades."""
+    script = (Path(__file__).resolve().parent.parent / "requirements" / "lock.sh").read_text()
+    for line in script.splitlines():
+        if " pip compile " in line and "requirements/test.txt" in line.split("-o")[-1]:
+            assert set(re.findall(r"--extra (\w+)", line)) == set(LOCKED_EXTRAS)
+            return
+    raise AssertionError("lock.sh compiles no requirements/test.txt")
