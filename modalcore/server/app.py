@@ -57,7 +57,7 @@ from ..runtime.services import ServiceRegistry, default_services
 from ..runtime.walletconnect import WalletConnectRuntime
 from ..store.base import SessionStore
 from ..store.memory import MemoryStore
-from ..store.optional import REDIS_MISSING, RedisStore
+from ..store.optional import REDIS_MISSING, RedisStore, redis_db, sentinel_store
 from ..store.sqlite import SqliteStore
 from ..walletconnect.sign_rpc import Metadata
 from .config import ConfigError, EngineConfig, default_config, resolve_secret, unknown_keys
@@ -107,7 +107,12 @@ def open_store(config: EngineConfig) -> SessionStore:
     if config.store.kind == "redis":
         if RedisStore is None:
             raise ConfigError(REDIS_MISSING)
-        return RedisStore.from_url(config.store.url, config.store.ttl_ms, config.store.prefix)
+        if config.store.sentinels:
+            return sentinel_store(config.store.sentinels, config.store.sentinel_service,
+                                  ttl_ms=config.store.ttl_ms, prefix=config.store.prefix,
+                                  db=redis_db(config.store.url), replicas=config.store.replicas)
+        return RedisStore.from_url(config.store.url, config.store.ttl_ms, config.store.prefix,
+                                   replicas=config.store.replicas)
     return MemoryStore(ttl_ms=config.store.ttl_ms)
 
 

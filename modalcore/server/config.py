@@ -27,6 +27,7 @@ from ..rules.limits import DEFAULT_MAX_SESSIONS_PER_ADDRESS
 from ..rules.caip import parse_caip2
 from ..walletconnect.uri import PAIRING_EXPIRY_MS
 from .origins import DEFAULT_ALLOWED_ANCESTORS, OriginPolicy, parse_pattern
+from ..store.sentinel_addresses import parse_sentinels
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # The renderer bundle: package data in an installed wheel (the build copies renderer/dist there,
@@ -125,6 +126,19 @@ class StoreConfig(_Strict):
     path: str = ".modalcore/sessions.db"
     url: str = "redis://127.0.0.1:6379/0"  # kind "redis"
     prefix: str = "modalcore:"  # kind "redis": every key starts with it
+    # kind "redis" behind Sentinel: the sentinels ("host:port") that name the primary of
+    # `sentinel_service` (then `url` gives only the database number); the store follows a failover
+    sentinels: Annotated[list[str], Field(max_length=16)] = []
+    sentinel_service: str = "modalcore"
+    # a save counts as landed once this many replicas have it (Redis WAIT): a primary lost right
+    # after a save cannot take it along. 0: the primary's answer is enough
+    replicas: Annotated[int, Field(ge=0, le=8)] = 0
+
+    @field_validator("sentinels")
+    @classmethod
+    def _sentinels(cls, addresses: list[str]) -> list[str]:
+        parse_sentinels(addresses)
+        return addresses
     ttl_hours: Annotated[float, Field(gt=0)] = 24.0
     # on shutdown, saves that failed (the store down) are retried at most this long (issue 27)
     shutdown_wait_s: Annotated[float, Field(ge=0, le=600)] = 10.0

@@ -9,10 +9,12 @@ try:
     from redis.exceptions import RedisError
 
     from .redis import RedisStore
+    from .redis_sentinel import redis_db, sentinel_store
 except ModuleNotFoundError as missing:
     if missing.name != "redis":
         raise
     RedisError = OSError  # type: ignore[misc,assignment]  # no Redis: none of its failures
     RedisStore = None  # type: ignore[misc,assignment]
+    redis_db = sentinel_store = None  # type: ignore[assignment]
 
-__all__ = ["REDIS_MISSING", "RedisError", "RedisStore"]
+__all__ = ["REDIS_MISSING", "RedisError", "RedisStore", "redis_db", "sentinel_store"]

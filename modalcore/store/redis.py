@@ -46,84 +46,43 @@ from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from ..audit.chain import SignedHeads, StoredEntry
+from .redis_events import RedisEvents
 from .redis_marks import RedisMarks
 from .redis_notes import RedisNotes
+from .redis_scripts import AUDIT_HEAD, EVENTS, EXPIRE_BLOBS, SAVE
 from .base import DEFAULT_TTL_MS, NO_BLOBS, AuditConflict, SessionStore, StoredEvent, utc_day
 
 log = logging.getLogger(__name__)
 
-EVENT_ID_TTL_S = 7 * 24 * 3600
 MAX_CONNECTIONS = 32  # per engine process
 POOL_WAIT_S = 10.0  # a call waits this long for a free connection before it fails
 SOCKET_TIMEOUT_S = 5.0  # a command unanswered this long fails (a save is then retried, issue 27)
 CONNECT_TIMEOUT_S = 2.0
 HEALTH_CHECK_S = 5.0  # a pooled connection idle longer is checked (PING) before it is used
-_SEP = "|"
-# KEYS: lease, touched, data, the blobs' sorted set, then each blob's key; ARGV: owner, session
-# id, now ms, data, then each blob's digest and bytes. Blobs are written even when the lease is
-# refused: they are shared, and another session may already count on them.
-_SAVE = """
-for i = 5, #KEYS do
-  redis.call('SET', KEYS[i], ARGV[2 * i - 4], 'NX')
-  redis.call('ZADD', KEYS[4], ARGV[3], ARGV[2 * i - 5])
-end
-local holder = redis.call('GET', KEYS[1])
-if holder and holder ~= ARGV[1] then return 0 end
-if not holder then redis.call('SET', KEYS[1], ARGV[1]) end
-redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
-redis.call('SET', KEYS[3], ARGV[4])
-return 1
-"""
-
-# KEYS: the blobs' sorted set; ARGV: cutoff (ms), the blob key prefix. Atomic, so a blob written
-# again meanwhile (its time renewed) is never dropped on its old time.
-_EXPIRE_BLOBS = """
-local old = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])
-for _, digest in ipairs(old) do
-  redis.call('DEL', ARGV[2] .. digest)
-  redis.call('ZREM', KEYS[1], digest)
-end
-return #old
-"""
-
-# KEYS: the counts, then each event id's key; ARGV: seconds an id is kept, then each event's
-# count field. One request for a batch of events: an id seen before is not counted again.
-_EVENTS = """
-local counted = 0
-for i = 2, #KEYS do
-  if redis.call('SET', KEYS[i], '1', 'NX', 'EX', ARGV[1]) then
-    redis.call('HINCRBY', KEYS[1], ARGV[i], 1)
-    counted = counted + 1
-  end
-end
-return counted
-"""
-# KEYS: the session's audit log. Its newest entry: entries are numbered 1..n without gaps, so
-# it is the one at HLEN (one request, not the whole log).
-_AUDIT_HEAD = """
-local n = redis.call('HLEN', KEYS[1])
-if n == 0 then return false end
-return {n, redis.call('HGET', KEYS[1], tostring(n))}
-"""
-EVENTS_BEHIND_MS = 20  # an analytics event waits at most this long to be sent with others
-EVENTS_BATCH = 256  # … or until this many wait (and at most this many go in one request)
-EVENTS_HELD = 10_000  # while Redis fails: past this many waiting, the oldest are dropped (logged)
-EVENTS_RETRY_S = 1.0
+REPLICA_WAIT_MS = 1000  # a save waits this long for its replicas before it is retried
 
 
-class RedisStore(RedisMarks, RedisNotes, SessionStore):
+class ReplicasBehind(Exception):
+    """A save reached the primary but not the replicas it must reach (`[store] replicas`)."""
+
+    def __init__(self, acked: int, wanted: int) -> None:
+        super().__init__(f"the save reached {acked} of {wanted} replicas")
+
+
+class RedisStore(RedisEvents, RedisMarks, RedisNotes, SessionStore):
     def __init__(self, client: Redis, ttl_ms: int = DEFAULT_TTL_MS,
-                 prefix: str = "modalcore:") -> None:
+                 prefix: str = "modalcore:", *, replicas: int = 0) -> None:
         super().__init__(ttl_ms)
         self._redis = client
+        self._replicas = replicas  # a save lands once this many replicas have it (WAIT)
         self._prefix = prefix
         self._touched = f"{prefix}touched"
         self._blobs_touched = f"{prefix}blobs"
         self.owner = secrets.token_hex(8)  # this process, as lease holder
-        self._save_script = client.register_script(_SAVE)
-        self._expire_blobs_script = client.register_script(_EXPIRE_BLOBS)
-        self._events_script = client.register_script(_EVENTS)
-        self._audit_head_script = client.register_script(_AUDIT_HEAD)
+        self._save_script = client.register_script(SAVE)
+        self._expire_blobs_script = client.register_script(EXPIRE_BLOBS)
+        self._events_script = client.register_script(EVENTS)
+        self._audit_head_script = client.register_script(AUDIT_HEAD)
         self._events: list[StoredEvent] = []  # held for the next batch (`events_add_nowait`)
         self._events_timer: asyncio.TimerHandle | None = None
         self._events_task: asyncio.Task[None] | None = None
@@ -132,7 +91,7 @@ class RedisStore(RedisMarks, RedisNotes, SessionStore):
 
     @classmethod
     def from_url(cls, url: str, ttl_ms: int = DEFAULT_TTL_MS,
-                 prefix: str = "modalcore:") -> RedisStore:
+                 prefix: str = "modalcore:", *, replicas: int = 0) -> RedisStore:
         # Sessions wait their turn for one of a bounded set of connections: redis-py's default
         # pool refuses a call outright past its limit (every session saving at once under load).
         # A connection made before Redis restarted is dead: a command on it fails once with
@@ -145,7 +104,7 @@ class RedisStore(RedisMarks, RedisNotes, SessionStore):
             retry=Retry(NoBackoff(), 1, (RedisConnectionError,)),
             health_check_interval=HEALTH_CHECK_S, socket_timeout=SOCKET_TIMEOUT_S,
             socket_connect_timeout=CONNECT_TIMEOUT_S)
-        return cls(Redis(connection_pool=pool), ttl_ms, prefix)
+        return cls(Redis(connection_pool=pool), ttl_ms, prefix, replicas=replicas)
 
     def _key(self, session_id: str) -> str:
         return f"{self._prefix}s:{session_id}"
@@ -182,7 +141,8 @@ class RedisStore(RedisMarks, RedisNotes, SessionStore):
             keys.append(self._blob_key(digest))
             args += (digest, blob)
         try:
-            saved = await self._save_script(keys=keys, args=args)
+            saved = await (self._save_replicated(keys, args) if self._replicas
+                           else self._save_script(keys=keys, args=args))
         except BaseException:
             # Redis may have restarted without them: the retry of this save writes them again
             self._ledger.forget(blobs)
@@ -196,6 +156,19 @@ class RedisStore(RedisMarks, RedisNotes, SessionStore):
             log.info("session %s: not saved, another engine process owns it now", session_id)
             return
         self.bytes_written += len(data)
+
+    async def _save_replicated(self, keys: list[str], args: list[str | int | bytes]) -> object:
+        """The save, then WAIT on the same connection (one pipelined request): it counts as
+        landed only once `replicas` replicas have it, so a primary lost right after cannot take
+        it along (redis_sentinel.py); fewer raises, and the caller keeps it and retries."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            await self._save_script(keys=keys, args=args, client=pipe)
+            pipe.wait(self._replicas, REPLICA_WAIT_MS)
+            saved, acked = await pipe.execute()
+        self.commands += 1
+        if int(acked) < self._replicas:
+            raise ReplicasBehind(int(acked), self._replicas)
+        return saved
 
     async def load_blobs(self, digests: Iterable[str], now_ms: int) -> dict[str, bytes]:
         wanted = list(digests)
@@ -344,95 +317,6 @@ class RedisStore(RedisMarks, RedisNotes, SessionStore):
                 body, signature = msgpack.unpackb(packed)
                 found.append(SignedHeads(text[skip:], int(n), bytes(body), str(signature)))
         return sorted(found, key=lambda h: (h.worker, h.n))
-
-    # ----- analytics events
-    async def events_add(self, event: StoredEvent) -> None:
-        await self._send_events([event])
-
-    def events_add_nowait(self, event: StoredEvent) -> bool:
-        """Held and sent with the others of the next `EVENTS_BEHIND_MS` in one request (a
-        request per event was half the Redis requests of an intent, issue 17)."""
-        self._events.append(event)
-        if len(self._events) > EVENTS_HELD:
-            del self._events[:len(self._events) - EVENTS_HELD]
-            log.warning("redis store: analytics events waiting past %d, the oldest dropped", EVENTS_HELD)
-        if len(self._events) >= EVENTS_BATCH:
-            self._kick_events()
-        elif self._events_timer is None and self._events_task is None:
-            self._events_timer = asyncio.get_running_loop().call_later(
-                EVENTS_BEHIND_MS / 1000, self._kick_events)
-        return True
-
-    def _kick_events(self) -> None:
-        if self._events_timer is not None:
-            self._events_timer.cancel()
-            self._events_timer = None
-        if self._events_task is None and self._events:
-            self._events_task = asyncio.get_running_loop().create_task(self._drain_events())
-
-    async def _drain_events(self) -> None:
-        """Send what waits, a batch per request; on failure keep it and try again later."""
-        try:
-            while self._events:
-                batch = self._events[:EVENTS_BATCH]
-                del self._events[:EVENTS_BATCH]
-                try:
-                    await self._send_events(batch)
-                except Exception as error:
-                    # one line per retry, no traceback: Redis being down is not a bug (issue 27)
-                    log.warning("redis store: sending %d analytics events failed (%s: %s); again in %g s",
-                                len(batch), type(error).__name__, error, EVENTS_RETRY_S)
-                    self._events[:0] = batch
-                    if self._events_timer is None:
-                        self._events_timer = asyncio.get_running_loop().call_later(
-                            EVENTS_RETRY_S, self._kick_events)
-                    return
-        finally:
-            self._events_task = None
-
-    async def _send_events(self, events: list[StoredEvent]) -> None:
-        keys = [f"{self._prefix}evc"]
-        args: list[str | int] = [EVENT_ID_TTL_S]
-        for event in events:
-            keys.append(f"{self._prefix}ev:{event.event_id}")
-            args.append(_SEP.join((event.project_id, event.day, event.event)))
-        await self._events_script(keys=keys, args=args)
-        self.commands += 1
-
-    async def _events_sent(self) -> None:
-        """Every event held so far is in Redis (before reading counts, and at close)."""
-        task = self._events_task
-        if task is not None:
-            await asyncio.shield(task)
-        if self._events:
-            if self._events_timer is not None:
-                self._events_timer.cancel()
-                self._events_timer = None
-            batch = list(self._events)
-            self._events.clear()
-            for start in range(0, len(batch), EVENTS_BATCH):
-                await self._send_events(batch[start:start + EVENTS_BATCH])
-
-    async def event_counts(self) -> list[tuple[str, str, str, int]]:
-        await self._events_sent()
-        rows: dict[Any, Any] = await self._redis.hgetall(f"{self._prefix}evc")
-        self.commands += 1
-        counts = []
-        for field, count in rows.items():
-            project, day, name = field.decode().split(_SEP, 2)
-            counts.append((project, day, name, int(count)))
-        return sorted(counts)
-
-    async def events_prune(self, before_ms: int) -> int:
-        await self._events_sent()
-        cutoff = utc_day(before_ms)
-        rows: dict[Any, Any] = await self._redis.hgetall(f"{self._prefix}evc")
-        self.commands += 1
-        old = [field for field in rows if field.decode().split(_SEP, 2)[1] < cutoff]
-        if old:
-            await self._redis.hdel(f"{self._prefix}evc", *old)
-            self.commands += 1
-        return sum(int(rows[field]) for field in old)
 
     async def close(self) -> None:
         try:

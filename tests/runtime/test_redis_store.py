@@ -126,7 +126,7 @@ async def test_rule_analytics_events_are_held_and_sent_together_in_one_request(
     """Issue 17: `events_add_nowait` keeps an event without a task or a request; within
     EVENTS_BEHIND_MS the events waiting go in one request; a repeated id is counted once, and
     counts read meanwhile include what waits."""
-    from modalcore.store.redis import EVENTS_BEHIND_MS
+    from modalcore.store.redis_events import EVENTS_BEHIND_MS
 
     day = 1_700_000_000_000
     admin = Redis.from_url(redis_url)
