@@ -32,7 +32,7 @@ from tests.viem_dir import viem_dir
 
 from ..embedded.test_calls_chain import DEMO_HOLDER
 from .test_embedded_browser import sign_in_by_email
-from .test_smart_account_browser import _smart_account, host_page, smart_dir, smart_engine, smtp  # noqa: F401 (fixtures)
+from .test_smart_account_browser import _smart_account, host_account, host_page, smart_dir, smart_engine, smtp  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
 REPO = Path(__file__).resolve().parents[2]
@@ -109,6 +109,7 @@ def test_viem_send_calls_from_the_host_is_one_approval_and_one_user_operation(
         with aachains.chains.rpc(31337) as rpc:
             rpc.send_call(DEMO_HOLDER, demo, "transfer(address,uint256)", [smart, AMOUNT])
 
+        assert host_account(page)["smartAccountDeployed"] is False  # its first operation deploys it
         capabilities = page.evaluate(f"client.getCapabilities({{account: '{smart}'}})")
         assert capabilities == {"31337": {"atomic": {"status": "supported"}, "paymasterService": {"supported": True}}}
 
@@ -140,6 +141,9 @@ def test_viem_send_calls_from_the_host_is_one_approval_and_one_user_operation(
         assert receipt["status"] == "success"
         tx = _rpc(aachains, "eth_getTransactionReceipt", [receipt["transactionHash"]])
         assert tx["status"] == "0x1"
+        # the host hears that the batch deployed the account, without a reload (issue 46 item 6)
+        page.wait_for_function(
+            "document.getElementById('account').textContent.includes('\"smartAccountDeployed\":true')")
         topic = "0x" + "0" * 24 + smart[2:].lower()
         operations = _rpc(aachains, "eth_getLogs", [{"address": parts["smartAccounts"]["entryPoint"], "fromBlock": "0x0",
                                                      "toBlock": "latest", "topics": [USER_OPERATION_EVENT, None, topic]}])
