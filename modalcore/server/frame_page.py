@@ -87,6 +87,15 @@ function askKeyWindow(win, body) {
     addEventListener('message', on); send();
   });
 }
+// a window of this origin this frame holds (the social sign-in's, opened by the press): shown
+// the key window's page, it keeps the key (first-party storage) for this sign-in and after it
+async function keyIn(win) {
+  try { win.location = KEY_TEXT.path; } catch (e) { return null; }
+  const r = await askKeyWindow(win, {op: 'key'});
+  if (!r || typeof r.spki !== 'string') return null;
+  keyWin = win;
+  return {pair: {remote: win}, spki: r.spki};
+}
 async function windowKey(press) {
   if (!keyWin || keyWin.closed) {
     keyWin = null;
@@ -152,7 +161,7 @@ const fit = () => parent.postMessage({modalcore: 'frame-height',
 new ResizeObserver(fit).observe(document.documentElement);
 """
 
-_KEY_TEXT_JSON = json.dumps(KEY_TEXTS).replace("<", "\\u003c")
+KEY_TEXT_JSON = json.dumps(KEY_TEXTS).replace("<", "\\u003c")
 
 
 def frame_ancestors(hub: Hub, project_id: str) -> str:
@@ -184,7 +193,7 @@ def page(hub: Hub, project_id: str, title: str, mode: str, css: str, body: str, 
     meta = "<meta name=viewport content=\"width=device-width,initial-scale=1\">" if viewport else ""
     text = (f"<!doctype html><html data-theme={mode}><head><meta charset=utf-8><title>{title}</title>{meta}"
             f"<style nonce=\"{nonce}\">{css}</style></head><body>{body}"
-            f"<script nonce=\"{nonce}\">const KEY_TEXT = {_KEY_TEXT_JSON};{KEY_SCRIPT}{script}</script></body></html>")
+            f"<script nonce=\"{nonce}\">const KEY_TEXT = {KEY_TEXT_JSON};{KEY_SCRIPT}{script}</script></body></html>")
     return HTMLResponse(text, headers={"Content-Security-Policy": csp, "Cache-Control": "no-store",
                                        "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"})
 

@@ -38,13 +38,17 @@ TEXT_PREFIX = "modalcore-"
 SHOWN = "This window keeps this browser's key for the wallet. Keep it open while you use the wallet."
 NO_STORAGE = "This browser keeps no storage for the wallet, even in its own window: the wallet cannot sign here."
 
-WINDOW_SCRIPT = """
-const W = %(data)s, text = document.getElementById('state');
-keyStore().then((db) => { text.textContent = db ? W.shown : W.none; });
+# the key window's service to this origin's frames: the public key, a signature over one of the
+# engine's own texts; also run by the social sign-in's callback page when that window kept the key
+# for the sign-in (server/social.py). `keyServed` says a frame asked.
+SERVE_SCRIPT = """
+const W = %(data)s;
+let keyServed = false;
 addEventListener('message', async (e) => {
   const d = e.data;
   if (e.origin !== location.origin || !e.source || e.source === window || typeof d !== 'object' || d === null
       || d.modalcore !== 'key' || typeof d.id !== 'number') return;
+  keyServed = true;
   const reply = {modalcore: 'key-reply', id: d.id};
   try {
     const db = await keyStore();
@@ -59,14 +63,22 @@ addEventListener('message', async (e) => {
   e.source.postMessage(reply, location.origin);
 });
 """
+WINDOW_SCRIPT = SERVE_SCRIPT + """
+const text = document.getElementById('state');
+keyStore().then((db) => { text.textContent = db ? W.shown : W.none; });
+"""
+
+
+def serve_data() -> str:
+    """SERVE_SCRIPT's `W`: its texts and bounds, as JSON safe inside a script element."""
+    return json.dumps({"shown": SHOWN, "none": NO_STORAGE, "prefix": TEXT_PREFIX,
+                       "max": L.APPROVAL_BODY_BYTES}).replace("<", "\\u003c")
 
 
 def routes(hub: Hub) -> list[Route]:
     async def window(request: Request) -> Response:
-        data = json.dumps({"shown": SHOWN, "none": NO_STORAGE, "prefix": TEXT_PREFIX,
-                           "max": L.APPROVAL_BODY_BYTES}).replace("<", "\\u003c")
         body = "<div id=verify><p id=state role=status></p></div>"
-        return page(hub, "", "Wallet key", "dark", style(ThemeState()), body, WINDOW_SCRIPT % {"data": data},
+        return page(hub, "", "Wallet key", "dark", style(ThemeState()), body, WINDOW_SCRIPT % {"data": serve_data()},
                     ancestors="'none'")
 
     return [Route(KEY_PATH, window, methods=["GET"])]

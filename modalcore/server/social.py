@@ -42,7 +42,8 @@ from ..embedded.social import SocialFailure, SocialResult, SocialSignIns
 from ..embedded.social_notes import NotesUnavailable
 from ..rules import limits as L
 from ..slices.embedded import SocialFailed, SocialSignedIn
-from .frame_page import from_engine_frame, json_body, refused
+from .frame_page import KEY_SCRIPT, KEY_TEXT_JSON, from_engine_frame, json_body, refused
+from .key_window import SERVE_SCRIPT, serve_data
 
 if TYPE_CHECKING:
     from .hub import Hub
@@ -73,6 +74,14 @@ window.addEventListener('message', async (e) => {
   const r = await fetch('%(finish)s', {method: 'POST', headers: {'Content-Type': 'application/json'},
     body: JSON.stringify({grant, bind: String(e.data.bind), signature: String(e.data.signature)})});
   frame.postMessage({modalcore: 'social-finished', ok: r.ok}, location.origin);
+  if (r.ok && keyServed) {
+    // this window kept the frame's key (its browser gives the frame no storage): it stays, as the
+    // key window the wallet's frames find by name
+    text.textContent = W.shown;
+    window.name = KEY_TEXT.name;
+    location.replace(KEY_TEXT.path);
+    return;
+  }
   text.textContent = r.ok ? 'You are signed in. This window closes itself.' : 'The sign-in failed.';
   if (r.ok) setTimeout(() => window.close(), 300);
 });
@@ -95,7 +104,9 @@ def _page(title: str, text: str, status: int = 200) -> HTMLResponse:
 
 def _confirm_page(result: SocialResult, token: str) -> HTMLResponse:
     nonce = secrets.token_urlsafe(16)
-    script = _CONFIRM % {"state": json.dumps(result.state), "grant": json.dumps(token), "finish": FINISH_PATH}
+    # the key window's service too: where the frame has no storage, this window kept its key
+    keys = f"const KEY_TEXT = {KEY_TEXT_JSON};{KEY_SCRIPT}{SERVE_SCRIPT % {'data': serve_data()}}"
+    script = keys + _CONFIRM % {"state": json.dumps(result.state), "grant": json.dumps(token), "finish": FINISH_PATH}
     body = (f"<!doctype html><meta charset=utf-8><title>Sign-in</title><p id=text>Confirming…</p>"
             f"<script nonce={nonce}>{script}</script>")
     return HTMLResponse(body, headers={

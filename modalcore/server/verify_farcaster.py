@@ -113,8 +113,10 @@ async function farcasterVerify(msg) {
 SIGNIN_SCRIPT = """
 const S = %(data)s;
 const box = document.getElementById('farcaster'), state = document.getElementById('state');
-(async () => {
-  const key = await deviceKey();
+// the channel is opened for this browser's key; where the frame has no storage and no key window
+// is open, a press opens that window first (docs/features/embedded-wallet.md "Cross-site hosting")
+async function start() {
+  const key = await deviceKey('look');
   const r = await post(S.path, {session: S.session, attempt: S.attempt, public_key: key.spki});
   if (!r.ok) { state.textContent = r.status === 409 ? 'This sign-in is no longer waiting' : 'Farcaster could not be reached'; return; }
   if (S.mobile) {
@@ -129,7 +131,9 @@ const box = document.getElementById('farcaster'), state = document.getElementByI
       () => { state.textContent = 'Link copied'; }, () => { state.textContent = 'Failed to copy'; });
     box.append(qr, copy);
   }
-})().catch(() => { state.textContent = 'This browser cannot hold a wallet key'; });
+}
+const cannot = () => { state.textContent = 'This browser cannot hold a wallet key'; };
+start().catch((e) => { if (e instanceof KeyBlocked) offerKeyWindow(() => start().catch(cannot)); else cannot(); });
 """
 # the approval frame's palette (approval_theme.py: #approve, #reject), not Farcaster's own purple
 SIGNIN_CSS = ("#farcaster{display:flex;flex-direction:column;align-items:center;gap:8px}"

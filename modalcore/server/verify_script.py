@@ -78,11 +78,14 @@ let popup = null, afterSocial = null, flow = null, watch = null;
 async function begin(win, msg, done) {
   popup = win; afterSocial = done; flow = null;
   try { key = key || await deviceKey('look'); } catch (e) {
-    // no storage here and no key window open: the provider's popup took this press, so the
-    // key window is a press of its own, then "Continue with …" again
     if (!(e instanceof KeyBlocked)) throw e;
-    if (win) win.close();
-    popup = null; offerKeyWindow(async () => { msg.textContent = ''; }); return null;
+    // no storage here and no key window open: the sign-in's own window (this origin, top level:
+    // first-party storage) keeps the key, and stays as the key window once signed in (social.py)
+    key = win && !win.closed ? await keyIn(win) : null;
+    if (!key) {
+      if (win) win.close();
+      popup = null; offerKeyWindow(async () => { msg.textContent = ''; }); return null;
+    }
   }
   const bind = b64(crypto.getRandomValues(new Uint8Array(32)));
   const r = await post('/embedded/verify/social', {session: S.session, public_key: key.spki, bind});

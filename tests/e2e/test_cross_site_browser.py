@@ -52,17 +52,23 @@ CONNECTED = "document.getElementById('account').textContent.includes('\"isConnec
 KEY_WINDOW = "/embedded/key"
 
 
-@pytest.fixture(scope="module")
-def cross_site_host(embedded_engine: RunningServer) -> Iterator[str]:
+@contextlib.contextmanager
+def host_on_another_site(engine: RunningServer) -> Iterator[str]:
     """The host dApp at http://localhost:P: another site than the engine's 127.0.0.1."""
-    engine = embedded_engine.http_url.rstrip("/")
-    assert "127.0.0.1" in engine
+    url = engine.http_url.rstrip("/")
+    assert "127.0.0.1" in url
 
     async def page(request: Request) -> HTMLResponse:
-        return HTMLResponse(HOST_PAGE % {"engine": engine, "siwx": "", "theme": ""})
+        return HTMLResponse(HOST_PAGE % {"engine": url, "siwx": "", "theme": ""})
 
     with serve_app(Starlette(routes=[Route("/", page)])) as running:
         yield running.http_url.rstrip("/").replace("127.0.0.1", "localhost")
+
+
+@pytest.fixture(scope="module")
+def cross_site_host(embedded_engine: RunningServer) -> Iterator[str]:
+    with host_on_another_site(embedded_engine) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
