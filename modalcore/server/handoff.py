@@ -145,10 +145,12 @@ def engine_origin(hub: Hub, project_id: str) -> str:
 
 
 def token_service(hub: Hub) -> Service[HandoffArgs, HandoffTokenResult]:
-    """`handoff.token`: the link's randomness, a command's result (update draws none itself)."""
+    """`handoff.token`: the link's randomness, a command's result (update draws none itself): a
+    nonce, which the session keeps; the token the link carries is derived from it with the
+    engine's link key (slices/handoff.link_token), so the saved session never holds it."""
 
     async def run(ctx: ServiceContext | None, args: HandoffArgs) -> HandoffTokenResult:
-        return {"token": secrets.token_urlsafe(24), "base": engine_origin(hub, ctx.project_id if ctx else "")}
+        return {"nonce": secrets.token_urlsafe(24), "base": engine_origin(hub, ctx.project_id if ctx else "")}
 
     return serve(HANDOFF_TOKEN, run)
 
