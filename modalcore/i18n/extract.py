@@ -1,8 +1,9 @@
 """Which strings the views show, read from the source (no import, no rendering).
 
 Every string literal and f-string in `modalcore/views/*.py`, the behaviour.md strings of
-`rules/texts.py`, and the literals the slices pass to the snackbar, when it reads as words (a
-letter, and a space or a capital first: not a node id, prop value or icon name). An f-string
+`rules/texts.py`, the words of the engine's own pages in `SHOWN_PAGES`, and the literals the
+slices pass to the snackbar, when it reads as words (a letter, and a space or a capital first:
+not a node id, prop value or icon name). An f-string
 becomes a template: each `{expression}` a named placeholder (`{wallet.name}` is `{name}`, a
 computed number `{n}`), which `catalog.Template` compiles to a pattern; a template with `{n}`
 is a count and has plural forms. Docstrings are skipped. New views are picked up by their
@@ -26,6 +27,9 @@ _WORDY = re.compile(r"[A-Za-z]")
 _ID_LIKE = re.compile(r"^[A-Za-z0-9_.:/-]*[/_:][A-Za-z0-9_.:/-]*$|^[A-Z][A-Za-z0-9]*[a-z][A-Z][A-Za-z0-9]*$")
 # Rule modules whose messages a view draws as they are (besides rules/texts.py and rpc_errors.py).
 SHOWN_RULES = ("names.py",)
+# Pages of the engine's origin whose words are module constants, drawn in the session's language
+# (continue on your phone, issue 44: the phone's page and the computer's confirmation frame).
+SHOWN_PAGES = ("server/handoff_texts.py",)
 _SNACK_CALLS = frozenset(("show", "show_error", "show_loading", "show_success"))
 
 
@@ -259,6 +263,10 @@ def extract(package: Path = PACKAGE) -> list[Found]:
         path = package / "rules" / name
         module = ast.parse(path.read_text())
         for value, line in _strings(module, _docstrings(module)):
+            add(value, path, line)
+    for name in SHOWN_PAGES:
+        path = package / name
+        for value, line in _constants(ast.parse(path.read_text())):
             add(value, path, line)
     for path in [*sorted((package / "slices").glob("*.py")), *sorted((package / "flows").glob("*.py"))]:
         module = ast.parse(path.read_text())

@@ -69,6 +69,7 @@ from .social_window import OpenedWindows, routes as social_window_routes
 from .handoff import routes as handoff_routes, token_service
 from .handoff_confirm import routes as handoff_confirm_routes
 from ..services.handles import HANDOFF_TOKEN
+from ..slices.handoff import use_link_key
 from .verify import routes as verify_routes
 from .rigs import DevRigs, check_rigs
 from .verify_farcaster import routes as verify_farcaster_routes
@@ -243,6 +244,7 @@ def create_app(
     clock = clock or RealClock()
     sink = analytics or build_sink(config.analytics, session_store, clock)
     engine_secret = resolve_secret(config)
+    use_link_key(engine_secret)  # continue on your phone: links derived from the secret, never saved
     hub = Hub(
         config=config,
         secret=engine_secret,

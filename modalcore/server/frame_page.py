@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse
 
+from ..i18n import direction
 from ..rules import limits as L
 from .origins import DEFAULT_ALLOWED_ANCESTORS
 
@@ -182,16 +183,18 @@ def gone(text: str = "This request is no longer waiting.") -> HTMLResponse:
 
 
 def page(hub: Hub, project_id: str, title: str, mode: str, css: str, body: str, script: str,
-         ancestors: str | None = None, *, viewport: bool = False) -> HTMLResponse:
+         ancestors: str | None = None, *, viewport: bool = False, language: str = "") -> HTMLResponse:
     """A frame page: its only style and script carry a per-response nonce; only the project's
     origins may frame it (or `ancestors`: `'none'` for a page shown in a window of its own);
-    it talks to its own origin only. `viewport`: a page a phone shows at the top level (handoff.py)."""
+    it talks to its own origin only. `viewport`: a page a phone shows at the top level (handoff.py).
+    `language`: the page's words are in it (`lang`, and `dir` for a right-to-left one)."""
     nonce = secrets.token_urlsafe(16)
     csp = (f"frame-ancestors {ancestors or frame_ancestors(hub, project_id)}; default-src 'none'; "
            f"script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; connect-src 'self'; "
            "base-uri 'none'; form-action 'none'")
     meta = "<meta name=viewport content=\"width=device-width,initial-scale=1\">" if viewport else ""
-    text = (f"<!doctype html><html data-theme={mode}><head><meta charset=utf-8><title>{title}</title>{meta}"
+    lang = f" lang={language} dir={direction(language)}" if language else ""
+    text = (f"<!doctype html><html data-theme={mode}{lang}><head><meta charset=utf-8><title>{title}</title>{meta}"
             f"<style nonce=\"{nonce}\">{css}</style></head><body>{body}"
             f"<script nonce=\"{nonce}\">const KEY_TEXT = {KEY_TEXT_JSON};{KEY_SCRIPT}{script}</script></body></html>")
     return HTMLResponse(text, headers={"Content-Security-Policy": csp, "Cache-Control": "no-store",

@@ -44,11 +44,13 @@ from ..core.services import Service, ServiceContext, serve
 from ..services.handles import HANDOFF_TOKEN, HandoffArgs, HandoffTokenResult
 from ..embedded.approval_tree import request_digest, tree_hash
 from ..embedded.devicekeys import BadPublicKey, parse_public_key, signature_ok
+from ..i18n import direction
 from ..slices.embedded import ApprovalDecided
 from ..slices.handoff import HandoffRefusal, PhoneClaimed, claim_refusal, link_digest
 from .approval import _b64, _evidence, approval_text, issue_nonce, nonce_ok, tree_bytes
 from .approval_theme import style
 from .approval_tree_script import OUTCOME_CSS, TREE_SCRIPT
+from . import handoff_texts as T
 from .frame_page import MAX_ID_CHARS, from_engine_frame, json_body, own_origin, page, refused
 
 if TYPE_CHECKING:
@@ -63,10 +65,10 @@ SEEN = "phone"  # what an approval on the phone says it was shown as (approval_t
 MAX_LINK_CHARS = MAX_ID_CHARS + 64
 _HASH_CHARS = 64
 REFUSED_TEXT = {
-    HandoffRefusal.UNKNOWN: "This link is not valid.",
-    HandoffRefusal.EXPIRED: "This link expired. Make a new one on your computer.",
-    HandoffRefusal.USED: "This link was already used.",
-    HandoffRefusal.FOREIGN_ORIGIN: "This link is not valid here.",
+    HandoffRefusal.UNKNOWN: T.UNKNOWN_LINK,
+    HandoffRefusal.EXPIRED: T.EXPIRED_LINK,
+    HandoffRefusal.USED: T.USED_LINK,
+    HandoffRefusal.FOREIGN_ORIGIN: T.FOREIGN_LINK,
 }
 _STATUS = {HandoffRefusal.EXPIRED: 410, HandoffRefusal.USED: 410}
 
@@ -91,13 +93,12 @@ async function poll() {
   const r = await post(S.path + '/status', {link: S.link, public_key: key.spki});
   const d = r.data || {};
   if (d.state === 'refused') { done = true; document.body.dataset.refusal = d.error; say(d.text); code.textContent = ''; return; }
-  if (d.state === 'confirm') { code.textContent = d.code.slice(0, 3) + ' ' + d.code.slice(3);
-    say('Check that your computer shows this code, and confirm there.'); }
+  if (d.state === 'confirm') { code.textContent = d.code.slice(0, 3) + ' ' + d.code.slice(3); say(S.t.check); }
   if (d.state === 'linked') {
     code.textContent = '';
     if (d.request && d.request !== current) await begin(d.request);
     else if (!d.request && current) { current = ''; approval.hidden = true; }
-    if (!current) say(S.after || 'Connected. Continue on your computer; approvals will show here.');
+    if (!current) say(S.after || S.t.connected);
   }
   setTimeout(poll, 800);
 }
@@ -120,7 +121,7 @@ async function decide(approve) {
   const r = await post(S.path + '/approve', {link: S.link, request: current, approve, nonce: challenge.nonce,
     tree_hash: shown, public_key: key.spki, signature: await signText(key.pair, text)});
   approval.hidden = true; challenge = null;
-  S.after = r.ok ? (approve ? 'Approved. Your computer shows the result.' : 'Rejected.') : 'This request is no longer waiting';
+  S.after = r.ok ? (approve ? S.t.approved : S.t.rejected) : S.t.gone;
   say(S.after);
 }
 document.getElementById('approve').addEventListener('click', (e) => { if (e.isTrusted) decide(true); });
@@ -128,10 +129,10 @@ document.getElementById('reject').addEventListener('click', (e) => { if (e.isTru
 (async () => {
   key = await deviceKey();
   const r = await post(S.path + '/claim', {link: S.link, public_key: key.spki});
-  if (!r.ok) { done = true; document.body.dataset.refusal = r.data.error || 'refused'; say(r.data.text || 'This link is not valid.'); return; }
-  say('Connecting…');
+  if (!r.ok) { done = true; document.body.dataset.refusal = r.data.error || 'refused'; say(r.data.text || S.t.invalid); return; }
+  say(S.t.connecting);
   poll();
-})().catch(() => say('This browser cannot hold a key'));
+})().catch(() => say(S.t.nokey));
 """
 
 
@@ -145,10 +146,12 @@ def engine_origin(hub: Hub, project_id: str) -> str:
 
 
 def token_service(hub: Hub) -> Service[HandoffArgs, HandoffTokenResult]:
-    """`handoff.token`: the link's randomness, a command's result (update draws none itself)."""
+    """`handoff.token`: the link's randomness, a command's result (update draws none itself): a
+    nonce, which the session keeps; the token the link carries is derived from it with the
+    engine's link key (slices/handoff.link_token), so the saved session never holds it."""
 
     async def run(ctx: ServiceContext | None, args: HandoffArgs) -> HandoffTokenResult:
-        return {"token": secrets.token_urlsafe(24), "base": engine_origin(hub, ctx.project_id if ctx else "")}
+        return {"nonce": secrets.token_urlsafe(24), "base": engine_origin(hub, ctx.project_id if ctx else "")}
 
     return serve(HANDOFF_TOKEN, run)
 
@@ -173,21 +176,29 @@ async def _session_of(hub: Hub, link: str) -> tuple[SessionRunner, Model, str] |
     return runner, runner.session.model, link_digest(parts[0], parts[1])
 
 
-def _refusal(why: HandoffRefusal) -> JSONResponse:
+def _language(request: Request, model: Model | None) -> str:
+    """The session's language; for a link of no session, the phone's (Accept-Language)."""
+    return T.language_of(model) if model is not None else T.accepted(request.headers.get("accept-language", ""))
+
+
+def _refusal(why: HandoffRefusal, language: str) -> JSONResponse:
     log.info("continue-on-phone link refused: %s", why.value)
-    return JSONResponse({"error": why.value, "text": REFUSED_TEXT[why]}, status_code=_STATUS.get(why, 403))
-
-
-def _refused_state(why: HandoffRefusal) -> JSONResponse:
-    """What the phone's status poll reads when this phone is not (or no longer) the one claiming."""
-    return JSONResponse({"state": "refused", "error": why.value, "text": REFUSED_TEXT[why]},
+    return JSONResponse({"error": why.value, "text": T.word(REFUSED_TEXT[why], language)},
                         status_code=_STATUS.get(why, 403))
 
 
-def _refusal_page(why: HandoffRefusal) -> HTMLResponse:
+def _refused_state(why: HandoffRefusal, language: str) -> JSONResponse:
+    """What the phone's status poll reads when this phone is not (or no longer) the one claiming."""
+    return JSONResponse({"state": "refused", "error": why.value, "text": T.word(REFUSED_TEXT[why], language)},
+                        status_code=_STATUS.get(why, 403))
+
+
+def _refusal_page(why: HandoffRefusal, language: str) -> HTMLResponse:
     log.info("continue-on-phone page refused: %s", why.value)
-    return HTMLResponse(f"<!doctype html><meta name=viewport content='width=device-width,initial-scale=1'>"
-                        f"<body data-refusal={why.value}><p id=state role=alert>{html.escape(REFUSED_TEXT[why])}</p>",
+    text = html.escape(T.word(REFUSED_TEXT[why], language))
+    return HTMLResponse(f"<!doctype html><html lang={language} dir={direction(language)}>"
+                        f"<meta name=viewport content='width=device-width,initial-scale=1'>"
+                        f"<body data-refusal={why.value}><p id=state role=alert>{text}</p>",
                         status_code=_STATUS.get(why, 404),
                         headers={"Content-Security-Policy": "frame-ancestors 'none'; default-src 'none'",
                                  "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
@@ -207,43 +218,47 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         link = request.path_params["link"]
         found = await _session_of(hub, link)
         if found is None:
-            return _refusal_page(HandoffRefusal.UNKNOWN)
+            return _refusal_page(HandoffRefusal.UNKNOWN, _language(request, None))
         _, model, digest = found
+        language = T.language_of(model)
         why = claim_refusal(model, _claim(digest, "", model.handoff.base), hub.clock.now_ms())
         if why is not None:
-            return _refusal_page(why)
+            return _refusal_page(why, language)
         session = split_link(link)
         assert session is not None
-        data = json.dumps({"path": PATH, "link": link, "session": session[0], "seen": SEEN}).replace("<", "\\u003c")
+        data = json.dumps({"path": PATH, "link": link, "session": session[0], "seen": SEEN,
+                           "t": T.words(T.PHONE_SCRIPT, language)}).replace("<", "\\u003c")
+        say = {name: html.escape(T.word(text, language)) for name, text in
+               (("title", T.TITLE), ("connecting", T.CONNECTING), ("approve", T.APPROVE), ("reject", T.REJECT))}
         # the status above; the approval (drawn from the tree's bytes, approval_tree_script.py) below
-        body = ("<header><div class=title>Continue on your phone</div><div id=code aria-live=polite></div>"
-                "<p id=state role=status>Connecting…</p></header><main id=approval hidden><h1></h1>"
-                "<div class=who id=who></div><section id=outcome aria-label=Outcome hidden></section><dl></dl><div class=row><button id=reject type=button disabled>Reject"
-                "</button><button id=approve type=button disabled>Approve</button></div></main>")
+        body = (f"<header><div class=title>{say['title']}</div><div id=code aria-live=polite></div>"
+                f"<p id=state role=status>{say['connecting']}</p></header><main id=approval hidden><h1></h1>"
+                "<div class=who id=who></div><section id=outcome aria-label=Outcome hidden></section><dl></dl>"
+                f"<div class=row><button id=reject type=button disabled>{say['reject']}"
+                f"</button><button id=approve type=button disabled>{say['approve']}</button></div></main>")
         mode = "light" if model.theme.mode == "light" else "dark"
         script = _SCRIPT % {"data": data} + TREE_SCRIPT
-        response = page(hub, model.project_id, "Continue on your phone", mode, style(model.theme) + _CSS + OUTCOME_CSS, body,
-                        script, ancestors="'none'", viewport=True)
-        return response
+        return page(hub, model.project_id, say["title"], mode, style(model.theme) + _CSS + OUTCOME_CSS, body,
+                    script, ancestors="'none'", viewport=True, language=language)
 
     async def claim(request: Request) -> Response:
         data = await json_body(request, ("link", "public_key"))
         if data is None:
             return refused(400, "malformed body")
         if not from_engine_frame(request, hub.config.public_url):
-            return _refusal(HandoffRefusal.FOREIGN_ORIGIN)
+            return _refusal(HandoffRefusal.FOREIGN_ORIGIN, _language(request, None))
         try:
             parse_public_key(data["public_key"])
         except BadPublicKey:
             return refused(400, "not a public key")
         found = await _session_of(hub, data["link"])
         if found is None:
-            return _refusal(HandoffRefusal.UNKNOWN)
+            return _refusal(HandoffRefusal.UNKNOWN, _language(request, None))
         runner, model, digest = found
         msg = _claim(digest, data["public_key"], request.headers.get("origin") or own_origin(request))
         why = claim_refusal(model, msg, hub.clock.now_ms())
         if why is not None:
-            return _refusal(why)
+            return _refusal(why, T.language_of(model))
         runner.deliver(msg)  # the session decides again, in order: of two claims at once, one wins
         return JSONResponse({"ok": True}, status_code=202)
 
@@ -253,7 +268,7 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
             return refused(400, "malformed body")
         found = await _session_of(hub, data["link"])
         if found is None:
-            return _refused_state(HandoffRefusal.UNKNOWN)
+            return _refused_state(HandoffRefusal.UNKNOWN, _language(request, None))
         _, model, digest = found
         state = model.handoff
         if state.phone_key == data["public_key"] and digest in state.spent:
@@ -266,7 +281,7 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         if state.status == "offered" and state.digest == digest:
             return JSONResponse({"state": "waiting"})
         why = claim_refusal(model, _claim(digest, data["public_key"], state.base), hub.clock.now_ms())
-        return _refused_state(why or HandoffRefusal.USED)
+        return _refused_state(why or HandoffRefusal.USED, T.language_of(model))
 
     async def _linked_request(data: dict[str, object]) -> tuple[SessionRunner, Model] | None:
         link, key, eid = data.get("link"), data.get("public_key"), data.get("request")
@@ -298,7 +313,7 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         if data is None or not isinstance(data.get("approve"), bool):
             return refused(400, "malformed body")
         if not from_engine_frame(request, hub.config.public_url):
-            return _refusal(HandoffRefusal.FOREIGN_ORIGIN)
+            return _refusal(HandoffRefusal.FOREIGN_ORIGIN, _language(request, None))
         found = await _linked_request(data)
         if found is None:
             return refused(404, "no request waits for this phone")

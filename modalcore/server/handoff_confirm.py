@@ -32,6 +32,7 @@ from starlette.routing import Route
 
 from ..embedded.devicekeys import BadPublicKey, parse_public_key
 from ..slices.handoff import CONFIRM_PATH, PhoneConfirmed, confirmable
+from . import handoff_texts as T
 from .approval import issue_nonce, nonce_ok
 from .approval_guard import GUARD_CSS, guard_script, parse_seen, refusal
 from .approval_theme import style
@@ -73,10 +74,10 @@ async function ready() {
     }
   }
   const r = await post(S.path + '/begin', {session: S.session, public_key: key.spki});
-  if (!r.ok) { state.textContent = 'This phone is no longer waiting'; return; }
+  if (!r.ok) { state.textContent = S.t.gone; return; }
   challenge = r.data;
   guard.registered = challenge.registered; guard.restart();
-  if (!challenge.registered) state.textContent = 'Sign in again on this computer to confirm';
+  if (!challenge.registered) state.textContent = S.t.again;
 }
 approveButton.addEventListener('click', async (e) => {
   if (!e.isTrusted || !challenge || !guard.ok()) return;
@@ -85,9 +86,9 @@ approveButton.addEventListener('click', async (e) => {
   const text = ['modalcore-continue-confirm', S.session, S.digest, S.phone, challenge.nonce, seen].join('\\n');
   const r = await post(S.path, {session: S.session, nonce: challenge.nonce, seen, public_key: key.spki,
                                 signature: await signText(key.pair, text)});
-  state.textContent = r.ok ? 'Confirmed' : 'This could not be confirmed';
+  state.textContent = r.ok ? S.t.confirmed : S.t.failed;
 });
-ready().catch(() => { state.textContent = 'This browser cannot hold a wallet key'; });
+ready().catch(() => { state.textContent = S.t.nokey; });
 """
 
 
@@ -107,15 +108,19 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
         if found is None:
             return gone("No phone is waiting.")
         _, model = found
+        language = T.language_of(model)
         data = json.dumps({"path": CONFIRM_PATH, "session": session, "origin": model.origin, "popup": False,
-                           "digest": model.handoff.digest, "phone": model.handoff.phone_key}).replace("<", "\\u003c")
+                           "digest": model.handoff.digest, "phone": model.handoff.phone_key,
+                           "t": T.words(T.CONFIRM_SCRIPT, language)}).replace("<", "\\u003c")
         code = html.escape(f"{model.handoff.code[:3]} {model.handoff.code[3:]}")
+        yes = html.escape(T.word(T.YES, language))
         body = (f"<div id=who hidden></div><p id=shown role=status></p>"
-                f"<button id=approve type=button disabled aria-label='Yes, it does: {code}'>Yes, it does</button>"
+                f"<button id=approve type=button disabled aria-label='{yes}: {code}'>{yes}</button>"
                 "<div id=state role=status></div>")
         mode = "light" if model.theme.mode == "light" else "dark"
-        return page(hub, model.project_id, "Confirm your phone", mode, style(model.theme) + GUARD_CSS + _CSS, body,
-                    _SCRIPT % {"data": data, "guard": guard_script()})
+        return page(hub, model.project_id, html.escape(T.word(T.CONFIRM_TITLE, language)), mode,
+                    style(model.theme) + GUARD_CSS + _CSS, body, _SCRIPT % {"data": data, "guard": guard_script()},
+                    language=language)
 
     async def begin(request: Request) -> Response:
         data = await json_body(request, ("session", "public_key"))

@@ -175,11 +175,11 @@ class SignArgs(_Args):
 
 
 class HandoffArgs(_Args):
-    """Nothing: the engine makes the random token (issue 44 item 1, server/handoff.py)."""
+    """Nothing: the engine makes the link's random nonce (issue 44 item 1, server/handoff.py)."""
 
 
 class HandoffTokenResult(TypedDict):
-    token: str  # random, URL-safe
+    nonce: str  # random, URL-safe: the link's token is derived from it (slices/handoff.link_token)
     base: str  # the engine's origin as browsers reach it
 
 

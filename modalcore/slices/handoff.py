@@ -5,8 +5,11 @@ screens. See docs/features/continue-on-phone.md.
 The steps, all through `update` (randomness and time are commands and `now`):
 
 1. "Continue on your phone" (the modal's footer) shows ContinueOnPhone and asks the engine for a
-   random token (`HANDOFF_TOKEN`, the command); `HandoffTokenMinted` offers the link
-   `{base}/continue/{session}.{token}` for `LINK_TTL_MS` (a timer ends it).
+   random nonce (`HANDOFF_TOKEN`, the command); `HandoffTokenMinted` offers the link
+   `{base}/continue/{session}.{token}` for `LINK_TTL_MS` (a timer ends it). The token is
+   `link_token(session, nonce)`, an HMAC under the engine's link key (`use_link_key`, from the
+   engine's secret): the model keeps the nonce and the link's digest, never the token, so a
+   saved session (the store's blob) cannot be turned into the link without the engine's secret.
 2. The phone's page (server/handoff.py) claims it with its own public key: `PhoneClaimed`, which
    `claim_refusal` (pure, also what the page's answer is drawn from) accepts only for the link on
    offer, unexpired, for this session, from the engine's own origin. The link is spent then:
@@ -26,8 +29,11 @@ A refusal is a `HandoffRefusal` value: the model is left exactly as it was.
 
 from __future__ import annotations
 
+import base64
 import enum
 import hashlib
+import hmac
+import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -65,7 +71,7 @@ class HandoffRefusal(enum.Enum):
 @dataclass(frozen=True)
 class HandoffState:
     status: Status = "idle"
-    token: str = ""  # the link's secret part, while it is on offer (drawn as the QR code)
+    nonce: str = ""  # while the link is on offer: the token is link_token(session, nonce), never kept
     digest: str = ""  # sha256 of the link (the session id and the token)
     base: str = ""  # the engine's origin the link names
     expires_at: int = 0
@@ -77,7 +83,7 @@ class HandoffState:
 
 class HandoffToken(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
-    token: str
+    nonce: str
     base: str
 
 
@@ -138,8 +144,27 @@ def link_digest(session_id: str, token: str) -> str:
     return hashlib.sha256(f"modalcore-continue\n{session_id}\n{token}".encode()).hexdigest()
 
 
+_KEY_LABEL = b"modalcore-continue-link-key"
+_link_key = [hmac.new(secrets.token_bytes(32), _KEY_LABEL, hashlib.sha256).digest()]
+
+
+def use_link_key(secret: bytes) -> None:
+    """Derive the links' tokens from the engine's secret (server/app.py, at start): every worker
+    of an engine, and the same engine after a restart, draws the same link for a saved nonce.
+    Until then (tests, tools) a random key of this process."""
+    _link_key[0] = hmac.new(secret, _KEY_LABEL, hashlib.sha256).digest()
+
+
+def link_token(session_id: str, nonce: str) -> str:
+    """The link's secret part: 32 URL-safe characters, HMAC-SHA256 under the engine's link key of
+    (session, nonce). Deterministic (views are pure: the QR code drawn again is the same), and
+    not derivable from what the session store holds."""
+    mac = hmac.new(_link_key[0], f"modalcore-continue-token\n{session_id}\n{nonce}".encode(), hashlib.sha256)
+    return base64.urlsafe_b64encode(mac.digest()[:24]).decode()
+
+
 def link_of(state: HandoffState, session_id: str) -> str:
-    return f"{state.base}{PATH}{session_id}.{state.token}"
+    return f"{state.base}{PATH}{session_id}.{link_token(session_id, state.nonce)}"
 
 
 def short_code(digest: str, public_key: str) -> str:
@@ -163,7 +188,7 @@ def claim_refusal(model: Model, msg: PhoneClaimed, now: int) -> HandoffRefusal |
 
 
 def _mint(model: Model) -> Step:
-    model = replace(model, handoff=replace(model.handoff, status="minting", token="", digest="",
+    model = replace(model, handoff=replace(model.handoff, status="minting", nonce="", digest="",
                                            phone_key="", code=""))
     return model, [CancelTimer(TIMER), HANDOFF_TOKEN.call(HANDOFF_TOKEN.args(), HandoffTokenMinted)]
 
@@ -187,8 +212,11 @@ def on_minted(model: Model, msg: HandoffTokenMinted, now: int) -> Step:
     if msg.result is None:
         model = replace(model, handoff=replace(model.handoff, status="idle"))
         return snack.show_error(model, "Could not make a link")
-    digest = link_digest(model.session_id, msg.result.token)
-    model = replace(model, handoff=replace(model.handoff, status="offered", token=msg.result.token, digest=digest,
+    if not msg.result.nonce:
+        model = replace(model, handoff=replace(model.handoff, status="idle"))
+        return snack.show_error(model, "Could not make a link")
+    digest = link_digest(model.session_id, link_token(model.session_id, msg.result.nonce))
+    model = replace(model, handoff=replace(model.handoff, status="offered", nonce=msg.result.nonce, digest=digest,
                                            base=msg.result.base, expires_at=now + LINK_TTL_MS))
     return model, [StartTimer(TIMER, LINK_TTL_MS, HandoffLinkExpired(digest))]
 
@@ -197,7 +225,7 @@ def on_expired(model: Model, msg: HandoffLinkExpired, now: int) -> Step:
     state = model.handoff
     if not msg.digest or state.status != "offered" or state.digest != msg.digest:
         return model, []
-    return replace(model, handoff=replace(state, status="expired", token="")), []
+    return replace(model, handoff=replace(state, status="expired", nonce="")), []
 
 
 def on_claimed(model: Model, msg: PhoneClaimed, now: int) -> Step:
@@ -205,7 +233,7 @@ def on_claimed(model: Model, msg: PhoneClaimed, now: int) -> Step:
         return model, []
     state = model.handoff
     spent = (*state.spent, state.digest)[-SPENT_KEPT:]
-    return replace(model, handoff=replace(state, status="confirm", token="", phone_key=msg.public_key,
+    return replace(model, handoff=replace(state, status="confirm", nonce="", phone_key=msg.public_key,
                                           code=short_code(state.digest, msg.public_key), spent=spent)), []
 
 

@@ -9,12 +9,14 @@ from modalcore import samples
 from modalcore.core.evolve import replace
 from modalcore.enginetest import Harness
 from modalcore.slices.embedded import EmbeddedRequest
+from modalcore.engine.persist import ModelPacker, PendingTimer, session_to_bytes, session_to_save
 from modalcore.slices.handoff import (LINK_TTL_MS, HandoffRefusal, PhoneClaimed, PhoneConfirmed, claim_refusal,
-                                      link_digest, linked_key, short_code)
+                                      link_digest, link_token, linked_key, short_code)
 from modalcore.slices.model import Model, Step
+from modalcore.views.qrcode import encoded
 
 BASE = "https://engine.example"
-TOKEN = "t0k3n-random-part"
+NONCE = "n0nce-random-part"
 KEY = "phone-public-key"
 
 
@@ -32,12 +34,17 @@ def _offered(**features: object) -> Harness:
     h.expect(view="Connect", text="Continue on your phone")
     h.press("footer/continue-on-phone")
     h.expect(view="ContinueOnPhone", text="Preparing the QR code")
-    h.settle_call("handoff.token", {"token": TOKEN, "base": BASE})
+    h.settle_call("handoff.token", {"nonce": NONCE, "base": BASE})
     return h
 
 
-def _claim(h: Harness, *, token: str = TOKEN, origin: str = BASE, key: str = KEY,
+def _token(h: Harness, nonce: str = NONCE) -> str:
+    return link_token(h.model.session_id, nonce)
+
+
+def _claim(h: Harness, *, token: str | None = None, origin: str = BASE, key: str = KEY,
            session: str | None = None) -> PhoneClaimed:
+    token = token if token is not None else _token(h)
     return PhoneClaimed(digest=link_digest(session or h.model.session_id, token), public_key=key, origin=origin)
 
 
@@ -59,13 +66,38 @@ def test_the_footer_offers_it_only_when_the_host_turns_it_on() -> None:
 def test_the_link_is_minted_by_a_command_and_drawn_as_a_qr_code_with_copy_link() -> None:
     h = _offered()
     state = h.model.handoff
-    assert (state.status, state.token, state.base) == ("offered", TOKEN, BASE)
-    assert state.digest == link_digest(h.model.session_id, TOKEN)
+    assert (state.status, state.nonce, state.base) == ("offered", NONCE, BASE)
+    assert state.digest == link_digest(h.model.session_id, _token(h))
     assert state.expires_at == h.now + LINK_TTL_MS == h.now + 120_000
     assert h.of_type("qr"), "no QR code"
     h.press("handoff/copy")
     effect = h.pending_effect("clipboard")
-    assert effect["req"]["text"] == f"{BASE}/continue/{h.model.session_id}.{TOKEN}"
+    assert effect["req"]["text"] == f"{BASE}/continue/{h.model.session_id}.{_token(h)}"
+
+
+def _saved(h: Harness) -> list[bytes]:
+    """What the session store would be given for this session now: the self-contained bytes and
+    a live save (format 3) with its shared blobs, the pending timers included."""
+    timers = [PendingTimer(key, t.due, t.msg) for key, t in h.timers.items()]
+    live = session_to_save(h.session, timers, ModelPacker(shared=True))
+    return [session_to_bytes(h.session, timers), live.data, *live.blobs.values()]
+
+
+def test_the_saved_session_never_holds_the_links_token() -> None:
+    """Rule: the link's secret part is derived at render (engine key, session, nonce), never kept:
+    whoever reads the session store cannot build the link."""
+    h = _offered()
+    token = _token(h)
+    link = f"{BASE}/continue/{h.model.session_id}.{token}"
+    assert len(token) == 32 and h.of_type("qr")[0].p["bits"] == encoded(link, False)[1], "the QR code is not the link"
+    h.press("handoff/copy")
+    assert token in h.pending_effect("clipboard")["req"]["text"]
+    saves = _saved(h)
+    h.deliver(_claim(h))
+    saves += _saved(h)
+    for data in saves:
+        assert token.encode() not in data
+    assert NONCE.encode() in saves[0], "the saved session does not hold what the link is derived from"
 
 
 def _confirm(h: Harness, key: str = KEY) -> None:
@@ -129,7 +161,7 @@ def test_the_link_expires_after_2_minutes() -> None:
     assert claim_refusal(h.model, _claim(h), h.now) is None, "refused before its 2 minutes"
     h.advance(1)
     h.expect(view="ContinueOnPhone", text="This link expired")
-    assert h.model.handoff.token == ""
+    assert h.model.handoff.nonce == ""
     _refused(h, _claim(h), HandoffRefusal.UNKNOWN)
 
 
@@ -167,9 +199,9 @@ def test_a_new_link_after_expiry_and_the_old_one_stays_dead() -> None:
     old = _claim(h)
     h.advance(LINK_TTL_MS)
     h.press("handoff/new")
-    h.settle_call("handoff.token", {"token": "second-token", "base": BASE})
+    h.settle_call("handoff.token", {"nonce": "second-nonce", "base": BASE})
     _refused(h, old, HandoffRefusal.UNKNOWN)
-    assert claim_refusal(h.model, _claim(h, token="second-token"), h.now) is None
+    assert claim_refusal(h.model, _claim(h, token=_token(h, "second-nonce")), h.now) is None
 
 
 def test_a_code_mismatch_answered_no_links_nothing_and_a_later_claim_of_that_link_is_used() -> None:

@@ -44,8 +44,8 @@ def clock() -> Iterator[None]:
 
 
 async def _signed_in(client: Client, http: httpx.AsyncClient, mail: LocalSmtpServer, email: str,
-                     device: DeviceKey) -> str:
-    await client.join(opts=OPTS)
+                     device: DeviceKey, opts: dict[str, Any] = OPTS) -> str:
+    await client.join(opts=opts)
     await client.intent("host", "open", {})
     await client.intent("connect/email", "submit", {"value": email})
     await client.recv_until(lambda f: "/embedded/signin?" in str(f))
