@@ -3,9 +3,11 @@ idle session that dropped its tree answering its next intent as if it never had.
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 from modalcore.server.socket import Socket
+from modalcore.wire.frames import Join
 from modalcore_testing import make_test_config, start_server
 
 
@@ -62,3 +64,17 @@ async def test_an_idle_runner_holds_no_call_sets_context_or_frame_until_used() -
             frames = await client.recv_until(lambda f: f["t"] == "patch")
             assert frames[0]["status"] == "ok"
             assert runner.context.session_id == runner.id  # made when asked for
+
+
+async def test_an_idle_socket_holds_no_join_frame_past_its_handshake() -> None:
+    """Idle figure (the load tool's RSS per session): once its session is running, a socket's
+    task holds neither the parsed join nor the options map it was decoded into (~1.8 KiB per
+    idle socket when the endpoint's frame kept them for the socket's life)."""
+    with start_server() as server:
+        async with server.client() as first, server.client() as second:
+            await first.join()
+            await second.join()
+            await first.quiet(0.2)
+            assert len(server.hub.runners) == 2
+            gc.collect()
+            assert [o for o in gc.get_objects() if isinstance(o, Join)] == []
