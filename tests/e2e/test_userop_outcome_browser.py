@@ -23,7 +23,8 @@ from modalcore_testing import RunningServer, serve_app
 
 from .conftest import ARTIFACTS, TIMEOUT_MS
 from .test_approval_decoded_browser import SIZES, _sign_in
-from .test_smart_account_browser import HOST_PAGE, FUNDS, RECEIVER, _rpc, _smart_account, smart_dir, smart_engine, smtp  # noqa: F401
+from .test_smart_account_browser import (FUNDS, HOST_PAGE, RECEIVER, _rpc, _smart_account, smart_dir,  # noqa: F401
+                                         smart_engine, smtp)  # noqa: F401
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
 # the smart-account host page, laid out for a phone's width too
