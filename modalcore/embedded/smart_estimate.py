@@ -10,14 +10,14 @@ then says the bundler's check is unavailable, flows/simulation.py).
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from ..aa.config import section_of
 from ..aa.estimate import estimate_operation
 from ..aa.ledger import SponsorLedger
 from ..aa.send import Sponsorship
 from ..aa.userop import Call, MalformedUserOp, counterfactual_address
-from ..core.services import ServiceError
+from ..core.services import ServiceContext, ServiceError
+from ..rules import texts
 from ..services.shapes import UserOpCheckArgs, UserOpChecked
 from .smart_calls import NOT_THIS_ACCOUNT, aa_chain
 from .smart_send import client_address_of
@@ -32,7 +32,9 @@ def _calls(args: UserOpCheckArgs) -> list[Call]:
         raise ServiceError("the calls are malformed", "invalid") from None
 
 
-async def userop_check(ctx: Any, ledger: SponsorLedger, args: UserOpCheckArgs) -> UserOpChecked:
+async def userop_check(ctx: ServiceContext | None, ledger: SponsorLedger, args: UserOpCheckArgs) -> UserOpChecked:
+    if ctx is None or ctx.config is None or ctx.http is None:
+        raise ServiceError(texts.CHAIN_NOT_SUPPORTED)
     aa = aa_chain(ctx, args.chain)
     try:
         mine = counterfactual_address(aa.factory, args.owner).lower() == args.account.lower()
@@ -40,8 +42,8 @@ async def userop_check(ctx: Any, ledger: SponsorLedger, args: UserOpCheckArgs) -
         mine = False
     if not mine:
         raise ServiceError(NOT_THIS_ACCOUNT, "invalid")
-    sponsorship = Sponsorship(section_of(ctx.config.model_extra).sponsor, ledger, str(getattr(ctx, "project_id", "")),
-                              args.method, int(ctx.clock.now_ms()), client_address_of(ctx))
+    sponsorship = Sponsorship(section_of(ctx.config.model_extra).sponsor, ledger, ctx.project_id, args.method,
+                              ctx.clock.now_ms(), client_address_of(ctx))
     try:
         async with asyncio.timeout(TIMEOUT_S):
             found = await estimate_operation(ctx.http, aa, args.owner, _calls(args), sponsorship=sponsorship,
