@@ -31,8 +31,9 @@ from typing import NotRequired, Protocol, TypedDict
 from ..aa.ledger import SponsorLedger, memory_ledger
 from ..durable.db import Durable
 from ..core.services import serve, ServiceContext, ServiceError, ServiceTable
-from ..services.handles import (CALLS_STATUS, EMAIL_CODE, EMBEDDED_RESOLVE, EMBEDDED_SIGN, SMART_ACCOUNTS, CodeSent, EmailArgs, SignArgs,
-                                SmartAccountsArgs, SmartAccountsFound)
+from ..services.handles import (CALLS_STATUS, EMAIL_CODE, EMBEDDED_RESOLVE, EMBEDDED_SIGN, SMART_ACCOUNTS, USEROP_CHECK, CodeSent,
+                                EmailArgs, SignArgs, SmartAccountsArgs, SmartAccountsFound)
+from ..services.shapes import UserOpCheckArgs, UserOpChecked
 from .budget import MailBudget, OverBudget, memory_budget
 from .codes import EmailCodes
 from .devicekeys import DeviceKeys, parse_public_key
@@ -44,6 +45,7 @@ from .resolve import resolve
 from .signer import sign
 from .smart import smart_accounts
 from .smart_calls import calls_status
+from .smart_estimate import userop_check
 from .social import SocialSignIns
 from .otp import RANDOM_BYTES, OtpError, RateLimited, Verdict, normalize_email
 from ..farcaster.service import FarcasterSignIns, farcaster_services
@@ -201,3 +203,13 @@ def embedded_services(wallet: EmbeddedWallet) -> ServiceTable:
     if wallet.farcaster is not None:
         services.update(farcaster_services(wallet.farcaster))
     return services
+
+
+def userop_services(wallet: EmbeddedWallet) -> ServiceTable:
+    """The bundler's check of a smart account's request before its approval (issue 43,
+    smart_estimate.py): a read, registered beside `embedded_services` (the sessions' test worlds
+    run the wallet's services and leave the simulations to the tests that ask for them)."""
+    async def check_user_operation(ctx: ServiceContext | None, args: UserOpCheckArgs) -> UserOpChecked:
+        return await userop_check(ctx, wallet.sponsored, args)
+
+    return {USEROP_CHECK: serve(USEROP_CHECK, check_user_operation)}

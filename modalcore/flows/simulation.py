@@ -14,6 +14,13 @@ the send path prices it (`estimate_fee`: eth_estimateGas × eth_gasPrice, servic
 the same 1.5 s timer. The estimate waits for that answer (or the timer) and shows "≈ 0.00004
 ETH", or "Fee unavailable" when the node would not price it: never a zero fee.
 
+A smart account's request (one UserOperation, a single send or a wallet_sendCalls batch) is
+also checked by the chain's bundler (`embedded.userop_check`: eth_estimateUserOperationGas runs
+the operation through the EntryPoint), under the same timer: the outcome keeps the node's changes
+(or the call data's) and takes the bundler's fee ("Sponsored" when the paymaster would pay) and its
+revert or refusal with the reason; it settles once both answered, and a bundler that does not
+answer in time is said to be unavailable (simulation/userop.py).
+
 What is executed is the request's call, which the approval tree hashes; the outcome only
 changes what the frame draws (issue 43 item 4: a node that lies cannot change what is signed).
 """
@@ -22,17 +29,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..core.cmds import Call, CancelTimer, Dispatch, Reply, StartTimer
+from ..core.cmds import Call, CancelTimer, Cmd, Dispatch, Reply, StartTimer
 from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import On, Slice
 from ..rules.calls import CallBatch, parse_send_calls
-from ..services.handles import CHAIN_SIMULATE, ESTIMATE_FEE
-from ..services.shapes import SIMULATED_CALLS, SIMULATED_LOGS, FeeArgs
+from ..services.handles import CHAIN_SIMULATE, ESTIMATE_FEE, USEROP_CHECK
+from ..services.shapes import SIMULATED_CALLS, SIMULATED_LOGS, USEROP_REASON_CHARS, FeeArgs
 from ..simulation.outcome import (
     FEE_UNAVAILABLE,
     INSUFFICIENT,
@@ -50,6 +57,7 @@ from ..simulation.outcome import (
     is_swap,
     simulated,
 )
+from ..simulation.userop import BundlerCheck, checked, with_bundler
 from ..slices.smart_account import shown_address
 
 if TYPE_CHECKING:
@@ -105,6 +113,24 @@ class OutcomeFee(Reply):
     """`estimate_fee` answered for the estimate's fee (`key`: the request's eid)."""
 
     result: FeeAnswer | None = None
+
+
+class UserOpAnswer(BaseModel):
+    """`embedded.userop_check`'s result as the session's edge bounds it (embedded/smart_estimate.py)."""
+
+    model_config = _STRICT
+    status: Literal["ok", "reverted", "refused"]
+    gas: int = Field(ge=0, lt=2**64)
+    fee: int = Field(ge=0, lt=2**256)
+    sponsored: bool
+    reason: str = Field(max_length=USEROP_REASON_CHARS)
+
+
+@dataclass(frozen=True)
+class UserOpChecked(Reply):
+    """The bundler's check of a smart account's request answered (`key`: the request's eid)."""
+
+    result: UserOpAnswer | None = None
 
 
 @dataclass(frozen=True)
@@ -167,11 +193,18 @@ def start(model: Model, request: EmbeddedRequest) -> Step:
     if not rpc_url:
         return _with(model, request, estimate(calls, account, known(model, request.chain))), []
     call = CHAIN_SIMULATE.call_or_refusal(args, Simulated, key=request.eid)
-    # the EOA's one call is priced as the send path prices it; a smart account's UserOperation
-    # (bundler gas, perhaps a paymaster) and a batch of several calls are not: "Fee unavailable"
-    priced = len(calls) == 1 and account.lower() == model.smart.owner.lower()
-    commands = [call, *(_fee_call(rpc_url, account, calls[0], request.eid) if priced else [])]
-    pending = replace(request, outcome=PENDING, simulation="asked", fee="" if priced else FEE_UNAVAILABLE)
+    # the EOA's one call is priced as the send path prices it; a batch of several calls from the
+    # EOA is not ("Fee unavailable"); a smart account's UserOperation is the bundler's to price
+    # and check (its gas, perhaps a paymaster, its revert)
+    smart = bool(model.smart.owner) and account.lower() != model.smart.owner.lower()
+    priced = len(calls) == 1 and not smart
+    commands: list[Cmd] = [call, *(_fee_call(rpc_url, account, calls[0], request.eid) if priced else [])]
+    if smart:
+        commands.append(USEROP_CHECK.call_or_refusal(
+            {"chain": request.chain, "owner": model.smart.owner, "account": account, "method": request.method,
+             "calls": args["calls"]}, UserOpChecked, key=request.eid))
+    pending = replace(request, outcome=PENDING, simulation="asked", fee="" if priced or smart else FEE_UNAVAILABLE,
+                      bundler="asked" if smart else "", reason="", held=None)
     return _with(model, pending, PENDING), [*commands, StartTimer(TIMER, SIMULATION_MS, SimulationDue(request.eid))]
 
 
@@ -189,7 +222,7 @@ def _waiting(model: Model, eid: str) -> EmbeddedRequest | None:
     return request
 
 
-def _estimated(model: Model, request: EmbeddedRequest) -> Model:
+def _from_call_data(model: Model, request: EmbeddedRequest) -> Outcome:
     """The outcome from the call data, with the fee the node estimated (or "Fee unavailable"),
     warned when the node said the account cannot pay."""
     account = shown_address(model, request.chain)
@@ -199,11 +232,29 @@ def _estimated(model: Model, request: EmbeddedRequest) -> Model:
         "unavailable", fee=fee)
     if request.simulation == "insufficient":
         outcome = replace(outcome, warnings=(*outcome.warnings, INSUFFICIENT))
-    return _with(model, replace(request, simulation="asked", fee=""), outcome)
+    return outcome
+
+
+def _estimated(model: Model, request: EmbeddedRequest) -> Model:
+    return _with(model, replace(request, simulation="asked", fee=""), _from_call_data(model, request))
+
+
+def _from_bundler(model: Model, request: EmbeddedRequest) -> Model:
+    """A UserOperation's outcome: the node's simulated changes (or the call data's), with the
+    bundler's fee and check (simulation/userop.py); a check not in yet is unavailable."""
+    outcome = request.held if request.held is not None else _from_call_data(model, request)
+    check = BundlerCheck(request.bundler or "failed", request.fee, request.reason)
+    done = replace(request, simulation="asked", fee="", bundler="", reason="", held=None)
+    return _with(model, done, with_bundler(outcome, check))
 
 
 def _settle(model: Model, request: EmbeddedRequest) -> Step:
-    """The estimate once the simulation failed and the fee is in; until both, still pending."""
+    """The estimate once the simulation failed and the fee is in; a UserOperation's outcome once
+    the node and the bundler both answered; until then, still pending."""
+    if request.bundler:
+        if request.simulation == "asked" or request.bundler == "asked":
+            return _with(model, request, PENDING), []
+        return _from_bundler(model, request), [CancelTimer(TIMER)]
     if request.simulation == "asked" or not request.fee:
         return _with(model, request, PENDING), []
     return _estimated(model, request), [CancelTimer(TIMER)]
@@ -222,15 +273,31 @@ def on_simulated(model: Model, msg: Simulated, now: int) -> Step:
     sim = Simulation(tuple(CallResult(c.ok, c.gas_used, tuple(Log(g.address.lower(), tuple(t.lower() for t in g.topics),
                                                                   g.data) for g in c.logs))
                            for c in msg.result.calls), msg.result.base_fee)
+    outcome = simulated(sim, account, calls, known(model, request.chain))
+    if request.bundler:  # a UserOperation: the bundler's fee and check still to come in
+        return _settle(model, replace(request, simulation="done", held=outcome))
     done = replace(request, simulation="asked", fee="")
-    return _with(model, done, simulated(sim, account, calls, known(model, request.chain))), [CancelTimer(TIMER)]
+    return _with(model, done, outcome), [CancelTimer(TIMER)]
 
 
 def on_due(model: Model, msg: SimulationDue, now: int) -> Step:
     request = _waiting(model, msg.eid)
     if request is None:
         return model, []
+    if request.bundler:
+        return _from_bundler(model, request), []
     return _estimated(model, request), []
+
+
+def on_userop(model: Model, msg: UserOpChecked, now: int) -> Step:
+    request = _waiting(model, msg.key)
+    if request is None or request.bundler != "asked":
+        return model, []
+    if not msg.ok or msg.result is None:  # the bundler is down, slow or out of shape
+        return _settle(model, replace(request, bundler="failed", fee=FEE_UNAVAILABLE))
+    answer = msg.result
+    check = checked(answer.status, answer.fee, answer.sponsored, answer.reason, known(model, request.chain))
+    return _settle(model, replace(request, bundler=check.status, fee=check.fee, reason=check.reason))
 
 
 def on_fee(model: Model, msg: OutcomeFee, now: int) -> Step:
@@ -241,6 +308,7 @@ def on_fee(model: Model, msg: OutcomeFee, now: int) -> Step:
     return _settle(model, replace(request, fee=fee_text(wei, known(model, request.chain))))
 
 
-HANDLERS = (On(Simulated, on_simulated), On(SimulationDue, on_due), On(OutcomeFee, on_fee))
+HANDLERS = (On(Simulated, on_simulated), On(SimulationDue, on_due), On(OutcomeFee, on_fee),
+            On(UserOpChecked, on_userop))
 
 SLICE = Slice("simulation", HANDLERS)

@@ -41,7 +41,7 @@ from ..audit.signer import HeadSigner
 from ..audit.routes import routes as audit_routes
 from ..directory.routes import routes as directory_routes
 from ..icons.routes import routes as icon_routes
-from ..embedded.service import EmbeddedWallet, embedded_services
+from ..embedded.service import EmbeddedWallet, embedded_services, userop_services
 from ..embedded.setup import open_wallet, section_of
 from ..durable.config import open_shared
 from .stores import open_names, open_siwx, siwx_key_file
@@ -304,7 +304,7 @@ def create_app(
                 if app_embedded.farcaster is not None:
                     app_embedded.farcaster.http = http
                     app_embedded.farcaster.store = session_store  # … and its channels
-                for name, service in embedded_services(app_embedded).items():
+                for name, service in {**embedded_services(app_embedded), **userop_services(app_embedded)}.items():
                     if name not in hub.deps.services:
                         hub.deps.services.register(name, service)
             if HANDOFF_TOKEN not in hub.deps.services:

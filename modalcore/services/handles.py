@@ -20,6 +20,8 @@ from .shapes import (
     ChainReadResult,
     SimulateArgs,
     SimulateResult,
+    UserOpCheckArgs,
+    UserOpChecked,
     DirectoryArgs,
     DirectoryResult,
     FeeArgs,
@@ -355,6 +357,9 @@ EMBEDDED_RESOLVE: ServiceRef[SignArgs, dict[str, str]] = ServiceRef("embedded.re
 # the signed-in key's ERC-4337 smart account per chain (issue 32)
 SMART_ACCOUNTS: ServiceRef[SmartAccountsArgs, SmartAccountsFound] = ServiceRef(
     "embedded.smart_accounts", SmartAccountsArgs, SmartAccountsFound)
+# a smart account's UserOperation as the bundler simulates it, before its approval (issue 43)
+USEROP_CHECK: ServiceRef[UserOpCheckArgs, UserOpChecked] = ServiceRef(
+    "embedded.userop_check", UserOpCheckArgs, UserOpChecked)
 # an EIP-5792 batch's status from the bundler's receipt (issue 32)
 CALLS_STATUS: ServiceRef[CallsStatusArgs, CallsStatusFound] = ServiceRef(
     "embedded.calls_status", CallsStatusArgs, CallsStatusFound)

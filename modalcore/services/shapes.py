@@ -151,3 +151,31 @@ class SimulateResult(TypedDict):
     calls: list[SimulatedCall]
     base_fee: int
     insufficient: bool  # the node refused: the account cannot pay the value and the fee
+
+
+# ----- embedded.userop_check (issue 43): a smart account's UserOperation as the bundler simulates it
+
+USEROP_REASON_CHARS = 160  # the bundler's revert or refusal reason, as shown
+
+
+class UserOpCheckArgs(_Args):
+    """Estimate `calls` sent from the smart `account` of `owner` on `chain` as one UserOperation
+    (what the signer would send for `method`), through the chain's bundler."""
+
+    chain: str = Field(pattern=r"^eip155:[0-9]{1,20}$")
+    owner: str = Field(pattern=_ADDRESS)
+    account: str = Field(pattern=_ADDRESS)
+    method: Literal["eth_sendTransaction", "wallet_sendCalls"]
+    calls: list[SimulateCall] = Field(min_length=1, max_length=SIMULATED_CALLS)
+
+
+class UserOpChecked(TypedDict):
+    """`status`: "ok" (the bundler estimated it: `gas` is the operation's gas limits, `fee` wei
+    = gas × the block's base fee + tip, 0 when `sponsored`), "reverted" (its call phase reverts)
+    or "refused" (the account's or the paymaster's validation fails); `reason` the bundler's."""
+
+    status: Literal["ok", "reverted", "refused"]
+    gas: str
+    fee: str
+    sponsored: bool
+    reason: str

@@ -54,10 +54,14 @@ class Outcome:
     more: int = 0
     fee: str = ""
     warnings: tuple[str, ...] = ()
+    # where the fee and the revert check come from when not from the same source as the changes
+    # (a smart account's UserOperation: the bundler, simulation/userop.py); said after the note
+    source: str = ""
 
     def to_tree(self) -> dict[str, object]:
         """The approval tree's `outcome` (maps, lists, text, integers only)."""
-        return {"status": self.status, "note": NOTES[self.status], "changes": list(self.changes),
+        note = f"{NOTES[self.status]}; {self.source}" if self.source else NOTES[self.status]
+        return {"status": self.status, "note": note, "changes": list(self.changes),
                 "more": self.more, "fee": self.fee, "warnings": list(self.warnings)}
 
 

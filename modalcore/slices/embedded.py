@@ -57,8 +57,13 @@ class EmbeddedRequest:
     outcome: Outcome | None = None
     # while the outcome is pending: how the node's simulation went ("asked": no answer yet) and
     # the fee it estimated for the estimate path ("" until it answers; flows/simulation.py)
-    simulation: Literal["asked", "failed", "insufficient"] = "asked"
+    simulation: Literal["asked", "failed", "insufficient", "done"] = "asked"
     fee: str = ""
+    # a smart account's UserOperation (flows/simulation.py): the bundler's check ("" for the EOA),
+    # its reason, and the node's simulated outcome held until the bundler answers
+    bundler: Literal["", "asked", "ok", "reverted", "refused", "failed"] = ""
+    reason: str = ""
+    held: Outcome | None = None
 
 
 @dataclass(frozen=True)

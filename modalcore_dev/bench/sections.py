@@ -36,5 +36,5 @@ SECTIONS: dict[str, Section] = {
 
 # The sections that need the dev chains (the smoke tests hand them the shared fixtures), and of
 # those the ones that also need a bundler.
-ON_CHAINS = ("swap", "walletconnect", "embedded", "simulation", "farcaster")
-ON_BUNDLERS = ("aa", "aa-approve")
+ON_CHAINS = ("swap", "walletconnect", "embedded", "farcaster")
+ON_BUNDLERS = ("aa", "aa-approve", "simulation")

@@ -6,7 +6,10 @@ page fetched and its challenge answered with the settled approval tree (what the
 - with simulation: the engine's network is an Anvil node, which answers `eth_simulateV1`
   (the outcome simulated by the network);
 - without: the engine's network is a Hardhat node, which does not simulate (the outcome
-  estimated from the call data after the node's refusal).
+  estimated from the call data after the node's refusal);
+- a smart account's send (one UserOperation) on Hardhat with the bundler (alto): the outcome
+  estimated from the call data, with the bundler's check (eth_estimateUserOperationGas through
+  the EntryPoint) and its fee, sponsored.
 
 Each round is a new websocket session signed in by email (local SMTP), as embedded_bench.py's.
 """
@@ -22,6 +25,8 @@ from pathlib import Path
 import httpx
 
 from modalcore.embedded.approval_tree import read
+from modalcore.simulation.userop import CHECKED
+from modalcore_dev.bench.aa_approve_bench import FUNDS, smart_engine
 from modalcore_dev.bench.embedded_bench import _engine, _ms
 from modalcore_dev.bench.embedded_client import TIMEOUT_S, ask, begin, sign_in
 from modalcore_testing.device import DeviceKey
@@ -31,7 +36,7 @@ from modalcore_dev.devchain.anvil import ANVIL_NAME, start_anvil
 from modalcore_dev.devchain.deploy import deploy_chain
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore_dev.devmail import LocalSmtpServer
-from modalcore_testing import RunningServer
+from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, Client, RunningServer
 
 ROUNDS = 40
 TO = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
@@ -62,6 +67,36 @@ async def _measure(engine: RunningServer, smtp: LocalSmtpServer, rounds: int, ta
     return took, status
 
 
+async def _measure_smart(url: str, smtp: LocalSmtpServer, chains: ChainsInfo, rounds: int) -> tuple[list[float], int]:
+    """As `_measure`, from the smart account (funded, sponsored: each round's operation is
+    checked by the bundler, never sent); how many rounds had the bundler's check within the 1.5 s."""
+    took: list[float] = []
+    checked = 0
+    async with httpx.AsyncClient(base_url=url, timeout=TIMEOUT_S) as http:
+        for i in range(rounds):
+            device = DeviceKey()
+            async with Client.open(url.replace("http", "ws") + f"/ws?project={TEST_PROJECT}", origin=TEST_ORIGIN,
+                                   project=TEST_PROJECT) as client:
+                smart = await sign_in(client, http, smtp, device, f"sim-smart-{i}@example.com", ["eip155:31337"])
+                with chains.rpc(31337) as rpc:
+                    rpc.call("hardhat_setBalance", [smart, hex(FUNDS)])
+                await client.quiet(0.05)
+                start = time.perf_counter()
+                eid = await ask(client, "t", "eth_sendTransaction", [{"from": smart, "to": TO, "value": hex(10**16)}])
+                page = await http.get(f"/embedded/approve?session={client.session}&request={eid}")
+                begun = await begin(client, http, eid, device)
+                took.append(1000 * (time.perf_counter() - start))
+                if page.status_code != 200 or "tree" not in begun:
+                    raise RuntimeError(f"the approval frame answered {page.status_code} {begun}")
+                checked += _note(begun["tree"]).endswith(CHECKED)
+    return took, checked
+
+
+def _note(tree_b64: str) -> str:
+    tree = read(base64.urlsafe_b64decode(tree_b64 + "=" * (-len(tree_b64) % 4)))
+    return str((tree["outcome"] or {}).get("note", ""))
+
+
 def _status(tree_b64: str) -> str:
     tree = read(base64.urlsafe_b64decode(tree_b64 + "=" * (-len(tree_b64) % 4)))
     return str((tree["outcome"] or {}).get("status", "none"))
@@ -78,6 +113,9 @@ def run(parts: Parts) -> Lines:
         with tempfile.TemporaryDirectory() as folder, parts.dev_chains() as chains, \
                 _engine(Path(folder), ChainsInfo({31337: chains.rpc_urls[31337]}, chains.deployment), smtp.port) as engine:
             estimated, without_status = asyncio.run(_measure(engine, smtp, rounds, "hardhat"))
+        with tempfile.TemporaryDirectory() as folder, parts.dev_chains() as chains, parts.bundler(chains) as bundler, \
+                smart_engine(Path(folder), chains, bundler, smtp.port) as (url, _):
+            smart, checked = asyncio.run(_measure_smart(url, smtp, chains, rounds))
     finally:
         anvil.stop()
         smtp.stop()
@@ -86,6 +124,8 @@ def run(parts: Parts) -> Lines:
         "engine app under uvicorn, local SMTP, SQLite)",
         _ms(f"with simulation (Anvil, eth_simulateV1; outcome {with_status})", simulated),
         _ms(f"without simulation (Hardhat, no eth_simulateV1; outcome {without_status})", estimated),
+        _ms(f"smart account's send (Hardhat + alto's eth_estimateUserOperationGas, sponsored; the bundler's "
+            f"check in time in {checked}/{rounds})", smart),
     ]
 
 
