@@ -1,10 +1,11 @@
 """A session's persistent state as msgpack bytes (never pickle).
 
-What survives a restart: the model (via `model_to_data`), the sequence counters, the tree
-version, the remembered intent ids and their outcomes, the rate-limit bucket, the effects
-pending in the browser and the request held for the embedded wallet (each by its reply's name,
-`engine/named.py`), what the host and theme frames last said, whether an intent was ever
-applied, the resume-token generation, and the timers still due.
+What survives a restart: the model (via `model_to_data`; the effects waiting on an answer are
+in it, each by its reply's name, engine/pending.py), the sequence counters, the tree version,
+the remembered intent ids and their outcomes, the rate-limit bucket, what the host and theme
+frames last said, whether an intent was ever applied, the resume-token generation, and the
+timers still due. A session saved before the model held its pending effects kept them beside it
+(`effects`, `held`): they move into the model when it is loaded.
 The frame ring does not survive: a client that rejoins a restored session gets a snapshot.
 
 A live session's saves (`session_to_save`, format 3) refer to the wallet directory's lists by
@@ -32,7 +33,8 @@ from ..slices.model import Model, model_from_data
 from ..wire.codec import array_header, encode, encode_with, map_header
 from ..wire.serverframes import AckStatus, ack_status
 from ..core.msg import Msg
-from .named import effect_to, from_data, purpose, to_data
+from . import pending
+from .named import from_data, to_data
 from .session import Session
 from .shared import SHARED, SharedPacker, resolver, restore
 
@@ -223,8 +225,6 @@ def _session_data(session: Session, timers: Iterable[PendingTimer], packer: Mode
         "acked": session.acked,
         "tokens": float(session.tokens),
         "tokens_at": session.tokens_at,
-        "effects": {eid: purpose(to) for eid, to in session.effects.items()},
-        "held": {eid: purpose(to) for eid, to in session.held.items()},
         "host_sent": session.host_sent,
         "theme_sent": session.theme_sent,
         "acted": session.acted,
@@ -297,7 +297,10 @@ def load_bytes(data: bytes, blobs: Mapping[str, bytes] | None = None) -> tuple[S
                 log.info("session %s: shared blobs missing, fetched again: %s", raw["id"], ", ".join(reset))
         elif raw["format"] == 2:  # the model's own msgpack, as bytes
             model_data = msgpack.unpackb(model_data, raw=False, strict_map_key=False)
-        model = model_from_data(model_data)
+        # before the model held its pending effects, the session kept them beside it
+        model = pending.restored(model_from_data(model_data),
+                                 {str(k): str(v) for k, v in raw.get("effects", {}).items()},
+                                 {str(k): str(v) for k, v in _held(raw, model_data).items()})
         session = Session(str(raw["id"]), model, int(raw["tokens_at"]))
         session.version = int(raw["version"])
         session.out_seq = int(raw["out_seq"])
@@ -305,8 +308,6 @@ def load_bytes(data: bytes, blobs: Mapping[str, bytes] | None = None) -> tuple[S
         session.acked = int(raw["acked"])
         session.intents = OrderedDict((str(iid), ack_status(status)) for iid, status in raw["intents"])
         session.tokens = float(raw["tokens"])
-        session.effects = {str(k): effect_to(str(v), session.table.messages) for k, v in raw["effects"].items()}
-        session.held = {str(k): effect_to(str(v), session.table.messages) for k, v in _held(raw, model_data).items()}
         session.host_sent = dict(raw["host_sent"])
         session.theme_sent = raw["theme_sent"]
         # Absent from sessions saved before these fields existed (their tokens, of an older

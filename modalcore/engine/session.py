@@ -33,7 +33,7 @@ from ..wire.frames import (
 from ..wire.nodes import Node, path_to
 from ..wire.serverframes import (AckStatus, EffectCancel, EffectRequest, HostEvent, IntentAck, Joined, Patch, ServerFrame,
                                  Snapshot, Theme, error_frame)
-from . import hostevents
+from . import hostevents, pending
 from .connection import Connection
 from ..core.cmds import (RUNTIME_EFFECT_KINDS, Call, CallSettled, CancelEffect, CancelTimer, Dispatch, Effect,
                          EffectSettled, EffectTo, StartTimer, Track, WalletAnswered)
@@ -64,8 +64,9 @@ class Output:
 
 
 class Session(Connection):
-    """The Elm program of one visitor: model, table, pending effects and the tree the client has,
-    over its wire connection (`Connection`: numbering, the resend ring, tokens, rate limit)."""
+    """The Elm program of one visitor: model (the effects waiting on an answer are in it), table
+    and the tree the client has, over its wire connection (`Connection`: numbering, the resend
+    ring, tokens, rate limit)."""
 
     def __init__(self, session_id: str, model: Model, now: int, table: Table = ENGINE) -> None:
         super().__init__(now)
@@ -82,8 +83,6 @@ class Session(Connection):
         self._used = True  # the tree was drawn or read since the last `compact_if_unused`
         self.tree = render(model, self.bodies)
         self.version = 0
-        self.effects: dict[str, EffectTo] = {}  # eid -> where its answer goes, pending in the browser
-        self.held: dict[str, EffectTo] = {}  # the same, for requests the engine answers as the embedded wallet
         self.host_sent: dict[str, Any] = {}
         self._host_inputs: tuple[Any, ...] = ()
         self.theme_sent: dict[str, Any] | None = None
@@ -91,6 +90,21 @@ class Session(Connection):
         self.snapshot_v = 0  # the tree version the latest snapshot carried
         self.acted = False  # one of its intents was applied (only then is it worth saving)
         self.recorder: SessionTap | None = None  # the recorder, observing inputs and outputs
+
+    # ----- the effects waiting on an answer: in the model (engine/pending.py)
+    @property
+    def effects(self) -> dict[str, EffectTo]:
+        """Effect id -> where its answer goes, for the effects the page or the runtime answers."""
+        return pending.waiting(self.model, self.table.messages)
+
+    @property
+    def held(self) -> dict[str, EffectTo]:
+        """The same for the request the engine answers as the embedded wallet."""
+        return pending.waiting(self.model, self.table.messages, engine=True)
+
+    def _settle(self, eid: str, *, engine: bool = False) -> EffectTo | None:
+        self.model, to = pending.settle(self.model, eid, self.table.messages, engine=engine)
+        return to
 
     # ----- the tree (dropped while idle, drawn again on demand)
     @property
@@ -274,7 +288,7 @@ class Session(Connection):
         return any(node.p.get("hidden") is True for node in path)
 
     def _effect_result(self, frame: EffectResult, now: int) -> Output:
-        to = self.effects.pop(frame.eid, None)
+        to = self._settle(frame.eid)
         if to is None:
             return Output()  # cancelled, timed out or unknown: ignored
         error = frame.error
@@ -297,7 +311,7 @@ class Session(Connection):
         if isinstance(msg, EffectSettled) and not msg.timed_out:
             # the runtime's answer to an effect it ran (RUNTIME_EFFECT_KINDS): taken once, then
             # its timeout timer is cancelled; a late or unknown answer is ignored
-            if self.effects.pop(msg.eid, None) is None:
+            if self._settle(msg.eid) is None:
                 out = Output()
             else:
                 out = self._deliver(msg, now)
@@ -310,7 +324,7 @@ class Session(Connection):
 
     def _deliver(self, msg: Msg, now: int) -> Output:
         if isinstance(msg, EffectSettled) and msg.timed_out:  # the engine's timer, not an answer
-            if self.effects.pop(msg.eid, None) is None:
+            if self._settle(msg.eid) is None:
                 return Output()
         if isinstance(msg, CallSettled):
             msg = typed(msg)  # the edge: a raw result becomes its typed Reply (engine/replies.py)
@@ -338,9 +352,9 @@ class Session(Connection):
                 case Effect() if cmd.kind == EMBEDDED_EFFECT:
                     # the engine is that wallet (flows/approval.py): the page never sees it; the
                     # model holds one such request at a time (`embedded.request`)
-                    self.held = {cmd.eid: cmd.to}
+                    self.model = pending.expect(self.model, cmd.eid, cmd.to, engine=True)
                 case Effect():
-                    self.effects[cmd.eid] = cmd.to
+                    self.model = pending.expect(self.model, cmd.eid, cmd.to)
                     if cmd.kind in RUNTIME_EFFECT_KINDS:
                         remaining.append(cmd)  # the runtime runs it (runner.py); no frame
                     else:
@@ -351,7 +365,7 @@ class Session(Connection):
                     )
                     remaining.append(StartTimer(f"effect:{cmd.eid}", cmd.timeout_ms, timeout))
                 case CancelEffect():
-                    if self.effects.pop(cmd.eid, None) is not None:
+                    if self._settle(cmd.eid) is not None:
                         out.frames.append(self._keep(EffectCancel(self._next(), self.in_seq, cmd.eid)))
                         remaining.append(CancelTimer(f"effect:{cmd.eid}"))
                 case Call() | StartTimer() | CancelTimer() | Track():
@@ -366,7 +380,7 @@ class Session(Connection):
         msg = cmd.msg
         if not isinstance(msg, WalletAnswered):
             return msg
-        to = self.held.pop(msg.eid, None)
+        to = self._settle(msg.eid, engine=True)
         if to is None:
             return None
         return typed_effect(EffectSettled(msg.eid, to, msg.ok, msg.result if msg.ok else None,

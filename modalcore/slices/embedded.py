@@ -39,7 +39,7 @@ EMBEDDED_EFFECT = "embedded"  # the effect kind the session never sends to the p
 @dataclass(frozen=True)
 class EmbeddedRequest:
     """A wallet request to the embedded wallet, held until answered; `key` what it was for,
-    `params` the JSON text. The session keeps where its answer goes (`Session.held`)."""
+    `params` the JSON text. Where its answer goes waits in the model's pending effects (engine/pending.py)."""
 
     eid: str
     method: str

@@ -28,6 +28,7 @@ from .register_name import RegisterState
 from .send_form import SendState
 from .swap_form import SwapState
 from .onramp_state import OnrampState
+from .pending import PendingState
 from .switching import SwitchState
 from .connecting import ConnectionState
 from .connectors import ConnectorsState, from_wallets
@@ -81,6 +82,7 @@ class Model:
     smart: SmartAccountsState = SmartAccountsState()  # the embedded sign-in's account types (issue 32)
     doctor: DoctorState = DoctorState()  # the last failure's cause (issue 44)
     handoff: HandoffState = HandoffState()  # continue on another device (issue 44 item 1)
+    pending: PendingState = PendingState()  # the effects waiting on an answer (engine/pending.py)
     counter: int = 0
 
     def draft_owner(self) -> tuple[str | None, str | None]:

@@ -199,10 +199,16 @@ def test_a_saved_session_still_answers_the_request_it_holds_after_a_restart(
     request = _sign_in_waiting(world)
     loaded, _ = load_bytes(session_to_bytes(world.h.session))
     assert loaded.held == world.h.session.held == {request.eid: EffectTo(SiwxMessageSigned, request.key)}
-    # saved before `held` was: the model's request named its reply
+    # saved before the model held its pending effects: the session kept them beside it
     raw = msgpack.unpackb(session_to_bytes(world.h.session), raw=False)
-    del raw["held"]
+    assert "held" not in raw and "effects" not in raw
     model = msgpack.unpackb(raw["model"], raw=False)
+    model.pop("pending")
+    raw["model"] = msgpack.packb(model)
+    raw["effects"], raw["held"] = {}, {request.eid: f"SiwxMessageSigned|{request.key}"}
+    assert load_bytes(msgpack.packb(raw))[0].held == loaded.held
+    # saved before `held` was: the model's request named its reply
+    del raw["held"]
     model["embedded"]["request"]["reply"] = "SiwxMessageSigned"
     raw["model"] = msgpack.packb(model)
     older, _ = load_bytes(msgpack.packb(raw))
@@ -213,3 +219,33 @@ def test_a_saved_session_still_answers_the_request_it_holds_after_a_restart(
     world.settle_all()
     assert world.h.model.siwx.has_session and world.h.model.embedded.request is None
     assert loaded.held == {}
+
+
+def test_rule_the_page_cannot_answer_the_request_the_engine_holds(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    """The request the engine holds as the embedded wallet waits in the model's pending effects
+    beside the page's own; an `effect_result` from the page for its id is no answer: nothing
+    changes, and the engine's own answer still arrives once."""
+    world = _siwx_world(wallet, smtp)
+    request = _sign_in_waiting(world)
+    [held] = [e for e in world.h.model.pending.effects if e.engine]
+    assert held.eid == request.eid and held.reply == f"SiwxMessageSigned|{request.key}"
+    before = world.h.model
+    assert world.h.effect_result(request.eid, result="0x" + "ab" * 65) == []
+    assert world.h.model is before
+    world.h.deliver(ApprovalDecided(request.eid, approve=True))
+    world.run_calls()
+    world.settle_all()
+    assert world.h.model.siwx.has_session and not world.h.model.pending.effects
+
+
+def test_rule_pending_effects_are_saved_with_the_model(wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    """One place: what waits on an answer is part of the model a save packs (no list of its own
+    beside it), and a loaded session waits for the same."""
+    world = _siwx_world(wallet, smtp)
+    _sign_in_waiting(world)
+    raw = msgpack.unpackb(session_to_bytes(world.h.session), raw=False)
+    assert "effects" not in raw and "held" not in raw
+    assert msgpack.unpackb(raw["model"], raw=False)["pending"]["effects"]
+    loaded, _ = load_bytes(session_to_bytes(world.h.session))
+    assert loaded.model.pending == world.h.model.pending
