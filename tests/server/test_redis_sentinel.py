@@ -16,14 +16,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from redis import Redis
-
-from modalcore.engine.persist import load_bytes
 from modalcore.store.redis import RedisStore, ReplicasBehind
 from modalcore.store.redis_sentinel import sentinel_store
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client
 from modalcore_testing.sentinel import HOST, SERVICE, SentinelSet, sentinel_set
-from tests.server.test_store_outage import OPERATOR, STEP_S, Worker, _acked_ok, _poll, _resumed
+from tests.server.test_store_outage import OPERATOR, STEP_S, Worker, _acked_ok, _poll, _resumed, saved_at
 
 PREFIX = "sentinel:"
 
@@ -46,17 +43,7 @@ def _workers_end() -> Iterator[None]:
 
 def _saved_on(port: int, session_id: str) -> tuple[str, str] | None:
     """(view, theme mode) the Redis on `port` holds for the session; None when none or unreachable."""
-    client = Redis(host=HOST, port=port, socket_timeout=2)
-    try:
-        data = client.get(f"{PREFIX}s:{session_id}")
-    except Exception:
-        return None
-    finally:
-        client.close()
-    if not isinstance(data, bytes):
-        return None
-    session, _ = load_bytes(data, {})
-    return session.model.router.view, session.model.theme.mode
+    return saved_at(f"redis://{HOST}:{port}/0", PREFIX, session_id)
 
 
 async def test_rule_a_save_waits_for_the_replicas_it_is_told_to(watched: SentinelSet) -> None:

@@ -119,9 +119,14 @@ def outage(tmp_path: Path) -> Iterator[tuple[RedisProcess, Path]]:
 
 def _saved(redis: RedisProcess, session_id: str) -> tuple[str, str] | None:
     """(view, theme mode) of what Redis holds for the session; None when nothing or unreachable."""
-    client = Redis.from_url(redis.url, socket_timeout=2)
+    return saved_at(redis.url, PREFIX, session_id)
+
+
+def saved_at(url: str, prefix: str, session_id: str) -> tuple[str, str] | None:
+    """(view, theme mode) of what the Redis at `url` holds for the session under `prefix`."""
+    client = Redis.from_url(url, socket_timeout=2)
     try:
-        data = client.get(f"{PREFIX}s:{session_id}")
+        data = client.get(f"{prefix}s:{session_id}")
     except Exception:
         return None
     finally:
