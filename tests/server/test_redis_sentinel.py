@@ -20,7 +20,8 @@ from modalcore.store.redis import RedisStore, ReplicasBehind
 from modalcore.store.redis_sentinel import sentinel_store
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client
 from modalcore_testing.sentinel import HOST, SERVICE, SentinelSet, sentinel_set
-from tests.server.test_store_outage import OPERATOR, STEP_S, Worker, _acked_ok, _poll, _resumed, saved_at
+from tests.server.test_store_outage import (OPERATOR, STEP_S, Worker, _acked_ok, _poll, _resumed,  # noqa: F401
+                                            _workers_end, saved_at)
 
 PREFIX = "sentinel:"
 
@@ -29,16 +30,6 @@ PREFIX = "sentinel:"
 def watched() -> Iterator[SentinelSet]:
     with sentinel_set() as nodes:
         yield nodes
-
-
-@pytest.fixture(autouse=True)
-def _workers_end() -> Iterator[None]:
-    yield
-    while Worker.started:
-        process = Worker.started.pop().process
-        if process.poll() is None:
-            process.kill()
-        process.wait(STEP_S)
 
 
 def _saved_on(port: int, session_id: str) -> tuple[str, str] | None:
