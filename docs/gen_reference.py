@@ -366,7 +366,14 @@ def operator_page() -> str:
                  "engines (`serve` refuses an older schema with one line, exit 2); `modalcore db status` names the "
                  "versions; `modalcore db copy --config engine.toml` moves a one-host `embedded.db`, `siwx.db` and `names.db` "
                  "into an upgraded, empty database in one transaction (stop the host first). The driver is psycopg 3 with its pool (the `postgres` extra, "
-                 "in the lock). `modalcore keys rotate-master-key --db postgresql://...` re-wraps the shared keys."),
+                 "in the lock). `modalcore keys rotate-master-key --db postgresql://...` re-wraps the shared keys. "
+                 "While the server cannot be reached, a call that needs a record waits at most 5 s for a connection "
+                 "and fails, typed (nothing is retried behind the visitor's back), and that engine's `/healthz` answers "
+                 "503 with `postgres: ...` (no password) until the server answers again; the first call after it is back "
+                 "connects at once ([when a part fails](several-hosts.md#when-a-part-fails)). Every host uses the same "
+                 "`url`, and a user of its own with rights on that database only; hosts × workers × `pool_max` stay under "
+                 "the server's `max_connections`. [Three hosts by hand](several-hosts.md#three-hosts-by-hand-no-compose) "
+                 "starts a server for a trial."),
     ]
     for name, keys in PLAIN_SECTIONS.items():
         lines += [f"## `[{name}]`", "", PLAIN_INTRO[name], "", "| key | default | meaning |", "| --- | --- | --- |",
