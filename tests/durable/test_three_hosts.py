@@ -133,6 +133,10 @@ async def test_rule_postgres_down_5_s_loses_no_acknowledged_change_and_healthz_s
             assert down["ok"] is False and down["reason"].startswith("postgres: "), down
             assert "password" not in down["reason"]
             assert not smtp.mailbox.to("max@example.com")  # nothing mailed that was not recorded
+        async with httpx.AsyncClient(base_url=b.http, timeout=STEP_S) as on_b:  # the host's backend API on B
+            listed = await on_b.get("/v1/sessions/0x" + "00" * 19 + "01")
+        assert listed.status_code == 503 and "error" in listed.json()  # typed, not a 500
+        assert (await _until_health(b, 503))["reason"].startswith("postgres: ")
         await asyncio.sleep(max(0.0, OUTAGE_S - (time.monotonic() - stopped)))
     finally:
         cluster.start()
@@ -144,6 +148,7 @@ async def test_rule_postgres_down_5_s_loses_no_acknowledged_change_and_healthz_s
     # and the host that failed serves a new sign-in again
     _, other, _ = await sign_in(world, smtp, DeviceKey(), "max@example.com", c)
     assert other != address
+    assert not [h.name for h in world.hosts if "Traceback" in h.engine.output()]  # refusals, typed
 
 
 async def test_rule_the_mail_budget_holds_across_three_hosts_as_on_one(
