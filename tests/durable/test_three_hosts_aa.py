@@ -128,6 +128,8 @@ async def test_rule_a_sponsored_send_crosses_hosts_and_the_sponsoring_budget_hol
             frames = await client.recv_until(lambda f: any(r.get("id") == "race" for r in answers([f])), timeout=STEP_S)
             outcomes.append([r for r in answers(frames) if r.get("id") == "race"][-1])
     assert sorted(o["ok"] for o in outcomes) == [False, False, True], outcomes  # exactly one sponsored
+    # the other two by the budget (not by the bundler: one account's operations also race for its nonce)
+    assert [o["message"] for o in outcomes if not o["ok"]] == ["user operation refused: budget_spent"] * 2, outcomes
     assert _spent(world) <= BUDGET
     deadline = time.monotonic() + STEP_S
     while _balance(aachains, smart) != FUNDS - 3 * CENT:  # the sponsored one landed, nothing else
