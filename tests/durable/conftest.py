@@ -1,4 +1,4 @@
-"""Fixtures of the three-host tests (issue 42 item 3: test_three_hosts.py, test_three_hosts_aa.py)."""
+"""Fixtures of the durable store's tests that stop PostgreSQL or run three hosts (issue 42)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from modalcore_testing.postgres import PostgresProcess
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[PostgresProcess]:
-    """A PostgreSQL of this module's own (the outage test stops and starts it)."""
+    """A PostgreSQL of the test module's own (the outage tests stop and start it)."""
     with tempfile.TemporaryDirectory(prefix="mcpg-") as folder:
         process = PostgresProcess(folder)
         process.start()
