@@ -105,7 +105,7 @@ NOTES: dict[str, str] = {
     "EngineConfig.secret_file": "where the generated secret is kept (created 0600)",
     "StoreConfig.kind": "`memory` (nothing survives a restart), `sqlite`, or `redis` (several workers share the sessions)",
     "StoreConfig.path": "kind `sqlite`: the database file",
-    "StoreConfig.sentinels": "kind `redis` behind Redis Sentinel: the sentinels (`host:port`, at most 16) that name the primary; `url` then gives only the database number ([several hosts](several-hosts.md#redis-that-survives-a-host-loss))",
+    "StoreConfig.sentinels": "kind `redis` behind Redis Sentinel: the sentinels (`host:port`, at most 16) that name the primary; `url` then gives only the database number ([several hosts](several-hosts.md#redis-sentinel))",
     "StoreConfig.sentinel_service": "the name the sentinels monitor the primary under",
     "StoreConfig.replicas": "a save counts as landed once this many replicas have it (Redis `WAIT`, up to 1 s, else kept and retried); 0: the primary's answer is enough",
     "StoreConfig.ttl_hours": "a saved session and its resume token last this long since last use",
@@ -369,7 +369,14 @@ def operator_page() -> str:
                  "engines (`serve` refuses an older schema with one line, exit 2); `modalcore db status` names the "
                  "versions; `modalcore db copy --config engine.toml` moves a one-host `embedded.db`, `siwx.db` and `names.db` "
                  "into an upgraded, empty database in one transaction (stop the host first). The driver is psycopg 3 with its pool (the `postgres` extra, "
-                 "in the lock). `modalcore keys rotate-master-key --db postgresql://...` re-wraps the shared keys."),
+                 "in the lock). `modalcore keys rotate-master-key --db postgresql://...` re-wraps the shared keys. "
+                 "While the server cannot be reached, a call that needs a record waits at most 5 s for a connection "
+                 "and fails, typed (nothing is retried behind the visitor's back), and that engine's `/healthz` answers "
+                 "503 with `postgres: ...` (no password) until the server answers again; the first call after it is back "
+                 "connects at once ([when a part fails](several-hosts.md#when-a-part-fails)). Every host uses the same "
+                 "`url`, and a user of its own with rights on that database only; hosts × workers × `pool_max` stay under "
+                 "the server's `max_connections`. [Three hosts by hand](several-hosts.md#three-hosts-by-hand-no-compose) "
+                 "starts a server for a trial."),
     ]
     for name, keys in PLAIN_SECTIONS.items():
         lines += [f"## `[{name}]`", "", PLAIN_INTRO[name], "", "| key | default | meaning |", "| --- | --- | --- |",

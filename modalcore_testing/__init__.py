@@ -192,6 +192,11 @@ class Client:
             client.seq = seq
             yield client
 
+    def carry_on(self, before: Client) -> None:
+        """The same page on a new socket: its intent ids go on from `before`'s (a session
+        acknowledges an id it already applied and does not apply it again)."""
+        self._iids = before._iids
+
     async def send(self, frame: dict[str, Any], *, number: bool = True) -> dict[str, Any]:
         """Send a frame; fills `s` (next number) and `a` (last server seq) unless given."""
         frame = dict(frame)

@@ -25,6 +25,7 @@ from pydantic import BaseModel
 
 from ..core.cmds import INVALID_ARGUMENTS, Call, CallSettled, FailureKind, ServiceRef
 from ..core.services import CLOCK, AnyRef, AnyService, NoArgs, Service, ServiceContext, ServiceError, serve
+from ..durable.db import DatabaseError
 from ..services.blockchain_api import BlockchainApiError
 from ..services.jsonrpc import RpcCallError
 
@@ -95,8 +96,8 @@ def failure_kind(error: BaseException) -> FailureKind:
     an API unreachable or refusing), a time-out, else unknown (a service bug)."""
     if isinstance(error, ServiceError):
         return error.kind
-    if isinstance(error, (httpx.HTTPError, RpcCallError, BlockchainApiError)):
-        return "upstream"
+    if isinstance(error, (httpx.HTTPError, RpcCallError, BlockchainApiError, DatabaseError)):
+        return "upstream"  # DatabaseError: the shared PostgreSQL unreachable (issue 42), not a bug
     if isinstance(error, TimeoutError):
         return "timeout"
     return "unknown"

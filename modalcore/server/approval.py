@@ -42,7 +42,7 @@ import html
 import json
 import secrets
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -134,17 +134,18 @@ def nonce_ok(secret: bytes, session: str, eid: str, nonce: str, now_ms: int) -> 
     return 0 <= now_ms - int(at) < NONCE_TTL_MS and hmac.compare_digest(mac, _mac(secret, session, eid, at, rand))
 
 
-async def pending(hub: Hub, session: str, eid: str) -> tuple[Any, Model] | None:
+async def pending(hub: Hub, session: str, eid: str) -> Model | None:
+    """The session while its request `eid` waits for the visitor, as its owner holds it
+    (wherever its socket is: issue 42, the decision is routed there)."""
     if not session or not eid or len(session) > MAX_ID_CHARS or len(eid) > MAX_ID_CHARS:
         return None
-    runner = await hub.find(session)
-    if runner is None:
+    model = await hub.peek(session)
+    if model is None:
         return None
-    model = runner.session.model
     request = model.embedded.request
     if request is None or request.eid != eid or request.signing or not model.embedded.identity:
         return None
-    return runner, model
+    return model
 
 
 SIMULATION_WAIT_S = 2.0  # the engine settles a simulation within 1.5 s (flows/simulation.py)
@@ -161,10 +162,10 @@ async def settled(hub: Hub, session: str, eid: str) -> Model | None:
     tree the frame draws and signs is the one the engine keeps."""
     found = await pending(hub, session, eid)
     deadline = asyncio.get_running_loop().time() + SIMULATION_WAIT_S
-    while found is not None and _simulating(found[1]) and asyncio.get_running_loop().time() < deadline:
+    while found is not None and _simulating(found) and asyncio.get_running_loop().time() < deadline:
         await asyncio.sleep(0.02)
         found = await pending(hub, session, eid)
-    return found[1] if found is not None else None
+    return found
 
 
 def verify_kind(model: Model) -> str:
@@ -215,10 +216,9 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
     async def show(request: Request) -> Response:
         session = request.query_params.get("session", "")
         eid = request.query_params.get("request", "")
-        found = await pending(hub, session, eid)
-        if found is None:
+        model = await pending(hub, session, eid)
+        if model is None:
             return gone()
-        _, model = found
         request_ = model.embedded.request
         assert request_ is not None
         popup = request.query_params.get("popup") == "1"
@@ -267,10 +267,9 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
         now = hub.clock.now_ms()
         if not nonce_ok(secret, session, eid, nonce, now) or nonce in used:
             return refused(403, "not a challenge of this request")
-        found = await pending(hub, session, eid)
-        if found is None:
+        model = await pending(hub, session, eid)
+        if model is None:
             return refused(404, "this request is no longer waiting")
-        runner, model = found
         assert model.embedded.request is not None
         evidence = ""
         if approve:
@@ -304,7 +303,7 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
         used[nonce] = None
         while len(used) > USED_NONCES:
             used.popitem(last=False)
-        runner.deliver(ApprovalDecided(eid=eid, approve=approve, evidence=evidence))
+        await hub.route(session, ApprovalDecided(eid=eid, approve=approve, evidence=evidence))
         return JSONResponse({"ok": True})
 
     return [Route(PATH, show, methods=["GET"]), Route(PATH + "/begin", begin, methods=["POST"]),

@@ -54,7 +54,6 @@ from . import handoff_texts as T
 from .frame_page import MAX_ID_CHARS, from_engine_frame, json_body, own_origin, page, refused
 
 if TYPE_CHECKING:
-    from ..runtime.runner import SessionRunner
     from ..slices.model import Model
     from .hub import Hub
 
@@ -166,14 +165,16 @@ def split_link(link: str) -> tuple[str, str] | None:
     return session, token
 
 
-async def _session_of(hub: Hub, link: str) -> tuple[SessionRunner, Model, str] | None:
+async def _session_of(hub: Hub, link: str) -> tuple[str, Model, str] | None:
+    """(session id, the session as its owner holds it, the link's digest): the phone's requests
+    reach any host, the session's events go through `hub.route` to its socket's (issue 42)."""
     parts = split_link(link)
     if parts is None:
         return None
-    runner = await hub.find(parts[0])
-    if runner is None:
+    model = await hub.peek(parts[0])
+    if model is None:
         return None
-    return runner, runner.session.model, link_digest(parts[0], parts[1])
+    return parts[0], model, link_digest(parts[0], parts[1])
 
 
 def _language(request: Request, model: Model | None) -> str:
@@ -254,12 +255,12 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         found = await _session_of(hub, data["link"])
         if found is None:
             return _refusal(HandoffRefusal.UNKNOWN, _language(request, None))
-        runner, model, digest = found
+        session, model, digest = found
         msg = _claim(digest, data["public_key"], request.headers.get("origin") or own_origin(request))
         why = claim_refusal(model, msg, hub.clock.now_ms())
         if why is not None:
             return _refusal(why, T.language_of(model))
-        runner.deliver(msg)  # the session decides again, in order: of two claims at once, one wins
+        await hub.route(session, msg)  # the session decides again, in order: of two claims at once, one wins
         return JSONResponse({"ok": True}, status_code=202)
 
     async def status(request: Request) -> Response:
@@ -283,18 +284,18 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         why = claim_refusal(model, _claim(digest, data["public_key"], state.base), hub.clock.now_ms())
         return _refused_state(why or HandoffRefusal.USED, T.language_of(model))
 
-    async def _linked_request(data: dict[str, object]) -> tuple[SessionRunner, Model] | None:
+    async def _linked_request(data: dict[str, object]) -> tuple[str, Model] | None:
         link, key, eid = data.get("link"), data.get("public_key"), data.get("request")
         if not isinstance(link, str) or not isinstance(key, str) or not isinstance(eid, str):
             return None
         found = await _session_of(hub, link)
         if found is None:
             return None
-        runner, model, digest = found
+        session, model, digest = found
         waiting = model.embedded.request
         if not _linked(model, digest, key) or waiting is None or waiting.eid != eid or waiting.signing:
             return None
-        return runner, model
+        return session, model
 
     async def begin(request: Request) -> Response:
         data = await json_body(request, ("link", "public_key", "request"))
@@ -317,7 +318,7 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         found = await _linked_request(data)
         if found is None:
             return refused(404, "no request waits for this phone")
-        runner, model = found
+        _, model = found
         waiting = model.embedded.request
         assert waiting is not None
         session, eid, nonce, shown = model.session_id, data["request"], data["nonce"], data["tree_hash"]
@@ -332,7 +333,7 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         if not signature_ok(spki, text, data["signature"]):
             return refused(403, "not the key of the phone linked to this session")
         evidence = _evidence({**data, "seen": SEEN}, tree, shown, digest) if data["approve"] else ""
-        runner.deliver(ApprovalDecided(eid=eid, approve=data["approve"], evidence=evidence))
+        await hub.route(session, ApprovalDecided(eid=eid, approve=data["approve"], evidence=evidence))
         return JSONResponse({"ok": True})
 
     return [Route(PATH + "/claim", claim, methods=["POST"]), Route(PATH + "/status", status, methods=["POST"]),

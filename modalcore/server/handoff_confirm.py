@@ -40,7 +40,6 @@ from .frame_page import MAX_ID_CHARS, from_own_frame, gone, json_body, page, ref
 
 if TYPE_CHECKING:
     from ..embedded.service import EmbeddedWallet
-    from ..runtime.runner import SessionRunner
     from ..slices.model import Model
     from .hub import Hub
 
@@ -92,13 +91,15 @@ ready().catch(() => { state.textContent = S.t.nokey; });
 """
 
 
-async def _waiting(hub: Hub, session: str) -> tuple[SessionRunner, Model] | None:
+async def _waiting(hub: Hub, session: str) -> tuple[str, Model] | None:
+    """The session as its owner holds it, wherever its socket is (issue 42: its events go
+    through `hub.route`)."""
     if not session or len(session) > MAX_ID_CHARS:
         return None
-    runner = await hub.find(session)
-    if runner is None or not confirmable(runner.session.model):
+    model = await hub.peek(session)
+    if model is None or not confirmable(model):
         return None
-    return runner, runner.session.model
+    return session, model
 
 
 def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route]:
@@ -147,7 +148,7 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
         found = await _waiting(hub, data["session"])
         if found is None:
             return refused(404, "no phone is waiting")
-        runner, model = found
+        session, model = found
         if not nonce_ok(secret, model.session_id, _challenge_id(model), data["nonce"], hub.clock.now_ms()):
             return refused(403, "not a challenge of this phone")
         why = refusal(parse_seen(data["seen"]), model.origin)
@@ -161,7 +162,7 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
         text = confirm_text(model.session_id, state.digest, state.phone_key, data["nonce"], data["seen"])
         if wallet is None or not wallet.devices.verify(model.embedded.identity, key_id, text, data["signature"]):
             return refused(403, "not a key of this wallet")
-        runner.deliver(PhoneConfirmed(digest=state.digest, public_key=state.phone_key))
+        await hub.route(session, PhoneConfirmed(digest=state.digest, public_key=state.phone_key))
         return JSONResponse({"ok": True})
 
     return [Route(CONFIRM_PATH, show, methods=["GET"]), Route(CONFIRM_PATH + "/begin", begin, methods=["POST"]),

@@ -1,6 +1,12 @@
 """Events for a session from outside its socket (a relay message, an email code confirmed, a
 chain event), delivered on the engine process that owns the session: here, or published on that
-process's channel of the store (Redis) and heard there. A base of `Hub` (server/hub.py)."""
+process's channel of the store (Redis) and heard there. A base of `Hub` (server/hub.py).
+
+An HTTP request about a session (the engine-origin frames' sign-in, approval and social posts)
+may reach another host than the one holding the visitor's socket (issue 42): it reads the
+session with `peek` (the owner's last save, without taking the session over) and hands its
+event to `route`, so the socket's host applies it and the visitor's page sees it. Taking the
+session over there instead (`find`) would leave the socket on a stale copy that hears nothing."""
 
 from __future__ import annotations
 
@@ -9,8 +15,11 @@ import logging
 
 from ..core.msg import Msg
 from ..engine.named import from_data, to_data
+from ..engine.persist import PersistError, blob_refs, load_bytes
 from ..engine.update import ENGINE
+from ..ports.clock import Clock
 from ..runtime.runner import SessionRunner
+from ..slices.model import Model
 from ..store.base import SessionStore
 from ..wire.codec import decode, encode
 
@@ -24,9 +33,31 @@ class EventRouting:
     """The routing half of the hub (the attributes are the hub's)."""
 
     store: SessionStore
+    clock: Clock
 
     async def find(self, session_id: str) -> SessionRunner | None:
         raise NotImplementedError  # the hub's: the live session, restored when only saved
+
+    async def peek(self, session_id: str) -> Model | None:
+        """The session's state without taking it from another engine process that holds it
+        (its lease): then the state that process saved last, read and not restored (events for
+        it go through `route`); else the live session here, restored when only saved. None when
+        it is gone."""
+        holder = await self.store.holder(session_id)
+        if holder is None or holder == self.store.worker_id:
+            runner = await self.find(session_id)
+            return None if runner is None else runner.session.model
+        now = self.clock.now_ms()
+        data = await self.store.load(session_id, now)
+        if data is None:
+            return None
+        try:
+            refs = blob_refs(data)
+            session, _ = load_bytes(data, await self.store.load_blobs(refs, now) if refs else {})
+        except PersistError as error:  # its owner drops it the same way when it restores it
+            log.warning("session %s: saved state unreadable (%s)", session_id, error)
+            return None
+        return session.model if session.id == session_id else None
 
     async def route(self, session_id: str, msg: Msg, *, hops: int = 0) -> str:
         """Deliver `msg` to the session on the engine process that owns it: here (restoring it

@@ -123,10 +123,8 @@ def routes(hub: Hub, signins: SocialSignIns, devices: DeviceKeys) -> list[Route]
         try:
             result = await signins.complete(provider, params, now)
         except SocialFailure as failure:
-            if failure.session:
-                runner = await hub.find(failure.session)
-                if runner is not None:
-                    runner.deliver(SocialFailed(provider, str(failure)))
+            if failure.session:  # told on the host holding its socket (issue 42)
+                await hub.route(failure.session, SocialFailed(provider, str(failure)))
             return _page("Sign-in failed", f"The sign-in failed: {failure}", 400)
         token = secrets.token_urlsafe(32)
         try:
@@ -152,10 +150,11 @@ def routes(hub: Hub, signins: SocialSignIns, devices: DeviceKeys) -> list[Route]
         if await signins.redeem(data["grant"], now) is None:  # spent meanwhile
             return refused(403, "no sign-in to finish")
         devices.register(grant.identity, result.key, now)
-        runner = await hub.find(result.session)
-        if runner is not None and not runner.session.model.embedded.identity:
-            runner.deliver(SocialSignedIn(provider=result.provider, subject=result.subject, address=result.address,
-                                          username=result.username, email=result.email))
+        model = await hub.peek(result.session)  # wherever its socket is (issue 42)
+        if model is not None and not model.embedded.identity:
+            await hub.route(result.session, SocialSignedIn(provider=result.provider, subject=result.subject,
+                                                           address=result.address, username=result.username,
+                                                           email=result.email))
         return JSONResponse({"ok": True})
 
     return [Route("/embedded/oidc/callback/{provider}", callback, methods=["GET"]),

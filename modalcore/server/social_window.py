@@ -87,10 +87,9 @@ def routes(hub: Hub, signins: SocialSignIns, windows: OpenedWindows) -> list[Rou
         if not session or len(session) > MAX_ID_CHARS or len(provider) > MAX_PROVIDER_CHARS \
                 or provider not in signins.providers():
             return gone("This sign-in is no longer waiting.")
-        runner = await hub.find(session)
-        if runner is None or runner.session.model.embedded.identity:
+        model = await hub.peek(session)  # wherever its socket is: not taken over (issue 42)
+        if model is None or model.embedded.identity:
             return gone("This sign-in is no longer waiting.")
-        model = runner.session.model
         await windows.seen(session, hub.clock.now_ms())
         name = NAMES.get(provider, provider)
         data = json.dumps({"wait": WAIT_MS})

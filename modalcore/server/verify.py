@@ -103,18 +103,17 @@ def social_provider(model: Model) -> str:
 
 
 def routes(hub: Hub, wallet: EmbeddedWallet | None, windows: OpenedWindows | None = None) -> list[Route]:
-    async def find(session: str) -> tuple[Any, Model] | None:
+    async def find(session: str) -> Model | None:
+        """The session as its owner holds it, wherever its socket is (issue 42: not taken over)."""
         if not session or len(session) > MAX_ID_CHARS:
             return None
-        runner = await hub.find(session)
-        return None if runner is None else (runner, runner.session.model)
+        return await hub.peek(session)
 
     async def signin_page(request: Request) -> Response:
         session = request.query_params.get("session", "")
-        found = await find(session)
-        if found is None or wallet is None or not _signin_waiting(found[1]):
+        model = await find(session)
+        if model is None or wallet is None or not _signin_waiting(model):
             return gone("This sign-in is no longer waiting.")
-        model = found[1]
         data = json.dumps({"path": SIGNIN_PATH, "session": session}).replace("<", "\\u003c")
         mode = "light" if model.theme.mode == "light" else "dark"
         # issue 43 §3: an email with a passkey may sign in with it instead of the code
@@ -149,24 +148,23 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None, windows: OpenedWindows | Non
         data = await json_body(request, ("session", "code", "public_key", "signature"))
         if data is None:
             return refused(400, "malformed body")
-        found = await find(data["session"])
-        if found is None or wallet is None or not _signin_waiting(found[1]):
+        model = await find(data["session"])
+        if model is None or wallet is None or not _signin_waiting(model):
             return refused(404, "this sign-in is no longer waiting")
-        runner, model = found
         email = model.embedded.email
         answer = checked(request, email, data)
         if isinstance(answer, JSONResponse):
             return answer
         result = CodeCheckResult.model_validate(answer)
-        runner.deliver(EmailCodeChecked(email=email, result=result))
+        await hub.route(data["session"], EmailCodeChecked(email=email, result=result))
         return JSONResponse({"verdict": result.verdict})
 
-    async def signed_in_email(session: str) -> tuple[Any, Model, str] | None:
-        found = await find(session)
-        if found is None or wallet is None:
+    async def signed_in_email(session: str) -> tuple[Model, str] | None:
+        model = await find(session)
+        if model is None or wallet is None:
             return None
-        kind, _, email = found[1].embedded.identity.partition(":")
-        return (found[0], found[1], email) if kind == "email" and email else None
+        kind, _, email = model.embedded.identity.partition(":")
+        return (model, email) if kind == "email" and email else None
 
     async def send(request: Request) -> Response:
         if not from_engine_frame(request, hub.config.public_url):
@@ -177,12 +175,12 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None, windows: OpenedWindows | Non
             return refused(404, "no email sign-in to verify")
         session = data["session"]
         try:
-            sent = await send_code(wallet, found[2], hub.clock.now_ms(), address=hub.address_of(session),
-                                   session=session, project=found[1].project_id)
+            sent = await send_code(wallet, found[1], hub.clock.now_ms(), address=hub.address_of(session),
+                                   session=session, project=found[0].project_id)
         except ServiceError:
             return refused(503, "the code could not be sent")
         seconds = int(sent.get("seconds", 0))
-        message = (rules.code_sent_to(found[2]) if sent["status"] == "sent"
+        message = (rules.code_sent_to(found[1]) if sent["status"] == "sent"
                    else rules.codes_over_budget(seconds) if sent["status"] == "over_budget"
                    else email_code_rate_limited(seconds))
         return JSONResponse({"status": sent["status"], "message": message})
@@ -194,7 +192,7 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None, windows: OpenedWindows | Non
         found = None if data is None else await signed_in_email(data["session"])
         if data is None or found is None:
             return refused(404, "no email sign-in to verify")
-        answer = checked(request, found[2], data)
+        answer = checked(request, found[1], data)
         if isinstance(answer, JSONResponse):
             return answer
         verdict, left = answer["verdict"], answer["attempts_left"]
@@ -210,7 +208,7 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None, windows: OpenedWindows | Non
         signins = wallet.socials if wallet is not None else None
         if data is None or found is None or signins is None:
             return refused(404, "no social sign-in to verify")
-        provider = social_provider(found[1])
+        provider = social_provider(found)
         if provider not in signins.providers():
             return refused(404, "no social sign-in to verify")
         try:
@@ -226,12 +224,11 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None, windows: OpenedWindows | Non
 
     async def social_page(request: Request) -> Response:
         session = request.query_params.get("session", "")
-        found = await find(session)
+        model = await find(session)
         signins = wallet.socials if wallet is not None else None
-        if found is None or signins is None or found[1].embedded.identity \
-                or social_provider(found[1]) not in signins.providers():
+        if model is None or signins is None or model.embedded.identity \
+                or social_provider(model) not in signins.providers():
             return gone("This sign-in is no longer waiting.")
-        model = found[1]
         provider = social_provider(model)
         # issue 39: the frame looks for the window one press on Connect opened only if there is one
         opened = windows is not None and await windows.recent(session, hub.clock.now_ms())

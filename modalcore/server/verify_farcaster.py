@@ -149,10 +149,9 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
 
     async def signin_page(request: Request) -> Response:
         session = request.query_params.get("session", "")
-        runner = await hub.find(session) if session and len(session) <= MAX_ID_CHARS else None
-        if runner is None or wallet is None or wallet.farcaster is None:
+        model = await hub.peek(session) if session and len(session) <= MAX_ID_CHARS else None
+        if model is None or wallet is None or wallet.farcaster is None:
             return gone("This sign-in is no longer waiting.")
-        model = runner.session.model
         attempt = request.query_params.get("attempt", "")
         data = json.dumps({"path": SIGNIN_PATH + "/channel", "session": session, "attempt": attempt,
                            "mobile": model.env.mobile}).replace("<", "\\u003c")
@@ -167,11 +166,12 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
         if data is None:
             return refused(400, "malformed body")
         session = data["session"]
-        runner = await hub.find(session) if len(session) <= MAX_ID_CHARS else None
-        if runner is None or wallet is None or wallet.farcaster is None \
-                or str(awaiting_frame(runner.session.model)) != data["attempt"]:
+        # the session as its owner holds it: the frame's host may not hold its socket (issue 42)
+        model = await hub.peek(session) if len(session) <= MAX_ID_CHARS else None
+        if model is None or wallet is None or wallet.farcaster is None \
+                or str(awaiting_frame(model)) != data["attempt"]:
             return refused(409, "this sign-in is no longer waiting")
-        bound = binding(runner.session.model)  # the host requires sign-in: the approval covers it
+        bound = binding(model)  # the host requires sign-in: the approval covers it
         sign_in = SignInBinding(session, *bound) if bound is not None else None
         try:
             parse_public_key(data["public_key"])
@@ -181,16 +181,17 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
             return refused(400, "not a public key")
         except (ServiceError, ValueError) as error:
             log.warning("farcaster channel not opened: %s", error)
-            runner.deliver(FarcasterChannelOpened(key=data["attempt"], failure=Failure("upstream", "unreachable")))
+            await hub.route(session, FarcasterChannelOpened(key=data["attempt"],
+                                                            failure=Failure("upstream", "unreachable")))
             return refused(503, "Farcaster cannot be reached")
-        runner.deliver(FarcasterChannelOpened(key=data["attempt"], result=opened))
+        await hub.route(session, FarcasterChannelOpened(key=data["attempt"], result=opened))
         return JSONResponse({"url": opened.url, "qr": qr_svg(opened.url)})
 
     async def identity_of(session: str) -> str | None:
         if not session or len(session) > MAX_ID_CHARS:
             return None
-        runner = await hub.find(session)
-        identity = runner.session.model.embedded.identity if runner is not None else ""
+        model = await hub.peek(session)
+        identity = model.embedded.identity if model is not None else ""
         return identity if farcaster_fid(identity) is not None else None
 
     async def start(request: Request) -> Response:

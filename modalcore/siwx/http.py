@@ -16,11 +16,15 @@ POST /v1/sessions/{address}/revoke   body {"pci": session id, "signature": str}
     Replaying a captured revoke signature can only revoke the same session again: harmless.
     Contract (EIP-1271) accounts revoke with their token. 200 → {"pci", "revoked": true};
     400 malformed body; 403 signature that does not authorise it.
+
+Either answers 503 {"error": ...} while the store cannot be reached (the shared PostgreSQL of
+`[database] url` down, issue 42): one log line, no traceback.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 import time
 from collections.abc import Callable
@@ -34,7 +38,10 @@ from .message import parse_chain_id
 from .store import SiwxStore
 from .tokens import TokenError, verify_token
 from .verify import SiwxVerifyError, recover_eoa, signature_bytes
+from ..durable.db import DatabaseError
 from ..rules.texts import INVALID_CHAIN_ID
+
+log = logging.getLogger(__name__)
 
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 MAX_BODY_BYTES = 16 * 1024
@@ -47,6 +54,11 @@ def revoke_text(pci: str) -> str:
 
 def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
+
+
+def _unreachable(error: DatabaseError) -> JSONResponse:
+    log.warning("sign-in sessions: the store cannot be reached (%s)", error)
+    return _error(503, "The sign-in sessions cannot be read now; try again")
 
 
 def routes(
@@ -71,7 +83,10 @@ def routes(
             chain_id = None if chain_text is None else parse_chain_id(chain_text)
         except SiwxMessageError:
             return _error(400, INVALID_CHAIN_ID)
-        found = await store.sessions_for(address, domain, chain_id, now_ms())
+        try:
+            found = await store.sessions_for(address, domain, chain_id, now_ms())
+        except DatabaseError as error:
+            return _unreachable(error)
         return JSONResponse([session.to_json() for session in found])
 
     def authorised(address: str, pci: str, signature: str) -> bool:
@@ -108,12 +123,15 @@ def routes(
         pci, signature = body.get("pci"), body.get("signature")
         if not isinstance(pci, str) or not pci or not isinstance(signature, str) or not signature:
             return _error(400, "pci and signature are required strings")
-        session = await store.get_session(pci)
-        if session is None or session.address != address.lower():
-            return _error(404, "Session not found")
-        if not authorised(address, pci, signature):
-            return _error(403, "The signature does not authorise revoking this session")
-        await store.revoke_session(pci)
+        try:
+            session = await store.get_session(pci)
+            if session is None or session.address != address.lower():
+                return _error(404, "Session not found")
+            if not authorised(address, pci, signature):
+                return _error(403, "The signature does not authorise revoking this session")
+            await store.revoke_session(pci)
+        except DatabaseError as error:
+            return _unreachable(error)
         return JSONResponse({"pci": pci, "revoked": True})
 
     return [

@@ -88,16 +88,24 @@ async def begin(client: Client, http: httpx.AsyncClient, eid: str, device: Devic
     return begun
 
 
-async def approve(client: Client, http: httpx.AsyncClient, eid: str, device: DeviceKey,
-                  begun: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The frame's Approve (challenge, signature, POST) until the host's answer."""
-    begun = begun or await begin(client, http, eid, device)
+async def post_approve(client: Client, http: httpx.AsyncClient, eid: str, device: DeviceKey,
+                       begun: dict[str, Any]) -> int:
+    """The frame's signed Approve of the challenge `begun` POSTed (to whichever host `http`
+    reaches); its status."""
     text = approval_text(client.session, eid, begun["digest"], begun["nonce"], True, SEEN, shown_hash(begun["tree"]))
     answer = await http.post("/embedded/approve", json={
         "session": client.session, "request": eid, "approve": True, "nonce": begun["nonce"], "seen": SEEN,
         "tree_hash": shown_hash(begun["tree"]), "public_key": device.spki, "signature": device.sign(text)})
-    if answer.status_code != 200:
-        raise RuntimeError(f"approve refused: {answer.status_code}")
+    return answer.status_code
+
+
+async def approve(client: Client, http: httpx.AsyncClient, eid: str, device: DeviceKey,
+                  begun: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The frame's Approve (challenge, signature, POST) until the host's answer."""
+    begun = begun or await begin(client, http, eid, device)
+    status = await post_approve(client, http, eid, device, begun)
+    if status != 200:
+        raise RuntimeError(f"approve refused: {status}")
     frames = await client.recv_until(lambda f: bool(answers([f])), timeout=TIMEOUT_S)
     result = answers(frames)[-1]
     if not result.get("ok"):

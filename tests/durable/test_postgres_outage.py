@@ -6,8 +6,6 @@ connection before lending it), and what was committed before the stop is still t
 from __future__ import annotations
 
 import asyncio
-import tempfile
-from collections.abc import Iterator
 
 import pytest
 
@@ -26,20 +24,10 @@ POLICY = SponsorPolicy(projects=["demo"], chains=[CHAIN], budget_wei_per_day=100
 REQUEST = SponsorRequest("demo", CHAIN, "eth_sendTransaction", "0x" + "a" * 40, 10)
 
 
-@pytest.fixture
-def server() -> Iterator[PostgresProcess]:
-    """A cluster of its own (this test stops it)."""
-    with tempfile.TemporaryDirectory(prefix="mcpg-") as folder:
-        process = PostgresProcess(folder)
-        process.start()
-        try:
-            yield process
-        finally:
-            process.stop()
-
-
 def test_rule_a_database_back_after_an_outage_is_used_again_and_kept_what_it_acknowledged(
-        server: PostgresProcess) -> None:
+        cluster: PostgresProcess) -> None:
+    """A cluster of this module's own (tests/durable/conftest.py): this test stops it."""
+    server = cluster
     url = server.create_database("outage")
     db = PostgresDb(url)
     try:

@@ -68,14 +68,17 @@ def engine(port: int, provider: DevOidcProvider, folder: Path) -> Iterator[Runni
         yield running
 
 
-async def popup(url: str, login: str) -> httpx.Response:
+async def popup(url: str, login: str, callback_base: str = "") -> httpx.Response:
     """What the visitor does in the popup: the provider's login and consent pages, then the
-    redirect to the engine's callback, followed."""
+    redirect to the engine's callback, followed (at `callback_base`, when given: the host a load
+    balancer picked for it, issue 42)."""
     async with httpx.AsyncClient(timeout=30, follow_redirects=False) as browser:
         response = await browser.get(url)
         for _ in range(12):
             if response.status_code in (302, 303):
                 location = urljoin(str(response.url), response.headers["location"])
+                if callback_base and "/embedded/oidc/callback/" in location:
+                    location = callback_base + location[location.index("/embedded/oidc/callback/"):]
                 response = await browser.get(location)
                 if "/embedded/oidc/callback/" in location:
                     return response

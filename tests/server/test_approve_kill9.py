@@ -15,10 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-import signal
 import sqlite3
-import subprocess
-import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -31,7 +28,6 @@ import pytest
 
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.engine.persist import load_bytes
-from modalcore.netports import free_port
 from modalcore.embedded.approval_tree import shown_hash
 from modalcore.server.approval import approval_text
 from modalcore.server.verify import registration_text
@@ -39,6 +35,7 @@ from modalcore.server.config import dev_networks
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client
+from modalcore_testing.serve import ServeProcess as Engine, start_serve
 
 from ..embedded.device import SEEN, DeviceKey
 
@@ -49,46 +46,8 @@ OPTS = {"networks": ["eip155:31337"], "metadata": {"name": "Kill dApp"}}
 STEP_S = 60.0  # a loaded machine: generous, and never asserted as a duration
 
 
-class Engine:
-    def __init__(self, process: subprocess.Popen[bytes], port: int) -> None:
-        self.process = process
-        self.port = port
-
-    @property
-    def http(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws?project={TEST_PROJECT}"
-
-    def kill(self) -> None:
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(20)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(20)
-
-
 def _start(folder: Path) -> Engine:
-    port = free_port()
-    with open(folder / f"serve-{port}.log", "wb") as log:  # read when a test fails
-        process = subprocess.Popen(
-            [sys.executable, "-m", "modalcore", "serve", "--config", str(folder / "engine.json"), "--host",
-             "127.0.0.1", "--port", str(port), "--log-level", "info"],
-            cwd=folder, stdout=log, stderr=subprocess.STDOUT)
-    engine = Engine(process, port)
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            if httpx.get(f"{engine.http}/healthz", timeout=1).status_code == 200:
-                return engine
-        except httpx.HTTPError:
-            pass
-        assert process.poll() is None and time.monotonic() < deadline, "serve did not start"
-        time.sleep(0.2)
+    return start_serve(folder, folder / "engine.json")
 
 
 class ChainGate:

@@ -5,84 +5,26 @@ Issue 46: the operator signs in through it on a port that is not 80."""
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import logging
 import re
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from modalcore.netports import free_port
 from modalcore_testing import Client, RunningServer, make_test_config, start_server
+from modalcore_testing.nginx import CONFIG, nginx_in_front
 
-CONFIG = Path(__file__).resolve().parents[2] / "config" / "nginx.example.conf"
-NGINX = "/usr/sbin/nginx"
 _prefixes = itertools.count()
-
-
-def _nginx_conf(folder: Path, port: int, engines: list[int], snippet: str) -> Path:
-    assert "127.0.0.1:8001" in snippet and "127.0.0.1:8002" in snippet
-    snippet = (snippet.replace("127.0.0.1:8080", f"127.0.0.1:{port}")
-               .replace("127.0.0.1:8001", f"127.0.0.1:{engines[0]}")
-               .replace("127.0.0.1:8002", f"127.0.0.1:{engines[1]}"))
-    (folder / "modalcore.conf").write_text(snippet)
-    temp = folder / "temp"
-    temp.mkdir(mode=0o777)
-    conf = folder / "nginx.conf"
-    conf.write_text(f"""
-daemon off;
-worker_processes 1;
-pid {folder}/nginx.pid;
-error_log {folder}/error.log warn;
-events {{ worker_connections 256; }}
-http {{
-    access_log off;
-    client_body_temp_path {temp}/body;
-    proxy_temp_path {temp}/proxy;
-    fastcgi_temp_path {temp}/fastcgi;
-    uwsgi_temp_path {temp}/uwsgi;
-    scgi_temp_path {temp}/scgi;
-    include {folder}/modalcore.conf;
-}}
-""")
-    return conf
-
-
-@contextlib.contextmanager
-def _nginx(folder: Path, engines: list[int], snippet: str | None = None) -> Iterator[int]:
-    """nginx on a free port (never 80) with the config file (or `snippet`) in front of `engines`."""
-    folder.mkdir(exist_ok=True)
-    port = free_port()
-    conf = _nginx_conf(folder, port, engines, snippet if snippet is not None else CONFIG.read_text())
-    nginx = subprocess.Popen([NGINX, "-c", str(conf), "-p", str(folder)],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert nginx.poll() is None, (folder / "error.log").read_text()
-            assert time.monotonic() < deadline, "nginx did not answer"
-            time.sleep(0.1)
-        yield port
-    finally:
-        nginx.terminate()
-        nginx.wait(10)
 
 
 @pytest.fixture()
 def proxied(tmp_path: Path, redis_url: str) -> Iterator[tuple[int, RunningServer, RunningServer]]:
     config = make_test_config(store={"kind": "redis", "url": redis_url,
                                      "prefix": f"nginx{next(_prefixes)}:"})
-    with start_server(config) as a, start_server(config) as b, _nginx(tmp_path, [a.port, b.port]) as port:
+    with start_server(config) as a, start_server(config) as b, nginx_in_front(tmp_path, [a.port, b.port]) as port:
         yield port, a, b
 
 
@@ -129,14 +71,14 @@ def test_rule_the_operator_signs_in_through_the_documented_nginx_config_on_anoth
     sign-in is refused with the reason in the engine's log."""
     config = make_test_config(operator_token=OPERATOR)
     with start_server(config) as a, start_server(config) as b:
-        with _nginx(tmp_path / "documented", [a.port, b.port]) as port:
+        with nginx_in_front(tmp_path / "documented", [a.port, b.port]) as port:
             assert port != 80
             page = _sign_in(f"http://127.0.0.1:{port}")
             assert page.status_code == 200 and page.url.path == "/operator/analytics"
         old = CONFIG.read_text().replace("Host $http_host", "Host $host")
         assert old != CONFIG.read_text()
         with caplog.at_level(logging.WARNING, logger="modalcore.server.operator_login"), \
-                _nginx(tmp_path / "old", [a.port, b.port], old) as port:
+                nginx_in_front(tmp_path / "old", [a.port, b.port], old) as port:
             refused = _sign_in(f"http://127.0.0.1:{port}")
             assert refused.status_code == 403 and refused.json() == {"error": "forbidden"}
     assert any("proxy_set_header Host $http_host" in r.getMessage() for r in caplog.records)
