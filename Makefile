@@ -151,7 +151,7 @@ LOAD_IDLE    ?= 200
 LOAD_ACTIVE  ?= 100
 LOAD_RATE    ?= 1
 LOAD_SECONDS ?= 10
-bench: deps chromium redis
+bench: deps chromium redis postgres
 	$(PY) -m modalcore_dev.bench --load-idle $(LOAD_IDLE) --load-active $(LOAD_ACTIVE) --load-rate $(LOAD_RATE) --load-seconds $(LOAD_SECONDS)
 
 # A long fuzz campaign (issue 11) against `python -m modalcore serve` in its own process:

@@ -57,10 +57,12 @@ def _error(error: Exception, url: str) -> DatabaseError:
 
 
 class _Tx:
-    def __init__(self, conn: psycopg.Connection[tuple[object, ...]]) -> None:
+    def __init__(self, conn: psycopg.Connection[tuple[object, ...]], db: PostgresDb) -> None:
         self._conn = conn
+        self._db = db
 
     def execute(self, sql: str, args: Sequence[object] = ()) -> Result:
+        self._db.statements += 1
         cursor = self._conn.execute(_sql(sql), tuple(args))
         return Result(cursor.fetchall() if cursor.description else [], cursor.rowcount)
 
@@ -68,6 +70,9 @@ class _Tx:
 class PostgresDb:
     kind: Kind = "postgres"
     failing: str | None = None
+    # statements sent (a round trip each; a transaction's BEGIN and COMMIT count one more each):
+    # `/metrics` modalcore_database_statements_total, the several-hosts bench's per intent
+    statements = 0
 
     def __init__(self, url: str, *, min_size: int = 1, max_size: int = 8, wait: bool = True) -> None:
         self.url = url
@@ -95,18 +100,21 @@ class PostgresDb:
 
     def execute(self, sql: str, args: Sequence[object] = ()) -> Result:
         with self._connection() as conn:
-            return _Tx(conn).execute(sql, args)
+            return _Tx(conn, self).execute(sql, args)
 
     def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
         with self._connection() as conn:
             with conn.cursor() as cursor:
-                cursor.executemany(_sql(sql), [tuple(row) for row in rows])
+                batch = [tuple(row) for row in rows]
+                self.statements += len(batch)
+                cursor.executemany(_sql(sql), batch)
 
     @contextlib.contextmanager
     def transaction(self, locks: Iterable[str] = ()) -> Iterator[_Tx]:
         with self._connection() as conn:
             with conn.transaction():
-                tx = _Tx(conn)
+                self.statements += 2  # BEGIN, COMMIT
+                tx = _Tx(conn, self)
                 for key in sorted(set(locks)):
                     tx.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (key,))
                 yield tx

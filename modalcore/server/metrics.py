@@ -314,6 +314,17 @@ def sponsor_lines(ledger: SponsorLedger | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def database_lines(durable: object) -> str:
+    """`modalcore_database_statements_total`: the statements this worker sent to PostgreSQL
+    (`[database] url`; a round trip each); "" for the SQLite files, which make none."""
+    statements = getattr(durable, "statements", None)
+    if not isinstance(statements, int) or getattr(durable, "kind", "") != "postgres":
+        return ""
+    name = "modalcore_database_statements_total"
+    return (f"# HELP {name} Statements this worker sent to PostgreSQL (a round trip each).\n"
+            f"# TYPE {name} counter\n{name} {statements}\n")
+
+
 async def metrics_endpoint(request: Request) -> Response:
     """Behind the operator token, as the other operator routes (issue 27): the figures tell
     anyone how busy the engine is and how its store fares."""
@@ -321,11 +332,12 @@ async def metrics_endpoint(request: Request) -> Response:
     if refused is not None:
         return refused
     embedded = getattr(request.app.state, "embedded", None)
-    sponsored = sponsor_lines(embedded.sponsored if embedded is not None else None)
+    extra = (sponsor_lines(embedded.sponsored if embedded is not None else None)
+             + database_lines(getattr(request.app.state, "durable", None)))
     shared = getattr(request.app.state, "shared_metrics", None)
     if shared is not None:  # serve --workers N: every worker's numbers, summed
-        return Response(shared.render() + sponsored, media_type=CONTENT_TYPE)
+        return Response(shared.render() + extra, media_type=CONTENT_TYPE)
     metrics: Metrics = request.app.state.metrics
     sessions = len(request.app.state.hub)
     return Response(metrics.render(sessions, per_worker={metrics.worker: metrics.row(sessions)})
-                    + sponsored, media_type=CONTENT_TYPE)
+                    + extra, media_type=CONTENT_TYPE)

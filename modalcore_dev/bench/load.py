@@ -85,10 +85,12 @@ class Worker:
 
 
 @contextlib.contextmanager
-def start_workers(count: int, sessions: int, redis_url: str | None = None
+def start_workers(count: int, sessions: int, redis_url: str | None = None, database_url: str | None = None
                   ) -> Iterator[list[Worker]]:
     """`count` engine processes, each with its own temp config and SQLite store (or all on the
-    Redis at `redis_url`, under one key prefix); stopped after."""
+    Redis at `redis_url`, under one key prefix); with `database_url`, every durable record in
+    that PostgreSQL (each process then is a host of its own: its own folder, nothing shared but
+    the config's content, Redis and the database); stopped after."""
     with tempfile.TemporaryDirectory(prefix="modalcore-load-") as tmp:
         workers: list[Worker] = []
         try:
@@ -106,6 +108,8 @@ def start_workers(count: int, sessions: int, redis_url: str | None = None
                     "idle_compact_s": IDLE_COMPACT_S,
                     "operator_token": OPERATOR_TOKEN,  # /metrics is the operator's
                 }
+                if database_url is not None:
+                    config["database"] = {"url": database_url, "pool_min": 1, "pool_max": 4}
                 (folder / "config.json").write_text(json.dumps(config))
                 port = free_port()
                 process = subprocess.Popen(
@@ -289,10 +293,10 @@ def _redis_commands(redis_url: str | None) -> int:
         client.close()
 
 
-def _store_calls(workers: Sequence[Worker]) -> tuple[int, int]:
-    """Session store calls the workers made and how many failed (their /metrics); with Redis,
-    each call is one request."""
-    calls = failed = 0
+def _store_calls(workers: Sequence[Worker]) -> tuple[int, int, int]:
+    """Session store calls the workers made, how many failed, and the statements they sent to
+    PostgreSQL (their /metrics); with Redis, each store call is one request."""
+    calls = failed = statements = 0
     for worker in workers:
         # a worker may still be draining its backlog: wait for its answer
         text = httpx.get(f"http://{HOST}:{worker.port}/metrics", timeout=60,
@@ -303,11 +307,13 @@ def _store_calls(workers: Sequence[Worker]) -> tuple[int, int]:
                 calls += value
             elif line.startswith("modalcore_store_errors_total "):
                 failed += value
-    return calls, failed
+            elif line.startswith("modalcore_database_statements_total "):
+                statements += value
+    return calls, failed, statements
 
 
 async def active(workers: Sequence[Worker], count: int, rate: float, seconds: float,
-                 redis_url: str | None = None) -> Row:
+                 redis_url: str | None = None, database: bool = False) -> Row:
     sessions, failed = await _open_all(workers, count)
     await asyncio.sleep(0.5)  # joins settled
     commands_before = _redis_commands(redis_url)
@@ -340,6 +346,8 @@ async def active(workers: Sequence[Worker], count: int, rate: float, seconds: fl
     figures["store calls/intent"] = f"{calls / answered:.2f}"
     if redis_url is not None:  # what Redis executed, script bodies included
         figures["Redis commands/intent"] = f"{commands / answered:.2f}"
+    if database:  # PostgreSQL round trips (the workers' statements)
+        figures["database round trips/intent"] = f"{(calls_after[2] - calls_before[2]) / answered:.2f}"
     figures["errors"] = str(errors + store_errors)  # the client's, and failed store calls
     return Row(len(workers), f"active {rate:g}/s × {seconds:g} s", count, figures,
                (percentile(samples, 50), len(samples) / elapsed, cpu))

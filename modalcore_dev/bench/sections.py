@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from modalcore_dev.bench import (aa_approve_bench, aa_bench, any_count, audit_bench, directory_bench, embedded_bench,
-                                 engine_bench, farcaster_bench, i18n_bench, inspect_bench, instructions_bench,
+                                 engine_bench, farcaster_bench, hosts_bench, i18n_bench, inspect_bench, instructions_bench,
                                  latency_bench, load, production_bench, simulation_bench, socket_bench, swap_bench,
                                  walletconnect_bench)
 from modalcore_dev.bench.parts import Parts
@@ -32,6 +32,7 @@ SECTIONS: dict[str, Section] = {
     "aa": aa_bench.run,
     "aa-approve": aa_approve_bench.run,
     "load": load.section,
+    "hosts": hosts_bench.run,
 }
 
 # The sections that need the dev chains (the smoke tests hand them the shared fixtures), and of

@@ -14,12 +14,13 @@ from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from .smoke import run_smoke
 
 IN_PROCESS = ("production", "instructions", "engine", "socket", "directory", "audit", "inspect", "i18n", "load", "code")
+ON_STORES = ("hosts",)  # Redis and PostgreSQL started by the section: its own test below
 IN_CHROMIUM = ("latency",)
 CHAINS_ONLY = tuple(name for name in ON_CHAINS if name != "walletconnect")
 
 
 def test_rule_every_section_is_smoke_tested_somewhere() -> None:
-    tested = set(IN_PROCESS) | set(IN_CHROMIUM) | set(ON_CHAINS) | set(ON_BUNDLERS)
+    tested = set(IN_PROCESS) | set(IN_CHROMIUM) | set(ON_CHAINS) | set(ON_BUNDLERS) | set(ON_STORES)
     assert tested == set(SECTIONS)
 
 
@@ -44,3 +45,11 @@ def test_rule_a_section_on_the_dev_chains_runs_and_measures(name: str, devchain:
 @pytest.mark.e2e
 def test_rule_the_walletconnect_section_runs_and_measures(devchain: ChainsInfo) -> None:
     run_smoke("walletconnect", Parts(smoke=True, chains=devchain))
+
+
+def test_rule_intents_that_touch_no_durable_record_make_no_database_round_trip() -> None:
+    """The several-hosts section's PostgreSQL round trips per intent (the hosts' statements over
+    the load tool's open / press / back intents) are 0, on one host and on three."""
+    figures = run_smoke("hosts", Parts(smoke=True))
+    trips = [f for f in figures if "round trips per intent" in f.name]
+    assert len(trips) == 2 and all(f.text.startswith("0.00;") for f in trips), [str(f) for f in trips]

@@ -1,0 +1,33 @@
+"""What `/metrics` says of PostgreSQL (modalcore_database_statements_total, and the several-hosts
+bench's round trips per intent): every statement the engine sends counts once, a transaction's
+BEGIN and COMMIT too; the SQLite files report nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from modalcore.durable.postgres import PostgresDb
+from modalcore.durable.sqlite import SqliteDb
+from modalcore.server.metrics import database_lines
+
+
+def test_rule_every_statement_sent_to_postgres_counts_once(pg_url: str) -> None:
+    db = PostgresDb(pg_url)
+    try:
+        db.execute("CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER)")
+        db.executemany("INSERT INTO t VALUES (?, ?)", [("a", 1), ("b", 2)])
+        with db.transaction(locks=["budget:x"]) as tx:  # BEGIN, the advisory lock, one read, COMMIT
+            tx.execute("SELECT v FROM t WHERE k = ?", ("a",))
+        assert db.statements == 1 + 2 + 4
+        assert database_lines(db).splitlines()[-1] == "modalcore_database_statements_total 7"
+    finally:
+        db.close()
+
+
+def test_rule_the_sqlite_files_report_no_database_round_trips(tmp_path: Path) -> None:
+    db = SqliteDb(tmp_path / "embedded.db")
+    try:
+        db.execute("CREATE TABLE t (k TEXT)")
+        assert database_lines(db) == ""
+    finally:
+        db.close()
