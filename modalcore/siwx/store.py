@@ -231,20 +231,19 @@ class DurableSiwxStore(SiwxStore):
         if not session_key:
             raise ValueError("a nonce must be bound to a session")
         nonce = secrets.token_hex(16)
-        with self._db.transaction([f"siwx_nonces:{session_key}"]) as tx:
-            tx.execute("DELETE FROM siwx_nonces WHERE issued_at < ?", (now_ms - NONCE_KEEP_MS,))
-            tx.execute(
-                "INSERT INTO siwx_nonces (nonce, session_key, issued_at) VALUES (?, ?, ?)",
-                (nonce, session_key, now_ms),
-            )
-            # a session signs one message at a time: its older open nonces beyond a few are
-            # dropped, so pressing Sign over and over holds a bounded number (rules/limits.py)
-            tx.execute(
-                "DELETE FROM siwx_nonces WHERE session_key = ? AND used = 0 AND rowid NOT IN ("
-                "SELECT rowid FROM siwx_nonces WHERE session_key = ? AND used = 0 "
-                "ORDER BY issued_at DESC, rowid DESC LIMIT ?)",
-                (session_key, session_key, L.MAX_OPEN_NONCES),
-            )
+        # two round trips, no transaction (issue 42: at most 2 for an intent that touches a
+        # durable record): the nonce, then one DELETE of the expired ones and of this session's
+        # open ones beyond a few (a session signs one message at a time, so pressing Sign over
+        # and over holds a bounded number, rules/limits.py). Two hosts issuing for one session at
+        # once each keep the newest few: the bound holds once both are done.
+        self._run("INSERT INTO siwx_nonces (nonce, session_key, issued_at) VALUES (?, ?, ?)",
+                  (nonce, session_key, now_ms))
+        self._run(
+            "DELETE FROM siwx_nonces WHERE issued_at < ? OR (session_key = ? AND used = 0 AND rowid NOT IN ("
+            "SELECT rowid FROM siwx_nonces WHERE session_key = ? AND used = 0 "
+            "ORDER BY issued_at DESC, rowid DESC LIMIT ?))",
+            (now_ms - NONCE_KEEP_MS, session_key, session_key, L.MAX_OPEN_NONCES),
+        )
         return nonce
 
     def _status(self, nonce: str, session_key: str, now_ms: int) -> NonceStatus:
