@@ -63,7 +63,7 @@ def _p99(row: Row) -> float:
 def run(parts: Parts) -> Lines:
     idle_sessions = parts.size(200, 4)
     sessions = parts.size(100, 2)
-    rates = (1.0,) if parts.smoke else (1.0, 2.0, 4.0, 8.0)
+    rates = (1.0,) if parts.smoke else (0.5, 1.0, 2.0, 4.0, 8.0)
     seconds = parts.size(10, 1)
     lines: Lines = ["Several hosts on this machine (`serve` per host, own folders, one Redis, one PostgreSQL; "
                     "the client on the same 2 cores):"]
@@ -75,9 +75,11 @@ def run(parts: Parts) -> Lines:
                 held = asyncio.run(idle(workers, idle_sessions))
             within, last = _sweep(hosts, sessions, rates, seconds, redis_url, database_url)
             label = f"{hosts} host{'s' if hosts > 1 else ''}"
+            per_session = float(held.figures["RSS per session"].split()[0])
             lines.append(Figure(f"  {label}: idle sessions held, RSS per session (all hosts)",
-                                f"{idle_sessions} sessions, {held.figures['RSS per session']}",
-                                measured=(float(held.figures["RSS per session"].split()[0]),)))
+                                f"{held.figures['RSS per session']} ({idle_sessions} sessions): "
+                                f"{1024 * 1024 / per_session:,.0f} sessions per GiB",
+                                measured=(per_session,)))
             if within is not None:
                 lines.append(Figure(f"  {label}: intents/s answered with p99 ≤ {P99_GOAL_MS:g} ms",
                                     f"{within.figures['intents/s']} (p50 {within.figures['p50']}, "
