@@ -67,6 +67,7 @@ OPERATOR_TOKEN = "load-tool-operator-token-32-bytes-long"  # the workers' /metri
 class Worker:
     process: subprocess.Popen[bytes]
     port: int
+    log: Path | None = None
 
     @property
     def ws_url(self) -> str:
@@ -85,12 +86,14 @@ class Worker:
 
 
 @contextlib.contextmanager
-def start_workers(count: int, sessions: int, redis_url: str | None = None, database_url: str | None = None
+def start_workers(count: int, sessions: int, redis_url: str | None = None, database_url: str | None = None,
+                  extra: dict[str, Any] | None = None, files: dict[str, str] | None = None
                   ) -> Iterator[list[Worker]]:
     """`count` engine processes, each with its own temp config and SQLite store (or all on the
     Redis at `redis_url`, under one key prefix); with `database_url`, every durable record in
     that PostgreSQL (each process then is a host of its own: its own folder, nothing shared but
-    the config's content, Redis and the database); stopped after."""
+    the config's content, Redis and the database); `extra`: more config tables, `files`: files
+    each process finds in its folder (a master key); stopped after."""
     with tempfile.TemporaryDirectory(prefix="modalcore-load-") as tmp:
         workers: list[Worker] = []
         try:
@@ -110,15 +113,19 @@ def start_workers(count: int, sessions: int, redis_url: str | None = None, datab
                 }
                 if database_url is not None:
                     config["database"] = {"url": database_url, "pool_min": 1, "pool_max": 4}
+                config.update(extra or {})
+                for name, text in (files or {}).items():
+                    (folder / name).write_text(text)
                 (folder / "config.json").write_text(json.dumps(config))
                 port = free_port()
-                process = subprocess.Popen(
-                    [sys.executable, "-m", "modalcore", "serve", "--config",
-                     str(folder / "config.json"), "--host", HOST, "--port", str(port),
-                     "--log-level", "warning"],
-                    cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                )
-                workers.append(Worker(process, port))
+                with (folder / "serve.log").open("wb") as log:  # what it says when it cannot start
+                    process = subprocess.Popen(
+                        [sys.executable, "-m", "modalcore", "serve", "--config",
+                         str(folder / "config.json"), "--host", HOST, "--port", str(port),
+                         "--log-level", "warning"],
+                        cwd=folder, stdout=subprocess.DEVNULL, stderr=log,
+                    )
+                workers.append(Worker(process, port, folder / "serve.log"))
             for worker in workers:
                 _wait_healthy(worker)
             yield workers
@@ -137,7 +144,8 @@ def _wait_healthy(worker: Worker) -> None:
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         if worker.process.poll() is not None:
-            raise RuntimeError(f"the engine exited with {worker.process.returncode}")
+            said = worker.log.read_text(errors="replace").strip().splitlines()[-1:] if worker.log else []
+            raise RuntimeError(f"the engine exited with {worker.process.returncode}: {' '.join(said)}")
         with contextlib.suppress(httpx.HTTPError):
             if httpx.get(f"http://{HOST}:{worker.port}/healthz", timeout=1).status_code == 200:
                 return
@@ -291,6 +299,11 @@ def _redis_commands(redis_url: str | None) -> int:
         return int(client.info("stats")["total_commands_processed"])
     finally:
         client.close()
+
+
+def database_statements(workers: Sequence[Worker]) -> int:
+    """The statements the workers sent to PostgreSQL so far (their /metrics)."""
+    return _store_calls(workers)[2]
 
 
 def _store_calls(workers: Sequence[Worker]) -> tuple[int, int, int]:
