@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, fields, is_dataclass
 from functools import cache
+from itertools import compress
 import logging
 from typing import Any, get_type_hints
 
@@ -42,6 +43,7 @@ READABLE = (1, 2, 3)
 
 log = logging.getLogger(__name__)
 _NIL = encode(None)
+_INDICES = range(len(fields(Model)))
 
 
 class PersistError(ValueError):
@@ -144,10 +146,11 @@ class ModelPacker:
             self.packed += len(adapters)
             self._parts = parts
         else:
-            for index, same in enumerate(map(operator.is_, values, self._values)):
-                if not same:
-                    parts[2 + 2 * index] = self._pack_field(index, values[index])
-                    self.packed += 1
+            # the indices of the slices that are not the same objects, found in C (a Python
+            # loop over every field was a tenth of a save's cost when one or two changed)
+            for index in compress(_INDICES, map(operator.is_not, values, self._values)):
+                parts[2 + 2 * index] = self._pack_field(index, values[index])
+                self.packed += 1
         self._values = values
         return b"".join(parts)
 

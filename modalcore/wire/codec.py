@@ -34,7 +34,10 @@ def encode_with(frame: dict[str, object], encoded: dict[str, bytes]) -> bytes:
         # the usual case (a patch's ops, a snapshot's tree come last): pack the head in one call
         # and append the known bytes under a header counting every entry
         size = len(keys) - len(encoded)
-        head = encode({key: frame[key] for key in keys[:size]})
+        rest = dict(frame)  # the head: a copy made in C, less the known keys
+        for key in tail:
+            del rest[key]
+        head = encode(rest)
         parts: list[bytes | memoryview] = [map_header(len(frame)), memoryview(head)[len(map_header(size)):]]
         for key in tail:
             parts.append(encode(key))
