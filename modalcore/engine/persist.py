@@ -30,7 +30,7 @@ import msgpack
 from pydantic import TypeAdapter
 
 from ..slices.model import Model, model_from_data
-from ..wire.codec import array_header, encode, encode_with, map_header
+from ..wire.codec import array_header, encode, encode_map, map_header
 from ..wire.serverframes import AckStatus, ack_status
 from ..core.msg import Msg
 from .named import effect_to, from_data, purpose, to_data
@@ -128,6 +128,9 @@ class ModelPacker:
         self._intent_sizes: deque[int] = deque()
         self._intent_bytes = b""
         self.packed = 0  # slices packed (not reused), for tests and figures
+        # what the host events and the theme said at the last save, with their bytes
+        self._host: dict[str, tuple[object, bytes]] = {}
+        self._theme: tuple[object, bytes] | None = None
 
     @property
     def shared(self) -> bool:
@@ -166,6 +169,30 @@ class ModelPacker:
             self._blobs_of[index] = blobs
             self.blobs = {d: b for refs in self._blobs_of.values() for d, b in refs.items()}
         return packed
+
+    def pack_host(self, sent: Mapping[str, object]) -> bytes:
+        """The msgpack of what the host events last said (`Session.host_sent`: kind -> data),
+        byte for byte; an event's data is packed again only when it is another object than at
+        the last save (the session replaces an event's data when it changes, never edits it)."""
+        kept = self._host
+        parts = [map_header(len(sent))]
+        now: dict[str, tuple[object, bytes]] = {}
+        for kind, data in sent.items():
+            hit = kept.get(kind)
+            if hit is None or hit[0] is not data:
+                hit = (data, encode(data))
+            now[kind] = hit
+            parts.append(encode(kind))
+            parts.append(hit[1])
+        self._host = now
+        return b"".join(parts)
+
+    def pack_theme(self, sent: object) -> bytes:
+        """The msgpack of the theme frame's content last sent (`Session.theme_sent`, replaced
+        whole when it changes), packed again only when it is another object than last time."""
+        if self._theme is None or self._theme[0] is not sent:
+            self._theme = (sent, encode(sent))
+        return self._theme[1]
 
     def pack_intents(self, intents: OrderedDict[str, AckStatus]) -> bytes:
         """The msgpack of `list(intents.items())`, byte for byte, packing only the entries added
@@ -216,7 +243,7 @@ def _slices(model: Model) -> tuple[object, ...]:
 
 def _session_data(session: Session, timers: Iterable[PendingTimer], packer: ModelPacker,
                   fmt: int) -> bytes:
-    data: dict[str, object] = {
+    head: dict[str, object] = {
         "format": fmt,
         "id": session.id,
         "model": packer.pack(session.model),  # msgpack inside: unchanged slices are reused
@@ -226,19 +253,22 @@ def _session_data(session: Session, timers: Iterable[PendingTimer], packer: Mode
         "acked": session.acked,
         "tokens": float(session.tokens),
         "tokens_at": session.tokens_at,
-        "effects": {eid: purpose(to) for eid, to in session.effects.items()},
-        "held": {eid: purpose(to) for eid, to in session.held.items()},
-        "host_sent": session.host_sent,
-        "theme_sent": session.theme_sent,
+        "effects": {eid: purpose(to) for eid, to in session.effects.items()} if session.effects else {},
+        "held": {eid: purpose(to) for eid, to in session.held.items()} if session.held else {},
+    }
+    tail: dict[str, object] = {
         "acted": session.acted,
         "token_gen": session.token_gen,
         "token_prev_until": session.token_prev_until,
         "timers": [[t.key, t.due_ms, to_data(t.msg)] for t in timers],
     }
     if fmt == SHARED_FORMAT:
-        data["blobs"] = list(packer.blobs)
-    data["intents"] = None  # packed by the packer: only the ids remembered since its last save
-    return encode_with(data, {"intents": packer.pack_intents(session.intents)})
+        tail["blobs"] = list(packer.blobs)
+    # what the host and theme frames last said, and the remembered intents, packed by the packer
+    # (only what changed since its last save): the same bytes as the whole map packed at once
+    return encode_map(head, ("host_sent", packer.pack_host(session.host_sent)),
+                      ("theme_sent", packer.pack_theme(session.theme_sent)), tail,
+                      ("intents", packer.pack_intents(session.intents)))
 
 
 def session_to_bytes(session: Session, timers: Iterable[PendingTimer] = (),
