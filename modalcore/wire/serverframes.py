@@ -160,7 +160,7 @@ def error_frame(code: str, message: str, acked: int = 0) -> ErrorFrame:
 # per frame class: the envelope's numbers and its fields, in wire order, and one getter of all
 # their values (read in C)
 _KEYS: dict[type[_ServerFrame], tuple[str, ...]] = {cls: ("s", "a", *FIELDS[cls]) for cls in SERVER_FRAMES}
-_VALUES: dict[type[_ServerFrame], Callable[[object], tuple[Any, ...]]] = {
+_VALUES: dict[type[_ServerFrame], Callable[[object], tuple[object, ...]]] = {
     cls: operator.attrgetter(*keys) for cls, keys in _KEYS.items()}
 
 
