@@ -8,6 +8,7 @@ record and replay rely on.
 from __future__ import annotations
 
 import logging
+import operator
 from dataclasses import dataclass, field
 from ..core.evolve import replace
 from collections.abc import Sequence
@@ -420,13 +421,13 @@ class Session(Connection):
         model = self.model
         now = hostevents.inputs(model)
         before = self._host_inputs if self.host_sent else ()
-        changed = [a is not b for a, b in zip(now, before)] if before else None
+        changed = list(map(operator.is_not, now, before)) if before else None  # in C
         if changed is not None and not any(changed):
             return []
         self._host_inputs = now
         frames: list[ServerFrame] = []
         for kind, reads, derive in hostevents.KINDS:
-            if changed is not None and not any([changed[i] for i in reads]):
+            if changed is not None and not any(map(changed.__getitem__, reads)):
                 continue
             data = derive(model)
             if data is not None and self.host_sent.get(kind) != data:

@@ -90,6 +90,13 @@ class Model:
         change of either, a disconnect included, starts a new draft)."""
         return self.networks.active, self.accounts.get(self.networks.active_namespace).address
 
+    def owns_drafts_of(self, other: Model) -> bool:
+        """The same draft owner as `other`'s (`draft_owner`): at once when both read the very
+        same (immutable) networks and accounts slices, as after most updates."""
+        if self.networks is other.networks and self.accounts is other.accounts:
+            return True
+        return self.draft_owner() == other.draft_owner()
+
     def next_id(self, prefix: str) -> tuple[Model, str]:
         """A deterministic id (so replays match): the model counts what it has named."""
         count = self.counter + 1

@@ -84,8 +84,7 @@ def on_options(model: Model, msg: OnrampOptionsFetched, now: int) -> Step:
 def observe(before: Model, after: Model, now: int) -> Step:
     """The OnRamp view shown on a network whose options are not known: ask for them. Another
     network or account: a new form."""
-    owner = (after.networks.active, after.accounts.get(after.networks.active_namespace).address)
-    if owner != (before.networks.active, before.accounts.get(before.networks.active_namespace).address):
+    if not before.owns_drafts_of(after):  # another network or account (draft_owner)
         after = replace(after, onramp=OnrampState(polls=after.onramp.polls))
     state = after.onramp
     if after.router.view != VIEW or state.options_for == after.networks.active or after.networks.active is None:

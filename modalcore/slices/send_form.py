@@ -92,7 +92,7 @@ def reset_send(model: Model) -> Model:
 def observe(before: Model, after: Model, now: int) -> Step:
     """A draft belongs to the account and network it was made for: a new owner (disconnected,
     another account, namespace or network) starts an empty form."""
-    if before.draft_owner() != after.draft_owner() and after.send != reset_send(after).send:
+    if not before.owns_drafts_of(after) and after.send != reset_send(after).send:
         return reset_send(after), []
     return after, []
 

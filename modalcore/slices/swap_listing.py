@@ -60,7 +60,7 @@ def observe(before: Model, after: Model, now: int) -> Step:
     Swap view shown on an EVM network whose swap token list is not known asks for it (which
     also says whether the network has swaps at all)."""
     cmds: list[Cmd] = []
-    if before.draft_owner() != after.draft_owner():
+    if not before.owns_drafts_of(after):
         pending, loading = after.swap.pending, after.swap.loading
         cmds = [CancelTimer(QUOTE_TIMER)] if after.swap.quoting else []
         after = replace(after, swap=SwapState(pending=pending, loading=loading))

@@ -148,6 +148,8 @@ class BodyCache:
 def _same_inputs(before: tuple[object, ...], now: tuple[object, ...]) -> bool:
     if len(before) != len(now):
         return False
+    if all(map(operator.is_, before, now)):
+        return True  # the usual hit: the very same inputs (compared in C)
     for a, b in zip(before, now):
         if a is b:
             continue

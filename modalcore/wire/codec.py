@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import msgpack
@@ -34,7 +35,10 @@ def encode_with(frame: dict[str, object], encoded: dict[str, bytes]) -> bytes:
         # the usual case (a patch's ops, a snapshot's tree come last): pack the head in one call
         # and append the known bytes under a header counting every entry
         size = len(keys) - len(encoded)
-        head = encode({key: frame[key] for key in keys[:size]})
+        rest = dict(frame)  # the head: a copy made in C, less the known keys
+        for key in tail:
+            del rest[key]
+        head = encode(rest)
         parts: list[bytes | memoryview] = [map_header(len(frame)), memoryview(head)[len(map_header(size)):]]
         for key in tail:
             parts.append(encode(key))
@@ -45,6 +49,25 @@ def encode_with(frame: dict[str, object], encoded: dict[str, bytes]) -> bytes:
         parts.append(encode(key))
         known = encoded.get(key)
         parts.append(known if known is not None else encode(value))
+    return b"".join(parts)
+
+
+def encode_map(*pieces: Mapping[str, object] | tuple[str, bytes]) -> bytes:
+    """The msgpack of one map made of `pieces`, in order: maps whose values are packed here, and
+    (key, the msgpack of its value) pairs packed already. Byte for byte `encode` of the map
+    that merges them (the keys of the pieces are distinct)."""
+    count = 0
+    parts: list[bytes | memoryview] = [b""]
+    for piece in pieces:
+        if isinstance(piece, tuple):
+            parts.append(encode(piece[0]))
+            parts.append(piece[1])
+            count += 1
+        elif piece:
+            size = len(piece)
+            parts.append(memoryview(encode(piece))[len(map_header(size)):])  # its entries, no header
+            count += size
+    parts[0] = map_header(count)
     return b"".join(parts)
 
 

@@ -7,6 +7,7 @@ tree in document order emits replacements, prop merges, inserts and moves.
 from __future__ import annotations
 
 import copy
+import operator
 from typing import Any
 
 from .nodes import Node
@@ -54,19 +55,10 @@ def wire_ops(ops: list[Op]) -> list[Op]:
     return ops
 
 
-def _same_children(old: Node, new: Node) -> bool:
-    if len(old.c) != len(new.c):
-        return False
-    for a, b in zip(old.c, new.c):
-        if a is not b:
-            return False
-    return True
-
-
 def _collect_removals(old: Node, new: Node, out: list[Op]) -> None:
     """REMOVE for every old child that is not a child of the new node of the same id, depth
     first in document order; the children that stay are walked with their new selves."""
-    if _same_children(old, new):
+    if len(old.c) == len(new.c) and all(map(operator.is_, old.c, new.c)):  # the same children, compared in C
         return  # the very same nodes: nothing under them leaves
     staying = {child.id: child for child in new.c}
     for child in old.c:
@@ -90,7 +82,7 @@ def _diff_node(old: Node, new: Node, ops: list[Op]) -> None:
         return
     if old.p != new.p:
         ops.append([PROPS, new.id, _props_delta(old.p, new.p)])
-    if _same_children(old, new):
+    if len(old.c) == len(new.c) and all(map(operator.is_, old.c, new.c)):  # the same children, compared in C
         return
     new_ids = {child.id for child in new.c}
     kept = {child.id: child for child in old.c if child.id in new_ids}

@@ -6,6 +6,8 @@ models or a `FrameError`.
 
 from __future__ import annotations
 
+import operator
+from itertools import compress
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError, model_validator
@@ -173,24 +175,24 @@ def _shape_problem(value: dict[str, object]) -> str | None:
 
 
 _SCALARS = frozenset((str, int, float, bool, type(None)))
+_STR = frozenset((str,))
 
 
 def _container_problem(item: dict[Any, Any] | list[Any], depth: int) -> str | None:
     """`_shape_problem` of a map or array at `depth` (recursion is bounded: a container deeper
     than L.MAX_NESTING is refused before its children are looked at)."""
     if isinstance(item, dict):
-        for key in item:
-            if type(key) is not str and isinstance(key, bytes):
-                return "binary map keys are refused: keys are UTF-8 str"
+        if not _STR.issuperset(map(type, item)):  # the usual case (str keys only) decided in C
+            for key in item:
+                if type(key) is not str and isinstance(key, bytes):
+                    return "binary map keys are refused: keys are UTF-8 str"
         children: Any = item.values()
     else:
         children = item
     if depth > L.MAX_NESTING:
         return f"values nest at most {L.MAX_NESTING} levels deep"
-    for child in children:
-        kind = type(child)
-        if kind in _SCALARS:
-            continue  # the usual case, decided by one lookup
+    # only the children that are not scalars (most are) are looked at, picked in C
+    for child in compress(children, map(operator.not_, map(_SCALARS.__contains__, map(type, children)))):
         if isinstance(child, bytes):
             return "binary values are refused: strings are UTF-8 str"
         if isinstance(child, (dict, list)):

@@ -7,6 +7,7 @@ same are the same to the diff.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -15,6 +16,10 @@ from .registry import check_names
 Props = Mapping[str, Any]
 # A handler is a message, or a function from validated intent args to a message.
 Handler = Any
+
+
+_FLOOR = operator.attrgetter("floor")
+_IS_STR = str.__instancecheck__  # isinstance(value, str), callable from C
 
 
 class Node:
@@ -35,9 +40,10 @@ class Node:
         self.handlers: Mapping[str, Handler] = handlers or {}
         # A lower bound of this subtree's msgpack size: map header, "id" and "t" keys and values,
         # each prop's key and at least a byte of its value (a string: its length and a byte).
-        self.floor: int = 8 + len(id) + len(t) + sum(child.floor for child in self.c)
-        for key, value in self.p.items():
-            self.floor += len(key) + 2 + (len(value) if isinstance(value, str) else 0)
+        # (summed in C: this runs for every node a render builds)
+        props = self.p
+        self.floor: int = (8 + len(id) + len(t) + sum(map(_FLOOR, self.c)) + sum(map(len, props))
+                           + 2 * len(props) + sum(map(len, filter(_IS_STR, props.values()))))
 
     def __eq__(self, other: object) -> bool:
         if self is other:
@@ -59,7 +65,7 @@ class Node:
         if self.p:
             wire["p"] = self.p
         if self.c:
-            wire["c"] = [child.to_wire() for child in self.c]
+            wire["c"] = list(map(Node.to_wire, self.c))
         return wire
 
     @staticmethod

@@ -10,6 +10,8 @@ and the resend ring holds those very bytes). A wire map becomes a typed frame ag
 from __future__ import annotations
 
 import dataclasses
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal, Union, get_args
 
@@ -155,14 +157,21 @@ def error_frame(code: str, message: str, acked: int = 0) -> ErrorFrame:
     return ErrorFrame(0, acked, code, message)
 
 
+# per frame class: the envelope's numbers and its fields, in wire order, and one getter of all
+# their values (read in C)
+_KEYS: dict[type[_ServerFrame], tuple[str, ...]] = {cls: ("s", "a", *FIELDS[cls]) for cls in SERVER_FRAMES}
+_VALUES: dict[type[_ServerFrame], Callable[[object], tuple[object, ...]]] = {
+    cls: operator.attrgetter(*keys) for cls, keys in _KEYS.items()}
+
+
 def wire(frame: ServerFrame) -> dict[str, Any]:
     """The frame as the map on the wire: envelope first, fields in protocol order, optional
     fields omitted when absent."""
-    value: dict[str, object] = {"t": frame.t, "s": frame.s, "a": frame.a}
-    for name in FIELDS[type(frame)]:
-        field = getattr(frame, name)
-        if field is not None:
-            value[name] = field
+    cls = type(frame)
+    value: dict[str, object] = {"t": frame.t}
+    value.update(zip(_KEYS[cls], _VALUES[cls](frame)))
+    if None in value.values():  # an optional field absent: left out
+        return {key: field for key, field in value.items() if field is not None}
     return value
 
 

@@ -11,6 +11,12 @@ would commit after every save, and how often would depend on the machine). One i
 cycle open / All Wallets / back / close is a quarter of a cycle. Other timers of the production
 path still fire by wall time, which valgrind stretches: single runs vary by a few per cent
 (up to 9 % seen on a loaded machine); compare a change by runs of both sides started together.
+
+Where the instructions go: `python -m modalcore_dev.bench.instructions_bench --callgrind [DIR]`
+runs the same two programs under `valgrind --tool=callgrind` and prints, per intent, the
+inclusive instructions of the C functions that differ most between them (the interpreter's own
+functions, pydantic-core, msgpack, sqlite3, hashlib...); the two callgrind files stay in DIR for
+`callgrind_annotate --inclusive=yes --tree=calling`.
 """
 
 from __future__ import annotations
@@ -49,16 +55,53 @@ def _session_presses(rounds: int) -> None:
     intent_to_patch(rounds)
 
 
+def _valgrind(tool: str, out: Path, mode: str, rounds: int, sessions: int) -> None:
+    """The measured program under `valgrind --tool=TOOL` (cachegrind: the total; callgrind: per
+    function), its counts written to `out`."""
+    options = (["--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={out}"] if tool == "cachegrind"
+               else ["--tool=callgrind", f"--callgrind-out-file={out}"])
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    subprocess.run(["valgrind", *options,
+                    sys.executable, "-m", "modalcore_dev.bench.instructions_bench", mode, str(rounds), str(sessions)],
+                   check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def _instructions(mode: str, rounds: int, sessions: int) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "cachegrind.out"
-        env = {**os.environ, "PYTHONHASHSEED": "0"}
-        subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={out}",
-                        sys.executable, "-m", "modalcore_dev.bench.instructions_bench", mode, str(rounds), str(sessions)],
-                       check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _valgrind("cachegrind", out, mode, rounds, sessions)
         found = _SUMMARY.search(out.read_bytes())
         assert found is not None, "cachegrind wrote no summary"
         return int(found.group(1))
+
+
+_INCLUSIVE = re.compile(r"^\s*([\d,]+)\s+\([^)]*\)\s+\*?\s*(.+?)\s*$")
+
+
+def _inclusive(out: Path) -> dict[str, int]:
+    """Function -> inclusive instructions, as `callgrind_annotate --inclusive=yes` lists them."""
+    text = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", "--auto=no", str(out)],
+                          check=True, capture_output=True, text=True).stdout
+    costs: dict[str, int] = {}
+    for row in text.splitlines():
+        found = _INCLUSIVE.match(row)
+        if found is not None:
+            name = found.group(2)
+            costs[name] = costs.get(name, 0) + int(found.group(1).replace(",", ""))
+    return costs
+
+
+def where_it_goes(directory: Path, mode: str = "--presses", few: int = FEW, many: int = MANY,
+                  sessions: int = SESSIONS, top: int = 60) -> Lines:
+    """Per intent, the inclusive instructions of the functions whose counts differ most between
+    `many` and `few` presses (both run at once: callgrind counts do not depend on the load)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    files = {rounds: directory / f"callgrind.{mode.strip('-')}.{rounds}.out" for rounds in (few, many)}
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(lambda rounds: _valgrind("callgrind", files[rounds], mode, rounds, sessions), (many, few)))
+    more, fewer = _inclusive(files[many]), _inclusive(files[few])
+    rows = sorted(((more.get(name, 0) - fewer.get(name, 0)) / (many - few), name) for name in more)
+    return [f"{each / 1e3:10,.1f} k  {name}" for each, name in reversed(rows[-top:])]
 
 
 def per_intent(mode: str = "--presses", few: int = FEW, many: int = MANY, sessions: int = SESSIONS,
@@ -96,6 +139,13 @@ def _main(argv: list[str]) -> int:
         return 0
     if argv[:1] == ["--session"]:
         _session_presses(int(argv[1]))
+        return 0
+    if argv[:1] == ["--callgrind"]:
+        directory = Path(argv[1]) if len(argv) > 1 else Path(tempfile.mkdtemp(prefix="callgrind-"))
+        mode = argv[2] if len(argv) > 2 else "--presses"
+        print(f"per intent, inclusive ({mode}); callgrind files in {directory}:", flush=True)
+        for text in where_it_goes(directory, mode):
+            print(text, flush=True)
         return 0
     for text in run(Parts()):
         print(text, flush=True)

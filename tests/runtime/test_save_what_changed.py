@@ -97,3 +97,27 @@ async def test_rule_a_live_save_writes_a_slice_equal_to_its_default_as_nil(
     assert model["modal"] is not None and model["modal"]["open"] is True
     assert len(saved.data) < len(session_to_bytes(session)) - 1000
     assert load_bytes(saved.data, {})[0].model == session.model
+
+
+async def test_rule_host_events_and_theme_packed_again_only_when_they_changed(
+    rig: RunnerRig, intent: Any,
+) -> None:
+    """A live save packs what the host events and the theme last said only when the session
+    replaced it (`ModelPacker.pack_host` / `pack_theme`). Rule: across steps that change the
+    host events (open, close) and the theme (dark, light), every save through a kept packer is
+    byte for byte a save without one, and carries what the session last sent: never a stale copy."""
+    packer = ModelPacker()
+    session = rig.session
+    steps = [("host", "open", {}), ("host", "set_theme_mode", {"mode": "dark"}), ("host", "close", {}),
+             ("host", "open", {}), ("host", "set_theme_mode", {"mode": "light"}), ("host", "close", {})]
+    themes = set()
+    for seq, (node, act, args) in enumerate(steps, start=1):
+        rig.runner.put_frame(intent(seq, node, act, args), rig.outlet)
+        await rig.runner.settled()
+        data = session_to_bytes(session, rig.runner.pending_timers(), packer)
+        assert data == session_to_bytes(session, rig.runner.pending_timers())
+        saved = msgpack.unpackb(data, raw=False)
+        assert saved["host_sent"] == session.host_sent and saved["theme_sent"] == session.theme_sent
+        assert saved["host_sent"]["state"]["open"] is session.model.modal.open
+        themes.add(repr(saved["theme_sent"]))
+    assert len(themes) == 2  # the theme did change (dark, then light)
