@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 
 import httpx
 
+from modalcore.__main__ import main
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.store.redis_server import redis_server
 from modalcore_dev.bench.embedded_client import post_code, submit_email
@@ -24,6 +25,7 @@ from modalcore_dev.bench.load import HOST, Row, Worker, active, database_stateme
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_testing import Client
 from modalcore_testing.device import DeviceKey
+from modalcore_testing.postgres import PostgresMissing, postgres_process, server_bin
 from modalcore_dev.bench.parts import MissingPart, Parts
 from modalcore_dev.bench.stats import Figure, Lines
 
@@ -33,9 +35,6 @@ P99_GOAL_MS = 50.0
 @contextlib.contextmanager
 def _database() -> Iterator[str]:
     """A throwaway PostgreSQL with the engine's schema (`modalcore db upgrade`): its URL."""
-    from modalcore.__main__ import main
-    from modalcore_testing.postgres import PostgresMissing, postgres_process, server_bin
-
     try:
         server_bin()
     except PostgresMissing as missing:
