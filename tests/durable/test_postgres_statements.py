@@ -33,17 +33,15 @@ def test_rule_the_sqlite_files_report_no_database_round_trips(tmp_path: Path) ->
         db.close()
 
 
-async def test_rule_a_sign_in_nonce_costs_at_most_two_round_trips_to_issue_and_one_to_consume(pg_url: str) -> None:
+async def test_rule_a_sign_in_nonce_costs_at_most_two_round_trips_to_issue_and_one_to_consume(db_url: str) -> None:
     """An intent touching a durable record makes at most 2 PostgreSQL round trips (issue 42 item
     4): a SIWX nonce is issued when the sign-in message is drawn (the INSERT, then one DELETE of
     expired nonces and of the session's open ones past the bound; it was a 6-statement
     transaction under an advisory lock) and consumed in one conditional UPDATE."""
-    from modalcore.durable.schema import upgrade
     from modalcore.siwx.store import DurableSiwxStore, NonceStatus
 
-    db = PostgresDb(pg_url)
+    db = PostgresDb(db_url)
     try:
-        upgrade(db)
         store = DurableSiwxStore(db)
         before = db.statements
         nonce = await store.issue_nonce("session-1", 1_000)
