@@ -51,3 +51,22 @@ async def test_rule_a_sign_in_nonce_costs_at_most_two_round_trips_to_issue_and_o
         assert (issued, db.statements - before) == (2, 1)
     finally:
         db.close()
+
+
+def test_rule_a_mail_budget_takes_five_round_trips_whatever_its_number_of_keys(db_url: str) -> None:
+    """A code asked spends from every budget of the request (address, session, email, project,
+    engine...) in one transaction: BEGIN, every key's lock in one statement, one read, one write,
+    COMMIT. It was one lock, one read and one write per key (27 round trips for the whole code
+    request before, in `make bench`'s hosts section)."""
+    from modalcore.embedded.budget import BudgetLimits, BudgetStore, MailBudget, Receipt
+
+    db = PostgresDb(db_url)
+    try:
+        budget = MailBudget(BudgetStore(db), BudgetLimits())
+        before = db.statements
+        taken = budget.take_code(1_000, address="203.0.113.7", session="s1", email="ann@example.com",
+                                 project="demo")
+        assert isinstance(taken, Receipt)  # taken, not refused
+        assert db.statements - before == 5
+    finally:
+        db.close()
