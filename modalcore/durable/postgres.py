@@ -115,8 +115,10 @@ class PostgresDb:
             with conn.transaction():
                 self.statements += 2  # BEGIN, COMMIT
                 tx = _Tx(conn, self)
-                for key in sorted(set(locks)):
-                    tx.execute("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (key,))
+                keys = sorted(set(locks))
+                if keys:  # every key's lock in one round trip, taken in one order (no deadlock)
+                    tx.execute("SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) "
+                               "FROM unnest(?::text[]) AS k ORDER BY k", (keys,))
                 yield tx
 
     def ensure(self, sqlite_schema: str) -> None:

@@ -162,16 +162,23 @@ class BudgetStore:
         keys = sorted({rule.key for rule in looked})
         longest = max((rule.window_ms for rule in looked), default=0)
         with self._db.transaction([f"mail_budget:{key}" for key in keys]) as tx:
+            # one round trip each for the read and the write, whatever the number of keys
             spent: dict[str, list[int]] = {key: [] for key in keys}
-            for key in keys:
-                spent[key] = [int(str(row[0])) for row in tx.execute(
-                    "SELECT at_ms FROM mail_budget WHERE key = ? AND at_ms > ?", (key, now_ms - longest)).fetchall()]
+            marks = ", ".join(["?"] * len(keys))
+            read = tx.execute(f"SELECT key, at_ms FROM mail_budget WHERE key IN ({marks}) AND at_ms > ?",
+                              (*keys, now_ms - longest)).fetchall() if keys else []
+            for key, at in read:
+                spent[str(key)].append(int(str(at)))
             refused = refusal(looked, spent, now_ms)
             if refused is not None:
                 return refused
-            rows = tuple(int(str(tx.execute("INSERT INTO mail_budget (key, at_ms) VALUES (?, ?) RETURNING rowid",
-                                            (key, now_ms)).rows[0][0]))
-                         for key in sorted({rule.key for rule in rules}))
+            taken = sorted({rule.key for rule in rules})
+            rows: tuple[int, ...] = ()
+            if taken:
+                values = ", ".join(["(?, ?)"] * len(taken))
+                written = tx.execute(f"INSERT INTO mail_budget (key, at_ms) VALUES {values} RETURNING rowid",
+                                     [part for key in taken for part in (key, now_ms)])
+                rows = tuple(int(str(row[0])) for row in written.rows)
             self._takes += 1
             if self._takes % PRUNE_EVERY == 0:
                 tx.execute("DELETE FROM mail_budget WHERE at_ms <= ?", (now_ms - self._longest,))

@@ -7,6 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from modalcore.durable.postgres import PostgresDb
+from modalcore.durable.schema import upgrade
 from modalcore.netports import free_port
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_dev.devoidc import DevOidcProvider
@@ -23,6 +25,15 @@ def cluster() -> Iterator[PostgresProcess]:
             yield process
         finally:
             process.stop()
+
+
+@pytest.fixture
+def db_url(pg_url: str) -> str:
+    """A new database of the run's cluster with the engine's schema."""
+    db = PostgresDb(pg_url)
+    upgrade(db)
+    db.close()
+    return pg_url
 
 
 @pytest.fixture()

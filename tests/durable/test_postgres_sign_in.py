@@ -26,14 +26,6 @@ NOW = 1_700_000_000_000
 
 
 @pytest.fixture
-def db_url(pg_url: str) -> str:
-    db = PostgresDb(pg_url)
-    upgrade(db)
-    db.close()
-    return pg_url
-
-
-@pytest.fixture
 def hosts(db_url: str) -> Iterator[tuple[PostgresDb, PostgresDb]]:
     a, b = PostgresDb(db_url), PostgresDb(db_url)
     yield a, b

@@ -36,14 +36,6 @@ RANDOM = bytes(range(64))
 
 
 @pytest.fixture
-def db_url(pg_url: str) -> str:
-    db = PostgresDb(pg_url)
-    upgrade(db)
-    db.close()
-    return pg_url
-
-
-@pytest.fixture
 def db(db_url: str) -> Iterator[PostgresDb]:
     opened = PostgresDb(db_url)
     yield opened
