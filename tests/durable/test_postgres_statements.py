@@ -8,8 +8,12 @@ import os
 from pathlib import Path
 
 import pytest
+from eth_account import Account
+from eth_account.messages import encode_defunct
 from psycopg.pq import Trace
 
+from modalcore.aa.ledger import Charge, SponsorLedger
+from modalcore.aa.policy import DAY_MS, SponsorPolicy, SponsorRequest, day_of
 from modalcore.durable.db import Conflict
 from modalcore.durable.postgres import PostgresDb
 from modalcore.durable.sqlite import SqliteDb
@@ -21,6 +25,8 @@ from modalcore.embedded.keys import KeyVault
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.embedded.service import EmbeddedWallet, check_code, send_code
 from modalcore.server.metrics import database_lines
+from modalcore.rules.names import registration_message
+from modalcore.services.name_registry import NameRegistry
 from modalcore.siwx.store import DurableSiwxStore, NonceStatus
 from modalcore_testing.device import DeviceKey
 
@@ -149,5 +155,50 @@ async def test_rule_each_step_of_an_email_sign_in_costs_at_most_two_round_trips(
         assert counts == [2, 2, 2] * 2
         assert db.execute("SELECT count(*) FROM embedded_keys").rows == [(1,)]
         assert db.execute("SELECT count(*) FROM device_keys").rows == [(2,)]
+    finally:
+        db.close()
+
+
+def test_rule_a_sponsoring_charge_and_its_refund_take_two_round_trips_each(db_url: str) -> None:
+    """The sponsoring ledger decides and charges every scope (account, address, project, engine)
+    in one transaction: BEGIN, the scopes' locks and one read of them all; the charges, the day's
+    sweep and COMMIT. A refusal (the day spent) and a refund are two as well. (It was a read per
+    scope, and a read and a write per scope again to charge: 16 round trips.)"""
+    policy = SponsorPolicy(projects=["demo"], chains=["eip155:31337"], budget_wei_per_day=100)
+    day = 20_000 * DAY_MS + 3_600_000
+    db = PostgresDb(db_url)
+    try:
+        ledger = SponsorLedger(db)
+        counts: list[int] = []
+        answers: list[object] = []
+        for cost in (60, 60):  # sponsored, then over the day's budget
+            before = db.statements
+            decision, charge = ledger.reserve(policy, SponsorRequest("demo", "eip155:31337", "eth_sendTransaction",
+                                                                     "0x" + "a" * 40, cost), day)
+            counts.append(db.statements - before)
+            answers.append(type(decision).__name__)
+        assert charge is None and ledger.spent("eip155:31337", "0x" + "a" * 40, day) == 60
+        before = db.statements
+        ledger.refund(Charge("eip155:31337", "0x" + "a" * 40, day_of(day), 60, "", "demo"))
+        counts.append(db.statements - before)
+        assert answers == ["Sponsor", "BudgetSpent"] and counts == [2, 2, 2]
+        assert ledger.spent("eip155:31337", "0x" + "a" * 40, day) == 0
+        assert ledger.cap_refusals() == {"account": 1}
+    finally:
+        db.close()
+
+
+async def test_rule_a_name_registration_takes_one_round_trip(db_url: str) -> None:
+    """The name's INSERT alone (its uniqueness is the table's: a name taken on one host is taken
+    on all)."""
+    owner = Account.from_key("0x" + "11" * 32)
+    message = registration_message("satoshi.reown.id", NOW)
+    signature = "0x" + bytes(Account.sign_message(encode_defunct(text=message), owner.key).signature).hex()
+    db = PostgresDb(db_url)
+    try:
+        registry = NameRegistry(db, "reown.id")
+        before = db.statements
+        await registry.register("satoshi", owner.address, message, signature, NOW)
+        assert db.statements - before == 1
     finally:
         db.close()
