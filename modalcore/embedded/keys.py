@@ -109,7 +109,6 @@ class KeyVault:
         self._own = isinstance(path, (str, Path))
         _check_master(self._db, master)
         self._master = master
-        self._created = ""  # the address queue_create sealed last
 
     def address_of(self, identity: Identity) -> str | None:
         row = self._db.execute(
@@ -137,18 +136,13 @@ class KeyVault:
         """Queues the read of the identity's address (its one row, or none) in `tx`."""
         return tx.queue("SELECT address FROM embedded_keys WHERE identity = ?", (str(identity),))
 
-    def queue_create(self, tx: Tx, identity: Identity, now_ms: int) -> Result:
-        """Queues a new key for `identity` (sealed here first) in `tx`; once sent, its one row is
-        the identity's address: the new one, or the one another host stored first (kept)."""
+    def queue_create(self, tx: Tx, identity: Identity, now_ms: int) -> tuple[Result, str]:
+        """Queues a new key for `identity` (sealed here first) in `tx`, and names its address;
+        once sent, the Result's one row is the identity's address: the new one, or the one another
+        host stored first (kept)."""
         sql, args, created = self._new_row(identity, now_ms)
-        self._created = created
         return tx.queue(sql + " ON CONFLICT (identity) DO UPDATE SET identity = excluded.identity "
-                        "RETURNING address", args)
-
-    def created(self, identity: Identity, address: str) -> None:
-        """Logs a key `queue_create` made (not one it found)."""
-        if address == self._created:
-            log.info("embedded wallet created for %s: %s", identity.kind, address)
+                        "RETURNING address", args), created
 
     def _new_row(self, identity: Identity, now_ms: int) -> tuple[str, tuple[object, ...], str]:
         """A new key for `identity` sealed in memory: its INSERT and its address."""

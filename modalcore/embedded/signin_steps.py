@@ -18,9 +18,10 @@ transaction back.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
-from ..durable.db import Durable
+from ..durable.db import Durable, Result
 from .budget import MailBudget, OverBudget, Rule, code_rules, guess_rules
 from .codes import EmailCodes, IssuedCode, row_key
 from .devicekeys import DeviceKeys, parse_public_key
@@ -28,9 +29,15 @@ from .keys import Identity, KeyVault
 from .otp import Verdict, Verification, normalize_email
 
 
-@dataclass(frozen=True)
+log = logging.getLogger(__name__)
+
+
 class _Refused(Exception):
-    over: OverBudget
+    """A budget refused the code after its row was queued: the transaction rolls back."""
+
+    def __init__(self, over: OverBudget) -> None:
+        super().__init__(over)
+        self.over = over
 
 
 def one_database(*dbs: Durable) -> bool:
@@ -91,7 +98,7 @@ def check_code(codes: EmailCodes, budget: MailBudget, vault: KeyVault, devices: 
         result = codes.submit_held(bound, normalized, record, code, now_ms)
         if result.verdict in (Verdict.WRONG, Verdict.LOCKED):
             store.spend(tx, spent, guesses, guesses, now_ms)  # only a wrong code is a guess
-        made = None
+        made: tuple[Result, str] | None = None
         if result.verdict is Verdict.ACCEPTED:
             if not known.rows:
                 made = vault.queue_create(tx, identity, now_ms)
@@ -100,6 +107,8 @@ def check_code(codes: EmailCodes, budget: MailBudget, vault: KeyVault, devices: 
         return Checked(result)
     if made is None:
         return Checked(result, str(known.rows[0][0]))
-    created = str(made.rows[0][0])
-    vault.created(identity, created)
-    return Checked(result, created)
+    stored, sealed = made
+    kept = str(stored.rows[0][0])
+    if kept == sealed:  # not another host's, stored first
+        log.info("embedded wallet created for %s: %s", identity.kind, kept)
+    return Checked(result, kept)
