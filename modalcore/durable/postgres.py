@@ -185,7 +185,8 @@ class PostgresDb:
             except BaseException:
                 if tx.sent and not conn.broken and conn.info.transaction_status != TransactionStatus.IDLE:
                     self.statements += 1
-                    conn.execute("ROLLBACK")
+                    with contextlib.suppress(psycopg.Error):  # the first failure is the one to report
+                        conn.execute("ROLLBACK")  # (a connection left in a transaction: the pool resets it)
                 raise
 
     def ensure(self, sqlite_schema: str) -> None:
