@@ -22,7 +22,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..durable.db import DatabaseError, Durable, Tx
+from ..durable.db import DatabaseError, Durable, Result, Tx
 from ..durable.sqlite import SqliteDb
 from .policy import (SCOPES, BudgetScope, LedgerUnavailable, NotSponsored, Sponsor, SponsorDecision, SponsorPolicy,
                      SponsorRequest, budget_of, day_of, decide, over_budget, scope_key)
@@ -93,9 +93,18 @@ def _spent(db: Tx | Durable, key: tuple[str, str, int]) -> int:
     return _wei(db, "SELECT wei FROM sponsored_wei WHERE chain = ? AND account = ? AND day = ?", key)
 
 
-def _scope_spent(db: Tx | Durable, scope: BudgetScope, key: str, chain: str, day: int) -> int:
-    return _wei(db, "SELECT wei FROM sponsored_scope_wei WHERE scope = ? AND key = ? AND chain = ? AND day = ?",
-                (scope, key, chain, day))
+def _spent_of(db: Tx | Durable, chain: str, day: int, keys: dict[BudgetScope, str]) -> dict[BudgetScope, int]:
+    """Every scope's day spent, in one statement (one round trip): 0 for a scope with no row."""
+    rows = db.execute(
+        "SELECT 'account', wei FROM sponsored_wei WHERE chain = ? AND account = ? AND day = ? UNION ALL "
+        "SELECT scope, wei FROM sponsored_scope_wei WHERE chain = ? AND day = ? AND ("
+        + " OR ".join(["(scope = ? AND key = ?)"] * len(OTHER_SCOPES)) + ")",
+        (chain, keys["account"], day, chain, day, *[part for scope in OTHER_SCOPES for part in (scope, keys[scope])]),
+    ).fetchall()
+    spent: dict[BudgetScope, int] = {scope: 0 for scope in SCOPES}
+    for scope, wei in rows:
+        spent[next(s for s in SCOPES if s == scope)] = int(str(wei))
+    return spent
 
 
 def _locks(chain: str, day: int, keys: dict[BudgetScope, str]) -> list[str]:
@@ -113,33 +122,27 @@ class SponsorLedger:
         self._db.ensure(_SCHEMA)
 
     def _spent_all(self, db: Tx | Durable, request: SponsorRequest, day: int) -> dict[BudgetScope, int]:
-        spent: dict[BudgetScope, int] = {"account": _spent(db, (request.chain, request.account.lower(), day))}
-        for scope in OTHER_SCOPES:
-            spent[scope] = _scope_spent(db, scope, scope_key(request, scope), request.chain, day)
-        return spent
+        keys = {scope: scope_key(request, scope) for scope in SCOPES}
+        keys["account"] = request.account.lower()
+        return _spent_of(db, request.chain, day, keys)
 
-    def _charge(self, tx: Tx, scope: BudgetScope, key: str, chain: str, day: int, wei: int) -> None:
-        """Add `wei` (negative: give back, never below 0) to a scope's day."""
+    def _charge(self, tx: Tx, scope: BudgetScope, key: str, chain: str, day: int, left: int) -> None:
+        """Queue a scope's day at `left` wei (what it had spent, plus or minus one charge)."""
         if scope == "account":
-            left = max(0, _spent(tx, (chain, key, day)) + wei)
-            tx.execute("INSERT INTO sponsored_wei (chain, account, day, wei) VALUES (?, ?, ?, ?)"
-                       " ON CONFLICT (chain, account, day) DO UPDATE SET wei = excluded.wei", (chain, key, day, str(left)))
+            tx.queue("INSERT INTO sponsored_wei (chain, account, day, wei) VALUES (?, ?, ?, ?)"
+                     " ON CONFLICT (chain, account, day) DO UPDATE SET wei = excluded.wei", (chain, key, day, str(left)))
             return
-        left = max(0, _scope_spent(tx, scope, key, chain, day) + wei)
-        tx.execute("INSERT INTO sponsored_scope_wei (scope, key, chain, day, wei) VALUES (?, ?, ?, ?, ?)"
-                   " ON CONFLICT (scope, key, chain, day) DO UPDATE SET wei = excluded.wei",
-                   (scope, key, chain, day, str(left)))
+        tx.queue("INSERT INTO sponsored_scope_wei (scope, key, chain, day, wei) VALUES (?, ?, ?, ?, ?)"
+                 " ON CONFLICT (scope, key, chain, day) DO UPDATE SET wei = excluded.wei",
+                 (scope, key, chain, day, str(left)))
 
-    def _reached(self, tx: Tx, scope: BudgetScope, request: SponsorRequest, day: int, budget: int) -> None:
-        """A budget refused an operation: counted, and the first time in its day, one log line."""
-        tx.execute("INSERT INTO sponsor_cap_refusals (scope, refused) VALUES (?, 1)"
-                   " ON CONFLICT (scope) DO UPDATE SET refused = sponsor_cap_refusals.refused + 1", (scope,))
-        key = scope_key(request, scope)
-        first = tx.execute("INSERT INTO sponsor_caps_reached (scope, key, chain, day) VALUES (?, ?, ?, ?)"
-                           " ON CONFLICT DO NOTHING", (scope, key, request.chain, day)).rowcount == 1
-        if first:
-            log.warning("sponsoring cap reached: the %s budget of %s on %s (%d wei a day) is spent until the UTC day ends",
-                        scope, key or "the engine", request.chain, budget)
+    def _reached(self, tx: Tx, scope: BudgetScope, request: SponsorRequest, day: int) -> Result:
+        """A budget refused an operation: counted (queued); the Result says, once sent, whether it
+        is the first time in its day (one row: log it)."""
+        tx.queue("INSERT INTO sponsor_cap_refusals (scope, refused) VALUES (?, 1)"
+                 " ON CONFLICT (scope) DO UPDATE SET refused = sponsor_cap_refusals.refused + 1", (scope,))
+        return tx.queue("INSERT INTO sponsor_caps_reached (scope, key, chain, day) VALUES (?, ?, ?, ?)"
+                        " ON CONFLICT DO NOTHING", (scope, scope_key(request, scope), request.chain, day))
 
     def cap_refusals(self) -> dict[str, int]:
         """Operations a budget refused, by scope, since the file was made (the metric's source);
@@ -183,24 +186,29 @@ class SponsorLedger:
         keys = {scope: scope_key(request, scope) for scope in SCOPES}
         keys["account"] = request.account.lower()
         try:
+            # two round trips on PostgreSQL: BEGIN, the locks and the read; the writes and COMMIT
             with self._db.transaction(_locks(request.chain, day, keys)) as tx:
-                spent = self._spent_all(tx, request, day)
+                spent = _spent_of(tx, request.chain, day, keys)
                 decision = decide(policy, request, spent["account"], spent)
                 over = over_budget(policy, request, spent)
-                if over is not None:
-                    self._reached(tx, over.scope, request, day, budget_of(policy, over.scope))
+                first = None if over is None else self._reached(tx, over.scope, request, day)
                 charge = None
                 if isinstance(decision, Sponsor) and decision.charge_wei:
                     charge = Charge(request.chain, request.account.lower(), day, decision.charge_wei,
                                     request.client_address, request.project)
                     for scope in SCOPES:
-                        self._charge(tx, scope, charge.key(scope), request.chain, day, decision.charge_wei)
-                    tx.execute("DELETE FROM sponsored_wei WHERE day < ?", (day,))
-                    tx.execute("DELETE FROM sponsored_scope_wei WHERE day < ?", (day,))
-                    tx.execute("DELETE FROM sponsor_caps_reached WHERE day < ?", (day,))
+                        self._charge(tx, scope, charge.key(scope), request.chain, day,
+                                     spent[scope] + decision.charge_wei)
+                    tx.queue("DELETE FROM sponsored_wei WHERE day < ?", (day,))
+                    tx.queue("DELETE FROM sponsored_scope_wei WHERE day < ?", (day,))
+                    tx.queue("DELETE FROM sponsor_caps_reached WHERE day < ?", (day,))
         except DatabaseError as error:
             log.warning("sponsoring ledger unwritable: %s", error)
             return _unavailable(policy), None
+        if over is not None and first is not None and first.rowcount == 1:
+            log.warning("sponsoring cap reached: the %s budget of %s on %s (%d wei a day) is spent until the UTC day ends",
+                        over.scope, scope_key(request, over.scope) or "the engine", request.chain,
+                        budget_of(policy, over.scope))
         return decision, charge
 
     def refund(self, charge: Charge) -> None:
@@ -209,8 +217,10 @@ class SponsorLedger:
         keys = {scope: charge.key(scope) for scope in SCOPES}
         try:
             with self._db.transaction(_locks(charge.chain, charge.day, keys)) as tx:
-                for scope in SCOPES:
-                    self._charge(tx, scope, charge.key(scope), charge.chain, charge.day, -charge.wei)
+                spent = _spent_of(tx, charge.chain, charge.day, keys)
+                for scope in SCOPES:  # never below 0
+                    self._charge(tx, scope, charge.key(scope), charge.chain, charge.day,
+                                 max(0, spent[scope] - charge.wei))
         except DatabaseError as error:
             log.warning("sponsoring ledger refund lost: %s", error)
 

@@ -9,7 +9,8 @@ schema.py, applied by `modalcore db upgrade`).
 `transaction(locks)` is what a budget decides and charges in: on SQLite one `BEGIN IMMEDIATE`
 (the whole file's write lock, as before); on PostgreSQL a transaction that first takes an
 advisory lock per key, in sorted order (no deadlock), so two hosts racing for the last of a
-budget run one after the other and exactly one wins. Every failure of the database is a
+budget run one after the other and exactly one wins. Its statements go in pipelines there
+(`Tx.queue`, `Tx.send`): a transaction that reads once, decides, and writes is two round trips. Every failure of the database is a
 `DatabaseError` (a constraint: `Conflict`), never the driver's own exception.
 """
 
@@ -73,7 +74,16 @@ class Result:
 
 
 class Tx(Protocol):
+    """A transaction's statements. `queue` is a statement whose answer can wait: PostgreSQL sends
+    it with the transaction's next `execute` or `send` (one round trip for all; the COMMIT sends
+    the rest), SQLite runs it at once; its Result is filled once sent (read it after the
+    transaction, or after a `send`)."""
+
     def execute(self, sql: str, args: Sequence[object] = ()) -> Result: ...
+
+    def queue(self, sql: str, args: Sequence[object] = ()) -> Result: ...
+
+    def send(self) -> None: ...
 
 
 class Durable(Protocol):

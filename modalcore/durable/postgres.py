@@ -2,26 +2,37 @@
 one pool per process (each worker of each host has its own).
 
 Statements are the stores' portable SQL with `?` placeholders (turned into psycopg's `%s`).
-Each `execute` runs in its own transaction on a pooled connection; `transaction(locks)` takes
-`pg_advisory_xact_lock` on every key, sorted, before its statements: writers of the same budget
-on any host run one after the other (SQLite's `BEGIN IMMEDIATE`, spread over the network).
-The pool checks a connection before lending it, so a server restarted since is reached again on
-a fresh connection (its background reconnection gives up within RECONNECT_S, so the first call
-after an outage connects at once instead of waiting out a grown backoff); a failure is a `DatabaseError` whose text names no password (a statement is
-never sent twice: one that failed may have committed).
+Connections are in autocommit: an `execute` alone is one statement, its own transaction, one
+round trip. `transaction(locks)` is BEGIN and `pg_advisory_xact_lock` on every key, sorted (no
+deadlock), then its statements and COMMIT, sent in psycopg's pipeline mode: what the transaction
+queued (`Tx.queue`: BEGIN, the locks, writes whose answer can wait) goes with its next read
+(`Tx.execute`, `Tx.send`) and the COMMIT, one round trip per send. A store that reads once and
+then writes takes two round trips, whatever its number of statements; writers of the same keys
+on any host still run one after the other (SQLite's `BEGIN IMMEDIATE`, spread over the network).
+
+`statements` counts round trips (one statement alone, or one pipeline of them): `/metrics`
+modalcore_database_statements_total. The pool checks a connection before lending it without a
+round trip (an idle connection the server closed, by a restart or an outage, has its goodbye
+waiting on the socket; only then is it pinged, and that ping counts); a dead one is replaced by a
+fresh connection (the pool's background reconnection gives up within RECONNECT_S, so the first
+call after an outage connects at once instead of waiting out a grown backoff). A failure is a
+`DatabaseError` whose text names no password (a statement is never sent twice: one that failed
+may have committed).
 
 The calls are synchronous, as the SQLite store's are: a store call blocks its worker's event loop
-for one round trip to the database (well under a millisecond on a LAN).
+for its round trips to the database (well under a millisecond each on a LAN).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import select
 from collections.abc import Iterable, Iterator, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
+from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from .db import Conflict, DatabaseError, Kind, Result
@@ -56,38 +67,81 @@ def _error(error: Exception, url: str) -> DatabaseError:
     return DatabaseError(f"postgres: {text.replace(url, redacted(url))}")
 
 
+_Conn = psycopg.Connection[tuple[object, ...]]
+_Queued = tuple[str, tuple[object, ...], Result]
+
+
+def _filled(cursor: psycopg.Cursor[tuple[object, ...]], result: Result) -> None:
+    result.rows = cursor.fetchall() if cursor.description else []
+    result.rowcount = cursor.rowcount
+
+
 class _Tx:
-    def __init__(self, conn: psycopg.Connection[tuple[object, ...]], db: PostgresDb) -> None:
+    """One transaction's statements, queued and sent in pipelines (one round trip each)."""
+
+    def __init__(self, conn: _Conn, db: PostgresDb) -> None:
         self._conn = conn
         self._db = db
+        self._queue: list[_Queued] = []
+        self.sent = False  # something reached the server: a failure must roll it back
+
+    def queue(self, sql: str, args: Sequence[object] = ()) -> Result:
+        result = Result()
+        self._queue.append((_sql(sql), tuple(args), result))
+        return result
+
+    def send(self) -> None:
+        if not self._queue:
+            return
+        batch, self._queue = self._queue, []
+        self._db.statements += 1
+        self.sent = True
+        with self._conn.pipeline():  # its end sends one Sync and waits for every answer
+            cursors = [(self._conn.execute(sql, args), result) for sql, args, result in batch]
+        for cursor, result in cursors:
+            _filled(cursor, result)
 
     def execute(self, sql: str, args: Sequence[object] = ()) -> Result:
-        self._db.statements += 1
-        cursor = self._conn.execute(_sql(sql), tuple(args))
-        return Result(cursor.fetchall() if cursor.description else [], cursor.rowcount)
+        result = self.queue(sql, args)
+        self.send()
+        return result
 
 
 class PostgresDb:
     kind: Kind = "postgres"
     failing: str | None = None
-    # statements sent (a round trip each; a transaction's BEGIN and COMMIT count one more each):
-    # `/metrics` modalcore_database_statements_total, the several-hosts bench's per intent
+    # round trips to the server (one statement alone, or one pipeline of a transaction's; the
+    # lending check's ping when it runs): `/metrics` modalcore_database_statements_total, the
+    # several-hosts bench's per intent
     statements = 0
 
     def __init__(self, url: str, *, min_size: int = 1, max_size: int = 8, wait: bool = True) -> None:
         self.url = url
-        self._pool: ConnectionPool[psycopg.Connection[tuple[object, ...]]] = ConnectionPool(
+        self._pool: ConnectionPool[_Conn] = ConnectionPool(
             url, min_size=min_size, max_size=max_size, open=False, timeout=CONNECT_TIMEOUT_S,
-            kwargs={"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "modalcore"},
-            check=ConnectionPool.check_connection, name="modalcore", reconnect_timeout=RECONNECT_S)
+            kwargs={"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "modalcore", "autocommit": True,
+                    # no server-side prepared statements: preparing one is a round trip of its own
+                    "prepare_threshold": None},
+            check=self._check, name="modalcore", reconnect_timeout=RECONNECT_S)
         try:
             self._pool.open(wait=wait, timeout=CONNECT_TIMEOUT_S)
         except (psycopg.Error, PoolTimeout) as error:
             self._pool.close()
             raise _error(error, url) from None
 
+    def _check(self, conn: _Conn) -> None:
+        """Before a connection is lent: an idle connection has nothing to read unless the server
+        closed it (or sent a rare notice): only then ping it (a round trip; raises when it is
+        dead, and the pool takes another)."""
+        if conn.closed or conn.broken:
+            raise psycopg.OperationalError("the connection is closed")
+        readable, _, _ = select.select([conn.fileno()], [], [], 0)
+        if readable:
+            self.statements += 1
+            conn.execute("")
+
     @contextlib.contextmanager
-    def _connection(self) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+    def _connection(self) -> Iterator[_Conn]:
         try:
             with self._pool.connection() as conn:
                 yield conn
@@ -100,26 +154,40 @@ class PostgresDb:
 
     def execute(self, sql: str, args: Sequence[object] = ()) -> Result:
         with self._connection() as conn:
-            return _Tx(conn, self).execute(sql, args)
+            self.statements += 1
+            result = Result()
+            _filled(conn.execute(_sql(sql), tuple(args)), result)
+            return result
 
     def executemany(self, sql: str, rows: Iterable[Sequence[object]]) -> None:
+        """Every row's statement in one pipeline (psycopg's executemany): one round trip."""
+        batch = [tuple(row) for row in rows]
+        if not batch:
+            return
         with self._connection() as conn:
             with conn.cursor() as cursor:
-                batch = [tuple(row) for row in rows]
-                self.statements += len(batch)
+                self.statements += 1
                 cursor.executemany(_sql(sql), batch)
 
     @contextlib.contextmanager
     def transaction(self, locks: Iterable[str] = ()) -> Iterator[_Tx]:
         with self._connection() as conn:
-            with conn.transaction():
-                self.statements += 2  # BEGIN, COMMIT
-                tx = _Tx(conn, self)
-                keys = sorted(set(locks))
-                if keys:  # every key's lock in one round trip, taken in one order (no deadlock)
-                    tx.execute("SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) "
-                               "FROM unnest(?::text[]) AS k ORDER BY k", (keys,))
+            tx = _Tx(conn, self)
+            tx.queue("BEGIN")
+            keys = sorted(set(locks))
+            if keys:  # every key's lock in one statement, taken in one order (no deadlock)
+                tx.queue("SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) "
+                         "FROM unnest(?::text[]) AS k ORDER BY k", (keys,))
+            try:
                 yield tx
+                tx.queue("COMMIT")
+                tx.send()
+            except BaseException:
+                if tx.sent and not conn.broken and conn.info.transaction_status != TransactionStatus.IDLE:
+                    self.statements += 1
+                    with contextlib.suppress(psycopg.Error):  # the first failure is the one to report
+                        conn.execute("ROLLBACK")  # (a connection left in a transaction: the pool resets it)
+                raise
 
     def ensure(self, sqlite_schema: str) -> None:
         """The tables are the migrations' (schema.py); nothing to create here."""

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..durable.db import Durable
+from ..durable.db import Durable, Result, Tx
 from ..durable.sqlite import SqliteDb
 
 MINUTE_MS = 60_000
@@ -155,34 +155,61 @@ class BudgetStore:
         self._longest = longest_window_ms
         self._takes = 0
 
+    @property
+    def db(self) -> Durable:
+        return self._db
+
+    @staticmethod
+    def locks(rules: Iterable[Rule]) -> list[str]:
+        """The lock keys of `rules`' budgets (a transaction holding them is their only writer)."""
+        return [f"mail_budget:{key}" for key in sorted({rule.key for rule in rules})]
+
     def take(self, rules: Sequence[Rule], now_ms: int, *, check: Iterable[Rule] = ()) -> Receipt | OverBudget:
         """One event for every key of `rules` if they and `check` (looked at, not spent) all have
-        room; else the refusal, nothing written."""
+        room; else the refusal, nothing written. Two round trips on PostgreSQL (the locks and the
+        read; the write and the COMMIT)."""
         looked = [*rules, *check]
+        with self._db.transaction(self.locks(looked)) as tx:
+            spent = self.read(tx, looked, now_ms)
+            tx.send()
+            taken = self.spend(tx, spent, rules, looked, now_ms)
+        return taken if isinstance(taken, OverBudget) else Receipt(tuple(int(str(row[0])) for row in taken.rows))
+
+    def read(self, tx: Tx, looked: Sequence[Rule], now_ms: int) -> Result:
+        """Queues the read of the times `looked`'s keys spent in their longest window (inside a
+        transaction holding their `locks`; filled once `tx` sends it)."""
         keys = sorted({rule.key for rule in looked})
         longest = max((rule.window_ms for rule in looked), default=0)
-        with self._db.transaction([f"mail_budget:{key}" for key in keys]) as tx:
-            # one round trip each for the read and the write, whatever the number of keys
-            spent: dict[str, list[int]] = {key: [] for key in keys}
-            marks = ", ".join(["?"] * len(keys))
-            read = tx.execute(f"SELECT key, at_ms FROM mail_budget WHERE key IN ({marks}) AND at_ms > ?",
-                              (*keys, now_ms - longest)).fetchall() if keys else []
-            for key, at in read:
-                spent[str(key)].append(int(str(at)))
-            refused = refusal(looked, spent, now_ms)
-            if refused is not None:
-                return refused
-            taken = sorted({rule.key for rule in rules})
-            rows: tuple[int, ...] = ()
-            if taken:
-                values = ", ".join(["(?, ?)"] * len(taken))
-                written = tx.execute(f"INSERT INTO mail_budget (key, at_ms) VALUES {values} RETURNING rowid",
-                                     [part for key in taken for part in (key, now_ms)])
-                rows = tuple(int(str(row[0])) for row in written.rows)
-            self._takes += 1
-            if self._takes % PRUNE_EVERY == 0:
-                tx.execute("DELETE FROM mail_budget WHERE at_ms <= ?", (now_ms - self._longest,))
-        return Receipt(rows)
+        marks = ", ".join(["?"] * len(keys))
+        return tx.queue(f"SELECT key, at_ms FROM mail_budget WHERE key IN ({marks}) AND at_ms > ?",
+                        (*keys, now_ms - longest)) if keys else Result()
+
+    @staticmethod
+    def refused(read: Result, looked: Sequence[Rule], now_ms: int) -> OverBudget | None:
+        """The refusal if one of `looked` has no room in `read` (what `read` queued, sent)."""
+        spent: dict[str, list[int]] = {rule.key: [] for rule in looked}
+        for key, at in read.rows:
+            spent[str(key)].append(int(str(at)))
+        return refusal(looked, spent, now_ms)
+
+    def spend(self, tx: Tx, read: Result, rules: Sequence[Rule], looked: Sequence[Rule],
+              now_ms: int) -> Result | OverBudget:
+        """The refusal if one of `looked` has no room in `read` (what `read` queued, sent);
+        else one event for every key of `rules` queued in `tx`: its Result holds their row ids
+        once sent."""
+        refused = self.refused(read, looked, now_ms)
+        if refused is not None:
+            return refused
+        taken = sorted({rule.key for rule in rules})
+        written = Result()
+        if taken:  # one statement, whatever the number of keys
+            values = ", ".join(["(?, ?)"] * len(taken))
+            written = tx.queue(f"INSERT INTO mail_budget (key, at_ms) VALUES {values} RETURNING rowid",
+                               [part for key in taken for part in (key, now_ms)])
+        self._takes += 1
+        if self._takes % PRUNE_EVERY == 0:
+            tx.queue("DELETE FROM mail_budget WHERE at_ms <= ?", (now_ms - self._longest,))
+        return written
 
     def give_back(self, receipt: Receipt) -> None:
         self._db.executemany("DELETE FROM mail_budget WHERE rowid = ?", [(row,) for row in receipt.rows])

@@ -43,15 +43,23 @@ class EmailCodes:
         issued = self.issue(email, now_ms, random_bytes, requester)
         return issued.email, issued.code
 
+    @property
+    def store(self) -> CodeStore:
+        return self._store
+
     def issue(self, email: object, now_ms: int, random_bytes: bytes, requester: str = "") -> IssuedCode:
         """A new code stored for the email and `requester` (raises InvalidEmail / RateLimited,
         storing nothing); `withdraw` takes it back if its mail cannot be sent."""
         address = normalize_email(email)
         row = row_key(address, requester)
         with self._store.held(row) as store:
-            previous = store.get(row)
-            record, code = issue(previous, address, random_bytes, self._key, now_ms)
-            store.put(replace(record, email=row))
+            return self.issue_held(store, address, row, now_ms, random_bytes)
+
+    def issue_held(self, store: CodeStore, address: str, row: str, now_ms: int, random_bytes: bytes) -> IssuedCode:
+        """`issue` inside a transaction that holds `row`'s lock (`store` bound to it)."""
+        previous = store.get(row)
+        record, code = issue(previous, address, random_bytes, self._key, now_ms)
+        store.put(replace(record, email=row))
         return IssuedCode(address, code, record.digest, previous, row)
 
     def withdraw(self, issued: IssuedCode) -> bool:
@@ -65,7 +73,13 @@ class EmailCodes:
         address = normalize_email(email)
         row = row_key(address, requester)
         with self._store.held(row) as store:  # one check at a time per row, across hosts
-            result, changed = verify(store.get(row), address, code, self._key, now_ms)
-            if changed is not None:
-                store.put(changed)
+            return self.submit_held(store, address, store.get(row), code, now_ms)
+
+    def submit_held(self, store: CodeStore, address: str, record: CodeRecord | None, code: object,
+                    now_ms: int) -> Verification:
+        """`submit` inside a transaction that holds the row's lock (`store` bound to it), `record`
+        the row as read there."""
+        result, changed = verify(record, address, code, self._key, now_ms)
+        if changed is not None:
+            store.put(changed)
         return result

@@ -34,16 +34,30 @@ class CodeStore:
         self._db.ensure(_SCHEMA)
         self._postgres = self._db.kind == "postgres"
         self._exec: Durable | Tx = self._db  # where get/put/restore run: the database, or a transaction
+        self._tx: Tx | None = None
+
+    @property
+    def db(self) -> Durable:
+        return self._db
+
+    def lock(self, email: str) -> str:
+        """The lock key of `email`'s row (a transaction holding it is the row's only writer)."""
+        return f"email_codes:{self._key(email)}"
 
     @contextlib.contextmanager
     def held(self, email: str) -> Iterator[CodeStore]:
         """This store inside one transaction holding `email`'s row lock, for one read, decision
         and write: two workers or hosts checking (or issuing) codes for one row run one after
         the other, so a code is accepted once and every wrong one is counted."""
-        with self._db.transaction([f"email_codes:{self._key(email)}"]) as tx:
-            bound = copy.copy(self)
-            bound._exec = tx
-            yield bound
+        with self._db.transaction([self.lock(email)]) as tx:
+            yield self.bound(tx)
+
+    def bound(self, tx: Tx) -> CodeStore:
+        """This store inside `tx` (which holds the rows' locks): `get` reads (sending what `tx`
+        queued), `put` is queued (sent with the next read or the COMMIT)."""
+        bound = copy.copy(self)
+        bound._exec = bound._tx = tx
+        return bound
 
     def _key(self, email: str) -> str:
         return no_nul(email) if self._postgres else email
@@ -59,7 +73,8 @@ class CodeStore:
         return CodeRecord(email, bytes(digest), int(str(issued_ms)), int(str(attempts)), bool(used))
 
     def put(self, record: CodeRecord) -> None:
-        self._exec.execute(
+        write = self._exec.execute if self._tx is None else self._tx.queue
+        write(
             "INSERT INTO email_codes (email, digest, issued_ms, attempts, used) "
             "VALUES (?, ?, ?, ?, ?) ON CONFLICT(email) DO UPDATE SET digest = excluded.digest, "
             "issued_ms = excluded.issued_ms, attempts = excluded.attempts, used = excluded.used",

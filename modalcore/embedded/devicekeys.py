@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from cryptography.hazmat.primitives.serialization import load_der_public_key
 
-from ..durable.db import Durable
+from ..durable.db import Durable, Tx
 from ..durable.sqlite import SqliteDb
 
 MAX_PER_IDENTITY = 16
@@ -83,16 +83,27 @@ class DeviceKeys:
         self._db = SqliteDb(path) if isinstance(path, (str, Path)) else path
         self._db.ensure(_SCHEMA)
 
+    @property
+    def db(self) -> Durable:
+        return self._db
+
+    @staticmethod
+    def lock(identity: str) -> str:
+        return f"device_keys:{identity}"
+
     def register(self, identity: str, spki_b64: str, now_ms: int) -> str:
         """Registers the key for `identity` (BadPublicKey if it is not one); returns its id."""
+        with self._db.transaction([self.lock(identity)]) as tx:
+            return self.queue_register(tx, identity, spki_b64, now_ms)
+
+    def queue_register(self, tx: Tx, identity: str, spki_b64: str, now_ms: int) -> str:
+        """`register` queued in `tx` (which holds `lock(identity)`)."""
         key_id, spki = parse_public_key(spki_b64)
-        with self._db.transaction([f"device_keys:{identity}"]) as tx:
-            tx.execute("INSERT INTO device_keys VALUES (?, ?, ?, ?) ON CONFLICT (key_id) DO UPDATE SET "
-                       "identity = excluded.identity, spki = excluded.spki, created_ms = excluded.created_ms",
-                       (key_id, identity, spki, now_ms))
-            tx.execute(
-                "DELETE FROM device_keys WHERE identity = ? AND key_id NOT IN (SELECT key_id FROM device_keys "
-                "WHERE identity = ? ORDER BY created_ms DESC LIMIT ?)", (identity, identity, MAX_PER_IDENTITY))
+        tx.queue("INSERT INTO device_keys VALUES (?, ?, ?, ?) ON CONFLICT (key_id) DO UPDATE SET "
+                 "identity = excluded.identity, spki = excluded.spki, created_ms = excluded.created_ms",
+                 (key_id, identity, spki, now_ms))
+        tx.queue("DELETE FROM device_keys WHERE identity = ? AND key_id NOT IN (SELECT key_id FROM device_keys "
+                 "WHERE identity = ? ORDER BY created_ms DESC LIMIT ?)", (identity, identity, MAX_PER_IDENTITY))
         return key_id
 
     def public_key(self, identity: str, key_id: str) -> bytes | None:

@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from eth_account import Account
 from eth_account.signers.local import LocalAccount
 
-from ..durable.db import Durable
+from ..durable.db import Durable, Result, Tx
 from ..durable.sqlite import SqliteDb
 from .masterkey import MasterKey, MasterKeyError, WrongMasterKey
 
@@ -115,26 +115,45 @@ class KeyVault:
             "SELECT address FROM embedded_keys WHERE identity = ?", (str(identity),)).fetchone()
         return None if row is None else str(row[0])
 
+    @property
+    def db(self) -> Durable:
+        return self._db
+
     def get_or_create(self, identity: Identity, now_ms: int) -> str:
         """The identity's address, creating its key on first use."""
         existing = self.address_of(identity)
         if existing is not None:
             return existing
+        sql, args, created = self._new_row(identity, now_ms)
+        self._db.execute(sql + " ON CONFLICT DO NOTHING", args)
+        address = self.address_of(identity)
+        assert address is not None
+        if address == created:
+            log.info("embedded wallet created for %s: %s", identity.kind, address)
+        return address
+
+    def queue_address(self, tx: Tx, identity: Identity) -> Result:
+        """Queues the read of the identity's address (its one row, or none) in `tx`."""
+        return tx.queue("SELECT address FROM embedded_keys WHERE identity = ?", (str(identity),))
+
+    def queue_create(self, tx: Tx, identity: Identity, now_ms: int) -> tuple[Result, str]:
+        """Queues a new key for `identity` (sealed here first) in `tx`, and names its address;
+        once sent, the Result's one row is the identity's address: the new one, or the one another
+        host stored first (kept)."""
+        sql, args, created = self._new_row(identity, now_ms)
+        return tx.queue(sql + " ON CONFLICT (identity) DO UPDATE SET identity = excluded.identity "
+                        "RETURNING address", args), created
+
+    def _new_row(self, identity: Identity, now_ms: int) -> tuple[str, tuple[object, ...], str]:
+        """A new key for `identity` sealed in memory: its INSERT and its address."""
         account = Account.create()
         name = str(identity)
         data_key = AESGCM.generate_key(bit_length=256)
         sealed = _seal(data_key, bytes(account.key), _sk_aad(name, account.address))
         wrapped = _seal(self._master.secret, data_key, _dk_aad(name))
-        self._db.execute(
-            "INSERT INTO embedded_keys "
-            "(identity, address, master_id, wrapped_key, sealed_secret, created_ms) "
-            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            (name, account.address, self._master.key_id, wrapped, sealed, now_ms))
-        address = self.address_of(identity)
-        assert address is not None
-        if address == account.address:
-            log.info("embedded wallet created for %s: %s", identity.kind, address)
-        return address
+        return ("INSERT INTO embedded_keys (identity, address, master_id, wrapped_key, sealed_secret, created_ms) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (name, account.address, self._master.key_id, wrapped, sealed, now_ms), account.address)
 
     def account(self, identity: Identity) -> LocalAccount:
         """The identity's signer, decrypted in memory for the engine only."""

@@ -301,6 +301,11 @@ def _redis_commands(redis_url: str | None) -> int:
         client.close()
 
 
+# what one /metrics answer itself sends to PostgreSQL (the sponsoring refusals' read), counted in
+# the workers' next answer: the difference of two readings holds it once per worker
+SCRAPE_ROUND_TRIPS = 1
+
+
 def database_statements(workers: Sequence[Worker]) -> int:
     """The statements the workers sent to PostgreSQL so far (their /metrics)."""
     return _store_calls(workers)[2]

@@ -14,7 +14,10 @@ import httpx
 import pytest
 
 from modalcore.core.cmds import Call, CallSettled, EffectReply
+from modalcore.durable.sqlite import SqliteDb
+from modalcore.embedded.budget import BudgetStore, MailBudget
 from modalcore.embedded.codes import EmailCodes
+from modalcore.embedded.devicekeys import DeviceKeys
 from modalcore.embedded.codestore import CodeStore
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.embedded.keys import KeyVault
@@ -38,10 +41,13 @@ SENDER = "Wallet <no-reply@modal.test>"
 
 
 
-def open_wallet(db: Path, smtp: LocalSmtpServer) -> EmbeddedWallet:
+def open_wallet(path: Path, smtp: LocalSmtpServer) -> EmbeddedWallet:
+    """The stores on one SQLite file's one connection, as the engine's open_wallet makes them (each
+    step of an email sign-in is one transaction)."""
     sender = SmtpSender(SmtpConfig("127.0.0.1", smtp.port, SENDER, tls="none"))
-    return EmbeddedWallet(codes=EmailCodes(CodeStore(db), b"k" * 32), mailer=sender,
-                          vault=KeyVault(db, MASTER))
+    db = SqliteDb(path)
+    return EmbeddedWallet(codes=EmailCodes(CodeStore(db), b"k" * 32), mailer=sender, vault=KeyVault(db, MASTER),
+                          budget=MailBudget(BudgetStore(db)), devices=DeviceKeys(db), db=db)
 
 
 @pytest.fixture
