@@ -34,12 +34,12 @@ from ..core.services import serve, ServiceContext, ServiceError, ServiceTable
 from ..services.handles import (CALLS_STATUS, EMAIL_CODE, EMBEDDED_RESOLVE, EMBEDDED_SIGN, SMART_ACCOUNTS, USEROP_CHECK, CodeSent,
                                 EmailArgs, SignArgs, SmartAccountsArgs, SmartAccountsFound)
 from ..services.shapes import UserOpCheckArgs, UserOpChecked
-from .budget import MailBudget, OverBudget, memory_budget
+from .budget import MailBudget, OverBudget
 from . import signin_steps as steps
-from .codes import EmailCodes, IssuedCode
-from .devicekeys import DeviceKeys, parse_public_key
+from .codes import EmailCodes
+from .devicekeys import DeviceKeys
 from .passkeys import Passkeys
-from .keys import Identity, KeyVault
+from .keys import KeyVault
 from .mail import MailError
 from .intents import SendIntents, memory_intents
 from .resolve import resolve
@@ -48,7 +48,7 @@ from .smart import smart_accounts
 from .smart_calls import calls_status
 from .smart_estimate import userop_check
 from .social import SocialSignIns
-from .otp import RANDOM_BYTES, OtpError, RateLimited, Verdict, Verification, normalize_email
+from .otp import RANDOM_BYTES, OtpError, RateLimited, Verdict
 from ..farcaster.service import FarcasterSignIns, farcaster_services
 
 log = logging.getLogger(__name__)
@@ -65,11 +65,11 @@ class EmbeddedWallet:
     codes: EmailCodes
     mailer: CodeMailer | None
     vault: KeyVault
+    # the frames' public keys that may approve (issue 27)
+    devices: DeviceKeys
+    budget: MailBudget
     random: Callable[[int], bytes] = os.urandom
     socials: SocialSignIns | None = None
-    # the frames' public keys that may approve (issue 27): open_wallet keeps them in the db
-    devices: DeviceKeys = field(default_factory=DeviceKeys)
-    budget: MailBudget = field(default_factory=memory_budget)
     farcaster: FarcasterSignIns | None = None
     # gas sponsored per smart account and day (issue 32's [smart_accounts.sponsor] budget)
     sponsored: SponsorLedger = field(default_factory=memory_ledger)
@@ -79,6 +79,12 @@ class EmbeddedWallet:
     passkeys: Passkeys = field(default_factory=Passkeys)
     # the database every store above writes to, when open_wallet opened one (closed with the app)
     db: Durable | None = None
+
+    def __post_init__(self) -> None:
+        # each step of an email sign-in is one transaction over the codes, the budgets, the keys
+        # and the device keys (signin_steps.py): they must share one database
+        if not steps.one_database(self.codes.store.db, self.budget.store.db, self.vault.db, self.devices.db):
+            raise ValueError("the codes, mail budgets, keys and device keys must share one database")
 
     def close(self) -> None:
         """Close the database open_wallet opened (PostgreSQL's pool; SQLite's connection)."""
@@ -127,11 +133,8 @@ async def send_code(wallet: EmbeddedWallet, email: str, now: int, *, address: st
     if wallet.mailer is None:
         raise ServiceError("email sign-in is not configured")
     try:
-        if steps.one_database(wallet.codes.store.db, wallet.budget.store.db):  # one transaction
-            asked = steps.ask_code(wallet.codes, wallet.budget, email, now, wallet.random(RANDOM_BYTES),
-                                   address=address, session=session, project=project)
-        else:
-            asked = _ask_code_apart(wallet, email, now, address=address, session=session, project=project)
+        asked = steps.ask_code(wallet.codes, wallet.budget, email, now, wallet.random(RANDOM_BYTES),
+                               address=address, session=session, project=project)  # one transaction
     except RateLimited as limited:
         return {"status": "rate_limited", "seconds": limited.seconds}
     except OtpError as error:
@@ -151,17 +154,6 @@ async def send_code(wallet: EmbeddedWallet, email: str, now: int, *, address: st
     return {"status": "sent"}
 
 
-def _ask_code_apart(wallet: EmbeddedWallet, email: str, now: int, *, address: str, session: str,
-                    project: str) -> IssuedCode | OverBudget:
-    """`ask_code` when the code store and the budget live in two databases (a test's wallet)."""
-    issued = wallet.codes.issue(email, now, wallet.random(RANDOM_BYTES), session)
-    spent = wallet.budget.take_code(now, address=address, session=session, email=issued.email, project=project)
-    if isinstance(spent, OverBudget):
-        wallet.codes.withdraw(issued)  # the email's row as it was: nothing changed
-        return spent
-    return issued
-
-
 def check_code(wallet: EmbeddedWallet, email: str, code: str, public_key: str, now: int, *, session: str = "",
                address: str = "") -> CodeChecked:
     """The code typed inside the engine-origin frame, with that frame's public key (issue 27):
@@ -169,11 +161,8 @@ def check_code(wallet: EmbeddedWallet, email: str, code: str, public_key: str, n
     first sign-in) with the frame's key registered for the email. Raises BadPublicKey (before
     the code is spent) or ServiceError (not an email or a code)."""
     try:
-        if steps.one_database(wallet.codes.store.db, wallet.budget.store.db, wallet.vault.db, wallet.devices.db):
-            checked = steps.check_code(wallet.codes, wallet.budget, wallet.vault, wallet.devices, email, code,
-                                       public_key, now, session=session, address=address)  # one transaction
-        else:
-            checked = _check_code_apart(wallet, email, code, public_key, now, session=session, address=address)
+        checked = steps.check_code(wallet.codes, wallet.budget, wallet.vault, wallet.devices, email, code,
+                                   public_key, now, session=session, address=address)  # one transaction
     except OtpError as error:
         raise ServiceError(str(error)) from None
     result = checked.verification
@@ -181,30 +170,6 @@ def check_code(wallet: EmbeddedWallet, email: str, code: str, public_key: str, n
     if result.verdict is Verdict.ACCEPTED:
         answer["address"] = checked.address
     return answer
-
-
-def _check_code_apart(wallet: EmbeddedWallet, email: str, code: str, public_key: str, now: int, *, session: str,
-                      address: str) -> steps.Checked:
-    """`check_code` when the stores live in several databases (a test's wallet): one store call
-    after the other, the guess spent first and given back unless the code was wrong."""
-    parse_public_key(public_key)
-    normalized_email = normalize_email(email)
-    guess = wallet.budget.take_guess(now, session=session, address=address)
-    if isinstance(guess, OverBudget):  # this requester's wrong guesses for the hour are spent
-        return steps.Checked(Verification(Verdict.LOCKED, 0))
-    try:
-        result = wallet.codes.submit(normalized_email, code, now, session)
-    except OtpError:
-        wallet.budget.give_back(guess)
-        raise
-    if result.verdict not in (Verdict.WRONG, Verdict.LOCKED):
-        wallet.budget.give_back(guess)  # only a wrong code is a guess
-    if result.verdict is not Verdict.ACCEPTED:
-        return steps.Checked(result)
-    normalized = email.strip().lower()
-    created = wallet.vault.get_or_create(Identity("email", normalized), now)
-    wallet.devices.register(f"email:{normalized}", public_key, now)
-    return steps.Checked(result, created)
 
 
 def embedded_services(wallet: EmbeddedWallet) -> ServiceTable:

@@ -26,6 +26,12 @@ from modalcore.embedded.budget import (
     refusal,
 )
 from modalcore_dev.devmail import LocalSmtpServer
+from modalcore.durable.sqlite import SqliteDb
+from modalcore.embedded.codes import EmailCodes
+from modalcore.embedded.codestore import CodeStore
+from modalcore.embedded.devicekeys import DeviceKeys
+from modalcore.embedded.keys import KeyVault
+from modalcore.embedded.masterkey import MasterKey
 from modalcore.embedded.service import EmbeddedWallet
 from modalcore.embedded.setup import section_of
 from modalcore.rules.embedded import codes_over_budget
@@ -186,3 +192,18 @@ async def test_sixty_sockets_from_one_address_get_five_mails_a_minute(
 def _settled(engine: RunningServer, session: str) -> bool:
     runner = engine.hub.runners.get(session)
     return runner is not None and not runner.session.model.embedded.requesting
+
+
+def test_rule_the_sign_in_stores_share_one_database_or_the_wallet_is_refused(tmp_path: Path) -> None:
+    """Each step of an email sign-in is one transaction over the codes, the budgets, the keys and
+    the device keys (signin_steps.py): a wallet whose stores sit in two databases could charge a
+    budget and lose the code row it paid for, so it is never built."""
+    one, other = SqliteDb(tmp_path / "one.db"), SqliteDb(tmp_path / "other.db")
+    vault = KeyVault(one, MasterKey(bytes(32)))
+    codes = EmailCodes(CodeStore(one), b"k" * 32)
+    EmbeddedWallet(codes=codes, mailer=None, vault=vault, devices=DeviceKeys(one), budget=MailBudget(BudgetStore(one)))
+    with pytest.raises(ValueError, match="share one database"):
+        EmbeddedWallet(codes=codes, mailer=None, vault=vault, devices=DeviceKeys(other),
+                       budget=MailBudget(BudgetStore(one)))
+    one.close()
+    other.close()
