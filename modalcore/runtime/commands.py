@@ -19,7 +19,11 @@ from ..core.msg import Msg
 from ..core.services import ServiceContext
 from ..engine.interpret import RuntimeCmd, interpret
 from ..engine.persist import PendingTimer
-from ..engine.session import Output, Session
+from ..ports.observe import PendingEffects, Step
+from ..slices.model import Model
+from ..wire.frames import ClientFrame
+from ..engine.output import Output
+from ..engine.session import Session
 from ..wire.serverframes import EffectRequest, ServerFrame
 from ..rules.wallet_requests import NOT_SAVED, NOT_SAVED_CODE, asks_to_sign
 from ..services.handles import EMBEDDED_RESOLVE, EMBEDDED_SIGN
@@ -29,7 +33,7 @@ from .inbox import Inbox
 from .runner_inputs import Deliver, Item, TimerFired
 
 if TYPE_CHECKING:
-    from .runner import EffectRunner, RunnerDeps
+    from .deps import EffectRunner, RunnerDeps
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +110,17 @@ class CommandInterpreter:
                                                             context=dict(cmd.context))))
             elif isinstance(cmd, Effect):
                 self._refuse_effect(cmd.eid)
+
+    async def _observe(self, before: Model, effects: PendingEffects,
+                       cause: ClientFrame | Msg | None, out: Output, now: int) -> None:
+        if not self.deps.observers:
+            return
+        step = Step(self.id, now, before, self.session.model, cause, out.frames, out.cmds, effects)
+        for observer in self.deps.observers:
+            try:
+                await observer.observe(step)
+            except Exception:
+                log.exception("session %s: an observer failed", self.id)
 
     def _refuse_effect(self, eid: str) -> None:
         """A wallet request not sent (its state is not saved): its answer is that failure,
