@@ -15,12 +15,12 @@ memory UNUSED_SESSION_EVICT_MS after its socket closed).
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import IO, TypeVar
 
 from ..chains.catalog import Network
+from ..core.cmds import StartTimer
 from ..core.msg import Msg
 from ..core.services import ServiceContext
 from ..engine.output import Output
@@ -30,7 +30,7 @@ from ..ports.clock import TimerHandle
 from ..slices.options import HostOptions
 from ..wire.frames import AnnouncedWallet, ClientFrame
 from ..wire.serverframes import Ack, ServerFrame, encoded, error_frame
-from .commands import CommandInterpreter, Timer
+from .commands import Commands
 from .deps import EffectRunner as EffectRunner, RunnerDeps as RunnerDeps
 from .inbox import Inbox
 from .runner_inputs import (AckDue, Attach, Deliver, Detach, Evict, FrameIn, Item, Leave, Outlet, SendError,
@@ -46,9 +46,9 @@ CLOSE_GOING_AWAY = 1001
 CLOSE_LEFT = 1000
 
 
-class SessionRunner(CommandInterpreter):
+class SessionRunner:
     """One live session: its inbox, its lifecycle (start, attach, idle, evict, stop) and its
-    saves; the commands `update` returns run through `CommandInterpreter` (runtime/commands.py)."""
+    saves; the commands `update` returns run through its `Commands` (runtime/commands.py)."""
 
     def __init__(
         self,
@@ -59,6 +59,7 @@ class SessionRunner(CommandInterpreter):
         record_file: IO[str] | None = None,
     ) -> None:
         self.session = session
+        self.id = session.id
         self.deps = deps
         self.clock = deps.clock
         self.outlet: Outlet | None = None
@@ -67,12 +68,7 @@ class SessionRunner(CommandInterpreter):
         self.finished: asyncio.Future[None] | None = None
         self._queue: Inbox[Item] = Inbox()
         self._task: asyncio.Task[None] | None = None
-        self._timers: dict[str, Timer] = {}
-        self._generations = itertools.count(1)
-        # service calls and runtime effects (may wait minutes) in flight; made on first use (two
-        # empty sets were ~430 bytes of each idle session, issue 17)
-        self._calls: set[asyncio.Task[None]] | None = None
-        self._effects: set[asyncio.Task[None]] | None = None
+        self.commands = Commands(self)  # its timers, service calls and runtime effects in flight
         self._told = 0  # highest client seq any frame we sent has acknowledged
         self._ack_handle: TimerHandle | None = None
         self._idle_handle: TimerHandle | None = None
@@ -103,7 +99,7 @@ class SessionRunner(CommandInterpreter):
         self.finished = loop.create_future()
         now = self.clock.now_ms()
         for timer in self._restored_timers:
-            self._start_timer(timer.key, max(0, timer.due_ms - now), timer.msg, now)
+            self.commands.start_timer(StartTimer(timer.key, max(0, timer.due_ms - now), timer.msg), now)
         self._restored_timers = ()
         self._arm_idle()
         self._queue.on_put = self._wake
@@ -175,9 +171,9 @@ class SessionRunner(CommandInterpreter):
         """Wait until every queued input and in-flight service call has been processed."""
         while True:
             await self._queue.join()
-            if not self._calls:
+            if not self.commands.calls:
                 return
-            await asyncio.gather(*list(self._calls), return_exceptions=True)
+            await asyncio.gather(*list(self.commands.calls), return_exceptions=True)
 
     # ----- the loop
     async def _run(self) -> None:
@@ -216,16 +212,18 @@ class SessionRunner(CommandInterpreter):
             match item:
                 case FrameIn() if item.outlet is self.outlet:  # a replaced socket's frames are ignored
                     await self._input(item.frame, self.session.receive, now)
-                    self._maybe_arm_ack()
+                    if self.session.in_seq > self._told and self._ack_handle is None and self.outlet:
+                        # a bare `ack` when nothing was sent for ACK_DELAY_MS after a client frame
+                        self._ack_handle = self.clock.call_later(ACK_DELAY_MS, lambda: self._queue.put_nowait(AckDue()))
                     return True
                 case Deliver():
                     await self._input(item.msg, self.session.deliver, now)
                     return True
                 case TimerFired():
-                    timer = self._timers.get(item.key)
+                    timer = self.commands.timers.get(item.key)
                     if timer is None or timer.generation != item.generation:
                         return False  # cancelled or replaced after it fired
-                    del self._timers[item.key]
+                    del self.commands.timers[item.key]
                     await self._input(timer.msg, self.session.deliver, now)
                     return True
                 case Attach():
@@ -249,7 +247,7 @@ class SessionRunner(CommandInterpreter):
                     self._ack_handle = None
                     if self.outlet is not None and self.session.in_seq > self._told:
                         await self._send([Ack(0, self.session.in_seq)])
-                case Evict() if self.outlet is None and not self._calls:
+                case Evict() if self.outlet is None and not self.commands.calls:
                     self.closing = True
                 case Evict():
                     self._arm_idle()
@@ -258,7 +256,7 @@ class SessionRunner(CommandInterpreter):
                     return True
         except Exception as error:  # one bad input must not end the session
             log.exception("session %s failed to process %s", self.id, type(item).__name__)
-            self._report_error(item, error)
+            self.commands.report_error(item, error)
             if isinstance(item, Attach) and not item.done.done():
                 item.done.set_result(None)
         return False
@@ -268,8 +266,8 @@ class SessionRunner(CommandInterpreter):
         (frames sent, commands run) and observed."""
         before, effects = self.session.model, dict(self.session.effects)
         out = step(cause, now)
-        await self._apply(out, now)
-        await self._observe(before, effects, cause, out, now)
+        await self.commands.apply(out, now)
+        await self.commands.observe(before, effects, cause, out, now)
 
     async def _attach(self, item: Attach, now: int) -> None:
         if item.presented is not None and not self.session.accepts_token(item.presented, now):
@@ -291,8 +289,8 @@ class SessionRunner(CommandInterpreter):
                 token, resumed=item.resumed, last=item.last, now=now, wallets=item.wallets,
                 options=item.options, networks=item.networks,
             )
-            await self._apply(out, now)
-            await self._observe(before, effects, None, out, now)
+            await self.commands.apply(out, now)
+            await self.commands.observe(before, effects, None, out, now)
         finally:
             if not item.done.done():
                 item.done.set_result(None)
@@ -314,12 +312,6 @@ class SessionRunner(CommandInterpreter):
         if self.session.in_seq <= self._told and self._ack_handle is not None:
             self._ack_handle.cancel()
             self._ack_handle = None
-
-    def _maybe_arm_ack(self) -> None:
-        if self.session.in_seq > self._told and self._ack_handle is None and self.outlet:
-            self._ack_handle = self.clock.call_later(
-                ACK_DELAY_MS, lambda: self._queue.put_nowait(AckDue())
-            )
 
     def _arm_idle(self) -> None:
         if self._idle_handle is not None:
@@ -353,7 +345,7 @@ class SessionRunner(CommandInterpreter):
         try:
             if self._packer is None:
                 self._packer = ModelPacker(shared=True)
-            saved = session_to_save(self.session, self.pending_timers(), self._packer)
+            saved = session_to_save(self.session, self.commands.pending_timers(), self._packer)
         except Exception:
             log.exception("session %s: packing its state failed", self.id)
             return False
@@ -361,13 +353,10 @@ class SessionRunner(CommandInterpreter):
 
     async def _shutdown(self) -> None:
         self.closing = True
-        for timer in self._timers.values():
-            timer.handle.cancel()
+        self.commands.cancel_all()
         for handle in (self._ack_handle, self._idle_handle):
             if handle is not None:
                 handle.cancel()
-        for task in [*(self._calls or ()), *(self._effects or ())]:
-            task.cancel()
         while not self._queue.empty():  # inputs that arrived after the end are dropped
             item = self._queue.get_nowait()
             if isinstance(item, Attach) and not item.done.done():
