@@ -1,8 +1,10 @@
 """One visitor's session, sans I/O: frames and messages in, frames and commands out.
 
 The runtime feeds it client frames and command results with the current time; it answers with
-the frames to send and the commands to run. Everything here is deterministic, which is what
-record and replay rely on.
+the frames to send and the commands to run. Each input goes one way: decoded to one typed message
+(`engine/decode.py`), `update`, the tree drawn and diffed, the commands interpreted (what the
+session does itself here, the rest handed out: `engine/interpret.py`). Everything here is
+deterministic, which is what record and replay rely on.
 """
 
 from __future__ import annotations
