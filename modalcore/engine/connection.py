@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from ..rules.limits import INTENT_MEMORY, RATE_BURST, RATE_PER_S, RESUME_GRACE_MS, RING_BYTES, RING_SIZE
 from ..wire.codec import decode
-from ..wire.serverframes import AckStatus, EffectCancel, EffectRequest, ServerFrame, encoded, server_frame, with_bytes
+from ..wire.serverframes import AckStatus, EffectCancel, EffectRequest, IntentAck, ServerFrame, encoded, server_frame, with_bytes
 from .sharedframes import SHARED_SEQS, share
 
 F = TypeVar("F", bound=ServerFrame)
@@ -108,12 +108,16 @@ class Connection:
         while self.ring and self.ring[0][0] <= self.acked:
             self._drop_oldest()
 
-    def _remember(self, iid: str, status: AckStatus) -> None:
+    # ----- intents (PROTOCOL.md, "Intents"): one ack per id, remembered; a token bucket
+    def intent_ack(self, iid: str, status: AckStatus, error: str | None = None) -> IntentAck:
+        return self._keep(IntentAck(self._next(), self.in_seq, iid, status, error))
+
+    def remember(self, iid: str, status: AckStatus) -> None:
         self.intents[iid] = status
         while len(self.intents) > INTENT_MEMORY:
             self.intents.popitem(last=False)
 
-    def _take_token(self, now: int) -> bool:
+    def take_token(self, now: int) -> bool:
         elapsed = max(0, now - self.tokens_at) / 1000
         self.tokens = min(RATE_BURST, self.tokens + elapsed * RATE_PER_S)
         self.tokens_at = now

@@ -3,8 +3,8 @@
 keeps them for the test to settle).
 
 A session step (`engine/session.py`) keeps what it does itself within the step: a `Dispatch`
-is fed to `update` at once, a browser `Effect` becomes a frame with its time-out timer, a
-`CancelEffect` an `effect_cancel` frame. What leaves the step is a `RuntimeCmd`; `interpret`
+is fed to `update` at once (through the decoder, `engine/decode.dispatched`), a browser `Effect`
+becomes a frame with its time-out timer, a `CancelEffect` an `effect_cancel` frame. What leaves the step is a `RuntimeCmd`; `interpret`
 hands each to its host's method by type, exhaustively (`assert_never`: a new command type is a
 mypy error here until every host runs it).
 """

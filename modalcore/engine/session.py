@@ -1,50 +1,38 @@
 """One visitor's session, sans I/O: frames and messages in, frames and commands out.
 
 The runtime feeds it client frames and command results with the current time; it answers with
-the frames to send and the commands to run. Everything here is deterministic, which is what
-record and replay rely on.
+the frames to send and the commands to run. Each input goes one way: decoded to one typed message
+(`engine/decode.py`), `update`, the tree drawn and diffed, the commands interpreted (what the
+session does itself here, the rest handed out: `engine/interpret.py`). Everything here is
+deterministic, which is what record and replay rely on.
 """
 
 from __future__ import annotations
 
 import logging
 import operator
-from dataclasses import dataclass, field
-from ..core.evolve import replace
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, assert_never
 
 from ..chains.catalog import Network
-from ..slices.connecting import Reattached
-from ..slices.options import HostOptions
-from ..slices.host import HOST_ACTIONS, HOST_NODE_ID
-from ..slices.wallet_events import message_for
-from ..views import BodyCache, render
-from ..wire.framing import choose
-from ..wire.frames import (
-    AnnouncedWallet,
-    ClientFrame,
-    EffectResult,
-    FrameError,
-    Intent,
-    Resync,
-    WalletEvent,
-    validate_args,
-)
-from ..wire.nodes import Node, path_to
-from ..wire.serverframes import (AckStatus, EffectCancel, EffectRequest, HostEvent, IntentAck, Joined, Patch, ServerFrame,
-                                 Snapshot, Theme, error_frame)
-from . import hostevents, pending
-from .connection import Connection
-from ..core.cmds import (RUNTIME_EFFECT_KINDS, Call, CallSettled, CancelEffect, CancelTimer, Dispatch, Effect,
-                         EffectSettled, EffectTo, StartTimer, Track, WalletAnswered)
-from .interpret import RuntimeCmd
-from .replies import typed, typed_effect
-from ..slices.embedded import EMBEDDED_EFFECT
-from ..slices.model import Model
+from ..core.cmds import RUNTIME_EFFECT_KINDS, Call, CancelEffect, CancelTimer, Dispatch, Effect, EffectSettled, EffectTo, StartTimer, Track
+from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import Table
-from .update import ENGINE, refusal, update
+from ..slices.connecting import Reattached
+from ..slices.embedded import EMBEDDED_EFFECT
+from ..slices.model import Model
+from ..slices.options import HostOptions
+from ..views import BodyCache, render
+from ..wire.framing import choose
+from ..wire.frames import AnnouncedWallet, ClientFrame
+from ..wire.nodes import Node
+from ..wire.serverframes import EffectCancel, EffectRequest, HostEvent, Joined, Patch, ServerFrame, Snapshot, Theme
+from . import decode, hostevents, pending
+from .connection import Connection
+from .interpret import RuntimeCmd
+from .output import Output
+from .update import ENGINE, update
 
 log = logging.getLogger(__name__)
 
@@ -52,16 +40,6 @@ if TYPE_CHECKING:
     from .tap import SessionTap
 
 MAX_DISPATCH_DEPTH = 16
-
-
-@dataclass
-class Output:
-    frames: list[ServerFrame] = field(default_factory=list)
-    cmds: list[RuntimeCmd] = field(default_factory=list)  # run by engine/interpret.py
-
-    def extend(self, other: Output) -> None:
-        self.frames.extend(other.frames)
-        self.cmds.extend(other.cmds)
 
 
 class Session(Connection):
@@ -102,10 +80,6 @@ class Session(Connection):
     def held(self) -> dict[str, EffectTo]:
         """The same for the request the engine answers as the embedded wallet."""
         return pending.waiting(self.model, self.table.messages, engine=True)
-
-    def _settle(self, eid: str, *, engine: bool = False) -> EffectTo | None:
-        self.model, to = pending.settle(self.model, eid, self.table.messages, engine=engine)
-        return to
 
     # ----- the tree (dropped while idle, drawn again on demand)
     @property
@@ -173,7 +147,7 @@ class Session(Connection):
         out = self._welcome(resume_token, resumed=resumed, last=last)
         if resumed:
             reattached = Reattached(tuple(wallets), last is None, options, tuple(networks))
-            out.extend(self._deliver(reattached, now))
+            out.extend(self._run(*decode.message(self, reattached), now))
         if self.recorder:
             self.recorder.out(out.frames)
         return out
@@ -201,139 +175,33 @@ class Session(Connection):
         out.frames.extend(self._host_frames())
         return out
 
-    # ----- frames in
+    # ----- inputs: decode -> update -> draw and diff -> interpret
     def receive(self, frame: ClientFrame, now: int) -> Output:
+        """A client frame."""
         if self.recorder:
             self.recorder.frame_in(now, frame)
-        out = self._receive(frame, now)
-        if self.recorder:
-            self.recorder.out(out.frames)
-        return out
-
-    def _receive(self, frame: ClientFrame, now: int) -> Output:
         self.in_seq = max(self.in_seq, frame.s)
         self._ack(frame.a)
-        if isinstance(frame, Intent):
-            return self._intent(frame, now)
-        if isinstance(frame, EffectResult):
-            return self._effect_result(frame, now)
-        if isinstance(frame, WalletEvent):
-            return self._wallet_event(frame, now)
-        if isinstance(frame, Resync):
-            out = Output()
-            if self.snapshot_v != self.version:  # else the snapshot of this version is on its way
-                out.frames.append(self.snapshot())
-            return out
-        return Output()
-
-    def _wallet_event(self, frame: WalletEvent, now: int) -> Output:
-        """A wallet event is applied, or refused with an `error` frame (it has no ack): an input
-        that would take the session past a total bound is `over_limit` (data of the wrong shape
-        or over its own bounds never gets here: `wire/frames.WalletEvent` refuses it at the
-        socket edge). A refused event changes nothing."""
-        msg = message_for(frame)
-        reason = refusal(self.model, msg, self.table)
-        if reason is not None:
-            return Output(frames=[error_frame("over_limit", reason, self.in_seq)])
-        return self._deliver(msg, now)
-
-    def _intent(self, frame: Intent, now: int) -> Output:
-        out = Output()
-        earlier = self.intents.get(frame.iid)
-        if earlier is not None:
-            out.frames.append(self._intent_ack(frame.iid, earlier))
-            return out
-        if not self._take_token(now):
-            out.frames.append(self._intent_ack(frame.iid, "rate_limited"))
-            return out
-        try:
-            msg = self._message_for(frame)
-        except FrameError as error:
-            status: AckStatus = "stale" if error.code == "stale" else "invalid"
-            self._remember(frame.iid, status)
-            out.frames.append(self._intent_ack(frame.iid, status, error.message))
-            return out
-        self._remember(frame.iid, "ok")
-        self.acted = True
-        out.frames.append(self._intent_ack(frame.iid, "ok"))
-        out.extend(self._deliver(msg, now))
-        return out
-
-    def _intent_ack(self, iid: str, status: AckStatus, error: str | None = None) -> IntentAck:
-        return self._keep(IntentAck(self._next(), self.in_seq, iid, status, error))
-
-    def _message_for(self, frame: Intent) -> Msg:
-        if frame.node == HOST_NODE_ID:
-            handler: Any = HOST_ACTIONS.get(frame.act)
-        else:
-            path = path_to(self.tree, frame.node)
-            if path is None or self._in_hidden(path):
-                code = "stale" if self.acked < self.out_seq else "invalid"
-                raise FrameError(code, f"no node {frame.node!r} in the current tree")
-            handler = path[-1].handlers.get(frame.act)
-        if handler is None:
-            raise FrameError("invalid", f"{frame.node!r} offers no action {frame.act!r}")
-        args = validate_args(frame.act, frame.args)
-        message = handler if isinstance(handler, Msg) else handler(args)
-        if not isinstance(message, Msg):
-            raise FrameError("invalid", "the action has nothing to do")
-        reason = refusal(self.model, message, self.table)
-        if reason is not None:
-            raise FrameError("invalid", reason)
-        return message
-
-    @staticmethod
-    def _in_hidden(path: list[Node]) -> bool:
-        """The node or one of its ancestors (`path`: from the root to it) is `hidden` (e.g. the
-        view "back" would show): not drawn, so not pressable."""
-        return any(node.p.get("hidden") is True for node in path)
-
-    def _effect_result(self, frame: EffectResult, now: int) -> Output:
-        to = self._settle(frame.eid)
-        if to is None:
-            return Output()  # cancelled, timed out or unknown: ignored
-        error = frame.error
-        settled = EffectSettled(
-            eid=frame.eid,
-            to=to,
-            ok=frame.ok,
-            result=frame.result if frame.ok else None,
-            error_code=error.code if error and not frame.ok else 0,
-            error_message=error.message if error and not frame.ok else "",
-        )
-        out = self._deliver(settled, now)
-        out.cmds.insert(0, CancelTimer(f"effect:{frame.eid}"))
-        return out
-
-    # ----- messages in (command results, timers, wallet events)
-    def deliver(self, msg: Msg, now: int) -> Output:
-        if self.recorder:
-            self.recorder.msg(now, msg)
-        if isinstance(msg, EffectSettled) and not msg.timed_out:
-            # the runtime's answer to an effect it ran (RUNTIME_EFFECT_KINDS): taken once, then
-            # its timeout timer is cancelled; a late or unknown answer is ignored
-            if self._settle(msg.eid) is None:
-                out = Output()
-            else:
-                out = self._deliver(msg, now)
-                out.cmds.insert(0, CancelTimer(f"effect:{msg.eid}"))
-        else:
-            out = self._deliver(msg, now)
+        out = self._run(*decode.frame(self, frame, now), now)
         if self.recorder:
             self.recorder.out(out.frames)
         return out
 
-    def _deliver(self, msg: Msg, now: int) -> Output:
-        if isinstance(msg, EffectSettled) and msg.timed_out:  # the engine's timer, not an answer
-            if self._settle(msg.eid) is None:
-                return Output()
-        if isinstance(msg, CallSettled):
-            msg = typed(msg)  # the edge: a raw result becomes its typed Reply (engine/replies.py)
-        elif isinstance(msg, EffectSettled):
-            msg = typed_effect(msg)
-        out = Output()
-        out.cmds = self._step(msg, now, 0, out)
-        out.frames.extend(self.render())
+    def deliver(self, msg: Msg, now: int) -> Output:
+        """A message from the runtime (a command's result, a timer's message, an event)."""
+        if self.recorder:
+            self.recorder.msg(now, msg)
+        out = self._run(*decode.message(self, msg), now)
+        if self.recorder:
+            self.recorder.out(out.frames)
+        return out
+
+    def _run(self, out: Output, msg: Msg | None, now: int) -> Output:
+        """`update` on the decoded message (with what it dispatches), then the tree drawn and diffed;
+        `out` holds what the decoder gave at once (an ack, an effect's timer to cancel)."""
+        if msg is not None:
+            out.cmds.extend(self._step(msg, now, 0, out))
+            out.frames.extend(self.render())
         return out
 
     def _step(self, msg: Msg, now: int, depth: int, out: Output) -> list[RuntimeCmd]:
@@ -347,7 +215,7 @@ class Session(Connection):
                 case Dispatch() if depth >= MAX_DISPATCH_DEPTH:
                     log.warning("session %s: dispatches nested past %d, dropped", self.id, depth)
                 case Dispatch():
-                    dispatched = self._dispatched(cmd)
+                    dispatched = decode.dispatched(self, cmd)
                     if dispatched is not None:
                         remaining.extend(self._step(dispatched, now, depth + 1, out))
                 case Effect() if cmd.kind == EMBEDDED_EFFECT:
@@ -366,7 +234,8 @@ class Session(Connection):
                     )
                     remaining.append(StartTimer(f"effect:{cmd.eid}", cmd.timeout_ms, timeout))
                 case CancelEffect():
-                    if self._settle(cmd.eid) is not None:
+                    self.model, to = pending.settle(self.model, cmd.eid, self.table.messages)
+                    if to is not None:
                         out.frames.append(self._keep(EffectCancel(self._next(), self.in_seq, cmd.eid)))
                         remaining.append(CancelTimer(f"effect:{cmd.eid}"))
                 case Call() | StartTimer() | CancelTimer() | Track():
@@ -374,18 +243,6 @@ class Session(Connection):
                 case _:
                     assert_never(cmd)
         return remaining
-
-    def _dispatched(self, cmd: Dispatch) -> Msg | None:
-        """The message a `Dispatch` feeds: itself, or the typed answer of a request the engine
-        answered as the embedded wallet (flows/wallet_answer.py; None when it holds no such request)."""
-        msg = cmd.msg
-        if not isinstance(msg, WalletAnswered):
-            return msg
-        to = self._settle(msg.eid, engine=True)
-        if to is None:
-            return None
-        return typed_effect(EffectSettled(msg.eid, to, msg.ok, msg.result if msg.ok else None,
-                                          msg.error_code, msg.error_message))
 
     def render(self) -> list[ServerFrame]:
         frames = self._theme_frames()

@@ -13,7 +13,8 @@ from ..core.msg import Msg
 from ..core.shape import Table
 from ..engine.interpret import RuntimeCmd, interpret
 from ..engine.record import Recorder
-from ..engine.session import Output, Session
+from ..engine.output import Output
+from ..engine.session import Session
 from ..slices.model import Model, Step, initial_model
 from ..slices.options import HostOptions, parse_options
 from ..wire.frames import (

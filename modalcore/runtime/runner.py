@@ -15,35 +15,30 @@ memory UNUSED_SESSION_EVICT_MS after its socket closed).
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
-from collections.abc import Sequence, Callable, Iterable
-from dataclasses import dataclass, field
-from typing import IO, Any, Protocol
+from collections.abc import Callable, Iterable, Sequence
+from typing import IO, TypeVar
 
+from ..chains.catalog import Network
+from ..core.cmds import StartTimer
 from ..core.msg import Msg
 from ..core.services import ServiceContext
-from ..slices.model import Model
+from ..engine.output import Output
 from ..engine.persist import ModelPacker, PendingTimer, session_to_save
-from ..chains.catalog import Network
+from ..engine.session import Session
+from ..ports.clock import TimerHandle
 from ..slices.options import HostOptions
-from ..engine.session import Output, Session
-from ..rules.limits import UNUSED_SESSION_EVICT_MS
-from ..store.base import SessionStore
 from ..wire.frames import AnnouncedWallet, ClientFrame
 from ..wire.serverframes import Ack, ServerFrame, encoded, error_frame
-from ..ports.analytics import AnalyticsSink
-from ..ports.clock import Clock, TimerHandle
-from .commands import CommandInterpreter, Timer
+from .commands import Commands
+from .deps import EffectRunner as EffectRunner, RunnerDeps as RunnerDeps
 from .inbox import Inbox
-from ..ports.observe import PendingEffects, SessionObserver, Step
 from .runner_inputs import (AckDue, Attach, Deliver, Detach, Evict, FrameIn, Item, Leave, Outlet, SendError,
                             SessionClosing, Stop, TimerFired, TokenIssuer, TokenRefused, close_quietly)
-from .errorbook import ErrorBook
-from .saves import PendingSaves
-from .services import ServiceRegistry
 
 log = logging.getLogger(__name__)
+
+_In = TypeVar("_In", bound=ClientFrame | Msg)  # what goes through the session: a frame, or a message
 
 ACK_DELAY_MS = 1000
 CLOSE_REPLACED = 4004
@@ -51,47 +46,9 @@ CLOSE_GOING_AWAY = 1001
 CLOSE_LEFT = 1000
 
 
-@dataclass
-class RunnerDeps:
-    """What every runner of a hub shares."""
-
-    clock: Clock
-    services: ServiceRegistry
-    analytics: AnalyticsSink
-    store: SessionStore | None = None
-    make_context: Callable[[Session], ServiceContext] | None = None
-    idle_evict_ms: int = 600_000
-    unused_evict_ms: int = UNUSED_SESSION_EVICT_MS
-    on_closed: Callable[[SessionRunner], None] | None = None
-    observers: tuple[SessionObserver, ...] = ()  # see what each update produced (audit, ...)
-    walletconnect: EffectRunner | None = None  # runs the `walletconnect` effects (the relay)
-    errors: ErrorBook | None = None  # unexpected errors, grouped for the operator (/operator/errors)
-    _saves: PendingSaves | None = field(default=None, init=False, repr=False)
-
-    @property
-    def saves(self) -> PendingSaves | None:
-        """Where every runner's saves go (kept and retried when the store fails, issue 27); one
-        per store (None: no store)."""
-        if self.store is None:
-            return None
-        if self._saves is None or self._saves.store is not self.store:
-            self._saves = PendingSaves(self.store, self.clock)
-        return self._saves
-
-
-class EffectRunner(Protocol):
-    """Runs an effect the engine handles itself (core/cmds.RUNTIME_EFFECT_KINDS) for a session:
-    (ok, result, error code, error message), like a browser's answer."""
-
-    async def run(self, session_id: str, req: dict[str, object]) -> tuple[bool, Any, int, str]: ...
-
-    async def forget(self, session_id: str) -> None:
-        """The session ended for good (its host left): drop what the runner kept for it."""
-
-
-class SessionRunner(CommandInterpreter):
+class SessionRunner:
     """One live session: its inbox, its lifecycle (start, attach, idle, evict, stop) and its
-    saves; the commands `update` returns run through `CommandInterpreter` (runtime/commands.py)."""
+    saves; the commands `update` returns run through its `Commands` (runtime/commands.py)."""
 
     def __init__(
         self,
@@ -102,6 +59,7 @@ class SessionRunner(CommandInterpreter):
         record_file: IO[str] | None = None,
     ) -> None:
         self.session = session
+        self.id = session.id
         self.deps = deps
         self.clock = deps.clock
         self.outlet: Outlet | None = None
@@ -110,12 +68,7 @@ class SessionRunner(CommandInterpreter):
         self.finished: asyncio.Future[None] | None = None
         self._queue: Inbox[Item] = Inbox()
         self._task: asyncio.Task[None] | None = None
-        self._timers: dict[str, Timer] = {}
-        self._generations = itertools.count(1)
-        # service calls and runtime effects (may wait minutes) in flight; made on first use (two
-        # empty sets were ~430 bytes of each idle session, issue 17)
-        self._calls: set[asyncio.Task[None]] | None = None
-        self._effects: set[asyncio.Task[None]] | None = None
+        self.commands = Commands(self)  # its timers, service calls and runtime effects in flight
         self._told = 0  # highest client seq any frame we sent has acknowledged
         self._ack_handle: TimerHandle | None = None
         self._idle_handle: TimerHandle | None = None
@@ -146,7 +99,7 @@ class SessionRunner(CommandInterpreter):
         self.finished = loop.create_future()
         now = self.clock.now_ms()
         for timer in self._restored_timers:
-            self._start_timer(timer.key, max(0, timer.due_ms - now), timer.msg, now)
+            self.commands.start_timer(StartTimer(timer.key, max(0, timer.due_ms - now), timer.msg), now)
         self._restored_timers = ()
         self._arm_idle()
         self._queue.on_put = self._wake
@@ -218,9 +171,9 @@ class SessionRunner(CommandInterpreter):
         """Wait until every queued input and in-flight service call has been processed."""
         while True:
             await self._queue.join()
-            if not self._calls:
+            if not self.commands.calls:
                 return
-            await asyncio.gather(*list(self._calls), return_exceptions=True)
+            await asyncio.gather(*list(self.commands.calls), return_exceptions=True)
 
     # ----- the loop
     async def _run(self) -> None:
@@ -252,77 +205,69 @@ class SessionRunner(CommandInterpreter):
             self._task = None  # no await since the inbox was seen empty: no input is missed
 
     async def _process(self, item: Item) -> bool:
-        """Handle one input; True when the session may have changed."""
+        """Handle one input; True when the session may have changed. A frame, a message or a
+        timer's message goes through the session (`_input`); the rest is the lifecycle."""
         now = self.clock.now_ms()
         try:
-            if isinstance(item, FrameIn):
-                if item.outlet is not self.outlet:
-                    return False  # a socket that was replaced: its frames are ignored
-                before, effects = self.session.model, dict(self.session.effects)
-                out = self.session.receive(item.frame, now)
-                await self._apply(out, now)
-                await self._observe(before, effects, item.frame, out, now)
-                self._maybe_arm_ack()
-                return True
-            if isinstance(item, Deliver):
-                before, effects = self.session.model, dict(self.session.effects)
-                out = self.session.deliver(item.msg, now)
-                await self._apply(out, now)
-                await self._observe(before, effects, item.msg, out, now)
-                return True
-            if isinstance(item, TimerFired):
-                timer = self._timers.get(item.key)
-                if timer is None or timer.generation != item.generation:
-                    return False  # cancelled or replaced after it fired
-                del self._timers[item.key]
-                before, effects = self.session.model, dict(self.session.effects)
-                out = self.session.deliver(timer.msg, now)
-                await self._apply(out, now)
-                await self._observe(before, effects, timer.msg, out, now)
-                return True
-            if isinstance(item, Attach):
-                await self._attach(item, now)
-                return True
-            if isinstance(item, Detach):
-                if item.outlet is self.outlet:
+            match item:
+                case FrameIn() if item.outlet is self.outlet:  # a replaced socket's frames are ignored
+                    await self._input(item.frame, self.session.receive, now)
+                    if self.session.in_seq > self._told and self._ack_handle is None and self.outlet:
+                        # a bare `ack` when nothing was sent for ACK_DELAY_MS after a client frame
+                        self._ack_handle = self.clock.call_later(ACK_DELAY_MS, lambda: self._queue.put_nowait(AckDue()))
+                    return True
+                case Deliver():
+                    await self._input(item.msg, self.session.deliver, now)
+                    return True
+                case TimerFired():
+                    timer = self.commands.timers.get(item.key)
+                    if timer is None or timer.generation != item.generation:
+                        return False  # cancelled or replaced after it fired
+                    del self.commands.timers[item.key]
+                    await self._input(timer.msg, self.session.deliver, now)
+                    return True
+                case Attach():
+                    await self._attach(item, now)
+                    return True
+                case Detach() if item.outlet is self.outlet:
                     self.outlet = None
                     self._arm_idle()
-                return False
-            if isinstance(item, Leave):
-                if item.outlet is self.outlet:
+                case Leave() if item.outlet is self.outlet:
                     self.outlet = None
                     self.ended = self.closing = True
                     await close_quietly(item.outlet, CLOSE_LEFT, "left")
                     log.info("session %s ended by its host", self.id)
-                return False
-            if isinstance(item, SendError):
-                if item.outlet is self.outlet:
+                case SendError() if item.outlet is self.outlet:
                     await self._send([error_frame(item.code, item.message, self.session.in_seq)])
                     if item.close_code is not None and self.outlet is item.outlet:
                         self.outlet = None
                         await close_quietly(item.outlet, item.close_code, item.code)
                         self._arm_idle()
-                return False
-            if isinstance(item, AckDue):
-                self._ack_handle = None
-                if self.outlet is not None and self.session.in_seq > self._told:
-                    await self._send([Ack(0, self.session.in_seq)])
-                return False
-            if isinstance(item, Evict):
-                if self.outlet is None and not self._calls:
+                case AckDue():
+                    self._ack_handle = None
+                    if self.outlet is not None and self.session.in_seq > self._told:
+                        await self._send([Ack(0, self.session.in_seq)])
+                case Evict() if self.outlet is None and not self.commands.calls:
                     self.closing = True
-                else:
+                case Evict():
                     self._arm_idle()
-                return False
-            if isinstance(item, Stop):
-                self.closing = True
-                return True
+                case Stop():
+                    self.closing = True
+                    return True
         except Exception as error:  # one bad input must not end the session
             log.exception("session %s failed to process %s", self.id, type(item).__name__)
-            self._report_error(item, error)
+            self.commands.report_error(item, error)
             if isinstance(item, Attach) and not item.done.done():
                 item.done.set_result(None)
         return False
+
+    async def _input(self, cause: _In, step: Callable[[_In, int], Output], now: int) -> None:
+        """One input through the session (decode, update, draw and diff), its output applied
+        (frames sent, commands run) and observed."""
+        before, effects = self.session.model, dict(self.session.effects)
+        out = step(cause, now)
+        await self.commands.apply(out, now)
+        await self.commands.observe(before, effects, cause, out, now)
 
     async def _attach(self, item: Attach, now: int) -> None:
         if item.presented is not None and not self.session.accepts_token(item.presented, now):
@@ -344,22 +289,11 @@ class SessionRunner(CommandInterpreter):
                 token, resumed=item.resumed, last=item.last, now=now, wallets=item.wallets,
                 options=item.options, networks=item.networks,
             )
-            await self._apply(out, now)
-            await self._observe(before, effects, None, out, now)
+            await self.commands.apply(out, now)
+            await self.commands.observe(before, effects, None, out, now)
         finally:
             if not item.done.done():
                 item.done.set_result(None)
-
-    async def _observe(self, before: Model, effects: PendingEffects,
-                       cause: ClientFrame | Msg | None, out: Output, now: int) -> None:
-        if not self.deps.observers:
-            return
-        step = Step(self.id, now, before, self.session.model, cause, out.frames, out.cmds, effects)
-        for observer in self.deps.observers:
-            try:
-                await observer.observe(step)
-            except Exception:
-                log.exception("session %s: an observer failed", self.id)
 
     async def _send(self, frames: list[ServerFrame]) -> None:
         outlet = self.outlet
@@ -378,12 +312,6 @@ class SessionRunner(CommandInterpreter):
         if self.session.in_seq <= self._told and self._ack_handle is not None:
             self._ack_handle.cancel()
             self._ack_handle = None
-
-    def _maybe_arm_ack(self) -> None:
-        if self.session.in_seq > self._told and self._ack_handle is None and self.outlet:
-            self._ack_handle = self.clock.call_later(
-                ACK_DELAY_MS, lambda: self._queue.put_nowait(AckDue())
-            )
 
     def _arm_idle(self) -> None:
         if self._idle_handle is not None:
@@ -417,7 +345,7 @@ class SessionRunner(CommandInterpreter):
         try:
             if self._packer is None:
                 self._packer = ModelPacker(shared=True)
-            saved = session_to_save(self.session, self.pending_timers(), self._packer)
+            saved = session_to_save(self.session, self.commands.pending_timers(), self._packer)
         except Exception:
             log.exception("session %s: packing its state failed", self.id)
             return False
@@ -425,13 +353,10 @@ class SessionRunner(CommandInterpreter):
 
     async def _shutdown(self) -> None:
         self.closing = True
-        for timer in self._timers.values():
-            timer.handle.cancel()
+        self.commands.cancel_all()
         for handle in (self._ack_handle, self._idle_handle):
             if handle is not None:
                 handle.cancel()
-        for task in [*(self._calls or ()), *(self._effects or ())]:
-            task.cancel()
         while not self._queue.empty():  # inputs that arrived after the end are dropped
             item = self._queue.get_nowait()
             if isinstance(item, Attach) and not item.done.done():

@@ -1,11 +1,11 @@
-"""Wallet events forwarded by the renderer's bridge, as messages."""
+"""Wallet events forwarded by the renderer's bridge, as messages (decoded from their frames by
+`engine/decode.py`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ..core.msg import Msg
-from ..wire.frames import AnnouncedWallet, WalletEvent
 
 
 @dataclass(frozen=True)
@@ -33,15 +33,3 @@ class WalletChainChanged(Msg):
 class WalletDisconnected(Msg):
     connector: str
 
-
-def message_for(frame: WalletEvent) -> Msg:
-    """The message for a wallet event (its data was validated at the socket edge,
-    `wire/frames.WalletEvent.payload`)."""
-    data = frame.payload
-    if isinstance(data, AnnouncedWallet):
-        return WalletAnnounced(data.uuid, data.name, data.icon, data.rdns, tuple(data.namespaces))
-    if isinstance(data, tuple):
-        return WalletAccountsChanged(frame.connector, data)
-    if isinstance(data, str):
-        return WalletChainChanged(frame.connector, data)
-    return WalletDisconnected(frame.connector)

@@ -13,7 +13,7 @@ from modalcore.core.services import NoArgs
 from modalcore.engine.interpret import RuntimeCmd, interpret
 from modalcore.enginetest import Harness
 from modalcore.runtime import commands as runtime_commands
-from modalcore.runtime.commands import CommandInterpreter
+from modalcore.runtime.commands import Commands
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ def test_each_command_goes_to_its_hosts_method_in_order() -> None:
 def test_the_runtime_and_the_harness_are_hosts_of_the_same_interpreter() -> None:
     """Both implement every method `interpret` calls (mypy checks the Protocol at each call site);
     here, that neither keeps a table of its own."""
-    for host in (CommandInterpreter, Harness):
+    for host in (Commands, Harness):
         assert all(callable(getattr(host, name, None))
                    for name in ("start_timer", "cancel_timer", "call", "run_effect", "track"))
     assert not hasattr(runtime_commands, "_INTERPRETER")

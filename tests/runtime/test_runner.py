@@ -71,7 +71,7 @@ async def test_replacing_and_cancelling_timers(rig: RunnerRig, show_snack: Facto
     assert snack_props(rig)["message"] == "c"
     await rig.advance(100)
     assert snack_props(rig)["message"] == "c"
-    assert {timer.key for timer in rig.runner.pending_timers()} == {"snack-auto-close"}
+    assert {timer.key for timer in rig.runner.commands.pending_timers()} == {"snack-auto-close"}
 
 
 async def test_calls_settle_back_into_the_session(rig: RunnerRig, ask_service: Factory) -> None:
@@ -139,12 +139,12 @@ async def test_effect_result_and_cancel_clear_the_timeout(
     rig.runner.put_frame(EffectResult(t="effect_result", s=1, a=0, eid="e2", ok=True, result=1),
                          rig.outlet)
     await rig.runner.settled()
-    assert "effect:e2" not in {t.key for t in rig.runner.pending_timers()}
+    assert "effect:e2" not in {t.key for t in rig.runner.commands.pending_timers()}
     rig.runner.deliver(ask_effect("e3", 5000))
     rig.runner.deliver(cancel_effect("e3"))
     await rig.runner.settled()
     assert rig.outlet.frames[-1]["t"] == "effect_cancel"
-    assert "effect:e3" not in {t.key for t in rig.runner.pending_timers()}
+    assert "effect:e3" not in {t.key for t in rig.runner.commands.pending_timers()}
 
 
 async def test_bare_ack_after_a_quiet_second(rig: RunnerRig) -> None:

@@ -33,7 +33,7 @@ async def test_only_changed_slices_are_packed_and_bytes_match_a_full_save(
         model_bytes = packer.pack(session.model)
         assert model_bytes == encode(model_to_data(session.model))  # a full pack, byte for byte
         assert packer.packed - packed_before == changed < everything
-        data = session_to_bytes(session, rig.runner.pending_timers(), packer)
+        data = session_to_bytes(session, rig.runner.commands.pending_timers(), packer)
         assert packer.packed - packed_before == changed  # nothing more for the save itself
         assert load_bytes(data)[0].model == session.model
 
@@ -66,8 +66,8 @@ async def test_rule_remembered_intents_are_packed_once_and_saves_stay_exact(
             rig.runner.put_frame(intent(seq, node, act), rig.outlet)
         await rig.runner.settled()
         if round_ % 7 == 0 or round_ > INTENT_MEMORY // 2:
-            data = session_to_bytes(session, rig.runner.pending_timers(), packer)
-            assert data == session_to_bytes(session, rig.runner.pending_timers())
+            data = session_to_bytes(session, rig.runner.commands.pending_timers(), packer)
+            assert data == session_to_bytes(session, rig.runner.commands.pending_timers())
             assert list(load_bytes(data)[0].intents.items()) == list(session.intents.items())
     assert len(session.intents) == INTENT_MEMORY
     fresh = ModelPacker()
@@ -114,8 +114,8 @@ async def test_rule_host_events_and_theme_packed_again_only_when_they_changed(
     for seq, (node, act, args) in enumerate(steps, start=1):
         rig.runner.put_frame(intent(seq, node, act, args), rig.outlet)
         await rig.runner.settled()
-        data = session_to_bytes(session, rig.runner.pending_timers(), packer)
-        assert data == session_to_bytes(session, rig.runner.pending_timers())
+        data = session_to_bytes(session, rig.runner.commands.pending_timers(), packer)
+        assert data == session_to_bytes(session, rig.runner.commands.pending_timers())
         saved = msgpack.unpackb(data, raw=False)
         assert saved["host_sent"] == session.host_sent and saved["theme_sent"] == session.theme_sent
         assert saved["host_sent"]["state"]["open"] is session.model.modal.open

@@ -142,7 +142,7 @@ async def test_rule_a_send_request_is_not_sent_while_its_state_is_unsaved(
     assert [f for f in ring if f["t"] == "effect"] == []  # a reconnect's replay cannot ask either
     assert _snack(started) == NOT_SAVED
     assert started.session.effects == {}  # answered (as not sent): no time-out left waiting
-    assert [t.key for t in started.runner.pending_timers() if t.key.startswith("effect:")] == []
+    assert [t.key for t in started.runner.commands.pending_timers() if t.key.startswith("effect:")] == []
     # the store is back: the same request goes to the wallet
     store.down = False
     await _deliver(started, UwAskedWallet("e2", "eip1193", "eth_sendTransaction"))
