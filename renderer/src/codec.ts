@@ -222,6 +222,8 @@ export type ClientBody =
       project: string;
       resume?: string;
       last?: number;
+      /** A phone joining a session it was linked to (PROTOCOL.md, "Companion"); never with `resume`. */
+      companion?: { session: string; public_key: string; nonce: string; signature: string };
       env: Dict;
       opts: Dict;
       wallets: Dict[];
@@ -241,7 +243,7 @@ export type ClientBody =
 
 /** Field order of each client frame after the envelope, as PROTOCOL.md lists it. */
 const CLIENT_FIELDS: Record<ClientBody['t'], readonly string[]> = {
-  join: ['project', 'resume', 'last', 'env', 'opts', 'wallets'],
+  join: ['project', 'resume', 'last', 'companion', 'env', 'opts', 'wallets'],
   intent: ['iid', 'node', 'act', 'args'],
   effect_result: ['eid', 'ok', 'result', 'error'],
   wallet_event: ['connector', 'event', 'data'],
