@@ -39,6 +39,8 @@ from .inbox import Inbox
 from ..ports.observe import PendingEffects, SessionObserver, Step
 from .runner_inputs import (AckDue, Attach, Deliver, Detach, Evict, FrameIn, Item, Leave, Outlet, SendError,
                             SessionClosing, Stop, TimerFired, TokenIssuer, TokenRefused, close_quietly)
+from .runner_inputs import CompanionAttach, CompanionDetach
+from .companion import CompanionSlot, close_companion, companion_frame, companion_item, mirror, owns
 from .errorbook import ErrorBook
 from .saves import PendingSaves
 from .services import ServiceRegistry
@@ -105,6 +107,7 @@ class SessionRunner(CommandInterpreter):
         self.deps = deps
         self.clock = deps.clock
         self.outlet: Outlet | None = None
+        self.companion: CompanionSlot | None = None  # the linked phone's socket (runtime/companion.py)
         self.closing = False
         self.ended = False  # the host left: the saved state is deleted, not written
         self.finished: asyncio.Future[None] | None = None
@@ -255,6 +258,10 @@ class SessionRunner(CommandInterpreter):
         """Handle one input; True when the session may have changed."""
         now = self.clock.now_ms()
         try:
+            if isinstance(item, FrameIn) and owns(self, item):
+                return await companion_frame(self, item, now)
+            if isinstance(item, (CompanionAttach, CompanionDetach)):
+                return await companion_item(self, item, now)
             if isinstance(item, FrameIn):
                 if item.outlet is not self.outlet:
                     return False  # a socket that was replaced: its frames are ignored
@@ -362,6 +369,7 @@ class SessionRunner(CommandInterpreter):
                 log.exception("session %s: an observer failed", self.id)
 
     async def _send(self, frames: list[ServerFrame]) -> None:
+        await mirror(self, frames)  # the companion gets the tree the host page is sent
         outlet = self.outlet
         if outlet is None or not frames:
             return
@@ -440,6 +448,7 @@ class SessionRunner(CommandInterpreter):
         if self.outlet is not None:
             await close_quietly(self.outlet, CLOSE_GOING_AWAY, "engine shutting down")
             self.outlet = None
+        await close_companion(self, CLOSE_GOING_AWAY, "engine shutting down")
         if self._record_file is not None:
             self._record_file.close()
         if self.finished is not None and not self.finished.done():

@@ -1,0 +1,169 @@
+"""A session's second live connection: the linked phone (PROTOCOL.md, "Companion"; issue 44).
+
+The companion is a wire connection of its own (`Connection`: its frames numbered from 1, its
+resend ring, acknowledgements, intent ids and rate limit) over the session's one model: its
+intents are the session's (the same `update`, so a press on either screen moves both), and
+after every step the tree the session drew is sent to it as its own patch or snapshot (the
+host's patch ops reused when the companion had the tree they apply to: the tree is diffed once).
+
+What stays the host page's: `host_event` frames (never mirrored), wallet requests (`eip1193`,
+`solana`, `discover`: the phone's page announces no wallets). An effect an intent of the
+companion caused (`clipboard`, `open_url`) goes to the companion; the host's ring holds an
+`effect_cancel` of the same number instead (`Connection.withhold`).
+
+Nothing here is saved (engine/persist.py saves the `Session`, which does not hold this): after a
+drop the phone joins again with a fresh signature.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..slices.host import HOST_NODE_ID
+from ..wire.framing import choose
+from ..wire.frames import ClientFrame, EffectResult, FrameError, Intent, Resync, WalletEvent
+from ..wire.nodes import Node, path_to
+from ..wire.serverframes import (AckStatus, EffectRequest, IntentAck, Joined, Patch, ServerFrame, Snapshot, Theme,
+                                 error_frame)
+from .connection import Connection
+from .session import Output, Session
+
+# the effects an intent of the companion sends to the companion rather than to the host page
+COMPANION_EFFECTS = frozenset({"clipboard", "open_url"})
+NO_WALLETS = "a companion announces no wallets"
+
+
+class Companion(Connection):
+    """The phone's connection to `session` (at most one per session: the runner holds it)."""
+
+    def __init__(self, session: Session, now: int) -> None:
+        super().__init__(now)
+        self.session = session
+        self.tree: Node | None = None  # the tree this connection has
+        self.version = 0
+        self.snapshot_v = 0
+        self.host_version = -1  # the session's tree version `tree` is (a host patch from it applies here)
+        self.theme_sent: dict[str, Any] | None = None
+        self._theme_input: object = None
+
+    # ----- frames out
+    def welcome(self) -> list[ServerFrame]:
+        """`joined` (no resume token: a companion is never resumed), the theme, a snapshot."""
+        self.theme_sent = None
+        frames: list[ServerFrame] = [Joined(0, self.in_seq, self.session.id, "", False)]
+        frames.extend(self._theme_frames())
+        frames.append(self._snapshot())
+        return frames
+
+    def mirror(self, host_frames: Sequence[ServerFrame] = ()) -> list[ServerFrame]:
+        """The companion's frames after a step of the session whose frames to the host page were
+        `host_frames`: the theme if it changed, the tree as a patch or a snapshot; nothing when
+        the companion has the session's tree already."""
+        frames = self._theme_frames()
+        session = self.session
+        if self.tree is None:
+            return frames  # not welcomed yet
+        if session.compacted:
+            return frames  # an idle session's tree is the one it last sent: the companion has it
+        tree = session.tree
+        if tree is self.tree:
+            return frames
+        reused = self._host_patch(host_frames)
+        if reused is not None:
+            self.version += 1
+            frames.append(self._keep(Patch(self._next(), self.in_seq, self.version - 1, self.version, reused)))
+        else:
+            update = choose(self.tree, tree)
+            if update.ops is None:
+                frames.append(self._snapshot(update.tree_wire, update.tree_bytes))
+            elif update.ops:
+                self.version += 1
+                known = {"ops": update.ops_bytes} if update.ops_bytes is not None else None
+                frames.append(self._keep(Patch(self._next(), self.in_seq, self.version - 1, self.version,
+                                               update.ops), known))
+        self.tree, self.host_version = tree, session.version
+        return frames
+
+    def _host_patch(self, host_frames: Sequence[ServerFrame]) -> list[Any] | None:
+        """The ops of the host's one patch of this step, when they apply to the companion's tree."""
+        trees = [frame for frame in host_frames if isinstance(frame, (Patch, Snapshot))]
+        if len(trees) != 1 or not isinstance(trees[0], Patch):
+            return None
+        patch = trees[0]
+        if patch.base != self.host_version or patch.v != self.session.version:
+            return None
+        return list(patch.ops)
+
+    def _snapshot(self, wire: Any = None, encoded: bytes | None = None) -> Snapshot:
+        session = self.session
+        tree = session.tree
+        self.version += 1
+        self.snapshot_v = self.version
+        frame = Snapshot(self._next(), self.in_seq, self.version, tree.to_wire() if wire is None else wire)
+        self._keep(frame, {"tree": encoded} if encoded is not None else None)
+        self.tree, self.host_version = tree, session.version
+        return frame
+
+    def _theme_frames(self) -> list[ServerFrame]:
+        state = self.session.model.theme
+        if self.theme_sent is not None and state is self._theme_input:
+            return []
+        self._theme_input = state
+        variables = state.css_variables()
+        theme = {"mode": state.mode, "vars": variables}
+        if theme == self.theme_sent:
+            return []
+        self.theme_sent = theme
+        return [self._keep(Theme(self._next(), self.in_seq, state.mode, variables))]
+
+    # ----- frames in
+    def receive(self, frame: ClientFrame, now: int) -> tuple[list[ServerFrame], Output]:
+        """A frame from the phone: (the companion's frames, the session's output for the host
+        page and the runtime: its frames, its commands)."""
+        self.in_seq = max(self.in_seq, frame.s)
+        self._ack(frame.a)
+        if isinstance(frame, Intent):
+            return self._intent(frame, now)
+        if isinstance(frame, EffectResult):
+            out = self.session._effect_result(frame, now)
+            return self.mirror(out.frames), out
+        if isinstance(frame, WalletEvent):
+            return [error_frame("malformed", NO_WALLETS, self.in_seq)], Output()
+        if isinstance(frame, Resync) and self.snapshot_v != self.version:
+            return [self._snapshot()], Output()
+        return [], Output()
+
+    def _intent(self, frame: Intent, now: int) -> tuple[list[ServerFrame], Output]:
+        earlier = self.intents.get(frame.iid)
+        if earlier is not None:
+            return [self._intent_ack(frame.iid, earlier)], Output()
+        if not self._take_token(now):
+            return [self._intent_ack(frame.iid, "rate_limited")], Output()
+        session = self.session
+        try:
+            if frame.node == HOST_NODE_ID:
+                raise FrameError("invalid", "the host's actions are the host page's")
+            path = path_to(session.tree, frame.node)
+            if path is None or session._in_hidden(path):
+                code = "stale" if self.acked < self.out_seq else "invalid"
+                raise FrameError(code, f"no node {frame.node!r} in the current tree")
+            msg = session._message_for(frame)
+        except FrameError as error:
+            status: AckStatus = "stale" if error.code == "stale" else "invalid"
+            self._remember(frame.iid, status)
+            return [self._intent_ack(frame.iid, status, error.message)], Output()
+        self._remember(frame.iid, "ok")
+        session.acted = True
+        frames: list[ServerFrame] = [self._intent_ack(frame.iid, "ok")]
+        out = session._deliver(msg, now)
+        mine = [f for f in out.frames if isinstance(f, EffectRequest) and f.kind in COMPANION_EFFECTS]
+        if mine:
+            out.frames = session.withhold(out.frames, {f.eid for f in mine})
+        frames.extend(self.mirror(out.frames))
+        frames.extend(self._keep(EffectRequest(self._next(), self.in_seq, f.eid, f.kind, f.timeout, f.req))
+                      for f in mine)
+        return frames, out
+
+    def _intent_ack(self, iid: str, status: AckStatus, error: str | None = None) -> IntentAck:
+        return self._keep(IntentAck(self._next(), self.in_seq, iid, status, error))
