@@ -104,6 +104,8 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         if found is None:
             return _refusal(CompanionRefusal.UNKNOWN)
         session, model, digest = found
+        if digest not in model.handoff.spent:
+            return _refusal(CompanionRefusal.UNKNOWN)  # not a link this session's phone claimed
         if not _linked(model, digest, data["public_key"]):
             return _refusal(CompanionRefusal.NOT_LINKED)
         return JSONResponse({"session": session, "nonce": issue_nonce(secret, session, _NONCE_FOR, hub.clock.now_ms())},
@@ -159,11 +161,11 @@ class CompanionDoor:
                 detach_companion(runner, outlet)
 
     async def _join(self, ws: Socket) -> CompanionJoin:
-        if not engine_origin_ok(ws.origin, ws.engine_url, self.config.public_url):
-            why = CompanionRefusal.FOREIGN_ORIGIN
-            raise Refused(why.value, REFUSED_TEXT[why], CLOSE_COMPANION_REFUSED)
         frame: Join = await _first_frame(ws)
         if frame.companion is None or frame.project != ws.project:
             raise Refused("not_joined", "the first frame must be a companion join", 4003)
+        if not engine_origin_ok(ws.origin, ws.engine_url, self.config.public_url):
+            why = CompanionRefusal.FOREIGN_ORIGIN
+            raise Refused(why.value, REFUSED_TEXT[why], CLOSE_COMPANION_REFUSED)
         return frame.companion
 
