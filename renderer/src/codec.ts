@@ -216,6 +216,9 @@ export type Dict = Record<string, unknown>;
 
 // ----- client -> server (the envelope `t, s, a` is added by `encodeClientFrame`)
 
+/** A phone's companion join (PROTOCOL.md, "Companion"). */
+export type CompanionJoin = { session: string; public_key: string; nonce: string; signature: string };
+
 export type ClientBody =
   | {
       t: 'join';
@@ -223,7 +226,7 @@ export type ClientBody =
       resume?: string;
       last?: number;
       /** A phone joining a session it was linked to (PROTOCOL.md, "Companion"); never with `resume`. */
-      companion?: { session: string; public_key: string; nonce: string; signature: string };
+      companion?: CompanionJoin;
       env: Dict;
       opts: Dict;
       wallets: Dict[];
