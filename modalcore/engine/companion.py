@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..slices.handoff import linked_key
 from ..slices.host import HOST_NODE_ID
 from ..wire.framing import choose
 from ..wire.frames import ClientFrame, EffectResult, FrameError, Intent, Resync, WalletEvent
@@ -37,15 +38,22 @@ NO_WALLETS = "a companion announces no wallets"
 class Companion(Connection):
     """The phone's connection to `session` (at most one per session: the runner holds it)."""
 
-    def __init__(self, session: Session, now: int) -> None:
+    def __init__(self, session: Session, now: int, public_key: str) -> None:
         super().__init__(now)
         self.session = session
+        self.public_key = public_key  # the phone's key the computer confirmed
         self.tree: Node | None = None  # the tree this connection has
         self.version = 0
         self.snapshot_v = 0
         self.host_version = -1  # the session's tree version `tree` is (a host patch from it applies here)
         self.theme_sent: dict[str, Any] | None = None
         self._theme_input: object = None
+
+    @property
+    def linked(self) -> bool:
+        """The session still links this phone (No, or another account signed in, unlinks it:
+        then the runner closes the companion before it is sent anything more)."""
+        return linked_key(self.session.model) == self.public_key
 
     # ----- frames out
     def welcome(self) -> list[ServerFrame]:

@@ -20,9 +20,9 @@ from .harness import Harness
 class Phone:
     """The phone's page joined to `host`'s session."""
 
-    def __init__(self, host: Harness) -> None:
+    def __init__(self, host: Harness, public_key: str = "") -> None:
         self.host = host
-        self.companion = Companion(host.session, host.now)
+        self.companion = Companion(host.session, host.now, public_key)
         self.frames: list[dict[str, Any]] = []
         self.last: list[dict[str, Any]] = []
         self.tree_wire: dict[str, Any] | None = None

@@ -16,7 +16,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from ..engine.companion import Companion
-from ..wire.serverframes import ServerFrame, encoded
+from ..wire.serverframes import ServerFrame, encoded, error_frame
 from .runner_inputs import CompanionAttach, CompanionDetach, FrameIn, Outlet, close_quietly
 
 if TYPE_CHECKING:
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 CLOSE_REPLACED = 4004  # as runner.CLOSE_REPLACED (not imported: runner imports this module)
+CLOSE_UNLINKED = 4006  # as a refused companion join (PROTOCOL.md, "Companion")
 
 
 class CompanionSlot:
@@ -37,10 +38,11 @@ class CompanionSlot:
         self.companion = companion
 
 
-async def attach_companion(runner: SessionRunner, outlet: Outlet) -> None:
-    """Join `outlet` to the runner's session as its companion; returns once the welcome went out."""
+async def attach_companion(runner: SessionRunner, outlet: Outlet, public_key: str) -> None:
+    """Join `outlet` to the runner's session as its companion (the phone of `public_key`);
+    returns once the welcome went out."""
     done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-    runner._queue.put_nowait(CompanionAttach(outlet, done))
+    runner._queue.put_nowait(CompanionAttach(outlet, public_key, done))
     await done
 
 
@@ -63,7 +65,7 @@ async def companion_item(runner: SessionRunner, item: CompanionAttach | Companio
         return False
     try:
         previous = runner.companion
-        slot = CompanionSlot(item.outlet, Companion(runner.session, now))
+        slot = CompanionSlot(item.outlet, Companion(runner.session, now, item.public_key))
         runner.companion = slot
         if previous is not None and previous.outlet is not item.outlet:
             await close_quietly(previous.outlet, CLOSE_REPLACED, "replaced by a newer socket")
@@ -80,16 +82,24 @@ async def companion_frame(runner: SessionRunner, item: FrameIn, now: int) -> boo
     slot = runner.companion
     assert slot is not None
     mine, out = slot.companion.receive(item.frame, now)
-    await _send(runner, slot, mine)
-    await runner._apply(out, now)
+    if slot.companion.linked:
+        await _send(runner, slot, mine)
+    await runner._apply(out, now)  # its `_send` drops the companion if this step unlinked it
     return bool(out.frames or out.cmds)
 
 
 async def mirror(runner: SessionRunner, host_frames: list[ServerFrame]) -> None:
     """After a step: the companion's frames for the tree (and theme) the host page was sent."""
     slot = runner.companion
-    if slot is not None:
-        await _send(runner, slot, slot.companion.mirror(host_frames))
+    if slot is None:
+        return
+    if not slot.companion.linked:
+        runner.companion = None
+        log.info("session %s: its phone was unlinked: the companion is closed", runner.id)
+        await _send(runner, slot, [error_frame("not_linked", "this phone is no longer linked to the session")])
+        await close_quietly(slot.outlet, CLOSE_UNLINKED, "not_linked")
+        return
+    await _send(runner, slot, slot.companion.mirror(host_frames))
 
 
 async def close_companion(runner: SessionRunner, code: int, reason: str) -> None:

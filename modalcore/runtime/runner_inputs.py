@@ -100,6 +100,7 @@ class CompanionAttach:
     """The linked phone's socket joins the session as its companion (runtime/companion.py)."""
 
     outlet: Outlet
+    public_key: str  # the phone's key the computer confirmed (the companion lives while it is linked)
     done: asyncio.Future[None]
 
 

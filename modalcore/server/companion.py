@@ -143,7 +143,7 @@ class CompanionDoor:
                 raise Refused(why.value, REFUSED_TEXT[why], CLOSE_COMPANION_REFUSED)
             assert runner is not None
             outlet = MeteredOutlet(ws, self.metrics)
-            await attach_companion(runner, outlet)
+            await attach_companion(runner, outlet, join.public_key)
             log.info("session %s: its linked phone joined as companion", join.session)
             reader = _FrameReader(outlet, runner, self.metrics)
             while reader.take(await ws.receive()):

@@ -14,7 +14,7 @@ from modalcore.enginetest.companion import Phone
 from modalcore.slices.embedded import EmbeddedRequest
 from modalcore.slices.model import Model, Step
 
-from .test_handoff_engine import _claim, _confirm, _offered
+from .test_handoff_engine import IDENTITY, KEY, _claim, _confirm, _offered, _signed_in
 
 
 def _linked() -> Harness:
@@ -35,7 +35,7 @@ def _same_tree(h: Harness, phone: Phone) -> None:
 
 def test_the_companion_is_welcomed_with_no_resume_token_and_the_sessions_tree() -> None:
     h = _linked()
-    phone = Phone(h)
+    phone = Phone(h, KEY)
     kinds = [f["t"] for f in phone.frames]
     assert kinds == ["joined", "theme", "snapshot"]
     assert phone.frames[0]["resume"] == "" and phone.frames[0]["session"] == h.model.session_id
@@ -45,7 +45,7 @@ def test_the_companion_is_welcomed_with_no_resume_token_and_the_sessions_tree() 
 
 def test_a_press_on_the_phone_moves_both_screens() -> None:
     h = _linked()
-    phone = Phone(h)
+    phone = Phone(h, KEY)
     host_before = len(h.frames)
     phone.press("connect/all-wallets")
     assert h.view == "AllWallets"
@@ -57,7 +57,7 @@ def test_a_press_on_the_phone_moves_both_screens() -> None:
 
 def test_a_press_on_the_host_moves_the_phone() -> None:
     h = _linked()
-    phone = Phone(h)
+    phone = Phone(h, KEY)
     h.press("connect/all-wallets")
     assert phone.tree.find("view/AllWallets") is not None
     _same_tree(h, phone)
@@ -66,7 +66,7 @@ def test_a_press_on_the_host_moves_the_phone() -> None:
 
 def test_frames_are_numbered_per_connection() -> None:
     h = _linked()
-    phone = Phone(h)
+    phone = Phone(h, KEY)
     host_numbers = _numbers(h.frames)
     phone.press("connect/all-wallets")
     h.press("header/back")
@@ -80,7 +80,7 @@ def test_frames_are_numbered_per_connection() -> None:
 
 def test_host_events_go_to_the_host_page_only() -> None:
     h = _linked()
-    phone = Phone(h)
+    phone = Phone(h, KEY)
     before = len(h.frames)
     phone.press("header/close")
     assert h.host_state()["open"] is False
@@ -90,7 +90,7 @@ def test_host_events_go_to_the_host_page_only() -> None:
 
 def test_a_wallet_request_from_a_press_on_the_phone_goes_to_the_host_page() -> None:
     h = _linked()
-    phone = Phone(h)
+    phone = Phone(h, KEY)
     before = len(h.frames)
     phone.press("connect/wallet/dev.modal.wallet")
     wallet = [f for f in h.frames[before:] if f["t"] == "effect" and f["kind"] == "eip1193"]
@@ -100,7 +100,7 @@ def test_a_wallet_request_from_a_press_on_the_phone_goes_to_the_host_page() -> N
 
 def test_a_copy_pressed_on_the_phone_is_the_phones_clipboard() -> None:
     h = _offered()  # Copy link: a clipboard effect (the companion joins before the link here)
-    phone = Phone(h)
+    phone = Phone(h, KEY)
     before = len(h.frames)
     phone.press("handoff/copy")
     mine = [f for f in phone.frames if f["t"] == "effect"]
@@ -115,7 +115,7 @@ def test_a_copy_pressed_on_the_phone_is_the_phones_clipboard() -> None:
 
 def test_the_phone_announces_no_wallets() -> None:
     h = _linked()
-    phone = Phone(h)
+    phone = Phone(h, KEY)
     before = h.model
     frames = phone.wallet_event("injected", "accountsChanged", ["0x70997970c51812dc3a010c7d01b50e0d17dc79c8"])
     assert [(f["t"], f["code"]) for f in frames] == [("error", "malformed")]
@@ -124,7 +124,7 @@ def test_the_phone_announces_no_wallets() -> None:
 
 def test_a_press_on_a_node_the_tree_no_longer_has_is_stale_on_the_phone() -> None:
     h = _linked()
-    phone = Phone(h)
+    phone = Phone(h, KEY)
     h.press("connect/all-wallets")
     h.press("header/back")
     ack = phone.intent("nope/never")
@@ -134,7 +134,7 @@ def test_a_press_on_a_node_the_tree_no_longer_has_is_stale_on_the_phone() -> Non
 
 def test_the_companion_is_not_saved() -> None:
     alone, paired = _linked(), _linked()
-    Phone(paired).resync()
+    Phone(paired, KEY).resync()
     assert session_to_bytes(alone.session) == session_to_bytes(paired.session)
     assert not hasattr(paired.session, "companion")
 
@@ -148,7 +148,7 @@ def _waiting(model: Model) -> Step:
 
 def test_both_screens_wait_for_the_phone_while_a_send_waits() -> None:
     h = _linked()
-    phone = Phone(h)
+    phone = Phone(h, KEY)
     h.apply(_waiting)
     h.expect(view="ApproveTransaction", text="Waiting for your phone")
     assert "Waiting for your phone" in phone.texts()
@@ -157,8 +157,17 @@ def test_both_screens_wait_for_the_phone_while_a_send_waits() -> None:
 
 def test_the_host_patch_is_reused_when_the_phone_had_its_base() -> None:
     h = _linked()
-    phone = Phone(h)
+    phone = Phone(h, KEY)
     h.press("connect/all-wallets")
     host_patch = h.latest("patch")
     phone_patch = [f for f in phone.frames if f["t"] == "patch"][-1]
     assert phone_patch["ops"] == host_patch["ops"]
+
+
+def test_the_companion_is_linked_only_while_the_session_links_its_key() -> None:
+    h = _linked()
+    phone = Phone(h, KEY)
+    assert phone.companion.linked
+    assert not Phone(h, "another-key").companion.linked
+    h.apply(lambda m: _signed_in(m, IDENTITY.replace("mia", "noa")))  # another account: the phone is unlinked
+    assert not phone.companion.linked, "the runner would keep sending to an unlinked phone"

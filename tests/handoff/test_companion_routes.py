@@ -144,4 +144,11 @@ async def test_only_the_linked_phone_joins_as_companion_and_a_press_on_either_sc
                                     and f["data"].get("open") is False)
             await mobile.quiet(0.3)
             assert not [f for f in mobile.frames if f["t"] == "host_event"]
+
+            # the computer's account goes (disconnect): the phone is no longer linked, its
+            # companion socket is told and closed, before anything more is sent to it
+            await client.intent("host", "disconnect", {})
+            told = await mobile.recv_until(lambda f: f["t"] == "error")
+            assert told[-1]["code"] == "not_linked"
+            assert await mobile.closed() == 4006
     assert "Traceback" not in caplog.text
