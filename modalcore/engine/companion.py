@@ -46,8 +46,7 @@ class Companion(Connection):
         self.version = 0
         self.snapshot_v = 0
         self.host_version = -1  # the session's tree version `tree` is (a host patch from it applies here)
-        self.theme_sent: dict[str, Any] | None = None
-        self._theme_input: object = None
+        self.theme_sent: dict[str, Any] | None = None  # the session's map last sent here
 
     @property
     def linked(self) -> bool:
@@ -114,16 +113,13 @@ class Companion(Connection):
         return frame
 
     def _theme_frames(self) -> list[ServerFrame]:
-        state = self.session.model.theme
-        if self.theme_sent is not None and state is self._theme_input:
-            return []
-        self._theme_input = state
-        variables = state.css_variables()
-        theme = {"mode": state.mode, "vars": variables}
-        if theme == self.theme_sent:
+        """The theme the session last sent the host page, when this connection has not had it
+        (the session derives it once per change: `Session.theme_sent` is a new map then)."""
+        theme = self.session.theme_sent
+        if theme is None or theme is self.theme_sent:
             return []
         self.theme_sent = theme
-        return [self._keep(Theme(self._next(), self.in_seq, state.mode, variables))]
+        return [self._keep(Theme(self._next(), self.in_seq, theme["mode"], theme["vars"]))]
 
     # ----- frames in
     def receive(self, frame: ClientFrame, now: int) -> tuple[list[ServerFrame], Output]:

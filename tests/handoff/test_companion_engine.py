@@ -171,3 +171,13 @@ def test_the_companion_is_linked_only_while_the_session_links_its_key() -> None:
     assert not Phone(h, "another-key").companion.linked
     h.apply(lambda m: _signed_in(m, IDENTITY.replace("mia", "noa")))  # another account: the phone is unlinked
     assert not phone.companion.linked, "the runner would keep sending to an unlinked phone"
+
+
+def test_a_theme_change_reaches_the_phone_once() -> None:
+    h = _linked()
+    phone = Phone(h, KEY)
+    assert h.host("set_theme_mode", mode="light") == "ok"
+    themes = [f for f in phone.frames if f["t"] == "theme"]
+    assert [f["mode"] for f in themes] == ["dark", "light"]
+    h.host("set_theme_mode", mode="light")
+    assert len([f for f in phone.frames if f["t"] == "theme"]) == 2, "the same theme sent again"
