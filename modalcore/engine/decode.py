@@ -35,16 +35,24 @@ from .replies import typed, typed_effect
 from .update import refusal
 
 if TYPE_CHECKING:
+    from .companion import Companion
     from .session import Session
+
+NO_WALLETS = "a companion announces no wallets"
+NOT_THE_HOSTS = "the host's actions are the host page's"
 
 Decoded = tuple[Output, Msg | None]  # what the input gives at once, and the message `update` sees
 
 
-def frame(session: Session, frame: ClientFrame, now: int) -> Decoded:
-    """A client frame (already strict at the socket edge, `wire/frames.py`)."""
+def frame(session: Session, frame: ClientFrame, now: int, conn: Session | Companion | None = None) -> Decoded:
+    """A client frame (already strict at the socket edge, `wire/frames.py`) that came over `conn`:
+    the host page's (the session's own connection, the default) or the linked phone's companion
+    (PROTOCOL.md, "Companion"), whose acks and snapshots are its own and which may not act for
+    the host page (its actions, its wallets)."""
+    wire = session if conn is None else conn
     match frame:
         case Intent():
-            return _intent(session, frame, now)
+            return _intent(session, wire, frame, now)
         case EffectResult():
             to = _settle(session, frame.eid)
             if to is None:
@@ -52,12 +60,14 @@ def frame(session: Session, frame: ClientFrame, now: int) -> Decoded:
             error = frame.error if not frame.ok else None
             return _answered(EffectSettled(frame.eid, to, frame.ok, frame.result if frame.ok else None,
                                            error.code if error else 0, error.message if error else ""))
+        case WalletEvent() if wire is not session:
+            return Output(frames=[error_frame("malformed", NO_WALLETS, wire.in_seq)]), None
         case WalletEvent():
             return _wallet_event(session, frame)
         case Resync():
             out = Output()
-            if session.snapshot_v != session.version:  # else the snapshot of this version is on its way
-                out.frames.append(session.snapshot())
+            if wire.snapshot_v != wire.version:  # else the snapshot of this version is on its way
+                out.frames.append(wire.snapshot())
             return out, None
     return Output(), None
 
@@ -128,39 +138,42 @@ def wallet_message(frame: WalletEvent) -> Msg:
 
 
 # ----- intents
-def _intent(session: Session, frame: Intent, now: int) -> Decoded:
+def _intent(session: Session, wire: Session | Companion, frame: Intent, now: int) -> Decoded:
     """Acked once per intent id (a repeated one gets its first ack again), rate limited, then
-    decoded to its node's message; a stale or invalid one is acked so and changes nothing."""
+    decoded to its node's message; a stale or invalid one is acked so and changes nothing. The
+    ids, the rate and the acks are the connection's (`wire`); the tree and the model the session's."""
     out = Output()
-    earlier = session.intents.get(frame.iid)
+    earlier = wire.intents.get(frame.iid)
     if earlier is not None:
-        out.frames.append(session.intent_ack(frame.iid, earlier))
+        out.frames.append(wire.intent_ack(frame.iid, earlier))
         return out, None
-    if not session.take_token(now):
-        out.frames.append(session.intent_ack(frame.iid, "rate_limited"))
+    if not wire.take_token(now):
+        out.frames.append(wire.intent_ack(frame.iid, "rate_limited"))
         return out, None
     try:
-        msg = _intent_message(session, frame)
+        msg = _intent_message(session, wire, frame)
     except FrameError as error:
         status: AckStatus = "stale" if error.code == "stale" else "invalid"
-        session.remember(frame.iid, status)
-        out.frames.append(session.intent_ack(frame.iid, status, error.message))
+        wire.remember(frame.iid, status)
+        out.frames.append(wire.intent_ack(frame.iid, status, error.message))
         return out, None
-    session.remember(frame.iid, "ok")
+    wire.remember(frame.iid, "ok")
     session.acted = True
-    out.frames.append(session.intent_ack(frame.iid, "ok"))
+    out.frames.append(wire.intent_ack(frame.iid, "ok"))
     return out, msg
 
 
-def _intent_message(session: Session, frame: Intent) -> Msg:
+def _intent_message(session: Session, wire: Session | Companion, frame: Intent) -> Msg:
     """The message of the node's action: the node's handler (a message, or a function of the
-    action's validated args, `wire/frames.ACTION_ARGS`), or the host's."""
+    action's validated args, `wire/frames.ACTION_ARGS`), or the host's (the host page's only)."""
     if frame.node == HOST_NODE_ID:
+        if wire is not session:
+            raise FrameError("invalid", NOT_THE_HOSTS)
         handler: object = HOST_ACTIONS.get(frame.act)
     else:
         path = path_to(session.tree, frame.node)
         if path is None or _in_hidden(path):
-            code = "stale" if session.acked < session.out_seq else "invalid"
+            code = "stale" if wire.acked < wire.out_seq else "invalid"
             raise FrameError(code, f"no node {frame.node!r} in the current tree")
         handler = path[-1].handlers.get(frame.act)
     if handler is None:

@@ -73,6 +73,11 @@ SOLANA_SIGNATURE_CHARS = 128  # a signMessage signature (base64 of 64 bytes is 8
 # ----- intents (PROTOCOL.md, "Intents")
 INTENT_ID_CHARS = 64
 NODE_ID_CHARS = 128
+# a companion join (PROTOCOL.md, "Companion"): the phone's SPKI (256 bytes) and signature (64
+# bytes) in base64url, the engine's nonce
+COMPANION_KEY_CHARS = 344
+COMPANION_NONCE_CHARS = 128
+COMPANION_SIGNATURE_CHARS = 88
 ACTION_CHARS = 32
 TEXT_INPUT_CHARS = 256  # change / submit: search text, send amount, send receiver, …
 SELECT_CHARS = 128

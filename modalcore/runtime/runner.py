@@ -35,6 +35,8 @@ from .deps import EffectRunner as EffectRunner, RunnerDeps as RunnerDeps
 from .inbox import Inbox
 from .runner_inputs import (AckDue, Attach, Deliver, Detach, Evict, FrameIn, Item, Leave, Outlet, SendError,
                             SessionClosing, Stop, TimerFired, TokenIssuer, TokenRefused, close_quietly)
+from .runner_inputs import CompanionAttach, CompanionDetach
+from .companion import CompanionSlot, close_companion, companion_frame, companion_item, mirror, owns
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +65,7 @@ class SessionRunner:
         self.deps = deps
         self.clock = deps.clock
         self.outlet: Outlet | None = None
+        self.companion: CompanionSlot | None = None  # the linked phone's socket (runtime/companion.py)
         self.closing = False
         self.ended = False  # the host left: the saved state is deleted, not written
         self.finished: asyncio.Future[None] | None = None
@@ -210,6 +213,10 @@ class SessionRunner:
         now = self.clock.now_ms()
         try:
             match item:
+                case FrameIn() if owns(self, item):  # the linked phone's socket
+                    return await companion_frame(self, item, now)
+                case CompanionAttach() | CompanionDetach():
+                    return await companion_item(self, item, now)
                 case FrameIn() if item.outlet is self.outlet:  # a replaced socket's frames are ignored
                     await self._input(item.frame, self.session.receive, now)
                     if self.session.in_seq > self._told and self._ack_handle is None and self.outlet:
@@ -296,6 +303,7 @@ class SessionRunner:
                 item.done.set_result(None)
 
     async def _send(self, frames: list[ServerFrame]) -> None:
+        await mirror(self, frames)  # the companion gets the tree the host page is sent
         outlet = self.outlet
         if outlet is None or not frames:
             return
@@ -365,6 +373,7 @@ class SessionRunner:
         if self.outlet is not None:
             await close_quietly(self.outlet, CLOSE_GOING_AWAY, "engine shutting down")
             self.outlet = None
+        await close_companion(self, CLOSE_GOING_AWAY, "engine shutting down")
         if self._record_file is not None:
             self._record_file.close()
         if self.finished is not None and not self.finished.done():

@@ -95,9 +95,23 @@ class Stop:
     pass
 
 
+@dataclass(frozen=True)
+class CompanionAttach:
+    """The linked phone's socket joins the session as its companion (runtime/companion.py)."""
+
+    outlet: Outlet
+    public_key: str  # the phone's key the computer confirmed (the companion lives while it is linked)
+    done: asyncio.Future[None]
+
+
+@dataclass(frozen=True)
+class CompanionDetach:
+    outlet: Outlet
+
+
 Item = (
     FrameIn | Deliver | TimerFired | Attach | Detach | Leave | SendError | AckDue | Evict
-    | Stop
+    | Stop | CompanionAttach | CompanionDetach
 )
 
 

@@ -68,6 +68,7 @@ from .key_window import routes as key_window_routes
 from .social_window import OpenedWindows, routes as social_window_routes
 from .handoff import routes as handoff_routes, token_service
 from .handoff_confirm import routes as handoff_confirm_routes
+from .companion import WS_COMPANION_PATH, CompanionDoor, routes as companion_routes
 from ..services.handles import HANDOFF_TOKEN
 from ..slices.handoff import use_link_key
 from .verify import routes as verify_routes
@@ -139,6 +140,9 @@ class EngineApp(Starlette):
             state = self.state
             await websocket_endpoint(Socket(scope, receive, send), state.hub, state.config,
                                      state.metrics)
+            return
+        if scope["type"] == "websocket" and _route_path(scope) == WS_COMPANION_PATH:
+            await self.state.companion.serve(Socket(scope, receive, send))  # the linked phone
             return
         await super().__call__(scope, receive, send)
 
@@ -350,6 +354,7 @@ def create_app(
         *icon_routes(),
         *audit_routes(),
         *approval_routes(hub, engine_secret, app_embedded),
+        *companion_routes(hub, engine_secret),  # before handoff's /continue/{link}
         *handoff_routes(hub, engine_secret),
         *handoff_confirm_routes(hub, engine_secret, app_embedded),
         *verify_routes(hub, app_embedded, windows),
@@ -378,6 +383,7 @@ def create_app(
     app.state.hub = hub
     app.state.store = session_store
     app.state.metrics = metrics
+    app.state.companion = CompanionDoor(hub, config, metrics, engine_secret)
     app.state.shared_metrics = shared
     app.state.embedded = app_embedded
     app.state.durable = shared_db  # /healthz names it while it cannot be reached

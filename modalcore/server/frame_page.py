@@ -183,14 +183,18 @@ def gone(text: str = "This request is no longer waiting.") -> HTMLResponse:
 
 
 def page(hub: Hub, project_id: str, title: str, mode: str, css: str, body: str, script: str,
-         ancestors: str | None = None, *, viewport: bool = False, language: str = "") -> HTMLResponse:
+         ancestors: str | None = None, *, viewport: bool = False, language: str = "",
+         modal: bool = False) -> HTMLResponse:
     """A frame page: its only style and script carry a per-response nonce; only the project's
     origins may frame it (or `ancestors`: `'none'` for a page shown in a window of its own);
     it talks to its own origin only. `viewport`: a page a phone shows at the top level (handoff.py).
-    `language`: the page's words are in it (`lang`, and `dir` for a right-to-left one)."""
+    `language`: the page's words are in it (`lang`, and `dir` for a right-to-left one).
+    `modal`: the page loads the modal itself (the linked phone's, server/companion.py): its
+    script by this page's nonce, its shadow root's style element and its icons."""
     nonce = secrets.token_urlsafe(16)
+    styles = "'self' 'unsafe-inline'; img-src 'self' data: https:; frame-src 'self'" if modal else f"'nonce-{nonce}'"
     csp = (f"frame-ancestors {ancestors or frame_ancestors(hub, project_id)}; default-src 'none'; "
-           f"script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; connect-src 'self'; "
+           f"script-src 'nonce-{nonce}'; style-src {styles}; connect-src 'self'; "
            "base-uri 'none'; form-action 'none'")
     meta = "<meta name=viewport content=\"width=device-width,initial-scale=1\">" if viewport else ""
     lang = f" lang={language} dir={direction(language)}" if language else ""

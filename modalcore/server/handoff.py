@@ -85,7 +85,8 @@ _SCRIPT = """
 const S = %(data)s;
 const state = document.getElementById('state'), code = document.getElementById('code');
 const approval = document.getElementById('approval');
-let key = null, current = '', challenge = null, shown = '', done = false;
+let key = null, current = '', challenge = null, shown = '', done = false, joined = false;
+const NONCE = document.currentScript ? document.currentScript.nonce : '';
 const say = (text) => { state.textContent = text; };
 async function poll() {
   if (done) return;
@@ -95,11 +96,26 @@ async function poll() {
   if (d.state === 'confirm') { code.textContent = d.code.slice(0, 3) + ' ' + d.code.slice(3); say(S.t.check); }
   if (d.state === 'linked') {
     code.textContent = '';
+    if (!joined) { joined = true; companion().catch(() => undefined); }
     if (d.request && d.request !== current) await begin(d.request);
     else if (!d.request && current) { current = ''; approval.hidden = true; }
     if (!current) say(S.after || S.t.connected);
+    document.getElementById('modal').hidden = !!current;  // the approval, not the modal's "Waiting for your phone"
   }
   setTimeout(poll, 800);
+}
+// the linked phone draws the session's modal (PROTOCOL.md, "Companion"): a nonce for this key,
+// signed, and the modal joins as the session's second screen (server/companion.py)
+async function companion() {
+  const r = await post(S.path + '/companion', {link: S.link, public_key: key.spki});
+  if (!r.ok) return;
+  const signature = await signText(key.pair, ['modalcore-companion', r.data.session, r.data.nonce].join('\\n'));
+  const script = document.createElement('script');
+  script.src = S.modal; script.nonce = NONCE;
+  script.onload = () => window.ModalCore.createModal({projectId: S.project, networks: S.networks,
+    engineUrl: location.origin, embedded: true, container: document.getElementById('modal'),
+    companion: {session: r.data.session, public_key: key.spki, nonce: r.data.nonce, signature}});
+  document.head.appendChild(script);
 }
 async function begin(request) {
   const r = await post(S.path + '/begin', {link: S.link, public_key: key.spki, request});
@@ -228,6 +244,8 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         session = split_link(link)
         assert session is not None
         data = json.dumps({"path": PATH, "link": link, "session": session[0], "seen": SEEN,
+                           "project": model.project_id, "modal": "/static/modal.js",
+                           "networks": list(model.options.networks),
                            "t": T.words(T.PHONE_SCRIPT, language)}).replace("<", "\\u003c")
         say = {name: html.escape(T.word(text, language)) for name, text in
                (("title", T.TITLE), ("connecting", T.CONNECTING), ("approve", T.APPROVE), ("reject", T.REJECT))}
@@ -236,11 +254,12 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
                 f"<p id=state role=status>{say['connecting']}</p></header><main id=approval hidden><h1></h1>"
                 "<div class=who id=who></div><section id=outcome aria-label=Outcome hidden></section><dl></dl>"
                 f"<div class=row><button id=reject type=button disabled>{say['reject']}"
-                f"</button><button id=approve type=button disabled>{say['approve']}</button></div></main>")
+                f"</button><button id=approve type=button disabled>{say['approve']}</button></div></main>"
+                "<div id=modal></div>")
         mode = "light" if model.theme.mode == "light" else "dark"
         script = _SCRIPT % {"data": data} + TREE_SCRIPT
         return page(hub, model.project_id, say["title"], mode, style(model.theme) + _CSS + OUTCOME_CSS, body,
-                    script, ancestors="'none'", viewport=True, language=language)
+                    script, ancestors="'none'", viewport=True, language=language, modal=True)
 
     async def claim(request: Request) -> Response:
         data = await json_body(request, ("link", "public_key"))

@@ -58,15 +58,36 @@ class AnnouncedWallet(BaseModel):
     namespaces: Annotated[list[Literal["eip155", "solana"]], Field(min_length=1, max_length=L.MAX_WALLET_NAMESPACES)] = ["eip155"]
 
 
+# A phone's companion join (PROTOCOL.md, "Companion"): base64url public key and signature,
+# bounded like the device keys' (embedded/devicekeys.py); the nonce is the engine's own.
+_B64 = r"^[A-Za-z0-9_=-]+$"
+
+
+class CompanionJoin(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+    session: Annotated[str, Field(min_length=1, max_length=L.NODE_ID_CHARS)]
+    public_key: Annotated[str, Field(min_length=1, max_length=L.COMPANION_KEY_CHARS, pattern=_B64)]
+    nonce: Annotated[str, Field(min_length=1, max_length=L.COMPANION_NONCE_CHARS)]
+    signature: Annotated[str, Field(min_length=1, max_length=L.COMPANION_SIGNATURE_CHARS, pattern=_B64)]
+
+
 class Join(_Frame):
     t: Literal["join"]
     project: Annotated[str, Field(max_length=L.PROJECT_ID_CHARS)]
     # Any string (the frame size bounds it): a token that does not verify means a new session.
     resume: str | None = None
     last: Seq | None = None
+    # a second live connection of an existing session (the linked phone), never with `resume`
+    companion: CompanionJoin | None = None
     env: Env = Env()
     opts: dict[str, Any] = {}
     wallets: Annotated[list[AnnouncedWallet], Field(max_length=L.MAX_ANNOUNCED_WALLETS)] = []
+
+    @model_validator(mode="after")
+    def _one_way_in(self) -> Join:
+        if self.companion is not None and (self.resume is not None or self.last is not None):
+            raise ValueError("a companion join carries no resume token")
+        return self
 
 
 class Intent(_Frame):

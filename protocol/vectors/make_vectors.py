@@ -49,6 +49,10 @@ WALLETS = [
     {"uuid": "injected", "name": "Browser Wallet", "icon": "", "rdns": ""},
 ]
 
+# A companion join's key and signature (shapes only: base64url of a P-256 SPKI and of r || s)
+COMPANION_KEY = ("MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE" + "A" * 86 + "8")
+COMPANION_SIGNATURE = "Q" * 86
+
 CLIENT: list[tuple[str, Any]] = [
     ("client/join", {"t": "join", "s": 1, "a": 0, "project": "demo-project", "env": ENV,
                      "opts": OPTS, "wallets": WALLETS}),
@@ -60,6 +64,12 @@ CLIENT: list[tuple[str, Any]] = [
     ("client/join-locale", {"t": "join", "s": 1, "a": 0, "project": "demo-project",
                             "env": {**ENV, "languages": ["ar-EG", "ar", "en-US"]},
                             "opts": {**OPTS, "locale": "de-AT"}, "wallets": []}),
+    ("client/join-companion", {"t": "join", "s": 1, "a": 0, "project": "demo-project",
+                               "companion": {"session": "s1", "public_key": COMPANION_KEY,
+                                             "nonce": "1700000000.9f2c", "signature": COMPANION_SIGNATURE},
+                               "env": {"mobile": True, "platform": "ios", "telegram": False,
+                                       "safari": True, "timezone": "UTC", "origin": "", "width": 390},
+                               "opts": {"embedded": True}, "wallets": []}),
     ("client/intent-press", {"t": "intent", "s": 2, "a": 5, "iid": "i1", "node": "connect/all-wallets",
                              "act": "press", "args": {}}),
     ("client/intent-change", {"t": "intent", "s": 3, "a": 6, "iid": "i2", "node": "search",
@@ -166,6 +176,14 @@ SERVER: list[tuple[str, Any]] = [
         "--w3m-modal-width": "360px", "--w3m-font-size-master": "10px",
         "--w3m-border-radius-master": "4px", "--w3m-z-index": "999", "--w3m-color-mix-strength": "0%"}}),
     ("server/error", {"t": "error", "s": 12, "a": 4, "code": "malformed", "message": "a frame is a msgpack map"}),
+    ("server/error-unknown_link", {"t": "error", "s": 0, "a": 1, "code": "unknown_link",
+                                   "message": "no live session of that id"}),
+    ("server/error-foreign_origin", {"t": "error", "s": 0, "a": 1, "code": "foreign_origin",
+                                     "message": "a companion joins from the engine's own origin"}),
+    ("server/error-not_linked", {"t": "error", "s": 0, "a": 1, "code": "not_linked",
+                                 "message": "not the phone linked to this session"}),
+    ("server/joined-companion", {"t": "joined", "s": 0, "a": 1, "session": "s1", "resume": "",
+                                 "resumed": False}),
     ("server/goodbye", {"t": "goodbye", "s": 13, "a": 4, "code": "expired", "message": "The session ended"}),
     ("server/ack", {"t": "ack", "s": 0, "a": 5}),
 ]

@@ -216,12 +216,17 @@ export type Dict = Record<string, unknown>;
 
 // ----- client -> server (the envelope `t, s, a` is added by `encodeClientFrame`)
 
+/** A phone's companion join (PROTOCOL.md, "Companion"). */
+export type CompanionJoin = { session: string; public_key: string; nonce: string; signature: string };
+
 export type ClientBody =
   | {
       t: 'join';
       project: string;
       resume?: string;
       last?: number;
+      /** A phone joining a session it was linked to (PROTOCOL.md, "Companion"); never with `resume`. */
+      companion?: CompanionJoin;
       env: Dict;
       opts: Dict;
       wallets: Dict[];
@@ -241,7 +246,7 @@ export type ClientBody =
 
 /** Field order of each client frame after the envelope, as PROTOCOL.md lists it. */
 const CLIENT_FIELDS: Record<ClientBody['t'], readonly string[]> = {
-  join: ['project', 'resume', 'last', 'env', 'opts', 'wallets'],
+  join: ['project', 'resume', 'last', 'companion', 'env', 'opts', 'wallets'],
   intent: ['iid', 'node', 'act', 'args'],
   effect_result: ['eid', 'ok', 'result', 'error'],
   wallet_event: ['connector', 'event', 'data'],

@@ -11,6 +11,7 @@ import { type Eip1193Provider, type WalletInfo, WalletBridge } from './bridge';
 import { type Dict, ModalStore, type ThemeMode } from './store';
 import { embeddedRequest, viaEngine } from './embedded-rpc';
 import { Transport, randomId, type IntentStatus, type SocketLike, type StorageLike } from './transport';
+import type { CompanionJoin } from './codec';
 import { HOST_NODE, type RenderCtx } from './tree';
 import type { AccountState, ConnectionState, ModalError, ModalState, NetworkState, SignInState } from './host-events';
 import { Reachability } from './offline';
@@ -30,6 +31,9 @@ export interface ModalOptions extends Omit<EngineOptions, 'networks'> {
   container?: Element | null;
   /** The engine's base URL; default: the origin this script was loaded from. */
   engineUrl?: string;
+  /** The linked phone's page (issue 44, PROTOCOL.md "Companion"): join that session as its
+   * second screen, signed by the phone's key; no wallets announced, nothing stored. */
+  companion?: CompanionJoin;
   /** For tests: another socket or storage. */
   socket?: (url: string) => SocketLike;
   storage?: StorageLike | null;
@@ -72,13 +76,13 @@ export interface Modal {
 export { liveModals };
 
 const SCRIPT_SRC = typeof document !== 'undefined' ? (document.currentScript as HTMLScriptElement | null)?.src : undefined;
-const LOCAL_OPTIONS = new Set(['projectId', 'container', 'engineUrl', 'socket', 'storage']);
+const LOCAL_OPTIONS = new Set(['projectId', 'container', 'engineUrl', 'socket', 'storage', 'companion']);
 
 /** The engine's websocket URL for a project. */
-export function socketUrl(engineUrl: string | undefined, projectId: string): string {
+export function socketUrl(engineUrl: string | undefined, projectId: string, path = 'ws'): string {
   const base = new URL(engineUrl ?? (SCRIPT_SRC ? new URL(SCRIPT_SRC).origin : location.origin), location.href);
   base.protocol = base.protocol === 'https:' ? 'wss:' : 'ws:';
-  base.pathname = `${base.pathname.replace(/\/$/, '')}/ws`;
+  base.pathname = `${base.pathname.replace(/\/$/, '')}/${path}`;
   base.search = '';
   base.searchParams.set('project', projectId);
   return base.toString();
@@ -241,12 +245,13 @@ export function createModal(options: ModalOptions): Modal {
     if (event !== 'announce' || transport.joinedSocket) transport.sendWalletEvent(connector, event, data);
   });
   const transport: Transport = new Transport({
-    url: socketUrl(options.engineUrl, options.projectId),
+    url: socketUrl(options.engineUrl, options.projectId, options.companion ? 'ws/companion' : 'ws'),
     projectId: options.projectId,
-    join: () => ({ env: readEnv(), opts, wallets: fitWallets(bridge.wallets()) }),
+    join: () => ({ env: readEnv(), opts, wallets: options.companion ? [] : fitWallets(bridge.wallets()) }),
+    companion: options.companion,
     effects: bridge,
     socket: options.socket,
-    storage: options.storage,
+    storage: options.companion ? null : options.storage,
     sink: {
       tree: (tree) => store.setTree(tree),
       intentAck: (iid, status, error) => {
@@ -271,7 +276,7 @@ export function createModal(options: ModalOptions): Modal {
     });
   const intent = (act: string, args: Dict = {}) => settle(send(HOST_NODE, act, args));
 
-  bridge.start();
+  if (!options.companion) bridge.start(); // the phone's page announces no wallets
   const { element, root } = mount(options, store);
   transport.connect();
   let provider: HostProvider | null = null;

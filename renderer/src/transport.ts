@@ -3,7 +3,7 @@
  * numbers and acks, reconnect with backoff, resume, patch application and resync. It knows the
  * protocol and nothing of the product: trees, effects and host events go to its sink.
  */
-import { type ClientBody, type Dict, type ServerFrame, decodeServerFrame, encodeClientFrame } from './codec';
+import { type ClientBody, type CompanionJoin, type Dict, type ServerFrame, decodeServerFrame, encodeClientFrame } from './codec';
 import type { IntentAckFrame, JoinedFrame } from './frames.gen';
 import { applyOps } from './patch';
 import type { WireNode } from './tree';
@@ -53,6 +53,8 @@ export interface TransportOptions {
   projectId: string;
   /** The per-socket parts of `join`, read when the socket opens. */
   join(): { env: Dict; opts: Dict; wallets: Dict[] };
+  /** The linked phone joining its session (PROTOCOL.md, "Companion"): sent instead of a resume token. */
+  companion?: CompanionJoin;
   sink: TransportSink;
   effects: EffectRunner;
   socket?: (url: string) => SocketLike;
@@ -64,7 +66,12 @@ export interface TransportOptions {
 
 const OPEN = 1;
 /** Close codes after which reconnecting cannot help (PROTOCOL.md, "Close codes"). */
-const REFUSED: Record<number, string> = { 4001: 'bad_origin', 4002: 'no_project', 4004: 'replaced' };
+const REFUSED: Record<number, string> = {
+  4001: 'bad_origin',
+  4002: 'no_project',
+  4004: 'replaced',
+  4006: 'companion_refused',
+};
 
 type Outgoing = { body: ClientBody; s: number };
 
@@ -215,7 +222,10 @@ export class Transport {
     const resume = this.readStr('resume');
     const { env, opts, wallets } = this.options.join();
     const body: ClientBody = { t: 'join', project: this.options.projectId, env, opts, wallets };
-    if (resume) {
+    const companion = this.options.companion;
+    if (companion) {
+      body.companion = companion; // a companion is never resumed: it joins again, signed
+    } else if (resume) {
       body.resume = resume;
       // Missed frames only help a client that still holds the tree they patch.
       if (this.tree && this.last > 0) body.last = this.last;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EffectOutcome } from '../src/bridge';
-import type { Dict } from '../src/codec';
+import type { CompanionJoin, Dict } from '../src/codec';
 import { Transport, type TransportSink } from '../src/transport';
 import type { WireNode } from '../src/tree';
 import { FakeClock, FakeSocket, MemoryStorage } from './helpers';
@@ -14,7 +14,9 @@ const TREE: WireNode = {
   c: [{ id: 'b', t: 'button', p: { text: 'Go', variant: 'main', on: { press: 'spinner' } } }],
 };
 
-function setup(opts: { storage?: MemoryStorage; effect?: (eid: string) => Promise<EffectOutcome>; rand?: number } = {}) {
+function setup(
+  opts: { storage?: MemoryStorage; effect?: (eid: string) => Promise<EffectOutcome>; rand?: number; companion?: CompanionJoin } = {},
+) {
   const sockets: FakeSocket[] = [];
   const clock = new FakeClock(opts.rand ?? 0.5);
   const storage = opts.storage ?? new MemoryStorage();
@@ -47,6 +49,7 @@ function setup(opts: { storage?: MemoryStorage; effect?: (eid: string) => Promis
     },
     storage,
     clock,
+    companion: opts.companion,
   });
   const current = () => sockets[sockets.length - 1] as FakeSocket;
   /** Connect, open, and have the server welcome the socket. */
@@ -322,4 +325,36 @@ test('a socket that cannot even be created is retried with backoff', () => {
   clock.advance(250);
   clock.advance(500);
   assert.equal(attempts, 3);
+});
+
+// The linked phone's page (issue 44, PROTOCOL.md "Companion"): it joins its session signed, never
+// with a resume token, and a refused companion join is final.
+const COMPANION: CompanionJoin = { session: 's1', public_key: 'MFkw', nonce: '1.n.m', signature: 'Qk' };
+
+test('a companion join carries the signed companion and never a resume token, on every socket', () => {
+  const storage = new MemoryStorage();
+  storage.setItem('modalcore:demo:resume', 'other.1.sig');
+  const { current, clock, join } = setup({ storage, companion: COMPANION });
+  join();
+  current().deliver({ t: 'snapshot', s: 1, a: 1, v: 1, tree: TREE });
+  const first = current().sent[0];
+  assert.deepEqual(first?.companion, COMPANION);
+  assert.equal(first?.resume, undefined);
+  assert.deepEqual(Object.keys(first ?? {}), ['t', 's', 'a', 'project', 'companion', 'env', 'opts', 'wallets']);
+  current().drop();
+  clock.advance(250);
+  current().open();
+  const again = current().sent[0];
+  assert.deepEqual(again?.companion, COMPANION);
+  assert.equal(again?.resume, undefined);
+  assert.equal(again?.last, undefined);
+});
+
+test('close code 4006 (a refused companion join) is final', () => {
+  const { transport, sockets, current, clock, events } = setup({ companion: COMPANION });
+  transport.connect();
+  current().drop(4006);
+  clock.advance(60_000);
+  assert.equal(sockets.length, 1);
+  assert.equal(events.at(-1)?.[1], 'companion_refused');
 });

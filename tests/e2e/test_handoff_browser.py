@@ -3,7 +3,9 @@ with the embedded wallet on Hardhat opens "Continue on your phone"; a phone (390
 emulation) opens the link, both screens show the same code, the desktop confirms it; a send
 started on the desktop waits there ("Waiting for your phone") and is approved on the phone; one
 transaction lands, both screens show the result, and the host page saw one continuous account.
-A third browser with the leaked link is refused, typed, and nothing changes.
+Once linked, the phone draws the session's own modal (a companion connection, PROTOCOL.md
+"Companion"): a press on either screen moves both. A third browser with the leaked link is
+refused, typed, and nothing changes; it cannot join as the companion either.
 
 Writes docs/screenshots/issue44-continue-*.png (docs/features/continue-on-phone.md)."""
 
@@ -197,8 +199,24 @@ def test_a_send_started_on_the_desktop_is_approved_on_the_phone_and_a_leaked_lin
         account.wait_for(state="visible")
         expect(account.get_by_role("button", name="Continue on your phone")).to_have_count(0)
 
-        # a send on the desktop waits for the phone
-        account.get_by_role("button", name="Send", exact=True).click()
+        # the phone draws the session's modal (a companion connection, PROTOCOL.md "Companion"):
+        # a press on the phone moves the desktop, a press on the desktop moves the phone
+        on_phone = phone.locator('#modal .wm-card[data-view="Account"]')
+        on_phone.wait_for(state="visible")
+        _shot(phone, "phone-modal")
+        # the third browser cannot join as the companion: its key is not the one the desktop confirmed
+        nonce = third_context.request.post(f"{engine.http_url}/continue/companion", data=json.dumps({
+            "link": link.removeprefix(engine.http_url + "/continue/"), "public_key": _fresh_key()}), headers=forged)
+        assert (nonce.status, nonce.json()["error"]) == (403, "not_linked")
+        on_phone.get_by_role("button", name="Receive", exact=True).click()
+        desktop.locator('.wm-card[data-view="WalletReceive"]').wait_for(state="visible")
+        phone.locator('#modal .wm-card[data-view="WalletReceive"]').wait_for(state="visible")
+        desktop.locator(".wm-card").get_by_role("button", name="Back").click()
+        on_phone.wait_for(state="visible")
+        account.wait_for(state="visible")
+
+        # a send started on the phone's modal, filled on the desktop, waits for the phone
+        on_phone.get_by_role("button", name="Send", exact=True).click()
         form = desktop.locator('.wm-card[data-view="WalletSend"]')
         form.wait_for(state="visible")
         form.get_by_role("button", name="ETH").first.wait_for()
@@ -230,6 +248,7 @@ def test_a_send_started_on_the_desktop_is_approved_on_the_phone_and_a_leaked_lin
         expect(phone.locator("#state")).to_contain_text("Approved")
         expect(approval).to_have_count(0)
         expect(desktop.locator(".wm-card").get_by_text("Transaction sent")).to_be_visible()
+        expect(phone.locator("#modal .wm-card").get_by_text("Transaction sent")).to_be_visible()
         _shot(desktop, "desktop-done")
         _shot(phone, "phone-done")
 

@@ -22,7 +22,7 @@ SERVER_TYPES = {"joined", "snapshot", "patch", "effect", "effect_cancel", "inten
                 "theme", "error", "goodbye", "ack"}
 # PROTOCOL.md field order after the envelope (t, s, a); optional fields in brackets are omitted
 FIELD_ORDER = {
-    "join": ["project", "resume", "last", "env", "opts", "wallets"],
+    "join": ["project", "resume", "last", "companion", "env", "opts", "wallets"],
     "intent": ["iid", "node", "act", "args"],
     "effect_result": ["eid", "ok", "result", "error"],
     "wallet_event": ["connector", "event", "data"],

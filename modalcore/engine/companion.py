@@ -1,0 +1,145 @@
+"""A session's second live connection: the linked phone (PROTOCOL.md, "Companion"; issue 44).
+
+The companion is a wire connection of its own (`Connection`: its frames numbered from 1, its
+resend ring, acknowledgements, intent ids and rate limit) over the session's one model: its
+intents are the session's (the same `update`, so a press on either screen moves both), and
+after every step the tree the session drew is sent to it as its own patch or snapshot (the
+host's patch ops reused when the companion had the tree they apply to: the tree is diffed once).
+
+What stays the host page's: `host_event` frames (never mirrored), wallet requests (`eip1193`,
+`solana`, `discover`: the phone's page announces no wallets). An effect an intent of the
+companion caused (`clipboard`, `open_url`) goes to the companion; the host's ring holds an
+`effect_cancel` of the same number instead (`Connection.withhold`).
+
+Nothing here is saved (engine/persist.py saves the `Session`, which does not hold this): after a
+drop the phone joins again with a fresh signature.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..slices.handoff import linked_key
+from ..wire.framing import choose
+from ..wire.frames import ClientFrame, Intent
+from ..wire.nodes import Node
+from ..wire.serverframes import EffectRequest, Joined, Patch, ServerFrame, Snapshot, Theme
+from . import decode
+from .connection import Connection
+from .output import Output
+from .session import Session
+
+# the effects an intent of the companion sends to the companion rather than to the host page
+COMPANION_EFFECTS = frozenset({"clipboard", "open_url"})
+
+
+class Companion(Connection):
+    """The phone's connection to `session` (at most one per session: the runner holds it)."""
+
+    def __init__(self, session: Session, now: int, public_key: str) -> None:
+        super().__init__(now)
+        self.session = session
+        self.public_key = public_key  # the phone's key the computer confirmed
+        self.tree: Node | None = None  # the tree this connection has
+        self.version = 0
+        self.snapshot_v = 0
+        self.host_version = -1  # the session's tree version `tree` is (a host patch from it applies here)
+        self.theme_sent: dict[str, Any] | None = None  # the session's map last sent here
+
+    @property
+    def linked(self) -> bool:
+        """The session still links this phone (No, or another account signed in, unlinks it:
+        then the runner closes the companion before it is sent anything more)."""
+        return linked_key(self.session.model) == self.public_key
+
+    # ----- frames out
+    def welcome(self) -> list[ServerFrame]:
+        """`joined` (no resume token: a companion is never resumed), the theme, a snapshot."""
+        self.theme_sent = None
+        frames: list[ServerFrame] = [Joined(0, self.in_seq, self.session.id, "", False)]
+        frames.extend(self._theme_frames())
+        frames.append(self.snapshot())
+        return frames
+
+    def mirror(self, host_frames: Sequence[ServerFrame] = ()) -> list[ServerFrame]:
+        """The companion's frames after a step of the session whose frames to the host page were
+        `host_frames`: the theme if it changed, the tree as a patch or a snapshot; nothing when
+        the companion has the session's tree already."""
+        frames = self._theme_frames()
+        session = self.session
+        if self.tree is None:
+            return frames  # not welcomed yet
+        if session.compacted:
+            return frames  # an idle session's tree is the one it last sent: the companion has it
+        tree = session.tree
+        if tree is self.tree:
+            return frames
+        reused = self._host_patch(host_frames)
+        if reused is not None:
+            self.version += 1
+            frames.append(self._keep(Patch(self._next(), self.in_seq, self.version - 1, self.version, reused)))
+        else:
+            update = choose(self.tree, tree)
+            if update.ops is None:
+                frames.append(self.snapshot(update.tree_wire, update.tree_bytes))
+            elif update.ops:
+                self.version += 1
+                known = {"ops": update.ops_bytes} if update.ops_bytes is not None else None
+                frames.append(self._keep(Patch(self._next(), self.in_seq, self.version - 1, self.version,
+                                               update.ops), known))
+        self.tree, self.host_version = tree, session.version
+        return frames
+
+    def _host_patch(self, host_frames: Sequence[ServerFrame]) -> list[Any] | None:
+        """The ops of the host's one patch of this step, when they apply to the companion's tree."""
+        trees = [frame for frame in host_frames if isinstance(frame, (Patch, Snapshot))]
+        if len(trees) != 1 or not isinstance(trees[0], Patch):
+            return None
+        patch = trees[0]
+        if patch.base != self.host_version or patch.v != self.session.version:
+            return None
+        return list(patch.ops)
+
+    def snapshot(self, wire: Any = None, encoded: bytes | None = None) -> Snapshot:
+        session = self.session
+        tree = session.tree
+        self.version += 1
+        self.snapshot_v = self.version
+        frame = Snapshot(self._next(), self.in_seq, self.version, tree.to_wire() if wire is None else wire)
+        self._keep(frame, {"tree": encoded} if encoded is not None else None)
+        self.tree, self.host_version = tree, session.version
+        return frame
+
+    def _theme_frames(self) -> list[ServerFrame]:
+        """The theme the session last sent the host page, when this connection has not had it
+        (the session derives it once per change: `Session.theme_sent` is a new map then)."""
+        theme = self.session.theme_sent
+        if theme is None or theme is self.theme_sent:
+            return []
+        self.theme_sent = theme
+        return [self._keep(Theme(self._next(), self.in_seq, theme["mode"], theme["vars"]))]
+
+    # ----- frames in
+    def receive(self, frame: ClientFrame, now: int) -> tuple[list[ServerFrame], Output]:
+        """A frame from the phone: (the companion's frames, the session's output for the host
+        page and the runtime: its frames, its commands). Decoded by the session's one decoder
+        over this connection (its acks, ids and rate are its own; the host's actions and
+        wallets are not its)."""
+        self.in_seq = max(self.in_seq, frame.s)
+        self._ack(frame.a)
+        session = self.session
+        mine, msg = decode.frame(session, frame, now, conn=self)
+        if msg is None:
+            return mine.frames, Output(cmds=mine.cmds)
+        out = session.deliver(msg, now)
+        out.cmds[:0] = mine.cmds  # an answered effect's time-out timer, cancelled
+        own = [f for f in out.frames if isinstance(f, EffectRequest) and f.kind in COMPANION_EFFECTS]
+        if own and isinstance(frame, Intent):
+            out.frames = session.withhold(out.frames, {f.eid for f in own})
+        else:
+            own = []
+        frames = [*mine.frames, *self.mirror(out.frames)]
+        frames.extend(self._keep(EffectRequest(self._next(), self.in_seq, f.eid, f.kind, f.timeout, f.req))
+                      for f in own)
+        return frames, out

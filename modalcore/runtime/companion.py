@@ -1,0 +1,121 @@
+"""The runner's companion outlet (PROTOCOL.md, "Companion"; engine/companion.py): the linked
+phone's socket beside the host page's. Its inputs go through the session's inbox like every
+other (`CompanionAttach`, `CompanionDetach`, and its frames as `FrameIn` of its outlet), so
+`update` never runs concurrently; an intent from the phone is an intent of the session, and
+every step the runner sends to the host page is mirrored to the phone (`mirror`, called from
+the runner's `_send`).
+
+At most one companion per session: a new one closes the previous socket (4004, as a newer
+tab does to the host's). Nothing of it is saved; the session's idle eviction does not wait
+for it (the host page's socket is the session's)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from ..engine.companion import Companion
+from ..wire.serverframes import ServerFrame, encoded, error_frame
+from .runner_inputs import CompanionAttach, CompanionDetach, FrameIn, Outlet, close_quietly
+
+if TYPE_CHECKING:
+    from .runner import SessionRunner
+
+log = logging.getLogger(__name__)
+
+CLOSE_REPLACED = 4004  # as runner.CLOSE_REPLACED (not imported: runner imports this module)
+CLOSE_UNLINKED = 4006  # as a refused companion join (PROTOCOL.md, "Companion")
+
+
+class CompanionSlot:
+    """The companion's socket and its wire state."""
+
+    __slots__ = ("outlet", "companion")
+
+    def __init__(self, outlet: Outlet, companion: Companion) -> None:
+        self.outlet = outlet
+        self.companion = companion
+
+
+async def attach_companion(runner: SessionRunner, outlet: Outlet, public_key: str) -> None:
+    """Join `outlet` to the runner's session as its companion (the phone of `public_key`);
+    returns once the welcome went out."""
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    runner._queue.put_nowait(CompanionAttach(outlet, public_key, done))
+    await done
+
+
+def detach_companion(runner: SessionRunner, outlet: Outlet) -> None:
+    runner._queue.put_nowait(CompanionDetach(outlet))
+
+
+def owns(runner: SessionRunner, item: FrameIn) -> bool:
+    """The frame came from the companion's socket."""
+    slot = runner.companion
+    return slot is not None and item.outlet is slot.outlet
+
+
+async def companion_item(runner: SessionRunner, item: CompanionAttach | CompanionDetach, now: int) -> bool:
+    """Handle a companion input of the inbox; True when the session may have changed (never)."""
+    if isinstance(item, CompanionDetach):
+        slot = runner.companion
+        if slot is not None and slot.outlet is item.outlet:
+            runner.companion = None
+        return False
+    try:
+        previous = runner.companion
+        slot = CompanionSlot(item.outlet, Companion(runner.session, now, item.public_key))
+        runner.companion = slot
+        if previous is not None and previous.outlet is not item.outlet:
+            await close_quietly(previous.outlet, CLOSE_REPLACED, "replaced by a newer socket")
+        await _send(runner, slot, slot.companion.welcome())
+    finally:
+        if not item.done.done():
+            item.done.set_result(None)
+    return False
+
+
+async def companion_frame(runner: SessionRunner, item: FrameIn, now: int) -> bool:
+    """A frame from the phone: its own frames back to it, the session's output to the host page
+    and the runtime (whose `_send` mirrors nothing more: the phone has that tree already)."""
+    slot = runner.companion
+    assert slot is not None
+    before, effects = runner.session.model, dict(runner.session.effects)
+    mine, out = slot.companion.receive(item.frame, now)
+    if slot.companion.linked:
+        await _send(runner, slot, mine)
+    await runner.commands.apply(out, now)  # its `_send` drops the companion if this step unlinked it
+    await runner.commands.observe(before, effects, item.frame, out, now)
+    return bool(out.frames or out.cmds)
+
+
+async def mirror(runner: SessionRunner, host_frames: list[ServerFrame]) -> None:
+    """After a step: the companion's frames for the tree (and theme) the host page was sent."""
+    slot = runner.companion
+    if slot is None:
+        return
+    if not slot.companion.linked:
+        runner.companion = None
+        log.info("session %s: its phone was unlinked: the companion is closed", runner.id)
+        await _send(runner, slot, [error_frame("not_linked", "this phone is no longer linked to the session")])
+        await close_quietly(slot.outlet, CLOSE_UNLINKED, "not_linked")
+        return
+    await _send(runner, slot, slot.companion.mirror(host_frames))
+
+
+async def close_companion(runner: SessionRunner, code: int, reason: str) -> None:
+    slot = runner.companion
+    if slot is not None:
+        runner.companion = None
+        await close_quietly(slot.outlet, code, reason)
+
+
+async def _send(runner: SessionRunner, slot: CompanionSlot, frames: list[ServerFrame]) -> None:
+    try:
+        for frame in frames:
+            await slot.outlet.send_bytes(encoded(frame))
+    except Exception:
+        log.info("session %s: the companion's socket went away while sending", runner.id)
+        if runner.companion is slot:
+            runner.companion = None

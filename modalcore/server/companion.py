@@ -1,0 +1,171 @@
+"""The linked phone joins its session as a companion (PROTOCOL.md, "Companion"; issue 44 item 1,
+part 3): `POST /continue/companion` gives the phone's page (engine origin) a nonce, the page
+signs `modalcore-companion\\n{session}\\n{nonce}` with the device key the computer confirmed and
+opens `/ws/companion` with a `join` that carries it. A refusal is typed (`unknown_link`,
+`foreign_origin`, `not_linked`), an `error` frame then close 4006: nothing in the session
+changed, nothing logged but one line.
+
+The phone joins the session where it is live, in this engine process (its host page's socket
+is there); a session held by another process is `unknown_link` here (docs/contributors/
+notes-phone44.md, "Left")."""
+
+from __future__ import annotations
+
+import enum
+import logging
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from ..embedded.devicekeys import BadPublicKey, parse_public_key, signature_ok
+from ..runtime.companion import attach_companion, detach_companion
+from ..slices.handoff import linked_key
+from ..wire.frames import CompanionJoin, Join
+from .approval import issue_nonce, nonce_ok
+from .endpoint import Refused, _FrameReader, _close, _first_frame, _Gone, _refuse
+from .metrics import MeteredOutlet
+from .frame_page import from_engine_frame, json_body, refused
+from .handoff import PATH as CONTINUE_PATH, _linked, _session_of
+from .socket import Socket
+
+if TYPE_CHECKING:
+    from ..runtime.runner import SessionRunner
+    from ..slices.model import Model
+    from .config import EngineConfig
+    from .hub import Hub
+    from .metrics import Metrics
+
+log = logging.getLogger(__name__)
+
+COMPANION_PATH = CONTINUE_PATH + "/companion"
+WS_COMPANION_PATH = "/ws/companion"
+CLOSE_COMPANION_REFUSED = 4006
+_NONCE_FOR = "companion"  # the approval challenge's `eid` slot: a companion nonce answers nothing else
+
+
+class CompanionRefusal(enum.Enum):
+    UNKNOWN = "unknown_link"  # no live session of that id here, or not a nonce of the engine's for it
+    FOREIGN_ORIGIN = "foreign_origin"  # not from a page of the engine's own origin
+    NOT_LINKED = "not_linked"  # not the phone the computer confirmed, or the signature does not verify
+
+
+REFUSED_TEXT = {
+    CompanionRefusal.UNKNOWN: "no live session of that id",
+    CompanionRefusal.FOREIGN_ORIGIN: "a companion joins from the engine's own origin",
+    CompanionRefusal.NOT_LINKED: "not the phone linked to this session",
+}
+
+
+def signed_text(session: str, nonce: str) -> bytes:
+    """What the phone's key signs to join (PROTOCOL.md, "Companion")."""
+    return f"modalcore-companion\n{session}\n{nonce}".encode()
+
+
+def engine_origin_ok(origin: str | None, engine_url: str, public_url: str = "") -> bool:
+    """`origin` is the engine's own: as the browser reached it, or its public URL's."""
+    if not origin:
+        return False
+    if origin == engine_url:
+        return True
+    public = urlsplit(public_url)
+    return bool(public.scheme and public.netloc) and origin == f"{public.scheme}://{public.netloc}"
+
+
+def refusal(model: Model | None, join: CompanionJoin, secret: bytes, now_ms: int) -> CompanionRefusal | None:
+    """Why this companion join is refused by the session `model` (None: no such live session)."""
+    if model is None or model.session_id != join.session:
+        return CompanionRefusal.UNKNOWN
+    if not nonce_ok(secret, join.session, _NONCE_FOR, join.nonce, now_ms):
+        return CompanionRefusal.UNKNOWN
+    key = linked_key(model)
+    if not key or key != join.public_key:
+        return CompanionRefusal.NOT_LINKED
+    try:
+        _, spki = parse_public_key(join.public_key)
+    except BadPublicKey:
+        return CompanionRefusal.NOT_LINKED
+    if not signature_ok(spki, signed_text(join.session, join.nonce), join.signature):
+        return CompanionRefusal.NOT_LINKED
+    return None
+
+
+def routes(hub: Hub, secret: bytes) -> list[Route]:
+    async def nonce(request: Request) -> Response:
+        """A nonce for the linked phone's companion join (the link names the session)."""
+        data = await json_body(request, ("link", "public_key"))
+        if data is None:
+            return refused(400, "malformed body")
+        if not from_engine_frame(request, hub.config.public_url):
+            return _refusal(CompanionRefusal.FOREIGN_ORIGIN)
+        found = await _session_of(hub, data["link"])
+        if found is None:
+            return _refusal(CompanionRefusal.UNKNOWN)
+        session, model, digest = found
+        if digest not in model.handoff.spent:
+            return _refusal(CompanionRefusal.UNKNOWN)  # not a link this session's phone claimed
+        if not _linked(model, digest, data["public_key"]):
+            return _refusal(CompanionRefusal.NOT_LINKED)
+        return JSONResponse({"session": session, "nonce": issue_nonce(secret, session, _NONCE_FOR, hub.clock.now_ms())},
+                            headers={"Cache-Control": "no-store"})
+
+    return [Route(COMPANION_PATH, nonce, methods=["POST"])]
+
+
+def _refusal(why: CompanionRefusal) -> JSONResponse:
+    log.info("companion join refused: %s", why.value)
+    return JSONResponse({"error": why.value}, status_code=404 if why is CompanionRefusal.UNKNOWN else 403)
+
+
+class CompanionDoor:
+    """`/ws/companion`: the phone's socket, from its join to its last frame."""
+
+    def __init__(self, hub: Hub, config: EngineConfig, metrics: Metrics, secret: bytes) -> None:
+        self.hub, self.config, self.metrics, self._secret = hub, config, metrics, secret
+
+    async def serve(self, ws: Socket) -> None:
+        try:
+            await ws.accept()
+        except Exception:
+            return
+        runner: SessionRunner | None = None
+        outlet: MeteredOutlet | None = None
+        try:
+            join = await self._join(ws)
+            runner = self.hub.runners.get(join.session) if self.hub.is_live(join.session) else None
+            model = runner.session.model if runner is not None else None
+            if model is not None and model.project_id != ws.project:
+                model = None  # another project's session: as if none
+            why = refusal(model, join, self._secret, self.hub.clock.now_ms())
+            if why is not None:
+                raise Refused(why.value, REFUSED_TEXT[why], CLOSE_COMPANION_REFUSED)
+            assert runner is not None
+            outlet = MeteredOutlet(ws, self.metrics)
+            await attach_companion(runner, outlet, join.public_key)
+            log.info("session %s: its linked phone joined as companion", join.session)
+            reader = _FrameReader(outlet, runner, self.metrics)
+            while reader.take(await ws.receive()):
+                pass
+        except Refused as refused_:
+            log.info("companion join refused: %s", refused_.code)
+            await _refuse(ws, refused_)
+        except _Gone:
+            pass
+        except Exception:
+            log.exception("companion socket failed")
+            await _close(ws, 1011)
+        finally:
+            if runner is not None and outlet is not None:
+                detach_companion(runner, outlet)
+
+    async def _join(self, ws: Socket) -> CompanionJoin:
+        frame: Join = await _first_frame(ws)
+        if frame.companion is None or frame.project != ws.project:
+            raise Refused("not_joined", "the first frame must be a companion join", 4003)
+        if not engine_origin_ok(ws.origin, ws.engine_url, self.config.public_url):
+            why = CompanionRefusal.FOREIGN_ORIGIN
+            raise Refused(why.value, REFUSED_TEXT[why], CLOSE_COMPANION_REFUSED)
+        return frame.companion
+

@@ -1,0 +1,154 @@
+"""The linked phone joins the session as its companion, against a real engine (issue 44 item 1,
+part 3; PROTOCOL.md "Companion"), played as the computer, the phone and the attacker.
+
+Rules: the nonce is given only to the linked phone's page (engine origin); the join is refused,
+typed (`foreign_origin`, `unknown_link`, `not_linked`), closed 4006, for another origin, a made-up
+session or nonce, another key or a bad signature, and a refusal changes nothing the computer
+sees; the linked phone's socket gets its own numbering and the session's tree, a press on either
+screen moves both, host events stay on the computer; no traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import httpx
+import pytest
+
+from modalcore.server.companion import signed_text
+from modalcore_dev.devmail import LocalSmtpServer
+from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, Client, RunningServer, find_node
+from modalcore.wire.diff import apply
+
+from ..embedded.device import DeviceKey, frame_headers
+from ..embedded.test_approval_credential import engine, mail
+from .test_handoff_routes import _claim, _confirm, _link, _part, _signed_in
+from modalcore.slices.handoff import link_digest
+
+__all__ = ["engine", "mail"]
+
+
+def _companion_url(engine: RunningServer) -> str:
+    return f"ws://127.0.0.1:{engine.port}/ws/companion?project={TEST_PROJECT}"
+
+
+async def _join(engine: RunningServer, session: str, key: DeviceKey, nonce: str, *, origin: str | None = None,
+                signature: str | None = None) -> tuple[list[dict[str, Any]], int | None]:
+    """A companion join: the frames up to `joined` or the refusal, and the close code if refused."""
+    async with Client.open(_companion_url(engine), origin=origin or engine.http_url) as phone:
+        sig = signature if signature is not None else key.sign(signed_text(session, nonce))
+        frames = await phone.join(companion={"session": session, "public_key": key.spki, "nonce": nonce,
+                                             "signature": sig},
+                                  env={"mobile": True, "platform": "ios", "width": 390}, opts={}, wallets=[])
+        if frames[-1]["t"] == "joined" or frames[-1]["t"] == "snapshot":
+            return frames, None
+        return frames, await phone.closed()
+
+
+async def _linked(engine: RunningServer, client: Client, http: httpx.AsyncClient, mail: LocalSmtpServer,
+                  phone: DeviceKey) -> str:
+    """The computer signed in, its phone `phone` linked; the link."""
+    desktop = DeviceKey()
+    await _signed_in(client, http, mail, "noa@example.com", desktop)
+    link = await _link(client)
+    assert (await _claim(http, link, phone)).status_code == 202
+    await client.recv_until(lambda f: "Does your phone show this code?" in str(f))
+    full = link_digest(client.session, _part(link).rsplit(".", 1)[1])
+    yes = await _confirm(http, client.session, full, phone, desktop, frame_headers(engine.http_url))
+    assert yes.status_code == 200, yes.text
+    await client.recv_until(lambda f: "Your phone is connected" in str(f))
+    return link
+
+
+async def _nonce(http: httpx.AsyncClient, link: str, key: DeviceKey, headers: dict[str, str]) -> httpx.Response:
+    return await http.post("/continue/companion", json={"link": _part(link), "public_key": key.spki}, headers=headers)
+
+
+class Tree:
+    """A page's tree from its snapshot and patches."""
+
+    def __init__(self) -> None:
+        self.wire: dict[str, Any] | None = None
+
+    def take(self, frames: list[dict[str, Any]]) -> None:
+        for frame in frames:
+            if frame["t"] == "snapshot":
+                self.wire = frame["tree"]
+            elif frame["t"] == "patch":
+                assert self.wire is not None
+                self.wire = apply(self.wire, frame["ops"])
+
+
+async def test_only_the_linked_phone_joins_as_companion_and_a_press_on_either_screen_moves_both(
+        engine: RunningServer, mail: LocalSmtpServer, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
+        phone, attacker = DeviceKey(), DeviceKey()
+        link = await _linked(engine, client, http, mail, phone)
+        session = client.session
+
+        # the nonce: only for the linked phone's key, only from a page of the engine's origin
+        cross = {"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}
+        no = [await _nonce(http, link, phone, cross), await _nonce(http, link, attacker, frame_headers(engine.http_url)),
+              await _nonce(http, f"{link}x", phone, frame_headers(engine.http_url))]
+        assert [(r.status_code, r.json()["error"]) for r in no] == [
+            (403, "foreign_origin"), (403, "not_linked"), (404, "unknown_link")]
+        given = await _nonce(http, link, phone, frame_headers(engine.http_url))
+        assert given.status_code == 200 and given.json()["session"] == session
+        nonce = given.json()["nonce"]
+        await client.quiet(0.2)
+        seen = len(client.frames)
+
+        # refused joins: typed, closed 4006, nothing reaches the computer
+        refused = [
+            await _join(engine, session, phone, nonce, origin=TEST_ORIGIN),  # the host page's origin
+            await _join(engine, "no-such-session", phone, nonce),
+            await _join(engine, session, phone, nonce[:-2] + "00"),  # not the engine's nonce
+            await _join(engine, session, attacker, nonce),  # a key the computer never confirmed
+            await _join(engine, session, phone, nonce, signature=phone.sign(b"something else")),
+        ]
+        assert [(frames[-1]["t"], frames[-1]["code"], code) for frames, code in refused] == [
+            ("error", "foreign_origin", 4006), ("error", "unknown_link", 4006), ("error", "unknown_link", 4006),
+            ("error", "not_linked", 4006), ("error", "not_linked", 4006)]
+        assert not await client.quiet(0.3), "a refused companion join reached the computer"
+        assert len(client.frames) == seen
+
+        # the linked phone joins: its own numbering, the session's tree
+        async with Client.open(_companion_url(engine), origin=engine.http_url) as mobile:
+            frames = await mobile.join(companion={"session": session, "public_key": phone.spki, "nonce": nonce,
+                                                  "signature": phone.sign(signed_text(session, nonce))},
+                                       env={"mobile": True, "platform": "ios", "width": 390}, opts={}, wallets=[])
+            assert [f["t"] for f in frames[:3]] == ["joined", "theme", "snapshot"]
+            assert frames[0]["resume"] == "" and frames[0]["session"] == session
+            assert [f["s"] for f in frames[1:3]] == [1, 2]
+            on_phone = Tree()
+            on_phone.take(frames)
+            assert on_phone.wire is not None and on_phone.wire["p"]["view"] == "Account"
+
+            # a press on the phone moves the computer's screen
+            await mobile.intent("account/feature/receive", "press", {})
+            moved = await client.recv_until(lambda f: f["t"] == "patch" and "view/Account" in str(f))
+            view = [op[2]["view"] for f in moved if f["t"] == "patch" for op in f["ops"]
+                    if op[0] == 3 and op[1] == "modal" and "view" in op[2]][-1]
+            assert view != "Account"
+            on_phone.take(await mobile.recv_until(lambda f: f["t"] == "patch"))
+            assert on_phone.wire["p"]["view"] == view
+            # a press on the computer moves the phone's
+            await client.intent("header/back", "press", {})
+            on_phone.take(await mobile.recv_until(lambda f: f["t"] == "patch"))
+            assert on_phone.wire["p"]["view"] == "Account"
+            # host events are the host page's only
+            await mobile.intent("header/close", "press", {})
+            await client.recv_until(lambda f: f["t"] == "host_event" and f["kind"] == "state"
+                                    and f["data"].get("open") is False)
+            await mobile.quiet(0.3)
+            assert not [f for f in mobile.frames if f["t"] == "host_event"]
+
+            # the computer's account goes (disconnect): the phone is no longer linked, its
+            # companion socket is told and closed, before anything more is sent to it
+            await client.intent("host", "disconnect", {})
+            told = await mobile.recv_until(lambda f: f["t"] == "error")
+            assert told[-1]["code"] == "not_linked"
+            assert await mobile.closed() == 4006
+    assert "Traceback" not in caplog.text
