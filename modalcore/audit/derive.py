@@ -17,7 +17,7 @@ from ..slices.accounts import AccountState, holds_connection
 from ..slices.connectors import ConnectorsState
 from ..wire.frames import EffectResult
 from ..wire.serverframes import EffectCancel, EffectRequest, ServerFrame
-from .chain import canonical, digest
+from ..ledger.chain import canonical, digest
 
 SIGN_METHODS = frozenset({
     "personal_sign", "eth_sign", "eth_signTypedData", "eth_signTypedData_v3",

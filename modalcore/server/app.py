@@ -34,11 +34,11 @@ from ..core.plural import counted
 from ..analytics.events import AnalyticsObserver
 from ..analytics.hosted import HostedAnalyticsSink
 from ..analytics.local import LocalAnalyticsSink
-from ..analytics.routes import routes as analytics_routes
+from .analytics_routes import routes as analytics_routes
 from ..analytics.sinks import build_sink
 from ..audit.observer import AuditObserver
 from ..audit.signer import HeadSigner
-from ..audit.routes import routes as audit_routes
+from .audit_routes import routes as audit_routes
 from ..directory.routes import routes as directory_routes
 from ..icons.routes import routes as icon_routes
 from ..embedded.service import EmbeddedWallet, embedded_services, userop_services

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TypeVar
 
-from ..audit.chain import SignedHeads, StoredEntry
+from ..ledger.chain import SignedHeads, StoredEntry
 from ..store.base import NO_BLOBS, SessionStore, StoredEvent
 from .metrics import Metrics
 

@@ -20,7 +20,7 @@ from eth_account import Account
 from eth_account.signers.local import LocalAccount
 
 from modalcore.__main__ import main
-from modalcore.audit.chain import GENESIS, StoredEntry, make_entry
+from modalcore.ledger.chain import GENESIS, StoredEntry, make_entry
 from modalcore.audit.heads import Head, SignedHeads, make_body, sign
 from modalcore.audit.signer import HeadSigner
 from modalcore.audit.verify import Problem, verify_store

@@ -18,11 +18,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from .events import DOCTOR
-from ..server.config import EngineConfig
-from ..server.operator import refuse_operator
-from ..server.operator_login import login_page
-from .chart import day_chart
+from ..analytics.events import DOCTOR
+from .config import EngineConfig
+from .operator import refuse_operator
+from .operator_login import login_page
+from ..analytics.chart import day_chart
 from ..store.base import SessionStore
 
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")

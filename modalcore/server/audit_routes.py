@@ -6,9 +6,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ..server.operator import refuse_operator
+from .operator import refuse_operator
 from ..store.base import SessionStore
-from .chain import entry_json, verify_chain
+from ..ledger.chain import entry_json, verify_chain
 
 MAX_SESSION_ID_CHARS = 128
 

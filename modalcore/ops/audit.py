@@ -27,8 +27,8 @@ from ..server.config import ConfigError, default_config, load_config
 from ..store.base import SessionStore
 from ..store.optional import REDIS_MISSING, RedisError, RedisStore
 from ..store.sqlite import SqliteStore
-from .show import show
-from .verify import Anchor, UnreadableAnchor, Verdict, read_anchor, verify_store
+from .audit_show import show
+from ..audit.verify import Anchor, UnreadableAnchor, Verdict, read_anchor, verify_store
 
 __all__ = ["Verdict", "add_arguments", "run", "verify_store"]
 

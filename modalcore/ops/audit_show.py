@@ -22,8 +22,8 @@ from ..embedded.devicekeys import BadPublicKey, parse_public_key, signature_ok
 from ..embedded.passkeys import approval_challenge, assertion_holds
 from ..server.approval import approval_text
 from ..store.base import SessionStore
-from .chain import StoredEntry
-from .verify import Anchor, verify_store
+from ..ledger.chain import StoredEntry
+from ..audit.verify import Anchor, verify_store
 
 NOT_FOUND = 6  # no approval of that request in that session's log
 MISMATCH = 7  # the record does not hold: tree, hash, signature or executed call
