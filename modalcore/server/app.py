@@ -39,7 +39,7 @@ from ..analytics.sinks import build_sink
 from ..audit.observer import AuditObserver
 from ..audit.signer import HeadSigner
 from .audit_routes import routes as audit_routes
-from ..directory.routes import routes as directory_routes
+from ..directory.backend.routes import routes as directory_routes
 from ..icons.routes import routes as icon_routes
 from ..embedded.service import EmbeddedWallet, embedded_services, userop_services
 from ..embedded.setup import open_wallet, section_of
@@ -48,7 +48,7 @@ from .stores import open_names, open_siwx, siwx_key_file
 from ..services.blockchain_api import BlockchainApi
 from ..services.profile_api import ProfileApi
 from ..services.wiring import register_engine_services
-from ..siwx.http import routes as siwx_routes
+from ..siwx.backend.http import routes as siwx_routes
 from ..ports.analytics import AnalyticsSink
 from ..slices.alerts import AnalyticsForbidden
 from ..ports.clock import Clock
@@ -59,7 +59,7 @@ from ..store.base import SessionStore
 from ..store.memory import MemoryStore
 from ..store.optional import REDIS_MISSING, RedisStore, redis_db, sentinel_store
 from ..store.sqlite import SqliteStore
-from ..walletconnect.sign_rpc import Metadata
+from ..walletconnect.domain.sign_rpc import Metadata
 from .config import ConfigError, EngineConfig, default_config, resolve_secret, unknown_keys
 from .approval import routes as approval_routes
 from .passkey import routes as passkey_routes

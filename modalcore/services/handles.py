@@ -249,7 +249,7 @@ class SignInSigned(TypedDict):
     signature: str
 
 
-# ----- siwx/service.py
+# ----- siwx/backend/service.py
 
 
 class NonceArgs(_Args):

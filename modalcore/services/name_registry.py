@@ -7,7 +7,7 @@ A registration is a message the visitor's account signed (EIP-191 `personal_sign
 by the engine (`rules.names.registration_message`). `register` checks the name rules (behaviour.md §5),
 that the message names this name, that it is recent, that the signature is the address's, and
 that the name is free; then it stores the name. The signature is checked as a SIWX sign-in's is
-(siwx/verify.py `check_signature`): EOA recovery, and with the chain's RPC an ERC-1271 contract
+(siwx/backend/verify.py `check_signature`): EOA recovery, and with the chain's RPC an ERC-1271 contract
 account or an ERC-6492 wrapped signature of an account not deployed yet (the embedded smart
 account, issue 32: at most two `eth_call`s). Every refusal is a `RegistrationError` whose text is
 what the visitor sees and whose `reason` says why; nothing is stored then. Names are kept
@@ -27,7 +27,7 @@ from ..durable.db import Conflict, Durable
 from ..durable.sqlite import SqliteDb
 from ..rules import limits as L
 from ..rules.names import DEFAULT_SUFFIX, error_registering, full_name, name_problem
-from ..siwx.verify import SiwxVerifyError, check_signature, signature_bytes
+from ..siwx.backend.verify import SiwxVerifyError, check_signature, signature_bytes
 
 MESSAGE_MAX_AGE_MS = 10 * 60 * 1000  # a signed registration older than this is refused
 MESSAGE_CHARS = 1024

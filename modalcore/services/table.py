@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 import httpx
 
-from ..directory.source import run_query
+from ..directory.backend.source import run_query
 from ..core.services import serve, ServiceContext, ServiceError, ServiceTable
 from .handles import BALANCES, CHAIN_READ, CHAIN_SIMULATE, DIRECTORY, ESTIMATE_FEE, HISTORY, NFTS, SOLANA_BALANCES, SOLANA_ESTIMATE_FEE, SOLANA_PREPARE_SEND, SOLANA_SUBMIT_SEND
 from .balances import fetch_balances

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 import httpx
 from eth_account.signers.local import LocalAccount
 
-from ..directory.source import directory_services
+from ..directory.backend.source import directory_services
 from ..core.services import ServiceTable
-from ..siwx.service import siwx_services
-from ..siwx.store import SiwxStore
+from ..siwx.backend.service import siwx_services
+from ..siwx.backend.store import SiwxStore
 from ..rules.names import DEFAULT_SUFFIX
 from .name_registry import NameRegistry
 from .blockchain_api import BlockchainApi

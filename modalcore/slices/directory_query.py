@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from ..core.cmds import Cmd, Reply
-from ..directory.wallets import Wallet, wallets_from_data
+from ..directory.domain.wallets import Wallet, wallets_from_data
 from ..rules import limits as L
 from ..services.handles import DIRECTORY
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 
-from ..directory.monogram import colours, initials
+from ..directory.domain.monogram import colours, initials
 from ..slices.model import Model
 from ..slices.nfts import Nft
 from ..wire.nodes import Node, node

@@ -38,7 +38,7 @@ async def drive(options: dict[str, Any], sink: Any) -> None:
         from eth_account import Account
 
         from modalcore.services.wiring import register_engine_services
-        from modalcore.siwx.store import SqliteSiwxStore
+        from modalcore.siwx.backend.store import SqliteSiwxStore
 
         register_engine_services(services, httpx.AsyncClient(), SqliteSiwxStore(":memory:"),
                                  Account.from_key("0x" + "11" * 32))

@@ -38,7 +38,7 @@ async def test_rule_a_sign_in_nonce_costs_at_most_two_round_trips_to_issue_and_o
     4): a SIWX nonce is issued when the sign-in message is drawn (the INSERT, then one DELETE of
     expired nonces and of the session's open ones past the bound; it was a 6-statement
     transaction under an advisory lock) and consumed in one conditional UPDATE."""
-    from modalcore.siwx.store import DurableSiwxStore, NonceStatus
+    from modalcore.siwx.backend.store import DurableSiwxStore, NonceStatus
 
     db = PostgresDb(db_url)
     try:

@@ -21,9 +21,9 @@ from modalcore.core.services import ServiceError, serve
 from modalcore.embedded.service import EmbeddedWallet
 from modalcore.rules import texts
 from modalcore.services.handles import EMBEDDED_SIGN, SignArgs
-from modalcore.siwx.service import siwx_services
-from modalcore.siwx.store import SqliteSiwxStore
-from modalcore.siwx.verify import is_erc6492
+from modalcore.siwx.backend.service import siwx_services
+from modalcore.siwx.backend.store import SqliteSiwxStore
+from modalcore.siwx.backend.verify import is_erc6492
 from modalcore.slices.embedded import ApprovalDecided
 from modalcore_dev.devchain.pytest_plugin import AaChains
 from modalcore_dev.devmail import LocalSmtpServer

@@ -16,7 +16,7 @@ from modalcore.runtime.services import ServiceRegistry
 from modalcore.server.app import blockchain_api
 from modalcore.server.config import parse_config
 from modalcore.services.wiring import register_engine_services
-from modalcore.siwx.store import SqliteSiwxStore
+from modalcore.siwx.backend.store import SqliteSiwxStore
 from modalcore.slices.history import HistoryFetched
 from modalcore.services.handles import HISTORY
 from modalcore.services.shapes import HistoryArgs

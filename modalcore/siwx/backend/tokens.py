@@ -40,7 +40,7 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 from eth_account.signers.local import LocalAccount
 
-from ..keyfiles import create_once, read_private
+from ...keyfiles import create_once, read_private
 
 TOKEN_CLOCK_SKEW_S = 300
 _TOKEN = re.compile(r"^([A-Za-z0-9_-]+)\.(0x[0-9a-fA-F]{130})$")

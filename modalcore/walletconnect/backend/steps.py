@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import errors
-from .errors import WalletConnectError
+from ..domain import errors
+from ..domain.errors import WalletConnectError
 from .events import Dropped, Event, Outgoing
 from .state import DappState, PendingRequest, SessionState
 from .tags import irn

@@ -18,10 +18,10 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from ..durable.db import Durable, Result
-from ..durable.sqlite import SqliteDb
-from ..rules import limits as L
-from .message import SignInMessage, SiwxMessage
+from ...durable.db import Durable, Result
+from ...durable.sqlite import SqliteDb
+from ...rules import limits as L
+from ..domain.message import SignInMessage, SiwxMessage
 
 NONCE_TTL_MS = 10 * 60 * 1000
 NONCE_KEEP_MS = 24 * 60 * 60 * 1000  # used/expired nonces are pruned after a day

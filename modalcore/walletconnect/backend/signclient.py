@@ -17,14 +17,15 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import core, errors
-from .auth import AUTH_METHOD, AuthPayload
+from ..domain import errors
+from . import core
+from ..domain.auth import AUTH_METHOD, AuthPayload
 from .crypto import KeyPair, generate_sym_key, seal
-from .errors import ProposalRejected, RequestExpired, RequestRejected, SessionGone, WalletConnectError
+from ..domain.errors import ProposalRejected, RequestExpired, RequestRejected, SessionGone, WalletConnectError
 from .events import (Dropped, Event, ProposalDeclined, ProposalExpired, RequestTimedOut, ResponseReceived, SessionDeleted,
                      SessionExpired, SessionSettled)
 from .relay_client import RelayClient
-from .sign_rpc import Metadata
+from ..domain.sign_rpc import Metadata
 from .state import DappState, SessionState
 from .uri import PAIRING_EXPIRY_MS, PairingUri
 

@@ -11,11 +11,11 @@ from typing import Any
 from urllib.parse import quote
 
 
-from ..services.hosted import HostedApi
-from . import platform
-from .query import Page, WalletQuery
-from .wallets import DirectoryError, wallets_from_data
-from ..rules.texts import http_status
+from ...services.hosted import HostedApi
+from ..domain import platform
+from ..domain.query import Page, WalletQuery
+from ..domain.wallets import DirectoryError, wallets_from_data
+from ...rules.texts import http_status
 
 IMAGE_TIMEOUT_S = 2.0  # behaviour.md §9: image preload time-out
 CALL_TIMEOUT_S = 10.0

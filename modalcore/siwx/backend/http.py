@@ -33,13 +33,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from .grammar import SiwxMessageError
-from .message import parse_chain_id
+from ..domain.grammar import SiwxMessageError
+from ..domain.message import parse_chain_id
 from .store import SiwxStore
 from .tokens import TokenError, verify_token
 from .verify import SiwxVerifyError, recover_eoa, signature_bytes
-from ..durable.db import DatabaseError
-from ..rules.texts import INVALID_CHAIN_ID
+from ...durable.db import DatabaseError
+from ...rules.texts import INVALID_CHAIN_ID
 
 log = logging.getLogger(__name__)
 

@@ -29,11 +29,11 @@ import httpx
 from eth_account.signers.local import LocalAccount
 from pydantic import BaseModel, ConfigDict
 
-from ..core.services import serve, Service, ServiceContext, ServiceTable
-from ..services.handles import NonceArgs, NonceResult, RevokeArgs, RevokeResult, SIWS_SESSIONS, SIWS_VERIFY, SIWX_NONCE, SIWX_REVOKE, SIWX_SESSIONS, SIWX_VERIFY, SessionsArgs, SessionsResult, SiwsSessionsArgs, SiwsVerifyArgs, VerifyArgs, VerifyResult
+from ...core.services import serve, Service, ServiceContext, ServiceTable
+from ...services.handles import NonceArgs, NonceResult, RevokeArgs, RevokeResult, SIWS_SESSIONS, SIWS_VERIFY, SIWX_NONCE, SIWX_REVOKE, SIWX_SESSIONS, SIWX_VERIFY, SessionsArgs, SessionsResult, SiwsSessionsArgs, SiwsVerifyArgs, VerifyArgs, VerifyResult
 
-from .grammar import SiwxMessageError
-from .message import parse_chain_id
+from ..domain.grammar import SiwxMessageError
+from ..domain.message import parse_chain_id
 from .store import DEFAULT_SESSION_TTL_MS, SiwxSession, SiwxStore
 from .tokens import issue_token
 from .solana_verify import SOLANA_CHAIN_ID, is_session_of, siws_session, verify_siws

@@ -21,12 +21,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ..icons import svg
+from ...icons import svg
 from .hosted import HostedDirectory
-from .monogram import monogram_svg
-from .query import QueryError, WalletQuery
+from ..domain.monogram import monogram_svg
+from ..domain.query import QueryError, WalletQuery
 from .source import directory_config, images_dir, local_directory, source_for
-from .wallets import DirectoryError
+from ..domain.wallets import DirectoryError
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ cluster's CAIP-2 reference as its Chain ID::
     - {resource}
 
 The wallet signs the UTF-8 bytes of the text (`solana:signMessage`); the signature is 64 bytes of
-Ed25519 by the address's key. The nonce and session rules are SIWX's (modalcore/siwx/verify.py):
+Ed25519 by the address's key. The nonce and session rules are SIWX's (modalcore/siwx/backend/verify.py):
 a nonce issued to this session, unused, unexpired, used up by a valid sign-in only.
 """
 
@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..rules.addresses import solana_key
+from ...rules.addresses import solana_key
 from .grammar import SiwxMessageError
 from .message import SignInMessage, iso_from_ms
 

@@ -1,4 +1,4 @@
-"""Verifying a Sign-In with Solana (modalcore/siwx/solana.py has the message): the Ed25519
+"""Verifying a Sign-In with Solana (modalcore/siwx/domain/solana.py has the message): the Ed25519
 signature by the address's key over the message's UTF-8 bytes, then SIWX's origin, time and nonce
 rules; the session stored for it."""
 
@@ -10,9 +10,9 @@ import binascii
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from ..rules.addresses import solana_key
-from .grammar import SiwxParseError
-from .solana import SiwsMessage
+from ...rules.addresses import solana_key
+from ..domain.grammar import SiwxParseError
+from ..domain.solana import SiwsMessage
 from .store import SiwxSession, SiwxStore
 from .verify import SiwxVerifyError, check_nonce, check_origin, check_time, consume_nonce
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from . import errors, jsonrpc
-from .auth import AuthError, AuthPayload, parse_result, session_namespaces
+from ..domain import errors
+from . import jsonrpc
+from ..domain.auth import AuthError, AuthPayload, parse_result, session_namespaces
 from .cacao_check import check_cacao
 from .crypto import TYPE_1, EnvelopeError, decode_envelope, derive_sym_key, open_envelope, topic_of
 from .events import ProposalDeclined, SessionSettled

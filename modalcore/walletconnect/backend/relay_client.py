@@ -22,7 +22,7 @@ from urllib.parse import urlencode
 import websockets
 from websockets.asyncio.client import ClientConnection, connect
 
-from ..rules import limits as L
+from ...rules import limits as L
 from .dedupe import RecentSet
 from .didjwt import ClientIdentity, sign_jwt
 

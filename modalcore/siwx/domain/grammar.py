@@ -1,5 +1,5 @@
 """The EIP-4361 text grammar every CAIP-122 message shares (SIWE, SIWS, Farcaster's): the errors
-of a message that breaks it, and the line-by-line parser (modalcore/siwx/message.py checks the
+of a message that breaks it, and the line-by-line parser (modalcore/siwx/domain/message.py checks the
 fields it gives)."""
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ..rules.caip import CaipError, parse_caip2
+from ...rules.caip import CaipError, parse_caip2
 from .sign_rpc import Metadata, Participant, ProposalNamespace, Relay, SessionProposeParams
 
 EIP155_METHODS = (

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .sign_rpc import Metadata, SessionNamespace
+from ..domain.sign_rpc import Metadata, SessionNamespace
 
 
 class _State(BaseModel):

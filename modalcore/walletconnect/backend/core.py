@@ -12,18 +12,19 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ValidationError
 
-from ..rules import limits as L
-from . import errors, jsonrpc
-from .auth import AUTH_METHOD, AuthPayload, request_params
+from ...rules import limits as L
+from ..domain import errors
+from . import jsonrpc
+from ..domain.auth import AUTH_METHOD, AuthPayload, request_params
 from .auth_answer import on_auth_message
 from .crypto import EnvelopeError, KeyPair, derive_sym_key, topic_of, unseal
-from .errors import WalletConnectError
+from ..domain.errors import WalletConnectError
 from .events import (Dropped, PairingExpired, ProposalApproved, ProposalDeclined, ProposalExpired,
                      RequestTimedOut, ResponseReceived, SessionDeleted, SessionEvent, SessionExpired,
                      SessionExtended, SessionSettled, SessionUpdated)
 from .jsonrpc import PayloadError, RpcFailure, RpcRequest, RpcResult
-from .proposal import build_proposal
-from .sign_rpc import (PARAMS, Metadata, Participant, SessionDeleteParams, SessionEventParams, SessionExtendParams,
+from ..domain.proposal import build_proposal
+from ..domain.sign_rpc import (PARAMS, Metadata, Participant, SessionDeleteParams, SessionEventParams, SessionExtendParams,
                        SessionProposeResult, SessionSettleParams, SessionUpdateParams, dump)
 from .state import (AuthRequestState, DappState, PairingState, ProposalState, SessionState, session_chains,
                     session_methods)

@@ -1,14 +1,14 @@
-"""Checking a CACAO a wallet returned for `wc_sessionAuthenticate` (modalcore/walletconnect/auth.py
+"""Checking a CACAO a wallet returned for `wc_sessionAuthenticate` (modalcore/walletconnect/domain/auth.py
 builds the request and reads the result): the requested audience, chain and times, and the
 EIP-191 signature recovered to the message's account. Apart from auth.py because recovering a
 signature needs eth-account, which the pure core (a flow builds the payload) must not load."""
 
 from __future__ import annotations
 
-from ..siwx.grammar import SiwxMessageError
-from ..siwx.message import SiwxMessage, timestamp_ms
-from ..siwx.verify import recover_eoa
-from .auth import AuthError, AuthPayload, Cacao, cacao_message, did_parts
+from ...siwx.domain.grammar import SiwxMessageError
+from ...siwx.domain.message import SiwxMessage, timestamp_ms
+from ...siwx.backend.verify import recover_eoa
+from ..domain.auth import AuthError, AuthPayload, Cacao, cacao_message, did_parts
 
 
 def check_cacao(cacao: Cacao, request: AuthPayload, now_ms: int) -> SiwxMessage:

@@ -22,14 +22,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 import httpx
 from pydantic import BaseModel, ConfigDict
 
-from ..core.services import ServiceContext, ServiceTable, serve
-from ..services.handles import DIRECTORY
-from ..services.shapes import DirectoryArgs, DirectoryResult
+from ...core.services import ServiceContext, ServiceTable, serve
+from ...services.handles import DIRECTORY
+from ...services.shapes import DirectoryArgs, DirectoryResult
 from .hosted import HostedDirectory
-from .query import Directory, Page, WalletQuery, load_directory
+from ..domain.query import Directory, Page, WalletQuery, load_directory
 
 if TYPE_CHECKING:
-    from ..server.config import EngineConfig
+    from ...server.config import EngineConfig
 
 
 class DirectoryConfig(BaseModel):

@@ -25,7 +25,7 @@ Without a statement the ABNF (`address LF LF [ statement LF ] LF "URI: "`) leave
 lines between the address and the URI line. No trailing newline. Everything here is pure (no
 clock, no randomness) so the engine's update functions may use it.
 
-Sign-In with Solana (modalcore/siwx/solana.py) writes the same layout with its own header,
+Sign-In with Solana (modalcore/siwx/domain/solana.py) writes the same layout with its own header,
 address and Chain ID: `SignInMessage` holds what the two share (fields, rules, text, data,
 parser) and `SiwxMessage` is the eip155 one.
 """

@@ -21,9 +21,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..rules import limits as L
-from ..siwx.grammar import SiwxMessageError
-from ..siwx.message import SiwxMessage, iso_from_ms
+from ...rules import limits as L
+from ...siwx.domain.grammar import SiwxMessageError
+from ...siwx.domain.message import SiwxMessage, iso_from_ms
 from .sign_rpc import Participant, SessionNamespace
 
 AUTH_METHOD = "wc_sessionAuthenticate"

@@ -23,10 +23,10 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 from eth_utils.crypto import keccak
 
-from ..services.jsonrpc import RpcCallError, call
+from ...services.jsonrpc import RpcCallError, call
 from .erc6492 import VALIDATOR_CREATION_CODE
-from .grammar import SiwxParseError
-from .message import SignInMessage, SiwxMessage
+from ..domain.grammar import SiwxParseError
+from ..domain.message import SignInMessage, SiwxMessage
 from .store import NonceStatus, SiwxStore
 
 EIP1271_MAGIC_VALUE: Final = "0x1626ba7e"  # bytes4(keccak256("isValidSignature(bytes32,bytes)"))
