@@ -55,7 +55,7 @@ async def test_every_store_file_the_engine_creates_is_owner_only(tmp_path: Path)
     from modalcore.embedded.codestore import CodeStore
     from modalcore.embedded.keys import KeyVault
     from modalcore.embedded.masterkey import MasterKey
-    from modalcore.services.name_registry import NameRegistry
+    from modalcore.services.backend.name_registry import NameRegistry
     from modalcore.siwx.backend.store import SqliteSiwxStore
     from modalcore.store.sqlite import SqliteStore
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ..core.cmds import Call, CallSettled, EffectSettled
 from ..embedded.approval_tree import call_digest
-from ..services.handles import EMBEDDED_SIGN, SignArgs
+from ..services.domain.handles import EMBEDDED_SIGN, SignArgs
 from ..slices.embedded import ApprovalDecided, EmbeddedSigned
 from ..slices.model import Model
 from ..ports.observe import Step

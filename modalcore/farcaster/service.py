@@ -43,7 +43,7 @@ from pydantic import TypeAdapter, ValidationError
 from ..core.services import serve, ServiceError, ServiceTable
 from ..embedded.smart import smart_address
 from ..embedded.smart_sign import account_signature
-from ..services.handles import FARCASTER_SIGN_IN, FARCASTER_STATUS, SignInArgs, SignInSigned, StatusArgs
+from ..services.domain.handles import FARCASTER_SIGN_IN, FARCASTER_STATUS, SignInArgs, SignInSigned, StatusArgs
 from ..siwx.domain.message import iso_from_ms
 from ..siwx.domain.message import SiwxMessage
 from ..store.base import SessionStore

@@ -55,7 +55,7 @@ from ..walletconnect.domain.errors import AUTH_REFUSED, SESSION_SETTLEMENT_FAILE
 from ..walletconnect.domain.proposal import EIP155_METHODS
 from .connect import NAMESPACE, connected
 from .walletconnect_links import pairing_links, pairs_with, wallet_link
-from ..services.handles import SIWX_NONCE
+from ..services.domain.handles import SIWX_NONCE
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step

@@ -22,7 +22,7 @@ from ..engine.persist import PendingTimer
 from ..engine.session import Output, Session
 from ..wire.serverframes import EffectRequest, ServerFrame
 from ..rules.wallet_requests import NOT_SAVED, NOT_SAVED_CODE, asks_to_sign
-from ..services.handles import EMBEDDED_RESOLVE, EMBEDDED_SIGN
+from ..services.domain.handles import EMBEDDED_RESOLVE, EMBEDDED_SIGN
 from ..ports.analytics import TrackedEvent
 from ..ports.clock import Clock, TimerHandle
 from .inbox import Inbox

@@ -45,9 +45,9 @@ from ..embedded.service import EmbeddedWallet, embedded_services, userop_service
 from ..embedded.setup import open_wallet, section_of
 from ..durable.config import open_shared
 from .stores import open_names, open_siwx, siwx_key_file
-from ..services.blockchain_api import BlockchainApi
-from ..services.profile_api import ProfileApi
-from ..services.wiring import register_engine_services
+from ..services.backend.blockchain_api import BlockchainApi
+from ..services.backend.profile_api import ProfileApi
+from ..services.backend.wiring import register_engine_services
 from ..siwx.backend.http import routes as siwx_routes
 from ..ports.analytics import AnalyticsSink
 from ..slices.alerts import AnalyticsForbidden
@@ -68,7 +68,7 @@ from .key_window import routes as key_window_routes
 from .social_window import OpenedWindows, routes as social_window_routes
 from .handoff import routes as handoff_routes, token_service
 from .handoff_confirm import routes as handoff_confirm_routes
-from ..services.handles import HANDOFF_TOKEN
+from ..services.domain.handles import HANDOFF_TOKEN
 from ..slices.handoff import use_link_key
 from .verify import routes as verify_routes
 from .rigs import DevRigs, check_rigs

@@ -29,7 +29,7 @@ from ..siwx.domain.message import SiwxMessage
 from ..siwx.domain.solana import SiwsMessage
 from .connecting import solana_request
 from .options import DEFAULT_STATEMENT
-from ..services.handles import SIWS_SESSIONS, SIWS_VERIFY, SIWX_NONCE, SIWX_SESSIONS, SIWX_VERIFY
+from ..services.domain.handles import SIWS_SESSIONS, SIWS_VERIFY, SIWX_NONCE, SIWX_SESSIONS, SIWX_VERIFY
 
 if TYPE_CHECKING:
     from .model import Model, Step

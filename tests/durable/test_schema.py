@@ -21,7 +21,7 @@ from modalcore.embedded.devicekeys import _SCHEMA as DEVICES
 from modalcore.embedded.intents import _SCHEMA as INTENTS
 from modalcore.embedded.keys import _SCHEMA as KEYS
 from modalcore.embedded.passkeys import _SCHEMA as PASSKEYS
-from modalcore.services.name_registry import _SCHEMA as NAMES
+from modalcore.services.backend.name_registry import _SCHEMA as NAMES
 from modalcore.siwx.backend.store import _SCHEMA as SIWX
 
 

@@ -20,7 +20,7 @@ from eth_account import Account
 from modalcore.core.services import ServiceError, serve
 from modalcore.embedded.service import EmbeddedWallet
 from modalcore.rules import texts
-from modalcore.services.handles import EMBEDDED_SIGN, SignArgs
+from modalcore.services.domain.handles import EMBEDDED_SIGN, SignArgs
 from modalcore.siwx.backend.service import siwx_services
 from modalcore.siwx.backend.store import SqliteSiwxStore
 from modalcore.siwx.backend.verify import is_erc6492

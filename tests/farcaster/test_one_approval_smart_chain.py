@@ -24,7 +24,7 @@ from modalcore.embedded.keys import Identity
 from modalcore.core.services import ServiceContext, serve
 from modalcore.embedded.smart import smart_accounts
 from modalcore.enginetest import Harness
-from modalcore.services.handles import SMART_ACCOUNTS, SmartAccountsArgs, SmartAccountsFound
+from modalcore.services.domain.handles import SMART_ACCOUNTS, SmartAccountsArgs, SmartAccountsFound
 from modalcore.siwx.backend.service import siwx_services
 from modalcore.siwx.backend.verify import is_erc6492
 from modalcore_dev.devchain.pytest_plugin import AaChains

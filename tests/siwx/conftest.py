@@ -23,7 +23,7 @@ from modalcore.siwx.backend.service import siwx_services
 from modalcore.siwx.backend.store import SqliteSiwxStore
 from modalcore.siwx.backend.tokens import load_or_create_key
 from modalcore.core.services import ServiceTable
-from modalcore.services.handles import SIWX_NONCE, SIWX_SESSIONS, SIWX_VERIFY
+from modalcore.services.domain.handles import SIWX_NONCE, SIWX_SESSIONS, SIWX_VERIFY
 
 
 # Hardhat's public dev keys (accounts #0 and #1 of the test mnemonic).

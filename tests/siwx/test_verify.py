@@ -11,7 +11,7 @@ from modalcore.core.services import ServiceContext
 from modalcore.siwx.domain.message import SiwxMessage
 from modalcore.siwx.backend.tokens import verify_token
 from modalcore.siwx.backend.verify import REASONS, SiwxVerifyError, personal_message_hash, recover_eoa, verify
-from modalcore.services.handles import SIWX_NONCE, SIWX_REVOKE, SIWX_SESSIONS, SIWX_VERIFY
+from modalcore.services.domain.handles import SIWX_NONCE, SIWX_REVOKE, SIWX_SESSIONS, SIWX_VERIFY
 
 from .conftest import (
     ADDRESS_0,

@@ -15,7 +15,7 @@ from modalcore.rules.wallet_requests import NOT_SAVED, NOT_SAVED_CODE
 from modalcore.siwx.backend.service import siwx_services
 from modalcore.siwx.backend.store import SqliteSiwxStore
 from modalcore.siwx.backend.tokens import verify_token
-from modalcore.services.handles import SIWX_REVOKE
+from modalcore.services.domain.handles import SIWX_REVOKE
 
 from ..connect.conftest import ADDRESS, dev_session
 

@@ -20,7 +20,7 @@ from modalcore.siwx.backend.service import siwx_services
 from modalcore.siwx.domain.solana import SiwsMessage
 from modalcore.siwx.backend.store import SqliteSiwxStore
 from modalcore_dev.solana_devchain.accounts import dev_keypair
-from modalcore.services.handles import SIWS_SESSIONS, SIWS_VERIFY, SIWX_NONCE
+from modalcore.services.domain.handles import SIWS_SESSIONS, SIWS_VERIFY, SIWX_NONCE
 from modalcore.core.services import ServiceTable
 
 DOMAIN = "localhost:8000"

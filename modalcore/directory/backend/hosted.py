@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import quote
 
 
-from ...services.hosted import HostedApi
+from ...services.backend.hosted import HostedApi
 from ..domain import platform
 from ..domain.query import Page, WalletQuery
 from ..domain.wallets import DirectoryError, wallets_from_data

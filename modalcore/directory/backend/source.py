@@ -23,8 +23,8 @@ import httpx
 from pydantic import BaseModel, ConfigDict
 
 from ...core.services import ServiceContext, ServiceTable, serve
-from ...services.handles import DIRECTORY
-from ...services.shapes import DirectoryArgs, DirectoryResult
+from ...services.domain.handles import DIRECTORY
+from ...services.domain.shapes import DirectoryArgs, DirectoryResult
 from .hosted import HostedDirectory
 from ..domain.query import Directory, Page, WalletQuery, load_directory
 

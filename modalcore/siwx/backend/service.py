@@ -30,7 +30,7 @@ from eth_account.signers.local import LocalAccount
 from pydantic import BaseModel, ConfigDict
 
 from ...core.services import serve, Service, ServiceContext, ServiceTable
-from ...services.handles import NonceArgs, NonceResult, RevokeArgs, RevokeResult, SIWS_SESSIONS, SIWS_VERIFY, SIWX_NONCE, SIWX_REVOKE, SIWX_SESSIONS, SIWX_VERIFY, SessionsArgs, SessionsResult, SiwsSessionsArgs, SiwsVerifyArgs, VerifyArgs, VerifyResult
+from ...services.domain.handles import NonceArgs, NonceResult, RevokeArgs, RevokeResult, SIWS_SESSIONS, SIWS_VERIFY, SIWX_NONCE, SIWX_REVOKE, SIWX_SESSIONS, SIWX_VERIFY, SessionsArgs, SessionsResult, SiwsSessionsArgs, SiwsVerifyArgs, VerifyArgs, VerifyResult
 
 from ..domain.grammar import SiwxMessageError
 from ..domain.message import parse_chain_id

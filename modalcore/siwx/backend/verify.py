@@ -23,7 +23,7 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 from eth_utils.crypto import keccak
 
-from ...services.jsonrpc import RpcCallError, call
+from ...services.backend.jsonrpc import RpcCallError, call
 from .erc6492 import VALIDATOR_CREATION_CODE
 from ..domain.grammar import SiwxParseError
 from ..domain.message import SignInMessage, SiwxMessage
