@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's 
 
 from modalcore.aa.config import SmartAccountChain
 from modalcore.aa.policy import SponsorPolicy
-from modalcore.directory.source import DirectoryConfig
+from modalcore.directory.backend.source import DirectoryConfig
 from modalcore.embedded.budget import BudgetLimits
 from modalcore.durable.config import DatabaseSection
 from modalcore.embedded.setup import EmbeddedSection, FarcasterSection, SmtpSection, SocialSection

@@ -16,10 +16,10 @@ from collections.abc import Sequence
 import uvicorn
 
 from . import __version__
-from .analytics.cli import add_arguments as analytics_arguments
-from .analytics.cli import run as run_analytics
-from .audit.cli import add_arguments as audit_arguments
-from .audit.cli import run as run_audit
+from .ops.analytics import add_arguments as analytics_arguments
+from .ops.analytics import run as run_analytics
+from .ops.audit import add_arguments as audit_arguments
+from .ops.audit import run as run_audit
 from .db_cli import add_arguments as db_arguments
 from .db_cli import run as run_db
 from .durable.config import open_postgres

@@ -28,11 +28,11 @@ from modalcore_dev.solana_devchain.accounts import dev_keypair
 from modalcore.solana.transfers import (
     associated_token_address, create_ata_idempotent, sol_transfer_instructions, to_base64, transfer_checked,
     unsigned_transaction)
-from modalcore.services.jsonrpc import batch
-from modalcore.services.transfer import erc20_tx, native_tx
-from modalcore.services.solana_rpc import SolanaRpc
-from modalcore.services.onramp.defaults import PAYMENT_CURRENCIES
-from modalcore.services.onramp.provider import OnrampRefused
+from modalcore.services.backend.jsonrpc import batch
+from modalcore.services.domain.transfer import erc20_tx, native_tx
+from modalcore.services.backend.solana_rpc import SolanaRpc
+from modalcore.services.domain.onramp_defaults import PAYMENT_CURRENCIES
+from modalcore.services.backend.onramp.provider import OnrampRefused
 
 EUR_IN_USD = Decimal("1.1")
 FEE = Decimal("0.01")

@@ -23,8 +23,8 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from modalcore.rules.rpc_errors import readable
-from modalcore.services.jsonrpc import RpcCallError
-from modalcore.services.onramp.provider import OnrampRefused
+from modalcore.services.backend.jsonrpc import RpcCallError
+from modalcore.services.backend.onramp.provider import OnrampRefused
 from modalcore_dev.onramp import LocalOnramp, Order
 from modalcore.server.config import EngineConfig
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from modalcore.services.swap.uniswap_v2 import UniswapV2Market
+from modalcore.services.backend.swap.uniswap_v2 import UniswapV2Market
 
 DEPLOYMENT = Path(__file__).resolve().parents[1] / "fixtures" / "chain" / "deployment.json"
 

@@ -19,7 +19,7 @@ from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.enginetest import Harness
 from modalcore.core.services import AnyService
 from modalcore.runtime.services import failure_kind
-from modalcore.services.table import default_services
+from modalcore.services.backend.table import default_services
 from modalcore_dev.swap_markets import dev_markets
 from modalcore.core.services import ServiceTable
 

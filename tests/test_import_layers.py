@@ -1,6 +1,7 @@
 """Every module of `modalcore` sits in a layer of the import contract (issue 30): a new top-level
-package, or a new module of a package listed module by module, that no layer names would be
-checked by nothing, so this test fails until pyproject.toml's [tool.importlinter] places it."""
+package, or a new folder of a package split by layer (`domain/`, `backend/`, issue 41), that no
+layer names would be checked by nothing, so this test fails until pyproject.toml's
+[tool.importlinter] places it."""
 
 from __future__ import annotations
 
@@ -92,11 +93,27 @@ def test_a_new_top_level_package_in_no_layer_is_reported(tmp_path: pathlib.Path)
                                                               "modalcore.newfeature.logic"]
 
 
-def test_a_new_module_of_a_package_listed_module_by_module_is_reported(tmp_path: pathlib.Path) -> None:
+def test_a_new_module_beside_the_layer_folders_of_a_split_package_is_reported(tmp_path: pathlib.Path) -> None:
     (tmp_path / "modalcore" / "siwx").mkdir(parents=True)
     (tmp_path / "modalcore" / "siwx" / "replay_guard.py").write_text("")
     modules = _modules(PACKAGE) | _modules(tmp_path / "modalcore")
     assert unplaced(modules, _layered_modules(_config())) == ["modalcore.siwx.replay_guard"]
+
+
+def modules_named_in_layers(named: set[str], modules: dict[str, pathlib.Path]) -> list[str]:
+    """Entries below the top level that name a module, not a package (issue 41: folders follow
+    the layers, so a new module joins its folder's layer without an entry of its own)."""
+    return sorted(name for name in named if name.count(".") > 1 and name in modules
+                  and modules[name].name != "__init__.py")
+
+
+def test_rule_the_layers_name_packages_not_modules() -> None:
+    assert modules_named_in_layers(_layered_modules(_config()), _modules(PACKAGE)) == []
+
+
+def test_the_package_rule_sees_a_module_named_in_a_layer() -> None:
+    named = _layered_modules(_config()) | {"modalcore.siwx.domain.message"}
+    assert modules_named_in_layers(named, _modules(PACKAGE)) == ["modalcore.siwx.domain.message"]
 
 
 def test_the_clock_sink_and_observer_interfaces_sit_below_the_slices() -> None:

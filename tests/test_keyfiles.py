@@ -8,7 +8,7 @@ from pathlib import Path
 
 from modalcore.keyfiles import create_once
 from modalcore.server.config import EngineConfig, resolve_secret
-from modalcore.siwx.tokens import load_or_create_key
+from modalcore.siwx.backend.tokens import load_or_create_key
 
 
 def _race(path: str, content: str, start: multiprocessing.synchronize.Barrier, out: multiprocessing.Queue[str]) -> None:
@@ -55,8 +55,8 @@ async def test_every_store_file_the_engine_creates_is_owner_only(tmp_path: Path)
     from modalcore.embedded.codestore import CodeStore
     from modalcore.embedded.keys import KeyVault
     from modalcore.embedded.masterkey import MasterKey
-    from modalcore.services.name_registry import NameRegistry
-    from modalcore.siwx.store import SqliteSiwxStore
+    from modalcore.services.backend.name_registry import NameRegistry
+    from modalcore.siwx.backend.store import SqliteSiwxStore
     from modalcore.store.sqlite import SqliteStore
 
     old = os.umask(0o022)

@@ -23,7 +23,7 @@ from eth_account.signers.local import LocalAccount
 
 from ..core.cmds import FailureKind
 from ..core.services import ServiceError
-from ..services import jsonrpc
+from ..services.backend import jsonrpc
 from . import paymaster as pm
 from .bundler import BundlerClient, BundlerError, GasEstimate, UserOpReceipt
 from .config import SmartAccountsSection, read_signer_key

@@ -14,7 +14,7 @@ import httpx
 
 from ..ports.analytics import TrackedEvent
 from ..ports.clock import Clock
-from ..services.hosted import HostedApi
+from ..services.backend.hosted import HostedApi
 from .events import DOCTOR, MODAL_CREATED
 from .gate import TelemetryGate
 

@@ -10,7 +10,7 @@ import logging
 from collections.abc import Coroutine
 from typing import Any
 
-from ..audit.chain import canonical
+from ..ledger.chain import canonical
 from ..ports.analytics import TrackedEvent
 from ..ports.clock import Clock
 from ..store.base import SessionStore, StoredEvent

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ..core.cmds import Call, CallSettled, EffectSettled
 from ..embedded.approval_tree import call_digest
-from ..services.handles import EMBEDDED_SIGN, SignArgs
+from ..services.domain.handles import EMBEDDED_SIGN, SignArgs
 from ..slices.embedded import ApprovalDecided, EmbeddedSigned
 from ..slices.model import Model
 from ..ports.observe import Step
@@ -17,7 +17,7 @@ from ..slices.accounts import AccountState, holds_connection
 from ..slices.connectors import ConnectorsState
 from ..wire.frames import EffectResult
 from ..wire.serverframes import EffectCancel, EffectRequest, ServerFrame
-from .chain import canonical, digest
+from ..ledger.chain import canonical, digest
 
 SIGN_METHODS = frozenset({
     "personal_sign", "eth_sign", "eth_signTypedData", "eth_signTypedData_v3",

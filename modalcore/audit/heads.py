@@ -32,7 +32,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import Prehashed, encode_dss_signature
 
-from .chain import GENESIS, SignedHeads, canonical, digest
+from ..ledger.chain import GENESIS, SignedHeads, canonical, digest
 
 VERSION = 1
 MAX_HEADS_PER_SIGNATURE = 1000  # a body stays under ~150 KB; more wait for the next signature

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from ..ports.observe import Step
 from ..store.base import AuditConflict, SessionStore
-from .chain import GENESIS, make_entry
+from ..ledger.chain import GENESIS, make_entry
 from .derive import Pending, Record, derive
 from .signer import HeadSigner
 

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from eth_account.signers.local import LocalAccount
 
 from ..store.base import SessionStore
-from .chain import GENESIS, digest
+from ..ledger.chain import GENESIS, digest
 from .heads import MAX_HEADS_PER_SIGNATURE, Head, SignedHeads, make_body, sign
 
 log = logging.getLogger(__name__)

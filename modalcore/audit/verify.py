@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 
 from ..store.base import SessionStore
-from .chain import GENESIS, Broken, StoredEntry, digest, verify_chain
+from ..ledger.chain import GENESIS, Broken, StoredEntry, digest, verify_chain
 from .heads import Head, SignatureCheck, SignedHeads, UnreadableHeads, read_body
 
 MAX_ANCHOR_LINE_CHARS = 1 << 20  # an exported set with its body (1,000 heads ~ 150 KB) fits

@@ -3,5 +3,5 @@
 
 - `wallets.json`: the curated wallet directory (`directory.wallets.DEFAULT_FILE`);
 - `transfer_interfaces.json`: which `transfer` interface an ERC-20 contract has
-  (`services.transfer.TRANSFER_INTERFACES_PATH`).
+  (`services.domain.transfer.TRANSFER_INTERFACES_PATH`).
 """

@@ -1,5 +1,8 @@
 """The wallet directory (behaviour.md §3 Wallet, §5 platform rules, §7 directory calls, §9 limits).
 
+Two halves, one per layer of the import contract: `domain/` (pure: `wallets`, `query`,
+`platform`, `monogram`) and `backend/` (I/O: `hosted`, `source`, `routes`).
+
 - `wallets`: the Wallet record and reading a directory file (`modalcore/data/wallets.json`);
 - `query`: `/getWallets` semantics over an in-process directory (filters, search, pages);
 - `platform`: mobile, universal-provider and Telegram rules (pure, from the join's env);
@@ -11,7 +14,7 @@
 The session side lives in `modalcore.slices.directory` and the views that draw it.
 """
 
-from .query import Directory, Page, QueryError, WalletQuery, load_directory
-from .wallets import DirectoryError, Wallet
+from .domain.query import Directory, Page, QueryError, WalletQuery, load_directory
+from .domain.wallets import DirectoryError, Wallet
 
 __all__ = ["Directory", "DirectoryError", "Page", "QueryError", "Wallet", "WalletQuery", "load_directory"]

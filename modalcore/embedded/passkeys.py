@@ -194,7 +194,7 @@ def _credential(answer: object) -> tuple[dict[str, object], dict[str, object], s
 
 
 def assertion_holds(public_key: bytes, answer: object, challenge: bytes) -> bool:
-    """Checked again later (the audit log, audit/show.py): `answer` is over `challenge` and the
+    """Checked again later (the audit log, ops/audit_show.py): `answer` is over `challenge` and the
     passkey whose COSE key is `public_key` signed it (the origin, counter and spending were the
     engine's checks when it counted)."""
     try:

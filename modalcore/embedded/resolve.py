@@ -28,7 +28,7 @@ from ..aa.userop import UserOperation
 from ..core.services import ServiceError
 from ..rules import calls as rules
 from ..rules import texts
-from ..services import jsonrpc
+from ..services.backend import jsonrpc
 from .intents import IntentNotRecorded, SendIntent, SendIntents
 from .keys import KeyVault
 from .signer import sign

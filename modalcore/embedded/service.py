@@ -31,9 +31,9 @@ from typing import NotRequired, Protocol, TypedDict
 from ..aa.ledger import SponsorLedger, memory_ledger
 from ..durable.db import Durable
 from ..core.services import serve, ServiceContext, ServiceError, ServiceTable
-from ..services.handles import (CALLS_STATUS, EMAIL_CODE, EMBEDDED_RESOLVE, EMBEDDED_SIGN, SMART_ACCOUNTS, USEROP_CHECK, CodeSent,
+from ..services.domain.handles import (CALLS_STATUS, EMAIL_CODE, EMBEDDED_RESOLVE, EMBEDDED_SIGN, SMART_ACCOUNTS, USEROP_CHECK, CodeSent,
                                 EmailArgs, SignArgs, SmartAccountsArgs, SmartAccountsFound)
-from ..services.shapes import UserOpCheckArgs, UserOpChecked
+from ..services.domain.shapes import UserOpCheckArgs, UserOpChecked
 from .budget import MailBudget, OverBudget
 from . import signin_steps as steps
 from .codes import EmailCodes

@@ -29,7 +29,7 @@ from eth_utils.address import to_checksum_address
 from ..aa.ledger import SponsorLedger, memory_ledger
 from ..rules import texts
 from ..core.services import ServiceError
-from ..services import jsonrpc
+from ..services.backend import jsonrpc
 from .intents import IntentKind, IntentNotRecorded, Note, SendIntent, SendIntents
 from .keys import Identity, KeyVault
 from .smart_calls import send_calls

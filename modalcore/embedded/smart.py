@@ -15,8 +15,8 @@ from typing import Any
 from ..aa.config import section_of
 from ..aa.userop import counterfactual_address
 from ..core.services import ServiceError
-from ..services import jsonrpc
-from ..services.handles import SmartAccountFound, SmartAccountsArgs, SmartAccountsFound
+from ..services.backend import jsonrpc
+from ..services.domain.handles import SmartAccountFound, SmartAccountsArgs, SmartAccountsFound
 from .keys import Identity, KeyVault
 
 

@@ -21,7 +21,7 @@ from ..aa.userop import Call, counterfactual_address
 from ..rules import calls as rules
 from ..rules import texts
 from ..core.services import ServiceError
-from ..services.handles import CallsStatusArgs, CallsStatusFound
+from ..services.domain.handles import CallsStatusArgs, CallsStatusFound
 from .intents import Note
 from .smart_send import client_address_of, noting
 

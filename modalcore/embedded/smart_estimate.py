@@ -18,7 +18,7 @@ from ..aa.send import Sponsorship
 from ..aa.userop import Call, MalformedUserOp, counterfactual_address
 from ..core.services import ServiceContext, ServiceError
 from ..rules import texts
-from ..services.shapes import UserOpCheckArgs, UserOpChecked
+from ..services.domain.shapes import UserOpCheckArgs, UserOpChecked
 from .smart_calls import NOT_THIS_ACCOUNT, aa_chain
 from .smart_send import client_address_of
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..aa.userop import counterfactual_address, factory_data, wrap_6492
 from ..core.services import ServiceError
-from ..services import jsonrpc
+from ..services.backend import jsonrpc
 from .smart_calls import aa_chain
 
 NOT_THIS_ACCOUNT = "the request is not from this key's account"

@@ -24,7 +24,7 @@ from ..slices.handoff import linked_key
 from ..wire.framing import choose
 from ..wire.frames import ClientFrame, Intent
 from ..wire.nodes import Node
-from ..wire.serverframes import EffectRequest, Joined, Patch, ServerFrame, Snapshot, Theme
+from ..wire.serverframes import EffectRequest, Joined, Patch, ServerFrame, Snapshot, Theme, WireOps
 from . import decode
 from .connection import Connection
 from .output import Output
@@ -45,7 +45,7 @@ class Companion(Connection):
         self.version = 0
         self.snapshot_v = 0
         self.host_version = -1  # the session's tree version `tree` is (a host patch from it applies here)
-        self.theme_sent: dict[str, Any] | None = None  # the session's map last sent here
+        self.theme_sent: dict[str, object] | None = None  # the session's map last sent here (compared by identity)
 
     @property
     def linked(self) -> bool:
@@ -91,7 +91,7 @@ class Companion(Connection):
         self.tree, self.host_version = tree, session.version
         return frames
 
-    def _host_patch(self, host_frames: Sequence[ServerFrame]) -> list[Any] | None:
+    def _host_patch(self, host_frames: Sequence[ServerFrame]) -> WireOps | None:
         """The ops of the host's one patch of this step, when they apply to the companion's tree."""
         trees = [frame for frame in host_frames if isinstance(frame, (Patch, Snapshot))]
         if len(trees) != 1 or not isinstance(trees[0], Patch):

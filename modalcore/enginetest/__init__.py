@@ -20,7 +20,8 @@ Results come back in the shapes the services return (`modalcore.samples`).
 
 from __future__ import annotations
 
-from .client import SessionClient, Timer, check_tree
+from .client import SessionClient, check_tree
+from .fakehost import Timer
 from .harness import Harness, effect_cmds
 from .models import DEFAULT_OPTIONS, DEV_ADDRESS, METAMASK, build_model, connected_accounts, with_history
 from .table import HARNESS, HARNESS_TABLE, HarnessStepApplied, table_with

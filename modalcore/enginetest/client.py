@@ -4,11 +4,9 @@ the timers it asks for, and the bookkeeping of what came back."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Self
 
 from ..chains.catalog import Network
-from ..core.cmds import Call, CancelTimer, Effect, StartTimer, Track
 from ..core.msg import Msg
 from ..core.shape import Table
 from ..engine.interpret import RuntimeCmd, interpret
@@ -30,16 +28,9 @@ from ..wire.frames import (
 from ..wire.nodes import Node
 from ..wire.registry import tree_errors
 from ..wire.serverframes import Patch, Snapshot, error_frame, wire
+from .fakehost import FakeCommandHost, Timer
 from .models import build_model
 from .table import HARNESS_TABLE, HarnessStepApplied
-
-
-@dataclass
-class Timer:
-    due: int
-    order: int
-    msg: Msg
-
 
 
 class SessionClient:
@@ -66,12 +57,12 @@ class SessionClient:
         self.session = Session(session_id, model, now, table)
         self.frames: list[dict[str, Any]] = []  # every server frame, in order
         self.last: list[dict[str, Any]] = []  # the frames of the latest call
-        self.cmds: list[RuntimeCmd] = []  # commands other than timers, in order, until settled
+        self.runtime = FakeCommandHost()  # what the runtime would do with the session's commands
+        self.cmds: list[RuntimeCmd] = self.runtime.cmds  # commands other than timers, in order, until settled
         self.log: list[RuntimeCmd] = []  # every command the session handed out, in order (timers too)
-        self.timers: dict[str, Timer] = {}
+        self.timers: dict[str, Timer] = self.runtime.timers
         self.client_seq = 0 if join is None else join.s
         self.server_seq = 0  # highest server `s` seen (acknowledged on the next frame)
-        self._order = 0
         self._iids = 0
         self.acks: dict[str, dict[str, Any]] = {}
         self.token = token
@@ -211,12 +202,7 @@ class SessionClient:
         """Move the clock on by `ms`, firing every timer that falls due, earliest first."""
         target = self.now + ms
         frames: list[dict[str, object]] = []
-        while True:
-            due = [(t.due, t.order, key) for key, t in self.timers.items() if t.due <= target]
-            if not due:
-                break
-            _, _, key = min(due)
-            timer = self.timers.pop(key)
+        while (timer := self.runtime.next_due(target)) is not None:
             self.now = max(self.now, timer.due)
             frames.extend(self.deliver(timer.msg))
         self.now = target
@@ -224,8 +210,7 @@ class SessionClient:
         return frames
 
     def timer_due(self, key: str) -> int | None:
-        timer = self.timers.get(key)
-        return None if timer is None else timer.due
+        return self.runtime.timer_due(key)
 
     # ----- bookkeeping
 
@@ -238,27 +223,9 @@ class SessionClient:
             self.server_seq = max(self.server_seq, frame.s)
         self.frames.extend(frames)
         self.log.extend(out.cmds)
-        interpret(out.cmds, self, self.now)  # the runtime's interpreter, with this client as its host
+        interpret(out.cmds, self.runtime, self.now)  # the runtime's interpreter, on the fake host
         self.last = frames
         return self.last
-
-    # ----- the CommandHost (engine/interpret.py): timers on the fake clock, the rest kept for
-    # the test to settle
-    def start_timer(self, cmd: StartTimer, now: int) -> None:
-        self._order += 1
-        self.timers[cmd.key] = Timer(now + cmd.delay_ms, self._order, cmd.msg)
-
-    def cancel_timer(self, cmd: CancelTimer) -> None:
-        self.timers.pop(cmd.key, None)
-
-    def call(self, cmd: Call[Any]) -> None:
-        self.cmds.append(cmd)
-
-    def run_effect(self, cmd: Effect) -> None:
-        self.cmds.append(cmd)
-
-    def track(self, cmd: Track, now: int, index: int) -> None:
-        self.cmds.append(cmd)
 
 
 def check_tree(tree: Node) -> None:

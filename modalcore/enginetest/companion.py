@@ -16,6 +16,8 @@ from ..wire.nodes import Node
 from ..wire.serverframes import ServerFrame, wire
 from .harness import Harness
 
+WireFrame = dict[str, Any]  # a server frame as the phone's page decodes it
+
 
 class Phone:
     """The phone's page joined to `host`'s session."""
@@ -23,16 +25,16 @@ class Phone:
     def __init__(self, host: Harness, public_key: str = "") -> None:
         self.host = host
         self.companion = Companion(host.session, host.now, public_key)
-        self.frames: list[dict[str, Any]] = []
-        self.last: list[dict[str, Any]] = []
-        self.tree_wire: dict[str, Any] | None = None
+        self.frames: list[WireFrame] = []
+        self.last: list[WireFrame] = []
+        self.tree_wire: WireFrame | None = None
         self.version = 0
         self.client_seq = 0
         self.server_seq = 0
         self._iids = 0
         take = host._take
 
-        def mirrored(out: Output) -> list[dict[str, Any]]:
+        def mirrored(out: Output) -> list[WireFrame]:
             frames = take(out)
             self._take(self.companion.mirror(out.frames))
             return frames
@@ -51,19 +53,19 @@ class Phone:
         return [n.p[k] for n in self.tree.walk() for k in keys if isinstance(n.p.get(k), str) and n.p[k]]
 
     # ----- frames in
-    def send(self, frame: ClientFrame) -> list[dict[str, Any]]:
+    def send(self, frame: ClientFrame) -> list[WireFrame]:
         mine, out = self.companion.receive(frame, self.host.now)
         self.host._take(out)  # the host page's frames and the commands (mirrored frames: none more)
         return self._take(mine)
 
-    def intent(self, node: str, act: str = "press", args: Mapping[str, object] | None = None) -> dict[str, Any]:
+    def intent(self, node: str, act: str = "press", args: Mapping[str, object] | None = None) -> WireFrame:
         """Send an intent; its `intent_ack`."""
         self._iids += 1
         iid = f"p{self._iids}"
         self.client_seq += 1
         self.send(Intent(t="intent", s=self.client_seq, a=self.server_seq, iid=iid, node=node, act=act,
                                   args=dict(args or {})))
-        ack: dict[str, Any] = next(f for f in self.frames if f["t"] == "intent_ack" and f["iid"] == iid)
+        ack: WireFrame = next(f for f in self.frames if f["t"] == "intent_ack" and f["iid"] == iid)
         return ack
 
     def press(self, node: str) -> None:
@@ -71,24 +73,24 @@ class Phone:
         if ack["status"] != "ok":
             raise AssertionError(f"the phone's press on {node!r} was {ack}")
 
-    def effect_result(self, eid: str, result: object = None) -> list[dict[str, Any]]:
+    def effect_result(self, eid: str, result: object = None) -> list[WireFrame]:
         self.client_seq += 1
         return self.send(EffectResult.model_validate({"t": "effect_result", "s": self.client_seq,
                                                       "a": self.server_seq, "eid": eid, "ok": True,
                                                       "result": result}))
 
-    def wallet_event(self, connector: str, event: str, data: object = None) -> list[dict[str, Any]]:
+    def wallet_event(self, connector: str, event: str, data: object = None) -> list[WireFrame]:
         self.client_seq += 1
         return self.send(WalletEvent.model_validate({"t": "wallet_event", "s": self.client_seq,
                                                      "a": self.server_seq, "connector": connector,
                                                      "event": event, "data": data}))
 
-    def resync(self) -> list[dict[str, Any]]:
+    def resync(self) -> list[WireFrame]:
         self.client_seq += 1
         return self.send(Resync(t="resync", s=self.client_seq, a=self.server_seq, v=self.version))
 
     # ----- bookkeeping: the page's own tree, from its frames only
-    def _take(self, frames: list[ServerFrame]) -> list[dict[str, Any]]:
+    def _take(self, frames: list[ServerFrame]) -> list[WireFrame]:
         taken = [wire(frame) for frame in frames]
         for frame in taken:
             self.server_seq = max(self.server_seq, int(frame["s"]))

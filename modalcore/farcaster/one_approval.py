@@ -24,8 +24,8 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from enum import Enum
 
-from ..siwx.grammar import SiwxMessageError
-from ..siwx.message import SiwxMessage
+from ..siwx.domain.grammar import SiwxMessageError
+from ..siwx.domain.message import SiwxMessage
 
 ISSUED_WITHIN_MS = 30_000  # "issued now": the session builds it when the sign-in lookup answers
 APPROVAL_TTL_MS = 120_000  # a verified answer signs in within this, or not at all

@@ -43,9 +43,9 @@ from pydantic import TypeAdapter, ValidationError
 from ..core.services import serve, ServiceError, ServiceTable
 from ..embedded.smart import smart_address
 from ..embedded.smart_sign import account_signature
-from ..services.handles import FARCASTER_SIGN_IN, FARCASTER_STATUS, SignInArgs, SignInSigned, StatusArgs
-from ..siwx.message import iso_from_ms
-from ..siwx.message import SiwxMessage
+from ..services.domain.handles import FARCASTER_SIGN_IN, FARCASTER_STATUS, SignInArgs, SignInSigned, StatusArgs
+from ..siwx.domain.message import iso_from_ms
+from ..siwx.domain.message import SiwxMessage
 from ..store.base import SessionStore
 from ..store.memory import MemoryStore
 from .one_approval import APPROVAL_TTL_MS, Approval, SignInBinding, SignInRefusal, check_sign_in

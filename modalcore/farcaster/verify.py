@@ -19,9 +19,9 @@ from eth_abi.abi import decode
 from eth_utils.crypto import keccak
 
 from ..rules.embedded import FARCASTER_STATEMENT
-from ..siwx.grammar import SiwxMessageError
-from ..siwx.message import SiwxMessage
-from ..siwx.verify import SiwxVerifyError, recover_eoa, signature_bytes
+from ..siwx.domain.grammar import SiwxMessageError
+from ..siwx.domain.message import SiwxMessage
+from ..siwx.backend.verify import SiwxVerifyError, recover_eoa, signature_bytes
 
 STATEMENT = FARCASTER_STATEMENT
 CHAIN_ID = 10

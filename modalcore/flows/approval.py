@@ -42,7 +42,7 @@ from ..slices.embedded import (
 )
 from . import assets, calls, simulation
 from .wallet_answer import APPROVE_VIEW, TIMER, answer
-from ..services.handles import CHAIN_READ, EMBEDDED_RESOLVE, EMBEDDED_SIGN
+from ..services.domain.handles import CHAIN_READ, EMBEDDED_RESOLVE, EMBEDDED_SIGN
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
@@ -54,7 +54,7 @@ NOT_ALLOWED = 4200
 UNRECOGNIZED_CHAIN = 4902
 SIGN_SERVICE = EMBEDDED_SIGN
 RESOLVE_SERVICE = EMBEDDED_RESOLVE  # the outcome of an approved request whose answer was lost
-READ_SERVICE = CHAIN_READ  # services/table.py: a read on the network's RPC
+READ_SERVICE = CHAIN_READ  # services/backend/table.py: a read on the network's RPC
 READS = ("eth_call", "eth_getBalance")
 
 

@@ -30,13 +30,13 @@ from ..rules import limits as L
 from ..slices.balances import Balances
 from ..slices.embedded import EmbeddedRequest
 from .wallet_answer import INTERNAL_ERROR, INVALID_PARAMS, answer
-from ..services.handles import BALANCES
+from ..services.domain.handles import BALANCES
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step
 
 METHOD = "wallet_getAssets"
-SERVICE = BALANCES  # services/table.py: eth_getBalance + ERC-20 balanceOf in one batch
+SERVICE = BALANCES  # services/backend/table.py: eth_getBalance + ERC-20 balanceOf in one batch
 NAMESPACE = "eip155"
 UNAUTHORIZED = 4100  # EIP-1193: the account is not one this wallet authorized
 UNRECOGNIZED_CHAIN = 4902

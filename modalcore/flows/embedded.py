@@ -33,7 +33,7 @@ from ..slices.embedded import (
 from ..slices.modal import legal_gate_closed
 from .connect import NAMESPACE
 from .smart_account import connect_embedded
-from ..services.handles import EMAIL_CODE
+from ..services.domain.handles import EMAIL_CODE
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step

@@ -37,7 +37,7 @@ from ..slices.farcaster import (
 from .connect import NAMESPACE
 from .farcaster_siwx import approved, ask_nonce, one_approval
 from .social_signin import sign_in
-from ..services.handles import FARCASTER_STATUS
+from ..services.domain.handles import FARCASTER_STATUS
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step

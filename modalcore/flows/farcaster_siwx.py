@@ -37,7 +37,7 @@ from ..slices.siwx import (
     sign_in_message,
     verify_call,
 )
-from ..services.handles import FARCASTER_SIGN_IN, SIWX_NONCE
+from ..services.domain.handles import FARCASTER_SIGN_IN, SIWX_NONCE
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step

@@ -9,7 +9,7 @@ reaches the page as the host event `rpc` {id, ok, result} or {id, ok: false, cod
 
 When WalletConnect is the active connector (issue 13) the same intent goes over the visitor's
 WalletConnect session (`wallet_request` makes a `walletconnect` effect, runtime/walletconnect.py):
-only the methods the session proposal asks for (walletconnect/proposal.py EIP155_METHODS) and the
+only the methods the session proposal asks for (walletconnect/domain/proposal.py EIP155_METHODS) and the
 account/chain reads the runtime answers itself are allowed, one request at a time; a wallet's
 rejection (4001, 5000, 5700-5760) reaches the page as 4001, except that EIP-5792's methods keep
 their own 5700-5760 errors (issue 32).
@@ -31,7 +31,7 @@ from ..rules.embedded import AUTH_CONNECTOR_ID
 from ..slices.connecting import wallet_request
 from ..slices.connectors import WALLET_CONNECT_ID
 from ..slices.host import HostRequestedRpc
-from ..walletconnect.proposal import EIP5792_METHODS, PROPOSED_METHODS
+from ..walletconnect.domain.proposal import EIP5792_METHODS, PROPOSED_METHODS
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict
 
 from ..core.cmds import Reply
-from ..services.handles import SIWX_REVOKE
+from ..services.domain.handles import SIWX_REVOKE
 from ..slices import modal, router, snack
 from ..slices.host import HostSignedOut
 from ..slices.connecting import wallet_request

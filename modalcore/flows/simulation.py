@@ -10,7 +10,7 @@ a node without the method, or the timer gives the outcome estimated from the cal
 engine can read: never "no changes" (simulation/outcome.py).
 
 The estimate's fee: beside the simulation the engine asks the node what the call would cost as
-the send path prices it (`estimate_fee`: eth_estimateGas × eth_gasPrice, services/send.py), under
+the send path prices it (`estimate_fee`: eth_estimateGas × eth_gasPrice, services/backend/send.py), under
 the same 1.5 s timer. The estimate waits for that answer (or the timer) and shows "≈ 0.00004
 ETH", or "Fee unavailable" when the node would not price it: never a zero fee.
 
@@ -38,8 +38,8 @@ from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.shape import On, Slice
 from ..rules.calls import CallBatch, parse_send_calls
-from ..services.handles import CHAIN_SIMULATE, ESTIMATE_FEE, USEROP_CHECK
-from ..services.shapes import SIMULATED_CALLS, SIMULATED_LOGS, USEROP_REASON_CHARS, FeeArgs
+from ..services.domain.handles import CHAIN_SIMULATE, ESTIMATE_FEE, USEROP_CHECK
+from ..services.domain.shapes import SIMULATED_CALLS, SIMULATED_LOGS, USEROP_REASON_CHARS, FeeArgs
 from ..simulation.outcome import (
     FEE_UNAVAILABLE,
     INSUFFICIENT,
@@ -86,7 +86,7 @@ class CallAnswer(BaseModel):
 
 
 class SimulationAnswer(BaseModel):
-    """`chain_simulate`'s result as the session's edge bounds it (services/simulate.py)."""
+    """`chain_simulate`'s result as the session's edge bounds it (services/backend/simulate.py)."""
 
     model_config = _STRICT
     calls: list[CallAnswer] = Field(max_length=SIMULATED_CALLS)
@@ -210,7 +210,7 @@ def start(model: Model, request: EmbeddedRequest) -> Step:
 
 def _fee_call(rpc_url: str, account: str, call: TxCall, eid: str) -> list[Call[FeeArgs] | Dispatch]:
     """The node's price of the call (eth_estimateGas from the account × eth_gasPrice, what the
-    modal's send preview asks, services/send.py)."""
+    modal's send preview asks, services/backend/send.py)."""
     tx = {"from": account, **({"to": call.to} if call.to else {}), "value": hex(call.value), "data": call.data or "0x"}
     return [ESTIMATE_FEE.call_or_refusal({"rpc_url": rpc_url, "tx": tx}, OutcomeFee, key=eid)]
 

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 from ..core.cmds import CancelTimer, Cmd, Effect, StartTimer
 from ..core.evolve import replace
 from ..core.shape import On, Slice
-from ..directory import platform
-from ..directory.wallets import Wallet
+from ..directory.domain import platform
+from ..directory.domain.wallets import Wallet
 from ..rules import limits as L
 from ..rules.addresses import checksum, is_evm_address
 from ..rules.caip import CaipError, parse_caip2, validate_evm_chain_id
@@ -50,12 +50,12 @@ from ..slices.walletconnect import (
     WcPairingExpired,
     WcState,
 )
-from ..walletconnect.auth import build_payload
-from ..walletconnect.errors import AUTH_REFUSED, SESSION_SETTLEMENT_FAILED
-from ..walletconnect.proposal import EIP155_METHODS
+from ..walletconnect.domain.auth import build_payload
+from ..walletconnect.domain.errors import AUTH_REFUSED, SESSION_SETTLEMENT_FAILED
+from ..walletconnect.domain.proposal import EIP155_METHODS
 from .connect import NAMESPACE, connected
 from .walletconnect_links import pairing_links, pairs_with, wallet_link
-from ..services.handles import SIWX_NONCE
+from ..services.domain.handles import SIWX_NONCE
 
 if TYPE_CHECKING:
     from ..slices.model import Model, Step

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from ..directory import platform
-from ..directory.wallets import Wallet
+from ..directory.domain import platform
+from ..directory.domain.wallets import Wallet
 from ..slices.connectors import WALLET_CONNECT_ID
 
 if TYPE_CHECKING:

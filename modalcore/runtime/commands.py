@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..analytics import events
 from ..core.cmds import Call, CallSettled, CancelTimer, Effect, EffectSettled, StartTimer, Track
 from ..core.msg import Msg
+from ..core.services import ServiceContext
 from ..engine.interpret import RuntimeCmd, interpret
 from ..engine.output import Output
 from ..engine.persist import PendingTimer
@@ -23,7 +24,7 @@ from ..ports.analytics import AnalyticsSink, TrackedEvent
 from ..ports.clock import TimerHandle
 from ..ports.observe import PendingEffects, Step
 from ..rules.wallet_requests import NOT_SAVED, NOT_SAVED_CODE, asks_to_sign
-from ..services.handles import EMBEDDED_RESOLVE, EMBEDDED_SIGN
+from ..services.domain.handles import EMBEDDED_RESOLVE, EMBEDDED_SIGN
 from ..slices.model import Model
 from ..wire.frames import ClientFrame
 from ..wire.serverframes import EffectRequest
@@ -49,7 +50,7 @@ class Commands:
     flight (the call and effect sets are made on first use: two empty sets were ~430 bytes of
     each idle session, issue 17)."""
 
-    __slots__ = ("runner", "timers", "generations", "calls", "effects")
+    __slots__ = ("runner", "timers", "generations", "calls", "effects", "_context")
 
     def __init__(self, runner: SessionRunner) -> None:
         self.runner = runner
@@ -57,6 +58,16 @@ class Commands:
         self.generations = itertools.count(1)
         self.calls: set[asyncio.Task[None]] | None = None
         self.effects: set[asyncio.Task[None]] | None = None
+        self._context: ServiceContext | None = None
+
+    @property
+    def context(self) -> ServiceContext:
+        """What the session's service calls run with (made on its first call)."""
+        if self._context is None:
+            runner, deps = self.runner, self.runner.deps
+            self._context = (deps.make_context(runner.session) if deps.make_context
+                             else ServiceContext(runner.session.id, runner.session.model.project_id, deps.clock))
+        return self._context
 
     def pending_timers(self) -> list[PendingTimer]:
         """The timers running, to be saved with the session."""
@@ -175,7 +186,7 @@ class Commands:
                                                                 0 if ok else code, "" if ok else message)))
 
     async def _call(self, cmd: Call[Any]) -> None:
-        settled = await self.runner.deps.services.call(cmd, self.runner.context)
+        settled = await self.runner.deps.services.call(cmd, self.context)
         if not self.runner.closing:
             self.runner._queue.put_nowait(Deliver(settled))
 

@@ -80,19 +80,6 @@ class SessionRunner:
         # a save re-packs only the slices that changed; made on the first save (a session never
         # used is never saved: its packer's deques were ~1.5 KiB of an idle session, issue 17)
         self._packer: ModelPacker | None = None
-        self._context: ServiceContext | None = None
-
-    @property
-    def context(self) -> ServiceContext:
-        """What the session's service calls run with (made on its first call)."""
-        if self._context is None:
-            deps = self.deps
-            self._context = (
-                deps.make_context(self.session)
-                if deps.make_context
-                else ServiceContext(self.session.id, self.session.model.project_id, deps.clock)
-            )
-        return self._context
 
     # ----- lifecycle
     def start(self) -> None:

@@ -26,8 +26,8 @@ from pydantic import BaseModel
 from ..core.cmds import INVALID_ARGUMENTS, Call, CallSettled, FailureKind, ServiceRef
 from ..core.services import CLOCK, AnyRef, AnyService, NoArgs, Service, ServiceContext, ServiceError, serve
 from ..durable.db import DatabaseError
-from ..services.blockchain_api import BlockchainApiError
-from ..services.jsonrpc import RpcCallError
+from ..services.backend.blockchain_api import BlockchainApiError
+from ..services.backend.jsonrpc import RpcCallError
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ the connector ref `walletConnect`, through `deliver` (set by the hub).
 
 Server-owned sessions: each visitor's state (pairing and session keys) is written to the
 engine's store under `wc:<session id>` after every change, sealed with AES-GCM under a key
-derived from the operator's secret (walletconnect/atrest.py); the relay identity likewise under
+derived from the operator's secret (walletconnect/backend/atrest.py); the relay identity likewise under
 `wc:identity`. After a reload or an engine restart the state is read back on the first effect
 and its topics resubscribed: the same WalletConnect session continues without pairing again.
 """
@@ -42,18 +42,18 @@ from pydantic import ValidationError
 from ..core.msg import Msg
 from ..slices.wallet_events import WalletAccountsChanged, WalletChainChanged, WalletDisconnected
 from ..store.base import SessionStore
-from ..walletconnect import errors
-from ..walletconnect.auth import AuthPayload, signed_in
-from ..walletconnect.atrest import SealedStateError, derive_key, open_state, seal_state
-from ..walletconnect.didjwt import ClientIdentity
-from ..walletconnect.errors import WalletConnectError
-from ..walletconnect.events import Event, SessionDeleted, SessionEvent, SessionExpired, SessionUpdated
-from ..walletconnect.relay_client import RelayClient, RelayError
-from ..walletconnect.sign_rpc import Metadata
-from ..walletconnect.signclient import Connection, SignClient
-from ..walletconnect.state import DappState, SessionState, session_chains
-from ..walletconnect.tags import MIN_REQUEST_EXPIRY
-from ..walletconnect.uri import PAIRING_EXPIRY_MS, parse_uri
+from ..walletconnect.domain import errors
+from ..walletconnect.domain.auth import AuthPayload, signed_in
+from ..walletconnect.backend.atrest import SealedStateError, derive_key, open_state, seal_state
+from ..walletconnect.backend.didjwt import ClientIdentity
+from ..walletconnect.domain.errors import WalletConnectError
+from ..walletconnect.backend.events import Event, SessionDeleted, SessionEvent, SessionExpired, SessionUpdated
+from ..walletconnect.backend.relay_client import RelayClient, RelayError
+from ..walletconnect.domain.sign_rpc import Metadata
+from ..walletconnect.backend.signclient import Connection, SignClient
+from ..walletconnect.backend.state import DappState, SessionState, session_chains
+from ..walletconnect.backend.tags import MIN_REQUEST_EXPIRY
+from ..walletconnect.backend.uri import PAIRING_EXPIRY_MS, parse_uri
 
 log = logging.getLogger(__name__)
 

@@ -34,21 +34,21 @@ from ..core.plural import counted
 from ..analytics.events import AnalyticsObserver
 from ..analytics.hosted import HostedAnalyticsSink
 from ..analytics.local import LocalAnalyticsSink
-from ..analytics.routes import routes as analytics_routes
+from .analytics_routes import routes as analytics_routes
 from ..analytics.sinks import build_sink
 from ..audit.observer import AuditObserver
 from ..audit.signer import HeadSigner
-from ..audit.routes import routes as audit_routes
-from ..directory.routes import routes as directory_routes
+from .audit_routes import routes as audit_routes
+from ..directory.backend.routes import routes as directory_routes
 from ..icons.routes import routes as icon_routes
 from ..embedded.service import EmbeddedWallet, embedded_services, userop_services
 from ..embedded.setup import open_wallet, section_of
 from ..durable.config import open_shared
 from .stores import open_names, open_siwx, siwx_key_file
-from ..services.blockchain_api import BlockchainApi
-from ..services.profile_api import ProfileApi
-from ..services.wiring import register_engine_services
-from ..siwx.http import routes as siwx_routes
+from ..services.backend.blockchain_api import BlockchainApi
+from ..services.backend.profile_api import ProfileApi
+from ..services.backend.wiring import register_engine_services
+from ..siwx.backend.http import routes as siwx_routes
 from ..ports.analytics import AnalyticsSink
 from ..slices.alerts import AnalyticsForbidden
 from ..ports.clock import Clock
@@ -59,7 +59,7 @@ from ..store.base import SessionStore
 from ..store.memory import MemoryStore
 from ..store.optional import REDIS_MISSING, RedisStore, redis_db, sentinel_store
 from ..store.sqlite import SqliteStore
-from ..walletconnect.sign_rpc import Metadata
+from ..walletconnect.domain.sign_rpc import Metadata
 from .config import ConfigError, EngineConfig, default_config, resolve_secret, unknown_keys
 from .approval import routes as approval_routes
 from .passkey import routes as passkey_routes
@@ -69,7 +69,7 @@ from .social_window import OpenedWindows, routes as social_window_routes
 from .handoff import routes as handoff_routes, token_service
 from .handoff_confirm import routes as handoff_confirm_routes
 from .companion import WS_COMPANION_PATH, CompanionDoor, routes as companion_routes
-from ..services.handles import HANDOFF_TOKEN
+from ..services.domain.handles import HANDOFF_TOKEN
 from ..slices.handoff import use_link_key
 from .verify import routes as verify_routes
 from .rigs import DevRigs, check_rigs

@@ -25,7 +25,7 @@ from ..chains import catalog
 from ..keyfiles import create_once, read_private
 from ..rules.limits import DEFAULT_MAX_SESSIONS_PER_ADDRESS
 from ..rules.caip import parse_caip2
-from ..walletconnect.uri import PAIRING_EXPIRY_MS
+from ..walletconnect.backend.uri import PAIRING_EXPIRY_MS
 from .origins import DEFAULT_ALLOWED_ANCESTORS, OriginPolicy, parse_pattern
 from ..store.sentinel_addresses import parse_sentinels
 

@@ -6,24 +6,18 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TypeVar
 
-from ..audit.chain import SignedHeads, StoredEntry
+from ..ledger.chain import SignedHeads, StoredEntry
 from ..store.base import NO_BLOBS, SessionStore, StoredEvent
 from .metrics import Metrics
 
 T = TypeVar("T")
 
 
-class CountingStore(SessionStore):
-    """Another store, with each call counted by operation name."""
+class _Counted:
+    """What the parts share: the store counted and the count."""
 
-    def __init__(self, inner: SessionStore, metrics: Metrics) -> None:
-        super().__init__(inner.ttl_ms)
-        self.inner = inner
-        self._metrics = metrics
-        inner.on_write_error = self._write_failed  # a held write (SQLite's) failed in the background
-
-    def _write_failed(self) -> None:
-        self._metrics.store_errors += 1
+    inner: SessionStore
+    _metrics: Metrics
 
     async def _call(self, name: str, call: Awaitable[T]) -> T:
         self._metrics.store_op(name)
@@ -32,6 +26,10 @@ class CountingStore(SessionStore):
         except Exception:
             self._metrics.store_errors += 1
             raise
+
+
+class _CountedRecords(_Counted):
+    """The saved sessions and their blobs."""
 
     async def load(self, session_id: str, now_ms: int) -> bytes | None:
         return await self._call("load", self.inner.load(session_id, now_ms))
@@ -64,8 +62,28 @@ class CountingStore(SessionStore):
     async def count(self) -> int:
         return await self._call("count", self.inner.count())
 
+
+class _CountedLeases(_Counted):
+    """Which process owns a session, and the events routed to it."""
+
     async def claim(self, session_id: str) -> None:
         await self._call("claim", self.inner.claim(session_id))
+
+    async def owns(self, session_id: str) -> bool:
+        return await self._call("owns", self.inner.owns(session_id))
+
+    async def holder(self, session_id: str) -> str | None:
+        return await self._call("holder", self.inner.holder(session_id))
+
+    async def publish(self, worker_id: str, data: bytes) -> int:
+        return await self._call("publish", self.inner.publish(worker_id, data))
+
+    async def listen(self, handler: Callable[[bytes], Awaitable[None]]) -> None:
+        await self.inner.listen(handler)
+
+
+class _CountedNotes(_Counted):
+    """Marks and notes kept for a while."""
 
     async def mark(self, key: str, now_ms: int, ttl_ms: int) -> None:
         await self._call("mark", self.inner.mark(key, now_ms, ttl_ms))
@@ -82,21 +100,9 @@ class CountingStore(SessionStore):
     async def take_note(self, kind: str, key: str, now_ms: int) -> bytes | None:
         return await self._call("take_note", self.inner.take_note(kind, key, now_ms))
 
-    async def owns(self, session_id: str) -> bool:
-        return await self._call("owns", self.inner.owns(session_id))
 
-    @property
-    def worker_id(self) -> str:  # type: ignore[override]
-        return self.inner.worker_id
-
-    async def holder(self, session_id: str) -> str | None:
-        return await self._call("holder", self.inner.holder(session_id))
-
-    async def publish(self, worker_id: str, data: bytes) -> int:
-        return await self._call("publish", self.inner.publish(worker_id, data))
-
-    async def listen(self, handler: Callable[[bytes], Awaitable[None]]) -> None:
-        await self.inner.listen(handler)
+class _CountedAudit(_Counted):
+    """The audit chain and its signed heads."""
 
     async def audit_append(self, entry: StoredEntry) -> None:
         await self._call("audit_append", self.inner.audit_append(entry))
@@ -116,6 +122,10 @@ class CountingStore(SessionStore):
     async def heads_all(self) -> list[SignedHeads]:
         return await self._call("heads_all", self.inner.heads_all())
 
+
+class _CountedEvents(_Counted):
+    """The analytics events."""
+
     async def events_add(self, event: StoredEvent) -> None:
         await self._call("events_add", self.inner.events_add(event))
 
@@ -130,6 +140,23 @@ class CountingStore(SessionStore):
 
     async def events_prune(self, before_ms: int) -> int:
         return await self._call("events_prune", self.inner.events_prune(before_ms))
+
+
+class CountingStore(_CountedRecords, _CountedLeases, _CountedNotes, _CountedAudit, _CountedEvents, SessionStore):
+    """Another store, with each call counted by operation name."""
+
+    def __init__(self, inner: SessionStore, metrics: Metrics) -> None:
+        super().__init__(inner.ttl_ms)
+        self.inner = inner
+        self._metrics = metrics
+        inner.on_write_error = self._write_failed  # a held write (SQLite's) failed in the background
+
+    @property
+    def worker_id(self) -> str:  # type: ignore[override]
+        return self.inner.worker_id
+
+    def _write_failed(self) -> None:
+        self._metrics.store_errors += 1
 
     async def close(self) -> None:
         await self.inner.close()

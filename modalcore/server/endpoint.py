@@ -72,7 +72,7 @@ async def websocket_endpoint(ws: Socket, hub: Hub, config: EngineConfig, metrics
         project_id, project, origin, join = await _opening(ws, config)
         # A token that does not verify, for any reason, means a new session (PROTOCOL.md, "Resume").
         claim = hub.read_token(join.resume, project_id, origin) if join.resume else None
-        if not hub.admit(ws.client_host, claim.session_id if claim is not None else None):
+        if not hub.addresses.admit(ws.client_host, claim.session_id if claim is not None else None):
             raise _too_many(config)
         address = ws.client_host
         hub.engine_urls[project_id] = ws.engine_url or hub.engine_urls.get(project_id, "")
@@ -96,7 +96,7 @@ async def websocket_endpoint(ws: Socket, hub: Hub, config: EngineConfig, metrics
         if runner is not None:
             runner.detach(outlet)
         if address is not None:
-            hub.release(address)
+            hub.addresses.release(address)
 
 
 def _too_many(config: EngineConfig) -> Refused:
@@ -135,7 +135,7 @@ async def _handshake(outlet: MeteredOutlet, hub: Hub, project_id: str, project: 
         )
         if resumed is not None:
             return resumed
-        if hub.over_cap(address):  # admitted only to take over that session's socket
+        if hub.addresses.over_cap(address):  # admitted only to take over that session's socket
             raise _too_many(hub.config)
     join = _with_project_features(join, project)
     try:

@@ -41,7 +41,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from ..core.services import Service, ServiceContext, serve
-from ..services.handles import HANDOFF_TOKEN, HandoffArgs, HandoffTokenResult
+from ..services.domain.handles import HANDOFF_TOKEN, HandoffArgs, HandoffTokenResult
 from ..embedded.approval_tree import request_digest, tree_hash
 from ..embedded.devicekeys import BadPublicKey, parse_public_key, signature_ok
 from ..i18n import direction

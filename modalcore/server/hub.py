@@ -5,17 +5,16 @@ the store when a client rejoins with a valid token, until it has been detached f
 `idle_evict_s` (60 s for a session never used, see `modalcore/rules/limits.py`), its host left, or
 the engine stops. Saved state outlives it in the store for the store's TTL.
 
-The hub also counts live sockets per client address (`max_sessions_per_address`; a session
-whose socket closed no longer counts, issue 27), and keeps at most as many sessions without a
-socket per address in memory: past that the oldest leaves memory at once (its state stays in
-the store), so closing sockets and opening new ones cannot pile up sessions.
+Its parts, one concern each: `addresses` counts live sockets and sessions per client address
+(server/addresses.py), `upkeep` runs its timers and background tasks (server/upkeep.py), and its
+base `EventRouting` delivers events to the process that owns a session (server/routing.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Sequence
 import logging
 import secrets
@@ -31,7 +30,7 @@ from ..engine.persist import PersistError, blob_refs, load_bytes
 from ..engine.record import Recorder
 from ..engine.session import Session
 from ..ports.analytics import AnalyticsSink
-from ..ports.clock import Clock, TimerHandle
+from ..ports.clock import Clock
 from ..runtime.runner import RunnerDeps, SessionRunner
 from ..runtime.runner_inputs import Outlet, SessionClosing, TokenIssuer, TokenRefused
 from ..core.services import ServiceContext
@@ -43,12 +42,13 @@ from ..wire.codec import encode
 from ..store.base import SessionStore
 from ..wire.frames import Join
 from . import tokens
+from .addresses import AddressBook
 from .config import EngineConfig
 from .routing import EventRouting
+from .upkeep import Upkeep
 
 log = logging.getLogger(__name__)
 
-SWEEP_EVERY_MS = 3600 * 1000
 OPTIONS_REMEMBERED = 256  # distinct host option maps whose parsed (immutable) form is shared
 
 
@@ -78,16 +78,13 @@ class Hub(EventRouting):
         # project -> the engine's origin as its pages' sockets reached it (handoff.py's links,
         # when the config names no public_url)
         self.engine_urls: dict[str, str] = {}
-        self._addresses: dict[str, str] = {}  # session id -> the client address of its latest socket
-        self._sessions_of: dict[str, dict[str, None]] = {}  # address -> its sessions, oldest first
-        self._sockets: Counter[str] = Counter()  # address -> live sockets admitted
+        self.addresses = AddressBook(self.runners, config.max_sessions_per_address)
         self._secret = secret
         self._restoring: dict[str, asyncio.Future[SessionRunner | None]] = {}
         self._options: OrderedDict[bytes, HostOptions] = OrderedDict()
         self.loop: asyncio.AbstractEventLoop | None = None
-        self._sweep_handle: TimerHandle | None = None
-        self._compact_handle: TimerHandle | None = None
-        self._tasks: set[asyncio.Task[object]] = set()
+        self.upkeep = Upkeep(clock=clock, store=store, runners=self.runners,
+                             compact_every_s=config.idle_compact_s)
         self.deps = RunnerDeps(
             clock=clock,
             services=services,
@@ -136,7 +133,7 @@ class Hub(EventRouting):
             self._options.popitem(last=False)
         return parsed
 
-    # ----- sessions per client address
+    # ----- live sessions
     def is_live(self, session_id: str) -> bool:
         runner = self.runners.get(session_id)
         return runner is not None and not runner.closing
@@ -149,60 +146,6 @@ class Hub(EventRouting):
             return False
         runner.deliver(msg)
         return True
-
-    def address_full(self, address: str) -> bool:
-        """This client address holds as many live sockets as it may."""
-        return self._sockets[address] >= self.config.max_sessions_per_address
-
-    def live_sockets(self, address: str) -> int:
-        return self._sockets[address]
-
-    def over_cap(self, address: str) -> bool:
-        return self._sockets[address] > self.config.max_sessions_per_address
-
-    def admit(self, address: str, replacing: str | None = None) -> bool:
-        """Count one more live socket for `address` (False, nothing counted, when it holds its
-        cap already, unless the socket takes over `replacing`, a session with a socket attached:
-        that socket is closed by the takeover). Each admitted socket is `release`d once."""
-        runner = self.runners.get(replacing) if replacing is not None else None
-        takes_over = runner is not None and runner.outlet is not None and not runner.closing
-        if self.address_full(address) and not takes_over:
-            return False
-        self._sockets[address] += 1
-        self._evict_detached(address)
-        return True
-
-    def release(self, address: str) -> None:
-        """An admitted socket closed."""
-        self._sockets[address] -= 1
-        if self._sockets[address] <= 0:
-            del self._sockets[address]
-
-    def address_of(self, session_id: str) -> str:
-        """The client address of the session's latest socket ("" when not known)."""
-        return self._addresses.get(session_id, "")
-
-    def _evict_detached(self, address: str) -> None:
-        """Sessions of `address` without a socket beyond one less than the cap leave memory,
-        oldest first (the one the new socket may make fits then)."""
-        detached = [runner for session_id in self._sessions_of.get(address, ())
-                    if (runner := self.runners.get(session_id)) is not None
-                    and runner.outlet is None and not runner.closing]
-        for runner in detached[:max(0, len(detached) - self.config.max_sessions_per_address + 1)]:
-            runner.evict()
-
-    def _count(self, session_id: str, address: str) -> None:
-        self._uncount(session_id)
-        self._addresses[session_id] = address
-        self._sessions_of.setdefault(address, {})[session_id] = None
-
-    def _uncount(self, session_id: str) -> None:
-        address = self._addresses.pop(session_id, None)
-        if address is not None:
-            sessions = self._sessions_of.get(address, {})
-            sessions.pop(session_id, None)
-            if not sessions:
-                self._sessions_of.pop(address, None)
 
     # ----- sessions
     async def create(
@@ -226,7 +169,7 @@ class Hub(EventRouting):
                                   walletconnect=self.config.walletconnect.enabled)
         runner = SessionRunner(session, self.deps, record_file=record_file)
         self.runners[session_id] = runner
-        self._count(session_id, address)
+        self.addresses.count(session_id, address)
         runner.start()
         return runner
 
@@ -301,7 +244,7 @@ class Hub(EventRouting):
             except TokenRefused:
                 log.info("resume refused: session %s has rotated that token out", session_id)
                 return None
-            self._count(session_id, address)
+            self.addresses.count(session_id, address)
             return runner
         return None
 
@@ -346,12 +289,10 @@ class Hub(EventRouting):
     def _closed(self, runner: SessionRunner) -> None:
         if self.runners.get(runner.id) is runner:
             del self.runners[runner.id]
-            self._uncount(runner.id)
+            self.addresses.uncount(runner.id)
         if runner.ended and self.deps.walletconnect is not None:
             # the host destroyed the modal: its WalletConnect session ends too (deleted at the wallet)
-            task: asyncio.Task[object] = asyncio.ensure_future(self.deps.walletconnect.forget(runner.id))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self.upkeep.spawn(self.deps.walletconnect.forget(runner.id))
 
     def _context(self, session: Session) -> ServiceContext:
         return ServiceContext(
@@ -360,63 +301,21 @@ class Hub(EventRouting):
             clock=self.clock,
             http=self.http,
             config=self.config,
-            client_address=functools.partial(self.address_of, session.id),
+            client_address=functools.partial(self.addresses.address_of, session.id),
         )
 
     # ----- lifecycle
     def start(self) -> None:
         self.loop = asyncio.get_running_loop()  # where `route` runs (tests call in from threads)
-        self._arm_sweep()
-        self._arm_compact()
-        listener: asyncio.Task[object] = asyncio.ensure_future(self._listen())
-        self._tasks.add(listener)
-        listener.add_done_callback(self._tasks.discard)
-
-    def _arm_sweep(self) -> None:
-        self._sweep_handle = self.clock.call_later(SWEEP_EVERY_MS, self._sweep)
-
-    def _sweep(self) -> None:
-        task: asyncio.Task[object] = asyncio.ensure_future(self.sweep())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        self._arm_sweep()
-
-    def _arm_compact(self) -> None:
-        self._compact_handle = self.clock.call_later(int(self.config.idle_compact_s * 1000),
-                                                     self._compact_idle)
-
-    def _compact_idle(self) -> None:
-        self.compact_idle()
-        self._arm_compact()
-
-    def compact_idle(self) -> int:
-        """Live sessions whose tree went unused since the previous call drop it (drawn again,
-        identical, on their next input); how many did now. Synchronous, so it never runs in
-        the middle of a session's update."""
-        return sum(runner.session.compact_if_unused() for runner in self.runners.values())
-
-    async def sweep(self) -> int:
-        """Drop saved sessions idle past the store's TTL (live ones are touched on save)."""
-        try:
-            dropped = await self.store.expire(self.clock.now_ms())
-        except Exception:
-            log.exception("expiring sessions failed")
-            return 0
-        if dropped:
-            log.info("expired %d idle sessions", dropped)
-        return dropped
+        self.upkeep.start()
+        self.upkeep.spawn(self._listen())
 
     async def close(self) -> None:
         """Stop every session (each saves itself and closes its socket with 1001)."""
-        for handle in (self._sweep_handle, self._compact_handle):
-            if handle is not None:
-                handle.cancel()
+        self.upkeep.stop_timers()
         runners = list(self.runners.values())
         await asyncio.gather(*(runner.stop() for runner in runners), return_exceptions=True)
         saves = self.deps.saves
         if saves is not None:  # saves that failed (the store down): wait for them, bounded
             await saves.drain(self.config.store.shutdown_wait_s)
-        tasks = list(self._tasks)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await self.upkeep.cancel_tasks()

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 from starlette.routing import BaseRoute
 
-from ..services.onramp.provider import OnrampProvider
-from ..services.swap.uniswap_v2 import UniswapV2Market
+from ..services.backend.onramp.provider import OnrampProvider
+from ..services.backend.swap.uniswap_v2 import UniswapV2Market
 from .config import ConfigError, EngineConfig
 
 

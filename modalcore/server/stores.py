@@ -10,9 +10,9 @@ from eth_account.signers.local import LocalAccount
 
 from ..durable.db import Durable
 from ..rules.names import DEFAULT_SUFFIX
-from ..services.name_registry import NameRegistry
-from ..siwx.store import SqliteSiwxStore
-from ..siwx.tokens import load_or_create_key
+from ..services.backend.name_registry import NameRegistry
+from ..siwx.backend.store import SqliteSiwxStore
+from ..siwx.backend.tokens import load_or_create_key
 from .config import EngineConfig
 
 

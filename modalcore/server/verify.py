@@ -175,7 +175,7 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None, windows: OpenedWindows | Non
             return refused(404, "no email sign-in to verify")
         session = data["session"]
         try:
-            sent = await send_code(wallet, found[1], hub.clock.now_ms(), address=hub.address_of(session),
+            sent = await send_code(wallet, found[1], hub.clock.now_ms(), address=hub.addresses.address_of(session),
                                    session=session, project=found[0].project_id)
         except ServiceError:
             return refused(503, "the code could not be sent")

@@ -49,7 +49,7 @@ from ..flows.farcaster_siwx import binding
 from ..core.cmds import Failure
 from ..core.services import ServiceError
 from ..slices.farcaster import ChannelOpened, FarcasterChannelOpened
-from ..walletconnect.qr import qr_matrix
+from ..walletconnect.domain.qr import qr_matrix
 from .approval_theme import style
 from .frame_page import MAX_ID_CHARS, from_engine_frame, gone, json_body, page, refused
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 
-from ..siwx.tokens import load_or_create_key
+from ..siwx.backend.tokens import load_or_create_key
 from .app import create_app
 from .stores import siwx_key_file
 from .metrics_share import METRICS_DIR_ENV

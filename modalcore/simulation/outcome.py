@@ -103,7 +103,7 @@ class CallResult:
 
 @dataclass(frozen=True)
 class Simulation:
-    """The node's answer, as the simulation service bounded it (services/simulate.py)."""
+    """The node's answer, as the simulation service bounded it (services/backend/simulate.py)."""
 
     calls: tuple[CallResult, ...]
     base_fee: int

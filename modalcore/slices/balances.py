@@ -19,7 +19,7 @@ from ..rules.format import floor3, quantity
 from . import snack
 from .accounts import TokenBalance
 from ..rules import texts
-from ..services.handles import BALANCES, SOLANA_BALANCES
+from ..services.domain.handles import BALANCES, SOLANA_BALANCES
 
 if TYPE_CHECKING:
     from .model import Model, Step

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..core.cmds import Reply
 from ..core.msg import Msg
 from ..rules.calls import MAX_LOGS, MAX_TOPICS
-from ..services.handles import CALLS_STATUS
+from ..services.domain.handles import CALLS_STATUS
 
 STATUS_SERVICE = CALLS_STATUS
 VIEW = "CallsStatus"

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from ..core.cmds import Cmd, Reply
-from ..directory.wallets import Wallet, wallets_from_data
+from ..directory.domain.wallets import Wallet, wallets_from_data
 from ..rules import limits as L
-from ..services.handles import DIRECTORY
+from ..services.domain.handles import DIRECTORY
 
 if TYPE_CHECKING:
     from .model import Model

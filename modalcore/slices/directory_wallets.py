@@ -12,8 +12,8 @@ from urllib.parse import quote
 from ..core.cmds import Dispatch, Effect, EffectReply
 from ..core.evolve import replace
 from ..core.msg import Msg
-from ..directory import platform
-from ..directory.wallets import Wallet
+from ..directory.domain import platform
+from ..directory.domain.wallets import Wallet
 from ..icons import wallet_mark
 from . import router
 from .connecting import PressedWallet

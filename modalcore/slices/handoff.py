@@ -44,7 +44,7 @@ from ..core.evolve import replace
 from ..core.msg import Msg
 from ..core.cmds import Reply
 from ..core.shape import On, Slice
-from ..services.handles import HANDOFF_TOKEN
+from ..services.domain.handles import HANDOFF_TOKEN
 from . import router, snack, stack
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ from ..core.shape import On, Slice
 from ..rules import limits as L
 from . import snack
 from ..rules import texts
-from ..services.handles import HISTORY
+from ..services.domain.handles import HISTORY
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -36,7 +36,7 @@ PAGE_SIZE = 10
 FRESH_MS = 30_000  # selecting the tab again within this window keeps the list
 ACTIVITY_TAB = 2
 # behaviour.md §9 says Activity is eip155 only (AppKit's reading); issue 28 asks for Solana's too, read
-# from the cluster (services/solana_history.py)
+# from the cluster (services/backend/solana_history.py)
 ACTIVITY_NAMESPACES = ("eip155", "solana")
 FAILED = texts.FAILED_TO_FETCH_TRANSACTIONS
 NO_ACCOUNT = texts.NO_ACCOUNT_ADDRESS_FOR_TRANSACTIONS

@@ -19,7 +19,7 @@ from ..core.evolve import replace
 from ..core.shape import On, Slice
 from ..rules import limits as L
 from ..rules.names import NAME_NAMESPACES
-from ..services.handles import NAME_OF
+from ..services.domain.handles import NAME_OF
 
 if TYPE_CHECKING:
     from .model import Model, Step

@@ -24,7 +24,7 @@ from ..rules.nft_images import usable_image
 from . import snack
 from .accounts import AccountState
 from .connecting import Reattached
-from ..services.handles import NFTS
+from ..services.domain.handles import NFTS
 
 if TYPE_CHECKING:
     from .model import Model, Step

@@ -14,7 +14,7 @@ from ..core.evolve import replace
 from ..core.msg import Msg
 from . import balances, history, router, snack
 from .onramp_state import NOT_SUPPORTED, VIEW, problem, purchase, quote_key, with_onramp
-from ..services.handles import ONRAMP_URL
+from ..services.domain.handles import ONRAMP_URL
 
 if TYPE_CHECKING:
     from .model import Model, Step

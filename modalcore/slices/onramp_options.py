@@ -15,7 +15,7 @@ from ..core.cmds import Reply
 from ..core.evolve import replace
 from .onramp_quote import requote
 from .onramp_state import VIEW, OnrampState, PaymentCurrency, PurchaseCurrency, with_onramp
-from ..services.handles import ONRAMP_OPTIONS
+from ..services.domain.handles import ONRAMP_OPTIONS
 
 if TYPE_CHECKING:
     from .model import Model, Step

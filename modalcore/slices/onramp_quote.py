@@ -14,7 +14,7 @@ from ..core.cmds import Cmd, Reply
 from ..core.msg import Msg
 from .onramp_state import OnrampQuote, PurchaseCurrency, problem, purchase, quote_key, with_onramp
 from .quoting import Quoting
-from ..services.handles import ONRAMP_QUOTE
+from ..services.domain.handles import ONRAMP_QUOTE
 
 if TYPE_CHECKING:
     from .model import Model, Step

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..core.evolve import replace
 from ..rules.format import fiat
-from ..services.onramp.defaults import PROVIDERS
+from ..services.domain.onramp_defaults import PROVIDERS
 
 if TYPE_CHECKING:
     from .model import Model

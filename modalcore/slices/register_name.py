@@ -34,7 +34,7 @@ from ..rules.names import (
 from . import names, router
 from .connecting import wallet_request
 from ..wire.frames import TextArgs
-from ..services.handles import NAME_SUGGESTIONS, REGISTER_NAME
+from ..services.domain.handles import NAME_SUGGESTIONS, REGISTER_NAME
 
 if TYPE_CHECKING:
     from .model import Model, Step

@@ -16,7 +16,7 @@ from ..core.evolve import replace
 from ..core.msg import Msg
 from ..rules.addresses import checksum, is_evm_address
 from ..rules.rpc_errors import readable
-from ..services.transfer import erc20_tx, native_tx
+from ..services.domain.transfer import erc20_tx, native_tx
 from . import router
 from .send_form import (
     receiver_address,
@@ -31,7 +31,7 @@ from .send_form import (
     tokens,
     with_send,
 )
-from ..services.handles import ESTIMATE_FEE, SOLANA_ESTIMATE_FEE
+from ..services.domain.handles import ESTIMATE_FEE, SOLANA_ESTIMATE_FEE
 
 if TYPE_CHECKING:
     from .accounts import TokenBalance

@@ -18,7 +18,7 @@ from ..rules.addresses import checksum
 from ..rules.names import ERROR_RESOLVING, NAME_NAMESPACES, looks_like_name, no_address_for
 from . import names
 from .send_form import ChangedSendReceiver, FeeEstimate, on_receiver as on_receiver_text, with_send
-from ..services.handles import ADDRESS_OF
+from ..services.domain.handles import ADDRESS_OF
 
 if TYPE_CHECKING:
     from .model import Model, Step

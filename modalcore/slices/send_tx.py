@@ -23,7 +23,7 @@ from .connecting import held_by_engine, wallet_request
 from .send_fee import build_tx, solana_args
 from .solana_send_replies import SolanaSendPrepared
 from .send_form import TOKEN_REQUIRED, PendingSend, problem, reset_send, selected_token, token_key, with_send
-from ..services.handles import SOLANA_PREPARE_SEND
+from ..services.domain.handles import SOLANA_PREPARE_SEND
 
 if TYPE_CHECKING:
     from .accounts import TokenBalance

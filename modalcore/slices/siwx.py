@@ -24,12 +24,12 @@ from . import modal, router, snack
 from ..rules import limits as L
 from ..rules import texts
 from ..rules.wallet_requests import NOT_SAVED
-from ..siwx.grammar import SiwxMessageError
-from ..siwx.message import SiwxMessage
-from ..siwx.solana import SiwsMessage
+from ..siwx.domain.grammar import SiwxMessageError
+from ..siwx.domain.message import SiwxMessage
+from ..siwx.domain.solana import SiwsMessage
 from .connecting import solana_request
 from .options import DEFAULT_STATEMENT
-from ..services.handles import SIWS_SESSIONS, SIWS_VERIFY, SIWX_NONCE, SIWX_SESSIONS, SIWX_VERIFY
+from ..services.domain.handles import SIWS_SESSIONS, SIWS_VERIFY, SIWX_NONCE, SIWX_SESSIONS, SIWX_VERIFY
 
 if TYPE_CHECKING:
     from .model import Model, Step

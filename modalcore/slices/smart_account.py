@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..core.cmds import Reply
 from ..core.msg import Msg
-from ..services.handles import MAX_SMART_ACCOUNT_CHAINS, SMART_ACCOUNTS
+from ..services.domain.handles import MAX_SMART_ACCOUNT_CHAINS, SMART_ACCOUNTS
 
 if TYPE_CHECKING:
     from .model import Model

@@ -18,7 +18,7 @@ from .connecting import solana_request
 from .send_form import with_send
 from .send_tx import LOST_TIMEOUT, SEND_TIMEOUT_MS, refusal, send_lost, send_succeeded, timed_out
 from .solana_send_replies import SolanaSendPrepared, SolanaSendSubmitted, SolanaTransactionSigned
-from ..services.handles import SOLANA_SUBMIT_SEND
+from ..services.domain.handles import SOLANA_SUBMIT_SEND
 
 if TYPE_CHECKING:
     from .model import Model, Step

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from ..core.evolve import replace
-from ..services.swap.types import DEFAULT_SLIPPAGE, NATIVE, NOT_SUPPORTED_SWAPS
+from ..services.domain.swap_types import DEFAULT_SLIPPAGE, NATIVE, NOT_SUPPORTED_SWAPS
 from .send_form import to_units
 
 if TYPE_CHECKING:

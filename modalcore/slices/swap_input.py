@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Literal
 
 from ..core.msg import Msg
-from ..services.swap.types import NATIVE
+from ..services.domain.swap_types import NATIVE
 from .send_form import to_units
 from .swap_form import INSUFFICIENT_BALANCE, SELECT_TOKEN, current_quote, token, with_swap
 from .swap_quote import QUOTE_DEBOUNCE_MS, requote

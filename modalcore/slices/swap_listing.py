@@ -13,7 +13,7 @@ from ..core.cmds import CancelTimer, Cmd, Reply
 from ..core.evolve import replace
 from .swap_form import SwapState, SwapToken, with_swap
 from .swap_quote import QUOTE_TIMER
-from ..services.handles import SWAP_TOKENS
+from ..services.domain.handles import SWAP_TOKENS
 
 if TYPE_CHECKING:
     from .model import Model, Step

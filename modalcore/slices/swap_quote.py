@@ -15,10 +15,10 @@ from pydantic import BaseModel, ConfigDict
 
 from ..core.cmds import Cmd, Reply
 from ..core.msg import Msg
-from ..services.swap.types import INSUFFICIENT_LIQUIDITY
+from ..services.domain.swap_types import INSUFFICIENT_LIQUIDITY
 from .quoting import Quoting
 from .swap_form import INSUFFICIENT_BALANCE, READING_BALANCE, SwapQuote, amount_units, form_key, problem, with_swap
-from ..services.handles import SWAP_QUOTE
+from ..services.domain.handles import SWAP_QUOTE
 
 if TYPE_CHECKING:
     from .model import Model, Step

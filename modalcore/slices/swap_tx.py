@@ -24,7 +24,7 @@ from .connecting import held_by_engine, wallet_request
 from .send_tx import LOST_RELOAD, LOST_TIMEOUT, NO_ACCOUNT, SEND_TIMEOUT_MS, answer_error, timed_out
 from .swap_form import PendingSwap, current_quote, problem, with_swap
 from .swap_quote import QUOTE_NOT_READY, requote
-from ..services.handles import TX_RECEIPT
+from ..services.domain.handles import TX_RECEIPT
 
 if TYPE_CHECKING:
     from .model import Model, Step

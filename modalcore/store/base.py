@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import lru_cache
 
-from ..audit.chain import SignedHeads, StoredEntry
+from ..ledger.chain import SignedHeads, StoredEntry
 from .notes import MemoryNotes
 
 

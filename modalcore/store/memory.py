@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..audit.chain import SignedHeads, StoredEntry
+from ..ledger.chain import SignedHeads, StoredEntry
 from collections import Counter
 from collections.abc import Iterable, Mapping
 

@@ -45,7 +45,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from ..audit.chain import SignedHeads, StoredEntry
+from ..ledger.chain import SignedHeads, StoredEntry
 from .redis_events import RedisEvents
 from .redis_marks import RedisMarks
 from .redis_notes import RedisNotes

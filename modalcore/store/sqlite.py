@@ -26,7 +26,7 @@ import sqlite3
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from ..audit.chain import SignedHeads, StoredEntry
+from ..ledger.chain import SignedHeads, StoredEntry
 from ..keyfiles import private_sqlite
 from ..rules import limits as L
 from .base import (DEFAULT_TTL_MS, NO_BLOBS, AuditConflict, SessionStore, StoredEvent,

@@ -1,7 +1,7 @@
 """The NFTs tab of the Account view: skeleton tiles while the scan runs, then a wrapping grid of
 tiles (the token's image and "<symbol> #<token id>"), or "No NFTs yet".
 
-A token's image is the one its token URI carries (on-chain metadata, services/nft_metadata.py);
+A token's image is the one its token URI carries (on-chain metadata, services/backend/nft_metadata.py);
 without one the engine draws a placeholder: a picture glyph on colours derived from the contract
 and token id (each token its own), sent as a `data:image/svg+xml` URI. The tile's label names it,
 so the placeholder repeats no text (it read "DC #0" twice, issue 28).
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 
-from ..directory.monogram import colours, initials
+from ..directory.domain.monogram import colours, initials
 from ..slices.model import Model
 from ..slices.nfts import Nft
 from ..wire.nodes import Node, node

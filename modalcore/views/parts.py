@@ -6,7 +6,7 @@ import base64
 from functools import lru_cache
 
 from ..chains.catalog import Network
-from ..directory.monogram import monogram_svg
+from ..directory.domain.monogram import monogram_svg
 from ..icons import network_mark, onramp_mark, token_mark
 from ..slices.doctor import Flow, PressedCopySupportCode
 from ..slices.model import Model

@@ -1,11 +1,11 @@
-"""The `qr` node: a QR code the engine encodes (segno, walletconnect/qr.py) and the renderer
+"""The `qr` node: a QR code the engine encodes (segno, walletconnect/domain/qr.py) and the renderer
 only draws, as `n` modules per side and `bits` (row-major, 4 modules per hex digit)."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from ..walletconnect.qr import qr_matrix
+from ..walletconnect.domain.qr import qr_matrix
 from ..wire.nodes import Node, node
 
 

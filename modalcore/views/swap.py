@@ -9,7 +9,7 @@ from __future__ import annotations
 from decimal import ROUND_DOWN, Decimal
 
 from ..rules.format import floor3, network_fee, usd
-from ..services.swap.types import NOT_SUPPORTED_SWAPS
+from ..services.domain.swap_types import NOT_SUPPORTED_SWAPS
 from ..slices.model import Model
 from ..slices.smart_account import SPONSORED_FEE, fee_sponsored
 from ..slices.swap_form import (

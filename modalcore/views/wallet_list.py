@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..directory.wallets import Wallet
+from ..directory.domain.wallets import Wallet
 from ..slices.model import Model
 from ..slices import directory_query, directory_wallets
 from ..slices.connecting import PressedWallet

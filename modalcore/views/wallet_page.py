@@ -9,7 +9,7 @@ the wallet's browser), each through an `open_url` effect.
 
 from __future__ import annotations
 
-from ..directory.wallets import Wallet
+from ..directory.domain.wallets import Wallet
 from ..slices.model import Model
 from ..slices import directory_wallets
 from ..slices.directory_wallets import PressedWalletLink

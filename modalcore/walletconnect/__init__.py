@@ -1,6 +1,7 @@
 """WalletConnect v2 Sign protocol, dApp side (the engine is the dApp's sign client).
 
-Sans-IO where possible:
+Sans-IO where possible. Two halves, one per layer of the import contract: `domain/` (pure:
+`sign_rpc`, `errors`, `proposal`, `auth`, `qr`) and `backend/` (the rest):
 
 - `crypto`: X25519 keys, HKDF-SHA256 session keys, topics, type 0 / type 1 envelopes;
 - `didjwt`: the did:key Ed25519 JWT a client presents to the relay;

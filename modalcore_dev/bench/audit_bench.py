@@ -11,7 +11,7 @@ from typing import Any
 
 from eth_account import Account
 
-from modalcore.audit.chain import GENESIS, make_entry
+from modalcore.ledger.chain import GENESIS, make_entry
 from modalcore.audit.signer import HeadSigner
 from modalcore.audit.verify import verify_store
 from modalcore.store.sqlite import SqliteStore

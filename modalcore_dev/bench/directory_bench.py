@@ -6,9 +6,9 @@ import asyncio
 import random
 import time
 
-from modalcore.directory.query import Directory, WalletQuery, load_directory
-from modalcore.directory.source import run_query
-from modalcore.directory.wallets import Wallet
+from modalcore.directory.domain.query import Directory, WalletQuery, load_directory
+from modalcore.directory.backend.source import run_query
+from modalcore.directory.domain.wallets import Wallet
 from modalcore.core.cmds import Call, CallSettled
 from modalcore.engine.interpret import RuntimeCmd
 from modalcore.slices.model import initial_model

@@ -10,7 +10,7 @@ from typing import Any
 
 import asyncio
 
-from modalcore.directory.source import run_query
+from modalcore.directory.backend.source import run_query
 from modalcore.core.cmds import Call, CallSettled
 from modalcore.slices.model import initial_model
 from modalcore.engine.session import Session

@@ -23,7 +23,7 @@ import httpx
 from modalcore import samples
 from modalcore.server.config import dev_networks
 from modalcore.server.rigs import DevRigs
-from modalcore.services.swap.uniswap_v2 import UniswapV2Market
+from modalcore.services.backend.swap.uniswap_v2 import UniswapV2Market
 from modalcore.slices.swap_quote import QUOTE_DEBOUNCE_MS
 from modalcore.wire.diff import apply
 from modalcore_dev.bench.parts import Parts

@@ -39,7 +39,7 @@ from modalcore.store.memory import MemoryStore
 from modalcore.views import logos
 from modalcore.views.qrcode import qr_node
 from modalcore_dev.walletconnect_relay import running_relay
-from modalcore.walletconnect.sign_rpc import Metadata
+from modalcore.walletconnect.domain.sign_rpc import Metadata
 from modalcore.wire.codec import encode
 from modalcore_testing import start_server
 from modalcore_dev.bench.parts import Parts, require_program

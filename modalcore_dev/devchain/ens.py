@@ -14,7 +14,7 @@ from typing import Any
 
 from eth_utils.address import to_checksum_address
 
-from modalcore.services.namehash import REVERSE_SUFFIX, labelhash, namehash, reverse_label, reverse_node
+from modalcore.services.backend.namehash import REVERSE_SUFFIX, labelhash, namehash, reverse_label, reverse_node
 from modalcore_dev.devchain.contracts import DeploymentError, deploy_contract
 from modalcore_dev.devchain.rpc import Rpc
 

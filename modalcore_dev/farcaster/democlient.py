@@ -25,8 +25,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from modalcore.siwx.grammar import SiwxMessageError
-from modalcore.siwx.message import SiwxMessage, timestamp_ms
+from modalcore.siwx.domain.grammar import SiwxMessageError
+from modalcore.siwx.domain.message import SiwxMessage, timestamp_ms
 from modalcore.farcaster.bodies import json_body
 
 if TYPE_CHECKING:

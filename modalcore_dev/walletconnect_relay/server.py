@@ -33,7 +33,7 @@ import websockets
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
-from modalcore.walletconnect.didjwt import JwtError, verify_jwt
+from modalcore.walletconnect.backend.didjwt import JwtError, verify_jwt
 from modalcore_dev.walletconnect_relay.mailbox import Limits, Mailbox, Stored
 
 log = logging.getLogger(__name__)

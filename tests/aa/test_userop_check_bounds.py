@@ -21,7 +21,7 @@ from modalcore.aa.ledger import memory_ledger
 from modalcore.aa.userop import counterfactual_address
 from modalcore.runtime.clock import FakeClock
 from modalcore.server.config import dev_networks, parse_config
-from modalcore.services.shapes import UserOpCheckArgs
+from modalcore.services.domain.shapes import UserOpCheckArgs
 
 FACTORY = "0x" + "11" * 20
 OWNER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"

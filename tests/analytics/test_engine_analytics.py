@@ -37,8 +37,8 @@ async def drive(options: dict[str, Any], sink: Any) -> None:
     if options.get("siwx"):  # the real sign-in services, on an in-memory store
         from eth_account import Account
 
-        from modalcore.services.wiring import register_engine_services
-        from modalcore.siwx.store import SqliteSiwxStore
+        from modalcore.services.backend.wiring import register_engine_services
+        from modalcore.siwx.backend.store import SqliteSiwxStore
 
         register_engine_services(services, httpx.AsyncClient(), SqliteSiwxStore(":memory:"),
                                  Account.from_key("0x" + "11" * 32))

@@ -20,8 +20,8 @@ import pytest
 from eth_account import Account
 
 from modalcore.__main__ import main
-from modalcore.audit.chain import GENESIS, StoredEntry, make_entry
-from modalcore.audit.show import MISMATCH, NOT_FOUND
+from modalcore.ledger.chain import GENESIS, StoredEntry, make_entry
+from modalcore.ops.audit_show import MISMATCH, NOT_FOUND
 from modalcore.audit.verify import verify_store
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.netports import free_port

@@ -20,11 +20,11 @@ from eth_account import Account
 from eth_account.signers.local import LocalAccount
 
 from modalcore.__main__ import main
-from modalcore.audit.chain import GENESIS, StoredEntry, make_entry
+from modalcore.ledger.chain import GENESIS, StoredEntry, make_entry
 from modalcore.audit.heads import Head, SignedHeads, make_body, sign
 from modalcore.audit.signer import HeadSigner
 from modalcore.audit.verify import Problem, verify_store
-from modalcore.siwx.tokens import load_or_create_key
+from modalcore.siwx.backend.tokens import load_or_create_key
 from modalcore.store.base import AuditConflict, SessionStore
 from modalcore.store.redis import RedisStore
 from modalcore.store.sqlite import SqliteStore

@@ -13,8 +13,8 @@ import pytest
 
 from modalcore.core.cmds import EffectReply, EffectTo
 from modalcore.__main__ import main
-from modalcore.audit.chain import GENESIS, digest, verify_chain
-from modalcore.audit.cli import verify_store
+from modalcore.ledger.chain import GENESIS, digest, verify_chain
+from modalcore.ops.audit import verify_store
 from modalcore.audit.observer import AuditObserver
 from modalcore.audit.signer import HeadSigner
 from modalcore.slices.model import initial_model

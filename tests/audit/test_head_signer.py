@@ -12,7 +12,7 @@ import pytest
 
 from eth_account import Account
 
-from modalcore.audit.chain import GENESIS, SignedHeads
+from modalcore.ledger.chain import GENESIS, SignedHeads
 from modalcore.audit.heads import MAX_HEADS_PER_SIGNATURE, read_body
 from modalcore.audit.signer import HeadSigner, anchor_line
 from modalcore.audit.verify import verify_store

@@ -17,7 +17,7 @@ from typing import Any
 from modalcore.audit.verify import verify_store
 from modalcore.server.stores import siwx_key_file
 from modalcore.server.config import EngineConfig
-from modalcore.siwx.tokens import load_or_create_key
+from modalcore.siwx.backend.tokens import load_or_create_key
 from modalcore.store.base import SessionStore
 from modalcore.store.redis import RedisStore
 from modalcore.store.sqlite import SqliteStore

@@ -10,7 +10,7 @@ import json
 import pytest
 from eth_account.signers.local import LocalAccount
 
-from modalcore.audit.chain import GENESIS, StoredEntry, make_entry
+from modalcore.ledger.chain import GENESIS, StoredEntry, make_entry
 from modalcore.audit.signer import HeadSigner
 
 from .test_audit_anchor import Box, box, entries, key, verify  # noqa: F401 (fixtures)

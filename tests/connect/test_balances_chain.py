@@ -12,8 +12,8 @@ from modalcore.enginetest import Harness
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.core.cmds import CallSettled
 from modalcore.rules.format import floor3
-from modalcore.services.balances import fetch_balances
-from modalcore.services.shapes import BalancesResult
+from modalcore.services.backend.balances import fetch_balances
+from modalcore.services.domain.shapes import BalancesResult
 
 from ..devwallet import chain_networks
 from .conftest import ADDRESS, dev_session

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from modalcore.services.blockchain_api import BlockchainApi
+from modalcore.services.backend.blockchain_api import BlockchainApi
 
 
 async def test_balance_call_sends_project_sdk_and_chain_parameters() -> None:
@@ -45,7 +45,7 @@ async def test_history_call_skips_empty_parameters() -> None:
 async def test_non_200_raises_with_the_status_code() -> None:
     import pytest
 
-    from modalcore.services.blockchain_api import BlockchainApiError
+    from modalcore.services.backend.blockchain_api import BlockchainApiError
 
     async with httpx.AsyncClient(transport=httpx.MockTransport(lambda r: httpx.Response(503))) as http:
         api = BlockchainApi(http, "https://rpc.example", "p")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from modalcore.directory.source import run_query
+from modalcore.directory.backend.source import run_query
 from modalcore.core.cmds import Call, CallSettled
 from modalcore.enginetest import Harness
 from modalcore.wire.nodes import Node

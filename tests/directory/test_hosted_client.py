@@ -5,9 +5,9 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from modalcore.directory.hosted import IMAGE_TIMEOUT_S, HostedDirectory
-from modalcore.directory.query import WalletQuery
-from modalcore.directory.wallets import DirectoryError
+from modalcore.directory.backend.hosted import IMAGE_TIMEOUT_S, HostedDirectory
+from modalcore.directory.domain.query import WalletQuery
+from modalcore.directory.domain.wallets import DirectoryError
 
 BASE = "https://dir.example/"
 RAINBOW = {"id": "1ae92b26", "name": "Rainbow", "image_id": "7a33d7f1", "rdns": "me.rainbow",

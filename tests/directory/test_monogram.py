@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from modalcore.directory.monogram import colours, initials, monogram_svg
+from modalcore.directory.domain.monogram import colours, initials, monogram_svg
 
 
 def test_initials_skip_generic_words() -> None:

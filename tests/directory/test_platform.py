@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from modalcore.directory.platform import browse_link, link_target, safe_link, usable, visible_socials
-from modalcore.directory.wallets import Wallet
+from modalcore.directory.domain.platform import browse_link, link_target, safe_link, usable, visible_socials
+from modalcore.directory.domain.wallets import Wallet
 from modalcore.slices.options import SOCIALS
 from modalcore.wire.frames import Env
 

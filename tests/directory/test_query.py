@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from modalcore.directory.query import Directory, QueryError, WalletQuery, load_directory
-from modalcore.directory.wallets import DEFAULT_FILE, DirectoryError, Wallet, read_wallets
+from modalcore.directory.domain.query import Directory, QueryError, WalletQuery, load_directory
+from modalcore.directory.domain.wallets import DEFAULT_FILE, DirectoryError, Wallet, read_wallets
 
 EVM = ("eip155:1",)
 SOLANA = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"

@@ -12,7 +12,7 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from modalcore.directory.routes import routes
+from modalcore.directory.backend.routes import routes
 from modalcore.icons import svg
 from modalcore.server.app import create_app
 from modalcore.server.config import parse_config

@@ -12,10 +12,10 @@ from modalcore.runtime.clock import FakeClock
 from modalcore.core.services import ServiceContext
 from modalcore.runtime.services import ServiceRegistry
 from modalcore.server.config import parse_config
-from modalcore.services.wiring import register_engine_services
+from modalcore.services.backend.wiring import register_engine_services
 from modalcore.slices.directory_query import DirectoryFetched
 from modalcore.slices.directory_search import SEARCH_TIMER, WalletSearchDue
-from modalcore.services.handles import DIRECTORY
+from modalcore.services.domain.handles import DIRECTORY
 
 from .conftest import all_wallets
 

@@ -19,8 +19,8 @@ from modalcore.durable.postgres import PostgresDb
 from modalcore.durable.schema import upgrade
 from modalcore.embedded.keys import Identity, KeyVault
 from modalcore.embedded.masterkey import MasterKey
-from modalcore.services.name_registry import NameRegistry
-from modalcore.siwx.store import DurableSiwxStore, NonceStatus, SiwxSession
+from modalcore.services.backend.name_registry import NameRegistry
+from modalcore.siwx.backend.store import DurableSiwxStore, NonceStatus, SiwxSession
 
 NOW = 1_700_000_000_000
 

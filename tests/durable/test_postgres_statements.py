@@ -26,8 +26,8 @@ from modalcore.embedded.masterkey import MasterKey
 from modalcore.embedded.service import EmbeddedWallet, check_code, send_code
 from modalcore.server.metrics import database_lines
 from modalcore.rules.names import registration_message
-from modalcore.services.name_registry import NameRegistry
-from modalcore.siwx.store import DurableSiwxStore, NonceStatus
+from modalcore.services.backend.name_registry import NameRegistry
+from modalcore.siwx.backend.store import DurableSiwxStore, NonceStatus
 from modalcore_testing.device import DeviceKey
 
 NOW = 1_700_000_000_000

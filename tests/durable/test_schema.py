@@ -21,8 +21,8 @@ from modalcore.embedded.devicekeys import _SCHEMA as DEVICES
 from modalcore.embedded.intents import _SCHEMA as INTENTS
 from modalcore.embedded.keys import _SCHEMA as KEYS
 from modalcore.embedded.passkeys import _SCHEMA as PASSKEYS
-from modalcore.services.name_registry import _SCHEMA as NAMES
-from modalcore.siwx.store import _SCHEMA as SIWX
+from modalcore.services.backend.name_registry import _SCHEMA as NAMES
+from modalcore.siwx.backend.store import _SCHEMA as SIWX
 
 
 def test_rule_upgrade_applies_each_migration_once(pg_url: str) -> None:

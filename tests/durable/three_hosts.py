@@ -25,7 +25,7 @@ from modalcore.__main__ import main
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.netports import HOST, free_port
 from modalcore.server.config import dev_networks
-from modalcore.siwx.tokens import load_or_create_key
+from modalcore.siwx.backend.tokens import load_or_create_key
 from modalcore_dev.bench.embedded_client import post_code, submit_email
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore_dev.devmail import LocalSmtpServer

@@ -26,7 +26,7 @@ from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.netports import free_port
-from modalcore.services.name_registry import NameRegistry
+from modalcore.services.backend.name_registry import NameRegistry
 from modalcore.server.config import DEV_ETH_PRICE, EngineConfig, dev_networks, parse_config
 from modalcore_testing import RunningServer, serve_app
 

@@ -32,7 +32,7 @@ from modalcore_dev.farcaster.democlient import DEV_FIDS
 from modalcore_dev.farcaster.devrelay import farcaster_section
 from modalcore_dev.farcaster.relay import create_relay_app
 from modalcore.netports import free_port
-from modalcore.siwx.message import iso_from_ms
+from modalcore.siwx.domain.message import iso_from_ms
 from modalcore_testing import RunningServer, serve_app
 
 from ..siwx.test_siwe_interop import independent_check

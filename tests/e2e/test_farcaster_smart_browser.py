@@ -19,7 +19,7 @@ from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
 from modalcore.netports import free_port
-from modalcore.siwx.verify import is_erc6492
+from modalcore.siwx.backend.verify import is_erc6492
 from modalcore_dev.devchain.pytest_plugin import AaChains
 from modalcore_dev.farcaster.devrelay import farcaster_section
 from modalcore_testing import RunningServer, serve_app

@@ -10,7 +10,7 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
-from modalcore.siwx.http import revoke_text
+from modalcore.siwx.backend.http import revoke_text
 from modalcore_testing import RunningServer
 
 from .conftest import ACCOUNT_0, Demo, open_modal

@@ -23,7 +23,7 @@ from starlette.routing import Route
 from modalcore_dev.devchain.pytest_plugin import AaChains
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.netports import free_port
-from modalcore.services.name_registry import NameRegistry
+from modalcore.services.backend.name_registry import NameRegistry
 from modalcore_testing import RunningServer, serve_app
 
 from ..embedded.test_smart_account_chain import smart_accounts_section

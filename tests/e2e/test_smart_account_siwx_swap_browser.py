@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
-from modalcore.siwx.verify import check_signature, is_erc6492, signature_bytes
+from modalcore.siwx.backend.verify import check_signature, is_erc6492, signature_bytes
 from modalcore_dev.devchain.pytest_plugin import AaChains
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_testing import RunningServer, serve_app

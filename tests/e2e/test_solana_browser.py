@@ -20,8 +20,8 @@ from modalcore.chains.catalog import SOLANA_LOCAL
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.rules.format import floor3
 from modalcore.server.config import parse_config
-from modalcore.siwx.solana import SiwsMessage
-from modalcore.siwx.solana_verify import ed25519_valid
+from modalcore.siwx.domain.solana import SiwsMessage
+from modalcore.siwx.backend.solana_verify import ed25519_valid
 from modalcore_dev.solana_devchain.accounts import dev_keypair
 from modalcore_dev.solana_devchain.network import solana_dev_network
 from modalcore_dev.solana_devchain.process import SolanaDevchain

@@ -15,8 +15,8 @@ from modalcore.core.cmds import Call, EffectTo
 from modalcore.engine.persist import load_bytes, session_to_bytes
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.embedded.service import EmbeddedWallet
-from modalcore.siwx.service import siwx_services
-from modalcore.siwx.store import SqliteSiwxStore
+from modalcore.siwx.backend.service import siwx_services
+from modalcore.siwx.backend.store import SqliteSiwxStore
 from modalcore.slices.embedded import ApprovalDecided, EmbeddedRequest
 from modalcore.slices.siwx import SiwxMessageSigned
 

@@ -20,7 +20,7 @@ from eth_abi.abi import encode
 from eth_account.messages import encode_typed_data
 from eth_utils.crypto import keccak
 
-from modalcore.siwx.verify import eip1271_valid, erc6492_valid, is_erc6492, personal_message_hash
+from modalcore.siwx.backend.verify import eip1271_valid, erc6492_valid, is_erc6492, personal_message_hash
 from modalcore.slices.embedded import ApprovalDecided
 from modalcore_dev.devchain.pytest_plugin import AaChains
 from modalcore_dev.devmail import LocalSmtpServer

@@ -19,7 +19,7 @@ from modalcore.embedded.service import EmbeddedWallet
 from modalcore.core.services import ServiceTable, serve
 from modalcore.embedded.smart import owner_of
 from modalcore.rules import calls as rules
-from modalcore.services.handles import (CALLS_STATUS, CHAIN_SIMULATE, EMBEDDED_SIGN, ESTIMATE_FEE, SMART_ACCOUNTS, CallsStatusArgs, CallsStatusFound,
+from modalcore.services.domain.handles import (CALLS_STATUS, CHAIN_SIMULATE, EMBEDDED_SIGN, ESTIMATE_FEE, SMART_ACCOUNTS, CallsStatusArgs, CallsStatusFound,
                                         SignArgs, SmartAccountsArgs, SmartAccountsFound)
 from modalcore.embedded.approval_tree import read
 from modalcore.flows.simulation import SIMULATION_MS

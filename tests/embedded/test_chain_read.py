@@ -8,8 +8,8 @@ import pytest
 from pydantic import ValidationError
 
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
-from modalcore.services.table import default_services
-from modalcore.services.handles import CHAIN_READ
+from modalcore.services.backend.table import default_services
+from modalcore.services.domain.handles import CHAIN_READ
 
 
 async def test_chain_read_answers_what_the_node_answers(devchain: ChainsInfo) -> None:

@@ -26,7 +26,7 @@ from modalcore.embedded.signer import sign
 from modalcore.engine.persist import load_bytes, session_to_bytes
 from modalcore.runtime.clock import FakeClock
 from modalcore.server.config import dev_networks, parse_config
-from modalcore.services.handles import BALANCES, EMBEDDED_RESOLVE, EMBEDDED_SIGN
+from modalcore.services.domain.handles import BALANCES, EMBEDDED_RESOLVE, EMBEDDED_SIGN
 from modalcore.slices import send_tx
 from modalcore.slices.accounts import TokenBalance
 from modalcore.slices.connecting import Restored

@@ -15,7 +15,7 @@ import pytest
 
 from modalcore.core.cmds import Call
 from modalcore.engine.persist import load_bytes, session_to_bytes
-from modalcore.services.handles import EMBEDDED_RESOLVE, EMBEDDED_SIGN
+from modalcore.services.domain.handles import EMBEDDED_RESOLVE, EMBEDDED_SIGN
 from modalcore.slices.connecting import Restored
 from modalcore.slices.embedded import ApprovalDecided
 from modalcore_dev.devchain.pytest_plugin import AaChains

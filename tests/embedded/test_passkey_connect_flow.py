@@ -10,7 +10,7 @@ from typing import Any
 
 from modalcore.enginetest import Harness
 from modalcore.flows.embedded import passkey_signin
-from modalcore.services.handles import EMAIL_CODE
+from modalcore.services.domain.handles import EMAIL_CODE
 from modalcore.slices.embedded import CodeCheckResult, EmailCodeChecked, PasskeySignedIn
 from modalcore.views.connect import PASSKEY_PATH, SIGN_IN_WITH_A_PASSKEY
 

@@ -191,7 +191,7 @@ def test_audit_show_checks_a_passkey_approval_again_from_the_log() -> None:
     passkey_evidence); `audit show` checks it against the approval text, offline."""
     import json
 
-    from modalcore.audit.show import _passkey_holds
+    from modalcore.ops.audit_show import _passkey_holds
     from modalcore.server.approval import approval_text
 
     store = Passkeys()

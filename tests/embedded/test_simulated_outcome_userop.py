@@ -17,7 +17,7 @@ from modalcore.embedded.service import EmbeddedWallet
 from modalcore.engine.persist import load_bytes, session_to_bytes
 from modalcore.flows.simulation import SIMULATION_MS
 from modalcore.server.approval import tree_bytes
-from modalcore.services.handles import CHAIN_SIMULATE, EMBEDDED_SIGN, ESTIMATE_FEE, USEROP_CHECK
+from modalcore.services.domain.handles import CHAIN_SIMULATE, EMBEDDED_SIGN, ESTIMATE_FEE, USEROP_CHECK
 from modalcore.simulation.outcome import NATIVE, TRANSFER
 from modalcore.slices.embedded import ApprovalDecided
 from modalcore_dev.devmail import LocalSmtpServer

@@ -22,7 +22,7 @@ from modalcore_dev.devchain.pytest_plugin import AaChains
 from modalcore_dev.devchain.rpc import encode_call
 from modalcore_dev.devchain.smart_accounts import dev_smart_accounts_section
 from modalcore_dev.devmail import LocalSmtpServer
-from modalcore.services.history import fetch_history
+from modalcore.services.backend.history import fetch_history
 from modalcore.server.config import EngineConfig, dev_networks, parse_config
 from modalcore.slices.embedded import ApprovalDecided
 from modalcore.slices.smart_account import PressedSwitchAccountType

@@ -14,13 +14,13 @@ from modalcore.embedded.service import EmbeddedWallet
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.core.services import ServiceError, ServiceTable, serve
 from modalcore.embedded.smart import owner_of
-from modalcore.services.handles import SMART_ACCOUNTS, SmartAccountsArgs, SmartAccountsFound
+from modalcore.services.domain.handles import SMART_ACCOUNTS, SmartAccountsArgs, SmartAccountsFound
 from modalcore.enginetest import Harness
 from modalcore.rules.addresses import checksum
 from modalcore.slices.embedded import ApprovalDecided, SocialSignedIn
 from modalcore import samples
 from modalcore.flows.smart_account import SWITCH_HOLD_MS
-from modalcore.services.handles import BALANCES
+from modalcore.services.domain.handles import BALANCES
 from modalcore.slices.smart_account import SWITCH_TO_EOA, SWITCH_TO_SMART, smart_account_of
 
 from .world import EmailWorld

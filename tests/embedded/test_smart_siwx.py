@@ -20,10 +20,10 @@ from eth_account import Account
 from modalcore.core.services import ServiceError, serve
 from modalcore.embedded.service import EmbeddedWallet
 from modalcore.rules import texts
-from modalcore.services.handles import EMBEDDED_SIGN, SignArgs
-from modalcore.siwx.service import siwx_services
-from modalcore.siwx.store import SqliteSiwxStore
-from modalcore.siwx.verify import is_erc6492
+from modalcore.services.domain.handles import EMBEDDED_SIGN, SignArgs
+from modalcore.siwx.backend.service import siwx_services
+from modalcore.siwx.backend.store import SqliteSiwxStore
+from modalcore.siwx.backend.verify import is_erc6492
 from modalcore.slices.embedded import ApprovalDecided
 from modalcore_dev.devchain.pytest_plugin import AaChains
 from modalcore_dev.devmail import LocalSmtpServer

@@ -22,8 +22,8 @@ from modalcore.embedded.service import userop_services
 from modalcore.netports import free_port
 from modalcore.server.approval import tree_bytes
 from modalcore.server.config import dev_networks, parse_config
-from modalcore.services.handles import CHAIN_SIMULATE, EMBEDDED_SIGN, USEROP_CHECK
-from modalcore.services.table import default_services
+from modalcore.services.domain.handles import CHAIN_SIMULATE, EMBEDDED_SIGN, USEROP_CHECK
+from modalcore.services.backend.table import default_services
 from modalcore.slices.embedded import ApprovalDecided
 from modalcore_dev.devchain.pytest_plugin import AaChains
 from modalcore_dev.devchain.smart_accounts import dev_smart_accounts_section

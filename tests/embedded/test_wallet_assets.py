@@ -19,7 +19,7 @@ from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.server.config import DEV_ETH_PRICE
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.rules import limits as L
-from modalcore.services.table import default_services
+from modalcore.services.backend.table import default_services
 
 from ..devwallet import chain_networks
 from .world import EmailWorld, open_wallet

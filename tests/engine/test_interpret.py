@@ -11,7 +11,7 @@ from modalcore.core.cmds import Call, CancelTimer, Effect, EffectReply, Reply, S
 from modalcore.core.msg import Msg
 from modalcore.core.services import NoArgs
 from modalcore.engine.interpret import RuntimeCmd, interpret
-from modalcore.enginetest import Harness
+from modalcore.enginetest.fakehost import FakeCommandHost
 from modalcore.runtime import commands as runtime_commands
 from modalcore.runtime.commands import Commands
 
@@ -53,9 +53,9 @@ def test_each_command_goes_to_its_hosts_method_in_order() -> None:
 
 
 def test_the_runtime_and_the_harness_are_hosts_of_the_same_interpreter() -> None:
-    """Both implement every method `interpret` calls (mypy checks the Protocol at each call site);
-    here, that neither keeps a table of its own."""
-    for host in (Commands, Harness):
+    """Both (the harness through its `FakeCommandHost`) implement every method `interpret` calls
+    (mypy checks the Protocol at each call site); here, that neither keeps a table of its own."""
+    for host in (Commands, FakeCommandHost):
         assert all(callable(getattr(host, name, None))
                    for name in ("start_timer", "cancel_timer", "call", "run_effect", "track"))
     assert not hasattr(runtime_commands, "_INTERPRETER")

@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 from modalcore_dev.farcaster.democlient import DEV_FIDS
 from modalcore_dev.farcaster.devrelay import farcaster_section, start_farcaster_relay
 from modalcore_dev.farcaster.relay import create_relay_app
-from modalcore.siwx.message import SiwxMessage
+from modalcore.siwx.domain.message import SiwxMessage
 
 
 def test_the_page_approves_an_open_channel_as_a_dev_fid() -> None:

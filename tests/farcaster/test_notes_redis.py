@@ -22,7 +22,7 @@ from modalcore.embedded.masterkey import MasterKey
 from modalcore.embedded.signer import sign_text
 from modalcore.farcaster.one_approval import APPROVAL_TTL_MS, SignInBinding
 from modalcore.farcaster.service import FarcasterSignIns
-from modalcore.siwx.message import SiwxMessage
+from modalcore.siwx.domain.message import SiwxMessage
 from modalcore.store.redis import RedisStore
 from modalcore_dev.farcaster.democlient import DEV_FIDS
 

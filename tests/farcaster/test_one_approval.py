@@ -29,9 +29,9 @@ from modalcore.runtime.clock import FakeClock
 from modalcore.core.services import ServiceContext, ServiceError
 from modalcore.flows.farcaster import awaiting_frame
 from modalcore.flows.farcaster_siwx import binding
-from modalcore.siwx.message import SiwxMessage, iso_from_ms
-from modalcore.siwx.service import siwx_services
-from modalcore.siwx.store import SqliteSiwxStore
+from modalcore.siwx.domain.message import SiwxMessage, iso_from_ms
+from modalcore.siwx.backend.service import siwx_services
+from modalcore.siwx.backend.store import SqliteSiwxStore
 from modalcore.slices.farcaster import POLL_MS, ChannelOpened, FarcasterChannelOpened
 from modalcore_dev.farcaster.democlient import DEV_FIDS
 

@@ -24,9 +24,9 @@ from modalcore.embedded.keys import Identity
 from modalcore.core.services import ServiceContext, serve
 from modalcore.embedded.smart import smart_accounts
 from modalcore.enginetest import Harness
-from modalcore.services.handles import SMART_ACCOUNTS, SmartAccountsArgs, SmartAccountsFound
-from modalcore.siwx.service import siwx_services
-from modalcore.siwx.verify import is_erc6492
+from modalcore.services.domain.handles import SMART_ACCOUNTS, SmartAccountsArgs, SmartAccountsFound
+from modalcore.siwx.backend.service import siwx_services
+from modalcore.siwx.backend.verify import is_erc6492
 from modalcore_dev.devchain.pytest_plugin import AaChains
 from tests.embedded.test_smart_account_chain import config_for
 from tests.viem_dir import viem_dir

@@ -12,7 +12,7 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 
 from modalcore_dev.farcaster.democlient import DEV_FIDS, connect_params, sign_in_message
-from modalcore.siwx.message import iso_from_ms
+from modalcore.siwx.domain.message import iso_from_ms
 
 from ..siwx.test_siwe_interop import IMPLEMENTATIONS, independent_check
 from .test_service import NOW, STRANGER, World, _opened

@@ -33,7 +33,7 @@ from modalcore.embedded.masterkey import MasterKey
 from modalcore_dev.farcaster.devrelay import farcaster_section
 from modalcore_dev.farcaster.relay import create_relay_app
 from modalcore.netports import free_port
-from modalcore.siwx.message import SiwxMessage, iso_from_ms
+from modalcore.siwx.domain.message import SiwxMessage, iso_from_ms
 from modalcore.server.app import create_app
 from modalcore.server.config import dev_networks, parse_config
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app

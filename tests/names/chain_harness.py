@@ -17,8 +17,8 @@ from modalcore.chains.catalog import Network, catalog
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.rules.names import AUTH_CONNECTOR_ID
 from modalcore.core.services import AnyService
-from modalcore.services.name_registry import NameRegistry
-from modalcore.services.names import name_services
+from modalcore.services.backend.name_registry import NameRegistry
+from modalcore.services.backend.names import name_services
 from modalcore.slices.model import initial_model
 from modalcore.slices.options import parse_options
 from modalcore.wire.frames import AnnouncedWallet, Env

@@ -9,8 +9,8 @@ import httpx
 import pytest
 
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
-from modalcore.services.ens import CachedNames, EnsDeployment, EnsNames, NameLookupError
-from modalcore.services.name_cache import ENS_TTL_MS
+from modalcore.services.backend.ens import CachedNames, EnsDeployment, EnsNames, NameLookupError
+from modalcore.services.backend.name_cache import ENS_TTL_MS
 
 pytestmark = pytest.mark.chain
 DEV_NAMES = {"alice.eth": 0, "bob.eth": 1, "carol.eth": 2}
@@ -105,6 +105,6 @@ async def test_an_unreachable_node_is_error_resolving_name(http: httpx.AsyncClie
 
 
 def _namehash(name: str) -> bytes:
-    from modalcore.services.namehash import namehash
+    from modalcore.services.backend.namehash import namehash
 
     return namehash(name)

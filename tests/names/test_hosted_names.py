@@ -9,8 +9,8 @@ from typing import Any
 
 import httpx
 
-from modalcore.services.names import name_services
-from modalcore.services.profile_api import ProfileApi
+from modalcore.services.backend.names import name_services
+from modalcore.services.backend.profile_api import ProfileApi
 
 from ..hosted_http import SDK_PARAMS
 

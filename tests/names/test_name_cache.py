@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from modalcore.services.name_cache import ENS_TTL_MS, TimedCache, address_key, name_key
+from modalcore.services.backend.name_cache import ENS_TTL_MS, TimedCache, address_key, name_key
 
 
 def test_an_entry_lives_exactly_5_minutes() -> None:

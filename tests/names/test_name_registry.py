@@ -1,4 +1,4 @@
-"""The engine's name registry (services/name_registry.py) on its own: what it stores and every
+"""The engine's name registry (services/backend/name_registry.py) on its own: what it stores and every
 way a registration is refused (behaviour.md §8 'Error registering name {name}', or the behaviour.md §5 rule's
 words), with real eth-account signatures; a refusal stores nothing."""
 
@@ -10,7 +10,7 @@ from eth_account.messages import encode_defunct
 from eth_account.signers.local import LocalAccount
 
 from modalcore.rules.names import registration_message
-from modalcore.services.name_registry import MESSAGE_MAX_AGE_MS, NameRegistry, RegistrationError
+from modalcore.services.backend.name_registry import MESSAGE_MAX_AGE_MS, NameRegistry, RegistrationError
 
 ALICE = Account.from_key("0x" + "11" * 32)
 MALLORY = Account.from_key("0x" + "22" * 32)

@@ -18,7 +18,7 @@ from modalcore.rules.names import (
     name_problem,
     registration_problem,
 )
-from modalcore.services.namehash import labelhash, namehash, reverse_name
+from modalcore.services.backend.namehash import labelhash, namehash, reverse_name
 
 ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 

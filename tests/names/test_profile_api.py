@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from modalcore.services.profile_api import ProfileApi, ProfileApiError, evm_coin_type
+from modalcore.services.backend.profile_api import ProfileApi, ProfileApiError, evm_coin_type
 from ..hosted_http import SDK_PARAMS, recording_http
 
 SDK = SDK_PARAMS
@@ -101,8 +101,8 @@ async def test_an_answer_that_is_not_json_is_the_default_message() -> None:
 
 
 async def test_hosted_names_read_the_chains_coin_type_and_check_the_reverse_points_back() -> None:
-    from modalcore.services.ens import CachedNames
-    from modalcore.services.profile_api import HostedNames
+    from modalcore.services.backend.ens import CachedNames
+    from modalcore.services.backend.profile_api import HostedNames
 
     base = {"name": "alice.reown.id", "addresses": {str(0x80002105): {"address": ADDRESS}}}
     other = {"name": "mallory.reown.id", "addresses": {str(0x80002105): {"address": "0x" + "44" * 20}}}

@@ -25,8 +25,8 @@ from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.embedded.service import EmbeddedWallet
 from modalcore.rules.embedded import AUTH_CONNECTOR_ID
 from modalcore.rules.names import error_registering
-from modalcore.services.name_registry import NameRegistry
-from modalcore.services.names import name_services
+from modalcore.services.backend.name_registry import NameRegistry
+from modalcore.services.backend.names import name_services
 from modalcore.slices.embedded import ApprovalDecided
 from modalcore.slices.register_name import DEBOUNCE_MS
 

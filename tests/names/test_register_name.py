@@ -17,7 +17,7 @@ from eth_account.messages import encode_defunct
 
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.rules.names import BAD_CHARACTERS, NO_ADDRESS_OR_AUTH, TOO_SHORT, registration_message
-from modalcore.services.name_registry import NameRegistry, RegistrationError
+from modalcore.services.backend.name_registry import NameRegistry, RegistrationError
 from modalcore.slices.navigation import PressedNavigate
 from modalcore.slices.register_name import DEBOUNCE_MS
 

@@ -19,9 +19,9 @@ from eth_account.messages import encode_defunct
 
 from modalcore.aa.userop import counterfactual_address, factory_data, wrap_6492
 from modalcore.rules.names import registration_message
-from modalcore.services.name_registry import NameRegistry, Refused, RegistrationError
-from modalcore.services.names import name_services
-from modalcore.siwx.verify import is_erc6492
+from modalcore.services.backend.name_registry import NameRegistry, Refused, RegistrationError
+from modalcore.services.backend.names import name_services
+from modalcore.siwx.backend.verify import is_erc6492
 from modalcore.slices.embedded import ApprovalDecided, EmbeddedSigned
 from modalcore.slices.register_name import DEBOUNCE_MS
 from modalcore_dev.devchain.pytest_plugin import AaChains

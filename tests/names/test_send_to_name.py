@@ -14,7 +14,7 @@ from eth_account.messages import encode_defunct
 
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.rules.names import no_address_for, registration_message
-from modalcore.services.name_registry import NameRegistry
+from modalcore.services.backend.name_registry import NameRegistry
 from modalcore.slices.send_name import DEBOUNCE_MS
 from modalcore.views.parts import truncate_address
 

@@ -12,9 +12,9 @@ from urllib.parse import quote
 import httpx
 from eth_abi.abi import encode
 
-from modalcore.services.nft_metadata import image_from_token_uri, token_uri_call
-from modalcore.services.history import TRANSFER_TOPIC
-from modalcore.services.nfts import address_topic, fetch_nfts
+from modalcore.services.backend.nft_metadata import image_from_token_uri, token_uri_call
+from modalcore.services.backend.history import TRANSFER_TOPIC
+from modalcore.services.backend.nfts import address_topic, fetch_nfts
 
 SVG = "data:image/svg+xml;base64," + base64.b64encode(b"<svg xmlns='http://www.w3.org/2000/svg'/>").decode()
 

@@ -12,8 +12,8 @@ import pytest
 from modalcore.enginetest import Harness
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.core.cmds import CallSettled
-from modalcore.services.nfts import fetch_nfts
-from modalcore.services.shapes import NftsResult
+from modalcore.services.backend.nfts import fetch_nfts
+from modalcore.services.domain.shapes import NftsResult
 
 from ..devwallet import chain_networks
 from .conftest import ADDRESS, OTHER, dev_session

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from modalcore.services.history import TRANSFER_TOPIC
-from modalcore.services.nfts import address_topic, holdings
+from modalcore.services.backend.history import TRANSFER_TOPIC
+from modalcore.services.backend.nfts import address_topic, holdings
 
 ME = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 YOU = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"

@@ -12,9 +12,9 @@ from typing import Any
 import httpx
 
 from modalcore import samples
-from modalcore.services.blockchain_api import BlockchainApi
-from modalcore.services.table import default_services
-from modalcore.services.handles import HISTORY
+from modalcore.services.backend.blockchain_api import BlockchainApi
+from modalcore.services.backend.table import default_services
+from modalcore.services.domain.handles import HISTORY
 
 from ..swap.harness import connected
 

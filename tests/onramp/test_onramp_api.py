@@ -11,11 +11,11 @@ import pytest
 
 from modalcore.chains.catalog import SOLANA_MAINNET, catalog
 from modalcore.core.services import ServiceError
-from modalcore.services.blockchain_api import BlockchainApiError
-from modalcore.services.onramp.api import OnrampApi
-from modalcore.services.onramp.defaults import PAYMENT_CURRENCIES, estimate
-from modalcore.services.onramp.service import NO_PROVIDER, onramp_services
-from modalcore.services.handles import ONRAMP_OPTIONS, ONRAMP_QUOTE, ONRAMP_URL
+from modalcore.services.backend.blockchain_api import BlockchainApiError
+from modalcore.services.backend.onramp.api import OnrampApi
+from modalcore.services.domain.onramp_defaults import PAYMENT_CURRENCIES, estimate
+from modalcore.services.backend.onramp.service import NO_PROVIDER, onramp_services
+from modalcore.services.domain.handles import ONRAMP_OPTIONS, ONRAMP_QUOTE, ONRAMP_URL
 
 from ..hosted_http import SDK_PARAMS, recording_http
 

@@ -10,11 +10,11 @@ import httpx
 import pytest
 
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
-from modalcore.services.onramp.provider import OnrampRefused
+from modalcore.services.backend.onramp.provider import OnrampRefused
 from modalcore_dev.onramp import LocalOnramp
 from modalcore.server.config import dev_networks
-from modalcore.services.table import default_services
-from modalcore.services.handles import HISTORY
+from modalcore.services.backend.table import default_services
+from modalcore.services.domain.handles import HISTORY
 
 pytestmark = pytest.mark.chain
 USER = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from modalcore.chains.catalog import SOLANA_LOCAL
 from modalcore.enginetest import Harness
-from modalcore.services.onramp.defaults import default_options
+from modalcore.services.domain.onramp_defaults import default_options
 from modalcore.slices.onramp_input import PressedOnrampProvider
 
 from ..solana.test_solana_account_rules import DUSD, SOL_ADDRESS, SOLANA_WALLET, connect_solana

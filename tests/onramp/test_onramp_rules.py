@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from modalcore.enginetest import Harness
-from modalcore.services.onramp.defaults import PAYMENT_CURRENCIES
+from modalcore.services.domain.onramp_defaults import PAYMENT_CURRENCIES
 from modalcore.slices.onramp_open import POLL_MS, PressedOnrampContinue
 from modalcore.slices.onramp_quote import QUOTE_DEBOUNCE_MS
 

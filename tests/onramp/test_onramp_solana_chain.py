@@ -14,9 +14,9 @@ from solders.keypair import Keypair
 
 from modalcore.chains.catalog import SOLANA_LOCAL
 from modalcore.enginetest import Harness
-from modalcore.services.onramp.provider import OnrampRefused
+from modalcore.services.backend.onramp.provider import OnrampRefused
 from modalcore_dev.onramp import LocalOnramp
-from modalcore.services.onramp.service import onramp_services
+from modalcore.services.backend.onramp.service import onramp_services
 from modalcore.slices.onramp_open import POLL_MS
 from modalcore_dev.solana_devchain.accounts import DEV_TOKEN
 from modalcore_dev.solana_devchain.network import solana_dev_network

@@ -18,8 +18,8 @@ from modalcore.enginetest import build_model
 from modalcore.runtime.clock import FakeClock
 from modalcore.core.services import NoArgs, Service, ServiceContext, ServiceError
 from modalcore.runtime.services import default_services
-from modalcore.services.jsonrpc import RpcCallError
-from modalcore.services.swap.types import INSUFFICIENT_LIQUIDITY
+from modalcore.services.backend.jsonrpc import RpcCallError
+from modalcore.services.domain.swap_types import INSUFFICIENT_LIQUIDITY
 from modalcore.slices.swap_form import form_key, with_swap
 from modalcore.slices.swap_quote import SwapQuoted, on_quoted
 

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 import pytest
 from redis.asyncio import Redis
 
-from modalcore.audit.chain import StoredEntry
+from modalcore.ledger.chain import StoredEntry
 from modalcore.store.base import AuditConflict, StoredEvent
 from modalcore.store.redis import RedisStore
 from modalcore_testing import Client, make_test_config, start_server

@@ -15,7 +15,7 @@ from modalcore.core.cmds import Call, Dispatch, Failure, Reply, ReplyTo, Service
 from modalcore.runtime.clock import FakeClock
 from modalcore.core.services import NoArgs, Service, ServiceContext, ServiceError
 from modalcore.runtime.services import default_services
-from modalcore.services.jsonrpc import RpcCallError, batch
+from modalcore.services.backend.jsonrpc import RpcCallError, batch
 
 @dataclass(frozen=True)
 class Clocked(Reply):

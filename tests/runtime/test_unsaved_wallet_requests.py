@@ -23,7 +23,7 @@ from modalcore.core.msg import Msg
 from modalcore.core.shape import On, Slice, Table
 from modalcore.engine.update import FLOWS, SLICES
 from modalcore.rules.wallet_requests import NOT_SAVED
-from modalcore.services.handles import EMBEDDED_SIGN
+from modalcore.services.domain.handles import EMBEDDED_SIGN
 from modalcore.core.services import Service, ServiceContext
 from modalcore.slices import snack
 from modalcore.slices.model import Model, Step

@@ -12,7 +12,7 @@ import pytest
 
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore_dev.devchain.rpc import Rpc, encode_call
-from modalcore.services.history import fetch_history
+from modalcore.services.backend.history import fetch_history
 from modalcore.slices import send_tx
 from modalcore.views.activity_tab import MONTHS
 

@@ -13,11 +13,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 import pytest
 
-from modalcore.services.table import default_services
-from modalcore.services.blockchain_api import BlockchainApi
-from modalcore.services.history import NO_ACCOUNT, HistoryError, fetch_history, hosted_history, parse_cursor
-from modalcore.services.send import estimate_fee
-from modalcore.services.transfer import (
+from modalcore.services.backend.table import default_services
+from modalcore.services.backend.blockchain_api import BlockchainApi
+from modalcore.services.backend.history import NO_ACCOUNT, HistoryError, fetch_history, hosted_history, parse_cursor
+from modalcore.services.backend.send import estimate_fee
+from modalcore.services.domain.transfer import (
     TRANSFER_INTERFACES_PATH,
     TransferInterfaceError,
     erc20_tx,
@@ -26,7 +26,7 @@ from modalcore.services.transfer import (
     transfer_accepted,
     transfer_interface,
 )
-from modalcore.services.handles import HISTORY
+from modalcore.services.domain.handles import HISTORY
 
 USDT_CONTRACTS = [  # behaviour.md §7: seven listed USDT contracts use a different transfer interface
     "0xdac17f958d2ee523a2206206994597c13d831ec7",

@@ -15,11 +15,11 @@ from modalcore.core.services import ServiceContext
 from modalcore.runtime.services import ServiceRegistry
 from modalcore.server.app import blockchain_api
 from modalcore.server.config import parse_config
-from modalcore.services.wiring import register_engine_services
-from modalcore.siwx.store import SqliteSiwxStore
+from modalcore.services.backend.wiring import register_engine_services
+from modalcore.siwx.backend.store import SqliteSiwxStore
 from modalcore.slices.history import HistoryFetched
-from modalcore.services.handles import HISTORY
-from modalcore.services.shapes import HistoryArgs
+from modalcore.services.domain.handles import HISTORY
+from modalcore.services.domain.shapes import HistoryArgs
 
 from ..hosted_http import recording_http
 

@@ -14,7 +14,8 @@ from modalcore.runtime.analytics import MemorySink
 from modalcore.runtime.clock import FakeClock
 from modalcore.runtime.services import default_services
 from modalcore.rules.limits import RESUME_GRACE_MS, UNUSED_SESSION_EVICT_MS
-from modalcore.server.hub import SWEEP_EVERY_MS, Hub
+from modalcore.server.hub import Hub
+from modalcore.server.upkeep import SWEEP_EVERY_MS
 from modalcore.server.tokens import Claim
 from modalcore.slices.options import OptionsError, parse_options
 from modalcore.store.memory import MemoryStore
@@ -120,7 +121,7 @@ async def test_find_waits_for_an_eviction_in_progress(hub: Hub) -> None:
 async def test_sweep_drops_sessions_past_the_ttl(hub: Hub) -> None:
     await hub.store.save("old", b"x", clock_of(hub).now_ms())
     clock_of(hub).advance(SWEEP_EVERY_MS)
-    assert await hub.sweep() == 0  # 1 h idle < 2 h TTL
+    assert await hub.upkeep.sweep() == 0  # 1 h idle < 2 h TTL
     clock_of(hub).advance(2 * SWEEP_EVERY_MS)
     assert await hub.store.load("old", clock_of(hub).now_ms()) is None
 
@@ -210,21 +211,21 @@ async def test_leave_ends_the_session_and_forgets_it(hub: Hub) -> None:
 async def test_live_sockets_are_counted_per_client_address() -> None:
     """Issue 27 item 6: the cap counts sockets admitted and not yet closed, not sessions."""
     async with make_hub(max_sessions_per_address=2) as hub:
-        assert hub.admit("10.0.0.1") and not hub.address_full("10.0.0.1")
-        assert hub.admit("10.0.0.1") and hub.address_full("10.0.0.1")
-        assert not hub.admit("10.0.0.1")  # refused: nothing counted
-        assert not hub.address_full("10.0.0.2")
-        hub.release("10.0.0.1")
-        assert not hub.address_full("10.0.0.1") and hub.admit("10.0.0.1")
+        assert hub.addresses.admit("10.0.0.1") and not hub.addresses.address_full("10.0.0.1")
+        assert hub.addresses.admit("10.0.0.1") and hub.addresses.address_full("10.0.0.1")
+        assert not hub.addresses.admit("10.0.0.1")  # refused: nothing counted
+        assert not hub.addresses.address_full("10.0.0.2")
+        hub.addresses.release("10.0.0.1")
+        assert not hub.addresses.address_full("10.0.0.1") and hub.addresses.admit("10.0.0.1")
 
 
 async def test_a_socket_taking_over_its_attached_session_is_admitted_at_the_cap() -> None:
     async with make_hub(max_sessions_per_address=1) as hub:
         session_id, _ = await new_runner(hub, address="10.0.0.1")
-        assert hub.admit("10.0.0.1")
-        assert not hub.admit("10.0.0.1")
-        assert hub.admit("10.0.0.1", replacing=session_id)  # its old socket is closed by the takeover
-        assert hub.over_cap("10.0.0.1")
+        assert hub.addresses.admit("10.0.0.1")
+        assert not hub.addresses.admit("10.0.0.1")
+        assert hub.addresses.admit("10.0.0.1", replacing=session_id)  # its old socket is closed by the takeover
+        assert hub.addresses.over_cap("10.0.0.1")
 
 
 async def test_sessions_without_a_socket_per_address_are_bounded_in_memory() -> None:
@@ -233,11 +234,11 @@ async def test_sessions_without_a_socket_per_address_are_bounded_in_memory() -> 
     async with make_hub(max_sessions_per_address=2) as hub:
         made = []
         for _ in range(5):
-            assert hub.admit("10.0.0.1")
+            assert hub.addresses.admit("10.0.0.1")
             session_id, outlet = await new_runner(hub, address="10.0.0.1")
             hub.runners[session_id].detach(outlet)
             await hub.runners[session_id].settled()
-            hub.release("10.0.0.1")
+            hub.addresses.release("10.0.0.1")
             made.append(session_id)
         for session_id in made:
             runner = hub.runners.get(session_id)

@@ -59,11 +59,11 @@ async def test_an_idle_runner_holds_no_call_sets_context_or_frame_until_used() -
             await client.join()
             await client.quiet(0.2)
             runner = next(iter(server.hub.runners.values()))
-            assert runner.commands.calls is None and runner.commands.effects is None and runner._context is None
+            assert runner.commands.calls is None and runner.commands.effects is None and runner.commands._context is None
             await client.intent("host", "open", iid="open-1")
             frames = await client.recv_until(lambda f: f["t"] == "patch")
             assert frames[0]["status"] == "ok"
-            assert runner.context.session_id == runner.id  # made when asked for
+            assert runner.commands.context.session_id == runner.id  # made when asked for
 
 
 async def test_an_idle_socket_holds_no_join_frame_past_its_handshake() -> None:

@@ -16,7 +16,7 @@ import pytest
 from modalcore.embedded.masterkey import MasterKey
 from modalcore.server.config import ConfigError, EngineConfig, resolve_secret
 from modalcore.server.operator_limit import FAILURES, WINDOW_MS, WrongTokens
-from modalcore.siwx.tokens import load_or_create_key
+from modalcore.siwx.backend.tokens import load_or_create_key
 from modalcore_testing import make_test_config, start_server
 
 from ..analytics.test_operator_login import TOKEN, filled_store

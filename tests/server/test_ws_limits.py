@@ -95,11 +95,11 @@ async def test_closed_sockets_stop_counting_toward_the_per_address_cap_at_once()
                 frames = await one_more.join()
                 assert (frames[0]["t"], frames[0]["code"]) == ("error", "too_many_sessions")
                 assert await one_more.closed() == CLOSE_TOO_MANY_SESSIONS
-        server.wait_for(lambda: server.hub.live_sockets("127.0.0.1") == 0)
+        server.wait_for(lambda: server.hub.addresses.live_sockets("127.0.0.1") == 0)
         assert len(server.hub) == cap  # the closed sockets' sessions are still in memory
         async with server.client() as newcomer:
             assert (await newcomer.join())[0]["t"] == "joined"
-            assert await newcomer.quiet(0.2) is not None and server.hub.live_sockets("127.0.0.1") == 1
+            assert await newcomer.quiet(0.2) is not None and server.hub.addresses.live_sockets("127.0.0.1") == 1
 
 
 async def test_sessions_per_client_address_are_capped() -> None:

@@ -16,8 +16,8 @@ from eth_abi.abi import encode as abi_encode
 from eth_utils.crypto import keccak
 
 from modalcore.core.services import ServiceError
-from modalcore.services.shapes import SimulateArgs
-from modalcore.services.simulate import MAX_ANSWER_BYTES, TIMEOUT_S, simulate
+from modalcore.services.domain.shapes import SimulateArgs
+from modalcore.services.backend.simulate import MAX_ANSWER_BYTES, TIMEOUT_S, simulate
 from modalcore.simulation.outcome import REVERTS, Asset, CallResult, Known, Log, Simulation, TxCall, simulated
 from modalcore_dev.devchain.anvil import start_anvil
 from modalcore_dev.devchain.nodes import CHAIN_DIR, DevNode

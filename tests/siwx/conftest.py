@@ -17,13 +17,13 @@ from eth_account.messages import encode_defunct
 from eth_account.signers.local import LocalAccount
 
 from modalcore.runtime.clock import FakeClock
-from modalcore.siwx.message import SiwxMessage
+from modalcore.siwx.domain.message import SiwxMessage
 from modalcore.core.services import AnyService
-from modalcore.siwx.service import siwx_services
-from modalcore.siwx.store import SqliteSiwxStore
-from modalcore.siwx.tokens import load_or_create_key
+from modalcore.siwx.backend.service import siwx_services
+from modalcore.siwx.backend.store import SqliteSiwxStore
+from modalcore.siwx.backend.tokens import load_or_create_key
 from modalcore.core.services import ServiceTable
-from modalcore.services.handles import SIWX_NONCE, SIWX_SESSIONS, SIWX_VERIFY
+from modalcore.services.domain.handles import SIWX_NONCE, SIWX_SESSIONS, SIWX_VERIFY
 
 
 # Hardhat's public dev keys (accounts #0 and #1 of the test mnemonic).

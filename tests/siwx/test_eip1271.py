@@ -14,8 +14,8 @@ from eth_abi.abi import decode as abi_decode
 from eth_keys.datatypes import Signature
 
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
-from modalcore.siwx.service import siwx_services
-from modalcore.siwx.verify import EIP1271_MAGIC_VALUE, personal_message_hash
+from modalcore.siwx.backend.service import siwx_services
+from modalcore.siwx.backend.verify import EIP1271_MAGIC_VALUE, personal_message_hash
 
 from .conftest import ADDRESS_0, CHAIN_ID, KEY_0, KEY_1, Siwx, make_message, sign
 

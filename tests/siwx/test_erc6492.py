@@ -23,7 +23,7 @@ from eth_utils.address import to_checksum_address
 from modalcore_dev.devchain.contracts import deploy_contract
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore_dev.devchain.rpc import encode_call
-from modalcore.siwx.verify import ERC6492_MAGIC
+from modalcore.siwx.backend.verify import ERC6492_MAGIC
 from tests.viem_dir import viem_dir
 
 from .conftest import ADDRESS_0, CHAIN_ID, Siwx, make_message, sign

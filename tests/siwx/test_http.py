@@ -13,7 +13,7 @@ with warnings.catch_warnings():  # starlette 1.x suggests httpx2 for its TestCli
     warnings.simplefilter("ignore", StarletteDeprecationWarning)
     from starlette.testclient import TestClient
 
-from modalcore.siwx.http import revoke_text, routes
+from modalcore.siwx.backend.http import revoke_text, routes
 
 from .conftest import ADDRESS_0, ADDRESS_1, CHAIN_ID, DOMAIN, KEY_0, KEY_1, Siwx, sign
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from modalcore.siwx.grammar import SiwxMessageError, SiwxParseError
-from modalcore.siwx.message import SiwxMessage, iso_from_ms, parse_chain_id, timestamp_ms
+from modalcore.siwx.domain.grammar import SiwxMessageError, SiwxParseError
+from modalcore.siwx.domain.message import SiwxMessage, iso_from_ms, parse_chain_id, timestamp_ms
 
 from .conftest import ADDRESS_0
 

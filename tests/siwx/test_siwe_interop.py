@@ -22,9 +22,9 @@ import httpx
 import pytest
 from eth_account import Account
 
-from modalcore.siwx.message import SiwxMessage, iso_from_ms
-from modalcore.siwx.service import siwx_services
-from modalcore.siwx.store import SqliteSiwxStore
+from modalcore.siwx.domain.message import SiwxMessage, iso_from_ms
+from modalcore.siwx.backend.service import siwx_services
+from modalcore.siwx.backend.store import SqliteSiwxStore
 
 
 from ..devwallet import dev_session

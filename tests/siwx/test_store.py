@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from modalcore.siwx.store import NonceStatus, SiwxSession, SqliteSiwxStore, build_cacao
+from modalcore.siwx.backend.store import NonceStatus, SiwxSession, SqliteSiwxStore, build_cacao
 
 from .conftest import ADDRESS_0, ADDRESS_1, CHAIN_ID, DOMAIN, NOW_MS, make_message, sign
 

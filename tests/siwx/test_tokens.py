@@ -15,7 +15,7 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 from eth_account.signers.local import LocalAccount
 
-from modalcore.siwx.tokens import TokenError, issue_token, load_or_create_key, verify_token
+from modalcore.siwx.backend.tokens import TokenError, issue_token, load_or_create_key, verify_token
 
 from .conftest import ADDRESS_0, DOMAIN, KEY_1
 

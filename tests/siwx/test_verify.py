@@ -8,10 +8,10 @@ import pytest
 
 from modalcore.runtime.clock import FakeClock
 from modalcore.core.services import ServiceContext
-from modalcore.siwx.message import SiwxMessage
-from modalcore.siwx.tokens import verify_token
-from modalcore.siwx.verify import REASONS, SiwxVerifyError, personal_message_hash, recover_eoa, verify
-from modalcore.services.handles import SIWX_NONCE, SIWX_REVOKE, SIWX_SESSIONS, SIWX_VERIFY
+from modalcore.siwx.domain.message import SiwxMessage
+from modalcore.siwx.backend.tokens import verify_token
+from modalcore.siwx.backend.verify import REASONS, SiwxVerifyError, personal_message_hash, recover_eoa, verify
+from modalcore.services.domain.handles import SIWX_NONCE, SIWX_REVOKE, SIWX_SESSIONS, SIWX_VERIFY
 
 from .conftest import (
     ADDRESS_0,

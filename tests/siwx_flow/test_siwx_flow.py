@@ -12,10 +12,10 @@ from eth_account.messages import encode_defunct
 
 from modalcore.core.cmds import Call, CallSettled, EffectSettled, Track
 from modalcore.rules.wallet_requests import NOT_SAVED, NOT_SAVED_CODE
-from modalcore.siwx.service import siwx_services
-from modalcore.siwx.store import SqliteSiwxStore
-from modalcore.siwx.tokens import verify_token
-from modalcore.services.handles import SIWX_REVOKE
+from modalcore.siwx.backend.service import siwx_services
+from modalcore.siwx.backend.store import SqliteSiwxStore
+from modalcore.siwx.backend.tokens import verify_token
+from modalcore.services.domain.handles import SIWX_REVOKE
 
 from ..connect.conftest import ADDRESS, dev_session
 

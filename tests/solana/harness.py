@@ -15,8 +15,8 @@ from solders.transaction import Transaction
 from modalcore.chains.catalog import SOLANA_LOCAL, catalog
 from modalcore.enginetest import Harness
 from modalcore.core.services import ServiceError
-from modalcore.services.jsonrpc import RpcCallError
-from modalcore.services.table import default_services
+from modalcore.services.backend.jsonrpc import RpcCallError
+from modalcore.services.backend.table import default_services
 from modalcore.slices.model import initial_model
 from modalcore.slices.options import parse_options
 from modalcore.wire.frames import AnnouncedWallet, Env

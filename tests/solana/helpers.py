@@ -9,7 +9,7 @@ from solders.keypair import Keypair
 from solders.pubkey import Pubkey
 from solders.transaction import Transaction
 
-from modalcore.services.solana_rpc import SolanaRpc
+from modalcore.services.backend.solana_rpc import SolanaRpc
 from modalcore.solana.transfers import (
     message_base64, sol_transfer_instructions, spl_transfer_instructions, unsigned_transaction)
 

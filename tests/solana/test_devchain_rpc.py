@@ -13,8 +13,8 @@ from solders.signature import Signature
 from solders.transaction import Transaction
 
 from modalcore.chains.catalog import SOLANA_LOCAL, catalog
-from modalcore.services.jsonrpc import RpcCallError
-from modalcore.services.solana_rpc import SolanaRpc
+from modalcore.services.backend.jsonrpc import RpcCallError
+from modalcore.services.backend.solana_rpc import SolanaRpc
 from modalcore_dev.solana_devchain.accounts import DEV_LAMPORTS, DEV_TOKEN, dev_keypair
 from modalcore_dev.solana_devchain.process import SolanaDevchain
 from modalcore_dev.solana_devchain.rpc import MAX_SIGNATURES

@@ -12,15 +12,15 @@ from eth_account import Account
 from solders.keypair import Keypair
 
 from modalcore.chains.catalog import SOLANA_LOCAL, SOLANA_MAINNET
-from modalcore.siwx.grammar import SiwxParseError
+from modalcore.siwx.domain.grammar import SiwxParseError
 from modalcore.runtime.clock import FakeClock
 from modalcore.core.services import AnyService as Service
 from modalcore.core.services import ServiceContext
-from modalcore.siwx.service import siwx_services
-from modalcore.siwx.solana import SiwsMessage
-from modalcore.siwx.store import SqliteSiwxStore
+from modalcore.siwx.backend.service import siwx_services
+from modalcore.siwx.domain.solana import SiwsMessage
+from modalcore.siwx.backend.store import SqliteSiwxStore
 from modalcore_dev.solana_devchain.accounts import dev_keypair
-from modalcore.services.handles import SIWS_SESSIONS, SIWS_VERIFY, SIWX_NONCE
+from modalcore.services.domain.handles import SIWS_SESSIONS, SIWS_VERIFY, SIWX_NONCE
 from modalcore.core.services import ServiceTable
 
 DOMAIN = "localhost:8000"

@@ -15,8 +15,8 @@ from solders.keypair import Keypair
 from modalcore.chains.catalog import SOLANA_LOCAL
 from modalcore.enginetest import Harness
 from modalcore.core.services import AnyService as Service
-from modalcore.siwx.service import siwx_services
-from modalcore.siwx.store import SqliteSiwxStore
+from modalcore.siwx.backend.service import siwx_services
+from modalcore.siwx.backend.store import SqliteSiwxStore
 from modalcore_dev.solana_devchain.accounts import dev_keypair
 from modalcore.core.services import ServiceTable
 

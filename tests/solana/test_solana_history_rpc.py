@@ -13,8 +13,8 @@ import httpx
 import pytest
 from solders.keypair import Keypair
 
-from modalcore.services.history import HistoryError
-from modalcore.services.solana_history import fetch_solana_history
+from modalcore.services.backend.history import HistoryError
+from modalcore.services.backend.solana_history import fetch_solana_history
 from modalcore.slices.history import parse_transaction
 from modalcore_dev.solana_devchain.ledger import DevLedger
 from modalcore_dev.solana_devchain.rpc import DevRpc, RpcError

@@ -15,7 +15,7 @@ from solders.keypair import Keypair
 from solders.transaction import Transaction
 
 from modalcore.rules.format import floor3
-from modalcore.services.solana_rpc import SolanaRpc
+from modalcore.services.backend.solana_rpc import SolanaRpc
 from modalcore.slices.send_form import ChangedSendAmount, ChangedSendReceiver, SelectedSendToken
 from modalcore.slices.send_tx import PressedSend
 from modalcore_dev.solana_devchain.accounts import DEV_TOKEN, dev_keypair

@@ -11,10 +11,10 @@ from typing import Any
 import httpx
 import pytest
 
-from modalcore.services.blockchain_api import BlockchainApiError
-from modalcore.services.swap.convert_api import ConvertApi
-from modalcore.services.swap.networks import SUPPORTED_SWAP_CHAINS
-from modalcore.services.swap.types import NOT_SUPPORTED_GAS_PRICE, NOT_SUPPORTED_SWAPS, SwapNotSupported
+from modalcore.services.backend.blockchain_api import BlockchainApiError
+from modalcore.services.backend.swap.convert_api import ConvertApi
+from modalcore.services.backend.swap.networks import SUPPORTED_SWAP_CHAINS
+from modalcore.services.domain.swap_types import NOT_SUPPORTED_GAS_PRICE, NOT_SUPPORTED_SWAPS, SwapNotSupported
 from ..hosted_http import SDK_PARAMS, recording_http
 
 SDK = SDK_PARAMS

@@ -11,12 +11,12 @@ from decimal import Decimal
 import httpx
 import pytest
 
-from modalcore.services.blockchain_api import BlockchainApiError
-from modalcore.services.swap.convert_api import ConvertApi
-from modalcore.services.swap.hosted_provider import HostedSwapProvider
-from modalcore.services.swap.select import swap_provider
-from modalcore.services.swap.types import InsufficientLiquidity, NATIVE, NOT_SUPPORTED_SWAPS, Quote, SwapNotSupported
-from modalcore.services.swap.uniswap_v2 import UniswapV2Market, UniswapV2Provider
+from modalcore.services.backend.blockchain_api import BlockchainApiError
+from modalcore.services.backend.swap.convert_api import ConvertApi
+from modalcore.services.backend.swap.hosted_provider import HostedSwapProvider
+from modalcore.services.backend.swap.select import swap_provider
+from modalcore.services.domain.swap_types import InsufficientLiquidity, NATIVE, NOT_SUPPORTED_SWAPS, Quote, SwapNotSupported
+from modalcore.services.backend.swap.uniswap_v2 import UniswapV2Market, UniswapV2Provider
 
 USER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
 USDC = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"

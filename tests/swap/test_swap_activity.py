@@ -13,8 +13,8 @@ import pytest
 
 from modalcore import samples
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
-from modalcore.services.history import fetch_history
-from modalcore.services.shapes import HistoryResult
+from modalcore.services.backend.history import fetch_history
+from modalcore.services.domain.shapes import HistoryResult
 
 from .chain_harness import ChainHarness
 from .harness import HASH, connected

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from modalcore.services.swap.amounts import min_received, parse_slippage, price_impact
-from modalcore.services.swap.types import DEFAULT_SLIPPAGE, SwapError
-from modalcore.services.swap.amounts import amount_out
+from modalcore.services.backend.swap.amounts import min_received, parse_slippage, price_impact
+from modalcore.services.domain.swap_types import DEFAULT_SLIPPAGE, SwapError
+from modalcore.services.backend.swap.amounts import amount_out
 
 
 def test_slippage_defaults_to_1_percent() -> None:

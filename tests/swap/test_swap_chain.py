@@ -14,8 +14,8 @@ import pytest
 from modalcore_dev.devchain import Rpc, RpcError, TransactionFailed
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.rules.rpc_errors import classify
-from modalcore.services.swap.types import INSUFFICIENT_LIQUIDITY, InsufficientLiquidity, NATIVE, SwapError, TxRequest
-from modalcore.services.swap.uniswap_v2 import UniswapV2Market, UniswapV2Provider
+from modalcore.services.domain.swap_types import INSUFFICIENT_LIQUIDITY, InsufficientLiquidity, NATIVE, SwapError, TxRequest
+from modalcore.services.backend.swap.uniswap_v2 import UniswapV2Market, UniswapV2Provider
 
 pytestmark = pytest.mark.chain
 ETH = 10**18

@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from modalcore.core.services import ServiceError
-from modalcore.services.swap.convert_api import ConvertApi
-from modalcore.services.swap.service import swap_quote
+from modalcore.services.backend.swap.convert_api import ConvertApi
+from modalcore.services.backend.swap.service import swap_quote
 
 USER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
 USDC = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
@@ -79,7 +79,7 @@ async def test_without_a_hosted_api_a_network_without_a_market_has_no_swaps() ->
 
 
 async def test_the_swap_token_list_comes_from_the_hosted_api_without_the_native_placeholder() -> None:
-    from modalcore.services.swap.service import swap_tokens
+    from modalcore.services.backend.swap.service import swap_tokens
 
     answer = {"tokens": [
         {"name": "Ether", "symbol": "ETH", "address": "eip155:1:0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee", "decimals": 18},
@@ -102,7 +102,7 @@ async def test_the_swap_token_list_comes_from_the_hosted_api_without_the_native_
 
 
 async def test_a_local_market_needs_no_token_list() -> None:
-    from modalcore.services.swap.service import swap_tokens
+    from modalcore.services.backend.swap.service import swap_tokens
     from modalcore_dev.swap_markets import dev_markets
 
     async with httpx.AsyncClient(transport=transport([])) as http:

@@ -14,7 +14,7 @@ from modalcore_dev.devchain.contracts import deploy_contract
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.chains.catalog import Token
 from modalcore_dev.swap_markets import dev_markets
-from modalcore.services.swap.uniswap_v2 import UniswapV2Market
+from modalcore.services.backend.swap.uniswap_v2 import UniswapV2Market
 
 from .chain_harness import ChainHarness
 

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from modalcore_dev.walletconnect_relay import RelayServer, running_relay
-from modalcore.walletconnect.relay_client import RelayClient
-from modalcore.walletconnect.sign_rpc import Metadata
-from modalcore.walletconnect.signclient import SignClient
+from modalcore.walletconnect.backend.relay_client import RelayClient
+from modalcore.walletconnect.domain.sign_rpc import Metadata
+from modalcore.walletconnect.backend.signclient import SignClient
 
 REPO = Path(__file__).resolve().parents[2]
 WALLET_SCRIPT = REPO / "walletpeer" / "wallet.mjs"

@@ -1,11 +1,11 @@
 """WalletConnect state at rest: AES-256-GCM under a key derived from the operator's secret,
-bound to its store key (walletconnect/atrest.py)."""
+bound to its store key (walletconnect/backend/atrest.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from modalcore.walletconnect.atrest import SealedStateError, derive_key, open_state, seal_state
+from modalcore.walletconnect.backend.atrest import SealedStateError, derive_key, open_state, seal_state
 
 STATE = b'{"sessions":{"t":{"sym_key":"' + b"ab" * 32 + b'"}}}'
 

@@ -18,17 +18,17 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 
 from modalcore.rules import limits as L
-from modalcore.siwx.message import SiwxMessage
-from modalcore.walletconnect import core, jsonrpc
-from modalcore.walletconnect.cacao_check import check_cacao
-from modalcore.walletconnect.auth import (AuthError, AuthPayload, Cacao, build_payload, cacao_message,
+from modalcore.siwx.domain.message import SiwxMessage
+from modalcore.walletconnect.backend import core, jsonrpc
+from modalcore.walletconnect.backend.cacao_check import check_cacao
+from modalcore.walletconnect.domain.auth import (AuthError, AuthPayload, Cacao, build_payload, cacao_message,
                                           decode_recap, request_recap, session_namespaces, signed_in)
-from modalcore.walletconnect.crypto import KeyPair, derive_sym_key, seal, topic_of, unseal
-from modalcore.walletconnect.events import Dropped, ProposalDeclined, SessionSettled
-from modalcore.walletconnect.proposal import EIP155_METHODS
-from modalcore.walletconnect.sign_rpc import Metadata
-from modalcore.walletconnect.state import DappState
-from modalcore.walletconnect.uri import parse_uri
+from modalcore.walletconnect.backend.crypto import KeyPair, derive_sym_key, seal, topic_of, unseal
+from modalcore.walletconnect.backend.events import Dropped, ProposalDeclined, SessionSettled
+from modalcore.walletconnect.domain.proposal import EIP155_METHODS
+from modalcore.walletconnect.domain.sign_rpc import Metadata
+from modalcore.walletconnect.backend.state import DappState
+from modalcore.walletconnect.backend.uri import parse_uri
 
 VECTORS = json.loads((Path(__file__).parent / "sdk_auth_vectors.json").read_text())
 KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"  # Hardhat #0

@@ -24,11 +24,11 @@ from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.enginetest import Harness
 from modalcore.core.services import AnyService
 from modalcore.runtime.walletconnect import WalletConnectRuntime, store_key
-from modalcore.siwx.service import siwx_services
-from modalcore.siwx.store import SqliteSiwxStore
+from modalcore.siwx.backend.service import siwx_services
+from modalcore.siwx.backend.store import SqliteSiwxStore
 from modalcore.store.memory import MemoryStore
-from modalcore.walletconnect.auth import build_payload
-from modalcore.walletconnect.proposal import EIP155_METHODS
+from modalcore.walletconnect.domain.auth import build_payload
+from modalcore.walletconnect.domain.proposal import EIP155_METHODS
 from modalcore_dev.walletconnect_relay import running_relay
 from modalcore.core.services import ServiceTable
 

@@ -8,15 +8,15 @@ import json
 
 import pytest
 
-from modalcore.walletconnect import core, jsonrpc
-from modalcore.walletconnect.crypto import KeyPair, derive_sym_key, seal, topic_of, unseal
-from modalcore.walletconnect.errors import UNAUTHORIZED_CHAIN, UNAUTHORIZED_METHOD, WalletConnectError
-from modalcore.walletconnect.events import (Dropped, PairingExpired, ProposalApproved, ProposalDeclined, ProposalExpired,
+from modalcore.walletconnect.backend import core, jsonrpc
+from modalcore.walletconnect.backend.crypto import KeyPair, derive_sym_key, seal, topic_of, unseal
+from modalcore.walletconnect.domain.errors import UNAUTHORIZED_CHAIN, UNAUTHORIZED_METHOD, WalletConnectError
+from modalcore.walletconnect.backend.events import (Dropped, PairingExpired, ProposalApproved, ProposalDeclined, ProposalExpired,
                                             RequestTimedOut, ResponseReceived, SessionDeleted, SessionSettled)
-from modalcore.walletconnect.proposal import EIP155_EVENTS, PROPOSED_METHODS, ProposalError, build_namespaces
-from modalcore.walletconnect.sign_rpc import Metadata
-from modalcore.walletconnect.state import DappState, secret_fields
-from modalcore.walletconnect.tags import SIGN_RPC, irn, request_ttl
+from modalcore.walletconnect.domain.proposal import EIP155_EVENTS, PROPOSED_METHODS, ProposalError, build_namespaces
+from modalcore.walletconnect.domain.sign_rpc import Metadata
+from modalcore.walletconnect.backend.state import DappState, secret_fields
+from modalcore.walletconnect.backend.tags import SIGN_RPC, irn, request_ttl
 
 NOW = 1_700_000_000_000
 META = Metadata(name="dApp")

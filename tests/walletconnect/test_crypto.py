@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from modalcore.walletconnect.crypto import (EnvelopeError, KeyPair, decode_envelope, derive_sym_key,
+from modalcore.walletconnect.backend.crypto import (EnvelopeError, KeyPair, decode_envelope, derive_sym_key,
                                             generate_sym_key, open_envelope, seal, topic_of, unseal)
 
 VECTORS = json.loads((Path(__file__).parent / "sdk_vectors.json").read_text())

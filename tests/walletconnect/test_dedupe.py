@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from modalcore.walletconnect.dedupe import RecentSet
+from modalcore.walletconnect.backend.dedupe import RecentSet
 
 
 def test_replays_are_detected_and_the_cache_stays_bounded() -> None:

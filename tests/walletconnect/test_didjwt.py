@@ -13,7 +13,7 @@ import pytest
 from Crypto.PublicKey import ECC
 from Crypto.Signature import eddsa
 
-from modalcore.walletconnect.didjwt import ClientIdentity, JwtError, decode_did_key, sign_jwt, verify_jwt
+from modalcore.walletconnect.backend.didjwt import ClientIdentity, JwtError, decode_did_key, sign_jwt, verify_jwt
 
 SPEC_SEED = "58e0254c211b858ef7896b00e3f36beeb13d568d47c6031c4218b87718061295"
 SPEC_PUBLIC = "884ab67f787b69e534bfdba8d5beb4e719700e90ac06317ed177d49e5a33be5a"

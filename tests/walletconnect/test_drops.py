@@ -13,10 +13,10 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
-from modalcore.walletconnect import jsonrpc
-from modalcore.walletconnect.crypto import generate_sym_key, seal
+from modalcore.walletconnect.backend import jsonrpc
+from modalcore.walletconnect.backend.crypto import generate_sym_key, seal
 from modalcore_dev.walletconnect_relay import RelayServer
-from modalcore.walletconnect.relay_client import MAX_MESSAGE, RelayClient
+from modalcore.walletconnect.backend.relay_client import MAX_MESSAGE, RelayClient
 
 from .conftest import DEV_ADDRESS, WAIT, dapp_on_relay, wallet_peer
 

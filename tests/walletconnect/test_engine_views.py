@@ -16,7 +16,7 @@ from modalcore.enginetest import Harness
 from modalcore.slices.wallet_events import WalletChainChanged, WalletDisconnected
 from modalcore.views import logos
 from modalcore.views.qrcode import encoded
-from modalcore.walletconnect.uri import PairingUri
+from modalcore.walletconnect.backend.uri import PairingUri
 
 ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 NETWORKS = ["eip155:31337", "eip155:31338"]

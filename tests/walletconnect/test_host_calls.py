@@ -4,7 +4,7 @@ they are; what the wallet supports, and its errors with their codes, come back t
 
 from __future__ import annotations
 
-from modalcore.walletconnect.proposal import EIP5792_METHODS, build_namespaces
+from modalcore.walletconnect.domain.proposal import EIP5792_METHODS, build_namespaces
 
 from .test_engine_views import ADDRESS, connect, harness
 from .test_host_provider import rpc

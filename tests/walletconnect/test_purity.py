@@ -8,8 +8,8 @@ from pathlib import Path
 
 import modalcore.walletconnect as package
 
-PURE = ["core.py", "events.py", "state.py", "proposal.py", "sign_rpc.py", "jsonrpc.py", "tags.py", "uri.py",
-        "errors.py", "qr.py"]
+PURE = ["backend/core.py", "backend/events.py", "backend/state.py", "domain/proposal.py", "domain/sign_rpc.py",
+        "backend/jsonrpc.py", "backend/tags.py", "backend/uri.py", "domain/errors.py", "domain/qr.py"]
 IMPURE = {"asyncio", "time", "random", "secrets", "socket", "websockets", "httpx", "os", "datetime", "logging"}
 
 

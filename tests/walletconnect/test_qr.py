@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from modalcore.walletconnect.qr import qr_matrix
-from modalcore.walletconnect.uri import PairingUri
+from modalcore.walletconnect.domain.qr import qr_matrix
+from modalcore.walletconnect.backend.uri import PairingUri
 
 URI = PairingUri("ab" * 32, "cd" * 32, 1_700_000_240).format()
 

@@ -17,7 +17,7 @@ import pytest
 import websockets
 from websockets.asyncio.client import ClientConnection, connect
 
-from modalcore.walletconnect.didjwt import ClientIdentity, sign_jwt
+from modalcore.walletconnect.backend.didjwt import ClientIdentity, sign_jwt
 from modalcore_dev.walletconnect_relay import Limits, Mailbox, RelayServer, Stored, running_relay
 
 TOPIC_A, TOPIC_B, TOPIC_C = "aa" * 32, "bb" * 32, "cc" * 32

@@ -10,11 +10,11 @@ from typing import Any, cast
 
 import pytest
 
-from modalcore.walletconnect.events import ProposalExpired
-from modalcore.walletconnect.relay_client import RelayClient
-from modalcore.walletconnect.sign_rpc import Metadata
-from modalcore.walletconnect.errors import RequestExpired
-from modalcore.walletconnect.signclient import SignClient
+from modalcore.walletconnect.backend.events import ProposalExpired
+from modalcore.walletconnect.backend.relay_client import RelayClient
+from modalcore.walletconnect.domain.sign_rpc import Metadata
+from modalcore.walletconnect.domain.errors import RequestExpired
+from modalcore.walletconnect.backend.signclient import SignClient
 
 METADATA = Metadata(name="t", description="t", url="https://t.example", icons=[])
 

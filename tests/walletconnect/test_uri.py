@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from modalcore.server.config import ConfigError, parse_config
-from modalcore.walletconnect.uri import PAIRING_EXPIRY_MS, PairingUri, UriError, pairing_expiry, parse_uri
+from modalcore.walletconnect.backend.uri import PAIRING_EXPIRY_MS, PairingUri, UriError, pairing_expiry, parse_uri
 
 TOPIC = "7f6e504bfad60b485450578e05678ed3e8e8c4751d3c6160be17160d63ec90f9"
 KEY = "587d5484ce2a2a6ee3ba1962fdd7e8588e06200c46823bd18fbd67def96ad303"

@@ -13,11 +13,11 @@ from eth_account import Account
 from eth_account.messages import encode_defunct, encode_typed_data
 
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
-from modalcore.walletconnect.errors import ProposalRejected
-from modalcore.walletconnect.events import Event, SessionDeleted, SessionEvent, SessionExtended, SessionUpdated
-from modalcore.walletconnect.relay_client import RelayClient
-from modalcore.walletconnect.signclient import SignClient
-from modalcore.walletconnect.state import DappState
+from modalcore.walletconnect.domain.errors import ProposalRejected
+from modalcore.walletconnect.backend.events import Event, SessionDeleted, SessionEvent, SessionExtended, SessionUpdated
+from modalcore.walletconnect.backend.relay_client import RelayClient
+from modalcore.walletconnect.backend.signclient import SignClient
+from modalcore.walletconnect.backend.state import DappState
 
 from .conftest import DAPP, DEV_ADDRESS, WAIT, dapp_on_relay, wallet_peer
 
