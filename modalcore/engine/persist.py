@@ -132,6 +132,8 @@ class ModelPacker:
         self.packed = 0  # slices packed (not reused), for tests and figures
         # what the host events and the theme said at the last save, with their bytes
         self._host: dict[str, tuple[object, bytes]] = {}
+        self._host_values: tuple[object, ...] = ()  # the data of each kind, in `_host`'s order
+        self._host_bytes = map_header(0)
         self._theme: tuple[object, bytes] | None = None
 
     @property
@@ -175,8 +177,12 @@ class ModelPacker:
     def pack_host(self, sent: Mapping[str, object]) -> bytes:
         """The msgpack of what the host events last said (`Session.host_sent`: kind -> data),
         byte for byte; an event's data is packed again only when it is another object than at
-        the last save (the session replaces an event's data when it changes, never edits it)."""
+        the last save (the session replaces an event's data when it changes, never edits it),
+        and the whole map is reused when every kind and data is the one of the last save."""
         kept = self._host
+        if (len(sent) == len(kept) and all(map(operator.is_, sent.values(), self._host_values))
+                and all(map(operator.eq, sent, kept))):
+            return self._host_bytes
         parts = [map_header(len(sent))]
         now: dict[str, tuple[object, bytes]] = {}
         for kind, data in sent.items():
@@ -187,7 +193,9 @@ class ModelPacker:
             parts.append(encode(kind))
             parts.append(hit[1])
         self._host = now
-        return b"".join(parts)
+        self._host_values = tuple(sent.values())
+        self._host_bytes = b"".join(parts)
+        return self._host_bytes
 
     def pack_theme(self, sent: object) -> bytes:
         """The msgpack of the theme frame's content last sent (`Session.theme_sent`, replaced
