@@ -25,8 +25,7 @@ from dataclasses import MISSING, dataclass, fields, is_dataclass
 from functools import cache
 from itertools import compress
 import logging
-from types import UnionType
-from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
+from typing import Any, get_type_hints
 
 import msgpack
 from pydantic import TypeAdapter
@@ -36,6 +35,7 @@ from ..wire.codec import array_header, encode, encode_map, map_header
 from ..wire.serverframes import AckStatus, ack_status
 from ..core.msg import Msg
 from . import pending
+from .flatpack import flat_getters
 from .named import from_data, to_data
 from .session import Session
 from .shared import SHARED, SharedPacker, resolver, restore
@@ -103,45 +103,10 @@ def _default_bytes() -> tuple[bytes | None, ...]:
     return tuple(out)
 
 
-_PLAIN: frozenset[object] = frozenset((bool, int, str, type(None)))
-
-
-def _plain(hint: object) -> bool:
-    """A field type whose values pydantic's python-mode dump returns as they are: bool, int,
-    str or None, a union or Literal of those (floats are left to pydantic)."""
-    if hint in _PLAIN:
-        return True
-    origin = get_origin(hint)
-    if origin is Literal:
-        return all(type(arg) in _PLAIN for arg in get_args(hint))
-    return origin in (Union, UnionType) and all(_plain(arg) for arg in get_args(hint))
-
-
-@cache
-def _flat_getters() -> tuple[tuple[tuple[str, ...], type, Callable[[object], tuple[object, ...]]] | None, ...]:
-    """For every field of the model whose slice is a dataclass of plain fields only (`_plain`):
-    its field names, its class and a getter of their values in one C call; else None. Such a
-    slice is packed as the map of its fields without pydantic, byte for byte its dump (a test
-    holds every save to a full pydantic pack)."""
-    hints = get_type_hints(Model)
-    out: list[tuple[tuple[str, ...], type, Callable[[object], tuple[object, ...]]] | None] = []
-    for f in fields(Model):
-        kind = hints[f.name]
-        if not (isinstance(kind, type) and is_dataclass(kind)):
-            out.append(None)
-            continue
-        own = get_type_hints(kind)
-        names = tuple(g.name for g in fields(kind))
-        if len(names) < 2 or not all(_plain(own[name]) for name in names):
-            out.append(None)
-            continue
-        out.append((names, kind, operator.attrgetter(*names)))
-    return tuple(out)
-
-
 def _dumped(index: int, value: object) -> bytes:
-    """The msgpack of the model field `index`'s pydantic dump (python mode)."""
-    flat = _flat_getters()[index]
+    """The msgpack of the model field `index`'s pydantic dump (python mode); a slice of plain
+    fields without pydantic (flatpack.py), byte for byte the same."""
+    flat = flat_getters()[index]
     if flat is not None and type(value) is flat[1]:
         return encode(dict(zip(flat[0], flat[2](value))))
     return encode(_field_adapters()[index][2].dump_python(value, mode="python"))

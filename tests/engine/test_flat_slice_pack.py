@@ -8,7 +8,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal, get_args, get_origin, get_type_hints
 
-from modalcore.engine.persist import _dumped, _field_adapters, _flat_getters
+from modalcore.engine.flatpack import flat_getters
+from modalcore.engine.persist import _dumped, _field_adapters
 from modalcore.slices.model import Model
 from modalcore.wire.codec import encode
 
@@ -32,7 +33,7 @@ def _other(hint: object, now: object) -> object:
 
 def test_rule_a_flat_slice_packs_as_pydantic_dumps_it() -> None:
     model = Model()
-    flat = [(index, name) for index, ((name, _, _), getter) in enumerate(zip(_field_adapters(), _flat_getters(), strict=True))
+    flat = [(index, name) for index, ((name, _, _), getter) in enumerate(zip(_field_adapters(), flat_getters(), strict=True))
             if getter is not None]
     assert {"modal", "snack"} <= {name for _, name in flat}  # the hot ones of a cycle are flat
     for index, name in flat:
