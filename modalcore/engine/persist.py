@@ -35,6 +35,7 @@ from ..wire.codec import array_header, encode, encode_map, map_header
 from ..wire.serverframes import AckStatus, ack_status
 from ..core.msg import Msg
 from . import pending
+from .flatpack import flat_getters
 from .named import from_data, to_data
 from .session import Session
 from .shared import SHARED, SharedPacker, resolver, restore
@@ -102,6 +103,15 @@ def _default_bytes() -> tuple[bytes | None, ...]:
     return tuple(out)
 
 
+def _dumped(index: int, value: object) -> bytes:
+    """The msgpack of the model field `index`'s pydantic dump (python mode); a slice of plain
+    fields without pydantic (flatpack.py), byte for byte the same."""
+    flat = flat_getters()[index]
+    if flat is not None and type(value) is flat[1]:
+        return encode(dict(zip(flat[0], flat[2](value))))
+    return encode(_field_adapters()[index][2].dump_python(value, mode="python"))
+
+
 @cache
 def _defaulted() -> frozenset[str]:
     return frozenset(name for (name, _, _), packed in zip(_field_adapters(), _default_bytes(), strict=True)
@@ -132,6 +142,8 @@ class ModelPacker:
         self.packed = 0  # slices packed (not reused), for tests and figures
         # what the host events and the theme said at the last save, with their bytes
         self._host: dict[str, tuple[object, bytes]] = {}
+        self._host_values: tuple[object, ...] = ()  # the data of each kind, in `_host`'s order
+        self._host_bytes = map_header(0)
         self._theme: tuple[object, bytes] | None = None
 
     @property
@@ -160,11 +172,11 @@ class ModelPacker:
         return b"".join(parts)
 
     def _pack_field(self, index: int, value: object) -> bytes:
-        name, _, adapter = _field_adapters()[index]
+        name = _field_adapters()[index][0]
         if self._shared is None:
-            return encode(adapter.dump_python(value, mode="python"))
+            return _dumped(index, value)
         if name not in SHARED:
-            packed = encode(adapter.dump_python(value, mode="python"))
+            packed = _dumped(index, value)
             return _NIL if packed == _default_bytes()[index] else packed
         packed, blobs = self._shared.pack(name, value)
         if blobs != self._blobs_of.get(index):
@@ -175,8 +187,12 @@ class ModelPacker:
     def pack_host(self, sent: Mapping[str, object]) -> bytes:
         """The msgpack of what the host events last said (`Session.host_sent`: kind -> data),
         byte for byte; an event's data is packed again only when it is another object than at
-        the last save (the session replaces an event's data when it changes, never edits it)."""
+        the last save (the session replaces an event's data when it changes, never edits it),
+        and the whole map is reused when every kind and data is the one of the last save."""
         kept = self._host
+        if (len(sent) == len(kept) and all(map(operator.is_, sent.values(), self._host_values))
+                and all(map(operator.eq, sent, kept))):
+            return self._host_bytes
         parts = [map_header(len(sent))]
         now: dict[str, tuple[object, bytes]] = {}
         for kind, data in sent.items():
@@ -187,7 +203,9 @@ class ModelPacker:
             parts.append(encode(kind))
             parts.append(hit[1])
         self._host = now
-        return b"".join(parts)
+        self._host_values = tuple(sent.values())
+        self._host_bytes = b"".join(parts)
+        return self._host_bytes
 
     def pack_theme(self, sent: object) -> bytes:
         """The msgpack of the theme frame's content last sent (`Session.theme_sent`, replaced
