@@ -133,11 +133,13 @@ nginx:
 run: $(RUNSTAMP) renderer/dist/modal.js chain/node_modules/.installed bundler/node_modules/.installed walletpeer/node_modules/.installed oidcprovider/node_modules/.installed
 	$(PY) -m modalcore_dev demo --host $(HOST) --port $(PORT) $(foreach origin,$(ALLOW_ORIGIN),--allow-origin $(origin))
 
-# --durations: the CI log names the slowest tests (make test must stay under 30 minutes on CI's
-# 2 cores, installs included)
+# make test must stay under 30 minutes on CI's 2 cores, installs included: pytest-xdist runs one
+# test file per worker on every core (at most 4: each worker starts its own session-wide chains,
+# Redis and PostgreSQL); --durations names the slowest tests in the CI log.
+TEST_WORKERS ?= auto
 test: deps chromium redis nginx postgres typecheck imports docs
 	cd renderer && npm test --silent
-	$(PY) -m pytest -q --durations=40
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile --durations=40
 
 # The documentation site (mkdocs.yml, docs/) into artifacts/site; --strict fails on a broken link
 # between pages. docs/gen_reference.py rewrites the generated reference pages (a test checks them).

@@ -12,6 +12,11 @@ when it was first seen (scanned at the end of each test file).
 
 A pytest run inside a test (a subprocess) marks its own children `OUTER/INNER`: it checks only
 those, never its parent run's, and the parent run still sees whatever it leaves.
+
+Under pytest-xdist (`make test` runs `-n auto`) each worker checks its own tests' processes after
+its last teardown and hands what it found to the controller (`workeroutput`); the controller,
+once every worker has exited, checks what is still marked with its own run and reports all of
+it as one failed `leftover processes`.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ GRACE_S = 5.0  # a child that exits this late is not a leftover (a browser's hel
 STOP_S = 3.0  # SIGTERM, then SIGKILL after this long
 PROC = Path("/proc")
 REPORT_ID = "leftover processes"
+WORKER_OUTPUT = "modalcore_leftovers"  # an xdist worker's leftovers, for its controller
 
 
 @dataclass(frozen=True)
@@ -146,6 +152,7 @@ class LeftoverCheck:
         os.environ[MARKER] = self.run
         self.first_seen: dict[tuple[int, str], tuple[str, str]] = {}  # -> (test file, command line)
         self.checked = False  # the check ran after the last teardown
+        self.from_workers: list[str] = []  # under xdist, the controller's: its workers' leftovers
 
     def note(self, test_file: str) -> None:
         for pid in marked(self.run):
@@ -165,34 +172,68 @@ class LeftoverCheck:
         if nextitem is None or nextitem.nodeid.split("::")[0] != test_file:
             self.note(test_file)
 
+    def report(self, session: pytest.Session, descriptions: list[str]) -> None:
+        """One failed report naming every leftover (already ended)."""
+        lines = [f"{len(descriptions)} process(es) the tests started were still running after the last "
+                 f"teardown (ended now: SIGTERM, then SIGKILL):"]
+        lines += ["  " + description for description in descriptions]
+        report = TestReport(nodeid=REPORT_ID, location=("conftest", None, REPORT_ID), keywords={},
+                            outcome="failed", longrepr="\n".join(lines), when="call")
+        session.config.hook.pytest_runtest_logreport(report=report)
+        session.testsfailed += 1
+
+    def ended(self) -> list[str]:
+        """The leftovers after the grace, ended, described."""
+        found = self.leftovers()
+        end([leftover.pid for leftover in found])
+        return [leftover.describe() for leftover in found]
+
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
         result = yield  # stopped early (-x, Ctrl-C): the fixtures are not torn down yet, see below
+        if _is_xdist_controller(session.config):
+            return result  # its workers are still exiting: checked in pytest_sessionfinish
         self.checked = True
-        found = self.leftovers()
-        end([leftover.pid for leftover in found])
-        if found:
-            lines = [f"{len(found)} process(es) the tests started were still running after the last "
-                     f"teardown (ended now: SIGTERM, then SIGKILL):"]
-            lines += ["  " + leftover.describe() for leftover in found]
-            report = TestReport(nodeid=REPORT_ID, location=("conftest", None, REPORT_ID), keywords={},
-                                outcome="failed", longrepr="\n".join(lines), when="call")
-            session.config.hook.pytest_runtest_logreport(report=report)
-            session.testsfailed += 1
+        found = self.ended()
+        if _is_xdist_worker(session.config):
+            # a worker reports only its tests' own ids: the controller reports these
+            session.config.workeroutput[WORKER_OUTPUT] = found  # type: ignore[attr-defined]
+        elif found:
+            self.report(session, found)
         return result
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: object, error: object) -> None:
+        """xdist's controller, as each worker ends: what it found and ended."""
+        self.from_workers += getattr(node, "workeroutput", {}).get(WORKER_OUTPUT, [])
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        """After a run stopped early, once the fixtures are torn down (runner's sessionfinish):
-        end what is left, and say so (the run has failed already)."""
+        """xdist's controller, once every worker has exited: what the workers found and what
+        is still running; after a run stopped early, once the fixtures are torn down (runner's
+        sessionfinish): end what is left, and say so (the run has failed already)."""
         if self.checked:
             return
-        found = self.leftovers()
-        end([leftover.pid for leftover in found])
+        found = self.ended()
+        if _is_xdist_controller(session.config):
+            if found := self.from_workers + found:
+                self.report(session, found)
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+            return
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-        for leftover in found:
+        for description in found:
             if reporter is not None:
-                reporter.write_line(f"leftover process ended: {leftover.describe()}")
+                reporter.write_line(f"leftover process ended: {description}")
+
+
+def _is_xdist_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _is_xdist_controller(config: pytest.Config) -> bool:
+    """`pytest -n N`: this process runs no test, its workers do (each with this plugin)."""
+    return config.pluginmanager.has_plugin("dsession")
+
 
 def pytest_configure(config: pytest.Config) -> None:
     if PROC.is_dir() and not config.pluginmanager.has_plugin("leftover-check"):

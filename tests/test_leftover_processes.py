@@ -48,11 +48,12 @@ def _commands(pids: list[int]) -> list[str]:
     return found
 
 
-def test_rule_a_run_that_leaves_a_process_fails_names_it_and_ends_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one process", "xdist workers"])
+def test_rule_a_run_that_leaves_a_process_fails_names_it_and_ends_it(tmp_path: Path, workers: list[str]) -> None:
     (tmp_path / "conftest.py").write_text('pytest_plugins = ["modalcore_testing.leftovers"]\n')
     (tmp_path / "test_leaky.py").write_text(textwrap.dedent(LEAKY))
     (tmp_path / "test_late.py").write_text(textwrap.dedent(LATE))
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *workers, str(tmp_path)],
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
     output = done.stdout + done.stderr
     assert done.returncode == 1, output

@@ -14,6 +14,7 @@ so the nodes may run on any port.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import subprocess
 import sys
 import time
@@ -150,11 +151,20 @@ def renderer_dist() -> Path:
     assert (renderer / "node_modules").is_dir(), "needs renderer/node_modules (make renderer)"
     built = [renderer / "dist" / name for name in ("modal.js", "loader.js", "demo.js", "index.html")]
     sources = [*renderer.glob("src/**/*"), *renderer.glob("demo/*"), renderer / "build.mjs"]
-    newest = max(path.stat().st_mtime for path in sources if path.is_file())
-    if not all(path.exists() for path in built) or min(p.stat().st_mtime for p in built) < newest:
-        subprocess.run(["node", "build.mjs"], cwd=renderer, check=True, timeout=120,
-                       stdout=subprocess.DEVNULL)
+    rebuild_renderer_if_stale(built, sources)
     return renderer / "dist"
+
+
+def rebuild_renderer_if_stale(built: list[Path], sources: list[Path]) -> None:
+    """`node build.mjs` when a source is newer than a bundle in `built`, one worker at a time
+    (`make test` runs test files on every core: a second worker waits, then finds it current)."""
+    renderer = REPO_ROOT / "renderer"
+    with (renderer / "node_modules" / ".build.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        newest = max(path.stat().st_mtime for path in sources if path.is_file())
+        if not all(path.exists() for path in built) or min(p.stat().st_mtime for p in built) < newest:
+            subprocess.run(["node", "build.mjs"], cwd=renderer, check=True, timeout=120,
+                           stdout=subprocess.DEVNULL)
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ from modalcore.inspect.server import create_inspector
 from modalcore.replay.screen import texts_on_screen
 from modalcore_testing import serve_app
 
-from .conftest import ARTIFACTS, REPO_ROOT, TIMEOUT_MS
+from .conftest import ARTIFACTS, REPO_ROOT, TIMEOUT_MS, rebuild_renderer_if_stale
 from .recorded_send import record_send
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
@@ -35,10 +35,7 @@ def stage_bundle(renderer_dist: Path) -> Path:
     renderer = REPO_ROOT / "renderer"
     bundle = renderer_dist / "inspect.js"
     sources = [*renderer.glob("src/**/*"), *renderer.glob("inspect/*"), renderer / "build.mjs"]
-    newest = max(path.stat().st_mtime for path in sources if path.is_file())
-    if not bundle.exists() or bundle.stat().st_mtime < newest:
-        subprocess.run(["node", "build.mjs"], cwd=renderer, check=True, timeout=120,
-                       stdout=subprocess.DEVNULL)
+    rebuild_renderer_if_stale([bundle], sources)
     return bundle
 
 

@@ -37,7 +37,8 @@ def test_at_most_sixteen_keys_per_identity_the_oldest_dropped() -> None:
 @pytest.mark.parametrize("text", ["", "AAAA", "!!!", "x" * 600,
                                   base64.urlsafe_b64encode(ed25519.Ed25519PrivateKey.generate().public_key()
                                                            .public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo))
-                                  .decode()])
+                                  .decode()],
+                         ids=["empty", "short", "not base64", "too long", "an Ed25519 key"])
 def test_anything_but_a_p256_public_key_is_refused(text: str) -> None:
     with pytest.raises(BadPublicKey):
         parse_public_key(text)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -115,14 +116,24 @@ def _rpc(node: DevNode, method: str, params: list[object]) -> object:
     return answer.json()["result"]
 
 
+def _mined(node: DevNode, tx: object) -> dict[str, object]:
+    """The receipt of `tx`: anvil's automine answers eth_sendTransaction before the block is
+    sealed, so a loaded machine can ask for the receipt a moment too early (polled, at most 30 s)."""
+    for _ in range(300):
+        receipt = _rpc(node, "eth_getTransactionReceipt", [tx])
+        if isinstance(receipt, dict):
+            return receipt
+        time.sleep(0.1)
+    raise AssertionError(f"{tx} was not mined within 30 s")
+
+
 def _token(node: DevNode) -> str:
     artifact = json.loads((CHAIN_DIR / "node_modules/@openzeppelin/contracts/build/contracts/"
                            "ERC20PresetFixedSupply.json").read_text())
     data = artifact["bytecode"] + abi_encode(["string", "string", "uint256", "address"],
                                              ["Demo", "DEMO", 100 * 10**18, ME]).hex()
     tx = _rpc(node, "eth_sendTransaction", [{"from": ME, "data": data, "gas": hex(3_000_000)}])
-    receipt = _rpc(node, "eth_getTransactionReceipt", [tx])
-    assert isinstance(receipt, dict)
+    receipt = _mined(node, tx)
     return str(receipt["contractAddress"]).lower()
 
 
