@@ -1,7 +1,8 @@
 /**
  * The wallet bridge: what only the page can do for the engine (PROTOCOL.md, "Effect kinds").
  * EIP-6963 discovery, the legacy `window.ethereum`, EIP-1193 requests, clipboard, links.
- * It runs what the engine asks and reports what wallets say; it decides nothing.
+ * It runs what the engine asks and reports what wallets say; it decides nothing. Each effect kind
+ * has its performer here, a named method the transport's one routing table calls (transport.ts).
  */
 
 import { APP_READY, REGISTER, isSolanaWallet, runSolana, type StandardWallet } from './wallet-standard';
@@ -119,6 +120,7 @@ export class WalletBridge {
     this.timers.clear();
   }
 
+  /** Asks the page's wallets to announce themselves (at start, and the `discover` effect's performer). */
   discover(): void {
     this.win.dispatchEvent(new Event('eip6963:requestProvider'));
     this.win.dispatchEvent(new CustomEvent(APP_READY, { detail: this.standardApi }));

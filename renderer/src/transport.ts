@@ -67,7 +67,7 @@ export type Route = Exclude<ServerFrame['t'], 'joined' | 'effect'> | `effect:${E
 type Routed<R extends Route> = R extends `effect:${infer K}` ? EffectFrame & { kind: K } : Extract<ServerFrame, { t: R }>;
 type Routes = { readonly [R in Route]: (frame: Routed<R>) => void };
 
-export function routeOf(frame: Exclude<ServerFrame, JoinedFrame>): Route {
+function routeOf(frame: Exclude<ServerFrame, JoinedFrame>): Route {
   return frame.t === 'effect' ? `effect:${frame.kind}` : frame.t;
 }
 
