@@ -27,7 +27,7 @@ from ..views import BodyCache, render
 from ..wire.framing import choose
 from ..wire.frames import AnnouncedWallet, ClientFrame
 from ..wire.nodes import Node
-from ..wire.serverframes import EffectCancel, EffectRequest, HostEvent, Joined, Patch, ServerFrame, Snapshot, Theme
+from ..wire.serverframes import EffectCancel, EffectRequest, HostEvent, Joined, Patch, ServerFrame, Snapshot, Theme, effect_kind
 from . import decode, hostevents, pending
 from .connection import Connection
 from .interpret import RuntimeCmd
@@ -227,8 +227,8 @@ class Session(Connection):
                     if cmd.kind in RUNTIME_EFFECT_KINDS:
                         remaining.append(cmd)  # the runtime runs it (runner.py); no frame
                     else:
-                        out.frames.append(self._keep(EffectRequest(self._next(), self.in_seq, cmd.eid, cmd.kind,
-                                                                   cmd.timeout_ms, cmd.req)))
+                        out.frames.append(self._keep(EffectRequest(
+                            self._next(), self.in_seq, cmd.eid, effect_kind(cmd.kind), cmd.timeout_ms, cmd.req)))
                     timeout = EffectSettled(
                         cmd.eid, cmd.to, False, error_code=-32603, error_message="timeout", timed_out=True
                     )

@@ -31,6 +31,11 @@ WireTree = Annotated[dict[str, Any], TS("WireNode", "node")]
 WireOps = Annotated[list[Any], TS("unknown[]", "list")]
 AckStatus = Literal["ok", "stale", "invalid", "rate_limited"]
 ACK_STATUSES: tuple[AckStatus, ...] = get_args(AckStatus)
+# The effect kinds the page runs (PROTOCOL.md, "Effect kinds"). The renderer routes an `effect`
+# frame by `effect:<kind>` in the same table as every other frame (transport.ts, `routes`): its
+# socket edge refuses any other kind, so that table is total.
+EffectKind = Literal["eip1193", "solana", "clipboard", "open_url", "discover"]
+EFFECT_KINDS: tuple[EffectKind, ...] = get_args(EffectKind)
 
 
 def ack_status(value: object) -> AckStatus:
@@ -39,6 +44,14 @@ def ack_status(value: object) -> AckStatus:
         if value == status:
             return status
     raise ValueError(f"not an intent_ack status: {value!r}")
+
+
+def effect_kind(value: str) -> EffectKind:
+    """The kind of an effect sent to the page: one of `EffectKind` (any other is a bug)."""
+    for kind in EFFECT_KINDS:
+        if value == kind:
+            return kind
+    raise ValueError(f"not an effect kind the page runs: {value!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +94,7 @@ class EffectRequest(_ServerFrame):
 
     t: ClassVar[str] = "effect"
     eid: str
-    kind: str
+    kind: EffectKind
     timeout: int
     req: JsonMap
 

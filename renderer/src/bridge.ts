@@ -1,7 +1,8 @@
 /**
  * The wallet bridge: what only the page can do for the engine (PROTOCOL.md, "Effect kinds").
  * EIP-6963 discovery, the legacy `window.ethereum`, EIP-1193 requests, clipboard, links.
- * It runs what the engine asks and reports what wallets say; it decides nothing.
+ * It runs what the engine asks and reports what wallets say; it decides nothing. Each effect kind
+ * has its performer here, a named method the transport's one routing table calls (transport.ts).
  */
 
 import { APP_READY, REGISTER, isSolanaWallet, runSolana, type StandardWallet } from './wallet-standard';
@@ -119,6 +120,7 @@ export class WalletBridge {
     this.timers.clear();
   }
 
+  /** Asks the page's wallets to announce themselves (at start, and the `discover` effect's performer). */
   discover(): void {
     this.win.dispatchEvent(new Event('eip6963:requestProvider'));
     this.win.dispatchEvent(new CustomEvent(APP_READY, { detail: this.standardApi }));
@@ -196,19 +198,24 @@ export class WalletBridge {
     this.watched.delete(connector);
   }
 
-  /** Runs one effect; resolves with its outcome (never rejects). */
-  run(eid: string, kind: string, req: Req, timeoutMs: number): Promise<EffectOutcome> {
-    const work = this.perform(kind, req).then(
-      (result): EffectOutcome => ({ ok: true, result: plain(result) }),
-      (error: unknown): EffectOutcome => ({ ok: false, error: toEffectError(error) }),
-    );
+  /**
+   * Runs one effect's work (a performer below, chosen by the transport's routing table); resolves
+   * with its outcome, or a time-out after `timeoutMs` (never rejects).
+   */
+  run(eid: string, work: () => unknown, timeoutMs: number): Promise<EffectOutcome> {
+    const done = Promise.resolve()
+      .then(work)
+      .then(
+        (result): EffectOutcome => ({ ok: true, result: plain(result) }),
+        (error: unknown): EffectOutcome => ({ ok: false, error: toEffectError(error) }),
+      );
     const timeout = new Promise<EffectOutcome>((resolve) => {
       this.timers.set(
         eid,
         setTimeout(() => resolve({ ok: false, error: { code: -32603, message: 'timeout' } }), Math.max(0, timeoutMs)),
       );
     });
-    return Promise.race([work, timeout]).finally(() => {
+    return Promise.race([done, timeout]).finally(() => {
       clearTimeout(this.timers.get(eid));
       this.timers.delete(eid);
     });
@@ -220,28 +227,10 @@ export class WalletBridge {
     this.timers.delete(eid);
   }
 
-  private async perform(kind: string, req: Req): Promise<unknown> {
-    switch (kind) {
-      case 'eip1193':
-        return this.request(req);
-      case 'solana': {
-        const found = this.standard.get(str(req.connector, 128));
-        if (!found) throw { code: 4900, message: `connector ${str(req.connector, 128)} is not available` };
-        return runSolana(found.wallet, req);
-      }
-      case 'clipboard':
-        return this.copy(str(req.text, 1 << 20));
-      case 'open_url':
-        return this.openUrl(str(req.url, 8192), req.target === '_self' ? '_self' : '_blank');
-      case 'discover':
-        this.discover();
-        return null;
-      default:
-        throw { code: -32601, message: `unknown effect kind ${kind}` };
-    }
-  }
+  // ----- the performers, one per effect kind (PROTOCOL.md, "Effect kinds")
 
-  private async request(req: Req): Promise<unknown> {
+  /** `eip1193`: `provider.request({method, params})` on the provider of the connector. */
+  async eip1193(req: Req): Promise<unknown> {
     const connector = str(req.connector, 128);
     const provider = this.provider(connector);
     if (!provider) throw { code: 4900, message: `connector ${connector} is not available` };
@@ -249,6 +238,27 @@ export class WalletBridge {
     const args: { method: string; params?: unknown } = { method: str(req.method, 256) };
     if (req.params !== undefined && req.params !== null) args.params = req.params;
     return provider.request(args);
+  }
+
+  /** `solana`: a Wallet Standard feature of the connector's wallet. */
+  async solana(req: Req): Promise<unknown> {
+    const found = this.standard.get(str(req.connector, 128));
+    if (!found) throw { code: 4900, message: `connector ${str(req.connector, 128)} is not available` };
+    return runSolana(found.wallet, req);
+  }
+
+  /** `clipboard`: copy `text`. */
+  clipboard(req: Req): Promise<null> {
+    return this.copy(str(req.text, 1 << 20));
+  }
+
+  /** `open_url`: open `url` in a new tab, or in this one for `target` `_self`. */
+  openUrl(req: Req): null {
+    const url = str(req.url, 8192);
+    if (/^\s*(javascript|data|vbscript):/i.test(url)) throw { code: -32602, message: 'url scheme refused' };
+    if (req.target === '_self' && this.win.location) this.win.location.assign(url);
+    else this.win.open?.(url, '_blank', 'noopener,noreferrer');
+    return null;
   }
 
   private async copy(text: string): Promise<null> {
@@ -271,12 +281,5 @@ export class WalletBridge {
       if (!copied) throw { code: -32603, message: 'clipboard unavailable' };
       return null;
     }
-  }
-
-  private openUrl(url: string, target: '_blank' | '_self'): null {
-    if (/^\s*(javascript|data|vbscript):/i.test(url)) throw { code: -32602, message: 'url scheme refused' };
-    if (target === '_self' && this.win.location) this.win.location.assign(url);
-    else this.win.open?.(url, '_blank', 'noopener,noreferrer');
-    return null;
   }
 }

@@ -33,7 +33,7 @@ export interface EffectFrame {
   s: number;
   a: number;
   eid: string;
-  kind: string;
+  kind: 'eip1193' | 'solana' | 'clipboard' | 'open_url' | 'discover';
   timeout: number;
   req: Record<string, unknown>;
 }
@@ -113,7 +113,7 @@ export const SERVER_FIELDS: { readonly [T in ServerFrame['t']]: Readonly<Record<
   joined: { session: 'str', resume: 'str', resumed: 'bool' },
   snapshot: { v: 'int', tree: 'node' },
   patch: { base: 'int', v: 'int', ops: 'list' },
-  effect: { eid: 'str', kind: 'str', timeout: 'int', req: 'map' },
+  effect: { eid: 'str', kind: ['eip1193', 'solana', 'clipboard', 'open_url', 'discover'], timeout: 'int', req: 'map' },
   effect_cancel: { eid: 'str' },
   intent_ack: { iid: 'str', status: ['ok', 'stale', 'invalid', 'rate_limited'], error: 'str?' },
   host_event: { kind: 'str', data: 'map' },

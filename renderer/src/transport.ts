@@ -4,7 +4,7 @@
  * protocol and nothing of the product: trees, effects and host events go to its sink.
  */
 import { type ClientBody, type CompanionJoin, type Dict, type ServerFrame, decodeServerFrame, encodeClientFrame } from './codec';
-import type { IntentAckFrame, JoinedFrame } from './frames.gen';
+import type { EffectFrame, IntentAckFrame, JoinedFrame } from './frames.gen';
 import { applyOps } from './patch';
 import type { WireNode } from './tree';
 import type { EffectOutcome } from './bridge';
@@ -43,9 +43,32 @@ export interface TransportSink {
   status?(status: SocketStatus): void;
 }
 
+/**
+ * What runs effects (the wallet bridge): one performer per effect kind (PROTOCOL.md, "Effect
+ * kinds"), called by name from the transport's one routing table, and `run`, which bounds a
+ * performer's work by the effect's time-out and turns it into an outcome (never rejects).
+ */
 export interface EffectRunner {
-  run(eid: string, kind: string, req: Dict, timeoutMs: number): Promise<EffectOutcome>;
+  run(eid: string, work: () => unknown, timeoutMs: number): Promise<EffectOutcome>;
   cancel(eid: string): void;
+  eip1193(req: Dict): Promise<unknown>;
+  solana(req: Dict): Promise<unknown>;
+  clipboard(req: Dict): Promise<unknown>;
+  openUrl(req: Dict): unknown;
+  discover(): void;
+}
+
+/**
+ * The key a server frame is routed by, in one table (`Transport.routes`): its `t`, and for an
+ * `effect` frame `effect:<kind>`, as if each kind were a frame of its own (the socket edge
+ * refuses a kind not in the generated `EffectFrame['kind']`). `joined` is taken before routing.
+ */
+export type Route = Exclude<ServerFrame['t'], 'joined' | 'effect'> | `effect:${EffectFrame['kind']}`;
+type Routed<R extends Route> = R extends `effect:${infer K}` ? EffectFrame & { kind: K } : Extract<ServerFrame, { t: R }>;
+type Routes = { readonly [R in Route]: (frame: Routed<R>) => void };
+
+function routeOf(frame: Exclude<ServerFrame, JoinedFrame>): Route {
+  return frame.t === 'effect' ? `effect:${frame.kind}` : frame.t;
 }
 
 export interface TransportOptions {
@@ -303,39 +326,42 @@ export class Transport {
     for (const entry of this.outbox) this.transmit(entry);
   }
 
-  private handle(frame: ServerFrame): void {
-    const sink = this.options.sink;
-    switch (frame.t) {
-      case 'snapshot':
-        this.tree = frame.tree;
-        this.version = frame.v;
-        this.awaitingSnapshot = false;
-        sink.tree(frame.tree, frame.v);
-        return;
-      case 'patch':
-        return this.patch(frame.base, frame.v, frame.ops);
-      case 'effect':
-        return this.effect(frame.eid, frame.kind, frame.req, frame.timeout);
-      case 'effect_cancel':
-        this.effectsRunning.delete(frame.eid);
-        this.options.effects.cancel(frame.eid);
-        return;
-      case 'intent_ack':
-        if (!this.intents.delete(frame.iid)) return;
-        this.outbox = this.outbox.filter((e) => !(e.body.t === 'intent' && e.body.iid === frame.iid));
-        sink.intentAck(frame.iid, frame.status, frame.error);
-        return;
-      case 'host_event':
-        return sink.hostEvent(frame.kind, frame.data);
-      case 'theme':
-        return sink.theme(frame.mode, frame.vars);
-      case 'error':
-        return sink.problem(frame.code, frame.message, false);
-      case 'goodbye':
-        this.stopped = true;
-        this.writeStr('resume', null);
-        return sink.problem(frame.code, frame.message, true);
-    }
+  /** The renderer's one table of server frames (architecture.md, "The routing mechanisms"). */
+  private readonly routes: Routes = {
+    snapshot: (frame) => {
+      this.tree = frame.tree;
+      this.version = frame.v;
+      this.awaitingSnapshot = false;
+      this.options.sink.tree(frame.tree, frame.v);
+    },
+    patch: (frame) => this.patch(frame.base, frame.v, frame.ops),
+    'effect:eip1193': (frame) => this.effect(frame, () => this.options.effects.eip1193(frame.req)),
+    'effect:solana': (frame) => this.effect(frame, () => this.options.effects.solana(frame.req)),
+    'effect:clipboard': (frame) => this.effect(frame, () => this.options.effects.clipboard(frame.req)),
+    'effect:open_url': (frame) => this.effect(frame, () => this.options.effects.openUrl(frame.req)),
+    'effect:discover': (frame) => this.effect(frame, () => this.options.effects.discover()),
+    effect_cancel: (frame) => {
+      this.effectsRunning.delete(frame.eid);
+      this.options.effects.cancel(frame.eid);
+    },
+    intent_ack: (frame) => {
+      if (!this.intents.delete(frame.iid)) return;
+      this.outbox = this.outbox.filter((e) => !(e.body.t === 'intent' && e.body.iid === frame.iid));
+      this.options.sink.intentAck(frame.iid, frame.status, frame.error);
+    },
+    host_event: (frame) => this.options.sink.hostEvent(frame.kind, frame.data),
+    theme: (frame) => this.options.sink.theme(frame.mode, frame.vars),
+    error: (frame) => this.options.sink.problem(frame.code, frame.message, false),
+    goodbye: (frame) => {
+      this.stopped = true;
+      this.writeStr('resume', null);
+      this.options.sink.problem(frame.code, frame.message, true);
+    },
+    ack: () => undefined,
+  };
+
+  private handle(frame: Exclude<ServerFrame, JoinedFrame>): void {
+    (this.routes[routeOf(frame)] as (frame: ServerFrame) => void)(frame);
   }
 
   private patch(base: number, v: number, ops: unknown[]): void {
@@ -352,9 +378,10 @@ export class Transport {
     this.options.sink.tree(next, v);
   }
 
-  private effect(eid: string, kind: string, req: Dict, timeout: number): void {
+  private effect(frame: EffectFrame, work: () => unknown): void {
+    const eid = frame.eid;
     this.effectsRunning.add(eid);
-    void this.options.effects.run(eid, kind, req, timeout).then((outcome) => {
+    void this.options.effects.run(eid, work, frame.timeout).then((outcome) => {
       if (!this.effectsRunning.delete(eid)) return; // cancelled meanwhile
       this.enqueue(
         outcome.ok

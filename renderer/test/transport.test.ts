@@ -23,6 +23,7 @@ function setup(
   const events: Array<[string, ...unknown[]]> = [];
   const trees: WireNode[] = [];
   const cancelled: string[] = [];
+  const performed: unknown[][] = [];
   const sink: TransportSink = {
     tree: (tree, v) => {
       trees.push(tree);
@@ -39,8 +40,16 @@ function setup(
     join: () => ({ env: { mobile: false }, opts: { networks: ['eip155:1'] }, wallets: [] }),
     sink,
     effects: {
-      run: (eid) => opts.effect?.(eid) ?? Promise.resolve({ ok: true, result: ['0xabc'] }),
+      run: (eid, work) => {
+        work();
+        return opts.effect?.(eid) ?? Promise.resolve({ ok: true, result: ['0xabc'] });
+      },
       cancel: (eid) => cancelled.push(eid),
+      eip1193: async (req) => performed.push(['eip1193', req]),
+      solana: async (req) => performed.push(['solana', req]),
+      clipboard: async (req) => performed.push(['clipboard', req]),
+      openUrl: (req) => performed.push(['open_url', req]),
+      discover: () => void performed.push(['discover']),
     },
     socket: (url) => {
       const socket = new FakeSocket(url);
@@ -58,7 +67,7 @@ function setup(
     current().open();
     current().deliver({ t: 'joined', s: 0, a, session: 's1', resume: 's1.9.sig', resumed });
   };
-  return { transport, sockets, current, clock, storage, events, trees, cancelled, join };
+  return { transport, sockets, current, clock, storage, events, trees, cancelled, performed, join };
 }
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));
@@ -257,6 +266,30 @@ test('effects are run and answered; a cancelled one is not answered', async () =
   assert.equal(current().framesOf('effect_result').length, 1);
 });
 
+test('one table routes an effect frame by its kind straight to its performer; an unknown kind is malformed', async () => {
+  const { current, join, performed, events } = setup();
+  join();
+  const kinds = ['eip1193', 'solana', 'clipboard', 'open_url', 'discover'];
+  kinds.forEach((kind, i) =>
+    current().deliver({ t: 'effect', s: i + 1, a: 1, eid: `e${i}`, kind, timeout: 1000, req: { n: i } }),
+  );
+  await flush();
+  assert.deepEqual(performed, [
+    ['eip1193', { n: 0 }],
+    ['solana', { n: 1 }],
+    ['clipboard', { n: 2 }],
+    ['open_url', { n: 3 }],
+    ['discover'],
+  ]);
+  assert.deepEqual(current().framesOf('effect_result').map((f) => f.eid), ['e0', 'e1', 'e2', 'e3', 'e4']);
+  // the socket edge refuses a kind the protocol does not list: nothing runs, nothing answers
+  current().deliver({ t: 'effect', s: 6, a: 1, eid: 'e9', kind: 'teleport', timeout: 1000, req: {} });
+  await flush();
+  assert.equal(performed.length, kinds.length);
+  assert.equal(current().framesOf('effect_result').length, kinds.length);
+  assert.equal(events.filter((e) => e[0] === 'problem' && e[1] === 'malformed').length, 1);
+});
+
 test('a new session drops intents on old nodes (stale) and numbers server frames afresh', () => {
   const { transport, current, clock, join, events } = setup();
   join();
@@ -313,7 +346,15 @@ test('a socket that cannot even be created is retried with backoff', () => {
     projectId: 'demo',
     join: () => ({ env: {}, opts: {}, wallets: [] }),
     sink: { tree() {}, intentAck() {}, hostEvent() {}, theme() {}, problem() {} },
-    effects: { run: async () => ({ ok: true, result: null }), cancel() {} },
+    effects: {
+      run: async () => ({ ok: true, result: null }),
+      cancel() {},
+      eip1193: async () => null,
+      solana: async () => null,
+      clipboard: async () => null,
+      openUrl: () => null,
+      discover() {},
+    },
     socket: () => {
       attempts += 1;
       throw new Error('blocked');

@@ -109,21 +109,25 @@ test('solana effects: connect gives addresses, signTransaction base64 in and out
     }),
   );
   const connector = 'wallet-standard:Sol Wallet';
-  assert.deepEqual(await bridge.run('e1', 'solana', { connector, method: 'standard:connect', params: {} }, 1000), {
+  assert.deepEqual(await bridge.run('e1', () => bridge.solana({ connector, method: 'standard:connect', params: {} }), 1000), {
     ok: true,
     result: [ADDRESS],
   });
   const tx = toBase64(new Uint8Array([1, 2, 3]));
   const signed = await bridge.run(
     'e2',
-    'solana',
-    { connector, method: 'solana:signTransaction', params: { transaction: tx, account: ADDRESS, chain: 'solana:localnet' } },
+    () =>
+      bridge.solana({
+        connector,
+        method: 'solana:signTransaction',
+        params: { transaction: tx, account: ADDRESS, chain: 'solana:localnet' },
+      }),
     1000,
   );
   assert.deepEqual(signed, { ok: true, result: { transaction: toBase64(new Uint8Array([1, 2, 3, 9])) } });
   const message = toBase64(new TextEncoder().encode('sign in'));
   assert.deepEqual(
-    await bridge.run('e3', 'solana', { connector, method: 'solana:signMessage', params: { message, account: ADDRESS } }, 1000),
+    await bridge.run('e3', () => bridge.solana({ connector, method: 'solana:signMessage', params: { message, account: ADDRESS } }), 1000),
     { ok: false, error: { code: 4001, message: 'User rejected the request.' } },
   );
   assert.deepEqual(calls, [
@@ -131,7 +135,7 @@ test('solana effects: connect gives addresses, signTransaction base64 in and out
     ['signTransaction', 'solana:localnet'],
     ['signMessage', 'sign in'],
   ]);
-  const unknown = await bridge.run('e4', 'solana', { connector: 'nope', method: 'standard:connect' }, 1000);
+  const unknown = await bridge.run('e4', () => bridge.solana({ connector: 'nope', method: 'standard:connect' }), 1000);
   assert.equal(unknown.ok, false);
   assert.deepEqual(Array.from(fromBase64(toBase64(new Uint8Array([0, 255])))), [0, 255]);
 });

@@ -16,6 +16,7 @@ from modalcore.wire import serverframes
 from modalcore.wire.codec import decode, encode
 from modalcore.wire.framegen import _field
 from modalcore.wire.serverframes import (
+    EFFECT_KINDS,
     FIELDS,
     SERVER_FRAMES,
     EffectRequest,
@@ -23,6 +24,7 @@ from modalcore.wire.serverframes import (
     IntentAck,
     NotAServerFrame,
     ack_status,
+    effect_kind,
     encoded,
     error_frame,
     server_frame,
@@ -133,3 +135,15 @@ def test_a_withheld_effect_becomes_an_effect_cancel_of_the_same_number_in_the_ri
     assert [f.t for f in kept] == ["effect_cancel"] and kept[0].s == before + 1
     assert decode(session.ring[-1][1]) == {"t": "effect_cancel", "s": before + 1, "a": 0, "eid": "e9"}
     assert serverframes.BY_TYPE["effect_cancel"] is type(kept[0])
+
+
+def test_rule_the_effect_kinds_are_the_ones_protocol_md_lists_and_no_other_is_sent() -> None:
+    """The renderer routes an effect by its kind in its one frame table (architecture.md, "The
+    routing mechanisms"): the kinds are PROTOCOL.md's list, generated into frames.gen.ts's check."""
+    section = PROTOCOL.split("Effect kinds and their `req`:", 1)[1].split("\n\n", 1)[0]
+    assert tuple(re.findall(r"^- `([a-z0-9_]+)`:", section, re.MULTILINE)) == EFFECT_KINDS
+    assert [effect_kind(kind) for kind in EFFECT_KINDS] == list(EFFECT_KINDS)
+    with pytest.raises(ValueError):
+        effect_kind("teleport")
+    generated = (ROOT / "renderer" / "src" / "frames.gen.ts").read_text(encoding="utf-8")
+    assert "kind: [" + ", ".join(f"'{kind}'" for kind in EFFECT_KINDS) + "]" in generated
