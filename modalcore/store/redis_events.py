@@ -13,7 +13,7 @@ from .base import StoredEvent, utc_day
 from .redis_link import RedisLink
 from .redis_scripts import EVENTS
 
-log = logging.getLogger("modalcore.store.redis")  # the store's own log, as before the split
+log = logging.getLogger(__name__)
 
 EVENT_ID_TTL_S = 7 * 24 * 3600
 EVENTS_BEHIND_MS = 20  # an analytics event waits at most this long to be sent with others
