@@ -94,7 +94,8 @@ class SessionStore(ABC):
     - `notes`: short-lived marks and notes every process sharing the store sees (store/notes.py);
     - `audit`: the append-only audit log and its signed chain heads (store/audit_log.py);
     - `analytics`: the analytics events kept by the engine itself (store/analytics.py).
-    A store only one process uses keeps the first two in this process (the defaults here).
+    A store only one process uses keeps the first two in this process (the defaults here); each
+    store gives its own `audit` and `analytics`.
 
     Shared blobs (issue 17): data many sessions hold alike (the wallet directory's lists), kept
     once by content digest. A save hands over the blobs its bytes refer to; the store writes
