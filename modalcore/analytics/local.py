@@ -49,7 +49,7 @@ class LocalAnalyticsSink:
         stored = StoredEvent(event.event_id, event.project_id, event.session_id, event.event,
                              event.at, data)
         try:
-            if self.store.events_add_nowait(stored):
+            if self.store.analytics.add_nowait(stored):
                 return  # kept (in memory, or held for the store's next commit): no task needed
         except Exception:
             log.exception("analytics: keeping %s failed", stored.event)
@@ -63,7 +63,7 @@ class LocalAnalyticsSink:
 
     async def _prune(self, before_ms: int) -> None:
         try:
-            forgotten = await self.store.events_prune(before_ms)
+            forgotten = await self.store.analytics.prune(before_ms)
         except Exception:
             log.exception("analytics: pruning the kept events failed")
             return
@@ -72,7 +72,7 @@ class LocalAnalyticsSink:
 
     async def _write(self, event: StoredEvent) -> None:
         try:
-            await self.store.events_add(event)
+            await self.store.analytics.add(event)
         except Exception:
             log.exception("analytics: keeping %s failed", event.event)
 

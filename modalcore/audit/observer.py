@@ -33,7 +33,7 @@ class AuditObserver:
     async def _head(self, session_id: str) -> _Head:
         head = self._heads.get(session_id)
         if head is None:
-            last = await self.store.audit_head(session_id)
+            last = await self.store.audit.head(session_id)
             head = _Head(last.seq, last.hash) if last else _Head(0, GENESIS)
             self._heads[session_id] = head
             while len(self._heads) > MAX_SESSIONS_HELD:
@@ -60,13 +60,13 @@ class AuditObserver:
         entry = make_entry(step.session_id, head.seq + 1, step.at, record.kind, record.data,
                            head.hash)
         try:
-            await self.store.audit_append(entry)
+            await self.store.audit.append(entry)
         except AuditConflict:
             # the head held here is stale: another engine process served the session since
             # (a takeover) and wrote after it. The chain continues from the stored head.
-            last = await self.store.audit_head(step.session_id)
+            last = await self.store.audit.head(step.session_id)
             head.seq, head.hash = (last.seq, last.hash) if last else (0, GENESIS)
             entry = make_entry(step.session_id, head.seq + 1, step.at, record.kind, record.data,
                                head.hash)
-            await self.store.audit_append(entry)
+            await self.store.audit.append(entry)
         head.seq, head.hash = entry.seq, entry.hash

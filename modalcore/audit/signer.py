@@ -7,7 +7,7 @@ since the last (up to `MAX_HEADS_PER_SIGNATURE`; more wait for the next), made i
 event loop keeps serving. What a crash loses is the last interval's heads: those entries stay in
 the log, reported by `audit verify` as not yet anchored.
 
-Each signed set is stored (`SessionStore.heads_append`) and written to the operator's log as
+Each signed set is stored (`SessionStore.audit.append_heads`) and written to the operator's log as
 one JSON line (`audit heads signed {...}`) with its digest and signature: kept off the box (log
 shipping, or `audit export-heads` run by a job), those lines anchor the log where an operator
 with the store, or even with the engine's key, cannot reach (`audit verify --anchors`).
@@ -108,7 +108,7 @@ class HeadSigner:
         signature = await asyncio.to_thread(sign, self.key, body)
         signed = SignedHeads(self.worker, self._n + 1, body, signature)
         try:
-            await self.store.heads_append(signed)
+            await self.store.audit.append_heads(signed)
         except Exception:
             log.exception("audit: storing signed heads %s/%d failed", self.worker, signed.n)
             for head in heads:  # a newer head that came meanwhile stands

@@ -202,11 +202,11 @@ async def verify_store(store: SessionStore, engine: str | None = None,
     only the chains and what the sets say)."""
     verdict = Verdict()
     check = SignatureCheck(engine) if engine else None
-    sets = await store.heads_all()
+    sets = await store.audit.all_heads()
     signed = _check_sets(sets, check, verdict)
     _check_anchors(anchors, sets, check, signed, verdict)
-    sessions = [only] if only is not None else sorted(set(await store.audit_sessions()) | set(signed))
+    sessions = [only] if only is not None else sorted(set(await store.audit.sessions()) | set(signed))
     for session_id in sessions:
-        _check_session(session_id, await store.audit_entries(session_id), signed.get(session_id, []),
+        _check_session(session_id, await store.audit.entries(session_id), signed.get(session_id, []),
                        verdict)
     return verdict

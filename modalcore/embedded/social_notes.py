@@ -8,7 +8,7 @@
 - each is sealed with a key derived from the master key (`KeyVault.seal_note`, the note's kind
   and name as associated data): the store holds neither the verifier nor who signed in in clear,
   and a note cannot be forged or moved to another name;
-- each is taken once (`take_note`: of two hosts finishing it, one gets it), lasts
+- each is taken once (`notes.take`: of two hosts finishing it, one gets it), lasts
   PENDING_TTL_MS (checked on the time sealed inside, the caller's clock) and a kind is bounded
   to MAX_PENDING notes, the oldest dropped.
 
@@ -52,7 +52,7 @@ class SocialNotes:
         name = name_of(token)
         sealed = self.vault.seal_note(json.dumps(value, separators=(",", ":")).encode(), f"{kind}:{name}".encode())
         try:
-            await self.store.note(kind, name, sealed, now, PENDING_TTL_MS, MAX_PENDING)
+            await self.store.notes.note(kind, name, sealed, now, PENDING_TTL_MS, MAX_PENDING)
         except Exception as error:  # the store's outage: typed for the caller
             log.warning("social sign-in not kept: %s", type(error).__name__)
             raise NotesUnavailable() from None
@@ -61,7 +61,7 @@ class SocialNotes:
         """The note's value while it lasts (`take`: deleted in the same step), else None."""
         name = name_of(token)
         try:
-            sealed = await (self.store.take_note if take else self.store.noted)(kind, name, now)
+            sealed = await (self.store.notes.take if take else self.store.notes.noted)(kind, name, now)
         except Exception as error:
             log.warning("social sign-in unreadable: %s", type(error).__name__)
             return None

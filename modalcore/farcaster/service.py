@@ -203,7 +203,7 @@ class FarcasterSignIns:
         that key's smart account on the message's chain, per `ctx.config`), if the visitor's
         Farcaster approval of channel `token` for this session covers it (one_approval.py); once
         per approval (a refused message spends it too: the session signs in in two steps)."""
-        approval = _approval(await self._store_call(self.store.noted(APPROVED, _channel(token), now_ms)))
+        approval = _approval(await self._store_call(self.store.notes.noted(APPROVED, _channel(token), now_ms)))
         if approval is None or approval.session != session or self.sign_text is None:
             _not_signed(SignInRefusal.NO_APPROVAL)
         if _approval(await self._take(APPROVED, token, now_ms)) != approval:  # spent meanwhile
@@ -225,10 +225,10 @@ class FarcasterSignIns:
         return {"signature": signature}
 
     async def _store(self, kind: str, token: str, note: bytes, now_ms: int, ttl_ms: int, most: int) -> None:
-        await self._store_call(self.store.note(kind, _channel(token), note, now_ms, ttl_ms, most))
+        await self._store_call(self.store.notes.note(kind, _channel(token), note, now_ms, ttl_ms, most))
 
     async def _take(self, kind: str, token: str, now_ms: int) -> bytes | None:
-        return await self._store_call(self.store.take_note(kind, _channel(token), now_ms))
+        return await self._store_call(self.store.notes.take(kind, _channel(token), now_ms))
 
     async def _store_call(self, call: Awaitable[T]) -> T:
         """The session store's answer; its outage: a ServiceError (one log line)."""

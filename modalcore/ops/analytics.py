@@ -20,7 +20,7 @@ from ..store.sqlite import SqliteStore
 async def prune(store: SessionStore, retention_days: int, now_ms: int) -> tuple[int, str]:
     """Forget the days before `retention_days` ago; (events forgotten, first day kept)."""
     before = now_ms - retention_days * 86_400_000
-    return await store.events_prune(before), utc_day(before)
+    return await store.analytics.prune(before), utc_day(before)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -159,7 +159,7 @@ async def _signer(args: argparse.Namespace, store: SessionStore, key_file: Path)
     """The engine whose signed heads are checked, and the anchors kept elsewhere."""
     engine = _engine_address(args, key_file)
     anchors = _anchors(args.anchors)
-    if engine is None and (anchors or await store.heads_all()):
+    if engine is None and (anchors or await store.audit.all_heads()):
         raise UsageError("the store holds signed heads: name the engine that signed them "
                          "(--engine-address, as GET /v1/engine gives it, or --config)")
     return engine, anchors
@@ -177,7 +177,7 @@ async def _verify(args: argparse.Namespace) -> tuple[Verdict, str | None]:
 async def _export(args: argparse.Namespace) -> int:
     store, _ = _config(args)
     try:
-        for signed in await store.heads_all():
+        for signed in await store.audit.all_heads():
             print(json.dumps({"worker": signed.worker, "n": signed.n, "digest": signed.digest,
                               "signature": signed.signature, "body": signed.body.decode()},
                              separators=(",", ":"), ensure_ascii=False))

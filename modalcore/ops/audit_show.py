@@ -126,7 +126,7 @@ async def show(store: SessionStore, session: str, request: str, engine: str | No
         report.lines.append("no such session or request")
         report.code = NOT_FOUND
         return report
-    entries = await store.audit_entries(session)
+    entries = await store.audit.entries(session)
     found = _find(entries, request)
     if found is None:
         report.lines.append(f"session {session} holds no approval of request {request}")

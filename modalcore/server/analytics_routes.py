@@ -76,7 +76,7 @@ def _valid_day(text: str) -> bool:
 
 async def _counts(request: Request, chosen: CountsFilter) -> list[tuple[str, str, str, int]]:
     store: SessionStore = request.app.state.store
-    return [row for row in await store.event_counts() if chosen.keeps(row[0], row[1])]
+    return [row for row in await store.analytics.counts() if chosen.keeps(row[0], row[1])]
 
 
 async def counts_json(request: Request) -> Response:

@@ -21,7 +21,7 @@ async def audit_log(request: Request) -> Response:
     if len(session_id) > MAX_SESSION_ID_CHARS:
         return JSONResponse({"error": "invalid_session"}, status_code=400)
     store: SessionStore = request.app.state.store
-    entries = await store.audit_entries(session_id)
+    entries = await store.audit.entries(session_id)
     if not entries:
         return JSONResponse({"error": "not_found"}, status_code=404)
     count, broken = verify_chain(entries)

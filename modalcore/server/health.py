@@ -12,6 +12,7 @@ from starlette.responses import JSONResponse, Response
 
 from ..durable.db import DatabaseError, Durable
 from ..store.base import SessionStore
+from ..store.leases import LOCAL
 from .hub import Hub
 from .metrics import Metrics
 from .metrics_share import SharedMetrics
@@ -57,5 +58,5 @@ async def database_down(db: Durable | None) -> str | None:
 
 def worker_id(store: SessionStore) -> str:
     """The id this process goes by: the store's lease holder (Redis), else a fresh one."""
-    own = store.worker_id
-    return own if own != SessionStore.worker_id else secrets.token_hex(8)
+    own = store.leases.worker_id
+    return own if own != LOCAL else secrets.token_hex(8)

@@ -206,7 +206,7 @@ class Hub(EventRouting):
         """Whether this process still owns the live session; while the store cannot say (it is
         down, issue 27) the live copy is served: another process cannot have saved meanwhile."""
         try:
-            return await self.store.owns(session_id)
+            return await self.store.leases.owns(session_id)
         except Exception as error:
             log.warning("session %s: ownership not checked, the store failed (%s)", session_id,
                         type(error).__name__)
@@ -272,7 +272,7 @@ class Hub(EventRouting):
             log.warning("session %s: saved state names %s, dropped", session_id, session.id)
             return None
         try:
-            await self.store.claim(session_id)  # one owner: the process the visitor came back to
+            await self.store.leases.claim(session_id)  # one owner: the process the visitor came back to
         except Exception:
             if unsaved is None:
                 raise

@@ -43,8 +43,8 @@ class EventRouting:
         (its lease): then the state that process saved last, read and not restored (events for
         it go through `route`); else the live session here, restored when only saved. None when
         it is gone."""
-        holder = await self.store.holder(session_id)
-        if holder is None or holder == self.store.worker_id:
+        holder = await self.store.leases.holder(session_id)
+        if holder is None or holder == self.store.leases.worker_id:
             runner = await self.find(session_id)
             return None if runner is None else runner.session.model
         now = self.clock.now_ms()
@@ -64,13 +64,13 @@ class EventRouting:
         when it is only saved), or published on that process's Redis channel. An owner that is
         gone (nobody received it) is taken over here. "here", "forwarded" or "gone" (no such
         session)."""
-        holder = await self.store.holder(session_id)
-        if holder is not None and holder != self.store.worker_id and hops < MAX_ROUTE_HOPS:
+        holder = await self.store.leases.holder(session_id)
+        if holder is not None and holder != self.store.leases.worker_id and hops < MAX_ROUTE_HOPS:
             data = encode([session_id, to_data(msg), hops + 1])
-            if await self.store.publish(holder, data):
+            if await self.store.leases.publish(holder, data):
                 return "forwarded"
             log.info("session %s: its owner %s is gone; taken over here", session_id, holder)
-            await self.store.claim(session_id)
+            await self.store.leases.claim(session_id)
         runner = await self.find(session_id)
         if runner is None:
             return "gone"
@@ -81,7 +81,7 @@ class EventRouting:
         """Hear events other processes route here, again after a lost connection to Redis."""
         while True:
             try:
-                await self.store.listen(self._routed)
+                await self.store.leases.listen(self._routed)
                 return  # a store only this process uses: nothing to hear
             except asyncio.CancelledError:
                 raise

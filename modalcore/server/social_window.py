@@ -12,7 +12,7 @@ cannot find the frame). The frame looks only when this page was served for its s
 session (it reads its location: same origin), begins the sign-in in it as its own button does
 (server/verify_script.py SOCIAL_SCRIPT) and navigates it to the provider.
 
-`OpenedWindows` keeps those sessions in the session store (`SessionStore.mark`): with Redis every
+`OpenedWindows` keeps those sessions in the session store (`SessionStore.notes.mark`): with Redis every
 worker of every host sees that a window was served, so the frame served by another host than the
 window page still looks for it (issue 42); a store only one process uses keeps them in memory.
 
@@ -35,7 +35,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..flows.social import NAMES
-from ..store.base import MAX_MARKS, SessionStore
+from ..store.base import SessionStore
+from ..store.notes import MAX_MARKS
 from ..store.memory import MemoryStore
 from ..views.connecting_social import WINDOW_PATH
 from .approval_theme import style
@@ -68,13 +69,13 @@ class OpenedWindows:
 
     async def seen(self, session: str, now: int) -> None:
         try:
-            await self._store.mark(f"window:{session}", now, SEEN_FOR_MS)
+            await self._store.notes.mark(f"window:{session}", now, SEEN_FOR_MS)
         except Exception as error:  # the store's outage: the window is just not looked for
             log.warning("served window not recorded: %s", type(error).__name__)
 
     async def recent(self, session: str, now: int) -> bool:
         try:
-            return await self._store.marked(f"window:{session}", now)
+            return await self._store.notes.marked(f"window:{session}", now)
         except Exception as error:
             log.warning("served windows unreadable: %s", type(error).__name__)
             return False

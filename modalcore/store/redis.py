@@ -17,7 +17,7 @@ Keys (all under `prefix`, default `modalcore:`):
 - `b:{digest}` a shared blob (the directory's lists, `engine/shared.py`), written once (SET NX),
              and `blobs` a sorted set, digest -> when it was last written (caller's clock): `expire`
              drops a blob `2 × ttl_ms` after, as the base class says;
-- `m:{key}`  a short-lived mark (redis_marks.py); `n:{kind}:{key}` a note taken once and
+- `m:{key}`  a short-lived mark; `n:{kind}:{key}` a note taken once and
              `nz:{kind}` the kind's notes by when noted (redis_notes.py, issue 42);
 - `ev:{id}`  an analytics event id seen (SET NX, kept for `EVENT_ID_TTL_S`), and `evc` the counts
              by "project|day|event".
@@ -29,14 +29,16 @@ written lately adds a SET NX and a ZADD for each, in the same script); an audit 
 EVALSHA per batch (SET NX of each id, HINCRBY of its count when new); a kill -9 loses at most
 those, as with the SQLite store's write-behind. The lease has no
 TTL of its own: it goes with the session (delete, expire). `commands` counts the commands this store sent.
+
+The store's methods are the sessions and their blobs; its concerns are objects of their own
+sharing one RedisLink (redis_link.py): `leases` (redis_leases.py), `notes` (redis_notes.py),
+`audit` (redis_audit.py) and `analytics` (redis_events.py).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import secrets
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import msgpack
@@ -45,12 +47,13 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from ..ledger.chain import SignedHeads, StoredEntry
-from .redis_events import RedisEvents
-from .redis_marks import RedisMarks
+from .base import DEFAULT_TTL_MS, NO_BLOBS, SessionStore
+from .redis_audit import RedisAuditLog
+from .redis_events import RedisAnalytics
+from .redis_leases import RedisLeases
+from .redis_link import RedisLink
 from .redis_notes import RedisNotes
-from .redis_scripts import AUDIT_HEAD, EVENTS, EXPIRE_BLOBS, SAVE
-from .base import DEFAULT_TTL_MS, NO_BLOBS, AuditConflict, SessionStore, StoredEvent, utc_day
+from .redis_scripts import EXPIRE_BLOBS, SAVE
 
 log = logging.getLogger(__name__)
 
@@ -69,25 +72,30 @@ class ReplicasBehind(Exception):
         super().__init__(f"the save reached {acked} of {wanted} replicas")
 
 
-class RedisStore(RedisEvents, RedisMarks, RedisNotes, SessionStore):
+class RedisStore(SessionStore):
+    leases: RedisLeases
+    analytics: RedisAnalytics
+
     def __init__(self, client: Redis, ttl_ms: int = DEFAULT_TTL_MS,
                  prefix: str = "modalcore:", *, replicas: int = 0) -> None:
         super().__init__(ttl_ms)
+        self._link = link = RedisLink(client, prefix)
+        self.prefix = prefix  # of every key (redis.py's docstring lists them)
         self._redis = client
         self._replicas = replicas  # a save lands once this many replicas have it (WAIT)
-        self._prefix = prefix
         self._touched = f"{prefix}touched"
         self._blobs_touched = f"{prefix}blobs"
-        self.owner = secrets.token_hex(8)  # this process, as lease holder
         self._save_script = client.register_script(SAVE)
         self._expire_blobs_script = client.register_script(EXPIRE_BLOBS)
-        self._events_script = client.register_script(EVENTS)
-        self._audit_head_script = client.register_script(AUDIT_HEAD)
-        self._events: list[StoredEvent] = []  # held for the next batch (`events_add_nowait`)
-        self._events_timer: asyncio.TimerHandle | None = None
-        self._events_task: asyncio.Task[None] | None = None
-        self.commands = 0
-        self.listening = asyncio.Event()  # set while this process is subscribed to its channel
+        self.leases = RedisLeases(link)
+        self.notes = RedisNotes(link)
+        self.audit = RedisAuditLog(link)
+        self.analytics = RedisAnalytics(link)
+
+    @property
+    def commands(self) -> int:
+        """The commands this store sent, its concerns' included (figures, tests)."""
+        return self._link.commands
 
     @classmethod
     def from_url(cls, url: str, ttl_ms: int = DEFAULT_TTL_MS,
@@ -107,16 +115,10 @@ class RedisStore(RedisEvents, RedisMarks, RedisNotes, SessionStore):
         return cls(Redis(connection_pool=pool), ttl_ms, prefix, replicas=replicas)
 
     def _key(self, session_id: str) -> str:
-        return f"{self._prefix}s:{session_id}"
+        return self._link.key("s", session_id)
 
     def _blob_key(self, digest: str) -> str:
-        return f"{self._prefix}b:{digest}"
-
-    def _lease_key(self, session_id: str) -> str:
-        return f"{self._prefix}l:{session_id}"
-
-    def _audit_key(self, session_id: str) -> str:
-        return f"{self._prefix}a:{session_id}"
+        return self._link.key("b", digest)
 
     # ----- sessions
     async def load(self, session_id: str, now_ms: int) -> bytes | None:
@@ -124,7 +126,7 @@ class RedisStore(RedisEvents, RedisMarks, RedisNotes, SessionStore):
             pipe.get(self._key(session_id))
             pipe.zscore(self._touched, session_id)
             data, touched = await pipe.execute()
-        self.commands += 2
+        self._link.commands += 2
         if data is None:
             return None
         if touched is None or self._expired(int(touched), now_ms):
@@ -134,8 +136,8 @@ class RedisStore(RedisEvents, RedisMarks, RedisNotes, SessionStore):
 
     async def save(self, session_id: str, data: bytes, now_ms: int,
                    blobs: Mapping[str, bytes] = NO_BLOBS) -> None:
-        keys = [self._lease_key(session_id), self._touched, self._key(session_id), self._blobs_touched]
-        args: list[str | int | bytes] = [self.owner, session_id, now_ms, data]
+        keys = [self.leases.key(session_id), self._touched, self._key(session_id), self._blobs_touched]
+        args: list[str | int | bytes] = [self.leases.owner, session_id, now_ms, data]
         fresh = self._ledger.to_write(blobs, now_ms) if blobs else NO_BLOBS
         for digest, blob in fresh.items():
             keys.append(self._blob_key(digest))
@@ -147,7 +149,7 @@ class RedisStore(RedisEvents, RedisMarks, RedisNotes, SessionStore):
             # Redis may have restarted without them: the retry of this save writes them again
             self._ledger.forget(blobs)
             raise
-        self.commands += 1
+        self._link.commands += 1
         # marked once Redis has them: a save in flight meanwhile sends them too (SET NX: once)
         if fresh:
             self._ledger.wrote(fresh, now_ms)
@@ -165,7 +167,7 @@ class RedisStore(RedisEvents, RedisMarks, RedisNotes, SessionStore):
             await self._save_script(keys=keys, args=args, client=pipe)
             pipe.wait(self._replicas, REPLICA_WAIT_MS)
             saved, acked = await pipe.execute()
-        self.commands += 1
+        self._link.commands += 1
         if int(acked) < self._replicas:
             raise ReplicasBehind(int(acked), self._replicas)
         return saved
@@ -175,152 +177,48 @@ class RedisStore(RedisEvents, RedisMarks, RedisNotes, SessionStore):
         if not wanted:
             return {}
         values: list[Any] = await self._redis.mget([self._blob_key(d) for d in wanted])
-        self.commands += 1
+        self._link.commands += 1
         return {d: bytes(v) for d, v in zip(wanted, values, strict=True) if v is not None}
-
-    async def claim(self, session_id: str) -> None:
-        await self._redis.set(self._lease_key(session_id), self.owner)
-        self.commands += 1
-
-    async def owns(self, session_id: str) -> bool:
-        holder = await self._redis.get(self._lease_key(session_id))
-        self.commands += 1
-        return holder is None or holder == self.owner.encode()
-
-    # ----- events routed to a session's owner (pub/sub): one channel per engine process
-    @property
-    def worker_id(self) -> str:  # type: ignore[override]
-        return self.owner
-
-    def _channel(self, worker_id: str) -> str:
-        return f"{self._prefix}w:{worker_id}"
-
-    async def holder(self, session_id: str) -> str | None:
-        held = await self._redis.get(self._lease_key(session_id))
-        self.commands += 1
-        if held is None:
-            return None
-        return held.decode() if isinstance(held, bytes) else str(held)
-
-    async def publish(self, worker_id: str, data: bytes) -> int:
-        reached = await self._redis.publish(self._channel(worker_id), data)
-        self.commands += 1
-        return int(reached)
-
-    async def listen(self, handler: Callable[[bytes], Awaitable[None]]) -> None:
-        pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
-        try:
-            await pubsub.subscribe(self._channel(self.owner))
-            self.listening.set()
-            async for message in pubsub.listen():
-                data = message.get("data")
-                if message.get("type") != "message" or not isinstance(data, bytes):
-                    continue
-                try:
-                    await handler(data)
-                except Exception:
-                    log.exception("a routed event failed")
-        finally:
-            self.listening.clear()
-            await pubsub.aclose()
 
     async def delete(self, session_id: str) -> None:
         async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.delete(self._key(session_id), self._lease_key(session_id))
+            pipe.delete(self._key(session_id), self.leases.key(session_id))
             pipe.zrem(self._touched, session_id)
             await pipe.execute()
-        self.commands += 2
+        self._link.commands += 2
 
     async def touch(self, session_id: str, now_ms: int) -> None:
         await self._redis.zadd(self._touched, {session_id: now_ms}, xx=True)
-        self.commands += 1
+        self._link.commands += 1
 
     async def expire(self, now_ms: int) -> int:
         cutoff = now_ms - self.ttl_ms
         # strictly older than the cutoff: `_expired` is `now - touched > ttl`
         gone: list[Any] = await self._redis.zrangebyscore(self._touched, "-inf", f"({cutoff}")
-        self.commands += 1
+        self._link.commands += 1
         await self._expire_blobs(now_ms)
         if not gone:
             return 0
         ids = [g.decode() if isinstance(g, bytes) else str(g) for g in gone]
         async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.delete(*(self._key(i) for i in ids), *(self._lease_key(i) for i in ids))
+            pipe.delete(*(self._key(i) for i in ids), *(self.leases.key(i) for i in ids))
             pipe.zrem(self._touched, *ids)
             await pipe.execute()
-        self.commands += 2
+        self._link.commands += 2
         return len(ids)
 
     async def _expire_blobs(self, now_ms: int) -> None:
         await self._expire_blobs_script(keys=[self._blobs_touched],
                                         args=[now_ms - self.blob_ttl_ms, self._blob_key("")])
-        self.commands += 1
+        self._link.commands += 1
 
     async def count(self) -> int:
-        self.commands += 1
+        self._link.commands += 1
         return int(await self._redis.zcard(self._touched))
-
-    # ----- the audit log
-    async def audit_append(self, entry: StoredEntry) -> None:
-        packed = msgpack.packb([entry.body, entry.hash])
-        added = await self._redis.hsetnx(self._audit_key(entry.session_id), str(entry.seq), packed)
-        self.commands += 1
-        if not added:
-            raise AuditConflict(f"audit entry {entry.session_id}/{entry.seq} exists")
-
-    async def audit_entries(self, session_id: str) -> list[StoredEntry]:
-        rows: dict[Any, Any] = await self._redis.hgetall(self._audit_key(session_id))
-        self.commands += 1
-        entries = []
-        for seq, packed in rows.items():
-            body, digest = msgpack.unpackb(packed)
-            entries.append(StoredEntry(session_id, int(seq), bytes(body), str(digest)))
-        return sorted(entries, key=lambda e: e.seq)
-
-    async def audit_sessions(self) -> list[str]:
-        pattern = self._audit_key("*")
-        skip = len(self._audit_key(""))
-        found: set[str] = set()
-        async for key in self._redis.scan_iter(match=pattern, count=1000):
-            self.commands += 1
-            text = key.decode() if isinstance(key, bytes) else str(key)
-            found.add(text[skip:])
-        return sorted(found)
-
-    async def audit_head(self, session_id: str) -> StoredEntry | None:
-        found: Any = await self._audit_head_script(keys=[self._audit_key(session_id)])
-        self.commands += 1
-        if not found or found[1] is None:
-            return None
-        body, digest = msgpack.unpackb(found[1])
-        return StoredEntry(session_id, int(found[0]), bytes(body), str(digest))
-
-    def _heads_key(self, worker: str) -> str:
-        return f"{self._prefix}ah:{worker}"
-
-    async def heads_append(self, signed: SignedHeads) -> None:
-        packed = msgpack.packb([signed.body, signed.signature])
-        added = await self._redis.hsetnx(self._heads_key(signed.worker), str(signed.n), packed)
-        self.commands += 1
-        if not added:
-            raise AuditConflict(f"signed heads {signed.worker}/{signed.n} exist")
-
-    async def heads_all(self) -> list[SignedHeads]:
-        skip = len(self._heads_key(""))
-        found: list[SignedHeads] = []
-        async for key in self._redis.scan_iter(match=self._heads_key("*"), count=1000):
-            self.commands += 1
-            text = key.decode() if isinstance(key, bytes) else str(key)
-            rows: dict[Any, Any] = await self._redis.hgetall(key)
-            self.commands += 1
-            for n, packed in rows.items():
-                body, signature = msgpack.unpackb(packed)
-                found.append(SignedHeads(text[skip:], int(n), bytes(body), str(signature)))
-        return sorted(found, key=lambda h: (h.worker, h.n))
 
     async def close(self) -> None:
         try:
-            await self._events_sent()
+            await self.analytics.sent()
         except Exception:
             log.exception("redis store: analytics events not sent at close")
         await self._redis.aclose()

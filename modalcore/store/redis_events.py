@@ -1,6 +1,6 @@
-"""Analytics events in Redis (redis.py's store): held for a few milliseconds and sent together, one
-EVALSHA per batch (SET NX of each id, HINCRBY of its count when new); `evc` holds the counts by
-"project|day|event", `ev:{id}` an id seen."""
+"""Analytics events in Redis (`RedisStore.analytics`, store/analytics.py): held for a few
+milliseconds and sent together, one EVALSHA per batch (SET NX of each id, HINCRBY of its count
+when new); `evc` holds the counts by "project|day|event", `ev:{id}` an id seen."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import asyncio
 import logging
 from typing import Any
 
-from redis.asyncio import Redis
-from redis.commands.core import AsyncScript
-
+from .analytics import Analytics
 from .base import StoredEvent, utc_day
+from .redis_link import RedisLink
+from .redis_scripts import EVENTS
 
 log = logging.getLogger(__name__)
 
@@ -23,21 +23,18 @@ EVENTS_RETRY_S = 1.0
 _SEP = "|"
 
 
-class RedisEvents:
-    """`SessionStore`'s analytics events for RedisStore."""
+class RedisAnalytics(Analytics):
+    def __init__(self, link: RedisLink) -> None:
+        self._link = link
+        self._events_script = link.redis.register_script(EVENTS)
+        self._events: list[StoredEvent] = []  # held for the next batch (`add_nowait`)
+        self._events_timer: asyncio.TimerHandle | None = None
+        self._events_task: asyncio.Task[None] | None = None
 
-    _redis: Redis
-    _prefix: str
-    _events_script: AsyncScript
-    _events: list[StoredEvent]
-    _events_timer: asyncio.TimerHandle | None
-    _events_task: asyncio.Task[None] | None
-    commands: int
-
-    async def events_add(self, event: StoredEvent) -> None:
+    async def add(self, event: StoredEvent) -> None:
         await self._send_events([event])
 
-    def events_add_nowait(self, event: StoredEvent) -> bool:
+    def add_nowait(self, event: StoredEvent) -> bool:
         """Held and sent with the others of the next `EVENTS_BEHIND_MS` in one request (a
         request per event was half the Redis requests of an intent, issue 17)."""
         self._events.append(event)
@@ -79,15 +76,15 @@ class RedisEvents:
             self._events_task = None
 
     async def _send_events(self, events: list[StoredEvent]) -> None:
-        keys = [f"{self._prefix}evc"]
+        keys = [f"{self._link.prefix}evc"]
         args: list[str | int] = [EVENT_ID_TTL_S]
         for event in events:
-            keys.append(f"{self._prefix}ev:{event.event_id}")
+            keys.append(self._link.key("ev", event.event_id))
             args.append(_SEP.join((event.project_id, event.day, event.event)))
         await self._events_script(keys=keys, args=args)
-        self.commands += 1
+        self._link.commands += 1
 
-    async def _events_sent(self) -> None:
+    async def sent(self) -> None:
         """Every event held so far is in Redis (before reading counts, and at close)."""
         task = self._events_task
         if task is not None:
@@ -101,23 +98,23 @@ class RedisEvents:
             for start in range(0, len(batch), EVENTS_BATCH):
                 await self._send_events(batch[start:start + EVENTS_BATCH])
 
-    async def event_counts(self) -> list[tuple[str, str, str, int]]:
-        await self._events_sent()
-        rows: dict[Any, Any] = await self._redis.hgetall(f"{self._prefix}evc")
-        self.commands += 1
+    async def counts(self) -> list[tuple[str, str, str, int]]:
+        await self.sent()
+        rows: dict[Any, Any] = await self._link.redis.hgetall(f"{self._link.prefix}evc")
+        self._link.commands += 1
         counts = []
         for field, count in rows.items():
             project, day, name = field.decode().split(_SEP, 2)
             counts.append((project, day, name, int(count)))
         return sorted(counts)
 
-    async def events_prune(self, before_ms: int) -> int:
-        await self._events_sent()
+    async def prune(self, before_ms: int) -> int:
+        await self.sent()
         cutoff = utc_day(before_ms)
-        rows: dict[Any, Any] = await self._redis.hgetall(f"{self._prefix}evc")
-        self.commands += 1
+        rows: dict[Any, Any] = await self._link.redis.hgetall(f"{self._link.prefix}evc")
+        self._link.commands += 1
         old = [field for field in rows if field.decode().split(_SEP, 2)[1] < cutoff]
         if old:
-            await self._redis.hdel(f"{self._prefix}evc", *old)
-            self.commands += 1
+            await self._link.redis.hdel(f"{self._link.prefix}evc", *old)
+            self._link.commands += 1
         return sum(int(rows[field]) for field in old)

@@ -1,5 +1,6 @@
-"""Notes in Redis (issue 42, store/notes.py): every engine process of every host sharing the
-Redis sees them. `{prefix}n:{kind}:{key}` holds the bytes (SET PX: Redis's clock drops it too),
+"""Marks and notes in Redis (issue 42, `RedisStore.notes`, store/notes.py): every engine process of
+every host sharing the Redis sees them. A mark is `{prefix}m:{key}` (one `SET PX` or `EXISTS`:
+Redis's own clock drops it). `{prefix}n:{kind}:{key}` holds the bytes (SET PX: Redis's clock drops it too),
 and `{prefix}nz:{kind}` a sorted set key -> until when it lasts (the caller's clock, as the other
 stores decide it, so a test's fake clock means the same here): it bounds a kind to `most` notes
 (the first to end dropped first) and drops those past their time. Noting is one EVALSHA; reading
@@ -7,8 +8,8 @@ one; taking one (GET, DEL and ZREM at once: of two takers one gets it)."""
 
 from __future__ import annotations
 
-from redis.asyncio import Redis
-from redis.commands.core import AsyncScript
+from .notes import Notes
+from .redis_link import RedisLink
 
 # KEYS: the note, the kind's sorted set; ARGV: bytes, ttl ms, until ms, key, most, note key prefix, now ms
 _NOTE = """
@@ -40,30 +41,30 @@ return false
 """
 
 
-class RedisNotes:
-    """`SessionStore.note`/`noted`/`take_note` for RedisStore."""
+class RedisNotes(Notes):
+    def __init__(self, link: RedisLink) -> None:
+        self._link = link
+        self._note_script = link.redis.register_script(_NOTE)
+        self._read_script = link.redis.register_script(_READ)
 
-    _redis: Redis
-    _prefix: str
-    _note_script: AsyncScript | None = None
-    _read_script: AsyncScript | None = None
+    async def mark(self, key: str, now_ms: int, ttl_ms: int) -> None:
+        await self._link.redis.set(self._link.key("m", key), b"1", px=max(1, ttl_ms))
+
+    async def marked(self, key: str, now_ms: int) -> bool:
+        return bool(await self._link.redis.exists(self._link.key("m", key)))
 
     async def note(self, kind: str, key: str, data: bytes, now_ms: int, ttl_ms: int, most: int) -> None:
-        if self._note_script is None:
-            self._note_script = self._redis.register_script(_NOTE)
-        prefix = f"{self._prefix}n:{kind}:"
-        await self._note_script(keys=[prefix + key, f"{self._prefix}nz:{kind}"],
+        prefix = self._link.key("n", f"{kind}:")
+        await self._note_script(keys=[prefix + key, self._link.key("nz", kind)],
                                 args=[data, max(1, ttl_ms), now_ms + ttl_ms, key, most, prefix, now_ms])
 
     async def noted(self, kind: str, key: str, now_ms: int) -> bytes | None:
         return await self._read(kind, key, now_ms, take=False)
 
-    async def take_note(self, kind: str, key: str, now_ms: int) -> bytes | None:
+    async def take(self, kind: str, key: str, now_ms: int) -> bytes | None:
         return await self._read(kind, key, now_ms, take=True)
 
     async def _read(self, kind: str, key: str, now_ms: int, take: bool) -> bytes | None:
-        if self._read_script is None:
-            self._read_script = self._redis.register_script(_READ)
-        data = await self._read_script(keys=[f"{self._prefix}n:{kind}:{key}", f"{self._prefix}nz:{kind}"],
+        data = await self._read_script(keys=[self._link.key("n", f"{kind}:{key}"), self._link.key("nz", kind)],
                                        args=[key, now_ms, 1 if take else 0])
         return data if isinstance(data, bytes) else None

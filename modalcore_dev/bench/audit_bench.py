@@ -54,7 +54,7 @@ async def _fill(store: SqliteStore, entries: int) -> tuple[list[int], list[float
             start = time.perf_counter_ns()
             entry = make_entry(f"session-{session:04d}", seq, 1_700_000_000_000 + seq, kind, data,
                                prev)
-            await store.audit_append(entry)
+            await store.audit.append(entry)
             appends.append((time.perf_counter_ns() - start) / 1e3)
             sizes.append(len(entry.body) + len(entry.hash))
             prev = entry.hash
@@ -67,11 +67,11 @@ async def _sign(store: SqliteStore, sets: int) -> tuple[list[float], str]:
     key = Account.create()
     signer = HeadSigner(store, key, lambda: 1_700_000_000_000)
     signing = []
-    sessions = await store.audit_sessions()
+    sessions = await store.audit.sessions()
     per_set = len(sessions) // sets
     for start in range(0, len(sessions), per_set):
         for session in sessions[start:start + per_set]:
-            head = await store.audit_head(session)
+            head = await store.audit.head(session)
             assert head is not None
             signer.advanced(session, head.seq, head.hash)
         began = time.perf_counter_ns()

@@ -129,7 +129,7 @@ def run(parts: Parts) -> Lines:
     sessions, rounds = parts.size(50, 2), parts.size(2000, 8)
     with tempfile.TemporaryDirectory() as tmp:
         store = SqliteStore(Path(tmp) / "bench.db")
-        figures = asyncio.run(measure(store, sessions, rounds, commands=lambda: store.commits))
+        figures = asyncio.run(measure(store, sessions, rounds, commands=lambda: store.writer.commits))
     out: Lines = [f"Engine, production path (hub, runner, observers, store, encoder; {sessions} interleaved sessions):"]
     out.append(line("SQLite: intent → frames sent and saved, CPU p50", f"{figures['p50']:.0f} µs", "≤ 150 µs",
                     [figures["p50"]]))

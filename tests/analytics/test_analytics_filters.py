@@ -27,7 +27,7 @@ def two_projects() -> MemoryStore:
     async def fill() -> None:
         for i, (project, day, event) in enumerate([("test", 0, "MODAL_OPEN"), ("test", 1, "MODAL_OPEN"),
                                                    ("test", 3, "MODAL_OPEN"), ("other", 1, "CONNECT_SUCCESS")]):
-            await store.events_add(StoredEvent(f"e{i}", project, "s1", event, JAN_1 + day * DAY_MS, b"{}"))
+            await store.analytics.add(StoredEvent(f"e{i}", project, "s1", event, JAN_1 + day * DAY_MS, b"{}"))
 
     asyncio.run(fill())
     return store

@@ -127,7 +127,7 @@ def test_rule_a_live_engine_keeps_its_events_by_default() -> None:
 
     with start_server(config, store=store) as server:
         asyncio.run(visit(server))
-        server.wait_for(lambda: any(r[2] == "MODAL_OPEN" for r in asyncio.run(store.event_counts())))
+        server.wait_for(lambda: any(r[2] == "MODAL_OPEN" for r in asyncio.run(store.analytics.counts())))
         counts = httpx.get(f"{server.http_url}/v1/analytics/counts",
                            headers={"Authorization": f"Bearer {OPERATOR}"}).json()["counts"]
         assert {row["event"] for row in counts} >= {"MODAL_CREATED", "MODAL_OPEN"}

@@ -29,7 +29,7 @@ def filled_store() -> MemoryStore:
     async def fill() -> None:
         for i, (day, event) in enumerate([(0, "MODAL_OPEN"), (0, "MODAL_OPEN"), (0, "CONNECT_SUCCESS"),
                                           (1, "MODAL_OPEN"), (3, "CONNECT_SUCCESS")]):
-            await store.events_add(StoredEvent(f"e{i}", "test", "s1", event, JAN_1 + day * DAY_MS, b"{}"))
+            await store.analytics.add(StoredEvent(f"e{i}", "test", "s1", event, JAN_1 + day * DAY_MS, b"{}"))
 
     asyncio.run(fill())
     return store

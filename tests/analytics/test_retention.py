@@ -41,13 +41,13 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> SessionStore:
 
 async def test_rule_every_store_forgets_the_days_before_the_cutoff(store: SessionStore) -> None:
     for i, days_ago in enumerate((120, 120, 91, 89, 1, 0)):
-        await store.events_add(stored(f"e{i}", days_ago))
-    assert sum(row[3] for row in await store.event_counts()) == 6
-    assert await store.events_prune(NOW - 90 * DAY) == 3
-    days = {row[1] for row in await store.event_counts()}
-    assert sum(row[3] for row in await store.event_counts()) == 3
+        await store.analytics.add(stored(f"e{i}", days_ago))
+    assert sum(row[3] for row in await store.analytics.counts()) == 6
+    assert await store.analytics.prune(NOW - 90 * DAY) == 3
+    days = {row[1] for row in await store.analytics.counts()}
+    assert sum(row[3] for row in await store.analytics.counts()) == 3
     assert min(days) >= "2026-08-20"  # 90 days before 2026-11-18
-    assert await store.events_prune(NOW - 90 * DAY) == 0
+    assert await store.analytics.prune(NOW - 90 * DAY) == 0
     await store.close()
 
 
@@ -64,22 +64,22 @@ def event(at: int) -> TrackedEvent:
 def test_rule_the_engine_prunes_once_a_day_while_it_keeps_events() -> None:
     async def run() -> list[int]:
         store = MemoryStore()
-        await store.events_add(stored("old", 200))
-        await store.events_add(stored("recent", 10))
+        await store.analytics.add(stored("old", 200))
+        await store.analytics.add(stored("recent", 10))
         clock = FakeClock(NOW)
         sink = LocalAnalyticsSink(store, clock, retention_days=30)
         totals = []
         sink.track(event(clock.now_ms()))
         await sink.flush()
-        totals.append(sum(r[3] for r in await store.event_counts()))  # old forgotten, new kept
-        await store.events_add(stored("old2", 100))
+        totals.append(sum(r[3] for r in await store.analytics.counts()))  # old forgotten, new kept
+        await store.analytics.add(stored("old2", 100))
         sink.track(event(clock.now_ms() + 1))
         await sink.flush()
-        totals.append(sum(r[3] for r in await store.event_counts()))  # same day: not pruned again
+        totals.append(sum(r[3] for r in await store.analytics.counts()))  # same day: not pruned again
         clock.advance(PRUNE_EVERY_MS)
         sink.track(event(clock.now_ms()))
         await sink.flush()
-        totals.append(sum(r[3] for r in await store.event_counts()))
+        totals.append(sum(r[3] for r in await store.analytics.counts()))
         return totals
 
     assert asyncio.run(run()) == [2, 4, 4]  # old2 forgotten, one more kept
@@ -94,13 +94,13 @@ def test_rule_the_prune_command_forgets_old_events_in_a_sqlite_store(tmp_path: P
     async def fill() -> None:
         store = SqliteStore(path)
         for i, days_ago in enumerate((400, 100, 10, 0)):
-            await store.events_add(StoredEvent(f"e{i}", "proj", "s1", "MODAL_OPEN", now - days_ago * DAY, b"{}"))
+            await store.analytics.add(StoredEvent(f"e{i}", "proj", "s1", "MODAL_OPEN", now - days_ago * DAY, b"{}"))
         await store.close()
 
     async def remaining() -> int:
         store = SqliteStore(path)
         try:
-            return sum(r[3] for r in await store.event_counts())
+            return sum(r[3] for r in await store.analytics.counts())
         finally:
             await store.close()
 

@@ -129,7 +129,7 @@ def entries(box: Box, session: str = "s-audit") -> list[StoredEntry]:
     async def read() -> list[StoredEntry]:
         store = box.open()
         try:
-            return await store.audit_entries(session)
+            return await store.audit.entries(session)
         finally:
             await store.close()
     return asyncio.run(read())
@@ -215,7 +215,7 @@ def test_rule_heads_not_signed_by_the_engine_key_fail_verify(
 
     async def add() -> None:
         store = box.open()
-        await store.heads_append(SignedHeads("forger", 1, body, sign(other, body)))
+        await store.audit.append_heads(SignedHeads("forger", 1, body, sign(other, body)))
         await store.close()
 
     asyncio.run(add())
@@ -262,7 +262,7 @@ def test_rule_a_rewrite_by_the_key_holder_shows_against_heads_kept_elsewhere(
 
     async def resign() -> None:
         store = box.open()
-        await store.heads_append(SignedHeads(stored["worker"], 1, body, sign(key, body)))
+        await store.audit.append_heads(SignedHeads(stored["worker"], 1, body, sign(key, body)))
         await store.close()
 
     asyncio.run(resign())
@@ -334,13 +334,13 @@ def test_rule_every_store_keeps_signed_sets_append_only_and_reads_a_logs_head(bo
         store = box.open()
         try:
             signed = SignedHeads("w", 1, b"{}", "0x00")
-            await store.heads_append(signed)
+            await store.audit.append_heads(signed)
             with pytest.raises(AuditConflict):
-                await store.heads_append(SignedHeads("w", 1, b"{ }", "0x01"))
-            assert await store.heads_all() == [signed]
-            head = await store.audit_head("s-audit")
-            assert head == (await store.audit_entries("s-audit"))[-1] and head.seq == 3
-            assert await store.audit_head("nobody") is None
+                await store.audit.append_heads(SignedHeads("w", 1, b"{ }", "0x01"))
+            assert await store.audit.all_heads() == [signed]
+            head = await store.audit.head("s-audit")
+            assert head == (await store.audit.entries("s-audit"))[-1] and head.seq == 3
+            assert await store.audit.head("nobody") is None
         finally:
             await store.close()
 

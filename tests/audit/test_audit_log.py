@@ -104,7 +104,7 @@ async def drive_connect_disconnect(store: SessionStore, signer: HeadSigner | Non
 def test_rule_connects_chain_switches_and_disconnects_are_audited_through_the_runner() -> None:
     store = MemoryStore()
     asyncio.run(drive_connect_disconnect(store))
-    entries = asyncio.run(store.audit_entries("s-audit"))
+    entries = asyncio.run(store.audit.entries("s-audit"))
     assert kinds(entries) == ["connect", "chain_switch", "disconnect"]
     connect, switch, disconnect = datas(entries)
     assert connect == {"connector": "dev.modalcore.devwallet", "address": ADDRESS, "chain": "eip155:31337",
@@ -116,7 +116,7 @@ def test_rule_connects_chain_switches_and_disconnects_are_audited_through_the_ru
 def test_rule_each_entry_holds_the_hash_of_the_previous_entrys_bytes() -> None:
     store = MemoryStore()
     asyncio.run(drive_connect_disconnect(store))
-    entries = asyncio.run(store.audit_entries("s-audit"))
+    entries = asyncio.run(store.audit.entries("s-audit"))
     assert json.loads(entries[0].body)["prev"] == GENESIS
     for before, after in zip(entries, entries[1:]):
         assert json.loads(after.body)["prev"] == digest(before.body) == before.hash
@@ -149,7 +149,7 @@ def test_rule_sign_in_is_audited_with_the_signature_request_its_outcome_and_hash
     Tap(world.driver.session, AuditObserver(store))
     world.connect()
     world.sign_in()
-    entries = asyncio.run(store.audit_entries("s1"))
+    entries = asyncio.run(store.audit.entries("s1"))
     assert kinds(entries) == ["connect", "signature_request", "signature_result", "sign_in"]
     request, result, sign_in = datas(entries)[1:]
     assert request["method"] == "personal_sign" and len(request["request_hash"]) == 64
@@ -168,7 +168,7 @@ def test_rule_a_declined_signature_is_audited_as_rejected_with_its_code() -> Non
     world.driver.intent("siwx/sign")
     world.run_calls()
     world.driver.answer_last(code=4001, message="User rejected the request.")
-    entries = asyncio.run(store.audit_entries("s1"))
+    entries = asyncio.run(store.audit.entries("s1"))
     assert kinds(entries)[:3] == ["connect", "signature_request", "signature_result"]
     assert datas(entries)[2]["outcome"] == "rejected"
     assert datas(entries)[2]["error_code"] == 4001
@@ -177,16 +177,16 @@ def test_rule_a_declined_signature_is_audited_as_rejected_with_its_code() -> Non
 def test_rule_the_sqlite_audit_table_is_append_only() -> None:
     store = SqliteStore(":memory:")
     asyncio.run(drive_connect_disconnect(store))
-    entries = asyncio.run(store.audit_entries("s-audit"))
+    entries = asyncio.run(store.audit.entries("s-audit"))
     with pytest.raises(AuditConflict):
-        asyncio.run(store.audit_append(entries[0]))
+        asyncio.run(store.audit.append(entries[0]))
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
         store._db.execute("UPDATE audit SET body = x'00' WHERE seq = 1")
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
         store._db.execute("DELETE FROM audit")
     # an expired session leaves the store; its audit log stays
     asyncio.run(store.expire(10**15))
-    assert len(asyncio.run(store.audit_entries("s-audit"))) == 3
+    assert len(asyncio.run(store.audit.entries("s-audit"))) == 3
 
 
 def test_rule_verify_finds_an_edited_entry_and_names_the_first_broken_link(
@@ -221,7 +221,7 @@ def test_rule_an_edit_that_rehashes_its_entry_is_named_by_the_next_link(tmp_path
         store = SqliteStore(path)
         await drive_connect_disconnect(store)
         store._db.execute("DROP TRIGGER audit_no_update")
-        body = (await store.audit_entries("s-audit"))[0].body.replace(b"localhost:1", b"evil.example")
+        body = (await store.audit.entries("s-audit"))[0].body.replace(b"localhost:1", b"evil.example")
         store._db.execute("UPDATE audit SET body = ?, hash = ? WHERE seq = 1", (body, digest(body)))
         verdict = await verify_store(store)
         await store.close()

@@ -28,9 +28,9 @@ def test_rule_many_entries_within_an_interval_cost_one_signature_over_their_newe
         for seq in range(1, 51):
             for session in ("a", "b", "c"):
                 signer.advanced(session, seq, f"{session}{seq}")
-        assert await store.heads_all() == []  # nothing signed per entry
+        assert await store.audit.all_heads() == []  # nothing signed per entry
         await signer.flush()
-        sets = await store.heads_all()
+        sets = await store.audit.all_heads()
         assert signer.signed == len(sets) == 1
         body = read_body(sets[0].body)
         assert [(h.session_id, h.seq, h.hash) for h in body.heads] == [
@@ -45,12 +45,12 @@ def test_rule_heads_are_signed_by_the_interval_without_a_flush() -> None:
         store = MemoryStore()
         signer = HeadSigner(store, KEY, lambda: 5, interval_ms=20)
         signer.advanced("a", 1, "h1")
-        while not await store.heads_all():
+        while not await store.audit.all_heads():
             await asyncio.sleep(0.01)
         signer.advanced("a", 2, "h2")
-        while len(await store.heads_all()) < 2:
+        while len(await store.audit.all_heads()) < 2:
             await asyncio.sleep(0.01)
-        first, second = await store.heads_all()
+        first, second = await store.audit.all_heads()
         assert read_body(second.body).prev == first.digest  # a process's sets form a chain
         await signer.flush()
         assert signer.signed == 2
@@ -65,7 +65,7 @@ def test_rule_past_the_bound_per_signature_the_rest_go_in_the_next_set() -> None
         for index in range(MAX_HEADS_PER_SIGNATURE + 3):
             signer.advanced(f"s{index:05d}", 1, "h")
         await signer.flush()
-        sets = await store.heads_all()
+        sets = await store.audit.all_heads()
         assert [len(read_body(s.body).heads) for s in sets] == [MAX_HEADS_PER_SIGNATURE, 3]
         verdict = await verify_store(store, KEY.address)
         # the sessions are named in signed heads but have no entries in this store: cut short
@@ -92,12 +92,12 @@ def test_rule_one_anchor_line_a_minute_at_info_the_rest_at_debug_and_the_newest_
                             log_interval_ms=400)
         for seq in range(1, 6):
             signer.advanced("a", seq, f"h{seq}")
-            while len(await store.heads_all()) < seq:
+            while len(await store.audit.all_heads()) < seq:
                 await asyncio.sleep(0.005)
         assert len(info()) == 1 and len(debug()) == 4
         while len(info()) < 2:
             await asyncio.sleep(0.02)
-        newest = (await store.heads_all())[-1]
+        newest = (await store.audit.all_heads())[-1]
         assert json.loads(info()[-1].split(" ", 3)[3])["digest"] == newest.digest
         await signer.flush()
         assert len(info()) == 2  # nothing left unlogged

@@ -150,9 +150,9 @@ def recorded(config: EngineConfig, session: str) -> tuple[list[dict[str, Any]], 
             verdict = await verify_store(store, load_or_create_key(siwx_key_file(config)).address)
             assert verdict.findings == [] and verdict.unanchored_sessions == 0
             assert verdict.unsigned_entries == 0 and verdict.anchored_sessions >= 1
-            entries = [json.loads(e.body) for e in await store.audit_entries(session)]
+            entries = [json.loads(e.body) for e in await store.audit.entries(session)]
             counts: dict[str, int] = {}
-            for _, _, event, count in await store.event_counts():
+            for _, _, event, count in await store.analytics.counts():
                 counts[event] = counts.get(event, 0) + count
             return entries, counts
         finally:

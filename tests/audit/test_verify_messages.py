@@ -33,11 +33,11 @@ def four_entries(box: Box, key: LocalAccount) -> list[StoredEntry]:
         store = box.open()
         signer = HeadSigner(store, key, lambda: 1_700_000_000_000, interval_ms=60_000, worker=WORKER)
         for entry in out:
-            await store.audit_append(entry)
+            await store.audit.append(entry)
             if entry.seq % 2 == 0:
                 signer.advanced(SESSION, entry.seq, entry.hash)
                 await signer.flush()
-        assert [s.n for s in await store.heads_all()] == [1, 2]
+        assert [s.n for s in await store.audit.all_heads()] == [1, 2]
         await store.close()
 
     asyncio.run(write())

@@ -59,7 +59,7 @@ def test_the_analytics_page_lists_failures_per_cause_wallet_and_day() -> None:
                   (0, doctor_event("connect", "request_rejected", "io.metamask")),
                   (1, doctor_event("send", "chain_unreachable", "")), (1, "MODAL_OPEN")]
         for i, (day, name) in enumerate(events):
-            await store.events_add(StoredEvent(f"e{i}", "test", "s1", name, jan_1 + day * 86_400_000, b"{}"))
+            await store.analytics.add(StoredEvent(f"e{i}", "test", "s1", name, jan_1 + day * 86_400_000, b"{}"))
 
     asyncio.run(fill())
     config = make_test_config(operator_token=TOKEN)

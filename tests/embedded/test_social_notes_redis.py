@@ -24,6 +24,7 @@ from modalcore.embedded.masterkey import MasterKey
 from modalcore.embedded.social import ProviderSetting, SocialFailure, SocialResult, SocialSignIns
 from modalcore.embedded.social_notes import PENDING_TTL_MS, NotesUnavailable
 from modalcore.store.memory import MemoryStore
+from modalcore.store.notes import MemoryNotes
 from modalcore.store.redis import RedisStore
 
 from .test_oauth2_userinfo import CASES, NOW, Provider, _query
@@ -110,8 +111,8 @@ async def test_rule_an_expired_grant_is_refused_on_every_host(
     assert await b.redeem("token-1", NOW + PENDING_TTL_MS) is None
 
 
-class DownStore(MemoryStore):
-    """A session store whose notes cannot be reached (Redis down)."""
+class DownNotes(MemoryNotes):
+    """Notes that cannot be reached (Redis down)."""
 
     async def note(self, kind: str, key: str, data: bytes, now_ms: int, ttl_ms: int, most: int) -> None:
         raise RedisConnectionError("Connection refused")
@@ -119,15 +120,22 @@ class DownStore(MemoryStore):
     async def noted(self, kind: str, key: str, now_ms: int) -> bytes | None:
         raise RedisConnectionError("Connection refused")
 
-    async def take_note(self, kind: str, key: str, now_ms: int) -> bytes | None:
+    async def take(self, kind: str, key: str, now_ms: int) -> bytes | None:
         raise RedisConnectionError("Connection refused")
+
+
+def down_store() -> MemoryStore:
+    """A session store whose notes cannot be reached (Redis down)."""
+    store = MemoryStore()
+    store.notes = DownNotes()
+    return store
 
 
 async def test_rule_a_store_outage_refuses_typed_without_a_traceback(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     signins = SocialSignIns({NAME: ProviderSetting(NAME, "", "client-1", "secret-1", kind="oauth2")},
                             "https://engine.test", KeyVault(tmp_path / "embedded.db", MasterKey.generate()),
-                            store=DownStore())
+                            store=down_store())
     with caplog.at_level("WARNING", logger="modalcore.embedded"):
         with pytest.raises(ServiceError):
             await signins.start(NAME, "s1", NOW, key="")

@@ -26,6 +26,7 @@ from modalcore.server.approval import approval_text
 from modalcore.server.social import social_text
 from modalcore.server.social_window import MAX_SEEN, SEEN_FOR_MS, OpenedWindows
 from modalcore.store.memory import MemoryStore
+from modalcore.store.notes import MemoryNotes
 from modalcore.store.redis import RedisStore
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
 from modalcore.server.config import parse_config
@@ -292,7 +293,7 @@ async def test_the_sessions_whose_window_was_served_are_bounded() -> None:
         await windows.seen(f"s{i}", 1_000_000)
     assert not await windows.recent("a", 1_000_000) and not await windows.recent("s4", 1_000_000)
     assert await windows.recent("s5", 1_000_000) and await windows.recent(f"s{MAX_SEEN + 4}", 1_000_000)
-    assert len(store._marks) == MAX_SEEN
+    assert isinstance(store.notes, MemoryNotes) and store.notes.marks_held() == MAX_SEEN
 
 
 async def test_rule_a_window_served_by_one_host_is_seen_by_the_others_on_redis(redis_url: str) -> None:

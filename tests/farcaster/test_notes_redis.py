@@ -26,7 +26,7 @@ from modalcore.siwx.domain.message import SiwxMessage
 from modalcore.store.redis import RedisStore
 from modalcore_dev.farcaster.democlient import DEV_FIDS
 
-from ..embedded.test_social_notes_redis import DownStore
+from ..embedded.test_social_notes_redis import down_store
 from .test_service import NOW, SETTING, World
 
 DOMAIN, URI, SESSION = "localhost:8000", "http://localhost:8000", "session-1"
@@ -117,7 +117,7 @@ async def test_rule_a_store_outage_is_a_service_error_without_a_traceback(
         hosts: Hosts, caplog: pytest.LogCaptureFixture) -> None:
     a, b, world, _ = hosts
     token, nonce, address = await _approved(a, b, world)
-    a.store = DownStore()
+    a.store = down_store()
     with caplog.at_level("WARNING", logger="modalcore.farcaster"):
         with pytest.raises(ServiceError):
             await a.open_channel(NOW, key="frame-key")

@@ -27,25 +27,25 @@ async def store(redis_url: str) -> AsyncIterator[RedisStore]:
 
 
 async def test_rule_the_redis_audit_log_is_append_only(store: RedisStore) -> None:
-    await store.audit_append(StoredEntry("s1", 2, b"two", "h2"))
-    await store.audit_append(StoredEntry("s1", 1, b"one", "h1"))
-    await store.audit_append(StoredEntry("s2", 1, b"x", "hx"))
+    await store.audit.append(StoredEntry("s1", 2, b"two", "h2"))
+    await store.audit.append(StoredEntry("s1", 1, b"one", "h1"))
+    await store.audit.append(StoredEntry("s2", 1, b"x", "hx"))
     with pytest.raises(AuditConflict):
-        await store.audit_append(StoredEntry("s1", 1, b"forged", "hf"))
-    entries = await store.audit_entries("s1")
+        await store.audit.append(StoredEntry("s1", 1, b"forged", "hf"))
+    entries = await store.audit.entries("s1")
     assert [(e.seq, e.body, e.hash) for e in entries] == [(1, b"one", "h1"), (2, b"two", "h2")]
-    assert await store.audit_head("s1") == StoredEntry("s1", 2, b"two", "h2")
-    assert await store.audit_sessions() == ["s1", "s2"]
+    assert await store.audit.head("s1") == StoredEntry("s1", 2, b"two", "h2")
+    assert await store.audit.sessions() == ["s1", "s2"]
     await store.expire(10**15)  # sessions expire; their audit log stays
-    assert len(await store.audit_entries("s1")) == 2
+    assert len(await store.audit.entries("s1")) == 2
 
 
 async def test_analytics_events_are_counted_once_per_id(store: RedisStore) -> None:
     day = 1_700_000_000_000
     for event_id in ("e1", "e2", "e1"):
-        await store.events_add(StoredEvent(event_id, "p", "s", "MODAL_OPEN", day, b"{}"))
-    await store.events_add(StoredEvent("e3", "p", "s", "MODAL_CLOSE", day, b"{}"))
-    assert await store.event_counts() == [
+        await store.analytics.add(StoredEvent(event_id, "p", "s", "MODAL_OPEN", day, b"{}"))
+    await store.analytics.add(StoredEvent("e3", "p", "s", "MODAL_CLOSE", day, b"{}"))
+    assert await store.analytics.counts() == [
         ("p", "2023-11-14", "MODAL_CLOSE", 1), ("p", "2023-11-14", "MODAL_OPEN", 2)]
 
 
@@ -79,14 +79,14 @@ async def test_rule_one_owner_a_claim_takes_the_session_over(redis_url: str) -> 
     b = RedisStore.from_url(redis_url, prefix=prefix)
     try:
         await a.save("s", b"by a", 0)
-        assert await a.owns("s") and not await b.owns("s")
+        assert await a.leases.owns("s") and not await b.leases.owns("s")
         await b.save("s", b"b without the lease", 1)
         assert await b.load("s", 2) == b"by a"
-        await b.claim("s")
+        await b.leases.claim("s")
         await b.save("s", b"by b", 3)
         await a.save("s", b"stale a", 4)
         assert await a.load("s", 5) == b"by b"
-        assert not await a.owns("s") and await b.owns("s")
+        assert not await a.leases.owns("s") and await b.leases.owns("s")
     finally:
         await a.close()
         await b.close()
@@ -123,7 +123,7 @@ async def test_many_sessions_saving_at_once_all_land(store: RedisStore) -> None:
 
 async def test_rule_analytics_events_are_held_and_sent_together_in_one_request(
         store: RedisStore, redis_url: str) -> None:
-    """Issue 17: `events_add_nowait` keeps an event without a task or a request; within
+    """Issue 17: `analytics.add_nowait` keeps an event without a task or a request; within
     EVENTS_BEHIND_MS the events waiting go in one request; a repeated id is counted once, and
     counts read meanwhile include what waits."""
     from modalcore.store.redis_events import EVENTS_BEHIND_MS
@@ -133,14 +133,14 @@ async def test_rule_analytics_events_are_held_and_sent_together_in_one_request(
     try:
         before = store.commands
         for event_id in ("h1", "h2", "h1", "h3"):
-            assert store.events_add_nowait(StoredEvent(event_id, "p", "s", "MODAL_OPEN", day, b"{}"))
+            assert store.analytics.add_nowait(StoredEvent(event_id, "p", "s", "MODAL_OPEN", day, b"{}"))
         assert store.commands == before  # nothing sent yet
-        assert await admin.hgetall(f"{store._prefix}evc") == {}
+        assert await admin.hgetall(f"{store.prefix}evc") == {}
         await asyncio.sleep(EVENTS_BEHIND_MS / 1000 * 5)
         assert store.commands == before + 1  # one request for the four
-        assert await admin.hgetall(f"{store._prefix}evc") == {b"p|2023-11-14|MODAL_OPEN": b"3"}
-        store.events_add_nowait(StoredEvent("h4", "p", "s", "MODAL_CLOSE", day, b"{}"))
-        assert await store.event_counts() == [
+        assert await admin.hgetall(f"{store.prefix}evc") == {b"p|2023-11-14|MODAL_OPEN": b"3"}
+        store.analytics.add_nowait(StoredEvent("h4", "p", "s", "MODAL_CLOSE", day, b"{}"))
+        assert await store.analytics.counts() == [
             ("p", "2023-11-14", "MODAL_CLOSE", 1), ("p", "2023-11-14", "MODAL_OPEN", 3)]
     finally:
         await admin.aclose()
@@ -149,10 +149,10 @@ async def test_rule_analytics_events_are_held_and_sent_together_in_one_request(
 async def test_rule_held_analytics_events_are_sent_at_close(redis_url: str) -> None:
     prefix = f"ev{next(_prefixes)}:"
     first = RedisStore.from_url(redis_url, prefix=prefix)
-    first.events_add_nowait(StoredEvent("c1", "p", "s", "MODAL_OPEN", 1_700_000_000_000, b"{}"))
+    first.analytics.add_nowait(StoredEvent("c1", "p", "s", "MODAL_OPEN", 1_700_000_000_000, b"{}"))
     await first.close()
     second = RedisStore.from_url(redis_url, prefix=prefix)
     try:
-        assert await second.event_counts() == [("p", "2023-11-14", "MODAL_OPEN", 1)]
+        assert await second.analytics.counts() == [("p", "2023-11-14", "MODAL_OPEN", 1)]
     finally:
         await second.close()

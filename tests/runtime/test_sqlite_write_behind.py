@@ -49,12 +49,12 @@ async def test_rule_a_held_save_is_read_back_and_committed_by_flush(tmp_path: Pa
     await store.save("a", b"two", 11)  # saved twice while held: written once, as last saved
     assert await store.load("a", 12) == b"two"
     assert _on_disk(path, "a") is None  # held, not committed yet
-    commits = store.commits
+    commits = store.writer.commits
     await store.flush()
     assert _on_disk(path, "a") == b"two"
-    assert store.commits == commits + 1
+    assert store.writer.commits == commits + 1
     await store.flush()  # nothing held: no empty transaction
-    assert store.commits == commits + 1
+    assert store.writer.commits == commits + 1
     await store.close()
 
 
@@ -62,7 +62,7 @@ async def test_rule_held_saves_are_committed_after_the_delay(tmp_path: Path) -> 
     path = tmp_path / "s.db"
     store = SqliteStore(path, write_behind_ms=5)
     await store.save("a", b"one", 10)
-    await store.events_add(StoredEvent("e1", "p", "a", "MODAL_OPEN", 10, b"{}"))
+    await store.analytics.add(StoredEvent("e1", "p", "a", "MODAL_OPEN", 10, b"{}"))
     assert _on_disk(path, "a") is None
     for _ in range(500):  # the event loop runs the commit once the delay has passed
         await asyncio.sleep(0.01)
@@ -88,11 +88,11 @@ async def test_rule_close_commits_and_a_reopened_file_has_everything(tmp_path: P
     path = tmp_path / "s.db"
     store = SqliteStore(path, write_behind_ms=60_000)
     await store.save("a", b"state", 10)
-    await store.events_add(StoredEvent("e1", "p", "a", "MODAL_OPEN", 10, b"{}"))
+    await store.analytics.add(StoredEvent("e1", "p", "a", "MODAL_OPEN", 10, b"{}"))
     await store.close()
     again = SqliteStore(path)
     assert await again.load("a", 11) == b"state"
-    assert [row[3] for row in await again.event_counts()] == [1]
+    assert [row[3] for row in await again.analytics.counts()] == [1]
     await again.close()
 
 
@@ -166,17 +166,17 @@ async def test_rule_a_new_file_gets_pages_a_saved_session_fits_in(tmp_path: Path
 
 
 async def test_rule_events_are_kept_without_a_task_only_by_a_store_that_holds_them(tmp_path: Path) -> None:
-    """`events_add_nowait`: a write-behind store keeps the event at once (counted on the next
-    commit); one that commits each write says no, and `events_add` still writes it."""
+    """`analytics.add_nowait`: a write-behind store keeps the event at once (counted on the next
+    commit); one that commits each write says no, and `analytics.add` still writes it."""
     behind = SqliteStore(tmp_path / "a.db", write_behind_ms=60_000)
-    assert behind.events_add_nowait(StoredEvent("e1", "p", "s", "MODAL_OPEN", 10, b"{}")) is True
+    assert behind.analytics.add_nowait(StoredEvent("e1", "p", "s", "MODAL_OPEN", 10, b"{}")) is True
     assert _events_on_disk(tmp_path / "a.db") == 0
-    assert [row[3] for row in await behind.event_counts()] == [1]
+    assert [row[3] for row in await behind.analytics.counts()] == [1]
     await behind.close()
     direct = SqliteStore(tmp_path / "b.db", write_behind_ms=0)
     event = StoredEvent("e2", "p", "s", "MODAL_OPEN", 10, b"{}")
-    assert direct.events_add_nowait(event) is False
+    assert direct.analytics.add_nowait(event) is False
     assert _events_on_disk(tmp_path / "b.db") == 0
-    await direct.events_add(event)
+    await direct.analytics.add(event)
     assert _events_on_disk(tmp_path / "b.db") == 1
     await direct.close()

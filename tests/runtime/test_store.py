@@ -104,14 +104,14 @@ async def test_sqlite_survives_reopening(tmp_path: Path) -> None:
 async def test_rule_notes_last_their_time_keep_a_bound_and_are_taken_once(store: SessionStore) -> None:
     """Issue 42: a note (a flow's step another host may finish) is read while it lasts, taken
     once, and a kind holds at most `most` notes, the first to end dropped first."""
-    await store.note("k", "a", b"one", 0, 100, 3)
-    assert await store.noted("k", "a", 100) == b"one" and await store.noted("k", "a", 101) is None
-    assert await store.noted("other", "a", 0) is None
-    assert await store.take_note("k", "a", 50) == b"one"
-    assert await store.take_note("k", "a", 50) is None and await store.noted("k", "a", 50) is None
-    await store.note("k", "old", b"x", 0, 100, 3)
-    assert await store.take_note("k", "old", 101) is None  # expired: refused
+    await store.notes.note("k", "a", b"one", 0, 100, 3)
+    assert await store.notes.noted("k", "a", 100) == b"one" and await store.notes.noted("k", "a", 101) is None
+    assert await store.notes.noted("other", "a", 0) is None
+    assert await store.notes.take("k", "a", 50) == b"one"
+    assert await store.notes.take("k", "a", 50) is None and await store.notes.noted("k", "a", 50) is None
+    await store.notes.note("k", "old", b"x", 0, 100, 3)
+    assert await store.notes.take("k", "old", 101) is None  # expired: refused
     for i in range(5):
-        await store.note("k", f"n{i}", b"%d" % i, 10 + i, 100, 3)
-    assert [await store.noted("k", f"n{i}", 20) for i in range(5)] == [None, None, b"2", b"3", b"4"]
+        await store.notes.note("k", f"n{i}", b"%d" % i, 10 + i, 100, 3)
+    assert [await store.notes.noted("k", f"n{i}", 20) for i in range(5)] == [None, None, b"2", b"3", b"4"]
     await store.close()

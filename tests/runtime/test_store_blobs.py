@@ -138,17 +138,17 @@ async def test_rule_sqlite_files_made_before_blobs_open_and_load(tmp_path: Path)
 
 async def test_rule_redis_a_save_with_blobs_is_still_one_request(redis_url: str) -> None:
     store = RedisStore.from_url(redis_url, prefix=f"blob{next(_prefixes)}:")
-    other = RedisStore.from_url(redis_url, prefix=store._prefix)  # another engine process
+    other = RedisStore.from_url(redis_url, prefix=store.prefix)  # another engine process
     admin = Redis.from_url(redis_url)
     try:
         before = store.commands
         await store.save("a", b"a", 0, {X: PAGE, Y: PICKS})
         await store.save("b", b"b", 1, {X: PAGE, Y: PICKS})
         assert store.commands - before == 2
-        await other.claim("c")
+        await other.leases.claim("c")
         await other.save("c", b"c", 2, {X: PAGE})  # it has not written X itself: SET NX, kept
-        assert await admin.get(f"{store._prefix}b:{X}") == PAGE
-        assert await admin.zscore(f"{store._prefix}blobs", X) == 2
+        assert await admin.get(f"{store.prefix}b:{X}") == PAGE
+        assert await admin.zscore(f"{store.prefix}blobs", X) == 2
         # a save refused by the lease still leaves the blob for the sessions counting on it
         await store.save("c", b"stale", 3, {"cc" * 16: b"new page"})
         assert await store.load("c", 3) == b"c"

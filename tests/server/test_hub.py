@@ -18,6 +18,7 @@ from modalcore.server.hub import Hub
 from modalcore.server.upkeep import SWEEP_EVERY_MS
 from modalcore.server.tokens import Claim
 from modalcore.slices.options import OptionsError, parse_options
+from modalcore.store.leases import Leases
 from modalcore.store.memory import MemoryStore
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, FakeOutlet, join_frame, make_test_config
 from modalcore.wire.frames import Intent, Join
@@ -272,11 +273,10 @@ def test_sessions_sending_the_same_options_share_one_parsed_copy(hub: Hub) -> No
         hub.options({"themeMode": "purple"})
 
 
-class _FlakyListenStore(MemoryStore):
+class _FlakyLeases(Leases):
     """Its first subscription fails (Redis went away); the second one hears an event."""
 
     def __init__(self) -> None:
-        super().__init__()
         self.attempts = 0
         self.heard = asyncio.Event()
 
@@ -291,12 +291,13 @@ class _FlakyListenStore(MemoryStore):
 async def test_listening_for_routed_events_resumes_after_a_lost_connection() -> None:
     """Issue 17: a worker whose pub/sub connection failed subscribes again (else events routed
     to its sessions would be lost until a restart)."""
-    store = _FlakyListenStore()
+    store = MemoryStore()
+    store.leases = leases = _FlakyLeases()
     the_hub = Hub(config=make_test_config(), secret=b"s", clock=FakeClock(),
                   services=default_services(), analytics=MemorySink(), store=store)
     the_hub.start()
     try:
-        await asyncio.wait_for(store.heard.wait(), 10)
-        assert store.attempts == 2
+        await asyncio.wait_for(leases.heard.wait(), 10)
+        assert leases.attempts == 2
     finally:
         await the_hub.close()

@@ -44,7 +44,7 @@ async def _opened(client: Client) -> None:
 async def test_rule_an_event_arriving_at_another_worker_reaches_the_owner(redis_url: str) -> None:
     config = _config(redis_url)
     with start_server(config) as a, start_server(config) as b:
-        a.wait_for(lambda: _redis(a).listening.is_set())
+        a.wait_for(lambda: _redis(a).leases.listening.is_set())
         async with a.client() as visitor:
             await _opened(visitor)
             assert await _on(b, b.hub.route(visitor.session, HostClosed())) == "forwarded"
@@ -68,7 +68,7 @@ async def test_rule_an_event_for_a_session_whose_owner_is_gone_is_taken_over(
         b.wait_for(lambda: session in b.hub.runners)
         await _on(b, b.hub.runners[session].settled())
         assert b.hub.runners[session].session.model.modal.open is False
-        assert await _on(b, _redis(b).holder(session)) == _redis(b).worker_id
+        assert await _on(b, _redis(b).leases.holder(session)) == _redis(b).leases.worker_id
 
 
 async def test_an_event_for_no_session_is_reported_gone(redis_url: str) -> None:
