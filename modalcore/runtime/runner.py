@@ -35,14 +35,13 @@ from .deps import EffectRunner as EffectRunner, RunnerDeps as RunnerDeps
 from .inbox import Inbox
 from .runner_inputs import (AckDue, Attach, Deliver, Detach, Evict, FrameIn, Item, Leave, Outlet, SendError,
                             SessionClosing, Stop, TimerFired, TokenIssuer, TokenRefused, close_quietly)
-from .runner_inputs import CompanionAttach, CompanionDetach
+from .runner_inputs import ACK_DELAY_MS as ACK_DELAY_MS, CompanionAckDue, CompanionAttach, CompanionDetach
 from .companion import CompanionSlot, close_companion, companion_frame, companion_item, mirror, owns
 
 log = logging.getLogger(__name__)
 
 _In = TypeVar("_In", bound=ClientFrame | Msg)  # what goes through the session: a frame, or a message
 
-ACK_DELAY_MS = 1000
 CLOSE_REPLACED = 4004
 CLOSE_GOING_AWAY = 1001
 CLOSE_LEFT = 1000
@@ -111,6 +110,10 @@ class SessionRunner:
         await asyncio.shield(self.finished)
 
     # ----- inputs (callable from the socket task or clock callbacks; never block)
+    def put(self, item: Item) -> None:
+        """Any input, in order with the rest (runtime/companion.py's)."""
+        self._queue.put_nowait(item)
+
     def put_frame(self, frame: ClientFrame, outlet: Outlet) -> None:
         self._queue.put_nowait(FrameIn(frame, outlet))
 
@@ -202,7 +205,9 @@ class SessionRunner:
             match item:
                 case FrameIn() if owns(self, item):  # the linked phone's socket
                     return await companion_frame(self, item, now)
-                case CompanionAttach() | CompanionDetach():
+                case CompanionAttach() | CompanionDetach() | CompanionAckDue():
+                    return await companion_item(self, item, now)
+                case SendError() if owns(self, item):  # a frame of the phone's refused unread
                     return await companion_item(self, item, now)
                 case FrameIn() if item.outlet is self.outlet:  # a replaced socket's frames are ignored
                     await self._input(item.frame, self.session.receive, now)
