@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 from ..engine.companion import Companion
 from ..ports.clock import TimerHandle
 from ..wire.serverframes import Ack, ServerFrame, encoded, error_frame
-from .runner_inputs import (ACK_DELAY_MS, CompanionAckDue, CompanionAttach, CompanionDetach, FrameIn, Outlet,
-                            SendError, close_quietly)
+from .runner_inputs import (ACK_DELAY_MS, CompanionAckDue, CompanionAttach, CompanionDetach, FrameIn, Outlet, SendError,
+                            close_quietly)
 
 if TYPE_CHECKING:
     from .runner import SessionRunner
@@ -67,25 +67,14 @@ def owns(runner: SessionRunner, item: FrameIn | SendError) -> bool:
     return slot is not None and item.outlet is slot.outlet
 
 
-async def companion_item(runner: SessionRunner, item: CompanionAttach | CompanionDetach | CompanionAckDue | SendError,
-                         now: int) -> bool:
-    """Handle a companion input of the inbox; True when the session may have changed (never)."""
-    if not isinstance(item, CompanionAttach):
-        slot = runner.companion
-        if slot is None or slot.outlet is not item.outlet:
-            return False  # a socket no longer the companion's
-        if isinstance(item, CompanionDetach):
-            slot.drop_ack()
-            runner.companion = None
-        elif isinstance(item, CompanionAckDue):
-            slot.ack_handle = None
-            if slot.companion.in_seq > slot.told:
-                await _send(runner, slot, [Ack(0, slot.companion.in_seq)])
-        else:
-            await _send(runner, slot, [error_frame(item.code, item.message, slot.companion.in_seq)])
-            if item.close_code is not None and runner.companion is slot:
-                await close_companion(runner, item.close_code, item.code)
-        return False
+def _slot_of(runner: SessionRunner, outlet: Outlet) -> CompanionSlot | None:
+    """The companion's slot, when `outlet` is still its socket."""
+    slot = runner.companion
+    return slot if slot is not None and slot.outlet is outlet else None
+
+
+async def companion_attach(runner: SessionRunner, item: CompanionAttach, now: int) -> bool:
+    """The phone's socket joins (replacing a previous one); False: the session did not change."""
     try:
         previous = runner.companion
         slot = CompanionSlot(item.outlet, Companion(runner.session, now, item.public_key))
@@ -98,6 +87,35 @@ async def companion_item(runner: SessionRunner, item: CompanionAttach | Companio
     finally:
         if not item.done.done():
             item.done.set_result(None)
+    return False
+
+
+def companion_detach(runner: SessionRunner, outlet: Outlet) -> bool:
+    """The phone's socket closed."""
+    slot = _slot_of(runner, outlet)
+    if slot is not None:
+        slot.drop_ack()
+        runner.companion = None
+    return False
+
+
+async def companion_ack(runner: SessionRunner, outlet: Outlet) -> bool:
+    """The phone's bare `ack`, unless a frame sent to it meanwhile acknowledged its frames."""
+    slot = _slot_of(runner, outlet)
+    if slot is not None:
+        slot.ack_handle = None
+        if slot.companion.in_seq > slot.told:
+            await _send(runner, slot, [Ack(0, slot.companion.in_seq)])
+    return False
+
+
+async def companion_error(runner: SessionRunner, item: SendError) -> bool:
+    """A frame of the phone's refused before the session saw it: its `error`, then maybe a close."""
+    slot = _slot_of(runner, item.outlet)
+    if slot is not None:
+        await _send(runner, slot, [error_frame(item.code, item.message, slot.companion.in_seq)])
+        if item.close_code is not None and runner.companion is slot:
+            await close_companion(runner, item.close_code, item.code)
     return False
 
 

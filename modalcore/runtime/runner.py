@@ -36,7 +36,8 @@ from .inbox import Inbox
 from .runner_inputs import (AckDue, Attach, Deliver, Detach, Evict, FrameIn, Item, Leave, Outlet, SendError,
                             SessionClosing, Stop, TimerFired, TokenIssuer, TokenRefused, close_quietly)
 from .runner_inputs import ACK_DELAY_MS as ACK_DELAY_MS, CompanionAckDue, CompanionAttach, CompanionDetach
-from .companion import CompanionSlot, close_companion, companion_frame, companion_item, mirror, owns
+from .companion import (CompanionSlot, close_companion, companion_ack, companion_attach, companion_detach,
+                        companion_error, companion_frame, mirror, owns)
 
 log = logging.getLogger(__name__)
 
@@ -205,10 +206,14 @@ class SessionRunner:
             match item:
                 case FrameIn() if owns(self, item):  # the linked phone's socket
                     return await companion_frame(self, item, now)
-                case CompanionAttach() | CompanionDetach() | CompanionAckDue():
-                    return await companion_item(self, item, now)
+                case CompanionAttach():
+                    return await companion_attach(self, item, now)
+                case CompanionDetach():
+                    return companion_detach(self, item.outlet)
+                case CompanionAckDue():
+                    return await companion_ack(self, item.outlet)
                 case SendError() if owns(self, item):  # a frame of the phone's refused unread
-                    return await companion_item(self, item, now)
+                    return await companion_error(self, item)
                 case FrameIn() if item.outlet is self.outlet:  # a replaced socket's frames are ignored
                     await self._input(item.frame, self.session.receive, now)
                     if self.session.in_seq > self._told and self._ack_handle is None and self.outlet:

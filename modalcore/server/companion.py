@@ -35,7 +35,8 @@ from ..runtime.companion import attach_companion, detach_companion
 from ..slices.handoff import linked_key
 from ..wire.frames import CompanionJoin, Join
 from .approval import issue_nonce, nonce_ok
-from .handshake import FrameReader, Gone, Refused, close, first_frame, refuse, too_many
+from .endpoint import FrameReader
+from .handshake import Gone, Refused, close, first_frame, refuse, too_many
 from .metrics import MeteredOutlet
 from .frame_page import from_engine_frame, json_body, refused
 from .handoff import PATH as CONTINUE_PATH, links_key, session_of_link

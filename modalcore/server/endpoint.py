@@ -11,15 +11,17 @@ import logging
 
 from ..runtime.runner import SessionRunner
 from ..slices.options import OptionsError
-from ..wire.frames import Join
+from ..rules.limits import TOO_LARGE_LIMIT
+from ..wire.codec import MAX_FRAME_BYTES
+from ..wire.frames import FrameError, Intent, Join, Leave, parse_client_frame
 from .config import EngineConfig, Project
 from .hub import Hub
 from .tokens import Claim
 from .metrics import MeteredOutlet, Metrics
 from ..slices.doctor import Cause
 from .handshake import CLOSE_TOO_MANY_SESSIONS as CLOSE_TOO_MANY_SESSIONS
-from .handshake import FrameReader, Gone, Refused, close, first_frame, refuse, too_many
-from .socket import Socket, SocketClosed
+from .handshake import Gone, Refused, close, first_frame, refuse, too_many
+from .socket import Message, Socket, SocketClosed
 from ..rules.texts import INVALID_APP_CONFIGURATION
 
 log = logging.getLogger(__name__)
@@ -27,6 +29,7 @@ log = logging.getLogger(__name__)
 CLOSE_BAD_ORIGIN = 4001
 CLOSE_NO_PROJECT = 4002
 CLOSE_INVALID_OPTIONS = 1008
+CLOSE_TOO_LARGE = 1009
 CLOSE_ACCEPT_FAILED = 1011
 ACCEPT_FAILED = "accept_failed"  # the close reason when the server could not accept the socket
 WS_PATH = "/ws"
@@ -144,3 +147,46 @@ async def _read_frames(ws: Socket, outlet: MeteredOutlet, runner: SessionRunner,
     reader = FrameReader(outlet, runner, metrics)
     while reader.take(await ws.receive()):
         pass
+
+
+class FrameReader:
+    """Hands each message a socket received to its session runner."""
+
+    __slots__ = ("outlet", "runner", "metrics", "too_large")
+
+    def __init__(self, outlet: MeteredOutlet, runner: SessionRunner, metrics: Metrics) -> None:
+        self.outlet = outlet
+        self.runner = runner
+        self.metrics = metrics
+        self.too_large = 0
+
+    def take(self, message: Message) -> bool:
+        """Pass one message on; False once the client has left."""
+        if message["type"] == "websocket.disconnect":
+            return False
+        runner, outlet = self.runner, self.outlet
+        data = message.get("bytes")
+        if data is None:
+            runner.send_error(outlet, "malformed", "text frames are refused: send binary msgpack")
+            return True
+        if len(data) > MAX_FRAME_BYTES:
+            self.too_large += 1
+            close = CLOSE_TOO_LARGE if self.too_large >= TOO_LARGE_LIMIT else None
+            runner.send_error(outlet, "too_large", f"frames are at most {MAX_FRAME_BYTES} bytes",
+                              close=close)
+            return True
+        try:
+            frame = parse_client_frame(data)
+        except FrameError as error:
+            runner.send_error(outlet, error.code, error.message)
+            return True
+        if isinstance(frame, Join):
+            runner.send_error(outlet, "malformed", "this socket has already joined")
+            return True
+        if isinstance(frame, Leave):
+            runner.leave(outlet)
+            return True
+        if isinstance(frame, Intent):
+            self.metrics.intent_read(frame)
+        runner.put_frame(frame, outlet)
+        return True

@@ -1,21 +1,18 @@
 """What both websocket doors share (`/ws`, server/endpoint.py, and the phone's `/ws/companion`,
-server/companion.py): the handshake's typed refusal, the join frame read within
-JOIN_TIMEOUT_S, and the frames after the join handed to the session runner."""
+server/companion.py) up to the join: the handshake's typed refusal, sent then closed, and the
+join frame read within JOIN_TIMEOUT_S. (The frames after the join go to the runner through
+endpoint.FrameReader, the socket edge's one routing place: docs/contributors/architecture.md.)"""
 
 from __future__ import annotations
 
 import asyncio
 
-from ..rules.limits import JOIN_TIMEOUT_S, TOO_LARGE_LIMIT
-from ..runtime.runner import SessionRunner
-from ..wire.codec import MAX_FRAME_BYTES
-from ..wire.frames import FrameError, Intent, Join, Leave, parse_client_frame
+from ..rules.limits import JOIN_TIMEOUT_S
+from ..wire.frames import FrameError, Join, parse_client_frame
 from ..wire.serverframes import Goodbye, encoded, error_frame
-from .metrics import MeteredOutlet, Metrics
-from .socket import Message, Socket
+from .socket import Socket
 
 CLOSE_NOT_JOINED = 4003
-CLOSE_TOO_LARGE = 1009
 CLOSE_TOO_MANY_SESSIONS = 4005
 
 
@@ -57,49 +54,6 @@ async def first_frame(ws: Socket) -> Join:
     if not isinstance(frame, Join):
         raise Refused("not_joined", "the first frame must be a join", CLOSE_NOT_JOINED)
     return frame
-
-
-class FrameReader:
-    """Hands each message a socket received to its session runner."""
-
-    __slots__ = ("outlet", "runner", "metrics", "too_large")
-
-    def __init__(self, outlet: MeteredOutlet, runner: SessionRunner, metrics: Metrics) -> None:
-        self.outlet = outlet
-        self.runner = runner
-        self.metrics = metrics
-        self.too_large = 0
-
-    def take(self, message: Message) -> bool:
-        """Pass one message on; False once the client has left."""
-        if message["type"] == "websocket.disconnect":
-            return False
-        runner, outlet = self.runner, self.outlet
-        data = message.get("bytes")
-        if data is None:
-            runner.send_error(outlet, "malformed", "text frames are refused: send binary msgpack")
-            return True
-        if len(data) > MAX_FRAME_BYTES:
-            self.too_large += 1
-            close = CLOSE_TOO_LARGE if self.too_large >= TOO_LARGE_LIMIT else None
-            runner.send_error(outlet, "too_large", f"frames are at most {MAX_FRAME_BYTES} bytes",
-                              close=close)
-            return True
-        try:
-            frame = parse_client_frame(data)
-        except FrameError as error:
-            runner.send_error(outlet, error.code, error.message)
-            return True
-        if isinstance(frame, Join):
-            runner.send_error(outlet, "malformed", "this socket has already joined")
-            return True
-        if isinstance(frame, Leave):
-            runner.leave(outlet)
-            return True
-        if isinstance(frame, Intent):
-            self.metrics.intent_read(frame)
-        runner.put_frame(frame, outlet)
-        return True
 
 
 async def refuse(ws: Socket, refused: Refused) -> None:
