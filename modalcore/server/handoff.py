@@ -106,15 +106,21 @@ async function poll() {
 }
 // the linked phone draws the session's modal (PROTOCOL.md, "Companion"): a nonce for this key,
 // signed, and the modal joins as the session's second screen (server/companion.py)
-async function companion() {
+// A nonce joins once: every later socket of the modal (after a drop) asks a fresh one.
+async function signedJoin() {
   const r = await post(S.path + '/companion', {link: S.link, public_key: key.spki});
-  if (!r.ok) return;
+  if (!r.ok) return null;
   const signature = await signText(key.pair, ['modalcore-companion', r.data.session, r.data.nonce].join('\\n'));
+  return {session: r.data.session, public_key: key.spki, nonce: r.data.nonce, signature};
+}
+async function companion() {
+  const first = await signedJoin();
+  if (!first) return;
   const script = document.createElement('script');
   script.src = S.modal; script.nonce = NONCE;
   script.onload = () => window.ModalCore.createModal({projectId: S.project, networks: S.networks,
     engineUrl: location.origin, embedded: true, container: document.getElementById('modal'),
-    companion: {session: r.data.session, public_key: key.spki, nonce: r.data.nonce, signature}});
+    companion: first, renewCompanion: signedJoin});
   document.head.appendChild(script);
 }
 async function begin(request) {
