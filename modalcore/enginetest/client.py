@@ -231,10 +231,10 @@ class SessionClient:
             observer(out)
         return self.last
 
-    def take_output(self, out: Output) -> list[dict[str, Any]]:
+    def take_output(self, out: Output) -> None:
         """A step's output the session gave another connection (a companion's intent), taken
         as this page's: its frames, its commands."""
-        return self._take(out)
+        self._take(out)
 
 
 def check_tree(tree: Node) -> None:

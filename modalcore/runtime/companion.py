@@ -53,12 +53,12 @@ async def attach_companion(runner: SessionRunner, outlet: Outlet, public_key: st
     """Join `outlet` to the runner's session as its companion (the phone of `public_key`);
     returns once the welcome went out."""
     done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-    runner.put(CompanionAttach(outlet, public_key, done))
+    runner.inbox.put_nowait(CompanionAttach(outlet, public_key, done))
     await done
 
 
 def detach_companion(runner: SessionRunner, outlet: Outlet) -> None:
-    runner.put(CompanionDetach(outlet))
+    runner.inbox.put_nowait(CompanionDetach(outlet))
 
 
 def owns(runner: SessionRunner, item: FrameIn | SendError) -> bool:
@@ -130,7 +130,7 @@ async def companion_frame(runner: SessionRunner, item: FrameIn, now: int) -> boo
         await _send(runner, slot, mine)
     if runner.companion is slot and slot.companion.in_seq > slot.told and slot.ack_handle is None:
         # a bare `ack` when nothing was sent to the phone for ACK_DELAY_MS after its frame
-        slot.ack_handle = runner.clock.call_later(ACK_DELAY_MS, lambda: runner.put(CompanionAckDue(slot.outlet)))
+        slot.ack_handle = runner.clock.call_later(ACK_DELAY_MS, lambda: runner.inbox.put_nowait(CompanionAckDue(slot.outlet)))
     await runner.commands.apply(out, now)  # its `_send` drops the companion if this step unlinked it
     await runner.commands.observe(before, effects, item.frame, out, now)
     return bool(out.frames or out.cmds)
