@@ -1,7 +1,8 @@
 """A session's second live connection: the linked phone (PROTOCOL.md, "Companion"; issue 44).
 
 The companion is a wire connection of its own (`Connection`: its frames numbered from 1, its
-resend ring, acknowledgements, intent ids and rate limit) over the session's one model: its
+acknowledgements, intent ids and rate limit; no resend ring: a companion is never resumed, so
+nothing would replay what the ring kept) over the session's one model: its
 intents are the session's (the same `update`, so a press on either screen moves both), and
 after every step the tree the session drew is sent to it as its own patch or snapshot (the
 host's patch ops reused when the companion had the tree they apply to: the tree is diffed once).
@@ -24,9 +25,9 @@ from ..slices.handoff import linked_key
 from ..wire.framing import choose
 from ..wire.frames import ClientFrame, Intent
 from ..wire.nodes import Node
-from ..wire.serverframes import EffectRequest, Joined, Patch, ServerFrame, Snapshot, Theme, WireOps
+from ..wire.serverframes import EffectRequest, Joined, Patch, ServerFrame, Snapshot, Theme, WireOps, encoded
 from . import decode
-from .connection import Connection
+from .connection import F, Connection
 from .output import Output
 from .session import Session
 
@@ -54,6 +55,12 @@ class Companion(Connection):
         return linked_key(self.session.model) == self.public_key
 
     # ----- frames out
+    def _keep(self, frame: F, known: dict[str, bytes] | None = None) -> F:
+        """The frame, encoded once (`known`: bytes of field values already packed) and not kept:
+        the companion resumes nothing (after a drop it joins afresh and gets a snapshot)."""
+        encoded(frame, known)
+        return frame
+
     def welcome(self) -> list[ServerFrame]:
         """`joined` (no resume token: a companion is never resumed), the theme, a snapshot."""
         self.theme_sent = None

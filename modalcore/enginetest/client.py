@@ -64,6 +64,8 @@ class SessionClient:
         self.client_seq = 0 if join is None else join.s
         self.server_seq = 0  # highest server `s` seen (acknowledged on the next frame)
         self._iids = 0
+        # called with each step's output after the page took it (enginetest/companion.Phone's mirror)
+        self.observers: list[Callable[[Output], None]] = []
         self.acks: dict[str, dict[str, Any]] = {}
         self.token = token
         self.wallets: list[AnnouncedWallet] = (
@@ -225,7 +227,14 @@ class SessionClient:
         self.log.extend(out.cmds)
         interpret(out.cmds, self.runtime, self.now)  # the runtime's interpreter, on the fake host
         self.last = frames
+        for observer in self.observers:
+            observer(out)
         return self.last
+
+    def take_output(self, out: Output) -> None:
+        """A step's output the session gave another connection (a companion's intent), taken
+        as this page's: its frames, its commands."""
+        self._take(out)
 
 
 def check_tree(tree: Node) -> None:

@@ -32,15 +32,12 @@ class Phone:
         self.client_seq = 0
         self.server_seq = 0
         self._iids = 0
-        take = host._take
-
-        def mirrored(out: Output) -> list[WireFrame]:
-            frames = take(out)
-            self._take(self.companion.mirror(out.frames))
-            return frames
-
-        setattr(host, "_take", mirrored)  # the runner's hook: every step the host gets is mirrored
+        # as the runner does: every step the host gets is mirrored
+        host.observers.append(self._mirror)
         self._take(self.companion.welcome())
+
+    def _mirror(self, out: Output) -> None:
+        self._take(self.companion.mirror(out.frames))
 
     # ----- what the phone holds
     @property
@@ -55,7 +52,7 @@ class Phone:
     # ----- frames in
     def send(self, frame: ClientFrame) -> list[WireFrame]:
         mine, out = self.companion.receive(frame, self.host.now)
-        self.host._take(out)  # the host page's frames and the commands (mirrored frames: none more)
+        self.host.take_output(out)  # the host page's frames and the commands (mirrored frames: none more)
         return self._take(mine)
 
     def intent(self, node: str, act: str = "press", args: Mapping[str, object] | None = None) -> WireFrame:

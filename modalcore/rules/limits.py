@@ -147,6 +147,10 @@ APPROVAL_ID_CHARS = 128  # its session and request ids
 APPROVAL_TIMEOUT_MS = 10 * 60 * 1000  # an approval not decided by then fails ("timeout")
 SOCIAL_PENDING = 10_000  # social sign-ins between popup and callback, engine-wide (oldest dropped)
 SOCIAL_PENDING_MS = 10 * 60 * 1000  # … each kept this long
+# The linked phone's companion join (issue 44; PROTOCOL.md, "Companion"): its nonce joins once,
+# within this time, and at most this many nonces wait for their join, engine-wide (oldest dropped)
+COMPANION_NONCE_MS = 60 * 1000
+COMPANION_NONCES = 10_000
 SOCIAL_PARAM_CHARS = 4096  # a callback query value (longer is cut)
 SOCIAL_USER_ID_CHARS = 128  # an OAuth 2.0 provider user endpoint's id (longer is refused)
 SOCIAL_USER_NAME_CHARS = 64  # … its username / email (longer is cut)

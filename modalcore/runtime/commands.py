@@ -109,7 +109,7 @@ class Commands:
             self.refuse_effect(frame.eid)
         for cmd in guarded:
             if isinstance(cmd, Call):
-                self.runner._queue.put_nowait(Deliver(CallSettled(cmd.to, False, error=NOT_SAVED, failure="not_sent",
+                self.runner.inbox.put_nowait(Deliver(CallSettled(cmd.to, False, error=NOT_SAVED, failure="not_sent",
                                                                   context=dict(cmd.context))))
             elif isinstance(cmd, Effect):
                 self.refuse_effect(cmd.eid)
@@ -130,7 +130,7 @@ class Commands:
         delivered as an input, so `update` shows it and recordings replay it."""
         to = self.runner.session.effects.get(eid)
         if to is not None:
-            self.runner._queue.put_nowait(Deliver(EffectSettled(eid, to, False, error_code=NOT_SAVED_CODE,
+            self.runner.inbox.put_nowait(Deliver(EffectSettled(eid, to, False, error_code=NOT_SAVED_CODE,
                                                                 error_message=NOT_SAVED, failure="not_sent")))
 
     # ----- the CommandHost (engine/interpret.py)
@@ -141,7 +141,7 @@ class Commands:
         generation, key, runner = next(self.generations), cmd.key, self.runner
 
         def fire() -> None:
-            runner._queue.put_nowait(TimerFired(key, generation))
+            runner.inbox.put_nowait(TimerFired(key, generation))
 
         handle = runner.clock.call_later(cmd.delay_ms, fire)
         self.timers[key] = Timer(now + max(0, cmd.delay_ms), cmd.msg, generation, handle)
@@ -164,7 +164,7 @@ class Commands:
         `settled()` nor eviction waits for it."""
         effect_runner = self.runner.deps.walletconnect
         if effect_runner is None:
-            self.runner._queue.put_nowait(Deliver(EffectSettled(cmd.eid, cmd.to, False, error_code=4900,
+            self.runner.inbox.put_nowait(Deliver(EffectSettled(cmd.eid, cmd.to, False, error_code=4900,
                                                                 error_message="WalletConnect is not configured")))
             return
         task = asyncio.create_task(self._effect(effect_runner, cmd))
@@ -182,13 +182,13 @@ class Commands:
             log.warning("session %s: %s effect failed: %s: %s", self.runner.id, cmd.kind, type(error).__name__, error)
             ok, result, code, message = False, None, -32603, str(error) or type(error).__name__
         if not self.runner.closing:
-            self.runner._queue.put_nowait(Deliver(EffectSettled(cmd.eid, cmd.to, ok, result if ok else None,
+            self.runner.inbox.put_nowait(Deliver(EffectSettled(cmd.eid, cmd.to, ok, result if ok else None,
                                                                 0 if ok else code, "" if ok else message)))
 
     async def _call(self, cmd: Call[Any]) -> None:
         settled = await self.runner.deps.services.call(cmd, self.context)
         if not self.runner.closing:
-            self.runner._queue.put_nowait(Deliver(settled))
+            self.runner.inbox.put_nowait(Deliver(settled))
 
     def track(self, cmd: Track, now: int, index: int = 0) -> None:
         model = self.runner.session.model

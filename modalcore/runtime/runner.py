@@ -35,14 +35,14 @@ from .deps import EffectRunner as EffectRunner, RunnerDeps as RunnerDeps
 from .inbox import Inbox
 from .runner_inputs import (AckDue, Attach, Deliver, Detach, Evict, FrameIn, Item, Leave, Outlet, SendError,
                             SessionClosing, Stop, TimerFired, TokenIssuer, TokenRefused, close_quietly)
-from .runner_inputs import CompanionAttach, CompanionDetach
-from .companion import CompanionSlot, close_companion, companion_frame, companion_item, mirror, owns
+from .runner_inputs import ACK_DELAY_MS as ACK_DELAY_MS, CompanionAckDue, CompanionAttach, CompanionDetach
+from .companion import (CompanionSlot, close_companion, companion_ack, companion_attach, companion_detach,
+                        companion_error, companion_frame, mirror, owns)
 
 log = logging.getLogger(__name__)
 
 _In = TypeVar("_In", bound=ClientFrame | Msg)  # what goes through the session: a frame, or a message
 
-ACK_DELAY_MS = 1000
 CLOSE_REPLACED = 4004
 CLOSE_GOING_AWAY = 1001
 CLOSE_LEFT = 1000
@@ -69,7 +69,7 @@ class SessionRunner:
         self.closing = False
         self.ended = False  # the host left: the saved state is deleted, not written
         self.finished: asyncio.Future[None] | None = None
-        self._queue: Inbox[Item] = Inbox()
+        self.inbox: Inbox[Item] = Inbox()  # every input, in order (runtime/commands.py's and companion.py's too)
         self._task: asyncio.Task[None] | None = None
         self.commands = Commands(self)  # its timers, service calls and runtime effects in flight
         self._told = 0  # highest client seq any frame we sent has acknowledged
@@ -92,8 +92,8 @@ class SessionRunner:
             self.commands.start_timer(StartTimer(timer.key, max(0, timer.due_ms - now), timer.msg), now)
         self._restored_timers = ()
         self._arm_idle()
-        self._queue.on_put = self._wake
-        if not self._queue.empty():
+        self.inbox.on_put = self._wake
+        if not self.inbox.empty():
             self._wake()
 
     def _wake(self) -> None:
@@ -107,15 +107,15 @@ class SessionRunner:
         """Save, close the socket (1001: the client should reconnect) and end the session."""
         if self.finished is None or self.finished.done():
             return
-        self._queue.put_nowait(Stop())
+        self.inbox.put_nowait(Stop())
         await asyncio.shield(self.finished)
 
     # ----- inputs (callable from the socket task or clock callbacks; never block)
     def put_frame(self, frame: ClientFrame, outlet: Outlet) -> None:
-        self._queue.put_nowait(FrameIn(frame, outlet))
+        self.inbox.put_nowait(FrameIn(frame, outlet))
 
     def deliver(self, msg: Msg) -> None:
-        self._queue.put_nowait(Deliver(msg))
+        self.inbox.put_nowait(Deliver(msg))
 
     async def attach(
         self,
@@ -137,30 +137,30 @@ class SessionRunner:
         (ask the hub for it again).
         """
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait(Attach(outlet, issue, presented, resumed, last, done,
+        self.inbox.put_nowait(Attach(outlet, issue, presented, resumed, last, done,
                                        tuple(wallets), options, tuple(networks)))
         await done
 
     def detach(self, outlet: Outlet) -> None:
-        self._queue.put_nowait(Detach(outlet))
+        self.inbox.put_nowait(Detach(outlet))
 
     def evict(self) -> None:
         """Leave memory now if no socket is attached and no call is in flight (as at the end of
         the idle time); its saved state stays in the store."""
-        self._queue.put_nowait(Evict())
+        self.inbox.put_nowait(Evict())
 
     def leave(self, outlet: Outlet) -> None:
         """The host destroyed the modal on that socket: end the session and forget it."""
-        self._queue.put_nowait(Leave(outlet))
+        self.inbox.put_nowait(Leave(outlet))
 
     def send_error(self, outlet: Outlet, code: str, message: str, *, close: int | None = None) -> None:
         """An `error` frame on that socket, in order with the session's frames; then maybe close."""
-        self._queue.put_nowait(SendError(outlet, code, message, close))
+        self.inbox.put_nowait(SendError(outlet, code, message, close))
 
     async def settled(self) -> None:
         """Wait until every queued input and in-flight service call has been processed."""
         while True:
-            await self._queue.join()
+            await self.inbox.join()
             if not self.commands.calls:
                 return
             await asyncio.gather(*list(self.commands.calls), return_exceptions=True)
@@ -171,10 +171,10 @@ class SessionRunner:
         another) or the session ends."""
         ended = True  # unless the inbox emptied (a cancelled task ends the session, as before)
         try:
-            while not self.closing and not self._queue.empty():
-                items = [self._queue.get_nowait()]
-                while not self._queue.empty():
-                    items.append(self._queue.get_nowait())
+            while not self.closing and not self.inbox.empty():
+                items = [self.inbox.get_nowait()]
+                while not self.inbox.empty():
+                    items.append(self.inbox.get_nowait())
                 try:
                     changed = False
                     for item in items:
@@ -187,7 +187,7 @@ class SessionRunner:
                         await self._save()
                 finally:
                     for _ in items:
-                        self._queue.task_done()
+                        self.inbox.task_done()
             ended = self.closing
         finally:
             if ended:
@@ -202,13 +202,19 @@ class SessionRunner:
             match item:
                 case FrameIn() if owns(self, item):  # the linked phone's socket
                     return await companion_frame(self, item, now)
-                case CompanionAttach() | CompanionDetach():
-                    return await companion_item(self, item, now)
+                case CompanionAttach():
+                    return await companion_attach(self, item, now)
+                case CompanionDetach():
+                    return companion_detach(self, item.outlet)
+                case CompanionAckDue():
+                    return await companion_ack(self, item.outlet)
+                case SendError() if owns(self, item):  # a frame of the phone's refused unread
+                    return await companion_error(self, item)
                 case FrameIn() if item.outlet is self.outlet:  # a replaced socket's frames are ignored
                     await self._input(item.frame, self.session.receive, now)
                     if self.session.in_seq > self._told and self._ack_handle is None and self.outlet:
                         # a bare `ack` when nothing was sent for ACK_DELAY_MS after a client frame
-                        self._ack_handle = self.clock.call_later(ACK_DELAY_MS, lambda: self._queue.put_nowait(AckDue()))
+                        self._ack_handle = self.clock.call_later(ACK_DELAY_MS, lambda: self.inbox.put_nowait(AckDue()))
                     return True
                 case Deliver():
                     await self._input(item.msg, self.session.deliver, now)
@@ -317,7 +323,7 @@ class SessionRunner:
             if not self.session.acted:
                 delay = min(delay, self.deps.unused_evict_ms)
             self._idle_handle = self.clock.call_later(
-                delay, lambda: self._queue.put_nowait(Evict())
+                delay, lambda: self.inbox.put_nowait(Evict())
             )
 
     # ----- persistence and shutdown
@@ -352,11 +358,11 @@ class SessionRunner:
         for handle in (self._ack_handle, self._idle_handle):
             if handle is not None:
                 handle.cancel()
-        while not self._queue.empty():  # inputs that arrived after the end are dropped
-            item = self._queue.get_nowait()
+        while not self.inbox.empty():  # inputs that arrived after the end are dropped
+            item = self.inbox.get_nowait()
             if isinstance(item, Attach) and not item.done.done():
                 item.done.set_exception(SessionClosing(self.id))
-            self._queue.task_done()
+            self.inbox.task_done()
         if self.outlet is not None:
             await close_quietly(self.outlet, CLOSE_GOING_AWAY, "engine shutting down")
             self.outlet = None

@@ -109,10 +109,19 @@ class CompanionDetach:
     outlet: Outlet
 
 
+@dataclass(frozen=True)
+class CompanionAckDue:
+    """The companion's bare `ack` is due (runtime/companion.py), if nothing acknowledged its frames meanwhile."""
+
+    outlet: Outlet
+
+
 Item = (
     FrameIn | Deliver | TimerFired | Attach | Detach | Leave | SendError | AckDue | Evict
-    | Stop | CompanionAttach | CompanionDetach
+    | Stop | CompanionAttach | CompanionDetach | CompanionAckDue
 )
+
+ACK_DELAY_MS = 1000  # a bare `ack` when nothing was sent to a socket for this long after its client's frame
 
 
 async def close_quietly(outlet: Outlet, code: int, reason: str) -> None:

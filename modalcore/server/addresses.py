@@ -33,12 +33,15 @@ class AddressBook:
     def over_cap(self, address: str) -> bool:
         return self._sockets[address] > self._cap
 
-    def admit(self, address: str, replacing: str | None = None) -> bool:
+    def admit(self, address: str, replacing: str | None = None, *, companion: bool = False) -> bool:
         """Count one more live socket for `address` (False, nothing counted, when it holds its
         cap already, unless the socket takes over `replacing`, a session with a socket attached:
-        that socket is closed by the takeover). Each admitted socket is `release`d once."""
+        that socket is closed by the takeover). `companion`: the socket is a linked phone's
+        (`/ws/companion`, server/companion.py), counted as a host page's; it takes over the
+        session's companion socket. Each admitted socket is `release`d once."""
         runner = self._runners.get(replacing) if replacing is not None else None
-        takes_over = runner is not None and runner.outlet is not None and not runner.closing
+        held = None if runner is None else runner.companion if companion else runner.outlet
+        takes_over = runner is not None and held is not None and not runner.closing
         if self.address_full(address) and not takes_over:
             return False
         self._sockets[address] += 1

@@ -105,13 +105,13 @@ def tree_bytes(model: Model) -> bytes:
     return encode(build(model, request))
 
 
-def _b64(data: bytes) -> str:
+def b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-def _evidence(data: dict[str, object], tree: bytes, shown: str, digest: str) -> str:
+def approval_evidence(data: dict[str, object], tree: bytes, shown: str, digest: str) -> str:
     """What the audit log keeps of an Approve (audit/derive.py): canonical JSON text."""
-    value = {"tree": _b64(tree), "tree_hash": shown, "digest": digest, "nonce": data["nonce"],
+    value = {"tree": b64url(tree), "tree_hash": shown, "digest": digest, "nonce": data["nonce"],
              "seen": data.get("seen", ""), "public_key": data["public_key"], "signature": data["signature"]}
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
@@ -126,12 +126,13 @@ def issue_nonce(secret: bytes, session: str, eid: str, now_ms: int) -> str:
     return f"{now_ms}.{rand}.{_mac(secret, session, eid, str(now_ms), rand)}"
 
 
-def nonce_ok(secret: bytes, session: str, eid: str, nonce: str, now_ms: int) -> bool:
+def nonce_ok(secret: bytes, session: str, eid: str, nonce: str, now_ms: int, ttl_ms: int = NONCE_TTL_MS) -> bool:
+    """`nonce` is the engine's, for (session, eid), issued less than `ttl_ms` ago."""
     parts = nonce.split(".")
     if len(parts) != 3 or not parts[0].isdigit() or len(parts[0]) > 16 or len(parts[1]) != _NONCE_PART:
         return False
     at, rand, mac = parts
-    return 0 <= now_ms - int(at) < NONCE_TTL_MS and hmac.compare_digest(mac, _mac(secret, session, eid, at, rand))
+    return 0 <= now_ms - int(at) < ttl_ms and hmac.compare_digest(mac, _mac(secret, session, eid, at, rand))
 
 
 async def pending(hub: Hub, session: str, eid: str) -> Model | None:
@@ -227,7 +228,7 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
         if shown_by is not None and not same_origin(shown_by, expected):
             return _elsewhere(shown_by)
         data = json.dumps({"path": PATH, "session": session, "request": eid, "origin": model.origin,
-                           "popup": popup, **({"tree": _b64(tree_bytes(model))} if popup else {})}
+                           "popup": popup, **({"tree": b64url(tree_bytes(model))} if popup else {})}
                           ).replace("<", "\\u003c")
         mode = "light" if model.theme.mode == "light" else "dark"
         title = html.escape(TITLES.get(request_.method, request_.method))
@@ -252,7 +253,7 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
         registered = wallet is not None and wallet.devices.public_key(identity, key_id) is not None
         return JSONResponse({"nonce": issue_nonce(secret, data["session"], data["request"], hub.clock.now_ms()),
                              "digest": request_digest(model.embedded.request),
-                             "tree": _b64(tree_bytes(model)), "registered": registered,
+                             "tree": b64url(tree_bytes(model)), "registered": registered,
                              "passkeys": wallet.passkeys.credential_ids(identity) if wallet else [],
                              "verify": verify_kind(model), "provider": NAMES.get(verify_kind(model), ""),
                              "who": model.embedded.user_email})
@@ -299,7 +300,7 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
                         "signature": json.dumps(data["passkey"], sort_keys=True)}
             elif wallet is None or not wallet.devices.verify(model.embedded.identity, key_id, text, data["signature"]):
                 return refused(403, "not a key of this wallet")
-            evidence = _evidence(data, tree, shown, digest)
+            evidence = approval_evidence(data, tree, shown, digest)
         used[nonce] = None
         while len(used) > USED_NONCES:
             used.popitem(last=False)

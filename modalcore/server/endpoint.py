@@ -9,17 +9,18 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from ..rules.limits import JOIN_TIMEOUT_S, TOO_LARGE_LIMIT
 from ..runtime.runner import SessionRunner
 from ..slices.options import OptionsError
+from ..rules.limits import TOO_LARGE_LIMIT
 from ..wire.codec import MAX_FRAME_BYTES
-from ..wire.serverframes import Goodbye, encoded, error_frame
 from ..wire.frames import FrameError, Intent, Join, Leave, parse_client_frame
 from .config import EngineConfig, Project
 from .hub import Hub
 from .tokens import Claim
 from .metrics import MeteredOutlet, Metrics
 from ..slices.doctor import Cause
+from .handshake import CLOSE_TOO_MANY_SESSIONS as CLOSE_TOO_MANY_SESSIONS
+from .handshake import Gone, Refused, close, first_frame, refuse, too_many
 from .socket import Message, Socket, SocketClosed
 from ..rules.texts import INVALID_APP_CONFIGURATION
 
@@ -27,8 +28,6 @@ log = logging.getLogger(__name__)
 
 CLOSE_BAD_ORIGIN = 4001
 CLOSE_NO_PROJECT = 4002
-CLOSE_NOT_JOINED = 4003
-CLOSE_TOO_MANY_SESSIONS = 4005
 CLOSE_INVALID_OPTIONS = 1008
 CLOSE_TOO_LARGE = 1009
 CLOSE_ACCEPT_FAILED = 1011
@@ -36,21 +35,6 @@ ACCEPT_FAILED = "accept_failed"  # the close reason when the server could not ac
 WS_PATH = "/ws"
 # The server answers frames up to this size itself; past it the websocket library closes 1009.
 WS_MAX_SIZE = 256 * 1024
-
-
-class _Gone(Exception):
-    """The client left during the handshake."""
-
-
-class Refused(Exception):
-    """The handshake ends: send `t` {code, message}, then close the socket with `close_code`."""
-
-    def __init__(self, code: str, message: str, close_code: int, goodbye: bool = False) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-        self.close_code = close_code
-        self.goodbye = goodbye  # a `goodbye` frame (the session ends) rather than an `error`
 
 
 async def websocket_endpoint(ws: Socket, hub: Hub, config: EngineConfig, metrics: Metrics) -> None:
@@ -64,7 +48,7 @@ async def websocket_endpoint(ws: Socket, hub: Hub, config: EngineConfig, metrics
         # line, no traceback, and a typed close, never the server's HTTP 500 page.
         log.warning("websocket accept failed (%s): closed with %s", type(error).__name__,
                     ACCEPT_FAILED)
-        await _close(ws, CLOSE_ACCEPT_FAILED, ACCEPT_FAILED)
+        await close(ws, CLOSE_ACCEPT_FAILED, ACCEPT_FAILED)
         return
     runner: SessionRunner | None = None
     address: str | None = None  # set while this socket counts toward its address's cap
@@ -73,7 +57,7 @@ async def websocket_endpoint(ws: Socket, hub: Hub, config: EngineConfig, metrics
         # A token that does not verify, for any reason, means a new session (PROTOCOL.md, "Resume").
         claim = hub.read_token(join.resume, project_id, origin) if join.resume else None
         if not hub.addresses.admit(ws.client_host, claim.session_id if claim is not None else None):
-            raise _too_many(config)
+            raise too_many(config.max_sessions_per_address)
         address = ws.client_host
         hub.engine_urls[project_id] = ws.engine_url or hub.engine_urls.get(project_id, "")
         runner = await _handshake(outlet, hub, project_id, project, origin, join, claim, address)
@@ -84,25 +68,19 @@ async def websocket_endpoint(ws: Socket, hub: Hub, config: EngineConfig, metrics
     except Refused as refused:
         if refused.code == "bad_origin":  # the session doctor's count (issue 44): no session to hold it
             metrics.failed("connect", Cause.ORIGIN_REFUSED.value, "")
-        await _refuse(ws, refused)
-    except _Gone:
+        await refuse(ws, refused)
+    except Gone:
         pass
     except asyncio.CancelledError:
         raise
     except Exception:
         log.exception("websocket task failed")
-        await _close(ws, 1011)
+        await close(ws, 1011)
     finally:
         if runner is not None:
             runner.detach(outlet)
         if address is not None:
             hub.addresses.release(address)
-
-
-def _too_many(config: EngineConfig) -> Refused:
-    return Refused("too_many_sessions",
-                   f"this address holds {config.max_sessions_per_address} sessions already",
-                   CLOSE_TOO_MANY_SESSIONS)
 
 
 async def _opening(ws: Socket, config: EngineConfig) -> tuple[str, Project, str, Join]:
@@ -114,7 +92,7 @@ async def _opening(ws: Socket, config: EngineConfig) -> tuple[str, Project, str,
     origin = ws.origin
     if origin is None or not project.origin_policy().allows(origin):
         raise Refused("bad_origin", INVALID_APP_CONFIGURATION, CLOSE_BAD_ORIGIN)
-    join = await _first_frame(ws)
+    join = await first_frame(ws)
     if join.project != project_id:
         raise Refused("no_project", "Project ID does not match the socket's", CLOSE_NO_PROJECT)
     return project_id, project, origin, join
@@ -136,7 +114,7 @@ async def _handshake(outlet: MeteredOutlet, hub: Hub, project_id: str, project: 
         if resumed is not None:
             return resumed
         if hub.addresses.over_cap(address):  # admitted only to take over that session's socket
-            raise _too_many(hub.config)
+            raise too_many(hub.config.max_sessions_per_address)
     join = _with_project_features(join, project)
     try:
         options = hub.options(join.opts)
@@ -146,26 +124,6 @@ async def _handshake(outlet: MeteredOutlet, hub: Hub, project_id: str, project: 
     await runner.attach(outlet, hub.token_issuer(runner.id, project_id, origin), resumed=False,
                         last=None)
     return runner
-
-
-async def _first_frame(ws: Socket) -> Join:
-    try:
-        message = await asyncio.wait_for(ws.receive(), JOIN_TIMEOUT_S)
-    except TimeoutError as error:
-        raise Refused("not_joined", "no join frame in time", CLOSE_NOT_JOINED) from error
-    if message["type"] == "websocket.disconnect":
-        raise _Gone()
-    data = message.get("bytes")
-    if data is None:
-        raise Refused("not_joined", "the first frame must be a binary join", CLOSE_NOT_JOINED)
-    try:
-        frame = parse_client_frame(data)
-    except FrameError as error:
-        raise Refused("not_joined", f"the first frame must be a join ({error.message})",
-                      CLOSE_NOT_JOINED) from error
-    if not isinstance(frame, Join):
-        raise Refused("not_joined", "the first frame must be a join", CLOSE_NOT_JOINED)
-    return frame
 
 
 def _with_project_features(join: Join, project: Project) -> Join:
@@ -186,12 +144,12 @@ async def _read_frames(ws: Socket, outlet: MeteredOutlet, runner: SessionRunner,
                        metrics: Metrics) -> None:
     # No local holds a frame while the next is awaited: an idle socket's coroutine kept its last
     # message, bytes and parsed frame (~0.6 KiB, issue 17's idle figure).
-    reader = _FrameReader(outlet, runner, metrics)
+    reader = FrameReader(outlet, runner, metrics)
     while reader.take(await ws.receive()):
         pass
 
 
-class _FrameReader:
+class FrameReader:
     """Hands each message a socket received to its session runner."""
 
     __slots__ = ("outlet", "runner", "metrics", "too_large")
@@ -232,20 +190,3 @@ class _FrameReader:
             self.metrics.intent_read(frame)
         runner.put_frame(frame, outlet)
         return True
-
-
-async def _refuse(ws: Socket, refused: Refused) -> None:
-    frame = (Goodbye(0, 0, refused.code, refused.message) if refused.goodbye
-             else error_frame(refused.code, refused.message))
-    try:
-        await ws.send_bytes(encoded(frame))
-    except Exception:
-        return
-    await _close(ws, refused.close_code)
-
-
-async def _close(ws: Socket, code: int, reason: str | None = None) -> None:
-    try:
-        await ws.close(code, reason)
-    except Exception:
-        pass

@@ -47,7 +47,7 @@ from ..embedded.devicekeys import BadPublicKey, parse_public_key, signature_ok
 from ..i18n import direction
 from ..slices.embedded import ApprovalDecided
 from ..slices.handoff import HandoffRefusal, PhoneClaimed, claim_refusal, link_digest
-from .approval import _b64, _evidence, approval_text, issue_nonce, nonce_ok, tree_bytes
+from .approval import b64url, approval_evidence, approval_text, issue_nonce, nonce_ok, tree_bytes
 from .approval_theme import style
 from .approval_tree_script import OUTCOME_CSS, TREE_SCRIPT
 from . import handoff_texts as T
@@ -106,15 +106,21 @@ async function poll() {
 }
 // the linked phone draws the session's modal (PROTOCOL.md, "Companion"): a nonce for this key,
 // signed, and the modal joins as the session's second screen (server/companion.py)
-async function companion() {
+// A nonce joins once: every later socket of the modal (after a drop) asks a fresh one.
+async function signedJoin() {
   const r = await post(S.path + '/companion', {link: S.link, public_key: key.spki});
-  if (!r.ok) return;
+  if (!r.ok) return null;
   const signature = await signText(key.pair, ['modalcore-companion', r.data.session, r.data.nonce].join('\\n'));
+  return {session: r.data.session, public_key: key.spki, nonce: r.data.nonce, signature};
+}
+async function companion() {
+  const first = await signedJoin();
+  if (!first) return;
   const script = document.createElement('script');
   script.src = S.modal; script.nonce = NONCE;
   script.onload = () => window.ModalCore.createModal({projectId: S.project, networks: S.networks,
     engineUrl: location.origin, embedded: true, container: document.getElementById('modal'),
-    companion: {session: r.data.session, public_key: key.spki, nonce: r.data.nonce, signature}});
+    companion: first, renewCompanion: signedJoin});
   document.head.appendChild(script);
 }
 async function begin(request) {
@@ -181,7 +187,7 @@ def split_link(link: str) -> tuple[str, str] | None:
     return session, token
 
 
-async def _session_of(hub: Hub, link: str) -> tuple[str, Model, str] | None:
+async def session_of_link(hub: Hub, link: str) -> tuple[str, Model, str] | None:
     """(session id, the session as its owner holds it, the link's digest): the phone's requests
     reach any host, the session's events go through `hub.route` to its socket's (issue 42)."""
     parts = split_link(link)
@@ -225,7 +231,7 @@ def _claim(digest: str, public_key: str, origin: str) -> PhoneClaimed:
     return PhoneClaimed(digest=digest, public_key=public_key, origin=origin)
 
 
-def _linked(model: Model, digest: str, public_key: str) -> bool:
+def links_key(model: Model, digest: str, public_key: str) -> bool:
     state = model.handoff
     return state.status == "linked" and state.phone_key == public_key and digest in state.spent
 
@@ -233,7 +239,7 @@ def _linked(model: Model, digest: str, public_key: str) -> bool:
 def routes(hub: Hub, secret: bytes) -> list[Route]:
     async def show(request: Request) -> Response:
         link = request.path_params["link"]
-        found = await _session_of(hub, link)
+        found = await session_of_link(hub, link)
         if found is None:
             return _refusal_page(HandoffRefusal.UNKNOWN, _language(request, None))
         _, model, digest = found
@@ -271,7 +277,7 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
             parse_public_key(data["public_key"])
         except BadPublicKey:
             return refused(400, "not a public key")
-        found = await _session_of(hub, data["link"])
+        found = await session_of_link(hub, data["link"])
         if found is None:
             return _refusal(HandoffRefusal.UNKNOWN, _language(request, None))
         session, model, digest = found
@@ -286,7 +292,7 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         data = await json_body(request, ("link", "public_key"))
         if data is None:
             return refused(400, "malformed body")
-        found = await _session_of(hub, data["link"])
+        found = await session_of_link(hub, data["link"])
         if found is None:
             return _refused_state(HandoffRefusal.UNKNOWN, _language(request, None))
         _, model, digest = found
@@ -307,12 +313,12 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         link, key, eid = data.get("link"), data.get("public_key"), data.get("request")
         if not isinstance(link, str) or not isinstance(key, str) or not isinstance(eid, str):
             return None
-        found = await _session_of(hub, link)
+        found = await session_of_link(hub, link)
         if found is None:
             return None
         session, model, digest = found
         waiting = model.embedded.request
-        if not _linked(model, digest, key) or waiting is None or waiting.eid != eid or waiting.signing:
+        if not links_key(model, digest, key) or waiting is None or waiting.eid != eid or waiting.signing:
             return None
         return session, model
 
@@ -326,7 +332,7 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         _, model = found
         assert model.embedded.request is not None
         return JSONResponse({"nonce": issue_nonce(secret, model.session_id, data["request"], hub.clock.now_ms()),
-                             "digest": request_digest(model.embedded.request), "tree": _b64(tree_bytes(model))})
+                             "digest": request_digest(model.embedded.request), "tree": b64url(tree_bytes(model))})
 
     async def approve(request: Request) -> Response:
         data = await json_body(request, ("link", "public_key", "request", "nonce", "tree_hash", "signature"))
@@ -351,7 +357,7 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         _, spki = parse_public_key(data["public_key"])
         if not signature_ok(spki, text, data["signature"]):
             return refused(403, "not the key of the phone linked to this session")
-        evidence = _evidence({**data, "seen": SEEN}, tree, shown, digest) if data["approve"] else ""
+        evidence = approval_evidence({**data, "seen": SEEN}, tree, shown, digest) if data["approve"] else ""
         await hub.route(session, ApprovalDecided(eid=eid, approve=data["approve"], evidence=evidence))
         return JSONResponse({"ok": True})
 

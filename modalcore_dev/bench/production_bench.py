@@ -87,7 +87,7 @@ async def _press(visitor: _Visitor, metrics: Metrics) -> tuple[float, float]:
     assert isinstance(frame, Intent)
     metrics.intent_read(frame)
     visitor.runner.put_frame(frame, visitor.outlet)
-    await visitor.runner._queue.join()
+    await visitor.runner.inbox.join()
     elapsed = (time.perf_counter_ns() - start) / 1000
     used = (time.thread_time_ns() - cpu) / 1000
     await visitor.runner.settled()  # data arriving (directory) is not part of the press

@@ -34,6 +34,8 @@ export interface ModalOptions extends Omit<EngineOptions, 'networks'> {
   /** The linked phone's page (issue 44, PROTOCOL.md "Companion"): join that session as its
    * second screen, signed by the phone's key; no wallets announced, nothing stored. */
   companion?: CompanionJoin;
+  /** The phone's page: a fresh signed companion join for each later socket (a nonce joins once). */
+  renewCompanion?: () => Promise<CompanionJoin | null>;
   /** For tests: another socket or storage. */
   socket?: (url: string) => SocketLike;
   storage?: StorageLike | null;
@@ -76,7 +78,8 @@ export interface Modal {
 export { liveModals };
 
 const SCRIPT_SRC = typeof document !== 'undefined' ? (document.currentScript as HTMLScriptElement | null)?.src : undefined;
-const LOCAL_OPTIONS = new Set(['projectId', 'container', 'engineUrl', 'socket', 'storage', 'companion']);
+const LOCAL_OPTIONS = new Set(['projectId', 'container', 'engineUrl', 'socket', 'storage', 'companion',
+  'renewCompanion']);
 
 /** The engine's websocket URL for a project. */
 export function socketUrl(engineUrl: string | undefined, projectId: string, path = 'ws'): string {
@@ -249,6 +252,7 @@ export function createModal(options: ModalOptions): Modal {
     projectId: options.projectId,
     join: () => ({ env: readEnv(), opts, wallets: options.companion ? [] : fitWallets(bridge.wallets()) }),
     companion: options.companion,
+    renewCompanion: options.renewCompanion,
     effects: bridge,
     socket: options.socket,
     storage: options.companion ? null : options.storage,

@@ -78,6 +78,8 @@ export interface TransportOptions {
   join(): { env: Dict; opts: Dict; wallets: Dict[] };
   /** The linked phone joining its session (PROTOCOL.md, "Companion"): sent instead of a resume token. */
   companion?: CompanionJoin;
+  /** A fresh signed companion join for the next socket (its nonce joins once); null: none. */
+  renewCompanion?: () => Promise<CompanionJoin | null>;
   sink: TransportSink;
   effects: EffectRunner;
   socket?: (url: string) => SocketLike;
@@ -129,6 +131,9 @@ export class Transport {
   private ackTimer: unknown = null;
   private retryTimer: unknown = null;
   private attempt = 0;
+  private companion: CompanionJoin | undefined;
+  private companionSpent = false; // its nonce went out in a join: the next socket needs a fresh one
+  private renewing = false;
   private readonly clock: Clock;
   private readonly storage: StorageLike | null;
   private readonly prefix: string;
@@ -139,6 +144,7 @@ export class Transport {
     this.prefix = `modalcore:${options.projectId}:`;
     this.seq = this.readInt('seq');
     this.last = this.readInt('last');
+    this.companion = options.companion;
   }
 
   /** True once `join` went out on the current socket (later announcements go as events). */
@@ -147,9 +153,11 @@ export class Transport {
   }
 
   connect(): void {
-    if (this.destroyed || this.socket) return;
+    if (this.destroyed || this.socket || this.renewing) return;
     this.stopped = false;
     this.clock.clearTimeout(this.retryTimer);
+    const renew = this.options.renewCompanion;
+    if (this.companion && this.companionSpent && renew) return this.renewThenConnect(renew);
     const url = this.options.url;
     let socket: SocketLike;
     try {
@@ -241,13 +249,37 @@ export class Transport {
     this.ackTimer = null;
   }
 
+  /** A companion's nonce joins once (PROTOCOL.md, "Companion"): a new socket gets a fresh one. */
+  private renewThenConnect(renew: () => Promise<CompanionJoin | null>): void {
+    this.renewing = true;
+    const failed = (why: string) => {
+      this.options.sink.problem('companion_renew', why, false);
+      this.retryLater();
+    };
+    renew().then(
+      (next) => {
+        this.renewing = false;
+        if (this.destroyed) return;
+        if (!next) return failed('no fresh companion nonce');
+        this.companion = next;
+        this.companionSpent = false;
+        this.connect();
+      },
+      (error: unknown) => {
+        this.renewing = false;
+        if (!this.destroyed) failed(String(error));
+      },
+    );
+  }
+
   private sendJoin(): void {
     const resume = this.readStr('resume');
     const { env, opts, wallets } = this.options.join();
     const body: ClientBody = { t: 'join', project: this.options.projectId, env, opts, wallets };
-    const companion = this.options.companion;
+    const companion = this.companion;
     if (companion) {
       body.companion = companion; // a companion is never resumed: it joins again, signed
+      this.companionSpent = true;
     } else if (resume) {
       body.resume = resume;
       // Missed frames only help a client that still holds the tree they patch.

@@ -15,7 +15,13 @@ const TREE: WireNode = {
 };
 
 function setup(
-  opts: { storage?: MemoryStorage; effect?: (eid: string) => Promise<EffectOutcome>; rand?: number; companion?: CompanionJoin } = {},
+  opts: {
+    storage?: MemoryStorage;
+    effect?: (eid: string) => Promise<EffectOutcome>;
+    rand?: number;
+    companion?: CompanionJoin;
+    renewCompanion?: () => Promise<CompanionJoin | null>;
+  } = {},
 ) {
   const sockets: FakeSocket[] = [];
   const clock = new FakeClock(opts.rand ?? 0.5);
@@ -59,6 +65,7 @@ function setup(
     storage,
     clock,
     companion: opts.companion,
+    renewCompanion: opts.renewCompanion,
   });
   const current = () => sockets[sockets.length - 1] as FakeSocket;
   /** Connect, open, and have the server welcome the socket. */
@@ -389,6 +396,33 @@ test('a companion join carries the signed companion and never a resume token, on
   assert.deepEqual(again?.companion, COMPANION);
   assert.equal(again?.resume, undefined);
   assert.equal(again?.last, undefined);
+});
+
+test('a companion nonce joins once: each later socket joins with a fresh one the page signed', async () => {
+  const fresh: CompanionJoin[] = [{ ...COMPANION, nonce: '2.n.m', signature: 'Q2' }];
+  let asked = 0;
+  const renewCompanion = () => {
+    asked += 1;
+    return Promise.resolve(fresh.shift() ?? null);
+  };
+  const { sockets, current, clock, join, events } = setup({ companion: COMPANION, renewCompanion });
+  join();
+  assert.deepEqual(current().sent[0]?.companion, COMPANION);
+  assert.equal(asked, 0, 'the first socket uses the join the page gave');
+  current().drop();
+  clock.advance(250);
+  await flush();
+  assert.equal(asked, 1);
+  current().open();
+  assert.deepEqual(current().sent[0]?.companion, { ...COMPANION, nonce: '2.n.m', signature: 'Q2' });
+  // no fresh join to be had (the page's nonce refused): no socket opened with a spent one
+  const opened = sockets.length;
+  current().drop();
+  clock.advance(1000); // the backoff grew: this socket never got its `joined`
+  await flush();
+  assert.equal(asked, 2);
+  assert.equal(sockets.length, opened);
+  assert.equal(events.at(-1)?.[1], 'companion_renew');
 });
 
 test('close code 4006 (a refused companion join) is final', () => {

@@ -6,6 +6,7 @@ is typed and the session is left exactly as it was."""
 from __future__ import annotations
 
 from modalcore.enginetest import Harness
+from modalcore.rules.limits import COMPANION_NONCE_MS
 from modalcore.server.approval import issue_nonce
 from modalcore.server.companion import CompanionRefusal, engine_origin_ok, refusal, signed_text
 from modalcore.wire.frames import CompanionJoin
@@ -66,7 +67,8 @@ def test_a_nonce_older_than_its_window_is_refused() -> None:
     phone = DeviceKey()
     h = _linked(phone)
     join = _join(h, phone)
-    assert refusal(h.model, join, SECRET, h.now + 10 * 60_000) is CompanionRefusal.UNKNOWN
+    assert refusal(h.model, join, SECRET, h.now + COMPANION_NONCE_MS - 1) is None
+    assert refusal(h.model, join, SECRET, h.now + COMPANION_NONCE_MS) is CompanionRefusal.UNKNOWN
 
 
 def test_a_phone_unlinked_by_another_account_cannot_join() -> None:

@@ -16,17 +16,18 @@ from typing import Any
 import httpx
 import pytest
 
+from modalcore.rules.limits import COMPANION_NONCE_MS
 from modalcore.server.companion import signed_text
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, Client, RunningServer, find_node
 from modalcore.wire.diff import apply
 
 from ..embedded.device import DeviceKey, frame_headers
-from ..embedded.test_approval_credential import engine, mail
-from .test_handoff_routes import _claim, _confirm, _link, _part, _signed_in
+from ..embedded.test_approval_credential import CLOCK, engine, mail
+from .test_handoff_routes import _claim, _confirm, _link, _part, _signed_in, clock
 from modalcore.slices.handoff import link_digest
 
-__all__ = ["engine", "mail"]
+__all__ = ["clock", "engine", "mail"]
 
 
 def _companion_url(engine: RunningServer) -> str:
@@ -151,4 +152,41 @@ async def test_only_the_linked_phone_joins_as_companion_and_a_press_on_either_sc
             told = await mobile.recv_until(lambda f: f["t"] == "error")
             assert told[-1]["code"] == "not_linked"
             assert await mobile.closed() == 4006
+    assert "Traceback" not in caplog.text
+
+
+async def test_a_companion_nonce_joins_once_and_within_its_minute(
+        engine: RunningServer, mail: LocalSmtpServer, clock: None, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 44 part 3: a captured (nonce, signature) replayed is refused `unknown_link`, closed
+    4006, the phone's companion socket left as it was and nothing sent to the computer; a nonce
+    not joined with within COMPANION_NONCE_MS is refused the same way."""
+    caplog.set_level(logging.INFO)
+    async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
+        phone = DeviceKey()
+        link = await _linked(engine, client, http, mail, phone)
+        session = client.session
+        nonce = (await _nonce(http, link, phone, frame_headers(engine.http_url))).json()["nonce"]
+        signature = phone.sign(signed_text(session, nonce))
+        async with Client.open(_companion_url(engine), origin=engine.http_url) as mobile:
+            frames = await mobile.join(companion={"session": session, "public_key": phone.spki, "nonce": nonce,
+                                                  "signature": signature},
+                                       env={"mobile": True, "platform": "ios", "width": 390}, opts={}, wallets=[])
+            assert frames[0]["t"] == "joined"
+            await mobile.quiet(0.2)
+            await client.quiet(0.2)
+            seen = len(client.frames)
+            replayed, code = await _join(engine, session, phone, nonce, signature=signature)
+            assert (replayed[-1]["t"], replayed[-1]["code"], code) == ("error", "unknown_link", 4006)
+            # the first companion is still the session's (a replay replaced nothing)
+            assert not await client.quiet(0.3), "a replayed join reached the computer"
+            assert len(client.frames) == seen
+            await mobile.intent("account/feature/receive", "press", {})
+            await client.recv_until(lambda f: f["t"] == "patch")
+            assert not [f for f in mobile.frames if f["t"] == "error"]
+
+        # a nonce not joined with within its minute
+        late = (await _nonce(http, link, phone, frame_headers(engine.http_url))).json()["nonce"]
+        CLOCK.shift_ms += COMPANION_NONCE_MS
+        frames, code = await _join(engine, session, phone, late)
+        assert (frames[-1]["t"], frames[-1]["code"], code) == ("error", "unknown_link", 4006)
     assert "Traceback" not in caplog.text
