@@ -111,14 +111,14 @@ def _note_name(nonce: str) -> str:
 
 async def keep_nonce(store: SessionStore, session: str, nonce: str, now_ms: int) -> None:
     """Note a nonce given for `session`'s companion join (raises on the store's outage)."""
-    await store.note(NONCE_NOTE, _note_name(nonce), session.encode(), now_ms, COMPANION_NONCE_MS, COMPANION_NONCES)
+    await store.notes.note(NONCE_NOTE, _note_name(nonce), session.encode(), now_ms, COMPANION_NONCE_MS, COMPANION_NONCES)
 
 
 async def spend_nonce(store: SessionStore, join: CompanionJoin, now_ms: int) -> bool:
     """Take the join's nonce: True once, for a nonce given for that session and not yet joined
     with (its note lasts COMPANION_NONCE_MS); the store's outage is a False (one log line)."""
     try:
-        kept = await store.take_note(NONCE_NOTE, _note_name(join.nonce), now_ms)
+        kept = await store.notes.take(NONCE_NOTE, _note_name(join.nonce), now_ms)
     except Exception as error:
         log.warning("companion nonce not readable (%s): the join is refused", type(error).__name__)
         return False
