@@ -8,7 +8,7 @@ changed, nothing logged but one line.
 A nonce joins once (issue 44, part 3 "Left"): `POST /continue/companion` notes it in the session
 store's notes (store/notes.py, named by its SHA-256, holding its session) for
 `COMPANION_NONCE_MS`, and the join that passes every other check takes that note
-(`take_note`: of two joins, on one engine process or several sharing the store, one gets it);
+(`store.notes.take`: of two joins, on one engine process or several sharing the store, one gets it);
 a second join with it is `unknown_link`. The notes are where the engine's other single-use
 things across processes live (a social sign-in's grant, a Farcaster channel); the approval's
 per-process set of spent nonces would let a join replayed on another process through.
