@@ -1,0 +1,67 @@
+"""Replaying the linked phone's part of a recording (engine/record.py; engine/companion.py).
+
+A recorded `companion` event joins a `Companion` to the replayed session (its public key as
+recorded), an `in` event `"by": "companion"` is its frame, `companion_left` ends it; after every
+input the companion is sent what the runner sends it (`mirror`, or the `not_linked` error when
+the step unlinked it). Its frames are compared as `{"to": "companion", "frame": ...}`, so a
+frame sent to the wrong screen is a divergence too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from weakref import WeakKeyDictionary
+
+from ..wire.frames import ClientFrame
+from ..wire.serverframes import ServerFrame, error_frame, wire
+from .companion import NOT_LINKED, Companion
+from .session import Session
+
+COMPANION = "companion"
+_companions: WeakKeyDictionary[Session, Companion] = WeakKeyDictionary()  # per replayed session
+
+
+def to_companion(frame: object) -> dict[str, Any]:
+    """A frame sent to the companion, as a replay compares it."""
+    return {"to": COMPANION, "frame": frame}
+
+
+def is_companion_frame(frame: object) -> bool:
+    return isinstance(frame, dict) and frame.get("to") == COMPANION and set(frame) == {"to", "frame"}
+
+
+def companion_event(event: dict[str, Any]) -> bool:
+    """The input is the companion's (its join, its frame, its leaving)."""
+    return event["k"] in ("companion", "companion_left") or (event["k"] == "in" and event.get("by") == COMPANION)
+
+
+def feed_companion(session: Session, event: dict[str, Any], frame: ClientFrame | None) -> list[dict[str, Any]]:
+    """Give the companion's recorded input to `session`; the frames sent (the host's, and the
+    companion's marked by `to_companion`). `frame`: the `in` event's frame, validated."""
+    kind = event["k"]
+    if kind == "companion":
+        companion = Companion(session, event["now"], str(event["public_key"]))
+        _companions[session] = companion
+        return [to_companion(wire(f)) for f in companion.welcome()]
+    if kind == "companion_left":
+        _companions.pop(session, None)
+        return []
+    companion = _companions.get(session)
+    if companion is None or frame is None:
+        raise ValueError("a companion's frame before it joined")
+    mine, out = companion.receive(frame, event["now"])
+    frames = [wire(f) for f in out.frames]
+    if companion.linked:
+        frames.extend(to_companion(wire(f)) for f in mine)
+    return frames + mirrored(session, out.frames)
+
+
+def mirrored(session: Session, host_frames: list[ServerFrame]) -> list[dict[str, Any]]:
+    """What the runner sends the companion after a step whose frames to the host were `host_frames`."""
+    companion = _companions.get(session)
+    if companion is None:
+        return []
+    if not companion.linked:
+        del _companions[session]
+        return [to_companion(wire(error_frame("not_linked", NOT_LINKED)))]
+    return [to_companion(wire(f)) for f in companion.mirror(host_frames)]
