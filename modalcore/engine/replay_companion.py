@@ -46,12 +46,12 @@ def feed_companion(session: Session, event: dict[str, Any], frame: ClientFrame |
     if kind == "companion_left":
         _companions.pop(session, None)
         return []
-    companion = _companions.get(session)
-    if companion is None or frame is None:
+    joined = _companions.get(session)
+    if joined is None or frame is None:
         raise ValueError("a companion's frame before it joined")
-    mine, out = companion.receive(frame, event["now"])
+    mine, out = joined.receive(frame, event["now"])
     frames = [wire(f) for f in out.frames]
-    if companion.linked:
+    if joined.linked:
         frames.extend(to_companion(wire(f)) for f in mine)
     return frames + mirrored(session, out.frames)
 

@@ -150,7 +150,7 @@ async def mirror(runner: SessionRunner, host_frames: list[ServerFrame]) -> None:
     if slot is None:
         return
     if not slot.companion.linked:
-        unlinked = [error_frame("not_linked", NOT_LINKED)]
+        unlinked: list[ServerFrame] = [error_frame("not_linked", NOT_LINKED)]
         if runner.session.recorder:
             runner.session.recorder.companion_out(unlinked)
         _forget(runner, slot)

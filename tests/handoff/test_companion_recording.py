@@ -14,6 +14,7 @@ from modalcore.core.evolve import replace
 from modalcore.engine.record import Recorder, replay_file, updated_lines
 from modalcore.enginetest import Harness
 from modalcore.enginetest.companion import Phone
+from modalcore.inspect.recording import inspect_file
 from modalcore.slices.embedded import PasskeySignedIn
 from modalcore.slices.model import initial_model
 from modalcore.slices.options import parse_options
@@ -100,3 +101,14 @@ def test_rule_a_recording_holds_no_signature_or_nonce_of_the_phones_join(tmp_pat
     assert KEY in text
     assert SIGNATURE not in text and JOIN_NONCE not in text
     assert not [e for e in _events(path) if {"signature", "nonce"} & set(e)]
+
+
+def test_rule_the_inspector_steps_through_a_recording_with_a_phone_and_draws_the_host_pages_tree(
+        tmp_path: Path) -> None:
+    """`modalcore inspect`: no step diverges, and the phone's patches are not applied to the host's tree."""
+    path = tmp_path / "phone.jsonl"
+    h, _ = _recorded(path)
+    inspection = inspect_file(path)
+    assert not inspection.problem
+    assert [step.line for step in inspection.steps if step.diverges or step.error] == []
+    assert inspection.steps[-1].recorded_tree == h.tree.to_wire()
