@@ -178,7 +178,7 @@ class Recorder:
             self.scrubber.learn_frame(event["frame"])
         self._out(events)
 
-    def _out(self, events: list[dict[str, Any]]) -> None:
+    def _out(self, events: Sequence[dict[str, object]]) -> None:
         for held in self._held:
             self._emit(held)
         self._held = []

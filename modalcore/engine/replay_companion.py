@@ -9,7 +9,7 @@ frame sent to the wrong screen is a divergence too.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 from weakref import WeakKeyDictionary
 
 from ..wire.frames import ClientFrame
@@ -21,7 +21,7 @@ COMPANION = "companion"
 _companions: WeakKeyDictionary[Session, Companion] = WeakKeyDictionary()  # per replayed session
 
 
-def to_companion(frame: object) -> dict[str, Any]:
+def to_companion(frame: object) -> dict[str, object]:
     """A frame sent to the companion, as a replay compares it."""
     return {"to": COMPANION, "frame": frame}
 
@@ -30,17 +30,17 @@ def is_companion_frame(frame: object) -> bool:
     return isinstance(frame, dict) and frame.get("to") == COMPANION and set(frame) == {"to", "frame"}
 
 
-def companion_event(event: dict[str, Any]) -> bool:
+def companion_event(event: Mapping[str, object]) -> bool:
     """The input is the companion's (its join, its frame, its leaving)."""
     return event["k"] in ("companion", "companion_left") or (event["k"] == "in" and event.get("by") == COMPANION)
 
 
-def feed_companion(session: Session, event: dict[str, Any], frame: ClientFrame | None) -> list[dict[str, Any]]:
+def feed_companion(session: Session, event: Mapping[str, object], frame: ClientFrame | None) -> list[dict[str, object]]:
     """Give the companion's recorded input to `session`; the frames sent (the host's, and the
     companion's marked by `to_companion`). `frame`: the `in` event's frame, validated."""
     kind = event["k"]
     if kind == "companion":
-        companion = Companion(session, event["now"], str(event["public_key"]))
+        companion = Companion(session, _now(event), str(event["public_key"]))
         _companions[session] = companion
         return [to_companion(wire(f)) for f in companion.welcome()]
     if kind == "companion_left":
@@ -49,14 +49,21 @@ def feed_companion(session: Session, event: dict[str, Any], frame: ClientFrame |
     joined = _companions.get(session)
     if joined is None or frame is None:
         raise ValueError("a companion's frame before it joined")
-    mine, out = joined.receive(frame, event["now"])
-    frames = [wire(f) for f in out.frames]
+    mine, out = joined.receive(frame, _now(event))
+    frames: list[dict[str, object]] = [wire(f) for f in out.frames]
     if joined.linked:
         frames.extend(to_companion(wire(f)) for f in mine)
     return frames + mirrored(session, out.frames)
 
 
-def mirrored(session: Session, host_frames: list[ServerFrame]) -> list[dict[str, Any]]:
+def _now(event: Mapping[str, object]) -> int:
+    now = event["now"]
+    if not isinstance(now, int):
+        raise ValueError("a companion event's `now` is not a number")
+    return now
+
+
+def mirrored(session: Session, host_frames: list[ServerFrame]) -> list[dict[str, object]]:
     """What the runner sends the companion after a step whose frames to the host were `host_frames`."""
     companion = _companions.get(session)
     if companion is None:
