@@ -18,7 +18,8 @@ from .companion import NOT_LINKED, Companion
 from .session import Session
 
 COMPANION = "companion"
-_companions: WeakKeyDictionary[Session, Companion] = WeakKeyDictionary()  # per replayed session
+# per replayed session: its companion, None once it left (absent: none ever joined)
+_companions: WeakKeyDictionary[Session, Companion | None] = WeakKeyDictionary()
 
 
 def to_companion(frame: object) -> dict[str, object]:
@@ -44,11 +45,13 @@ def feed_companion(session: Session, event: Mapping[str, object], frame: ClientF
         _companions[session] = companion
         return [to_companion(wire(f)) for f in companion.welcome()]
     if kind == "companion_left":
-        _companions.pop(session, None)
+        _companions[session] = None
         return []
-    joined = _companions.get(session)
-    if joined is None or frame is None:
+    if session not in _companions or frame is None:
         raise ValueError("a companion's frame before it joined")
+    joined = _companions[session]
+    if joined is None:
+        return []  # today's engine unlinked the phone earlier: what it was sent is missing (a divergence)
     mine, out = joined.receive(frame, _now(event))
     frames: list[dict[str, object]] = [wire(f) for f in out.frames]
     if joined.linked:
@@ -69,6 +72,6 @@ def mirrored(session: Session, host_frames: list[ServerFrame]) -> list[dict[str,
     if companion is None:
         return []
     if not companion.linked:
-        del _companions[session]
+        _companions[session] = None
         return [to_companion(wire(error_frame("not_linked", NOT_LINKED)))]
     return [to_companion(wire(f)) for f in companion.mirror(host_frames)]

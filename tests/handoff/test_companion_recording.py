@@ -5,7 +5,10 @@ as `out` events `"to": "companion"`; `modalcore replay` replays them byte-equal.
 
 from __future__ import annotations
 
+import argparse
+import io
 import json
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +18,12 @@ from modalcore.engine.record import Recorder, replay_file, updated_lines
 from modalcore.enginetest import Harness
 from modalcore.enginetest.companion import Phone
 from modalcore.inspect.recording import inspect_file
+from modalcore.replay.cli import add_arguments, run
 from modalcore.slices.embedded import PasskeySignedIn
 from modalcore.slices.model import initial_model
 from modalcore.slices.options import parse_options
 from modalcore.wire.frames import Join
-from modalcore.slices.handoff import PhoneClaimed, link_digest, link_token, linked_key
+from modalcore.slices.handoff import PhoneClaimed, link_digest, link_token, linked_key, use_link_key
 
 from .test_handoff_engine import BASE, KEY, NONCE, _confirm
 
@@ -112,3 +116,31 @@ def test_rule_the_inspector_steps_through_a_recording_with_a_phone_and_draws_the
     assert not inspection.problem
     assert [step.line for step in inspection.steps if step.diverges or step.error] == []
     assert inspection.steps[-1].recorded_tree == h.tree.to_wire()
+
+
+def _replay_cli(*argv: str) -> tuple[int, str]:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    out, err = io.StringIO(), io.StringIO()
+    code = run(parser.parse_args(list(argv)), out, err)
+    return code, out.getvalue() + err.getvalue()
+
+
+def test_rule_another_process_replays_a_phone_session_exactly_with_the_engines_config(tmp_path: Path) -> None:
+    """The link (QR code, the claim's digest) comes from the engine's secret, which the recording
+    never holds: `replay --config` derives it again; without it, the replay is told it differs."""
+    secret = "the-engines-secret-for-links"
+    path = tmp_path / "phone.jsonl"
+    try:
+        use_link_key(secret.encode())
+        _recorded(path)
+        use_link_key(secrets.token_bytes(32))  # another process: a random link key
+        code, said = _replay_cli(str(path))
+        assert code == 1 and said.startswith("DIVERGED"), said
+        config = tmp_path / "engine.json"
+        config.write_text(json.dumps({"secret": secret}))
+        code, said = _replay_cli(str(path), "--config", str(config))
+        assert code == 0 and said.startswith("ok "), said
+        assert secret not in path.read_text()
+    finally:
+        use_link_key(secrets.token_bytes(32))
