@@ -13,7 +13,8 @@ companion caused (`clipboard`, `open_url`) goes to the companion; the host's rin
 `effect_cancel` of the same number instead (`Connection.withhold`).
 
 Nothing here is saved (engine/persist.py saves the `Session`, which does not hold this): after a
-drop the phone joins again with a fresh signature.
+drop the phone joins again with a fresh signature. A recording (`Session.recorder`) has the
+companion's join (its public key only), its frames in and its frames out (engine/record.py).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from .session import Session
 
 # the effects an intent of the companion sends to the companion rather than to the host page
 COMPANION_EFFECTS = frozenset({"clipboard", "open_url"})
+NOT_LINKED = "this phone is no longer linked to the session"  # the `not_linked` error's text
 
 
 class Companion(Connection):
@@ -40,6 +42,7 @@ class Companion(Connection):
 
     def __init__(self, session: Session, now: int, public_key: str) -> None:
         super().__init__(now)
+        self.joined_at = now
         self.session = session
         self.public_key = public_key  # the phone's key the computer confirmed
         self.tree: Node | None = None  # the tree this connection has
@@ -67,12 +70,21 @@ class Companion(Connection):
         frames: list[ServerFrame] = [Joined(0, self.in_seq, self.session.id, "", False)]
         frames.extend(self._theme_frames())
         frames.append(self.snapshot())
+        if self.session.recorder:
+            self.session.recorder.companion_join(self.joined_at, self.public_key)
+            self.session.recorder.companion_out(frames)
         return frames
 
     def mirror(self, host_frames: Sequence[ServerFrame] = ()) -> list[ServerFrame]:
         """The companion's frames after a step of the session whose frames to the host page were
         `host_frames`: the theme if it changed, the tree as a patch or a snapshot; nothing when
         the companion has the session's tree already."""
+        frames = self._mirror(host_frames)
+        if frames and self.session.recorder:
+            self.session.recorder.companion_out(frames)
+        return frames
+
+    def _mirror(self, host_frames: Sequence[ServerFrame]) -> list[ServerFrame]:
         frames = self._theme_frames()
         session = self.session
         if self.tree is None:
@@ -132,7 +144,20 @@ class Companion(Connection):
         """A frame from the phone: (the companion's frames, the session's output for the host
         page and the runtime: its frames, its commands). Decoded by the session's one decoder
         over this connection (its acks, ids and rate are its own; the host's actions and
-        wallets are not its)."""
+        wallets are not its). Recorded as the companion's input, the host page's frames and the
+        companion's (when the phone is still linked: else the runner sends it none)."""
+        recorder, self.session.recorder = self.session.recorder, None  # not as a step of the host's
+        try:
+            mine, out = self._receive(frame, now)
+        finally:
+            self.session.recorder = recorder
+        if recorder:
+            recorder.companion_in(now, frame)
+            recorder.out(out.frames)
+            recorder.companion_out(mine if self.linked else [])
+        return mine, out
+
+    def _receive(self, frame: ClientFrame, now: int) -> tuple[list[ServerFrame], Output]:
         self.in_seq = max(self.in_seq, frame.s)
         self._ack(frame.a)
         session = self.session
@@ -146,7 +171,7 @@ class Companion(Connection):
             out.frames = session.withhold(out.frames, {f.eid for f in own})
         else:
             own = []
-        frames = [*mine.frames, *self.mirror(out.frames)]
+        frames = [*mine.frames, *self._mirror(out.frames)]
         frames.extend(self._keep(EffectRequest(self._next(), self.in_seq, f.eid, f.kind, f.timeout, f.req))
                       for f in own)
         return frames, out

@@ -8,6 +8,9 @@ A recording is JSON lines, each an event `{"k": kind, ...}`:
 - Inputs: `join` (how the session began), `welcome` (a socket attached), `in` (a client frame),
   `msg` (a command result or a timer). Each carries `now`, the session clock (ms).
 - Outputs: `out`, each frame the session produced, after the input that produced it.
+- The linked phone (engine/companion.py): `companion` (it joined: `public_key` only, never its
+  signed join's nonce or signature) and `companion_left` are inputs, its frames are `in` with
+  `"by": "companion"`, and what it was sent is `out` with `"to": "companion"` (replay.py).
 
 Replay feeds the inputs to a fresh session and compares every output. Resume and sign-in
 tokens are written as placeholders (`scrub.py`); the engine passes them through unchanged.
@@ -36,12 +39,13 @@ from ..slices.model import initial_model
 from ..core.msg import Msg
 from .named import from_data, to_data
 from .scrub import Scrubber
+from .replay_companion import COMPANION, companion_event, feed_companion, is_companion_frame, mirrored, to_companion
 from .session import Session
 
 FORMAT = 2
 _client_frame: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
 _networks: TypeAdapter[tuple[Network, ...]] = TypeAdapter(tuple[Network, ...])
-INPUTS = ("join", "welcome", "in", "msg")
+INPUTS = ("join", "welcome", "in", "msg", "companion", "companion_left")
 
 
 def engine_version() -> str:
@@ -156,10 +160,25 @@ class Recorder:
         self.scrubber.learn_keys(data["data"].get("result"), "session-token")
         self._hold({"k": "msg", "now": now, "msg": data})
 
+    def companion_join(self, now: int, public_key: str) -> None:
+        self._hold({"k": "companion", "now": now, "public_key": public_key})
+
+    def companion_in(self, now: int, frame: ClientFrame) -> None:
+        self._hold({"k": "in", "now": now, "by": "companion", "frame": frame.model_dump(mode="json", exclude_none=True)})
+
+    def companion_out(self, frames: Sequence[ServerFrame]) -> None:
+        self._out([{"k": "out", "to": "companion", "frame": _jsonable(wire(frame))} for frame in frames])
+
+    def companion_left(self, now: int) -> None:
+        self.write({"k": "companion_left", "now": now})
+
     def out(self, frames: list[ServerFrame]) -> None:
         events = [{"k": "out", "frame": _jsonable(wire(frame))} for frame in frames]
         for event in events:
             self.scrubber.learn_frame(event["frame"])
+        self._out(events)
+
+    def _out(self, events: Sequence[dict[str, object]]) -> None:
         for held in self._held:
             self._emit(held)
         self._held = []
@@ -259,7 +278,8 @@ def run_events(lines: Iterable[tuple[int, dict[str, object]]]) -> Replay:
         if kind == "out":
             if not steps:
                 raise ValueError(f"line {line}: an output before any input")
-            steps[-1].expected.append((line, event.get("frame")))  # type: ignore[arg-type]
+            frame = event.get("frame")
+            steps[-1].expected.append((line, to_companion(frame) if event.get("to") == COMPANION else frame))  # type: ignore[arg-type]
             continue
         if kind not in INPUTS:
             raise ValueError(f"line {line}: unknown event kind {kind!r}")
@@ -298,8 +318,12 @@ def start_session(event: dict[str, Any]) -> Session:
 
 
 def feed_input(session: Session, event: dict[str, Any]) -> list[dict[str, Any]]:
-    """Give a recorded input (welcome, in, msg) to the session; the frames it sends."""
+    """Give a recorded input (welcome, in, msg; the companion's: replay_companion.py) to the
+    session; the frames it sends (the companion's marked `to_companion`)."""
     kind = event["k"]
+    if companion_event(event):
+        frame = _client_frame.validate_python(event["frame"]) if kind == "in" else None
+        return feed_companion(session, event, frame)
     if kind == "welcome":
         wallets = [AnnouncedWallet.model_validate(w) for w in event.get("wallets", [])]
         options = event.get("options")
@@ -313,7 +337,7 @@ def feed_input(session: Session, event: dict[str, Any]) -> list[dict[str, Any]]:
         out = session.receive(_client_frame.validate_python(event["frame"]), event["now"])
     else:
         out = session.deliver(from_data(event["msg"], session.table.messages), event["now"])
-    return [wire(frame) for frame in out.frames]
+    return [*(wire(frame) for frame in out.frames), *mirrored(session, out.frames)]
 
 
 def replay_file(path: Path) -> Replay:
@@ -335,5 +359,6 @@ def updated_lines(run: Replay) -> list[str]:
         lines.append(head)
     for step in run.steps:
         lines.append(step.event)
-        lines.extend({"k": "out", "frame": frame} for frame in step.actual)
+        lines.extend({"k": "out", "to": COMPANION, "frame": frame["frame"]} if is_companion_frame(frame)
+                     else {"k": "out", "frame": frame} for frame in step.actual)
     return [json.dumps(event, separators=(",", ":")) + "\n" for event in lines]

@@ -75,7 +75,8 @@ class SessionClient:
         if recorder is not None:
             if join is None:
                 raise ValueError("a recorded session starts with its join frame")
-            recorder.join(now, session_id, origin, join, networks)  # `networks`: the operator's
+            offer = (model.embedded.email_offered, tuple(model.embedded.socials))  # the engine's offer, as the hub records it
+            recorder.join(now, session_id, origin, join, networks, offer)  # `networks`: the operator's
             self.session.recorder = recorder
         self._take(self.session.welcome(token, resumed=False, last=None, now=now))
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..slices.model import Model, model_to_data
+from ..engine.replay_companion import COMPANION, to_companion
 from ..engine.record import INPUTS, feed_input, read_lines, start_session
 from ..replay.screen import is_open, view_of
 from ..replay.sequence import SequenceError, is_sequence, run_sequence
@@ -173,7 +174,9 @@ def _inspect_events(path: Path, events: Iterable[tuple[int, dict[str, Any]]]) ->
                 if not steps:
                     raise ValueError(f"line {line}: an output before any input")
                 frame = event.get("frame")
-                if isinstance(frame, dict):
+                if isinstance(frame, dict) and event.get("to") == COMPANION:
+                    steps[-1].recorded.append(to_companion(frame))  # the phone's: not the host page's tree
+                elif isinstance(frame, dict):
                     _take(steps[-1], frame, recorded, describer)
                     if frame.get("t") == "theme":
                         theme = {"mode": frame.get("mode"), "vars": frame.get("vars") or {}}

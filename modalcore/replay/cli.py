@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import TextIO
 
 from ..core.plural import counted
+from ..server.config import load_config, resolve_secret
+from ..slices.handoff import use_link_key
 from ..engine.record import Replay, read_lines, replay_file, run_events, updated_lines
 from .report import explain, transcript, tree_at
 from .sequence import SequenceError, is_sequence, run_sequence
@@ -31,6 +33,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--transcript", action="store_true", help="print each recording as readable steps")
     parser.add_argument("--tree-at", type=int, metavar="LINE",
                         help="print the tree after the input at LINE (one file)")
+    parser.add_argument("--config", metavar="FILE",
+                        help="the engine's config: its secret draws 'Continue on your phone' links as the "
+                             "engine did, so a session that offered one (or had a phone) replays exactly")
+
+
+def use_engine_links(config_path: str) -> str:
+    """Draw links with the engine's link key (slices/handoff.use_link_key, from its secret, as
+    server/app.py does); a problem in words, or "". Never creates a secret file."""
+    try:
+        config = load_config(config_path)
+    except (OSError, ValueError) as error:
+        return f"cannot read the config {config_path}: {error}"
+    if not config.secret and not config.path(config.secret_file).is_file():
+        return f"the config {config_path} names no secret (and its secret_file does not exist)"
+    use_link_key(resolve_secret(config))
+    return ""
 
 
 def _files(paths: list[str]) -> Iterator[Path]:
@@ -77,6 +95,10 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         if problem:
             print(f"replay: {problem}", file=err)
             return 2
+    problem = use_engine_links(args.config) if getattr(args, "config", None) else ""
+    if problem:
+        print(f"replay: {problem}", file=err)
+        return 2
     totals = Totals()
     for path in files:
         totals.files += 1

@@ -48,8 +48,14 @@ class Describer:
             if event.get("last") is None:
                 return "socket rejoined after a page reload"
             return f"socket rejoined (had frames up to {event.get('last')})"
+        if kind == "in" and event.get("by") == "companion":
+            return "phone: " + self._client(event.get("frame") or {})
         if kind == "in":
             return self._client(event.get("frame") or {})
+        if kind == "companion":
+            return f"phone joined as companion (key {quote(event.get('public_key'), 40)})"
+        if kind == "companion_left":
+            return "phone's socket left"
         if kind == "msg":
             return self._msg(event.get("msg") or {})
         return str(kind)

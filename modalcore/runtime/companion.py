@@ -17,7 +17,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from ..engine.companion import Companion
+from ..engine.companion import NOT_LINKED, Companion
 from ..ports.clock import TimerHandle
 from ..wire.serverframes import Ack, ServerFrame, encoded, error_frame
 from .runner_inputs import (ACK_DELAY_MS, CompanionAckDue, CompanionAttach, CompanionDetach, FrameIn, Outlet, SendError,
@@ -90,12 +90,20 @@ async def companion_attach(runner: SessionRunner, item: CompanionAttach, now: in
     return False
 
 
+def _forget(runner: SessionRunner, slot: CompanionSlot) -> None:
+    """The session has no companion any more (a recording notes it: `companion_left`)."""
+    slot.drop_ack()
+    if runner.companion is slot:
+        runner.companion = None
+        if runner.session.recorder:
+            runner.session.recorder.companion_left(runner.clock.now_ms())
+
+
 def companion_detach(runner: SessionRunner, outlet: Outlet) -> bool:
     """The phone's socket closed."""
     slot = _slot_of(runner, outlet)
     if slot is not None:
-        slot.drop_ack()
-        runner.companion = None
+        _forget(runner, slot)
     return False
 
 
@@ -142,10 +150,12 @@ async def mirror(runner: SessionRunner, host_frames: list[ServerFrame]) -> None:
     if slot is None:
         return
     if not slot.companion.linked:
-        slot.drop_ack()
-        runner.companion = None
+        unlinked: list[ServerFrame] = [error_frame("not_linked", NOT_LINKED)]
+        if runner.session.recorder:
+            runner.session.recorder.companion_out(unlinked)
+        _forget(runner, slot)
         log.info("session %s: its phone was unlinked: the companion is closed", runner.id)
-        await _send(runner, slot, [error_frame("not_linked", "this phone is no longer linked to the session")])
+        await _send(runner, slot, unlinked)
         await close_quietly(slot.outlet, CLOSE_UNLINKED, "not_linked")
         return
     await _send(runner, slot, slot.companion.mirror(host_frames))
@@ -154,8 +164,7 @@ async def mirror(runner: SessionRunner, host_frames: list[ServerFrame]) -> None:
 async def close_companion(runner: SessionRunner, code: int, reason: str) -> None:
     slot = runner.companion
     if slot is not None:
-        slot.drop_ack()
-        runner.companion = None
+        _forget(runner, slot)
         await close_quietly(slot.outlet, code, reason)
 
 
@@ -166,9 +175,7 @@ async def _send(runner: SessionRunner, slot: CompanionSlot, frames: list[ServerF
             slot.told = max(slot.told, frame.a)
     except Exception:
         log.info("session %s: the companion's socket went away while sending", runner.id)
-        if runner.companion is slot:
-            slot.drop_ack()
-            runner.companion = None
+        _forget(runner, slot)
         return
     if slot.companion.in_seq <= slot.told:
         slot.drop_ack()
