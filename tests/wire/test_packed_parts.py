@@ -22,7 +22,7 @@ def _node(tree: Wire) -> Node:
 
 @SETTINGS
 @given(st.data())
-def test_packed_tree_bytes_are_the_encoded_wire_tree_whatever_was_packed_before(data: st.DrawFn) -> None:
+def test_packed_tree_bytes_are_the_encoded_wire_tree_whatever_was_packed_before(data: st.DataObject) -> None:
     packed = PackedParts()
     first = data.draw(trees())
     old = _node(first)
