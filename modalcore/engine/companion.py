@@ -99,7 +99,7 @@ class Companion(Connection):
             self.version += 1
             frames.append(self._keep(Patch(self._next(), self.in_seq, self.version - 1, self.version, reused)))
         else:
-            update = choose(self.tree, tree)
+            update = choose(self.tree, tree, session.packed)
             if update.ops is None:
                 frames.append(self.snapshot(update.tree_wire, update.tree_bytes))
             elif update.ops:

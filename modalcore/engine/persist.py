@@ -31,7 +31,7 @@ import msgpack
 from pydantic import TypeAdapter
 
 from ..slices.model import Model, model_from_data
-from ..wire.codec import array_header, encode, encode_map, map_header
+from ..wire.codec import array_header, encode, map_entries, map_header
 from ..wire.serverframes import AckStatus, ack_status
 from ..core.msg import Msg
 from . import pending
@@ -46,6 +46,7 @@ READABLE = (1, 2, 3)
 
 log = logging.getLogger(__name__)
 _NIL = encode(None)
+_HOST_SENT, _THEME_SENT, _INTENTS = encode("host_sent"), encode("theme_sent"), encode("intents")
 _INDICES = range(len(fields(Model)))
 
 
@@ -140,7 +141,8 @@ class ModelPacker:
         self._intent_sizes: deque[int] = deque()
         self._intent_bytes = b""
         self.packed = 0  # slices packed (not reused), for tests and figures
-        # what the host events and the theme said at the last save, with their bytes
+        # what the host events and the theme said at the last save, with their bytes (an
+        # event's: its map entry, key and value)
         self._host: dict[str, tuple[object, bytes]] = {}
         self._host_values: tuple[object, ...] = ()  # the data of each kind, in `_host`'s order
         self._host_bytes = map_header(0)
@@ -198,9 +200,8 @@ class ModelPacker:
         for kind, data in sent.items():
             hit = kept.get(kind)
             if hit is None or hit[0] is not data:
-                hit = (data, encode(data))
+                hit = (data, encode(kind) + encode(data))  # the entry: its key and value
             now[kind] = hit
-            parts.append(encode(kind))
             parts.append(hit[1])
         self._host = now
         self._host_values = tuple(sent.values())
@@ -252,13 +253,17 @@ class ModelPacker:
 
 
 @cache
-def _slice_getter() -> Callable[[Model], tuple[object, ...]]:
-    return operator.attrgetter(*(name for name, _, _ in _field_adapters()))
+def _slice_getter() -> tuple[tuple[str, ...], Callable[[Model], tuple[object, ...]]]:
+    names = tuple(name for name, _, _ in _field_adapters())
+    return names, operator.attrgetter(*names)
 
 
 def _slices(model: Model) -> tuple[object, ...]:
-    """Every field of the model, in `_field_adapters` order (one C call)."""
-    return _slice_getter()(model)
+    """Every field of the model, in `_field_adapters` order: the values of its instance dict
+    when that holds exactly the fields in that order (as `__init__` and `core.evolve.replace`
+    make it; two C calls, a third of reading each field by name), else read by name."""
+    state, (names, getter) = model.__dict__, _slice_getter()
+    return tuple(state.values()) if tuple(state) == names else getter(model)
 
 
 def _session_data(session: Session, timers: Iterable[PendingTimer], packer: ModelPacker,
@@ -283,10 +288,13 @@ def _session_data(session: Session, timers: Iterable[PendingTimer], packer: Mode
     if fmt == SHARED_FORMAT:
         tail["blobs"] = list(packer.blobs)
     # what the host and theme frames last said, and the remembered intents, packed by the packer
-    # (only what changed since its last save): the same bytes as the whole map packed at once
-    return encode_map(head, ("host_sent", packer.pack_host(session.host_sent)),
-                      ("theme_sent", packer.pack_theme(session.theme_sent)), tail,
-                      ("intents", packer.pack_intents(session.intents)))
+    # (only what changed since its last save), spliced between the entries of `head` and `tail`
+    # (each packed less its own map header, of whatever size): the same bytes as the whole map
+    # packed at once (`codec.encode_map`, unrolled)
+    return b"".join((map_header(len(head) + len(tail) + 3), map_entries(head),
+                     _HOST_SENT, packer.pack_host(session.host_sent),
+                     _THEME_SENT, packer.pack_theme(session.theme_sent),
+                     map_entries(tail), _INTENTS, packer.pack_intents(session.intents)))
 
 
 def session_to_bytes(session: Session, timers: Iterable[PendingTimer] = (),

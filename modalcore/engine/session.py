@@ -24,7 +24,7 @@ from ..slices.embedded import EMBEDDED_EFFECT
 from ..slices.model import Model
 from ..slices.options import HostOptions
 from ..views import BodyCache, render
-from ..wire.framing import choose
+from ..wire.framing import PackedParts, choose
 from ..wire.frames import AnnouncedWallet, ClientFrame
 from ..wire.nodes import Node
 from ..wire.serverframes import EffectCancel, EffectRequest, HostEvent, Joined, Patch, ServerFrame, Snapshot, Theme, effect_kind
@@ -55,6 +55,7 @@ class Session(Connection):
             model = replace(model, session_id=session_id)
         self.model = model
         self.bodies = BodyCache()  # this session's memo of view bodies
+        self.packed = PackedParts()  # the bytes of the views its last snapshot packed
         # The tree the client has. An idle session drops it (`compact`): it is drawn again from
         # the model it was drawn from on next use.
         self._tree_model = model
@@ -106,6 +107,7 @@ class Session(Connection):
         is drawn again on next use, identical."""
         self._tree = None
         self.bodies = BodyCache()
+        self.packed = PackedParts()
 
     def compact_if_unused(self) -> bool:
         """Compact when the tree was not used since the previous call; True when compacted now."""
@@ -247,7 +249,7 @@ class Session(Connection):
     def render(self) -> list[ServerFrame]:
         frames = self._theme_frames()
         tree = render(self.model, self.bodies)
-        update = choose(self.tree, tree)
+        update = choose(self.tree, tree, self.packed)
         self.tree = tree
         if update.ops is None:
             frames.append(self.snapshot(update.tree_wire, update.tree_bytes))

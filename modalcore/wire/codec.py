@@ -65,10 +65,16 @@ def encode_map(*pieces: Mapping[str, object] | tuple[str, bytes]) -> bytes:
             count += 1
         elif piece:
             size = len(piece)
-            parts.append(memoryview(encode(piece))[len(map_header(size)):])  # its entries, no header
+            parts.append(map_entries(piece))
             count += size
     parts[0] = map_header(count)
     return b"".join(parts)
+
+
+def map_entries(value: Mapping[str, object]) -> memoryview:
+    """The msgpack of a map's entries, without its header (whose length depends on the count):
+    `map_header(len(value)) + map_entries(value) == encode(value)`, whatever the size."""
+    return memoryview(encode(value))[len(map_header(len(value))):]
 
 
 def array_header(size: int) -> bytes:

@@ -121,3 +121,22 @@ async def test_rule_host_events_and_theme_packed_again_only_when_they_changed(
         assert saved["host_sent"]["state"]["open"] is session.model.modal.open
         themes.add(repr(saved["theme_sent"]))
     assert len(themes) == 2  # the theme did change (dark, then light)
+
+
+def test_rule_a_model_whose_dict_is_not_its_fields_in_order_is_read_field_by_field(rig: RunnerRig) -> None:
+    """A save reads the model's slices from its instance dict only when that dict holds exactly
+    the model's fields in their order (persist._slices); rule: a model whose dict was built in
+    another order, or holds one more attribute, packs to the same bytes."""
+    from modalcore.slices.model import Model
+
+    model = rig.session.model
+    expected = encode(model_to_data(model))
+    reordered = object.__new__(Model)
+    reordered.__dict__.update(reversed(list(model.__dict__.items())))
+    assert list(reordered.__dict__) != list(model.__dict__)
+    assert ModelPacker().pack(reordered) == expected
+    extra = object.__new__(Model)
+    extra.__dict__.update(model.__dict__)
+    extra.__dict__["_cached"] = object()  # something that is not a field: never packed
+    assert ModelPacker().pack(extra) == expected
+    assert ModelPacker().pack(model) == expected
