@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from modalcore.rules.texts import TOKEN_BALANCE_UNAVAILABLE
 from modalcore.rules.wallet_requests import NOT_SAVED
 from modalcore_testing import Client, DownStore, find_node, make_test_config, start_server
 from modalcore.wire.diff import apply
@@ -18,6 +19,12 @@ WALLET = {"uuid": "uuid-1", "name": "Dev Wallet", "icon": "data:x", "rdns": "dev
 OPTS = {"networks": ["eip155:1"], "metadata": {"name": "Sign-in dApp"},
         "siwx": {"required": True, "statement": "Sign in to the dApp"}}
 STEP_S = 30.0
+# Ethereum's balance read refused at once (a closed port), so its one failure ("Token Balance
+# Unavailable", then no retry for 30 s) is seen before Sign is pressed: the snackbar shows one
+# message at a time, and a balance read failing late (the default public RPC, unreachable here,
+# answered only on a loaded machine's timing) replaced 'Request not sent' before it was drawn.
+NETWORKS = {"eip155:1": {"name": "Ethereum", "rpc": ["http://127.0.0.1:9/"],
+                         "native": {"name": "Ether", "symbol": "ETH", "decimals": 18}}}
 
 
 class Page:
@@ -28,12 +35,15 @@ class Page:
         self.client = client
         self.tree: dict[str, Any] | None = None
         self.signing: list[dict[str, Any]] = []
+        self.snacks: list[str] = []  # every message the snackbar opened with
 
     async def take(self, frame: dict[str, Any]) -> None:
         if frame["t"] == "snapshot":
             self.tree = frame["tree"]
         elif frame["t"] == "patch" and self.tree is not None:
             self.tree = apply(self.tree, frame["ops"])
+        if frame["t"] in ("snapshot", "patch") and self.snack():
+            self.snacks.append(self.snack())
         elif frame["t"] == "effect":
             method = frame["req"].get("method")
             result: Any = None
@@ -67,7 +77,7 @@ class Page:
 
 async def test_rule_sign_is_not_asked_of_the_wallet_while_the_store_is_down() -> None:
     store = DownStore()
-    with start_server(make_test_config(), store=store) as server:
+    with start_server(make_test_config(networks=NETWORKS), store=store) as server:
         async with server.client() as client:
             page = Page(client)
             for frame in await client.join(wallets=[WALLET], opts=OPTS):
@@ -75,7 +85,7 @@ async def test_rule_sign_is_not_asked_of_the_wallet_while_the_store_is_down() ->
             await client.intent("host", "open")
             await page.until(lambda p: p.node("connect/wallet/dev.modalcore.devwallet") is not None)
             await client.intent("connect/wallet/dev.modalcore.devwallet", "press")
-            await page.until(lambda p: p.node("siwx/sign") is not None)
+            await page.until(lambda p: p.node("siwx/sign") is not None and TOKEN_BALANCE_UNAVAILABLE in p.snacks)
             store.down = True
             await client.intent("siwx/sign", "press")
             await page.until(lambda p: p.snack() == NOT_SAVED)
