@@ -20,13 +20,12 @@ companion's join (its public key only), its frames in and its frames out (engine
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from ..slices.handoff import linked_key
 from ..wire.framing import choose
 from ..wire.frames import ClientFrame, Intent
 from ..wire.nodes import Node
-from ..wire.serverframes import EffectRequest, Joined, Patch, ServerFrame, Snapshot, Theme, WireOps, encoded
+from ..wire.serverframes import EffectRequest, Joined, Patch, ServerFrame, Snapshot, Theme, WireOps, drawn_snapshot, encoded
 from . import decode
 from .connection import F, Connection
 from .output import Output
@@ -101,7 +100,7 @@ class Companion(Connection):
         else:
             update = choose(self.tree, tree, session.packed)
             if update.ops is None:
-                frames.append(self.snapshot(update.tree_wire, update.tree_bytes))
+                frames.append(self.snapshot(update.tree_bytes))
             elif update.ops:
                 self.version += 1
                 known = {"ops": update.ops_bytes} if update.ops_bytes is not None else None
@@ -120,12 +119,12 @@ class Companion(Connection):
             return None
         return list(patch.ops)
 
-    def snapshot(self, wire: Any = None, encoded: bytes | None = None) -> Snapshot:
+    def snapshot(self, encoded: bytes | None = None) -> Snapshot:
         session = self.session
         tree = session.tree
         self.version += 1
         self.snapshot_v = self.version
-        frame = Snapshot(self._next(), self.in_seq, self.version, tree.to_wire() if wire is None else wire)
+        frame = drawn_snapshot(self._next(), self.in_seq, self.version, tree.to_wire)
         self._keep(frame, {"tree": encoded} if encoded is not None else None)
         self.tree, self.host_version = tree, session.version
         return frame

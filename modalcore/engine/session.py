@@ -27,7 +27,7 @@ from ..views import BodyCache, render
 from ..wire.framing import PackedParts, choose
 from ..wire.frames import AnnouncedWallet, ClientFrame
 from ..wire.nodes import Node
-from ..wire.serverframes import EffectCancel, EffectRequest, HostEvent, Joined, Patch, ServerFrame, Snapshot, Theme, effect_kind
+from ..wire.serverframes import EffectCancel, EffectRequest, HostEvent, Joined, Patch, ServerFrame, Snapshot, Theme, drawn_snapshot, effect_kind
 from . import decode, hostevents, pending
 from .connection import Connection
 from .interpret import RuntimeCmd
@@ -117,14 +117,12 @@ class Session(Connection):
         self.compact()
         return True
 
-    def snapshot(self, wire: Any = None, encoded: bytes | None = None) -> Snapshot:
-        """A snapshot of the current tree (`wire`/`encoded`: its wire form and bytes, when the
-        caller has them already)."""
+    def snapshot(self, encoded: bytes | None = None) -> Snapshot:
+        """A snapshot of the current tree (`encoded`: its bytes, when the caller has them
+        already); its wire tree is drawn from the node only if someone reads it."""
         self.version += 1
         self.snapshot_v = self.version
-        if wire is None:
-            wire = self.tree.to_wire()
-        frame = Snapshot(self._next(), self.in_seq, self.version, wire)
+        frame = drawn_snapshot(self._next(), self.in_seq, self.version, self.tree.to_wire)
         self._keep(frame, {"tree": encoded} if encoded is not None else None)
         return frame
 
@@ -252,7 +250,7 @@ class Session(Connection):
         update = choose(self.tree, tree, self.packed)
         self.tree = tree
         if update.ops is None:
-            frames.append(self.snapshot(update.tree_wire, update.tree_bytes))
+            frames.append(self.snapshot(update.tree_bytes))
         elif update.ops:
             self.version += 1
             encoded = {"ops": update.ops_bytes} if update.ops_bytes is not None else None

@@ -13,7 +13,7 @@ import dataclasses
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, Literal, Union, get_args
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union, get_args
 
 from .codec import encode, encode_with
 
@@ -75,9 +75,37 @@ class Joined(_ServerFrame):
 
 @dataclass(frozen=True, slots=True)
 class Snapshot(_ServerFrame):
+    """`snapshot`: the whole tree. One made by `drawn_snapshot` holds a way to draw its wire tree
+    instead of the tree, drawn on first read: the socket is sent its bytes, packed from the
+    session's nodes, and nothing on the production path reads the wire tree (building it was
+    about a tenth of an All Wallets press)."""
+
     t: ClassVar[str] = "snapshot"
     v: int
     tree: WireTree
+    _draw: Callable[[], dict[str, Any]] | None = dataclasses.field(default=None, init=False, repr=False,
+                                                                    compare=False)
+
+    if not TYPE_CHECKING:  # typed as the plain attribute `tree` (mypy would take any name)
+        def __getattr__(self, name: str) -> Any:
+            # reached only for a slot never set: the tree of a `drawn_snapshot`, drawn once
+            draw = object.__getattribute__(self, "_draw")
+            if name != "tree" or draw is None:
+                raise AttributeError(name)
+            tree = draw()
+            object.__setattr__(self, "tree", tree)
+            return tree
+
+
+def drawn_snapshot(s: int, a: int, v: int, draw: Callable[[], dict[str, Any]]) -> Snapshot:
+    """`Snapshot(s, a, v, draw())`, with `draw()` called when the tree is first read (`wire`,
+    equality, a test), never when only the frame's bytes are (made from `known` by `encoded`).
+    `draw` must return the same tree whenever it is called (a node's `to_wire`: nodes are
+    immutable)."""
+    frame = object.__new__(Snapshot)
+    for name, value in (("s", s), ("a", a), ("v", v), ("_data", None), ("_draw", draw)):
+        object.__setattr__(frame, name, value)
+    return frame
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,10 +221,31 @@ def encoded(frame: ServerFrame, known: dict[str, bytes] | None = None) -> bytes:
     field values already packed, e.g. a patch's ops measured while choosing it)."""
     data = frame._data
     if data is None:
-        value = wire(frame)
-        data = encode_with(value, known) if known else encode(value)
+        data = encode_with(_wire_less(frame, known), known) if known else encode(wire(frame))
         object.__setattr__(frame, "_data", data)
     return data
+
+
+def _wire_less(frame: ServerFrame, known: dict[str, bytes]) -> dict[str, Any]:
+    """`wire(frame)` less the value of its last field when `known` holds that field's bytes
+    (they stand in for it: `encode_with` packs only the others), so that a field whose bytes
+    are known is not read (a drawn snapshot's tree is not drawn)."""
+    cls = type(frame)
+    keys = _KEYS[cls]
+    head = _HEAD_VALUES.get(cls)
+    if head is None or len(known) != 1 or keys[-1] not in known:
+        return wire(frame)
+    value: dict[str, object] = {"t": frame.t}
+    value.update(zip(keys, head(frame)))
+    if None in value.values():  # an optional field absent: left out, as `wire` does
+        value = {key: field for key, field in value.items() if field is not None}
+    value[keys[-1]] = known[keys[-1]]
+    return value
+
+
+# per frame class of at least one field: one getter of the wire values but the last
+_HEAD_VALUES: dict[type[_ServerFrame], Callable[[object], tuple[object, ...]]] = {
+    cls: operator.attrgetter(*keys[:-1]) for cls, keys in _KEYS.items() if len(keys) >= 3}
 
 
 def with_bytes(frame: ServerFrame, data: bytes) -> None:
