@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import operator
+from itertools import compress
 from typing import Any
 
 from .nodes import Node
@@ -15,6 +16,7 @@ from .nodes import Node
 INSERT, REMOVE, MOVE, PROPS, REPLACE = 0, 1, 2, 3, 4
 
 Op = list[Any]
+_ID = operator.attrgetter("id")
 
 
 def diff(old: Node, new: Node) -> list[Op]:
@@ -60,7 +62,13 @@ def _collect_removals(old: Node, new: Node, out: list[Op]) -> None:
     first in document order; the children that stay are walked with their new selves."""
     if len(old.c) == len(new.c) and all(map(operator.is_, old.c, new.c)):  # the same children, compared in C
         return  # the very same nodes: nothing under them leaves
-    staying = {child.id: child for child in new.c}
+    old_ids, new_ids = list(map(_ID, old.c)), list(map(_ID, new.c))
+    if old_ids == new_ids:  # the same ids in the same order (in C): pairwise
+        for was, now in zip(old.c, new.c):
+            if now is not was:
+                _collect_removals(was, now, out)
+        return
+    staying = dict(zip(new_ids, new.c))
     for child in old.c:
         after = staying.get(child.id)
         if after is None:
@@ -70,6 +78,9 @@ def _collect_removals(old: Node, new: Node, out: list[Op]) -> None:
 
 
 def _props_delta(old: dict[str, object], new: dict[str, object]) -> dict[str, object]:
+    if list(old) == list(new):  # the same keys in the same order (usual): the changed values found in C
+        changed = compress(new.items(), map(operator.ne, old.values(), new.values()))
+        return dict(changed)
     delta = {key: value for key, value in new.items() if key not in old or old[key] != value}
     for key in old:
         if key not in new:
@@ -84,9 +95,19 @@ def _diff_node(old: Node, new: Node, ops: list[Op]) -> None:
         ops.append([PROPS, new.id, _props_delta(old.p, new.p)])
     if len(old.c) == len(new.c) and all(map(operator.is_, old.c, new.c)):  # the same children, compared in C
         return
-    new_ids = {child.id for child in new.c}
-    kept = {child.id: child for child in old.c if child.id in new_ids}
-    order = [child.id for child in old.c if child.id in kept]
+    old_ids, new_ids = list(map(_ID, old.c)), list(map(_ID, new.c))
+    if old_ids == new_ids:
+        # the same ids in the same order (in C): no insert or move, each child with its old self
+        for was, now in zip(old.c, new.c):
+            if was is now:
+                continue
+            if was.t != now.t:
+                ops.append([REPLACE, now.id, now])
+            else:
+                _diff_node(was, now, ops)
+        return
+    kept = dict(zip(old_ids, old.c))  # looked up by the new children's ids only: those that stay
+    order = list(filter(set(new_ids).__contains__, old_ids))  # the ids that stay, in old order
     for index, child in enumerate(new.c):
         previous = kept.get(child.id)
         if previous is None:

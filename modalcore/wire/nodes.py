@@ -19,6 +19,8 @@ Handler = Any
 
 
 _FLOOR = operator.attrgetter("floor")
+_ID = operator.attrgetter("id")
+_CHILDREN = operator.attrgetter("c")
 _IS_STR = str.__instancecheck__  # isinstance(value, str), callable from C
 
 
@@ -114,24 +116,27 @@ def node(
 def path_to(root: Node, node_id: str) -> list[Node] | None:
     """The nodes from `root` down to the node with that id (it last), or None when the tree has
     none: found by walking the tree, which costs less than keeping an index of every tree a
-    session draws (most trees are never looked into: one lookup per intent)."""
+    session draws (most trees are never looked into: one lookup per intent). Ids are unique in
+    a tree, so the first node found is the one."""
     if root.id == node_id:
         return [root]
-    path = [root]
-    positions = [0]  # the next child to visit, per node on the path
-    while path:
-        children = path[-1].c
-        position = positions[-1]
-        if position == len(children):
-            path.pop()
-            positions.pop()
-            continue
-        positions[-1] = position + 1
-        child = children[position]
-        if child.id == node_id:
-            path.append(child)
+    path = _path_under(root, node_id)
+    if path is not None:
+        path.reverse()
+    return path
+
+
+def _path_under(node: Node, node_id: str) -> list[Node] | None:
+    """The path from `node` down to the node `node_id`, the deepest first; per level the
+    children's ids are searched in C, and only children that have children are entered."""
+    children = node.c
+    if node_id in map(_ID, children):
+        for child in children:
+            if child.id == node_id:
+                return [child, node]
+    for child in filter(_CHILDREN, children):
+        path = _path_under(child, node_id)
+        if path is not None:
+            path.append(node)
             return path
-        if child.c:
-            path.append(child)
-            positions.append(0)
     return None
