@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from ..core.evolve import replace
 from types import MappingProxyType, ModuleType
@@ -97,9 +98,29 @@ def view_module(name: str) -> ModuleType:
     return module
 
 
+@dataclass(frozen=True)
+class _ViewParts:
+    """What a view module offers besides `body`, read from the module once: `getattr` with a
+    default on a module that lacks the name raises and catches an AttributeError inside, which
+    cost more than the rest of a memoised render."""
+
+    title: Callable[[Model], str] | None
+    title_text: str
+    header_leading: Callable[[Model], Node] | None
+    reads: tuple[str, ...] | None
+    label: str
+
+
+@cache
+def _view_parts(module: ModuleType) -> _ViewParts:
+    return _ViewParts(getattr(module, "title", None), str(getattr(module, "TITLE", "")),
+                      getattr(module, "header_leading", None), getattr(module, "READS", None),
+                      str(getattr(module, "LABEL", "")))
+
+
 def _title(module: ModuleType, model: Model) -> str:
-    title: Callable[[Model], str] | None = getattr(module, "title", None)
-    return title(model) if title is not None else str(getattr(module, "TITLE", ""))
+    found = _view_parts(module)
+    return found.title(model) if found.title is not None else found.title_text
 
 
 class BodyCache:
@@ -133,7 +154,7 @@ class BodyCache:
         return drawn
 
     def body(self, name: str, module: ModuleType, model: Model) -> Node:
-        reads: tuple[str, ...] | None = getattr(module, "READS", None)
+        reads = _view_parts(module).reads
         if reads is None:
             return module.body(model)  # type: ignore[no-any-return]
         inputs = _reader(reads)(model)
@@ -202,7 +223,7 @@ def _render(model: Model, bodies: BodyCache | None = None) -> Node:
     view = model.router.view
     module = view_module(view)
     closable = modal_slice.closing_allowed(model)
-    leading = getattr(module, "header_leading", None)
+    leading = _view_parts(module).header_leading
     previous, back_hint = _back(model, closable, bodies)
     title = _title(module, model)
     back = len(model.router.history) > 1
@@ -232,7 +253,7 @@ def _render(model: Model, bodies: BodyCache | None = None) -> Node:
         embedded=model.options.embedded,
         view=view,
         loading=model.modal.loading,
-        label=title or str(getattr(module, "LABEL", "")) or None,  # the dialog's accessible name
+        label=title or _view_parts(module).label or None,  # the dialog's accessible name
     )
 
 

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .codec import array_header, encode, map_header
 from .diff import Op, carried, diff_nodes, wire_ops
 from .nodes import Node
 
 
-@dataclass(frozen=True)
-class Update:
-    """What to send for a new tree: `ops` ([] when nothing changed) or None for a snapshot of
-    `tree`, with the msgpack bytes already made while choosing (the frame reuses them)."""
+class Update(NamedTuple):
+    """What to send for a new tree: `ops` ([] when nothing changed) or None for a snapshot,
+    with the msgpack bytes already made while choosing (the frame reuses them). A named tuple:
+    made on every render, built in one call."""
 
     ops: list[Op] | None
     ops_bytes: bytes | None = None
-    tree: Node | None = None
     tree_bytes: bytes | None = None
 
 
@@ -71,10 +70,10 @@ def choose(old: Node, new: Node, packed: PackedParts | None = None) -> Update:
     if least * 2 > new.floor:
         tree_bytes = pack(new)
         if least * 2 > len(tree_bytes):
-            return Update(None, tree=new, tree_bytes=tree_bytes)
+            return Update(None, tree_bytes=tree_bytes)
         ops_bytes = encode(wire_ops(ops))
         if len(ops_bytes) * 2 > len(tree_bytes):
-            return Update(None, tree=new, tree_bytes=tree_bytes)
+            return Update(None, tree_bytes=tree_bytes)
         return Update(ops, ops_bytes)
     ops_bytes = encode(wire_ops(ops))
     doubled = len(ops_bytes) * 2
@@ -82,7 +81,7 @@ def choose(old: Node, new: Node, packed: PackedParts | None = None) -> Update:
         return Update(ops, ops_bytes)
     tree_bytes = pack(new)
     if doubled > len(tree_bytes):
-        return Update(None, tree=new, tree_bytes=tree_bytes)
+        return Update(None, tree_bytes=tree_bytes)
     return Update(ops, ops_bytes)
 
 

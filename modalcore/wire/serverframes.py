@@ -13,6 +13,7 @@ import dataclasses
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import compress, repeat
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union, get_args
 
 from .codec import encode, encode_with
@@ -211,9 +212,14 @@ def wire(frame: ServerFrame) -> dict[str, Any]:
     cls = type(frame)
     value: dict[str, object] = {"t": frame.t}
     value.update(zip(_KEYS[cls], _VALUES[cls](frame)))
-    if None in value.values():  # an optional field absent: left out
-        return {key: field for key, field in value.items() if field is not None}
+    if None in value.values():  # an optional field absent: left out (the others kept in C)
+        return _present(value)
     return value
+
+
+def _present(value: dict[str, object]) -> dict[str, object]:
+    """`value` less its entries whose value is None."""
+    return dict(compress(value.items(), map(operator.is_not, value.values(), repeat(None))))
 
 
 def encoded(frame: ServerFrame, known: dict[str, bytes] | None = None) -> bytes:
@@ -238,7 +244,7 @@ def _wire_less(frame: ServerFrame, known: dict[str, bytes]) -> dict[str, Any]:
     value: dict[str, object] = {"t": frame.t}
     value.update(zip(keys, head(frame)))
     if None in value.values():  # an optional field absent: left out, as `wire` does
-        value = {key: field for key, field in value.items() if field is not None}
+        value = _present(value)
     value[keys[-1]] = known[keys[-1]]
     return value
 
