@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import operator
 from typing import NamedTuple
 
 from .codec import array_header, encode, map_header
 from .diff import Op, carried, diff_nodes, wire_ops
 from .nodes import Node
+
+
+_ID = operator.attrgetter("id")
 
 
 class Update(NamedTuple):
@@ -61,14 +65,25 @@ def choose(old: Node, new: Node, packed: PackedParts | None = None) -> Update:
 
     The subtrees a patch carries whole are at least their `floor` in bytes: when twice that
     already passes the snapshot, the snapshot is sent without building and encoding the patch
-    (the choice is the same as measuring both). `packed`: the bytes of children packed before."""
+    (the choice is the same as measuring both). The children of the root that are new (their
+    ids are not among the old root's) are inserted whole by any patch: when those alone pass
+    half the snapshot, it is sent without diffing the trees (a view opened on top of another,
+    All Wallets). `packed`: the bytes of children packed before."""
     pack = packed.tree_bytes if packed is not None else _tree_bytes
+    tree_bytes: bytes | None = None
+    if old is not new and old.id == new.id and old.t == new.t:
+        kept = set(map(_ID, old.c))
+        inserted = sum(child.floor for child in new.c if child.id not in kept)
+        if inserted * 2 > new.floor:
+            tree_bytes = pack(new)
+            if inserted * 2 > len(tree_bytes):
+                return Update(None, tree_bytes=tree_bytes)
     ops = diff_nodes(old, new)
     if not ops:
         return Update(ops)
     least = sum(node.floor for node in carried(ops))
     if least * 2 > new.floor:
-        tree_bytes = pack(new)
+        tree_bytes = pack(new) if tree_bytes is None else tree_bytes
         if least * 2 > len(tree_bytes):
             return Update(None, tree_bytes=tree_bytes)
         ops_bytes = encode(wire_ops(ops))
@@ -79,7 +94,7 @@ def choose(old: Node, new: Node, packed: PackedParts | None = None) -> Update:
     doubled = len(ops_bytes) * 2
     if doubled <= new.floor:  # the snapshot is at least `floor` bytes: no need to encode it
         return Update(ops, ops_bytes)
-    tree_bytes = pack(new)
+    tree_bytes = pack(new) if tree_bytes is None else tree_bytes
     if doubled > len(tree_bytes):
         return Update(None, tree_bytes=tree_bytes)
     return Update(ops, ops_bytes)
