@@ -84,11 +84,11 @@ class Snapshot(_ServerFrame):
     t: ClassVar[str] = "snapshot"
     v: int
     tree: WireTree
-    _draw: Callable[[], dict[str, Any]] | None = dataclasses.field(default=None, init=False, repr=False,
+    _draw: Callable[[], WireTree] | None = dataclasses.field(default=None, init=False, repr=False,
                                                                     compare=False)
 
     if not TYPE_CHECKING:  # typed as the plain attribute `tree` (mypy would take any name)
-        def __getattr__(self, name: str) -> Any:
+        def __getattr__(self, name: str) -> object:
             # reached only for a slot never set: the tree of a `drawn_snapshot`, drawn once
             draw = object.__getattribute__(self, "_draw")
             if name != "tree" or draw is None:
@@ -98,7 +98,7 @@ class Snapshot(_ServerFrame):
             return tree
 
 
-def drawn_snapshot(s: int, a: int, v: int, draw: Callable[[], dict[str, Any]]) -> Snapshot:
+def drawn_snapshot(s: int, a: int, v: int, draw: Callable[[], WireTree]) -> Snapshot:
     """`Snapshot(s, a, v, draw())`, with `draw()` called when the tree is first read (`wire`,
     equality, a test), never when only the frame's bytes are (made from `known` by `encoded`).
     `draw` must return the same tree whenever it is called (a node's `to_wire`: nodes are
@@ -232,7 +232,7 @@ def encoded(frame: ServerFrame, known: dict[str, bytes] | None = None) -> bytes:
     return data
 
 
-def _wire_less(frame: ServerFrame, known: dict[str, bytes]) -> dict[str, Any]:
+def _wire_less(frame: ServerFrame, known: dict[str, bytes]) -> dict[str, object]:
     """`wire(frame)` less the value of its last field when `known` holds that field's bytes
     (they stand in for it: `encode_with` packs only the others), so that a field whose bytes
     are known is not read (a drawn snapshot's tree is not drawn)."""

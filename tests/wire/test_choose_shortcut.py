@@ -16,7 +16,7 @@ from modalcore_dev.bench.engine_bench import Clicker, new_session
 from .test_wire_diff_properties import SETTINGS, tree_pairs
 
 
-def _by_full_diff(old: Node, new: Node) -> list[object] | None:
+def _by_full_diff(old: Node, new: Node) -> object:
     """The choice as made before the shortcut: ops ([] when nothing changed) or None for a
     snapshot, from the whole diff."""
     ops = diff_nodes(old, new)
@@ -30,7 +30,7 @@ def _by_full_diff(old: Node, new: Node) -> list[object] | None:
     return None if len(encode(wired)) * 2 > snapshot else wired
 
 
-def _chosen(old: Node, new: Node, packed: PackedParts | None = None) -> list[object] | None:
+def _chosen(old: Node, new: Node, packed: PackedParts | None = None) -> object:
     update = choose(old, new, packed)
     if update.ops is None:
         assert update.tree_bytes == encode(new.to_wire())
