@@ -10,7 +10,7 @@ from collections.abc import Collection
 from typing import TypeVar
 
 from ..rules.limits import INTENT_MEMORY, RATE_BURST, RATE_PER_S, RESUME_GRACE_MS, RING_BYTES, RING_SIZE
-from ..wire.codec import decode
+from ..wire.codec import decode, encode
 from ..wire.serverframes import AckStatus, EffectCancel, EffectRequest, IntentAck, ServerFrame, encoded, server_frame, with_bytes
 from .sharedframes import SHARED_SEQS, share
 
@@ -110,7 +110,10 @@ class Connection:
 
     # ----- intents (PROTOCOL.md, "Intents"): one ack per id, remembered; a token bucket
     def intent_ack(self, iid: str, status: AckStatus, error: str | None = None) -> IntentAck:
-        return self._keep(IntentAck(self._next(), self.in_seq, iid, status, error))
+        frame = IntentAck(self._next(), self.in_seq, iid, status, error)
+        if error is None:  # the usual ack (one per intent): its map packed at once, as `wire` orders it
+            with_bytes(frame, encode({"t": IntentAck.t, "s": frame.s, "a": frame.a, "iid": iid, "status": status}))
+        return self._keep(frame)
 
     def remember(self, iid: str, status: AckStatus) -> None:
         self.intents[iid] = status

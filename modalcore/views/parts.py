@@ -30,15 +30,20 @@ def header(
     elif leading is not None:
         children.append(leading)
     else:
-        children.append(node("icon", "header/start", name="info", hidden=True))
+        children.append(_START)
     children.append(node("text", "header/title", text=title, variant="title"))
     if close:
-        children.append(
-            node("button", "header/close", on={"press": PressedClose()},
-                 pending={"press": "close" if closable else None}, text="", icon="close", variant="ghost",
-                 label="Close", disabled=None if closable else True)
-        )
+        children.append(_CLOSE[closable])
     return node("header", "header", children, title=title, back=back, close=close)
+
+
+# The header's parts that depend on a flag only: one node each, shared by every header drawn
+# (nodes are immutable), so the diff of a header whose title changed skips them.
+_START = node("icon", "header/start", name="info", hidden=True)
+_CLOSE = {closable: node("button", "header/close", on={"press": PressedClose()},
+                         pending={"press": "close" if closable else None}, text="", icon="close",
+                         variant="ghost", label="Close", disabled=None if closable else True)
+          for closable in (True, False)}
 
 
 def column(id: str, children: list[Node], *, gap: int = 8, pad: int | None = None) -> Node:
