@@ -46,7 +46,8 @@ from ..embedded.approval_tree import request_digest, tree_hash
 from ..embedded.devicekeys import BadPublicKey, parse_public_key, signature_ok
 from ..i18n import direction
 from ..slices.embedded import ApprovalDecided
-from ..slices.handoff import HandoffRefusal, PhoneClaimed, claim_refusal, link_digest
+from ..slices.handoff import HandoffRefusal, PhoneClaimed, claim_refusal, link_digest, link_token
+from .handoff_code import keep_code
 from .approval import b64url, approval_evidence, approval_text, issue_nonce, nonce_ok, tree_bytes
 from .approval_theme import style
 from .approval_tree_script import OUTCOME_CSS, TREE_SCRIPT
@@ -172,7 +173,11 @@ def token_service(hub: Hub) -> Service[HandoffArgs, HandoffTokenResult]:
     engine's link key (slices/handoff.link_token), so the saved session never holds it."""
 
     async def run(ctx: ServiceContext | None, args: HandoffArgs) -> HandoffTokenResult:
-        return {"nonce": secrets.token_urlsafe(24), "base": engine_origin(hub, ctx.project_id if ctx else "")}
+        nonce = secrets.token_urlsafe(24)
+        if args.typed and ctx is not None:  # offered on a phone: its code to type, found by the computer's page
+            digest = link_digest(ctx.session_id, link_token(ctx.session_id, nonce))
+            await keep_code(hub.store, ctx.session_id, nonce, digest, hub.clock.now_ms())
+        return {"nonce": nonce, "base": engine_origin(hub, ctx.project_id if ctx else "")}
 
     return serve(HANDOFF_TOKEN, run)
 
@@ -249,12 +254,15 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
             return _refusal_page(why, language)
         session = split_link(link)
         assert session is not None
+        computer = model.handoff.to == "computer"  # offered on a phone: this page is the computer's
         data = json.dumps({"path": PATH, "link": link, "session": session[0], "seen": SEEN,
                            "project": model.project_id, "modal": "/static/modal.js",
                            "networks": list(model.options.networks),
-                           "t": T.words(T.PHONE_SCRIPT, language)}).replace("<", "\\u003c")
+                           "t": T.words(T.COMPUTER_SCRIPT if computer else T.PHONE_SCRIPT, language)}
+                          ).replace("<", "\\u003c")
+        title = T.COMPUTER_TITLE if computer else T.TITLE
         say = {name: html.escape(T.word(text, language)) for name, text in
-               (("title", T.TITLE), ("connecting", T.CONNECTING), ("approve", T.APPROVE), ("reject", T.REJECT))}
+               (("title", title), ("connecting", T.CONNECTING), ("approve", T.APPROVE), ("reject", T.REJECT))}
         # the status above; the approval (drawn from the tree's bytes, approval_tree_script.py) below
         body = (f"<header><div class=title>{say['title']}</div><div id=code aria-live=polite></div>"
                 f"<p id=state role=status>{say['connecting']}</p></header><main id=approval hidden><h1></h1>"
