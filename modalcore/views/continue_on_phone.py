@@ -14,7 +14,7 @@ from . import parts
 from .qrcode import qr_node
 
 TITLE = "Continue on your phone"
-COMPUTER_TITLE = "Continue on your computer"  # on a phone (env.mobile): the roles swapped
+COMPUTER_TITLE = "Continue on computer"  # on a phone (env.mobile): the roles swapped (short: a phone's header)
 QR_SIZE = 232
 READS = ("handoff", "session_id", "embedded.identity")
 CONFIRM_HEIGHT = 160

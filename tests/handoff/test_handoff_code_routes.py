@@ -139,3 +139,16 @@ async def test_rule_an_address_refused_5_times_is_held_back_even_with_the_right_
         assert (held.status_code, held.json()["error"]) == (429, "too_many_attempts")
         assert (await _code(http, code)).status_code == 200, "another address held back"
     assert "Traceback" not in caplog.text
+
+
+async def test_rule_the_code_page_and_its_refusals_are_in_the_browsers_language(
+        engine: RunningServer, caplog: pytest.LogCaptureFixture) -> None:
+    transport = httpx.AsyncHTTPTransport(local_address="127.0.0.10")  # its refusal counted on its own address
+    async with httpx.AsyncClient(base_url=engine.http_url, timeout=10, transport=transport,
+                                 headers={"Accept-Language": "de-DE,de;q=0.9"}) as http:
+        page = await http.get("/continue")
+        assert "lang=de" in page.text and "Auf dem Computer fortfahren" in page.text
+        assert "Gib den Code ein, den dein Handy zeigt" in page.text
+        wrong = await _code(http, "ZZZZ-ZZZZ")
+        assert wrong.json() == {"error": "wrong_code", "text": "Dieser Code ist ungültig."}
+    assert "Traceback" not in caplog.text

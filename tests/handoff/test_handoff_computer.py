@@ -69,7 +69,7 @@ def test_rule_on_a_phone_the_link_is_a_short_address_and_a_code_to_type_not_a_qr
     h = _offered()
     code = typed_code(h.model.session_id, NONCE)
     assert h.model.handoff.to == "computer" and h.model.handoff.status == "offered"
-    h.expect(view="ContinueOnPhone", text=["Continue on your computer", "engine.example/continue", spaced_code(code),
+    h.expect(view="ContinueOnPhone", text=["Continue on computer", "engine.example/continue", spaced_code(code),
                                            "The code works once, for 2 minutes."])
     assert not h.of_type("qr"), "a QR code offered to a computer"
     assert len(code) == 8 and set(code) <= set(CODE_ALPHABET)
