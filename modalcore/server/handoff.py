@@ -209,21 +209,27 @@ def _language(request: Request, model: Model | None) -> str:
     return T.language_of(model) if model is not None else T.accepted(request.headers.get("accept-language", ""))
 
 
-def _refusal(why: HandoffRefusal, language: str) -> JSONResponse:
+def _text(why: HandoffRefusal, language: str, to: str) -> str:
+    """The refusal's words; an expired link offered on a phone says to make one there."""
+    text = T.EXPIRED_ON_PHONE if why is HandoffRefusal.EXPIRED and to == "computer" else REFUSED_TEXT[why]
+    return T.word(text, language)
+
+
+def _refusal(why: HandoffRefusal, language: str, to: str = "phone") -> JSONResponse:
     log.info("continue-on-phone link refused: %s", why.value)
-    return JSONResponse({"error": why.value, "text": T.word(REFUSED_TEXT[why], language)},
+    return JSONResponse({"error": why.value, "text": _text(why, language, to)},
                         status_code=_STATUS.get(why, 403))
 
 
-def _refused_state(why: HandoffRefusal, language: str) -> JSONResponse:
+def _refused_state(why: HandoffRefusal, language: str, to: str = "phone") -> JSONResponse:
     """What the phone's status poll reads when this phone is not (or no longer) the one claiming."""
-    return JSONResponse({"state": "refused", "error": why.value, "text": T.word(REFUSED_TEXT[why], language)},
+    return JSONResponse({"state": "refused", "error": why.value, "text": _text(why, language, to)},
                         status_code=_STATUS.get(why, 403))
 
 
-def _refusal_page(why: HandoffRefusal, language: str) -> HTMLResponse:
+def _refusal_page(why: HandoffRefusal, language: str, to: str = "phone") -> HTMLResponse:
     log.info("continue-on-phone page refused: %s", why.value)
-    text = html.escape(T.word(REFUSED_TEXT[why], language))
+    text = html.escape(_text(why, language, to))
     return HTMLResponse(f"<!doctype html><html lang={language} dir={direction(language)}>"
                         f"<meta name=viewport content='width=device-width,initial-scale=1'>"
                         f"<body data-refusal={why.value}><p id=state role=alert>{text}</p>",
@@ -251,7 +257,7 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         language = T.language_of(model)
         why = claim_refusal(model, _claim(digest, "", model.handoff.base), hub.clock.now_ms())
         if why is not None:
-            return _refusal_page(why, language)
+            return _refusal_page(why, language, model.handoff.to)
         session = split_link(link)
         assert session is not None
         computer = model.handoff.to == "computer"  # offered on a phone: this page is the computer's
@@ -292,7 +298,7 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         msg = _claim(digest, data["public_key"], request.headers.get("origin") or own_origin(request))
         why = claim_refusal(model, msg, hub.clock.now_ms())
         if why is not None:
-            return _refusal(why, T.language_of(model))
+            return _refusal(why, T.language_of(model), model.handoff.to)
         await hub.route(session, msg)  # the session decides again, in order: of two claims at once, one wins
         return JSONResponse({"ok": True}, status_code=202)
 
@@ -315,7 +321,7 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         if state.status == "offered" and state.digest == digest:
             return JSONResponse({"state": "waiting"})
         why = claim_refusal(model, _claim(digest, data["public_key"], state.base), hub.clock.now_ms())
-        return _refused_state(why or HandoffRefusal.USED, T.language_of(model))
+        return _refused_state(why or HandoffRefusal.USED, T.language_of(model), state.to)
 
     async def _linked_request(data: dict[str, object]) -> tuple[str, Model] | None:
         link, key, eid = data.get("link"), data.get("public_key"), data.get("request")

@@ -8,7 +8,7 @@ GET  /continue
 POST /continue/code    {code}
     Only from a page of the engine's origin. The code is read (`read_code`: at most 32
     characters, 8 of Crockford's base32), found in the session store's notes (the `handoff.token`
-    service noted it, for 2 minutes, under its SHA-256, with its session and the link's digest),
+    service noted it, for twice the link's 2 minutes, under its SHA-256, with its session and the link's digest),
     and checked against that session's link on offer (`typed_code`, constant time): then
     `{link}` (`{session}.{token}`), which the page opens: from there it is the link's own page
     (server/handoff.py), claimed with the computer's key and confirmed on the phone. A code that
@@ -46,6 +46,7 @@ PATH = LINK_PATH.rstrip("/")  # /continue: server/handoff.py's pages are under i
 CODE_PATH = PATH + "/code"
 NOTE = "continue-code"  # the store notes' kind: a typed code's session and link digest
 NOTES_KEPT = 10_000  # codes on offer engine-wide (the oldest dropped first)
+NOTE_MS = 2 * LINK_TTL_MS  # kept past the link's 2 minutes: a code typed late is told expired, not wrong
 FAILURES = 5  # refused codes per address ...
 WINDOW_MS = 600_000  # ... in 10 minutes, then too_many_attempts
 WRONG_CODE = "wrong_code"
@@ -85,7 +86,7 @@ async def keep_code(store: SessionStore, session: str, nonce: str, digest: str, 
     """Note the code of a link offered on a phone (the `handoff.token` service; raises on the
     store's outage, and the phone then says the link could not be made)."""
     await store.notes.note(NOTE, note_name(typed_code(session, nonce)), f"{session}\n{digest}".encode(), now_ms,
-                           LINK_TTL_MS, NOTES_KEPT)
+                           NOTE_MS, NOTES_KEPT)
 
 
 def _found_link(model: Model, session: str, code: str) -> str | None:

@@ -18,15 +18,15 @@ import httpx
 import pytest
 
 from modalcore.server.handoff_code import FAILURES
-from modalcore.slices.handoff import link_digest
+from modalcore.slices.handoff import LINK_TTL_MS, link_digest
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_testing import Client, RunningServer
 
 from ..embedded.device import DeviceKey, frame_headers, registration
-from ..embedded.test_approval_credential import code_for, engine, mail
-from .test_handoff_routes import _claim, _confirm, _status
+from ..embedded.test_approval_credential import CLOCK, code_for, engine, mail
+from .test_handoff_routes import _claim, _confirm, _status, clock
 
-__all__ = ["engine", "mail"]
+__all__ = ["clock", "engine", "mail"]
 
 PHONE_ENV = {"platform": "ios", "timezone": "UTC", "width": 390, "mobile": True}
 OPTS = {"networks": ["eip155:1"], "features": {"continueOnPhone": True}}
@@ -151,4 +151,23 @@ async def test_rule_the_code_page_and_its_refusals_are_in_the_browsers_language(
         assert "Gib den Code ein, den dein Handy zeigt" in page.text
         wrong = await _code(http, "ZZZZ-ZZZZ")
         assert wrong.json() == {"error": "wrong_code", "text": "Dieser Code ist ungültig."}
+    assert "Traceback" not in caplog.text
+
+
+async def test_rule_a_code_typed_after_2_minutes_is_refused_expired_and_its_link_says_make_one_on_the_phone(
+        engine: RunningServer, mail: LocalSmtpServer, clock: None, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    transport = httpx.AsyncHTTPTransport(local_address="127.0.0.11")  # the shifted clock's refusal on its own address
+    async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http, \
+            httpx.AsyncClient(base_url=engine.http_url, timeout=10, transport=transport) as late:
+        await client.join(env=PHONE_ENV, opts=OPTS)
+        await _sign_in_joined(client, http, mail, "ada@example.com", DeviceKey())
+        code = await _typed_code(client)
+        link = (await _code(late, code)).json()["link"]
+        CLOCK.shift_ms += LINK_TTL_MS
+        expired = await _code(late, code)
+        assert (expired.status_code, expired.json()["error"]) == (410, "expired_link")
+        page = await late.get(f"/continue/{link}")
+        assert page.status_code == 410 and "Make a new one on your phone." in page.text
+        assert "Does your computer show this code?" not in str(await client.quiet(0.3))
     assert "Traceback" not in caplog.text
