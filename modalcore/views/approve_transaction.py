@@ -55,8 +55,11 @@ def body(model: Model) -> Node:
         # a phone linked to this session approves there (issue 44 item 1, server/handoff.py)
         return parts.column("approve/body", [
             node("spinner", f"approve/phone-spinner/{request.eid}", size=32),
-            node("text", "approve/phone", text="Waiting for your phone", variant="body"),
-            node("text", "approve/phone-hint", text="Approve or reject on your phone", variant="small", tone="muted"),
+            *([node("text", "approve/phone", text="Waiting for your computer", variant="body"),
+               node("text", "approve/phone-hint", text="Approve or reject on your computer", variant="small", tone="muted")]
+              if model.handoff.to == "computer" else
+              [node("text", "approve/phone", text="Waiting for your phone", variant="body"),
+               node("text", "approve/phone-hint", text="Approve or reject on your phone", variant="small", tone="muted")]),
         ], gap=12)
     return parts.column("approve/body", [
         node("frame", f"approve/frame/{request.eid}", src=frame_src(model.session_id, request.eid, theme_key(model.theme)),
