@@ -1,0 +1,121 @@
+"""The phone's `/ws/companion` socket on another engine process than its session (issue 44 item
+1, several hosts; server/companion_relay.py): two engines on one Redis (hosts A and B, each its
+own worker id, as two `serve` processes), the computer's socket on A, the phone's join on B.
+
+Rules: B checks the join over A's last save and spends the nonce, the socket is relayed to A: the
+phone gets the session's tree, a press on the phone moves the computer's tree and the phone sees
+the patches (and back); a replayed nonce is refused on either host (`unknown_link`, 4006); a
+relay envelope not well formed is dropped with one line; A stopping closes the phone's socket
+1001 (it joins again); no traceback. The same over three `serve` processes behind nginx, with a
+`kill -9` of the owner: tests/durable/test_three_hosts_companion.py."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Coroutine, Iterator
+from typing import Any, TypeVar
+
+import httpx
+import pytest
+
+from modalcore.server.companion import signed_text
+from modalcore_dev.devmail import LocalSmtpServer
+from modalcore_testing import TEST_PROJECT, Client, RunningServer
+
+from ..embedded.device import DeviceKey, frame_headers
+from ..embedded.mail_engine import mail_engine
+from ..embedded.test_approval_credential import mail
+from .test_companion_routes import Tree, _linked, _nonce
+
+__all__ = ["mail"]
+
+T = TypeVar("T")
+PHONE_ENV: dict[str, Any] = {"mobile": True, "platform": "ios", "width": 390}
+
+
+@pytest.fixture
+def hosts(tmp_path_factory: pytest.TempPathFactory, mail: LocalSmtpServer,
+          redis_url: str) -> Iterator[tuple[RunningServer, RunningServer]]:
+    store = {"kind": "redis", "url": redis_url, "prefix": f"relay{secrets.token_hex(4)}:"}
+    with mail_engine(tmp_path_factory.mktemp("host-a"), mail, store=store) as a, \
+            mail_engine(tmp_path_factory.mktemp("host-b"), mail, store=store) as b:
+        assert a.hub.store.leases.worker_id != b.hub.store.leases.worker_id
+        yield a, b
+
+
+async def on(engine: RunningServer, step: Coroutine[Any, Any, T]) -> T:
+    """`step` run on the engine's own loop (its store's client belongs to it)."""
+    assert engine.hub.loop is not None
+    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(step, engine.hub.loop))
+
+
+def companion_url(engine: RunningServer) -> str:
+    return f"ws://127.0.0.1:{engine.port}/ws/companion?project={TEST_PROJECT}"
+
+
+def signed_join(session: str, key: DeviceKey, nonce: str) -> dict[str, Any]:
+    return {"companion": {"session": session, "public_key": key.spki, "nonce": nonce,
+                          "signature": key.sign(signed_text(session, nonce))},
+            "env": PHONE_ENV, "opts": {}, "wallets": []}
+
+
+async def test_rule_a_phone_on_another_process_joins_through_the_owner_and_moves_its_tree(
+        hosts: tuple[RunningServer, RunningServer], mail: LocalSmtpServer, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    a, b = hosts
+    async with a.client() as client, httpx.AsyncClient(base_url=a.http_url, timeout=10) as http_a, \
+            httpx.AsyncClient(base_url=b.http_url, timeout=10) as http_b:
+        phone = DeviceKey()
+        link = await _linked(a, client, http_a, mail, phone)
+        session = client.session
+        assert await on(b, b.hub.store.leases.holder(session)) == a.hub.store.leases.worker_id
+        given = await _nonce(http_b, link, phone, frame_headers(b.http_url))  # B reads A's last save
+        assert given.status_code == 200, given.text
+        nonce = given.json()["nonce"]
+        desktop = Tree()
+        desktop.take(client.frames)
+
+        async with Client.open(companion_url(b), origin=b.http_url) as mobile:
+            frames = await mobile.join(**signed_join(session, phone, nonce))
+            assert [f["t"] for f in frames][:1] == ["joined"], frames
+            if not any(f["t"] == "snapshot" for f in mobile.frames):
+                await mobile.recv_until(lambda f: f["t"] == "snapshot")
+            assert session not in b.hub.runners, "B took the session over instead of relaying the socket"
+            mine = Tree()
+            mine.take(mobile.frames)
+            assert mine.wire == desktop.wire, "the phone's first tree is not the computer's"
+
+            # a press on the phone moves the computer's tree; the phone sees the patches
+            await mobile.intent("account/feature/receive", "press", {})
+            desktop.take(await client.recv_until(lambda f: f["t"] == "patch"))
+            mine.take(await mobile.recv_until(lambda f: f["t"] == "patch"))
+            assert "Receive" in str(desktop.wire) and mine.wire == desktop.wire
+            # and back: a press on the computer moves the phone's
+            await client.intent("header/back", "press", {})
+            desktop.take(await client.recv_until(lambda f: f["t"] == "patch"))
+            mine.take(await mobile.recv_until(lambda f: f["t"] == "patch"))
+            assert mine.wire == desktop.wire
+
+            # the captured join replayed, on B and on A: refused, the phone's socket untouched
+            for host in (b, a):
+                async with Client.open(companion_url(host), origin=host.http_url) as replay:
+                    refused = await replay.join(**signed_join(session, phone, nonce))
+                    assert (refused[-1]["t"], refused[-1].get("code")) == ("error", "unknown_link")
+                    assert await replay.closed() == 4006
+
+            # a relay envelope not well formed: dropped with one line
+            relay = a.hub.relay
+            assert relay is not None
+            await on(a, relay.heard(b"\x81\xa5relay\x01"))
+            await mobile.intent("account/feature/receive", "press", {})
+            mine.take(await mobile.recv_until(lambda f: f["t"] == "patch"))
+            assert "Receive" in str(mine.wire)
+
+            # the owner stops: the phone's socket closes 1001 (its page joins again)
+            await asyncio.to_thread(a.stop)
+            assert await mobile.closed(timeout=20) == 1001
+        assert not b.hub.relay or not b.hub.relay.phones
+    assert "companion relay envelope could not be read" in caplog.text
+    assert "Traceback" not in caplog.text
