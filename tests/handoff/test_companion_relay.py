@@ -91,7 +91,7 @@ async def test_rule_a_phone_on_another_process_joins_through_the_owner_and_moves
             await mobile.intent("account/feature/receive", "press", {})
             desktop.take(await client.recv_until(lambda f: f["t"] == "patch"))
             mine.take(await mobile.recv_until(lambda f: f["t"] == "patch"))
-            assert "Receive" in str(desktop.wire) and mine.wire == desktop.wire
+            assert "receive/body" in str(desktop.wire) and mine.wire == desktop.wire
             # and back: a press on the computer moves the phone's
             await client.intent("header/back", "press", {})
             desktop.take(await client.recv_until(lambda f: f["t"] == "patch"))
@@ -111,7 +111,7 @@ async def test_rule_a_phone_on_another_process_joins_through_the_owner_and_moves
             await on(a, relay.heard(b"\x81\xa5relay\x01"))
             await mobile.intent("account/feature/receive", "press", {})
             mine.take(await mobile.recv_until(lambda f: f["t"] == "patch"))
-            assert "Receive" in str(mine.wire)
+            assert "receive/body" in str(mine.wire)
 
             # the owner stops: the phone's socket closes 1001 (its page joins again)
             await asyncio.to_thread(a.stop)
