@@ -71,6 +71,12 @@ class RelayGone(ConnectionError):
     """The phone's process no longer listens (or its socket ended): nothing reaches the phone."""
 
 
+def envelope(kind: str, socket: str, session: str, sender: str, **fields: object) -> dict[str, object]:
+    """An envelope of `kind` about the phone's socket `socket` (of `session`), sent by the
+    process `sender`."""
+    return {"relay": kind, "socket": socket, "session": session, "worker": sender, **fields}
+
+
 def _read(data: bytes) -> dict[str, Any] | None:
     """The envelope's fields, checked; None when it is not well formed."""
     if len(data) > ENVELOPE_BYTES:
@@ -114,7 +120,7 @@ class RelayOutlet:
         self.relay.relayed.pop(self.socket, None)
 
     def _envelope(self, kind: str, **fields: object) -> dict[str, object]:
-        return {"relay": kind, "socket": self.socket, "session": self.session, "worker": self.relay.worker, **fields}
+        return envelope(kind, self.socket, self.session, self.relay.worker, **fields)
 
 
 @dataclass
@@ -153,10 +159,10 @@ class CompanionRelay:
     def worker(self) -> str:
         return self.hub.store.leases.worker_id
 
-    async def publish(self, worker: str, envelope: dict[str, object]) -> bool:
+    async def publish(self, worker: str, sent: dict[str, object]) -> bool:
         """Send an envelope to that process; False when nobody heard it or the store failed."""
         try:
-            return bool(await self.hub.store.leases.publish(worker, encode(envelope)))
+            return bool(await self.hub.store.leases.publish(worker, encode(sent)))
         except Exception as error:  # the store is down: one line, no traceback
             log.warning("companion relay: publishing failed (%s)", type(error).__name__)
             return False
@@ -202,8 +208,7 @@ class CompanionRelay:
             await self._to_owner(phone, "detach")
 
     async def _to_owner(self, phone: PhoneSocket, kind: str, **fields: object) -> bool:
-        return await self.publish(phone.owner, {"relay": kind, "socket": phone.socket, "session": phone.session,
-                                                "worker": self.worker, **fields})
+        return await self.publish(phone.owner, envelope(kind, phone.socket, phone.session, self.worker, **fields))
 
     async def _write(self, phone: PhoneSocket) -> None:
         """The owner's frames to the phone's socket, in order; its close ends the relay."""
@@ -249,47 +254,47 @@ class CompanionRelay:
 
     # ----- what this process's channel heard
     async def heard(self, data: bytes) -> None:
-        envelope = _read(data)
-        if envelope is None:
+        got = _read(data)
+        if got is None:
             log.warning("a companion relay envelope could not be read; dropped")
             return
-        kind, socket = envelope["relay"], envelope["socket"]
+        kind, socket = got["relay"], got["socket"]
         if kind in ("send", "close", "pong"):
-            await self._from_owner(envelope, self.phones.get(socket))
+            await self._from_owner(got, self.phones.get(socket))
             return
         relayed = self.relayed.get(socket)
         if kind == "attach":
-            await self._attach(envelope)
+            await self._attach(got)
         elif relayed is None:  # its companion ended here: the phone's process closes it
             if kind != "detach":
-                await self._reply(envelope, "close", code=CLOSE_GOING_AWAY, reason="join again")
+                await self._reply(got, "close", code=CLOSE_GOING_AWAY, reason="join again")
         elif kind == "frame":
-            raw = envelope.get("data")
+            raw = got.get("data")
             message = {"type": "websocket.receive", "bytes": raw} if isinstance(raw, bytes) else TEXT
             relayed.reader.take(message)
         elif kind == "ping" and self._stale(relayed):  # the session ended, or the phone was replaced
             self.relayed.pop(socket, None)
-            await self._reply(envelope, "close", code=CLOSE_GOING_AWAY, reason="join again")
+            await self._reply(got, "close", code=CLOSE_GOING_AWAY, reason="join again")
         elif kind == "ping":
-            await self._reply(envelope, "pong")
+            await self._reply(got, "pong")
         elif kind == "detach":
             self.relayed.pop(socket, None)
             detach_companion(relayed.runner, relayed.outlet)
 
-    async def _from_owner(self, envelope: dict[str, Any], phone: PhoneSocket | None) -> None:
-        if phone is None or phone.owner != envelope["worker"]:
-            if envelope["relay"] == "send":  # a socket that ended here: the owner forgets it
-                await self._reply(envelope, "detach")
+    async def _from_owner(self, got: dict[str, Any], phone: PhoneSocket | None) -> None:
+        if phone is None or phone.owner != got["worker"]:
+            if got["relay"] == "send":  # a socket that ended here: the owner forgets it
+                await self._reply(got, "detach")
             return
         phone.heard = asyncio.get_running_loop().time()
-        if phone.ended or envelope["relay"] == "pong":
+        if phone.ended or got["relay"] == "pong":
             return
-        if envelope["relay"] == "close":
-            code, reason = envelope.get("code"), envelope.get("reason")
+        if got["relay"] == "close":
+            code, reason = got.get("code"), got.get("reason")
             item: bytes | tuple[int, str] = (code if code in SENT_CLOSES or (isinstance(code, int) and 3000 <= code <= 4999)
                                              else CLOSE_GOING_AWAY, reason[:120] if isinstance(reason, str) else "")
         else:
-            raw = envelope.get("data")
+            raw = got.get("data")
             if not isinstance(raw, bytes):
                 return
             item = raw
@@ -298,25 +303,28 @@ class CompanionRelay:
         except asyncio.QueueFull:
             phone.tasks.append(asyncio.get_running_loop().create_task(self._end(phone, "too slow to take its frames")))
 
-    async def _attach(self, envelope: dict[str, Any]) -> None:
+    async def _attach(self, got: dict[str, Any]) -> None:
         """A phone's socket of another process joins a session held here (its join was checked
         there over this session's last save; its key is checked again on the live session)."""
-        session, key = envelope["session"], envelope.get("key")
+        session, key = got["session"], got.get("key")
+        if got["socket"] in self.relayed:
+            log.warning("a companion relay attached the same socket twice; dropped")
+            return
         runner = self.hub.runners.get(session) if self.hub.is_live(session) else None
         if runner is None or not await self._owns(session):
             code, text = "unknown_link", "no live session of that id"
         elif not isinstance(key, str) or len(key) > KEY_CHARS or linked_key(runner.session.model) != key:
             code, text = "not_linked", "not the phone linked to this session"
         else:
-            outlet = MeteredOutlet(RelayOutlet(self, envelope["worker"], envelope["socket"], session), self.metrics)
+            outlet = MeteredOutlet(RelayOutlet(self, got["worker"], got["socket"], session), self.metrics)
             attached = queue_attach(runner, outlet, key)  # before the frames heard next: in the inbox's order
-            self.relayed[envelope["socket"]] = Relayed(runner, outlet, FrameReader(outlet, runner, self.metrics),
+            self.relayed[got["socket"]] = Relayed(runner, outlet, FrameReader(outlet, runner, self.metrics),
                                                        attached)
-            log.info("session %s: a linked phone joined as companion through %s", session, envelope["worker"])
+            log.info("session %s: a linked phone joined as companion through %s", session, got["worker"])
             return
         log.info("relayed companion join refused: %s", code)
-        await self._reply(envelope, "send", data=encoded(error_frame(code, text)))
-        await self._reply(envelope, "close", code=CLOSE_REFUSED, reason=code)
+        await self._reply(got, "send", data=encoded(error_frame(code, text)))
+        await self._reply(got, "close", code=CLOSE_REFUSED, reason=code)
 
     @staticmethod
     def _stale(relayed: Relayed) -> bool:
@@ -333,6 +341,5 @@ class CompanionRelay:
         except Exception:
             return True  # the store cannot say: the live copy is served (as Hub._owns)
 
-    async def _reply(self, envelope: dict[str, Any], kind: str, **fields: object) -> None:
-        await self.publish(envelope["worker"], {"relay": kind, "socket": envelope["socket"],
-                                                "session": envelope["session"], "worker": self.worker, **fields})
+    async def _reply(self, heard: dict[str, Any], kind: str, **fields: object) -> None:
+        await self.publish(heard["worker"], envelope(kind, heard["socket"], heard["session"], self.worker, **fields))

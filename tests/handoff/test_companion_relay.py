@@ -4,8 +4,9 @@ own worker id, as two `serve` processes), the computer's socket on A, the phone'
 
 Rules: B checks the join over A's last save and spends the nonce, the socket is relayed to A: the
 phone gets the session's tree, a press on the phone moves the computer's tree and the phone sees
-the patches (and back); a replayed nonce is refused on either host (`unknown_link`, 4006); a
-relay envelope not well formed is dropped with one line; A stopping closes the phone's socket
+the patches (and back); a replayed nonce is refused on either host (`unknown_link`, 4006); the
+phone's text or oversized frame is refused `malformed` / `too_large` by the owner as on its own
+socket; a relay envelope not well formed is dropped with one line; A stopping closes the phone's socket
 1001 (it joins again); no traceback. The same over three `serve` processes behind nginx, with a
 `kill -9` of the owner: tests/durable/test_three_hosts_companion.py."""
 
@@ -20,7 +21,10 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 
+from modalcore.rules.limits import MAX_FRAME_BYTES
 from modalcore.server.companion import signed_text
+from modalcore.server.companion_relay import envelope
+from modalcore.wire.codec import encode
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_testing import TEST_PROJECT, Client, RunningServer
 
@@ -105,10 +109,17 @@ async def test_rule_a_phone_on_another_process_joins_through_the_owner_and_moves
                     assert (refused[-1]["t"], refused[-1].get("code")) == ("error", "unknown_link")
                     assert await replay.closed() == 4006
 
-            # a relay envelope not well formed: dropped with one line
+            # the phone's hostile frames, read by the owner as its own socket's: refused, typed
+            await mobile.send_raw("a text frame")
+            assert (await mobile.recv_until(lambda f: f["t"] == "error"))[-1]["code"] == "malformed"
+            await mobile.send_raw(b"\x80" * (MAX_FRAME_BYTES + 10))
+            assert (await mobile.recv_until(lambda f: f["t"] == "error"))[-1]["code"] == "too_large"
+
+            # relay envelopes not well formed (not a map of bounded ids): dropped, one line each
             relay = a.hub.relay
             assert relay is not None
             await on(a, relay.heard(b"\x81\xa5relay\x01"))
+            await on(a, relay.heard(encode(envelope("attach", "s" * 65, session, "w"))))
             await mobile.intent("account/feature/receive", "press", {})
             mine.take(await mobile.recv_until(lambda f: f["t"] == "patch"))
             assert "receive/body" in str(mine.wire)
@@ -117,5 +128,5 @@ async def test_rule_a_phone_on_another_process_joins_through_the_owner_and_moves
             await asyncio.to_thread(a.stop)
             assert await mobile.closed(timeout=20) == 1001
         assert not b.hub.relay or not b.hub.relay.phones
-    assert "companion relay envelope could not be read" in caplog.text
+    assert caplog.text.count("companion relay envelope could not be read") == 2
     assert "Traceback" not in caplog.text
