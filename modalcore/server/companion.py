@@ -61,7 +61,7 @@ NONCE_NOTE = "companion-nonce"  # the store notes' kind of a nonce not yet joine
 
 
 class CompanionRefusal(enum.Enum):
-    UNKNOWN = "unknown_link"  # no live session of that id here, or not a nonce of the engine's for it (or spent)
+    UNKNOWN = "unknown_link"  # no live session of that id (here or on its owner), or not a nonce of the engine's for it (or spent)
     FOREIGN_ORIGIN = "foreign_origin"  # not from a page of the engine's own origin
     NOT_LINKED = "not_linked"  # not the phone the computer confirmed, or the signature does not verify
 
