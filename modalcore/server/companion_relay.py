@@ -33,7 +33,7 @@ import asyncio
 import logging
 import secrets
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import msgpack
 
@@ -77,21 +77,36 @@ def envelope(kind: str, socket: str, session: str, sender: str, **fields: object
     return {"relay": kind, "socket": socket, "session": session, "worker": sender, **fields}
 
 
-def _read(data: bytes) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class Heard:
+    """An envelope heard on this process's channel, its ids checked."""
+
+    kind: str
+    socket: str
+    session: str
+    worker: str  # the process that sent it
+    fields: dict[str, object]
+
+    def get(self, name: str) -> object:
+        return self.fields.get(name)
+
+
+def _read(data: bytes) -> Heard | None:
     """The envelope's fields, checked; None when it is not well formed."""
     if len(data) > ENVELOPE_BYTES:
         return None
     try:
-        envelope = msgpack.unpackb(data, raw=False, strict_map_key=True)
+        got: object = msgpack.unpackb(data, raw=False, strict_map_key=True)
     except Exception:
         return None
-    if not isinstance(envelope, dict) or len(envelope) > 8:
+    if not isinstance(got, dict) or len(got) > 8:
         return None
-    for name in ("relay", "socket", "session", "worker"):
-        value = envelope.get(name)
-        if not isinstance(value, str) or not 0 < len(value) <= ID_CHARS:
-            return None
-    return envelope
+    ids = [got.get(name) for name in ("relay", "socket", "session", "worker")]
+    texts = [value for value in ids if isinstance(value, str) and 0 < len(value) <= ID_CHARS]
+    if len(texts) != len(ids):
+        return None
+    kind, socket, session, worker = texts
+    return Heard(kind, socket, session, worker, got)
 
 
 class RelayOutlet:
@@ -258,7 +273,7 @@ class CompanionRelay:
         if got is None:
             log.warning("a companion relay envelope could not be read; dropped")
             return
-        kind, socket = got["relay"], got["socket"]
+        kind, socket = got.kind, got.socket
         if kind in ("send", "close", "pong"):
             await self._from_owner(got, self.phones.get(socket))
             return
@@ -281,15 +296,15 @@ class CompanionRelay:
             self.relayed.pop(socket, None)
             detach_companion(relayed.runner, relayed.outlet)
 
-    async def _from_owner(self, got: dict[str, Any], phone: PhoneSocket | None) -> None:
-        if phone is None or phone.owner != got["worker"]:
-            if got["relay"] == "send":  # a socket that ended here: the owner forgets it
+    async def _from_owner(self, got: Heard, phone: PhoneSocket | None) -> None:
+        if phone is None or phone.owner != got.worker:
+            if got.kind == "send":  # a socket that ended here: the owner forgets it
                 await self._reply(got, "detach")
             return
         phone.heard = asyncio.get_running_loop().time()
-        if phone.ended or got["relay"] == "pong":
+        if phone.ended or got.kind == "pong":
             return
-        if got["relay"] == "close":
+        if got.kind == "close":
             code, reason = got.get("code"), got.get("reason")
             item: bytes | tuple[int, str] = (code if code in SENT_CLOSES or (isinstance(code, int) and 3000 <= code <= 4999)
                                              else CLOSE_GOING_AWAY, reason[:120] if isinstance(reason, str) else "")
@@ -303,11 +318,11 @@ class CompanionRelay:
         except asyncio.QueueFull:
             phone.tasks.append(asyncio.get_running_loop().create_task(self._end(phone, "too slow to take its frames")))
 
-    async def _attach(self, got: dict[str, Any]) -> None:
+    async def _attach(self, got: Heard) -> None:
         """A phone's socket of another process joins a session held here (its join was checked
         there over this session's last save; its key is checked again on the live session)."""
-        session, key = got["session"], got.get("key")
-        if got["socket"] in self.relayed:
+        session, key = got.session, got.get("key")
+        if got.socket in self.relayed:
             log.warning("a companion relay attached the same socket twice; dropped")
             return
         runner = self.hub.runners.get(session) if self.hub.is_live(session) else None
@@ -316,11 +331,11 @@ class CompanionRelay:
         elif not isinstance(key, str) or len(key) > KEY_CHARS or linked_key(runner.session.model) != key:
             code, text = "not_linked", "not the phone linked to this session"
         else:
-            outlet = MeteredOutlet(RelayOutlet(self, got["worker"], got["socket"], session), self.metrics)
+            outlet = MeteredOutlet(RelayOutlet(self, got.worker, got.socket, session), self.metrics)
             attached = queue_attach(runner, outlet, key)  # before the frames heard next: in the inbox's order
-            self.relayed[got["socket"]] = Relayed(runner, outlet, FrameReader(outlet, runner, self.metrics),
+            self.relayed[got.socket] = Relayed(runner, outlet, FrameReader(outlet, runner, self.metrics),
                                                        attached)
-            log.info("session %s: a linked phone joined as companion through %s", session, got["worker"])
+            log.info("session %s: a linked phone joined as companion through %s", session, got.worker)
             return
         log.info("relayed companion join refused: %s", code)
         await self._reply(got, "send", data=encoded(error_frame(code, text)))
@@ -341,5 +356,5 @@ class CompanionRelay:
         except Exception:
             return True  # the store cannot say: the live copy is served (as Hub._owns)
 
-    async def _reply(self, heard: dict[str, Any], kind: str, **fields: object) -> None:
-        await self.publish(heard["worker"], envelope(kind, heard["socket"], heard["session"], self.worker, **fields))
+    async def _reply(self, heard: Heard, kind: str, **fields: object) -> None:
+        await self.publish(heard.worker, envelope(kind, heard.socket, heard.session, self.worker, **fields))
