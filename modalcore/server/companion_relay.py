@@ -192,6 +192,16 @@ class CompanionRelay:
             return None
         return holder if holder is not None and holder != self.worker else None
 
+    async def _holder(self, phone: PhoneSocket) -> str:
+        """The process holding the phone's session now (this one, maybe); its owner as known
+        when nobody holds it or the store cannot say (then the ping decides)."""
+        try:
+            holder = await self.hub.store.leases.holder(phone.session)
+        except Exception as error:
+            log.warning("companion relay: the session's owner not read (%s)", type(error).__name__)
+            return phone.owner
+        return holder if holder is not None else phone.owner
+
     # ----- the phone's process
     async def serve(self, ws: Socket, join: CompanionJoin, owner: str) -> None:
         """Relay the joined phone's socket to `owner` until either side ends it."""
@@ -246,7 +256,7 @@ class CompanionRelay:
             await asyncio.sleep(PING_S)
             if loop.time() - phone.heard > SILENT_S:
                 await self._end(phone, "its owner stopped answering")
-            elif await self.owner(phone.session) not in (phone.owner, None):
+            elif await self._holder(phone) != phone.owner:
                 await self._end(phone, "the session moved to another engine process")
             elif not await self._to_owner(phone, "ping"):
                 await self._end(phone, "its owner is gone")

@@ -32,6 +32,7 @@ from ..embedded.device import DeviceKey, frame_headers
 from ..embedded.mail_engine import mail_engine
 from ..embedded.test_approval_credential import mail
 from .test_companion_routes import Tree, _linked, _nonce
+from .test_handoff_routes import OPTS
 
 __all__ = ["mail"]
 
@@ -129,4 +130,34 @@ async def test_rule_a_phone_on_another_process_joins_through_the_owner_and_moves
             assert await mobile.closed(timeout=20) == 1001
         assert not b.hub.relay or not b.hub.relay.phones
     assert caplog.text.count("companion relay envelope could not be read") == 2
+    assert "Traceback" not in caplog.text
+
+
+async def test_rule_the_session_moving_closes_the_relayed_phone_1001_and_it_joins_again_where_it_is(
+        hosts: tuple[RunningServer, RunningServer], mail: LocalSmtpServer, caplog: pytest.LogCaptureFixture) -> None:
+    """The computer's page comes back through B (B takes the session over): the phone, relayed
+    from B to A, is closed 1001 and its next join on B is served there, no relay."""
+    caplog.set_level(logging.INFO)
+    a, b = hosts
+    async with a.client() as client, httpx.AsyncClient(base_url=a.http_url, timeout=10) as http_a, \
+            httpx.AsyncClient(base_url=b.http_url, timeout=10) as http_b:
+        phone = DeviceKey()
+        link = await _linked(a, client, http_a, mail, phone)
+        session = client.session
+        nonce = (await _nonce(http_b, link, phone, frame_headers(b.http_url))).json()["nonce"]
+        async with Client.open(companion_url(b), origin=b.http_url) as mobile:
+            assert (await mobile.join(**signed_join(session, phone, nonce)))[0]["t"] == "joined"
+            async with b.client() as moved:  # the computer's page, reconnected through B
+                moved.carry_on(client)
+                frames = await moved.join(resume=client.resume, last=client.last, opts=OPTS)
+                assert frames[0]["t"] == "joined" and frames[0]["resumed"] is True
+                assert await on(b, b.hub.store.leases.holder(session)) == b.hub.store.leases.worker_id
+                assert await mobile.closed(timeout=20) == 1001
+                nonce = (await _nonce(http_b, link, phone, frame_headers(b.http_url))).json()["nonce"]
+                async with Client.open(companion_url(b), origin=b.http_url) as again:
+                    assert (await again.join(**signed_join(session, phone, nonce)))[0]["t"] == "joined"
+                    assert b.hub.runners[session].companion is not None, "not served where the session is"
+                    await again.intent("account/feature/receive", "press", {})
+                    await moved.recv_until(lambda f: f["t"] == "patch" and "receive/body" in str(f))
+    assert "the session moved to another engine process" in caplog.text
     assert "Traceback" not in caplog.text
