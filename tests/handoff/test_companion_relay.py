@@ -19,12 +19,14 @@ from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
 
 import httpx
+import msgpack
 import pytest
 
 from modalcore.rules.limits import MAX_FRAME_BYTES
 from modalcore.server.companion import signed_text
 from modalcore.server.companion_relay import envelope
-from modalcore.wire.codec import encode
+from modalcore.store.redis import RedisStore
+from modalcore.wire.codec import decode, encode
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_testing import TEST_PROJECT, Client, RunningServer
 
@@ -41,9 +43,14 @@ PHONE_ENV: dict[str, Any] = {"mobile": True, "platform": "ios", "width": 390}
 
 
 @pytest.fixture
-def hosts(tmp_path_factory: pytest.TempPathFactory, mail: LocalSmtpServer,
-          redis_url: str) -> Iterator[tuple[RunningServer, RunningServer]]:
-    store = {"kind": "redis", "url": redis_url, "prefix": f"relay{secrets.token_hex(4)}:"}
+def prefix() -> str:
+    return f"relay{secrets.token_hex(4)}:"
+
+
+@pytest.fixture
+def hosts(tmp_path_factory: pytest.TempPathFactory, mail: LocalSmtpServer, redis_url: str,
+          prefix: str) -> Iterator[tuple[RunningServer, RunningServer]]:
+    store = {"kind": "redis", "url": redis_url, "prefix": prefix}
     with mail_engine(tmp_path_factory.mktemp("host-a"), mail, store=store) as a, \
             mail_engine(tmp_path_factory.mktemp("host-b"), mail, store=store) as b:
         assert a.hub.store.leases.worker_id != b.hub.store.leases.worker_id
@@ -160,4 +167,44 @@ async def test_rule_the_session_moving_closes_the_relayed_phone_1001_and_it_join
                     await again.intent("account/feature/receive", "press", {})
                     await moved.recv_until(lambda f: f["t"] == "patch" and "receive/body" in str(f))
     assert "the session moved to another engine process" in caplog.text
+    assert "Traceback" not in caplog.text
+
+
+async def test_rule_the_owner_checks_a_relayed_join_again_and_refuses_it_typed(
+        hosts: tuple[RunningServer, RunningServer], mail: LocalSmtpServer, redis_url: str, prefix: str,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """What another process relays is checked again on the live session: a key the session does
+    not link (a `peek` gone stale) is `not_linked`, a session not live there `unknown_link`, each
+    an `error` then close 4006 sent back; a ping for a socket the owner does not hold is
+    answered close 1001 (the phone joins again)."""
+    caplog.set_level(logging.INFO)
+    a, _ = hosts
+    relay = RedisStore.from_url(redis_url, prefix=prefix)  # a third process's channel, played by the test
+    heard: list[dict[str, Any]] = []
+
+    async def keep(data: bytes) -> None:
+        heard.append(msgpack.unpackb(data, raw=False))
+
+    listening = asyncio.create_task(relay.leases.listen(keep))
+    try:
+        async with a.client() as client, httpx.AsyncClient(base_url=a.http_url, timeout=10) as http_a:
+            await _linked(a, client, http_a, mail, DeviceKey())
+            session, me, owner = client.session, relay.leases.worker_id, a.hub.store.leases.worker_id
+            for socket, sent in (("s1", envelope("attach", "s1", session, me, key=DeviceKey().spki)),
+                                 ("s2", envelope("attach", "s2", "made-up-session", me, key=DeviceKey().spki)),
+                                 ("s3", envelope("ping", "s3", session, me))):
+                assert await relay.leases.publish(owner, encode(sent)) == 1
+            deadline = asyncio.get_running_loop().time() + 10
+            while len(heard) < 5:
+                assert asyncio.get_running_loop().time() < deadline, heard
+                await asyncio.sleep(0.05)
+            await client.quiet(0.2)
+            assert a.hub.runners[session].companion is None, "a refused relayed join became the companion"
+    finally:
+        listening.cancel()
+        await asyncio.gather(listening, return_exceptions=True)
+        await relay.close()
+    got = [(h["relay"], h["socket"], decode(h["data"])["code"] if h["relay"] == "send" else h.get("code")) for h in heard]
+    assert got == [("send", "s1", "not_linked"), ("close", "s1", 4006), ("send", "s2", "unknown_link"),
+                   ("close", "s2", 4006), ("close", "s3", 1001)]
     assert "Traceback" not in caplog.text
