@@ -7,15 +7,17 @@ phone gets the session's tree, a press on the phone moves the computer's tree an
 the patches (and back); a replayed nonce is refused on either host (`unknown_link`, 4006); the
 phone's text or oversized frame is refused `malformed` / `too_large` by the owner as on its own
 socket; a relay envelope not well formed is dropped with one line; A stopping closes the phone's socket
-1001 (it joins again); no traceback. The same over three `serve` processes behind nginx, with a
+1001 (it joins again), and so does the session moving (the computer's page back through B: the
+phone's next join is served on B); the owner checks a relayed join again; no traceback. The same over three `serve` processes behind nginx, with a
 `kill -9` of the owner: tests/durable/test_three_hosts_companion.py."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
-from collections.abc import Coroutine, Iterator
+from collections.abc import AsyncIterator, Coroutine, Iterator
 from typing import Any, TypeVar
 
 import httpx
@@ -67,6 +69,21 @@ def companion_url(engine: RunningServer) -> str:
     return f"ws://127.0.0.1:{engine.port}/ws/companion?project={TEST_PROJECT}"
 
 
+@contextlib.asynccontextmanager
+async def linked_on(host: RunningServer, mail: LocalSmtpServer, phone: DeviceKey) -> AsyncIterator[tuple[Client, str]]:
+    """The computer's page on `host`, signed in, its phone `phone` linked: (its client, the link)."""
+    async with host.client() as client, httpx.AsyncClient(base_url=host.http_url, timeout=10) as http:
+        yield client, await _linked(host, client, http, mail, phone)
+
+
+async def nonce_on(host: RunningServer, link: str, phone: DeviceKey) -> str:
+    """The phone's page asks `host` for a companion nonce."""
+    async with httpx.AsyncClient(base_url=host.http_url, timeout=10) as http:
+        given = await _nonce(http, link, phone, frame_headers(host.http_url))
+    assert given.status_code == 200, given.text
+    return str(given.json()["nonce"])
+
+
 def signed_join(session: str, key: DeviceKey, nonce: str) -> dict[str, Any]:
     return {"companion": {"session": session, "public_key": key.spki, "nonce": nonce,
                           "signature": key.sign(signed_text(session, nonce))},
@@ -77,15 +94,11 @@ async def test_rule_a_phone_on_another_process_joins_through_the_owner_and_moves
         hosts: tuple[RunningServer, RunningServer], mail: LocalSmtpServer, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO)
     a, b = hosts
-    async with a.client() as client, httpx.AsyncClient(base_url=a.http_url, timeout=10) as http_a, \
-            httpx.AsyncClient(base_url=b.http_url, timeout=10) as http_b:
-        phone = DeviceKey()
-        link = await _linked(a, client, http_a, mail, phone)
+    phone = DeviceKey()
+    async with linked_on(a, mail, phone) as (client, link):
         session = client.session
         assert await on(b, b.hub.store.leases.holder(session)) == a.hub.store.leases.worker_id
-        given = await _nonce(http_b, link, phone, frame_headers(b.http_url))  # B reads A's last save
-        assert given.status_code == 200, given.text
-        nonce = given.json()["nonce"]
+        nonce = await nonce_on(b, link, phone)  # B reads A's last save
         desktop = Tree()
         desktop.take(client.frames)
 
@@ -146,12 +159,10 @@ async def test_rule_the_session_moving_closes_the_relayed_phone_1001_and_it_join
     from B to A, is closed 1001 and its next join on B is served there, no relay."""
     caplog.set_level(logging.INFO)
     a, b = hosts
-    async with a.client() as client, httpx.AsyncClient(base_url=a.http_url, timeout=10) as http_a, \
-            httpx.AsyncClient(base_url=b.http_url, timeout=10) as http_b:
-        phone = DeviceKey()
-        link = await _linked(a, client, http_a, mail, phone)
+    phone = DeviceKey()
+    async with linked_on(a, mail, phone) as (client, link):
         session = client.session
-        nonce = (await _nonce(http_b, link, phone, frame_headers(b.http_url))).json()["nonce"]
+        nonce = await nonce_on(b, link, phone)
         async with Client.open(companion_url(b), origin=b.http_url) as mobile:
             assert (await mobile.join(**signed_join(session, phone, nonce)))[0]["t"] == "joined"
             async with b.client() as moved:  # the computer's page, reconnected through B
@@ -160,7 +171,7 @@ async def test_rule_the_session_moving_closes_the_relayed_phone_1001_and_it_join
                 assert frames[0]["t"] == "joined" and frames[0]["resumed"] is True
                 assert await on(b, b.hub.store.leases.holder(session)) == b.hub.store.leases.worker_id
                 assert await mobile.closed(timeout=20) == 1001
-                nonce = (await _nonce(http_b, link, phone, frame_headers(b.http_url))).json()["nonce"]
+                nonce = await nonce_on(b, link, phone)
                 async with Client.open(companion_url(b), origin=b.http_url) as again:
                     assert (await again.join(**signed_join(session, phone, nonce)))[0]["t"] == "joined"
                     assert b.hub.runners[session].companion is not None, "not served where the session is"
@@ -187,8 +198,7 @@ async def test_rule_the_owner_checks_a_relayed_join_again_and_refuses_it_typed(
 
     listening = asyncio.create_task(relay.leases.listen(keep))
     try:
-        async with a.client() as client, httpx.AsyncClient(base_url=a.http_url, timeout=10) as http_a:
-            await _linked(a, client, http_a, mail, DeviceKey())
+        async with linked_on(a, mail, DeviceKey()) as (client, _):
             session, me, owner = client.session, relay.leases.worker_id, a.hub.store.leases.worker_id
             for socket, sent in (("s1", envelope("attach", "s1", session, me, key=DeviceKey().spki)),
                                  ("s2", envelope("attach", "s2", "made-up-session", me, key=DeviceKey().spki)),
