@@ -70,6 +70,7 @@ from .handoff import routes as handoff_routes, token_service
 from .handoff_confirm import routes as handoff_confirm_routes
 from .handoff_code import routes as handoff_code_routes
 from .companion import WS_COMPANION_PATH, CompanionDoor, routes as companion_routes
+from .companion_relay import CompanionRelay
 from ..services.domain.handles import HANDOFF_TOKEN
 from ..slices.handoff import use_link_key
 from .verify import routes as verify_routes
@@ -260,6 +261,7 @@ def create_app(
         record_dir=Path(record_dir) if record_dir is not None else None,
         record_name=record_name,
     )
+    hub.relay = CompanionRelay(hub, metrics)  # a linked phone's socket that landed here, its session elsewhere
     shared_db = open_shared(config.model_extra)  # [database]: PostgreSQL for every durable record, else files
     siwx_store, signer = open_siwx(config, shared_db)
     head_signer = HeadSigner(session_store, signer, clock.now_ms, worker=metrics.worker)  # anchors the audit log

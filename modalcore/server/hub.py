@@ -315,6 +315,8 @@ class Hub(EventRouting):
     async def close(self) -> None:
         """Stop every session (each saves itself and closes its socket with 1001)."""
         self.upkeep.stop_timers()
+        if self.relay is not None:
+            await self.relay.close()  # the phones relayed from here to another process: they join again
         runners = list(self.runners.values())
         await asyncio.gather(*(runner.stop() for runner in runners), return_exceptions=True)
         saves = self.deps.saves
