@@ -68,6 +68,7 @@ from .key_window import routes as key_window_routes
 from .social_window import OpenedWindows, routes as social_window_routes
 from .handoff import routes as handoff_routes, token_service
 from .handoff_confirm import routes as handoff_confirm_routes
+from .handoff_frame import routes as handoff_frame_routes
 from .companion import WS_COMPANION_PATH, CompanionDoor, routes as companion_routes
 from ..services.domain.handles import HANDOFF_TOKEN
 from ..slices.handoff import use_link_key
@@ -357,6 +358,7 @@ def create_app(
         *companion_routes(hub, engine_secret),  # before handoff's /continue/{link}
         *handoff_routes(hub, engine_secret),
         *handoff_confirm_routes(hub, engine_secret, app_embedded),
+        *handoff_frame_routes(hub),
         *verify_routes(hub, app_embedded, windows),
         *(key_window_routes(hub) if app_embedded else []),
         *passkey_routes(hub, engine_secret, app_embedded),
