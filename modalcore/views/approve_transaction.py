@@ -64,7 +64,7 @@ def body(model: Model, screen: Screen = HOST) -> Node:
         # the linked phone's modal: its own approval frame, signed with the phone's key
         src = frame_src(model.session_id, request.eid, theme_key(model.theme), PHONE_APPROVE_PATH)
         return parts.column("approve/body", [
-            node("frame", f"approve/phone-frame/{request.eid}", src=src, title="Approve on your phone",
+            node("frame", f"approve/phone-frame/{request.eid}", src=src, title="Approve or reject on your phone",
                  height=FRAME_HEIGHT),
         ])
     if linked_key(model):
