@@ -4,7 +4,11 @@ AppKit's ConnectingWcMobile, flows/walletconnect_links.py) while the computer's 
 of the same pairing. "Open" pressed on the phone opens the wallet app on the phone (its
 `open_url`, never the host page's); the wallet pairs with the session's WalletConnect client and
 the host page gets the account as from any WalletConnect connection. The host page cannot press
-the phone's "Open": it is no node of its tree."""
+the phone's "Open": it is no node of its tree.
+
+The session here has the embedded identity the link needs and no account connected: on a real
+engine a linked phone's session has the embedded account connected, and WalletConnect pairs
+nothing then (docs/contributors/notes-phone44.md, "Left: stretch")."""
 
 from __future__ import annotations
 
