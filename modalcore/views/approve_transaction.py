@@ -34,6 +34,7 @@ FRAME_HEIGHT = 420
 APPROVE_PATH = "/embedded/approve"
 PHONE_APPROVE_PATH = "/continue-approve"  # the linked phone's approval frame (server/handoff_frame.py)
 SCREENED = True  # the host page and the linked phone draw it differently
+READS = ("embedded", "handoff", "session_id", "theme")  # all `body` reads (its memo: views/__init__.BodyCache)
 
 
 def theme_key(theme: ThemeState) -> str:
