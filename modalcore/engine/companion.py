@@ -29,7 +29,7 @@ from typing import Any
 
 from ..slices.handoff import linked_key
 from ..views import BodyCache, render, screened
-from ..views.screens import PHONE, Screen
+from ..views.screens import Screen, companion_screen
 from ..wire.framing import PackedParts, choose
 from ..wire.frames import ClientFrame, Intent
 from ..wire.nodes import Node
@@ -47,9 +47,9 @@ NOT_LINKED = "this phone is no longer linked to the session"  # the `not_linked`
 class Companion(Connection):
     """The phone's connection to `session` (at most one per session: the runner holds it)."""
 
-    def __init__(self, session: Session, now: int, public_key: str, screen: Screen = PHONE) -> None:
+    def __init__(self, session: Session, now: int, public_key: str, screen: Screen | None = None) -> None:
         super().__init__(now)
-        self.screen = screen  # what this connection's screen is: its views are drawn for it
+        self._screen = screen  # what this connection's screen is (None: the device the session was continued on)
         self.bodies = BodyCache()  # its memo of view bodies, while it draws a tree of its own
         self.packed = PackedParts()
         self.joined_at = now
@@ -60,6 +60,11 @@ class Companion(Connection):
         self.snapshot_v = 0
         self.host_version = -1  # the session's tree version `tree` is (a host patch from it applies here)
         self.theme_sent: dict[str, object] | None = None  # the session's map last sent here (compared by identity)
+
+    @property
+    def screen(self) -> Screen:
+        """The screen this connection's views are drawn for (views/screens.py)."""
+        return self._screen if self._screen is not None else companion_screen(self.session.model)
 
     @property
     def linked(self) -> bool:

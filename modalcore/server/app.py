@@ -68,6 +68,7 @@ from .key_window import routes as key_window_routes
 from .social_window import OpenedWindows, routes as social_window_routes
 from .handoff import routes as handoff_routes, token_service
 from .handoff_confirm import routes as handoff_confirm_routes
+from .handoff_code import routes as handoff_code_routes
 from .handoff_frame import routes as handoff_frame_routes
 from .companion import WS_COMPANION_PATH, CompanionDoor, routes as companion_routes
 from ..services.domain.handles import HANDOFF_TOKEN
@@ -356,6 +357,7 @@ def create_app(
         *audit_routes(),
         *approval_routes(hub, engine_secret, app_embedded),
         *companion_routes(hub, engine_secret),  # before handoff's /continue/{link}
+        *handoff_code_routes(hub),  # /continue and /continue/code, before /continue/{link}
         *handoff_routes(hub, engine_secret),
         *handoff_confirm_routes(hub, engine_secret, app_embedded),
         *handoff_frame_routes(hub),

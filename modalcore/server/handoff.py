@@ -48,7 +48,8 @@ from ..embedded.approval_tree import request_digest, tree_hash
 from ..embedded.devicekeys import BadPublicKey, parse_public_key, signature_ok
 from ..i18n import direction
 from ..slices.embedded import ApprovalDecided
-from ..slices.handoff import HandoffRefusal, PhoneClaimed, claim_refusal, link_digest, linked_key
+from ..slices.handoff import HandoffRefusal, PhoneClaimed, claim_refusal, link_digest, link_token, linked_key
+from .handoff_code import keep_code
 from .approval import b64url, approval_evidence, approval_text, issue_nonce, nonce_ok, tree_bytes
 from .approval_theme import style
 from . import handoff_texts as T
@@ -142,7 +143,11 @@ def token_service(hub: Hub) -> Service[HandoffArgs, HandoffTokenResult]:
     engine's link key (slices/handoff.link_token), so the saved session never holds it."""
 
     async def run(ctx: ServiceContext | None, args: HandoffArgs) -> HandoffTokenResult:
-        return {"nonce": secrets.token_urlsafe(24), "base": engine_origin(hub, ctx.project_id if ctx else "")}
+        nonce = secrets.token_urlsafe(24)
+        if args.typed and ctx is not None:  # offered on a phone: its code to type, found by the computer's page
+            digest = link_digest(ctx.session_id, link_token(ctx.session_id, nonce))
+            await keep_code(hub.store, ctx.session_id, nonce, digest, hub.clock.now_ms())
+        return {"nonce": nonce, "base": engine_origin(hub, ctx.project_id if ctx else "")}
 
     return serve(HANDOFF_TOKEN, run)
 
@@ -174,21 +179,27 @@ def _language(request: Request, model: Model | None) -> str:
     return T.language_of(model) if model is not None else T.accepted(request.headers.get("accept-language", ""))
 
 
-def _refusal(why: HandoffRefusal, language: str) -> JSONResponse:
+def _text(why: HandoffRefusal, language: str, to: str) -> str:
+    """The refusal's words; an expired link offered on a phone says to make one there."""
+    text = T.EXPIRED_ON_PHONE if why is HandoffRefusal.EXPIRED and to == "computer" else REFUSED_TEXT[why]
+    return T.word(text, language)
+
+
+def _refusal(why: HandoffRefusal, language: str, to: str = "phone") -> JSONResponse:
     log.info("continue-on-phone link refused: %s", why.value)
-    return JSONResponse({"error": why.value, "text": T.word(REFUSED_TEXT[why], language)},
+    return JSONResponse({"error": why.value, "text": _text(why, language, to)},
                         status_code=_STATUS.get(why, 403))
 
 
-def _refused_state(why: HandoffRefusal, language: str) -> JSONResponse:
+def _refused_state(why: HandoffRefusal, language: str, to: str = "phone") -> JSONResponse:
     """What the phone's status poll reads when this phone is not (or no longer) the one claiming."""
-    return JSONResponse({"state": "refused", "error": why.value, "text": T.word(REFUSED_TEXT[why], language)},
+    return JSONResponse({"state": "refused", "error": why.value, "text": _text(why, language, to)},
                         status_code=_STATUS.get(why, 403))
 
 
-def _refusal_page(why: HandoffRefusal, language: str) -> HTMLResponse:
+def _refusal_page(why: HandoffRefusal, language: str, to: str = "phone") -> HTMLResponse:
     log.info("continue-on-phone page refused: %s", why.value)
-    text = html.escape(T.word(REFUSED_TEXT[why], language))
+    text = html.escape(_text(why, language, to))
     return HTMLResponse(f"<!doctype html><html lang={language} dir={direction(language)}>"
                         f"<meta name=viewport content='width=device-width,initial-scale=1'>"
                         f"<body data-refusal={why.value}><p id=state role=alert>{text}</p>",
@@ -225,15 +236,18 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         language = T.language_of(model)
         why = claim_refusal(model, _claim(digest, "", model.handoff.base), hub.clock.now_ms())
         if why is not None:
-            return _refusal_page(why, language)
+            return _refusal_page(why, language, model.handoff.to)
         session = split_link(link)
         assert session is not None
+        computer = model.handoff.to == "computer"  # offered on a phone: this page is the computer's
         data = json.dumps({"path": PATH, "link": link, "session": session[0], "seen": SEEN,
                            "project": model.project_id, "modal": "/static/modal.js",
                            "networks": list(model.options.networks),
-                           "t": T.words(T.PHONE_SCRIPT, language)}).replace("<", "\\u003c")
+                           "t": T.words(T.COMPUTER_SCRIPT if computer else T.PHONE_SCRIPT, language)}
+                          ).replace("<", "\\u003c")
+        title = T.COMPUTER_TITLE if computer else T.TITLE
         say = {name: html.escape(T.word(text, language)) for name, text in
-               (("title", T.TITLE), ("connecting", T.CONNECTING))}
+               (("title", title), ("connecting", T.CONNECTING))}
         # the status above; the session's modal below (the approval is drawn inside it)
         body = (f"<header><div class=title>{say['title']}</div><div id=code aria-live=polite></div>"
                 f"<p id=state role=status>{say['connecting']}</p></header><div id=modal></div>")
@@ -259,7 +273,7 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         msg = _claim(digest, data["public_key"], request.headers.get("origin") or own_origin(request))
         why = claim_refusal(model, msg, hub.clock.now_ms())
         if why is not None:
-            return _refusal(why, T.language_of(model))
+            return _refusal(why, T.language_of(model), model.handoff.to)
         await hub.route(session, msg)  # the session decides again, in order: of two claims at once, one wins
         return JSONResponse({"ok": True}, status_code=202)
 
@@ -282,7 +296,7 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         if state.status == "offered" and state.digest == digest:
             return JSONResponse({"state": "waiting"})
         why = claim_refusal(model, _claim(digest, data["public_key"], state.base), hub.clock.now_ms())
-        return _refused_state(why or HandoffRefusal.USED, T.language_of(model))
+        return _refused_state(why or HandoffRefusal.USED, T.language_of(model), state.to)
 
     async def _linked_request(data: dict[str, object]) -> tuple[str, Model] | None:
         """The session whose request `data` names waits for the phone of `data`'s key: named by

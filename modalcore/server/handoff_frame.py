@@ -85,10 +85,12 @@ def routes(hub: Hub) -> list[Route]:
         if model is None or not linked_key(model) or waiting is None or waiting.eid != eid or waiting.signing:
             return gone()
         language = T.language_of(model)
+        computer = model.handoff.to == "computer"  # continued on a computer: this frame is the computer's
         say = {name: html.escape(T.word(text, language)) for name, text in
-               (("title", T.TITLE), ("approve", T.APPROVE), ("reject", T.REJECT))}
+               (("title", T.COMPUTER_TITLE if computer else T.TITLE), ("approve", T.APPROVE), ("reject", T.REJECT))}
         data = json.dumps({"path": PHONE_PATH, "session": session, "request": eid, "seen": SEEN,
-                           "t": T.words(T.PHONE_SCRIPT, language)}).replace("<", "\\u003c")
+                           "t": T.words(T.COMPUTER_SCRIPT if computer else T.PHONE_SCRIPT, language)}
+                          ).replace("<", "\\u003c")
         body = ("<main><h1></h1><div class=who id=who></div><section id=outcome aria-label=Outcome hidden></section>"
                 "<dl></dl><p id=state role=status></p>"
                 f"<div class=row><button id=reject type=button disabled>{say['reject']}</button>"

@@ -159,6 +159,8 @@ class Hub(EventRouting):
         )
         email, socials = self.embedded_offer  # what this engine's [embedded] config offers
         model = replace(model, embedded=shared(replace(model.embedded, email_offered=email, socials=socials)))
+        if self.record_dir is None:  # no recording for a support code to open: none is offered
+            model = replace(model, doctor=shared(replace(model.doctor, support_codes=False)))
         session = Session(session_id, model, now)
         record_file = None
         if self.record_dir is not None:

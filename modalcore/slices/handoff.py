@@ -24,6 +24,13 @@ The steps, all through `update` (randomness and time are commands and `now`):
 4. While linked, ApproveTransaction waits for the phone (server/handoff.py's approve), which
    delivers the same `ApprovalDecided` as the approval frame.
 
+On a phone (`env.mobile`) the same steps run with the roles swapped (`HandoffState.to` is
+"computer"): the footer says "Continue on your computer", the link is offered as a short address
+and a code to type (`typed_code`, 8 characters derived as the token is; a desktop rarely scans),
+the computer's page (server/handoff_code.py) turns the code into the link and claims it with the
+computer's key, the phone (the screen that owns the session) confirms the code both show, and
+the computer joins as the companion.
+
 A refusal is a `HandoffRefusal` value: the model is left exactly as it was.
 """
 
@@ -57,6 +64,11 @@ CONFIRM_PATH = "/continue-confirm"  # the confirmation frame (server/handoff_con
 SPENT_KEPT = 8  # links spent lately, remembered so that a second scan says "used"
 TIMER = "handoff-expiry"
 Status = Literal["idle", "minting", "offered", "expired", "confirm", "linked"]
+Device = Literal["phone", "computer"]  # the device that continues the session
+CODE_CHARS = 8  # the typed code: 8 characters of Crockford's base32, 40 bits
+CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+TYPED_MAX_CHARS = 32  # what a typed code may be before it is read (spaces and dashes included)
+_READ_AS = str.maketrans({"O": "0", "I": "1", "L": "1"})
 
 
 class HandoffRefusal(enum.Enum):
@@ -79,6 +91,7 @@ class HandoffState:
     identity: str = ""  # the embedded account the phone approves for (linked)
     code: str = ""
     spent: tuple[str, ...] = ()  # digests of links claimed lately
+    to: Device = "phone"  # "computer": offered on a phone, continued on a computer (a typed code)
 
 
 class HandoffToken(BaseModel):
@@ -167,6 +180,30 @@ def link_of(state: HandoffState, session_id: str) -> str:
     return f"{state.base}{PATH}{session_id}.{link_token(session_id, state.nonce)}"
 
 
+def typed_code(session_id: str, nonce: str) -> str:
+    """The code the computer's visitor types (the phone shows it beside the short address): 8
+    characters of Crockford's base32 from an HMAC under the link key, as the token is, so the
+    saved session (the nonce) does not give it away either."""
+    mac = hmac.new(_link_key[0], f"modalcore-continue-code\n{session_id}\n{nonce}".encode(), hashlib.sha256)
+    value = int.from_bytes(mac.digest()[:5], "big")
+    return "".join(CODE_ALPHABET[(value >> (5 * i)) & 31] for i in reversed(range(CODE_CHARS)))
+
+
+def read_code(typed: str) -> str | None:
+    """A typed code as `typed_code` makes it (case, spaces and dashes ignored; O read as 0, I and
+    L as 1), or None: longer than TYPED_MAX_CHARS, or not 8 characters of the alphabet."""
+    if len(typed) > TYPED_MAX_CHARS:
+        return None
+    code = "".join(typed.split()).replace("-", "").upper().translate(_READ_AS)
+    if len(code) != CODE_CHARS or any(c not in CODE_ALPHABET for c in code):
+        return None
+    return code
+
+
+def spaced_code(code: str) -> str:
+    return f"{code[:4]}-{code[4:]}"
+
+
 def short_code(digest: str, public_key: str) -> str:
     """Six digits both screens show: derived from the link and the phone's key, so a phone that
     claimed with another key shows another code."""
@@ -190,13 +227,16 @@ def claim_refusal(model: Model, msg: PhoneClaimed, now: int) -> HandoffRefusal |
 def _mint(model: Model) -> Step:
     model = replace(model, handoff=replace(model.handoff, status="minting", nonce="", digest="",
                                            phone_key="", code=""))
-    return model, [CancelTimer(TIMER), HANDOFF_TOKEN.call(HANDOFF_TOKEN.args(), HandoffTokenMinted)]
+    # a code to type is noted with the link (the service), so that the computer's page finds it
+    args = HANDOFF_TOKEN.args(typed=True) if model.handoff.to == "computer" else HANDOFF_TOKEN.args()
+    return model, [CancelTimer(TIMER), HANDOFF_TOKEN.call(args, HandoffTokenMinted)]
 
 
 def on_pressed(model: Model, msg: PressedContinueOnPhone, now: int) -> Step:
     if model.router.view == VIEW or linked_key(model):
         return model, []
-    model = replace(model, router=router.push(model.router, VIEW))
+    to: Device = "computer" if model.env.mobile else "phone"  # a phone continues on a computer
+    model = replace(model, router=router.push(model.router, VIEW), handoff=replace(model.handoff, to=to))
     return _mint(model)
 
 
@@ -248,7 +288,7 @@ def on_confirm(model: Model, msg: PhoneConfirmed, now: int) -> Step:
         return model, []
     model = replace(model, handoff=replace(state, status="linked", identity=model.embedded.identity))
     model, cmds = stack.go_back(model) if model.router.view == VIEW else (model, [])
-    model, more = snack.show(model, "Your phone is connected")
+    model, more = snack.show(model, "Your computer is connected" if state.to == "computer" else "Your phone is connected")
     return model, [*cmds, *more]
 
 
@@ -256,7 +296,7 @@ def on_deny(model: Model, msg: PressedHandoffDeny, now: int) -> Step:
     if model.handoff.status != "confirm":
         return model, []
     model = replace(model, handoff=replace(model.handoff, status="idle", phone_key="", code=""))
-    return snack.show_error(model, "Phone not connected")
+    return snack.show_error(model, "Computer not connected" if model.handoff.to == "computer" else "Phone not connected")
 
 
 def on_copy(model: Model, msg: PressedCopyHandoffLink, now: int) -> Step:

@@ -256,7 +256,7 @@ def _render(model: Model, bodies: BodyCache | None = None, screen: Screen = HOST
     view_node = bodies.part("view", (view, body), lambda: node("view", f"view/{view}", [body], name=view))
     views = [view_node] if previous is None else [previous, view_node]
     drawn_alerts = alerts.drawn(model)
-    footer = [bodies.part("footer", (), _footer)] if _offers_handoff(model, view) else []
+    footer = [bodies.part("footer", (model.env.mobile,), lambda: _footer(model.env.mobile))] if _offers_handoff(model, view) else []
     return node(
         "modal",
         "modal",
@@ -279,7 +279,10 @@ def _offers_handoff(model: Model, view: str) -> bool:
     return model.options.features.continueOnPhone and view != HANDOFF_VIEW and not linked_key(model)
 
 
-def _footer() -> Node:
+def _footer(mobile: bool) -> Node:
+    if mobile:  # a phone continues on a computer: a short address and a code to type
+        return node("button", "footer/continue-on-phone", on={"press": PressedContinueOnPhone()},
+                    pending={"press": "spinner"}, text="Continue on your computer", variant="secondary", icon="external")
     return node("button", "footer/continue-on-phone", on={"press": PressedContinueOnPhone()},
                 pending={"press": "spinner"}, text="Continue on your phone", variant="secondary", icon="qr")
 

@@ -64,16 +64,20 @@ def body(model: Model, screen: Screen = HOST) -> Node:
     if linked_key(model) and screen.companion:
         # the linked phone's modal: its own approval frame, signed with the phone's key
         src = frame_src(model.session_id, request.eid, theme_key(model.theme), PHONE_APPROVE_PATH)
+        # the other device: the phone, or the computer a phone's session was continued on
+        label = "Approve or reject on your computer" if model.handoff.to == "computer" else "Approve or reject on your phone"
         return parts.column("approve/body", [
-            node("frame", f"approve/phone-frame/{request.eid}", src=src, title="Approve or reject on your phone",
-                 height=FRAME_HEIGHT),
+            node("frame", f"approve/phone-frame/{request.eid}", src=src, title=label, height=FRAME_HEIGHT),
         ])
     if linked_key(model):
         # a phone linked to this session approves there (issue 44 item 1): the host page waits
         return parts.column("approve/body", [
             node("spinner", f"approve/phone-spinner/{request.eid}", size=32),
-            node("text", "approve/phone", text="Waiting for your phone", variant="body"),
-            node("text", "approve/phone-hint", text="Approve or reject on your phone", variant="small", tone="muted"),
+            *([node("text", "approve/phone", text="Waiting for your computer", variant="body"),
+               node("text", "approve/phone-hint", text="Approve or reject on your computer", variant="small", tone="muted")]
+              if model.handoff.to == "computer" else
+              [node("text", "approve/phone", text="Waiting for your phone", variant="body"),
+               node("text", "approve/phone-hint", text="Approve or reject on your phone", variant="small", tone="muted")]),
         ], gap=12)
     return parts.column("approve/body", [
         node("frame", f"approve/frame/{request.eid}", src=frame_src(model.session_id, request.eid, theme_key(model.theme)),

@@ -40,3 +40,10 @@ class Screen:
 
 HOST = Screen()  # the host page's connection: the session's own
 PHONE = Screen(companion=True, mobile=True)  # the linked phone's modal (server/handoff.py's page)
+COMPUTER = Screen(companion=True, mobile=False)  # a phone's session continued on a computer
+
+
+def companion_screen(model: Model) -> Screen:
+    """The screen of the session's companion: the phone it was continued on, or the computer
+    (a phone's session continued on a computer, `handoff.to`)."""
+    return COMPUTER if model.handoff.to == "computer" else PHONE

@@ -2,7 +2,8 @@
 request waits for the linked phone, the host page's ApproveTransaction says "Waiting for your
 phone" and the phone's modal holds the phone's approval frame (its rows, Approve and Reject,
 signed with the phone's key). The host page never gets that frame: an intent of the host page's
-naming it is refused, typed, and changes nothing. The memo of view bodies keys on the screen."""
+naming it is refused, typed, and changes nothing. The memo of view bodies keys on the screen. A
+phone's session continued on a computer: the computer's modal approves, drawn as a computer's."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from modalcore.core.evolve import replace
 from modalcore.enginetest import Harness
 from modalcore.enginetest.companion import Phone
 from modalcore.views import BodyCache, render
-from modalcore.views.screens import HOST, PHONE
+from modalcore.slices.handoff import PhoneConfirmed
+from modalcore.views.screens import COMPUTER, HOST, PHONE
 from modalcore.wire.frames import Intent
 from modalcore.wire.nodes import Node
 
 from .test_companion_engine import _linked, _waiting
+from .test_handoff_computer import COMPUTER as COMPUTER_KEY, _claim as _computer_claim, _offered as _on_the_phone
 from .test_handoff_engine import KEY
 
 FRAME = "approve/phone-frame/e99"
@@ -68,3 +71,17 @@ def test_the_phones_approval_leaves_its_modal_when_the_request_is_answered() -> 
     h, phone = _waiting_for_the_phone()
     h.apply(lambda m: (replace(m, embedded=replace(m.embedded, request=None)), []))
     assert phone.tree.find(FRAME) is None
+
+
+def test_rule_a_phones_session_continued_on_a_computer_approves_inside_the_computers_modal() -> None:
+    h = _on_the_phone()
+    h.deliver(_computer_claim(h))
+    h.deliver(PhoneConfirmed(digest=h.model.handoff.digest, public_key=COMPUTER_KEY))
+    computer = Phone(h, COMPUTER_KEY)  # the computer's modal: the companion
+    assert computer.companion.screen == COMPUTER, "the computer is drawn as a phone"
+    h.apply(_waiting)
+    h.expect(view="ApproveTransaction", text="Waiting for your computer")
+    assert h.tree.find(FRAME) is None
+    frame = computer.tree.find(FRAME)
+    assert frame is not None and frame.p["title"] == "Approve or reject on your computer"
+    assert computer.tree_wire == render(h.model, None, COMPUTER).to_wire()
