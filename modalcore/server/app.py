@@ -69,6 +69,7 @@ from .social_window import OpenedWindows, routes as social_window_routes
 from .handoff import routes as handoff_routes, token_service
 from .handoff_confirm import routes as handoff_confirm_routes
 from .handoff_code import routes as handoff_code_routes
+from .handoff_frame import routes as handoff_frame_routes
 from .companion import WS_COMPANION_PATH, CompanionDoor, routes as companion_routes
 from .companion_relay import CompanionRelay
 from ..services.domain.handles import HANDOFF_TOKEN
@@ -361,6 +362,7 @@ def create_app(
         *handoff_code_routes(hub),  # /continue and /continue/code, before /continue/{link}
         *handoff_routes(hub, engine_secret),
         *handoff_confirm_routes(hub, engine_secret, app_embedded),
+        *handoff_frame_routes(hub),
         *verify_routes(hub, app_embedded, windows),
         *(key_window_routes(hub) if app_embedded else []),
         *passkey_routes(hub, engine_secret, app_embedded),

@@ -16,11 +16,13 @@ POST /continue/status   {link, public_key}
     `linked` with the request waiting for approval (its id, or none), or `refused` with the reason
     (a phone whose key is not the one the desktop confirmed, e.g. a second scan; 403 or 410).
 
-POST /continue/begin    {link, public_key, request}   /   POST /continue/approve  {..., signature}
+POST /continue/begin    {link | session, public_key, request}   /   POST /continue/approve  {..., signature}
     While linked, the request waiting is approved on the phone as in the approval frame
     (approval.py): a fresh challenge, the approval tree's bytes drawn by the page, and Approve
     counts only with the signature of the phone's key, the one the desktop confirmed, over
     `approval_text(...)` with `seen` = "phone". Then `ApprovalDecided` is delivered, as the frame's.
+    The phone's approval frame inside its modal (handoff_frame.py) names the session rather than
+    the link (the link is in no tree); either way only the linked key's signature approves.
 
 Nothing here is secret in a GET's HTML: the link is in the URL (single-use, 2 minutes, useless
 without the code confirmed on the desktop), the page holds only the session id it came with.
@@ -46,11 +48,10 @@ from ..embedded.approval_tree import request_digest, tree_hash
 from ..embedded.devicekeys import BadPublicKey, parse_public_key, signature_ok
 from ..i18n import direction
 from ..slices.embedded import ApprovalDecided
-from ..slices.handoff import HandoffRefusal, PhoneClaimed, claim_refusal, link_digest, link_token
+from ..slices.handoff import HandoffRefusal, PhoneClaimed, claim_refusal, link_digest, link_token, linked_key
 from .handoff_code import keep_code
 from .approval import b64url, approval_evidence, approval_text, issue_nonce, nonce_ok, tree_bytes
 from .approval_theme import style
-from .approval_tree_script import OUTCOME_CSS, TREE_SCRIPT
 from . import handoff_texts as T
 from .frame_page import MAX_ID_CHARS, from_engine_frame, json_body, own_origin, page, refused
 
@@ -77,16 +78,12 @@ body{margin:0;font:16px/1.45 system-ui,sans-serif;background:var(--bg);color:var
 header,main{padding:20px 24px 0;max-width:420px;margin:0 auto}
 .title{font-size:14px;opacity:.7}h1{font-size:20px;margin:0 0 8px}.who{font-size:13px;opacity:.7;margin-bottom:12px}
 #code{font-size:36px;letter-spacing:4px;font-weight:600;margin:16px 0}
-dl{display:grid;grid-template-columns:auto 1fr;gap:6px 12px;word-break:break-all}dt{opacity:.7}
-.row{display:flex;gap:12px;margin-top:16px}.row button{flex:1;padding:12px;border-radius:12px;border:0;font:inherit}
-#approve{background:var(--accent,#3396ff);color:#fff}
 """
 
 _SCRIPT = """
 const S = %(data)s;
 const state = document.getElementById('state'), code = document.getElementById('code');
-const approval = document.getElementById('approval');
-let key = null, current = '', challenge = null, shown = '', done = false, joined = false;
+let key = null, done = false, joined = false;
 const NONCE = document.currentScript ? document.currentScript.nonce : '';
 const say = (text) => { state.textContent = text; };
 async function poll() {
@@ -98,10 +95,7 @@ async function poll() {
   if (d.state === 'linked') {
     code.textContent = '';
     if (!joined) { joined = true; companion().catch(() => undefined); }
-    if (d.request && d.request !== current) await begin(d.request);
-    else if (!d.request && current) { current = ''; approval.hidden = true; }
-    if (!current) say(S.after || S.t.connected);
-    document.getElementById('modal').hidden = !!current;  // the approval, not the modal's "Waiting for your phone"
+    say(S.t.connected);  // a request waiting is approved inside the modal (handoff_frame.py)
   }
   setTimeout(poll, 800);
 }
@@ -124,30 +118,6 @@ async function companion() {
     companion: first, renewCompanion: signedJoin});
   document.head.appendChild(script);
 }
-async function begin(request) {
-  const r = await post(S.path + '/begin', {link: S.link, public_key: key.spki, request});
-  if (!r.ok) return;
-  shown = await drawTree(r.data.tree);
-  // issue 43: the engine still simulates the outcome (at most 1.5 s): the next poll asks again
-  if (outcomePending) return;
-  challenge = r.data; current = request;
-  approval.hidden = false;
-  for (const b of approval.querySelectorAll('button')) b.disabled = false;
-  say('');
-}
-async function decide(approve) {
-  if (!challenge) return;
-  for (const b of approval.querySelectorAll('button')) b.disabled = true;
-  const text = ['modalcore-approve', S.session, current, challenge.digest, challenge.nonce,
-                approve ? 'approve' : 'reject', S.seen, shown].join('\\n');
-  const r = await post(S.path + '/approve', {link: S.link, request: current, approve, nonce: challenge.nonce,
-    tree_hash: shown, public_key: key.spki, signature: await signText(key.pair, text)});
-  approval.hidden = true; challenge = null;
-  S.after = r.ok ? (approve ? S.t.approved : S.t.rejected) : S.t.gone;
-  say(S.after);
-}
-document.getElementById('approve').addEventListener('click', (e) => { if (e.isTrusted) decide(true); });
-document.getElementById('reject').addEventListener('click', (e) => { if (e.isTrusted) decide(false); });
 (async () => {
   key = await deviceKey();
   const r = await post(S.path + '/claim', {link: S.link, public_key: key.spki});
@@ -242,6 +212,15 @@ def _claim(digest: str, public_key: str, origin: str) -> PhoneClaimed:
     return PhoneClaimed(digest=digest, public_key=public_key, origin=origin)
 
 
+def _names_session(data: dict[str, object]) -> bool:
+    """A body names the link or the session, one of them, as a bounded string."""
+    link, session = data.get("link"), data.get("session")
+    if (link is None) == (session is None):
+        return False
+    named = link if link is not None else session
+    return isinstance(named, str) and 0 < len(named) <= MAX_LINK_CHARS
+
+
 def links_key(model: Model, digest: str, public_key: str) -> bool:
     state = model.handoff
     return state.status == "linked" and state.phone_key == public_key and digest in state.spent
@@ -268,17 +247,13 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
                           ).replace("<", "\\u003c")
         title = T.COMPUTER_TITLE if computer else T.TITLE
         say = {name: html.escape(T.word(text, language)) for name, text in
-               (("title", title), ("connecting", T.CONNECTING), ("approve", T.APPROVE), ("reject", T.REJECT))}
-        # the status above; the approval (drawn from the tree's bytes, approval_tree_script.py) below
+               (("title", title), ("connecting", T.CONNECTING))}
+        # the status above; the session's modal below (the approval is drawn inside it)
         body = (f"<header><div class=title>{say['title']}</div><div id=code aria-live=polite></div>"
-                f"<p id=state role=status>{say['connecting']}</p></header><main id=approval hidden><h1></h1>"
-                "<div class=who id=who></div><section id=outcome aria-label=Outcome hidden></section><dl></dl>"
-                f"<div class=row><button id=reject type=button disabled>{say['reject']}"
-                f"</button><button id=approve type=button disabled>{say['approve']}</button></div></main>"
-                "<div id=modal></div>")
+                f"<p id=state role=status>{say['connecting']}</p></header><div id=modal></div>")
         mode = "light" if model.theme.mode == "light" else "dark"
-        script = _SCRIPT % {"data": data} + TREE_SCRIPT
-        return page(hub, model.project_id, say["title"], mode, style(model.theme) + _CSS + OUTCOME_CSS, body,
+        script = _SCRIPT % {"data": data}
+        return page(hub, model.project_id, say["title"], mode, style(model.theme) + _CSS, body,
                     script, ancestors="'none'", viewport=True, language=language, modal=True)
 
     async def claim(request: Request) -> Response:
@@ -324,21 +299,35 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         return _refused_state(why or HandoffRefusal.USED, T.language_of(model), state.to)
 
     async def _linked_request(data: dict[str, object]) -> tuple[str, Model] | None:
+        """The session whose request `data` names waits for the phone of `data`'s key: named by
+        the link (the phone's page) or by the session (its approval frame, handoff_frame.py)."""
         link, key, eid = data.get("link"), data.get("public_key"), data.get("request")
-        if not isinstance(link, str) or not isinstance(key, str) or not isinstance(eid, str):
+        if not isinstance(key, str) or not isinstance(eid, str):
             return None
-        found = await session_of_link(hub, link)
+        found: tuple[str, Model] | None
+        if isinstance(link, str):
+            by_link = await session_of_link(hub, link)
+            found = by_link[:2] if by_link is not None and links_key(*by_link[1:], key) else None
+        else:
+            found = await _named_session(data.get("session"))
+            found = found if found is not None and linked_key(found[1]) == key else None
         if found is None:
             return None
-        session, model, digest = found
+        session, model = found
         waiting = model.embedded.request
-        if not links_key(model, digest, key) or waiting is None or waiting.eid != eid or waiting.signing:
+        if waiting is None or waiting.eid != eid or waiting.signing:
             return None
         return session, model
 
+    async def _named_session(session: object) -> tuple[str, Model] | None:
+        if not isinstance(session, str) or not session or len(session) > MAX_ID_CHARS:
+            return None
+        model = await hub.peek(session)
+        return None if model is None else (session, model)
+
     async def begin(request: Request) -> Response:
-        data = await json_body(request, ("link", "public_key", "request"))
-        if data is None:
+        data = await json_body(request, ("public_key", "request"))
+        if data is None or not _names_session(data):
             return refused(400, "malformed body")
         found = await _linked_request(data)
         if found is None:
@@ -349,8 +338,8 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
                              "digest": request_digest(model.embedded.request), "tree": b64url(tree_bytes(model))})
 
     async def approve(request: Request) -> Response:
-        data = await json_body(request, ("link", "public_key", "request", "nonce", "tree_hash", "signature"))
-        if data is None or not isinstance(data.get("approve"), bool):
+        data = await json_body(request, ("public_key", "request", "nonce", "tree_hash", "signature"))
+        if data is None or not _names_session(data) or not isinstance(data.get("approve"), bool):
             return refused(400, "malformed body")
         if not from_engine_frame(request, hub.config.public_url):
             return _refusal(HandoffRefusal.FOREIGN_ORIGIN, _language(request, None))
