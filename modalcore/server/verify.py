@@ -156,7 +156,8 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None, windows: OpenedWindows | Non
         if isinstance(answer, JSONResponse):
             return answer
         result = CodeCheckResult.model_validate(answer)
-        await hub.route(data["session"], EmailCodeChecked(email=email, result=result))
+        key = data["public_key"] if result.verdict == "accepted" else ""
+        await hub.route(data["session"], EmailCodeChecked(email=email, result=result, key=key))
         return JSONResponse({"verdict": result.verdict})
 
     async def signed_in_email(session: str) -> tuple[Model, str] | None:

@@ -162,6 +162,7 @@ class EmailCodeChecked(Msg):
 
     email: str
     result: CodeCheckResult
+    key: str = ""  # the frame's public key registered on `accepted` (a linked phone's: slices/handoff.adopt)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,22 @@ The steps, all through `update` (randomness and time are commands and `now`):
    `PhoneConfirmed`, which links the phone's key for that account (`linked_key`). "No" (in the
    modal: anyone may say no) forgets it. A host page can press the modal's buttons; it cannot
    link its own server's key.
+   With no account in the session at all (no embedded account, none connected: `open_yes`),
+   "Yes, it does" is a button of the modal (`PressedHandoffYes`), with no signature: the phone
+   it links gets exactly the powers the host page already has. It is drawn the session's views
+   (what the host page is drawn, or the same views drawn for a phone: a WalletConnect pairing's
+   deep link where the host has its QR code) and sends intents the host could send; what its
+   own presses ask of a browser (Copy, Open) goes to the phone; host events and wallet requests
+   stay the host page's; and it approves nothing: the phone's approval frame is drawn, and its
+   Approve counts, only while `linked_key` holds, which compares the link's `identity` ("" here)
+   with the embedded account's, and an embedded request needs an account. So an account signed
+   in later ends such a link (the host page could have pressed Yes for its own server's key),
+   unless the phone itself signed in: `adopt`, the key the sign-in frame registered being the
+   linked key (the frame inside the phone's modal keeps its key where the phone's page does). An
+   account connected or signed in while the phone waits for Yes makes the unsigned Yes count no
+   more (the button is gone from the tree, an intent naming it is refused `invalid`, and
+   `on_yes` changes nothing). A WalletConnect account connected through the phone leaves the
+   link as it is (the embedded identity stays "").
 4. While linked, ApproveTransaction waits for the phone (server/handoff.py's approve), which
    delivers the same `ApprovalDecided` as the approval frame.
 
@@ -53,6 +69,7 @@ from ..core.cmds import Reply
 from ..core.shape import On, Slice
 from ..services.domain.handles import HANDOFF_TOKEN
 from . import router, snack, stack
+from .accounts import holds_connection
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -136,6 +153,12 @@ class PhoneConfirmed(Msg):
 @dataclass(frozen=True)
 class PressedHandoffDeny(Msg):
     pass
+
+
+@dataclass(frozen=True)
+class PressedHandoffYes(Msg):
+    """"Yes, it does" pressed in the modal: counts only while the session has no account at all
+    (`open_yes`); with one, the engine's confirmation frame is the only Yes."""
 
 
 @dataclass(frozen=True)
@@ -282,14 +305,50 @@ def confirmable(model: Model) -> bool:
     return model.handoff.status == "confirm" and bool(model.embedded.identity)
 
 
+def no_account(model: Model) -> bool:
+    """No embedded account signed in and no account connected (or re-syncing) in any namespace."""
+    return not model.embedded.identity and not any(holds_connection(account)
+                                                   for _, account in model.accounts.by_namespace)
+
+
+def open_yes(model: Model) -> bool:
+    """A phone waits for Yes and the session has no account at all: a press of the modal's Yes
+    links it (it gets no power the host page lacks; see the module's docstring)."""
+    return model.handoff.status == "confirm" and no_account(model)
+
+
 def on_confirm(model: Model, msg: PhoneConfirmed, now: int) -> Step:
     state = model.handoff
     if not confirmable(model) or msg.digest != state.digest or msg.public_key != state.phone_key:
         return model, []
-    model = replace(model, handoff=replace(state, status="linked", identity=model.embedded.identity))
+    return _linked(model, model.embedded.identity)
+
+
+def _linked(model: Model, identity: str) -> Step:
+    state = model.handoff
+    model = replace(model, handoff=replace(state, status="linked", identity=identity))
     model, cmds = stack.go_back(model) if model.router.view == VIEW else (model, [])
     model, more = snack.show(model, "Your computer is connected" if state.to == "computer" else "Your phone is connected")
     return model, [*cmds, *more]
+
+
+def on_yes(model: Model, msg: PressedHandoffYes, now: int) -> Step:
+    if not open_yes(model) or model.router.view != VIEW:
+        return model, []  # an account came meanwhile: only the signed frame's Yes counts now
+    return _linked(model, "")
+
+
+def adopt(model: Model, key: str) -> Model:
+    """An account just signed in whose sign-in frame registered `key`: a phone linked with no
+    account, whose linked key that is (it signed in inside the phone's modal), stays linked and
+    now approves for that account. Any other key (the sign-in was another browser's): the link
+    is forgotten, as "No" forgets a claim (signing out later does not bring it back)."""
+    state = model.handoff
+    if state.status != "linked" or state.identity or not model.embedded.identity:
+        return model
+    if key and key == state.phone_key:
+        return replace(model, handoff=replace(state, identity=model.embedded.identity))
+    return replace(model, handoff=replace(state, status="idle", phone_key="", code=""))
 
 
 def on_deny(model: Model, msg: PressedHandoffDeny, now: int) -> Step:
@@ -313,9 +372,9 @@ def on_copied(model: Model, msg: HandoffLinkCopied, now: int) -> Step:
 
 def linked_key(model: Model) -> str:
     """The phone's public key when a phone is linked to this session for its embedded account
-    (the one signed in now), else ""."""
+    (the one signed in now), or linked with no account while none is signed in, else ""."""
     state = model.handoff
-    linked = state.status == "linked" and state.identity and state.identity == model.embedded.identity
+    linked = state.status == "linked" and state.identity == model.embedded.identity
     return state.phone_key if linked else ""
 
 
@@ -327,6 +386,7 @@ HANDLERS = (
     On(PhoneClaimed, on_claimed),
     On(PhoneConfirmed, on_confirm),
     On(PressedHandoffDeny, on_deny),
+    On(PressedHandoffYes, on_yes),
     On(PressedCopyHandoffLink, on_copy),
     On(HandoffLinkCopied, on_copied),
 )

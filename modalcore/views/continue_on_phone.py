@@ -7,7 +7,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from ..slices.handoff import (CONFIRM_PATH, PATH, PressedCopyHandoffLink, PressedHandoffDeny, PressedHandoffNewLink,
-                              confirmable, link_of, spaced_code, typed_code)
+                              PressedHandoffYes, confirmable, link_of, open_yes, spaced_code, typed_code)
 from ..slices.model import Model
 from ..wire.nodes import Node, node
 from . import parts
@@ -16,7 +16,7 @@ from .qrcode import qr_node
 TITLE = "Continue on your phone"
 COMPUTER_TITLE = "Continue on computer"  # on a phone (env.mobile): the roles swapped (short: a phone's header)
 QR_SIZE = 232
-READS = ("handoff", "session_id", "embedded.identity")
+READS = ("handoff", "session_id", "embedded.identity", "accounts")
 CONFIRM_HEIGHT = 160
 
 
@@ -73,6 +73,9 @@ def _lines(model: Model) -> list[Node]:
                     title="Confirm your computer" if computer else "Confirm your phone", height=CONFIRM_HEIGHT,
                     src=f"{CONFIRM_PATH}?{urlencode({'session': model.session_id})}")
                if confirmable(model) else
+               # no account at all: the linked device gets no power the host lacks (slices/handoff.py)
+               node("button", f"{p}/yes", on={"press": PressedHandoffYes()}, text="Yes, it does", variant="accent")
+               if open_yes(model) else
                node("text", f"{p}/sign-in-first", text="Sign in on this phone with email or a social account "
                     "to continue on your computer", variant="small", tone="muted")
                if computer else
