@@ -222,8 +222,10 @@ def _names_session(data: dict[str, object]) -> bool:
 
 
 def links_key(model: Model, digest: str, public_key: str) -> bool:
-    state = model.handoff
-    return state.status == "linked" and state.phone_key == public_key and digest in state.spent
+    """The phone of `public_key`, which claimed the link of `digest`, is linked now: for the
+    account signed in now (`linked_key`: a link for another account, or for no account while one
+    is signed in, links nothing)."""
+    return bool(public_key) and linked_key(model) == public_key and digest in model.handoff.spent
 
 
 def routes(hub: Hub, secret: bytes) -> list[Route]:

@@ -19,6 +19,7 @@ from modalcore.slices.accounts import AccountState
 from modalcore.slices.embedded import CodeCheckResult, EmailCodeChecked
 from modalcore.slices.handoff import PressedHandoffYes, linked_key
 from modalcore.slices.model import Model, Step
+from modalcore.server.handoff import links_key
 from tests.embedded.world import offer_email
 
 from .test_handoff_engine import BASE, IDENTITY, KEY, NONCE, _claim, _confirm, _signed_in, _waiting
@@ -146,3 +147,17 @@ def test_rule_an_account_connected_through_the_link_keeps_it() -> None:
     h, phone = _linked_no_account()
     h.apply(_connected)
     assert linked_key(h.model) == KEY and phone.companion.linked
+
+
+def test_rule_a_no_account_link_names_no_phone_once_any_account_signs_in() -> None:
+    """A sign-in that registers no key with the session's message (a social account, a passkey)
+    leaves the link's state as it is: the routes that name the link (the phone's approve, its
+    companion nonce) still ask `linked_key`, so the phone gets nothing for that account."""
+    h, phone = _linked_no_account()
+    digest = h.model.handoff.digest
+    assert links_key(h.model, digest, KEY)
+    h.apply(_signed_in)
+    h.apply(_waiting)
+    assert h.model.handoff.status == "linked" and linked_key(h.model) == ""
+    assert not links_key(h.model, digest, KEY), "the phone's page could approve the account's request by its link"
+    assert not phone.companion.linked
