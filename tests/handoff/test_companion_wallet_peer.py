@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -22,6 +23,8 @@ import httpx
 import pytest
 
 from modalcore.netports import free_port
+from modalcore.server.config import dev_networks
+from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.server.companion import signed_text
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_testing import Client, RunningServer, find_node
@@ -29,7 +32,7 @@ from modalcore_testing import Client, RunningServer, find_node
 from ..embedded.device import DeviceKey, frame_headers
 from ..embedded.mail_engine import mail_engine
 from ..embedded.test_approval_credential import CLOCK, mail
-from ..walletconnect.conftest import DEV_ADDRESS, wallet_peer
+from ..walletconnect.conftest import DEV_ADDRESS, WalletPeer, wallet_peer
 from .test_companion_routes import Tree, _companion_url, _nonce
 from .test_handoff_routes import _claim, _link
 
@@ -38,6 +41,7 @@ __all__ = ["mail"]
 OPTS = {"networks": ["eip155:31337"], "features": {"continueOnPhone": True}}
 PHONE_ENV = {"mobile": True, "platform": "ios", "width": 390}
 WAIT = 30.0
+RECEIVER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"  # Hardhat account #1
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +66,16 @@ def wc_engine(tmp_path_factory: pytest.TempPathFactory, mail: LocalSmtpServer, r
         yield running
 
 
+@pytest.fixture(scope="module")
+def chain_engine(tmp_path_factory: pytest.TempPathFactory, mail: LocalSmtpServer, relay_url: str,
+                 devchains: ChainsInfo) -> Iterator[RunningServer]:
+    """The same engine on the dev chains (their RPC, balances and tokens)."""
+    folder: Path = tmp_path_factory.mktemp("wallet-peer-chain")
+    with mail_engine(folder, mail, clock=CLOCK, walletconnect={"relay_url": relay_url},
+                     networks=dev_networks(devchains.rpc_urls, devchains.deployment)) as running:
+        yield running
+
+
 def _accounts(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [f["data"] for f in frames if f["t"] == "host_event" and f.get("kind") == "account"]
 
@@ -77,9 +91,13 @@ async def _phone_press(phone: Client, tree: Tree, node: str, wait_for: str) -> l
     return frames
 
 
-async def test_rule_the_phones_wallet_app_connects_a_session_that_had_no_account(
-        wc_engine: RunningServer, relay_url: str) -> None:
-    engine = wc_engine
+@asynccontextmanager
+async def _connected_on_the_phone(engine: RunningServer, relay_url: str,
+                                  rpc_urls: dict[int, str]) -> AsyncIterator[tuple[Client, Client, Tree, WalletPeer]]:
+    """The computer's session with no account links the phone by the modal's Yes; the phone's
+    modal opens MetaMask's deep link; the wallet peer pairs with its URI and approves. Yields the
+    computer's socket, the phone's socket and tree, and the wallet, once the host page got its one
+    connected account event."""
     async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
         await client.join(opts=OPTS)
         phone_key = DeviceKey()
@@ -114,7 +132,7 @@ async def test_rule_the_phones_wallet_app_connects_a_session_that_had_no_account
 
             # the wallet app on the phone follows the deep link: it pairs and approves
             uri = parse_qs(urlsplit(opened).query)["uri"][0]
-            async with wallet_peer(relay_url, {31337: "http://127.0.0.1:9"}) as wallet:
+            async with wallet_peer(relay_url, rpc_urls) as wallet:
                 await wallet.send(cmd="pair", uri=uri)
                 await wallet.expect("approved", timeout=WAIT)
                 got = await client.recv_until(lambda f: any(a.get("isConnected") for a in _accounts([f])),
@@ -122,9 +140,77 @@ async def test_rule_the_phones_wallet_app_connects_a_session_that_had_no_account
                 connected = [a for a in _accounts(got) if a.get("isConnected")]
                 assert len(connected) == 1 and connected[0]["address"] == DEV_ADDRESS
                 assert connected[0]["walletInfo"]["type"] == "WALLET_CONNECT"
-                more = await client.quiet(0.5)
-                assert not [a for a in _accounts(more) if a.get("isConnected")], "a second account event"
-                # the phone stays linked: its modal moves to the account as the computer's does
-                while tree.wire is None or tree.wire["p"]["view"] != "Account":
-                    tree.take(await phone.recv_until(lambda f: f["t"] in ("patch", "snapshot"), timeout=WAIT))
-                assert not [f for f in phone.frames if f["t"] == "host_event"], "a host event reached the phone"
+                yield client, phone, tree, wallet
+
+
+async def test_rule_the_phones_wallet_app_connects_a_session_that_had_no_account(
+        wc_engine: RunningServer, relay_url: str) -> None:
+    async with _connected_on_the_phone(wc_engine, relay_url, {31337: "http://127.0.0.1:9"}) as (client, phone, tree, _):
+        more = await client.quiet(0.5)
+        assert not [a for a in _accounts(more) if a.get("isConnected")], "a second account event"
+        # the phone stays linked: its modal moves to the account as the computer's does
+        while tree.wire is None or tree.wire["p"]["view"] != "Account":
+            tree.take(await phone.recv_until(lambda f: f["t"] in ("patch", "snapshot"), timeout=WAIT))
+        assert not [f for f in phone.frames if f["t"] == "host_event"], "a host event reached the phone"
+
+
+def _balance(chains: ChainsInfo, address: str) -> int:
+    answer = httpx.post(chains.rpc_urls[31337], json={"jsonrpc": "2.0", "id": 1, "method": "eth_getBalance",
+                                                      "params": [address, "latest"]}).json()
+    return int(answer["result"], 16)
+
+
+def _texts(tree: Tree) -> str:
+    return str(tree.wire)
+
+
+def _ids(wire: dict[str, Any] | None) -> list[str]:
+    stack, ids = [wire] if wire else [], []
+    while stack:
+        node = stack.pop()
+        ids.append(node["id"])
+        stack.extend(node.get("c", ()))
+    return ids
+
+
+async def _until(socket: Client, tree: Tree, done: Callable[[], bool]) -> None:
+    while not done():
+        try:
+            tree.take(await socket.recv_until(lambda f: f["t"] in ("patch", "snapshot"), timeout=WAIT))
+        except TimeoutError:
+            raise AssertionError(f"not drawn: view {(tree.wire or {}).get('p', {}).get('view')}, {_ids(tree.wire)} "
+                                 f"{[(f['t'], f.get('status'), f.get('kind'), f.get('data'), f.get('iid'), str(f.get('ops'))[:300]) for f in socket.frames[-5:]]}") from None
+
+
+async def _press(client: Client, tree: Tree, node: str, act: str = "press", args: dict[str, Any] | None = None) -> None:
+    """An intent of the computer's page once `node` is drawn (and not disabled) in its tree."""
+    def ready() -> bool:
+        found = find_node(tree.wire, node)
+        return found is not None and not found.get("p", {}).get("disabled")
+    await _until(client, tree, ready)
+    await client.intent(node, act, args or {})
+
+
+@pytest.mark.chain
+async def test_rule_a_send_started_on_the_computer_is_approved_in_the_phones_wallet_app(
+        chain_engine: RunningServer, relay_url: str, devchain: ChainsInfo) -> None:
+    """The send is asked of the wallet app over WalletConnect (it signs and broadcasts to the
+    Hardhat node); both screens then say "Transaction sent"."""
+    async with _connected_on_the_phone(chain_engine, relay_url, devchain.rpc_urls) as (client, phone, on_phone, wallet):
+        before = _balance(devchain, RECEIVER)
+        on_computer = Tree()
+        on_computer.take(client.frames)
+        await client.intent("host", "open", {})  # the modal closed once the wallet connected
+        await _press(client, on_computer, "account/feature/send")
+        await _press(client, on_computer, "send/token")
+        await _press(client, on_computer, "send/token/native")
+        await _press(client, on_computer, "send/amount", "change", {"value": "1.5"})
+        await _press(client, on_computer, "send/receiver", "change", {"value": RECEIVER})
+        await _press(client, on_computer, "send/preview")
+        await _press(client, on_computer, "send-preview/send")
+        request = await wallet.expect("request", timeout=WAIT)
+        assert request["method"] == "eth_sendTransaction"
+        await wallet.expect("responded", timeout=WAIT)
+        await _until(client, on_computer, lambda: "Transaction sent" in _texts(on_computer))
+        await _until(phone, on_phone, lambda: "Transaction sent" in _texts(on_phone))
+        assert _balance(devchain, RECEIVER) == before + 15 * 10**17, "the wallet app did not send it"
