@@ -137,7 +137,8 @@ def on_passkey(model: Model, msg: PasskeySignedIn, now: int) -> Step:
     waiting = passkey_signin(model)
     if not waiting or (waiting == "email" and msg.email != model.embedded.email):
         return model, []
-    return signed_in(model, msg.email, checksum(msg.address), now)
+    model, cmds = signed_in(model, msg.email, checksum(msg.address), now)
+    return handoff.adopt(model, msg.key), cmds  # a phone linked with no account, if it signed in
 
 
 def on_resend(model: Model, msg: PressedResendCode, now: int) -> Step:

@@ -229,7 +229,7 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
         email = identity.removeprefix(EMAIL)
         address = wallet.vault.get_or_create(Identity("email", email), now)
         wallet.devices.register(identity, data["public_key"], now)
-        await hub.route(session, PasskeySignedIn(email=email, address=address))
+        await hub.route(session, PasskeySignedIn(email=email, address=address, key=data["public_key"]))
         return JSONResponse({"ok": True})
 
     return [Route(PATH, add_page, methods=["GET"]), Route(PATH + "/begin", begin, methods=["POST"]),

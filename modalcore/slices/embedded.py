@@ -174,6 +174,7 @@ class PasskeySignedIn(Msg):
 
     email: str
     address: str
+    key: str = ""  # the frame's public key registered with it (a linked phone's: slices/handoff.adopt)
 
 
 def email_identity(email: str) -> str:
@@ -252,6 +253,7 @@ class SocialSignedIn(Msg):
     address: str
     username: str = ""
     email: str = ""
+    key: str = ""  # the frame's public key registered with it (a linked phone's: slices/handoff.adopt)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from modalcore.enginetest import Harness
 from modalcore.enginetest.companion import Phone
 from modalcore.services.domain.handles import EMAIL_CODE
 from modalcore.slices.accounts import AccountState
-from modalcore.slices.embedded import CodeCheckResult, EmailCodeChecked
+from modalcore.slices.embedded import CodeCheckResult, EmailCodeChecked, PasskeySignedIn, SocialSignedIn
 from modalcore.slices.handoff import PressedHandoffYes, linked_key
 from modalcore.slices.model import Model, Step
 from modalcore.server.handoff import links_key
@@ -149,8 +149,22 @@ def test_rule_an_account_connected_through_the_link_keeps_it() -> None:
     assert linked_key(h.model) == KEY and phone.companion.linked
 
 
+def test_rule_a_passkey_or_social_sign_in_on_the_phone_keeps_the_link_too() -> None:
+    """The passkey's and the provider's sign-ins name the frame's key they registered, as a code's."""
+    h, phone = _linked_no_account()
+    h.deliver(PasskeySignedIn(email=EMAIL, address=ADDRESS, key=KEY))
+    assert h.model.embedded.identity == f"email:{EMAIL}"
+    assert linked_key(h.model) == KEY and phone.companion.linked
+
+    h, phone = _linked_no_account()
+    h.apply(lambda m: (replace(m, embedded=replace(m.embedded, social="google")), []))  # Continue with Google
+    h.deliver(SocialSignedIn(provider="google", subject="g-1", address=ADDRESS, key="the-computers-frame-key"))
+    assert h.model.embedded.identity.startswith("google:")
+    assert linked_key(h.model) == "" and h.model.handoff.phone_key == "" and not phone.companion.linked
+
+
 def test_rule_a_no_account_link_names_no_phone_once_any_account_signs_in() -> None:
-    """A sign-in that registers no key with the session's message (a social account, a passkey)
+    """A sign-in whose message names no key (a Farcaster account; any account set otherwise)
     leaves the link's state as it is: the routes that name the link (the phone's approve, its
     companion nonce) still ask `linked_key`, so the phone gets nothing for that account."""
     h, phone = _linked_no_account()
