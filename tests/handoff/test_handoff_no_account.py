@@ -22,6 +22,7 @@ from modalcore.slices.model import Model, Step
 from modalcore.server.handoff import links_key
 from tests.embedded.world import offer_email
 
+from .test_handoff_computer import COMPUTER, NONCE as PHONE_NONCE, _claim as _computer_claim, _on_a_phone
 from .test_handoff_engine import BASE, IDENTITY, KEY, NONCE, _claim, _confirm, _signed_in, _waiting
 
 EMAIL = "mia@example.com"
@@ -175,3 +176,17 @@ def test_rule_a_no_account_link_names_no_phone_once_any_account_signs_in() -> No
     assert h.model.handoff.status == "linked" and linked_key(h.model) == ""
     assert not links_key(h.model, digest, KEY), "the phone's page could approve the account's request by its link"
     assert not phone.companion.linked
+
+
+def test_rule_a_phone_with_no_account_continues_on_a_computer_by_its_modals_yes() -> None:
+    """The other way round: the phone's session owns it and says Yes; the computer joins with the
+    host page's powers, no more."""
+    h = Harness.from_join(_on_a_phone())
+    h.host("open")
+    h.press("footer/continue-on-phone")
+    h.settle_call("handoff.token", {"nonce": PHONE_NONCE, "base": BASE})
+    h.deliver(_computer_claim(h))
+    h.expect(view="ContinueOnPhone", text="Does your computer show this code?")
+    h.press("handoff/yes")
+    assert linked_key(h.model) == COMPUTER and h.model.handoff.identity == ""
+    h.expect(text="Your computer is connected")
