@@ -130,8 +130,11 @@ nginx:
 
 # Everything the demo starts: the chains and their bundlers, the WalletConnect demo wallet page (walletpeer) and the
 # local OpenID provider (tests/test_fresh_clone.py runs this on a fresh clone, issue 28).
+# The demo records every session into RECORD_DIR, so a failure screen's "Copy support code"
+# opens a replay there (`python -m modalcore doctor replay CODE --record-dir .run/recordings`).
+RECORD_DIR ?= .run/recordings
 run: $(RUNSTAMP) renderer/dist/modal.js chain/node_modules/.installed bundler/node_modules/.installed walletpeer/node_modules/.installed oidcprovider/node_modules/.installed
-	$(PY) -m modalcore_dev demo --host $(HOST) --port $(PORT) $(foreach origin,$(ALLOW_ORIGIN),--allow-origin $(origin))
+	$(PY) -m modalcore_dev demo --host $(HOST) --port $(PORT) --record-dir $(RECORD_DIR) $(foreach origin,$(ALLOW_ORIGIN),--allow-origin $(origin))
 
 # make test must stay under 30 minutes on CI's 2 cores, installs included: pytest-xdist runs one
 # test file per worker on every core (at most 4: each worker starts its own session-wide chains,

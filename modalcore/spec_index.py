@@ -26,7 +26,7 @@ SPEC_INDEX: dict[str, dict[str, tuple[str, ...]]] = {
             "modalcore.views.register_account_name", "modalcore.views.register_account_name_success"),
         "continue on your phone (issue 44)": (
             "modalcore.slices.handoff", "modalcore.views.continue_on_phone", "modalcore.server.handoff",
-            "modalcore.server.handoff_confirm"),
+            "modalcore.server.handoff_confirm", "modalcore.server.handoff_code"),
         "not built (no view module): ConnectingWalletConnect, ConnectingSiwe, "
         "ApproveTransaction, Swap": (),
     },

@@ -6,6 +6,11 @@ nothing would replay what the ring kept) over the session's one model: its
 intents are the session's (the same `update`, so a press on either screen moves both), and
 after every step the tree the session drew is sent to it as its own patch or snapshot (the
 host's patch ops reused when the companion had the tree they apply to: the tree is diffed once).
+The tree is drawn for the phone's screen (`screen`, views/screens.py): while a view drawn is one
+that differs by screen (ApproveTransaction: the phone's approval frame, not "Waiting for your
+phone") or the screen's device kind is not the host page's (a phone's deep links, not a QR code),
+the companion draws its own tree (its own memo of bodies) and diffs it against the one it has.
+Its intents name nodes of the tree it has, never the host page's (engine/decode.py).
 
 What stays the host page's: `host_event` frames (never mirrored), wallet requests (`eip1193`,
 `solana`, `discover`: the phone's page announces no wallets). An effect an intent of the
@@ -22,7 +27,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..slices.handoff import linked_key
-from ..wire.framing import choose
+from ..views import BodyCache, render, screened
+from ..views.screens import Screen, companion_screen
+from ..wire.framing import PackedParts, choose
 from ..wire.frames import ClientFrame, Intent
 from ..wire.nodes import Node
 from ..wire.serverframes import EffectRequest, Joined, Patch, ServerFrame, Snapshot, Theme, WireOps, drawn_snapshot, encoded
@@ -39,8 +46,11 @@ NOT_LINKED = "this phone is no longer linked to the session"  # the `not_linked`
 class Companion(Connection):
     """The phone's connection to `session` (at most one per session: the runner holds it)."""
 
-    def __init__(self, session: Session, now: int, public_key: str) -> None:
+    def __init__(self, session: Session, now: int, public_key: str, screen: Screen | None = None) -> None:
         super().__init__(now)
+        self._screen = screen  # what this connection's screen is (None: the device the session was continued on)
+        self.bodies = BodyCache()  # its memo of view bodies, while it draws a tree of its own
+        self.packed = PackedParts()
         self.joined_at = now
         self.session = session
         self.public_key = public_key  # the phone's key the computer confirmed
@@ -49,6 +59,11 @@ class Companion(Connection):
         self.snapshot_v = 0
         self.host_version = -1  # the session's tree version `tree` is (a host patch from it applies here)
         self.theme_sent: dict[str, object] | None = None  # the session's map last sent here (compared by identity)
+
+    @property
+    def screen(self) -> Screen:
+        """The screen this connection's views are drawn for (views/screens.py)."""
+        return self._screen if self._screen is not None else companion_screen(self.session.model)
 
     @property
     def linked(self) -> bool:
@@ -88,26 +103,31 @@ class Companion(Connection):
         session = self.session
         if self.tree is None:
             return frames  # not welcomed yet
-        if session.compacted:
+        own = screened(session.model, self.screen)
+        if session.compacted and not own:
             return frames  # an idle session's tree is the one it last sent: the companion has it
-        tree = session.tree
+        tree = self._drawn() if own else session.tree
         if tree is self.tree:
             return frames
-        reused = self._host_patch(host_frames)
+        reused = None if own else self._host_patch(host_frames)
         if reused is not None:
             self.version += 1
             frames.append(self._keep(Patch(self._next(), self.in_seq, self.version - 1, self.version, reused)))
         else:
-            update = choose(self.tree, tree, session.packed)
+            update = choose(self.tree, tree, self.packed if own else session.packed)
             if update.ops is None:
-                frames.append(self.snapshot(update.tree_bytes))
+                frames.append(self.snapshot(update.tree_bytes, tree))
             elif update.ops:
                 self.version += 1
                 known = {"ops": update.ops_bytes} if update.ops_bytes is not None else None
                 frames.append(self._keep(Patch(self._next(), self.in_seq, self.version - 1, self.version,
                                                update.ops), known))
-        self.tree, self.host_version = tree, session.version
+        self.tree, self.host_version = tree, session.version if not own else -1
         return frames
+
+    def _drawn(self) -> Node:
+        """The tree of the session's model for this connection's screen."""
+        return render(self.session.model, self.bodies, self.screen)
 
     def _host_patch(self, host_frames: Sequence[ServerFrame]) -> WireOps | None:
         """The ops of the host's one patch of this step, when they apply to the companion's tree."""
@@ -119,14 +139,18 @@ class Companion(Connection):
             return None
         return list(patch.ops)
 
-    def snapshot(self, encoded: bytes | None = None) -> Snapshot:
+    def snapshot(self, encoded: bytes | None = None, tree: Node | None = None) -> Snapshot:
+        """A snapshot of the tree this screen draws now (`tree`, and its bytes, when the caller
+        has them; a resync passes none); its wire tree is drawn only if someone reads it."""
         session = self.session
-        tree = session.tree
+        own = screened(session.model, self.screen)
+        if tree is None:
+            tree = self._drawn() if own else session.tree
         self.version += 1
         self.snapshot_v = self.version
         frame = drawn_snapshot(self._next(), self.in_seq, self.version, tree.to_wire)
         self._keep(frame, {"tree": encoded} if encoded is not None else None)
-        self.tree, self.host_version = tree, session.version
+        self.tree, self.host_version = tree, session.version if not own else -1
         return frame
 
     def _theme_frames(self) -> list[ServerFrame]:

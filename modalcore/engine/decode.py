@@ -141,7 +141,8 @@ def wallet_message(frame: WalletEvent) -> Msg:
 def _intent(session: Session, wire: Session | Companion, frame: Intent, now: int) -> Decoded:
     """Acked once per intent id (a repeated one gets its first ack again), rate limited, then
     decoded to its node's message; a stale or invalid one is acked so and changes nothing. The
-    ids, the rate and the acks are the connection's (`wire`); the tree and the model the session's."""
+    ids, the rate, the acks and the tree its node is looked up in are the connection's (`wire`);
+    the model the session's."""
     out = Output()
     earlier = wire.intents.get(frame.iid)
     if earlier is not None:
@@ -171,7 +172,10 @@ def _intent_message(session: Session, wire: Session | Companion, frame: Intent) 
             raise FrameError("invalid", NOT_THE_HOSTS)
         handler: object = HOST_ACTIONS.get(frame.act)
     else:
-        path = path_to(session.tree, frame.node)
+        # the tree of the connection the intent came over: a node only the phone's screen draws
+        # (its approval frame, its deep link) is no node of the host page's, and back
+        tree = session.tree if wire is session else wire.tree
+        path = path_to(tree, frame.node) if tree is not None else None
         if path is None or _in_hidden(path):
             code = "stale" if wire.acked < wire.out_seq else "invalid"
             raise FrameError(code, f"no node {frame.node!r} in the current tree")

@@ -11,7 +11,7 @@ from ..core.evolve import replace
 from ..core.msg import Msg
 from ..flows.connect import WalletAccountsAnswered, WalletChainAnswered
 from ..flows.solana_connect import SolanaAccountsAnswered
-from ..slices.doctor import MAX_WALLET, Cause, Diagnosis, DoctorState, Flow
+from ..slices.doctor import MAX_WALLET, Cause, Diagnosis, Flow
 from ..slices.embedded import EmailCodeRequested
 from ..slices.model import Model
 from ..slices.send_fee import FeeEstimated
@@ -114,4 +114,4 @@ def with_diagnosis(before: Model, msg: Msg, after: Model, now: int) -> Model:
     found = diagnose(before, msg, after, now)
     if found is None:
         return after
-    return replace(after, doctor=DoctorState(found, after.doctor.count + 1))
+    return replace(after, doctor=replace(after.doctor, last=found, count=after.doctor.count + 1))

@@ -18,7 +18,7 @@ from ..core.shape import On, Slice
 from ..rules import embedded as rules
 from ..rules.addresses import checksum
 from ..rules.texts import email_code_rate_limited
-from ..slices import router
+from ..slices import handoff, router
 from ..slices.embedded import (
     ChangedEmailDraft,
     EmailCodeChecked,
@@ -99,7 +99,8 @@ def on_checked(model: Model, msg: EmailCodeChecked, now: int) -> Step:
         return _state(model, code_error=rules.CODE_EXPIRED), []
     if not result.address:
         return _state(model, code_error=rules.CODE_CHECK_FAILED), []
-    return signed_in(model, state.email, checksum(result.address), now)
+    model, cmds = signed_in(model, state.email, checksum(result.address), now)
+    return handoff.adopt(model, msg.key), cmds  # a phone linked with no account, if it signed in
 
 
 def signed_in(model: Model, email: str, address: str, now: int) -> Step:
@@ -136,7 +137,8 @@ def on_passkey(model: Model, msg: PasskeySignedIn, now: int) -> Step:
     waiting = passkey_signin(model)
     if not waiting or (waiting == "email" and msg.email != model.embedded.email):
         return model, []
-    return signed_in(model, msg.email, checksum(msg.address), now)
+    model, cmds = signed_in(model, msg.email, checksum(msg.address), now)
+    return handoff.adopt(model, msg.key), cmds  # a phone linked with no account, if it signed in
 
 
 def on_resend(model: Model, msg: PressedResendCode, now: int) -> Step:

@@ -24,7 +24,7 @@ from ..core.evolve import replace
 from ..core.shape import On, Slice
 from ..rules import embedded as rules
 from ..rules.addresses import is_evm_address
-from ..slices import router
+from ..slices import handoff, router
 from ..slices.embedded import (
     PressedSocial,
     SocialFailed,
@@ -92,7 +92,8 @@ def on_pressed(model: Model, msg: PressedSocial, now: int) -> Step:
 def on_signed_in(model: Model, msg: SocialSignedIn, now: int) -> Step:
     if msg.provider != model.embedded.social or not is_evm_address(msg.address):
         return model, []
-    return sign_in(model, msg.provider, msg.subject, msg.address, now, username=msg.username, email=msg.email)
+    model, cmds = sign_in(model, msg.provider, msg.subject, msg.address, now, username=msg.username, email=msg.email)
+    return handoff.adopt(model, msg.key), cmds  # a phone linked with no account, if it signed in
 
 
 def on_failed(model: Model, msg: SocialFailed, now: int) -> Step:

@@ -216,7 +216,9 @@ def open_deep_link(model: Model) -> tuple[Model, list[Cmd]]:
 
 
 def _open_link(model: Model, wallet: Wallet, kind: str) -> tuple[Model, Effect | None]:
-    url = dict(pairing_links(model, wallet)).get(kind)
+    # the link of the kind pressed: the linked phone's "Open" (its screen draws the phone's
+    # link, views/screens.py) opens the phone's deep link though the session is a computer's
+    url = dict(pairing_links(model, wallet, mobile=kind == "mobile")).get(kind)
     if url is None or not model.walletconnect.uri:
         return model, None
     # AppKit opens a phone wallet's link in this tab (`_self`); Telegram only follows `_blank`

@@ -35,16 +35,19 @@ def pairing_link(link: str | None, uri: str, *, twice: bool = False) -> str | No
     return f"{base}wc?uri={quote(encoded, safe='') if twice else encoded}"
 
 
-def pairing_links(model: Model, wallet: Wallet) -> list[tuple[str, str]]:
+def pairing_links(model: Model, wallet: Wallet, *, mobile: bool | None = None) -> list[tuple[str, str]]:
     """(kind, link with the URI) of a directory wallet's WalletConnect links for this device:
-    its mobile deep link (or universal link) on a phone, its desktop app link on a computer."""
+    its mobile deep link (or universal link) on a phone, its desktop app link on a computer.
+    `mobile`: for a device of that kind rather than the session's (`env.mobile`): the linked
+    phone's screen draws, and its "Open" opens, the phone's link (views/screens.py)."""
     uri = model.walletconnect.uri
+    phone = model.env.mobile if mobile is None else mobile
     twice = model.env.telegram and model.env.platform == "android"
-    link = (pairing_link(wallet.mobile_link, uri, twice=twice) if model.env.mobile
+    link = (pairing_link(wallet.mobile_link, uri, twice=twice) if phone
             else pairing_link(wallet.desktop_link, uri))
     if link is None:
         return []
-    return [("mobile" if model.env.mobile else "desktop", link)]
+    return [("mobile" if phone else "desktop", link)]
 
 
 def pairs_with(model: Model, wallet: Wallet) -> bool:

@@ -52,9 +52,15 @@ class CompanionSlot:
 async def attach_companion(runner: SessionRunner, outlet: Outlet, public_key: str) -> None:
     """Join `outlet` to the runner's session as its companion (the phone of `public_key`);
     returns once the welcome went out."""
+    await queue_attach(runner, outlet, public_key)
+
+
+def queue_attach(runner: SessionRunner, outlet: Outlet, public_key: str) -> asyncio.Future[None]:
+    """`attach_companion` queued now, before any input queued after this call (a relayed phone's
+    frames, server/companion_relay.py); the future is set once the welcome went out."""
     done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     runner.inbox.put_nowait(CompanionAttach(outlet, public_key, done))
-    await done
+    return done
 
 
 def detach_companion(runner: SessionRunner, outlet: Outlet) -> None:

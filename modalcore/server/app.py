@@ -68,7 +68,10 @@ from .key_window import routes as key_window_routes
 from .social_window import OpenedWindows, routes as social_window_routes
 from .handoff import routes as handoff_routes, token_service
 from .handoff_confirm import routes as handoff_confirm_routes
+from .handoff_code import routes as handoff_code_routes
+from .handoff_frame import routes as handoff_frame_routes
 from .companion import WS_COMPANION_PATH, CompanionDoor, routes as companion_routes
+from .companion_relay import CompanionRelay
 from ..services.domain.handles import HANDOFF_TOKEN
 from ..slices.handoff import use_link_key
 from .verify import routes as verify_routes
@@ -259,6 +262,7 @@ def create_app(
         record_dir=Path(record_dir) if record_dir is not None else None,
         record_name=record_name,
     )
+    hub.relay = CompanionRelay(hub, metrics)  # a linked phone's socket that landed here, its session elsewhere
     shared_db = open_shared(config.model_extra)  # [database]: PostgreSQL for every durable record, else files
     siwx_store, signer = open_siwx(config, shared_db)
     head_signer = HeadSigner(session_store, signer, clock.now_ms, worker=metrics.worker)  # anchors the audit log
@@ -355,8 +359,10 @@ def create_app(
         *audit_routes(),
         *approval_routes(hub, engine_secret, app_embedded),
         *companion_routes(hub, engine_secret),  # before handoff's /continue/{link}
+        *handoff_code_routes(hub),  # /continue and /continue/code, before /continue/{link}
         *handoff_routes(hub, engine_secret),
         *handoff_confirm_routes(hub, engine_secret, app_embedded),
+        *handoff_frame_routes(hub),
         *verify_routes(hub, app_embedded, windows),
         *(key_window_routes(hub) if app_embedded else []),
         *passkey_routes(hub, engine_secret, app_embedded),

@@ -13,9 +13,10 @@ a second join with it is `unknown_link`. The notes are where the engine's other 
 things across processes live (a social sign-in's grant, a Farcaster channel); the approval's
 per-process set of spent nonces would let a join replayed on another process through.
 
-The phone joins the session where it is live, in this engine process (its host page's socket
-is there); a session held by another process is `unknown_link` here (docs/contributors/
-notes-phone44.md, "Left")."""
+The phone joins the session where it is live: in this engine process (its host page's socket
+is there), or, when another engine process holds it (`store.leases`), through that process: the
+join is checked here over the session's last save (`peek`), its nonce spent here, and the socket
+relayed to the owner (server/companion_relay.py). A session live nowhere is `unknown_link`."""
 
 from __future__ import annotations
 
@@ -60,7 +61,7 @@ NONCE_NOTE = "companion-nonce"  # the store notes' kind of a nonce not yet joine
 
 
 class CompanionRefusal(enum.Enum):
-    UNKNOWN = "unknown_link"  # no live session of that id here, or not a nonce of the engine's for it (or spent)
+    UNKNOWN = "unknown_link"  # no live session of that id (here or on its owner), or not a nonce of the engine's for it (or spent)
     FOREIGN_ORIGIN = "foreign_origin"  # not from a page of the engine's own origin
     NOT_LINKED = "not_linked"  # not the phone the computer confirmed, or the signature does not verify
 
@@ -174,8 +175,7 @@ class CompanionDoor:
         address: str | None = None  # set while this socket counts toward its address's cap
         try:
             join = await self._join(ws)
-            runner = self.hub.runners.get(join.session) if self.hub.is_live(join.session) else None
-            model = runner.session.model if runner is not None else None
+            runner, model, owner = await self._session(join.session)
             if model is not None and model.project_id != ws.project:
                 model = None  # another project's session: as if none
             now = self.hub.clock.now_ms()
@@ -189,7 +189,10 @@ class CompanionDoor:
                     why = CompanionRefusal.UNKNOWN  # spent by an earlier join, or not given here
             if why is not None:
                 raise Refused(why.value, REFUSED_TEXT[why], CLOSE_COMPANION_REFUSED)
-            assert runner is not None
+            if runner is None:  # held by the process `owner`: relayed there
+                assert owner is not None and self.hub.relay is not None
+                await self.hub.relay.serve(ws, join, owner)
+                return
             outlet = MeteredOutlet(ws, self.metrics)
             await attach_companion(runner, outlet, join.public_key)
             log.info("session %s: its linked phone joined as companion", join.session)
@@ -209,6 +212,20 @@ class CompanionDoor:
                 detach_companion(runner, outlet)
             if address is not None:
                 self.hub.addresses.release(address)
+
+    async def _session(self, session: str) -> tuple[SessionRunner | None, Model | None, str | None]:
+        """The session the phone joins: live here (its runner and model), or held by another
+        engine process (its last save, and that process); else nothing."""
+        owner = await self.hub.relay.owner(session) if self.hub.relay is not None else None
+        if owner is None:  # this process holds it (a copy live here of a session held elsewhere is stale)
+            runner = self.hub.runners[session] if self.hub.is_live(session) else None
+            return runner, runner.session.model if runner is not None else None, None
+        try:
+            model = await self.hub.peek(session)
+        except Exception as error:  # the store is down: refused (one line)
+            log.warning("session %s: not read for its phone (%s)", session, type(error).__name__)
+            return None, None, None
+        return None, model, owner
 
     async def _join(self, ws: Socket) -> CompanionJoin:
         frame: Join = await first_frame(ws)

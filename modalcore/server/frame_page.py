@@ -173,6 +173,14 @@ def frame_ancestors(hub: Hub, project_id: str) -> str:
     return " ".join(dict.fromkeys(patterns)) or "'none'"
 
 
+def signin_ancestors(hub: Hub, project_id: str) -> str:
+    """Who may frame a sign-in frame (the email code, a social account, a passkey): the project's
+    origins, and the engine's own pages: the linked phone's modal, on the engine's page, draws the
+    session's sign-in there (docs/features/continue-on-phone.md, "With no account")."""
+    ancestors = frame_ancestors(hub, project_id)
+    return "'self'" if ancestors == "'none'" else f"{ancestors} 'self'"
+
+
 def own_origin(request: Request) -> str:
     return f"{request.url.scheme}://{request.url.netloc}"
 

@@ -16,11 +16,13 @@ POST /continue/status   {link, public_key}
     `linked` with the request waiting for approval (its id, or none), or `refused` with the reason
     (a phone whose key is not the one the desktop confirmed, e.g. a second scan; 403 or 410).
 
-POST /continue/begin    {link, public_key, request}   /   POST /continue/approve  {..., signature}
+POST /continue/begin    {link | session, public_key, request}   /   POST /continue/approve  {..., signature}
     While linked, the request waiting is approved on the phone as in the approval frame
     (approval.py): a fresh challenge, the approval tree's bytes drawn by the page, and Approve
     counts only with the signature of the phone's key, the one the desktop confirmed, over
     `approval_text(...)` with `seen` = "phone". Then `ApprovalDecided` is delivered, as the frame's.
+    The phone's approval frame inside its modal (handoff_frame.py) names the session rather than
+    the link (the link is in no tree); either way only the linked key's signature approves.
 
 Nothing here is secret in a GET's HTML: the link is in the URL (single-use, 2 minutes, useless
 without the code confirmed on the desktop), the page holds only the session id it came with.
@@ -46,10 +48,10 @@ from ..embedded.approval_tree import request_digest, tree_hash
 from ..embedded.devicekeys import BadPublicKey, parse_public_key, signature_ok
 from ..i18n import direction
 from ..slices.embedded import ApprovalDecided
-from ..slices.handoff import HandoffRefusal, PhoneClaimed, claim_refusal, link_digest
+from ..slices.handoff import HandoffRefusal, PhoneClaimed, claim_refusal, link_digest, link_token, linked_key
+from .handoff_code import keep_code
 from .approval import b64url, approval_evidence, approval_text, issue_nonce, nonce_ok, tree_bytes
 from .approval_theme import style
-from .approval_tree_script import OUTCOME_CSS, TREE_SCRIPT
 from . import handoff_texts as T
 from .frame_page import MAX_ID_CHARS, from_engine_frame, json_body, own_origin, page, refused
 
@@ -76,16 +78,12 @@ body{margin:0;font:16px/1.45 system-ui,sans-serif;background:var(--bg);color:var
 header,main{padding:20px 24px 0;max-width:420px;margin:0 auto}
 .title{font-size:14px;opacity:.7}h1{font-size:20px;margin:0 0 8px}.who{font-size:13px;opacity:.7;margin-bottom:12px}
 #code{font-size:36px;letter-spacing:4px;font-weight:600;margin:16px 0}
-dl{display:grid;grid-template-columns:auto 1fr;gap:6px 12px;word-break:break-all}dt{opacity:.7}
-.row{display:flex;gap:12px;margin-top:16px}.row button{flex:1;padding:12px;border-radius:12px;border:0;font:inherit}
-#approve{background:var(--accent,#3396ff);color:#fff}
 """
 
 _SCRIPT = """
 const S = %(data)s;
 const state = document.getElementById('state'), code = document.getElementById('code');
-const approval = document.getElementById('approval');
-let key = null, current = '', challenge = null, shown = '', done = false, joined = false;
+let key = null, done = false, joined = false;
 const NONCE = document.currentScript ? document.currentScript.nonce : '';
 const say = (text) => { state.textContent = text; };
 async function poll() {
@@ -97,10 +95,7 @@ async function poll() {
   if (d.state === 'linked') {
     code.textContent = '';
     if (!joined) { joined = true; companion().catch(() => undefined); }
-    if (d.request && d.request !== current) await begin(d.request);
-    else if (!d.request && current) { current = ''; approval.hidden = true; }
-    if (!current) say(S.after || S.t.connected);
-    document.getElementById('modal').hidden = !!current;  // the approval, not the modal's "Waiting for your phone"
+    say(S.t.connected);  // a request waiting is approved inside the modal (handoff_frame.py)
   }
   setTimeout(poll, 800);
 }
@@ -123,30 +118,6 @@ async function companion() {
     companion: first, renewCompanion: signedJoin});
   document.head.appendChild(script);
 }
-async function begin(request) {
-  const r = await post(S.path + '/begin', {link: S.link, public_key: key.spki, request});
-  if (!r.ok) return;
-  shown = await drawTree(r.data.tree);
-  // issue 43: the engine still simulates the outcome (at most 1.5 s): the next poll asks again
-  if (outcomePending) return;
-  challenge = r.data; current = request;
-  approval.hidden = false;
-  for (const b of approval.querySelectorAll('button')) b.disabled = false;
-  say('');
-}
-async function decide(approve) {
-  if (!challenge) return;
-  for (const b of approval.querySelectorAll('button')) b.disabled = true;
-  const text = ['modalcore-approve', S.session, current, challenge.digest, challenge.nonce,
-                approve ? 'approve' : 'reject', S.seen, shown].join('\\n');
-  const r = await post(S.path + '/approve', {link: S.link, request: current, approve, nonce: challenge.nonce,
-    tree_hash: shown, public_key: key.spki, signature: await signText(key.pair, text)});
-  approval.hidden = true; challenge = null;
-  S.after = r.ok ? (approve ? S.t.approved : S.t.rejected) : S.t.gone;
-  say(S.after);
-}
-document.getElementById('approve').addEventListener('click', (e) => { if (e.isTrusted) decide(true); });
-document.getElementById('reject').addEventListener('click', (e) => { if (e.isTrusted) decide(false); });
 (async () => {
   key = await deviceKey();
   const r = await post(S.path + '/claim', {link: S.link, public_key: key.spki});
@@ -172,7 +143,11 @@ def token_service(hub: Hub) -> Service[HandoffArgs, HandoffTokenResult]:
     engine's link key (slices/handoff.link_token), so the saved session never holds it."""
 
     async def run(ctx: ServiceContext | None, args: HandoffArgs) -> HandoffTokenResult:
-        return {"nonce": secrets.token_urlsafe(24), "base": engine_origin(hub, ctx.project_id if ctx else "")}
+        nonce = secrets.token_urlsafe(24)
+        if args.typed and ctx is not None:  # offered on a phone: its code to type, found by the computer's page
+            digest = link_digest(ctx.session_id, link_token(ctx.session_id, nonce))
+            await keep_code(hub.store, ctx.session_id, nonce, digest, hub.clock.now_ms())
+        return {"nonce": nonce, "base": engine_origin(hub, ctx.project_id if ctx else "")}
 
     return serve(HANDOFF_TOKEN, run)
 
@@ -204,21 +179,27 @@ def _language(request: Request, model: Model | None) -> str:
     return T.language_of(model) if model is not None else T.accepted(request.headers.get("accept-language", ""))
 
 
-def _refusal(why: HandoffRefusal, language: str) -> JSONResponse:
+def _text(why: HandoffRefusal, language: str, to: str) -> str:
+    """The refusal's words; an expired link offered on a phone says to make one there."""
+    text = T.EXPIRED_ON_PHONE if why is HandoffRefusal.EXPIRED and to == "computer" else REFUSED_TEXT[why]
+    return T.word(text, language)
+
+
+def _refusal(why: HandoffRefusal, language: str, to: str = "phone") -> JSONResponse:
     log.info("continue-on-phone link refused: %s", why.value)
-    return JSONResponse({"error": why.value, "text": T.word(REFUSED_TEXT[why], language)},
+    return JSONResponse({"error": why.value, "text": _text(why, language, to)},
                         status_code=_STATUS.get(why, 403))
 
 
-def _refused_state(why: HandoffRefusal, language: str) -> JSONResponse:
+def _refused_state(why: HandoffRefusal, language: str, to: str = "phone") -> JSONResponse:
     """What the phone's status poll reads when this phone is not (or no longer) the one claiming."""
-    return JSONResponse({"state": "refused", "error": why.value, "text": T.word(REFUSED_TEXT[why], language)},
+    return JSONResponse({"state": "refused", "error": why.value, "text": _text(why, language, to)},
                         status_code=_STATUS.get(why, 403))
 
 
-def _refusal_page(why: HandoffRefusal, language: str) -> HTMLResponse:
+def _refusal_page(why: HandoffRefusal, language: str, to: str = "phone") -> HTMLResponse:
     log.info("continue-on-phone page refused: %s", why.value)
-    text = html.escape(T.word(REFUSED_TEXT[why], language))
+    text = html.escape(_text(why, language, to))
     return HTMLResponse(f"<!doctype html><html lang={language} dir={direction(language)}>"
                         f"<meta name=viewport content='width=device-width,initial-scale=1'>"
                         f"<body data-refusal={why.value}><p id=state role=alert>{text}</p>",
@@ -231,9 +212,20 @@ def _claim(digest: str, public_key: str, origin: str) -> PhoneClaimed:
     return PhoneClaimed(digest=digest, public_key=public_key, origin=origin)
 
 
+def _names_session(data: dict[str, object]) -> bool:
+    """A body names the link or the session, one of them, as a bounded string."""
+    link, session = data.get("link"), data.get("session")
+    if (link is None) == (session is None):
+        return False
+    named = link if link is not None else session
+    return isinstance(named, str) and 0 < len(named) <= MAX_LINK_CHARS
+
+
 def links_key(model: Model, digest: str, public_key: str) -> bool:
-    state = model.handoff
-    return state.status == "linked" and state.phone_key == public_key and digest in state.spent
+    """The phone of `public_key`, which claimed the link of `digest`, is linked now: for the
+    account signed in now (`linked_key`: a link for another account, or for no account while one
+    is signed in, links nothing)."""
+    return bool(public_key) and linked_key(model) == public_key and digest in model.handoff.spent
 
 
 def routes(hub: Hub, secret: bytes) -> list[Route]:
@@ -246,25 +238,24 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         language = T.language_of(model)
         why = claim_refusal(model, _claim(digest, "", model.handoff.base), hub.clock.now_ms())
         if why is not None:
-            return _refusal_page(why, language)
+            return _refusal_page(why, language, model.handoff.to)
         session = split_link(link)
         assert session is not None
+        computer = model.handoff.to == "computer"  # offered on a phone: this page is the computer's
         data = json.dumps({"path": PATH, "link": link, "session": session[0], "seen": SEEN,
                            "project": model.project_id, "modal": "/static/modal.js",
                            "networks": list(model.options.networks),
-                           "t": T.words(T.PHONE_SCRIPT, language)}).replace("<", "\\u003c")
+                           "t": T.words(T.COMPUTER_SCRIPT if computer else T.PHONE_SCRIPT, language)}
+                          ).replace("<", "\\u003c")
+        title = T.COMPUTER_TITLE if computer else T.TITLE
         say = {name: html.escape(T.word(text, language)) for name, text in
-               (("title", T.TITLE), ("connecting", T.CONNECTING), ("approve", T.APPROVE), ("reject", T.REJECT))}
-        # the status above; the approval (drawn from the tree's bytes, approval_tree_script.py) below
+               (("title", title), ("connecting", T.CONNECTING))}
+        # the status above; the session's modal below (the approval is drawn inside it)
         body = (f"<header><div class=title>{say['title']}</div><div id=code aria-live=polite></div>"
-                f"<p id=state role=status>{say['connecting']}</p></header><main id=approval hidden><h1></h1>"
-                "<div class=who id=who></div><section id=outcome aria-label=Outcome hidden></section><dl></dl>"
-                f"<div class=row><button id=reject type=button disabled>{say['reject']}"
-                f"</button><button id=approve type=button disabled>{say['approve']}</button></div></main>"
-                "<div id=modal></div>")
+                f"<p id=state role=status>{say['connecting']}</p></header><div id=modal></div>")
         mode = "light" if model.theme.mode == "light" else "dark"
-        script = _SCRIPT % {"data": data} + TREE_SCRIPT
-        return page(hub, model.project_id, say["title"], mode, style(model.theme) + _CSS + OUTCOME_CSS, body,
+        script = _SCRIPT % {"data": data}
+        return page(hub, model.project_id, say["title"], mode, style(model.theme) + _CSS, body,
                     script, ancestors="'none'", viewport=True, language=language, modal=True)
 
     async def claim(request: Request) -> Response:
@@ -284,7 +275,7 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         msg = _claim(digest, data["public_key"], request.headers.get("origin") or own_origin(request))
         why = claim_refusal(model, msg, hub.clock.now_ms())
         if why is not None:
-            return _refusal(why, T.language_of(model))
+            return _refusal(why, T.language_of(model), model.handoff.to)
         await hub.route(session, msg)  # the session decides again, in order: of two claims at once, one wins
         return JSONResponse({"ok": True}, status_code=202)
 
@@ -307,24 +298,38 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
         if state.status == "offered" and state.digest == digest:
             return JSONResponse({"state": "waiting"})
         why = claim_refusal(model, _claim(digest, data["public_key"], state.base), hub.clock.now_ms())
-        return _refused_state(why or HandoffRefusal.USED, T.language_of(model))
+        return _refused_state(why or HandoffRefusal.USED, T.language_of(model), state.to)
 
     async def _linked_request(data: dict[str, object]) -> tuple[str, Model] | None:
+        """The session whose request `data` names waits for the phone of `data`'s key: named by
+        the link (the phone's page) or by the session (its approval frame, handoff_frame.py)."""
         link, key, eid = data.get("link"), data.get("public_key"), data.get("request")
-        if not isinstance(link, str) or not isinstance(key, str) or not isinstance(eid, str):
+        if not isinstance(key, str) or not isinstance(eid, str):
             return None
-        found = await session_of_link(hub, link)
+        found: tuple[str, Model] | None
+        if isinstance(link, str):
+            by_link = await session_of_link(hub, link)
+            found = by_link[:2] if by_link is not None and links_key(*by_link[1:], key) else None
+        else:
+            found = await _named_session(data.get("session"))
+            found = found if found is not None and linked_key(found[1]) == key else None
         if found is None:
             return None
-        session, model, digest = found
+        session, model = found
         waiting = model.embedded.request
-        if not links_key(model, digest, key) or waiting is None or waiting.eid != eid or waiting.signing:
+        if waiting is None or waiting.eid != eid or waiting.signing:
             return None
         return session, model
 
+    async def _named_session(session: object) -> tuple[str, Model] | None:
+        if not isinstance(session, str) or not session or len(session) > MAX_ID_CHARS:
+            return None
+        model = await hub.peek(session)
+        return None if model is None else (session, model)
+
     async def begin(request: Request) -> Response:
-        data = await json_body(request, ("link", "public_key", "request"))
-        if data is None:
+        data = await json_body(request, ("public_key", "request"))
+        if data is None or not _names_session(data):
             return refused(400, "malformed body")
         found = await _linked_request(data)
         if found is None:
@@ -335,8 +340,8 @@ def routes(hub: Hub, secret: bytes) -> list[Route]:
                              "digest": request_digest(model.embedded.request), "tree": b64url(tree_bytes(model))})
 
     async def approve(request: Request) -> Response:
-        data = await json_body(request, ("link", "public_key", "request", "nonce", "tree_hash", "signature"))
-        if data is None or not isinstance(data.get("approve"), bool):
+        data = await json_body(request, ("public_key", "request", "nonce", "tree_hash", "signature"))
+        if data is None or not _names_session(data) or not isinstance(data.get("approve"), bool):
             return refused(400, "malformed body")
         if not from_engine_frame(request, hub.config.public_url):
             return _refusal(HandoffRefusal.FOREIGN_ORIGIN, _language(request, None))

@@ -119,7 +119,8 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
                 f"<button id=approve type=button disabled aria-label='{yes}: {code}'>{yes}</button>"
                 "<div id=state role=status></div>")
         mode = "light" if model.theme.mode == "light" else "dark"
-        return page(hub, model.project_id, html.escape(T.word(T.CONFIRM_TITLE, language)), mode,
+        title = T.CONFIRM_COMPUTER if model.handoff.to == "computer" else T.CONFIRM_TITLE
+        return page(hub, model.project_id, html.escape(T.word(title, language)), mode,
                     style(model.theme) + GUARD_CSS + _CSS, body, _SCRIPT % {"data": data, "guard": guard_script()},
                     language=language)
 

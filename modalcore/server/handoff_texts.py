@@ -34,8 +34,21 @@ UNKNOWN_LINK = "This link is not valid."
 EXPIRED_LINK = "This link expired. Make a new one on your computer."
 USED_LINK = "This link was already used."
 FOREIGN_LINK = "This link is not valid here."
+# the other way round: on a phone, continue on a computer (the computer's pages, handoff_code.py)
+COMPUTER_TITLE = "Continue on your computer"
+TYPE_CODE = "Type the code your phone shows"
+CONTINUE = "Continue"
+WRONG_CODE = "This code is not valid."
+TOO_MANY_CODES = "Too many wrong codes. Try again later."
+EXPIRED_CODE = "This code expired. Make a new one on your phone."
+USED_CODE = "This code was already used."
+EXPIRED_ON_PHONE = "This link expired. Make a new one on your phone."
+CHECK_CODE_ON_PHONE = "Check that your phone shows this code, and confirm there."
+CONNECTED_HERE = "Connected. Your session continues here."
+APPROVED_HERE = "Approved. Your phone shows the result too."
 # the computer's confirmation frame
 CONFIRM_TITLE = "Confirm your phone"
+CONFIRM_COMPUTER = "Confirm your computer"
 YES = "Yes, it does"
 CONFIRMED = "Confirmed"
 NOT_CONFIRMED = "This could not be confirmed"
@@ -46,6 +59,9 @@ NO_WALLET_KEY = "This browser cannot hold a wallet key"
 # what the phone's script says, by the name it reads them under (handoff.py `S.t`)
 PHONE_SCRIPT = {"connecting": CONNECTING, "check": CHECK_CODE, "connected": CONNECTED, "approved": APPROVED,
                 "rejected": REJECTED, "gone": NOT_WAITING, "nokey": NO_KEY, "invalid": UNKNOWN_LINK}
+# the computer's page once the code led it to the link (handoff.py, `to` "computer")
+COMPUTER_SCRIPT = {**PHONE_SCRIPT, "check": CHECK_CODE_ON_PHONE, "connected": CONNECTED_HERE,
+                   "approved": APPROVED_HERE}
 CONFIRM_SCRIPT = {"confirmed": CONFIRMED, "failed": NOT_CONFIRMED, "gone": PHONE_GONE, "again": SIGN_IN_AGAIN,
                   "nokey": NO_WALLET_KEY}
 

@@ -159,6 +159,8 @@ class Hub(EventRouting):
         )
         email, socials = self.embedded_offer  # what this engine's [embedded] config offers
         model = replace(model, embedded=shared(replace(model.embedded, email_offered=email, socials=socials)))
+        if self.record_dir is None:  # no recording for a support code to open: none is offered
+            model = replace(model, doctor=shared(replace(model.doctor, support_codes=False)))
         session = Session(session_id, model, now)
         record_file = None
         if self.record_dir is not None:
@@ -313,6 +315,8 @@ class Hub(EventRouting):
     async def close(self) -> None:
         """Stop every session (each saves itself and closes its socket with 1001)."""
         self.upkeep.stop_timers()
+        if self.relay is not None:
+            await self.relay.close()  # the phones relayed from here to another process: they join again
         runners = list(self.runners.values())
         await asyncio.gather(*(runner.stop() for runner in runners), return_exceptions=True)
         saves = self.deps.saves

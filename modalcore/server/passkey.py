@@ -51,7 +51,7 @@ from ..i18n.catalog import catalogue
 from ..views.connect import SIGN_IN_WITH_A_PASSKEY
 from ..slices.embedded import PasskeySignedIn, email_identity
 from .approval_theme import style
-from .frame_page import MAX_ID_CHARS, from_engine_frame, gone, json_body, own_origin, page, refused
+from .frame_page import MAX_ID_CHARS, from_engine_frame, gone, json_body, own_origin, page, refused, signin_ancestors
 from .passkey_script import (ADD_SCRIPT, CONNECT_CSS, CONNECT_SIGNIN_SCRIPT, PASSKEY_BUTTON, PASSKEY_CSS, PASSKEY_SCRIPT,
                              SIGNIN_PASSKEY_SCRIPT)
 
@@ -192,7 +192,8 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
         button = PASSKEY_BUTTON.replace(SIGN_IN_WITH_A_PASSKEY, html.escape(label))
         return page(hub, model.project_id, SIGN_IN_WITH_A_PASSKEY, mode,
                     style(model.theme) + PASSKEY_CSS + CONNECT_CSS + "body{padding:0}", "<div id=passkey>" + button + "</div>",
-                    PASSKEY_SCRIPT + CONNECT_SIGNIN_SCRIPT % {"data": data} + SIGNIN_PASSKEY_SCRIPT)
+                    PASSKEY_SCRIPT + CONNECT_SIGNIN_SCRIPT % {"data": data} + SIGNIN_PASSKEY_SCRIPT,
+                    signin_ancestors(hub, model.project_id))
 
     async def signin(request: Request) -> Response:
         if not from_engine_frame(request, hub.config.public_url):
@@ -229,7 +230,7 @@ def routes(hub: Hub, secret: bytes, wallet: EmbeddedWallet | None) -> list[Route
         email = identity.removeprefix(EMAIL)
         address = wallet.vault.get_or_create(Identity("email", email), now)
         wallet.devices.register(identity, data["public_key"], now)
-        await hub.route(session, PasskeySignedIn(email=email, address=address))
+        await hub.route(session, PasskeySignedIn(email=email, address=address, key=data["public_key"]))
         return JSONResponse({"ok": True})
 
     return [Route(PATH, add_page, methods=["GET"]), Route(PATH + "/begin", begin, methods=["POST"]),

@@ -6,12 +6,17 @@ An HTTP request about a session (the engine-origin frames' sign-in, approval and
 may reach another host than the one holding the visitor's socket (issue 42): it reads the
 session with `peek` (the owner's last save, without taking the session over) and hands its
 event to `route`, so the socket's host applies it and the visitor's page sees it. Taking the
-session over there instead (`find`) would leave the socket on a stale copy that hears nothing."""
+session over there instead (`find`) would leave the socket on a stale copy that hears nothing.
+
+The same channel carries the relay of a linked phone's socket that landed on another process
+than its session's (server/companion_relay.py): its envelopes are msgpack maps, a routed event
+is an array; `_routed` hands the maps to the hub's `relay`."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from typing import TYPE_CHECKING
 
 from ..core.msg import Msg
 from ..engine.named import from_data, to_data
@@ -23,10 +28,19 @@ from ..slices.model import Model
 from ..store.base import SessionStore
 from ..wire.codec import decode, encode
 
+if TYPE_CHECKING:
+    from .companion_relay import CompanionRelay
+
 log = logging.getLogger(__name__)
 
 LISTEN_RETRY_S = 1
 MAX_ROUTE_HOPS = 2  # a routed event follows an owner that changed meanwhile at most this often
+
+
+def is_relayed(data: bytes) -> bool:
+    """Whether a message heard on this process's channel is a companion relay's envelope (a
+    msgpack map), not a routed event (an array)."""
+    return bool(data) and (0x80 <= data[0] <= 0x8F or data[0] in (0xDE, 0xDF))
 
 
 class EventRouting:
@@ -34,6 +48,7 @@ class EventRouting:
 
     store: SessionStore
     clock: Clock
+    relay: CompanionRelay | None = None  # the relayed phones' sockets (set by create_app)
 
     async def find(self, session_id: str) -> SessionRunner | None:
         raise NotImplementedError  # the hub's: the live session, restored when only saved
@@ -91,7 +106,12 @@ class EventRouting:
                 await asyncio.sleep(LISTEN_RETRY_S)
 
     async def _routed(self, data: bytes) -> None:
-        """An event another process published to this one (see `route`)."""
+        """An event another process published to this one (see `route`), or a relayed phone's
+        socket's envelope (server/companion_relay.py)."""
+        if is_relayed(data):
+            if self.relay is not None:
+                await self.relay.heard(data)
+            return
         try:
             session_id, raw, hops = decode(data)
             msg = from_data(raw, ENGINE.messages)

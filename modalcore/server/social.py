@@ -154,7 +154,7 @@ def routes(hub: Hub, signins: SocialSignIns, devices: DeviceKeys) -> list[Route]
         if model is not None and not model.embedded.identity:
             await hub.route(result.session, SocialSignedIn(provider=result.provider, subject=result.subject,
                                                            address=result.address, username=result.username,
-                                                           email=result.email))
+                                                           email=result.email, key=result.key))
         return JSONResponse({"ok": True})
 
     return [Route("/embedded/oidc/callback/{provider}", callback, methods=["GET"]),

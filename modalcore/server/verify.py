@@ -51,7 +51,7 @@ from ..views.connecting_social import WINDOW_PATH
 from ..slices.embedded import CodeCheckResult, EmailCodeChecked, email_identity
 from .approval_theme import style
 from .passkey_script import PASSKEY_BUTTON, PASSKEY_CSS, PASSKEY_SCRIPT, SIGNIN_PASSKEY_SCRIPT
-from .frame_page import MAX_ID_CHARS, from_engine_frame, gone, json_body, page, refused
+from .frame_page import MAX_ID_CHARS, from_engine_frame, gone, json_body, page, refused, signin_ancestors
 from .verify_script import SIGNIN_SCRIPT, SOCIAL_SCRIPT, SOCIAL_SIGNIN_SCRIPT
 
 if TYPE_CHECKING:
@@ -121,7 +121,7 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None, windows: OpenedWindows | Non
         body = CODE_FIELD + (PASSKEY_BUTTON if passkey else "")
         script = SIGNIN_SCRIPT % {"data": data} + (PASSKEY_SCRIPT + SIGNIN_PASSKEY_SCRIPT if passkey else "")
         return page(hub, model.project_id, "Verification code", mode, style(model.theme) + verify_css() + PASSKEY_CSS,
-                    body, script)
+                    body, script, signin_ancestors(hub, model.project_id))
 
     def checked(request: Request, email: str, data: dict[str, Any]) -> JSONResponse | CodeChecked:
         """The code checked for the session that asked it, spending the poster's guesses, once
@@ -156,7 +156,8 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None, windows: OpenedWindows | Non
         if isinstance(answer, JSONResponse):
             return answer
         result = CodeCheckResult.model_validate(answer)
-        await hub.route(data["session"], EmailCodeChecked(email=email, result=result))
+        key = data["public_key"] if result.verdict == "accepted" else ""
+        await hub.route(data["session"], EmailCodeChecked(email=email, result=result, key=key))
         return JSONResponse({"verdict": result.verdict})
 
     async def signed_in_email(session: str) -> tuple[Model, str] | None:
@@ -237,7 +238,7 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None, windows: OpenedWindows | Non
         mode = "light" if model.theme.mode == "light" else "dark"
         return page(hub, model.project_id, "Sign in", mode, style(model.theme) + verify_css(),
                     "<div id=verify><div id=social></div></div><p id=state role=status></p>",
-                    SOCIAL_SCRIPT + SOCIAL_SIGNIN_SCRIPT % {"data": data})
+                    SOCIAL_SCRIPT + SOCIAL_SIGNIN_SCRIPT % {"data": data}, signin_ancestors(hub, model.project_id))
 
     return [Route(SIGNIN_PATH, signin_page, methods=["GET"]), Route(SIGNIN_PATH, signin, methods=["POST"]),
             Route(SOCIAL_PATH, social_page, methods=["GET"]),

@@ -59,6 +59,9 @@ class Diagnosis:
 class DoctorState:
     last: Diagnosis | None = None
     count: int = 0  # diagnoses in this session (analytics counts each new one once)
+    # False when the engine keeps no recordings (`serve` without `--record-dir`): a support code
+    # could never be turned into a replay, so the failure screens offer none.
+    support_codes: bool = True
 
 
 def support_code(project_id: str, session_id: str) -> str:

@@ -162,6 +162,7 @@ class EmailCodeChecked(Msg):
 
     email: str
     result: CodeCheckResult
+    key: str = ""  # the frame's public key registered on `accepted` (a linked phone's: slices/handoff.adopt)
 
 
 @dataclass(frozen=True)
@@ -173,6 +174,7 @@ class PasskeySignedIn(Msg):
 
     email: str
     address: str
+    key: str = ""  # the frame's public key registered with it (a linked phone's: slices/handoff.adopt)
 
 
 def email_identity(email: str) -> str:
@@ -251,6 +253,7 @@ class SocialSignedIn(Msg):
     address: str
     username: str = ""
     email: str = ""
+    key: str = ""  # the frame's public key registered with it (a linked phone's: slices/handoff.adopt)
 
 
 @dataclass(frozen=True)

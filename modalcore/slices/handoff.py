@@ -21,8 +21,31 @@ The steps, all through `update` (randomness and time are commands and `now`):
    `PhoneConfirmed`, which links the phone's key for that account (`linked_key`). "No" (in the
    modal: anyone may say no) forgets it. A host page can press the modal's buttons; it cannot
    link its own server's key.
+   With no account in the session at all (no embedded account, none connected: `open_yes`),
+   "Yes, it does" is a button of the modal (`PressedHandoffYes`), with no signature: the phone
+   it links gets exactly the powers the host page already has. It is drawn the session's views
+   (what the host page is drawn, or the same views drawn for a phone: a WalletConnect pairing's
+   deep link where the host has its QR code) and sends intents the host could send; what its
+   own presses ask of a browser (Copy, Open) goes to the phone; host events and wallet requests
+   stay the host page's; and it approves nothing: the phone's approval frame is drawn, and its
+   Approve counts, only while `linked_key` holds, which compares the link's `identity` ("" here)
+   with the embedded account's, and an embedded request needs an account. So an account signed
+   in later ends such a link (the host page could have pressed Yes for its own server's key),
+   unless the phone itself signed in: `adopt`, the key the sign-in frame registered being the
+   linked key (the frame inside the phone's modal keeps its key where the phone's page does). An
+   account connected or signed in while the phone waits for Yes makes the unsigned Yes count no
+   more (the button is gone from the tree, an intent naming it is refused `invalid`, and
+   `on_yes` changes nothing). A WalletConnect account connected through the phone leaves the
+   link as it is (the embedded identity stays "").
 4. While linked, ApproveTransaction waits for the phone (server/handoff.py's approve), which
    delivers the same `ApprovalDecided` as the approval frame.
+
+On a phone (`env.mobile`) the same steps run with the roles swapped (`HandoffState.to` is
+"computer"): the footer says "Continue on your computer", the link is offered as a short address
+and a code to type (`typed_code`, 8 characters derived as the token is; a desktop rarely scans),
+the computer's page (server/handoff_code.py) turns the code into the link and claims it with the
+computer's key, the phone (the screen that owns the session) confirms the code both show, and
+the computer joins as the companion.
 
 A refusal is a `HandoffRefusal` value: the model is left exactly as it was.
 """
@@ -46,6 +69,7 @@ from ..core.cmds import Reply
 from ..core.shape import On, Slice
 from ..services.domain.handles import HANDOFF_TOKEN
 from . import router, snack, stack
+from .accounts import holds_connection
 
 if TYPE_CHECKING:
     from .model import Model, Step
@@ -57,6 +81,11 @@ CONFIRM_PATH = "/continue-confirm"  # the confirmation frame (server/handoff_con
 SPENT_KEPT = 8  # links spent lately, remembered so that a second scan says "used"
 TIMER = "handoff-expiry"
 Status = Literal["idle", "minting", "offered", "expired", "confirm", "linked"]
+Device = Literal["phone", "computer"]  # the device that continues the session
+CODE_CHARS = 8  # the typed code: 8 characters of Crockford's base32, 40 bits
+CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+TYPED_MAX_CHARS = 32  # what a typed code may be before it is read (spaces and dashes included)
+_READ_AS = str.maketrans({"O": "0", "I": "1", "L": "1"})
 
 
 class HandoffRefusal(enum.Enum):
@@ -79,6 +108,7 @@ class HandoffState:
     identity: str = ""  # the embedded account the phone approves for (linked)
     code: str = ""
     spent: tuple[str, ...] = ()  # digests of links claimed lately
+    to: Device = "phone"  # "computer": offered on a phone, continued on a computer (a typed code)
 
 
 class HandoffToken(BaseModel):
@@ -126,6 +156,12 @@ class PressedHandoffDeny(Msg):
 
 
 @dataclass(frozen=True)
+class PressedHandoffYes(Msg):
+    """"Yes, it does" pressed in the modal: counts only while the session has no account at all
+    (`open_yes`); with one, the engine's confirmation frame is the only Yes."""
+
+
+@dataclass(frozen=True)
 class PressedHandoffNewLink(Msg):
     pass
 
@@ -167,6 +203,30 @@ def link_of(state: HandoffState, session_id: str) -> str:
     return f"{state.base}{PATH}{session_id}.{link_token(session_id, state.nonce)}"
 
 
+def typed_code(session_id: str, nonce: str) -> str:
+    """The code the computer's visitor types (the phone shows it beside the short address): 8
+    characters of Crockford's base32 from an HMAC under the link key, as the token is, so the
+    saved session (the nonce) does not give it away either."""
+    mac = hmac.new(_link_key[0], f"modalcore-continue-code\n{session_id}\n{nonce}".encode(), hashlib.sha256)
+    value = int.from_bytes(mac.digest()[:5], "big")
+    return "".join(CODE_ALPHABET[(value >> (5 * i)) & 31] for i in reversed(range(CODE_CHARS)))
+
+
+def read_code(typed: str) -> str | None:
+    """A typed code as `typed_code` makes it (case, spaces and dashes ignored; O read as 0, I and
+    L as 1), or None: longer than TYPED_MAX_CHARS, or not 8 characters of the alphabet."""
+    if len(typed) > TYPED_MAX_CHARS:
+        return None
+    code = "".join(typed.split()).replace("-", "").upper().translate(_READ_AS)
+    if len(code) != CODE_CHARS or any(c not in CODE_ALPHABET for c in code):
+        return None
+    return code
+
+
+def spaced_code(code: str) -> str:
+    return f"{code[:4]}-{code[4:]}"
+
+
 def short_code(digest: str, public_key: str) -> str:
     """Six digits both screens show: derived from the link and the phone's key, so a phone that
     claimed with another key shows another code."""
@@ -190,13 +250,16 @@ def claim_refusal(model: Model, msg: PhoneClaimed, now: int) -> HandoffRefusal |
 def _mint(model: Model) -> Step:
     model = replace(model, handoff=replace(model.handoff, status="minting", nonce="", digest="",
                                            phone_key="", code=""))
-    return model, [CancelTimer(TIMER), HANDOFF_TOKEN.call(HANDOFF_TOKEN.args(), HandoffTokenMinted)]
+    # a code to type is noted with the link (the service), so that the computer's page finds it
+    args = HANDOFF_TOKEN.args(typed=True) if model.handoff.to == "computer" else HANDOFF_TOKEN.args()
+    return model, [CancelTimer(TIMER), HANDOFF_TOKEN.call(args, HandoffTokenMinted)]
 
 
 def on_pressed(model: Model, msg: PressedContinueOnPhone, now: int) -> Step:
     if model.router.view == VIEW or linked_key(model):
         return model, []
-    model = replace(model, router=router.push(model.router, VIEW))
+    to: Device = "computer" if model.env.mobile else "phone"  # a phone continues on a computer
+    model = replace(model, router=router.push(model.router, VIEW), handoff=replace(model.handoff, to=to))
     return _mint(model)
 
 
@@ -242,21 +305,57 @@ def confirmable(model: Model) -> bool:
     return model.handoff.status == "confirm" and bool(model.embedded.identity)
 
 
+def no_account(model: Model) -> bool:
+    """No embedded account signed in and no account connected (or re-syncing) in any namespace."""
+    return not model.embedded.identity and not any(holds_connection(account)
+                                                   for _, account in model.accounts.by_namespace)
+
+
+def open_yes(model: Model) -> bool:
+    """A phone waits for Yes and the session has no account at all: a press of the modal's Yes
+    links it (it gets no power the host page lacks; see the module's docstring)."""
+    return model.handoff.status == "confirm" and no_account(model)
+
+
 def on_confirm(model: Model, msg: PhoneConfirmed, now: int) -> Step:
     state = model.handoff
     if not confirmable(model) or msg.digest != state.digest or msg.public_key != state.phone_key:
         return model, []
-    model = replace(model, handoff=replace(state, status="linked", identity=model.embedded.identity))
+    return _linked(model, model.embedded.identity)
+
+
+def _linked(model: Model, identity: str) -> Step:
+    state = model.handoff
+    model = replace(model, handoff=replace(state, status="linked", identity=identity))
     model, cmds = stack.go_back(model) if model.router.view == VIEW else (model, [])
-    model, more = snack.show(model, "Your phone is connected")
+    model, more = snack.show(model, "Your computer is connected" if state.to == "computer" else "Your phone is connected")
     return model, [*cmds, *more]
+
+
+def on_yes(model: Model, msg: PressedHandoffYes, now: int) -> Step:
+    if not open_yes(model) or model.router.view != VIEW:
+        return model, []  # an account came meanwhile: only the signed frame's Yes counts now
+    return _linked(model, "")
+
+
+def adopt(model: Model, key: str) -> Model:
+    """An account just signed in whose sign-in frame registered `key`: a phone linked with no
+    account, whose linked key that is (it signed in inside the phone's modal), stays linked and
+    now approves for that account. Any other key (the sign-in was another browser's): the link
+    is forgotten, as "No" forgets a claim (signing out later does not bring it back)."""
+    state = model.handoff
+    if state.status != "linked" or state.identity or not model.embedded.identity:
+        return model
+    if key and key == state.phone_key:
+        return replace(model, handoff=replace(state, identity=model.embedded.identity))
+    return replace(model, handoff=replace(state, status="idle", phone_key="", code=""))
 
 
 def on_deny(model: Model, msg: PressedHandoffDeny, now: int) -> Step:
     if model.handoff.status != "confirm":
         return model, []
     model = replace(model, handoff=replace(model.handoff, status="idle", phone_key="", code=""))
-    return snack.show_error(model, "Phone not connected")
+    return snack.show_error(model, "Computer not connected" if model.handoff.to == "computer" else "Phone not connected")
 
 
 def on_copy(model: Model, msg: PressedCopyHandoffLink, now: int) -> Step:
@@ -273,9 +372,9 @@ def on_copied(model: Model, msg: HandoffLinkCopied, now: int) -> Step:
 
 def linked_key(model: Model) -> str:
     """The phone's public key when a phone is linked to this session for its embedded account
-    (the one signed in now), else ""."""
+    (the one signed in now), or linked with no account while none is signed in, else ""."""
     state = model.handoff
-    linked = state.status == "linked" and state.identity and state.identity == model.embedded.identity
+    linked = state.status == "linked" and state.identity == model.embedded.identity
     return state.phone_key if linked else ""
 
 
@@ -287,6 +386,7 @@ HANDLERS = (
     On(PhoneClaimed, on_claimed),
     On(PhoneConfirmed, on_confirm),
     On(PressedHandoffDeny, on_deny),
+    On(PressedHandoffYes, on_yes),
     On(PressedCopyHandoffLink, on_copy),
     On(HandoffLinkCopied, on_copied),
 )

@@ -1,6 +1,8 @@
-"""`render(model) -> tree`: pure. The root `modal` node holds the header, the view, the snackbar.
+"""`render(model, screen) -> tree`: pure. The root `modal` node holds the header, the view, the snackbar.
 
-One module per view; each exports `body(model) -> Node` and `TITLE` (or `title(model)`).
+One module per view; each exports `body(model) -> Node` and `TITLE` (or `title(model)`). A view
+that draws differently on the host page's screen and the linked phone's (views/screens.py)
+says so with `SCREENED = True` and exports `body(model, screen) -> Node`.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from ..slices import router as router_slice
 from ..slices.handoff import VIEW as HANDOFF_VIEW, PressedContinueOnPhone, linked_key
 from ..slices.navigation import PressedClose
 from ..slices.snack import PressedSnackbar
+from ..wire.frames import Env
 from ..wire.nodes import Node, node
+from .screens import HOST, Screen
 from . import (
     account,
     alerts,
@@ -109,13 +113,14 @@ class _ViewParts:
     header_leading: Callable[[Model], Node] | None
     reads: tuple[str, ...] | None
     label: str
+    screened: bool
 
 
 @cache
 def _view_parts(module: ModuleType) -> _ViewParts:
     return _ViewParts(getattr(module, "title", None), str(getattr(module, "TITLE", "")),
                       getattr(module, "header_leading", None), getattr(module, "READS", None),
-                      str(getattr(module, "LABEL", "")))
+                      str(getattr(module, "LABEL", "")), bool(getattr(module, "SCREENED", False)))
 
 
 def _title(module: ModuleType, model: Model) -> str:
@@ -135,8 +140,9 @@ class BodyCache:
     """
 
     def __init__(self) -> None:
-        self._last: dict[str, tuple[tuple[object, ...], Node]] = {}
+        self._last: dict[tuple[str, Screen], tuple[tuple[object, ...], Node]] = {}
         self._parts: dict[str, list[tuple[tuple[object, ...], Node]]] = {}
+        self._env: tuple[Env, Env] | None = None  # (the session's env, the one a screen of another kind reads)
 
     def part(self, key: str, inputs: tuple[object, ...], build: Callable[[], Node]) -> Node:
         """The node `build()` draws, the same object as one of the last two times when `inputs`
@@ -153,17 +159,36 @@ class BodyCache:
         self._parts[key] = [(inputs, drawn)] if kept is None else [(inputs, drawn), kept[0]]
         return drawn
 
-    def body(self, name: str, module: ModuleType, model: Model) -> Node:
-        reads = _view_parts(module).reads
+    def body(self, name: str, module: ModuleType, model: Model, screen: Screen = HOST) -> Node:
+        """The view's body on `screen`: a memo hit needs the same inputs and the same screen
+        (only a `SCREENED` view's body depends on it; the others are drawn once for both)."""
+        offered = _view_parts(module)
+        screened, reads = offered.screened, offered.reads
         if reads is None:
-            return module.body(model)  # type: ignore[no-any-return]
+            return _draw(module, model, screen, screened)
         inputs = _reader(reads)(model)
-        hit = self._last.get(name)
+        key = (name, screen if screened else HOST)
+        hit = self._last.get(key)
         if hit is not None and not any(map(operator.is_not, hit[0], inputs)):
             return hit[1]
-        drawn: Node = module.body(model)
-        self._last[name] = (inputs, drawn)
+        drawn = _draw(module, model, screen, screened)
+        self._last[key] = (inputs, drawn)
         return drawn
+
+    def seen(self, model: Model, screen: Screen) -> Model:
+        """`model` as `screen`'s views read it (its own device kind in `env`), the same `env`
+        object while the session's is (so the memo of bodies reading it still hits)."""
+        if not screen.differs(model):
+            return model
+        kept = self._env
+        if kept is None or kept[0] is not model.env or kept[1].mobile != screen.mobile:
+            kept = self._env = (model.env, screen.env(model))
+        return replace(model, env=kept[1])
+
+
+def _draw(module: ModuleType, model: Model, screen: Screen, screened: bool) -> Node:
+    drawn: Node = module.body(model, screen) if screened else module.body(model)
+    return drawn
 
 
 def _same_inputs(before: tuple[object, ...], now: tuple[object, ...]) -> bool:
@@ -189,8 +214,8 @@ def _reader(reads: tuple[str, ...]) -> Callable[[Model], tuple[object, ...]]:
 
 
 class _NoCache(BodyCache):
-    def body(self, name: str, module: ModuleType, model: Model) -> Node:
-        return module.body(model)  # type: ignore[no-any-return]
+    def body(self, name: str, module: ModuleType, model: Model, screen: Screen = HOST) -> Node:
+        return _draw(module, model, screen, _view_parts(module).screened)
 
     def part(self, key: str, inputs: tuple[object, ...], build: Callable[[], Node]) -> Node:
         return build()
@@ -199,13 +224,25 @@ class _NoCache(BodyCache):
 _UNCACHED = _NoCache()
 
 
-def render(model: Model, bodies: BodyCache | None = None) -> Node:
-    """The whole tree, in the visitor's language (i18n/localize.py: the views draw English)."""
+def render(model: Model, bodies: BodyCache | None = None, screen: Screen = HOST) -> Node:
+    """The whole tree `screen` draws (the host page's, or the linked phone's: views/screens.py),
+    in the visitor's language (i18n/localize.py: the views draw English)."""
     language = resolve(model.options.locale, model.env.languages)
-    return localize(_render(model, bodies), language)
+    return localize(_render(model, bodies, screen), language)
 
 
-def _render(model: Model, bodies: BodyCache | None = None) -> Node:
+def screened(model: Model, screen: Screen) -> bool:
+    """`screen` may draw another tree than the host page's for `model`: its device kind differs,
+    or a view drawn (the current one, the one "back" shows) is `SCREENED`."""
+    if screen == HOST:
+        return False
+    if screen.differs(model):
+        return True
+    history = model.router.history
+    return any(getattr(VIEW_MODULES.get(entry.view), "SCREENED", False) for entry in history[-2:])
+
+
+def _render(model: Model, bodies: BodyCache | None = None, screen: Screen = HOST) -> Node:
     """The whole tree in English. Two derivations keep the renderer's local guesses ready (behaviour.md "Latency"):
 
     - while the modal is closed (and not embedded) it draws the view `open()` would show
@@ -216,6 +253,7 @@ def _render(model: Model, bodies: BodyCache | None = None) -> Node:
     `bodies` is the caller's (a session's) memo of view bodies; without one nothing is cached.
     """
     bodies = bodies if bodies is not None else _UNCACHED
+    model = bodies.seen(model, screen)
     if not model.modal.open and not model.options.embedded:
         opening = modal_slice.opening_view(model)
         if model.router.view != opening or len(model.router.history) > 1:
@@ -224,7 +262,7 @@ def _render(model: Model, bodies: BodyCache | None = None) -> Node:
     module = view_module(view)
     closable = modal_slice.closing_allowed(model)
     leading = _view_parts(module).header_leading
-    previous, back_hint = _back(model, closable, bodies)
+    previous, back_hint = _back(model, closable, bodies, screen)
     title = _title(module, model)
     back = len(model.router.history) > 1
     close = not model.options.embedded
@@ -236,11 +274,11 @@ def _render(model: Model, bodies: BodyCache | None = None) -> Node:
         "snackbar", "snackbar", on={"press": PressedSnackbar()},
         message=snack.message, variant=snack.variant, open=snack.open,
     ))
-    body = bodies.body(view, module, model)
+    body = bodies.body(view, module, model, screen)
     view_node = bodies.part("view", (view, body), lambda: node("view", f"view/{view}", [body], name=view))
     views = [view_node] if previous is None else [previous, view_node]
     drawn_alerts = alerts.drawn(model)
-    footer = [bodies.part("footer", (), _footer)] if _offers_handoff(model, view) else []
+    footer = [bodies.part("footer", (model.env.mobile,), lambda: _footer(model.env.mobile))] if _offers_handoff(model, view) else []
     return node(
         "modal",
         "modal",
@@ -263,12 +301,15 @@ def _offers_handoff(model: Model, view: str) -> bool:
     return model.options.features.continueOnPhone and view != HANDOFF_VIEW and not linked_key(model)
 
 
-def _footer() -> Node:
+def _footer(mobile: bool) -> Node:
+    if mobile:  # a phone continues on a computer: a short address and a code to type
+        return node("button", "footer/continue-on-phone", on={"press": PressedContinueOnPhone()},
+                    pending={"press": "spinner"}, text="Continue on your computer", variant="secondary", icon="external")
     return node("button", "footer/continue-on-phone", on={"press": PressedContinueOnPhone()},
                 pending={"press": "spinner"}, text="Continue on your phone", variant="secondary", icon="qr")
 
 
-def _back(model: Model, closable: bool, bodies: BodyCache) -> tuple[Node | None, object]:
+def _back(model: Model, closable: bool, bodies: BodyCache, screen: Screen) -> tuple[Node | None, object]:
     """The hidden view "back" shows and the back button's pending hint (mirrors `stack.go_back`)."""
     history = model.router.history
     if len(history) < 2:
@@ -279,7 +320,7 @@ def _back(model: Model, closable: bool, bodies: BodyCache) -> tuple[Node | None,
     target = history[-2].view
     module = view_module(target)
     after = replace(model, router=replace(model.router, history=history[:-1]))
-    body = bodies.body(target, module, after)
+    body = bodies.body(target, module, after, screen)
     title = _title(module, after)
     hidden = bodies.part("back", (target, body, title), lambda: node(
         "view", f"view/{target}", [body], name=target, hidden=True, title=title))

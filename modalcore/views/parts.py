@@ -95,7 +95,7 @@ def _monogram_uri(seed: str, symbol: str) -> str:
 def support_code(model: Model, prefix: str, flow: Flow) -> list[Node]:
     """"Copy support code" under a failure of `flow` the session doctor diagnosed (issue 44)."""
     found = model.doctor.last
-    if found is None or found.flow != flow:
+    if found is None or found.flow != flow or not model.doctor.support_codes:
         return []
     return [node("button", f"{prefix}/support-code", on={"press": PressedCopySupportCode()},
                  text="Copy support code", variant="secondary", icon="copy")]

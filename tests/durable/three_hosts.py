@@ -73,16 +73,18 @@ class ThreeHosts:
         return self.hosts[(self.hosts.index(host) + 1) % len(self.hosts)]
 
 
-def config(db_url: str, redis_url: str, prefix: str, chains: ChainsInfo, smtp: LocalSmtpServer, front: int,
+def config(db_url: str, redis_url: str, prefix: str, chains: ChainsInfo | None, smtp: LocalSmtpServer, front: int,
            socials: dict[str, Any], **extra: Any) -> dict[str, Any]:
     """The one config every host runs (paths relative to each host's folder); the engine's public
-    URL is nginx's front port (the social providers' redirect)."""
+    URL is nginx's front port (the social providers' redirect). Without `chains`, the engine's
+    default networks (nothing reaches them here)."""
+    networks = {"networks": dev_networks(chains.rpc_urls, chains.deployment)} if chains is not None else {}
     return {
         "secret": TEST_SECRET, "analytics": {"mode": "off"},
         "store": {"kind": "redis", "url": redis_url, "prefix": prefix},
         "database": {"url": db_url, "pool_min": 1, "pool_max": 4},
         "projects": {TEST_PROJECT: {"name": "Three hosts", "origins": [TEST_ORIGIN]}},
-        "networks": dev_networks(chains.rpc_urls, chains.deployment),
+        **networks,
         "siwx": {"db": "siwx.db", "key_file": "engine.key"},
         "embedded": {"db": "embedded.db", "master_key_file": "master.key",
                      "smtp": {"host": HOST, "port": smtp.port, "tls": "none",

@@ -1,10 +1,11 @@
 """Continue on your phone in Chromium (issue 44 item 1): a desktop visitor (1280x800) signed in
 with the embedded wallet on Hardhat opens "Continue on your phone"; a phone (390x844, mobile
-emulation) opens the link, both screens show the same code, the desktop confirms it; a send
-started on the desktop waits there ("Waiting for your phone") and is approved on the phone; one
-transaction lands, both screens show the result, and the host page saw one continuous account.
-Once linked, the phone draws the session's own modal (a companion connection, PROTOCOL.md
-"Companion"): a press on either screen moves both. A third browser with the leaked link is
+emulation) opens the link, both screens show the same code, the desktop confirms it. Once linked,
+the phone draws the session's own modal (a companion connection, PROTOCOL.md "Companion"): a
+press on either screen moves both. A send started in the phone's modal waits on the desktop
+("Waiting for your phone", no approval there) and is approved by a click inside the phone's
+modal (its approval frame, signed with the phone's key); one transaction lands, both screens
+show the result, and the host page saw one continuous account. A third browser with the leaked link is
 refused, typed, and nothing changes; it cannot join as the companion either.
 
 Writes docs/screenshots/issue44-continue-*.png (docs/features/continue-on-phone.md)."""
@@ -19,6 +20,7 @@ import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import unquote
 from typing import Any
 
 import pytest
@@ -34,12 +36,14 @@ from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_testing import RunningServer, serve_app
 
-from .conftest import REPO_ROOT, TIMEOUT_MS, serve
+from .conftest import REPO_ROOT, TIMEOUT_MS, Relay, serve
 from .test_embedded_browser import embedded_engine_config, sign_in_by_email
+from .test_walletconnect_browser import Wallet
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
 
 SHOTS = REPO_ROOT / "docs" / "screenshots"
+DEV_ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"  # the wallet peer's (Hardhat account #0)
 RECEIVER = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65"
 PHONE_UA = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 "
             "(KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1")
@@ -68,11 +72,12 @@ def smtp() -> Iterator[LocalSmtpServer]:
 
 
 @pytest.fixture(scope="module")
-def engine(devchains: ChainsInfo, smtp: LocalSmtpServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
+def engine(devchains: ChainsInfo, smtp: LocalSmtpServer, wc_relay: Relay,
+           tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     folder = tmp_path_factory.mktemp("handoff-e2e")
     config = embedded_engine_config(folder, devchains, {
         "smtp": {"host": "127.0.0.1", "port": smtp.port, "tls": "none", "sender": "Wallet <no-reply@modal.test>"},
-    })
+    }, walletconnect={"relay_url": wc_relay.url})
     with serve(config, free_port()) as running:
         yield running
 
@@ -228,11 +233,17 @@ def test_a_send_started_on_the_desktop_is_approved_on_the_phone_and_a_leaked_lin
         approval = desktop.locator('.wm-card[data-view="ApproveTransaction"]')
         expect(approval.get_by_text("Waiting for your phone")).to_be_visible()
         assert desktop.locator("iframe.wm-frame").count() == 0
-        approve = phone.get_by_role("button", name="Approve")
+        assert desktop.get_by_role("button", name="Approve").count() == 0, "the desktop could approve"
+        # the phone approves inside its own modal: the approval frame its screen alone draws
+        on_phone_approval = phone.locator('#modal .wm-card[data-view="ApproveTransaction"]')
+        on_phone_approval.wait_for(state="visible")
+        expect(on_phone_approval.get_by_text("Waiting for your phone")).to_have_count(0)
+        inside = phone.frame_locator('#modal .wm-card[data-view="ApproveTransaction"] iframe.wm-frame')
+        approve = inside.get_by_role("button", name="Approve")
         expect(approve).to_be_enabled()
-        expect(phone.locator("dd", has_text="0.25 ETH")).to_be_visible()
-        expect(phone.locator("#outcome")).to_contain_text("\u22120.25 ETH")  # the outcome, as the frame shows it
-        expect(phone.get_by_text(RECEIVER)).to_be_visible()
+        expect(inside.locator("dd", has_text="0.25 ETH")).to_be_visible()
+        expect(inside.locator("#outcome")).to_contain_text("\u22120.25 ETH")  # the outcome, as the frame shows it
+        expect(inside.get_by_text(RECEIVER)).to_be_visible()
         _shot(desktop, "desktop-waiting")
         _shot(phone, "phone-approve")
         with devchain.rpc(31337) as rpc:
@@ -245,7 +256,6 @@ def test_a_send_started_on_the_desktop_is_approved_on_the_phone_and_a_leaked_lin
                 time.sleep(0.05)
             assert int(rpc.call("eth_getTransactionCount", [address, "latest"]), 16) == 1
         # both screens show the result
-        expect(phone.locator("#state")).to_contain_text("Approved")
         expect(approval).to_have_count(0)
         expect(desktop.locator(".wm-card").get_by_text("Transaction sent")).to_be_visible()
         expect(phone.locator("#modal .wm-card").get_by_text("Transaction sent")).to_be_visible()
@@ -258,3 +268,79 @@ def test_a_send_started_on_the_desktop_is_approved_on_the_phone_and_a_leaked_lin
             json.dumps([address, True])}, events
     assert not [r for r in caplog.records if r.exc_info], "a refusal logged a traceback"
     assert any("used_link" in r.getMessage() for r in caplog.records)
+
+
+def test_a_desktop_with_no_account_links_the_phone_whose_wallet_app_connects(
+        browser: Any, host_site: str, engine: RunningServer, wc_relay: Relay, devchain: ChainsInfo) -> None:
+    """No extension, not signed in: the modal's own Yes links the phone (it gets only the host
+    page's powers); the phone's modal opens MetaMask's deep link (Open, on the phone only); the
+    wallet app (the real sign-client peer) pairs with its URI; both screens show the account and
+    the host page gets one account event."""
+    from playwright.sync_api import expect
+
+    with context_of(browser) as desktop_context, context_of(browser, phone=True) as phone_context:
+        desktop = desktop_context.new_page()
+        desktop.goto(host_site)
+        desktop.wait_for_function("window.hostModal !== undefined")
+        desktop.click("#open")
+        connect = desktop.locator('.wm-card[data-view="Connect"]')
+        connect.get_by_role("button", name="Continue on your phone").click()
+        offer = desktop.locator('.wm-card[data-view="ContinueOnPhone"]')
+        offer.get_by_role("button", name="Copy link").click()
+        expect(desktop.locator(".wm-card").get_by_text("Link copied")).to_be_visible()
+        link = desktop.evaluate("navigator.clipboard.readText()")
+
+        phone = phone_context.new_page()
+        navigations: list[str] = []
+        cdp = phone_context.new_cdp_session(phone)
+        cdp.send("Page.enable")
+        cdp.on("Page.frameRequestedNavigation", lambda event: navigations.append(event["url"]))
+        phone.goto(link)
+        expect(phone.locator("#code")).to_have_text(re.compile(r"^\d{3} \d{3}$"))
+        shown = phone.locator("#code").inner_text()
+        expect(offer.get_by_text(shown, exact=True)).to_be_visible()
+        # no account: Yes is a button of the modal, no frame
+        yes = offer.get_by_role("button", name="Yes, it does")
+        expect(yes).to_be_visible()
+        assert offer.locator("iframe.wm-frame").count() == 0
+        _shot(desktop, "noaccount-desktop-code")
+        yes.click()
+        expect(phone.locator("#state")).to_contain_text("Connected")
+
+        # the phone's modal: All Wallets → MetaMask → Open (the deep link, on the phone)
+        on_phone = phone.locator('#modal .wm-card[data-view="Connect"]')
+        on_phone.get_by_role("button", name="All Wallets").click()
+        wallets = phone.locator('#modal .wm-card[data-view="AllWallets"]')
+        wallets.get_by_role("searchbox").or_(wallets.get_by_role("textbox")).first.fill("metamask")
+        wallets.get_by_role("button", name=re.compile("^MetaMask")).first.click()
+        wallet_page = phone.locator('#modal .wm-card[data-view="WalletPage"]')
+        open_app = wallet_page.get_by_role("button", name="Open", exact=True)
+        expect(open_app).to_be_enabled()
+        assert wallet_page.locator(".wm-qr").count() == 0
+        expect(desktop.locator('.wm-card[data-view="WalletPage"] .wm-qr')).to_be_visible()  # the computer: a QR code
+        _shot(phone, "noaccount-phone-open")
+        events_before = len(_accounts(desktop))
+        open_app.click()
+        deadline = time.monotonic() + TIMEOUT_MS / 1000
+        while not [u for u in navigations if u.startswith("metamask://wc?uri=")]:
+            assert time.monotonic() < deadline, f"no deep link opened on the phone: {navigations}"
+            phone.wait_for_timeout(100)
+        opened = [u for u in navigations if u.startswith("metamask://wc?uri=")][0]
+
+        # the wallet app follows it: pairs with the session's client and approves
+        wallet = Wallet(wc_relay.url, devchain.rpc_urls)
+        try:
+            wallet.send(cmd="pair", uri=unquote(opened.removeprefix("metamask://wc?uri=")))
+            wallet.wait("approved")
+            desktop.wait_for_function("window.accountEvents.some((a) => a.isConnected)")
+            # the modal closed on connecting, on both screens; opened again, both show the account
+            desktop.click("#open")
+            desktop.locator('.wm-card[data-view="Account"]').wait_for(state="visible")
+            phone.locator('#modal .wm-card[data-view="Account"]').wait_for(state="visible")
+            _shot(desktop, "noaccount-desktop-account")
+            _shot(phone, "noaccount-phone-account")
+        finally:
+            wallet.stop()
+        connected = [e for e in _accounts(desktop)[events_before:] if e.get("isConnected")]
+        assert {e.get("address") for e in connected} == {DEV_ADDRESS}, connected
+        assert {json.dumps([e.get("address"), e.get("isConnected")]) for e in connected} == {json.dumps([DEV_ADDRESS, True])}

@@ -15,7 +15,6 @@ import logging
 import re
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -24,15 +23,12 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 
 from modalcore_dev.devmail import LocalSmtpServer
-from modalcore.embedded.masterkey import MasterKey
-from modalcore.netports import free_port
 from modalcore.runtime.clock import RealClock
-from modalcore.server.app import create_app
 from modalcore.embedded.approval_tree import shown_hash
 from modalcore.server.approval import approval_text
-from modalcore.server.config import parse_config
-from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
+from modalcore_testing import Client, RunningServer
 
+from .mail_engine import mail_engine
 from .device import SEEN, DeviceKey, frame_headers, registration
 
 class ShiftedClock(RealClock):
@@ -57,19 +53,7 @@ def mail() -> Iterator[LocalSmtpServer]:
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory, mail: LocalSmtpServer) -> Iterator[RunningServer]:
-    folder: Path = tmp_path_factory.mktemp("credential")
-    key = folder / "master.key"
-    key.write_text(MasterKey.generate().hex())
-    config = parse_config({
-        "secret": TEST_SECRET,
-        "projects": {TEST_PROJECT: {"name": "Test dApp", "origins": [TEST_ORIGIN]}},
-        "embedded": {"db": str(folder / "embedded.db"), "master_key_file": str(key),
-                     "smtp": {"host": "127.0.0.1", "port": mail.port, "tls": "none",
-                              "sender": "Wallet <no-reply@modal.test>"},
-                     # every test here signs in from 127.0.0.1 within a minute (the budgets: test_mail_budget.py)
-                     "mail_budget": {"address_per_minute": 100, "address_per_hour": 1000}},
-    })
-    with serve_app(create_app(config, clock=CLOCK), free_port()) as running:
+    with mail_engine(tmp_path_factory.mktemp("credential"), mail, clock=CLOCK) as running:
         yield running
 
 

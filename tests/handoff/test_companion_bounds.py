@@ -8,21 +8,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from modalcore.embedded.masterkey import MasterKey
-from modalcore.netports import free_port
-from modalcore.server.app import create_app
 from modalcore.server.companion import signed_text
-from modalcore.server.config import parse_config
 from modalcore.server.endpoint import CLOSE_TOO_MANY_SESSIONS
 from modalcore_dev.devmail import LocalSmtpServer
-from modalcore_testing import TEST_ORIGIN, TEST_PROJECT, TEST_SECRET, Client, RunningServer, serve_app
+from modalcore_testing import Client, RunningServer
 
+from ..embedded.mail_engine import mail_engine
 from ..embedded.device import DeviceKey, frame_headers
 from ..embedded.test_approval_credential import mail
 from .test_companion_routes import _companion_url, _join, _linked, _nonce
@@ -35,19 +31,7 @@ PHONE_ENV: dict[str, Any] = {"mobile": True, "platform": "ios", "width": 390}
 
 @pytest.fixture(scope="module")
 def capped(tmp_path_factory: pytest.TempPathFactory, mail: LocalSmtpServer) -> Iterator[RunningServer]:
-    folder: Path = tmp_path_factory.mktemp("companion-cap")
-    key = folder / "master.key"
-    key.write_text(MasterKey.generate().hex())
-    config = parse_config({
-        "secret": TEST_SECRET,
-        "max_sessions_per_address": CAP,
-        "projects": {TEST_PROJECT: {"name": "Test dApp", "origins": [TEST_ORIGIN]}},
-        "embedded": {"db": str(folder / "embedded.db"), "master_key_file": str(key),
-                     "smtp": {"host": "127.0.0.1", "port": mail.port, "tls": "none",
-                              "sender": "Wallet <no-reply@modal.test>"},
-                     "mail_budget": {"address_per_minute": 100, "address_per_hour": 1000}},
-    })
-    with serve_app(create_app(config), free_port()) as running:
+    with mail_engine(tmp_path_factory.mktemp("companion-cap"), mail, max_sessions_per_address=CAP) as running:
         yield running
 
 

@@ -146,15 +146,6 @@ def _waiting(model: Model) -> Step:
     return replace(model, router=replace(model.router, history=(*model.router.history, route))), []
 
 
-def test_both_screens_wait_for_the_phone_while_a_send_waits() -> None:
-    h = _linked()
-    phone = Phone(h, KEY)
-    h.apply(_waiting)
-    h.expect(view="ApproveTransaction", text="Waiting for your phone")
-    assert "Waiting for your phone" in phone.texts()
-    _same_tree(h, phone)
-
-
 def test_the_host_patch_is_reused_when_the_phone_had_its_base() -> None:
     h = _linked()
     phone = Phone(h, KEY)

@@ -177,7 +177,11 @@ class SignArgs(_Args):
 
 
 class HandoffArgs(_Args):
-    """Nothing: the engine makes the link's random nonce (issue 44 item 1, server/handoff.py)."""
+    """The engine makes the link's random nonce (issue 44 item 1, server/handoff.py); `typed`: the
+    link is also offered as a code to type (on a phone, to continue on a computer), which the
+    service notes in the session store for the computer's page to find."""
+
+    typed: bool = False
 
 
 class HandoffTokenResult(TypedDict):
