@@ -151,6 +151,15 @@ def _send_cent(page: Any) -> None:
     page.frame_locator("iframe.wm-frame").get_by_role("button", name="Approve").click()
 
 
+def _wait_deployed(page: Any) -> None:
+    """Until the host page's account says the smart account is deployed: the bundler has mined
+    the user operation and the engine has read its receipt. Under two test workers on two cores
+    that once took past TIMEOUT_MS (CI), so this one wait allows three times as long."""
+    page.wait_for_function(
+        "document.getElementById('account').textContent.includes('\"smartAccountDeployed\":true')",
+        timeout=3 * TIMEOUT_MS)
+
+
 def _smart_account(page: Any) -> tuple[str, str]:
     """The host's account after sign-in: (smart account, EOA)."""
     page.wait_for_function("document.getElementById('account').textContent.includes('allAccounts')")
@@ -176,8 +185,7 @@ def test_email_sign_in_shows_the_smart_account_and_a_send_is_sponsored(
         expect(account.get_by_role("button", name="Switch to your EOA")).to_be_visible()
         reload_with_balances(page)
         _send_cent(page)
-        page.wait_for_function(
-            "document.getElementById('account').textContent.includes('\"smartAccountDeployed\":true')")
+        _wait_deployed(page)
         assert _balance(aachains, 31337, RECEIVER) == receiver_before + CENT
         assert _balance(aachains, 31337, smart) == FUNDS - CENT  # the paymaster paid the gas
         assert _rpc(aachains, 31337, "eth_getCode", [smart, "latest"]) != "0x"
@@ -221,8 +229,7 @@ def test_where_the_policy_does_not_sponsor_the_account_pays_its_gas(
         receiver_before = _balance(aachains, 31338, RECEIVER)
         reload_with_balances(page)
         _send_cent(page)
-        page.wait_for_function(
-            "document.getElementById('account').textContent.includes('\"smartAccountDeployed\":true')")
+        _wait_deployed(page)
         assert _balance(aachains, 31338, RECEIVER) == receiver_before + CENT
         assert _balance(aachains, 31338, smart) < FUNDS - CENT  # the account paid its gas
 
