@@ -118,11 +118,12 @@ def per_intent(mode: str = "--presses", few: int = FEW, many: int = MANY, sessio
 def run(parts: Parts) -> Lines:
     title = "Engine, production path under cachegrind (instructions, any machine):"
     require_program("valgrind", "Debian's valgrind: apt-get install valgrind")
-    # smoke: one session, one and six cycles (still the difference of two runs: with one and two
-    # cycles, timers fired by a loaded machine's stretched wall time once outweighed the four
-    # presses between them and the figure came out negative), and not the session alone (two
-    # more runs under valgrind; engine_bench goes through its path)
-    sessions, few, many = (1, len(CYCLE), 6 * len(CYCLE)) if parts.smoke else (SESSIONS, FEW, MANY)
+    # smoke: one session, one and 26 cycles, and not the session alone (two more runs under
+    # valgrind; engine_bench goes through its path). The 100 presses between the runs cost about
+    # 100 M instructions, a few seconds under valgrind beside the minute of start-up (12.4 G); with
+    # four and then 20 presses between them, in CI the difference came out negative twice
+    # (-249 k, -4,090 k per intent): one run had done a full collection more than the other.
+    sessions, few, many = (1, len(CYCLE), 26 * len(CYCLE)) if parts.smoke else (SESSIONS, FEW, MANY)
     each = per_intent("--presses", few, many, sessions, together=parts.smoke)
     out: Lines = [title,
                   line("SQLite: instructions per intent", f"{each / 1e3:,.0f} k", "≤ 1.0 M", [each]),
