@@ -23,7 +23,7 @@ from ..core.cmds import CancelTimer, StartTimer
 from ..core.evolve import replace
 from ..core.shape import On, Slice
 from ..rules.addresses import is_evm_address
-from ..slices import router
+from ..slices import handoff, router
 from ..slices.farcaster import (
     POLL_MS,
     POLL_TIMER,
@@ -100,7 +100,8 @@ def on_opened(model: Model, msg: FarcasterChannelOpened, now: int) -> Step:
         return model, []
     if not msg.ok or msg.result is None or (channel.signs_in and msg.result.nonce != channel.sign_in_nonce):
         return _failed(model, UNREACHABLE)
-    opened = replace(channel, token=msg.result.channel_token, url=msg.result.url, nonce=msg.result.nonce)
+    opened = replace(channel, token=msg.result.channel_token, url=msg.result.url, nonce=msg.result.nonce,
+                     frame_key=msg.result.public_key)
     # behaviour.md §3 farcasterUrl: the link being offered (AppKit's setFarcasterUrl), cleared by back
     account = replace(model.accounts.get(NAMESPACE), farcaster_url=opened.url)
     model = replace(_channel(model, opened), accounts=model.accounts.with_account(NAMESPACE, account))
@@ -132,6 +133,8 @@ def on_status(model: Model, msg: FarcasterStatusRead, now: int) -> Step:
     # slice's, which would overwrite anything put there)
     model, cmds = sign_in(model, PROVIDER, str(status.fid), status.address, now,
                           username=user_line(status.display_name, status.username, status.fid), image=status.pfp_url)
+    # a phone linked with no account keeps its link if its own frame opened the channel
+    model = handoff.adopt(model, channel.frame_key)
     return approved(model, channel), cmds  # signs in at once if no session is found (farcaster_siwx.py)
 
 

@@ -176,7 +176,8 @@ def routes(hub: Hub, wallet: EmbeddedWallet | None) -> list[Route]:
         try:
             parse_public_key(data["public_key"])
             channel = await wallet.farcaster.open_channel(hub.clock.now_ms(), key=data["public_key"], binding=sign_in)
-            opened = ChannelOpened(channel_token=channel["channel_token"], url=channel["url"], nonce=channel["nonce"])
+            opened = ChannelOpened(channel_token=channel["channel_token"], url=channel["url"], nonce=channel["nonce"],
+                                   public_key=data["public_key"])
         except BadPublicKey:
             return refused(400, "not a public key")
         except (ServiceError, ValueError) as error:

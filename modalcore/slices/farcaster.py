@@ -36,6 +36,7 @@ class FarcasterChannel:
     # before the frame may open it
     signs_in: bool = False
     sign_in_nonce: str = ""
+    frame_key: str = ""  # the key the channel was opened for (ChannelOpened.public_key)
 
 
 class ChannelOpened(BaseModel):
@@ -43,6 +44,9 @@ class ChannelOpened(BaseModel):
     channel_token: str = Field(pattern=r"^[A-Za-z0-9_-]{16,64}$")
     url: str = Field(pattern=r"^farcaster://connect\?", max_length=2048)
     nonce: str = Field(pattern=r"^[A-Za-z0-9]{8,64}$")
+    # the frame's public key the channel was opened for, which the verified answer registers
+    # (a linked phone's: slices/handoff.adopt); base64url of at most 256 bytes
+    public_key: str = Field(default="", max_length=344)
 
 
 class ChannelStatus(BaseModel):

@@ -76,8 +76,8 @@ async def _frame_opens(http: httpx.AsyncClient, session: str, device: DeviceKey,
                                                                  "public_key": device.spki})
 
 
-async def _signed_in_with_farcaster(client: Client, http: httpx.AsyncClient, relay: httpx.AsyncClient,
-                                    device: DeviceKey) -> str:
+async def _signed_in_with_farcaster(engine: RunningServer, client: Client, http: httpx.AsyncClient,
+                                    relay: httpx.AsyncClient, device: DeviceKey) -> str:
     await client.join(opts={"networks": ["eip155:31337"]})
     await client.intent("host", "open", {})
     await client.intent("connect/social/farcaster", "press")
@@ -85,10 +85,21 @@ async def _signed_in_with_farcaster(client: Client, http: httpx.AsyncClient, rel
     assert (await http.get(f"/embedded/farcaster?session={client.session}&attempt=1")).status_code == 200
     opened = await _frame_opens(http, client.session, device)
     assert opened.status_code == 200 and opened.json()["qr"].startswith("<svg"), got
+    assert await _channel_key(engine, client.session) == device.spki  # what a linked phone's sign-in is told by
     assert (await relay.post("/client/approve", json={"url": opened.json()["url"], "fid": 2})).status_code == 201
     frames = await client.recv_until(lambda f: f["t"] == "host_event" and f.get("kind") == "account"
                                      and f["data"].get("isConnected") is True, timeout=15)
     return _address(frames)
+
+
+async def _channel_key(engine: RunningServer, session: str) -> str:
+    """The key the session's Farcaster channel was opened for, once the route delivered it."""
+    for _ in range(100):
+        channel = engine.hub.runners[session].session.model.embedded.farcaster
+        if channel is not None and channel.token:
+            return channel.frame_key
+        await asyncio.sleep(0.02)
+    raise AssertionError("the channel never reached the session")
 
 
 async def _verify(http: httpx.AsyncClient, session: str, device: DeviceKey) -> dict[str, Any]:
@@ -119,7 +130,7 @@ async def test_the_connect_frames_key_is_registered_by_the_fids_answer_and_appro
             httpx.AsyncClient(base_url=engine.http_url, timeout=10, headers=frame_headers(engine.http_url)) as http, \
             httpx.AsyncClient(base_url=relay.http_url, timeout=10) as farcaster:
         device = DeviceKey()
-        address = await _signed_in_with_farcaster(client, http, farcaster, device)
+        address = await _signed_in_with_farcaster(engine, client, http, farcaster, device)
         assert (await _frame_opens(http, client.session, device)).status_code == 409  # connected: no more
         _, eid = await ask(client, "1", "personal_sign", ["0x68690a", address])
         assert await _registered(http, client.session, eid, device) is True
@@ -153,7 +164,7 @@ async def test_another_browser_verifies_with_farcaster_inside_the_approval_frame
     async with engine.client() as client, \
             httpx.AsyncClient(base_url=engine.http_url, timeout=10, headers=frame_headers(engine.http_url)) as http, \
             httpx.AsyncClient(base_url=relay.http_url, timeout=10) as farcaster:
-        address = await _signed_in_with_farcaster(client, http, farcaster, DeviceKey())
+        address = await _signed_in_with_farcaster(engine, client, http, farcaster, DeviceKey())
         _, eid = await ask(client, "1", "personal_sign", ["0x68690a", address])
         frame = DeviceKey()  # another browser's frame
         begun = (await http.post("/embedded/approve/begin", json={"session": client.session, "request": eid,

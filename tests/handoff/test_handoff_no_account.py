@@ -17,6 +17,7 @@ from modalcore.enginetest.companion import Phone
 from modalcore.services.domain.handles import EMAIL_CODE
 from modalcore.slices.accounts import AccountState
 from modalcore.slices.embedded import CodeCheckResult, EmailCodeChecked, PasskeySignedIn, SocialSignedIn
+from modalcore.slices.farcaster import POLL_MS, ChannelOpened, FarcasterChannelOpened
 from modalcore.slices.handoff import PressedHandoffYes, linked_key
 from modalcore.slices.model import Model, Step
 from modalcore.server.handoff import links_key
@@ -164,8 +165,33 @@ def test_rule_a_passkey_or_social_sign_in_on_the_phone_keeps_the_link_too() -> N
     assert linked_key(h.model) == "" and h.model.handoff.phone_key == "" and not phone.companion.linked
 
 
+def _farcaster_signs_in(h: Harness, frame_key: str) -> None:
+    """Continue with Farcaster: the channel opened by the sign-in frame whose key is `frame_key`
+    (server/verify_farcaster.py names it), then the client's verified answer."""
+    h.apply(lambda m: (replace(m, embedded=replace(m.embedded, socials=("farcaster",))), []))
+    h.press("connect/social/farcaster")
+    h.deliver(FarcasterChannelOpened(key="1", result=ChannelOpened(
+        channel_token="t" * 32, url="farcaster://connect?channelToken=" + "t" * 32, nonce="abababababab",
+        public_key=frame_key)))
+    h.advance(POLL_MS)
+    h.settle_call("farcaster.status", {"state": "verified", "fid": 2, "username": "carol", "address": ADDRESS})
+    assert h.model.embedded.identity == "farcaster:2"
+
+
+def test_rule_a_farcaster_sign_in_on_the_phone_keeps_the_link_and_anothers_forgets_it() -> None:
+    """The channel is opened for the sign-in frame's key and the verified answer registers that
+    key: when it is the phone's, the phone signed in inside its own modal."""
+    h, phone = _linked_no_account()
+    _farcaster_signs_in(h, KEY)
+    assert linked_key(h.model) == KEY and h.model.handoff.identity == "farcaster:2" and phone.companion.linked
+
+    h, phone = _linked_no_account()
+    _farcaster_signs_in(h, "the-computers-frame-key")
+    assert linked_key(h.model) == "" and h.model.handoff.phone_key == "" and not phone.companion.linked
+
+
 def test_rule_a_no_account_link_names_no_phone_once_any_account_signs_in() -> None:
-    """A sign-in whose message names no key (a Farcaster account; any account set otherwise)
+    """A sign-in whose message names no key (any account set otherwise)
     leaves the link's state as it is: the routes that name the link (the phone's approve, its
     companion nonce) still ask `linked_key`, so the phone gets nothing for that account."""
     h, phone = _linked_no_account()
