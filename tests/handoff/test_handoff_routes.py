@@ -46,6 +46,12 @@ def clock() -> Iterator[None]:
 async def _signed_in(client: Client, http: httpx.AsyncClient, mail: LocalSmtpServer, email: str,
                      device: DeviceKey, opts: dict[str, Any] = OPTS) -> str:
     await client.join(opts=opts)
+    return await _sign_in_joined(client, http, mail, email, device)
+
+
+async def _sign_in_joined(client: Client, http: httpx.AsyncClient, mail: LocalSmtpServer, email: str,
+                          device: DeviceKey) -> str:
+    """The joined session signs in by email with the embedded wallet on `device`; its address."""
     await client.intent("host", "open", {})
     await client.intent("connect/email", "submit", {"value": email})
     await client.recv_until(lambda f: "/embedded/signin?" in str(f))
