@@ -29,12 +29,12 @@ from modalcore.server.companion import signed_text
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_testing import Client, RunningServer, find_node
 
-from ..embedded.device import DeviceKey, frame_headers
+from ..embedded.device import frame_headers
 from ..embedded.mail_engine import mail_engine
 from ..embedded.test_approval_credential import CLOCK, mail
 from ..walletconnect.conftest import DEV_ADDRESS, WalletPeer, wallet_peer
 from .test_companion_routes import Tree, _companion_url, _nonce
-from .test_handoff_routes import _claim, _link
+from .test_handoff_routes import _linked_with_no_account
 
 __all__ = ["mail"]
 
@@ -99,13 +99,7 @@ async def _connected_on_the_phone(engine: RunningServer, relay_url: str,
     computer's socket, the phone's socket and tree, and the wallet, once the host page got its one
     connected account event."""
     async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
-        await client.join(opts=OPTS)
-        phone_key = DeviceKey()
-        link = await _link(client)
-        assert (await _claim(http, link, phone_key)).status_code == 202
-        await client.recv_until(lambda f: "handoff/yes" in str(f))
-        await client.intent("handoff/yes", "press", {})  # no account: the modal's own Yes
-        await client.recv_until(lambda f: "Your phone is connected" in str(f))
+        phone_key, link = await _linked_with_no_account(client, http, OPTS)
 
         given = await _nonce(http, link, phone_key, frame_headers(engine.http_url))
         assert given.status_code == 200, given.text

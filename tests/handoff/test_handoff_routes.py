@@ -74,6 +74,19 @@ async def _link(client: Client) -> str:
     return str(frames[-1]["req"]["text"])
 
 
+async def _linked_with_no_account(client: Client, http: httpx.AsyncClient, opts: dict[str, Any]) -> tuple[DeviceKey, str]:
+    """A session with no account joins with `opts`, a phone claims its link and the modal's own
+    Yes links it: the phone's key and the link."""
+    await client.join(opts=opts)
+    phone_key = DeviceKey()
+    link = await _link(client)
+    assert (await _claim(http, link, phone_key)).status_code == 202
+    await client.recv_until(lambda f: "handoff/yes" in str(f))
+    await client.intent("handoff/yes", "press", {})
+    await client.recv_until(lambda f: "Your phone is connected" in str(f))
+    return phone_key, link
+
+
 def _part(link: str) -> str:
     return link.rsplit("/continue/", 1)[1]
 
