@@ -11,8 +11,6 @@ stays linked."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -22,11 +20,11 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
-from modalcore.netports import free_port
 from modalcore.server.config import dev_networks
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.server.companion import signed_text
 from modalcore_dev.devmail import LocalSmtpServer
+from modalcore_dev.walletconnect_relay import relay_process
 from modalcore_testing import Client, RunningServer, find_node
 
 from ..embedded.device import frame_headers
@@ -48,15 +46,8 @@ RECEIVER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"  # Hardhat account #1
 def relay_url() -> Iterator[str]:
     """The local relay in its own process (an in-loop relay is not reached by the engine's thread
     in time), as `make run` starts it."""
-    port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "modalcore_dev.walletconnect_relay", "--port", str(port)],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        assert process.stdout is not None and "listening" in process.stdout.readline()
-        yield f"ws://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(10)
+    with relay_process() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
