@@ -43,11 +43,7 @@ def _linked_computer() -> tuple[DirHarness, Phone]:
 def _on_the_wallet_page(h: DirHarness, phone: Phone) -> str:
     """The phone picks MetaMask from All Wallets; the session's client has a pairing URI."""
     phone.press("connect/all-wallets")
-    h.settle_directory()
-    h.type("metamask")
-    h.advance(300)
-    h.settle_directory()
-    phone.press("all/w/metamask")
+    phone.press(h.searched("metamask"))
     assert h.view == "WalletPage"
     link = uri()
     h.relay("wc_pair", {"uri": link, "expiry": 240})
