@@ -74,7 +74,8 @@ async def _link(client: Client) -> str:
     return str(frames[-1]["req"]["text"])
 
 
-async def _linked_with_no_account(client: Client, http: httpx.AsyncClient, opts: dict[str, Any]) -> tuple[DeviceKey, str]:
+async def _linked_with_no_account(client: Client, http: httpx.AsyncClient,
+                                  opts: dict[str, Any]) -> tuple[DeviceKey, str]:
     """A session with no account joins with `opts`, a phone claims its link and the modal's own
     Yes links it: the phone's key and the link."""
     await client.join(opts=opts)
@@ -126,7 +127,8 @@ async def _signed_in_and_linked(client: Client, http: httpx.AsyncClient, mail: L
     return address, link
 
 
-async def _approval(http: httpx.AsyncClient, session: str, eid: str, body: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+async def _approval(http: httpx.AsyncClient, session: str, eid: str,
+                    body: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
     """The phone begins approving request `eid` (`body` names it, by the link or the session):
     the Approve's body without its signature, and the text the phone signs for it."""
     begun = (await http.post("/continue/begin", json=body)).json()
