@@ -1,5 +1,6 @@
 """The dev wallet and dev chains the flow tests run sessions with (Hardhat's accounts, chains
-31337 and 31338), and `dev_session`, the `Harness` they start from."""
+31337 and 31338), `dev_session`, the `Harness` they start from, and `press_dev_wallet`, the same
+first steps on a real engine's socket."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from modalcore.core.shape import Table
 from modalcore.enginetest import HARNESS_TABLE, Harness
 from modalcore.server.config import dev_networks, parse_config
 from modalcore.wire.frames import AnnouncedWallet, Env
+from modalcore_testing import Client
 
 ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 OTHER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
@@ -59,3 +61,14 @@ def dev_session(options: Mapping[str, Any] | None = None, *, wallets: list[Annou
 def chain_networks(rpc_urls: dict[int, str], deployment: dict[str, Any]) -> dict[str, Network]:
     """The engine's networks for running dev chains, as an operator config would give them."""
     return parse_config({"networks": dev_networks(rpc_urls, deployment)}).known_networks()
+
+
+async def press_dev_wallet(client: Client) -> dict[str, Any]:
+    """Join with the Dev Wallet announced, open, press it; the wallet request it asks (an effect)."""
+    await client.join(wallets=[DEV_WALLET.model_dump(mode="json")],
+                      opts={"networks": ["eip155:31337"], "metadata": {"name": "Test dApp"}})
+    await client.intent("host", "open")
+    await client.recv_until(lambda f: f["t"] == "host_event")
+    await client.intent(WALLET_NODE, "press")
+    frames = await client.recv_until(lambda f: f["t"] == "effect")
+    return frames[-1]

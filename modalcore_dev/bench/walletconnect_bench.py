@@ -21,24 +21,20 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from modalcore_dev.latency.browser import CHROMIUM, BrowserThread, DemoPage, chromium, demo_config
 from modalcore_dev.latency.proxy import running_proxy
-from modalcore.netports import free_port
 from modalcore.runtime.walletconnect import WalletConnectRuntime
 from modalcore.server.config import WalletConnectConfig
 from modalcore.store.memory import MemoryStore
 from modalcore.views import logos
 from modalcore.views.qrcode import qr_node
-from modalcore_dev.walletconnect_relay import running_relay
+from modalcore_dev.walletconnect_relay import relay_process, running_relay
 from modalcore.walletconnect.domain.sign_rpc import Metadata
 from modalcore.wire.codec import encode
 from modalcore_testing import start_server
@@ -136,19 +132,6 @@ CLICK_TO_QR = r"""async () => {
 }"""
 
 
-@contextmanager
-def _relay_process() -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "modalcore_dev.walletconnect_relay", "--port", str(port)],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        assert process.stdout is not None and "listening" in process.stdout.readline()
-        yield f"ws://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(10)
-
-
 async def _clicks(browser: BrowserThread, base_url: str, rounds: int) -> list[float]:
     demo = await DemoPage.open(browser.browser, base_url)
     out: list[float] = []
@@ -174,7 +157,7 @@ def _browser_lines(rounds: int) -> Lines:
         return [Skipped("click → QR drawn", "no /usr/bin/chromium (make chromium)")]
     rpc = {31337: "http://127.0.0.1:8545", 31338: "http://127.0.0.1:8546"}  # not started: nothing connects
     out: Lines = [f"  click on WalletConnect → QR drawn (Chromium, demo page, delay proxy; {rounds} rounds):"]
-    with tempfile.TemporaryDirectory() as folder, _relay_process() as relay_url:
+    with tempfile.TemporaryDirectory() as folder, relay_process() as relay_url:
         config = demo_config(rpc, None, Path(folder)).model_copy(
             update={"walletconnect": WalletConnectConfig(relay_url=relay_url)})
         with start_server(config) as engine, running_proxy(engine.port, delay_ms=0) as proxy, \
@@ -272,7 +255,7 @@ async def _one_click(browser: BrowserThread, base_url: str, wallet: _Wallet, rou
 def _one_click_lines(rpc_urls: dict[int, str], deployment: dict[str, Any], rounds: int) -> Lines:
     if not CHROMIUM.exists():
         return [Skipped("one-click sign-in", "no /usr/bin/chromium (make chromium)")]
-    with tempfile.TemporaryDirectory() as folder, _relay_process() as relay_url:
+    with tempfile.TemporaryDirectory() as folder, relay_process() as relay_url:
         config = demo_config(rpc_urls, deployment, Path(folder)).model_copy(
             update={"walletconnect": WalletConnectConfig(relay_url=relay_url)})
         wallet = _Wallet(relay_url, rpc_urls)

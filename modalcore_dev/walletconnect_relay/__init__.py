@@ -5,6 +5,7 @@ methods SDK 2.25 sends that the spec does not list). Binds 127.0.0.1 only.
 """
 
 from modalcore_dev.walletconnect_relay.mailbox import Limits, Mailbox, Stored
+from modalcore_dev.walletconnect_relay.process import relay_process
 from modalcore_dev.walletconnect_relay.server import RelayServer, running_relay
 
-__all__ = ["Limits", "Mailbox", "RelayServer", "Stored", "running_relay"]
+__all__ = ["Limits", "Mailbox", "RelayServer", "Stored", "relay_process", "running_relay"]

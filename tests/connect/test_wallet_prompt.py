@@ -64,11 +64,7 @@ def test_a_walletconnect_request_on_the_phone_it_was_paired_on_offers_its_deep_l
     h = dir_harness({"networks": ["eip155:1", "eip155:10"]}, walletconnect=True,
                     env={"mobile": True, "platform": "ios"})
     h.host("open", view="AllWallets")
-    h.settle_directory()
-    h.type("metamask")
-    h.advance(300)
-    h.settle_directory()
-    h.press("all/w/metamask")
+    h.press(h.searched("metamask"))
     link = uri()
     h.relay("wc_pair", {"uri": link, "expiry": 240})
     assert h.effects()[-1]["req"]["url"] == f"metamask://wc?uri={quote(link, safe='')}"
@@ -91,11 +87,7 @@ def test_after_a_reload_a_walletconnect_prompt_still_names_the_wallet_and_the_ph
     h = dir_harness({"networks": ["eip155:1", "eip155:10"]}, walletconnect=True,
                     env={"mobile": True, "platform": "ios"})
     h.host("open", view="AllWallets")
-    h.settle_directory()
-    h.type("metamask")
-    h.advance(300)
-    h.settle_directory()
-    h.press("all/w/metamask")
+    h.press(h.searched("metamask"))
     h.relay("wc_pair", {"uri": uri(), "expiry": 240})
     h.relay("wc_approval", {"accounts": [WC_ADDRESS], "chain": "eip155:1", "peer": PEER})
     h.rejoin(last=None)

@@ -43,6 +43,15 @@ class DirHarness(Harness):
             if every_ms:
                 self.advance(every_ms)
 
+    def searched(self, wallet_id: str) -> str:
+        """All Wallets' first list answered, then `wallet_id` typed in its search and answered once
+        the search has waited out its typing pause: the node of that wallet's row."""
+        self.settle_directory()
+        self.type(wallet_id)
+        self.advance(300)
+        self.settle_directory()
+        return f"all/w/{wallet_id}"
+
     def items(self, parent: str = "all/list") -> list[Node]:
         return [n for n in self.node(parent).c if n.t == "wallet-item"]
 

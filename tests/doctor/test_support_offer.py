@@ -10,20 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from modalcore_testing import Client, RunningServer, running_server, start_server
-from tests.devwallet import DEV_WALLET, WALLET_NODE
+from tests.devwallet import press_dev_wallet
 
 __all__ = ["running_server"]
 
 
 async def _declined(client: Client) -> str:
     """Join, open, press the Dev Wallet, decline; everything drawn up to "Connection declined"."""
-    await client.join(wallets=[DEV_WALLET.model_dump(mode="json")],
-                      opts={"networks": ["eip155:31337"], "metadata": {"name": "Test dApp"}})
-    await client.intent("host", "open")
-    await client.recv_until(lambda f: f["t"] == "host_event")
-    await client.intent(WALLET_NODE, "press")
-    frames = await client.recv_until(lambda f: f["t"] == "effect")
-    await client.send({"t": "effect_result", "eid": frames[-1]["eid"], "ok": False,
+    effect = await press_dev_wallet(client)
+    await client.send({"t": "effect_result", "eid": effect["eid"], "ok": False,
                        "error": {"code": 4001, "message": "User rejected the request."}})
     drawn: list[dict[str, Any]] = []
 

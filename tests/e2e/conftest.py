@@ -187,6 +187,16 @@ def new_page(browser: Any) -> tuple[Any, Any, list[str]]:
     return context, page, errors
 
 
+def requested_navigations(context: Any, page: Any) -> list[str]:
+    """The URLs `page` asks to navigate to from now on, as Chromium's DevTools tell them: a deep
+    link such as `metamask://` is listed though the browser has no app to open it with."""
+    navigations: list[str] = []
+    cdp = context.new_cdp_session(page)
+    cdp.send("Page.enable")
+    cdp.on("Page.frameRequestedNavigation", lambda event: navigations.append(event["url"]))
+    return navigations
+
+
 @dataclass
 class Demo:
     """One browser context on the demo page, with what the page logged."""

@@ -36,7 +36,7 @@ from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_testing import RunningServer, serve_app
 
-from .conftest import REPO_ROOT, TIMEOUT_MS, Relay, serve
+from .conftest import REPO_ROOT, TIMEOUT_MS, Relay, requested_navigations, serve
 from .test_embedded_browser import embedded_engine_config, sign_in_by_email
 from .test_walletconnect_browser import Wallet
 
@@ -291,10 +291,7 @@ def test_a_desktop_with_no_account_links_the_phone_whose_wallet_app_connects(
         link = desktop.evaluate("navigator.clipboard.readText()")
 
         phone = phone_context.new_page()
-        navigations: list[str] = []
-        cdp = phone_context.new_cdp_session(phone)
-        cdp.send("Page.enable")
-        cdp.on("Page.frameRequestedNavigation", lambda event: navigations.append(event["url"]))
+        navigations = requested_navigations(phone_context, phone)
         phone.goto(link)
         expect(phone.locator("#code")).to_have_text(re.compile(r"^\d{3} \d{3}$"))
         shown = phone.locator("#code").inner_text()

@@ -22,7 +22,7 @@ from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_dev.devoidc import DevOidcProvider
 from modalcore_testing import RunningServer, serve_app
 
-from .conftest import TIMEOUT_MS, Relay, serve
+from .conftest import TIMEOUT_MS, Relay, requested_navigations, serve
 from .test_embedded_browser import HOST_PAGE, embedded_engine_config
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
@@ -87,10 +87,7 @@ def test_a_phone_opens_a_walletconnect_wallet_by_its_deep_link_with_the_uri(brow
     context = _phone(browser)
     try:
         page = context.new_page()
-        navigations: list[str] = []
-        cdp = context.new_cdp_session(page)
-        cdp.send("Page.enable")
-        cdp.on("Page.frameRequestedNavigation", lambda event: navigations.append(event["url"]))
+        navigations = requested_navigations(context, page)
         page.goto(phone_host)
         page.wait_for_function("window.hostModal !== undefined")
         page.click("#open")

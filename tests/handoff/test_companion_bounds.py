@@ -45,7 +45,7 @@ async def test_rule_companion_sockets_count_toward_the_per_address_cap(
     book = capped.hub.addresses
     async with capped.client() as client, httpx.AsyncClient(base_url=capped.http_url, timeout=10) as http:
         phone = DeviceKey()
-        link = await _linked(capped, client, http, mail, phone)
+        link = await _linked(client, http, mail, phone)
         session = client.session
         headers = frame_headers(capped.http_url)
 

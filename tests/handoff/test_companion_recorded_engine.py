@@ -39,7 +39,7 @@ async def test_rule_a_recorded_session_holds_the_phones_part_but_not_its_signed_
     engine = recording_engine
     async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
         phone = DeviceKey()
-        link = await _linked(engine, client, http, mail, phone)
+        link = await _linked(client, http, mail, phone)
         session = client.session
         nonce = (await _nonce(http, link, phone, frame_headers(engine.http_url))).json()["nonce"]
         signature = phone.sign(signed_text(session, nonce))

@@ -73,7 +73,7 @@ def companion_url(engine: RunningServer) -> str:
 async def linked_on(host: RunningServer, mail: LocalSmtpServer, phone: DeviceKey) -> AsyncIterator[tuple[Client, str]]:
     """The computer's page on `host`, signed in, its phone `phone` linked: (its client, the link)."""
     async with host.client() as client, httpx.AsyncClient(base_url=host.http_url, timeout=10) as http:
-        yield client, await _linked(host, client, http, mail, phone)
+        yield client, await _linked(client, http, mail, phone)
 
 
 async def nonce_on(host: RunningServer, link: str, phone: DeviceKey) -> str:

@@ -24,8 +24,7 @@ from modalcore.wire.diff import apply
 
 from ..embedded.device import DeviceKey, frame_headers
 from ..embedded.test_approval_credential import CLOCK, engine, mail
-from .test_handoff_routes import _claim, _confirm, _link, _part, _signed_in, clock
-from modalcore.slices.handoff import link_digest
+from .test_handoff_routes import _part, _signed_in_and_linked, clock
 
 __all__ = ["clock", "engine", "mail"]
 
@@ -47,18 +46,9 @@ async def _join(engine: RunningServer, session: str, key: DeviceKey, nonce: str,
         return frames, await phone.closed()
 
 
-async def _linked(engine: RunningServer, client: Client, http: httpx.AsyncClient, mail: LocalSmtpServer,
-                  phone: DeviceKey) -> str:
+async def _linked(client: Client, http: httpx.AsyncClient, mail: LocalSmtpServer, phone: DeviceKey) -> str:
     """The computer signed in, its phone `phone` linked; the link."""
-    desktop = DeviceKey()
-    await _signed_in(client, http, mail, "noa@example.com", desktop)
-    link = await _link(client)
-    assert (await _claim(http, link, phone)).status_code == 202
-    await client.recv_until(lambda f: "Does your phone show this code?" in str(f))
-    full = link_digest(client.session, _part(link).rsplit(".", 1)[1])
-    yes = await _confirm(http, client.session, full, phone, desktop, frame_headers(engine.http_url))
-    assert yes.status_code == 200, yes.text
-    await client.recv_until(lambda f: "Your phone is connected" in str(f))
+    _, link = await _signed_in_and_linked(client, http, mail, "noa@example.com", phone)
     return link
 
 
@@ -86,7 +76,7 @@ async def test_only_the_linked_phone_joins_as_companion_and_a_press_on_either_sc
     caplog.set_level(logging.INFO)
     async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
         phone, attacker = DeviceKey(), DeviceKey()
-        link = await _linked(engine, client, http, mail, phone)
+        link = await _linked(client, http, mail, phone)
         session = client.session
 
         # the nonce: only for the linked phone's key, only from a page of the engine's origin
@@ -163,7 +153,7 @@ async def test_a_companion_nonce_joins_once_and_within_its_minute(
     caplog.set_level(logging.INFO)
     async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
         phone = DeviceKey()
-        link = await _linked(engine, client, http, mail, phone)
+        link = await _linked(client, http, mail, phone)
         session = client.session
         nonce = (await _nonce(http, link, phone, frame_headers(engine.http_url))).json()["nonce"]
         signature = phone.sign(signed_text(session, nonce))

@@ -19,6 +19,7 @@ from urllib.parse import quote
 from modalcore.enginetest.companion import Phone
 from modalcore.slices.handoff import linked_key
 from tests.directory.conftest import DirHarness, harness
+from tests.send.test_send_rules import fill
 from tests.walletconnect.test_engine_views import ADDRESS, PEER, uri
 
 from .test_handoff_engine import BASE, KEY, NONCE, _claim
@@ -43,11 +44,7 @@ def _linked_computer() -> tuple[DirHarness, Phone]:
 def _on_the_wallet_page(h: DirHarness, phone: Phone) -> str:
     """The phone picks MetaMask from All Wallets; the session's client has a pairing URI."""
     phone.press("connect/all-wallets")
-    h.settle_directory()
-    h.type("metamask")
-    h.advance(300)
-    h.settle_directory()
-    phone.press("all/w/metamask")
+    phone.press(h.searched("metamask"))
     assert h.view == "WalletPage"
     link = uri()
     h.relay("wc_pair", {"uri": link, "expiry": 240})
@@ -105,10 +102,7 @@ def test_rule_a_send_started_on_the_computer_is_asked_of_the_phones_wallet_and_b
     h.settle(h.calls("balances")[-1], {"native": str(10 * 10**18), "tokens": {}})
     h.host("open")
     h.press("account/feature/send")
-    h.intent("send/token")
-    h.intent("send/token/native")
-    h.intent("send/amount", "change", {"value": "1.5"})
-    h.intent("send/receiver", "change", {"value": RECEIVER})
+    fill(h, "native", "1.5", RECEIVER)
     h.press("send/preview")
     h.press("send-preview/send")
     request = h.pending_relay("eth_sendTransaction")  # asked of the wallet app, over WalletConnect

@@ -11,8 +11,6 @@ stays linked."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -22,19 +20,19 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
-from modalcore.netports import free_port
 from modalcore.server.config import dev_networks
 from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore.server.companion import signed_text
 from modalcore_dev.devmail import LocalSmtpServer
+from modalcore_dev.walletconnect_relay import relay_process
 from modalcore_testing import Client, RunningServer, find_node
 
-from ..embedded.device import DeviceKey, frame_headers
+from ..embedded.device import frame_headers
 from ..embedded.mail_engine import mail_engine
 from ..embedded.test_approval_credential import CLOCK, mail
 from ..walletconnect.conftest import DEV_ADDRESS, WalletPeer, wallet_peer
 from .test_companion_routes import Tree, _companion_url, _nonce
-from .test_handoff_routes import _claim, _link
+from .test_handoff_routes import _linked_with_no_account
 
 __all__ = ["mail"]
 
@@ -48,15 +46,8 @@ RECEIVER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"  # Hardhat account #1
 def relay_url() -> Iterator[str]:
     """The local relay in its own process (an in-loop relay is not reached by the engine's thread
     in time), as `make run` starts it."""
-    port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "modalcore_dev.walletconnect_relay", "--port", str(port)],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        assert process.stdout is not None and "listening" in process.stdout.readline()
-        yield f"ws://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(10)
+    with relay_process() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -99,13 +90,7 @@ async def _connected_on_the_phone(engine: RunningServer, relay_url: str,
     computer's socket, the phone's socket and tree, and the wallet, once the host page got its one
     connected account event."""
     async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
-        await client.join(opts=OPTS)
-        phone_key = DeviceKey()
-        link = await _link(client)
-        assert (await _claim(http, link, phone_key)).status_code == 202
-        await client.recv_until(lambda f: "handoff/yes" in str(f))
-        await client.intent("handoff/yes", "press", {})  # no account: the modal's own Yes
-        await client.recv_until(lambda f: "Your phone is connected" in str(f))
+        phone_key, link = await _linked_with_no_account(client, http, OPTS)
 
         given = await _nonce(http, link, phone_key, frame_headers(engine.http_url))
         assert given.status_code == 200, given.text

@@ -22,9 +22,9 @@ from modalcore.slices.handoff import LINK_TTL_MS, link_digest
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_testing import Client, RunningServer
 
-from ..embedded.device import DeviceKey, frame_headers, registration
-from ..embedded.test_approval_credential import CLOCK, code_for, engine, mail
-from .test_handoff_routes import _claim, _confirm, _status, clock
+from ..embedded.device import DeviceKey, frame_headers
+from ..embedded.test_approval_credential import CLOCK, engine, mail
+from .test_handoff_routes import _claim, _confirm, _sign_in_joined, _status, clock
 
 __all__ = ["clock", "engine", "mail"]
 
@@ -108,19 +108,6 @@ async def test_rule_the_computer_types_the_code_the_phone_confirms_and_a_second_
         assert (stranger.status_code, stranger.json()["error"]) == (403, "not_linked")
     assert "Traceback" not in caplog.text
     assert "wrong_code" in caplog.text
-
-
-async def _sign_in_joined(client: Client, http: httpx.AsyncClient, mail: LocalSmtpServer, email: str,
-                          device: DeviceKey) -> None:
-    await client.intent("host", "open", {})
-    await client.intent("connect/email", "submit", {"value": email})
-    await client.recv_until(lambda f: "/embedded/signin?" in str(f))
-    before = len(mail.mailbox.to(email))
-    answer = await http.post("/embedded/signin", json=registration(client.session, code_for(mail, email, before or 1), device),
-                             headers=frame_headers(str(http.base_url)))
-    assert answer.json() == {"verdict": "accepted"}
-    await client.recv_until(lambda f: f["t"] == "host_event" and f.get("kind") == "account"
-                            and f["data"].get("isConnected") is True)
 
 
 async def test_rule_an_address_refused_5_times_is_held_back_even_with_the_right_code(

@@ -14,18 +14,12 @@ from modalcore.enginetest import Harness
 from modalcore.slices.handoff import (CODE_ALPHABET, LINK_TTL_MS, TYPED_MAX_CHARS, HandoffRefusal, PhoneClaimed,
                                       PhoneConfirmed, claim_refusal, link_digest, link_token, linked_key, read_code,
                                       short_code, spaced_code, typed_code)
-from modalcore.slices.model import Model, Step
 
-from .test_handoff_engine import _waiting
+from .test_handoff_engine import _refused, _signed_in, _waiting
 
 BASE = "https://engine.example"
 NONCE = "n0nce-of-the-phone"
 COMPUTER = "computer-public-key"
-IDENTITY = "email:mia@example.com"
-
-
-def _signed_in(model: Model) -> Step:
-    return replace(model, embedded=replace(model.embedded, identity=IDENTITY)), []
 
 
 def _on_a_phone(**features: object) -> dict[str, Any]:
@@ -49,14 +43,6 @@ def _offered() -> Harness:
 def _claim(h: Harness, *, key: str = COMPUTER, origin: str = BASE) -> PhoneClaimed:
     token = link_token(h.model.session_id, NONCE)
     return PhoneClaimed(digest=link_digest(h.model.session_id, token), public_key=key, origin=origin)
-
-
-def _refused(h: Harness, msg: PhoneClaimed, why: HandoffRefusal) -> None:
-    assert claim_refusal(h.model, msg, h.now) is why
-    before, frames = h.model, len(h.frames)
-    h.deliver(msg)
-    assert h.model == before
-    assert len(h.frames) == frames, "a refused claim sent something"
 
 
 def test_rule_on_a_computer_the_footer_still_offers_the_phone() -> None:

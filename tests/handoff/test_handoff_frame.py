@@ -10,19 +10,13 @@ import logging
 
 import httpx
 import pytest
-from eth_account import Account
-from eth_account.messages import encode_defunct
 
-from modalcore.embedded.approval_tree import shown_hash
-from modalcore.server.approval import approval_text
-from modalcore.server.handoff import SEEN as PHONE_SEEN
-from modalcore.slices.handoff import link_digest
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore_testing import RunningServer
 
 from ..embedded.device import DeviceKey, frame_headers
 from ..embedded.test_approval_credential import _rpc_answers, engine, mail
-from .test_handoff_routes import _claim, _confirm, _link, _part, _signed_in, _status
+from .test_handoff_routes import _approval, _approved_by_the_phone, _part, _signed_in_and_linked, _status
 
 __all__ = ["engine", "mail"]
 
@@ -31,14 +25,8 @@ async def test_rule_the_phones_approval_frame_approves_only_with_the_linked_key(
         engine: RunningServer, mail: LocalSmtpServer, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO)
     async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
-        desktop, phone, attacker = DeviceKey(), DeviceKey(), DeviceKey()
-        address = await _signed_in(client, http, mail, "pia@example.com", desktop)
-        link = await _link(client)
-        assert (await _claim(http, link, phone)).status_code == 202
-        await client.recv_until(lambda f: "Does your phone show this code?" in str(f))
-        digest = link_digest(client.session, _part(link).rsplit(".", 1)[1])
-        assert (await _confirm(http, client.session, digest, phone, desktop, frame_headers(engine.http_url))).status_code == 200
-        await client.recv_until(lambda f: "Your phone is connected" in str(f))
+        phone, attacker = DeviceKey(), DeviceKey()
+        address, link = await _signed_in_and_linked(client, http, mail, "pia@example.com", phone)
 
         message = "0x" + b"in the phone's modal".hex()
         await client.intent("host", "rpc", {"id": "1", "method": "personal_sign", "params": [message, address]})
@@ -59,10 +47,7 @@ async def test_rule_the_phones_approval_frame_approves_only_with_the_linked_key(
         body = {"session": client.session, "public_key": phone.spki, "request": eid}
         assert (await http.post("/continue/begin", json={**body, "public_key": attacker.spki})).status_code == 404
         assert (await http.post("/continue/begin", json={**body, "link": _part(link)})).status_code == 400
-        begun = (await http.post("/continue/begin", json=body)).json()
-        shown = shown_hash(begun["tree"])
-        text = approval_text(client.session, eid, begun["digest"], begun["nonce"], True, PHONE_SEEN, shown)
-        answer = {**body, "approve": True, "nonce": begun["nonce"], "tree_hash": shown}
+        answer, text = await _approval(http, client.session, eid, body)
         bad = [await http.post("/continue/approve", json={**answer, "public_key": attacker.spki,
                                                           "signature": attacker.sign(text)},
                                headers=frame_headers(engine.http_url)),
@@ -70,13 +55,7 @@ async def test_rule_the_phones_approval_frame_approves_only_with_the_linked_key(
                                headers={"Origin": "https://host.example", "Sec-Fetch-Site": "cross-site"})]
         assert [r.status_code for r in bad] == [404, 403]
         assert not _rpc_answers(await client.quiet(0.3)), "a refused approval answered the host"
-        ok = await http.post("/continue/approve", json={**answer, "signature": phone.sign(text)},
-                             headers=frame_headers(engine.http_url))
-        assert ok.status_code == 200, ok.text
-        frames = await client.recv_until(lambda f: bool(_rpc_answers([f])), timeout=10)
-        result = _rpc_answers(frames)[-1]
-        assert result["ok"] is True
-        assert Account.recover_message(encode_defunct(hexstr=message), signature=result["result"]) == address
+        await _approved_by_the_phone(client, http, answer, phone, text, message, address)
         # answered: the frame is gone
         assert (await http.get("/continue-approve", params={"session": client.session, "request": eid})).status_code == 404
     assert "Traceback" not in caplog.text

@@ -17,7 +17,7 @@ from modalcore_testing import Client, RunningServer
 from ..embedded.device import DeviceKey, frame_headers, registration
 from ..embedded.test_approval_credential import code_for, engine, mail
 from .test_companion_routes import _companion_url, _nonce
-from .test_handoff_routes import _claim, _link
+from .test_handoff_routes import _linked_with_no_account
 
 __all__ = ["engine", "mail"]
 
@@ -32,13 +32,7 @@ def _accounts(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
 async def test_rule_an_email_sign_in_in_the_phones_modal_registers_the_phones_key_and_keeps_the_link(
         engine: RunningServer, mail: LocalSmtpServer) -> None:
     async with engine.client() as client, httpx.AsyncClient(base_url=engine.http_url, timeout=10) as http:
-        await client.join(opts=OPTS)
-        phone_key = DeviceKey()
-        link = await _link(client)
-        assert (await _claim(http, link, phone_key)).status_code == 202
-        await client.recv_until(lambda f: "handoff/yes" in str(f))
-        await client.intent("handoff/yes", "press", {})
-        await client.recv_until(lambda f: "Your phone is connected" in str(f))
+        phone_key, link = await _linked_with_no_account(client, http, OPTS)
         given = (await _nonce(http, link, phone_key, frame_headers(engine.http_url))).json()
         session, nonce = given["session"], given["nonce"]
         async with Client.open(_companion_url(engine), origin=engine.http_url) as phone:

@@ -46,6 +46,12 @@ def clock() -> Iterator[None]:
 async def _signed_in(client: Client, http: httpx.AsyncClient, mail: LocalSmtpServer, email: str,
                      device: DeviceKey, opts: dict[str, Any] = OPTS) -> str:
     await client.join(opts=opts)
+    return await _sign_in_joined(client, http, mail, email, device)
+
+
+async def _sign_in_joined(client: Client, http: httpx.AsyncClient, mail: LocalSmtpServer, email: str,
+                          device: DeviceKey) -> str:
+    """The joined session signs in by email with the embedded wallet on `device`; its address."""
     await client.intent("host", "open", {})
     await client.intent("connect/email", "submit", {"value": email})
     await client.recv_until(lambda f: "/embedded/signin?" in str(f))
@@ -66,6 +72,20 @@ async def _link(client: Client) -> str:
     await client.intent("handoff/copy", "press", {})
     frames = await client.recv_until(lambda f: f["t"] == "effect" and f.get("kind") == "clipboard")
     return str(frames[-1]["req"]["text"])
+
+
+async def _linked_with_no_account(client: Client, http: httpx.AsyncClient,
+                                  opts: dict[str, Any]) -> tuple[DeviceKey, str]:
+    """A session with no account joins with `opts`, a phone claims its link and the modal's own
+    Yes links it: the phone's key and the link."""
+    await client.join(opts=opts)
+    phone_key = DeviceKey()
+    link = await _link(client)
+    assert (await _claim(http, link, phone_key)).status_code == 202
+    await client.recv_until(lambda f: "handoff/yes" in str(f))
+    await client.intent("handoff/yes", "press", {})
+    await client.recv_until(lambda f: "Your phone is connected" in str(f))
+    return phone_key, link
 
 
 def _part(link: str) -> str:
@@ -89,6 +109,45 @@ async def _confirm(http: httpx.AsyncClient, session: str, digest: str, phone: De
     return await http.post("/continue-confirm", json={"session": session, "nonce": begun["nonce"], "seen": SEEN,
                                                       "public_key": desktop.spki, "signature": desktop.sign(text)},
                            headers=headers)
+
+
+async def _signed_in_and_linked(client: Client, http: httpx.AsyncClient, mail: LocalSmtpServer, email: str,
+                                phone: DeviceKey) -> tuple[str, str]:
+    """The computer signed in as `email` (on a key of its own), its link claimed by `phone` and
+    confirmed by the computer's frame: the account's address and the link."""
+    desktop = DeviceKey()
+    address = await _signed_in(client, http, mail, email, desktop)
+    link = await _link(client)
+    assert (await _claim(http, link, phone)).status_code == 202
+    await client.recv_until(lambda f: "Does your phone show this code?" in str(f))
+    digest = link_digest(client.session, _part(link).rsplit(".", 1)[1])
+    yes = await _confirm(http, client.session, digest, phone, desktop, frame_headers(str(http.base_url)))
+    assert yes.status_code == 200, yes.text
+    await client.recv_until(lambda f: "Your phone is connected" in str(f))
+    return address, link
+
+
+async def _approval(http: httpx.AsyncClient, session: str, eid: str,
+                    body: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+    """The phone begins approving request `eid` (`body` names it, by the link or the session):
+    the Approve's body without its signature, and the text the phone signs for it."""
+    begun = (await http.post("/continue/begin", json=body)).json()
+    shown = shown_hash(begun["tree"])
+    text = approval_text(session, eid, begun["digest"], begun["nonce"], True, PHONE_SEEN, shown)
+    return {**body, "approve": True, "nonce": begun["nonce"], "tree_hash": shown}, text
+
+
+async def _approved_by_the_phone(client: Client, http: httpx.AsyncClient, answer: dict[str, Any], phone: DeviceKey,
+                                 text: bytes, message: str, address: str) -> None:
+    """The phone's signed Approve is taken, and the host page's personal_sign of `message` is
+    answered with `address`'s signature."""
+    ok = await http.post("/continue/approve", json={**answer, "signature": phone.sign(text)},
+                         headers=frame_headers(str(http.base_url)))
+    assert ok.status_code == 200, ok.text
+    frames = await client.recv_until(lambda f: bool(_rpc_answers([f])), timeout=10)
+    result = _rpc_answers(frames)[-1]
+    assert result["ok"] is True
+    assert Account.recover_message(encode_defunct(hexstr=message), signature=result["result"]) == address
 
 
 async def test_a_phone_claims_once_the_computer_confirms_with_its_key_and_the_phone_approves(
@@ -145,11 +204,8 @@ async def test_a_phone_claims_once_the_computer_confirms_with_its_key_and_the_ph
         await client.recv_until(lambda f: "Waiting for your phone" in str(f))
         eid = (await _status(http, link, phone))["request"]
         assert isinstance(eid, str)
-        body = {"link": _part(link), "public_key": phone.spki, "request": eid}
-        begun = (await http.post("/continue/begin", json=body)).json()
-        shown = shown_hash(begun["tree"])
-        text = approval_text(client.session, eid, begun["digest"], begun["nonce"], True, PHONE_SEEN, shown)
-        answer = {**body, "approve": True, "nonce": begun["nonce"], "tree_hash": shown}
+        answer, text = await _approval(http, client.session, eid,
+                                       {"link": _part(link), "public_key": phone.spki, "request": eid})
         # the attacker's key, and the phone's signature over another verdict, approve nothing
         bad = [await http.post("/continue/approve", json={**answer, "public_key": attacker.spki, "signature": attacker.sign(text)},
                                headers=frame_headers(engine.http_url)),
@@ -157,13 +213,7 @@ async def test_a_phone_claims_once_the_computer_confirms_with_its_key_and_the_ph
                                headers=frame_headers(engine.http_url))]
         assert [r.status_code for r in bad] == [404, 403]
         assert not _rpc_answers(await client.quiet(0.3))
-        ok = await http.post("/continue/approve", json={**answer, "signature": phone.sign(text)},
-                             headers=frame_headers(engine.http_url))
-        assert ok.status_code == 200, ok.text
-        frames = await client.recv_until(lambda f: bool(_rpc_answers([f])), timeout=10)
-        result = _rpc_answers(frames)[-1]
-        assert result["ok"] is True
-        assert Account.recover_message(encode_defunct(hexstr=message), signature=result["result"]) == address
+        await _approved_by_the_phone(client, http, answer, phone, text, message, address)
     assert "Traceback" not in caplog.text
 
 

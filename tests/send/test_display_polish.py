@@ -12,6 +12,7 @@ from modalcore.rules.format import floor3, usd
 from modalcore.views.activity_tab import relative_time
 
 from .conftest import DEMO, OTHER, TUSD, dev_session
+from .test_send_rules import fill
 
 NATIVE_WEI = 9998_992_000_000_000_000_000
 TUSD_RAW = str(959_000 * 10**6)
@@ -76,9 +77,7 @@ def test_the_amount_field_shows_its_symbol_and_fiat_value(driver: Harness) -> No
 def test_an_amount_above_the_balance_says_insufficient_funds_while_typing(driver: Harness) -> None:
     ready(driver)
     driver.intent("account/feature/send")
-    driver.intent("send/token")
-    driver.intent("send/token/native")
-    driver.intent("send/amount", "change", {"value": "999999"})
+    fill(driver, "native", "999999", receiver=None)
     assert driver.node("send/error").p["text"] == "Insufficient funds"
     assert driver.node("send/amount").p["invalid"] is True
     driver.intent("send/amount", "change", {"value": "1"})
@@ -133,10 +132,7 @@ def test_the_send_review_headline_shortens_a_long_fraction_and_says_so(driver: H
     shows the exact amount it signs, and the transaction sends exactly what was typed)."""
     ready(driver)
     driver.intent("account/feature/send")
-    driver.intent("send/token")
-    driver.intent("send/token/native")
-    driver.intent("send/amount", "change", {"value": "9998.991957970800386842"})
-    driver.intent("send/receiver", "change", {"value": OTHER})
+    fill(driver, "native", "9998.991957970800386842", OTHER)
     driver.intent("send/preview")
     assert driver.node("send-preview/amount").p["text"] == "~9998.991957 ETH"
     assert driver.model.send.amount == "9998.991957970800386842"

@@ -10,18 +10,12 @@ from typing import Any
 import pytest
 
 from modalcore_testing import Client, RunningServer
-from tests.devwallet import DEV_WALLET, WALLET_NODE
+from tests.devwallet import press_dev_wallet
 
 
 async def _press_dev_wallet(client: Client) -> dict[str, Any]:
     """Join with the Dev Wallet announced, open, press it; the eth_requestAccounts effect."""
-    await client.join(wallets=[DEV_WALLET.model_dump(mode="json")],
-                      opts={"networks": ["eip155:31337"], "metadata": {"name": "Test dApp"}})
-    await client.intent("host", "open")
-    await client.recv_until(lambda f: f["t"] == "host_event")
-    await client.intent(WALLET_NODE, "press")
-    frames = await client.recv_until(lambda f: f["t"] == "effect")
-    effect = frames[-1]
+    effect = await press_dev_wallet(client)
     assert effect["req"]["method"] == "eth_requestAccounts"
     return effect
 

@@ -219,11 +219,7 @@ def test_a_wallet_page_pairs_by_qr_on_desktop_and_by_deep_link_on_mobile() -> No
 
     h = dir_harness(walletconnect=True)
     h.host("open", view="AllWallets")
-    h.settle_directory()
-    h.type("ledger")
-    h.advance(300)
-    h.settle_directory()
-    h.press("all/w/ledger")
+    h.press(h.searched("ledger"))
     assert h.view == "WalletPage"
     link = uri()
     h.relay("wc_pair", {"uri": link, "expiry": 240})
@@ -236,11 +232,7 @@ def test_a_wallet_page_pairs_by_qr_on_desktop_and_by_deep_link_on_mobile() -> No
     m = dir_harness({"metadata": {"name": "Demo", "url": "https://dapp.example"}}, walletconnect=True,
                     env={"mobile": True, "platform": "android"})
     m.host("open", view="AllWallets")
-    m.settle_directory()
-    m.type("metamask")
-    m.advance(300)
-    m.settle_directory()
-    m.press("all/w/metamask")
+    m.press(m.searched("metamask"))
     m.relay("wc_pair", {"uri": link, "expiry": 240})
     assert not m.of_type("qr")
     m.press("wallet/wc/mobile")

@@ -17,11 +17,7 @@ PHONE = {"mobile": True, "platform": "android"}
 
 
 def _pick(h: DirHarness, wallet_id: str) -> None:
-    h.settle_directory()
-    h.type(wallet_id)
-    h.advance(300)
-    h.settle_directory()
-    h.press(f"all/w/{wallet_id}")
+    h.press(h.searched(wallet_id))
     assert h.view == "WalletPage"
 
 

@@ -12,7 +12,9 @@ import pytest
 from modalcore.wire.codec import encode
 from modalcore.wire.nodes import Node
 from modalcore.wire.serverframes import Snapshot, drawn_snapshot, encoded, server_frame, wire
-from modalcore_dev.bench.engine_bench import Clicker, new_session
+from modalcore_dev.bench.engine_bench import new_session
+
+from .test_packed_parts import _all_wallets_snapshots
 
 
 def _counting(node: Node) -> tuple[list[int], Any]:
@@ -52,18 +54,12 @@ def test_a_drawn_snapshot_read_is_the_snapshot_of_its_tree_drawn_once() -> None:
 
 def test_the_all_wallets_snapshot_is_sent_without_drawing_its_wire_tree() -> None:
     session = new_session()
-    clicker = Clicker(session)
-    cycle = [("host", "open"), ("connect/all-wallets", "press"), ("header/back", "press"), ("host", "close")]
     snapshots = 0
-    for index in range(12):
-        node, act = cycle[index % len(cycle)]
-        for frame in clicker.intent(node, act):
-            if isinstance(frame, Snapshot):
-                snapshots += 1
-                assert frame._data is not None
-                with pytest.raises(AttributeError):
-                    object.__getattribute__(frame, "tree")  # the slot: never set, so not drawn
-                assert frame.tree == session.tree.to_wire()  # read: drawn, the tree sent
-                assert encoded(frame) == encode(wire(frame))
-        clicker.settle(clicker.pending)
+    for frame in _all_wallets_snapshots(session, 12):
+        snapshots += 1
+        assert frame._data is not None
+        with pytest.raises(AttributeError):
+            object.__getattribute__(frame, "tree")  # the slot: never set, so not drawn
+        assert frame.tree == session.tree.to_wire()  # read: drawn, the tree sent
+        assert encoded(frame) == encode(wire(frame))
     assert snapshots >= 2

@@ -4,6 +4,8 @@ render after render); the bytes on the wire are `encode(tree.to_wire())`, byte f
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -11,6 +13,7 @@ from modalcore.wire.codec import encode
 from modalcore.wire.framing import PackedParts, choose
 from modalcore.wire.nodes import Node
 from modalcore_dev.bench.engine_bench import Clicker, new_session
+from modalcore.engine.session import Session
 from modalcore.wire.serverframes import Snapshot, encoded, wire
 
 from .test_wire_diff_properties import SETTINGS, Wire, edited, trees
@@ -52,18 +55,25 @@ def test_a_root_of_many_children_and_no_props_packs_to_its_encoding() -> None:
         assert packed.tree_bytes(root) == encode(root.to_wire())
 
 
-def test_the_all_wallets_snapshot_of_a_session_is_its_tree_encoded() -> None:
-    session = new_session()
+def _all_wallets_snapshots(session: Session, presses: int) -> Iterator[Snapshot]:
+    """The snapshots `session` sends while it is pressed through All Wallets (open, All Wallets,
+    back, close, again) `presses` times; each is looked at before the next press."""
     clicker = Clicker(session)
     cycle = [("host", "open"), ("connect/all-wallets", "press"), ("header/back", "press"), ("host", "close")]
-    snapshots = 0
-    for index in range(24):
+    for index in range(presses):
         node, act = cycle[index % len(cycle)]
         for frame in clicker.intent(node, act):
             if isinstance(frame, Snapshot):
-                snapshots += 1
-                assert frame.tree == session.tree.to_wire()
-                assert encoded(frame) == encode(wire(frame))
+                yield frame
         clicker.settle(clicker.pending)
+
+
+def test_the_all_wallets_snapshot_of_a_session_is_its_tree_encoded() -> None:
+    session = new_session()
+    snapshots = 0
+    for frame in _all_wallets_snapshots(session, 24):
+        snapshots += 1
+        assert frame.tree == session.tree.to_wire()
+        assert encoded(frame) == encode(wire(frame))
     assert snapshots >= 3
     assert choose(session.tree, session.tree, session.packed).ops == []
