@@ -4,8 +4,8 @@ durable record in one PostgreSQL, both started here) beside one host on the same
 
 Printed for each: the sessions held idle (the hosts' RSS per session), the intents per second
 the hosts answer with p99 ≤ 50 ms (open loop, the rate per session doubled until p99 passes
-50 ms or the top rate is reached; the client runs on the same cores, so this is the machine's
-figure as much as the engine's), and the PostgreSQL round trips per intent (the hosts'
+50 ms or the top rate is reached, then narrowed between the last two rates; the client runs on
+the same cores, so this is the machine's figure as much as the engine's), and the PostgreSQL round trips per intent (the hosts'
 `modalcore_database_statements_total`): the load tool's intents (open, press, back) touch no
 durable record, so the goal is 0."""
 
@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar
 
 import httpx
 
@@ -31,6 +32,8 @@ from modalcore_dev.bench.parts import MissingPart, Parts
 from modalcore_dev.bench.stats import Figure, Lines
 
 P99_GOAL_MS = 50.0
+Row_ = TypeVar("Row_")
+NARROWING_STEPS = 3  # rates tried between the doubling's last within the goal and first past it
 
 
 @contextlib.contextmanager
@@ -49,17 +52,40 @@ def _database() -> Iterator[str]:
 
 def _sweep(hosts: int, sessions: int, rates: Sequence[float], seconds: float, redis_url: str,
            database_url: str) -> tuple[Row | None, Row]:
-    """The active rows at each rate until p99 passes the goal: (the last within it, the last run)."""
-    within: Row | None = None
-    last: Row | None = None
-    for rate in rates:
+    """The active rows of the sweep (`highest_within`): (the highest within the goal, the last run)."""
+
+    def run_at(rate: float) -> tuple[bool, Row]:
         with start_workers(hosts, sessions, redis_url, database_url) as workers:
-            last = asyncio.run(active(workers, sessions, rate, seconds, redis_url, database=True))
-        if last.measured[0] and _p99(last) <= P99_GOAL_MS:
-            within = last
-        else:
+            row = asyncio.run(active(workers, sessions, rate, seconds, redis_url, database=True))
+        return bool(row.measured[0]) and _p99(row) <= P99_GOAL_MS, row
+
+    return highest_within(rates, run_at)
+
+
+def highest_within(rates: Sequence[float], run_at: Callable[[float], tuple[bool, Row_]],
+                      narrowing: int = NARROWING_STEPS) -> tuple[Row_ | None, Row_]:
+    """`run_at` each rate until one is not within the goal, then `narrowing` rates between the
+    last within it and the first past it (each the geometric middle of the two that bracket the
+    limit: three steps find it within 9 % instead of 2×): (the row of the highest rate within the
+    goal, or None; the last row run)."""
+    within: Row_ | None = None
+    last: Row_ | None = None
+    below, above = 0.0, 0.0
+    for rate in rates:
+        held, last = run_at(rate)
+        if not held:
+            above = rate
             break
-    assert last is not None
+        within, below = last, rate
+    if within is not None and above:
+        for _ in range(narrowing):
+            middle = (below * above) ** 0.5
+            held, last = run_at(middle)
+            if held:
+                within, below = last, middle
+            else:
+                above = middle
+    assert last is not None, "no rate to run"
     return within, last
 
 
