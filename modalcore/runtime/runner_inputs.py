@@ -32,10 +32,15 @@ class Outlet(Protocol):
     async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class FrameIn:
     frame: ClientFrame
     outlet: Outlet
+
+    def __init__(self, frame: ClientFrame, outlet: Outlet) -> None:
+        # one per client frame: `object.__setattr__` per field (a frozen dataclass's own
+        # __init__) cost ~1 k instructions a field
+        self.__dict__.update(frame=frame, outlet=outlet)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .audit_log import AuditLog
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class StoredEvent:
     event_id: str
     project_id: str
@@ -26,6 +26,12 @@ class StoredEvent:
     event: str
     at: int  # epoch ms
     props: bytes  # canonical JSON
+
+    def __init__(self, event_id: str, project_id: str, session_id: str, event: str, at: int, props: bytes) -> None:
+        # one per analytics event: `object.__setattr__` per field (a frozen dataclass's own
+        # __init__) cost ~1 k instructions a field
+        self.__dict__.update(event_id=event_id, project_id=project_id, session_id=session_id, event=event, at=at,
+                             props=props)
 
     @property
     def day(self) -> str:
