@@ -14,7 +14,10 @@ import pytest
 from modalcore.ports.analytics import TrackedEvent
 from modalcore.ports.observe import Step
 from modalcore.runtime.runner_inputs import FrameIn
+from modalcore.slices.model import initial_model
+from modalcore.slices.options import parse_options
 from modalcore.store.base import StoredEvent
+from modalcore.wire.frames import Env
 
 
 def _values(record: object) -> dict[str, Any]:
@@ -38,7 +41,8 @@ def test_rule_fields_set_positionally_and_by_name(cls: type, args: tuple[object,
 
 
 def test_rule_defaults_are_the_declared_ones() -> None:
-    step, again = Step("s1", 5, "before", "after", None, [], []), Step("s1", 5, "before", "after", None, [], [])
+    model = initial_model("p", "http://localhost:8000", parse_options({}), Env(), [])
+    step, again = Step("s1", 5, model, model, None, [], []), Step("s1", 5, model, model, None, [], [])
     assert step.effects_before == {} and step.effects_before is not again.effects_before
     event = TrackedEvent("s1", "p1", "OPEN", 5)
     assert (event.props, event.event_id, event.address, event.url, event.kind) == ({}, "", "", "", "track")
