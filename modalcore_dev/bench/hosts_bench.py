@@ -127,7 +127,7 @@ def _p99(row: Row) -> float:
 def run(parts: Parts) -> Lines:
     idle_sessions = parts.size(200, 4)
     sessions = parts.size(100, 2)
-    rates = (1.0,) if parts.smoke else (0.5, 1.0, 2.0, 4.0, 8.0)
+    rates = (1.0,) if parts.smoke else (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)  # below the 30/s a session may send
     seconds = parts.size(10, 1)
     lines: Lines = ["Several hosts on this machine (`serve` per host, own folders, one Redis, one PostgreSQL; "
                     "the client on the same 2 cores):"]
@@ -148,8 +148,9 @@ def run(parts: Parts) -> Lines:
                                 f"{1024 * 1024 / per_session:,.0f} sessions per GiB",
                                 measured=(per_session,)))
             if within is not None:
+                top = "at least " if within is last else ""  # within the goal at the top rate tried
                 lines.append(Figure(f"  {label}: intents/s answered with p99 ≤ {P99_GOAL_MS:g} ms",
-                                    f"{within.figures['intents/s']} (p50 {within.figures['p50']}, "
+                                    f"{top}{within.figures['intents/s']} (p50 {within.figures['p50']}, "
                                     f"p99 {within.figures['p99']}, {sessions} sessions)",
                                     measured=(float(within.figures["intents/s"]),)))
             else:
