@@ -333,5 +333,8 @@ def connect_dev_wallet(demo: Demo) -> Any:
     open_modal(demo)
     demo.wait_view("Connect").get_by_role("button", name="Dev Wallet").click()
     demo.wait_host("account", lambda a: a.get("isConnected") is True)
+    # the account panel can change before the state panel says the modal closed on connecting:
+    # open_modal, reading the modal still open, then waited for an open that never came (CI run D)
+    demo.wait_host("state", lambda s: not (s.get("open") is True and s.get("view") == "Connect"))
     open_modal(demo)
     return demo.wait_view("Account")
