@@ -332,8 +332,13 @@ def connect_dev_wallet(demo: Demo) -> Any:
     """Connect button → Dev Wallet → connected; then the modal open on the Account view."""
     open_modal(demo)
     demo.wait_view("Connect").get_by_role("button", name="Dev Wallet").click()
+    return open_account(demo)
+
+
+def open_account(demo: Demo) -> Any:
+    """Once a wallet pressed on Connect is connecting: connected, then the modal open on Account."""
     demo.wait_host("account", lambda a: a.get("isConnected") is True)
-    # the account panel can change before the state panel says the modal closed on connecting:
+    # connecting closes the modal, but the account panel can change before the state panel:
     # open_modal, reading the modal still open, then waited for an open that never came (CI run D)
     demo.wait_host("state", lambda s: not (s.get("open") is True and s.get("view") == "Connect"))
     open_modal(demo)

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from .conftest import ARTIFACTS, Demo, open_modal
+from .conftest import ARTIFACTS, Demo, open_account, open_modal
 from .test_solana_browser import solana_demo, solana_engine  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
@@ -22,9 +22,7 @@ def test_a_send_draft_is_gone_after_disconnect_and_another_wallet(solana_demo: D
     demo = solana_demo
     open_modal(demo)
     demo.wait_view("Connect").get_by_role("button", name=re.compile("^Dev Wallet")).click()
-    demo.wait_host("account", lambda a: a.get("isConnected") is True)
-    open_modal(demo)
-    account = demo.wait_view("Account")
+    account = open_account(demo)
     account.get_by_role("button", name="Send", exact=True).click()
     form = demo.wait_view("WalletSend")
     form.get_by_role("textbox", name="Amount").fill("0.002")

@@ -14,7 +14,7 @@ from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore_testing import RunningServer
 
 from .checks import NEVER_CUT, ROOT, clipped, outside, screenshot
-from .conftest import REPO_ROOT, TIMEOUT_MS, Demo, open_modal, watch
+from .conftest import REPO_ROOT, TIMEOUT_MS, Demo, open_account, open_modal, watch
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
 
@@ -74,9 +74,7 @@ def test_every_view_in_each_language_fits_and_reads_its_way(
             show(view)
         demo.call("window.demoModal.open({view: 'Connect'})")
         demo.wait_view("Connect").get_by_role("button", name="Dev Wallet").click()
-        demo.wait_host("account", lambda a: a.get("isConnected") is True)
-        open_modal(demo)
-        account = demo.wait_view("Account")
+        account = open_account(demo)
         account.locator(".wm-token").first.wait_for()
         for index, name in enumerate(("Account-Tokens", "Account-NFTs", "Account-Activity")):
             account.get_by_role("tab").nth(index).click()

@@ -14,7 +14,7 @@ from modalcore_dev.devchain.pytest_plugin import ChainsInfo
 from modalcore_testing import RunningServer
 
 from .checks import card_box, clipped
-from .conftest import TIMEOUT_MS, Demo, connect_dev_wallet, open_modal, watch
+from .conftest import TIMEOUT_MS, Demo, connect_dev_wallet, open_account, open_modal, watch
 
 pytestmark = [pytest.mark.e2e, pytest.mark.chain]
 
@@ -188,9 +188,7 @@ def test_disconnecting_the_dev_wallet_closes_the_modal_before_and_after_a_reload
         account = connect_dev_wallet(demo)
         if reload:
             demo.reload()
-            demo.wait_host("account", lambda a: a.get("isConnected") is True)
-            open_modal(demo)
-            account = demo.wait_view("Account")
+            account = open_account(demo)
         account.get_by_role("button", name="Disconnect").click()
         demo.wait_host("account", lambda a: a.get("isConnected") is False)
         demo.wait_host("state", lambda s: s.get("open") is False and s.get("view") == "Connect")

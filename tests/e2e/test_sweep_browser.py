@@ -22,7 +22,7 @@ from modalcore_dev.devchain.pytest_plugin import AaChains
 from modalcore_dev.devmail import LocalSmtpServer
 
 from .checks import axe, card_box, clipped, outside, screenshot
-from .conftest import REPO_ROOT, TIMEOUT_MS, Demo, open_modal, watch
+from .conftest import REPO_ROOT, TIMEOUT_MS, Demo, open_account, open_modal, watch
 from .test_embedded_browser import sign_in_by_email
 from .test_smart_account_browser import (_smart_account, host_site, smart_dir, smart_engine, smtp,  # noqa: F401 (fixtures)
                                          wait_account)
@@ -154,9 +154,7 @@ def walk_connected(s: Sweep) -> None:
     s.set_theme(s.theme)
     open_modal(d)
     press("Connect", "Dev Wallet")
-    d.wait_host("account", lambda a: a.get("isConnected") is True)
-    open_modal(d)
-    account = d.wait_view("Account")
+    account = open_account(d)
     account.locator(".wm-token").first.wait_for()
     s.check("Account-Tokens")
     account.get_by_role("tab", name="NFTs").click()
