@@ -15,6 +15,7 @@ fraction of a press, and how many there were depended on the machine's speed.
 from __future__ import annotations
 
 import asyncio
+import gc
 import shutil
 import tempfile
 import time
@@ -22,6 +23,8 @@ from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
+
+from starlette.applications import Starlette
 
 from modalcore.ports.clock import TimerHandle
 from modalcore.rules.limits import RATE_PER_S
@@ -135,6 +138,14 @@ async def measure(store: SessionStore, sessions: int = 50, rounds: int = 2000,
     clock = _PacedClock()
     app = create_app(config, store=store, clock=clock)
     settle_process()  # as `serve` does once the app is built: full collections then skip the startup objects
+    try:
+        return await _measure(app, store, sessions, rounds, clock, commands)
+    finally:
+        gc.unfreeze()  # a caller's process (the smoke test's pytest worker) goes on collecting as before
+
+
+async def _measure(app: Starlette, store: SessionStore, sessions: int, rounds: int, clock: _PacedClock,
+                   commands: Callable[[], int] | None) -> dict[str, float]:
     async with AsyncExitStack() as stack:
         await stack.enter_async_context(app.router.lifespan_context(app))
         hub: Hub = app.state.hub

@@ -19,7 +19,9 @@ def relay_process() -> Iterator[str]:
     process = subprocess.Popen([sys.executable, "-m", "modalcore_dev.walletconnect_relay", "--port", str(port)],
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
-        assert process.stdout is not None and "listening" in process.stdout.readline()
+        said = process.stdout.readline() if process.stdout is not None else ""
+        if "listening" not in said:
+            raise RuntimeError(f"the local relay did not start (it said {said!r})")
         yield f"ws://127.0.0.1:{port}"
     finally:
         process.terminate()
