@@ -21,10 +21,11 @@ from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from cryptography.hazmat.primitives.serialization import load_der_public_key
 
 from ..durable.db import Durable, Tx
+from ..rules import limits as L
 from ..durable.sqlite import SqliteDb
 
 MAX_PER_IDENTITY = 16
-MAX_SPKI_BYTES = 256  # a P-256 SubjectPublicKeyInfo is 91 bytes
+MAX_SPKI_BYTES = L.DEVICE_KEY_SPKI_BYTES
 SIGNATURE_BYTES = 64  # WebCrypto's ECDSA signature: r || s, 32 bytes each
 
 _SCHEMA = """

@@ -73,9 +73,12 @@ SOLANA_SIGNATURE_CHARS = 128  # a signMessage signature (base64 of 64 bytes is 8
 # ----- intents (PROTOCOL.md, "Intents")
 INTENT_ID_CHARS = 64
 NODE_ID_CHARS = 128
-# a companion join (PROTOCOL.md, "Companion"): the phone's SPKI (256 bytes) and signature (64
-# bytes) in base64url, the engine's nonce
-COMPANION_KEY_CHARS = 344
+# a device key: the SubjectPublicKeyInfo of a browser's WebCrypto key (a P-256 one is 91 bytes)
+DEVICE_KEY_SPKI_BYTES = 256
+DEVICE_KEY_CHARS = 4 * -(-DEVICE_KEY_SPKI_BYTES // 3)  # its base64 (url): 344
+# a companion join (PROTOCOL.md, "Companion"): the phone's device key and signature (64 bytes)
+# in base64url, the engine's nonce
+COMPANION_KEY_CHARS = DEVICE_KEY_CHARS
 COMPANION_NONCE_CHARS = 128
 COMPANION_SIGNATURE_CHARS = 88
 ACTION_CHARS = 32

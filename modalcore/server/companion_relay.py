@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 import msgpack
 
-from ..rules.limits import MAX_FRAME_BYTES
+from ..rules.limits import DEVICE_KEY_CHARS, MAX_FRAME_BYTES
 from ..runtime.companion import detach_companion, queue_attach
 from ..slices.handoff import linked_key
 from ..wire.codec import encode
@@ -60,7 +60,7 @@ SILENT_S = 8.0  # an owner not heard from for this long has stopped answering: t
 QUEUE = 256  # frames waiting for a slow phone's socket; past it the socket closes 1001
 ENVELOPE_BYTES = 4 * 1024 * 1024  # a relayed server frame (a snapshot) with its envelope, at most
 ID_CHARS = 64  # a socket, session or worker id in an envelope, at most
-KEY_CHARS = 344  # the phone's public key (as `join.companion.public_key`)
+KEY_CHARS = DEVICE_KEY_CHARS  # the phone's public key (as `join.companion.public_key`)
 CLOSE_GOING_AWAY = 1001
 CLOSE_REFUSED = 4006  # as companion.CLOSE_COMPANION_REFUSED (not imported: companion.py imports this module)
 SENT_CLOSES = (1000, 1001, 1008, 1009, 1011)  # the closes below 3000 the owner may ask for (else 1001)

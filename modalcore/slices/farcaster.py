@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..core.cmds import Reply
 from ..core.msg import Msg
+from ..rules import limits as L
 
 VIEW = "ConnectingFarcaster"
 POLL_TIMER = "farcaster-poll"
@@ -45,8 +46,8 @@ class ChannelOpened(BaseModel):
     url: str = Field(pattern=r"^farcaster://connect\?", max_length=2048)
     nonce: str = Field(pattern=r"^[A-Za-z0-9]{8,64}$")
     # the frame's public key the channel was opened for, which the verified answer registers
-    # (a linked phone's: slices/handoff.adopt); base64url of at most 256 bytes
-    public_key: str = Field(default="", max_length=344)
+    # (a linked phone's: slices/handoff.adopt)
+    public_key: str = Field(default="", max_length=L.DEVICE_KEY_CHARS)
 
 
 class ChannelStatus(BaseModel):
