@@ -15,14 +15,16 @@ modalcore_database_statements_total. The pool checks a connection before lending
 round trip (an idle connection the server closed, by a restart or an outage, has its goodbye
 waiting on the socket; only then is it pinged, and that ping counts); a dead one is replaced by a
 fresh connection (the pool's background reconnection gives up within RECONNECT_S, so the first
-call after an outage does not wait out a grown backoff). A failure is a
+call after an outage connects at once instead of waiting out a grown backoff). A failure is a
 `DatabaseError` whose text names no password (a statement is never sent twice: one that failed
 may have committed).
 
 The calls are synchronous, as the SQLite store's are: a store call blocks its worker's event loop
 for its round trips to the database (well under a millisecond each on a LAN). While the server
-cannot be reached, the first call waits CONNECT_TIMEOUT_S for a connection and every next one
-OUTAGE_WAIT_S, until a call gets one (`wait_s`).
+cannot be reached, the first call waits CONNECT_TIMEOUT_S for a connection; every next one fails
+as soon as the server is seen not to accept connections (refused, or no answer within
+OUTAGE_PROBE_S), without waiting on the pool, and once it accepts them a call waits on the pool
+as usual (the server back: the pool connects).
 """
 
 from __future__ import annotations
@@ -38,17 +40,18 @@ from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from .db import Conflict, DatabaseError, Kind, Result
+from .reachable import any_answers, endpoints
 
 log = logging.getLogger(__name__)
 CONNECT_TIMEOUT_S = 5
 # the pool's background reconnection gives up after this long (its backoff would otherwise grow
-# to minutes during an outage); the next call then starts a connection at once
+# to minutes during an outage); the next call then connects at once: back within one call
 RECONNECT_S = 2.0
-# once a call found the server unreachable, the next ones wait this long for a connection, not
-# CONNECT_TIMEOUT_S: a call blocks its worker's event loop, and five seconds per call during an
-# outage stalled every session of the worker for each of them. The pool goes on connecting
-# meanwhile; a connection it made is lent at once.
-OUTAGE_WAIT_S = 0.25
+# once a call found the server unreachable, each next call first asks whether the server accepts
+# a connection at all, within this long, and fails at once when it does not (reachable.py): a
+# call blocks its worker's event loop, and waiting CONNECT_TIMEOUT_S for the pool on every call
+# of an outage stalled every session of the worker for five seconds each time
+OUTAGE_PROBE_S = 0.25
 
 
 def redacted(url: str) -> str:
@@ -65,11 +68,11 @@ def _sql(text: str) -> str:
     return text.replace("%", "%%").replace("?", "%s")
 
 
-def _error(error: Exception, url: str, waited_s: float = CONNECT_TIMEOUT_S) -> DatabaseError:
+def _error(error: Exception, url: str) -> DatabaseError:
     if isinstance(error, psycopg.errors.IntegrityError):
         return Conflict(f"postgres: {type(error).__name__}: {error.diag.message_primary or ''}")
     if isinstance(error, PoolTimeout):
-        return DatabaseError(f"postgres: no connection to {redacted(url)} within {waited_s:g} s")
+        return DatabaseError(f"postgres: no connection to {redacted(url)} within {CONNECT_TIMEOUT_S} s")
     text = str(error).splitlines()[0] if str(error) else type(error).__name__
     return DatabaseError(f"postgres: {text.replace(url, redacted(url))}")
 
@@ -124,6 +127,7 @@ class PostgresDb:
 
     def __init__(self, url: str, *, min_size: int = 1, max_size: int = 8, wait: bool = True) -> None:
         self.url = url
+        self._endpoints = endpoints(url)
         self._pool: ConnectionPool[_Conn] = ConnectionPool(
             url, min_size=min_size, max_size=max_size, open=False, timeout=CONNECT_TIMEOUT_S,
             kwargs={"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "modalcore", "autocommit": True,
@@ -147,21 +151,21 @@ class PostgresDb:
             self.statements += 1
             conn.execute("")
 
-    @property
-    def wait_s(self) -> float:
-        """How long the next call waits for a connection: CONNECT_TIMEOUT_S, or OUTAGE_WAIT_S
-        once a call found the server unreachable (until a call gets a connection)."""
-        return OUTAGE_WAIT_S if self.failing is not None else CONNECT_TIMEOUT_S
+    def still_down(self) -> bool:
+        """A call found the server unreachable, and it still accepts no connection."""
+        return (self.failing is not None and self._endpoints is not None
+                and not any_answers(self._endpoints, OUTAGE_PROBE_S))
 
     @contextlib.contextmanager
     def _connection(self) -> Iterator[_Conn]:
-        wait_s = self.wait_s
+        if self.still_down():
+            raise DatabaseError(str(self.failing))
         try:
-            with self._pool.connection(timeout=wait_s) as conn:
+            with self._pool.connection(timeout=CONNECT_TIMEOUT_S) as conn:
                 yield conn
         except (psycopg.OperationalError, PoolTimeout) as error:  # the server: unreachable, gone
-            self.failing = str(_error(error, self.url, wait_s))
-            raise _error(error, self.url, wait_s) from None
+            self.failing = str(_error(error, self.url))
+            raise _error(error, self.url) from None
         except psycopg.Error as error:
             raise _error(error, self.url) from None
         self.failing = None

@@ -3,8 +3,8 @@ typed `DatabaseError` naming no password, within the pool's bound, the sponsorin
 sponsors nothing and /healthz's check names the reason; once it is back the same open database works again (the pool checks each
 connection before lending it), and what was committed before the stop is still there.
 
-A call blocks its worker's event loop: once one found the server unreachable, the next ones wait
-OUTAGE_WAIT_S for a connection, not CONNECT_TIMEOUT_S, until one gets a connection."""
+A call blocks its worker's event loop: once one found the server unreachable, the next ones fail
+as soon as the server is seen to accept no connection, without waiting on the pool."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ import pytest
 from modalcore.aa.ledger import SponsorLedger
 from modalcore.aa.policy import DAY_MS, LedgerUnavailable, Sponsor, SponsorPolicy, SponsorRequest
 from modalcore.durable.db import DatabaseError
-from modalcore.durable.postgres import CONNECT_TIMEOUT_S, OUTAGE_WAIT_S, RECONNECT_S, PostgresDb
+from modalcore.durable.postgres import CONNECT_TIMEOUT_S, PostgresDb
+from modalcore.durable.reachable import Endpoint, endpoints
 from modalcore.durable.schema import upgrade
 from modalcore.embedded.budget import BudgetStore, Receipt, Rule
 from modalcore.server.health import database_down
@@ -47,7 +48,7 @@ def test_rule_a_database_back_after_an_outage_is_used_again_and_kept_what_it_ack
         reason = asyncio.run(database_down(db))  # what /healthz answers with its 503
         assert reason is not None and reason.startswith("postgres: ") and reason == db.failing
         server.start()
-        assert _back(db) and db.failing is None  # asked again: back
+        assert asyncio.run(database_down(db)) is None and db.failing is None  # asked again: back
         assert isinstance(budget.take([Rule("email:a", 5, 60_000)], 1_002), Receipt)
         assert ledger.spent(CHAIN, REQUEST.account, T0) == 10  # acknowledged before the stop
         assert len(db.execute("SELECT rowid FROM mail_budget").fetchall()) == 2
@@ -55,20 +56,12 @@ def test_rule_a_database_back_after_an_outage_is_used_again_and_kept_what_it_ack
         db.close()
 
 
-def _back(db: PostgresDb) -> bool:
-    """/healthz's check asked again until the database answers: at once, or once the pool's
-    reconnection, waiting out one backoff step, has connected (each ask waits OUTAGE_WAIT_S)."""
-    for _ in range(int(4 * RECONNECT_S / OUTAGE_WAIT_S)):
-        if asyncio.run(database_down(db)) is None:
-            return True
-    return False
-
-
-def test_rule_once_a_call_found_the_server_unreachable_the_next_wait_the_outage_bound_not_the_connect_timeout(
+def test_rule_once_a_call_found_the_server_unreachable_the_next_fail_without_waiting_on_the_pool(
         cluster: PostgresProcess, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The wait each call asks the pool for (psycopg_pool's `connection(timeout=)`), recorded:
-    CONNECT_TIMEOUT_S while the server answers and for the call that finds it gone, then
-    OUTAGE_WAIT_S for every next call, and CONNECT_TIMEOUT_S again once a call got a connection."""
+    """The waits asked of the pool (psycopg_pool's `connection(timeout=)`), recorded: while the
+    server is stopped only the call that finds it gone waits (CONNECT_TIMEOUT_S); the next ones
+    are refused, typed, without asking the pool; once the server is back the next call waits on
+    the pool as usual and gets its connection."""
     server = cluster
     db = PostgresDb(server.create_database("waits"))
     asked: list[float | None] = []
@@ -81,17 +74,32 @@ def test_rule_once_a_call_found_the_server_unreachable_the_next_wait_the_outage_
     monkeypatch.setattr(db._pool, "connection", connection)
     try:
         db.execute("SELECT 1")
-        assert asked == [CONNECT_TIMEOUT_S] and db.wait_s == CONNECT_TIMEOUT_S
+        assert asked == [CONNECT_TIMEOUT_S] and not db.still_down()
         server.stop()
+        with pytest.raises(DatabaseError) as first:
+            db.execute("SELECT 1")
         for _ in range(3):
-            with pytest.raises(DatabaseError):
+            with pytest.raises(DatabaseError) as later:
                 db.execute("SELECT 1")
-        assert asked[1:] == [CONNECT_TIMEOUT_S, OUTAGE_WAIT_S, OUTAGE_WAIT_S]
-        assert db.failing is not None and f"within {OUTAGE_WAIT_S:g} s" in db.failing  # the wait it had
+            assert str(later.value) == str(first.value) == db.failing
+        assert asked == [CONNECT_TIMEOUT_S] * 2 and db.still_down()
         server.start()
-        assert _back(db)
-        asked.clear()
-        db.execute("SELECT 1")
-        assert asked == [CONNECT_TIMEOUT_S] and db.wait_s == CONNECT_TIMEOUT_S
+        assert not db.still_down()
+        assert db.execute("SELECT 1").rows == [(1,)] and db.failing is None
+        assert asked == [CONNECT_TIMEOUT_S] * 3
     finally:
         db.close()
+
+
+@pytest.mark.parametrize(("url", "expected"), [
+    ("postgresql://u:p@127.0.0.1:6543/db", (Endpoint("127.0.0.1", 6543),)),
+    ("postgresql://[::1]/db", (Endpoint("::1", 5432),)),
+    ("postgresql://db1,db2:5433/m?target_session_attrs=read-write", (Endpoint("db1", 5432), Endpoint("db2", 5433))),
+    ("postgresql:///db?host=/run/postgresql&port=5433", (Endpoint("/run/postgresql", 5433),)),
+    ("postgresql:///db", None),  # libpq's defaults or PGHOST: not probed, the pool waits as before
+    ("postgresql://h/db?service=main", None),
+    ("postgresql://h:notaport/db", None),
+])
+def test_rule_the_probe_knows_the_servers_a_url_names_or_probes_none(
+        url: str, expected: tuple[Endpoint, ...] | None) -> None:
+    assert endpoints(url) == expected
