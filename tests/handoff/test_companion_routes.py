@@ -11,6 +11,7 @@ screen moves both, host events stay on the computer; no traceback.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -69,6 +70,16 @@ class Tree:
             elif frame["t"] == "patch":
                 assert self.wire is not None
                 self.wire = apply(self.wire, frame["ops"])
+
+    async def follow(self, socket: Client, done: Callable[[], bool], timeout: float = 10.0) -> None:
+        """Take `socket`'s frames a patch at a time until `done()`. Every screen of a session is
+        sent every render's patch, so a screen behind another passes through the other's tree:
+        comparing after each patch does not depend on which socket the engine wrote first."""
+        while not done():
+            try:
+                self.take(await socket.recv_until(lambda f: f["t"] in ("patch", "snapshot"), timeout))
+            except TimeoutError:
+                raise AssertionError(f"not reached within {timeout:.0f} s; the tree: {self.wire}") from None
 
 
 async def test_only_the_linked_phone_joins_as_companion_and_a_press_on_either_screen_moves_both(
