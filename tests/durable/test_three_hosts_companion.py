@@ -138,7 +138,7 @@ async def test_rule_a_phone_joins_through_any_host_and_an_owner_gone_closes_it_1
         async with contextlib.AsyncExitStack() as stack:
             nonce = await nonce_from(c, origin, link, phone)
             mobile, mine = await joined(b, origin, session, phone, nonce, stack)  # B relays it to A
-            assert mine.wire == desktop.wire
+            await desktop.follow(client, lambda: desktop.wire == mine.wire, STEP_S)  # patches on their way
             await press_moves_both(client, desktop, mobile, mine)
             for host in (c, a):  # the captured join replayed: refused, typed
                 async with Client.open(companion_url(host), origin=origin) as replay:
