@@ -23,6 +23,12 @@ class Token:
     icon_url: str = ""
 
 
+# How long an approval waits for the node's simulation and the bundler's check before it shows
+# the outcome estimated from the call data (issue 43: a simulation never blocks an approval longer);
+# a network's `simulation_ms` sets its own
+SIMULATION_MS = 1500
+
+
 @dataclass(frozen=True)
 class Network:
     id: str  # CAIP-2
@@ -44,6 +50,7 @@ class Network:
     # the projects whose smart-account eth_sendTransaction the paymaster sponsors here (the same
     # policy for that method): the Send and Swap previews show the fee as sponsored
     sponsored_send_projects: tuple[str, ...] = ()
+    simulation_ms: int = SIMULATION_MS  # the approval's wait for its simulation here (flows/simulation.py)
 
     @property
     def namespace(self) -> str:

@@ -3,7 +3,8 @@
 When an `eth_sendTransaction` or a `wallet_sendCalls` batch waits for approval (the embedded
 account or its smart account; the modal's sends and swaps and the host's own requests all come
 this way), the engine asks the node to simulate it (`chain_simulate`, eth_simulateV1) and starts
-a 1.5 s timer. Until one of them answers, the request's outcome is pending (the frame draws
+a 1.5 s timer (the network's `simulation_ms`). Until one of them answers, the request's outcome
+is pending (the frame draws
 "Simulating…" and keeps Approve off); the node's answer gives the simulated outcome; a failure,
 a node without the method, or the timer gives the outcome estimated from the call data
 ("Outcome estimated from the call data"), or unavailable when the call data says nothing the
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..chains.catalog import SIMULATION_MS
 from ..core.cmds import Call, CancelTimer, Cmd, Dispatch, Reply, StartTimer
 from ..core.evolve import replace
 from ..core.msg import Msg
@@ -64,7 +66,6 @@ if TYPE_CHECKING:
     from ..slices.embedded import EmbeddedRequest
     from ..slices.model import Model, Step
 
-SIMULATION_MS = 1500  # issue 43: a simulation never blocks an approval longer
 TIMER = "embedded-simulation"
 METHODS = ("eth_sendTransaction", "wallet_sendCalls")
 _ADDRESS = r"^0x[0-9a-fA-F]{40}$"
@@ -135,7 +136,7 @@ class UserOpChecked(Reply):
 
 @dataclass(frozen=True)
 class SimulationDue(Msg):
-    """The simulation of request `eid` had its 1.5 s."""
+    """The simulation of request `eid` had its time (1.5 s unless the network says otherwise)."""
 
     eid: str
 
@@ -205,7 +206,8 @@ def start(model: Model, request: EmbeddedRequest) -> Step:
              "calls": args["calls"]}, UserOpChecked, key=request.eid))
     pending = replace(request, outcome=PENDING, simulation="asked", fee="" if priced or smart else FEE_UNAVAILABLE,
                       bundler="asked" if smart else "", reason="", held=None)
-    return _with(model, pending, PENDING), [*commands, StartTimer(TIMER, SIMULATION_MS, SimulationDue(request.eid))]
+    bound = network.simulation_ms if network is not None else SIMULATION_MS
+    return _with(model, pending, PENDING), [*commands, StartTimer(TIMER, bound, SimulationDue(request.eid))]
 
 
 def _fee_call(rpc_url: str, account: str, call: TxCall, eid: str) -> list[Call[FeeArgs] | Dispatch]:

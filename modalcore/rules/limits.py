@@ -123,6 +123,11 @@ UNUSED_SESSION_EVICT_MS = 60_000
 # (`max_sessions_per_address`).
 DEFAULT_MAX_SESSIONS_PER_ADDRESS = 64
 
+# A network's `simulation_ms` (how long an approval keeps Approve off waiting for its simulation):
+# under 0.1 s no node answers; over 10 s the visitor waits on a check that only informs
+MIN_SIMULATION_MS = 100
+MAX_SIMULATION_MS = 10_000
+
 # Saves that failed (the store down, issue 27) wait in memory to be retried: one, the newest, per
 # session, at most this many sessions and bytes per engine process (past them the oldest waiting
 # is dropped, logged and counted). Retries back off from SAVE_RETRY_FIRST_MS to SAVE_RETRY_MAX_MS.

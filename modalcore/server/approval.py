@@ -149,7 +149,9 @@ async def pending(hub: Hub, session: str, eid: str) -> Model | None:
     return model
 
 
-SIMULATION_WAIT_S = 2.0  # the engine settles a simulation within 1.5 s (flows/simulation.py)
+# the engine settles a simulation within its network's `simulation_ms` (1.5 s unless configured,
+# flows/simulation.py); while the outcome is still pending the frame asks again (approval_script)
+SIMULATION_WAIT_S = 2.0
 
 
 def _simulating(model: Model) -> bool:

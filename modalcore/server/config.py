@@ -23,7 +23,7 @@ from dataclasses import replace
 from ..aa.config import section_of as smart_accounts_section
 from ..chains import catalog
 from ..keyfiles import create_once, read_private
-from ..rules.limits import DEFAULT_MAX_SESSIONS_PER_ADDRESS
+from ..rules.limits import DEFAULT_MAX_SESSIONS_PER_ADDRESS, MAX_SIMULATION_MS, MIN_SIMULATION_MS
 from ..rules.caip import parse_caip2
 from ..walletconnect.backend.uri import PAIRING_EXPIRY_MS
 from .origins import DEFAULT_ALLOWED_ANCESTORS, OriginPolicy, parse_pattern
@@ -78,6 +78,9 @@ class Network(_Strict):
     dev: bool = False  # a local dev chain: reachable through /devchain/{chainId} if devchain_proxy
     tokens: list[TokenConfig] = []
     ens: str = ""  # the chain's ENS registry address: names shown for addresses, sends to names
+    # how long an approval waits for the node's simulation (and a smart account's bundler check)
+    # before it shows the outcome estimated from the call data
+    simulation_ms: Annotated[int, Field(ge=MIN_SIMULATION_MS, le=MAX_SIMULATION_MS)] = catalog.SIMULATION_MS
 
     def to_catalog(self, network_id: str) -> catalog.Network:
         return catalog.Network(
@@ -94,6 +97,7 @@ class Network(_Strict):
                 for t in self.tokens
             ),
             ens_registry=self.ens,
+            simulation_ms=self.simulation_ms,
         )
 
 

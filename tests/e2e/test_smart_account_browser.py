@@ -23,6 +23,8 @@ from starlette.routing import Route
 from modalcore_dev.devchain.pytest_plugin import AaChains
 from modalcore_dev.devmail import LocalSmtpServer
 from modalcore.netports import free_port
+from modalcore.rules.limits import MAX_SIMULATION_MS
+from modalcore.server.config import dev_networks
 from modalcore.services.backend.name_registry import NameRegistry
 from modalcore_testing import RunningServer, serve_app
 
@@ -69,10 +71,15 @@ def smart_engine(aachains: AaChains, smtp: LocalSmtpServer, smart_dir: Path) -> 
     folder = smart_dir
     section = smart_accounts_section(aachains, sponsored_projects=["demo"])
     section["sponsor"]["chains"] = ["eip155:31337"]
+    networks = dev_networks(aachains.chains.rpc_urls, aachains.chains.deployment)
+    for network in networks.values():
+        # the approval waits for the bundler's check this long (an operator's `simulation_ms`): the
+        # default 1.5 s is missed by a bundler on a loaded 2-core CI machine (test_userop_outcome_browser)
+        network["simulation_ms"] = MAX_SIMULATION_MS
     config = embedded_engine_config(folder, aachains.chains, {
         "smtp": {"host": "127.0.0.1", "port": smtp.port, "tls": "none", "sender": "Wallet <no-reply@modal.test>"},
         "mail_budget": {"address_per_minute": 100},
-    }, smart_accounts=section, names={"db": str(folder / "names.db")})
+    }, smart_accounts=section, names={"db": str(folder / "names.db")}, networks=networks)
     with serve(config, free_port()) as running:
         yield running
 

@@ -22,7 +22,7 @@ from modalcore.rules import calls as rules
 from modalcore.services.domain.handles import (CALLS_STATUS, CHAIN_SIMULATE, EMBEDDED_SIGN, ESTIMATE_FEE, SMART_ACCOUNTS, CallsStatusArgs, CallsStatusFound,
                                         SignArgs, SmartAccountsArgs, SmartAccountsFound)
 from modalcore.embedded.approval_tree import read
-from modalcore.flows.simulation import SIMULATION_MS
+from modalcore.chains.catalog import SIMULATION_MS
 from modalcore.server.approval import _page_body, tree_bytes
 from modalcore.slices.embedded import ApprovalDecided
 from modalcore_dev.devmail import LocalSmtpServer

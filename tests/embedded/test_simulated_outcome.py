@@ -15,8 +15,11 @@ from modalcore.core.cmds import Call
 from modalcore.embedded.approval_tree import read, render_text
 from modalcore.embedded.service import EmbeddedWallet
 from modalcore.engine.persist import load_bytes, session_to_bytes
-from modalcore.flows.simulation import SIMULATION_MS, known
+from modalcore.chains.catalog import SIMULATION_MS
+from modalcore.flows.simulation import known
+from modalcore.rules.limits import MAX_SIMULATION_MS, MIN_SIMULATION_MS
 from modalcore.server.approval import tree_bytes
+from modalcore.server.config import ConfigError, parse_config
 from modalcore.services.domain.handles import CHAIN_SIMULATE, EMBEDDED_SIGN, ESTIMATE_FEE
 from modalcore.simulation.outcome import APPROVAL, NATIVE, TRANSFER, CallResult, Log, Simulation, simulated
 from modalcore.slices.embedded import ApprovalDecided
@@ -215,3 +218,29 @@ def test_rule_a_call_to_a_contract_the_host_did_not_declare_is_warned(
         request = world.h.model.embedded.request
         assert request is not None
         world.h.deliver(ApprovalDecided(eid=request.eid, approve=False))
+
+
+def _network(**extra: object) -> dict[str, object]:
+    return {"name": "Dev Chain 31337", "rpc": ["http://127.0.0.1:8545"],
+            "native": {"name": "Ether", "symbol": "ETH", "decimals": 18}, **extra}
+
+
+def test_rule_a_networks_simulation_ms_is_how_long_its_approvals_wait_for_the_simulation(
+        wallet: EmbeddedWallet, smtp: LocalSmtpServer) -> None:
+    """The operator's `[networks."eip155:31337"] simulation_ms = 4000`: still pending after the
+    default 1.5 s, the estimate once the network's own bound has passed."""
+    config = parse_config({"networks": {"eip155:31337": _network(simulation_ms=4000)}})
+    world = EmailWorld(wallet, smtp, known_networks=config.known_networks())
+    me = world.sign_in(EMAIL)
+    world.settle_all()
+    world.ask_wallet("eth_sendTransaction", [{"from": me, "to": TO, "value": hex(25 * 10**16)}])
+    world.h.advance(SIMULATION_MS)
+    assert _outcome(world)["status"] == "pending"
+    world.h.advance(4000 - SIMULATION_MS)
+    assert _outcome(world)["status"] == "estimated"
+
+
+@pytest.mark.parametrize("bound", [MIN_SIMULATION_MS - 1, MAX_SIMULATION_MS + 1, 1500.5])
+def test_rule_a_simulation_ms_out_of_its_bounds_is_refused_at_start(bound: object) -> None:
+    with pytest.raises(ConfigError, match=r"^networks\.eip155:31337\.simulation_ms: "):
+        parse_config({"networks": {"eip155:31337": _network(simulation_ms=bound)}})

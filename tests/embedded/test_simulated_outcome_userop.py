@@ -15,7 +15,7 @@ import pytest
 from modalcore.embedded.approval_tree import read, render_text
 from modalcore.embedded.service import EmbeddedWallet
 from modalcore.engine.persist import load_bytes, session_to_bytes
-from modalcore.flows.simulation import SIMULATION_MS
+from modalcore.chains.catalog import SIMULATION_MS
 from modalcore.server.approval import tree_bytes
 from modalcore.services.domain.handles import CHAIN_SIMULATE, EMBEDDED_SIGN, ESTIMATE_FEE, USEROP_CHECK
 from modalcore.simulation.outcome import NATIVE, TRANSFER
