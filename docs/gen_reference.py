@@ -120,6 +120,7 @@ NOTES: dict[str, str] = {
     "Network.image": "the network's image (the host events' `network.image`)",
     "Network.testnet": "show '0.00' instead of fetching balances (behaviour.md §5)",
     "Network.tokens": "ERC-20s whose balances the engine reads",
+    "Network.simulation_ms": "how long an approval waits for the node's simulation (and a smart account's bundler check) before it shows the outcome estimated from the call data",
     "TokenConfig.address": "contract address",
     "TokenConfig.symbol": "",
     "TokenConfig.name": "",

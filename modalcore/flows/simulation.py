@@ -4,11 +4,10 @@ When an `eth_sendTransaction` or a `wallet_sendCalls` batch waits for approval (
 account or its smart account; the modal's sends and swaps and the host's own requests all come
 this way), the engine asks the node to simulate it (`chain_simulate`, eth_simulateV1) and starts
 a 1.5 s timer (the network's `simulation_ms`). Until one of them answers, the request's outcome
-is pending (the frame draws
-"Simulating…" and keeps Approve off); the node's answer gives the simulated outcome; a failure,
-a node without the method, or the timer gives the outcome estimated from the call data
-("Outcome estimated from the call data"), or unavailable when the call data says nothing the
-engine can read: never "no changes" (simulation/outcome.py).
+is pending (the frame draws "Simulating…" and keeps Approve off); the node's answer gives the
+simulated outcome; a failure, a node without the method, or the timer gives the outcome
+estimated from the call data ("Outcome estimated from the call data"), or unavailable when the
+call data says nothing the engine can read: never "no changes" (simulation/outcome.py).
 
 The estimate's fee: beside the simulation the engine asks the node what the call would cost as
 the send path prices it (`estimate_fee`: eth_estimateGas × eth_gasPrice, services/backend/send.py), under

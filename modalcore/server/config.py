@@ -12,13 +12,12 @@ import json
 import os
 import secrets
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_validator,
                       model_validator)
-
-from dataclasses import replace
 
 from ..aa.config import section_of as smart_accounts_section
 from ..chains import catalog
@@ -78,8 +77,6 @@ class Network(_Strict):
     dev: bool = False  # a local dev chain: reachable through /devchain/{chainId} if devchain_proxy
     tokens: list[TokenConfig] = []
     ens: str = ""  # the chain's ENS registry address: names shown for addresses, sends to names
-    # how long an approval waits for the node's simulation (and a smart account's bundler check)
-    # before it shows the outcome estimated from the call data
     simulation_ms: Annotated[int, Field(ge=MIN_SIMULATION_MS, le=MAX_SIMULATION_MS)] = catalog.SIMULATION_MS
 
     def to_catalog(self, network_id: str) -> catalog.Network:
