@@ -51,7 +51,7 @@ class Worker:
         with self.log.open("wb") as out:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "modalcore", "serve", "--config", str(config), "--host",
-                 "127.0.0.1", "--port", str(self.port), "--log-level", "warning"],
+                 "127.0.0.1", "--port", str(self.port), "--log-level", "info"],
                 cwd=folder, stdout=out, stderr=subprocess.STDOUT)
         Worker.started.append(self)
         deadline = time.monotonic() + 120
@@ -83,7 +83,10 @@ class Worker:
 
     def stop(self, sig: signal.Signals) -> None:
         self.process.send_signal(sig)
-        self.process.wait(STEP_S)
+        try:
+            self.process.wait(STEP_S)
+        except subprocess.TimeoutExpired:  # its log says which shutdown step it is in (uvicorn's INFO lines)
+            raise AssertionError(f"the worker did not stop within {STEP_S:.0f} s of {sig.name}:\n{self.output()}") from None
 
 
 @pytest.fixture(autouse=True)
