@@ -79,7 +79,10 @@ class Tree:
             try:
                 self.take(await socket.recv_until(lambda f: f["t"] in ("patch", "snapshot"), timeout))
             except TimeoutError:
-                raise AssertionError(f"not reached within {timeout:.0f} s; the tree: {self.wire}") from None
+                last = [(f["t"], f.get("status"), f.get("kind"), f.get("data"), f.get("iid"), str(f.get("ops"))[:300])
+                        for f in socket.frames[-5:]]
+                raise AssertionError(f"not reached within {timeout:.0f} s: view {(self.wire or {}).get('p', {}).get('view')}, "
+                                     f"last frames {last}; the tree: {self.wire}") from None
 
 
 async def test_only_the_linked_phone_joins_as_companion_and_a_press_on_either_screen_moves_both(

@@ -11,7 +11,7 @@ stays linked."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -149,30 +149,12 @@ def _texts(tree: Tree) -> str:
     return str(tree.wire)
 
 
-def _ids(wire: dict[str, Any] | None) -> list[str]:
-    stack, ids = [wire] if wire else [], []
-    while stack:
-        node = stack.pop()
-        ids.append(node["id"])
-        stack.extend(node.get("c", ()))
-    return ids
-
-
-async def _until(socket: Client, tree: Tree, done: Callable[[], bool]) -> None:
-    while not done():
-        try:
-            tree.take(await socket.recv_until(lambda f: f["t"] in ("patch", "snapshot"), timeout=WAIT))
-        except TimeoutError:
-            raise AssertionError(f"not drawn: view {(tree.wire or {}).get('p', {}).get('view')}, {_ids(tree.wire)} "
-                                 f"{[(f['t'], f.get('status'), f.get('kind'), f.get('data'), f.get('iid'), str(f.get('ops'))[:300]) for f in socket.frames[-5:]]}") from None
-
-
 async def _press(client: Client, tree: Tree, node: str, act: str = "press", args: dict[str, Any] | None = None) -> None:
     """An intent of the computer's page once `node` is drawn (and not disabled) in its tree."""
     def ready() -> bool:
         found = find_node(tree.wire, node)
         return found is not None and not found.get("p", {}).get("disabled")
-    await _until(client, tree, ready)
+    await tree.follow(client, ready, WAIT)
     await client.intent(node, act, args or {})
 
 
@@ -196,6 +178,6 @@ async def test_rule_a_send_started_on_the_computer_is_approved_in_the_phones_wal
         request = await wallet.expect("request", timeout=WAIT)
         assert request["method"] == "eth_sendTransaction"
         await wallet.expect("responded", timeout=WAIT)
-        await _until(client, on_computer, lambda: "Transaction sent" in _texts(on_computer))
-        await _until(phone, on_phone, lambda: "Transaction sent" in _texts(on_phone))
+        await on_computer.follow(client, lambda: "Transaction sent" in _texts(on_computer), WAIT)
+        await on_phone.follow(phone, lambda: "Transaction sent" in _texts(on_phone), WAIT)
         assert _balance(devchain, RECEIVER) == before + 15 * 10**17, "the wallet app did not send it"
